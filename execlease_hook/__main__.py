@@ -1,0 +1,3 @@
+from execlease_hook.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from execlease_hook.errors import ExecleaseError
+
+# Each subcommand lives in its own module and is imported only when chosen, so that the
+# fast stage (`guard`) pays for nothing it does not use (STYLE §10).
+COMMANDS = {
+    'guard': 'execlease_hook.guard',
+    'verify': 'execlease_hook.suite',
+    'coverage': 'execlease_hook.coverage_cmd',
+    'tools': 'execlease_hook.tools',
+}
+
+
+def _jobs(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError('must be 1 or more')
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='execlease',
+        description='Keep a TLA+ model and the code it describes in lockstep.',
+    )
+    sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+
+    guard = sub.add_parser(
+        'guard', help='fast stage: block a commit that touches covered code',
+    )
+    guard.add_argument('--all', action='store_true', help='check every covered entry')
+    guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+
+    verify = sub.add_parser(
+        'verify', help='slow stage: run every check, mutation, finding and the coverage check',
+    )
+    add_verify_arguments(verify)
+
+    coverage = sub.add_parser('coverage', help='list covered entries and their status')
+    coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    coverage.add_argument(
+        '--write-map', action='store_true',
+        help="regenerate NOTES.md's code-to-action table between its markers",
+    )
+
+    sub.add_parser(
+        'tools', help='fetch and verify the pinned TLA+ tools; show the Java used',
+    )
+    return parser
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--quick', action='store_true', help='checks and coverage only')
+    parser.add_argument(
+        '--update-coverage', action='store_true',
+        help='after a full passing run, record the current hashes and HEAD as the sync point',
+    )
+    parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
+    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON')
+    parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
+
+
+def run(options: argparse.Namespace) -> int:
+    module = importlib.import_module(COMMANDS[options.command])
+    code: int = module.run(options)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = build_parser().parse_args(argv)
+    try:
+        return run(options)
+    except ExecleaseError as e:
+        print(f'execlease {options.command}: {e}', file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print(f'execlease {options.command}: interrupted', file=sys.stderr)
+        return 130
+
+
+def verify_main(argv: Sequence[str] | None = None) -> int:
+    """`verify-execution-lease`: the seed's name for `execlease verify`."""
+    if argv is None:
+        argv = sys.argv[1:]
+    return main(['verify', *argv])
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
