@@ -8,8 +8,18 @@ API (stable; other modules depend on it):
 """
 from __future__ import annotations
 
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
+
+from execlease_hook.errors import CannotRun
+
+T = TypeVar('T')
 
 HASH_SCHEMES = ('ts1:sha256:',)
 MODEL_HASH_PREFIX = 'sha256:'
@@ -95,3 +105,364 @@ class Manifest:
         names.update(m.config for m in self.mutations)
         names.update(f.config for f in self.findings)
         return sorted(names)
+
+
+_HEX40 = re.compile(r'[0-9a-f]{40}\Z')
+_HEX64 = r'[0-9a-f]{64}\Z'
+_ENTRY_HASH = re.compile(r'ts1:sha256:' + _HEX64)
+_MODEL_HASH = re.compile(r'sha256:' + _HEX64)
+VERSION = 1
+
+
+class _Reader:
+    """Walks the parsed JSON, naming the file and the JSON path of every error."""
+
+    def __init__(self, file: Path, root: Path) -> None:
+        self.file = file
+        self.root = root
+
+    def fail(self, where: str, problem: str) -> CannotRun:
+        return CannotRun(f'{self.file}: {where}: {problem}')
+
+    def obj(
+            self, value: object, where: str,
+            required: tuple[str, ...], optional: tuple[str, ...] = (),
+    ) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(where, f'expected an object, got {_kind(value)}')
+        for key in required:
+            if key not in value:
+                raise self.fail(where, f'missing key {key!r}')
+        unknown = sorted(set(value) - set(required) - set(optional))
+        if unknown:
+            allowed = ', '.join(repr(k) for k in (*required, *optional))
+            raise self.fail(
+                _join(where, unknown[0]),
+                f'unknown key {unknown[0]!r} (allowed here: {allowed})',
+            )
+        return value
+
+    def string(self, value: object, where: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(where, f'expected a string, got {_kind(value)}')
+        if not value:
+            raise self.fail(where, 'must not be empty')
+        return value
+
+    def boolean(self, value: object, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(where, f'expected true or false, got {_kind(value)}')
+        return value
+
+    def count(self, value: object, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.fail(where, f'expected a whole number >= 0, got {value!r}')
+        return value
+
+    def seconds(self, value: object, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise self.fail(where, f'expected a number of seconds > 0, got {value!r}')
+        return float(value)
+
+    def array(self, value: object, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(where, f'expected an array, got {_kind(value)}')
+        return value
+
+    def items(
+            self, value: object, where: str, key: str,
+            parse: Callable[[Any, str], T],
+    ) -> tuple[T, ...]:
+        result = []
+        seen: dict[str, int] = {}
+        for i, raw in enumerate(self.array(value, where)):
+            at = f'{where}[{i}]'
+            item = parse(raw, at)
+            name = getattr(item, key)
+            if name in seen:
+                raise self.fail(
+                    f'{at}.{key}',
+                    f'duplicate {key} {name!r} (also {where}[{seen[name]}]); '
+                    f'every {key} must be unique',
+                )
+            seen[name] = i
+            result.append(item)
+        return tuple(result)
+
+    def repo_path(self, value: object, where: str, base: Path) -> str:
+        text = self.string(value, where)
+        if '\\' in text:
+            raise self.fail(where, f'{text!r}: use forward slashes')
+        pure = PurePosixPath(text)
+        if pure.is_absolute():
+            raise self.fail(where, f'{text!r} is absolute; give a path relative to '
+                                   f'{_describe_base(base, self.root)}')
+        if '..' in pure.parts:
+            raise self.fail(where, f'{text!r} leaves its folder with ".."; paths must '
+                                   'stay inside the repository')
+        resolved = (base / pure).resolve()
+        if not resolved.is_relative_to(self.root.resolve()):
+            raise self.fail(where, f'{text!r} resolves to {resolved}, outside the '
+                                   f'repository {self.root} (a symlink pointing outside?)')
+        return text
+
+
+def _kind(value: object) -> str:
+    return {
+        dict: 'an object', list: 'an array', str: 'a string', bool: 'true/false',
+        int: 'a number', float: 'a number', type(None): 'null',
+    }.get(type(value), type(value).__name__)
+
+
+def _join(where: str, key: str) -> str:
+    return f'{where}.{key}' if where != '$' else key
+
+
+def _describe_base(base: Path, root: Path) -> str:
+    return 'the repository root' if base == root else 'the model folder'
+
+
+def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
+    d = r.obj(raw, at, ('name', 'config'), ('states', 'deadlock', 'timeout'))
+    return Check(
+        name=r.string(d['name'], f'{at}.name'),
+        config=r.repo_path(d['config'], f'{at}.config', folder),
+        states=r.count(d['states'], f'{at}.states') if 'states' in d else None,
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else False,
+        timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+    )
+
+
+def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
+    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout',))
+    rep = r.obj(d['replace'], f'{at}.replace', ('from', 'to'))
+    start = r.string(rep['from'], f'{at}.replace.from')
+    if not isinstance(rep['to'], str):
+        raise r.fail(f'{at}.replace.to', f'expected a string, got {_kind(rep["to"])}')
+    if rep['to'] == start:
+        raise r.fail(f'{at}.replace', '"from" and "to" are the same text: nothing is mutated')
+    return Mutation(
+        name=r.string(d['name'], f'{at}.name'),
+        config=r.repo_path(d['config'], f'{at}.config', folder),
+        replace=Replace(start=start, to=rep['to']),
+        violates=r.string(d['violates'], f'{at}.violates'),
+        timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+    )
+
+
+def _finding(r: _Reader, raw: object, at: str, folder: Path) -> Finding:
+    d = r.obj(raw, at, ('id', 'config', 'violates'), ('summary', 'deadlock', 'timeout'))
+    return Finding(
+        id=r.string(d['id'], f'{at}.id'),
+        config=r.repo_path(d['config'], f'{at}.config', folder),
+        violates=r.string(d['violates'], f'{at}.violates'),
+        summary=r.string(d['summary'], f'{at}.summary') if 'summary' in d else '',
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else False,
+        timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+    )
+
+
+def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
+    d = r.obj(
+        raw, at, ('id', 'path', 'action'), ('function', 'region', 'within', 'hash'),
+    )
+    if ('function' in d) == ('region' in d):
+        raise r.fail(at, 'give exactly one of "function" (a qualified name) or '
+                         '"region" ({"from": ..., "to": ...})')
+    if 'within' in d and 'region' not in d:
+        raise r.fail(f'{at}.within', '"within" narrows a region; it needs "region"')
+    region = None
+    if 'region' in d:
+        reg = r.obj(d['region'], f'{at}.region', ('from', 'to'))
+        region = Region(
+            start=r.string(reg['from'], f'{at}.region.from'),
+            end=r.string(reg['to'], f'{at}.region.to'),
+        )
+    entry_hash = None
+    if 'hash' in d:
+        entry_hash = r.string(d['hash'], f'{at}.hash')
+        if not _ENTRY_HASH.match(entry_hash):
+            raise r.fail(f'{at}.hash', f'{entry_hash!r} has no known scheme; expected '
+                                       '"ts1:sha256:<64 hex>" (leave "hash" out until the '
+                                       'first sync: execlease verify --update-coverage)')
+    return CoveredEntry(
+        id=r.string(d['id'], f'{at}.id'),
+        path=r.repo_path(d['path'], f'{at}.path', r.root),
+        action=r.string(d['action'], f'{at}.action'),
+        function=r.string(d['function'], f'{at}.function') if 'function' in d else None,
+        region=region,
+        within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
+        hash=entry_hash,
+    )
+
+
+def _coverage(r: _Reader, raw: object) -> Coverage:
+    d = r.obj(raw, 'coverage', ('entries',), ('syncCommit', 'modelHash'))
+    sync = d.get('syncCommit')
+    if sync is not None and (not isinstance(sync, str) or not _HEX40.match(sync)):
+        raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
+    model_hash = d.get('modelHash')
+    if model_hash is not None and (
+            not isinstance(model_hash, str) or not _MODEL_HASH.match(model_hash)
+    ):
+        raise r.fail('coverage.modelHash',
+                     f'expected "sha256:<64 hex>" or null, got {model_hash!r}')
+    entries = r.items(d['entries'], 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
+    return Coverage(sync_commit=sync, model_hash=model_hash, entries=entries)
+
+
+def parse(text: str, path: Path, root: Path) -> Manifest:
+    r = _Reader(path, root)
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CannotRun(f'{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}') from None
+    d = r.obj(
+        raw, '$', ('version', 'spec', 'checks', 'coverage'), ('mutations', 'findings'),
+    )
+    if d['version'] != VERSION or isinstance(d['version'], bool):
+        raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
+                                f'reads version {VERSION}')
+    folder = path.parent
+    checks = r.items(d['checks'], 'checks', 'name', lambda v, at: _check(r, v, at, folder))
+    if not checks:
+        raise r.fail('checks', 'name at least one check (a config that must pass)')
+    return Manifest(
+        path=path,
+        root=root,
+        spec=r.repo_path(d['spec'], 'spec', folder),
+        checks=checks,
+        mutations=r.items(
+            d.get('mutations', []), 'mutations', 'name',
+            lambda v, at: _mutation(r, v, at, folder),
+        ),
+        findings=r.items(
+            d.get('findings', []), 'findings', 'id',
+            lambda v, at: _finding(r, v, at, folder),
+        ),
+        coverage=_coverage(r, d['coverage']),
+    )
+
+
+def load(path: Path, root: Path) -> Manifest:
+    path = Path(os.path.abspath(path))
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CannotRun(f'{path}: no such manifest') from None
+    except OSError as e:
+        raise CannotRun(f'{path}: cannot read: {e.strerror}') from None
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError as e:
+        raise CannotRun(f'{path}: not UTF-8 (byte {e.start}); save it as UTF-8') from None
+    return parse(text, path, Path(os.path.abspath(root)))
+
+
+def find_models(root: Path, model: str | None) -> list[Path]:
+    """manifest.json paths: the one under --model DIR, else every verification/*/manifest.json."""
+    if model is not None:
+        folder = Path(model)
+        if not folder.is_absolute():
+            folder = Path.cwd() / folder
+        manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
+        if not manifest.is_file():
+            raise CannotRun(f'--model {model}: no manifest.json at {manifest}')
+        return [manifest]
+    found = sorted((root / 'verification').glob('*/manifest.json'))
+    if not found:
+        raise CannotRun(
+            f'no model found: expected verification/<name>/manifest.json under {root}, '
+            'or name one with --model DIR',
+        )
+    return found
+
+
+def _entry_json(e: CoveredEntry) -> dict[str, object]:
+    out: dict[str, object] = {'id': e.id, 'path': e.path}
+    if e.function is not None:
+        out['function'] = e.function
+    if e.within is not None:
+        out['within'] = e.within
+    if e.region is not None:
+        out['region'] = {'from': e.region.start, 'to': e.region.end}
+    out['action'] = e.action
+    if e.hash is not None:
+        out['hash'] = e.hash
+    return out
+
+
+def _optional(out: dict[str, object], key: str, value: object, default: object) -> None:
+    if value != default:
+        out[key] = value
+
+
+def to_json(m: Manifest) -> dict[str, object]:
+    checks = []
+    for c in m.checks:
+        item: dict[str, object] = {'name': c.name, 'config': c.config}
+        _optional(item, 'states', c.states, None)
+        _optional(item, 'deadlock', c.deadlock, False)
+        _optional(item, 'timeout', c.timeout, None)
+        checks.append(item)
+    mutations = []
+    for mu in m.mutations:
+        item = {
+            'name': mu.name, 'config': mu.config,
+            'replace': {'from': mu.replace.start, 'to': mu.replace.to},
+            'violates': mu.violates,
+        }
+        _optional(item, 'timeout', mu.timeout, None)
+        mutations.append(item)
+    findings = []
+    for f in m.findings:
+        item = {'id': f.id, 'config': f.config, 'violates': f.violates}
+        _optional(item, 'summary', f.summary, '')
+        _optional(item, 'deadlock', f.deadlock, False)
+        _optional(item, 'timeout', f.timeout, None)
+        findings.append(item)
+    return {
+        'version': VERSION,
+        'spec': m.spec,
+        'checks': checks,
+        'mutations': mutations,
+        'findings': findings,
+        'coverage': {
+            'syncCommit': m.coverage.sync_commit,
+            'modelHash': m.coverage.model_hash,
+            'entries': [_entry_json(e) for e in m.coverage.entries],
+        },
+    }
+
+
+def dump(m: Manifest) -> str:
+    return json.dumps(to_json(m), indent=2, ensure_ascii=False) + '\n'
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Temp file in the same folder, fsync, rename: a reader sees the old or the new file."""
+    fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8', newline='\n') as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp makes the file 0600; keep the old mode, or the usual umask'd 0666.
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write(path: Path, m: Manifest) -> None:
+    write_text_atomic(path, dump(m))
+

@@ -1,0 +1,207 @@
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from execlease_hook import manifest
+from execlease_hook.errors import CannotRun
+
+HASH = 'ts1:sha256:' + 'a' * 64
+GOOD: dict = {
+    'version': 1,
+    'spec': 'Spec.tla',
+    'checks': [{'name': 'main', 'config': 'Spec.cfg'}],
+    'mutations': [{
+        'name': 'm1', 'config': 'Spec.cfg',
+        'replace': {'from': 'x < 3', 'to': 'x < 4'}, 'violates': 'Inv',
+    }],
+    'findings': [{'id': 'F2', 'config': 'findings/F2.cfg', 'violates': 'P', 'summary': 's'}],
+    'coverage': {
+        'syncCommit': '0' * 40,
+        'modelHash': 'sha256:' + 'b' * 64,
+        'entries': [
+            {'id': 'claim', 'path': 'src/lease.py', 'function': 'claim',
+             'action': 'Claim', 'hash': HASH},
+            {'id': 'replay', 'path': 'src/steps.py', 'within': 'begin_step',
+             'region': {'from': '# a', 'to': '# b'}, 'action': 'BeginStep'},
+        ],
+    },
+}
+
+
+def write_manifest(tmp_path: Path, data: object) -> Path:
+    folder = tmp_path / 'verification' / 'm'
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / 'manifest.json'
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return path
+
+
+def mutate(path: str, value: object) -> dict:
+    """GOOD with the field at a dotted path set to value (or removed when value is DELETE)."""
+    data = copy.deepcopy(GOOD)
+    *parents, last = [int(p) if p.isdigit() else p for p in path.split('.')]
+    node = data
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return data
+
+
+DELETE = object()
+
+
+def test_load_good(tmp_path):
+    m = manifest.load(write_manifest(tmp_path, GOOD), tmp_path)
+    assert m.spec == 'Spec.tla'
+    assert m.checks[0] == manifest.Check(name='main', config='Spec.cfg')
+    assert m.mutations[0].replace == manifest.Replace(start='x < 3', to='x < 4')
+    assert m.findings[0].id == 'F2'
+    assert m.coverage.entries[0].hash == HASH
+    assert m.coverage.entries[1].hash is None
+    assert m.coverage.entries[1].region == manifest.Region('# a', '# b')
+    assert m.coverage.entries[1].within == 'begin_step'
+    assert m.model_files == ['Spec.cfg', 'Spec.tla', 'findings/F2.cfg']
+    assert m.folder == tmp_path / 'verification' / 'm'
+
+
+@pytest.mark.parametrize(
+    ('field', 'value', 'expected'),
+    (
+        ('version', 2, 'version: unsupported version 2'),
+        ('spec', DELETE, "$: missing key 'spec'"),
+        ('extra', 1, "extra: unknown key 'extra'"),
+        ('checks', [], 'checks: name at least one check'),
+        ('checks.0.name', 3, 'checks[0].name: expected a string, got a number'),
+        ('checks.0.colour', 'red', "checks[0].colour: unknown key 'colour'"),
+        ('checks.0.states', -1, 'checks[0].states: expected a whole number'),
+        ('checks.0.timeout', 0, 'checks[0].timeout: expected a number of seconds > 0'),
+        ('mutations.0.replace.from', '', 'mutations[0].replace.from: must not be empty'),
+        ('mutations.0.replace.to', 'x < 3', 'mutations[0].replace: "from" and "to" are the same'),
+        ('mutations.0.violates', DELETE, "mutations[0]: missing key 'violates'"),
+        ('findings.0.config', '/etc/F2.cfg', 'findings[0].config: \'/etc/F2.cfg\' is absolute'),
+        ('coverage.syncCommit', 'HEAD', 'coverage.syncCommit: expected a 40-hex commit id'),
+        ('coverage.modelHash', 'md5:1', 'coverage.modelHash: expected "sha256:<64 hex>"'),
+        ('coverage.entries.0.hash', 'sha1:abc', 'coverage.entries[0].hash: \'sha1:abc\' has no known scheme'),
+        ('coverage.entries.0.path', '../outside.py', 'coverage.entries[0].path: \'../outside.py\' leaves its folder'),
+        ('coverage.entries.0.path', '/abs/x.py', 'coverage.entries[0].path: \'/abs/x.py\' is absolute'),
+        ('coverage.entries.0.path', 'src\\x.py', 'coverage.entries[0].path: \'src\\\\x.py\': use forward slashes'),
+        ('coverage.entries.0.region', {'from': 'a', 'to': 'b'}, 'coverage.entries[0]: give exactly one of'),
+        ('coverage.entries.1.region', DELETE, 'coverage.entries[1]: give exactly one of'),
+        ('coverage.entries.0.within', 'f', 'coverage.entries[0].within: "within" narrows a region'),
+        ('coverage.entries.1.region.to', DELETE, "coverage.entries[1].region: missing key 'to'"),
+        ('coverage.entries.1.region.from', 7, 'coverage.entries[1].region.from: expected a string'),
+        ('coverage.entries.1.id', 'claim', "coverage.entries[1].id: duplicate id 'claim' (also coverage.entries[0])"),
+        ('coverage.entries', {}, 'coverage.entries: expected an array, got an object'),
+        ('coverage', DELETE, "$: missing key 'coverage'"),
+    ),
+    ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
+)
+def test_bad_manifest_names_field(tmp_path, field, value, expected):
+    path = write_manifest(tmp_path, mutate(field, value))
+    with pytest.raises(CannotRun) as e:
+        manifest.load(path, tmp_path)
+    assert str(e.value).startswith(f'{path}: ')
+    assert expected in str(e.value)
+
+
+def test_duplicate_check_names(tmp_path):
+    data = copy.deepcopy(GOOD)
+    data['checks'].append({'name': 'main', 'config': 'Other.cfg'})
+    with pytest.raises(CannotRun, match=r"checks\[1\]\.name: duplicate name 'main'"):
+        manifest.load(write_manifest(tmp_path, data), tmp_path)
+
+
+def test_symlink_leaving_repository(tmp_path):
+    repo = tmp_path / 'repo'
+    outside = tmp_path / 'outside'
+    outside.mkdir()
+    (repo / 'src').mkdir(parents=True)
+    os.symlink(outside, repo / 'src' / 'link')
+    data = mutate('coverage.entries.0.path', 'src/link/x.py')
+    with pytest.raises(CannotRun, match='outside the repository'):
+        manifest.load(write_manifest(repo, data), repo)
+
+
+@pytest.mark.parametrize(
+    ('content', 'expected'),
+    (
+        ('{"version": 1,', 'not valid JSON'),
+        ('[]', '$: expected an object, got an array'),
+        (b'\xff\xfe{}', 'not UTF-8'),
+    ),
+    ids=('truncated', 'array', 'not-utf8'),
+)
+def test_unreadable_manifest(tmp_path, content, expected):
+    folder = tmp_path / 'verification' / 'm'
+    folder.mkdir(parents=True)
+    path = folder / 'manifest.json'
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    with pytest.raises(CannotRun, match=re.escape(expected)):
+        manifest.load(path, tmp_path)
+
+
+def test_missing_manifest(tmp_path):
+    with pytest.raises(CannotRun, match='no such manifest'):
+        manifest.load(tmp_path / 'manifest.json', tmp_path)
+
+
+def test_dump_round_trip_is_stable(tmp_path):
+    path = write_manifest(tmp_path, GOOD)
+    m = manifest.load(path, tmp_path)
+    text = manifest.dump(m)
+    assert text.endswith('}\n')
+    assert '\n  "spec": "Spec.tla",\n' in text
+    assert json.loads(text) == GOOD | {'coverage': GOOD['coverage']}
+    path.write_text(text)
+    assert manifest.dump(manifest.load(path, tmp_path)) == text
+
+
+def test_write_is_atomic_and_keeps_mode(tmp_path):
+    path = write_manifest(tmp_path, GOOD)
+    path.chmod(0o640)
+    m = manifest.load(path, tmp_path)
+    synced = dataclasses.replace(
+        m, coverage=dataclasses.replace(m.coverage, sync_commit='1' * 40),
+    )
+    manifest.write(path, synced)
+    assert manifest.load(path, tmp_path).coverage.sync_commit == '1' * 40
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in path.parent.iterdir()] == ['manifest.json']
+
+
+def test_write_failure_leaves_old_file(tmp_path, monkeypatch):
+    path = write_manifest(tmp_path, GOOD)
+    before = path.read_text()
+    m = manifest.load(path, tmp_path)
+
+    def boom(*args, **kwargs):
+        raise OSError('disk full')
+
+    monkeypatch.setattr(os, 'replace', boom)
+    with pytest.raises(OSError):
+        manifest.write(path, m)
+    assert path.read_text() == before
+    assert [p.name for p in path.parent.iterdir()] == ['manifest.json']
+
+
+def test_find_models(tmp_path):
+    with pytest.raises(CannotRun, match='no model found'):
+        manifest.find_models(tmp_path, None)
+    a = write_manifest(tmp_path, GOOD)
+    assert manifest.find_models(tmp_path, None) == [a]
+    assert manifest.find_models(tmp_path, str(a.parent)) == [a]
+    with pytest.raises(CannotRun, match='--model nowhere: no manifest.json'):
+        manifest.find_models(tmp_path, 'nowhere')
