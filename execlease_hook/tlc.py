@@ -1,0 +1,447 @@
+"""One isolated TLC job -> Verdict (DESIGN §6, issue 4 §2).
+
+Each job runs in a fresh folder holding copies of the modules and the cfg (a mutation is
+applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its standard
+modules into the temp folder and deletes them, so shared folders break concurrent runs.
+The verdict is read from the -tool messages and the exit code together; any disagreement
+is an error, never a pass.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_TIMEOUT = 600.0
+
+# TLC exit codes (same in 2.15 and 2.19).
+EXIT_OK = 0
+EXIT_VIOLATION = {10: 'assumption', 11: 'deadlock', 12: 'invariant', 13: 'property'}
+EXIT_ERRORS = {
+    1: 'TLC rejected its arguments',
+    75: 'evaluation error',
+    150: 'parse error',
+    151: 'configuration error',
+    255: 'configuration syntax error or out of memory',
+}
+
+# -tool message codes.
+NO_ERROR = 2193
+INVARIANT = 2110
+INVARIANT_INITIAL = 2107
+TEMPORAL = 2116
+ACTION_PROPERTY = 2112
+DEADLOCK = 2114
+ASSUMPTION = 2104
+STATS = 2199
+DEPTH = 2194
+TRACE_STATE = 2217
+STUTTERING = 2218
+BACK_TO_STATE = 2122
+VIOLATION_CODES = {
+    INVARIANT: 'invariant', INVARIANT_INITIAL: 'invariant', TEMPORAL: 'property',
+    ACTION_PROPERTY: 'property', DEADLOCK: 'deadlock', ASSUMPTION: 'assumption',
+}
+SEVERITY_ERROR = 1
+
+
+@dataclass(frozen=True)
+class Message:
+    code: int
+    severity: int
+    text: str
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    number: int
+    action: str                  # as TLC names it: 'Initial predicate', 'Claim', 'Stuttering', ...
+    location: str = ''           # 'line 13, col 8 to line 13, col 41 of module Counter'
+    variables: tuple[tuple[str, str], ...] = ()
+    back_to: int | None = None   # for 'Back to state': the number of the state the loop returns to
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str                 # 'passed' | 'violated' | 'error'
+    seconds: float
+    exit_code: int | None = None
+    states: int | None = None
+    distinct: int | None = None
+    depth: int | None = None
+    kind: str | None = None      # violated: 'invariant' | 'property' | 'deadlock' | 'assumption'
+    property: str | None = None  # violated: the property's name as TLC names it (None: TLC did not say)
+    trace: tuple[TraceStep, ...] = ()
+    reason: str | None = None    # error: what went wrong
+    last_lines: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Verdict:
+        trace = tuple(
+            TraceStep(
+                number=int(s['number']), action=str(s['action']), location=str(s['location']),
+                variables=tuple((str(n), str(v)) for n, v in s['variables']),
+                back_to=None if s['back_to'] is None else int(s['back_to']),
+            )
+            for s in data['trace']
+        )
+        fields = {k: data[k] for k in (
+            'outcome', 'seconds', 'exit_code', 'states', 'distinct', 'depth', 'kind', 'property',
+            'reason',
+        )}
+        if fields['outcome'] not in ('passed', 'violated', 'error'):
+            raise ValueError(f'bad outcome {fields["outcome"]!r}')
+        return cls(**fields, trace=trace, last_lines=tuple(str(x) for x in data['last_lines']))
+
+    def describe(self) -> str:
+        if self.outcome == 'passed':
+            return 'passed'
+        if self.outcome == 'violated':
+            what = self.property or '(TLC does not name it)'
+            if self.kind == 'deadlock':
+                return 'violated: deadlock'
+            return f'violated: {self.kind} {what}'
+        return f'error: {self.reason}'
+
+
+@dataclass(frozen=True)
+class TlcJob:
+    kind: str                    # 'check' | 'mutation' | 'finding'
+    name: str
+    spec: str                    # module file name, e.g. 'ExecutionLease.tla'
+    spec_text: bytes             # the spec as TLC sees it (after any mutation)
+    config: str                  # the cfg as named in the manifest, e.g. 'findings/F2.cfg'
+    config_text: bytes
+    modules: tuple[tuple[str, bytes], ...] = ()   # other .tla files beside the spec
+    java: Path = Path('java')
+    jar: Path = Path('tla2tools.jar')
+    deadlock: bool = False       # True: TLC checks for deadlock (no -deadlock flag)
+    timeout: float = DEFAULT_TIMEOUT
+    workers: int = 1
+    expect: str | None = None    # for mutations / findings: the property that must be violated
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def config_name(self) -> str:
+        return Path(self.config).name
+
+    def tlc_flags(self) -> tuple[str, ...]:
+        flags = ['-tool', '-workers', str(self.workers)]
+        if not self.deadlock:
+            flags.append('-deadlock')
+        return tuple(flags)
+
+    def argv(self, folder: Path) -> tuple[str, ...]:
+        return (
+            str(self.java), '-XX:+UseParallelGC', f'-Djava.io.tmpdir={folder / "javatmp"}',
+            '-cp', str(self.jar), 'tlc2.TLC', *self.tlc_flags(),
+            '-metadir', str(folder / 'meta'), '-config', self.config_name, Path(self.spec).name,
+        )
+
+    def cache_key(self, jar_sha256: str, java_major: int) -> str:
+        h = hashlib.sha256()
+        parts: list[bytes] = [
+            b'execlease-tlc-1', jar_sha256.encode(), str(java_major).encode(),
+            Path(self.spec).name.encode(), self.spec_text, self.config_name.encode(),
+            self.config_text, '\0'.join(self.tlc_flags()).encode(),
+        ]
+        for name, text in sorted(self.modules):
+            parts += [name.encode(), text]
+        for part in parts:
+            h.update(str(len(part)).encode() + b'\0' + part)
+        return h.hexdigest()
+
+
+# Live TLC process groups, so that Ctrl-C in the main thread can stop every job at once.
+_live: dict[int, subprocess.Popen[bytes]] = {}
+_live_lock = threading.Lock()
+_cancelled = threading.Event()
+
+
+def cancel_all() -> None:
+    """Stop every running TLC job and refuse new ones (Ctrl-C)."""
+    _cancelled.set()
+    with _live_lock:
+        procs = list(_live.values())
+    for proc in procs:
+        _kill_group(proc)
+
+
+def reset_cancel() -> None:
+    _cancelled.clear()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+_MARKER = re.compile(rb'@!@!@STARTMSG (\d+):(\d+) @!@!@\n?|@!@!@ENDMSG (\d+) @!@!@\n?')
+
+
+def parse_messages(output: bytes) -> list[Message]:
+    """Every -tool message, nested ones included (TLC nests e.g. 2179 inside 1000)."""
+    messages: list[Message] = []
+    stack: list[tuple[int, int, list[bytes]]] = []
+    pos = 0
+    for match in _MARKER.finditer(output):
+        if stack:
+            stack[-1][2].append(output[pos:match.start()])
+        pos = match.end()
+        if match.group(1) is not None:
+            stack.append((int(match.group(1)), int(match.group(2)), []))
+        elif stack:
+            code, severity, body = stack.pop()
+            raw = b''.join(body)
+            messages.append(Message(code, severity, raw.decode('utf-8', 'replace')))
+            if stack:
+                stack[-1][2].append(raw)
+    return messages
+
+
+_STEP_HEAD = re.compile(r'^(\d+): <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>\s*$')
+_BACK = re.compile(r'^(\d+): Back to state: <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>')
+
+
+def parse_state(text: str) -> tuple[tuple[str, str], ...]:
+    """'/\\ x = 1\\n/\\ y = <<1, 2>>' -> (('x', '1'), ('y', '<<1, 2>>')); values may span lines."""
+    lines = text.strip('\n').splitlines()
+    if not lines:
+        return ()
+    if not lines[0].startswith('/\\ '):
+        lines = ['/\\ ' + lines[0], *lines[1:]]
+    chunks: list[list[str]] = []
+    for line in lines:
+        if line.startswith('/\\ '):
+            chunks.append([line[3:]])
+        elif chunks:
+            chunks[-1].append(line)
+    result = []
+    for chunk in chunks:
+        joined = '\n'.join(chunk).rstrip()
+        name, sep, value = joined.partition(' = ')
+        if sep:
+            result.append((name.strip(), value))
+    return tuple(result)
+
+
+def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
+    steps: list[TraceStep] = []
+    for m in messages:
+        if m.code == TRACE_STATE:
+            head, _, rest = m.text.partition('\n')
+            match = _STEP_HEAD.match(head.strip())
+            if match is None:
+                number = int(head.split(':', 1)[0]) if head[:1].isdigit() else len(steps) + 1
+                steps.append(TraceStep(number, head.strip(), '', parse_state(rest)))
+                continue
+            steps.append(TraceStep(
+                int(match.group(1)), match.group(2), match.group(3) or '', parse_state(rest),
+            ))
+        elif m.code == STUTTERING:
+            number = int(m.text.split(':', 1)[0]) if m.text[:1].isdigit() else len(steps) + 1
+            steps.append(TraceStep(number, 'Stuttering'))
+        elif m.code == BACK_TO_STATE:
+            match = _BACK.match(m.text.strip())
+            if match is not None:
+                # The loop back: TLC names the action that returns to state N.
+                steps.append(TraceStep(
+                    len(steps) + 1, match.group(2), match.group(3) or '', (),
+                    back_to=int(match.group(1)),
+                ))
+    return tuple(steps)
+
+
+_NUMBER = r'([\d,]+)'
+_STATS = re.compile(_NUMBER + r' states generated, ' + _NUMBER + r' distinct states found')
+_DEPTH = re.compile(r'depth of the complete state graph search is ' + _NUMBER)
+_INVARIANT_NAME = re.compile(r'Invariant (\S+) is violated')
+_ACTION_NAME = re.compile(r'Action property (\S+) is violated')
+_ASSUMPTION = re.compile(r'Assumption (.*?) is false')
+
+
+def _int(text: str) -> int:
+    return int(text.replace(',', ''))
+
+
+_CFG_KEYWORDS = {
+    'CONSTANT', 'CONSTANTS', 'INIT', 'NEXT', 'SPECIFICATION', 'INVARIANT', 'INVARIANTS',
+    'PROPERTY', 'PROPERTIES', 'SYMMETRY', 'CONSTRAINT', 'CONSTRAINTS', 'ACTION_CONSTRAINT',
+    'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS',
+}
+
+
+def cfg_names(config_text: str, keywords: tuple[str, ...]) -> list[str]:
+    """Names listed after the given cfg keywords (e.g. PROPERTY/PROPERTIES)."""
+    text = re.sub(r'\(\*.*?\*\)', ' ', config_text, flags=re.S)
+    text = re.sub(r'\\\*[^\n]*', ' ', text)
+    names: list[str] = []
+    active = False
+    for token in text.split():
+        if token in _CFG_KEYWORDS:
+            active = token in keywords
+        elif active:
+            names.append(token)
+    return names
+
+
+def classify(
+        exit_code: int, output: bytes, seconds: float, config_text: str = '',
+) -> Verdict:
+    messages = parse_messages(output)
+    codes = {m.code for m in messages}
+    text_lines = output.decode('utf-8', 'replace').splitlines()
+    tail = tuple(line for line in text_lines if '@!@!@' not in line)[-25:]
+    states = distinct = depth = None
+    for m in messages:
+        if m.code == STATS and (found := _STATS.search(m.text)):
+            states, distinct = _int(found.group(1)), _int(found.group(2))
+        elif m.code == DEPTH and (found := _DEPTH.search(m.text)):
+            depth = _int(found.group(1))
+    counts = {'states': states, 'distinct': distinct, 'depth': depth}
+
+    def error(reason: str) -> Verdict:
+        details = [
+            m.text.strip() for m in messages
+            if m.severity == SEVERITY_ERROR and m.text.strip() and m.code not in VIOLATION_CODES
+        ]
+        if b'OutOfMemoryError' in output:
+            reason += ' (Java ran out of memory)'
+        if details:
+            reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
+        return Verdict('error', seconds, exit_code, reason=reason, last_lines=tail, **counts)
+
+    violations = [m for m in messages if m.code in VIOLATION_CODES]
+    if exit_code == EXIT_OK:
+        if violations:
+            return error('TLC exited 0 but reported a violation')
+        if NO_ERROR not in codes:
+            return error('TLC exited 0 without its "No error has been found" message')
+        if distinct is None:
+            return error('TLC passed but printed no state counts')
+        return Verdict('passed', seconds, exit_code, **counts)
+    if exit_code in EXIT_VIOLATION:
+        kind = EXIT_VIOLATION[exit_code]
+        kinds = {VIOLATION_CODES[m.code] for m in violations}
+        if kinds != {kind}:
+            found_kinds = ', '.join(sorted(kinds)) or 'no violation message'
+            return error(f'TLC exit code {exit_code} means {kind}, but its messages say {found_kinds}')
+        first = violations[0]
+        name: str | None = None
+        trace = parse_trace(messages)
+        if first.code in (INVARIANT, INVARIANT_INITIAL):
+            found = _INVARIANT_NAME.search(first.text)
+            name = found.group(1) if found else None
+            if first.code == INVARIANT_INITIAL:
+                trace = (TraceStep(1, 'Initial predicate', '', parse_state(first.text.partition('\n')[2])),)
+        elif first.code == ACTION_PROPERTY:
+            found = _ACTION_NAME.search(first.text)
+            name = found.group(1) if found else None
+        elif first.code == TEMPORAL:
+            # TLC does not name the temporal property; when the cfg lists one, it is that one.
+            listed = cfg_names(config_text, ('PROPERTY', 'PROPERTIES'))
+            name = listed[0] if len(listed) == 1 else None
+        elif first.code == DEADLOCK:
+            name = 'deadlock'
+        elif first.code == ASSUMPTION:
+            found = _ASSUMPTION.search(first.text)
+            name = found.group(1) if found else None
+        if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
+            return error(f'TLC reported a {kind} violation without a trace')
+        return Verdict(
+            'violated', seconds, exit_code, kind=kind, property=name, trace=trace,
+            last_lines=tail, **counts,
+        )
+    if violations:
+        return error(f'TLC exit code {exit_code} with a violation message')
+    reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
+    return error(reason)
+
+
+@dataclass
+class _Run:
+    exit_code: int | None
+    output: bytes
+    timed_out: bool
+
+
+def _write_files(job: TlcJob, folder: Path) -> None:
+    for name, text in job.modules:
+        (folder / name).write_bytes(text)
+    (folder / Path(job.spec).name).write_bytes(job.spec_text)
+    (folder / job.config_name).write_bytes(job.config_text)
+    (folder / 'meta').mkdir()
+    (folder / 'javatmp').mkdir()
+
+
+def _execute(job: TlcJob, folder: Path) -> _Run:
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    out_path = folder / 'tlc.out'
+    with open(out_path, 'wb') as out:
+        proc = subprocess.Popen(
+            job.argv(folder), cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
+        )
+        with _live_lock:
+            _live[proc.pid] = proc
+        timed_out = False
+        try:
+            proc.wait(timeout=job.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc)
+            proc.wait()
+        except BaseException:
+            _kill_group(proc)
+            proc.wait()
+            raise
+        finally:
+            with _live_lock:
+                _live.pop(proc.pid, None)
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    return _Run(proc.returncode, out_path.read_bytes(), timed_out)
+
+
+def run_job(job: TlcJob) -> Verdict:
+    folder = Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
+    started = time.monotonic()
+    try:
+        _write_files(job, folder)
+        try:
+            run = _execute(job, folder)
+        except OSError as e:
+            return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
+        seconds = round(time.monotonic() - started, 3)
+        if run.timed_out:
+            tail = tuple(run.output.decode('utf-8', 'replace').splitlines()[-25:])
+            return Verdict(
+                'error', seconds, None, reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
+                'raise "timeout" on the manifest entry if the model needs longer', last_lines=tail,
+            )
+        assert run.exit_code is not None
+        if run.exit_code < 0:
+            tail = tuple(run.output.decode('utf-8', 'replace').splitlines()[-25:])
+            return Verdict(
+                'error', seconds, run.exit_code,
+                reason=f'TLC was killed by signal {-run.exit_code}', last_lines=tail,
+            )
+        return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

