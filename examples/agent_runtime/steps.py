@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import sqlite3
+from typing import Literal
+from typing import NamedTuple
+
+from examples.agent_runtime.lease import FENCE
+from examples.agent_runtime.lease import Lease
+from examples.agent_runtime.lease import LeaseLost
+from examples.agent_runtime.lease import fence_params
+from examples.agent_runtime.schema import immediate
+
+Policy = Literal['never', 'always']
+Outcome = Literal['run', 'replayed', 'needs_attention']
+
+POLICIES: tuple[Policy, ...] = ('always', 'never')  # least to most restrictive
+
+
+class Decision(NamedTuple):
+    outcome: Outcome
+    # the policy that decided: the effective one for a started row, else the row's
+    policy: Policy
+    result: str | None
+
+    @property
+    def run_effect(self) -> bool:
+        return self.outcome == 'run'
+
+
+def most_restrictive(recorded: Policy, now: Policy) -> Policy:
+    # Part of BeginStep: a deploy can flip a tool's policy between runs; a step that
+    # began under `never` stays `never`, and one that began under `always` becomes
+    # `never` if that is the policy in force now.
+    return recorded if POLICIES.index(recorded) >= POLICIES.index(now) else now
+
+
+def _fenced_write(conn: sqlite3.Connection, sql: str, params: dict[str, object]) -> None:
+    # The write carries the fence in its own WHERE clause: the lease can expire between
+    # two statements of one transaction (the clock runs while a process is paused).
+    if conn.execute(sql, params).rowcount != 1:
+        raise LeaseLost(f'lease of turn {params["turn"]} lost during the step write')
+
+
+INSERT_STARTED = f'''
+    INSERT INTO agent_execution_steps
+        (turn_id, step_key, status, policy, generation, written_by)
+    SELECT :turn, :step, 'started', :policy, :gen, :run
+    WHERE EXISTS ({FENCE})
+'''
+RESTART = f'''
+    UPDATE agent_execution_steps
+    SET policy = :policy, generation = :gen, written_by = :run
+    WHERE turn_id = :turn AND step_key = :step AND status = 'started'
+      AND EXISTS ({FENCE})
+'''
+MARK_UNKNOWN = f'''
+    UPDATE agent_execution_steps
+    SET status = 'unknown', policy = :policy, generation = :gen, written_by = :run
+    WHERE turn_id = :turn AND step_key = :step AND status = 'started'
+      AND EXISTS ({FENCE})
+'''
+TURN_NEEDS_ATTENTION = f'''
+    UPDATE agent_turns SET status = 'needs_attention'
+    WHERE id = :turn AND EXISTS ({FENCE})
+'''
+
+
+def begin_step(
+        conn: sqlite3.Connection, lease: Lease, step_key: str, policy_now: Policy,
+) -> Decision:
+    # Model action: BeginStep(r). Fence: owner = r /\ gen = runGen[r] /\ live, in the
+    # same transaction as the replay decision.
+    params = {**fence_params(lease), 'step': step_key, 'policy': policy_now}
+    with immediate(conn):
+        if conn.execute(FENCE, params).fetchone() is None:
+            raise LeaseLost(f'run {lease.run_id} does not hold turn {lease.turn_id} '
+                            f'generation {lease.generation}')
+        row = conn.execute(
+            '''
+            SELECT status, policy, result FROM agent_execution_steps
+            WHERE turn_id = :turn AND step_key = :step
+            ''',
+            params,
+        ).fetchone()
+        # replay-decision: begin
+        if row is None:
+            _fenced_write(conn, INSERT_STARTED, params)
+            decision = Decision('run', policy_now, None)
+        elif row['status'] == 'completed':
+            decision = Decision('replayed', row['policy'], row['result'])
+        elif row['status'] == 'unknown':
+            decision = Decision('needs_attention', row['policy'], None)
+        else:
+            effective = most_restrictive(row['policy'], policy_now)
+            params['policy'] = effective
+            if effective == 'never':
+                # The effect may or may not have run: only a person can tell.
+                _fenced_write(conn, MARK_UNKNOWN, params)
+                _fenced_write(conn, TURN_NEEDS_ATTENTION, params)
+                decision = Decision('needs_attention', effective, None)
+            else:
+                _fenced_write(conn, RESTART, params)
+                decision = Decision('run', effective, None)
+        # replay-decision: end
+    return decision
+
+
+def complete_step(
+        conn: sqlite3.Connection, lease: Lease, step_key: str, result: str,
+) -> bool:
+    # Model action: CompleteStep(r). Guard: fence (owner = r /\ gen = runGen[r] /\ live)
+    # /\ step.status = "started" /\ step.gen = runGen[r].
+    params = {**fence_params(lease), 'step': step_key, 'result': result}
+    with immediate(conn):
+        if conn.execute(FENCE, params).fetchone() is None:
+            return False
+        cursor = conn.execute(
+            f'''
+            UPDATE agent_execution_steps
+            SET status = 'completed', result = :result, written_by = :run
+            WHERE turn_id = :turn AND step_key = :step
+              AND status = 'started' AND generation = :gen
+              AND EXISTS ({FENCE})
+            ''',
+            params,
+        )
+        return cursor.rowcount == 1
