@@ -1,0 +1,310 @@
+--------------------------- MODULE ExecutionLease ---------------------------
+(***************************************************************************)
+(* One agent turn's execution lease, the runs that compete for it, and one *)
+(* durable execution step, as implemented in examples/agent_runtime/ on    *)
+(* SQLite.  One action per real transaction of the code, its guard equal   *)
+(* to the code's WHERE clause and checks (see NOTES.md, code-to-action     *)
+(* map).  The external effect is its own action, outside any transaction.  *)
+(* Time is abstract: Expire is enabled whenever the lease is live (clocks  *)
+(* drift, processes pause).  A deposed run keeps running; any run may      *)
+(* crash at any point.                                                     *)
+(*                                                                         *)
+(* Every guard conjunct is on its own line with its own comment, so that   *)
+(* manifest.json's mutations can name it by exact text.                    *)
+(***************************************************************************)
+EXTENDS Naturals, Sequences
+
+CONSTANTS
+    Runs,        \* run ids (model values)
+    None,        \* lease_owner IS NULL
+    MaxGen,      \* bound: claims stop once lease_generation = MaxGen
+    Policies,    \* replay policies a deploy may have in force at Init
+    AllowFlip    \* TRUE: a deploy may flip the tool's policy between any two steps
+
+Policy == {"never", "always"}
+
+ASSUME Policies \subseteq Policy /\ Policies # {}
+ASSUME MaxGen \in Nat /\ AllowFlip \in BOOLEAN /\ None \notin Runs
+
+VARIABLES
+    turnStatus,  \* agent_turns.status: "open" | "needs_attention"
+    owner,       \* agent_turns.lease_owner (None = NULL)
+    gen,         \* agent_turns.lease_generation
+    live,        \* lease_expires_at > now (abstract time)
+    ended,       \* history: generations that expired or were released
+    step,        \* the agent_execution_steps row of the one step
+    policyNow,   \* the replay policy in force now (the deploy)
+    pc,          \* per run: where its worker is
+    runGen,      \* per run: the generation of the lease it holds (0: none)
+    decided,     \* per run: the policy under which it decided to run the effect
+    effects,     \* the outside world: every external effect, in order
+    lastTx       \* history: the last transaction, with the agent_turns row it saw
+
+vars == <<turnStatus, owner, gen, live, ended, step, policyNow,
+          pc, runGen, decided, effects, lastTx>>
+
+\* The effective policy of a started step: the most restrictive of the one
+\* recorded on the row and the one in force now ("never" beats "always").
+MostRestrictive(recorded, now) ==
+    IF recorded = "never" \/ now = "never" THEN "never" ELSE "always"
+
+\* What a transaction by run r saw of agent_turns, recorded like the
+\* step_write_audit trigger does (independently of the action's own guard).
+Seen(kind, r) ==
+    [kind |-> kind, run |-> r, runGen |-> runGen[r],
+     owner |-> owner, leaseGen |-> gen, wasLive |-> live]
+
+Init ==
+    /\ turnStatus = "open"
+    /\ owner = None
+    /\ gen = 0
+    /\ live = FALSE
+    /\ ended = {}
+    /\ step = [status |-> "none", policy |-> "none", gen |-> 0, by |-> None]
+    /\ policyNow \in Policies
+    /\ pc = [r \in Runs |-> "idle"]
+    /\ runGen = [r \in Runs |-> 0]
+    /\ decided = [r \in Runs |-> "none"]
+    /\ effects = <<>>
+    /\ lastTx = [kind |-> "none", run |-> None, runGen |-> 0,
+                 owner |-> None, leaseGen |-> 0, wasLive |-> FALSE]
+
+(***************************************************************************)
+(* Lease transactions: examples/agent_runtime/lease.py                      *)
+(***************************************************************************)
+
+\* claim: UPDATE agent_turns SET lease_owner, lease_generation + 1, expiry
+\*        WHERE id AND status = 'open' AND (lease_owner IS NULL OR lease_expires_at <= now)
+Claim(r) ==
+    /\ pc[r] = "idle"
+    /\ gen < MaxGen                                \* model bound, not code
+    /\ turnStatus = "open"                         \* claim: status = 'open'
+    /\ (owner = None \/ ~live)                     \* claim: lease_owner IS NULL OR lease_expires_at <= now
+    /\ gen' = gen + 1                              \* claim: lease_generation = lease_generation + 1
+    /\ owner' = r
+    /\ live' = TRUE
+    /\ runGen' = [runGen EXCEPT ![r] = gen']
+    /\ pc' = [pc EXCEPT ![r] = "holding"]
+    /\ lastTx' = Seen("claim", r)
+    /\ UNCHANGED <<turnStatus, ended, step, policyNow, decided, effects>>
+
+\* renew: UPDATE agent_turns SET lease_expires_at = now + ttl
+\*        WHERE id AND lease_owner = :run AND lease_generation = :gen AND lease_expires_at > now
+Renew(r) ==
+    /\ pc[r] \notin {"idle"}
+    /\ owner = r /\ gen = runGen[r]                \* renew: lease_owner = :run AND lease_generation = :gen
+    /\ live                                        \* renew: lease_expires_at > now (no resurrection)
+    /\ live' = TRUE
+    /\ lastTx' = Seen("renew", r)
+    /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
+                   pc, runGen, decided, effects>>
+
+\* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
+\*          WHERE id AND lease_owner = :run AND lease_generation = :gen
+Release(r) ==
+    /\ pc[r] \notin {"idle"}
+    /\ owner = r /\ gen = runGen[r]                \* release: lease_owner = :run AND lease_generation = :gen
+    /\ owner' = None
+    /\ live' = FALSE
+    /\ ended' = ended \cup {gen}
+    /\ pc' = [pc EXCEPT ![r] = "idle"]
+    /\ runGen' = [runGen EXCEPT ![r] = 0]
+    /\ decided' = [decided EXCEPT ![r] = "none"]
+    /\ lastTx' = Seen("release", r)
+    /\ UNCHANGED <<turnStatus, gen, step, policyNow, effects>>
+
+\* Time passes: the lease's expiry is reached.  Not a transaction.
+Expire ==
+    /\ live
+    /\ live' = FALSE
+    /\ ended' = ended \cup {gen}
+    /\ UNCHANGED <<turnStatus, owner, gen, step, policyNow,
+                   pc, runGen, decided, effects, lastTx>>
+
+(***************************************************************************)
+(* Step transactions: examples/agent_runtime/steps.py                       *)
+(***************************************************************************)
+
+\* begin_step, replay decision (the anchored region): one branch per row state.
+\* no row: INSERT status 'started', policy now, generation, written_by -> run the effect
+BeginInsert(r) ==
+    /\ step.status = "none"
+    /\ step' = [status |-> "started", policy |-> policyNow, gen |-> runGen[r], by |-> r]
+    /\ turnStatus' = turnStatus
+    /\ pc' = [pc EXCEPT ![r] = "decided"]
+    /\ decided' = [decided EXCEPT ![r] = policyNow]
+    /\ lastTx' = Seen("step-insert", r)
+
+\* completed: return its result, the effect is not run
+BeginReplayCompleted(r) ==
+    /\ step.status = "completed"
+    /\ UNCHANGED <<step, turnStatus, decided>>
+    /\ pc' = [pc EXCEPT ![r] = "finished"]         \* replayed: effect not run
+    /\ lastTx' = Seen("step-read", r)
+
+\* unknown: the effect is not run, the turn needs a person
+BeginUnknown(r) ==
+    /\ step.status = "unknown"
+    /\ UNCHANGED <<step, turnStatus, decided>>
+    /\ pc' = [pc EXCEPT ![r] = "finished"]         \* unknown stays unknown: effect not run
+    /\ lastTx' = Seen("step-read", r)
+
+\* started, effective policy never: UPDATE status 'unknown', turn 'needs_attention'
+BeginStartedNever(r) ==
+    /\ step.status = "started"
+    /\ MostRestrictive(step.policy, policyNow) = "never"    \* started + never -> unknown
+    /\ step' = [step EXCEPT !.status = "unknown", !.gen = runGen[r], !.by = r]
+    /\ turnStatus' = "needs_attention"
+    /\ pc' = [pc EXCEPT ![r] = "finished"]
+    /\ decided' = decided
+    /\ lastTx' = Seen("step-unknown", r)
+
+\* started, effective policy always: UPDATE policy, generation, written_by -> run it again
+BeginStartedAlways(r) ==
+    /\ step.status = "started"
+    /\ MostRestrictive(step.policy, policyNow) = "always"   \* started + always -> run again
+    /\ step' = [step EXCEPT !.policy = MostRestrictive(step.policy, policyNow),
+                            !.gen = runGen[r], !.by = r]
+    /\ turnStatus' = turnStatus
+    /\ pc' = [pc EXCEPT ![r] = "decided"]
+    /\ decided' = [decided EXCEPT ![r] = MostRestrictive(step.policy, policyNow)]
+    /\ lastTx' = Seen("step-rerun", r)
+
+\* begin_step: fence and replay decision in one BEGIN IMMEDIATE transaction
+BeginStep(r) ==
+    /\ pc[r] = "holding"
+    /\ owner = r /\ gen = runGen[r]                \* begin_step fence: lease_owner = :run AND lease_generation = :gen
+    /\ live                                        \* begin_step fence: lease_expires_at > now
+    /\ \/ BeginInsert(r)
+       \/ BeginReplayCompleted(r)
+       \/ BeginUnknown(r)
+       \/ BeginStartedNever(r)
+       \/ BeginStartedAlways(r)
+    /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
+
+\* The external effect, outside any transaction.  A deposed run still does it.
+Effect(r) ==
+    /\ pc[r] = "decided"
+    /\ effects' = Append(effects, [run |-> r, gen |-> runGen[r], policy |-> decided[r]])
+    /\ pc' = [pc EXCEPT ![r] = "effected"]
+    /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
+                   runGen, decided, lastTx>>
+
+\* complete_step: the same fence, then
+\*   UPDATE agent_execution_steps SET status = 'completed', result, written_by
+\*   WHERE turn_id AND step_key AND status = 'started' AND generation = :gen
+CompleteStep(r) ==
+    /\ pc[r] = "effected"
+    /\ owner = r /\ gen = runGen[r]                \* complete_step fence: lease_owner = :run AND lease_generation = :gen
+    /\ live                                        \* complete_step fence: lease_expires_at > now
+    /\ step.status = "started"                     \* complete_step: status = 'started'
+    /\ step.gen = runGen[r]                        \* complete_step: generation = :gen
+    /\ step' = [step EXCEPT !.status = "completed", !.by = r]
+    /\ pc' = [pc EXCEPT ![r] = "finished"]
+    /\ lastTx' = Seen("step-complete", r)
+    /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
+                   runGen, decided, effects>>
+
+(***************************************************************************)
+(* The environment                                                          *)
+(***************************************************************************)
+
+\* A run stops at any point: SIGKILL, or a cooperative stop after a failed
+\* renew or fenced write (the failed transaction changes nothing).  Its local
+\* state is lost; its lease stays until Expire.
+Crash(r) ==
+    /\ pc[r] # "idle"
+    /\ pc' = [pc EXCEPT ![r] = "idle"]
+    /\ runGen' = [runGen EXCEPT ![r] = 0]
+    /\ decided' = [decided EXCEPT ![r] = "none"]
+    /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
+                   effects, lastTx>>
+
+\* A deploy flips the tool's replay policy (only when AllowFlip).
+Flip ==
+    /\ AllowFlip
+    /\ policyNow' = IF policyNow = "never" THEN "always" ELSE "never"
+    /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step,
+                   pc, runGen, decided, effects, lastTx>>
+
+Next ==
+    \/ \E r \in Runs :
+          \/ Claim(r)
+          \/ Renew(r)
+          \/ Release(r)
+          \/ BeginStep(r)
+          \/ Effect(r)
+          \/ CompleteStep(r)
+          \/ Crash(r)
+    \/ Expire
+    \/ Flip
+
+Spec == Init /\ [][Next]_vars
+
+(***************************************************************************)
+(* Properties                                                               *)
+(***************************************************************************)
+
+PcValues == {"idle", "holding", "decided", "effected", "finished"}
+
+TypeOK ==
+    /\ turnStatus \in {"open", "needs_attention"}
+    /\ owner \in Runs \cup {None}
+    /\ gen \in 0..MaxGen
+    /\ live \in BOOLEAN
+    /\ ended \subseteq 1..MaxGen
+    /\ step.status \in {"none", "started", "completed", "unknown"}
+    /\ policyNow \in Policy
+    /\ pc \in [Runs -> PcValues]
+    /\ runGen \in [Runs -> 0..MaxGen]
+    /\ decided \in [Runs -> Policy \cup {"none"}]
+
+\* The holder of the current generation, as the transaction saw it.
+WasHolder(tx) == tx.owner = tx.run /\ tx.leaseGen = tx.runGen
+
+StepWrites == {"step-insert", "step-unknown", "step-rerun", "step-complete"}
+
+\* P8: an effect decided under never is the only effect of its step, across
+\* every run and generation (deposed and crashed runs included, policy flips
+\* included: the policy is the one that decided that effect).
+P8 ==
+    \A i \in 1..Len(effects) :
+        effects[i].policy = "never" => Len(effects) = 1
+
+\* P1: only the owner of the current live generation commits writes to the
+\* step row (checked at every write, like the step_write_audit trigger).
+P1 ==
+    lastTx.kind \in StepWrites => (WasHolder(lastTx) /\ lastTx.wasLive)
+
+\* P6: no resurrection: a generation that has ended is never live again.
+P6 == live => gen \notin ended
+
+\* A claim never succeeds while a run (another one, or the same one) holds a
+\* live lease.
+ClaimRespectsLiveOwner ==
+    lastTx.kind = "claim" => ~(lastTx.owner \in Runs /\ lastTx.wasLive)
+
+\* A renew succeeds only for the holder of the current generation: the
+\* worker keeps going on a successful renew.
+RenewConfirmsHolder ==
+    lastTx.kind = "renew" => WasHolder(lastTx)
+
+\* A release ends only the releasing run's own generation.
+ReleaseOnlyByHolder ==
+    lastTx.kind = "release" => WasHolder(lastTx)
+
+(***************************************************************************)
+(* Properties the design does NOT promise (known findings, findings/*.cfg)  *)
+(***************************************************************************)
+
+\* F2: the effect happens at most once (not promised under "always").
+EffectAtMostOnce == Len(effects) <= 1
+
+\* F3: a step is "unknown" only if its effect ran or a run that decided to
+\* run it may still do so.
+UnknownOnlyIfEffectMayHaveRun ==
+    step.status = "unknown" =>
+        \/ Len(effects) > 0
+        \/ \E r \in Runs : pc[r] = "decided"
+
+=============================================================================
