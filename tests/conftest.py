@@ -78,3 +78,108 @@ def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     repo.git('init', '-q', '-b', 'main')
     monkeypatch.chdir(repo.path)
     return repo
+
+
+# A consumer repository with one model covering three entries of one Python file.
+LEASE_PY = '''\
+import sqlite3
+
+
+def claim_lease(db, run_id, now):
+    """Claim the lease if it is free or expired."""
+    cur = db.execute(
+        'UPDATE lease SET owner = ?, generation = generation + 1 '
+        'WHERE owner IS NULL OR expires_at < ?',
+        (run_id, now),
+    )
+    return cur.rowcount == 1
+
+
+class LeaseStore:
+    def __init__(self, db):
+        self.db = db
+
+    def renew(self, run_id, now):
+        if now < 0:
+            raise ValueError(now)
+        return self.db.execute('UPDATE lease SET expires_at = ? WHERE owner = ?', (now + 30, run_id))
+
+
+def begin_step(db, step_id):
+    row = db.execute('SELECT status FROM steps WHERE id = ?', (step_id,)).fetchone()
+    # replay-decision: begin
+    if row is not None and row[0] == 'done':
+        return 'skip'
+    # replay-decision: end
+    return 'run'
+'''
+MODEL_DIR = 'verification/lease'
+MANIFEST = f'{MODEL_DIR}/manifest.json'
+NOTES = f'{MODEL_DIR}/NOTES.md'
+ENTRIES = [
+    {'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'},
+    {'id': 'renew', 'path': 'app/lease.py', 'function': 'LeaseStore.renew', 'action': 'Renew'},
+    {'id': 'replay-decision', 'path': 'app/lease.py', 'within': 'begin_step',
+     'region': {'from': '# replay-decision: begin', 'to': '# replay-decision: end'},
+     'action': 'BeginStep'},
+]
+NOTES_MD = '''\
+# Lease model notes
+
+## Code-to-action map
+
+<!-- code-to-action:begin -->
+<!-- code-to-action:end -->
+
+## Outside the model
+'''
+
+
+def manifest_json(entries: list[dict[str, object]] | None = None) -> str:
+    import json
+
+    return json.dumps({
+        'version': 1,
+        'spec': 'Lease.tla',
+        'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+        'coverage': {'syncCommit': None, 'modelHash': None,
+                     'entries': ENTRIES if entries is None else entries},
+    }, indent=2) + '\n'
+
+
+def sync_coverage(root: Path) -> None:
+    """What `execlease verify --update-coverage` does, through the same code path: record the
+    working tree's fingerprints, the model hash and HEAD, and regenerate the NOTES.md table."""
+    from dataclasses import replace
+
+    from execlease_hook import coverage, coverage_cmd, git, manifest
+
+    path = root / MANIFEST
+    m = manifest.load(path, root)
+    source = coverage.WorktreeSource(root)
+    statuses = coverage.compare(m, source)
+    entries = tuple(replace(s.entry, hash=s.current) for s in statuses)
+    m = replace(m, coverage=replace(
+        m.coverage, entries=entries, sync_commit=git.head(root),
+        model_hash=coverage.model_hash(m, source),
+    ))
+    manifest.write(path, m)
+    if (root / NOTES).exists():
+        coverage_cmd.write_map(m, statuses)
+
+
+@pytest.fixture
+def covered_repo(git_repo: GitRepo) -> GitRepo:
+    """git_repo with app/lease.py covered by verification/lease/manifest.json, synced and committed."""
+    git_repo.write('app/lease.py', LEASE_PY)
+    git_repo.write('app/other.py', 'def unrelated():\n    return 1\n')
+    git_repo.write(f'{MODEL_DIR}/Lease.tla', '---- MODULE Lease ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\n====\n')
+    git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
+    git_repo.write(MANIFEST, manifest_json())
+    git_repo.write(NOTES, NOTES_MD)
+    git_repo.add('.')
+    git_repo.commit('code and model')
+    sync_coverage(git_repo.path)
+    git_repo.add(MANIFEST, NOTES)
+    git_repo.commit('sync coverage')
+    return git_repo

@@ -1,0 +1,84 @@
+"""`execlease coverage [--model DIR] [--write-map]`: every covered entry against the working tree.
+
+Exit 0: every entry unchanged (and the model matches its recorded hash); 1: something changed or
+was never synced; 2: an entry cannot be located (missing or ambiguous), or --write-map cannot write.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook import coverage, git, manifest, notes_map
+from execlease_hook.coverage import EntryStatus
+from execlease_hook.errors import CannotRun
+from execlease_hook.manifest import Manifest
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def _rel(root: Path, path: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str) -> str:
+    rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
+    widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
+    lines = [f'{_rel(m.root, m.path)}  ({len(statuses)} entries; model {model_status})']
+    for s, row in zip(statuses, rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+        lines.append('  ' + '  '.join((*cells, row[4])))
+        if s.problem:
+            lines.append(f'      {s.problem}')
+    return '\n'.join(lines)
+
+
+def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int]:
+    try:
+        current = coverage.model_hash(m, source)
+    except CannotRun as e:
+        return f'cannot be hashed: {e}', 2
+    if m.coverage.model_hash is None:
+        return 'never synced (no modelHash)', 1
+    if current != m.coverage.model_hash:
+        return 'changed since the sync: run `execlease verify`, then --update-coverage', 1
+    return 'unchanged', 0
+
+
+def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.MapRow]:
+    unlocated = [s for s in statuses if s.located is None]
+    if unlocated:
+        raise CannotRun(
+            f'{_rel(m.root, m.folder / "NOTES.md")}: not written: '
+            + ', '.join(s.entry.id for s in unlocated)
+            + ' cannot be located (see above); fix the anchors first',
+        )
+    return [
+        notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line)
+        for s in statuses if s.located is not None
+    ]
+
+
+def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
+    folder = _rel(m.root, m.folder)
+    table = notes_map.render(map_rows(m, statuses), folder)
+    return notes_map.write_notes(m.folder / 'NOTES.md', table)
+
+
+def run(options: argparse.Namespace) -> int:
+    root = git.repo_root()
+    code = 0
+    for path in manifest.find_models(root, options.model):
+        m = manifest.load(path, root)
+        source = coverage.WorktreeSource(root)
+        statuses = coverage.compare(m, source)
+        model_text, model_code = model_status(m, source)
+        print(listing(m, statuses, model_text))
+        code = max(code, coverage.exit_code(statuses), model_code)
+        if options.write_map:
+            notes = _rel(root, m.folder / 'NOTES.md')
+            changed = write_map(m, statuses)
+            print(f'{notes}: code-to-action table ' + ('rewritten' if changed else 'already current'))
+    return code

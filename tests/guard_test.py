@@ -1,0 +1,263 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import LEASE_PY, MANIFEST, MODEL_DIR, NOTES, manifest_json
+from execlease_hook import cli
+from execlease_hook import guard
+
+BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
+STEPS = ('1. Find the entry', '2. If the protocol changed', '3. Run `execlease verify`',
+         '4. Only once the model describes the new code')
+
+
+def run_guard(capsys, *args: str) -> tuple[int, str]:
+    code = cli.main(['guard', *args])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def stage(repo, rel: str, text: str) -> None:
+    repo.write(rel, text)
+    repo.add(rel)
+
+
+@pytest.mark.parametrize(
+    ('rel', 'text'),
+    (
+        pytest.param(None, None, id='nothing-staged'),
+        pytest.param('app/other.py', 'def unrelated():\n    return 2\n', id='unrelated-file'),
+        pytest.param('app/lease.py', LEASE_PY.replace("(run_id, now),", "(run_id, now),  # binds"),
+                     id='comment-on-covered-line'),
+        pytest.param('app/lease.py', LEASE_PY.replace("        (run_id, now),\n", "        (run_id,   now),\n"),
+                     id='whitespace-in-covered-code'),
+        pytest.param('app/lease.py', LEASE_PY + '\n\ndef later():\n    return 3\n', id='uncovered-function-added'),
+    ),
+)
+def test_guard_passes(covered_repo, capsys, rel, text):
+    if rel is not None:
+        stage(covered_repo, rel, text)
+    assert run_guard(capsys) == (0, '')
+
+
+def test_covered_body_change_blocks_with_diff_and_steps(covered_repo, capsys):
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    code, out = run_guard(capsys, 'app/lease.py')
+    assert code == 1
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+    assert '-    return cur.rowcount == 1' in out
+    assert '+    return cur.rowcount >= 1' in out
+    assert '(staged)' in out and '(sync)' in out
+    for step in STEPS:
+        assert out.count(step) == 1
+    assert f'{NOTES}' in out
+    assert 'renew' not in out.split('What to do')[0]  # only the changed entry is named
+
+
+def test_partially_staged_file_the_index_wins(covered_repo, capsys):
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    covered_repo.write('app/lease.py', LEASE_PY)  # the working tree is back to the synced code
+    assert run_guard(capsys)[0] == 1
+
+
+def test_unstaged_change_is_not_judged(covered_repo, capsys):
+    stage(covered_repo, 'app/other.py', 'x = 1\n')
+    covered_repo.write('app/lease.py', BODY_EDIT)  # changed but not staged
+    assert run_guard(capsys) == (0, '')
+
+
+def test_deleting_a_covered_file_blocks(covered_repo, capsys):
+    covered_repo.git('rm', '-q', 'app/lease.py')
+    code, out = run_guard(capsys)  # pre-commit passes no file names for a deletion
+    assert code == 2
+    assert 'claim-lease: app/lease.py  (model action Claim): cannot locate the covered code' in out
+    assert 'app/lease.py is deleted in this commit' in out
+    assert 'update the entry in verification/lease/manifest.json:' in out
+
+
+def test_renamed_covered_file_moved_unchanged(covered_repo, capsys):
+    covered_repo.write('lib/.keep', '')
+    covered_repo.git('mv', 'app/lease.py', 'lib/lease.py')
+    code, out = run_guard(capsys, 'lib/lease.py')
+    assert code == 2
+    assert 'app/lease.py is renamed to lib/lease.py in this commit' in out
+    assert 'it moved unchanged to lib/lease.py:4 (same fingerprint)' in out
+    lines = covered_repo.read(MANIFEST).splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if '"path": "app/lease.py"' in text)
+    assert f'{MANIFEST}:{line}: change "path" to "lib/lease.py"' in out
+    assert 'moved unchanged to lib/lease.py:26' not in out  # regions are not functions
+    assert 'it moved unchanged to lib/lease.py:18' in out   # LeaseStore.renew
+
+
+def test_function_moved_to_another_file(covered_repo, capsys):
+    start = LEASE_PY.index('def claim_lease')
+    end = LEASE_PY.index('class LeaseStore')
+    function = LEASE_PY[start:end]
+    stage(covered_repo, 'app/lease.py', LEASE_PY[:start] + LEASE_PY[end:])
+    stage(covered_repo, 'app/claims.py', 'import sqlite3\n\n\n' + function)
+    code, out = run_guard(capsys, 'app/lease.py', 'app/claims.py')
+    assert code == 2
+    assert 'it moved unchanged to app/claims.py:4 (same fingerprint)' in out
+    assert 'change "path" to "app/claims.py"' in out
+
+
+def test_function_moved_and_changed(covered_repo, capsys):
+    start = LEASE_PY.index('def claim_lease')
+    end = LEASE_PY.index('class LeaseStore')
+    function = LEASE_PY[start:end].replace('== 1', '>= 1')
+    stage(covered_repo, 'app/lease.py', LEASE_PY[:start] + LEASE_PY[end:])
+    stage(covered_repo, 'app/claims.py', function)
+    code, out = run_guard(capsys)
+    assert code == 2
+    assert 'found at app/claims.py:1, but changed: covered code changed' in out
+
+
+def test_ambiguous_function_cannot_run(covered_repo, capsys):
+    stage(covered_repo, 'app/lease.py', LEASE_PY + '\n\ndef claim_lease():\n    pass\n')
+    code, out = run_guard(capsys)
+    assert code == 2
+    assert 'claim-lease: app/lease.py  (model action Claim): cannot locate the covered code' in out
+
+
+@pytest.mark.parametrize(
+    ('rel', 'text'),
+    (
+        pytest.param(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\nINVARIANT Inv\n', id='cfg'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla',
+                     "---- MODULE Lease ----\nVARIABLE x\nInit == x = 1\nNext == x' = x\n====\n", id='spec'),
+    ),
+)
+def test_model_changed_without_sync_blocks(covered_repo, capsys, rel, text):
+    stage(covered_repo, rel, text)
+    code, out = run_guard(capsys, rel)
+    assert code == 1
+    assert 'the model changed without a verified sync: run `execlease verify`, ' \
+           'then `execlease verify --update-coverage`' in out
+
+
+def test_model_whitespace_is_a_change_too(covered_repo, capsys):
+    # The model hash is over bytes: TLC reads the text, so any edit needs a verified sync.
+    stage(covered_repo, f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT  Next\n')
+    assert run_guard(capsys)[0] == 1
+
+
+def test_stale_notes_map_blocks_until_rewritten(covered_repo, capsys):
+    moved_down = LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n')
+    stage(covered_repo, 'app/lease.py', moved_down)
+    code, out = run_guard(capsys)
+    assert code == 1
+    assert f'{NOTES}: the code-to-action table is stale against the staged code' in out
+    assert '[app/lease.py:4]' in out and '[app/lease.py:5]' in out
+    assert 'run `execlease coverage --write-map`' in out
+    assert 'covered code changed' not in out  # fingerprints did not change
+    assert 'What to do' not in out
+    assert cli.main(['coverage', '--write-map']) == 0
+    covered_repo.add(NOTES)
+    capsys.readouterr()
+    assert run_guard(capsys) == (0, '')
+
+
+def test_hand_edited_notes_map_blocks(covered_repo, capsys):
+    text = covered_repo.read(NOTES).replace('app/lease.py:4]', 'app/lease.py:40]')
+    stage(covered_repo, NOTES, text)
+    code, out = run_guard(capsys, NOTES)
+    assert code == 1
+    assert '`claim-lease`: the table says' in out
+
+
+def test_notes_without_markers_is_not_checked(covered_repo, capsys):
+    stage(covered_repo, NOTES, '# notes\n\nclaim_lease is at app/lease.py:999\n')
+    stage(covered_repo, 'app/lease.py', LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n'))
+    assert run_guard(capsys) == (0, '')
+
+
+def test_staged_manifest_checks_every_entry(covered_repo, capsys):
+    data = json.loads(covered_repo.read(MANIFEST))
+    data['coverage']['entries'][1]['hash'] = 'ts1:sha256:' + '0' * 64
+    stage(covered_repo, MANIFEST, json.dumps(data, indent=2) + '\n')
+    covered_repo.write(MANIFEST, manifest_json())  # the working tree differs: the index wins
+    code, out = run_guard(capsys)
+    assert code == 1
+    assert 'renew: app/lease.py:18  (model action Renew): covered code changed' in out
+    assert 'claim-lease' not in out.split('What to do')[0]
+
+
+def test_files_mode_without_staged_changes(covered_repo, capsys):
+    # A commit that skipped the hook (--no-verify); `pre-commit run --all-files` must catch it.
+    covered_repo.write('app/lease.py', BODY_EDIT)
+    covered_repo.add('app/lease.py')
+    covered_repo.commit('bypass')
+    assert run_guard(capsys, 'app/other.py') == (0, '')
+    assert run_guard(capsys, 'app/lease.py')[0] == 1
+    assert run_guard(capsys, '--all')[0] == 1
+    assert run_guard(capsys) == (0, '')  # nothing staged, nothing named
+
+
+def test_first_commit_on_unborn_branch(git_repo, capsys):
+    git_repo.write('app/lease.py', LEASE_PY)
+    git_repo.write(f'{MODEL_DIR}/Lease.tla', '---- MODULE Lease ----\n====\n')
+    git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\n')
+    git_repo.write(MANIFEST, manifest_json())
+    git_repo.add('.')
+    code, out = run_guard(capsys)
+    assert code == 1
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code never synced' in out
+    assert '(no diff: the manifest has no coverage.syncCommit yet)' in out
+    assert 'modelHash recorded none recorded' in out
+
+
+def test_sync_commit_absent_from_clone(covered_repo, capsys):
+    data = json.loads(covered_repo.read(MANIFEST))
+    data['coverage']['syncCommit'] = '1' * 40
+    covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
+    covered_repo.add(MANIFEST)
+    covered_repo.commit('pretend the sync commit is gone')
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    code, out = run_guard(capsys)
+    assert code == 1
+    assert 'no diff: the sync commit 111111111111 is not in this clone' in out
+
+
+@pytest.mark.parametrize(
+    ('setup', 'message'),
+    (
+        pytest.param(lambda r: r.git('rm', '-q', '-r', 'verification'), 'no model found', id='no-model'),
+        pytest.param(lambda r: r.write(MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json'),
+        pytest.param(lambda r: r.write(MANIFEST, manifest_json([{'id': 'x', 'path': '/etc/passwd',
+                                                                  'function': 'f', 'action': 'A'}])),
+                     'is absolute', id='absolute-path'),
+    ),
+)
+def test_cannot_run_exits_2(covered_repo, capsys, setup, message):
+    setup(covered_repo)
+    code, out = run_guard(capsys)
+    assert code == 2
+    assert message in out
+
+
+def test_model_option_names_the_folder(covered_repo, capsys):
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    assert run_guard(capsys, '--model', MODEL_DIR)[0] == 1
+    assert run_guard(capsys, '--model', 'verification/nope')[0] == 2
+
+
+@pytest.mark.parametrize(
+    ('touched', 'check_all', 'expected'),
+    (
+        pytest.param(set(), False, (0, False, False, False), id='nothing'),
+        pytest.param({'app/other.py'}, False, (0, False, False, False), id='unrelated'),
+        pytest.param({'app/lease.py'}, False, (3, False, True, False), id='covered-file'),
+        pytest.param({MANIFEST}, False, (3, True, True, True), id='manifest'),
+        pytest.param({f'{MODEL_DIR}/Lease.cfg'}, False, (0, True, False, False), id='cfg'),
+        pytest.param({NOTES}, False, (0, False, True, True), id='notes'),
+        pytest.param(set(), True, (3, True, True, True), id='all'),
+    ),
+)
+def test_plan(covered_repo, touched, check_all, expected):
+    from execlease_hook import manifest
+
+    m = manifest.load(covered_repo.path / MANIFEST, covered_repo.path)
+    p = guard.plan(m, touched, check_all)
+    assert (len(p.entries), p.model, p.notes, p.full_map) == expected
