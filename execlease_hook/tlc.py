@@ -306,14 +306,16 @@ def classify(
     messages = parse_messages(output)
     codes = {m.code for m in messages}
     text_lines = output.decode('utf-8', 'replace').splitlines()
-    tail = tuple(line for line in text_lines if '@!@!@' not in line)[-25:]
+    tail = tuple(
+        line for line in text_lines
+        if '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
+    )[-25:]
     states = distinct = depth = None
     for m in messages:
         if m.code == STATS and (found := _STATS.search(m.text)):
             states, distinct = _int(found.group(1)), _int(found.group(2))
         elif m.code == DEPTH and (found := _DEPTH.search(m.text)):
             depth = _int(found.group(1))
-    counts = {'states': states, 'distinct': distinct, 'depth': depth}
 
     def error(reason: str) -> Verdict:
         details = [
@@ -324,7 +326,9 @@ def classify(
             reason += ' (Java ran out of memory)'
         if details:
             reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
-        return Verdict('error', seconds, exit_code, reason=reason, last_lines=tail, **counts)
+        return Verdict(
+            'error', seconds, exit_code, states, distinct, depth, reason=reason, last_lines=tail,
+        )
 
     violations = [m for m in messages if m.code in VIOLATION_CODES]
     if exit_code == EXIT_OK:
@@ -334,7 +338,7 @@ def classify(
             return error('TLC exited 0 without its "No error has been found" message')
         if distinct is None:
             return error('TLC passed but printed no state counts')
-        return Verdict('passed', seconds, exit_code, **counts)
+        return Verdict('passed', seconds, exit_code, states, distinct, depth)
     if exit_code in EXIT_VIOLATION:
         kind = EXIT_VIOLATION[exit_code]
         kinds = {VIOLATION_CODES[m.code] for m in violations}
@@ -364,13 +368,30 @@ def classify(
         if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
             return error(f'TLC reported a {kind} violation without a trace')
         return Verdict(
-            'violated', seconds, exit_code, kind=kind, property=name, trace=trace,
-            last_lines=tail, **counts,
+            'violated', seconds, exit_code, states, distinct, depth, kind=kind, property=name,
+            trace=trace, last_lines=tail,
         )
     if violations:
         return error(f'TLC exit code {exit_code} with a violation message')
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
+    if exit_code == 150:
+        reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
     return error(reason)
+
+
+def _sany_lines(lines: list[str]) -> list[str]:
+    """What SANY said between 'Starting SANY...' and 'SANY finished.' (the parse/semantic errors)."""
+    said: list[str] = []
+    inside = False
+    for line in lines:
+        if 'Starting SANY' in line:
+            inside = True
+        elif 'SANY finished' in line:
+            break
+        elif inside and line.strip() and '@!@!@' not in line and not line.startswith(
+                ('Parsing file', 'Semantic processing')):
+            said.append(line.strip())
+    return said[:12]
 
 
 @dataclass

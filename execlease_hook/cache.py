@@ -1,0 +1,55 @@
+"""TLC results cache in <repo>/.tmp/tla/cache/ (issue 4 §3).
+
+Keyed by TlcJob.cache_key: jar sha256, Java major, the exact bytes of every module (spec after
+mutation) and of the cfg, and the TLC flags. One JSON file per key, written through a temp
+file + rename, so two runs at once never read a partial entry; a corrupt entry is ignored
+(and rewritten by the run that follows). Errors are never cached: a timeout may not recur.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from execlease_hook.tlc import Verdict
+
+FORMAT = 1
+
+
+class ResultCache:
+    def __init__(self, folder: Path, enabled: bool = True) -> None:
+        self.folder = folder
+        self.enabled = enabled
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f'{key}.json'
+
+    def get(self, key: str) -> Verdict | None:
+        if not self.enabled:
+            return None
+        try:
+            data = json.loads(self._path(key).read_text(encoding='utf-8'))
+            if data.get('format') != FORMAT or data.get('key') != key:
+                return None
+            verdict = Verdict.from_json(data['verdict'])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None  # absent or corrupt: run the job again and rewrite the entry
+        return verdict if verdict.outcome != 'error' else None
+
+    def put(self, key: str, verdict: Verdict) -> None:
+        if verdict.outcome == 'error':
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({'format': FORMAT, 'key': key, 'verdict': verdict.to_json()})
+        fd, tmp = tempfile.mkstemp(prefix=f'.{key[:16]}.', suffix='.tmp', dir=self.folder)
+        try:
+            with os.fdopen(fd, 'w', encoding='utf-8') as f:
+                f.write(text)
+            os.replace(tmp, self._path(key))
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            raise

@@ -1,0 +1,411 @@
+"""The slow stage, `execlease verify` (issue 4 §3, §5).
+
+Exit 0: every check passed, every mutation still fails on its named property, every known
+finding still reproduces, no covered entry changed. Exit 1: one of those did not hold. Exit 2:
+something could not run; every exit-1 failure is still printed, and 2 is never a pass.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook import manifest as manifest_mod
+from execlease_hook import report, tlc, tools
+from execlease_hook.cache import ResultCache
+from execlease_hook.errors import CannotRun
+from execlease_hook.manifest import Manifest
+from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
+from execlease_hook.tlc import TlcJob, Verdict
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage import EntryStatus
+
+NO_LONGER_FAILS = (
+    'mutation {name} no longer fails: the check has lost the ability to catch it; '
+    'fix the model before anything else'
+)
+WRONG_REASON = '{what} fails for the wrong reason: expected {expected}, got {got}'
+NO_LONGER_REPRODUCES = (
+    '{id} no longer reproduces: move its config into checks in manifest.json and update NOTES.md'
+)
+
+
+@dataclass(frozen=True)
+class Tools:
+    jar: tools.ToolJar
+    java: tools.Java
+
+
+@dataclass
+class ModelResult:
+    manifest: Manifest
+    jobs: list[JobResult] = field(default_factory=list)
+    coverage: list[EntryStatus] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)      # exit 1
+    problems: list[str] = field(default_factory=list)      # exit 2
+    notes: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)         # --update-coverage
+
+    @property
+    def exit_code(self) -> int:
+        if self.problems:
+            return 2
+        return 1 if self.failures else 0
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise CannotRun(f'{path}: cannot read the {what}: {e.strerror}; restore it or fix manifest.json')
+
+
+def _timeout(value: float | None) -> float:
+    if value is not None:
+        return value
+    text = os.environ.get('EXECLEASE_TLC_TIMEOUT')
+    return float(text) if text else tlc.DEFAULT_TIMEOUT
+
+
+def _workers() -> int:
+    text = os.environ.get('EXECLEASE_TLC_WORKERS')
+    return int(text) if text else 1
+
+
+@dataclass(frozen=True)
+class PlannedJob:
+    job: TlcJob
+    problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
+
+
+def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
+    spec_path = m.folder / m.spec
+    spec_text = _read(spec_path, 'spec')
+    modules = tuple(
+        (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla')) if p.name != spec_path.name
+    )
+    cfgs: dict[str, bytes] = {}
+
+    def job(kind: str, name: str, config: str, text: bytes, deadlock: bool, timeout: float | None,
+            expect: str | None) -> TlcJob:
+        if config not in cfgs:
+            cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
+        return TlcJob(
+            kind=kind, name=name, spec=spec_path.name, spec_text=text, config=config,
+            config_text=cfgs[config], modules=modules, java=t.java.path, jar=t.jar.path,
+            deadlock=deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
+        )
+
+    planned = [
+        PlannedJob(job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None))
+        for c in m.checks
+    ]
+    if quick:
+        return planned
+    for mu in m.mutations:
+        anchor = mu.replace.start.encode()
+        count = spec_text.count(anchor) if anchor else 0
+        if count == 1:
+            planned.append(PlannedJob(job(
+                'mutation', mu.name, mu.config, spec_text.replace(anchor, mu.replace.to.encode()),
+                False, mu.timeout, mu.violates,
+            )))
+        else:
+            found = 'does not match' if count == 0 else f'matches {count} times'
+            planned.append(PlannedJob(
+                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
+                problem=(
+                    f'mutation {mu.name}: replace.from {found} in {m.spec} (it must match exactly '
+                    f'once); update the mutation\'s "from" text in {m.path.name} to the current spec'
+                ),
+            ))
+    for f in m.findings:
+        planned.append(PlannedJob(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates)))
+    return planned
+
+
+def _matches(verdict: Verdict, expected: str) -> bool:
+    if verdict.kind == 'deadlock':
+        return expected.lower() == 'deadlock'
+    return verdict.property == expected
+
+
+def _got(verdict: Verdict) -> str:
+    if verdict.kind == 'deadlock':
+        return 'deadlock'
+    return f'{verdict.property} ({verdict.kind})'
+
+
+def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
+    label = {'check': 'check', 'mutation': 'mutation', 'finding': 'finding'}[job.kind] + f' {job.name}'
+    if verdict.outcome == 'error':
+        return JobResult(job, verdict, cached, COULD_NOT_RUN, f'{label} ({job.config}): TLC error: {verdict.reason}')
+    if job.kind == 'check':
+        if verdict.outcome == 'passed':
+            return JobResult(job, verdict, cached, HELD, f'{label} passed')
+        return JobResult(
+            job, verdict, cached, DID_NOT_HOLD,
+            f'{label} ({job.config}) failed: {verdict.describe()}; a real bug or a modelling error: '
+            'walk the trace below step by step against the cited code', show_trace=True,
+        )
+    assert job.expect is not None
+    if verdict.outcome == 'passed':
+        message = (
+            NO_LONGER_FAILS.format(name=job.name) if job.kind == 'mutation'
+            else NO_LONGER_REPRODUCES.format(id=job.name)
+        )
+        return JobResult(job, verdict, cached, DID_NOT_HOLD, message)
+    if verdict.kind == 'property' and verdict.property is None:
+        return JobResult(
+            job, verdict, cached, COULD_NOT_RUN,
+            f'{label}: TLC reported a temporal property violation without naming it and '
+            f'{job.config} lists several PROPERTY entries; give it a cfg whose only PROPERTY is '
+            f'{job.expect}',
+            show_trace=True,
+        )
+    if _matches(verdict, job.expect):
+        what = 'still fails' if job.kind == 'mutation' else 'still reproduces'
+        return JobResult(job, verdict, cached, HELD, f'{label} {what} on {job.expect}')
+    return JobResult(
+        job, verdict, cached, DID_NOT_HOLD,
+        WRONG_REASON.format(what=label, expected=job.expect, got=_got(verdict)), show_trace=True,
+    )
+
+
+def run_planned(
+        planned: Sequence[PlannedJob], t: Tools, cache: ResultCache, jobs: int,
+        progress: Callable[[JobResult], None] = lambda r: None,
+) -> list[JobResult]:
+    results: dict[int, JobResult] = {}
+
+    def one(index: int, p: PlannedJob) -> JobResult:
+        key = p.job.cache_key(t.jar.sha256, t.java.major)
+        verdict = cache.get(key)
+        cached = verdict is not None
+        if verdict is None:
+            verdict = tlc.run_job(p.job)
+            cache.put(key, verdict)
+        return judge(p.job, verdict, cached)
+
+    for i, p in enumerate(planned):
+        if p.problem is not None:
+            results[i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
+    runnable = [(i, p) for i, p in enumerate(planned) if p.problem is None]
+    tlc.reset_cancel()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
+    try:
+        futures = {pool.submit(one, i, p): i for i, p in runnable}
+        for future in concurrent.futures.as_completed(futures):
+            result = future.result()
+            results[futures[future]] = result
+            progress(result)
+    except BaseException:
+        # Ctrl-C (or a bug): stop every TLC process group; the jobs remove their folders.
+        tlc.cancel_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return [results[i] for i in range(len(planned))]
+
+
+def coverage_results(m: Manifest, r: ModelResult) -> None:
+    from execlease_hook import coverage
+
+    r.coverage = coverage.compare(m, coverage.WorktreeSource(m.root))
+    for s in r.coverage:
+        if s.status in ('missing', 'ambiguous'):
+            r.problems.append(
+                f'coverage entry {s.entry.id} ({s.entry.action}) at {s.entry.path}: {s.problem}; '
+                'update the anchors in manifest.json',
+            )
+        elif s.status == 'changed':
+            r.failures.append(
+                f'covered code changed: entry {s.entry.id} at {s.where}, action {s.entry.action}; '
+                're-read the action, make the model match the code, run execlease verify, then '
+                'execlease verify --update-coverage',
+            )
+        elif s.status == 'never synced':
+            r.failures.append(
+                f'covered code changed: entry {s.entry.id} at {s.where}, action {s.entry.action}, has no '
+                'recorded hash yet; once the model describes it run execlease verify --update-coverage',
+            )
+
+
+def _notes(m: Manifest, r: ModelResult) -> None:
+    recorded = {c.name: c.states for c in m.checks}
+    for j in r.jobs:
+        if j.job.kind != 'check' or j.verdict is None or j.verdict.outcome != 'passed':
+            continue
+        before = recorded.get(j.job.name)
+        if before is not None and j.verdict.distinct != before:
+            r.notes.append(
+                f'check {j.job.name}: {j.verdict.distinct:,} distinct states, {before:,} recorded at '
+                'the last sync: the model\'s meaning changed?',
+            )
+
+
+def verify_model(
+        m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
+        progress: Callable[[JobResult], None] = lambda r: None,
+) -> ModelResult:
+    r = ModelResult(m)
+    r.jobs = run_planned(plan(m, quick, t), t, cache, jobs, progress)
+    for j in r.jobs:
+        if j.outcome == DID_NOT_HOLD:
+            r.failures.append(j.message)
+        elif j.outcome == COULD_NOT_RUN:
+            r.problems.append(j.message)
+    coverage_results(m, r)
+    _notes(m, r)
+    return r
+
+
+def update_coverage(r: ModelResult) -> None:
+    """Record the working tree's fingerprints, the model hash, HEAD and each check's states."""
+    from execlease_hook import coverage, git
+
+    m = r.manifest
+    jobs_failed = [j for j in r.jobs if j.outcome != HELD]
+    if any(j.outcome == COULD_NOT_RUN for j in jobs_failed) or any(
+            s.status in ('missing', 'ambiguous') for s in r.coverage):
+        r.problems.append(f'{m.path}: not updating coverage: the suite could not run completely')
+        return
+    if jobs_failed:
+        r.failures.append(
+            f'{m.path}: not updating coverage: checks, mutations and findings must all hold first '
+            '(nothing was changed)',
+        )
+        return
+    head = git.head(m.root)
+    if head is None:
+        r.problems.append(f'{m.path}: not updating coverage: no commit yet; commit first')
+        return
+    source = coverage.WorktreeSource(m.root)
+    entries = []
+    for s in r.coverage:
+        if s.current != s.entry.hash:
+            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}')
+        entries.append(dataclasses.replace(s.entry, hash=s.current))
+    model_hash = coverage.model_hash(m, source)
+    if model_hash != m.coverage.model_hash:
+        r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
+    if head != m.coverage.sync_commit:
+        r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
+    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
+    checks = []
+    for c in m.checks:
+        states = distinct.get(c.name, c.states)
+        if states != c.states:
+            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
+        checks.append(dataclasses.replace(c, states=states))
+    updated = dataclasses.replace(
+        m, checks=tuple(checks),
+        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
+    )
+    manifest_mod.write(m.path, updated)
+    # The coverage failures were what --update-coverage was asked to record.
+    r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
+    r.notes = [n for n in r.notes if 'distinct states' not in n]
+
+
+def exit_code(results: Sequence[ModelResult]) -> int:
+    codes = [r.exit_code for r in results]
+    return 2 if 2 in codes else max(codes, default=0)
+
+
+def results_json(results: Sequence[ModelResult], t: Tools, code: int) -> dict[str, Any]:
+    return {
+        'exit_code': code,
+        'result': report.RESULT_TEXT[code],
+        'tools': {
+            'jar': str(t.jar.path), 'sha256': t.jar.sha256, 'source': t.jar.source,
+            'verified': t.jar.verified, 'tlc_version': t.jar.tlc_version,
+        },
+        'java': {'path': str(t.java.path), 'major': t.java.major, 'version': t.java.version_text},
+        'models': [
+            {
+                'manifest': str(r.manifest.path),
+                'exit_code': r.exit_code,
+                'jobs': [report.result_json(j) for j in r.jobs],
+                'coverage': [report.entry_json(s) for s in r.coverage],
+                'did_not_hold': r.failures,
+                'could_not_run': r.problems,
+                'notes': r.notes,
+                'moved': r.moved,
+            }
+            for r in results
+        ],
+    }
+
+
+def _print(*lines: str) -> None:
+    for line in lines:
+        print(line, flush=True)
+
+
+def print_model(r: ModelResult) -> None:
+    m = r.manifest
+    _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
+    _print(*('  ' + line for line in report.summary_table(r.jobs)))
+    if r.coverage:
+        counts: dict[str, int] = {}
+        for s in r.coverage:
+            counts[s.status] = counts.get(s.status, 0) + 1
+        _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    for j in r.jobs:
+        if j.show_trace and j.verdict is not None and j.verdict.trace:
+            _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
+            _print(*report.counterexample(j.verdict, r.coverage))
+        elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
+            _print('', f'{j.job.kind} {j.job.name} ({j.job.config}): could not run')
+            _print(*report.error_details(j.verdict))
+    for note in r.notes:
+        _print(f'note: {note}')
+    if r.moved:
+        _print('', 'coverage updated in ' + str(m.path) + ':')
+        _print(*(f'  {line}' for line in r.moved))
+    elif r.exit_code == 0 and not r.failures:
+        pass
+    for f in r.failures:
+        _print(f'DID NOT HOLD: {f}')
+    for p in r.problems:
+        _print(f'COULD NOT RUN: {p}')
+
+
+def run(options: argparse.Namespace) -> int:
+    from execlease_hook import git
+
+    if options.update_coverage and options.quick:
+        raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    root = git.repo_root()
+    manifests = [manifest_mod.load(p, root) for p in manifest_mod.find_models(root, options.model)]
+    t = Tools(tools.resolve_jar(root), tools.find_java())
+    if t.jar.warning:
+        print(t.jar.warning, file=sys.stderr, flush=True)
+    _print(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... ({t.jar.source}); '
+           f'Java {t.java.major} ({t.java.path})')
+    cache = ResultCache(tools.cache_dir(root) / 'cache', enabled=not options.no_cache)
+    jobs = options.jobs or os.cpu_count() or 1
+    results = []
+    for m in manifests:
+        r = verify_model(m, t, options.quick, cache, jobs)
+        if options.update_coverage:
+            update_coverage(r)
+        results.append(r)
+        print_model(r)
+    code = exit_code(results)
+    if options.json:
+        text = json.dumps(results_json(results, t, code), indent=2) + '\n'
+        manifest_mod.write_text_atomic(Path(options.json), text)
+    if t.jar.warning:
+        _print(t.jar.warning)
+    _print('', report.RESULT_TEXT[code])
+    return code
