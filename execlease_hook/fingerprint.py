@@ -1,0 +1,116 @@
+"""Fingerprint scheme ts1: sha256 over a located entry's syntax tree.
+
+What goes in, in document order: every node's kind (named, anonymous, missing or error) as
+an open and a close marker, so nesting is part of the hash (in Python, indenting a statement
+into a block moves it inside the `block` node); the text of every leaf; and any source text
+the grammar does not expose as a node (hidden tokens such as Rust's `r#"`).
+What stays out: comments (every node whose kind contains `comment`), Python's `\\` line
+continuations, and whitespace between tokens. Whitespace inside string-like nodes (string
+contents, f-string interpolations, regexes) is kept: it is part of the value. JSX text is
+reduced the way JSX itself reduces it (lines trimmed, blank lines dropped, joined by a space).
+Inside a syntax error (`ERROR` node) every byte but comments is hashed verbatim, whitespace
+included, so a parse the grammar could not structure never hides an edit.
+Nothing outside the entry (its position, its file, its indentation level) takes part.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from execlease_hook.locate import Located
+
+SCHEME = 'ts1'
+_DROPPED = frozenset({'line_continuation'})
+_VERBATIM_ENDINGS = (
+    'string', 'string_literal', 'string_content', 'string_fragment', 'string_literal_content',
+    'char_literal', 'character_literal', 'regex', 'regex_pattern', 'template_string',
+    'format_specifier', 'interpolation',
+)
+_Item = Union[bytes, tuple['Node', bool]]
+
+
+def fingerprint(located: Located) -> str:
+    digest = hashlib.sha256()
+    for part in _serialize(located):
+        digest.update(part)
+    return f'{SCHEME}:sha256:{digest.hexdigest()}'
+
+
+def _serialize(located: Located) -> list[bytes]:
+    start, end = located.start_byte, located.end_byte
+    chunk = located.text.encode('utf-8')     # == source[start:end]
+
+    def clip(a: int, b: int) -> bytes:
+        low, high = max(a, start), min(b, end)
+        return chunk[low - start:high - start] if high > low else b''
+
+    out: list[bytes] = []
+    stack: list[_Item] = [(node, False) for node in reversed(located.nodes)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bytes):
+            out.append(item)
+            continue
+        node, in_error = item
+        kind = node.type
+        first, last = node.start_byte, node.end_byte
+        if 'comment' in kind or kind in _DROPPED:
+            continue
+        if not (first < end and last > start) and not (first == last and start <= first <= end):
+            continue
+        in_error = in_error or node.is_error
+        container = first <= start and last >= end and (first < start or last > end)
+        if not container:
+            out.append(_open(node))
+        children = node.children
+        if not children:
+            text = clip(first, last)
+            out.append(_field(b'"', _jsx_text(text) if kind == 'jsx_text' else text))
+            out.append(b')')
+            continue
+        verbatim = in_error or kind.endswith(_VERBATIM_ENDINGS) and kind != 'concatenated_string'
+        todo: list[_Item] = []
+        at = first
+        for child in children:
+            todo.append(_gap(clip(at, child.start_byte), verbatim))
+            todo.append((child, in_error))
+            at = max(at, child.end_byte)
+        todo.append(_gap(clip(at, last), verbatim))
+        if not container:
+            todo.append(b')')
+        stack.extend(reversed([t for t in todo if t != b'']))
+    return out
+
+
+def _open(node: Node) -> bytes:
+    flag = b'!' if node.is_missing else b'E' if node.is_error else b'n' if node.is_named else b'a'
+    return _field(b'(' + flag, node.type.encode('utf-8'))
+
+
+def _field(tag: bytes, data: bytes) -> bytes:
+    return tag + str(len(data)).encode('ascii') + b':' + data
+
+
+def _gap(text: bytes, verbatim: bool) -> bytes:
+    """Source text between children that no node covers: whitespace, or a hidden token."""
+    if not verbatim:
+        text = b' '.join(text.split())
+    return _field(b'g', text) if text else b''
+
+
+def _jsx_text(text: bytes) -> bytes:
+    lines = text.replace(b'\r\n', b'\n').split(b'\n')
+    if len(lines) == 1:
+        return text
+    kept = []
+    for number, line in enumerate(lines):
+        if number > 0:
+            line = line.lstrip(b' \t')
+        if number < len(lines) - 1:
+            line = line.rstrip(b' \t')
+        if line:
+            kept.append(line)
+    return b' '.join(kept)

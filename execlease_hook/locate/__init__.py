@@ -1,0 +1,123 @@
+"""Find a covered entry in a source file: a function by qualified name, or an anchored region.
+
+API (stable; guard and coverage depend on it):
+  SUFFIXES, language_for(path)
+  Located                                  the entry's place: path, 1-based lines, bytes, nodes
+  locate(entry, source) -> Located         CannotRun with the entry id, path and what was found where
+  find_functions(path, source, qualname)   every match ([] for an unsupported suffix)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from execlease_hook.errors import CannotRun
+from execlease_hook.locate.source import SUFFIXES, check_text, language_for, parse, require_language
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from execlease_hook.locate.definition import Definition
+    from execlease_hook.manifest import CoveredEntry
+
+__all__ = ['SUFFIXES', 'Located', 'find_functions', 'language_for', 'locate']
+
+
+@dataclass(frozen=True)
+class Located:
+    entry_id: str
+    path: str
+    start_line: int             # 1-based, inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    text: str                   # the source slice, for diffs
+    nodes: tuple[tree_sitter.Node, ...] = field(compare=False, hash=False, repr=False)
+
+
+def locate(entry: CoveredEntry, source: bytes) -> Located:
+    what = f'coverage entry {entry.id!r}'
+    language = require_language(entry.path, what)
+    check_text(entry.path, source, what)
+    if entry.function is not None:
+        return _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.function, 'function'))
+    if entry.region is None:
+        raise CannotRun(f'{what} ({entry.path}): give either `function` or `region`')
+    from execlease_hook.locate.region import find_region
+
+    scope = None
+    if entry.within is not None:
+        scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
+    start, end = find_region(entry, source, scope)
+    root = parse(language, source).root_node
+    covering = root.descendant_for_byte_range(start, end) or root
+    return _at(entry.id, entry.path, source, start, end, (covering,))
+
+
+def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
+    language = language_for(path)
+    if language is None or b'\0' in source:
+        return []
+    try:
+        source.decode('utf-8')
+    except UnicodeDecodeError:
+        return []
+    from execlease_hook.locate.index import find
+
+    return [_located('', path, source, d) for d in find(language, source, qualname)]
+
+
+def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: str, key: str) -> Definition:
+    from execlease_hook.locate.index import find
+
+    found = find(language, source, qualname)
+    if len(found) == 1:
+        return found[0]
+    where = f'coverage entry {entry.id!r} ({entry.path}): `{key}` {qualname!r}'
+    if not found:
+        raise CannotRun(f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest')
+    lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
+    reason = 'is overloaded' if language == 'java' else 'is defined more than once'
+    raise CannotRun(
+        f'{where} {reason} (lines {lines}); the name must pick one definition: '
+        f'cover it with a `region` whose anchors occur once in the file',
+    )
+
+
+def _similar(language: str, source: bytes, qualname: str) -> str:
+    import difflib
+
+    from execlease_hook.locate.index import every_definition
+
+    definitions = every_definition(language, source)
+    by_name = {d.qualname: d for d in definitions}
+    close = difflib.get_close_matches(qualname, list(by_name), n=5, cutoff=0.5)
+    if not close:
+        if not by_name:
+            return ' (the file defines no functions this tool can address)'
+        return f' (the file defines {len(by_name)} addressable functions, e.g. {", ".join(sorted(by_name)[:5])})'
+    shown = ', '.join(f'{name} (line {by_name[name].nodes[0].start_point.row + 1})' for name in close)
+    return f' (did you mean: {shown})'
+
+
+def _located(entry_id: str, path: str, source: bytes, definition: Definition) -> Located:
+    nodes = definition.nodes
+    return _at(entry_id, path, source, nodes[0].start_byte, nodes[-1].end_byte, nodes)
+
+
+def _at(entry_id: str, path: str, source: bytes, start: int, end: int, nodes: tuple[tree_sitter.Node, ...]) -> Located:
+    return Located(
+        entry_id=entry_id, path=path,
+        start_line=line_of(source, start), end_line=line_of(source, max(start, end - 1)),
+        start_byte=start, end_byte=end,
+        text=source[start:end].decode('utf-8'), nodes=nodes,
+    )
+
+
+def line_of(source: bytes, offset: int) -> int:
+    return source.count(b'\n', 0, offset) + 1
+
+
+def _lines(source: bytes, start: int, end: int) -> str:
+    first, last = line_of(source, start), line_of(source, max(start, end - 1))
+    return str(first) if first == last else f'{first}-{last}'

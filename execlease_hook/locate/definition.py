@@ -1,0 +1,61 @@
+"""What every language module reports: a named definition and the nodes that make it up."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+@dataclass(frozen=True)
+class Definition:
+    qualname: str
+    nodes: tuple[Node, ...]     # in source order: decorators / attributes first, then the definition
+
+
+def text(node: Node | None) -> str:
+    if node is None or node.text is None:
+        return ''
+    return node.text.decode('utf-8')
+
+
+def ancestors(node: Node) -> Iterator[Node]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def names_this(parent: Node, field: str, name: Node) -> bool:
+    """True when `name` is `parent`'s child in `field`."""
+    child = parent.child_by_field_name(field)
+    return child is not None and child.start_byte == name.start_byte and child.end_byte == name.end_byte
+
+
+def leading(node: Node, kinds: frozenset[str]) -> tuple[Node, ...]:
+    """`node` with the decorators/attributes written directly before it (comments in between skipped)."""
+    found = [node]
+    sibling = node.prev_named_sibling
+    while sibling is not None and (sibling.type in kinds or 'comment' in sibling.type):
+        if sibling.type in kinds:
+            found.append(sibling)
+        sibling = sibling.prev_named_sibling
+    return tuple(reversed(found))
+
+
+def base_type(node: Node | None) -> str:
+    """`Stack` for `Stack`, `*Stack[T]`, `&mut Stack<T>`, `fmt::Stack`."""
+    while node is not None:
+        if node.type in ('type_identifier', 'identifier', 'primitive_type'):
+            return text(node)
+        if node.type == 'scoped_type_identifier':
+            node = node.child_by_field_name('name')
+        elif node.child_by_field_name('type') is not None:
+            node = node.child_by_field_name('type')
+        elif node.type in ('pointer_type', 'reference_type', 'parenthesized_type') and node.named_children:
+            node = node.named_children[-1]
+        else:
+            return text(node)
+    return ''

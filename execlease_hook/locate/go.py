@@ -1,0 +1,25 @@
+"""Go: functions `F`; methods `Type.Method` (value, pointer and generic receivers)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlease_hook.locate.definition import Definition, base_type, names_this, text
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+NAME_TYPES = frozenset({'identifier', 'field_identifier'})
+
+
+def named_definition(name: Node) -> Definition | None:
+    function = name.parent
+    if function is None or not names_this(function, 'name', name):
+        return None
+    if function.type == 'function_declaration':
+        return Definition(text(name), (function,))
+    if function.type == 'method_declaration':
+        receiver = function.child_by_field_name('receiver')
+        parameter = receiver.named_children[0] if receiver is not None and receiver.named_children else None
+        owner = base_type(parameter.child_by_field_name('type')) if parameter is not None else ''
+        return Definition(f'{owner}.{text(name)}', (function,))
+    return None
