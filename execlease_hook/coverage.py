@@ -7,6 +7,7 @@ Exit mapping: any 'missing'/'ambiguous' -> 2, else any 'changed'/'never synced' 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,13 +105,12 @@ class EntryStatus:
         return self.entry.path
 
 
-# locate raises CannotRun for every failure; these words in its message mean "more than one".
-_AMBIGUOUS_WORDS = ('ambiguous', 'twice', 'more than once', 'duplicate', 'overload', 'times')
+# locate raises CannotRun for every failure; these phrases of its messages mean "more than one".
+_AMBIGUOUS = re.compile(r'is defined more than once|is overloaded|occurs \d+ times')
 
 
 def _failure_status(message: str) -> str:
-    lowered = message.lower()
-    return 'ambiguous' if any(w in lowered for w in _AMBIGUOUS_WORDS) else 'missing'
+    return 'ambiguous' if _AMBIGUOUS.search(message) else 'missing'
 
 
 def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
