@@ -135,10 +135,11 @@ def check(m: Manifest, p: Plan, staged: list[git.StagedChange]) -> Findings:
     statuses = coverage.compare(m, source, p.entries)
     bad = [s for s in statuses if s.status != 'unchanged']
     if bad:
-        diffs = _diffs(m, [s for s in bad if s.status in ('changed', 'never synced')])
+        diffs = _diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], source)
         for s in bad:
             if s.status in ('missing', 'ambiguous'):
-                found.add(_missing_block(m, s, staged, source), 2)
+                text, moved_and_changed = _missing_block(m, s, staged, source)
+                found.add(text, 2, steps=moved_and_changed)
             else:
                 found.add(_changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
 
@@ -175,7 +176,25 @@ def _changed_block(s: EntryStatus, diff: str) -> str:
     return head + ('\n' + diff if diff else '')
 
 
-def _diffs(m: Manifest, statuses: list[EntryStatus]) -> dict[str, str]:
+def _indent(content: bytes, start_byte: int) -> str:
+    """What precedes the entry on its first line (a method's indentation), for a readable diff."""
+    line_start = content.rfind(b'\n', 0, start_byte) + 1
+    return content[line_start:start_byte].decode('utf-8', errors='replace')
+
+
+def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
+    """difflib numbers lines from 1 within the entry; show the file's line numbers instead."""
+    import re
+
+    def shift(match: re.Match[str]) -> str:
+        a, b, c, d = match.group(1), match.group(2) or '', match.group(3), match.group(4) or ''
+        return f'@@ -{int(a) + old_first - 1}{b} +{int(c) + new_first - 1}{d} @@'
+
+    hunk = re.compile(r'^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@')
+    return [hunk.sub(shift, line) if line.startswith('@@') else line for line in lines]
+
+
+def _diffs(m: Manifest, statuses: list[EntryStatus], staged_source: IndexSource) -> dict[str, str]:
     """Per entry id: a short unified diff from the sync commit to the index, or why there is none."""
     if not statuses:
         return {}
@@ -209,11 +228,12 @@ def _diffs(m: Manifest, statuses: list[EntryStatus]) -> dict[str, str]:
         except CannotRun as err:
             out[e.id] = f'  (no diff: the entry cannot be located at the sync commit: {err})'
             continue
-        lines = list(difflib.unified_diff(
-            before.text.splitlines(), located.text.splitlines(),
-            f'{e.path}:{before.start_line} @ {sync[:12]} (sync)',
-            f'{e.path}:{located.start_line} (staged)', n=2, lineterm='',
-        ))
+        now = staged_source.read(e.path) or b''
+        lines = _shift_hunks(list(difflib.unified_diff(
+            (_indent(content, before.start_byte) + before.text).splitlines(),
+            (_indent(now, located.start_byte) + located.text).splitlines(),
+            f'{e.path} @ {sync[:12]} (sync)', f'{e.path} (staged)', n=2, lineterm='',
+        )), before.start_line, located.start_line)
         if not lines:
             lines = ['(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)']
         if len(lines) > DIFF_LINES:
@@ -243,7 +263,8 @@ def _manifest_line(m: Manifest, entry: CoveredEntry) -> int | None:
 
 def _missing_block(
         m: Manifest, s: EntryStatus, staged: list[git.StagedChange], source: IndexSource,
-) -> str:
+) -> tuple[str, bool]:
+    """The block for an entry that cannot be located; True when it also moved and changed."""
     e = s.entry
     lines = [f'{e.id}: {e.path}  (model action {e.action}): cannot locate the covered code']
     change = next((c for c in staged if e.path in (c.path, c.old_path)), None)
@@ -269,7 +290,7 @@ def _missing_block(
             f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
             '`execlease coverage` shows where each entry is',
         )
-    return '\n'.join(lines)
+    return '\n'.join(lines), any(not same for _, _, same in moved)
 
 
 def _find_moved(

@@ -49,7 +49,8 @@ def test_covered_body_change_blocks_with_diff_and_steps(covered_repo, capsys):
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
     assert '-    return cur.rowcount == 1' in out
     assert '+    return cur.rowcount >= 1' in out
-    assert '(staged)' in out and '(sync)' in out
+    assert '--- app/lease.py @ ' in out and '+++ app/lease.py (staged)' in out
+    assert '@@ -9,3 +9,3 @@' in out  # the file's line numbers
     for step in STEPS:
         assert out.count(step) == 1
     assert f'{NOTES}' in out
