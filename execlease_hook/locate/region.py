@@ -46,12 +46,12 @@ def _once(anchor: str, key: str, source: bytes, low: int, high: int, prefix: str
             f'{prefix}: `{key}` {_show(anchor)} not found {where}; '
             f'update the anchor to text that is in the code',
         )
-    lines = ', '.join(str(_line(source, at)) for at in found)
+    lines = ', '.join(str(line) for line in sorted({_line(source, at) for at in found}))
     hint = 'make the anchor longer' if ' within ' in where else (
         'make the anchor longer or narrow the search with `within`'
     )
     raise CannotRun(
-        f'{prefix}: `{key}` {_show(anchor)} occurs {len(found)} times {where} (lines {lines}); '
+        f'{prefix}: `{key}` {_show(anchor)} occurs {len(found)} times {where}, on lines {lines}; '
         f'it must occur exactly once: {hint}',
     )
 
