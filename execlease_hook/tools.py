@@ -212,6 +212,8 @@ def _fetch_once(url: str, target: Path) -> None:
                 sys.stderr.write('\n')
             if total is not None and done != total:
                 raise DownloadFailed(f'truncated download from {url}: {done} of {total} bytes')
+    except requests.exceptions.ChunkedEncodingError as e:
+        raise DownloadFailed(f'truncated download from {url}: {e}') from e
     except requests.RequestException as e:
         raise DownloadFailed(f'download of {url} failed: {e}') from e
 
