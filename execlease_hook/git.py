@@ -8,17 +8,36 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.errors import CannotRun
 
 
-@dataclass(frozen=True)
 class StagedChange:
-    status: str                 # one letter: A added, M modified, D deleted, R renamed, C copied, T type, U unmerged
-    path: str                   # the path in the index (for D: the deleted path)
-    old_path: str | None = None  # R and C: where it came from
+    """One line of `git diff --cached --name-status`.
+
+    A plain class, not a dataclass: importing dataclasses (and inspect with it) costs more than
+    the guard's whole budget when nothing covered is staged (issue 3 §7).
+    """
+
+    __slots__ = ('status', 'path', 'old_path')
+
+    def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
+        self.status = status        # one letter: A added, M modified, D deleted, R renamed, C copied, T, U
+        self.path = path            # the path in the index (for D: the deleted path)
+        self.old_path = old_path    # R and C: where it came from
+
+    def _key(self) -> tuple[str, str, str | None]:
+        return (self.status, self.path, self.old_path)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StagedChange) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f'StagedChange({self.status!r}, {self.path!r}, {self.old_path!r})'
 
 
 def _run(root: Path | None, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import LEASE_PY, MANIFEST, MODEL_DIR, NOTES, manifest_json
 from execlease_hook import cli
-from execlease_hook import guard
+from execlease_hook import guard_check
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
 STEPS = ('1. Find the entry', '2. If the protocol changed', '3. Run `execlease verify`',
@@ -226,10 +226,15 @@ def test_sync_commit_absent_from_clone(covered_repo, capsys):
     ('setup', 'message'),
     (
         pytest.param(lambda r: r.git('rm', '-q', '-r', 'verification'), 'no model found', id='no-model'),
-        pytest.param(lambda r: r.write(MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json'),
-        pytest.param(lambda r: r.write(MANIFEST, manifest_json([{'id': 'x', 'path': '/etc/passwd',
-                                                                  'function': 'f', 'action': 'A'}])),
+        pytest.param(lambda r: stage(r, MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json'),
+        pytest.param(lambda r: r.write(MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json-unstaged'),
+        pytest.param(lambda r: stage(r, MANIFEST, manifest_json([{'id': 'x', 'path': '/etc/passwd',
+                                                                   'function': 'f', 'action': 'A'}])),
                      'is absolute', id='absolute-path'),
+        pytest.param(lambda r: (r.write(MANIFEST, manifest_json([{'id': 'x', 'path': 'app/lease.py',
+                                                                   'function': 'f', 'action': 'A'}] * 2)),
+                                stage(r, 'app/lease.py', BODY_EDIT)),
+                     "duplicate id 'x'", id='duplicate-id-covered-file-staged'),
     ),
 )
 def test_cannot_run_exits_2(covered_repo, capsys, setup, message):
@@ -261,5 +266,5 @@ def test_plan(covered_repo, touched, check_all, expected):
     from execlease_hook import manifest
 
     m = manifest.load(covered_repo.path / MANIFEST, covered_repo.path)
-    p = guard.plan(m, touched, check_all)
+    p = guard_check.plan(m, touched, check_all)
     assert (len(p.entries), p.model, p.notes, p.full_map) == expected

@@ -1,0 +1,335 @@
+"""The guard's checks, once it knows that something a model governs is staged (issue 3 §5).
+
+Imported only then (see guard.py): this module and what it pulls in (manifest, coverage,
+tree-sitter) are the cost of a commit that touches covered code.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook import git
+from execlease_hook import manifest as manifest_mod
+from execlease_hook.manifest import CoveredEntry, Manifest
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage import EntryStatus, IndexSource
+
+STEPS = (
+    'What to do (the seed, "When your change touches covered code"):',
+    "  1. Find the entry's model action in the code-to-action map of {notes} and re-read both.",
+    '  2. If the protocol changed, change the action so it matches the code: one action per real',
+    "     transaction, the guard equal to the code's WHERE clause and checks, the cited file:line current.",
+    '  3. Run `execlease verify`.',
+    '  4. Only once the model describes the new code, run `execlease verify --update-coverage`',
+    '     (records the new hashes and moves the sync commit); then commit again.',
+)
+DIFF_LINES = 40
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one model needs checked for this commit."""
+
+    entries: tuple[CoveredEntry, ...]
+    model: bool                 # spec or a cfg is staged: compare the model hash
+    notes: bool                 # check the NOTES.md table rows of these entries
+    full_map: bool              # check the whole table (every entry): --all, manifest or NOTES.md staged
+
+
+@dataclass
+class Findings:
+    """Blocking problems found for one model, as text blocks; the exit code they imply."""
+
+    blocks: list[str] = field(default_factory=list)
+    code: int = 0
+    needs_steps: bool = False
+
+    def add(self, text: str, code: int, steps: bool = False) -> None:
+        self.blocks.append(text)
+        self.code = max(self.code, code)
+        self.needs_steps = self.needs_steps or steps
+
+
+def _rel(root: Path, path: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def plan(m: Manifest, touched: set[str], check_all: bool) -> Plan:
+    folder = _rel(m.root, m.folder)
+    prefix = '' if folder == '.' else f'{folder}/'
+    everything = check_all or _rel(m.root, m.path) in touched
+    entries = m.coverage.entries if everything else tuple(
+        e for e in m.coverage.entries if e.path in touched
+    )
+    model = everything or any(prefix + name in touched for name in m.model_files)
+    full_map = everything or f'{prefix}NOTES.md' in touched
+    return Plan(entries, model, full_map or bool(entries), full_map)
+
+
+def render(m: Manifest, found: Findings) -> str:
+    notes = _rel(m.root, m.folder / 'NOTES.md')
+    lines = [f'execlease guard: {_rel(m.root, m.path)}: the commit is blocked', '']
+    for block in found.blocks:
+        lines.extend((block, ''))
+    if found.needs_steps:
+        lines.extend(step.format(notes=notes) for step in STEPS)
+    return '\n'.join(lines).rstrip('\n')
+
+
+def check(m: Manifest, p: Plan, staged: list[git.StagedChange]) -> Findings:
+    from execlease_hook import coverage
+
+    root = m.root
+    folder = _rel(root, m.folder)
+    notes_path = _rel(root, m.folder / 'NOTES.md')
+    model_paths = coverage.model_paths(m)
+    source = coverage.IndexSource(root, (
+        *(e.path for e in p.entries), *(model_paths if p.model else ()),
+        *((notes_path,) if p.notes else ()),
+    ))
+    found = Findings()
+    statuses = coverage.compare(m, source, p.entries)
+    bad = [s for s in statuses if s.status != 'unchanged']
+    if bad:
+        diffs = _diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], source)
+        for s in bad:
+            if s.status in ('missing', 'ambiguous'):
+                text, moved_and_changed = _missing_block(m, s, staged, source)
+                found.add(text, 2, steps=moved_and_changed)
+            else:
+                found.add(_changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
+
+    if p.model:
+        current = coverage.model_hash(m, source)
+        if current != m.coverage.model_hash:
+            recorded = m.coverage.model_hash or 'none recorded'
+            found.add(
+                f'model {folder}: the spec or a config changed without a verified sync\n'
+                f'  modelHash recorded {recorded}\n  staged            {current}\n'
+                '  the model changed without a verified sync: run `execlease verify`, '
+                'then `execlease verify --update-coverage`',
+                1,
+            )
+
+    if p.notes:
+        stale = _stale_map(m, p, statuses, source, notes_path)
+        if stale:
+            found.add(
+                f'{notes_path}: the code-to-action table is stale against the staged code\n'
+                + '\n'.join(f'  {line}' for line in stale)
+                + '\n  run `execlease coverage --write-map`, then `git add '
+                + notes_path + '`',
+                1,
+            )
+    return found
+
+
+def _changed_block(s: EntryStatus, diff: str) -> str:
+    e = s.entry
+    what = 'covered code changed' if s.status == 'changed' else \
+        'covered code never synced (no hash recorded yet)'
+    head = f'{e.id}: {s.where}  (model action {e.action}): {what}'
+    return head + ('\n' + diff if diff else '')
+
+
+def _indent(content: bytes, start_byte: int) -> str:
+    """What precedes the entry on its first line (a method's indentation), for a readable diff."""
+    line_start = content.rfind(b'\n', 0, start_byte) + 1
+    return content[line_start:start_byte].decode('utf-8', errors='replace')
+
+
+def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
+    """difflib numbers lines from 1 within the entry; show the file's line numbers instead."""
+    import re
+
+    def shift(match: re.Match[str]) -> str:
+        a, b, c, d = match.group(1), match.group(2) or '', match.group(3), match.group(4) or ''
+        return f'@@ -{int(a) + old_first - 1}{b} +{int(c) + new_first - 1}{d} @@'
+
+    hunk = re.compile(r'^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@')
+    return [hunk.sub(shift, line) if line.startswith('@@') else line for line in lines]
+
+
+def _diffs(m: Manifest, statuses: list[EntryStatus], staged_source: IndexSource) -> dict[str, str]:
+    """Per entry id: a short unified diff from the sync commit to the index, or why there is none."""
+    if not statuses:
+        return {}
+    import difflib
+
+    from execlease_hook import coverage
+    from execlease_hook.errors import CannotRun
+    from execlease_hook.locate import locate
+
+    sync = m.coverage.sync_commit
+    if sync is None:
+        return {s.entry.id: '  (no diff: the manifest has no coverage.syncCommit yet)' for s in statuses}
+    old = coverage.CommitSource(m.root, sync, (s.entry.path for s in statuses))
+    out: dict[str, str] = {}
+    present: bool | None = None
+    for s in statuses:
+        e, located = s.entry, s.located
+        assert located is not None
+        content = old.read(e.path)
+        if content is None:
+            if present is None:
+                present = git.has_commit(m.root, sync)
+            out[e.id] = (
+                f'  (no diff: {e.path} did not exist at the sync commit {sync[:12]})' if present
+                else f'  (no diff: the sync commit {sync[:12]} is not in this clone, a shallow '
+                     'clone? `git fetch --unshallow` shows it)'
+            )
+            continue
+        try:
+            before = locate(e, content)
+        except CannotRun as err:
+            out[e.id] = f'  (no diff: the entry cannot be located at the sync commit: {err})'
+            continue
+        now = staged_source.read(e.path) or b''
+        lines = _shift_hunks(list(difflib.unified_diff(
+            (_indent(content, before.start_byte) + before.text).splitlines(),
+            (_indent(now, located.start_byte) + located.text).splitlines(),
+            f'{e.path} @ {sync[:12]} (sync)', f'{e.path} (staged)', n=2, lineterm='',
+        )), before.start_line, located.start_line)
+        if not lines:
+            lines = ['(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)']
+        if len(lines) > DIFF_LINES:
+            lines = lines[:DIFF_LINES] + [f'... {len(lines) - DIFF_LINES} more diff lines']
+        out[e.id] = '\n'.join(f'  {line}' for line in lines)
+    return out
+
+
+def _manifest_line(m: Manifest, entry: CoveredEntry) -> int | None:
+    """The line of the entry's "path" in manifest.json (the stable dump: one key per line)."""
+    import json
+
+    try:
+        lines = m.path.read_text(encoding='utf-8').splitlines()
+    except OSError:
+        return None
+    id_key = f'"id": {json.dumps(entry.id, ensure_ascii=False)}'
+    path_key = f'"path": {json.dumps(entry.path, ensure_ascii=False)}'
+    seen_id = False
+    for number, line in enumerate(lines, 1):
+        if id_key in line:
+            seen_id = True
+        if seen_id and path_key in line:
+            return number
+    return None
+
+
+def _missing_block(
+        m: Manifest, s: EntryStatus, staged: list[git.StagedChange], source: IndexSource,
+) -> tuple[str, bool]:
+    """The block for an entry that cannot be located; True when it also moved and changed."""
+    e = s.entry
+    lines = [f'{e.id}: {e.path}  (model action {e.action}): cannot locate the covered code']
+    change = next((c for c in staged if e.path in (c.path, c.old_path)), None)
+    if change is not None and change.status == 'D':
+        lines.append(f'  {e.path} is deleted in this commit')
+    elif change is not None and change.old_path == e.path:
+        lines.append(f'  {e.path} is renamed to {change.path} in this commit')
+    else:
+        lines.append(f'  {s.problem}')
+    moved = _find_moved(e, staged, source, change)
+    where = _rel(m.root, m.path)
+    line = _manifest_line(m, e)
+    at = f'{where}:{line}' if line else where
+    for path, start, same in moved:
+        if same:
+            lines.append(f'  it moved unchanged to {path}:{start} (same fingerprint)')
+            lines.append(f'  {at}: change "path" to "{path}", then `execlease coverage --write-map`')
+        else:
+            lines.append(f'  found at {path}:{start}, but changed: covered code changed')
+            lines.append(f'  {at}: change "path" to "{path}", then follow the steps below')
+    if not moved:
+        lines.append(
+            f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
+            '`execlease coverage` shows where each entry is',
+        )
+    return '\n'.join(lines), any(not same for _, _, same in moved)
+
+
+def _find_moved(
+        e: CoveredEntry, staged: list[git.StagedChange], source: IndexSource,
+        change: git.StagedChange | None,
+) -> list[tuple[str, int, bool]]:
+    """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
+    from dataclasses import replace
+
+    from execlease_hook.errors import CannotRun
+    from execlease_hook.fingerprint import fingerprint
+    from execlease_hook.locate import find_functions, language_for, locate
+
+    candidates = [c.path for c in staged if c.status != 'D' and c.path != e.path]
+    if change is not None and change.old_path == e.path:
+        candidates.insert(0, change.path)  # the rename target first
+    candidates = [p for p in dict.fromkeys(candidates) if language_for(p) is not None]
+    source.prefetch(candidates)
+    found: list[tuple[str, int, bool]] = []
+    for path in candidates:
+        content = source.read(path)
+        if content is None:
+            continue
+        try:
+            if e.function is not None:
+                hits = find_functions(path, content, e.function)
+            else:
+                hits = [locate(replace(e, path=path), content)]
+        except CannotRun:
+            continue
+        found.extend((path, h.start_line, fingerprint(h) == e.hash) for h in hits)
+    return found
+
+
+def _stale_map(
+        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource, notes_path: str,
+) -> list[str]:
+    """Lines saying which table rows disagree with the staged code; [] when fresh or no table."""
+    from execlease_hook import coverage, notes_map
+
+    text = source.read(notes_path)
+    if text is None:
+        return []
+    notes_text = text.decode('utf-8', errors='replace')
+    if not notes_map.has_markers(notes_text):
+        return []  # the model does not keep a generated table
+    table = notes_map.current_table(notes_text, notes_path)
+    folder = _rel(m.root, m.folder)
+    if p.full_map:
+        known = {s.entry.id for s in statuses}
+        rest = [e for e in m.coverage.entries if e.id not in known]
+        statuses = statuses + coverage.compare(m, source, rest)
+    located = {s.entry.id: s for s in statuses if s.located is not None}
+    rows = notes_map.table_rows(table)
+    stale: list[str] = []
+    expected_rows = []
+    for s in statuses:
+        if s.located is None:
+            continue
+        row = notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line)
+        expected_rows.append(row)
+        want = notes_map.render_row(row, folder)
+        have = rows.get(s.entry.id)
+        if have is None:
+            stale.append(f'`{s.entry.id}`: no row; expected {want}')
+        elif have != want:
+            stale.append(f'`{s.entry.id}`: the table says {have}\n    the staged code says {want}')
+    if p.full_map and len(located) == len(m.coverage.entries):
+        extra = sorted(set(rows) - set(located))
+        stale.extend(f'`{i}`: a row for an entry the manifest does not have' for i in extra)
+        if not stale and table != notes_map.render(expected_rows, folder):
+            stale.append('the table differs from the generated one (order or header)')
+    return stale
+
+
+def load_staged(m_path: Path, root: Path, staged_manifest: bool) -> Manifest:
+    if staged_manifest:
+        # The manifest is part of this commit: judge the staged version, not the working tree.
+        spec = f':{_rel(root, m_path)}'
+        blob = git.read_blobs(root, [spec])[spec]
+        if blob is not None:
+            return manifest_mod.parse(blob.decode('utf-8', errors='replace'), m_path, root)
+    return manifest_mod.load(m_path, root)
