@@ -27,7 +27,7 @@ ASSUME Policies \subseteq Policy /\ Policies # {}
 ASSUME MaxGen \in Nat /\ AllowFlip \in BOOLEAN /\ None \notin Runs
 
 VARIABLES
-    turnStatus,  \* agent_turns.status: "open" | "needs_attention"
+    turnStatus,  \* agent_turns.status: "open" | "needs_attention" | "done"
     owner,       \* agent_turns.lease_owner (None = NULL)
     gen,         \* agent_turns.lease_generation
     live,        \* lease_expires_at > now (abstract time)
@@ -102,7 +102,8 @@ Renew(r) ==
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
 \*          WHERE id AND lease_owner = :run AND lease_generation = :gen
 Release(r) ==
-    /\ pc[r] \notin {"idle"}
+    /\ pc[r] \in {"holding", "effected", "finished"}    \* worker: release once run_turn returned
+    /\ pc[r] = "effected" => ~live                  \* worker: after an effect, only once complete_step failed
     /\ owner = r /\ gen = runGen[r]                \* release: lease_owner = :run AND lease_generation = :gen
     /\ owner' = None
     /\ live' = FALSE
@@ -138,22 +139,25 @@ BeginInsert(r) ==
 \* completed: return its result, the effect is not run
 BeginReplayCompleted(r) ==
     /\ step.status = "completed"
-    /\ UNCHANGED <<step, turnStatus, decided>>
-    /\ pc' = [pc EXCEPT ![r] = "finished"]         \* replayed: effect not run
+    /\ pc' = [pc EXCEPT ![r] = "finished"]         \* completed: replayed, effect not run
+    /\ decided' = decided
+    /\ UNCHANGED <<step, turnStatus>>
     /\ lastTx' = Seen("step-read", r)
 
 \* unknown: the effect is not run, the turn needs a person
 BeginUnknown(r) ==
     /\ step.status = "unknown"
-    /\ UNCHANGED <<step, turnStatus, decided>>
-    /\ pc' = [pc EXCEPT ![r] = "finished"]         \* unknown stays unknown: effect not run
+    /\ pc' = [pc EXCEPT ![r] = "finished"]         \* unknown: needs a person, effect not run
+    /\ decided' = decided
+    /\ UNCHANGED <<step, turnStatus>>
     /\ lastTx' = Seen("step-read", r)
 
 \* started, effective policy never: UPDATE status 'unknown', turn 'needs_attention'
 BeginStartedNever(r) ==
     /\ step.status = "started"
     /\ MostRestrictive(step.policy, policyNow) = "never"    \* started + never -> unknown
-    /\ step' = [step EXCEPT !.status = "unknown", !.gen = runGen[r], !.by = r]
+    /\ step' = [step EXCEPT !.status = "unknown", !.policy = "never",
+                            !.gen = runGen[r], !.by = r]
     /\ turnStatus' = "needs_attention"
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ decided' = decided
@@ -205,6 +209,19 @@ CompleteStep(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
                    runGen, decided, effects>>
 
+\* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
+\*   status = 'open' AND NOT EXISTS (a step row of the turn with status != 'completed')
+FinishTurn(r) ==
+    /\ pc[r] = "finished"
+    /\ owner = r /\ gen = runGen[r]                \* finish_turn fence: lease_owner = :run AND lease_generation = :gen
+    /\ live                                        \* finish_turn fence: lease_expires_at > now
+    /\ turnStatus = "open"                         \* finish_turn: status = 'open'
+    /\ step.status \in {"none", "completed"}       \* finish_turn: NOT EXISTS a step with status != 'completed'
+    /\ turnStatus' = "done"
+    /\ lastTx' = Seen("finish", r)
+    /\ UNCHANGED <<owner, gen, live, ended, step, policyNow,
+                   pc, runGen, decided, effects>>
+
 (***************************************************************************)
 (* The environment                                                          *)
 (***************************************************************************)
@@ -235,6 +252,7 @@ Next ==
           \/ BeginStep(r)
           \/ Effect(r)
           \/ CompleteStep(r)
+          \/ FinishTurn(r)
           \/ Crash(r)
     \/ Expire
     \/ Flip
@@ -248,11 +266,11 @@ Spec == Init /\ [][Next]_vars
 PcValues == {"idle", "holding", "decided", "effected", "finished"}
 
 TypeOK ==
-    /\ turnStatus \in {"open", "needs_attention"}
+    /\ turnStatus \in {"open", "needs_attention", "done"}
     /\ owner \in Runs \cup {None}
     /\ gen \in 0..MaxGen
     /\ live \in BOOLEAN
-    /\ ended \subseteq 1..MaxGen
+    /\ ended \subseteq 0..MaxGen
     /\ step.status \in {"none", "started", "completed", "unknown"}
     /\ policyNow \in Policy
     /\ pc \in [Runs -> PcValues]
@@ -288,6 +306,14 @@ ClaimRespectsLiveOwner ==
 \* worker keeps going on a successful renew.
 RenewConfirmsHolder ==
     lastTx.kind = "renew" => WasHolder(lastTx)
+
+\* The turn's status is closed (needs_attention, done) only by the owner of
+\* the current live generation.
+TurnClosedOnlyByLiveHolder ==
+    lastTx.kind \in {"step-unknown", "finish"} => (WasHolder(lastTx) /\ lastTx.wasLive)
+
+\* A turn is done only once its step is completed.
+DoneMeansCompleted == turnStatus = "done" => step.status = "completed"
 
 \* A release ends only the releasing run's own generation.
 ReleaseOnlyByHolder ==
