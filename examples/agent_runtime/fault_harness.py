@@ -1,0 +1,384 @@
+"""Fault injection against the real worker processes (issue 5, Part 1).
+
+Several workers race over many turns with short leases. On a random schedule drawn from
+a seed, the harness SIGKILLs workers (and respawns them under new run ids), SIGSTOPs a
+lease holder long enough for its lease to be taken over and SIGCONTs it (the deposed
+worker keeps running), and flips a tool's replay policy between `never` and `always`.
+When every turn is done or needs a person, it checks, for every turn:
+
+- P8: if any effect line of a step was decided under `never`, that step has exactly one
+  effect line (across every run and generation, deposed workers included);
+- P1: the audit shows no write to agent_execution_steps by a run that was not the live
+  owner of the current generation at that moment (the trigger's was_live_owner);
+- and, as a sanity check, every completed step has an effect line of the generation
+  that completed it.
+
+The seed replays the same fault decisions; the interleaving with the workers depends on
+the OS scheduler, so a replay is likely, not certain, to hit the same race.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from typing import NamedTuple
+
+from examples.agent_runtime import schema
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FIXED_POLICIES = {'send_email': 'never', 'search': 'always'}
+FLIPPING_TOOL = 'post_comment'
+TOOLS = (*FIXED_POLICIES, FLIPPING_TOOL)
+
+# Broken variants, for showing that the checks can fail. Applied by monkeypatching inside
+# the worker process; the worker itself knows nothing about them.
+MUTATION_ENV = 'AGENT_RUNTIME_MUTATION'
+MUTANT_WORKER = f'''
+import os, sys
+from examples.agent_runtime import schema, steps, worker
+mutation = os.environ['{MUTATION_ENV}']
+if mutation == 'rerun-started-never':
+    # begin_step without the never rule: a started row is always run again.
+    steps.most_restrictive = lambda recorded, now: 'always'
+elif mutation == 'policy-now-only':
+    # begin_step without the most-restrictive rule: only the policy in force now counts.
+    steps.most_restrictive = lambda recorded, now: now
+elif mutation == 'unfenced-complete':
+    # complete_step without its fence and without its generation check.
+    def complete_step(conn, lease, step_key, result):
+        with schema.immediate(conn):
+            return conn.execute(
+                "UPDATE agent_execution_steps SET status = 'completed', result = ?, written_by = ?"
+                " WHERE turn_id = ? AND step_key = ? AND status = 'started'",
+                (result, lease.run_id, lease.turn_id, step_key),
+            ).rowcount == 1
+    worker.complete_step = complete_step
+else:
+    raise SystemExit('unknown mutation ' + mutation)
+raise SystemExit(worker.main(sys.argv[1:]))
+'''
+
+
+@dataclass(frozen=True)
+class FaultSettings:
+    seed: int
+    turns: int = 40
+    workers: int = 4
+    steps_per_turn: int = 3
+    ttl: float = 0.4
+    effect_delay: float = 0.04
+    # seconds between two faults, drawn uniformly
+    fault_gap: tuple[float, float] = (0.05, 0.25)
+    # Half the SIGSTOPs are short, ttl * uniform(0.5, 2): the lease may expire with
+    # nobody claiming it before the worker resumes. The others last ttl * 3 + uniform(0,
+    # long_stop_extra) seconds: long enough for another worker to take the turn over.
+    long_stop_extra: float = 1.0
+    deadline_s: float = 60.0
+    mutation: str | None = None
+
+
+class EffectLine(NamedTuple):
+    turn: str
+    step: str
+    run: str
+    generation: int
+    policy: str
+
+
+@dataclass
+class FaultReport:
+    seed: int
+    turns: int = 0
+    done: int = 0
+    needs_attention: int = 0
+    open_left: int = 0
+    workers_spawned: int = 0
+    kills: int = 0
+    stops: int = 0
+    stale_resumptions: int = 0
+    policy_flips: int = 0
+    takeovers: int = 0
+    effects: int = 0
+    reruns: int = 0
+    wall_s: float = 0.0
+    p8: list[str] = field(default_factory=list)
+    p1: list[str] = field(default_factory=list)
+    completed_without_effect: list[str] = field(default_factory=list)
+    worker_errors: list[str] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[str]:
+        return [*self.p8, *self.p1, *self.completed_without_effect]
+
+    def summary(self) -> str:
+        return (
+            f'seed={self.seed} turns={self.turns} done={self.done} '
+            f'needs_attention={self.needs_attention} open_left={self.open_left} '
+            f'workers_spawned={self.workers_spawned} kills={self.kills} stops={self.stops} '
+            f'stale_resumptions={self.stale_resumptions} takeovers={self.takeovers} '
+            f'policy_flips={self.policy_flips} effects={self.effects} reruns={self.reruns} '
+            f'P8_violations={len(self.p8)} P1_violations={len(self.p1)} '
+            f'completed_without_effect={len(self.completed_without_effect)} '
+            f'worker_errors={len(self.worker_errors)} wall_s={self.wall_s:.1f}'
+        )
+
+
+# ---- checks -------------------------------------------------------------------------
+
+def read_effect_log(path: Path) -> list[EffectLine]:
+    if not path.exists():
+        return []
+    lines = []
+    for number, text in enumerate(path.read_text().splitlines(), 1):
+        try:
+            record = json.loads(text)
+            lines.append(EffectLine(
+                record['turn'], record['step'], record['run'],
+                int(record['generation']), record['policy'],
+            ))
+        except (ValueError, KeyError) as e:
+            raise ValueError(f'{path}:{number}: not an effect line ({e}): {text!r}') from e
+    return lines
+
+
+def p8_violations(effects: list[EffectLine]) -> list[str]:
+    """P8: a step with an effect decided under `never` has exactly one effect line."""
+    by_step: dict[tuple[str, str], list[EffectLine]] = {}
+    for line in effects:
+        by_step.setdefault((line.turn, line.step), []).append(line)
+    return [
+        f'P8: turn {turn} step {step} has {len(lines)} effects, one decided under never: '
+        + ', '.join(f'{x.run}/gen {x.generation}/{x.policy}' for x in lines)
+        for (turn, step), lines in sorted(by_step.items())
+        if len(lines) > 1 and any(x.policy == 'never' for x in lines)
+    ]
+
+
+def p1_violations(conn: sqlite3.Connection) -> list[str]:
+    """P1: every write to agent_execution_steps was by the live owner of the generation."""
+    rows = conn.execute(
+        '''
+        SELECT id, turn_id, step_key, run_id, generation, new_status
+        FROM step_write_audit WHERE was_live_owner = 0 ORDER BY id
+        '''
+    ).fetchall()
+    return [
+        f'P1: audit #{r[0]}: turn {r[1]} step {r[2]} set {r[5]} by {r[3]} generation {r[4]}, '
+        'not the live owner'
+        for r in rows
+    ]
+
+
+def completed_without_effect(conn: sqlite3.Connection, effects: list[EffectLine]) -> list[str]:
+    seen = {(x.turn, x.step, x.generation) for x in effects}
+    rows = conn.execute(
+        "SELECT turn_id, step_key, generation FROM agent_execution_steps WHERE status = 'completed'"
+    ).fetchall()
+    return [
+        f'turn {r[0]} step {r[1]} completed by generation {r[2]} without its effect'
+        for r in rows if (r[0], r[1], r[2]) not in seen
+    ]
+
+
+# ---- the run ------------------------------------------------------------------------
+
+@dataclass
+class _Worker:
+    run_id: str
+    proc: subprocess.Popen[bytes]
+    stderr_path: Path
+    # while stopped: when to SIGCONT, and the (turn, generation) leases it held
+    resume_at: float | None = None
+    held: dict[str, int] = field(default_factory=dict)
+
+
+class _Harness:
+    def __init__(self, settings: FaultSettings, workdir: Path) -> None:
+        self.settings = settings
+        self.rng = random.Random(settings.seed)
+        self.workdir = workdir
+        self.db = workdir / 'runtime.db'
+        self.plan = workdir / 'plan.json'
+        self.policy_file = workdir / 'policy.json'
+        self.effect_log = workdir / 'effects.log'
+        self.report = FaultReport(seed=settings.seed, turns=settings.turns)
+        self.workers: dict[str, _Worker] = {}
+        self.policies = {**FIXED_POLICIES, FLIPPING_TOOL: 'never'}
+
+    def setup(self) -> sqlite3.Connection:
+        turns = {
+            f't{i:04d}': [self.rng.choice(TOOLS) for _ in range(self.settings.steps_per_turn)]
+            for i in range(self.settings.turns)
+        }
+        self.plan.write_text(json.dumps({'turns': turns}))
+        self.write_policies()
+        conn = schema.connect(str(self.db))
+        schema.create(conn)
+        schema.add_turns(conn, sorted(turns))
+        return conn
+
+    def write_policies(self) -> None:
+        tmp = self.policy_file.with_suffix('.tmp')
+        tmp.write_text(json.dumps(self.policies))
+        os.replace(tmp, self.policy_file)  # atomic: a worker reads the old or the new file
+
+    def spawn(self) -> None:
+        self.report.workers_spawned += 1
+        run_id = f'run{self.report.workers_spawned:03d}'
+        args = (
+            '--db', str(self.db), '--plan', str(self.plan), '--run-id', run_id,
+            '--ttl', str(self.settings.ttl), '--effect-log', str(self.effect_log),
+            '--policy-file', str(self.policy_file),
+            '--effect-delay', str(self.settings.effect_delay),
+        )
+        env = {**os.environ, 'PYTHONPATH': str(REPO_ROOT)}
+        if self.settings.mutation is None:
+            argv: tuple[str, ...] = (sys.executable, '-m', 'examples.agent_runtime.worker', *args)
+            env.pop(MUTATION_ENV, None)
+        else:
+            argv = (sys.executable, '-c', MUTANT_WORKER, *args)
+            env[MUTATION_ENV] = self.settings.mutation
+        stderr_path = self.workdir / f'{run_id}.stderr'
+        with open(stderr_path, 'wb') as stderr:
+            proc = subprocess.Popen(
+                argv, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
+            )
+        self.workers[run_id] = _Worker(run_id, proc, stderr_path)
+
+    def leases_of(self, conn: sqlite3.Connection, run_id: str) -> dict[str, int]:
+        rows = conn.execute(
+            "SELECT id, lease_generation FROM agent_turns WHERE lease_owner = ? AND status = 'open'",
+            (run_id,),
+        ).fetchall()
+        return {row[0]: int(row[1]) for row in rows}
+
+    def resume_due(self, conn: sqlite3.Connection, now: float, force: bool = False) -> None:
+        for worker in self.workers.values():
+            if worker.resume_at is None or (now < worker.resume_at and not force):
+                continue
+            # A stale resumption: while it was stopped, another claim took a turn it held.
+            for turn_id, generation in worker.held.items():
+                row = conn.execute(
+                    'SELECT lease_generation FROM agent_turns WHERE id = ?', (turn_id,),
+                ).fetchone()
+                if int(row[0]) > generation:
+                    self.report.stale_resumptions += 1
+                    break
+            worker.proc.send_signal(signal.SIGCONT)
+            worker.resume_at = None
+            worker.held = {}
+
+    def reap(self) -> None:
+        for run_id, worker in list(self.workers.items()):
+            code = worker.proc.poll()
+            if code is None:
+                continue
+            del self.workers[run_id]
+            if code != 0 and code != -signal.SIGKILL:
+                self.report.worker_errors.append(
+                    f'{run_id} exited {code}: {worker.stderr_path.read_text()[-2000:]}'
+                )
+
+    def inject(self, conn: sqlite3.Connection, now: float) -> None:
+        running = sorted(r for r, w in self.workers.items() if w.resume_at is None)
+        roll = self.rng.random()
+        if roll < 0.3 and running:
+            worker = self.workers[self.rng.choice(running)]
+            worker.proc.send_signal(signal.SIGKILL)
+            worker.proc.wait()
+            self.report.kills += 1
+        elif roll < 0.6 and len(running) > 1:
+            holders = [r for r in running if self.leases_of(conn, r)]
+            worker = self.workers[self.rng.choice(holders or running)]
+            worker.held = self.leases_of(conn, worker.run_id)
+            worker.proc.send_signal(signal.SIGSTOP)
+            ttl = self.settings.ttl
+            if self.rng.random() < 0.5:
+                pause = ttl * self.rng.uniform(0.5, 2.0)
+            else:
+                pause = ttl * 3 + self.rng.uniform(0, self.settings.long_stop_extra)
+            worker.resume_at = now + pause
+            self.report.stops += 1
+        elif roll >= 0.6:
+            flipped = 'always' if self.policies[FLIPPING_TOOL] == 'never' else 'never'
+            self.policies[FLIPPING_TOOL] = flipped
+            self.write_policies()
+            self.report.policy_flips += 1
+
+    def open_turns(self, conn: sqlite3.Connection) -> int:
+        return int(conn.execute(
+            "SELECT count(*) FROM agent_turns WHERE status = 'open'"
+        ).fetchone()[0])
+
+    def run(self) -> FaultReport:
+        started = time.monotonic()
+        conn = self.setup()
+        try:
+            for _ in range(self.settings.workers):
+                self.spawn()
+            next_fault = started + self.rng.uniform(*self.settings.fault_gap)
+            while True:
+                now = time.monotonic()
+                if now - started > self.settings.deadline_s:
+                    raise TimeoutError(
+                        f'seed {self.settings.seed}: turns still open after '
+                        f'{self.settings.deadline_s} s'
+                    )
+                self.resume_due(conn, now)
+                self.reap()
+                if self.open_turns(conn) == 0:
+                    break
+                while len(self.workers) < self.settings.workers:
+                    self.spawn()
+                if now >= next_fault:
+                    self.inject(conn, now)
+                    next_fault = now + self.rng.uniform(*self.settings.fault_gap)
+                time.sleep(0.01)
+            # Let every worker finish on its own: a stopped one resumes and, deposed,
+            # may still do its effect. Then nothing writes any more.
+            self.resume_due(conn, time.monotonic(), force=True)
+            for worker in list(self.workers.values()):
+                worker.proc.wait(timeout=30)
+            self.reap()
+        finally:
+            for worker in self.workers.values():
+                if worker.proc.poll() is None:
+                    worker.proc.send_signal(signal.SIGKILL)
+                    worker.proc.wait()
+        self.check(conn)
+        conn.close()
+        self.report.wall_s = time.monotonic() - started
+        return self.report
+
+    def check(self, conn: sqlite3.Connection) -> None:
+        statuses = Counter(
+            row[0] for row in conn.execute('SELECT status FROM agent_turns').fetchall()
+        )
+        self.report.done = statuses['done']
+        self.report.needs_attention = statuses['needs_attention']
+        self.report.open_left = statuses['open']
+        # Every claim bumps the generation by one: claims after the first are takeovers.
+        self.report.takeovers = int(conn.execute(
+            'SELECT coalesce(sum(max(lease_generation - 1, 0)), 0) FROM agent_turns'
+        ).fetchone()[0])
+        effects = read_effect_log(self.effect_log)
+        self.report.effects = len(effects)
+        per_step = Counter((x.turn, x.step) for x in effects)
+        self.report.reruns = sum(n - 1 for n in per_step.values())
+        self.report.p8 = p8_violations(effects)
+        self.report.p1 = p1_violations(conn)
+        self.report.completed_without_effect = completed_without_effect(conn, effects)
+
+
+def run_faults(settings: FaultSettings, workdir: Path) -> FaultReport:
+    workdir.mkdir(parents=True, exist_ok=True)
+    return _Harness(settings, workdir).run()
