@@ -56,38 +56,48 @@ def _serialize(located: Located) -> list[bytes]:
             continue
         node, in_error = item
         kind = node.type
-        first, last = node.start_byte, node.end_byte
         if 'comment' in kind or kind in _DROPPED:
             continue
-        if not (first < end and last > start) and not (first == last and start <= first <= end):
+        first, last = node.start_byte, node.end_byte
+        if (first >= end or last <= start) and not (first == last and start <= first <= end):
             continue
         in_error = in_error or node.is_error
         container = first <= start and last >= end and (first < start or last > end)
         if not container:
-            out.append(_open(node))
+            out.append(_open(node, kind))
         children = node.children
         if not children:
             text = clip(first, last)
-            out.append(_field(b'"', _jsx_text(text) if kind == 'jsx_text' else text))
-            out.append(b')')
+            out.append(_field(b'"', _jsx_text(text) if kind == 'jsx_text' else text) + b')')
             continue
         verbatim = in_error or kind.endswith(_VERBATIM_ENDINGS) and kind != 'concatenated_string'
-        todo: list[_Item] = []
-        at = first
-        for child in children:
-            todo.append(_gap(clip(at, child.start_byte), verbatim))
+        todo: list[_Item] = [b')'] if not container else []
+        at = last
+        for child in reversed(children):     # stack order: last child first
+            child_end = child.end_byte
+            if child_end < at:
+                gap = _gap(clip(child_end, at), verbatim)
+                if gap:
+                    todo.append(gap)
             todo.append((child, in_error))
-            at = max(at, child.end_byte)
-        todo.append(_gap(clip(at, last), verbatim))
-        if not container:
-            todo.append(b')')
-        stack.extend(reversed([t for t in todo if t != b'']))
+            at = min(at, child.start_byte)
+        if at > first:
+            gap = _gap(clip(first, at), verbatim)
+            if gap:
+                todo.append(gap)
+        stack.extend(todo)
     return out
 
 
-def _open(node: Node) -> bytes:
+_markers: dict[tuple[str, bytes], bytes] = {}
+
+
+def _open(node: Node, kind: str) -> bytes:
     flag = b'!' if node.is_missing else b'E' if node.is_error else b'n' if node.is_named else b'a'
-    return _field(b'(' + flag, node.type.encode('utf-8'))
+    marker = _markers.get((kind, flag))
+    if marker is None:
+        marker = _markers[(kind, flag)] = _field(b'(' + flag, kind.encode('utf-8'))
+    return marker
 
 
 def _field(tag: bytes, data: bytes) -> bytes:

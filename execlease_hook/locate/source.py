@@ -42,6 +42,7 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
 
 _parsers: dict[str, tree_sitter.Parser] = {}
 _trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
+_MAX_TREES = 64     # a guard run touches a handful of files (index, sync commit, moved-to candidates)
 
 
 def language_for(path: str) -> str | None:
@@ -77,6 +78,8 @@ def parse(language: str, source: bytes) -> tree_sitter.Tree:
     key = (language, source)
     tree = _trees.get(key)
     if tree is None:
+        if len(_trees) >= _MAX_TREES:
+            del _trees[next(iter(_trees))]
         tree = _trees[key] = _parser(language).parse(source)
     return tree
 
