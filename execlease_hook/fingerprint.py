@@ -8,6 +8,7 @@ What stays out: comments (every node whose kind contains `comment`), Python's `\
 continuations, and whitespace between tokens. Whitespace inside string-like nodes (string
 contents, f-string interpolations, regexes) is kept: it is part of the value. JSX text is
 reduced the way JSX itself reduces it (lines trimmed, blank lines dropped, joined by a space).
+CRLF counts as LF everywhere (the compilers of all supported languages read it so).
 Inside a syntax error (`ERROR` node) every byte but comments is hashed verbatim, whitespace
 included, so a parse the grammar could not structure never hides an edit.
 Nothing outside the entry (its position, its file, its indentation level) takes part.
@@ -45,7 +46,9 @@ def _serialize(located: Located) -> list[bytes]:
 
     def clip(a: int, b: int) -> bytes:
         low, high = max(a, start), min(b, end)
-        return chunk[low - start:high - start] if high > low else b''
+        text = chunk[low - start:high - start] if high > low else b''
+        # Every supported language reads CRLF inside a string literal as LF.
+        return text.replace(b'\r\n', b'\n') if b'\r' in text else text
 
     out: list[bytes] = []
     stack: list[_Item] = [(node, False) for node in reversed(located.nodes)]
