@@ -50,7 +50,9 @@ def locate(entry: CoveredEntry, source: bytes) -> Located:
         scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
     start, end = find_region(entry, source, scope)
     root = parse(language, source).root_node
-    covering = root.descendant_for_byte_range(start, end) or root
+    covering = root.descendant_for_byte_range(start, end)
+    if covering is None or covering.start_byte > start or covering.end_byte < end:
+        covering = root     # the fingerprint must see every byte of the region
     return _at(entry.id, entry.path, source, start, end, (covering,))
 
 
