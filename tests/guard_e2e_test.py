@@ -116,3 +116,12 @@ def test_run_all_files(consumer, pre_commit_home):
     assert code == 1, out
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
     assert os.path.exists(consumer.path / '.git' / 'hooks' / 'pre-commit')
+
+
+@pytest.mark.timeout(900)
+def test_commit_all_uses_the_temporary_index(consumer, pre_commit_home):
+    # `git commit -a` hands the hook a temporary index (GIT_INDEX_FILE); nothing was `git add`ed.
+    consumer.write('app/lease.py', BODY_EDIT)
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-a', '-m', 'change claim')
+    assert code == 1, out
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out

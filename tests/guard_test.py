@@ -268,3 +268,25 @@ def test_plan(covered_repo, touched, check_all, expected):
     m = manifest.load(covered_repo.path / MANIFEST, covered_repo.path)
     p = guard_check.plan(m, touched, check_all)
     assert (len(p.entries), p.model, p.notes, p.full_map) == expected
+
+
+@pytest.mark.parametrize(
+    ('content', 'message'),
+    (
+        pytest.param(b'def claim_lease():\n    return "\xff\xfe"\n', 'UTF-8', id='non-utf8'),
+        pytest.param(b'\x00\x01binary\x00', 'binary', id='binary'),
+    ),
+)
+def test_unreadable_covered_file_cannot_run(covered_repo, capsys, content, message):
+    stage(covered_repo, 'app/lease.py', content)
+    code, out = run_guard(capsys)
+    assert code == 2
+    assert message in out
+    assert 'claim-lease: app/lease.py  (model action Claim): cannot locate the covered code' in out
+
+
+def test_deleted_model_config_cannot_run(covered_repo, capsys):
+    covered_repo.git('rm', '-q', f'{MODEL_DIR}/Lease.cfg')
+    code, out = run_guard(capsys)
+    assert code == 2
+    assert f'the model file {MODEL_DIR}/Lease.cfg is missing from the index (staged)' in out
