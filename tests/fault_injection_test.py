@@ -1,0 +1,131 @@
+"""Fault injection against real worker processes (issue 5, Part 1).
+
+The seed is printed; replay one with AGENT_RUNTIME_FAULT_SEED=<seed>. The seed fixes the
+fault decisions, not the OS scheduling, so a replay is likely, not certain, to repeat a race.
+"""
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from examples.agent_runtime import schema
+from examples.agent_runtime.fault_harness import EffectLine
+from examples.agent_runtime.fault_harness import FaultSettings
+from examples.agent_runtime.fault_harness import completed_without_effect
+from examples.agent_runtime.fault_harness import p1_violations
+from examples.agent_runtime.fault_harness import p8_violations
+from examples.agent_runtime.fault_harness import read_effect_log
+from examples.agent_runtime.fault_harness import run_faults
+
+TURNS = 150
+
+
+def fault_seed() -> int:
+    seed = os.environ.get('AGENT_RUNTIME_FAULT_SEED')
+    return int(seed) if seed else random.SystemRandom().randrange(1 << 31)
+
+
+@pytest.mark.timeout(90)
+def test_faults_keep_p8_and_p1(tmp_path: Path):
+    seed = fault_seed()
+    print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
+    report = run_faults(FaultSettings(seed=seed, turns=TURNS, deadline_s=60), tmp_path)
+    print(report.summary())
+    assert report.worker_errors == []
+    assert report.open_left == 0
+    assert report.violations == []
+    # The run counts only if the faults it is about actually happened.
+    assert report.kills > 0, report.summary()
+    assert report.takeovers > 0, report.summary()
+    assert report.stale_resumptions > 0, report.summary()
+    assert report.policy_flips > 0, report.summary()
+
+
+@pytest.mark.timeout(90)
+def test_faults_catch_a_begin_step_without_the_never_rule(tmp_path: Path):
+    # The same harness against a broken begin_step (a started row is always run again,
+    # monkeypatched inside the worker processes): P8 must see the double effect.
+    seed = fault_seed()
+    print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
+    report = run_faults(
+        FaultSettings(seed=seed, turns=TURNS, deadline_s=60, mutation='rerun-started-never'),
+        tmp_path,
+    )
+    print(report.summary())
+    assert report.worker_errors == []
+    assert report.p8, report.summary()
+
+
+# ---- the checks on synthetic data ---------------------------------------------------
+
+def line(step: str, run: str, generation: int, policy: str, turn: str = 't1') -> EffectLine:
+    return EffectLine(turn, step, run, generation, policy)
+
+
+@pytest.mark.parametrize(
+    ('effects', 'violations'),
+    [
+        ([], 0),
+        ([line('s', 'a', 1, 'never')], 0),
+        ([line('s', 'a', 1, 'always'), line('s', 'b', 2, 'always')], 0),
+        ([line('s', 'a', 1, 'never'), line('s', 'b', 2, 'always')], 1),
+        ([line('s', 'a', 1, 'always'), line('s', 'b', 2, 'never')], 1),
+        ([line('s', 'a', 1, 'never'), line('s', 'a', 1, 'never')], 1),
+        ([line('s', 'a', 1, 'never'), line('s', 'b', 2, 'never', turn='t2')], 0),
+        ([line('s', 'a', 1, 'never'), line('u', 'a', 1, 'never')], 0),
+        ([line('s', 'a', 1, 'never'), line('s', 'b', 2, 'never'),
+          line('u', 'a', 1, 'never'), line('u', 'b', 2, 'always')], 2),
+    ],
+    ids=[
+        'none', 'one-never', 'always-twice', 'never-then-always', 'always-then-never',
+        'never-twice-same-run', 'other-turn', 'other-step', 'two-steps',
+    ],
+)
+def test_p8_violations(effects, violations):
+    assert len(p8_violations(effects)) == violations
+
+
+def test_read_effect_log_refuses_a_torn_line(tmp_path: Path):
+    log = tmp_path / 'effects.log'
+    log.write_text(
+        '{"turn": "t1", "step": "s", "run": "a", "generation": 1, "policy": "never"}\n'
+        '{"turn": "t1", "step": "s", "ru\n'
+    )
+    with pytest.raises(ValueError, match='effects.log:2'):
+        read_effect_log(log)
+    assert read_effect_log(tmp_path / 'missing.log') == []
+
+
+@pytest.fixture
+def conn(tmp_path: Path):
+    conn = schema.connect(str(tmp_path / 'runtime.db'))
+    schema.create(conn)
+    schema.add_turns(conn, ['t1'])
+    conn.execute(
+        f"UPDATE agent_turns SET lease_owner = 'a', lease_generation = 1, "
+        f"lease_expires_at = {schema.NOW} + 60"
+    )
+    yield conn
+    conn.close()
+
+
+def test_p1_violations_from_the_audit(conn: sqlite3.Connection):
+    conn.execute(
+        "INSERT INTO agent_execution_steps VALUES ('t1', 's', 'started', 'never', 1, 'a', NULL)"
+    )
+    assert p1_violations(conn) == []
+    conn.execute("UPDATE agent_execution_steps SET status = 'completed', written_by = 'b'")
+    (violation,) = p1_violations(conn)
+    assert 'turn t1 step s set completed by b generation 1' in violation
+
+
+def test_completed_without_effect(conn: sqlite3.Connection):
+    conn.execute(
+        "INSERT INTO agent_execution_steps VALUES ('t1', 's', 'completed', 'never', 2, 'a', 'r')"
+    )
+    assert completed_without_effect(conn, [line('s', 'a', 2, 'never')]) == []
+    assert len(completed_without_effect(conn, [line('s', 'a', 1, 'never')])) == 1
