@@ -101,3 +101,21 @@ def test_wheel_ships_only_the_package(tmp_path):
     assert 'execlease_hook' in tops
     assert not tops & {'examples', 'tests', 'benchmarks', 'verification'}, tops
     assert 'execlease_hook/cli.py' in names
+
+
+@pytest.mark.timeout(900)
+def test_try_repo_installs_and_runs_the_fast_hook(covered_repo, tmp_path):
+    """From a scratch consumer repository, the real pre-commit installs this package and runs it."""
+    from conftest import git_env
+
+    env = git_env()
+    env['PRE_COMMIT_HOME'] = str(tmp_path / 'pre-commit-home')
+    env['PRE_COMMIT_COLOR'] = 'never'
+    proc = subprocess.run(
+        (sys.executable, '-m', 'pre_commit', 'try-repo', str(ROOT), 'execlease-coverage',
+         '--all-files'),
+        cwd=covered_repo.path, env=env, capture_output=True, text=True, timeout=900,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert re.search(r'execlease coverage guard.*Passed', out), out
