@@ -81,7 +81,11 @@ def code_for(action: str, statuses: Sequence[EntryStatus]) -> list[str]:
                 where += f'-{s.located.end_line}'
         else:
             where = f'{s.entry.path} (not found: update the anchors)'
-        name = s.entry.function or (f'region in {s.entry.within}' if s.entry.within else 'region')
+        if s.entry.function:
+            name = s.entry.function
+        else:
+            anchor = s.entry.region.start if s.entry.region else ''
+            name = f'region {anchor!r}' + (f' in {s.entry.within}' if s.entry.within else '')
         cited.append(f'{where}  {name}  [{s.entry.id}]')
     return cited
 

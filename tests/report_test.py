@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from execlease_hook import cli, report
+from execlease_hook.coverage import EntryStatus
+from execlease_hook.manifest import CoveredEntry, Region
+from execlease_hook.tlc import TraceStep, Verdict
+from tests import needs
+from tests.suite_test import WRONG, write_model
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    needs.java()
+    needs.tla_jar()
+    for name in list(os.environ):
+        if name.startswith('EXECLEASE_'):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+
+
+def test_a_failing_check_prints_its_trace_against_the_code(git_repo, capsys):
+    write_model(git_repo, checks=({'name': 'bad', 'config': 'invariant.cfg'},))
+    assert cli.main(['verify', '--quick']) == 1
+    out = capsys.readouterr().out
+    expected = '''\
+check bad (invariant.cfg):
+  counterexample (invariant XBelowTwo), 3 steps:
+  1. Initial predicate
+       x = 0
+       y = 0
+  2. Inc
+       code: app/counter.py:1-4  increment  [inc]
+       x = 1
+  3. Inc
+       code: app/counter.py:1-4  increment  [inc]
+       x = 2
+'''
+    assert expected in out
+    assert 'DID NOT HOLD: check bad (invariant.cfg) failed: violated: invariant XBelowTwo' in out
+
+
+def test_a_mutation_failing_for_the_wrong_reason_prints_its_trace(git_repo, capsys):
+    write_model(git_repo, mutations=(WRONG,), entries=())
+    assert cli.main(['verify']) == 1
+    out = capsys.readouterr().out
+    assert 'mutation wrong (pass.cfg):\n  counterexample (invariant TypeOK), 5 steps:' in out
+    assert '  5. Inc\n       code: (no covered entry names this action)\n       x = 4\n' in out
+
+
+def entry(id: str, action: str, **kw: object) -> CoveredEntry:
+    return CoveredEntry(id=id, path=f'src/{id}.py', action=action, **kw)  # type: ignore[arg-type]
+
+
+def test_loops_stuttering_parameters_and_unlocated_code():
+    verdict = Verdict(
+        'violated', 1.0, 13, kind='property', property='Live', trace=(
+            TraceStep(1, 'Initial predicate', '', (('a', '0'), ('b', '<<>>'))),
+            TraceStep(2, 'Claim(r1)', 'line 3, col 1 to line 3, col 9 of module M', (('a', '1'), ('b', '<<>>'))),
+            TraceStep(3, 'Tick', '', (('a', '1'), ('b', '<<>>'))),
+            TraceStep(4, 'Claim', '', (), back_to=2),
+            TraceStep(5, 'Stuttering'),
+        ),
+    )
+    statuses = [
+        EntryStatus(entry('claim', 'Claim', function='claim'), 'missing', None, None, 'function claim not found'),
+        EntryStatus(entry('fence', 'Claim', region=Region('# a', '# b'), within='claim'), 'missing', None, None, 'x'),
+    ]
+    assert report.counterexample(verdict, statuses) == [
+        '  counterexample (property Live), 5 steps:',
+        '  1. Initial predicate',
+        '       a = 0',
+        '       b = <<>>',
+        '  2. Claim(r1)',
+        '       code: src/claim.py (not found: update the anchors)  claim  [claim]',
+        "       code: src/fence.py (not found: update the anchors)  region '# a' in claim  [fence]",
+        '       a = 1',
+        '  3. Tick',
+        '       code: (no covered entry names this action)',
+        '       (no variable changed)',
+        '  4. Claim: back to state 2 (the behaviour loops)',
+        '       code: src/claim.py (not found: update the anchors)  claim  [claim]',
+        "       code: src/fence.py (not found: update the anchors)  region '# a' in claim  [fence]",
+        '  5. Stuttering: from here on nothing changes forever',
+    ]
+
+
+def test_summary_table_lists_every_column():
+    from execlease_hook.tlc import TlcJob
+    job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8')
+    rows = report.summary_table([
+        report.JobResult(job, Verdict('violated', 2.345, 12, 10, 1234, 3, kind='invariant', property='P8'),
+                         True, report.HELD, 'ok'),
+        report.JobResult(job, None, False, report.COULD_NOT_RUN, 'bad anchor'),
+    ])
+    assert rows == [
+        'kind      name  verdict      result         distinct  seconds  cached',
+        'mutation  m1    violated P8  held              1,234      2.3     yes',
+        'mutation  m1    not run      could not run         -        -      no',
+    ]
