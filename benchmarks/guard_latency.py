@@ -27,8 +27,16 @@ from pathlib import Path
 TARGETS = {'b': 2.5, 'c': 4.0, 'd': 6.0}
 
 
+PYCACHE: str | None = None  # set in main: bytecode caches for the timed processes
+
+
 def env() -> dict[str, str]:
     out = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')}
+    # An installed hook has compiled bytecode (pip writes it); a shell with
+    # PYTHONDONTWRITEBYTECODE=1 would time the compiler instead. Caches go to a temp folder.
+    out.pop('PYTHONDONTWRITEBYTECODE', None)
+    if PYCACHE is not None:
+        out['PYTHONPYCACHEPREFIX'] = PYCACHE
     out.update({
         'GIT_AUTHOR_NAME': 'bench', 'GIT_AUTHOR_EMAIL': 'bench@example.com',
         'GIT_COMMITTER_NAME': 'bench', 'GIT_COMMITTER_EMAIL': 'bench@example.com',
@@ -136,6 +144,8 @@ def sync(root: Path, path: Path) -> None:
 def median_ms(argv: Sequence[str], cwd: Path, runs: int, expect: int) -> float:
     times = []
     e = env()
+    for _ in range(2):  # warm-up: bytecode caches, page cache
+        subprocess.run(argv, cwd=cwd, env=e, capture_output=True)
     for _ in range(runs):
         start = time.perf_counter()
         proc = subprocess.run(argv, cwd=cwd, env=e, capture_output=True)
@@ -152,8 +162,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--execlease', default=str(Path(sys.executable).parent / 'execlease'),
                         help='the console script to time (default: beside this interpreter)')
     args = parser.parse_args(argv)
+    global PYCACHE
     with tempfile.TemporaryDirectory(prefix='guard-latency-') as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / 'repo'
+        root.mkdir()
+        PYCACHE = str(Path(tmp) / 'pycache')
         build(root)
         py, ts = root / 'src' / 'lease.py', root / 'src' / 'lease.ts'
         guard = (args.execlease, 'guard')
