@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import random
+import signal
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -35,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--mutation', help='a broken variant of fault_harness.MUTANT_WORKER')
     options = parser.parse_args(argv)
 
+    # On SIGTERM, unwind through the harness's cleanup: no worker is left stopped.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1 << 31)
     started = time.monotonic()
     reports: list[FaultReport] = []

@@ -17,16 +17,6 @@ class LeaseLost(Exception):
     """The run is no longer the live owner of the turn's current generation."""
 
 
-# The fence of every fenced write: the run owns the turn's current generation and the
-# lease is live by the database's clock. Used inside the write statements themselves
-# (EXISTS (...)), so the guard and the write see the same instant.
-FENCE = f'''
-    SELECT 1 FROM agent_turns
-    WHERE id = :turn AND lease_owner = :run AND lease_generation = :gen
-      AND lease_expires_at > {NOW}
-'''
-
-
 def fence_params(lease: Lease) -> dict[str, object]:
     return {'turn': lease.turn_id, 'run': lease.run_id, 'gen': lease.generation}
 
