@@ -240,6 +240,15 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
 
 
 def _notes(m: Manifest, r: ModelResult) -> None:
+    from execlease_hook import coverage
+
+    if m.coverage.model_hash is not None:
+        current = coverage.model_hash(m, coverage.WorktreeSource(m.root))
+        if current != m.coverage.model_hash:
+            r.notes.append(
+                'the model (spec or a cfg) changed since the last sync; once everything holds, '
+                'run execlease verify --update-coverage to record it',
+            )
     recorded = {c.name: c.states for c in m.checks}
     for j in r.jobs:
         if j.job.kind != 'check' or j.verdict is None or j.verdict.outcome != 'passed':
@@ -313,7 +322,7 @@ def update_coverage(r: ModelResult) -> None:
     manifest_mod.write(m.path, updated)
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
-    r.notes = [n for n in r.notes if 'distinct states' not in n]
+    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
 
 
 def exit_code(results: Sequence[ModelResult]) -> int:

@@ -282,6 +282,14 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     strip = [{k: v for k, v in e.items() if k != 'hash'} for e in after['coverage']['entries']]
     assert strip == before['coverage']['entries']
     assert cli.main(['verify']) == 0
+    assert 'note:' not in capsys.readouterr().out
+    # A model edit is a note for verify (the guard is the one that blocks it).
+    spec = git_repo.path / MODEL / 'Counter.tla'
+    spec.write_text(spec.read_text() + '\\* a comment\n')
+    assert cli.main(['verify', '--quick']) == 0
+    assert 'note: the model (spec or a cfg) changed since the last sync' in capsys.readouterr().out
+    assert cli.main(['verify', '--update-coverage']) == 0
+    assert 'modelHash: sha256:' in capsys.readouterr().out
     # A second update with nothing moved rewrites nothing.
     text = path.read_text()
     assert cli.main(['verify', '--update-coverage']) == 0
@@ -352,3 +360,36 @@ def test_unverified_jar_is_stated_loudly(git_repo, capsys, monkeypatch, tmp_path
     captured = capsys.readouterr()
     assert 'UNVERIFIED TLA+ TOOLS' in captured.err
     assert captured.out.count('UNVERIFIED TLA+ TOOLS') == 1
+
+
+def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
+    import signal
+    import time
+
+    from tests.tlc_test import BIG_SPEC
+    write_model(git_repo, entries=())
+    git_repo.write(f'{MODEL}/Big.tla', BIG_SPEC)
+    git_repo.write(f'{MODEL}/Big.cfg', 'INIT Init\nNEXT Next\n')
+    data = json.loads((git_repo.path / MODEL / 'manifest.json').read_text())
+    data['spec'] = 'Big.tla'
+    data['checks'] = [{'name': 'big-1', 'config': 'Big.cfg'}, {'name': 'big-2', 'config': 'Big.cfg',
+                                                               'deadlock': True}]
+    (git_repo.path / MODEL / 'manifest.json').write_text(json.dumps(data))
+    temp = tmp_path / 'temp'
+    temp.mkdir()
+    env = git_env()
+    env.update(EXECLEASE_TLA_OFFLINE='1', TMPDIR=str(temp))
+    proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2'), cwd=git_repo.path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(list(temp.glob('execlease-check-*'))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)
+    assert len(list(temp.glob('execlease-check-*'))) == 2
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert 'interrupted' in err and 'PASSED' not in out
+    assert list(temp.iterdir()) == []
+    ps = subprocess.run(('ps', '-eo', 'args'), capture_output=True, text=True).stdout
+    assert str(temp) not in ps  # no TLC left running with its tmpdir in there
