@@ -326,6 +326,12 @@ ReleaseOnlyByHolder ==
 \* F2: the effect happens at most once (not promised under "always").
 EffectAtMostOnce == Len(effects) <= 1
 
+\* F7: the outside world sees the effects in generation order (a deposed
+\* run's effect never lands after its successor's).  Not promised: the
+\* effect carries no fencing token the outside world could check.
+EffectsInGenerationOrder ==
+    \A i, j \in 1..Len(effects) : i < j => effects[i].gen <= effects[j].gen
+
 \* F3: a step is "unknown" only if its effect ran or a run that decided to
 \* run it may still do so.
 UnknownOnlyIfEffectMayHaveRun ==
