@@ -389,6 +389,14 @@ def print_model(r: ModelResult) -> None:
         _print(f'COULD NOT RUN: {p}')
 
 
+def _progress(result: JobResult) -> None:
+    # Progress goes to stderr as each job ends, so a long run shows it is alive.
+    seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
+    cached = ', cached' if result.cached else ''
+    print(f'  {result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+          file=sys.stderr, flush=True)
+
+
 def run(options: argparse.Namespace) -> int:
     from execlease_hook import git
 
@@ -405,7 +413,7 @@ def run(options: argparse.Namespace) -> int:
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs)
+        r = verify_model(m, t, options.quick, cache, jobs, _progress)
         if options.update_coverage:
             update_coverage(r)
         results.append(r)
