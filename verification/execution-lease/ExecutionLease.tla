@@ -73,6 +73,7 @@ Init ==
 (* Lease transactions: examples/agent_runtime/lease.py                      *)
 (***************************************************************************)
 
+\* code: examples/agent_runtime/lease.py:24 claim
 \* claim: UPDATE agent_turns SET lease_owner, lease_generation + 1, expiry
 \*        WHERE id AND status = 'open' AND (lease_owner IS NULL OR lease_expires_at <= now)
 Claim(r) ==
@@ -88,6 +89,7 @@ Claim(r) ==
     /\ lastTx' = Seen("claim", r)
     /\ UNCHANGED <<turnStatus, ended, step, policyNow, decided, effects>>
 
+\* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:48 Heartbeat.run)
 \* renew: UPDATE agent_turns SET lease_expires_at = now + ttl
 \*        WHERE id AND lease_owner = :run AND lease_generation = :gen AND lease_expires_at > now
 Renew(r) ==
@@ -99,6 +101,7 @@ Renew(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
                    pc, runGen, decided, effects>>
 
+\* code: examples/agent_runtime/lease.py:61 release (called at worker.py:133, after run_turn)
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
 \*          WHERE id AND lease_owner = :run AND lease_generation = :gen
 Release(r) ==
@@ -126,7 +129,8 @@ Expire ==
 (* Step transactions: examples/agent_runtime/steps.py                       *)
 (***************************************************************************)
 
-\* begin_step, replay decision (the anchored region): one branch per row state.
+\* begin_step, replay decision (the anchored region, examples/agent_runtime/steps.py:66-104):
+\* one branch per row state; MostRestrictive is steps.py:28 most_restrictive.
 \* no row: INSERT status 'started', policy now, generation, written_by -> run the effect
 BeginInsert(r) ==
     /\ step.status = "none"
@@ -174,6 +178,7 @@ BeginStartedAlways(r) ==
     /\ decided' = [decided EXCEPT ![r] = MostRestrictive(step.policy, policyNow)]
     /\ lastTx' = Seen("step-rerun", r)
 
+\* code: examples/agent_runtime/steps.py:43 begin_step (writes through steps.py:35 _fenced_write)
 \* begin_step: fence and replay decision in one BEGIN IMMEDIATE transaction
 BeginStep(r) ==
     /\ pc[r] = "holding"
@@ -186,6 +191,7 @@ BeginStep(r) ==
        \/ BeginStartedAlways(r)
     /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
 
+\* code: examples/agent_runtime/worker.py:85 run_turn calls append_effect
 \* The external effect, outside any transaction.  A deposed run still does it.
 Effect(r) ==
     /\ pc[r] = "decided"
@@ -194,6 +200,7 @@ Effect(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
                    runGen, decided, lastTx>>
 
+\* code: examples/agent_runtime/steps.py:108 complete_step
 \* complete_step: the same fence, then
 \*   UPDATE agent_execution_steps SET status = 'completed', result, written_by
 \*   WHERE turn_id AND step_key AND status = 'started' AND generation = :gen
@@ -209,6 +216,7 @@ CompleteStep(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
                    runGen, decided, effects>>
 
+\* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:90)
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
 \*   status = 'open' AND NOT EXISTS (a step row of the turn with status != 'completed')
 FinishTurn(r) ==
