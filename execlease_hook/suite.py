@@ -154,7 +154,7 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
         return JobResult(
             job, verdict, cached, DID_NOT_HOLD,
             f'{label} ({job.config}) failed: {verdict.describe()}; a real bug or a modelling error: '
-            'walk the trace below step by step against the cited code', show_trace=True,
+            'walk its counterexample (printed above) step by step against the cited code', show_trace=True,
         )
     assert job.expect is not None
     if verdict.outcome == 'passed':
