@@ -45,19 +45,25 @@ def test_faults_keep_p8_and_p1(tmp_path: Path):
     assert report.policy_flips > 0, report.summary()
 
 
-@pytest.mark.timeout(90)
+@pytest.mark.timeout(120)
 def test_faults_catch_a_begin_step_without_the_never_rule(tmp_path: Path):
     # The same harness against a broken begin_step (a started row is always run again,
-    # monkeypatched inside the worker processes): P8 must see the double effect.
+    # monkeypatched inside the worker processes): P8 must see a double effect. A round
+    # catches it only if a fault lands while a `never` step is started (5 or 6 rounds in
+    # 6, measured), so up to three rounds, seeds seed, seed + 1, seed + 2.
     seed = fault_seed()
     print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
-    report = run_faults(
-        FaultSettings(seed=seed, turns=TURNS, deadline_s=60, mutation='rerun-started-never'),
-        tmp_path,
-    )
-    print(report.summary())
-    assert report.worker_errors == []
-    assert report.p8, report.summary()
+    for round_seed in (seed, seed + 1, seed + 2):
+        report = run_faults(
+            FaultSettings(seed=round_seed, turns=TURNS, deadline_s=60,
+                          mutation='rerun-started-never'),
+            tmp_path / str(round_seed),
+        )
+        print(report.summary())
+        assert report.worker_errors == []
+        if report.p8:
+            break
+    assert report.p8, 'three rounds with a broken begin_step and P8 saw nothing'
 
 
 # ---- the checks on synthetic data ---------------------------------------------------

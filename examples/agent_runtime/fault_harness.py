@@ -213,6 +213,7 @@ class _Harness:
         self.report = FaultReport(seed=settings.seed, turns=settings.turns)
         self.workers: dict[str, _Worker] = {}
         self.policies = {**FIXED_POLICIES, FLIPPING_TOOL: 'never'}
+        self.opening = ['long-stop', 'kill', 'flip']
 
     def setup(self) -> sqlite3.Connection:
         turns = {
@@ -289,26 +290,31 @@ class _Harness:
                 )
 
     def inject(self, conn: sqlite3.Connection, now: float) -> None:
+        # The first faults are fixed (a long stop of a lease holder, a kill, a flip), so
+        # that every run has a takeover, a stale resumption and a kill; then a random mix.
+        if self.opening:
+            fault = self.opening.pop(0)
+        else:
+            fault = self.rng.choices(('kill', 'stop', 'flip'), weights=(3, 3, 4))[0]
         running = sorted(r for r, w in self.workers.items() if w.resume_at is None)
-        roll = self.rng.random()
-        if roll < 0.3 and running:
-            worker = self.workers[self.rng.choice(running)]
+        holders = [r for r in running if self.leases_of(conn, r)]
+        if fault == 'kill' and running:
+            worker = self.workers[self.rng.choice(holders or running)]
             worker.proc.send_signal(signal.SIGKILL)
             worker.proc.wait()
             self.report.kills += 1
-        elif roll < 0.6 and len(running) > 1:
-            holders = [r for r in running if self.leases_of(conn, r)]
+        elif fault in ('stop', 'long-stop') and len(running) > 1:
             worker = self.workers[self.rng.choice(holders or running)]
             worker.held = self.leases_of(conn, worker.run_id)
             worker.proc.send_signal(signal.SIGSTOP)
             ttl = self.settings.ttl
-            if self.rng.random() < 0.5:
+            if fault == 'stop' and self.rng.random() < 0.5:
                 pause = ttl * self.rng.uniform(0.5, 2.0)
             else:
                 pause = ttl * 3 + self.rng.uniform(0, self.settings.long_stop_extra)
             worker.resume_at = now + pause
             self.report.stops += 1
-        elif roll >= 0.6:
+        elif fault == 'flip':
             flipped = 'always' if self.policies[FLIPPING_TOOL] == 'never' else 'never'
             self.policies[FLIPPING_TOOL] = flipped
             self.write_policies()
