@@ -109,6 +109,8 @@ class FaultReport:
     takeovers: int = 0
     effects: int = 0
     reruns: int = 0
+    # effects whose run never completed the step: killed after the effect, or deposed
+    uncompleted_effects: int = 0
     wall_s: float = 0.0
     p8: list[str] = field(default_factory=list)
     p1: list[str] = field(default_factory=list)
@@ -126,6 +128,7 @@ class FaultReport:
             f'workers_spawned={self.workers_spawned} kills={self.kills} stops={self.stops} '
             f'stale_resumptions={self.stale_resumptions} takeovers={self.takeovers} '
             f'policy_flips={self.policy_flips} effects={self.effects} reruns={self.reruns} '
+            f'uncompleted_effects={self.uncompleted_effects} '
             f'P8_violations={len(self.p8)} P1_violations={len(self.p1)} '
             f'completed_without_effect={len(self.completed_without_effect)} '
             f'worker_errors={len(self.worker_errors)} wall_s={self.wall_s:.1f}'
@@ -380,6 +383,15 @@ class _Harness:
         self.report.effects = len(effects)
         per_step = Counter((x.turn, x.step) for x in effects)
         self.report.reruns = sum(n - 1 for n in per_step.values())
+        completions = {
+            (row[0], row[1], int(row[2])) for row in conn.execute(
+                "SELECT turn_id, step_key, generation FROM step_write_audit "
+                "WHERE new_status = 'completed'"
+            )
+        }
+        self.report.uncompleted_effects = sum(
+            (x.turn, x.step, x.generation) not in completions for x in effects
+        )
         self.report.p8 = p8_violations(effects)
         self.report.p1 = p1_violations(conn)
         self.report.completed_without_effect = completed_without_effect(conn, effects)
