@@ -12,7 +12,7 @@ from examples.agent_runtime.steps import Policy
 def append_effect(
         log_path: str, lease: Lease, step_key: str, policy: Policy, delay: float,
 ) -> str:
-    """The external effect: outside the database and outside any transaction.
+    """The external effect (model action Effect): outside the database and any transaction.
 
     It takes a little time (so a fault can land mid-effect), then appends one line
     with O_APPEND and fsyncs it. A SIGKILL before the write leaves no line; one write()

@@ -46,6 +46,7 @@ class Heartbeat(threading.Thread):
         self._stopping = threading.Event()
 
     def run(self) -> None:
+        # Model: Renew(r) on a schedule; Expire happens when this thread is late or stopped.
         conn = schema.connect(self.db)
         try:
             while not self._stopping.wait(self.ttl / 3):
@@ -68,6 +69,9 @@ def run_turn(
         conn: sqlite3.Connection, config: WorkerConfig, lease: Lease,
         tools: Sequence[str], heartbeat: Heartbeat,
 ) -> TurnOutcome:
+    # Model: one run's program, BeginStep -> Effect -> CompleteStep for each step. A run
+    # whose lease was lost goes on until a fenced transaction refuses it (a deposed run
+    # keeps running); a SIGKILL anywhere is Crash(r).
     for index, tool in enumerate(tools):
         # Cooperative stop: a failed renew means someone else may own the turn now.
         if heartbeat.lost.is_set():
