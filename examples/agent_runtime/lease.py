@@ -73,8 +73,8 @@ def release(conn: sqlite3.Connection, lease: Lease) -> bool:
 
 
 def finish_turn(conn: sqlite3.Connection, lease: Lease) -> bool:
-    # Not a model action (the model has one step and no turn status 'done'): marks the
-    # turn done once every step row is completed, under the same fence as complete_step.
+    # Model action FinishTurn: marks the turn done once every step row is completed, under
+    # the same fence as complete_step; a done turn can no longer be claimed.
     with immediate(conn):
         cursor = conn.execute(
             f'''

@@ -101,7 +101,7 @@ Renew(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
                    pc, runGen, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:61 release (called at worker.py:133, after run_turn)
+\* code: examples/agent_runtime/lease.py:61 release (called at worker.py:137, after run_turn)
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
 \*          WHERE id AND lease_owner = :run AND lease_generation = :gen
 Release(r) ==
@@ -191,7 +191,7 @@ BeginStep(r) ==
        \/ BeginStartedAlways(r)
     /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
 
-\* code: examples/agent_runtime/worker.py:85 run_turn calls append_effect
+\* code: examples/agent_runtime/worker.py:89 run_turn calls append_effect
 \* The external effect, outside any transaction.  A deposed run still does it.
 Effect(r) ==
     /\ pc[r] = "decided"
@@ -216,7 +216,7 @@ CompleteStep(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
                    runGen, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:90)
+\* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:94)
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
 \*   status = 'open' AND NOT EXISTS (a step row of the turn with status != 'completed')
 FinishTurn(r) ==
