@@ -310,6 +310,11 @@ def resolve_jar(root: Path) -> ToolJar:
                 problems.append(f'offline jar {offline} has sha256 {digest}, not a pinned jar')
             else:
                 placed = _install(offline, folder)
+                # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
+                print(
+                    'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
+                    + '; '.join(problems), file=sys.stderr,
+                )
                 return ToolJar(placed, file_sha256(placed), 'offline', True)
         raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + HOW_TO_GET_TOOLS)
 
