@@ -8,10 +8,9 @@ file + rename, so two runs at once never read a partial entry; a corrupt entry i
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from execlease_hook.atomic import write_text_atomic
 from execlease_hook.tlc import Verdict
 
 FORMAT = 1
@@ -42,14 +41,4 @@ class ResultCache:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps({'format': FORMAT, 'key': key, 'verdict': verdict.to_json()})
-        fd, tmp = tempfile.mkstemp(prefix=f'.{key[:16]}.', suffix='.tmp', dir=self.folder)
-        try:
-            with os.fdopen(fd, 'w', encoding='utf-8') as f:
-                f.write(text)
-            os.replace(tmp, self._path(key))
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            raise
+        write_text_atomic(self._path(key), text)

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from execlease_hook import git
+from execlease_hook.models import find_models
 
 
 def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) -> set[str]:
@@ -55,7 +56,7 @@ def _needs_check(m_path: Path, root: Path, touched: set[str], check_all: bool) -
 
 def run(options: argparse.Namespace) -> int:
     root = git.repo_root()
-    manifest_paths = _find_models(root, options.model)
+    manifest_paths = find_models(root, options.model)
     staged = git.staged_changes(root)
     touched = touched_paths(root, staged, list(options.files))
     wanted = [p for p in manifest_paths if _needs_check(p, root, touched, options.all)]
@@ -76,18 +77,3 @@ def run(options: argparse.Namespace) -> int:
         code = max(code, found.code)
     return code
 
-
-def _find_models(root: Path, model: str | None) -> list[Path]:
-    if model is not None:
-        from execlease_hook import manifest  # --model: let manifest resolve and report it
-
-        return manifest.find_models(root, model)
-    found = sorted((root / 'verification').glob('*/manifest.json'))
-    if not found:
-        from execlease_hook.errors import CannotRun
-
-        raise CannotRun(
-            f'no model found: expected verification/<name>/manifest.json under {root}, '
-            'or name one with --model DIR',
-        )
-    return found

@@ -11,15 +11,17 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
+from execlease_hook.models import find_models
 
 T = TypeVar('T')
+__all__ = ['find_models', 'write_text_atomic']  # re-exported: part of this module's API
 
 HASH_SCHEMES = ('ts1:sha256:',)
 MODEL_HASH_PREFIX = 'sha256:'
@@ -359,25 +361,6 @@ def load(path: Path, root: Path) -> Manifest:
     return parse(text, path, Path(os.path.abspath(root)))
 
 
-def find_models(root: Path, model: str | None) -> list[Path]:
-    """manifest.json paths: the one under --model DIR, else every verification/*/manifest.json."""
-    if model is not None:
-        folder = Path(model)
-        if not folder.is_absolute():
-            folder = Path.cwd() / folder
-        manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
-        if not manifest.is_file():
-            raise CannotRun(f'--model {model}: no manifest.json at {manifest}')
-        return [manifest]
-    found = sorted((root / 'verification').glob('*/manifest.json'))
-    if not found:
-        raise CannotRun(
-            f'no model found: expected verification/<name>/manifest.json under {root}, '
-            'or name one with --model DIR',
-        )
-    return found
-
-
 def _entry_json(e: CoveredEntry) -> dict[str, object]:
     out: dict[str, object] = {'id': e.id, 'path': e.path}
     if e.function is not None:
@@ -437,30 +420,6 @@ def to_json(m: Manifest) -> dict[str, object]:
 
 def dump(m: Manifest) -> str:
     return json.dumps(to_json(m), indent=2, ensure_ascii=False) + '\n'
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Temp file in the same folder, fsync, rename: a reader sees the old or the new file."""
-    fd, tmp = tempfile.mkstemp(prefix=f'.{path.name}.', suffix='.tmp', dir=path.parent)
-    try:
-        with os.fdopen(fd, 'w', encoding='utf-8', newline='\n') as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        # mkstemp makes the file 0600; keep the old mode, or the usual umask'd 0666.
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def write(path: Path, m: Manifest) -> None:

@@ -80,7 +80,7 @@ def table_rows(table: str) -> dict[str, str]:
 
 def write_notes(path: Path, table: str) -> bool:
     """Rewrites the table in place (atomically); returns whether anything changed."""
-    from execlease_hook.manifest import write_text_atomic
+    from execlease_hook.atomic import write_text_atomic
 
     try:
         text = path.read_text(encoding='utf-8')
