@@ -68,8 +68,8 @@ def repo_root(cwd: Path | None = None) -> Path:
     text = proc.stdout.decode(errors='replace').strip()
     if proc.returncode != 0 or not text:
         raise CannotRun(
-            f'not a git repository: {here} (the guard reads what is staged; '
-            'run it inside a git work tree)',
+            f'not a git repository: {here} (execlease finds models, staged code and the '
+            'sync commit through git; run it inside a git work tree)',
         )
     return Path(text).resolve()
 

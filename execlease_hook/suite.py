@@ -71,13 +71,19 @@ def _read(path: Path, what: str) -> bytes:
 def _timeout(value: float | None) -> float:
     if value is not None:
         return value
-    text = os.environ.get('EXECLEASE_TLC_TIMEOUT')
-    return float(text) if text else tlc.DEFAULT_TIMEOUT
+    seconds = tools.float_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
+    if seconds <= 0:
+        raise CannotRun(f'EXECLEASE_TLC_TIMEOUT={seconds:g}: give a number of seconds > 0')
+    return seconds
 
 
 def _workers() -> int:
     text = os.environ.get('EXECLEASE_TLC_WORKERS')
-    return int(text) if text else 1
+    if not text:
+        return 1
+    if not text.isdigit() or int(text) < 1:
+        raise CannotRun(f'EXECLEASE_TLC_WORKERS={text!r}: give a whole number >= 1')
+    return int(text)
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,7 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, '') not in ('', '0', 'false', 'no')
 
 
-def _float_env(name: str, default: float) -> float:
+def float_env(name: str, default: float) -> float:
     text = os.environ.get(name)
     if not text:
         return default
@@ -192,8 +192,8 @@ class DownloadFailed(Exception):
 def _fetch_once(url: str, target: Path) -> None:
     import requests  # only when a download is needed
 
-    connect = _float_env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0)
-    read = _float_env('EXECLEASE_TLA_READ_TIMEOUT', 30.0)
+    connect = float_env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0)
+    read = float_env('EXECLEASE_TLA_READ_TIMEOUT', 30.0)
     show = sys.stderr.isatty()
     try:
         with requests.get(url, stream=True, timeout=(connect, read)) as response:
@@ -220,7 +220,7 @@ def _fetch_once(url: str, target: Path) -> None:
 
 def _download(url: str, folder: Path) -> Path:
     """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
-    attempts = max(1, int(_float_env('EXECLEASE_TLA_RETRIES', 3)))
+    attempts = max(1, int(float_env('EXECLEASE_TLA_RETRIES', 3)))
     fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
     os.close(fd)
     part = Path(name)

@@ -203,6 +203,23 @@ def test_no_model_exits_2(git_repo):
     assert proc.returncode == 2 and 'no model found' in proc.stderr
 
 
+
+@pytest.mark.parametrize(
+    ('name', 'value', 'message'),
+    (
+        ('EXECLEASE_TLC_TIMEOUT', 'soon', "EXECLEASE_TLC_TIMEOUT='soon' is not a number of seconds"),
+        ('EXECLEASE_TLC_TIMEOUT', '-1', 'EXECLEASE_TLC_TIMEOUT=-1: give a number of seconds > 0'),
+        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number >= 1"),
+        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number >= 1"),
+    ),
+)
+def test_bad_environment_override_exits_2_naming_it(git_repo, name, value, message):
+    write_model(git_repo)
+    proc = console(git_repo, env={name: value})
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+    assert 'Traceback' not in proc.stderr
+
 # --- cache ---------------------------------------------------------------------------------------
 
 def cached_column(out: str) -> dict[str, str]:
