@@ -47,33 +47,33 @@ def governed_paths(m_path: Path, root: Path) -> set[str] | None:
     return {prefix + 'manifest.json', prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
 
 
-def _needs_check(m_path: Path, root: Path, touched: set[str], check_all: bool) -> bool:
-    if check_all:
-        return True
-    governed = governed_paths(m_path, root)
-    return governed is None or not governed.isdisjoint(touched)
-
-
 def run(options: argparse.Namespace) -> int:
     root = git.repo_root()
     manifest_paths = find_models(root, options.model)
     staged = git.staged_changes(root)
     touched = touched_paths(root, staged, list(options.files))
-    wanted = [p for p in manifest_paths if _needs_check(p, root, touched, options.all)]
+    # The working tree's manifest decides cheaply whether a model is concerned at all; the
+    # checks themselves judge the staged manifest (guard_check.load_staged).
+    wanted = []
+    for m_path in manifest_paths:
+        governed = governed_paths(m_path, root)
+        if options.all or governed is None or not governed.isdisjoint(touched):
+            wanted.append((m_path, governed))
     if not wanted:
         return 0  # nothing any model governs is part of this commit
     from execlease_hook import guard_check
 
     code = 0
-    for m_path in wanted:
-        rel = Path(os.path.relpath(m_path, root)).as_posix()
-        m = guard_check.load_staged(m_path, root, bool(staged) and rel in touched)
+    for m_path, governed in wanted:
+        hint = governed if options.all or governed is None else governed & touched
+        model = guard_check.load_staged(m_path, root, hint or ())
+        m = model.manifest
         p = guard_check.plan(m, touched, options.all)
         if not (p.entries or p.model or p.notes):
             continue
-        found = guard_check.check(m, p, staged)
+        found = guard_check.check(m, p, staged, model.source)
         if found.blocks:
-            print(guard_check.render(m, found))
+            print(guard_check.render(m, found, model.unstaged_manifest))
         code = max(code, found.code)
     return code
 

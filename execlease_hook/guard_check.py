@@ -6,6 +6,7 @@ tree-sitter) are the cost of a commit that touches covered code.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -69,9 +70,16 @@ def plan(m: Manifest, touched: set[str], check_all: bool) -> Plan:
     return Plan(entries, model, full_map or bool(entries), full_map)
 
 
-def render(m: Manifest, found: Findings) -> str:
+def render(m: Manifest, found: Findings, unstaged_manifest: bool = False) -> str:
     notes = _rel(m.root, m.folder / 'NOTES.md')
-    lines = [f'execlease guard: {_rel(m.root, m.path)}: the commit is blocked', '']
+    where = _rel(m.root, m.path)
+    lines = [f'execlease guard: {where}: the commit is blocked', '']
+    if unstaged_manifest:
+        lines.extend((
+            f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
+            f'      what this commit records. If those changes are the sync, `git add {where}`.',
+            '',
+        ))
     for block in found.blocks:
         lines.extend((block, ''))
     if found.needs_steps:
@@ -79,14 +87,14 @@ def render(m: Manifest, found: Findings) -> str:
     return '\n'.join(lines).rstrip('\n')
 
 
-def check(m: Manifest, p: Plan, staged: list[git.StagedChange]) -> Findings:
+def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSource) -> Findings:
     from execlease_hook import coverage
 
     root = m.root
     folder = _rel(root, m.folder)
     notes_path = _rel(root, m.folder / 'NOTES.md')
     model_paths = coverage.model_paths(m)
-    source = coverage.IndexSource(root, (
+    source.prefetch((
         *(e.path for e in p.entries), *(model_paths if p.model else ()),
         *((notes_path,) if p.notes else ()),
     ))
@@ -325,11 +333,35 @@ def _stale_map(
     return stale
 
 
-def load_staged(m_path: Path, root: Path, staged_manifest: bool) -> Manifest:
-    if staged_manifest:
-        # The manifest is part of this commit: judge the staged version, not the working tree.
-        spec = f':{_rel(root, m_path)}'
-        blob = git.read_blobs(root, [spec])[spec]
-        if blob is not None:
-            return manifest_mod.parse(blob.decode('utf-8', errors='replace'), m_path, root)
-    return manifest_mod.load(m_path, root)
+@dataclass(frozen=True)
+class StagedModel:
+    """A model as this commit records it: the staged manifest, read with the covered blobs."""
+
+    manifest: Manifest
+    source: IndexSource
+    unstaged_manifest: bool     # the working tree's manifest.json differs from the staged one
+
+
+def load_staged(m_path: Path, root: Path, hint: Iterable[str] = ()) -> StagedModel:
+    """The manifest the commit records (the index), not the working tree's: after
+    `execlease verify --update-coverage` without `git add manifest.json`, the working tree holds
+    hashes that this commit would not record. One `git cat-file --batch` reads the manifest and
+    the staged paths in `hint` (the covered files likely to be checked)."""
+    from execlease_hook import coverage
+    from execlease_hook.errors import CannotRun
+
+    rel = _rel(root, m_path)
+    source = coverage.IndexSource(root, (rel, *sorted(hint)))
+    blob = source.read(rel)
+    if blob is None:
+        # Not in the index (a model being set up, not yet added): the working tree is all there is.
+        return StagedModel(manifest_mod.load(m_path, root), source, False)
+    try:
+        text = blob.decode('utf-8')
+    except UnicodeDecodeError as e:
+        raise CannotRun(f'{m_path} (staged): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it') from None
+    try:
+        unstaged = m_path.read_bytes() != blob
+    except OSError:
+        unstaged = True
+    return StagedModel(manifest_mod.parse(text, m_path, root), source, unstaged)

@@ -227,14 +227,16 @@ def test_sync_commit_absent_from_clone(covered_repo, capsys):
     (
         pytest.param(lambda r: r.git('rm', '-q', '-r', 'verification'), 'no model found', id='no-model'),
         pytest.param(lambda r: stage(r, MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json'),
-        pytest.param(lambda r: r.write(MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json-unstaged'),
         pytest.param(lambda r: stage(r, MANIFEST, manifest_json([{'id': 'x', 'path': '/etc/passwd',
                                                                    'function': 'f', 'action': 'A'}])),
                      'is absolute', id='absolute-path'),
-        pytest.param(lambda r: (r.write(MANIFEST, manifest_json([{'id': 'x', 'path': 'app/lease.py',
+        pytest.param(lambda r: (stage(r, MANIFEST, manifest_json([{'id': 'x', 'path': 'app/lease.py',
                                                                    'function': 'f', 'action': 'A'}] * 2)),
                                 stage(r, 'app/lease.py', BODY_EDIT)),
                      "duplicate id 'x'", id='duplicate-id-covered-file-staged'),
+        pytest.param(lambda r: (stage(r, MANIFEST, '{"version": 1,'), r.write(MANIFEST, manifest_json()),
+                                stage(r, 'app/lease.py', BODY_EDIT)),
+                     'not valid JSON', id='bad-json-staged-good-in-working-tree'),
     ),
 )
 def test_cannot_run_exits_2(covered_repo, capsys, setup, message):
@@ -242,6 +244,17 @@ def test_cannot_run_exits_2(covered_repo, capsys, setup, message):
     code, out = run_guard(capsys)
     assert code == 2
     assert message in out
+
+
+def test_broken_unstaged_manifest_does_not_judge_the_commit(covered_repo, capsys):
+    # The commit records the staged manifest; a half-edited one in the working tree is not part of it.
+    covered_repo.write(MANIFEST, '{"version": 1,')
+    assert run_guard(capsys) == (0, '')
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    code, out = run_guard(capsys)
+    assert code == 1
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+    assert f'note: {MANIFEST} has changes that are not staged' in out
 
 
 def test_model_option_names_the_folder(covered_repo, capsys):
@@ -290,3 +303,42 @@ def test_deleted_model_config_cannot_run(covered_repo, capsys):
     code, out = run_guard(capsys)
     assert code == 2
     assert f'the model file {MODEL_DIR}/Lease.cfg is missing from the index (staged)' in out
+
+
+def test_unstaged_sync_of_the_manifest_does_not_pass(covered_repo, capsys):
+    # `execlease verify --update-coverage` rewrote manifest.json, but only the code is staged:
+    # the commit would record the change with the old hashes. The staged manifest is judged.
+    from conftest import sync_coverage
+
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    sync_coverage(covered_repo.path)
+    assert covered_repo.git('diff', '--name-only').split() == [MANIFEST]
+    code, out = run_guard(capsys)
+    assert code == 1
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+    assert f'note: {MANIFEST} has changes that are not staged' in out
+    assert f'`git add {MANIFEST}`' in out
+    covered_repo.add(MANIFEST)
+    assert run_guard(capsys) == (0, '')
+
+
+def test_unstaged_manifest_edit_cannot_hide_a_staged_change(covered_repo, capsys):
+    # The working tree's manifest records the edited hash for claim-lease; the index does not.
+    data = json.loads(covered_repo.read(MANIFEST))
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    from execlease_hook import coverage, manifest
+
+    m = manifest.load(covered_repo.path / MANIFEST, covered_repo.path)
+    (status,) = coverage.compare(m, coverage.IndexSource(covered_repo.path), m.coverage.entries[:1])
+    data['coverage']['entries'][0]['hash'] = status.current
+    covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
+    code, out = run_guard(capsys, 'app/lease.py')
+    assert code == 1
+    assert 'covered code changed' in out
+
+
+def test_staged_manifest_not_utf8(covered_repo, capsys):
+    stage(covered_repo, MANIFEST, covered_repo.read(MANIFEST).encode() + b'\xff')
+    code, out = run_guard(capsys)
+    assert code == 2
+    assert f'{MANIFEST} (staged): not UTF-8' in out
