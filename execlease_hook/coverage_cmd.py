@@ -26,7 +26,8 @@ def _rel(root: Path, path: Path) -> str:
 def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str) -> str:
     rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
     widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
-    lines = [f'{_rel(m.root, m.path)}  ({len(statuses)} entries; model {model_status})']
+    count = f'{len(statuses)} entr' + ('y' if len(statuses) == 1 else 'ies')
+    lines = [f'{_rel(m.root, m.path)}  ({count}; model {model_status})']
     for s, row in zip(statuses, rows):
         cells = [cell.ljust(width) for cell, width in zip(row, widths)]
         lines.append('  ' + '  '.join((*cells, row[4])))

@@ -113,10 +113,10 @@ def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSou
     if p.model:
         current = coverage.model_hash(m, source)
         if current != m.coverage.model_hash:
-            recorded = m.coverage.model_hash or 'none recorded'
+            recorded = m.coverage.model_hash or 'none (never synced)'
             found.add(
-                f'model {folder}: the spec or a config changed without a verified sync\n'
-                f'  modelHash recorded {recorded}\n  staged            {current}\n'
+                f'model {folder}: the spec or a config differs from the last verified sync\n'
+                f'  modelHash recorded: {recorded}\n  staged model:       {current}\n'
                 '  the model changed without a verified sync: run `execlease verify`, '
                 'then `execlease verify --update-coverage`',
                 1,
@@ -210,21 +210,28 @@ def _diffs(m: Manifest, statuses: list[EntryStatus], staged_source: IndexSource)
 
 
 def _manifest_line(m: Manifest, entry: CoveredEntry) -> int | None:
-    """The line of the entry's "path" in manifest.json (the stable dump: one key per line)."""
+    """The line of the entry's "path" in manifest.json (the stable dump: one key per line).
+
+    Values are compared decoded, so a hand-written "\\u00fc" matches the path "ü"."""
     import json
+    import re
 
     try:
         lines = m.path.read_text(encoding='utf-8').splitlines()
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         return None
-    id_key = f'"id": {json.dumps(entry.id, ensure_ascii=False)}'
-    path_key = f'"path": {json.dumps(entry.path, ensure_ascii=False)}'
+    key_value = re.compile(r'"(id|path)"\s*:\s*("(?:[^"\\]|\\.)*")')
     seen_id = False
     for number, line in enumerate(lines, 1):
-        if id_key in line:
-            seen_id = True
-        if seen_id and path_key in line:
-            return number
+        for key, raw in key_value.findall(line):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                continue
+            if key == 'id':
+                seen_id = value == entry.id
+            elif seen_id and value == entry.path:
+                return number
     return None
 
 

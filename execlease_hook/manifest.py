@@ -281,7 +281,7 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
             end=r.string(reg['to'], f'{at}.region.to'),
         )
     entry_hash = None
-    if 'hash' in d:
+    if d.get('hash') is not None:  # absent or null: never synced
         entry_hash = r.string(d['hash'], f'{at}.hash')
         if not _ENTRY_HASH.match(entry_hash):
             raise r.fail(f'{at}.hash', f'{entry_hash!r} has no known scheme; expected '
@@ -322,7 +322,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
     d = r.obj(
         raw, '$', ('version', 'spec', 'checks', 'coverage'), ('mutations', 'findings'),
     )
-    if d['version'] != VERSION or isinstance(d['version'], bool):
+    if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
                                 f'reads version {VERSION}')
     folder = path.parent

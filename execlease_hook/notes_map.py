@@ -83,14 +83,24 @@ def write_notes(path: Path, table: str) -> bool:
     from execlease_hook.atomic import write_text_atomic
 
     try:
-        text = path.read_text(encoding='utf-8')
+        data = path.read_bytes()
     except FileNotFoundError:
         raise CannotRun(
             f'{path}: no NOTES.md in the model folder; create it with the lines\n'
             f'  {BEGIN}\n  {END}\nthen run `execlease coverage --write-map` again',
         ) from None
+    except OSError as e:
+        raise CannotRun(f'{path}: cannot read: {e.strerror}') from None
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError as e:
+        line = data.count(b'\n', 0, e.start) + 1
+        raise CannotRun(f'{path}: not UTF-8 (first bad byte on line {line}); save it as UTF-8') from None
     new = replace_table(text, table, os.fspath(path))
     if new == text:
         return False
-    write_text_atomic(path, new)
+    try:
+        write_text_atomic(path, new)
+    except OSError as e:
+        raise CannotRun(f'{path}: cannot write the table: {e.strerror}; nothing was changed') from None
     return True

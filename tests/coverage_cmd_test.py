@@ -97,6 +97,7 @@ def test_write_map_follows_moved_lines(covered_repo, capsys):
     (
         pytest.param('# notes without markers\n', 'no code-to-action markers; add the two lines', id='no-markers'),
         pytest.param(None, 'no NOTES.md in the model folder', id='no-notes'),
+        pytest.param(NOTES_MD.encode() + b'caf\xe9\n', 'NOTES.md: not UTF-8 (first bad byte on line 9)', id='not-utf8'),
     ),
 )
 def test_write_map_cannot_run(covered_repo, capsys, notes, message):
@@ -122,3 +123,23 @@ def test_no_model_found(git_repo, capsys):
     code, out = run_coverage(capsys)
     assert code == 2
     assert 'no model found' in out
+
+
+@pytest.mark.parametrize(
+    ('entries', 'first_line', 'code'),
+    (
+        pytest.param([], f'{MANIFEST}  (0 entries; model unchanged)', 0, id='empty'),
+        pytest.param([{'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'}],
+                     f'{MANIFEST}  (1 entry; model unchanged)', 1, id='one-never-synced'),
+        pytest.param([{'id': 'x', 'path': 'no/such/file.py', 'function': 'f', 'action': 'A'}],
+                     f'{MANIFEST}  (1 entry; model unchanged)', 2, id='path-does-not-exist'),
+    ),
+)
+def test_entry_count_and_small_manifests(covered_repo, capsys, entries, first_line, code):
+    data = json.loads(covered_repo.read(MANIFEST))
+    data['coverage']['entries'] = entries
+    covered_repo.write(MANIFEST, json.dumps(data))
+    got, out = run_coverage(capsys)
+    assert (got, out.splitlines()[0]) == (code, first_line)
+    if code == 2:
+        assert 'no/such/file.py: no such file in the working tree' in out

@@ -207,7 +207,7 @@ def test_first_commit_on_unborn_branch(git_repo, capsys):
     assert code == 1
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code never synced' in out
     assert '(no diff: the manifest has no coverage.syncCommit yet)' in out
-    assert 'modelHash recorded none recorded' in out
+    assert 'modelHash recorded: none (never synced)' in out
 
 
 def test_sync_commit_absent_from_clone(covered_repo, capsys):
@@ -342,3 +342,35 @@ def test_staged_manifest_not_utf8(covered_repo, capsys):
     code, out = run_guard(capsys)
     assert code == 2
     assert f'{MANIFEST} (staged): not UTF-8' in out
+
+
+UNICODE_PATH = 'app dir/ünï/lease.py'
+
+
+@pytest.mark.parametrize('ensure_ascii', (False, True), ids=('utf8-manifest', 'escaped-manifest'))
+def test_path_with_space_and_unicode(covered_repo, capsys, ensure_ascii):
+    covered_repo.git('mv', 'app', 'app dir')
+    (covered_repo.path / 'app dir' / 'ünï').mkdir()
+    covered_repo.git('mv', 'app dir/lease.py', UNICODE_PATH)
+    data = json.loads(covered_repo.read(MANIFEST))
+    for entry in data['coverage']['entries']:
+        entry['path'] = UNICODE_PATH
+    stage(covered_repo, MANIFEST, json.dumps(data, indent=2, ensure_ascii=ensure_ascii) + '\n')
+    assert cli.main(['coverage', '--write-map']) == 0
+    covered_repo.add(NOTES)
+    capsys.readouterr()
+    assert run_guard(capsys) == (0, '')  # moved unchanged, manifest and map updated: accepted
+    covered_repo.commit('move')
+    assert run_guard(capsys, '--all') == (0, '')
+    stage(covered_repo, UNICODE_PATH, BODY_EDIT)
+    code, out = run_guard(capsys, UNICODE_PATH)
+    assert code == 1
+    assert f'claim-lease: {UNICODE_PATH}:4  (model action Claim): covered code changed' in out
+    covered_repo.git('reset', '-q', '--hard')
+    covered_repo.git('rm', '-q', UNICODE_PATH)
+    code, out = run_guard(capsys)
+    assert code == 2
+    lines = covered_repo.read(MANIFEST).splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if '"path"' in text)
+    assert f'{UNICODE_PATH} is deleted in this commit' in out
+    assert f'update the entry in {MANIFEST}:{line} ' in out

@@ -78,6 +78,8 @@ def test_load_good(tmp_path):
     ('field', 'value', 'expected'),
     (
         ('version', 2, 'version: unsupported version 2'),
+        ('version', 1.0, 'version: unsupported version 1.0'),
+        ('version', '1', "version: unsupported version '1'"),
         ('spec', DELETE, "$: missing key 'spec'"),
         ('extra', 1, "extra: unknown key 'extra'"),
         ('checks', [], 'checks: name at least one check'),
@@ -112,6 +114,12 @@ def test_bad_manifest_names_field(tmp_path, field, value, expected):
         manifest.load(path, tmp_path)
     assert str(e.value).startswith(f'{path}: ')
     assert expected in str(e.value)
+
+
+def test_null_hash_is_never_synced(tmp_path):
+    m = manifest.load(write_manifest(tmp_path, mutate('coverage.entries.0.hash', None)), tmp_path)
+    assert m.coverage.entries[0].hash is None
+    assert '"hash"' not in manifest.dump(m).split('"id": "claim"')[1].split('}')[0]
 
 
 def test_duplicate_check_names(tmp_path):

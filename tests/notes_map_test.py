@@ -56,3 +56,27 @@ def test_write_notes_atomic_and_reports_change(tmp_path):
 def test_write_notes_without_file(tmp_path):
     with pytest.raises(CannotRun, match='no NOTES.md in the model folder'):
         notes_map.write_notes(tmp_path / 'NOTES.md', '')
+
+
+def test_write_notes_not_utf8(tmp_path):
+    notes = tmp_path / 'NOTES.md'
+    notes.write_bytes(f'a\n{BEGIN}\n{END}\n\xff\n'.encode('latin-1'))
+    with pytest.raises(CannotRun, match=r'NOTES.md: not UTF-8 \(first bad byte on line 4\); save it as UTF-8'):
+        notes_map.write_notes(notes, notes_map.render(ROWS, '.'))
+
+
+def test_write_notes_cannot_write_leaves_the_file(tmp_path, monkeypatch):
+    import os
+
+    notes = tmp_path / 'NOTES.md'
+    before = f'a\n{BEGIN}\n{END}\n'
+    notes.write_text(before)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, 'Permission denied')
+
+    monkeypatch.setattr(os, 'replace', refuse)
+    with pytest.raises(CannotRun, match='cannot write the table: Permission denied; nothing was changed'):
+        notes_map.write_notes(notes, notes_map.render(ROWS, '.'))
+    assert notes.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ['NOTES.md']
