@@ -283,3 +283,24 @@ def test_grammars_load_lazily():
     ))
     out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ['[]', 'ts1:', "['tree_sitter', 'tree_sitter_go']"]
+
+
+INLINE = (
+    ('a.py', 'class Lease:\n    @property\n    def owner(self):\n        return self._owner\n', 'Lease.owner', 2, 4),
+    ('a.ts', 'class Lease {\n  set owner(v: string) {\n    this._o = v;\n  }\n}\n', 'Lease.owner', 2, 4),
+    ('a.ts', 'export const lease = {\n  renew: async (id: string) => {\n    return id;\n  },\n};\n',
+     'lease.renew', 2, 4),
+    ('a.js', 'var claim = function () {\n  return 1;\n};\n', 'claim', 1, 3),
+    ('a.mts', 'export default function take() {\n  return 1;\n}\n', 'take', 1, 3),
+    ('a.rs', 'trait Clock { fn now(&self) -> u64; }\nimpl Clock for Sys {\n    fn now(&self) -> u64 {\n        0\n    }\n}\n',
+     'Sys.now', 3, 5),
+    ('a.go', 'package a\n\nfunc (s Store) Claim() bool {\n\treturn true\n}\n', 'Store.Claim', 3, 5),
+)
+
+
+@pytest.mark.parametrize(
+    ('path', 'source', 'qualname', 'start_line', 'end_line'), INLINE, ids=[f'{r[0]}:{r[2]}' for r in INLINE],
+)
+def test_locate_more_shapes(path, source, qualname, start_line, end_line):
+    located = locate(function_entry(path, qualname), source.encode())
+    assert (located.start_line, located.end_line) == (start_line, end_line)
