@@ -65,8 +65,15 @@ def run(options: argparse.Namespace) -> int:
 
     code = 0
     for m_path, governed in wanted:
-        hint = governed if options.all or governed is None else governed & touched
-        model = guard_check.load_staged(m_path, root, hint or ())
+        # What the checks will read, so that one `git cat-file --batch` fetches it all with the
+        # manifest: every governed file when all entries are checked, else the touched ones and
+        # NOTES.md (its table rows follow the entries).
+        rel = Path(os.path.relpath(m_path, root)).as_posix()
+        if governed is None or options.all or rel in touched:
+            hint = governed or set()
+        else:
+            hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
+        model = guard_check.load_staged(m_path, root, hint)
         m = model.manifest
         p = guard_check.plan(m, touched, options.all)
         if not (p.entries or p.model or p.notes):

@@ -374,3 +374,36 @@ def test_path_with_space_and_unicode(covered_repo, capsys, ensure_ascii):
     line = next(n for n, text in enumerate(lines, 1) if '"path"' in text)
     assert f'{UNICODE_PATH} is deleted in this commit' in out
     assert f'update the entry in {MANIFEST}:{line} ' in out
+
+
+@pytest.mark.parametrize(
+    ('rel', 'text', 'expected'),
+    (
+        pytest.param('app/other.py', 'def unrelated():\n    return 2\n', ['diff'], id='nothing-covered'),
+        pytest.param('app/lease.py', LEASE_PY.replace('(run_id, now),', '(run_id,  now),'),
+                     ['diff', 'cat-file'], id='covered-unchanged'),
+        pytest.param(MANIFEST, manifest_json(), ['diff', 'cat-file'], id='manifest-staged'),
+        # The failure path also reads the sync commit's blobs for the diff: one more batch.
+        pytest.param('app/lease.py', BODY_EDIT, ['diff', 'cat-file', 'cat-file'], id='covered-changed'),
+    ),
+)
+def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, expected):
+    # Issue 3 §4/§7: one `git diff --cached` finds the staged set, one `git cat-file --batch`
+    # reads every blob the checks need (manifest, covered files, model files, NOTES.md).
+    from execlease_hook import git
+
+    if rel == MANIFEST:
+        data = json.loads(covered_repo.read(MANIFEST))
+        data['coverage']['entries'][0]['action'] = 'ClaimLease'
+        text = json.dumps(data, indent=2) + '\n'
+    stage(covered_repo, rel, text)
+    calls: list[str] = []
+    real = git._run
+
+    def counting(root, *args, stdin=None):
+        calls.append(args[0])
+        return real(root, *args, stdin=stdin)
+
+    monkeypatch.setattr(git, '_run', counting)
+    run_guard(capsys)
+    assert calls == expected
