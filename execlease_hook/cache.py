@@ -4,6 +4,8 @@ Keyed by TlcJob.cache_key: jar sha256, Java major, the exact bytes of every modu
 mutation) and of the cfg, and the TLC flags. One JSON file per key, written through a temp
 file + rename, so two runs at once never read a partial entry; a corrupt entry is ignored
 (and rewritten by the run that follows). Errors are never cached: a timeout may not recur.
+A cache that cannot be written (read-only, full disk) only costs speed: the run goes on and
+says so once.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ class ResultCache:
     def __init__(self, folder: Path, enabled: bool = True) -> None:
         self.folder = folder
         self.enabled = enabled
+        self.problem: str | None = None   # set when an entry could not be written
 
     def _path(self, key: str) -> Path:
         return self.folder / f'{key}.json'
@@ -37,8 +40,14 @@ class ResultCache:
         return verdict if verdict.outcome != 'error' else None
 
     def put(self, key: str, verdict: Verdict) -> None:
-        if verdict.outcome == 'error':
+        if verdict.outcome == 'error' or self.problem is not None:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
         text = json.dumps({'format': FORMAT, 'key': key, 'verdict': verdict.to_json()})
-        write_text_atomic(self._path(key), text)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(self._path(key), text)
+        except OSError as e:
+            self.problem = (
+                f'results were not cached: cannot write {e.filename or self.folder} ({e.strerror or e}); '
+                f'make {self.folder} writable or remove it'
+            )

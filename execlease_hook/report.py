@@ -6,6 +6,7 @@ working tree), and only the variables that changed in that step.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,18 @@ def code_for(action: str, statuses: Sequence[EntryStatus]) -> list[str]:
     return cited
 
 
+_LOCATION = re.compile(r'^line (\d+), col \d+ to line (\d+), col \d+ of module (\S+)$')
+
+
+def spec_line(step: TraceStep) -> str | None:
+    """'line 79, col 1 to line 90, col 30 of module M' -> 'M.tla:79-90': where TLC took the step."""
+    match = _LOCATION.match(step.location)
+    if match is None:
+        return None
+    start, end, module = match.groups()
+    return f'{module}.tla:{start}' + ('' if start == end else f'-{end}')
+
+
 def _indent_value(value: str, pad: str) -> str:
     return value.replace('\n', '\n' + pad)
 
@@ -107,6 +120,9 @@ def counterexample(verdict: Verdict, statuses: Sequence[EntryStatus]) -> list[st
             lines.append(f'  {step.number}. {step.action}: back to state {step.back_to} (the behaviour loops)')
         else:
             lines.append(f'  {step.number}. {step.action}')
+        where = spec_line(step)
+        if where is not None:
+            lines.append(f'       spec: {where}')
         if step.action != 'Initial predicate':
             cited = code_for(action_name(step), statuses)
             for c in cited:

@@ -403,7 +403,37 @@ def _progress(result: JobResult) -> None:
           file=sys.stderr, flush=True)
 
 
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    try:
+        manifest_mod.write_text_atomic(path, json.dumps(data, indent=2) + '\n')
+    except OSError as e:
+        raise CannotRun(f'--json {path}: cannot write it ({e.strerror or e}); name a file in a writable folder')
+
+
+def _unfinished_json(reason: str, code: int = 2) -> dict[str, Any]:
+    # Written before the run and on any early exit, so that a JSON file left by an earlier
+    # passing run is never read as this run's result (exit 2 is never read as a pass).
+    return {'exit_code': code, 'result': report.RESULT_TEXT.get(code, 'INTERRUPTED'), 'error': reason,
+            'models': []}
+
+
 def run(options: argparse.Namespace) -> int:
+    json_path = Path(options.json) if options.json else None
+    if json_path is not None:
+        _write_json(json_path, _unfinished_json('the run did not finish'))
+    try:
+        return _run(options, json_path)
+    except CannotRun as e:
+        if json_path is not None:
+            _write_json(json_path, _unfinished_json(str(e)))
+        raise
+    except KeyboardInterrupt:
+        if json_path is not None:
+            _write_json(json_path, _unfinished_json('interrupted (Ctrl-C)', 130))
+        raise
+
+
+def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     from execlease_hook import git
 
     if options.update_coverage and options.quick:
@@ -425,10 +455,16 @@ def run(options: argparse.Namespace) -> int:
         results.append(r)
         print_model(r)
     code = exit_code(results)
-    if options.json:
-        text = json.dumps(results_json(results, t, code), indent=2) + '\n'
-        manifest_mod.write_text_atomic(Path(options.json), text)
+    if json_path is not None:
+        data = results_json(results, t, code)
+        data['quick'] = bool(options.quick)
+        _write_json(json_path, data)
+    if cache.problem:
+        _print(f'note: {cache.problem}')
     if t.jar.warning:
         _print(t.jar.warning)
-    _print('', report.RESULT_TEXT[code])
+    result = report.RESULT_TEXT[code]
+    if options.quick and code == 0:
+        result += ' (--quick: checks and coverage only; mutations and findings were not run)'
+    _print('', result)
     return code

@@ -8,6 +8,7 @@ is an error, never a pass.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -33,6 +34,14 @@ EXIT_ERRORS = {
     150: 'parse error',
     151: 'configuration error',
     255: 'configuration syntax error or out of memory',
+}
+# What to do next, per TLC exit code (DESIGN §3: every message that blocks says what to do).
+ERROR_HINTS = {
+    1: 'a bug in execlease\'s TLC arguments or an unknown jar: report it with the lines below',
+    75: 'fix the expression TLC could not evaluate (in the spec or the cfg\'s constants)',
+    150: 'fix the spec (or a module it extends) where SANY points',
+    151: 'fix the cfg: it names something the spec does not define, or is not valid cfg syntax',
+    255: 'fix the cfg syntax; if Java ran out of memory, give it more (JAVA_TOOL_OPTIONS=-Xmx4g)',
 }
 
 # -tool message codes.
@@ -300,16 +309,21 @@ def cfg_names(config_text: str, keywords: tuple[str, ...]) -> list[str]:
     return names
 
 
+def last_lines(output: bytes, count: int = 25) -> tuple[str, ...]:
+    """The end of TLC's output as a person reads it: no -tool markers, no module-loading noise."""
+    return tuple(
+        line for line in output.decode('utf-8', 'replace').splitlines()
+        if '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
+    )[-count:]
+
+
 def classify(
         exit_code: int, output: bytes, seconds: float, config_text: str = '',
 ) -> Verdict:
     messages = parse_messages(output)
     codes = {m.code for m in messages}
     text_lines = output.decode('utf-8', 'replace').splitlines()
-    tail = tuple(
-        line for line in text_lines
-        if '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
-    )[-25:]
+    tail = last_lines(output)
     states = distinct = depth = None
     for m in messages:
         if m.code == STATS and (found := _STATS.search(m.text)):
@@ -376,7 +390,9 @@ def classify(
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
     if exit_code == 150:
         reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
-    return error(reason)
+    verdict = error(reason)
+    hint = ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
+    return dataclasses.replace(verdict, reason=f'{verdict.reason}; {hint}')
 
 
 def _sany_lines(lines: list[str]) -> list[str]:
@@ -451,17 +467,17 @@ def run_job(job: TlcJob) -> Verdict:
             return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
         seconds = round(time.monotonic() - started, 3)
         if run.timed_out:
-            tail = tuple(run.output.decode('utf-8', 'replace').splitlines()[-25:])
+            tail = last_lines(run.output)
             return Verdict(
                 'error', seconds, None, reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
                 'raise "timeout" on the manifest entry if the model needs longer', last_lines=tail,
             )
         assert run.exit_code is not None
         if run.exit_code < 0:
-            tail = tuple(run.output.decode('utf-8', 'replace').splitlines()[-25:])
             return Verdict(
                 'error', seconds, run.exit_code,
-                reason=f'TLC was killed by signal {-run.exit_code}', last_lines=tail,
+                reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
+                'killer or a shutdown?); run again', last_lines=last_lines(run.output),
             )
         return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
     finally:

@@ -127,15 +127,24 @@ def cache_dir(root: Path) -> Path:
     return root / '.tmp' / 'tla'
 
 
+class CacheUnwritable(Exception):
+    """The cache folder (or its lock) cannot be created or opened for writing."""
+
+
 @contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock_file = open(folder / 'lock', 'a+b')
+    except OSError as e:
+        raise CacheUnwritable(f'{folder}: {e.strerror or e}') from e
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no lock, atomic renames still hold
-        yield
+        with lock_file:
+            yield
         return
-    with open(folder / 'lock', 'a+b') as lock:
+    with lock_file as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -267,8 +276,20 @@ def _install(source: Path, folder: Path) -> Path:
 
 def _place(part: Path, folder: Path) -> Path:
     target = folder / JAR_NAME
+    os.chmod(part, 0o644)  # mkstemp made it 0600; the jar is no secret, others may share the cache
     os.replace(part, target)
     return target
+
+
+def _valid_cached(folder: Path) -> ToolJar | None:
+    cached = folder / JAR_NAME
+    try:
+        if not cached.is_file():
+            return None
+        digest = file_sha256(cached)
+    except OSError:
+        return None
+    return ToolJar(cached, digest, 'cache', True) if digest in KNOWN_JARS else None
 
 
 def resolve_jar(root: Path) -> ToolJar:
@@ -276,6 +297,26 @@ def resolve_jar(root: Path) -> ToolJar:
     if explicit is not None:
         return explicit
     folder = cache_dir(root)
+    try:
+        return _resolve_in(folder)
+    except CacheUnwritable as e:
+        # A read-only cache that already holds a pinned jar is still usable: its sha256 is
+        # checked here, and writers only ever rename complete files into place.
+        cached = _valid_cached(folder)
+        if cached is not None:
+            return cached
+        raise CannotRun(
+            f'cannot write the TLA+ tools cache {e}; make {folder} a writable folder (or remove it: '
+            'it is rebuilt), or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar',
+        ) from e
+    except OSError as e:
+        raise CannotRun(
+            f'cannot write the TLA+ tools cache {folder}: {e.strerror or e} ({e.filename or folder}); '
+            f'make it writable, free some disk space, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar',
+        ) from e
+
+
+def _resolve_in(folder: Path) -> ToolJar:
     with _locked(folder):
         cached = folder / JAR_NAME
         if cached.is_file():

@@ -33,9 +33,11 @@ check bad (invariant.cfg):
        x = 0
        y = 0
   2. Inc
+       spec: Counter.tla:13
        code: app/counter.py:1-4  increment  [inc]
        x = 1
   3. Inc
+       spec: Counter.tla:13
        code: app/counter.py:1-4  increment  [inc]
        x = 2
 '''
@@ -48,7 +50,8 @@ def test_a_mutation_failing_for_the_wrong_reason_prints_its_trace(git_repo, caps
     assert cli.main(['verify']) == 1
     out = capsys.readouterr().out
     assert 'mutation wrong (pass.cfg):\n  counterexample (invariant TypeOK), 5 steps:' in out
-    assert '  5. Inc\n       code: (no covered entry names this action)\n       x = 4\n' in out
+    assert ('  5. Inc\n       spec: Counter.tla:13\n       code: (no covered entry names this action)\n'
+            '       x = 4\n') in out
 
 
 def entry(id: str, action: str, **kw: object) -> CoveredEntry:
@@ -60,7 +63,7 @@ def test_loops_stuttering_parameters_and_unlocated_code():
         'violated', 1.0, 13, kind='property', property='Live', trace=(
             TraceStep(1, 'Initial predicate', '', (('a', '0'), ('b', '<<>>'))),
             TraceStep(2, 'Claim(r1)', 'line 3, col 1 to line 3, col 9 of module M', (('a', '1'), ('b', '<<>>'))),
-            TraceStep(3, 'Tick', '', (('a', '1'), ('b', '<<>>'))),
+            TraceStep(3, 'Tick', 'line 5, col 9 to line 7, col 20 of module M', (('a', '1'), ('b', '<<>>'))),
             TraceStep(4, 'Claim', '', (), back_to=2),
             TraceStep(5, 'Stuttering'),
         ),
@@ -75,10 +78,12 @@ def test_loops_stuttering_parameters_and_unlocated_code():
         '       a = 0',
         '       b = <<>>',
         '  2. Claim(r1)',
+        '       spec: M.tla:3',
         '       code: src/claim.py (not found: update the anchors)  claim  [claim]',
         "       code: src/fence.py (not found: update the anchors)  region '# a' in claim  [fence]",
         '       a = 1',
         '  3. Tick',
+        '       spec: M.tla:5-7',
         '       code: (no covered entry names this action)',
         '       (no variable changed)',
         '  4. Claim: back to state 2 (the behaviour loops)',

@@ -353,12 +353,43 @@ def test_quick_runs_checks_only_and_json(git_repo, tmp_path):
     out = tmp_path / 'out.json'
     assert cli.main(['verify', '--quick', '--json', str(out)]) == 0
     data = json.loads(out.read_text())
-    assert data['exit_code'] == 0 and data['result'] == 'PASSED'
+    assert data['exit_code'] == 0 and data['result'] == 'PASSED' and data['quick'] is True
     assert data['tools']['sha256'] in tools.KNOWN_JARS and data['tools']['verified'] is True
     assert data['java']['major'] >= 11
     (model,) = data['models']
     assert [(j['kind'], j['name'], j['outcome']) for j in model['jobs']] == [('check', 'main', 'held')]
     assert model['jobs'][0]['verdict']['distinct'] == 8
+
+
+def test_json_never_keeps_an_earlier_pass_after_a_run_that_could_not_run(git_repo, tmp_path, capsys):
+    path = write_model(git_repo, entries=())
+    out = tmp_path / 'out.json'
+    assert cli.main(['verify', '--quick', '--json', str(out)]) == 0
+    assert json.loads(out.read_text())['exit_code'] == 0
+    data = json.loads(path.read_text())
+    data['checks'] = [{'name': 'main', 'config': 'gone.cfg'}]
+    path.write_text(json.dumps(data))
+    assert cli.main(['verify', '--quick', '--json', str(out)]) == 2
+    after = json.loads(out.read_text())
+    assert after['exit_code'] == 2 and after['result'] == 'COULD NOT RUN (exit 2 is not a pass)'
+    assert 'gone.cfg: cannot read the config of check main' in after['error']
+    assert 'gone.cfg' in capsys.readouterr().err
+
+
+def test_json_into_a_missing_folder_exits_2_before_running(git_repo, tmp_path, capsys):
+    write_model(git_repo, entries=())
+    assert cli.main(['verify', '--quick', '--json', str(tmp_path / 'no' / 'out.json')]) == 2
+    captured = capsys.readouterr()
+    assert 'out.json: cannot write it' in captured.err and 'TLA+ tools' not in captured.out
+
+
+def test_an_unwritable_result_cache_costs_speed_only(git_repo, capsys):
+    write_model(git_repo, entries=())
+    git_repo.write('.tmp/tla/cache', 'a file where the cache folder should be')
+    assert cli.main(['verify', '--quick']) == 0
+    out = capsys.readouterr().out
+    assert 'note: results were not cached: cannot write' in out and 'make ' in out
+    assert out.rstrip().splitlines()[-1].startswith('PASSED (--quick: checks and coverage only;')
 
 
 def test_update_coverage_with_quick_is_refused(git_repo, capsys):
@@ -396,7 +427,10 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     temp.mkdir()
     env = git_env()
     env.update(EXECLEASE_TLA_OFFLINE='1', TMPDIR=str(temp))
-    proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2'), cwd=git_repo.path, env=env,
+    report = tmp_path / 'out.json'
+    report.write_text('{"exit_code": 0, "result": "PASSED"}')  # left by an earlier run
+    proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(report)),
+                            cwd=git_repo.path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while len(list(temp.glob('execlease-check-*'))) < 2 and time.monotonic() < deadline:
@@ -408,5 +442,6 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     assert proc.returncode == 130, out + err
     assert 'interrupted' in err and 'PASSED' not in out
     assert list(temp.iterdir()) == []
+    assert json.loads(report.read_text())['exit_code'] == 130
     ps = subprocess.run(('ps', '-eo', 'args'), capture_output=True, text=True).stdout
     assert str(temp) not in ps  # no TLC left running with its tmpdir in there

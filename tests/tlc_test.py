@@ -85,7 +85,8 @@ def test_verdict(verdicts, cfg, outcome, kind, prop, distinct, actions):
         assert [s.action for s in v.trace] == actions
     if outcome == 'error':
         assert ERROR_REASONS[cfg] in (v.reason or '')
-        assert v.last_lines
+        assert (v.reason or '').endswith('; ' + tlc.ERROR_HINTS[v.exit_code])  # says what to do
+        assert v.last_lines and not any('@!@!@' in line for line in v.last_lines)
     if outcome == 'passed':
         assert v.depth == 5 and v.states == 15 and v.seconds > 0
 
@@ -242,13 +243,33 @@ def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
             os.kill(pid, 0)
 
 
+def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
+    # As when a person or the OOM killer kills the java process from another shell.
+    box: list[tlc.Verdict] = []
+    thread = threading.Thread(target=lambda: box.append(tlc.run_job(big_job(java, jar, timeout=120))))
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not tlc._live and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    (pid,) = list(tlc._live)
+    os.kill(pid, 9)
+    thread.join(30)
+    (v,) = box
+    assert (v.outcome, v.exit_code) == ('error', -9)
+    assert (v.reason or '').startswith('TLC was killed by signal 9')
+    assert any('Starting...' in line for line in v.last_lines)
+    assert _leftovers(own_tmp) == []
+
+
 def test_a_tlc_that_dies_is_an_error(jar, own_tmp, tmp_path):
     dying = tmp_path / 'java'
     dying.write_text('#!/bin/sh\necho "@!@!@STARTMSG 2262:0 @!@!@"\necho "TLC2 Version 2.15"\nkill -9 $$\n')
     dying.chmod(dying.stat().st_mode | stat.S_IEXEC)
     v = tlc.run_job(make_job(dying, jar, 'pass'))
-    assert v.outcome == 'error' and v.reason == 'TLC was killed by signal 9'
-    assert 'TLC2 Version 2.15' in v.last_lines
+    assert v.outcome == 'error' and (v.reason or '').startswith('TLC was killed by signal 9 (')
+    assert v.reason.endswith('; run again')
+    assert v.last_lines == ('TLC2 Version 2.15',)  # what TLC said, without the -tool markers
     assert _leftovers(own_tmp) == []
 
 

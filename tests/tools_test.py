@@ -270,3 +270,33 @@ def test_tools_prints_source_path_hash_version_and_java(git_repo, clean_env, cap
     assert 'source:  offline' in out and OFFLINE_SHA in out
     assert 'TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)' in out
     assert 'Java:' in out
+
+
+@pytest.mark.parametrize('blocked', ['.tmp', '.tmp/tla'], ids=['tmp-is-a-file', 'tla-is-a-file'])
+def test_an_unwritable_cache_folder_exits_2_saying_what_to_do(git_repo, clean_env, capsys, blocked):
+    # Running as root, permissions do not stop writes: a file where the folder should be does.
+    clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    git_repo.write(blocked, 'not a folder')
+    assert cli.main(['tools']) == 2
+    err = capsys.readouterr().err
+    assert 'cannot write the TLA+ tools cache' in err and 'EXECLEASE_TLA_JAR' in err
+    assert 'Traceback' not in err
+
+
+def test_a_read_only_cache_holding_a_pinned_jar_is_still_used(tmp_path, clean_env):
+    clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    first = tools.resolve_jar(tmp_path)
+    lock = tools.cache_dir(tmp_path) / 'lock'
+    lock.unlink()
+    lock.mkdir()  # the lock cannot be opened for writing, as in a read-only folder
+    again = tools.resolve_jar(tmp_path)
+    assert (again.source, again.path, again.sha256) == ('cache', first.path, OFFLINE_SHA)
+    (tools.cache_dir(tmp_path) / 'tla2tools.jar').write_bytes(b'not a jar')
+    with pytest.raises(CannotRun, match='cannot write the TLA\\+ tools cache'):
+        tools.resolve_jar(tmp_path)
+
+
+def test_the_cached_jar_is_readable_by_others(tmp_path, clean_env):
+    clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    jar = tools.resolve_jar(tmp_path)
+    assert jar.path.stat().st_mode & 0o777 == 0o644
