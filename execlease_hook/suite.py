@@ -375,12 +375,19 @@ def print_model(r: ModelResult) -> None:
         for s in r.coverage:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
             _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
             _print(*report.counterexample(j.verdict, r.coverage))
         elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
-            _print('', f'{j.job.kind} {j.job.name} ({j.job.config}): could not run')
+            # A parse error in the spec fails every job the same way: show its details once.
+            label = f'{j.job.kind} {j.job.name}'
+            if j.verdict.reason in shown:
+                _print(f'{label} ({j.job.config}): could not run: the same error as {shown[j.verdict.reason]}')
+                continue
+            shown[j.verdict.reason] = label
+            _print('', f'{label} ({j.job.config}): could not run')
             _print(*report.error_details(j.verdict))
     for note in r.notes:
         _print(f'note: {note}')

@@ -392,7 +392,7 @@ def classify(
         reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
     verdict = error(reason)
     hint = ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
-    return dataclasses.replace(verdict, reason=f'{verdict.reason}; {hint}')
+    return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
 
 
 def _sany_lines(lines: list[str]) -> list[str]:

@@ -392,6 +392,18 @@ def test_an_unwritable_result_cache_costs_speed_only(git_repo, capsys):
     assert out.rstrip().splitlines()[-1].startswith('PASSED (--quick: checks and coverage only;')
 
 
+def test_one_tlc_error_shared_by_every_job_is_detailed_once(git_repo, capsys):
+    write_model(git_repo, checks=({'name': 'a', 'config': 'config.cfg'}, {'name': 'b', 'config': 'config.cfg'}),
+                entries=())
+    shutil.copyfile(FIXTURES / 'config.cfg', git_repo.path / MODEL / 'config.cfg')
+    assert cli.main(['verify', '--quick']) == 2
+    out = capsys.readouterr().out
+    assert out.count('last lines of TLC output:') == 1
+    assert 'check b (config.cfg): could not run: the same error as check a' in out
+    assert out.count('COULD NOT RUN: check') == 2  # both are still listed
+    assert 'fix the cfg' in out
+
+
 def test_update_coverage_with_quick_is_refused(git_repo, capsys):
     write_model(git_repo)
     assert cli.main(['verify', '--quick', '--update-coverage']) == 2

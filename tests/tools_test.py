@@ -50,6 +50,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(jar[i:i + step])
                 if self.path == '/slow-good':
                     time.sleep(0.1)
+        elif self.path.startswith('/flaky-'):
+            # /flaky-N: a 503 for the first N requests of this path, then the good jar.
+            failures = int(self.path.split('-')[1])
+            if self.server.requests.count(self.path) <= failures:
+                self.send_error(503)
+                return
+            self.send_response(200)
+            self.send_header('Content-Length', str(len(jar)))
+            self.end_headers()
+            self.wfile.write(jar)
         elif self.path == '/truncated':
             self.send_response(200)
             self.send_header('Content-Length', str(len(jar)))
@@ -300,3 +310,18 @@ def test_the_cached_jar_is_readable_by_others(tmp_path, clean_env):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
     jar = tools.resolve_jar(tmp_path)
     assert jar.path.stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize(('failures', 'code', 'requests'), [(1, 0, 2), (2, 2, 2)],
+                         ids=['recovers-on-retry', 'gives-up-after-the-bound'])
+def test_a_failing_server_is_retried_a_bounded_number_of_times(git_repo, clean_env, server, capsys,
+                                                                failures, code, requests):
+    path = f'/flaky-{failures}'
+    clean_env.setenv('EXECLEASE_TLA_URL', url(server, path))  # EXECLEASE_TLA_RETRIES=2 (clean_env)
+    assert cli.main(['tools']) == code
+    assert server.requests.count(path) == requests
+    if code == 2:
+        assert 'HTTP 503' in capsys.readouterr().err
+        assert cache_files(git_repo.path) == []
+    else:
+        assert cache_files(git_repo.path) == ['tla2tools.jar']
