@@ -42,6 +42,7 @@ def test_faults_keep_p8_and_p1(tmp_path: Path):
     assert report.kills > 0, report.summary()
     assert report.takeovers > 0, report.summary()
     assert report.stale_resumptions > 0, report.summary()
+    assert report.effect_stops > 0, report.summary()
     assert report.policy_flips > 0, report.summary()
 
 
@@ -64,6 +65,28 @@ def test_faults_catch_a_begin_step_without_the_never_rule(tmp_path: Path):
         if report.p8:
             break
     assert report.p8, 'three rounds with a broken begin_step and P8 saw nothing'
+
+
+@pytest.mark.timeout(150)
+def test_faults_catch_an_unfenced_complete_step(tmp_path: Path):
+    # The same harness against a complete_step without its fence and its generation
+    # check (monkeypatched inside the worker processes): a deposed worker's completion
+    # lands, and P1 (the audit trigger's was_live_owner) must see it. A round catches it
+    # when a worker stopped between begin_step and complete_step resumes before anybody
+    # took its turn over (most rounds, measured), so up to four rounds.
+    seed = fault_seed()
+    print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
+    for round_seed in range(seed, seed + 4):
+        report = run_faults(
+            FaultSettings(seed=round_seed, turns=TURNS, deadline_s=60,
+                          mutation='unfenced-complete'),
+            tmp_path / str(round_seed),
+        )
+        print(report.summary())
+        assert report.worker_errors == []
+        if report.p1:
+            break
+    assert report.p1, 'four rounds with an unfenced complete_step and P1 saw nothing'
 
 
 # ---- the checks on synthetic data ---------------------------------------------------

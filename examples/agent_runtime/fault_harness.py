@@ -3,7 +3,9 @@
 Several workers race over many turns with short leases. On a random schedule drawn from
 a seed, the harness SIGKILLs workers (and respawns them under new run ids), SIGSTOPs a
 lease holder long enough for its lease to be taken over and SIGCONTs it (the deposed
-worker keeps running), and flips a tool's replay policy between `never` and `always`.
+worker keeps running), SIGSTOPs a worker between its begin_step and its complete_step
+until its lease has expired (it resumes deposed, with its effect due or done and its
+complete_step still to come), and flips a tool's replay policy between `never` and `always`.
 When every turn is done or needs a person, it checks, for every turn:
 
 - P8: if any effect line of a step was decided under `never`, that step has exactly one
@@ -82,6 +84,12 @@ class FaultSettings:
     # nobody claiming it before the worker resumes. The others last ttl * 3 + uniform(0,
     # long_stop_extra) seconds: long enough for another worker to take the turn over.
     long_stop_extra: float = 1.0
+    # A stop between begin_step and complete_step lasts ttl * uniform(*effect_stop): the
+    # lease (at most ttl left) has expired when the worker resumes, and usually another
+    # worker has taken the turn over. The opening one instead resumes the worker as soon
+    # as its lease has expired by the database's clock, usually before any takeover: its
+    # complete_step meets an expired lease of its own generation.
+    effect_stop: tuple[float, float] = (1.2, 2.5)
     deadline_s: float = 60.0
     mutation: str | None = None
 
@@ -104,6 +112,8 @@ class FaultReport:
     workers_spawned: int = 0
     kills: int = 0
     stops: int = 0
+    # stops that caught a worker between its begin_step and its complete_step
+    effect_stops: int = 0
     stale_resumptions: int = 0
     policy_flips: int = 0
     takeovers: int = 0
@@ -111,6 +121,8 @@ class FaultReport:
     reruns: int = 0
     # effects whose run never completed the step: killed after the effect, or deposed
     uncompleted_effects: int = 0
+    # of those, effects by a run that was never killed: a deposed worker that kept running
+    deposed_effects: int = 0
     wall_s: float = 0.0
     p8: list[str] = field(default_factory=list)
     p1: list[str] = field(default_factory=list)
@@ -126,9 +138,9 @@ class FaultReport:
             f'seed={self.seed} turns={self.turns} done={self.done} '
             f'needs_attention={self.needs_attention} open_left={self.open_left} '
             f'workers_spawned={self.workers_spawned} kills={self.kills} stops={self.stops} '
-            f'stale_resumptions={self.stale_resumptions} takeovers={self.takeovers} '
+            f'effect_stops={self.effect_stops} stale_resumptions={self.stale_resumptions} takeovers={self.takeovers} '
             f'policy_flips={self.policy_flips} effects={self.effects} reruns={self.reruns} '
-            f'uncompleted_effects={self.uncompleted_effects} '
+            f'uncompleted_effects={self.uncompleted_effects} deposed_effects={self.deposed_effects} '
             f'P8_violations={len(self.p8)} P1_violations={len(self.p1)} '
             f'completed_without_effect={len(self.completed_without_effect)} '
             f'worker_errors={len(self.worker_errors)} wall_s={self.wall_s:.1f}'
@@ -202,6 +214,8 @@ class _Worker:
     # while stopped: when to SIGCONT, and the (turn, generation) leases it held
     resume_at: float | None = None
     held: dict[str, int] = field(default_factory=dict)
+    # resume earlier, as soon as none of the held leases is live any more
+    until_expired: bool = False
 
 
 class _Harness:
@@ -216,7 +230,8 @@ class _Harness:
         self.report = FaultReport(seed=settings.seed, turns=settings.turns)
         self.workers: dict[str, _Worker] = {}
         self.policies = {**FIXED_POLICIES, FLIPPING_TOOL: 'never'}
-        self.opening = ['long-stop', 'kill', 'flip']
+        self.opening = ['long-stop', 'effect-stop', 'kill', 'flip']
+        self.killed: set[str] = set()
 
     def setup(self) -> sqlite3.Connection:
         turns = {
@@ -265,9 +280,48 @@ class _Harness:
         ).fetchall()
         return {row[0]: int(row[1]) for row in rows}
 
+    def mid_step(self, conn: sqlite3.Connection, run_id: str) -> bool:
+        """Between its begin_step and its complete_step: its effect is due, running or done."""
+        return conn.execute(
+            '''
+            SELECT 1 FROM agent_execution_steps AS s JOIN agent_turns AS t ON t.id = s.turn_id
+            WHERE s.status = 'started' AND s.written_by = :run
+              AND s.generation = t.lease_generation AND t.lease_owner = :run
+            LIMIT 1
+            ''',
+            {'run': run_id},
+        ).fetchone() is not None
+
+    def stop(
+            self, conn: sqlite3.Connection, worker: _Worker, pause: float, now: float,
+            until_expired: bool = False,
+    ) -> None:
+        worker.held = self.leases_of(conn, worker.run_id)
+        worker.proc.send_signal(signal.SIGSTOP)
+        worker.resume_at = now + pause
+        worker.until_expired = until_expired
+        self.report.stops += 1
+
+    def still_live(self, conn: sqlite3.Connection, worker: _Worker) -> bool:
+        return any(
+            conn.execute(
+                f'''
+                SELECT 1 FROM agent_turns WHERE id = ? AND lease_owner = ?
+                  AND lease_generation = ? AND lease_expires_at > {schema.NOW}
+                ''',
+                (turn_id, worker.run_id, generation),
+            ).fetchone() is not None
+            for turn_id, generation in worker.held.items()
+        )
+
     def resume_due(self, conn: sqlite3.Connection, now: float, force: bool = False) -> None:
         for worker in self.workers.values():
-            if worker.resume_at is None or (now < worker.resume_at and not force):
+            if worker.resume_at is None:
+                continue
+            due = force or now >= worker.resume_at or (
+                worker.until_expired and not self.still_live(conn, worker)
+            )
+            if not due:
                 continue
             # A stale resumption: while it was stopped, another claim took a turn it held.
             for turn_id, generation in worker.held.items():
@@ -280,6 +334,7 @@ class _Harness:
             worker.proc.send_signal(signal.SIGCONT)
             worker.resume_at = None
             worker.held = {}
+            worker.until_expired = False
 
     def reap(self) -> None:
         for run_id, worker in list(self.workers.items()):
@@ -292,36 +347,57 @@ class _Harness:
                     f'{run_id} exited {code}: {worker.stderr_path.read_text()[-2000:]}'
                 )
 
-    def inject(self, conn: sqlite3.Connection, now: float) -> None:
-        # The first faults are fixed (a long stop of a lease holder, a kill, a flip), so
-        # that every run has a takeover, a stale resumption and a kill; then a random mix.
-        if self.opening:
-            fault = self.opening.pop(0)
+    def inject(self, conn: sqlite3.Connection, now: float) -> bool:
+        """One fault; False if it could not land now (the caller retries at its next tick)."""
+        # The first faults are fixed (a long stop of a lease holder, a stop between
+        # begin_step and complete_step, a kill, a flip), so that every run has a takeover,
+        # a stale resumption, a deposed worker with its effect in flight and a kill; then
+        # a random mix.
+        opening = bool(self.opening)
+        if opening:
+            fault = self.opening[0]
         else:
-            fault = self.rng.choices(('kill', 'stop', 'flip'), weights=(3, 3, 4))[0]
+            fault = self.rng.choices(
+                ('kill', 'stop', 'effect-stop', 'flip'), weights=(3, 2, 1, 4),
+            )[0]
         running = sorted(r for r, w in self.workers.items() if w.resume_at is None)
         holders = [r for r in running if self.leases_of(conn, r)]
+        ttl = self.settings.ttl
         if fault == 'kill' and running:
             worker = self.workers[self.rng.choice(holders or running)]
             worker.proc.send_signal(signal.SIGKILL)
             worker.proc.wait()
+            self.killed.add(worker.run_id)
             self.report.kills += 1
         elif fault in ('stop', 'long-stop') and len(running) > 1:
             worker = self.workers[self.rng.choice(holders or running)]
-            worker.held = self.leases_of(conn, worker.run_id)
-            worker.proc.send_signal(signal.SIGSTOP)
-            ttl = self.settings.ttl
             if fault == 'stop' and self.rng.random() < 0.5:
                 pause = ttl * self.rng.uniform(0.5, 2.0)
             else:
                 pause = ttl * 3 + self.rng.uniform(0, self.settings.long_stop_extra)
-            worker.resume_at = now + pause
-            self.report.stops += 1
+            self.stop(conn, worker, pause, now)
+        elif fault == 'effect-stop' and len(running) > 1:
+            mid = [r for r in holders if self.mid_step(conn, r)]
+            if not mid:
+                # Nobody is between begin_step and complete_step right now: an opening
+                # fault waits for one, a random one is skipped.
+                return not opening
+            worker = self.workers[self.rng.choice(mid)]
+            if opening:
+                self.stop(conn, worker, ttl * 3, now, until_expired=True)
+            else:
+                self.stop(conn, worker, ttl * self.rng.uniform(*self.settings.effect_stop), now)
+            self.report.effect_stops += 1
         elif fault == 'flip':
             flipped = 'always' if self.policies[FLIPPING_TOOL] == 'never' else 'never'
             self.policies[FLIPPING_TOOL] = flipped
             self.write_policies()
             self.report.policy_flips += 1
+        elif opening:
+            return False  # an opening fault that cannot land yet (too few workers running)
+        if opening:
+            self.opening.pop(0)
+        return True
 
     def open_turns(self, conn: sqlite3.Connection) -> int:
         return int(conn.execute(
@@ -348,8 +424,7 @@ class _Harness:
                     break
                 while len(self.workers) < self.settings.workers:
                     self.spawn()
-                if now >= next_fault:
-                    self.inject(conn, now)
+                if now >= next_fault and self.inject(conn, now):
                     next_fault = now + self.rng.uniform(*self.settings.fault_gap)
                 time.sleep(0.01)
             # Let every worker finish on its own: a stopped one resumes and, deposed,
@@ -389,9 +464,9 @@ class _Harness:
                 "WHERE new_status = 'completed'"
             )
         }
-        self.report.uncompleted_effects = sum(
-            (x.turn, x.step, x.generation) not in completions for x in effects
-        )
+        uncompleted = [x for x in effects if (x.turn, x.step, x.generation) not in completions]
+        self.report.uncompleted_effects = len(uncompleted)
+        self.report.deposed_effects = sum(x.run not in self.killed for x in uncompleted)
         self.report.p8 = p8_violations(effects)
         self.report.p1 = p1_violations(conn)
         self.report.completed_without_effect = completed_without_effect(conn, effects)
