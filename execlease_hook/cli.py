@@ -84,6 +84,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f'execlease {options.command}: interrupted', file=sys.stderr)
         return 130
+    except Exception:
+        # A bug, not an expected failure: show the traceback, and never let it read as exit 1
+        # ("did not hold") or 0. Exit 2 is "could not run", which it is.
+        import traceback
+
+        traceback.print_exc()
+        print(
+            f'execlease {options.command}: this is a bug in execlease (the traceback above); '
+            'please report it with the command you ran',
+            file=sys.stderr,
+        )
+        return 2
 
 
 def verify_main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+
+import pytest
+
+from execlease_hook import cli
+from execlease_hook.errors import CannotRun, DidNotHold
+
+
+def fake_command(monkeypatch, behaviour):
+    module = types.ModuleType('execlease_hook.fake_command')
+    module.run = behaviour  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, 'execlease_hook.fake_command', module)
+    monkeypatch.setitem(cli.COMMANDS, 'tools', 'execlease_hook.fake_command')
+
+
+def raises(exc):
+    def run(options):
+        raise exc
+    return run
+
+
+@pytest.mark.parametrize(
+    ('behaviour', 'code', 'message'),
+    (
+        (lambda options: 0, 0, ''),
+        (lambda options: 1, 1, ''),
+        (raises(DidNotHold('mutation m no longer fails')), 1, 'execlease tools: mutation m no longer fails'),
+        (raises(CannotRun('no Java 11+ found')), 2, 'execlease tools: no Java 11+ found'),
+        (raises(KeyboardInterrupt()), 130, 'execlease tools: interrupted'),
+        (raises(ZeroDivisionError('boom')), 2, 'this is a bug in execlease'),
+    ),
+    ids=('ok', 'did-not-hold-code', 'did-not-hold', 'cannot-run', 'ctrl-c', 'bug'),
+)
+def test_errors_become_exit_codes_in_one_place(monkeypatch, capsys, behaviour, code, message):
+    fake_command(monkeypatch, behaviour)
+    assert cli.main(['tools']) == code
+    assert message in capsys.readouterr().err
+
+
+def test_a_bug_shows_its_traceback(monkeypatch, capsys):
+    fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
+    cli.main(['tools'])
+    err = capsys.readouterr().err
+    assert 'Traceback' in err and 'ZeroDivisionError: boom' in err
+
+
+@pytest.mark.parametrize('argv', (['verify', '--jobs', '0'], ['frobnicate'], []))
+def test_bad_arguments_exit_2(argv):
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+
+
+def test_verify_alias_passes_its_arguments(monkeypatch):
+    seen = []
+    fake_command(monkeypatch, lambda options: seen.append(options) or 0)
+    monkeypatch.setitem(cli.COMMANDS, 'verify', 'execlease_hook.fake_command')
+    assert cli.verify_main(['--quick', '--jobs', '3']) == 0
+    (options,) = seen
+    assert options.command == 'verify' and options.quick and options.jobs == 3
+
+
+def test_python_dash_m_runs_the_cli():
+    proc = subprocess.run(
+        (sys.executable, '-m', 'execlease_hook', '--help'), capture_output=True, text=True,
+    )
+    assert proc.returncode == 0
+    for command in ('guard', 'verify', 'coverage', 'tools'):
+        assert command in proc.stdout
