@@ -23,7 +23,8 @@ from examples.agent_runtime.fault_harness import run_faults
 
 TOTALS = (
     'turns', 'done', 'needs_attention', 'open_left', 'workers_spawned', 'kills', 'stops',
-    'stale_resumptions', 'takeovers', 'policy_flips', 'effects', 'reruns', 'uncompleted_effects',
+    'effect_stops', 'stale_resumptions', 'takeovers', 'policy_flips', 'effects', 'reruns',
+    'uncompleted_effects', 'deposed_effects',
 )
 
 
