@@ -148,7 +148,9 @@ BeginReplayCompleted(r) ==
     /\ UNCHANGED <<step, turnStatus>>
     /\ lastTx' = Seen("step-read", r)
 
-\* unknown: the effect is not run, the turn needs a person
+\* unknown: the effect is not run, the turn needs a person.  Unreachable here: a
+\* row turns unknown in the transaction that closes the turn, and Claim needs
+\* 'open'; it guards a turn a person reopens (NOTES.md, redundant guards).
 BeginUnknown(r) ==
     /\ step.status = "unknown"
     /\ pc' = [pc EXCEPT ![r] = "finished"]         \* unknown: needs a person, effect not run
