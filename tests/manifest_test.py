@@ -204,12 +204,3 @@ def test_write_failure_leaves_old_file(tmp_path, monkeypatch):
     assert path.read_text() == before
     assert [p.name for p in path.parent.iterdir()] == ['manifest.json']
 
-
-def test_find_models(tmp_path):
-    with pytest.raises(CannotRun, match='no model found'):
-        manifest.find_models(tmp_path, None)
-    a = write_manifest(tmp_path, GOOD)
-    assert manifest.find_models(tmp_path, None) == [a]
-    assert manifest.find_models(tmp_path, str(a.parent)) == [a]
-    with pytest.raises(CannotRun, match='--model nowhere: no manifest.json'):
-        manifest.find_models(tmp_path, 'nowhere')
