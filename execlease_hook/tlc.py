@@ -43,6 +43,10 @@ ERROR_HINTS = {
     151: 'fix the cfg: it names something the spec does not define, or is not valid cfg syntax',
     255: 'fix the cfg syntax; if Java ran out of memory, give it more (JAVA_TOOL_OPTIONS=-Xmx4g)',
 }
+# TLC catches an OutOfMemoryError and reports it as an evaluation error (exit 75): while computing
+# the initial states it says only "Java heap space", later "java.lang.OutOfMemoryError".
+OUT_OF_MEMORY = (b'OutOfMemoryError', b'Java heap space', b'GC overhead limit exceeded')
+OUT_OF_MEMORY_HINT = 'give Java more memory (JAVA_TOOL_OPTIONS=-Xmx4g, or more), then run again'
 
 # -tool message codes.
 NO_ERROR = 2193
@@ -322,6 +326,7 @@ def classify(
 ) -> Verdict:
     messages = parse_messages(output)
     codes = {m.code for m in messages}
+    out_of_memory = any(sign in output for sign in OUT_OF_MEMORY)
     text_lines = output.decode('utf-8', 'replace').splitlines()
     tail = last_lines(output)
     states = distinct = depth = None
@@ -336,7 +341,7 @@ def classify(
             m.text.strip() for m in messages
             if m.severity == SEVERITY_ERROR and m.text.strip() and m.code not in VIOLATION_CODES
         ]
-        if b'OutOfMemoryError' in output:
+        if out_of_memory and 'out of memory' not in reason:
             reason += ' (Java ran out of memory)'
         if details:
             reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
@@ -388,10 +393,13 @@ def classify(
     if violations:
         return error(f'TLC exit code {exit_code} with a violation message')
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
-    if exit_code == 150:
+    if out_of_memory:
+        reason = f'Java ran out of memory (TLC exit code {exit_code})'
+    elif exit_code == 150:
         reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
     verdict = error(reason)
-    hint = ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
+    hint = OUT_OF_MEMORY_HINT if out_of_memory else ERROR_HINTS.get(
+        exit_code, 'read the last lines of its output below, then run again')
     return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
 
 
