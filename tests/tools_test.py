@@ -325,3 +325,90 @@ def test_a_failing_server_is_retried_a_bounded_number_of_times(git_repo, clean_e
         assert cache_files(git_repo.path) == []
     else:
         assert cache_files(git_repo.path) == ['tla2tools.jar']
+
+
+def java_wrapper(folder: Path, real: str) -> Path:
+    """A java that execs the real one: it runs, and its path says which candidate was chosen."""
+    folder.mkdir(parents=True)
+    script = folder / 'java'
+    script.write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    return script
+
+
+@pytest.mark.parametrize(('explicit', 'home', 'chosen'), [
+    (False, False, 'PATH'),
+    (False, True, 'JAVA_HOME'),
+    (True, True, 'EXECLEASE_JAVA'),
+], ids=['path-alone', 'java-home-wins-over-path', 'execlease-java-wins-over-both'])
+def test_java_discovery_order(git_repo, clean_env, tmp_path, capsys, explicit, home, chosen):
+    real = os.path.realpath(needs.java())
+    wrappers = {
+        'EXECLEASE_JAVA': java_wrapper(tmp_path / 'explicit', real),
+        'JAVA_HOME': java_wrapper(tmp_path / 'home' / 'bin', real),
+        'PATH': java_wrapper(tmp_path / 'on-path', real),
+    }
+    clean_env.setenv('PATH', f'{tmp_path / "on-path"}{os.pathsep}{os.environ["PATH"]}')
+    clean_env.delenv('JAVA_HOME', raising=False)
+    if home:
+        clean_env.setenv('JAVA_HOME', str(tmp_path / 'home'))
+    if explicit:
+        clean_env.setenv('EXECLEASE_JAVA', str(wrappers['EXECLEASE_JAVA']))
+    java = tools.find_java()
+    assert java.path == wrappers[chosen]
+    assert java.major >= 11
+    # The same choice through `execlease tools`, which also runs TLC with it.
+    clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    assert cli.main(['tools']) == 0
+    out = capsys.readouterr().out
+    assert f'Java:      {wrappers[chosen]} (Java {java.major}' in out
+    assert 'TLC2 Version 2.15' in out
+
+
+def test_a_java_home_that_does_not_run_falls_through_to_path(clean_env, tmp_path):
+    real = os.path.realpath(needs.java())
+    on_path = java_wrapper(tmp_path / 'on-path', real)
+    (tmp_path / 'home' / 'bin').mkdir(parents=True)  # JAVA_HOME without a java in it
+    clean_env.setenv('PATH', f'{tmp_path / "on-path"}{os.pathsep}{os.environ["PATH"]}')
+    clean_env.setenv('JAVA_HOME', str(tmp_path / 'home'))
+    assert tools.find_java().path == on_path
+
+
+def run_tools_with_stderr(repo: Path, mirror: str, terminal: bool) -> tuple[int, str]:
+    """`execlease tools` in a child process whose stderr is a pty (a terminal) or a pipe."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(('EXECLEASE_', 'GIT_'))}
+    env['EXECLEASE_TLA_URL'] = mirror
+    argv = (sys.executable, '-m', 'execlease_hook', 'tools')
+    if not terminal:
+        proc = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+        return proc.returncode, proc.stderr
+    import pty
+    master, slave = pty.openpty()
+    try:
+        child = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)  # only the child holds it now: reading ends when the child exits
+        chunks: list[bytes] = []
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        return child.wait(timeout=120), b''.join(chunks).decode('utf-8', 'replace')
+    finally:
+        os.close(master)
+
+
+@pytest.mark.parametrize('terminal', [True, False], ids=['stderr-is-a-terminal', 'stderr-is-a-pipe'])
+def test_download_progress_only_on_a_terminal(git_repo, clean_env, server, jar_bytes, terminal):
+    code, err = run_tools_with_stderr(git_repo.path, url(server, '/good'), terminal)
+    assert code == 0, err
+    assert cache_files(git_repo.path) == ['tla2tools.jar']  # it did download, both ways
+    total = len(jar_bytes)
+    if terminal:
+        assert f'\rdownloading tla2tools.jar: 100% ({total}/{total} bytes)' in err, err
+        assert err.count('\rdownloading tla2tools.jar:') > 1  # it moves
+    else:
+        assert 'downloading' not in err and '\r' not in err, err
