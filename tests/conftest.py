@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,3 +184,30 @@ def covered_repo(git_repo: GitRepo) -> GitRepo:
     git_repo.add(MANIFEST, NOTES)
     git_repo.commit('sync coverage')
     return git_repo
+
+
+# The execlease hook repository for the end-to-end tests through the real pre-commit, shared by
+# every such test file so that pre-commit clones and installs it once per session.
+HERE = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope='session')
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A git repository holding this package and its .pre-commit-hooks.yaml, committed."""
+    path = tmp_path_factory.mktemp('hook-repo')
+    for name in ('pyproject.toml', '.pre-commit-hooks.yaml', 'README.md', 'LICENSE'):
+        if (HERE / name).exists():
+            shutil.copy2(HERE / name, path / name)
+    if not (path / 'README.md').exists():
+        (path / 'README.md').write_text('execlease\n')
+    shutil.copytree(HERE / 'execlease_hook', path / 'execlease_hook',
+                    ignore=shutil.ignore_patterns('__pycache__'))
+    repo = GitRepo(path)
+    repo.git('init', '-q', '-b', 'main')
+    repo.git('add', '.')
+    return path, repo.commit('execlease hook under test')
+
+
+@pytest.fixture(scope='session')
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp('pre-commit-home')

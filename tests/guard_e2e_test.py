@@ -9,7 +9,6 @@ once per session (PRE_COMMIT_HOME in a session temp folder): that install is the
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,30 +17,7 @@ import pytest
 
 from conftest import LEASE_PY, MANIFEST, NOTES, GitRepo, git_env, sync_coverage
 
-HERE = Path(__file__).resolve().parent.parent
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
-
-
-@pytest.fixture(scope='session')
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A git repository holding this package and its .pre-commit-hooks.yaml, committed."""
-    path = tmp_path_factory.mktemp('hook-repo')
-    for name in ('pyproject.toml', '.pre-commit-hooks.yaml', 'README.md', 'LICENSE'):
-        if (HERE / name).exists():
-            shutil.copy2(HERE / name, path / name)
-    if not (path / 'README.md').exists():
-        (path / 'README.md').write_text('execlease\n')
-    shutil.copytree(HERE / 'execlease_hook', path / 'execlease_hook',
-                    ignore=shutil.ignore_patterns('__pycache__'))
-    repo = GitRepo(path)
-    repo.git('init', '-q', '-b', 'main')
-    repo.git('add', '.')
-    return path, repo.commit('execlease hook under test')
-
-
-@pytest.fixture(scope='session')
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp('pre-commit-home')
 
 
 def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
