@@ -138,7 +138,7 @@ def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
     assert pushed != pushing.head()
 
     code, out = run(pushing, pre_commit_home, 'git', 'push', 'origin', 'main')
-    assert code != 0, out
+    assert code == 1, out  # git: the pre-push hook refused
     assert f'{HOOK_TLC}' in out and 'Failed' in out, out
     assert '- exit code: 1' in out, out
     assert message in out, out
