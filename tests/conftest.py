@@ -211,3 +211,16 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 @pytest.fixture(scope='session')
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp('pre-commit-home')
+
+
+@pytest.fixture
+def offline_tlc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real Java and the offline TLA+ tools; no EXECLEASE_* setting leaks in from outside."""
+    from tests import needs
+
+    needs.java()
+    needs.tla_jar()
+    for name in list(os.environ):
+        if name.startswith('EXECLEASE_'):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 
 import pytest
 
@@ -8,18 +7,10 @@ from execlease_hook import cli, report
 from execlease_hook.coverage import EntryStatus
 from execlease_hook.manifest import CoveredEntry, Region
 from execlease_hook.tlc import TraceStep, Verdict
-from tests import needs
 from tests.suite_test import WRONG, write_model
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    needs.java()
-    needs.tla_jar()
-    for name in list(os.environ):
-        if name.startswith('EXECLEASE_'):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 
 def test_a_failing_check_prints_its_trace_against_the_code(git_repo, capsys):

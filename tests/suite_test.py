@@ -48,14 +48,7 @@ F1 = {'id': 'F1', 'config': 'findings/F1.cfg', 'violates': 'XBelowTwo', 'summary
 F2 = {'id': 'F2', 'config': 'pass.cfg', 'violates': 'TypeOK', 'summary': 'fixed since'}
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    needs.java()
-    needs.tla_jar()
-    for name in list(os.environ):
-        if name.startswith('EXECLEASE_'):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 
 def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entries=ENTRIES, **coverage: Any) -> Path:
