@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
 from execlease_hook import report, tlc, tools
+from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
@@ -394,8 +395,6 @@ def print_model(r: ModelResult) -> None:
     if r.moved:
         _print('', 'coverage updated in ' + str(m.path) + ':')
         _print(*(f'  {line}' for line in r.moved))
-    elif r.exit_code == 0 and not r.failures:
-        pass
     for f in r.failures:
         _print(f'DID NOT HOLD: {f}')
     for p in r.problems:
@@ -412,7 +411,7 @@ def _progress(result: JobResult) -> None:
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     try:
-        manifest_mod.write_text_atomic(path, json.dumps(data, indent=2) + '\n')
+        write_text_atomic(path, json.dumps(data, indent=2) + '\n')
     except OSError as e:
         raise CannotRun(f'--json {path}: cannot write it ({e.strerror or e}); name a file in a writable folder')
 
