@@ -8,12 +8,14 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from examples.agent_runtime import schema
 from examples.agent_runtime.fault_harness import EffectLine
+from examples.agent_runtime.fault_harness import FaultReport
 from examples.agent_runtime.fault_harness import FaultSettings
 from examples.agent_runtime.fault_harness import completed_without_effect
 from examples.agent_runtime.fault_harness import p1_violations
@@ -27,6 +29,24 @@ TURNS = 150
 def fault_seed() -> int:
     seed = os.environ.get('AGENT_RUNTIME_FAULT_SEED')
     return int(seed) if seed else random.SystemRandom().randrange(1 << 31)
+
+
+def rounds_until_caught(
+        tmp_path: Path, mutation: str, rounds: int, caught: Callable[[FaultReport], bool],
+) -> FaultReport:
+    """Run the harness against a broken variant, seeds seed .. seed + rounds - 1, until caught."""
+    seed = fault_seed()
+    print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
+    for round_seed in range(seed, seed + rounds):
+        report = run_faults(
+            FaultSettings(seed=round_seed, turns=TURNS, deadline_s=60, mutation=mutation),
+            tmp_path / str(round_seed),
+        )
+        print(report.summary())
+        assert report.worker_errors == []
+        if caught(report):
+            break
+    return report
 
 
 @pytest.mark.timeout(90)
@@ -52,18 +72,7 @@ def test_faults_catch_a_begin_step_without_the_never_rule(tmp_path: Path):
     # monkeypatched inside the worker processes): P8 must see a double effect. A round
     # catches it only if a fault lands while a `never` step is started (5 or 6 rounds in
     # 6, measured), so up to three rounds, seeds seed, seed + 1, seed + 2.
-    seed = fault_seed()
-    print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
-    for round_seed in (seed, seed + 1, seed + 2):
-        report = run_faults(
-            FaultSettings(seed=round_seed, turns=TURNS, deadline_s=60,
-                          mutation='rerun-started-never'),
-            tmp_path / str(round_seed),
-        )
-        print(report.summary())
-        assert report.worker_errors == []
-        if report.p8:
-            break
+    report = rounds_until_caught(tmp_path, 'rerun-started-never', 3, lambda r: bool(r.p8))
     assert report.p8, 'three rounds with a broken begin_step and P8 saw nothing'
 
 
@@ -74,18 +83,7 @@ def test_faults_catch_an_unfenced_complete_step(tmp_path: Path):
     # lands, and P1 (the audit trigger's was_live_owner) must see it. A round catches it
     # when a worker stopped between begin_step and complete_step resumes before anybody
     # took its turn over (most rounds, measured), so up to four rounds.
-    seed = fault_seed()
-    print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
-    for round_seed in range(seed, seed + 4):
-        report = run_faults(
-            FaultSettings(seed=round_seed, turns=TURNS, deadline_s=60,
-                          mutation='unfenced-complete'),
-            tmp_path / str(round_seed),
-        )
-        print(report.summary())
-        assert report.worker_errors == []
-        if report.p1:
-            break
+    report = rounds_until_caught(tmp_path, 'unfenced-complete', 4, lambda r: bool(r.p1))
     assert report.p1, 'four rounds with an unfenced complete_step and P1 saw nothing'
 
 
