@@ -18,7 +18,7 @@
 (* line that cannot be matched leaves TLC without a successor: a deadlock, *)
 (* the state in which it ends is the longest matched prefix.              *)
 (***************************************************************************)
-EXTENDS ExecutionLease, TraceData, TLC
+EXTENDS ExecutionLease, TraceData
 
 VARIABLES
     t,      \* the trace being checked (an index into Traces)
