@@ -57,7 +57,7 @@ def parenthesized_expression(node: Node) -> list[Item] | None:
 
 def or_pattern(node: Node) -> list[Item] | None:
     """A leading `|` (`| A | B =>`) means nothing."""
-    rest = [c for c in node.children[1:] if 'comment' not in c.type]
+    rest: list[Item] = [c for c in node.children[1:] if 'comment' not in c.type]
     if node.children[0].type == '|' and len(rest) == 1:
         return rest     # also `| _`, whose `_` is an unnamed token
     return None
