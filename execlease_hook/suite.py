@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, tlc, tools
+from execlease_hook import report, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache
 from execlease_hook.errors import CannotRun
@@ -93,6 +93,10 @@ class PlannedJob:
     problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
 
 
+def _shown(m: Manifest, path: Path) -> str:
+    return path.relative_to(m.root).as_posix() if path.is_relative_to(m.root) else str(path)
+
+
 def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
@@ -100,6 +104,18 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
         (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla')) if p.name != spec_path.name
     )
     cfgs: dict[str, bytes] = {}
+    # Refuse, before anything runs or is read from the cache, a model that may print or stop
+    # the search (spec_scan.py): exit 2 naming the file and line.
+    owners = {c.config: f'check {c.name}' for c in reversed(m.checks)}
+    for mu in () if quick else m.mutations:
+        owners.setdefault(mu.config, f'mutation {mu.name}')
+    for f in () if quick else m.findings:
+        owners.setdefault(f.config, f'finding {f.id}')
+    spec_scan.refuse(
+        [(_shown(m, spec_path.parent / name), text) for name, text in ((spec_path.name, spec_text), *modules)],
+        [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+         for c, owner in owners.items()],
+    )
 
     def job(kind: str, name: str, config: str, text: bytes, deadlock: bool, timeout: float | None,
             expect: str | None) -> TlcJob:
@@ -120,10 +136,17 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     for mu in m.mutations:
         anchor = mu.replace.start.encode()
         count = spec_text.count(anchor) if anchor else 0
-        if count == 1:
+        mutated = spec_text.replace(anchor, mu.replace.to.encode()) if count == 1 else spec_text
+        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated) \
+            if count == 1 else []
+        if count == 1 and uses:
+            planned.append(PlannedJob(
+                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
+                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
+            ))
+        elif count == 1:
             planned.append(PlannedJob(job(
-                'mutation', mu.name, mu.config, spec_text.replace(anchor, mu.replace.to.encode()),
-                False, mu.timeout, mu.violates,
+                'mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates,
             )))
         else:
             found = 'does not match' if count == 0 else f'matches {count} times'
