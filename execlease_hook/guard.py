@@ -40,7 +40,7 @@ def governed_paths(m_path: Path, root: Path) -> set[str] | None:
         names.extend(item['config'] for key in ('checks', 'mutations', 'findings')
                      for item in data.get(key, ()))
         covered = [entry['path'] for entry in data['coverage']['entries']]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
     if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):
         return None     # the full load names the field (a path git would spell differently)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, spec_scan, tlc, tools
+from execlease_hook import report, settings, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
@@ -72,19 +72,11 @@ def _read(path: Path, what: str) -> bytes:
 def _timeout(value: float | None) -> float:
     if value is not None:
         return value
-    seconds = tools.float_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
-    if seconds <= 0:
-        raise CannotRun(f'EXECLEASE_TLC_TIMEOUT={seconds:g}: give a number of seconds > 0')
-    return seconds
+    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
 
 
 def _workers() -> int:
-    text = os.environ.get('EXECLEASE_TLC_WORKERS')
-    if not text:
-        return 1
-    if not text.isdigit() or int(text) < 1:
-        raise CannotRun(f'EXECLEASE_TLC_WORKERS={text!r}: give a whole number >= 1')
-    return int(text)
+    return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
 
 
 @dataclass(frozen=True)
@@ -463,9 +455,11 @@ def run(options: argparse.Namespace) -> int:
         if json_path is not None:
             _write_json(json_path, _unfinished_json(str(e)))
         raise
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if json_path is not None:
-            _write_json(json_path, _unfinished_json('interrupted (Ctrl-C)', 130))
+            from execlease_hook import signals
+
+            _write_json(json_path, _unfinished_json(*signals.interrupted(e)))
         raise
 
 
