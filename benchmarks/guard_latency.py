@@ -105,7 +105,12 @@ def build(root: Path) -> None:
     (root / 'src' / 'lease.ts').write_text(typescript_file())
     model = root / 'verification' / 'bench'
     model.mkdir(parents=True)
-    (model / 'Bench.tla').write_text('---- MODULE Bench ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\n====\n')
+    actions = [f'Py{i}' for i in range(5)] + [f'Ts{i}' for i in range(5)]
+    (model / 'Bench.tla').write_text(
+        '---- MODULE Bench ----\nVARIABLE x\nInit == x = 0\n'
+        + ''.join(f"{a} == x' = x\n" for a in actions)
+        + 'Next == ' + ' \\/ '.join(actions) + '\n====\n'
+    )
     (model / 'Bench.cfg').write_text('INIT Init\nNEXT Next\n')
     entries = [
         {'id': f'py-{i}', 'path': 'src/lease.py', 'function': f'step_{i}', 'action': f'Py{i}'}
@@ -128,7 +133,7 @@ def build(root: Path) -> None:
 
 
 def sync(root: Path, path: Path) -> None:
-    from execlease_hook import coverage, git as egit, manifest
+    from execlease_hook import coverage, git as egit, manifest, model_record
 
     m = manifest.load(path, root)
     source = coverage.WorktreeSource(root)
@@ -136,7 +141,7 @@ def sync(root: Path, path: Path) -> None:
     assert all(s.current for s in statuses), [s.problem for s in statuses]
     m = replace(m, coverage=replace(
         m.coverage, entries=tuple(replace(s.entry, hash=s.current) for s in statuses),
-        sync_commit=egit.head(root), model_hash=coverage.model_hash(m, source),
+        sync_commit=egit.head(root), model_hash=model_record.record(model_record.read(m, source)),
     ))
     manifest.write(path, m)
 

@@ -133,3 +133,11 @@ def show(root: Path, commit: str, path: str) -> bytes | None:
 
 def has_commit(root: Path, commit: str) -> bool:
     return _run(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
+
+
+def tracked_files(root: Path, untracked: bool = False) -> list[str]:
+    """Every path in the index; with `untracked`, also the working tree's files git does not
+    ignore (a new file someone has not added yet is still code)."""
+    args = ['ls-files', '-z', '--cached'] + (['--others', '--exclude-standard'] if untracked else [])
+    out = _output(root, *args)
+    return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b'\0') if p))

@@ -246,14 +246,34 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
             )
 
 
+def map_results(m: Manifest, r: ModelResult) -> None:
+    """Both directions of the map between the spec's actions and the covered entries, and the
+    protocol code that the watch rules find outside them."""
+    from execlease_hook import action_map, coverage, model_record
+
+    view = model_record.read(m, coverage.WorktreeSource(m.root))
+    mapped = action_map.check(m, view.index, view.actions())
+    r.problems.extend(mapped.problems)
+    r.failures.extend(mapped.gaps)
+    from execlease_hook import watch
+
+    watched = watch.check_worktree(m, r.coverage)
+    r.problems.extend(watched.problems)
+    r.failures.extend(u.message() for u in watched.uncovered)
+
+
 def _notes(m: Manifest, r: ModelResult) -> None:
     from execlease_hook import coverage
 
     if m.coverage.model_hash is not None:
-        current = coverage.model_hash(m, coverage.WorktreeSource(m.root))
-        if current != m.coverage.model_hash:
+        from execlease_hook import model_record
+
+        source = coverage.WorktreeSource(m.root)
+        changed = model_record.changes(model_record.read(m, source), source)
+        if changed:
             r.notes.append(
-                'the model (spec or a cfg) changed since the last sync; once everything holds, '
+                'the model (spec or a cfg) changed since the last sync ('
+                + '; '.join(changed) + '); once everything holds, '
                 'run execlease verify --update-coverage to record it',
             )
     recorded = {c.name: c.states for c in m.checks}
@@ -280,6 +300,7 @@ def verify_model(
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
     coverage_results(m, r)
+    map_results(m, r)
     _notes(m, r)
     return r
 
@@ -310,9 +331,16 @@ def update_coverage(r: ModelResult) -> None:
         if s.current != s.entry.hash:
             r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}')
         entries.append(dataclasses.replace(s.entry, hash=s.current))
-    model_hash = coverage.model_hash(m, source)
+    from execlease_hook import model_record
+
+    view = model_record.read(m, source)
+    model_hash = model_record.record(view)
     if model_hash != m.coverage.model_hash:
-        r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
+        if isinstance(m.coverage.model_hash, str):
+            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
+        else:
+            changed = model_record.changes(view, source) if m.coverage.model_hash is not None else []
+        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     if head != m.coverage.sync_commit:
         r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
     distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
