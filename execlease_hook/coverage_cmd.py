@@ -52,8 +52,9 @@ def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int, list[s
         status, code = ('unchanged', 0) if not lines else (
             'changed since the sync: run `execlease verify`, then --update-coverage', 1)
     mapped = action_map.check(m, view.index, view.actions())
-    lines.extend((*mapped.problems, *mapped.gaps))
-    if mapped.problems:
+    problems = [*mapped.problems, *view.mutation_problems()]
+    lines.extend((*problems, *mapped.gaps))
+    if problems:
         code = 2
     elif mapped.gaps:
         code = max(code, 1)

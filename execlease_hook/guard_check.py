@@ -151,7 +151,7 @@ def _check_model(m: Manifest, source: IndexSource, found: Findings) -> None:
             1,
         )
     mapped = action_map.check(m, view.index, view.actions())
-    for problem in mapped.problems:
+    for problem in (*mapped.problems, *view.mutation_problems()):
         found.add(problem, 2)
     for gap in mapped.gaps:
         found.add(gap, 1)

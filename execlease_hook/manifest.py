@@ -67,6 +67,7 @@ class Mutation:
     replace: Replace
     violates: str
     timeout: float | None = None
+    within: str | None = None   # the operator the mutation edits: its anchor must be inside it
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,7 @@ def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
 
 
 def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
-    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout',))
+    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within'))
     rep = r.obj(d['replace'], f'{at}.replace', ('from', 'to'))
     start = r.string(rep['from'], f'{at}.replace.from')
     if not isinstance(rep['to'], str):
@@ -285,6 +286,7 @@ def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
         replace=Replace(start=start, to=rep['to']),
         violates=r.string(d['violates'], f'{at}.violates'),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+        within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
     )
 
 
@@ -506,11 +508,12 @@ def to_json(m: Manifest) -> dict[str, object]:
         checks.append(item)
     mutations = []
     for mu in m.mutations:
-        item = {
-            'name': mu.name, 'config': mu.config,
+        item = {'name': mu.name, 'config': mu.config}
+        _optional(item, 'within', mu.within, None)
+        item.update({
             'replace': {'from': mu.replace.start, 'to': mu.replace.to},
             'violates': mu.violates,
-        }
+        })
         _optional(item, 'timeout', mu.timeout, None)
         mutations.append(item)
     findings = []

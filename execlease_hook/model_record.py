@@ -28,6 +28,7 @@ class ModelView:
     """The spec and cfgs of one model as one source holds them, read once."""
 
     manifest: Manifest
+    spec: bytes
     index: SpecIndex
     cfgs: Mapping[str, bytes]       # every cfg the manifest names, by its name in the manifest
 
@@ -37,6 +38,21 @@ class ModelView:
         # Every cfg TLC runs the spec with: checks, mutations and findings.
         relations = action_map.next_relations(self.index, (self.cfgs[c] for c in sorted(self.cfgs)))
         return action_map.next_actions(self.index, relations)
+
+    def mutation_problems(self) -> list[str]:
+        """Mutations whose anchor no longer matches once (in its `within` operator): TLC could not
+        run them, so a spec edit that breaks one (a reworded comment in it) stops the tools."""
+        from execlease_hook import spec_mutation
+        from execlease_hook.errors import CannotRun
+
+        problems = []
+        actions = self.actions()
+        for mu in self.manifest.mutations:
+            try:
+                spec_mutation.anchor(self.spec, self.manifest.spec, mu, self.index, actions)
+            except CannotRun as e:
+                problems.append(str(e))
+        return problems
 
 
 def read(m: Manifest, source: Source) -> ModelView:
@@ -55,8 +71,8 @@ def read(m: Manifest, source: Source) -> ModelView:
                 'restore it or remove it from the manifest',
             )
         contents[name] = content
-    index = spec_index.read_spec(contents.pop(m.spec), m.spec)
-    return ModelView(m, index, contents)
+    spec = contents.pop(m.spec)
+    return ModelView(m, spec, spec_index.read_spec(spec, m.spec), contents)
 
 
 def record(view: ModelView) -> ModelRecord:

@@ -117,23 +117,18 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     ]
     if quick:
         return planned
+    from execlease_hook import spec_mutation
+
     for mu in m.mutations:
-        anchor = mu.replace.start.encode()
-        count = spec_text.count(anchor) if anchor else 0
-        if count == 1:
-            planned.append(PlannedJob(job(
-                'mutation', mu.name, mu.config, spec_text.replace(anchor, mu.replace.to.encode()),
-                False, mu.timeout, mu.violates,
-            )))
-        else:
-            found = 'does not match' if count == 0 else f'matches {count} times'
+        try:
+            mutated = spec_mutation.apply(spec_text, m.spec, mu)
+        except CannotRun as e:
             planned.append(PlannedJob(
                 job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
-                problem=(
-                    f'mutation {mu.name}: replace.from {found} in {m.spec} (it must match exactly '
-                    f'once); update the mutation\'s "from" text in {m.path.name} to the current spec'
-                ),
+                problem=str(e),
             ))
+            continue
+        planned.append(PlannedJob(job('mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates)))
     for f in m.findings:
         planned.append(PlannedJob(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates)))
     return planned
