@@ -204,7 +204,7 @@ class MapCheck:
 def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCheck:
     found = MapCheck()
     definitions = index.definitions()
-    where = f'{m.path.name}'
+    where = m.path.relative_to(m.root).as_posix() if m.path.is_relative_to(m.root) else str(m.path)
     for i, e in enumerate(m.coverage.entries):
         if e.action not in definitions:
             found.problems.append(

@@ -90,7 +90,8 @@ def check(
         for (ignored_path, function), n in ignored.items():
             if ignored_path == path and function not in names:
                 problems.append(
-                    f'{m.path.name}: coverage.ignored[{n}]: {path} defines no function {function!r}; '
+                    f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
+                    f'function {function!r}; '
                     'fix the name or remove the item',
                 )
         reported: set[tuple[str, int]] = set()
