@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from execlease_hook import tla_syntax
 from execlease_hook.spec_index import SpecIndex, Unit, cfg_tokens
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def _boxed_actions(index: SpecIndex, spec_name: str) -> list[str]:
         if unit is None or name in seen:
             continue
         seen.add(name)
-        for node in _descendants(unit.node):
+        for node in tla_syntax.walk(unit.node):
             if node.type == 'step_expr_or_stutter':
                 inner = next(iter(node.named_children), None)
                 boxed = _applied_name(inner) if inner is not None else None
@@ -113,7 +114,7 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
                 add(name, via)
             return
         # Inline: the operators it applies that change a variable.
-        for inner in _descendants(node):
+        for inner in tla_syntax.walk(node):
             applied = _applied_name(inner)
             if applied is not None and applied in definitions and applied not in via and changes(applied):
                 add(applied, via)
@@ -159,12 +160,6 @@ def _applied_name(node: Node) -> str | None:
     return None
 
 
-def _descendants(node: Node) -> Iterable[Node]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
 
 
 @dataclass
@@ -181,7 +176,7 @@ class _ChangesState:
         result = False
         unit = self.definitions.get(name)
         if unit is not None:
-            for node in _descendants(unit.node):
+            for node in tla_syntax.walk(unit.node):
                 if node.type in ('prime', 'unchanged'):
                     result = True
                     break

@@ -91,7 +91,10 @@ def run(options: argparse.Namespace) -> int:
         watched = _watched(m_path, touched)
         if options.all or governed is None or not governed.isdisjoint(touched) or watched:
             wanted.append((m_path, governed, watched))
+    verbose = getattr(options, 'verbose', 0) > 0
     if not wanted:
+        if verbose:
+            print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
     from execlease_hook import guard_check
 
@@ -113,7 +116,11 @@ def run(options: argparse.Namespace) -> int:
             continue
         found = guard_check.check(m, p, staged, model.source)
         if found.blocks:
-            print(guard_check.render(m, found, model.unstaged_manifest))
+            from execlease_hook import term
+
+            print(term.wrap(guard_check.render(m, found, model.unstaged_manifest)))
+        elif verbose:
+            print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
         code = max(code, found.code)
     return code
 

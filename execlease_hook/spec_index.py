@@ -76,14 +76,14 @@ class SpecIndex:
 
 def read_spec(source: bytes, name: str) -> SpecIndex:
     """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
-    from execlease_hook.locate.source import parse
+    from execlease_hook.tla_syntax import parse
 
     try:
         source.decode('utf-8')
     except UnicodeDecodeError as e:
         line = source.count(b'\n', 0, e.start) + 1
         raise CannotRun(f'{name}: not UTF-8 (first bad byte on line {line}); save it as UTF-8') from None
-    root = parse('tlaplus', source).root_node
+    root = parse(source).root_node
     module = next((c for c in root.children if c.type == 'module'), None)
     if module is None:
         raise CannotRun(f'{name}: no `---- MODULE Name ----` header found; is this a TLA+ spec?')

@@ -1,8 +1,5 @@
 """Which grammar reads a path, and one parse per (language, bytes) per process.
 
-`parse('tlaplus', source)` reads a TLA+ spec (tree-sitter-tlaplus); `.tla` is not a suffix of
-covered code, so no path maps to it.
-
 Grammar wheels, and `tree_sitter` itself, are imported on the first parse of a file in
 that language: the guard must not pay for grammars of files that are not staged.
 """
@@ -10,7 +7,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import warnings
 from typing import TYPE_CHECKING
 
 from execlease_hook.errors import CannotRun
@@ -42,7 +38,6 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     'go': ('tree_sitter_go', 'language'),
     'java': ('tree_sitter_java', 'language'),
     'rust': ('tree_sitter_rust', 'language'),
-    'tlaplus': ('tree_sitter_tlaplus', 'language'),   # specs (spec_index), not covered code
 }
 
 _parsers: dict[str, tree_sitter.Parser] = {}
@@ -96,11 +91,6 @@ def _parser(language: str) -> tree_sitter.Parser:
 
         module_name, function_name = _GRAMMARS[language]
         grammar = importlib.import_module(module_name)
-        pointer = getattr(grammar, function_name)()
-        with warnings.catch_warnings():
-            # tree-sitter-tlaplus 1.5.0 hands over an int, which tree-sitter 0.25+ still
-            # accepts with a DeprecationWarning; the other grammar wheels hand over a capsule.
-            warnings.simplefilter('ignore', DeprecationWarning)
-            parser = tree_sitter.Parser(tree_sitter.Language(pointer))
+        parser = tree_sitter.Parser(tree_sitter.Language(getattr(grammar, function_name)()))
         _parsers[language] = parser
     return parser
