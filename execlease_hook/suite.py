@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook import manifest as manifest_mod
 from execlease_hook import report, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
-from execlease_hook.cache import ResultCache
+from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
 from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
@@ -347,7 +347,9 @@ def update_coverage(r: ModelResult) -> None:
     entries = []
     for s in r.coverage:
         if s.current != s.entry.hash:
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}')
+            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
+            why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
+            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
         entries.append(dataclasses.replace(s.entry, hash=s.current))
     from execlease_hook import model_record
 
@@ -506,7 +508,7 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     if verbosity >= 0:
         _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                          f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
-    cache = ResultCache(tools.cache_dir(root) / 'cache', enabled=not options.no_cache)
+    cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
