@@ -16,7 +16,7 @@ import argparse  # already imported by cli; `typing` is not, so no TYPE_CHECKING
 import os
 from pathlib import Path
 
-from execlease_hook import git
+from execlease_hook import git, paths
 from execlease_hook.models import find_models
 
 
@@ -62,8 +62,8 @@ def governed_paths(m_path: Path, root: Path) -> set[str] | None:
         covered = [entry['path'] for entry in data['coverage']['entries']]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if not all(isinstance(p, str) for p in (*names, *covered)):
-        return None
+    if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):
+        return None     # the full load names the field (a path git would spell differently)
     return {prefix + 'manifest.json', prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
 
 
@@ -89,7 +89,7 @@ def run(options: argparse.Namespace) -> int:
     for m_path in manifest_paths:
         governed = governed_paths(m_path, root)
         watched = _watched(m_path, touched)
-        if options.all or governed is None or not governed.isdisjoint(touched) or watched:
+        if options.all or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((m_path, governed, watched))
     verbose = getattr(options, 'verbose', 0) > 0
     if not wanted:
@@ -111,6 +111,11 @@ def run(options: argparse.Namespace) -> int:
         hint = hint | watched
         model = guard_check.load_staged(m_path, root, hint)
         m = model.manifest
+        inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
+        if inside:
+            from execlease_hook.errors import CannotRun
+
+            raise CannotRun(f'{rel}: ' + '; '.join(inside))
         p = guard_check.plan(m, touched, options.all)
         if not (p.entries or p.model or p.notes or p.watched):
             continue

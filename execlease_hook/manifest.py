@@ -13,9 +13,10 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TypeVar
 
+from execlease_hook import paths
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
 from execlease_hook.models import find_models
@@ -229,20 +230,23 @@ class _Reader:
         return tuple(result)
 
     def repo_path(self, value: object, where: str, base: Path) -> str:
+        # One spelling per path, the one git uses (paths.py): the guard compares strings.
         text = self.string(value, where)
-        if '\\' in text:
-            raise self.fail(where, f'{text!r}: use forward slashes')
-        pure = PurePosixPath(text)
-        if pure.is_absolute():
-            raise self.fail(where, f'{text!r} is absolute; give a path relative to '
-                                   f'{_describe_base(base, self.root)}')
-        if '..' in pure.parts:
-            raise self.fail(where, f'{text!r} leaves its folder with ".."; paths must '
-                                   'stay inside the repository')
-        resolved = (base / pure).resolve()
+        problem = paths.spelling_problem(text)
+        if problem is not None and problem.endswith('is absolute'):
+            problem += f'; give a path relative to {_describe_base(base, self.root)}'
+        if problem is not None:
+            raise self.fail(where, problem)
+        try:
+            resolved = (base / text).resolve()
+        except (OSError, RuntimeError) as e:   # a symlink loop
+            raise self.fail(where, f'{text!r} cannot be resolved ({e}); fix the symlinks on its way') from None
         if not resolved.is_relative_to(self.root.resolve()):
             raise self.fail(where, f'{text!r} resolves to {resolved}, outside the '
                                    f'repository {self.root} (a symlink pointing outside?)')
+        problem = paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
+        if problem is not None:
+            raise self.fail(where, problem)
         return text
 
 
