@@ -59,7 +59,10 @@ def run(options: argparse.Namespace) -> int:
         governed = governed_paths(m_path, root)
         if options.all or governed is None or not governed.isdisjoint(touched):
             wanted.append((m_path, governed))
+    verbose = getattr(options, 'verbose', 0) > 0
     if not wanted:
+        if verbose:
+            print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
     from execlease_hook import guard_check
 
@@ -80,7 +83,11 @@ def run(options: argparse.Namespace) -> int:
             continue
         found = guard_check.check(m, p, staged, model.source)
         if found.blocks:
-            print(guard_check.render(m, found, model.unstaged_manifest))
+            from execlease_hook import term
+
+            print(term.wrap(guard_check.render(m, found, model.unstaged_manifest)))
+        elif verbose:
+            print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
         code = max(code, found.code)
     return code
 

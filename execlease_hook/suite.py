@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook import manifest as manifest_mod
 from execlease_hook import report, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
-from execlease_hook.cache import ResultCache
+from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
 from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
@@ -335,7 +335,9 @@ def update_coverage(r: ModelResult) -> None:
     entries = []
     for s in r.coverage:
         if s.current != s.entry.hash:
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}')
+            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
+            why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
+            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
         entries.append(dataclasses.replace(s.entry, hash=s.current))
     model_hash = coverage.model_hash(m, source)
     if model_hash != m.coverage.model_hash:
@@ -394,10 +396,15 @@ def _print(*lines: str) -> None:
         print(line, flush=True)
 
 
-def print_model(r: ModelResult) -> None:
+def print_model(r: ModelResult, verbosity: int = 0) -> None:
+    from execlease_hook import term
+
     m = r.manifest
     _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
-    _print(*('  ' + line for line in report.summary_table(r.jobs)))
+    if verbosity >= 0:
+        _print(*('  ' + line for line in report.summary_table(r.jobs)))
+    if verbosity > 0:
+        _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
         counts: dict[str, int] = {}
         for s in r.coverage:
@@ -420,14 +427,14 @@ def print_model(r: ModelResult) -> None:
             _print('', f'{label} ({j.job.config}): could not run')
             _print(*report.error_details(j.verdict))
     for note in r.notes:
-        _print(f'note: {note}')
+        _print(term.wrap(f'note: {note}'))
     if r.moved:
-        _print('', 'coverage updated in ' + str(m.path) + ':')
-        _print(*(f'  {line}' for line in r.moved))
+        _print('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')
+        _print(*(term.wrap(f'  {line}') for line in r.moved))
     for f in r.failures:
-        _print(f'DID NOT HOLD: {f}')
+        _print(term.wrap(f'DID NOT HOLD: {f}'))
     for p in r.problems:
-        _print(f'COULD NOT RUN: {p}')
+        _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
 def _progress(result: JobResult) -> None:
@@ -473,22 +480,26 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
 
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    from execlease_hook import term
+
+    verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     root = git.repo_root()
     manifests = [manifest_mod.load(p, root) for p in manifest_mod.find_models(root, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
-    _print(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... ({t.jar.source}); '
-           f'Java {t.java.major} ({t.java.path})')
-    cache = ResultCache(tools.cache_dir(root) / 'cache', enabled=not options.no_cache)
+    if verbosity >= 0:
+        _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+                         f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
+    cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress)
+        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
         if options.update_coverage:
             update_coverage(r)
         results.append(r)
-        print_model(r)
+        print_model(r, verbosity)
     code = exit_code(results)
     if json_path is not None:
         data = results_json(results, t, code)
@@ -501,5 +512,5 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
         result += ' (--quick: checks and coverage only; mutations and findings were not run)'
-    _print('', result)
+    _print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code
