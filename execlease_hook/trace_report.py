@@ -78,7 +78,9 @@ def rejected(m: Manifest, job: TraceJob, v: TraceVerdict, statuses: Sequence[Ent
         f'    model action: {action} (spec: {_spec_location(m, action)})',
     ]
     lines += [f'    code: {c}' for c in code_for(action, statuses)]
-    lines.append(f'    last matched state (after line {r.line - 1}; TLC does not name the failing conjunct):')
+    matched = ('no line matched' if r.line <= 1 else 'line 1 matched' if r.line == 2
+               else f'lines 1-{r.line - 1} matched')
+    lines.append(f'    last state reached ({matched}; TLC does not name the failing conjunct):')
     for name, value in r.state:
         if name in (TRACE_VAR, LINE_VAR):
             continue

@@ -84,7 +84,7 @@ EXPECTED = [
      '    emitted by: app/counter_app.py:30\n'
      '    model action: Inc (spec: Counter.tla:13-13)\n'
      '    code: app/counter_app.py:14-17  increment  [inc]\n'
-     '    last matched state (after line 2; TLC does not name the failing conjunct):\n'),
+     '    last state reached (lines 1-2 matched; TLC does not name the failing conjunct):\n'),
     ('traces', 'broken', 'could not run',
      'trace job broken: the command python -c import sys; print("no traces today"); sys.exit(3) '
      'exited 3; fix it so that it writes its traces and exits 0\n    | no traces today'),

@@ -29,6 +29,7 @@ from pathlib import Path
 from examples.agent_runtime import schema
 from examples.agent_runtime import trace
 from examples.agent_runtime.effects import append_effect
+from examples.agent_runtime.effects import read_policy
 from examples.agent_runtime.lease import Lease
 from examples.agent_runtime.lease import LeaseLost
 from examples.agent_runtime.lease import claim
@@ -36,6 +37,7 @@ from examples.agent_runtime.lease import finish_turn
 from examples.agent_runtime.lease import release
 from examples.agent_runtime.lease import renew
 from examples.agent_runtime.schema import NOW
+from examples.agent_runtime.steps import Policy
 from examples.agent_runtime.steps import begin_step
 from examples.agent_runtime.steps import complete_step
 from examples.agent_runtime.worker import Heartbeat
@@ -97,8 +99,8 @@ class World:
         policies[tool] = policy
         self.policy_file.write_text(json.dumps(policies))
 
-    def policy(self, tool: str) -> str:
-        return 'always' if json.loads(self.policy_file.read_text()).get(tool) == 'always' else 'never'
+    def policy(self, tool: str) -> Policy:
+        return read_policy(str(self.policy_file), tool)
 
     def add_turns(self, *turn_ids: str) -> None:
         conn = sqlite3.connect(self.db)
