@@ -84,6 +84,15 @@ def test_loops_stuttering_parameters_and_unlocated_code():
     ]
 
 
+def test_an_abstract_action_shows_its_reason():
+    verdict = Verdict('violated', 1.0, 2, kind='invariant', property='Inv', trace=(
+        TraceStep(1, 'Initial predicate', '', (('a', '0'),)),
+        TraceStep(2, 'Expire', 'line 5, col 1 to line 6, col 9 of module M', (('a', '1'),)),
+    ))
+    lines = report.counterexample(verdict, [], {'Expire': 'time passing'})
+    assert lines[-3:] == ['       spec: M.tla:5-6', '       code: (abstract: time passing)', '       a = 1']
+
+
 def test_summary_table_lists_every_column():
     from execlease_hook.tlc import TlcJob
     job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8')
