@@ -458,12 +458,20 @@ def _coverage(r: _Reader, raw: object) -> Coverage:
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
     model_hash = _model_hash(r, d.get('modelHash'))
     entries = r.items(d['entries'], 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
+    watch = tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch')))
+    ignored = tuple(_ignored(r, v, f'coverage.ignored[{i}]')
+                    for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored')))
+    from execlease_hook import watch_paths
+
+    globs = [g for rule in watch for g in rule.paths]
+    for i, item in enumerate(ignored):
+        if not watch_paths.matches(globs, item.path):
+            raise r.fail(f'coverage.ignored[{i}].path', f'{item.path!r} is under no watch rule\'s paths, so '
+                                                        'nothing would judge it; remove the item or fix the path')
     return Coverage(
         sync_commit=sync, model_hash=model_hash, entries=entries,
         abstract=r.items(d.get('abstract', []), 'coverage.abstract', 'action', lambda v, at: _abstract(r, v, at)),
-        watch=tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch'))),
-        ignored=tuple(_ignored(r, v, f'coverage.ignored[{i}]')
-                      for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored'))),
+        watch=watch, ignored=ignored,
     )
 
 

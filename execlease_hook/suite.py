@@ -439,7 +439,8 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
             _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
-            _print(*report.counterexample(j.verdict, r.coverage))
+            abstract = {a.action: a.reason for a in r.manifest.coverage.abstract}
+            _print(*report.counterexample(j.verdict, r.coverage, abstract))
         elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'

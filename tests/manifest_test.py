@@ -111,6 +111,8 @@ def test_load_good(tmp_path):
         ('coverage.watch', [{'paths': ['src/**'], 'calls': []}], 'coverage.watch[0].calls: name at least one callee'),
         ('coverage.watch', [{'paths': ['src/**'], 'calls': ['f'], 'regex': 'x'}], "coverage.watch[0].regex: unknown key"),
         ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f'}], "coverage.ignored[0]: missing key 'reason'"),
+        ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f', 'reason': 'r'}],
+         "coverage.ignored[0].path: 'src/a.py' is under no watch rule's paths"),
         ('coverage.entries.0.hash', 'sha1:abc', 'coverage.entries[0].hash: \'sha1:abc\' has no known scheme'),
         ('coverage.entries.0.path', '../outside.py', 'coverage.entries[0].path: \'../outside.py\' leaves its folder'),
         ('coverage.entries.0.path', '/abs/x.py', 'coverage.entries[0].path: \'/abs/x.py\' is absolute'),
