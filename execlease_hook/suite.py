@@ -304,12 +304,16 @@ def verify_model(
 ) -> ModelResult:
     r = ModelResult(m)
     r.jobs = run_planned(plan(m, quick, t), t, cache, jobs, progress)
+    coverage_results(m, r)
+    if not quick and (m.traces or m.code_mutations):
+        from execlease_hook import trace_suite
+
+        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    coverage_results(m, r)
     map_results(m, r)
     _notes(m, r)
     return r
@@ -421,11 +425,14 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         for s in r.coverage:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    # What the accepted traces exercised (lines per action): the trace jobs' own summary.
+    _print(*(f'  {j.message}' for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
             _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
-            _print(*report.counterexample(j.verdict, r.coverage))
+            abstract = {a.action: a.reason for a in r.manifest.coverage.abstract}
+            _print(*report.counterexample(j.verdict, r.coverage, abstract))
         elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'

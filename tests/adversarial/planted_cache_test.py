@@ -26,7 +26,8 @@ def failing_model(repo: GitRepo) -> Path:
         repo.write(f'{MODEL}/{name}', (FIXTURES / name).read_bytes())
     path = repo.write(f'{MODEL}/manifest.json', json.dumps({
         'version': 1, 'spec': 'Counter.tla', 'checks': [{'name': 'main', 'config': 'invariant.cfg'}],
-        'coverage': {'entries': []},
+        'coverage': {'entries': [], 'abstract': [
+            {'action': a, 'reason': 'no code in this test'} for a in ('Inc', 'Flip')]},
     }))
     return path
 
