@@ -45,7 +45,7 @@ def watched_globs(m_path: Path) -> list[str]:
 
     try:
         return watch_paths.raw_globs(_manifest_json(m_path))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):   # the full load says why
         return []
 
 

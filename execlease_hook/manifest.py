@@ -567,6 +567,9 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
 
 def load(path: Path, root: Path) -> Manifest:
     path = Path(os.path.abspath(path))
+    outside = paths.outside_problem(Path(os.path.abspath(root)), path)
+    if outside is not None and path.exists():
+        raise CannotRun(outside)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
