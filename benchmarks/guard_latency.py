@@ -1,4 +1,4 @@
-"""Latency of `execlease guard` (issue 3 §7). Prints medians and ratios; asserts nothing.
+"""Latency of `execlease guard`, which runs on every commit. Prints medians and ratios; asserts nothing.
 
 A scratch repository of 2,000 files, a manifest of 10 entries in one ~3.5 KB Python file and one
 ~60 KB TypeScript file. Medians over --runs runs each, measured in this one run:

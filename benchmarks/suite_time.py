@@ -1,4 +1,4 @@
-"""Wall time of `execlease verify` against bare TLC (issue 4 §6). Prints medians and ratios.
+"""Wall time of `execlease verify` against bare TLC. Prints medians and ratios.
 
 (a) bare `java ... tlc2.TLC` of every job of the full suite, one after another, run here
     (folders with the files prepared before the clock starts);

@@ -1,4 +1,5 @@
-"""Atomic file writes: a reader sees the old file or the new one, never a part (DESIGN §7)."""
+"""Atomic file writes: a reader sees the old file or the new one, never a part
+(docs/architecture.md#the-reliability-contract)."""
 from __future__ import annotations
 
 import os

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from execlease_hook.errors import ExecleaseError
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
-# fast stage (`guard`) pays for nothing it does not use (STYLE §10).
+# fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
 COMMANDS = {
     'guard': 'execlease_hook.guard',
     'verify': 'execlease_hook.suite',
@@ -153,7 +153,8 @@ def _main(options: argparse.Namespace) -> int:
 
 
 def verify_main(argv: Sequence[str] | None = None) -> int:
-    """`verify-execution-lease`: the seed's name for `execlease verify`."""
+    """`verify-execution-lease`: `execlease verify` under the name the model's verification had
+    before execlease (`pnpm verify:execution-lease`)."""
     if argv is None:
         argv = sys.argv[1:]
     return main(['verify', *argv])

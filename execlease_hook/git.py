@@ -1,4 +1,4 @@
-"""What git knows: the repository root, HEAD, the staged set and blob contents (issue 3 §4).
+"""What git knows: the repository root, HEAD, the staged set and blob contents.
 
 Child gits inherit the environment on purpose: during `git commit -a` or `git commit PATH`
 git points GIT_INDEX_FILE at a temporary index, and that index is what is being committed.
@@ -17,7 +17,7 @@ class StagedChange:
     """One line of `git diff --cached --name-status`.
 
     A plain class, not a dataclass: importing dataclasses (and inspect with it) costs more than
-    the guard's whole budget when nothing covered is staged (issue 3 §7).
+    the guard's whole budget when nothing covered is staged (benchmarks/guard_latency.py).
     """
 
     __slots__ = ('status', 'path', 'old_path')

@@ -1,6 +1,6 @@
 """`execlease guard [--all] [--model DIR] [FILES...]`: the fast stage, on every `git commit`.
 
-Speed is a feature (STYLE §10, issue 3 §7): until it knows that a covered file, a model file,
+Speed is a feature (docs/architecture.md#the-fast-stage-guard): until it knows that a covered file, a model file,
 the manifest or NOTES.md is part of the commit, the guard costs one `git diff --cached` and one
 JSON read per model, and imports neither dataclasses nor typing nor tree-sitter. Only then does
 it import guard_check (manifest validation, coverage, tree-sitter for the staged suffixes).

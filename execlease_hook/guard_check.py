@@ -1,4 +1,4 @@
-"""The guard's checks, once it knows that something a model governs is staged (issue 3 §5).
+"""The guard's checks, once it knows that something a model governs is staged.
 
 Imported only then (see guard.py): this module and what it pulls in (manifest, coverage,
 tree-sitter) are the cost of a commit that touches covered code.
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from execlease_hook.coverage import EntryStatus, IndexSource
 
 STEPS = (
-    'What to do (the seed, "When your change touches covered code"):',
+    'What to do (README.md, "When your change touches covered code"):',
     "  1. Find the entry's model action in the code-to-action map of {notes} and re-read both.",
     '  2. If the protocol changed, change the action so it matches the code: one action per real',
     "     transaction, the guard equal to the code's WHERE clause and checks, the cited file:line current.",

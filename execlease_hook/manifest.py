@@ -1,4 +1,4 @@
-"""manifest.json, version 1 (DESIGN §4): load, validate, write.
+"""manifest.json, version 1: load, validate, write (the README's "manifest.json" is the reference).
 
 API (stable; other modules depend on it):
   find_models(root: Path, model: str | None) -> list[Path]   model folders (each holds manifest.json)

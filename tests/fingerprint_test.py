@@ -202,7 +202,7 @@ def test_fingerprint_sees_every_other_change(path, qualname, original, edited, s
 
 
 def test_ts1_sees_the_spelling_of_a_raw_string():
-    # ts1 hashes spelling; ts2 hashes the value (tests/fingerprint_ts2_rust_test.py).
+    # ts1 hashes spelling; ts2 hashes the value (tests/fingerprint_ts2_go_rust_java_test.py).
     one = RUST.replace('"UPDATE', 'r#"UPDATE').replace('?",', '?"#,')
     two = RUST.replace('"UPDATE', 'r##"UPDATE').replace('?",', '?"##,')
     assert function_fingerprint('a.rs', one, 'Lease.renew', 'ts1') != function_fingerprint('a.rs', two, 'Lease.renew', 'ts1')

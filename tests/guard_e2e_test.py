@@ -1,4 +1,4 @@
-"""End to end through the real pre-commit framework (issue 3 §8).
+"""End to end through the real pre-commit framework.
 
 A consumer repository whose .pre-commit-config.yaml uses this repository's `execlease-coverage`
 hook; pre-commit clones it and pip-installs it (non-editable) into its own environment, exactly

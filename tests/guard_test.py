@@ -422,8 +422,9 @@ def test_path_with_space_and_unicode(covered_repo, capsys, ensure_ascii):
     ),
 )
 def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, expected):
-    # Issue 3 §4/§7: one `git diff --cached` finds the staged set, one `git cat-file --batch`
-    # reads every blob the checks need (manifest, covered files, model files, NOTES.md).
+    # The fast stage's promise (docs/architecture.md#the-fast-stage-guard): one `git diff --cached`
+    # finds the staged set, one `git cat-file --batch` reads every blob the checks need (manifest,
+    # covered files, model files, NOTES.md).
     from execlease_hook import git
 
     if rel == MANIFEST:

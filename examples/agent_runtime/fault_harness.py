@@ -1,4 +1,4 @@
-"""Fault injection against the real worker processes (issue 5, Part 1).
+"""Fault injection against the real worker processes.
 
 Several workers race over many turns with short leases. On a random schedule drawn from
 a seed, the harness SIGKILLs workers (and respawns them under new run ids), SIGSTOPs a

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook import spec_scan, tlc
+from execlease_hook import spec_scan, tlc, tlc_output
 from tests import needs
 from tests.conftest import GitRepo, git_env
 
@@ -125,7 +125,7 @@ def test_forged_violations_cannot_be_counted_twice():
     (b'<<"a", "b">> ', True),
 ], ids=['line-start', 'after-text', 'in-string', 'escaped-quote', 'escaped-backslash', 'after-strings'])
 def test_markers_inside_strings_are_not_tlcs(prefix, outside):
-    assert tlc._outside_strings(prefix) is outside
+    assert tlc_output._outside_strings(prefix) is outside
 
 
 # --- the scan, table-driven on the syntax tree ------------------------------------------------

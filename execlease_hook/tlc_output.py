@@ -1,0 +1,379 @@
+"""TLC's output -> Verdict: the `-tool` messages, the exit code, and what they mean together.
+
+TLC frames each message as `@!@!@STARTMSG code:severity @!@!@` ... `@!@!@ENDMSG code @!@!@`;
+the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-the-code-relies-on.
+The verdict is read from the messages and the exit code together; any disagreement is an error,
+never a pass. Running a job is tlc.py's; this module only reads what a run printed.
+
+About 370 lines, kept whole: the message framing, the counterexample reader and `classify`'s
+rules read one output for one answer, and each rule of `classify` leans on the other two.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+# TLC exit codes (same in 2.15 and 2.19).
+EXIT_OK = 0
+EXIT_VIOLATION = {10: 'assumption', 11: 'deadlock', 12: 'invariant', 13: 'property'}
+EXIT_ERRORS = {
+    1: 'TLC rejected its arguments',
+    75: 'evaluation error',
+    150: 'parse error',
+    151: 'configuration error',
+    255: 'configuration syntax error or out of memory',
+}
+# What to do next, per TLC exit code: every message that blocks says what to do.
+ERROR_HINTS = {
+    1: 'a bug in execlease\'s TLC arguments or an unknown jar: report it with the lines below',
+    75: 'fix the expression TLC could not evaluate (in the spec or the cfg\'s constants)',
+    150: 'fix the spec (or a module it extends) where SANY points',
+    151: 'fix the cfg: it names something the spec does not define, or is not valid cfg syntax',
+    255: 'fix the cfg syntax; if Java ran out of memory, give it more (JAVA_TOOL_OPTIONS=-Xmx4g)',
+}
+# TLC catches an OutOfMemoryError and reports it as an evaluation error (exit 75): while computing
+# the initial states it says only "Java heap space", later "java.lang.OutOfMemoryError".
+OUT_OF_MEMORY = (b'OutOfMemoryError', b'Java heap space', b'GC overhead limit exceeded')
+OUT_OF_MEMORY_HINT = 'give Java more memory (JAVA_TOOL_OPTIONS=-Xmx4g, or more), then run again'
+
+# -tool message codes.
+NO_ERROR = 2193
+INVARIANT = 2110
+INVARIANT_INITIAL = 2107
+TEMPORAL = 2116
+ACTION_PROPERTY = 2112
+DEADLOCK = 2114
+ASSUMPTION = 2104
+STATS = 2199
+DEPTH = 2194
+TRACE_STATE = 2217
+STUTTERING = 2218
+BACK_TO_STATE = 2122
+VIOLATION_CODES = {
+    INVARIANT: 'invariant', INVARIANT_INITIAL: 'invariant', TEMPORAL: 'property',
+    ACTION_PROPERTY: 'property', DEADLOCK: 'deadlock', ASSUMPTION: 'assumption',
+}
+SEVERITY_ERROR = 1
+
+
+@dataclass(frozen=True)
+class Message:
+    code: int
+    severity: int
+    text: str
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    number: int
+    action: str                  # as TLC names it: 'Initial predicate', 'Claim', 'Stuttering', ...
+    location: str = ''           # 'line 13, col 8 to line 13, col 41 of module Counter'
+    variables: tuple[tuple[str, str], ...] = ()
+    back_to: int | None = None   # for 'Back to state': the number of the state the loop returns to
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str                 # 'passed' | 'violated' | 'error'
+    seconds: float
+    exit_code: int | None = None
+    states: int | None = None
+    distinct: int | None = None
+    depth: int | None = None
+    kind: str | None = None      # violated: 'invariant' | 'property' | 'deadlock' | 'assumption'
+    property: str | None = None  # violated: the property's name as TLC names it (None: TLC did not say)
+    trace: tuple[TraceStep, ...] = ()
+    reason: str | None = None    # error: what went wrong
+    last_lines: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Verdict:
+        trace = tuple(
+            TraceStep(
+                number=int(s['number']), action=str(s['action']), location=str(s['location']),
+                variables=tuple((str(n), str(v)) for n, v in s['variables']),
+                back_to=None if s['back_to'] is None else int(s['back_to']),
+            )
+            for s in data['trace']
+        )
+        fields = {k: data[k] for k in (
+            'outcome', 'seconds', 'exit_code', 'states', 'distinct', 'depth', 'kind', 'property',
+            'reason',
+        )}
+        if fields['outcome'] not in ('passed', 'violated', 'error'):
+            raise ValueError(f'bad outcome {fields["outcome"]!r}')
+        return cls(**fields, trace=trace, last_lines=tuple(str(x) for x in data['last_lines']))
+
+    def describe(self) -> str:
+        if self.outcome == 'passed':
+            return 'passed'
+        if self.outcome == 'violated':
+            what = self.property or '(TLC does not name it)'
+            if self.kind == 'deadlock':
+                return 'violated: deadlock'
+            return f'violated: {self.kind} {what}'
+        return f'error: {self.reason}'
+
+_MARKER = re.compile(rb'@!@!@STARTMSG (\d+):(\d+) @!@!@\n?|@!@!@ENDMSG (\d+) @!@!@\n?')
+
+
+def _outside_strings(prefix: bytes) -> bool:
+    """True unless `prefix` (a line up to a marker) ends inside a TLA+ string literal.
+
+    TLC prints every value a spec computes in TLA+ syntax, strings quoted with `\\"`, `\\n` and
+    `\\\\` escaped, so a string never spans lines; a marker inside one is the spec's text, not
+    TLC's framing (a state variable holding "@!@!@STARTMSG 2110:1 @!@!@..." must not read as a
+    violation message)."""
+    inside = escaped = False
+    for byte in prefix:
+        if escaped:
+            escaped = False
+        elif inside and byte == 0x5C:       # backslash
+            escaped = True
+        elif byte == 0x22:                  # double quote
+            inside = not inside
+    return not inside
+
+
+def _markers(output: bytes) -> Iterator[re.Match[bytes]]:
+    for match in _MARKER.finditer(output):
+        line_start = output.rfind(b'\n', 0, match.start()) + 1
+        if _outside_strings(output[line_start:match.start()]):
+            yield match
+
+
+def parse_messages(output: bytes) -> list[Message]:
+    """Every -tool message, nested ones included (TLC nests e.g. 2179 inside 1000)."""
+    messages: list[Message] = []
+    stack: list[tuple[int, int, list[bytes]]] = []
+    pos = 0
+    for match in _markers(output):
+        if stack:
+            stack[-1][2].append(output[pos:match.start()])
+        pos = match.end()
+        if match.group(1) is not None:
+            stack.append((int(match.group(1)), int(match.group(2)), []))
+        elif stack:
+            code, severity, body = stack.pop()
+            raw = b''.join(body)
+            messages.append(Message(code, severity, raw.decode('utf-8', 'replace')))
+            if stack:
+                stack[-1][2].append(raw)
+    return messages
+
+
+_STEP_HEAD = re.compile(r'^(\d+): <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>\s*$')
+_BACK = re.compile(r'^(\d+): Back to state: <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>')
+
+
+def parse_state(text: str) -> tuple[tuple[str, str], ...]:
+    """'/\\ x = 1\\n/\\ y = <<1, 2>>' -> (('x', '1'), ('y', '<<1, 2>>')); values may span lines."""
+    lines = text.strip('\n').splitlines()
+    if not lines:
+        return ()
+    if not lines[0].startswith('/\\ '):
+        lines = ['/\\ ' + lines[0], *lines[1:]]
+    chunks: list[list[str]] = []
+    for line in lines:
+        if line.startswith('/\\ '):
+            chunks.append([line[3:]])
+        elif chunks:
+            chunks[-1].append(line)
+    result = []
+    for chunk in chunks:
+        joined = '\n'.join(chunk).rstrip()
+        name, sep, value = joined.partition(' = ')
+        if sep:
+            result.append((name.strip(), value))
+    return tuple(result)
+
+
+def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
+    steps: list[TraceStep] = []
+    for m in messages:
+        if m.code == TRACE_STATE:
+            head, _, rest = m.text.partition('\n')
+            match = _STEP_HEAD.match(head.strip())
+            if match is None:
+                number = int(head.split(':', 1)[0]) if head[:1].isdigit() else len(steps) + 1
+                steps.append(TraceStep(number, head.strip(), '', parse_state(rest)))
+                continue
+            steps.append(TraceStep(
+                int(match.group(1)), match.group(2), match.group(3) or '', parse_state(rest),
+            ))
+        elif m.code == STUTTERING:
+            number = int(m.text.split(':', 1)[0]) if m.text[:1].isdigit() else len(steps) + 1
+            steps.append(TraceStep(number, 'Stuttering'))
+        elif m.code == BACK_TO_STATE:
+            match = _BACK.match(m.text.strip())
+            if match is not None:
+                # The loop back: TLC names the action that returns to state N.
+                steps.append(TraceStep(
+                    len(steps) + 1, match.group(2), match.group(3) or '', (),
+                    back_to=int(match.group(1)),
+                ))
+    return tuple(steps)
+
+
+_NUMBER = r'([\d,]+)'
+# Each message body must start with TLC's own words (the markers are TLC's, see _markers).
+_STATS = re.compile(
+    r'\s*' + _NUMBER + r' states generated, ' + _NUMBER + r' distinct states found'
+    r'(?:, ' + _NUMBER + r' states left on queue)?')
+_DEPTH = re.compile(r'\s*The depth of the complete state graph search is ' + _NUMBER)
+_INVARIANT_NAME = re.compile(r'\s*Invariant (\S+) is violated')
+_ACTION_NAME = re.compile(r'\s*Action property (\S+) is violated')
+_ASSUMPTION = re.compile(r'\s*Assumption (.*?) is false')
+_COMPLETED = re.compile(r'\s*Model checking completed\. No error has been found\.')
+
+
+def _int(text: str) -> int:
+    return int(text.replace(',', ''))
+
+
+_CFG_KEYWORDS = {
+    'CONSTANT', 'CONSTANTS', 'INIT', 'NEXT', 'SPECIFICATION', 'INVARIANT', 'INVARIANTS',
+    'PROPERTY', 'PROPERTIES', 'SYMMETRY', 'CONSTRAINT', 'CONSTRAINTS', 'ACTION_CONSTRAINT',
+    'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS',
+}
+
+
+def cfg_names(config_text: str, keywords: tuple[str, ...]) -> list[str]:
+    """Names listed after the given cfg keywords (e.g. PROPERTY/PROPERTIES)."""
+    text = re.sub(r'\(\*.*?\*\)', ' ', config_text, flags=re.S)
+    text = re.sub(r'\\\*[^\n]*', ' ', text)
+    names: list[str] = []
+    active = False
+    for token in text.split():
+        if token in _CFG_KEYWORDS:
+            active = token in keywords
+        elif active:
+            names.append(token)
+    return names
+
+
+def last_lines(output: bytes, count: int = 25) -> tuple[str, ...]:
+    """The end of TLC's output as a person reads it: no -tool markers, no module-loading noise."""
+    return tuple(
+        line for line in output.decode('utf-8', 'replace').splitlines()
+        if '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
+    )[-count:]
+
+
+def classify(
+        exit_code: int, output: bytes, seconds: float, config_text: str = '',
+) -> Verdict:
+    messages = parse_messages(output)
+    out_of_memory = any(sign in output for sign in OUT_OF_MEMORY)
+    text_lines = output.decode('utf-8', 'replace').splitlines()
+    tail = last_lines(output)
+    states = distinct = depth = left = None
+    stats = [m for m in messages if m.code == STATS]
+    for m in stats:
+        if found := _STATS.match(m.text):
+            states, distinct = _int(found.group(1)), _int(found.group(2))
+            left = None if found.group(3) is None else _int(found.group(3))
+    for m in messages:
+        if m.code == DEPTH and (found := _DEPTH.match(m.text)):
+            depth = _int(found.group(1))
+
+    def error(reason: str) -> Verdict:
+        details = [
+            m.text.strip() for m in messages
+            if m.severity == SEVERITY_ERROR and m.text.strip() and m.code not in VIOLATION_CODES
+        ]
+        if out_of_memory and 'out of memory' not in reason:
+            reason += ' (Java ran out of memory)'
+        if details:
+            reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
+        return Verdict(
+            'error', seconds, exit_code, states, distinct, depth, reason=reason, last_lines=tail,
+        )
+
+    violations = [m for m in messages if m.code in VIOLATION_CODES]
+    if exit_code == EXIT_OK:
+        # A pass is TLC saying so once, and a search that emptied its queue: TLCSet("exit", ...)
+        # also ends TLC with exit 0 and "No error has been found", with states left unexplored.
+        if violations:
+            return error('TLC exited 0 but reported a violation')
+        completed = [m for m in messages if m.code == NO_ERROR]
+        if len(completed) != 1 or not _COMPLETED.match(completed[0].text):
+            return error(
+                'TLC exited 0 without its "No error has been found" message' if not completed
+                else f'TLC exited 0 with {len(completed)} completion messages (one expected)')
+        if len(stats) != 1 or distinct is None:
+            return error('TLC passed but printed no state counts' if not stats
+                         else f'TLC passed but printed {len(stats)} final state counts (one expected)')
+        if left != 0:
+            return error(
+                f'TLC stopped with {left if left is not None else "an unknown number of"} states '
+                'left on its queue: the search did not complete, so this is not a pass')
+        return Verdict('passed', seconds, exit_code, states, distinct, depth)
+    if exit_code in EXIT_VIOLATION:
+        kind = EXIT_VIOLATION[exit_code]
+        kinds = {VIOLATION_CODES[m.code] for m in violations}
+        if kinds != {kind}:
+            found_kinds = ', '.join(sorted(kinds)) or 'no violation message'
+            return error(f'TLC exit code {exit_code} means {kind}, but its messages say {found_kinds}')
+        if len(violations) != 1:
+            # TLC stops at the first violation (no -continue): more than one means some were
+            # not TLC's, so none can be trusted to name the property.
+            return error(f'TLC reported {len(violations)} violations where it stops at the first')
+        first = violations[0]
+        name: str | None = None
+        trace = parse_trace(messages)
+        if first.code in (INVARIANT, INVARIANT_INITIAL):
+            found = _INVARIANT_NAME.match(first.text)
+            name = found.group(1) if found else None
+            if first.code == INVARIANT_INITIAL:
+                trace = (TraceStep(1, 'Initial predicate', '', parse_state(first.text.partition('\n')[2])),)
+        elif first.code == ACTION_PROPERTY:
+            found = _ACTION_NAME.match(first.text)
+            name = found.group(1) if found else None
+        elif first.code == TEMPORAL:
+            # TLC does not name the temporal property; when the cfg lists one, it is that one.
+            listed = cfg_names(config_text, ('PROPERTY', 'PROPERTIES'))
+            name = listed[0] if len(listed) == 1 else None
+        elif first.code == DEADLOCK:
+            name = 'deadlock'
+        elif first.code == ASSUMPTION:
+            found = _ASSUMPTION.match(first.text)
+            name = found.group(1) if found else None
+        if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
+            return error(f'TLC reported a {kind} violation without a trace')
+        return Verdict(
+            'violated', seconds, exit_code, states, distinct, depth, kind=kind, property=name,
+            trace=trace, last_lines=tail,
+        )
+    if violations:
+        return error(f'TLC exit code {exit_code} with a violation message')
+    reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
+    if out_of_memory:
+        reason = f'Java ran out of memory (TLC exit code {exit_code})'
+    elif exit_code == 150:
+        reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
+    verdict = error(reason)
+    hint = OUT_OF_MEMORY_HINT if out_of_memory else ERROR_HINTS.get(
+        exit_code, 'read the last lines of its output below, then run again')
+    return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
+
+
+def _sany_lines(lines: list[str]) -> list[str]:
+    """What SANY said between 'Starting SANY...' and 'SANY finished.' (the parse/semantic errors)."""
+    said: list[str] = []
+    inside = False
+    for line in lines:
+        if 'Starting SANY' in line:
+            inside = True
+        elif 'SANY finished' in line:
+            break
+        elif inside and line.strip() and '@!@!@' not in line and not line.startswith(
+                ('Parsing file', 'Semantic processing')):
+            said.append(line.strip())
+    return said[:12]
