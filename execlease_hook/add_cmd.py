@@ -269,7 +269,7 @@ def _notes_table(m: Manifest) -> str | None:
         return None
     statuses = coverage.compare(m, coverage.WorktreeSource(m.root))
     rows = coverage_cmd.map_rows(m, statuses)
-    table = notes_map.render(rows, _rel(m.root, m.folder))
+    table = notes_map.render(rows, _rel(m.root, m.folder), [(a.action, a.reason) for a in m.coverage.abstract])
     return notes_map.replace_table(text, table, str(notes))
 
 

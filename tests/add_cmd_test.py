@@ -88,6 +88,18 @@ def test_the_map_keeps_every_entry_in_order(model_repo):
     assert [e['id'] for e in entries(model_repo)] == ['claim-lease', 'renew']
 
 
+def test_the_map_keeps_the_abstract_actions(model_repo):
+    """The table `add` writes is the one `coverage --write-map` writes: abstract rows included."""
+    data = json.loads(model_repo.read(MANIFEST))
+    data['coverage']['abstract'] = [{'action': 'Renew', 'reason': 'time passing'}]
+    model_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
+    assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim']) == 0
+    table = model_repo.read(NOTES)
+    assert '| `Renew` | abstract | time passing |' in table
+    assert cli.main(['coverage', '--write-map']) == 1     # never synced
+    assert model_repo.read(NOTES) == table
+
+
 @pytest.mark.parametrize(
     ('argv', 'message'),
     (
