@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.errors import CannotRun
 
 if TYPE_CHECKING:
-    from execlease_hook.locate import Located
+    from execlease_hook.locate.entry import Located
     from execlease_hook.manifest import CoveredEntry
 
 

@@ -1,0 +1,156 @@
+"""A covered entry located in a source file: a function by qualified name, or an anchored region
+widened to whole tokens. The package's face (locate/__init__.py) re-exports what others use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from execlease_hook.errors import CannotRun
+from execlease_hook.locate.source import check_text, language_for, parse, require_language
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from execlease_hook.locate.definition import Definition
+    from execlease_hook.manifest import CoveredEntry
+
+
+@dataclass(frozen=True)
+class Located:
+    entry_id: str
+    path: str
+    start_line: int             # 1-based, inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    text: str                   # the source slice, for diffs
+    nodes: tuple[tree_sitter.Node, ...] = field(compare=False, hash=False, repr=False)
+
+
+def locate(entry: CoveredEntry, source: bytes) -> Located:
+    what = f'coverage entry {entry.id!r}'
+    language = require_language(entry.path, what)
+    check_text(entry.path, source, what)
+    if entry.function is not None:
+        return _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.function, 'function'))
+    if entry.region is None:
+        raise CannotRun(f'{what} ({entry.path}): give either `function` or `region`')
+    from execlease_hook.locate.region import find_region
+
+    scope = None
+    if entry.within is not None:
+        scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
+    start, end = find_region(entry, source, scope)
+    root = parse(language, source).root_node
+    start, end = whole_tokens(root, start, end)
+    covering = root.descendant_for_byte_range(start, end)
+    if covering is None or covering.start_byte > start or covering.end_byte < end:
+        covering = root     # the fingerprint must see every byte of the region
+    return _at(entry.id, entry.path, source, start, end, (covering,))
+
+
+# Literals whose pieces are separate nodes: an anchor inside one takes in the whole literal.
+_LITERALS = frozenset({
+    'string', 'concatenated_string', 'string_literal', 'template_string', 'interpreted_string_literal',
+    'raw_string_literal', 'char_literal', 'character_literal', 'rune_literal', 'regex',
+})
+
+
+def whole_tokens(root: tree_sitter.Node, start: int, end: int) -> tuple[int, int]:
+    """[start, end) widened so that no token (or string literal) is cut: an anchor that ends
+    inside `rows` covers all of `rows`, so an edit to the part of a token beyond the anchor
+    is still seen."""
+    if end > start:
+        first = _token_at(root, start)
+        last = _token_at(root, end - 1)
+        if first is not None:
+            start = min(start, first.start_byte)
+        if last is not None:
+            end = max(end, last.end_byte)
+    return start, end
+
+
+def _token_at(root: tree_sitter.Node, at: int) -> tree_sitter.Node | None:
+    """The token holding byte `at` (the outermost literal around it, if any); None in whitespace."""
+    node = root.descendant_for_byte_range(at, at + 1)
+    if node is None:
+        return None
+    found = node if node.child_count == 0 else None
+    parent: tree_sitter.Node | None = node
+    while parent is not None:
+        if parent.type in _LITERALS:
+            found = parent
+        parent = parent.parent
+    return found
+
+
+def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
+    from execlease_hook import settings
+
+    language = language_for(path)
+    if language is None or b'\0' in source or len(source) > settings.max_covered_bytes():
+        return []
+    try:
+        source.decode('utf-8')
+    except UnicodeDecodeError:
+        return []
+    from execlease_hook.locate.index import find
+
+    return [_located('', path, source, d) for d in find(language, source, qualname)]
+
+
+def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: str, key: str) -> Definition:
+    from execlease_hook.locate.index import find
+
+    found = find(language, source, qualname)
+    if len(found) == 1:
+        return found[0]
+    where = f'coverage entry {entry.id!r} ({entry.path}): `{key}` {qualname!r}'
+    if not found:
+        raise CannotRun(f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest')
+    lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
+    reason = 'is overloaded' if language == 'java' else 'is defined more than once'
+    raise CannotRun(
+        f'{where} {reason} (lines {lines}); the name must pick one definition: '
+        f'cover it with a `region` whose anchors occur once in the file',
+    )
+
+
+def _similar(language: str, source: bytes, qualname: str) -> str:
+    import difflib
+
+    from execlease_hook.locate.index import every_definition
+
+    definitions = every_definition(language, source)
+    by_name = {d.qualname: d for d in definitions}
+    close = difflib.get_close_matches(qualname, list(by_name), n=5, cutoff=0.5)
+    if not close:
+        if not by_name:
+            return ' (the file defines no functions this tool can address)'
+        return f' (the file defines {len(by_name)} addressable functions, e.g. {", ".join(sorted(by_name)[:5])})'
+    shown = ', '.join(f'{name} (line {by_name[name].nodes[0].start_point.row + 1})' for name in close)
+    return f' (did you mean: {shown})'
+
+
+def _located(entry_id: str, path: str, source: bytes, definition: Definition) -> Located:
+    nodes = definition.nodes
+    return _at(entry_id, path, source, nodes[0].start_byte, nodes[-1].end_byte, nodes)
+
+
+def _at(entry_id: str, path: str, source: bytes, start: int, end: int, nodes: tuple[tree_sitter.Node, ...]) -> Located:
+    return Located(
+        entry_id=entry_id, path=path,
+        start_line=line_of(source, start), end_line=line_of(source, max(start, end - 1)),
+        start_byte=start, end_byte=end,
+        text=source[start:end].decode('utf-8'), nodes=nodes,
+    )
+
+
+def line_of(source: bytes, offset: int) -> int:
+    return source.count(b'\n', 0, offset) + 1
+
+
+def _lines(source: bytes, start: int, end: int) -> str:
+    first, last = line_of(source, start), line_of(source, max(start, end - 1))
+    return str(first) if first == last else f'{first}-{last}'
