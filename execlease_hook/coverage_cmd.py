@@ -33,6 +33,8 @@ def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str) -> 
         lines.append('  ' + '  '.join((*cells, row[4])))
         if s.problem:
             lines.append(f'      {s.problem}')
+        if s.entry.sync_reason:
+            lines.append(f'      synced without a model change: {s.entry.sync_reason}')
     return '\n'.join(lines)
 
 

@@ -1,7 +1,7 @@
 """Where the models are: `verification/*/manifest.json`, or the one `--model DIR` names.
 
 Kept apart from manifest.py, and light, because the fast stage calls it on every commit before
-it knows whether anything covered is staged (STYLE §10).
+it knows whether anything covered is staged.
 """
 from __future__ import annotations
 

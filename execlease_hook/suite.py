@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import dataclasses
 import json
 import os
 import sys
@@ -284,54 +283,6 @@ def verify_model(
     return r
 
 
-def update_coverage(r: ModelResult) -> None:
-    """Record the working tree's fingerprints, the model hash, HEAD and each check's states."""
-    from execlease_hook import coverage, git
-
-    m = r.manifest
-    jobs_failed = [j for j in r.jobs if j.outcome != HELD]
-    if any(j.outcome == COULD_NOT_RUN for j in jobs_failed) or any(
-            s.status in ('missing', 'ambiguous') for s in r.coverage):
-        r.problems.append(f'{m.path}: not updating coverage: the suite could not run completely')
-        return
-    if jobs_failed:
-        r.failures.append(
-            f'{m.path}: not updating coverage: checks, mutations and findings must all hold first '
-            '(nothing was changed)',
-        )
-        return
-    head = git.head(m.root)
-    if head is None:
-        r.problems.append(f'{m.path}: not updating coverage: no commit yet; commit first')
-        return
-    source = coverage.WorktreeSource(m.root)
-    entries = []
-    for s in r.coverage:
-        if s.current != s.entry.hash:
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}')
-        entries.append(dataclasses.replace(s.entry, hash=s.current))
-    model_hash = coverage.model_hash(m, source)
-    if model_hash != m.coverage.model_hash:
-        r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
-    if head != m.coverage.sync_commit:
-        r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
-    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
-    checks = []
-    for c in m.checks:
-        states = distinct.get(c.name, c.states)
-        if states != c.states:
-            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
-        checks.append(dataclasses.replace(c, states=states))
-    updated = dataclasses.replace(
-        m, checks=tuple(checks),
-        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
-    )
-    manifest_mod.write(m.path, updated)
-    # The coverage failures were what --update-coverage was asked to record.
-    r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
-    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
-
-
 def exit_code(results: Sequence[ModelResult]) -> int:
     codes = [r.exit_code for r in results]
     return 2 if 2 in codes else max(codes, default=0)
@@ -445,7 +396,17 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
     root = git.repo_root()
-    manifests = [manifest_mod.load(p, root) for p in manifest_mod.find_models(root, options.model)]
+    if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+        from execlease_hook import push_range  # a commit's tree, checked out alone
+
+        return push_range.verify(options, root, json_path)
+    return run_suite(options, json_path, root, root)
+
+
+def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, root: Path) -> int:
+    """The suite on the models under `tree` (the working tree, or a commit checked out alone),
+    with the TLA+ tools and the result cache of the repository at `root`."""
+    manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
@@ -457,7 +418,9 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     for m in manifests:
         r = verify_model(m, t, options.quick, cache, jobs, _progress)
         if options.update_coverage:
-            update_coverage(r)
+            from execlease_hook import sync
+
+            sync.update_coverage(r, getattr(options, 'reason', None))
         results.append(r)
         print_model(r)
     code = exit_code(results)
