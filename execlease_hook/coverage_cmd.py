@@ -23,16 +23,25 @@ def _rel(root: Path, path: Path) -> str:
     return Path(os.path.relpath(path, root)).as_posix()
 
 
-def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str) -> str:
+STATUS_COLOUR = {'unchanged': 'green', 'changed': 'yellow', 'never synced': 'yellow',
+                 'missing': 'red', 'ambiguous': 'red'}
+
+
+def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, quiet: bool = False) -> str:
+    from execlease_hook import term
+
     rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
     widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
     count = f'{len(statuses)} entr' + ('y' if len(statuses) == 1 else 'ies')
     lines = [f'{_rel(m.root, m.path)}  ({count}; model {model_status})']
     for s, row in zip(statuses, rows):
+        if quiet and s.status == 'unchanged':
+            continue
         cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+        cells[3] = term.paint(cells[3], STATUS_COLOUR.get(s.status, 'bold'))
         lines.append('  ' + '  '.join((*cells, row[4])))
         if s.problem:
-            lines.append(f'      {s.problem}')
+            lines.append(term.wrap(f'      {s.problem}'))
         if s.entry.sync_reason:
             lines.append(f'      synced without a model change: {s.entry.sync_reason}')
     return '\n'.join(lines)
@@ -78,7 +87,7 @@ def run(options: argparse.Namespace) -> int:
         source = coverage.WorktreeSource(root)
         statuses = coverage.compare(m, source)
         model_text, model_code = model_status(m, source)
-        print(listing(m, statuses, model_text))
+        print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
         code = max(code, coverage.exit_code(statuses), model_code)
         if options.write_map:
             notes = _rel(root, m.folder / 'NOTES.md')

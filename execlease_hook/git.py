@@ -168,13 +168,15 @@ def subject(root: Path, commit: str) -> str:
     return _output(root, 'log', '-1', '--format=%s', commit, '--').decode(errors='replace').strip()
 
 
-def model_manifests(root: Path, commit: str | None = None) -> list[tuple[str, str]]:
-    """(path, blob id) of every verification/<name>/manifest.json in the index (commit None) or
-    in a commit's tree: what the commit records, never the working tree."""
+def model_manifests(root: Path, commit: str | None = None, only: str | None = None) -> list[tuple[str, str]]:
+    """(path, blob id) of every verification/<name>/manifest.json (or of the manifest `only`)
+    in the index (commit None) or in a commit's tree: what the commit records, never the
+    working tree."""
+    where = only or 'verification/'
     if commit is None:
-        out = _output(root, 'ls-files', '-s', '-z', '--', 'verification/')
+        out = _output(root, 'ls-files', '-s', '-z', '--', where)
     else:
-        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', 'verification/')
+        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', where)
     found: list[tuple[str, str]] = []
     for record in out.split(b'\0'):
         if not record:
@@ -182,7 +184,7 @@ def model_manifests(root: Path, commit: str | None = None) -> list[tuple[str, st
         meta, _, raw = record.partition(b'\t')
         path = os.fsdecode(raw)
         parts = path.split('/')
-        if len(parts) != 3 or parts[2] != 'manifest.json':
+        if path != only and (only or len(parts) != 3 or parts[2] != 'manifest.json'):
             continue
         fields = meta.decode().split()
         if commit is None:

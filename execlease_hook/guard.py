@@ -110,7 +110,10 @@ def run(options: argparse.Namespace) -> int:
         governed = governed_paths(rel, data[rel])
         if options.all or governed is None or not governed.isdisjoint(touched):
             wanted.append((rel, governed))
+    verbose = getattr(options, 'verbose', 0) > 0
     if not wanted:
+        if verbose:
+            print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
     from execlease_hook import coverage, guard_check
 
@@ -139,6 +142,10 @@ def run(options: argparse.Namespace) -> int:
                 code = max(code, 1)
                 continue
         if found.blocks:
-            print(guard_check.render(m, found, model.unstaged_manifest))
+            from execlease_hook import term
+
+            print(term.wrap(guard_check.render(m, found, model.unstaged_manifest)))
+        elif verbose:
+            print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
         code = max(code, found.code)
     return code

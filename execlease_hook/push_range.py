@@ -23,7 +23,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from execlease_hook import git
+from execlease_hook import git, term
 from execlease_hook.errors import CannotRun
 
 RANGE_STEPS = (
@@ -85,7 +85,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     for commit, parent in commits:
         changes = git.commit_changes(root, commit, parent)
         touched = guard.touched_paths(root, changes, [])
-        manifests = [(rel, blob) for rel, blob in git.model_manifests(root, commit) if only in (None, rel)]
+        manifests = git.model_manifests(root, commit, only)
         if not manifests:
             continue
         modelled = True
@@ -108,7 +108,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
             found = guard_check.check(m, p, snap, loaded.text)
             if found.blocks:
                 title = f'commit {commit[:12]} ("{git.subject(root, commit)}")'
-                print(guard_check.render(m, found, subject=title, steps=False))
+                print(term.wrap(guard_check.render(m, found, subject=title, steps=False)))
                 print()
             steps = steps or found.needs_steps
             code = max(code, found.code)
@@ -116,7 +116,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
         raise CannotRun('no model found in the judged commits: expected verification/<name>/manifest.json '
                         'in their trees, or name one with --model DIR')
     if steps:
-        print('\n'.join(RANGE_STEPS))
+        print(term.wrap('\n'.join(RANGE_STEPS)))
     return code
 
 
@@ -155,17 +155,17 @@ def verify(options: argparse.Namespace, root: Path, json_path: Path | None) -> i
         if pushed is None:
             return suite.run_suite(options, json_path, root, root)  # manual stage: the working tree
         commits, tip, label = pushed
-        print(f'execlease: judging the push of {label}: {len(commits)} new commit'
-              f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then the '
-              f'whole suite on {tip[:12]} checked out alone', flush=True)
+        print(term.wrap(f'execlease: judging the push of {label}: {len(commits)} new commit'
+                        f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
+                        f'the whole suite on {tip[:12]} checked out alone'), flush=True)
         if commits:
             range_code = judge_commits(root, commits, tip, options.model)
     tmp = Path(tempfile.mkdtemp(prefix='execlease-rev-'))
     try:
         tree = tmp / 'tree'
         git.checkout_tree(root, tip, tree)
-        print(f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone in {tree} '
-              '(not the working tree)', flush=True)
+        print(term.wrap(f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '
+                        f'in {tree} (not the working tree)'), flush=True)
         local = argparse.Namespace(**vars(options))
         if options.model is not None:
             rel = os.path.relpath(os.path.abspath(options.model), root)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, tlc, tools
+from execlease_hook import report, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache
 from execlease_hook.errors import CannotRun
@@ -92,6 +92,10 @@ class PlannedJob:
     problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
 
 
+def _shown(m: Manifest, path: Path) -> str:
+    return path.relative_to(m.root).as_posix() if path.is_relative_to(m.root) else str(path)
+
+
 def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
@@ -99,6 +103,18 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
         (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla')) if p.name != spec_path.name
     )
     cfgs: dict[str, bytes] = {}
+    # Refuse, before anything runs or is read from the cache, a model that may print or stop
+    # the search (spec_scan.py): exit 2 naming the file and line.
+    owners = {c.config: f'check {c.name}' for c in reversed(m.checks)}
+    for mu in () if quick else m.mutations:
+        owners.setdefault(mu.config, f'mutation {mu.name}')
+    for f in () if quick else m.findings:
+        owners.setdefault(f.config, f'finding {f.id}')
+    spec_scan.refuse(
+        [(_shown(m, spec_path.parent / name), text) for name, text in ((spec_path.name, spec_text), *modules)],
+        [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+         for c, owner in owners.items()],
+    )
 
     def job(kind: str, name: str, config: str, text: bytes, deadlock: bool, timeout: float | None,
             expect: str | None) -> TlcJob:
@@ -119,10 +135,17 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     for mu in m.mutations:
         anchor = mu.replace.start.encode()
         count = spec_text.count(anchor) if anchor else 0
-        if count == 1:
+        mutated = spec_text.replace(anchor, mu.replace.to.encode()) if count == 1 else spec_text
+        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated) \
+            if count == 1 else []
+        if count == 1 and uses:
+            planned.append(PlannedJob(
+                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
+                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
+            ))
+        elif count == 1:
             planned.append(PlannedJob(job(
-                'mutation', mu.name, mu.config, spec_text.replace(anchor, mu.replace.to.encode()),
-                False, mu.timeout, mu.violates,
+                'mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates,
             )))
         else:
             found = 'does not match' if count == 0 else f'matches {count} times'
@@ -318,10 +341,15 @@ def _print(*lines: str) -> None:
         print(line, flush=True)
 
 
-def print_model(r: ModelResult) -> None:
+def print_model(r: ModelResult, verbosity: int = 0) -> None:
+    from execlease_hook import term
+
     m = r.manifest
     _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
-    _print(*('  ' + line for line in report.summary_table(r.jobs)))
+    if verbosity >= 0:
+        _print(*('  ' + line for line in report.summary_table(r.jobs)))
+    if verbosity > 0:
+        _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
         counts: dict[str, int] = {}
         for s in r.coverage:
@@ -342,14 +370,14 @@ def print_model(r: ModelResult) -> None:
             _print('', f'{label} ({j.job.config}): could not run')
             _print(*report.error_details(j.verdict))
     for note in r.notes:
-        _print(f'note: {note}')
+        _print(term.wrap(f'note: {note}'))
     if r.moved:
-        _print('', 'coverage updated in ' + str(m.path) + ':')
-        _print(*(f'  {line}' for line in r.moved))
+        _print('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')
+        _print(*(term.wrap(f'  {line}') for line in r.moved))
     for f in r.failures:
-        _print(f'DID NOT HOLD: {f}')
+        _print(term.wrap(f'DID NOT HOLD: {f}'))
     for p in r.problems:
-        _print(f'COULD NOT RUN: {p}')
+        _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
 def _progress(result: JobResult) -> None:
@@ -406,23 +434,27 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
 def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, root: Path) -> int:
     """The suite on the models under `tree` (the working tree, or a commit checked out alone),
     with the TLA+ tools and the result cache of the repository at `root`."""
+    from execlease_hook import term
+
+    verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
-    _print(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... ({t.jar.source}); '
-           f'Java {t.java.major} ({t.java.path})')
+    if verbosity >= 0:
+        _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+                         f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
     cache = ResultCache(tools.cache_dir(root) / 'cache', enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress)
+        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
         if options.update_coverage:
             from execlease_hook import sync
 
             sync.update_coverage(r, getattr(options, 'reason', None))
         results.append(r)
-        print_model(r)
+        print_model(r, verbosity)
     code = exit_code(results)
     if json_path is not None:
         data = results_json(results, t, code)
@@ -435,5 +467,5 @@ def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, r
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
         result += ' (--quick: checks and coverage only; mutations and findings were not run)'
-    _print('', result)
+    _print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code

@@ -52,7 +52,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     source = coverage.WorktreeSource(m.root)
     model_hash = coverage.model_hash(m, source)
     model_moved = model_hash != m.coverage.model_hash
-    code_moved = [s for s in r.coverage if s.entry.hash is not None and s.current != s.entry.hash]
+    code_moved = [s for s in r.coverage if s.status == 'changed']  # not a new entry, not a new scheme
     if code_moved and not model_moved and reason is None:
         names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
         r.failures.append(
@@ -64,16 +64,20 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         return
     paths = sorted({s.entry.path for s in r.coverage})
     blobs = git.write_blobs(m.root, paths)
-    before_blobs = {e.path: e.synced_blob for e in m.coverage.entries}
+    before_blobs: dict[str, str] = {}
+    for e in m.coverage.entries:
+        if e.synced_blob is not None:
+            before_blobs.setdefault(e.path, e.synced_blob)
     entries = []
     for s in r.coverage:
         e = s.entry
-        hash_moved = s.current != e.hash
-        if hash_moved:
-            r.moved.append(f'entry {e.id} ({s.where}): {e.hash or "none"} -> {s.current}')
+        if s.current != e.hash:
+            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
+            scheme = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
+            r.moved.append(f'entry {e.id} ({s.where}): {e.hash or "none"} -> {s.current}{scheme}')
         why = e.sync_reason
-        if hash_moved:
-            why = reason  # the reason explains this hash; a model change needs none
+        if s.status == 'changed':
+            why = reason  # the reason explains this code; a sync with a model change needs none
         if why != e.sync_reason and why is not None:
             r.moved.append(f'entry {e.id}: syncReason "{why}"')
         entries.append(dataclasses.replace(e, hash=s.current, synced_blob=blobs[e.path], sync_reason=why))

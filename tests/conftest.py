@@ -19,6 +19,14 @@ AUTHOR = {
 }
 
 
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages are asserted by their words, not by where the terminal breaks them: every test
+    sees a wide terminal (COLUMNS, which children such as pre-commit's hooks inherit). The tests
+    of wrapping itself (term_test.py) set their own width."""
+    monkeypatch.setenv('COLUMNS', '1000')
+
+
 def git_env() -> dict[str, str]:
     """The environment for a child git in tests: no inherited GIT_* variables, fixed identity."""
     env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')}

@@ -143,3 +143,10 @@ def test_verify_rev_judges_the_commit_not_the_working_tree(git_repo, capsys, off
     assert 'check main: held' in captured.err and 'cached)' in captured.err  # the repository's cache
     assert git_repo.git('status', '--porcelain').splitlines() == [' M app/counter.py', f' M {MODEL}/Counter.tla']
     assert cli.main(['verify', '--rev', 'HEAD', '--update-coverage']) == 2
+
+
+def test_model_option_names_the_judged_manifest(covered_repo, capsys):
+    base = covered_repo.head()
+    commit_file(covered_repo, 'app/lease.py', BODY_EDIT, 'weaken claim')
+    assert run_guard(capsys, '--range', f'{base}..HEAD', '--model', 'verification/lease')[0] == 1
+    assert run_guard(capsys, '--range', f'{base}..HEAD', '--model', 'verification/nope')[0] == 2

@@ -102,7 +102,8 @@ def test_new_entry_needs_no_reason(git_repo, capsys):
     git_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     code, out = verify(capsys, '--update-coverage')
     assert code == 0, out
-    assert 'entry flip (app/counter.py:7): none -> ts1:sha256:' in out
+    assert 'entry flip (app/counter.py:7): none -> ts' in out
+    assert 'synced blob' not in out  # the file's synced content did not move
 
 
 def test_failure_diff_after_a_rename_uses_the_synced_blob(git_repo, capsys):
