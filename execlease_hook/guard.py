@@ -19,7 +19,7 @@ import argparse  # already imported by cli; `typing` is not, so no TYPE_CHECKING
 import os
 from pathlib import Path
 
-from execlease_hook import git
+from execlease_hook import git, paths
 from execlease_hook.errors import CannotRun
 
 
@@ -30,27 +30,49 @@ def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) 
     return {Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files}
 
 
-def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
-    """Every path a model governs (manifest, NOTES.md, spec, cfgs, covered files), read from the
-    manifest's bytes without validating; None when they cannot be read this way (the full load
-    will say why)."""
+def _json(data: bytes | None) -> dict | None:
+    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object."""
     import json
 
-    folder = Path(rel).parent.as_posix()
-    prefix = '' if folder == '.' else f'{folder}/'
     if data is None:
         return None
     try:
         parsed = json.loads(data)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
+    """Every path a model governs (manifest, NOTES.md, spec, cfgs, covered files), read from the
+    manifest's bytes without validating; None when they cannot be read this way (the full load
+    will say why)."""
+    folder = Path(rel).parent.as_posix()
+    prefix = '' if folder == '.' else f'{folder}/'
+    parsed = _json(data)
+    if parsed is None:
+        return None
+    try:
         names = [parsed['spec']]
         names.extend(item['config'] for key in ('checks', 'mutations', 'findings')
                      for item in parsed.get(key, ()))
         covered = [entry['path'] for entry in parsed['coverage']['entries']]
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError, AttributeError):
         return None
-    if not all(isinstance(p, str) for p in (*names, *covered)):
-        return None
+    if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):
+        return None     # the full load names the field (a path git would spell differently)
     return {rel, prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
+
+
+def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
+    """The touched paths where the model's `coverage.watch` rules look for uncovered protocol code."""
+    parsed = _json(data)
+    if parsed is None:
+        return set()
+    from execlease_hook import watch_paths
+
+    globs = watch_paths.raw_globs(parsed)
+    return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
 
 
 def staged_models(root: Path, model: str | None, staged: list[git.StagedChange]) -> list[tuple[str, str]]:
@@ -108,8 +130,9 @@ def run(options: argparse.Namespace) -> int:
     wanted = []
     for rel, _ in models:
         governed = governed_paths(rel, data[rel])
-        if options.all or governed is None or not governed.isdisjoint(touched):
-            wanted.append((rel, governed))
+        watched = watched_paths(data[rel], touched)
+        if options.all or governed is None or paths.touched(governed, touched) or watched:
+            wanted.append((rel, governed, watched))
     verbose = getattr(options, 'verbose', 0) > 0
     if not wanted:
         if verbose:
@@ -118,7 +141,7 @@ def run(options: argparse.Namespace) -> int:
     from execlease_hook import coverage, guard_check
 
     code = 0
-    for rel, governed in wanted:
+    for rel, governed, watched in wanted:
         # What the checks will read, so that one `git cat-file --batch` fetches it all: every
         # governed file when all entries are checked, else the touched ones and NOTES.md (its
         # table rows follow the entries).
@@ -126,11 +149,14 @@ def run(options: argparse.Namespace) -> int:
             hint = governed or set()
         else:
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
-        source = coverage.IndexSource(root, sorted(hint))
+        source = coverage.IndexSource(root, sorted(hint | watched))
         model = guard_check.load_model(rel, root, source, data[rel], worktree=True)
         m = model.manifest
+        inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
+        if inside:
+            raise CannotRun(f'{rel}: ' + '; '.join(inside))
         p = guard_check.plan(m, touched, options.all)
-        if not (p.entries or p.model or p.notes):
+        if not (p.entries or p.model or p.notes or p.watched):
             continue
         found = guard_check.check(m, p, guard_check.Snapshot(source, staged, 'staged'), model.text)
         if found.only_map:

@@ -49,15 +49,19 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             '(nothing was changed)',
         )
         return
+    from execlease_hook import model_record
+
     source = coverage.WorktreeSource(m.root)
-    model_hash = coverage.model_hash(m, source)
-    model_moved = model_hash != m.coverage.model_hash
+    view = model_record.read(m, source)
+    model_hash = model_record.record(view)
+    model_changes = model_record.changes(view, source)   # per definition: a comment is no change
+    model_moved = bool(model_changes)
     code_moved = [s for s in r.coverage if s.status == 'changed']  # not a new entry, not a new scheme
     if code_moved and not model_moved and reason is None:
         names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
         r.failures.append(
             f'{_rel(m.root, m.path)}: not updating coverage: covered code changed since the last sync '
-            f'({names}) but the model (spec and cfgs) did not. If the model already describes the new '
+            f'({names}) but no definition of the model (spec, cfgs) did. If the model already describes the new '
             'code, say why: --update-coverage --reason "..." (recorded in manifest.json with these '
             'entries and shown by `execlease coverage`); otherwise change the model first. Nothing was changed.',
         )
@@ -84,8 +88,12 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     for path in paths:
         if before_blobs.get(path) != blobs[path]:
             r.moved.append(f'synced blob of {path}: {(before_blobs.get(path) or "none")[:12]} -> {blobs[path][:12]}')
-    if model_moved:
-        r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
+    if model_hash != m.coverage.model_hash:
+        if isinstance(m.coverage.model_hash, str):
+            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
+        else:
+            changed = model_changes if m.coverage.model_hash is not None else []
+        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     head = git.head(m.root)
     if head != m.coverage.sync_commit:
         r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head or "none (no commit yet)"}')

@@ -64,7 +64,7 @@ def test_code_only_sync_needs_a_reason(git_repo, capsys):
     code, out = verify(capsys, '--update-coverage')
     assert code == 1
     assert ('not updating coverage: covered code changed since the last sync (inc (app/counter.py:1, '
-            'action Inc)) but the model (spec and cfgs) did not') in out
+            'action Inc)) but no definition of the model (spec, cfgs) did') in out
     assert '--update-coverage --reason "..."' in out and 'Nothing was changed.' in out
     assert 'FAILED (did not hold)' in out
     assert git_repo.read(MANIFEST) == before
@@ -85,7 +85,10 @@ def test_code_only_sync_needs_a_reason(git_repo, capsys):
     assert verify(capsys, '--update-coverage')[0] == 0
     assert entries(git_repo)['inc']['syncReason'] == reason
     spec = git_repo.path / MODEL / 'Counter.tla'
-    spec.write_text(spec.read_text() + '\\* the model changed too\n')
+    spec.write_text(spec.read_text() + '\\* a comment is not a model change\n')
+    git_repo.write('app/counter.py', COUNTER_PY)
+    assert verify(capsys, '--update-coverage')[0] == 1
+    spec.write_text(spec.read_text().replace('YIsOne == y = 1', 'YIsOne == 1 = y'))  # a definition moved
     git_repo.write('app/counter.py', COUNTER_PY)
     code, out = verify(capsys, '--update-coverage')
     assert code == 0, out
@@ -93,16 +96,16 @@ def test_code_only_sync_needs_a_reason(git_repo, capsys):
 
 
 def test_new_entry_needs_no_reason(git_repo, capsys):
-    write_model(git_repo, entries=[{'id': 'inc', 'path': 'app/counter.py', 'function': 'increment',
-                                    'action': 'Inc'}])
+    write_model(git_repo)
     assert verify(capsys, '--update-coverage')[0] == 0
     data = json.loads(git_repo.read(MANIFEST))
-    data['coverage']['entries'].append({'id': 'flip', 'path': 'app/counter.py', 'function': 'flip',
-                                        'action': 'Flip'})
+    data['coverage']['entries'].append({'id': 'inc-guard', 'path': 'app/counter.py', 'within': 'increment',
+                                        'region': {'from': 'if x < top:', 'to': 'return x + 1'},
+                                        'action': 'Inc'})
     git_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     code, out = verify(capsys, '--update-coverage')
     assert code == 0, out
-    assert 'entry flip (app/counter.py:7): none -> ts' in out
+    assert 'entry inc-guard (app/counter.py:2): none -> ts' in out
     assert 'synced blob' not in out  # the file's synced content did not move
 
 
