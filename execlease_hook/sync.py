@@ -45,8 +45,8 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         return
     if any(not f.startswith(COVERAGE_FAILURE) for f in r.failures):
         r.failures.append(
-            f'{m.path}: not updating coverage: checks, mutations and findings must all hold first '
-            '(nothing was changed)',
+            f'{m.path}: not updating coverage: every check, mutation and finding, and everything else '
+            'the suite checks (named above), must hold first (nothing was changed)',
         )
         return
     from execlease_hook import model_record

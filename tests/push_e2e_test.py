@@ -127,7 +127,7 @@ def test_a_new_repository_makes_its_first_commit_through_the_hooks(
     from pathlib import Path
 
     from conftest import MODEL_DIR
-    from tlc_push_e2e_test import CFG, MUTATION, PRE_COMMIT, SPEC
+    from tlc_push_e2e_test import ABSTRACT, CFG, MUTATION, PRE_COMMIT, SPEC
 
     path, rev = hook_repo
     git_repo.write('app/counter.py', COUNTER_PY)
@@ -138,7 +138,7 @@ def test_a_new_repository_makes_its_first_commit_through_the_hooks(
         'mutations': [MUTATION],
         'coverage': {'entries': [
             {'id': 'increment', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
-        ]},
+        ], 'abstract': [ABSTRACT]},
     }, indent=2) + '\n')
     git_repo.write('.gitignore', '.tmp/\n')
     git_repo.write('.pre-commit-config.yaml', (

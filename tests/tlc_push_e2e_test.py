@@ -55,6 +55,7 @@ BREAKS = {
         'check main (Lease.cfg) failed: violated: invariant InRange',
     ),
 }
+ABSTRACT = {'action': 'Reset', 'reason': 'a person resets the counter by hand'}
 HOOK_TLC = 'execlease verify (TLC suite of the TLA+ model)'
 PRE_COMMIT = (sys.executable, '-m', 'pre_commit')
 
@@ -79,7 +80,7 @@ def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
         'mutations': [MUTATION],
         'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [
             {'id': 'increment', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
-        ], 'abstract': [{'action': 'Reset', 'reason': 'a person resets the counter by hand'}]},
+        ], 'abstract': [ABSTRACT]},
     }, indent=2) + '\n')
     git_repo.write('.gitignore', '.tmp/\n')
     sync_coverage(git_repo.path)  # before the first commit: a pushed history is judged from its root
