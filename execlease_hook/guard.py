@@ -38,7 +38,7 @@ def _json(data: bytes | None) -> dict | None:
         return None
     try:
         parsed = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):   # the full load says why
         return None
     return parsed if isinstance(parsed, dict) else None
 

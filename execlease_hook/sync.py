@@ -109,7 +109,14 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
     )
     if updated != m:
-        manifest_mod.write(m.path, updated)
+        try:
+            manifest_mod.write(m.path, updated)
+        except OSError as e:
+            r.problems.append(
+                f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
+                f'{m.folder} writable and run again (nothing was changed)')
+            r.moved = []
+            return
     _write_map(updated, r)
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
