@@ -22,7 +22,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 TARGETS = {'b': 2.0, 'c': 3.0, 'd': 4.5}
@@ -130,6 +129,7 @@ def build(root: Path) -> None:
 
 def sync(root: Path, path: Path) -> None:
     from execlease_hook import coverage, git as egit, manifest
+    from execlease_hook.record import replace
 
     m = manifest.load(path, root)
     source = coverage.WorktreeSource(root)

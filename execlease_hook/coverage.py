@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from execlease_hook import git
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import CoveredEntry, Manifest
+from execlease_hook.record import record
 
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from execlease_hook.locate import Located
@@ -90,7 +90,7 @@ class WorktreeSource:
             return None
 
 
-@dataclass(frozen=True)
+@record
 class EntryStatus:
     entry: CoveredEntry
     status: str                 # one of STATUSES

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook import git
 from execlease_hook import manifest as manifest_mod
 from execlease_hook.manifest import CoveredEntry, Manifest
+from execlease_hook.record import field, record
 
 if TYPE_CHECKING:
     from execlease_hook.coverage import EntryStatus, IndexSource
@@ -30,7 +30,7 @@ STEPS = (
 DIFF_LINES = 40
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     """What one model needs checked for this commit."""
 
@@ -40,7 +40,7 @@ class Plan:
     full_map: bool              # check the whole table (every entry): --all, manifest or NOTES.md staged
 
 
-@dataclass
+@record(frozen=False)
 class Findings:
     """Blocking problems found for one model, as text blocks; the exit code they imply."""
 
@@ -272,7 +272,7 @@ def _find_moved(
         change: git.StagedChange | None,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
-    from dataclasses import replace
+    from execlease_hook.record import replace
 
     from execlease_hook.errors import CannotRun
     from execlease_hook.fingerprint import matches
@@ -340,7 +340,7 @@ def _stale_map(
     return stale
 
 
-@dataclass(frozen=True)
+@record
 class StagedModel:
     """A model as this commit records it: the staged manifest, read with the covered blobs."""
 

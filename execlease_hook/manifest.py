@@ -12,12 +12,12 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
+from execlease_hook.record import field, record
 from execlease_hook.models import find_models
 
 T = TypeVar('T')
@@ -27,13 +27,13 @@ HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')   # ts1 still compares; syncs writ
 MODEL_HASH_PREFIX = 'sha256:'
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     start: str          # JSON "from": exact text where the region starts
     end: str            # JSON "to": exact text where the region ends (inclusive)
 
 
-@dataclass(frozen=True)
+@record
 class CoveredEntry:
     id: str
     path: str                   # POSIX, relative to the repository root
@@ -44,13 +44,13 @@ class CoveredEntry:
     hash: str | None = None     # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
 
 
-@dataclass(frozen=True)
+@record
 class Replace:
     start: str  # JSON "from"
     to: str
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     name: str
     config: str                 # relative to the model folder
@@ -59,7 +59,7 @@ class Check:
     timeout: float | None = None  # seconds
 
 
-@dataclass(frozen=True)
+@record
 class Mutation:
     name: str
     config: str
@@ -68,7 +68,7 @@ class Mutation:
     timeout: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     id: str
     config: str
@@ -78,14 +78,14 @@ class Finding:
     timeout: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Coverage:
     sync_commit: str | None
     model_hash: str | None
     entries: tuple[CoveredEntry, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Manifest:
     path: Path                  # absolute path of manifest.json
     root: Path                  # absolute repository root

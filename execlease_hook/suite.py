@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, spec_scan, tlc, tools
+from execlease_hook import record, report, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
@@ -334,7 +334,7 @@ def update_coverage(r: ModelResult) -> None:
             # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
             why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
             r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
-        entries.append(dataclasses.replace(s.entry, hash=s.current))
+        entries.append(record.replace(s.entry, hash=s.current))
     model_hash = coverage.model_hash(m, source)
     if model_hash != m.coverage.model_hash:
         r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
@@ -346,10 +346,10 @@ def update_coverage(r: ModelResult) -> None:
         states = distinct.get(c.name, c.states)
         if states != c.states:
             r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
-        checks.append(dataclasses.replace(c, states=states))
-    updated = dataclasses.replace(
+        checks.append(record.replace(c, states=states))
+    updated = record.replace(
         m, checks=tuple(checks),
-        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
+        coverage=record.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
     )
     manifest_mod.write(m.path, updated)
     # The coverage failures were what --update-coverage was asked to record.

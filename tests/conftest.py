@@ -159,9 +159,8 @@ def manifest_json(entries: list[dict[str, object]] | None = None) -> str:
 def sync_coverage(root: Path) -> None:
     """What `execlease verify --update-coverage` does, through the same code path: record the
     working tree's fingerprints, the model hash and HEAD, and regenerate the NOTES.md table."""
-    from dataclasses import replace
-
     from execlease_hook import coverage, coverage_cmd, git, manifest
+    from execlease_hook.record import replace
 
     path = root / MANIFEST
     m = manifest.load(path, root)
