@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import dataclasses
 import json
 import os
 import sys
@@ -133,30 +132,25 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     ]
     if quick:
         return planned
+    from execlease_hook import spec_mutation
+
     for mu in m.mutations:
-        anchor = mu.replace.start.encode()
-        count = spec_text.count(anchor) if anchor else 0
-        mutated = spec_text.replace(anchor, mu.replace.to.encode()) if count == 1 else spec_text
-        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated) \
-            if count == 1 else []
-        if count == 1 and uses:
+        try:
+            mutated = spec_mutation.apply(spec_text, m.spec, mu)
+        except CannotRun as e:
+            planned.append(PlannedJob(
+                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
+                problem=str(e),
+            ))
+            continue
+        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
+        if uses:
             planned.append(PlannedJob(
                 job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
                 problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
             ))
-        elif count == 1:
-            planned.append(PlannedJob(job(
-                'mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates,
-            )))
-        else:
-            found = 'does not match' if count == 0 else f'matches {count} times'
-            planned.append(PlannedJob(
-                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
-                problem=(
-                    f'mutation {mu.name}: replace.from {found} in {m.spec} (it must match exactly '
-                    f'once); update the mutation\'s "from" text in {m.path.name} to the current spec'
-                ),
-            ))
+            continue
+        planned.append(PlannedJob(job('mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates)))
     for f in m.findings:
         planned.append(PlannedJob(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates)))
     return planned
@@ -269,14 +263,34 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
             )
 
 
+def map_results(m: Manifest, r: ModelResult) -> None:
+    """Both directions of the map between the spec's actions and the covered entries, and the
+    protocol code that the watch rules find outside them."""
+    from execlease_hook import action_map, coverage, model_record
+
+    view = model_record.read(m, coverage.WorktreeSource(m.root))
+    mapped = action_map.check(m, view.index, view.actions())
+    r.problems.extend(mapped.problems)
+    r.failures.extend(mapped.gaps)
+    from execlease_hook import watch
+
+    watched = watch.check_worktree(m, r.coverage)
+    r.problems.extend(watched.problems)
+    r.failures.extend(u.message() for u in watched.uncovered)
+
+
 def _notes(m: Manifest, r: ModelResult) -> None:
     from execlease_hook import coverage
 
     if m.coverage.model_hash is not None:
-        current = coverage.model_hash(m, coverage.WorktreeSource(m.root))
-        if current != m.coverage.model_hash:
+        from execlease_hook import model_record
+
+        source = coverage.WorktreeSource(m.root)
+        changed = model_record.changes(model_record.read(m, source), source)
+        if changed:
             r.notes.append(
-                'the model (spec or a cfg) changed since the last sync; once everything holds, '
+                'the model (spec or a cfg) changed since the last sync ('
+                + '; '.join(changed) + '); once everything holds, '
                 'run execlease verify --update-coverage to record it',
             )
     recorded = {c.name: c.states for c in m.checks}
@@ -303,6 +317,7 @@ def verify_model(
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
     coverage_results(m, r)
+    map_results(m, r)
     _notes(m, r)
     return r
 
@@ -335,9 +350,16 @@ def update_coverage(r: ModelResult) -> None:
             why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
             r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
         entries.append(record.replace(s.entry, hash=s.current))
-    model_hash = coverage.model_hash(m, source)
+    from execlease_hook import model_record
+
+    view = model_record.read(m, source)
+    model_hash = model_record.record(view)
     if model_hash != m.coverage.model_hash:
-        r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
+        if isinstance(m.coverage.model_hash, str):
+            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
+        else:
+            changed = model_record.changes(view, source) if m.coverage.model_hash is not None else []
+        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     if head != m.coverage.sync_commit:
         r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
     distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
