@@ -9,6 +9,10 @@ applied on top (execlease_hook/fingerprint/rules_*.py):
   aliases    two node kinds that mean the same (`(a, b)` and `a, b` in Python)
   context    the control flow (and class or impl headers) between a definition and its enclosing
              function: a definition moved under `if False:` changes, moved elsewhere does not.
+
+Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTEXT, BODIES
+(and optionally ATTACHED), then `serialize(rules, nodes, start, end, source[start:end])` gives
+the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 """
 from __future__ import annotations
 
