@@ -4,7 +4,8 @@
 taking the fields in order (defaults as written, `field(default_factory=...)`), equality and a
 hash over the fields (`field(compare=False)` leaves one out of both and of the repr), a repr,
 and no assignment after construction (`@record(frozen=False)` allows it, and has no hash).
-`replace(obj, **changes)` is `dataclasses.replace` for records.
+`replace(obj, **changes)` is `dataclasses.replace` for records (which `dataclasses.replace`
+also accepts: a record describes its fields to `dataclasses` when asked).
 
 Why: `dataclasses` imports `inspect` and compiles every generated method with `exec`; for the
 classes the guard loads when a covered file is staged, that was the largest cost of a commit
@@ -137,4 +138,19 @@ def _build(cls: type[T], frozen: bool) -> type[T]:
         setattr(cls, name, method)
     setattr(cls, '__record_fields__', names)
     setattr(cls, '__match_args__', names)
+    setattr(cls, '__dataclass_fields__', _DataclassFields())
     return cls
+
+
+class _DataclassFields:
+    """`__dataclass_fields__` made on first use, so that `dataclasses.replace`, `fields` and
+    `asdict` take records too; only code that already imported `dataclasses` asks for it."""
+
+    def __get__(self, instance: object, owner: type) -> dict[str, Any]:
+        import dataclasses
+
+        annotations = {name: owner.__dict__['__annotations__'][name] for name in owner.__record_fields__}  # type: ignore[attr-defined]
+        shadow: Any = dataclasses.dataclass(type(owner.__name__, (), {'__annotations__': annotations}))
+        fields: dict[str, Any] = shadow.__dataclass_fields__
+        setattr(owner, '__dataclass_fields__', fields)
+        return fields

@@ -80,6 +80,17 @@ def test_replace_copies_with_changes():
     assert point.y == 2
 
 
+def test_dataclasses_functions_take_records():
+    import dataclasses
+
+    point = Point(1, 2, ('a',), note='n')
+    assert dataclasses.is_dataclass(point)
+    assert dataclasses.replace(point, y=5) == Point(1, 5, ('a',))
+    assert dataclasses.replace(point, y=5).note == 'n'
+    assert [f.name for f in dataclasses.fields(point)] == ['x', 'y', 'tags', 'note']
+    assert dataclasses.asdict(Point(1)) == {'x': 1, 'y': 0, 'tags': (), 'note': ''}
+
+
 def test_the_guard_path_does_not_import_dataclasses():
     # The reason this module exists: `dataclasses` (and `inspect`) cost the commit.
     code = 'import sys\nimport execlease_hook.manifest, execlease_hook.coverage, execlease_hook.guard_check, ' \
