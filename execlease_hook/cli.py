@@ -35,6 +35,10 @@ def _version() -> str:
         return 'execlease (not installed: version unknown)'
 
 
+# Long runs that start child processes or download: SIGTERM and SIGHUP clean up like Ctrl-C.
+SIGNALLED = ('verify', 'tools')
+
+
 def build_parser() -> argparse.ArgumentParser:
     from execlease_hook import cli_args
 
@@ -55,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     guard = command('guard', 'fast stage: block a commit that touches covered code')
     guard.add_argument('--all', action='store_true', help='check every covered entry')
     guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    guard.add_argument(
+        '--range', metavar='A..B',
+        help='judge every commit in A..B (or reachable from one REV) against its own manifest',
+    )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
 
     verify = command(
@@ -85,6 +93,15 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
         '--update-coverage', action='store_true',
         help='after a full passing run, record the current hashes and HEAD as the sync point',
     )
+    parser.add_argument(
+        '--reason', metavar='TEXT',
+        help='with --update-coverage: why covered code moved while the model did not (recorded)',
+    )
+    parser.add_argument('--rev', metavar='REV', help="verify the tree of commit REV, checked out alone")
+    parser.add_argument(
+        '--pushed', action='store_true',
+        help='the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
+    )
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
     parser.add_argument('--json', metavar='FILE', help='also write the results as JSON')
@@ -114,14 +131,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(options: argparse.Namespace) -> int:
     from execlease_hook import term
 
+    restore = None
+    if options.command in SIGNALLED:
+        from execlease_hook import signals
+
+        restore = signals.install()
     try:
         return run(options)
     except ExecleaseError as e:
         print(term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr)
         return e.exit_code
-    except KeyboardInterrupt:
-        print(f'execlease {options.command}: interrupted', file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
+        from execlease_hook import signals
+
+        what, code = signals.interrupted(e)
+        print(f'execlease {options.command}: {what}', file=sys.stderr)
+        return code
     except Exception:
         # A bug, not an expected failure: show the traceback, and never let it read as exit 1
         # ("did not hold") or 0. Exit 2 is "could not run", which it is.
@@ -134,6 +160,9 @@ def _main(options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    finally:
+        if restore is not None:
+            restore()
 
 
 def verify_main(argv: Sequence[str] | None = None) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import dataclasses
 import json
 import os
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, spec_scan, tlc, tools
+from execlease_hook import paths, report, settings, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
@@ -72,19 +71,11 @@ def _read(path: Path, what: str) -> bytes:
 def _timeout(value: float | None) -> float:
     if value is not None:
         return value
-    seconds = tools.float_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
-    if seconds <= 0:
-        raise CannotRun(f'EXECLEASE_TLC_TIMEOUT={seconds:g}: give a number of seconds > 0')
-    return seconds
+    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
 
 
 def _workers() -> int:
-    text = os.environ.get('EXECLEASE_TLC_WORKERS')
-    if not text:
-        return 1
-    if not text.isdigit() or int(text) < 1:
-        raise CannotRun(f'EXECLEASE_TLC_WORKERS={text!r}: give a whole number >= 1')
-    return int(text)
+    return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
 
 
 @dataclass(frozen=True)
@@ -100,9 +91,7 @@ def _shown(m: Manifest, path: Path) -> str:
 def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    modules = tuple(
-        (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla')) if p.name != spec_path.name
-    )
+    modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may print or stop
     # the search (spec_scan.py): exit 2 naming the file and line.
@@ -312,72 +301,19 @@ def verify_model(
 ) -> ModelResult:
     r = ModelResult(m)
     r.jobs = run_planned(plan(m, quick, t), t, cache, jobs, progress)
+    coverage_results(m, r)
+    if not quick and (m.traces or m.code_mutations):
+        from execlease_hook import trace_suite
+
+        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    coverage_results(m, r)
     map_results(m, r)
     _notes(m, r)
     return r
-
-
-def update_coverage(r: ModelResult) -> None:
-    """Record the working tree's fingerprints, the model hash, HEAD and each check's states."""
-    from execlease_hook import coverage, git
-
-    m = r.manifest
-    jobs_failed = [j for j in r.jobs if j.outcome != HELD]
-    if any(j.outcome == COULD_NOT_RUN for j in jobs_failed) or any(
-            s.status in ('missing', 'ambiguous') for s in r.coverage):
-        r.problems.append(f'{m.path}: not updating coverage: the suite could not run completely')
-        return
-    if jobs_failed:
-        r.failures.append(
-            f'{m.path}: not updating coverage: checks, mutations and findings must all hold first '
-            '(nothing was changed)',
-        )
-        return
-    head = git.head(m.root)
-    if head is None:
-        r.problems.append(f'{m.path}: not updating coverage: no commit yet; commit first')
-        return
-    source = coverage.WorktreeSource(m.root)
-    entries = []
-    for s in r.coverage:
-        if s.current != s.entry.hash:
-            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
-            why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
-        entries.append(dataclasses.replace(s.entry, hash=s.current))
-    from execlease_hook import model_record
-
-    view = model_record.read(m, source)
-    model_hash = model_record.record(view)
-    if model_hash != m.coverage.model_hash:
-        if isinstance(m.coverage.model_hash, str):
-            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
-        else:
-            changed = model_record.changes(view, source) if m.coverage.model_hash is not None else []
-        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
-    if head != m.coverage.sync_commit:
-        r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
-    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
-    checks = []
-    for c in m.checks:
-        states = distinct.get(c.name, c.states)
-        if states != c.states:
-            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
-        checks.append(dataclasses.replace(c, states=states))
-    updated = dataclasses.replace(
-        m, checks=tuple(checks),
-        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
-    )
-    manifest_mod.write(m.path, updated)
-    # The coverage failures were what --update-coverage was asked to record.
-    r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
-    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
 
 
 def exit_code(results: Sequence[ModelResult]) -> int:
@@ -429,6 +365,8 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         for s in r.coverage:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    # What the accepted traces exercised (lines per action): the trace jobs' own summary.
+    _print(*(f'  {j.message}' for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
@@ -487,9 +425,11 @@ def run(options: argparse.Namespace) -> int:
         if json_path is not None:
             _write_json(json_path, _unfinished_json(str(e)))
         raise
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if json_path is not None:
-            _write_json(json_path, _unfinished_json('interrupted (Ctrl-C)', 130))
+            from execlease_hook import signals
+
+            _write_json(json_path, _unfinished_json(*signals.interrupted(e)))
         raise
 
 
@@ -498,11 +438,21 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
 
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    root = git.repo_root()
+    if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+        from execlease_hook import push_range  # a commit's tree, checked out alone
+
+        return push_range.verify(options, root, json_path)
+    return run_suite(options, json_path, root, root)
+
+
+def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, root: Path) -> int:
+    """The suite on the models under `tree` (the working tree, or a commit checked out alone),
+    with the TLA+ tools and the result cache of the repository at `root`."""
     from execlease_hook import term
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
-    root = git.repo_root()
-    manifests = [manifest_mod.load(p, root) for p in manifest_mod.find_models(root, options.model)]
+    manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
@@ -515,7 +465,9 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     for m in manifests:
         r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
         if options.update_coverage:
-            update_coverage(r)
+            from execlease_hook import sync
+
+            sync.update_coverage(r, getattr(options, 'reason', None))
         results.append(r)
         print_model(r, verbosity)
     code = exit_code(results)

@@ -203,9 +203,9 @@ def test_no_model_exits_2(git_repo):
     ('name', 'value', 'message'),
     (
         ('EXECLEASE_TLC_TIMEOUT', 'soon', "EXECLEASE_TLC_TIMEOUT='soon' is not a number of seconds"),
-        ('EXECLEASE_TLC_TIMEOUT', '-1', 'EXECLEASE_TLC_TIMEOUT=-1: give a number of seconds > 0'),
-        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number >= 1"),
-        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number >= 1"),
+        ('EXECLEASE_TLC_TIMEOUT', '-1', "EXECLEASE_TLC_TIMEOUT='-1' must be more than 0 seconds"),
+        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number from 1 to 256"),
+        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number from 1 to 256"),
     ),
 )
 def test_bad_environment_override_exits_2_naming_it(git_repo, name, value, message):
@@ -293,7 +293,9 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     # Everything else is exactly as it was.
     for key in ('spec', 'mutations', 'findings'):
         assert after[key] == before[key]
-    strip = [{k: v for k, v in e.items() if k != 'hash'} for e in after['coverage']['entries']]
+    strip = [{k: v for k, v in e.items() if k not in ('hash', 'syncedBlob')} for e in after['coverage']['entries']]
+    blob = git_repo.git('hash-object', 'app/counter.py').strip()
+    assert {e['syncedBlob'] for e in after['coverage']['entries']} == {blob}
     assert strip == before['coverage']['entries']
     assert cli.main(['verify']) == 0
     assert 'note:' not in capsys.readouterr().out
