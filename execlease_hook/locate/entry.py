@@ -3,11 +3,11 @@ widened to whole tokens. The package's face (locate/__init__.py) re-exports what
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from execlease_hook.errors import CannotRun
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
+from execlease_hook.record import field, record
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from execlease_hook.manifest import CoveredEntry
 
 
-@dataclass(frozen=True)
+@record
 class Located:
     entry_id: str
     path: str
