@@ -243,3 +243,18 @@ def test_citation_patterns(text, found):
 ))
 def test_slug(heading, anchor):
     assert slug(heading) == anchor
+
+
+LIMIT = 300     # lines
+
+
+@pytest.mark.parametrize('path', [p for p in text_files() if p.endswith('.py') and p.startswith(
+    ('execlease_hook/', 'examples/', 'benchmarks/'))])
+def test_a_long_module_says_why_it_stays_whole(path):
+    """One job per module: past about 300 lines a module splits along a seam, or its docstring
+    says why it is kept whole (docs/architecture.md#module-size)."""
+    text = (ROOT / path).read_text(encoding='utf-8')
+    if len(text.splitlines()) <= LIMIT:
+        return
+    docstring = ast.get_docstring(ast.parse(text)) or ''
+    assert 'kept whole' in docstring, f'{path}: over {LIMIT} lines; split it or say why it is kept whole'

@@ -17,6 +17,10 @@ When every turn is done or needs a person, it checks, for every turn:
 
 The seed replays the same fault decisions; the interleaving with the workers depends on
 the OS scheduler, so a replay is likely, not certain, to hit the same race.
+
+About 490 lines, kept whole: the workers it starts, the faults it injects on one seeded schedule
+and the checks it runs on what they left share one state (the live workers, who holds which
+lease, who was stopped when); split, that state would cross modules.
 """
 from __future__ import annotations
 

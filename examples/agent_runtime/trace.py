@@ -20,6 +20,9 @@ transaction; BEGIN IMMEDIATE serializes writers) is the commit order.
 
 `export` turns the rows into NDJSON: one line per committed transaction and per effect,
 projected onto one file per (turn, step): the model has one turn and one step.
+
+About 400 lines, kept whole: the `trace_events` table, its triggers, what a connection adds at
+COMMIT and the NDJSON lines exported from it are one format, defined once here.
 """
 from __future__ import annotations
 
