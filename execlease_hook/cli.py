@@ -56,11 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
     guard.add_argument('--all', action='store_true', help='check every covered entry')
     guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+    cli_args.add_format_arguments(guard)
 
     verify = command(
         'verify', 'slow stage: run every check, mutation, finding and the coverage check',
     )
     add_verify_arguments(verify)
+    cli_args.add_format_arguments(verify)
 
     coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
@@ -68,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         '--write-map', action='store_true',
         help="regenerate NOTES.md's code-to-action table between its markers",
     )
+    cli_args.add_format_arguments(coverage)
 
     command('tools', 'fetch and verify the pinned TLA+ tools; show the Java used')
     cli_args.add_init_arguments(command(
@@ -87,7 +90,8 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
-    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON')
+    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON '
+                                                       '(= --format json --output FILE)')
     parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
 
 

@@ -87,6 +87,15 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                         help='more output: what held too')
 
 
+def add_format_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        '--format', choices=('text', 'json', 'sarif', 'github', 'junit'), default=None,
+        help='report format on stdout (the human text then goes to stderr); default: text',
+    )
+    parser.add_argument('--output', '-o', metavar='FILE',
+                        help='write the --format report to FILE instead of stdout')
+
+
 def add_init_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--spec', metavar='FILE.tla',
                         help='the spec (default: the only .tla in --model DIR)')

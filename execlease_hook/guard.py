@@ -48,6 +48,15 @@ def governed_paths(m_path: Path, root: Path) -> set[str] | None:
 
 
 def run(options: argparse.Namespace) -> int:
+    if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
+        from execlease_hook.formats import guard_items
+
+        return guard_items.run(options, _run)
+    return _run(options, None)
+
+
+def _run(options: argparse.Namespace, report: object) -> int:
+    """`report`: a formats.Report to fill with what was judged (--format), or None."""
     root = git.repo_root()
     manifest_paths = find_models(root, options.model)
     staged = git.staged_changes(root)
@@ -82,6 +91,10 @@ def run(options: argparse.Namespace) -> int:
         if not (p.entries or p.model or p.notes):
             continue
         found = guard_check.check(m, p, staged, model.source)
+        if report is not None:
+            from execlease_hook.formats import guard_items
+
+            guard_items.add(report, m, p, found, model.source)
         if found.blocks:
             from execlease_hook import term
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import dataclasses
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -19,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
 from execlease_hook import report, spec_scan, tlc, tools
-from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
@@ -437,37 +435,27 @@ def _progress(result: JobResult) -> None:
           file=sys.stderr, flush=True)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    try:
-        write_text_atomic(path, json.dumps(data, indent=2) + '\n')
-    except OSError as e:
-        raise CannotRun(f'--json {path}: cannot write it ({e.strerror or e}); name a file in a writable folder')
-
-
-def _unfinished_json(reason: str, code: int = 2) -> dict[str, Any]:
-    # Written before the run and on any early exit, so that a JSON file left by an earlier
-    # passing run is never read as this run's result (exit 2 is never read as a pass).
-    return {'exit_code': code, 'result': report.RESULT_TEXT.get(code, 'INTERRUPTED'), 'error': reason,
-            'models': []}
-
-
 def run(options: argparse.Namespace) -> int:
-    json_path = Path(options.json) if options.json else None
-    if json_path is not None:
-        _write_json(json_path, _unfinished_json('the run did not finish'))
+    import contextlib
+
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('verify', getattr(options, 'format', None), getattr(options, 'output', None),
+                      options.json)
+    outputs.start()
     try:
-        return _run(options, json_path)
+        # A machine format on stdout: the human text goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+            return _run(options, outputs)
     except CannotRun as e:
-        if json_path is not None:
-            _write_json(json_path, _unfinished_json(str(e)))
+        outputs.fail(str(e), 2)
         raise
     except KeyboardInterrupt:
-        if json_path is not None:
-            _write_json(json_path, _unfinished_json('interrupted (Ctrl-C)', 130))
+        outputs.fail('interrupted (Ctrl-C)', 130)
         raise
 
 
-def _run(options: argparse.Namespace, json_path: Path | None) -> int:
+def _run(options: argparse.Namespace, outputs: Any) -> int:
     from execlease_hook import git
 
     if options.update_coverage and options.quick:
@@ -493,10 +481,11 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
         results.append(r)
         print_model(r, verbosity)
     code = exit_code(results)
-    if json_path is not None:
-        data = results_json(results, t, code)
-        data['quick'] = bool(options.quick)
-        _write_json(json_path, data)
+    from execlease_hook.formats import build
+
+    data = results_json(results, t, code)
+    data['quick'] = bool(options.quick)
+    outputs.finish(build.verify_report(results, data, code, git.head(root)))
     if cache.problem:
         _print(f'note: {cache.problem}')
     if t.jar.warning:
