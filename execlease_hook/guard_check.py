@@ -275,7 +275,7 @@ def _find_moved(
     from dataclasses import replace
 
     from execlease_hook.errors import CannotRun
-    from execlease_hook.fingerprint import fingerprint
+    from execlease_hook.fingerprint import matches
     from execlease_hook.locate import find_functions, language_for, locate
 
     candidates = [c.path for c in staged if c.status != 'D' and c.path != e.path]
@@ -295,7 +295,7 @@ def _find_moved(
                 hits = [locate(replace(e, path=path), content)]
         except CannotRun:
             continue
-        found.extend((path, h.start_line, fingerprint(h) == e.hash) for h in hits)
+        found.extend((path, h.start_line, e.hash is not None and matches(h, e.hash)) for h in hits)
     return found
 
 

@@ -23,7 +23,7 @@ from execlease_hook.models import find_models
 T = TypeVar('T')
 __all__ = ['find_models', 'write_text_atomic']  # re-exported: part of this module's API
 
-HASH_SCHEMES = ('ts1:sha256:',)
+HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')   # ts1 still compares; syncs write ts2
 MODEL_HASH_PREFIX = 'sha256:'
 
 
@@ -41,7 +41,7 @@ class CoveredEntry:
     function: str | None = None  # qualified name; exactly one of function / region
     region: Region | None = None
     within: str | None = None   # narrows a region to one function (qualified name)
-    hash: str | None = None     # "ts1:sha256:<hex>"; None = never synced
+    hash: str | None = None     # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class Manifest:
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
 _HEX64 = r'[0-9a-f]{64}\Z'
-_ENTRY_HASH = re.compile(r'ts1:sha256:' + _HEX64)
+_ENTRY_HASH = re.compile(r'ts[12]:sha256:' + _HEX64)
 _MODEL_HASH = re.compile(r'sha256:' + _HEX64)
 VERSION = 1
 
@@ -285,7 +285,7 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
         entry_hash = r.string(d['hash'], f'{at}.hash')
         if not _ENTRY_HASH.match(entry_hash):
             raise r.fail(f'{at}.hash', f'{entry_hash!r} has no known scheme; expected '
-                                       '"ts1:sha256:<64 hex>" (leave "hash" out until the '
+                                       '"ts2:sha256:<64 hex>" (or an older "ts1:..."; leave "hash" out until the '
                                        'first sync: execlease verify --update-coverage)')
     return CoveredEntry(
         id=r.string(d['id'], f'{at}.id'),

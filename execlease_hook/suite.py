@@ -329,7 +329,9 @@ def update_coverage(r: ModelResult) -> None:
     entries = []
     for s in r.coverage:
         if s.current != s.entry.hash:
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}')
+            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
+            why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
+            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
         entries.append(dataclasses.replace(s.entry, hash=s.current))
     model_hash = coverage.model_hash(m, source)
     if model_hash != m.coverage.model_hash:

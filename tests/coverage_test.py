@@ -78,7 +78,7 @@ def test_never_synced_and_where(covered_repo):
         ('never synced', 'app/lease.py:18'),
         ('never synced', 'app/lease.py:26'),
     ]
-    assert all(s.current and s.current.startswith('ts1:sha256:') for s in result)
+    assert all(s.current and s.current.startswith('ts2:sha256:') for s in result)
 
 
 def test_compare_subset_of_entries(covered_repo):

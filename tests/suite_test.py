@@ -284,7 +284,7 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     after = json.loads(path.read_text())
     assert after['coverage']['syncCommit'] == head
     assert after['coverage']['modelHash'].startswith('sha256:')
-    assert all(e['hash'].startswith('ts1:sha256:') for e in after['coverage']['entries'])
+    assert all(e['hash'].startswith('ts2:sha256:') for e in after['coverage']['entries'])
     assert after['checks'] == [{**MAIN, 'states': 8}]
     # Everything else is exactly as it was.
     for key in ('spec', 'mutations', 'findings'):

@@ -93,7 +93,7 @@ def test_the_readme_walkthrough_runs_verbatim(tmp_path, offline_tlc):
     assert log == ['acquire: take the lock only once it has expired',
                    'execlease: the lock model covers app/lock.py', 'a lock, and its spec']
     data = json.loads((repo / 'verification/lock/manifest.json').read_text())
-    assert all(e['hash'].startswith('ts1:sha256:') for e in data['coverage']['entries'])
+    assert all(e['hash'].startswith('ts2:sha256:') for e in data['coverage']['entries'])
     head_1 = subprocess.run(('git', 'rev-parse', 'HEAD~1'), cwd=repo, env=env, capture_output=True,
                             text=True, check=True).stdout.strip()
     assert data['coverage']['syncCommit'] == head_1
