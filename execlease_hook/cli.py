@@ -16,6 +16,7 @@ COMMANDS = {
     'tools': 'execlease_hook.tools',
     'init': 'execlease_hook.init_cmd',
     'add': 'execlease_hook.add_cmd',
+    'report': 'execlease_hook.merge_cmd',
 }
 
 
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_verify_arguments(verify)
     cli_args.add_format_arguments(verify)
+    cli_args.add_shard_arguments(verify)
 
     coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
@@ -73,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     cli_args.add_format_arguments(coverage)
 
     command('tools', 'fetch and verify the pinned TLA+ tools; show the Java used')
+    cli_args.add_report_arguments(command(
+        'report', 'combine the JSON reports of a sharded run into one verdict',
+    ))
     cli_args.add_init_arguments(command(
         'init', 'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
     ))

@@ -52,6 +52,7 @@ class ModelResult:
     problems: list[str] = field(default_factory=list)      # exit 2
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)         # --update-coverage
+    plan: list[str] = field(default_factory=list)          # 'kind:name' of every job planned (before --shard)
 
     @property
     def exit_code(self) -> int:
@@ -291,16 +292,28 @@ def _notes(m: Manifest, r: ModelResult) -> None:
 
 def verify_model(
         m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None,
+        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
 ) -> ModelResult:
+    """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
     r = ModelResult(m)
-    r.jobs = run_planned(plan(m, quick, t), t, cache, jobs, progress)
+    planned = plan(m, quick, t)
+    if selection is not None:
+        from execlease_hook import shard
+
+        planned = shard.select(m, planned, [p.job for p in planned], selection)
+    r.plan = [f'{p.job.kind}:{p.job.name}' for p in planned]
+    if selection is not None and selection.sharded:
+        everything = plan(m, quick, t)
+        r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
+            m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+    r.jobs = run_planned(planned, t, cache, jobs, progress)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    coverage_results(m, r)
+    if selection is None or selection.runs_coverage:
+        coverage_results(m, r)
     _notes(m, r)
     return r
 
@@ -462,6 +475,14 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
 
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    from execlease_hook import shard
+
+    selection = None
+    if getattr(options, 'shard', None) or getattr(options, 'only', None):
+        if options.update_coverage:
+            raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
+        index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
+        selection = shard.Selection(index, count, tuple(options.only or ()))
     from execlease_hook import term
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
@@ -477,7 +498,8 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
+        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None,
+                         selection)
         if options.update_coverage:
             update_coverage(r)
         results.append(r)
@@ -487,6 +509,8 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
 
     data = results_json(results, t, code)
     data['quick'] = bool(options.quick)
+    if selection is not None:
+        data['shard'] = selection.to_json()
     outputs.finish(build.verify_report(results, data, code, git.head(root)))
     if cache.problem:
         _print(f'note: {cache.problem}')
@@ -495,5 +519,9 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
         result += ' (--quick: checks and coverage only; mutations and findings were not run)'
+    if selection is not None and code == 0:
+        result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
+                   '`execlease report merge` gives the verdict)' if selection.sharded
+                   else ' (--only: the named jobs only, no coverage check)')
     _print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from execlease_hook.tlc import Verdict
 
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
+_PARSE_AT = re.compile(r'at line (\d+), column \d+')
+_PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
 ENTRY_RULES = {
     'unchanged': (HELD, 'covered-code-unchanged'),
     'changed': (DID_NOT_HOLD, 'covered-code-changed'),
@@ -85,9 +87,18 @@ def entry_item(m: Manifest, s: EntryStatus, message: str | None = None) -> Item:
 def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
     """Where SANY or TLC points, from its message and last lines: module M -> M.tla of the model."""
     found: list[Location] = []
-    for text in (verdict.reason or '', *verdict.last_lines):
+    texts = (verdict.reason or '', *verdict.last_lines)
+    for text in texts:
         for start, _, end, _, module in _TLC_LOCATION.findall(text):
             loc = Location(_in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
+            if loc not in found:
+                found.append(loc)
+    # A parse error: 'Encountered "<<" at line 13, column 10 ... In module Counter'.
+    module = next((match.group(1) for text in texts for match in [_PARSE_MODULE.search(text)] if match),
+                  Path(m.spec).stem)
+    for text in texts:
+        for line in _PARSE_AT.findall(text):
+            loc = Location(_in_model(m, f'{module}.tla'), int(line), int(line), 'spec')
             if loc not in found:
                 found.append(loc)
     return found
@@ -205,6 +216,7 @@ def verify_report(results: Sequence[Any], details: dict[str, Any], code: int, co
         m = r.manifest
         model['manifest'] = rel(m.root, m.path)
         model['model'] = model_folder(m)
+        model['plan'] = list(getattr(r, 'plan', []))
         for job, data in zip(r.jobs, model.get('jobs', [])):
             v = job.verdict
             data['rule'] = _job_rule(job)
