@@ -133,3 +133,10 @@ def show(root: Path, commit: str, path: str) -> bytes | None:
 
 def has_commit(root: Path, commit: str) -> bool:
     return _run(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
+
+
+def common_dir(root: Path) -> Path:
+    """git's own folder shared by every worktree (`.git` of the main worktree): nothing a commit
+    carries can be written there."""
+    text = os.fsdecode(_output(root, 'rev-parse', '--git-common-dir')).strip()
+    return (root / text).resolve()

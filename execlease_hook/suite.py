@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
 from execlease_hook import report, spec_scan, tlc, tools
-from execlease_hook.cache import ResultCache
+from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
 from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
@@ -494,7 +494,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
     if verbosity >= 0:
         _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                          f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
-    cache = ResultCache(tools.cache_dir(root) / 'cache', enabled=not options.no_cache)
+    cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:

@@ -230,7 +230,7 @@ def test_cache_hit_no_cache_and_corrupt_entry(git_repo, capsys):
     assert set(cached_column(capsys.readouterr().out).values()) == {'no'}
     assert cli.main(['verify']) == 0
     assert cached_column(capsys.readouterr().out) == {'main': 'yes', 'caught': 'yes', 'F1': 'yes'}
-    entries = sorted((git_repo.path / '.tmp/tla/cache').glob('*.json'))
+    entries = sorted((git_repo.path / '.git/execlease/cache').glob('*.json'))
     assert len(entries) == 3
     entries[0].write_text('{"format": 1, "key": "tru')
     assert cli.main(['verify']) == 0
@@ -253,8 +253,9 @@ def test_two_runs_at_once_on_an_empty_cache(git_repo):
     assert [p.returncode for p in procs] == [0, 0], outs
     folder = git_repo.path / '.tmp/tla'
     assert tools.file_sha256(folder / 'tla2tools.jar') in tools.KNOWN_JARS
-    assert not list(folder.glob('*.part')) and not list((folder / 'cache').glob('.*.tmp'))
-    assert len(list((folder / 'cache').glob('*.json'))) == 3
+    results = git_repo.path / '.git/execlease/cache'
+    assert not list(folder.glob('*.part')) and not list(results.glob('.*.tmp'))
+    assert len(list(results.glob('*.json'))) == 3
 
 
 # --- coverage and --update-coverage --------------------------------------------------------------
@@ -378,7 +379,7 @@ def test_json_into_a_missing_folder_exits_2_before_running(git_repo, tmp_path, c
 
 def test_an_unwritable_result_cache_costs_speed_only(git_repo, capsys):
     write_model(git_repo, entries=())
-    git_repo.write('.tmp/tla/cache', 'a file where the cache folder should be')
+    git_repo.write('.git/execlease/cache', 'a file where the cache folder should be')
     assert cli.main(['verify', '--quick']) == 0
     out = capsys.readouterr().out
     assert 'note: results were not cached: cannot write' in out and 'make ' in out
