@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook import coverage, git, manifest, notes_map
+from execlease_hook import coverage, git, manifest, notes_map, watch
 from execlease_hook.coverage import EntryStatus
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
@@ -45,16 +45,29 @@ def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, qui
     return '\n'.join(lines)
 
 
-def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int]:
+def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int, list[str]]:
+    """The model against its recorded modelHash, and the map between actions and entries:
+    (one word or phrase for the header, exit code, the lines that say what and why)."""
+    from execlease_hook import action_map, model_record
+
     try:
-        current = coverage.model_hash(m, source)
+        view = model_record.read(m, source)
     except CannotRun as e:
-        return f'cannot be hashed: {e}', 2
+        return 'cannot be read', 2, [str(e)]
     if m.coverage.model_hash is None:
-        return 'never synced (no modelHash)', 1
-    if current != m.coverage.model_hash:
-        return 'changed since the sync: run `execlease verify`, then --update-coverage', 1
-    return 'unchanged', 0
+        status, code, lines = 'never synced (no modelHash)', 1, []
+    else:
+        lines = model_record.changes(view, source)
+        status, code = ('unchanged', 0) if not lines else (
+            'changed since the sync: run `execlease verify`, then --update-coverage', 1)
+    mapped = action_map.check(m, view.index, view.actions())
+    problems = [*mapped.problems, *view.mutation_problems()]
+    lines.extend((*problems, *mapped.gaps))
+    if problems:
+        code = 2
+    elif mapped.gaps:
+        code = max(code, 1)
+    return status, code, lines
 
 
 def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.MapRow]:
@@ -73,7 +86,7 @@ def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.Map
 
 def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
     folder = _rel(m.root, m.folder)
-    table = notes_map.render(map_rows(m, statuses), folder)
+    table = notes_map.render(map_rows(m, statuses), folder, [(a.action, a.reason) for a in m.coverage.abstract])
     return notes_map.write_notes(m.folder / 'NOTES.md', table)
 
 
@@ -104,18 +117,25 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         m = manifest.load(path, root)
         source = coverage.WorktreeSource(root)
         statuses = coverage.compare(m, source)
-        model_text, model_code = model_status(m, source)
+        model_text, model_code, model_lines = model_status(m, source)
+        watched = watch.check_worktree(m, statuses)
         print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
-        code = max(code, coverage.exit_code(statuses), model_code)
+        for line in (*model_lines, *watched.problems, *(u.message() for u in watched.uncovered)):
+            print(f'  {line}')
+        watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
+        code = max(code, coverage.exit_code(statuses), model_code, watch_code)
         report.items.extend(build.entry_item(m, s) for s in statuses)
         report.details.setdefault('models', []).append({
             'manifest': _rel(root, m.path), 'model': _rel(root, m.folder),
-            'exit_code': max(coverage.exit_code(statuses), model_code), 'modelStatus': model_text,
+            'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
+            'modelStatus': model_text,
             'coverage': [report_mod.entry_json(s) for s in statuses],
         })
         report.items.append(build.model_item(
             m, HELD if model_code == 0 else build.DID_NOT_HOLD if model_code == 1 else build.COULD_NOT_RUN,
-            f'model {model_text}'))
+            '\n'.join((f'model {model_text}', *model_lines))))
+        report.items.extend(build.problem_items(m, watched.problems, []))
+        report.items.extend(build.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered)
         if options.write_map:
             notes = _rel(root, m.folder / 'NOTES.md')
             changed = write_map(m, statuses)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TypeVar
 
+from execlease_hook import paths, settings
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
 from execlease_hook.models import find_models
@@ -25,6 +26,7 @@ __all__ = ['find_models', 'write_text_atomic']  # re-exported: part of this modu
 
 HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')   # ts1 still compares; syncs write ts2
 MODEL_HASH_PREFIX = 'sha256:'
+MODEL_RECORD_SCHEMES = ('tla1',)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Mutation:
     replace: Replace
     violates: str
     timeout: float | None = None
+    within: str | None = None   # the operator the mutation edits: its anchor must be inside it
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,65 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class TraceJob:
+    """Trace validation (traces.py): NDJSON traces of the real program against a trace spec."""
+    name: str
+    spec: str                        # the trace spec, relative to the model folder
+    config: str
+    files: tuple[str, ...] = ()      # glob patterns of NDJSON traces, relative to the model folder
+    command: tuple[str, ...] = ()    # or: argv run from the repository root, writing the traces
+    timeout: float | None = None     # seconds, for the command and for TLC each
+
+
+@dataclass(frozen=True)
+class CodeMutation:
+    """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
+    name: str
+    path: str                        # the source file, relative to the repository root
+    replace: Replace
+    traces: tuple[str, ...] = ()     # the trace jobs that must reject it (default: every one)
+
+
+@dataclass(frozen=True)
+class ModelRecord:
+    """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
+    spec_index); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
+
+    scheme: str                                     # 'tla1'
+    files: Mapping[str, str | Mapping[str, str]]    # cfg -> hex; spec -> {unit key -> hex}
+
+
+@dataclass(frozen=True)
+class AbstractAction:
+    action: str                 # an action of the next-state relation that no code implements
+    reason: str
+
+
+@dataclass(frozen=True)
+class WatchRule:
+    """What protocol code looks like: every function in `paths` that matches must be covered."""
+
+    paths: tuple[str, ...]      # globs relative to the repository root (`**` spans folders)
+    strings: str | None = None  # a regular expression searched in a function's text, comments left out
+    calls: tuple[str, ...] = ()  # callee names: `release` matches `release(...)` and `lease.release(...)`
+    what: str | None = None     # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
+
+
+@dataclass(frozen=True)
+class IgnoredCode:
+    path: str
+    function: str               # qualified name, as in a coverage entry
+    reason: str
+
+
+@dataclass(frozen=True)
 class Coverage:
     sync_commit: str | None
-    model_hash: str | None
+    model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
     entries: tuple[CoveredEntry, ...]
+    abstract: tuple[AbstractAction, ...] = ()
+    watch: tuple[WatchRule, ...] = ()
+    ignored: tuple[IgnoredCode, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,6 +152,8 @@ class Manifest:
     mutations: tuple[Mutation, ...] = ()
     findings: tuple[Finding, ...] = ()
     coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
+    traces: tuple[TraceJob, ...] = ()
+    code_mutations: tuple[CodeMutation, ...] = ()
 
     @property
     def folder(self) -> Path:
@@ -162,8 +222,11 @@ class _Reader:
         return value
 
     def seconds(self, value: object, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.fail(where, f'expected a number of seconds > 0, got {value!r}')
+        # NaN and Infinity parse as JSON numbers; a NaN timeout would mean no timeout at all.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or settings.seconds_problem(float(value)) is not None:
+            raise self.fail(where, f'expected a number of seconds > 0 and at most '
+                                   f'{settings.MAX_SECONDS:g}, got {value!r}')
         return float(value)
 
     def array(self, value: object, where: str) -> list[Any]:
@@ -192,20 +255,23 @@ class _Reader:
         return tuple(result)
 
     def repo_path(self, value: object, where: str, base: Path) -> str:
+        # One spelling per path, the one git uses (paths.py): the guard compares strings.
         text = self.string(value, where)
-        if '\\' in text:
-            raise self.fail(where, f'{text!r}: use forward slashes')
-        pure = PurePosixPath(text)
-        if pure.is_absolute():
-            raise self.fail(where, f'{text!r} is absolute; give a path relative to '
-                                   f'{_describe_base(base, self.root)}')
-        if '..' in pure.parts:
-            raise self.fail(where, f'{text!r} leaves its folder with ".."; paths must '
-                                   'stay inside the repository')
-        resolved = (base / pure).resolve()
+        problem = paths.spelling_problem(text)
+        if problem is not None and problem.endswith('is absolute'):
+            problem += f'; give a path relative to {_describe_base(base, self.root)}'
+        if problem is not None:
+            raise self.fail(where, problem)
+        try:
+            resolved = (base / text).resolve()
+        except (OSError, RuntimeError) as e:   # a symlink loop
+            raise self.fail(where, f'{text!r} cannot be resolved ({e}); fix the symlinks on its way') from None
         if not resolved.is_relative_to(self.root.resolve()):
             raise self.fail(where, f'{text!r} resolves to {resolved}, outside the '
                                    f'repository {self.root} (a symlink pointing outside?)')
+        problem = paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
+        if problem is not None:
+            raise self.fail(where, problem)
         return text
 
 
@@ -236,7 +302,7 @@ def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
 
 
 def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
-    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout',))
+    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within'))
     rep = r.obj(d['replace'], f'{at}.replace', ('from', 'to'))
     start = r.string(rep['from'], f'{at}.replace.from')
     if not isinstance(rep['to'], str):
@@ -249,6 +315,7 @@ def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
         replace=Replace(start=start, to=rep['to']),
         violates=r.string(d['violates'], f'{at}.violates'),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+        within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
     )
 
 
@@ -261,6 +328,58 @@ def _finding(r: _Reader, raw: object, at: str, folder: Path) -> Finding:
         summary=r.string(d['summary'], f'{at}.summary') if 'summary' in d else '',
         deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else False,
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+    )
+
+
+def _replace(r: _Reader, raw: object, at: str) -> Replace:
+    rep = r.obj(raw, at, ('from', 'to'))
+    start = r.string(rep['from'], f'{at}.from')
+    if not isinstance(rep['to'], str):
+        raise r.fail(f'{at}.to', f'expected a string, got {_kind(rep["to"])}')
+    if rep['to'] == start:
+        raise r.fail(at, '"from" and "to" are the same text: nothing is mutated')
+    return Replace(start=start, to=rep['to'])
+
+
+def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
+    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout'))
+    if ('files' in d) == ('command' in d):
+        raise r.fail(at, 'give exactly one of "files" (NDJSON trace files, globs relative to the '
+                         'model folder) or "command" (an argv that writes them)')
+    key = 'files' if 'files' in d else 'command'
+    values = tuple(r.string(v, f'{at}.{key}[{i}]') for i, v in enumerate(r.array(d[key], f'{at}.{key}')))
+    if not values:
+        raise r.fail(f'{at}.{key}', 'must not be empty')
+    if key == 'files':
+        for i, pattern in enumerate(values):
+            r.repo_path(pattern, f'{at}.files[{i}]', folder)
+    return TraceJob(
+        name=r.string(d['name'], f'{at}.name'),
+        spec=r.repo_path(d['spec'], f'{at}.spec', folder),
+        config=r.repo_path(d['config'], f'{at}.config', folder),
+        files=values if key == 'files' else (),
+        command=values if key == 'command' else (),
+        timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+    )
+
+
+def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...]) -> CodeMutation:
+    d = r.obj(raw, at, ('name', 'path', 'replace'), ('traces',))
+    names: tuple[str, ...] = ()
+    if 'traces' in d:
+        names = tuple(r.string(v, f'{at}.traces[{i}]') for i, v in enumerate(r.array(d['traces'], f'{at}.traces')))
+        known = {j.name for j in jobs}
+        for i, name in enumerate(names):
+            if name not in known:
+                raise r.fail(f'{at}.traces[{i}]', f'no trace job named {name!r} (known: '
+                                                  f'{", ".join(sorted(known)) or "none"})')
+    if not jobs:
+        raise r.fail(at, 'a code mutation needs a trace job to reject it; add one under "traces"')
+    return CodeMutation(
+        name=r.string(d['name'], f'{at}.name'),
+        path=r.repo_path(d['path'], f'{at}.path', r.root),
+        replace=_replace(r, d['replace'], f'{at}.replace'),
+        traces=names,
     )
 
 
@@ -298,19 +417,107 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
     )
 
 
+def _model_hash(r: _Reader, raw: object) -> str | ModelRecord | None:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        if not _MODEL_HASH.match(raw):
+            raise r.fail('coverage.modelHash', f'expected a record, "sha256:<64 hex>" or null, got {raw!r}')
+        return raw
+    d = r.obj(raw, 'coverage.modelHash', ('scheme', 'files'))
+    scheme = r.string(d['scheme'], 'coverage.modelHash.scheme')
+    if scheme not in MODEL_RECORD_SCHEMES:
+        raise r.fail('coverage.modelHash.scheme', f'unknown scheme {scheme!r} (this execlease reads '
+                                                  f'{", ".join(MODEL_RECORD_SCHEMES)}); run `execlease '
+                                                  'verify --update-coverage` to record it again')
+    files: dict[str, str | Mapping[str, str]] = {}
+    for name, value in _items(r, d['files'], 'coverage.modelHash.files'):
+        at = f'coverage.modelHash.files.{name}'
+        if isinstance(value, str):
+            files[name] = _hex(r, value, at)
+        else:
+            files[name] = {key: _hex(r, digest, f'{at}.{key}')
+                           for key, digest in _items(r, value, at)}
+    return ModelRecord(scheme, files)
+
+
+def _items(r: _Reader, value: object, where: str) -> list[tuple[str, Any]]:
+    if not isinstance(value, dict):
+        raise r.fail(where, f'expected an object, got {_kind(value)}')
+    return list(value.items())
+
+
+def _hex(r: _Reader, value: object, where: str) -> str:
+    if not isinstance(value, str) or not re.match(_HEX64, value):
+        raise r.fail(where, f'expected 64 hex digits, got {value!r}; run `execlease verify '
+                            '--update-coverage` to record the model again')
+    return value
+
+
 def _coverage(r: _Reader, raw: object) -> Coverage:
-    d = r.obj(raw, 'coverage', ('entries',), ('syncCommit', 'modelHash'))
+    d = r.obj(raw, 'coverage', ('entries',), ('syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
     sync = d.get('syncCommit')
     if sync is not None and (not isinstance(sync, str) or not _HEX40.match(sync)):
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
-    model_hash = d.get('modelHash')
-    if model_hash is not None and (
-            not isinstance(model_hash, str) or not _MODEL_HASH.match(model_hash)
-    ):
-        raise r.fail('coverage.modelHash',
-                     f'expected "sha256:<64 hex>" or null, got {model_hash!r}')
+    model_hash = _model_hash(r, d.get('modelHash'))
     entries = r.items(d['entries'], 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
-    return Coverage(sync_commit=sync, model_hash=model_hash, entries=entries)
+    watch = tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch')))
+    ignored = tuple(_ignored(r, v, f'coverage.ignored[{i}]')
+                    for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored')))
+    from execlease_hook import watch_paths
+
+    globs = [g for rule in watch for g in rule.paths]
+    for i, item in enumerate(ignored):
+        if not watch_paths.matches(globs, item.path):
+            raise r.fail(f'coverage.ignored[{i}].path', f'{item.path!r} is under no watch rule\'s paths, so '
+                                                        'nothing would judge it; remove the item or fix the path')
+    return Coverage(
+        sync_commit=sync, model_hash=model_hash, entries=entries,
+        abstract=r.items(d.get('abstract', []), 'coverage.abstract', 'action', lambda v, at: _abstract(r, v, at)),
+        watch=watch, ignored=ignored,
+    )
+
+
+def _abstract(r: _Reader, raw: object, at: str) -> AbstractAction:
+    d = r.obj(raw, at, ('action', 'reason'))
+    return AbstractAction(r.string(d['action'], f'{at}.action'), r.string(d['reason'], f'{at}.reason'))
+
+
+def _watch(r: _Reader, raw: object, at: str) -> WatchRule:
+    d = r.obj(raw, at, ('paths',), ('strings', 'calls', 'what'))
+    if ('strings' in d) == ('calls' in d):
+        raise r.fail(at, 'give exactly one of "strings" (a regular expression) or "calls" (callee names)')
+    paths = tuple(r.repo_path(p, f'{at}.paths[{i}]', r.root) for i, p in enumerate(r.array(d['paths'], f'{at}.paths')))
+    if not paths:
+        raise r.fail(f'{at}.paths', 'name at least one glob (e.g. "app/**")')
+    strings = None
+    if 'strings' in d:
+        strings = r.string(d['strings'], f'{at}.strings')
+        try:
+            re.compile(strings)
+        except re.error as e:
+            raise r.fail(f'{at}.strings', f'not a regular expression: {e}') from None
+    calls = tuple(r.string(c, f'{at}.calls[{i}]') for i, c in enumerate(r.array(d.get('calls', []), f'{at}.calls')))
+    if 'calls' in d and not calls:
+        raise r.fail(f'{at}.calls', 'name at least one callee')
+    what = r.string(d['what'], f'{at}.what') if 'what' in d else None
+    if what is not None:
+        groups = re.compile(strings).groups if strings is not None else 1
+        try:
+            what.format(*(['x'] * (groups + 1)), callee='x')
+        except (IndexError, KeyError, ValueError) as e:
+            raise r.fail(f'{at}.what', f'{what!r} cannot be filled in ({e}); use {{0}} for the match, '
+                                       '{1}, {2}... for its groups, {callee} for the callee') from None
+    return WatchRule(paths=paths, strings=strings, calls=calls, what=what)
+
+
+def _ignored(r: _Reader, raw: object, at: str) -> IgnoredCode:
+    d = r.obj(raw, at, ('path', 'function', 'reason'))
+    return IgnoredCode(
+        path=r.repo_path(d['path'], f'{at}.path', r.root),
+        function=r.string(d['function'], f'{at}.function'),
+        reason=r.string(d['reason'], f'{at}.reason'),
+    )
 
 
 def parse(text: str, path: Path, root: Path) -> Manifest:
@@ -319,8 +526,13 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
         raise CannotRun(f'{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}') from None
+    except ValueError as e:     # an integer of thousands of digits
+        raise CannotRun(f'{path}: not a usable manifest: {e}') from None
+    except RecursionError:
+        raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
-        raw, '$', ('version', 'spec', 'checks', 'coverage'), ('mutations', 'findings'),
+        raw, '$', ('version', 'spec', 'checks', 'coverage'),
+        ('mutations', 'findings', 'traces', 'codeMutations'),
     )
     if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
@@ -329,6 +541,8 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
     checks = r.items(d['checks'], 'checks', 'name', lambda v, at: _check(r, v, at, folder))
     if not checks:
         raise r.fail('checks', 'name at least one check (a config that must pass)')
+    trace_jobs = r.items(d.get('traces', []), 'traces', 'name',
+                         lambda v, at: _trace_job(r, v, at, folder))
     return Manifest(
         path=path,
         root=root,
@@ -343,6 +557,11 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
             lambda v, at: _finding(r, v, at, folder),
         ),
         coverage=_coverage(r, d['coverage']),
+        traces=trace_jobs,
+        code_mutations=r.items(
+            d.get('codeMutations', []), 'codeMutations', 'name',
+            lambda v, at: _code_mutation(r, v, at, trace_jobs),
+        ),
     )
 
 
@@ -390,11 +609,12 @@ def to_json(m: Manifest) -> dict[str, object]:
         checks.append(item)
     mutations = []
     for mu in m.mutations:
-        item = {
-            'name': mu.name, 'config': mu.config,
+        item = {'name': mu.name, 'config': mu.config}
+        _optional(item, 'within', mu.within, None)
+        item.update({
             'replace': {'from': mu.replace.start, 'to': mu.replace.to},
             'violates': mu.violates,
-        }
+        })
         _optional(item, 'timeout', mu.timeout, None)
         mutations.append(item)
     findings = []
@@ -404,18 +624,71 @@ def to_json(m: Manifest) -> dict[str, object]:
         _optional(item, 'deadlock', f.deadlock, False)
         _optional(item, 'timeout', f.timeout, None)
         findings.append(item)
-    return {
+    out: dict[str, object] = {
         'version': VERSION,
         'spec': m.spec,
         'checks': checks,
         'mutations': mutations,
         'findings': findings,
-        'coverage': {
-            'syncCommit': m.coverage.sync_commit,
-            'modelHash': m.coverage.model_hash,
-            'entries': [_entry_json(e) for e in m.coverage.entries],
-        },
     }
+    if m.traces:
+        out['traces'] = [_trace_job_json(t) for t in m.traces]
+    if m.code_mutations:
+        out['codeMutations'] = [_code_mutation_json(c) for c in m.code_mutations]
+    out['coverage'] = {
+        'syncCommit': m.coverage.sync_commit,
+        'modelHash': _model_hash_json(m.coverage.model_hash),
+        'entries': [_entry_json(e) for e in m.coverage.entries],
+        **_declarations_json(m.coverage),
+    }
+    return out
+
+
+def _trace_job_json(t: TraceJob) -> dict[str, object]:
+    item: dict[str, object] = {'name': t.name, 'spec': t.spec, 'config': t.config}
+    if t.files:
+        item['files'] = list(t.files)
+    if t.command:
+        item['command'] = list(t.command)
+    _optional(item, 'timeout', t.timeout, None)
+    return item
+
+
+def _code_mutation_json(c: CodeMutation) -> dict[str, object]:
+    item: dict[str, object] = {
+        'name': c.name, 'path': c.path, 'replace': {'from': c.replace.start, 'to': c.replace.to},
+    }
+    if c.traces:
+        item['traces'] = list(c.traces)
+    return item
+
+
+def _declarations_json(c: Coverage) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if c.abstract:
+        out['abstract'] = [{'action': a.action, 'reason': a.reason} for a in c.abstract]
+    if c.watch:
+        rules = []
+        for w in c.watch:
+            rule: dict[str, object] = {'paths': list(w.paths)}
+            if w.strings is not None:
+                rule['strings'] = w.strings
+            if w.calls:
+                rule['calls'] = list(w.calls)
+            if w.what is not None:
+                rule['what'] = w.what
+            rules.append(rule)
+        out['watch'] = rules
+    if c.ignored:
+        out['ignored'] = [{'path': i.path, 'function': i.function, 'reason': i.reason} for i in c.ignored]
+    return out
+
+
+def _model_hash_json(value: str | ModelRecord | None) -> object:
+    if not isinstance(value, ModelRecord):
+        return value
+    files = {name: digest if isinstance(digest, str) else dict(digest) for name, digest in value.files.items()}
+    return {'scheme': value.scheme, 'files': files}
 
 
 def dump(m: Manifest) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, spec_scan, tlc, tools
+from execlease_hook import report, settings, spec_scan, tlc, tools
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
@@ -71,19 +71,11 @@ def _read(path: Path, what: str) -> bytes:
 def _timeout(value: float | None) -> float:
     if value is not None:
         return value
-    seconds = tools.float_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
-    if seconds <= 0:
-        raise CannotRun(f'EXECLEASE_TLC_TIMEOUT={seconds:g}: give a number of seconds > 0')
-    return seconds
+    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
 
 
 def _workers() -> int:
-    text = os.environ.get('EXECLEASE_TLC_WORKERS')
-    if not text:
-        return 1
-    if not text.isdigit() or int(text) < 1:
-        raise CannotRun(f'EXECLEASE_TLC_WORKERS={text!r}: give a whole number >= 1')
-    return int(text)
+    return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
 
 
 @dataclass(frozen=True)
@@ -132,30 +124,25 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     ]
     if quick:
         return planned
+    from execlease_hook import spec_mutation
+
     for mu in m.mutations:
-        anchor = mu.replace.start.encode()
-        count = spec_text.count(anchor) if anchor else 0
-        mutated = spec_text.replace(anchor, mu.replace.to.encode()) if count == 1 else spec_text
-        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated) \
-            if count == 1 else []
-        if count == 1 and uses:
+        try:
+            mutated = spec_mutation.apply(spec_text, m.spec, mu)
+        except CannotRun as e:
+            planned.append(PlannedJob(
+                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
+                problem=str(e),
+            ))
+            continue
+        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
+        if uses:
             planned.append(PlannedJob(
                 job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
                 problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
             ))
-        elif count == 1:
-            planned.append(PlannedJob(job(
-                'mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates,
-            )))
-        else:
-            found = 'does not match' if count == 0 else f'matches {count} times'
-            planned.append(PlannedJob(
-                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
-                problem=(
-                    f'mutation {mu.name}: replace.from {found} in {m.spec} (it must match exactly '
-                    f'once); update the mutation\'s "from" text in {m.path.name} to the current spec'
-                ),
-            ))
+            continue
+        planned.append(PlannedJob(job('mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates)))
     for f in m.findings:
         planned.append(PlannedJob(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates)))
     return planned
@@ -268,14 +255,34 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
             )
 
 
+def map_results(m: Manifest, r: ModelResult) -> None:
+    """Both directions of the map between the spec's actions and the covered entries, and the
+    protocol code that the watch rules find outside them."""
+    from execlease_hook import action_map, coverage, model_record
+
+    view = model_record.read(m, coverage.WorktreeSource(m.root))
+    mapped = action_map.check(m, view.index, view.actions())
+    r.problems.extend(mapped.problems)
+    r.failures.extend(mapped.gaps)
+    from execlease_hook import watch
+
+    watched = watch.check_worktree(m, r.coverage)
+    r.problems.extend(watched.problems)
+    r.failures.extend(u.message() for u in watched.uncovered)
+
+
 def _notes(m: Manifest, r: ModelResult) -> None:
     from execlease_hook import coverage
 
     if m.coverage.model_hash is not None:
-        current = coverage.model_hash(m, coverage.WorktreeSource(m.root))
-        if current != m.coverage.model_hash:
+        from execlease_hook import model_record
+
+        source = coverage.WorktreeSource(m.root)
+        changed = model_record.changes(model_record.read(m, source), source)
+        if changed:
             r.notes.append(
-                'the model (spec or a cfg) changed since the last sync; once everything holds, '
+                'the model (spec or a cfg) changed since the last sync ('
+                + '; '.join(changed) + '); once everything holds, '
                 'run execlease verify --update-coverage to record it',
             )
     recorded = {c.name: c.states for c in m.checks}
@@ -307,13 +314,21 @@ def verify_model(
         r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
             m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
     r.jobs = run_planned(planned, t, cache, jobs, progress)
+    # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
+    runs_coverage = selection is None or selection.runs_coverage
+    if runs_coverage:
+        coverage_results(m, r)
+    if runs_coverage and not quick and (m.traces or m.code_mutations):
+        from execlease_hook import trace_suite
+
+        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    if selection is None or selection.runs_coverage:
-        coverage_results(m, r)
+    if runs_coverage:
+        map_results(m, r)
     _notes(m, r)
     return r
 
@@ -346,9 +361,16 @@ def update_coverage(r: ModelResult) -> None:
             why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
             r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
         entries.append(dataclasses.replace(s.entry, hash=s.current))
-    model_hash = coverage.model_hash(m, source)
+    from execlease_hook import model_record
+
+    view = model_record.read(m, source)
+    model_hash = model_record.record(view)
     if model_hash != m.coverage.model_hash:
-        r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
+        if isinstance(m.coverage.model_hash, str):
+            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
+        else:
+            changed = model_record.changes(view, source) if m.coverage.model_hash is not None else []
+        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     if head != m.coverage.sync_commit:
         r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
     distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
@@ -417,11 +439,14 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         for s in r.coverage:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    # What the accepted traces exercised (lines per action): the trace jobs' own summary.
+    _print(*(f'  {j.message}' for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
             _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
-            _print(*report.counterexample(j.verdict, r.coverage))
+            abstract = {a.action: a.reason for a in r.manifest.coverage.abstract}
+            _print(*report.counterexample(j.verdict, r.coverage, abstract))
         elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'
@@ -465,8 +490,10 @@ def run(options: argparse.Namespace) -> int:
     except CannotRun as e:
         outputs.fail(str(e), 2)
         raise
-    except KeyboardInterrupt:
-        outputs.fail('interrupted (Ctrl-C)', 130)
+    except KeyboardInterrupt as e:
+        from execlease_hook import signals
+
+        outputs.fail(*signals.interrupted(e))
         raise
 
 

@@ -164,7 +164,7 @@ def test_a_run_that_could_not_run_leaves_no_earlier_pass(failing_model, tmp_path
 def test_a_tlc_parse_error_is_structured(offline_tlc, git_repo, tmp_path):
     path = write_model(git_repo, entries=())
     spec = path.parent / 'Counter.tla'
-    spec.write_text(spec.read_text().replace('Inc == x < N', 'Inc == x <<< N'))
+    spec.write_text(spec.read_text().replace('Inc == x < N', 'Inc == x < Undefined'))
     out = tmp_path / 'r.json'
     assert cli.main(['verify', '--quick', '--format', 'json', '--output', str(out)]) == 2
     data = json.loads(out.read_text())

@@ -92,7 +92,27 @@ def test_load_good(tmp_path):
         ('mutations.0.violates', DELETE, "mutations[0]: missing key 'violates'"),
         ('findings.0.config', '/etc/F2.cfg', 'findings[0].config: \'/etc/F2.cfg\' is absolute'),
         ('coverage.syncCommit', 'HEAD', 'coverage.syncCommit: expected a 40-hex commit id'),
-        ('coverage.modelHash', 'md5:1', 'coverage.modelHash: expected "sha256:<64 hex>"'),
+        ('coverage.modelHash', 'md5:1', 'coverage.modelHash: expected a record, "sha256:<64 hex>" or null'),
+        ('coverage.modelHash', {'scheme': 'tla9', 'files': {}}, "coverage.modelHash.scheme: unknown scheme 'tla9'"),
+        ('coverage.modelHash', {'scheme': 'tla1'}, "coverage.modelHash: missing key 'files'"),
+        ('coverage.modelHash', {'scheme': 'tla1', 'files': {'Spec.cfg': 'x'}},
+         'coverage.modelHash.files.Spec.cfg: expected 64 hex digits'),
+        ('coverage.modelHash', {'scheme': 'tla1', 'files': {'Spec.tla': {'Next': 7}}},
+         'coverage.modelHash.files.Spec.tla.Next: expected 64 hex digits'),
+        ('coverage.abstract', [{'action': 'Expire'}], "coverage.abstract[0]: missing key 'reason'"),
+        ('coverage.abstract', [{'action': 'Expire', 'reason': ''}], 'coverage.abstract[0].reason: must not be empty'),
+        ('coverage.abstract', [{'action': 'E', 'reason': 'r'}, {'action': 'E', 'reason': 's'}],
+         "coverage.abstract[1].action: duplicate action 'E'"),
+        ('coverage.watch', [{'paths': ['src/**']}], 'coverage.watch[0]: give exactly one of "strings"'),
+        ('coverage.watch', [{'paths': [], 'strings': 'x'}], 'coverage.watch[0].paths: name at least one glob'),
+        ('coverage.watch', [{'paths': ['../x/**'], 'strings': 'x'}], "coverage.watch[0].paths[0]: '../x/**' leaves"),
+        ('coverage.watch', [{'paths': ['src/**'], 'strings': '(UPDATE'}],
+         'coverage.watch[0].strings: not a regular expression'),
+        ('coverage.watch', [{'paths': ['src/**'], 'calls': []}], 'coverage.watch[0].calls: name at least one callee'),
+        ('coverage.watch', [{'paths': ['src/**'], 'calls': ['f'], 'regex': 'x'}], "coverage.watch[0].regex: unknown key"),
+        ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f'}], "coverage.ignored[0]: missing key 'reason'"),
+        ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f', 'reason': 'r'}],
+         "coverage.ignored[0].path: 'src/a.py' is under no watch rule's paths"),
         ('coverage.entries.0.hash', 'sha1:abc', 'coverage.entries[0].hash: \'sha1:abc\' has no known scheme'),
         ('coverage.entries.0.path', '../outside.py', 'coverage.entries[0].path: \'../outside.py\' leaves its folder'),
         ('coverage.entries.0.path', '/abs/x.py', 'coverage.entries[0].path: \'/abs/x.py\' is absolute'),
@@ -166,6 +186,37 @@ def test_missing_manifest(tmp_path):
         manifest.load(tmp_path / 'manifest.json', tmp_path)
 
 
+RECORD = {'scheme': 'tla1', 'files': {'Spec.cfg': 'c' * 64, 'Spec.tla': {'Init': 'd' * 64, 'Next': 'e' * 64}}}
+DECLARATIONS = {
+    'abstract': [{'action': 'Expire', 'reason': 'time passing'}],
+    'watch': [{'paths': ['src/**'], 'strings': r'\bUPDATE\s+lease\b', 'what': 'writes lease'},
+              {'paths': ['src/*.go', 'lib/**'], 'calls': ['release', 'db.Exec']}],
+    'ignored': [{'path': 'src/admin.py', 'function': 'reset', 'reason': 'tests only'}],
+}
+
+
+@pytest.mark.parametrize(
+    'coverage',
+    (
+        pytest.param({}, id='string-model-hash'),
+        pytest.param({'modelHash': RECORD}, id='record-model-hash'),
+        pytest.param(DECLARATIONS, id='abstract-watch-ignored'),
+    ),
+)
+def test_dump_round_trip_of_coverage_forms(tmp_path, coverage):
+    data = copy.deepcopy(GOOD)
+    data['coverage'].update(coverage)
+    path = write_manifest(tmp_path, data)
+    m = manifest.load(path, tmp_path)
+    assert json.loads(manifest.dump(m)) == data
+    if 'watch' in coverage:
+        assert m.coverage.abstract == (manifest.AbstractAction('Expire', 'time passing'),)
+        assert m.coverage.watch[1] == manifest.WatchRule(paths=('src/*.go', 'lib/**'), calls=('release', 'db.Exec'))
+        assert m.coverage.ignored[0].function == 'reset'
+    if 'modelHash' in coverage:
+        assert m.coverage.model_hash == manifest.ModelRecord('tla1', RECORD['files'])
+
+
 def test_dump_round_trip_is_stable(tmp_path):
     path = write_manifest(tmp_path, GOOD)
     m = manifest.load(path, tmp_path)
@@ -204,3 +255,67 @@ def test_write_failure_leaves_old_file(tmp_path, monkeypatch):
     assert path.read_text() == before
     assert [p.name for p in path.parent.iterdir()] == ['manifest.json']
 
+
+
+# ---- trace jobs and code mutations -----------------------------------------------------
+
+TRACED: dict = {
+    **{k: v for k, v in GOOD.items() if k != 'coverage'},
+    'traces': [
+        {'name': 'run', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg',
+         'command': ['python', '-m', 'app.run'], 'timeout': 60},
+        {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson']},
+    ],
+    'codeMutations': [
+        {'name': 'unfenced', 'path': 'src/lease.py', 'replace': {'from': 'a = b', 'to': 'a <= b'},
+         'traces': ['run']},
+    ],
+    'coverage': GOOD['coverage'],
+}
+
+
+def test_load_trace_jobs_and_code_mutations(tmp_path):
+    path = write_manifest(tmp_path, TRACED)
+    m = manifest.load(path, tmp_path)
+    assert m.traces[0] == manifest.TraceJob('run', 'TraceSpec.tla', 'TraceSpec.cfg',
+                                            command=('python', '-m', 'app.run'), timeout=60.0)
+    assert m.traces[1].files == ('traces/*.ndjson',)
+    assert m.code_mutations == (manifest.CodeMutation(
+        'unfenced', 'src/lease.py', manifest.Replace('a = b', 'a <= b'), ('run',)),)
+    # The trace spec is not the model: a change to it is judged by its trace jobs, not the guard.
+    assert 'TraceSpec.tla' not in m.model_files
+    assert json.loads(manifest.dump(m)) == TRACED
+
+
+@pytest.mark.parametrize(
+    ('field', 'value', 'expected'),
+    (
+        ('traces.0.files', ['x.ndjson'], 'traces[0]: give exactly one of "files"'),
+        ('traces.0.command', DELETE, 'traces[0]: give exactly one of "files"'),
+        ('traces.0.command', [], 'traces[0].command: must not be empty'),
+        ('traces.0.command', 'python run.py', 'traces[0].command: expected an array'),
+        ('traces.1.files', ['../x/*.ndjson'], "traces[1].files[0]: '../x/*.ndjson' leaves its folder"),
+        ('traces.1.name', 'run', "traces[1].name: duplicate name 'run'"),
+        ('traces.0.spec', DELETE, "traces[0]: missing key 'spec'"),
+        ('codeMutations.0.traces', ['nope'], "codeMutations[0].traces[0]: no trace job named 'nope'"),
+        ('codeMutations.0.replace.to', 'a = b', 'codeMutations[0].replace: "from" and "to" are the same'),
+        ('codeMutations.0.path', '/etc/passwd', "codeMutations[0].path: '/etc/passwd' is absolute"),
+        ('traces', [], "codeMutations[0].traces[0]: no trace job named 'run' (known: none)"),
+        ('traces.0.timeout', 0, 'traces[0].timeout: expected a number of seconds > 0'),
+    ),
+    ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
+)
+def test_bad_trace_entries_name_the_field(tmp_path, field, value, expected):
+    data = copy.deepcopy(TRACED)
+    *parents, last = [int(p) if p.isdigit() else p for p in field.split('.')]
+    node = data
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    path = write_manifest(tmp_path, data)
+    with pytest.raises(CannotRun) as e:
+        manifest.load(path, tmp_path)
+    assert expected in str(e.value)

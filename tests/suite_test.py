@@ -65,6 +65,8 @@ def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entrie
         'coverage': {'syncCommit': coverage.get('sync'), 'modelHash': coverage.get('model_hash'),
                      'entries': list(entries)},
     }
+    if not entries:  # a test about TLC alone: no code implements the actions
+        data['coverage']['abstract'] = [{'action': a, 'reason': 'no code in this test'} for a in ('Inc', 'Flip')]
     path = folder / 'manifest.json'
     path.write_text(json.dumps(data, indent=2) + '\n')
     return path
@@ -201,9 +203,9 @@ def test_no_model_exits_2(git_repo):
     ('name', 'value', 'message'),
     (
         ('EXECLEASE_TLC_TIMEOUT', 'soon', "EXECLEASE_TLC_TIMEOUT='soon' is not a number of seconds"),
-        ('EXECLEASE_TLC_TIMEOUT', '-1', 'EXECLEASE_TLC_TIMEOUT=-1: give a number of seconds > 0'),
-        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number >= 1"),
-        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number >= 1"),
+        ('EXECLEASE_TLC_TIMEOUT', '-1', "EXECLEASE_TLC_TIMEOUT='-1' must be more than 0 seconds"),
+        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number from 1 to 256"),
+        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number from 1 to 256"),
     ),
 )
 def test_bad_environment_override_exits_2_naming_it(git_repo, name, value, message):
@@ -284,7 +286,8 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     assert 'check main states: none -> 8' in out
     after = json.loads(path.read_text())
     assert after['coverage']['syncCommit'] == head
-    assert after['coverage']['modelHash'].startswith('sha256:')
+    assert after['coverage']['modelHash']['scheme'] == 'tla1'
+    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'pass.cfg', 'findings/F1.cfg'}
     assert all(e['hash'].startswith('ts2:sha256:') for e in after['coverage']['entries'])
     assert after['checks'] == [{**MAIN, 'states': 8}]
     # Everything else is exactly as it was.
@@ -294,13 +297,18 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     assert strip == before['coverage']['entries']
     assert cli.main(['verify']) == 0
     assert 'note:' not in capsys.readouterr().out
-    # A model edit is a note for verify (the guard is the one that blocks it).
+    # A comment is no change of the model; a definition's edit is a note for verify (the guard is
+    # the one that blocks it).
     spec = git_repo.path / MODEL / 'Counter.tla'
-    spec.write_text(spec.read_text() + '\\* a comment\n')
+    spec.write_text(spec.read_text().replace('====', '\\* a comment\n===='))
     assert cli.main(['verify', '--quick']) == 0
-    assert 'note: the model (spec or a cfg) changed since the last sync' in capsys.readouterr().out
+    assert 'note:' not in capsys.readouterr().out
+    spec.write_text(spec.read_text().replace('YIsOne == y = 1', 'YIsOne == y = 1 /\\ x >= 0'))
+    assert cli.main(['verify', '--quick']) == 0
+    assert ('note: the model (spec or a cfg) changed since the last sync (definition YIsOne changed '
+            '(Counter.tla:26) since the sync)') in capsys.readouterr().out
     assert cli.main(['verify', '--update-coverage']) == 0
-    assert 'modelHash: sha256:' in capsys.readouterr().out
+    assert 'modelHash: definition YIsOne changed (Counter.tla:26) since the sync' in capsys.readouterr().out
     # A second update with nothing moved rewrites nothing.
     text = path.read_text()
     assert cli.main(['verify', '--update-coverage']) == 0

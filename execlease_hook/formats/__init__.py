@@ -19,7 +19,9 @@ RESULT_TEXT = {
     0: 'PASSED',
     1: 'FAILED (did not hold)',
     2: 'COULD NOT RUN (exit 2 is not a pass)',
+    129: 'INTERRUPTED (SIGHUP)',
     130: 'INTERRUPTED',
+    143: 'INTERRUPTED (SIGTERM)',
 }
 
 

@@ -198,6 +198,11 @@ def notes_item(m: Manifest, message: str) -> Item:
                 (Location(_in_model(m, 'NOTES.md'), None, None, 'notes'),))
 
 
+def uncovered_item(m: Manifest, path: str, line: int, message: str) -> Item:
+    return Item(model_folder(m), 'watch', f'{path}:{line}', DID_NOT_HOLD, 'uncovered-protocol-code',
+                message, (Location(path, line, line, 'code'),))
+
+
 def problem_items(m: Manifest, problems: Iterable[str], known: Iterable[str]) -> list[Item]:
     """Could-not-run messages that no job or entry stands for (e.g. --update-coverage refused)."""
     seen = set(known)

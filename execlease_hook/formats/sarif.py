@@ -23,6 +23,8 @@ RULES = {
     'covered-code-missing': 'Covered code cannot be located exactly once',
     'model-changed': 'The spec or a config changed without a verified sync',
     'notes-map-stale': "The NOTES.md code-to-action table is stale",
+    'uncovered-protocol-code': 'Protocol code that no covered entry names (a watch rule)',
+    'action-unmapped': 'A model action has no covered code and is not declared abstract',
     'run-unfinished': 'The run did not finish',
 }
 
