@@ -60,6 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     guard = command('guard', 'fast stage: block a commit that touches covered code')
     guard.add_argument('--all', action='store_true', help='check every covered entry')
     guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    guard.add_argument(
+        '--range', metavar='A..B',
+        help='judge every commit in A..B (or reachable from one REV) against its own manifest',
+    )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
     cli_args.add_format_arguments(guard)
 
@@ -96,6 +100,15 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         '--update-coverage', action='store_true',
         help='after a full passing run, record the current hashes and HEAD as the sync point',
+    )
+    parser.add_argument(
+        '--reason', metavar='TEXT',
+        help='with --update-coverage: why covered code moved while the model did not (recorded)',
+    )
+    parser.add_argument('--rev', metavar='REV', help="verify the tree of commit REV, checked out alone")
+    parser.add_argument(
+        '--pushed', action='store_true',
+        help='the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
     )
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')

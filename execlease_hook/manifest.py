@@ -44,6 +44,8 @@ class CoveredEntry:
     region: Region | None = None
     within: str | None = None   # narrows a region to one function (qualified name)
     hash: str | None = None     # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
+    synced_blob: str | None = None  # JSON "syncedBlob": git blob of the file as it was hashed
+    sync_reason: str | None = None  # JSON "syncReason": why the hash moved while the model did not
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,7 @@ class Manifest:
 
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
+_BLOB = re.compile(r'[0-9a-f]{40}([0-9a-f]{24})?\Z')   # a SHA-1 or SHA-256 object id
 _HEX64 = r'[0-9a-f]{64}\Z'
 _ENTRY_HASH = re.compile(r'ts[12]:sha256:' + _HEX64)
 _MODEL_HASH = re.compile(r'sha256:' + _HEX64)
@@ -385,7 +388,8 @@ def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...])
 
 def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
     d = r.obj(
-        raw, at, ('id', 'path', 'action'), ('function', 'region', 'within', 'hash'),
+        raw, at, ('id', 'path', 'action'),
+        ('function', 'region', 'within', 'hash', 'syncedBlob', 'syncReason'),
     )
     if ('function' in d) == ('region' in d):
         raise r.fail(at, 'give exactly one of "function" (a qualified name) or '
@@ -406,6 +410,9 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
             raise r.fail(f'{at}.hash', f'{entry_hash!r} has no known scheme; expected '
                                        '"ts2:sha256:<64 hex>" (or an older "ts1:..."; leave "hash" out until the '
                                        'first sync: execlease verify --update-coverage)')
+    blob = d.get('syncedBlob')
+    if blob is not None and (not isinstance(blob, str) or not _BLOB.match(blob)):
+        raise r.fail(f'{at}.syncedBlob', f'expected a git object id (40 or 64 hex) or null, got {blob!r}')
     return CoveredEntry(
         id=r.string(d['id'], f'{at}.id'),
         path=r.repo_path(d['path'], f'{at}.path', r.root),
@@ -414,6 +421,8 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
         region=region,
         within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
         hash=entry_hash,
+        synced_blob=blob,
+        sync_reason=r.string(d['syncReason'], f'{at}.syncReason') if d.get('syncReason') is not None else None,
     )
 
 
@@ -567,6 +576,9 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
 
 def load(path: Path, root: Path) -> Manifest:
     path = Path(os.path.abspath(path))
+    outside = paths.outside_problem(Path(os.path.abspath(root)), path)
+    if outside is not None and path.exists():
+        raise CannotRun(outside)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -591,6 +603,10 @@ def _entry_json(e: CoveredEntry) -> dict[str, object]:
     out['action'] = e.action
     if e.hash is not None:
         out['hash'] = e.hash
+    if e.synced_blob is not None:
+        out['syncedBlob'] = e.synced_blob
+    if e.sync_reason is not None:
+        out['syncReason'] = e.sync_reason
     return out
 
 

@@ -123,6 +123,8 @@ def test_load_good(tmp_path):
         ('coverage.entries.1.region.to', DELETE, "coverage.entries[1].region: missing key 'to'"),
         ('coverage.entries.1.region.from', 7, 'coverage.entries[1].region.from: expected a string'),
         ('coverage.entries.1.id', 'claim', "coverage.entries[1].id: duplicate id 'claim' (also coverage.entries[0])"),
+        ('coverage.entries.0.syncedBlob', 'HEAD', 'coverage.entries[0].syncedBlob: expected a git object id'),
+        ('coverage.entries.0.syncReason', '', 'coverage.entries[0].syncReason: must not be empty'),
         ('coverage.entries', {}, 'coverage.entries: expected an array, got an object'),
         ('coverage', DELETE, "$: missing key 'coverage'"),
     ),
@@ -226,6 +228,15 @@ def test_dump_round_trip_is_stable(tmp_path):
     assert json.loads(text) == GOOD | {'coverage': GOOD['coverage']}
     path.write_text(text)
     assert manifest.dump(manifest.load(path, tmp_path)) == text
+
+
+def test_synced_blob_and_reason_round_trip(tmp_path):
+    data = copy.deepcopy(GOOD)
+    data['coverage']['entries'][0].update(syncedBlob='c' * 40, syncReason='the model already says so')
+    path = write_manifest(tmp_path, data)
+    m = manifest.load(path, tmp_path)
+    assert (m.coverage.entries[0].synced_blob, m.coverage.entries[0].sync_reason) == ('c' * 40, 'the model already says so')
+    assert json.loads(manifest.dump(m)) == data
 
 
 def test_write_is_atomic_and_keeps_mode(tmp_path):
