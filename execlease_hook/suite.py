@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import dataclasses
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
