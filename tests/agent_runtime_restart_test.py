@@ -25,6 +25,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -137,7 +138,7 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
     return outcome
 
 
-def test_the_generation_fences_a_stopped_process_whose_run_id_was_reused(tmp_path: Path):
+def test_the_generation_fences_a_stopped_process_whose_run_id_was_reused(tmp_path: Path) -> None:
     outcome = run_restart(REPO_ROOT, tmp_path)
     # The stale process claimed once, lost its lease at its first begin_step and could
     # not release the restarted process's lease; it wrote nothing.
@@ -190,7 +191,10 @@ FENCES = [('lease.py', 'renew'), ('lease.py', 'release'), ('lease.py', 'finish_t
         ),
     ],
 )
-def test_dropping_the_generation_from_a_fence_is_caught(tmp_path: Path, edits, caught):
+def test_dropping_the_generation_from_a_fence_is_caught(
+        tmp_path: Path, edits: list[tuple[str, str, str, str]],
+        caught: Callable[[Outcome], bool],
+) -> None:
     root = copy_with(tmp_path, edits)
     outcome = run_restart(root, tmp_path)
     assert caught(outcome), outcome

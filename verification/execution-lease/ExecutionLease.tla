@@ -370,6 +370,15 @@ NeverIsHonoured ==
        /\ step.status = "unknown"
        /\ turnStatus = "needs_attention"
 
+\* And always means at least once: a begin_step that finds its step started
+\* with always recorded and in force runs it again (no person is asked).
+AlwaysIsRerun ==
+    /\ lastTx.kind \in BeginKinds
+    /\ lastTx.stepBefore.status = "started"
+    /\ lastTx.stepBefore.policy = "always"
+    /\ lastTx.policyNow = "always"
+    => lastTx.kind = "step-rerun"
+
 \* Whatever a begin_step decided, a row that is not started is left as it
 \* is: a completed row is replayed, an unknown row waits for a person.
 SettledRowKept ==
