@@ -44,7 +44,8 @@ def fixture_repo() -> tuple[Path, str]:
                        'violates': 'TypeOK'}],
         'findings': [{'id': 'F1', 'config': 'invariant.cfg', 'violates': 'XBelowTwo'},
                      {'id': 'F2', 'config': 'action.cfg', 'violates': 'NeverDecreases'}],
-        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': []},
+        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [],
+                     'abstract': [{'action': a, 'reason': 'a benchmark of TLC alone'} for a in ('Inc', 'Flip', 'Reset')]},
     }))
     return root, 'verification/counter'
 

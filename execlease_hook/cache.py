@@ -1,4 +1,8 @@
-"""TLC results cache in <repo>/.tmp/tla/cache/ (issue 4 §3).
+"""TLC results cache in <git common dir>/execlease/cache/ (e.g. .git/execlease/cache/).
+
+Inside git's own folder, where no commit can put a file: a cache in the working tree could be
+committed, and a clone would then read planted "passed" entries for checks it never ran. It is
+shared by every worktree of the repository (they share the common dir).
 
 Keyed by TlcJob.cache_key: jar sha256, Java major, the exact bytes of every module (spec after
 mutation) and of the cfg, and the TLC flags. One JSON file per key, written through a temp
@@ -16,6 +20,12 @@ from execlease_hook.atomic import write_text_atomic
 from execlease_hook.tlc import Verdict
 
 FORMAT = 1
+
+
+def results_folder(root: Path) -> Path:
+    from execlease_hook import git
+
+    return git.common_dir(root) / 'execlease' / 'cache'
 
 
 class ResultCache:

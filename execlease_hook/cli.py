@@ -14,6 +14,8 @@ COMMANDS = {
     'verify': 'execlease_hook.suite',
     'coverage': 'execlease_hook.coverage_cmd',
     'tools': 'execlease_hook.tools',
+    'init': 'execlease_hook.init_cmd',
+    'add': 'execlease_hook.add_cmd',
 }
 
 
@@ -24,35 +26,56 @@ def _jobs(text: str) -> int:
     return value
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return f'execlease {metadata.version("execlease")}'
+    except metadata.PackageNotFoundError:
+        return 'execlease (not installed: version unknown)'
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from execlease_hook import cli_args
+
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
+        epilog=cli_args.epilog(None), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument('--version', action='version', version=_version())
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
-    guard = sub.add_parser(
-        'guard', help='fast stage: block a commit that touches covered code',
-    )
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=text, description=text, epilog=cli_args.epilog(name),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        cli_args.add_output_arguments(p)
+        return p
+
+    guard = command('guard', 'fast stage: block a commit that touches covered code')
     guard.add_argument('--all', action='store_true', help='check every covered entry')
     guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
 
-    verify = sub.add_parser(
-        'verify', help='slow stage: run every check, mutation, finding and the coverage check',
+    verify = command(
+        'verify', 'slow stage: run every check, mutation, finding and the coverage check',
     )
     add_verify_arguments(verify)
 
-    coverage = sub.add_parser('coverage', help='list covered entries and their status')
+    coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     coverage.add_argument(
         '--write-map', action='store_true',
         help="regenerate NOTES.md's code-to-action table between its markers",
     )
 
-    sub.add_parser(
-        'tools', help='fetch and verify the pinned TLA+ tools; show the Java used',
-    )
+    command('tools', 'fetch and verify the pinned TLA+ tools; show the Java used')
+    cli_args.add_init_arguments(command(
+        'init', 'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
+    ))
+    cli_args.add_add_arguments(command(
+        'add', 'cover a function or a region, or add a mutation or a finding',
+    ))
     return parser
 
 
@@ -75,11 +98,26 @@ def run(options: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from execlease_hook import term
+
     options = build_parser().parse_args(argv)
+    # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
+    # the command finishes and keeps its own exit code.
+    stdout, sys.stdout = sys.stdout, term.QuietPipe(sys.stdout)
+    try:
+        return _main(options)
+    finally:
+        sys.stdout.flush()
+        sys.stdout = stdout
+
+
+def _main(options: argparse.Namespace) -> int:
+    from execlease_hook import term
+
     try:
         return run(options)
     except ExecleaseError as e:
-        print(f'execlease {options.command}: {e}', file=sys.stderr)
+        print(term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print(f'execlease {options.command}: interrupted', file=sys.stderr)

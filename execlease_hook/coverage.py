@@ -114,7 +114,7 @@ def _failure_status(message: str) -> str:
 
 
 def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
-    from execlease_hook.fingerprint import fingerprint
+    from execlease_hook.fingerprint import fingerprint, matches
     from execlease_hook.locate import locate
 
     content = source.read(entry.path)
@@ -125,10 +125,10 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
         located = locate(entry, content)
     except CannotRun as e:
         return EntryStatus(entry, _failure_status(str(e)), None, None, str(e))
-    current = fingerprint(located)
+    current = fingerprint(located)      # what a sync records (the current scheme)
     if entry.hash is None:
         status = 'never synced'
-    elif current == entry.hash:
+    elif current == entry.hash or matches(located, entry.hash):     # an older scheme compares in its own
         status = 'unchanged'
     else:
         status = 'changed'

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook import coverage, git, manifest, notes_map
+from execlease_hook import coverage, git, manifest, notes_map, watch
 from execlease_hook.coverage import EntryStatus
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
@@ -23,29 +23,51 @@ def _rel(root: Path, path: Path) -> str:
     return Path(os.path.relpath(path, root)).as_posix()
 
 
-def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str) -> str:
+STATUS_COLOUR = {'unchanged': 'green', 'changed': 'yellow', 'never synced': 'yellow',
+                 'missing': 'red', 'ambiguous': 'red'}
+
+
+def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, quiet: bool = False) -> str:
+    from execlease_hook import term
+
     rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
     widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
     count = f'{len(statuses)} entr' + ('y' if len(statuses) == 1 else 'ies')
     lines = [f'{_rel(m.root, m.path)}  ({count}; model {model_status})']
     for s, row in zip(statuses, rows):
+        if quiet and s.status == 'unchanged':
+            continue
         cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+        cells[3] = term.paint(cells[3], STATUS_COLOUR.get(s.status, 'bold'))
         lines.append('  ' + '  '.join((*cells, row[4])))
         if s.problem:
-            lines.append(f'      {s.problem}')
+            lines.append(term.wrap(f'      {s.problem}'))
     return '\n'.join(lines)
 
 
-def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int]:
+def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int, list[str]]:
+    """The model against its recorded modelHash, and the map between actions and entries:
+    (one word or phrase for the header, exit code, the lines that say what and why)."""
+    from execlease_hook import action_map, model_record
+
     try:
-        current = coverage.model_hash(m, source)
+        view = model_record.read(m, source)
     except CannotRun as e:
-        return f'cannot be hashed: {e}', 2
+        return 'cannot be read', 2, [str(e)]
     if m.coverage.model_hash is None:
-        return 'never synced (no modelHash)', 1
-    if current != m.coverage.model_hash:
-        return 'changed since the sync: run `execlease verify`, then --update-coverage', 1
-    return 'unchanged', 0
+        status, code, lines = 'never synced (no modelHash)', 1, []
+    else:
+        lines = model_record.changes(view, source)
+        status, code = ('unchanged', 0) if not lines else (
+            'changed since the sync: run `execlease verify`, then --update-coverage', 1)
+    mapped = action_map.check(m, view.index, view.actions())
+    problems = [*mapped.problems, *view.mutation_problems()]
+    lines.extend((*problems, *mapped.gaps))
+    if problems:
+        code = 2
+    elif mapped.gaps:
+        code = max(code, 1)
+    return status, code, lines
 
 
 def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.MapRow]:
@@ -64,7 +86,7 @@ def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.Map
 
 def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
     folder = _rel(m.root, m.folder)
-    table = notes_map.render(map_rows(m, statuses), folder)
+    table = notes_map.render(map_rows(m, statuses), folder, [(a.action, a.reason) for a in m.coverage.abstract])
     return notes_map.write_notes(m.folder / 'NOTES.md', table)
 
 
@@ -75,9 +97,13 @@ def run(options: argparse.Namespace) -> int:
         m = manifest.load(path, root)
         source = coverage.WorktreeSource(root)
         statuses = coverage.compare(m, source)
-        model_text, model_code = model_status(m, source)
-        print(listing(m, statuses, model_text))
-        code = max(code, coverage.exit_code(statuses), model_code)
+        model_text, model_code, model_lines = model_status(m, source)
+        watched = watch.check_worktree(m, statuses)
+        print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
+        for line in (*model_lines, *watched.problems, *(u.message() for u in watched.uncovered)):
+            print(f'  {line}')
+        watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
+        code = max(code, coverage.exit_code(statuses), model_code, watch_code)
         if options.write_map:
             notes = _rel(root, m.folder / 'NOTES.md')
             changed = write_map(m, statuses)

@@ -133,3 +133,18 @@ def show(root: Path, commit: str, path: str) -> bytes | None:
 
 def has_commit(root: Path, commit: str) -> bool:
     return _run(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
+
+
+def tracked_files(root: Path, untracked: bool = False) -> list[str]:
+    """Every path in the index; with `untracked`, also the working tree's files git does not
+    ignore (a new file someone has not added yet is still code)."""
+    args = ['ls-files', '-z', '--cached'] + (['--others', '--exclude-standard'] if untracked else [])
+    out = _output(root, *args)
+    return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b'\0') if p))
+
+
+def common_dir(root: Path) -> Path:
+    """git's own folder shared by every worktree (`.git` of the main worktree): nothing a commit
+    carries can be written there."""
+    text = os.fsdecode(_output(root, 'rev-parse', '--git-common-dir')).strip()
+    return (root / text).resolve()

@@ -38,6 +38,7 @@ class Plan:
     model: bool                 # spec or a cfg is staged: compare the model hash
     notes: bool                 # check the NOTES.md table rows of these entries
     full_map: bool              # check the whole table (every entry): --all, manifest or NOTES.md staged
+    watched: tuple[str, ...] = ()  # paths to search for uncovered protocol code (coverage.watch)
 
 
 @dataclass
@@ -67,7 +68,12 @@ def plan(m: Manifest, touched: set[str], check_all: bool) -> Plan:
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
     full_map = everything or f'{prefix}NOTES.md' in touched
-    return Plan(entries, model, full_map or bool(entries), full_map)
+    watched: tuple[str, ...] = ()
+    if m.coverage.watch:
+        from execlease_hook import watch
+
+        watched = tuple(watch.watched(m, git.tracked_files(m.root) if everything else sorted(touched)))
+    return Plan(entries, model, full_map or bool(entries), full_map, watched)
 
 
 def render(m: Manifest, found: Findings, unstaged_manifest: bool = False) -> str:
@@ -111,16 +117,10 @@ def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSou
                 found.add(_changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
 
     if p.model:
-        current = coverage.model_hash(m, source)
-        if current != m.coverage.model_hash:
-            recorded = m.coverage.model_hash or 'none (never synced)'
-            found.add(
-                f'model {folder}: the spec or a config differs from the last verified sync\n'
-                f'  modelHash recorded: {recorded}\n  staged model:       {current}\n'
-                '  the model changed without a verified sync: run `execlease verify`, '
-                'then `execlease verify --update-coverage`',
-                1,
-            )
+        _check_model(m, source, found)
+
+    if p.watched:
+        _check_watch(m, p, statuses, source, found)
 
     if p.notes:
         stale = _stale_map(m, p, statuses, source, notes_path)
@@ -133,6 +133,49 @@ def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSou
                 1,
             )
     return found
+
+
+def _check_model(m: Manifest, source: IndexSource, found: Findings) -> None:
+    """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
+    from execlease_hook import action_map, model_record
+
+    folder = _rel(m.root, m.folder)
+    view = model_record.read(m, source)
+    changed = model_record.changes(view, source)
+    if changed:
+        found.add(
+            f'model {folder}: the spec or a config changed since the last verified sync\n'
+            + ''.join(f'  {line}\n' for line in changed)
+            + '  the model changed without a verified sync: run `execlease verify`, '
+            'then `execlease verify --update-coverage`',
+            1,
+        )
+    mapped = action_map.check(m, view.index, view.actions())
+    for problem in (*mapped.problems, *view.mutation_problems()):
+        found.add(problem, 2)
+    for gap in mapped.gaps:
+        found.add(gap, 1)
+
+
+def _check_watch(
+        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource, found: Findings,
+) -> None:
+    """Staged functions in watched paths that look like protocol code must be covered or ignored."""
+    from execlease_hook import coverage, watch
+
+    known = {s.entry.id for s in statuses}
+    rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
+    result = watch.check(m, source, p.watched, [*statuses, *coverage.compare(m, source, rest)])
+    for problem in result.problems:
+        found.add(problem, 2)
+    if result.uncovered:
+        where = _rel(m.root, m.path)
+        found.add(
+            '\n'.join(u.message() for u in result.uncovered)
+            + f'\n  cover: add an entry to coverage.entries of {where} (path, function, action) and model it;'
+            + '\n  or ignore: add {"path": ..., "function": ..., "reason": ...} to coverage.ignored',
+            1,
+        )
 
 
 def _changed_block(s: EntryStatus, diff: str) -> str:
@@ -275,7 +318,7 @@ def _find_moved(
     from dataclasses import replace
 
     from execlease_hook.errors import CannotRun
-    from execlease_hook.fingerprint import fingerprint
+    from execlease_hook.fingerprint import matches
     from execlease_hook.locate import find_functions, language_for, locate
 
     candidates = [c.path for c in staged if c.status != 'D' and c.path != e.path]
@@ -295,7 +338,7 @@ def _find_moved(
                 hits = [locate(replace(e, path=path), content)]
         except CannotRun:
             continue
-        found.extend((path, h.start_line, fingerprint(h) == e.hash) for h in hits)
+        found.extend((path, h.start_line, e.hash is not None and matches(h, e.hash)) for h in hits)
     return found
 
 
@@ -335,7 +378,8 @@ def _stale_map(
     if p.full_map and len(located) == len(m.coverage.entries):
         extra = sorted(set(rows) - set(located))
         stale.extend(f'`{i}`: a row for an entry the manifest does not have' for i in extra)
-        if not stale and table != notes_map.render(expected_rows, folder):
+        abstract = [(a.action, a.reason) for a in m.coverage.abstract]
+        if not stale and table != notes_map.render(expected_rows, folder, abstract):
             stale.append('the table differs from the generated one (order or header)')
     return stale
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, TypeVar
 
+from execlease_hook import paths
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
 from execlease_hook.models import find_models
@@ -23,8 +24,9 @@ from execlease_hook.models import find_models
 T = TypeVar('T')
 __all__ = ['find_models', 'write_text_atomic']  # re-exported: part of this module's API
 
-HASH_SCHEMES = ('ts1:sha256:',)
+HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')   # ts1 still compares; syncs write ts2
 MODEL_HASH_PREFIX = 'sha256:'
+MODEL_RECORD_SCHEMES = ('tla1',)
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class CoveredEntry:
     function: str | None = None  # qualified name; exactly one of function / region
     region: Region | None = None
     within: str | None = None   # narrows a region to one function (qualified name)
-    hash: str | None = None     # "ts1:sha256:<hex>"; None = never synced
+    hash: str | None = None     # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class Mutation:
     replace: Replace
     violates: str
     timeout: float | None = None
+    within: str | None = None   # the operator the mutation edits: its anchor must be inside it
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,45 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class ModelRecord:
+    """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
+    spec_index); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
+
+    scheme: str                                     # 'tla1'
+    files: Mapping[str, str | Mapping[str, str]]    # cfg -> hex; spec -> {unit key -> hex}
+
+
+@dataclass(frozen=True)
+class AbstractAction:
+    action: str                 # an action of the next-state relation that no code implements
+    reason: str
+
+
+@dataclass(frozen=True)
+class WatchRule:
+    """What protocol code looks like: every function in `paths` that matches must be covered."""
+
+    paths: tuple[str, ...]      # globs relative to the repository root (`**` spans folders)
+    strings: str | None = None  # a regular expression searched in a function's text, comments left out
+    calls: tuple[str, ...] = ()  # callee names: `release` matches `release(...)` and `lease.release(...)`
+    what: str | None = None     # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
+
+
+@dataclass(frozen=True)
+class IgnoredCode:
+    path: str
+    function: str               # qualified name, as in a coverage entry
+    reason: str
+
+
+@dataclass(frozen=True)
 class Coverage:
     sync_commit: str | None
-    model_hash: str | None
+    model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
     entries: tuple[CoveredEntry, ...]
+    abstract: tuple[AbstractAction, ...] = ()
+    watch: tuple[WatchRule, ...] = ()
+    ignored: tuple[IgnoredCode, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,7 +149,7 @@ class Manifest:
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
 _HEX64 = r'[0-9a-f]{64}\Z'
-_ENTRY_HASH = re.compile(r'ts1:sha256:' + _HEX64)
+_ENTRY_HASH = re.compile(r'ts[12]:sha256:' + _HEX64)
 _MODEL_HASH = re.compile(r'sha256:' + _HEX64)
 VERSION = 1
 
@@ -192,20 +230,23 @@ class _Reader:
         return tuple(result)
 
     def repo_path(self, value: object, where: str, base: Path) -> str:
+        # One spelling per path, the one git uses (paths.py): the guard compares strings.
         text = self.string(value, where)
-        if '\\' in text:
-            raise self.fail(where, f'{text!r}: use forward slashes')
-        pure = PurePosixPath(text)
-        if pure.is_absolute():
-            raise self.fail(where, f'{text!r} is absolute; give a path relative to '
-                                   f'{_describe_base(base, self.root)}')
-        if '..' in pure.parts:
-            raise self.fail(where, f'{text!r} leaves its folder with ".."; paths must '
-                                   'stay inside the repository')
-        resolved = (base / pure).resolve()
+        problem = paths.spelling_problem(text)
+        if problem is not None and problem.endswith('is absolute'):
+            problem += f'; give a path relative to {_describe_base(base, self.root)}'
+        if problem is not None:
+            raise self.fail(where, problem)
+        try:
+            resolved = (base / text).resolve()
+        except (OSError, RuntimeError) as e:   # a symlink loop
+            raise self.fail(where, f'{text!r} cannot be resolved ({e}); fix the symlinks on its way') from None
         if not resolved.is_relative_to(self.root.resolve()):
             raise self.fail(where, f'{text!r} resolves to {resolved}, outside the '
                                    f'repository {self.root} (a symlink pointing outside?)')
+        problem = paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
+        if problem is not None:
+            raise self.fail(where, problem)
         return text
 
 
@@ -236,7 +277,7 @@ def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
 
 
 def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
-    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout',))
+    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within'))
     rep = r.obj(d['replace'], f'{at}.replace', ('from', 'to'))
     start = r.string(rep['from'], f'{at}.replace.from')
     if not isinstance(rep['to'], str):
@@ -249,6 +290,7 @@ def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
         replace=Replace(start=start, to=rep['to']),
         violates=r.string(d['violates'], f'{at}.violates'),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+        within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
     )
 
 
@@ -285,7 +327,7 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
         entry_hash = r.string(d['hash'], f'{at}.hash')
         if not _ENTRY_HASH.match(entry_hash):
             raise r.fail(f'{at}.hash', f'{entry_hash!r} has no known scheme; expected '
-                                       '"ts1:sha256:<64 hex>" (leave "hash" out until the '
+                                       '"ts2:sha256:<64 hex>" (or an older "ts1:..."; leave "hash" out until the '
                                        'first sync: execlease verify --update-coverage)')
     return CoveredEntry(
         id=r.string(d['id'], f'{at}.id'),
@@ -298,19 +340,99 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
     )
 
 
+def _model_hash(r: _Reader, raw: object) -> str | ModelRecord | None:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        if not _MODEL_HASH.match(raw):
+            raise r.fail('coverage.modelHash', f'expected a record, "sha256:<64 hex>" or null, got {raw!r}')
+        return raw
+    d = r.obj(raw, 'coverage.modelHash', ('scheme', 'files'))
+    scheme = r.string(d['scheme'], 'coverage.modelHash.scheme')
+    if scheme not in MODEL_RECORD_SCHEMES:
+        raise r.fail('coverage.modelHash.scheme', f'unknown scheme {scheme!r} (this execlease reads '
+                                                  f'{", ".join(MODEL_RECORD_SCHEMES)}); run `execlease '
+                                                  'verify --update-coverage` to record it again')
+    files: dict[str, str | Mapping[str, str]] = {}
+    for name, value in _items(r, d['files'], 'coverage.modelHash.files'):
+        at = f'coverage.modelHash.files.{name}'
+        if isinstance(value, str):
+            files[name] = _hex(r, value, at)
+        else:
+            files[name] = {key: _hex(r, digest, f'{at}.{key}')
+                           for key, digest in _items(r, value, at)}
+    return ModelRecord(scheme, files)
+
+
+def _items(r: _Reader, value: object, where: str) -> list[tuple[str, Any]]:
+    if not isinstance(value, dict):
+        raise r.fail(where, f'expected an object, got {_kind(value)}')
+    return list(value.items())
+
+
+def _hex(r: _Reader, value: object, where: str) -> str:
+    if not isinstance(value, str) or not re.match(_HEX64, value):
+        raise r.fail(where, f'expected 64 hex digits, got {value!r}; run `execlease verify '
+                            '--update-coverage` to record the model again')
+    return value
+
+
 def _coverage(r: _Reader, raw: object) -> Coverage:
-    d = r.obj(raw, 'coverage', ('entries',), ('syncCommit', 'modelHash'))
+    d = r.obj(raw, 'coverage', ('entries',), ('syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
     sync = d.get('syncCommit')
     if sync is not None and (not isinstance(sync, str) or not _HEX40.match(sync)):
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
-    model_hash = d.get('modelHash')
-    if model_hash is not None and (
-            not isinstance(model_hash, str) or not _MODEL_HASH.match(model_hash)
-    ):
-        raise r.fail('coverage.modelHash',
-                     f'expected "sha256:<64 hex>" or null, got {model_hash!r}')
+    model_hash = _model_hash(r, d.get('modelHash'))
     entries = r.items(d['entries'], 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
-    return Coverage(sync_commit=sync, model_hash=model_hash, entries=entries)
+    return Coverage(
+        sync_commit=sync, model_hash=model_hash, entries=entries,
+        abstract=r.items(d.get('abstract', []), 'coverage.abstract', 'action', lambda v, at: _abstract(r, v, at)),
+        watch=tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch'))),
+        ignored=tuple(_ignored(r, v, f'coverage.ignored[{i}]')
+                      for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored'))),
+    )
+
+
+def _abstract(r: _Reader, raw: object, at: str) -> AbstractAction:
+    d = r.obj(raw, at, ('action', 'reason'))
+    return AbstractAction(r.string(d['action'], f'{at}.action'), r.string(d['reason'], f'{at}.reason'))
+
+
+def _watch(r: _Reader, raw: object, at: str) -> WatchRule:
+    d = r.obj(raw, at, ('paths',), ('strings', 'calls', 'what'))
+    if ('strings' in d) == ('calls' in d):
+        raise r.fail(at, 'give exactly one of "strings" (a regular expression) or "calls" (callee names)')
+    paths = tuple(r.repo_path(p, f'{at}.paths[{i}]', r.root) for i, p in enumerate(r.array(d['paths'], f'{at}.paths')))
+    if not paths:
+        raise r.fail(f'{at}.paths', 'name at least one glob (e.g. "app/**")')
+    strings = None
+    if 'strings' in d:
+        strings = r.string(d['strings'], f'{at}.strings')
+        try:
+            re.compile(strings)
+        except re.error as e:
+            raise r.fail(f'{at}.strings', f'not a regular expression: {e}') from None
+    calls = tuple(r.string(c, f'{at}.calls[{i}]') for i, c in enumerate(r.array(d.get('calls', []), f'{at}.calls')))
+    if 'calls' in d and not calls:
+        raise r.fail(f'{at}.calls', 'name at least one callee')
+    what = r.string(d['what'], f'{at}.what') if 'what' in d else None
+    if what is not None:
+        groups = re.compile(strings).groups if strings is not None else 1
+        try:
+            what.format(*(['x'] * (groups + 1)), callee='x')
+        except (IndexError, KeyError, ValueError) as e:
+            raise r.fail(f'{at}.what', f'{what!r} cannot be filled in ({e}); use {{0}} for the match, '
+                                       '{1}, {2}... for its groups, {callee} for the callee') from None
+    return WatchRule(paths=paths, strings=strings, calls=calls, what=what)
+
+
+def _ignored(r: _Reader, raw: object, at: str) -> IgnoredCode:
+    d = r.obj(raw, at, ('path', 'function', 'reason'))
+    return IgnoredCode(
+        path=r.repo_path(d['path'], f'{at}.path', r.root),
+        function=r.string(d['function'], f'{at}.function'),
+        reason=r.string(d['reason'], f'{at}.reason'),
+    )
 
 
 def parse(text: str, path: Path, root: Path) -> Manifest:
@@ -390,11 +512,12 @@ def to_json(m: Manifest) -> dict[str, object]:
         checks.append(item)
     mutations = []
     for mu in m.mutations:
-        item = {
-            'name': mu.name, 'config': mu.config,
+        item = {'name': mu.name, 'config': mu.config}
+        _optional(item, 'within', mu.within, None)
+        item.update({
             'replace': {'from': mu.replace.start, 'to': mu.replace.to},
             'violates': mu.violates,
-        }
+        })
         _optional(item, 'timeout', mu.timeout, None)
         mutations.append(item)
     findings = []
@@ -412,10 +535,39 @@ def to_json(m: Manifest) -> dict[str, object]:
         'findings': findings,
         'coverage': {
             'syncCommit': m.coverage.sync_commit,
-            'modelHash': m.coverage.model_hash,
+            'modelHash': _model_hash_json(m.coverage.model_hash),
             'entries': [_entry_json(e) for e in m.coverage.entries],
+            **_declarations_json(m.coverage),
         },
     }
+
+
+def _declarations_json(c: Coverage) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if c.abstract:
+        out['abstract'] = [{'action': a.action, 'reason': a.reason} for a in c.abstract]
+    if c.watch:
+        rules = []
+        for w in c.watch:
+            rule: dict[str, object] = {'paths': list(w.paths)}
+            if w.strings is not None:
+                rule['strings'] = w.strings
+            if w.calls:
+                rule['calls'] = list(w.calls)
+            if w.what is not None:
+                rule['what'] = w.what
+            rules.append(rule)
+        out['watch'] = rules
+    if c.ignored:
+        out['ignored'] = [{'path': i.path, 'function': i.function, 'reason': i.reason} for i in c.ignored]
+    return out
+
+
+def _model_hash_json(value: str | ModelRecord | None) -> object:
+    if not isinstance(value, ModelRecord):
+        return value
+    files = {name: digest if isinstance(digest, str) else dict(digest) for name, digest in value.files.items()}
+    return {'scheme': value.scheme, 'files': files}
 
 
 def dump(m: Manifest) -> str:

@@ -36,9 +36,17 @@ def render_row(row: MapRow, notes_folder: str) -> str:
     return f'| `{row.action}` | `{row.entry_id}` | [{row.path}:{row.line}]({link}#L{row.line}) |'
 
 
-def render(rows: Sequence[MapRow], notes_folder: str) -> str:
-    """The text between the markers (without them), ending with a newline."""
-    return '\n'.join((*HEADER, *(render_row(r, notes_folder) for r in rows))) + '\n'
+def render_abstract(action: str, reason: str) -> str:
+    """The row of an action no code implements (coverage.abstract): the other side of the map."""
+    cell = ' '.join(reason.split()).replace('|', '\\|')    # one line; a bar would end the cell
+    return f'| `{action}` | abstract | {cell} |'
+
+
+def render(rows: Sequence[MapRow], notes_folder: str, abstract: Sequence[tuple[str, str]] = ()) -> str:
+    """The text between the markers (without them), ending with a newline: a row per entry,
+    then a row per abstract action (action, reason)."""
+    lines = (*HEADER, *(render_row(r, notes_folder) for r in rows), *(render_abstract(a, why) for a, why in abstract))
+    return '\n'.join(lines) + '\n'
 
 
 def _markers(text: str, notes: str) -> tuple[int, int]:

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, tlc, tools
+from execlease_hook import report, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
-from execlease_hook.cache import ResultCache
+from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
 from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
@@ -93,6 +93,10 @@ class PlannedJob:
     problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
 
 
+def _shown(m: Manifest, path: Path) -> str:
+    return path.relative_to(m.root).as_posix() if path.is_relative_to(m.root) else str(path)
+
+
 def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
@@ -100,6 +104,18 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
         (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla')) if p.name != spec_path.name
     )
     cfgs: dict[str, bytes] = {}
+    # Refuse, before anything runs or is read from the cache, a model that may print or stop
+    # the search (spec_scan.py): exit 2 naming the file and line.
+    owners = {c.config: f'check {c.name}' for c in reversed(m.checks)}
+    for mu in () if quick else m.mutations:
+        owners.setdefault(mu.config, f'mutation {mu.name}')
+    for f in () if quick else m.findings:
+        owners.setdefault(f.config, f'finding {f.id}')
+    spec_scan.refuse(
+        [(_shown(m, spec_path.parent / name), text) for name, text in ((spec_path.name, spec_text), *modules)],
+        [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+         for c, owner in owners.items()],
+    )
 
     def job(kind: str, name: str, config: str, text: bytes, deadlock: bool, timeout: float | None,
             expect: str | None) -> TlcJob:
@@ -117,23 +133,25 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     ]
     if quick:
         return planned
+    from execlease_hook import spec_mutation
+
     for mu in m.mutations:
-        anchor = mu.replace.start.encode()
-        count = spec_text.count(anchor) if anchor else 0
-        if count == 1:
-            planned.append(PlannedJob(job(
-                'mutation', mu.name, mu.config, spec_text.replace(anchor, mu.replace.to.encode()),
-                False, mu.timeout, mu.violates,
-            )))
-        else:
-            found = 'does not match' if count == 0 else f'matches {count} times'
+        try:
+            mutated = spec_mutation.apply(spec_text, m.spec, mu)
+        except CannotRun as e:
             planned.append(PlannedJob(
                 job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
-                problem=(
-                    f'mutation {mu.name}: replace.from {found} in {m.spec} (it must match exactly '
-                    f'once); update the mutation\'s "from" text in {m.path.name} to the current spec'
-                ),
+                problem=str(e),
             ))
+            continue
+        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
+        if uses:
+            planned.append(PlannedJob(
+                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
+                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
+            ))
+            continue
+        planned.append(PlannedJob(job('mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates)))
     for f in m.findings:
         planned.append(PlannedJob(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates)))
     return planned
@@ -246,14 +264,34 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
             )
 
 
+def map_results(m: Manifest, r: ModelResult) -> None:
+    """Both directions of the map between the spec's actions and the covered entries, and the
+    protocol code that the watch rules find outside them."""
+    from execlease_hook import action_map, coverage, model_record
+
+    view = model_record.read(m, coverage.WorktreeSource(m.root))
+    mapped = action_map.check(m, view.index, view.actions())
+    r.problems.extend(mapped.problems)
+    r.failures.extend(mapped.gaps)
+    from execlease_hook import watch
+
+    watched = watch.check_worktree(m, r.coverage)
+    r.problems.extend(watched.problems)
+    r.failures.extend(u.message() for u in watched.uncovered)
+
+
 def _notes(m: Manifest, r: ModelResult) -> None:
     from execlease_hook import coverage
 
     if m.coverage.model_hash is not None:
-        current = coverage.model_hash(m, coverage.WorktreeSource(m.root))
-        if current != m.coverage.model_hash:
+        from execlease_hook import model_record
+
+        source = coverage.WorktreeSource(m.root)
+        changed = model_record.changes(model_record.read(m, source), source)
+        if changed:
             r.notes.append(
-                'the model (spec or a cfg) changed since the last sync; once everything holds, '
+                'the model (spec or a cfg) changed since the last sync ('
+                + '; '.join(changed) + '); once everything holds, '
                 'run execlease verify --update-coverage to record it',
             )
     recorded = {c.name: c.states for c in m.checks}
@@ -280,6 +318,7 @@ def verify_model(
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
     coverage_results(m, r)
+    map_results(m, r)
     _notes(m, r)
     return r
 
@@ -308,11 +347,20 @@ def update_coverage(r: ModelResult) -> None:
     entries = []
     for s in r.coverage:
         if s.current != s.entry.hash:
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}')
+            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
+            why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
+            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
         entries.append(dataclasses.replace(s.entry, hash=s.current))
-    model_hash = coverage.model_hash(m, source)
+    from execlease_hook import model_record
+
+    view = model_record.read(m, source)
+    model_hash = model_record.record(view)
     if model_hash != m.coverage.model_hash:
-        r.moved.append(f'modelHash: {m.coverage.model_hash or "none"} -> {model_hash}')
+        if isinstance(m.coverage.model_hash, str):
+            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
+        else:
+            changed = model_record.changes(view, source) if m.coverage.model_hash is not None else []
+        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     if head != m.coverage.sync_commit:
         r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
     distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
@@ -367,10 +415,15 @@ def _print(*lines: str) -> None:
         print(line, flush=True)
 
 
-def print_model(r: ModelResult) -> None:
+def print_model(r: ModelResult, verbosity: int = 0) -> None:
+    from execlease_hook import term
+
     m = r.manifest
     _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
-    _print(*('  ' + line for line in report.summary_table(r.jobs)))
+    if verbosity >= 0:
+        _print(*('  ' + line for line in report.summary_table(r.jobs)))
+    if verbosity > 0:
+        _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
         counts: dict[str, int] = {}
         for s in r.coverage:
@@ -391,14 +444,14 @@ def print_model(r: ModelResult) -> None:
             _print('', f'{label} ({j.job.config}): could not run')
             _print(*report.error_details(j.verdict))
     for note in r.notes:
-        _print(f'note: {note}')
+        _print(term.wrap(f'note: {note}'))
     if r.moved:
-        _print('', 'coverage updated in ' + str(m.path) + ':')
-        _print(*(f'  {line}' for line in r.moved))
+        _print('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')
+        _print(*(term.wrap(f'  {line}') for line in r.moved))
     for f in r.failures:
-        _print(f'DID NOT HOLD: {f}')
+        _print(term.wrap(f'DID NOT HOLD: {f}'))
     for p in r.problems:
-        _print(f'COULD NOT RUN: {p}')
+        _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
 def _progress(result: JobResult) -> None:
@@ -444,22 +497,26 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
 
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    from execlease_hook import term
+
+    verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     root = git.repo_root()
     manifests = [manifest_mod.load(p, root) for p in manifest_mod.find_models(root, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
-    _print(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... ({t.jar.source}); '
-           f'Java {t.java.major} ({t.java.path})')
-    cache = ResultCache(tools.cache_dir(root) / 'cache', enabled=not options.no_cache)
+    if verbosity >= 0:
+        _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+                         f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
+    cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress)
+        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
         if options.update_coverage:
             update_coverage(r)
         results.append(r)
-        print_model(r)
+        print_model(r, verbosity)
     code = exit_code(results)
     if json_path is not None:
         data = results_json(results, t, code)
@@ -472,5 +529,5 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
         result += ' (--quick: checks and coverage only; mutations and findings were not run)'
-    _print('', result)
+    _print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code

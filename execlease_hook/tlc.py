@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,7 +167,7 @@ class TlcJob:
     def cache_key(self, jar_sha256: str, java_major: int) -> str:
         h = hashlib.sha256()
         parts: list[bytes] = [
-            b'execlease-tlc-1', jar_sha256.encode(), str(java_major).encode(),
+            b'execlease-tlc-2', jar_sha256.encode(), str(java_major).encode(),
             Path(self.spec).name.encode(), self.spec_text, self.config_name.encode(),
             self.config_text, '\0'.join(self.tlc_flags()).encode(),
         ]
@@ -207,12 +207,37 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 _MARKER = re.compile(rb'@!@!@STARTMSG (\d+):(\d+) @!@!@\n?|@!@!@ENDMSG (\d+) @!@!@\n?')
 
 
+def _outside_strings(prefix: bytes) -> bool:
+    """True unless `prefix` (a line up to a marker) ends inside a TLA+ string literal.
+
+    TLC prints every value a spec computes in TLA+ syntax, strings quoted with `\\"`, `\\n` and
+    `\\\\` escaped, so a string never spans lines; a marker inside one is the spec's text, not
+    TLC's framing (a state variable holding "@!@!@STARTMSG 2110:1 @!@!@..." must not read as a
+    violation message)."""
+    inside = escaped = False
+    for byte in prefix:
+        if escaped:
+            escaped = False
+        elif inside and byte == 0x5C:       # backslash
+            escaped = True
+        elif byte == 0x22:                  # double quote
+            inside = not inside
+    return not inside
+
+
+def _markers(output: bytes) -> Iterator[re.Match[bytes]]:
+    for match in _MARKER.finditer(output):
+        line_start = output.rfind(b'\n', 0, match.start()) + 1
+        if _outside_strings(output[line_start:match.start()]):
+            yield match
+
+
 def parse_messages(output: bytes) -> list[Message]:
     """Every -tool message, nested ones included (TLC nests e.g. 2179 inside 1000)."""
     messages: list[Message] = []
     stack: list[tuple[int, int, list[bytes]]] = []
     pos = 0
-    for match in _MARKER.finditer(output):
+    for match in _markers(output):
         if stack:
             stack[-1][2].append(output[pos:match.start()])
         pos = match.end()
@@ -281,11 +306,15 @@ def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
 
 
 _NUMBER = r'([\d,]+)'
-_STATS = re.compile(_NUMBER + r' states generated, ' + _NUMBER + r' distinct states found')
-_DEPTH = re.compile(r'depth of the complete state graph search is ' + _NUMBER)
-_INVARIANT_NAME = re.compile(r'Invariant (\S+) is violated')
-_ACTION_NAME = re.compile(r'Action property (\S+) is violated')
-_ASSUMPTION = re.compile(r'Assumption (.*?) is false')
+# Each message body must start with TLC's own words (the markers are TLC's, see _markers).
+_STATS = re.compile(
+    r'\s*' + _NUMBER + r' states generated, ' + _NUMBER + r' distinct states found'
+    r'(?:, ' + _NUMBER + r' states left on queue)?')
+_DEPTH = re.compile(r'\s*The depth of the complete state graph search is ' + _NUMBER)
+_INVARIANT_NAME = re.compile(r'\s*Invariant (\S+) is violated')
+_ACTION_NAME = re.compile(r'\s*Action property (\S+) is violated')
+_ASSUMPTION = re.compile(r'\s*Assumption (.*?) is false')
+_COMPLETED = re.compile(r'\s*Model checking completed\. No error has been found\.')
 
 
 def _int(text: str) -> int:
@@ -325,15 +354,17 @@ def classify(
         exit_code: int, output: bytes, seconds: float, config_text: str = '',
 ) -> Verdict:
     messages = parse_messages(output)
-    codes = {m.code for m in messages}
     out_of_memory = any(sign in output for sign in OUT_OF_MEMORY)
     text_lines = output.decode('utf-8', 'replace').splitlines()
     tail = last_lines(output)
-    states = distinct = depth = None
-    for m in messages:
-        if m.code == STATS and (found := _STATS.search(m.text)):
+    states = distinct = depth = left = None
+    stats = [m for m in messages if m.code == STATS]
+    for m in stats:
+        if found := _STATS.match(m.text):
             states, distinct = _int(found.group(1)), _int(found.group(2))
-        elif m.code == DEPTH and (found := _DEPTH.search(m.text)):
+            left = None if found.group(3) is None else _int(found.group(3))
+    for m in messages:
+        if m.code == DEPTH and (found := _DEPTH.match(m.text)):
             depth = _int(found.group(1))
 
     def error(reason: str) -> Verdict:
@@ -351,12 +382,22 @@ def classify(
 
     violations = [m for m in messages if m.code in VIOLATION_CODES]
     if exit_code == EXIT_OK:
+        # A pass is TLC saying so once, and a search that emptied its queue: TLCSet("exit", ...)
+        # also ends TLC with exit 0 and "No error has been found", with states left unexplored.
         if violations:
             return error('TLC exited 0 but reported a violation')
-        if NO_ERROR not in codes:
-            return error('TLC exited 0 without its "No error has been found" message')
-        if distinct is None:
-            return error('TLC passed but printed no state counts')
+        completed = [m for m in messages if m.code == NO_ERROR]
+        if len(completed) != 1 or not _COMPLETED.match(completed[0].text):
+            return error(
+                'TLC exited 0 without its "No error has been found" message' if not completed
+                else f'TLC exited 0 with {len(completed)} completion messages (one expected)')
+        if len(stats) != 1 or distinct is None:
+            return error('TLC passed but printed no state counts' if not stats
+                         else f'TLC passed but printed {len(stats)} final state counts (one expected)')
+        if left != 0:
+            return error(
+                f'TLC stopped with {left if left is not None else "an unknown number of"} states '
+                'left on its queue: the search did not complete, so this is not a pass')
         return Verdict('passed', seconds, exit_code, states, distinct, depth)
     if exit_code in EXIT_VIOLATION:
         kind = EXIT_VIOLATION[exit_code]
@@ -364,16 +405,20 @@ def classify(
         if kinds != {kind}:
             found_kinds = ', '.join(sorted(kinds)) or 'no violation message'
             return error(f'TLC exit code {exit_code} means {kind}, but its messages say {found_kinds}')
+        if len(violations) != 1:
+            # TLC stops at the first violation (no -continue): more than one means some were
+            # not TLC's, so none can be trusted to name the property.
+            return error(f'TLC reported {len(violations)} violations where it stops at the first')
         first = violations[0]
         name: str | None = None
         trace = parse_trace(messages)
         if first.code in (INVARIANT, INVARIANT_INITIAL):
-            found = _INVARIANT_NAME.search(first.text)
+            found = _INVARIANT_NAME.match(first.text)
             name = found.group(1) if found else None
             if first.code == INVARIANT_INITIAL:
                 trace = (TraceStep(1, 'Initial predicate', '', parse_state(first.text.partition('\n')[2])),)
         elif first.code == ACTION_PROPERTY:
-            found = _ACTION_NAME.search(first.text)
+            found = _ACTION_NAME.match(first.text)
             name = found.group(1) if found else None
         elif first.code == TEMPORAL:
             # TLC does not name the temporal property; when the cfg lists one, it is that one.
@@ -382,7 +427,7 @@ def classify(
         elif first.code == DEADLOCK:
             name = 'deadlock'
         elif first.code == ASSUMPTION:
-            found = _ASSUMPTION.search(first.text)
+            found = _ASSUMPTION.match(first.text)
             name = found.group(1) if found else None
         if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
             return error(f'TLC reported a {kind} violation without a trace')
@@ -465,6 +510,14 @@ def _execute(job: TlcJob, folder: Path) -> _Run:
 
 
 def run_job(job: TlcJob) -> Verdict:
+    from execlease_hook import spec_scan
+
+    # The last gate before TLC, whoever built the job: a spec that may print or stop the search
+    # never runs (the suite refuses it earlier, naming the file and line).
+    uses = spec_scan.scan_job_files(
+        ((Path(job.spec).name, job.spec_text), *job.modules), ((job.config_name, job.config_text),))
+    if uses:
+        return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
     folder = Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
     started = time.monotonic()
     try:

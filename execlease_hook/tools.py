@@ -352,10 +352,12 @@ def _resolve_in(folder: Path) -> ToolJar:
             else:
                 placed = _install(offline, folder)
                 # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
-                print(
+                from execlease_hook import term
+
+                print(term.wrap(
                     'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
-                    + '; '.join(problems), file=sys.stderr,
-                )
+                    + '; '.join(problems), term.width(sys.stderr),
+                ), file=sys.stderr)
                 return ToolJar(placed, file_sha256(placed), 'offline', True)
         raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + HOW_TO_GET_TOOLS)
 

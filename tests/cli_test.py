@@ -71,3 +71,47 @@ def test_python_dash_m_runs_the_cli():
     assert proc.returncode == 0
     for command in ('guard', 'verify', 'coverage', 'tools'):
         assert command in proc.stdout
+
+
+def test_version(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as e:
+        cli.main(['--version'])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f'execlease {metadata.version("execlease")}\n'
+
+
+@pytest.mark.parametrize('command', (None, *cli.COMMANDS))
+def test_help_has_an_example_and_exit_codes_within_80_columns(monkeypatch, capsys, command):
+    monkeypatch.setenv('COLUMNS', '80')
+    with pytest.raises(SystemExit) as e:
+        cli.main([command, '--help'] if command else ['--help'])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert 'example' in out and 'exit codes' in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    if command is not None:
+        assert f'\n  execlease {command}' in out   # the example runs this command
+
+
+def test_quiet_coverage_lists_only_what_is_not_unchanged(covered_repo, capsys):
+    text = covered_repo.read('app/lease.py').replace('expires_at < ?', 'expires_at <= ?')
+    covered_repo.write('app/lease.py', text)
+    assert cli.main(['coverage', '-q']) == 1
+    out = capsys.readouterr().out
+    assert 'claim-lease' in out and 'renew' not in out and 'replay-decision' not in out
+    assert cli.main(['coverage']) == 1
+    out = capsys.readouterr().out
+    assert 'claim-lease' in out and 'renew' in out and 'replay-decision' in out
+
+
+def test_verbose_guard_says_what_it_checked(covered_repo, capsys):
+    assert cli.main(['guard', '-v']) == 0
+    assert capsys.readouterr().out == 'execlease guard: nothing a model governs is part of this commit\n'
+    covered_repo.write('app/lease.py', covered_repo.read('app/lease.py') + '\n# a comment\n')
+    covered_repo.add('app/lease.py')
+    assert cli.main(['guard', '-v']) == 0
+    assert 'verification/lease/manifest.json: 3 staged entries unchanged' in capsys.readouterr().out
+    assert cli.main(['guard']) == 0
+    assert capsys.readouterr().out == ''

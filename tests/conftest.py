@@ -19,6 +19,14 @@ AUTHOR = {
 }
 
 
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages are asserted by their words, not by where the terminal breaks them: every test
+    sees a wide terminal (COLUMNS, which children such as pre-commit's hooks inherit). The tests
+    of wrapping itself (term_test.py) set their own width."""
+    monkeypatch.setenv('COLUMNS', '1000')
+
+
 def git_env() -> dict[str, str]:
     """The environment for a child git in tests: no inherited GIT_* variables, fixed identity."""
     env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')}
@@ -114,6 +122,18 @@ def begin_step(db, step_id):
     # replay-decision: end
     return 'run'
 '''
+# The model of LEASE_PY: every action Next uses is covered by an entry below.
+LEASE_TLA = '''\
+---- MODULE Lease ----
+VARIABLE x
+Init == x = 0
+\\* the claim: a new generation
+Claim == x' = x + 1
+Renew == x' = x
+BeginStep == x' = x
+Next == Claim \\/ Renew \\/ BeginStep
+====
+'''
 MODEL_DIR = 'verification/lease'
 MANIFEST = f'{MODEL_DIR}/manifest.json'
 NOTES = f'{MODEL_DIR}/NOTES.md'
@@ -153,7 +173,7 @@ def sync_coverage(root: Path) -> None:
     working tree's fingerprints, the model hash and HEAD, and regenerate the NOTES.md table."""
     from dataclasses import replace
 
-    from execlease_hook import coverage, coverage_cmd, git, manifest
+    from execlease_hook import coverage, coverage_cmd, git, manifest, model_record
 
     path = root / MANIFEST
     m = manifest.load(path, root)
@@ -162,7 +182,7 @@ def sync_coverage(root: Path) -> None:
     entries = tuple(replace(s.entry, hash=s.current) for s in statuses)
     m = replace(m, coverage=replace(
         m.coverage, entries=entries, sync_commit=git.head(root),
-        model_hash=coverage.model_hash(m, source),
+        model_hash=model_record.record(model_record.read(m, source)),
     ))
     manifest.write(path, m)
     if (root / NOTES).exists():
@@ -174,7 +194,7 @@ def covered_repo(git_repo: GitRepo) -> GitRepo:
     """git_repo with app/lease.py covered by verification/lease/manifest.json, synced and committed."""
     git_repo.write('app/lease.py', LEASE_PY)
     git_repo.write('app/other.py', 'def unrelated():\n    return 1\n')
-    git_repo.write(f'{MODEL_DIR}/Lease.tla', '---- MODULE Lease ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\n====\n')
+    git_repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA)
     git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
     git_repo.write(MANIFEST, manifest_json())
     git_repo.write(NOTES, NOTES_MD)

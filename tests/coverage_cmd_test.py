@@ -128,7 +128,8 @@ def test_no_model_found(git_repo, capsys):
 @pytest.mark.parametrize(
     ('entries', 'first_line', 'code'),
     (
-        pytest.param([], f'{MANIFEST}  (0 entries; model unchanged)', 0, id='empty'),
+        # Nothing covers the spec's actions: each is a gap (exit 1) until covered or declared abstract.
+        pytest.param([], f'{MANIFEST}  (0 entries; model unchanged)', 1, id='empty'),
         pytest.param([{'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'}],
                      f'{MANIFEST}  (1 entry; model unchanged)', 1, id='one-never-synced'),
         pytest.param([{'id': 'x', 'path': 'no/such/file.py', 'function': 'f', 'action': 'A'}],
@@ -143,3 +144,6 @@ def test_entry_count_and_small_manifests(covered_repo, capsys, entries, first_li
     assert (got, out.splitlines()[0]) == (code, first_line)
     if code == 2:
         assert 'no/such/file.py: no such file in the working tree' in out
+        assert "coverage.entries[0] (x): action 'A' is not defined in Lease.tla" in out
+    if not entries:
+        assert 'action Claim (Lease.tla:5) has no covered code and is not declared abstract' in out

@@ -4,19 +4,21 @@ import re
 
 import pytest
 
-from execlease_hook.fingerprint import SCHEME, fingerprint
+from execlease_hook.fingerprint import SCHEME, SCHEMES, fingerprint, matches
 from execlease_hook.locate import find_functions, locate
 from execlease_hook.manifest import CoveredEntry, Region
 
 
-def function_fingerprint(path: str, source: str, qualname: str) -> str:
+def function_fingerprint(path: str, source: str, qualname: str, scheme: str = SCHEME) -> str:
     (located,) = find_functions(path, source.encode(), qualname)
-    return fingerprint(located)
+    return fingerprint(located, scheme)
 
 
-def region_fingerprint(path: str, source: str, start: str, end: str, within: str | None = None) -> str:
+def region_fingerprint(
+        path: str, source: str, start: str, end: str, within: str | None = None, scheme: str = SCHEME,
+) -> str:
     entry = CoveredEntry(id='r', path=path, action='A', region=Region(start, end), within=within)
-    return fingerprint(locate(entry, source.encode()))
+    return fingerprint(locate(entry, source.encode()), scheme)
 
 
 PY = '''\
@@ -173,8 +175,6 @@ CHANGED = (
      JAVA.replace('"expired"', '"\\t \\n"')),
     ('java-sql-string', 'A.java', 'Lease.renew', JAVA, JAVA.replace('WHERE id', 'WHERE  id')),
     ('rust-operator', 'a.rs', 'Lease.renew', RUST, RUST.replace('now + 30', 'now.saturating_add(30)')),
-    ('rust-raw-string', 'a.rs', 'Lease.renew', RUST.replace('"UPDATE', 'r#"UPDATE').replace('?",', '?"#,'),
-     RUST.replace('"UPDATE', 'r##"UPDATE').replace('?",', '?"##,')),
     ('rust-string', 'a.rs', 'Lease.renew', RUST, RUST.replace('SET until', 'SET since')),
     ('rust-attribute-added', 'a.rs', 'Lease.renew', RUST, RUST.replace('    pub fn', '    #[inline]\n    pub fn')),
     ('tsx-jsx-text', 'a.tsx', 'Badge', TSX, TSX.replace(' until\n', ' expires\n')),
@@ -184,42 +184,83 @@ CHANGED = (
 )
 
 
+# Both schemes: ts1 (still compared for recorded ts1 hashes) and ts2 (what syncs record).
+# What ts2 adds is in tests/fingerprint_ts2_*_test.py.
+@pytest.mark.parametrize('scheme', SCHEMES)
 @pytest.mark.parametrize(('path', 'qualname', 'original', 'edited'), [r[1:] for r in SAME], ids=[r[0] for r in SAME])
-def test_fingerprint_ignores_formatting_and_comments(path, qualname, original, edited):
+def test_fingerprint_ignores_formatting_and_comments(path, qualname, original, edited, scheme):
     assert edited != original
-    assert function_fingerprint(path, edited, qualname) == function_fingerprint(path, original, qualname)
+    assert function_fingerprint(path, edited, qualname, scheme) == function_fingerprint(path, original, qualname, scheme)
 
 
+@pytest.mark.parametrize('scheme', SCHEMES)
 @pytest.mark.parametrize(
     ('path', 'qualname', 'original', 'edited'), [r[1:] for r in CHANGED], ids=[r[0] for r in CHANGED],
 )
-def test_fingerprint_sees_every_other_change(path, qualname, original, edited):
-    assert function_fingerprint(path, edited, qualname) != function_fingerprint(path, original, qualname)
+def test_fingerprint_sees_every_other_change(path, qualname, original, edited, scheme):
+    assert function_fingerprint(path, edited, qualname, scheme) != function_fingerprint(path, original, qualname, scheme)
 
 
-def test_fingerprint_format():
-    value = function_fingerprint('a.py', PY, 'renew')
-    assert SCHEME == 'ts1'
-    assert re.fullmatch(r'ts1:sha256:[0-9a-f]{64}', value)
+def test_ts1_sees_the_spelling_of_a_raw_string():
+    # ts1 hashes spelling; ts2 hashes the value (tests/fingerprint_ts2_rust_test.py).
+    one = RUST.replace('"UPDATE', 'r#"UPDATE').replace('?",', '?"#,')
+    two = RUST.replace('"UPDATE', 'r##"UPDATE').replace('?",', '?"##,')
+    assert function_fingerprint('a.rs', one, 'Lease.renew', 'ts1') != function_fingerprint('a.rs', two, 'Lease.renew', 'ts1')
+    assert function_fingerprint('a.rs', one, 'Lease.renew', 'ts2') == function_fingerprint('a.rs', two, 'Lease.renew', 'ts2')
 
 
-def test_fingerprint_does_not_depend_on_position_or_file():
+@pytest.mark.parametrize('scheme', SCHEMES)
+def test_fingerprint_format(scheme):
+    value = function_fingerprint('a.py', PY, 'renew', scheme)
+    assert re.fullmatch(scheme + r':sha256:[0-9a-f]{64}', value)
+    assert SCHEME == 'ts2'
+    assert function_fingerprint('a.py', PY, 'renew') == function_fingerprint('a.py', PY, 'renew', 'ts2')
+
+
+def test_unknown_scheme_is_an_error():
+    (located,) = find_functions('a.py', PY.encode(), 'renew')
+    with pytest.raises(ValueError, match="unknown fingerprint scheme 'ts9'"):
+        fingerprint(located, 'ts9')
+    assert not matches(located, 'ts9:sha256:' + '0' * 64)
+
+
+MIGRATION = (
+    # (id, original, edited, ts1 hash of the original still matches the edited code?)
+    ('unchanged', PY, PY, True),
+    ('reindented', PY, reindent(PY, '    ', '  '), True),
+    ('quotes-changed', PY, PY.replace("'expired'", '"expired"'), False),   # ts1 sees the spelling
+    ('logic-changed', PY, PY.replace('now + 30', 'now - 30'), False),
+)
+
+
+@pytest.mark.parametrize(('original', 'edited', 'still'), [r[1:] for r in MIGRATION], ids=[r[0] for r in MIGRATION])
+def test_a_recorded_ts1_hash_is_compared_as_ts1(original, edited, still):
+    recorded = function_fingerprint('a.py', original, 'renew', 'ts1')
+    (located,) = find_functions('a.py', edited.encode(), 'renew')
+    assert matches(located, recorded) is still
+
+
+@pytest.mark.parametrize('scheme', SCHEMES)
+def test_fingerprint_does_not_depend_on_position_or_file(scheme):
     # The guard recognises a function that moved unchanged by its fingerprint.
     moved = 'from x import y\n\n\nclass Other:\n    pass\n\n\n' + PY.replace('import db\n', '') + '\n\ndef tail():\n    pass\n'
     (here,) = find_functions('src/a.py', PY.encode(), 'renew')
     (there,) = find_functions('lib/b.py', moved.encode(), 'renew')
     assert here.start_line != there.start_line
-    assert fingerprint(here) == fingerprint(there)
+    assert fingerprint(here, scheme) == fingerprint(there, scheme)
 
 
-def test_fingerprint_same_when_the_whole_function_moves_into_a_class():
+def test_ts1_same_when_the_whole_function_moves_into_a_class():
+    # ts2 counts the class header as the method's context (tests/fingerprint_ts2_python_test.py).
     nested = 'class K:\n' + indent_all(PY.replace('import db\n', ''), '    ')
-    assert function_fingerprint('a.py', nested, 'K.renew') == function_fingerprint('a.py', PY, 'renew')
+    assert function_fingerprint('a.py', nested, 'K.renew', 'ts1') == function_fingerprint('a.py', PY, 'renew', 'ts1')
+    assert function_fingerprint('a.py', nested, 'K.renew', 'ts2') != function_fingerprint('a.py', PY, 'renew', 'ts2')
 
 
-def test_fingerprint_of_different_languages_with_the_same_tree_text_is_stable():
+@pytest.mark.parametrize('scheme', SCHEMES)
+def test_fingerprint_of_different_languages_with_the_same_tree_text_is_stable(scheme):
     js = 'function f(a) {\n  return a + 1;\n}\n'
-    assert function_fingerprint('a.js', js, 'f') == function_fingerprint('b.mjs', '\n\n' + js, 'f')
+    assert function_fingerprint('a.js', js, 'f', scheme) == function_fingerprint('b.mjs', '\n\n' + js, 'f', scheme)
 
 
 REGION_PY = dict(start='if lease.expired(now):', end='lease.until = now + 30')
@@ -246,16 +287,18 @@ REGION_CHANGED = (
 @pytest.mark.parametrize(
     ('path', 'original', 'edited', 'anchors'), [r[1:] for r in REGION_SAME], ids=[r[0] for r in REGION_SAME],
 )
-def test_region_fingerprint_ignores_formatting_and_comments(path, original, edited, anchors):
+@pytest.mark.parametrize('scheme', SCHEMES)
+def test_region_fingerprint_ignores_formatting_and_comments(path, original, edited, anchors, scheme):
     assert edited != original
-    assert region_fingerprint(path, edited, **anchors) == region_fingerprint(path, original, **anchors)
+    assert region_fingerprint(path, edited, **anchors, scheme=scheme) == region_fingerprint(path, original, **anchors, scheme=scheme)
 
 
 @pytest.mark.parametrize(
     ('path', 'original', 'edited', 'anchors'), [r[1:] for r in REGION_CHANGED], ids=[r[0] for r in REGION_CHANGED],
 )
-def test_region_fingerprint_sees_every_other_change(path, original, edited, anchors):
-    assert region_fingerprint(path, edited, **anchors) != region_fingerprint(path, original, **anchors)
+@pytest.mark.parametrize('scheme', SCHEMES)
+def test_region_fingerprint_sees_every_other_change(path, original, edited, anchors, scheme):
+    assert region_fingerprint(path, edited, **anchors, scheme=scheme) != region_fingerprint(path, original, **anchors, scheme=scheme)
 
 
 def test_region_fingerprint_does_not_depend_on_the_enclosing_code():
@@ -267,11 +310,28 @@ def test_region_fingerprint_does_not_depend_on_the_enclosing_code():
     assert region_fingerprint('a.py', top_level, **REGION_PY) == region_fingerprint('a.py', PY, **REGION_PY)
 
 
-def test_region_fingerprint_covers_anchors_that_split_a_token():
-    source = 'def f():\n    return compute(alpha, beta)\n'
-    edited = source.replace('alpha', 'alphb')
-    anchors = dict(start='pute(al', end='ta)')
-    assert region_fingerprint('a.py', edited, **anchors) != region_fingerprint('a.py', source, **anchors)
+SPLIT_TOKEN = (
+    # (id, path, source, edited, anchors): each anchor ends or starts inside a token
+    ('py-to-inside-identifier', 'a.py', 'def f(rows):\n    x = 1\n    return rows\n',
+     'def f(rows):\n    x = 1\n    return rowz\n', dict(start='x = 1', end='return row')),
+    ('py-from-inside-identifier', 'a.py', 'def f():\n    return compute(alpha, beta)\n',
+     'def f():\n    return compute(alphb, beta)\n', dict(start='pute(al', end='ta)')),
+    ('py-to-inside-string', 'a.py', "def f(db):\n    db.run('UPDATE t SET a = 1')\n",
+     "def f(db):\n    db.run('UPDATE t SET a = 2')\n", dict(start='db.run', end="'UPDATE t")),
+    ('ts-to-inside-number', 'a.ts', 'function f() {\n  g();\n  return 100;\n}\n',
+     'function f() {\n  g();\n  return 1000;\n}\n', dict(start='g();', end='return 10')),
+    ('go-to-inside-raw-string', 'a.go', 'package a\n\nfunc F() {\n\tg(`a\nb`)\n}\n',
+     'package a\n\nfunc F() {\n\tg(`a\nc`)\n}\n', dict(start='g(', end='`a')),
+)
+
+
+@pytest.mark.parametrize('scheme', SCHEMES)
+@pytest.mark.parametrize(
+    ('path', 'source', 'edited', 'anchors'), [r[1:] for r in SPLIT_TOKEN], ids=[r[0] for r in SPLIT_TOKEN],
+)
+def test_region_anchors_split_no_token(path, source, edited, anchors, scheme):
+    # An anchor inside a token covers the whole token: an edit past the anchor is still seen.
+    assert region_fingerprint(path, edited, **anchors, scheme=scheme) != region_fingerprint(path, source, **anchors, scheme=scheme)
 
 
 BROKEN = '''\
@@ -282,18 +342,21 @@ def renew(lease, now):
 '''
 
 
-def test_syntax_error_hashes_deterministically_and_still_sees_edits():
-    first = function_fingerprint('a.py', BROKEN, 'renew')
-    assert function_fingerprint('a.py', '\n\n' + BROKEN, 'renew') == first
-    assert function_fingerprint('a.py', BROKEN.replace('now + 30', 'now - 30'), 'renew') != first
-    assert function_fingerprint('a.py', BROKEN.replace("'expired'", "'gone'"), 'renew') != first
+@pytest.mark.parametrize('scheme', SCHEMES)
+def test_syntax_error_hashes_deterministically_and_still_sees_edits(scheme):
+    first = function_fingerprint('a.py', BROKEN, 'renew', scheme)
+    assert function_fingerprint('a.py', '\n\n' + BROKEN, 'renew', scheme) == first
+    assert function_fingerprint('a.py', BROKEN.replace('now + 30', 'now - 30'), 'renew', scheme) != first
+    assert function_fingerprint('a.py', BROKEN.replace("'expired'", "'gone'"), 'renew', scheme) != first
+    assert function_fingerprint('a.py', BROKEN.replace("'expired'", '"expired"'), 'renew', scheme) != first
     fixed = BROKEN.replace('expired(now)\n', 'expired(now):\n')
-    assert function_fingerprint('a.py', fixed, 'renew') != first
+    assert function_fingerprint('a.py', fixed, 'renew', scheme) != first
 
 
-def test_syntax_error_region_keeps_its_indentation():
+@pytest.mark.parametrize('scheme', SCHEMES)
+def test_syntax_error_region_keeps_its_indentation(scheme):
     # The grammar cannot build blocks inside an ERROR node; its raw text (whitespace included)
     # is hashed so that dedenting a statement there is still a change.
     broken = BROKEN.replace('    lease.until', '        lease.until') + '    return lease\n'
     dedented = broken.replace('        lease.until', '    lease.until')
-    assert function_fingerprint('a.py', dedented, 'renew') != function_fingerprint('a.py', broken, 'renew')
+    assert function_fingerprint('a.py', dedented, 'renew', scheme) != function_fingerprint('a.py', broken, 'renew', scheme)

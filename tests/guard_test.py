@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import LEASE_PY, MANIFEST, MODEL_DIR, NOTES, manifest_json
+from conftest import LEASE_PY, LEASE_TLA, MANIFEST, MODEL_DIR, NOTES, manifest_json, sync_coverage
 from execlease_hook import cli
 from execlease_hook import guard_check
 
@@ -124,25 +124,61 @@ def test_ambiguous_function_cannot_run(covered_repo, capsys):
 
 
 @pytest.mark.parametrize(
-    ('rel', 'text'),
+    ('rel', 'text', 'named'),
     (
-        pytest.param(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\nINVARIANT Inv\n', id='cfg'),
+        pytest.param(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\nINVARIANT Inv\n',
+                     'config Lease.cfg changed its meaning since the sync', id='cfg'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace("Claim == x' = x + 1", "Claim == x' = x + 2"),
+                     'action Claim changed (Lease.tla:5) since the sync', id='action'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('Init == x = 0', 'Init == x = 1'),
+                     'definition Init changed (Lease.tla:3) since the sync', id='definition'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('VARIABLE x', 'VARIABLES x, y'),
+                     'VARIABLES changed (Lease.tla:2) since the sync', id='declaration'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('====', 'Inv == x >= 0\n===='),
+                     'definition Inv added (Lease.tla:9) since the sync', id='added'),
         pytest.param(f'{MODEL_DIR}/Lease.tla',
-                     "---- MODULE Lease ----\nVARIABLE x\nInit == x = 1\nNext == x' = x\n====\n", id='spec'),
+                     LEASE_TLA.replace("BeginStep == x' = x", "BeginStep ==\n    /\\ x' = x\n    /\\ TRUE"),
+                     'action BeginStep changed (Lease.tla:7-9) since the sync', id='bullets'),
     ),
 )
-def test_model_changed_without_sync_blocks(covered_repo, capsys, rel, text):
+def test_model_changed_without_sync_blocks(covered_repo, capsys, rel, text, named):
     stage(covered_repo, rel, text)
     code, out = run_guard(capsys, rel)
-    assert code == 1
+    assert code == 1, out
+    assert f'model {MODEL_DIR}: the spec or a config changed since the last verified sync\n  {named}\n' in out
     assert 'the model changed without a verified sync: run `execlease verify`, ' \
            'then `execlease verify --update-coverage`' in out
 
 
-def test_model_whitespace_is_a_change_too(covered_repo, capsys):
-    # The model hash is over bytes: TLC reads the text, so any edit needs a verified sync.
-    stage(covered_repo, f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT  Next\n')
-    assert run_guard(capsys)[0] == 1
+@pytest.mark.parametrize(
+    ('rel', 'text'),
+    (
+        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('the claim: a new generation', 'claim: next gen'),
+                     id='comment-reworded'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace("Renew == x' = x", "Renew ==  x'  =  x  (* same *)"),
+                     id='spacing-and-block-comment'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace("Next == Claim", "Next ==\n    Claim"),
+                     id='line-wrapped'),
+        pytest.param(f'{MODEL_DIR}/Lease.tla', 'notes before the module\n' + LEASE_TLA + 'and after it\n',
+                     id='text-outside-the-module'),
+        pytest.param(f'{MODEL_DIR}/Lease.cfg', '\\* the main check\nINIT  Init\n(* next *) NEXT Next\n', id='cfg-comments'),
+        pytest.param(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n\n\n', id='cfg-blank-lines'),
+    ),
+)
+def test_comment_and_layout_edits_of_the_model_pass(covered_repo, capsys, rel, text):
+    # TLC reads the same model: no verified sync is needed (its result cache keys on bytes).
+    stage(covered_repo, rel, text)
+    assert run_guard(capsys, rel) == (0, '')
+
+
+def test_cfg_singular_and_plural_keywords_mean_the_same(covered_repo, capsys):
+    stage(covered_repo, f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\nINVARIANT Inv\n')
+    covered_repo.commit('an invariant')
+    sync_coverage(covered_repo.path)
+    covered_repo.add(MANIFEST, NOTES)
+    covered_repo.commit('sync')
+    stage(covered_repo, f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\nINVARIANTS\n    Inv\n')
+    assert run_guard(capsys) == (0, '')
 
 
 def test_stale_notes_map_blocks_until_rewritten(covered_repo, capsys):
@@ -199,15 +235,15 @@ def test_files_mode_without_staged_changes(covered_repo, capsys):
 
 def test_first_commit_on_unborn_branch(git_repo, capsys):
     git_repo.write('app/lease.py', LEASE_PY)
-    git_repo.write(f'{MODEL_DIR}/Lease.tla', '---- MODULE Lease ----\n====\n')
-    git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\n')
+    git_repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA)
+    git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
     git_repo.write(MANIFEST, manifest_json())
     git_repo.add('.')
     code, out = run_guard(capsys)
     assert code == 1
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code never synced' in out
     assert '(no diff: the manifest has no coverage.syncCommit yet)' in out
-    assert 'modelHash recorded: none (never synced)' in out
+    assert 'never synced (no coverage.modelHash yet)' in out
 
 
 def test_sync_commit_absent_from_clone(covered_repo, capsys):
@@ -308,8 +344,6 @@ def test_deleted_model_config_cannot_run(covered_repo, capsys):
 def test_unstaged_sync_of_the_manifest_does_not_pass(covered_repo, capsys):
     # `execlease verify --update-coverage` rewrote manifest.json, but only the code is staged:
     # the commit would record the change with the old hashes. The staged manifest is judged.
-    from conftest import sync_coverage
-
     stage(covered_repo, 'app/lease.py', BODY_EDIT)
     sync_coverage(covered_repo.path)
     assert covered_repo.git('diff', '--name-only').split() == [MANIFEST]

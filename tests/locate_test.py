@@ -282,10 +282,13 @@ def test_grammars_load_lazily():
         'print(loaded())',
     ))
     out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ['[]', 'ts1:', "['tree_sitter', 'tree_sitter_go']"]
+    assert out.splitlines() == ['[]', 'ts2:', "['tree_sitter', 'tree_sitter_go']"]
 
 
 INLINE = (
+    ('a.js', "const handlers = {\n  'start': function () {\n    return 1;\n  },\n};\n", 'handlers.start', 2, 4),
+    ('a.js', "const handlers = {\n  'stop'() {\n    return 1;\n  },\n};\n", 'handlers.stop', 2, 4),
+    ('a.ts', "const o = {\n  'in': {\n    deep: () => 1,\n  },\n};\n", 'o.in.deep', 3, 3),
     ('a.py', 'class Lease:\n    @property\n    def owner(self):\n        return self._owner\n', 'Lease.owner', 2, 4),
     ('a.ts', 'class Lease {\n  set owner(v: string) {\n    this._o = v;\n  }\n}\n', 'Lease.owner', 2, 4),
     ('a.ts', 'export const lease = {\n  renew: async (id: string) => {\n    return id;\n  },\n};\n',
@@ -304,3 +307,25 @@ INLINE = (
 def test_locate_more_shapes(path, source, qualname, start_line, end_line):
     located = locate(function_entry(path, qualname), source.encode())
     assert (located.start_line, located.end_line) == (start_line, end_line)
+
+
+WHOLE_TOKENS = (
+    # (id, path, source, from, to, the region's text): an anchor inside a token takes the whole token
+    ('to-inside-identifier', 'a.py', 'def f(rows):\n    x = 1\n    return rows\n', 'x = 1', 'return row',
+     'x = 1\n    return rows'),
+    ('from-inside-identifier', 'a.py', 'def f():\n    return compute(alpha)\n', 'pute(', 'alpha)', 'compute(alpha)'),
+    ('to-inside-string', 'a.py', "def f(db):\n    db.run('UPDATE t SET a = 1')\n", 'db.run', "'UPDATE",
+     "db.run('UPDATE t SET a = 1'"),
+    ('from-inside-comment', 'a.py', 'def f():\n    # region: begin\n    g()\n', 'region: begin', 'g()',
+     '# region: begin\n    g()'),
+    ('on-token-boundaries', 'a.ts', 'function f() {\n  g();\n  return 100;\n}\n', 'g();', 'return 100',
+     'g();\n  return 100'),
+)
+
+
+@pytest.mark.parametrize(
+    ('path', 'source', 'start', 'end', 'text'), [r[1:] for r in WHOLE_TOKENS], ids=[r[0] for r in WHOLE_TOKENS],
+)
+def test_region_anchors_are_extended_to_whole_tokens(path, source, start, end, text):
+    located = locate(region_entry(path, start, end), source.encode())
+    assert located.text == text

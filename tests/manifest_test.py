@@ -92,7 +92,25 @@ def test_load_good(tmp_path):
         ('mutations.0.violates', DELETE, "mutations[0]: missing key 'violates'"),
         ('findings.0.config', '/etc/F2.cfg', 'findings[0].config: \'/etc/F2.cfg\' is absolute'),
         ('coverage.syncCommit', 'HEAD', 'coverage.syncCommit: expected a 40-hex commit id'),
-        ('coverage.modelHash', 'md5:1', 'coverage.modelHash: expected "sha256:<64 hex>"'),
+        ('coverage.modelHash', 'md5:1', 'coverage.modelHash: expected a record, "sha256:<64 hex>" or null'),
+        ('coverage.modelHash', {'scheme': 'tla9', 'files': {}}, "coverage.modelHash.scheme: unknown scheme 'tla9'"),
+        ('coverage.modelHash', {'scheme': 'tla1'}, "coverage.modelHash: missing key 'files'"),
+        ('coverage.modelHash', {'scheme': 'tla1', 'files': {'Spec.cfg': 'x'}},
+         'coverage.modelHash.files.Spec.cfg: expected 64 hex digits'),
+        ('coverage.modelHash', {'scheme': 'tla1', 'files': {'Spec.tla': {'Next': 7}}},
+         'coverage.modelHash.files.Spec.tla.Next: expected 64 hex digits'),
+        ('coverage.abstract', [{'action': 'Expire'}], "coverage.abstract[0]: missing key 'reason'"),
+        ('coverage.abstract', [{'action': 'Expire', 'reason': ''}], 'coverage.abstract[0].reason: must not be empty'),
+        ('coverage.abstract', [{'action': 'E', 'reason': 'r'}, {'action': 'E', 'reason': 's'}],
+         "coverage.abstract[1].action: duplicate action 'E'"),
+        ('coverage.watch', [{'paths': ['src/**']}], 'coverage.watch[0]: give exactly one of "strings"'),
+        ('coverage.watch', [{'paths': [], 'strings': 'x'}], 'coverage.watch[0].paths: name at least one glob'),
+        ('coverage.watch', [{'paths': ['../x/**'], 'strings': 'x'}], "coverage.watch[0].paths[0]: '../x/**' leaves"),
+        ('coverage.watch', [{'paths': ['src/**'], 'strings': '(UPDATE'}],
+         'coverage.watch[0].strings: not a regular expression'),
+        ('coverage.watch', [{'paths': ['src/**'], 'calls': []}], 'coverage.watch[0].calls: name at least one callee'),
+        ('coverage.watch', [{'paths': ['src/**'], 'calls': ['f'], 'regex': 'x'}], "coverage.watch[0].regex: unknown key"),
+        ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f'}], "coverage.ignored[0]: missing key 'reason'"),
         ('coverage.entries.0.hash', 'sha1:abc', 'coverage.entries[0].hash: \'sha1:abc\' has no known scheme'),
         ('coverage.entries.0.path', '../outside.py', 'coverage.entries[0].path: \'../outside.py\' leaves its folder'),
         ('coverage.entries.0.path', '/abs/x.py', 'coverage.entries[0].path: \'/abs/x.py\' is absolute'),
@@ -164,6 +182,37 @@ def test_unreadable_manifest(tmp_path, content, expected):
 def test_missing_manifest(tmp_path):
     with pytest.raises(CannotRun, match='no such manifest'):
         manifest.load(tmp_path / 'manifest.json', tmp_path)
+
+
+RECORD = {'scheme': 'tla1', 'files': {'Spec.cfg': 'c' * 64, 'Spec.tla': {'Init': 'd' * 64, 'Next': 'e' * 64}}}
+DECLARATIONS = {
+    'abstract': [{'action': 'Expire', 'reason': 'time passing'}],
+    'watch': [{'paths': ['src/**'], 'strings': r'\bUPDATE\s+lease\b', 'what': 'writes lease'},
+              {'paths': ['src/*.go', 'lib/**'], 'calls': ['release', 'db.Exec']}],
+    'ignored': [{'path': 'src/admin.py', 'function': 'reset', 'reason': 'tests only'}],
+}
+
+
+@pytest.mark.parametrize(
+    'coverage',
+    (
+        pytest.param({}, id='string-model-hash'),
+        pytest.param({'modelHash': RECORD}, id='record-model-hash'),
+        pytest.param(DECLARATIONS, id='abstract-watch-ignored'),
+    ),
+)
+def test_dump_round_trip_of_coverage_forms(tmp_path, coverage):
+    data = copy.deepcopy(GOOD)
+    data['coverage'].update(coverage)
+    path = write_manifest(tmp_path, data)
+    m = manifest.load(path, tmp_path)
+    assert json.loads(manifest.dump(m)) == data
+    if 'watch' in coverage:
+        assert m.coverage.abstract == (manifest.AbstractAction('Expire', 'time passing'),)
+        assert m.coverage.watch[1] == manifest.WatchRule(paths=('src/*.go', 'lib/**'), calls=('release', 'db.Exec'))
+        assert m.coverage.ignored[0].function == 'reset'
+    if 'modelHash' in coverage:
+        assert m.coverage.model_hash == manifest.ModelRecord('tla1', RECORD['files'])
 
 
 def test_dump_round_trip_is_stable(tmp_path):

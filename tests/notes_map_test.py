@@ -80,3 +80,10 @@ def test_write_notes_cannot_write_leaves_the_file(tmp_path, monkeypatch):
         notes_map.write_notes(notes, notes_map.render(ROWS, '.'))
     assert notes.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ['NOTES.md']
+
+
+def test_abstract_actions_follow_the_entries():
+    table = notes_map.render(ROWS, 'verification/lease', [('Expire', 'time passing:\n  the lease | ends')])
+    assert table.splitlines()[-1] == '| `Expire` | abstract | time passing: the lease \\| ends |'
+    assert table.splitlines()[-2].startswith('| `Renew` | `renew` |')
+    assert set(notes_map.table_rows(table)) == {'claim-lease', 'renew'}   # entry rows only

@@ -65,6 +65,8 @@ def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entrie
         'coverage': {'syncCommit': coverage.get('sync'), 'modelHash': coverage.get('model_hash'),
                      'entries': list(entries)},
     }
+    if not entries:  # a test about TLC alone: no code implements the actions
+        data['coverage']['abstract'] = [{'action': a, 'reason': 'no code in this test'} for a in ('Inc', 'Flip')]
     path = folder / 'manifest.json'
     path.write_text(json.dumps(data, indent=2) + '\n')
     return path
@@ -230,7 +232,7 @@ def test_cache_hit_no_cache_and_corrupt_entry(git_repo, capsys):
     assert set(cached_column(capsys.readouterr().out).values()) == {'no'}
     assert cli.main(['verify']) == 0
     assert cached_column(capsys.readouterr().out) == {'main': 'yes', 'caught': 'yes', 'F1': 'yes'}
-    entries = sorted((git_repo.path / '.tmp/tla/cache').glob('*.json'))
+    entries = sorted((git_repo.path / '.git/execlease/cache').glob('*.json'))
     assert len(entries) == 3
     entries[0].write_text('{"format": 1, "key": "tru')
     assert cli.main(['verify']) == 0
@@ -253,8 +255,9 @@ def test_two_runs_at_once_on_an_empty_cache(git_repo):
     assert [p.returncode for p in procs] == [0, 0], outs
     folder = git_repo.path / '.tmp/tla'
     assert tools.file_sha256(folder / 'tla2tools.jar') in tools.KNOWN_JARS
-    assert not list(folder.glob('*.part')) and not list((folder / 'cache').glob('.*.tmp'))
-    assert len(list((folder / 'cache').glob('*.json'))) == 3
+    results = git_repo.path / '.git/execlease/cache'
+    assert not list(folder.glob('*.part')) and not list(results.glob('.*.tmp'))
+    assert len(list(results.glob('*.json'))) == 3
 
 
 # --- coverage and --update-coverage --------------------------------------------------------------
@@ -283,8 +286,9 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     assert 'check main states: none -> 8' in out
     after = json.loads(path.read_text())
     assert after['coverage']['syncCommit'] == head
-    assert after['coverage']['modelHash'].startswith('sha256:')
-    assert all(e['hash'].startswith('ts1:sha256:') for e in after['coverage']['entries'])
+    assert after['coverage']['modelHash']['scheme'] == 'tla1'
+    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'pass.cfg', 'findings/F1.cfg'}
+    assert all(e['hash'].startswith('ts2:sha256:') for e in after['coverage']['entries'])
     assert after['checks'] == [{**MAIN, 'states': 8}]
     # Everything else is exactly as it was.
     for key in ('spec', 'mutations', 'findings'):
@@ -293,13 +297,18 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     assert strip == before['coverage']['entries']
     assert cli.main(['verify']) == 0
     assert 'note:' not in capsys.readouterr().out
-    # A model edit is a note for verify (the guard is the one that blocks it).
+    # A comment is no change of the model; a definition's edit is a note for verify (the guard is
+    # the one that blocks it).
     spec = git_repo.path / MODEL / 'Counter.tla'
-    spec.write_text(spec.read_text() + '\\* a comment\n')
+    spec.write_text(spec.read_text().replace('====', '\\* a comment\n===='))
     assert cli.main(['verify', '--quick']) == 0
-    assert 'note: the model (spec or a cfg) changed since the last sync' in capsys.readouterr().out
+    assert 'note:' not in capsys.readouterr().out
+    spec.write_text(spec.read_text().replace('YIsOne == y = 1', 'YIsOne == y = 1 /\\ x >= 0'))
+    assert cli.main(['verify', '--quick']) == 0
+    assert ('note: the model (spec or a cfg) changed since the last sync (definition YIsOne changed '
+            '(Counter.tla:26) since the sync)') in capsys.readouterr().out
     assert cli.main(['verify', '--update-coverage']) == 0
-    assert 'modelHash: sha256:' in capsys.readouterr().out
+    assert 'modelHash: definition YIsOne changed (Counter.tla:26) since the sync' in capsys.readouterr().out
     # A second update with nothing moved rewrites nothing.
     text = path.read_text()
     assert cli.main(['verify', '--update-coverage']) == 0
@@ -378,7 +387,7 @@ def test_json_into_a_missing_folder_exits_2_before_running(git_repo, tmp_path, c
 
 def test_an_unwritable_result_cache_costs_speed_only(git_repo, capsys):
     write_model(git_repo, entries=())
-    git_repo.write('.tmp/tla/cache', 'a file where the cache folder should be')
+    git_repo.write('.git/execlease/cache', 'a file where the cache folder should be')
     assert cli.main(['verify', '--quick']) == 0
     out = capsys.readouterr().out
     assert 'note: results were not cached: cannot write' in out and 'make ' in out

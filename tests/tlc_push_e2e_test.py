@@ -79,7 +79,7 @@ def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
         'mutations': [MUTATION],
         'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [
             {'id': 'increment', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
-        ]},
+        ], 'abstract': [{'action': 'Reset', 'reason': 'a person resets the counter by hand'}]},
     }, indent=2) + '\n')
     git_repo.write('.gitignore', '.tmp/\n')
     git_repo.add('.')

@@ -5,6 +5,7 @@ import os
 import random
 import time
 
+from examples.agent_runtime import trace
 from examples.agent_runtime.lease import Lease
 from examples.agent_runtime.steps import Policy
 
@@ -29,6 +30,7 @@ def append_effect(
         os.fsync(fd)
     finally:
         os.close(fd)
+    trace.effect(lease.turn_id, step_key, lease.generation, policy)
     return f'{step_key} by {lease.run_id} generation {lease.generation}'
 
 

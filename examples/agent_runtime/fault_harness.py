@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from examples.agent_runtime import schema
+from examples.agent_runtime import trace
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXED_POLICIES = {'send_email': 'never', 'search': 'always'}
@@ -92,6 +93,8 @@ class FaultSettings:
     effect_stop: tuple[float, float] = (1.2, 2.5)
     deadline_s: float = 60.0
     mutation: str | None = None
+    # set: the workers record their trace (trace.py), exported here as NDJSON at the end
+    trace_dir: Path | None = None
 
 
 class EffectLine(NamedTuple):
@@ -242,6 +245,8 @@ class _Harness:
         self.write_policies()
         conn = schema.connect(str(self.db))
         schema.create(conn)
+        if self.settings.trace_dir is not None:
+            trace.install(conn)
         schema.add_turns(conn, sorted(turns))
         return conn
 
@@ -260,6 +265,9 @@ class _Harness:
             '--effect-delay', str(self.settings.effect_delay),
         )
         env = {**os.environ, 'PYTHONPATH': str(REPO_ROOT)}
+        env.pop(trace.ENV, None)
+        if self.settings.trace_dir is not None:
+            env[trace.ENV] = '1'
         if self.settings.mutation is None:
             argv: tuple[str, ...] = (sys.executable, '-m', 'examples.agent_runtime.worker', *args)
             env.pop(MUTATION_ENV, None)
@@ -440,6 +448,8 @@ class _Harness:
                     worker.proc.wait()
         self.check(conn)
         conn.close()
+        if self.settings.trace_dir is not None:
+            trace.export(str(self.db), self.settings.trace_dir)
         self.report.wall_s = time.monotonic() - started
         return self.report
 

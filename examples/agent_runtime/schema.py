@@ -5,6 +5,8 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from examples.agent_runtime import trace
+
 # The database's clock is the only clock: seconds since the epoch, evaluated by SQLite.
 # SQLite 3.40 has no unixepoch('subsec'); julianday('now') has millisecond precision.
 # Within one statement (its triggers included) 'now' is one fixed value, so a write's
@@ -85,7 +87,10 @@ END;
 def connect(path: str) -> sqlite3.Connection:
     # isolation_level=None: no implicit transactions; every operation opens its own
     # BEGIN IMMEDIATE through `immediate` below.
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    # factory: a plain connection, or one that records the trace when tracing is on.
+    conn = sqlite3.connect(
+        path, timeout=BUSY_TIMEOUT_S, isolation_level=None, factory=trace.connection_class(),
+    )
     conn.row_factory = sqlite3.Row
     conn.execute(f'PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}')
     conn.execute('PRAGMA journal_mode = WAL')

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -10,6 +11,7 @@ from typing import Literal
 from typing import NamedTuple
 
 from examples.agent_runtime import schema
+from examples.agent_runtime import trace
 from examples.agent_runtime.effects import append_effect
 from examples.agent_runtime.effects import read_policy
 from examples.agent_runtime.lease import Lease
@@ -154,13 +156,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help='an effect takes up to this many seconds')
     parser.add_argument('--init', action='store_true',
                         help='create the tables and the plan\'s turns first')
+    parser.add_argument('--trace', action='store_true',
+                        help=f'record the trace in the database (also: {trace.ENV}=1)')
     options = parser.parse_args(argv)
+    tracing = options.trace or os.environ.get(trace.ENV) == '1'
+    if tracing:
+        trace.enable(options.run_id, options.db)
 
     with open(options.plan) as f:
         plan: dict[str, list[str]] = json.load(f)['turns']
     if options.init:
         conn = schema.connect(options.db)
         schema.create(conn)
+        if tracing:
+            trace.install(conn)
         schema.add_turns(conn, sorted(plan))
         conn.close()
     config = WorkerConfig(

@@ -50,10 +50,46 @@ def locate(entry: CoveredEntry, source: bytes) -> Located:
         scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
     start, end = find_region(entry, source, scope)
     root = parse(language, source).root_node
+    start, end = whole_tokens(root, start, end)
     covering = root.descendant_for_byte_range(start, end)
     if covering is None or covering.start_byte > start or covering.end_byte < end:
         covering = root     # the fingerprint must see every byte of the region
     return _at(entry.id, entry.path, source, start, end, (covering,))
+
+
+# Literals whose pieces are separate nodes: an anchor inside one takes in the whole literal.
+_LITERALS = frozenset({
+    'string', 'concatenated_string', 'string_literal', 'template_string', 'interpreted_string_literal',
+    'raw_string_literal', 'char_literal', 'character_literal', 'rune_literal', 'regex',
+})
+
+
+def whole_tokens(root: tree_sitter.Node, start: int, end: int) -> tuple[int, int]:
+    """[start, end) widened so that no token (or string literal) is cut: an anchor that ends
+    inside `rows` covers all of `rows`, so an edit to the part of a token beyond the anchor
+    is still seen."""
+    if end > start:
+        first = _token_at(root, start)
+        last = _token_at(root, end - 1)
+        if first is not None:
+            start = min(start, first.start_byte)
+        if last is not None:
+            end = max(end, last.end_byte)
+    return start, end
+
+
+def _token_at(root: tree_sitter.Node, at: int) -> tree_sitter.Node | None:
+    """The token holding byte `at` (the outermost literal around it, if any); None in whitespace."""
+    node = root.descendant_for_byte_range(at, at + 1)
+    if node is None:
+        return None
+    found = node if node.child_count == 0 else None
+    parent: tree_sitter.Node | None = node
+    while parent is not None:
+        if parent.type in _LITERALS:
+            found = parent
+        parent = parent.parent
+    return found
 
 
 def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:

@@ -17,7 +17,7 @@ from execlease_hook.locate.definition import Definition, ancestors, leading, nam
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-NAME_TYPES = frozenset({'identifier', 'property_identifier', 'private_property_identifier'})
+NAME_TYPES = frozenset({'identifier', 'property_identifier', 'private_property_identifier', 'string_fragment'})
 _FUNCTION_VALUES = frozenset({'arrow_function', 'function_expression', 'function', 'generator_function'})
 _NAMED_SCOPES = frozenset({
     'function_declaration', 'generator_function_declaration', 'method_definition',
@@ -30,21 +30,26 @@ _DECORATORS = frozenset({'decorator'})
 
 
 def named_definition(name: Node) -> Definition | None:
+    if name.type == 'string_fragment':     # a quoted key: `'start': function () {}`, `'stop'() {}`
+        quoted = name.parent
+        if quoted is None or quoted.type != 'string' or quoted.named_child_count != 1:
+            return None
+        name = quoted
     found = _definition_node(name)
     if found is None:
         return None
     node, nodes = found
-    parts = [text(name)]
+    parts = [_key(name)]
     for scope in ancestors(node):
         if scope.type in _NAMELESS:
             holder = _holder(scope)
             if holder is None:
                 return None
-            parts.append(text(holder))
+            parts.append(_key(holder))
         elif scope.type in _NAMED_SCOPES or scope.type in _FIELDS:
-            parts.append(text(_name(scope)))
+            parts.append(_key(_name(scope)))
         elif scope.type in ('variable_declarator', 'pair') and _holds_function(scope):
-            parts.append(text(_name(scope)))
+            parts.append(_key(_name(scope)))
     return Definition('.'.join(reversed(parts)), nodes)
 
 
@@ -68,6 +73,13 @@ def _definition_node(name: Node) -> tuple[Node, tuple[Node, ...]] | None:
     return None
 
 
+def _key(node: Node | None) -> str:
+    """A name as written, or a quoted key without its quotes (prettier adds and removes them)."""
+    if node is not None and node.type == 'string':
+        return text(node)[1:-1]
+    return text(node)
+
+
 def _name(node: Node) -> Node | None:
     for field in ('name', 'property', 'key'):
         child = node.child_by_field_name(field)
@@ -89,6 +101,6 @@ def _holder(nameless: Node) -> Node | None:
     if parent is None or parent.type not in ('variable_declarator', 'pair'):
         return None
     value, name = parent.child_by_field_name('value'), _name(parent)
-    if value != child or name is None or name.type not in NAME_TYPES:
+    if value != child or name is None or (name.type not in NAME_TYPES and name.type != 'string'):
         return None
     return name

@@ -1,4 +1,5 @@
-"""Fingerprint scheme ts1: sha256 over a located entry's syntax tree.
+"""Fingerprint scheme ts1 (kept so that recorded ts1 hashes still compare): sha256 over a
+located entry's syntax tree, every token's text included.
 
 What goes in, in document order: every node's kind (named, anonymous, missing or error) as
 an open and a close marker, so nesting is part of the hash (in Python, indenting a statement
@@ -16,6 +17,7 @@ Nothing outside the entry (its position, its file, its indentation level) takes 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
@@ -35,14 +37,16 @@ _Item = Union[bytes, tuple['Node', bool]]
 
 def fingerprint(located: Located) -> str:
     digest = hashlib.sha256()
-    for part in _serialize(located):
+    for part in serialize(located.nodes, located.start_byte, located.end_byte, located.text.encode('utf-8')):
         digest.update(part)
     return f'{SCHEME}:sha256:{digest.hexdigest()}'
 
 
-def _serialize(located: Located) -> list[bytes]:
-    start, end = located.start_byte, located.end_byte
-    chunk = located.text.encode('utf-8')     # == source[start:end]
+def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list[bytes]:
+    """The hashed parts of `nodes` clipped to bytes [start, end); `chunk` is source[start:end].
+
+    ts2 uses it for the inside of syntax errors, which both schemes hash verbatim.
+    """
 
     def clip(a: int, b: int) -> bytes:
         low, high = max(a, start), min(b, end)
@@ -51,7 +55,7 @@ def _serialize(located: Located) -> list[bytes]:
         return text.replace(b'\r\n', b'\n') if b'\r' in text else text
 
     out: list[bytes] = []
-    stack: list[_Item] = [(node, False) for node in reversed(located.nodes)]
+    stack: list[_Item] = [(node, False) for node in reversed(nodes)]
     while stack:
         item = stack.pop()
         if isinstance(item, bytes):

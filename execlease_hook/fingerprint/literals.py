@@ -1,0 +1,170 @@
+"""Literal values as each language reads them: escapes decoded, numbers by value.
+
+Every decoder takes the literal's source text between its delimiters (CRLF already read as LF)
+and returns the value the compiler builds from it. An escape a language does not define is kept
+as written, so a decoder never merges two spellings the language tells apart.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_SIMPLE = {
+    'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
+    '\\': '\\', "'": "'", '"': '"', '`': '`', '$': '$', 's': ' ', '0': '\0', '\n': '',
+}
+
+
+def _escapes(pattern: str, simple: str, octal: bool, others_as_is: bool = False) -> Callable[[str], str]:
+    regex = re.compile(pattern, re.S)
+    table = {k: v for k, v in _SIMPLE.items() if k in simple}
+
+    def replace(match: re.Match[str]) -> str:
+        body = match.group(1)
+        head = body[0]
+        if head in table and len(body) == 1:
+            return table[head]
+        if head == 'x' or (head in 'uU' and body[1:2] != '{'):
+            return chr(int(body.lstrip('uU')[1:] if head == 'x' else body.lstrip('uU'), 16))
+        if head == 'u':     # \u{...}
+            return chr(int(body[2:-1], 16))
+        if head == 'N':
+            import unicodedata
+            try:
+                return unicodedata.lookup(body[2:-1])
+            except KeyError:
+                return match.group(0)
+        if octal and head in '01234567':
+            return chr(int(body, 8))
+        return body if others_as_is else match.group(0)
+
+    def decode(text: str) -> str:
+        return regex.sub(replace, text) if '\\' in text else text
+    return decode
+
+
+# Python: str literals; bytes literals have no \N, \u, \U.
+python_str = _escapes(r'\\(N\{[^}]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)',
+                      'abfnrtv\\\'"\n', octal=True)
+python_bytes = _escapes(r'\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)', 'abfnrtv\\\'"\n', octal=True)
+# JavaScript / TypeScript: any other escaped character stands for itself.
+_js = _escapes(r'\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|0(?![0-9])|[0-7]{1,3}|.)',
+               'bfnrtv0\\\'"`$\n', octal=True, others_as_is=True)
+_JS_LINE_CONTINUATION = re.compile('\\\\(\u2028|\u2029)')
+
+
+def javascript(text: str) -> str:
+    if '\\' not in text:
+        return text
+    return _join_surrogates(_js(_JS_LINE_CONTINUATION.sub('', text)))
+
+
+# Go: \x and octal escapes are single bytes, so Go values are bytes.
+_GO = re.compile(r'\\(U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{3}|.)', re.S)
+_GO_SIMPLE = {'a': b'\a', 'b': b'\b', 'f': b'\f', 'n': b'\n', 'r': b'\r', 't': b'\t', 'v': b'\v',
+              '\\': b'\\', "'": b"'", '"': b'"'}
+
+
+def go(text: str) -> bytes:
+    if '\\' not in text:
+        return text.encode('utf-8')
+    out = bytearray()
+    at = 0
+    for match in _GO.finditer(text):
+        out += text[at:match.start()].encode('utf-8')
+        at = match.end()
+        body = match.group(1)
+        if body in _GO_SIMPLE:
+            out += _GO_SIMPLE[body]
+        elif body[0] == 'x':
+            out.append(int(body[1:], 16))
+        elif body[0] in '01234567' and len(body) == 3:
+            out.append(int(body, 8) & 0xff)
+        elif body[0] in 'uU':
+            out += chr(int(body[1:], 16)).encode('utf-8', 'surrogatepass')
+        else:
+            out += match.group(0).encode('utf-8')
+    out += text[at:].encode('utf-8')
+    return bytes(out)
+
+
+# Rust: `\` at the end of a line skips the line break and the next line's leading whitespace.
+_RUST_CONTINUATION = re.compile(r'\\\n[ \t\n\r]*')
+_rust = _escapes(r'\\(u\{[0-9a-fA-F_]+\}|x[0-9a-fA-F]{2}|.)', 'nrt0\\\'"', octal=False)
+
+
+def rust(text: str) -> str:
+    if '\\' not in text:
+        return text
+    return _rust(_RUST_CONTINUATION.sub('', text))
+
+
+# Java (string literals and text blocks; \uXXXX is read before lexing, \s is a space).
+_java = _escapes(r'\\(u+[0-9a-fA-F]{4}|[0-3][0-7]{2}|[0-7]{1,2}|.)', 'bstnfr\\\'"\n', octal=True)
+
+
+def java(text: str) -> str:
+    return _java(text)
+
+
+def java_text_block(content: str) -> str:
+    """A text block's value: the content after the opening line, incidental whitespace stripped
+    (the common indentation of the non-blank lines and of the closing line), trailing spaces
+    removed from every line, then escapes read."""
+    lines = content.split('\n')
+    significant = [line for line in lines[:-1] if line.strip(' \t\f')] + [lines[-1]]
+    indent = min(len(line) - len(line.lstrip(' \t\f')) for line in significant)
+    stripped = [line[indent:].rstrip(' \t\f') if line.strip(' \t\f') else '' for line in lines]
+    return java('\n'.join(stripped))
+
+
+def _join_surrogates(value: str) -> str:
+    """JavaScript strings are UTF-16: `\\uD83D\\uDE00` is the same string as the emoji."""
+    if not any('\ud800' <= c <= '\udfff' for c in value):
+        return value
+    return value.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass')
+
+
+def encode(value: str) -> bytes:
+    return value.encode('utf-8', 'surrogatepass')
+
+
+# Numbers --------------------------------------------------------------------------------------
+
+def python_number(text: str) -> str | None:
+    text = text.replace('_', '')
+    try:
+        if text[-1] in 'jJ':
+            return repr(complex(0, float(text[:-1])))
+        if text[:2].lower() in ('0x', '0o', '0b') or not any(c in text for c in '.eE'):
+            return f'i{int(text, 0)}'
+        return f'f{float(text)!r}'
+    except ValueError:
+        return None
+
+
+def javascript_number(text: str) -> str | None:
+    text = text.replace('_', '')
+    try:
+        if text.endswith('n'):
+            return f'n{int(text[:-1], 0)}'
+        low = text.lower()
+        if low[:2] in ('0x', '0o', '0b'):
+            return f'f{float(int(low, 0))!r}'
+        if len(text) > 1 and text[0] == '0' and text.isdigit():     # legacy octal (or decimal with 8/9)
+            return f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
+        return f'f{float(text)!r}'
+    except ValueError:
+        return None
+
+
+def go_number(text: str, kind: str) -> str | None:
+    text = text.replace('_', '')
+    if kind == 'int_literal':
+        try:
+            if len(text) > 1 and text[0] == '0' and text[1].isdigit():
+                return f'i{int(text, 8)}'
+            return f'i{int(text, 0)}'
+        except ValueError:
+            return None
+    return f'{kind[0]}{text.lower()}'

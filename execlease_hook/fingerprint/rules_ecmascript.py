@@ -1,0 +1,265 @@
+"""ts2 rules for JavaScript, TypeScript and TSX (what prettier may change, and what it may not)."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from execlease_hook.fingerprint import literals
+from execlease_hook.fingerprint.ts2 import (
+    Item, field, leaf, marker, named, text, trailing_comma, unwrap_single, value,
+)
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_KEY_OWNERS = frozenset({
+    'pair', 'pair_pattern', 'method_definition', 'method_signature', 'abstract_method_signature',
+    'public_field_definition', 'field_definition', 'property_signature',
+})
+_IDENTIFIER = re.compile(r'[A-Za-z_$][A-Za-z0-9_$]*\Z')
+_DECLARATIONS = frozenset({
+    'lexical_declaration', 'function_declaration', 'generator_function_declaration', 'class_declaration',
+    'abstract_class_declaration', 'interface_declaration', 'type_alias_declaration', 'enum_declaration',
+    'using_declaration',
+})
+_BODY_OWNERS = frozenset({
+    'if_statement', 'else_clause', 'for_statement', 'for_in_statement', 'while_statement', 'do_statement',
+    'with_statement',
+})
+_STATEMENT_LISTS = frozenset({'program', 'statement_block', 'class_body', 'switch_case', 'switch_default'})
+_SEPARATED_TYPES = frozenset({'object_type', 'interface_body'})
+
+
+def _content(node: Node) -> str:
+    """The text between a string's quotes."""
+    raw = text(node)
+    return raw[1:-1] if len(raw) >= 2 else ''
+
+
+def _is_key(node: Node) -> bool:
+    parent = node.parent
+    if parent is None or parent.type not in _KEY_OWNERS:
+        return False
+    for name in ('key', 'name', 'property'):
+        child = parent.child_by_field_name(name)
+        if child is not None:
+            return child.start_byte == node.start_byte and child.end_byte == node.end_byte
+    return False
+
+
+def _key(name: str) -> list[Item]:
+    """`{'a': 1}`, `{"a": 1}` and `{a: 1}` name the same property."""
+    return leaf('property_identifier', literals.encode(name))
+
+
+def string(node: Node) -> list[Item] | None:
+    parent = node.parent
+    if parent is not None and parent.type == 'jsx_attribute':
+        return value(b's', [_content(node)])    # JSX attribute strings have no escapes
+    decoded = literals.javascript(_content(node))
+    if _is_key(node):
+        return _key(decoded)
+    return value(b's', [decoded])
+
+
+def number(node: Node) -> list[Item] | None:
+    if _is_key(node):
+        found = literals.javascript_number(text(node))
+        if found is not None and found.startswith('f') and found.endswith('.0'):
+            return _key(found[1:-2])    # `{1: a}` is `{'1': a}`
+    found = literals.javascript_number(text(node))
+    return None if found is None else [field(b'#', found.encode())]
+
+
+def jsx_text(node: Node) -> list[Item] | None:
+    return leaf('jsx_text', literals.encode(jsx_text_value(text(node))))
+
+
+def template_string(node: Node) -> list[Item] | None:
+    """Text by value, `${ x }` as code. A tagged template's tag sees the raw text: kept as written."""
+    parent = node.parent
+    tagged = parent is not None and parent.type == 'call_expression' and parent.child_by_field_name('arguments') == node
+    parts: list[str | list[Item]] = []
+    source = node.text or b''
+    base = node.start_byte
+    at = node.start_byte + 1
+    for child in node.children[1:]:
+        if child.type not in ('template_substitution', '`'):
+            continue
+        piece = source[at - base:child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
+        if piece:
+            parts.append(piece if tagged else literals.javascript(piece))
+        if child.type == 'template_substitution':
+            parts.append([c for c in child.children if c.type not in ('${', '}')])
+        at = child.end_byte
+    return value(b'r' if tagged else b's', parts)
+
+
+def parenthesized_expression(node: Node) -> list[Item] | None:
+    """`(a < b)` is `a < b`; but `(a?.b).c` is not `a?.b.c` (the parentheses end the optional chain)."""
+    parent = node.parent
+    if parent is not None and parent.type in ('member_expression', 'call_expression', 'subscript_expression') \
+            and b'?.' in (node.text or b''):
+        return None
+    return unwrap_single(node)
+
+
+def formal_parameters(node: Node) -> list[Item] | None:
+    """`(x) => x` is `x => x`."""
+    parent = node.parent
+    if parent is None or parent.type != 'arrow_function':
+        return None
+    params = named(node)
+    if len(params) != 1:
+        return None
+    param = params[0]
+    if param.type == 'required_parameter':     # TypeScript: a bare name, no type, default or modifier
+        inner = named(param)
+        if len(inner) != 1 or param.child_count != 1:
+            return None
+        param = inner[0]
+    return [param] if param.type == 'identifier' else None
+
+
+def statement_block(node: Node) -> list[Item] | None:
+    """`if (a) { b(); }` is `if (a) b();`; but `{ let x }` is a scope, so not `let x`."""
+    parent = node.parent
+    if parent is None or parent.type not in _BODY_OWNERS:
+        return None
+    inner = named(node)
+    if len(inner) != 1 or inner[0].type in _DECLARATIONS:
+        return None
+    return [inner[0]]
+
+
+def arguments(node: Node) -> list[Item] | None:
+    """`new Foo` is `new Foo()`."""
+    parent = node.parent
+    if parent is not None and parent.type == 'new_expression' and not named(node):
+        return []
+    return None
+
+
+def empty_statement(node: Node) -> list[Item] | None:
+    parent = node.parent
+    return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
+
+
+def leading_operator(node: Node) -> list[Item] | None:
+    """`type T = | A | B` is `type T = A | B`."""
+    children = node.children
+    if children and children[0].type in ('|', '&'):
+        return unwrap_single(node)
+    return None
+
+
+def jsx_element(node: Node) -> list[Item] | None:
+    """Children as JSX builds them: text reduced by JSX's whitespace rules, `{" "}` and `{'a'}`
+    read as text, adjacent texts joined (prettier moves spaces between those spellings)."""
+    out: list[Item] = [marker(node, node.type)]
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            joined = ''.join(run)
+            if joined:
+                out.extend(leaf('jsx_text', literals.encode(joined)))
+            run.clear()
+
+    for child in node.children:
+        kind = child.type
+        if 'comment' in kind:
+            continue
+        if kind == 'jsx_text':
+            run.append(jsx_text_value(text(child)))
+            continue
+        if kind == 'jsx_expression':
+            inner = named(child)
+            if not inner:
+                continue    # `{}` or `{/* comment */}`
+            if len(inner) == 1 and inner[0].type == 'string':
+                run.append(literals.javascript(_content(inner[0])))
+                continue
+        flush()
+        out.append(child)
+    flush()
+    out.append(b')')
+    return out
+
+
+def jsx_expression(node: Node) -> list[Item] | None:
+    """`a={"x"}` is `a="x"`."""
+    parent = node.parent
+    inner = named(node)
+    if parent is not None and parent.type == 'jsx_attribute' and len(inner) == 1 and inner[0].type == 'string':
+        return value(b's', [literals.javascript(_content(inner[0]))])
+    return None
+
+
+def jsx_text_value(raw: str) -> str:
+    """JSX: lines trimmed (but not where they touch other children on the same line), blank
+    lines dropped, the rest joined by one space."""
+    lines = raw.split('\n')
+    if len(lines) == 1:
+        return raw
+    kept = []
+    for number_, line in enumerate(lines):
+        if number_ > 0:
+            line = line.lstrip(' \t')
+        if number_ < len(lines) - 1:
+            line = line.rstrip(' \t')
+        if line:
+            kept.append(line)
+    return ' '.join(kept)
+
+
+def semicolon(node: Node) -> bool:
+    """Statement-ending `;` is optional (prettier's `semi: false`); `for (;;)` keeps its own."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == 'for_statement' or (parent.parent is not None and parent.parent.type == 'for_statement'
+                                          and parent.parent.child_by_field_name('body') != parent):
+        return False
+    return True
+
+
+def comma(node: Node) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type in _SEPARATED_TYPES:
+        return True     # `{ a: A, b: B }` and `{ a: A; b: B }` are the same type
+    return trailing_comma(node)
+
+
+HANDLERS = {
+    'string': string,
+    'number': number,
+    'jsx_text': jsx_text,
+    'template_string': template_string,
+    'parenthesized_expression': parenthesized_expression,
+    'parenthesized_type': unwrap_single,
+    'formal_parameters': formal_parameters,
+    'statement_block': statement_block,
+    'arguments': arguments,
+    'empty_statement': empty_statement,
+    'union_type': leading_operator,
+    'intersection_type': leading_operator,
+    'jsx_element': jsx_element,
+    'jsx_fragment': jsx_element,
+    'jsx_expression': jsx_expression,
+}
+DROPS = {
+    ';': semicolon,
+    ',': comma,
+}
+ALIASES: dict[str, str] = {}
+SCOPES = frozenset({
+    'function_declaration', 'generator_function_declaration', 'function_expression', 'function',
+    'generator_function', 'arrow_function', 'method_definition', 'class_static_block',
+})
+CONTEXT = frozenset({
+    'if_statement', 'else_clause', 'try_statement', 'catch_clause', 'finally_clause', 'for_statement',
+    'for_in_statement', 'while_statement', 'do_statement', 'switch_statement', 'switch_case', 'switch_default',
+    'labeled_statement', 'with_statement', 'class_declaration', 'abstract_class_declaration', 'class',
+})
+BODIES = frozenset({'statement_block', 'class_body'})

@@ -1,0 +1,175 @@
+"""ts2 rules for Go (what gofmt, and gofmt -s, may change, and what they may not).
+
+Go declares functions only at the top level, so a covered Go function has no enclosing
+control flow.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlease_hook.fingerprint import literals
+from execlease_hook.fingerprint.ts2 import Item, field, marker, named, text, trailing_comma, unwrap_single, value
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_HEADERS = frozenset({'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'})
+_SEQUENCES = frozenset({'slice_type', 'array_type', 'implicit_length_array_type'})
+
+
+def interpreted_string(node: Node) -> list[Item] | None:
+    raw = text(node)
+    return value(b'b', [literals.go(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+
+
+def raw_string(node: Node) -> list[Item] | None:
+    """Go drops carriage returns from raw strings."""
+    return value(b'b', [text(node)[1:-1].replace('\r', '')])
+
+
+def rune(node: Node) -> list[Item] | None:
+    decoded = literals.go(text(node)[1:-1].replace("\\'", "'"))
+    try:
+        chars = decoded.decode('utf-8')
+    except UnicodeDecodeError:
+        chars = ''
+    code = ord(chars) if len(chars) == 1 else decoded[0] if len(decoded) == 1 else None
+    return None if code is None else [field(b'#r', str(code).encode())]
+
+
+def number(node: Node) -> list[Item] | None:
+    found = literals.go_number(text(node), node.type)
+    return None if found is None else [field(b'#', found.encode())]
+
+
+def semicolon(node: Node) -> bool:
+    """gofmt removes the `;` that ends a statement; the ones in `for` and `if x := f(); x` stay."""
+    parent = node.parent
+    return parent is not None and parent.type not in _HEADERS
+
+
+def _squeezed(node: Node | None) -> str:
+    return ''.join(text(node).split())
+
+
+def _literal_type(literal_value: Node) -> Node | None:
+    """The type a `{...}` builds: written on its composite literal, or elided (gofmt -s)."""
+    parent = literal_value.parent
+    if parent is None:
+        return None
+    if parent.type == 'composite_literal':
+        return parent.child_by_field_name('type')
+    if parent.type == 'literal_element':
+        return _element_type(parent)
+    return None
+
+
+def _element_type(element: Node) -> Node | None:
+    """The type an element of a composite literal has: a slice's, array's or map's element or key."""
+    holder = element.parent
+    is_key = False
+    if holder is not None and holder.type == 'keyed_element':
+        is_key = named(holder)[0].start_byte == element.start_byte
+        holder = holder.parent
+    if holder is None or holder.type != 'literal_value':
+        return None
+    kind = _literal_type(holder)
+    if kind is None:
+        return None
+    if kind.type in _SEQUENCES:
+        return kind.child_by_field_name('element')
+    if kind.type == 'map_type':
+        return kind.child_by_field_name('key' if is_key else 'value')
+    return None
+
+
+def composite_literal(node: Node) -> list[Item] | None:
+    """`[]T{T{1}}` is `[]T{{1}}` (gofmt -s elides the element type)."""
+    parent = node.parent
+    if parent is None or parent.type != 'literal_element':
+        return None
+    expected = _element_type(parent)
+    written = node.child_by_field_name('type')
+    body = node.child_by_field_name('body')
+    if expected is None or body is None or _squeezed(expected) != _squeezed(written):
+        return None
+    return [body]
+
+
+def unary_expression(node: Node) -> list[Item] | None:
+    """`[]*T{&T{1}}` is `[]*T{{1}}`."""
+    parent = node.parent
+    operand = node.child_by_field_name('operand')
+    if parent is None or parent.type != 'literal_element' or operand is None or operand.type != 'composite_literal':
+        return None
+    if text(node.child_by_field_name('operator')) != '&':
+        return None
+    expected = _element_type(parent)
+    body = operand.child_by_field_name('body')
+    if expected is None or expected.type != 'pointer_type' or body is None:
+        return None
+    if _squeezed(expected)[1:] != _squeezed(operand.child_by_field_name('type')):
+        return None
+    return [body]
+
+
+def slice_expression(node: Node) -> list[Item] | None:
+    """`s[a:len(s)]` is `s[a:]` (gofmt -s)."""
+    operand, end = node.child_by_field_name('operand'), node.child_by_field_name('end')
+    if end is None or end.type != 'call_expression' or text(end.child_by_field_name('function')) != 'len':
+        return None
+    args = end.child_by_field_name('arguments')
+    if args is None or len(named(args)) != 1 or _squeezed(named(args)[0]) != _squeezed(operand):
+        return None
+    if node.child_by_field_name('capacity') is not None:
+        return None
+    out: list[Item] = [marker(node, node.type)]
+    out.extend(c for c in node.children if not (c.start_byte == end.start_byte and c.end_byte == end.end_byte))
+    out.append(b')')
+    return out
+
+
+def range_clause(node: Node) -> list[Item] | None:
+    """`for x, _ = range v` is `for x = range v`, and `for _ = range v` is `for range v` (gofmt -s)."""
+    left = node.child_by_field_name('left')
+    if left is None:
+        return None
+    names = named(left)
+    kept = list(names)
+    while kept and text(kept[-1]) == '_':
+        kept.pop()
+    if len(kept) == len(names):
+        return None
+    out: list[Item] = [marker(node, node.type)]
+    if kept:
+        out.append(marker(left, left.type))
+        out.extend(c for c in left.children if c.end_byte <= kept[-1].end_byte)
+        out.append(b')')
+    for child in node.children:
+        if child.start_byte >= left.end_byte and (kept or child.type not in ('=', ':=')):
+            out.append(child)
+    out.append(b')')
+    return out
+
+
+HANDLERS = {
+    'interpreted_string_literal': interpreted_string,
+    'raw_string_literal': raw_string,
+    'rune_literal': rune,
+    'int_literal': number,
+    'float_literal': number,
+    'imaginary_literal': number,
+    'parenthesized_expression': unwrap_single,
+    'composite_literal': composite_literal,
+    'unary_expression': unary_expression,
+    'slice_expression': slice_expression,
+    'range_clause': range_clause,
+}
+DROPS = {
+    ';': semicolon,
+    ',': trailing_comma,
+}
+ALIASES: dict[str, str] = {}
+SCOPES = frozenset({'function_declaration', 'method_declaration', 'func_literal'})
+CONTEXT: frozenset[str] = frozenset()
+BODIES: frozenset[str] = frozenset()

@@ -1,0 +1,60 @@
+"""ts2 rules for Java.
+
+Java declares methods only in classes; the enclosing class headers (modifiers, annotations,
+`extends`, `implements`) are the context of a method.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlease_hook.fingerprint import literals
+from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_STATEMENT_LISTS = frozenset({'block', 'class_body', 'program'})
+
+
+def string_literal(node: Node) -> list[Item] | None:
+    """A text block is its value after Java strips incidental whitespace: re-indenting the block
+    with its closing delimiter changes nothing."""
+    raw = text(node)
+    if raw.startswith('"""') and raw.endswith('"""') and len(raw) >= 6:
+        body = raw[3:-3]
+        newline = body.find('\n')
+        if newline < 0 or body[:newline].strip():
+            return None
+        return value(b's', [literals.java_text_block(body[newline + 1:])])
+    if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
+        return value(b's', [literals.java(raw[1:-1])])
+    return None
+
+
+def character_literal(node: Node) -> list[Item] | None:
+    raw = text(node)
+    return value(b'c', [literals.java(raw[1:-1])]) if len(raw) >= 3 else None
+
+
+def empty_statement(node: Node) -> bool:
+    """`;;` in a block: the second is an empty statement, which means nothing there."""
+    parent = node.parent
+    return parent is not None and parent.type in _STATEMENT_LISTS
+
+
+HANDLERS = {
+    'string_literal': string_literal,
+    'character_literal': character_literal,
+    'parenthesized_expression': unwrap_single,
+}
+DROPS = {
+    ',': trailing_comma,
+    ';': empty_statement,
+}
+ALIASES: dict[str, str] = {}
+SCOPES = frozenset({'method_declaration', 'constructor_declaration', 'lambda_expression'})
+CONTEXT = frozenset({
+    'class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration',
+    'annotation_type_declaration',
+})
+BODIES = frozenset({'class_body', 'interface_body', 'enum_body', 'annotation_type_body'})

@@ -1,0 +1,190 @@
+"""ts2 rules for Python (what black and ruff format may change, and what they may not)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlease_hook.fingerprint import literals
+from execlease_hook.fingerprint.ts2 import Item, field, named, text, trailing_comma, unwrap_single, value
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_ONE_ELEMENT_IS_A_TUPLE = frozenset({'tuple', 'expression_list', 'pattern_list', 'tuple_pattern', 'subscript'})
+
+
+def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
+    """(kind, parts) of one `string` node: b's' text, b'b' bytes, b't' template string."""
+    children = node.children
+    if len(children) < 2 or children[0].type != 'string_start' or children[-1].type != 'string_end':
+        return None
+    start = text(children[0])
+    prefix = start.rstrip('\'"').lower()
+    kind = b'b' if 'b' in prefix else b't' if 't' in prefix else b's'
+    formatted = 'f' in prefix or 't' in prefix
+    raw = 'r' in prefix
+    decode = (lambda s: s) if raw else literals.python_bytes if kind == b'b' else literals.python_str
+    parts: list[str | list[Item]] = []
+    source = node.text or b''
+    base = node.start_byte
+    at = children[0].end_byte
+    for child in children[1:]:
+        if child.type not in ('interpolation', 'string_end'):
+            continue
+        piece = source[at - base:child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
+        if formatted:
+            piece = piece.replace('{{', '{').replace('}}', '}')
+        if piece:
+            parts.append(decode(piece))
+        if child.type == 'interpolation':
+            parts.append(_hole(child))
+        at = child.end_byte
+    return kind, parts
+
+
+def _hole(node: Node) -> list[Item]:
+    """`{x!r:>8}`: the expression as code; `{x = }` prints its own text, so it is kept as written."""
+    if any(c.type == '=' for c in node.children):
+        return [field(b'=', (node.text or b'').replace(b'\r\n', b'\n'))]
+    out: list[Item] = []
+    for child in node.children:
+        if child.type in ('{', '}') or 'comment' in child.type:
+            continue
+        if child.type == 'type_conversion':
+            out.append(field(b'!', child.text or b''))
+        elif child.type == 'format_specifier':
+            out.append(b':')
+            out.extend(_format_spec(child))
+        else:
+            out.append(child)
+    return out
+
+
+def _format_spec(node: Node) -> list[Item]:
+    out: list[Item] = []
+    source = node.text or b''
+    base = node.start_byte
+    at = node.start_byte + 1    # after ':'
+    for child in node.children:
+        if child.type != 'format_expression':
+            continue
+        out.append(field(b'"', source[at - base:child.start_byte - base]))
+        out.append(b'{')
+        out.extend(c for c in child.children if c.type not in ('{', '}'))
+        out.append(b'}')
+        at = child.end_byte
+    out.append(field(b'"', source[at - base:]))
+    return out
+
+
+def _is_docstring(node: Node) -> bool:
+    statement = node.parent
+    if statement is None or statement.type != 'expression_statement' or len(named(statement)) != 1:
+        return False
+    body = statement.parent
+    if body is None or (body.type != 'module' and not (body.type == 'block' and body.parent is not None
+                                                       and body.parent.type in ('function_definition',
+                                                                                'class_definition'))):
+        return False
+    first = named(body)
+    return bool(first) and first[0].start_byte == statement.start_byte
+
+
+def _docstring(doc: str) -> str:
+    """What black and ruff may change in a docstring does not count: the indentation common to
+    its lines (as `inspect.cleandoc`, and as Python 3.13 stores it), spaces at line ends, blank
+    lines at either end, spaces around a one-line docstring."""
+    lines = doc.expandtabs().split('\n')
+    rest = [line for line in lines[1:] if line.strip()]
+    indent = min((len(line) - len(line.lstrip()) for line in rest), default=0)
+    cleaned = [lines[0].strip()] + [line[indent:].rstrip() for line in lines[1:]]
+    while cleaned and not cleaned[0]:
+        cleaned.pop(0)
+    while cleaned and not cleaned[-1]:
+        cleaned.pop()
+    return '\n'.join(cleaned)
+
+
+def string(node: Node) -> list[Item] | None:
+    found = _string_parts(node)
+    if found is None:
+        return None
+    kind, parts = found
+    if kind == b's' and len(parts) <= 1 and all(isinstance(p, str) for p in parts) and _is_docstring(node):
+        return value(b'd', [_docstring(''.join(p for p in parts if isinstance(p, str)))])
+    return value(kind, parts)
+
+
+def concatenated_string(node: Node) -> list[Item] | None:
+    """Adjacent literals are one value (`'a' 'b'` is `'ab'`), as the compiler joins them."""
+    kinds = set()
+    parts: list[str | list[Item]] = []
+    for child in named(node):
+        found = _string_parts(child) if child.type == 'string' else None
+        if found is None:
+            return None
+        kinds.add(found[0])
+        parts.extend(found[1])
+    if len(kinds) != 1:
+        return None
+    return value(kinds.pop(), parts)
+
+
+def number(node: Node) -> list[Item] | None:
+    found = literals.python_number(text(node))
+    return None if found is None else [field(b'#', found.encode())]
+
+
+def comma(node: Node) -> bool:
+    if not trailing_comma(node):
+        return False
+    parent = node.parent
+    if parent is not None and parent.type in _ONE_ELEMENT_IS_A_TUPLE:
+        elements = named(parent)
+        if parent.type == 'subscript':
+            elements = elements[1:]     # the subscripted value
+        return len(elements) > 1        # `(a,)` and `x[a,]` are tuples; `(a)` and `x[a]` are not
+    return True
+
+
+def parenthesis(node: Node) -> bool:
+    """`from m import (a, b)`, `with (a, b):` and `(a, b)` group without meaning (a tuple is its
+    commas: `(a,)` keeps its comma, `(a)` has no tuple node)."""
+    parent = node.parent
+    return parent is not None and parent.type in ('import_from_statement', 'with_clause', 'tuple', 'tuple_pattern')
+
+
+def class_arguments(node: Node) -> list[Item] | None:
+    """`class A():` is `class A:`."""
+    parent = node.parent
+    if parent is not None and parent.type == 'class_definition' and not named(node):
+        return []
+    return None
+
+
+HANDLERS = {
+    'string': string,
+    'concatenated_string': concatenated_string,
+    'parenthesized_expression': unwrap_single,
+    'integer': number,
+    'float': number,
+    'argument_list': class_arguments,
+}
+DROPS = {
+    ',': comma,
+    ';': lambda node: True,     # `a; b` is two statements, as on two lines
+    '(': parenthesis,
+    ')': parenthesis,
+}
+# `(a, b)` and `a, b` are the same tuple wherever both are allowed (black adds and removes the
+# parentheses when it wraps a line); a one-element tuple keeps its comma either way.
+ALIASES = {
+    'tuple': 'expression_list',
+    'tuple_pattern': 'pattern_list',
+}
+SCOPES = frozenset({'function_definition', 'lambda'})
+CONTEXT = frozenset({
+    'if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'except_group_clause',
+    'finally_clause', 'with_statement', 'for_statement', 'while_statement', 'match_statement', 'case_clause',
+    'class_definition', 'decorated_definition',
+})
+BODIES = frozenset({'block'})

@@ -1,0 +1,144 @@
+"""ts2 rules for Rust (what rustfmt may change, and what it may not)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from execlease_hook.fingerprint import literals
+from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, unwrap_single, value
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_ONE_ELEMENT_IS_A_TUPLE = frozenset({'tuple_expression', 'tuple_type', 'tuple_pattern'})
+_STATEMENT_LISTS = frozenset({'block', 'source_file', 'declaration_list'})
+_EXPRESSION_STATEMENTS = frozenset({'expression_statement', 'let_declaration', 'empty_statement'})
+_DIVERGING = frozenset({'return_expression', 'break_expression', 'continue_expression'})
+
+
+def _prefix_kind(prefix: str) -> bytes:
+    return b'b' if 'b' in prefix else b'c' if 'c' in prefix else b's'
+
+
+def string_literal(node: Node) -> list[Item] | None:
+    raw = text(node)
+    quote = raw.find('"')
+    if quote < 0 or not raw.endswith('"'):
+        return None
+    return value(_prefix_kind(raw[:quote]), [literals.rust(raw[quote + 1:-1])])
+
+
+def raw_string_literal(node: Node) -> list[Item] | None:
+    """`r"a"`, `r#"a"#` and `"a"` are one value; `r"\\n"` is not `"\\n"`."""
+    raw = text(node)
+    quote = raw.find('"')
+    hashes = raw[:quote].count('#')
+    if quote < 0:
+        return None
+    return value(_prefix_kind(raw[:quote].rstrip('#r')), [raw[quote + 1:len(raw) - 1 - hashes]])
+
+
+def char_literal(node: Node) -> list[Item] | None:
+    raw = text(node)
+    quote = raw.find("'")
+    if quote < 0 or not raw.endswith("'"):
+        return None
+    return value(b'y' if raw[:quote] else b'h', [literals.rust(raw[quote + 1:-1])])
+
+
+def parenthesized_expression(node: Node) -> list[Item] | None:
+    """`(a)` is `a`, except `(a.f)()`, which calls the field `f` where `a.f()` calls the method."""
+    parent = node.parent
+    if parent is not None and parent.type == 'call_expression':
+        function = parent.child_by_field_name('function')
+        if function is not None and function.start_byte == node.start_byte:
+            return None
+    return unwrap_single(node)
+
+
+def or_pattern(node: Node) -> list[Item] | None:
+    """A leading `|` (`| A | B =>`) means nothing."""
+    rest: list[Item] = [c for c in node.children[1:] if 'comment' not in c.type]
+    if node.children[0].type == '|' and len(rest) == 1:
+        return rest     # also `| _`, whose `_` is an unnamed token
+    return None
+
+
+def pipe(node: Node) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == 'match_pattern' and parent.children[0] == node
+
+
+def field_initializer(node: Node) -> list[Item] | None:
+    """`Foo { x: x }` is `Foo { x }` (rustfmt's use_field_init_shorthand)."""
+    name, initial = node.child_by_field_name('field'), node.child_by_field_name('value')
+    if name is None or initial is None or initial.type != 'identifier' or text(name) != text(initial):
+        return None
+    if any(c.type == 'attribute_item' for c in node.children):
+        return None
+    return [open_marker('shorthand_field_initializer'), initial, b')']
+
+
+def block(node: Node) -> list[Item] | None:
+    """`|x| { x + 1 }` is `|x| x + 1`, and `A => { x }` is `A => x` (rustfmt removes those braces)."""
+    parent = node.parent
+    if parent is None or parent.type not in ('closure_expression', 'match_arm'):
+        return None
+    if parent.child_by_field_name('body' if parent.type == 'closure_expression' else 'value') != node:
+        return None
+    inner = named(node)
+    if len(inner) != 1 or inner[0].type in _EXPRESSION_STATEMENTS or inner[0].type.endswith('_item') \
+            or any(c.type == 'label' for c in node.children):
+        return None
+    return [inner[0]]
+
+
+def expression_statement(node: Node) -> list[Item] | None:
+    """`return x;` at the end of a block is `return x` (rustfmt adds the `;`)."""
+    inner = named(node)
+    if len(inner) != 1 or inner[0].type not in _DIVERGING:
+        return None
+    sibling = node.next_named_sibling
+    while sibling is not None and 'comment' in sibling.type:
+        sibling = sibling.next_named_sibling
+    return [inner[0]] if sibling is None else None
+
+
+def empty_statement(node: Node) -> list[Item] | None:
+    parent = node.parent
+    return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
+
+
+def comma(node: Node) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == 'match_arm':
+        return True     # `A => {},` and `A => {}`
+    if not trailing_comma(node):
+        return False
+    if parent is not None and parent.type in _ONE_ELEMENT_IS_A_TUPLE:
+        return len(named(parent)) > 1   # `(a,)` is a tuple, `(a)` is not
+    return True
+
+
+HANDLERS = {
+    'string_literal': string_literal,
+    'raw_string_literal': raw_string_literal,
+    'char_literal': char_literal,
+    'parenthesized_expression': parenthesized_expression,
+    'or_pattern': or_pattern,
+    'field_initializer': field_initializer,
+    'block': block,
+    'expression_statement': expression_statement,
+    'empty_statement': empty_statement,
+}
+DROPS = {
+    ',': comma,
+    '|': pipe,
+}
+ALIASES: dict[str, str] = {}
+SCOPES = frozenset({'function_item', 'closure_expression'})
+CONTEXT = frozenset({
+    'if_expression', 'else_clause', 'match_expression', 'match_arm', 'while_expression', 'loop_expression',
+    'for_expression', 'impl_item', 'trait_item', 'mod_item',
+})
+BODIES = frozenset({'block', 'declaration_list', 'match_block'})
+ATTACHED = frozenset({'attribute_item'})     # `#[cfg(test)] mod tests { ... }`: the attribute counts

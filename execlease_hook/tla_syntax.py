@@ -1,0 +1,60 @@
+"""The TLA+ syntax tree (tree-sitter-tlaplus), one parser per process, loaded on first use.
+
+Shared by everything that reads a spec as syntax rather than text: the scan for operators a
+spec under verification may not use (spec_scan.py) and any per-definition reading of a spec.
+The grammar is imported only when a spec is parsed, so the fast stage pays nothing for it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+_parser: tree_sitter.Parser | None = None
+_trees: dict[bytes, tree_sitter.Tree] = {}
+_MAX_TREES = 32     # a run reads one spec, its modules and one variant per mutation
+
+
+def parser() -> tree_sitter.Parser:
+    global _parser
+    if _parser is None:
+        import tree_sitter
+        import tree_sitter_tlaplus
+
+        _parser = tree_sitter.Parser(tree_sitter.Language(_capsule(tree_sitter_tlaplus.language())))
+    return _parser
+
+
+def _capsule(pointer: object) -> object:
+    """tree-sitter-tlaplus hands out the language as a bare pointer (an int), which tree-sitter
+    0.23+ accepts only with a DeprecationWarning; wrap it the way the other grammar wheels do."""
+    if not isinstance(pointer, int):
+        return pointer
+    import ctypes
+
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+    return new(pointer, b'tree_sitter.Language', None)
+
+
+def parse(source: bytes) -> tree_sitter.Tree:
+    """The syntax tree of a .tla file's bytes; one parse per distinct text per process."""
+    tree = _trees.get(source)
+    if tree is None:
+        if len(_trees) >= _MAX_TREES:
+            del _trees[next(iter(_trees))]
+        tree = _trees[source] = parser().parse(source)
+    return tree
+
+
+def walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """Every node under `node` (itself included), in source order, without recursion: a spec
+    nested thousands deep must not exhaust Python's stack."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))

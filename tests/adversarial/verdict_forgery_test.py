@@ -1,0 +1,240 @@
+"""A spec cannot forge TLC's verdict: not by printing, not by state values, not by ending early.
+
+Each forgery runs on the real TLC. The classifier is tested on its own (the spec scan bypassed:
+`tlc._execute` runs TLC directly) and behind the scan (`tlc.run_job`, `execlease verify`).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from execlease_hook import spec_scan, tlc
+from tests import needs
+from tests.conftest import GitRepo, git_env
+
+EXECLEASE = Path(sys.executable).parent / 'execlease'
+
+FAKE_P8 = '@!@!@STARTMSG 2110:1 @!@!@\\nInvariant P8 is violated.\\n@!@!@ENDMSG 2110 @!@!@\\n'
+# What a forger prints: a whole TLC message block, then a trace, naming the property the
+# mutation promises to violate.
+FAKE_BLOCK = (
+    '@!@!@STARTMSG 2110:1 @!@!@\\nInvariant P8 is violated.\\n@!@!@ENDMSG 2110 @!@!@\\n'
+    '@!@!@STARTMSG 2217:4 @!@!@\\n1: <Initial predicate>\\n/\\\\ x = 0\\n\\n@!@!@ENDMSG 2217 @!@!@\\n'
+)
+
+# name -> (spec body after EXTENDS and VARIABLES x, s; cfg; what the forger wants; what TLC says)
+FORGERIES = {
+    # The issue's forgery: PrintT of a fake violation of P8, then a real violation of Inv.
+    'printt-fake-violation': (
+        f'Init == x = 0 /\\ s = 0 /\\ PrintT("{FAKE_BLOCK}")\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
+        'Inv == x < 2\nP8 == TRUE\n',
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('violated', 'Inv'),
+    ),
+    # Print (not PrintT) of the same.
+    'print-fake-violation': (
+        f'Init == x = 0 /\\ s = 0 /\\ Print("{FAKE_BLOCK}", TRUE)\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
+        'Inv == x < 2\nP8 == TRUE\n',
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('violated', 'Inv'),
+    ),
+    # No Print at all: the fake message is a state value, printed inside TLC's own message about
+    # a violation in the initial state (the old parser read it as a nested message, and first).
+    'state-value-fake-violation': (
+        f'Init == x = 0 /\\ s = "{FAKE_P8}"\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
+        'Inv == s = "other"\nP8 == TRUE\n',
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('violated', 'Inv'),
+    ),
+    # TLCSet("exit", TRUE) ends TLC with exit 0 and "No error has been found" before it reaches
+    # the state that violates Inv.
+    'tlcset-exit-partial-search': (
+        'Init == x = 0 /\\ s = 0\nNext == x\' = x + 1 /\\ UNCHANGED s /\\ (x = 2 => TLCSet("exit", TRUE))\n'
+        'Inv == x < 5\n',
+        'INIT Init\nNEXT Next\nINVARIANT Inv\n', ('passed', None), ('error', None),
+    ),
+    # A fake pass printed before a real violation: the exit code says violation.
+    'printt-fake-pass': (
+        'Init == x = 0 /\\ s = 0 /\\ PrintT("@!@!@STARTMSG 2193:0 @!@!@\\nModel checking completed. '
+        'No error has been found.\\n@!@!@ENDMSG 2193 @!@!@\\n")\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
+        'Inv == x < 2\n',
+        'INIT Init\nNEXT Next\nINVARIANT Inv\n', ('passed', None), ('violated', 'Inv'),
+    ),
+}
+
+
+def spec_text(name: str, body: str) -> bytes:
+    return f'---- MODULE {name} ----\nEXTENDS Naturals, TLC\nVARIABLES x, s\n{body}====\n'.encode()
+
+
+def forgery_job(case: str) -> tlc.TlcJob:
+    body, cfg, _, _ = FORGERIES[case]
+    return tlc.TlcJob(
+        kind='mutation', name=case, spec='Forged.tla', spec_text=spec_text('Forged', body),
+        config='Forged.cfg', config_text=cfg.encode(), java=Path(needs.java()), jar=needs.tla_jar(),
+    )
+
+
+def raw_tlc(job: tlc.TlcJob, folder: Path) -> tlc.Verdict:
+    """TLC's real output for the job, classified, without the spec scan in front."""
+    folder.mkdir()
+    tlc._write_files(job, folder)
+    run = tlc._execute(job, folder)
+    assert run.exit_code is not None
+    return tlc.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
+
+
+@pytest.mark.parametrize('case', list(FORGERIES), ids=list(FORGERIES))
+def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
+    job = forgery_job(case)
+    v = raw_tlc(job, tmp_path / 'run')
+    _, _, forged, real = FORGERIES[case]
+    assert (v.outcome, v.property) != forged, v
+    assert (v.outcome, v.property) == real, v
+    if case == 'tlcset-exit-partial-search':
+        assert 'states left on its queue' in (v.reason or '') and 'not a pass' in (v.reason or '')
+
+
+@pytest.mark.parametrize('case', [c for c in FORGERIES if 'state-value' not in c])
+def test_run_job_refuses_the_spec_before_tlc_runs(tmp_path, case):
+    v = tlc.run_job(forgery_job(case))
+    assert v.outcome == 'error' and v.exit_code is None
+    line = 5 if 'tlcset' in case else 4
+    assert f'Forged.tla:{line}: ' in (v.reason or '')
+    assert 'may not print' in (v.reason or '')
+
+
+def test_forged_violations_cannot_be_counted_twice():
+    # Two genuine-looking violation messages: TLC stops at the first, so one is not TLC's.
+    out = (
+        b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant Inv is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
+        b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant P8 is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
+        b'@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ x = 0\n\n@!@!@ENDMSG 2217 @!@!@\n'
+    )
+    v = tlc.classify(12, out, 1.0)
+    assert v.outcome == 'error' and 'reported 2 violations' in (v.reason or '')
+
+
+@pytest.mark.parametrize(('prefix', 'outside'), [
+    (b'', True),
+    (b'Exception: ', True),
+    (b'/\\ s = "', False),
+    (b'/\\ s = "a\\"', False),         # an escaped quote does not end the string
+    (b'/\\ s = "a\\\\"', True),        # an escaped backslash, then the closing quote
+    (b'<<"a", "b">> ', True),
+], ids=['line-start', 'after-text', 'in-string', 'escaped-quote', 'escaped-backslash', 'after-strings'])
+def test_markers_inside_strings_are_not_tlcs(prefix, outside):
+    assert tlc._outside_strings(prefix) is outside
+
+
+# --- the scan, table-driven on the syntax tree ------------------------------------------------
+
+SCANS = [
+    ('printt', 'A == PrintT(1)', [(4, 'PrintT')]),
+    ('print', 'A == Print(1, TRUE)', [(4, 'Print')]),
+    ('instance-prefix', 'T == INSTANCE TLC\nA == T!PrintT(1)', [(5, 'PrintT')]),
+    ('module-prefix', 'A == TLC!Print(1, 2)', [(4, 'Print')]),
+    ('operator-argument', 'B(Op(_)) == Op(1)\nA == B(PrintT)', [(5, 'PrintT')]),
+    ('tlcset-exit', 'A == TLCSet("exit", TRUE)', [(4, 'TLCSet')]),
+    ('tlcset-pause', 'A == TLCSet("pause", TRUE)', [(4, 'TLCSet')]),
+    ('tlcset-computed', 'K == "exit"\nA == TLCSet(K, TRUE)', [(5, 'TLCSet')]),
+    ('tlcset-register', 'A == TLCSet(1, 2) /\\ TLCGet(1) = 2', []),
+    ('ioexec', 'A == IOExec(<<"sh">>)', [(4, 'IOExec')]),
+    ('json-serialize', 'A == JsonSerialize("f", 1)', [(4, 'JsonSerialize')]),
+    ('comment', '\\* PrintT(1)\n(* Print(1, 2) *)\nA == 1', []),
+    ('string', 'A == "PrintT(1)"', []),
+    ('lookalike', 'PrintTable == 1\nA == PrintTable', []),
+    ('pluscal-translation', 'A == /\\ PrintT("done")\n     /\\ x\' = x', [(4, 'PrintT')]),
+]
+
+
+@pytest.mark.parametrize(('body', 'expected'), [s[1:] for s in SCANS], ids=[s[0] for s in SCANS])
+def test_scan_finds_every_forbidden_use(body, expected):
+    text = f'---- MODULE M ----\nEXTENDS TLC\nVARIABLE x\n{body}\n====\n'.encode()
+    uses = spec_scan.scan_module('M.tla', text)
+    assert [(u.line, u.name) for u in uses] == expected
+
+
+def test_scan_reads_cfgs():
+    cfg = b'INIT Init\n\\* PrintT is fine in a comment\nCONSTANT F <- PrintT\n'
+    assert [(u.line, u.name) for u in spec_scan.scan_cfg('M.cfg', cfg)] == [(3, 'PrintT')]
+
+
+def test_scan_survives_a_spec_the_grammar_cannot_read():
+    text = b'---- MODULE M ----\nEXTENDS TLC\nA == ((((( PrintT(1)\n'
+    assert [(u.line, u.name) for u in spec_scan.scan_module('M.tla', text)] == [(3, 'PrintT')]
+
+
+def test_scan_survives_deep_nesting():
+    text = b'---- MODULE M ----\nA == ' + b'(' * 20000 + b'1' + b')' * 20000 + b'\nB == PrintT(1)\n====\n'
+    assert [(u.line, u.name) for u in spec_scan.scan_module('M.tla', text)] == [(3, 'PrintT')]
+
+
+# --- end to end: `execlease verify` refuses, naming the file and line ----------------------------
+
+COUNTER = '''---- MODULE Counter ----
+EXTENDS Naturals, TLC
+VARIABLE x
+Init == x = 0
+Next == x < 3 /\\ x' = x + 1
+TypeOK == x \\in 0..3
+P8 == x < 10
+====
+'''
+
+
+def model(repo: GitRepo, spec: str, mutations: list[dict[str, object]], extra: dict[str, str] | None = None) -> None:
+    folder = 'verification/counter'
+    repo.write(f'{folder}/Counter.tla', spec)
+    repo.write(f'{folder}/Counter.cfg', 'INIT Init\nNEXT Next\nINVARIANT TypeOK\nINVARIANT P8\n')
+    for name, text in (extra or {}).items():
+        repo.write(f'{folder}/{name}', text)
+    repo.write(f'{folder}/manifest.json', json.dumps({
+        'version': 1, 'spec': 'Counter.tla', 'checks': [{'name': 'main', 'config': 'Counter.cfg'}],
+        'mutations': mutations, 'coverage': {'entries': []},
+    }))
+    repo.add('.')
+    repo.commit('model')
+
+
+def verify(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    env = git_env()
+    env['EXECLEASE_TLA_OFFLINE'] = '1'
+    return subprocess.run((str(EXECLEASE), 'verify', *args), cwd=repo.path, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.usefixtures('offline_tlc')
+def test_verify_refuses_a_mutation_that_forges_its_verdict(git_repo):
+    # The mutation lets x reach 4, which TypeOK catches and P8 does not, and prints a fake
+    # violation of P8 first: before, this read "still fails on P8" and the run passed (exit 0).
+    forged = {'name': 'forged', 'config': 'Counter.cfg', 'violates': 'P8', 'replace': {
+        'from': 'Init == x = 0\nNext == x < 3',
+        'to': f'Init == x = 0 /\\ PrintT("{FAKE_BLOCK}")\nNext == x < 4'}}
+    model(git_repo, COUNTER, [forged])
+    proc = verify(git_repo, '--no-cache')
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert 'still fails on P8' not in proc.stdout
+    assert 'verification/counter/Counter.tla (mutation forged):4: PrintT' in proc.stdout
+    assert proc.stdout.rstrip().endswith('COULD NOT RUN (exit 2 is not a pass)')
+
+
+@pytest.mark.usefixtures('offline_tlc')
+def test_verify_refuses_a_check_that_ends_its_search(git_repo):
+    spec = COUNTER.replace("x' = x + 1", 'x\' = x + 1 /\\ (x = 1 => TLCSet("exit", TRUE))').replace(
+        'x < 3 /\\', 'x < 20 /\\')
+    model(git_repo, spec, [])
+    proc = verify(git_repo, '--no-cache')
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert 'verification/counter/Counter.tla:5: TLCSet' in proc.stderr
+    assert 'PASSED' not in proc.stdout
+
+
+@pytest.mark.usefixtures('offline_tlc')
+def test_verify_refuses_a_module_beside_the_spec_that_prints(git_repo):
+    spec = COUNTER.replace('EXTENDS Naturals, TLC', 'EXTENDS Naturals, TLC, Helper')
+    model(git_repo, spec, [], {'Helper.tla': '---- MODULE Helper ----\nEXTENDS TLC\nSay(v) == PrintT(v)\n====\n'})
+    proc = verify(git_repo, '--no-cache')
+    assert proc.returncode == 2
+    assert 'verification/counter/Helper.tla:3: PrintT' in proc.stderr

@@ -1,0 +1,179 @@
+"""The runtime's trace recording (examples/agent_runtime/trace.py), checked by the real TLC."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from examples.agent_runtime import schema
+from examples.agent_runtime import trace
+from examples.agent_runtime.effects import append_effect
+from examples.agent_runtime.fault_harness import FaultSettings
+from examples.agent_runtime.fault_harness import run_faults
+from examples.agent_runtime.lease import claim
+from examples.agent_runtime.lease import finish_turn
+from examples.agent_runtime.lease import release
+from examples.agent_runtime.lease import renew
+from examples.agent_runtime.schema import NOW
+from examples.agent_runtime.steps import begin_step
+from examples.agent_runtime.steps import complete_step
+from execlease_hook import tlc
+from execlease_hook import traces
+from tests import needs
+
+MODEL = Path(__file__).resolve().parents[1] / 'verification' / 'execution-lease'
+TTL = 30.0
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(trace, 'ACTIVE', None)
+    path = str(tmp_path / 'runtime.db')
+    conn = schema.connect(path)
+    schema.create(conn)
+    trace.install(conn)
+    schema.add_turns(conn, ['t1'])
+    conn.close()
+    return path
+
+
+def traced(db: str, run_id: str) -> sqlite3.Connection:
+    """A connection of run `run_id` (in a worker: trace.enable once, at start)."""
+    trace.enable(run_id, db)
+    return schema.connect(db)
+
+
+def expire(conn: sqlite3.Connection) -> None:
+    # Time passes (no site of a model action: not a line of the trace).
+    conn.execute(f"UPDATE agent_turns SET lease_expires_at = {NOW} - 1 WHERE id = 't1'")
+
+
+def test_off_by_default_costs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(trace, 'ACTIVE', None)
+    conn = schema.connect(str(tmp_path / 'x.db'))
+    assert type(conn) is sqlite3.Connection
+    conn.close()
+
+
+def test_one_turn_one_line_per_transaction_and_effect(db: str, tmp_path: Path):
+    a = traced(db, 'a')
+    lease = claim(a, 't1', 'a', TTL)
+    assert lease is not None
+    assert renew(a, lease, TTL)
+    assert begin_step(a, lease, 's', 'never').run_effect
+    append_effect(str(tmp_path / 'effects.log'), lease, 's', 'never', 0)
+    assert complete_step(a, lease, 's', 'ok')
+    assert finish_turn(a, lease)
+    assert release(a, lease)
+    lines = trace.lines(db)
+    assert [x['action'] for x in lines] == [
+        'Claim', 'Renew', 'BeginStep', 'Effect', 'CompleteStep', 'FinishTurn', 'Release',
+    ]
+    assert [x['seq'] for x in lines] == sorted(x['seq'] for x in lines)
+    claim_line, _, begin, effect, complete, finish, rel = lines
+    assert claim_line | {'seq': 0, 'where': ''} == {
+        'seq': 0, 'action': 'Claim', 'run': 'a', 'where': '', 'turn': 't1', 'owner': 'a',
+        'gen': 1, 'turnStatus': 'open', 'liveBefore': False, 'live': True, 'pc': 'holding',
+        'runGen': 1,
+    }
+    assert claim_line['where'].startswith('examples/agent_runtime/lease.py:')
+    assert begin['stepRow'] == {'status': 'started', 'policy': 'never', 'gen': 1, 'by': 'a'}
+    assert begin['policyNow'] == 'never' and begin['liveBefore'] and begin['runGen'] == 1
+    assert effect['effect'] == {'run': 'a', 'gen': 1, 'policy': 'never'}
+    assert effect['where'].startswith('tests/agent_runtime_trace_test.py:')  # the caller
+    assert complete['stepRow']['status'] == 'completed' and complete['pc'] == 'finished'
+    assert finish['turnStatus'] == 'done'
+    assert rel['owner'] == '' and rel['live'] is False and rel['pc'] == 'idle'
+
+
+def test_refused_transactions_are_not_lines_a_replay_is(db: str):
+    a, b = traced(db, 'a'), traced(db, 'b')
+    old = claim(a, 't1', 'a', TTL)
+    assert old is not None and claim(b, 't1', 'b', TTL) is None   # refused: no line
+    begin_step(a, old, 's', 'always')
+    assert complete_step(a, old, 's', 'ok')
+    expire(a)                                                    # not a line either
+    assert not renew(a, old, TTL)                                # refused: no resurrection
+    new = claim(b, 't1', 'b', TTL)
+    assert new is not None
+    assert not release(a, old)                                   # refused: deposed
+    assert begin_step(b, new, 's', 'never').outcome == 'replayed'  # read-only, but a step
+    lines = trace.lines(db)
+    assert [(x['action'], x['run']) for x in lines] == [
+        ('Claim', 'a'), ('BeginStep', 'a'), ('CompleteStep', 'a'), ('Claim', 'b'), ('BeginStep', 'b'),
+    ]
+    takeover, replay = lines[3], lines[4]
+    assert takeover['liveBefore'] is False and takeover['gen'] == 2
+    assert replay['stepRow']['status'] == 'completed' and replay['policyNow'] == 'never'
+    assert replay['liveBefore'] is True
+
+
+def test_the_connection_names_the_writer_not_the_sql(db: str):
+    # A write names its actor by the connection that made it: a run writing with another
+    # run's lease in its parameters is still itself in the trace.
+    a, b = traced(db, 'a'), traced(db, 'b')
+    lease = claim(a, 't1', 'a', TTL)
+    assert lease is not None and renew(b, lease, TTL)
+    assert [(x['action'], x['run']) for x in trace.lines(db)] == [('Claim', 'a'), ('Renew', 'b')]
+
+
+def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
+    a = traced(db, 'a')
+    lease = claim(a, 't1', 'a', TTL)
+    assert lease is not None
+    for key in ('0:x', '1:y'):
+        begin_step(a, lease, key, 'always')
+        complete_step(a, lease, key, 'ok')
+    written = trace.export(db, tmp_path / 'out')
+    assert sorted(p.name for p in written) == ['t1--0-x.ndjson', 't1--1-y.ndjson']
+    first = traces.read_folder(tmp_path / 'out', 'test')[0]
+    assert [x['action'] for x in first.lines] == ['Claim', 'BeginStep', 'CompleteStep']
+    assert all('turn' not in x and 'step' not in x for x in first.lines)
+
+
+# ---- real worker processes, real TLC --------------------------------------------------
+
+def check(trace_dir: Path):
+    found = traces.read_folder(trace_dir, 'test')
+    job = traces.tlc_job(
+        'fault-run', MODEL, 'TraceExecutionLease.tla', 'TraceExecutionLease.cfg', found,
+        Path(needs.java()), needs.tla_jar(), timeout=300,
+    )
+    return traces.judge(tlc.run_job(job), found)
+
+
+@pytest.mark.timeout(300)
+def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
+    seed = 20260101
+    report = run_faults(
+        FaultSettings(seed=seed, turns=80, deadline_s=150, trace_dir=tmp_path / 'traces'),
+        tmp_path / 'work',
+    )
+    print(report.summary())
+    assert report.worker_errors == [] and report.violations == []
+    assert report.kills and report.takeovers and report.stale_resumptions and report.policy_flips
+    verdict = check(tmp_path / 'traces')
+    assert verdict.outcome == 'accepted', verdict
+    assert verdict.traces >= 80
+
+
+@pytest.mark.timeout(600)
+def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
+    # complete_step without its fence (fault_harness.MUTANT_WORKER): a deposed worker's
+    # completion commits, and the model has no CompleteStep for a run that does not hold
+    # the live lease. A round shows it when a stopped worker resumes mid-step.
+    for seed in range(7, 10):
+        out = tmp_path / str(seed)
+        report = run_faults(
+            FaultSettings(seed=seed, turns=80, deadline_s=150, mutation='unfenced-complete',
+                          trace_dir=out / 'traces'),
+            out / 'work',
+        )
+        print(report.summary())
+        verdict = check(out / 'traces')
+        if verdict.outcome == 'rejected':
+            break
+    assert verdict.outcome == 'rejected', verdict
+    assert verdict.rejection is not None and verdict.rejection.event is not None
+    assert verdict.rejection.event['action'] == 'CompleteStep'

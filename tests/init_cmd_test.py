@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from execlease_hook import cli, manifest, notes_map
+from tests.conftest import git_env
+
+SPEC = '---- MODULE Lock ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\nInv == x = 0\n====\n'
+CFG = 'INIT Init\nNEXT Next\nINVARIANT Inv\n'
+
+
+@pytest.fixture
+def spec_repo(git_repo):
+    git_repo.write('verification/lock/Lock.tla', SPEC)
+    git_repo.write('verification/lock/Lock.cfg', CFG)
+    git_repo.write('verification/lock/LockBig.cfg', CFG)
+    return git_repo
+
+
+def snapshot(repo):
+    return {p.relative_to(repo.path).as_posix(): p.read_bytes()
+            for p in repo.path.rglob('*') if p.is_file() and '.git' not in p.parts}
+
+
+def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config']) == 0
+    out = capsys.readouterr().out
+    m = manifest.load(spec_repo.path / 'verification/lock/manifest.json', spec_repo.path)
+    assert m.spec == 'Lock.tla'
+    assert [(c.name, c.config) for c in m.checks] == [('main', 'Lock.cfg'), ('LockBig', 'LockBig.cfg')]
+    assert m.coverage.entries == () and m.coverage.sync_commit is None
+    notes = spec_repo.read('verification/lock/NOTES.md')
+    for heading in ('Assumptions', 'Bounds', 'Outside the model', 'Results', 'Findings',
+                    'Code-to-action map'):
+        assert f'\n## {heading}\n' in notes
+    assert notes_map.has_markers(notes)
+    # The generated table is what --write-map writes: nothing to rewrite (exit 1: never synced).
+    assert cli.main(['coverage', '--write-map']) == 1
+    listing = capsys.readouterr().out
+    assert 'code-to-action table already current' in listing and 'model never synced' in listing
+    assert spec_repo.git('check-ignore', '.tmp/tla/tla2tools.jar').strip() == '.tmp/tla/tla2tools.jar'
+    config = yaml.safe_load(spec_repo.read('.pre-commit-config.yaml'))
+    hooks = {h['id']: h for h in config['repos'][0]['hooks']}
+    assert hooks['execlease-coverage']['entry'] == 'execlease guard'
+    assert hooks['execlease-tlc']['entry'] == 'execlease verify'
+    proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
+                          cwd=spec_repo.path, env=git_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for created in ('created verification/lock/manifest.json', 'created verification/lock/NOTES.md',
+                    'added .tmp/ to .gitignore', 'created .pre-commit-config.yaml'):
+        assert created in out
+
+
+def test_running_again_leaves_every_file_alone(spec_repo, capsys):
+    argv = ['init', '--spec', 'verification/lock/Lock.tla', '--write-config']
+    assert cli.main(argv) == 0
+    spec_repo.write('verification/lock/NOTES.md', '# my notes\n')     # the user's own
+    before = snapshot(spec_repo)
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    assert snapshot(spec_repo) == before
+    out = capsys.readouterr().out
+    assert 'left alone: verification/lock/manifest.json exists' in out
+    assert 'left alone: verification/lock/NOTES.md exists; it has no code-to-action markers' in out
+    assert 'left alone: .gitignore already ignores .tmp/' in out
+    assert 'left alone: .pre-commit-config.yaml exists; add these hooks' in out
+    assert '    -   id: execlease-coverage' in out
+
+
+def test_an_existing_gitignore_and_config_keep_their_lines(spec_repo, capsys):
+    spec_repo.write('.gitignore', 'build/')          # no newline at the end
+    spec_repo.write('.pre-commit-config.yaml', 'repos: []\n')
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config']) == 0
+    assert spec_repo.read('.gitignore').startswith('build/\n')
+    assert spec_repo.read('.gitignore').endswith('\n.tmp/\n')
+    assert spec_repo.read('.pre-commit-config.yaml') == 'repos: []\n'
+    assert 'add these hooks under its `repos:`' in capsys.readouterr().out
+
+
+def test_without_write_config_the_config_is_printed(spec_repo, capsys):
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla']) == 0
+    out = capsys.readouterr().out
+    assert not (spec_repo.path / '.pre-commit-config.yaml').exists()
+    assert 'no .pre-commit-config.yaml: write this one' in out
+    printed = '\n'.join(line[4:] for line in out.splitlines() if line.startswith('    '))
+    assert yaml.safe_load(printed)['default_install_hook_types'] == ['pre-commit', 'pre-push']
+
+
+def test_cfg_and_a_folder_outside_verification(git_repo, capsys):
+    git_repo.write('specs/lock/Lock.tla', SPEC)
+    git_repo.write('specs/lock/Lock.cfg', CFG)
+    git_repo.write('specs/lock/Other.cfg', CFG)
+    assert cli.main(['init', '--model', 'specs/lock', '--cfg', 'specs/lock/Other.cfg']) == 0
+    out = capsys.readouterr().out
+    m = manifest.load(git_repo.path / 'specs/lock/manifest.json', git_repo.path)
+    assert [(c.name, c.config) for c in m.checks] == [('Other', 'Other.cfg')]
+    assert 'entry: execlease guard --model specs/lock' in out      # not found by default
+    assert 'execlease verify --update-coverage --model specs/lock' in out
+
+
+@pytest.mark.parametrize(
+    ('files', 'argv', 'message'),
+    (
+        ({}, ['init'], 'name the spec'),
+        ({}, ['init', '--spec', 'verification/lock/Nope.tla'], 'no such .tla file'),
+        ({'verification/lock/Lock.tla': SPEC}, ['init', '--spec', 'verification/lock/Lock.tla'],
+         'no .cfg beside'),
+        ({'verification/lock/Lock.tla': SPEC, 'verification/lock/B.tla': SPEC,
+          'verification/lock/Lock.cfg': CFG}, ['init', '--model', 'verification/lock'],
+         '2 .tla files (B.tla, Lock.tla); name the one TLC checks with --spec'),
+        ({'verification/lock/Lock.tla': SPEC, 'other/Lock.cfg': CFG},
+         ['init', '--spec', 'verification/lock/Lock.tla', '--cfg', 'other/Lock.cfg'],
+         'is not inside the model folder'),
+        ({'elsewhere/Lock.tla': SPEC, 'verification/lock/Lock.cfg': CFG},
+         ['init', '--spec', 'elsewhere/Lock.tla', '--model', 'verification/lock'],
+         'is not inside the model folder'),
+        ({'verification/lock/Lock.tla': SPEC}, ['init', '--spec', '../outside.tla'],
+         'outside the repository'),
+        ({}, ['init', '--model', 'verification/none'], 'no such folder'),
+    ),
+    ids=('no-spec', 'spec-missing', 'no-cfg', 'two-specs', 'cfg-outside', 'spec-outside-model',
+         'outside-repo', 'no-folder'),
+)
+def test_refusals_exit_2_and_write_nothing(git_repo, capsys, files, argv, message):
+    for rel, text in files.items():
+        git_repo.write(rel, text)
+    before = snapshot(git_repo)
+    assert cli.main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert snapshot(git_repo) == before
