@@ -65,20 +65,24 @@ MostRestrictive(recorded, now) ==
 \* No step row yet.
 NoRow == [status |-> "none", policy |-> "none", gen |-> 0, by |-> None]
 
+\* The transactions that write the step row.
+StepWrites == {"step-insert", "step-unknown", "step-rerun", "step-complete"}
+
 \* Every transaction of begin_step (a write or a read-only decision).
 BeginKinds == {"step-insert", "step-read", "step-unknown", "step-rerun"}
 
 \* What a transaction by run r saw, recorded independently of the action's
 \* own guard: the agent_turns row as the step_write_audit trigger reads it
 \* (owner, generation, live); for a claim, the turn's status; for a
-\* begin_step, the step row before it and the policy in force.  (Only what
+\* begin_step, the policy in force; for a begin_step or a step write, the
+\* step row before it.  (Only what
 \* a property reads: every other field is fixed, so the history adds few
 \* states.)
 Seen(kind, r) ==
     [kind |-> kind, run |-> r, id |-> RunId(r), runGen |-> runGen[r],
      owner |-> owner, leaseGen |-> gen, wasLive |-> live,
      turnBefore |-> IF kind = "claim" THEN turnStatus ELSE "none",
-     stepBefore |-> IF kind \in BeginKinds THEN step ELSE NoRow,
+     stepBefore |-> IF kind \in BeginKinds \cup StepWrites THEN step ELSE NoRow,
      policyNow |-> IF kind \in BeginKinds THEN policyNow ELSE "none"]
 
 Init ==
@@ -325,8 +329,6 @@ TypeOK ==
 \* id is the owner and the generation is the one it claimed.
 WasHolder(tx) == tx.owner = tx.id /\ tx.leaseGen = tx.runGen
 
-StepWrites == {"step-insert", "step-unknown", "step-rerun", "step-complete"}
-
 \* The effects of the step done by generation g.
 EffectsOf(g) == {i \in 1..Len(effects) : effects[i].gen = g}
 
@@ -340,9 +342,11 @@ P8 ==
 \* P1: only the owner of the current live generation commits writes to the
 \* step row, judged on the written row as the step_write_audit trigger
 \* judges it: the row's written_by is lease_owner, its generation is
-\* lease_generation, and the lease is live, at the write.
+\* lease_generation, and the lease is live, at the write.  (A write that
+\* leaves the row as it was wrote another step's row: a spec that extends
+\* this one may model those.)
 P1 ==
-    lastTx.kind \in StepWrites =>
+    lastTx.kind \in StepWrites /\ step # lastTx.stepBefore =>
         /\ step.by = lastTx.owner
         /\ step.gen = lastTx.leaseGen
         /\ lastTx.wasLive
