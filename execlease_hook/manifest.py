@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from execlease_hook import paths
+from execlease_hook import paths, settings
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
 from execlease_hook.models import find_models
@@ -82,6 +82,26 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class TraceJob:
+    """Trace validation (traces.py): NDJSON traces of the real program against a trace spec."""
+    name: str
+    spec: str                        # the trace spec, relative to the model folder
+    config: str
+    files: tuple[str, ...] = ()      # glob patterns of NDJSON traces, relative to the model folder
+    command: tuple[str, ...] = ()    # or: argv run from the repository root, writing the traces
+    timeout: float | None = None     # seconds, for the command and for TLC each
+
+
+@dataclass(frozen=True)
+class CodeMutation:
+    """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
+    name: str
+    path: str                        # the source file, relative to the repository root
+    replace: Replace
+    traces: tuple[str, ...] = ()     # the trace jobs that must reject it (default: every one)
+
+
+@dataclass(frozen=True)
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec_index); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
@@ -132,6 +152,8 @@ class Manifest:
     mutations: tuple[Mutation, ...] = ()
     findings: tuple[Finding, ...] = ()
     coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
+    traces: tuple[TraceJob, ...] = ()
+    code_mutations: tuple[CodeMutation, ...] = ()
 
     @property
     def folder(self) -> Path:
@@ -200,8 +222,11 @@ class _Reader:
         return value
 
     def seconds(self, value: object, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.fail(where, f'expected a number of seconds > 0, got {value!r}')
+        # NaN and Infinity parse as JSON numbers; a NaN timeout would mean no timeout at all.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or settings.seconds_problem(float(value)) is not None:
+            raise self.fail(where, f'expected a number of seconds > 0 and at most '
+                                   f'{settings.MAX_SECONDS:g}, got {value!r}')
         return float(value)
 
     def array(self, value: object, where: str) -> list[Any]:
@@ -306,6 +331,58 @@ def _finding(r: _Reader, raw: object, at: str, folder: Path) -> Finding:
     )
 
 
+def _replace(r: _Reader, raw: object, at: str) -> Replace:
+    rep = r.obj(raw, at, ('from', 'to'))
+    start = r.string(rep['from'], f'{at}.from')
+    if not isinstance(rep['to'], str):
+        raise r.fail(f'{at}.to', f'expected a string, got {_kind(rep["to"])}')
+    if rep['to'] == start:
+        raise r.fail(at, '"from" and "to" are the same text: nothing is mutated')
+    return Replace(start=start, to=rep['to'])
+
+
+def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
+    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout'))
+    if ('files' in d) == ('command' in d):
+        raise r.fail(at, 'give exactly one of "files" (NDJSON trace files, globs relative to the '
+                         'model folder) or "command" (an argv that writes them)')
+    key = 'files' if 'files' in d else 'command'
+    values = tuple(r.string(v, f'{at}.{key}[{i}]') for i, v in enumerate(r.array(d[key], f'{at}.{key}')))
+    if not values:
+        raise r.fail(f'{at}.{key}', 'must not be empty')
+    if key == 'files':
+        for i, pattern in enumerate(values):
+            r.repo_path(pattern, f'{at}.files[{i}]', folder)
+    return TraceJob(
+        name=r.string(d['name'], f'{at}.name'),
+        spec=r.repo_path(d['spec'], f'{at}.spec', folder),
+        config=r.repo_path(d['config'], f'{at}.config', folder),
+        files=values if key == 'files' else (),
+        command=values if key == 'command' else (),
+        timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+    )
+
+
+def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...]) -> CodeMutation:
+    d = r.obj(raw, at, ('name', 'path', 'replace'), ('traces',))
+    names: tuple[str, ...] = ()
+    if 'traces' in d:
+        names = tuple(r.string(v, f'{at}.traces[{i}]') for i, v in enumerate(r.array(d['traces'], f'{at}.traces')))
+        known = {j.name for j in jobs}
+        for i, name in enumerate(names):
+            if name not in known:
+                raise r.fail(f'{at}.traces[{i}]', f'no trace job named {name!r} (known: '
+                                                  f'{", ".join(sorted(known)) or "none"})')
+    if not jobs:
+        raise r.fail(at, 'a code mutation needs a trace job to reject it; add one under "traces"')
+    return CodeMutation(
+        name=r.string(d['name'], f'{at}.name'),
+        path=r.repo_path(d['path'], f'{at}.path', r.root),
+        replace=_replace(r, d['replace'], f'{at}.replace'),
+        traces=names,
+    )
+
+
 def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
     d = r.obj(
         raw, at, ('id', 'path', 'action'), ('function', 'region', 'within', 'hash'),
@@ -384,12 +461,20 @@ def _coverage(r: _Reader, raw: object) -> Coverage:
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
     model_hash = _model_hash(r, d.get('modelHash'))
     entries = r.items(d['entries'], 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
+    watch = tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch')))
+    ignored = tuple(_ignored(r, v, f'coverage.ignored[{i}]')
+                    for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored')))
+    from execlease_hook import watch_paths
+
+    globs = [g for rule in watch for g in rule.paths]
+    for i, item in enumerate(ignored):
+        if not watch_paths.matches(globs, item.path):
+            raise r.fail(f'coverage.ignored[{i}].path', f'{item.path!r} is under no watch rule\'s paths, so '
+                                                        'nothing would judge it; remove the item or fix the path')
     return Coverage(
         sync_commit=sync, model_hash=model_hash, entries=entries,
         abstract=r.items(d.get('abstract', []), 'coverage.abstract', 'action', lambda v, at: _abstract(r, v, at)),
-        watch=tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch'))),
-        ignored=tuple(_ignored(r, v, f'coverage.ignored[{i}]')
-                      for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored'))),
+        watch=watch, ignored=ignored,
     )
 
 
@@ -441,8 +526,13 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
         raise CannotRun(f'{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}') from None
+    except ValueError as e:     # an integer of thousands of digits
+        raise CannotRun(f'{path}: not a usable manifest: {e}') from None
+    except RecursionError:
+        raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
-        raw, '$', ('version', 'spec', 'checks', 'coverage'), ('mutations', 'findings'),
+        raw, '$', ('version', 'spec', 'checks', 'coverage'),
+        ('mutations', 'findings', 'traces', 'codeMutations'),
     )
     if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
@@ -451,6 +541,8 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
     checks = r.items(d['checks'], 'checks', 'name', lambda v, at: _check(r, v, at, folder))
     if not checks:
         raise r.fail('checks', 'name at least one check (a config that must pass)')
+    trace_jobs = r.items(d.get('traces', []), 'traces', 'name',
+                         lambda v, at: _trace_job(r, v, at, folder))
     return Manifest(
         path=path,
         root=root,
@@ -465,11 +557,19 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
             lambda v, at: _finding(r, v, at, folder),
         ),
         coverage=_coverage(r, d['coverage']),
+        traces=trace_jobs,
+        code_mutations=r.items(
+            d.get('codeMutations', []), 'codeMutations', 'name',
+            lambda v, at: _code_mutation(r, v, at, trace_jobs),
+        ),
     )
 
 
 def load(path: Path, root: Path) -> Manifest:
     path = Path(os.path.abspath(path))
+    outside = paths.outside_problem(Path(os.path.abspath(root)), path)
+    if outside is not None and path.exists():
+        raise CannotRun(outside)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -527,19 +627,43 @@ def to_json(m: Manifest) -> dict[str, object]:
         _optional(item, 'deadlock', f.deadlock, False)
         _optional(item, 'timeout', f.timeout, None)
         findings.append(item)
-    return {
+    out: dict[str, object] = {
         'version': VERSION,
         'spec': m.spec,
         'checks': checks,
         'mutations': mutations,
         'findings': findings,
-        'coverage': {
-            'syncCommit': m.coverage.sync_commit,
-            'modelHash': _model_hash_json(m.coverage.model_hash),
-            'entries': [_entry_json(e) for e in m.coverage.entries],
-            **_declarations_json(m.coverage),
-        },
     }
+    if m.traces:
+        out['traces'] = [_trace_job_json(t) for t in m.traces]
+    if m.code_mutations:
+        out['codeMutations'] = [_code_mutation_json(c) for c in m.code_mutations]
+    out['coverage'] = {
+        'syncCommit': m.coverage.sync_commit,
+        'modelHash': _model_hash_json(m.coverage.model_hash),
+        'entries': [_entry_json(e) for e in m.coverage.entries],
+        **_declarations_json(m.coverage),
+    }
+    return out
+
+
+def _trace_job_json(t: TraceJob) -> dict[str, object]:
+    item: dict[str, object] = {'name': t.name, 'spec': t.spec, 'config': t.config}
+    if t.files:
+        item['files'] = list(t.files)
+    if t.command:
+        item['command'] = list(t.command)
+    _optional(item, 'timeout', t.timeout, None)
+    return item
+
+
+def _code_mutation_json(c: CodeMutation) -> dict[str, object]:
+    item: dict[str, object] = {
+        'name': c.name, 'path': c.path, 'replace': {'from': c.replace.start, 'to': c.replace.to},
+    }
+    if c.traces:
+        item['traces'] = list(c.traces)
+    return item
 
 
 def _declarations_json(c: Coverage) -> dict[str, object]:

@@ -7,7 +7,7 @@ working tree), and only the variables that changed in that step.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -107,7 +107,10 @@ def _indent_value(value: str, pad: str) -> str:
     return value.replace('\n', '\n' + pad)
 
 
-def counterexample(verdict: Verdict, statuses: Sequence[EntryStatus]) -> list[str]:
+def counterexample(
+        verdict: Verdict, statuses: Sequence[EntryStatus], abstract: Mapping[str, str] | None = None,
+) -> list[str]:
+    """`abstract`: the manifest's abstract actions and why no code implements them."""
     lines: list[str] = []
     what = 'deadlock' if verdict.kind == 'deadlock' else f'{verdict.kind} {verdict.property or "(TLC does not name it)"}'
     lines.append(f'  counterexample ({what}), {len(verdict.trace)} steps:')
@@ -127,8 +130,10 @@ def counterexample(verdict: Verdict, statuses: Sequence[EntryStatus]) -> list[st
             cited = code_for(action_name(step), statuses)
             for c in cited:
                 lines.append(f'       code: {c}')
+            reason = (abstract or {}).get(action_name(step))
             if not cited and step.back_to is None:
-                lines.append('       code: (no covered entry names this action)')
+                lines.append(f'       code: (abstract: {reason})' if reason else
+                             '       code: (no covered entry names this action)')
         current = dict(step.variables)
         changed = [(n, v) for n, v in step.variables if previous.get(n) != v]
         for name, value in changed:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, spec_scan, tlc, tools
+from execlease_hook import paths, report, settings, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
@@ -72,19 +72,11 @@ def _read(path: Path, what: str) -> bytes:
 def _timeout(value: float | None) -> float:
     if value is not None:
         return value
-    seconds = tools.float_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
-    if seconds <= 0:
-        raise CannotRun(f'EXECLEASE_TLC_TIMEOUT={seconds:g}: give a number of seconds > 0')
-    return seconds
+    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
 
 
 def _workers() -> int:
-    text = os.environ.get('EXECLEASE_TLC_WORKERS')
-    if not text:
-        return 1
-    if not text.isdigit() or int(text) < 1:
-        raise CannotRun(f'EXECLEASE_TLC_WORKERS={text!r}: give a whole number >= 1')
-    return int(text)
+    return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
 
 
 @dataclass(frozen=True)
@@ -100,9 +92,7 @@ def _shown(m: Manifest, path: Path) -> str:
 def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    modules = tuple(
-        (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla')) if p.name != spec_path.name
-    )
+    modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may print or stop
     # the search (spec_scan.py): exit 2 naming the file and line.
@@ -312,12 +302,16 @@ def verify_model(
 ) -> ModelResult:
     r = ModelResult(m)
     r.jobs = run_planned(plan(m, quick, t), t, cache, jobs, progress)
+    coverage_results(m, r)
+    if not quick and (m.traces or m.code_mutations):
+        from execlease_hook import trace_suite
+
+        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    coverage_results(m, r)
     map_results(m, r)
     _notes(m, r)
     return r
@@ -374,7 +368,14 @@ def update_coverage(r: ModelResult) -> None:
         m, checks=tuple(checks),
         coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
     )
-    manifest_mod.write(m.path, updated)
+    try:
+        manifest_mod.write(m.path, updated)
+    except OSError as e:
+        r.problems.append(
+            f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
+            f'{m.folder} writable and run again (nothing was changed)')
+        r.moved = []
+        return
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
     r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
@@ -429,11 +430,14 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         for s in r.coverage:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    # What the accepted traces exercised (lines per action): the trace jobs' own summary.
+    _print(*(f'  {j.message}' for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
             _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
-            _print(*report.counterexample(j.verdict, r.coverage))
+            abstract = {a.action: a.reason for a in r.manifest.coverage.abstract}
+            _print(*report.counterexample(j.verdict, r.coverage, abstract))
         elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'
@@ -486,9 +490,11 @@ def run(options: argparse.Namespace) -> int:
         if json_path is not None:
             _write_json(json_path, _unfinished_json(str(e)))
         raise
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if json_path is not None:
-            _write_json(json_path, _unfinished_json('interrupted (Ctrl-C)', 130))
+            from execlease_hook import signals
+
+            _write_json(json_path, _unfinished_json(*signals.interrupted(e)))
         raise
 
 

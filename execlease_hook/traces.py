@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from execlease_hook.errors import CannotRun
 from execlease_hook.tlc import DEFAULT_TIMEOUT, TlcJob, Verdict
@@ -113,16 +114,20 @@ def tlc_job(
 
 @dataclass(frozen=True)
 class Rejection:
-    trace: Trace
+    trace: str                     # the trace's name (its file)
     line: int                      # 1-based: the first line no step of the model could match
-    kind: str                      # 'no step matches' | 'invariant <name>'
+    kind: str                      # why: no step matches it, or an invariant broken after it
+    event: dict[str, Any] | None   # that line as logged
     state: tuple[tuple[str, str], ...]   # the last matched state (the trace spec's variables)
 
-    @property
-    def event(self) -> dict[str, object] | None:
-        if 1 <= self.line <= len(self.trace.lines):
-            return self.trace.lines[self.line - 1]
-        return None
+    def to_json(self) -> dict[str, Any]:
+        return {'trace': self.trace, 'line': self.line, 'kind': self.kind, 'event': self.event,
+                'state': [list(x) for x in self.state]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Rejection:
+        return cls(str(data['trace']), int(data['line']), str(data['kind']), data['event'],
+                   tuple((str(n), str(v)) for n, v in data['state']))
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,19 @@ class TraceVerdict:
     lines: int
     rejection: Rejection | None = None
     reason: str | None = None      # error: what went wrong
+
+    def to_json(self) -> dict[str, Any]:
+        return {'outcome': self.outcome, 'traces': self.traces, 'lines': self.lines,
+                'rejection': None if self.rejection is None else self.rejection.to_json(),
+                'reason': self.reason}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TraceVerdict:
+        if data['outcome'] not in ('accepted', 'rejected', 'error'):
+            raise ValueError(f'bad outcome {data["outcome"]!r}')
+        rejection = data['rejection']
+        return cls(str(data['outcome']), int(data['traces']), int(data['lines']),
+                   None if rejection is None else Rejection.from_json(rejection), data['reason'])
 
 
 def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
@@ -161,8 +179,10 @@ def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
         # An invariant broken in the state after line - 1: that line led there.
         kind = f'{verdict.kind} {verdict.property or "(unnamed)"} is violated after it'
         line -= 1
+    trace = traces[index - 1]
+    event = trace.lines[line - 1] if 1 <= line <= len(trace.lines) else None
     return TraceVerdict('rejected', len(traces), total,
-                        rejection=Rejection(traces[index - 1], line, kind, state))
+                        rejection=Rejection(trace.name, line, kind, event, state))
 
 
 def action_counts(traces: Sequence[Trace]) -> dict[str, int]:

@@ -111,6 +111,8 @@ def test_load_good(tmp_path):
         ('coverage.watch', [{'paths': ['src/**'], 'calls': []}], 'coverage.watch[0].calls: name at least one callee'),
         ('coverage.watch', [{'paths': ['src/**'], 'calls': ['f'], 'regex': 'x'}], "coverage.watch[0].regex: unknown key"),
         ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f'}], "coverage.ignored[0]: missing key 'reason'"),
+        ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f', 'reason': 'r'}],
+         "coverage.ignored[0].path: 'src/a.py' is under no watch rule's paths"),
         ('coverage.entries.0.hash', 'sha1:abc', 'coverage.entries[0].hash: \'sha1:abc\' has no known scheme'),
         ('coverage.entries.0.path', '../outside.py', 'coverage.entries[0].path: \'../outside.py\' leaves its folder'),
         ('coverage.entries.0.path', '/abs/x.py', 'coverage.entries[0].path: \'/abs/x.py\' is absolute'),
@@ -253,3 +255,67 @@ def test_write_failure_leaves_old_file(tmp_path, monkeypatch):
     assert path.read_text() == before
     assert [p.name for p in path.parent.iterdir()] == ['manifest.json']
 
+
+
+# ---- trace jobs and code mutations -----------------------------------------------------
+
+TRACED: dict = {
+    **{k: v for k, v in GOOD.items() if k != 'coverage'},
+    'traces': [
+        {'name': 'run', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg',
+         'command': ['python', '-m', 'app.run'], 'timeout': 60},
+        {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson']},
+    ],
+    'codeMutations': [
+        {'name': 'unfenced', 'path': 'src/lease.py', 'replace': {'from': 'a = b', 'to': 'a <= b'},
+         'traces': ['run']},
+    ],
+    'coverage': GOOD['coverage'],
+}
+
+
+def test_load_trace_jobs_and_code_mutations(tmp_path):
+    path = write_manifest(tmp_path, TRACED)
+    m = manifest.load(path, tmp_path)
+    assert m.traces[0] == manifest.TraceJob('run', 'TraceSpec.tla', 'TraceSpec.cfg',
+                                            command=('python', '-m', 'app.run'), timeout=60.0)
+    assert m.traces[1].files == ('traces/*.ndjson',)
+    assert m.code_mutations == (manifest.CodeMutation(
+        'unfenced', 'src/lease.py', manifest.Replace('a = b', 'a <= b'), ('run',)),)
+    # The trace spec is not the model: a change to it is judged by its trace jobs, not the guard.
+    assert 'TraceSpec.tla' not in m.model_files
+    assert json.loads(manifest.dump(m)) == TRACED
+
+
+@pytest.mark.parametrize(
+    ('field', 'value', 'expected'),
+    (
+        ('traces.0.files', ['x.ndjson'], 'traces[0]: give exactly one of "files"'),
+        ('traces.0.command', DELETE, 'traces[0]: give exactly one of "files"'),
+        ('traces.0.command', [], 'traces[0].command: must not be empty'),
+        ('traces.0.command', 'python run.py', 'traces[0].command: expected an array'),
+        ('traces.1.files', ['../x/*.ndjson'], "traces[1].files[0]: '../x/*.ndjson' leaves its folder"),
+        ('traces.1.name', 'run', "traces[1].name: duplicate name 'run'"),
+        ('traces.0.spec', DELETE, "traces[0]: missing key 'spec'"),
+        ('codeMutations.0.traces', ['nope'], "codeMutations[0].traces[0]: no trace job named 'nope'"),
+        ('codeMutations.0.replace.to', 'a = b', 'codeMutations[0].replace: "from" and "to" are the same'),
+        ('codeMutations.0.path', '/etc/passwd', "codeMutations[0].path: '/etc/passwd' is absolute"),
+        ('traces', [], "codeMutations[0].traces[0]: no trace job named 'run' (known: none)"),
+        ('traces.0.timeout', 0, 'traces[0].timeout: expected a number of seconds > 0'),
+    ),
+    ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
+)
+def test_bad_trace_entries_name_the_field(tmp_path, field, value, expected):
+    data = copy.deepcopy(TRACED)
+    *parents, last = [int(p) if p.isdigit() else p for p in field.split('.')]
+    node = data
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    path = write_manifest(tmp_path, data)
+    with pytest.raises(CannotRun) as e:
+        manifest.load(path, tmp_path)
+    assert expected in str(e.value)

@@ -41,7 +41,8 @@ def test_a_mutation_failing_for_the_wrong_reason_prints_its_trace(git_repo, caps
     assert cli.main(['verify']) == 1
     out = capsys.readouterr().out
     assert 'mutation wrong (pass.cfg):\n  counterexample (invariant TypeOK), 5 steps:' in out
-    assert ('  5. Inc\n       spec: Counter.tla:13\n       code: (no covered entry names this action)\n'
+    # No entries: the model declares its actions abstract, and the trace says why no code is cited.
+    assert ('  5. Inc\n       spec: Counter.tla:13\n       code: (abstract: no code in this test)\n'
             '       x = 4\n') in out
 
 
@@ -82,6 +83,15 @@ def test_loops_stuttering_parameters_and_unlocated_code():
         "       code: src/fence.py (not found: update the anchors)  region '# a' in claim  [fence]",
         '  5. Stuttering: from here on nothing changes forever',
     ]
+
+
+def test_an_abstract_action_shows_its_reason():
+    verdict = Verdict('violated', 1.0, 2, kind='invariant', property='Inv', trace=(
+        TraceStep(1, 'Initial predicate', '', (('a', '0'),)),
+        TraceStep(2, 'Expire', 'line 5, col 1 to line 6, col 9 of module M', (('a', '1'),)),
+    ))
+    lines = report.counterexample(verdict, [], {'Expire': 'time passing'})
+    assert lines[-3:] == ['       spec: M.tla:5-6', '       code: (abstract: time passing)', '       a = 1']
 
 
 def test_summary_table_lists_every_column():

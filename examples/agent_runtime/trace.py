@@ -142,12 +142,15 @@ class _Recorder:
 
 
 ACTIVE: _Recorder | None = None
+_recorders: dict[tuple[str, str], _Recorder] = {}
 
 
 def enable(run_id: str, db: str) -> None:
-    """Trace this process: every `schema.connect` from now on returns a TracedConnection."""
+    """Trace this process as run `run_id`: every `schema.connect` from now on returns a
+    TracedConnection of that run, and effects are recorded as that run's. (A worker calls it
+    once; trace_scenarios.py, several runs in one process, calls it before each run acts.)"""
     global ACTIVE
-    ACTIVE = _Recorder(run_id, db)
+    ACTIVE = _recorders.setdefault((run_id, db), _Recorder(run_id, db))
 
 
 def connection_class() -> type[sqlite3.Connection]:
@@ -213,8 +216,10 @@ class TracedConnection(sqlite3.Connection):
         elif self.in_transaction:
             site, at = _site(sys._getframe(1))
             if site is not None:
-                if self.site is None:
-                    self.site, self.at = site, at
+                # the transaction's site is its first; `at` follows each statement, so a
+                # write's row names the line of that write
+                self.site = self.site or site
+                self.at = at
                 if isinstance(parameters, dict) and not self.fence:
                     self.fence = dict(parameters)
         return super().execute(sql, parameters)
@@ -307,8 +312,8 @@ def _line(group: list[sqlite3.Row]) -> dict[str, Any] | None:
         last = writes[-1]
     action = SITES[last['site']]
     line: dict[str, Any] = {
-        'seq': last['seq'], 'action': action, 'run': last['run'], 'where': last['at'],
-        'turn': last['turn'],
+        'seq': last['seq'], 'action': action, 'run': last['run'],
+        'where': writes[-1]['at'] if writes else last['at'], 'turn': last['turn'],
     }
     state = writes[-1] if writes else last
     line.update(owner=state['owner'] or '', gen=state['gen'], turnStatus=state['status'])

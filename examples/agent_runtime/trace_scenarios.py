@@ -1,0 +1,256 @@
+"""Traced scenarios that drive every guard of the runtime once, deterministically.
+
+The fault-injection run (trace_run.py) shows the runtime's traces are behaviours of the model
+under real races, but whether a given race happens depends on the OS scheduler. These
+scenarios make each situation a guard exists for happen on purpose, in one process, with the
+real code and the real database: a second claim while the lease is live, a renew, begin_step,
+complete_step, finish_turn and release by a run whose lease expired or was taken over, a
+replay of a completed, a started-`never` and a started-`always` step, policy flips both ways,
+and whole turns through the worker's own run_turn (the order of journal and effect). On the
+shipped code every refused call writes nothing and every trace is accepted; with a guard
+broken, the call goes through and its line is one no step of the model matches.
+
+Time passing is simulated by moving the lease's expiry into the past (not a model action, so
+not a line: the trace shows only its effect, a lease that is no longer live).
+
+Writes one NDJSON file per (turn, step) into the folder named by EXECLEASE_TRACE_DIR (or --out).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from examples.agent_runtime import schema
+from examples.agent_runtime import trace
+from examples.agent_runtime.effects import append_effect
+from examples.agent_runtime.effects import read_policy
+from examples.agent_runtime.lease import Lease
+from examples.agent_runtime.lease import LeaseLost
+from examples.agent_runtime.lease import claim
+from examples.agent_runtime.lease import finish_turn
+from examples.agent_runtime.lease import release
+from examples.agent_runtime.lease import renew
+from examples.agent_runtime.schema import NOW
+from examples.agent_runtime.steps import Policy
+from examples.agent_runtime.steps import begin_step
+from examples.agent_runtime.steps import complete_step
+from examples.agent_runtime.worker import Heartbeat
+from examples.agent_runtime.worker import WorkerConfig
+from examples.agent_runtime.worker import run_turn
+
+OUT_ENV = 'EXECLEASE_TRACE_DIR'
+TTL = 60.0   # never expires by itself during a scenario; expiry is moved explicitly
+
+
+class Run:
+    """One run (one worker) of a scenario: its own connection, its writes traced as its own."""
+
+    def __init__(self, world: World, run_id: str) -> None:
+        self.world = world
+        self.run_id = run_id
+        trace.enable(run_id, world.db)
+        self.conn = schema.connect(world.db)
+        self.config = WorkerConfig(
+            world.db, run_id, TTL, str(world.effect_log), str(world.policy_file), 0.0,
+        )
+
+    def act(self) -> sqlite3.Connection:
+        trace.enable(self.run_id, self.world.db)   # effects are recorded as this run's
+        return self.conn
+
+    def claim(self, turn_id: str) -> Lease | None:
+        return claim(self.act(), turn_id, self.run_id, TTL)
+
+    def turn(self, lease: Lease, tools: Sequence[str]) -> str:
+        """The worker's own program for a claimed turn: run_turn, then release."""
+        outcome = run_turn(self.act(), self.config, lease, tools, Heartbeat(self.world.db, lease, TTL))
+        release(self.act(), lease)
+        return outcome
+
+    def begin(self, lease: Lease, step_key: str) -> None:
+        tool = step_key.split(':', 1)[1]
+        try:
+            begin_step(self.act(), lease, step_key, self.world.policy(tool))
+        except LeaseLost:
+            pass
+
+
+class World:
+    def __init__(self, folder: Path) -> None:
+        self.db = str(folder / 'runtime.db')
+        self.effect_log = folder / 'effects.log'
+        self.policy_file = folder / 'policy.json'
+        self.set_policy('flipping', 'never')
+        conn = sqlite3.connect(self.db)
+        schema.create(conn)
+        conn.close()
+        self.admin: sqlite3.Connection | None = None
+
+    def set_policy(self, tool: str, policy: str) -> None:
+        policies = {'mail': 'never', 'search': 'always'}
+        if self.policy_file.exists():
+            policies.update(json.loads(self.policy_file.read_text()))
+        policies[tool] = policy
+        self.policy_file.write_text(json.dumps(policies))
+
+    def policy(self, tool: str) -> Policy:
+        return read_policy(str(self.policy_file), tool)
+
+    def add_turns(self, *turn_ids: str) -> None:
+        conn = sqlite3.connect(self.db)
+        trace.install(conn)
+        schema.add_turns(conn, turn_ids)
+        conn.close()
+
+    def expire(self, turn_id: str, by: Run) -> None:
+        # Time passes: the lease's expiry is reached (a write at no model action's site).
+        by.act().execute(f'UPDATE agent_turns SET lease_expires_at = {NOW} - 1 WHERE id = ?', (turn_id,))
+
+
+def scenarios(world: World) -> None:
+    world.add_turns(*(f's{i:02d}' for i in range(1, 12)))
+    a, b = Run(world, 'a'), Run(world, 'b')
+
+    # s01: a whole turn through run_turn (journal, effect, completion, in that order), a renew;
+    # then a second claim of the done turn is refused (status must be 'open').
+    lease = a.claim('s01')
+    assert lease is not None
+    renew(a.act(), lease, TTL)
+    a.turn(lease, ['mail', 'search'])
+    b.claim('s01')
+
+    # s02: a claim while the lease is live is refused, for another run and for the holder.
+    lease = a.claim('s02')
+    assert lease is not None
+    b.claim('s02')
+    a.claim('s02')
+    a.turn(lease, ['search'])
+
+    # s03: a's lease expires unclaimed: renew (no resurrection), begin_step and finish_turn are
+    # refused; a release of its own generation still goes through.
+    lease = a.claim('s03')
+    assert lease is not None
+    world.expire('s03', a)
+    renew(a.act(), lease, TTL)
+    a.begin(lease, '0:search')
+    finish_turn(a.act(), lease)
+    release(a.act(), lease)
+
+    # s04: a expires between its effect and complete_step (its own generation, nobody else's
+    # yet): complete_step is refused; a releases; b re-runs the `always` step and finishes.
+    lease = a.claim('s04')
+    assert lease is not None
+    a.begin(lease, '0:search')
+    append_effect(str(world.effect_log), lease, '0:search', 'always', 0)
+    world.expire('s04', a)
+    complete_step(a.act(), lease, '0:search', 'late')
+    release(a.act(), lease)
+    new = b.claim('s04')
+    assert new is not None
+    b.turn(new, ['search'])
+
+    # s05: a is deposed (b took the turn over): every write of a is refused.
+    old = a.claim('s05')
+    assert old is not None
+    a.begin(old, '0:search')
+    append_effect(str(world.effect_log), old, '0:search', 'always', 0)
+    world.expire('s05', a)
+    new = b.claim('s05')
+    assert new is not None
+    renew(a.act(), old, TTL)
+    complete_step(a.act(), old, '0:search', 'stale')
+    a.begin(old, '1:search')
+    finish_turn(a.act(), old)
+    release(a.act(), old)
+    b.turn(new, ['search', 'search'])
+
+    # s06: a completes its step and expires before finish_turn: b replays the completed step
+    # (returns its result, does not run it again) and finishes the turn.
+    lease = a.claim('s06')
+    assert lease is not None
+    a.begin(lease, '0:mail')
+    append_effect(str(world.effect_log), lease, '0:mail', 'never', 0)
+    complete_step(a.act(), lease, '0:mail', 'sent')
+    world.expire('s06', a)
+    new = b.claim('s06')
+    assert new is not None
+    b.turn(new, ['mail'])
+
+    # s07: a started `never` step is not run again: it becomes unknown, the turn needs a person.
+    lease = a.claim('s07')
+    assert lease is not None
+    a.begin(lease, '0:mail')
+    append_effect(str(world.effect_log), lease, '0:mail', 'never', 0)
+    world.expire('s07', a)
+    new = b.claim('s07')
+    assert new is not None
+    b.turn(new, ['mail'])
+
+    # s08: begun under `always`, flipped to `never` before the takeover: the policy in force
+    # now wins (most restrictive); b must not run it again.
+    world.set_policy('flipping', 'always')
+    lease = a.claim('s08')
+    assert lease is not None
+    a.begin(lease, '0:flipping')
+    world.expire('s08', a)
+    world.set_policy('flipping', 'never')
+    new = b.claim('s08')
+    assert new is not None
+    b.turn(new, ['flipping'])
+
+    # s09: begun under `never`, flipped to `always` before the takeover: the recorded policy
+    # wins; b must not run it again.
+    world.set_policy('flipping', 'never')
+    lease = a.claim('s09')
+    assert lease is not None
+    a.begin(lease, '0:flipping')
+    world.expire('s09', a)
+    world.set_policy('flipping', 'always')
+    new = b.claim('s09')
+    assert new is not None
+    b.turn(new, ['flipping'])
+
+    # s10: finish_turn while a step is only started is refused (every step must be completed).
+    lease = a.claim('s10')
+    assert lease is not None
+    a.begin(lease, '0:search')
+    finish_turn(a.act(), lease)
+
+    # s11: a completes every step, then is deposed before finish_turn: its finish_turn is
+    # refused (b holds the lease now); b replays the step and finishes.
+    old = a.claim('s11')
+    assert old is not None
+    a.begin(old, '0:search')
+    append_effect(str(world.effect_log), old, '0:search', 'always', 0)
+    complete_step(a.act(), old, '0:search', 'done')
+    world.expire('s11', a)
+    new = b.claim('s11')
+    assert new is not None
+    finish_turn(a.act(), old)
+    b.turn(new, ['search'])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description='Run the traced guard scenarios.')
+    parser.add_argument('--out', help=f'folder for the NDJSON traces (default: ${OUT_ENV})')
+    options = parser.parse_args(argv)
+    out = options.out or os.environ.get(OUT_ENV)
+    if not out:
+        print(f'trace_scenarios: give --out or set {OUT_ENV}', file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix='trace-scenarios-') as work:
+        world = World(Path(work))
+        scenarios(world)
+        written = trace.export(world.db, Path(out))
+    print(f'{len(written)} traces written to {out}')
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

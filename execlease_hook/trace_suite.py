@@ -1,0 +1,238 @@
+"""The `traces` and `codeMutations` jobs of `execlease verify`.
+
+Each trace job (traces.py) runs in the repository: its command writes NDJSON traces (or its
+files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
+rejection is exit 1 (the code did something the model does not allow); a broken command or an
+unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
+of the repository (code_mutations.py), and must be rejected by one of them.
+
+Results are cached in the suite's cache folder, keyed by the jar, the Java major version, the
+model folder's modules and cfgs, and the traces: the bytes of the trace files, or, for a
+command, its argv and the bytes of every file in the folders that hold covered code (the code
+that writes the traces; a mutation changes them). `--no-cache` runs every command again.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import hashlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook import tlc, trace_report, traces
+from execlease_hook.atomic import write_text_atomic
+from execlease_hook.cache import ResultCache
+from execlease_hook.code_mutations import check_applies, mutated_copy
+from execlease_hook.errors import CannotRun
+from execlease_hook.manifest import CodeMutation, Manifest, TraceJob
+from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
+from execlease_hook.tlc import TlcJob, Verdict
+from execlease_hook.traces import TraceVerdict
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage import EntryStatus
+    from execlease_hook.suite import Tools
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class TraceRun:
+    """One trace job, run in one copy of the repository."""
+    verdict: TraceVerdict
+    tlc: Verdict | None                  # None: TLC did not run (the command failed)
+    counts: dict[str, int] = field(default_factory=dict)   # lines per logged action
+    seconds: float = 0.0                 # command + conversion + TLC
+    cached: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {'verdict': self.verdict.to_json(), 'tlc': None if self.tlc is None else self.tlc.to_json(),
+                'counts': self.counts, 'seconds': self.seconds}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TraceRun:
+        return cls(TraceVerdict.from_json(data['verdict']),
+                   None if data['tlc'] is None else Verdict.from_json(data['tlc']),
+                   {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True)
+
+
+def _files_of(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools) -> str:
+    folder = root / m.folder.relative_to(m.root)
+    h = hashlib.sha256()
+
+    def part(data: bytes) -> None:
+        h.update(str(len(data)).encode() + b'\0' + data)
+
+    for text in (b'execlease-traces-1', t.jar.sha256.encode(), str(t.java.major).encode(),
+                 job.spec.encode(), job.config.encode(), '\0'.join(job.command).encode()):
+        part(text)
+    inputs = [p for p in _files_of(folder) if p.suffix in ('.tla', '.cfg')]
+    if job.command:
+        covered = sorted({(root / e.path).parent for e in m.coverage.entries})
+        inputs += [p for d in covered for p in _files_of(d)]
+    else:
+        for pattern in job.files:
+            inputs += sorted(folder.glob(pattern))
+    for path in inputs:
+        part(str(path.relative_to(root)).encode())
+        part(path.read_bytes())
+    return h.hexdigest()
+
+
+def _cached(cache: ResultCache, key: str) -> TraceRun | None:
+    if not cache.enabled:
+        return None
+    try:
+        data = json.loads((cache.folder / f'traces-{key}.json').read_text(encoding='utf-8'))
+        if data.get('format') != FORMAT or data.get('key') != key:
+            return None
+        return TraceRun.from_json(data['run'])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
+    if run.verdict.outcome == 'error' or cache.problem is not None:
+        return   # never cache a failure to run: it may not recur
+    try:
+        cache.folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(cache.folder / f'traces-{key}.json',
+                          json.dumps({'format': FORMAT, 'key': key, 'run': run.to_json()}))
+    except OSError as e:
+        cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'
+
+
+def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1) -> TraceRun:
+    """Run one trace job with `root` as the repository root (the repository or a mutated copy)."""
+    key = cache_key(m, job, root, t)
+    hit = _cached(cache, key)
+    if hit is not None:
+        return hit
+    folder = root / m.folder.relative_to(m.root)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f'execlease-traces-{job.name}-') as out:
+        try:
+            if job.command:
+                traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,
+                                   f'trace job {job.name}')
+                found = traces.read_folder(Path(out), f'trace job {job.name}')
+            else:
+                found = traces.read_files(job.files, folder, f'trace job {job.name}')
+            tlc_job = traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
+                                     t.jar.path, job.timeout, workers)
+        except CannotRun as e:
+            return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
+                            seconds=round(time.monotonic() - started, 3))
+        verdict = tlc.run_job(tlc_job)
+    run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
+                   round(time.monotonic() - started, 3))
+    _store(cache, key, run)
+    return run
+
+
+def _placeholder(kind: str, name: str, job: TraceJob) -> TlcJob:
+    return TlcJob(kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b'')
+
+
+def _shown(run: TraceRun) -> Verdict | None:
+    # The table's seconds are the whole job's (command, conversion and TLC), not TLC's alone.
+    return None if run.tlc is None else dataclasses.replace(run.tlc, seconds=run.seconds)
+
+
+def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]) -> JobResult:
+    placeholder = _placeholder('traces', job.name, job)
+    v = run.verdict
+    if v.outcome == 'accepted':
+        return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run))
+    if v.outcome == 'rejected':
+        return JobResult(placeholder, _shown(run), run.cached, DID_NOT_HOLD,
+                         trace_report.rejected(m, job, v, statuses))
+    return JobResult(placeholder, _shown(run), run.cached, COULD_NOT_RUN,
+                     f'trace job {job.name}: {v.reason}')
+
+
+def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
+    placeholder = _placeholder('traces', 'action-coverage', m.traces[0])
+    missing = trace_report.unreached(m, counts)
+    if missing:
+        return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing))
+    return JobResult(placeholder, None, False, HELD,
+                     'every action of the covered code is reached by the traces: ' + trace_report.counts_text(counts))
+
+
+def code_mutation_result(
+        m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache,
+) -> JobResult:
+    jobs = [j for j in m.traces if not mutation.traces or j.name in mutation.traces]
+    placeholder = _placeholder('code-mutation', mutation.name, jobs[0])
+    try:
+        check_applies(m.root, mutation)
+    except CannotRun as e:
+        return JobResult(placeholder, None, False, COULD_NOT_RUN, str(e))
+    runs: list[tuple[TraceJob, TraceRun]] = []
+    with mutated_copy(m.root, mutation) as copy:
+        for job in jobs:
+            run = run_trace_job(m, job, copy, t, cache)
+            runs.append((job, run))
+            if run.verdict.outcome != 'accepted':
+                break
+    job, run = runs[-1]
+    cached = all(r.cached for _, r in runs)
+    shown = _shown(run)
+    if run.verdict.outcome == 'rejected':
+        return JobResult(placeholder, shown, cached, HELD, trace_report.caught(mutation, job, run.verdict))
+    if run.verdict.outcome == 'error' and run.tlc is None:
+        # The mutated program broke its own trace command: caught, though not by the model.
+        return JobResult(placeholder, shown, cached, HELD,
+                         f'code mutation {mutation.name} is caught by the trace command of {job.name} '
+                         f'(it fails on the mutated code): {run.verdict.reason}')
+    if run.verdict.outcome == 'error':
+        return JobResult(placeholder, shown, cached, COULD_NOT_RUN,
+                         f'code mutation {mutation.name}: trace job {job.name}: {run.verdict.reason}')
+    return JobResult(placeholder, shown, cached, DID_NOT_HOLD,
+                     trace_report.not_caught(mutation, [j.name for j, _ in runs]))
+
+
+def run(
+        m: Manifest, t: Tools, cache: ResultCache, jobs: int, statuses: Sequence[EntryStatus],
+        progress: Callable[[JobResult], None] = lambda r: None,
+) -> list[JobResult]:
+    """Every trace job, the action coverage of their lines, then every code mutation."""
+    results: list[JobResult] = []
+    counts: dict[str, int] = {}
+    accepted_all = True
+    # Trace jobs one at a time: a fault-injection command needs the machine's cores to itself.
+    for job in m.traces:
+        trace_run = run_trace_job(m, job, m.root, t, cache)
+        result = trace_job_result(m, job, trace_run, statuses)
+        results.append(result)
+        progress(result)
+        accepted_all = accepted_all and trace_run.verdict.outcome == 'accepted'
+        for action, n in trace_run.counts.items():
+            counts[action] = counts.get(action, 0) + n
+    if m.traces and accepted_all:
+        result = action_coverage_result(m, counts)
+        results.append(result)
+        progress(result)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='code-mutation')
+    try:
+        futures = [pool.submit(code_mutation_result, m, mu, t, cache) for mu in m.code_mutations]
+        for future in futures:
+            result = future.result()
+            results.append(result)
+            progress(result)
+    except BaseException:
+        tlc.cancel_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
