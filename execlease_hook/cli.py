@@ -26,6 +26,20 @@ def _jobs(text: str) -> int:
     return value
 
 
+class _Version(argparse.Action):
+    """`--version`, reading the installed version only when asked: importlib.metadata costs
+    every other command (the guard runs on each commit) more than the rest of its imports."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(_version())
+        parser.exit()
+
+
 def _version() -> str:
     from importlib import metadata
 
@@ -47,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         description='Keep a TLA+ model and the code it describes in lockstep.',
         epilog=cli_args.epilog(None), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument('--version', action='version', version=_version())
+    parser.add_argument('--version', action=_Version)
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
     def command(name: str, text: str) -> argparse.ArgumentParser:

@@ -6,13 +6,13 @@ tree-sitter) are the cost of a commit that touches covered code.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook import git
 from execlease_hook import manifest as manifest_mod
 from execlease_hook.manifest import CoveredEntry, Manifest
+from execlease_hook.record import field, record
 
 if TYPE_CHECKING:
     from execlease_hook.coverage import CommitSource, EntryStatus, IndexSource
@@ -30,7 +30,7 @@ STEPS = (
 DIFF_LINES = 40
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     """What one model needs checked for this commit."""
 
@@ -41,7 +41,7 @@ class Plan:
     watched: tuple[str, ...] = ()  # paths to search for uncovered protocol code (coverage.watch)
 
 
-@dataclass
+@record(frozen=False)
 class Findings:
     """Blocking problems found for one model, as text blocks; the exit code they imply."""
 
@@ -61,7 +61,7 @@ class Findings:
         self.needs_steps = self.needs_steps or steps
 
 
-@dataclass(frozen=True)
+@record
 class Snapshot:
     """What is judged: the index (a commit being made) or one commit (a pushed range)."""
 
@@ -354,7 +354,7 @@ def _find_moved(
         change: git.StagedChange | None,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
-    from dataclasses import replace
+    from execlease_hook.record import replace
 
     from execlease_hook.errors import CannotRun
     from execlease_hook.fingerprint import matches
@@ -423,7 +423,7 @@ def _stale_map(
     return stale
 
 
-@dataclass(frozen=True)
+@record
 class StagedModel:
     """A model as the judged commit records it: its manifest, read with the covered blobs."""
 

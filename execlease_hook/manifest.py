@@ -12,13 +12,13 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from execlease_hook import paths, settings
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
+from execlease_hook.record import field, record
 from execlease_hook.models import find_models
 
 T = TypeVar('T')
@@ -29,13 +29,13 @@ MODEL_HASH_PREFIX = 'sha256:'
 MODEL_RECORD_SCHEMES = ('tla1',)
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     start: str          # JSON "from": exact text where the region starts
     end: str            # JSON "to": exact text where the region ends (inclusive)
 
 
-@dataclass(frozen=True)
+@record
 class CoveredEntry:
     id: str
     path: str                   # POSIX, relative to the repository root
@@ -48,13 +48,13 @@ class CoveredEntry:
     sync_reason: str | None = None  # JSON "syncReason": why the hash moved while the model did not
 
 
-@dataclass(frozen=True)
+@record
 class Replace:
     start: str  # JSON "from"
     to: str
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     name: str
     config: str                 # relative to the model folder
@@ -63,7 +63,7 @@ class Check:
     timeout: float | None = None  # seconds
 
 
-@dataclass(frozen=True)
+@record
 class Mutation:
     name: str
     config: str
@@ -73,7 +73,7 @@ class Mutation:
     within: str | None = None   # the operator the mutation edits: its anchor must be inside it
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     id: str
     config: str
@@ -83,7 +83,7 @@ class Finding:
     timeout: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TraceJob:
     """Trace validation (traces.py): NDJSON traces of the real program against a trace spec."""
     name: str
@@ -94,7 +94,7 @@ class TraceJob:
     timeout: float | None = None     # seconds, for the command and for TLC each
 
 
-@dataclass(frozen=True)
+@record
 class CodeMutation:
     """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
     name: str
@@ -103,7 +103,7 @@ class CodeMutation:
     traces: tuple[str, ...] = ()     # the trace jobs that must reject it (default: every one)
 
 
-@dataclass(frozen=True)
+@record
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec_index); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
@@ -112,13 +112,13 @@ class ModelRecord:
     files: Mapping[str, str | Mapping[str, str]]    # cfg -> hex; spec -> {unit key -> hex}
 
 
-@dataclass(frozen=True)
+@record
 class AbstractAction:
     action: str                 # an action of the next-state relation that no code implements
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class WatchRule:
     """What protocol code looks like: every function in `paths` that matches must be covered."""
 
@@ -128,14 +128,14 @@ class WatchRule:
     what: str | None = None     # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
 
 
-@dataclass(frozen=True)
+@record
 class IgnoredCode:
     path: str
     function: str               # qualified name, as in a coverage entry
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class Coverage:
     sync_commit: str | None
     model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
@@ -145,7 +145,7 @@ class Coverage:
     ignored: tuple[IgnoredCode, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Manifest:
     path: Path                  # absolute path of manifest.json
     root: Path                  # absolute repository root

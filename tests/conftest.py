@@ -175,6 +175,7 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     from dataclasses import replace
 
     from execlease_hook import coverage, coverage_cmd, git, manifest, model_record
+    from execlease_hook.record import replace
 
     path = root / rel
     m = manifest.load(path, root)

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import os
 import re
@@ -9,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook import manifest
+from execlease_hook import manifest, record
 from execlease_hook.errors import CannotRun
 
 HASH = 'ts1:sha256:' + 'a' * 64
@@ -243,8 +242,8 @@ def test_write_is_atomic_and_keeps_mode(tmp_path):
     path = write_manifest(tmp_path, GOOD)
     path.chmod(0o640)
     m = manifest.load(path, tmp_path)
-    synced = dataclasses.replace(
-        m, coverage=dataclasses.replace(m.coverage, sync_commit='1' * 40),
+    synced = record.replace(
+        m, coverage=record.replace(m.coverage, sync_commit='1' * 40),
     )
     manifest.write(path, synced)
     assert manifest.load(path, tmp_path).coverage.sync_commit == '1' * 40
