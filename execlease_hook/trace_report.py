@@ -28,8 +28,9 @@ def counts_text(counts: Mapping[str, int]) -> str:
 
 def accepted(name: str, run: TraceRun) -> str:
     v = run.verdict
+    tlc = '' if run.tlc is None else f', TLC {run.tlc.seconds:.1f} s of it'
     return (f'trace job {name}: {v.traces:,} traces, {v.lines:,} lines accepted '
-            f'({run.seconds:.1f} s); lines per action: {counts_text(run.counts)}')
+            f'({run.seconds:.1f} s{tlc}); lines per action: {counts_text(run.counts)}')
 
 
 def definition_lines(spec_text: str, action: str) -> tuple[int, int] | None:
