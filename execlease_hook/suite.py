@@ -535,6 +535,6 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
         _print(t.jar.warning)
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
-        result += ' (--quick: checks and coverage only; mutations and findings were not run)'
+        result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
     _print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code
