@@ -35,6 +35,10 @@ def _version() -> str:
         return 'execlease (not installed: version unknown)'
 
 
+# Long runs that start child processes or download: SIGTERM and SIGHUP clean up like Ctrl-C.
+SIGNALLED = ('verify', 'tools')
+
+
 def build_parser() -> argparse.ArgumentParser:
     from execlease_hook import cli_args
 
@@ -114,14 +118,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(options: argparse.Namespace) -> int:
     from execlease_hook import term
 
+    restore = None
+    if options.command in SIGNALLED:
+        from execlease_hook import signals
+
+        restore = signals.install()
     try:
         return run(options)
     except ExecleaseError as e:
         print(term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr)
         return e.exit_code
-    except KeyboardInterrupt:
-        print(f'execlease {options.command}: interrupted', file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
+        from execlease_hook import signals
+
+        what, code = signals.interrupted(e)
+        print(f'execlease {options.command}: {what}', file=sys.stderr)
+        return code
     except Exception:
         # A bug, not an expected failure: show the traceback, and never let it read as exit 1
         # ("did not hold") or 0. Exit 2 is "could not run", which it is.
@@ -134,6 +147,9 @@ def _main(options: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    finally:
+        if restore is not None:
+            restore()
 
 
 def verify_main(argv: Sequence[str] | None = None) -> int:

@@ -45,7 +45,7 @@ def watched_globs(m_path: Path) -> list[str]:
 
     try:
         return watch_paths.raw_globs(_manifest_json(m_path))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):   # the full load says why
         return []
 
 
@@ -60,7 +60,7 @@ def governed_paths(m_path: Path, root: Path) -> set[str] | None:
         names.extend(item['config'] for key in ('checks', 'mutations', 'findings')
                      for item in data.get(key, ()))
         covered = [entry['path'] for entry in data['coverage']['entries']]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
     if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):
         return None     # the full load names the field (a path git would spell differently)

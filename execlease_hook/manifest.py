@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from execlease_hook import paths
+from execlease_hook import paths, settings
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
 from execlease_hook.models import find_models
@@ -222,8 +222,11 @@ class _Reader:
         return value
 
     def seconds(self, value: object, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise self.fail(where, f'expected a number of seconds > 0, got {value!r}')
+        # NaN and Infinity parse as JSON numbers; a NaN timeout would mean no timeout at all.
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or settings.seconds_problem(float(value)) is not None:
+            raise self.fail(where, f'expected a number of seconds > 0 and at most '
+                                   f'{settings.MAX_SECONDS:g}, got {value!r}')
         return float(value)
 
     def array(self, value: object, where: str) -> list[Any]:
@@ -523,6 +526,10 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
         raise CannotRun(f'{path}:{e.lineno}:{e.colno}: not valid JSON: {e.msg}') from None
+    except ValueError as e:     # an integer of thousands of digits
+        raise CannotRun(f'{path}: not a usable manifest: {e}') from None
+    except RecursionError:
+        raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
         raw, '$', ('version', 'spec', 'checks', 'coverage'),
         ('mutations', 'findings', 'traces', 'codeMutations'),
@@ -560,6 +567,9 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
 
 def load(path: Path, root: Path) -> Manifest:
     path = Path(os.path.abspath(path))
+    outside = paths.outside_problem(Path(os.path.abspath(root)), path)
+    if outside is not None and path.exists():
+        raise CannotRun(outside)
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -19,11 +19,23 @@ def find_models(root: Path, model: str | None) -> list[Path]:
         manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
         if not manifest.is_file():
             raise CannotRun(f'--model {model}: no manifest.json at {manifest}')
-        return [manifest]
+        return _inside(root, [manifest])
     found = sorted((root / 'verification').glob('*/manifest.json'))
     if not found:
         raise CannotRun(
             f'no model found: expected verification/<name>/manifest.json under {root}, '
             'or name one with --model DIR',
         )
-    return found
+    return _inside(root, found)
+
+
+def _inside(root: Path, manifests: list[Path]) -> list[Path]:
+    """A manifest that is a symlink to a file outside the repository would judge it by rules
+    nobody committed: refused, naming it."""
+    from execlease_hook.paths import outside_problem
+
+    for manifest in manifests:
+        problem = outside_problem(root, manifest)
+        if problem is not None:
+            raise CannotRun(problem)
+    return manifests

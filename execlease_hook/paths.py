@@ -99,3 +99,37 @@ def above_covered(covered: dict[str, str], staged: set[str]) -> list[str]:
                     'Keep the covered code in this repository, or remove the entry')
                 break
     return found
+
+
+def outside_problem(root: Path, path: Path) -> str | None:
+    """`path` (a file TLC will read, or a manifest) resolves outside the repository `root`:
+    a symlink to a file elsewhere would hand that file to TLC, or let it judge the commit."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as e:
+        return f'{path}: cannot be resolved ({e}); fix the symlinks on its way'
+    if resolved.is_relative_to(root.resolve()):
+        return None
+    return (f'{path} resolves to {resolved}, outside the repository {root} (a symlink pointing '
+            'outside?); execlease reads only files inside the repository: replace the link with '
+            'the file itself')
+
+
+def modules_beside(root: Path, spec: Path) -> tuple[tuple[str, bytes], ...]:
+    """The other .tla files in the spec's folder (TLC may read any of them), each checked to be
+    inside the repository: (name, bytes), sorted by name. Raises CannotRun naming the file."""
+    from execlease_hook.errors import CannotRun
+
+    found = []
+    for module in sorted(spec.parent.glob('*.tla')):
+        if module.name == spec.name:
+            continue
+        problem = outside_problem(root, module)
+        if problem is not None:
+            raise CannotRun(problem)
+        try:
+            found.append((module.name, module.read_bytes()))
+        except OSError as e:
+            raise CannotRun(f'{module}: cannot read this module beside the spec: {e.strerror}; '
+                            'restore it or remove it') from None
+    return tuple(found)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
-from execlease_hook import report, spec_scan, tlc, tools
+from execlease_hook import paths, report, settings, spec_scan, tlc, tools
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
@@ -72,19 +72,11 @@ def _read(path: Path, what: str) -> bytes:
 def _timeout(value: float | None) -> float:
     if value is not None:
         return value
-    seconds = tools.float_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
-    if seconds <= 0:
-        raise CannotRun(f'EXECLEASE_TLC_TIMEOUT={seconds:g}: give a number of seconds > 0')
-    return seconds
+    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
 
 
 def _workers() -> int:
-    text = os.environ.get('EXECLEASE_TLC_WORKERS')
-    if not text:
-        return 1
-    if not text.isdigit() or int(text) < 1:
-        raise CannotRun(f'EXECLEASE_TLC_WORKERS={text!r}: give a whole number >= 1')
-    return int(text)
+    return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
 
 
 @dataclass(frozen=True)
@@ -100,9 +92,7 @@ def _shown(m: Manifest, path: Path) -> str:
 def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    modules = tuple(
-        (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla')) if p.name != spec_path.name
-    )
+    modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may print or stop
     # the search (spec_scan.py): exit 2 naming the file and line.
@@ -378,7 +368,14 @@ def update_coverage(r: ModelResult) -> None:
         m, checks=tuple(checks),
         coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
     )
-    manifest_mod.write(m.path, updated)
+    try:
+        manifest_mod.write(m.path, updated)
+    except OSError as e:
+        r.problems.append(
+            f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
+            f'{m.folder} writable and run again (nothing was changed)')
+        r.moved = []
+        return
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
     r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
@@ -493,9 +490,11 @@ def run(options: argparse.Namespace) -> int:
         if json_path is not None:
             _write_json(json_path, _unfinished_json(str(e)))
         raise
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         if json_path is not None:
-            _write_json(json_path, _unfinished_json('interrupted (Ctrl-C)', 130))
+            from execlease_hook import signals
+
+            _write_json(json_path, _unfinished_json(*signals.interrupted(e)))
         raise
 
 

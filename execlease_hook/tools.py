@@ -21,7 +21,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from execlease_hook import settings
+
+if TYPE_CHECKING:
+    import requests
 from execlease_hook.errors import CannotRun
 
 PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'
@@ -49,6 +54,11 @@ KNOWN_JARS = {
     )
 }
 PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
+# Bounds on a download: no pinned jar is larger, and no first run waits longer than this in all
+# (a mirror trickling a byte a second passes every per-read timeout).
+MAX_JAR_BYTES = max(k.size for k in KNOWN_JARS.values())
+DEFAULT_DOWNLOAD_DEADLINE = 300.0
+DEFAULT_LOCK_TIMEOUT = DEFAULT_DOWNLOAD_DEADLINE + 60.0
 
 JAR_NAME = 'tla2tools.jar'
 MIN_JAVA = 11
@@ -98,13 +108,8 @@ def _flag(name: str) -> bool:
 
 
 def float_env(name: str, default: float) -> float:
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        return float(text)
-    except ValueError:
-        raise CannotRun(f'{name}={text!r} is not a number of seconds')
+    """A number of seconds from the environment: finite, > 0, at most a week (settings.py)."""
+    return settings.seconds_env(name, default)
 
 
 _hash_memo: dict[tuple[str, int, int], str] = {}
@@ -133,6 +138,10 @@ class CacheUnwritable(Exception):
 
 @contextmanager
 def _locked(folder: Path) -> Iterator[None]:
+    """The cache lock, waited for at most EXECLEASE_TLA_LOCK_TIMEOUT seconds. A holder that died
+    released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a
+    mirror) is given up on, naming its pid, rather than waited for forever."""
+    wait = settings.seconds_env('EXECLEASE_TLA_LOCK_TIMEOUT', DEFAULT_LOCK_TIMEOUT)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock_file = open(folder / 'lock', 'a+b')
@@ -145,8 +154,28 @@ def _locked(folder: Path) -> Iterator[None]:
             yield
         return
     with lock_file as lock:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    lock.seek(0)
+                    holder = lock.read(32).decode('ascii', 'replace').strip() or 'unknown'
+                    raise CannotRun(
+                        f'{folder / "lock"}: another execlease (pid {holder}) has held the TLA+ tools '
+                        f'lock for more than {wait:g} s (a stalled download, or a stopped process?); '
+                        'let it finish or stop it, then run again (EXECLEASE_TLA_LOCK_TIMEOUT sets '
+                        'the wait)') from None
+                time.sleep(0.1)
         try:
+            try:
+                lock.truncate(0)
+                lock.write(str(os.getpid()).encode())
+                lock.flush()
+            except OSError:
+                pass    # the pid only helps the message above
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
@@ -198,23 +227,39 @@ class DownloadFailed(Exception):
     """A download that can be retried or skipped for the offline source."""
 
 
-def _fetch_once(url: str, target: Path) -> None:
+class TooLarge(DownloadFailed):
+    """More bytes than any pinned jar has: not worth a retry."""
+
+
+def _fetch_once(url: str, target: Path, deadline: float) -> None:
     import requests  # only when a download is needed
+    import urllib3
 
     connect = float_env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0)
     read = float_env('EXECLEASE_TLA_READ_TIMEOUT', 30.0)
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DownloadFailed(f'download of {url} gave up: the total deadline passed')
     show = sys.stderr.isatty()
     try:
-        with requests.get(url, stream=True, timeout=(connect, read)) as response:
+        with requests.get(url, stream=True, timeout=(min(connect, left), min(read, left))) as response:
             if response.status_code != 200:
                 raise DownloadFailed(f'HTTP {response.status_code} from {url}')
             length = response.headers.get('Content-Length')
-            total = int(length) if length and length.isdigit() else None
+            total = int(length) if length and length.isdigit() and len(length) < 16 else None
+            if total is not None and total > MAX_JAR_BYTES:
+                raise TooLarge(f'{url} announces {total} bytes; no pinned jar has more than {MAX_JAR_BYTES}')
             done = 0
             with open(target, 'wb') as out:
-                for chunk in response.iter_content(1 << 16):
+                for chunk in _chunks(response):
                     out.write(chunk)
                     done += len(chunk)
+                    if done > MAX_JAR_BYTES:
+                        raise TooLarge(f'{url} sent more than {MAX_JAR_BYTES} bytes, more than any pinned jar')
+                    if time.monotonic() > deadline:
+                        raise DownloadFailed(
+                            f'download of {url} gave up after {done} bytes: it did not finish within '
+                            'EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds (a slow or trickling mirror?)')
                     if show:
                         _progress(done, total)
             if show:
@@ -225,26 +270,49 @@ def _fetch_once(url: str, target: Path) -> None:
         raise DownloadFailed(f'truncated download from {url}: {e}') from e
     except requests.RequestException as e:
         raise DownloadFailed(f'download of {url} failed: {e}') from e
+    except urllib3.exceptions.ReadTimeoutError as e:
+        raise DownloadFailed(f'download of {url} failed: Read timed out ({e})') from e
+    except (urllib3.exceptions.ProtocolError, urllib3.exceptions.DecodeError) as e:
+        raise DownloadFailed(f'truncated download from {url}: {e}') from e
+    except urllib3.exceptions.HTTPError as e:
+        raise DownloadFailed(f'download of {url} failed: {e}') from e
+
+
+def _chunks(response: requests.Response) -> Iterator[bytes]:
+    """The body as it arrives: read1 returns what the socket has (a byte, if a mirror trickles),
+    where iter_content waits to fill its chunk, so the deadline is checked between arrivals."""
+    raw = response.raw
+    if not hasattr(raw, 'read1'):   # pragma: no cover - urllib3 < 2: small chunks instead
+        yield from response.iter_content(1 << 10)
+        return
+    while True:
+        chunk = raw.read1(1 << 16, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
 
 
 def _download(url: str, folder: Path) -> Path:
     """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
-    attempts = max(1, int(float_env('EXECLEASE_TLA_RETRIES', 3)))
+    attempts = settings.count_env('EXECLEASE_TLA_RETRIES', 3, 1, 20)
+    deadline = time.monotonic() + float_env('EXECLEASE_TLA_DOWNLOAD_DEADLINE', DEFAULT_DOWNLOAD_DEADLINE)
     fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
     os.close(fd)
     part = Path(name)
     try:
         for attempt in range(attempts):
             try:
-                _fetch_once(url, part)
+                _fetch_once(url, part, deadline)
                 break
             except DownloadFailed as e:
                 text = str(e)
-                # No point retrying a name that does not resolve or a 4xx: fail fast.
-                final = 'Failed to resolve' in text or 'HTTP 4' in text
+                # No point retrying a name that does not resolve, a 4xx, an oversized body or a
+                # deadline already spent: fail fast.
+                final = 'Failed to resolve' in text or 'HTTP 4' in text or isinstance(e, TooLarge) \
+                    or time.monotonic() >= deadline
                 if final or attempt == attempts - 1:
                     raise
-                time.sleep(0.5 * 2 ** attempt)
+                time.sleep(min(0.5 * 2 ** attempt, max(0.0, deadline - time.monotonic())))
         digest = file_sha256(part)
         known = KNOWN_JARS.get(digest)
         if known is None:
@@ -317,7 +385,16 @@ def resolve_jar(root: Path) -> ToolJar:
 
 
 def _resolve_in(folder: Path) -> ToolJar:
+    # A valid cached jar needs no lock: writers only rename complete, verified files into place.
+    # So a run stalled while holding the lock (downloading) never holds up one that has the jar.
+    ready = _valid_cached(folder)
+    if ready is not None:
+        return ready
     with _locked(folder):
+        # Every temp file is written under this lock, so one seen here was left by a run that
+        # was killed mid-download or mid-copy.
+        for stale in folder.glob('*.part'):
+            stale.unlink(missing_ok=True)
         cached = folder / JAR_NAME
         if cached.is_file():
             digest = file_sha256(cached)

@@ -203,9 +203,9 @@ def test_no_model_exits_2(git_repo):
     ('name', 'value', 'message'),
     (
         ('EXECLEASE_TLC_TIMEOUT', 'soon', "EXECLEASE_TLC_TIMEOUT='soon' is not a number of seconds"),
-        ('EXECLEASE_TLC_TIMEOUT', '-1', 'EXECLEASE_TLC_TIMEOUT=-1: give a number of seconds > 0'),
-        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number >= 1"),
-        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number >= 1"),
+        ('EXECLEASE_TLC_TIMEOUT', '-1', "EXECLEASE_TLC_TIMEOUT='-1' must be more than 0 seconds"),
+        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number from 1 to 256"),
+        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number from 1 to 256"),
     ),
 )
 def test_bad_environment_override_exits_2_naming_it(git_repo, name, value, message):

@@ -93,8 +93,10 @@ def _token_at(root: tree_sitter.Node, at: int) -> tree_sitter.Node | None:
 
 
 def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
+    from execlease_hook import settings
+
     language = language_for(path)
-    if language is None or b'\0' in source:
+    if language is None or b'\0' in source or len(source) > settings.max_covered_bytes():
         return []
     try:
         source.decode('utf-8')

@@ -61,7 +61,16 @@ def require_language(path: str, what: str) -> str:
 
 
 def check_text(path: str, source: bytes, what: str) -> None:
-    """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably."""
+    """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
+    cost gigabytes of syntax tree (settings.max_covered_bytes)."""
+    from execlease_hook import settings
+
+    limit = settings.max_covered_bytes()
+    if len(source) > limit:
+        raise CannotRun(
+            f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit for covered '
+            f'files (its syntax tree would take gigabytes); cover a smaller source file, or raise '
+            f'{settings.MAX_COVERED_ENV} (in MB) if this one really is source code')
     if b'\0' in source:
         raise CannotRun(f'{what}: {path} looks binary (it contains a NUL byte); cover a source file')
     try:
