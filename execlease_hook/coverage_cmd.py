@@ -42,6 +42,8 @@ def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, qui
         lines.append('  ' + '  '.join((*cells, row[4])))
         if s.problem:
             lines.append(term.wrap(f'      {s.problem}'))
+        if s.entry.sync_reason:
+            lines.append(f'      synced without a model change: {s.entry.sync_reason}')
     return '\n'.join(lines)
 
 

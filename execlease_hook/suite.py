@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import dataclasses
 import json
 import os
 import sys
@@ -317,70 +316,6 @@ def verify_model(
     return r
 
 
-def update_coverage(r: ModelResult) -> None:
-    """Record the working tree's fingerprints, the model hash, HEAD and each check's states."""
-    from execlease_hook import coverage, git
-
-    m = r.manifest
-    jobs_failed = [j for j in r.jobs if j.outcome != HELD]
-    if any(j.outcome == COULD_NOT_RUN for j in jobs_failed) or any(
-            s.status in ('missing', 'ambiguous') for s in r.coverage):
-        r.problems.append(f'{m.path}: not updating coverage: the suite could not run completely')
-        return
-    if jobs_failed:
-        r.failures.append(
-            f'{m.path}: not updating coverage: checks, mutations and findings must all hold first '
-            '(nothing was changed)',
-        )
-        return
-    head = git.head(m.root)
-    if head is None:
-        r.problems.append(f'{m.path}: not updating coverage: no commit yet; commit first')
-        return
-    source = coverage.WorktreeSource(m.root)
-    entries = []
-    for s in r.coverage:
-        if s.current != s.entry.hash:
-            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
-            why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
-        entries.append(dataclasses.replace(s.entry, hash=s.current))
-    from execlease_hook import model_record
-
-    view = model_record.read(m, source)
-    model_hash = model_record.record(view)
-    if model_hash != m.coverage.model_hash:
-        if isinstance(m.coverage.model_hash, str):
-            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
-        else:
-            changed = model_record.changes(view, source) if m.coverage.model_hash is not None else []
-        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
-    if head != m.coverage.sync_commit:
-        r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
-    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
-    checks = []
-    for c in m.checks:
-        states = distinct.get(c.name, c.states)
-        if states != c.states:
-            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
-        checks.append(dataclasses.replace(c, states=states))
-    updated = dataclasses.replace(
-        m, checks=tuple(checks),
-        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
-    )
-    try:
-        manifest_mod.write(m.path, updated)
-    except OSError as e:
-        r.problems.append(
-            f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
-            f'{m.folder} writable and run again (nothing was changed)')
-        r.moved = []
-        return
-    # The coverage failures were what --update-coverage was asked to record.
-    r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
-    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
-
-
 def exit_code(results: Sequence[ModelResult]) -> int:
     codes = [r.exit_code for r in results]
     return 2 if 2 in codes else max(codes, default=0)
@@ -503,11 +438,21 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
 
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    root = git.repo_root()
+    if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+        from execlease_hook import push_range  # a commit's tree, checked out alone
+
+        return push_range.verify(options, root, json_path)
+    return run_suite(options, json_path, root, root)
+
+
+def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, root: Path) -> int:
+    """The suite on the models under `tree` (the working tree, or a commit checked out alone),
+    with the TLA+ tools and the result cache of the repository at `root`."""
     from execlease_hook import term
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
-    root = git.repo_root()
-    manifests = [manifest_mod.load(p, root) for p in manifest_mod.find_models(root, options.model)]
+    manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
@@ -520,7 +465,9 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     for m in manifests:
         r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
         if options.update_coverage:
-            update_coverage(r)
+            from execlease_hook import sync
+
+            sync.update_coverage(r, getattr(options, 'reason', None))
         results.append(r)
         print_model(r, verbosity)
     code = exit_code(results)
