@@ -12,13 +12,12 @@ code-to-action table is regenerated. Every refusal exits 2 and changes nothing.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook import coverage, coverage_cmd, git, manifest, notes_map
+from execlease_hook import coverage, coverage_cmd, git, manifest, notes_map, record
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import CoveredEntry, Finding, Manifest, Mutation, Region, Replace
 
@@ -145,7 +144,7 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
         f'region `{entry.region.start}` .. `{entry.region.end}`' if entry.region else '')
     if entry.within:
         what += f' within {entry.within}'
-    new = dataclasses.replace(m, coverage=dataclasses.replace(
+    new = record.replace(m, coverage=record.replace(
         m.coverage, entries=(*m.coverage.entries, entry)))
     return new, [f'added entry {entry.id}: {entry.path}:{located.start_line}-{located.end_line}, '
                  f'{what}, action {entry.action} (its hash is recorded by the next '
@@ -193,7 +192,7 @@ def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, li
     mutation = Mutation(name=name, config=config, violates=options.property,
                         replace=Replace(start=options.start, to=options.to))
     line = _lines_of(text, options.start)
-    return dataclasses.replace(m, mutations=(*m.mutations, mutation)), [
+    return record.replace(m, mutations=(*m.mutations, mutation)), [
         f'added mutation {name}: {m.spec}:{line} `{options.start}` -> `{options.to}`, with '
         f'{config}; `execlease verify` must see it fail on {options.property}',
     ]
@@ -254,7 +253,7 @@ def add_finding(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
     if new_cfg is not None:
         said.insert(0, f'wrote {_rel(m.root, new_cfg[0])}: {options.from_check}\'s config with '
                        + ', '.join(options.set))
-    return dataclasses.replace(m, findings=(*m.findings, finding)), said, new_cfg
+    return record.replace(m, findings=(*m.findings, finding)), said, new_cfg
 
 
 def _notes_table(m: Manifest) -> str | None:

@@ -16,6 +16,7 @@ COMMANDS = {
     'tools': 'execlease_hook.tools',
     'init': 'execlease_hook.init_cmd',
     'add': 'execlease_hook.add_cmd',
+    'report': 'execlease_hook.merge_cmd',
 }
 
 
@@ -24,6 +25,20 @@ def _jobs(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError('must be 1 or more')
     return value
+
+
+class _Version(argparse.Action):
+    """`--version`, reading the installed version only when asked: importlib.metadata costs
+    every other command (the guard runs on each commit) more than the rest of its imports."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(_version())
+        parser.exit()
 
 
 def _version() -> str:
@@ -47,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
         description='Keep a TLA+ model and the code it describes in lockstep.',
         epilog=cli_args.epilog(None), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument('--version', action='version', version=_version())
+    parser.add_argument('--version', action=_Version)
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
@@ -59,12 +74,19 @@ def build_parser() -> argparse.ArgumentParser:
     guard = command('guard', 'fast stage: block a commit that touches covered code')
     guard.add_argument('--all', action='store_true', help='check every covered entry')
     guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    guard.add_argument(
+        '--range', metavar='A..B',
+        help='judge every commit in A..B (or reachable from one REV) against its own manifest',
+    )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+    cli_args.add_format_arguments(guard)
 
     verify = command(
         'verify', 'slow stage: run every check, mutation, finding and the coverage check',
     )
     add_verify_arguments(verify)
+    cli_args.add_format_arguments(verify)
+    cli_args.add_shard_arguments(verify)
 
     coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
@@ -72,8 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
         '--write-map', action='store_true',
         help="regenerate NOTES.md's code-to-action table between its markers",
     )
+    cli_args.add_format_arguments(coverage)
 
     command('tools', 'fetch and verify the pinned TLA+ tools; show the Java used')
+    cli_args.add_report_arguments(command(
+        'report', 'combine the JSON reports of a sharded run into one verdict',
+    ))
     cli_args.add_init_arguments(command(
         'init', 'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
     ))
@@ -89,9 +115,19 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
         '--update-coverage', action='store_true',
         help='after a full passing run, record the current hashes and HEAD as the sync point',
     )
+    parser.add_argument(
+        '--reason', metavar='TEXT',
+        help='with --update-coverage: why covered code moved while the model did not (recorded)',
+    )
+    parser.add_argument('--rev', metavar='REV', help="verify the tree of commit REV, checked out alone")
+    parser.add_argument(
+        '--pushed', action='store_true',
+        help='the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
+    )
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
-    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON')
+    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON '
+                                                       '(= --format json --output FILE)')
     parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from execlease_hook import git
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import CoveredEntry, Manifest
+from execlease_hook.record import record
 
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from execlease_hook.locate import Located
@@ -90,7 +90,7 @@ class WorktreeSource:
             return None
 
 
-@dataclass(frozen=True)
+@record
 class EntryStatus:
     entry: CoveredEntry
     status: str                 # one of STATUSES
@@ -114,7 +114,7 @@ def _failure_status(message: str) -> str:
 
 
 def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
-    from execlease_hook.fingerprint import fingerprint, matches
+    from execlease_hook.fingerprint import SCHEME, fingerprint, matches, scheme_of
     from execlease_hook.locate import locate
 
     content = source.read(entry.path)
@@ -128,7 +128,8 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
     current = fingerprint(located)      # what a sync records (the current scheme)
     if entry.hash is None:
         status = 'never synced'
-    elif current == entry.hash or matches(located, entry.hash):     # an older scheme compares in its own
+    elif current == entry.hash or (scheme_of(entry.hash) != SCHEME and matches(located, entry.hash)):
+        # an older scheme's hash (ts1) is compared with the code's fingerprint in that scheme
         status = 'unchanged'
     else:
         status = 'changed'

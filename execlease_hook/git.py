@@ -1,4 +1,4 @@
-"""What git knows: the repository root, HEAD, the staged set and blob contents (issue 3 §4).
+"""What git knows: the repository root, HEAD, the staged set and blob contents.
 
 Child gits inherit the environment on purpose: during `git commit -a` or `git commit PATH`
 git points GIT_INDEX_FILE at a temporary index, and that index is what is being committed.
@@ -17,7 +17,7 @@ class StagedChange:
     """One line of `git diff --cached --name-status`.
 
     A plain class, not a dataclass: importing dataclasses (and inspect with it) costs more than
-    the guard's whole budget when nothing covered is staged (issue 3 §7).
+    the guard's whole budget when nothing covered is staged.
     """
 
     __slots__ = ('status', 'path', 'old_path')
@@ -40,16 +40,19 @@ class StagedChange:
         return f'StagedChange({self.status!r}, {self.path!r}, {self.old_path!r})'
 
 
-def _run(root: Path | None, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def _run(
+        root: Path | None, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
     argv = ('git', *args)
     try:
-        return subprocess.run(argv, cwd=root, input=stdin, capture_output=True, check=False)
+        return subprocess.run(argv, cwd=root, input=stdin, capture_output=True, check=False,
+                              env=None if env is None else {**os.environ, **env})
     except FileNotFoundError:
         raise CannotRun('git is not installed or not on PATH') from None
 
 
-def _output(root: Path, *args: str, stdin: bytes | None = None) -> bytes:
-    proc = _run(root, *args, stdin=stdin)
+def _output(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    proc = _run(root, *args, stdin=stdin, env=env)
     if proc.returncode != 0:
         raise CannotRun(
             f'`git {" ".join(args)}` failed in {root} (exit {proc.returncode}): '
@@ -83,7 +86,17 @@ def head(root: Path) -> str | None:
 
 def staged_changes(root: Path) -> list[StagedChange]:
     # Compares the index with HEAD; on an unborn branch git compares with the empty tree.
-    out = _output(root, 'diff', '--cached', '-z', '--name-status', '-M', '--no-ext-diff', '--')
+    return _name_status(_output(root, 'diff', '--cached', '-z', '--name-status', '-M', '--no-ext-diff', '--'))
+
+
+def commit_changes(root: Path, commit: str, parent: str | None) -> list[StagedChange]:
+    """What `commit` changed against `parent` (its first parent; None: a root commit, all added)."""
+    base = ('diff-tree', '-r', '-z', '--name-status', '-M', '--no-ext-diff')
+    ends = ('--no-commit-id', '--root', commit) if parent is None else (parent, commit)
+    return _name_status(_output(root, *base, *ends, '--'))
+
+
+def _name_status(out: bytes) -> list[StagedChange]:
     fields = out.split(b'\0')
     if fields and fields[-1] == b'':
         fields.pop()
@@ -133,6 +146,110 @@ def show(root: Path, commit: str, path: str) -> bytes | None:
 
 def has_commit(root: Path, commit: str) -> bool:
     return _run(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
+
+
+def rev_parse(root: Path, rev: str) -> str | None:
+    """The commit `rev` names; None when it names none."""
+    proc = _run(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+def rev_list(root: Path, *revs: str) -> list[tuple[str, str | None]]:
+    """(commit, first parent or None) of every commit `git rev-list REVS` names, oldest first."""
+    out = _output(root, 'rev-list', '--reverse', '--topo-order', '--parents', *revs, '--')
+    result: list[tuple[str, str | None]] = []
+    for line in out.decode().splitlines():
+        ids = line.split()
+        result.append((ids[0], ids[1] if len(ids) > 1 else None))
+    return result
+
+
+def subject(root: Path, commit: str) -> str:
+    return _output(root, 'log', '-1', '--format=%s', commit, '--').decode(errors='replace').strip()
+
+
+def model_manifests(root: Path, commit: str | None = None, only: str | None = None) -> list[tuple[str, str]]:
+    """(path, blob id) of every verification/<name>/manifest.json (or of the manifest `only`)
+    in the index (commit None) or in a commit's tree: what the commit records, never the
+    working tree."""
+    where = only or 'verification/'
+    if commit is None:
+        out = _output(root, 'ls-files', '-s', '-z', '--', where)
+    else:
+        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', where)
+    found: list[tuple[str, str]] = []
+    for record in out.split(b'\0'):
+        if not record:
+            continue
+        meta, _, raw = record.partition(b'\t')
+        path = os.fsdecode(raw)
+        parts = path.split('/')
+        if path != only and (only or len(parts) != 3 or parts[2] != 'manifest.json'):
+            continue
+        fields = meta.decode().split()
+        if commit is None:
+            if fields[2] != '0':
+                raise CannotRun(f'{path} is unmerged in the index; resolve the conflict and `git add` it')
+            found.append((path, fields[1]))
+        elif fields[1] == 'blob':
+            found.append((path, fields[2]))
+    return found
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """The id git gives `data` as a blob, in the object format of the id `like` (SHA-1 or SHA-256)."""
+    import hashlib
+
+    h = hashlib.sha256() if len(like) == 64 else hashlib.sha1()
+    h.update(b'blob %d\0' % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def write_blobs(root: Path, paths: Sequence[str]) -> dict[str, str]:
+    """Stores each working-tree file in the object database as `git add` would (the path's
+    filters and attributes apply); path -> blob id."""
+    if not paths:
+        return {}
+    out = _output(root, 'hash-object', '-w', '--', *paths)
+    return dict(zip(paths, out.decode().split()))
+
+
+def write_blob_data(root: Path, data: bytes) -> str:
+    """Stores `data`, already in the repository's form (no filters apply); its blob id."""
+    return _output(root, 'hash-object', '-w', '--stdin', stdin=data).decode().strip()
+
+
+def index_blob(root: Path, path: str) -> str | None:
+    """The blob id of `path` in the index (stage 0); None when it is not there."""
+    for record in _output(root, 'ls-files', '-s', '-z', '--', path).split(b'\0'):
+        meta, _, name = record.partition(b'\t')
+        fields = meta.decode().split()
+        if name and os.fsdecode(name) == path and len(fields) == 3 and fields[2] == '0':
+            return fields[1]
+    return None
+
+
+def stage_blob(root: Path, path: str, blob: str) -> None:
+    """Points the index entry of `path` at `blob`, keeping its mode."""
+    out = _output(root, 'ls-files', '-s', '-z', '--', path)
+    mode = out.split(b' ', 1)[0].decode() if out else '100644'
+    _output(root, 'update-index', '--cacheinfo', f'{mode},{blob},{path}')
+
+
+def checkout_tree(root: Path, commit: str, dest: Path) -> None:
+    """Writes the tree of `commit` into `dest` (an empty folder), through a temporary index of
+    its own: the working tree, the index and HEAD are not touched, and no hook runs."""
+    index = dest.parent / f'{dest.name}.index'
+    env = {'GIT_INDEX_FILE': str(index)}
+    try:
+        _output(root, 'read-tree', commit, env=env)
+        _output(root, 'checkout-index', '-a', '-f', f'--prefix={dest}{os.sep}', env=env)
+    finally:
+        try:
+            index.unlink()
+        except FileNotFoundError:
+            pass
 
 
 def tracked_files(root: Path, untracked: bool = False) -> list[str]:

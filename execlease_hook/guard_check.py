@@ -1,4 +1,4 @@
-"""The guard's checks, once it knows that something a model governs is staged (issue 3 §5).
+"""The guard's checks, once it knows that something a model governs is staged.
 
 Imported only then (see guard.py): this module and what it pulls in (manifest, coverage,
 tree-sitter) are the cost of a commit that touches covered code.
@@ -6,17 +6,16 @@ tree-sitter) are the cost of a commit that touches covered code.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook import git
 from execlease_hook import manifest as manifest_mod
 from execlease_hook.manifest import CoveredEntry, Manifest
+from execlease_hook.record import field, record
 
 if TYPE_CHECKING:
-    from execlease_hook.coverage import EntryStatus, IndexSource
+    from execlease_hook.coverage import CommitSource, EntryStatus, IndexSource
 
 STEPS = (
     'What to do (the seed, "When your change touches covered code"):',
@@ -25,12 +24,13 @@ STEPS = (
     "     transaction, the guard equal to the code's WHERE clause and checks, the cited file:line current.",
     '  3. Run `execlease verify`.',
     '  4. Only once the model describes the new code, run `execlease verify --update-coverage`',
-    '     (records the new hashes and moves the sync commit); then commit again.',
+    '     (records the new hashes and the synced code; if no model file changed, it asks for',
+    '     --reason "why the model still holds"); then `git add` the manifest and commit again.',
 )
 DIFF_LINES = 40
 
 
-@dataclass(frozen=True)
+@record
 class Plan:
     """What one model needs checked for this commit."""
 
@@ -41,13 +41,19 @@ class Plan:
     watched: tuple[str, ...] = ()  # paths to search for uncovered protocol code (coverage.watch)
 
 
-@dataclass
+@record(frozen=False)
 class Findings:
     """Blocking problems found for one model, as text blocks; the exit code they imply."""
 
     blocks: list[str] = field(default_factory=list)
     code: int = 0
     needs_steps: bool = False
+    stale_map: list[str] = field(default_factory=list)  # the map's block lines, when it is stale
+
+    @property
+    def only_map(self) -> bool:
+        """The NOTES.md table is the only thing out of date: a mechanical fix, no sync needed."""
+        return bool(self.stale_map) and len(self.blocks) == 1
 
     def add(self, text: str, code: int, steps: bool = False) -> None:
         self.blocks.append(text)
@@ -55,11 +61,21 @@ class Findings:
         self.needs_steps = self.needs_steps or steps
 
 
+@record
+class Snapshot:
+    """What is judged: the index (a commit being made) or one commit (a pushed range)."""
+
+    source: IndexSource | CommitSource
+    changes: list[git.StagedChange]     # against HEAD, or against the commit's first parent
+    label: str                          # 'staged', or the commit's short id
+    commit: str | None = None           # None: the index
+
+
 def _rel(root: Path, path: Path) -> str:
     return Path(os.path.relpath(path, root)).as_posix()
 
 
-def plan(m: Manifest, touched: set[str], check_all: bool) -> Plan:
+def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
     folder = _rel(m.root, m.folder)
     prefix = '' if folder == '.' else f'{folder}/'
     everything = check_all or _rel(m.root, m.path) in touched
@@ -73,13 +89,14 @@ def plan(m: Manifest, touched: set[str], check_all: bool) -> Plan:
         from execlease_hook import watch
 
         watched = tuple(watch.watched(m, git.tracked_files(m.root) if everything else sorted(touched)))
-    return Plan(entries, model, full_map or bool(entries), full_map, watched)
+    return Plan(entries, model, notes and (full_map or bool(entries)), notes and full_map, watched)
 
 
-def render(m: Manifest, found: Findings, unstaged_manifest: bool = False) -> str:
+def render(m: Manifest, found: Findings, unstaged_manifest: bool = False,
+           subject: str = 'the commit', steps: bool = True) -> str:
     notes = _rel(m.root, m.folder / 'NOTES.md')
     where = _rel(m.root, m.path)
-    lines = [f'execlease guard: {where}: the commit is blocked', '']
+    lines = [f'execlease guard: {where}: {subject} is blocked', '']
     if unstaged_manifest:
         lines.extend((
             f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
@@ -88,14 +105,15 @@ def render(m: Manifest, found: Findings, unstaged_manifest: bool = False) -> str
         ))
     for block in found.blocks:
         lines.extend((block, ''))
-    if found.needs_steps:
+    if found.needs_steps and steps:
         lines.extend(step.format(notes=notes) for step in STEPS)
     return '\n'.join(lines).rstrip('\n')
 
 
-def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSource) -> Findings:
+def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None) -> Findings:
     from execlease_hook import coverage
 
+    staged, source = snap.changes, snap.source
     root = m.root
     folder = _rel(root, m.folder)
     notes_path = _rel(root, m.folder / 'NOTES.md')
@@ -108,10 +126,10 @@ def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSou
     statuses = coverage.compare(m, source, p.entries)
     bad = [s for s in statuses if s.status != 'unchanged']
     if bad:
-        diffs = _diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], source)
+        diffs = _diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], snap)
         for s in bad:
             if s.status in ('missing', 'ambiguous'):
-                text, moved_and_changed = _missing_block(m, s, staged, source)
+                text, moved_and_changed = _missing_block(m, s, staged, source, manifest_text)
                 found.add(text, 2, steps=moved_and_changed)
             else:
                 found.add(_changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
@@ -125,9 +143,11 @@ def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSou
     if p.notes:
         stale = _stale_map(m, p, statuses, source, notes_path)
         if stale:
+            what = 'staged code' if snap.commit is None else f'code of commit {snap.label}'
+            found.stale_map = [f'{notes_path}: the code-to-action table is stale against the {what}',
+                               *(f'  {line}' for line in stale)]
             found.add(
-                f'{notes_path}: the code-to-action table is stale against the staged code\n'
-                + '\n'.join(f'  {line}' for line in stale)
+                '\n'.join(found.stale_map)
                 + '\n  run `execlease coverage --write-map`, then `git add '
                 + notes_path + '`',
                 1,
@@ -135,7 +155,7 @@ def check(m: Manifest, p: Plan, staged: list[git.StagedChange], source: IndexSou
     return found
 
 
-def _check_model(m: Manifest, source: IndexSource, found: Findings) -> None:
+def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
     """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
     from execlease_hook import action_map, model_record
 
@@ -158,7 +178,7 @@ def _check_model(m: Manifest, source: IndexSource, found: Findings) -> None:
 
 
 def _check_watch(
-        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource, found: Findings,
+        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource | CommitSource, found: Findings,
 ) -> None:
     """Staged functions in watched paths that look like protocol code must be covered or ignored."""
     from execlease_hook import coverage, watch
@@ -204,45 +224,48 @@ def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
     return [hunk.sub(shift, line) if line.startswith('@@') else line for line in lines]
 
 
-def _diffs(m: Manifest, statuses: list[EntryStatus], staged_source: IndexSource) -> dict[str, str]:
-    """Per entry id: a short unified diff from the sync commit to the index, or why there is none."""
+def _diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dict[str, str]:
+    """Per entry id: a short unified diff from the code as it was hashed to the judged code, or
+    why there is none. The base is the entry's synced blob (written into the object database by
+    the sync: exactly the hashed content), else, for manifests older than that, the file at
+    coverage.syncCommit."""
     if not statuses:
         return {}
     import difflib
 
-    from execlease_hook import coverage
     from execlease_hook.errors import CannotRun
     from execlease_hook.locate import locate
 
     sync = m.coverage.sync_commit
-    if sync is None:
-        return {s.entry.id: '  (no diff: the manifest has no coverage.syncCommit yet)' for s in statuses}
-    old = coverage.CommitSource(m.root, sync, (s.entry.path for s in statuses))
+    blobs = git.read_blobs(m.root, [s.entry.synced_blob for s in statuses if s.entry.synced_blob])
+    old_files: dict[str, bytes | None] = {}
+    if sync is not None and any(blobs.get(s.entry.synced_blob or '') is None for s in statuses):
+        old_files = git.read_blobs(m.root, [f'{sync}:{s.entry.path}' for s in statuses])
     out: dict[str, str] = {}
     present: bool | None = None
     for s in statuses:
         e, located = s.entry, s.located
         assert located is not None
-        content = old.read(e.path)
+        content = blobs.get(e.synced_blob) if e.synced_blob else None
+        base = f'{e.path} (as synced, blob {e.synced_blob[:12]})' if e.synced_blob else ''
+        if content is None and sync is not None:
+            content = old_files.get(f'{sync}:{e.path}')
+            base = f'{e.path} @ {sync[:12]} (sync)'
         if content is None:
-            if present is None:
+            if sync is not None and present is None:
                 present = git.has_commit(m.root, sync)
-            out[e.id] = (
-                f'  (no diff: {e.path} did not exist at the sync commit {sync[:12]})' if present
-                else f'  (no diff: the sync commit {sync[:12]} is not in this clone, a shallow '
-                     'clone? `git fetch --unshallow` shows it)'
-            )
+            out[e.id] = _no_diff(e, sync, present)
             continue
         try:
             before = locate(e, content)
         except CannotRun as err:
-            out[e.id] = f'  (no diff: the entry cannot be located at the sync commit: {err})'
+            out[e.id] = f'  (no diff: the entry cannot be located in the synced content: {err})'
             continue
-        now = staged_source.read(e.path) or b''
+        now = snap.source.read(e.path) or b''
         lines = _shift_hunks(list(difflib.unified_diff(
             (_indent(content, before.start_byte) + before.text).splitlines(),
             (_indent(now, located.start_byte) + located.text).splitlines(),
-            f'{e.path} @ {sync[:12]} (sync)', f'{e.path} (staged)', n=2, lineterm='',
+            base, f'{e.path} ({snap.label})', n=2, lineterm='',
         )), before.start_line, located.start_line)
         if not lines:
             lines = ['(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)']
@@ -252,17 +275,32 @@ def _diffs(m: Manifest, statuses: list[EntryStatus], staged_source: IndexSource)
     return out
 
 
-def _manifest_line(m: Manifest, entry: CoveredEntry) -> int | None:
-    """The line of the entry's "path" in manifest.json (the stable dump: one key per line).
+def _no_diff(e: CoveredEntry, sync: str | None, present: bool | None) -> str:
+    lost = f'the synced blob {e.synced_blob[:12]} is not in this clone; ' if e.synced_blob else ''
+    if sync is None:
+        if e.synced_blob:
+            return f'  (no diff: {lost[:-2]})'
+        return '  (no diff: the manifest records neither a synced blob nor coverage.syncCommit yet)'
+    if present is False:
+        return (f'  (no diff: {lost}the sync commit {sync[:12]} is not in this clone, a shallow '
+                'clone? `git fetch --unshallow` shows it)')
+    return f'  (no diff: {lost}{e.path} did not exist at the sync commit {sync[:12]})'
+
+
+def _manifest_line(m: Manifest, entry: CoveredEntry, text: str | None = None) -> int | None:
+    """The line of the entry's "path" in manifest.json (the stable dump: one key per line), in
+    the judged manifest's text when given.
 
     Values are compared decoded, so a hand-written "\\u00fc" matches the path "ü"."""
     import json
     import re
 
-    try:
-        lines = m.path.read_text(encoding='utf-8').splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
+    if text is None:
+        try:
+            text = m.path.read_text(encoding='utf-8')
+        except (OSError, UnicodeDecodeError):
+            return None
+    lines = text.splitlines()
     key_value = re.compile(r'"(id|path)"\s*:\s*("(?:[^"\\]|\\.)*")')
     seen_id = False
     for number, line in enumerate(lines, 1):
@@ -279,7 +317,8 @@ def _manifest_line(m: Manifest, entry: CoveredEntry) -> int | None:
 
 
 def _missing_block(
-        m: Manifest, s: EntryStatus, staged: list[git.StagedChange], source: IndexSource,
+        m: Manifest, s: EntryStatus, staged: list[git.StagedChange], source: IndexSource | CommitSource,
+        manifest_text: str | None = None,
 ) -> tuple[str, bool]:
     """The block for an entry that cannot be located; True when it also moved and changed."""
     e = s.entry
@@ -293,7 +332,7 @@ def _missing_block(
         lines.append(f'  {s.problem}')
     moved = _find_moved(e, staged, source, change)
     where = _rel(m.root, m.path)
-    line = _manifest_line(m, e)
+    line = _manifest_line(m, e, manifest_text)
     at = f'{where}:{line}' if line else where
     for path, start, same in moved:
         if same:
@@ -311,11 +350,11 @@ def _missing_block(
 
 
 def _find_moved(
-        e: CoveredEntry, staged: list[git.StagedChange], source: IndexSource,
+        e: CoveredEntry, staged: list[git.StagedChange], source: IndexSource | CommitSource,
         change: git.StagedChange | None,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
-    from dataclasses import replace
+    from execlease_hook.record import replace
 
     from execlease_hook.errors import CannotRun
     from execlease_hook.fingerprint import matches
@@ -343,7 +382,7 @@ def _find_moved(
 
 
 def _stale_map(
-        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource, notes_path: str,
+        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource | CommitSource, notes_path: str,
 ) -> list[str]:
     """Lines saying which table rows disagree with the staged code; [] when fresh or no table."""
     from execlease_hook import coverage, notes_map
@@ -384,35 +423,36 @@ def _stale_map(
     return stale
 
 
-@dataclass(frozen=True)
+@record
 class StagedModel:
-    """A model as this commit records it: the staged manifest, read with the covered blobs."""
+    """A model as the judged commit records it: its manifest, read with the covered blobs."""
 
     manifest: Manifest
-    source: IndexSource
+    source: IndexSource | CommitSource
     unstaged_manifest: bool     # the working tree's manifest.json differs from the staged one
+    text: str                   # the manifest's text, as judged
 
 
-def load_staged(m_path: Path, root: Path, hint: Iterable[str] = ()) -> StagedModel:
-    """The manifest the commit records (the index), not the working tree's: after
-    `execlease verify --update-coverage` without `git add manifest.json`, the working tree holds
-    hashes that this commit would not record. One `git cat-file --batch` reads the manifest and
-    the staged paths in `hint` (the covered files likely to be checked)."""
-    from execlease_hook import coverage
+def load_model(rel: str, root: Path, source: IndexSource | CommitSource, blob: bytes | None,
+               worktree: bool) -> StagedModel:
+    """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
+    compare it with the working tree's file, for the note about unstaged changes."""
     from execlease_hook.errors import CannotRun
 
-    rel = _rel(root, m_path)
-    source = coverage.IndexSource(root, (rel, *sorted(hint)))
-    blob = source.read(rel)
     if blob is None:
-        # Not in the index (a model being set up, not yet added): the working tree is all there is.
-        return StagedModel(manifest_mod.load(m_path, root), source, False)
+        blob = source.read(rel)
+    where = 'staged' if worktree else source.description
+    if blob is None:
+        raise CannotRun(f'{rel}: not in {source.description}; `git add` it (the guard judges what '
+                        'the commit records, never the working tree)')
     try:
         text = blob.decode('utf-8')
     except UnicodeDecodeError as e:
-        raise CannotRun(f'{m_path} (staged): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it') from None
-    try:
-        unstaged = m_path.read_bytes() != blob
-    except OSError:
-        unstaged = True
-    return StagedModel(manifest_mod.parse(text, m_path, root), source, unstaged)
+        raise CannotRun(f'{root / rel} ({where}): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it') from None
+    unstaged = False
+    if worktree:
+        try:
+            unstaged = (root / rel).read_bytes() != blob
+        except OSError:
+            unstaged = True
+    return StagedModel(manifest_mod.parse(text, root / rel, root), source, unstaged, text)

@@ -135,12 +135,12 @@ def hook_config(p: ModelPlan, whole_file: bool) -> str:
         '        name: execlease coverage guard\n'
         f'        entry: execlease guard{model}\n'
         '        language: system\n'
-        '        stages: [pre-commit]\n'
+        '        stages: [pre-commit, pre-merge-commit]\n'
         '        always_run: true\n'
         '        require_serial: true\n'
         '    -   id: execlease-tlc\n'
         '        name: execlease verify\n'
-        f'        entry: execlease verify{model}\n'
+        f'        entry: execlease verify --pushed{model}\n'
         '        language: system\n'
         '        stages: [manual, pre-push]\n'
         '        pass_filenames: false\n'
@@ -154,7 +154,7 @@ def hook_config(p: ModelPlan, whole_file: bool) -> str:
         '# (`pre-commit run --hook-stage manual execlease-tlc`). language: system runs the\n'
         '# execlease installed beside your code: one install for the CLI and the hooks.\n'
         'minimum_pre_commit_version: 3.2.0\n'
-        'default_install_hook_types: [pre-commit, pre-push]\n'
+        'default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\n'
         'repos:\n' + hooks
     )
 

@@ -12,13 +12,13 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from execlease_hook import paths, settings
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.errors import CannotRun
+from execlease_hook.record import field, record
 from execlease_hook.models import find_models
 
 T = TypeVar('T')
@@ -29,13 +29,13 @@ MODEL_HASH_PREFIX = 'sha256:'
 MODEL_RECORD_SCHEMES = ('tla1',)
 
 
-@dataclass(frozen=True)
+@record
 class Region:
     start: str          # JSON "from": exact text where the region starts
     end: str            # JSON "to": exact text where the region ends (inclusive)
 
 
-@dataclass(frozen=True)
+@record
 class CoveredEntry:
     id: str
     path: str                   # POSIX, relative to the repository root
@@ -44,15 +44,17 @@ class CoveredEntry:
     region: Region | None = None
     within: str | None = None   # narrows a region to one function (qualified name)
     hash: str | None = None     # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
+    synced_blob: str | None = None  # JSON "syncedBlob": git blob of the file as it was hashed
+    sync_reason: str | None = None  # JSON "syncReason": why the hash moved while the model did not
 
 
-@dataclass(frozen=True)
+@record
 class Replace:
     start: str  # JSON "from"
     to: str
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     name: str
     config: str                 # relative to the model folder
@@ -61,7 +63,7 @@ class Check:
     timeout: float | None = None  # seconds
 
 
-@dataclass(frozen=True)
+@record
 class Mutation:
     name: str
     config: str
@@ -71,7 +73,7 @@ class Mutation:
     within: str | None = None   # the operator the mutation edits: its anchor must be inside it
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     id: str
     config: str
@@ -81,7 +83,7 @@ class Finding:
     timeout: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TraceJob:
     """Trace validation (traces.py): NDJSON traces of the real program against a trace spec."""
     name: str
@@ -92,7 +94,7 @@ class TraceJob:
     timeout: float | None = None     # seconds, for the command and for TLC each
 
 
-@dataclass(frozen=True)
+@record
 class CodeMutation:
     """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
     name: str
@@ -101,7 +103,7 @@ class CodeMutation:
     traces: tuple[str, ...] = ()     # the trace jobs that must reject it (default: every one)
 
 
-@dataclass(frozen=True)
+@record
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec_index); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
@@ -110,13 +112,13 @@ class ModelRecord:
     files: Mapping[str, str | Mapping[str, str]]    # cfg -> hex; spec -> {unit key -> hex}
 
 
-@dataclass(frozen=True)
+@record
 class AbstractAction:
     action: str                 # an action of the next-state relation that no code implements
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class WatchRule:
     """What protocol code looks like: every function in `paths` that matches must be covered."""
 
@@ -126,14 +128,14 @@ class WatchRule:
     what: str | None = None     # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
 
 
-@dataclass(frozen=True)
+@record
 class IgnoredCode:
     path: str
     function: str               # qualified name, as in a coverage entry
     reason: str
 
 
-@dataclass(frozen=True)
+@record
 class Coverage:
     sync_commit: str | None
     model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
@@ -143,7 +145,7 @@ class Coverage:
     ignored: tuple[IgnoredCode, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Manifest:
     path: Path                  # absolute path of manifest.json
     root: Path                  # absolute repository root
@@ -170,6 +172,7 @@ class Manifest:
 
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
+_BLOB = re.compile(r'[0-9a-f]{40}([0-9a-f]{24})?\Z')   # a SHA-1 or SHA-256 object id
 _HEX64 = r'[0-9a-f]{64}\Z'
 _ENTRY_HASH = re.compile(r'ts[12]:sha256:' + _HEX64)
 _MODEL_HASH = re.compile(r'sha256:' + _HEX64)
@@ -385,7 +388,8 @@ def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...])
 
 def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
     d = r.obj(
-        raw, at, ('id', 'path', 'action'), ('function', 'region', 'within', 'hash'),
+        raw, at, ('id', 'path', 'action'),
+        ('function', 'region', 'within', 'hash', 'syncedBlob', 'syncReason'),
     )
     if ('function' in d) == ('region' in d):
         raise r.fail(at, 'give exactly one of "function" (a qualified name) or '
@@ -406,6 +410,9 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
             raise r.fail(f'{at}.hash', f'{entry_hash!r} has no known scheme; expected '
                                        '"ts2:sha256:<64 hex>" (or an older "ts1:..."; leave "hash" out until the '
                                        'first sync: execlease verify --update-coverage)')
+    blob = d.get('syncedBlob')
+    if blob is not None and (not isinstance(blob, str) or not _BLOB.match(blob)):
+        raise r.fail(f'{at}.syncedBlob', f'expected a git object id (40 or 64 hex) or null, got {blob!r}')
     return CoveredEntry(
         id=r.string(d['id'], f'{at}.id'),
         path=r.repo_path(d['path'], f'{at}.path', r.root),
@@ -414,6 +421,8 @@ def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
         region=region,
         within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
         hash=entry_hash,
+        synced_blob=blob,
+        sync_reason=r.string(d['syncReason'], f'{at}.syncReason') if d.get('syncReason') is not None else None,
     )
 
 
@@ -594,6 +603,10 @@ def _entry_json(e: CoveredEntry) -> dict[str, object]:
     out['action'] = e.action
     if e.hash is not None:
         out['hash'] = e.hash
+    if e.synced_blob is not None:
+        out['syncedBlob'] = e.synced_blob
+    if e.sync_reason is not None:
+        out['syncReason'] = e.sync_reason
     return out
 
 

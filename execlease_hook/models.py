@@ -1,7 +1,7 @@
-"""Where the models are: `verification/*/manifest.json`, or the one `--model DIR` names.
-
-Kept apart from manifest.py, and light, because the fast stage calls it on every commit before
-it knows whether anything covered is staged (STYLE §10).
+"""Where the models are in the working tree: `verification/*/manifest.json`, or the one
+`--model DIR` names. For the commands that work on the working tree (verify, coverage, add); the
+guard takes the models from the index instead (git.model_manifests), and a pushed commit's from
+its tree.
 """
 from __future__ import annotations
 

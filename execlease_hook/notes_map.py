@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.errors import CannotRun
+from execlease_hook.record import record
 
 BEGIN = '<!-- code-to-action:begin -->'
 END = '<!-- code-to-action:end -->'
@@ -21,7 +21,7 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class MapRow:
     action: str
     entry_id: str

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import dataclasses
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -19,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
 from execlease_hook import paths, report, settings, spec_scan, tlc, tools
-from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
@@ -54,6 +51,7 @@ class ModelResult:
     problems: list[str] = field(default_factory=list)      # exit 2
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)         # --update-coverage
+    plan: list[str] = field(default_factory=list)          # 'kind:name' of every job planned (before --shard)
 
     @property
     def exit_code(self) -> int:
@@ -298,12 +296,26 @@ def _notes(m: Manifest, r: ModelResult) -> None:
 
 def verify_model(
         m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None,
+        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
 ) -> ModelResult:
+    """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
     r = ModelResult(m)
-    r.jobs = run_planned(plan(m, quick, t), t, cache, jobs, progress)
-    coverage_results(m, r)
-    if not quick and (m.traces or m.code_mutations):
+    planned = plan(m, quick, t)
+    if selection is not None:
+        from execlease_hook import shard
+
+        planned = shard.select(m, planned, [p.job for p in planned], selection)
+    r.plan = [f'{p.job.kind}:{p.job.name}' for p in planned]
+    if selection is not None and selection.sharded:
+        everything = plan(m, quick, t)
+        r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
+            m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+    r.jobs = run_planned(planned, t, cache, jobs, progress)
+    # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
+    runs_coverage = selection is None or selection.runs_coverage
+    if runs_coverage:
+        coverage_results(m, r)
+    if runs_coverage and not quick and (m.traces or m.code_mutations):
         from execlease_hook import trace_suite
 
         r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
@@ -312,73 +324,10 @@ def verify_model(
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    map_results(m, r)
+    if runs_coverage:
+        map_results(m, r)
     _notes(m, r)
     return r
-
-
-def update_coverage(r: ModelResult) -> None:
-    """Record the working tree's fingerprints, the model hash, HEAD and each check's states."""
-    from execlease_hook import coverage, git
-
-    m = r.manifest
-    jobs_failed = [j for j in r.jobs if j.outcome != HELD]
-    if any(j.outcome == COULD_NOT_RUN for j in jobs_failed) or any(
-            s.status in ('missing', 'ambiguous') for s in r.coverage):
-        r.problems.append(f'{m.path}: not updating coverage: the suite could not run completely')
-        return
-    if jobs_failed:
-        r.failures.append(
-            f'{m.path}: not updating coverage: checks, mutations and findings must all hold first '
-            '(nothing was changed)',
-        )
-        return
-    head = git.head(m.root)
-    if head is None:
-        r.problems.append(f'{m.path}: not updating coverage: no commit yet; commit first')
-        return
-    source = coverage.WorktreeSource(m.root)
-    entries = []
-    for s in r.coverage:
-        if s.current != s.entry.hash:
-            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
-            why = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
-            r.moved.append(f'entry {s.entry.id} ({s.where}): {s.entry.hash or "none"} -> {s.current}{why}')
-        entries.append(dataclasses.replace(s.entry, hash=s.current))
-    from execlease_hook import model_record
-
-    view = model_record.read(m, source)
-    model_hash = model_record.record(view)
-    if model_hash != m.coverage.model_hash:
-        if isinstance(m.coverage.model_hash, str):
-            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
-        else:
-            changed = model_record.changes(view, source) if m.coverage.model_hash is not None else []
-        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
-    if head != m.coverage.sync_commit:
-        r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head}')
-    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
-    checks = []
-    for c in m.checks:
-        states = distinct.get(c.name, c.states)
-        if states != c.states:
-            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
-        checks.append(dataclasses.replace(c, states=states))
-    updated = dataclasses.replace(
-        m, checks=tuple(checks),
-        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
-    )
-    try:
-        manifest_mod.write(m.path, updated)
-    except OSError as e:
-        r.problems.append(
-            f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
-            f'{m.folder} writable and run again (nothing was changed)')
-        r.moved = []
-        return
-    # The coverage failures were what --update-coverage was asked to record.
-    r.failures = [f for f in r.failures if not f.startswith('covered code changed')]
-    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
 
 
 def exit_code(results: Sequence[ModelResult]) -> int:
@@ -466,48 +415,57 @@ def _progress(result: JobResult) -> None:
           file=sys.stderr, flush=True)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    try:
-        write_text_atomic(path, json.dumps(data, indent=2) + '\n')
-    except OSError as e:
-        raise CannotRun(f'--json {path}: cannot write it ({e.strerror or e}); name a file in a writable folder')
-
-
-def _unfinished_json(reason: str, code: int = 2) -> dict[str, Any]:
-    # Written before the run and on any early exit, so that a JSON file left by an earlier
-    # passing run is never read as this run's result (exit 2 is never read as a pass).
-    return {'exit_code': code, 'result': report.RESULT_TEXT.get(code, 'INTERRUPTED'), 'error': reason,
-            'models': []}
-
-
 def run(options: argparse.Namespace) -> int:
-    json_path = Path(options.json) if options.json else None
-    if json_path is not None:
-        _write_json(json_path, _unfinished_json('the run did not finish'))
+    import contextlib
+
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('verify', getattr(options, 'format', None), getattr(options, 'output', None),
+                      options.json)
+    outputs.start()
     try:
-        return _run(options, json_path)
+        # A machine format on stdout: the human text goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+            return _run(options, outputs)
     except CannotRun as e:
-        if json_path is not None:
-            _write_json(json_path, _unfinished_json(str(e)))
+        outputs.fail(str(e), 2)
         raise
     except KeyboardInterrupt as e:
-        if json_path is not None:
-            from execlease_hook import signals
+        from execlease_hook import signals
 
-            _write_json(json_path, _unfinished_json(*signals.interrupted(e)))
+        outputs.fail(*signals.interrupted(e))
         raise
 
 
-def _run(options: argparse.Namespace, json_path: Path | None) -> int:
+def _run(options: argparse.Namespace, outputs: Any) -> int:
     from execlease_hook import git
 
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    root = git.repo_root()
+    if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+        from execlease_hook import push_range  # a commit's tree, checked out alone
+
+        return push_range.verify(options, root, outputs)
+    return run_suite(options, outputs, root, root)
+
+
+def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path) -> int:
+    """The suite on the models under `tree` (the working tree, or a commit checked out alone),
+    with the TLA+ tools and the result cache of the repository at `root`; `outputs` (a
+    formats.emit.Outputs) receives the reports."""
+    from execlease_hook import git, shard
+
+    selection = None
+    if getattr(options, 'shard', None) or getattr(options, 'only', None):
+        if options.update_coverage:
+            raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
+        index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
+        selection = shard.Selection(index, count, tuple(options.only or ()))
     from execlease_hook import term
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
-    root = git.repo_root()
-    manifests = [manifest_mod.load(p, root) for p in manifest_mod.find_models(root, options.model)]
+    manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
@@ -518,16 +476,22 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
+        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None,
+                         selection)
         if options.update_coverage:
-            update_coverage(r)
+            from execlease_hook import sync
+
+            sync.update_coverage(r, getattr(options, 'reason', None))
         results.append(r)
         print_model(r, verbosity)
     code = exit_code(results)
-    if json_path is not None:
-        data = results_json(results, t, code)
-        data['quick'] = bool(options.quick)
-        _write_json(json_path, data)
+    from execlease_hook.formats import build
+
+    data = results_json(results, t, code)
+    data['quick'] = bool(options.quick)
+    if selection is not None:
+        data['shard'] = selection.to_json()
+    outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
     if cache.problem:
         _print(f'note: {cache.problem}')
     if t.jar.warning:
@@ -535,5 +499,9 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
         result += ' (--quick: checks and coverage only; mutations and findings were not run)'
+    if selection is not None and code == 0:
+        result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
+                   '`execlease report merge` gives the verdict)' if selection.sharded
+                   else ' (--only: the named jobs only, no coverage check)')
     _print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code

@@ -156,7 +156,8 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
             ascii_only = len(decoded) == len(text)
             for match in re.finditer(rule.strings, decoded):
                 offset = match.start() if ascii_only else len(decoded[:match.start()].encode('utf-8'))
-                groups = [match.group(0), *(g or '' for g in match.groups())]
+                # One line per message: a match across lines (`INSERT\n INTO t`) reads as `INSERT INTO t`.
+                groups = [' '.join(g.split()) for g in (match.group(0), *(g or '' for g in match.groups()))]
                 found.append((offset, (rule.what or 'matches "{0}"').format(*groups, callee='')))
         if rule.calls:
             for offset, callee in _calls(root, language):

@@ -168,14 +168,16 @@ def manifest_json(entries: list[dict[str, object]] | None = None) -> str:
     }, indent=2) + '\n'
 
 
-def sync_coverage(root: Path) -> None:
-    """What `execlease verify --update-coverage` does, through the same code path: record the
-    working tree's fingerprints, the model hash and HEAD, and regenerate the NOTES.md table."""
+def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
+    """What `execlease verify --update-coverage` records, without running TLC: the working
+    tree's fingerprints, the model hash and HEAD, and the regenerated NOTES.md table (the
+    manifest format of before synced blobs: the guard's diff then uses syncCommit)."""
     from dataclasses import replace
 
     from execlease_hook import coverage, coverage_cmd, git, manifest, model_record
+    from execlease_hook.record import replace
 
-    path = root / MANIFEST
+    path = root / rel
     m = manifest.load(path, root)
     source = coverage.WorktreeSource(root)
     statuses = coverage.compare(m, source)
@@ -185,7 +187,7 @@ def sync_coverage(root: Path) -> None:
         model_hash=model_record.record(model_record.read(m, source)),
     ))
     manifest.write(path, m)
-    if (root / NOTES).exists():
+    if (path.parent / 'NOTES.md').exists():
         coverage_cmd.write_map(m, statuses)
 
 

@@ -2,13 +2,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
 
 import pytest
 
 from conftest import LEASE_PY, MANIFEST, MODEL_DIR
 from execlease_hook import coverage, manifest
 from execlease_hook.errors import CannotRun
+from execlease_hook.record import replace
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
 

@@ -60,6 +60,7 @@ EQUAL = (
     ('jsx-attribute-quotes', 'a.jsx', 'const f = () => <b c="d" />;\n', "const f = () => <b c='d' />;\n"),
     ('jsx-attribute-expression-string', 'a.jsx', 'const f = () => <b c="d" />;\n', 'const f = () => <b c={"d"} />;\n'),
     ('jsx-empty-expression', 'a.jsx', 'const f = () => <b>{/* note */}a</b>;\n', 'const f = () => <b>a</b>;\n'),
+    ('jsx-text-inner-spaces', 'a.jsx', 'const f = () => <b>a  b\tc</b>;\n', 'const f = () => <b>a b c</b>;\n'),
     ('tsx-text-as-string', 'a.tsx', 'const f = (p: P) => <b>{"a b"}</b>;\n', 'const f = (p: P) => <b>a b</b>;\n'),
 )
 
@@ -89,6 +90,8 @@ DIFFERENT = (
     ('jsx-text', 'a.jsx', 'const f = () => <b>Lease until</b>;\n', 'const f = () => <b>Lease after</b>;\n'),
     ('jsx-space-lost-at-line-break', 'a.jsx', 'const f = () => <b>a <i>b</i></b>;\n',
      'const f = () => (\n  <b>\n    a\n    <i>b</i>\n  </b>\n);\n'),
+    ('jsx-string-inner-spaces', 'a.jsx', 'const f = () => <b>{"a  b"}</b>;\n', 'const f = () => <b>a b</b>;\n'),
+    ('jsx-nbsp', 'a.jsx', 'const f = () => <b>a\u00a0b</b>;\n', 'const f = () => <b>a b</b>;\n'),
     ('jsx-attribute', 'a.jsx', 'const f = () => <b c="d" />;\n', 'const f = () => <b c="e" />;\n'),
     ('jsx-attribute-no-escapes', 'a.jsx', 'const f = () => <b c="\\n" />;\n', 'const f = () => <b c={"\\n"} />;\n'),
     ('await', 'a.js', 'async function f() { return g(); }\n', 'async function f() { return await g(); }\n'),

@@ -86,7 +86,7 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
     'badge.tsx': (
         ('Badge', "className='badge'", "className='badge '"),
         ('Badge', 'title={"lease " + lease.id}', 'title={"lease" + lease.id}'),
-        ('Badge', ' held by ', ' owned by '),
+        ('Badge', ' held\tby ', ' owned\tby '),
         ('Badge', '<em>free</em>', '<em>taken</em>'),
         ('Badge', 'compact = false', 'compact = true'),
         ('Panel', 'compact /', 'compact={false} /'),

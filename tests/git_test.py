@@ -139,3 +139,61 @@ def test_temporary_index_is_respected(git_repo, monkeypatch, tmp_path):
     assert git.staged_changes(git_repo.path) == [StagedChange('A', 'b.py')]
     monkeypatch.delenv('GIT_INDEX_FILE')
     assert git.staged_changes(git_repo.path) == []
+
+
+def test_commit_changes_root_and_first_parent(git_repo):
+    git_repo.write('a.py', 'a\n')
+    git_repo.add('a.py')
+    root = git_repo.commit('root')
+    git_repo.git('mv', 'a.py', 'b.py')
+    second = git_repo.commit('rename')
+    assert git.commit_changes(git_repo.path, root, None) == [StagedChange('A', 'a.py')]
+    assert git.commit_changes(git_repo.path, second, root) == [StagedChange('R', 'b.py', 'a.py')]
+    assert git.rev_list(git_repo.path, second) == [(root, None), (second, root)]
+    assert git.rev_list(git_repo.path, second, '--not', root) == [(second, root)]
+    assert git.rev_parse(git_repo.path, 'HEAD~1') == root
+    assert git.rev_parse(git_repo.path, 'no-such-ref') is None
+
+
+def test_model_manifests_from_the_index_and_a_commit(git_repo):
+    for rel in ('verification/a/manifest.json', 'verification/b/manifest.json',
+                'verification/a/deeper/manifest.json', 'verification/manifest.json', 'other/x/manifest.json'):
+        git_repo.write(rel, '{}\n')
+    git_repo.add('.')
+    commit = git_repo.commit('models')
+    git_repo.git('rm', '-q', '--cached', 'verification/b/manifest.json')
+    blob = git_repo.git('hash-object', 'verification/a/manifest.json').strip()
+    assert git.model_manifests(git_repo.path) == [('verification/a/manifest.json', blob)]
+    assert git.model_manifests(git_repo.path, commit) == [
+        ('verification/a/manifest.json', blob), ('verification/b/manifest.json', blob)]
+    assert git.blob_id(b'{}\n', blob) == blob
+    assert git.index_blob(git_repo.path, 'verification/a/manifest.json') == blob
+    assert git.index_blob(git_repo.path, 'verification/b/manifest.json') is None
+
+
+def test_checkout_tree_touches_neither_index_nor_working_tree(git_repo, tmp_path):
+    git_repo.write('a.py', 'old\n')
+    git_repo.add('a.py')
+    old = git_repo.commit('old')
+    git_repo.write('a.py', 'new\n')
+    git_repo.add('a.py')
+    git_repo.commit('new')
+    git_repo.write('a.py', 'unstaged\n')
+    (tmp_path / 'out').mkdir()
+    git.checkout_tree(git_repo.path, old, tmp_path / 'out' / 'tree')
+    assert (tmp_path / 'out' / 'tree' / 'a.py').read_text() == 'old\n'
+    assert [p.name for p in (tmp_path / 'out').iterdir()] == ['tree']  # the temporary index is gone
+    assert git_repo.read('a.py') == 'unstaged\n'
+    assert git_repo.git('show', ':a.py') == 'new\n'
+
+
+def test_write_blobs_and_stage_blob(git_repo):
+    git_repo.write('a.py', 'a\n')
+    git_repo.add('a.py')
+    git_repo.write('a.py', 'changed\n')
+    ids = git.write_blobs(git_repo.path, ['a.py'])
+    assert git_repo.git('cat-file', '-p', ids['a.py']) == 'changed\n'
+    blob = git.write_blob_data(git_repo.path, b'staged\n')
+    git.stage_blob(git_repo.path, 'a.py', blob)
+    assert git_repo.git('show', ':a.py') == 'staged\n'
+    assert git_repo.read('a.py') == 'changed\n'

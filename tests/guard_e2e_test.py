@@ -1,4 +1,4 @@
-"""End to end through the real pre-commit framework (issue 3 §8).
+"""End to end through the real pre-commit framework.
 
 A consumer repository whose .pre-commit-config.yaml uses this repository's `execlease-coverage`
 hook; pre-commit clones it and pip-installs it (non-editable) into its own environment, exactly
@@ -101,3 +101,19 @@ def test_commit_all_uses_the_temporary_index(consumer, pre_commit_home):
     code, out = run(consumer, pre_commit_home, 'git', 'commit', '-a', '-m', 'change claim')
     assert code == 1, out
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+
+
+@pytest.mark.timeout(900)
+def test_line_drift_is_fixed_and_the_commit_run_again(consumer, pre_commit_home):
+    consumer.write('app/lease.py', LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n'))
+    consumer.add('app/lease.py')
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'import os')
+    assert code == 1, out
+    assert f'{NOTES}: the code-to-action table was out of date (nothing covered changed); ' \
+           'rewritten in the working tree and the index:' in out
+    assert 'files were modified by this hook' not in out  # index and working tree agree
+    assert sorted(consumer.git('diff', '--cached', '--name-only').split()) == ['app/lease.py', NOTES]
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'import os')
+    assert code == 0, out
+    assert consumer.git('status', '--porcelain').strip() == ''
+    assert '[app/lease.py:5]' in consumer.git('show', f'HEAD:{NOTES}')

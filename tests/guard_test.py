@@ -181,28 +181,48 @@ def test_cfg_singular_and_plural_keywords_mean_the_same(covered_repo, capsys):
     assert run_guard(capsys) == (0, '')
 
 
-def test_stale_notes_map_blocks_until_rewritten(covered_repo, capsys):
+def test_line_drift_rewrites_the_map_in_the_index_and_the_working_tree(covered_repo, capsys):
     moved_down = LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n')
     stage(covered_repo, 'app/lease.py', moved_down)
     code, out = run_guard(capsys)
+    assert code == 1  # the commit stops once, so that it records the fixed table
+    assert out.startswith(f'execlease guard: {NOTES}: the code-to-action table was out of date '
+                          '(nothing covered changed); rewritten in the working tree and the index:')
+    assert '`claim-lease`: the table says' in out and '[app/lease.py:4]' in out and '[app/lease.py:5]' in out
+    assert 'The fix is staged: run the commit again.' in out
+    assert 'warning' not in out and 'What to do' not in out
+    staged = covered_repo.git('show', f':{NOTES}')
+    assert '[app/lease.py:5](../../app/lease.py#L5)' in staged and '[app/lease.py:4]' not in staged
+    assert covered_repo.read(NOTES) == staged
+    assert sorted(covered_repo.git('diff', '--cached', '--name-only').split()) == ['app/lease.py', NOTES]
+    assert run_guard(capsys) == (0, '')
+    assert cli.main(['coverage', '--write-map']) == 0
+    assert 'code-to-action table already current' in capsys.readouterr().out
+
+
+def test_drift_is_not_fixed_when_covered_code_changed_too(covered_repo, capsys):
+    stage(covered_repo, 'app/lease.py', BODY_EDIT.replace('import sqlite3\n', 'import sqlite3\nimport os\n'))
+    before = covered_repo.read(NOTES)
+    code, out = run_guard(capsys)
     assert code == 1
     assert f'{NOTES}: the code-to-action table is stale against the staged code' in out
-    assert '[app/lease.py:4]' in out and '[app/lease.py:5]' in out
-    assert 'run `execlease coverage --write-map`' in out
-    assert 'covered code changed' not in out  # fingerprints did not change
-    assert 'What to do' not in out
-    assert cli.main(['coverage', '--write-map']) == 0
-    covered_repo.add(NOTES)
-    capsys.readouterr()
-    assert run_guard(capsys) == (0, '')
+    assert 'covered code changed' in out and 'rewritten' not in out
+    assert covered_repo.read(NOTES) == before == covered_repo.git('show', f':{NOTES}')
 
 
-def test_hand_edited_notes_map_blocks(covered_repo, capsys):
+def test_hand_edit_inside_the_table_is_overwritten_with_a_warning(covered_repo, capsys):
     text = covered_repo.read(NOTES).replace('app/lease.py:4]', 'app/lease.py:40]')
+    text = text.replace('## Outside the model', '## Outside the model\n\nA hand-written line.')
     stage(covered_repo, NOTES, text)
     code, out = run_guard(capsys, NOTES)
     assert code == 1
     assert '`claim-lease`: the table says' in out
+    assert f'warning: an edit inside the generated table of {NOTES} was overwritten' in out
+    fixed = covered_repo.git('show', f':{NOTES}')
+    assert 'app/lease.py:40]' not in fixed and '[app/lease.py:4](' in fixed
+    assert 'A hand-written line.' in fixed  # text outside the markers is kept
+    assert covered_repo.read(NOTES) == fixed
+    assert run_guard(capsys, NOTES) == (0, '')
 
 
 def test_notes_without_markers_is_not_checked(covered_repo, capsys):
@@ -242,7 +262,7 @@ def test_first_commit_on_unborn_branch(git_repo, capsys):
     code, out = run_guard(capsys)
     assert code == 1
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code never synced' in out
-    assert '(no diff: the manifest has no coverage.syncCommit yet)' in out
+    assert '(no diff: the manifest records neither a synced blob nor coverage.syncCommit yet)' in out
     assert 'never synced (no coverage.modelHash yet)' in out
 
 
@@ -413,31 +433,101 @@ def test_path_with_space_and_unicode(covered_repo, capsys, ensure_ascii):
 @pytest.mark.parametrize(
     ('rel', 'text', 'expected'),
     (
-        pytest.param('app/other.py', 'def unrelated():\n    return 2\n', ['diff'], id='nothing-covered'),
+        pytest.param('app/other.py', 'def unrelated():\n    return 2\n', ['diff', 'ls-files'], id='nothing-covered'),
         pytest.param('app/lease.py', LEASE_PY.replace('(run_id, now),', '(run_id,  now),'),
-                     ['diff', 'cat-file'], id='covered-unchanged'),
-        pytest.param(MANIFEST, manifest_json(), ['diff', 'cat-file'], id='manifest-staged'),
-        # The failure path also reads the sync commit's blobs for the diff: one more batch.
-        pytest.param('app/lease.py', BODY_EDIT, ['diff', 'cat-file', 'cat-file'], id='covered-changed'),
+                     ['diff', 'ls-files', 'cat-file'], id='covered-unchanged'),
+        pytest.param(MANIFEST, manifest_json(), ['diff', 'ls-files', 'cat-file'], id='manifest-staged'),
+        # The failure path also reads the synced content for the diff: one more batch.
+        pytest.param('app/lease.py', BODY_EDIT, ['diff', 'ls-files', 'cat-file', 'cat-file'], id='covered-changed'),
     ),
 )
 def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, expected):
-    # Issue 3 §4/§7: one `git diff --cached` finds the staged set, one `git cat-file --batch`
-    # reads every blob the checks need (manifest, covered files, model files, NOTES.md).
+    # One `git diff --cached` finds the staged set, one `git ls-files` the staged manifests (read
+    # from the working tree when their blob id says it is the staged content), one
+    # `git cat-file --batch` every blob the checks need (covered files, model files, NOTES.md).
     from execlease_hook import git
 
     if rel == MANIFEST:
         data = json.loads(covered_repo.read(MANIFEST))
-        data['coverage']['entries'][0]['action'] = 'ClaimLease'
+        data['checks'][0]['timeout'] = 60
         text = json.dumps(data, indent=2) + '\n'
     stage(covered_repo, rel, text)
     calls: list[str] = []
     real = git._run
 
-    def counting(root, *args, stdin=None):
+    def counting(root, *args, stdin=None, env=None):
         calls.append(args[0])
-        return real(root, *args, stdin=stdin)
+        return real(root, *args, stdin=stdin, env=env)
 
     monkeypatch.setattr(git, '_run', counting)
     run_guard(capsys)
     assert calls == expected
+
+
+# --- staged truth: the models are the index's, never the working tree's ----------------------
+
+OTHER_MANIFEST = 'verification/other/manifest.json'
+
+
+def add_second_model(repo) -> None:
+    """A second model covering app/other.py, synced and committed."""
+    from conftest import sync_coverage
+
+    repo.write('verification/other/Other.tla', '---- MODULE Other ----\n====\n')
+    repo.write('verification/other/Other.cfg', 'INIT Init\n')
+    data = json.loads(manifest_json([{'id': 'unrelated', 'path': 'app/other.py', 'function': 'unrelated',
+                                      'action': 'Unrelated'}]))
+    data['spec'], data['checks'][0]['config'] = 'Other.tla', 'Other.cfg'
+    repo.write(OTHER_MANIFEST, json.dumps(data, indent=2) + '\n')
+    sync_coverage(repo.path, OTHER_MANIFEST)
+    repo.add('.')
+    repo.commit('second model')
+
+
+def test_unstaged_manifest_path_edit_cannot_hide_a_staged_change(covered_repo, capsys):
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    data = json.loads(covered_repo.read(MANIFEST))
+    for entry in data['coverage']['entries']:
+        entry['path'] = 'app/other.py'   # the working tree's manifest no longer names app/lease.py
+    covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
+    code, out = run_guard(capsys, 'app/lease.py')
+    assert code == 1
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+    assert f'note: {MANIFEST} has changes that are not staged' in out
+
+
+def test_manifest_deleted_only_in_the_working_tree_is_still_judged(covered_repo, capsys):
+    add_second_model(covered_repo)
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    (covered_repo.path / MANIFEST).unlink()
+    code, out = run_guard(capsys)
+    assert code == 1
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+
+
+def test_manifest_deleted_in_the_commit_is_a_deleted_model(covered_repo, capsys):
+    add_second_model(covered_repo)
+    covered_repo.git('rm', '-q', '--cached', MANIFEST)   # still in the working tree
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    assert run_guard(capsys) == (0, '')  # the model is gone from the commit: nothing covers lease.py
+    stage(covered_repo, 'app/other.py', 'def unrelated():\n    return 2\n')
+    code, out = run_guard(capsys)
+    assert code == 1 and 'unrelated: app/other.py:1  (model action Unrelated): covered code changed' in out
+
+
+def test_the_last_manifest_deleted_cannot_run(covered_repo, capsys):
+    covered_repo.git('rm', '-q', '--cached', MANIFEST)
+    code, out = run_guard(capsys)
+    assert code == 2
+    assert f'no model found in the index ({MANIFEST} deleted in this commit)' in out
+
+
+def test_untracked_model_is_not_part_of_the_commit(covered_repo, capsys):
+    add_second_model(covered_repo)
+    covered_repo.git('rm', '-q', '--cached', OTHER_MANIFEST)
+    covered_repo.commit('other model no longer tracked')
+    stage(covered_repo, 'app/other.py', 'def unrelated():\n    return 2\n')
+    assert run_guard(capsys) == (0, '')
+    code, out = run_guard(capsys, '--model', 'verification/other')
+    assert code == 2
+    assert f'{OTHER_MANIFEST} is not in the index (exists only in the working tree); `git add` it' in out

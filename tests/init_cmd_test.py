@@ -46,7 +46,8 @@ def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
     config = yaml.safe_load(spec_repo.read('.pre-commit-config.yaml'))
     hooks = {h['id']: h for h in config['repos'][0]['hooks']}
     assert hooks['execlease-coverage']['entry'] == 'execlease guard'
-    assert hooks['execlease-tlc']['entry'] == 'execlease verify'
+    assert hooks['execlease-tlc']['entry'] == 'execlease verify --pushed'
+    assert hooks['execlease-coverage']['stages'] == ['pre-commit', 'pre-merge-commit']
     proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
                           cwd=spec_repo.path, env=git_env(), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -87,7 +88,7 @@ def test_without_write_config_the_config_is_printed(spec_repo, capsys):
     assert not (spec_repo.path / '.pre-commit-config.yaml').exists()
     assert 'no .pre-commit-config.yaml: write this one' in out
     printed = '\n'.join(line[4:] for line in out.splitlines() if line.startswith('    '))
-    assert yaml.safe_load(printed)['default_install_hook_types'] == ['pre-commit', 'pre-push']
+    assert yaml.safe_load(printed)['default_install_hook_types'] == ['pre-commit', 'pre-merge-commit', 'pre-push']
 
 
 def test_cfg_and_a_folder_outside_verification(git_repo, capsys):

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import os
 import re
@@ -9,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook import manifest
+from execlease_hook import manifest, record
 from execlease_hook.errors import CannotRun
 
 HASH = 'ts1:sha256:' + 'a' * 64
@@ -123,6 +122,8 @@ def test_load_good(tmp_path):
         ('coverage.entries.1.region.to', DELETE, "coverage.entries[1].region: missing key 'to'"),
         ('coverage.entries.1.region.from', 7, 'coverage.entries[1].region.from: expected a string'),
         ('coverage.entries.1.id', 'claim', "coverage.entries[1].id: duplicate id 'claim' (also coverage.entries[0])"),
+        ('coverage.entries.0.syncedBlob', 'HEAD', 'coverage.entries[0].syncedBlob: expected a git object id'),
+        ('coverage.entries.0.syncReason', '', 'coverage.entries[0].syncReason: must not be empty'),
         ('coverage.entries', {}, 'coverage.entries: expected an array, got an object'),
         ('coverage', DELETE, "$: missing key 'coverage'"),
     ),
@@ -228,12 +229,21 @@ def test_dump_round_trip_is_stable(tmp_path):
     assert manifest.dump(manifest.load(path, tmp_path)) == text
 
 
+def test_synced_blob_and_reason_round_trip(tmp_path):
+    data = copy.deepcopy(GOOD)
+    data['coverage']['entries'][0].update(syncedBlob='c' * 40, syncReason='the model already says so')
+    path = write_manifest(tmp_path, data)
+    m = manifest.load(path, tmp_path)
+    assert (m.coverage.entries[0].synced_blob, m.coverage.entries[0].sync_reason) == ('c' * 40, 'the model already says so')
+    assert json.loads(manifest.dump(m)) == data
+
+
 def test_write_is_atomic_and_keeps_mode(tmp_path):
     path = write_manifest(tmp_path, GOOD)
     path.chmod(0o640)
     m = manifest.load(path, tmp_path)
-    synced = dataclasses.replace(
-        m, coverage=dataclasses.replace(m.coverage, sync_commit='1' * 40),
+    synced = record.replace(
+        m, coverage=record.replace(m.coverage, sync_commit='1' * 40),
     )
     manifest.write(path, synced)
     assert manifest.load(path, tmp_path).coverage.sync_commit == '1' * 40

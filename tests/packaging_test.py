@@ -52,12 +52,13 @@ def test_hook_entries_are_console_scripts():
 def test_fast_hook_runs_on_deletions():
     (fast,) = (h for h in HOOKS if h['id'] == 'execlease-coverage')
     assert fast['always_run'] is True
-    assert fast['stages'] == ['pre-commit']
+    assert fast['stages'] == ['pre-commit', 'pre-merge-commit']  # a clean merge runs only the latter
 
 
 def test_slow_hook_is_manual_and_pre_push():
     (slow,) = (h for h in HOOKS if h['id'] == 'execlease-tlc')
     assert slow['stages'] == ['manual', 'pre-push']
+    assert slow['entry'] == 'execlease verify --pushed'  # judges the pushed commits, not the working tree
     assert slow['pass_filenames'] is False
     assert slow['require_serial'] is True
 

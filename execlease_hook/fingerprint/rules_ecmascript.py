@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import (
-    Item, field, leaf, marker, named, text, trailing_comma, unwrap_single, value,
+    Item, field, leaf, marker, named, text, trailing_comma, unwrap_single, up, value,
 )
 
 if TYPE_CHECKING:
@@ -36,8 +36,7 @@ def _content(node: Node) -> str:
     return raw[1:-1] if len(raw) >= 2 else ''
 
 
-def _is_key(node: Node) -> bool:
-    parent = node.parent
+def _is_key(node: Node, parent: Node | None) -> bool:
     if parent is None or parent.type not in _KEY_OWNERS:
         return False
     for name in ('key', 'name', 'property'):
@@ -52,18 +51,18 @@ def _key(name: str) -> list[Item]:
     return leaf('property_identifier', literals.encode(name))
 
 
-def string(node: Node) -> list[Item] | None:
-    parent = node.parent
+def string(node: Node, parent: Node | None) -> list[Item] | None:
+    parent = up(node, parent)
     if parent is not None and parent.type == 'jsx_attribute':
         return value(b's', [_content(node)])    # JSX attribute strings have no escapes
     decoded = literals.javascript(_content(node))
-    if _is_key(node):
+    if _is_key(node, parent):
         return _key(decoded)
     return value(b's', [decoded])
 
 
-def number(node: Node) -> list[Item] | None:
-    if _is_key(node):
+def number(node: Node, parent: Node | None) -> list[Item] | None:
+    if _is_key(node, up(node, parent)):
         found = literals.javascript_number(text(node))
         if found is not None and found.startswith('f') and found.endswith('.0'):
             return _key(found[1:-2])    # `{1: a}` is `{'1': a}`
@@ -71,13 +70,13 @@ def number(node: Node) -> list[Item] | None:
     return None if found is None else [field(b'#', found.encode())]
 
 
-def jsx_text(node: Node) -> list[Item] | None:
+def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
     return leaf('jsx_text', literals.encode(jsx_text_value(text(node))))
 
 
-def template_string(node: Node) -> list[Item] | None:
+def template_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Text by value, `${ x }` as code. A tagged template's tag sees the raw text: kept as written."""
-    parent = node.parent
+    parent = up(node, parent)
     tagged = parent is not None and parent.type == 'call_expression' and parent.child_by_field_name('arguments') == node
     parts: list[str | list[Item]] = []
     source = node.text or b''
@@ -95,18 +94,18 @@ def template_string(node: Node) -> list[Item] | None:
     return value(b'r' if tagged else b's', parts)
 
 
-def parenthesized_expression(node: Node) -> list[Item] | None:
+def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a < b)` is `a < b`; but `(a?.b).c` is not `a?.b.c` (the parentheses end the optional chain)."""
-    parent = node.parent
-    if parent is not None and parent.type in ('member_expression', 'call_expression', 'subscript_expression') \
-            and b'?.' in (node.text or b''):
-        return None
+    if b'?.' in (node.text or b''):
+        parent = up(node, parent)
+        if parent is not None and parent.type in ('member_expression', 'call_expression', 'subscript_expression'):
+            return None
     return unwrap_single(node)
 
 
-def formal_parameters(node: Node) -> list[Item] | None:
+def formal_parameters(node: Node, parent: Node | None) -> list[Item] | None:
     """`(x) => x` is `x => x`."""
-    parent = node.parent
+    parent = up(node, parent)
     if parent is None or parent.type != 'arrow_function':
         return None
     params = named(node)
@@ -121,9 +120,9 @@ def formal_parameters(node: Node) -> list[Item] | None:
     return [param] if param.type == 'identifier' else None
 
 
-def statement_block(node: Node) -> list[Item] | None:
+def statement_block(node: Node, parent: Node | None) -> list[Item] | None:
     """`if (a) { b(); }` is `if (a) b();`; but `{ let x }` is a scope, so not `let x`."""
-    parent = node.parent
+    parent = up(node, parent)
     if parent is None or parent.type not in _BODY_OWNERS:
         return None
     inner = named(node)
@@ -132,20 +131,20 @@ def statement_block(node: Node) -> list[Item] | None:
     return [inner[0]]
 
 
-def arguments(node: Node) -> list[Item] | None:
+def arguments(node: Node, parent: Node | None) -> list[Item] | None:
     """`new Foo` is `new Foo()`."""
-    parent = node.parent
+    parent = up(node, parent)
     if parent is not None and parent.type == 'new_expression' and not named(node):
         return []
     return None
 
 
-def empty_statement(node: Node) -> list[Item] | None:
-    parent = node.parent
+def empty_statement(node: Node, parent: Node | None) -> list[Item] | None:
+    parent = up(node, parent)
     return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
 
 
-def leading_operator(node: Node) -> list[Item] | None:
+def leading_operator(node: Node, parent: Node | None) -> list[Item] | None:
     """`type T = | A | B` is `type T = A | B`."""
     children = node.children
     if children and children[0].type in ('|', '&'):
@@ -153,7 +152,7 @@ def leading_operator(node: Node) -> list[Item] | None:
     return None
 
 
-def jsx_element(node: Node) -> list[Item] | None:
+def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
     """Children as JSX builds them: text reduced by JSX's whitespace rules, `{" "}` and `{'a'}`
     read as text, adjacent texts joined (prettier moves spaces between those spellings)."""
     out: list[Item] = [marker(node, node.type)]
@@ -187,21 +186,25 @@ def jsx_element(node: Node) -> list[Item] | None:
     return out
 
 
-def jsx_expression(node: Node) -> list[Item] | None:
+def jsx_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`a={"x"}` is `a="x"`."""
-    parent = node.parent
+    parent = up(node, parent)
     inner = named(node)
     if parent is not None and parent.type == 'jsx_attribute' and len(inner) == 1 and inner[0].type == 'string':
         return value(b's', [literals.javascript(_content(inner[0]))])
     return None
 
 
+_BLANKS = re.compile('[ \t]{2,}|\t')
+
+
 def jsx_text_value(raw: str) -> str:
     """JSX: lines trimmed (but not where they touch other children on the same line), blank
-    lines dropped, the rest joined by one space."""
+    lines dropped, the rest joined by one space. Runs of spaces and tabs inside a line read as
+    one space, as prettier rewrites them and as HTML renders them (`{"a  b"}` keeps its two)."""
     lines = raw.split('\n')
     if len(lines) == 1:
-        return raw
+        return _BLANKS.sub(' ', raw)
     kept = []
     for number_, line in enumerate(lines):
         if number_ > 0:
@@ -210,25 +213,24 @@ def jsx_text_value(raw: str) -> str:
             line = line.rstrip(' \t')
         if line:
             kept.append(line)
-    return ' '.join(kept)
+    return _BLANKS.sub(' ', ' '.join(kept))
 
 
-def semicolon(node: Node) -> bool:
+def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """Statement-ending `;` is optional (prettier's `semi: false`); `for (;;)` keeps its own."""
-    parent = node.parent
-    if parent is None:
+    if parent.type == 'for_statement':
         return False
-    if parent.type == 'for_statement' or (parent.parent is not None and parent.parent.type == 'for_statement'
-                                          and parent.parent.child_by_field_name('body') != parent):
-        return False
+    if parent.type in ('lexical_declaration', 'variable_declaration', 'expression_statement', 'empty_statement'):
+        holder = parent.parent
+        if holder is not None and holder.type == 'for_statement' and holder.child_by_field_name('body') != parent:
+            return False
     return True
 
 
-def comma(node: Node) -> bool:
-    parent = node.parent
-    if parent is not None and parent.type in _SEPARATED_TYPES:
+def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    if parent.type in _SEPARATED_TYPES:
         return True     # `{ a: A, b: B }` and `{ a: A; b: B }` are the same type
-    return trailing_comma(node)
+    return trailing_comma(token, parent, siblings, index)
 
 
 HANDLERS = {

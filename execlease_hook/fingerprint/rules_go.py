@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import Item, field, marker, named, text, trailing_comma, unwrap_single, value
+from execlease_hook.fingerprint.ts2 import Item, field, marker, named, text, trailing_comma, unwrap_single, up, value
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -17,17 +17,17 @@ _HEADERS = frozenset({'for_clause', 'if_statement', 'expression_switch_statement
 _SEQUENCES = frozenset({'slice_type', 'array_type', 'implicit_length_array_type'})
 
 
-def interpreted_string(node: Node) -> list[Item] | None:
+def interpreted_string(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
     return value(b'b', [literals.go(raw[1:-1]).decode('utf-8', 'surrogateescape')])
 
 
-def raw_string(node: Node) -> list[Item] | None:
+def raw_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Go drops carriage returns from raw strings."""
     return value(b'b', [text(node)[1:-1].replace('\r', '')])
 
 
-def rune(node: Node) -> list[Item] | None:
+def rune(node: Node, parent: Node | None) -> list[Item] | None:
     decoded = literals.go(text(node)[1:-1].replace("\\'", "'"))
     try:
         chars = decoded.decode('utf-8')
@@ -37,15 +37,14 @@ def rune(node: Node) -> list[Item] | None:
     return None if code is None else [field(b'#r', str(code).encode())]
 
 
-def number(node: Node) -> list[Item] | None:
+def number(node: Node, parent: Node | None) -> list[Item] | None:
     found = literals.go_number(text(node), node.type)
     return None if found is None else [field(b'#', found.encode())]
 
 
-def semicolon(node: Node) -> bool:
+def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """gofmt removes the `;` that ends a statement; the ones in `for` and `if x := f(); x` stay."""
-    parent = node.parent
-    return parent is not None and parent.type not in _HEADERS
+    return parent.type not in _HEADERS
 
 
 def _squeezed(node: Node | None) -> str:
@@ -83,9 +82,9 @@ def _element_type(element: Node) -> Node | None:
     return None
 
 
-def composite_literal(node: Node) -> list[Item] | None:
+def composite_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """`[]T{T{1}}` is `[]T{{1}}` (gofmt -s elides the element type)."""
-    parent = node.parent
+    parent = up(node, parent)
     if parent is None or parent.type != 'literal_element':
         return None
     expected = _element_type(parent)
@@ -96,9 +95,9 @@ def composite_literal(node: Node) -> list[Item] | None:
     return [body]
 
 
-def unary_expression(node: Node) -> list[Item] | None:
+def unary_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`[]*T{&T{1}}` is `[]*T{{1}}`."""
-    parent = node.parent
+    parent = up(node, parent)
     operand = node.child_by_field_name('operand')
     if parent is None or parent.type != 'literal_element' or operand is None or operand.type != 'composite_literal':
         return None
@@ -113,7 +112,7 @@ def unary_expression(node: Node) -> list[Item] | None:
     return [body]
 
 
-def slice_expression(node: Node) -> list[Item] | None:
+def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`s[a:len(s)]` is `s[a:]` (gofmt -s)."""
     operand, end = node.child_by_field_name('operand'), node.child_by_field_name('end')
     if end is None or end.type != 'call_expression' or text(end.child_by_field_name('function')) != 'len':
@@ -129,7 +128,7 @@ def slice_expression(node: Node) -> list[Item] | None:
     return out
 
 
-def range_clause(node: Node) -> list[Item] | None:
+def range_clause(node: Node, parent: Node | None) -> list[Item] | None:
     """`for x, _ = range v` is `for x = range v`, and `for _ = range v` is `for range v` (gofmt -s)."""
     left = node.child_by_field_name('left')
     if left is None:

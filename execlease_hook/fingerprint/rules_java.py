@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 _STATEMENT_LISTS = frozenset({'block', 'class_body', 'program'})
 
 
-def string_literal(node: Node) -> list[Item] | None:
+def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """A text block is its value after Java strips incidental whitespace: re-indenting the block
     with its closing delimiter changes nothing."""
     raw = text(node)
@@ -31,15 +31,14 @@ def string_literal(node: Node) -> list[Item] | None:
     return None
 
 
-def character_literal(node: Node) -> list[Item] | None:
+def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
     return value(b'c', [literals.java(raw[1:-1])]) if len(raw) >= 3 else None
 
 
-def empty_statement(node: Node) -> bool:
+def empty_statement(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """`;;` in a block: the second is an empty statement, which means nothing there."""
-    parent = node.parent
-    return parent is not None and parent.type in _STATEMENT_LISTS
+    return parent.type in _STATEMENT_LISTS
 
 
 HANDLERS = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import Item, field, named, text, trailing_comma, unwrap_single, value
+from execlease_hook.fingerprint.ts2 import Item, field, named, text, trailing_comma, unwrap_single, up, value
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -76,8 +76,8 @@ def _format_spec(node: Node) -> list[Item]:
     return out
 
 
-def _is_docstring(node: Node) -> bool:
-    statement = node.parent
+def _is_docstring(node: Node, parent: Node | None) -> bool:
+    statement = up(node, parent)
     if statement is None or statement.type != 'expression_statement' or len(named(statement)) != 1:
         return False
     body = statement.parent
@@ -104,17 +104,17 @@ def _docstring(doc: str) -> str:
     return '\n'.join(cleaned)
 
 
-def string(node: Node) -> list[Item] | None:
+def string(node: Node, parent: Node | None) -> list[Item] | None:
     found = _string_parts(node)
     if found is None:
         return None
     kind, parts = found
-    if kind == b's' and len(parts) <= 1 and all(isinstance(p, str) for p in parts) and _is_docstring(node):
+    if kind == b's' and len(parts) <= 1 and all(isinstance(p, str) for p in parts) and _is_docstring(node, parent):
         return value(b'd', [_docstring(''.join(p for p in parts if isinstance(p, str)))])
     return value(kind, parts)
 
 
-def concatenated_string(node: Node) -> list[Item] | None:
+def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Adjacent literals are one value (`'a' 'b'` is `'ab'`), as the compiler joins them."""
     kinds = set()
     parts: list[str | list[Item]] = []
@@ -129,16 +129,15 @@ def concatenated_string(node: Node) -> list[Item] | None:
     return value(kinds.pop(), parts)
 
 
-def number(node: Node) -> list[Item] | None:
+def number(node: Node, parent: Node | None) -> list[Item] | None:
     found = literals.python_number(text(node))
     return None if found is None else [field(b'#', found.encode())]
 
 
-def comma(node: Node) -> bool:
-    if not trailing_comma(node):
+def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    if not trailing_comma(token, parent, siblings, index):
         return False
-    parent = node.parent
-    if parent is not None and parent.type in _ONE_ELEMENT_IS_A_TUPLE:
+    if parent.type in _ONE_ELEMENT_IS_A_TUPLE:
         elements = named(parent)
         if parent.type == 'subscript':
             elements = elements[1:]     # the subscripted value
@@ -146,16 +145,15 @@ def comma(node: Node) -> bool:
     return True
 
 
-def parenthesis(node: Node) -> bool:
+def parenthesis(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """`from m import (a, b)`, `with (a, b):` and `(a, b)` group without meaning (a tuple is its
     commas: `(a,)` keeps its comma, `(a)` has no tuple node)."""
-    parent = node.parent
-    return parent is not None and parent.type in ('import_from_statement', 'with_clause', 'tuple', 'tuple_pattern')
+    return parent.type in ('import_from_statement', 'with_clause', 'tuple', 'tuple_pattern')
 
 
-def class_arguments(node: Node) -> list[Item] | None:
+def class_arguments(node: Node, parent: Node | None) -> list[Item] | None:
     """`class A():` is `class A:`."""
-    parent = node.parent
+    parent = up(node, parent)
     if parent is not None and parent.type == 'class_definition' and not named(node):
         return []
     return None
@@ -171,7 +169,7 @@ HANDLERS = {
 }
 DROPS = {
     ',': comma,
-    ';': lambda node: True,     # `a; b` is two statements, as on two lines
+    ';': lambda token, parent, siblings, index: True,     # `a; b` is two statements, as on two lines
     '(': parenthesis,
     ')': parenthesis,
 }

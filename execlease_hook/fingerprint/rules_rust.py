@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, unwrap_single, value
+from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, unwrap_single, up, value
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -19,7 +19,7 @@ def _prefix_kind(prefix: str) -> bytes:
     return b'b' if 'b' in prefix else b'c' if 'c' in prefix else b's'
 
 
-def string_literal(node: Node) -> list[Item] | None:
+def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
     quote = raw.find('"')
     if quote < 0 or not raw.endswith('"'):
@@ -27,7 +27,7 @@ def string_literal(node: Node) -> list[Item] | None:
     return value(_prefix_kind(raw[:quote]), [literals.rust(raw[quote + 1:-1])])
 
 
-def raw_string_literal(node: Node) -> list[Item] | None:
+def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """`r"a"`, `r#"a"#` and `"a"` are one value; `r"\\n"` is not `"\\n"`."""
     raw = text(node)
     quote = raw.find('"')
@@ -37,7 +37,7 @@ def raw_string_literal(node: Node) -> list[Item] | None:
     return value(_prefix_kind(raw[:quote].rstrip('#r')), [raw[quote + 1:len(raw) - 1 - hashes]])
 
 
-def char_literal(node: Node) -> list[Item] | None:
+def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
     quote = raw.find("'")
     if quote < 0 or not raw.endswith("'"):
@@ -45,9 +45,9 @@ def char_literal(node: Node) -> list[Item] | None:
     return value(b'y' if raw[:quote] else b'h', [literals.rust(raw[quote + 1:-1])])
 
 
-def parenthesized_expression(node: Node) -> list[Item] | None:
+def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a)` is `a`, except `(a.f)()`, which calls the field `f` where `a.f()` calls the method."""
-    parent = node.parent
+    parent = up(node, parent)
     if parent is not None and parent.type == 'call_expression':
         function = parent.child_by_field_name('function')
         if function is not None and function.start_byte == node.start_byte:
@@ -55,7 +55,7 @@ def parenthesized_expression(node: Node) -> list[Item] | None:
     return unwrap_single(node)
 
 
-def or_pattern(node: Node) -> list[Item] | None:
+def or_pattern(node: Node, parent: Node | None) -> list[Item] | None:
     """A leading `|` (`| A | B =>`) means nothing."""
     rest: list[Item] = [c for c in node.children[1:] if 'comment' not in c.type]
     if node.children[0].type == '|' and len(rest) == 1:
@@ -63,12 +63,11 @@ def or_pattern(node: Node) -> list[Item] | None:
     return None
 
 
-def pipe(node: Node) -> bool:
-    parent = node.parent
-    return parent is not None and parent.type == 'match_pattern' and parent.children[0] == node
+def pipe(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    return parent.type == 'match_pattern' and index == 0
 
 
-def field_initializer(node: Node) -> list[Item] | None:
+def field_initializer(node: Node, parent: Node | None) -> list[Item] | None:
     """`Foo { x: x }` is `Foo { x }` (rustfmt's use_field_init_shorthand)."""
     name, initial = node.child_by_field_name('field'), node.child_by_field_name('value')
     if name is None or initial is None or initial.type != 'identifier' or text(name) != text(initial):
@@ -78,9 +77,9 @@ def field_initializer(node: Node) -> list[Item] | None:
     return [open_marker('shorthand_field_initializer'), initial, b')']
 
 
-def block(node: Node) -> list[Item] | None:
+def block(node: Node, parent: Node | None) -> list[Item] | None:
     """`|x| { x + 1 }` is `|x| x + 1`, and `A => { x }` is `A => x` (rustfmt removes those braces)."""
-    parent = node.parent
+    parent = up(node, parent)
     if parent is None or parent.type not in ('closure_expression', 'match_arm'):
         return None
     if parent.child_by_field_name('body' if parent.type == 'closure_expression' else 'value') != node:
@@ -92,7 +91,7 @@ def block(node: Node) -> list[Item] | None:
     return [inner[0]]
 
 
-def expression_statement(node: Node) -> list[Item] | None:
+def expression_statement(node: Node, parent: Node | None) -> list[Item] | None:
     """`return x;` at the end of a block is `return x` (rustfmt adds the `;`)."""
     inner = named(node)
     if len(inner) != 1 or inner[0].type not in _DIVERGING:
@@ -103,18 +102,17 @@ def expression_statement(node: Node) -> list[Item] | None:
     return [inner[0]] if sibling is None else None
 
 
-def empty_statement(node: Node) -> list[Item] | None:
-    parent = node.parent
+def empty_statement(node: Node, parent: Node | None) -> list[Item] | None:
+    parent = up(node, parent)
     return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
 
 
-def comma(node: Node) -> bool:
-    parent = node.parent
-    if parent is not None and parent.type == 'match_arm':
+def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    if parent.type == 'match_arm':
         return True     # `A => {},` and `A => {}`
-    if not trailing_comma(node):
+    if not trailing_comma(token, parent, siblings, index):
         return False
-    if parent is not None and parent.type in _ONE_ELEMENT_IS_A_TUPLE:
+    if parent.type in _ONE_ELEMENT_IS_A_TUPLE:
         return len(named(parent)) > 1   # `(a,)` is a tuple, `(a)` is not
     return True
 

@@ -9,6 +9,10 @@ applied on top (execlease_hook/fingerprint/rules_*.py):
   aliases    two node kinds that mean the same (`(a, b)` and `a, b` in Python)
   context    the control flow (and class or impl headers) between a definition and its enclosing
              function: a definition moved under `if False:` changes, moved elsewhere does not.
+
+Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTEXT, BODIES
+(and optionally ATTACHED), then `serialize(rules, nodes, start, end, source[start:end])` gives
+the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Union, cast
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -25,7 +29,11 @@ if TYPE_CHECKING:
 
 SCHEME = 'ts2'
 Item = Union[bytes, 'Node', tuple['Node']]     # a hashed part, a node to walk, a node to hash verbatim
-Handler = Callable[['Node'], 'list[Item] | None']
+# A handler gets the node and its parent (None when the walk does not know it: ask node.parent)
+# and returns what to hash instead, or None for the default.
+Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
+# A drop gets a token, its parent, the parent's children and the token's index in them.
+Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
 
 _RULES = {
     'python': 'rules_python',
@@ -48,42 +56,52 @@ def fingerprint(located: Located) -> str:
     language = language_for(located.path)
     assert language is not None, located.path
     digest = hashlib.sha256()
-    for part in serialize(rules_for(language), located.nodes, located.start_byte, located.end_byte):
+    chunk = located.text.encode('utf-8')    # == source[start_byte:end_byte]
+    for part in serialize(rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk):
         digest.update(part)
     return f'{SCHEME}:sha256:{digest.hexdigest()}'
 
 
-def serialize(rules: ModuleType, nodes: Sequence[Node], start: int, end: int) -> list[bytes]:
+def serialize(rules: ModuleType, nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list[bytes]:
+    """The hashed parts of `nodes` clipped to bytes [start, end), `chunk` being those bytes,
+    after the context of the first node."""
     out: list[bytes] = []
-    root = nodes[0]
-    while root.parent is not None:
-        root = root.parent
-    # The root node starts at the first token: pad so that byte offsets index the source.
-    source = b' ' * root.start_byte + (root.text or b'')
     context = context_items(rules, nodes[0])
     if context:
+        root = nodes[0]
+        while root.parent is not None:
+            root = root.parent
+        # The root node starts at its first token: pad so that offsets index the source.
+        source = b' ' * root.start_byte + (root.text or b'')
         out.append(b'@context(')
-        walk(rules, context, 0, len(source), out, source)
+        walk(rules, context, 0, len(source), out, source, 0)
         out.append(b')')
-    walk(rules, list(nodes), start, end, out, source)
+    walk(rules, list(nodes), start, end, out, chunk, start)
     return out
 
 
-def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes], source: bytes) -> None:
-    """Append the hashed parts of `items` (nodes clipped to bytes [lo, hi)) to `out`."""
+def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes], chunk: bytes, base: int) -> None:
+    """Append the hashed parts of `items` (nodes clipped to bytes [lo, hi)) to `out`;
+    `chunk` holds the source from byte `base` on.
+
+    Nodes the walk reaches through their parent carry it, (node, parent): rules get it without
+    asking tree-sitter, whose `parent` and sibling look-ups walk the tree."""
     handlers: dict[str, Handler] = rules.HANDLERS
-    drops: dict[str, Callable[[Node], bool]] = rules.DROPS
+    drops: dict[str, Drop] = rules.DROPS
     aliases: dict[str, str] = rules.ALIASES
-    stack = list(reversed(items))
+    stack: list[Item | tuple[Node, Node]] = list(reversed(items))
     while stack:
         item = stack.pop()
-        if isinstance(item, bytes):
+        if type(item) is bytes:
             out.append(item)
             continue
-        if isinstance(item, tuple):
-            out.extend(_verbatim(item[0], lo, hi, source))
-            continue
-        node = item
+        if type(item) is tuple:
+            if len(item) == 1:
+                out.extend(_verbatim(item[0], lo, hi, chunk, base))
+                continue
+            node, parent = item
+        else:
+            node, parent = cast('Node', item), None
         kind = node.type
         if 'comment' in kind or kind == 'line_continuation':
             continue
@@ -91,38 +109,42 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
         if (first >= hi or last <= lo) and not (first == last and lo <= first <= hi):
             continue
         if node.is_error:
-            out.extend(_verbatim(node, lo, hi, source))
+            out.extend(_verbatim(node, lo, hi, chunk, base))
             continue
         inside = first >= lo and last <= hi
         if inside:
             handler = handlers.get(kind)
             if handler is not None:
-                replaced = handler(node)
+                replaced = handler(node, parent)
                 if replaced is not None:
                     stack.extend(reversed(replaced))
                     continue
-            drop = drops.get(kind)
-            if drop is not None and not node.is_named and drop(node):
-                continue
         container = not inside and first <= lo and last >= hi
         if not container:
-            out.append(marker(node, aliases.get(kind, kind)))
+            out.append(_marker(aliases.get(kind, kind), node))
         children = node.children
         if not children:
-            out.append(field(b'"', source[max(first, lo):min(last, hi)]) + b')')
+            a = first if first > lo else lo
+            b = last if last < hi else hi
+            out.append(field(b'"', chunk[a - base:b - base]) + b')')
             continue
-        todo: list[Item] = [b')'] if not container else []
+        todo: list[Item | tuple[Node, Node]] = [b')'] if not container else []
         at = last
-        for child in reversed(children):
-            child_end = child.end_byte
+        for index in range(len(children) - 1, -1, -1):
+            child = children[index]
+            child_start, child_end = child.start_byte, child.end_byte
             if child_end < at and child_end < hi and at > lo:
-                gap = _gap(source[max(child_end, lo):min(at, hi)])
+                gap = _gap(chunk[(child_end if child_end > lo else lo) - base:(at if at < hi else hi) - base])
                 if gap:
                     todo.append(gap)
-            todo.append(child)
-            at = min(at, child.start_byte)
+            drop = drops.get(child.type)
+            if not (drop is not None and lo <= child_start and child_end <= hi and not child.is_named
+                    and drop(child, node, children, index)):
+                todo.append((child, node))
+            if child_start < at:
+                at = child_start
         if at > first and at > lo and first < hi:
-            gap = _gap(source[max(first, lo):min(at, hi)])
+            gap = _gap(chunk[(first if first > lo else lo) - base:(at if at < hi else hi) - base])
             if gap:
                 todo.append(gap)
         stack.extend(todo)
@@ -137,18 +159,30 @@ def _gap(text: bytes) -> bytes:
     return field(b'g', text) if text else b''
 
 
-def _verbatim(node: Node, lo: int, hi: int, source: bytes) -> list[bytes]:
+def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[bytes]:
     from execlease_hook.fingerprint import ts1
 
     first, last = max(lo, node.start_byte), min(hi, node.end_byte)
-    return ts1.serialize((node,), first, last, source[first:last])
+    return ts1.serialize((node,), first, last, chunk[first - base:last - base])
 
 
 _markers: dict[tuple[str, bool], bytes] = {}
+_named_markers: dict[str, bytes] = {}
+_anonymous_markers: dict[str, bytes] = {}
+
+
+def _marker(kind: str, node: Node) -> bytes:
+    if node.is_missing:
+        return open_marker(kind, node.is_named, True)
+    cache = _named_markers if node.is_named else _anonymous_markers
+    found = cache.get(kind)
+    if found is None:
+        found = cache[kind] = open_marker(kind, node.is_named)
+    return found
 
 
 def marker(node: Node, kind: str) -> bytes:
-    return open_marker(kind, node.is_named, node.is_missing)
+    return _marker(kind, node)
 
 
 def open_marker(kind: str, named: bool = True, missing: bool = False) -> bytes:
@@ -194,37 +228,41 @@ def value(kind: bytes, parts: Sequence[str | list[Item]]) -> list[Item]:
 
 # Helpers for the rule modules ------------------------------------------------------------------
 
+def up(node: Node, parent: Node | None) -> Node | None:
+    return parent if parent is not None else node.parent
+
+
 def named(node: Node) -> list[Node]:
     """Named children that are not comments."""
     return [c for c in node.named_children if 'comment' not in c.type]
 
 
-def unwrap_single(node: Node) -> list[Item] | None:
+def unwrap_single(node: Node, parent: Node | None = None) -> list[Item] | None:
     inner = named(node)
     return [inner[0]] if len(inner) == 1 else None
 
 
-def next_token(node: Node) -> Node | None:
-    sibling = node.next_sibling
-    while sibling is not None and 'comment' in sibling.type:
-        sibling = sibling.next_sibling
-    return sibling
+def next_token(siblings: list[Node], index: int) -> Node | None:
+    for sibling in siblings[index + 1:]:
+        if 'comment' not in sibling.type:
+            return sibling
+    return None
 
 
-def prev_token(node: Node) -> Node | None:
-    sibling = node.prev_sibling
-    while sibling is not None and 'comment' in sibling.type:
-        sibling = sibling.prev_sibling
-    return sibling
+def prev_token(siblings: list[Node], index: int) -> Node | None:
+    for sibling in reversed(siblings[:index]):
+        if 'comment' not in sibling.type:
+            return sibling
+    return None
 
 
 CLOSERS = frozenset({')', ']', '}', '>', '|'})
 OPENERS = frozenset({'(', '[', '{', '<', '|', ','})
 
 
-def trailing_comma(node: Node) -> bool:
+def trailing_comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """A comma right before a closing bracket, after an element: a no-op in every supported language."""
-    after, before = next_token(node), prev_token(node)
+    after, before = next_token(siblings, index), prev_token(siblings, index)
     return (
         after is not None and after.type in CLOSERS and not after.is_named
         and before is not None and before.type not in OPENERS

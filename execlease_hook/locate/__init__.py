@@ -8,11 +8,11 @@ API (stable; guard and coverage depend on it):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from execlease_hook.errors import CannotRun
 from execlease_hook.locate.source import SUFFIXES, check_text, language_for, parse, require_language
+from execlease_hook.record import field, record
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ['SUFFIXES', 'Located', 'find_functions', 'language_for', 'locate']
 
 
-@dataclass(frozen=True)
+@record
 class Located:
     entry_id: str
     path: str

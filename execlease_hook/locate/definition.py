@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from execlease_hook.record import record
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 
-@dataclass(frozen=True)
+@record
 class Definition:
     qualname: str
     nodes: tuple[Node, ...]     # in source order: decorators / attributes first, then the definition
