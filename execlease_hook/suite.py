@@ -503,7 +503,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         _print(t.jar.warning)
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
-        result += ' (--quick: checks and coverage only; mutations and findings were not run)'
+        result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
     if selection is not None and code == 0:
         result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
                    '`execlease report merge` gives the verdict)' if selection.sharded
