@@ -118,6 +118,15 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
 
 
 def run(options: argparse.Namespace) -> int:
+    if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
+        from execlease_hook.formats import guard_items
+
+        return guard_items.run(options, _run)
+    return _run(options, None)
+
+
+def _run(options: argparse.Namespace, report: object) -> int:
+    """`report`: a formats.Report to fill with what was judged (--format), or None."""
     root = git.repo_root()
     if getattr(options, 'range', None):
         from execlease_hook import push_range
@@ -163,6 +172,10 @@ def run(options: argparse.Namespace) -> int:
         if not (p.entries or p.model or p.notes or p.watched):
             continue
         found = guard_check.check(m, p, guard_check.Snapshot(source, staged, 'staged'), model.text)
+        if report is not None:
+            from execlease_hook.formats import guard_items
+
+            guard_items.add(report, m, p, found, source)
         if found.only_map:
             from execlease_hook import map_fix
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import json
 import sqlite3
 import threading
@@ -515,3 +516,55 @@ def test_heartbeat_renews_then_notices_takeover(worker_files):
     finally:
         heartbeat.stop()
     assert claim(conn, 'a', 'w2', 5.0) == Lease('a', 'w2', 2)
+
+
+# ---- durability ---------------------------------------------------------------------
+
+def test_every_connection_of_the_runtime_commits_durably(worker_files, monkeypatch):
+    # A committed `started` row must survive a power loss before the effect runs:
+    # WAL with synchronous = FULL (2). synchronous is per connection, so it is read back
+    # on every connection the runtime opens (the --init one, the worker's, one per
+    # heartbeat), each when it closes.
+    settings = []
+    real_connect = sqlite3.connect
+
+    def connect(*args, factory=sqlite3.Connection, **kwargs):
+        class Recorded(factory):
+            def close(self) -> None:
+                settings.append(tuple(
+                    self.execute(f'PRAGMA {name}').fetchone()[0]
+                    for name in ('journal_mode', 'synchronous', 'fullfsync')
+                ))
+                super().close()
+
+        return real_connect(*args, factory=Recorded, **kwargs)
+
+    monkeypatch.setattr(sqlite3, 'connect', connect)
+    files = worker_files
+    assert worker.main([
+        '--db', str(files['db']), '--plan', str(files['plan']), '--run-id', 'w1',
+        '--ttl', '5', '--effect-log', str(files['effects']),
+        '--policy-file', str(files['policy']), '--effect-delay', '0', '--init',
+    ]) == 0
+    assert settings == [('wal', 2, 1)] * 5  # init, worker, three heartbeats (three turns)
+
+
+def test_the_runtime_opens_connections_only_through_schema_connect():
+    # The check above sees the connections of one worker run; this one sees the code: no
+    # module of the runtime reaches sqlite3.connect but schema.connect. (trace*.py are the
+    # trace validation's recorder and drivers: the recorder writes through schema.connect,
+    # the rest set up scenarios and read the trace back.)
+    root = Path(worker.__file__).parent
+    callers = []
+    for path in sorted(set(root.glob('*.py')) - set(root.glob('trace*.py'))):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef):
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.Attribute) and inner.attr == 'connect' and (
+                        isinstance(inner.value, ast.Name) and inner.value.id == 'sqlite3'
+                    ):
+                        callers.append(f'{path.name}:{node.name}')
+            if isinstance(node, ast.ImportFrom) and node.module == 'sqlite3':
+                callers.extend(f'{path.name}: from sqlite3 import {a.name}' for a in node.names)
+    assert callers == ['schema.py:connect']

@@ -94,9 +94,15 @@ def connect(path: str) -> sqlite3.Connection:
     conn.row_factory = sqlite3.Row
     conn.execute(f'PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}')
     conn.execute('PRAGMA journal_mode = WAL')
-    # NORMAL in WAL mode survives a process crash (SIGKILL); only power loss may drop
-    # the last commits, which the fault-injection test does not simulate.
-    conn.execute('PRAGMA synchronous = NORMAL')
+    # The journal must be durable before the effect: begin_step's COMMIT returns only
+    # once its `started` row survives a power loss, or a lost row would let the next
+    # owner run a `never` step again. In WAL mode FULL syncs the WAL on every commit
+    # (NORMAL only at checkpoints: a power loss may roll back committed transactions;
+    # EXTRA adds nothing in WAL mode). synchronous is per connection, not stored in the
+    # file, so every connection sets it here. fullfsync: F_FULLFSYNC where it exists
+    # (macOS, where fsync does not flush the drive's cache); elsewhere SQLite ignores it.
+    conn.execute('PRAGMA synchronous = FULL')
+    conn.execute('PRAGMA fullfsync = ON')
     conn.execute('PRAGMA foreign_keys = ON')
     return conn
 

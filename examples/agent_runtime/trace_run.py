@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--turns', type=int, default=200)
     parser.add_argument('--workers', type=int, default=4)
     parser.add_argument('--seed', type=int, help='fault schedule seed (default: random, printed)')
-    parser.add_argument('--deadline', type=float, default=120.0, help='seconds before giving up')
+    parser.add_argument('--deadline', type=float, default=240.0, help='seconds before giving up')
     parser.add_argument('--out', help=f'folder for the NDJSON traces (default: ${OUT_ENV})')
     parser.add_argument('--mutation', help='run a broken worker (fault_harness.MUTANT_WORKER)')
     options = parser.parse_args(argv)
@@ -39,7 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=seed, turns=options.turns, workers=options.workers, deadline_s=options.deadline,
         mutation=options.mutation, trace_dir=Path(out),
     )
-    with tempfile.TemporaryDirectory(prefix='trace-run-') as work:
+    # The database on memory-backed storage where there is one: every commit syncs
+    # (synchronous = FULL), and this run is about process faults, not power loss.
+    shm = '/dev/shm'
+    fast = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix='trace-run-', dir=fast) as work:
         try:
             report = run_faults(settings, Path(work))
         except TimeoutError as e:

@@ -7,7 +7,9 @@
 (* map).  The external effect is its own action, outside any transaction.  *)
 (* Time is abstract: Expire is enabled whenever the lease is live (clocks  *)
 (* drift, processes pause).  A deposed run keeps running; any run may      *)
-(* crash at any point.                                                     *)
+(* crash at any point.  A run is one worker process; RunId(r) is the run   *)
+(* id it writes, and two processes may write the same one (a worker        *)
+(* restarted with the run id of a process that is stopped, not dead).      *)
 (*                                                                         *)
 (* Every guard conjunct is on its own line with its own comment, so that   *)
 (* manifest.json's mutations can name it by exact text.                    *)
@@ -15,7 +17,7 @@
 EXTENDS Naturals, Sequences
 
 CONSTANTS
-    Runs,        \* run ids (model values)
+    Runs,        \* worker processes (model values); RunId(r): the run id r writes
     None,        \* lease_owner IS NULL
     MaxGen,      \* bound: claims stop once lease_generation = MaxGen
     Policies,    \* replay policies a deploy may have in force at Init
@@ -43,16 +45,45 @@ VARIABLES
 vars == <<turnStatus, owner, gen, live, ended, step, policyNow,
           pc, runGen, decided, effects, lastTx>>
 
+\* The run id process r writes as lease_owner and written_by (worker.py
+\* --run-id).  By default each process has its own; a config may override
+\* it with SharedRunId (cfg: RunId <- SharedRunId).
+RunId(r) == r
+
+\* Two processes, one run id: a worker restarted with the --run-id of a
+\* process that is stopped (SIGSTOP), not dead, which may resume at any
+\* time.  Only the generation tells their leases apart.
+FirstRun == CHOOSE r \in Runs : TRUE
+RestartedRun == CHOOSE r \in Runs \ {FirstRun} : TRUE
+SharedRunId(r) == IF r = RestartedRun THEN FirstRun ELSE r
+
 \* The effective policy of a started step: the most restrictive of the one
 \* recorded on the row and the one in force now ("never" beats "always").
 MostRestrictive(recorded, now) ==
     IF recorded = "never" \/ now = "never" THEN "never" ELSE "always"
 
-\* What a transaction by run r saw of agent_turns, recorded like the
-\* step_write_audit trigger does (independently of the action's own guard).
+\* No step row yet.
+NoRow == [status |-> "none", policy |-> "none", gen |-> 0, by |-> None]
+
+\* The transactions that write the step row.
+StepWrites == {"step-insert", "step-unknown", "step-rerun", "step-complete"}
+
+\* Every transaction of begin_step (a write or a read-only decision).
+BeginKinds == {"step-insert", "step-read", "step-unknown", "step-rerun"}
+
+\* What a transaction by run r saw, recorded independently of the action's
+\* own guard: the agent_turns row as the step_write_audit trigger reads it
+\* (owner, generation, live); for a claim, the turn's status; for a
+\* begin_step, the policy in force; for a begin_step or a step write, the
+\* step row before it.  (Only what
+\* a property reads: every other field is fixed, so the history adds few
+\* states.)
 Seen(kind, r) ==
-    [kind |-> kind, run |-> r, runGen |-> runGen[r],
-     owner |-> owner, leaseGen |-> gen, wasLive |-> live]
+    [kind |-> kind, run |-> r, id |-> RunId(r), runGen |-> runGen[r],
+     owner |-> owner, leaseGen |-> gen, wasLive |-> live,
+     turnBefore |-> IF kind = "claim" THEN turnStatus ELSE "none",
+     stepBefore |-> IF kind \in BeginKinds \cup StepWrites THEN step ELSE NoRow,
+     policyNow |-> IF kind \in BeginKinds THEN policyNow ELSE "none"]
 
 Init ==
     /\ turnStatus = "open"
@@ -60,14 +91,15 @@ Init ==
     /\ gen = 0
     /\ live = FALSE
     /\ ended = {}
-    /\ step = [status |-> "none", policy |-> "none", gen |-> 0, by |-> None]
+    /\ step = NoRow
     /\ policyNow \in Policies
     /\ pc = [r \in Runs |-> "idle"]
     /\ runGen = [r \in Runs |-> 0]
     /\ decided = [r \in Runs |-> "none"]
     /\ effects = <<>>
-    /\ lastTx = [kind |-> "none", run |-> None, runGen |-> 0,
-                 owner |-> None, leaseGen |-> 0, wasLive |-> FALSE]
+    /\ lastTx = [kind |-> "none", run |-> None, id |-> None, runGen |-> 0,
+                 owner |-> None, leaseGen |-> 0, wasLive |-> FALSE,
+                 turnBefore |-> "none", stepBefore |-> NoRow, policyNow |-> "none"]
 
 (***************************************************************************)
 (* Lease transactions: examples/agent_runtime/lease.py                      *)
@@ -77,12 +109,12 @@ Init ==
 \* claim: UPDATE agent_turns SET lease_owner, lease_generation + 1, expiry
 \*        WHERE id AND status = 'open' AND (lease_owner IS NULL OR lease_expires_at <= now)
 Claim(r) ==
-    /\ pc[r] = "idle"
+    /\ pc[r] = "idle"                              \* worker: claims between turns (run_worker)
     /\ gen < MaxGen                                \* model bound, not code
     /\ turnStatus = "open"                         \* claim: status = 'open'
     /\ (owner = None \/ ~live)                     \* claim: lease_owner IS NULL OR lease_expires_at <= now
     /\ gen' = gen + 1                              \* claim: lease_generation = lease_generation + 1
-    /\ owner' = r
+    /\ owner' = RunId(r)                           \* claim: lease_owner = :run
     /\ live' = TRUE
     /\ runGen' = [runGen EXCEPT ![r] = gen']
     /\ pc' = [pc EXCEPT ![r] = "holding"]
@@ -93,8 +125,9 @@ Claim(r) ==
 \* renew: UPDATE agent_turns SET lease_expires_at = now + ttl
 \*        WHERE id AND lease_owner = :run AND lease_generation = :gen AND lease_expires_at > now
 Renew(r) ==
-    /\ pc[r] \notin {"idle"}
-    /\ owner = r /\ gen = runGen[r]                \* renew: lease_owner = :run AND lease_generation = :gen
+    /\ pc[r] \notin {"idle"}                       \* worker: the heartbeat runs while a turn runs
+    /\ owner = RunId(r)                            \* renew: lease_owner = :run
+    /\ gen = runGen[r]                             \* renew: lease_generation = :gen
     /\ live                                        \* renew: lease_expires_at > now (no resurrection)
     /\ live' = TRUE
     /\ lastTx' = Seen("renew", r)
@@ -107,7 +140,8 @@ Renew(r) ==
 Release(r) ==
     /\ pc[r] \in {"holding", "effected", "finished"}    \* worker: release once run_turn returned
     /\ pc[r] = "effected" => ~live                  \* worker: after an effect, only once complete_step failed
-    /\ owner = r /\ gen = runGen[r]                \* release: lease_owner = :run AND lease_generation = :gen
+    /\ owner = RunId(r)                            \* release: lease_owner = :run
+    /\ gen = runGen[r]                             \* release: lease_generation = :gen
     /\ owner' = None
     /\ live' = FALSE
     /\ ended' = ended \cup {gen}
@@ -133,8 +167,8 @@ Expire ==
 \* one branch per row state; MostRestrictive is steps.py:28 most_restrictive.
 \* no row: INSERT status 'started', policy now, generation, written_by -> run the effect
 BeginInsert(r) ==
-    /\ step.status = "none"
-    /\ step' = [status |-> "started", policy |-> policyNow, gen |-> runGen[r], by |-> r]
+    /\ step.status = "none"                        \* no row: INSERT
+    /\ step' = [status |-> "started", policy |-> policyNow, gen |-> runGen[r], by |-> RunId(r)]
     /\ turnStatus' = turnStatus
     /\ pc' = [pc EXCEPT ![r] = "decided"]
     /\ decided' = [decided EXCEPT ![r] = policyNow]
@@ -142,7 +176,7 @@ BeginInsert(r) ==
 
 \* completed: return its result, the effect is not run
 BeginReplayCompleted(r) ==
-    /\ step.status = "completed"
+    /\ step.status = "completed"                   \* completed: replay
     /\ pc' = [pc EXCEPT ![r] = "finished"]         \* completed: replayed, effect not run
     /\ decided' = decided
     /\ UNCHANGED <<step, turnStatus>>
@@ -152,7 +186,7 @@ BeginReplayCompleted(r) ==
 \* row turns unknown in the transaction that closes the turn, and Claim needs
 \* 'open'; it guards a turn a person reopens (NOTES.md, redundant guards).
 BeginUnknown(r) ==
-    /\ step.status = "unknown"
+    /\ step.status = "unknown"                     \* unknown: needs a person
     /\ pc' = [pc EXCEPT ![r] = "finished"]         \* unknown: needs a person, effect not run
     /\ decided' = decided
     /\ UNCHANGED <<step, turnStatus>>
@@ -160,21 +194,21 @@ BeginUnknown(r) ==
 
 \* started, effective policy never: UPDATE status 'unknown', turn 'needs_attention'
 BeginStartedNever(r) ==
-    /\ step.status = "started"
+    /\ step.status = "started"                     \* started + never: the row is started
     /\ MostRestrictive(step.policy, policyNow) = "never"    \* started + never -> unknown
     /\ step' = [step EXCEPT !.status = "unknown", !.policy = "never",
-                            !.gen = runGen[r], !.by = r]
-    /\ turnStatus' = "needs_attention"
+                            !.gen = runGen[r], !.by = RunId(r)]
+    /\ turnStatus' = "needs_attention"             \* started + never: turn needs_attention
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ decided' = decided
     /\ lastTx' = Seen("step-unknown", r)
 
 \* started, effective policy always: UPDATE policy, generation, written_by -> run it again
 BeginStartedAlways(r) ==
-    /\ step.status = "started"
+    /\ step.status = "started"                     \* started + always: the row is started
     /\ MostRestrictive(step.policy, policyNow) = "always"   \* started + always -> run again
     /\ step' = [step EXCEPT !.policy = MostRestrictive(step.policy, policyNow),
-                            !.gen = runGen[r], !.by = r]
+                            !.gen = runGen[r], !.by = RunId(r)]
     /\ turnStatus' = turnStatus
     /\ pc' = [pc EXCEPT ![r] = "decided"]
     /\ decided' = [decided EXCEPT ![r] = MostRestrictive(step.policy, policyNow)]
@@ -183,8 +217,9 @@ BeginStartedAlways(r) ==
 \* code: examples/agent_runtime/steps.py:43 begin_step (writes through steps.py:35 _fenced_write)
 \* begin_step: fence and replay decision in one BEGIN IMMEDIATE transaction
 BeginStep(r) ==
-    /\ pc[r] = "holding"
-    /\ owner = r /\ gen = runGen[r]                \* begin_step fence: lease_owner = :run AND lease_generation = :gen
+    /\ pc[r] = "holding"                           \* worker: begin_step once it holds a lease
+    /\ owner = RunId(r)                            \* begin_step fence: lease_owner = :run
+    /\ gen = runGen[r]                             \* begin_step fence: lease_generation = :gen
     /\ live                                        \* begin_step fence: lease_expires_at > now
     /\ \/ BeginInsert(r)
        \/ BeginReplayCompleted(r)
@@ -196,7 +231,7 @@ BeginStep(r) ==
 \* code: examples/agent_runtime/worker.py:89 run_turn calls append_effect
 \* The external effect, outside any transaction.  A deposed run still does it.
 Effect(r) ==
-    /\ pc[r] = "decided"
+    /\ pc[r] = "decided"                           \* worker: the effect once begin_step said run
     /\ effects' = Append(effects, [run |-> r, gen |-> runGen[r], policy |-> decided[r]])
     /\ pc' = [pc EXCEPT ![r] = "effected"]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
@@ -207,12 +242,13 @@ Effect(r) ==
 \*   UPDATE agent_execution_steps SET status = 'completed', result, written_by
 \*   WHERE turn_id AND step_key AND status = 'started' AND generation = :gen
 CompleteStep(r) ==
-    /\ pc[r] = "effected"
-    /\ owner = r /\ gen = runGen[r]                \* complete_step fence: lease_owner = :run AND lease_generation = :gen
+    /\ pc[r] = "effected"                          \* worker: complete_step once the effect returned
+    /\ owner = RunId(r)                            \* complete_step fence: lease_owner = :run
+    /\ gen = runGen[r]                             \* complete_step fence: lease_generation = :gen
     /\ live                                        \* complete_step fence: lease_expires_at > now
     /\ step.status = "started"                     \* complete_step: status = 'started'
     /\ step.gen = runGen[r]                        \* complete_step: generation = :gen
-    /\ step' = [step EXCEPT !.status = "completed", !.by = r]
+    /\ step' = [step EXCEPT !.status = "completed", !.by = RunId(r)]
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ lastTx' = Seen("step-complete", r)
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
@@ -222,8 +258,9 @@ CompleteStep(r) ==
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
 \*   status = 'open' AND NOT EXISTS (a step row of the turn with status != 'completed')
 FinishTurn(r) ==
-    /\ pc[r] = "finished"
-    /\ owner = r /\ gen = runGen[r]                \* finish_turn fence: lease_owner = :run AND lease_generation = :gen
+    /\ pc[r] = "finished"                          \* worker: finish_turn once the steps are done
+    /\ owner = RunId(r)                            \* finish_turn fence: lease_owner = :run
+    /\ gen = runGen[r]                             \* finish_turn fence: lease_generation = :gen
     /\ live                                        \* finish_turn fence: lease_expires_at > now
     /\ turnStatus = "open"                         \* finish_turn: status = 'open'
     /\ step.status \in {"none", "completed"}       \* finish_turn: NOT EXISTS a step with status != 'completed'
@@ -286,11 +323,14 @@ TypeOK ==
     /\ pc \in [Runs -> PcValues]
     /\ runGen \in [Runs -> 0..MaxGen]
     /\ decided \in [Runs -> Policy \cup {"none"}]
+    /\ \A i \in 1..Len(effects) : effects[i].policy \in Policy
 
-\* The holder of the current generation, as the transaction saw it.
-WasHolder(tx) == tx.owner = tx.run /\ tx.leaseGen = tx.runGen
+\* The holder of the current generation, as the transaction saw it: its run
+\* id is the owner and the generation is the one it claimed.
+WasHolder(tx) == tx.owner = tx.id /\ tx.leaseGen = tx.runGen
 
-StepWrites == {"step-insert", "step-unknown", "step-rerun", "step-complete"}
+\* The effects of the step done by generation g.
+EffectsOf(g) == {i \in 1..Len(effects) : effects[i].gen = g}
 
 \* P8: an effect decided under never is the only effect of its step, across
 \* every run and generation (deposed and crashed runs included, policy flips
@@ -300,9 +340,63 @@ P8 ==
         effects[i].policy = "never" => Len(effects) = 1
 
 \* P1: only the owner of the current live generation commits writes to the
-\* step row (checked at every write, like the step_write_audit trigger).
+\* step row, judged on the written row as the step_write_audit trigger
+\* judges it: the row's written_by is lease_owner, its generation is
+\* lease_generation, and the lease is live, at the write.  (A write that
+\* leaves the row as it was wrote another step's row: a spec that extends
+\* this one may model those.)
 P1 ==
-    lastTx.kind \in StepWrites => (WasHolder(lastTx) /\ lastTx.wasLive)
+    lastTx.kind \in StepWrites /\ step # lastTx.stepBefore =>
+        /\ step.by = lastTx.owner
+        /\ step.gen = lastTx.leaseGen
+        /\ lastTx.wasLive
+
+\* A row that begin_step (re)starts names its runner and its generation,
+\* and records the policy that decided: the one in force for a new row;
+\* for a re-run the effective one, which can only be always.
+StartedRowNamesHolder ==
+    lastTx.kind \in {"step-insert", "step-rerun"} =>
+        /\ step.status = "started"
+        /\ step.by = lastTx.id
+        /\ step.gen = lastTx.runGen
+        /\ step.policy = IF lastTx.kind = "step-insert" THEN lastTx.policyNow
+                                                        ELSE "always"
+
+\* A flip to never is honoured: a begin_step that finds its step started
+\* with never recorded or in force runs nothing again; the row turns
+\* unknown and the turn needs a person.  (Written without MostRestrictive,
+\* so that an edit of that operator is judged, not copied.)
+NeverIsHonoured ==
+    /\ lastTx.kind \in BeginKinds
+    /\ lastTx.stepBefore.status = "started"
+    /\ "never" \in {lastTx.stepBefore.policy, lastTx.policyNow}
+    => /\ lastTx.kind = "step-unknown"
+       /\ step.status = "unknown"
+       /\ turnStatus = "needs_attention"
+
+\* And always means at least once: a begin_step that finds its step started
+\* with always recorded and in force runs it again (no person is asked).
+AlwaysIsRerun ==
+    /\ lastTx.kind \in BeginKinds
+    /\ lastTx.stepBefore.status = "started"
+    /\ lastTx.stepBefore.policy = "always"
+    /\ lastTx.policyNow = "always"
+    => lastTx.kind = "step-rerun"
+
+\* Whatever a begin_step decided, a row that is not started is left as it
+\* is: a completed row is replayed, an unknown row waits for a person.
+SettledRowKept ==
+    lastTx.kind \in BeginKinds /\ lastTx.stepBefore.status \in {"completed", "unknown"}
+        => lastTx.kind = "step-read" /\ step = lastTx.stepBefore
+
+\* A completed step's effect ran, in the generation that completed it.
+CompletedMeansEffect ==
+    step.status = "completed" =>
+        \E i \in EffectsOf(step.gen) : RunId(effects[i].run) = step.by
+
+\* A step is unknown exactly when the turn needs a person.
+UnknownNeedsAttention ==
+    (step.status = "unknown") = (turnStatus = "needs_attention")
 
 \* P6: no resurrection: a generation that has ended is never live again.
 P6 == live => gen \notin ended
@@ -311,6 +405,18 @@ P6 == live => gen \notin ended
 \* live lease.
 ClaimRespectsLiveOwner ==
     lastTx.kind = "claim" => ~(lastTx.owner \in Runs /\ lastTx.wasLive)
+
+\* A closed turn (done, needs_attention) is never leased again: workers
+\* leave it to a person.
+ClosedTurnNotClaimed ==
+    lastTx.kind = "claim" => lastTx.turnBefore = "open"
+
+\* While a run holds the current generation, its run id is the owner: the
+\* claim sets both in one statement, only the holder releases, and a run
+\* forgets its lease when it releases.  (Why the fences' owner conjuncts
+\* decide nothing the generation conjuncts do not: NOTES.md.)
+GenerationNamesOwner ==
+    \A r \in Runs : runGen[r] # 0 /\ runGen[r] = gen => owner = RunId(r)
 
 \* A renew succeeds only for the holder of the current generation: the
 \* worker keeps going on a successful renew.

@@ -1,0 +1,200 @@
+"""A worker restarted with the run id of a stopped process, against real worker processes.
+
+Process A (run id `w`) claims the turn and is SIGSTOPped until its lease has expired;
+process B is started with the same run id and claims the turn (generation 2); then A is
+SIGCONTed. To A's fences, `lease_owner = :run` still holds: only the generation tells the
+two leases apart. Every transaction A tries after it resumes (its begin_step, its
+heartbeat's renew, its release) must be refused, and the audit must show no write by a
+run that was not the live owner of the current generation (P1).
+
+A is held at a known point with a FIFO as its policy file: `run_turn` reads the policy
+just before `begin_step`, after the check of its heartbeat, so A claims, waits in that
+read, is stopped there, and calls `begin_step` with its stale lease once it is resumed
+and the test writes the policy.
+
+The broken variants are applied to a copy of `examples/` in a temporary folder, never
+the working tree.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from examples.agent_runtime import schema
+from examples.agent_runtime.fault_harness import p1_violations
+from examples.agent_runtime.fault_harness import p8_violations
+from examples.agent_runtime.fault_harness import read_effect_log
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+TTL = 0.5
+PLAN = {'turns': {'t1': ['send_email', 'search', 'post_comment']}}
+POLICIES = {'send_email': 'never', 'search': 'always', 'post_comment': 'never'}
+
+
+class Files(NamedTuple):
+    db: Path
+    plan: Path
+    policy: Path
+    fifo: Path
+    effects: Path
+
+
+def spawn(root: Path, files: Files, policy: Path, effect_delay: float) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        (sys.executable, '-m', 'examples.agent_runtime.worker', '--db', str(files.db),
+         '--plan', str(files.plan), '--run-id', 'w', '--ttl', str(TTL),
+         '--effect-log', str(files.effects), '--policy-file', str(policy),
+         '--effect-delay', str(effect_delay)),
+        cwd=root, env={**os.environ, 'PYTHONPATH': str(root)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def wait_for(conn: sqlite3.Connection, sql: str, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not conn.execute(sql).fetchone()[0]:
+        if time.monotonic() > deadline:
+            raise AssertionError(f'timed out waiting until {what}')
+        time.sleep(0.005)
+
+
+def open_when_read(fifo: Path, proc: subprocess.Popen[str], timeout: float = 20.0) -> int:
+    """The FIFO's write end, once proc has opened it to read: proc then waits in that read."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as e:  # ENXIO: nobody has it open for reading yet
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f'the first process never read its policy: {e}') from e
+            time.sleep(0.005)
+
+
+class Outcome(NamedTuple):
+    stale: dict[str, int]       # the stopped process's own counts (worker.run_worker)
+    restarted: dict[str, int]
+    p1: list[str]
+    p8: list[str]
+    generations_written: set[int]
+
+
+def run_restart(root: Path, tmp: Path) -> Outcome:
+    files = Files(tmp / 'w.db', tmp / 'plan.json', tmp / 'policy.json', tmp / 'policy.fifo',
+                  tmp / 'effects.log')
+    files.plan.write_text(json.dumps(PLAN))
+    files.policy.write_text(json.dumps(POLICIES))
+    os.mkfifo(files.fifo)
+    conn = schema.connect(str(files.db))
+    schema.create(conn)
+    schema.add_turns(conn, sorted(PLAN['turns']))
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        stale = spawn(root, files, files.fifo, 0.0)
+        procs.append(stale)
+        gate = open_when_read(files.fifo, stale)
+        stale.send_signal(signal.SIGSTOP)
+        assert conn.execute(
+            "SELECT lease_owner = 'w' AND lease_generation = 1 FROM agent_turns"
+        ).fetchone()[0]
+        wait_for(conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns',
+                 'its lease expired')
+        # Slow effects keep the restarted process's lease live while the old one resumes.
+        restarted = spawn(root, files, files.policy, 1.0)
+        procs.append(restarted)
+        wait_for(conn, 'SELECT lease_generation = 2 FROM agent_turns',
+                 'the restarted process, same run id, claimed generation 2', timeout=30)
+        stale.send_signal(signal.SIGCONT)
+        # Its later reads (if a broken fence lets it go on) find a plain file.
+        shutil.copy(files.policy, tmp / 'policy.next')
+        os.replace(tmp / 'policy.next', files.fifo)
+        os.write(gate, json.dumps(POLICIES).encode())
+        os.close(gate)
+        outputs = [proc.communicate(timeout=60) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.kill()
+                proc.wait()
+    for proc, (out, err) in zip(procs, outputs):
+        assert proc.returncode == 0, err
+    counts = [json.loads(out) for out, _ in outputs]
+    effects = read_effect_log(files.effects)
+    generations = {int(r[0]) for r in conn.execute('SELECT generation FROM step_write_audit')}
+    outcome = Outcome(counts[0], counts[1], p1_violations(conn), p8_violations(effects),
+                      generations)
+    conn.close()
+    return outcome
+
+
+def test_the_generation_fences_a_stopped_process_whose_run_id_was_reused(tmp_path: Path) -> None:
+    outcome = run_restart(REPO_ROOT, tmp_path)
+    # The stale process claimed once, lost its lease at its first begin_step and could
+    # not release the restarted process's lease; it wrote nothing.
+    assert outcome.stale == {
+        'run': 'w', 'claims': 1, 'done': 0, 'needs_attention': 0, 'lost': 1, 'released': 0,
+    }
+    assert outcome.restarted['claims'] == 1
+    assert outcome.restarted['done'] + outcome.restarted['needs_attention'] == 1
+    assert outcome.p1 == []
+    assert outcome.p8 == []
+    assert outcome.generations_written == {2}
+
+
+def copy_with(tmp: Path, edits: list[tuple[str, str, str, str]]) -> Path:
+    """A copy of examples/ with (file, function, old, new) applied once inside each function."""
+    root = tmp / 'mutant'
+    shutil.copytree(REPO_ROOT / 'examples', root / 'examples',
+                    ignore=shutil.ignore_patterns('__pycache__'))
+    for name, function, old, new in edits:
+        path = root / 'examples' / 'agent_runtime' / name
+        text = path.read_text()
+        start = text.index(f'\ndef {function}(')
+        end = text.find('\ndef ', start + 1)
+        end = len(text) if end == -1 else end
+        body = text[start:end]
+        assert body.count(old) == 1, (name, function, old)
+        path.write_text(text[:start] + body.replace(old, new) + text[end:])
+    return root
+
+
+GEN = ' AND lease_generation = :gen'
+FENCES = [('lease.py', 'renew'), ('lease.py', 'release'), ('lease.py', 'finish_turn'),
+          ('steps.py', 'begin_step'), ('steps.py', 'complete_step')]
+
+
+@pytest.mark.parametrize(
+    ('edits', 'caught'),
+    [
+        pytest.param(
+            [('steps.py', 'begin_step', GEN, '')], lambda o: bool(o.p1),
+            id='begin-step-fence-without-generation-audit-p1',
+        ),
+        pytest.param(
+            [('lease.py', 'release', GEN, '')], lambda o: o.stale['released'] > 0,
+            id='release-without-generation-releases-the-successor',
+        ),
+        pytest.param(
+            [(name, function, GEN, '') for name, function in FENCES], lambda o: bool(o.p1),
+            id='no-fence-compares-the-generation-audit-p1',
+        ),
+    ],
+)
+def test_dropping_the_generation_from_a_fence_is_caught(
+        tmp_path: Path, edits: list[tuple[str, str, str, str]],
+        caught: Callable[[Outcome], bool],
+) -> None:
+    root = copy_with(tmp_path, edits)
+    outcome = run_restart(root, tmp_path)
+    assert caught(outcome), outcome
