@@ -12,7 +12,7 @@ With --overhead N, also the cost of recording: N rounds of the fault-injection h
 (fault_harness.py, --turns turns) with tracing off and on, alternating, the same seed each pair;
 prints the median wall time of each and their ratio (the baseline is the untraced run).
 
-    .venv/bin/python benchmarks/trace_validation.py [--sizes 100 1000 10000] [--runs 1]
+    .venv/bin/python -m benchmarks.trace_validation [--sizes 100 1000 10000] [--runs 1]
         [--overhead 3 --turns 150]
 """
 from __future__ import annotations

@@ -16,6 +16,7 @@ COMMANDS = {
     'tools': 'execlease_hook.tools',
     'init': 'execlease_hook.init_cmd',
     'add': 'execlease_hook.add_cmd',
+    'report': 'execlease_hook.merge_cmd',
 }
 
 
@@ -78,11 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
         help='judge every commit in A..B (or reachable from one REV) against its own manifest',
     )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+    cli_args.add_format_arguments(guard)
 
     verify = command(
         'verify', 'slow stage: run every check, mutation, finding and the coverage check',
     )
     add_verify_arguments(verify)
+    cli_args.add_format_arguments(verify)
+    cli_args.add_shard_arguments(verify)
 
     coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
@@ -90,8 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
         '--write-map', action='store_true',
         help="regenerate NOTES.md's code-to-action table between its markers",
     )
+    cli_args.add_format_arguments(coverage)
 
     command('tools', 'fetch and verify the pinned TLA+ tools; show the Java used')
+    cli_args.add_report_arguments(command(
+        'report', 'combine the JSON reports of a sharded run into one verdict',
+    ))
     cli_args.add_init_arguments(command(
         'init', 'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
     ))
@@ -118,7 +126,8 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
-    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON')
+    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON '
+                                                       '(= --format json --output FILE)')
     parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
 
 

@@ -25,6 +25,10 @@ EXITS = {
         'an entry cannot be located',
     ),
     'tools': ('tools and Java found and verified', None, 'not found or not verified'),
+    'report': (
+        'every shard held', 'something did not hold in a shard',
+        'could not merge (a shard missing or twice, different commits), or a shard could not run',
+    ),
     'init': (
         'scaffolded (or everything was already there)',
         None,
@@ -44,6 +48,9 @@ EXAMPLES = {
                'execlease verify --update-coverage   # after the model matches the code'),
     'coverage': ('execlease coverage --write-map',),
     'tools': ('execlease tools',),
+    'report': ('execlease verify --shard 1/2 --json s1.json   # on one machine',
+               'execlease verify --shard 2/2 --json s2.json   # on another',
+               'execlease report merge s1.json s2.json --format junit'),
     'init': ('execlease init --spec verification/lock/Lock.tla --write-config',),
     'add': (
         'execlease add app/lock.py::acquire --action Acquire',
@@ -85,6 +92,30 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                         help='less output: only what did not hold and the verdict')
     parser.add_argument('-v', '--verbose', action='count', default=0,
                         help='more output: what held too')
+
+
+def add_format_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        '--format', choices=('text', 'json', 'sarif', 'github', 'junit'), default=None,
+        help='report format on stdout (the human text then goes to stderr); default: text',
+    )
+    parser.add_argument('--output', '-o', metavar='FILE',
+                        help='write the --format report to FILE instead of stdout')
+
+
+def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--shard', metavar='K/N',
+                        help='run the K-th of N shares of the jobs (balanced by recorded states; '
+                             'coverage in shard 1); combine with `execlease report merge`')
+    parser.add_argument('--only', metavar='NAME', nargs='+',
+                        help='run only the jobs with these names (no coverage check)')
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('action', choices=('merge',), help='merge: combine shard JSON reports')
+    parser.add_argument('reports', nargs='+', metavar='REPORT.json',
+                        help='the JSON reports of every shard of one run')
+    add_format_arguments(parser)
 
 
 def add_init_arguments(parser: argparse.ArgumentParser) -> None:

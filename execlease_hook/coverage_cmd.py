@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from execlease_hook import coverage, git, manifest, notes_map, watch
 from execlease_hook.coverage import EntryStatus
@@ -93,8 +93,28 @@ def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
 
 
 def run(options: argparse.Namespace) -> int:
+    import contextlib
+    import sys
+
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('coverage', getattr(options, 'format', None), getattr(options, 'output', None), None)
+    outputs.start()
+    try:
+        with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+            return _run(options, outputs)
+    except CannotRun as e:
+        outputs.fail(str(e), 2)
+        raise
+
+
+def _run(options: argparse.Namespace, outputs: Any) -> int:
+    from execlease_hook import report as report_mod
+    from execlease_hook.formats import HELD, Report, build
+
     root = git.repo_root()
     code = 0
+    report = Report('coverage', 0, git.head(root))
     for path in manifest.find_models(root, options.model):
         m = manifest.load(path, root)
         source = coverage.WorktreeSource(root)
@@ -106,8 +126,22 @@ def run(options: argparse.Namespace) -> int:
             print(f'  {line}')
         watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
         code = max(code, coverage.exit_code(statuses), model_code, watch_code)
+        report.items.extend(build.entry_item(m, s) for s in statuses)
+        report.details.setdefault('models', []).append({
+            'manifest': _rel(root, m.path), 'model': _rel(root, m.folder),
+            'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
+            'modelStatus': model_text,
+            'coverage': [report_mod.entry_json(s) for s in statuses],
+        })
+        report.items.append(build.model_item(
+            m, HELD if model_code == 0 else build.DID_NOT_HOLD if model_code == 1 else build.COULD_NOT_RUN,
+            '\n'.join((f'model {model_text}', *model_lines))))
+        report.items.extend(build.problem_items(m, watched.problems, []))
+        report.items.extend(build.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered)
         if options.write_map:
             notes = _rel(root, m.folder / 'NOTES.md')
             changed = write_map(m, statuses)
             print(f'{notes}: code-to-action table ' + ('rewritten' if changed else 'already current'))
+    report.exit_code = code
+    outputs.finish(report)
     return code

@@ -118,6 +118,15 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
 
 
 def run(options: argparse.Namespace) -> int:
+    if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
+        from execlease_hook.formats import guard_items
+
+        return guard_items.run(options, _run)
+    return _run(options, None)
+
+
+def _run(options: argparse.Namespace, report: object) -> int:
+    """`report`: a formats.Report to fill with what was judged (--format), or None."""
     root = git.repo_root()
     if getattr(options, 'range', None):
         from execlease_hook import push_range
@@ -126,6 +135,10 @@ def run(options: argparse.Namespace) -> int:
     staged = git.staged_changes(root)
     touched = touched_paths(root, staged, list(options.files))
     models = staged_models(root, options.model, staged)
+    for rel, _ in models:
+        outside = paths.outside_problem(root, root / rel)  # a manifest linked from elsewhere
+        if outside:
+            raise CannotRun(outside)
     data = read_manifests(root, models)
     wanted = []
     for rel, _ in models:
@@ -159,6 +172,10 @@ def run(options: argparse.Namespace) -> int:
         if not (p.entries or p.model or p.notes or p.watched):
             continue
         found = guard_check.check(m, p, guard_check.Snapshot(source, staged, 'staged'), model.text)
+        if report is not None:
+            from execlease_hook.formats import guard_items
+
+            guard_items.add(report, m, p, found, source)
         if found.only_map:
             from execlease_hook import map_fix
 

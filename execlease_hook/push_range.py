@@ -140,7 +140,7 @@ def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | 
     return None
 
 
-def verify(options: argparse.Namespace, root: Path, json_path: Path | None) -> int:
+def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
     """`execlease verify --rev REV` / `--pushed`."""
     from execlease_hook import suite
 

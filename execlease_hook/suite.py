@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook import manifest as manifest_mod
 from execlease_hook import paths, report, settings, spec_scan, tlc, tools
-from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache, results_folder
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import Manifest
@@ -53,6 +51,7 @@ class ModelResult:
     problems: list[str] = field(default_factory=list)      # exit 2
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)         # --update-coverage
+    plan: list[str] = field(default_factory=list)          # 'kind:name' of every job planned (before --shard)
 
     @property
     def exit_code(self) -> int:
@@ -297,12 +296,26 @@ def _notes(m: Manifest, r: ModelResult) -> None:
 
 def verify_model(
         m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None,
+        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
 ) -> ModelResult:
+    """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
     r = ModelResult(m)
-    r.jobs = run_planned(plan(m, quick, t), t, cache, jobs, progress)
-    coverage_results(m, r)
-    if not quick and (m.traces or m.code_mutations):
+    planned = plan(m, quick, t)
+    if selection is not None:
+        from execlease_hook import shard
+
+        planned = shard.select(m, planned, [p.job for p in planned], selection)
+    r.plan = [f'{p.job.kind}:{p.job.name}' for p in planned]
+    if selection is not None and selection.sharded:
+        everything = plan(m, quick, t)
+        r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
+            m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+    r.jobs = run_planned(planned, t, cache, jobs, progress)
+    # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
+    runs_coverage = selection is None or selection.runs_coverage
+    if runs_coverage:
+        coverage_results(m, r)
+    if runs_coverage and not quick and (m.traces or m.code_mutations):
         from execlease_hook import trace_suite
 
         r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
@@ -311,7 +324,8 @@ def verify_model(
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    map_results(m, r)
+    if runs_coverage:
+        map_results(m, r)
     _notes(m, r)
     return r
 
@@ -401,39 +415,29 @@ def _progress(result: JobResult) -> None:
           file=sys.stderr, flush=True)
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    try:
-        write_text_atomic(path, json.dumps(data, indent=2) + '\n')
-    except OSError as e:
-        raise CannotRun(f'--json {path}: cannot write it ({e.strerror or e}); name a file in a writable folder')
-
-
-def _unfinished_json(reason: str, code: int = 2) -> dict[str, Any]:
-    # Written before the run and on any early exit, so that a JSON file left by an earlier
-    # passing run is never read as this run's result (exit 2 is never read as a pass).
-    return {'exit_code': code, 'result': report.RESULT_TEXT.get(code, 'INTERRUPTED'), 'error': reason,
-            'models': []}
-
-
 def run(options: argparse.Namespace) -> int:
-    json_path = Path(options.json) if options.json else None
-    if json_path is not None:
-        _write_json(json_path, _unfinished_json('the run did not finish'))
+    import contextlib
+
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('verify', getattr(options, 'format', None), getattr(options, 'output', None),
+                      options.json)
+    outputs.start()
     try:
-        return _run(options, json_path)
+        # A machine format on stdout: the human text goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+            return _run(options, outputs)
     except CannotRun as e:
-        if json_path is not None:
-            _write_json(json_path, _unfinished_json(str(e)))
+        outputs.fail(str(e), 2)
         raise
     except KeyboardInterrupt as e:
-        if json_path is not None:
-            from execlease_hook import signals
+        from execlease_hook import signals
 
-            _write_json(json_path, _unfinished_json(*signals.interrupted(e)))
+        outputs.fail(*signals.interrupted(e))
         raise
 
 
-def _run(options: argparse.Namespace, json_path: Path | None) -> int:
+def _run(options: argparse.Namespace, outputs: Any) -> int:
     from execlease_hook import git
 
     if options.update_coverage and options.quick:
@@ -442,13 +446,22 @@ def _run(options: argparse.Namespace, json_path: Path | None) -> int:
     if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
         from execlease_hook import push_range  # a commit's tree, checked out alone
 
-        return push_range.verify(options, root, json_path)
-    return run_suite(options, json_path, root, root)
+        return push_range.verify(options, root, outputs)
+    return run_suite(options, outputs, root, root)
 
 
-def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, root: Path) -> int:
+def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path) -> int:
     """The suite on the models under `tree` (the working tree, or a commit checked out alone),
-    with the TLA+ tools and the result cache of the repository at `root`."""
+    with the TLA+ tools and the result cache of the repository at `root`; `outputs` (a
+    formats.emit.Outputs) receives the reports."""
+    from execlease_hook import git, shard
+
+    selection = None
+    if getattr(options, 'shard', None) or getattr(options, 'only', None):
+        if options.update_coverage:
+            raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
+        index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
+        selection = shard.Selection(index, count, tuple(options.only or ()))
     from execlease_hook import term
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
@@ -463,7 +476,8 @@ def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, r
     jobs = options.jobs or os.cpu_count() or 1
     results = []
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None)
+        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None,
+                         selection)
         if options.update_coverage:
             from execlease_hook import sync
 
@@ -471,16 +485,23 @@ def run_suite(options: argparse.Namespace, json_path: Path | None, tree: Path, r
         results.append(r)
         print_model(r, verbosity)
     code = exit_code(results)
-    if json_path is not None:
-        data = results_json(results, t, code)
-        data['quick'] = bool(options.quick)
-        _write_json(json_path, data)
+    from execlease_hook.formats import build
+
+    data = results_json(results, t, code)
+    data['quick'] = bool(options.quick)
+    if selection is not None:
+        data['shard'] = selection.to_json()
+    outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
     if cache.problem:
         _print(f'note: {cache.problem}')
     if t.jar.warning:
         _print(t.jar.warning)
     result = report.RESULT_TEXT[code]
     if options.quick and code == 0:
-        result += ' (--quick: checks and coverage only; mutations and findings were not run)'
+        result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
+    if selection is not None and code == 0:
+        result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
+                   '`execlease report merge` gives the verdict)' if selection.sharded
+                   else ' (--only: the named jobs only, no coverage check)')
     _print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code

@@ -28,8 +28,9 @@ def counts_text(counts: Mapping[str, int]) -> str:
 
 def accepted(name: str, run: TraceRun) -> str:
     v = run.verdict
+    tlc = '' if run.tlc is None else f', TLC {run.tlc.seconds:.1f} s of it'
     return (f'trace job {name}: {v.traces:,} traces, {v.lines:,} lines accepted '
-            f'({run.seconds:.1f} s); lines per action: {counts_text(run.counts)}')
+            f'({run.seconds:.1f} s{tlc}); lines per action: {counts_text(run.counts)}')
 
 
 def definition_lines(spec_text: str, action: str) -> tuple[int, int] | None:
@@ -65,7 +66,9 @@ def _event_text(event: Mapping[str, Any] | None) -> str:
     return 'none (past the last line)' if event is None else json.dumps(event)
 
 
-def rejected(m: Manifest, job: TraceJob, v: TraceVerdict, statuses: Sequence[EntryStatus]) -> str:
+def rejected(
+        m: Manifest, job: TraceJob, v: TraceVerdict, statuses: Sequence[EntryStatus], said: str = '',
+) -> str:
     assert v.rejection is not None
     r = v.rejection
     event = r.event or {}
@@ -85,6 +88,9 @@ def rejected(m: Manifest, job: TraceJob, v: TraceVerdict, statuses: Sequence[Ent
         if name in (TRACE_VAR, LINE_VAR):
             continue
         lines.append(f'      {name} = ' + value.replace('\n', '\n' + ' ' * (9 + len(name))))
+    if said:
+        lines.append('    the trace command said (replay it with the same settings):')
+        lines += [f'      | {line}' for line in said.splitlines()]
     lines.append('    If the code is right, the model is missing this step: change the model (then '
                  'execlease verify); if not, fix the code.')
     return '\n'.join(lines)

@@ -49,16 +49,18 @@ class TraceRun:
     counts: dict[str, int] = field(default_factory=dict)   # lines per logged action
     seconds: float = 0.0                 # command + conversion + TLC
     cached: bool = False
+    said: str = ''                       # the last lines the command printed (a seed to replay)
 
     def to_json(self) -> dict[str, Any]:
         return {'verdict': self.verdict.to_json(), 'tlc': None if self.tlc is None else self.tlc.to_json(),
-                'counts': self.counts, 'seconds': self.seconds}
+                'counts': self.counts, 'seconds': self.seconds, 'said': self.said}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceRun:
         return cls(TraceVerdict.from_json(data['verdict']),
                    None if data['tlc'] is None else Verdict.from_json(data['tlc']),
-                   {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True)
+                   {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True,
+                   str(data['said']))
 
 
 def _files_of(folder: Path) -> list[Path]:
@@ -119,11 +121,13 @@ def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resul
         return hit
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
+    said = ''
     with tempfile.TemporaryDirectory(prefix=f'execlease-traces-{job.name}-') as out:
         try:
             if job.command:
-                traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,
-                                   f'trace job {job.name}')
+                command = traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,
+                                             f'trace job {job.name}')
+                said = '\n'.join(command.output.strip().splitlines()[-3:])
                 found = traces.read_folder(Path(out), f'trace job {job.name}')
             else:
                 found = traces.read_files(job.files, folder, f'trace job {job.name}')
@@ -134,7 +138,7 @@ def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resul
                             seconds=round(time.monotonic() - started, 3))
         verdict = tlc.run_job(tlc_job)
     run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
-                   round(time.monotonic() - started, 3))
+                   round(time.monotonic() - started, 3), said=said)
     _store(cache, key, run)
     return run
 
@@ -155,7 +159,7 @@ def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequen
         return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run))
     if v.outcome == 'rejected':
         return JobResult(placeholder, _shown(run), run.cached, DID_NOT_HOLD,
-                         trace_report.rejected(m, job, v, statuses))
+                         trace_report.rejected(m, job, v, statuses, run.said))
     return JobResult(placeholder, _shown(run), run.cached, COULD_NOT_RUN,
                      f'trace job {job.name}: {v.reason}')
 

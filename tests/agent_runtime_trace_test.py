@@ -177,3 +177,23 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
     assert verdict.outcome == 'rejected', verdict
     assert verdict.rejection is not None and verdict.rejection.event is not None
     assert verdict.rejection.event['action'] == 'CompleteStep'
+
+
+# ---- the shipped code mutations (all of them run in `execlease verify`) -----------------
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize('name', ['release-ignores-owner', 'renew-revives-expired', 'policy-ignores-now'])
+def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, offline_tlc):
+    # The three breaks the fault harness let through in every seeded round: a release without
+    # its fence, a renew without its expiry check, a replay decision ignoring the policy now.
+    from execlease_hook import manifest, suite, tools, trace_suite
+    from execlease_hook.cache import ResultCache
+
+    root = MODEL.parents[1]
+    m = manifest.load(MODEL / 'manifest.json', root)
+    (mutation,) = [c for c in m.code_mutations if c.name == name]
+    t = suite.Tools(tools.resolve_jar(root), tools.find_java())
+    result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
+    assert result.outcome == 'held', result.message
+    assert f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s' in result.message
+    assert ' at line ' in result.message and 'examples/agent_runtime/' in result.message

@@ -24,6 +24,9 @@ REJECTED = {'name': 'recorded', 'spec': 'TraceCounter.tla', 'config': 'TraceCoun
             'files': ['traces/*.ndjson']}
 BROKEN = {'name': 'broken', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
           'command': ['python', '-c', 'import sys; print("no traces today"); sys.exit(3)']}
+COPIED = {'name': 'copied', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+          'command': ['python', '-c', 'import os, shutil; print("seed=42"); shutil.copy('
+                      '"verification/counter/traces/rejected.ndjson", os.environ["EXECLEASE_TRACE_DIR"])']}
 SILENT = {'name': 'silent', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
           'command': ['python', '-c', 'pass']}
 UNBOUNDED = {'name': 'unbounded', 'path': 'app/counter_app.py',
@@ -63,7 +66,7 @@ def write_model(repo: GitRepo, traces: list[dict[str, Any]], code_mutations: lis
 def everything(tmp_path_factory: pytest.TempPathFactory) -> suite.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('traces'))
     repo.git('init', '-q', '-b', 'main')
-    path = write_model(repo, [APP, REJECTED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
+    path = write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
     os.environ['EXECLEASE_TLA_OFFLINE'] = '1'
     try:
         m = manifest.load(path, repo.path)
@@ -85,6 +88,8 @@ EXPECTED = [
      '    model action: Inc (spec: Counter.tla:13-13)\n'
      '    code: app/counter_app.py:14-17  increment  [inc]\n'
      '    last state reached (lines 1-2 matched; TLC does not name the failing conjunct):\n'),
+    ('traces', 'copied', 'did not hold',
+     '    the trace command said (replay it with the same settings):\n      | seed=42\n'),
     ('traces', 'broken', 'could not run',
      'trace job broken: the command python -c import sys; print("no traces today"); sys.exit(3) '
      'exited 3; fix it so that it writes its traces and exits 0\n    | no traces today'),
@@ -113,6 +118,7 @@ def test_rejection_shows_the_last_matched_state(everything):
     assert '      x = 1\n' in result.message and '      y = 1\n' in result.message
     assert everything.exit_code == 2   # could not run dominates; every failure still listed
     assert sum('trace job recorded' in f for f in everything.failures) == 1
+    assert 'the trace command said' not in result.message   # files: no command
 
 
 def test_no_action_coverage_verdict_while_a_trace_job_fails(everything):

@@ -163,12 +163,19 @@ def effect(turn_id: str, step_key: str, generation: int, policy: str) -> None:
         ACTIVE.effect(turn_id, step_key, generation, policy)
 
 
+_shown_paths: dict[str, str] = {}
+
+
 def _where(frame: FrameType) -> str:
-    path = Path(frame.f_code.co_filename)
-    try:
-        shown = path.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        shown = path.as_posix()
+    filename = frame.f_code.co_filename
+    shown = _shown_paths.get(filename)
+    if shown is None:   # resolved once per file: resolving costs a stat per path component
+        path = Path(filename)
+        try:
+            shown = path.resolve().relative_to(REPO_ROOT).as_posix()
+        except ValueError:
+            shown = path.as_posix()
+        _shown_paths[filename] = shown
     return f'{shown}:{frame.f_lineno}'
 
 
@@ -242,17 +249,13 @@ class TracedConnection(sqlite3.Connection):
             INSERT INTO trace_events
                 (tx, kind, run, site, at, turn, step, owner, gen, status, live_before, live,
                  step_status, step_policy, step_gen, step_by, policy_now, run_gen)
-            VALUES (:tx, 'commit', :run, :site, :at, :turn, :step,
-                (SELECT lease_owner FROM agent_turns WHERE id = :turn),
-                (SELECT lease_generation FROM agent_turns WHERE id = :turn),
-                (SELECT status FROM agent_turns WHERE id = :turn),
-                (SELECT coalesce(lease_expires_at > {NOW}, 0) FROM agent_turns WHERE id = :turn),
-                (SELECT coalesce(lease_expires_at > {NOW}, 0) FROM agent_turns WHERE id = :turn),
-                (SELECT status FROM agent_execution_steps WHERE turn_id = :turn AND step_key = :step),
-                (SELECT policy FROM agent_execution_steps WHERE turn_id = :turn AND step_key = :step),
-                (SELECT generation FROM agent_execution_steps WHERE turn_id = :turn AND step_key = :step),
-                (SELECT written_by FROM agent_execution_steps WHERE turn_id = :turn AND step_key = :step),
-                :policy, :gen)
+            SELECT :tx, 'commit', :run, :site, :at, :turn, :step, t.lease_owner,
+                t.lease_generation, t.status, coalesce(t.lease_expires_at > {NOW}, 0),
+                coalesce(t.lease_expires_at > {NOW}, 0),
+                s.status, s.policy, s.generation, s.written_by, :policy, :gen
+            FROM (SELECT 1)
+            LEFT JOIN agent_turns AS t ON t.id = :turn
+            LEFT JOIN agent_execution_steps AS s ON s.turn_id = :turn AND s.step_key = :step
             ''',
             {
                 'tx': self.tx_id(), 'run': self.run_id, 'site': site, 'at': self.at,

@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--turns', type=int, default=200)
     parser.add_argument('--workers', type=int, default=4)
     parser.add_argument('--seed', type=int, help='fault schedule seed (default: random, printed)')
-    parser.add_argument('--deadline', type=float, default=120.0, help='seconds before giving up')
+    parser.add_argument('--deadline', type=float, default=240.0, help='seconds before giving up')
     parser.add_argument('--out', help=f'folder for the NDJSON traces (default: ${OUT_ENV})')
     parser.add_argument('--mutation', help='run a broken worker (fault_harness.MUTANT_WORKER)')
     options = parser.parse_args(argv)

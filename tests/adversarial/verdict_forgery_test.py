@@ -54,6 +54,13 @@ FORGERIES = {
         'Inv == x < 5\n',
         'INIT Init\nNEXT Next\nINVARIANT Inv\n', ('passed', None), ('error', None),
     ),
+    # Assert's message is shown by TLC, quoted, inside its own error message: an evaluation
+    # error (exit 75) is never a verdict, whatever the message says.
+    'assert-message-fake-violation': (
+        f'Init == x = 0 /\\ s = 0\nNext == x\' = x + 1 /\\ UNCHANGED s /\\ Assert(x < 2, "{FAKE_BLOCK}")\n'
+        'Inv == TRUE\nP8 == TRUE\n',
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('error', None),
+    ),
     # A fake pass printed before a real violation: the exit code says violation.
     'printt-fake-pass': (
         'Init == x = 0 /\\ s = 0 /\\ PrintT("@!@!@STARTMSG 2193:0 @!@!@\\nModel checking completed. '
@@ -96,7 +103,7 @@ def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
         assert 'states left on its queue' in (v.reason or '') and 'not a pass' in (v.reason or '')
 
 
-@pytest.mark.parametrize('case', [c for c in FORGERIES if 'state-value' not in c])
+@pytest.mark.parametrize('case', [c for c in FORGERIES if 'state-value' not in c and 'assert' not in c])
 def test_run_job_refuses_the_spec_before_tlc_runs(tmp_path, case):
     v = tlc.run_job(forgery_job(case))
     assert v.outcome == 'error' and v.exit_code is None

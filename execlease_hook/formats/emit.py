@@ -1,0 +1,62 @@
+"""Where the reports go: `--format F` alone prints F on stdout (the human text then goes to
+stderr, so stdout stays machine-readable); `--output FILE` writes it to FILE instead; `--json FILE`
+is `--format json --output FILE` and may come with another format.
+
+A report file is written before the run starts and again on any early exit, so that a file left
+by an earlier passing run is never read as this run's result (exit 2 is never a pass).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from execlease_hook.errors import CannotRun
+from execlease_hook.formats import Report, render, unfinished
+
+
+class Outputs:
+    def __init__(self, command: str, fmt: str | None, output: str | None, json_file: str | None) -> None:
+        self.command = command
+        self.files: list[tuple[str, Path, str]] = []   # (format, path, the option that named it)
+        self.stdout: str | None = None
+        self.out = sys.stdout      # the real stdout, before the human text is sent to stderr
+        if json_file:
+            self.files.append(('json', Path(json_file), '--json'))
+        if output and not fmt:
+            raise CannotRun('--output FILE needs --format (json, sarif, github or junit)')
+        if fmt and fmt != 'text':
+            if output:
+                self.files.append((fmt, Path(output), '--output'))
+            else:
+                self.stdout = fmt
+
+    @property
+    def machine_stdout(self) -> bool:
+        return self.stdout is not None
+
+    def _write(self, fmt: str, path: Path, option: str, text: str) -> None:
+        from execlease_hook.atomic import write_text_atomic
+
+        try:
+            write_text_atomic(path, text)
+        except OSError as e:
+            raise CannotRun(f'{option} {path}: cannot write it ({e.strerror or e}); name a file in a '
+                            'writable folder') from None
+
+    def start(self) -> None:
+        for fmt, path, option in self.files:
+            self._write(fmt, path, option, unfinished(fmt, self.command, 'the run did not finish'))
+
+    def fail(self, reason: str, code: int) -> None:
+        for fmt, path, option in self.files:
+            self._write(fmt, path, option, unfinished(fmt, self.command, reason, code))
+        if self.stdout is not None:
+            self.out.write(unfinished(self.stdout, self.command, reason, code))
+            self.out.flush()
+
+    def finish(self, report: Report) -> None:
+        for fmt, path, option in self.files:
+            self._write(fmt, path, option, render(fmt, report))
+        if self.stdout is not None:
+            self.out.write(render(self.stdout, report))
+            self.out.flush()

@@ -1,0 +1,90 @@
+"""`--format sarif`: SARIF 2.1.0, one result per thing that did not hold or could not run, located
+in the code (covered entries) and the spec (failed checks, escaped mutations), for code-scanning
+tools. Paths are relative to the repository root (`uriBaseId` SRCROOT)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from execlease_hook.formats import HELD, Item, Location, Report, tool_version
+
+SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
+RULES = {
+    'check-failed': 'A TLC check that must pass found a violation',
+    'mutation-escaped': 'A mutation of the spec is no longer caught: the check has lost its teeth',
+    'mutation-wrong-property': 'A mutation fails on another property than the one it names',
+    'finding-gone': 'A known finding no longer reproduces',
+    'finding-wrong-property': 'A known finding fails on another property than the one it names',
+    'job-failed': 'A verification job did not hold',
+    'tlc-error': 'TLC could not run the job',
+    'job-not-run': 'The job could not be started',
+    'covered-code-changed': 'Covered code changed since the model last described it',
+    'covered-code-never-synced': 'Covered code has no recorded hash yet',
+    'covered-code-missing': 'Covered code cannot be located exactly once',
+    'model-changed': 'The spec or a config changed without a verified sync',
+    'notes-map-stale': "The NOTES.md code-to-action table is stale",
+    'uncovered-protocol-code': 'Protocol code that no covered entry names (a watch rule)',
+    'action-unmapped': 'A model action has no covered code and is not declared abstract',
+    'run-unfinished': 'The run did not finish',
+}
+
+
+def _location(loc: Location) -> dict[str, Any]:
+    physical: dict[str, Any] = {'artifactLocation': {'uri': loc.path, 'uriBaseId': 'SRCROOT'}}
+    if loc.start_line is not None:
+        region: dict[str, Any] = {'startLine': loc.start_line}
+        if loc.end_line is not None and loc.end_line >= loc.start_line:
+            region['endLine'] = loc.end_line
+        physical['region'] = region
+    return {'physicalLocation': physical, 'message': {'text': loc.role}}
+
+
+def _result(item: Item) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        'ruleId': item.rule,
+        'level': 'error',
+        'kind': 'fail',
+        'message': {'text': item.message},
+        'properties': {'model': item.model, 'jobKind': item.kind, 'name': item.name,
+                       'outcome': item.outcome},
+    }
+    if item.locations:
+        result['locations'] = [_location(item.locations[0])]
+        if len(item.locations) > 1:
+            result['relatedLocations'] = [
+                {'id': i, **_location(loc)} for i, loc in enumerate(item.locations[1:], 1)
+            ]
+    return result
+
+
+def document(report: Report) -> dict[str, Any]:
+    failed = [item for item in report.items if item.outcome != HELD]
+    used = sorted({item.rule for item in failed} | ({'run-unfinished'} if report.error else set()))
+    invocation: dict[str, Any] = {
+        'executionSuccessful': report.exit_code in (0, 1) and report.error is None,
+        'exitCode': report.exit_code,
+        'exitCodeDescription': report.result,
+    }
+    if report.error is not None:
+        invocation['toolExecutionNotifications'] = [
+            {'level': 'error', 'message': {'text': report.error}, 'descriptor': {'id': 'run-unfinished'}},
+        ]
+    return {
+        '$schema': SCHEMA,
+        'version': '2.1.0',
+        'runs': [{
+            'tool': {'driver': {
+                'name': 'execlease',
+                'version': tool_version(),
+                'rules': [{'id': rule, 'shortDescription': {'text': RULES.get(rule, rule)}}
+                          for rule in used],
+            }},
+            'invocations': [invocation],
+            'results': [_result(item) for item in failed],
+            'properties': {'command': report.command, 'commit': report.commit},
+        }],
+    }
+
+
+def render(report: Report) -> str:
+    return json.dumps(document(report), indent=2, ensure_ascii=False) + '\n'
