@@ -136,6 +136,10 @@ def _run(options: argparse.Namespace, report: object) -> int:
     staged = git.staged_changes(root)
     touched = touched_paths(root, staged, list(options.files))
     models = staged_models(root, options.model, staged)
+    for rel, _ in models:
+        outside = paths.outside_problem(root, root / rel)  # a manifest linked from elsewhere
+        if outside:
+            raise CannotRun(outside)
     data = read_manifests(root, models)
     wanted = []
     for rel, _ in models:

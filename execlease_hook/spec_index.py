@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 from execlease_hook.errors import CannotRun
+# The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
+from execlease_hook.fingerprint.ts1 import tagged_field, tagged_gap
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -170,32 +172,22 @@ def tree_digest(node: Node, source: bytes) -> str:
             continue
         verbatim = verbatim or current.is_error or kind in _VERBATIM
         flag = b'!' if current.is_missing else b'E' if current.is_error else b'n' if current.is_named else b'a'
-        digest.update(_field(b'(' + flag, kind.encode('utf-8')))
+        digest.update(tagged_field(b'(' + flag, kind.encode('utf-8')))
         children = current.children
         if not children:
-            digest.update(_field(b'"', source[current.start_byte:current.end_byte]) + b')')
+            digest.update(tagged_field(b'"', source[current.start_byte:current.end_byte]) + b')')
             continue
         todo: list[_Item] = [b')']
         at = current.end_byte
         for child in reversed(children):
             if child.end_byte < at:
-                todo.append(_gap(source[child.end_byte:at], verbatim))
+                todo.append(tagged_gap(source[child.end_byte:at], verbatim))
             todo.append((child, verbatim))
             at = min(at, child.start_byte)
         if at > current.start_byte:
-            todo.append(_gap(source[current.start_byte:at], verbatim))
+            todo.append(tagged_gap(source[current.start_byte:at], verbatim))
         stack.extend(todo)
     return digest.hexdigest()
-
-
-def _field(tag: bytes, data: bytes) -> bytes:
-    return tag + str(len(data)).encode('ascii') + b':' + data
-
-
-def _gap(text: bytes, verbatim: bool) -> bytes:
-    if not verbatim:
-        text = b' '.join(text.split())
-    return _field(b'g', text) if text else b''
 
 
 # TLC reads these keywords of a config alike in the singular and the plural.
@@ -238,5 +230,5 @@ def cfg_tokens(source: bytes) -> list[bytes]:
 def cfg_digest(source: bytes) -> str:
     digest = hashlib.sha256()
     for token in cfg_tokens(source):
-        digest.update(_field(b't', token))
+        digest.update(tagged_field(b't', token))
     return digest.hexdigest()

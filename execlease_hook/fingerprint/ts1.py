@@ -75,7 +75,7 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
         children = node.children
         if not children:
             text = clip(first, last)
-            out.append(_field(b'"', _jsx_text(text) if kind == 'jsx_text' else text) + b')')
+            out.append(tagged_field(b'"', _jsx_text(text) if kind == 'jsx_text' else text) + b')')
             continue
         verbatim = in_error or kind.endswith(_VERBATIM_ENDINGS) and kind != 'concatenated_string'
         todo: list[_Item] = [b')'] if not container else []
@@ -83,13 +83,13 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
         for child in reversed(children):     # stack order: last child first
             child_end = child.end_byte
             if child_end < at:
-                gap = _gap(clip(child_end, at), verbatim)
+                gap = tagged_gap(clip(child_end, at), verbatim)
                 if gap:
                     todo.append(gap)
             todo.append((child, in_error))
             at = min(at, child.start_byte)
         if at > first:
-            gap = _gap(clip(first, at), verbatim)
+            gap = tagged_gap(clip(first, at), verbatim)
             if gap:
                 todo.append(gap)
         stack.extend(todo)
@@ -103,19 +103,20 @@ def _open(node: Node, kind: str) -> bytes:
     flag = b'!' if node.is_missing else b'E' if node.is_error else b'n' if node.is_named else b'a'
     marker = _markers.get((kind, flag))
     if marker is None:
-        marker = _markers[(kind, flag)] = _field(b'(' + flag, kind.encode('utf-8'))
+        marker = _markers[(kind, flag)] = tagged_field(b'(' + flag, kind.encode('utf-8'))
     return marker
 
 
-def _field(tag: bytes, data: bytes) -> bytes:
+def tagged_field(tag: bytes, data: bytes) -> bytes:
+    # Length-prefixed, so no two sequences of fields encode alike (spec_index uses it too).
     return tag + str(len(data)).encode('ascii') + b':' + data
 
 
-def _gap(text: bytes, verbatim: bool) -> bytes:
+def tagged_gap(text: bytes, verbatim: bool) -> bytes:
     """Source text between children that no node covers: whitespace, or a hidden token."""
     if not verbatim:
         text = b' '.join(text.split())
-    return _field(b'g', text) if text else b''
+    return tagged_field(b'g', text) if text else b''
 
 
 def _jsx_text(text: bytes) -> bytes:
