@@ -4,8 +4,8 @@
 Speed is a feature (docs/architecture.md#the-fast-stage-guard): until it knows that a covered
 file, a model file, the manifest or NOTES.md is part of the commit, the guard costs one `git diff
 --cached`, one `git ls-files` and one JSON read per model, and imports neither dataclasses nor
-tree-sitter. Only then does it import guard_check (manifest validation, coverage, tree-sitter for
-the staged suffixes).
+typing nor tree-sitter. Only then does it import guard_check (manifest validation, coverage,
+tree-sitter for the staged suffixes).
 
 Everything it judges is what the commit records: the staged set comes from `git diff --cached`,
 never from FILES alone (pre-commit does not pass deleted files to a hook, and a deleted or
@@ -16,7 +16,7 @@ paths are checked against the index. `--range` judges commits already made (push
 """
 from __future__ import annotations
 
-import argparse  # already imported by cli
+import argparse  # already imported by cli; `typing` is not, so no TYPE_CHECKING block here
 import os
 from pathlib import Path
 
