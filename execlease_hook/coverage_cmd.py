@@ -93,15 +93,12 @@ def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
 
 
 def run(options: argparse.Namespace) -> int:
-    import contextlib
-    import sys
-
     from execlease_hook.formats.emit import Outputs
 
     outputs = Outputs('coverage', getattr(options, 'format', None), getattr(options, 'output', None), None)
     outputs.start()
     try:
-        with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+        with outputs.human_text():
             return _run(options, outputs)
     except CannotRun as e:
         outputs.fail(str(e), 2)

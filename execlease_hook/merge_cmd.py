@@ -9,9 +9,7 @@ the merged verdict exit 2, as it would have made an unsharded run.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +128,7 @@ def run(options: argparse.Namespace) -> int:
 
     outputs = Outputs('verify', options.format, options.output, None)
     report = merge([(path, _read(path)) for path in options.reports])
-    with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+    with outputs.human_text():
         for line in summary(report):
             print(term.wrap(line))
     outputs.finish(report)

@@ -421,8 +421,6 @@ def _progress(result: JobResult) -> None:
 
 
 def run(options: argparse.Namespace) -> int:
-    import contextlib
-
     from execlease_hook.formats.emit import Outputs
 
     outputs = Outputs('verify', getattr(options, 'format', None), getattr(options, 'output', None),
@@ -430,7 +428,7 @@ def run(options: argparse.Namespace) -> int:
     outputs.start()
     try:
         # A machine format on stdout: the human text goes to stderr.
-        with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+        with outputs.human_text():
             return _run(options, outputs)
     except CannotRun as e:
         outputs.fail(str(e), 2)

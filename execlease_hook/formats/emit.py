@@ -7,6 +7,7 @@ by an earlier passing run is never read as this run's result (exit 2 is never a 
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -33,6 +34,13 @@ class Outputs:
     @property
     def machine_stdout(self) -> bool:
         return self.stdout is not None
+
+    def human_text(self) -> contextlib.AbstractContextManager[object]:
+        """Where the human text goes while the command runs: stderr when a machine format owns
+        stdout, else stdout as it is."""
+        if self.machine_stdout:
+            return contextlib.redirect_stdout(sys.stderr)
+        return contextlib.nullcontext()
 
     def _write(self, fmt: str, path: Path, option: str, text: str) -> None:
         from execlease_hook.atomic import write_text_atomic

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -50,7 +48,7 @@ def run(options: argparse.Namespace, guard: Callable[[argparse.Namespace, object
     report = Report('guard', 0, None)
     try:
         report.commit = git.head(git.repo_root())
-        with contextlib.redirect_stdout(sys.stderr) if outputs.machine_stdout else contextlib.nullcontext():
+        with outputs.human_text():
             report.exit_code = guard(options, report)
     except CannotRun as e:
         outputs.fail(str(e), 2)
