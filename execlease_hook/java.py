@@ -30,6 +30,17 @@ class Java:
 _VERSION = re.compile(r'version "([^"]+)"')
 
 
+def parse_version(text: str) -> int | None:
+    """The major version in `java -version`'s text (1.8 -> 8, 17.0.15 -> 17), or None."""
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    parts = match.group(1).split('.')
+    head = parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0]
+    digits = re.match(r'\d+', head)
+    return None if digits is None else int(digits.group())
+
+
 def java_version(java: Path) -> tuple[int, str] | None:
     try:
         result = subprocess.run(
@@ -38,15 +49,10 @@ def java_version(java: Path) -> tuple[int, str] | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (result.stderr or result.stdout).strip()
-    match = _VERSION.search(text)
-    if result.returncode != 0 or match is None:
+    major = parse_version(text)
+    if result.returncode != 0 or major is None:
         return None
-    parts = match.group(1).split('.')
-    head = parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0]
-    digits = re.match(r'\d+', head)
-    if digits is None:
-        return None
-    return int(digits.group()), text.splitlines()[0]
+    return major, text.splitlines()[0]
 
 
 def _java_candidates() -> list[tuple[str, Path]]:

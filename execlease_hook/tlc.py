@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from execlease_hook import jvm
 from execlease_hook.tlc_output import (
     ACTION_PROPERTY, ASSUMPTION, BACK_TO_STATE, DEADLOCK, DEPTH, ERROR_HINTS, EXIT_ERRORS, EXIT_OK,
     EXIT_VIOLATION, INVARIANT, INVARIANT_INITIAL, NO_ERROR, OUT_OF_MEMORY, OUT_OF_MEMORY_HINT,
@@ -133,11 +134,16 @@ def _execute(job: TlcJob, folder: Path) -> _Run:
     if _cancelled.is_set():
         raise KeyboardInterrupt
     out_path = folder / 'tlc.out'
+    argv, cds = jvm.tuned(job.argv(folder), job.kind, job.jar)
     with open(out_path, 'wb') as out:
-        proc = subprocess.Popen(
-            job.argv(folder), cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
-        )
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
+            )
+        except BaseException:
+            cds.finish(None)
+            raise
         with _live_lock:
             _live[proc.pid] = proc
         timed_out = False
@@ -154,6 +160,7 @@ def _execute(job: TlcJob, folder: Path) -> _Run:
         finally:
             with _live_lock:
                 _live.pop(proc.pid, None)
+            cds.finish(None if timed_out else proc.returncode)
     if _cancelled.is_set():
         raise KeyboardInterrupt
     return _Run(proc.returncode, out_path.read_bytes(), timed_out)
