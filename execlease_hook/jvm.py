@@ -10,6 +10,7 @@ explores everything and keeps the full JIT. `EXECLEASE_JVM_TUNING=0` runs every 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook import jvm_cds
@@ -28,10 +29,28 @@ def jit_flags(kind: str) -> tuple[str, ...]:
     return (C1_ONLY,) if kind in SHORT_KINDS else ()
 
 
+@dataclass(frozen=True)
+class Launch:
+    flags: tuple[str, ...]      # JVM flags of execlease's own, inserted after the java binary
+    cds: Plan                   # its `finish` must be called with the JVM's exit code
+
+    def argv(self, argv: tuple[str, ...]) -> tuple[str, ...]:
+        return (argv[0], *self.flags, *argv[1:])
+
+
+PLAIN = Launch((), jvm_cds.NO_ARCHIVE)
+
+
+def prepare(kind: str, java: Path, jar: Path) -> Launch:
+    """The flags of one job's JVM: C1 only for a short job, and the class-data plan."""
+    if not enabled():
+        return PLAIN
+    cds = jvm_cds.plan(java, jar)
+    return Launch((*jit_flags(kind), *cds.flags), cds)
+
+
 def tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...], Plan]:
     """`TlcJob.argv` with the JVM flags of this job inserted after the java binary, and the
     class-data plan whose `finish` must be called with the JVM's exit code."""
-    if not enabled():
-        return argv, jvm_cds.NO_ARCHIVE
-    cds = jvm_cds.plan(Path(argv[0]), jar)
-    return (argv[0], *jit_flags(kind), *cds.flags, *argv[1:]), cds
+    launch = prepare(kind, Path(argv[0]), jar)
+    return launch.argv(argv), launch.cds

@@ -218,6 +218,7 @@ def run_planned(
             results[i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
     runnable = [(i, p) for i, p in enumerate(planned) if p.problem is None]
     tlc.reset_cancel()
+    tlc.expect_jobs(p.job for _, p in runnable)  # spare JVMs for these, no more
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
     try:
         futures = {pool.submit(one, i, p): i for i, p in runnable}

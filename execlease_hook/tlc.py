@@ -8,6 +8,7 @@ Reading the verdict from what TLC printed is tlc_output.py's job.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shutil
 import signal
@@ -15,11 +16,11 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from execlease_hook import jvm
+from execlease_hook import jvm, jvm_spare
 from execlease_hook.tlc_output import (
     ACTION_PROPERTY, ASSUMPTION, BACK_TO_STATE, DEADLOCK, DEPTH, ERROR_HINTS, EXIT_ERRORS, EXIT_OK,
     EXIT_VIOLATION, INVARIANT, INVARIANT_INITIAL, NO_ERROR, OUT_OF_MEMORY, OUT_OF_MEMORY_HINT,
@@ -34,7 +35,7 @@ __all__ = [
     'NO_ERROR', 'OUT_OF_MEMORY', 'OUT_OF_MEMORY_HINT', 'SEVERITY_ERROR', 'STATS', 'STUTTERING',
     'TEMPORAL', 'TRACE_STATE', 'VIOLATION_CODES', 'Message', 'TlcJob', 'TraceStep', 'Verdict',
     'cancel_all', 'cfg_names', 'classify', 'last_lines', 'parse_messages', 'parse_state',
-    'parse_trace', 'reset_cancel', 'run_job',
+    'parse_trace', 'reset_cancel', 'run_job', 'expect_jobs',
 ]
 
 DEFAULT_TIMEOUT = 600.0
@@ -101,6 +102,17 @@ def cancel_all() -> None:
         procs = list(_live.values())
     for proc in procs:
         _kill_group(proc)
+    jvm_spare.discard_all()
+
+
+def expect_jobs(jobs: Iterable[TlcJob]) -> None:
+    """The jobs a run is about to start: spare JVMs are started for these and no more."""
+    jvm_spare.expect(_spare_key(j) for j in jobs)
+
+
+def _spare_key(job: TlcJob) -> tuple[str, ...]:
+    """Jobs that can use each other's spares: same Java, same JIT flags, same jar."""
+    return (str(job.java), *jvm.jit_flags(job.kind), str(job.jar))
 
 
 def reset_cancel() -> None:
@@ -130,19 +142,45 @@ def _write_files(job: TlcJob, folder: Path) -> None:
     (folder / 'javatmp').mkdir()
 
 
-def _execute(job: TlcJob, folder: Path) -> _Run:
+def _jvm_part(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The java binary and its flags: what comes before the job's own tmpdir."""
+    return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
+
+
+def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
+    if launch is jvm.PLAIN or launch.cds.building or _cancelled.is_set():
+        return None  # a building run's flags are its own; the switch off means plain JVMs
+    return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar)
+
+
+def _execute(
+        job: TlcJob, folder: Path, launch: jvm.Launch | None = None, spare: jvm_spare.Spare | None = None,
+) -> _Run:
     if _cancelled.is_set():
+        if spare is not None:
+            spare.discard()
         raise KeyboardInterrupt
+    if launch is None:
+        launch = jvm.prepare(job.kind, job.java, job.jar)
+    argv = launch.argv(job.argv(folder))
     out_path = folder / 'tlc.out'
-    argv, cds = jvm.tuned(job.argv(folder), job.kind, job.jar)
-    with open(out_path, 'wb') as out:
+    with (spare.out if spare is not None else open(out_path, 'wb')) as out:
         try:
-            proc = subprocess.Popen(
-                argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
-            )
+            if spare is not None:
+                proc = spare.proc
+                try:
+                    spare.start_job(argv[argv.index('tlc2.TLC') + 1:])
+                except OSError:
+                    pass  # it died while waiting: its exit code says so below
+            else:
+                proc = subprocess.Popen(
+                    argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
+                    stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
+                )
         except BaseException:
-            cds.finish(None)
+            launch.cds.finish(None)
+            if spare is not None:
+                spare.discard()
             raise
         with _live_lock:
             _live[proc.pid] = proc
@@ -160,7 +198,7 @@ def _execute(job: TlcJob, folder: Path) -> _Run:
         finally:
             with _live_lock:
                 _live.pop(proc.pid, None)
-            cds.finish(None if timed_out else proc.returncode)
+            launch.cds.finish(None if timed_out else proc.returncode)
     if _cancelled.is_set():
         raise KeyboardInterrupt
     return _Run(proc.returncode, out_path.read_bytes(), timed_out)
@@ -175,12 +213,15 @@ def run_job(job: TlcJob) -> Verdict:
         ((Path(job.spec).name, job.spec_text), *job.modules), ((job.config_name, job.config_text),))
     if uses:
         return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
-    folder = Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
     started = time.monotonic()
+    launch = jvm.prepare(job.kind, job.java, job.jar)
+    spare = _take_spare(job, launch)
+    # A spare JVM already runs in its own fresh folder: the job's files go there.
+    folder = spare.folder if spare is not None else Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
     try:
         _write_files(job, folder)
         try:
-            run = _execute(job, folder)
+            run = _execute(job, folder, launch, spare)
         except OSError as e:
             return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
         seconds = round(time.monotonic() - started, 3)
@@ -199,4 +240,6 @@ def run_job(job: TlcJob) -> Verdict:
             )
         return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
     finally:
+        if spare is not None:
+            spare.discard()  # ended already, unless writing the files failed
         shutil.rmtree(folder, ignore_errors=True)
