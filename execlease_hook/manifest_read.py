@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
 
 from execlease_hook import paths, settings
 from execlease_hook.errors import CannotRun
@@ -20,7 +19,11 @@ from execlease_hook.manifest_model import (
     Region, Replace, TraceJob, VERSION, WatchRule,
 )
 
-T = TypeVar('T')
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar('T')
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
 _BLOB = re.compile(r'[0-9a-f]{40}([0-9a-f]{24})?\Z')   # a SHA-1 or SHA-256 object id
