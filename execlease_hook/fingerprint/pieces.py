@@ -32,40 +32,50 @@ def pieces(
     raw = node.text or b''
     base = node.start_byte
     at, end = base + opening, node.end_byte - closing
-    texts: list[str | list[Item]] = []      # raw text, escapes already read, holes
+    out: list[str | list[Item]] = []
+    pending: list[bytes] = []       # adjacent raw text, read as one (a grammar may split `\\u0041`)
 
-    def add(chunk: bytes, read: Callable[[str], str], first: bool) -> None:
-        value = chunk.decode('utf-8').replace('\r\n', '\n')
+    def flush(last: bool = False) -> None:
+        if not pending:
+            return
+        value = b''.join(pending).decode('utf-8').replace('\r\n', '\n')
+        pending.clear()
         if indent is not None:
-            if first and value.startswith('\n'):
+            if not out and value.startswith('\n'):
                 value = value[1 + len(indent):] if value[1:].startswith(indent) else value[1:]
             if indent:
                 value = value.replace('\n' + indent, '\n')
-        texts.append(read(value))
+            if last and value.endswith('\n'):
+                value = value[:-1]
+        out.append(text_of(value))
 
     escape = escape_of or text_of
-    for child in node.children:
-        if child.end_byte <= at or child.start_byte >= end:
-            continue
-        if child.is_error or child.is_missing:
-            return None
-        if child.start_byte > at:
-            add(raw[at - base:child.start_byte - base], text_of, at == base + opening)
-        chunk = raw[child.start_byte - base:child.end_byte - base]
-        if not child.is_named:
-            pass    # a hole's delimiter (Swift's `\\(` and `)`): the hole marks its place
-        elif child.type in holes:
-            texts.append([child])
-        elif child.type in escapes:
-            texts.append(escape(chunk.decode('utf-8')))
-        else:
-            add(chunk, text_of, child.start_byte == base + opening)
-        at = child.end_byte
-    if at < end:
-        add(raw[at - base:end - base], text_of, at == base + opening)
-    if indent is not None and texts and isinstance(texts[-1], str) and texts[-1].endswith('\n'):
-        texts[-1] = texts[-1][:-1]
-    return texts
+    try:
+        for child in node.children:
+            if child.end_byte <= at or child.start_byte >= end:
+                continue
+            if child.is_error or child.is_missing:
+                return None
+            if child.start_byte > at:
+                pending.append(raw[at - base:child.start_byte - base])
+            chunk = raw[child.start_byte - base:child.end_byte - base]
+            if not child.is_named:
+                pass    # a hole's delimiter (Swift's `\\(` and `)`): the hole marks its place
+            elif child.type in holes:
+                flush()
+                out.append([child])
+            elif child.type in escapes:
+                flush()
+                out.append(escape(chunk.decode('utf-8')))
+            else:
+                pending.append(chunk)
+            at = child.end_byte
+        if at < end:
+            pending.append(raw[at - base:end - base])
+        flush(last=True)
+    except ValueError:      # an escape the language would reject: hash the literal as written
+        return None
+    return out
 
 
 def closing_indent(raw: str, closing: str) -> str | None:

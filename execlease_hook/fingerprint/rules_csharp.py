@@ -79,7 +79,10 @@ def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item
 
 def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
-    return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    try:
+        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    except ValueError:      # an escape the language would reject: hashed as written
+        return None
 
 
 def interpolation_format_clause(node: Node, parent: Node | None) -> list[Item] | None:

@@ -50,7 +50,10 @@ def multiline_string_literal(node: Node, parent: Node | None) -> list[Item] | No
 
 def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
-    return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    try:
+        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    except ValueError:      # an escape the language would reject: hashed as written
+        return None
 
 
 def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:

@@ -23,7 +23,10 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
     if raw.startswith('"""') and raw.endswith('"""') and len(raw) >= 6:
         return value(b's', [raw[3:-3]])
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
-        return value(b's', [escaped(raw[1:-1])])
+        try:
+            return value(b's', [escaped(raw[1:-1])])
+        except ValueError:      # an escape the language would reject: hashed as written
+            return None
     return None
 
 
@@ -48,7 +51,10 @@ def interpolation(node: Node, parent: Node | None) -> list[Item] | None:
 
 def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
-    return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    try:
+        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    except ValueError:      # an escape the language would reject: hashed as written
+        return None
 
 
 def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
