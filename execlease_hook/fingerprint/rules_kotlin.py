@@ -2,7 +2,9 @@
 
 Kotlin's `;` is optional everywhere, and trailing commas are allowed before `)`, `]`, `>` and
 `->` (lambda parameters, `when` conditions): none of them counts. `"${name}"` is `"$name"` when
-no identifier character follows (ktlint's string-template rule writes it so).
+no identifier character follows (ktlint's string-template rule writes it so), and a body that
+only returns a value is that value (`{ return x }` is `= x`); braces around one statement under
+`if`, `else`, loops and `when` branches do not count.
 """
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import pieces
-from execlease_hook.fingerprint.ts2 import Item, named, next_token, text, trailing_comma, unwrap_single, value
+from execlease_hook.fingerprint.ts2 import (
+    Item, named, next_token, open_marker, text, trailing_comma, unwrap_single, up, value,
+)
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -19,6 +23,11 @@ if TYPE_CHECKING:
 escaped = _escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)
 _IDENTIFIER_START = re.compile(r'[A-Za-z0-9_]')
 _HOLES = frozenset({'interpolation'})
+_BRACED = frozenset({'if_expression', 'for_statement', 'while_statement', 'do_while_statement', 'when_entry'})
+_DECLARATIONS = frozenset({
+    'property_declaration', 'function_declaration', 'class_declaration', 'object_declaration', 'type_alias',
+    'multi_variable_declaration',
+})
 
 
 def _templated(found: list[str | list[Item]]) -> list[str | list[Item]]:
@@ -56,6 +65,38 @@ def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
         return None
 
 
+def function_body(node: Node, parent: Node | None) -> list[Item] | None:
+    """`fun f(): T { return x }` is `fun f(): T = x` (ktlint's function-expression-body rule
+    writes it so); a body of other statements, or a bare `return`, stays a block."""
+    inner = named(node)
+    if len(inner) != 1:
+        return None
+    body = inner[0]
+    if body.type == 'block':
+        statements = named(body)
+        if len(statements) != 1 or statements[0].type != 'return_expression':
+            return None
+        returned = [c for c in statements[0].children if 'comment' not in c.type]
+        if len(returned) != 2 or returned[0].type != 'return' or not returned[1].is_named:
+            return None     # `return` alone, or `return@label x`
+        body = returned[1]
+    elif not any(c.type == '=' for c in node.children):
+        return None
+    return [open_marker('expression_body'), body, b')']
+
+
+def block(node: Node, parent: Node | None) -> list[Item] | None:
+    """`if (a) { g() }` is `if (a) g()`, also under `else`, loops and `when` branches (ktlint adds
+    such braces when it wraps a line); a block holding a declaration, or several statements, stays."""
+    parent = up(node, parent)
+    if parent is None or parent.type not in _BRACED:
+        return None
+    inner = named(node)
+    if len(inner) != 1 or inner[0].type in _DECLARATIONS or inner[0].type == 'label':
+        return None
+    return [inner[0]]
+
+
 def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """Kotlin ends statements at line breaks; `;` is never needed to tell two apart in the tree."""
     return True
@@ -75,6 +116,8 @@ HANDLERS = {
     'multiline_string_literal': multiline_string_literal,
     'character_literal': character_literal,
     'parenthesized_expression': unwrap_single,
+    'function_body': function_body,
+    'block': block,
 }
 DROPS = {
     ';': semicolon,
