@@ -82,6 +82,8 @@ EQUAL = (
      swift('return """\n    a\n      b\n    """')),
     ('swift-multiline-vs-line', 'K.swift', swift('return """\n            a\n            b\n            """'),
      swift('return "a\\nb"')),
+    ('swift-multiline-continuation', 'K.swift', swift('return """\n            a \\\n            b\n            """'),
+     swift('return "a b"')),
     ('swift-raw', 'K.swift', swift('return #"a\\n"#'), swift('return "a\\\\n"')),
     ('swift-raw-hashes', 'K.swift', swift('return ##"a"b"##'), swift('return #"a"b"#')),
     ('swift-parens', 'K.swift', swift('return (a + b)'), swift('return a + b')),

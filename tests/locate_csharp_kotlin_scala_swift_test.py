@@ -2,6 +2,8 @@
 (tests/fixtures/locate/), then real files from public projects (tests/fixtures/real/)."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -181,3 +183,22 @@ def test_a_region_anchor_inside_a_string_takes_the_whole_string():
     source = b'class K {\n    void M() {\n        var q = $"select {a} from lease";\n    }\n}\n'
     covered = CoveredEntry(id='r', path='K.cs', action='A', region=Region('select', 'lease'))
     assert locate(covered, source).text == '$"select {a} from lease"'
+
+
+@pytest.mark.parametrize(('name', 'module'), (
+    ('Sample.cs', 'tree_sitter_c_sharp'), ('sample.kt', 'tree_sitter_kotlin'),
+    ('sample.scala', 'tree_sitter_scala'), ('sample.swift', 'tree_sitter_swift'),
+))
+def test_a_grammar_loads_only_when_a_file_of_its_language_is_located(name, module):
+    """The guard pays for the grammars of the staged files only."""
+    grammars = ('tree_sitter_c_sharp', 'tree_sitter_kotlin', 'tree_sitter_scala', 'tree_sitter_swift')
+    script = (
+        'import sys\n'
+        'from pathlib import Path\n'
+        'from execlease_hook.locate import find_functions\n'
+        f'find_functions({name!r}, Path({str(FIXTURES / "locate" / name)!r}).read_bytes(), "x")\n'
+        f'print(",".join(m for m in {grammars!r} if m in sys.modules))\n'
+    )
+    proc = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).parent.parent)
+    assert proc.stdout.strip() == module

@@ -34,19 +34,24 @@ def pieces(
     at, end = base + opening, node.end_byte - closing
     out: list[str | list[Item]] = []
     pending: list[bytes] = []       # adjacent raw text, read as one (a grammar may split `\\u0041`)
+    continued = False               # the last escape was a `\\` line continuation
 
     def flush(last: bool = False) -> None:
+        nonlocal continued
         if not pending:
             return
         value = b''.join(pending).decode('utf-8').replace('\r\n', '\n')
         pending.clear()
         if indent is not None:
+            if continued and value.startswith(indent):
+                value = value[len(indent):]     # the line after a `\\` continuation
             if not out and value.startswith('\n'):
                 value = value[1 + len(indent):] if value[1:].startswith(indent) else value[1:]
             if indent:
                 value = value.replace('\n' + indent, '\n')
             if last and value.endswith('\n'):
                 value = value[:-1]
+        continued = False
         out.append(text_of(value))
 
     escape = escape_of or text_of
@@ -67,6 +72,7 @@ def pieces(
             elif child.type in escapes:
                 flush()
                 out.append(escape(chunk.decode('utf-8')))
+                continued = chunk.endswith(b'\n')
             else:
                 pending.append(chunk)
             at = child.end_byte

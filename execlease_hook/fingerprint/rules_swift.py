@@ -15,7 +15,7 @@ from execlease_hook.fingerprint.ts2 import Item, named, text, trailing_comma, va
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-escaped = _escapes(r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'', octal=False)
+escaped = _escapes(r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False)     # `\\` newline: a continuation
 _HOLES = frozenset({'interpolated_expression'})
 _ESCAPES = frozenset({'str_escaped_char'})
 
