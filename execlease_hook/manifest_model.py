@@ -144,6 +144,7 @@ class Manifest:
     traces: tuple[TraceJob, ...] = ()
     code_mutations: tuple[CodeMutation, ...] = ()
     covers_code: bool = True    # False: the manifest has no "coverage" (a model of no code)
+    schema: str | None = None   # "$schema": where editors find the JSON Schema; kept as written
 
     @property
     def folder(self) -> Path:
