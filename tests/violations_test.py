@@ -146,6 +146,8 @@ def test_a_model_of_no_code_syncs_its_states_only(held):
     subprocess.run(('git', 'add', '-A'), cwd=repo, env=env, check=True)
     guard = subprocess.run((str(EXECLEASE), 'guard', '--all'), cwd=repo, env=env, capture_output=True, text=True)
     assert guard.returncode == 0, guard.stdout + guard.stderr
+    listed = subprocess.run((str(EXECLEASE), 'coverage'), cwd=repo, env=env, capture_output=True, text=True)
+    assert listed.returncode == 0 and 'covers no code' in listed.stdout, listed.stdout + listed.stderr
 
 
 def test_what_does_not_hold_is_named(failed):
