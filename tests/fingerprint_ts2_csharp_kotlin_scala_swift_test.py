@@ -67,6 +67,8 @@ EQUAL = (
      kt('if (a > b) throw E() else g()')),
     ('kt-loop-and-when-braces', 'K.kt', kt('for (x in s) { g(x) }\n        when (a) { 1 -> { g() } }'),
      kt('for (x in s) g(x)\n        when (a) { 1 -> g() }')),
+    ('kt-getter-expression-body', 'K.kt', 'class K {\n    val p: Int\n        get() {\n            return a\n        }\n}\n',
+     'class K {\n    val p: Int\n        get() = a\n}\n', 'K.p.get'),
     ('kt-expression-body', 'K.kt', 'class K {\n    fun m(): Int {\n        return a + 1 // why\n    }\n}\n',
      'class K {\n    fun m(): Int = a + 1\n}\n'),
     ('scala-comment-and-layout', 'K.scala', scala('g(a, /* why */ b) // note'), scala('g(\n      a,\n      b\n    )')),
@@ -119,6 +121,8 @@ DIFFERENT = (
     ('kt-braces-around-two', 'K.kt', kt('if (a) { g(); h() }'), kt('if (a) g(); h()')),
     ('kt-block-body-without-return', 'K.kt', 'class K {\n    fun m(): Int {\n        a + 1\n    }\n}\n',
      'class K {\n    fun m(): Int = a + 1\n}\n'),
+    ('kt-expression-body-without-a-type', 'K.kt', 'class K {\n    fun m() {\n        return a\n    }\n}\n',
+     'class K {\n    fun m() = a\n}\n'),
     ('kt-body-with-more-than-return', 'K.kt', 'class K {\n    fun m(): Int {\n        g()\n        return a\n    }\n}\n',
      'class K {\n    fun m(): Int = a\n}\n'),
     ('scala-string', 'K.scala', scala('g("a b")'), scala('g("a  b")')),
@@ -136,10 +140,11 @@ DIFFERENT = (
 )
 
 
-@pytest.mark.parametrize(('path', 'one', 'other'), [r[1:] for r in EQUAL], ids=[r[0] for r in EQUAL])
-def test_same_meaning_same_fingerprint(path, one, other):
+@pytest.mark.parametrize(('path', 'one', 'other', 'qualname'), [(*r[1:], None)[:4] for r in EQUAL],
+                         ids=[r[0] for r in EQUAL])
+def test_same_meaning_same_fingerprint(path, one, other, qualname):
     assert one != other
-    assert fp(path, one) == fp(path, other)
+    assert fp(path, one, qualname) == fp(path, other, qualname)
 
 
 @pytest.mark.parametrize(('path', 'one', 'other'), [r[1:] for r in DIFFERENT], ids=[r[0] for r in DIFFERENT])
@@ -169,6 +174,19 @@ def test_context_counts_the_enclosing_control_flow_and_type_headers(path, source
     method = qualname.rsplit('.', 1)[0]
     assert fp(path, source.replace(*header), method) != fp(path, source, method)
     assert fp(path, source.replace(*header), qualname) == before
+
+
+@pytest.mark.parametrize(('path', 'source', 'accessor', 'edit'), (
+    ('K.cs', 'class K {\n    int P {\n        get { return a; }\n        set { a = value; }\n    }\n}\n', 'K.P.get',
+     ('a = value', 'a = -value')),
+    ('K.kt', 'class K {\n    var p: Int = 0\n        get() = field\n        set(v) {\n            field = v\n        }\n}\n',
+     'K.p.get', ('field = v', 'field = -v')),
+    ('K.swift', 'struct K {\n    var p: Int {\n        get { a }\n        set { a = newValue }\n    }\n}\n', 'K.p.get',
+     ('a = newValue', 'a = -newValue')),
+), ids=('K.cs', 'K.kt', 'K.swift'))
+def test_an_accessor_is_not_moved_by_an_edit_of_the_other_accessor(path, source, accessor, edit):
+    assert fp(path, source.replace(*edit), accessor) == fp(path, source, accessor)
+    assert fp(path, source.replace(*edit), accessor.replace('.get', '.set')) != fp(path, source, accessor.replace('.get', '.set'))
 
 
 # (file, qualname, old text (once in the file), new text): one token each
