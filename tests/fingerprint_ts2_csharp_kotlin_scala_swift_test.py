@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.fingerprint import fingerprint
-from execlease_hook.locate import find_functions
+from execlease_hook.locate import find_functions, locate
 from execlease_hook.locate.index import every_definition
+from execlease_hook.manifest import CoveredEntry, Region
 
 REAL = Path(__file__).parent / 'fixtures' / 'real'
 QUALNAME = {'K.cs': 'K.M', 'K.kt': 'K.m', 'K.scala': 'K.m', 'K.swift': 'K.m'}
@@ -187,6 +188,23 @@ def test_context_counts_the_enclosing_control_flow_and_type_headers(path, source
 def test_an_accessor_is_not_moved_by_an_edit_of_the_other_accessor(path, source, accessor, edit):
     assert fp(path, source.replace(*edit), accessor) == fp(path, source, accessor)
     assert fp(path, source.replace(*edit), accessor.replace('.get', '.set')) != fp(path, source, accessor.replace('.get', '.set'))
+
+
+@pytest.mark.parametrize(('path', 'wrap', 'other'), (
+    ('K.cs', cs, '@"UPDATE lease SET owner = ?"'),
+    ('K.cs', cs, '"""UPDATE lease SET owner = ?"""'),
+    ('K.kt', kt, '"""UPDATE lease SET owner = ?"""'),
+    ('K.scala', scala, '"""UPDATE lease SET owner = ?"""'),
+    ('K.swift', swift, '#"UPDATE lease SET owner = ?"#'),
+), ids=('cs-verbatim', 'cs-raw', 'kt-raw', 'scala-triple', 'swift-raw'))
+def test_a_region_inside_a_string_reads_it_by_value(path, wrap, other):
+    """Anchors inside a literal cover the whole literal, hashed by its value like any other."""
+    def region(source: str) -> str:
+        covered = CoveredEntry(id='r', path=path, action='A', region=Region('UPDATE lease', 'owner = ?'))
+        return fingerprint(locate(covered, source.encode()))
+    plain = wrap('return q("UPDATE lease SET owner = ?");' if path == 'K.cs' else 'return q("UPDATE lease SET owner = ?")')
+    assert region(plain.replace('"UPDATE lease SET owner = ?"', other)) == region(plain)
+    assert region(plain.replace('SET owner', 'SET  owner')) != region(plain)
 
 
 # (file, qualname, old text (once in the file), new text): one token each
