@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
-from execlease_hook.fingerprint.ts2 import Item, named, text, trailing_comma, value
+from execlease_hook.fingerprint.ts2 import Item, named, text, trailing_comma, up, value
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -51,6 +51,15 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     return value(b's', [body])
 
 
+def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
+    """A region whose anchors lie inside `#"..."#` covers the literal, whose only child this is."""
+    holder = up(node, parent)
+    if holder is None or holder.type != 'raw_string_literal' or holder.start_byte != node.start_byte \
+            or holder.end_byte != node.end_byte:
+        return None
+    return raw_string_literal(holder, None)
+
+
 def tuple_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a)` is `a`; a labelled `(x: a)` and tuples of several elements stay."""
     inner = named(node)
@@ -63,6 +72,7 @@ HANDLERS = {
     'line_string_literal': line_string_literal,
     'multi_line_string_literal': multi_line_string_literal,
     'raw_string_literal': raw_string_literal,
+    'raw_str_end_part': raw_str_end_part,
     'tuple_expression': tuple_expression,
 }
 DROPS = {
