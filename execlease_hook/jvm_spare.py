@@ -1,7 +1,7 @@
 """Spare JVMs: TLC's start-up hidden behind the previous job (docs/architecture.md#the-jvm-of-a-tlc-job).
 
 A spare is a JVM started before its job, in the job's own fresh folder (its cwd, its
-`java.io.tmpdir`), with the job's JVM flags, running `spare/ExecleaseTlcSpare.java`: it boots
+`java.io.tmpdir`; under `spares/<pid>/` in the archive folder while it waits), with the job's JVM flags, running `spare/ExecleaseTlcSpare.java`: it boots
 and loads TLC's classes, then waits for one job's TLC arguments on stdin and runs `tlc2.TLC` in
 that same process, which TLC ends with its exit code. So each job still has a process of its
 own (TLC's static state, its `System.exit`, its folders never meet another job's; a job that
@@ -125,6 +125,18 @@ def compile_helper(java: Path, jar: Path) -> Path | None:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def expected_one_less(key: tuple[str, ...]) -> None:
+    """A job of this key runs without a spare (its own JVM): one fewer to keep ready."""
+    with _lock:
+        if _expected is not None:
+            _expected[key] -= 1
+
+
+def prepare(java: Path, jar: Path) -> None:
+    """Compile the helper in the background now, so that the first jobs find it ready."""
+    _ready_helper(java, jar)
+
+
 def _ready_helper(java: Path, jar: Path) -> Path | None:
     """The compiled helper if ready; otherwise compiles it in the background and says None."""
     key = f'{java}\0{jar}'
@@ -156,7 +168,10 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
 
 def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: Path) -> Spare | None:
     """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path)."""
-    folder = Path(tempfile.mkdtemp(prefix='execlease-job-'))
+    try:
+        folder = Path(tempfile.mkdtemp(prefix='job-', dir=_spares_folder(jar)))
+    except OSError:
+        return None
     classes = jvm_cds.class_list(jvm_argv[0], jar)
     argv = (*jvm_argv, f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', f'{jar}{os.pathsep}{helper}', MAIN,
             *((str(classes),) if classes else ()))
@@ -171,6 +186,36 @@ def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: P
         shutil.rmtree(folder, ignore_errors=True)
         return None
     return Spare(key, folder, proc, out)
+
+
+_own_folder: dict[str, Path] = {}
+
+
+def _spares_folder(jar: Path) -> Path:
+    """This process's folder for the folders of its waiting spares: `spares/<pid>` in the archive
+    folder, so that the system's temp folder holds only the folders of running jobs. Folders
+    left by a process that is gone (killed before its exit could remove them) are removed."""
+    parent = jvm_cds.archive_folder(jar) / 'spares'
+    key = str(parent)
+    mine = parent / str(os.getpid())
+    if key not in _own_folder:
+        parent.mkdir(parents=True, exist_ok=True)
+        for old in parent.iterdir():
+            if old.name.isdigit() and not _alive(int(old.name)):
+                shutil.rmtree(old, ignore_errors=True)
+        _own_folder[key] = mine
+    mine.mkdir(parents=True, exist_ok=True)
+    return mine
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> Spare | None:
@@ -216,6 +261,11 @@ def discard_all() -> None:
         _expected = None
     for spare in spares:
         spare.discard()
+    for folder in list(_own_folder.values()):
+        try:
+            folder.rmdir()  # only if empty: a running job's spare folder is its own to remove
+        except OSError:
+            pass
 
 
 atexit.register(discard_all)

@@ -106,8 +106,12 @@ def cancel_all() -> None:
 
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
-    """The jobs a run is about to start: spare JVMs are started for these and no more."""
+    """The jobs a run is about to start: spare JVMs are started for these and no more (and the
+    helper is compiled now, in the background, if it is not yet)."""
+    jobs = list(jobs)
     jvm_spare.expect(_spare_key(j) for j in jobs)
+    if jobs and jvm.enabled() and jvm_spare.enabled():
+        jvm_spare.prepare(jobs[0].java, jobs[0].jar)
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
@@ -149,6 +153,7 @@ def _jvm_part(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
     if launch is jvm.PLAIN or launch.cds.building or _cancelled.is_set():
+        jvm_spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
     return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar)
 

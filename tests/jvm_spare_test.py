@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -152,3 +153,33 @@ def test_cancel_stops_waiting_spares(env):
             tlc.run_job(_job('pass'))
     finally:
         tlc.reset_cancel()
+
+
+def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(env):
+    job = _job('pass')
+    tlc.expect_jobs([job] * 4)
+    deadline = time.monotonic() + 300
+    while not jvm_spare._helper and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert list(jvm_spare._helper.values()) != [None]
+    for _ in range(4):   # the first builds the class-data archive; the others use spares
+        assert tlc.run_job(job).outcome == 'passed'
+    assert _idle() == []
+
+
+def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_removed(env, monkeypatch):
+    own_tmp = env / 'tmp'
+    own_tmp.mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(own_tmp))
+    spares = env / 'jvm-cache' / 'spares'
+    gone = subprocess.Popen(('true',))
+    gone.wait()
+    (spares / str(gone.pid) / 'job-x').mkdir(parents=True)
+    monkeypatch.setattr(jvm_spare, '_own_folder', {})
+    _warm()
+    [spare] = _idle()
+    assert spare.folder.parent == spares / str(os.getpid())
+    assert not (spares / str(gone.pid)).exists()
+    assert [p.name for p in own_tmp.iterdir()] == []   # only running jobs have folders there
+    jvm_spare.discard_all()
+    assert not (spares / str(os.getpid())).exists()
