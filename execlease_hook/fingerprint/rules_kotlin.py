@@ -9,13 +9,13 @@ only returns a value is that value (`{ return x }` is `= x`); braces around one 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.ts2 import (
     Item, leaf, named, next_token, open_marker, text, trailing_comma, unwrap_single, up, value,
 )
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
