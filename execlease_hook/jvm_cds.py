@@ -16,6 +16,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -184,7 +185,12 @@ def plan(java: Path, jar: Path) -> Plan:
     part = archive.with_name(f'{archive.name}.{os.getpid()}.{time.monotonic_ns()}.part')
     classes = part.with_name(part.name + '.classes')
 
+    finished = threading.Event()
+
     def finish(code: int | None) -> None:
+        if finished.is_set():
+            return  # once only: a second call must not remove a later build's mark
+        finished.set()
         try:
             # Only a JVM that ended by itself wrote a whole archive (a killed one may leave a part).
             if code is not None and code >= 0 and part.is_file() and part.stat().st_size > 0:

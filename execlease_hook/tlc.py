@@ -245,6 +245,7 @@ def run_job(job: TlcJob) -> Verdict:
             )
         return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
     finally:
+        launch.cds.finish(None)  # a no-op once _execute has called it
         if spare is not None:
             spare.discard()  # ended already, unless writing the files failed
         shutil.rmtree(folder, ignore_errors=True)

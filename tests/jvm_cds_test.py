@@ -156,3 +156,14 @@ def test_a_stale_building_mark_is_ignored(cache, java, jar):
 def test_switched_off(cache, java, jar, monkeypatch):
     monkeypatch.setenv('EXECLEASE_JVM_CDS', '0')
     assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE
+
+
+def test_finishing_twice_leaves_a_later_build_alone(cache, java, jar):
+    first = jvm_cds.plan(java, jar)
+    first.finish(None)
+    second = jvm_cds.plan(java, jar)
+    assert second.building
+    first.finish(None)
+    assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE   # the second build's mark still holds
+    second.finish(None)
+    assert list(cache.iterdir()) == []
