@@ -110,7 +110,7 @@ def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: s
     if not found:
         raise CannotRun(f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest')
     lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
-    reason = 'is overloaded' if language == 'java' else 'is defined more than once'
+    reason = 'is overloaded' if language in ('java', 'cpp') else 'is defined more than once'
     raise CannotRun(
         f'{where} {reason} (lines {lines}); the name must pick one definition: '
         f'cover it with a `region` whose anchors occur once in the file',

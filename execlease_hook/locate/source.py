@@ -27,6 +27,10 @@ SUFFIXES: dict[str, str] = {
     '.go': 'go',
     '.java': 'java',
     '.rs': 'rust',
+    '.c': 'c',
+    # C++ reads `.h` too: its grammar parses C headers, the C grammar cannot parse C++ ones.
+    **dict.fromkeys(('.cc', '.cpp', '.cxx', '.c++', '.h', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp', '.inl'), 'cpp'),
+    '.zig': 'zig',
 }
 
 # language -> (grammar wheel module, function returning the language pointer)
@@ -38,6 +42,9 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     'go': ('tree_sitter_go', 'language'),
     'java': ('tree_sitter_java', 'language'),
     'rust': ('tree_sitter_rust', 'language'),
+    'c': ('tree_sitter_c', 'language'),
+    'cpp': ('tree_sitter_cpp', 'language'),
+    'zig': ('tree_sitter_zig', 'language'),
 }
 
 _parsers: dict[str, tree_sitter.Parser] = {}
