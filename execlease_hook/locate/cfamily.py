@@ -5,7 +5,8 @@ C: `f`, `static` functions alike. C++: `ns.f` inside `namespace ns` (`namespace 
 an anonymous namespace adds nothing); `ns.Class.method` for a method defined in its class or out
 of line (`int Class::method(...) {}` inside `namespace ns`, or `ns::Class::method` at the top, are
 the same name); `Box.take` for `Box<T>::take`; constructors `Class.Class`, destructors
-`Class.~Class`, operators `Class.operator==`; a lambda assigned to a name (`auto f = [](...) {}`,
+`Class.~Class`, operators `Class.operator==` (written without spaces; a conversion operator is
+covered with a region); a lambda assigned to a name (`auto f = [](...) {}`,
 a field holding one) by that name; `outer.Local.method` for a class inside a function.
 A `template <...>` header belongs to the function. Overloads share a name and so are ambiguous.
 """
@@ -18,7 +19,8 @@ from execlease_hook.locate.definition import Definition, ancestors, names_this, 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name', 'operator_cast'})
+# Conversion operators (`operator bool()`) have no name token of their own: cover them with a region.
+NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name'})
 # What may wrap the function's own declarator between it and the definition:
 # `T *f()`, `T &f()`, `int (*f(void))(int)`, `f() [[attr]]`.
 _WRAPPERS = frozenset({
@@ -61,12 +63,11 @@ def _function(name: Node) -> tuple[Node, list[str]] | None:
     parent = node.parent
     if parent is None:
         return None
-    if name.type != 'operator_cast':     # `operator bool() {}` has no function_declarator
-        if parent.type != 'function_declarator' or not names_this(parent, 'declarator', node):
-            return None
+    if parent.type != 'function_declarator' or not names_this(parent, 'declarator', node):
+        return None
+    node, parent = parent, parent.parent
+    while parent is not None and parent.type in _WRAPPERS and _holds(parent, node):
         node, parent = parent, parent.parent
-        while parent is not None and parent.type in _WRAPPERS and _holds(parent, node):
-            node, parent = parent, parent.parent
     if parent is None or parent.type != 'function_definition' or not names_this(parent, 'declarator', node):
         return None
     return parent, scopes
@@ -160,9 +161,5 @@ def _base(scope: Node) -> str:
 
 
 def _key(name: Node) -> str:
-    """A name as written, without spaces: `operator ==` is `operator==`, `~ Lease` is `~Lease`;
-    a conversion operator keeps one space: `operator bool`."""
-    if name.type == 'operator_cast':
-        kind = name.child_by_field_name('type')
-        return f'operator {"".join(text(kind).split())}'
+    """A name as written, without spaces: `operator ==` is `operator==`, `~ Lease` is `~Lease`."""
     return ''.join(text(name).split())
