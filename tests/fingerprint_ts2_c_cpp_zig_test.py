@@ -91,6 +91,7 @@ DIFFERENT = (
     ('cpp-lambda-capture', 'a.cpp', cpp('auto h = [&](int x) { return x; };'), cpp('auto h = [=](int x) { return x; };')),
     ('zig-string', 'a.zig', zig('g("a");'), zig('g("b");')),
     ('zig-multiline-vs-escaped', 'a.zig', zig('g(\n        \\\\a\\n\n    );'), zig('g("a\\n");')),
+    ('zig-multiline-trailing-space', 'a.zig', zig('g(\n        \\\\a \n    );'), zig('g(\n        \\\\a\n    );')),
     ('zig-char-vs-string', 'a.zig', zig("g('a');"), zig('g("a");')),
     ('zig-integer', 'a.zig', zig('g(0x1F);'), zig('g(30);')),
     ('zig-float-vs-int', 'a.zig', zig('g(1.0);'), zig('g(1);')),

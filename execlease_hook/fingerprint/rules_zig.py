@@ -50,7 +50,7 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
 
 def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
     """`\\\\a` then `\\\\b` on the next line is `"a\\nb"`: each line after its `\\\\`, no escapes."""
-    lines = [line.strip(' \t\r') for line in text(node).split('\n')]
+    lines = [line.lstrip(' \t').removesuffix('\r') for line in text(node).split('\n')]   # trailing spaces count
     if not all(line.startswith('\\\\') for line in lines):
         return None
     return value(b'b', ['\n'.join(line[2:] for line in lines)])
