@@ -152,3 +152,20 @@ def test_a_one_token_edit_of_real_code_moves_only_its_fingerprint(name, qualname
     others = [r[1] for r in LOCATED if r[0] == name and r[1] != qualname]
     for other in others:
         assert fingerprint(locate(entry(name, other), edited)) == fingerprint(locate(entry(name, other), source))
+
+
+def test_each_grammar_loads_only_with_a_file_of_its_language():
+    import subprocess
+    import sys
+    code = '\n'.join((
+        'import sys',
+        'from execlease_hook.locate import find_functions',
+        "loaded = lambda: sorted(m for m in sys.modules if m.startswith('tree_sitter_'))",
+        "find_functions('a.c', b'int f(void) { return 0; }', 'f')",
+        'print(loaded())',
+        "find_functions('a.cc', b'int f() { return 0; }', 'f')",
+        "find_functions('a.zig', b'fn f() void {}', 'f')",
+        'print(loaded())',
+    ))
+    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["['tree_sitter_c']", "['tree_sitter_c', 'tree_sitter_cpp', 'tree_sitter_zig']"]
