@@ -64,6 +64,23 @@ ROWS = (
      '        return db.exec("UPDATE lease SET owner = ?", .{run});\n    }\n};\n',
      'Lease.claim', ('UPDATE lease', 'owner = ?'),
      ('SET owner', 'SET  owner'), ('.{run}', '.{ run, }')),
+    ('csharp', 'app/Lease.cs',
+     'class Lease {\n    int Claim(Db db, string run) {\n        return db.Exec("UPDATE lease SET owner = ?", run);\n'
+     '    }\n}\n',
+     'Lease.Claim', ('UPDATE lease', 'owner = ?'),
+     ('SET owner', 'SET  owner'), ('"UPDATE lease SET owner = ?"', '@"UPDATE lease SET owner = ?"')),
+    ('kotlin', 'app/Lease.kt',
+     'fun claim(db: Db, run: String): Int {\n    return db.exec("UPDATE lease SET owner = ?", run)\n}\n',
+     'claim', ('UPDATE lease', 'owner = ?'),
+     ('SET owner', 'SET  owner'), (', run)\n', ', run);\n')),
+    ('scala', 'app/Lease.scala',
+     'object Lease {\n  def claim(db: Db, run: String): Int = {\n    db.exec("UPDATE lease SET owner = ?", run)\n  }\n}\n',
+     'Lease.claim', ('UPDATE lease', 'owner = ?'),
+     ('SET owner', 'SET  owner'), (', run)\n', ', run);\n')),
+    ('swift', 'app/Lease.swift',
+     'func claim(db: Db, run: String) -> Int {\n    return db.exec("UPDATE lease SET owner = ?", run)\n}\n',
+     'claim', ('UPDATE lease', 'owner = ?'),
+     ('SET owner', 'SET  owner'), (', run)\n', ', run);\n')),
 )
 
 

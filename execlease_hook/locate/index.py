@@ -23,6 +23,7 @@ _FAMILIES = {
     'c': 'cfamily',
     'cpp': 'cfamily',
     'zig': 'zig',
+    'csharp': 'csharp', 'kotlin': 'kotlin', 'scala': 'scala', 'swift': 'swift',
 }
 
 
