@@ -12,7 +12,6 @@ trace_suite.py, a commit's tree in push_range.py.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -198,42 +197,6 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
     )
 
 
-def run_planned(
-        planned: Sequence[PlannedJob], t: Tools, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None,
-) -> list[JobResult]:
-    results: dict[int, JobResult] = {}
-
-    def one(index: int, p: PlannedJob) -> JobResult:
-        key = p.job.cache_key(t.jar.sha256, t.java.major)
-        verdict = cache.get(key)
-        cached = verdict is not None
-        if verdict is None:
-            verdict = tlc.run_job(p.job)
-            cache.put(key, verdict)
-        return judge(p.job, verdict, cached)
-
-    for i, p in enumerate(planned):
-        if p.problem is not None:
-            results[i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
-    runnable = [(i, p) for i, p in enumerate(planned) if p.problem is None]
-    tlc.reset_cancel()
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
-    try:
-        futures = {pool.submit(one, i, p): i for i, p in runnable}
-        for future in concurrent.futures.as_completed(futures):
-            result = future.result()
-            results[futures[future]] = result
-            progress(result)
-    except BaseException:
-        # Ctrl-C (or a bug): stop every TLC process group; the jobs remove their folders.
-        tlc.cancel_all()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return [results[i] for i in range(len(planned))]
-
-
 def coverage_results(m: Manifest, r: ModelResult) -> None:
     from execlease_hook import coverage
 
@@ -299,23 +262,41 @@ def _notes(m: Manifest, r: ModelResult) -> None:
             )
 
 
-def verify_model(
-        m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
-) -> ModelResult:
+@dataclass
+class Prepared:
+    """One model's jobs, planned and selected, before any runs (`plan`: every job planned)."""
+    manifest: Manifest
+    planned: list[PlannedJob]
+    plan: list[str]
+    selection: Any = None
+
+
+def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
     """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
-    r = ModelResult(m)
     planned = plan(m, quick, t)
+    names = [f'{p.job.kind}:{p.job.name}' for p in planned]
     if selection is not None:
         from execlease_hook import shard
 
         planned = shard.select(m, planned, [p.job for p in planned], selection)
-    r.plan = [f'{p.job.kind}:{p.job.name}' for p in planned]
-    if selection is not None and selection.sharded:
-        everything = plan(m, quick, t)
-        r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
-            m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
-    r.jobs = run_planned(planned, t, cache, jobs, progress)
+        names = [f'{p.job.kind}:{p.job.name}' for p in planned]
+        if selection.sharded:
+            everything = plan(m, quick, t)
+            names = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
+                m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+    return Prepared(m, planned, names, selection)
+
+
+def finish(
+        p: Prepared, ran: list[JobResult], t: Tools, quick: bool, cache: ResultCache, jobs: int,
+        progress: Callable[[JobResult], None] = lambda r: None,
+) -> ModelResult:
+    """The model's result once its TLC jobs (`ran`, in plan order) are done: coverage, trace
+    jobs, the map, notes."""
+    m, selection = p.manifest, p.selection
+    r = ModelResult(m)
+    r.plan = p.plan
+    r.jobs = ran
     # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:
@@ -333,6 +314,18 @@ def verify_model(
         map_results(m, r)
     _notes(m, r)
     return r
+
+
+def verify_model(
+        m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
+        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
+) -> ModelResult:
+    """One model alone (run_suite runs every model's jobs in one pool)."""
+    from execlease_hook import pool
+
+    p = prepare(m, t, quick, selection)
+    (ran,) = pool.run([pool.Work(m, p.planned, judge, progress)], t, cache, jobs)
+    return finish(p, ran, t, quick, cache, jobs, progress)
 
 
 def exit_code(results: Sequence[ModelResult]) -> int:
@@ -412,12 +405,23 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
-def _progress(result: JobResult) -> None:
+def _progress(result: JobResult, model: str = '') -> None:
     # Progress goes to stderr as each job ends, so a long run shows it is alive.
     seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
     cached = ', cached' if result.cached else ''
-    print(f'  {result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+    print(f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
           file=sys.stderr, flush=True)
+
+
+def _progress_of(m: Manifest, several: bool, verbosity: int) -> Callable[[JobResult], None]:
+    """The progress line of one model's jobs; named by the model folder when the pool holds
+    several models' jobs at once."""
+    if verbosity < 0:
+        return lambda r: None
+    if not several:
+        return _progress
+    prefix = f'{_shown(m, m.folder)}: '
+    return lambda r: _progress(r, prefix)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -477,16 +481,33 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
                          f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
-    results = []
+    # Every model's TLC jobs in one pool, longest first (pool.py); then each model's result in
+    # order. A model that cannot be planned stops the run where a model-by-model run stopped:
+    # the models before it are run and reported, then its error (exit 2).
+    prepared: list[Prepared] = []
+    stop: CannotRun | None = None
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None,
-                         selection)
+        try:
+            prepared.append(prepare(m, t, options.quick, selection))
+        except CannotRun as e:
+            stop = e
+            break
+    from execlease_hook import pool, schedule
+
+    progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity) for p in prepared]
+    ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k]) for k, p in enumerate(prepared)],
+                   t, cache, jobs, schedule.Timings(results_folder(root).parent))
+    results = []
+    for k, p in enumerate(prepared):
+        r = finish(p, ran[k], t, options.quick, cache, jobs, progress[k])
         if options.update_coverage:
             from execlease_hook import sync
 
             sync.update_coverage(r, getattr(options, 'reason', None))
         results.append(r)
         print_model(r, verbosity)
+    if stop is not None:
+        raise stop
     code = exit_code(results)
     from execlease_hook.formats import build
 
