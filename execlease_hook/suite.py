@@ -450,6 +450,12 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
     root = git.repo_root()
+    if getattr(options, 'deep', False) or getattr(options, 'simulate', False):
+        if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+            raise CannotRun('--deep and --simulate run on the working tree; drop --rev/--pushed')
+        from execlease_hook import deep  # the checks beyond their shipped bounds
+
+        return deep.run_suite(options, outputs, root)
     if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
         from execlease_hook import push_range  # a commit's tree, checked out alone
 
