@@ -137,14 +137,18 @@ def judge_for(mode: Mode, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobR
         label = f'check {job.name}' + (f' ({_bounds(c)})' if mode.deep else '')
         rate = _rate(verdict)
         if verdict.outcome == 'error' and verdict.exit_code is None and (verdict.reason or '').startswith('timed out'):
-            covered = (f'{verdict.distinct:,} distinct states found, {verdict.states:,} generated, depth '
-                       f'{verdict.depth}' if verdict.distinct is not None and verdict.states is not None
-                       else f'{verdict.states:,} states generated' if verdict.states is not None
-                       else 'no progress report yet')
+            if verdict.states is None:
+                covered = ('TLC had printed no progress report yet (one after the initial states, then '
+                           'about one a minute)')
+            elif verdict.distinct is None:
+                covered = f'TLC had generated {verdict.states:,} states at its last progress report'
+            else:
+                covered = (f'TLC had covered {verdict.distinct:,} distinct states found, {verdict.states:,} '
+                           f'generated, depth {verdict.depth}, at its last progress report')
             return JobResult(job, verdict, cached, COULD_NOT_RUN, (
-                f'{label}: the time budget of {job.timeout:g} s ran out; TLC had covered {covered} at its '
-                'last progress report: not a pass, the rest was not searched; raise the budget '
-                '(--budget, or "timeout" in the deep block) or lower the bounds'))
+                f'{label}: the time budget of {job.timeout:g} s ran out; {covered}: not a pass, the rest '
+                'was not searched; raise the budget (--budget, or "timeout" in the deep block) or lower '
+                'the bounds'))
         result = suite.judge(job, verdict, cached)
         if verdict.outcome != 'passed':
             return dataclasses.replace(result, message=result.message.replace(f'check {job.name}', label, 1))

@@ -456,6 +456,10 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         from execlease_hook import deep  # the checks beyond their shipped bounds
 
         return deep.run_suite(options, outputs, root)
+    for name in ('depth', 'traces', 'seed', 'budget', 'fpmem'):
+        if getattr(options, name, None) is not None:
+            owner = '--simulate' if name in ('depth', 'traces', 'seed') else '--deep and --simulate'
+            raise CannotRun(f'--{name} is an option of {owner}; add it or drop --{name}')
     if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
         from execlease_hook import push_range  # a commit's tree, checked out alone
 
