@@ -26,6 +26,8 @@ NOTES_SECTIONS = (
     ('Findings', 'Known gaps, each reproduced by a cfg under findings/ (`execlease add --finding`).'),
 )
 IGNORE_LINES = '# execlease: the pinned TLA+ tools and the result cache\n.tmp/\n'
+SHIPPED_SCHEMA = Path(__file__).resolve().parent / 'schemas' / 'manifest.schema.json'
+SCHEMA_COPY = 'manifest.schema.json'   # beside manifest.json, when the shipped one is not in git
 
 
 @dataclass(frozen=True)
@@ -105,10 +107,26 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
     return ModelPlan(root, folder, spec_path.relative_to(folder).as_posix(), tuple(checks))
 
 
+def schema_ref(p: ModelPlan) -> str:
+    """What "$schema" names: a path relative to the manifest, so that it resolves in every clone
+    and offline. The shipped schema itself when git tracks it beside the model (this repository,
+    a vendored execlease); otherwise a copy of it beside manifest.json (an install in a venv has
+    a path that differs from machine to machine, so it cannot be committed)."""
+    shipped = SHIPPED_SCHEMA
+    if shipped.is_relative_to(p.root.resolve()) and not _ignored(p.root, shipped):
+        return Path(os.path.relpath(shipped, p.folder.resolve())).as_posix()
+    return SCHEMA_COPY
+
+
+def _ignored(root: Path, path: Path) -> bool:
+    return git._run(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
+
+
 def manifest_text(p: ModelPlan) -> str:
     """The new manifest, read back through the loader so that init never writes one it rejects."""
     path = p.folder / 'manifest.json'
-    text = manifest.dump(manifest.Manifest(path=path, root=p.root, spec=p.spec, checks=p.checks))
+    text = manifest.dump(manifest.Manifest(path=path, root=p.root, spec=p.spec, checks=p.checks,
+                                           schema=schema_ref(p)))
     manifest.parse(text, path, p.root)
     return text
 
@@ -167,6 +185,32 @@ def _create(path: Path, text: str) -> bool:
     return True
 
 
+def _copy_schema(p: ModelPlan) -> str | None:
+    """The copy of the shipped schema that the manifest's "$schema" names, kept current after an
+    upgrade (it is execlease's file, not the user's); None when the manifest names no copy."""
+    if _json_key(p.folder / 'manifest.json', '$schema') != SCHEMA_COPY:
+        return None
+    path, shipped = p.folder / SCHEMA_COPY, SHIPPED_SCHEMA.read_text(encoding='utf-8')
+    rel = f'{p.rel_folder}/{SCHEMA_COPY}'
+    if path.exists() and _json_key(path, 'title') != _json_key(SHIPPED_SCHEMA, 'title'):
+        return f'left alone: {rel} exists and is not execlease\'s manifest schema'
+    if path.exists() and path.read_bytes() == SHIPPED_SCHEMA.read_bytes():
+        return f'left alone: {rel} is already this execlease\'s manifest schema'
+    verb = 'updated' if path.exists() else 'created'
+    manifest.write_text_atomic(path, shipped)
+    return f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors'
+
+
+def _json_key(path: Path, key: str) -> object:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding='utf-8'))
+    except (OSError, ValueError):
+        return None
+    return data.get(key) if isinstance(data, dict) else None
+
+
 def _ignores_tmp(root: Path) -> bool:
     proc = git._run(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
     return proc.returncode == 0
@@ -197,6 +241,9 @@ def run(options: argparse.Namespace) -> int:
         report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
     else:
         report.append(f'left alone: {m_rel} exists')
+    copied = _copy_schema(p)
+    if copied is not None:
+        report.append(copied)
     notes = p.folder / 'NOTES.md'
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')

@@ -151,6 +151,7 @@ class Manifest:
     coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
     traces: tuple[TraceJob, ...] = ()
     code_mutations: tuple[CodeMutation, ...] = ()
+    schema: str | None = None   # "$schema": where editors find the JSON Schema; kept as written
 
     @property
     def folder(self) -> Path:

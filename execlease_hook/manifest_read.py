@@ -418,7 +418,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
         raw, '$', ('version', 'spec', 'checks', 'coverage'),
-        ('mutations', 'findings', 'traces', 'codeMutations'),
+        ('$schema', 'mutations', 'findings', 'traces', 'codeMutations'),
     )
     if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
@@ -448,6 +448,8 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
             d.get('codeMutations', []), 'codeMutations', 'name',
             lambda v, at: _code_mutation(r, v, at, trace_jobs),
         ),
+        # For editors only (README, "Manifest schema"); its value is not read further.
+        schema=r.string(d['$schema'], '$schema') if '$schema' in d else None,
     )
 
 

@@ -65,13 +65,14 @@ def to_json(m: Manifest) -> dict[str, object]:
         _optional(item, 'deadlock', f.deadlock, False)
         _optional(item, 'timeout', f.timeout, None)
         findings.append(item)
-    out: dict[str, object] = {
+    out: dict[str, object] = {} if m.schema is None else {'$schema': m.schema}
+    out.update({
         'version': VERSION,
         'spec': m.spec,
         'checks': checks,
         'mutations': mutations,
         'findings': findings,
-    }
+    })
     if m.traces:
         out['traces'] = [_trace_job_json(t) for t in m.traces]
     if m.code_mutations:

@@ -6,7 +6,7 @@ import sys
 import pytest
 import yaml
 
-from execlease_hook import cli, manifest, notes_map
+from execlease_hook import cli, init_cmd, manifest, notes_map
 from tests.conftest import git_env
 
 SPEC = '---- MODULE Lock ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\nInv == x = 0\n====\n'
@@ -54,6 +54,40 @@ def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
     for created in ('created verification/lock/manifest.json', 'created verification/lock/NOTES.md',
                     'added .tmp/ to .gitignore', 'created .pre-commit-config.yaml'):
         assert created in out
+
+
+def test_the_manifest_names_a_schema_copy_that_validates_it(spec_repo, capsys):
+    """The package is installed outside this scratch repository: "$schema" names a copy beside
+    the manifest (a path into a venv differs between machines), and the copy validates it."""
+    import json
+
+    import jsonschema
+
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla']) == 0
+    out = capsys.readouterr().out
+    data = json.loads(spec_repo.read('verification/lock/manifest.json'))
+    assert list(data)[0] == '$schema' and data['$schema'] == 'manifest.schema.json'
+    copy = spec_repo.path / 'verification/lock/manifest.schema.json'
+    assert copy.read_bytes() == init_cmd.SHIPPED_SCHEMA.read_bytes()
+    jsonschema.Draft7Validator(json.loads(copy.read_text())).validate(data)
+    assert 'created verification/lock/manifest.schema.json' in out
+    # An older copy (an upgrade since) is brought up to date; a file of the user's is not touched.
+    copy.write_text(json.dumps({'title': json.loads(copy.read_text())['title'], 'old': True}))
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla']) == 0
+    assert copy.read_bytes() == init_cmd.SHIPPED_SCHEMA.read_bytes()
+    assert 'updated verification/lock/manifest.schema.json' in capsys.readouterr().out
+    copy.write_text('{"mine": 1}\n')
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla']) == 0
+    assert copy.read_text() == '{"mine": 1}\n'
+    assert 'is not execlease\'s manifest schema' in capsys.readouterr().out
+
+
+def test_inside_the_execlease_repository_it_names_the_shipped_schema():
+    """Where git tracks the shipped schema (this repository), "$schema" names it directly."""
+    root = init_cmd.SHIPPED_SCHEMA.parents[2]
+    p = init_cmd.ModelPlan(root, root / 'verification' / 'execution-lease', 'ExecutionLease.tla', ())
+    assert init_cmd.schema_ref(p) == '../../execlease_hook/schemas/manifest.schema.json'
+    assert (p.folder / init_cmd.schema_ref(p)).resolve() == init_cmd.SHIPPED_SCHEMA
 
 
 def test_running_again_leaves_every_file_alone(spec_repo, capsys):

@@ -229,6 +229,21 @@ def test_dump_round_trip_is_stable(tmp_path):
     assert manifest.dump(manifest.load(path, tmp_path)) == text
 
 
+def test_schema_key_is_kept_first_through_a_rewrite(tmp_path):
+    """Every command that rewrites the manifest (add, --update-coverage) keeps "$schema"."""
+    data = {'$schema': 'manifest.schema.json', **GOOD}
+    m = manifest.load(write_manifest(tmp_path, data), tmp_path)
+    assert m.schema == 'manifest.schema.json'
+    text = manifest.dump(m)
+    assert text.startswith('{\n  "$schema": "manifest.schema.json",\n') and json.loads(text) == data
+
+
+@pytest.mark.parametrize('value', (1, '', None, ['x']), ids=('number', 'empty', 'null', 'array'))
+def test_schema_key_must_be_a_string(tmp_path, value):
+    with pytest.raises(CannotRun, match=r'manifest.json: \$schema: (expected a string|must not be empty)'):
+        manifest.load(write_manifest(tmp_path, {'$schema': value, **GOOD}), tmp_path)
+
+
 def test_synced_blob_and_reason_round_trip(tmp_path):
     data = copy.deepcopy(GOOD)
     data['coverage']['entries'][0].update(syncedBlob='c' * 40, syncReason='the model already says so')
