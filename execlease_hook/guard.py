@@ -57,7 +57,7 @@ def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
         names = [parsed['spec']]
         names.extend(item['config'] for key in ('checks', 'mutations', 'findings')
                      for item in parsed.get(key, ()))
-        covered = [entry['path'] for entry in parsed['coverage']['entries']]
+        covered = [entry['path'] for entry in parsed.get('coverage', {}).get('entries', ())]
     except (KeyError, TypeError, AttributeError):
         return None
     if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):

@@ -81,6 +81,8 @@ def _rel(root: Path, path: Path) -> str:
 
 
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
+    if not m.covers_code:       # a model of no code (no "coverage"): nothing for the guard to judge
+        return Plan((), False, False, False, ())
     folder = _rel(m.root, m.folder)
     prefix = '' if folder == '.' else f'{folder}/'
     everything = check_all or _rel(m.root, m.path) in touched

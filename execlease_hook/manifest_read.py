@@ -149,7 +149,7 @@ def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
         name=r.string(d['name'], f'{at}.name'),
         config=r.repo_path(d['config'], f'{at}.config', folder),
         states=r.count(d['states'], f'{at}.states') if 'states' in d else None,
-        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else False,
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
         deep=_deep(r, d['deep'], f'{at}.deep') if 'deep' in d else None,
     )
@@ -182,7 +182,7 @@ def _deep(r: _Reader, raw: object, at: str) -> Deep:
 
 
 def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
-    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within'))
+    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within', 'deadlock'))
     rep = r.obj(d['replace'], f'{at}.replace', ('from', 'to'))
     start = r.string(rep['from'], f'{at}.replace.from')
     if not isinstance(rep['to'], str):
@@ -196,6 +196,7 @@ def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
         violates=r.string(d['violates'], f'{at}.violates'),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
         within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
     )
 
 
@@ -206,7 +207,7 @@ def _finding(r: _Reader, raw: object, at: str, folder: Path) -> Finding:
         config=r.repo_path(d['config'], f'{at}.config', folder),
         violates=r.string(d['violates'], f'{at}.violates'),
         summary=r.string(d['summary'], f'{at}.summary') if 'summary' in d else '',
-        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else False,
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
     )
 
@@ -341,12 +342,12 @@ def _hex(r: _Reader, value: object, where: str) -> str:
 
 
 def _coverage(r: _Reader, raw: object) -> Coverage:
-    d = r.obj(raw, 'coverage', ('entries',), ('syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
+    d = r.obj(raw, 'coverage', (), ('entries', 'syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
     sync = d.get('syncCommit')
     if sync is not None and (not isinstance(sync, str) or not _HEX40.match(sync)):
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
     model_hash = _model_hash(r, d.get('modelHash'))
-    entries = r.items(d['entries'], 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
+    entries = r.items(d.get('entries', []), 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
     watch = tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch')))
     ignored = tuple(_ignored(r, v, f'coverage.ignored[{i}]')
                     for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored')))
@@ -417,18 +418,21 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
     except RecursionError:
         raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
-        raw, '$', ('version', 'spec', 'checks', 'coverage'),
-        ('$schema', 'mutations', 'findings', 'traces', 'codeMutations'),
+        raw, '$', ('version', 'spec'),
+        ('$schema', 'checks', 'coverage', 'mutations', 'findings', 'traces', 'codeMutations'),
     )
     if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
                                 f'reads version {VERSION}')
     folder = path.parent
-    checks = r.items(d['checks'], 'checks', 'name', lambda v, at: _check(r, v, at, folder))
-    if not checks:
-        raise r.fail('checks', 'name at least one check (a config that must pass)')
+    checks = r.items(d.get('checks', []), 'checks', 'name', lambda v, at: _check(r, v, at, folder))
     trace_jobs = r.items(d.get('traces', []), 'traces', 'name',
                          lambda v, at: _trace_job(r, v, at, folder))
+    # A model may only fail (findings) or only catch breaks (mutations); one with no job at all
+    # would verify nothing and pass.
+    if not checks and not d.get('mutations') and not d.get('findings') and not trace_jobs:
+        raise r.fail('checks', 'name at least one job: a check (a config that must pass), a '
+                               'mutation or a finding (a config that must fail)')
     return Manifest(
         path=path,
         root=root,
@@ -442,7 +446,8 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
             d.get('findings', []), 'findings', 'id',
             lambda v, at: _finding(r, v, at, folder),
         ),
-        coverage=_coverage(r, d['coverage']),
+        coverage=_coverage(r, d['coverage']) if 'coverage' in d else Coverage(None, None, ()),
+        covers_code='coverage' in d,
         traces=trace_jobs,
         code_mutations=r.items(
             d.get('codeMutations', []), 'codeMutations', 'name',

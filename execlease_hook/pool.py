@@ -3,7 +3,7 @@ for one model or fifty, started longest first (schedule.py).
 
 Each model brings its planned jobs (suite.plan), how to judge a verdict and where its progress
 goes; the answer is each model's results in its plan's order, so the per-model report and exit
-codes are what one model alone would give. Cached verdicts are answered before the pool starts;
+codes are what one model alone would give. A job the cache answers weighs nothing in the order;
 a job that cannot run (a bad anchor) is not started at all. Ctrl-C stops every TLC process group
 at once (tlc.cancel_all), whichever model it belongs to.
 """
@@ -40,36 +40,44 @@ def run(
         works: Sequence[Work], t: Tools, cache: ResultCache, jobs: int,
         timings: schedule.Timings | None = None,
 ) -> list[list[JobResult]]:
+    from execlease_hook import violations
+
     results: list[dict[int, JobResult]] = [{} for _ in works]
-    pending: list[tuple[int, int, TlcJob, str]] = []   # (work, job index, job, cache key)
+    pending: list[tuple[int, int, TlcJob]] = []   # (work, job index, job)
+    cost: list[float | None] = []                 # 0 for a job the cache answers
     for w, work in enumerate(works):
         for i, p in enumerate(work.planned):
             if p.problem is not None:
                 results[w][i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
                 continue
-            key = p.job.cache_key(t.jar.sha256, t.java.major)
-            verdict = cache.get(key)
-            if verdict is None:
-                pending.append((w, i, p.job, key))
-                continue
-            results[w][i] = work.judge(p.job, verdict, True)
-            work.progress(results[w][i])
+            pending.append((w, i, p.job))
+            cost.append(0.0 if cache.get(p.job.cache_key(t.jar.sha256, t.java.major)) is not None else None)
 
-    def one(w: int, job: TlcJob, key: str) -> JobResult:
+    def run_one(w: int, job: TlcJob, timed: bool = True) -> tuple[Verdict, bool]:
+        key = job.cache_key(t.jar.sha256, t.java.major)
+        verdict = cache.get(key)
+        if verdict is not None:
+            return verdict, True
         verdict = tlc.run_job(job)
         cache.put(key, verdict)
-        if timings is not None:
+        if timings is not None and timed:
             timings.record(schedule.job_key(works[w].manifest, job), verdict.seconds)
-        return works[w].judge(job, verdict, False)
+        return verdict, False
 
-    order = schedule.longest_first([(works[w].manifest, job) for w, _, job, _ in pending], timings)
+    def one(w: int, job: TlcJob) -> JobResult:
+        verdict, cached = run_one(w, job)
+        # The names TLC leaves out: an assumption's, a temporal property's (more TLC runs, here).
+        refined = violations.refine(job, verdict, lambda sub: run_one(w, sub, False)[0])
+        return works[w].judge(job, refined, cached)
+
+    order = schedule.longest_first([(works[w].manifest, job) for w, _, job in pending], timings, cost)
     tlc.reset_cancel()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
     try:
         # The executor starts jobs in the order they are submitted: longest first.
-        futures = {pool.submit(one, pending[k][0], pending[k][2], pending[k][3]): pending[k] for k in order}
+        futures = {pool.submit(one, pending[k][0], pending[k][2]): pending[k] for k in order}
         for future in concurrent.futures.as_completed(futures):
-            w, i, _, _ = futures[future]
+            w, i, _ = futures[future]
             results[w][i] = future.result()
             works[w].progress(results[w][i])
     except BaseException:

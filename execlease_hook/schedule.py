@@ -95,7 +95,12 @@ def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
     return JVM_START + shard.weight(m, job) / STATES_PER_SECOND
 
 
-def longest_first(jobs: Sequence[tuple[Manifest, TlcJob]], timings: Timings | None) -> list[int]:
-    """Indices into `jobs`, longest estimate first."""
-    costs = [estimate(m, j, timings) for m, j in jobs]
+def longest_first(jobs: Sequence[tuple[Manifest, TlcJob]], timings: Timings | None,
+                  known: Sequence[float | None] = ()) -> list[int]:
+    """Indices into `jobs`, longest estimate first (`known[i]`, when not None, is job i's cost:
+    0 for a job the result cache answers)."""
+    costs: list[float] = []
+    for i, (m, j) in enumerate(jobs):
+        given = known[i] if i < len(known) else None
+        costs.append(given if given is not None else estimate(m, j, timings))
     return sorted(range(len(jobs)), key=lambda i: (-costs[i], KIND_ORDER.get(jobs[i][1].kind, 3), i))

@@ -46,6 +46,7 @@ _RULES = {
     'go': 'rules_go',
     'java': 'rules_java',
     'rust': 'rules_rust',
+    'csharp': 'rules_csharp', 'kotlin': 'rules_kotlin', 'scala': 'rules_scala', 'swift': 'rules_swift',
 }
 
 
@@ -92,6 +93,7 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
     handlers: dict[str, Handler] = rules.HANDLERS
     drops: dict[str, Drop] = rules.DROPS
     aliases: dict[str, str] = rules.ALIASES
+    noops: bytes = getattr(rules, 'GAP_NOOPS', b'')
     stack: list[Item | tuple[Node, Node]] = list(reversed(items))
     while stack:
         item = stack.pop()
@@ -137,7 +139,7 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
             child = children[index]
             child_start, child_end = child.start_byte, child.end_byte
             if child_end < at and child_end < hi and at > lo:
-                gap = _gap(chunk[(child_end if child_end > lo else lo) - base:(at if at < hi else hi) - base])
+                gap = _gap(chunk[(child_end if child_end > lo else lo) - base:(at if at < hi else hi) - base], noops)
                 if gap:
                     todo.append(gap)
             drop = drops.get(child.type)
@@ -147,18 +149,22 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
             if child_start < at:
                 at = child_start
         if at > first and at > lo and first < hi:
-            gap = _gap(chunk[(first if first > lo else lo) - base:(at if at < hi else hi) - base])
+            gap = _gap(chunk[(first if first > lo else lo) - base:(at if at < hi else hi) - base], noops)
             if gap:
                 todo.append(gap)
         stack.extend(todo)
 
 
-def _gap(text: bytes) -> bytes:
+def _gap(text: bytes, noops: bytes = b'') -> bytes:
     """Source text between children that no node covers (a hidden token), whitespace collapsed.
-    A `\\` line continuation (Python's, outside a string) is whitespace too."""
+    A `\\` line continuation (Python's, outside a string) is whitespace too; so are hidden
+    tokens made only of the rules' GAP_NOOPS characters (Kotlin's and Swift's hidden `;`)."""
     if b'\\' in text:
         text = text.replace(b'\\\r\n', b' ').replace(b'\\\n', b' ')
-    text = b' '.join(text.split())
+    words = text.split()
+    if noops:
+        words = [w for w in words if w.strip(noops)]
+    text = b' '.join(words)
     return field(b'g', text) if text else b''
 
 

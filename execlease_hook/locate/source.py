@@ -27,6 +27,10 @@ SUFFIXES: dict[str, str] = {
     '.go': 'go',
     '.java': 'java',
     '.rs': 'rust',
+    '.cs': 'csharp',
+    '.kt': 'kotlin', '.kts': 'kotlin',
+    '.scala': 'scala', '.sc': 'scala',
+    '.swift': 'swift',
 }
 
 # language -> (grammar wheel module, function returning the language pointer)
@@ -38,6 +42,10 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     'go': ('tree_sitter_go', 'language'),
     'java': ('tree_sitter_java', 'language'),
     'rust': ('tree_sitter_rust', 'language'),
+    'csharp': ('tree_sitter_c_sharp', 'language'),
+    'kotlin': ('tree_sitter_kotlin', 'language'),
+    'scala': ('tree_sitter_scala', 'language'),
+    'swift': ('tree_sitter_swift', 'language'),
 }
 
 _parsers: dict[str, tree_sitter.Parser] = {}
