@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.fingerprint import fingerprint
-from execlease_hook.locate import find_functions
+from execlease_hook.locate import find_functions, locate
 from execlease_hook.locate.index import every_definition
+from execlease_hook.manifest import CoveredEntry, Region
 
 REAL = Path(__file__).parent / 'fixtures' / 'real'
 QUALNAME = {'K.cs': 'K.M', 'K.kt': 'K.m', 'K.scala': 'K.m', 'K.swift': 'K.m'}
@@ -67,6 +68,8 @@ EQUAL = (
      kt('if (a > b) throw E() else g()')),
     ('kt-loop-and-when-braces', 'K.kt', kt('for (x in s) { g(x) }\n        when (a) { 1 -> { g() } }'),
      kt('for (x in s) g(x)\n        when (a) { 1 -> g() }')),
+    ('kt-getter-expression-body', 'K.kt', 'class K {\n    val p: Int\n        get() {\n            return a\n        }\n}\n',
+     'class K {\n    val p: Int\n        get() = a\n}\n', 'K.p.get'),
     ('kt-expression-body', 'K.kt', 'class K {\n    fun m(): Int {\n        return a + 1 // why\n    }\n}\n',
      'class K {\n    fun m(): Int = a + 1\n}\n'),
     ('scala-comment-and-layout', 'K.scala', scala('g(a, /* why */ b) // note'), scala('g(\n      a,\n      b\n    )')),
@@ -119,6 +122,8 @@ DIFFERENT = (
     ('kt-braces-around-two', 'K.kt', kt('if (a) { g(); h() }'), kt('if (a) g(); h()')),
     ('kt-block-body-without-return', 'K.kt', 'class K {\n    fun m(): Int {\n        a + 1\n    }\n}\n',
      'class K {\n    fun m(): Int = a + 1\n}\n'),
+    ('kt-expression-body-without-a-type', 'K.kt', 'class K {\n    fun m() {\n        return a\n    }\n}\n',
+     'class K {\n    fun m() = a\n}\n'),
     ('kt-body-with-more-than-return', 'K.kt', 'class K {\n    fun m(): Int {\n        g()\n        return a\n    }\n}\n',
      'class K {\n    fun m(): Int = a\n}\n'),
     ('scala-string', 'K.scala', scala('g("a b")'), scala('g("a  b")')),
@@ -136,10 +141,11 @@ DIFFERENT = (
 )
 
 
-@pytest.mark.parametrize(('path', 'one', 'other'), [r[1:] for r in EQUAL], ids=[r[0] for r in EQUAL])
-def test_same_meaning_same_fingerprint(path, one, other):
+@pytest.mark.parametrize(('path', 'one', 'other', 'qualname'), [(*r[1:], None)[:4] for r in EQUAL],
+                         ids=[r[0] for r in EQUAL])
+def test_same_meaning_same_fingerprint(path, one, other, qualname):
     assert one != other
-    assert fp(path, one) == fp(path, other)
+    assert fp(path, one, qualname) == fp(path, other, qualname)
 
 
 @pytest.mark.parametrize(('path', 'one', 'other'), [r[1:] for r in DIFFERENT], ids=[r[0] for r in DIFFERENT])
@@ -169,6 +175,62 @@ def test_context_counts_the_enclosing_control_flow_and_type_headers(path, source
     method = qualname.rsplit('.', 1)[0]
     assert fp(path, source.replace(*header), method) != fp(path, source, method)
     assert fp(path, source.replace(*header), qualname) == before
+
+
+@pytest.mark.parametrize(('path', 'source', 'accessor', 'edit'), (
+    ('K.cs', 'class K {\n    int P {\n        get { return a; }\n        set { a = value; }\n    }\n}\n', 'K.P.get',
+     ('a = value', 'a = -value')),
+    ('K.kt', 'class K {\n    var p: Int = 0\n        get() = field\n        set(v) {\n            field = v\n        }\n}\n',
+     'K.p.get', ('field = v', 'field = -v')),
+    ('K.swift', 'struct K {\n    var p: Int {\n        get { a }\n        set { a = newValue }\n    }\n}\n', 'K.p.get',
+     ('a = newValue', 'a = -newValue')),
+), ids=('K.cs', 'K.kt', 'K.swift'))
+def test_an_accessor_is_not_moved_by_an_edit_of_the_other_accessor(path, source, accessor, edit):
+    assert fp(path, source.replace(*edit), accessor) == fp(path, source, accessor)
+    assert fp(path, source.replace(*edit), accessor.replace('.get', '.set')) != fp(path, source, accessor.replace('.get', '.set'))
+
+
+@pytest.mark.parametrize(('path', 'wrap', 'other'), (
+    ('K.cs', cs, '@"UPDATE lease SET owner = ?"'),
+    ('K.cs', cs, '"""UPDATE lease SET owner = ?"""'),
+    ('K.kt', kt, '"""UPDATE lease SET owner = ?"""'),
+    ('K.scala', scala, '"""UPDATE lease SET owner = ?"""'),
+    ('K.swift', swift, '#"UPDATE lease SET owner = ?"#'),
+), ids=('cs-verbatim', 'cs-raw', 'kt-raw', 'scala-triple', 'swift-raw'))
+def test_a_region_inside_a_string_reads_it_by_value(path, wrap, other):
+    """Anchors inside a literal cover the whole literal, hashed by its value like any other."""
+    def region(source: str) -> str:
+        covered = CoveredEntry(id='r', path=path, action='A', region=Region('UPDATE lease', 'owner = ?'))
+        return fingerprint(locate(covered, source.encode()))
+    plain = wrap('return q("UPDATE lease SET owner = ?");' if path == 'K.cs' else 'return q("UPDATE lease SET owner = ?")')
+    assert region(plain.replace('"UPDATE lease SET owner = ?"', other)) == region(plain)
+    assert region(plain.replace('SET owner', 'SET  owner')) != region(plain)
+
+
+@pytest.mark.parametrize(('path', 'source', 'qualname'), (
+    ('K.cs', 'class K {\n#if DEBUG\n    void M() { g(); }\n#endif\n    void N() { g(); }\n}\n', 'K.M'),
+    ('K.swift', 'struct K {\n#if DEBUG\n    func m() { g() }\n#endif\n    func n() { g() }\n}\n', 'K.m'),
+), ids=('K.cs', 'K.swift'))
+def test_conditional_compilation_is_context(path, source, qualname):
+    """`#if false` around a definition compiles it out: the condition counts, as an `if` does."""
+    before = fp(path, source, qualname)
+    assert fp(path, source.replace('#if DEBUG', '#if RELEASE'), qualname) != before
+    elif_ = '#elif' if path == 'K.cs' else '#elseif'
+    assert fp(path, source.replace('#if DEBUG', f'#if DEBUG\n{elif_} X'), qualname) != before   # now under X
+    lone = source.replace('#if DEBUG\n', '').replace('#endif\n', '')
+    assert fp(path, lone, qualname) != before
+    after = qualname[:-1] + ('N' if path == 'K.cs' else 'n')
+    assert fp(path, source, after) == fp(path, lone, after)     # after `#endif`: no condition
+
+
+def test_swift_else_branch_counts_every_condition_before_it():
+    source = 'struct K {\n#if A\n    func m() { g() }\n#elseif B\n    func p() { g() }\n#else\n    func n() { g() }\n#endif\n}\n'
+    assert fp('K.swift', source, 'K.n') != fp('K.swift', source.replace('#elseif B', '#elseif C'), 'K.n')
+    later = source.replace('#else\n', '#elseif D\n    func o() {}\n#else\n')
+    assert fp('K.swift', source, 'K.m') == fp('K.swift', later, 'K.m')    # a branch after it does not count
+    nested = 'struct K {\n#if A\n#if B\n    func x() {}\n#endif\n    func n() { g() }\n#endif\n}\n'
+    assert fp('K.swift', nested, 'K.n') == fp('K.swift', nested.replace('#if B', '#if C'), 'K.n')
+    assert fp('K.swift', nested, 'K.n') != fp('K.swift', nested.replace('#if A', '#if C'), 'K.n')
 
 
 # (file, qualname, old text (once in the file), new text): one token each

@@ -7,12 +7,12 @@ their holes as code and `{{` `}}` as braces; `"..."u8` is bytes.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -120,6 +120,6 @@ CONTEXT = frozenset({
     'record_struct_declaration', 'namespace_declaration', 'property_declaration', 'event_declaration',
     'if_statement', 'switch_statement', 'switch_section', 'while_statement', 'do_statement', 'for_statement',
     'foreach_statement', 'try_statement', 'catch_clause', 'finally_clause', 'using_statement', 'lock_statement',
-    'checked_statement', 'unsafe_statement', 'fixed_statement', 'preprocessor_call',
+    'checked_statement', 'unsafe_statement', 'fixed_statement', 'preproc_if', 'preproc_elif', 'preproc_else',
 })
 BODIES = frozenset({'declaration_list', 'block', 'accessor_list', 'switch_body'})

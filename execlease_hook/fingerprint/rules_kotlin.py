@@ -9,13 +9,13 @@ only returns a value is that value (`{ return x }` is `= x`); braces around one 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.ts2 import (
     Item, leaf, named, next_token, open_marker, text, trailing_comma, unwrap_single, up, value,
 )
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -109,8 +109,9 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
     """`fun f(): T { return x }` is `fun f(): T = x` (ktlint's function-expression-body rule
     writes it so); a body of other statements, or a bare `return`, stays a block."""
     inner = named(node)
-    if len(inner) != 1:
-        return None
+    owner = up(node, parent)
+    if len(inner) != 1 or owner is None or (owner.type == 'function_declaration' and not _returns_a_type(owner)):
+        return None     # without a declared type, `{ return x }` returns Unit and `= x` returns x
     body = inner[0]
     if body.type == 'block':
         statements = named(body)
@@ -123,6 +124,17 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
     elif not any(c.type == '=' for c in node.children):
         return None
     return [open_marker('expression_body'), body, b')']
+
+
+def _returns_a_type(function: Node) -> bool:
+    """`fun f(): T`: a `:` after the parameters."""
+    seen_parameters = False
+    for child in function.children:
+        if child.type == 'function_value_parameters':
+            seen_parameters = True
+        elif seen_parameters and child.type == ':':
+            return True
+    return False
 
 
 def block(node: Node, parent: Node | None) -> list[Item] | None:
@@ -174,4 +186,7 @@ CONTEXT = frozenset({
     'if_expression', 'when_expression', 'when_entry', 'for_statement', 'while_statement', 'do_while_statement',
     'try_expression', 'catch_block', 'finally_block',
 })
-BODIES = frozenset({'class_body', 'enum_class_body', 'block', 'control_structure_body', 'function_body'})
+# A property's other accessor is not the context of one accessor.
+BODIES = frozenset({
+    'class_body', 'enum_class_body', 'block', 'control_structure_body', 'function_body', 'getter', 'setter',
+})

@@ -6,12 +6,11 @@ decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional e
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import pieces
 from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, unwrap_single, value
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

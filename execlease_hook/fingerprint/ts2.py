@@ -11,7 +11,7 @@ applied on top (execlease_hook/fingerprint/rules_*.py):
              function: a definition moved under `if False:` changes, moved elsewhere does not.
 
 Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTEXT, BODIES
-(and optionally ATTACHED), then `serialize(rules, nodes, start, end, source[start:end])` gives
+(and optionally ATTACHED, AROUND, GAP_NOOPS), then `serialize(rules, nodes, start, end, source[start:end])` gives
 the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 
 About 320 lines, kept whole: the walk, its building blocks and the context headers are the
@@ -19,19 +19,28 @@ scheme itself, used by every language; what differs per language is already apar
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Union, cast
 
+from execlease_hook.digest import sha256
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
+    from typing import Union, cast
+
     from tree_sitter import Node
 
     from execlease_hook.locate import Located
 
+    Item = Union[bytes, Node, tuple[Node]]     # a hashed part, a node to walk, a node to hash verbatim
+else:
+    Item = object   # for annotations only
+
+    def cast(kind: object, value: object) -> object:
+        return value
+
 SCHEME = 'ts2'
-Item = Union[bytes, 'Node', tuple['Node']]     # a hashed part, a node to walk, a node to hash verbatim
 # A handler gets the node and its parent (None when the walk does not know it: ask node.parent)
 # and returns what to hash instead, or None for the default.
 Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
@@ -59,7 +68,7 @@ def fingerprint(located: Located) -> str:
 
     language = language_for(located.path)
     assert language is not None, located.path
-    digest = hashlib.sha256()
+    digest = sha256()
     chunk = located.text.encode('utf-8')    # == source[start_byte:end_byte]
     for part in serialize(rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk):
         digest.update(part)
@@ -298,7 +307,10 @@ def context_items(rules: ModuleType, node: Node) -> list[Item]:
     child, parent = node, node.parent
     scopes: frozenset[str] = rules.SCOPES
     kinds: frozenset[str] = rules.CONTEXT
+    around: Callable[[Node], list[Item]] | None = getattr(rules, 'AROUND', None)
     while parent is not None and parent.type not in scopes:
+        if around is not None:      # context written beside a node, not around it (Swift's `#if`)
+            out.extend(around(child))
         if parent.type in kinds:
             out.extend(_header(rules, parent, child))
         child, parent = parent, parent.parent

@@ -3,12 +3,11 @@ widened to whole tokens. The package's face (locate/__init__.py) re-exports what
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.errors import CannotRun
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
 from execlease_hook.record import field, record
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     import tree_sitter
 
