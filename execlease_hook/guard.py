@@ -16,12 +16,15 @@ paths are checked against the index. `--range` judges commits already made (push
 """
 from __future__ import annotations
 
-import argparse  # already imported by cli; `typing` is not, so no TYPE_CHECKING block here
 import os
 from pathlib import Path
 
 from execlease_hook import git, paths
 from execlease_hook.errors import CannotRun
+
+TYPE_CHECKING = False   # neither argparse nor typing is imported on the fast path (cli.py)
+if TYPE_CHECKING:
+    import argparse
 
 
 def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) -> set[str]:

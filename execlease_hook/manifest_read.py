@@ -1,7 +1,7 @@
 """manifest.json -> the data model (manifest_model.py): every value checked, every error naming
 the file and the JSON path of the field (`coverage.entries[3].region.from`) and what to do.
 
-About 430 lines, kept whole: one job (JSON in; the model, or an exit-2 message out), one small
+About 460 lines, kept whole: one job (JSON in; the model, or an exit-2 message out), one small
 function per kind of object, all naming their errors through _Reader the same way.
 """
 from __future__ import annotations
@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
 
 from execlease_hook import paths, settings
 from execlease_hook.errors import CannotRun
@@ -20,7 +19,11 @@ from execlease_hook.manifest_model import (
     Region, Replace, TraceJob, VERSION, WatchRule,
 )
 
-T = TypeVar('T')
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar('T')
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
 _BLOB = re.compile(r'[0-9a-f]{40}([0-9a-f]{24})?\Z')   # a SHA-1 or SHA-256 object id
@@ -35,6 +38,7 @@ class _Reader:
     def __init__(self, file: Path, root: Path) -> None:
         self.file = file
         self.root = root
+        self._on_disk: dict[tuple[Path, str], str | None] = {}  # a path's disk checks, once per path
 
     def fail(self, where: str, problem: str) -> CannotRun:
         return CannotRun(f'{self.file}: {where}: {problem}')
@@ -115,17 +119,23 @@ class _Reader:
             problem += f'; give a path relative to {_describe_base(base, self.root)}'
         if problem is not None:
             raise self.fail(where, problem)
-        try:
-            resolved = (base / text).resolve()
-        except (OSError, RuntimeError) as e:   # a symlink loop
-            raise self.fail(where, f'{text!r} cannot be resolved ({e}); fix the symlinks on its way') from None
-        if not resolved.is_relative_to(self.root.resolve()):
-            raise self.fail(where, f'{text!r} resolves to {resolved}, outside the '
-                                   f'repository {self.root} (a symlink pointing outside?)')
-        problem = paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
+        key = (base, text)
+        if key not in self._on_disk:    # entries of one file share it: each costs syscalls
+            self._on_disk[key] = self._disk_problem(text, base)
+        problem = self._on_disk[key]
         if problem is not None:
             raise self.fail(where, problem)
         return text
+
+    def _disk_problem(self, text: str, base: Path) -> str | None:
+        try:
+            resolved = (base / text).resolve()
+        except (OSError, RuntimeError) as e:   # a symlink loop
+            return f'{text!r} cannot be resolved ({e}); fix the symlinks on its way'
+        if not resolved.is_relative_to(self.root.resolve()):
+            return (f'{text!r} resolves to {resolved}, outside the '
+                    f'repository {self.root} (a symlink pointing outside?)')
+        return paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
 
 
 def _kind(value: object) -> str:
