@@ -66,6 +66,7 @@ EQUAL = (
 DIFFERENT = (
     ('c-string', 'a.c', c('g("a");'), c('g("b");')),
     ('c-string-space', 'a.c', c('g("a b");'), c('g("a  b");')),
+    ('c-not-a-character', 'a.c', c('g("\\uD800");'), c('g("\\uD801");')),     # kept as written, no crash
     ('c-wide-vs-narrow', 'a.c', c('g(L"a");'), c('g("a");')),
     ('c-char-vs-string', 'a.c', c("g('a');"), c('g("a");')),
     ('c-hex-vs-decimal', 'a.c', c('g(0x10);'), c('g(16);')),      # may differ in type
@@ -131,6 +132,13 @@ def test_cpp_context_counts_namespaces_classes_and_templates():
     assert fp('a.cpp', source, q) != fp('a.cpp', templated, q)
     assert fp('a.cpp', templated, q) != fp('a.cpp', templated.replace('class T', 'int T'), q)
     assert fp('a.cpp', source, q) == fp('a.cpp', source.replace('int x;', 'int y;'), q)
+
+
+def test_zig_context_counts_the_branch_but_not_what_other_branches_hold():
+    source = ('fn T(comptime x: bool) type {\n    if (x) {\n        return struct {\n            fn f() void {}\n'
+              '        };\n    } else return struct {};\n}\n')
+    assert fp('a.zig', source, 'T.f') != fp('a.zig', source.replace('if (x)', 'if (!x)'), 'T.f')
+    assert fp('a.zig', source, 'T.f') == fp('a.zig', source.replace('else return struct {}', 'else return u8'), 'T.f')
 
 
 def test_zig_context_counts_the_container_kind_but_not_its_other_members():

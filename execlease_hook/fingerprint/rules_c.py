@@ -43,7 +43,8 @@ def decode(body: str, prefix: str) -> str:
         elif escape[0] in '01234567':
             code = int(escape, 8)
         elif escape[0] in 'uU' and len(escape) > 1:
-            out.append(chr(int(escape[1:], 16)) if int(escape[1:], 16) < 0x110000 else match.group(0))
+            point = int(escape[1:], 16)     # a surrogate or beyond Unicode is not a character: as written
+            out.append(chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match.group(0))
             continue
         if code is None:
             out.append(match.group(0))      # not a C escape: kept as written

@@ -109,5 +109,5 @@ _CONTAINERS = frozenset({'struct_declaration', 'enum_declaration', 'union_declar
 CONTEXT = _CONTAINERS | frozenset({
     'variable_declaration', 'if_statement', 'else_clause', 'switch_case', 'for_statement', 'while_statement',
 })
-BODIES = frozenset({'block', 'block_expression'})
+BODIES = frozenset({'block', 'block_expression', 'expression_statement'})     # `else return x;` too
 BESIDE = _CONTAINERS
