@@ -16,9 +16,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from execlease_hook import jvm, jvm_spare
 from execlease_hook.tlc_output import (
@@ -57,6 +58,10 @@ class TlcJob:
     workers: int = 1
     expect: str | None = None    # for mutations / findings: the property that must be violated
     extra: Mapping[str, str] = field(default_factory=dict)
+    # The deep tier (deep.py): more TLC flags (-simulate ..., -fpmem F), and where its progress
+    # reports go while it runs (tlc_modes.following); the flags are part of the cache key.
+    mode: tuple[str, ...] = ()
+    progress: Callable[[Any, float], None] | None = field(default=None, compare=False)
 
     @property
     def config_name(self) -> str:
@@ -66,7 +71,7 @@ class TlcJob:
         flags = ['-tool', '-workers', str(self.workers)]
         if not self.deadlock:
             flags.append('-deadlock')
-        return tuple(flags)
+        return (*flags, *self.mode)
 
     def argv(self, folder: Path) -> tuple[str, ...]:
         return (
@@ -225,16 +230,24 @@ def run_job(job: TlcJob) -> Verdict:
     folder = spare.folder if spare is not None else Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
     try:
         _write_files(job, folder)
+        from execlease_hook import tlc_modes
+
         try:
-            run = _execute(job, folder, launch, spare)
+            with tlc_modes.following(folder / 'tlc.out', job.progress):
+                run = _execute(job, folder, launch, spare)
         except OSError as e:
             return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
         seconds = round(time.monotonic() - started, 3)
         if run.timed_out:
             tail = last_lines(run.output)
+            # What the search had covered at TLC's last progress report (about once a minute).
+            covered = tlc_modes.last(run.output)
             return Verdict(
                 'error', seconds, None, reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
                 'raise "timeout" on the manifest entry if the model needs longer', last_lines=tail,
+                states=None if covered is None else covered.generated,
+                distinct=None if covered is None else covered.distinct,
+                depth=None if covered is None else covered.depth,
             )
         assert run.exit_code is not None
         if run.exit_code < 0:
@@ -243,6 +256,9 @@ def run_job(job: TlcJob) -> Verdict:
                 reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
                 'killer or a shutdown?); run again', last_lines=last_lines(run.output),
             )
+        if '-simulate' in job.mode:
+            return tlc_modes.classify_simulation(
+                run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
         return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
