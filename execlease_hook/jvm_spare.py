@@ -43,6 +43,9 @@ class Spare:
     folder: Path
     proc: subprocess.Popen[bytes]
     out: IO[bytes]
+    # The environment it was started with: a JVM reads JAVA_TOOL_OPTIONS and the like at its
+    # start, so a spare serves only a job that would have started its JVM in the same one.
+    environ: dict[str, str]
 
     def start_job(self, tlc_args: tuple[str, ...]) -> None:
         """Hand the spare its job; raises OSError if it is gone."""
@@ -175,6 +178,7 @@ def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: P
     classes = jvm_cds.class_list(jvm_argv[0], jar)
     argv = (*jvm_argv, f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', f'{jar}{os.pathsep}{helper}', MAIN,
             *((str(classes),) if classes else ()))
+    environ = dict(os.environ)
     out = open(folder / 'tlc.out', 'wb')
     try:
         proc = subprocess.Popen(
@@ -185,7 +189,7 @@ def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: P
         out.close()
         shutil.rmtree(folder, ignore_errors=True)
         return None
-    return Spare(key, folder, proc, out)
+    return Spare(key, folder, proc, out, environ)
 
 
 _own_folder: dict[str, Path] = {}
@@ -232,9 +236,9 @@ def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> Spare | 
                 _expected[key] -= 1
             return None
         waiting = _idle.setdefault(key, [])
-        while waiting and found is None:
+        while waiting and found is None:  # a dead spare, or one of another environment, is thrown away
             spare = waiting.pop(0)
-            if spare.proc.poll() is None:
+            if spare.proc.poll() is None and spare.environ == dict(os.environ):
                 found = spare
             else:
                 dead = spare

@@ -183,3 +183,12 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_removed
     assert [p.name for p in own_tmp.iterdir()] == []   # only running jobs have folders there
     jvm_spare.discard_all()
     assert not (spares / str(os.getpid())).exists()
+
+
+def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
+    _warm()
+    [spare] = _idle()
+    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')   # read by a JVM at its start only
+    v = tlc.run_job(_job('invariant'))
+    assert v.property == 'XBelowTwo'
+    assert not spare.folder.exists() and spare.proc.poll() is not None
