@@ -200,8 +200,9 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
 
 def run_planned(
         planned: Sequence[PlannedJob], t: Tools, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None,
+        progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
 ) -> list[JobResult]:
+    """`live`: a progress_line.Live that shows each running TLC job, or None."""
     results: dict[int, JobResult] = {}
 
     def one(index: int, p: PlannedJob) -> JobResult:
@@ -209,7 +210,12 @@ def run_planned(
         verdict = cache.get(key)
         cached = verdict is not None
         if verdict is None:
-            verdict = tlc.run_job(p.job)
+            shown = None if live is None else live.start(f'{p.job.kind} {p.job.name}')
+            try:
+                verdict = tlc.run_job(p.job, None if shown is None else shown.feed)
+            finally:
+                if shown is not None:
+                    live.finish(shown)
             cache.put(key, verdict)
         return judge(p.job, verdict, cached)
 
@@ -302,6 +308,7 @@ def _notes(m: Manifest, r: ModelResult) -> None:
 def verify_model(
         m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
         progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
+        live: Any = None,
 ) -> ModelResult:
     """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
     r = ModelResult(m)
@@ -315,7 +322,7 @@ def verify_model(
         everything = plan(m, quick, t)
         r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
             m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
-    r.jobs = run_planned(planned, t, cache, jobs, progress)
+    r.jobs = run_planned(planned, t, cache, jobs, progress, live)
     # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:
@@ -376,7 +383,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     m = r.manifest
     _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
     if verbosity >= 0:
-        _print(*('  ' + line for line in report.summary_table(r.jobs)))
+        _print(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
     if verbosity > 0:
         _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
@@ -385,7 +392,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
-    _print(*(f'  {j.message}' for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
+    _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
@@ -412,12 +419,15 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
-def _progress(result: JobResult) -> None:
-    # Progress goes to stderr as each job ends, so a long run shows it is alive.
-    seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
-    cached = ', cached' if result.cached else ''
-    print(f'  {result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
-          file=sys.stderr, flush=True)
+def _progress(live: Any) -> Callable[[JobResult], None]:
+    # Progress goes to stderr as each job ends (and, while jobs run, progress_line.py's live
+    # lines), so a long run shows it is alive; stdout may carry a machine format.
+    def ended(result: JobResult) -> None:
+        seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
+        cached = ', cached' if result.cached else ''
+        live.print(f'  {result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})')
+
+    return ended
 
 
 def run(options: argparse.Namespace) -> int:
@@ -478,15 +488,23 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
     results = []
-    for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None,
-                         selection)
-        if options.update_coverage:
-            from execlease_hook import sync
+    from execlease_hook.progress_line import Live
 
-            sync.update_coverage(r, getattr(options, 'reason', None))
-        results.append(r)
-        print_model(r, verbosity)
+    live = Live() if verbosity >= 0 else None
+    try:
+        for m in manifests:
+            r = verify_model(m, t, options.quick, cache, jobs,
+                             (lambda r: None) if live is None else _progress(live),
+                             selection, live)
+            if options.update_coverage:
+                from execlease_hook import sync
+
+                sync.update_coverage(r, getattr(options, 'reason', None))
+            results.append(r)
+            print_model(r, verbosity)
+    finally:
+        if live is not None:
+            live.close()
     code = exit_code(results)
     from execlease_hook.formats import build
 
