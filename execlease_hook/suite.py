@@ -330,7 +330,7 @@ def verify_model(
     if runs_coverage and not quick and (m.traces or m.code_mutations):
         from execlease_hook import trace_suite
 
-        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
+        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress, live)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
@@ -403,7 +403,8 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'
             if j.verdict.reason in shown:
-                _print(f'{label} ({j.job.config}): could not run: the same error as {shown[j.verdict.reason]}')
+                _print(term.wrap(f'{label} ({j.job.config}): could not run: the same error as '
+                                 f'{shown[j.verdict.reason]}'))
                 continue
             shown[j.verdict.reason] = label
             _print('', f'{label} ({j.job.config}): could not run')
@@ -524,5 +525,5 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
                    '`execlease report merge` gives the verdict)' if selection.sharded
                    else ' (--only: the named jobs only, no coverage check)')
-    _print('', term.paint(result, 'green' if code == 0 else 'red'))
+    _print('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
     return code

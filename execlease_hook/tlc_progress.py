@@ -11,6 +11,7 @@ the whole output.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 PROGRESS = 2200          # "Progress(d) at ...: N states generated (R s/min), D distinct states found (...)"
@@ -54,10 +55,13 @@ class JobProgress:
     generated: int | None = None
     distinct: int | None = None
     queue: int | None = None
-    per_second: float | None = None  # distinct states a second, over TLC's last interval
+    per_second: float | None = None  # distinct states a second, between the last two counts
     _message: int | None = None      # the code of the message being read
+    _counted: tuple[float, int] | None = None   # (when, distinct) of the last count
 
-    def feed(self, line: str) -> None:
+    def feed(self, line: str, now: float | None = None) -> None:
+        """`now`: when the line arrived (time.monotonic()). The rate is measured here, between
+        two counts: TLC's own "ds/min" over its first, 3-second interval is not a rate."""
         start = _START.match(line)
         if start is not None:
             self._message = int(start.group(1))
@@ -72,17 +76,24 @@ class JobProgress:
                 self.depth = int(found.group(1))
                 self.generated, self.distinct, self.queue = (
                     _int(found.group(2)), _int(found.group(4)), _int(found.group(6)))
-                self.per_second = _int(found.group(5)) / 60
+                self._count(time.monotonic() if now is None else now)
         elif self._message == INITIAL_STATES:
             found = _INITIAL.search(line)
             if found is not None and self.distinct is None:
                 self.distinct = _int(found.group(1))
+                self._count(time.monotonic() if now is None else now)
+
+    def _count(self, now: float) -> None:
+        assert self.distinct is not None
+        if self._counted is not None and now > self._counted[0]:
+            self.per_second = (self.distinct - self._counted[1]) / (now - self._counted[0])
+        self._counted = (now, self.distinct)
 
     def describe(self, now: float) -> str:
         """`check main: 23 s, exploring, 85,142 distinct states (3,088/s), 1,709 on queue`."""
         parts = [f'{self.label}: {now - self.started:.0f} s', self.phase]
         if self.distinct is not None:
-            states = f'{self.distinct:,} distinct states'
+            states = f'{self.distinct:,} distinct state' + ('' if self.distinct == 1 else 's')
             if self.per_second is not None:
                 states += f' ({self.per_second:,.0f}/s)'
             parts.append(states)
