@@ -87,10 +87,10 @@ def test_renamed_covered_file_moved_unchanged(covered_repo, capsys):
     assert 'it moved unchanged to lib/lease.py:4 (same fingerprint)' in out
     lines = covered_repo.read(MANIFEST).splitlines()
     line = next(n for n, text in enumerate(lines, 1) if '"path": "app/lease.py"' in text)
-    assert f'{MANIFEST}:{line}: change "path" to "lib/lease.py"' in out
+    assert f'{MANIFEST}:{line}: change "path": "app/lease.py" to "path": "lib/lease.py"' in out
     assert 'it moved unchanged to lib/lease.py:18' in out   # LeaseStore.renew
     assert 'it moved unchanged to lib/lease.py:26' in out   # the region, found by its anchors
-    assert out.count('change "path" to "lib/lease.py"') == 3  # one manifest line per entry
+    assert out.count('to "path": "lib/lease.py"') == 3  # one manifest line per entry
 
 
 def test_function_moved_to_another_file(covered_repo, capsys):
@@ -102,7 +102,7 @@ def test_function_moved_to_another_file(covered_repo, capsys):
     code, out = run_guard(capsys, 'app/lease.py', 'app/claims.py')
     assert code == 2
     assert 'it moved unchanged to app/claims.py:4 (same fingerprint)' in out
-    assert 'change "path" to "app/claims.py"' in out
+    assert 'change "path": "app/lease.py" to "path": "app/claims.py"' in out
 
 
 def test_function_moved_and_changed(covered_repo, capsys):
