@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from execlease_hook.manifest import CoveredEntry, Manifest
 
 
+MAX_TRIES = 8   # candidates whose code is compared with the synced fingerprint (a parse each)
+
+
 @record
 class Renamed:
     path: str
@@ -60,44 +63,60 @@ def find(m: Manifest, e: CoveredEntry, paths: Sequence[str], read: Callable[[str
          synced: bytes | None) -> Renamed | None:
     """`read(path) -> bytes | None` reads the judged content; `synced`: the entry's file as
     synced, when known (it tells which names are new)."""
-    import difflib
-
+    from execlease_hook import settings
     from execlease_hook.locate import language_for
-    from execlease_hook.locate.index import every_definition
 
     if e.function is None:
         return None
-    covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
     for path in paths:
         language = language_for(path)
         content = read(path)
-        if language is None or content is None:
+        # What the guard would not locate (binary, not UTF-8, over the size limit) it does not search.
+        if language is None or content is None or b'\0' in content \
+                or len(content) > settings.max_covered_bytes():
             continue
         try:
-            definitions = every_definition(language, content)
-        except (ValueError, UnicodeDecodeError):
+            content.decode('utf-8')
+        except UnicodeDecodeError:
             continue
-        candidates = [d for d in definitions if d.qualname != e.function
-                      and _scope(d.qualname) == _scope(e.function) and (path, d.qualname) not in covered]
+        found = _in_file(m, e, path, language, content, synced)
+        if found is not None:
+            return found
+    return None
 
-        def hit(d: Definition, unchanged: bool) -> Renamed:
-            return Renamed(path, d.qualname, d.nodes[0].start_point.row + 1, unchanged)
 
-        same = [d for d in candidates if _named_back(e, path, content, d)]
-        if len(same) == 1:
-            return hit(same[0], True)
-        if synced is not None:
-            try:
-                before = {d.qualname for d in every_definition(language, synced)}
-            except (ValueError, UnicodeDecodeError):
-                before = set()
-            new = [d for d in candidates if d.qualname not in before]
-            if len(new) == 1:
-                return hit(new[0], False)
-        by_name = {d.qualname: d for d in candidates}
-        close = difflib.get_close_matches(e.function, list(by_name), n=1, cutoff=0.6)
-        if close:
-            return hit(by_name[close[0]], False)
+def _in_file(m: Manifest, e: CoveredEntry, path: str, language: str, content: bytes,
+             synced: bytes | None) -> Renamed | None:
+    import difflib
+
+    from execlease_hook.locate.index import every_definition
+
+    assert e.function is not None
+    covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
+    candidates = [d for d in every_definition(language, content) if d.qualname != e.function
+                  and _scope(d.qualname) == _scope(e.function) and (path, d.qualname) not in covered]
+    before: set[str] | None = None
+    if synced is not None and b'\0' not in synced and len(synced) <= len(content) * 4 + 1_000_000:
+        try:
+            before = {d.qualname for d in every_definition(language, synced)}
+        except (ValueError, UnicodeDecodeError):
+            before = None
+    new = [d for d in candidates if before is not None and d.qualname not in before]
+    by_name = {d.qualname: d for d in candidates}
+    close = [by_name[n] for n in difflib.get_close_matches(e.function, list(by_name), n=MAX_TRIES, cutoff=0.6)]
+
+    def hit(d: Definition, unchanged: bool) -> Renamed:
+        return Renamed(path, d.qualname, d.nodes[0].start_point.row + 1, unchanged)
+
+    # Each try parses the file again: the new functions first, then the closest names, a few.
+    tried = list({id(d): d for d in (*new, *close, *candidates[:MAX_TRIES])}.values())[:MAX_TRIES]
+    same = [d for d in tried if _named_back(e, path, content, d)]
+    if len(same) == 1:
+        return hit(same[0], True)
+    if len(new) == 1:
+        return hit(new[0], False)
+    if close:
+        return hit(close[0], False)
     return None
 
 

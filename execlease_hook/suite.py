@@ -426,7 +426,10 @@ def _progress(live: Any) -> Callable[[JobResult], None]:
     def ended(result: JobResult) -> None:
         seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
         cached = ', cached' if result.cached else ''
-        live.print(f'  {result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})')
+        from execlease_hook import term
+
+        live.print(term.wrap(f'  {result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+                             term.width(live.stream)))
 
     return ended
 
