@@ -164,8 +164,11 @@ def _config(m: Manifest, cfg: str) -> str:
 
 
 def _check_property(m: Manifest, config: str, prop: str) -> None:
-    if prop.lower() == 'deadlock':
+    if prop.lower() in ('deadlock', 'assert') or prop.startswith('assert:'):
         return
+    spec = (m.folder / m.spec).read_text(encoding='utf-8', errors='replace')
+    if re.search(rf'\b(?:ASSUME|ASSUMPTION|AXIOM)\s+{re.escape(prop)}\s*==', spec):
+        return      # a named assumption
     text = (m.folder / config).read_text(encoding='utf-8', errors='replace')
     text = re.sub(r'\\\*[^\n]*|\(\*.*?\*\)', '', text, flags=re.DOTALL)   # TLA+ comments
     if not re.search(rf'(?<![\w!]){re.escape(prop)}(?![\w!])', text):

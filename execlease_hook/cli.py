@@ -1,11 +1,18 @@
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Sequence
 
 from execlease_hook.errors import ExecleaseError
+
+# argparse (with gettext, locale, and shutil for the help width) and building every subparser
+# cost the guard as much as the rest of a commit with nothing covered staged; `execlease guard
+# FILES...`, what pre-commit runs, is read without them (_plain_guard). mypy treats any name
+# TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
@@ -21,24 +28,30 @@ COMMANDS = {
 
 
 def _jobs(text: str) -> int:
+    import argparse
+
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError('must be 1 or more')
     return value
 
 
-class _Version(argparse.Action):
+def _version_action() -> type[argparse.Action]:
     """`--version`, reading the installed version only when asked: importlib.metadata costs
     every other command (the guard runs on each commit) more than the rest of its imports."""
+    import argparse
 
-    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
-        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+    class _Version(argparse.Action):
+        def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                     default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+            super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
-        print(_version())
-        parser.exit()
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: object, option_string: str | None = None) -> None:
+            print(_version())
+            parser.exit()
+
+    return _Version
 
 
 def _version() -> str:
@@ -55,6 +68,8 @@ SIGNALLED = ('verify', 'tools')
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from execlease_hook import cli_args
 
     parser = argparse.ArgumentParser(
@@ -62,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         description='Keep a TLA+ model and the code it describes in lockstep.',
         epilog=cli_args.epilog(None), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument('--version', action=_Version)
+    parser.add_argument('--version', action=_version_action())
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
@@ -137,10 +152,29 @@ def run(options: argparse.Namespace) -> int:
     return code
 
 
+class _Options:
+    """The options of a plain `guard FILES...`: what argparse's Namespace would hold."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.command, self.quiet, self.verbose = 'guard', 0, 0
+        self.all, self.model, self.range, self.files = False, None, None, files
+        self.format, self.output = None, None
+
+
+def _plain_guard(argv: Sequence[str]) -> argparse.Namespace | None:
+    """`guard` followed only by file names (none starting with `-`): the options argparse would
+    give, without importing it; None for anything else (an option, --help, another command),
+    which the parser reads. tests/cli_test.py checks both agree."""
+    if not argv or argv[0] != 'guard' or any(arg.startswith('-') for arg in argv[1:]):
+        return None
+    return _Options(list(argv[1:]))  # type: ignore[return-value]  # read only by attribute
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from execlease_hook import term
 
-    options = build_parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    options = _plain_guard(args) or build_parser().parse_args(args)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.
     stdout, sys.stdout = sys.stdout, term.QuietPipe(sys.stdout)

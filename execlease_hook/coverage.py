@@ -6,19 +6,23 @@ Exit mapping: any 'missing'/'ambiguous' -> 2, else any 'changed'/'never synced' 
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from execlease_hook import git
+from execlease_hook.digest import sha256
 from execlease_hook.errors import CannotRun
-from execlease_hook.manifest import CoveredEntry, Manifest
+from execlease_hook.manifest_model import CoveredEntry, Manifest
 from execlease_hook.record import record
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
+    from typing import Protocol
+
     from execlease_hook.locate import Located
+else:
+    Protocol = object
 
 STATUSES = ('unchanged', 'changed', 'never synced', 'missing', 'ambiguous')
 
@@ -164,7 +168,7 @@ def model_paths(manifest: Manifest) -> list[str]:
 
 def model_hash(manifest: Manifest, source: Source) -> str:
     """sha256 over the spec and every cfg: name, NUL, length, NUL, bytes, in model_files order."""
-    digest = hashlib.sha256()
+    digest = sha256()
     prefetch = getattr(source, 'prefetch', None)
     paths = model_paths(manifest)
     if prefetch is not None:

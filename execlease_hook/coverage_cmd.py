@@ -67,6 +67,8 @@ def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int, list[s
     (one word or phrase for the header, exit code, the lines that say what and why)."""
     from execlease_hook import action_map, model_record
 
+    if not m.covers_code:
+        return 'covers no code (no "coverage" in the manifest)', 0, []
     try:
         view = model_record.read(m, source)
     except CannotRun as e:

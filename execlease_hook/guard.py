@@ -16,12 +16,15 @@ paths are checked against the index. `--range` judges commits already made (push
 """
 from __future__ import annotations
 
-import argparse  # already imported by cli; `typing` is not, so no TYPE_CHECKING block here
 import os
 from pathlib import Path
 
 from execlease_hook import git, paths
 from execlease_hook.errors import CannotRun
+
+TYPE_CHECKING = False   # neither argparse nor typing is imported on the fast path (cli.py)
+if TYPE_CHECKING:
+    import argparse
 
 
 def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) -> set[str]:
@@ -57,7 +60,7 @@ def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
         names = [parsed['spec']]
         names.extend(item['config'] for key in ('checks', 'mutations', 'findings')
                      for item in parsed.get(key, ()))
-        covered = [entry['path'] for entry in parsed['coverage']['entries']]
+        covered = [entry['path'] for entry in parsed.get('coverage', {}).get('entries', ())]
     except (KeyError, TypeError, AttributeError):
         return None
     if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook import git
-from execlease_hook import manifest as manifest_mod
-from execlease_hook.manifest import CoveredEntry, Manifest
+from execlease_hook import manifest_read
+from execlease_hook.manifest_model import CoveredEntry, Manifest
 from execlease_hook.record import field, record
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from execlease_hook import rename_hint
     from execlease_hook.coverage import CommitSource, EntryStatus, IndexSource
@@ -82,6 +82,8 @@ def _rel(root: Path, path: Path) -> str:
 
 
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
+    if not m.covers_code:       # a model of no code (no "coverage"): nothing for the guard to judge
+        return Plan((), False, False, False, ())
     folder = _rel(m.root, m.folder)
     prefix = '' if folder == '.' else f'{folder}/'
     everything = check_all or _rel(m.root, m.path) in touched
@@ -240,7 +242,8 @@ def _diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dict[str
     import difflib
 
     from execlease_hook.errors import CannotRun
-    from execlease_hook.locate import locate
+    from execlease_hook.locate import language_for, locate
+    from execlease_hook.locate.source import parse_from
 
     sync = m.coverage.sync_commit
     blobs = git.read_blobs(m.root, [s.entry.synced_blob for s in statuses if s.entry.synced_blob])
@@ -262,12 +265,15 @@ def _diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dict[str
                 present = git.has_commit(m.root, sync)
             out[e.id] = _no_diff(e, sync, present)
             continue
+        now = snap.source.read(e.path) or b''
+        language = language_for(e.path)
+        if language is not None:
+            parse_from(language, content, now)     # the staged tree, reparsed where they differ
         try:
             before = locate(e, content)
         except CannotRun as err:
             out[e.id] = f'  (no diff: the entry cannot be located in the synced content: {err})'
             continue
-        now = snap.source.read(e.path) or b''
         lines = _shift_hunks(list(difflib.unified_diff(
             (_indent(content, before.start_byte) + before.text).splitlines(),
             (_indent(now, located.start_byte) + located.text).splitlines(),
@@ -490,4 +496,4 @@ def load_model(rel: str, root: Path, source: IndexSource | CommitSource, blob: b
             unstaged = (root / rel).read_bytes() != blob
         except OSError:
             unstaged = True
-    return StagedModel(manifest_mod.parse(text, root / rel, root), source, unstaged, text)
+    return StagedModel(manifest_read.parse(text, root / rel, root), source, unstaged, text)

@@ -45,7 +45,7 @@ class Check:
     name: str
     config: str                 # relative to the model folder
     states: int | None = None   # distinct states recorded at the last sync
-    deadlock: bool = False      # True: check deadlock (default: TLC runs with -deadlock)
+    deadlock: bool | None = None  # None: the cfg's CHECK_DEADLOCK, else TLC's default (checked)
     timeout: float | None = None  # seconds
 
 
@@ -57,6 +57,7 @@ class Mutation:
     violates: str
     timeout: float | None = None
     within: str | None = None   # the operator the mutation edits: its anchor must be inside it
+    deadlock: bool | None = None  # as on a check
 
 
 @record
@@ -65,7 +66,7 @@ class Finding:
     config: str
     violates: str
     summary: str = ''
-    deadlock: bool = False
+    deadlock: bool | None = None  # as on a check
     timeout: float | None = None
 
 
@@ -142,6 +143,7 @@ class Manifest:
     coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
     traces: tuple[TraceJob, ...] = ()
     code_mutations: tuple[CodeMutation, ...] = ()
+    covers_code: bool = True    # False: the manifest has no "coverage" (a model of no code)
     schema: str | None = None   # "$schema": where editors find the JSON Schema; kept as written
 
     @property

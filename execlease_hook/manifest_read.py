@@ -1,7 +1,7 @@
 """manifest.json -> the data model (manifest_model.py): every value checked, every error naming
 the file and the JSON path of the field (`coverage.entries[3].region.from`) and what to do.
 
-About 430 lines, kept whole: one job (JSON in; the model, or an exit-2 message out), one small
+About 460 lines, kept whole: one job (JSON in; the model, or an exit-2 message out), one small
 function per kind of object, all naming their errors through _Reader the same way.
 """
 from __future__ import annotations
@@ -11,7 +11,6 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
 
 from execlease_hook import paths, settings
 from execlease_hook.errors import CannotRun
@@ -20,7 +19,11 @@ from execlease_hook.manifest_model import (
     Region, Replace, TraceJob, VERSION, WatchRule,
 )
 
-T = TypeVar('T')
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar('T')
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
 _BLOB = re.compile(r'[0-9a-f]{40}([0-9a-f]{24})?\Z')   # a SHA-1 or SHA-256 object id
@@ -35,6 +38,7 @@ class _Reader:
     def __init__(self, file: Path, root: Path) -> None:
         self.file = file
         self.root = root
+        self._on_disk: dict[tuple[Path, str], str | None] = {}  # a path's disk checks, once per path
 
     def fail(self, where: str, problem: str) -> CannotRun:
         return CannotRun(f'{self.file}: {where}: {problem}')
@@ -115,17 +119,23 @@ class _Reader:
             problem += f'; give a path relative to {_describe_base(base, self.root)}'
         if problem is not None:
             raise self.fail(where, problem)
-        try:
-            resolved = (base / text).resolve()
-        except (OSError, RuntimeError) as e:   # a symlink loop
-            raise self.fail(where, f'{text!r} cannot be resolved ({e}); fix the symlinks on its way') from None
-        if not resolved.is_relative_to(self.root.resolve()):
-            raise self.fail(where, f'{text!r} resolves to {resolved}, outside the '
-                                   f'repository {self.root} (a symlink pointing outside?)')
-        problem = paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
+        key = (base, text)
+        if key not in self._on_disk:    # entries of one file share it: each costs syscalls
+            self._on_disk[key] = self._disk_problem(text, base)
+        problem = self._on_disk[key]
         if problem is not None:
             raise self.fail(where, problem)
         return text
+
+    def _disk_problem(self, text: str, base: Path) -> str | None:
+        try:
+            resolved = (base / text).resolve()
+        except (OSError, RuntimeError) as e:   # a symlink loop
+            return f'{text!r} cannot be resolved ({e}); fix the symlinks on its way'
+        if not resolved.is_relative_to(self.root.resolve()):
+            return (f'{text!r} resolves to {resolved}, outside the '
+                    f'repository {self.root} (a symlink pointing outside?)')
+        return paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
 
 
 def _kind(value: object) -> str:
@@ -149,13 +159,13 @@ def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
         name=r.string(d['name'], f'{at}.name'),
         config=r.repo_path(d['config'], f'{at}.config', folder),
         states=r.count(d['states'], f'{at}.states') if 'states' in d else None,
-        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else False,
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
     )
 
 
 def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
-    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within'))
+    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within', 'deadlock'))
     rep = r.obj(d['replace'], f'{at}.replace', ('from', 'to'))
     start = r.string(rep['from'], f'{at}.replace.from')
     if not isinstance(rep['to'], str):
@@ -169,6 +179,7 @@ def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
         violates=r.string(d['violates'], f'{at}.violates'),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
         within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
     )
 
 
@@ -179,7 +190,7 @@ def _finding(r: _Reader, raw: object, at: str, folder: Path) -> Finding:
         config=r.repo_path(d['config'], f'{at}.config', folder),
         violates=r.string(d['violates'], f'{at}.violates'),
         summary=r.string(d['summary'], f'{at}.summary') if 'summary' in d else '',
-        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else False,
+        deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
     )
 
@@ -314,12 +325,12 @@ def _hex(r: _Reader, value: object, where: str) -> str:
 
 
 def _coverage(r: _Reader, raw: object) -> Coverage:
-    d = r.obj(raw, 'coverage', ('entries',), ('syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
+    d = r.obj(raw, 'coverage', (), ('entries', 'syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
     sync = d.get('syncCommit')
     if sync is not None and (not isinstance(sync, str) or not _HEX40.match(sync)):
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
     model_hash = _model_hash(r, d.get('modelHash'))
-    entries = r.items(d['entries'], 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
+    entries = r.items(d.get('entries', []), 'coverage.entries', 'id', lambda v, at: _entry(r, v, at))
     watch = tuple(_watch(r, v, f'coverage.watch[{i}]') for i, v in enumerate(r.array(d.get('watch', []), 'coverage.watch')))
     ignored = tuple(_ignored(r, v, f'coverage.ignored[{i}]')
                     for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored')))
@@ -390,18 +401,21 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
     except RecursionError:
         raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
-        raw, '$', ('version', 'spec', 'checks', 'coverage'),
-        ('$schema', 'mutations', 'findings', 'traces', 'codeMutations'),
+        raw, '$', ('version', 'spec'),
+        ('$schema', 'checks', 'coverage', 'mutations', 'findings', 'traces', 'codeMutations'),
     )
     if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
                                 f'reads version {VERSION}')
     folder = path.parent
-    checks = r.items(d['checks'], 'checks', 'name', lambda v, at: _check(r, v, at, folder))
-    if not checks:
-        raise r.fail('checks', 'name at least one check (a config that must pass)')
+    checks = r.items(d.get('checks', []), 'checks', 'name', lambda v, at: _check(r, v, at, folder))
     trace_jobs = r.items(d.get('traces', []), 'traces', 'name',
                          lambda v, at: _trace_job(r, v, at, folder))
+    # A model may only fail (findings) or only catch breaks (mutations); one with no job at all
+    # would verify nothing and pass.
+    if not checks and not d.get('mutations') and not d.get('findings') and not trace_jobs:
+        raise r.fail('checks', 'name at least one job: a check (a config that must pass), a '
+                               'mutation or a finding (a config that must fail)')
     return Manifest(
         path=path,
         root=root,
@@ -415,7 +429,8 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
             d.get('findings', []), 'findings', 'id',
             lambda v, at: _finding(r, v, at, folder),
         ),
-        coverage=_coverage(r, d['coverage']),
+        coverage=_coverage(r, d['coverage']) if 'coverage' in d else Coverage(None, None, ()),
+        covers_code='coverage' in d,
         traces=trace_jobs,
         code_mutations=r.items(
             d.get('codeMutations', []), 'codeMutations', 'name',

@@ -40,7 +40,7 @@ def to_json(m: Manifest) -> dict[str, object]:
     for c in m.checks:
         item: dict[str, object] = {'name': c.name, 'config': c.config}
         _optional(item, 'states', c.states, None)
-        _optional(item, 'deadlock', c.deadlock, False)
+        _optional(item, 'deadlock', c.deadlock, None)
         _optional(item, 'timeout', c.timeout, None)
         checks.append(item)
     mutations = []
@@ -51,13 +51,14 @@ def to_json(m: Manifest) -> dict[str, object]:
             'replace': {'from': mu.replace.start, 'to': mu.replace.to},
             'violates': mu.violates,
         })
+        _optional(item, 'deadlock', mu.deadlock, None)
         _optional(item, 'timeout', mu.timeout, None)
         mutations.append(item)
     findings = []
     for f in m.findings:
         item = {'id': f.id, 'config': f.config, 'violates': f.violates}
         _optional(item, 'summary', f.summary, '')
-        _optional(item, 'deadlock', f.deadlock, False)
+        _optional(item, 'deadlock', f.deadlock, None)
         _optional(item, 'timeout', f.timeout, None)
         findings.append(item)
     out: dict[str, object] = {} if m.schema is None else {'$schema': m.schema}
@@ -72,6 +73,8 @@ def to_json(m: Manifest) -> dict[str, object]:
         out['traces'] = [_trace_job_json(t) for t in m.traces]
     if m.code_mutations:
         out['codeMutations'] = [_code_mutation_json(c) for c in m.code_mutations]
+    if not m.covers_code:
+        return out      # a model of no code: no "coverage" (manifest_read reads it so)
     out['coverage'] = {
         'syncCommit': m.coverage.sync_commit,
         'modelHash': _model_hash_json(m.coverage.model_hash),

@@ -14,15 +14,21 @@ after starting Python (benchmarks/guard_latency.py).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, overload
 
+# `typing` is not imported either (about as costly as what this module replaces): mypy treats
+# any name TYPE_CHECKING as true, and the names below are only read by mypy.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import dataclass_transform
+    from typing import Any, TypeVar, dataclass_transform, overload
+
+    T = TypeVar('T')
 else:
-    def dataclass_transform(**_: object) -> Callable[[Any], Any]:
+    def dataclass_transform(**_: object) -> Callable[[object], object]:
         return lambda function: function
 
-T = TypeVar('T')
+    def overload(function: object) -> object:
+        return function
+
 _MISSING: Any = object()
 
 

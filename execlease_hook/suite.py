@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -86,6 +87,7 @@ def _workers() -> int:
 class PlannedJob:
     job: TlcJob
     problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
+    translated: bool = False     # the cfg's CHECK_DEADLOCK given to TLC as its flag (tlc_config)
 
 
 def _shown(m: Manifest, path: Path) -> str:
@@ -110,20 +112,20 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
          for c, owner in owners.items()],
     )
 
-    def job(kind: str, name: str, config: str, text: bytes, deadlock: bool, timeout: float | None,
-            expect: str | None) -> TlcJob:
+    def job(kind: str, name: str, config: str, text: bytes, deadlock: bool | None, timeout: float | None,
+            expect: str | None) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
-        return TlcJob(
-            kind=kind, name=name, spec=spec_path.name, spec_text=text, config=config,
-            config_text=cfgs[config], modules=modules, java=t.java.path, jar=t.jar.path,
-            deadlock=deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
-        )
+        from execlease_hook import tlc_config
 
-    planned = [
-        PlannedJob(job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None))
-        for c in m.checks
-    ]
+        given = tlc_config.prepare(cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect)
+        return PlannedJob(TlcJob(
+            kind=kind, name=name, spec=spec_path.name, spec_text=text, config=config,
+            config_text=given.text, modules=modules, java=t.java.path, jar=t.jar.path,
+            deadlock=given.deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
+        ), given.problem, given.translated)
+
+    planned = [job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None) for c in m.checks]
     if quick:
         return planned
     from execlease_hook import spec_mutation
@@ -132,34 +134,20 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
         try:
             mutated = spec_mutation.apply(spec_text, m.spec, mu)
         except CannotRun as e:
-            planned.append(PlannedJob(
-                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
-                problem=str(e),
-            ))
+            planned.append(dataclasses.replace(
+                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
+                problem=str(e)))
             continue
         uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
         if uses:
-            planned.append(PlannedJob(
-                job('mutation', mu.name, mu.config, spec_text, False, mu.timeout, mu.violates),
-                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
-            ))
+            planned.append(dataclasses.replace(
+                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
+                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
             continue
-        planned.append(PlannedJob(job('mutation', mu.name, mu.config, mutated, False, mu.timeout, mu.violates)))
+        planned.append(job('mutation', mu.name, mu.config, mutated, mu.deadlock, mu.timeout, mu.violates))
     for f in m.findings:
-        planned.append(PlannedJob(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates)))
+        planned.append(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates))
     return planned
-
-
-def _matches(verdict: Verdict, expected: str) -> bool:
-    if verdict.kind == 'deadlock':
-        return expected.lower() == 'deadlock'
-    return verdict.property == expected
-
-
-def _got(verdict: Verdict) -> str:
-    if verdict.kind == 'deadlock':
-        return 'deadlock'
-    return f'{verdict.property} ({verdict.kind})'
 
 
 def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
@@ -184,17 +172,19 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
     if verdict.kind == 'property' and verdict.property is None:
         return JobResult(
             job, verdict, cached, COULD_NOT_RUN,
-            f'{label}: TLC reported a temporal property violation without naming it and '
-            f'{job.config} lists several PROPERTY entries; give it a cfg whose only PROPERTY is '
-            f'{job.expect}',
+            f'{label}: TLC reported a temporal property violation without naming it, and one TLC '
+            f'run per PROPERTY entry of {job.config} did not single it out; give it a cfg whose '
+            f'only PROPERTY is {job.expect}',
             show_trace=True,
         )
-    if _matches(verdict, job.expect):
+    from execlease_hook import violations
+
+    if violations.matches(job, verdict, job.expect):
         what = 'still fails' if job.kind == 'mutation' else 'still reproduces'
         return JobResult(job, verdict, cached, HELD, f'{label} {what} on {job.expect}')
     return JobResult(
         job, verdict, cached, DID_NOT_HOLD,
-        WRONG_REASON.format(what=label, expected=job.expect, got=_got(verdict)), show_trace=True,
+        WRONG_REASON.format(what=label, expected=job.expect, got=violations.got(verdict)), show_trace=True,
     )
 
 
@@ -205,19 +195,26 @@ def run_planned(
     """`live`: a progress_line.Live that shows each running TLC job, or None."""
     results: dict[int, JobResult] = {}
 
-    def one(index: int, p: PlannedJob) -> JobResult:
-        key = p.job.cache_key(t.jar.sha256, t.java.major)
+    def run(job: TlcJob) -> tuple[Verdict, bool]:
+        key = job.cache_key(t.jar.sha256, t.java.major)
         verdict = cache.get(key)
-        cached = verdict is not None
-        if verdict is None:
-            shown = None if live is None else live.start(f'{p.job.kind} {p.job.name}')
-            try:
-                verdict = tlc.run_job(p.job, None if shown is None else shown.feed)
-            finally:
-                if shown is not None:
-                    live.finish(shown)
-            cache.put(key, verdict)
-        return judge(p.job, verdict, cached)
+        if verdict is not None:
+            return verdict, True
+        shown = None if live is None else live.start(f'{job.kind} {job.name}')
+        try:
+            verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        finally:
+            if shown is not None:
+                live.finish(shown)
+        cache.put(key, verdict)
+        return verdict, False
+
+    def one(index: int, p: PlannedJob) -> JobResult:
+        from execlease_hook import violations
+
+        verdict, cached = run(p.job)
+        # The names TLC leaves out: an assumption's, a temporal property's (more TLC runs).
+        return judge(p.job, violations.refine(p.job, verdict, lambda sub: run(sub)[0]), cached)
 
     for i, p in enumerate(planned):
         if p.problem is not None:
@@ -322,7 +319,14 @@ def verify_model(
         everything = plan(m, quick, t)
         r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
             m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+    from execlease_hook import tlc_config, violations
+
+    translated = tlc_config.translation_note(
+        sorted({p.job.config for p in planned if p.translated}), t.jar.tlc_version)
+    r.notes.extend([translated] if translated else [])
     r.jobs = run_planned(planned, t, cache, jobs, progress, live)
+    if (migration := violations.deadlock_default_note(m, r.jobs)) is not None:
+        r.notes.append(migration)
     # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:
@@ -336,7 +340,7 @@ def verify_model(
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    if runs_coverage:
+    if runs_coverage and m.covers_code:    # a model of no code has no map to check
         map_results(m, r)
     _notes(m, r)
     return r

@@ -49,6 +49,9 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             'the suite checks (named above), must hold first (nothing was changed)',
         )
         return
+    if not m.covers_code:
+        _record_states(r)   # a model of no code: no hashes, no map; only the states
+        return
     from execlease_hook import model_record
 
     source = coverage.WorktreeSource(m.root)
@@ -121,6 +124,26 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
     r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
+
+
+def _record_states(r: ModelResult) -> None:
+    m = r.manifest
+    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
+    checks = []
+    for c in m.checks:
+        states = distinct.get(c.name, c.states)
+        if states != c.states:
+            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
+        checks.append(dataclasses.replace(c, states=states))
+    if tuple(checks) != m.checks:
+        try:
+            manifest_mod.write(m.path, dataclasses.replace(m, checks=tuple(checks)))
+        except OSError as e:
+            r.problems.append(f'{m.path}: not updating the states: cannot write it ({e.strerror or e}); '
+                              f'make {m.folder} writable and run again (nothing was changed)')
+            r.moved = []
+            return
+    r.notes = [n for n in r.notes if 'distinct states' not in n]
 
 
 def _write_map(m: manifest_mod.Manifest, r: ModelResult) -> None:

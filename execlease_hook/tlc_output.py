@@ -5,7 +5,7 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc.py's; this module only reads what a run printed.
 
-About 370 lines, kept whole: the message framing, the counterexample reader and `classify`'s
+About 440 lines, kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
 from __future__ import annotations
@@ -47,6 +47,8 @@ TEMPORAL = 2116
 ACTION_PROPERTY = 2112
 DEADLOCK = 2114
 ASSUMPTION = 2104
+ASSERT_FAILED = 2132     # "The first argument of Assert evaluated to FALSE; the second argument was:"
+NESTED_POSITIONS = 2103  # "The error occurred when TLC was evaluating the nested expressions at ..."
 STATS = 2199
 DEPTH = 2194
 TRACE_STATE = 2217
@@ -83,8 +85,10 @@ class Verdict:
     states: int | None = None
     distinct: int | None = None
     depth: int | None = None
-    kind: str | None = None      # violated: 'invariant' | 'property' | 'deadlock' | 'assumption'
-    property: str | None = None  # violated: the property's name as TLC names it (None: TLC did not say)
+    kind: str | None = None      # violated: 'invariant' | 'property' | 'deadlock' | 'assumption' | 'assert'
+    property: str | None = None  # violated: the property's name as TLC names it (None: TLC did not say);
+                                 # an assumption's name or expression (violations.refine), an Assert's message
+    location: str | None = None  # assumption, assert: 'line 5, col 8 to line 5, col 12 of module M'
     trace: tuple[TraceStep, ...] = ()
     reason: str | None = None    # error: what went wrong
     last_lines: tuple[str, ...] = ()
@@ -106,6 +110,7 @@ class Verdict:
             'outcome', 'seconds', 'exit_code', 'states', 'distinct', 'depth', 'kind', 'property',
             'reason',
         )}
+        fields['location'] = data.get('location')     # absent in results cached before it was read
         if fields['outcome'] not in ('passed', 'violated', 'error'):
             raise ValueError(f'bad outcome {fields["outcome"]!r}')
         return cls(**fields, trace=trace, last_lines=tuple(str(x) for x in data['last_lines']))
@@ -117,6 +122,8 @@ class Verdict:
             what = self.property or '(TLC does not name it)'
             if self.kind == 'deadlock':
                 return 'violated: deadlock'
+            if self.kind == 'assert':
+                return f'violated: assert {what!r}' + (f' at {self.location}' if self.location else '')
             return f'violated: {self.kind} {what}'
         return f'error: {self.reason}'
 
@@ -230,11 +237,53 @@ _DEPTH = re.compile(r'\s*The depth of the complete state graph search is ' + _NU
 _INVARIANT_NAME = re.compile(r'\s*Invariant (\S+) is violated')
 _ACTION_NAME = re.compile(r'\s*Action property (\S+) is violated')
 _ASSUMPTION = re.compile(r'\s*Assumption (.*?) is false')
+_ASSERT = re.compile(r'\s*The first argument of Assert evaluated to FALSE; the second argument was:\s*\n(.*)', re.S)
+# 2.15: '2. Line 6, column 12 to line 6, column 43 in A'; also TLC's usual location words.
+_POSITION = re.compile(
+    r'[Ll]ine (\d+), col(?:umn)? (\d+) to line (\d+), col(?:umn)? (\d+) (?:in|of module) (\w+)')
 _COMPLETED = re.compile(r'\s*Model checking completed\. No error has been found\.')
 
 
 def _int(text: str) -> int:
     return int(text.replace(',', ''))
+
+
+EXIT_EVALUATION = 75
+
+
+def location_text(line: int, col: int, end_line: int, end_col: int, module: str) -> str:
+    return f'line {line}, col {col} to line {end_line}, col {end_col} of module {module}'
+
+
+def _positions(text: str) -> list[str]:
+    """Every source position in a message, in TLC's usual words (whatever words it used)."""
+    return [location_text(int(a), int(b), int(c), int(d), e) for a, b, c, d, e in _POSITION.findall(text)]
+
+
+def parse_location(text: str) -> tuple[int, int, int, int, str] | None:
+    found = _POSITION.search(text)
+    if found is None:
+        return None
+    a, b, c, d, module = found.groups()
+    return int(a), int(b), int(c), int(d), module
+
+
+def tla_string(value: str) -> str:
+    """'"x reached three"' -> 'x reached three' (TLC prints a string value quoted and escaped);
+    any other value is kept as TLC printed it."""
+    if len(value) >= 2 and value[0] == value[-1] == '"' and '\n' not in value:
+        body, out, i = value[1:-1], [], 0
+        while i < len(body):
+            if body[i] == '\\' and i + 1 < len(body):
+                out.append({'n': '\n', 't': '\t'}.get(body[i + 1], body[i + 1]))
+                i += 2
+            elif body[i] == '"':
+                return value        # two strings and an operator between them: not one string
+            else:
+                out.append(body[i])
+                i += 1
+        return ''.join(out)
+    return value
 
 
 _CFG_KEYWORDS = {
@@ -353,6 +402,20 @@ def classify(
         )
     if violations:
         return error(f'TLC exit code {exit_code} with a violation message')
+    asserts = [m for m in messages if m.code == ASSERT_FAILED]
+    if exit_code == EXIT_EVALUATION and asserts and not out_of_memory:
+        if len(asserts) != 1:
+            return error(f'TLC reported {len(asserts)} failed Asserts where it stops at the first')
+        found = _ASSERT.match(asserts[0].text)
+        if found is None:
+            return error('TLC reported a failed Assert in words this execlease does not read')
+        positions = [m for m in messages if m.code == NESTED_POSITIONS]
+        where = _positions(positions[-1].text)[-1:] if positions else []
+        return Verdict(
+            'violated', seconds, exit_code, states, distinct, depth, kind='assert',
+            property=tla_string(found.group(1).strip()), location=where[0] if where else None,
+            trace=parse_trace(messages), last_lines=tail,
+        )
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
     if out_of_memory:
         reason = f'Java ran out of memory (TLC exit code {exit_code})'

@@ -34,6 +34,11 @@ _CALLS: dict[str, tuple[tuple[str, str], ...]] = {
     'go': (('call_expression', 'function'),),
     'java': (('method_invocation', 'name'), ('object_creation_expression', 'type')),
     'rust': (('call_expression', 'function'), ('macro_invocation', 'macro')),
+    # '' : the grammar names no field, the callee is the call's first named child
+    'csharp': (('invocation_expression', 'function'), ('object_creation_expression', 'type')),
+    'kotlin': (('call_expression', ''),),
+    'scala': (('call_expression', 'function'), ('instance_expression', '')),
+    'swift': (('call_expression', ''),),
 }
 _GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
 
@@ -189,7 +194,7 @@ def _calls(root: Node, language: str) -> list[tuple[int, str]]:
         node = stack.pop()
         field = kinds.get(node.type)
         if field is not None:
-            callee = node.child_by_field_name(field)
+            callee = node.child_by_field_name(field) if field else next(iter(node.named_children), None)
             if callee is not None and callee.text is not None:
                 name = callee.text.decode('utf-8')
                 if node.type == 'method_invocation':      # Java: object.name(...)

@@ -464,6 +464,30 @@ def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, 
     assert calls == expected
 
 
+# Each costs a commit more than the guard's own work (benchmarks/guard_latency.py).
+HEAVY = ('argparse', 'typing', 'hashlib', 'tempfile', 'shutil', 'importlib.resources', 'inspect',
+         'dataclasses')
+
+
+@pytest.mark.parametrize(
+    ('rel', 'text', 'code'),
+    (
+        pytest.param('app/other.py', 'def unrelated():\n    return 2\n', 0, id='nothing-covered'),
+        pytest.param('app/lease.py', BODY_EDIT, 1, id='covered-changed'),
+    ),
+)
+def test_the_commit_path_imports_nothing_heavy(covered_repo, rel, text, code):
+    import subprocess
+    import sys
+
+    stage(covered_repo, rel, text)
+    script = ('import sys\nfrom execlease_hook import cli\ncode = cli.main(["guard", %r])\n'
+              'print(code, *sorted(m for m in %r if m in sys.modules))' % (rel, HEAVY))
+    out = subprocess.run((sys.executable, '-c', script), capture_output=True, text=True, check=True,
+                         cwd=covered_repo.path).stdout
+    assert out.splitlines()[-1].split() == [str(code)]
+
+
 # --- staged truth: the models are the index's, never the working tree's ----------------------
 
 OTHER_MANIFEST = 'verification/other/manifest.json'

@@ -81,7 +81,7 @@ def test_load_good(tmp_path):
         ('version', '1', "version: unsupported version '1'"),
         ('spec', DELETE, "$: missing key 'spec'"),
         ('extra', 1, "extra: unknown key 'extra'"),
-        ('checks', [], 'checks: name at least one check'),
+        ('coverage.entries', 3, 'coverage.entries: expected an array'),
         ('checks.0.name', 3, 'checks[0].name: expected a string, got a number'),
         ('checks.0.colour', 'red', "checks[0].colour: unknown key 'colour'"),
         ('checks.0.states', -1, 'checks[0].states: expected a whole number'),
@@ -125,7 +125,7 @@ def test_load_good(tmp_path):
         ('coverage.entries.0.syncedBlob', 'HEAD', 'coverage.entries[0].syncedBlob: expected a git object id'),
         ('coverage.entries.0.syncReason', '', 'coverage.entries[0].syncReason: must not be empty'),
         ('coverage.entries', {}, 'coverage.entries: expected an array, got an object'),
-        ('coverage', DELETE, "$: missing key 'coverage'"),
+        ('spec', DELETE, "$: missing key 'spec'"),
     ),
     ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
 )
@@ -344,3 +344,27 @@ def test_bad_trace_entries_name_the_field(tmp_path, field, value, expected):
     with pytest.raises(CannotRun) as e:
         manifest.load(path, tmp_path)
     assert expected in str(e.value)
+
+
+def test_deadlock_keys_are_three_valued(tmp_path):
+    """Left out: the cfg's CHECK_DEADLOCK, else TLC's default; true/false: the entry says."""
+    m = manifest.load(write_manifest(tmp_path, GOOD), tmp_path)
+    assert (m.checks[0].deadlock, m.mutations[0].deadlock, m.findings[0].deadlock) == (None, None, None)
+    data = mutate('mutations.0.deadlock', False)
+    data['checks'][0]['deadlock'] = True
+    m = manifest.load(write_manifest(tmp_path, data), tmp_path)
+    assert (m.checks[0].deadlock, m.mutations[0].deadlock) == (True, False)
+    text = manifest.dump(m)
+    assert '"deadlock": false' in text and '"deadlock": true' in text
+    assert manifest.parse(text, m.path, tmp_path) == m
+
+
+def test_a_model_of_no_code_and_only_findings(tmp_path):
+    """No "coverage" and no "checks": a model that only reproduces findings; written back the
+    same way (no coverage section appears)."""
+    data = {k: v for k, v in GOOD.items() if k not in ('coverage', 'checks', 'mutations')}
+    m = manifest.load(write_manifest(tmp_path, data), tmp_path)
+    assert (m.checks, m.covers_code, m.coverage.entries) == ((), False, ())
+    written = json.loads(manifest.dump(m))
+    assert 'coverage' not in written and written['findings'][0]['id'] == 'F2'
+    assert manifest.parse(manifest.dump(m), m.path, tmp_path) == m

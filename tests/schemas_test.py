@@ -60,7 +60,16 @@ CORPUS = (
     ('spec', '/abs/Spec.tla', False),
     ('spec', '../Spec.tla', False),
     ('extra', 1, False),
-    ('checks', [], False),
+    ('checks', [], True),      # a model may only fail: GOOD has a mutation and a finding
+    ('checks', DELETE, True),
+    ('checks.0.deadlock', False, True),
+    ('mutations.0.deadlock', False, True),
+    ('findings.0.deadlock', True, True),
+    ('mutations.0.deadlock', 'no', False),
+    ('coverage.entries', DELETE, True),
+    ('coverage.entries.0.syncedBlob', 'a' * 40, True),
+    ('coverage.entries.0.syncedBlob', 'a' * 12, False),
+    ('coverage.entries.0.syncReason', 'the model has no clock', True),
     ('checks', {}, False),
     ('checks.0.name', 3, False),
     ('checks.0.name', '', False),
@@ -94,7 +103,7 @@ CORPUS = (
     ('coverage.entries.0.action', '', False),
     ('coverage.entries', {}, False),
     ('coverage.other', [], False),
-    ('coverage', DELETE, False),
+    ('coverage', DELETE, True),   # a model that covers no code
 )
 
 
@@ -115,6 +124,21 @@ def test_schema_and_loader_agree(tmp_path, case):
         loaded = False
     valid = jsonschema.Draft7Validator(SCHEMA).is_valid(data)
     assert (loaded, valid) == (good, good)
+
+
+@pytest.mark.parametrize('kept', ('checks', 'mutations', 'findings', None))
+def test_a_model_needs_one_job_of_any_kind(tmp_path, kept):
+    """Checks, mutations or findings: any one makes a model; none at all is refused by both."""
+    data = {k: v for k, v in GOOD.items() if k not in ('checks', 'mutations', 'findings') or k == kept}
+    path = write_manifest(tmp_path, data)
+    valid = jsonschema.Draft7Validator(SCHEMA).is_valid(data)
+    if kept is None:
+        assert not valid
+        with pytest.raises(CannotRun, match='name at least one job'):
+            manifest.load(path, tmp_path)
+    else:
+        assert valid
+        assert manifest.load(path, tmp_path).spec == 'Spec.tla'
 
 
 @pytest.mark.parametrize(

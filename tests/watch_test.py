@@ -100,6 +100,11 @@ fn drop(db: &Db) { Lease::release(db); }
 impl Store { fn keep(&self) { println!("x"); } fn go(&self) { self.db.release::<u8>(); } }
 '''
 
+CSHARP = 'class Store {\n    void Drop() { db.Release(); }\n    void Keep() { Log(); }\n}\n'
+KOTLIN = 'fun drop(db: Db) {\n    db.release()\n}\n\nclass Store {\n    fun keep() = log()\n}\n'
+SCALA = 'object Store {\n  def drop(db: Db) = db.release()\n  def keep() = log()\n}\n'
+SWIFT = 'func drop(_ db: Db) {\n    db.release()\n}\n\nstruct Store {\n    func keep() { log() }\n}\n'
+
 
 def make(tmp_path: Path, rules: list[dict], entries: list[dict] = (), ignored: list[dict] = ()) -> manifest.Manifest:
     folder = tmp_path / 'verification' / 'm'
@@ -158,6 +163,11 @@ REGION = {'id': 'begin', 'path': 'app/a.py', 'within': 'begin',
         pytest.param({'app/s.rs': RUST}, [{'paths': ['app/**'], 'calls': ['release']}], [], [],
                      [('app/s.rs', 1, 'drop', 'calls Lease::release'),
                       ('app/s.rs', 2, 'Store.go', 'calls self.db.release')], id='rust-calls'),
+        pytest.param({'app/S.cs': CSHARP, 'app/s.kt': KOTLIN, 'app/S.scala': SCALA, 'app/s.swift': SWIFT},
+                     [{'paths': ['app/**'], 'calls': ['release', 'Release']}], [], [],
+                     [('app/S.cs', 2, 'Store.Drop', 'calls db.Release'), ('app/s.kt', 1, 'drop', 'calls db.release'),
+                      ('app/S.scala', 2, 'Store.drop', 'calls db.release'), ('app/s.swift', 1, 'drop', 'calls db.release')],
+                     id='csharp-kotlin-scala-swift-calls'),
         pytest.param({'app/notes.md': 'UPDATE lease', 'app/a.py': 'x = 1\n'}, [RULE], [], [], [],
                      id='other-files-and-no-functions'),
     ),

@@ -13,8 +13,8 @@ per language family) hashes what the language means, so formatters never change 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate import Located
 

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import (
     Item, field, leaf, marker, named, text, trailing_comma, unwrap_single, up, value,
 )
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -1,11 +1,10 @@
 """ts2 rules for Python (what black and ruff format may change, and what they may not)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import Item, field, named, text, trailing_comma, unwrap_single, up, value
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -16,14 +16,19 @@ Nothing outside the entry (its position, its file, its indentation level) takes 
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Union
 
+from execlease_hook.digest import sha256
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
+    from typing import Union
+
     from tree_sitter import Node
 
     from execlease_hook.locate import Located
+
+    _Item = Union[bytes, tuple[Node, bool]]
 
 SCHEME = 'ts1'
 _DROPPED = frozenset({'line_continuation'})
@@ -32,11 +37,10 @@ _VERBATIM_ENDINGS = (
     'char_literal', 'character_literal', 'regex', 'regex_pattern', 'template_string',
     'format_specifier', 'interpolation',
 )
-_Item = Union[bytes, tuple['Node', bool]]
 
 
 def fingerprint(located: Located) -> str:
-    digest = hashlib.sha256()
+    digest = sha256()
     for part in serialize(located.nodes, located.start_byte, located.end_byte, located.text.encode('utf-8')):
         digest.update(part)
     return f'{SCHEME}:sha256:{digest.hexdigest()}'

@@ -19,19 +19,28 @@ scheme itself, used by every language; what differs per language is already apar
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Union, cast
 
+from execlease_hook.digest import sha256
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
+    from typing import Union, cast
+
     from tree_sitter import Node
 
     from execlease_hook.locate import Located
 
+    Item = Union[bytes, Node, tuple[Node]]     # a hashed part, a node to walk, a node to hash verbatim
+else:
+    Item = object   # for annotations only
+
+    def cast(kind: object, value: object) -> object:
+        return value
+
 SCHEME = 'ts2'
-Item = Union[bytes, 'Node', tuple['Node']]     # a hashed part, a node to walk, a node to hash verbatim
 # A handler gets the node and its parent (None when the walk does not know it: ask node.parent)
 # and returns what to hash instead, or None for the default.
 Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
@@ -46,6 +55,7 @@ _RULES = {
     'go': 'rules_go',
     'java': 'rules_java',
     'rust': 'rules_rust',
+    'csharp': 'rules_csharp', 'kotlin': 'rules_kotlin', 'scala': 'rules_scala', 'swift': 'rules_swift',
 }
 
 
@@ -58,7 +68,7 @@ def fingerprint(located: Located) -> str:
 
     language = language_for(located.path)
     assert language is not None, located.path
-    digest = hashlib.sha256()
+    digest = sha256()
     chunk = located.text.encode('utf-8')    # == source[start_byte:end_byte]
     for part in serialize(rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk):
         digest.update(part)
@@ -92,6 +102,7 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
     handlers: dict[str, Handler] = rules.HANDLERS
     drops: dict[str, Drop] = rules.DROPS
     aliases: dict[str, str] = rules.ALIASES
+    noops: bytes = getattr(rules, 'GAP_NOOPS', b'')
     stack: list[Item | tuple[Node, Node]] = list(reversed(items))
     while stack:
         item = stack.pop()
@@ -137,7 +148,7 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
             child = children[index]
             child_start, child_end = child.start_byte, child.end_byte
             if child_end < at and child_end < hi and at > lo:
-                gap = _gap(chunk[(child_end if child_end > lo else lo) - base:(at if at < hi else hi) - base])
+                gap = _gap(chunk[(child_end if child_end > lo else lo) - base:(at if at < hi else hi) - base], noops)
                 if gap:
                     todo.append(gap)
             drop = drops.get(child.type)
@@ -147,18 +158,22 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
             if child_start < at:
                 at = child_start
         if at > first and at > lo and first < hi:
-            gap = _gap(chunk[(first if first > lo else lo) - base:(at if at < hi else hi) - base])
+            gap = _gap(chunk[(first if first > lo else lo) - base:(at if at < hi else hi) - base], noops)
             if gap:
                 todo.append(gap)
         stack.extend(todo)
 
 
-def _gap(text: bytes) -> bytes:
+def _gap(text: bytes, noops: bytes = b'') -> bytes:
     """Source text between children that no node covers (a hidden token), whitespace collapsed.
-    A `\\` line continuation (Python's, outside a string) is whitespace too."""
+    A `\\` line continuation (Python's, outside a string) is whitespace too; so are hidden
+    tokens made only of the rules' GAP_NOOPS characters (Kotlin's and Swift's hidden `;`)."""
     if b'\\' in text:
         text = text.replace(b'\\\r\n', b' ').replace(b'\\\n', b' ')
-    text = b' '.join(text.split())
+    words = text.split()
+    if noops:
+        words = [w for w in words if w.strip(noops)]
+    text = b' '.join(words)
     return field(b'g', text) if text else b''
 
 

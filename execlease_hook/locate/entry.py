@@ -3,12 +3,11 @@ widened to whole tokens. The package's face (locate/__init__.py) re-exports what
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.errors import CannotRun
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
 from execlease_hook.record import field, record
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -54,6 +53,9 @@ def locate(entry: CoveredEntry, source: bytes) -> Located:
 _LITERALS = frozenset({
     'string', 'concatenated_string', 'string_literal', 'template_string', 'interpreted_string_literal',
     'raw_string_literal', 'char_literal', 'character_literal', 'rune_literal', 'regex',
+    # C#, Kotlin, Scala, Swift
+    'verbatim_string_literal', 'interpolated_string_expression', 'multiline_string_literal',
+    'line_string_literal', 'multi_line_string_literal',
 })
 
 
@@ -110,11 +112,14 @@ def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: s
     if not found:
         raise CannotRun(f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest')
     lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
-    reason = 'is overloaded' if language == 'java' else 'is defined more than once'
+    reason = 'is overloaded' if language in _OVERLOADING else 'is defined more than once'
     raise CannotRun(
         f'{where} {reason} (lines {lines}); the name must pick one definition: '
         f'cover it with a `region` whose anchors occur once in the file',
     )
+
+
+_OVERLOADING = frozenset({'java', 'csharp', 'kotlin', 'scala', 'swift'})
 
 
 def _similar(language: str, source: bytes, qualname: str) -> str:

@@ -1,10 +1,9 @@
 """Go: functions `F`; methods `Type.Method` (value, pointer and generic receivers)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.locate.definition import Definition, base_type, names_this, text
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -20,6 +20,7 @@ _FAMILIES = {
     'go': 'go',
     'java': 'java',
     'rust': 'rust',
+    'csharp': 'csharp', 'kotlin': 'kotlin', 'scala': 'scala', 'swift': 'swift',
 }
 
 

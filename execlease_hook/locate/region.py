@@ -1,10 +1,9 @@
 """Anchored regions: from the start of `from` to the end of `to`, each found exactly once."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.errors import CannotRun
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.entry import Located
     from execlease_hook.manifest import CoveredEntry

@@ -5,10 +5,9 @@ Attributes written directly above a function (`#[inline]`) belong to it.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.locate.definition import Definition, ancestors, base_type, leading, names_this, text
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

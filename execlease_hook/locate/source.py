@@ -1,17 +1,26 @@
 """Which grammar reads a path, and one parse per (language, bytes) per process.
 
 Grammar wheels, and `tree_sitter` itself, are imported on the first parse of a file in
-that language: the guard must not pay for grammars of files that are not staged.
+that language: the guard must not pay for grammars of files that are not staged. A language
+is one line in SUFFIXES and one in _GRAMMARS (its wheel and the function giving its pointer).
+
+Of each wheel only its compiled `_binding` module is loaded (binding()): the wheels'
+`__init__.py` imports `importlib.resources` for query files execlease never reads, and with it
+`inspect`, and `tree_sitter`'s imports `typing`; together more than the rest of a commit that
+stages covered code (benchmarks/guard_latency.py).
 """
 from __future__ import annotations
 
 import importlib
 import os
-from typing import TYPE_CHECKING
+import sys
 
 from execlease_hook.errors import CannotRun
 
+TYPE_CHECKING = False   # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
 if TYPE_CHECKING:
+    from types import ModuleType
+
     import tree_sitter
 
 SUFFIXES: dict[str, str] = {
@@ -27,6 +36,10 @@ SUFFIXES: dict[str, str] = {
     '.go': 'go',
     '.java': 'java',
     '.rs': 'rust',
+    '.cs': 'csharp',
+    '.kt': 'kotlin', '.kts': 'kotlin',
+    '.scala': 'scala', '.sc': 'scala',
+    '.swift': 'swift',
 }
 
 # language -> (grammar wheel module, function returning the language pointer)
@@ -38,6 +51,10 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     'go': ('tree_sitter_go', 'language'),
     'java': ('tree_sitter_java', 'language'),
     'rust': ('tree_sitter_rust', 'language'),
+    'csharp': ('tree_sitter_c_sharp', 'language'),
+    'kotlin': ('tree_sitter_kotlin', 'language'),
+    'scala': ('tree_sitter_scala', 'language'),
+    'swift': ('tree_sitter_swift', 'language'),
 }
 
 _parsers: dict[str, tree_sitter.Parser] = {}
@@ -93,13 +110,72 @@ def parse(language: str, source: bytes) -> tree_sitter.Tree:
     return tree
 
 
+def parse_from(language: str, source: bytes, base: bytes) -> tree_sitter.Tree:
+    """`parse(language, source)`, reparsing from the tree of `base` (another version of the same
+    file, already parsed) where only the bytes between their common start and end differ:
+    tree-sitter's incremental parse gives the tree a fresh parse would, and skips what the
+    edit did not touch (the guard's diff against the synced blob reads a second version of
+    every changed file)."""
+    key = (language, source)
+    tree = _trees.get(key)
+    old = _trees.get((language, base))
+    if tree is not None or old is None:
+        return parse(language, source)
+    start = _common_prefix(base, source)
+    tail = _common_prefix(base[start:][::-1], source[start:][::-1])
+    old_end, new_end = len(base) - tail, len(source) - tail
+    edited = old.copy()
+    edited.edit(start, old_end, new_end, _point(base, start), _point(base, old_end), _point(source, new_end))
+    if len(_trees) >= _MAX_TREES:
+        del _trees[next(iter(_trees))]
+    tree = _trees[key] = _parser(language).parse(source, old_tree=edited)
+    return tree
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the longest common start of `a` and `b` (a binary search over slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    """(row, column in bytes) of a byte offset, as tree-sitter counts them."""
+    return source.count(b'\n', 0, offset), offset - (source.rfind(b'\n', 0, offset) + 1)
+
+
 def _parser(language: str) -> tree_sitter.Parser:
     parser = _parsers.get(language)
     if parser is None:
-        import tree_sitter
-
+        core = binding('tree_sitter')
         module_name, function_name = _GRAMMARS[language]
-        grammar = importlib.import_module(module_name)
-        parser = tree_sitter.Parser(tree_sitter.Language(getattr(grammar, function_name)()))
+        parser = core.Parser(core.Language(getattr(binding(module_name), function_name)()))
         _parsers[language] = parser
     return parser
+
+
+def binding(package: str) -> ModuleType:
+    """`package._binding`, the compiled part of a tree-sitter wheel, loaded without running
+    the package's `__init__.py` (registered under its own name, so a later `import package`
+    reuses it); a wheel laid out otherwise is imported the ordinary way."""
+    name = f'{package}._binding'
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    import importlib.machinery
+    import importlib.util
+
+    top = importlib.util.find_spec(package)
+    where = top.submodule_search_locations if top is not None else None
+    spec = importlib.machinery.PathFinder.find_spec(name, list(where)) if where else None
+    if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
+        return importlib.import_module(package)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module

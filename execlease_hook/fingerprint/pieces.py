@@ -1,0 +1,93 @@
+"""A string literal's value, piece by piece: text, escapes, and interpolation holes as code.
+
+Used by the ts2 rules of the languages whose grammars split a string into content, escape and
+interpolation nodes with the delimiters around them (C#, Kotlin, Scala, Swift). Text is read
+from the source bytes between the delimiters, whether or not a node covers it, so no space
+inside a string is ever collapsed as the whitespace between tokens is.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from execlease_hook.fingerprint.ts2 import Item
+
+
+def pieces(
+        node: Node, opening: int, closing: int, holes: frozenset[str],
+        text_of: Callable[[str], str], escapes: frozenset[str] = frozenset(),
+        escape_of: Callable[[str], str] | None = None, indent: str | None = None,
+) -> list[str | list[Item]] | None:
+    """The value of `node` without its first `opening` and last `closing` bytes: the source text
+    read by `text_of`, escape nodes by `escape_of` (default `text_of`), hole nodes kept as code,
+    unnamed children (delimiters) left out.
+
+    `indent`: a multi-line literal's closing-line indentation (Swift's and C#'s): it is removed
+    from the start of every line, with the line break after the opening delimiter and the one
+    before the closing line. None when a child is a syntax error (the walk then hashes it verbatim).
+    """
+    raw = node.text or b''
+    base = node.start_byte
+    at, end = base + opening, node.end_byte - closing
+    out: list[str | list[Item]] = []
+    pending: list[bytes] = []       # adjacent raw text, read as one (a grammar may split `\\u0041`)
+    continued = False               # the last escape was a `\\` line continuation
+
+    def flush(last: bool = False) -> None:
+        nonlocal continued
+        if not pending:
+            return
+        value = b''.join(pending).decode('utf-8').replace('\r\n', '\n')
+        pending.clear()
+        if indent is not None:
+            if continued and value.startswith(indent):
+                value = value[len(indent):]     # the line after a `\\` continuation
+            if not out and value.startswith('\n'):
+                value = value[1 + len(indent):] if value[1:].startswith(indent) else value[1:]
+            if indent:
+                value = value.replace('\n' + indent, '\n')
+            if last and value.endswith('\n'):
+                value = value[:-1]
+        continued = False
+        out.append(text_of(value))
+
+    escape = escape_of or text_of
+    try:
+        for child in node.children:
+            if child.end_byte <= at or child.start_byte >= end:
+                continue
+            if child.is_error or child.is_missing:
+                return None
+            if child.start_byte > at:
+                pending.append(raw[at - base:child.start_byte - base])
+            chunk = raw[child.start_byte - base:child.end_byte - base]
+            if not child.is_named:
+                pass    # a hole's delimiter (Swift's `\\(` and `)`): the hole marks its place
+            elif child.type in holes:
+                flush()
+                out.append([child])
+            elif child.type in escapes:
+                flush()
+                out.append(escape(chunk.decode('utf-8')))
+                continued = chunk.endswith(b'\n')
+            else:
+                pending.append(chunk)
+            at = child.end_byte
+        if at < end:
+            pending.append(raw[at - base:end - base])
+        flush(last=True)
+    except ValueError:      # an escape the language would reject: hash the literal as written
+        return None
+    return out
+
+
+def closing_indent(raw: str, closing: str) -> str | None:
+    """The whitespace before `closing` on its own line, or None when text precedes it there."""
+    body = raw[:len(raw) - len(closing)]
+    newline = body.rfind('\n')
+    if newline < 0 or body[newline + 1:].strip(' \t'):
+        return None
+    return body[newline + 1:]

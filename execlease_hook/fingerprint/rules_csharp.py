@@ -1,0 +1,125 @@
+"""ts2 rules for C# (what csharpier and `dotnet format` may change, and what they may not).
+
+Strings by value: regular (escapes read), verbatim `@"..."` (`""` read as `"`), raw `\"\"\"...\"\"\"`
+(a multi-line one after C# strips the closing line's indentation), interpolated ones with
+their holes as code and `{{` `}}` as braces; `"..."u8` is bytes.
+"""
+from __future__ import annotations
+
+import re
+
+from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.pieces import closing_indent, pieces
+from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_escape = _escapes(r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{1,4}|.)', 'abfnrtv0\\\'"', octal=False)
+_HEX = re.compile(r'\\x([0-9a-fA-F]{1,4})')
+_STATEMENT_LISTS = frozenset({'block', 'declaration_list', 'compilation_unit', 'switch_section'})
+_HOLES = frozenset({'interpolation'})
+
+
+def escaped(raw: str) -> str:
+    """C#'s `\\x` takes one to four hex digits (`\\x41` and `\\x0041` are `A`)."""
+    return _escape(_HEX.sub(lambda m: '\\u' + m.group(1).rjust(4, '0'), raw))
+
+
+def _raw_parts(node: Node, quotes: int, holes: frozenset[str]) -> list[str | list[Item]] | None:
+    raw = text(node)
+    indent = closing_indent(raw, '"' * quotes) if '\n' in raw else None
+    found = pieces(node, raw.index('"') + quotes, quotes, holes, lambda s: s, indent=indent)
+    return found
+
+
+def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    utf8 = raw.lower().endswith('u8')
+    found = pieces(node, 1, 3 if utf8 else 1, frozenset(), escaped)
+    return None if found is None else value(b'b' if utf8 else b's', found)
+
+
+def verbatim_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    utf8 = raw.lower().endswith('u8')
+    body = raw[2:len(raw) - (3 if utf8 else 1)]
+    return value(b'b' if utf8 else b's', [body.replace('""', '"')])
+
+
+def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    quotes = len(raw) - len(raw.lstrip('"'))
+    found = _raw_parts(node, quotes, frozenset())
+    return None if found is None else value(b's', found)
+
+
+def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item] | None:
+    """`$"a{x}"`, `$@"..."` (also `@$"..."`), `$\"\"\"...\"\"\"`: text by value, holes as code."""
+    raw = text(node)
+    opening = len(raw) - len(raw.lstrip('$@'))
+    quotes = len(raw[opening:]) - len(raw[opening:].lstrip('"'))
+    if quotes >= 3:
+        dollars = raw[:opening].count('$')
+        found = _raw_parts(node, quotes, _HOLES)
+        braces = dollars > 1
+    else:
+        verbatim = '@' in raw[:opening]
+
+        def read(s: str) -> str:
+            s = s.replace('{{', '{').replace('}}', '}')
+            return s.replace('""', '"') if verbatim else escaped(s)
+        found = pieces(node, opening + 1, 1, _HOLES, read, frozenset({'escape_sequence'}), escaped)
+        braces = False
+    if found is None:
+        return None
+    return value(b'i' if not braces else b'I', found)
+
+
+def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    try:
+        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    except ValueError:      # an escape the language would reject: hashed as written
+        return None
+
+
+def interpolation_format_clause(node: Node, parent: Node | None) -> list[Item] | None:
+    """`{x:yyyy MM}`: the format text is a string (its spaces count)."""
+    return value(b'f', [text(node)[1:]])
+
+
+def empty_statement(node: Node, parent: Node | None) -> list[Item] | None:
+    """`;;` in a block: the second `;` is an empty statement, which means nothing there."""
+    holder = parent if parent is not None else node.parent
+    return [] if holder is not None and holder.type in _STATEMENT_LISTS else None
+
+
+HANDLERS = {
+    'string_literal': string_literal,
+    'verbatim_string_literal': verbatim_string_literal,
+    'raw_string_literal': raw_string_literal,
+    'interpolated_string_expression': interpolated_string_expression,
+    'character_literal': character_literal,
+    'interpolation_format_clause': interpolation_format_clause,
+    'parenthesized_expression': unwrap_single,
+    'empty_statement': empty_statement,
+}
+DROPS = {
+    ',': trailing_comma,
+}
+ALIASES: dict[str, str] = {}
+SCOPES = frozenset({
+    'method_declaration', 'constructor_declaration', 'local_function_statement', 'accessor_declaration',
+    'lambda_expression', 'anonymous_method_expression', 'operator_declaration', 'destructor_declaration',
+    'conversion_operator_declaration',
+})
+CONTEXT = frozenset({
+    'class_declaration', 'struct_declaration', 'interface_declaration', 'record_declaration',
+    'record_struct_declaration', 'namespace_declaration', 'property_declaration', 'event_declaration',
+    'if_statement', 'switch_statement', 'switch_section', 'while_statement', 'do_statement', 'for_statement',
+    'foreach_statement', 'try_statement', 'catch_clause', 'finally_clause', 'using_statement', 'lock_statement',
+    'checked_statement', 'unsafe_statement', 'fixed_statement', 'preprocessor_call',
+})
+BODIES = frozenset({'declaration_list', 'block', 'accessor_list', 'switch_body'})

@@ -1,0 +1,192 @@
+"""ts2 rules for Kotlin (what ktlint and ktfmt may change, and what they may not).
+
+Kotlin's `;` is optional everywhere, and trailing commas are allowed before `)`, `]`, `>` and
+`->` (lambda parameters, `when` conditions): none of them counts. `"${name}"` is `"$name"`
+(ktlint's string-template rule writes it so; `"\\$name"` is text), and a body that
+only returns a value is that value (`{ return x }` is `= x`); braces around one statement under
+`if`, `else`, loops and `when` branches do not count.
+"""
+from __future__ import annotations
+
+import re
+
+from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.ts2 import (
+    Item, leaf, named, next_token, open_marker, text, trailing_comma, unwrap_single, up, value,
+)
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+escaped = _escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)
+_TEMPLATE = re.compile(r'\$([A-Za-z_][A-Za-z0-9_]*)')
+_BRACED = frozenset({'if_expression', 'for_statement', 'while_statement', 'do_while_statement', 'when_entry'})
+_DECLARATIONS = frozenset({
+    'property_declaration', 'function_declaration', 'class_declaration', 'object_declaration', 'type_alias',
+    'multi_variable_declaration',
+})
+
+
+def _parts(node: Node, quotes: int, raw: bool) -> list[str | list[Item]] | None:
+    """A string's text, escapes and holes. A template, `$name` in the text or `${name}`, is one
+    hole holding the name either way; an escaped `\\$name` is text. In a raw (triple-quoted)
+    string the text is as written."""
+    data = node.text or b''
+    base = node.start_byte
+    at, end = base + quotes, node.end_byte - quotes
+    out: list[str | list[Item]] = []
+    content: list[str] = []
+
+    def flush() -> None:
+        if content:
+            out.extend(_templates(''.join(content), raw))
+            content.clear()
+
+    for child in node.children:
+        if child.end_byte <= at or child.start_byte >= end:
+            continue
+        if child.is_error or child.is_missing:
+            return None
+        if child.start_byte > at:
+            content.append(data[at - base:child.start_byte - base].decode('utf-8'))
+        chunk = data[child.start_byte - base:child.end_byte - base].decode('utf-8')
+        if child.type == 'interpolation':
+            flush()
+            inner = named(child)
+            simple = len(inner) == 1 and inner[0].type == 'identifier' and '`' not in text(inner[0])
+            out.append(_template(text(inner[0])) if simple else [child])
+        elif child.type == 'escape_sequence':
+            flush()
+            out.append(escaped(chunk))
+        elif child.is_named:
+            content.append(chunk)
+        at = child.end_byte
+    if at < end:
+        content.append(data[at - base:end - base].decode('utf-8'))
+    flush()
+    return out
+
+
+def _templates(written: str, raw: bool) -> list[str | list[Item]]:
+    out: list[str | list[Item]] = []
+    at = 0
+    for match in _TEMPLATE.finditer(written):
+        out.append(written[at:match.start()] if raw else escaped(written[at:match.start()]))
+        out.append(_template(match.group(1)))
+        at = match.end()
+    out.append(written[at:] if raw else escaped(written[at:]))
+    return [part for part in out if part != '']
+
+
+def _template(name: str) -> list[Item]:
+    return leaf('template', name.encode('utf-8'))
+
+
+def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    try:
+        found = _parts(node, 1, False)
+    except ValueError:      # an escape the language would reject: hashed as written
+        return None
+    return None if found is None else value(b's', found)
+
+
+def multiline_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    """A raw string: no escapes; a `${'$'}` hole is a hole (it is code)."""
+    found = _parts(node, 3, True)
+    return None if found is None else value(b's', found)
+
+
+def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    try:
+        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    except ValueError:      # an escape the language would reject: hashed as written
+        return None
+
+
+def function_body(node: Node, parent: Node | None) -> list[Item] | None:
+    """`fun f(): T { return x }` is `fun f(): T = x` (ktlint's function-expression-body rule
+    writes it so); a body of other statements, or a bare `return`, stays a block."""
+    inner = named(node)
+    owner = up(node, parent)
+    if len(inner) != 1 or owner is None or (owner.type == 'function_declaration' and not _returns_a_type(owner)):
+        return None     # without a declared type, `{ return x }` returns Unit and `= x` returns x
+    body = inner[0]
+    if body.type == 'block':
+        statements = named(body)
+        if len(statements) != 1 or statements[0].type != 'return_expression':
+            return None
+        returned = [c for c in statements[0].children if 'comment' not in c.type]
+        if len(returned) != 2 or returned[0].type != 'return' or not returned[1].is_named:
+            return None     # `return` alone, or `return@label x`
+        body = returned[1]
+    elif not any(c.type == '=' for c in node.children):
+        return None
+    return [open_marker('expression_body'), body, b')']
+
+
+def _returns_a_type(function: Node) -> bool:
+    """`fun f(): T`: a `:` after the parameters."""
+    seen_parameters = False
+    for child in function.children:
+        if child.type == 'function_value_parameters':
+            seen_parameters = True
+        elif seen_parameters and child.type == ':':
+            return True
+    return False
+
+
+def block(node: Node, parent: Node | None) -> list[Item] | None:
+    """`if (a) { g() }` is `if (a) g()`, also under `else`, loops and `when` branches (ktlint adds
+    such braces when it wraps a line); a block holding a declaration, or several statements, stays."""
+    parent = up(node, parent)
+    if parent is None or parent.type not in _BRACED:
+        return None
+    inner = named(node)
+    if len(inner) != 1 or inner[0].type in _DECLARATIONS or inner[0].type == 'label':
+        return None
+    return [inner[0]]
+
+
+def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    """Kotlin ends statements at line breaks; `;` is never needed to tell two apart in the tree."""
+    return True
+
+
+def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    if trailing_comma(token, parent, siblings, index):
+        return True
+    after = next_token(siblings, index)
+    if after is None and parent.type == 'lambda_parameters':
+        return True     # `{ a, -> }`: the arrow is the lambda's, after the parameters
+    return after is not None and after.type == '->' and not after.is_named
+
+
+HANDLERS = {
+    'string_literal': string_literal,
+    'multiline_string_literal': multiline_string_literal,
+    'character_literal': character_literal,
+    'parenthesized_expression': unwrap_single,
+    'function_body': function_body,
+    'block': block,
+}
+DROPS = {
+    ';': semicolon,
+    ',': comma,
+}
+ALIASES: dict[str, str] = {}
+GAP_NOOPS = b";"     # the grammar keeps statement-ending `;` as a hidden token
+SCOPES = frozenset({
+    'function_declaration', 'lambda_literal', 'anonymous_function', 'getter', 'setter', 'secondary_constructor',
+    'anonymous_initializer',
+})
+CONTEXT = frozenset({
+    'class_declaration', 'object_declaration', 'companion_object', 'property_declaration',
+    'if_expression', 'when_expression', 'when_entry', 'for_statement', 'while_statement', 'do_while_statement',
+    'try_expression', 'catch_block', 'finally_block',
+})
+# A property's other accessor is not the context of one accessor.
+BODIES = frozenset({
+    'class_body', 'enum_class_body', 'block', 'control_structure_body', 'function_body', 'getter', 'setter',
+})

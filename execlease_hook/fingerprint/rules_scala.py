@@ -1,0 +1,83 @@
+"""ts2 rules for Scala (what scalafmt may change, and what it may not).
+
+Strings by value: `"..."` with its escapes read, `\"\"\"...\"\"\"` as written (Scala reads no escapes
+there); an interpolated string by its interpolator and its text as written (the interpolator
+decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional everywhere.
+"""
+from __future__ import annotations
+
+from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.pieces import pieces
+from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, unwrap_single, value
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+escaped = _escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)
+
+
+def string(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    if raw.startswith('"""') and raw.endswith('"""') and len(raw) >= 6:
+        return value(b's', [raw[3:-3]])
+    if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
+        try:
+            return value(b's', [escaped(raw[1:-1])])
+        except ValueError:      # an escape the language would reject: hashed as written
+            return None
+    return None
+
+
+def interpolated_string(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    quotes = 3 if raw.startswith('"""') else 1
+    found = pieces(node, quotes, quotes, frozenset({'interpolation'}), lambda s: s)
+    return None if found is None else value(b'i', found)
+
+
+def interpolation(node: Node, parent: Node | None) -> list[Item] | None:
+    """`${x}` is `$x`: the hole holds the expression either way."""
+    inner = named(node)
+    if len(inner) != 1:
+        return None
+    if inner[0].type == 'block':
+        statements = named(inner[0])
+        if len(statements) == 1:
+            return [open_marker('interpolation'), statements[0], b')']
+    return [open_marker('interpolation'), inner[0], b')']
+
+
+def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    try:
+        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+    except ValueError:      # an escape the language would reject: hashed as written
+        return None
+
+
+def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    """Scala ends statements at line breaks; `;` never tells two statements apart in the tree."""
+    return True
+
+
+HANDLERS = {
+    'string': string,
+    'interpolated_string': interpolated_string,
+    'interpolation': interpolation,
+    'character_literal': character_literal,
+    'parenthesized_expression': unwrap_single,
+}
+DROPS = {
+    ';': semicolon,
+    ',': trailing_comma,
+}
+ALIASES: dict[str, str] = {}
+GAP_NOOPS = b';'
+SCOPES = frozenset({'function_definition', 'lambda_expression'})
+CONTEXT = frozenset({
+    'class_definition', 'object_definition', 'trait_definition', 'enum_definition', 'given_definition',
+    'extension_definition', 'if_expression', 'match_expression', 'case_clause', 'for_expression',
+    'while_expression', 'do_while_expression', 'try_expression', 'catch_clause', 'finally_clause',
+})
+BODIES = frozenset({'template_body', 'block', 'indented_block', 'case_block', 'enum_body', 'with_template_body'})

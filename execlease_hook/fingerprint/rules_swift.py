@@ -1,0 +1,93 @@
+"""ts2 rules for Swift (what swift-format may change, and what it may not).
+
+Strings by value: escapes read (`\\u{41}` is `A`), a multi-line `\"\"\"` literal after Swift strips
+the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)` as code.
+`;` is optional everywhere; `(a)` that only groups is `a`.
+"""
+from __future__ import annotations
+
+from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.pieces import closing_indent, pieces
+from execlease_hook.fingerprint.ts2 import Item, named, text, trailing_comma, up, value
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+escaped = _escapes(r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False)     # `\\` newline: a continuation
+_HOLES = frozenset({'interpolated_expression'})
+_ESCAPES = frozenset({'str_escaped_char'})
+
+
+def line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    found = pieces(node, 1, 1, _HOLES, lambda s: s, _ESCAPES, escaped)
+    return None if found is None else value(b's', found)
+
+
+def multi_line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    found = pieces(node, 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=closing_indent(raw, '"""'))
+    return None if found is None else value(b's', found)
+
+
+def _continued(raw: str) -> str:
+    """A `\\` at the end of a line in a multi-line string joins the lines."""
+    return raw.replace('\\\n', '') if '\\\n' in raw else raw
+
+
+def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    """`#"a\\n"#` is the text `a\\n`, whatever the number of `#`s (without interpolation)."""
+    if any(c.type != 'raw_str_end_part' for c in node.named_children):
+        return None
+    raw = text(node)
+    hashes = len(raw) - len(raw.lstrip('#'))
+    quotes = 3 if raw[hashes:].startswith('"""') else 1
+    body = raw[hashes + quotes:len(raw) - hashes - quotes]
+    if quotes == 3:
+        indent = closing_indent(raw[:len(raw) - hashes], '"""')
+        if indent is not None and body.startswith('\n'):
+            lines = body[1:].split('\n')
+            body = '\n'.join(line[len(indent):] if line.startswith(indent) else line for line in lines[:-1])
+    return value(b's', [body])
+
+
+def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
+    """A region whose anchors lie inside `#"..."#` covers the literal, whose only child this is."""
+    holder = up(node, parent)
+    if holder is None or holder.type != 'raw_string_literal' or holder.start_byte != node.start_byte \
+            or holder.end_byte != node.end_byte:
+        return None
+    return raw_string_literal(holder, None)
+
+
+def tuple_expression(node: Node, parent: Node | None) -> list[Item] | None:
+    """`(a)` is `a`; a labelled `(x: a)` and tuples of several elements stay."""
+    inner = named(node)
+    if len(inner) != 1 or node.child_by_field_name('name') is not None:
+        return None
+    return [inner[0]]
+
+
+HANDLERS = {
+    'line_string_literal': line_string_literal,
+    'multi_line_string_literal': multi_line_string_literal,
+    'raw_string_literal': raw_string_literal,
+    'raw_str_end_part': raw_str_end_part,
+    'tuple_expression': tuple_expression,
+}
+DROPS = {
+    ',': trailing_comma,
+    ';': lambda token, parent, siblings, index: True,
+}
+ALIASES: dict[str, str] = {}
+GAP_NOOPS = b';'     # the grammar keeps statement-ending `;` as a hidden token
+SCOPES = frozenset({
+    'function_declaration', 'init_declaration', 'deinit_declaration', 'lambda_literal', 'computed_getter',
+    'computed_setter', 'subscript_declaration',
+})
+CONTEXT = frozenset({
+    'class_declaration', 'protocol_declaration', 'property_declaration', 'if_statement', 'guard_statement',
+    'switch_statement', 'switch_entry', 'for_statement', 'while_statement', 'repeat_while_statement',
+    'do_statement', 'catch_block',
+})
+BODIES = frozenset({'class_body', 'enum_class_body', 'protocol_body', 'statements', 'function_body', 'computed_property'})

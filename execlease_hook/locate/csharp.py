@@ -1,0 +1,49 @@
+"""C#: `Class.Method`, `Outer.Inner.Method`, constructors as `Class.Class`, local functions as
+`Class.Method.Local`, properties as `Class.Property` and their accessors as
+`Class.Property.get` (also `set`, `init`, and an event's `add`, `remove`).
+
+Namespaces are not part of the name (as Java's packages are not). Methods without a body
+(abstract, interface, `extern`, `partial` declarations) are not definitions; overloads share
+a name and so are ambiguous. Attributes (`[Obsolete]`) belong to the member they precede.
+"""
+from __future__ import annotations
+
+from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_ACCESSORS = frozenset({'get', 'set', 'init', 'add', 'remove'})
+NAME_TYPES = frozenset({'identifier'}) | _ACCESSORS
+_FUNCTIONS = frozenset({'method_declaration', 'constructor_declaration', 'local_function_statement'})
+_PROPERTIES = frozenset({'property_declaration', 'event_declaration'})
+_TYPES = frozenset({
+    'class_declaration', 'struct_declaration', 'interface_declaration', 'record_declaration',
+    'record_struct_declaration',
+})
+_SCOPES = _FUNCTIONS | _PROPERTIES | _TYPES | frozenset({'accessor_declaration'})
+_ANONYMOUS = frozenset({'anonymous_object_creation_expression', 'lambda_expression', 'anonymous_method_expression'})
+
+
+def named_definition(name: Node) -> Definition | None:
+    owner = name.parent
+    if owner is None or not names_this(owner, 'name', name):
+        return None
+    if owner.type in _FUNCTIONS:
+        if owner.child_by_field_name('body') is None:
+            return None
+    elif owner.type == 'accessor_declaration':
+        holder = owner.parent.parent if owner.parent is not None else None
+        if name.type not in _ACCESSORS or owner.child_by_field_name('body') is None \
+                or holder is None or holder.type not in _PROPERTIES:
+            return None     # an indexer's accessors have no name to address them by
+    elif owner.type not in _PROPERTIES:
+        return None
+    parts = [text(name)]
+    for scope in ancestors(owner):
+        if scope.type in _ANONYMOUS:
+            return None
+        if scope.type in _SCOPES:
+            parts.append(text(scope.child_by_field_name('name')))
+    return Definition('.'.join(reversed(parts)), (owner,))

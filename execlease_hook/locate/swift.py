@@ -1,0 +1,63 @@
+"""Swift: top-level `func f`, `Type.method` in a `class`, `struct`, `enum`, `actor`, `protocol`
+extension or `extension Type` (`extension Outer.Inner` gives `Outer.Inner.method`), nested
+functions `outer.inner`, initialisers `Type.init`, `Type.deinit`, computed properties
+`Type.prop` and their accessors `Type.prop.get` / `Type.prop.set`.
+
+Protocol requirements have no body and are not definitions; overloads (and several `init`s)
+share a name and so are ambiguous. Attributes (`@discardableResult`) and modifiers are part of
+the declaration.
+"""
+from __future__ import annotations
+
+from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+NAME_TYPES = frozenset({'simple_identifier', 'init', 'deinit', 'get', 'set'})
+_ACCESSORS = {'get': ('computed_getter', 'getter_specifier'), 'set': ('computed_setter', 'setter_specifier')}
+_ANONYMOUS = frozenset({'lambda_literal'})
+
+
+def named_definition(name: Node) -> Definition | None:
+    owner = name.parent
+    if owner is None:
+        return None
+    kind = owner.type
+    if kind == 'function_declaration' and names_this(owner, 'name', name):
+        if owner.child_by_field_name('body') is None:
+            return None
+        parts = [text(name)]
+    elif kind in ('init_declaration', 'deinit_declaration') and name.type in ('init', 'deinit'):
+        if owner.child_by_field_name('body') is None:
+            return None
+        parts = [name.type]
+    elif kind == 'pattern' and name.type == 'simple_identifier':
+        declaration = owner.parent
+        if declaration is None or declaration.type != 'property_declaration' \
+                or declaration.child_by_field_name('computed_value') is None:
+            return None
+        owner, parts = declaration, [text(name)]
+    elif name.type in _ACCESSORS and kind == _ACCESSORS[name.type][1]:
+        accessor = owner.parent
+        computed = accessor.parent if accessor is not None else None
+        declaration = computed.parent if computed is not None else None
+        if accessor is None or accessor.type != _ACCESSORS[name.type][0] or declaration is None \
+                or declaration.type != 'property_declaration':
+            return None
+        pattern = declaration.child_by_field_name('name')
+        bound = pattern.child_by_field_name('bound_identifier') if pattern is not None else None
+        if bound is None:
+            return None
+        owner, parts = accessor, [name.type, text(bound)]
+    else:
+        return None
+    for scope in ancestors(owner):
+        if scope.type in _ANONYMOUS:
+            return None
+        if scope.type in ('class_declaration', 'protocol_declaration'):
+            parts.append(''.join(text(scope.child_by_field_name('name')).split()))
+        elif scope.type == 'function_declaration':
+            parts.append(text(scope.child_by_field_name('name')))
+    return Definition('.'.join(reversed(parts)), (owner,))

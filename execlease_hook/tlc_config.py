@@ -1,0 +1,183 @@
+"""A cfg as TLC is given it: deadlock checking decided, keywords this TLC lacks refused, one
+temporal property kept when a job must name the one that fails.
+
+Deadlock checking follows TLC's rules: the manifest entry's `deadlock` if it has one, else the
+cfg's `CHECK_DEADLOCK`, else on (TLC's default). `CHECK_DEADLOCK` itself never reaches TLC: it is
+blanked out of the copy TLC reads and becomes the `-deadlock` flag or its absence, so TLC 2.15,
+which does not know the keyword, and TLC 2.19, which does, run the same search. `ALIAS` and
+`POSTCONDITION` cannot be translated: on a TLC that lacks them the job is refused, naming the
+keyword and the TLC that has it.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+# Every keyword of a TLC cfg; singular and plural alike.
+KEYWORDS = frozenset({
+    'CONSTANT', 'CONSTANTS', 'INIT', 'NEXT', 'SPECIFICATION', 'INVARIANT', 'INVARIANTS',
+    'PROPERTY', 'PROPERTIES', 'SYMMETRY', 'CONSTRAINT', 'CONSTRAINTS', 'ACTION_CONSTRAINT',
+    'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS',
+})
+PROPERTY_KEYWORDS = ('PROPERTY', 'PROPERTIES')
+# What a TLC version's cfg reader does not know (tools.KNOWN_JARS names the versions; TLC 2.15
+# stops with "It was expecting a keyword" at these, tests/tlc_config_test.py runs it).
+LACKS = {'TLC 2.15': ('CHECK_DEADLOCK', 'ALIAS', 'POSTCONDITION')}
+HAS_THEM = 'TLC 2.19 (the pinned TLA+ tools v1.7.4; `execlease tools` says which TLC is in use)'
+
+_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|<-|[A-Za-z0-9_]+|\S')
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+
+
+def tokens(source: bytes) -> Iterator[Token]:
+    """The cfg's tokens with their byte offsets; comments (`\\*` to the end of the line, nested
+    `(* *)`) left out, as spec_index.cfg_tokens reads them."""
+    at, end = 0, len(source)
+    while at < end:
+        if source[at:at + 1].isspace():
+            at += 1
+        elif source.startswith(b'\\*', at):
+            newline = source.find(b'\n', at)
+            at = end if newline < 0 else newline + 1
+        elif source.startswith(b'(*', at):
+            depth, at = 1, at + 2
+            while at < end and depth:
+                if source.startswith(b'(*', at):
+                    depth, at = depth + 1, at + 2
+                elif source.startswith(b'*)', at):
+                    depth, at = depth - 1, at + 2
+                else:
+                    at += 1
+        else:
+            match = _TOKEN.match(source, at)
+            assert match is not None     # \S matches any non-space byte
+            yield Token(match.group(0).decode('utf-8', 'replace'), match.start(), match.end())
+            at = match.end()
+
+
+def sections(source: bytes) -> list[tuple[Token, list[Token]]]:
+    """Each keyword with the tokens that follow it up to the next keyword."""
+    found: list[tuple[Token, list[Token]]] = []
+    for token in tokens(source):
+        if token.text in KEYWORDS:
+            found.append((token, []))
+        elif found:
+            found[-1][1].append(token)
+    return found
+
+
+def keywords(source: bytes) -> list[str]:
+    return [keyword.text for keyword, _ in sections(source)]
+
+
+def names(source: bytes, wanted: tuple[str, ...]) -> list[str]:
+    """The names listed after the given keywords (e.g. PROPERTY/PROPERTIES), in order."""
+    return [t.text for keyword, rest in sections(source) if keyword.text in wanted for t in rest]
+
+
+class CfgProblem(ValueError):
+    pass
+
+
+def check_deadlock(source: bytes, config: str) -> bool | None:
+    """The cfg's CHECK_DEADLOCK (TRUE/FALSE), or None when it has none."""
+    values = [rest for keyword, rest in sections(source) if keyword.text == 'CHECK_DEADLOCK']
+    if not values:
+        return None
+    if len(values) > 1:
+        raise CfgProblem(f'{config}: CHECK_DEADLOCK is given {len(values)} times; keep one')
+    rest = values[0]
+    if len(rest) != 1 or rest[0].text not in ('TRUE', 'FALSE'):
+        got = ' '.join(t.text for t in rest) or 'nothing'
+        raise CfgProblem(f'{config}: CHECK_DEADLOCK must be followed by TRUE or FALSE, not {got}')
+    return rest[0].text == 'TRUE'
+
+
+def _blank(source: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """The source with the spans replaced by spaces (newlines kept: TLC's line numbers stay)."""
+    out = bytearray(source)
+    for start, end in spans:
+        for i in range(start, end):
+            if out[i] not in (0x0A, 0x0D):
+                out[i] = 0x20
+    return bytes(out)
+
+
+def without_check_deadlock(source: bytes) -> bytes:
+    spans = [(keyword.start, (rest[-1] if rest else keyword).end)
+             for keyword, rest in sections(source) if keyword.text == 'CHECK_DEADLOCK']
+    return _blank(source, spans)
+
+
+def only_property(source: bytes, keep: str) -> bytes:
+    """The cfg with every PROPERTY entry but `keep` blanked out, and a PROPERTY keyword left with
+    nothing after it too (that would be a cfg error)."""
+    spans = []
+    for keyword, rest in sections(source):
+        if keyword.text in PROPERTY_KEYWORDS:
+            spans += [(t.start, t.end) for t in rest if t.text != keep]
+            if all(t.text != keep for t in rest):
+                spans.append((keyword.start, keyword.end))
+    return _blank(source, spans)
+
+
+def lacking(source: bytes, tlc_version: str) -> list[str]:
+    """The keywords of the cfg that this TLC does not know, CHECK_DEADLOCK aside (translated)."""
+    lacks = next((kws for version, kws in LACKS.items() if tlc_version.startswith(version)), ())
+    used = keywords(source)
+    return [k for k in lacks if k in used and k != 'CHECK_DEADLOCK']
+
+
+@dataclass(frozen=True)
+class Prepared:
+    text: bytes                  # the cfg TLC reads
+    deadlock: bool               # TLC checks deadlock (no -deadlock flag)
+    problem: str | None = None   # set: the job cannot run on this TLC
+    translated: bool = False     # CHECK_DEADLOCK became the flag, for a TLC that lacks the keyword
+
+
+def prepare(source: bytes, config: str, deadlock: bool | None, tlc_version: str,
+            label: str = '', expect: str | None = None) -> Prepared:
+    """The cfg of one job (`label`, e.g. 'finding F2'): `deadlock` is the manifest entry's key
+    (None: not given); `expect` what a mutation or finding must violate. A temporal property
+    that `expect` names among several PROPERTY entries is kept alone, so that TLC, which does
+    not name the temporal property that fails, can only mean that one."""
+    try:
+        from_cfg = check_deadlock(source, config)
+    except CfgProblem as e:
+        return Prepared(source, True, problem=f'{e}; fix the cfg')
+    checked = deadlock if deadlock is not None else from_cfg if from_cfg is not None else True
+    text = source if from_cfg is None else without_check_deadlock(source)
+    missing = lacking(source, tlc_version)
+    if missing:
+        words = ' and '.join(missing)
+        return Prepared(text, checked, problem=(
+            f'{label} ({config}): the cfg uses {words}, which {tlc_version} does not know (it stops '
+            f'with "expecting a keyword"); run it with {HAS_THEM}, or take {words} out of the cfg'))
+    if expect is not None and expect.lower() == 'deadlock' and not checked:
+        why = ('"deadlock": false on the entry' if deadlock is not None
+               else 'CHECK_DEADLOCK FALSE in the cfg')
+        return Prepared(text, checked, problem=(
+            f'{label} ({config}) must fail on a deadlock, but {why} turns deadlock checking off; '
+            'remove it (or set "deadlock": true on the entry)'))
+    listed = names(text, PROPERTY_KEYWORDS)
+    if expect is not None and expect in listed and len(set(listed)) > 1:
+        text = only_property(text, expect)
+    translated = from_cfg is not None and deadlock is None and any(
+        tlc_version.startswith(v) and 'CHECK_DEADLOCK' in kws for v, kws in LACKS.items())
+    return Prepared(text, checked, translated=translated)
+
+
+def translation_note(configs: list[str], tlc_version: str) -> str | None:
+    """One note for every cfg whose CHECK_DEADLOCK became TLC's -deadlock flag (or its absence)."""
+    if not configs:
+        return None
+    return (f'CHECK_DEADLOCK in {", ".join(configs)} is given to {tlc_version}, which lacks the '
+            'keyword, as its -deadlock flag (FALSE) or no flag (TRUE): the same search')
