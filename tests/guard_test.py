@@ -488,8 +488,8 @@ def test_the_synced_blob_for_the_diff_comes_in_the_same_batch(covered_repo, caps
 
 
 # Each costs a commit more than the guard's own work (benchmarks/guard_latency.py).
-HEAVY = ('argparse', 'typing', 'hashlib', 'tempfile', 'shutil', 'importlib.resources', 'inspect',
-         'dataclasses')
+HEAVY = ('argparse', 'typing', 'hashlib', 'subprocess', 'tempfile', 'shutil', 'importlib.resources',
+         'inspect', 'dataclasses')
 
 
 @pytest.mark.parametrize(
