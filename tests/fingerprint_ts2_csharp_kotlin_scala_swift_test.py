@@ -207,6 +207,32 @@ def test_a_region_inside_a_string_reads_it_by_value(path, wrap, other):
     assert region(plain.replace('SET owner', 'SET  owner')) != region(plain)
 
 
+@pytest.mark.parametrize(('path', 'source', 'qualname'), (
+    ('K.cs', 'class K {\n#if DEBUG\n    void M() { g(); }\n#endif\n    void N() { g(); }\n}\n', 'K.M'),
+    ('K.swift', 'struct K {\n#if DEBUG\n    func m() { g() }\n#endif\n    func n() { g() }\n}\n', 'K.m'),
+), ids=('K.cs', 'K.swift'))
+def test_conditional_compilation_is_context(path, source, qualname):
+    """`#if false` around a definition compiles it out: the condition counts, as an `if` does."""
+    before = fp(path, source, qualname)
+    assert fp(path, source.replace('#if DEBUG', '#if RELEASE'), qualname) != before
+    elif_ = '#elif' if path == 'K.cs' else '#elseif'
+    assert fp(path, source.replace('#if DEBUG', f'#if DEBUG\n{elif_} X'), qualname) != before   # now under X
+    lone = source.replace('#if DEBUG\n', '').replace('#endif\n', '')
+    assert fp(path, lone, qualname) != before
+    after = qualname[:-1] + ('N' if path == 'K.cs' else 'n')
+    assert fp(path, source, after) == fp(path, lone, after)     # after `#endif`: no condition
+
+
+def test_swift_else_branch_counts_every_condition_before_it():
+    source = 'struct K {\n#if A\n    func m() { g() }\n#elseif B\n    func p() { g() }\n#else\n    func n() { g() }\n#endif\n}\n'
+    assert fp('K.swift', source, 'K.n') != fp('K.swift', source.replace('#elseif B', '#elseif C'), 'K.n')
+    later = source.replace('#else\n', '#elseif D\n    func o() {}\n#else\n')
+    assert fp('K.swift', source, 'K.m') == fp('K.swift', later, 'K.m')    # a branch after it does not count
+    nested = 'struct K {\n#if A\n#if B\n    func x() {}\n#endif\n    func n() { g() }\n#endif\n}\n'
+    assert fp('K.swift', nested, 'K.n') == fp('K.swift', nested.replace('#if B', '#if C'), 'K.n')
+    assert fp('K.swift', nested, 'K.n') != fp('K.swift', nested.replace('#if A', '#if C'), 'K.n')
+
+
 # (file, qualname, old text (once in the file), new text): one token each
 REAL_EDITS = (
     ('CircuitStateController.cs', 'CircuitStateController.OnUnhandledOutcomeAsync',

@@ -120,6 +120,6 @@ CONTEXT = frozenset({
     'record_struct_declaration', 'namespace_declaration', 'property_declaration', 'event_declaration',
     'if_statement', 'switch_statement', 'switch_section', 'while_statement', 'do_statement', 'for_statement',
     'foreach_statement', 'try_statement', 'catch_clause', 'finally_clause', 'using_statement', 'lock_statement',
-    'checked_statement', 'unsafe_statement', 'fixed_statement', 'preprocessor_call',
+    'checked_statement', 'unsafe_statement', 'fixed_statement', 'preproc_if', 'preproc_elif', 'preproc_else',
 })
 BODIES = frozenset({'declaration_list', 'block', 'accessor_list', 'switch_body'})

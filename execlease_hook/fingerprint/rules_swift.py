@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
-from execlease_hook.fingerprint.ts2 import Item, named, text, trailing_comma, up, value
+from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, up, value
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -68,6 +68,27 @@ def tuple_expression(node: Node, parent: Node | None) -> list[Item] | None:
     return [inner[0]]
 
 
+def around(node: Node) -> list[Item]:
+    """The `#if`, `#elseif` and `#else` directives whose branch holds `node`: the grammar writes
+    them as siblings, so a function under `#if false` would otherwise hash as one under `#if true`."""
+    found: list[Item] = []
+    depth = 0
+    sibling = node.prev_named_sibling
+    while sibling is not None:
+        if sibling.type == 'directive' and sibling.children:
+            kind = sibling.children[0].type
+            if kind == '#endif':
+                depth += 1
+            elif kind == '#if' and depth:
+                depth -= 1
+            elif kind in ('#if', '#elseif', '#else') and not depth:
+                found.append(sibling)
+        sibling = sibling.prev_named_sibling
+    if not found:
+        return []
+    return [open_marker('directives'), *reversed(found), b')']
+
+
 HANDLERS = {
     'line_string_literal': line_string_literal,
     'multi_line_string_literal': multi_line_string_literal,
@@ -90,4 +111,5 @@ CONTEXT = frozenset({
     'switch_statement', 'switch_entry', 'for_statement', 'while_statement', 'repeat_while_statement',
     'do_statement', 'catch_block',
 })
+AROUND = around
 BODIES = frozenset({'class_body', 'enum_class_body', 'protocol_body', 'statements', 'function_body', 'computed_property'})

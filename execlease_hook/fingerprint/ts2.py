@@ -11,7 +11,7 @@ applied on top (execlease_hook/fingerprint/rules_*.py):
              function: a definition moved under `if False:` changes, moved elsewhere does not.
 
 Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTEXT, BODIES
-(and optionally ATTACHED), then `serialize(rules, nodes, start, end, source[start:end])` gives
+(and optionally ATTACHED, AROUND, GAP_NOOPS), then `serialize(rules, nodes, start, end, source[start:end])` gives
 the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 
 About 320 lines, kept whole: the walk, its building blocks and the context headers are the
@@ -307,7 +307,10 @@ def context_items(rules: ModuleType, node: Node) -> list[Item]:
     child, parent = node, node.parent
     scopes: frozenset[str] = rules.SCOPES
     kinds: frozenset[str] = rules.CONTEXT
+    around: Callable[[Node], list[Item]] | None = getattr(rules, 'AROUND', None)
     while parent is not None and parent.type not in scopes:
+        if around is not None:      # context written beside a node, not around it (Swift's `#if`)
+            out.extend(around(child))
         if parent.type in kinds:
             out.extend(_header(rules, parent, child))
         child, parent = parent, parent.parent
