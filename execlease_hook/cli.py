@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_verify_arguments(verify)
     cli_args.add_format_arguments(verify)
     cli_args.add_shard_arguments(verify)
+    cli_args.add_deep_arguments(verify)
 
     coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')

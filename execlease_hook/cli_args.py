@@ -111,6 +111,37 @@ def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
                         help='run only the jobs with these names (no coverage check)')
 
 
+def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
+    def positive(text: str) -> int:
+        if not text.isdigit() or int(text) < 1:
+            raise argparse.ArgumentTypeError(f'expected a whole number >= 1, got {text!r}')
+        return int(text)
+
+    def seconds(text: str) -> float:
+        from execlease_hook import settings
+
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'expected seconds, got {text!r}') from None
+        problem = settings.seconds_problem(value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(f'{text}: {problem}')
+        return value
+
+    parser.add_argument('--deep', action='store_true',
+                        help="the checks at their manifest's deep bounds, every core, -fpmem, a budget")
+    parser.add_argument('--simulate', action='store_true',
+                        help="TLC's random simulation of every check (with --deep: at the deep bounds)")
+    parser.add_argument('--depth', type=positive, metavar='N', help='--simulate: behaviours up to N steps (100)')
+    parser.add_argument('--traces', type=positive, metavar='N', help='--simulate: N behaviours (10000)')
+    parser.add_argument('--seed', type=positive, metavar='S', help='--simulate: the seed (default: a new one, printed)')
+    parser.add_argument('--budget', type=seconds, metavar='SECONDS',
+                        help='--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)')
+    parser.add_argument('--fpmem', type=float, metavar='F',
+                        help="--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)")
+
+
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('action', choices=('merge',), help='merge: combine shard JSON reports')
     parser.add_argument('reports', nargs='+', metavar='REPORT.json',

@@ -41,12 +41,21 @@ class Replace:
 
 
 @record
+class Deep:
+    """A check's larger bounds for `verify --deep` (deep.py): constants the cfg assigns, as cfg text."""
+    constants: tuple[tuple[str, str], ...]   # (name, value), in the manifest's order
+    timeout: float | None = None             # the time budget, seconds (default: --budget)
+    states: int | None = None                # distinct states of the last full deep run, recorded by hand
+
+
+@record
 class Check:
     name: str
     config: str                 # relative to the model folder
     states: int | None = None   # distinct states recorded at the last sync
     deadlock: bool | None = None  # None: the cfg's CHECK_DEADLOCK, else TLC's default (checked)
     timeout: float | None = None  # seconds
+    deep: Deep | None = None    # larger bounds for `verify --deep`
 
 
 @record

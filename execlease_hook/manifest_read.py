@@ -15,7 +15,7 @@ from pathlib import Path
 from execlease_hook import paths, settings
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest_model import (
-    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Finding, IgnoredCode, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation,
+    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation,
     Region, Replace, TraceJob, VERSION, WatchRule,
 )
 
@@ -154,13 +154,40 @@ def _describe_base(base: Path, root: Path) -> str:
 
 
 def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
-    d = r.obj(raw, at, ('name', 'config'), ('states', 'deadlock', 'timeout'))
+    d = r.obj(raw, at, ('name', 'config'), ('states', 'deadlock', 'timeout', 'deep'))
     return Check(
         name=r.string(d['name'], f'{at}.name'),
         config=r.repo_path(d['config'], f'{at}.config', folder),
         states=r.count(d['states'], f'{at}.states') if 'states' in d else None,
         deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+        deep=_deep(r, d['deep'], f'{at}.deep') if 'deep' in d else None,
+    )
+
+
+_CONSTANT = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
+
+
+def _deep(r: _Reader, raw: object, at: str) -> Deep:
+    d = r.obj(raw, at, ('constants',), ('timeout', 'states'))
+    constants = d['constants']
+    if not isinstance(constants, dict) or not constants:
+        raise r.fail(f'{at}.constants', 'expected an object of the constants the deep run changes, '
+                                        'e.g. {"MaxGen": "4"} (cfg text for each value)')
+    pairs = []
+    for name, value in constants.items():
+        where = f'{at}.constants.{name}'
+        if not _CONSTANT.match(name):
+            raise r.fail(where, f'{name!r} is not a TLA+ constant name')
+        if isinstance(value, bool):          # JSON true/false: TLA+'s TRUE/FALSE
+            value = 'TRUE' if value else 'FALSE'
+        elif isinstance(value, int):         # a JSON whole number: as written
+            value = str(value)
+        pairs.append((name, r.string(value, where)))
+    return Deep(
+        constants=tuple(pairs),
+        timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+        states=r.count(d['states'], f'{at}.states') if 'states' in d else None,
     )
 
 

@@ -42,6 +42,11 @@ def to_json(m: Manifest) -> dict[str, object]:
         _optional(item, 'states', c.states, None)
         _optional(item, 'deadlock', c.deadlock, None)
         _optional(item, 'timeout', c.timeout, None)
+        if c.deep is not None:
+            deep: dict[str, object] = {'constants': dict(c.deep.constants)}
+            _optional(deep, 'timeout', c.deep.timeout, None)
+            _optional(deep, 'states', c.deep.states, None)
+            item['deep'] = deep
         checks.append(item)
     mutations = []
     for mu in m.mutations:

@@ -4,15 +4,15 @@ Exit 0: every check passed, every mutation still fails on its named property, ev
 finding still reproduces, no covered entry changed. Exit 1: one of those did not hold. Exit 2:
 something could not run; every exit-1 failure is still printed, and 2 is never a pass.
 
-About 500 lines, kept whole: planning a model's jobs, judging each verdict and gathering the
+About 530 lines, kept whole: planning a model's jobs, judging each verdict and gathering the
 model's result (ModelResult) are one pass over one model. Around it, each part with a job of its
-own is apart: TLC runs in tlc.py, the words in report.py, a sync in sync.py, trace validation in
-trace_suite.py, a commit's tree in push_range.py.
+own is apart: TLC runs in tlc.py, the one pool of every model's jobs in pool.py (longest first,
+schedule.py), the words in report.py, a sync in sync.py, trace validation in trace_suite.py, a
+commit's tree in push_range.py, the deep tier in deep.py.
 """
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import dataclasses
 import os
 import sys
@@ -188,49 +188,6 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
     )
 
 
-def run_planned(
-        planned: Sequence[PlannedJob], t: Tools, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None,
-) -> list[JobResult]:
-    results: dict[int, JobResult] = {}
-
-    def run(job: TlcJob) -> tuple[Verdict, bool]:
-        key = job.cache_key(t.jar.sha256, t.java.major)
-        verdict = cache.get(key)
-        if verdict is not None:
-            return verdict, True
-        verdict = tlc.run_job(job)
-        cache.put(key, verdict)
-        return verdict, False
-
-    def one(index: int, p: PlannedJob) -> JobResult:
-        from execlease_hook import violations
-
-        verdict, cached = run(p.job)
-        # The names TLC leaves out: an assumption's, a temporal property's (more TLC runs).
-        return judge(p.job, violations.refine(p.job, verdict, lambda sub: run(sub)[0]), cached)
-
-    for i, p in enumerate(planned):
-        if p.problem is not None:
-            results[i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
-    runnable = [(i, p) for i, p in enumerate(planned) if p.problem is None]
-    tlc.reset_cancel()
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
-    try:
-        futures = {pool.submit(one, i, p): i for i, p in runnable}
-        for future in concurrent.futures.as_completed(futures):
-            result = future.result()
-            results[futures[future]] = result
-            progress(result)
-    except BaseException:
-        # Ctrl-C (or a bug): stop every TLC process group; the jobs remove their folders.
-        tlc.cancel_all()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return [results[i] for i in range(len(planned))]
-
-
 def coverage_results(m: Manifest, r: ModelResult) -> None:
     from execlease_hook import coverage
 
@@ -296,28 +253,46 @@ def _notes(m: Manifest, r: ModelResult) -> None:
             )
 
 
-def verify_model(
-        m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
-) -> ModelResult:
+@dataclass
+class Prepared:
+    """One model's jobs, planned and selected, before any runs (`plan`: every job planned)."""
+    manifest: Manifest
+    planned: list[PlannedJob]
+    plan: list[str]
+    selection: Any = None
+
+
+def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
     """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
-    r = ModelResult(m)
     planned = plan(m, quick, t)
+    names = [f'{p.job.kind}:{p.job.name}' for p in planned]
     if selection is not None:
         from execlease_hook import shard
 
         planned = shard.select(m, planned, [p.job for p in planned], selection)
-    r.plan = [f'{p.job.kind}:{p.job.name}' for p in planned]
-    if selection is not None and selection.sharded:
-        everything = plan(m, quick, t)
-        r.plan = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
-            m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+        names = [f'{p.job.kind}:{p.job.name}' for p in planned]
+        if selection.sharded:
+            everything = plan(m, quick, t)
+            names = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
+                m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+    return Prepared(m, planned, names, selection)
+
+
+def finish(
+        p: Prepared, ran: list[JobResult], t: Tools, quick: bool, cache: ResultCache, jobs: int,
+        progress: Callable[[JobResult], None] = lambda r: None,
+) -> ModelResult:
+    """The model's result once its TLC jobs (`ran`, in plan order) are done: coverage, trace
+    jobs, the map, notes."""
+    m, selection = p.manifest, p.selection
+    r = ModelResult(m)
+    r.plan = p.plan
     from execlease_hook import tlc_config, violations
 
     translated = tlc_config.translation_note(
-        sorted({p.job.config for p in planned if p.translated}), t.jar.tlc_version)
+        sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version)
     r.notes.extend([translated] if translated else [])
-    r.jobs = run_planned(planned, t, cache, jobs, progress)
+    r.jobs = ran
     if (migration := violations.deadlock_default_note(m, r.jobs)) is not None:
         r.notes.append(migration)
     # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
@@ -337,6 +312,18 @@ def verify_model(
         map_results(m, r)
     _notes(m, r)
     return r
+
+
+def verify_model(
+        m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
+        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
+) -> ModelResult:
+    """One model alone (run_suite runs every model's jobs in one pool)."""
+    from execlease_hook import pool
+
+    p = prepare(m, t, quick, selection)
+    (ran,) = pool.run([pool.Work(m, p.planned, judge, progress)], t, cache, jobs)
+    return finish(p, ran, t, quick, cache, jobs, progress)
 
 
 def exit_code(results: Sequence[ModelResult]) -> int:
@@ -416,12 +403,23 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
-def _progress(result: JobResult) -> None:
+def _progress(result: JobResult, model: str = '') -> None:
     # Progress goes to stderr as each job ends, so a long run shows it is alive.
     seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
     cached = ', cached' if result.cached else ''
-    print(f'  {result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+    print(f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
           file=sys.stderr, flush=True)
+
+
+def _progress_of(m: Manifest, several: bool, verbosity: int) -> Callable[[JobResult], None]:
+    """The progress line of one model's jobs; named by the model folder when the pool holds
+    several models' jobs at once."""
+    if verbosity < 0:
+        return lambda r: None
+    if not several:
+        return _progress
+    prefix = f'{_shown(m, m.folder)}: '
+    return lambda r: _progress(r, prefix)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -450,6 +448,16 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
     root = git.repo_root()
+    if getattr(options, 'deep', False) or getattr(options, 'simulate', False):
+        if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+            raise CannotRun('--deep and --simulate run on the working tree; drop --rev/--pushed')
+        from execlease_hook import deep  # the checks beyond their shipped bounds
+
+        return deep.run_suite(options, outputs, root)
+    for name in ('depth', 'traces', 'seed', 'budget', 'fpmem'):
+        if getattr(options, name, None) is not None:
+            owner = '--simulate' if name in ('depth', 'traces', 'seed') else '--deep and --simulate'
+            raise CannotRun(f'--{name} is an option of {owner}; add it or drop --{name}')
     if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
         from execlease_hook import push_range  # a commit's tree, checked out alone
 
@@ -481,16 +489,33 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
                          f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
-    results = []
+    # Every model's TLC jobs in one pool, longest first (pool.py); then each model's result in
+    # order. A model that cannot be planned stops the run where a model-by-model run stopped:
+    # the models before it are run and reported, then its error (exit 2).
+    prepared: list[Prepared] = []
+    stop: CannotRun | None = None
     for m in manifests:
-        r = verify_model(m, t, options.quick, cache, jobs, _progress if verbosity >= 0 else lambda r: None,
-                         selection)
+        try:
+            prepared.append(prepare(m, t, options.quick, selection))
+        except CannotRun as e:
+            stop = e
+            break
+    from execlease_hook import pool, schedule
+
+    progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity) for p in prepared]
+    ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k]) for k, p in enumerate(prepared)],
+                   t, cache, jobs, schedule.Timings(results_folder(root).parent))
+    results = []
+    for k, p in enumerate(prepared):
+        r = finish(p, ran[k], t, options.quick, cache, jobs, progress[k])
         if options.update_coverage:
             from execlease_hook import sync
 
             sync.update_coverage(r, getattr(options, 'reason', None))
         results.append(r)
         print_model(r, verbosity)
+    if stop is not None:
+        raise stop
     code = exit_code(results)
     from execlease_hook.formats import build
 

@@ -15,9 +15,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from execlease_hook.tlc_output import (
     ACTION_PROPERTY, ASSUMPTION, BACK_TO_STATE, DEADLOCK, DEPTH, ERROR_HINTS, EXIT_ERRORS, EXIT_OK,
@@ -55,6 +56,10 @@ class TlcJob:
     workers: int = 1
     expect: str | None = None    # for mutations / findings: the property that must be violated
     extra: Mapping[str, str] = field(default_factory=dict)
+    # The deep tier (deep.py): more TLC flags (-simulate ..., -fpmem F), and where its progress
+    # reports go while it runs (tlc_modes.following); the flags are part of the cache key.
+    mode: tuple[str, ...] = ()
+    progress: Callable[[Any, float], None] | None = field(default=None, compare=False)
 
     @property
     def config_name(self) -> str:
@@ -64,7 +69,7 @@ class TlcJob:
         flags = ['-tool', '-workers', str(self.workers)]
         if not self.deadlock:
             flags.append('-deadlock')
-        return tuple(flags)
+        return (*flags, *self.mode)
 
     def argv(self, folder: Path) -> tuple[str, ...]:
         return (
@@ -172,16 +177,24 @@ def run_job(job: TlcJob) -> Verdict:
     started = time.monotonic()
     try:
         _write_files(job, folder)
+        from execlease_hook import tlc_modes
+
         try:
-            run = _execute(job, folder)
+            with tlc_modes.following(folder / 'tlc.out', job.progress):
+                run = _execute(job, folder)
         except OSError as e:
             return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
         seconds = round(time.monotonic() - started, 3)
         if run.timed_out:
             tail = last_lines(run.output)
+            # What the search had covered at TLC's last progress report (about once a minute).
+            covered = tlc_modes.last(run.output)
             return Verdict(
                 'error', seconds, None, reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
                 'raise "timeout" on the manifest entry if the model needs longer', last_lines=tail,
+                states=None if covered is None else covered.generated,
+                distinct=None if covered is None else covered.distinct,
+                depth=None if covered is None else covered.depth,
             )
         assert run.exit_code is not None
         if run.exit_code < 0:
@@ -190,6 +203,9 @@ def run_job(job: TlcJob) -> Verdict:
                 reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
                 'killer or a shutdown?); run again', last_lines=last_lines(run.output),
             )
+        if '-simulate' in job.mode:
+            return tlc_modes.classify_simulation(
+                run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
         return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
     finally:
         shutil.rmtree(folder, ignore_errors=True)

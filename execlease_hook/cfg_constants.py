@@ -1,0 +1,87 @@
+"""A TLC cfg with some constants given other values: the larger bounds of `verify --deep`.
+
+Only the value of an assignment the cfg already makes is replaced (`MaxGen = 3` -> `MaxGen = 4`,
+`Runs = {r1, r2}` -> `Runs = {r1, r2, r3}`), in place, so everything else in the cfg (its other
+constants, INIT, NEXT, INVARIANTS, comments) is the check's own. A value that starts with `<-`
+replaces the assignment with a substitution (`RunId <- SharedRunId`). A constant the cfg does
+not assign is an error naming it, never a silent no-op.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+KEYWORDS = frozenset({
+    'CONSTANT', 'CONSTANTS', 'INIT', 'NEXT', 'SPECIFICATION', 'INVARIANT', 'INVARIANTS',
+    'PROPERTY', 'PROPERTIES', 'SYMMETRY', 'CONSTRAINT', 'CONSTRAINTS', 'ACTION_CONSTRAINT',
+    'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS',
+})
+_TOKEN = re.compile(
+    r'(?P<skip>\s+|\\\*[^\n]*|\(\*.*?\*\))'      # space, \* line comments, (* block comments *)
+    r'|(?P<string>"(?:[^"\\]|\\.)*")'
+    r'|(?P<word>[A-Za-z0-9_]+)'
+    r'|(?P<arrow><-)'
+    r'|(?P<angle><<|>>)'
+    r'|(?P<other>.)', re.S)
+
+
+def _tokens(text: str) -> list[tuple[str, str, int, int]]:
+    """(kind, text, start, end) of every token, comments and space left out."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup or 'other'
+        if kind != 'skip':
+            out.append((kind, m.group(), m.start(), m.end()))
+    return out
+
+
+def assignments(text: str) -> dict[str, tuple[int, int]]:
+    """Each constant the CONSTANT sections assign -> the span of its `= value` (or `<- Op`)."""
+    tokens = _tokens(text)
+    found: dict[str, tuple[int, int]] = {}
+    in_constants = False
+    depth = 0
+    current: tuple[str, int] | None = None     # (name, start of its operator)
+    last_end = 0
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            found.setdefault(current[0], (current[1], last_end))
+            current = None
+
+    for i, (kind, tok, start, end) in enumerate(tokens):
+        if depth == 0 and kind == 'word' and tok in KEYWORDS:
+            close()
+            in_constants = tok in ('CONSTANT', 'CONSTANTS')
+            continue
+        if not in_constants:
+            continue
+        following = tokens[i + 1][1] if i + 1 < len(tokens) else ''
+        if depth == 0 and kind == 'word' and following in ('=', '<-'):
+            close()
+            current = (tok, tokens[i + 1][2])
+            continue
+        if tok in ('{', '(', '[', '<<'):
+            depth += 1
+        elif tok in ('}', ')', ']', '>>'):
+            depth = max(0, depth - 1)
+        last_end = end
+    close()
+    return found
+
+
+def override(text: str, constants: Sequence[tuple[str, str]]) -> str:
+    """`text` with the given constants' values replaced; ValueError naming what the cfg lacks."""
+    spans = assignments(text)
+    missing = [name for name, _ in constants if name not in spans]
+    if missing:
+        assigned = ', '.join(sorted(spans)) or 'none'
+        raise ValueError(f'the cfg assigns no constant {", ".join(missing)} (it assigns: {assigned})')
+    edits = sorted(((spans[name], value) for name, value in constants), reverse=True)
+    for (start, end), value in edits:
+        replacement = value if value.lstrip().startswith('<-') else f'= {value}'
+        if start > 0 and not text[start - 1].isspace():
+            replacement = ' ' + replacement
+        text = text[:start] + replacement + text[end:]
+    return text

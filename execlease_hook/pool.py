@@ -1,0 +1,92 @@
+"""One pool of TLC jobs across every model of a run: `--jobs N` is N TLC processes at once,
+for one model or fifty, started longest first (schedule.py).
+
+Each model brings its planned jobs (suite.plan), how to judge a verdict and where its progress
+goes; the answer is each model's results in its plan's order, so the per-model report and exit
+codes are what one model alone would give. A job the cache answers weighs nothing in the order;
+a job that cannot run (a bad anchor) is not started at all. Ctrl-C stops every TLC process group
+at once (tlc.cancel_all), whichever model it belongs to.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from execlease_hook import schedule, tlc
+from execlease_hook.report import COULD_NOT_RUN, JobResult
+
+if TYPE_CHECKING:
+    from execlease_hook.cache import ResultCache
+    from execlease_hook.manifest import Manifest
+    from execlease_hook.suite import PlannedJob, Tools
+    from execlease_hook.tlc import TlcJob, Verdict
+
+
+def _quiet(result: JobResult) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class Work:
+    manifest: Manifest
+    planned: Sequence[PlannedJob]
+    judge: Callable[[TlcJob, Verdict, bool], JobResult]
+    progress: Callable[[JobResult], None] = _quiet
+
+
+def run(
+        works: Sequence[Work], t: Tools, cache: ResultCache, jobs: int,
+        timings: schedule.Timings | None = None,
+) -> list[list[JobResult]]:
+    from execlease_hook import violations
+
+    results: list[dict[int, JobResult]] = [{} for _ in works]
+    pending: list[tuple[int, int, TlcJob]] = []   # (work, job index, job)
+    cost: list[float | None] = []                 # 0 for a job the cache answers
+    for w, work in enumerate(works):
+        for i, p in enumerate(work.planned):
+            if p.problem is not None:
+                results[w][i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
+                continue
+            pending.append((w, i, p.job))
+            cost.append(0.0 if cache.get(p.job.cache_key(t.jar.sha256, t.java.major)) is not None else None)
+
+    def run_one(w: int, job: TlcJob, timed: bool = True) -> tuple[Verdict, bool]:
+        key = job.cache_key(t.jar.sha256, t.java.major)
+        verdict = cache.get(key)
+        if verdict is not None:
+            return verdict, True
+        verdict = tlc.run_job(job)
+        cache.put(key, verdict)
+        if timings is not None and timed:
+            timings.record(schedule.job_key(works[w].manifest, job), verdict.seconds)
+        return verdict, False
+
+    def one(w: int, job: TlcJob) -> JobResult:
+        verdict, cached = run_one(w, job)
+        # The names TLC leaves out: an assumption's, a temporal property's (more TLC runs, here).
+        refined = violations.refine(job, verdict, lambda sub: run_one(w, sub, False)[0])
+        return works[w].judge(job, refined, cached)
+
+    order = schedule.longest_first([(works[w].manifest, job) for w, _, job in pending], timings, cost)
+    tlc.reset_cancel()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
+    try:
+        # The executor starts jobs in the order they are submitted: longest first.
+        futures = {pool.submit(one, pending[k][0], pending[k][2]): pending[k] for k in order}
+        for future in concurrent.futures.as_completed(futures):
+            w, i, _ = futures[future]
+            results[w][i] = future.result()
+            works[w].progress(results[w][i])
+    except BaseException:
+        # Ctrl-C (or a bug): stop every TLC process group; the jobs remove their folders.
+        tlc.cancel_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        if timings is not None:
+            timings.save()
+    pool.shutdown(wait=True)
+    return [[done[i] for i in range(len(work.planned))] for work, done in zip(works, results)]
