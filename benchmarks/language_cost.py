@@ -5,7 +5,7 @@ loads the language's grammar, parses a real file and fingerprints every definiti
 Medians over --runs runs each, measured in this one run:
   floor     `python -c pass` with the same interpreter
   python    tests/fixtures/formatters/lease.py (the language the guard's targets are set for)
-  each new  the real files under tests/fixtures/real/ (C#, Kotlin, Scala, Swift)
+  each new  the real files under tests/fixtures/real/ (C#, Kotlin, Scala, Swift, C, C++, Zig)
 Ratios are against `python`: a language whose file costs about what a Python file costs keeps
 the guard's latency targets (benchmarks/guard_latency.py) where they are.
 Targets: each language <= 1.5 x python.
@@ -30,6 +30,10 @@ FILES = {
     'kotlin': ROOT / 'tests' / 'fixtures' / 'real' / 'Throttler.kt',
     'scala': ROOT / 'tests' / 'fixtures' / 'real' / 'TempOps.scala',
     'swift': ROOT / 'tests' / 'fixtures' / 'real' / 'NIOScheduledCallback.swift',
+    'c': ROOT / 'tests' / 'fixtures' / 'real' / 'ae.c',
+    'cpp': ROOT / 'tests' / 'fixtures' / 'real' / 'Time.cc',
+    'cpp-large': ROOT / 'tests' / 'fixtures' / 'real' / 'RaftConsensus.cc',     # 107 KB, 122 definitions
+    'zig': ROOT / 'tests' / 'fixtures' / 'real' / 'common.zig',
 }
 SCRIPT = '''\
 import sys
@@ -64,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = results['python']
     for name, ms in results.items():
         size = FILES[name].stat().st_size / 1000
-        print(f'{name:8} {FILES[name].name:30} {size:5.1f} KB  {ms:7.1f} ms  '
+        print(f'{name:9} {FILES[name].name:30} {size:5.1f} KB  {ms:7.1f} ms  '
               f'x{ms / floor:4.2f} floor  x{ms / base:4.2f} python (target <= {TARGET})')
     return 0
 

@@ -148,7 +148,7 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
         f'region `{entry.region.start}` .. `{entry.region.end}`' if entry.region else '')
     if entry.within:
         what += f' within {entry.within}'
-    new = record.replace(m, coverage=record.replace(
+    new = record.replace(m, covers_code=True, coverage=record.replace(   # now it covers code
         m.coverage, entries=(*m.coverage.entries, entry)))
     return new, [f'added entry {entry.id}: {entry.path}:{located.start_line}-{located.end_line}, '
                  f'{what}, action {entry.action} (its hash is recorded by the next '

@@ -138,7 +138,7 @@ def refine(job: TlcJob, verdict: Verdict, run: Callable[[TlcJob], Verdict]) -> V
 
 MIGRATION = (
     'deadlock checking follows TLC now: on, unless the cfg says CHECK_DEADLOCK FALSE or the manifest '
-    'entry "deadlock": false (execlease 0.1 ran every job with -deadlock, so this model had no deadlock '
+    'entry "deadlock": false (an earlier execlease ran every job with -deadlock, so this model had no deadlock '
     'checked before). A deadlock with neither: {jobs}. If the model is meant to stop (every process '
     'done), add CHECK_DEADLOCK FALSE to the cfg or "deadlock": false to the entry; otherwise it is a '
     'real deadlock: record it as a finding ("violates": "deadlock") or fix the model'

@@ -34,6 +34,9 @@ _CALLS: dict[str, tuple[tuple[str, str], ...]] = {
     'go': (('call_expression', 'function'),),
     'java': (('method_invocation', 'name'), ('object_creation_expression', 'type')),
     'rust': (('call_expression', 'function'), ('macro_invocation', 'macro')),
+    'c': (('call_expression', 'function'),),
+    'cpp': (('call_expression', 'function'), ('new_expression', 'type')),
+    'zig': (('call_expression', 'function'),),
     # '' : the grammar names no field, the callee is the call's first named child
     'csharp': (('invocation_expression', 'function'), ('object_creation_expression', 'type')),
     'kotlin': (('call_expression', ''),),

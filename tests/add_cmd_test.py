@@ -242,3 +242,13 @@ def test_two_models_need_model(model_repo, capsys):
     assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim',
                      '--model', 'verification/other']) == 0
     assert json.loads(model_repo.read('verification/other/manifest.json'))['coverage']['entries']
+
+
+def test_the_first_entry_of_a_model_of_no_code_keeps_a_coverage_section(model_repo):
+    """A manifest without "coverage" (a model of no code) that gets an entry now covers code:
+    the entry is written, in a coverage section."""
+    data = json.loads(model_repo.read(MANIFEST))
+    del data['coverage']
+    model_repo.write(MANIFEST, json.dumps(data))
+    assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim']) == 0
+    assert [e['id'] for e in entries(model_repo)] == ['claim-lease']

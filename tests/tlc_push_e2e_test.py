@@ -36,7 +36,8 @@ Next == Inc \\/ Reset
 InRange == x <= Max
 ====
 '''
-CFG = 'CONSTANT Max = 3\nINIT Init\nNEXT Next\nINVARIANT InRange\n'
+# The mutation leaves x at Max + 1, where no action is enabled: the model declares that it stops.
+CFG = 'CONSTANT Max = 3\nINIT Init\nNEXT Next\nINVARIANT InRange\nCHECK_DEADLOCK FALSE\n'
 MUTATION = {
     'name': 'reset-overshoots', 'config': 'Lease.cfg',
     'replace': {'from': "x = Max /\\ x' = 0", 'to': "x = Max /\\ x' = Max + 1"},

@@ -11,10 +11,10 @@ applied on top (execlease_hook/fingerprint/rules_*.py):
              function: a definition moved under `if False:` changes, moved elsewhere does not.
 
 Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTEXT, BODIES
-(and optionally ATTACHED, AROUND, GAP_NOOPS), then `serialize(rules, nodes, start, end, source[start:end])` gives
+(and optionally ATTACHED, AROUND, GAP_NOOPS, BESIDE), then `serialize(rules, nodes, start, end, source[start:end])` gives
 the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 
-About 320 lines, kept whole: the walk, its building blocks and the context headers are the
+About 350 lines, kept whole: the walk, its building blocks and the context headers are the
 scheme itself, used by every language; what differs per language is already apart (rules_*.py).
 """
 from __future__ import annotations
@@ -55,6 +55,9 @@ _RULES = {
     'go': 'rules_go',
     'java': 'rules_java',
     'rust': 'rules_rust',
+    'c': 'rules_c',
+    'cpp': 'rules_cpp',
+    'zig': 'rules_zig',
     'csharp': 'rules_csharp', 'kotlin': 'rules_kotlin', 'scala': 'rules_scala', 'swift': 'rules_swift',
 }
 
@@ -328,10 +331,15 @@ def _header(rules: ModuleType, node: Node, path: Node | None) -> list[Item]:
                 before.append(sibling)
             sibling = sibling.prev_named_sibling
         out.extend(reversed(before))
-    for c in node.children:
+    # A node whose members stand beside the path without a field (a preprocessor block's other
+    # declarations, a Zig struct's other members): only its own tokens and fields count.
+    beside = node.type in getattr(rules, 'BESIDE', frozenset())
+    for index, c in enumerate(node.children):
         if same(c, path):
             out.append(b'@')
         elif 'comment' in c.type:
+            continue
+        elif beside and c.is_named and node.field_name_for_child(index) is None:
             continue
         elif c.type in rules.BODIES:
             out.append(b'{}')

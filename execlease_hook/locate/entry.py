@@ -119,7 +119,7 @@ def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: s
     )
 
 
-_OVERLOADING = frozenset({'java', 'csharp', 'kotlin', 'scala', 'swift'})
+_OVERLOADING = frozenset({'java', 'cpp', 'csharp', 'kotlin', 'scala', 'swift'})
 
 
 def _similar(language: str, source: bytes, qualname: str) -> str:
@@ -129,7 +129,9 @@ def _similar(language: str, source: bytes, qualname: str) -> str:
 
     definitions = every_definition(language, source)
     by_name = {d.qualname: d for d in definitions}
-    close = difflib.get_close_matches(qualname, list(by_name), n=5, cutoff=0.5)
+    # `Peer.callRPC` for `LogCabin.Server.Peer.callRPC`: a name missing its outer scopes
+    close = [name for name in sorted(by_name) if name.endswith('.' + qualname)][:5]
+    close = close or difflib.get_close_matches(qualname, list(by_name), n=5, cutoff=0.5)
     if not close:
         if not by_name:
             return ' (the file defines no functions this tool can address)'

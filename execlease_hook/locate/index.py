@@ -20,6 +20,9 @@ _FAMILIES = {
     'go': 'go',
     'java': 'java',
     'rust': 'rust',
+    'c': 'cfamily',
+    'cpp': 'cfamily',
+    'zig': 'zig',
     'csharp': 'csharp', 'kotlin': 'kotlin', 'scala': 'scala', 'swift': 'swift',
 }
 

@@ -54,12 +54,13 @@ FORGERIES = {
         'Inv == x < 5\n',
         'INIT Init\nNEXT Next\nINVARIANT Inv\n', ('passed', None), ('error', None),
     ),
-    # Assert's message is shown by TLC, quoted, inside its own error message: an evaluation
-    # error (exit 75) is never a verdict, whatever the message says.
+    # Assert's message is shown by TLC, quoted, inside its own message about the failed Assert:
+    # it is read as that Assert's message (kind 'assert'), never as TLC's messages.
     'assert-message-fake-violation': (
         f'Init == x = 0 /\\ s = 0\nNext == x\' = x + 1 /\\ UNCHANGED s /\\ Assert(x < 2, "{FAKE_BLOCK}")\n'
         'Inv == TRUE\nP8 == TRUE\n',
-        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('error', None),
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'),
+        ('violated', FAKE_BLOCK.replace('\\\\', '\\').replace('\\n', '\n')),   # the string's value
     ),
     # A fake pass printed before a real violation: the exit code says violation.
     'printt-fake-pass': (
@@ -99,6 +100,8 @@ def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
     _, _, forged, real = FORGERIES[case]
     assert (v.outcome, v.property) != forged, v
     assert (v.outcome, v.property) == real, v
+    if 'assert' in case:
+        assert v.kind == 'assert' and v.exit_code == 75
     if case == 'tlcset-exit-partial-search':
         assert 'states left on its queue' in (v.reason or '') and 'not a pass' in (v.reason or '')
 

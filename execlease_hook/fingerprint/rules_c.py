@@ -1,0 +1,227 @@
+"""ts2 rules for C (what clang-format may change, and what it may not); C++ extends them
+(rules_cpp.py).
+
+Preprocessor conditionals are control flow: a definition under `#if 0`, `#ifdef X` or in an
+`#else` has that directive, its condition and the branch as context; what the other branches
+hold does not count. A directive is read without the spaces clang-format puts around its `#`
+(`#  define` is `#define`), a macro body token by token.
+"""
+from __future__ import annotations
+
+import re
+
+from execlease_hook.fingerprint.ts2 import Item, field, marker, named, prev_token, same, text, trailing_comma, up, value
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# C escapes; \x takes every hex digit that follows, octal up to three digits.
+_ESCAPE = re.compile(r'\\(x[0-9a-fA-F]+|[0-7]{1,3}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)', re.S)
+_SIMPLE = {'a': 7, 'b': 8, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11, 'e': 27,
+           '\\': 92, "'": 39, '"': 34, '?': 63}
+
+
+def decode(body: str, prefix: str) -> str:
+    """The value of a string or character literal's body: bytes for `""` and `u8""` (as
+    surrogate escapes, so `"\\xc3\\xa9"` is `"é"`), code units for `L""`, `u""`, `U""`."""
+    body = body.replace('\\\r\n', '').replace('\\\n', '')    # line splices come before escapes
+    wide = prefix in ('L', 'u', 'U')
+    if '\\' not in body:
+        return body
+    out: list[str] = []
+    at = 0
+    for match in _ESCAPE.finditer(body):
+        out.append(body[at:match.start()])
+        at = match.end()
+        escape = match.group(1)
+        code: int | None = None
+        if escape in _SIMPLE:
+            code = _SIMPLE[escape]
+        elif escape[0] == 'x':
+            code = int(escape[1:], 16)
+        elif escape[0] in '01234567':
+            code = int(escape, 8)
+        elif escape[0] in 'uU' and len(escape) > 1:
+            point = int(escape[1:], 16)     # a surrogate or beyond Unicode is not a character: as written
+            out.append(chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match.group(0))
+            continue
+        if code is None:
+            out.append(match.group(0))      # not a C escape: kept as written
+        elif wide or code < 0x80:
+            out.append(chr(code) if code < 0x110000 else match.group(0))
+        else:
+            out.append(bytes([code & 0xff]).decode('utf-8', 'surrogateescape'))
+    out.append(body[at:])
+    joined = ''.join(out)
+    if wide:
+        return joined
+    # Join escaped bytes with the characters around them: "\xc3\xa9" is the UTF-8 of "é".
+    return joined.encode('utf-8', 'surrogateescape').decode('utf-8', 'surrogateescape')
+
+
+def _split(raw: str, quote: str) -> tuple[str, str] | None:
+    at = raw.find(quote)
+    if at < 0 or not raw.endswith(quote) or len(raw) < at + 2:
+        return None
+    return raw[:at], raw[at + 1:-1]
+
+
+def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    found = _split(text(node), '"')
+    if found is None:
+        return None
+    prefix, body = found
+    return value(b'"' + prefix.encode(), [decode(body, prefix)])
+
+
+def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    found = _split(text(node), "'")
+    if found is None:
+        return None
+    prefix, body = found
+    return value(b"'" + prefix.encode(), [decode(body, prefix)])
+
+
+def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    """C++ `R"x(a)x"` is `"a"`, `u8R"(a)"` is `u8"a"`."""
+    raw = text(node)
+    quote, open_ = raw.find('"'), raw.find('(')
+    if quote < 0 or open_ < quote:
+        return None
+    prefix, delimiter = raw[:quote].rstrip('R'), raw[quote + 1:open_]
+    closing = ')' + delimiter + '"'
+    if not raw.endswith(closing):
+        return None
+    return value(b'"' + prefix.encode(), [raw[open_ + 1:len(raw) - len(closing)]])
+
+
+def _pieces(node: Node) -> tuple[str, list[str | list[Item]]] | None:
+    """A literal piece of a concatenation: (its prefix, its value)."""
+    raw = text(node)
+    if node.type == 'string_literal':
+        found = _split(raw, '"')
+        return None if found is None else (found[0], [decode(found[1], found[0])])
+    if node.type == 'raw_string_literal':
+        quote, open_ = raw.find('"'), raw.find('(')
+        closing = ')' + raw[quote + 1:open_] + '"'
+        return raw[:quote].rstrip('R'), [raw[open_ + 1:len(raw) - len(closing)]]
+    return None
+
+
+def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
+    """`"a" "b"` is `"ab"` (the pieces are joined before the program runs); a macro between
+    pieces (`"id=" PRId64`) is a hole hashed as code. The prefix of any piece is the whole's."""
+    prefix = ''
+    parts: list[str | list[Item]] = []
+    for child in named(node):
+        found = _pieces(child)
+        if found is None:
+            parts.append([child])
+            continue
+        prefix = prefix or found[0]
+        parts.extend(found[1])
+    return value(b'"' + prefix.encode(), parts)
+
+
+def number_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    """`0X1F` is `0x1f`, `10UL` is `10ul`, `1'000` is `1000`; a base is never converted (0x10 and
+    16 can differ in type)."""
+    return [field(b'#', text(node).replace("'", '').lower().encode())]
+
+
+def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
+    """`(a)` is `a`, except `(f)(x)`: the parentheses stop a function-like macro named `f`."""
+    inner = named(node)
+    if len(inner) != 1:
+        return None
+    parent = up(node, parent)
+    if parent is not None and parent.type == 'call_expression' and same(parent.child_by_field_name('function'), node):
+        return None
+    return [inner[0]]
+
+
+# The statements whose body may be braced or not: clang-format's InsertBraces and RemoveBracesLLVM.
+_BRACEABLE = frozenset({'if_statement', 'else_clause', 'while_statement', 'for_statement', 'do_statement',
+                        'for_range_loop'})
+_NOT_ALONE = frozenset({'declaration', 'labeled_statement'})
+
+
+def compound_statement(node: Node, parent: Node | None) -> list[Item] | None:
+    """`if (a) { b(); }` is `if (a) b();`, also for `else` and loops; a block that declares
+    something is a scope and stays."""
+    parent = up(node, parent)
+    if parent is None or parent.type not in _BRACEABLE:
+        return None
+    inner = named(node)
+    if len(inner) != 1 or inner[0].type in _NOT_ALONE or inner[0].type.startswith('preproc'):
+        return None
+    return [inner[0]]
+
+
+_STATEMENT_LISTS = frozenset({'compound_statement', 'translation_unit', 'declaration_list', 'field_declaration_list'})
+
+
+def expression_statement(node: Node, parent: Node | None) -> list[Item] | None:
+    """An empty statement (`;;`) among statements means nothing; `if (a) ;` keeps its `;`."""
+    if named(node):
+        return None
+    parent = up(node, parent)
+    return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
+
+
+def directive(node: Node, parent: Node | None) -> list[Item] | None:
+    """`#  define` and `# if` (clang-format's IndentPPDirectives) are `#define` and `#if`."""
+    return [marker(node, node.type), field(b'"', ''.join(text(node).split()).encode()) + b')']
+
+
+_TOKEN = re.compile(
+    r'''(?P<skip>(?:\s|\\\n|\\\r\n)+|/\*.*?\*/|//[^\n]*)'''
+    r'''|(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|(?:u8|[uUL])?'(?:\\.|[^'\\\n])*\''''
+    r'''|\.?[0-9](?:[eEpP][+-]|[\w.'])*|\w+'''
+    r'''|%:%:|##|<<=|>>=|<=>|->\*|\.\.\.|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|.''',
+    re.S)
+
+
+def preproc_arg(node: Node, parent: Node | None) -> list[Item] | None:
+    """A macro body token by token: its spacing, line splices and comments never count."""
+    tokens = [m.group(0) for m in _TOKEN.finditer(text(node)) if m.group('skip') is None]
+    return [marker(node, node.type), field(b'"', '\0'.join(tokens).encode()) + b')']
+
+
+def stray_semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    """`void f() {};`: the `;` after a function body (clang-format's RemoveSemicolon)."""
+    if parent.type not in _STATEMENT_LISTS or parent.type == 'compound_statement':
+        return False
+    before = prev_token(siblings, index)
+    return before is not None and before.type == 'function_definition'
+
+
+def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    """`{1, 2,}` and `enum {A, B,}`; elsewhere (a macro's arguments) a comma before `)` counts."""
+    return parent.type in ('initializer_list', 'enumerator_list') and trailing_comma(token, parent, siblings, index)
+
+
+DIRECTIVES = ('#define', '#if', '#ifdef', '#ifndef', '#elif', '#elifdef', '#elifndef', '#else', '#endif',
+              '#include', 'preproc_directive')
+HANDLERS = {
+    'string_literal': string_literal,
+    'char_literal': char_literal,
+    'concatenated_string': concatenated_string,
+    'number_literal': number_literal,
+    'parenthesized_expression': parenthesized_expression,
+    'compound_statement': compound_statement,
+    'expression_statement': expression_statement,
+    'preproc_arg': preproc_arg,
+    **{kind: directive for kind in DIRECTIVES},
+}
+DROPS = {
+    ',': comma,
+    ';': stray_semicolon,
+}
+ALIASES: dict[str, str] = {}
+SCOPES = frozenset({'function_definition'})
+PREPROCESSOR = frozenset({'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef'})
+CONTEXT = PREPROCESSOR
+BODIES = frozenset({'compound_statement'})
+BESIDE = PREPROCESSOR

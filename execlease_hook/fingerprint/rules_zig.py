@@ -1,0 +1,113 @@
+"""ts2 rules for Zig (what `zig fmt` may change, and what it may not).
+
+Zig strings are bytes: `"\\xc3\\xa9"` is `"é"`, and a `\\\\` multiline string is the string of its
+lines. Integer literals are comptime integers, so `0x1F`, `0o37`, `31` and `3_1` are one value;
+a float keeps its exact decimal value (`1.5e3` is `1500.0`). A trailing comma only tells
+`zig fmt` to lay a list out one item a line.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from execlease_hook.fingerprint.ts2 import Item, field, named, same, text, trailing_comma, up, value
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+_ESCAPE = re.compile(r'\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)', re.S)
+_SIMPLE = {'n': b'\n', 'r': b'\r', 't': b'\t', '\\': b'\\', "'": b"'", '"': b'"'}
+
+
+def decode(body: str) -> bytes:
+    if '\\' not in body:
+        return body.encode('utf-8')
+    out = bytearray()
+    at = 0
+    for match in _ESCAPE.finditer(body):
+        out += body[at:match.start()].encode('utf-8')
+        at = match.end()
+        escape = match.group(1)
+        if escape in _SIMPLE:
+            out += _SIMPLE[escape]
+        elif escape[0] == 'x':
+            out.append(int(escape[1:], 16))
+        elif escape[0] == 'u' and int(escape[2:-1], 16) < 0x110000:
+            out += chr(int(escape[2:-1], 16)).encode('utf-8', 'surrogatepass')
+        else:
+            out += match.group(0).encode('utf-8')   # not a Zig escape: kept as written
+    out += body[at:].encode('utf-8')
+    return bytes(out)
+
+
+def string(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
+        return None
+    return value(b'b', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+
+
+def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
+    """`\\\\a` then `\\\\b` on the next line is `"a\\nb"`: each line after its `\\\\`, no escapes."""
+    lines = [line.lstrip(' \t').removesuffix('\r') for line in text(node).split('\n')]   # trailing spaces count
+    if not all(line.startswith('\\\\') for line in lines):
+        return None
+    return value(b'b', ['\n'.join(line[2:] for line in lines)])
+
+
+def character(node: Node, parent: Node | None) -> list[Item] | None:
+    raw = text(node)
+    if len(raw) < 3 or raw[0] != "'" or raw[-1] != "'":
+        return None
+    return value(b'c', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+
+
+def integer(node: Node, parent: Node | None) -> list[Item] | None:
+    digits = text(node).replace('_', '').lower()
+    try:
+        number = int(digits, 0) if digits[:2] in ('0x', '0o', '0b') else int(digits, 10)
+    except ValueError:
+        return None
+    return [field(b'#i', str(number).encode())]
+
+
+def float_(node: Node, parent: Node | None) -> list[Item] | None:
+    digits = text(node).replace('_', '').lower()
+    if digits.startswith('0x'):
+        return [field(b'#x', digits.encode())]     # hex floats as written (lower case)
+    try:
+        exact = Fraction(digits)
+    except ValueError:
+        return None
+    return [field(b'#f', f'{exact.numerator}/{exact.denominator}'.encode())]
+
+
+def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
+    """`(a)` is `a`, except as a callee: `(a.f)()` calls a field, `a.f()` may be a method call."""
+    parent = up(node, parent)
+    if parent is not None and parent.type == 'call_expression' and same(parent.child_by_field_name('function'), node):
+        return None
+    inner = named(node)
+    return [inner[0]] if len(inner) == 1 else None
+
+
+HANDLERS = {
+    'string': string,
+    'multiline_string': multiline_string,
+    'character': character,
+    'integer': integer,
+    'float': float_,
+    'parenthesized_expression': parenthesized_expression,
+}
+DROPS = {
+    ',': trailing_comma,
+}
+ALIASES: dict[str, str] = {}
+SCOPES = frozenset({'function_declaration'})
+_CONTAINERS = frozenset({'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'})
+CONTEXT = _CONTAINERS | frozenset({
+    'variable_declaration', 'if_statement', 'else_clause', 'switch_case', 'for_statement', 'while_statement',
+})
+BODIES = frozenset({'block', 'block_expression', 'expression_statement'})     # `else return x;` too
+BESIDE = _CONTAINERS

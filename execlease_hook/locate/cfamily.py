@@ -1,0 +1,164 @@
+"""C and C++: a function's definition (never its prototype), by the name a reader of the code
+would write, with dots for `::`.
+
+C: `f`, `static` functions alike. C++: `ns.f` inside `namespace ns` (`namespace a::b` is `a.b`;
+an anonymous namespace adds nothing); `ns.Class.method` for a method defined in its class or out
+of line (`int Class::method(...) {}` inside `namespace ns`, or `ns::Class::method` at the top, are
+the same name); `Box.take` for `Box<T>::take`; constructors `Class.Class`, destructors
+`Class.~Class`, operators `Class.operator==` (written without spaces; a conversion operator is
+covered with a region); a lambda assigned to a name (`auto f = [](...) {}`,
+a field holding one) by that name; `outer.Local.method` for a class inside a function.
+A `template <...>` header belongs to the function. Overloads share a name and so are ambiguous.
+"""
+from __future__ import annotations
+
+from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+# Conversion operators (`operator bool()`) have no name token of their own: cover them with a region.
+NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name'})
+# What may wrap the function's own declarator between it and the definition:
+# `T *f()`, `T &f()`, `int (*f(void))(int)`, `f() [[attr]]`.
+_WRAPPERS = frozenset({
+    'pointer_declarator', 'reference_declarator', 'parenthesized_declarator', 'attributed_declarator',
+    'function_declarator',
+})
+_CLASSES = frozenset({'class_specifier', 'struct_specifier', 'union_specifier'})
+
+
+def named_definition(name: Node) -> Definition | None:
+    found = _function(name) or _lambda(name)
+    if found is None:
+        return None
+    node, scopes = found
+    parts = [_key(name), *reversed(scopes)]
+    for scope in ancestors(node):
+        if scope.type == 'namespace_definition':
+            parts.extend(reversed(_namespace(scope)))
+        elif scope.type in _CLASSES:
+            held = scope.child_by_field_name('name')
+            if held is None:
+                return None     # an anonymous class or struct: not addressable
+            parts.append(_base(held))
+        elif scope.type == 'function_definition':
+            outer = _declared_name(scope)
+            if outer is None:
+                return None
+            parts.append(outer)
+        elif scope.type == 'lambda_expression':
+            return None         # a lambda inside a lambda: cover the outer one, or use a region
+    top = node
+    while top.parent is not None and top.parent.type == 'template_declaration':
+        top = top.parent
+    return Definition('.'.join(reversed(parts)), (top,))
+
+
+def _function(name: Node) -> tuple[Node, list[str]] | None:
+    """(the function_definition, the scopes written in its declarator: `A::B::f` gives A, B)."""
+    node, scopes = _qualified(name)
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type != 'function_declarator' or not names_this(parent, 'declarator', node):
+        return None
+    node, parent = parent, parent.parent
+    while parent is not None and parent.type in _WRAPPERS and _holds(parent, node):
+        node, parent = parent, parent.parent
+    if parent is None or parent.type != 'function_definition' or not names_this(parent, 'declarator', node):
+        return None
+    return parent, scopes
+
+
+def _qualified(name: Node) -> tuple[Node, list[str]]:
+    """Climb from a name through `A::B::name` and `name<T>`: the outermost node and A, B."""
+    node, scopes = name, list[str]()
+    parent = node.parent
+    while parent is not None:
+        if parent.type == 'qualified_identifier' and names_this(parent, 'name', node):
+            scope = parent.child_by_field_name('scope')
+            if scope is not None:
+                scopes.insert(0, _base(scope))
+        elif not (parent.type == 'template_function' and names_this(parent, 'name', node)):
+            break
+        node, parent = parent, parent.parent
+    return node, scopes
+
+
+def _holds(wrapper: Node, child: Node) -> bool:
+    if wrapper.type == 'parenthesized_declarator':
+        return True
+    declarator = wrapper.child_by_field_name('declarator')
+    if declarator is None:     # `T &f()`: C++'s reference_declarator has no field
+        return any(c.start_byte == child.start_byte and c.end_byte == child.end_byte for c in wrapper.named_children)
+    return declarator.start_byte == child.start_byte and declarator.end_byte == child.end_byte
+
+
+def _lambda(name: Node) -> tuple[Node, list[str]] | None:
+    """`auto f = [...](...) {...};` (the declaration, or its declarator when it declares several)
+    and a field `std::function<...> f = [...] {...};`."""
+    parent = name.parent
+    if parent is None:
+        return None
+    if parent.type == 'init_declarator' and names_this(parent, 'declarator', name):
+        value = parent.child_by_field_name('value')
+        if value is None or value.type != 'lambda_expression':
+            return None
+        declaration = parent.parent
+        if declaration is not None and declaration.type == 'declaration':
+            declarators = declaration.children_by_field_name('declarator')
+            return (declaration if len(declarators) == 1 else parent), []
+        return parent, []
+    if parent.type == 'field_declaration' and names_this(parent, 'declarator', name):
+        value = parent.child_by_field_name('default_value')
+        if value is not None and value.type == 'lambda_expression':
+            return parent, []
+    return None
+
+
+def _declared_name(function: Node) -> str | None:
+    """The qualified name a function_definition declares, relative to where it stands."""
+    declarator = function.child_by_field_name('declarator')
+    while declarator is not None and declarator.type in _WRAPPERS:
+        inner = declarator.child_by_field_name('declarator')
+        if inner is None:
+            inner = next((c for c in declarator.named_children if c.type != 'attribute_declaration'), None)
+        declarator = inner
+    if declarator is None:
+        return None
+    parts = []
+    while declarator is not None and declarator.type == 'qualified_identifier':
+        scope = declarator.child_by_field_name('scope')
+        if scope is not None:
+            parts.append(_base(scope))
+        declarator = declarator.child_by_field_name('name')
+    if declarator is not None and declarator.type == 'template_function':
+        declarator = declarator.child_by_field_name('name')
+    if declarator is None:
+        return None
+    parts.append(_key(declarator))
+    return '.'.join(parts)
+
+
+def _namespace(namespace: Node) -> list[str]:
+    """`namespace a::b` gives [a, b]; an anonymous namespace gives []."""
+    held = namespace.child_by_field_name('name')
+    if held is None:
+        return []
+    if held.type == 'nested_namespace_specifier':
+        return [text(c) for c in held.named_children if c.type == 'namespace_identifier']
+    return [text(held)]
+
+
+def _base(scope: Node) -> str:
+    """`Box` for `Box`, `Box<T>`."""
+    if scope.type == 'template_type':
+        return text(scope.child_by_field_name('name'))
+    return text(scope)
+
+
+def _key(name: Node) -> str:
+    """A name as written, without spaces: `operator ==` is `operator==`, `~ Lease` is `~Lease`."""
+    return ''.join(text(name).split())

@@ -1,0 +1,37 @@
+"""Zig: `f` for a `fn` in the file (a file is a struct), `Type.f` for a `fn` in a struct, enum,
+union or opaque assigned to `Type` (`Outer.Inner.f` when nested), `Generic.f` for a `fn` in the
+struct a type function returns (`fn Generic(comptime T: type) type { return struct {...}; }`),
+`outer.Local.f` for a struct declared inside a function. `extern fn` prototypes have no body and
+are not definitions; `test` blocks are covered with a region.
+"""
+from __future__ import annotations
+
+from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+NAME_TYPES = frozenset({'identifier'})
+_CONTAINERS = frozenset({'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'})
+
+
+def named_definition(name: Node) -> Definition | None:
+    function = name.parent
+    if (
+            function is None or function.type != 'function_declaration'
+            or not names_this(function, 'name', name)
+            or function.child_by_field_name('body') is None
+    ):
+        return None
+    parts = [text(name)]
+    for scope in ancestors(function):
+        if scope.type == 'function_declaration':
+            parts.append(text(scope.child_by_field_name('name')))
+        elif scope.type in _CONTAINERS:
+            holder = scope.parent
+            if holder is not None and holder.type == 'variable_declaration':
+                held = next((c for c in holder.named_children if c.type == 'identifier'), None)
+                if held is not None and held.end_byte <= scope.start_byte:
+                    parts.append(text(held))
+    return Definition('.'.join(reversed(parts)), (function,))
