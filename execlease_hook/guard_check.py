@@ -246,10 +246,11 @@ def _diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dict[str
     from execlease_hook.locate.source import parse_from
 
     sync = m.coverage.sync_commit
-    blobs = git.read_blobs(m.root, [s.entry.synced_blob for s in statuses if s.entry.synced_blob])
+    source = snap.source
+    blobs = source.read_objects([s.entry.synced_blob for s in statuses if s.entry.synced_blob])
     old_files: dict[str, bytes | None] = {}
     if sync is not None and any(blobs.get(s.entry.synced_blob or '') is None for s in statuses):
-        old_files = git.read_blobs(m.root, [f'{sync}:{s.entry.path}' for s in statuses])
+        old_files = source.read_objects([f'{sync}:{s.entry.path}' for s in statuses])
     out: dict[str, str] = {}
     present: bool | None = None
     for s in statuses:

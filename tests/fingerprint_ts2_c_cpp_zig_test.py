@@ -134,6 +134,12 @@ def test_cpp_context_counts_namespaces_classes_and_templates():
     assert fp('a.cpp', source, q) == fp('a.cpp', source.replace('int x;', 'int y;'), q)
 
 
+def test_cpp_lambda_context_counts_the_branch_but_not_what_other_branches_hold():
+    source = 'int outer(bool a) {\n  if (a) {\n    auto f = [](int x) { return x; };\n  } else return 1;\n}\n'
+    assert fp('a.cpp', source, 'outer.f') != fp('a.cpp', source.replace('if (a)', 'if (!a)'), 'outer.f')
+    assert fp('a.cpp', source, 'outer.f') == fp('a.cpp', source.replace('return 1', 'return 2'), 'outer.f')
+
+
 def test_zig_context_counts_the_branch_but_not_what_other_branches_hold():
     source = ('fn T(comptime x: bool) type {\n    if (x) {\n        return struct {\n            fn f() void {}\n'
               '        };\n    } else return struct {};\n}\n')

@@ -7,11 +7,10 @@ to its enclosing function.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.fingerprint import rules_c
 from execlease_hook.fingerprint.ts2 import Item, named, text, up
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -44,5 +43,9 @@ CONTEXT = rules_c.PREPROCESSOR | frozenset({
     'linkage_specification', 'if_statement', 'else_clause', 'while_statement', 'for_statement', 'do_statement',
     'for_range_loop', 'switch_statement', 'case_statement', 'try_statement', 'catch_clause',
 })
-BODIES = frozenset({'compound_statement', 'declaration_list', 'field_declaration_list'})
+# A branch written without braces (`else return x;`) is a body too: what it holds is not context.
+BODIES = frozenset({
+    'compound_statement', 'declaration_list', 'field_declaration_list', 'expression_statement', 'return_statement',
+    'throw_statement', 'break_statement', 'continue_statement',
+})
 BESIDE = rules_c.PREPROCESSOR | frozenset({'case_statement'})
