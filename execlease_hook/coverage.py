@@ -35,28 +35,37 @@ class Source(Protocol):
 
 
 class _BlobSource:
-    """Reads through `git cat-file --batch`, all prefetched paths in one call."""
+    """Reads through `git cat-file --batch`, all prefetched paths in one call; `objects` (a
+    blob id, `COMMIT:path`) may join that call too, read later with read_objects."""
 
     description = ''
 
-    def __init__(self, root: Path, paths_hint: Iterable[str] = ()) -> None:
+    def __init__(self, root: Path, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
         self.root = root
         self._cache: dict[str, bytes | None] = {}
-        self.prefetch(paths_hint)
+        self._objects: dict[str, bytes | None] = {}
+        self.prefetch(paths_hint, objects)
 
     def _spec(self, path: str) -> str:
         raise NotImplementedError
 
-    def prefetch(self, paths: Iterable[str]) -> None:
+    def prefetch(self, paths: Iterable[str], objects: Iterable[str] = ()) -> None:
         wanted = [p for p in dict.fromkeys(paths) if p not in self._cache]
-        if wanted:
-            blobs = git.read_blobs(self.root, [self._spec(p) for p in wanted])
+        others = [o for o in dict.fromkeys(objects) if o not in self._objects]
+        if wanted or others:
+            blobs = git.read_blobs(self.root, [*(self._spec(p) for p in wanted), *others])
             for p in wanted:
                 self._cache[p] = blobs[self._spec(p)]
+            self._objects.update((o, blobs[o]) for o in others)
 
     def read(self, path: str) -> bytes | None:
         self.prefetch((path,))
         return self._cache[path]
+
+    def read_objects(self, specs: Sequence[str]) -> dict[str, bytes | None]:
+        """Each object by git's name for it (None when absent), in one batch for those not read yet."""
+        self.prefetch((), specs)
+        return {spec: self._objects[spec] for spec in specs}
 
 
 class IndexSource(_BlobSource):
@@ -69,10 +78,10 @@ class IndexSource(_BlobSource):
 
 
 class CommitSource(_BlobSource):
-    def __init__(self, root: Path, commit: str, paths_hint: Iterable[str] = ()) -> None:
+    def __init__(self, root: Path, commit: str, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
         self.commit = commit
         self.description = f'commit {commit[:12]}'
-        super().__init__(root, paths_hint)
+        super().__init__(root, paths_hint, objects)
 
     def _spec(self, path: str) -> str:
         return f'{self.commit}:{path}'

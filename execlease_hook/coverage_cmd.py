@@ -27,23 +27,38 @@ STATUS_COLOUR = {'unchanged': 'green', 'changed': 'yellow', 'never synced': 'yel
                  'missing': 'red', 'ambiguous': 'red'}
 
 
-def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, quiet: bool = False) -> str:
-    from execlease_hook import term
+def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, quiet: bool = False,
+            width: int | None = None) -> str:
+    """Within `width` (the terminal's by default) the current hash is left out first (a person
+    does not compare hashes by eye; `--format json` has it), then cells are clipped: a path
+    keeps its file name and line."""
+    from execlease_hook import table, term
 
+    columns = (
+        table.Column('id', clip=table.keep_ends, least=10),
+        table.Column('where', clip=table.keep_end, least=16),
+        table.Column('action', clip=table.keep_ends, least=10), table.Column('status'),
+        table.Column('current', optional=True),
+    )
     rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
-    widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
+    kept, cells = table.layout(columns, rows, (term.width() if width is None else width) - 2)
+
+    def paint(row: int, column: int, cell: str) -> str:
+        if row == 0 or column != 3:
+            return cell
+        status = statuses[row - 1].status
+        return term.paint(cell.rstrip(), STATUS_COLOUR.get(status, 'bold')) + cell[len(status):]
+
     count = f'{len(statuses)} entr' + ('y' if len(statuses) == 1 else 'ies')
     lines = [f'{_rel(m.root, m.path)}  ({count}; model {model_status})']
-    for s, row in zip(statuses, rows):
+    for s, line in zip(statuses, table.render(kept, cells, paint=paint)[1:]):
         if quiet and s.status == 'unchanged':
             continue
-        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
-        cells[3] = term.paint(cells[3], STATUS_COLOUR.get(s.status, 'bold'))
-        lines.append('  ' + '  '.join((*cells, row[4])))
+        lines.append('  ' + line)
         if s.problem:
             lines.append(term.wrap(f'      {s.problem}'))
         if s.entry.sync_reason:
-            lines.append(f'      synced without a model change: {s.entry.sync_reason}')
+            lines.append(term.wrap(f'      synced without a model change: {s.entry.sync_reason}'))
     return '\n'.join(lines)
 
 

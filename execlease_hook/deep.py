@@ -227,7 +227,8 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     from execlease_hook.formats import build
 
     data = suite.results_json(results, t, code)
-    data['mode'] = {'deep': mode.deep, 'simulate': mode.simulate, 'workers': mode.workers, 'fpmem': mode.fpmem,
+    data['mode'] = {'deep': mode.deep, 'simulate': mode.simulate, 'fpmem': mode.fpmem,
+                    'workers': 1 if mode.simulate else mode.workers,   # per TLC job
                     **({'traces': mode.traces, 'depth': mode.depth, 'seed': mode.seed} if mode.simulate else {})}
     outputs.finish(build.verify_report(results, data, code, git.head(root)))
     if cache.problem:

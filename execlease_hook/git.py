@@ -6,10 +6,10 @@ git points GIT_INDEX_FILE at a temporary index, and that index is what is being 
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from execlease_hook import spawn
 from execlease_hook.errors import CannotRun
 
 
@@ -42,11 +42,11 @@ class StagedChange:
 
 def _run(
         root: Path | None, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
-    argv = ('git', *args)
+) -> spawn.Completed:
+    # `-C root`: git runs as if started there (spawn.py changes no working directory).
+    argv = ('git', *(('-C', str(root)) if root is not None else ()), *args)
     try:
-        return subprocess.run(argv, cwd=root, input=stdin, capture_output=True, check=False,
-                              env=None if env is None else {**os.environ, **env})
+        return spawn.run(argv, stdin=stdin, env=None if env is None else {**os.environ, **env})
     except FileNotFoundError:
         raise CannotRun('git is not installed or not on PATH') from None
 

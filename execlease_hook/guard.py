@@ -79,6 +79,31 @@ def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
 
 
+def diff_bases(data: bytes | None, touched: set[str]) -> list[str]:
+    """What a change's diff would read for the entries whose paths are touched, read from the
+    manifest without validating (anything but an object id is left to the full load): the
+    entry's `syncedBlob`, else the file at `coverage.syncCommit`."""
+    parsed = _json(data)
+    coverage = parsed.get('coverage') if parsed is not None else None
+    if not isinstance(coverage, dict) or not isinstance(coverage.get('entries'), list):
+        return []
+    sync = coverage.get('syncCommit')
+    found: list[str] = []
+    for entry in coverage['entries']:
+        if not isinstance(entry, dict) or entry.get('path') not in touched:
+            continue
+        blob = entry.get('syncedBlob')
+        if isinstance(blob, str) and _object_id(blob):
+            found.append(blob)
+        elif isinstance(sync, str) and _object_id(sync):
+            found.append(f'{sync}:{entry["path"]}')
+    return found
+
+
+def _object_id(value: str) -> bool:
+    return len(value) in (40, 64) and all(c in '0123456789abcdef' for c in value)
+
+
 def staged_models(root: Path, model: str | None, staged: list[git.StagedChange]) -> list[tuple[str, str]]:
     """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
     if model is not None:
@@ -166,7 +191,8 @@ def _run(options: argparse.Namespace, report: object) -> int:
             hint = governed or set()
         else:
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
-        source = coverage.IndexSource(root, sorted(hint | watched))
+        # What a change's diff reads (the synced code of the touched entries) joins that batch.
+        source = coverage.IndexSource(root, sorted(hint | watched), diff_bases(data[rel], touched))
         model = guard_check.load_model(rel, root, source, data[rel], worktree=True)
         m = model.manifest
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)

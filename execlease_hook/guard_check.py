@@ -20,6 +20,7 @@ from execlease_hook.record import field, record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
+    from execlease_hook import rename_hint
     from execlease_hook.coverage import CommitSource, EntryStatus, IndexSource
 
 STEPS = (
@@ -245,10 +246,11 @@ def _diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dict[str
     from execlease_hook.locate.source import parse_from
 
     sync = m.coverage.sync_commit
-    blobs = git.read_blobs(m.root, [s.entry.synced_blob for s in statuses if s.entry.synced_blob])
+    source = snap.source
+    blobs = source.read_objects([s.entry.synced_blob for s in statuses if s.entry.synced_blob])
     old_files: dict[str, bytes | None] = {}
     if sync is not None and any(blobs.get(s.entry.synced_blob or '') is None for s in statuses):
-        old_files = git.read_blobs(m.root, [f'{sync}:{s.entry.path}' for s in statuses])
+        old_files = source.read_objects([f'{sync}:{s.entry.path}' for s in statuses])
     out: dict[str, str] = {}
     present: bool | None = None
     for s in statuses:
@@ -348,16 +350,45 @@ def _missing_block(
     for path, start, same in moved:
         if same:
             lines.append(f'  it moved unchanged to {path}:{start} (same fingerprint)')
-            lines.append(f'  {at}: change "path" to "{path}", then `execlease coverage --write-map`')
+            lines.append(f'  {at}: change "path": "{e.path}" to "path": "{path}", then '
+                         '`execlease coverage --write-map`')
         else:
             lines.append(f'  found at {path}:{start}, but changed: covered code changed')
-            lines.append(f'  {at}: change "path" to "{path}", then follow the steps below')
-    if not moved:
+            lines.append(f'  {at}: change "path": "{e.path}" to "path": "{path}", then follow the '
+                         'steps below')
+    renamed = None
+    if not moved and e.function is not None and (change is None or change.status != 'D'):
+        renamed = _renamed(m, e, change, source)
+    if renamed is not None:
+        from execlease_hook import rename_hint
+
+        how = 'with the code it had at the sync' if renamed.unchanged else 'its code differs'
+        lines.append(f'  {renamed.path}:{renamed.line} defines {renamed.function}: renamed from '
+                     f'{e.function}? ({how})')
+        lines.extend(rename_hint.repair(m, e, renamed, at))
+    elif not moved:
         lines.append(
             f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
             '`execlease coverage` shows where each entry is',
         )
-    return '\n'.join(lines), any(not same for _, _, same in moved)
+    changed = any(not same for _, _, same in moved) or (renamed is not None and not renamed.unchanged)
+    return '\n'.join(lines), changed
+
+
+def _renamed(m: Manifest, e: CoveredEntry, change: git.StagedChange | None,
+             source: IndexSource | CommitSource) -> rename_hint.Renamed | None:
+    """The function a covered function was renamed to, in its file or the file's rename target."""
+    from execlease_hook import rename_hint
+
+    paths = [change.path] if change is not None and change.old_path == e.path else [e.path]
+    source.prefetch(paths)
+    synced = None
+    if e.synced_blob is not None:
+        synced = git.read_blobs(m.root, [e.synced_blob]).get(e.synced_blob)
+    if synced is None and m.coverage.sync_commit is not None:
+        spec = f'{m.coverage.sync_commit}:{e.path}'
+        synced = git.read_blobs(m.root, [spec]).get(spec)
+    return rename_hint.find(m, e, paths, source.read, synced)
 
 
 def _find_moved(

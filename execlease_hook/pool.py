@@ -12,7 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from execlease_hook import schedule, tlc
 from execlease_hook.report import COULD_NOT_RUN, JobResult
@@ -38,8 +38,9 @@ class Work:
 
 def run(
         works: Sequence[Work], t: Tools, cache: ResultCache, jobs: int,
-        timings: schedule.Timings | None = None,
+        timings: schedule.Timings | None = None, live: Any = None,
 ) -> list[list[JobResult]]:
+    """`live`: a progress_line.Live that shows each running TLC job, or None."""
     from execlease_hook import violations
 
     results: list[dict[int, JobResult]] = [{} for _ in works]
@@ -58,7 +59,12 @@ def run(
         verdict = cache.get(key)
         if verdict is not None:
             return verdict, True
-        verdict = tlc.run_job(job)
+        shown = None if live is None else live.start(f'{job.kind} {job.name}')
+        try:
+            verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        finally:
+            if shown is not None:
+                live.finish(shown)
         cache.put(key, verdict)
         if timings is not None and timed:
             timings.record(schedule.job_key(works[w].manifest, job), verdict.seconds)

@@ -49,8 +49,18 @@ def _verdict_cell(result: JobResult) -> str:
     return 'passed'
 
 
-def summary_table(results: Sequence[JobResult]) -> list[str]:
-    rows = [('kind', 'name', 'verdict', 'result', 'distinct', 'seconds', 'cached')]
+def summary_table(results: Sequence[JobResult], width: int | None = None) -> list[str]:
+    """One row per job. Within `width` (the terminal's, less the indent): the verdict column is
+    left out first (what a failed job got is in its DID NOT HOLD line), then names are clipped."""
+    from execlease_hook import table
+
+    columns = (
+        table.Column('kind'), table.Column('name', clip=table.keep_ends, least=12),
+        table.Column('verdict', clip=table.keep_start, least=12, optional=True), table.Column('result'),
+        table.Column('distinct', right=True), table.Column('seconds', right=True),
+        table.Column('cached', right=True),
+    )
+    rows = []
     for r in results:
         v = r.verdict
         rows.append((
@@ -59,11 +69,11 @@ def summary_table(results: Sequence[JobResult]) -> list[str]:
             '-' if v is None else f'{v.seconds:.1f}',
             'yes' if r.cached else 'no',
         ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [
-        '  '.join(cell.ljust(w) if i < 4 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
-        for row in rows
-    ]
+    kept, cells = table.layout(columns, rows, width if width is not None else 10**6)
+    lines = table.render(kept, cells)
+    if len(kept) < len(columns):
+        lines.append('(no verdict column: cut to the terminal\'s width; COLUMNS=N widens it)')
+    return lines
 
 
 def action_name(step: TraceStep) -> str:

@@ -280,7 +280,7 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
 
 def finish(
         p: Prepared, ran: list[JobResult], t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None,
+        progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
 ) -> ModelResult:
     """The model's result once its TLC jobs (`ran`, in plan order) are done: coverage, trace
     jobs, the map, notes."""
@@ -302,7 +302,7 @@ def finish(
     if runs_coverage and not quick and (m.traces or m.code_mutations):
         from execlease_hook import trace_suite
 
-        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress)
+        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress, live)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
@@ -367,7 +367,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     m = r.manifest
     _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
     if verbosity >= 0:
-        _print(*('  ' + line for line in report.summary_table(r.jobs)))
+        _print(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
     if verbosity > 0:
         _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
@@ -376,7 +376,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
-    _print(*(f'  {j.message}' for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
+    _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
@@ -387,7 +387,8 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'
             if j.verdict.reason in shown:
-                _print(f'{label} ({j.job.config}): could not run: the same error as {shown[j.verdict.reason]}')
+                _print(term.wrap(f'{label} ({j.job.config}): could not run: the same error as '
+                                 f'{shown[j.verdict.reason]}'))
                 continue
             shown[j.verdict.reason] = label
             _print('', f'{label} ({j.job.config}): could not run')
@@ -403,23 +404,28 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
-def _progress(result: JobResult, model: str = '') -> None:
-    # Progress goes to stderr as each job ends, so a long run shows it is alive.
+def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
+    # Progress goes to stderr as each job ends (and, while jobs run, progress_line.py's live
+    # lines, which `live` clears first), so a long run shows it is alive.
+    from execlease_hook import term
+
     seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
     cached = ', cached' if result.cached else ''
-    print(f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
-          file=sys.stderr, flush=True)
+    line = term.wrap(f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+                     term.width(sys.stderr))
+    if live is not None:
+        live.print(line)
+    else:
+        print(line, file=sys.stderr, flush=True)
 
 
-def _progress_of(m: Manifest, several: bool, verbosity: int) -> Callable[[JobResult], None]:
+def _progress_of(m: Manifest, several: bool, verbosity: int, live: Any = None) -> Callable[[JobResult], None]:
     """The progress line of one model's jobs; named by the model folder when the pool holds
     several models' jobs at once."""
     if verbosity < 0:
         return lambda r: None
-    if not several:
-        return _progress
-    prefix = f'{_shown(m, m.folder)}: '
-    return lambda r: _progress(r, prefix)
+    prefix = f'{_shown(m, m.folder)}: ' if several else ''
+    return lambda r: _progress(r, prefix, live)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -502,18 +508,25 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
             break
     from execlease_hook import pool, schedule
 
-    progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity) for p in prepared]
-    ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k]) for k, p in enumerate(prepared)],
-                   t, cache, jobs, schedule.Timings(results_folder(root).parent))
-    results = []
-    for k, p in enumerate(prepared):
-        r = finish(p, ran[k], t, options.quick, cache, jobs, progress[k])
-        if options.update_coverage:
-            from execlease_hook import sync
+    from execlease_hook.progress_line import Live
 
-            sync.update_coverage(r, getattr(options, 'reason', None))
-        results.append(r)
-        print_model(r, verbosity)
+    live = Live() if verbosity >= 0 else None   # each running TLC job's live line, on stderr
+    try:
+        progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
+        ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k]) for k, p in enumerate(prepared)],
+                       t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
+        results = []
+        for k, p in enumerate(prepared):
+            r = finish(p, ran[k], t, options.quick, cache, jobs, progress[k], live)
+            if options.update_coverage:
+                from execlease_hook import sync
+
+                sync.update_coverage(r, getattr(options, 'reason', None))
+            results.append(r)
+            print_model(r, verbosity)
+    finally:
+        if live is not None:
+            live.close()
     if stop is not None:
         raise stop
     code = exit_code(results)
@@ -535,5 +548,5 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
                    '`execlease report merge` gives the verdict)' if selection.sharded
                    else ' (--only: the named jobs only, no coverage check)')
-    _print('', term.paint(result, 'green' if code == 0 else 'red'))
+    _print('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
     return code

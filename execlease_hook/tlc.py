@@ -163,8 +163,35 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
     return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar)
 
 
+def _wait(proc: subprocess.Popen[bytes], timeout: float, out_path: Path,
+          on_line: Callable[[str], None] | None) -> None:
+    """proc.wait(timeout), feeding TLC's output lines to on_line as they arrive (for the live
+    progress line: tlc_progress.py) by reading the output file while TLC writes it."""
+    if on_line is None:
+        proc.wait(timeout=timeout)
+        return
+    from execlease_hook.tlc_progress import LineSplitter
+
+    deadline = time.monotonic() + timeout
+    splitter = LineSplitter()
+    with open(out_path, 'rb') as tail:
+        while True:
+            try:
+                proc.wait(timeout=max(0.0, min(0.5, deadline - time.monotonic())))
+                done = True
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
+                done = False
+            for line in splitter.feed(tail.read()):
+                on_line(line)
+            if done:
+                return
+
+
 def _execute(
-        job: TlcJob, folder: Path, launch: jvm.Launch | None = None, spare: jvm_spare.Spare | None = None,
+        job: TlcJob, folder: Path, on_line: Callable[[str], None] | None = None,
+        launch: jvm.Launch | None = None, spare: jvm_spare.Spare | None = None,
 ) -> _Run:
     if _cancelled.is_set():
         if spare is not None:
@@ -196,7 +223,7 @@ def _execute(
             _live[proc.pid] = proc
         timed_out = False
         try:
-            proc.wait(timeout=job.timeout)
+            _wait(proc, job.timeout, out_path, on_line)
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(proc)
@@ -214,7 +241,9 @@ def _execute(
     return _Run(proc.returncode, out_path.read_bytes(), timed_out)
 
 
-def run_job(job: TlcJob) -> Verdict:
+def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
+    """`on_line`: called with each line of TLC's output as it arrives (progress only; the
+    verdict is read from the whole output once TLC has ended)."""
     from execlease_hook import spec_scan
 
     # The last gate before TLC, whoever built the job: a spec that may print or stop the search
@@ -234,7 +263,7 @@ def run_job(job: TlcJob) -> Verdict:
 
         try:
             with tlc_modes.following(folder / 'tlc.out', job.progress):
-                run = _execute(job, folder, launch, spare)
+                run = _execute(job, folder, on_line, launch, spare)
         except OSError as e:
             return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
         seconds = round(time.monotonic() - started, 3)

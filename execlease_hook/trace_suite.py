@@ -113,12 +113,26 @@ def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
         cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'
 
 
-def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1) -> TraceRun:
-    """Run one trace job with `root` as the repository root (the repository or a mutated copy)."""
+def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
+                  live: Any = None, label: str | None = None) -> TraceRun:
+    """Run one trace job with `root` as the repository root (the repository or a mutated copy).
+    `live`: a progress_line.Live that shows it while it runs, as `label`."""
     key = cache_key(m, job, root, t)
     hit = _cached(cache, key)
     if hit is not None:
         return hit
+    if live is None:
+        return _run_trace_job(m, job, root, t, cache, workers, key, None)
+    shown = live.start(label or f'traces {job.name}')
+    shown.phase = 'running its trace command' if job.command else 'reading its traces'
+    try:
+        return _run_trace_job(m, job, root, t, cache, workers, key, shown)
+    finally:
+        live.finish(shown)
+
+
+def _run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int,
+                   key: str, shown: Any) -> TraceRun:
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
@@ -136,7 +150,9 @@ def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resul
         except CannotRun as e:
             return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
                             seconds=round(time.monotonic() - started, 3))
-        verdict = tlc.run_job(tlc_job)
+        if shown is not None:
+            shown.phase = 'starting Java'
+        verdict = tlc.run_job(tlc_job, None if shown is None else shown.feed)
     run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
                    round(time.monotonic() - started, 3), said=said)
     _store(cache, key, run)
@@ -174,7 +190,7 @@ def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
 
 
 def code_mutation_result(
-        m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache,
+        m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache, live: Any = None,
 ) -> JobResult:
     jobs = [j for j in m.traces if not mutation.traces or j.name in mutation.traces]
     placeholder = _placeholder('code-mutation', mutation.name, jobs[0])
@@ -185,7 +201,8 @@ def code_mutation_result(
     runs: list[tuple[TraceJob, TraceRun]] = []
     with mutated_copy(m.root, mutation) as copy:
         for job in jobs:
-            run = run_trace_job(m, job, copy, t, cache)
+            run = run_trace_job(m, job, copy, t, cache, live=live,
+                                label=f'code-mutation {mutation.name} ({job.name})')
             runs.append((job, run))
             if run.verdict.outcome != 'accepted':
                 break
@@ -208,7 +225,7 @@ def code_mutation_result(
 
 def run(
         m: Manifest, t: Tools, cache: ResultCache, jobs: int, statuses: Sequence[EntryStatus],
-        progress: Callable[[JobResult], None] = lambda r: None,
+        progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
 ) -> list[JobResult]:
     """Every trace job, the action coverage of their lines, then every code mutation."""
     results: list[JobResult] = []
@@ -216,7 +233,7 @@ def run(
     accepted_all = True
     # Trace jobs one at a time: a fault-injection command needs the machine's cores to itself.
     for job in m.traces:
-        trace_run = run_trace_job(m, job, m.root, t, cache)
+        trace_run = run_trace_job(m, job, m.root, t, cache, live=live)
         result = trace_job_result(m, job, trace_run, statuses)
         results.append(result)
         progress(result)
@@ -229,7 +246,7 @@ def run(
         progress(result)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='code-mutation')
     try:
-        futures = [pool.submit(code_mutation_result, m, mu, t, cache) for mu in m.code_mutations]
+        futures = [pool.submit(code_mutation_result, m, mu, t, cache, live) for mu in m.code_mutations]
         for future in futures:
             result = future.result()
             results.append(result)

@@ -147,3 +147,35 @@ def test_entry_count_and_small_manifests(covered_repo, capsys, entries, first_li
         assert "coverage.entries[0] (x): action 'A' is not defined in Lease.tla" in out
     if not entries:
         assert 'action Claim (Lease.tla:5) has no covered code and is not declared abstract' in out
+
+
+def test_listing_fits_80_columns_without_columns_set(covered_repo):
+    """In a pipe (80 columns) the hash column goes and a deep path keeps its file and line."""
+    import subprocess
+    import sys
+
+    from conftest import git_env
+
+    deep = 'app/a/very/deeply/nested/package/for/the/lease/store/lease.py'
+    (covered_repo.path / deep).parent.mkdir(parents=True)
+    covered_repo.git('mv', 'app/lease.py', deep)
+    data = json.loads(covered_repo.read(MANIFEST))
+    for e in data['coverage']['entries']:
+        e['path'] = deep
+    covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
+    env = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
+
+    def run(extra: dict[str, str]) -> list[str]:
+        proc = subprocess.run((sys.executable, '-m', 'execlease_hook', 'coverage'), cwd=covered_repo.path,
+                              env={**env, **extra}, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout.splitlines()
+
+    narrow = run({})
+    assert max(map(len, narrow)) <= 80
+    claim = next(line for line in narrow if line.startswith('  claim-lease '))
+    assert claim.split()[2:] == ['Claim', 'unchanged']
+    assert claim.split()[1].startswith('...') and claim.split()[1].endswith('/lease.py:4')
+    assert 'ts2:sha256:' not in '\n'.join(narrow)
+    wide = run({'COLUMNS': '200'})
+    assert f'{deep}:4' in '\n'.join(wide) and 'ts2:sha256:' in '\n'.join(wide)

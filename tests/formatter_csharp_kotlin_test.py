@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,8 +79,9 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
 
 
 def _rsharpier() -> tuple[list[str], dict[str, str]]:
-    found = shutil.which('rsharpier', path=os.pathsep.join([str(Path(os.sys.executable).parent),
-                                                             os.environ.get('PATH', '')]))
+    # the venv's scripts folder first: the test extra installs it there
+    folders = [str(Path(sys.executable).parent), os.environ.get('PATH', '')]
+    found = shutil.which('rsharpier', path=os.pathsep.join(folders))
     if found is None:
         needs.missing("rsharpier is not installed: pip install -e '.[test]'")
     return [str(found), 'format', '--no-cache', '--log-level', 'warning'], {}

@@ -87,10 +87,10 @@ def test_renamed_covered_file_moved_unchanged(covered_repo, capsys):
     assert 'it moved unchanged to lib/lease.py:4 (same fingerprint)' in out
     lines = covered_repo.read(MANIFEST).splitlines()
     line = next(n for n, text in enumerate(lines, 1) if '"path": "app/lease.py"' in text)
-    assert f'{MANIFEST}:{line}: change "path" to "lib/lease.py"' in out
+    assert f'{MANIFEST}:{line}: change "path": "app/lease.py" to "path": "lib/lease.py"' in out
     assert 'it moved unchanged to lib/lease.py:18' in out   # LeaseStore.renew
     assert 'it moved unchanged to lib/lease.py:26' in out   # the region, found by its anchors
-    assert out.count('change "path" to "lib/lease.py"') == 3  # one manifest line per entry
+    assert out.count('to "path": "lib/lease.py"') == 3  # one manifest line per entry
 
 
 def test_function_moved_to_another_file(covered_repo, capsys):
@@ -102,7 +102,7 @@ def test_function_moved_to_another_file(covered_repo, capsys):
     code, out = run_guard(capsys, 'app/lease.py', 'app/claims.py')
     assert code == 2
     assert 'it moved unchanged to app/claims.py:4 (same fingerprint)' in out
-    assert 'change "path" to "app/claims.py"' in out
+    assert 'change "path": "app/lease.py" to "path": "app/claims.py"' in out
 
 
 def test_function_moved_and_changed(covered_repo, capsys):
@@ -437,8 +437,8 @@ def test_path_with_space_and_unicode(covered_repo, capsys, ensure_ascii):
         pytest.param('app/lease.py', LEASE_PY.replace('(run_id, now),', '(run_id,  now),'),
                      ['diff', 'ls-files', 'cat-file'], id='covered-unchanged'),
         pytest.param(MANIFEST, manifest_json(), ['diff', 'ls-files', 'cat-file'], id='manifest-staged'),
-        # The failure path also reads the synced content for the diff: one more batch.
-        pytest.param('app/lease.py', BODY_EDIT, ['diff', 'ls-files', 'cat-file', 'cat-file'], id='covered-changed'),
+        # The failure path also reads the synced content for the diff: in the same batch.
+        pytest.param('app/lease.py', BODY_EDIT, ['diff', 'ls-files', 'cat-file'], id='covered-changed'),
     ),
 )
 def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, expected):
@@ -464,9 +464,32 @@ def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, 
     assert calls == expected
 
 
+def test_the_synced_blob_for_the_diff_comes_in_the_same_batch(covered_repo, capsys, monkeypatch):
+    from execlease_hook import git
+
+    blob = covered_repo.git('rev-parse', 'HEAD:app/lease.py').strip()
+    data = json.loads(covered_repo.read(MANIFEST))
+    for entry in data['coverage']['entries']:
+        entry['syncedBlob'] = blob
+    stage(covered_repo, MANIFEST, json.dumps(data, indent=2) + '\n')
+    covered_repo.commit('synced blobs')
+    stage(covered_repo, 'app/lease.py', BODY_EDIT)
+    calls: list[str] = []
+    real = git._run
+
+    def counting(root, *args, stdin=None, env=None):
+        calls.append(args[0] if args[0] != 'cat-file' else f'cat-file {stdin.decode().split()}')
+        return real(root, *args, stdin=stdin, env=env)
+
+    monkeypatch.setattr(git, '_run', counting)
+    code, out = run_guard(capsys)
+    assert code == 1 and f'--- app/lease.py (as synced, blob {blob[:12]})' in out
+    assert len(calls) == 3 and blob in calls[2], calls
+
+
 # Each costs a commit more than the guard's own work (benchmarks/guard_latency.py).
-HEAVY = ('argparse', 'typing', 'hashlib', 'tempfile', 'shutil', 'importlib.resources', 'inspect',
-         'dataclasses')
+HEAVY = ('argparse', 'typing', 'hashlib', 'subprocess', 'tempfile', 'shutil', 'importlib.resources',
+         'inspect', 'dataclasses')
 
 
 @pytest.mark.parametrize(

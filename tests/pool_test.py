@@ -53,10 +53,10 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
     real = tlc.run_job
     seen: list[tuple[str, float, float]] = []
 
-    def timed(job: tlc.TlcJob) -> tlc.Verdict:
+    def timed(job: tlc.TlcJob, on_line=None) -> tlc.Verdict:
         start = time.monotonic()
         try:
-            return real(job)
+            return real(job, on_line)
         finally:
             seen.append((job.name, start, time.monotonic()))
 

@@ -107,3 +107,22 @@ def test_summary_table_lists_every_column():
         'mutation  m1    violated P8  held              1,234      2.3     yes',
         'mutation  m1    not run      could not run         -        -      no',
     ]
+
+
+def test_summary_table_fits_the_width_it_is_given():
+    """At 80 columns (78 after the indent) the verdict column goes, then long names are clipped
+    at their middle; with room (COLUMNS) every column is back."""
+    from execlease_hook.tlc import TlcJob
+    long_name = 'finish-turn-ignores-steps-and-status-and-more'
+    job = TlcJob('code-mutation', long_name, 'S.tla', b'', 'S.cfg', b'', expect='P8')
+    results = [report.JobResult(
+        job, Verdict('violated', 9.25, 12, 10, 85142, 3, kind='invariant', property='ClaimRespectsLiveOwner'),
+        False, report.HELD, 'ok')]
+    lines = report.summary_table(results, 78)
+    assert max(map(len, lines)) <= 78
+    assert lines[0].split() == ['kind', 'name', 'result', 'distinct', 'seconds', 'cached']
+    assert lines[1].startswith('code-mutation  finish-turn-') and '...' in lines[1]
+    assert lines[1].endswith('held      85,142      9.2      no')
+    assert lines[-1].startswith('(no verdict column')
+    wide = report.summary_table(results, 200)
+    assert 'violated ClaimRespectsLiveOwner' in wide[1] and long_name in wide[1] and len(wide) == 2

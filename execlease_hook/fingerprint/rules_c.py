@@ -9,10 +9,10 @@ hold does not count. A directive is read without the spaces clang-format puts ar
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.ts2 import Item, field, marker, named, prev_token, same, text, trailing_comma, up, value
 
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
