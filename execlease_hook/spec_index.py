@@ -17,7 +17,6 @@ A config's meaning is its token sequence without comments, with singular and plu
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Union
 from execlease_hook.errors import CannotRun
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
 from execlease_hook.fingerprint.ts1 import tagged_field, tagged_gap
+from execlease_hook.tlc_config import token_matches
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -195,35 +195,16 @@ _CFG_SYNONYMS = {
     'CONSTANT': 'CONSTANTS', 'INVARIANT': 'INVARIANTS', 'PROPERTY': 'PROPERTIES',
     'CONSTRAINT': 'CONSTRAINTS', 'ACTION_CONSTRAINT': 'ACTION_CONSTRAINTS',
 }
-_CFG_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|<-|[A-Za-z0-9_]+|\S')
 
 
 def cfg_tokens(source: bytes) -> list[bytes]:
-    """A config's tokens in order, comments (`\\*` to the end of the line, nested `(* *)`) left out."""
+    """A config's tokens in order, comments (`\\*` to the end of the line, nested `(* *)`) left out
+    (tlc_config.token_matches reads them), singular keywords read as their plurals."""
     tokens: list[bytes] = []
-    at, end = 0, len(source)
-    while at < end:
-        if source[at:at + 1].isspace():
-            at += 1
-        elif source.startswith(b'\\*', at):
-            newline = source.find(b'\n', at)
-            at = end if newline < 0 else newline + 1
-        elif source.startswith(b'(*', at):
-            depth, at = 1, at + 2
-            while at < end and depth:
-                if source.startswith(b'(*', at):
-                    depth, at = depth + 1, at + 2
-                elif source.startswith(b'*)', at):
-                    depth, at = depth - 1, at + 2
-                else:
-                    at += 1
-        else:
-            match = _CFG_TOKEN.match(source, at)
-            assert match is not None     # \S matches any non-space byte
-            token = match.group(0)
-            word = _CFG_SYNONYMS.get(token.decode('utf-8', 'replace'))
-            tokens.append(word.encode('ascii') if word is not None else token)
-            at = match.end()
+    for match in token_matches(source):
+        token = match.group(0)
+        word = _CFG_SYNONYMS.get(token.decode('utf-8', 'replace'))
+        tokens.append(word.encode('ascii') if word is not None else token)
     return tokens
 
 

@@ -100,13 +100,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     head = git.head(m.root)
     if head != m.coverage.sync_commit:
         r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head or "none (no commit yet)"}')
-    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
-    checks = []
-    for c in m.checks:
-        states = distinct.get(c.name, c.states)
-        if states != c.states:
-            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
-        checks.append(dataclasses.replace(c, states=states))
+    checks = _checked_states(r)
     updated = dataclasses.replace(
         m, checks=tuple(checks),
         coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
@@ -126,7 +120,9 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
 
 
-def _record_states(r: ModelResult) -> None:
+def _checked_states(r: ModelResult) -> list[manifest_mod.Check]:
+    """The manifest's checks with the distinct-state counts this run's check jobs found (a check
+    that did not run keeps its count); each count that moved is noted in r.moved."""
     m = r.manifest
     distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
     checks = []
@@ -135,6 +131,12 @@ def _record_states(r: ModelResult) -> None:
         if states != c.states:
             r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
         checks.append(dataclasses.replace(c, states=states))
+    return checks
+
+
+def _record_states(r: ModelResult) -> None:
+    m = r.manifest
+    checks = _checked_states(r)
     if tuple(checks) != m.checks:
         try:
             manifest_mod.write(m.path, dataclasses.replace(m, checks=tuple(checks)))

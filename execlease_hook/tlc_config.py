@@ -37,9 +37,9 @@ class Token:
     end: int
 
 
-def tokens(source: bytes) -> Iterator[Token]:
-    """The cfg's tokens with their byte offsets; comments (`\\*` to the end of the line, nested
-    `(* *)`) left out, as spec_index.cfg_tokens reads them."""
+def token_matches(source: bytes) -> Iterator[re.Match[bytes]]:
+    """The cfg's tokens as regex matches over its bytes; comments (`\\*` to the end of the line,
+    nested `(* *)`) left out. The one cfg lexer: tokens here and spec_index.cfg_tokens read it."""
     at, end = 0, len(source)
     while at < end:
         if source[at:at + 1].isspace():
@@ -59,8 +59,14 @@ def tokens(source: bytes) -> Iterator[Token]:
         else:
             match = _TOKEN.match(source, at)
             assert match is not None     # \S matches any non-space byte
-            yield Token(match.group(0).decode('utf-8', 'replace'), match.start(), match.end())
+            yield match
             at = match.end()
+
+
+def tokens(source: bytes) -> Iterator[Token]:
+    """The cfg's tokens with their byte offsets (token_matches, decoded)."""
+    for match in token_matches(source):
+        yield Token(match.group(0).decode('utf-8', 'replace'), match.start(), match.end())
 
 
 def sections(source: bytes) -> list[tuple[Token, list[Token]]]:
