@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from execlease_hook.fingerprint.ts2 import text, value
+
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from execlease_hook.fingerprint.ts2 import Item
+    from execlease_hook.fingerprint.ts2 import Handler, Item
 
 
 def pieces(
@@ -91,3 +93,15 @@ def closing_indent(raw: str, closing: str) -> str | None:
     if newline < 0 or body[newline + 1:].strip(' \t'):
         return None
     return body[newline + 1:]
+
+
+def character_literal(escaped: Callable[[str], str]) -> Handler:
+    """The handler of a `'x'` character literal whose body `escaped` reads (C#, Kotlin and Scala
+    alike); a literal with an escape the language would reject is hashed as written."""
+    def handler(node: Node, parent: Node | None) -> list[Item] | None:
+        raw = text(node)
+        try:
+            return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
+        except ValueError:      # an escape the language would reject: hashed as written
+            return None
+    return handler

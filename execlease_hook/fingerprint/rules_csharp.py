@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from execlease_hook.fingerprint.literals import _escapes
-from execlease_hook.fingerprint.pieces import closing_indent, pieces
+from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
@@ -77,14 +77,6 @@ def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item
     return value(b'i' if not braces else b'I', found)
 
 
-def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
-    try:
-        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
-    except ValueError:      # an escape the language would reject: hashed as written
-        return None
-
-
 def interpolation_format_clause(node: Node, parent: Node | None) -> list[Item] | None:
     """`{x:yyyy MM}`: the format text is a string (its spaces count)."""
     return value(b'f', [text(node)[1:]])
@@ -101,7 +93,7 @@ HANDLERS = {
     'verbatim_string_literal': verbatim_string_literal,
     'raw_string_literal': raw_string_literal,
     'interpolated_string_expression': interpolated_string_expression,
-    'character_literal': character_literal,
+    'character_literal': character_literal(escaped),
     'interpolation_format_clause': interpolation_format_clause,
     'parenthesized_expression': unwrap_single,
     'empty_statement': empty_statement,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.pieces import character_literal
 from execlease_hook.fingerprint.ts2 import (
     Item, leaf, named, next_token, open_marker, text, trailing_comma, unwrap_single, up, value,
 )
@@ -97,14 +98,6 @@ def multiline_string_literal(node: Node, parent: Node | None) -> list[Item] | No
     return None if found is None else value(b's', found)
 
 
-def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
-    try:
-        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
-    except ValueError:      # an escape the language would reject: hashed as written
-        return None
-
-
 def function_body(node: Node, parent: Node | None) -> list[Item] | None:
     """`fun f(): T { return x }` is `fun f(): T = x` (ktlint's function-expression-body rule
     writes it so); a body of other statements, or a bare `return`, stays a block."""
@@ -166,7 +159,7 @@ def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
 HANDLERS = {
     'string_literal': string_literal,
     'multiline_string_literal': multiline_string_literal,
-    'character_literal': character_literal,
+    'character_literal': character_literal(escaped),
     'parenthesized_expression': unwrap_single,
     'function_body': function_body,
     'block': block,

@@ -7,7 +7,7 @@ decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional e
 from __future__ import annotations
 
 from execlease_hook.fingerprint.literals import _escapes
-from execlease_hook.fingerprint.pieces import pieces
+from execlease_hook.fingerprint.pieces import character_literal, pieces
 from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, unwrap_single, value
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
@@ -48,14 +48,6 @@ def interpolation(node: Node, parent: Node | None) -> list[Item] | None:
     return [open_marker('interpolation'), inner[0], b')']
 
 
-def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
-    try:
-        return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
-    except ValueError:      # an escape the language would reject: hashed as written
-        return None
-
-
 def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """Scala ends statements at line breaks; `;` never tells two statements apart in the tree."""
     return True
@@ -65,7 +57,7 @@ HANDLERS = {
     'string': string,
     'interpolated_string': interpolated_string,
     'interpolation': interpolation,
-    'character_literal': character_literal,
+    'character_literal': character_literal(escaped),
     'parenthesized_expression': unwrap_single,
 }
 DROPS = {
