@@ -8,7 +8,7 @@ a name and so are ambiguous. Attributes (`[Obsolete]`) belong to the member they
 """
 from __future__ import annotations
 
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+from execlease_hook.locate.definition import Definition, in_scopes, names_this
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -40,10 +40,4 @@ def named_definition(name: Node) -> Definition | None:
             return None     # an indexer's accessors have no name to address them by
     elif owner.type not in _PROPERTIES:
         return None
-    parts = [text(name)]
-    for scope in ancestors(owner):
-        if scope.type in _ANONYMOUS:
-            return None
-        if scope.type in _SCOPES:
-            parts.append(text(scope.child_by_field_name('name')))
-    return Definition('.'.join(reversed(parts)), (owner,))
+    return in_scopes(name, owner, _SCOPES, _ANONYMOUS)

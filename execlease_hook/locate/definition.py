@@ -35,6 +35,19 @@ def names_this(parent: Node, field: str, name: Node) -> bool:
     return child is not None and child.start_byte == name.start_byte and child.end_byte == name.end_byte
 
 
+def in_scopes(name: Node, node: Node, scopes: frozenset[str], anonymous: frozenset[str]) -> Definition | None:
+    """`node` named `name` qualified by each enclosing scope of a type in `scopes`
+    (`Outer.Inner.name`, each scope's `name` field); None inside a scope of a type in `anonymous`
+    (nothing can address it there). Java's and C#'s rule."""
+    parts = [text(name)]
+    for scope in ancestors(node):
+        if scope.type in anonymous:
+            return None
+        if scope.type in scopes:
+            parts.append(text(scope.child_by_field_name('name')))
+    return Definition('.'.join(reversed(parts)), (node,))
+
+
 def leading(node: Node, kinds: frozenset[str]) -> tuple[Node, ...]:
     """`node` with the decorators/attributes written directly before it (comments in between skipped)."""
     found = [node]

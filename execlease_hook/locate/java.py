@@ -5,7 +5,7 @@ anonymous classes are not addressable. Overloads share a name and so are ambiguo
 """
 from __future__ import annotations
 
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+from execlease_hook.locate.definition import Definition, in_scopes, names_this
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -28,10 +28,4 @@ def named_definition(name: Node) -> Definition | None:
             or function.child_by_field_name('body') is None
     ):
         return None
-    parts = [text(name)]
-    for scope in ancestors(function):
-        if scope.type in _ANONYMOUS:
-            return None
-        if scope.type in _SCOPES:
-            parts.append(text(scope.child_by_field_name('name')))
-    return Definition('.'.join(reversed(parts)), (function,))
+    return in_scopes(name, function, _SCOPES, _ANONYMOUS)
