@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook import atomic
+from execlease_hook import atomic, tools
 from execlease_hook.java import parse_version
 
 MIN_JAVA = 13             # the first Java with -XX:ArchiveClassesAtExit
@@ -46,7 +46,6 @@ def _nothing(code: int | None) -> None:
 NO_ARCHIVE = Plan((), _nothing)
 
 _identity_memo: dict[str, tuple[int, str] | None] = {}
-_hash_memo: dict[tuple[str, int, int, int], str] = {}
 
 
 def java_identity(java: Path) -> tuple[int, str] | None:
@@ -61,18 +60,6 @@ def java_identity(java: Path) -> tuple[int, str] | None:
         except (OSError, subprocess.TimeoutExpired):
             _identity_memo[key] = None
     return _identity_memo[key]
-
-
-def _sha256(path: Path) -> str:
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
-    if key not in _hash_memo:
-        h = hashlib.sha256()
-        with open(path, 'rb') as f:
-            for block in iter(lambda: f.read(1 << 20), b''):
-                h.update(block)
-        _hash_memo[key] = h.hexdigest()
-    return _hash_memo[key]
 
 
 def archive_folder(jar: Path) -> Path:
@@ -96,7 +83,7 @@ def archive_path(java: Path, jar: Path) -> Path | None:
     jar = jar.resolve()
     h = hashlib.sha256()
     java_file = Path(shutil.which(str(java)) or java).resolve()
-    for part in ('execlease-cds-1', str(jar), _sha256(jar), str(java_file), identity[1]):
+    for part in ('execlease-cds-1', str(jar), tools.file_sha256(jar), str(java_file), identity[1]):
         h.update(part.encode() + b'\0')
     return archive_folder(jar) / f'tla2tools-{h.hexdigest()[:32]}.jsa'
 
@@ -111,7 +98,7 @@ def trusted(archive: Path) -> bool:
         return False
     try:
         recorded = _sidecar(archive).read_text(encoding='utf-8').strip()
-        if recorded == _sha256(archive):
+        if recorded == tools.file_sha256(archive):
             return True
     except OSError:
         pass
@@ -194,7 +181,7 @@ def plan(java: Path, jar: Path) -> Plan:
         try:
             # Only a JVM that ended by itself wrote a whole archive (a killed one may leave a part).
             if code is not None and code >= 0 and part.is_file() and part.stat().st_size > 0:
-                atomic.write_text_atomic(_sidecar(archive), _sha256(part) + '\n')
+                atomic.write_text_atomic(_sidecar(archive), tools.file_sha256(part) + '\n')
                 os.replace(part, archive)
                 if classes.is_file():
                     atomic.write_text_atomic(_class_list_path(archive), _tlc_classes(classes))

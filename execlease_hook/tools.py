@@ -109,13 +109,14 @@ def float_env(name: str, default: float) -> float:
     return settings.seconds_env(name, default)
 
 
-_hash_memo: dict[tuple[str, int, int], str] = {}
+_hash_memo: dict[tuple[str, int, int, int], str] = {}
 
 
 def file_sha256(path: Path) -> str:
-    """sha256 of a file, computed once per process per (path, size, mtime)."""
+    """sha256 of a file, computed once per process per (path, size, mtime, inode): a file
+    replaced by a rename is read again even when its size and mtime match."""
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
     if key not in _hash_memo:
         h = hashlib.sha256()
         with open(path, 'rb') as f:
