@@ -70,8 +70,10 @@ def test_lines_arrive_while_the_real_tlc_runs():
     ended = time.monotonic()
     assert verdict.outcome == 'passed' and verdict.distinct == 701 * 701
     assert progress.distinct == verdict.distinct and progress.phase == 'finishing'
-    first_progress = next(t for t, line in arrived if line.startswith('@!@!@STARTMSG 2200:'))
-    assert ended - first_progress > 1.0, 'the first progress message came only at the end'
+    # TLC's own first progress report comes about 3 s in, which a tuned JVM on an idle machine can
+    # reach only just before the end: streaming shows in the lines before it (TLC's start-up messages).
+    assert any(line.startswith('@!@!@STARTMSG 2200:') for _, line in arrived)
+    assert ended - arrived[0][0] > 1.0, 'the first line came only at the end'
     assert [line for _, line in arrived][-1] == '@!@!@ENDMSG 2186 @!@!@'
 
 
