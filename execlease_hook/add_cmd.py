@@ -10,7 +10,7 @@ Covered code is located first, by the guard's own rules (the same function, the 
 its hash is left for the first `execlease verify --update-coverage`, and the NOTES.md
 code-to-action table is regenerated. Every refusal exits 2 and changes nothing.
 
-About 310 lines, kept whole: the four kinds of item share the model loading, the refusals and
+About 320 lines, kept whole: the four kinds of item share the model loading, the refusals and
 the single write at the end (a finding's cfg, manifest.json, NOTES.md, only once every check
 passed); split, a refusal could come after a write.
 """

@@ -3,7 +3,7 @@
 Imported only then (see guard.py): this module and what it pulls in (manifest, coverage,
 tree-sitter) are the cost of a commit that touches covered code.
 
-About 460 lines, kept whole: each block of a blocked commit is written where its check has the
+About 500 lines, kept whole: each block of a blocked commit is written where its check has the
 facts it names (which staged change deleted or renamed a file, where the code moved, the diff
 against the synced blob), so a check and its words are one job. Reading the NOTES.md table is
 notes_map.py's, repairing it map_fix.py's, judging pushed commits push_range.py's.

@@ -4,7 +4,7 @@ Exit 0: every check passed, every mutation still fails on its named property, ev
 finding still reproduces, no covered entry changed. Exit 1: one of those did not hold. Exit 2:
 something could not run; every exit-1 failure is still printed, and 2 is never a pass.
 
-About 530 lines, kept whole: planning a model's jobs, judging each verdict and gathering the
+About 550 lines, kept whole: planning a model's jobs, judging each verdict and gathering the
 model's result (ModelResult) are one pass over one model. Around it, each part with a job of its
 own is apart: TLC runs in tlc.py, the one pool of every model's jobs in pool.py (longest first,
 schedule.py), the words in report.py, a sync in sync.py, trace validation in trace_suite.py, a
