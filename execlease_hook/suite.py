@@ -278,12 +278,21 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
     return Prepared(m, planned, names, selection)
 
 
-def finish(
-        p: Prepared, ran: list[JobResult], t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
-) -> ModelResult:
-    """The model's result once its TLC jobs (`ran`, in plan order) are done: coverage, trace
-    jobs, the map, notes."""
+def trace_stage(p: Prepared, t: Tools, quick: bool, cache: ResultCache,
+                progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> Any:
+    """The model's trace jobs and code mutations as pool tasks (a trace_stage.Stage), or None:
+    they run where the coverage check runs (shard 1, not with --only), never with --quick."""
+    m = p.manifest
+    if quick or not (m.traces or m.code_mutations) or not (p.selection is None or p.selection.runs_coverage):
+        return None
+    from execlease_hook import trace_stage
+
+    return trace_stage.Stage(m, t, cache, progress, live)
+
+
+def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> ModelResult:
+    """The model's result once its pool work is done (`ran`: its TLC jobs, in plan order;
+    `stage`: trace_stage(p)'s tasks): coverage, trace jobs, the map, notes."""
     m, selection = p.manifest, p.selection
     r = ModelResult(m)
     r.plan = p.plan
@@ -299,10 +308,8 @@ def finish(
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:
         coverage_results(m, r)
-    if runs_coverage and not quick and (m.traces or m.code_mutations):
-        from execlease_hook import trace_suite
-
-        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress, live)
+    if stage is not None:   # its tasks ran in the pool, beside the TLC jobs
+        r.jobs += stage.results(r.coverage)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
@@ -322,8 +329,10 @@ def verify_model(
     from execlease_hook import pool
 
     p = prepare(m, t, quick, selection)
-    (ran,) = pool.run([pool.Work(m, p.planned, judge, progress)], t, cache, jobs)
-    return finish(p, ran, t, quick, cache, jobs, progress)
+    stage = trace_stage(p, t, quick, cache, progress)
+    (ran,) = pool.run([pool.Work(m, p.planned, judge, progress, () if stage is None else stage.tasks())],
+                      t, cache, jobs)
+    return finish(p, ran, t, stage)
 
 
 def exit_code(results: Sequence[ModelResult]) -> int:
@@ -513,11 +522,13 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     live = Live() if verbosity >= 0 else None   # each running TLC job's live line, on stderr
     try:
         progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
-        ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k]) for k, p in enumerate(prepared)],
+        stages = [trace_stage(p, t, options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
+        ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k],
+                                  () if stages[k] is None else stages[k].tasks()) for k, p in enumerate(prepared)],
                        t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
         results = []
         for k, p in enumerate(prepared):
-            r = finish(p, ran[k], t, options.quick, cache, jobs, progress[k], live)
+            r = finish(p, ran[k], t, stages[k])
             if options.update_coverage:
                 from execlease_hook import sync
 
