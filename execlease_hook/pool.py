@@ -3,8 +3,8 @@ fifty, started longest first (schedule.py). The work is each model's planned TLC
 (suite.plan) and its tasks: its trace jobs and code mutations (trace_suite.Stage), which run
 their commands and TLC beside the TLC jobs, so that the cores stay busy to the end.
 
-Each model brings its planned jobs, how to judge a verdict, where its progress goes and its
-tasks; the answer is each model's results in its plan's order, so the per-model report and
+Each model brings its planned jobs, how to judge a verdict, where its progress goes, its
+tasks and what must run alone before them (`first`: trace commands, trace_stage.py); the answer is each model's results in its plan's order, so the per-model report and
 exit codes are what one model alone would give (a task keeps its own result, trace_suite.py).
 A job or task the cache answers weighs nothing in the order; a job that cannot run (a bad
 anchor) is not started at all. Ctrl-C stops every TLC process group and trace command at once
@@ -53,6 +53,7 @@ class Work:
     judge: Callable[[TlcJob, Verdict, bool], JobResult]
     progress: Callable[[JobResult], None] = _quiet
     tasks: Sequence[Task] = ()
+    first: Sequence[Callable[[], None]] = ()   # run one at a time, alone, before the pool starts
 
 
 def run(
@@ -105,11 +106,16 @@ def run(
     order = schedule.longest_first(everything, timings, cost + [0.0 if k.cached else None for _, k in tasks])
     tlc.reset_cancel()
     traces.reset_cancel()
-    # Spare JVMs (jvm_spare.py) for the jobs the cache does not answer, and no more.
-    tlc.expect_jobs([job for (_, _, job), c in zip(pending, cost) if c is None]
-                    + [j for _, k in tasks if not k.cached for j in k.expects])
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
     try:
+        # What needs the machine to itself (a fault-injection trace command, trace_stage.py), with
+        # nothing beside it: not even the spare JVMs, started next.
+        for work in works:
+            for alone in work.first:
+                alone()
+        # Spare JVMs (jvm_spare.py) for the jobs the cache does not answer, and no more.
+        tlc.expect_jobs([job for (_, _, job), c in zip(pending, cost) if c is None]
+                        + [j for _, k in tasks if not k.cached for j in k.expects])
         # The executor starts work in the order it is submitted: longest first.
         futures: dict[concurrent.futures.Future[Any], int] = {}
         for n in order:

@@ -278,21 +278,9 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
     return Prepared(m, planned, names, selection)
 
 
-def trace_stage(p: Prepared, t: Tools, quick: bool, cache: ResultCache,
-                progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> Any:
-    """The model's trace jobs and code mutations as pool tasks (a trace_stage.Stage), or None:
-    they run where the coverage check runs (shard 1, not with --only), never with --quick."""
-    m = p.manifest
-    if quick or not (m.traces or m.code_mutations) or not (p.selection is None or p.selection.runs_coverage):
-        return None
-    from execlease_hook import trace_stage
-
-    return trace_stage.Stage(m, t, cache, progress, live)
-
-
 def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> ModelResult:
     """The model's result once its pool work is done (`ran`: its TLC jobs, in plan order;
-    `stage`: trace_stage(p)'s tasks): coverage, trace jobs, the map, notes."""
+    `stage`: its trace_stage.Stage, whose tasks ran in the pool): coverage, trace jobs, the map, notes."""
     m, selection = p.manifest, p.selection
     r = ModelResult(m)
     r.plan = p.plan
@@ -328,10 +316,11 @@ def verify_model(
     """One model alone (run_suite runs every model's jobs in one pool)."""
     from execlease_hook import pool
 
+    from execlease_hook import trace_stage
+
     p = prepare(m, t, quick, selection)
-    stage = trace_stage(p, t, quick, cache, progress)
-    (ran,) = pool.run([pool.Work(m, p.planned, judge, progress, () if stage is None else stage.tasks())],
-                      t, cache, jobs)
+    stage = trace_stage.of_model(p, t, quick, cache, progress)
+    (ran,) = pool.run([trace_stage.work(p, stage, judge, progress)], t, cache, jobs)
     return finish(p, ran, t, stage)
 
 
@@ -515,16 +504,15 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         except CannotRun as e:
             stop = e
             break
-    from execlease_hook import pool, schedule
+    from execlease_hook import pool, schedule, trace_stage
 
     from execlease_hook.progress_line import Live
 
     live = Live() if verbosity >= 0 else None   # each running TLC job's live line, on stderr
     try:
         progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
-        stages = [trace_stage(p, t, options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
-        ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k],
-                                  () if stages[k] is None else stages[k].tasks()) for k, p in enumerate(prepared)],
+        stages = [trace_stage.of_model(p, t, options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
+        ran = pool.run([trace_stage.work(p, stages[k], judge, progress[k]) for k, p in enumerate(prepared)],
                        t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
         results = []
         for k, p in enumerate(prepared):

@@ -36,6 +36,7 @@ from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import CodeMutation, Manifest, TraceJob
 from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
 from execlease_hook.tlc import TlcJob, Verdict
+from execlease_hook.trace_module import Trace
 from execlease_hook.traces import TraceVerdict
 
 if TYPE_CHECKING:
@@ -127,6 +128,17 @@ def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
         cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'
 
 
+@dataclass(frozen=True)
+class Collected:
+    """A trace job's traces (written by its command or read from its files) and the TLC job that
+    checks them: what a trace job does before TLC, done apart by trace_stage.py."""
+    key: str
+    found: list[Trace]
+    tlc_job: TlcJob
+    said: str
+    seconds: float        # the command and the conversion
+
+
 def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
                   live: Any = None, label: str | None = None,
                   copy: code_mutations.Mutated | None = None) -> TraceRun:
@@ -136,18 +148,21 @@ def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resul
     hit = cached_run(cache, key)
     if hit is not None:
         return hit
-    if live is None:
-        return _run_trace_job(m, job, root, t, cache, workers, key, None)
-    shown = live.start(label or f'traces {job.name}')
-    shown.phase = 'running its trace command' if job.command else 'reading its traces'
+    shown = None if live is None else live.start(label or f'traces {job.name}')
     try:
-        return _run_trace_job(m, job, root, t, cache, workers, key, shown)
+        collected = collect(m, job, root, t, key, workers, shown)
+        return collected if isinstance(collected, TraceRun) else check(collected, cache, shown)
     finally:
-        live.finish(shown)
+        if shown is not None:
+            live.finish(shown)
 
 
-def _run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int,
-                   key: str, shown: Any) -> TraceRun:
+def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1,
+            shown: Any = None) -> Collected | TraceRun:
+    """The traces of a trace job and their TLC job; a TraceRun if that failed (exit 2).
+    `key`: its cache_key. `shown`: its progress_line line, or None."""
+    if shown is not None:
+        shown.phase = 'running its trace command' if job.command else 'reading its traces'
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
@@ -165,12 +180,19 @@ def _run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resu
         except CannotRun as e:
             return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
                             seconds=round(time.monotonic() - started, 3))
-        if shown is not None:
-            shown.phase = 'starting Java'
-        verdict = tlc.run_job(tlc_job, None if shown is None else shown.feed)
+    return Collected(key, found, tlc_job, said, time.monotonic() - started)
+
+
+def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
+    """The TLC run of collected traces, judged, and cached."""
+    started = time.monotonic()
+    if shown is not None:
+        shown.phase = 'starting Java'
+    verdict = tlc.run_job(collected.tlc_job, None if shown is None else shown.feed)
+    found = collected.found
     run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
-                   round(time.monotonic() - started, 3), said=said)
-    _store(cache, key, run)
+                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
+    _store(cache, collected.key, run)
     return run
 
 
