@@ -487,7 +487,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
-    t = Tools(tools.resolve_jar(root), tools.find_java())
+    t = Tools(tools.resolve_jar(root), tools.find_java(results_folder(root).parent))
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
