@@ -8,7 +8,9 @@ the pool starts the longest first. The estimate is, in this order:
    beside the result cache, written after every run; keyed by model folder, kind and name);
 2. else its recorded states: a check's `states` in manifest.json, a mutation or finding those
    of the check with the same cfg, else the largest count recorded (shard.weight), at
-   STATES_PER_SECOND after a JVM start of JVM_START seconds.
+   STATES_PER_SECOND after a JVM start of JVM_START seconds. A trace job or a code mutation
+   (a pool task, trace_stage.py; kind `traces` or `code-mutation`) with no last time weighs
+   as the largest count recorded: work of unknown length starts early.
 
 Ties keep checks before findings before mutations, then the plan's order. The order changes
 only when jobs start, never a verdict.

@@ -11,9 +11,10 @@ plan order; `progress` gets each as it ends.
 The commands of the trace jobs run first, one at a time, before the pool starts anything
 (pool.Work.first); their TLC runs are then tasks like the others. Why alone: a fault-injection
 command (the shipped fault run) races real worker processes against kills, stops and expiring
-leases, and what it exercises changes with a job beside it. Measured on 2 cores (15 runs of
-the shipped `trace_run --turns 200`, alternating alone and with one CPU-bound process beside
-it, the machine otherwise shared at a load of 6 to 9; medians): beside a job it took 16.6 s
+leases, and what it exercises changes with a job beside it. Measured on 2 cores
+(benchmarks/fault_run_beside.py: 15 runs of the shipped fault run's command, alternating alone
+and with one CPU-bound process beside it, the machine otherwise shared at a load of 6 to 9;
+medians): beside a job it took 16.6 s
 instead of 10.3 s, injected more faults (takeovers 39 against 26, stale resumptions 15 against
 10), but left fewer deposed effects, the race the fencing exists for (an effect by a worker
 whose lease was taken over before it completed): 3 against 5 (0-5 against 3-11). Fewer of that
