@@ -76,8 +76,26 @@ class SpecIndex:
         return f'{self.name}:{lines}'
 
 
+# A run reads one spec many times (each mutation's `within`, the map, the model record): the
+# index of the same bytes under the same name is built once per process. SpecIndex is frozen and
+# holds only its own parse tree, so sharing it is safe; at most a few specs are kept.
+_read_memo: dict[tuple[str, bytes], SpecIndex] = {}
+_READ_MEMO_SIZE = 8
+
+
 def read_spec(source: bytes, name: str) -> SpecIndex:
     """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
+    key = (name, bytes(source))
+    index = _read_memo.get(key)
+    if index is None:
+        index = _read_spec(key[1], name)
+        if len(_read_memo) >= _READ_MEMO_SIZE:   # clear() is one step, safe beside another thread
+            _read_memo.clear()
+        _read_memo[key] = index
+    return index
+
+
+def _read_spec(source: bytes, name: str) -> SpecIndex:
     from execlease_hook.tla_syntax import parse
 
     try:

@@ -487,7 +487,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
-    t = Tools(tools.resolve_jar(root), tools.find_java())
+    t = Tools(tools.resolve_jar(root), tools.find_java(results_folder(root).parent))
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
@@ -530,13 +530,14 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     if stop is not None:
         raise stop
     code = exit_code(results)
-    from execlease_hook.formats import build
+    if outputs.wanted:   # --json, --format: the report (its JSON, the counterexamples located)
+        from execlease_hook.formats import build
 
-    data = results_json(results, t, code)
-    data['quick'] = bool(options.quick)
-    if selection is not None:
-        data['shard'] = selection.to_json()
-    outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
+        data = results_json(results, t, code)
+        data['quick'] = bool(options.quick)
+        if selection is not None:
+            data['shard'] = selection.to_json()
+        outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
     if cache.problem:
         _print(f'note: {cache.problem}')
     if t.jar.warning:

@@ -93,19 +93,25 @@ def check(
         content = source.read(path)
         if not rules or language is None or content is None or not _is_text(content):
             continue
-        functions = _functions(language, content)
-        names = {name for name, _, _ in functions}
-        for (ignored_path, function), n in ignored.items():
-            if ignored_path == path and function not in names:
-                problems.append(
-                    f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
-                    f'function {function!r}; '
-                    'fix the name or remove the item',
-                )
+        # The file's functions are read only when needed (an `ignored` item names this file, or
+        # a match lies outside the covered entries): most watched files need neither.
+        functions: list[tuple[str, int, int]] | None = None
+        if any(ignored_path == path for ignored_path, _ in ignored):
+            functions = _functions(language, content)
+            names = {name for name, _, _ in functions}
+            for (ignored_path, function), n in ignored.items():
+                if ignored_path == path and function not in names:
+                    problems.append(
+                        f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
+                        f'function {function!r}; '
+                        'fix the name or remove the item',
+                    )
         reported: set[tuple[str, int]] = set()
         for offset, what in _matches(rules, language, content):
             if any(start <= offset < end for start, end in covered.get(path, ())):
                 continue
+            if functions is None:
+                functions = _functions(language, content)
             around = _innermost(functions, offset)
             if around is None:
                 continue        # module level: not judged
