@@ -9,14 +9,16 @@ JVM, no class-data archive, no JIT flags):
   every code mutation: the trace jobs it names, run in its mutated copy of the repository,
   stopping at the first that does not accept it, as verify does.
 The planned jobs' folders and the mutated copies are made by `prepare`, before the clock starts;
-`run` is what the clock times. The verdicts are judged by execlease's own rules (suite.judge,
-traces.judge, trace_suite.trace_job_result and action_coverage_result) so that `differences`
-can hold them against verify's report (`verify --json FILE`) job by job.
+`run` is what the clock times. A trace job's traces are collected by verify's own code
+(trace_suite.collect) and every verdict is judged by its rules (suite.judge, traces.judge,
+trace_suite's trace_job_result, action_coverage_result and mutation_result), so that
+`differences` can hold them against verify's report (`verify --json FILE`) job by job.
 NOT_TIMED names what verify does that (a) does not.
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import subprocess
 import tempfile
@@ -30,13 +32,12 @@ from execlease_hook import suite, tlc, trace_suite, traces, violations
 from execlease_hook.code_mutations import mutated_copy
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import CodeMutation, Manifest, TraceJob
-from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.report import COULD_NOT_RUN
 from execlease_hook.trace_suite import TraceRun
-from execlease_hook.traces import TraceVerdict
 
 KINDS = ('check', 'mutation', 'finding', 'traces', 'code-mutation')
 NOT_TIMED = ('Python start-up, reading the manifest and planning; the coverage check and the map '
-             '(tree-sitter); the report; the spec scan before each TLC run; making the code '
+             '(tree-sitter); the cache keys; the report; the spec scan before each TLC run; making the code '
              "mutations' copies (verify makes each while its clock runs; (a) before its clock)")
 
 
@@ -92,36 +93,15 @@ def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc.Verdict:
 
 
 def trace_run(m: Manifest, job: TraceJob, root: Path, t: suite.Tools) -> TraceRun:
-    """One trace job with `root` as the repository root, its TLC run bare. The steps of
-    trace_suite's runner (which runs TLC through tlc.run_job), in the same order."""
-    folder = root / m.folder.relative_to(m.root)
-    what = f'trace job {job.name}'
+    """One trace job with `root` as the repository root (the repository or a mutated copy):
+    collected as verify collects it (trace_suite.collect), its TLC run bare."""
+    collected = trace_suite.collect(m, job, root, t, key='')   # (a) caches nothing: no key
+    if isinstance(collected, TraceRun):
+        return collected          # the command failed, or its traces could not be read
     started = time.monotonic()
-    said = ''
-    with tempfile.TemporaryDirectory(prefix=f'execlease-bare-traces-{job.name}-') as out:
-        try:
-            if job.command:
-                command = traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT, what)
-                said = '\n'.join(command.output.strip().splitlines()[-3:])
-                found = traces.read_folder(Path(out), what)
-            else:
-                found = traces.read_files(job.files, folder, what)
-            tlc_job = traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
-                                     t.jar.path.resolve(), job.timeout)
-        except CannotRun as e:
-            return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
-                            seconds=round(time.monotonic() - started, 3))
-        verdict = bare_tlc(tlc_job)
-    return TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
-                    round(time.monotonic() - started, 3), said=said)
-
-
-def code_mutation_outcome(last: TraceRun) -> str:
-    """A code mutation's result from the trace run that ended it (trace_suite.code_mutation_result's
-    rules): rejected, or its trace command broken by it, is caught."""
-    if last.verdict.outcome == 'rejected' or (last.verdict.outcome == 'error' and last.tlc is None):
-        return HELD
-    return COULD_NOT_RUN if last.verdict.outcome == 'error' else DID_NOT_HOLD
+    verdict = bare_tlc(dataclasses.replace(collected.tlc_job, jar=collected.tlc_job.jar.resolve()))
+    return TraceRun(traces.judge(verdict, collected.found), verdict, traces.action_counts(collected.found),
+                    round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
 
 
 @contextlib.contextmanager
@@ -177,13 +157,15 @@ def run(p: Prepared) -> Timed:
             timed.done.append(Done('code-mutation', mutation.name, COULD_NOT_RUN, None, 0.0))
             continue
         began = time.monotonic()
-        last = None
-        for trace_job in [j for j in p.m.traces if not mutation.traces or j.name in mutation.traces]:
-            last = trace_run(p.m, trace_job, copy, p.t)
-            if last.verdict.outcome != 'accepted':
+        jobs = trace_suite.mutation_jobs(p.m, mutation)
+        runs: list[tuple[TraceJob, TraceRun]] = []
+        for trace_job in jobs:
+            runs.append((trace_job, trace_run(p.m, trace_job, copy, p.t)))
+            if runs[-1][1].verdict.outcome != 'accepted':
                 break
-        assert last is not None, f'code mutation {mutation.name} names no trace job'
-        timed.done.append(Done('code-mutation', mutation.name, code_mutation_outcome(last), last.tlc,
+        result = trace_suite.mutation_result(
+            mutation, trace_suite.placeholder_job('code-mutation', mutation.name, jobs[0]), runs)
+        timed.done.append(Done('code-mutation', mutation.name, result.outcome, runs[-1][1].tlc,
                                time.monotonic() - began))
     timed.seconds = time.monotonic() - started
     return timed
