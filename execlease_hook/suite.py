@@ -473,10 +473,12 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     """The suite on the models under `tree` (the working tree, or a commit checked out alone),
     with the TLA+ tools and the result cache of the repository at `root`; `outputs` (a
     formats.emit.Outputs) receives the reports."""
-    from execlease_hook import git, shard
+    from execlease_hook import git
 
     selection = None
     if getattr(options, 'shard', None) or getattr(options, 'only', None):
+        from execlease_hook import shard
+
         if options.update_coverage:
             raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
         index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)

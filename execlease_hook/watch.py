@@ -180,6 +180,10 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
     return sorted(found)
 
 
+# Every byte to a space but the line ends: a comment's bytes blanked in one call (bytes.translate).
+_BLANK = bytes(b if b in b'\r\n' else 0x20 for b in range(256))
+
+
 def _without_comments(root: Node, content: bytes) -> bytes:
     """The file with every comment blanked (newlines kept), so that offsets stay the same."""
     text = bytearray(content)
@@ -187,9 +191,8 @@ def _without_comments(root: Node, content: bytes) -> bytes:
     while stack:
         node = stack.pop()
         if 'comment' in node.type:
-            for i in range(node.start_byte, node.end_byte):
-                if text[i] not in b'\r\n':
-                    text[i] = 0x20
+            start, end = node.start_byte, node.end_byte
+            text[start:end] = content[start:end].translate(_BLANK)
             continue
         stack.extend(node.children)
     return bytes(text)
