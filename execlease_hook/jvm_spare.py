@@ -16,6 +16,11 @@ The helper is compiled at first use with the `javac` beside the Java into the ar
 (jvm_cds.archive_folder), named by a hash of its source and the Java's identity; with no javac,
 or if it does not compile, every job runs in a JVM of its own started for it.
 `EXECLEASE_JVM_SPARE=0` switches spares off.
+
+About 380 lines, kept whole: a spare's process, the line protocol with its helper, and the pool
+of waiting spares keyed by the jobs expected are one mechanism, whose rules (one job at a time,
+only of its key and environment, none waiting that no job will take) span all three; compiling
+the helper is the only part apart from them, and it is short.
 """
 from __future__ import annotations
 
@@ -122,6 +127,7 @@ _idle: dict[tuple[str, ...], list[Spare]] = {}
 _expected: Counter[tuple[str, ...]] | None = None   # None: no plan given, always keep one ready
 _helper: dict[str, Path | None] = {}                # java identity key -> compiled folder or None
 _compiling: set[str] = set()
+_starting: Counter[tuple[str, ...]] = Counter()     # spares being started ahead of any job (start_ahead)
 
 
 def enabled() -> bool:
@@ -218,6 +224,29 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
         _expected.update(keys)
 
 
+def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> None:
+    """Start a spare for the first job of this key now, in the background (compiling the helper
+    first if need be), unless one waits already or no job of this key is expected."""
+    with _lock:
+        _starting[key] += 1
+
+    def work() -> None:
+        try:
+            helper = compile_helper(Path(jvm_argv[0]), jar)
+            with _lock:
+                if helper is None or _idle.get(key) or _expected is not None and _expected[key] <= 0:
+                    return
+            fresh = _spawn(key, jvm_argv, jar, helper)
+            if fresh is not None:
+                with _lock:
+                    _idle.setdefault(key, []).append(fresh)
+        finally:
+            with _lock:
+                _starting[key] -= 1
+
+    threading.Thread(target=work, name='execlease-spare-ahead', daemon=True).start()
+
+
 def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: Path) -> Spare | None:
     """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path). The
     jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
@@ -296,7 +325,7 @@ def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> Spare | 
             else:
                 unfit.append(spare)
         more = _expected is None or _expected[key] > 0
-        start = more and (found is None or found.last_job)
+        start = more and (found is None and not _starting[key] or found is not None and found.last_job)
     for spare in unfit:
         spare.discard()
     if start:

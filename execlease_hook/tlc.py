@@ -4,6 +4,11 @@ Each job runs in a fresh folder holding copies of the modules and the cfg (a mut
 applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its standard
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc_output.py's job.
+
+About 370 lines, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
+jvm_spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
+kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
+jvm_spare.py's, TLC's output is tlc_output.py's.
 """
 from __future__ import annotations
 
@@ -111,12 +116,23 @@ def cancel_all() -> None:
 
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
-    """The jobs a run is about to start: spare JVMs are started for these and no more (and the
-    helper is compiled now, in the background, if it is not yet)."""
+    """The jobs a run is about to start: warm JVMs are kept for these and no more, and one for
+    the first job of each kind of JVM is started now, in the background (compiling the helper
+    first if it is not yet)."""
     jobs = list(jobs)
     jvm_spare.expect(_spare_key(j) for j in jobs)
-    if jobs and jvm.enabled() and jvm_spare.enabled():
-        jvm_spare.prepare(jobs[0].java, jobs[0].jar)
+    if not (jobs and jvm.enabled() and jvm_spare.enabled()):
+        return
+    jvm_spare.prepare(jobs[0].java, jobs[0].jar)
+    first: dict[tuple[str, ...], TlcJob] = {}
+    for j in jobs:
+        first.setdefault(_spare_key(j), j)
+    for key, j in first.items():   # a warm JVM for the first job of each key, started now
+        launch = jvm.prepare(j.kind, j.java, j.jar)
+        if launch.cds.building:
+            launch.cds.finish(None)   # the first job builds the class-data archive in a JVM of its own
+            continue
+        jvm_spare.start_ahead(key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar)
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:

@@ -315,3 +315,20 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
     v = tlc.run_job(job)
     assert spare.jobs >= 2 and own == ['huge']    # ran in the spare, then again in a JVM of its own
     assert v.outcome == 'error' and (v.reason or '').startswith('Java ran out of memory'), v
+
+
+def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
+    job = _job('invariant')
+    _warm()                      # the archive is built and the helper compiled
+    jvm_spare.discard_all()
+    tlc.expect_jobs([job] * 3)   # one spare started now, for the first of them
+    deadline = time.monotonic() + 120
+    while not _idle() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    [ahead] = _idle()
+    taken = []
+    take = jvm_spare.take
+    monkeypatch.setattr(jvm_spare, 'take', lambda *a: taken.append(take(*a)) or taken[-1])
+    for _ in range(3):
+        assert tlc.run_job(job).property == 'XBelowTwo'
+    assert taken == [ahead] * 3 and _idle() == []
