@@ -260,8 +260,20 @@ def tracked_files(root: Path, untracked: bool = False) -> list[str]:
     return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b'\0') if p))
 
 
+_common_dirs: dict[tuple[object, ...], Path] = {}
+
+
 def common_dir(root: Path) -> Path:
     """git's own folder shared by every worktree (`.git` of the main worktree): nothing a commit
-    carries can be written there."""
-    text = os.fsdecode(_output(root, 'rev-parse', '--git-common-dir')).strip()
-    return (root / text).resolve()
+    carries can be written there. Asked once per process per root, its `.git` (the same inode
+    and mtime) and the variables that move it (a verify asks twice: the results and the timings)."""
+    try:
+        st = (root / '.git').stat()
+        dot_git: tuple[int, int] | None = (st.st_ino, st.st_mtime_ns)
+    except OSError:
+        dot_git = None
+    key = (os.path.abspath(root), dot_git, os.environ.get('GIT_DIR'), os.environ.get('GIT_COMMON_DIR'))
+    if key not in _common_dirs:
+        text = os.fsdecode(_output(root, 'rev-parse', '--git-common-dir')).strip()
+        _common_dirs[key] = (root / text).resolve()
+    return _common_dirs[key]

@@ -76,8 +76,26 @@ class SpecIndex:
         return f'{self.name}:{lines}'
 
 
+# A run reads one spec many times (each mutation's `within`, the map, the model record): the
+# index of the same bytes under the same name is built once per process. SpecIndex is frozen and
+# holds only its own parse tree, so sharing it is safe; at most a few specs are kept.
+_read_memo: dict[tuple[str, bytes], SpecIndex] = {}
+_READ_MEMO_SIZE = 8
+
+
 def read_spec(source: bytes, name: str) -> SpecIndex:
     """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
+    key = (name, bytes(source))
+    index = _read_memo.get(key)
+    if index is None:
+        index = _read_spec(key[1], name)
+        if len(_read_memo) >= _READ_MEMO_SIZE:   # clear() is one step, safe beside another thread
+            _read_memo.clear()
+        _read_memo[key] = index
+    return index
+
+
+def _read_spec(source: bytes, name: str) -> SpecIndex:
     from execlease_hook.tla_syntax import parse
 
     try:
@@ -155,16 +173,18 @@ def _last_token(node: Node) -> Node:
 
 
 _Item = Union[bytes, tuple['Node', bool]]
+_markers: dict[tuple[str, bytes], bytes] = {}   # a node kind's opening field, by (kind, flag)
 
 
 def tree_digest(node: Node, source: bytes) -> str:
     """sha256 over the node's syntax tree: kinds, token text, nothing of comments or layout."""
-    digest = hashlib.sha256()
+    # The fields are gathered and hashed at once; each kind's opening field is encoded once.
+    out: list[bytes] = []
     stack: list[_Item] = [(node, False)]
     while stack:
         item = stack.pop()
         if isinstance(item, bytes):
-            digest.update(item)
+            out.append(item)
             continue
         current, verbatim = item
         kind = current.type
@@ -172,22 +192,24 @@ def tree_digest(node: Node, source: bytes) -> str:
             continue
         verbatim = verbatim or current.is_error or kind in _VERBATIM
         flag = b'!' if current.is_missing else b'E' if current.is_error else b'n' if current.is_named else b'a'
-        digest.update(tagged_field(b'(' + flag, kind.encode('utf-8')))
+        marker = _markers.get((kind, flag))
+        if marker is None:
+            marker = _markers[(kind, flag)] = tagged_field(b'(' + flag, kind.encode('utf-8'))
+        out.append(marker)
         children = current.children
         if not children:
-            digest.update(tagged_field(b'"', source[current.start_byte:current.end_byte]) + b')')
+            out.append(tagged_field(b'"', source[current.start_byte:current.end_byte]) + b')')
             continue
-        todo: list[_Item] = [b')']
+        stack.append(b')')
         at = current.end_byte
         for child in reversed(children):
             if child.end_byte < at:
-                todo.append(tagged_gap(source[child.end_byte:at], verbatim))
-            todo.append((child, verbatim))
+                stack.append(tagged_gap(source[child.end_byte:at], verbatim))
+            stack.append((child, verbatim))
             at = min(at, child.start_byte)
         if at > current.start_byte:
-            todo.append(tagged_gap(source[current.start_byte:at], verbatim))
-        stack.extend(todo)
-    return digest.hexdigest()
+            stack.append(tagged_gap(source[current.start_byte:at], verbatim))
+    return hashlib.sha256(b''.join(out)).hexdigest()
 
 
 # TLC reads these keywords of a config alike in the singular and the plural.

@@ -278,12 +278,9 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
     return Prepared(m, planned, names, selection)
 
 
-def finish(
-        p: Prepared, ran: list[JobResult], t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
-) -> ModelResult:
-    """The model's result once its TLC jobs (`ran`, in plan order) are done: coverage, trace
-    jobs, the map, notes."""
+def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> ModelResult:
+    """The model's result once its pool work is done (`ran`: its TLC jobs, in plan order;
+    `stage`: its trace_stage.Stage, whose tasks ran in the pool): coverage, trace jobs, the map, notes."""
     m, selection = p.manifest, p.selection
     r = ModelResult(m)
     r.plan = p.plan
@@ -299,10 +296,8 @@ def finish(
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:
         coverage_results(m, r)
-    if runs_coverage and not quick and (m.traces or m.code_mutations):
-        from execlease_hook import trace_suite
-
-        r.jobs += trace_suite.run(m, t, cache, jobs, r.coverage, progress, live)
+    if stage is not None:   # its tasks ran in the pool, beside the TLC jobs
+        r.jobs += stage.results(r.coverage)
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
@@ -321,9 +316,12 @@ def verify_model(
     """One model alone (run_suite runs every model's jobs in one pool)."""
     from execlease_hook import pool
 
+    from execlease_hook import trace_stage
+
     p = prepare(m, t, quick, selection)
-    (ran,) = pool.run([pool.Work(m, p.planned, judge, progress)], t, cache, jobs)
-    return finish(p, ran, t, quick, cache, jobs, progress)
+    stage = trace_stage.of_model(p, t, quick, cache, progress)
+    (ran,) = pool.run([trace_stage.work(p, stage, judge, progress)], t, cache, jobs)
+    return finish(p, ran, t, stage)
 
 
 def exit_code(results: Sequence[ModelResult]) -> int:
@@ -475,10 +473,12 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     """The suite on the models under `tree` (the working tree, or a commit checked out alone),
     with the TLA+ tools and the result cache of the repository at `root`; `outputs` (a
     formats.emit.Outputs) receives the reports."""
-    from execlease_hook import git, shard
+    from execlease_hook import git
 
     selection = None
     if getattr(options, 'shard', None) or getattr(options, 'only', None):
+        from execlease_hook import shard
+
         if options.update_coverage:
             raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
         index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
@@ -487,7 +487,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     manifests = [manifest_mod.load(p, tree) for p in manifest_mod.find_models(tree, options.model)]
-    t = Tools(tools.resolve_jar(root), tools.find_java())
+    t = Tools(tools.resolve_jar(root), tools.find_java(results_folder(root).parent))
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
@@ -506,18 +506,19 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         except CannotRun as e:
             stop = e
             break
-    from execlease_hook import pool, schedule
+    from execlease_hook import pool, schedule, trace_stage
 
     from execlease_hook.progress_line import Live
 
     live = Live() if verbosity >= 0 else None   # each running TLC job's live line, on stderr
     try:
         progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
-        ran = pool.run([pool.Work(p.manifest, p.planned, judge, progress[k]) for k, p in enumerate(prepared)],
+        stages = [trace_stage.of_model(p, t, options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
+        ran = pool.run([trace_stage.work(p, stages[k], judge, progress[k]) for k, p in enumerate(prepared)],
                        t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
         results = []
         for k, p in enumerate(prepared):
-            r = finish(p, ran[k], t, options.quick, cache, jobs, progress[k], live)
+            r = finish(p, ran[k], t, stages[k])
             if options.update_coverage:
                 from execlease_hook import sync
 
@@ -530,13 +531,14 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     if stop is not None:
         raise stop
     code = exit_code(results)
-    from execlease_hook.formats import build
+    if outputs.wanted:   # --json, --format: the report (its JSON, the counterexamples located)
+        from execlease_hook.formats import build
 
-    data = results_json(results, t, code)
-    data['quick'] = bool(options.quick)
-    if selection is not None:
-        data['shard'] = selection.to_json()
-    outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
+        data = results_json(results, t, code)
+        data['quick'] = bool(options.quick)
+        if selection is not None:
+            data['shard'] = selection.to_json()
+        outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
     if cache.problem:
         _print(f'note: {cache.problem}')
     if t.jar.warning:

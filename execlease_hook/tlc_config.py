@@ -69,15 +69,30 @@ def tokens(source: bytes) -> Iterator[Token]:
         yield Token(match.group(0).decode('utf-8', 'replace'), match.start(), match.end())
 
 
-def sections(source: bytes) -> list[tuple[Token, list[Token]]]:
+Section = tuple[Token, tuple[Token, ...]]
+# A run prepares each cfg for several jobs (every mutation of one cfg), each reading its sections
+# four times: they are read once per cfg's bytes per process (tokens are frozen, sections tuples).
+_sections_memo: dict[bytes, tuple[Section, ...]] = {}
+_SECTIONS_MEMO_SIZE = 64
+
+
+def sections(source: bytes) -> tuple[Section, ...]:
     """Each keyword with the tokens that follow it up to the next keyword."""
+    source = bytes(source)
+    memo = _sections_memo.get(source)
+    if memo is not None:
+        return memo
     found: list[tuple[Token, list[Token]]] = []
     for token in tokens(source):
         if token.text in KEYWORDS:
             found.append((token, []))
         elif found:
             found[-1][1].append(token)
-    return found
+    result = tuple((keyword, tuple(rest)) for keyword, rest in found)
+    if len(_sections_memo) >= _SECTIONS_MEMO_SIZE:   # clear(): one step, safe beside other threads
+        _sections_memo.clear()
+    _sections_memo[source] = result
+    return result
 
 
 def keywords(source: bytes) -> list[str]:

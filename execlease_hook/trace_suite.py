@@ -9,11 +9,16 @@ of the repository (code_mutations.py), and must be rejected by one of them.
 Results are cached in the suite's cache folder, keyed by the jar, the Java major version, the
 model folder's modules and cfgs, and the traces: the bytes of the trace files, or, for a
 command, its argv and the bytes of every file in the folders that hold covered code (the code
-that writes the traces; a mutation changes them). `--no-cache` runs every command again.
+that writes the traces; a mutation changes them), plus, for a code mutation, the mutated file.
+A code mutation's key is computed without its copy (code_mutations.Mutated): the copy is made
+only when a trace job must run in it. `--no-cache` runs every command again.
+
+They run in the shared pool of `execlease verify` (pool.py), beside the TLC jobs: trace_stage.py
+makes them its tasks.
 """
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -24,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook import tlc, trace_report, traces
+from execlease_hook import code_mutations, tlc, trace_report, traces
 from execlease_hook.atomic import write_text_atomic
 from execlease_hook.cache import ResultCache
-from execlease_hook.code_mutations import check_applies, mutated_copy
 from execlease_hook.errors import CannotRun
 from execlease_hook.manifest import CodeMutation, Manifest, TraceJob
 from execlease_hook.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
 from execlease_hook.tlc import TlcJob, Verdict
+from execlease_hook.trace_module import Trace
 from execlease_hook.traces import TraceVerdict
 
 if TYPE_CHECKING:
@@ -63,13 +68,18 @@ class TraceRun:
                    str(data['said']))
 
 
-def _files_of(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if (p.is_file() if copy is None else copy.holds(p)))
 
 
-def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools) -> str:
+def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None) -> str:
+    """`copy`: the key of the job in the mutated copy `copy` says (its root is `root`), without
+    the copy: the same files, the mutated file's bytes in place of the file's."""
     folder = root / m.folder.relative_to(m.root)
     h = hashlib.sha256()
+    read = Path.read_bytes if copy is None else copy.read
 
     def part(data: bytes) -> None:
         h.update(str(len(data)).encode() + b'\0' + data)
@@ -77,20 +87,25 @@ def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools) -> str:
     for text in (b'execlease-traces-1', t.jar.sha256.encode(), str(t.java.major).encode(),
                  job.spec.encode(), job.config.encode(), '\0'.join(job.command).encode()):
         part(text)
-    inputs = [p for p in _files_of(folder) if p.suffix in ('.tla', '.cfg')]
+    inputs = [p for p in _files_of(folder, copy) if p.suffix in ('.tla', '.cfg')]
     if job.command:
         covered = sorted({(root / e.path).parent for e in m.coverage.entries})
-        inputs += [p for d in covered for p in _files_of(d)]
+        inputs += [p for d in covered for p in _files_of(d, copy)]
     else:
         for pattern in job.files:
-            inputs += sorted(folder.glob(pattern))
+            inputs += sorted(p for p in folder.glob(pattern) if copy is None or copy.holds(p))
     for path in inputs:
         part(str(path.relative_to(root)).encode())
-        part(path.read_bytes())
+        part(read(path))
+    if copy is not None:
+        # The mutated file, wherever it is: a mutation outside the covered folders must never
+        # be answered by the result of the unmutated code.
+        for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
+            part(text)
     return h.hexdigest()
 
 
-def _cached(cache: ResultCache, key: str) -> TraceRun | None:
+def cached_run(cache: ResultCache, key: str) -> TraceRun | None:
     if not cache.enabled:
         return None
     try:
@@ -113,26 +128,41 @@ def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
         cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'
 
 
+@dataclass(frozen=True)
+class Collected:
+    """A trace job's traces (written by its command or read from its files) and the TLC job that
+    checks them: what a trace job does before TLC, done apart by trace_stage.py."""
+    key: str
+    found: list[Trace]
+    tlc_job: TlcJob
+    said: str
+    seconds: float        # the command and the conversion
+
+
 def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
-                  live: Any = None, label: str | None = None) -> TraceRun:
-    """Run one trace job with `root` as the repository root (the repository or a mutated copy).
-    `live`: a progress_line.Live that shows it while it runs, as `label`."""
-    key = cache_key(m, job, root, t)
-    hit = _cached(cache, key)
+                  live: Any = None, label: str | None = None,
+                  copy: code_mutations.Mutated | None = None) -> TraceRun:
+    """Run one trace job with `root` as the repository root (the repository or a mutated copy,
+    described by `copy`). `live`: a progress_line.Live that shows it while it runs, as `label`."""
+    key = cache_key(m, job, root, t, copy)
+    hit = cached_run(cache, key)
     if hit is not None:
         return hit
-    if live is None:
-        return _run_trace_job(m, job, root, t, cache, workers, key, None)
-    shown = live.start(label or f'traces {job.name}')
-    shown.phase = 'running its trace command' if job.command else 'reading its traces'
+    shown = None if live is None else live.start(label or f'traces {job.name}')
     try:
-        return _run_trace_job(m, job, root, t, cache, workers, key, shown)
+        collected = collect(m, job, root, t, key, workers, shown)
+        return collected if isinstance(collected, TraceRun) else check(collected, cache, shown)
     finally:
-        live.finish(shown)
+        if shown is not None:
+            live.finish(shown)
 
 
-def _run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int,
-                   key: str, shown: Any) -> TraceRun:
+def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1,
+            shown: Any = None) -> Collected | TraceRun:
+    """The traces of a trace job and their TLC job; a TraceRun if that failed (exit 2).
+    `key`: its cache_key. `shown`: its progress_line line, or None."""
+    if shown is not None:
+        shown.phase = 'running its trace command' if job.command else 'reading its traces'
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
@@ -150,16 +180,23 @@ def _run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resu
         except CannotRun as e:
             return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
                             seconds=round(time.monotonic() - started, 3))
-        if shown is not None:
-            shown.phase = 'starting Java'
-        verdict = tlc.run_job(tlc_job, None if shown is None else shown.feed)
+    return Collected(key, found, tlc_job, said, time.monotonic() - started)
+
+
+def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
+    """The TLC run of collected traces, judged, and cached."""
+    started = time.monotonic()
+    if shown is not None:
+        shown.phase = 'starting Java'
+    verdict = tlc.run_job(collected.tlc_job, None if shown is None else shown.feed)
+    found = collected.found
     run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
-                   round(time.monotonic() - started, 3), said=said)
-    _store(cache, key, run)
+                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
+    _store(cache, collected.key, run)
     return run
 
 
-def _placeholder(kind: str, name: str, job: TraceJob) -> TlcJob:
+def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
     return TlcJob(kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b'')
 
 
@@ -169,7 +206,7 @@ def _shown(run: TraceRun) -> Verdict | None:
 
 
 def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]) -> JobResult:
-    placeholder = _placeholder('traces', job.name, job)
+    placeholder = placeholder_job('traces', job.name, job)
     v = run.verdict
     if v.outcome == 'accepted':
         return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run))
@@ -181,7 +218,7 @@ def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequen
 
 
 def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
-    placeholder = _placeholder('traces', 'action-coverage', m.traces[0])
+    placeholder = placeholder_job('traces', 'action-coverage', m.traces[0])
     missing = trace_report.unreached(m, counts)
     if missing:
         return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing))
@@ -189,23 +226,61 @@ def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
                      'every action of the covered code is reached by the traces: ' + trace_report.counts_text(counts))
 
 
+def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
+    return [j for j in m.traces if not mutation.traces or j.name in mutation.traces]
+
+
+def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache,
+                     files: Sequence[str]) -> list[tuple[TraceJob, TraceRun]] | None:
+    """The runs of the mutation's trace jobs, if the cache holds every one it needs; else None."""
+    try:
+        copy = code_mutations.mutated(m.root, mutation, files)
+    except CannotRun:
+        return None
+    runs: list[tuple[TraceJob, TraceRun]] = []
+    for job in mutation_jobs(m, mutation):
+        run = cached_run(cache, cache_key(m, job, m.root, t, copy))
+        if run is None:
+            return None
+        runs.append((job, run))
+        if run.verdict.outcome != 'accepted':
+            break
+    return runs
+
+
 def code_mutation_result(
         m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache, live: Any = None,
+        files: Sequence[str] | None = None,
 ) -> JobResult:
-    jobs = [j for j in m.traces if not mutation.traces or j.name in mutation.traces]
-    placeholder = _placeholder('code-mutation', mutation.name, jobs[0])
+    """`files`: code_mutations.repository_files(m.root), when known. The copy of the repository
+    is made only for a trace job the cache does not answer."""
+    jobs = mutation_jobs(m, mutation)
+    placeholder = placeholder_job('code-mutation', mutation.name, jobs[0])
     try:
-        check_applies(m.root, mutation)
+        planned = code_mutations.mutated(m.root, mutation, files)
     except CannotRun as e:
         return JobResult(placeholder, None, False, COULD_NOT_RUN, str(e))
     runs: list[tuple[TraceJob, TraceRun]] = []
-    with mutated_copy(m.root, mutation) as copy:
+    with contextlib.ExitStack() as stack:
+        copy: code_mutations.Mutated | None = None
         for job in jobs:
-            run = run_trace_job(m, job, copy, t, cache, live=live,
-                                label=f'code-mutation {mutation.name} ({job.name})')
+            run = cached_run(cache, cache_key(m, job, m.root, t, planned))
+            if run is None:
+                if copy is None:
+                    folder = stack.enter_context(code_mutations.mutated_copy(m.root, mutation, planned.files))
+                    # The key of what was copied: the working tree may have changed meanwhile.
+                    copy = code_mutations.Mutated(folder, mutation, planned.files,
+                                                  (folder / mutation.path).read_bytes())
+                run = run_trace_job(m, job, copy.root, t, cache, live=live,
+                                    label=f'code-mutation {mutation.name} ({job.name})', copy=copy)
             runs.append((job, run))
             if run.verdict.outcome != 'accepted':
                 break
+    return mutation_result(mutation, placeholder, runs)
+
+
+def mutation_result(mutation: CodeMutation, placeholder: TlcJob,
+                     runs: Sequence[tuple[TraceJob, TraceRun]]) -> JobResult:
     job, run = runs[-1]
     cached = all(r.cached for _, r in runs)
     shown = _shown(run)
@@ -221,39 +296,3 @@ def code_mutation_result(
                          f'code mutation {mutation.name}: trace job {job.name}: {run.verdict.reason}')
     return JobResult(placeholder, shown, cached, DID_NOT_HOLD,
                      trace_report.not_caught(mutation, [j.name for j, _ in runs]))
-
-
-def run(
-        m: Manifest, t: Tools, cache: ResultCache, jobs: int, statuses: Sequence[EntryStatus],
-        progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
-) -> list[JobResult]:
-    """Every trace job, the action coverage of their lines, then every code mutation."""
-    results: list[JobResult] = []
-    counts: dict[str, int] = {}
-    accepted_all = True
-    # Trace jobs one at a time: a fault-injection command needs the machine's cores to itself.
-    for job in m.traces:
-        trace_run = run_trace_job(m, job, m.root, t, cache, live=live)
-        result = trace_job_result(m, job, trace_run, statuses)
-        results.append(result)
-        progress(result)
-        accepted_all = accepted_all and trace_run.verdict.outcome == 'accepted'
-        for action, n in trace_run.counts.items():
-            counts[action] = counts.get(action, 0) + n
-    if m.traces and accepted_all:
-        result = action_coverage_result(m, counts)
-        results.append(result)
-        progress(result)
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='code-mutation')
-    try:
-        futures = [pool.submit(code_mutation_result, m, mu, t, cache, live) for mu in m.code_mutations]
-        for future in futures:
-            result = future.result()
-            results.append(result)
-            progress(result)
-    except BaseException:
-        tlc.cancel_all()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return results

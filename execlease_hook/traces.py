@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import glob
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -45,26 +47,71 @@ def run_command(
         argv: Sequence[str], root: Path, out_dir: Path, timeout: float, what: str,
         env: Mapping[str, str] | None = None,
 ) -> CommandRun:
-    """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails."""
+    """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails.
+    The command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the
+    shared pool, pool.py, where trace commands run beside TLC) stops it with every process it
+    started (a fault-injection run's workers)."""
     full = command_argv(argv)
     environment = {**(env if env is not None else os.environ), OUT_ENV: str(out_dir)}
     started = time.monotonic()
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             full, cwd=root, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, timeout=timeout,
+            stderr=subprocess.STDOUT, start_new_session=True,
         )
-    except subprocess.TimeoutExpired as e:
-        tail = (e.stdout or b'').decode('utf-8', 'replace')[-1500:]
-        raise CannotRun(f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
-                        f'(raise "timeout" on the entry if it needs longer){_tail(tail)}') from None
     except OSError as e:
         raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
-    output = proc.stdout.decode('utf-8', 'replace')
+    with _live_lock:
+        _live[proc.pid] = proc
+    try:
+        stdout, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, _ = proc.communicate()
+        tail = (stdout or b'').decode('utf-8', 'replace')[-1500:]
+        raise CannotRun(f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
+                        f'(raise "timeout" on the entry if it needs longer){_tail(tail)}') from None
+    except BaseException:
+        _kill_group(proc)
+        proc.communicate()
+        raise
+    finally:
+        with _live_lock:
+            _live.pop(proc.pid, None)
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    output = stdout.decode('utf-8', 'replace')
     if proc.returncode != 0:
         raise CannotRun(f'{what}: the command {" ".join(argv)} exited {proc.returncode}; '
                         f'fix it so that it writes its traces and exits 0{_tail(output[-1500:])}')
     return CommandRun(full, round(time.monotonic() - started, 3), output)
+
+
+_live: dict[int, subprocess.Popen[bytes]] = {}
+_live_lock = threading.Lock()
+_cancelled = threading.Event()
+
+
+def cancel_all() -> None:
+    """Stop every running trace command with its process group, and refuse new ones (Ctrl-C)."""
+    _cancelled.set()
+    with _live_lock:
+        procs = list(_live.values())
+    for proc in procs:
+        _kill_group(proc)
+
+
+def reset_cancel() -> None:
+    _cancelled.clear()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _tail(text: str) -> str:

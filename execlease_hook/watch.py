@@ -93,19 +93,25 @@ def check(
         content = source.read(path)
         if not rules or language is None or content is None or not _is_text(content):
             continue
-        functions = _functions(language, content)
-        names = {name for name, _, _ in functions}
-        for (ignored_path, function), n in ignored.items():
-            if ignored_path == path and function not in names:
-                problems.append(
-                    f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
-                    f'function {function!r}; '
-                    'fix the name or remove the item',
-                )
+        # The file's functions are read only when needed (an `ignored` item names this file, or
+        # a match lies outside the covered entries): most watched files need neither.
+        functions: list[tuple[str, int, int]] | None = None
+        if any(ignored_path == path for ignored_path, _ in ignored):
+            functions = _functions(language, content)
+            names = {name for name, _, _ in functions}
+            for (ignored_path, function), n in ignored.items():
+                if ignored_path == path and function not in names:
+                    problems.append(
+                        f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
+                        f'function {function!r}; '
+                        'fix the name or remove the item',
+                    )
         reported: set[tuple[str, int]] = set()
         for offset, what in _matches(rules, language, content):
             if any(start <= offset < end for start, end in covered.get(path, ())):
                 continue
+            if functions is None:
+                functions = _functions(language, content)
             around = _innermost(functions, offset)
             if around is None:
                 continue        # module level: not judged
@@ -174,6 +180,10 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
     return sorted(found)
 
 
+# Every byte to a space but the line ends: a comment's bytes blanked in one call (bytes.translate).
+_BLANK = bytes(b if b in b'\r\n' else 0x20 for b in range(256))
+
+
 def _without_comments(root: Node, content: bytes) -> bytes:
     """The file with every comment blanked (newlines kept), so that offsets stay the same."""
     text = bytearray(content)
@@ -181,9 +191,8 @@ def _without_comments(root: Node, content: bytes) -> bytes:
     while stack:
         node = stack.pop()
         if 'comment' in node.type:
-            for i in range(node.start_byte, node.end_byte):
-                if text[i] not in b'\r\n':
-                    text[i] = 0x20
+            start, end = node.start_byte, node.end_byte
+            text[start:end] = content[start:end].translate(_BLANK)
             continue
         stack.extend(node.children)
     return bytes(text)

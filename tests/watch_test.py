@@ -33,6 +33,19 @@ def test_globs(glob, path, expected):
     assert watch_paths.matches([glob], path) is expected
 
 
+@pytest.mark.parametrize(('language', 'source', 'expected'), (
+    ('python', "x = '# not one'  # é UPDATE lease\r\ny = 1\n".encode(),
+     b"x = '# not one'  " + b' ' * 17 + b'\r\ny = 1\n'),
+    ('javascript', b'a(); /* UPDATE\nlease */ b();\n', b'a(); ' + b' ' * 9 + b'\n' + b' ' * 8 + b' b();\n'),
+    ('go', b'package p\n// DELETE FROM steps\nfunc f() {}\n', b'package p\n' + b' ' * 20 + b'\nfunc f() {}\n'),
+), ids=['python-crlf-utf8', 'javascript-block', 'go-line'])
+def test_comments_are_blanked_byte_for_byte(language, source, expected):
+    # Every byte of a comment (each byte of a multi-byte character too) a space, line ends kept.
+    from execlease_hook.locate.source import parse
+
+    assert watch._without_comments(parse(language, source).root_node, source) == expected
+
+
 class Memory:
     description = 'memory'
 

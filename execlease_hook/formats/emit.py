@@ -32,6 +32,11 @@ class Outputs:
                 self.stdout = fmt
 
     @property
+    def wanted(self) -> bool:
+        """A report is asked for (a file, or a machine format on stdout): else none is built."""
+        return bool(self.files) or self.stdout is not None
+
+    @property
     def machine_stdout(self) -> bool:
         return self.stdout is not None
 

@@ -166,6 +166,13 @@ def test_scan_finds_every_forbidden_use(body, expected):
     assert [(u.line, u.name) for u in uses] == expected
 
 
+@pytest.mark.parametrize('name', sorted(spec_scan.FORBIDDEN))
+def test_every_forbidden_name_is_found(name):
+    # The scan first looks for plain substrings (spec_scan._STEMS): each name must pass it.
+    text = f'---- MODULE M ----\nEXTENDS TLC\nVARIABLE x\nA == {name}("exit", 2)\n====\n'.encode()
+    assert [(u.line, u.name) for u in spec_scan.scan_module('M.tla', text)] == [(4, name)]
+
+
 def test_scan_reads_cfgs():
     cfg = b'INIT Init\n\\* PrintT is fine in a comment\nCONSTANT F <- PrintT\n'
     assert [(u.line, u.name) for u in spec_scan.scan_cfg('M.cfg', cfg)] == [(3, 'PrintT')]
