@@ -33,6 +33,9 @@ class ResultCache:
         self.folder = folder
         self.enabled = enabled
         self.problem: str | None = None   # set when an entry could not be written
+        # Entries this run has read or written: a run asks for each job's entry more than once
+        # (to order the jobs, then to run them), and an entry, once valid, stays valid for its key.
+        self._known: dict[str, Verdict] = {}
 
     def _path(self, key: str) -> Path:
         return self.folder / f'{key}.json'
@@ -40,6 +43,15 @@ class ResultCache:
     def get(self, key: str) -> Verdict | None:
         if not self.enabled:
             return None
+        known = self._known.get(key)
+        if known is not None:
+            return known
+        verdict = self._read(key)
+        if verdict is not None:
+            self._known[key] = verdict
+        return verdict
+
+    def _read(self, key: str) -> Verdict | None:
         try:
             data = json.loads(self._path(key).read_text(encoding='utf-8'))
             if data.get('format') != FORMAT or data.get('key') != key:
@@ -52,6 +64,7 @@ class ResultCache:
     def put(self, key: str, verdict: Verdict) -> None:
         if verdict.outcome == 'error' or self.problem is not None:
             return
+        self._known[key] = verdict
         text = json.dumps({'format': FORMAT, 'key': key, 'verdict': verdict.to_json()})
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
