@@ -231,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f'  run {run + 1}: ' + '  '.join(f'{k}={v[-1]:.2f}s' for k, v in times.items()), flush=True)
     med = {k: statistics.median(v) for k, v in times.items()}
     for k in keys:
-        print(f'({k}) {LABELS[k]:46s} median {med[k]:8.2f} s')
+        print(f'{"(" + k + ")":9s} {LABELS[k]:46s} median {med[k]:8.2f} s')
     print('(a) and (b) by kind of job, median seconds:')
     print('\n'.join(split_lines(splits['a'], splits['b'], med['a'], med['b'])))
     print(f'(a) before its clock: {len(p.planned)} job folders and {len(p.copies)} mutated copies made, '

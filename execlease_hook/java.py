@@ -5,8 +5,9 @@ Running `java -version` costs a JVM start (about 50 ms), a tenth of a verify who
 all cached. Given a memo folder, a probe that found a usable Java is kept there, keyed by the
 files that make that Java what it is: the resolved `bin/java`, the `lib/modules` image of its
 classes, the VM (`lib/server/libjvm.so`) and its `release` file (path, size, mtime, inode of
-each), and the variables the JVM reads its options from. An upgrade or reinstall writes new files (new inodes), so it is probed
-again. A Java not laid out so (a wrapper script, another platform's layout) is probed every time.
+each), and the variables the JVM reads its options from. An upgrade or reinstall writes new
+files (new inodes), so it is probed again. A Java not laid out so (a wrapper script, another
+platform's layout) is probed every time.
 """
 from __future__ import annotations
 

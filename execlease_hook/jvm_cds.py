@@ -102,40 +102,12 @@ def trusted(archive: Path) -> bool:
             return True
     except OSError:
         pass
-    for path in (archive, _sidecar(archive), _class_list_path(archive)):
+    for path in (archive, _sidecar(archive)):
         try:
             path.unlink()
         except OSError:
             pass
     return False
-
-
-def _class_list_path(archive: Path) -> Path:
-    return archive.with_name(archive.name + '.classes')
-
-
-def _tlc_classes(dumped: Path) -> str:
-    """The jar's classes among those a run loaded (JDK 17's list: `a/b/C id: 12`, `@...` lines),
-    as names for Class.forName: what a spare JVM (jvm_spare.py) loads before its job."""
-    names = []
-    for line in dumped.read_text(encoding='utf-8', errors='replace').splitlines():
-        name = line.split(' ', 1)[0]
-        if not name or name[0] in '#@' or name.startswith(('java/', 'javax/', 'jdk/', 'sun/', 'com/sun/')):
-            continue
-        names.append(name.replace('/', '.'))
-    return ''.join(n + '\n' for n in names)
-
-
-def class_list(java: str | Path, jar: Path) -> Path | None:
-    """The class names the archive's building run loaded from the jar, if recorded."""
-    try:
-        archive = archive_path(Path(java), jar)
-    except OSError:
-        return None
-    if archive is None:
-        return None
-    listed = _class_list_path(archive)
-    return listed if listed.is_file() and archive.is_file() else None
 
 
 def _claim_build(archive: Path) -> Path | None:
@@ -170,7 +142,6 @@ def plan(java: Path, jar: Path) -> Plan:
     if lock is None:
         return NO_ARCHIVE
     part = archive.with_name(f'{archive.name}.{os.getpid()}.{time.monotonic_ns()}.part')
-    classes = part.with_name(part.name + '.classes')
 
     finished = threading.Event()
 
@@ -183,16 +154,14 @@ def plan(java: Path, jar: Path) -> Plan:
             if code is not None and code >= 0 and part.is_file() and part.stat().st_size > 0:
                 atomic.write_text_atomic(_sidecar(archive), tools.file_sha256(part) + '\n')
                 os.replace(part, archive)
-                if classes.is_file():
-                    atomic.write_text_atomic(_class_list_path(archive), _tlc_classes(classes))
         except OSError:
             pass
         finally:
-            for path in (part, classes, lock):
+            for path in (part, lock):
                 try:
                     path.unlink()
                 except OSError:
                     pass
 
-    return Plan((f'-XX:ArchiveClassesAtExit={part}', f'-XX:DumpLoadedClassList={classes}', *QUIET),
+    return Plan((f'-XX:ArchiveClassesAtExit={part}', *QUIET),
                 finish, building=True)

@@ -4,6 +4,11 @@ Each job runs in a fresh folder holding copies of the modules and the cfg (a mut
 applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its standard
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc_output.py's job.
+
+About 370 lines, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
+jvm_spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
+kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
+jvm_spare.py's, TLC's output is tlc_output.py's.
 """
 from __future__ import annotations
 
@@ -111,12 +116,23 @@ def cancel_all() -> None:
 
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
-    """The jobs a run is about to start: spare JVMs are started for these and no more (and the
-    helper is compiled now, in the background, if it is not yet)."""
+    """The jobs a run is about to start: warm JVMs are kept for these and no more, and one for
+    the first job of each kind of JVM is started now, in the background (compiling the helper
+    first if it is not yet)."""
     jobs = list(jobs)
     jvm_spare.expect(_spare_key(j) for j in jobs)
-    if jobs and jvm.enabled() and jvm_spare.enabled():
-        jvm_spare.prepare(jobs[0].java, jobs[0].jar)
+    if not (jobs and jvm.enabled() and jvm_spare.enabled()):
+        return
+    jvm_spare.prepare(jobs[0].java, jobs[0].jar)
+    first: dict[tuple[str, ...], TlcJob] = {}
+    for j in jobs:
+        first.setdefault(_spare_key(j), j)
+    for key, j in first.items():   # a warm JVM for the first job of each key, started now
+        launch = jvm.prepare(j.kind, j.java, j.jar)
+        if launch.cds.building:
+            launch.cds.finish(None)   # the first job builds the class-data archive in a JVM of its own
+            continue
+        jvm_spare.start_ahead(key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar)
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
@@ -191,33 +207,22 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float, out_path: Path,
 
 def _execute(
         job: TlcJob, folder: Path, on_line: Callable[[str], None] | None = None,
-        launch: jvm.Launch | None = None, spare: jvm_spare.Spare | None = None,
+        launch: jvm.Launch | None = None,
 ) -> _Run:
     if _cancelled.is_set():
-        if spare is not None:
-            spare.discard()
         raise KeyboardInterrupt
     if launch is None:
         launch = jvm.prepare(job.kind, job.java, job.jar)
     argv = launch.argv(job.argv(folder))
     out_path = folder / 'tlc.out'
-    with (spare.out if spare is not None else open(out_path, 'wb')) as out:
+    with open(out_path, 'wb') as out:
         try:
-            if spare is not None:
-                proc = spare.proc
-                try:
-                    spare.start_job(argv[argv.index('tlc2.TLC') + 1:])
-                except OSError:
-                    pass  # it died while waiting: its exit code says so below
-            else:
-                proc = subprocess.Popen(
-                    argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-                    stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
-                )
+            proc = subprocess.Popen(
+                argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
+            )
         except BaseException:
             launch.cds.finish(None)
-            if spare is not None:
-                spare.discard()
             raise
         with _live_lock:
             _live[proc.pid] = proc
@@ -241,6 +246,69 @@ def _execute(
     return _Run(proc.returncode, out_path.read_bytes(), timed_out)
 
 
+def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callable[[str], None] | None) -> _Run:
+    """The job run by a warm JVM (jvm_spare.py), which writes TLC's output to folder/tlc.out.
+    The spare is given back, or stopped, before this returns."""
+    argv = job.argv(folder)
+    tlc_args = (*argv[argv.index('tlc2.TLC') + 1:-1], str(folder / Path(job.spec).name))
+    out_path = folder / 'tlc.out'
+    ended: jvm_spare.Ended | None = None
+    timed_out = False
+    log_start = os.path.getsize(spare.log.name)
+    with _live_lock:
+        _live[spare.proc.pid] = spare.proc
+    try:
+        if _cancelled.is_set():
+            raise KeyboardInterrupt
+        try:
+            spare.start_job(folder, tlc_args)
+        except OSError:
+            pass   # it died while waiting: its end says so below
+        deadline = time.monotonic() + job.timeout
+        splitter = None
+        if on_line is not None:
+            from execlease_hook.tlc_progress import LineSplitter
+
+            splitter = LineSplitter()
+        offset = 0
+        while ended is None:
+            ended = spare.wait_job(max(0.0, min(0.5, deadline - time.monotonic())))
+            if splitter is not None and on_line is not None and out_path.exists():
+                with open(out_path, 'rb') as tail:
+                    tail.seek(offset)
+                    data = tail.read()
+                offset += len(data)
+                for line in splitter.feed(data):
+                    on_line(line)
+            if ended is None and time.monotonic() >= deadline:
+                timed_out = True
+                _kill_group(spare.proc)
+                spare.proc.wait()
+                break
+    except BaseException:
+        _kill_group(spare.proc)
+        spare.proc.wait()
+        raise
+    finally:
+        with _live_lock:
+            _live.pop(spare.proc.pid, None)
+        said = b''
+        if ended is not None and ended.jvm_ended:
+            # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
+            # what it wrote to stderr belongs to the job's output, as in a JVM of the job's own.
+            try:
+                with open(spare.log.name, 'rb') as log:
+                    log.seek(log_start)
+                    said = log.read()
+            except OSError:
+                pass
+        jvm_spare.give_back(spare, None if timed_out or _cancelled.is_set() else ended)
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    output = (out_path.read_bytes() if out_path.exists() else b'') + said
+    return _Run(None if ended is None else ended.code, output, timed_out)
+
+
 def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
     """`on_line`: called with each line of TLC's output as it arrives (progress only; the
     verdict is read from the whole output once TLC has ended)."""
@@ -255,15 +323,25 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     started = time.monotonic()
     launch = jvm.prepare(job.kind, job.java, job.jar)
     spare = _take_spare(job, launch)
-    # A spare JVM already runs in its own fresh folder: the job's files go there.
-    folder = spare.folder if spare is not None else Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
+    folder = Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
     try:
         _write_files(job, folder)
         from execlease_hook import tlc_modes
 
         try:
             with tlc_modes.following(folder / 'tlc.out', job.progress):
-                run = _execute(job, folder, on_line, launch, spare)
+                if spare is None:
+                    run = _execute(job, folder, on_line, launch)
+                else:
+                    launch.cds.finish(None)
+                    run = _in_spare(job, folder, spare, on_line)
+                    if spare.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
+                        # Out of memory in a JVM that ran other jobs before: confirmed (or not)
+                        # in a JVM of the job's own, so that no verdict depends on what ran before.
+                        shutil.rmtree(folder, ignore_errors=True)
+                        folder.mkdir()
+                        _write_files(job, folder)
+                        run = _execute(job, folder, on_line, jvm.prepare(job.kind, job.java, job.jar))
         except OSError as e:
             return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
         seconds = round(time.monotonic() - started, 3)
@@ -291,6 +369,4 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
-        if spare is not None:
-            spare.discard()  # ended already, unless writing the files failed
         shutil.rmtree(folder, ignore_errors=True)
