@@ -44,7 +44,7 @@ from execlease_hook import jvm_cds
 SOURCE = Path(__file__).with_name('spare') / 'ExecleaseTlcSpare.java'
 MAIN = 'ExecleaseTlcSpare'
 NO_JOB = 3          # the helper's exit when stdin closes before a job arrives
-MAX_JOBS = 24       # jobs per JVM (the helper's own bound, kept in step by a test)
+MAX_JOBS = 24       # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
 # TLC's fingerprint set is an RMI object: the helper unexports each job's from RMI's table.
 OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
 
