@@ -28,12 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from execlease_hook import suite, tlc, trace_suite, traces, violations
-from execlease_hook.code_mutations import mutated_copy
-from execlease_hook.errors import CannotRun
-from execlease_hook.manifest import CodeMutation, Manifest, TraceJob
-from execlease_hook.report import COULD_NOT_RUN
-from execlease_hook.trace_suite import TraceRun
+from execlease_hook.verify import suite
+from execlease_hook.tlc import run as tlc
+from execlease_hook.traces import suite as trace_suite
+from execlease_hook.traces import run as traces
+from execlease_hook.verify import violations
+from execlease_hook.traces.code_mutations import mutated_copy
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.verify.report import COULD_NOT_RUN
+from execlease_hook.traces.suite import TraceRun
 
 KINDS = ('check', 'mutation', 'finding', 'traces', 'code-mutation')
 NOT_TIMED = ('Python start-up, reading the manifest and planning; the coverage check and the map '

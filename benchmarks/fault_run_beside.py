@@ -21,7 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from execlease_hook import traces
+from execlease_hook.traces import run as traces
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = ('-m', 'examples.agent_runtime.trace_run', '--turns', '200')

@@ -135,10 +135,14 @@ def build(root: Path) -> None:
 
 
 def sync(root: Path, path: Path) -> None:
-    from execlease_hook import coverage, git as egit, manifest, model_record
-    from execlease_hook.record import replace
+    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import repo as egit
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.manifest import write as manifest_write
+    from execlease_hook.spec import record as model_record
+    from execlease_hook.core.record import replace
 
-    m = manifest.load(path, root)
+    m = manifest_read.load(path, root)
     source = coverage.WorktreeSource(root)
     statuses = coverage.compare(m, source)
     assert all(s.current for s in statuses), [s.problem for s in statuses]
@@ -146,7 +150,7 @@ def sync(root: Path, path: Path) -> None:
         m.coverage, entries=tuple(replace(s.entry, hash=s.current) for s in statuses),
         sync_commit=egit.head(root), model_hash=model_record.record(model_record.read(m, source)),
     ))
-    manifest.write(path, m)
+    manifest_write.write(path, m)
 
 
 def median_ms(argv: Sequence[str], cwd: Path, runs: int, expect: int) -> float:

@@ -40,7 +40,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # run as a script: benchmarks.bare_suite
 
 from benchmarks import bare_suite
-from execlease_hook import manifest, suite, tlc, tools
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.verify import suite
+from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import jar as tools
 
 HERE = Path(__file__).resolve().parent.parent
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -199,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         root, model = HERE, 'verification/execution-lease'
     else:
         root, model = fixture_repo(), FIXTURE_MODEL
-    m = manifest.load(root / model / 'manifest.json', root)
+    m = manifest_read.load(root / model / 'manifest.json', root)
     t = suite.Tools(tools.resolve_jar(root), tools.find_java())
     planned = suite.plan(m, False, t)
     print(f'model {model}: {sum(p.problem is None for p in planned)} planned TLC jobs, {len(m.traces)} trace '

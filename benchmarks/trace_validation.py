@@ -31,7 +31,9 @@ from examples.agent_runtime.lease import renew
 from examples.agent_runtime.trace_scenarios import Run
 from examples.agent_runtime.trace_scenarios import World
 from examples.agent_runtime.steps import begin_step
-from execlease_hook import tlc, tools, traces
+from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import jar as tools
+from execlease_hook.traces import run as traces
 
 HERE = Path(__file__).resolve().parent.parent
 MODEL = HERE / 'verification' / 'execution-lease'

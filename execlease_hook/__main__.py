@@ -1,3 +1,3 @@
-from execlease_hook.cli import main
+from execlease_hook.cli.main import main
 
 raise SystemExit(main())

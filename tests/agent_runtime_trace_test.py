@@ -18,8 +18,8 @@ from examples.agent_runtime.lease import renew
 from examples.agent_runtime.schema import NOW
 from examples.agent_runtime.steps import begin_step
 from examples.agent_runtime.steps import complete_step
-from execlease_hook import tlc
-from execlease_hook import traces
+from execlease_hook.tlc import run as tlc
+from execlease_hook.traces import run as traces
 from tests import needs
 
 MODEL = Path(__file__).resolve().parents[1] / 'verification' / 'execution-lease'
@@ -186,11 +186,14 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
 def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, offline_tlc):
     # The three breaks the fault harness let through in every seeded round: a release without
     # its fence, a renew without its expiry check, a replay decision ignoring the policy now.
-    from execlease_hook import manifest, suite, tools, trace_suite
-    from execlease_hook.cache import ResultCache
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.verify import suite
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.traces import suite as trace_suite
+    from execlease_hook.tlc.cache import ResultCache
 
     root = MODEL.parents[1]
-    m = manifest.load(MODEL / 'manifest.json', root)
+    m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
     t = suite.Tools(tools.resolve_jar(root), tools.find_java())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))

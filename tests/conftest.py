@@ -174,11 +174,16 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     manifest format of before synced blobs: the guard's diff then uses syncCommit)."""
     from dataclasses import replace
 
-    from execlease_hook import coverage, coverage_cmd, git, manifest, model_record
-    from execlease_hook.record import replace
+    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.commands import coverage as coverage_cmd
+    from execlease_hook.git import repo as git
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.manifest import write as manifest_write
+    from execlease_hook.spec import record as model_record
+    from execlease_hook.core.record import replace
 
     path = root / rel
-    m = manifest.load(path, root)
+    m = manifest_read.load(path, root)
     source = coverage.WorktreeSource(root)
     statuses = coverage.compare(m, source)
     entries = tuple(replace(s.entry, hash=s.current) for s in statuses)
@@ -186,7 +191,7 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
         m.coverage, entries=entries, sync_commit=git.head(root),
         model_hash=model_record.record(model_record.read(m, source)),
     ))
-    manifest.write(path, m)
+    manifest_write.write(path, m)
     if (path.parent / 'NOTES.md').exists():
         coverage_cmd.write_map(m, statuses)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-from execlease_hook.fingerprint.ts2 import Item, field, marker, named, prev_token, same, text, trailing_comma, up, value
+from execlease_hook.fingerprint.ts2 import (
+    Item, field, marker, named, prev_token, same, text, trailing_comma, up, value,
+)
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:

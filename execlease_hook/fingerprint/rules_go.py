@@ -6,7 +6,9 @@ control flow.
 from __future__ import annotations
 
 from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import Item, field, marker, named, text, trailing_comma, unwrap_single, up, value
+from execlease_hook.fingerprint.ts2 import (
+    Item, field, marker, named, text, trailing_comma, unwrap_single, up, value,
+)
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:

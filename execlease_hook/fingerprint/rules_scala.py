@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import character_literal, pieces
-from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, unwrap_single, value
+from execlease_hook.fingerprint.ts2 import (
+    Item, named, open_marker, text, trailing_comma, unwrap_single, value,
+)
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from execlease_hook.digest import sha256
+from execlease_hook.core.digest import sha256
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from tree_sitter import Node
 
-    from execlease_hook.locate import Located
+    from execlease_hook.locate.entry import Located
 
     _Item = Union[bytes, tuple[Node, bool]]
 

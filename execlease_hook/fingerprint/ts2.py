@@ -23,7 +23,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from execlease_hook.digest import sha256
+from execlease_hook.core.digest import sha256
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from tree_sitter import Node
 
-    from execlease_hook.locate import Located
+    from execlease_hook.locate.entry import Located
 
     Item = Union[bytes, Node, tuple[Node]]     # a hashed part, a node to walk, a node to hash verbatim
 else:
@@ -67,7 +67,7 @@ def rules_for(language: str) -> ModuleType:
 
 
 def fingerprint(located: Located) -> str:
-    from execlease_hook.locate import language_for
+    from execlease_hook.locate.source import language_for
 
     language = language_for(located.path)
     assert language is not None, located.path

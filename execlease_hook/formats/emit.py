@@ -11,8 +11,8 @@ import contextlib
 import sys
 from pathlib import Path
 
-from execlease_hook.errors import CannotRun
-from execlease_hook.formats import Report, render, unfinished
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.formats.report import Report, render, unfinished
 
 
 class Outputs:
@@ -48,7 +48,7 @@ class Outputs:
         return contextlib.nullcontext()
 
     def _write(self, fmt: str, path: Path, option: str, text: str) -> None:
-        from execlease_hook.atomic import write_text_atomic
+        from execlease_hook.core.atomic import write_text_atomic
 
         try:
             write_text_atomic(path, text)

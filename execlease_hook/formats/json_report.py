@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from execlease_hook.formats import SCHEMA_VERSION, Report, tool_version
+from execlease_hook.formats.report import SCHEMA_VERSION, Report, tool_version
 
 
 def document(report: Report) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from execlease_hook.formats import HELD, Item, Location, Report, tool_version
+from execlease_hook.formats.report import HELD, Item, Location, Report, tool_version
 
 SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
 RULES = {

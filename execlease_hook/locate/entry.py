@@ -3,16 +3,16 @@ widened to whole tokens. The package's face (locate/__init__.py) re-exports what
 """
 from __future__ import annotations
 
-from execlease_hook.errors import CannotRun
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
-from execlease_hook.record import field, record
+from execlease_hook.core.record import field, record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     import tree_sitter
 
     from execlease_hook.locate.definition import Definition
-    from execlease_hook.manifest import CoveredEntry
+    from execlease_hook.manifest.model import CoveredEntry
 
 
 @record
@@ -88,7 +88,7 @@ def _token_at(root: tree_sitter.Node, at: int) -> tree_sitter.Node | None:
 
 
 def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
-    from execlease_hook import settings
+    from execlease_hook.core import settings
 
     language = language_for(path)
     if language is None or b'\0' in source or len(source) > settings.max_covered_bytes():

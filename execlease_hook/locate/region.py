@@ -1,12 +1,12 @@
 """Anchored regions: from the start of `from` to the end of `to`, each found exactly once."""
 from __future__ import annotations
 
-from execlease_hook.errors import CannotRun
+from execlease_hook.core.errors import CannotRun
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.entry import Located
-    from execlease_hook.manifest import CoveredEntry
+    from execlease_hook.manifest.model import CoveredEntry
 
 
 def find_region(entry: CoveredEntry, source: bytes, scope: Located | None) -> tuple[int, int]:

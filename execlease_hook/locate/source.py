@@ -15,7 +15,7 @@ import importlib
 import os
 import sys
 
-from execlease_hook.errors import CannotRun
+from execlease_hook.core.errors import CannotRun
 
 TYPE_CHECKING = False   # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ def require_language(path: str, what: str) -> str:
 def check_text(path: str, source: bytes, what: str) -> None:
     """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
     cost gigabytes of syntax tree (settings.max_covered_bytes)."""
-    from execlease_hook import settings
+    from execlease_hook.core import settings
 
     limit = settings.max_covered_bytes()
     if len(source) > limit:

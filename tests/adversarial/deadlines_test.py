@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook import tools
+from execlease_hook.tlc import jar as tools
 from tests import needs
 from tests.conftest import GitRepo, git_env
 
@@ -180,7 +180,8 @@ def test_download_settings_are_validated(git_repo, server, variable, value):
 )
 def test_run_settings_are_validated(git_repo, monkeypatch, variable, value):
     # Before, NaN and inf parsed as floats and a NaN timeout silently meant "no timeout".
-    from execlease_hook import settings, suite
+    from execlease_hook.core import settings
+    from execlease_hook.verify import suite
 
     monkeypatch.setenv(variable, value)
     with pytest.raises(Exception) as caught:
@@ -199,14 +200,14 @@ def test_run_settings_are_validated(git_repo, monkeypatch, variable, value):
 
 @pytest.mark.parametrize('raw', ['NaN', 'Infinity', '-Infinity', '-1', '0', '1e400', '1e9', '"60"'])
 def test_manifest_timeouts_are_validated(git_repo, raw):
-    from execlease_hook import manifest
+    from execlease_hook.manifest import read as manifest_read
 
     git_repo.write('m/Spec.tla', '---- MODULE Spec ----\n====\n')
     git_repo.write('m/Spec.cfg', '')
     text = ('{"version": 1, "spec": "Spec.tla", "checks": [{"name": "main", "config": "Spec.cfg", '
             f'"timeout": {raw}}}], "coverage": {{"entries": []}}}}')
     with pytest.raises(Exception) as caught:
-        manifest.parse(text, git_repo.path / 'm' / 'manifest.json', git_repo.path)
+        manifest_read.parse(text, git_repo.path / 'm' / 'manifest.json', git_repo.path)
     assert type(caught.value).__name__ == 'CannotRun'
     assert 'checks[0].timeout: expected a number of seconds > 0 and at most 604800' in str(caught.value)
 
@@ -282,7 +283,7 @@ def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code
 
 
 def test_ctrl_c_still_exits_130(git_repo):
-    from execlease_hook import signals
+    from execlease_hook.core import signals
 
     assert signals.interrupted(KeyboardInterrupt()) == ('interrupted (Ctrl-C)', 130)
     assert signals.interrupted(signals.Terminated(signal.SIGTERM)) == ('terminated (SIGTERM)', 143)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from execlease_hook import cli
+from execlease_hook.cli import main as cli
 from tests import needs
 from tests.conftest import LEASE_PY, LEASE_TLA, MANIFEST, MODEL_DIR
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook import cli
+from execlease_hook.cli import main as cli
 from tests.conftest import GitRepo
 
 MODEL = 'verification/counter'

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook import cli
+from execlease_hook.cli import main as cli
 from tests.conftest import ENTRIES, LEASE_PY, MANIFEST, GitRepo, manifest_json
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
@@ -110,7 +110,7 @@ def test_a_bumped_submodule_with_changed_covered_code_does_not_commit(submodule_
 
 def test_a_folder_staged_as_a_submodule_above_covered_code_is_refused(covered_repo, capsys):
     # The quick filter's view: a staged path that is a folder above a covered path.
-    from execlease_hook import paths
+    from execlease_hook.core import paths
 
     assert paths.touched({'app/lease.py'}, {'app'})
     assert paths.touched({'app/lease.py'}, {'App/Lease.py'})

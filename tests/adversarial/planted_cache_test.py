@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook import manifest, suite, tools
-from execlease_hook.cache import FORMAT, results_folder
-from execlease_hook.tlc import Verdict
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.verify import suite
+from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc.cache import FORMAT, results_folder
+from execlease_hook.tlc.output import Verdict
 from tests.conftest import GitRepo, git_env
 
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -34,7 +36,7 @@ def failing_model(repo: GitRepo) -> Path:
 
 def forged_pass(repo: GitRepo, manifest_path: Path) -> tuple[str, str]:
     """The cache entry that would make the failing check read PASSED: (key, JSON text)."""
-    m = manifest.load(manifest_path, repo.path)
+    m = manifest_read.load(manifest_path, repo.path)
     t = suite.Tools(tools.resolve_jar(repo.path), tools.find_java())
     (planned,) = suite.plan(m, True, t)
     key = planned.job.cache_key(t.jar.sha256, t.java.major)

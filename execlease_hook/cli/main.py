@@ -1,0 +1,235 @@
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+from execlease_hook.core.errors import ExecleaseError
+
+# argparse (with gettext, locale, and shutil for the help width) and building every subparser
+# cost the guard as much as the rest of a commit with nothing covered staged; `execlease guard
+# FILES...`, what pre-commit runs, is read without them (_plain_guard). mypy treats any name
+# TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+
+# Each subcommand lives in its own module and is imported only when chosen, so that the
+# fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
+COMMANDS = {
+    'guard': 'execlease_hook.guard.stage',
+    'verify': 'execlease_hook.verify.suite',
+    'coverage': 'execlease_hook.commands.coverage',
+    'tools': 'execlease_hook.tlc.jar',
+    'init': 'execlease_hook.commands.init',
+    'add': 'execlease_hook.commands.add',
+    'report': 'execlease_hook.commands.report',
+}
+
+
+def _jobs(text: str) -> int:
+    import argparse
+
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError('must be 1 or more')
+    return value
+
+
+def _version_action() -> type[argparse.Action]:
+    """`--version`, reading the installed version only when asked: importlib.metadata costs
+    every other command (the guard runs on each commit) more than the rest of its imports."""
+    import argparse
+
+    class _Version(argparse.Action):
+        def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                     default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+            super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                     values: object, option_string: str | None = None) -> None:
+            print(_version())
+            parser.exit()
+
+    return _Version
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return f'execlease {metadata.version("execlease")}'
+    except metadata.PackageNotFoundError:
+        return 'execlease (not installed: version unknown)'
+
+
+# Long runs that start child processes or download: SIGTERM and SIGHUP clean up like Ctrl-C.
+SIGNALLED = ('verify', 'tools')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from execlease_hook.cli import args as cli_args
+
+    parser = argparse.ArgumentParser(
+        prog='execlease',
+        description='Keep a TLA+ model and the code it describes in lockstep.',
+        epilog=cli_args.epilog(None), formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument('--version', action=_version_action())
+    sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=text, description=text, epilog=cli_args.epilog(name),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        cli_args.add_output_arguments(p)
+        return p
+
+    guard = command('guard', 'fast stage: block a commit that touches covered code')
+    guard.add_argument('--all', action='store_true', help='check every covered entry')
+    guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    guard.add_argument(
+        '--range', metavar='A..B',
+        help='judge every commit in A..B (or reachable from one REV) against its own manifest',
+    )
+    guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+    cli_args.add_format_arguments(guard)
+
+    verify = command(
+        'verify', 'slow stage: run every check, mutation, finding and the coverage check',
+    )
+    add_verify_arguments(verify)
+    cli_args.add_format_arguments(verify)
+    cli_args.add_shard_arguments(verify)
+    cli_args.add_deep_arguments(verify)
+
+    coverage = command('coverage', 'list covered entries and their status')
+    coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    coverage.add_argument(
+        '--write-map', action='store_true',
+        help="regenerate NOTES.md's code-to-action table between its markers",
+    )
+    cli_args.add_format_arguments(coverage)
+
+    command('tools', 'fetch and verify the pinned TLA+ tools; show the Java used')
+    cli_args.add_report_arguments(command(
+        'report', 'combine the JSON reports of a sharded run into one verdict',
+    ))
+    cli_args.add_init_arguments(command(
+        'init', 'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
+    ))
+    cli_args.add_add_arguments(command(
+        'add', 'cover a function or a region, or add a mutation or a finding',
+    ))
+    return parser
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--quick', action='store_true', help='checks and coverage only')
+    parser.add_argument(
+        '--update-coverage', action='store_true',
+        help='after a full passing run, record the current hashes and HEAD as the sync point',
+    )
+    parser.add_argument(
+        '--reason', metavar='TEXT',
+        help='with --update-coverage: why covered code moved while the model did not (recorded)',
+    )
+    parser.add_argument('--rev', metavar='REV', help="verify the tree of commit REV, checked out alone")
+    parser.add_argument(
+        '--pushed', action='store_true',
+        help='the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
+    )
+    parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
+    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON '
+                                                       '(= --format json --output FILE)')
+    parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
+
+
+def run(options: argparse.Namespace) -> int:
+    module = importlib.import_module(COMMANDS[options.command])
+    code: int = module.run(options)
+    return code
+
+
+class _Options:
+    """The options of a plain `guard FILES...`: what argparse's Namespace would hold."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.command, self.quiet, self.verbose = 'guard', 0, 0
+        self.all, self.model, self.range, self.files = False, None, None, files
+        self.format, self.output = None, None
+
+
+def _plain_guard(argv: Sequence[str]) -> argparse.Namespace | None:
+    """`guard` followed only by file names (none starting with `-`): the options argparse would
+    give, without importing it; None for anything else (an option, --help, another command),
+    which the parser reads. tests/cli_test.py checks both agree."""
+    if not argv or argv[0] != 'guard' or any(arg.startswith('-') for arg in argv[1:]):
+        return None
+    return _Options(list(argv[1:]))  # type: ignore[return-value]  # read only by attribute
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from execlease_hook.core import term
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    options = _plain_guard(args) or build_parser().parse_args(args)
+    # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
+    # the command finishes and keeps its own exit code.
+    stdout, sys.stdout = sys.stdout, term.QuietPipe(sys.stdout)
+    try:
+        return _main(options)
+    finally:
+        sys.stdout.flush()
+        sys.stdout = stdout
+
+
+def _main(options: argparse.Namespace) -> int:
+    from execlease_hook.core import term
+
+    restore = None
+    if options.command in SIGNALLED:
+        from execlease_hook.core import signals
+
+        restore = signals.install()
+    try:
+        return run(options)
+    except ExecleaseError as e:
+        print(term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt as e:
+        # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
+        from execlease_hook.core import signals
+
+        what, code = signals.interrupted(e)
+        print(f'execlease {options.command}: {what}', file=sys.stderr)
+        return code
+    except Exception:
+        # A bug, not an expected failure: show the traceback, and never let it read as exit 1
+        # ("did not hold") or 0. Exit 2 is "could not run", which it is.
+        import traceback
+
+        traceback.print_exc()
+        print(
+            f'execlease {options.command}: this is a bug in execlease (the traceback above); '
+            'please report it with the command you ran',
+            file=sys.stderr,
+        )
+        return 2
+    finally:
+        if restore is not None:
+            restore()
+
+
+def verify_main(argv: Sequence[str] | None = None) -> int:
+    """`verify-execution-lease`: `execlease verify` under the name the model's verification had
+    before execlease (`pnpm verify:execution-lease`)."""
+    if argv is None:
+        argv = sys.argv[1:]
+    return main(['verify', *argv])
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

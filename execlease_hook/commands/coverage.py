@@ -1,0 +1,169 @@
+"""`execlease coverage [--model DIR] [--write-map]`: every covered entry against the working tree.
+
+Exit 0: every entry unchanged (and the model matches its recorded hash); 1: something changed or
+was never synced; 2: an entry cannot be located (missing or ambiguous), or --write-map cannot write.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook.coverage import compare as coverage
+from execlease_hook.git import repo as git
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest import find as models
+from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.coverage import watch
+from execlease_hook.coverage.compare import EntryStatus
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import Manifest
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def _rel(root: Path, path: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+STATUS_COLOUR = {'unchanged': 'green', 'changed': 'yellow', 'never synced': 'yellow',
+                 'missing': 'red', 'ambiguous': 'red'}
+
+
+def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, quiet: bool = False,
+            width: int | None = None) -> str:
+    """Within `width` (the terminal's by default) the current hash is left out first (a person
+    does not compare hashes by eye; `--format json` has it), then cells are clipped: a path
+    keeps its file name and line."""
+    from execlease_hook.core import table
+    from execlease_hook.core import term
+
+    columns = (
+        table.Column('id', clip=table.keep_ends, least=10),
+        table.Column('where', clip=table.keep_end, least=16),
+        table.Column('action', clip=table.keep_ends, least=10), table.Column('status'),
+        table.Column('current', optional=True),
+    )
+    rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
+    kept, cells = table.layout(columns, rows, (term.width() if width is None else width) - 2)
+
+    def paint(row: int, column: int, cell: str) -> str:
+        if row == 0 or column != 3:
+            return cell
+        status = statuses[row - 1].status
+        return term.paint(cell.rstrip(), STATUS_COLOUR.get(status, 'bold')) + cell[len(status):]
+
+    count = f'{len(statuses)} entr' + ('y' if len(statuses) == 1 else 'ies')
+    lines = [f'{_rel(m.root, m.path)}  ({count}; model {model_status})']
+    for s, line in zip(statuses, table.render(kept, cells, paint=paint)[1:]):
+        if quiet and s.status == 'unchanged':
+            continue
+        lines.append('  ' + line)
+        if s.problem:
+            lines.append(term.wrap(f'      {s.problem}'))
+        if s.entry.sync_reason:
+            lines.append(term.wrap(f'      synced without a model change: {s.entry.sync_reason}'))
+    return '\n'.join(lines)
+
+
+def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int, list[str]]:
+    """The model against its recorded modelHash, and the map between actions and entries:
+    (one word or phrase for the header, exit code, the lines that say what and why)."""
+    from execlease_hook.spec import actions as action_map
+    from execlease_hook.spec import record as model_record
+
+    if not m.covers_code:
+        return 'covers no code (no "coverage" in the manifest)', 0, []
+    try:
+        view = model_record.read(m, source)
+    except CannotRun as e:
+        return 'cannot be read', 2, [str(e)]
+    if m.coverage.model_hash is None:
+        status, code, lines = 'never synced (no modelHash)', 1, []
+    else:
+        lines = model_record.changes(view, source)
+        status, code = ('unchanged', 0) if not lines else (
+            'changed since the sync: run `execlease verify`, then --update-coverage', 1)
+    mapped = action_map.check(m, view.index, view.actions())
+    problems = [*mapped.problems, *view.mutation_problems()]
+    lines.extend((*problems, *mapped.gaps))
+    if problems:
+        code = 2
+    elif mapped.gaps:
+        code = max(code, 1)
+    return status, code, lines
+
+
+def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.MapRow]:
+    unlocated = [s for s in statuses if s.located is None]
+    if unlocated:
+        raise CannotRun(
+            f'{_rel(m.root, m.folder / "NOTES.md")}: not written: '
+            + ', '.join(s.entry.id for s in unlocated)
+            + ' cannot be located (see above); fix the anchors first',
+        )
+    return [
+        notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line)
+        for s in statuses if s.located is not None
+    ]
+
+
+def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
+    folder = _rel(m.root, m.folder)
+    table = notes_map.render(map_rows(m, statuses), folder, [(a.action, a.reason) for a in m.coverage.abstract])
+    return notes_map.write_notes(m.folder / 'NOTES.md', table)
+
+
+def run(options: argparse.Namespace) -> int:
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('coverage', getattr(options, 'format', None), getattr(options, 'output', None), None)
+    outputs.start()
+    try:
+        with outputs.human_text():
+            return _run(options, outputs)
+    except CannotRun as e:
+        outputs.fail(str(e), 2)
+        raise
+
+
+def _run(options: argparse.Namespace, outputs: Any) -> int:
+    from execlease_hook.verify import report as report_mod
+    from execlease_hook.verify import report_build as build
+    from execlease_hook.formats.report import HELD, Report
+
+    root = git.repo_root()
+    code = 0
+    report = Report('coverage', 0, git.head(root))
+    for path in models.find_models(root, options.model):
+        m = manifest_read.load(path, root)
+        source = coverage.WorktreeSource(root)
+        statuses = coverage.compare(m, source)
+        model_text, model_code, model_lines = model_status(m, source)
+        watched = watch.check_worktree(m, statuses)
+        print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
+        for line in (*model_lines, *watched.problems, *(u.message() for u in watched.uncovered)):
+            print(f'  {line}')
+        watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
+        code = max(code, coverage.exit_code(statuses), model_code, watch_code)
+        report.items.extend(build.entry_item(m, s) for s in statuses)
+        report.details.setdefault('models', []).append({
+            'manifest': _rel(root, m.path), 'model': _rel(root, m.folder),
+            'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
+            'modelStatus': model_text,
+            'coverage': [report_mod.entry_json(s) for s in statuses],
+        })
+        report.items.append(build.model_item(
+            m, HELD if model_code == 0 else build.DID_NOT_HOLD if model_code == 1 else build.COULD_NOT_RUN,
+            '\n'.join((f'model {model_text}', *model_lines))))
+        report.items.extend(build.problem_items(m, watched.problems, []))
+        report.items.extend(build.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered)
+        if options.write_map:
+            notes = _rel(root, m.folder / 'NOTES.md')
+            changed = write_map(m, statuses)
+            print(f'{notes}: code-to-action table ' + ('rewritten' if changed else 'already current'))
+    report.exit_code = code
+    outputs.finish(report)
+    return code

@@ -1,0 +1,283 @@
+"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--write-config]`.
+
+Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
+covered code yet), NOTES.md (its sections and the code-to-action markers), `.tmp/` in the
+repository's .gitignore, and the pre-commit configuration of both hooks. It never overwrites a
+file: whatever exists is left alone, and it says so.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook.git import repo as git
+from execlease_hook.core import atomic
+from execlease_hook.manifest import model as manifest_model
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest import write as manifest_write
+from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.core.errors import CannotRun
+
+if TYPE_CHECKING:
+    import argparse
+
+NOTES_SECTIONS = (
+    ('Assumptions', 'What the model takes for granted about the code, the database and the world.'),
+    ('Bounds', 'The constants of each cfg and why they are enough.'),
+    ('Outside the model', 'What the model leaves out on purpose, and who checks it instead.'),
+    ('Results', 'What TLC checked: distinct states and time of each check.'),
+    ('Findings', 'Known gaps, each reproduced by a cfg under findings/ (`execlease add --finding`).'),
+)
+IGNORE_LINES = '# execlease: the pinned TLA+ tools and the result cache\n.tmp/\n'
+SHIPPED_SCHEMA = Path(__file__).resolve().parents[1] / 'schemas' / 'manifest.schema.json'
+SCHEMA_COPY = 'manifest.schema.json'   # beside manifest.json, when the shipped one is not in git
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    root: Path
+    folder: Path                        # absolute
+    spec: str                           # relative to the folder
+    checks: tuple[manifest_model.Check, ...]
+
+    @property
+    def rel_folder(self) -> str:
+        return Path(os.path.relpath(self.folder, self.root)).as_posix()
+
+    @property
+    def found_by_default(self) -> bool:
+        """`verification/<name>/` is where the hooks look without --model."""
+        return self.folder.parent == self.root / 'verification'
+
+
+def _inside(root: Path, path: Path, what: str) -> Path:
+    resolved = Path(os.path.abspath(path))
+    if not resolved.resolve().is_relative_to(root.resolve()):
+        raise CannotRun(f'{what} {path}: outside the repository {root}; models live inside it')
+    return resolved
+
+
+def _spec(folder: Path | None, spec: str | None, root: Path) -> tuple[Path, Path]:
+    """(model folder, spec path), both absolute."""
+    if spec is not None:
+        spec_path = _inside(root, Path(spec), '--spec')
+        if spec_path.suffix != '.tla' or not spec_path.is_file():
+            raise CannotRun(f'--spec {spec}: no such .tla file; name the spec the model checks')
+        folder = folder or spec_path.parent
+        if not spec_path.is_relative_to(folder):
+            raise CannotRun(
+                f'--spec {spec} is not inside the model folder {os.path.relpath(folder)}; move the '
+                'spec (and its cfgs) into it, or leave out --model',
+            )
+        return folder, spec_path
+    if folder is None:
+        raise CannotRun('name the spec: `execlease init --spec verification/NAME/Spec.tla` '
+                        '(or --model DIR holding exactly one .tla)')
+    specs = sorted(folder.glob('*.tla'))
+    if len(specs) != 1:
+        found = ', '.join(p.name for p in specs) or 'none'
+        raise CannotRun(f'--model {os.path.relpath(folder)}: {len(specs)} .tla files ({found}); '
+                        'name the one TLC checks with --spec')
+    return folder, specs[0]
+
+
+def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None) -> ModelPlan:
+    folder = _inside(root, Path(model), '--model') if model is not None else None
+    if folder is not None and not folder.is_dir():
+        raise CannotRun(f'--model {model}: no such folder; create it with the spec inside')
+    folder, spec_path = _spec(folder, spec, root)
+    if cfgs:
+        paths = [_inside(root, Path(c), '--cfg') for c in cfgs]
+    else:
+        paths = sorted(folder.glob('*.cfg'))
+        if not paths:
+            raise CannotRun(
+                f'no .cfg beside {os.path.relpath(spec_path)}: write one (INIT, NEXT, INVARIANT) '
+                'or name it with --cfg; each cfg becomes a check that must pass',
+            )
+    checks: list[manifest_model.Check] = []
+    for path in paths:
+        if path.suffix != '.cfg' or not path.is_file():
+            raise CannotRun(f'--cfg {os.path.relpath(path)}: no such .cfg file')
+        if not path.is_relative_to(folder):
+            raise CannotRun(f'--cfg {os.path.relpath(path)} is not inside the model folder '
+                            f'{os.path.relpath(folder)}; move it there')
+        name = 'main' if path.stem == spec_path.stem else path.stem
+        taken = {c.name for c in checks}
+        if name in taken:
+            name = next(f'{name}-{i}' for i in range(2, len(paths) + 2) if f'{name}-{i}' not in taken)
+        checks.append(manifest_model.Check(name=name, config=path.relative_to(folder).as_posix()))
+    return ModelPlan(root, folder, spec_path.relative_to(folder).as_posix(), tuple(checks))
+
+
+def schema_ref(p: ModelPlan) -> str:
+    """What "$schema" names: a path relative to the manifest, so that it resolves in every clone
+    and offline. The shipped schema itself when git tracks it beside the model (this repository,
+    a vendored execlease); otherwise a copy of it beside manifest.json (an install in a venv has
+    a path that differs from machine to machine, so it cannot be committed)."""
+    shipped = SHIPPED_SCHEMA
+    if shipped.is_relative_to(p.root.resolve()) and not _ignored(p.root, shipped):
+        return Path(os.path.relpath(shipped, p.folder.resolve())).as_posix()
+    return SCHEMA_COPY
+
+
+def _ignored(root: Path, path: Path) -> bool:
+    return git._run(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
+
+
+def manifest_text(p: ModelPlan) -> str:
+    """The new manifest, read back through the loader so that init never writes one it rejects."""
+    path = p.folder / 'manifest.json'
+    text = manifest_write.dump(manifest_model.Manifest(path=path, root=p.root, spec=p.spec, checks=p.checks,
+                                           schema=schema_ref(p)))
+    manifest_read.parse(text, path, p.root)
+    return text
+
+
+def notes_text(p: ModelPlan) -> str:
+    title = Path(p.spec).stem
+    lines = [f'# {title}: model notes', '',
+             f'What `{p.spec}` describes, which code implements it, and the promise TLC checks.', '']
+    for heading, hint in NOTES_SECTIONS:
+        lines.extend((f'## {heading}', '', hint, ''))
+    lines.extend(('## Code-to-action map', '', notes_map.BEGIN))
+    table = notes_map.render([], p.rel_folder)
+    return '\n'.join(lines) + '\n' + table + notes_map.END + '\n'
+
+
+def hook_config(p: ModelPlan, whole_file: bool) -> str:
+    """Both hooks as `repo: local` hooks running the execlease installed beside the code, so
+    that the CLI and the hooks are one install and cannot drift apart."""
+    model = '' if p.found_by_default else f' --model {p.rel_folder}'
+    hooks = (
+        '-   repo: local\n'
+        '    hooks:\n'
+        '    -   id: execlease-coverage\n'
+        '        name: execlease coverage guard\n'
+        f'        entry: execlease guard{model}\n'
+        '        language: system\n'
+        '        stages: [pre-commit, pre-merge-commit]\n'
+        '        always_run: true\n'
+        '        require_serial: true\n'
+        '    -   id: execlease-tlc\n'
+        '        name: execlease verify\n'
+        f'        entry: execlease verify --pushed{model}\n'
+        '        language: system\n'
+        '        stages: [manual, pre-push]\n'
+        '        pass_filenames: false\n'
+        '        always_run: true\n'
+        '        require_serial: true\n'
+    )
+    if not whole_file:
+        return hooks
+    return (
+        '# execlease: the guard on every commit, the TLC suite on push and by hand\n'
+        '# (`pre-commit run --hook-stage manual execlease-tlc`). language: system runs the\n'
+        '# execlease installed beside your code: one install for the CLI and the hooks.\n'
+        'minimum_pre_commit_version: 3.2.0\n'
+        'default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\n'
+        'repos:\n' + hooks
+    )
+
+
+def _create(path: Path, text: str) -> bool:
+    """Writes a new file; False (and nothing written) when one exists."""
+    if path.exists() or path.is_symlink():
+        return False
+    atomic.write_text_atomic(path, text)
+    return True
+
+
+def _copy_schema(p: ModelPlan) -> str | None:
+    """The copy of the shipped schema that the manifest's "$schema" names, kept current after an
+    upgrade (it is execlease's file, not the user's); None when the manifest names no copy."""
+    if _json_key(p.folder / 'manifest.json', '$schema') != SCHEMA_COPY:
+        return None
+    path, shipped = p.folder / SCHEMA_COPY, SHIPPED_SCHEMA.read_text(encoding='utf-8')
+    rel = f'{p.rel_folder}/{SCHEMA_COPY}'
+    if path.exists() and _json_key(path, 'title') != _json_key(SHIPPED_SCHEMA, 'title'):
+        return f'left alone: {rel} exists and is not execlease\'s manifest schema'
+    if path.exists() and path.read_bytes() == SHIPPED_SCHEMA.read_bytes():
+        return f'left alone: {rel} is already this execlease\'s manifest schema'
+    verb = 'updated' if path.exists() else 'created'
+    atomic.write_text_atomic(path, shipped)
+    return f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors'
+
+
+def _json_key(path: Path, key: str) -> object:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding='utf-8'))
+    except (OSError, ValueError):
+        return None
+    return data.get(key) if isinstance(data, dict) else None
+
+
+def _ignores_tmp(root: Path) -> bool:
+    proc = git._run(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
+    return proc.returncode == 0
+
+
+def _add_ignore(root: Path) -> bool:
+    if _ignores_tmp(root):
+        return False
+    path = root / '.gitignore'
+    try:
+        old = path.read_text(encoding='utf-8') if path.exists() else ''
+    except (OSError, UnicodeDecodeError) as e:
+        raise CannotRun(f'{path}: cannot read it ({e}); add the line `.tmp/` yourself') from None
+    separator = '' if not old or old.endswith('\n') else '\n'
+    atomic.write_text_atomic(path, old + separator + IGNORE_LINES)
+    return True
+
+
+def run(options: argparse.Namespace) -> int:
+    root = git.repo_root()
+    p = plan_model(root, options.spec, list(options.cfg), options.model)
+    folder = p.rel_folder
+    report: list[str] = []
+    text = manifest_text(p)
+    m_rel = f'{folder}/manifest.json'
+    if _create(p.folder / 'manifest.json', text):
+        checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
+        report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
+    else:
+        report.append(f'left alone: {m_rel} exists')
+    copied = _copy_schema(p)
+    if copied is not None:
+        report.append(copied)
+    notes = p.folder / 'NOTES.md'
+    if _create(notes, notes_text(p)):
+        report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
+    else:
+        has = notes_map.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
+        report.append(f'left alone: {folder}/NOTES.md exists' + ('' if has else (
+            f'; it has no code-to-action markers: add the lines {notes_map.BEGIN} and '
+            f'{notes_map.END} where the table belongs')))
+    report.append('added .tmp/ to .gitignore' if _add_ignore(root)
+                  else 'left alone: .gitignore already ignores .tmp/')
+    config = root / '.pre-commit-config.yaml'
+    if options.write_config and _create(config, hook_config(p, whole_file=True)):
+        report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
+    else:
+        whole = not config.exists()
+        report.append(
+            ('left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`'
+             if config.exists() else
+             'no .pre-commit-config.yaml: write this one (or run again with --write-config)') + ':')
+        report.extend('    ' + line for line in hook_config(p, whole_file=whole).splitlines())
+    model = '' if p.found_by_default else f' --model {folder}'
+    report.extend((
+        '',
+        'next: cover the code that implements each action, then record the first sync:',
+        f'  execlease add PATH::FUNCTION --action ACTION{model}',
+        f'  execlease verify --update-coverage{model}',
+    ))
+    from execlease_hook.core import term
+
+    for line in report:
+        print(term.wrap(line))
+    return 0

@@ -1,0 +1,136 @@
+"""`execlease report merge REPORT.json...`: the JSON reports of every shard of one sharded
+`execlease verify` (`--shard K/N --json FILE`) combined into one verdict, as if one machine had
+run every job.
+
+It refuses (exit 2) to merge reports of different commits or TLA+ tools, a shard missing or
+given twice, or reports whose jobs do not add up to the plan; a shard that could not run makes
+the merged verdict exit 2, as it would have made an unsharded run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.formats.report import RESULT_TEXT, SCHEMA_VERSION, Item, Location, Report
+
+
+def _read(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding='utf-8'))
+    except OSError as e:
+        raise CannotRun(f'{path}: cannot read it ({e.strerror})') from None
+    except ValueError as e:
+        raise CannotRun(f'{path}: not a JSON report ({e})') from None
+    if not isinstance(data, dict) or data.get('schemaVersion') != SCHEMA_VERSION or data.get('command') != 'verify':
+        raise CannotRun(f'{path}: not an `execlease verify` JSON report of schemaVersion {SCHEMA_VERSION}')
+    return data
+
+
+def _same(reports: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any:
+    values = {json.dumps(get(d), sort_keys=True): name for name, d in reports}
+    if len(values) > 1:
+        shown = '; '.join(f'{name}: {value}' for value, name in values.items())
+        raise CannotRun(f'the reports differ in {what} ({shown}); merge the shards of one run')
+    return get(reports[0][1])
+
+
+def _item(data: dict[str, Any]) -> Item:
+    return Item(
+        data['model'], data['kind'], data['name'], data['outcome'], data['rule'], data['message'],
+        tuple(Location(loc['path'], loc['startLine'], loc['endLine'], loc['role']) for loc in data['locations']),
+        data['seconds'],
+    )
+
+
+def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
+    unfinished = [(name, d) for name, d in reports if 'error' in d]
+    if unfinished:
+        name, d = unfinished[0]
+        return Report('verify', 2, d.get('commit'), error=f'{name}: the shard did not finish: {d["error"]}')
+    commit = _same(reports, 'the commit verified', lambda d: d.get('commit'))
+    _same(reports, 'the TLA+ tools', lambda d: (d.get('tools') or {}).get('sha256'))
+    _same(reports, '--quick', lambda d: d.get('quick'))
+    shards = [(name, d.get('shard') or {'index': 1, 'count': 1, 'only': []}) for name, d in reports]
+    count = _same(reports, 'the number of shards', lambda d: (d.get('shard') or {}).get('count', 1))
+    _same(reports, '--only', lambda d: (d.get('shard') or {}).get('only', []))
+    seen: dict[int, str] = {}
+    for name, s in shards:
+        if s['index'] in seen:
+            raise CannotRun(f'{name} and {seen[s["index"]]} are both shard {s["index"]}/{count}')
+        seen[s['index']] = name
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing:
+        raise CannotRun(f'shard {", ".join(f"{k}/{count}" for k in missing)} missing: give every '
+                        'shard\'s report')
+    models: dict[str, dict[str, Any]] = {}
+    items: list[Item] = []
+    for _, d in sorted(reports, key=lambda r: (r[1].get('shard') or {}).get('index', 1)):
+        for model in d['models']:
+            merged = models.setdefault(model['manifest'], {
+                'manifest': model['manifest'], 'model': model.get('model'), 'plan': model.get('plan', []),
+                'jobs': [], 'coverage': [], 'did_not_hold': [], 'could_not_run': [], 'notes': [], 'moved': [],
+            })
+            if model.get('plan', []) != merged['plan']:
+                raise CannotRun(f'{model["manifest"]}: the shards planned different jobs; merge the '
+                                'shards of one run (same commit, same options)')
+            for key in ('jobs', 'coverage', 'did_not_hold', 'could_not_run', 'notes', 'moved'):
+                merged[key].extend(x for x in model.get(key, []) if x not in merged[key] or key == 'jobs')
+        items.extend(_item(i) for i in d.get('items', []))
+    for manifest, merged in models.items():
+        # Planned TLC jobs: each in exactly one shard. Jobs outside the plan (trace jobs, which
+        # need the coverage check) come from shard 1 and follow the planned ones, as unsharded.
+        order = {name: i for i, name in enumerate(merged['plan'])}
+        names = [f'{j["kind"]}:{j["name"]}' for j in merged['jobs']]
+        planned = [n for n in names if n in order]
+        doubled = sorted({n for n in names if names.count(n) > 1})
+        if sorted(planned) != sorted(merged['plan']) or doubled:
+            lost = sorted(set(merged['plan']) - set(planned)) or doubled
+            raise CannotRun(f'{manifest}: the shards\' jobs do not add up to the plan ({", ".join(lost)}); '
+                            'merge the shards of one run')
+        position = {n: i for i, n in enumerate(names)}
+        merged['jobs'].sort(key=lambda j: order.get(f'{j["kind"]}:{j["name"]}',
+                                                    len(order) + position[f'{j["kind"]}:{j["name"]}']))
+        merged['exit_code'] = 2 if merged['could_not_run'] else 1 if merged['did_not_hold'] else 0
+    codes = [m['exit_code'] for m in models.values()]
+    code = 2 if 2 in codes else max(codes, default=0)
+    first = reports[0][1]
+    details = {'exit_code': code, 'result': RESULT_TEXT[code], 'quick': first.get('quick', False),
+               'tools': first.get('tools'), 'java': first.get('java'),
+               'shard': {'index': 1, 'count': 1, 'only': (first.get('shard') or {}).get('only', []),
+                         'merged': count},
+               'models': list(models.values())}
+    if details['tools'] is None:
+        del details['tools'], details['java']
+    plan_order = {(m['model'], p): i for m in models.values() for i, p in enumerate(m['plan'])}
+    items.sort(key=lambda i: (i.model, i.kind == 'coverage', plan_order.get((i.model, f'{i.kind}:{i.name}'), 0)))
+    return Report('verify', code, commit, items, details)
+
+
+def summary(report: Report) -> list[str]:
+    lines = []
+    for model in report.details.get('models', []):
+        lines.append(f'model {model["model"]}: {len(model["jobs"])} jobs from '
+                     f'{report.details["shard"]["merged"]} shards')
+        lines.extend(f'DID NOT HOLD: {text}' for text in model['did_not_hold'])
+        lines.extend(f'COULD NOT RUN: {text}' for text in model['could_not_run'])
+    if report.error:
+        lines.append(f'COULD NOT RUN: {report.error}')
+    lines.extend(('', report.result))
+    return lines
+
+
+def run(options: argparse.Namespace) -> int:
+    from execlease_hook.core import term
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('verify', options.format, options.output, None)
+    report = merge([(path, _read(path)) for path in options.reports])
+    with outputs.human_text():
+        for line in summary(report):
+            print(term.wrap(line))
+    outputs.finish(report)
+    return report.exit_code
+

@@ -1,0 +1,2 @@
+"""What every layer uses: errors, atomic writes, digests, values, settings, signals, processes,
+the terminal. Imports nothing of the package."""

@@ -1,0 +1,1 @@
+"""Covered code against the manifest, for both stages: compare, watch rules, rename hints."""

@@ -1,0 +1,138 @@
+"""A covered function that is gone under its name: which function it was renamed to, and the exact
+manifest edit and command that repair the entry (the guard prints them in its blocked-commit
+message).
+
+The candidate is looked for in the entry's file, or in its rename target when the file is
+renamed in the same commit, among the functions of the same scope (`LeaseStore.renew` ->
+`LeaseStore.*`) that no other entry covers. First choice: the one whose code, with its new name
+written back to the old one, has the recorded fingerprint (renamed, nothing else changed).
+Else: the only one that the synced code did not define, or else the closest name.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from execlease_hook.core.record import record
+
+if TYPE_CHECKING:
+    from execlease_hook.locate.definition import Definition
+    from execlease_hook.manifest.model import CoveredEntry, Manifest
+
+
+MAX_TRIES = 8   # candidates whose code is compared with the synced fingerprint (a parse each)
+
+
+@record
+class Renamed:
+    path: str
+    function: str            # the new qualified name
+    line: int
+    unchanged: bool          # its code is the synced code, but for the name
+
+
+def _scope(qualname: str) -> str:
+    return qualname.rpartition('.')[0]
+
+
+def _last(qualname: str) -> str:
+    return qualname.rpartition('.')[2]
+
+
+def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition) -> bool:
+    """True when `d`, with its name (and any call of itself) written back to the entry's name,
+    has the entry's recorded fingerprint."""
+    from execlease_hook.core.errors import CannotRun
+    from execlease_hook.fingerprint.scheme import matches
+    from execlease_hook.locate.entry import find_functions
+
+    if e.hash is None or e.function is None:
+        return False
+    start, end = d.nodes[0].start_byte, d.nodes[-1].end_byte
+    new, old = _last(d.qualname), _last(e.function)
+    body = re.sub(rb'(?<![\w$])' + re.escape(new.encode()) + rb'(?![\w$])', old.encode(), content[start:end])
+    try:
+        found = find_functions(path, content[:start] + body + content[end:], e.function)
+    except CannotRun:
+        return False
+    return len(found) == 1 and matches(found[0], e.hash)
+
+
+def find(m: Manifest, e: CoveredEntry, paths: Sequence[str], read: Callable[[str], bytes | None],
+         synced: bytes | None) -> Renamed | None:
+    """`read(path) -> bytes | None` reads the judged content; `synced`: the entry's file as
+    synced, when known (it tells which names are new)."""
+    from execlease_hook.core import settings
+    from execlease_hook.locate.source import language_for
+
+    if e.function is None:
+        return None
+    for path in paths:
+        language = language_for(path)
+        content = read(path)
+        # What the guard would not locate (binary, not UTF-8, over the size limit) it does not search.
+        if language is None or content is None or b'\0' in content \
+                or len(content) > settings.max_covered_bytes():
+            continue
+        try:
+            content.decode('utf-8')
+        except UnicodeDecodeError:
+            continue
+        found = _in_file(m, e, path, language, content, synced)
+        if found is not None:
+            return found
+    return None
+
+
+def _in_file(m: Manifest, e: CoveredEntry, path: str, language: str, content: bytes,
+             synced: bytes | None) -> Renamed | None:
+    import difflib
+
+    from execlease_hook.locate.index import every_definition
+
+    assert e.function is not None
+    covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
+    candidates = [d for d in every_definition(language, content) if d.qualname != e.function
+                  and _scope(d.qualname) == _scope(e.function) and (path, d.qualname) not in covered]
+    before: set[str] | None = None
+    if synced is not None and b'\0' not in synced and len(synced) <= len(content) * 4 + 1_000_000:
+        try:
+            before = {d.qualname for d in every_definition(language, synced)}
+        except (ValueError, UnicodeDecodeError):
+            before = None
+    new = [d for d in candidates if before is not None and d.qualname not in before]
+    by_name = {d.qualname: d for d in candidates}
+    close = [by_name[n] for n in difflib.get_close_matches(e.function, list(by_name), n=MAX_TRIES, cutoff=0.6)]
+
+    def hit(d: Definition, unchanged: bool) -> Renamed:
+        return Renamed(path, d.qualname, d.nodes[0].start_point.row + 1, unchanged)
+
+    # Each try parses the file again: the new functions first, then the closest names, a few.
+    tried = list({id(d): d for d in (*new, *close, *candidates[:MAX_TRIES])}.values())[:MAX_TRIES]
+    same = [d for d in tried if _named_back(e, path, content, d)]
+    if len(same) == 1:
+        return hit(same[0], True)
+    if len(new) == 1:
+        return hit(new[0], False)
+    if close:
+        return hit(close[0], False)
+    return None
+
+
+def repair(m: Manifest, e: CoveredEntry, r: Renamed, at: str) -> list[str]:
+    """The lines that name the repair: the manifest edit at `at` (file:line), then the command."""
+    edits = []
+    if r.path != e.path:
+        edits.append(f'"path": "{e.path}" to "path": "{r.path}"')
+    edits.append(f'"function": "{e.function}" to "function": "{r.function}"')
+    lines = [f'  {at}: change ' + ' and '.join(edits)]
+    if not r.unchanged:
+        lines.append('  then follow the steps below: the code changed too')
+        return lines
+    model = '' if m.folder.parent == m.root / 'verification' else \
+        f' --model {m.folder.relative_to(m.root).as_posix()}'
+    reason = f'renamed {e.function} to {r.function}; the code is the same'
+    lines.append(f"  then `execlease verify --update-coverage{model} --reason '{reason}'` (a name is "
+                 'part of the fingerprint) and `git add` the manifest and NOTES.md')
+    return lines

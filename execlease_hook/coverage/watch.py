@@ -1,0 +1,223 @@
+"""Protocol code nobody covered: the `coverage.watch` rules of a model.
+
+A rule names paths (globs) and what protocol code looks like there: `strings`, a regular
+expression searched in the text of each function with its comments left out (SQL in string
+literals, say), or `calls`, callee names (`release` matches `release(...)`, `lease.release(...)`
+and `Lease::release(...)`; `db.execute` matches `db.execute(...)` and `self.db.execute(...)`).
+Every match must lie inside a covered entry (a covered function, a function inside one, or an
+anchored region), or inside a function listed in `coverage.ignored` with a reason; otherwise the
+innermost function around it is reported. Functions are found with the same per-language
+definitions as covered code (locate), so they are named as an entry would name them. Code at
+module level (outside any function) is not judged.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from execlease_hook.manifest import watch_paths
+from execlease_hook.manifest.model import Manifest, WatchRule
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from execlease_hook.coverage.compare import EntryStatus, Source
+
+# The call expressions of each language: (node kind, field holding the callee).
+_CALLS: dict[str, tuple[tuple[str, str], ...]] = {
+    'python': (('call', 'function'),),
+    'typescript': (('call_expression', 'function'), ('new_expression', 'constructor')),
+    'tsx': (('call_expression', 'function'), ('new_expression', 'constructor')),
+    'javascript': (('call_expression', 'function'), ('new_expression', 'constructor')),
+    'go': (('call_expression', 'function'),),
+    'java': (('method_invocation', 'name'), ('object_creation_expression', 'type')),
+    'rust': (('call_expression', 'function'), ('macro_invocation', 'macro')),
+    'c': (('call_expression', 'function'),),
+    'cpp': (('call_expression', 'function'), ('new_expression', 'type')),
+    'zig': (('call_expression', 'function'),),
+    # '' : the grammar names no field, the callee is the call's first named child
+    'csharp': (('invocation_expression', 'function'), ('object_creation_expression', 'type')),
+    'kotlin': (('call_expression', ''),),
+    'scala': (('call_expression', 'function'), ('instance_expression', '')),
+    'swift': (('call_expression', ''),),
+}
+_GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    path: str
+    line: int               # the function's first line
+    function: str           # its qualified name, as a coverage entry or `ignored` names it
+    what: str               # e.g. "writes agent_turns"
+
+    def message(self) -> str:
+        return (f'uncovered protocol code: {self.path}:{self.line} {self.function} {self.what}; '
+                'cover it (and model it) or ignore it with a reason')
+
+
+@dataclass(frozen=True)
+class WatchResult:
+    uncovered: tuple[Uncovered, ...]
+    problems: tuple[str, ...]       # exit 2: an `ignored` item that names no function
+
+
+def watched(m: Manifest, paths: Iterable[str]) -> list[str]:
+    """The paths (in order, once) that some watch rule of `m` looks at."""
+    globs = [g for rule in m.coverage.watch for g in rule.paths]
+    return [p for p in dict.fromkeys(paths) if watch_paths.matches(globs, p)]
+
+
+def check(
+        m: Manifest, source: Source, paths: Sequence[str], statuses: Sequence[EntryStatus],
+) -> WatchResult:
+    """Judge the functions of `paths` (read from `source`) against the watch rules of `m`;
+    `statuses` must hold the located entries of those paths."""
+    from execlease_hook.locate.source import language_for
+
+    covered: dict[str, list[tuple[int, int]]] = {}
+    for s in statuses:
+        if s.located is not None:
+            covered.setdefault(s.entry.path, []).append((s.located.start_byte, s.located.end_byte))
+    ignored = {(i.path, i.function): n for n, i in enumerate(m.coverage.ignored)}
+    prefetch = getattr(source, 'prefetch', None)
+    if prefetch is not None:
+        prefetch(paths)
+    uncovered: list[Uncovered] = []
+    problems: list[str] = []
+    for path in paths:
+        rules = [r for r in m.coverage.watch if watch_paths.matches(r.paths, path)]
+        language = language_for(path)
+        content = source.read(path)
+        if not rules or language is None or content is None or not _is_text(content):
+            continue
+        # The file's functions are read only when needed (an `ignored` item names this file, or
+        # a match lies outside the covered entries): most watched files need neither.
+        functions: list[tuple[str, int, int]] | None = None
+        if any(ignored_path == path for ignored_path, _ in ignored):
+            functions = _functions(language, content)
+            names = {name for name, _, _ in functions}
+            for (ignored_path, function), n in ignored.items():
+                if ignored_path == path and function not in names:
+                    problems.append(
+                        f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
+                        f'function {function!r}; '
+                        'fix the name or remove the item',
+                    )
+        reported: set[tuple[str, int]] = set()
+        for offset, what in _matches(rules, language, content):
+            if any(start <= offset < end for start, end in covered.get(path, ())):
+                continue
+            if functions is None:
+                functions = _functions(language, content)
+            around = _innermost(functions, offset)
+            if around is None:
+                continue        # module level: not judged
+            name, start, _ = around
+            if (path, name) in ignored or (name, start) in reported:
+                continue
+            reported.add((name, start))
+            uncovered.append(Uncovered(path, content.count(b'\n', 0, start) + 1, name, what))
+    return WatchResult(tuple(uncovered), tuple(problems))
+
+
+def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
+    """The watch rules against the working tree: tracked files and new ones git does not ignore."""
+    if not m.coverage.watch:
+        return WatchResult((), ())
+    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import repo as git
+
+    source = coverage.WorktreeSource(m.root)
+    return check(m, source, watched(m, git.tracked_files(m.root, untracked=True)), statuses)
+
+
+def _is_text(content: bytes) -> bool:
+    if b'\0' in content:
+        return False
+    try:
+        content.decode('utf-8')
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _functions(language: str, content: bytes) -> list[tuple[str, int, int]]:
+    """(qualified name, start byte, end byte) of every addressable function."""
+    from execlease_hook.locate.index import every_definition
+
+    return [(d.qualname, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in every_definition(language, content)]
+
+
+def _innermost(functions: Sequence[tuple[str, int, int]], offset: int) -> tuple[str, int, int] | None:
+    around = [f for f in functions if f[1] <= offset < f[2]]
+    return min(around, key=lambda f: f[2] - f[1]) if around else None
+
+
+def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[tuple[int, str]]:
+    """(byte offset, what it does) for every match of every rule, in file order."""
+    from execlease_hook.locate.source import parse
+
+    root = parse(language, content).root_node
+    found: list[tuple[int, str]] = []
+    text = None
+    for rule in rules:
+        if rule.strings is not None:
+            if text is None:
+                text = _without_comments(root, content)
+            decoded = text.decode('utf-8')
+            ascii_only = len(decoded) == len(text)
+            for match in re.finditer(rule.strings, decoded):
+                offset = match.start() if ascii_only else len(decoded[:match.start()].encode('utf-8'))
+                # One line per message: a match across lines (`INSERT\n INTO t`) reads as `INSERT INTO t`.
+                groups = [' '.join(g.split()) for g in (match.group(0), *(g or '' for g in match.groups()))]
+                found.append((offset, (rule.what or 'matches "{0}"').format(*groups, callee='')))
+        if rule.calls:
+            for offset, callee in _calls(root, language):
+                if any(_callee_is(callee, name) for name in rule.calls):
+                    found.append((offset, (rule.what or 'calls {callee}').format(callee, callee=callee)))
+    return sorted(found)
+
+
+# Every byte to a space but the line ends: a comment's bytes blanked in one call (bytes.translate).
+_BLANK = bytes(b if b in b'\r\n' else 0x20 for b in range(256))
+
+
+def _without_comments(root: Node, content: bytes) -> bytes:
+    """The file with every comment blanked (newlines kept), so that offsets stay the same."""
+    text = bytearray(content)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if 'comment' in node.type:
+            start, end = node.start_byte, node.end_byte
+            text[start:end] = content[start:end].translate(_BLANK)
+            continue
+        stack.extend(node.children)
+    return bytes(text)
+
+
+def _calls(root: Node, language: str) -> list[tuple[int, str]]:
+    kinds: Mapping[str, str] = dict(_CALLS[language])
+    found = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        field = kinds.get(node.type)
+        if field is not None:
+            callee = node.child_by_field_name(field) if field else next(iter(node.named_children), None)
+            if callee is not None and callee.text is not None:
+                name = callee.text.decode('utf-8')
+                if node.type == 'method_invocation':      # Java: object.name(...)
+                    target = node.child_by_field_name('object')
+                    if target is not None and target.text is not None:
+                        name = f'{target.text.decode("utf-8")}.{name}'
+                found.append((node.start_byte, _GENERICS.sub('', ''.join(name.split()))))
+        stack.extend(node.children)
+    return found
+
+
+def _callee_is(callee: str, name: str) -> bool:
+    return callee == name or any(callee.endswith(sep + name) for sep in ('.', '::', '->'))

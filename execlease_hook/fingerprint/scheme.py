@@ -1,0 +1,41 @@
+"""Fingerprints of located entries: `<scheme>:sha256:<hex>` over the entry's syntax tree.
+
+API (guard, coverage and suite depend on it):
+  SCHEME                          the scheme syncs record (ts2)
+  SCHEMES                         every scheme a manifest may hold
+  fingerprint(located, scheme)    the entry's fingerprint in `scheme` (default: SCHEME)
+  matches(located, recorded)      the entry still has the recorded fingerprint, compared in the
+                                  recorded hash's own scheme (so a ts1 hash keeps working)
+  scheme_of(recorded)             'ts1' for 'ts1:sha256:...'
+
+ts1 (fingerprint/ts1.py) hashes every token's text; ts2 (fingerprint/ts2.py and one rules module
+per language family) hashes what the language means, so formatters never change it.
+"""
+from __future__ import annotations
+
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+if TYPE_CHECKING:
+    from execlease_hook.locate.entry import Located
+
+SCHEME = 'ts2'
+SCHEMES = ('ts1', 'ts2')
+
+
+def fingerprint(located: Located, scheme: str = SCHEME) -> str:
+    if scheme == 'ts2':
+        from execlease_hook.fingerprint import ts2
+        return ts2.fingerprint(located)
+    if scheme == 'ts1':
+        from execlease_hook.fingerprint import ts1
+        return ts1.fingerprint(located)
+    raise ValueError(f'unknown fingerprint scheme {scheme!r} (known: {", ".join(SCHEMES)})')
+
+
+def scheme_of(recorded: str) -> str:
+    return recorded.split(':', 1)[0]
+
+
+def matches(located: Located, recorded: str) -> bool:
+    scheme = scheme_of(recorded)
+    return scheme in SCHEMES and fingerprint(located, scheme) == recorded

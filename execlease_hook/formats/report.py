@@ -1,0 +1,101 @@
+"""Reports for machines: `--format json|sarif|github|junit` on verify, guard and coverage.
+
+Every command turns its results into one `Report` (what was judged, where, with what outcome);
+the writers below render it. The JSON document also carries each command's own details
+(jobs with verdicts and counterexamples, coverage entries) and follows the JSON Schema shipped
+as execlease_hook/schemas/report.schema.json (`schemaVersion` 1).
+
+Outcomes are the suite's: 'held', 'did not hold' (exit 1), 'could not run' (exit 2, never a pass).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMATS = ('text', 'json', 'sarif', 'github', 'junit')
+SCHEMA_VERSION = 1
+HELD, DID_NOT_HOLD, COULD_NOT_RUN = 'held', 'did not hold', 'could not run'
+RESULT_TEXT = {
+    0: 'PASSED',
+    1: 'FAILED (did not hold)',
+    2: 'COULD NOT RUN (exit 2 is not a pass)',
+    129: 'INTERRUPTED (SIGHUP)',
+    130: 'INTERRUPTED',
+    143: 'INTERRUPTED (SIGTERM)',
+}
+
+
+@dataclass(frozen=True)
+class Location:
+    path: str                      # relative to the repository root, POSIX
+    start_line: int | None = None  # 1-based
+    end_line: int | None = None
+    role: str = 'code'             # 'code' | 'spec' | 'config' | 'manifest' | 'notes'
+
+    def to_json(self) -> dict[str, Any]:
+        return {'path': self.path, 'startLine': self.start_line, 'endLine': self.end_line,
+                'role': self.role}
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing a command judged: a TLC job of any kind, a covered entry, the model hash."""
+
+    model: str                     # the model folder, relative to the repository root
+    kind: str                      # a job kind ('check', 'mutation', ...), 'coverage', 'model', 'notes'
+    name: str
+    outcome: str                   # HELD | DID_NOT_HOLD | COULD_NOT_RUN
+    rule: str                      # stable id of what happened, e.g. 'mutation-escaped'
+    message: str
+    locations: tuple[Location, ...] = ()
+    seconds: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {'model': self.model, 'kind': self.kind, 'name': self.name, 'outcome': self.outcome,
+                'rule': self.rule, 'message': self.message, 'seconds': self.seconds,
+                'locations': [loc.to_json() for loc in self.locations]}
+
+
+@dataclass
+class Report:
+    command: str                   # 'verify' | 'guard' | 'coverage'
+    exit_code: int
+    commit: str | None             # HEAD, the commit the working tree (or index) was judged on
+    items: list[Item] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)   # the command's own JSON fields
+    error: str | None = None       # set when the run did not finish
+
+    @property
+    def result(self) -> str:
+        return RESULT_TEXT.get(self.exit_code, f'exit {self.exit_code}')
+
+
+def tool_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version('execlease')
+    except metadata.PackageNotFoundError:
+        return '0+unknown'
+
+
+def render(fmt: str, report: Report) -> str:
+    if fmt == 'json':
+        from execlease_hook.formats import json_report
+        return json_report.render(report)
+    if fmt == 'sarif':
+        from execlease_hook.formats import sarif
+        return sarif.render(report)
+    if fmt == 'github':
+        from execlease_hook.formats import github
+        return github.render(report)
+    if fmt == 'junit':
+        from execlease_hook.formats import junit
+        return junit.render(report)
+    raise ValueError(f'unknown format {fmt!r}')
+
+
+def unfinished(fmt: str, command: str, reason: str, code: int = 2) -> str:
+    """What a report file holds while the run has not finished, and after an early exit: never
+    a pass left by an earlier run."""
+    return render(fmt, Report(command, code, None, error=reason))

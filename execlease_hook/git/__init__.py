@@ -1,0 +1,1 @@
+"""What git knows: the repository, the index, commits and blobs."""

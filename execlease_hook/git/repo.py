@@ -1,0 +1,279 @@
+"""What git knows: the repository root, HEAD, the staged set and blob contents.
+
+Child gits inherit the environment on purpose: during `git commit -a` or `git commit PATH`
+git points GIT_INDEX_FILE at a temporary index, and that index is what is being committed.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from execlease_hook.core import spawn
+from execlease_hook.core.errors import CannotRun
+
+
+class StagedChange:
+    """One line of `git diff --cached --name-status`.
+
+    A plain class, not a dataclass: importing dataclasses (and inspect with it) costs more than
+    the guard's whole budget when nothing covered is staged (benchmarks/guard_latency.py).
+    """
+
+    __slots__ = ('status', 'path', 'old_path')
+
+    def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
+        self.status = status        # one letter: A added, M modified, D deleted, R renamed, C copied, T, U
+        self.path = path            # the path in the index (for D: the deleted path)
+        self.old_path = old_path    # R and C: where it came from
+
+    def _key(self) -> tuple[str, str, str | None]:
+        return (self.status, self.path, self.old_path)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, StagedChange) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f'StagedChange({self.status!r}, {self.path!r}, {self.old_path!r})'
+
+
+def _run(
+        root: Path | None, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
+) -> spawn.Completed:
+    # `-C root`: git runs as if started there (spawn.py changes no working directory).
+    argv = ('git', *(('-C', str(root)) if root is not None else ()), *args)
+    try:
+        return spawn.run(argv, stdin=stdin, env=None if env is None else {**os.environ, **env})
+    except FileNotFoundError:
+        raise CannotRun('git is not installed or not on PATH') from None
+
+
+def _output(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    proc = _run(root, *args, stdin=stdin, env=env)
+    if proc.returncode != 0:
+        raise CannotRun(
+            f'`git {" ".join(args)}` failed in {root} (exit {proc.returncode}): '
+            f'{proc.stderr.decode(errors="replace").strip()}',
+        )
+    return proc.stdout
+
+
+def repo_root(cwd: Path | None = None) -> Path:
+    here = Path.cwd() if cwd is None else cwd
+    # Fast path (the hook runs from the top level): a `.git` here, and no variable that moves
+    # the repository elsewhere, means `here` is the root; saves one git process per commit.
+    if 'GIT_DIR' not in os.environ and 'GIT_WORK_TREE' not in os.environ and (here / '.git').exists():
+        return here.resolve()
+    proc = _run(here, 'rev-parse', '--show-toplevel')
+    text = proc.stdout.decode(errors='replace').strip()
+    if proc.returncode != 0 or not text:
+        raise CannotRun(
+            f'not a git repository: {here} (execlease finds models, staged code and the '
+            'sync commit through git; run it inside a git work tree)',
+        )
+    return Path(text).resolve()
+
+
+def head(root: Path) -> str | None:
+    proc = _run(root, 'rev-parse', '--verify', '-q', 'HEAD^{commit}')
+    if proc.returncode != 0:
+        return None  # unborn branch: the first commit
+    return proc.stdout.decode().strip()
+
+
+def staged_changes(root: Path) -> list[StagedChange]:
+    # Compares the index with HEAD; on an unborn branch git compares with the empty tree.
+    return _name_status(_output(root, 'diff', '--cached', '-z', '--name-status', '-M', '--no-ext-diff', '--'))
+
+
+def commit_changes(root: Path, commit: str, parent: str | None) -> list[StagedChange]:
+    """What `commit` changed against `parent` (its first parent; None: a root commit, all added)."""
+    base = ('diff-tree', '-r', '-z', '--name-status', '-M', '--no-ext-diff')
+    ends = ('--no-commit-id', '--root', commit) if parent is None else (parent, commit)
+    return _name_status(_output(root, *base, *ends, '--'))
+
+
+def _name_status(out: bytes) -> list[StagedChange]:
+    fields = out.split(b'\0')
+    if fields and fields[-1] == b'':
+        fields.pop()
+    changes: list[StagedChange] = []
+    i = 0
+    while i < len(fields):
+        status = fields[i].decode()[:1]
+        if status in ('R', 'C'):
+            old, new = fields[i + 1], fields[i + 2]
+            changes.append(StagedChange(status, os.fsdecode(new), os.fsdecode(old)))
+            i += 3
+        else:
+            changes.append(StagedChange(status, os.fsdecode(fields[i + 1])))
+            i += 2
+    return changes
+
+
+def read_blobs(root: Path, specs: Sequence[str]) -> dict[str, bytes | None]:
+    """Reads every spec (`:path` for the index, `COMMIT:path`) with one `git cat-file --batch`."""
+    result: dict[str, bytes | None] = {}
+    wanted = [s for s in dict.fromkeys(specs) if '\n' not in s]
+    result.update({s: None for s in specs if '\n' in s})  # cannot be asked through --batch
+    if not wanted:
+        return result
+    stdin = b''.join(os.fsencode(s) + b'\n' for s in wanted)
+    out = _output(root, 'cat-file', '--batch', stdin=stdin)
+    pos = 0
+    for spec in wanted:
+        eol = out.index(b'\n', pos)
+        header = out[pos:eol].split(b' ')
+        pos = eol + 1
+        if len(header) == 3 and header[2].isdigit() and len(header[0]) in (40, 64):
+            size = int(header[2])
+            body = out[pos:pos + size]
+            pos += size + 1  # the content is followed by a newline
+            result[spec] = body if header[1] == b'blob' else None
+        else:
+            result[spec] = None  # "<spec> missing" / "ambiguous"
+    return result
+
+
+def show(root: Path, commit: str, path: str) -> bytes | None:
+    """Content of `path` at `commit`; None when either is absent (a shallow clone lacks old commits)."""
+    spec = f'{commit}:{path}'
+    return read_blobs(root, [spec])[spec]
+
+
+def has_commit(root: Path, commit: str) -> bool:
+    return _run(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
+
+
+def rev_parse(root: Path, rev: str) -> str | None:
+    """The commit `rev` names; None when it names none."""
+    proc = _run(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+def rev_list(root: Path, *revs: str) -> list[tuple[str, str | None]]:
+    """(commit, first parent or None) of every commit `git rev-list REVS` names, oldest first."""
+    out = _output(root, 'rev-list', '--reverse', '--topo-order', '--parents', *revs, '--')
+    result: list[tuple[str, str | None]] = []
+    for line in out.decode().splitlines():
+        ids = line.split()
+        result.append((ids[0], ids[1] if len(ids) > 1 else None))
+    return result
+
+
+def subject(root: Path, commit: str) -> str:
+    return _output(root, 'log', '-1', '--format=%s', commit, '--').decode(errors='replace').strip()
+
+
+def model_manifests(root: Path, commit: str | None = None, only: str | None = None) -> list[tuple[str, str]]:
+    """(path, blob id) of every verification/<name>/manifest.json (or of the manifest `only`)
+    in the index (commit None) or in a commit's tree: what the commit records, never the
+    working tree."""
+    where = only or 'verification/'
+    if commit is None:
+        out = _output(root, 'ls-files', '-s', '-z', '--', where)
+    else:
+        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', where)
+    found: list[tuple[str, str]] = []
+    for record in out.split(b'\0'):
+        if not record:
+            continue
+        meta, _, raw = record.partition(b'\t')
+        path = os.fsdecode(raw)
+        parts = path.split('/')
+        if path != only and (only or len(parts) != 3 or parts[2] != 'manifest.json'):
+            continue
+        fields = meta.decode().split()
+        if commit is None:
+            if fields[2] != '0':
+                raise CannotRun(f'{path} is unmerged in the index; resolve the conflict and `git add` it')
+            found.append((path, fields[1]))
+        elif fields[1] == 'blob':
+            found.append((path, fields[2]))
+    return found
+
+
+def blob_id(data: bytes, like: str) -> str:
+    """The id git gives `data` as a blob, in the object format of the id `like` (SHA-1 or SHA-256)."""
+    from execlease_hook.core import digest
+
+    h = digest.sha256() if len(like) == 64 else digest.sha1()
+    h.update(b'blob %d\0' % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def write_blobs(root: Path, paths: Sequence[str]) -> dict[str, str]:
+    """Stores each working-tree file in the object database as `git add` would (the path's
+    filters and attributes apply); path -> blob id."""
+    if not paths:
+        return {}
+    out = _output(root, 'hash-object', '-w', '--', *paths)
+    return dict(zip(paths, out.decode().split()))
+
+
+def write_blob_data(root: Path, data: bytes) -> str:
+    """Stores `data`, already in the repository's form (no filters apply); its blob id."""
+    return _output(root, 'hash-object', '-w', '--stdin', stdin=data).decode().strip()
+
+
+def index_blob(root: Path, path: str) -> str | None:
+    """The blob id of `path` in the index (stage 0); None when it is not there."""
+    for record in _output(root, 'ls-files', '-s', '-z', '--', path).split(b'\0'):
+        meta, _, name = record.partition(b'\t')
+        fields = meta.decode().split()
+        if name and os.fsdecode(name) == path and len(fields) == 3 and fields[2] == '0':
+            return fields[1]
+    return None
+
+
+def stage_blob(root: Path, path: str, blob: str) -> None:
+    """Points the index entry of `path` at `blob`, keeping its mode."""
+    out = _output(root, 'ls-files', '-s', '-z', '--', path)
+    mode = out.split(b' ', 1)[0].decode() if out else '100644'
+    _output(root, 'update-index', '--cacheinfo', f'{mode},{blob},{path}')
+
+
+def checkout_tree(root: Path, commit: str, dest: Path) -> None:
+    """Writes the tree of `commit` into `dest` (an empty folder), through a temporary index of
+    its own: the working tree, the index and HEAD are not touched, and no hook runs."""
+    index = dest.parent / f'{dest.name}.index'
+    env = {'GIT_INDEX_FILE': str(index)}
+    try:
+        _output(root, 'read-tree', commit, env=env)
+        _output(root, 'checkout-index', '-a', '-f', f'--prefix={dest}{os.sep}', env=env)
+    finally:
+        try:
+            index.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def tracked_files(root: Path, untracked: bool = False) -> list[str]:
+    """Every path in the index; with `untracked`, also the working tree's files git does not
+    ignore (a new file someone has not added yet is still code)."""
+    args = ['ls-files', '-z', '--cached'] + (['--others', '--exclude-standard'] if untracked else [])
+    out = _output(root, *args)
+    return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b'\0') if p))
+
+
+_common_dirs: dict[tuple[object, ...], Path] = {}
+
+
+def common_dir(root: Path) -> Path:
+    """git's own folder shared by every worktree (`.git` of the main worktree): nothing a commit
+    carries can be written there. Asked once per process per root, its `.git` (the same inode
+    and mtime) and the variables that move it (a verify asks twice: the results and the timings)."""
+    try:
+        st = (root / '.git').stat()
+        dot_git: tuple[int, int] | None = (st.st_ino, st.st_mtime_ns)
+    except OSError:
+        dot_git = None
+    key = (os.path.abspath(root), dot_git, os.environ.get('GIT_DIR'), os.environ.get('GIT_COMMON_DIR'))
+    if key not in _common_dirs:
+        text = os.fsdecode(_output(root, 'rev-parse', '--git-common-dir')).strip()
+        _common_dirs[key] = (root / text).resolve()
+    return _common_dirs[key]

@@ -1,0 +1,78 @@
+"""The guard's one repair: a stale NOTES.md code-to-action table, when nothing else is wrong.
+
+Lines move (an import added above covered code) without anything covered changing; the table
+then cites old lines. That repair is always the same, so the guard makes it itself, the way
+pre-commit's fixer hooks do: it rewrites the table in the index and in the working tree, says
+what changed, and exits 1 so that the commit is run again (and then records the fixed table).
+A hand edit inside the generated table is overwritten the same way, with a warning: the table
+follows manifest.json and the code.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from execlease_hook.coverage import compare as coverage
+from execlease_hook.git import repo as git
+from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.coverage.compare import IndexSource
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.guard.check import Findings
+from execlease_hook.manifest.model import Manifest
+
+
+def _rel(root: Path, path: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def _table(text: bytes | None, notes: str) -> str | None:
+    if text is None:
+        return None
+    decoded = text.decode('utf-8', errors='replace')
+    if not notes_map.has_markers(decoded):
+        return None
+    try:
+        return notes_map.current_table(decoded, notes)
+    except CannotRun:
+        return None
+
+
+def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
+    """Rewrites the staged and the working tree's table; the message saying so. None when it
+    cannot be fixed mechanically (an entry cannot be located, the markers are broken)."""
+    from execlease_hook.commands.coverage import map_rows
+
+    root = m.root
+    notes = _rel(root, m.folder / 'NOTES.md')
+    staged = source.read(notes)
+    if staged is None:
+        return None
+    try:
+        staged_text = staged.decode('utf-8')
+        rows = map_rows(m, coverage.compare(m, source))
+        table = notes_map.render(rows, _rel(root, m.folder))
+        new_staged = notes_map.replace_table(staged_text, table, notes)
+    except (UnicodeDecodeError, CannotRun):
+        return None
+    head_table = _table(git.show(root, 'HEAD', notes), notes) if git.head(root) else None
+    hand_edit = head_table is not None and notes_map.current_table(staged_text, notes) != head_table
+    git.stage_blob(root, notes, git.write_blob_data(root, new_staged.encode('utf-8')))
+    worktree = 'the index'
+    path = m.folder / 'NOTES.md'
+    try:
+        text = path.read_text(encoding='utf-8')
+        new_text = notes_map.replace_table(text, table, notes)
+        if new_text != text:
+            write_text_atomic(path, new_text)
+        worktree = 'the working tree and the index'
+    except (OSError, UnicodeDecodeError, CannotRun) as e:
+        worktree = f'the index (not the working tree: {e})'
+    lines = [f'execlease guard: {notes}: the code-to-action table was out of date (nothing covered '
+             f'changed); rewritten in {worktree}:']
+    lines.extend(found.stale_map[1:])
+    if hand_edit:
+        lines.append(f'warning: an edit inside the generated table of {notes} was overwritten: the table '
+                     'is generated from manifest.json and the code; edit those (or outside the markers)')
+    lines.append('The fix is staged: run the commit again.')
+    return '\n'.join(lines)

@@ -1,0 +1,58 @@
+"""`execlease guard --format ...`: what the guard judged, as report items (only loaded then)."""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.verify import report_build as build
+from execlease_hook.formats.report import HELD, Report
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage.compare import IndexSource
+    from execlease_hook.guard.check import Findings, Plan
+    from execlease_hook.manifest.model import Manifest
+
+
+def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSource) -> None:
+    """One item per checked entry (its block as the message when it blocks), the model hash and
+    the NOTES.md table when they block."""
+    from execlease_hook.coverage import compare as coverage
+
+    assert isinstance(report, Report)   # guard.py passes it untyped: it imports no typing
+
+    statuses = coverage.compare(m, source, p.entries)
+    blocks = list(found.blocks)
+    for s in statuses:
+        block = next((b for b in blocks if b.startswith(f'{s.entry.id}: ')), None)
+        if block is not None:
+            blocks.remove(block)
+        report.items.append(build.entry_item(m, s, block if s.status != 'unchanged' else None))
+    for block in blocks:
+        if block.startswith('model '):
+            report.items.append(build.model_item(m, build.DID_NOT_HOLD, block))
+        elif 'code-to-action table' in block.splitlines()[0]:
+            report.items.append(build.notes_item(m, block))
+        else:
+            report.items.append(build.problem_items(m, [block], [])[0])
+    if p.model and not any(i.kind == 'model' and i.model == build.model_folder(m) for i in report.items):
+        report.items.append(build.model_item(m, HELD, 'the model matches its last verified sync'))
+
+
+def run(options: argparse.Namespace, guard: Callable[[argparse.Namespace, object], int]) -> int:
+    from execlease_hook.git import repo as git
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('guard', options.format, options.output, None)
+    outputs.start()
+    report = Report('guard', 0, None)
+    try:
+        report.commit = git.head(git.repo_root())
+        with outputs.human_text():
+            report.exit_code = guard(options, report)
+    except CannotRun as e:
+        outputs.fail(str(e), 2)
+        raise
+    outputs.finish(report)
+    return report.exit_code

@@ -1,0 +1,226 @@
+"""`execlease guard [--all] [--model DIR] [--range A..B] [FILES...]`: the fast stage, on every
+`git commit` (and on `git merge`, through the pre-merge-commit hook).
+
+Speed is a feature (docs/architecture.md#the-fast-stage-guard): until it knows that a covered
+file, a model file, the manifest or NOTES.md is part of the commit, the guard costs one `git diff
+--cached`, one `git ls-files` and one JSON read per model, and imports neither dataclasses nor
+typing nor tree-sitter. Only then does it import guard_check (manifest validation, coverage,
+tree-sitter for the staged suffixes).
+
+Everything it judges is what the commit records: the staged set comes from `git diff --cached`,
+never from FILES alone (pre-commit does not pass deleted files to a hook, and a deleted or
+renamed covered file must block); the models are the manifests in the index, never the working
+tree's files, and a manifest deleted in the commit is a model that no longer exists. FILES
+matter only when nothing is staged (`pre-commit run --all-files`): then the entries for those
+paths are checked against the index. `--range` judges commits already made (push_range.py).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from execlease_hook.git import repo as git
+from execlease_hook.core import paths
+from execlease_hook.core.errors import CannotRun
+
+TYPE_CHECKING = False   # neither argparse nor typing is imported on the fast path (cli.py)
+if TYPE_CHECKING:
+    import argparse
+
+
+def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) -> set[str]:
+    """Staged paths (both sides of a rename) in a commit; else the FILES pre-commit passed."""
+    if staged:
+        return {c.path for c in staged} | {c.old_path for c in staged if c.old_path}
+    return {Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files}
+
+
+def _json(data: bytes | None) -> dict | None:
+    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object."""
+    import json
+
+    if data is None:
+        return None
+    try:
+        parsed = json.loads(data)
+    except (ValueError, RecursionError):   # the full load says why
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
+    """Every path a model governs (manifest, NOTES.md, spec, cfgs, covered files), read from the
+    manifest's bytes without validating; None when they cannot be read this way (the full load
+    will say why)."""
+    folder = Path(rel).parent.as_posix()
+    prefix = '' if folder == '.' else f'{folder}/'
+    parsed = _json(data)
+    if parsed is None:
+        return None
+    try:
+        names = [parsed['spec']]
+        names.extend(item['config'] for key in ('checks', 'mutations', 'findings')
+                     for item in parsed.get(key, ()))
+        covered = [entry['path'] for entry in parsed.get('coverage', {}).get('entries', ())]
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):
+        return None     # the full load names the field (a path git would spell differently)
+    return {rel, prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
+
+
+def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
+    """The touched paths where the model's `coverage.watch` rules look for uncovered protocol code."""
+    parsed = _json(data)
+    if parsed is None:
+        return set()
+    from execlease_hook.manifest import watch_paths
+
+    globs = watch_paths.raw_globs(parsed)
+    return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
+
+
+def diff_bases(data: bytes | None, touched: set[str]) -> list[str]:
+    """What a change's diff would read for the entries whose paths are touched, read from the
+    manifest without validating (anything but an object id is left to the full load): the
+    entry's `syncedBlob`, else the file at `coverage.syncCommit`."""
+    parsed = _json(data)
+    coverage = parsed.get('coverage') if parsed is not None else None
+    if not isinstance(coverage, dict) or not isinstance(coverage.get('entries'), list):
+        return []
+    sync = coverage.get('syncCommit')
+    found: list[str] = []
+    for entry in coverage['entries']:
+        if not isinstance(entry, dict) or entry.get('path') not in touched:
+            continue
+        blob = entry.get('syncedBlob')
+        if isinstance(blob, str) and _object_id(blob):
+            found.append(blob)
+        elif isinstance(sync, str) and _object_id(sync):
+            found.append(f'{sync}:{entry["path"]}')
+    return found
+
+
+def _object_id(value: str) -> bool:
+    return len(value) in (40, 64) and all(c in '0123456789abcdef' for c in value)
+
+
+def staged_models(root: Path, model: str | None, staged: list[git.StagedChange]) -> list[tuple[str, str]]:
+    """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
+    if model is not None:
+        folder = Path(os.path.abspath(model))
+        manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
+        rel = Path(os.path.relpath(manifest, root)).as_posix()
+        blob = git.index_blob(root, rel)
+        if blob is None:
+            state = 'exists only in the working tree' if manifest.is_file() else 'does not exist'
+            raise CannotRun(f'--model {model}: {rel} is not in the index ({state}); `git add` it: '
+                            'the guard judges what the commit records')
+        return [(rel, blob)]
+    found = git.model_manifests(root)
+    if not found:
+        deleted = [c.path for c in staged if c.status == 'D' and c.path.startswith('verification/')
+                   and c.path.endswith('/manifest.json') and c.path.count('/') == 2]
+        gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
+        raise CannotRun(
+            f'no model found in the index{gone}: expected verification/<name>/manifest.json under '
+            f'{root}, staged, or name one with --model DIR',
+        )
+    return found
+
+
+def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
+    """Each staged manifest's bytes: the working tree's file when it is byte for byte the staged
+    blob (checked by its git blob id, no process), else read from the index in one batch."""
+    data: dict[str, bytes | None] = {}
+    for rel, blob in models:
+        try:
+            local = (root / rel).read_bytes()
+        except OSError:
+            continue
+        if git.blob_id(local, blob) == blob:
+            data[rel] = local
+    rest = [rel for rel, _ in models if rel not in data]
+    if rest:
+        blobs = git.read_blobs(root, [f':{rel}' for rel in rest])
+        data.update({rel: blobs[f':{rel}'] for rel in rest})
+    return data
+
+
+def run(options: argparse.Namespace) -> int:
+    if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
+        from execlease_hook.guard import report_items as guard_items
+
+        return guard_items.run(options, _run)
+    return _run(options, None)
+
+
+def _run(options: argparse.Namespace, report: object) -> int:
+    """`report`: a formats.Report to fill with what was judged (--format), or None."""
+    root = git.repo_root()
+    if getattr(options, 'range', None):
+        from execlease_hook.guard import push_range
+
+        return push_range.guard_range(root, options.range, options.model)
+    staged = git.staged_changes(root)
+    touched = touched_paths(root, staged, list(options.files))
+    models = staged_models(root, options.model, staged)
+    for rel, _ in models:
+        outside = paths.outside_problem(root, root / rel)  # a manifest linked from elsewhere
+        if outside:
+            raise CannotRun(outside)
+    data = read_manifests(root, models)
+    wanted = []
+    for rel, _ in models:
+        governed = governed_paths(rel, data[rel])
+        watched = watched_paths(data[rel], touched)
+        if options.all or governed is None or paths.touched(governed, touched) or watched:
+            wanted.append((rel, governed, watched))
+    verbose = getattr(options, 'verbose', 0) > 0
+    if not wanted:
+        if verbose:
+            print('execlease guard: nothing a model governs is part of this commit')
+        return 0  # nothing any model governs is part of this commit
+    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.guard import check as guard_check
+
+    code = 0
+    for rel, governed, watched in wanted:
+        # What the checks will read, so that one `git cat-file --batch` fetches it all: every
+        # governed file when all entries are checked, else the touched ones and NOTES.md (its
+        # table rows follow the entries).
+        if governed is None or options.all or rel in touched:
+            hint = governed or set()
+        else:
+            hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
+        # What a change's diff reads (the synced code of the touched entries) joins that batch.
+        source = coverage.IndexSource(root, sorted(hint | watched), diff_bases(data[rel], touched))
+        model = guard_check.load_model(rel, root, source, data[rel], worktree=True)
+        m = model.manifest
+        inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
+        if inside:
+            raise CannotRun(f'{rel}: ' + '; '.join(inside))
+        p = guard_check.plan(m, touched, options.all)
+        if not (p.entries or p.model or p.notes or p.watched):
+            continue
+        found = guard_check.check(m, p, guard_check.Snapshot(source, staged, 'staged'), model.text)
+        if report is not None:
+            from execlease_hook.guard import report_items as guard_items
+
+            guard_items.add(report, m, p, found, source)
+        if found.only_map:
+            from execlease_hook.guard import map_fix
+
+            fixed = map_fix.fix(m, source, found)
+            if fixed is not None:
+                print(fixed)
+                code = max(code, 1)
+                continue
+        if found.blocks:
+            from execlease_hook.core import term
+
+            print(term.wrap(guard_check.render(m, found, model.unstaged_manifest)))
+        elif verbose:
+            print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
+        code = max(code, found.code)
+    return code

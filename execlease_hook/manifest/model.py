@@ -1,0 +1,169 @@
+"""manifest.json's data model: one frozen value per object of the file (the README's
+"manifest.json" section is the reference; manifest_read.py validates, manifest_write.py writes).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from execlease_hook.core.record import field, record
+
+
+HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')   # ts1 still compares; syncs write ts2
+MODEL_HASH_PREFIX = 'sha256:'
+MODEL_RECORD_SCHEMES = ('tla1',)
+VERSION = 1
+
+
+@record
+class Region:
+    start: str          # JSON "from": exact text where the region starts
+    end: str            # JSON "to": exact text where the region ends (inclusive)
+
+
+@record
+class CoveredEntry:
+    id: str
+    path: str                   # POSIX, relative to the repository root
+    action: str                 # the model action this code implements
+    function: str | None = None  # qualified name; exactly one of function / region
+    region: Region | None = None
+    within: str | None = None   # narrows a region to one function (qualified name)
+    hash: str | None = None     # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
+    synced_blob: str | None = None  # JSON "syncedBlob": git blob of the file as it was hashed
+    sync_reason: str | None = None  # JSON "syncReason": why the hash moved while the model did not
+
+
+@record
+class Replace:
+    start: str  # JSON "from"
+    to: str
+
+
+@record
+class Deep:
+    """A check's larger bounds for `verify --deep` (deep.py): constants the cfg assigns, as cfg text."""
+    constants: tuple[tuple[str, str], ...]   # (name, value), in the manifest's order
+    timeout: float | None = None             # the time budget, seconds (default: --budget)
+    states: int | None = None                # distinct states of the last full deep run, recorded by hand
+
+
+@record
+class Check:
+    name: str
+    config: str                 # relative to the model folder
+    states: int | None = None   # distinct states recorded at the last sync
+    deadlock: bool | None = None  # None: the cfg's CHECK_DEADLOCK, else TLC's default (checked)
+    timeout: float | None = None  # seconds
+    deep: Deep | None = None    # larger bounds for `verify --deep`
+
+
+@record
+class Mutation:
+    name: str
+    config: str
+    replace: Replace
+    violates: str
+    timeout: float | None = None
+    within: str | None = None   # the operator the mutation edits: its anchor must be inside it
+    deadlock: bool | None = None  # as on a check
+
+
+@record
+class Finding:
+    id: str
+    config: str
+    violates: str
+    summary: str = ''
+    deadlock: bool | None = None  # as on a check
+    timeout: float | None = None
+
+
+@record
+class TraceJob:
+    """Trace validation (traces.py): NDJSON traces of the real program against a trace spec."""
+    name: str
+    spec: str                        # the trace spec, relative to the model folder
+    config: str
+    files: tuple[str, ...] = ()      # glob patterns of NDJSON traces, relative to the model folder
+    command: tuple[str, ...] = ()    # or: argv run from the repository root, writing the traces
+    timeout: float | None = None     # seconds, for the command and for TLC each
+
+
+@record
+class CodeMutation:
+    """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
+    name: str
+    path: str                        # the source file, relative to the repository root
+    replace: Replace
+    traces: tuple[str, ...] = ()     # the trace jobs that must reject it (default: every one)
+
+
+@record
+class ModelRecord:
+    """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
+    spec_index); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
+
+    scheme: str                                     # 'tla1'
+    files: Mapping[str, str | Mapping[str, str]]    # cfg -> hex; spec -> {unit key -> hex}
+
+
+@record
+class AbstractAction:
+    action: str                 # an action of the next-state relation that no code implements
+    reason: str
+
+
+@record
+class WatchRule:
+    """What protocol code looks like: every function in `paths` that matches must be covered."""
+
+    paths: tuple[str, ...]      # globs relative to the repository root (`**` spans folders)
+    strings: str | None = None  # a regular expression searched in a function's text, comments left out
+    calls: tuple[str, ...] = ()  # callee names: `release` matches `release(...)` and `lease.release(...)`
+    what: str | None = None     # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
+
+
+@record
+class IgnoredCode:
+    path: str
+    function: str               # qualified name, as in a coverage entry
+    reason: str
+
+
+@record
+class Coverage:
+    sync_commit: str | None
+    model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
+    entries: tuple[CoveredEntry, ...]
+    abstract: tuple[AbstractAction, ...] = ()
+    watch: tuple[WatchRule, ...] = ()
+    ignored: tuple[IgnoredCode, ...] = ()
+
+
+@record
+class Manifest:
+    path: Path                  # absolute path of manifest.json
+    root: Path                  # absolute repository root
+    spec: str                   # relative to the model folder
+    checks: tuple[Check, ...]
+    mutations: tuple[Mutation, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
+    traces: tuple[TraceJob, ...] = ()
+    code_mutations: tuple[CodeMutation, ...] = ()
+    covers_code: bool = True    # False: the manifest has no "coverage" (a model of no code)
+    schema: str | None = None   # "$schema": where editors find the JSON Schema; kept as written
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def model_files(self) -> list[str]:
+        """Spec and every cfg the manifest names, relative to the folder, sorted, unique."""
+        names = {self.spec}
+        names.update(c.config for c in self.checks)
+        names.update(m.config for m in self.mutations)
+        names.update(f.config for f in self.findings)
+        return sorted(names)

@@ -1,0 +1,247 @@
+"""The map between the spec's actions and the covered code, checked both ways.
+
+Spec to code: every action the next-state relation uses has a covered entry, or is declared in
+`coverage.abstract` with a reason (time passing, a crash, a deploy: no code implements it).
+Code to spec: every entry's `action` (and every abstract one) names an operator the spec defines.
+
+The actions are found the way TLC splits the next-state relation into the actions its traces
+name: from `Next` (the cfg's NEXT, or the `[][A]_v` of its SPECIFICATION) through disjunctions,
+`\\E`, parentheses and the operators whose bodies are themselves such splits; an operator applied
+there whose body is anything else (a conjunction) is an action. A disjunct written inline (a
+conjunction, LET, IF) contributes the operators it applies that change a variable (a prime or
+UNCHANGED in their body, or in an operator they apply).
+"""
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from execlease_hook.spec import syntax as tla_syntax
+from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+    from execlease_hook.manifest.model import Manifest
+
+_SPLITS = frozenset({'disj_list', 'disj_item', 'parentheses'})
+_QUANTIFIED = frozenset({'bounded_quantification', 'unbounded_quantification'})
+_OR = frozenset({'lor'})
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    unit: Unit
+    via: tuple[str, ...]        # the operators through which Next reaches it, Next first
+
+
+def next_relations(index: SpecIndex, cfgs: Iterable[bytes]) -> list[str]:
+    """The names of the next-state relations the cfgs name (NEXT, or through SPECIFICATION)."""
+    names: list[str] = []
+    for text in cfgs:
+        tokens = cfg_tokens(text)
+        for keyword, value in zip(tokens, tokens[1:]):
+            if keyword == b'NEXT':
+                names.append(value.decode('utf-8', 'replace'))
+            elif keyword == b'SPECIFICATION':
+                names.extend(_boxed_actions(index, value.decode('utf-8', 'replace')))
+    if not names and 'Next' in index.definitions():
+        names.append('Next')
+    return list(dict.fromkeys(names))
+
+
+def _boxed_actions(index: SpecIndex, spec_name: str) -> list[str]:
+    """`Spec == Init /\\ [][Next]_vars` -> ['Next'] (the operator inside each `[][...]_v`), also
+    through the operators the specification applies (`FairSpec == Spec /\\ WF_vars(A)`)."""
+    definitions = index.definitions()
+    found: list[str] = []
+    todo, seen = [spec_name], set()
+    while todo:
+        name = todo.pop()
+        unit = definitions.get(name)
+        if unit is None or name in seen:
+            continue
+        seen.add(name)
+        for node in tla_syntax.walk(unit.node):
+            if node.type == 'step_expr_or_stutter':
+                inner = next(iter(node.named_children), None)
+                boxed = _applied_name(inner) if inner is not None else None
+                if boxed is not None:
+                    found.append(boxed)
+            elif node.type == 'identifier_ref' and node.text is not None:
+                todo.append(node.text.decode('utf-8'))
+    return found
+
+
+def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action]:
+    definitions = index.definitions()
+    changes = _ChangesState(definitions)
+    out: dict[str, Action] = {}
+
+    def add(name: str, via: tuple[str, ...]) -> None:
+        if name not in out and name in definitions:
+            out[name] = Action(name, definitions[name], via)
+
+    def walk(node: Node, via: tuple[str, ...]) -> None:
+        kind = node.type
+        if kind in _SPLITS:
+            for child in node.named_children:
+                if child.type not in ('bullet_disj',) and 'comment' not in child.type:
+                    walk(child, via)
+            return
+        if kind in _QUANTIFIED and _is_exists(node):
+            expression = node.child_by_field_name('expression')
+            if expression is not None:
+                walk(expression, via)
+            return
+        if kind == 'bound_infix_op' and _symbol(node) in _OR:
+            for side in ('lhs', 'rhs'):
+                operand = node.child_by_field_name(side)
+                if operand is not None:
+                    walk(operand, via)
+            return
+        name = _applied_name(node)
+        if name is not None and name in definitions:
+            if name in via:
+                return      # a recursive operator: already being split
+            body = definitions[name].node.child_by_field_name('definition')
+            if body is not None and _splits(body):
+                walk(body, (*via, name))
+            else:
+                add(name, via)
+            return
+        # Inline: the operators it applies that change a variable.
+        for inner in tla_syntax.walk(node):
+            applied = _applied_name(inner)
+            if applied is not None and applied in definitions and applied not in via and changes(applied):
+                add(applied, via)
+
+    for relation in relations:
+        unit = definitions.get(relation)
+        body = unit.node.child_by_field_name('definition') if unit is not None else None
+        if body is not None:
+            walk(body, (relation,))
+    return out
+
+
+def _splits(body: Node) -> bool:
+    kind = body.type
+    if kind in ('disj_list',):
+        return True
+    if kind == 'parentheses':
+        inner = next((c for c in body.named_children if 'comment' not in c.type), None)
+        return inner is not None and _splits(inner)
+    if kind in _QUANTIFIED:
+        return _is_exists(body)
+    return kind == 'bound_infix_op' and _symbol(body) in _OR
+
+
+def _is_exists(node: Node) -> bool:
+    quantifier = node.child_by_field_name('quantifier')
+    return quantifier is not None and quantifier.type == 'exists'
+
+
+def _symbol(node: Node) -> str | None:
+    symbol = node.child_by_field_name('symbol')
+    return symbol.type if symbol is not None else None
+
+
+def _applied_name(node: Node) -> str | None:
+    """`A` for `A` and `A(x, y)`; None for anything else."""
+    if node.type == 'identifier_ref' and node.text is not None:
+        return node.text.decode('utf-8')
+    if node.type == 'bound_op':
+        name = node.child_by_field_name('name')
+        if name is not None and name.text is not None:
+            return name.text.decode('utf-8')
+    return None
+
+
+
+
+@dataclass
+class _ChangesState:
+    """Whether an operator's body (or one it applies) primes a variable or says UNCHANGED."""
+
+    definitions: Mapping[str, Unit]
+    known: dict[str, bool] = field(default_factory=dict)
+
+    def __call__(self, name: str) -> bool:
+        if name in self.known:
+            return self.known[name]
+        self.known[name] = False        # a cycle does not change state by itself
+        result = False
+        unit = self.definitions.get(name)
+        if unit is not None:
+            for node in tla_syntax.walk(unit.node):
+                if node.type in ('prime', 'unchanged'):
+                    result = True
+                    break
+                applied = _applied_name(node)
+                if applied is not None and applied != name and applied in self.definitions and self(applied):
+                    result = True
+                    break
+        self.known[name] = result
+        return result
+
+
+@dataclass
+class MapCheck:
+    """What the two directions found: problems that stop the tools (exit 2) and gaps (exit 1)."""
+
+    problems: list[str] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
+
+
+def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCheck:
+    found = MapCheck()
+    definitions = index.definitions()
+    where = m.path.relative_to(m.root).as_posix() if m.path.is_relative_to(m.root) else str(m.path)
+    for i, e in enumerate(m.coverage.entries):
+        if e.action not in definitions:
+            found.problems.append(
+                f'{where}: coverage.entries[{i}] ({e.id}): action {e.action!r} is not defined in '
+                f'{index.name}{_closest(index, e.action)}; name an operator the spec defines',
+            )
+    covered: dict[str, list[str]] = {}
+    for e in m.coverage.entries:
+        covered.setdefault(e.action, []).append(e.id)
+    abstract = {a.action for a in m.coverage.abstract}
+    for i, a in enumerate(m.coverage.abstract):
+        at = f'{where}: coverage.abstract[{i}]'
+        if a.action not in definitions:
+            found.problems.append(
+                f'{at}: action {a.action!r} is not defined in {index.name}'
+                f'{_closest(index, a.action)}; name an action of the spec',
+            )
+        elif a.action not in actions:
+            found.problems.append(
+                f'{at}: {a.action!r} is not an action the next-state relation uses '
+                f'(it uses: {", ".join(actions) or "none found"}); remove it from coverage.abstract',
+            )
+        elif a.action in covered:
+            found.problems.append(
+                f'{at}: action {a.action} is declared abstract, but covered by '
+                f'{", ".join(covered[a.action])}; remove one of the two',
+            )
+    for name, action in actions.items():
+        if name in abstract or any(op in covered for op in (*action.via[1:], name)):
+            continue
+        found.gaps.append(
+            f'action {name} ({index.where(action.unit)}) has no covered code and is not declared '
+            'abstract: add a coverage entry for the code that implements it, or list it in '
+            'coverage.abstract with the reason no code does',
+        )
+    return found
+
+
+def _closest(index: SpecIndex, name: str) -> str:
+    definitions = index.definitions()
+    by_lower = {d.lower(): d for d in definitions}   # a change of case is the likeliest slip
+    close = [by_lower[c] for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)]
+    if not close:
+        return ''
+    return ' (did you mean: ' + ', '.join(f'{c} ({index.where(definitions[c])})' for c in close) + ')'

@@ -1,0 +1,126 @@
+"""Operators a spec under verification may not use, found on its syntax tree.
+
+TLC's verdict is read from its own output. An operator that writes to that output (Print,
+PrintT), runs a program or writes a file (the IOUtils and CSV operators), asks on the console
+(PickSuccessor) or stops the search early (TLCSet("exit", ...), TLCSet("pause", ...)) would let
+the spec speak in TLC's place or end a search that then reads as complete. So every module TLC
+reads for a job (the spec after any mutation, the modules beside it) and its cfg are scanned
+before TLC runs, and a use stops the run with the file and line. TLCSet on a numbered register
+(TLCSet(1, v)) neither prints nor stops TLC and stays allowed.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from execlease_hook.spec import syntax as tla_syntax
+from execlease_hook.core.errors import CannotRun
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+WRITES_OUTPUT = "writes to TLC's output"
+FORBIDDEN: dict[str, str] = {
+    'Print': WRITES_OUTPUT,
+    'PrintT': WRITES_OUTPUT,
+    'IOExec': 'runs a program',
+    'IOExecTemplate': 'runs a program',
+    'IOEnvExec': 'runs a program',
+    'IOEnvExecTemplate': 'runs a program',
+    'IOSerialize': 'writes a file',
+    'Serialize': 'writes a file',
+    'JsonSerialize': 'writes a file',
+    'ndJsonSerialize': 'writes a file',
+    'CSVWrite': 'writes a file',
+    'PickSuccessor': 'asks on the console and can stop the search',
+    'TLCSet': 'with a non-numeric first argument ("exit", "pause") ends or stops the search',
+}
+_WORD = re.compile(r'\b(' + '|'.join(sorted(FORBIDDEN, key=len, reverse=True)) + r')\b')
+# Every forbidden name contains one of these: a spec with none of them (plain substring searches,
+# far cheaper than _WORD's search over a whole spec, done once per mutation) has no use at all.
+_STEMS = tuple(sorted({n.encode() for n in FORBIDDEN if not any(o != n and o in n for o in FORBIDDEN)}))
+
+
+@dataclass(frozen=True)
+class ForbiddenUse:
+    file: str       # as the message should name it, e.g. verification/x/Spec.tla
+    line: int
+    name: str
+
+    def __str__(self) -> str:
+        return f'{self.file}:{self.line}: {self.name} ({FORBIDDEN[self.name]})'
+
+
+def _register_set(node: tree_sitter.Node) -> bool:
+    """TLCSet(<number>, value): a write to a numbered register, harmless."""
+    parent = node.parent
+    if parent is None or parent.type != 'bound_op' or parent.child(0) != node:
+        return False
+    args = [c for c in parent.children[1:] if c.type not in ('(', ')', ',')]
+    return bool(args) and args[0].type == 'nat_number'
+
+
+def scan_module(file: str, text: bytes) -> list[ForbiddenUse]:
+    """Every use of a forbidden operator in one .tla file (comments and strings do not count)."""
+    if not any(stem in text for stem in _STEMS) or not _WORD.search(text.decode('utf-8', 'replace')):
+        return []   # the common case: no such name anywhere, not even in a comment
+    tree = tla_syntax.parse(text)
+    found: list[ForbiddenUse] = []
+    for node in tla_syntax.walk(tree.root_node):
+        if node.type == 'identifier_ref':
+            name = (node.text or b'').decode('utf-8', 'replace')
+            if name in FORBIDDEN and not (name == 'TLCSet' and _register_set(node)):
+                found.append(ForbiddenUse(file, node.start_point.row + 1, name))
+        elif node.is_error or node.is_missing:
+            # Text the grammar could not structure: judge it by its words, conservatively
+            # (SANY may still accept what tree-sitter does not).
+            body = (node.text or b'').decode('utf-8', 'replace')
+            for match in _WORD.finditer(body):
+                line = node.start_point.row + 1 + body.count('\n', 0, match.start())
+                found.append(ForbiddenUse(file, line, match.group(1)))
+    return sorted(set(found), key=lambda u: (u.line, u.name))
+
+
+_CFG_COMMENT = re.compile(r'\(\*.*?\*\)|\\\*[^\n]*', re.S)
+
+
+def scan_cfg(file: str, text: bytes) -> list[ForbiddenUse]:
+    """A cfg can name an operator (`CONSTANT F <- PrintT`): any forbidden name in it counts."""
+    decoded = text.decode('utf-8', 'replace')
+    blanked = _CFG_COMMENT.sub(lambda m: re.sub(r'[^\n]', ' ', m.group()), decoded)
+    return [
+        ForbiddenUse(file, blanked.count('\n', 0, m.start()) + 1, m.group(1))
+        for m in _WORD.finditer(blanked)
+    ]
+
+
+def refusal(uses: list[ForbiddenUse]) -> str:
+    """One message naming every use and what to do."""
+    shown = '; '.join(str(u) for u in uses[:10])
+    more = f' (and {len(uses) - 10} more)' if len(uses) > 10 else ''
+    return (
+        f'the model uses operators a spec under verification may not use: {shown}{more}. '
+        "TLC's verdict is read from its output and its end, so a spec may not print, run "
+        'programs, write files or stop the search; remove these uses (show values with an '
+        'ALIAS in the cfg or read them in the counterexample)'
+    )
+
+
+def scan_job_files(
+        modules: Iterable[tuple[str, bytes]], cfgs: Iterable[tuple[str, bytes]] = (),
+) -> list[ForbiddenUse]:
+    found: list[ForbiddenUse] = []
+    for name, text in modules:
+        found += scan_module(name, text)
+    for name, text in cfgs:
+        found += scan_cfg(name, text)
+    return found
+
+
+def refuse(modules: Iterable[tuple[str, bytes]], cfgs: Iterable[tuple[str, bytes]] = ()) -> None:
+    """Raise CannotRun (exit 2) naming every forbidden use in these files."""
+    uses = scan_job_files(modules, cfgs)
+    if uses:
+        raise CannotRun(refusal(uses))

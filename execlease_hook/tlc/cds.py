@@ -1,0 +1,168 @@
+"""The class-data archive of tla2tools.jar (docs/architecture.md#the-jvm-of-a-tlc-job).
+
+A dynamic AppCDS archive is built by the first TLC job that finds none (`-XX:ArchiveClassesAtExit`
+on that job's own run: no extra run, a second or two more at its exit, once) and used by every
+later job (`-XX:SharedArchiveFile`). It lives beside the jar in execlease's jar cache, else in
+the user cache, named by a key over the jar's path and sha256 and the Java's path and whole
+`java -version` text (version, vendor, build), so a new jar or a new Java builds its own. The
+archive is trusted only if its sha256 matches the one recorded when it was built: Java 17 given
+a corrupt archive aborts (SIGABRT) instead of running without it, so a mismatch deletes it and
+the job runs without an archive and builds a new one. Only one job builds at a time (an
+exclusive `.building` file, ignored once it is an hour old: a killed run left it).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.core import atomic
+from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc.java import parse_version
+
+MIN_JAVA = 13             # the first Java with -XX:ArchiveClassesAtExit
+STALE_BUILD = 3600.0      # a .building file older than this was left by a killed run
+# The JVM prints its class-data warnings to stdout, which is TLC's output: keep them out of it.
+QUIET = ('-Xlog:cds=off', '-Xlog:cds+dynamic=off')
+
+
+@dataclass(frozen=True)
+class Plan:
+    flags: tuple[str, ...]
+    # Called with the JVM's exit code once it has ended; commits an archive this run built.
+    finish: Callable[[int | None], None]
+    building: bool = False
+
+
+def _nothing(code: int | None) -> None:
+    return None
+
+
+NO_ARCHIVE = Plan((), _nothing)
+
+_identity_memo: dict[str, tuple[int, str] | None] = {}
+
+
+def java_identity(java: Path) -> tuple[int, str] | None:
+    """(major version, the whole `java -version` text) of a Java, once per process."""
+    key = str(java)
+    if key not in _identity_memo:
+        try:
+            proc = subprocess.run((str(java), '-version'), capture_output=True, text=True, timeout=60)
+            text = (proc.stderr or proc.stdout).strip()
+            parsed = parse_version(text) if proc.returncode == 0 else None
+            _identity_memo[key] = None if parsed is None else (parsed, text)
+        except (OSError, subprocess.TimeoutExpired):
+            _identity_memo[key] = None
+    return _identity_memo[key]
+
+
+def archive_folder(jar: Path) -> Path:
+    """Beside the jar in execlease's own jar cache (`.tmp/tla/`, tools.cache_dir) when writable;
+    else (a jar named by EXECLEASE_TLA_JAR, a read-only cache) the user's cache."""
+    env = os.environ.get('EXECLEASE_JVM_CACHE')
+    if env:
+        return Path(env)
+    beside = jar.resolve().parent
+    if beside.name == 'tla' and beside.parent.name == '.tmp' and os.access(beside, os.W_OK):
+        return beside / 'jvm'
+    base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
+    return Path(base) / 'execlease' / 'jvm'
+
+
+def archive_path(java: Path, jar: Path) -> Path | None:
+    """Where the archive for this Java and jar lives, or None when this Java cannot build one."""
+    identity = java_identity(java)
+    if identity is None or identity[0] < MIN_JAVA:
+        return None
+    jar = jar.resolve()
+    h = hashlib.sha256()
+    java_file = Path(shutil.which(str(java)) or java).resolve()
+    for part in ('execlease-cds-1', str(jar), tools.file_sha256(jar), str(java_file), identity[1]):
+        h.update(part.encode() + b'\0')
+    return archive_folder(jar) / f'tla2tools-{h.hexdigest()[:32]}.jsa'
+
+
+def _sidecar(archive: Path) -> Path:
+    return archive.with_name(archive.name + '.sha256')
+
+
+def trusted(archive: Path) -> bool:
+    """The archive exists and is byte for byte the one that was built; else it is removed."""
+    if not archive.is_file():
+        return False
+    try:
+        recorded = _sidecar(archive).read_text(encoding='utf-8').strip()
+        if recorded == tools.file_sha256(archive):
+            return True
+    except OSError:
+        pass
+    for path in (archive, _sidecar(archive)):
+        try:
+            path.unlink()
+        except OSError:
+            pass
+    return False
+
+
+def _claim_build(archive: Path) -> Path | None:
+    lock = archive.with_name(archive.name + '.building')
+    try:
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if time.time() - lock.stat().st_mtime > STALE_BUILD:
+                lock.unlink()
+        except FileNotFoundError:
+            pass
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except OSError:
+        return None  # another job is building it, or the folder is not writable: run without
+    os.close(fd)
+    return lock
+
+
+def plan(java: Path, jar: Path) -> Plan:
+    """The class-data flags for one TLC run: use the archive, build it, or neither."""
+    if os.environ.get('EXECLEASE_JVM_CDS', '1') == '0':
+        return NO_ARCHIVE
+    try:
+        archive = archive_path(java, jar)
+    except OSError:  # no such jar: TLC's own run says so
+        archive = None
+    if archive is None:
+        return NO_ARCHIVE
+    if trusted(archive):
+        return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), _nothing)
+    lock = _claim_build(archive)
+    if lock is None:
+        return NO_ARCHIVE
+    part = archive.with_name(f'{archive.name}.{os.getpid()}.{time.monotonic_ns()}.part')
+
+    finished = threading.Event()
+
+    def finish(code: int | None) -> None:
+        if finished.is_set():
+            return  # once only: a second call must not remove a later build's mark
+        finished.set()
+        try:
+            # Only a JVM that ended by itself wrote a whole archive (a killed one may leave a part).
+            if code is not None and code >= 0 and part.is_file() and part.stat().st_size > 0:
+                atomic.write_text_atomic(_sidecar(archive), tools.file_sha256(part) + '\n')
+                os.replace(part, archive)
+        except OSError:
+            pass
+        finally:
+            for path in (part, lock):
+                try:
+                    path.unlink()
+                except OSError:
+                    pass
+
+    return Plan((f'-XX:ArchiveClassesAtExit={part}', *QUIET),
+                finish, building=True)

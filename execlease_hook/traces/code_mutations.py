@@ -1,0 +1,106 @@
+"""A code mutation: a text replacement in a covered source file, in a copy of the repository.
+
+The working tree is never touched: the repository's files (tracked, and untracked ones that
+are not ignored, as they are in the working tree now) are copied into a temporary folder and
+the replacement is applied there. The trace jobs then run in that copy and must reject it.
+
+The copy is made only when a trace job must run in it: `Mutated` says what the copy would
+hold (the files git lists, the mutated file's bytes) without making it, so that the result
+cache (trace_suite.cache_key) answers a mutation that ran before without copying anything.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import CodeMutation
+
+
+def repository_files(root: Path) -> list[str]:
+    proc = subprocess.run(
+        ('git', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'),
+        cwd=root, capture_output=True,
+    )
+    if proc.returncode != 0:
+        raise CannotRun(f'{root}: git ls-files failed: {proc.stderr.decode(errors="replace").strip()}')
+    return sorted({p for p in proc.stdout.decode().split('\0') if p})
+
+
+def mutated_text(mutation: CodeMutation, text: str) -> str:
+    count = text.count(mutation.replace.start)
+    if count != 1:
+        found = 'does not match' if count == 0 else f'matches {count} times'
+        raise CannotRun(
+            f'code mutation {mutation.name}: replace.from {found} in {mutation.path} (it must match '
+            'exactly once); update the mutation\'s "from" text in manifest.json to the current code'
+        )
+    return text.replace(mutation.replace.start, mutation.replace.to)
+
+
+def mutated_bytes(root: Path, mutation: CodeMutation) -> bytes:
+    """The mutated file's bytes, as the copy holds them (read as text, written as UTF-8)."""
+    try:
+        text = (root / mutation.path).read_text(encoding='utf-8')
+    except (OSError, UnicodeDecodeError) as e:
+        raise CannotRun(f'code mutation {mutation.name}: cannot read {mutation.path}: {e}') from None
+    return mutated_text(mutation, text).encode('utf-8')
+
+
+def check_applies(root: Path, mutation: CodeMutation) -> None:
+    mutated_bytes(root, mutation)
+
+
+@dataclass(frozen=True)
+class Mutated:
+    """The mutated copy of the repository at `root`, as it would be, read from the repository."""
+    root: Path
+    mutation: CodeMutation
+    files: frozenset[str]    # repository_files(root)
+    data: bytes              # the mutated file's bytes
+
+    def holds(self, path: Path) -> bool:
+        """Whether the copy holds `path` (a path under root) as a file."""
+        return path.relative_to(self.root).as_posix() in self.files and path.is_file()
+
+    def read(self, path: Path) -> bytes:
+        if path.relative_to(self.root).as_posix() == self.mutation.path:
+            return self.data
+        return path.read_bytes()
+
+
+def mutated(root: Path, mutation: CodeMutation, files: Collection[str] | None = None) -> Mutated:
+    """What the copy of `root` with `mutation` applied holds; `files`: repository_files(root),
+    when known. CannotRun if the mutation does not apply."""
+    data = mutated_bytes(root, mutation)
+    return Mutated(root, mutation, frozenset(repository_files(root) if files is None else files), data)
+
+
+@contextmanager
+def mutated_copy(root: Path, mutation: CodeMutation, files: Collection[str] | None = None) -> Iterator[Path]:
+    """A temporary copy of the repository with the mutation applied; removed afterwards.
+    `files`: repository_files(root), when known."""
+    folder = Path(tempfile.mkdtemp(prefix=f'execlease-code-mutation-{mutation.name}-'))
+    try:
+        copy = folder / root.name
+        for rel in sorted(repository_files(root) if files is None else files):
+            source = root / rel
+            if not source.exists() and not source.is_symlink():
+                continue   # deleted in the working tree, not yet in the index
+            target = copy / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target, follow_symlinks=False)
+        path = copy / mutation.path
+        try:
+            text = path.read_text(encoding='utf-8')
+        except (OSError, UnicodeDecodeError) as e:
+            raise CannotRun(f'code mutation {mutation.name}: cannot read {mutation.path}: {e}') from None
+        path.write_text(mutated_text(mutation, text), encoding='utf-8')
+        yield copy
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,122 @@
+"""Words for trace validation results: accepted, rejected at line N, caught, unreached actions.
+
+A rejection names the trace and the line no step of the model matches, the event as logged,
+the code that emitted it (the line's `where`), the model action it claims to be with where the
+spec defines it and the covered code that implements it, and the last matched state. TLC does
+not say which conjunct of the action failed (a trace spec step is one action: it either has a
+successor or not); the logged line and the last matched state side by side show it.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.verify.report import code_for
+from execlease_hook.traces.run import LINE_VAR, TRACE_VAR, TraceVerdict
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.traces.suite import TraceRun
+
+
+def counts_text(counts: Mapping[str, int]) -> str:
+    return ', '.join(f'{action} {n:,}' for action, n in sorted(counts.items()))
+
+
+def accepted(name: str, run: TraceRun) -> str:
+    v = run.verdict
+    tlc = '' if run.tlc is None else f', TLC {run.tlc.seconds:.1f} s of it'
+    return (f'trace job {name}: {v.traces:,} traces, {v.lines:,} lines accepted '
+            f'({run.seconds:.1f} s{tlc}); lines per action: {counts_text(run.counts)}')
+
+
+def definition_lines(spec_text: str, action: str) -> tuple[int, int] | None:
+    """Where `Action(...) ==` is defined in the spec: its first line and the line before the next definition."""
+    lines = spec_text.splitlines()
+    head = re.compile(rf'^{re.escape(action)}\s*(\(.*\))?\s*==')
+    start = next((i for i, text in enumerate(lines) if head.match(text)), None)
+    if start is None:
+        return None
+    end = start
+    for i in range(start + 1, len(lines)):
+        text = lines[i]
+        if re.match(r'^[A-Za-z_]\w*\s*(\(.*\))?\s*==', text) or text.startswith(('(*', '====', '\\*')):
+            break
+        if text.strip():
+            end = i
+    return start + 1, end + 1
+
+
+def _spec_location(m: Manifest, action: str) -> str:
+    for name in (m.spec, *sorted(p.name for p in m.folder.glob('*.tla'))):
+        try:
+            text = (m.folder / name).read_text(encoding='utf-8')
+        except OSError:
+            continue
+        found = definition_lines(text, action)
+        if found is not None:
+            return f'{name}:{found[0]}-{found[1]}'
+    return '(not found in the model folder)'
+
+
+def _event_text(event: Mapping[str, Any] | None) -> str:
+    return 'none (past the last line)' if event is None else json.dumps(event)
+
+
+def rejected(
+        m: Manifest, job: TraceJob, v: TraceVerdict, statuses: Sequence[EntryStatus], said: str = '',
+) -> str:
+    assert v.rejection is not None
+    r = v.rejection
+    event = r.event or {}
+    action = str(event.get('action', '?'))
+    lines = [
+        f'trace job {job.name}: the code did something the model does not allow: '
+        f'trace {r.trace} is rejected at line {r.line}: {r.kind}',
+        f'    event: {_event_text(r.event)}',
+        f'    emitted by: {event.get("where", "(the line has no where)")}',
+        f'    model action: {action} (spec: {_spec_location(m, action)})',
+    ]
+    lines += [f'    code: {c}' for c in code_for(action, statuses)]
+    matched = ('no line matched' if r.line <= 1 else 'line 1 matched' if r.line == 2
+               else f'lines 1-{r.line - 1} matched')
+    lines.append(f'    last state reached ({matched}; TLC does not name the failing conjunct):')
+    for name, value in r.state:
+        if name in (TRACE_VAR, LINE_VAR):
+            continue
+        lines.append(f'      {name} = ' + value.replace('\n', '\n' + ' ' * (9 + len(name))))
+    if said:
+        lines.append('    the trace command said (replay it with the same settings):')
+        lines += [f'      | {line}' for line in said.splitlines()]
+    lines.append('    If the code is right, the model is missing this step: change the model (then '
+                 'execlease verify); if not, fix the code.')
+    return '\n'.join(lines)
+
+
+def caught(mutation: CodeMutation, job: TraceJob, v: TraceVerdict) -> str:
+    assert v.rejection is not None
+    r = v.rejection
+    event = r.event or {}
+    return (f'code mutation {mutation.name} ({mutation.path}) is caught: trace job {job.name} rejects '
+            f'{r.trace} at line {r.line} ({event.get("action", "?")} by {event.get("run", "?")}, '
+            f'{event.get("where", "?")}): {r.kind}')
+
+
+def not_caught(mutation: CodeMutation, jobs: Sequence[str]) -> str:
+    return (f'code mutation {mutation.name} is not caught: trace job{"s" if len(jobs) > 1 else ""} '
+            f'{", ".join(jobs)} accept{"" if len(jobs) > 1 else "s"} the code with {mutation.path} broken; '
+            'the traces no longer check that guard: make a trace reach it (a scenario) before anything else')
+
+
+def unreached(m: Manifest, counts: Mapping[str, int]) -> list[str]:
+    """Every action the covered code implements must be the action of some trace line."""
+    actions = sorted({e.action for e in m.coverage.entries})
+    return [
+        f'no trace line exercises action {a} (covered by '
+        f'{", ".join(e.id for e in m.coverage.entries if e.action == a)}): add a trace (a scenario) '
+        'in which the code does it'
+        for a in actions if counts.get(a, 0) == 0
+    ]

@@ -1,0 +1,254 @@
+"""Trace validation jobs: NDJSON traces of the real program -> one TLC run of the trace spec.
+
+A trace job names a trace spec (it EXTENDS the model and the generated module TraceData, see
+trace_module.py), its cfg, and where the traces come from: NDJSON files, or a command run from
+the repository root that writes them into the folder named by EXECLEASE_TRACE_DIR. All traces
+go to one TLC process (the trace spec picks one in Init), run with deadlock checking: a line no
+step of the model can match leaves TLC without a successor, and that deadlock is the rejection.
+TLC stops at the first one it finds; its counterexample is the longest matched prefix.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
+from execlease_hook.tlc.output import Verdict
+from execlease_hook.traces.module import MODULE, Trace, module_text, read_trace
+
+OUT_ENV = 'EXECLEASE_TRACE_DIR'
+TRACE_VAR = 't'      # the trace spec's variables: the trace index and the next line
+LINE_VAR = 'l'
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    argv: tuple[str, ...]
+    seconds: float
+    output: str          # stdout and stderr, interleaved
+
+
+def command_argv(argv: Sequence[str]) -> tuple[str, ...]:
+    # `python` in a manifest means the Python that runs execlease (its venv, its packages).
+    first = sys.executable if argv[0] in ('python', 'python3') else argv[0]
+    return (first, *argv[1:])
+
+
+def run_command(
+        argv: Sequence[str], root: Path, out_dir: Path, timeout: float, what: str,
+        env: Mapping[str, str] | None = None,
+) -> CommandRun:
+    """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails.
+    The command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the
+    shared pool, pool.py, where trace commands run beside TLC) stops it with every process it
+    started (a fault-injection run's workers)."""
+    full = command_argv(argv)
+    environment = {**(env if env is not None else os.environ), OUT_ENV: str(out_dir)}
+    started = time.monotonic()
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    try:
+        proc = subprocess.Popen(
+            full, cwd=root, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    except OSError as e:
+        raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
+    with _live_lock:
+        _live[proc.pid] = proc
+    try:
+        stdout, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, _ = proc.communicate()
+        tail = (stdout or b'').decode('utf-8', 'replace')[-1500:]
+        raise CannotRun(f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
+                        f'(raise "timeout" on the entry if it needs longer){_tail(tail)}') from None
+    except BaseException:
+        _kill_group(proc)
+        proc.communicate()
+        raise
+    finally:
+        with _live_lock:
+            _live.pop(proc.pid, None)
+    if _cancelled.is_set():
+        raise KeyboardInterrupt
+    output = stdout.decode('utf-8', 'replace')
+    if proc.returncode != 0:
+        raise CannotRun(f'{what}: the command {" ".join(argv)} exited {proc.returncode}; '
+                        f'fix it so that it writes its traces and exits 0{_tail(output[-1500:])}')
+    return CommandRun(full, round(time.monotonic() - started, 3), output)
+
+
+_live: dict[int, subprocess.Popen[bytes]] = {}
+_live_lock = threading.Lock()
+_cancelled = threading.Event()
+
+
+def cancel_all() -> None:
+    """Stop every running trace command with its process group, and refuse new ones (Ctrl-C)."""
+    _cancelled.set()
+    with _live_lock:
+        procs = list(_live.values())
+    for proc in procs:
+        _kill_group(proc)
+
+
+def reset_cancel() -> None:
+    _cancelled.clear()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _tail(text: str) -> str:
+    lines = text.strip().splitlines()[-12:]
+    return ''.join(f'\n    | {line}' for line in lines)
+
+
+def read_folder(folder: Path, what: str) -> list[Trace]:
+    paths = sorted(folder.glob('*.ndjson'))
+    if not paths:
+        raise CannotRun(f'{what}: no *.ndjson trace in {folder}; the command must write its traces '
+                        f'into the folder named by ${OUT_ENV}')
+    return [read_trace(p) for p in paths]
+
+
+def read_files(patterns: Sequence[str], folder: Path, what: str) -> list[Trace]:
+    traces = []
+    for pattern in patterns:
+        found = sorted(glob.glob(str(folder / pattern)))
+        if not found:
+            raise CannotRun(f'{what}: no trace file matches {pattern!r} in {folder}')
+        traces += [read_trace(Path(p), str(Path(p).relative_to(folder))) for p in found]
+    return traces
+
+
+def tlc_job(
+        name: str, folder: Path, spec: str, config: str, traces: Sequence[Trace],
+        java: Path, jar: Path, timeout: float | None = None, workers: int = 1,
+) -> TlcJob:
+    """The TLC job of a trace spec: every module of the model folder plus the generated TraceData."""
+    spec_path = folder / spec
+    try:
+        spec_text = spec_path.read_bytes()
+        config_text = (folder / config).read_bytes()
+    except OSError as e:
+        raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None
+    from execlease_hook.spec import cfg as tlc_config
+
+    try:
+        said = tlc_config.check_deadlock(config_text, config)
+    except tlc_config.CfgProblem as e:
+        raise CannotRun(f'trace job {name}: {e}; fix the cfg') from None
+    if said is False:
+        raise CannotRun(f'trace job {name}: {config} says CHECK_DEADLOCK FALSE, but a trace is rejected '
+                        'by the deadlock at the line nothing matches; remove it from the trace cfg')
+    config_text = tlc_config.without_check_deadlock(config_text)   # TLC 2.15 lacks the keyword
+    modules = tuple(
+        (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla'))
+        if p.name not in (spec_path.name, f'{MODULE}.tla')
+    ) + ((f'{MODULE}.tla', module_text(traces).encode()),)
+    return TlcJob(
+        kind='traces', name=name, spec=spec_path.name, spec_text=spec_text, config=config,
+        config_text=config_text, modules=modules, java=java, jar=jar, deadlock=True,
+        timeout=timeout or DEFAULT_TIMEOUT, workers=workers,
+    )
+
+
+@dataclass(frozen=True)
+class Rejection:
+    trace: str                     # the trace's name (its file)
+    line: int                      # 1-based: the first line no step of the model could match
+    kind: str                      # why: no step matches it, or an invariant broken after it
+    event: dict[str, Any] | None   # that line as logged
+    state: tuple[tuple[str, str], ...]   # the last matched state (the trace spec's variables)
+
+    def to_json(self) -> dict[str, Any]:
+        return {'trace': self.trace, 'line': self.line, 'kind': self.kind, 'event': self.event,
+                'state': [list(x) for x in self.state]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Rejection:
+        return cls(str(data['trace']), int(data['line']), str(data['kind']), data['event'],
+                   tuple((str(n), str(v)) for n, v in data['state']))
+
+
+@dataclass(frozen=True)
+class TraceVerdict:
+    outcome: str                   # 'accepted' | 'rejected' | 'error'
+    traces: int
+    lines: int
+    rejection: Rejection | None = None
+    reason: str | None = None      # error: what went wrong
+
+    def to_json(self) -> dict[str, Any]:
+        return {'outcome': self.outcome, 'traces': self.traces, 'lines': self.lines,
+                'rejection': None if self.rejection is None else self.rejection.to_json(),
+                'reason': self.reason}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TraceVerdict:
+        if data['outcome'] not in ('accepted', 'rejected', 'error'):
+            raise ValueError(f'bad outcome {data["outcome"]!r}')
+        rejection = data['rejection']
+        return cls(str(data['outcome']), int(data['traces']), int(data['lines']),
+                   None if rejection is None else Rejection.from_json(rejection), data['reason'])
+
+
+def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
+    total = sum(len(t.lines) for t in traces)
+    if verdict.outcome == 'passed':
+        return TraceVerdict('accepted', len(traces), total)
+    if verdict.outcome == 'error':
+        return TraceVerdict('error', len(traces), total, reason=verdict.reason)
+    if not verdict.trace or not verdict.trace[-1].variables:
+        return TraceVerdict('error', len(traces), total,
+                            reason=f'TLC reported {verdict.describe()} without a state to read')
+    state = verdict.trace[-1].variables
+    values = dict(state)
+    try:
+        index, line = int(values[TRACE_VAR]), int(values[LINE_VAR])
+    except (KeyError, ValueError):
+        return TraceVerdict(
+            'error', len(traces), total,
+            reason=f'the trace spec must have variables {TRACE_VAR} (the trace) and {LINE_VAR} '
+                   f'(its next line); TLC reported {verdict.describe()}',
+        )
+    if not 1 <= index <= len(traces):
+        return TraceVerdict('error', len(traces), total, reason=f'TLC named trace {index} of {len(traces)}')
+    if verdict.kind == 'deadlock':
+        kind = 'no step of the model matches it'
+    else:
+        # An invariant broken in the state after line - 1: that line led there.
+        kind = f'{verdict.kind} {verdict.property or "(unnamed)"} is violated after it'
+        line -= 1
+    trace = traces[index - 1]
+    event = trace.lines[line - 1] if 1 <= line <= len(trace.lines) else None
+    return TraceVerdict('rejected', len(traces), total,
+                        rejection=Rejection(trace.name, line, kind, event, state))
+
+
+def action_counts(traces: Sequence[Trace]) -> dict[str, int]:
+    """Lines per logged action (the `action` field), over every trace."""
+    counts: dict[str, int] = {}
+    for trace in traces:
+        for line in trace.lines:
+            action = line.get('action')
+            if isinstance(action, str):
+                counts[action] = counts.get(action, 0) + 1
+    return counts

@@ -1,0 +1,302 @@
+"""The `traces` and `codeMutations` jobs of `execlease verify`.
+
+Each trace job (traces.py) runs in the repository: its command writes NDJSON traces (or its
+files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
+rejection is exit 1 (the code did something the model does not allow); a broken command or an
+unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
+of the repository (code_mutations.py), and must be rejected by one of them.
+
+Results are cached in the suite's cache folder, keyed by the jar, the Java major version, the
+model folder's modules and cfgs, and the traces: the bytes of the trace files, or, for a
+command, its argv and the bytes of every file in the folders that hold covered code (the code
+that writes the traces; a mutation changes them), plus, for a code mutation, the mutated file.
+A code mutation's key is computed without its copy (code_mutations.Mutated): the copy is made
+only when a trace job must run in it. `--no-cache` runs every command again.
+
+They run in the shared pool of `execlease verify` (pool.py), beside the TLC jobs: trace_stage.py
+makes them its tasks.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook.traces import code_mutations
+from execlease_hook.tlc import run as tlc
+from execlease_hook.traces import report as trace_report
+from execlease_hook.traces import run as traces
+from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.verify.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.output import Verdict
+from execlease_hook.traces.module import Trace
+from execlease_hook.traces.run import TraceVerdict
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.verify.suite import Tools
+
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class TraceRun:
+    """One trace job, run in one copy of the repository."""
+    verdict: TraceVerdict
+    tlc: Verdict | None                  # None: TLC did not run (the command failed)
+    counts: dict[str, int] = field(default_factory=dict)   # lines per logged action
+    seconds: float = 0.0                 # command + conversion + TLC
+    cached: bool = False
+    said: str = ''                       # the last lines the command printed (a seed to replay)
+
+    def to_json(self) -> dict[str, Any]:
+        return {'verdict': self.verdict.to_json(), 'tlc': None if self.tlc is None else self.tlc.to_json(),
+                'counts': self.counts, 'seconds': self.seconds, 'said': self.said}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TraceRun:
+        return cls(TraceVerdict.from_json(data['verdict']),
+                   None if data['tlc'] is None else Verdict.from_json(data['tlc']),
+                   {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True,
+                   str(data['said']))
+
+
+def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if (p.is_file() if copy is None else copy.holds(p)))
+
+
+def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None) -> str:
+    """`copy`: the key of the job in the mutated copy `copy` says (its root is `root`), without
+    the copy: the same files, the mutated file's bytes in place of the file's."""
+    folder = root / m.folder.relative_to(m.root)
+    h = hashlib.sha256()
+    read = Path.read_bytes if copy is None else copy.read
+
+    def part(data: bytes) -> None:
+        h.update(str(len(data)).encode() + b'\0' + data)
+
+    for text in (b'execlease-traces-1', t.jar.sha256.encode(), str(t.java.major).encode(),
+                 job.spec.encode(), job.config.encode(), '\0'.join(job.command).encode()):
+        part(text)
+    inputs = [p for p in _files_of(folder, copy) if p.suffix in ('.tla', '.cfg')]
+    if job.command:
+        covered = sorted({(root / e.path).parent for e in m.coverage.entries})
+        inputs += [p for d in covered for p in _files_of(d, copy)]
+    else:
+        for pattern in job.files:
+            inputs += sorted(p for p in folder.glob(pattern) if copy is None or copy.holds(p))
+    for path in inputs:
+        part(str(path.relative_to(root)).encode())
+        part(read(path))
+    if copy is not None:
+        # The mutated file, wherever it is: a mutation outside the covered folders must never
+        # be answered by the result of the unmutated code.
+        for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
+            part(text)
+    return h.hexdigest()
+
+
+def cached_run(cache: ResultCache, key: str) -> TraceRun | None:
+    if not cache.enabled:
+        return None
+    try:
+        data = json.loads((cache.folder / f'traces-{key}.json').read_text(encoding='utf-8'))
+        if data.get('format') != FORMAT or data.get('key') != key:
+            return None
+        return TraceRun.from_json(data['run'])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
+    if run.verdict.outcome == 'error' or cache.problem is not None:
+        return   # never cache a failure to run: it may not recur
+    try:
+        cache.folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(cache.folder / f'traces-{key}.json',
+                          json.dumps({'format': FORMAT, 'key': key, 'run': run.to_json()}))
+    except OSError as e:
+        cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'
+
+
+@dataclass(frozen=True)
+class Collected:
+    """A trace job's traces (written by its command or read from its files) and the TLC job that
+    checks them: what a trace job does before TLC, done apart by trace_stage.py."""
+    key: str
+    found: list[Trace]
+    tlc_job: TlcJob
+    said: str
+    seconds: float        # the command and the conversion
+
+
+def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
+                  live: Any = None, label: str | None = None,
+                  copy: code_mutations.Mutated | None = None) -> TraceRun:
+    """Run one trace job with `root` as the repository root (the repository or a mutated copy,
+    described by `copy`). `live`: a progress_line.Live that shows it while it runs, as `label`."""
+    key = cache_key(m, job, root, t, copy)
+    hit = cached_run(cache, key)
+    if hit is not None:
+        return hit
+    shown = None if live is None else live.start(label or f'traces {job.name}')
+    try:
+        collected = collect(m, job, root, t, key, workers, shown)
+        return collected if isinstance(collected, TraceRun) else check(collected, cache, shown)
+    finally:
+        if shown is not None:
+            live.finish(shown)
+
+
+def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1,
+            shown: Any = None) -> Collected | TraceRun:
+    """The traces of a trace job and their TLC job; a TraceRun if that failed (exit 2).
+    `key`: its cache_key. `shown`: its progress_line line, or None."""
+    if shown is not None:
+        shown.phase = 'running its trace command' if job.command else 'reading its traces'
+    folder = root / m.folder.relative_to(m.root)
+    started = time.monotonic()
+    said = ''
+    with tempfile.TemporaryDirectory(prefix=f'execlease-traces-{job.name}-') as out:
+        try:
+            if job.command:
+                command = traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,
+                                             f'trace job {job.name}')
+                said = '\n'.join(command.output.strip().splitlines()[-3:])
+                found = traces.read_folder(Path(out), f'trace job {job.name}')
+            else:
+                found = traces.read_files(job.files, folder, f'trace job {job.name}')
+            tlc_job = traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
+                                     t.jar.path, job.timeout, workers)
+        except CannotRun as e:
+            return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
+                            seconds=round(time.monotonic() - started, 3))
+    return Collected(key, found, tlc_job, said, time.monotonic() - started)
+
+
+def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
+    """The TLC run of collected traces, judged, and cached."""
+    started = time.monotonic()
+    if shown is not None:
+        shown.phase = 'starting Java'
+    verdict = tlc.run_job(collected.tlc_job, None if shown is None else shown.feed)
+    found = collected.found
+    run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
+                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
+    _store(cache, collected.key, run)
+    return run
+
+
+def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
+    return TlcJob(kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b'')
+
+
+def _shown(run: TraceRun) -> Verdict | None:
+    # The table's seconds are the whole job's (command, conversion and TLC), not TLC's alone.
+    return None if run.tlc is None else dataclasses.replace(run.tlc, seconds=run.seconds)
+
+
+def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]) -> JobResult:
+    placeholder = placeholder_job('traces', job.name, job)
+    v = run.verdict
+    if v.outcome == 'accepted':
+        return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run))
+    if v.outcome == 'rejected':
+        return JobResult(placeholder, _shown(run), run.cached, DID_NOT_HOLD,
+                         trace_report.rejected(m, job, v, statuses, run.said))
+    return JobResult(placeholder, _shown(run), run.cached, COULD_NOT_RUN,
+                     f'trace job {job.name}: {v.reason}')
+
+
+def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
+    placeholder = placeholder_job('traces', 'action-coverage', m.traces[0])
+    missing = trace_report.unreached(m, counts)
+    if missing:
+        return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing))
+    return JobResult(placeholder, None, False, HELD,
+                     'every action of the covered code is reached by the traces: ' + trace_report.counts_text(counts))
+
+
+def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
+    return [j for j in m.traces if not mutation.traces or j.name in mutation.traces]
+
+
+def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache,
+                     files: Sequence[str]) -> list[tuple[TraceJob, TraceRun]] | None:
+    """The runs of the mutation's trace jobs, if the cache holds every one it needs; else None."""
+    try:
+        copy = code_mutations.mutated(m.root, mutation, files)
+    except CannotRun:
+        return None
+    runs: list[tuple[TraceJob, TraceRun]] = []
+    for job in mutation_jobs(m, mutation):
+        run = cached_run(cache, cache_key(m, job, m.root, t, copy))
+        if run is None:
+            return None
+        runs.append((job, run))
+        if run.verdict.outcome != 'accepted':
+            break
+    return runs
+
+
+def code_mutation_result(
+        m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache, live: Any = None,
+        files: Sequence[str] | None = None,
+) -> JobResult:
+    """`files`: code_mutations.repository_files(m.root), when known. The copy of the repository
+    is made only for a trace job the cache does not answer."""
+    jobs = mutation_jobs(m, mutation)
+    placeholder = placeholder_job('code-mutation', mutation.name, jobs[0])
+    try:
+        planned = code_mutations.mutated(m.root, mutation, files)
+    except CannotRun as e:
+        return JobResult(placeholder, None, False, COULD_NOT_RUN, str(e))
+    runs: list[tuple[TraceJob, TraceRun]] = []
+    with contextlib.ExitStack() as stack:
+        copy: code_mutations.Mutated | None = None
+        for job in jobs:
+            run = cached_run(cache, cache_key(m, job, m.root, t, planned))
+            if run is None:
+                if copy is None:
+                    folder = stack.enter_context(code_mutations.mutated_copy(m.root, mutation, planned.files))
+                    # The key of what was copied: the working tree may have changed meanwhile.
+                    copy = code_mutations.Mutated(folder, mutation, planned.files,
+                                                  (folder / mutation.path).read_bytes())
+                run = run_trace_job(m, job, copy.root, t, cache, live=live,
+                                    label=f'code-mutation {mutation.name} ({job.name})', copy=copy)
+            runs.append((job, run))
+            if run.verdict.outcome != 'accepted':
+                break
+    return mutation_result(mutation, placeholder, runs)
+
+
+def mutation_result(mutation: CodeMutation, placeholder: TlcJob,
+                     runs: Sequence[tuple[TraceJob, TraceRun]]) -> JobResult:
+    job, run = runs[-1]
+    cached = all(r.cached for _, r in runs)
+    shown = _shown(run)
+    if run.verdict.outcome == 'rejected':
+        return JobResult(placeholder, shown, cached, HELD, trace_report.caught(mutation, job, run.verdict))
+    if run.verdict.outcome == 'error' and run.tlc is None:
+        # The mutated program broke its own trace command: caught, though not by the model.
+        return JobResult(placeholder, shown, cached, HELD,
+                         f'code mutation {mutation.name} is caught by the trace command of {job.name} '
+                         f'(it fails on the mutated code): {run.verdict.reason}')
+    if run.verdict.outcome == 'error':
+        return JobResult(placeholder, shown, cached, COULD_NOT_RUN,
+                         f'code mutation {mutation.name}: trace job {job.name}: {run.verdict.reason}')
+    return JobResult(placeholder, shown, cached, DID_NOT_HOLD,
+                     trace_report.not_caught(mutation, [j.name for j, _ in runs]))

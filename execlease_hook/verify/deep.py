@@ -1,0 +1,249 @@
+"""`verify --deep` and `verify --simulate`: the checks beyond their shipped bounds, for nightly CI.
+
+--deep runs each check that declares a `deep` block in manifest.json with those constants
+(cfg_constants.py), `-workers` = the cores this process may use, TLC's `-fpmem`, a time budget
+and TLC's progress reports on stderr; one deep job at a time by default, since each takes every
+core. --simulate runs every check's cfg (with --deep: its deep constants) in TLC's random
+simulation, `-simulate num=TRACES -depth DEPTH -seed SEED`, one worker per job so that a seed
+gives the same behaviours again. Both report states per second.
+
+Exit 0: every job searched all it was asked to (a deep run its whole state space, a simulation
+all its behaviours) and found nothing. A job stopped by its budget is exit 2 and says what it
+covered: it is not a pass of the full space. Mutations, findings, coverage and trace jobs are
+plain `verify`'s.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from execlease_hook.spec import cfg_constants
+from execlease_hook.verify import report
+from execlease_hook.tlc import modes as tlc_modes
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import Check, Manifest
+from execlease_hook.verify.report import COULD_NOT_RUN, HELD, JobResult
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.output import Verdict
+
+DEFAULT_BUDGET = 3600.0     # seconds per job, when neither --budget nor deep.timeout says
+DEFAULT_FPMEM = 0.5         # of the heap, for TLC's set of fingerprints (TLC's own default: 0.25)
+DEFAULT_DEPTH = 100         # TLC's default simulation depth
+DEFAULT_TRACES = 10_000
+
+
+@dataclass(frozen=True)
+class Mode:
+    deep: bool
+    simulate: bool
+    depth: int = DEFAULT_DEPTH
+    traces: int = DEFAULT_TRACES
+    seed: int = 0
+    budget: float | None = None
+    fpmem: float = DEFAULT_FPMEM
+    workers: int = 1
+
+    def words(self) -> str:
+        if self.simulate:
+            bounds = ', deep bounds' if self.deep else ''
+            return f'--simulate: {self.traces:,} behaviours of depth {self.depth}, seed {self.seed}{bounds}'
+        return f'--deep: {self.workers} workers, -fpmem {self.fpmem:g}'
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def mode_of(options: argparse.Namespace) -> Mode:
+    simulate = bool(getattr(options, 'simulate', False))
+    for name in ('depth', 'traces', 'seed'):
+        if getattr(options, name, None) is not None and not simulate:
+            raise CannotRun(f'--{name} is an option of --simulate; add --simulate or drop it')
+    seed = options.seed if getattr(options, 'seed', None) is not None else random.SystemRandom().randrange(1, 2**31)
+    fpmem = getattr(options, 'fpmem', None)
+    if fpmem is not None and not 0 < fpmem < 1:
+        raise CannotRun(f'--fpmem {fpmem:g}: give the fraction of the heap for fingerprints, between 0 and 1')
+    return Mode(
+        deep=bool(getattr(options, 'deep', False)), simulate=simulate,
+        depth=options.depth if getattr(options, 'depth', None) is not None else DEFAULT_DEPTH,
+        traces=options.traces if getattr(options, 'traces', None) is not None else DEFAULT_TRACES,
+        seed=seed, budget=getattr(options, 'budget', None),
+        fpmem=fpmem if fpmem is not None else DEFAULT_FPMEM, workers=cores(),
+    )
+
+
+def _bounds(c: Check) -> str:
+    assert c.deep is not None
+    return ', '.join(f'{name} = {value}' for name, value in c.deep.constants)
+
+
+def _progress_line(m: Manifest, c: Check, several: bool) -> Callable[[tlc_modes.Progress, float], None]:
+    where = f'{m.folder.relative_to(m.root).as_posix()}: ' if several and m.folder.is_relative_to(m.root) else ''
+
+    def line(p: tlc_modes.Progress, seconds: float) -> None:
+        rate = (p.distinct if p.distinct is not None else p.generated) / max(seconds, 1e-9)
+        unit = 'distinct states/s' if p.distinct is not None else 'states/s'
+        print(f'  {where}check {c.name}: {p.describe()} after {seconds:.0f} s ({rate:,.0f} {unit})',
+              file=sys.stderr, flush=True)
+    return line
+
+
+def plan(m: Manifest, t: Any, mode: Mode, several: bool = False) -> tuple[list[Any], list[str]]:
+    """The model's deep or simulation jobs, and notes on the checks it leaves out."""
+    from execlease_hook.verify import suite
+
+    planned, notes = [], []
+    for i, (p, c) in enumerate(zip(suite.plan(m, True, t), m.checks)):
+        config_text = p.job.config_text
+        budget = mode.budget if mode.budget is not None else DEFAULT_BUDGET
+        if mode.deep:
+            if c.deep is None:
+                notes.append(f'check {c.name} declares no "deep" block: not run by --deep')
+                continue
+            try:
+                config_text = cfg_constants.override(config_text.decode('utf-8'), c.deep.constants).encode('utf-8')
+            except (ValueError, UnicodeDecodeError) as e:
+                raise CannotRun(f'{m.path}: checks[{i}].deep.constants: {c.config}: {e}; give only '
+                                'constants the cfg assigns') from None
+            if mode.budget is None and c.deep.timeout is not None:
+                budget = c.deep.timeout
+        if mode.simulate:
+            flags: tuple[str, ...] = ('-simulate', f'num={mode.traces}', '-depth', str(mode.depth),
+                                      '-seed', str(mode.seed))
+        else:
+            flags = ('-fpmem', f'{mode.fpmem:g}')
+        job = dataclasses.replace(
+            p.job, config_text=config_text, mode=flags, workers=1 if mode.simulate else mode.workers,
+            timeout=budget, progress=_progress_line(m, c, several),
+        )
+        planned.append(dataclasses.replace(p, job=job))
+    return planned, notes
+
+
+def judge_for(mode: Mode, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobResult]:
+    from execlease_hook.verify import suite
+
+    checks = {c.name: c for c in m.checks}
+
+    def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
+        c = checks[job.name]
+        label = f'check {job.name}' + (f' ({_bounds(c)})' if mode.deep else '')
+        rate = _rate(verdict)
+        if verdict.outcome == 'error' and verdict.exit_code is None and (verdict.reason or '').startswith('timed out'):
+            if verdict.states is None:
+                covered = ('TLC had printed no progress report yet (one after the initial states, then '
+                           'about one a minute)')
+            elif verdict.distinct is None:
+                covered = f'TLC had generated {verdict.states:,} states at its last progress report'
+            else:
+                covered = (f'TLC had covered {verdict.distinct:,} distinct states found, {verdict.states:,} '
+                           f'generated, depth {verdict.depth}, at its last progress report')
+            return JobResult(job, verdict, cached, COULD_NOT_RUN, (
+                f'{label}: the time budget of {job.timeout:g} s ran out; {covered}: not a pass, the rest '
+                'was not searched; raise the budget (--budget, or "timeout" in the deep block) or lower '
+                'the bounds'))
+        result = suite.judge(job, verdict, cached)
+        if verdict.outcome != 'passed':
+            return dataclasses.replace(result, message=result.message.replace(f'check {job.name}', label, 1))
+        if mode.simulate:
+            what = (f'{mode.traces:,} random behaviours of depth up to {mode.depth} (seed {mode.seed}), '
+                    f'{verdict.states or 0:,} states generated in {verdict.seconds:.1f} s ({rate}): '
+                    'no violation; random behaviours, not the whole state space')
+        else:
+            what = (f'the whole state space: {verdict.distinct or 0:,} distinct states, {verdict.states or 0:,} '
+                    f'generated, depth {verdict.depth}, in {verdict.seconds:.1f} s ({rate}, '
+                    f'{job.workers} workers)')
+        return JobResult(job, verdict, cached, HELD, f'{label} passed: {what}')
+    return judge
+
+
+def _rate(v: Verdict) -> str:
+    seconds = max(v.seconds, 1e-9)
+    if v.distinct is not None:
+        return f'{v.distinct / seconds:,.0f} distinct states/s'
+    return f'{(v.states or 0) / seconds:,.0f} states/s'
+
+
+def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:
+    found = []
+    for j in jobs:
+        c = next(c for c in m.checks if c.name == j.job.name)
+        v = j.verdict
+        if c.deep is not None and c.deep.states is not None and v is not None and v.outcome == 'passed' \
+                and '-simulate' not in j.job.mode and v.distinct != c.deep.states:
+            found.append(f'check {c.name} (deep): {v.distinct:,} distinct states, {c.deep.states:,} '
+                         'recorded in its deep block: the model\'s meaning changed?')
+    return found
+
+
+def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
+    from execlease_hook.git import repo as git
+    from execlease_hook.verify import pool
+    from execlease_hook.core import term
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.manifest import find as models
+    from execlease_hook.verify import suite
+    from execlease_hook.tlc.cache import ResultCache, results_folder
+
+    flag = '--simulate' if getattr(options, 'simulate', False) else '--deep'
+    for name, given in (('--quick', options.quick), ('--update-coverage', options.update_coverage),
+                        ('--shard', getattr(options, 'shard', None)), ('--only', getattr(options, 'only', None))):
+        if given:
+            raise CannotRun(f'{flag} runs the checks beyond their shipped bounds only; drop {name} '
+                            '(plain `execlease verify` runs the rest)')
+    mode = mode_of(options)
+    verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
+    manifests = [manifest_read.load(p, root) for p in models.find_models(root, options.model)]
+    t = suite.Tools(tools.resolve_jar(root), tools.find_java())
+    if t.jar.warning:
+        print(t.jar.warning, file=sys.stderr, flush=True)
+    several = len(manifests) > 1
+    planned = [(m, *plan(m, t, mode, several)) for m in manifests]
+    if not any(jobs for _, jobs, _ in planned):
+        raise CannotRun('--deep: no check declares a "deep" block (constants at larger bounds) in '
+                        + ', '.join(str(m.path.relative_to(root)) for m in manifests)
+                        + '; add one, e.g. "deep": {"constants": {"MaxGen": "4"}}')
+    if verbosity >= 0:
+        suite._print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+                               f'({t.jar.source}); Java {t.java.major} ({t.java.path}); {mode.words()}'))
+    cache = ResultCache(results_folder(root), enabled=not options.no_cache)
+    at_once = options.jobs or (cores() if mode.simulate else 1)
+    works = [pool.Work(m, jobs, judge_for(mode, m), suite._progress_of(m, several, verbosity))
+             for m, jobs, _ in planned]
+    ran = pool.run(works, t, cache, at_once)
+    results = []
+    for (m, jobs, skipped), done in zip(planned, ran):
+        r = suite.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)])
+        r.plan = [f'check:{p.job.name}' for p in jobs]
+        r.failures = [j.message for j in done if j.outcome == report.DID_NOT_HOLD]
+        r.problems = [j.message for j in done if j.outcome == COULD_NOT_RUN]
+        results.append(r)
+        suite.print_model(r, max(verbosity + 1, 0) if verbosity >= 0 else verbosity)
+    code = suite.exit_code(results)
+    from execlease_hook.verify import report_build as build
+
+    data = suite.results_json(results, t, code)
+    data['mode'] = {'deep': mode.deep, 'simulate': mode.simulate, 'fpmem': mode.fpmem,
+                    'workers': 1 if mode.simulate else mode.workers,   # per TLC job
+                    **({'traces': mode.traces, 'depth': mode.depth, 'seed': mode.seed} if mode.simulate else {})}
+    outputs.finish(build.verify_report(results, data, code, git.head(root)))
+    if cache.problem:
+        suite._print(f'note: {cache.problem}')
+    result = report.RESULT_TEXT[code]
+    if code == 0:
+        result += f' ({mode.words()}; checks only)'
+    if mode.simulate:
+        result += f'; reproduce with --seed {mode.seed}'
+    suite._print('', term.paint(result, 'green' if code == 0 else 'red'))
+    return code

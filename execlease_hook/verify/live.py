@@ -1,0 +1,116 @@
+"""The live progress of running TLC jobs, on stderr (stdout may carry a machine format).
+
+On a terminal: one line per running job, redrawn every second in place (the elapsed time ticks
+even while TLC is silent between its progress messages), each cut to the terminal's width so
+that redrawing never leaves wrapped pieces behind. Not a terminal (a CI log, a pipe): a job
+that has run for EXECLEASE_PROGRESS_SECONDS (10) gets one plain line, then at most one per that
+many seconds. `-q` shows none (the caller makes no Live). A line that must stay (a job that
+ended) goes through `print`, which clears the live lines first and draws them again after it.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import TextIO
+
+from execlease_hook.core import settings
+from execlease_hook.tlc.progress import JobProgress
+
+DEFAULT_SECONDS = 10.0
+_CLEAR_LINE = '\r\033[K'
+_UP = '\033[A'
+
+
+def on_a_terminal(stream: TextIO) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class Live:
+    def __init__(self, stream: TextIO | None = None, terminal: bool | None = None,
+                 every: float | None = None) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.terminal = on_a_terminal(self.stream) if terminal is None else terminal
+        self.every = every if every is not None else settings.seconds_env(
+            'EXECLEASE_PROGRESS_SECONDS', DEFAULT_SECONDS)
+        self._jobs: list[JobProgress] = []
+        self._last_plain: dict[int, float] = {}   # id(job) -> when its last plain line went out
+        self._drawn = 0                           # live lines on the screen now
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+
+    # The jobs' side (each TLC job runs in a thread of its own).
+    def start(self, label: str) -> JobProgress:
+        job = JobProgress(label, time.monotonic())
+        with self._lock:
+            self._jobs.append(job)
+            if self._ticker is None:
+                self._ticker = threading.Thread(target=self._tick, name='progress', daemon=True)
+                self._ticker.start()
+        return job
+
+    def finish(self, job: JobProgress) -> None:
+        with self._lock:
+            self._erase()
+            if job in self._jobs:
+                self._jobs.remove(job)
+            self._last_plain.pop(id(job), None)
+            self._draw()
+
+    def print(self, line: str) -> None:
+        with self._lock:
+            self._erase()
+            self.stream.write(line + '\n')
+            self._draw()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        with self._lock:
+            self._erase()
+            self._jobs.clear()
+
+    # Drawing (always under the lock).
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0 if self.terminal else min(1.0, self.every)):
+            with self._lock:
+                if self.terminal:
+                    self._erase()
+                    self._draw()
+                else:
+                    self._plain(time.monotonic())
+
+    def _width(self) -> int:
+        from execlease_hook.core import term
+
+        return term.width(self.stream) - 1   # a line of exactly the width would wrap on some terminals
+
+    def _draw(self) -> None:
+        if not self.terminal or not self._jobs:
+            return
+        now, width = time.monotonic(), self._width()
+        lines = ['  ' + job.describe(now) for job in self._jobs]
+        self.stream.write('\n'.join(line[:width] for line in lines))
+        self.stream.flush()
+        self._drawn = len(lines)
+
+    def _erase(self) -> None:
+        if not self._drawn:
+            return
+        self.stream.write(_CLEAR_LINE + (_UP + _CLEAR_LINE) * (self._drawn - 1))
+        self._drawn = 0
+
+    def _plain(self, now: float) -> None:
+        from execlease_hook.core import term
+
+        for job in self._jobs:
+            last = self._last_plain.get(id(job), job.started)
+            if now - last >= self.every:
+                self.stream.write(term.wrap('  ' + job.describe(now), term.width(self.stream)) + '\n')
+                self._last_plain[id(job)] = now
+        self.stream.flush()

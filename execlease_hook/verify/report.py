@@ -1,0 +1,191 @@
+"""Human output of the suite: the job table, counterexamples mapped to code, and JSON.
+
+A counterexample is printed step by step: the action as TLC names it, the covered code that
+implements it (path:line of every manifest entry whose `action` matches, located afresh in the
+working tree), and only the variables that changed in that step.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.output import TraceStep, Verdict
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage.compare import EntryStatus
+
+HELD = 'held'
+DID_NOT_HOLD = 'did not hold'
+COULD_NOT_RUN = 'could not run'
+RESULT_TEXT = {
+    0: 'PASSED',
+    1: 'FAILED (did not hold)',
+    2: 'COULD NOT RUN (exit 2 is not a pass)',
+}
+
+
+@dataclass(frozen=True)
+class JobResult:
+    job: TlcJob
+    verdict: Verdict | None      # None: the job could not even be started (e.g. a bad anchor)
+    cached: bool
+    outcome: str                 # HELD | DID_NOT_HOLD | COULD_NOT_RUN
+    message: str                 # what held or did not, in words a person acts on
+    show_trace: bool = False
+
+
+def _verdict_cell(result: JobResult) -> str:
+    if result.verdict is None:
+        return 'not run'
+    v = result.verdict
+    if v.outcome == 'violated':
+        if v.kind == 'deadlock':
+            return 'violated deadlock'
+        return f'violated {v.property or "(unnamed " + str(v.kind) + ")"}'
+    if v.outcome == 'error':
+        return 'error'
+    return 'passed'
+
+
+def summary_table(results: Sequence[JobResult], width: int | None = None) -> list[str]:
+    """One row per job. Within `width` (the terminal's, less the indent): the verdict column is
+    left out first (what a failed job got is in its DID NOT HOLD line), then names are clipped."""
+    from execlease_hook.core import table
+
+    columns = (
+        table.Column('kind'), table.Column('name', clip=table.keep_ends, least=12),
+        table.Column('verdict', clip=table.keep_start, least=12, optional=True), table.Column('result'),
+        table.Column('distinct', right=True), table.Column('seconds', right=True),
+        table.Column('cached', right=True),
+    )
+    rows = []
+    for r in results:
+        v = r.verdict
+        rows.append((
+            r.job.kind, r.job.name, _verdict_cell(r), r.outcome,
+            '-' if v is None or v.distinct is None else f'{v.distinct:,}',
+            '-' if v is None else f'{v.seconds:.1f}',
+            'yes' if r.cached else 'no',
+        ))
+    kept, cells = table.layout(columns, rows, width if width is not None else 10**6)
+    lines = table.render(kept, cells)
+    if len(kept) < len(columns):
+        lines.append('(no verdict column: cut to the terminal\'s width; COLUMNS=N widens it)')
+    return lines
+
+
+def action_name(step: TraceStep) -> str:
+    """TLC may print an action with its parameters (`Claim(w)`); the manifest names `Claim`."""
+    return step.action.split('(', 1)[0].strip()
+
+
+def code_for(action: str, statuses: Sequence[EntryStatus]) -> list[str]:
+    cited = []
+    for s in statuses:
+        if s.entry.action != action:
+            continue
+        if s.located is not None:
+            where = f'{s.entry.path}:{s.located.start_line}'
+            if s.located.end_line != s.located.start_line:
+                where += f'-{s.located.end_line}'
+        else:
+            where = f'{s.entry.path} (not found: update the anchors)'
+        if s.entry.function:
+            name = s.entry.function
+        else:
+            anchor = s.entry.region.start if s.entry.region else ''
+            name = f'region {anchor!r}' + (f' in {s.entry.within}' if s.entry.within else '')
+        cited.append(f'{where}  {name}  [{s.entry.id}]')
+    return cited
+
+
+_LOCATION = re.compile(r'^line (\d+), col \d+ to line (\d+), col \d+ of module (\S+)$')
+
+
+def spec_line(step: TraceStep) -> str | None:
+    """'line 79, col 1 to line 90, col 30 of module M' -> 'M.tla:79-90': where TLC took the step."""
+    match = _LOCATION.match(step.location)
+    if match is None:
+        return None
+    start, end, module = match.groups()
+    return f'{module}.tla:{start}' + ('' if start == end else f'-{end}')
+
+
+def _indent_value(value: str, pad: str) -> str:
+    return value.replace('\n', '\n' + pad)
+
+
+def counterexample(
+        verdict: Verdict, statuses: Sequence[EntryStatus], abstract: Mapping[str, str] | None = None,
+) -> list[str]:
+    """`abstract`: the manifest's abstract actions and why no code implements them."""
+    lines: list[str] = []
+    what = 'deadlock' if verdict.kind == 'deadlock' else f'{verdict.kind} {verdict.property or "(TLC does not name it)"}'
+    lines.append(f'  counterexample ({what}), {len(verdict.trace)} steps:')
+    previous: dict[str, str] = {}
+    for step in verdict.trace:
+        if step.action == 'Stuttering':
+            lines.append(f'  {step.number}. Stuttering: from here on nothing changes forever')
+            continue
+        if step.back_to is not None:
+            lines.append(f'  {step.number}. {step.action}: back to state {step.back_to} (the behaviour loops)')
+        else:
+            lines.append(f'  {step.number}. {step.action}')
+        where = spec_line(step)
+        if where is not None:
+            lines.append(f'       spec: {where}')
+        if step.action != 'Initial predicate':
+            cited = code_for(action_name(step), statuses)
+            for c in cited:
+                lines.append(f'       code: {c}')
+            reason = (abstract or {}).get(action_name(step))
+            if not cited and step.back_to is None:
+                lines.append(f'       code: (abstract: {reason})' if reason else
+                             '       code: (no covered entry names this action)')
+        current = dict(step.variables)
+        changed = [(n, v) for n, v in step.variables if previous.get(n) != v]
+        for name, value in changed:
+            label = f'       {name} = '
+            lines.append(label + _indent_value(value, ' ' * len(label)))
+        if step.variables and not changed:
+            lines.append('       (no variable changed)')
+        if current:
+            previous = current
+    return lines
+
+
+def error_details(verdict: Verdict) -> list[str]:
+    lines = [f'  {verdict.reason}']
+    if verdict.last_lines:
+        lines.append('  last lines of TLC output:')
+        lines += [f'    | {line}' for line in verdict.last_lines[-15:]]
+    return lines
+
+
+def result_json(result: JobResult) -> dict[str, Any]:
+    return {
+        'kind': result.job.kind,
+        'name': result.job.name,
+        'config': result.job.config,
+        'expect': result.job.expect,
+        'outcome': result.outcome,
+        'message': result.message,
+        'cached': result.cached,
+        'verdict': None if result.verdict is None else result.verdict.to_json(),
+    }
+
+
+def entry_json(status: EntryStatus) -> dict[str, Any]:
+    return {
+        'id': status.entry.id,
+        'path': status.entry.path,
+        'line': None if status.located is None else status.located.start_line,
+        'action': status.entry.action,
+        'status': status.status,
+        'recorded': status.entry.hash,
+        'current': status.current,
+        'problem': status.problem,
+    }

@@ -1,0 +1,234 @@
+"""Results of verify, guard and coverage -> `Report` items with locations in code and spec.
+
+Job kinds are handled generically: any kind the suite runs becomes an item; checks, mutations
+and findings get rules of their own, any other kind 'job-failed'.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook.formats.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, Item, Location
+
+if TYPE_CHECKING:
+    from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.manifest.model import Manifest
+    from execlease_hook.verify.report import JobResult
+    from execlease_hook.tlc.output import Verdict
+
+_TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
+_PARSE_AT = re.compile(r'at line (\d+), column \d+')
+_PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
+ENTRY_RULES = {
+    'unchanged': (HELD, 'covered-code-unchanged'),
+    'changed': (DID_NOT_HOLD, 'covered-code-changed'),
+    'never synced': (DID_NOT_HOLD, 'covered-code-never-synced'),
+    'missing': (COULD_NOT_RUN, 'covered-code-missing'),
+    'ambiguous': (COULD_NOT_RUN, 'covered-code-missing'),
+}
+
+
+def rel(root: Path, path: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def model_folder(m: Manifest) -> str:
+    return rel(m.root, m.folder)
+
+
+def _in_model(m: Manifest, name: str) -> str:
+    folder = model_folder(m)
+    return name if folder == '.' else f'{folder}/{name}'
+
+
+def _spec_text(m: Manifest) -> str:
+    try:
+        return (m.folder / m.spec).read_text(encoding='utf-8', errors='replace')
+    except OSError:
+        return ''
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    at = text.find(needle)
+    return None if at < 0 else text.count('\n', 0, at) + 1
+
+
+def definition_line(m: Manifest, name: str) -> Location | None:
+    """Where the spec defines `name` (`Name ==` or `Name(...) ==`)."""
+    text = _spec_text(m)
+    match = re.search(rf'^[ \t]*{re.escape(name)}[ \t]*(\(|==)', text, re.MULTILINE)
+    if match is None:
+        return None
+    line = text.count('\n', 0, match.start()) + 1
+    return Location(_in_model(m, m.spec), line, line, 'spec')
+
+
+def entry_location(s: EntryStatus) -> Location:
+    if s.located is None:
+        return Location(s.entry.path, None, None, 'code')
+    return Location(s.entry.path, s.located.start_line, s.located.end_line, 'code')
+
+
+def entry_item(m: Manifest, s: EntryStatus, message: str | None = None) -> Item:
+    outcome, rule = ENTRY_RULES.get(s.status, (COULD_NOT_RUN, 'covered-code-missing'))
+    if message is None:
+        message = {
+            HELD: f'entry {s.entry.id} ({s.entry.action}) unchanged',
+            DID_NOT_HOLD: f'covered code {s.status}: entry {s.entry.id} at {s.where}, model action '
+                          f'{s.entry.action}; once the model describes the code, run '
+                          '`execlease verify --update-coverage`',
+        }.get(outcome, f'coverage entry {s.entry.id} ({s.entry.action}): {s.problem}')
+    return Item(model_folder(m), 'coverage', s.entry.id, outcome, rule, message, (entry_location(s),))
+
+
+def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
+    """Where SANY or TLC points, from its message and last lines: module M -> M.tla of the model."""
+    found: list[Location] = []
+    texts = (verdict.reason or '', *verdict.last_lines)
+    for text in texts:
+        for start, _, end, _, module in _TLC_LOCATION.findall(text):
+            loc = Location(_in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
+            if loc not in found:
+                found.append(loc)
+    # A parse error: 'Encountered "<<" at line 13, column 10 ... In module Counter'.
+    module = next((match.group(1) for text in texts for match in [_PARSE_MODULE.search(text)] if match),
+                  Path(m.spec).stem)
+    for text in texts:
+        for line in _PARSE_AT.findall(text):
+            loc = Location(_in_model(m, f'{module}.tla'), int(line), int(line), 'spec')
+            if loc not in found:
+                found.append(loc)
+    return found
+
+
+def tlc_error(m: Manifest, verdict: Verdict) -> dict[str, Any]:
+    reason = verdict.reason or ''
+    lowered = reason.lower()
+    category = next((name for name, words in (
+        ('parse', ('parse error', 'semantic error', 'sany')),
+        ('timeout', ('timed out',)),
+        ('memory', ('memory', 'heap space')),
+        ('killed', ('killed by signal',)),
+        ('java', ('could not start java',)),
+        ('refused', ('refuse',)),
+    ) if any(w in lowered for w in words)), 'tlc')
+    return {'category': category, 'message': reason, 'exitCode': verdict.exit_code,
+            'locations': [loc.to_json() for loc in tlc_locations(m, verdict)]}
+
+
+def counterexample(m: Manifest, verdict: Verdict, statuses: Sequence[EntryStatus]) -> list[dict[str, Any]]:
+    """Each step with where the spec defines it and the covered code that implements it."""
+    from execlease_hook.verify import report
+
+    steps = []
+    previous: dict[str, str] = {}
+    for step in verdict.trace:
+        match = _TLC_LOCATION.search(step.location)
+        spec = None if match is None else Location(
+            _in_model(m, f'{match.group(5)}.tla'), int(match.group(1)), int(match.group(3)), 'spec')
+        action = report.action_name(step)
+        code = [
+            {'entry': s.entry.id, **entry_location(s).to_json()}
+            for s in statuses if s.entry.action == action
+        ] if step.action not in ('Initial predicate', 'Stuttering') else []
+        current = dict(step.variables)
+        steps.append({
+            'number': step.number, 'action': step.action, 'backTo': step.back_to,
+            'spec': None if spec is None else spec.to_json(), 'code': code,
+            'changed': {n: v for n, v in step.variables if previous.get(n) != v},
+        })
+        if current:
+            previous = current
+    return steps
+
+
+def _job_rule(r: JobResult) -> str:
+    if r.outcome == HELD:
+        return f'{r.job.kind}-held'
+    if r.outcome == COULD_NOT_RUN:
+        return 'job-not-run' if r.verdict is None else 'tlc-error'
+    escaped = r.verdict is not None and r.verdict.outcome == 'passed'
+    return {
+        'check': 'check-failed',
+        'mutation': 'mutation-escaped' if escaped else 'mutation-wrong-property',
+        'finding': 'finding-gone' if escaped else 'finding-wrong-property',
+    }.get(r.job.kind, 'job-failed')
+
+
+def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item:
+    locations: list[Location] = []
+    v = r.verdict
+    mutation = next((mu for mu in m.mutations if mu.name == r.job.name), None) \
+        if r.job.kind == 'mutation' else None
+    if mutation is not None:
+        line = _line_of(_spec_text(m), mutation.replace.start)
+        if line is not None:
+            end = line + mutation.replace.start.count('\n')
+            locations.append(Location(_in_model(m, m.spec), line, end, 'spec'))
+    if v is not None and v.outcome == 'error':
+        locations.extend(tlc_locations(m, v))
+    if v is not None and v.outcome == 'violated' and v.property:
+        where = definition_line(m, v.property)
+        if where is not None:
+            locations.append(where)
+    if v is not None and v.trace and r.outcome != HELD:
+        from execlease_hook.verify import report
+
+        last = next((s for s in reversed(v.trace) if s.action not in ('Stuttering',)), None)
+        if last is not None:
+            action = report.action_name(last)
+            locations.extend(entry_location(s) for s in statuses if s.entry.action == action)
+    locations.append(Location(_in_model(m, r.job.config), None, None, 'config'))
+    unique = list(dict.fromkeys(locations))
+    return Item(model_folder(m), r.job.kind, r.job.name, r.outcome, _job_rule(r), r.message,
+                tuple(unique), None if v is None else v.seconds)
+
+
+def model_item(m: Manifest, outcome: str, message: str) -> Item:
+    rule = 'model-unchanged' if outcome == HELD else 'model-changed'
+    return Item(model_folder(m), 'model', 'modelHash', outcome, rule, message,
+                (Location(_in_model(m, m.spec), None, None, 'spec'),))
+
+
+def notes_item(m: Manifest, message: str) -> Item:
+    return Item(model_folder(m), 'notes', 'code-to-action', DID_NOT_HOLD, 'notes-map-stale', message,
+                (Location(_in_model(m, 'NOTES.md'), None, None, 'notes'),))
+
+
+def uncovered_item(m: Manifest, path: str, line: int, message: str) -> Item:
+    return Item(model_folder(m), 'watch', f'{path}:{line}', DID_NOT_HOLD, 'uncovered-protocol-code',
+                message, (Location(path, line, line, 'code'),))
+
+
+def problem_items(m: Manifest, problems: Iterable[str], known: Iterable[str]) -> list[Item]:
+    """Could-not-run messages that no job or entry stands for (e.g. --update-coverage refused)."""
+    seen = set(known)
+    return [Item(model_folder(m), 'model', 'run', COULD_NOT_RUN, 'run-unfinished', p,
+                 (Location(rel(m.root, m.path), None, None, 'manifest'),))
+            for p in problems if p not in seen]
+
+
+def verify_report(results: Sequence[Any], details: dict[str, Any], code: int, commit: str | None) -> Any:
+    """The suite's ModelResults and its JSON fields -> a Report: manifest paths made relative to
+    the repository, each job with its structured TLC error and located counterexample."""
+    from execlease_hook.formats.report import Report
+
+    items: list[Item] = []
+    for r, model in zip(results, details.get('models', [])):
+        m = r.manifest
+        model['manifest'] = rel(m.root, m.path)
+        model['model'] = model_folder(m)
+        model['plan'] = list(getattr(r, 'plan', []))
+        for job, data in zip(r.jobs, model.get('jobs', [])):
+            v = job.verdict
+            data['rule'] = _job_rule(job)
+            data['error'] = tlc_error(m, v) if v is not None and v.outcome == 'error' else None
+            data['counterexample'] = counterexample(m, v, r.coverage) if v is not None and v.trace else None
+        items.extend(job_item(m, job, r.coverage) for job in r.jobs)
+        items.extend(entry_item(m, s) for s in r.coverage)
+        known = [j.message for j in r.jobs] + [s.problem or '' for s in r.coverage]
+        items.extend(problem_items(m, (p for p in r.problems if not p.startswith('coverage entry ')), known))
+    return Report('verify', code, commit, items, details)

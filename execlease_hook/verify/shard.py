@@ -1,0 +1,84 @@
+"""`verify --shard K/N` and `--only NAME...`: which jobs of a model this run takes.
+
+Shards split the planned jobs deterministically (the same manifest gives every CI machine the
+same split) and balance them by cost: a check weighs its recorded distinct states, a mutation
+or finding the states of the check that uses the same cfg (else the largest recorded count), so
+the big jobs spread out first. The coverage check runs in shard 1 only; `execlease report merge`
+puts the shards' JSON reports back together into one verdict.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from execlease_hook.core.errors import CannotRun
+
+if TYPE_CHECKING:
+    from execlease_hook.manifest.model import Manifest
+    from execlease_hook.tlc.run import TlcJob
+
+P = TypeVar('P')
+
+
+@dataclass(frozen=True)
+class Selection:
+    index: int = 1          # K, 1-based
+    count: int = 1          # N
+    only: tuple[str, ...] = ()
+
+    @property
+    def sharded(self) -> bool:
+        return self.count > 1
+
+    @property
+    def runs_coverage(self) -> bool:
+        return self.index == 1 and not self.only
+
+    def to_json(self) -> dict[str, object]:
+        return {'index': self.index, 'count': self.count, 'only': list(self.only)}
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r'(\d+)/(\d+)', text)
+    if match is None or not 1 <= int(match.group(1)) <= int(match.group(2)):
+        raise CannotRun(f'--shard {text}: give K/N with 1 <= K <= N, e.g. --shard 2/4')
+    return int(match.group(1)), int(match.group(2))
+
+
+def weight(m: Manifest, job: TlcJob) -> int:
+    by_config = {c.config: c.states for c in m.checks if c.states is not None}
+    largest = max(by_config.values(), default=1)
+    if job.kind == 'check':
+        states = next((c.states for c in m.checks if c.name == job.name), None)
+        return states if states is not None else largest
+    return by_config.get(job.config, largest)
+
+
+def assign(m: Manifest, jobs: Sequence[TlcJob], count: int) -> list[int]:
+    """The 0-based shard of each job: greedy, heaviest first, onto the lightest shard."""
+    order = sorted(range(len(jobs)), key=lambda i: (-weight(m, jobs[i]), jobs[i].kind, jobs[i].name))
+    load = [0] * count
+    shard = [0] * len(jobs)
+    for i in order:
+        target = min(range(count), key=lambda k: (load[k], k))
+        shard[i] = target
+        load[target] += max(1, weight(m, jobs[i]))
+    return shard
+
+
+def select(m: Manifest, planned: Sequence[P], jobs: Sequence[TlcJob], sel: Selection) -> list[P]:
+    """The planned jobs this run takes (`jobs[i]` is the TlcJob of `planned[i]`)."""
+    chosen = list(range(len(planned)))
+    if sel.only:
+        names = {j.name for j in jobs}
+        unknown = [n for n in sel.only if n not in names]
+        if unknown:
+            raise CannotRun(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
+                            f'(jobs: {", ".join(sorted(names))})')
+        chosen = [i for i in chosen if jobs[i].name in sel.only]
+    if sel.sharded:
+        shards = assign(m, [jobs[i] for i in chosen], sel.count)
+        chosen = [i for i, k in zip(chosen, shards) if k == sel.index - 1]
+    return [planned[i] for i in chosen]

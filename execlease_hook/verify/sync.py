@@ -1,0 +1,164 @@
+"""`execlease verify --update-coverage [--reason TEXT]`: record that the model describes the code.
+
+Only after the whole suite passed (every job held, nothing could not run: whatever the suite
+runs, it must all have held) does the sync rewrite manifest.json, atomically:
+- each entry's `hash`, and `syncedBlob`: the covered file's content as it was hashed, written
+  into git's object database, so that a later blocked commit shows exactly the change since
+  the hashed code, in any clone, before or after the sync is committed;
+- `coverage.modelHash`, `coverage.syncCommit` (HEAD, or null before the first commit) and each
+  check's `states`;
+- the NOTES.md code-to-action table, when the model keeps one.
+
+A sync is a claim that the model describes the code. When covered code moved and no model file
+did, the claim rests on a judgement nobody wrote down: the sync refuses (exit 1) unless given
+`--reason`, which is recorded as `syncReason` on the entries it concerns.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook.manifest import model as manifest_model
+from execlease_hook.manifest import write as manifest_write
+
+if TYPE_CHECKING:
+    from execlease_hook.verify.suite import ModelResult
+
+COVERAGE_FAILURE = 'covered code changed'
+
+
+def _rel(root: Path, path: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
+def update_coverage(r: ModelResult, reason: str | None = None) -> None:
+    """Record the working tree's fingerprints and content, the model hash, HEAD and states."""
+    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import repo as git
+
+    m = r.manifest
+    if reason is not None and not reason.strip():
+        r.problems.append('--reason: give the reason in words (it is recorded in manifest.json)')
+        return
+    if r.problems:
+        r.problems.append(f'{m.path}: not updating coverage: the suite could not run completely')
+        return
+    if any(not f.startswith(COVERAGE_FAILURE) for f in r.failures):
+        r.failures.append(
+            f'{m.path}: not updating coverage: every check, mutation and finding, and everything else '
+            'the suite checks (named above), must hold first (nothing was changed)',
+        )
+        return
+    if not m.covers_code:
+        _record_states(r)   # a model of no code: no hashes, no map; only the states
+        return
+    from execlease_hook.spec import record as model_record
+
+    source = coverage.WorktreeSource(m.root)
+    view = model_record.read(m, source)
+    model_hash = model_record.record(view)
+    model_changes = model_record.changes(view, source)   # per definition: a comment is no change
+    model_moved = bool(model_changes)
+    code_moved = [s for s in r.coverage if s.status == 'changed']  # not a new entry, not a new scheme
+    if code_moved and not model_moved and reason is None:
+        names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
+        r.failures.append(
+            f'{_rel(m.root, m.path)}: not updating coverage: covered code changed since the last sync '
+            f'({names}) but no definition of the model (spec, cfgs) did. If the model already describes the new '
+            'code, say why: --update-coverage --reason "..." (recorded in manifest.json with these '
+            'entries and shown by `execlease coverage`); otherwise change the model first. Nothing was changed.',
+        )
+        return
+    paths = sorted({s.entry.path for s in r.coverage})
+    blobs = git.write_blobs(m.root, paths)
+    before_blobs: dict[str, str] = {}
+    for e in m.coverage.entries:
+        if e.synced_blob is not None:
+            before_blobs.setdefault(e.path, e.synced_blob)
+    entries = []
+    for s in r.coverage:
+        e = s.entry
+        if s.current != e.hash:
+            # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
+            scheme = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
+            r.moved.append(f'entry {e.id} ({s.where}): {e.hash or "none"} -> {s.current}{scheme}')
+        why = e.sync_reason
+        if s.status == 'changed':
+            why = reason  # the reason explains this code; a sync with a model change needs none
+        if why != e.sync_reason and why is not None:
+            r.moved.append(f'entry {e.id}: syncReason "{why}"')
+        entries.append(dataclasses.replace(e, hash=s.current, synced_blob=blobs[e.path], sync_reason=why))
+    for path in paths:
+        if before_blobs.get(path) != blobs[path]:
+            r.moved.append(f'synced blob of {path}: {(before_blobs.get(path) or "none")[:12]} -> {blobs[path][:12]}')
+    if model_hash != m.coverage.model_hash:
+        if isinstance(m.coverage.model_hash, str):
+            changed = ['recorded per definition from now on (was one sha256 of the bytes)']
+        else:
+            changed = model_changes if m.coverage.model_hash is not None else []
+        r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
+    head = git.head(m.root)
+    if head != m.coverage.sync_commit:
+        r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head or "none (no commit yet)"}')
+    checks = _checked_states(r)
+    updated = dataclasses.replace(
+        m, checks=tuple(checks),
+        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
+    )
+    if updated != m:
+        try:
+            manifest_write.write(m.path, updated)
+        except OSError as e:
+            r.problems.append(
+                f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
+                f'{m.folder} writable and run again (nothing was changed)')
+            r.moved = []
+            return
+    _write_map(updated, r)
+    # The coverage failures were what --update-coverage was asked to record.
+    r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
+    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
+
+
+def _checked_states(r: ModelResult) -> list[manifest_model.Check]:
+    """The manifest's checks with the distinct-state counts this run's check jobs found (a check
+    that did not run keeps its count); each count that moved is noted in r.moved."""
+    m = r.manifest
+    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
+    checks = []
+    for c in m.checks:
+        states = distinct.get(c.name, c.states)
+        if states != c.states:
+            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
+        checks.append(dataclasses.replace(c, states=states))
+    return checks
+
+
+def _record_states(r: ModelResult) -> None:
+    m = r.manifest
+    checks = _checked_states(r)
+    if tuple(checks) != m.checks:
+        try:
+            manifest_write.write(m.path, dataclasses.replace(m, checks=tuple(checks)))
+        except OSError as e:
+            r.problems.append(f'{m.path}: not updating the states: cannot write it ({e.strerror or e}); '
+                              f'make {m.folder} writable and run again (nothing was changed)')
+            r.moved = []
+            return
+    r.notes = [n for n in r.notes if 'distinct states' not in n]
+
+
+def _write_map(m: manifest_model.Manifest, r: ModelResult) -> None:
+    """Regenerates the NOTES.md table when the model keeps one, so the next commit's map is current."""
+    from execlease_hook.commands import coverage as coverage_cmd
+    from execlease_hook.manifest import notes_table as notes_map
+
+    notes = m.folder / 'NOTES.md'
+    try:
+        has_table = notes_map.has_markers(notes.read_text(encoding='utf-8'))
+    except (OSError, UnicodeDecodeError):
+        return
+    if has_table and coverage_cmd.write_map(m, r.coverage):
+        r.moved.append(f'{_rel(m.root, notes)}: code-to-action table rewritten')

@@ -1,0 +1,185 @@
+"""A model's trace jobs and code mutations as work of the shared pool of `execlease verify`.
+
+One task per trace job and one per code mutation (trace_suite.py runs them), scheduled with the
+TLC jobs, longest first by their last wall times (schedule.Timings; a task the cache answers
+weighs 0), so that the cores stay busy to the end instead of idling while a model's trace jobs
+run one at a time after the pool has drained. What the report shows is what running them stage
+after stage showed: every trace job, then the action coverage (judged once the model's last
+trace job is done, and only when every one was accepted), then every code mutation, each in
+plan order; `progress` gets each as it ends.
+
+The commands of the trace jobs run first, one at a time, before the pool starts anything
+(pool.Work.first); their TLC runs are then tasks like the others. Why alone: a fault-injection
+command (the shipped fault run) races real worker processes against kills, stops and expiring
+leases, and what it exercises changes with a job beside it. Measured on 2 cores
+(benchmarks/fault_run_beside.py: 15 runs of the shipped fault run's command, alternating alone
+and with one CPU-bound process beside it, the machine otherwise shared at a load of 6 to 9;
+medians): beside a job it took 16.6 s
+instead of 10.3 s, injected more faults (takeovers 39 against 26, stale resumptions 15 against
+10), but left fewer deposed effects, the race the fencing exists for (an effect by a worker
+whose lease was taken over before it completed): 3 against 5 (0-5 against 3-11). Fewer of that
+race is a weaker trace job, so the commands keep the machine to themselves; a code mutation's
+command runs in the pool, as it did before (the trace jobs it names must reject the mutation,
+which the shipped scenarios do deterministically, in one process).
+
+A task the cache answers is answered before the pool starts (its result kept, so it is not
+looked up twice); a code mutation's copy of the repository is made only on a miss
+(trace_suite.code_mutation_result).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from execlease_hook.traces import code_mutations
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.verify.report import JobResult
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.traces.suite import (
+    Collected, TraceRun, action_coverage_result, cache_key, cached_mutation, cached_run, check, code_mutation_result, collect, mutation_jobs, mutation_result, placeholder_job, run_trace_job, trace_job_result,
+)
+
+if TYPE_CHECKING:
+    from execlease_hook.tlc.cache import ResultCache
+    from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.verify.pool import Task, Work
+    from execlease_hook.verify.suite import Prepared, Tools
+    from execlease_hook.tlc.output import Verdict
+
+
+class Stage:
+    """One model's trace jobs, its action coverage and its code mutations, as tasks of the shared
+    pool (pool.py): `tasks()` before the pool runs, `results(statuses)` after, in plan order
+    (every trace job, the action coverage, every code mutation). `progress` gets each result
+    as it ends."""
+
+    def __init__(self, m: Manifest, t: Tools, cache: ResultCache,
+                 progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> None:
+        self.m, self.t, self.cache, self.progress, self.live = m, t, cache, progress, live
+        self._runs: list[TraceRun | None] = [None] * len(m.traces)
+        self._mutations: list[JobResult | None] = [None] * len(m.code_mutations)
+        self._coverage: JobResult | None = None
+        self._first: list[Callable[[], None]] = []
+        self._collected: list[Collected | TraceRun | None] = [None] * len(m.traces)
+
+    def tasks(self) -> list[Task]:
+        from execlease_hook.verify.pool import Task
+
+        m, t = self.m, self.t
+        expected = TlcJob(kind='traces', name='', spec='', spec_text=b'', config='', config_text=b'',
+                          java=t.java.path, jar=t.jar.path)
+        tasks: list[Task] = []
+        for i, job in enumerate(m.traces):
+            key = cache_key(m, job, m.root, t)
+            hit = cached_run(self.cache, key)
+            tasks.append(Task(placeholder_job('traces', job.name, job), self._trace_task(i, job, hit),
+                              self._trace_done(i, job), hit is not None, (expected,)))
+            if hit is None and job.command:
+                self._first.append(self._command(i, job, key))
+        files = code_mutations.repository_files(m.root) if m.code_mutations else []
+        for k, mutation in enumerate(m.code_mutations):
+            runs = cached_mutation(m, mutation, t, self.cache, files)
+            placeholder = placeholder_job('code-mutation', mutation.name, mutation_jobs(m, mutation)[0])
+            tasks.append(Task(placeholder, self._mutation_task(k, mutation, placeholder, runs, files),
+                              self._mutation_done(k), runs is not None, (expected,)))
+        return tasks
+
+    def first(self) -> list[Callable[[], None]]:
+        """What must run before the pool starts anything, one at a time: the commands of the trace
+        jobs the cache does not answer (called after tasks())."""
+        return list(self._first)
+
+    def _command(self, i: int, job: TraceJob, key: str) -> Callable[[], None]:
+        def command() -> None:
+            shown = None if self.live is None else self.live.start(f'traces {job.name}')
+            try:
+                self._collected[i] = collect(self.m, job, self.m.root, self.t, key, 1, shown)
+            finally:
+                if shown is not None:
+                    self.live.finish(shown)
+        return command
+
+    def _trace_task(self, i: int, job: TraceJob, hit: TraceRun | None) -> Callable[[], bool]:
+        def run() -> bool:
+            collected = self._collected[i]
+            if hit is not None or isinstance(collected, TraceRun):
+                done = hit or collected
+            elif collected is None:   # a job of trace files, read in the pool
+                done = run_trace_job(self.m, job, self.m.root, self.t, self.cache, live=self.live)
+            else:
+                shown = None if self.live is None else self.live.start(f'traces {job.name}')
+                try:
+                    done = check(collected, self.cache, shown)
+                finally:
+                    if shown is not None:
+                        self.live.finish(shown)
+            assert isinstance(done, TraceRun)
+            self._runs[i] = done
+            return done.cached
+        return run
+
+    def _trace_done(self, i: int, job: TraceJob) -> Callable[[], None]:
+        def done() -> None:
+            run = self._runs[i]
+            assert run is not None
+            # The words of a rejection name covered code (the coverage statuses): in results().
+            self.progress(trace_job_result(self.m, job, run, ()))
+            runs = [r for r in self._runs if r is not None]
+            if len(runs) == len(self._runs) and all(r.verdict.outcome == 'accepted' for r in runs):
+                counts: dict[str, int] = {}
+                for r in runs:
+                    for action, n in r.counts.items():
+                        counts[action] = counts.get(action, 0) + n
+                self._coverage = action_coverage_result(self.m, counts)
+                self.progress(self._coverage)
+        return done
+
+    def _mutation_task(self, k: int, mutation: CodeMutation, placeholder: TlcJob,
+                       runs: list[tuple[TraceJob, TraceRun]] | None, files: Sequence[str]) -> Callable[[], bool]:
+        def run() -> bool:
+            result = (mutation_result(mutation, placeholder, runs) if runs is not None else
+                      code_mutation_result(self.m, mutation, self.t, self.cache, self.live, files))
+            self._mutations[k] = result
+            return result.cached
+        return run
+
+    def _mutation_done(self, k: int) -> Callable[[], None]:
+        def done() -> None:
+            result = self._mutations[k]
+            assert result is not None
+            self.progress(result)
+        return done
+
+    def results(self, statuses: Sequence[EntryStatus]) -> list[JobResult]:
+        """Once the pool has run every task."""
+        results: list[JobResult] = []
+        for job, run in zip(self.m.traces, self._runs):
+            assert run is not None, f'trace job {job.name} did not run'
+            results.append(trace_job_result(self.m, job, run, statuses))
+        if self._coverage is not None:
+            results.append(self._coverage)
+        for mutation, result in zip(self.m.code_mutations, self._mutations):
+            assert result is not None, f'code mutation {mutation.name} did not run'
+            results.append(result)
+        return results
+
+
+def of_model(p: Prepared, t: Tools, quick: bool, cache: ResultCache,
+             progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> Stage | None:
+    """The stage of a planned model (suite.prepare), or None: trace jobs and code mutations run
+    where the coverage check runs (shard 1, not with --only), never with --quick."""
+    m = p.manifest
+    if quick or not (m.traces or m.code_mutations) or not (p.selection is None or p.selection.runs_coverage):
+        return None
+    return Stage(m, t, cache, progress, live)
+
+
+def work(p: Prepared, stage: Stage | None, judge: Callable[[TlcJob, Verdict, bool], JobResult],
+         progress: Callable[[JobResult], None]) -> Work:
+    """The model's pool.Work: its planned TLC jobs, and its stage's tasks."""
+    from execlease_hook.verify.pool import Work
+
+    if stage is None:
+        return Work(p.manifest, p.planned, judge, progress)
+    tasks = stage.tasks()
+    return Work(p.manifest, p.planned, judge, progress, tasks, stage.first())

@@ -1,0 +1,170 @@
+"""What a violation is called, and whether it is the one a mutation or finding names.
+
+A manifest's `violates` names one kind of outcome (README, "manifest.json"):
+
+- an invariant, an action property or a temporal property: its name (`TypeOK`, `Termination`);
+- an assumption: the name of a named `ASSUME Name == ...`, the expression as the spec writes it
+  (spaces aside), or TLC's location text;
+- `deadlock`;
+- a failed `Assert`: `assert` (any), `assert: <message>` (the second argument, a string as
+  written, without its quotes) or `assert: <location>` (`line 6, col 12 to line 6, col 43 of
+  module M`).
+
+TLC names an invariant and an action property; it does not name an assumption (only its
+location) nor a temporal property. `refine` reads the assumption's name and expression from the
+spec, and names a temporal property, when the cfg lists several, by running TLC again once per
+property (each run alone says whether that property fails; the runs are cached like any job).
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook.spec import cfg as tlc_config
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.output import Verdict
+from execlease_hook.tlc.output import location_text, parse_location
+
+if TYPE_CHECKING:
+    from execlease_hook.manifest.model import Manifest
+    from execlease_hook.verify.report import JobResult
+
+_ASSUME_NAME = re.compile(r'\b(?:ASSUME|ASSUMPTION|AXIOM)\s+(\w+)\s*==\s*$')
+
+
+def _module_text(job: TlcJob, module: str) -> str | None:
+    for name, text in ((Path(job.spec).name, job.spec_text), *job.modules):
+        if Path(name).stem == module:
+            return text.decode('utf-8', 'replace')
+    return None
+
+
+def _span(text: str, line: int, col: int, end_line: int, end_col: int) -> tuple[str, str] | None:
+    """(the text before the span on its first line, the span) for TLC's 1-based, inclusive
+    positions; None when the positions are not in the text."""
+    lines = text.splitlines()
+    if not (1 <= line <= end_line <= len(lines)):
+        return None
+    if line == end_line:
+        return lines[line - 1][:col - 1], lines[line - 1][col - 1:end_col]
+    body = [lines[line - 1][col - 1:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]]
+    return lines[line - 1][:col - 1], '\n'.join(body)
+
+
+def assumption(job: TlcJob, verdict: Verdict) -> Verdict:
+    """An assumption's verdict with `property` its name (a named ASSUME) or its expression, and
+    `location` TLC's text; as it was when the location is not in the job's modules."""
+    where = parse_location(verdict.property or '')
+    if where is None:
+        return verdict
+    line, col, end_line, end_col, module = where
+    text = _module_text(job, module)
+    found = None if text is None else _span(text, line, col, end_line, end_col)
+    if found is None:
+        return verdict
+    before, expression = found
+    named = _ASSUME_NAME.search(before)
+    return dataclasses.replace(
+        verdict, property=named.group(1) if named else ' '.join(expression.split()),
+        location=location_text(line, col, end_line, end_col, module))
+
+
+def _same_place(a: str, b: str | None) -> bool:
+    left, right = parse_location(a), parse_location(b or '')
+    return left is not None and left == right
+
+
+def _expression(job: TlcJob, verdict: Verdict) -> str | None:
+    where = parse_location(verdict.location or '')
+    text = None if where is None else _module_text(job, where[4])
+    found = None if text is None or where is None else _span(text, *where[:4])
+    return None if found is None else ' '.join(found[1].split())
+
+
+def matches(job: TlcJob, verdict: Verdict, expected: str) -> bool:
+    if expected.lower() == 'deadlock' or verdict.kind == 'deadlock':
+        return expected.lower() == 'deadlock' and verdict.kind == 'deadlock'
+    if verdict.kind == 'assert' or expected == 'assert' or expected.startswith('assert:'):
+        if verdict.kind != 'assert' or not (expected == 'assert' or expected.startswith('assert:')):
+            return False
+        wanted = expected.partition(':')[2].strip()
+        return not wanted or wanted == verdict.property or _same_place(wanted, verdict.location)
+    if verdict.kind == 'assumption':
+        spaced = ' '.join(expected.split())
+        return expected == verdict.property or _same_place(expected, verdict.location) \
+            or spaced == _expression(job, verdict)
+    return verdict.property is not None and expected in verdict.property.split(', ')
+
+
+def got(verdict: Verdict) -> str:
+    if verdict.kind == 'deadlock':
+        return 'deadlock'
+    if verdict.kind == 'assert':
+        return f'assert: {verdict.property}' + (f' (at {verdict.location})' if verdict.location else '')
+    return f'{verdict.property} ({verdict.kind})'
+
+
+def name_temporal(job: TlcJob, verdict: Verdict, run: Callable[[TlcJob], Verdict]) -> Verdict:
+    """A temporal violation TLC did not name, named by one TLC run per listed property; every
+    property whose run fails is named ('P, Q'). As it was if the runs do not agree with it."""
+    listed = list(dict.fromkeys(tlc_config.names(job.config_text, tlc_config.PROPERTY_KEYWORDS)))
+    if len(listed) < 2:
+        return verdict
+    failing = []
+    for name in listed:
+        alone = dataclasses.replace(job, config_text=tlc_config.only_property(job.config_text, name))
+        sub = run(alone)
+        if sub.outcome == 'error':
+            return verdict
+        if sub.outcome == 'violated' and sub.kind == 'property':
+            failing.append(name)
+    if not failing:
+        return verdict
+    return dataclasses.replace(verdict, property=', '.join(failing))
+
+
+def refine(job: TlcJob, verdict: Verdict, run: Callable[[TlcJob], Verdict]) -> Verdict:
+    """The verdict with the names TLC leaves out filled in (see the module's docstring)."""
+    if verdict.outcome != 'violated':
+        return verdict
+    if verdict.kind == 'assumption':
+        return assumption(job, verdict)
+    if verdict.kind == 'property' and verdict.property is None:
+        return name_temporal(job, verdict, run)
+    return verdict
+
+
+MIGRATION = (
+    'deadlock checking follows TLC now: on, unless the cfg says CHECK_DEADLOCK FALSE or the manifest '
+    'entry "deadlock": false (an earlier execlease ran every job with -deadlock, so this model had no deadlock '
+    'checked before). A deadlock with neither: {jobs}. If the model is meant to stop (every process '
+    'done), add CHECK_DEADLOCK FALSE to the cfg or "deadlock": false to the entry; otherwise it is a '
+    'real deadlock: record it as a finding ("violates": "deadlock") or fix the model'
+)
+
+
+def deadlock_default_note(m: Manifest, jobs: Sequence[JobResult]) -> str | None:
+    """One note for the jobs that reached a deadlock only because checking it is now the default
+    (no `deadlock` key, no CHECK_DEADLOCK): what changed and what to write."""
+    entries: dict[tuple[str, str], bool | None] = {
+        **{('check', c.name): c.deadlock for c in m.checks},
+        **{('mutation', mu.name): mu.deadlock for mu in m.mutations},
+        **{('finding', f.id): f.deadlock for f in m.findings},
+    }
+    names = []
+    for j in jobs:
+        key = (j.job.kind, j.job.name)
+        if j.verdict is None or j.verdict.kind != 'deadlock' or key not in entries or entries[key] is not None:
+            continue
+        if (j.job.expect or '').lower() == 'deadlock':
+            continue
+        try:
+            said = tlc_config.check_deadlock((m.folder / j.job.config).read_bytes(), j.job.config)
+        except (OSError, tlc_config.CfgProblem):
+            continue
+        if said is None:
+            names.append(f'{j.job.kind} {j.job.name} ({j.job.config})')
+    return MIGRATION.format(jobs=', '.join(names)) if names else None

@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+
+import pytest
+
+from execlease_hook.cli import main as cli
+from execlease_hook.core.errors import CannotRun, DidNotHold
+
+
+def fake_command(monkeypatch, behaviour):
+    module = types.ModuleType('execlease_hook.fake_command')
+    module.run = behaviour  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, 'execlease_hook.fake_command', module)
+    monkeypatch.setitem(cli.COMMANDS, 'tools', 'execlease_hook.fake_command')
+
+
+def raises(exc):
+    def run(options):
+        raise exc
+    return run
+
+
+@pytest.mark.parametrize(
+    ('behaviour', 'code', 'message'),
+    (
+        (lambda options: 0, 0, ''),
+        (lambda options: 1, 1, ''),
+        (raises(DidNotHold('mutation m no longer fails')), 1, 'execlease tools: mutation m no longer fails'),
+        (raises(CannotRun('no Java 11+ found')), 2, 'execlease tools: no Java 11+ found'),
+        (raises(KeyboardInterrupt()), 130, 'execlease tools: interrupted'),
+        (raises(ZeroDivisionError('boom')), 2, 'this is a bug in execlease'),
+    ),
+    ids=('ok', 'did-not-hold-code', 'did-not-hold', 'cannot-run', 'ctrl-c', 'bug'),
+)
+def test_errors_become_exit_codes_in_one_place(monkeypatch, capsys, behaviour, code, message):
+    fake_command(monkeypatch, behaviour)
+    assert cli.main(['tools']) == code
+    assert message in capsys.readouterr().err
+
+
+def test_a_bug_shows_its_traceback(monkeypatch, capsys):
+    fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
+    cli.main(['tools'])
+    err = capsys.readouterr().err
+    assert 'Traceback' in err and 'ZeroDivisionError: boom' in err
+
+
+@pytest.mark.parametrize('argv', (['verify', '--jobs', '0'], ['frobnicate'], []))
+def test_bad_arguments_exit_2(argv):
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+
+
+def test_verify_alias_passes_its_arguments(monkeypatch):
+    seen = []
+    fake_command(monkeypatch, lambda options: seen.append(options) or 0)
+    monkeypatch.setitem(cli.COMMANDS, 'verify', 'execlease_hook.fake_command')
+    assert cli.verify_main(['--quick', '--jobs', '3']) == 0
+    (options,) = seen
+    assert options.command == 'verify' and options.quick and options.jobs == 3
+
+
+def test_python_dash_m_runs_the_cli():
+    proc = subprocess.run(
+        (sys.executable, '-m', 'execlease_hook', '--help'), capture_output=True, text=True,
+    )
+    assert proc.returncode == 0
+    for command in ('guard', 'verify', 'coverage', 'tools'):
+        assert command in proc.stdout
+
+
+def test_version(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as e:
+        cli.main(['--version'])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f'execlease {metadata.version("execlease")}\n'
+
+
+@pytest.mark.parametrize('command', (None, *cli.COMMANDS))
+def test_help_has_an_example_and_exit_codes_within_80_columns(monkeypatch, capsys, command):
+    monkeypatch.setenv('COLUMNS', '80')
+    with pytest.raises(SystemExit) as e:
+        cli.main([command, '--help'] if command else ['--help'])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert 'example' in out and 'exit codes' in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    if command is not None:
+        assert f'\n  execlease {command}' in out   # the example runs this command
+
+
+def test_quiet_coverage_lists_only_what_is_not_unchanged(covered_repo, capsys):
+    text = covered_repo.read('app/lease.py').replace('expires_at < ?', 'expires_at <= ?')
+    covered_repo.write('app/lease.py', text)
+    assert cli.main(['coverage', '-q']) == 1
+    out = capsys.readouterr().out
+    assert 'claim-lease' in out and 'renew' not in out and 'replay-decision' not in out
+    assert cli.main(['coverage']) == 1
+    out = capsys.readouterr().out
+    assert 'claim-lease' in out and 'renew' in out and 'replay-decision' in out
+
+
+def test_verbose_guard_says_what_it_checked(covered_repo, capsys):
+    assert cli.main(['guard', '-v']) == 0
+    assert capsys.readouterr().out == 'execlease guard: nothing a model governs is part of this commit\n'
+    covered_repo.write('app/lease.py', covered_repo.read('app/lease.py') + '\n# a comment\n')
+    covered_repo.add('app/lease.py')
+    assert cli.main(['guard', '-v']) == 0
+    assert 'verification/lease/manifest.json: 3 staged entries unchanged' in capsys.readouterr().out
+    assert cli.main(['guard']) == 0
+    assert capsys.readouterr().out == ''
+
+
+@pytest.mark.parametrize('argv', (['guard'], ['guard', 'app/lease.py', 'a b.py', ''], ['guard', 'x=1', '@f']))
+def test_a_plain_guard_is_read_as_argparse_reads_it(argv):
+    # `execlease guard FILES...` (what pre-commit runs) skips argparse: the same options.
+    assert vars(cli._plain_guard(argv)) == vars(cli.build_parser().parse_args(argv))
+
+
+@pytest.mark.parametrize('argv', (
+    [], ['verify'], ['guard', '--all'], ['guard', 'a.py', '-v'], ['guard', '--', '-a.py'],
+    ['guard', '-h'], ['guard', '--format', 'json'], ['coverage', 'guard'],
+))
+def test_anything_else_goes_to_the_parser(argv):
+    assert cli._plain_guard(argv) is None
+
+
+def test_a_plain_guard_imports_no_argparse(covered_repo):
+    code = ('import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", "app/other.py"])\n'
+            'print(code, "argparse" in sys.modules)')
+    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True,
+                         cwd=covered_repo.path).stdout
+    assert out.split() == ['0', 'False']

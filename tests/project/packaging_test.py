@@ -1,0 +1,122 @@
+"""The packaging itself: hook manifest, README promises, CI, dogfooding config, wheel contents."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+HOOKS = yaml.safe_load((ROOT / '.pre-commit-hooks.yaml').read_text())
+README = (ROOT / 'README.md').read_text()
+PYPROJECT = tomllib.loads((ROOT / 'pyproject.toml').read_text())
+
+
+def quick_start_commands() -> list[str]:
+    section = README.split('## Quick start', 1)[1].split('\n## ', 1)[0]
+    return re.findall(r'^```sh\n(.+?)\n```$', section, re.M | re.S)
+
+
+@pytest.mark.parametrize('hook_id', [h['id'] for h in HOOKS])
+def test_every_hook_id_is_in_readme(hook_id):
+    assert f'`{hook_id}`' in README
+
+
+def test_validate_manifest():
+    subprocess.run(
+        (sys.executable, '-m', 'pre_commit', 'validate-manifest', '.pre-commit-hooks.yaml'),
+        cwd=ROOT, check=True,
+    )
+
+
+def test_validate_own_config():
+    subprocess.run(
+        (sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
+        cwd=ROOT, check=True,
+    )
+
+
+def test_hook_entries_are_console_scripts():
+    scripts = PYPROJECT['project']['scripts']
+    for hook in HOOKS:
+        assert hook['entry'].split()[0] in scripts
+        assert hook['language'] == 'python'
+        assert hook['minimum_pre_commit_version'] == '3.2.0'
+
+
+def test_fast_hook_runs_on_deletions():
+    (fast,) = (h for h in HOOKS if h['id'] == 'execlease-coverage')
+    assert fast['always_run'] is True
+    assert fast['stages'] == ['pre-commit', 'pre-merge-commit']  # a clean merge runs only the latter
+
+
+def test_slow_hook_is_manual_and_pre_push():
+    (slow,) = (h for h in HOOKS if h['id'] == 'execlease-tlc')
+    assert slow['stages'] == ['manual', 'pre-push']
+    assert slow['entry'] == 'execlease verify --pushed'  # judges the pushed commits, not the working tree
+    assert slow['pass_filenames'] is False
+    assert slow['require_serial'] is True
+
+
+def test_readme_has_exactly_two_quick_start_commands():
+    commands = quick_start_commands()
+    assert len(commands) == 2, commands
+    main_cmd, test_cmd = commands
+    assert main_cmd.endswith('execlease verify')
+    assert test_cmd.endswith('python -m pytest')
+
+
+def test_ci_runs_the_readme_commands_verbatim():
+    ci = (ROOT / '.ci' / 'run').read_text()
+    assert ci.startswith('#!/usr/bin/env bash\n')
+    assert 'set -euo pipefail' in ci
+    lines = ci.splitlines()
+    for command in quick_start_commands():
+        assert command in lines, f'.ci/run does not run the README command: {command}'
+
+
+def test_dogfood_config_matches_runtime_dependencies():
+    config = yaml.safe_load((ROOT / '.pre-commit-config.yaml').read_text())
+    (local,) = config['repos']
+    assert local['repo'] == 'local'
+    deps = set(PYPROJECT['project']['dependencies'])
+    for hook in local['hooks']:
+        assert deps <= set(hook['additional_dependencies']), hook['id']
+    assert {h['id'] for h in local['hooks']} == {h['id'] for h in HOOKS}
+
+
+def test_wheel_ships_only_the_package(tmp_path):
+    subprocess.run(
+        (sys.executable, '-m', 'pip', 'wheel', '--no-deps',
+         '-q', '-w', str(tmp_path), str(ROOT)),
+        check=True,
+    )
+    (wheel,) = tmp_path.glob('execlease-*.whl')
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split('/')[0] for n in names}
+    assert 'execlease_hook' in tops
+    assert not tops & {'examples', 'tests', 'benchmarks', 'verification'}, tops
+    assert 'execlease_hook/cli/main.py' in names
+
+
+@pytest.mark.timeout(900)
+def test_try_repo_installs_and_runs_the_fast_hook(covered_repo, tmp_path):
+    """From a scratch consumer repository, the real pre-commit installs this package and runs it."""
+    from tests.conftest import git_env
+
+    env = git_env()
+    env['PRE_COMMIT_HOME'] = str(tmp_path / 'pre-commit-home')
+    env['PRE_COMMIT_COLOR'] = 'never'
+    proc = subprocess.run(
+        (sys.executable, '-m', 'pre_commit', 'try-repo', str(ROOT), 'execlease-coverage',
+         '--all-files'),
+        cwd=covered_repo.path, env=env, capture_output=True, text=True, timeout=900,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert re.search(r'execlease coverage guard.*Passed', out), out

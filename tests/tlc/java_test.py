@@ -1,0 +1,148 @@
+"""java.find_java's probe memo: `java -version` once per Java, until a file of that Java changes.
+
+The Java is a real one behind a Java home laid out as a real one is (bin/java, lib/modules,
+lib/server/libjvm.so, release): its bin/java is a script that counts its runs and then runs the
+real Java, so each test sees whether a probe really ran. (The discovery order is in tools_test.py.)
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.tlc import java as java_mod
+from execlease_hook.core.errors import CannotRun
+from tests import needs
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in list(os.environ):
+        if name.startswith('EXECLEASE_') or name in java_mod._OPTION_VARIABLES:
+            monkeypatch.delenv(name)
+    monkeypatch.setattr(java_mod, '_java_memo', {})   # each find_java below starts a new "run"
+    return monkeypatch
+
+
+def counted_home(folder: Path) -> tuple[Path, Path]:
+    """A Java home whose bin/java counts its runs in a log; (its java, the log)."""
+    real = os.path.realpath(needs.java())
+    log = folder / 'runs.log'
+    (folder / 'bin').mkdir(parents=True)
+    (folder / 'lib' / 'server').mkdir(parents=True)
+    (folder / 'lib' / 'modules').write_bytes(b'classes')
+    (folder / 'lib' / 'server' / 'libjvm.so').write_bytes(b'vm')
+    (folder / 'release').write_text('JAVA_VERSION="17"\n')
+    java = folder / 'bin' / 'java'
+    java.write_text(f'#!/bin/sh\necho run >> {log}\nexec {real} "$@"\n')
+    java.chmod(java.stat().st_mode | stat.S_IEXEC)
+    return java, log
+
+
+def runs(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def find(clean_env: pytest.MonkeyPatch, java: Path, memo: Path | None) -> java_mod.Java:
+    clean_env.setattr(java_mod, '_java_memo', {})
+    clean_env.setenv('EXECLEASE_JAVA', str(java))
+    return java_mod.find_java(memo)
+
+
+def replace(path: Path, content: bytes) -> None:
+    """As an upgrade writes a file: a new file renamed over the old one (a new inode)."""
+    new = path.with_name(path.name + '.new')
+    new.write_bytes(content)
+    os.replace(new, path)
+
+
+def test_a_java_is_probed_once_then_read_from_the_memo(tmp_path, clean_env):
+    java, log = counted_home(tmp_path / 'home')
+    memo = tmp_path / 'memo'
+    first = find(clean_env, java, memo)
+    assert runs(log) == 1 and first.major >= java_mod.MIN_JAVA
+    again = find(clean_env, java, memo)
+    assert runs(log) == 1
+    assert again == first
+    assert json.loads((memo / java_mod.PROBES_FILE).read_text()) == {
+        java_mod.identity_key(java): [first.major, first.version_text]}
+
+
+def test_without_a_memo_folder_every_run_probes(tmp_path, clean_env):
+    java, log = counted_home(tmp_path / 'home')
+    find(clean_env, java, None)
+    find(clean_env, java, None)
+    assert runs(log) == 2
+
+
+@pytest.mark.parametrize('changed', [
+    'lib/modules', 'lib/server/libjvm.so', 'release', 'bin/java', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS',
+], ids=['classes', 'vm', 'release', 'launcher', 'tool-options', 'jdk-options'])
+def test_a_changed_java_is_probed_again(tmp_path, clean_env, changed):
+    java, log = counted_home(tmp_path / 'home')
+    memo = tmp_path / 'memo'
+    find(clean_env, java, memo)
+    if changed.isupper():
+        clean_env.setenv(changed, '-Xss4m')
+    else:
+        path = tmp_path / 'home' / changed
+        mode = path.stat().st_mode
+        replace(path, path.read_bytes())   # the same bytes, a new file: an upgrade or reinstall
+        path.chmod(mode)
+    find(clean_env, java, memo)
+    assert runs(log) == 2
+
+
+def test_a_java_not_laid_out_as_a_home_is_probed_every_time(tmp_path, clean_env):
+    java, log = counted_home(tmp_path / 'home')
+    (tmp_path / 'home' / 'lib' / 'modules').unlink()   # e.g. a wrapper script in a bin folder
+    memo = tmp_path / 'memo'
+    assert java_mod.identity_key(java) is None
+    find(clean_env, java, memo)
+    find(clean_env, java, memo)
+    assert runs(log) == 2
+    assert not (memo / java_mod.PROBES_FILE).exists()
+
+
+@pytest.mark.parametrize('content', [b'{not json', b'[1, 2]', b'{"%s": "17"}'],
+                         ids=['not-json', 'not-an-object', 'bad-entry'])
+def test_a_corrupt_memo_is_probed_again_and_rewritten(tmp_path, clean_env, content):
+    java, log = counted_home(tmp_path / 'home')
+    memo = tmp_path / 'memo'
+    memo.mkdir()
+    key = java_mod.identity_key(java)
+    assert key is not None
+    (memo / java_mod.PROBES_FILE).write_bytes(content.replace(b'%s', key.encode()))
+    found = find(clean_env, java, memo)
+    assert runs(log) == 1
+    assert json.loads((memo / java_mod.PROBES_FILE).read_text())[key] == [found.major, found.version_text]
+
+
+def test_a_memo_that_cannot_be_written_only_costs_a_probe(tmp_path, clean_env):
+    java, log = counted_home(tmp_path / 'home')
+    blocked = tmp_path / 'memo'
+    blocked.write_text('a file where the folder should be')
+    assert find(clean_env, java, blocked).major >= java_mod.MIN_JAVA
+    assert find(clean_env, java, blocked).major >= java_mod.MIN_JAVA
+    assert runs(log) == 2
+
+
+def test_a_java_that_does_not_run_is_not_kept(tmp_path, clean_env):
+    java, log = counted_home(tmp_path / 'home')
+    java.write_text(f'#!/bin/sh\necho run >> {log}\nexit 1\n')
+    memo = tmp_path / 'memo'
+    with pytest.raises(CannotRun, match="does not run"):
+        find(clean_env, java, memo)
+    assert not (memo / java_mod.PROBES_FILE).exists()
+
+
+def test_the_real_java_is_the_same_through_the_memo(tmp_path, clean_env):
+    real = Path(needs.java())
+    memo = tmp_path / 'memo'
+    plain = find(clean_env, real, None)
+    kept = find(clean_env, real, memo)
+    again = find(clean_env, real, memo)
+    assert plain == kept == again

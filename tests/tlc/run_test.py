@@ -1,0 +1,266 @@
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import stat
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.tlc import run as tlc
+from tests import needs
+
+FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
+
+
+@pytest.fixture(scope='module')
+def java() -> Path:
+    return Path(needs.java())
+
+
+@pytest.fixture(scope='module')
+def jar() -> Path:
+    return needs.tla_jar()
+
+
+def make_job(java: Path, jar: Path, config: str, spec: str = 'Counter', **kw: object) -> tlc.TlcJob:
+    modules = tuple(
+        (p.name, p.read_bytes()) for p in sorted(FIXTURES.glob('*.tla')) if p.name != f'{spec}.tla'
+    )
+    return tlc.TlcJob(
+        kind='check', name=config, spec=f'{spec}.tla', spec_text=(FIXTURES / f'{spec}.tla').read_bytes(),
+        config=f'{config}.cfg', config_text=(FIXTURES / f'{config}.cfg').read_bytes(), modules=modules,
+        java=java, jar=jar, **kw,  # type: ignore[arg-type]
+    )
+
+
+# cfg, spec, deadlock checking -> outcome, kind, property, distinct, actions of the trace
+VERDICTS = [
+    ('pass', 'Counter', False, 'passed', None, None, 8, []),
+    ('invariant', 'Counter', False, 'violated', 'invariant', 'XBelowTwo', 4,
+     ['Initial predicate', 'Inc', 'Inc']),
+    ('initial', 'Counter', False, 'violated', 'invariant', 'YIsOne', None, ['Initial predicate']),
+    ('action', 'Counter', False, 'violated', 'property', 'NeverDecreases', 8,
+     ['Initial predicate', 'Inc', 'Inc', 'Inc', 'Reset']),
+    ('temporal', 'Counter', False, 'violated', 'property', 'ReachesBeyond', 8, None),
+    ('stuttering', 'Counter', False, 'violated', 'property', 'ReachesTop', 8, None),
+    ('deadlock', 'Counter', True, 'violated', 'deadlock', 'deadlock', 4,
+     ['Initial predicate', 'Inc', 'Inc', 'Inc']),
+    ('assumption', 'Counter', False, 'violated', 'assumption',
+     'line 6, col 8 to line 6, col 12 of module Counter', None, []),
+    ('evaluation', 'Counter', False, 'error', None, None, 1, []),
+    ('config', 'Counter', False, 'error', None, None, None, []),
+    ('configsyntax', 'Counter', False, 'error', None, None, None, []),
+    ('Broken', 'Broken', False, 'error', None, None, None, []),
+]
+ERROR_REASONS = {
+    'evaluation': 'evaluation error: The second argument of \\div is 0.',
+    'config': 'configuration error: The invariant NoSuchInvariant specified',
+    'configsyntax': 'configuration error',
+    'Broken': 'parse error: ***Parse Error***',
+}
+
+
+@pytest.fixture(scope='module')
+def verdicts(java: Path, jar: Path) -> dict[str, tlc.Verdict]:
+    """Every fixture verdict, run once, two at a time (the tests below only read them)."""
+    jobs = {cfg: make_job(java, jar, cfg, spec, deadlock=dl) for cfg, spec, dl, *_ in VERDICTS}
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        futures = {cfg: pool.submit(tlc.run_job, job) for cfg, job in jobs.items()}
+        return {cfg: f.result() for cfg, f in futures.items()}
+
+
+@pytest.mark.parametrize(
+    ('cfg', 'outcome', 'kind', 'prop', 'distinct', 'actions'),
+    [(v[0], *v[3:]) for v in VERDICTS], ids=[v[0] for v in VERDICTS],
+)
+def test_verdict(verdicts, cfg, outcome, kind, prop, distinct, actions):
+    v = verdicts[cfg]
+    assert (v.outcome, v.kind, v.property) == (outcome, kind, prop), v
+    assert v.distinct == distinct
+    if actions is not None:
+        assert [s.action for s in v.trace] == actions
+    if outcome == 'error':
+        assert ERROR_REASONS[cfg] in (v.reason or '')
+        assert (v.reason or '').endswith('; ' + tlc.ERROR_HINTS[v.exit_code])  # says what to do
+        assert v.last_lines and not any('@!@!@' in line for line in v.last_lines)
+    if outcome == 'passed':
+        assert v.depth == 5 and v.states == 15 and v.seconds > 0
+
+
+def test_exit_codes_are_tlcs(verdicts):
+    codes = {cfg: v.exit_code for cfg, v in verdicts.items()}
+    assert codes == {
+        'pass': 0, 'invariant': 12, 'initial': 12, 'action': 13, 'temporal': 13, 'stuttering': 13,
+        'deadlock': 11, 'assumption': 10, 'evaluation': 75, 'config': 151, 'configsyntax': 151,
+        'Broken': 150,
+    }
+
+
+def test_trace_values(verdicts):
+    trace = verdicts['action'].trace
+    assert trace[0].variables == (('x', '0'), ('y', '0'))
+    assert trace[-1].variables == (('x', '0'), ('y', '0'))
+    assert trace[-1].location == 'line 15, col 10 to line 15, col 39 of module Counter'
+
+
+def test_liveness_trace_ends_in_a_loop_or_stuttering(verdicts):
+    for cfg in ('temporal', 'stuttering'):
+        last = verdicts[cfg].trace[-1]
+        assert last.action == 'Stuttering' or last.back_to is not None
+
+
+@pytest.mark.parametrize(('real', 'claimed', 'reason'), [
+    ('pass', 12, 'TLC exit code 12 means invariant, but its messages say no violation message'),
+    ('invariant', 0, 'TLC exited 0 but reported a violation'),
+    ('invariant', 13, 'TLC exit code 13 means property, but its messages say invariant'),
+    ('deadlock', 12, 'TLC exit code 12 means invariant, but its messages say deadlock'),
+    ('config', 0, 'TLC exited 0 without its "No error has been found" message'),
+], ids=['pass-as-12', 'invariant-as-0', 'invariant-as-13', 'deadlock-as-12', 'config-as-0'])
+def test_disagreement_between_exit_code_and_messages_is_an_error(java, jar, tmp_path, real, claimed, reason):
+    # Real TLC output, classified under a different exit code: the verdict must be an error.
+    job = make_job(java, jar, real, deadlock=(real == 'deadlock'))
+    folder = tmp_path / 'run'
+    folder.mkdir()
+    tlc._write_files(job, folder)
+    run = tlc._execute(job, folder)
+    v = tlc.classify(claimed, run.output, 1.0, job.config_text.decode())
+    assert v.outcome == 'error'
+    assert reason in (v.reason or '')
+
+
+def test_flags_and_isolation(java, jar, tmp_path):
+    job = make_job(java, jar, 'pass')
+    argv = job.argv(tmp_path)
+    assert argv[:2] == (str(java), '-XX:+UseParallelGC')
+    assert f'-Djava.io.tmpdir={tmp_path / "javatmp"}' in argv
+    assert argv[-6:] == ('-deadlock', '-metadir', str(tmp_path / 'meta'), '-config', 'pass.cfg', 'Counter.tla')
+    assert '-deadlock' not in make_job(java, jar, 'pass', deadlock=True).argv(tmp_path)
+    assert ('-workers', '3') == make_job(java, jar, 'pass', workers=3).tlc_flags()[1:3]
+
+
+def test_cache_key_depends_on_every_input(java, jar):
+    base = make_job(java, jar, 'pass')
+    key = base.cache_key('a' * 64, 17)
+    from dataclasses import replace
+    others = [
+        base.cache_key('b' * 64, 17),
+        base.cache_key('a' * 64, 21),
+        replace(base, spec_text=base.spec_text + b'\n').cache_key('a' * 64, 17),
+        replace(base, config_text=base.config_text + b'\n').cache_key('a' * 64, 17),
+        replace(base, deadlock=True).cache_key('a' * 64, 17),
+        replace(base, modules=()).cache_key('a' * 64, 17),
+    ]
+    assert key not in others and len(set(others)) == len(others)
+    assert replace(base, name='other', kind='finding').cache_key('a' * 64, 17) == key
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return [p.name for p in folder.iterdir() if p.name.startswith('execlease-')]
+
+
+BIG_SPEC = '''---- MODULE Big ----
+EXTENDS Naturals
+VARIABLES a, b, c
+Init == a = 0 /\\ b = 0 /\\ c = 0
+Next == \\/ a' = (a + 1) % 1000 /\\ UNCHANGED <<b, c>>
+        \\/ b' = (b + 1) % 1000 /\\ UNCHANGED <<a, c>>
+        \\/ c' = (c + 1) % 1000 /\\ UNCHANGED <<a, b>>
+====
+'''
+
+
+def big_job(java: Path, jar: Path, timeout: float) -> tlc.TlcJob:
+    return tlc.TlcJob(
+        kind='check', name='big', spec='Big.tla', spec_text=BIG_SPEC.encode(), config='Big.cfg',
+        config_text=b'INIT Init\nNEXT Next\n', java=java, jar=jar, timeout=timeout,
+    )
+
+
+@pytest.fixture
+def own_tmp(tmp_path, monkeypatch):
+    folder = tmp_path / 'tmp'
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(folder))
+    return folder
+
+
+def test_timeout_kills_tlc_and_cleans_up(java, jar, own_tmp):
+    started = time.monotonic()
+    v = tlc.run_job(big_job(java, jar, timeout=2))
+    assert time.monotonic() - started < 20
+    assert v.outcome == 'error' and 'timed out after 2 s' in (v.reason or '')
+    assert _leftovers(own_tmp) == []
+
+
+def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            tlc.run_job(big_job(java, jar, timeout=120))
+        except BaseException as e:  # noqa: B036 - the thread reports what it saw
+            errors.append(e)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not tlc._live and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    pids = list(tlc._live)
+    tlc.cancel_all()
+    thread.join(30)
+    tlc.reset_cancel()
+    assert not thread.is_alive()
+    assert len(errors) == 1 and isinstance(errors[0], KeyboardInterrupt)
+    assert _leftovers(own_tmp) == []
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
+    # As when a person or the OOM killer kills the java process from another shell.
+    box: list[tlc.Verdict] = []
+    thread = threading.Thread(target=lambda: box.append(tlc.run_job(big_job(java, jar, timeout=120))))
+    thread.start()
+    deadline = time.monotonic() + 30
+    # Kill only once TLC has really started (its output says so): on a loaded machine the JVM
+    # can take seconds to print anything, and a fixed sleep made this test flaky.
+    while time.monotonic() < deadline and not any(
+        b'Starting...' in out.read_bytes() for out in own_tmp.rglob('tlc.out')
+    ):
+        time.sleep(0.05)
+    (pid,) = list(tlc._live)
+    os.kill(pid, 9)
+    thread.join(30)
+    (v,) = box
+    assert (v.outcome, v.exit_code) == ('error', -9)
+    assert (v.reason or '').startswith('TLC was killed by signal 9')
+    assert any('Starting...' in line for line in v.last_lines)
+    assert _leftovers(own_tmp) == []
+
+
+def test_a_tlc_that_dies_is_an_error(jar, own_tmp, tmp_path):
+    dying = tmp_path / 'java'
+    dying.write_text('#!/bin/sh\necho "@!@!@STARTMSG 2262:0 @!@!@"\necho "TLC2 Version 2.15"\nkill -9 $$\n')
+    dying.chmod(dying.stat().st_mode | stat.S_IEXEC)
+    v = tlc.run_job(make_job(dying, jar, 'pass'))
+    assert v.outcome == 'error' and (v.reason or '').startswith('TLC was killed by signal 9 (')
+    assert v.reason.endswith('; run again')
+    assert v.last_lines == ('TLC2 Version 2.15',)  # what TLC said, without the -tool markers
+    assert _leftovers(own_tmp) == []
+
+
+def test_missing_java_is_an_error(jar, tmp_path):
+    v = tlc.run_job(make_job(tmp_path / 'no-java', jar, 'pass'))
+    assert v.outcome == 'error' and 'could not start Java' in (v.reason or '')
+
+
+def test_verdict_json_round_trip(verdicts):
+    for v in verdicts.values():
+        assert tlc.Verdict.from_json(v.to_json()) == v

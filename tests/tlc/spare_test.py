@@ -1,0 +1,335 @@
+"""Warm JVMs against the real Java, javac and TLC: used when the helper compiles, never when it
+cannot; one JVM runs jobs one after another, each with TLC's static state new, and gives the
+verdicts a JVM started for the job gives; a JVM a job may have marked ends after that job; a
+spare that dies, hangs or times out costs only its job."""
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.tlc import run as tlc
+from tests import needs
+from tests.tlc.run_test import VERDICTS, make_job
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
+    for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
+        monkeypatch.delenv(name, raising=False)
+    jvm_spare.discard_all()
+    monkeypatch.setattr(jvm_spare, '_helper', {})
+    yield tmp_path
+    jvm_spare.discard_all()
+
+
+def _job(cfg: str) -> tlc.TlcJob:
+    return replace(make_job(Path(needs.java()), needs.tla_jar(), cfg, deadlock=(cfg == 'deadlock')),
+                   kind='mutation')
+
+
+def _ready(job: tlc.TlcJob) -> Path:
+    folder = jvm_spare.compile_helper(job.java, job.jar)
+    assert folder is not None and (folder / 'ExecleaseTlcSpare.class').is_file()
+    return folder
+
+
+def _warm() -> None:
+    """Run jobs until a spare waits: the first builds the class-data archive (that run's flags are
+    its own), the next finds the helper compiled, and from then on a spare is left waiting."""
+    _ready(_job('pass'))
+    for _ in range(4):
+        tlc.run_job(_job('pass'))
+        if _idle():
+            return
+    raise AssertionError('no spare was left waiting')
+
+
+def _idle() -> list[jvm_spare.Spare]:
+    return [s for waiting in jvm_spare._idle.values() for s in waiting]
+
+
+# Every fixture verdict kind (tests/tlc_test.py); after these TLC returns having stopped every
+# thread it started, so the JVM runs on. After the others (an initial state or an assumption
+# that fails, an evaluation error, a temporal property) TLC leaves threads waiting: the JVM ends.
+KINDS = [cfg for cfg, *_ in VERDICTS]
+RUNS_ON = {'pass', 'invariant', 'action', 'deadlock', 'config', 'configsyntax', 'Broken'}
+
+
+def _kind(cfg: str) -> tlc.TlcJob:
+    spec, deadlock = next((spec, dl) for c, spec, dl, *_ in VERDICTS if c == cfg)
+    return replace(make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock), kind='mutation')
+
+
+def _same(got: tlc.Verdict, want: tlc.Verdict, trace: bool = True) -> None:
+    assert (got.outcome, got.kind, got.property, got.distinct, got.exit_code, got.reason) == \
+        (want.outcome, want.kind, want.property, want.distinct, want.exit_code, want.reason)
+    if trace:
+        assert [s.action for s in got.trace] == [s.action for s in want.trace]
+
+
+def _plain(job: tlc.TlcJob) -> tlc.Verdict:
+    os.environ['EXECLEASE_JVM_SPARE'] = '0'
+    try:
+        return tlc.run_job(job)
+    finally:
+        del os.environ['EXECLEASE_JVM_SPARE']
+
+
+def _said_at_discard(monkeypatch) -> dict[int, str]:
+    """What each spare's JVM wrote to its log (why it retired), by pid, as it is discarded."""
+    said: dict[int, str] = {}
+    discard = jvm_spare.Spare.discard
+
+    def keep_log(self: jvm_spare.Spare) -> None:
+        try:
+            said[self.proc.pid] = (self.folder / 'jvm.log').read_text()
+        except OSError:
+            said[self.proc.pid] = ''
+        discard(self)
+
+    monkeypatch.setattr(jvm_spare.Spare, 'discard', keep_log)
+    return said
+
+
+def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch):
+    _ready(_job('pass'))
+    plain = {cfg: _plain(_kind(cfg)) for cfg in KINDS}
+    said = _said_at_discard(monkeypatch)
+    runs_on = set()
+    for cfg in KINDS:
+        _warm()
+        [spare] = _idle()
+        jobs = spare.jobs
+        # A liveness counterexample depends on the fingerprint function each TLC run draws at
+        # random: tests/tlc_test.py leaves those traces out (None), and so does this test.
+        _same(tlc.run_job(_kind(cfg)), plain[cfg], trace=next(t for c, *_, t in VERDICTS if c == cfg) is not None)
+        assert spare.jobs == jobs + 1
+        if spare in _idle():
+            assert spare.proc.poll() is None
+            runs_on.add(cfg)
+            continue
+        spare.proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while spare.proc.pid not in said and time.monotonic() < deadline:
+            time.sleep(0.1)
+        # Never silently: the JVM's log says which of the job's threads outlived it.
+        assert "retire: the job's thread" in said[spare.proc.pid], (cfg, said[spare.proc.pid])
+    assert runs_on == RUNS_ON
+
+
+def test_tlc_static_state_is_new_for_every_job(env):
+    # `-continue` sets a static of TLC's (TLCGlobals.continuation) that nothing resets: in a
+    # shared class loader the next job would go on past its first violation too.
+    job = _job('invariant')
+    going_on = replace(job, mode=('-continue',))
+    want_on, want = _plain(going_on), _plain(job)
+    assert want_on.distinct != want.distinct
+    _warm()
+    [spare] = _idle()
+    _same(tlc.run_job(going_on), want_on)
+    _same(tlc.run_job(job), want)
+    assert _idle() == [spare]
+
+
+def test_arguments_tlc_refuses_end_the_job_as_in_a_jvm_of_its_own(env):
+    job = replace(_job('pass'), mode=('-no-such-flag',))
+    want = _plain(job)
+    assert want.outcome == 'error' and want.exit_code == 1
+    _warm()
+    [spare] = _idle()
+    _same(tlc.run_job(job), want)
+    assert _idle() == [spare]   # TLC said no and returned: nothing of the job is left
+
+
+def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeypatch):
+    monkeypatch.setattr(jvm_spare, 'MAX_JOBS', 3)
+    _ready(_job('pass'))
+    taken = []
+    take = jvm_spare.take
+    monkeypatch.setattr(jvm_spare, 'take', lambda *a: taken.append(take(*a)) or taken[-1])
+    for _ in range(9):
+        assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+    runs = collections.Counter(s.proc.pid for s in taken if s is not None)
+    assert max(runs.values()) <= 3 and len(runs) >= 2
+    # After the first JVM's start, no job waited for a JVM of its own: each spare's successor
+    # was started during its last job.
+    first = next(k for k, s in enumerate(taken) if s is not None)
+    assert all(s is not None for s in taken[first:])
+
+
+def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
+    _warm()
+    [spare] = _idle()
+    forever = b'---- MODULE Forever ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x\' = x + 1\n====\n'
+    job = tlc.TlcJob(kind='mutation', name='forever', spec='Forever.tla', spec_text=forever, config='Forever.cfg',
+                     config_text=b'INIT Init\nNEXT Next\n', java=_job('pass').java, jar=_job('pass').jar, timeout=3)
+    v = tlc.run_job(job)
+    assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 3 s')
+    assert spare.proc.poll() is not None and spare not in _idle()
+    assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+
+
+def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
+    for javac in (str(env / 'no-such-javac'), '/bin/false'):
+        monkeypatch.setenv('EXECLEASE_JAVAC', javac)
+        monkeypatch.setattr(jvm_spare, '_helper', {})
+        assert jvm_spare.compile_helper(_job('pass').java, _job('pass').jar) is None
+        for _ in range(3):
+            assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+            time.sleep(0.2)
+        assert _idle() == []
+    assert not list((env / 'jvm-cache').glob('spare-*'))
+
+
+def test_a_changed_helper_source_compiles_again(env, monkeypatch, tmp_path):
+    job = _job('pass')
+    first = _ready(job)
+    source = tmp_path / 'ExecleaseTlcSpare.java'
+    source.write_text(jvm_spare.SOURCE.read_text() + '\n// changed\n')
+    monkeypatch.setattr(jvm_spare, 'SOURCE', source)
+    second = _ready(job)
+    assert second != first
+
+
+def test_a_spare_that_died_waiting_is_not_used(env):
+    _warm()
+    [spare] = _idle()
+    os.killpg(spare.proc.pid, signal.SIGKILL)
+    spare.proc.wait()
+    v = tlc.run_job(_job('action'))
+    assert (v.outcome, v.property) == ('violated', 'NeverDecreases')
+    assert not spare.folder.exists()
+
+
+def test_a_spare_killed_during_its_job_costs_that_job_only(env, monkeypatch):
+    _warm()
+    assert len(_idle()) == 1
+    start_job = jvm_spare.Spare.start_job
+
+    def die_then_start(self: jvm_spare.Spare, folder: Path, args: tuple[str, ...]) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        start_job(self, folder, args)
+
+    monkeypatch.setattr(jvm_spare.Spare, 'start_job', die_then_start)
+    v = tlc.run_job(_job('invariant'))
+    assert v.outcome == 'error' and 'killed by signal 9' in (v.reason or '')
+    monkeypatch.setattr(jvm_spare.Spare, 'start_job', start_job)
+    assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+
+
+def test_the_helper_exits_when_no_job_comes(env):
+    job = _job('pass')
+    helper = _ready(job)
+    proc = subprocess.run(
+        (str(job.java), *jvm_spare.OPENS, '-cp', f'{job.jar}{os.pathsep}{helper}', jvm_spare.MAIN, str(job.jar)),
+        input=b'/tmp\n', capture_output=True, timeout=120,
+    )
+    assert proc.returncode == jvm_spare.NO_JOB and proc.stdout == b'ready\n'
+
+
+
+def test_no_more_spares_than_expected_jobs(env):
+    job = _job('pass')
+    _warm()
+    jvm_spare.discard_all()
+    tlc.expect_jobs([job, job])
+    tlc.run_job(job)          # one more job is expected: one spare
+    assert len(_idle()) == 1
+    tlc.run_job(job)          # the last: it takes the spare, none is started
+    assert _idle() == []
+
+
+def test_cancel_stops_waiting_spares(env):
+    _warm()
+    [spare] = _idle()
+    tlc.cancel_all()
+    try:
+        assert spare.proc.poll() is not None and not spare.folder.exists()
+        with pytest.raises(KeyboardInterrupt):
+            tlc.run_job(_job('pass'))
+    finally:
+        tlc.reset_cancel()
+
+
+def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(env):
+    job = _job('pass')
+    tlc.expect_jobs([job] * 4)
+    deadline = time.monotonic() + 300
+    while not jvm_spare._helper and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert list(jvm_spare._helper.values()) != [None]
+    for _ in range(4):   # the first builds the class-data archive; the others use spares
+        assert tlc.run_job(job).outcome == 'passed'
+    assert _idle() == []
+
+
+def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_removed(env, monkeypatch):
+    own_tmp = env / 'tmp'
+    own_tmp.mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(own_tmp))
+    spares = env / 'jvm-cache' / 'spares'
+    gone = subprocess.Popen(('true',))
+    gone.wait()
+    (spares / str(gone.pid) / 'job-x').mkdir(parents=True)
+    monkeypatch.setattr(jvm_spare, '_own_folder', {})
+    _warm()
+    [spare] = _idle()
+    assert spare.folder.parent == spares / str(os.getpid())
+    assert not (spares / str(gone.pid)).exists()
+    assert [p.name for p in own_tmp.iterdir()] == []   # only running jobs have folders there
+    jvm_spare.discard_all()
+    assert not (spares / str(os.getpid())).exists()
+
+
+def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
+    _warm()
+    [spare] = _idle()
+    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')   # read by a JVM at its start only
+    v = tlc.run_job(_job('invariant'))
+    assert v.property == 'XBelowTwo'
+    assert not spare.folder.exists() and spare.proc.poll() is not None
+
+
+def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_its_own(env, monkeypatch):
+    from tests.tlc.oom_test import SPECS
+    from tests.tlc.oom_test import job as huge_job
+
+    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')   # the spares are started with it too
+    _warm()
+    [spare] = _idle()
+    assert spare.jobs >= 1 or tlc.run_job(_job('pass')).outcome == 'passed'
+    own = []
+    execute = tlc._execute
+    monkeypatch.setattr(tlc, '_execute', lambda *a, **k: own.append(a[0].name) or execute(*a, **k))
+    job = replace(huge_job(Path(needs.java()), needs.tla_jar(), SPECS['next-state']), kind='mutation')
+    v = tlc.run_job(job)
+    assert spare.jobs >= 2 and own == ['huge']    # ran in the spare, then again in a JVM of its own
+    assert v.outcome == 'error' and (v.reason or '').startswith('Java ran out of memory'), v
+
+
+def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
+    job = _job('invariant')
+    _warm()                      # the archive is built and the helper compiled
+    jvm_spare.discard_all()
+    tlc.expect_jobs([job] * 3)   # one spare started now, for the first of them
+    deadline = time.monotonic() + 120
+    while not _idle() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    [ahead] = _idle()
+    taken = []
+    take = jvm_spare.take
+    monkeypatch.setattr(jvm_spare, 'take', lambda *a: taken.append(take(*a)) or taken[-1])
+    for _ in range(3):
+        assert tlc.run_job(job).property == 'XBelowTwo'
+    assert taken == [ahead] * 3 and _idle() == []

@@ -1,0 +1,89 @@
+from __future__ import annotations
+
+import pytest
+
+from execlease_hook.traces import code_mutations
+from execlease_hook.traces.code_mutations import mutated_copy, repository_files
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import CodeMutation, Replace
+from tests.conftest import GitRepo
+
+
+def mutation(start: str, to: str = 'return 2') -> CodeMutation:
+    return CodeMutation('m', 'app/a.py', Replace(start, to))
+
+
+def test_copy_is_mutated_working_tree_is_not(git_repo: GitRepo):
+    git_repo.write('app/a.py', 'def f():\n    return 1\n')
+    git_repo.write('.gitignore', 'ignored/\n')
+    git_repo.write('ignored/big.bin', 'x')
+    git_repo.add('app/a.py', '.gitignore')
+    git_repo.write('notes.txt', 'untracked, not ignored')
+    with mutated_copy(git_repo.path, mutation('return 1')) as copy:
+        assert (copy / 'app/a.py').read_text() == 'def f():\n    return 2\n'
+        assert (copy / 'notes.txt').exists() and not (copy / 'ignored').exists()
+    assert not copy.exists()
+    assert git_repo.read('app/a.py') == 'def f():\n    return 1\n'
+    assert repository_files(git_repo.path) == ['.gitignore', 'app/a.py', 'notes.txt']
+
+
+@pytest.mark.parametrize(
+    ('start', 'found'), [('nothing like it', 'does not match'), ('return', 'matches 2 times')],
+    ids=['missing', 'twice'],
+)
+def test_anchor_must_match_once(git_repo: GitRepo, start, found):
+    git_repo.write('app/a.py', 'def f():\n    return 1\n\ndef g():\n    return 1\n')
+    with pytest.raises(CannotRun, match=f'code mutation m: replace.from {found} in app/a.py'):
+        with mutated_copy(git_repo.path, mutation(start)):
+            pass
+
+
+def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monkeypatch):
+    """trace_suite.cache_key of a code mutation, from code_mutations.Mutated, equals the key
+    computed in the real mutated copy: ignored files left out, untracked ones in, the mutated
+    file's bytes (CRLF line ends read as text, as the copy writes them)."""
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.verify import suite
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.traces import suite as trace_suite
+    from tests.traces.suite_test import APP, UNBOUNDED, write_model
+
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    path = write_model(git_repo, [APP], [UNBOUNDED])
+    git_repo.write('.gitignore', '*.log\n')
+    git_repo.write('app/run.log', 'ignored, beside the covered code')
+    git_repo.write('app/helper.py', b'X = 1\r\n')     # untracked, not ignored
+    git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py').replace('\n', '\r\n'))
+    git_repo.add('.gitignore', 'verification')
+    m = manifest_read.load(path, git_repo.path)
+    t = suite.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
+    (job,) = m.traces
+    (mutation,) = m.code_mutations
+    planned = code_mutations.mutated(m.root, mutation)
+    without = trace_suite.cache_key(m, job, m.root, t, planned)
+    with mutated_copy(m.root, mutation, planned.files) as copy:
+        inside = code_mutations.Mutated(copy, mutation, planned.files, (copy / mutation.path).read_bytes())
+        assert inside.data == planned.data and b'\r' not in planned.data
+        assert trace_suite.cache_key(m, job, copy, t, inside) == without
+    # Different from the unmutated job's key, and from a key that read the ignored file too.
+    assert without != trace_suite.cache_key(m, job, m.root, t)
+
+
+def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(git_repo: GitRepo, monkeypatch):
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.verify import suite
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.traces import suite as trace_suite
+    from execlease_hook.manifest.model import CodeMutation, Replace
+    from tests.traces.suite_test import APP, write_model
+
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    path = write_model(git_repo, [APP], [])
+    git_repo.write('lib/util.py', 'def f():\n    return 1\n')
+    m = manifest_read.load(path, git_repo.path)
+    t = suite.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
+    (job,) = m.traces
+    outside = CodeMutation('outside', 'lib/util.py', Replace('return 1', 'return 2'))
+    planned = code_mutations.mutated(m.root, outside)
+    # The covered folder (app/) is the same; the key must still not be the unmutated job's.
+    assert trace_suite.cache_key(m, job, m.root, t, planned) != trace_suite.cache_key(m, job, m.root, t)

@@ -1,0 +1,163 @@
+"""Trace jobs and code mutations in `execlease verify`, on a second, small model: the Counter
+fixture and a counter program that records its trace (tests/fixtures/traces/), real TLC."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from execlease_hook.cli import main as cli
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.verify import suite
+from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc.cache import ResultCache
+from tests.conftest import GitRepo
+
+TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
+FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'traces'
+MODEL = 'verification/counter'
+
+APP = {'name': 'app', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+       'command': ['python', 'app/counter_app.py']}
+REJECTED = {'name': 'recorded', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+            'files': ['traces/*.ndjson']}
+BROKEN = {'name': 'broken', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+          'command': ['python', '-c', 'import sys; print("no traces today"); sys.exit(3)']}
+COPIED = {'name': 'copied', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+          'command': ['python', '-c', 'import os, shutil; print("seed=42"); shutil.copy('
+                      '"verification/counter/traces/rejected.ndjson", os.environ["EXECLEASE_TRACE_DIR"])']}
+SILENT = {'name': 'silent', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+          'command': ['python', '-c', 'pass']}
+UNBOUNDED = {'name': 'unbounded', 'path': 'app/counter_app.py',
+             'replace': {'from': '    if x < top:', 'to': '    if True:'}, 'traces': ['app']}
+HARMLESS = {'name': 'harmless', 'path': 'app/counter_app.py',
+            'replace': {'from': 'return 1 - y', 'to': 'return (1 - y)'}, 'traces': ['app']}
+GONE = {'name': 'gone', 'path': 'app/counter_app.py',
+        'replace': {'from': 'no such text', 'to': 'x'}, 'traces': ['app']}
+ENTRIES = [
+    {'id': 'inc', 'path': 'app/counter_app.py', 'function': 'increment', 'action': 'Inc'},
+    {'id': 'flip', 'path': 'app/counter_app.py', 'function': 'flip', 'action': 'Flip'},
+]
+
+pytestmark = pytest.mark.usefixtures('offline_tlc')
+
+
+def write_model(repo: GitRepo, traces: list[dict[str, Any]], code_mutations: list[dict[str, Any]]) -> Path:
+    folder = repo.path / MODEL
+    (folder / 'traces').mkdir(parents=True, exist_ok=True)
+    for name in ('Counter.tla', 'CounterLib.tla', 'pass.cfg'):
+        shutil.copyfile(TLC_FIXTURES / name, folder / name)
+    for name in ('TraceCounter.tla', 'TraceCounter.cfg'):
+        shutil.copyfile(FIXTURES / name, folder / name)
+    shutil.copyfile(FIXTURES / 'rejected.ndjson', folder / 'traces' / 'rejected.ndjson')
+    repo.write('app/counter_app.py', (FIXTURES / 'counter_app.py').read_text())
+    data = {
+        'version': 1, 'spec': 'Counter.tla', 'checks': [{'name': 'main', 'config': 'pass.cfg'}],
+        'traces': traces, 'codeMutations': code_mutations,
+        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': ENTRIES},
+    }
+    path = folder / 'manifest.json'
+    path.write_text(json.dumps(data, indent=2) + '\n')
+    return path
+
+
+@pytest.fixture(scope='module')
+def everything(tmp_path_factory: pytest.TempPathFactory) -> suite.ModelResult:
+    repo = GitRepo(tmp_path_factory.mktemp('traces'))
+    repo.git('init', '-q', '-b', 'main')
+    path = write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
+    os.environ['EXECLEASE_TLA_OFFLINE'] = '1'
+    try:
+        m = manifest_read.load(path, repo.path)
+        t = suite.Tools(tools.resolve_jar(repo.path), tools.find_java())
+        result = suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
+    finally:
+        del os.environ['EXECLEASE_TLA_OFFLINE']
+    assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()  # untouched
+    return result
+
+
+EXPECTED = [
+    ('traces', 'app', 'held', 'trace job app: 2 traces, 7 lines accepted'),
+    ('traces', 'recorded', 'did not hold',
+     'trace job recorded: the code did something the model does not allow: '
+     'trace traces/rejected.ndjson is rejected at line 3: no step of the model matches it\n'
+     '    event: {"action": "Inc", "x": 3, "y": 1, "where": "app/counter_app.py:30"}\n'
+     '    emitted by: app/counter_app.py:30\n'
+     '    model action: Inc (spec: Counter.tla:13-13)\n'
+     '    code: app/counter_app.py:14-17  increment  [inc]\n'
+     '    last state reached (lines 1-2 matched; TLC does not name the failing conjunct):\n'),
+    ('traces', 'copied', 'did not hold',
+     '    the trace command said (replay it with the same settings):\n      | seed=42\n'),
+    ('traces', 'broken', 'could not run',
+     'trace job broken: the command python -c import sys; print("no traces today"); sys.exit(3) '
+     'exited 3; fix it so that it writes its traces and exits 0\n    | no traces today'),
+    ('traces', 'silent', 'could not run',
+     'trace job silent: no *.ndjson trace in'),
+    ('code-mutation', 'unbounded', 'held',
+     'code mutation unbounded (app/counter_app.py) is caught: trace job app rejects to-the-top.ndjson '
+     'at line 4 (Inc by ?, counter_app.py:34): no step of the model matches it'),
+    ('code-mutation', 'harmless', 'did not hold',
+     'code mutation harmless is not caught: trace job app accepts the code with app/counter_app.py broken'),
+    ('code-mutation', 'gone', 'could not run',
+     'code mutation gone: replace.from does not match in app/counter_app.py (it must match exactly once)'),
+]
+
+
+@pytest.mark.parametrize(('kind', 'name', 'outcome', 'message'), EXPECTED, ids=[e[1] for e in EXPECTED])
+def test_trace_job_outcome(everything, kind, name, outcome, message):
+    (result,) = [j for j in everything.jobs if (j.job.kind, j.job.name) == (kind, name)]
+    assert result.outcome == outcome
+    assert message in result.message
+
+
+def test_rejection_shows_the_last_matched_state(everything):
+    (result,) = [j for j in everything.jobs if j.job.name == 'recorded']
+    print(result.message)
+    assert '      x = 1\n' in result.message and '      y = 1\n' in result.message
+    assert everything.exit_code == 2   # could not run dominates; every failure still listed
+    assert sum('trace job recorded' in f for f in everything.failures) == 1
+    assert 'the trace command said' not in result.message   # files: no command
+
+
+def test_no_action_coverage_verdict_while_a_trace_job_fails(everything):
+    assert not [j for j in everything.jobs if j.job.name == 'action-coverage']
+
+
+def test_verify_runs_traces_caches_them_and_reports_action_coverage(git_repo: GitRepo, capsys, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    write_model(git_repo, [APP], [UNBOUNDED])
+    git_repo.add('.')
+    git_repo.commit('model')
+    assert cli.main(['verify', '--update-coverage']) == 0
+    first = capsys.readouterr().out
+    assert 'every action of the covered code is reached by the traces: Flip 2, Inc 5' in first
+    assert 'PASSED' in first
+    assert cli.main(['verify']) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(('traces', 'code-mutation'))]
+    assert [r[0:2] + r[-1:] for r in rows if r[1] in ('app', 'unbounded')] == [
+        ['traces', 'app', 'yes'], ['code-mutation', 'unbounded', 'yes'],
+    ]
+
+
+def test_quick_skips_trace_jobs(git_repo: GitRepo, capsys, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    write_model(git_repo, [BROKEN], [])
+    assert cli.main(['verify', '--quick']) == 1   # never synced coverage; the broken job not run
+    assert 'broken' not in capsys.readouterr().out
+
+
+def test_a_failing_code_mutation_blocks_update_coverage(git_repo: GitRepo, capsys, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    path = write_model(git_repo, [APP], [HARMLESS])
+    git_repo.add('.')
+    git_repo.commit('model')
+    before = path.read_text()
+    assert cli.main(['verify', '--update-coverage']) == 1
+    assert path.read_text() == before
+    assert 'code mutation harmless is not caught' in capsys.readouterr().out

@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import io
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git_env
+from execlease_hook.verify.live import Live
+
+SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
+ERASE = '\r\033[K'
+
+
+def test_not_a_terminal_a_plain_line_per_interval_and_none_after_the_end():
+    out = io.StringIO()
+    live = Live(out, terminal=False, every=0.3)
+    job = live.start('check main')
+    job.feed('@!@!@STARTMSG 2189:0 @!@!@')
+    time.sleep(1.0)
+    live.finish(job)
+    live.print('  check main: held (1.0 s)')
+    time.sleep(0.5)
+    live.close()
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == '  check main: held (1.0 s)'
+    assert 2 <= len(lines[:-1]) <= 4      # at most one each 0.3 s, none in the first 0.3 s
+    assert all(re.fullmatch(r'  check main: \d s, computing initial states', line) for line in lines[:-1])
+    assert '\033' not in out.getvalue()
+
+
+def test_on_a_terminal_the_lines_are_redrawn_in_place_and_erased_at_the_end(monkeypatch):
+    monkeypatch.setenv('COLUMNS', '40')
+    out = io.StringIO()
+    live = Live(out, terminal=True)
+    first, second = live.start('check main'), live.start('mutation a-name-that-is-long-enough')
+    time.sleep(1.3)
+    live.print('  finding F1: held (0.2 s)')     # a line that stays, above the live ones
+    live.finish(first)
+    live.finish(second)
+    live.close()
+    text = out.getvalue()
+    drawn = [piece for piece in re.split(r'\r\033\[K|\033\[A|\n', text) if piece]
+    assert '  check main: 1 s, starting Java' in drawn
+    assert all(len(piece) <= 39 for piece in drawn)       # cut to the width: no wrapped rest
+    assert '  finding F1: held (0.2 s)\n' in text
+    assert text.endswith(ERASE)                           # nothing left on the screen
+
+
+@pytest.fixture
+def slow_repo(git_repo):
+    git_repo.write('verification/slow/Slow.tla', (SLOW / 'Slow.tla').read_text())
+    git_repo.write('verification/slow/Slow.cfg', (SLOW / 'Slow.cfg').read_text())
+    proc = subprocess.run((sys.executable, '-m', 'execlease_hook', 'init', '--spec',
+                           'verification/slow/Slow.tla'), cwd=git_repo.path, env=git_env(),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return git_repo
+
+
+def verify(repo, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
+    return subprocess.run((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', *args),
+                          cwd=repo.path, env={**environ, **env}, capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo):
+    proc = verify(slow_repo, '--format', 'json', EXECLEASE_PROGRESS_SECONDS='1')
+    report = json.loads(proc.stdout)        # stdout is the machine format, nothing else
+    assert report['models'][0]['jobs'][0]['verdict']['distinct'] == 701 * 701
+    live = [line for line in proc.stderr.splitlines() if line.startswith('  check main: ')
+            and not line.startswith('  check main: held')]
+    assert live, proc.stderr
+    assert all(re.match(r'  check main: \d+ s, ', line) for line in live)
+    # TLC 2.15 reports progress about 3 s in, then once a minute: on a fast machine the check ends
+    # before a second report in the search, so its counts and rate arrive with the finishing line.
+    assert any(re.search(r'(exploring|finishing), [\d,]+ distinct states \([\d,]+/s\)', line)
+               for line in live), proc.stderr
+    assert all(len(line) <= 80 for line in live)
+    assert '\033' not in proc.stderr
+
+
+def test_quiet_shows_no_progress(slow_repo):
+    proc = verify(slow_repo, '-q', EXECLEASE_PROGRESS_SECONDS='1')
+    assert 'check main: ' not in proc.stdout + proc.stderr
+
+
+def test_a_terminal_gets_one_live_line_per_running_job(slow_repo):
+    leader, follower = pty.openpty()
+    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
+    proc = subprocess.Popen((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', '--quick'),
+                            cwd=slow_repo.path, env={**environ, 'TERM': 'xterm', 'COLUMNS': '60'},
+                            stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    chunks: list[bytes] = []
+
+    def read_terminal() -> None:   # all along: a full terminal buffer would stop the child
+        try:
+            while chunk := os.read(leader, 4096):
+                chunks.append(chunk)
+        except OSError:   # EIO: the child closed the terminal
+            pass
+
+    reader = threading.Thread(target=read_terminal)
+    reader.start()
+    stdout = proc.communicate(timeout=600)[0].decode()
+    reader.join(timeout=60)
+    os.close(leader)
+    err = b''.join(chunks)
+    text = err.decode()
+    assert ERASE + '  check main: ' in text
+    drawn = [piece for piece in re.split(r'\r\033\[K|\033\[A|\r?\n', text) if piece.startswith('  check main: ')]
+    assert len(drawn) >= 2 and all(len(piece) <= 59 for piece in drawn)
+    assert re.search(r'check +main +passed', stdout) and ERASE not in stdout   # the table, once
+    assert all(len(line) <= 60 for line in stdout.splitlines())

@@ -1,0 +1,158 @@
+"""One pool across every model (pool.py), longest first (schedule.py): real models, real TLC.
+
+The overlap is asserted by the timestamps of the real TLC runs (a spy around tlc.run_job that
+calls the real one), never by wall times; the wall time against the sum is printed (-s).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.cli import main as cli
+from execlease_hook.verify import schedule
+from execlease_hook.tlc import run as tlc
+from tests.conftest import GitRepo
+
+pytestmark = pytest.mark.usefixtures('offline_tlc')
+
+# a, b, c count modulo K: K**3 distinct states, no deadlock, one invariant.
+SPEC = '''---- MODULE Grid ----
+EXTENDS Naturals
+CONSTANT K
+VARIABLES a, b, c
+Init == a = 0 /\\ b = 0 /\\ c = 0
+IncA == a' = (a + 1) % K /\\ UNCHANGED <<b, c>>
+IncB == b' = (b + 1) % K /\\ UNCHANGED <<a, c>>
+IncC == c' = (c + 1) % K /\\ UNCHANGED <<a, b>>
+Next == IncA \\/ IncB \\/ IncC
+TypeOK == a \\in 0..K /\\ b \\in 0..K /\\ c \\in 0..K
+====
+'''
+
+
+def grid_model(repo: GitRepo, name: str, k: int, states: int | None = None, spec: str = SPEC) -> None:
+    folder = f'verification/{name}'
+    repo.write(f'{folder}/Grid.tla', spec)
+    repo.write(f'{folder}/Grid.cfg', f'CONSTANT K = {k}\nINIT Init\nNEXT Next\nINVARIANT TypeOK\n')
+    check: dict[str, object] = {'name': f'{name}-grid', 'config': 'Grid.cfg'}
+    if states is not None:
+        check['states'] = states
+    manifest = {
+        'version': 1, 'spec': 'Grid.tla', 'checks': [check],
+        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [],
+                     'abstract': [{'action': a, 'reason': 'no code in this test'}
+                                  for a in ('IncA', 'IncB', 'IncC')]},
+    }
+    repo.write(f'{folder}/manifest.json', json.dumps(manifest, indent=2) + '\n')
+
+
+@pytest.fixture
+def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
+    """(job name, start, end) of every real TLC run, in the order they ended."""
+    real = tlc.run_job
+    seen: list[tuple[str, float, float]] = []
+
+    def timed(job: tlc.TlcJob, on_line=None) -> tlc.Verdict:
+        start = time.monotonic()
+        try:
+            return real(job, on_line)
+        finally:
+            seen.append((job.name, start, time.monotonic()))
+
+    monkeypatch.setattr(tlc, 'run_job', timed)
+    return seen
+
+
+def most_at_once(seen: list[tuple[str, float, float]]) -> int:
+    events = sorted([(s, 1) for _, s, _ in seen] + [(e, -1) for _, _, e in seen], key=lambda x: (x[0], x[1]))
+    now = top = 0
+    for _, delta in events:
+        now += delta
+        top = max(top, now)
+    return top
+
+
+def test_four_single_job_models_keep_both_jobs_busy(git_repo, spans, capsys):
+    for name in ('m1', 'm2', 'm3', 'm4'):
+        grid_model(git_repo, name, 40)    # 64,000 states each
+    started = time.monotonic()
+    assert cli.main(['verify', '--jobs', '2', '--no-cache']) == 0
+    wall = time.monotonic() - started
+    out, err = capsys.readouterr()
+    assert len(spans) == 4
+    # Two models' TLC processes ran at the same time, never more than --jobs.
+    assert most_at_once(spans) == 2
+    first_two_end = min(e for _, _, e in spans)
+    assert sum(1 for _, s, _ in spans if s < first_two_end) == 2
+    # Each model is reported on its own, as before; the progress lines name the model.
+    for name in ('m1', 'm2', 'm3', 'm4'):
+        assert f'model verification/{name}:' in out
+        assert f'verification/{name}: check {name}-grid: held' in err
+    assert out.rstrip().endswith('PASSED')
+    total = sum(e - s for _, s, e in spans)
+    print(f'\n4 models, --jobs 2: wall {wall:.1f} s, sum of TLC runs {total:.1f} s, '
+          f'ratio {wall / total:.2f}')
+
+
+def test_longest_first_from_recorded_states_then_from_last_timings(git_repo, spans, capsys):
+    grid_model(git_repo, 'a-small', 10, states=1_000)
+    grid_model(git_repo, 'b-big', 50, states=125_000)
+    grid_model(git_repo, 'c-middle', 30, states=27_000)
+    assert cli.main(['verify', '--jobs', '1', '--no-cache']) == 0
+    assert [name for name, _, _ in spans] == ['b-big-grid', 'c-middle-grid', 'a-small-grid']
+    timings = json.loads((git_repo.path / '.git/execlease/timings.json').read_text())
+    assert set(timings['seconds']) == {f'verification/{n}::check:{n}-grid' for n in ('a-small', 'b-big', 'c-middle')}
+    # The last timings outrank the recorded states: a-small's is now the longest.
+    timings['seconds']['verification/a-small::check:a-small-grid'] = 1000.0
+    (git_repo.path / '.git/execlease/timings.json').write_text(json.dumps(timings))
+    spans.clear()
+    assert cli.main(['verify', '--jobs', '1', '--no-cache']) == 0
+    assert [name for name, _, _ in spans] == ['a-small-grid', 'b-big-grid', 'c-middle-grid']
+    # A corrupt timings file costs the order only (back to the recorded states).
+    (git_repo.path / '.git/execlease/timings.json').write_text('{"format": 1, "sec')
+    spans.clear()
+    assert cli.main(['verify', '--jobs', '1', '--no-cache']) == 0
+    assert [name for name, _, _ in spans] == ['b-big-grid', 'c-middle-grid', 'a-small-grid']
+    capsys.readouterr()
+
+
+def test_a_model_that_cannot_run_stops_the_run_as_before(git_repo, spans, capsys):
+    grid_model(git_repo, 'a-fine', 5)
+    grid_model(git_repo, 'b-broken', 5)
+    grid_model(git_repo, 'c-never', 5)
+    (git_repo.path / 'verification/b-broken/Grid.cfg').unlink()
+    assert cli.main(['verify', '--jobs', '2']) == 2
+    out, err = capsys.readouterr()
+    # The model before it ran and is reported, the broken one is named, the one after is not run.
+    assert 'model verification/a-fine:' in out
+    assert 'Grid.cfg: cannot read the config of check b-broken-grid' in err
+    assert [name for name, _, _ in spans] == ['a-fine-grid']
+
+
+def test_a_failing_and_a_passing_model_keep_their_own_exit_codes(git_repo, spans, tmp_path, capsys):
+    grid_model(git_repo, 'a-pass', 5)
+    grid_model(git_repo, 'b-fail', 5, spec=SPEC.replace('a \\in 0..K', 'a \\in 0..2'))
+    report = tmp_path / 'r.json'
+    assert cli.main(['verify', '--jobs', '2', '--json', str(report)]) == 1
+    data = json.loads(report.read_text())
+    assert [(Path(m['manifest']).parent.name, m['exit_code']) for m in data['models']] == [('a-pass', 0), ('b-fail', 1)]
+    capsys.readouterr()
+
+
+def test_estimate_falls_back_to_states_and_a_jvm_start(git_repo, tmp_path):
+    from execlease_hook.manifest import read as manifest_read
+
+    grid_model(git_repo, 'm', 10, states=20_000)
+    m = manifest_read.load(git_repo.path / 'verification/m/manifest.json', git_repo.path)
+    job = tlc.TlcJob(kind='check', name='m-grid', spec='Grid.tla', spec_text=b'', config='Grid.cfg',
+                     config_text=b'')
+    assert schedule.estimate(m, job, None) == schedule.JVM_START + 20_000 / schedule.STATES_PER_SECOND
+    timings = schedule.Timings(tmp_path)
+    timings.record(schedule.job_key(m, job), 3.25)
+    timings.save()
+    assert schedule.estimate(m, job, schedule.Timings(tmp_path)) == 3.25
+    (tmp_path / schedule.FILE).write_text('{"format": 1, "seconds": {"verification/m::check:m-grid": "x"}}')
+    assert schedule.estimate(m, job, schedule.Timings(tmp_path)) == schedule.JVM_START + 2.0

@@ -1,0 +1,201 @@
+"""Trace jobs and code mutations as work of the shared pool (trace_stage.py, pool.py): real
+models, real trace commands, real TLC.
+
+The overlap is asserted by the timestamps of the real runs (spies around tlc.run_job and
+traces.run_command that call the real ones), never by wall times.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.cli import main as cli
+from execlease_hook.traces import code_mutations
+from execlease_hook.tlc import run as tlc
+from execlease_hook.traces import run as traces
+from tests.conftest import GitRepo, git_env
+from tests.verify.pool_test import grid_model, most_at_once
+from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
+
+pytestmark = pytest.mark.usefixtures('offline_tlc')
+
+EXECLEASE = Path(__file__).resolve().parents[2] / '.venv' / 'bin' / 'execlease'
+
+
+@pytest.fixture
+def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
+    """('tlc <kind> <name>', 'command <argv>' or 'copy command <argv>' (in a mutated copy), start,
+    end) of every real TLC run and trace command."""
+    seen: list[tuple[str, float, float]] = []
+    real_job, real_command = tlc.run_job, traces.run_command
+
+    def job(j: tlc.TlcJob, on_line=None) -> tlc.Verdict:
+        start = time.monotonic()
+        try:
+            return real_job(j, on_line)
+        finally:
+            seen.append((f'tlc {j.kind} {j.name}', start, time.monotonic()))
+
+    def command(argv, root, *args, **kwargs) -> traces.CommandRun:
+        start = time.monotonic()
+        where = '' if Path(root).resolve() == Path.cwd().resolve() else 'copy '
+        try:
+            return real_command(argv, root, *args, **kwargs)
+        finally:
+            seen.append((f'{where}command {" ".join(argv)}', start, time.monotonic()))
+
+    monkeypatch.setattr(tlc, 'run_job', job)
+    monkeypatch.setattr(traces, 'run_command', command)
+    return seen
+
+
+def overlaps(a: tuple[str, float, float], b: tuple[str, float, float]) -> bool:
+    return a[1] < b[2] and b[1] < a[2]
+
+
+def two_models(repo: GitRepo) -> None:
+    grid_model(repo, 'grid', 40)    # 64,000 states: seconds of TLC
+    write_model(repo, [APP], [UNBOUNDED, HARMLESS])
+
+
+def counter_jobs(report: Path) -> list[tuple[str, str, str]]:
+    data = json.loads(report.read_text())
+    (model,) = [m for m in data['models'] if Path(m['manifest']).parent.name == 'counter']
+    return [(j['kind'], j['name'], j['outcome']) for j in model['jobs']]
+
+
+EXPECTED = [('check', 'main', 'held'), ('traces', 'app', 'held'), ('traces', 'action-coverage', 'held'),
+            ('code-mutation', 'unbounded', 'held'), ('code-mutation', 'harmless', 'did not hold')]
+
+
+def test_trace_jobs_and_code_mutations_run_beside_the_tlc_jobs(git_repo, spans, tmp_path, capsys):
+    two_models(git_repo)
+    # Last timings that start the grid check and a code mutation first, side by side.
+    seconds = {'verification/grid::check:grid-grid': 2000.0, f'{MODEL}::code-mutation:unbounded': 1000.0}
+    (git_repo.path / '.git/execlease').mkdir(parents=True)
+    (git_repo.path / '.git/execlease/timings.json').write_text(json.dumps({'format': 1, 'seconds': seconds}))
+    report = tmp_path / 'report.json'
+    assert cli.main(['verify', '--jobs', '2', '--no-cache', '--json', str(report)]) == 1
+    out, err = capsys.readouterr()
+    (check,) = [s for s in spans if s[0] == 'tlc check grid-grid']
+    (command,) = [s for s in spans if s[0].startswith('command')]
+    # The trace job's command ran alone, before anything else; its TLC run, the code mutations'
+    # commands and TLC runs then ran beside the grid check (before, they waited for the pool to
+    # drain), never more than --jobs at once.
+    assert [s for s in spans if s is not command and overlaps(s, command)] == []
+    assert command[2] <= min(s[1] for s in spans if s is not command)
+    assert any(overlaps(s, check) for s in spans if s[0].startswith('copy command'))
+    assert any(overlaps(s, check) for s in spans if s[0] == 'tlc traces app')
+    assert most_at_once([s for s in spans if s[0].startswith('tlc')]) == 2
+    # Verdicts, words and report order as before: plan order, action coverage after the trace jobs.
+    assert counter_jobs(report) == EXPECTED
+    assert 'code mutation harmless is not caught: trace job app accepts the code' in out
+    assert 'every action of the covered code is reached by the traces: Flip 2, Inc 5' in out
+    assert 'verification/counter: traces action-coverage: held' in err
+    assert 'verification/counter: code-mutation unbounded: held' in err
+    total = sum(e - s for name, s, e in spans if name.startswith('tlc'))
+    print(f'\n{len(spans)} runs, sum of TLC runs {total:.1f} s')
+
+
+def test_one_job_at_a_time_longest_first_by_the_last_timings(git_repo, spans, tmp_path, capsys):
+    two_models(git_repo)
+    report = tmp_path / 'report.json'
+    assert cli.main(['verify', '--jobs', '1', '--no-cache', '--json', str(report)]) == 1
+    assert most_at_once(spans) == 1
+    assert counter_jobs(report) == EXPECTED
+    timings = json.loads((git_repo.path / '.git/execlease/timings.json').read_text())['seconds']
+    for key in ('traces:app', 'code-mutation:unbounded', 'code-mutation:harmless'):
+        assert timings[f'{MODEL}::{key}'] > 0
+    # The last timings decide: the code mutation made the longest starts first.
+    timings[f'{MODEL}::code-mutation:harmless'] = 1000.0
+    (git_repo.path / '.git/execlease/timings.json').write_text(json.dumps({'format': 1, 'seconds': timings}))
+    spans.clear()
+    assert cli.main(['verify', '--jobs', '1', '--no-cache', '--json', str(report)]) == 1
+    # After the trace command (alone, first), the code mutation made the longest starts first.
+    after = sorted((s for s in spans if not s[0].startswith('command')), key=lambda s: s[1])
+    assert after[0][0].startswith('copy command')
+    assert counter_jobs(report) == EXPECTED
+    capsys.readouterr()
+
+
+def test_cache_hits_make_no_copy_and_run_nothing(git_repo, spans, monkeypatch, tmp_path, capsys):
+    write_model(git_repo, [APP], [UNBOUNDED, HARMLESS])
+    report = tmp_path / 'report.json'
+    assert cli.main(['verify', '--json', str(report)]) == 1
+    first = counter_jobs(report)
+    assert first == EXPECTED
+    copies: list[str] = []
+    real = code_mutations.mutated_copy
+
+    def copy(root, mutation, *args, **kwargs):
+        copies.append(mutation.name)
+        return real(root, mutation, *args, **kwargs)
+
+    monkeypatch.setattr(code_mutations, 'mutated_copy', copy)
+    spans.clear()
+    assert cli.main(['verify', '--json', str(report)]) == 1
+    assert copies == [] and spans == []
+    assert counter_jobs(report) == first
+    data = json.loads(report.read_text())
+    assert all(j['cached'] for m in data['models'] for j in m['jobs'] if j['kind'] != 'traces'
+               or j['name'] != 'action-coverage')
+    # A change to the mutated file: a miss, one copy, for each mutation of that file.
+    git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py') + '\n# changed\n')
+    assert cli.main(['verify', '--json', str(report)]) == 1
+    assert sorted(copies) == ['harmless', 'unbounded']
+    capsys.readouterr()
+
+
+SLOW_APP = '''import os, runpy, subprocess, time
+if 'SLOW' in open('app/counter_app.py').read():
+    child = subprocess.Popen(['sleep', '120'])
+    open({pids!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')
+    time.sleep(120)
+runpy.run_path('app/counter_app.py', run_name='__main__')
+'''
+
+
+@pytest.mark.parametrize('where', ['trace job', 'code mutation'])
+def test_ctrl_c_stops_a_running_trace_command_and_what_it_started(git_repo, tmp_path, where):
+    """A trace command runs alone before the pool (a trace job's) or in a pool thread (a code
+    mutation's): Ctrl-C stops it, and the process it started, either way."""
+    pids = tmp_path / 'pids'
+    app = {**APP, 'command': ['python', 'app/slow_app.py']}
+    slow = {'name': 'slow', 'path': 'app/counter_app.py', 'replace': {'from': 'return 1 - y', 'to': 'return 1 - y  # SLOW'},
+            'traces': ['app']}
+    write_model(git_repo, [app], [slow])
+    git_repo.write('app/slow_app.py', SLOW_APP.format(pids=str(pids)))
+    if where == 'trace job':
+        git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py') + '# SLOW\n')
+    env = git_env()
+    env.update(EXECLEASE_TLA_OFFLINE='1')
+    proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2', '--no-cache'), cwd=git_repo.path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 90
+    while not (pids.exists() and ' ' in pids.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    command, child = (int(p) for p in pids.read_text().split())
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert 'interrupted' in err
+    for pid in (command, child):
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(pid), f'process {pid} still runs'
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f'/proc/{pid}/stat')
+    return not (stat.exists() and stat.read_text().split(') ')[-1].startswith('Z'))   # a zombie is gone
