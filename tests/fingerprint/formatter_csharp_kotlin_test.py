@@ -27,7 +27,7 @@ from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
 from tests import needs
 
-ROOT = Path(__file__).parents[1]s[2]
+ROOT = Path(__file__).parents[2]
 CORPUS = {
     'Lease.cs': ROOT / 'tests' / 'fixtures' / 'formatters' / 'Lease.cs',
     'Lease.kt': ROOT / 'tests' / 'fixtures' / 'formatters' / 'Lease.kt',

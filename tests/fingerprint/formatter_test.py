@@ -26,7 +26,7 @@ from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.manifest.model import CoveredEntry, Region
 from tests.needs import missing
 
-ROOT = Path(__file__).parents[1]s[2]
+ROOT = Path(__file__).parents[2]
 CORPUS = Path(__file__).parents[1] / 'fixtures' / 'formatters'
 
 # file -> (covered functions, covered regions as (from, to))

@@ -202,5 +202,5 @@ def test_a_grammar_loads_only_when_a_file_of_its_language_is_located(name, modul
         f'print(",".join(m for m in {grammars!r} if m in loaded))\n'
     )
     proc = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).parents[1]s[2])
+                          cwd=Path(__file__).parents[2])
     assert proc.stdout.strip() == module
