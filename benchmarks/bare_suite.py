@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from execlease_hook.verify import suite
+from execlease_hook.verify import judge
+from execlease_hook.verify import plan
+from execlease_hook.tlc import jar
 from execlease_hook.tlc import run as tlc
 from execlease_hook.traces import suite as trace_suite
 from execlease_hook.traces import run as traces
@@ -36,7 +38,7 @@ from execlease_hook.verify import violations
 from execlease_hook.traces.code_mutations import mutated_copy
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.verify.report import COULD_NOT_RUN
+from execlease_hook.core.outcomes import COULD_NOT_RUN
 from execlease_hook.traces.suite import TraceRun
 
 KINDS = ('check', 'mutation', 'finding', 'traces', 'code-mutation')
@@ -58,8 +60,8 @@ class Done:
 @dataclass
 class Prepared:
     m: Manifest
-    t: suite.Tools
-    planned: list[tuple[suite.PlannedJob, Path | None]]      # None: not run (a planning problem)
+    t: jar.Tools
+    planned: list[tuple[plan.PlannedJob, Path | None]]      # None: not run (a planning problem)
     copies: list[tuple[CodeMutation, Path | str]]             # the copy, or why there is none
     seconds: float = 0.0                                      # spent preparing (not timed in (a))
 
@@ -96,7 +98,7 @@ def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc.Verdict:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def trace_run(m: Manifest, job: TraceJob, root: Path, t: suite.Tools) -> TraceRun:
+def trace_run(m: Manifest, job: TraceJob, root: Path, t: jar.Tools) -> TraceRun:
     """One trace job with `root` as the repository root (the repository or a mutated copy):
     collected as verify collects it (trace_suite.collect), its TLC run bare."""
     collected = trace_suite.collect(m, job, root, t, key='')   # (a) caches nothing: no key
@@ -109,12 +111,12 @@ def trace_run(m: Manifest, job: TraceJob, root: Path, t: suite.Tools) -> TraceRu
 
 
 @contextlib.contextmanager
-def prepare(m: Manifest, t: suite.Tools) -> Iterator[Prepared]:
+def prepare(m: Manifest, t: jar.Tools) -> Iterator[Prepared]:
     """Every planned job's folder with its files, and every code mutation's copy; removed after."""
     started = time.monotonic()
     with contextlib.ExitStack() as stack:
-        planned: list[tuple[suite.PlannedJob, Path | None]] = []
-        for p in suite.plan(m, False, t):
+        planned: list[tuple[plan.PlannedJob, Path | None]] = []
+        for p in plan.plan(m, False, t):
             if p.problem is not None:
                 planned.append((p, None))
                 continue
@@ -142,7 +144,7 @@ def run(p: Prepared) -> Timed:
             continue
         began = time.monotonic()
         verdict = violations.refine(job, bare_tlc(job, folder), bare_tlc)
-        timed.done.append(Done(job.kind, job.name, suite.judge(job, verdict, False).outcome, verdict,
+        timed.done.append(Done(job.kind, job.name, judge.judge(job, verdict, False).outcome, verdict,
                                time.monotonic() - began))
     counts: dict[str, int] = {}
     accepted_all = True

@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # run as a scr
 
 from benchmarks import bare_suite
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import suite
+from execlease_hook.verify import plan
+from execlease_hook.tlc import jar
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import jar as tools
 
@@ -124,7 +125,7 @@ def verify(root: Path, model: str, *args: str, env: dict[str, str] | None = None
         return seconds, json.loads(out.read_text(encoding='utf-8'))
 
 
-def trivial(t: suite.Tools, tuned: bool, runs: int) -> float:
+def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
     """Median seconds of a trivial spec's job through tlc.run_job, after three to warm up."""
     job = tlc.TlcJob(
         kind='mutation', name='trivial', spec='Trivial.tla', spec_text=TRIVIAL_SPEC, config='Trivial.cfg',
@@ -203,8 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         root, model = fixture_repo(), FIXTURE_MODEL
     m = manifest_read.load(root / model / 'manifest.json', root)
-    t = suite.Tools(tools.resolve_jar(root), tools.find_java())
-    planned = suite.plan(m, False, t)
+    t = jar.Tools(tools.resolve_jar(root), tools.find_java())
+    planned = plan.plan(m, False, t)
     print(f'model {model}: {sum(p.problem is None for p in planned)} planned TLC jobs, {len(m.traces)} trace '
           f'jobs, {len(m.code_mutations)} code mutations; {t.jar.tlc_version}; Java {t.java.major}; '
           f'{os.cpu_count()} CPUs; {args.runs} runs; load average at start {load()}', flush=True)

@@ -1,0 +1,1 @@
+"""execlease: keep a TLA+ model and the code it describes in lockstep (docs/architecture.md)."""

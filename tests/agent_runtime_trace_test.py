@@ -187,7 +187,7 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
     # The three breaks the fault harness let through in every seeded round: a release without
     # its fence, a renew without its expiry check, a replay decision ignoring the policy now.
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.verify import suite
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc import jar as tools
     from execlease_hook.traces import suite as trace_suite
     from execlease_hook.tlc.cache import ResultCache
@@ -195,7 +195,7 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = suite.Tools(tools.resolve_jar(root), tools.find_java())
+    t = jar.Tools(tools.resolve_jar(root), tools.find_java())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s' in result.message

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+from execlease_hook.formats.names import FORMATS
+
 EXITS = {
     'guard': (
         'nothing covered changed (or nothing a model governs is staged)',
@@ -96,7 +98,7 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_format_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        '--format', choices=('text', 'json', 'sarif', 'github', 'junit'), default=None,
+        '--format', choices=FORMATS, default=None,
         help='report format on stdout (the human text then goes to stderr); default: text',
     )
     parser.add_argument('--output', '-o', metavar='FILE',

@@ -132,7 +132,9 @@ def run(options: argparse.Namespace) -> int:
 def _run(options: argparse.Namespace, outputs: Any) -> int:
     from execlease_hook.verify import report as report_mod
     from execlease_hook.verify import report_build as build
-    from execlease_hook.formats.report import HELD, Report
+    from execlease_hook.core import outcomes
+    from execlease_hook.formats.report import Report
+    from execlease_hook.core.outcomes import HELD
 
     root = git.repo_root()
     code = 0
@@ -156,7 +158,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
             'coverage': [report_mod.entry_json(s) for s in statuses],
         })
         report.items.append(build.model_item(
-            m, HELD if model_code == 0 else build.DID_NOT_HOLD if model_code == 1 else build.COULD_NOT_RUN,
+            m, HELD if model_code == 0 else outcomes.DID_NOT_HOLD if model_code == 1 else outcomes.COULD_NOT_RUN,
             '\n'.join((f'model {model_text}', *model_lines))))
         report.items.extend(build.problem_items(m, watched.problems, []))
         report.items.extend(build.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered)

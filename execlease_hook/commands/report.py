@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.formats.report import RESULT_TEXT, SCHEMA_VERSION, Item, Location, Report
+from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
+from execlease_hook.core.outcomes import RESULT_TEXT
 
 
 def _read(path: str) -> dict[str, Any]:

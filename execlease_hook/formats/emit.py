@@ -12,7 +12,22 @@ import sys
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.formats.report import Report, render, unfinished
+from execlease_hook.formats.names import WRITERS
+from execlease_hook.formats.report import Report
+
+
+def render(fmt: str, report: Report) -> str:
+    import importlib
+
+    if fmt not in WRITERS:
+        raise ValueError(f'unknown format {fmt!r}')
+    return str(importlib.import_module(f'execlease_hook.formats.{WRITERS[fmt]}').render(report))
+
+
+def unfinished(fmt: str, command: str, reason: str, code: int = 2) -> str:
+    """What a report file holds while the run has not finished, and after an early exit: never
+    a pass left by an earlier run."""
+    return render(fmt, Report(command, code, None, error=reason))
 
 
 class Outputs:
@@ -24,7 +39,7 @@ class Outputs:
         if json_file:
             self.files.append(('json', Path(json_file), '--json'))
         if output and not fmt:
-            raise CannotRun('--output FILE needs --format (json, sarif, github or junit)')
+            raise CannotRun(f'--output FILE needs --format ({", ".join(WRITERS)})')
         if fmt and fmt != 'text':
             if output:
                 self.files.append((fmt, Path(output), '--output'))

@@ -2,7 +2,8 @@
 did not hold or could not run, at its first location, then a `::notice` with the verdict."""
 from __future__ import annotations
 
-from execlease_hook.formats.report import HELD, Item, Report
+from execlease_hook.formats.report import Item, Report
+from execlease_hook.core.outcomes import HELD
 
 
 def _data(text: str) -> str:

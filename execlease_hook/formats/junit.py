@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from execlease_hook.formats.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, Item, Report
+from execlease_hook.formats.report import Item, Report
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 
 
 def _case(suite: ET.Element, item: Item) -> None:

@@ -12,17 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMATS = ('text', 'json', 'sarif', 'github', 'junit')
+from execlease_hook.core.outcomes import RESULT_TEXT
+
 SCHEMA_VERSION = 1
-HELD, DID_NOT_HOLD, COULD_NOT_RUN = 'held', 'did not hold', 'could not run'
-RESULT_TEXT = {
-    0: 'PASSED',
-    1: 'FAILED (did not hold)',
-    2: 'COULD NOT RUN (exit 2 is not a pass)',
-    129: 'INTERRUPTED (SIGHUP)',
-    130: 'INTERRUPTED',
-    143: 'INTERRUPTED (SIGTERM)',
-}
 
 
 @dataclass(frozen=True)
@@ -77,25 +69,3 @@ def tool_version() -> str:
         return metadata.version('execlease')
     except metadata.PackageNotFoundError:
         return '0+unknown'
-
-
-def render(fmt: str, report: Report) -> str:
-    if fmt == 'json':
-        from execlease_hook.formats import json_report
-        return json_report.render(report)
-    if fmt == 'sarif':
-        from execlease_hook.formats import sarif
-        return sarif.render(report)
-    if fmt == 'github':
-        from execlease_hook.formats import github
-        return github.render(report)
-    if fmt == 'junit':
-        from execlease_hook.formats import junit
-        return junit.render(report)
-    raise ValueError(f'unknown format {fmt!r}')
-
-
-def unfinished(fmt: str, command: str, reason: str, code: int = 2) -> str:
-    """What a report file holds while the run has not finished, and after an early exit: never
-    a pass left by an earlier run."""
-    return render(fmt, Report(command, code, None, error=reason))

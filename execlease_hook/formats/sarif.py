@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from execlease_hook.formats.report import HELD, Item, Location, Report, tool_version
+from execlease_hook.formats.report import Item, Location, Report, tool_version
+from execlease_hook.core.outcomes import HELD
 
 SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
 RULES = {

@@ -145,7 +145,7 @@ def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | 
 
 def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
     """`execlease verify --rev REV` / `--pushed`."""
-    from execlease_hook.verify import suite
+    from execlease_hook.commands import verify
 
     if options.update_coverage:
         raise CannotRun('--update-coverage records the working tree; it cannot be combined with '
@@ -156,7 +156,7 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
     else:
         pushed = pushed_range(root)
         if pushed is None:
-            return suite.run_suite(options, json_path, root, root)  # manual stage: the working tree
+            return verify.run_suite(options, json_path, root, root)  # manual stage: the working tree
         commits, tip, label = pushed
         print(term.wrap(f'execlease: judging the push of {label}: {len(commits)} new commit'
                         f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
@@ -173,7 +173,7 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
         if options.model is not None:
             rel = os.path.relpath(os.path.abspath(options.model), root)
             local.model = str(tree / rel)
-        tip_code = suite.run_suite(local, json_path, tree, root)
+        tip_code = verify.run_suite(local, json_path, tree, root)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 2 if 2 in (range_code, tip_code) else max(range_code, tip_code)

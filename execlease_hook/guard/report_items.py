@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.verify import report_build as build
-from execlease_hook.formats.report import HELD, Report
+from execlease_hook.core import outcomes
+from execlease_hook.formats.report import Report
+from execlease_hook.core.outcomes import HELD
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import IndexSource
@@ -31,7 +33,7 @@ def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSour
         report.items.append(build.entry_item(m, s, block if s.status != 'unchanged' else None))
     for block in blocks:
         if block.startswith('model '):
-            report.items.append(build.model_item(m, build.DID_NOT_HOLD, block))
+            report.items.append(build.model_item(m, outcomes.DID_NOT_HOLD, block))
         elif 'code-to-action table' in block.splitlines()[0]:
             report.items.append(build.notes_item(m, block))
         else:

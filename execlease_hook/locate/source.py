@@ -11,7 +11,6 @@ stages covered code (benchmarks/guard_latency.py).
 """
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 

@@ -477,3 +477,9 @@ def run(options: argparse.Namespace) -> int:
     for line in describe(jar, java, tlc_version(jar, java)):
         print(line)
     return 0
+
+
+@dataclass(frozen=True)
+class Tools:
+    jar: ToolJar
+    java: Java

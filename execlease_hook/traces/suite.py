@@ -24,7 +24,7 @@ import hashlib
 import json
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +37,8 @@ from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.verify.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, JobResult
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.traces.module import Trace
@@ -45,7 +46,7 @@ from execlease_hook.traces.run import TraceVerdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.verify.suite import Tools
+    from execlease_hook.tlc.jar import Tools
 
 FORMAT = 1
 

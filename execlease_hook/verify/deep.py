@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from execlease_hook.spec import cfg_constants
-from execlease_hook.verify import report
+from execlease_hook.core import outcomes
 from execlease_hook.tlc import modes as tlc_modes
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Check, Manifest
-from execlease_hook.verify.report import COULD_NOT_RUN, HELD, JobResult
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.tlc.output import Verdict
 
@@ -100,10 +101,10 @@ def _progress_line(m: Manifest, c: Check, several: bool) -> Callable[[tlc_modes.
 
 def plan(m: Manifest, t: Any, mode: Mode, several: bool = False) -> tuple[list[Any], list[str]]:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
-    from execlease_hook.verify import suite
+    from execlease_hook.verify import plan as verify_plan
 
     planned, notes = [], []
-    for i, (p, c) in enumerate(zip(suite.plan(m, True, t), m.checks)):
+    for i, (p, c) in enumerate(zip(verify_plan.plan(m, True, t), m.checks)):
         config_text = p.job.config_text
         budget = mode.budget if mode.budget is not None else DEFAULT_BUDGET
         if mode.deep:
@@ -131,7 +132,7 @@ def plan(m: Manifest, t: Any, mode: Mode, several: bool = False) -> tuple[list[A
 
 
 def judge_for(mode: Mode, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobResult]:
-    from execlease_hook.verify import suite
+    from execlease_hook.verify import judge as verify_judge
 
     checks = {c.name: c for c in m.checks}
 
@@ -152,7 +153,7 @@ def judge_for(mode: Mode, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobR
                 f'{label}: the time budget of {job.timeout:g} s ran out; {covered}: not a pass, the rest '
                 'was not searched; raise the budget (--budget, or "timeout" in the deep block) or lower '
                 'the bounds'))
-        result = suite.judge(job, verdict, cached)
+        result = verify_judge.judge(job, verdict, cached)
         if verdict.outcome != 'passed':
             return dataclasses.replace(result, message=result.message.replace(f'check {job.name}', label, 1))
         if mode.simulate:
@@ -193,7 +194,9 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     from execlease_hook.tlc import jar as tools
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.manifest import find as models
-    from execlease_hook.verify import suite
+    from execlease_hook.verify import show
+    from execlease_hook.verify import result as verify_result
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc.cache import ResultCache, results_folder
 
     flag = '--simulate' if getattr(options, 'simulate', False) else '--deep'
@@ -205,7 +208,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     mode = mode_of(options)
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     manifests = [manifest_read.load(p, root) for p in models.find_models(root, options.model)]
-    t = suite.Tools(tools.resolve_jar(root), tools.find_java())
+    t = jar.Tools(tools.resolve_jar(root), tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     several = len(manifests) > 1
@@ -215,35 +218,35 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
                         + ', '.join(str(m.path.relative_to(root)) for m in manifests)
                         + '; add one, e.g. "deep": {"constants": {"MaxGen": "4"}}')
     if verbosity >= 0:
-        suite._print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+        show._print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                                f'({t.jar.source}); Java {t.java.major} ({t.java.path}); {mode.words()}'))
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     at_once = options.jobs or (cores() if mode.simulate else 1)
-    works = [pool.Work(m, jobs, judge_for(mode, m), suite._progress_of(m, several, verbosity))
+    works = [pool.Work(m, jobs, judge_for(mode, m), show._progress_of(m, several, verbosity))
              for m, jobs, _ in planned]
     ran = pool.run(works, t, cache, at_once)
     results = []
     for (m, jobs, skipped), done in zip(planned, ran):
-        r = suite.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)])
+        r = verify_result.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)])
         r.plan = [f'check:{p.job.name}' for p in jobs]
-        r.failures = [j.message for j in done if j.outcome == report.DID_NOT_HOLD]
+        r.failures = [j.message for j in done if j.outcome == outcomes.DID_NOT_HOLD]
         r.problems = [j.message for j in done if j.outcome == COULD_NOT_RUN]
         results.append(r)
-        suite.print_model(r, max(verbosity + 1, 0) if verbosity >= 0 else verbosity)
-    code = suite.exit_code(results)
+        show.print_model(r, max(verbosity + 1, 0) if verbosity >= 0 else verbosity)
+    code = verify_result.exit_code(results)
     from execlease_hook.verify import report_build as build
 
-    data = suite.results_json(results, t, code)
+    data = verify_result.results_json(results, t, code)
     data['mode'] = {'deep': mode.deep, 'simulate': mode.simulate, 'fpmem': mode.fpmem,
                     'workers': 1 if mode.simulate else mode.workers,   # per TLC job
                     **({'traces': mode.traces, 'depth': mode.depth, 'seed': mode.seed} if mode.simulate else {})}
     outputs.finish(build.verify_report(results, data, code, git.head(root)))
     if cache.problem:
-        suite._print(f'note: {cache.problem}')
-    result = report.RESULT_TEXT[code]
+        show._print(f'note: {cache.problem}')
+    result = outcomes.RESULT_TEXT[code]
     if code == 0:
         result += f' ({mode.words()}; checks only)'
     if mode.simulate:
         result += f'; reproduce with --seed {mode.seed}'
-    suite._print('', term.paint(result, 'green' if code == 0 else 'red'))
+    show._print('', term.paint(result, 'green' if code == 0 else 'red'))
     return code

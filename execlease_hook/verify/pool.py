@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.verify import schedule
 from execlease_hook.tlc import run as tlc
-from execlease_hook.verify.report import COULD_NOT_RUN, JobResult
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.core.outcomes import COULD_NOT_RUN
 
 if TYPE_CHECKING:
     from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.manifest.model import Manifest
-    from execlease_hook.verify.suite import PlannedJob, Tools
+    from execlease_hook.verify.plan import PlannedJob
+    from execlease_hook.tlc.jar import Tools
     from execlease_hook.tlc.run import TlcJob
     from execlease_hook.tlc.output import Verdict
 

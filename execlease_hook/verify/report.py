@@ -6,35 +6,18 @@ working tree), and only the variables that changed in that step.
 """
 from __future__ import annotations
 
+from execlease_hook.tlc.result import JobResult
+
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.tlc.output import TraceStep, Verdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
 
-HELD = 'held'
-DID_NOT_HOLD = 'did not hold'
-COULD_NOT_RUN = 'could not run'
-RESULT_TEXT = {
-    0: 'PASSED',
-    1: 'FAILED (did not hold)',
-    2: 'COULD NOT RUN (exit 2 is not a pass)',
-}
 
-
-@dataclass(frozen=True)
-class JobResult:
-    job: TlcJob
-    verdict: Verdict | None      # None: the job could not even be started (e.g. a bad anchor)
-    cached: bool
-    outcome: str                 # HELD | DID_NOT_HOLD | COULD_NOT_RUN
-    message: str                 # what held or did not, in words a person acts on
-    show_trace: bool = False
 
 
 def _verdict_cell(result: JobResult) -> str:

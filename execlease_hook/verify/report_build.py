@@ -11,12 +11,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.formats.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD, Item, Location
+from execlease_hook.formats.report import Item, Location
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.manifest.model import Manifest
-    from execlease_hook.verify.report import JobResult
+    from execlease_hook.tlc.result import JobResult
     from execlease_hook.tlc.output import Verdict
 
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')

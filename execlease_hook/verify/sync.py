@@ -24,7 +24,7 @@ from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import write as manifest_write
 
 if TYPE_CHECKING:
-    from execlease_hook.verify.suite import ModelResult
+    from execlease_hook.verify.result import ModelResult
 
 COVERAGE_FAILURE = 'covered code changed'
 

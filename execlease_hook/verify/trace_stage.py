@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.traces import code_mutations
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.verify.report import JobResult
+from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.suite import (
     Collected, TraceRun, action_coverage_result, cache_key, cached_mutation, cached_run, check, code_mutation_result, collect, mutation_jobs, mutation_result, placeholder_job, run_trace_job, trace_job_result,
@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.verify.pool import Task, Work
-    from execlease_hook.verify.suite import Prepared, Tools
+    from execlease_hook.verify.plan import Prepared
+    from execlease_hook.tlc.jar import Tools
     from execlease_hook.tlc.output import Verdict
 
 

@@ -30,7 +30,7 @@ from execlease_hook.tlc.output import location_text, parse_location
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
-    from execlease_hook.verify.report import JobResult
+    from execlease_hook.tlc.result import JobResult
 
 _ASSUME_NAME = re.compile(r'\b(?:ASSUME|ASSUMPTION|AXIOM)\s+(\w+)\s*==\s*$')
 

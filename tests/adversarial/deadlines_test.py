@@ -19,7 +19,7 @@ import pytest
 
 from execlease_hook.tlc import jar as tools
 from tests import needs
-from tests.conftest import GitRepo, git_env
+from tests.conftest import git_env
 
 EXECLEASE = Path(sys.executable).parent / 'execlease'
 
@@ -181,14 +181,14 @@ def test_download_settings_are_validated(git_repo, server, variable, value):
 def test_run_settings_are_validated(git_repo, monkeypatch, variable, value):
     # Before, NaN and inf parsed as floats and a NaN timeout silently meant "no timeout".
     from execlease_hook.core import settings
-    from execlease_hook.verify import suite
+    from execlease_hook.verify import plan
 
     monkeypatch.setenv(variable, value)
     with pytest.raises(Exception) as caught:
         if variable == 'EXECLEASE_TLC_TIMEOUT':
-            suite._timeout(None)
+            plan._timeout(None)
         elif variable == 'EXECLEASE_TLC_WORKERS':
-            suite._workers()
+            plan._workers()
         elif variable == 'EXECLEASE_TLA_RETRIES':
             settings.count_env(variable, 3, 1, 20)
         else:

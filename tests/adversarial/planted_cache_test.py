@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import suite
+from execlease_hook.verify import plan
+from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import FORMAT, results_folder
 from execlease_hook.tlc.output import Verdict
@@ -37,8 +38,8 @@ def failing_model(repo: GitRepo) -> Path:
 def forged_pass(repo: GitRepo, manifest_path: Path) -> tuple[str, str]:
     """The cache entry that would make the failing check read PASSED: (key, JSON text)."""
     m = manifest_read.load(manifest_path, repo.path)
-    t = suite.Tools(tools.resolve_jar(repo.path), tools.find_java())
-    (planned,) = suite.plan(m, True, t)
+    t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
+    (planned,) = plan.plan(m, True, t)
     key = planned.job.cache_key(t.jar.sha256, t.java.major)
     verdict = Verdict('passed', 1.0, 0, states=8, distinct=8, depth=5)
     return key, json.dumps({'format': FORMAT, 'key': key, 'verdict': verdict.to_json()})

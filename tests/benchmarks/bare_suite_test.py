@@ -15,9 +15,9 @@ import pytest
 
 from benchmarks import bare_suite
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import suite
+from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
-from execlease_hook.verify.report import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from tests import needs
 from tests.conftest import GitRepo
 from tests.traces.suite_test import APP, BROKEN, GONE, HARMLESS, REJECTED, TLC_FIXTURES, UNBOUNDED, write_model
@@ -59,7 +59,7 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     os.environ.update(env)
     try:
         m = manifest_read.load(path, repo.path)
-        t = suite.Tools(tools.resolve_jar(repo.path), tools.find_java())
+        t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
         with bare_suite.prepare(m, t) as p:
             made = [f for _, f in p.planned if f is not None] + [c for _, c in p.copies if isinstance(c, Path)]
             assert made and all(f.is_dir() for f in made)

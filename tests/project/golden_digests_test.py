@@ -24,7 +24,8 @@ from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
 from execlease_hook.manifest.read import load
 from execlease_hook.spec.record import read as read_model, record as model_record
-from execlease_hook.verify.suite import Tools, plan
+from execlease_hook.verify.plan import plan
+from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import Java
 from execlease_hook.tlc.jar import ToolJar
 from execlease_hook.traces.suite import cache_key as trace_cache_key

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from execlease_hook.tlc import jar
+
 import pytest
 
 from execlease_hook.traces import code_mutations
@@ -43,7 +45,6 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     computed in the real mutated copy: ignored files left out, untracked ones in, the mutated
     file's bytes (CRLF line ends read as text, as the copy writes them)."""
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.verify import suite
     from execlease_hook.tlc import jar as tools
     from execlease_hook.traces import suite as trace_suite
     from tests.traces.suite_test import APP, UNBOUNDED, write_model
@@ -56,7 +57,7 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py').replace('\n', '\r\n'))
     git_repo.add('.gitignore', 'verification')
     m = manifest_read.load(path, git_repo.path)
-    t = suite.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
+    t = jar.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
     (job,) = m.traces
     (mutation,) = m.code_mutations
     planned = code_mutations.mutated(m.root, mutation)
@@ -71,7 +72,7 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
 
 def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(git_repo: GitRepo, monkeypatch):
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.verify import suite
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc import jar as tools
     from execlease_hook.traces import suite as trace_suite
     from execlease_hook.manifest.model import CodeMutation, Replace
@@ -81,7 +82,7 @@ def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(git_repo: G
     path = write_model(git_repo, [APP], [])
     git_repo.write('lib/util.py', 'def f():\n    return 1\n')
     m = manifest_read.load(path, git_repo.path)
-    t = suite.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
+    t = jar.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
     (job,) = m.traces
     outside = CodeMutation('outside', 'lib/util.py', Replace('return 1', 'return 2'))
     planned = code_mutations.mutated(m.root, outside)

@@ -13,6 +13,8 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.verify import suite
+from execlease_hook.verify import result
+from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
 from tests.conftest import GitRepo
@@ -66,14 +68,14 @@ def write_model(repo: GitRepo, traces: list[dict[str, Any]], code_mutations: lis
 
 
 @pytest.fixture(scope='module')
-def everything(tmp_path_factory: pytest.TempPathFactory) -> suite.ModelResult:
+def everything(tmp_path_factory: pytest.TempPathFactory) -> result.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('traces'))
     repo.git('init', '-q', '-b', 'main')
     path = write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
     os.environ['EXECLEASE_TLA_OFFLINE'] = '1'
     try:
         m = manifest_read.load(path, repo.path)
-        t = suite.Tools(tools.resolve_jar(repo.path), tools.find_java())
+        t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
         result = suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
     finally:
         del os.environ['EXECLEASE_TLA_OFFLINE']

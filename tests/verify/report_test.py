@@ -5,6 +5,8 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.verify import report
+from execlease_hook.tlc import result
+from execlease_hook.core import outcomes
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import CoveredEntry, Region
 from execlease_hook.tlc.output import TraceStep, Verdict
@@ -99,9 +101,9 @@ def test_summary_table_lists_every_column():
     from execlease_hook.tlc.run import TlcJob
     job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8')
     rows = report.summary_table([
-        report.JobResult(job, Verdict('violated', 2.345, 12, 10, 1234, 3, kind='invariant', property='P8'),
-                         True, report.HELD, 'ok'),
-        report.JobResult(job, None, False, report.COULD_NOT_RUN, 'bad anchor'),
+        result.JobResult(job, Verdict('violated', 2.345, 12, 10, 1234, 3, kind='invariant', property='P8'),
+                         True, outcomes.HELD, 'ok'),
+        result.JobResult(job, None, False, outcomes.COULD_NOT_RUN, 'bad anchor'),
     ])
     assert rows == [
         'kind      name  verdict      result         distinct  seconds  cached',
@@ -116,9 +118,9 @@ def test_summary_table_fits_the_width_it_is_given():
     from execlease_hook.tlc.run import TlcJob
     long_name = 'finish-turn-ignores-steps-and-status-and-more'
     job = TlcJob('code-mutation', long_name, 'S.tla', b'', 'S.cfg', b'', expect='P8')
-    results = [report.JobResult(
+    results = [result.JobResult(
         job, Verdict('violated', 9.25, 12, 10, 85142, 3, kind='invariant', property='ClaimRespectsLiveOwner'),
-        False, report.HELD, 'ok')]
+        False, outcomes.HELD, 'ok')]
     lines = report.summary_table(results, 78)
     assert max(map(len, lines)) <= 78
     assert lines[0].split() == ['kind', 'name', 'result', 'distinct', 'seconds', 'cached']

@@ -13,6 +13,8 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.verify import suite
+from execlease_hook.verify import result
+from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
 from tests import needs
@@ -97,7 +99,7 @@ def console(repo: GitRepo, *args: str, env: dict[str, str] | None = None) -> sub
 # --- one model holding every kind of expectation, run once --------------------------------------
 
 @pytest.fixture(scope='module')
-def everything(tmp_path_factory: pytest.TempPathFactory) -> suite.ModelResult:
+def everything(tmp_path_factory: pytest.TempPathFactory) -> result.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('everything'))
     repo.git('init', '-q', '-b', 'main')
     path = write_model(
@@ -107,7 +109,7 @@ def everything(tmp_path_factory: pytest.TempPathFactory) -> suite.ModelResult:
     os.environ['EXECLEASE_TLA_OFFLINE'] = '1'
     try:
         m = manifest_read.load(path, repo.path)
-        t = suite.Tools(tools.resolve_jar(repo.path), tools.find_java())
+        t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
         return suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
     finally:
         del os.environ['EXECLEASE_TLA_OFFLINE']

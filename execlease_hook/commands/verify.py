@@ -1,0 +1,158 @@
+"""`execlease verify`: the choice of mode (--deep/--simulate, --rev/--pushed, the working tree),
+then every model's jobs in one pool, their results, the report and the verdict."""
+from __future__ import annotations
+
+from execlease_hook.verify.plan import Prepared, prepare
+from execlease_hook.verify.judge import judge
+from execlease_hook.verify.result import exit_code
+
+from execlease_hook.tlc.jar import Tools
+from execlease_hook.verify.show import _print
+from execlease_hook.verify.show import _progress_of
+from execlease_hook.verify.suite import finish
+from execlease_hook.verify.show import print_model
+from execlease_hook.verify.result import results_json
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest import find as models
+from execlease_hook.core import outcomes
+from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc.cache import ResultCache, results_folder
+from execlease_hook.core.errors import CannotRun
+if TYPE_CHECKING:
+    pass
+
+
+def run(options: argparse.Namespace) -> int:
+    from execlease_hook.formats.emit import Outputs
+
+    outputs = Outputs('verify', getattr(options, 'format', None), getattr(options, 'output', None),
+                      options.json)
+    outputs.start()
+    try:
+        # A machine format on stdout: the human text goes to stderr.
+        with outputs.human_text():
+            return _run(options, outputs)
+    except CannotRun as e:
+        outputs.fail(str(e), 2)
+        raise
+    except KeyboardInterrupt as e:
+        from execlease_hook.core import signals
+
+        outputs.fail(*signals.interrupted(e))
+        raise
+
+
+def _run(options: argparse.Namespace, outputs: Any) -> int:
+    from execlease_hook.git import repo as git
+
+    if options.update_coverage and options.quick:
+        raise CannotRun('--update-coverage runs the full suite; drop --quick')
+    root = git.repo_root()
+    if getattr(options, 'deep', False) or getattr(options, 'simulate', False):
+        if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+            raise CannotRun('--deep and --simulate run on the working tree; drop --rev/--pushed')
+        from execlease_hook.verify import deep  # the checks beyond their shipped bounds
+
+        return deep.run_suite(options, outputs, root)
+    for name in ('depth', 'traces', 'seed', 'budget', 'fpmem'):
+        if getattr(options, name, None) is not None:
+            owner = '--simulate' if name in ('depth', 'traces', 'seed') else '--deep and --simulate'
+            raise CannotRun(f'--{name} is an option of {owner}; add it or drop --{name}')
+    if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
+        from execlease_hook.guard import push_range  # a commit's tree, checked out alone
+
+        return push_range.verify(options, root, outputs)
+    return run_suite(options, outputs, root, root)
+
+
+def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path) -> int:
+    """The suite on the models under `tree` (the working tree, or a commit checked out alone),
+    with the TLA+ tools and the result cache of the repository at `root`; `outputs` (a
+    formats.emit.Outputs) receives the reports."""
+    from execlease_hook.git import repo as git
+
+    selection = None
+    if getattr(options, 'shard', None) or getattr(options, 'only', None):
+        from execlease_hook.verify import shard
+
+        if options.update_coverage:
+            raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
+        index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
+        selection = shard.Selection(index, count, tuple(options.only or ()))
+    from execlease_hook.core import term
+
+    verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
+    manifests = [manifest_read.load(p, tree) for p in models.find_models(tree, options.model)]
+    t = Tools(tools.resolve_jar(root), tools.find_java(results_folder(root).parent))
+    if t.jar.warning:
+        print(t.jar.warning, file=sys.stderr, flush=True)
+    if verbosity >= 0:
+        _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+                         f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
+    cache = ResultCache(results_folder(root), enabled=not options.no_cache)
+    jobs = options.jobs or os.cpu_count() or 1
+    # Every model's TLC jobs in one pool, longest first (pool.py); then each model's result in
+    # order. A model that cannot be planned stops the run where a model-by-model run stopped:
+    # the models before it are run and reported, then its error (exit 2).
+    prepared: list[Prepared] = []
+    stop: CannotRun | None = None
+    for m in manifests:
+        try:
+            prepared.append(prepare(m, t, options.quick, selection))
+        except CannotRun as e:
+            stop = e
+            break
+    from execlease_hook.verify import pool
+    from execlease_hook.verify import schedule
+    from execlease_hook.verify import trace_stage
+
+    from execlease_hook.verify.live import Live
+
+    live = Live() if verbosity >= 0 else None   # each running TLC job's live line, on stderr
+    try:
+        progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
+        stages = [trace_stage.of_model(p, t, options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
+        ran = pool.run([trace_stage.work(p, stages[k], judge, progress[k]) for k, p in enumerate(prepared)],
+                       t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
+        results = []
+        for k, p in enumerate(prepared):
+            r = finish(p, ran[k], t, stages[k])
+            if options.update_coverage:
+                from execlease_hook.verify import sync
+
+                sync.update_coverage(r, getattr(options, 'reason', None))
+            results.append(r)
+            print_model(r, verbosity)
+    finally:
+        if live is not None:
+            live.close()
+    if stop is not None:
+        raise stop
+    code = exit_code(results)
+    if outputs.wanted:   # --json, --format: the report (its JSON, the counterexamples located)
+        from execlease_hook.verify import report_build as build
+
+        data = results_json(results, t, code)
+        data['quick'] = bool(options.quick)
+        if selection is not None:
+            data['shard'] = selection.to_json()
+        outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
+    if cache.problem:
+        _print(f'note: {cache.problem}')
+    if t.jar.warning:
+        _print(t.jar.warning)
+    result = outcomes.RESULT_TEXT[code]
+    if options.quick and code == 0:
+        result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
+    if selection is not None and code == 0:
+        result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
+                   '`execlease report merge` gives the verdict)' if selection.sharded
+                   else ' (--only: the named jobs only, no coverage check)')
+    _print('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
+    return code

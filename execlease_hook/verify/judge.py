@@ -1,0 +1,65 @@
+"""A TLC verdict judged against what its job expects: a check must pass, a mutation must still
+fail on its named property, a finding must still reproduce (violations.py says whether a
+violation is the named one)."""
+from __future__ import annotations
+
+
+from typing import TYPE_CHECKING
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.output import Verdict
+if TYPE_CHECKING:
+    pass
+
+
+NO_LONGER_FAILS = (
+    'mutation {name} no longer fails: the check has lost the ability to catch it; '
+    'fix the model before anything else'
+)
+
+
+NO_LONGER_REPRODUCES = (
+    '{id} no longer reproduces: move its config into checks in manifest.json and update NOTES.md'
+)
+
+
+def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
+    label = {'check': 'check', 'mutation': 'mutation', 'finding': 'finding'}[job.kind] + f' {job.name}'
+    if verdict.outcome == 'error':
+        return JobResult(job, verdict, cached, COULD_NOT_RUN, f'{label} ({job.config}): TLC error: {verdict.reason}')
+    if job.kind == 'check':
+        if verdict.outcome == 'passed':
+            return JobResult(job, verdict, cached, HELD, f'{label} passed')
+        return JobResult(
+            job, verdict, cached, DID_NOT_HOLD,
+            f'{label} ({job.config}) failed: {verdict.describe()}; a real bug or a modelling error: '
+            'walk its counterexample (printed above) step by step against the cited code', show_trace=True,
+        )
+    assert job.expect is not None
+    if verdict.outcome == 'passed':
+        message = (
+            NO_LONGER_FAILS.format(name=job.name) if job.kind == 'mutation'
+            else NO_LONGER_REPRODUCES.format(id=job.name)
+        )
+        return JobResult(job, verdict, cached, DID_NOT_HOLD, message)
+    if verdict.kind == 'property' and verdict.property is None:
+        return JobResult(
+            job, verdict, cached, COULD_NOT_RUN,
+            f'{label}: TLC reported a temporal property violation without naming it, and one TLC '
+            f'run per PROPERTY entry of {job.config} did not single it out; give it a cfg whose '
+            f'only PROPERTY is {job.expect}',
+            show_trace=True,
+        )
+    from execlease_hook.verify import violations
+
+    if violations.matches(job, verdict, job.expect):
+        what = 'still fails' if job.kind == 'mutation' else 'still reproduces'
+        return JobResult(job, verdict, cached, HELD, f'{label} {what} on {job.expect}')
+    return JobResult(
+        job, verdict, cached, DID_NOT_HOLD,
+        WRONG_REASON.format(what=label, expected=job.expect, got=violations.got(verdict)), show_trace=True,
+    )
+
+
+WRONG_REASON = '{what} fails for the wrong reason: expected {expected}, got {got}'

@@ -1,0 +1,129 @@
+"""A model's TLC jobs planned: each check, mutation and finding as a TlcJob with the cfg TLC is
+given (spec/cfg.py), refused before anything runs when the spec may print or stop the search
+(spec/scan.py); then this run's share of them (--shard, --only: shard.py)."""
+from __future__ import annotations
+
+from execlease_hook.tlc.jar import Tools
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from execlease_hook.core import paths
+from execlease_hook.core import settings
+from execlease_hook.spec import scan as spec_scan
+from execlease_hook.tlc import run as tlc
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.run import TlcJob
+if TYPE_CHECKING:
+    pass
+
+
+def _read(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise CannotRun(f'{path}: cannot read the {what}: {e.strerror}; restore it or fix manifest.json')
+
+
+def _timeout(value: float | None) -> float:
+    if value is not None:
+        return value
+    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
+
+
+def _workers() -> int:
+    return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
+
+
+@dataclass(frozen=True)
+class PlannedJob:
+    job: TlcJob
+    problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
+    translated: bool = False     # the cfg's CHECK_DEADLOCK given to TLC as its flag (tlc_config)
+
+
+def _shown(m: Manifest, path: Path) -> str:
+    return path.relative_to(m.root).as_posix() if path.is_relative_to(m.root) else str(path)
+
+
+def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
+    spec_path = m.folder / m.spec
+    spec_text = _read(spec_path, 'spec')
+    modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
+    cfgs: dict[str, bytes] = {}
+    # Refuse, before anything runs or is read from the cache, a model that may print or stop
+    # the search (spec_scan.py): exit 2 naming the file and line.
+    owners = {c.config: f'check {c.name}' for c in reversed(m.checks)}
+    for mu in () if quick else m.mutations:
+        owners.setdefault(mu.config, f'mutation {mu.name}')
+    for f in () if quick else m.findings:
+        owners.setdefault(f.config, f'finding {f.id}')
+    spec_scan.refuse(
+        [(_shown(m, spec_path.parent / name), text) for name, text in ((spec_path.name, spec_text), *modules)],
+        [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+         for c, owner in owners.items()],
+    )
+
+    def job(kind: str, name: str, config: str, text: bytes, deadlock: bool | None, timeout: float | None,
+            expect: str | None) -> PlannedJob:
+        if config not in cfgs:
+            cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
+        from execlease_hook.spec import cfg as tlc_config
+
+        given = tlc_config.prepare(cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect)
+        return PlannedJob(TlcJob(
+            kind=kind, name=name, spec=spec_path.name, spec_text=text, config=config,
+            config_text=given.text, modules=modules, java=t.java.path, jar=t.jar.path,
+            deadlock=given.deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
+        ), given.problem, given.translated)
+
+    planned = [job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None) for c in m.checks]
+    if quick:
+        return planned
+    from execlease_hook.spec import mutation as spec_mutation
+
+    for mu in m.mutations:
+        try:
+            mutated = spec_mutation.apply(spec_text, m.spec, mu)
+        except CannotRun as e:
+            planned.append(dataclasses.replace(
+                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
+                problem=str(e)))
+            continue
+        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
+        if uses:
+            planned.append(dataclasses.replace(
+                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
+                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
+            continue
+        planned.append(job('mutation', mu.name, mu.config, mutated, mu.deadlock, mu.timeout, mu.violates))
+    for f in m.findings:
+        planned.append(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates))
+    return planned
+
+
+@dataclass
+class Prepared:
+    """One model's jobs, planned and selected, before any runs (`plan`: every job planned)."""
+    manifest: Manifest
+    planned: list[PlannedJob]
+    plan: list[str]
+    selection: Any = None
+
+
+def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
+    """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
+    planned = plan(m, quick, t)
+    names = [f'{p.job.kind}:{p.job.name}' for p in planned]
+    if selection is not None:
+        from execlease_hook.verify import shard
+
+        planned = shard.select(m, planned, [p.job for p in planned], selection)
+        names = [f'{p.job.kind}:{p.job.name}' for p in planned]
+        if selection.sharded:
+            everything = plan(m, quick, t)
+            names = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
+                m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+    return Prepared(m, planned, names, selection)

@@ -1,0 +1,63 @@
+"""One model's result in a run: its jobs, coverage, what did not hold (exit 1), what could not
+run (exit 2), notes; and the run's exit code and JSON details over every model."""
+from __future__ import annotations
+
+from execlease_hook.tlc.jar import Tools
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from execlease_hook.verify import report
+from execlease_hook.core import outcomes
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.result import JobResult
+if TYPE_CHECKING:
+    from execlease_hook.coverage.compare import EntryStatus
+
+
+@dataclass
+class ModelResult:
+    manifest: Manifest
+    jobs: list[JobResult] = field(default_factory=list)
+    coverage: list[EntryStatus] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)      # exit 1
+    problems: list[str] = field(default_factory=list)      # exit 2
+    notes: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)         # --update-coverage
+    plan: list[str] = field(default_factory=list)          # 'kind:name' of every job planned (before --shard)
+
+    @property
+    def exit_code(self) -> int:
+        if self.problems:
+            return 2
+        return 1 if self.failures else 0
+
+
+def exit_code(results: Sequence[ModelResult]) -> int:
+    codes = [r.exit_code for r in results]
+    return 2 if 2 in codes else max(codes, default=0)
+
+
+def results_json(results: Sequence[ModelResult], t: Tools, code: int) -> dict[str, Any]:
+    return {
+        'exit_code': code,
+        'result': outcomes.RESULT_TEXT[code],
+        'tools': {
+            'jar': str(t.jar.path), 'sha256': t.jar.sha256, 'source': t.jar.source,
+            'verified': t.jar.verified, 'tlc_version': t.jar.tlc_version,
+        },
+        'java': {'path': str(t.java.path), 'major': t.java.major, 'version': t.java.version_text},
+        'models': [
+            {
+                'manifest': str(r.manifest.path),
+                'exit_code': r.exit_code,
+                'jobs': [report.result_json(j) for j in r.jobs],
+                'coverage': [report.entry_json(s) for s in r.coverage],
+                'did_not_hold': r.failures,
+                'could_not_run': r.problems,
+                'notes': r.notes,
+                'moved': r.moved,
+            }
+            for r in results
+        ],
+    }

@@ -1,0 +1,89 @@
+"""The human text of `execlease verify`: each model's job table, counterexamples, errors, notes
+and verdict lines on stdout; a line per finished job on stderr."""
+from __future__ import annotations
+
+from execlease_hook.verify.plan import _shown
+
+from execlease_hook.verify.result import ModelResult
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from execlease_hook.verify import report
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
+if TYPE_CHECKING:
+    pass
+
+
+def _print(*lines: str) -> None:
+    for line in lines:
+        print(line, flush=True)
+
+
+def print_model(r: ModelResult, verbosity: int = 0) -> None:
+    from execlease_hook.core import term
+
+    m = r.manifest
+    _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
+    if verbosity >= 0:
+        _print(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
+    if verbosity > 0:
+        _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
+    if r.coverage:
+        counts: dict[str, int] = {}
+        for s in r.coverage:
+            counts[s.status] = counts.get(s.status, 0) + 1
+        _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    # What the accepted traces exercised (lines per action): the trace jobs' own summary.
+    _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
+    shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
+    for j in r.jobs:
+        if j.show_trace and j.verdict is not None and j.verdict.trace:
+            _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
+            abstract = {a.action: a.reason for a in r.manifest.coverage.abstract}
+            _print(*report.counterexample(j.verdict, r.coverage, abstract))
+        elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
+            # A parse error in the spec fails every job the same way: show its details once.
+            label = f'{j.job.kind} {j.job.name}'
+            if j.verdict.reason in shown:
+                _print(term.wrap(f'{label} ({j.job.config}): could not run: the same error as '
+                                 f'{shown[j.verdict.reason]}'))
+                continue
+            shown[j.verdict.reason] = label
+            _print('', f'{label} ({j.job.config}): could not run')
+            _print(*report.error_details(j.verdict))
+    for note in r.notes:
+        _print(term.wrap(f'note: {note}'))
+    if r.moved:
+        _print('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')
+        _print(*(term.wrap(f'  {line}') for line in r.moved))
+    for f in r.failures:
+        _print(term.wrap(f'DID NOT HOLD: {f}'))
+    for p in r.problems:
+        _print(term.wrap(f'COULD NOT RUN: {p}'))
+
+
+def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
+    # Progress goes to stderr as each job ends (and, while jobs run, progress_line.py's live
+    # lines, which `live` clears first), so a long run shows it is alive.
+    from execlease_hook.core import term
+
+    seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
+    cached = ', cached' if result.cached else ''
+    line = term.wrap(f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+                     term.width(sys.stderr))
+    if live is not None:
+        live.print(line)
+    else:
+        print(line, file=sys.stderr, flush=True)
+
+
+def _progress_of(m: Manifest, several: bool, verbosity: int, live: Any = None) -> Callable[[JobResult], None]:
+    """The progress line of one model's jobs; named by the model folder when the pool holds
+    several models' jobs at once."""
+    if verbosity < 0:
+        return lambda r: None
+    prefix = f'{_shown(m, m.folder)}: ' if several else ''
+    return lambda r: _progress(r, prefix, live)

@@ -1,0 +1,175 @@
+"""The house rules of execlease_hook/, read from the source with `ast` (docs/architecture.md#the-layout).
+
+Every import counts: at the top, inside functions, under TYPE_CHECKING. A module imports only
+its own layer and the layers below it, never a module that imports it back (directly or
+round a longer circle), and a package's `__init__.py` holds a docstring only. A failure names
+file:line and the rule.
+"""
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / 'execlease_hook'
+
+# Each layer and the layers it may import (besides its own). Top first.
+LAYERS: dict[str, frozenset[str]] = {}
+_BELOW = {
+    'core': (),
+    'git': ('core',),
+    'manifest': ('core', 'git'),
+    'formats': ('core',),
+    'spec': ('core', 'git', 'manifest'),
+    'locate': ('core', 'manifest'),
+    'fingerprint': ('core', 'locate'),
+    'tlc': ('core', 'git', 'manifest', 'spec'),
+    'coverage': ('core', 'git', 'manifest', 'spec', 'locate', 'fingerprint'),
+    'traces': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage'),
+    'guard': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'coverage'),
+    'verify': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage', 'traces'),
+    'commands': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage',
+                 'traces', 'guard', 'verify'),
+    'cli': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage', 'traces',
+            'guard', 'verify', 'commands'),
+}
+LAYERS = {layer: frozenset(below) for layer, below in _BELOW.items()}
+# The two files outside every layer: the package marker and `python -m execlease_hook`.
+TOP = {'execlease_hook', 'execlease_hook.__main__'}
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(PACKAGE.rglob('*.py')):
+        parts = path.relative_to(PACKAGE.parent).with_suffix('').parts
+        name = '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
+        out[name] = path
+    return out
+
+
+MODULES = modules()
+
+
+def imports(name: str, path: Path) -> Iterator[tuple[int, str]]:
+    """(line, module) for every import of the package in the module, wherever it stands."""
+    is_package = path.name == '__init__.py'
+    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split('.')[0] == 'execlease_hook':
+                    yield node.lineno, _known(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ''
+            if node.level:
+                here = name.split('.') if is_package else name.split('.')[:-1]
+                here = here[:len(here) - node.level + 1]
+                base = '.'.join(here + ([base] if base else []))
+            if base.split('.')[0] != 'execlease_hook':
+                continue
+            for alias in node.names:
+                sub = f'{base}.{alias.name}'
+                yield node.lineno, sub if sub in MODULES else _known(base)
+
+
+def _known(name: str) -> str:
+    while name not in MODULES and '.' in name:
+        name = name.rsplit('.', 1)[0]
+    return name
+
+
+def layer_of(name: str) -> str | None:
+    parts = name.split('.')
+    return parts[1] if len(parts) >= 2 else None
+
+
+GRAPH = {name: sorted(set(imports(name, path))) for name, path in MODULES.items()}
+
+
+def where(name: str, line: int) -> str:
+    return f'{MODULES[name].relative_to(PACKAGE.parent)}:{line}'
+
+
+def test_every_module_is_in_a_layer():
+    stray = [str(MODULES[n].relative_to(PACKAGE.parent)) for n in MODULES
+             if n not in TOP and layer_of(n) not in LAYERS]
+    assert not stray, f'modules outside every layer (put each in the folder of its job): {stray}'
+
+
+def test_every_import_goes_to_its_own_layer_or_below():
+    wrong = []
+    for name, edges in GRAPH.items():
+        mine = layer_of(name)
+        for line, target in edges:
+            theirs = layer_of(target)
+            if name in TOP or theirs is None or mine is None or theirs == mine or theirs in LAYERS[mine]:
+                continue
+            wrong.append(f'{where(name, line)}: {mine}/ imports {target} ({theirs}/)')
+    assert not wrong, 'imports against the layers:\n' + '\n'.join(wrong)
+
+
+def test_no_import_circle():
+    edges = {name: {t for _, t in found if t != name and t in MODULES} for name, found in GRAPH.items()}
+    circles, state = [], dict.fromkeys(edges, 0)
+
+    def visit(name: str, stack: list[str]) -> None:
+        state[name] = 1
+        stack.append(name)
+        for target in sorted(edges[name]):
+            if state[target] == 1:
+                circle = stack[stack.index(target):] + [target]
+                lines = [where(a, next(line for line, t in GRAPH[a] if t == b)) for a, b in zip(circle, circle[1:])]
+                circles.append(' -> '.join(circle) + '  (' + ', '.join(lines) + ')')
+            elif state[target] == 0:
+                visit(target, stack)
+        stack.pop()
+        state[name] = 2
+
+    for name in sorted(edges):
+        if state[name] == 0:
+            visit(name, [])
+    assert not circles, 'import circles:\n' + '\n'.join(circles)
+
+
+@pytest.mark.parametrize('name', sorted(n for n, p in MODULES.items() if p.name == '__init__.py'))
+def test_a_package_init_holds_a_docstring_only(name):
+    tree = ast.parse(MODULES[name].read_text(encoding='utf-8'))
+    body = tree.body[1:] if tree.body and isinstance(tree.body[0], ast.Expr) else tree.body
+    assert ast.get_docstring(tree), f'{MODULES[name]}: say in a docstring what the folder is for'
+    assert not body, f'{where(name, body[0].lineno)}: a package __init__.py holds its docstring only'
+
+
+def test_the_guard_never_imports_the_slow_stage():
+    # The fast stage runs on every commit: TLC, traces and verify are not its business.
+    wrong = [f'{where(n, line)}: {t}' for n, found in GRAPH.items() if layer_of(n) == 'guard'
+             for line, t in found if layer_of(t) in ('tlc', 'traces', 'verify')]
+    assert not wrong
+
+
+def test_the_rules_catch_a_circle_and_a_layer_breach(tmp_path, monkeypatch):
+    """The checks above can fail: a planted upward import and circle are found."""
+    fake = tmp_path / 'execlease_hook'
+    (fake / 'core').mkdir(parents=True)
+    (fake / 'verify').mkdir()
+    for d in (fake, fake / 'core', fake / 'verify'):
+        (d / '__init__.py').write_text('"""x"""\n')
+    (fake / 'core' / 'a.py').write_text('def f():\n    from execlease_hook.verify import b\n')
+    (fake / 'verify' / 'b.py').write_text('from execlease_hook.core import a\n')
+    monkeypatch.setattr(__import__(__name__), 'PACKAGE', fake, raising=False)
+    global MODULES, GRAPH
+    saved = MODULES, GRAPH
+    try:
+        globals()['PACKAGE'] = fake
+        MODULES = modules()
+        GRAPH = {name: sorted(set(imports(name, path))) for name, path in MODULES.items()}
+        with pytest.raises(AssertionError, match=r'core/a.py:2: core/ imports execlease_hook.verify.b'):
+            test_every_import_goes_to_its_own_layer_or_below()
+        with pytest.raises(AssertionError, match='import circles'):
+            test_no_import_circle()
+    finally:
+        globals()['PACKAGE'] = PACKAGE_REAL
+        MODULES, GRAPH = saved
+
+
+PACKAGE_REAL = PACKAGE
