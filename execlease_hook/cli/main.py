@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
 COMMANDS = {
-    'guard': 'execlease_hook.guard.stage',
-    'verify': 'execlease_hook.verify.suite',
+    'guard': 'execlease_hook.commands.guard',
+    'verify': 'execlease_hook.commands.verify',
     'coverage': 'execlease_hook.commands.coverage',
-    'tools': 'execlease_hook.tlc.jar',
+    'tools': 'execlease_hook.commands.tools',
     'init': 'execlease_hook.commands.init',
     'add': 'execlease_hook.commands.add',
     'report': 'execlease_hook.commands.report',

@@ -120,13 +120,7 @@ def run(options: argparse.Namespace) -> int:
     from execlease_hook.formats.emit import Outputs
 
     outputs = Outputs('coverage', getattr(options, 'format', None), getattr(options, 'output', None), None)
-    outputs.start()
-    try:
-        with outputs.human_text():
-            return _run(options, outputs)
-    except CannotRun as e:
-        outputs.fail(str(e), 2)
-        raise
+    return outputs.run(lambda: _run(options, outputs))
 
 
 def _run(options: argparse.Namespace, outputs: Any) -> int:

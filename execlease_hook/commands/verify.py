@@ -2,6 +2,14 @@
 then every model's jobs in one pool, their results, the report and the verdict."""
 from __future__ import annotations
 
+import shutil
+import tempfile
+
+from execlease_hook.guard.push_range import resolve_rev
+from execlease_hook.git import repo as git
+from execlease_hook.guard.push_range import judge_commits
+from execlease_hook.core import term
+
 from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.judge import judge
 from execlease_hook.verify.result import exit_code
@@ -33,19 +41,7 @@ def run(options: argparse.Namespace) -> int:
 
     outputs = Outputs('verify', getattr(options, 'format', None), getattr(options, 'output', None),
                       options.json)
-    outputs.start()
-    try:
-        # A machine format on stdout: the human text goes to stderr.
-        with outputs.human_text():
-            return _run(options, outputs)
-    except CannotRun as e:
-        outputs.fail(str(e), 2)
-        raise
-    except KeyboardInterrupt as e:
-        from execlease_hook.core import signals
-
-        outputs.fail(*signals.interrupted(e))
-        raise
+    return outputs.run(lambda: _run(options, outputs))
 
 
 def _run(options: argparse.Namespace, outputs: Any) -> int:
@@ -65,9 +61,9 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
             owner = '--simulate' if name in ('depth', 'traces', 'seed') else '--deep and --simulate'
             raise CannotRun(f'--{name} is an option of {owner}; add it or drop --{name}')
     if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
-        from execlease_hook.guard import push_range  # a commit's tree, checked out alone
+        from execlease_hook.commands import verify  # a commit's tree, checked out alone
 
-        return push_range.verify(options, root, outputs)
+        return verify.verify(options, root, outputs)
     return run_suite(options, outputs, root, root)
 
 
@@ -156,3 +152,59 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
                    else ' (--only: the named jobs only, no coverage check)')
     _print('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
     return code
+
+
+def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | None:
+    """(commits, tip, what) of the push pre-commit is running for; None outside a push."""
+    to_ref = os.environ.get('PRE_COMMIT_TO_REF')
+    from_ref = os.environ.get('PRE_COMMIT_FROM_REF')
+    local = os.environ.get('PRE_COMMIT_LOCAL_BRANCH')
+    remote = os.environ.get('PRE_COMMIT_REMOTE_BRANCH')
+    what = local or to_ref or ''
+    if remote:
+        what += f' -> {os.environ.get("PRE_COMMIT_REMOTE_NAME", "")} {remote}'.rstrip()
+    if from_ref and to_ref:
+        tip = resolve_rev(root, to_ref)
+        return git.rev_list(root, tip, '--not', resolve_rev(root, from_ref)), tip, what
+    if local:
+        # pre-commit exports no range when the first commit not on the remote is a root commit:
+        # the whole history of the pushed branch is new.
+        tip = resolve_rev(root, local)
+        return git.rev_list(root, tip), tip, what
+    return None
+
+
+def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
+    """`execlease verify --rev REV` / `--pushed`."""
+    from execlease_hook.commands import verify
+
+    if options.update_coverage:
+        raise CannotRun('--update-coverage records the working tree; it cannot be combined with '
+                        '--rev or --pushed')
+    range_code = 0
+    if options.rev:
+        tip, label = resolve_rev(root, options.rev), options.rev
+    else:
+        pushed = pushed_range(root)
+        if pushed is None:
+            return verify.run_suite(options, json_path, root, root)  # manual stage: the working tree
+        commits, tip, label = pushed
+        print(term.wrap(f'execlease: judging the push of {label}: {len(commits)} new commit'
+                        f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
+                        f'the whole suite on {tip[:12]} checked out alone'), flush=True)
+        if commits:
+            range_code = judge_commits(root, commits, tip, options.model)
+    tmp = Path(tempfile.mkdtemp(prefix='execlease-rev-'))
+    try:
+        tree = tmp / 'tree'
+        git.checkout_tree(root, tip, tree)
+        print(term.wrap(f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '
+                        f'in {tree} (not the working tree)'), flush=True)
+        local = argparse.Namespace(**vars(options))
+        if options.model is not None:
+            rel = os.path.relpath(os.path.abspath(options.model), root)
+            local.model = str(tree / rel)
+        tip_code = verify.run_suite(local, json_path, tree, root)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 2 if 2 in (range_code, tip_code) else max(range_code, tip_code)

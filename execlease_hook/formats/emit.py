@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
@@ -81,6 +82,24 @@ class Outputs:
         if self.stdout is not None:
             self.out.write(unfinished(self.stdout, self.command, reason, code))
             self.out.flush()
+
+    def run(self, body: Callable[[], int]) -> int:
+        """The one report-on-failure wrapper of every command with reports: the file is written
+        before `body` runs (never a pass left by an earlier run), the human text goes to stderr
+        while a machine format owns stdout, and an early exit writes what stopped the run:
+        CannotRun as exit 2, Ctrl-C or a handled signal as interrupted (130, 129, 143)."""
+        self.start()
+        try:
+            with self.human_text():
+                return body()
+        except CannotRun as e:
+            self.fail(str(e), 2)
+            raise
+        except KeyboardInterrupt as e:
+            from execlease_hook.core import signals
+
+            self.fail(*signals.interrupted(e))
+            raise
 
     def finish(self, report: Report) -> None:
         for fmt, path, option in self.files:

@@ -16,11 +16,8 @@
 """
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from execlease_hook.git import repo as git
@@ -38,7 +35,7 @@ RANGE_STEPS = (
 )
 
 
-def _resolve(root: Path, rev: str) -> str:
+def resolve_rev(root: Path, rev: str) -> str:
     commit = git.rev_parse(root, rev)
     if commit is None:
         raise CannotRun(f'{rev!r} names no commit in {root}; give a branch, tag or commit id')
@@ -53,9 +50,9 @@ def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], st
         base, _, tip_rev = spec.partition('..')
         if not base or not tip_rev:
             raise CannotRun(f'--range {spec}: name both ends, e.g. origin/main..HEAD')
-        tip = _resolve(root, tip_rev)
-        return git.rev_list(root, tip, '--not', _resolve(root, base)), tip
-    tip = _resolve(root, spec)
+        tip = resolve_rev(root, tip_rev)
+        return git.rev_list(root, tip, '--not', resolve_rev(root, base)), tip
+    tip = resolve_rev(root, spec)
     return git.rev_list(root, tip), tip
 
 
@@ -123,57 +120,5 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     return code
 
 
-def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | None:
-    """(commits, tip, what) of the push pre-commit is running for; None outside a push."""
-    to_ref = os.environ.get('PRE_COMMIT_TO_REF')
-    from_ref = os.environ.get('PRE_COMMIT_FROM_REF')
-    local = os.environ.get('PRE_COMMIT_LOCAL_BRANCH')
-    remote = os.environ.get('PRE_COMMIT_REMOTE_BRANCH')
-    what = local or to_ref or ''
-    if remote:
-        what += f' -> {os.environ.get("PRE_COMMIT_REMOTE_NAME", "")} {remote}'.rstrip()
-    if from_ref and to_ref:
-        tip = _resolve(root, to_ref)
-        return git.rev_list(root, tip, '--not', _resolve(root, from_ref)), tip, what
-    if local:
-        # pre-commit exports no range when the first commit not on the remote is a root commit:
-        # the whole history of the pushed branch is new.
-        tip = _resolve(root, local)
-        return git.rev_list(root, tip), tip, what
-    return None
 
 
-def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
-    """`execlease verify --rev REV` / `--pushed`."""
-    from execlease_hook.commands import verify
-
-    if options.update_coverage:
-        raise CannotRun('--update-coverage records the working tree; it cannot be combined with '
-                        '--rev or --pushed')
-    range_code = 0
-    if options.rev:
-        tip, label = _resolve(root, options.rev), options.rev
-    else:
-        pushed = pushed_range(root)
-        if pushed is None:
-            return verify.run_suite(options, json_path, root, root)  # manual stage: the working tree
-        commits, tip, label = pushed
-        print(term.wrap(f'execlease: judging the push of {label}: {len(commits)} new commit'
-                        f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
-                        f'the whole suite on {tip[:12]} checked out alone'), flush=True)
-        if commits:
-            range_code = judge_commits(root, commits, tip, options.model)
-    tmp = Path(tempfile.mkdtemp(prefix='execlease-rev-'))
-    try:
-        tree = tmp / 'tree'
-        git.checkout_tree(root, tip, tree)
-        print(term.wrap(f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '
-                        f'in {tree} (not the working tree)'), flush=True)
-        local = argparse.Namespace(**vars(options))
-        if options.model is not None:
-            rel = os.path.relpath(os.path.abspath(options.model), root)
-            local.model = str(tree / rel)
-        tip_code = verify.run_suite(local, json_path, tree, root)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return 2 if 2 in (range_code, tip_code) else max(range_code, tip_code)

@@ -1,11 +1,8 @@
 """`execlease guard --format ...`: what the guard judged, as report items (only loaded then)."""
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from execlease_hook.core.errors import CannotRun
 from execlease_hook.verify import report_build as build
 from execlease_hook.core import outcomes
 from execlease_hook.formats.report import Report
@@ -40,21 +37,3 @@ def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSour
             report.items.append(build.problem_items(m, [block], [])[0])
     if p.model and not any(i.kind == 'model' and i.model == build.model_folder(m) for i in report.items):
         report.items.append(build.model_item(m, HELD, 'the model matches its last verified sync'))
-
-
-def run(options: argparse.Namespace, guard: Callable[[argparse.Namespace, object], int]) -> int:
-    from execlease_hook.git import repo as git
-    from execlease_hook.formats.emit import Outputs
-
-    outputs = Outputs('guard', options.format, options.output, None)
-    outputs.start()
-    report = Report('guard', 0, None)
-    try:
-        report.commit = git.head(git.repo_root())
-        with outputs.human_text():
-            report.exit_code = guard(options, report)
-    except CannotRun as e:
-        outputs.fail(str(e), 2)
-        raise
-    outputs.finish(report)
-    return report.exit_code

@@ -1,10 +1,10 @@
-"""`execlease guard [--all] [--model DIR] [--range A..B] [FILES...]`: the fast stage, on every
-`git commit` (and on `git merge`, through the pre-merge-commit hook).
+"""The fast stage on what is staged: on every `git commit` (and on `git merge`, through the
+pre-merge-commit hook). commands/guard.py chooses it (or `--range`, push_range.py).
 
 Speed is a feature (docs/architecture.md#the-fast-stage-guard): until it knows that a covered
 file, a model file, the manifest or NOTES.md is part of the commit, the guard costs one `git diff
 --cached`, one `git ls-files` and one JSON read per model, and imports neither dataclasses nor
-typing nor tree-sitter. Only then does it import guard_check (manifest validation, coverage,
+typing nor tree-sitter. Only then does it import check.py (manifest validation, coverage,
 tree-sitter for the staged suffixes).
 
 Everything it judges is what the commit records: the staged set comes from `git diff --cached`,
@@ -147,21 +147,9 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
     return data
 
 
-def run(options: argparse.Namespace) -> int:
-    if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
-        from execlease_hook.guard import report_items as guard_items
-
-        return guard_items.run(options, _run)
-    return _run(options, None)
-
-
-def _run(options: argparse.Namespace, report: object) -> int:
-    """`report`: a formats.Report to fill with what was judged (--format), or None."""
-    root = git.repo_root()
-    if getattr(options, 'range', None):
-        from execlease_hook.guard import push_range
-
-        return push_range.guard_range(root, options.range, options.model)
+def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int:
+    """The exit code of the staged changes; `report`: a formats.Report to fill with what was
+    judged (--format), or None."""
     staged = git.staged_changes(root)
     touched = touched_paths(root, staged, list(options.files))
     models = staged_models(root, options.model, staged)
