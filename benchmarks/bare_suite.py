@@ -39,7 +39,7 @@ from execlease_hook.traces.code_mutations import mutated_copy
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.core.outcomes import COULD_NOT_RUN
-from execlease_hook.traces.suite import TraceRun
+from execlease_hook.traces.run import TraceRun
 
 KINDS = ('check', 'mutation', 'finding', 'traces', 'code-mutation')
 NOT_TIMED = ('Python start-up, reading the manifest and planning; the coverage check and the map '

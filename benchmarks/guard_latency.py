@@ -136,6 +136,7 @@ def build(root: Path) -> None:
 
 def sync(root: Path, path: Path) -> None:
     from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import blobs
     from execlease_hook.git import repo as egit
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.manifest import write as manifest_write
@@ -143,7 +144,7 @@ def sync(root: Path, path: Path) -> None:
     from execlease_hook.core.record import replace
 
     m = manifest_read.load(path, root)
-    source = coverage.WorktreeSource(root)
+    source = blobs.WorktreeSource(root)
     statuses = coverage.compare(m, source)
     assert all(s.current for s in statuses), [s.problem for s in statuses]
     m = replace(m, coverage=replace(

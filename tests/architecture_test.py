@@ -26,7 +26,7 @@ _BELOW = {
     'locate': ('core', 'manifest'),
     'fingerprint': ('core', 'locate'),
     'tlc': ('core', 'git', 'manifest', 'spec'),
-    'coverage': ('core', 'git', 'manifest', 'spec', 'locate', 'fingerprint'),
+    'coverage': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint'),
     'traces': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage'),
     'guard': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'coverage'),
     'verify': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage', 'traces'),

@@ -175,7 +175,8 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     from dataclasses import replace
 
     from execlease_hook.coverage import compare as coverage
-    from execlease_hook.commands import coverage as coverage_cmd
+    from execlease_hook.git import blobs
+    from execlease_hook.coverage import notes
     from execlease_hook.git import repo as git
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.manifest import write as manifest_write
@@ -184,7 +185,7 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
 
     path = root / rel
     m = manifest_read.load(path, root)
-    source = coverage.WorktreeSource(root)
+    source = blobs.WorktreeSource(root)
     statuses = coverage.compare(m, source)
     entries = tuple(replace(s.entry, hash=s.current) for s in statuses)
     m = replace(m, coverage=replace(
@@ -193,7 +194,7 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     ))
     manifest_write.write(path, m)
     if (path.parent / 'NOTES.md').exists():
-        coverage_cmd.write_map(m, statuses)
+        notes.write_map(m, statuses)
 
 
 @pytest.fixture

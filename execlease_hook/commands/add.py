@@ -16,13 +16,15 @@ passed); split, a refusal could come after a write.
 """
 from __future__ import annotations
 
+from execlease_hook.core import paths
+
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.coverage import compare as coverage
-from execlease_hook.commands import coverage as coverage_cmd
+from execlease_hook.git import blobs
 from execlease_hook.git import repo as git
 from execlease_hook.core import atomic
 from execlease_hook.manifest import read as manifest_read
@@ -47,20 +49,17 @@ def _slug(text: str) -> str:
 def _one_model(root: Path, model: str | None) -> Path:
     found = models.find_models(root, model)
     if len(found) > 1:
-        names = ', '.join(Path(os.path.relpath(p.parent, root)).as_posix() for p in found)
+        names = ', '.join(paths.rel(root, p.parent) for p in found)
         raise CannotRun(f'{len(found)} models ({names}); name one with --model DIR')
     return found[0]
 
 
 def _repo_path(root: Path, path: str, what: str) -> str:
-    rel = Path(os.path.relpath(os.path.abspath(path), root)).as_posix()
+    rel = paths.rel(root, os.path.abspath(path))
     if rel == '..' or rel.startswith('../'):
         raise CannotRun(f'{what} {path}: outside the repository {root}')
     return rel
 
-
-def _rel(root: Path, path: Path) -> str:
-    return Path(os.path.relpath(path, root)).as_posix()
 
 
 def _lines_of(text: str, needle: str) -> str:
@@ -88,7 +87,7 @@ def _check_action(m: Manifest, action: str) -> None:
     if not any(definition.search(text) for text in _spec_texts(m).values()):
         raise CannotRun(
             f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in the .tla '
-            f'files of {_rel(m.root, m.folder)}; give the action as TLC names it in a counterexample',
+            f'files of {paths.rel(m.root, m.folder)}; give the action as TLC names it in a counterexample',
         )
 
 
@@ -167,8 +166,8 @@ def _config(m: Manifest, cfg: str) -> str:
     """A cfg named on the command line (from here, or from the model folder) -> folder-relative."""
     for candidate in (Path(os.path.abspath(cfg)), m.folder / cfg):
         if candidate.is_file() and candidate.resolve().is_relative_to(m.folder.resolve()):
-            return Path(os.path.relpath(candidate, m.folder)).as_posix()
-    raise CannotRun(f'--cfg {cfg}: no such .cfg inside the model folder {_rel(m.root, m.folder)}')
+            return paths.rel(m.folder, candidate)
+    raise CannotRun(f'--cfg {cfg}: no such .cfg inside the model folder {paths.rel(m.root, m.folder)}')
 
 
 def _check_property(m: Manifest, config: str, prop: str) -> None:
@@ -259,14 +258,14 @@ def add_finding(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
         config = f'findings/{name}.cfg'
         target = m.folder / config
         if target.exists():
-            raise CannotRun(f'{_rel(m.root, target)} exists; left alone: give it with --cfg instead')
+            raise CannotRun(f'{paths.rel(m.root, target)} exists; left alone: give it with --cfg instead')
         _check_property(m, check.config, options.property)
         source = (m.folder / check.config).read_text(encoding='utf-8')
         new_cfg = (target, set_constants(source, list(options.set), check.config))
     finding = Finding(id=name, config=config, violates=options.property, summary=options.summary or '')
     said = [f'added finding {name}: {config} must still violate {options.property}']
     if new_cfg is not None:
-        said.insert(0, f'wrote {_rel(m.root, new_cfg[0])}: {options.from_check}\'s config with '
+        said.insert(0, f'wrote {paths.rel(m.root, new_cfg[0])}: {options.from_check}\'s config with '
                        + ', '.join(options.set))
     return record.replace(m, findings=(*m.findings, finding)), said, new_cfg
 
@@ -274,6 +273,8 @@ def add_finding(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
 def _notes_table(m: Manifest) -> str | None:
     """The regenerated NOTES.md text, None when it keeps no table; refuses when an entry
     cannot be located (the table could not be written, so nothing is)."""
+    from execlease_hook.coverage import notes as coverage_notes
+
     notes = m.folder / 'NOTES.md'
     try:
         text = notes.read_text(encoding='utf-8')
@@ -281,9 +282,9 @@ def _notes_table(m: Manifest) -> str | None:
         return None
     if not notes_map.has_markers(text):
         return None
-    statuses = coverage.compare(m, coverage.WorktreeSource(m.root))
-    rows = coverage_cmd.map_rows(m, statuses)
-    table = notes_map.render(rows, _rel(m.root, m.folder), [(a.action, a.reason) for a in m.coverage.abstract])
+    statuses = coverage.compare(m, blobs.WorktreeSource(m.root))
+    rows = coverage_notes.map_rows(m, statuses)
+    table = notes_map.render(rows, paths.rel(m.root, m.folder), [(a.action, a.reason) for a in m.coverage.abstract])
     return notes_map.replace_table(text, table, str(notes))
 
 
@@ -308,16 +309,16 @@ def run(options: argparse.Namespace) -> int:
         new_cfg[0].parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text_atomic(*new_cfg)
     atomic.write_text_atomic(path, text)
-    said = [line.replace('added', f'added to {_rel(root, path)}:', 1) if line.startswith('added') else line
+    said = [line.replace('added', f'added to {paths.rel(root, path)}:', 1) if line.startswith('added') else line
             for line in said]
     if notes is not None:
         changed = notes != (m.folder / 'NOTES.md').read_text(encoding='utf-8')
         if changed:
             atomic.write_text_atomic(m.folder / 'NOTES.md', notes)
-        said.append(f'{_rel(root, m.folder)}/NOTES.md: code-to-action table '
+        said.append(f'{paths.rel(root, m.folder)}/NOTES.md: code-to-action table '
                     + ('rewritten' if changed else 'already current'))
     elif options.target is not None:
-        said.append(f'{_rel(root, m.folder)}/NOTES.md keeps no code-to-action table (no markers): '
+        said.append(f'{paths.rel(root, m.folder)}/NOTES.md keeps no code-to-action table (no markers): '
                     'not written')
     if new_cfg is not None or (options.mutation and new.model_files != m.model_files) or options.finding:
         said.append('the model changed: run `execlease verify`, then `execlease verify --update-coverage`')

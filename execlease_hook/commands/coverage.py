@@ -5,16 +5,18 @@ was never synced; 2: an entry cannot be located (missing or ambiguous), or --wri
 """
 from __future__ import annotations
 
-import os
+from execlease_hook.core import paths
+
+from execlease_hook.coverage.notes import write_map
+
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook.coverage import compare as coverage
+from execlease_hook.git import blobs
 from execlease_hook.git import repo as git
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import find as models
-from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.coverage import watch
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.core.errors import CannotRun
@@ -23,9 +25,6 @@ from execlease_hook.manifest.model import Manifest
 if TYPE_CHECKING:
     import argparse
 
-
-def _rel(root: Path, path: Path) -> str:
-    return Path(os.path.relpath(path, root)).as_posix()
 
 
 STATUS_COLOUR = {'unchanged': 'green', 'changed': 'yellow', 'never synced': 'yellow',
@@ -56,7 +55,7 @@ def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, qui
         return term.paint(cell.rstrip(), STATUS_COLOUR.get(status, 'bold')) + cell[len(status):]
 
     count = f'{len(statuses)} entr' + ('y' if len(statuses) == 1 else 'ies')
-    lines = [f'{_rel(m.root, m.path)}  ({count}; model {model_status})']
+    lines = [f'{paths.rel(m.root, m.path)}  ({count}; model {model_status})']
     for s, line in zip(statuses, table.render(kept, cells, paint=paint)[1:]):
         if quiet and s.status == 'unchanged':
             continue
@@ -68,7 +67,7 @@ def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, qui
     return '\n'.join(lines)
 
 
-def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int, list[str]]:
+def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]]:
     """The model against its recorded modelHash, and the map between actions and entries:
     (one word or phrase for the header, exit code, the lines that say what and why)."""
     from execlease_hook.spec import actions as action_map
@@ -96,24 +95,8 @@ def model_status(m: Manifest, source: coverage.Source) -> tuple[str, int, list[s
     return status, code, lines
 
 
-def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.MapRow]:
-    unlocated = [s for s in statuses if s.located is None]
-    if unlocated:
-        raise CannotRun(
-            f'{_rel(m.root, m.folder / "NOTES.md")}: not written: '
-            + ', '.join(s.entry.id for s in unlocated)
-            + ' cannot be located (see above); fix the anchors first',
-        )
-    return [
-        notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line)
-        for s in statuses if s.located is not None
-    ]
 
 
-def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
-    folder = _rel(m.root, m.folder)
-    table = notes_map.render(map_rows(m, statuses), folder, [(a.action, a.reason) for a in m.coverage.abstract])
-    return notes_map.write_notes(m.folder / 'NOTES.md', table)
 
 
 def run(options: argparse.Namespace) -> int:
@@ -125,7 +108,7 @@ def run(options: argparse.Namespace) -> int:
 
 def _run(options: argparse.Namespace, outputs: Any) -> int:
     from execlease_hook.verify import report as report_mod
-    from execlease_hook.verify import report_build as build
+    from execlease_hook.coverage import items
     from execlease_hook.core import outcomes
     from execlease_hook.formats.report import Report
     from execlease_hook.core.outcomes import HELD
@@ -135,7 +118,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
     report = Report('coverage', 0, git.head(root))
     for path in models.find_models(root, options.model):
         m = manifest_read.load(path, root)
-        source = coverage.WorktreeSource(root)
+        source = blobs.WorktreeSource(root)
         statuses = coverage.compare(m, source)
         model_text, model_code, model_lines = model_status(m, source)
         watched = watch.check_worktree(m, statuses)
@@ -144,20 +127,20 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
             print(f'  {line}')
         watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
         code = max(code, coverage.exit_code(statuses), model_code, watch_code)
-        report.items.extend(build.entry_item(m, s) for s in statuses)
+        report.items.extend(items.entry_item(m, s) for s in statuses)
         report.details.setdefault('models', []).append({
-            'manifest': _rel(root, m.path), 'model': _rel(root, m.folder),
+            'manifest': paths.rel(root, m.path), 'model': paths.rel(root, m.folder),
             'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
             'modelStatus': model_text,
             'coverage': [report_mod.entry_json(s) for s in statuses],
         })
-        report.items.append(build.model_item(
+        report.items.append(items.model_item(
             m, HELD if model_code == 0 else outcomes.DID_NOT_HOLD if model_code == 1 else outcomes.COULD_NOT_RUN,
             '\n'.join((f'model {model_text}', *model_lines))))
-        report.items.extend(build.problem_items(m, watched.problems, []))
-        report.items.extend(build.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered)
+        report.items.extend(items.problem_items(m, watched.problems, []))
+        report.items.extend(items.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered)
         if options.write_map:
-            notes = _rel(root, m.folder / 'NOTES.md')
+            notes = paths.rel(root, m.folder / 'NOTES.md')
             changed = write_map(m, statuses)
             print(f'{notes}: code-to-action table ' + ('rewritten' if changed else 'already current'))
     report.exit_code = code

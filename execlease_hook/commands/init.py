@@ -7,6 +7,8 @@ file: whatever exists is left alone, and it says so.
 """
 from __future__ import annotations
 
+from execlease_hook.core import paths
+
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +46,7 @@ class ModelPlan:
 
     @property
     def rel_folder(self) -> str:
-        return Path(os.path.relpath(self.folder, self.root)).as_posix()
+        return paths.rel(self.root, self.folder)
 
     @property
     def found_by_default(self) -> bool:
@@ -119,7 +121,7 @@ def schema_ref(p: ModelPlan) -> str:
     a path that differs from machine to machine, so it cannot be committed)."""
     shipped = SHIPPED_SCHEMA
     if shipped.is_relative_to(p.root.resolve()) and not _ignored(p.root, shipped):
-        return Path(os.path.relpath(shipped, p.folder.resolve())).as_posix()
+        return paths.rel(p.folder.resolve(), shipped)
     return SCHEMA_COPY
 
 

@@ -48,3 +48,22 @@ def sha1() -> Hash:
 
 def sha256() -> Hash:
     return _constructor('sha256')()
+
+
+def length_prefixed(data: bytes, tag: bytes = b'', sep: bytes = b'\0') -> bytes:
+    """The one encoder of every digest's fields: `tag`, the length in decimal, `sep`, the bytes.
+    Length-prefixed, so no two sequences of fields encode alike. Two spellings are pinned by
+    what is already recorded: fingerprints and the spec record use `tag` and `:`
+    (tagged_field), cache keys and modelHash a NUL (tests/project/golden_digests_test.py)."""
+    return tag + str(len(data)).encode('ascii') + sep + data
+
+
+def tagged_field(tag: bytes, data: bytes) -> bytes:
+    return length_prefixed(data, tag, b':')
+
+
+def tagged_gap(text: bytes, verbatim: bool) -> bytes:
+    """Source text between children that no node covers: whitespace, or a hidden token."""
+    if not verbatim:
+        text = b' '.join(text.split())
+    return tagged_field(b'g', text) if text else b''

@@ -13,6 +13,12 @@ import os
 from pathlib import Path
 
 
+def rel(root: Path | str, path: Path | str) -> str:
+    """`path` relative to `root`, POSIX-spelled: how every path is named in a manifest, a message
+    and a report (a path outside `root` starts with `../`)."""
+    return Path(os.path.relpath(path, root)).as_posix()
+
+
 def spelling_problem(text: str) -> str | None:
     """Why `text` is not the one spelling git uses for a relative path; None when it is."""
     if any(ord(c) < 0x20 or c == '\x7f' for c in text):

@@ -6,12 +6,12 @@ Exit mapping: any 'missing'/'ambiguous' -> 2, else any 'changed'/'never synced' 
 """
 from __future__ import annotations
 
+from execlease_hook.git.blobs import Source
+
+
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
-from execlease_hook.git import repo as git
-from execlease_hook.core.digest import sha256
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 from execlease_hook.core.record import record
@@ -20,87 +20,21 @@ TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from typing import Protocol
 
-    from execlease_hook.locate.entry import Located
+    from execlease_hook.locate.definition import Located
 else:
     Protocol = object
 
 STATUSES = ('unchanged', 'changed', 'never synced', 'missing', 'ambiguous')
 
 
-class Source(Protocol):
-    description: str
-
-    def read(self, path: str) -> bytes | None:
-        """Content of `path` (relative to the repository root); None when absent."""
 
 
-class _BlobSource:
-    """Reads through `git cat-file --batch`, all prefetched paths in one call; `objects` (a
-    blob id, `COMMIT:path`) may join that call too, read later with read_objects."""
-
-    description = ''
-
-    def __init__(self, root: Path, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
-        self.root = root
-        self._cache: dict[str, bytes | None] = {}
-        self._objects: dict[str, bytes | None] = {}
-        self.prefetch(paths_hint, objects)
-
-    def _spec(self, path: str) -> str:
-        raise NotImplementedError
-
-    def prefetch(self, paths: Iterable[str], objects: Iterable[str] = ()) -> None:
-        wanted = [p for p in dict.fromkeys(paths) if p not in self._cache]
-        others = [o for o in dict.fromkeys(objects) if o not in self._objects]
-        if wanted or others:
-            blobs = git.read_blobs(self.root, [*(self._spec(p) for p in wanted), *others])
-            for p in wanted:
-                self._cache[p] = blobs[self._spec(p)]
-            self._objects.update((o, blobs[o]) for o in others)
-
-    def read(self, path: str) -> bytes | None:
-        self.prefetch((path,))
-        return self._cache[path]
-
-    def read_objects(self, specs: Sequence[str]) -> dict[str, bytes | None]:
-        """Each object by git's name for it (None when absent), in one batch for those not read yet."""
-        self.prefetch((), specs)
-        return {spec: self._objects[spec] for spec in specs}
 
 
-class IndexSource(_BlobSource):
-    """What is staged: the content the next commit records (never the working tree)."""
-
-    description = 'the index (staged)'
-
-    def _spec(self, path: str) -> str:
-        return f':{path}'
 
 
-class CommitSource(_BlobSource):
-    def __init__(self, root: Path, commit: str, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
-        self.commit = commit
-        self.description = f'commit {commit[:12]}'
-        super().__init__(root, paths_hint, objects)
-
-    def _spec(self, path: str) -> str:
-        return f'{self.commit}:{path}'
 
 
-class WorktreeSource:
-    description = 'the working tree'
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def prefetch(self, paths: Iterable[str]) -> None:
-        pass
-
-    def read(self, path: str) -> bytes | None:
-        try:
-            return (self.root / path).read_bytes()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
 
 
 @record
@@ -168,26 +102,25 @@ def exit_code(statuses: Sequence[EntryStatus]) -> int:
     return 0
 
 
-def model_paths(manifest: Manifest) -> list[str]:
-    """The spec and every cfg, relative to the repository root (POSIX)."""
-    folder = manifest.folder.relative_to(manifest.root).as_posix()
-    prefix = '' if folder == '.' else f'{folder}/'
-    return [prefix + name for name in manifest.model_files]
 
 
-def model_hash(manifest: Manifest, source: Source) -> str:
-    """sha256 over the spec and every cfg: name, NUL, length, NUL, bytes, in model_files order."""
-    digest = sha256()
-    prefetch = getattr(source, 'prefetch', None)
-    paths = model_paths(manifest)
-    if prefetch is not None:
-        prefetch(paths)
-    for name, path in zip(manifest.model_files, paths):
-        content = source.read(path)
-        if content is None:
-            raise CannotRun(
-                f'{manifest.path}: the model file {path} is missing from {source.description}; '
-                'restore it or remove it from the manifest',
-            )
-        digest.update(name.encode() + b'\0' + str(len(content)).encode() + b'\0' + content)
-    return f'sha256:{digest.hexdigest()}'
+
+
+def code_for(action: str, statuses: Sequence[EntryStatus]) -> list[str]:
+    cited = []
+    for s in statuses:
+        if s.entry.action != action:
+            continue
+        if s.located is not None:
+            where = f'{s.entry.path}:{s.located.start_line}'
+            if s.located.end_line != s.located.start_line:
+                where += f'-{s.located.end_line}'
+        else:
+            where = f'{s.entry.path} (not found: update the anchors)'
+        if s.entry.function:
+            name = s.entry.function
+        else:
+            anchor = s.entry.region.start if s.entry.region else ''
+            name = f'region {anchor!r}' + (f' in {s.entry.within}' if s.entry.within else '')
+        cited.append(f'{where}  {name}  [{s.entry.id}]')
+    return cited

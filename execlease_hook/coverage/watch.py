@@ -23,7 +23,8 @@ from execlease_hook.manifest.model import Manifest, WatchRule
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from execlease_hook.coverage.compare import EntryStatus, Source
+    from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.git.blobs import Source
 
 # The call expressions of each language: (node kind, field holding the callee).
 _CALLS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -127,10 +128,10 @@ def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
     """The watch rules against the working tree: tracked files and new ones git does not ignore."""
     if not m.coverage.watch:
         return WatchResult((), ())
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import blobs
     from execlease_hook.git import repo as git
 
-    source = coverage.WorktreeSource(m.root)
+    source = blobs.WorktreeSource(m.root)
     return check(m, source, watched(m, git.tracked_files(m.root, untracked=True)), statuses)
 
 

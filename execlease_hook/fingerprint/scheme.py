@@ -16,7 +16,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
-    from execlease_hook.locate.entry import Located
+    from execlease_hook.locate.definition import Located
 
 SCHEME = 'ts2'
 SCHEMES = ('ts1', 'ts2')

@@ -16,6 +16,9 @@ Nothing outside the entry (its position, its file, its indentation level) takes 
 """
 from __future__ import annotations
 
+from execlease_hook.core.digest import tagged_field
+from execlease_hook.core.digest import tagged_gap
+
 from collections.abc import Sequence
 
 from execlease_hook.core.digest import sha256
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 
     from tree_sitter import Node
 
-    from execlease_hook.locate.entry import Located
+    from execlease_hook.locate.definition import Located
 
     _Item = Union[bytes, tuple[Node, bool]]
 
@@ -111,16 +114,8 @@ def _open(node: Node, kind: str) -> bytes:
     return marker
 
 
-def tagged_field(tag: bytes, data: bytes) -> bytes:
-    # Length-prefixed, so no two sequences of fields encode alike (spec_index uses it too).
-    return tag + str(len(data)).encode('ascii') + b':' + data
 
 
-def tagged_gap(text: bytes, verbatim: bool) -> bytes:
-    """Source text between children that no node covers: whitespace, or a hidden token."""
-    if not verbatim:
-        text = b' '.join(text.split())
-    return tagged_field(b'g', text) if text else b''
 
 
 def _jsx_text(text: bytes) -> bytes:

@@ -19,6 +19,8 @@ scheme itself, used by every language; what differs per language is already apar
 """
 from __future__ import annotations
 
+from execlease_hook.core.digest import tagged_field
+
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
     from tree_sitter import Node
 
-    from execlease_hook.locate.entry import Located
+    from execlease_hook.locate.definition import Located
 
     Item = Union[bytes, Node, tuple[Node]]     # a hashed part, a node to walk, a node to hash verbatim
 else:
@@ -215,8 +217,7 @@ def open_marker(kind: str, named: bool = True, missing: bool = False) -> bytes:
     return found
 
 
-def field(tag: bytes, data: bytes) -> bytes:
-    return tag + str(len(data)).encode('ascii') + b':' + data
+field = tagged_field   # the rule modules spell it `ts2.field`
 
 
 def leaf(kind: str, text: bytes) -> list[Item]:

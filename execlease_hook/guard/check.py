@@ -10,7 +10,8 @@ notes_map.py's, repairing it map_fix.py's, judging pushed commits push_range.py'
 """
 from __future__ import annotations
 
-import os
+from execlease_hook.core import paths
+
 from pathlib import Path
 
 from execlease_hook.git import repo as git
@@ -21,7 +22,8 @@ from execlease_hook.core.record import field, record
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage import rename_hint
-    from execlease_hook.coverage.compare import CommitSource, EntryStatus, IndexSource
+    from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.git.blobs import CommitSource, IndexSource
 
 STEPS = (
     'What to do (README.md, "When your change touches covered code"):',
@@ -77,16 +79,13 @@ class Snapshot:
     commit: str | None = None           # None: the index
 
 
-def _rel(root: Path, path: Path) -> str:
-    return Path(os.path.relpath(path, root)).as_posix()
-
 
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
     if not m.covers_code:       # a model of no code (no "coverage"): nothing for the guard to judge
         return Plan((), False, False, False, ())
-    folder = _rel(m.root, m.folder)
+    folder = paths.rel(m.root, m.folder)
     prefix = '' if folder == '.' else f'{folder}/'
-    everything = check_all or _rel(m.root, m.path) in touched
+    everything = check_all or paths.rel(m.root, m.path) in touched
     entries = m.coverage.entries if everything else tuple(
         e for e in m.coverage.entries if e.path in touched
     )
@@ -102,8 +101,8 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
 
 def render(m: Manifest, found: Findings, unstaged_manifest: bool = False,
            subject: str = 'the commit', steps: bool = True) -> str:
-    notes = _rel(m.root, m.folder / 'NOTES.md')
-    where = _rel(m.root, m.path)
+    notes = paths.rel(m.root, m.folder / 'NOTES.md')
+    where = paths.rel(m.root, m.path)
     lines = [f'execlease guard: {where}: {subject} is blocked', '']
     if unstaged_manifest:
         lines.extend((
@@ -123,9 +122,11 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 
     staged, source = snap.changes, snap.source
     root = m.root
-    folder = _rel(root, m.folder)
-    notes_path = _rel(root, m.folder / 'NOTES.md')
-    model_paths = coverage.model_paths(m)
+    folder = paths.rel(root, m.folder)
+    notes_path = paths.rel(root, m.folder / 'NOTES.md')
+    from execlease_hook.manifest import model as manifest_model
+
+    model_paths = manifest_model.model_paths(m)
     source.prefetch((
         *(e.path for e in p.entries), *(model_paths if p.model else ()),
         *((notes_path,) if p.notes else ()),
@@ -168,7 +169,7 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
     from execlease_hook.spec import actions as action_map
     from execlease_hook.spec import record as model_record
 
-    folder = _rel(m.root, m.folder)
+    folder = paths.rel(m.root, m.folder)
     view = model_record.read(m, source)
     changed = model_record.changes(view, source)
     if changed:
@@ -199,7 +200,7 @@ def _check_watch(
     for problem in result.problems:
         found.add(problem, 2)
     if result.uncovered:
-        where = _rel(m.root, m.path)
+        where = paths.rel(m.root, m.path)
         found.add(
             '\n'.join(u.message() for u in result.uncovered)
             + f'\n  cover: add an entry to coverage.entries of {where} (path, function, action) and model it;'
@@ -347,7 +348,7 @@ def _missing_block(
     else:
         lines.append(f'  {s.problem}')
     moved = _find_moved(e, staged, source, change)
-    where = _rel(m.root, m.path)
+    where = paths.rel(m.root, m.path)
     line = _manifest_line(m, e, manifest_text)
     at = f'{where}:{line}' if line else where
     for path, start, same in moved:
@@ -441,7 +442,7 @@ def _stale_map(
     if not notes_map.has_markers(notes_text):
         return []  # the model does not keep a generated table
     table = notes_map.current_table(notes_text, notes_path)
-    folder = _rel(m.root, m.folder)
+    folder = paths.rel(m.root, m.folder)
     if p.full_map:
         known = {s.entry.id for s in statuses}
         rest = [e for e in m.coverage.entries if e.id not in known]

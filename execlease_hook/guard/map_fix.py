@@ -9,21 +9,18 @@ follows manifest.json and the code.
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from execlease_hook.core import paths
+
 
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.git import repo as git
 from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.core.atomic import write_text_atomic
-from execlease_hook.coverage.compare import IndexSource
+from execlease_hook.git.blobs import IndexSource
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.guard.check import Findings
 from execlease_hook.manifest.model import Manifest
 
-
-def _rel(root: Path, path: Path) -> str:
-    return Path(os.path.relpath(path, root)).as_posix()
 
 
 def _table(text: bytes | None, notes: str) -> str | None:
@@ -41,17 +38,17 @@ def _table(text: bytes | None, notes: str) -> str | None:
 def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
     """Rewrites the staged and the working tree's table; the message saying so. None when it
     cannot be fixed mechanically (an entry cannot be located, the markers are broken)."""
-    from execlease_hook.commands.coverage import map_rows
+    from execlease_hook.coverage.notes import map_rows
 
     root = m.root
-    notes = _rel(root, m.folder / 'NOTES.md')
+    notes = paths.rel(root, m.folder / 'NOTES.md')
     staged = source.read(notes)
     if staged is None:
         return None
     try:
         staged_text = staged.decode('utf-8')
         rows = map_rows(m, coverage.compare(m, source))
-        table = notes_map.render(rows, _rel(root, m.folder))
+        table = notes_map.render(rows, paths.rel(root, m.folder))
         new_staged = notes_map.replace_table(staged_text, table, notes)
     except (UnicodeDecodeError, CannotRun):
         return None

@@ -16,6 +16,8 @@
 """
 from __future__ import annotations
 
+from execlease_hook.core import paths
+
 import dataclasses
 import os
 from pathlib import Path
@@ -69,12 +71,12 @@ def _model_filter(root: Path, model: str | None) -> str | None:
         return None
     folder = Path(os.path.abspath(model))
     manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
-    return Path(os.path.relpath(manifest, root)).as_posix()
+    return paths.rel(root, manifest)
 
 
 def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, model: str | None) -> int:
     """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2)."""
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import blobs
     from execlease_hook.guard import stage as guard
     from execlease_hook.guard import check as guard_check
 
@@ -96,7 +98,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
             governed = guard.governed_paths(rel, blob)
             if governed is not None and governed.isdisjoint(touched) and not at_tip:
                 continue
-            source = coverage.CommitSource(root, commit, sorted(governed or ()))
+            source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = guard_check.load_model(rel, root, source, blob, worktree=False)
             m = loaded.manifest
             p = guard_check.plan(m, touched, False, notes=at_tip)

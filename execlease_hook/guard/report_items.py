@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.verify import report_build as build
+from execlease_hook.coverage import items
 from execlease_hook.core import outcomes
 from execlease_hook.formats.report import Report
 from execlease_hook.core.outcomes import HELD
 
 if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import IndexSource
+    from execlease_hook.git.blobs import IndexSource
     from execlease_hook.guard.check import Findings, Plan
     from execlease_hook.manifest.model import Manifest
 
@@ -27,13 +27,13 @@ def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSour
         block = next((b for b in blocks if b.startswith(f'{s.entry.id}: ')), None)
         if block is not None:
             blocks.remove(block)
-        report.items.append(build.entry_item(m, s, block if s.status != 'unchanged' else None))
+        report.items.append(items.entry_item(m, s, block if s.status != 'unchanged' else None))
     for block in blocks:
         if block.startswith('model '):
-            report.items.append(build.model_item(m, outcomes.DID_NOT_HOLD, block))
+            report.items.append(items.model_item(m, outcomes.DID_NOT_HOLD, block))
         elif 'code-to-action table' in block.splitlines()[0]:
-            report.items.append(build.notes_item(m, block))
+            report.items.append(items.notes_item(m, block))
         else:
-            report.items.append(build.problem_items(m, [block], [])[0])
-    if p.model and not any(i.kind == 'model' and i.model == build.model_folder(m) for i in report.items):
-        report.items.append(build.model_item(m, HELD, 'the model matches its last verified sync'))
+            report.items.append(items.problem_items(m, [block], [])[0])
+    if p.model and not any(i.kind == 'model' and i.model == items.model_folder(m) for i in report.items):
+        report.items.append(items.model_item(m, HELD, 'the model matches its last verified sync'))

@@ -32,7 +32,7 @@ def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) 
     """Staged paths (both sides of a rename) in a commit; else the FILES pre-commit passed."""
     if staged:
         return {c.path for c in staged} | {c.old_path for c in staged if c.old_path}
-    return {Path(os.path.relpath(os.path.abspath(f), root)).as_posix() for f in files}
+    return {paths.rel(root, os.path.abspath(f)) for f in files}
 
 
 def _json(data: bytes | None) -> dict | None:
@@ -110,7 +110,7 @@ def staged_models(root: Path, model: str | None, staged: list[git.StagedChange])
     if model is not None:
         folder = Path(os.path.abspath(model))
         manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
-        rel = Path(os.path.relpath(manifest, root)).as_posix()
+        rel = paths.rel(root, manifest)
         blob = git.index_blob(root, rel)
         if blob is None:
             state = 'exists only in the working tree' if manifest.is_file() else 'does not exist'
@@ -169,7 +169,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         if verbose:
             print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import blobs
     from execlease_hook.guard import check as guard_check
 
     code = 0
@@ -182,7 +182,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         else:
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
-        source = coverage.IndexSource(root, sorted(hint | watched), diff_bases(data[rel], touched))
+        source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(data[rel], touched))
         model = guard_check.load_model(rel, root, source, data[rel], worktree=True)
         m = model.manifest
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from execlease_hook.core.record import record
+from execlease_hook.core.record import field, record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
+    import tree_sitter
     from tree_sitter import Node
 
 
@@ -73,3 +74,15 @@ def base_type(node: Node | None) -> str:
         else:
             return text(node)
     return ''
+
+
+@record
+class Located:
+    entry_id: str
+    path: str
+    start_line: int             # 1-based, inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    text: str                   # the source slice, for diffs
+    nodes: tuple[tree_sitter.Node, ...] = field(compare=False, hash=False, repr=False)

@@ -3,9 +3,10 @@ widened to whole tokens. The package's face (locate/__init__.py) re-exports what
 """
 from __future__ import annotations
 
+from execlease_hook.locate.definition import Located
+
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
-from execlease_hook.core.record import field, record
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -15,16 +16,6 @@ if TYPE_CHECKING:
     from execlease_hook.manifest.model import CoveredEntry
 
 
-@record
-class Located:
-    entry_id: str
-    path: str
-    start_line: int             # 1-based, inclusive
-    end_line: int
-    start_byte: int
-    end_byte: int
-    text: str                   # the source slice, for diffs
-    nodes: tuple[tree_sitter.Node, ...] = field(compare=False, hash=False, repr=False)
 
 
 def locate(entry: CoveredEntry, source: bytes) -> Located:

@@ -5,7 +5,7 @@ from execlease_hook.core.errors import CannotRun
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
-    from execlease_hook.locate.entry import Located
+    from execlease_hook.locate.definition import Located
     from execlease_hook.manifest.model import CoveredEntry
 
 

@@ -167,3 +167,10 @@ class Manifest:
         names.update(m.config for m in self.mutations)
         names.update(f.config for f in self.findings)
         return sorted(names)
+
+
+def model_paths(manifest: Manifest) -> list[str]:
+    """The spec and every cfg, relative to the repository root (POSIX)."""
+    folder = manifest.folder.relative_to(manifest.root).as_posix()
+    prefix = '' if folder == '.' else f'{folder}/'
+    return [prefix + name for name in manifest.model_files]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Union
 
 from execlease_hook.core.errors import CannotRun
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
-from execlease_hook.fingerprint.ts1 import tagged_field, tagged_gap
+from execlease_hook.core.digest import tagged_field, tagged_gap
 from execlease_hook.spec.cfg import token_matches
 
 if TYPE_CHECKING:

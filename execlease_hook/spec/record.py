@@ -9,6 +9,10 @@ per-definition form. (The TLC result cache keys on exact bytes; that is a differ
 """
 from __future__ import annotations
 
+from execlease_hook.core.digest import length_prefixed
+from execlease_hook.manifest.model import model_paths
+from execlease_hook.core.digest import sha256
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,7 +24,7 @@ from execlease_hook.spec.index import SpecIndex
 
 if TYPE_CHECKING:
     from execlease_hook.spec.actions import Action
-    from execlease_hook.coverage.compare import Source
+    from execlease_hook.git.blobs import Source
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,8 @@ class ModelView:
 
 
 def read(m: Manifest, source: Source) -> ModelView:
-    from execlease_hook.coverage import compare as coverage
 
-    paths = dict(zip(m.model_files, coverage.model_paths(m)))
+    paths = dict(zip(m.model_files, model_paths(m)))
     prefetch = getattr(source, 'prefetch', None)
     if prefetch is not None:
         prefetch(paths.values())
@@ -89,9 +92,8 @@ def changes(view: ModelView, source: Source) -> list[str]:
     if recorded is None:
         return ['never synced (no coverage.modelHash yet)']
     if isinstance(recorded, str):
-        from execlease_hook.coverage import compare as coverage
 
-        if coverage.model_hash(m, source) == recorded:
+        if model_hash(m, source) == recorded:
             return []
         return [
             'the spec or a cfg differs from the sync; coverage.modelHash is one sha256 of the '
@@ -138,3 +140,21 @@ def _what(key: str, definition: bool, actions: Mapping[str, object]) -> str:
     if key in actions:
         return f'action {key}'
     return f'definition {key}' if definition else key
+
+
+def model_hash(manifest: Manifest, source: Source) -> str:
+    """sha256 over the spec and every cfg: name, NUL, length, NUL, bytes, in model_files order."""
+    digest = sha256()
+    prefetch = getattr(source, 'prefetch', None)
+    paths = model_paths(manifest)
+    if prefetch is not None:
+        prefetch(paths)
+    for name, path in zip(manifest.model_files, paths):
+        content = source.read(path)
+        if content is None:
+            raise CannotRun(
+                f'{manifest.path}: the model file {path} is missing from {source.description}; '
+                'restore it or remove it from the manifest',
+            )
+        digest.update(name.encode() + b'\0' + length_prefixed(content))
+    return f'sha256:{digest.hexdigest()}'

@@ -12,6 +12,8 @@ jvm_spare.py's, TLC's output is tlc_output.py's.
 """
 from __future__ import annotations
 
+from execlease_hook.core.digest import length_prefixed
+
 import hashlib
 import itertools
 import os
@@ -93,7 +95,7 @@ class TlcJob:
         for name, text in sorted(self.modules):
             parts += [name.encode(), text]
         for part in parts:
-            h.update(str(len(part)).encode() + b'\0' + part)
+            h.update(length_prefixed(part))
         return h.hexdigest()
 
 

@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.verify.report import code_for
+from execlease_hook.coverage.compare import code_for
 from execlease_hook.traces.run import LINE_VAR, TRACE_VAR, TraceVerdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.traces.suite import TraceRun
+    from execlease_hook.traces.run import TraceRun
 
 
 def counts_text(counts: Mapping[str, int]) -> str:

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +252,25 @@ def action_counts(traces: Sequence[Trace]) -> dict[str, int]:
             if isinstance(action, str):
                 counts[action] = counts.get(action, 0) + 1
     return counts
+
+
+@dataclass(frozen=True)
+class TraceRun:
+    """One trace job, run in one copy of the repository."""
+    verdict: TraceVerdict
+    tlc: Verdict | None                  # None: TLC did not run (the command failed)
+    counts: dict[str, int] = field(default_factory=dict)   # lines per logged action
+    seconds: float = 0.0                 # command + conversion + TLC
+    cached: bool = False
+    said: str = ''                       # the last lines the command printed (a seed to replay)
+
+    def to_json(self) -> dict[str, Any]:
+        return {'verdict': self.verdict.to_json(), 'tlc': None if self.tlc is None else self.tlc.to_json(),
+                'counts': self.counts, 'seconds': self.seconds, 'said': self.said}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TraceRun:
+        return cls(TraceVerdict.from_json(data['verdict']),
+                   None if data['tlc'] is None else Verdict.from_json(data['tlc']),
+                   {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True,
+                   str(data['said']))

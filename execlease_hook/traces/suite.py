@@ -18,6 +18,10 @@ makes them its tasks.
 """
 from __future__ import annotations
 
+from execlease_hook.traces.run import TraceRun
+
+from execlease_hook.core.digest import length_prefixed
+
 import contextlib
 import dataclasses
 import hashlib
@@ -25,7 +29,7 @@ import json
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,26 +55,6 @@ if TYPE_CHECKING:
 FORMAT = 1
 
 
-@dataclass(frozen=True)
-class TraceRun:
-    """One trace job, run in one copy of the repository."""
-    verdict: TraceVerdict
-    tlc: Verdict | None                  # None: TLC did not run (the command failed)
-    counts: dict[str, int] = field(default_factory=dict)   # lines per logged action
-    seconds: float = 0.0                 # command + conversion + TLC
-    cached: bool = False
-    said: str = ''                       # the last lines the command printed (a seed to replay)
-
-    def to_json(self) -> dict[str, Any]:
-        return {'verdict': self.verdict.to_json(), 'tlc': None if self.tlc is None else self.tlc.to_json(),
-                'counts': self.counts, 'seconds': self.seconds, 'said': self.said}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TraceRun:
-        return cls(TraceVerdict.from_json(data['verdict']),
-                   None if data['tlc'] is None else Verdict.from_json(data['tlc']),
-                   {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True,
-                   str(data['said']))
 
 
 def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
@@ -87,7 +71,7 @@ def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutat
     read = Path.read_bytes if copy is None else copy.read
 
     def part(data: bytes) -> None:
-        h.update(str(len(data)).encode() + b'\0' + data)
+        h.update(length_prefixed(data))
 
     for text in (b'execlease-traces-1', t.jar.sha256.encode(), str(t.java.major).encode(),
                  job.spec.encode(), job.config.encode(), '\0'.join(job.command).encode()):

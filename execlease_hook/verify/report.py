@@ -6,6 +6,8 @@ working tree), and only the variables that changed in that step.
 """
 from __future__ import annotations
 
+from execlease_hook.coverage.compare import code_for
+
 from execlease_hook.tlc.result import JobResult
 
 import re
@@ -65,24 +67,6 @@ def action_name(step: TraceStep) -> str:
     return step.action.split('(', 1)[0].strip()
 
 
-def code_for(action: str, statuses: Sequence[EntryStatus]) -> list[str]:
-    cited = []
-    for s in statuses:
-        if s.entry.action != action:
-            continue
-        if s.located is not None:
-            where = f'{s.entry.path}:{s.located.start_line}'
-            if s.located.end_line != s.located.start_line:
-                where += f'-{s.located.end_line}'
-        else:
-            where = f'{s.entry.path} (not found: update the anchors)'
-        if s.entry.function:
-            name = s.entry.function
-        else:
-            anchor = s.entry.region.start if s.entry.region else ''
-            name = f'region {anchor!r}' + (f' in {s.entry.within}' if s.entry.within else '')
-        cited.append(f'{where}  {name}  [{s.entry.id}]')
-    return cited
 
 
 _LOCATION = re.compile(r'^line (\d+), col \d+ to line (\d+), col \d+ of module (\S+)$')

@@ -5,14 +5,24 @@ and findings get rules of their own, any other kind 'job-failed'.
 """
 from __future__ import annotations
 
-import os
+from execlease_hook.core import paths
+
+from execlease_hook.coverage.items import _in_model
+from execlease_hook.coverage.items import _line_of
+from execlease_hook.coverage.items import _spec_text
+from execlease_hook.coverage.items import definition_line
+from execlease_hook.coverage.items import entry_item
+from execlease_hook.coverage.items import entry_location
+from execlease_hook.coverage.items import model_folder
+from execlease_hook.coverage.items import problem_items
+
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook.formats.report import Item, Location
-from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -23,66 +33,22 @@ if TYPE_CHECKING:
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
 _PARSE_AT = re.compile(r'at line (\d+), column \d+')
 _PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
-ENTRY_RULES = {
-    'unchanged': (HELD, 'covered-code-unchanged'),
-    'changed': (DID_NOT_HOLD, 'covered-code-changed'),
-    'never synced': (DID_NOT_HOLD, 'covered-code-never-synced'),
-    'missing': (COULD_NOT_RUN, 'covered-code-missing'),
-    'ambiguous': (COULD_NOT_RUN, 'covered-code-missing'),
-}
 
 
-def rel(root: Path, path: Path) -> str:
-    return Path(os.path.relpath(path, root)).as_posix()
 
 
-def model_folder(m: Manifest) -> str:
-    return rel(m.root, m.folder)
 
 
-def _in_model(m: Manifest, name: str) -> str:
-    folder = model_folder(m)
-    return name if folder == '.' else f'{folder}/{name}'
 
 
-def _spec_text(m: Manifest) -> str:
-    try:
-        return (m.folder / m.spec).read_text(encoding='utf-8', errors='replace')
-    except OSError:
-        return ''
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    at = text.find(needle)
-    return None if at < 0 else text.count('\n', 0, at) + 1
 
 
-def definition_line(m: Manifest, name: str) -> Location | None:
-    """Where the spec defines `name` (`Name ==` or `Name(...) ==`)."""
-    text = _spec_text(m)
-    match = re.search(rf'^[ \t]*{re.escape(name)}[ \t]*(\(|==)', text, re.MULTILINE)
-    if match is None:
-        return None
-    line = text.count('\n', 0, match.start()) + 1
-    return Location(_in_model(m, m.spec), line, line, 'spec')
 
 
-def entry_location(s: EntryStatus) -> Location:
-    if s.located is None:
-        return Location(s.entry.path, None, None, 'code')
-    return Location(s.entry.path, s.located.start_line, s.located.end_line, 'code')
 
 
-def entry_item(m: Manifest, s: EntryStatus, message: str | None = None) -> Item:
-    outcome, rule = ENTRY_RULES.get(s.status, (COULD_NOT_RUN, 'covered-code-missing'))
-    if message is None:
-        message = {
-            HELD: f'entry {s.entry.id} ({s.entry.action}) unchanged',
-            DID_NOT_HOLD: f'covered code {s.status}: entry {s.entry.id} at {s.where}, model action '
-                          f'{s.entry.action}; once the model describes the code, run '
-                          '`execlease verify --update-coverage`',
-        }.get(outcome, f'coverage entry {s.entry.id} ({s.entry.action}): {s.problem}')
-    return Item(model_folder(m), 'coverage', s.entry.id, outcome, rule, message, (entry_location(s),))
 
 
 def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
@@ -188,28 +154,12 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
                 tuple(unique), None if v is None else v.seconds)
 
 
-def model_item(m: Manifest, outcome: str, message: str) -> Item:
-    rule = 'model-unchanged' if outcome == HELD else 'model-changed'
-    return Item(model_folder(m), 'model', 'modelHash', outcome, rule, message,
-                (Location(_in_model(m, m.spec), None, None, 'spec'),))
 
 
-def notes_item(m: Manifest, message: str) -> Item:
-    return Item(model_folder(m), 'notes', 'code-to-action', DID_NOT_HOLD, 'notes-map-stale', message,
-                (Location(_in_model(m, 'NOTES.md'), None, None, 'notes'),))
 
 
-def uncovered_item(m: Manifest, path: str, line: int, message: str) -> Item:
-    return Item(model_folder(m), 'watch', f'{path}:{line}', DID_NOT_HOLD, 'uncovered-protocol-code',
-                message, (Location(path, line, line, 'code'),))
 
 
-def problem_items(m: Manifest, problems: Iterable[str], known: Iterable[str]) -> list[Item]:
-    """Could-not-run messages that no job or entry stands for (e.g. --update-coverage refused)."""
-    seen = set(known)
-    return [Item(model_folder(m), 'model', 'run', COULD_NOT_RUN, 'run-unfinished', p,
-                 (Location(rel(m.root, m.path), None, None, 'manifest'),))
-            for p in problems if p not in seen]
 
 
 def verify_report(results: Sequence[Any], details: dict[str, Any], code: int, commit: str | None) -> Any:
@@ -220,7 +170,7 @@ def verify_report(results: Sequence[Any], details: dict[str, Any], code: int, co
     items: list[Item] = []
     for r, model in zip(results, details.get('models', [])):
         m = r.manifest
-        model['manifest'] = rel(m.root, m.path)
+        model['manifest'] = paths.rel(m.root, m.path)
         model['model'] = model_folder(m)
         model['plan'] = list(getattr(r, 'plan', []))
         for job, data in zip(r.jobs, model.get('jobs', [])):

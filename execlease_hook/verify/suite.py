@@ -12,6 +12,8 @@ commit's tree in push_range.py, the deep tier in deep.py.
 """
 from __future__ import annotations
 
+from execlease_hook.git.blobs import WorktreeSource
+
 from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.judge import judge
 
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
 def coverage_results(m: Manifest, r: ModelResult) -> None:
     from execlease_hook.coverage import compare as coverage
 
-    r.coverage = coverage.compare(m, coverage.WorktreeSource(m.root))
+    r.coverage = coverage.compare(m, WorktreeSource(m.root))
     for s in r.coverage:
         if s.status in ('missing', 'ambiguous'):
             r.problems.append(
@@ -76,10 +78,9 @@ def map_results(m: Manifest, r: ModelResult) -> None:
     """Both directions of the map between the spec's actions and the covered entries, and the
     protocol code that the watch rules find outside them."""
     from execlease_hook.spec import actions as action_map
-    from execlease_hook.coverage import compare as coverage
     from execlease_hook.spec import record as model_record
 
-    view = model_record.read(m, coverage.WorktreeSource(m.root))
+    view = model_record.read(m, WorktreeSource(m.root))
     mapped = action_map.check(m, view.index, view.actions())
     r.problems.extend(mapped.problems)
     r.failures.extend(mapped.gaps)
@@ -91,12 +92,12 @@ def map_results(m: Manifest, r: ModelResult) -> None:
 
 
 def _notes(m: Manifest, r: ModelResult) -> None:
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git.blobs import WorktreeSource
 
     if m.coverage.model_hash is not None:
         from execlease_hook.spec import record as model_record
 
-        source = coverage.WorktreeSource(m.root)
+        source = WorktreeSource(m.root)
         changed = model_record.changes(model_record.read(m, source), source)
         if changed:
             r.notes.append(

@@ -15,9 +15,9 @@ did, the claim rests on a judgement nobody wrote down: the sync refuses (exit 1)
 """
 from __future__ import annotations
 
+from execlease_hook.core import paths
+
 import dataclasses
-import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.manifest import model as manifest_model
@@ -29,13 +29,10 @@ if TYPE_CHECKING:
 COVERAGE_FAILURE = 'covered code changed'
 
 
-def _rel(root: Path, path: Path) -> str:
-    return Path(os.path.relpath(path, root)).as_posix()
-
 
 def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     """Record the working tree's fingerprints and content, the model hash, HEAD and states."""
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git.blobs import WorktreeSource
     from execlease_hook.git import repo as git
 
     m = r.manifest
@@ -56,7 +53,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         return
     from execlease_hook.spec import record as model_record
 
-    source = coverage.WorktreeSource(m.root)
+    source = WorktreeSource(m.root)
     view = model_record.read(m, source)
     model_hash = model_record.record(view)
     model_changes = model_record.changes(view, source)   # per definition: a comment is no change
@@ -65,14 +62,14 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     if code_moved and not model_moved and reason is None:
         names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
         r.failures.append(
-            f'{_rel(m.root, m.path)}: not updating coverage: covered code changed since the last sync '
+            f'{paths.rel(m.root, m.path)}: not updating coverage: covered code changed since the last sync '
             f'({names}) but no definition of the model (spec, cfgs) did. If the model already describes the new '
             'code, say why: --update-coverage --reason "..." (recorded in manifest.json with these '
             'entries and shown by `execlease coverage`); otherwise change the model first. Nothing was changed.',
         )
         return
-    paths = sorted({s.entry.path for s in r.coverage})
-    blobs = git.write_blobs(m.root, paths)
+    covered = sorted({s.entry.path for s in r.coverage})
+    blobs = git.write_blobs(m.root, covered)
     before_blobs: dict[str, str] = {}
     for e in m.coverage.entries:
         if e.synced_blob is not None:
@@ -90,7 +87,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         if why != e.sync_reason and why is not None:
             r.moved.append(f'entry {e.id}: syncReason "{why}"')
         entries.append(dataclasses.replace(e, hash=s.current, synced_blob=blobs[e.path], sync_reason=why))
-    for path in paths:
+    for path in covered:
         if before_blobs.get(path) != blobs[path]:
             r.moved.append(f'synced blob of {path}: {(before_blobs.get(path) or "none")[:12]} -> {blobs[path][:12]}')
     if model_hash != m.coverage.model_hash:
@@ -152,7 +149,7 @@ def _record_states(r: ModelResult) -> None:
 
 def _write_map(m: manifest_model.Manifest, r: ModelResult) -> None:
     """Regenerates the NOTES.md table when the model keeps one, so the next commit's map is current."""
-    from execlease_hook.commands import coverage as coverage_cmd
+    from execlease_hook.coverage import notes as coverage_notes
     from execlease_hook.manifest import notes_table as notes_map
 
     notes = m.folder / 'NOTES.md'
@@ -160,5 +157,5 @@ def _write_map(m: manifest_model.Manifest, r: ModelResult) -> None:
         has_table = notes_map.has_markers(notes.read_text(encoding='utf-8'))
     except (OSError, UnicodeDecodeError):
         return
-    if has_table and coverage_cmd.write_map(m, r.coverage):
-        r.moved.append(f'{_rel(m.root, notes)}: code-to-action table rewritten')
+    if has_table and coverage_notes.write_map(m, r.coverage):
+        r.moved.append(f'{paths.rel(m.root, notes)}: code-to-action table rewritten')

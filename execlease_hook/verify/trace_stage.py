@@ -35,9 +35,8 @@ from execlease_hook.traces import code_mutations
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces.suite import (
-    Collected, TraceRun, action_coverage_result, cache_key, cached_mutation, cached_run, check, code_mutation_result, collect, mutation_jobs, mutation_result, placeholder_job, run_trace_job, trace_job_result,
-)
+from execlease_hook.traces.suite import Collected, action_coverage_result, cache_key, cached_mutation, cached_run, check, code_mutation_result, collect, mutation_jobs, mutation_result, placeholder_job, run_trace_job, trace_job_result
+from execlease_hook.traces.run import TraceRun
 
 if TYPE_CHECKING:
     from execlease_hook.tlc.cache import ResultCache

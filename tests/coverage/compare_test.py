@@ -7,6 +7,8 @@ import pytest
 
 from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR
 from execlease_hook.coverage import compare as coverage
+from execlease_hook.spec import record
+from execlease_hook.git import blobs
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.record import replace
@@ -47,7 +49,7 @@ def statuses(repo, source):
 )
 def test_compare_working_tree(covered_repo, text, expected):
     covered_repo.write('app/lease.py', text)
-    assert statuses(covered_repo, coverage.WorktreeSource(covered_repo.path)) == expected
+    assert statuses(covered_repo, blobs.WorktreeSource(covered_repo.path)) == expected
 
 
 def test_sources_disagree_on_a_partially_staged_file(covered_repo):
@@ -55,15 +57,15 @@ def test_sources_disagree_on_a_partially_staged_file(covered_repo):
     covered_repo.add('app/lease.py')
     covered_repo.write('app/lease.py', LEASE_PY)
     root = covered_repo.path
-    assert statuses(covered_repo, coverage.IndexSource(root))['claim-lease'] == 'changed'
-    assert statuses(covered_repo, coverage.WorktreeSource(root))['claim-lease'] == 'unchanged'
+    assert statuses(covered_repo, blobs.IndexSource(root))['claim-lease'] == 'changed'
+    assert statuses(covered_repo, blobs.WorktreeSource(root))['claim-lease'] == 'unchanged'
     sync = load(covered_repo).coverage.sync_commit
-    assert statuses(covered_repo, coverage.CommitSource(root, sync))['claim-lease'] == 'unchanged'
+    assert statuses(covered_repo, blobs.CommitSource(root, sync))['claim-lease'] == 'unchanged'
 
 
 def test_missing_file_names_the_source(covered_repo):
     covered_repo.git('rm', '-q', '--cached', 'app/lease.py')
-    result = coverage.compare(load(covered_repo), coverage.IndexSource(covered_repo.path))
+    result = coverage.compare(load(covered_repo), blobs.IndexSource(covered_repo.path))
     assert {s.status for s in result} == {'missing'}
     assert result[0].problem == 'app/lease.py: no such file in the index (staged)'
     assert result[0].current is None and result[0].located is None
@@ -73,7 +75,7 @@ def test_never_synced_and_where(covered_repo):
     m = load(covered_repo)
     entries = tuple(replace(e, hash=None) for e in m.coverage.entries)
     m = replace(m, coverage=replace(m.coverage, entries=entries))
-    result = coverage.compare(m, coverage.WorktreeSource(covered_repo.path))
+    result = coverage.compare(m, blobs.WorktreeSource(covered_repo.path))
     assert [(s.status, s.where) for s in result] == [
         ('never synced', 'app/lease.py:4'),
         ('never synced', 'app/lease.py:18'),
@@ -84,7 +86,7 @@ def test_never_synced_and_where(covered_repo):
 
 def test_compare_subset_of_entries(covered_repo):
     m = load(covered_repo)
-    result = coverage.compare(m, coverage.WorktreeSource(covered_repo.path), m.coverage.entries[1:2])
+    result = coverage.compare(m, blobs.WorktreeSource(covered_repo.path), m.coverage.entries[1:2])
     assert [s.entry.id for s in result] == ['renew']
 
 
@@ -111,8 +113,8 @@ def test_model_hash_definition(covered_repo):
         data = (covered_repo.path / MODEL_DIR / name).read_bytes()
         digest.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
     expected = f'sha256:{digest.hexdigest()}'
-    assert coverage.model_hash(m, coverage.WorktreeSource(covered_repo.path)) == expected
-    assert coverage.model_hash(m, coverage.IndexSource(covered_repo.path)) == expected
+    assert record.model_hash(m, blobs.WorktreeSource(covered_repo.path)) == expected
+    assert record.model_hash(m, blobs.IndexSource(covered_repo.path)) == expected
     # The older form of coverage.modelHash: still read (model_record_test), no longer written.
 
 
@@ -123,7 +125,7 @@ def test_model_hash_sees_every_config_and_missing_files(covered_repo):
     covered_repo.write(f'{MODEL_DIR}/findings/F1.cfg', 'INIT Init\n')
     m = load(covered_repo)
     assert m.model_files == ['Lease.cfg', 'Lease.tla', 'findings/F1.cfg']
-    before = coverage.model_hash(m, coverage.WorktreeSource(covered_repo.path))
+    before = record.model_hash(m, blobs.WorktreeSource(covered_repo.path))
     assert before != m.coverage.model_hash
     with pytest.raises(CannotRun, match='findings/F1.cfg is missing from the index'):
-        coverage.model_hash(m, coverage.IndexSource(covered_repo.path))
+        record.model_hash(m, blobs.IndexSource(covered_repo.path))

@@ -381,10 +381,11 @@ def test_unstaged_manifest_edit_cannot_hide_a_staged_change(covered_repo, capsys
     data = json.loads(covered_repo.read(MANIFEST))
     stage(covered_repo, 'app/lease.py', BODY_EDIT)
     from execlease_hook.coverage import compare as coverage
+    from execlease_hook.git import blobs
     from execlease_hook.manifest import read as manifest_read
 
     m = manifest_read.load(covered_repo.path / MANIFEST, covered_repo.path)
-    (status,) = coverage.compare(m, coverage.IndexSource(covered_repo.path), m.coverage.entries[:1])
+    (status,) = coverage.compare(m, blobs.IndexSource(covered_repo.path), m.coverage.entries[:1])
     data['coverage']['entries'][0]['hash'] = status.current
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     code, out = run_guard(capsys, 'app/lease.py')

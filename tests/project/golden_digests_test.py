@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from execlease_hook.coverage.compare import WorktreeSource, model_hash
+from execlease_hook.spec.record import model_hash
+from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.locate.entry import find_functions
 from execlease_hook.locate.source import language_for

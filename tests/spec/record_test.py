@@ -5,7 +5,8 @@ import json
 import pytest
 
 from tests.conftest import LEASE_TLA, MANIFEST, MODEL_DIR, GitRepo
-from execlease_hook.coverage import compare as coverage
+from execlease_hook.spec import record
+from execlease_hook.git import blobs
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.spec import record as model_record
 
@@ -14,7 +15,7 @@ SPEC = f'{MODEL_DIR}/Lease.tla'
 
 def changes(repo: GitRepo) -> list[str]:
     m = manifest_read.load(repo.path / MANIFEST, repo.path)
-    source = coverage.WorktreeSource(repo.path)
+    source = blobs.WorktreeSource(repo.path)
     return model_record.changes(model_record.read(m, source), source)
 
 
@@ -60,7 +61,7 @@ def test_older_string_form_still_works_and_is_migrated_by_the_sync(covered_repo)
 
     data = json.loads(covered_repo.read(MANIFEST))
     m = manifest_read.load(covered_repo.path / MANIFEST, covered_repo.path)
-    data['coverage']['modelHash'] = coverage.model_hash(m, coverage.WorktreeSource(covered_repo.path))
+    data['coverage']['modelHash'] = record.model_hash(m, blobs.WorktreeSource(covered_repo.path))
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     assert changes(covered_repo) == []            # the bytes are those of the sync
     covered_repo.write(SPEC, LEASE_TLA.replace('the claim', 'the claim, reworded'))

@@ -1,0 +1,90 @@
+"""Sources of file contents for the checks: the index (the guard), a commit (--range), the working
+tree (verify); blobs read through one `git cat-file --batch` per batch of paths."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from execlease_hook.git import repo as git
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
+    from typing import Protocol
+
+else:
+    Protocol = object
+
+
+class Source(Protocol):
+    description: str
+
+    def read(self, path: str) -> bytes | None:
+        """Content of `path` (relative to the repository root); None when absent."""
+
+
+class _BlobSource:
+    """Reads through `git cat-file --batch`, all prefetched paths in one call; `objects` (a
+    blob id, `COMMIT:path`) may join that call too, read later with read_objects."""
+
+    description = ''
+
+    def __init__(self, root: Path, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
+        self.root = root
+        self._cache: dict[str, bytes | None] = {}
+        self._objects: dict[str, bytes | None] = {}
+        self.prefetch(paths_hint, objects)
+
+    def _spec(self, path: str) -> str:
+        raise NotImplementedError
+
+    def prefetch(self, paths: Iterable[str], objects: Iterable[str] = ()) -> None:
+        wanted = [p for p in dict.fromkeys(paths) if p not in self._cache]
+        others = [o for o in dict.fromkeys(objects) if o not in self._objects]
+        if wanted or others:
+            blobs = git.read_blobs(self.root, [*(self._spec(p) for p in wanted), *others])
+            for p in wanted:
+                self._cache[p] = blobs[self._spec(p)]
+            self._objects.update((o, blobs[o]) for o in others)
+
+    def read(self, path: str) -> bytes | None:
+        self.prefetch((path,))
+        return self._cache[path]
+
+    def read_objects(self, specs: Sequence[str]) -> dict[str, bytes | None]:
+        """Each object by git's name for it (None when absent), in one batch for those not read yet."""
+        self.prefetch((), specs)
+        return {spec: self._objects[spec] for spec in specs}
+
+
+class IndexSource(_BlobSource):
+    """What is staged: the content the next commit records (never the working tree)."""
+
+    description = 'the index (staged)'
+
+    def _spec(self, path: str) -> str:
+        return f':{path}'
+
+
+class CommitSource(_BlobSource):
+    def __init__(self, root: Path, commit: str, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
+        self.commit = commit
+        self.description = f'commit {commit[:12]}'
+        super().__init__(root, paths_hint, objects)
+
+    def _spec(self, path: str) -> str:
+        return f'{self.commit}:{path}'
+
+
+class WorktreeSource:
+    description = 'the working tree'
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        pass
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            return (self.root / path).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
