@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.conftest import LEASE_TLA, GitRepo, sync_coverage
-from guard_e2e_test import run
+from tests.e2e.guard_test import run
 
 MODEL_DIR = 'verification/lease'
 MANIFEST = f'{MODEL_DIR}/manifest.json'

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import HERE, GitRepo
-from guard_e2e_test import run
+from tests.e2e.guard_test import run
 
 MODEL = 'verification/execution-lease'
 SPEC = f'{MODEL}/ExecutionLease.tla'

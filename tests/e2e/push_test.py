@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import MANIFEST, sync_coverage
-from tlc_push_e2e_test import COUNTER_PY, HOOK_TLC, pushing, remote_head, run  # noqa: F401 (fixture)
+from tests.e2e.tlc_push_test import COUNTER_PY, HOOK_TLC, pushing, remote_head, run  # noqa: F401 (fixture)
 
 WEAK = COUNTER_PY.replace('if count < limit:', 'if count <= limit:')
 HOOK_GUARD = 'execlease coverage guard'
@@ -127,7 +127,7 @@ def test_a_new_repository_makes_its_first_commit_through_the_hooks(
     from pathlib import Path
 
     from tests.conftest import MODEL_DIR
-    from tlc_push_e2e_test import ABSTRACT, CFG, MUTATION, PRE_COMMIT, SPEC
+    from tests.e2e.tlc_push_test import ABSTRACT, CFG, MUTATION, PRE_COMMIT, SPEC
 
     path, rev = hook_repo
     git_repo.write('app/counter.py', COUNTER_PY)
