@@ -15,9 +15,8 @@ from pathlib import Path
 
 from execlease_hook.tlc import cds as jvm_cds
 from execlease_hook.tlc.cds import Plan
+from execlease_hook.tlc.kinds import KINDS
 
-# Kinds that end at the first counterexample: C1 only.
-SHORT_KINDS = frozenset({'mutation', 'finding'})
 C1_ONLY = '-XX:TieredStopAtLevel=1'
 
 
@@ -26,7 +25,8 @@ def enabled() -> bool:
 
 
 def jit_flags(kind: str) -> tuple[str, ...]:
-    return (C1_ONLY,) if kind in SHORT_KINDS else ()
+    known = KINDS.get(kind)
+    return (C1_ONLY,) if known is not None and known.short else ()
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 from typing import TYPE_CHECKING
+from execlease_hook.tlc.kinds import PASS, kind_of
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.tlc.run import TlcJob
@@ -13,22 +14,12 @@ if TYPE_CHECKING:
     pass
 
 
-NO_LONGER_FAILS = (
-    'mutation {name} no longer fails: the check has lost the ability to catch it; '
-    'fix the model before anything else'
-)
-
-
-NO_LONGER_REPRODUCES = (
-    '{id} no longer reproduces: move its config into checks in manifest.json and update NOTES.md'
-)
-
-
 def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
-    label = {'check': 'check', 'mutation': 'mutation', 'finding': 'finding'}[job.kind] + f' {job.name}'
+    kind = kind_of(job.kind)
+    label = f'{kind.name} {job.name}'
     if verdict.outcome == 'error':
         return JobResult(job, verdict, cached, COULD_NOT_RUN, f'{label} ({job.config}): TLC error: {verdict.reason}')
-    if job.kind == 'check':
+    if kind.expects == PASS:
         if verdict.outcome == 'passed':
             return JobResult(job, verdict, cached, HELD, f'{label} passed')
         return JobResult(
@@ -38,11 +29,7 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
         )
     assert job.expect is not None
     if verdict.outcome == 'passed':
-        message = (
-            NO_LONGER_FAILS.format(name=job.name) if job.kind == 'mutation'
-            else NO_LONGER_REPRODUCES.format(id=job.name)
-        )
-        return JobResult(job, verdict, cached, DID_NOT_HOLD, message)
+        return JobResult(job, verdict, cached, DID_NOT_HOLD, kind.no_longer.format(name=job.name))
     if verdict.kind == 'property' and verdict.property is None:
         return JobResult(
             job, verdict, cached, COULD_NOT_RUN,
@@ -54,8 +41,7 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
     from execlease_hook.verify import violations
 
     if violations.matches(job, verdict, job.expect):
-        what = 'still fails' if job.kind == 'mutation' else 'still reproduces'
-        return JobResult(job, verdict, cached, HELD, f'{label} {what} on {job.expect}')
+        return JobResult(job, verdict, cached, HELD, f'{label} {kind.still} on {job.expect}')
     return JobResult(
         job, verdict, cached, DID_NOT_HOLD,
         WRONG_REASON.format(what=label, expected=job.expect, got=violations.got(verdict)), show_trace=True,

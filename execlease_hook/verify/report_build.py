@@ -5,6 +5,8 @@ and findings get rules of their own, any other kind 'job-failed'.
 """
 from __future__ import annotations
 
+from execlease_hook.tlc.kinds import KINDS, VIOLATION
+
 from execlease_hook.core import paths
 
 from execlease_hook.coverage.items import _in_model
@@ -117,12 +119,11 @@ def _job_rule(r: JobResult) -> str:
         return f'{r.job.kind}-held'
     if r.outcome == COULD_NOT_RUN:
         return 'job-not-run' if r.verdict is None else 'tlc-error'
+    kind = KINDS.get(r.job.kind)
+    if kind is None:
+        return 'job-failed'
     escaped = r.verdict is not None and r.verdict.outcome == 'passed'
-    return {
-        'check': 'check-failed',
-        'mutation': 'mutation-escaped' if escaped else 'mutation-wrong-property',
-        'finding': 'finding-gone' if escaped else 'finding-wrong-property',
-    }.get(r.job.kind, 'job-failed')
+    return kind.failed_rule if escaped or kind.expects != VIOLATION else kind.wrong_rule
 
 
 def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item:

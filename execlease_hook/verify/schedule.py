@@ -17,6 +17,8 @@ only when jobs start, never a verdict.
 """
 from __future__ import annotations
 
+from execlease_hook.tlc.kinds import KINDS
+
 import json
 import threading
 from collections.abc import Sequence
@@ -33,7 +35,6 @@ FILE = 'timings.json'
 FORMAT = 1
 JVM_START = 1.0             # seconds a TLC job costs before its first state (measured: 0.7-1.2 s)
 STATES_PER_SECOND = 10_000  # one TLC worker on the shipped model: 37,886 states in 3-6 s
-KIND_ORDER = {'check': 0, 'finding': 1, 'mutation': 2}
 
 
 def job_key(m: Manifest, job: TlcJob) -> str:
@@ -105,4 +106,9 @@ def longest_first(jobs: Sequence[tuple[Manifest, TlcJob]], timings: Timings | No
     for i, (m, j) in enumerate(jobs):
         given = known[i] if i < len(known) else None
         costs.append(given if given is not None else estimate(m, j, timings))
-    return sorted(range(len(jobs)), key=lambda i: (-costs[i], KIND_ORDER.get(jobs[i][1].kind, 3), i))
+    return sorted(range(len(jobs)), key=lambda i: (-costs[i], _order(jobs[i][1].kind), i))
+
+
+def _order(kind: str) -> int:
+    known = KINDS.get(kind)
+    return known.order if known is not None else max(k.order for k in KINDS.values()) + 1

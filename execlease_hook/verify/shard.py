@@ -8,6 +8,8 @@ puts the shards' JSON reports back together into one verdict.
 """
 from __future__ import annotations
 
+from execlease_hook.tlc.kinds import KINDS
+
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -50,7 +52,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 def weight(m: Manifest, job: TlcJob) -> int:
     by_config = {c.config: c.states for c in m.checks if c.states is not None}
     largest = max(by_config.values(), default=1)
-    if job.kind == 'check':
+    if KINDS[job.kind].records_states:   # its own recorded count
         states = next((c.states for c in m.checks if c.name == job.name), None)
         return states if states is not None else largest
     return by_config.get(job.config, largest)

@@ -2,6 +2,8 @@
 and verdict lines on stdout; a line per finished job on stderr."""
 from __future__ import annotations
 
+from execlease_hook.tlc.kinds import KINDS
+
 from execlease_hook.verify.plan import _shown
 
 from execlease_hook.verify.result import ModelResult
@@ -37,7 +39,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
-    _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.job.kind == 'traces' and j.outcome == HELD))
+    _print(*(term.wrap(f'  {j.message}') for j in r.jobs if KINDS[j.job.kind].summary and j.outcome == HELD))
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:

@@ -12,6 +12,8 @@ commit's tree in push_range.py, the deep tier in deep.py.
 """
 from __future__ import annotations
 
+from execlease_hook.tlc.kinds import KINDS
+
 from execlease_hook.git.blobs import WorktreeSource
 
 from execlease_hook.verify.plan import Prepared, prepare
@@ -107,7 +109,7 @@ def _notes(m: Manifest, r: ModelResult) -> None:
             )
     recorded = {c.name: c.states for c in m.checks}
     for j in r.jobs:
-        if j.job.kind != 'check' or j.verdict is None or j.verdict.outcome != 'passed':
+        if not KINDS[j.job.kind].records_states or j.verdict is None or j.verdict.outcome != 'passed':
             continue
         before = recorded.get(j.job.name)
         if before is not None and j.verdict.distinct != before:

@@ -15,6 +15,8 @@ did, the claim rests on a judgement nobody wrote down: the sync refuses (exit 1)
 """
 from __future__ import annotations
 
+from execlease_hook.tlc.kinds import KINDS
+
 from execlease_hook.core import paths
 
 import dataclasses
@@ -123,7 +125,7 @@ def _checked_states(r: ModelResult) -> list[manifest_model.Check]:
     """The manifest's checks with the distinct-state counts this run's check jobs found (a check
     that did not run keeps its count); each count that moved is noted in r.moved."""
     m = r.manifest
-    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if j.job.kind == 'check' and j.verdict}
+    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if KINDS[j.job.kind].records_states and j.verdict}
     checks = []
     for c in m.checks:
         states = distinct.get(c.name, c.states)
