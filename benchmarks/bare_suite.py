@@ -32,6 +32,7 @@ from execlease_hook.verify import judge
 from execlease_hook.verify import plan
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output as tlc_output
 from execlease_hook.traces import suite as trace_suite
 from execlease_hook.traces import run as traces
 from execlease_hook.verify import violations
@@ -53,7 +54,7 @@ class Done:
     kind: str                    # one of KINDS ('traces' also for the action coverage)
     name: str
     outcome: str                 # HELD | DID_NOT_HOLD | COULD_NOT_RUN
-    verdict: tlc.Verdict | None  # the TLC verdict verify shows for it (None: TLC did not run)
+    verdict: tlc_output.Verdict | None  # the TLC verdict verify shows for it (None: TLC did not run)
     seconds: float
 
 
@@ -77,7 +78,7 @@ class Timed:
         return {k: (sum(1 for d in jobs if d.kind == k), sum(d.seconds for d in jobs if d.kind == k)) for k in KINDS}
 
 
-def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc.Verdict:
+def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc_output.Verdict:
     """One bare TLC run of `job` in `folder` (holding its files), or in a folder of its own."""
     own = folder is None
     if folder is None:
@@ -89,10 +90,10 @@ def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc.Verdict:
             proc = subprocess.run(job.argv(folder), cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
                                   stderr=subprocess.STDOUT, timeout=job.timeout)
         seconds = round(time.monotonic() - started, 3)
-        return tlc.classify(proc.returncode, (folder / 'tlc.out').read_bytes(), seconds,
+        return tlc_output.classify(proc.returncode, (folder / 'tlc.out').read_bytes(), seconds,
                             job.config_text.decode('utf-8', 'replace'))
     except subprocess.TimeoutExpired:
-        return tlc.Verdict('error', time.monotonic() - started, None, reason=f'timed out after {job.timeout:g} s')
+        return tlc_output.Verdict('error', time.monotonic() - started, None, reason=f'timed out after {job.timeout:g} s')
     finally:
         if own:
             shutil.rmtree(folder, ignore_errors=True)

@@ -12,16 +12,16 @@ jvm_spare.py's, TLC's output is tlc_output.py's.
 """
 from __future__ import annotations
 
+from execlease_hook.core import procs
+
 from execlease_hook.core.digest import length_prefixed
 
 import hashlib
 import itertools
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -30,21 +30,13 @@ from typing import Any
 
 from execlease_hook.tlc import jvm
 from execlease_hook.tlc import spare as jvm_spare
-from execlease_hook.tlc.output import (
-    ACTION_PROPERTY, ASSUMPTION, BACK_TO_STATE, DEADLOCK, DEPTH, ERROR_HINTS, EXIT_ERRORS, EXIT_OK, EXIT_VIOLATION, INVARIANT, INVARIANT_INITIAL, NO_ERROR, OUT_OF_MEMORY, OUT_OF_MEMORY_HINT, SEVERITY_ERROR, STATS, STUTTERING, TEMPORAL, TRACE_STATE, VIOLATION_CODES, Message, TraceStep, Verdict, cfg_names, classify, last_lines, parse_messages, parse_state, parse_trace,
-)
+from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines
 
-# Re-exported: TLC's output is read in tlc_output.py; callers name both through this module.
-__all__ = [
-    'ACTION_PROPERTY', 'ASSUMPTION', 'BACK_TO_STATE', 'DEADLOCK', 'DEFAULT_TIMEOUT', 'DEPTH',
-    'ERROR_HINTS', 'EXIT_ERRORS', 'EXIT_OK', 'EXIT_VIOLATION', 'INVARIANT', 'INVARIANT_INITIAL',
-    'NO_ERROR', 'OUT_OF_MEMORY', 'OUT_OF_MEMORY_HINT', 'SEVERITY_ERROR', 'STATS', 'STUTTERING',
-    'TEMPORAL', 'TRACE_STATE', 'VIOLATION_CODES', 'Message', 'TlcJob', 'TraceStep', 'Verdict',
-    'cancel_all', 'cfg_names', 'classify', 'last_lines', 'parse_messages', 'parse_state',
-    'parse_trace', 'reset_cancel', 'run_job', 'expect_jobs',
-]
 
 DEFAULT_TIMEOUT = 600.0
+
+# Ctrl-C also stops the warm JVMs kept between jobs (tlc/spare.py), not only the running jobs.
+procs.on_cancel(jvm_spare.discard_all)
 
 
 @dataclass(frozen=True)
@@ -99,20 +91,7 @@ class TlcJob:
         return h.hexdigest()
 
 
-# Live TLC process groups, so that Ctrl-C in the main thread can stop every job at once.
-_live: dict[int, subprocess.Popen[bytes]] = {}
-_live_lock = threading.Lock()
-_cancelled = threading.Event()
 
-
-def cancel_all() -> None:
-    """Stop every running TLC job and refuse new ones (Ctrl-C)."""
-    _cancelled.set()
-    with _live_lock:
-        procs = list(_live.values())
-    for proc in procs:
-        _kill_group(proc)
-    jvm_spare.discard_all()
 
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
@@ -140,15 +119,6 @@ def _spare_key(job: TlcJob) -> tuple[str, ...]:
     return (str(job.java), *jvm.jit_flags(job.kind), str(job.jar))
 
 
-def reset_cancel() -> None:
-    _cancelled.clear()
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 @dataclass
@@ -173,7 +143,7 @@ def _jvm_part(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
-    if launch is jvm.PLAIN or launch.cds.building or _cancelled.is_set():
+    if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
         jvm_spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
     return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar)
@@ -209,7 +179,7 @@ def _execute(
         job: TlcJob, folder: Path, on_line: Callable[[str], None] | None = None,
         launch: jvm.Launch | None = None,
 ) -> _Run:
-    if _cancelled.is_set():
+    if procs.cancelled():
         raise KeyboardInterrupt
     if launch is None:
         launch = jvm.prepare(job.kind, job.java, job.jar)
@@ -224,24 +194,22 @@ def _execute(
         except BaseException:
             launch.cds.finish(None)
             raise
-        with _live_lock:
-            _live[proc.pid] = proc
+        procs.add(proc)
         timed_out = False
         try:
             _wait(proc, job.timeout, out_path, on_line)
         except subprocess.TimeoutExpired:
             timed_out = True
-            _kill_group(proc)
+            procs.kill_group(proc)
             proc.wait()
         except BaseException:
-            _kill_group(proc)
+            procs.kill_group(proc)
             proc.wait()
             raise
         finally:
-            with _live_lock:
-                _live.pop(proc.pid, None)
+            procs.remove(proc)
             launch.cds.finish(None if timed_out else proc.returncode)
-    if _cancelled.is_set():
+    if procs.cancelled():
         raise KeyboardInterrupt
     return _Run(proc.returncode, out_path.read_bytes(), timed_out)
 
@@ -255,10 +223,9 @@ def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callab
     ended: jvm_spare.Ended | None = None
     timed_out = False
     log_start = os.path.getsize(spare.log.name)
-    with _live_lock:
-        _live[spare.proc.pid] = spare.proc
+    procs.add(spare.proc)
     try:
-        if _cancelled.is_set():
+        if procs.cancelled():
             raise KeyboardInterrupt
         try:
             spare.start_job(folder, tlc_args)
@@ -282,16 +249,15 @@ def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callab
                     on_line(line)
             if ended is None and time.monotonic() >= deadline:
                 timed_out = True
-                _kill_group(spare.proc)
+                procs.kill_group(spare.proc)
                 spare.proc.wait()
                 break
     except BaseException:
-        _kill_group(spare.proc)
+        procs.kill_group(spare.proc)
         spare.proc.wait()
         raise
     finally:
-        with _live_lock:
-            _live.pop(spare.proc.pid, None)
+        procs.remove(spare.proc)
         said = b''
         if ended is not None and ended.jvm_ended:
             # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
@@ -302,8 +268,8 @@ def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callab
                     said = log.read()
             except OSError:
                 pass
-        jvm_spare.give_back(spare, None if timed_out or _cancelled.is_set() else ended)
-    if _cancelled.is_set():
+        jvm_spare.give_back(spare, None if timed_out or procs.cancelled() else ended)
+    if procs.cancelled():
         raise KeyboardInterrupt
     output = (out_path.read_bytes() if out_path.exists() else b'') + said
     return _Run(None if ended is None else ended.code, output, timed_out)

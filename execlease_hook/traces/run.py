@@ -9,12 +9,12 @@ TLC stops at the first one it finds; its counterexample is the longest matched p
 """
 from __future__ import annotations
 
+from execlease_hook.core import procs
+
 import glob
 import os
-import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +55,7 @@ def run_command(
     full = command_argv(argv)
     environment = {**(env if env is not None else os.environ), OUT_ENV: str(out_dir)}
     started = time.monotonic()
-    if _cancelled.is_set():
+    if procs.cancelled():
         raise KeyboardInterrupt
     try:
         proc = subprocess.Popen(
@@ -64,24 +64,22 @@ def run_command(
         )
     except OSError as e:
         raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
-    with _live_lock:
-        _live[proc.pid] = proc
+    procs.add(proc)
     try:
         stdout, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        procs.kill_group(proc)
         stdout, _ = proc.communicate()
         tail = (stdout or b'').decode('utf-8', 'replace')[-1500:]
         raise CannotRun(f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
                         f'(raise "timeout" on the entry if it needs longer){_tail(tail)}') from None
     except BaseException:
-        _kill_group(proc)
+        procs.kill_group(proc)
         proc.communicate()
         raise
     finally:
-        with _live_lock:
-            _live.pop(proc.pid, None)
-    if _cancelled.is_set():
+        procs.remove(proc)
+    if procs.cancelled():
         raise KeyboardInterrupt
     output = stdout.decode('utf-8', 'replace')
     if proc.returncode != 0:
@@ -90,29 +88,9 @@ def run_command(
     return CommandRun(full, round(time.monotonic() - started, 3), output)
 
 
-_live: dict[int, subprocess.Popen[bytes]] = {}
-_live_lock = threading.Lock()
-_cancelled = threading.Event()
 
 
-def cancel_all() -> None:
-    """Stop every running trace command with its process group, and refuse new ones (Ctrl-C)."""
-    _cancelled.set()
-    with _live_lock:
-        procs = list(_live.values())
-    for proc in procs:
-        _kill_group(proc)
 
-
-def reset_cancel() -> None:
-    _cancelled.clear()
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _tail(text: str) -> str:

@@ -8,9 +8,11 @@ tasks and what must run alone before them (`first`: trace commands, trace_stage.
 exit codes are what one model alone would give (a task keeps its own result, trace_suite.py).
 A job or task the cache answers weighs nothing in the order; a job that cannot run (a bad
 anchor) is not started at all. Ctrl-C stops every TLC process group and trace command at once
-(tlc.cancel_all, traces.cancel_all), whichever model it belongs to.
+(core/procs.py), whichever model it belongs to.
 """
 from __future__ import annotations
+
+from execlease_hook.core import procs
 
 import concurrent.futures
 import time
@@ -65,7 +67,6 @@ def run(
         timings: schedule.Timings | None = None, live: Any = None,
 ) -> list[list[JobResult]]:
     """`live`: a progress_line.Live that shows each running TLC job, or None."""
-    from execlease_hook.traces import run as traces
     from execlease_hook.verify import violations
 
     results: list[dict[int, JobResult]] = [{} for _ in works]
@@ -109,8 +110,7 @@ def run(
 
     everything = [(works[w].manifest, job) for w, _, job in pending] + [(works[w].manifest, k.job) for w, k in tasks]
     order = schedule.longest_first(everything, timings, cost + [0.0 if k.cached else None for _, k in tasks])
-    tlc.reset_cancel()
-    traces.reset_cancel()
+    procs.reset_cancel()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
     try:
         # What needs the machine to itself (a fault-injection trace command, trace_stage.py), with
@@ -139,8 +139,7 @@ def run(
                 tasks[n - len(pending)][1].done()
     except BaseException:
         # Ctrl-C (or a bug): stop every TLC process group and trace command; each removes its folders.
-        tlc.cancel_all()
-        traces.cancel_all()
+        procs.cancel_all()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:

@@ -15,6 +15,7 @@ import pytest
 from execlease_hook.spec import scan as spec_scan
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import output as tlc_output
 from tests import needs
 from tests.conftest import GitRepo, git_env
 
@@ -86,13 +87,13 @@ def forgery_job(case: str) -> tlc.TlcJob:
     )
 
 
-def raw_tlc(job: tlc.TlcJob, folder: Path) -> tlc.Verdict:
+def raw_tlc(job: tlc.TlcJob, folder: Path) -> tlc_output.Verdict:
     """TLC's real output for the job, classified, without the spec scan in front."""
     folder.mkdir()
     tlc._write_files(job, folder)
     run = tlc._execute(job, folder)
     assert run.exit_code is not None
-    return tlc.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
+    return tlc_output.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
 
 
 @pytest.mark.parametrize('case', list(FORGERIES), ids=list(FORGERIES))
@@ -124,7 +125,7 @@ def test_forged_violations_cannot_be_counted_twice():
         b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant P8 is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
         b'@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ x = 0\n\n@!@!@ENDMSG 2217 @!@!@\n'
     )
-    v = tlc.classify(12, out, 1.0)
+    v = tlc_output.classify(12, out, 1.0)
     assert v.outcome == 'error' and 'reported 2 violations' in (v.reason or '')
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from execlease_hook.tlc import cds as jvm_cds
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output as tlc_output
 from tests import needs
 from tests.tlc.run_test import make_job
 
@@ -59,7 +60,7 @@ def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tm
     assert using.flags[0] == f'-XX:SharedArchiveFile={archive}'
     second = _run(job, tmp_path / 'second')
     assert second.exit_code == 12
-    assert tlc.classify(12, second.output, 1.0, job.config_text.decode()).property == 'XBelowTwo'
+    assert tlc_output.classify(12, second.output, 1.0, job.config_text.decode()).property == 'XBelowTwo'
 
 
 def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):

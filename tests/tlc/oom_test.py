@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output as tlc_output
 from tests import needs
 
 # A single state too big for a 24 MB heap: a function of two million integers.
@@ -40,8 +41,8 @@ def test_tlc_out_of_memory_is_an_error_that_says_to_give_java_more(monkeypatch, 
     assert (v.kind, v.property) == (None, None)
     reason = v.reason or ''
     assert reason.startswith(f'Java ran out of memory (TLC exit code {v.exit_code})'), reason
-    assert reason.endswith('; ' + tlc.OUT_OF_MEMORY_HINT), reason
-    assert 'JAVA_TOOL_OPTIONS=-Xmx' in tlc.OUT_OF_MEMORY_HINT
+    assert reason.endswith('; ' + tlc_output.OUT_OF_MEMORY_HINT), reason
+    assert 'JAVA_TOOL_OPTIONS=-Xmx' in tlc_output.OUT_OF_MEMORY_HINT
     assert 'fix the expression' not in reason
     assert any('Java heap space' in line for line in v.last_lines), v.last_lines
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from execlease_hook.core import procs
+
 import concurrent.futures
 import os
 import stat
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output as tlc_output
 from tests import needs
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -65,7 +68,7 @@ ERROR_REASONS = {
 
 
 @pytest.fixture(scope='module')
-def verdicts(java: Path, jar: Path) -> dict[str, tlc.Verdict]:
+def verdicts(java: Path, jar: Path) -> dict[str, tlc_output.Verdict]:
     """Every fixture verdict, run once, two at a time (the tests below only read them)."""
     jobs = {cfg: make_job(java, jar, cfg, spec, deadlock=dl) for cfg, spec, dl, *_ in VERDICTS}
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
@@ -85,7 +88,7 @@ def test_verdict(verdicts, cfg, outcome, kind, prop, distinct, actions):
         assert [s.action for s in v.trace] == actions
     if outcome == 'error':
         assert ERROR_REASONS[cfg] in (v.reason or '')
-        assert (v.reason or '').endswith('; ' + tlc.ERROR_HINTS[v.exit_code])  # says what to do
+        assert (v.reason or '').endswith('; ' + tlc_output.ERROR_HINTS[v.exit_code])  # says what to do
         assert v.last_lines and not any('@!@!@' in line for line in v.last_lines)
     if outcome == 'passed':
         assert v.depth == 5 and v.states == 15 and v.seconds > 0
@@ -127,7 +130,7 @@ def test_disagreement_between_exit_code_and_messages_is_an_error(java, jar, tmp_
     folder.mkdir()
     tlc._write_files(job, folder)
     run = tlc._execute(job, folder)
-    v = tlc.classify(claimed, run.output, 1.0, job.config_text.decode())
+    v = tlc_output.classify(claimed, run.output, 1.0, job.config_text.decode())
     assert v.outcome == 'error'
     assert reason in (v.reason or '')
 
@@ -208,13 +211,13 @@ def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
     thread = threading.Thread(target=target)
     thread.start()
     deadline = time.monotonic() + 30
-    while not tlc._live and time.monotonic() < deadline:
+    while not procs._live and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.5)
-    pids = list(tlc._live)
-    tlc.cancel_all()
+    pids = list(procs._live)
+    procs.cancel_all()
     thread.join(30)
-    tlc.reset_cancel()
+    procs.reset_cancel()
     assert not thread.is_alive()
     assert len(errors) == 1 and isinstance(errors[0], KeyboardInterrupt)
     assert _leftovers(own_tmp) == []
@@ -225,7 +228,7 @@ def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
 
 def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
     # As when a person or the OOM killer kills the java process from another shell.
-    box: list[tlc.Verdict] = []
+    box: list[tlc_output.Verdict] = []
     thread = threading.Thread(target=lambda: box.append(tlc.run_job(big_job(java, jar, timeout=120))))
     thread.start()
     deadline = time.monotonic() + 30
@@ -235,7 +238,7 @@ def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
         b'Starting...' in out.read_bytes() for out in own_tmp.rglob('tlc.out')
     ):
         time.sleep(0.05)
-    (pid,) = list(tlc._live)
+    (pid,) = list(procs._live)
     os.kill(pid, 9)
     thread.join(30)
     (v,) = box
@@ -263,4 +266,4 @@ def test_missing_java_is_an_error(jar, tmp_path):
 
 def test_verdict_json_round_trip(verdicts):
     for v in verdicts.values():
-        assert tlc.Verdict.from_json(v.to_json()) == v
+        assert tlc_output.Verdict.from_json(v.to_json()) == v

@@ -4,6 +4,8 @@ verdicts a JVM started for the job gives; a JVM a job may have marked ends after
 spare that dies, hangs or times out costs only its job."""
 from __future__ import annotations
 
+from execlease_hook.core import procs
+
 import collections
 import os
 import signal
@@ -17,6 +19,7 @@ import pytest
 
 from execlease_hook.tlc import spare as jvm_spare
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output as tlc_output
 from tests import needs
 from tests.tlc.run_test import VERDICTS, make_job
 
@@ -70,14 +73,14 @@ def _kind(cfg: str) -> tlc.TlcJob:
     return replace(make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock), kind='mutation')
 
 
-def _same(got: tlc.Verdict, want: tlc.Verdict, trace: bool = True) -> None:
+def _same(got: tlc_output.Verdict, want: tlc_output.Verdict, trace: bool = True) -> None:
     assert (got.outcome, got.kind, got.property, got.distinct, got.exit_code, got.reason) == \
         (want.outcome, want.kind, want.property, want.distinct, want.exit_code, want.reason)
     if trace:
         assert [s.action for s in got.trace] == [s.action for s in want.trace]
 
 
-def _plain(job: tlc.TlcJob) -> tlc.Verdict:
+def _plain(job: tlc.TlcJob) -> tlc_output.Verdict:
     os.environ['EXECLEASE_JVM_SPARE'] = '0'
     try:
         return tlc.run_job(job)
@@ -253,13 +256,13 @@ def test_no_more_spares_than_expected_jobs(env):
 def test_cancel_stops_waiting_spares(env):
     _warm()
     [spare] = _idle()
-    tlc.cancel_all()
+    procs.cancel_all()
     try:
         assert spare.proc.poll() is not None and not spare.folder.exists()
         with pytest.raises(KeyboardInterrupt):
             tlc.run_job(_job('pass'))
     finally:
-        tlc.reset_cancel()
+        procs.reset_cancel()
 
 
 def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(env):

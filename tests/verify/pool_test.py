@@ -14,6 +14,7 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.verify import schedule
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output as tlc_output
 from tests.conftest import GitRepo
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
@@ -55,7 +56,7 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
     real = tlc.run_job
     seen: list[tuple[str, float, float]] = []
 
-    def timed(job: tlc.TlcJob, on_line=None) -> tlc.Verdict:
+    def timed(job: tlc.TlcJob, on_line=None) -> tlc_output.Verdict:
         start = time.monotonic()
         try:
             return real(job, on_line)

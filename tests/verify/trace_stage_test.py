@@ -18,6 +18,7 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.traces import code_mutations
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output as tlc_output
 from execlease_hook.traces import run as traces
 from tests.conftest import GitRepo, git_env
 from tests.verify.pool_test import grid_model, most_at_once
@@ -35,7 +36,7 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
     seen: list[tuple[str, float, float]] = []
     real_job, real_command = tlc.run_job, traces.run_command
 
-    def job(j: tlc.TlcJob, on_line=None) -> tlc.Verdict:
+    def job(j: tlc.TlcJob, on_line=None) -> tlc_output.Verdict:
         start = time.monotonic()
         try:
             return real_job(j, on_line)
