@@ -8,30 +8,20 @@ not assign is an error naming it, never a silent no-op.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-KEYWORDS = frozenset({
-    'CONSTANT', 'CONSTANTS', 'INIT', 'NEXT', 'SPECIFICATION', 'INVARIANT', 'INVARIANTS',
-    'PROPERTY', 'PROPERTIES', 'SYMMETRY', 'CONSTRAINT', 'CONSTRAINTS', 'ACTION_CONSTRAINT',
-    'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS',
-})
-_TOKEN = re.compile(
-    r'(?P<skip>\s+|\\\*[^\n]*|\(\*.*?\*\))'      # space, \* line comments, (* block comments *)
-    r'|(?P<string>"(?:[^"\\]|\\.)*")'
-    r'|(?P<word>[A-Za-z0-9_]+)'
-    r'|(?P<arrow><-)'
-    r'|(?P<angle><<|>>)'
-    r'|(?P<other>.)', re.S)
-
+from execlease_hook.spec.cfg import KEYWORDS, token_matches
 
 def _tokens(text: str) -> list[tuple[str, str, int, int]]:
-    """(kind, text, start, end) of every token, comments and space left out."""
+    """(kind, text, start, end) of every token, comments and space left out: the one cfg lexer
+    (spec/cfg.py), its byte offsets turned into offsets in `text`."""
+    data = text.encode('utf-8')
     out = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or 'other'
-        if kind != 'skip':
-            out.append((kind, m.group(), m.start(), m.end()))
+    for m in token_matches(data):
+        tok = m.group(0).decode('utf-8', 'replace')
+        start = len(data[:m.start()].decode('utf-8', 'replace'))
+        kind = 'word' if tok[0].isalnum() or tok[0] == '_' else 'other'
+        out.append((kind, tok, start, start + len(tok)))
     return out
 
 
@@ -62,9 +52,9 @@ def assignments(text: str) -> dict[str, tuple[int, int]]:
             close()
             current = (tok, tokens[i + 1][2])
             continue
-        if tok in ('{', '(', '[', '<<'):
+        if tok in ('{', '(', '[', '<'):     # `<<` of a tuple is two `<` tokens
             depth += 1
-        elif tok in ('}', ')', ']', '>>'):
+        elif tok in ('}', ')', ']', '>'):
             depth = max(0, depth - 1)
         last_end = end
     close()

@@ -10,6 +10,8 @@ rules read one output for one answer, and each rule of `classify` leans on the o
 """
 from __future__ import annotations
 
+from execlease_hook.spec import cfg
+
 import dataclasses
 import re
 from collections.abc import Iterator, Mapping
@@ -286,27 +288,6 @@ def tla_string(value: str) -> str:
     return value
 
 
-_CFG_KEYWORDS = {
-    'CONSTANT', 'CONSTANTS', 'INIT', 'NEXT', 'SPECIFICATION', 'INVARIANT', 'INVARIANTS',
-    'PROPERTY', 'PROPERTIES', 'SYMMETRY', 'CONSTRAINT', 'CONSTRAINTS', 'ACTION_CONSTRAINT',
-    'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS',
-}
-
-
-def cfg_names(config_text: str, keywords: tuple[str, ...]) -> list[str]:
-    """Names listed after the given cfg keywords (e.g. PROPERTY/PROPERTIES)."""
-    text = re.sub(r'\(\*.*?\*\)', ' ', config_text, flags=re.S)
-    text = re.sub(r'\\\*[^\n]*', ' ', text)
-    names: list[str] = []
-    active = False
-    for token in text.split():
-        if token in _CFG_KEYWORDS:
-            active = token in keywords
-        elif active:
-            names.append(token)
-    return names
-
-
 def last_lines(output: bytes, count: int = 25) -> tuple[str, ...]:
     """The end of TLC's output as a person reads it: no -tool markers, no module-loading noise."""
     return tuple(
@@ -387,7 +368,7 @@ def classify(
             name = found.group(1) if found else None
         elif first.code == TEMPORAL:
             # TLC does not name the temporal property; when the cfg lists one, it is that one.
-            listed = cfg_names(config_text, ('PROPERTY', 'PROPERTIES'))
+            listed = cfg.names(config_text.encode('utf-8'), cfg.PROPERTY_KEYWORDS)
             name = listed[0] if len(listed) == 1 else None
         elif first.code == DEADLOCK:
             name = 'deadlock'

@@ -44,3 +44,11 @@ def test_a_constant_the_cfg_does_not_assign_is_an_error(name):
     with pytest.raises(ValueError, match=f'the cfg assigns no constant {name} '
                                          r'\(it assigns: MaxGen, Name, None, Pair, RunId, Runs\)'):
         cfg_constants.override(SHIPPED, [(name, '1')])
+
+
+def test_every_cfg_keyword_ends_a_constant_section_and_offsets_are_characters():
+    # One lexer and one keyword list for every reader of a cfg: TYPE_CONSTRAINT (which the
+    # cfg readers once disagreed on) ends the CONSTANT section; a non-ASCII comment before the
+    # assignment does not shift where the value is replaced.
+    text = '\\* Größe\nCONSTANT N = 3\nTYPE_CONSTRAINT Bound\n'
+    assert cfg_constants.override(text, [('N', '4')]) == '\\* Größe\nCONSTANT N = 4\nTYPE_CONSTRAINT Bound\n'

@@ -4,6 +4,8 @@ What a real TLC prints for each outcome, and the verdict read from it, is in tlc
 """
 from __future__ import annotations
 
+from execlease_hook.spec import cfg
+
 from execlease_hook.tlc import output as tlc_output
 
 
@@ -24,4 +26,4 @@ def test_multiline_values():
 
 def test_cfg_names_skip_comments():
     text = 'INIT Init \\* PROPERTY Nope\n(* PROPERTY Hidden *)\nPROPERTIES A\n B\nINVARIANT C\n'
-    assert tlc_output.cfg_names(text, ('PROPERTY', 'PROPERTIES')) == ['A', 'B']
+    assert cfg.names(text.encode(), cfg.PROPERTY_KEYWORDS) == ['A', 'B']
