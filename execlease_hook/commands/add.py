@@ -83,8 +83,9 @@ def _spec_texts(m: Manifest) -> dict[str, str]:
 
 def _check_action(m: Manifest, action: str) -> None:
     """The action must be defined in the model, by the name TLC prints in a counterexample."""
-    definition = re.compile(rf'^[ \t]*{re.escape(action)}[ \t]*(\(|==)', re.MULTILINE)
-    if not any(definition.search(text) for text in _spec_texts(m).values()):
+    from execlease_hook.spec.index import definition
+
+    if not any(definition(text.encode('utf-8'), action, name) is not None for name, text in _spec_texts(m).items()):
         raise CannotRun(
             f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in the .tla '
             f'files of {paths.rel(m.root, m.folder)}; give the action as TLC names it in a counterexample',

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from execlease_hook.core import paths
 
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from execlease_hook.formats.report import Item, Location
@@ -48,12 +47,12 @@ def _line_of(text: str, needle: str) -> int | None:
 
 def definition_line(m: Manifest, name: str) -> Location | None:
     """Where the spec defines `name` (`Name ==` or `Name(...) ==`)."""
-    text = _spec_text(m)
-    match = re.search(rf'^[ \t]*{re.escape(name)}[ \t]*(\(|==)', text, re.MULTILINE)
-    if match is None:
+    from execlease_hook.spec.index import definition
+
+    unit = definition(_spec_text(m).encode('utf-8'), name, m.spec)
+    if unit is None:
         return None
-    line = text.count('\n', 0, match.start()) + 1
-    return Location(_in_model(m, m.spec), line, line, 'spec')
+    return Location(_in_model(m, m.spec), unit.start_line, unit.start_line, 'spec')
 
 
 def entry_location(s: EntryStatus) -> Location:

@@ -9,7 +9,6 @@ successor or not); the logged line and the last matched state side by side show 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -35,19 +34,10 @@ def accepted(name: str, run: TraceRun) -> str:
 
 def definition_lines(spec_text: str, action: str) -> tuple[int, int] | None:
     """Where `Action(...) ==` is defined in the spec: its first line and the line before the next definition."""
-    lines = spec_text.splitlines()
-    head = re.compile(rf'^{re.escape(action)}\s*(\(.*\))?\s*==')
-    start = next((i for i, text in enumerate(lines) if head.match(text)), None)
-    if start is None:
-        return None
-    end = start
-    for i in range(start + 1, len(lines)):
-        text = lines[i]
-        if re.match(r'^[A-Za-z_]\w*\s*(\(.*\))?\s*==', text) or text.startswith(('(*', '====', '\\*')):
-            break
-        if text.strip():
-            end = i
-    return start + 1, end + 1
+    from execlease_hook.spec.index import definition
+
+    unit = definition(spec_text.encode('utf-8'), action, 'the spec')
+    return None if unit is None else (unit.start_line, unit.end_line)
 
 
 def _spec_location(m: Manifest, action: str) -> str:
