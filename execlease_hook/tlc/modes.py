@@ -11,22 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.tlc.output import EXIT_OK, VIOLATION_CODES, Verdict, classify, last_lines, parse_messages
-
-PROGRESS = 2200
-SIMULATION_PROGRESS = 2209
-FINISHED = 2186
-_PROGRESS = re.compile(
-    r'\s*Progress\((-?[\d,]+)\) at .*?: (-?[\d,]+) states generated.*?, (-?[\d,]+) distinct states found'
-    r'(?: \([^)]*\))?, (-?[\d,]+) states left on queue', re.S)
-
+from execlease_hook.tlc.output import EXIT_OK, Verdict, classify, last_lines, parse_messages
+from execlease_hook.tlc.messages import FINISHED, PROGRESS, SIMULATION_PROGRESS, VIOLATION_CODES, progress_counts
 
 @dataclass(frozen=True)
 class Progress:
@@ -42,17 +34,11 @@ class Progress:
                 f'{self.queue or 0:,} left on the queue, depth {self.depth}')
 
 
-def _count(text: str) -> int | None:
-    value = int(text.replace(',', ''))
-    return None if value < 0 else value
-
-
 def reports(output: bytes) -> list[Progress]:
     found = []
     for m in parse_messages(output):
-        if m.code in (PROGRESS, SIMULATION_PROGRESS) and (match := _PROGRESS.match(m.text)):
-            found.append(Progress(_count(match.group(1)), _count(match.group(2)) or 0,
-                                  _count(match.group(3)), _count(match.group(4))))
+        if m.code in (PROGRESS, SIMULATION_PROGRESS) and (counts := progress_counts(m.text)) is not None:
+            found.append(Progress(*counts))
     return found
 
 

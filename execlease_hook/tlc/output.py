@@ -10,6 +10,8 @@ rules read one output for one answer, and each rule of `classify` leans on the o
 """
 from __future__ import annotations
 
+from execlease_hook.tlc.messages import NO_ERROR, INVARIANT, INVARIANT_INITIAL, TEMPORAL, ACTION_PROPERTY, DEADLOCK, ASSUMPTION, ASSERT_FAILED, NESTED_POSITIONS, STATS, DEPTH, TRACE_STATE, STUTTERING, BACK_TO_STATE, VIOLATION_CODES, SEVERITY_ERROR
+
 from execlease_hook.spec import cfg
 
 import dataclasses
@@ -41,26 +43,6 @@ ERROR_HINTS = {
 OUT_OF_MEMORY = (b'OutOfMemoryError', b'Java heap space', b'GC overhead limit exceeded')
 OUT_OF_MEMORY_HINT = 'give Java more memory (JAVA_TOOL_OPTIONS=-Xmx4g, or more), then run again'
 
-# -tool message codes.
-NO_ERROR = 2193
-INVARIANT = 2110
-INVARIANT_INITIAL = 2107
-TEMPORAL = 2116
-ACTION_PROPERTY = 2112
-DEADLOCK = 2114
-ASSUMPTION = 2104
-ASSERT_FAILED = 2132     # "The first argument of Assert evaluated to FALSE; the second argument was:"
-NESTED_POSITIONS = 2103  # "The error occurred when TLC was evaluating the nested expressions at ..."
-STATS = 2199
-DEPTH = 2194
-TRACE_STATE = 2217
-STUTTERING = 2218
-BACK_TO_STATE = 2122
-VIOLATION_CODES = {
-    INVARIANT: 'invariant', INVARIANT_INITIAL: 'invariant', TEMPORAL: 'property',
-    ACTION_PROPERTY: 'property', DEADLOCK: 'deadlock', ASSUMPTION: 'assumption',
-}
-SEVERITY_ERROR = 1
 
 
 @dataclass(frozen=True)

@@ -14,29 +14,10 @@ import re
 import time
 from dataclasses import dataclass
 
-PROGRESS = 2200          # "Progress(d) at ...: N states generated (R s/min), D distinct states found (...)"
-INITIAL_STATES = 2190    # "Finished computing initial states: N distinct states generated at ..."
-# A message code -> the phase it starts (codes as TLC 2.15 and 2.19 print them with -tool).
-PHASES = {
-    2262: 'starting TLC',
-    2220: 'parsing the spec',
-    2219: 'parsed',
-    2185: 'starting the search',
-    2189: 'computing initial states',
-    INITIAL_STATES: 'exploring',
-    PROGRESS: 'exploring',
-    2193: 'finishing',           # no error found
-    2199: 'finishing',
-    2110: 'printing a counterexample', 2107: 'printing a counterexample',
-    2112: 'printing a counterexample', 2114: 'printing a counterexample',
-    2116: 'printing a counterexample', 2104: 'assumption false',
-}
+from execlease_hook.tlc.messages import INITIAL_STATES, PHASES, PROGRESS, progress_counts
+
 _START = re.compile(r'@!@!@STARTMSG (\d+):\d+ @!@!@')
 _NUMBER = r'([\d,]+)'
-_PROGRESS = re.compile(
-    r'Progress\((\d+)\) at [^:]+:\d\d:\d\d: ' + _NUMBER + r' states generated \(' + _NUMBER
-    + r' s/min\), ' + _NUMBER + r' distinct states found \(' + _NUMBER + r' ds/min\), '
-    + _NUMBER + r' states left on queue')
 _INITIAL = re.compile(r'Finished computing initial states: ' + _NUMBER + ' distinct state')
 
 
@@ -71,11 +52,9 @@ class JobProgress:
             self._message = None
             return
         if self._message == PROGRESS:
-            found = _PROGRESS.search(line)
-            if found is not None:
-                self.depth = int(found.group(1))
-                self.generated, self.distinct, self.queue = (
-                    _int(found.group(2)), _int(found.group(4)), _int(found.group(6)))
+            counts = progress_counts(line)
+            if counts is not None and counts[2] is not None:
+                self.depth, self.generated, self.distinct, self.queue = counts
                 self._count(time.monotonic() if now is None else now)
         elif self._message == INITIAL_STATES:
             found = _INITIAL.search(line)

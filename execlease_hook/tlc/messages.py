@@ -1,0 +1,76 @@
+"""TLC's `-tool` message codes, in one place: what a code means for a verdict (tlc/output.py),
+for a running job's phase (tlc/progress.py) and for the deep tier's runs (tlc/modes.py); and the
+one reader of the text of a progress message. A new code is one constant here, and a row in
+VIOLATION_CODES or PHASES where it says something.
+
+Codes as TLC 2.15 and 2.19 print them: `@!@!@STARTMSG <code>:<severity> @!@!@`.
+"""
+from __future__ import annotations
+
+import re
+
+# Verdicts.
+NO_ERROR = 2193
+INVARIANT = 2110
+INVARIANT_INITIAL = 2107
+TEMPORAL = 2116
+ACTION_PROPERTY = 2112
+DEADLOCK = 2114
+ASSUMPTION = 2104
+ASSERT_FAILED = 2132     # "The first argument of Assert evaluated to FALSE; the second argument was:"
+NESTED_POSITIONS = 2103  # "The error occurred when TLC was evaluating the nested expressions at ..."
+STATS = 2199
+DEPTH = 2194
+TRACE_STATE = 2217
+STUTTERING = 2218
+BACK_TO_STATE = 2122
+VIOLATION_CODES = {
+    INVARIANT: 'invariant', INVARIANT_INITIAL: 'invariant', TEMPORAL: 'property',
+    ACTION_PROPERTY: 'property', DEADLOCK: 'deadlock', ASSUMPTION: 'assumption',
+}
+SEVERITY_ERROR = 1
+
+# The run's phases and progress.
+STARTING = 2262
+PARSING = 2220
+PARSED = 2219
+SEARCH_STARTS = 2185
+INITIAL_STARTS = 2189
+INITIAL_STATES = 2190    # "Finished computing initial states: N distinct states generated at ..."
+PROGRESS = 2200          # "Progress(d) at ...: N states generated (R s/min), D distinct states found (...)"
+SIMULATION_PROGRESS = 2209
+FINISHED = 2186          # "Finished in ..." (a simulation's end)
+# A message code -> the phase it starts.
+PHASES = {
+    STARTING: 'starting TLC',
+    PARSING: 'parsing the spec',
+    PARSED: 'parsed',
+    SEARCH_STARTS: 'starting the search',
+    INITIAL_STARTS: 'computing initial states',
+    INITIAL_STATES: 'exploring',
+    PROGRESS: 'exploring',
+    NO_ERROR: 'finishing',
+    STATS: 'finishing',
+    INVARIANT: 'printing a counterexample', INVARIANT_INITIAL: 'printing a counterexample',
+    ACTION_PROPERTY: 'printing a counterexample', DEADLOCK: 'printing a counterexample',
+    TEMPORAL: 'printing a counterexample', ASSUMPTION: 'assumption false',
+}
+
+# Model checking and simulation print the same shape; a count TLC does not keep is -1.
+_PROGRESS = re.compile(
+    r'\s*Progress\((-?[\d,]+)\) at .*?: (-?[\d,]+) states generated.*?, (-?[\d,]+) distinct states found'
+    r'(?: \([^)]*\))?, (-?[\d,]+) states left on queue', re.S)
+
+
+def _count(text: str) -> int | None:
+    value = int(text.replace(',', ''))
+    return None if value < 0 else value
+
+
+def progress_counts(text: str) -> tuple[int | None, int, int | None, int | None] | None:
+    """(depth, generated, distinct, queue) of a progress message's text (None: a count TLC does
+    not keep), or None when the text is not one."""
+    match = _PROGRESS.search(text)
+    if match is None:
+        return None
+    return (_count(match.group(1)), _count(match.group(2)) or 0, _count(match.group(3)), _count(match.group(4)))
