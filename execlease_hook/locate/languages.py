@@ -27,7 +27,7 @@ class Language:
     # Call expressions: (node kind, field holding the callee; '' when the grammar names no field
     # and the callee is the call's first named child).
     calls: tuple[tuple[str, str], ...]
-    overloads: bool = False             # one name may have several definitions (overloads)
+    overloads: bool = False             # one name may name overloads: an ambiguous name "is overloaded"
     # (call kind, field holding the object) where the callee field holds only the member's name.
     receivers: tuple[tuple[str, str], ...] = ()
 
@@ -35,6 +35,7 @@ class Language:
 _ECMASCRIPT_LITERALS = frozenset({'string', 'template_string', 'regex'})
 _ECMASCRIPT_CALLS = (('call_expression', 'function'), ('new_expression', 'constructor'))
 
+# Fields in order: name, suffixes, grammar, pointer, family, rules, literals, calls.
 ROWS = (
     Language('python', ('.py',), 'tree_sitter_python', 'language', 'python', 'rules_python',
              frozenset({'string', 'concatenated_string'}), (('call', 'function'),)),
