@@ -26,24 +26,6 @@ if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.git.blobs import Source
 
-# The call expressions of each language: (node kind, field holding the callee).
-_CALLS: dict[str, tuple[tuple[str, str], ...]] = {
-    'python': (('call', 'function'),),
-    'typescript': (('call_expression', 'function'), ('new_expression', 'constructor')),
-    'tsx': (('call_expression', 'function'), ('new_expression', 'constructor')),
-    'javascript': (('call_expression', 'function'), ('new_expression', 'constructor')),
-    'go': (('call_expression', 'function'),),
-    'java': (('method_invocation', 'name'), ('object_creation_expression', 'type')),
-    'rust': (('call_expression', 'function'), ('macro_invocation', 'macro')),
-    'c': (('call_expression', 'function'),),
-    'cpp': (('call_expression', 'function'), ('new_expression', 'type')),
-    'zig': (('call_expression', 'function'),),
-    # '' : the grammar names no field, the callee is the call's first named child
-    'csharp': (('invocation_expression', 'function'), ('object_creation_expression', 'type')),
-    'kotlin': (('call_expression', ''),),
-    'scala': (('call_expression', 'function'), ('instance_expression', '')),
-    'swift': (('call_expression', ''),),
-}
 _GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
 
 
@@ -201,7 +183,12 @@ def _without_comments(root: Node, content: bytes) -> bytes:
 
 
 def _calls(root: Node, language: str) -> list[tuple[int, str]]:
-    kinds: Mapping[str, str] = dict(_CALLS[language])
+    """(byte offset, callee) of every call expression, of the kinds the language's row names."""
+    from execlease_hook.locate.languages import LANGUAGES
+
+    row = LANGUAGES[language]
+    kinds: Mapping[str, str] = dict(row.calls)
+    receivers: Mapping[str, str] = dict(row.receivers)
     found = []
     stack = [root]
     while stack:
@@ -211,8 +198,9 @@ def _calls(root: Node, language: str) -> list[tuple[int, str]]:
             callee = node.child_by_field_name(field) if field else next(iter(node.named_children), None)
             if callee is not None and callee.text is not None:
                 name = callee.text.decode('utf-8')
-                if node.type == 'method_invocation':      # Java: object.name(...)
-                    target = node.child_by_field_name('object')
+                receiver = receivers.get(node.type)
+                if receiver is not None:      # Java's object.name(...): the callee field holds only `name`
+                    target = node.child_by_field_name(receiver)
                     if target is not None and target.text is not None:
                         name = f'{target.text.decode("utf-8")}.{name}'
                 found.append((node.start_byte, _GENERICS.sub('', ''.join(name.split()))))

@@ -11,7 +11,8 @@ applied on top (execlease_hook/fingerprint/rules_*.py):
              function: a definition moved under `if False:` changes, moved elsewhere does not.
 
 Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTEXT, BODIES
-(and optionally ATTACHED, AROUND, GAP_NOOPS, BESIDE), then `serialize(rules, nodes, start, end, source[start:end])` gives
+(and optionally ATTACHED, AROUND, GAP_NOOPS, BESIDE), named by the language's row in
+locate/languages.py; then `serialize(rules, nodes, start, end, source[start:end])` gives
 the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 
 About 350 lines, kept whole: the walk, its building blocks and the context headers are the
@@ -19,13 +20,12 @@ scheme itself, used by every language; what differs per language is already apar
 """
 from __future__ import annotations
 
-from execlease_hook.core.digest import tagged_field
-
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from execlease_hook.core.digest import sha256
+from execlease_hook.core.digest import sha256, tagged_field
+from execlease_hook.locate.languages import LANGUAGES
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
 if TYPE_CHECKING:
@@ -49,23 +49,9 @@ Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
 # A drop gets a token, its parent, the parent's children and the token's index in them.
 Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
 
-_RULES = {
-    'python': 'rules_python',
-    'typescript': 'rules_ecmascript',
-    'tsx': 'rules_ecmascript',
-    'javascript': 'rules_ecmascript',
-    'go': 'rules_go',
-    'java': 'rules_java',
-    'rust': 'rules_rust',
-    'c': 'rules_c',
-    'cpp': 'rules_cpp',
-    'zig': 'rules_zig',
-    'csharp': 'rules_csharp', 'kotlin': 'rules_kotlin', 'scala': 'rules_scala', 'swift': 'rules_swift',
-}
-
-
 def rules_for(language: str) -> ModuleType:
-    return importlib.import_module(f'execlease_hook.fingerprint.{_RULES[language]}')
+    """The rules module the language's row (locate/languages.py) names, imported on first use."""
+    return importlib.import_module(f'execlease_hook.fingerprint.{LANGUAGES[language].rules}')
 
 
 def fingerprint(located: Located) -> str:

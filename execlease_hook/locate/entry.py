@@ -3,9 +3,9 @@ widened to whole tokens. The package's face (locate/__init__.py) re-exports what
 """
 from __future__ import annotations
 
-from execlease_hook.locate.definition import Located
-
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.locate.definition import Located
+from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
@@ -14,8 +14,6 @@ if TYPE_CHECKING:
 
     from execlease_hook.locate.definition import Definition
     from execlease_hook.manifest.model import CoveredEntry
-
-
 
 
 def locate(entry: CoveredEntry, source: bytes) -> Located:
@@ -33,30 +31,20 @@ def locate(entry: CoveredEntry, source: bytes) -> Located:
         scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
     start, end = find_region(entry, source, scope)
     root = parse(language, source).root_node
-    start, end = whole_tokens(root, start, end)
+    start, end = whole_tokens(root, start, end, LANGUAGES[language].literals)
     covering = root.descendant_for_byte_range(start, end)
     if covering is None or covering.start_byte > start or covering.end_byte < end:
         covering = root     # the fingerprint must see every byte of the region
     return _at(entry.id, entry.path, source, start, end, (covering,))
 
 
-# Literals whose pieces are separate nodes: an anchor inside one takes in the whole literal.
-_LITERALS = frozenset({
-    'string', 'concatenated_string', 'string_literal', 'template_string', 'interpreted_string_literal',
-    'raw_string_literal', 'char_literal', 'character_literal', 'rune_literal', 'regex',
-    # C#, Kotlin, Scala, Swift
-    'verbatim_string_literal', 'interpolated_string_expression', 'multiline_string_literal',
-    'line_string_literal', 'multi_line_string_literal',
-})
-
-
-def whole_tokens(root: tree_sitter.Node, start: int, end: int) -> tuple[int, int]:
-    """[start, end) widened so that no token (or string literal) is cut: an anchor that ends
-    inside `rows` covers all of `rows`, so an edit to the part of a token beyond the anchor
-    is still seen."""
+def whole_tokens(root: tree_sitter.Node, start: int, end: int, literals: frozenset[str]) -> tuple[int, int]:
+    """[start, end) widened so that no token (or string literal, of the node kinds `literals`)
+    is cut: an anchor that ends inside `rows` covers all of `rows`, so an edit to the part of a
+    token beyond the anchor is still seen."""
     if end > start:
-        first = _token_at(root, start)
-        last = _token_at(root, end - 1)
+        first = _token_at(root, start, literals)
+        last = _token_at(root, end - 1, literals)
         if first is not None:
             start = min(start, first.start_byte)
         if last is not None:
@@ -64,7 +52,7 @@ def whole_tokens(root: tree_sitter.Node, start: int, end: int) -> tuple[int, int
     return start, end
 
 
-def _token_at(root: tree_sitter.Node, at: int) -> tree_sitter.Node | None:
+def _token_at(root: tree_sitter.Node, at: int, literals: frozenset[str]) -> tree_sitter.Node | None:
     """The token holding byte `at` (the outermost literal around it, if any); None in whitespace."""
     node = root.descendant_for_byte_range(at, at + 1)
     if node is None:
@@ -72,7 +60,7 @@ def _token_at(root: tree_sitter.Node, at: int) -> tree_sitter.Node | None:
     found = node if node.child_count == 0 else None
     parent: tree_sitter.Node | None = node
     while parent is not None:
-        if parent.type in _LITERALS:
+        if parent.type in literals:
             found = parent
         parent = parent.parent
     return found
@@ -103,14 +91,11 @@ def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: s
     if not found:
         raise CannotRun(f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest')
     lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
-    reason = 'is overloaded' if language in _OVERLOADING else 'is defined more than once'
+    reason = 'is overloaded' if LANGUAGES[language].overloads else 'is defined more than once'
     raise CannotRun(
         f'{where} {reason} (lines {lines}); the name must pick one definition: '
         f'cover it with a `region` whose anchors occur once in the file',
     )
-
-
-_OVERLOADING = frozenset({'java', 'cpp', 'csharp', 'kotlin', 'scala', 'swift'})
 
 
 def _similar(language: str, source: bytes, qualname: str) -> str:

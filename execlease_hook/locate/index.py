@@ -1,4 +1,5 @@
-"""Definitions by qualified name, through each language family's rules.
+"""Definitions by qualified name, through each language family's rules (the module its row in
+locate/languages.py names).
 
 Finding one name does not walk the tree: the last part of the name is searched in the bytes
 and each occurrence asks the family whether it names a definition (speed: a 60 KB file is
@@ -10,25 +11,12 @@ import importlib
 from types import ModuleType
 
 from execlease_hook.locate.definition import Definition
+from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import parse
-
-_FAMILIES = {
-    'python': 'python',
-    'typescript': 'ecmascript',
-    'tsx': 'ecmascript',
-    'javascript': 'ecmascript',
-    'go': 'go',
-    'java': 'java',
-    'rust': 'rust',
-    'c': 'cfamily',
-    'cpp': 'cfamily',
-    'zig': 'zig',
-    'csharp': 'csharp', 'kotlin': 'kotlin', 'scala': 'scala', 'swift': 'swift',
-}
 
 
 def _family(language: str) -> ModuleType:
-    return importlib.import_module(f'execlease_hook.locate.{_FAMILIES[language]}')
+    return importlib.import_module(f'execlease_hook.locate.{LANGUAGES[language].family}')
 
 
 def find(language: str, source: bytes, qualname: str) -> list[Definition]:

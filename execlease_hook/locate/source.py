@@ -1,8 +1,8 @@
 """Which grammar reads a path, and one parse per (language, bytes) per process.
 
 Grammar wheels, and `tree_sitter` itself, are imported on the first parse of a file in
-that language: the guard must not pay for grammars of files that are not staged. A language
-is one line in SUFFIXES and one in _GRAMMARS (its wheel and the function giving its pointer).
+that language: the guard must not pay for grammars of files that are not staged. Suffixes and
+wheels are the languages' rows (locate/languages.py).
 
 Of each wheel only its compiled `_binding` module is loaded (binding()): the wheels'
 `__init__.py` imports `importlib.resources` for query files execlease never reads, and with it
@@ -15,53 +15,13 @@ import os
 import sys
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
 TYPE_CHECKING = False   # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
 if TYPE_CHECKING:
     from types import ModuleType
 
     import tree_sitter
-
-SUFFIXES: dict[str, str] = {
-    '.py': 'python',
-    '.ts': 'typescript',
-    '.mts': 'typescript',
-    '.cts': 'typescript',
-    '.tsx': 'tsx',
-    '.js': 'javascript',
-    '.mjs': 'javascript',
-    '.cjs': 'javascript',
-    '.jsx': 'javascript',
-    '.go': 'go',
-    '.java': 'java',
-    '.rs': 'rust',
-    '.c': 'c',
-    # C++ reads `.h` too: its grammar parses C headers, the C grammar cannot parse C++ ones.
-    **dict.fromkeys(('.cc', '.cpp', '.cxx', '.c++', '.h', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp', '.inl'), 'cpp'),
-    '.zig': 'zig',
-    '.cs': 'csharp',
-    '.kt': 'kotlin', '.kts': 'kotlin',
-    '.scala': 'scala', '.sc': 'scala',
-    '.swift': 'swift',
-}
-
-# language -> (grammar wheel module, function returning the language pointer)
-_GRAMMARS: dict[str, tuple[str, str]] = {
-    'python': ('tree_sitter_python', 'language'),
-    'typescript': ('tree_sitter_typescript', 'language_typescript'),
-    'tsx': ('tree_sitter_typescript', 'language_tsx'),
-    'javascript': ('tree_sitter_javascript', 'language'),
-    'go': ('tree_sitter_go', 'language'),
-    'java': ('tree_sitter_java', 'language'),
-    'rust': ('tree_sitter_rust', 'language'),
-    'c': ('tree_sitter_c', 'language'),
-    'cpp': ('tree_sitter_cpp', 'language'),
-    'zig': ('tree_sitter_zig', 'language'),
-    'csharp': ('tree_sitter_c_sharp', 'language'),
-    'kotlin': ('tree_sitter_kotlin', 'language'),
-    'scala': ('tree_sitter_scala', 'language'),
-    'swift': ('tree_sitter_swift', 'language'),
-}
 
 _parsers: dict[str, tree_sitter.Parser] = {}
 _trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
@@ -159,8 +119,8 @@ def _parser(language: str) -> tree_sitter.Parser:
     parser = _parsers.get(language)
     if parser is None:
         core = binding('tree_sitter')
-        module_name, function_name = _GRAMMARS[language]
-        parser = core.Parser(core.Language(getattr(binding(module_name), function_name)()))
+        row = LANGUAGES[language]
+        parser = core.Parser(core.Language(getattr(binding(row.grammar), row.pointer)()))
         _parsers[language] = parser
     return parser
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.locate.source import SUFFIXES, language_for
+from execlease_hook.locate.languages import SUFFIXES
+from execlease_hook.locate.source import language_for
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.source import parse
 from execlease_hook.manifest.model import CoveredEntry, Region
