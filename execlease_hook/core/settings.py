@@ -52,6 +52,24 @@ def count_env(name: str, default: int, minimum: int = 1, maximum: int = 1000) ->
     return int(stripped)
 
 
+_ON = ('1', 'true', 'yes', 'on')
+_OFF = ('0', 'false', 'no', 'off')
+
+
+def switch_env(name: str, default: bool) -> bool:
+    """An on/off switch from the environment, one rule for all of them: 1, true, yes, on (any
+    case) turn it on; 0, false, no, off turn it off; unset or empty keeps `default`; anything
+    else is exit 2 naming the variable (a typo must not silently keep the default)."""
+    text = os.environ.get(name, '').strip().lower()
+    if not text:
+        return default
+    if text in _ON:
+        return True
+    if text in _OFF:
+        return False
+    raise CannotRun(f'{name}={os.environ[name]!r}: give 1 (on) or 0 (off)')
+
+
 MAX_COVERED_ENV = 'EXECLEASE_MAX_COVERED_MB'
 
 

@@ -12,6 +12,8 @@ exclusive `.building` file, ignored once it is an hour old: a killed run left it
 """
 from __future__ import annotations
 
+from execlease_hook.core import settings
+
 import hashlib
 import os
 import shutil
@@ -129,7 +131,7 @@ def _claim_build(archive: Path) -> Path | None:
 
 def plan(java: Path, jar: Path) -> Plan:
     """The class-data flags for one TLC run: use the archive, build it, or neither."""
-    if os.environ.get('EXECLEASE_JVM_CDS', '1') == '0':
+    if not settings.switch_env('EXECLEASE_JVM_CDS', True):
         return NO_ARCHIVE
     try:
         archive = archive_path(java, jar)

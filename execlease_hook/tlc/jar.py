@@ -98,10 +98,6 @@ class ToolJar:
         )
 
 
-def _flag(name: str) -> bool:
-    return os.environ.get(name, '') not in ('', '0', 'false', 'no')
-
-
 def float_env(name: str, default: float) -> float:
     """A number of seconds from the environment: finite, > 0, at most a week (settings.py)."""
     return settings.seconds_env(name, default)
@@ -187,7 +183,7 @@ def _explicit_jar() -> ToolJar | None:
     digest = file_sha256(path)
     if digest in KNOWN_JARS:
         return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', True)
-    if _flag('EXECLEASE_TLA_JAR_UNVERIFIED'):
+    if settings.switch_env('EXECLEASE_TLA_JAR_UNVERIFIED', False):
         return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', False)
     raise CannotRun(
         f'EXECLEASE_TLA_JAR={text} has sha256 {digest}, expected the pinned {PINNED_SHA256} '
@@ -402,7 +398,7 @@ def _resolve_in(folder: Path) -> ToolJar:
             cached.unlink()
         problems: list[str] = []
         mirror = os.environ.get('EXECLEASE_TLA_URL')
-        if mirror or not _flag('EXECLEASE_TLA_OFFLINE'):
+        if mirror or not settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
             url = mirror or PINNED_URL
             try:
                 part = _download(url, folder)

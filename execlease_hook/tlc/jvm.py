@@ -9,7 +9,8 @@ explores everything and keeps the full JIT. `EXECLEASE_JVM_TUNING=0` runs every 
 """
 from __future__ import annotations
 
-import os
+from execlease_hook.core import settings
+
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ C1_ONLY = '-XX:TieredStopAtLevel=1'
 
 
 def enabled() -> bool:
-    return os.environ.get('EXECLEASE_JVM_TUNING', '1') != '0'
+    return settings.switch_env('EXECLEASE_JVM_TUNING', True)
 
 
 def jit_flags(kind: str) -> tuple[str, ...]:

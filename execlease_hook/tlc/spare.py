@@ -24,6 +24,8 @@ the helper is the only part apart from them, and it is short.
 """
 from __future__ import annotations
 
+from execlease_hook.core import settings
+
 import atexit
 import hashlib
 import os
@@ -131,7 +133,7 @@ _starting: Counter[tuple[str, ...]] = Counter()     # spares being started ahead
 
 
 def enabled() -> bool:
-    return os.environ.get('EXECLEASE_JVM_SPARE', '1') != '0'
+    return settings.switch_env('EXECLEASE_JVM_SPARE', True)
 
 
 def _javac(java: Path) -> Path | None:
