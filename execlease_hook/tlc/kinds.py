@@ -24,6 +24,7 @@ class Kind:
     short: bool = False        # ends at its first counterexample: C1 only
     order: int = 3             # among jobs of equal cost, lower starts first
     records_states: bool = False
+    anchored: bool = False     # runs the spec changed at an anchor (the report points at it)
     summary: bool = False      # its message is worth showing when it held (what the traces exercised)
     failed_rule: str = 'job-failed'     # did not hold: TLC found an error, or (VIOLATION) passed
     wrong_rule: str = 'job-failed'      # VIOLATION: violated another property
@@ -36,7 +37,7 @@ KINDS = {k.name: k for k in (
     Kind('finding', VIOLATION, short=True, order=1, failed_rule='finding-gone',
          wrong_rule='finding-wrong-property', still='still reproduces',
          no_longer='{name} no longer reproduces: move its config into checks in manifest.json and update NOTES.md'),
-    Kind('mutation', VIOLATION, short=True, order=2, failed_rule='mutation-escaped',
+    Kind('mutation', VIOLATION, short=True, order=2, anchored=True, failed_rule='mutation-escaped',
          wrong_rule='mutation-wrong-property', still='still fails',
          no_longer=('mutation {name} no longer fails: the check has lost the ability to catch it; '
                     'fix the model before anything else')),

@@ -130,7 +130,7 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
     locations: list[Location] = []
     v = r.verdict
     mutation = next((mu for mu in m.mutations if mu.name == r.job.name), None) \
-        if r.job.kind == 'mutation' else None
+        if KINDS[r.job.kind].anchored else None
     if mutation is not None:
         line = _line_of(_spec_text(m), mutation.replace.start)
         if line is not None:
