@@ -79,6 +79,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     from execlease_hook.git import blobs
     from execlease_hook.guard import stage as guard
     from execlease_hook.guard import check as guard_check
+    from execlease_hook.guard import snapshot
 
     only = _model_filter(root, model)
     code = 0
@@ -106,7 +107,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
                 p = dataclasses.replace(p, notes=True, full_map=True)
             if not (p.entries or p.model or p.notes):
                 continue
-            snap = guard_check.Snapshot(source, changes, commit[:12], commit)
+            snap = snapshot.Snapshot(source, changes, commit[:12], commit)
             found = guard_check.check(m, p, snap, loaded.text)
             if found.blocks:
                 title = f'commit {commit[:12]} ("{git.subject(root, commit)}")'

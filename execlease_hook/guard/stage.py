@@ -171,6 +171,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         return 0  # nothing any model governs is part of this commit
     from execlease_hook.git import blobs
     from execlease_hook.guard import check as guard_check
+    from execlease_hook.guard import snapshot
 
     code = 0
     for rel, governed, watched in wanted:
@@ -191,7 +192,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         p = guard_check.plan(m, touched, options.all)
         if not (p.entries or p.model or p.notes or p.watched):
             continue
-        found = guard_check.check(m, p, guard_check.Snapshot(source, staged, 'staged'), model.text)
+        found = guard_check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), model.text)
         if report is not None:
             from execlease_hook.guard import report_items as guard_items
 

@@ -1,0 +1,110 @@
+"""A changed entry's block: the diff of its staged code against the code it was synced with (the
+synced blob, or the sync commit's file for a manifest of before synced blobs), its hunks at the
+file's own line numbers, at most DIFF_LINES lines."""
+from __future__ import annotations
+
+from execlease_hook.guard.snapshot import Snapshot
+
+from execlease_hook.git import repo as git
+from execlease_hook.manifest.model import CoveredEntry, Manifest
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+if TYPE_CHECKING:
+    from execlease_hook.coverage.compare import EntryStatus
+
+
+DIFF_LINES = 40
+
+
+def changed_block(s: EntryStatus, diff: str) -> str:
+    e = s.entry
+    what = 'covered code changed' if s.status == 'changed' else \
+        'covered code never synced (no hash recorded yet)'
+    head = f'{e.id}: {s.where}  (model action {e.action}): {what}'
+    return head + ('\n' + diff if diff else '')
+
+
+def _indent(content: bytes, start_byte: int) -> str:
+    """What precedes the entry on its first line (a method's indentation), for a readable diff."""
+    line_start = content.rfind(b'\n', 0, start_byte) + 1
+    return content[line_start:start_byte].decode('utf-8', errors='replace')
+
+
+def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
+    """difflib numbers lines from 1 within the entry; show the file's line numbers instead."""
+    import re
+
+    def shift(match: re.Match[str]) -> str:
+        a, b, c, d = match.group(1), match.group(2) or '', match.group(3), match.group(4) or ''
+        return f'@@ -{int(a) + old_first - 1}{b} +{int(c) + new_first - 1}{d} @@'
+
+    hunk = re.compile(r'^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@')
+    return [hunk.sub(shift, line) if line.startswith('@@') else line for line in lines]
+
+
+def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dict[str, str]:
+    """Per entry id: a short unified diff from the code as it was hashed to the judged code, or
+    why there is none. The base is the entry's synced blob (written into the object database by
+    the sync: exactly the hashed content), else, for manifests older than that, the file at
+    coverage.syncCommit."""
+    if not statuses:
+        return {}
+    import difflib
+
+    from execlease_hook.core.errors import CannotRun
+    from execlease_hook.locate.source import language_for
+    from execlease_hook.locate.entry import locate
+    from execlease_hook.locate.source import parse_from
+
+    sync = m.coverage.sync_commit
+    source = snap.source
+    blobs = source.read_objects([s.entry.synced_blob for s in statuses if s.entry.synced_blob])
+    old_files: dict[str, bytes | None] = {}
+    if sync is not None and any(blobs.get(s.entry.synced_blob or '') is None for s in statuses):
+        old_files = source.read_objects([f'{sync}:{s.entry.path}' for s in statuses])
+    out: dict[str, str] = {}
+    present: bool | None = None
+    for s in statuses:
+        e, located = s.entry, s.located
+        assert located is not None
+        content = blobs.get(e.synced_blob) if e.synced_blob else None
+        base = f'{e.path} (as synced, blob {e.synced_blob[:12]})' if e.synced_blob else ''
+        if content is None and sync is not None:
+            content = old_files.get(f'{sync}:{e.path}')
+            base = f'{e.path} @ {sync[:12]} (sync)'
+        if content is None:
+            if sync is not None and present is None:
+                present = git.has_commit(m.root, sync)
+            out[e.id] = _no_diff(e, sync, present)
+            continue
+        now = snap.source.read(e.path) or b''
+        language = language_for(e.path)
+        if language is not None:
+            parse_from(language, content, now)     # the staged tree, reparsed where they differ
+        try:
+            before = locate(e, content)
+        except CannotRun as err:
+            out[e.id] = f'  (no diff: the entry cannot be located in the synced content: {err})'
+            continue
+        lines = _shift_hunks(list(difflib.unified_diff(
+            (_indent(content, before.start_byte) + before.text).splitlines(),
+            (_indent(now, located.start_byte) + located.text).splitlines(),
+            base, f'{e.path} ({snap.label})', n=2, lineterm='',
+        )), before.start_line, located.start_line)
+        if not lines:
+            lines = ['(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)']
+        if len(lines) > DIFF_LINES:
+            lines = lines[:DIFF_LINES] + [f'... {len(lines) - DIFF_LINES} more diff lines']
+        out[e.id] = '\n'.join(f'  {line}' for line in lines)
+    return out
+
+
+def _no_diff(e: CoveredEntry, sync: str | None, present: bool | None) -> str:
+    lost = f'the synced blob {e.synced_blob[:12]} is not in this clone; ' if e.synced_blob else ''
+    if sync is None:
+        if e.synced_blob:
+            return f'  (no diff: {lost[:-2]})'
+        return '  (no diff: the manifest records neither a synced blob nor coverage.syncCommit yet)'
+    if present is False:
+        return (f'  (no diff: {lost}the sync commit {sync[:12]} is not in this clone, a shallow '
+                'clone? `git fetch --unshallow` shows it)')
+    return f'  (no diff: {lost}{e.path} did not exist at the sync commit {sync[:12]})'

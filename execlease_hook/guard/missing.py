@@ -1,0 +1,137 @@
+"""An entry the staged code no longer has where the manifest says: the block that says why (its
+file deleted or renamed, the function renamed: rename_hint.py) and where it moved, with the
+manifest line to edit."""
+from __future__ import annotations
+
+from execlease_hook.core import paths
+from execlease_hook.git import repo as git
+from execlease_hook.manifest.model import CoveredEntry, Manifest
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+if TYPE_CHECKING:
+    from execlease_hook.coverage import rename_hint
+    from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.git.blobs import CommitSource, IndexSource
+
+
+def _manifest_line(m: Manifest, entry: CoveredEntry, text: str | None = None) -> int | None:
+    """The line of the entry's "path" in manifest.json (the stable dump: one key per line), in
+    the judged manifest's text when given.
+
+    Values are compared decoded, so a hand-written "\\u00fc" matches the path "ü"."""
+    import json
+    import re
+
+    if text is None:
+        try:
+            text = m.path.read_text(encoding='utf-8')
+        except (OSError, UnicodeDecodeError):
+            return None
+    lines = text.splitlines()
+    key_value = re.compile(r'"(id|path)"\s*:\s*("(?:[^"\\]|\\.)*")')
+    seen_id = False
+    for number, line in enumerate(lines, 1):
+        for key, raw in key_value.findall(line):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                continue
+            if key == 'id':
+                seen_id = value == entry.id
+            elif seen_id and value == entry.path:
+                return number
+    return None
+
+
+def missing_block(
+        m: Manifest, s: EntryStatus, staged: list[git.StagedChange], source: IndexSource | CommitSource,
+        manifest_text: str | None = None,
+) -> tuple[str, bool]:
+    """The block for an entry that cannot be located; True when it also moved and changed."""
+    e = s.entry
+    lines = [f'{e.id}: {e.path}  (model action {e.action}): cannot locate the covered code']
+    change = next((c for c in staged if e.path in (c.path, c.old_path)), None)
+    if change is not None and change.status == 'D':
+        lines.append(f'  {e.path} is deleted in this commit')
+    elif change is not None and change.old_path == e.path:
+        lines.append(f'  {e.path} is renamed to {change.path} in this commit')
+    else:
+        lines.append(f'  {s.problem}')
+    moved = _find_moved(e, staged, source, change)
+    where = paths.rel(m.root, m.path)
+    line = _manifest_line(m, e, manifest_text)
+    at = f'{where}:{line}' if line else where
+    for path, start, same in moved:
+        if same:
+            lines.append(f'  it moved unchanged to {path}:{start} (same fingerprint)')
+            lines.append(f'  {at}: change "path": "{e.path}" to "path": "{path}", then '
+                         '`execlease coverage --write-map`')
+        else:
+            lines.append(f'  found at {path}:{start}, but changed: covered code changed')
+            lines.append(f'  {at}: change "path": "{e.path}" to "path": "{path}", then follow the '
+                         'steps below')
+    renamed = None
+    if not moved and e.function is not None and (change is None or change.status != 'D'):
+        renamed = _renamed(m, e, change, source)
+    if renamed is not None:
+        from execlease_hook.coverage import rename_hint
+
+        how = 'with the code it had at the sync' if renamed.unchanged else 'its code differs'
+        lines.append(f'  {renamed.path}:{renamed.line} defines {renamed.function}: renamed from '
+                     f'{e.function}? ({how})')
+        lines.extend(rename_hint.repair(m, e, renamed, at))
+    elif not moved:
+        lines.append(
+            f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
+            '`execlease coverage` shows where each entry is',
+        )
+    changed = any(not same for _, _, same in moved) or (renamed is not None and not renamed.unchanged)
+    return '\n'.join(lines), changed
+
+
+def _renamed(m: Manifest, e: CoveredEntry, change: git.StagedChange | None,
+             source: IndexSource | CommitSource) -> rename_hint.Renamed | None:
+    """The function a covered function was renamed to, in its file or the file's rename target."""
+    from execlease_hook.coverage import rename_hint
+
+    paths = [change.path] if change is not None and change.old_path == e.path else [e.path]
+    source.prefetch(paths)
+    synced = None
+    if e.synced_blob is not None:
+        synced = git.read_blobs(m.root, [e.synced_blob]).get(e.synced_blob)
+    if synced is None and m.coverage.sync_commit is not None:
+        spec = f'{m.coverage.sync_commit}:{e.path}'
+        synced = git.read_blobs(m.root, [spec]).get(spec)
+    return rename_hint.find(m, e, paths, source.read, synced)
+
+
+def _find_moved(
+        e: CoveredEntry, staged: list[git.StagedChange], source: IndexSource | CommitSource,
+        change: git.StagedChange | None,
+) -> list[tuple[str, int, bool]]:
+    """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
+    from execlease_hook.core.record import replace
+
+    from execlease_hook.core.errors import CannotRun
+    from execlease_hook.fingerprint.scheme import matches
+    from execlease_hook.locate.entry import find_functions, locate
+    from execlease_hook.locate.source import language_for
+
+    candidates = [c.path for c in staged if c.status != 'D' and c.path != e.path]
+    if change is not None and change.old_path == e.path:
+        candidates.insert(0, change.path)  # the rename target first
+    candidates = [p for p in dict.fromkeys(candidates) if language_for(p) is not None]
+    source.prefetch(candidates)
+    found: list[tuple[str, int, bool]] = []
+    for path in candidates:
+        content = source.read(path)
+        if content is None:
+            continue
+        try:
+            if e.function is not None:
+                hits = find_functions(path, content, e.function)
+            else:
+                hits = [locate(replace(e, path=path), content)]
+        except CannotRun:
+            continue
+        found.extend((path, h.start_line, e.hash is not None and matches(h, e.hash)) for h in hits)
+    return found
