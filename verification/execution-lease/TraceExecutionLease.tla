@@ -74,7 +74,7 @@ TraceInit ==
 \* turn needs_attention (BeginStartedNever on the other step's row).
 BeginOtherStep(r) ==
     /\ pc[r] \in {"holding", "finished"}
-    /\ owner = r /\ gen = runGen[r]
+    /\ owner = RunId(r) /\ gen = runGen[r]
     /\ live
     /\ turnStatus' = "needs_attention"
     /\ lastTx' = Seen("step-unknown", r)
