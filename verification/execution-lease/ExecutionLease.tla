@@ -239,7 +239,7 @@ Effect(r) ==
 
 \* code: examples/agent_runtime/steps.py:108 complete_step
 \* complete_step: the same fence, then
-\*   UPDATE agent_execution_steps SET status = 'completed', result, written_by
+\*   UPDATE agent_execution_steps SET status = 'completed', result, generation, written_by
 \*   WHERE turn_id AND step_key AND status = 'started' AND generation = :gen
 CompleteStep(r) ==
     /\ pc[r] = "effected"                          \* worker: complete_step once the effect returned
@@ -248,7 +248,7 @@ CompleteStep(r) ==
     /\ live                                        \* complete_step fence: lease_expires_at > now
     /\ step.status = "started"                     \* complete_step: status = 'started'
     /\ step.gen = runGen[r]                        \* complete_step: generation = :gen
-    /\ step' = [step EXCEPT !.status = "completed", !.by = RunId(r)]
+    /\ step' = [step EXCEPT !.status = "completed", !.gen = runGen[r], !.by = RunId(r)]
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ lastTx' = Seen("step-complete", r)
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
