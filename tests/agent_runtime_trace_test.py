@@ -118,7 +118,7 @@ def test_the_connection_names_the_writer_not_the_sql(db: str):
     assert [(x['action'], x['run']) for x in trace.lines(db)] == [('Claim', 'a'), ('Renew', 'b')]
 
 
-def test_two_processes_with_one_run_id_are_two_runs(db: str, tmp_path: Path):
+def test_two_processes_with_one_run_id_are_two_runs(db: str, tmp_path: Path) -> None:
     # A worker restarted with the run id of a stopped process: the model's runs are processes,
     # so the second is named apart, says the run id it writes, and its claim over the stopped
     # one's lease is a RestartClaim.
@@ -145,7 +145,7 @@ def test_two_processes_with_one_run_id_are_two_runs(db: str, tmp_path: Path):
     assert only[3]['effect']['run'] == 'w~2'
 
 
-def test_a_claim_after_the_same_process_released_is_no_restart_claim(db: str):
+def test_a_claim_after_the_same_process_released_is_no_restart_claim(db: str) -> None:
     trace.enable('w', db, process='first')
     first = schema.connect(db)
     trace.enable('w', db, process='restarted')

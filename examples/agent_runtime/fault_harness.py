@@ -247,6 +247,13 @@ class _RestartWindow:
 # A restart's stopped worker, and the workers held back meanwhile, resume at the latest after
 # this long: long enough for a restarted worker to start on a loaded machine.
 RESTART_WAIT_S = 5.0
+# The others are held back this long before the stopped worker's lease expires (the harness
+# looks every 10 ms; an idle worker claims an expired lease within milliseconds).
+HOLD_BACK_LEAD_S = 0.05
+# A stopped worker that holds the write lock is let run and stopped again, up to this often;
+# the lock counts as held by a stopped worker when a probe waits this long in vain.
+LOCK_TRIES = 20
+LOCK_WAIT_S = 0.02
 
 
 class _Harness:
@@ -277,6 +284,9 @@ class _Harness:
         if self.settings.trace_dir is not None:
             trace.install(conn)
         schema.add_turns(conn, sorted(turns))
+        # takes the write lock without waiting, to tell whether a stopped worker holds it
+        self.probe = schema.connect(str(self.db))
+        self.probe.execute('PRAGMA busy_timeout = 0')
         return conn
 
     def write_policies(self) -> None:
@@ -347,24 +357,29 @@ class _Harness:
         worker.until_taken = dict(until_taken or {})
         self.report.stops += 1
 
-    def restart(self, conn: sqlite3.Connection, name: str, now: float) -> None:
+    def restart(self, conn: sqlite3.Connection, name: str, now: float) -> bool:
         """Stop a lease holder and start a worker with its run id, as a supervisor that took
         it for dead would, on the stopped one's turn. The stopped one resumes once its turn
-        was claimed again (by the restart, under its own run id) or after RESTART_WAIT_S."""
+        was claimed again (by the restart, under its own run id) or after RESTART_WAIT_S.
+        False: no restart (it kept the write lock, or it had released its lease)."""
         worker = self.workers[name]
         self.stop(conn, worker, RESTART_WAIT_S, now)
+        if not self.out_of_transaction(worker):
+            return False
+        worker.held = self.leases_of(conn, worker.run_id)   # as it stopped for good
         if not worker.held:
-            worker.resume_at = now + self.settings.ttl * 3   # it released meanwhile: a stop
-            return
+            worker.resume_at = now + self.settings.ttl * 3   # a plain stop
+            return False
         worker.until_taken = dict(worker.held)
         plan = self.workdir / f'plan-{name}.json'
         turns = json.loads(self.plan.read_text())['turns']
         plan.write_text(json.dumps({'turns': {t: turns[t] for t in worker.held}}))
         self.window = _RestartWindow(name, self.spawn(worker.run_id, plan))
         self.report.restarts += 1
+        return True
 
     def hold_back(self, conn: sqlite3.Connection, now: float) -> None:
-        """Once a restarted worker's predecessor has lost its lease by expiry, the other
+        """Just before a restarted worker's predecessor loses its lease by expiry, the other
         workers pause until the turn was claimed again: without that they (each claims the
         lowest free turn) usually win it before the restart has started, and the restart case
         is rare. The pause is short (the restart is polling by then), so their own leases
@@ -373,14 +388,60 @@ class _Harness:
         if window is None or window.held_back:
             return
         stopped = self.workers[window.stopped]
-        if self.still_live(conn, stopped):
+        if self.lease_left(conn, stopped) > HOLD_BACK_LEAD_S:
             return
         window.held_back = True
         for name in self.candidates(conn)[0]:
             if name != window.restarted:
-                self.stop(conn, self.workers[name], RESTART_WAIT_S, now,
-                          until_taken=stopped.until_taken)
+                worker = self.workers[name]
+                self.stop(conn, worker, RESTART_WAIT_S, now, until_taken=stopped.until_taken)
                 self.report.stops -= 1   # part of the restart, not a fault of its own
+                self.out_of_transaction(worker)
+
+    def lease_left(self, conn: sqlite3.Connection, worker: _Worker) -> float:
+        """Seconds before the longest of its leases expires, by the database's clock."""
+        left = [
+            float(row[0]) for turn_id, generation in worker.held.items()
+            if (row := conn.execute(
+                f'SELECT lease_expires_at - {schema.NOW} FROM agent_turns'
+                ' WHERE id = ? AND lease_owner = ? AND lease_generation = ?'
+                ' AND lease_expires_at IS NOT NULL',
+                (turn_id, worker.run_id, generation),
+            ).fetchone()) is not None
+        ]
+        return max(left, default=0.0)
+
+    def out_of_transaction(self, worker: _Worker) -> bool:
+        """A worker stopped inside a transaction holds the write lock until it resumes, and
+        every other worker waits for it: let it run a moment and stop it again until the
+        lock is free. False: it still holds the lock after LOCK_TRIES stops (left running)."""
+        for _ in range(LOCK_TRIES):
+            if self.lock_free():
+                return True
+            worker.proc.send_signal(signal.SIGCONT)
+            time.sleep(0.002)
+            worker.proc.send_signal(signal.SIGSTOP)
+        if self.lock_free():
+            return True
+        worker.proc.send_signal(signal.SIGCONT)
+        worker.resume_at = None
+        worker.until_taken = {}
+        return False
+
+    def lock_free(self) -> bool:
+        """Whether the write lock comes free within LOCK_WAIT_S: a running worker holds it
+        for milliseconds, a stopped one until it resumes."""
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                self.probe.execute('BEGIN IMMEDIATE')
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.005)
+                continue
+            self.probe.execute('ROLLBACK')
+            return True
 
     def in_window(self, name: str) -> bool:
         """While a restart is under way nothing else happens: no fault, no new worker, and a
@@ -493,7 +554,8 @@ class _Harness:
                 pause = ttl * 3 + self.rng.uniform(0, self.settings.long_stop_extra)
             self.stop(conn, worker, pause, now)
         elif fault == 'restart' and len(running) > 1 and own:
-            self.restart(conn, self.rng.choice(own), now)
+            if not self.restart(conn, self.rng.choice(own), now) and opening:
+                return False   # the opening restart tries again at the next tick
         elif fault == 'effect-stop' and len(running) > 1:
             mid = [r for r in own if self.mid_step(conn, self.workers[r].run_id)]
             if not mid:
@@ -559,6 +621,7 @@ class _Harness:
                     worker.proc.wait()
         self.check(conn)
         conn.close()
+        self.probe.close()
         if self.settings.trace_dir is not None:
             trace.export(str(self.db), self.settings.trace_dir)
         self.report.wall_s = time.monotonic() - started
