@@ -10,114 +10,36 @@ whole turns through the worker's own run_turn (the order of journal and effect),
 restarted with the run id of a stopped process (the stopped one resumes before its begin_step,
 before its complete_step, before its finish_turn), and the calls the worker never makes that a
 row check refuses (a second release, a second completion, completing a step begun in an earlier
-generation). On the
-shipped code every refused call writes nothing and every trace is accepted; with a guard
-broken, the call goes through and its line is one no step of the model matches.
+generation). On the shipped code every refused call writes nothing and every trace is
+accepted; with a guard broken, the call goes through and its line is one no step of the model
+matches.
 
-Time passing is simulated by moving the lease's expiry into the past (not a model action, so
-not a line: the trace shows only its effect, a lease that is no longer live).
+The runs and the database they act on are trace_world.py's. Time passing is simulated by
+moving the lease's expiry into the past (not a model action, so not a line: the trace shows
+only its effect, a lease that is no longer live).
 
 Writes one NDJSON file per (turn, step) into the folder named by EXECLEASE_TRACE_DIR (or --out).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sqlite3
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from examples.agent_runtime import schema
 from examples.agent_runtime import trace
 from examples.agent_runtime.effects import append_effect
-from examples.agent_runtime.effects import read_policy
-from examples.agent_runtime.lease import Lease
-from examples.agent_runtime.lease import LeaseLost
-from examples.agent_runtime.lease import claim
 from examples.agent_runtime.lease import finish_turn
 from examples.agent_runtime.lease import release
 from examples.agent_runtime.lease import renew
-from examples.agent_runtime.schema import NOW
-from examples.agent_runtime.steps import Policy
-from examples.agent_runtime.steps import begin_step
 from examples.agent_runtime.steps import complete_step
-from examples.agent_runtime.worker import Heartbeat
-from examples.agent_runtime.worker import WorkerConfig
-from examples.agent_runtime.worker import run_turn
+from examples.agent_runtime.trace_world import TTL
+from examples.agent_runtime.trace_world import Run
+from examples.agent_runtime.trace_world import World
 
 OUT_ENV = 'EXECLEASE_TRACE_DIR'
-TTL = 60.0   # never expires by itself during a scenario; expiry is moved explicitly
-
-
-class Run:
-    """One run (one worker process) of a scenario: its own connection, its writes traced as its
-    own. `process` names it apart from another run with the same run id (a worker restarted
-    with the run id of a stopped one)."""
-
-    def __init__(self, world: World, run_id: str, process: str | None = None) -> None:
-        self.world = world
-        self.run_id = run_id
-        self.process = process or run_id
-        trace.enable(run_id, world.db, self.process)
-        self.conn = schema.connect(world.db)
-        self.config = WorkerConfig(
-            world.db, run_id, TTL, str(world.effect_log), str(world.policy_file), 0.0,
-        )
-
-    def act(self) -> sqlite3.Connection:
-        trace.enable(self.run_id, self.world.db, self.process)   # effects: this run's
-        return self.conn
-
-    def claim(self, turn_id: str) -> Lease | None:
-        return claim(self.act(), turn_id, self.run_id, TTL)
-
-    def turn(self, lease: Lease, tools: Sequence[str]) -> str:
-        """The worker's own program for a claimed turn: run_turn, then release."""
-        outcome = run_turn(self.act(), self.config, lease, tools, Heartbeat(self.world.db, lease, TTL))
-        release(self.act(), lease)
-        return outcome
-
-    def begin(self, lease: Lease, step_key: str) -> None:
-        tool = step_key.split(':', 1)[1]
-        try:
-            begin_step(self.act(), lease, step_key, self.world.policy(tool))
-        except LeaseLost:
-            pass
-
-
-class World:
-    def __init__(self, folder: Path) -> None:
-        self.db = str(folder / 'runtime.db')
-        self.effect_log = folder / 'effects.log'
-        self.policy_file = folder / 'policy.json'
-        self.set_policy('flipping', 'never')
-        conn = sqlite3.connect(self.db)
-        schema.create(conn)
-        conn.close()
-        self.admin: sqlite3.Connection | None = None
-
-    def set_policy(self, tool: str, policy: str) -> None:
-        policies = {'mail': 'never', 'search': 'always'}
-        if self.policy_file.exists():
-            policies.update(json.loads(self.policy_file.read_text()))
-        policies[tool] = policy
-        self.policy_file.write_text(json.dumps(policies))
-
-    def policy(self, tool: str) -> Policy:
-        return read_policy(str(self.policy_file), tool)
-
-    def add_turns(self, *turn_ids: str) -> None:
-        conn = sqlite3.connect(self.db)
-        trace.install(conn)
-        schema.add_turns(conn, turn_ids)
-        conn.close()
-
-    def expire(self, turn_id: str, by: Run) -> None:
-        # Time passes: the lease's expiry is reached (a write at no model action's site).
-        by.act().execute(f'UPDATE agent_turns SET lease_expires_at = {NOW} - 1 WHERE id = ?', (turn_id,))
 
 
 def scenarios(world: World) -> None:
