@@ -121,7 +121,7 @@ Claim(r) ==
     /\ lastTx' = Seen("claim", r)
     /\ UNCHANGED <<turnStatus, ended, step, policyNow, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:48 Heartbeat.run)
+\* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:50 Heartbeat.run)
 \* renew: UPDATE agent_turns SET lease_expires_at = now + ttl
 \*        WHERE id AND lease_owner = :run AND lease_generation = :gen AND lease_expires_at > now
 Renew(r) ==
@@ -134,7 +134,7 @@ Renew(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
                    pc, runGen, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:61 release (called at worker.py:137, after run_turn)
+\* code: examples/agent_runtime/lease.py:61 release (called at worker.py:139, after run_turn)
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
 \*          WHERE id AND lease_owner = :run AND lease_generation = :gen
 Release(r) ==
@@ -228,7 +228,7 @@ BeginStep(r) ==
        \/ BeginStartedAlways(r)
     /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
 
-\* code: examples/agent_runtime/worker.py:89 run_turn calls append_effect
+\* code: examples/agent_runtime/worker.py:91 run_turn calls append_effect
 \* The external effect, outside any transaction.  A deposed run still does it.
 Effect(r) ==
     /\ pc[r] = "decided"                           \* worker: the effect once begin_step said run
@@ -254,7 +254,7 @@ CompleteStep(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
                    runGen, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:94)
+\* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:96)
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
 \*   status = 'open' AND NOT EXISTS (a step row of the turn with status != 'completed')
 FinishTurn(r) ==
