@@ -118,6 +118,47 @@ def test_the_connection_names_the_writer_not_the_sql(db: str):
     assert [(x['action'], x['run']) for x in trace.lines(db)] == [('Claim', 'a'), ('Renew', 'b')]
 
 
+def test_two_processes_with_one_run_id_are_two_runs(db: str, tmp_path: Path) -> None:
+    # A worker restarted with the run id of a stopped process: the model's runs are processes,
+    # so the second is named apart, says the run id it writes, and its claim over the stopped
+    # one's lease is a RestartClaim.
+    trace.enable('w', db, process='first')
+    first = schema.connect(db)
+    trace.enable('w', db, process='restarted')
+    restarted = schema.connect(db)
+    old = claim(first, 't1', 'w', TTL)
+    assert old is not None
+    expire(first)
+    new = claim(restarted, 't1', 'w', TTL)
+    assert new is not None
+    assert not renew(first, old, TTL)          # owner w still matches: the generation refuses
+    assert not release(first, old)
+    assert begin_step(restarted, new, 's', 'always').run_effect
+    trace.enable('w', db, process='restarted')
+    append_effect(str(tmp_path / 'effects.log'), new, 's', 'always', 0)
+    (only,) = trace.project(trace.lines(db)).values()
+    assert [(x['action'], x['run'], x.get('runId')) for x in only] == [
+        ('Claim', 'w', None), ('RestartClaim', 'w~2', 'w'), ('BeginStep', 'w~2', 'w'),
+        ('Effect', 'w~2', 'w'),
+    ]
+    assert only[1]['owner'] == 'w' and only[2]['stepRow']['by'] == 'w'
+    assert only[3]['effect']['run'] == 'w~2'
+
+
+def test_a_claim_after_the_same_process_released_is_no_restart_claim(db: str) -> None:
+    trace.enable('w', db, process='first')
+    first = schema.connect(db)
+    trace.enable('w', db, process='restarted')
+    restarted = schema.connect(db)
+    lease = claim(first, 't1', 'w', TTL)
+    assert lease is not None and release(first, lease)
+    assert claim(restarted, 't1', 'w', TTL) is not None
+    (only,) = trace.project(trace.lines(db)).values()
+    assert [(x['action'], x['run']) for x in only] == [
+        ('Claim', 'w'), ('Release', 'w'), ('Claim', 'w~2'),
+    ]
+
+
 def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
     a = traced(db, 'a')
     lease = claim(a, 't1', 'a', TTL)
@@ -153,9 +194,13 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
     print(report.summary())
     assert report.worker_errors == [] and report.violations == []
     assert report.kills and report.takeovers and report.stale_resumptions and report.policy_flips
+    # a worker restarted under a stopped one's run id took its turn over before it resumed
+    assert report.restarts and report.same_id_takeovers, report.summary()
     verdict = check(tmp_path / 'traces')
     assert verdict.outcome == 'accepted', verdict
     assert verdict.traces >= 80
+    counts = traces.action_counts(traces.read_folder(tmp_path / 'traces', 'test'))
+    assert counts.get('RestartClaim', 0) >= report.same_id_takeovers, counts
 
 
 @pytest.mark.timeout(600)
@@ -182,20 +227,22 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
 # ---- the shipped code mutations (all of them run in `execlease verify`) -----------------
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize('name', ['release-ignores-owner', 'renew-revives-expired', 'policy-ignores-now'])
+@pytest.mark.parametrize('name', ['release-ignores-owner', 'renew-revives-expired', 'policy-ignores-now',
+                                  'begin-step-ignores-generation', 'complete-step-ignores-generation'])
 def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, offline_tlc):
     # The three breaks the fault harness let through in every seeded round: a release without
-    # its fence, a renew without its expiry check, a replay decision ignoring the policy now.
+    # its fence, a renew without its expiry check, a replay decision ignoring the policy now;
+    # and two fences without their generation, which only a run id shared by a restarted
+    # worker and a stopped one lets decide.
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar
     from execlease_hook.tlc import jar as tools
-    from execlease_hook.traces import suite as trace_suite
     from execlease_hook.tlc.cache import ResultCache
+    from execlease_hook.traces import suite as trace_suite
 
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = jar.Tools(tools.resolve_jar(root), tools.find_java())
+    t = tools.Tools(tools.resolve_jar(root), tools.find_java())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s' in result.message

@@ -5,7 +5,11 @@ a seed, the harness SIGKILLs workers (and respawns them under new run ids), SIGS
 lease holder long enough for its lease to be taken over and SIGCONTs it (the deposed
 worker keeps running), SIGSTOPs a worker between its begin_step and its complete_step
 until its lease has expired (it resumes deposed, with its effect due or done and its
-complete_step still to come), and flips a tool's replay policy between `never` and `always`.
+complete_step still to come), restarts a worker: SIGSTOPs a lease holder and starts a new
+process with its run id, as a supervisor that took it for dead would, and SIGCONTs the stopped
+one once its turn was claimed again (by the restart, under the same run id, when it won the
+race: then only the generation fences the stopped one), and flips a tool's replay policy
+between `never` and `always`.
 When every turn is done or needs a person, it checks, for every turn:
 
 - P8: if any effect line of a step was decided under `never`, that step has exactly one
@@ -122,6 +126,10 @@ class FaultReport:
     # stops that caught a worker between its begin_step and its complete_step
     effect_stops: int = 0
     stale_resumptions: int = 0
+    # workers started with the run id of a stopped one (its lease expired, not yet resumed)
+    restarts: int = 0
+    # of those, the stopped worker's turn taken over under its own run id before it resumed
+    same_id_takeovers: int = 0
     policy_flips: int = 0
     takeovers: int = 0
     effects: int = 0
@@ -145,7 +153,9 @@ class FaultReport:
             f'seed={self.seed} turns={self.turns} done={self.done} '
             f'needs_attention={self.needs_attention} open_left={self.open_left} '
             f'workers_spawned={self.workers_spawned} kills={self.kills} stops={self.stops} '
-            f'effect_stops={self.effect_stops} stale_resumptions={self.stale_resumptions} takeovers={self.takeovers} '
+            f'effect_stops={self.effect_stops} stale_resumptions={self.stale_resumptions} '
+            f'restarts={self.restarts} same_id_takeovers={self.same_id_takeovers} '
+            f'takeovers={self.takeovers} '
             f'policy_flips={self.policy_flips} effects={self.effects} reruns={self.reruns} '
             f'uncompleted_effects={self.uncompleted_effects} deposed_effects={self.deposed_effects} '
             f'P8_violations={len(self.p8)} P1_violations={len(self.p1)} '
@@ -223,6 +233,27 @@ class _Worker:
     held: dict[str, int] = field(default_factory=dict)
     # resume earlier, as soon as none of the held leases is live any more
     until_expired: bool = False
+    # resume earlier, as soon as one of these (turn, generation) leases was claimed again
+    until_taken: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _RestartWindow:
+    stopped: str       # the worker stopped, its turn's lease left to expire
+    restarted: str     # the worker started with its run id, on that turn
+    held_back: bool = False   # the other workers are paused until the turn is claimed
+
+
+# A restart's stopped worker, and the workers held back meanwhile, resume at the latest after
+# this long: long enough for a restarted worker to start on a loaded machine.
+RESTART_WAIT_S = 5.0
+# The others are held back this long before the stopped worker's lease expires (the harness
+# looks every 10 ms; an idle worker claims an expired lease within milliseconds).
+HOLD_BACK_LEAD_S = 0.05
+# A stopped worker that holds the write lock is let run and stopped again, up to this often;
+# the lock counts as held by a stopped worker when a probe waits this long in vain.
+LOCK_TRIES = 20
+LOCK_WAIT_S = 0.02
 
 
 class _Harness:
@@ -237,8 +268,9 @@ class _Harness:
         self.report = FaultReport(seed=settings.seed, turns=settings.turns)
         self.workers: dict[str, _Worker] = {}
         self.policies = {**FIXED_POLICIES, FLIPPING_TOOL: 'never'}
-        self.opening = ['long-stop', 'effect-stop', 'kill', 'flip']
+        self.opening = ['long-stop', 'restart', 'effect-stop', 'kill', 'flip']
         self.killed: set[str] = set()
+        self.window: _RestartWindow | None = None
 
     def setup(self) -> sqlite3.Connection:
         turns = {
@@ -252,6 +284,9 @@ class _Harness:
         if self.settings.trace_dir is not None:
             trace.install(conn)
         schema.add_turns(conn, sorted(turns))
+        # takes the write lock without waiting, to tell whether a stopped worker holds it
+        self.probe = schema.connect(str(self.db))
+        self.probe.execute('PRAGMA busy_timeout = 0')
         return conn
 
     def write_policies(self) -> None:
@@ -259,11 +294,17 @@ class _Harness:
         tmp.write_text(json.dumps(self.policies))
         os.replace(tmp, self.policy_file)  # atomic: a worker reads the old or the new file
 
-    def spawn(self) -> None:
+    def spawn(self, run_id: str | None = None, plan: Path | None = None) -> str:
+        """A new worker process, its name returned; `run_id`: restarted with that (a stopped
+        worker's) run id; `plan`: the turns it works on (default: all of them)."""
         self.report.workers_spawned += 1
-        run_id = f'run{self.report.workers_spawned:03d}'
+        name = f'run{self.report.workers_spawned:03d}'
+        if run_id is None:
+            run_id = name
+        else:
+            name = f'{run_id}~{name}'
         args = (
-            '--db', str(self.db), '--plan', str(self.plan), '--run-id', run_id,
+            '--db', str(self.db), '--plan', str(plan or self.plan), '--run-id', run_id,
             '--ttl', str(self.settings.ttl), '--effect-log', str(self.effect_log),
             '--policy-file', str(self.policy_file),
             '--effect-delay', str(self.settings.effect_delay),
@@ -278,12 +319,13 @@ class _Harness:
         else:
             argv = (sys.executable, '-c', MUTANT_WORKER, *args)
             env[MUTATION_ENV] = self.settings.mutation
-        stderr_path = self.workdir / f'{run_id}.stderr'
+        stderr_path = self.workdir / f'{name}.stderr'
         with open(stderr_path, 'wb') as stderr:
             proc = subprocess.Popen(
                 argv, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr,
             )
-        self.workers[run_id] = _Worker(run_id, proc, stderr_path)
+        self.workers[name] = _Worker(run_id, proc, stderr_path)
+        return name
 
     def leases_of(self, conn: sqlite3.Connection, run_id: str) -> dict[str, int]:
         rows = conn.execute(
@@ -306,13 +348,119 @@ class _Harness:
 
     def stop(
             self, conn: sqlite3.Connection, worker: _Worker, pause: float, now: float,
-            until_expired: bool = False,
+            until_expired: bool = False, until_taken: dict[str, int] | None = None,
     ) -> None:
         worker.held = self.leases_of(conn, worker.run_id)
         worker.proc.send_signal(signal.SIGSTOP)
         worker.resume_at = now + pause
         worker.until_expired = until_expired
+        worker.until_taken = dict(until_taken or {})
         self.report.stops += 1
+
+    def restart(self, conn: sqlite3.Connection, name: str, now: float) -> bool:
+        """Stop a lease holder and start a worker with its run id, as a supervisor that took
+        it for dead would, on the stopped one's turn. The stopped one resumes once its turn
+        was claimed again (by the restart, under its own run id) or after RESTART_WAIT_S.
+        False: no restart (it kept the write lock, or it had released its lease)."""
+        worker = self.workers[name]
+        self.stop(conn, worker, RESTART_WAIT_S, now)
+        if not self.out_of_transaction(worker):
+            return False
+        worker.held = self.leases_of(conn, worker.run_id)   # as it stopped for good
+        if not worker.held:
+            worker.resume_at = now + self.settings.ttl * 3   # a plain stop
+            return False
+        worker.until_taken = dict(worker.held)
+        plan = self.workdir / f'plan-{name}.json'
+        turns = json.loads(self.plan.read_text())['turns']
+        plan.write_text(json.dumps({'turns': {t: turns[t] for t in worker.held}}))
+        self.window = _RestartWindow(name, self.spawn(worker.run_id, plan))
+        self.report.restarts += 1
+        return True
+
+    def hold_back(self, conn: sqlite3.Connection, now: float) -> None:
+        """Just before a restarted worker's predecessor loses its lease by expiry, the other
+        workers pause until the turn was claimed again: without that they (each claims the
+        lowest free turn) usually win it before the restart has started, and the restart case
+        is rare. The pause is short (the restart is polling by then), so their own leases
+        rarely expire meanwhile."""
+        window = self.window
+        if window is None or window.held_back:
+            return
+        stopped = self.workers[window.stopped]
+        if self.lease_left(conn, stopped) > HOLD_BACK_LEAD_S:
+            return
+        window.held_back = True
+        for name in self.candidates(conn)[0]:
+            if name != window.restarted:
+                worker = self.workers[name]
+                self.stop(conn, worker, RESTART_WAIT_S, now, until_taken=stopped.until_taken)
+                self.report.stops -= 1   # part of the restart, not a fault of its own
+                self.out_of_transaction(worker)
+
+    def lease_left(self, conn: sqlite3.Connection, worker: _Worker) -> float:
+        """Seconds before the longest of its leases expires, by the database's clock."""
+        left = [
+            float(row[0]) for turn_id, generation in worker.held.items()
+            if (row := conn.execute(
+                f'SELECT lease_expires_at - {schema.NOW} FROM agent_turns'
+                ' WHERE id = ? AND lease_owner = ? AND lease_generation = ?'
+                ' AND lease_expires_at IS NOT NULL',
+                (turn_id, worker.run_id, generation),
+            ).fetchone()) is not None
+        ]
+        return max(left, default=0.0)
+
+    def out_of_transaction(self, worker: _Worker) -> bool:
+        """A worker stopped inside a transaction holds the write lock until it resumes, and
+        every other worker waits for it: let it run a moment and stop it again until the
+        lock is free. False: it still holds the lock after LOCK_TRIES stops (left running)."""
+        for _ in range(LOCK_TRIES):
+            if self.lock_free():
+                return True
+            worker.proc.send_signal(signal.SIGCONT)
+            time.sleep(0.002)
+            worker.proc.send_signal(signal.SIGSTOP)
+        if self.lock_free():
+            return True
+        worker.proc.send_signal(signal.SIGCONT)
+        worker.resume_at = None
+        worker.until_taken = {}
+        return False
+
+    def lock_free(self) -> bool:
+        """Whether the write lock comes free within LOCK_WAIT_S: a running worker holds it
+        for milliseconds, a stopped one until it resumes."""
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                self.probe.execute('BEGIN IMMEDIATE')
+            except sqlite3.OperationalError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.005)
+                continue
+            self.probe.execute('ROLLBACK')
+            return True
+
+    def in_window(self, name: str) -> bool:
+        """While a restart is under way nothing else happens: no fault, no new worker, and a
+        worker stopped before it resumes only after it (else it may win the turn)."""
+        window = self.window
+        return window is not None and name != window.stopped and not self.workers[name].until_taken
+
+    def taken(self, conn: sqlite3.Connection, worker: _Worker) -> list[str]:
+        """Who claimed the next generation of each lease it waits for, once one did (from the
+        claim audit: the claimer may have released the turn again before this tick)."""
+        owners = []
+        for turn_id, generation in worker.until_taken.items():
+            row = conn.execute(
+                'SELECT owner FROM claim_audit WHERE turn_id = ? AND generation = ?',
+                (turn_id, generation + 1),
+            ).fetchone()
+            if row is not None:
+                owners.append(row[0])
+        return owners
 
     def still_live(self, conn: sqlite3.Connection, worker: _Worker) -> bool:
         return any(
@@ -327,14 +475,19 @@ class _Harness:
         )
 
     def resume_due(self, conn: sqlite3.Connection, now: float, force: bool = False) -> None:
-        for worker in self.workers.values():
-            if worker.resume_at is None:
+        for name, worker in self.workers.items():
+            if worker.resume_at is None or (self.in_window(name) and not force):
                 continue
-            due = force or now >= worker.resume_at or (
+            taken = self.taken(conn, worker)
+            due = force or now >= worker.resume_at or bool(taken) or (
                 worker.until_expired and not self.still_live(conn, worker)
             )
             if not due:
                 continue
+            if worker.run_id in taken:
+                # its turn is held under its own run id by another process: only the
+                # generation tells the two apart once it resumes
+                self.report.same_id_takeovers += 1
             # A stale resumption: while it was stopped, another claim took a turn it held.
             for turn_id, generation in worker.held.items():
                 row = conn.execute(
@@ -347,33 +500,45 @@ class _Harness:
             worker.resume_at = None
             worker.held = {}
             worker.until_expired = False
+            worker.until_taken = {}
+            if self.window is not None and name == self.window.stopped:
+                self.window = None
 
     def reap(self) -> None:
-        for run_id, worker in list(self.workers.items()):
+        for name, worker in list(self.workers.items()):
             code = worker.proc.poll()
             if code is None:
                 continue
-            del self.workers[run_id]
+            del self.workers[name]
             if code != 0 and code != -signal.SIGKILL:
                 self.report.worker_errors.append(
-                    f'{run_id} exited {code}: {worker.stderr_path.read_text()[-2000:]}'
+                    f'{name} exited {code}: {worker.stderr_path.read_text()[-2000:]}'
                 )
+
+    def next_fault(self) -> str:
+        # The first faults are fixed (a long stop of a lease holder, a restart under a stopped
+        # worker's run id, a stop between begin_step and complete_step, a kill, a flip), so
+        # that every run has a takeover, a stale resumption, a same-id takeover, a deposed
+        # worker with its effect in flight and a kill; then a random mix.
+        if self.opening:
+            return self.opening[0]
+        return self.rng.choices(
+            ('kill', 'stop', 'effect-stop', 'restart', 'flip'), weights=(3, 2, 1, 1, 4),
+        )[0]
+
+    def candidates(self, conn: sqlite3.Connection) -> tuple[list[str], list[str], list[str]]:
+        """The running workers, the lease holders among them, and the holders whose run id no
+        other live process writes (the leases of a run id are then that process's own)."""
+        running = sorted(r for r, w in self.workers.items() if w.resume_at is None)
+        ids = Counter(w.run_id for w in self.workers.values())
+        holders = [r for r in running if self.leases_of(conn, self.workers[r].run_id)]
+        return running, holders, [r for r in holders if ids[self.workers[r].run_id] == 1]
 
     def inject(self, conn: sqlite3.Connection, now: float) -> bool:
         """One fault; False if it could not land now (the caller retries at its next tick)."""
-        # The first faults are fixed (a long stop of a lease holder, a stop between
-        # begin_step and complete_step, a kill, a flip), so that every run has a takeover,
-        # a stale resumption, a deposed worker with its effect in flight and a kill; then
-        # a random mix.
         opening = bool(self.opening)
-        if opening:
-            fault = self.opening[0]
-        else:
-            fault = self.rng.choices(
-                ('kill', 'stop', 'effect-stop', 'flip'), weights=(3, 2, 1, 4),
-            )[0]
-        running = sorted(r for r, w in self.workers.items() if w.resume_at is None)
-        holders = [r for r in running if self.leases_of(conn, r)]
+        fault = self.next_fault()
+        running, holders, own = self.candidates(conn)
         ttl = self.settings.ttl
         if fault == 'kill' and running:
             worker = self.workers[self.rng.choice(holders or running)]
@@ -382,14 +547,17 @@ class _Harness:
             self.killed.add(worker.run_id)
             self.report.kills += 1
         elif fault in ('stop', 'long-stop') and len(running) > 1:
-            worker = self.workers[self.rng.choice(holders or running)]
+            worker = self.workers[self.rng.choice(own or running)]
             if fault == 'stop' and self.rng.random() < 0.5:
                 pause = ttl * self.rng.uniform(0.5, 2.0)
             else:
                 pause = ttl * 3 + self.rng.uniform(0, self.settings.long_stop_extra)
             self.stop(conn, worker, pause, now)
+        elif fault == 'restart' and len(running) > 1 and own:
+            if not self.restart(conn, self.rng.choice(own), now) and opening:
+                return False   # the opening restart tries again at the next tick
         elif fault == 'effect-stop' and len(running) > 1:
-            mid = [r for r in holders if self.mid_step(conn, r)]
+            mid = [r for r in own if self.mid_step(conn, self.workers[r].run_id)]
             if not mid:
                 # Nobody is between begin_step and complete_step right now: an opening
                 # fault waits for one, a random one is skipped.
@@ -431,12 +599,13 @@ class _Harness:
                         f'{self.settings.deadline_s} s'
                     )
                 self.resume_due(conn, now)
+                self.hold_back(conn, now)
                 self.reap()
                 if self.open_turns(conn) == 0:
                     break
-                while len(self.workers) < self.settings.workers:
+                while len(self.workers) < self.settings.workers and self.window is None:
                     self.spawn()
-                if now >= next_fault and self.inject(conn, now):
+                if now >= next_fault and self.window is None and self.inject(conn, now):
                     next_fault = now + self.rng.uniform(*self.settings.fault_gap)
                 time.sleep(0.01)
             # Let every worker finish on its own: a stopped one resumes and, deposed,
@@ -452,6 +621,7 @@ class _Harness:
                     worker.proc.wait()
         self.check(conn)
         conn.close()
+        self.probe.close()
         if self.settings.trace_dir is not None:
             trace.export(str(self.db), self.settings.trace_dir)
         self.report.wall_s = time.monotonic() - started

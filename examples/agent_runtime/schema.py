@@ -52,6 +52,22 @@ CREATE TABLE IF NOT EXISTS step_write_audit (
     at REAL NOT NULL
 );
 
+-- Every claim (a new generation) and who made it: the fault harness tells from it which run
+-- id took a turn over, after the claimer may have released it again.
+CREATE TABLE IF NOT EXISTS claim_audit (
+    turn_id TEXT NOT NULL,
+    generation INTEGER NOT NULL,
+    owner TEXT NOT NULL,
+    PRIMARY KEY (turn_id, generation)
+);
+
+CREATE TRIGGER IF NOT EXISTS audit_claim AFTER UPDATE OF lease_generation ON agent_turns
+WHEN NEW.lease_generation != OLD.lease_generation
+BEGIN
+    INSERT INTO claim_audit (turn_id, generation, owner)
+    VALUES (NEW.id, NEW.lease_generation, NEW.lease_owner);
+END;
+
 CREATE TRIGGER IF NOT EXISTS audit_step_insert AFTER INSERT ON agent_execution_steps
 BEGIN
     INSERT INTO step_write_audit

@@ -109,7 +109,9 @@ def complete_step(
         conn: sqlite3.Connection, lease: Lease, step_key: str, result: str,
 ) -> bool:
     # Model action: CompleteStep(r). Guard: fence (owner = r /\ gen = runGen[r] /\ live)
-    # /\ step.status = "started" /\ step.gen = runGen[r].
+    # /\ step.status = "started" /\ step.gen = runGen[r]. The write names its writer's run
+    # id and generation, as every step write does: the audit trigger judges the row, so it
+    # judges this writer, not the generation an earlier write left on the row.
     live_owner = f'''EXISTS (
         SELECT 1 FROM agent_turns
         WHERE id = :turn AND lease_owner = :run AND lease_generation = :gen
@@ -122,7 +124,7 @@ def complete_step(
         cursor = conn.execute(
             f'''
             UPDATE agent_execution_steps
-            SET status = 'completed', result = :result, written_by = :run
+            SET status = 'completed', result = :result, generation = :gen, written_by = :run
             WHERE turn_id = :turn AND step_key = :step
               AND status = 'started' AND generation = :gen
               AND {live_owner}

@@ -19,9 +19,11 @@ transaction; BEGIN IMMEDIATE serializes writers) is the commit order.
   own transaction on a connection of its own.
 
 `export` turns the rows into NDJSON: one line per committed transaction and per effect,
-projected onto one file per (turn, step): the model has one turn and one step.
+projected onto one file per (turn, step): the model has one turn and one step. A line's `run` is
+the model's run, a process: two processes that write one run id (a worker restarted with the run
+id of a stopped one) are two runs, the second named `<run id>~2` with its run id in `runId`.
 
-About 400 lines, kept whole: the `trace_events` table, its triggers, what a connection adds at
+About 450 lines, kept whole: the `trace_events` table, its triggers, what a connection adds at
 COMMIT and the NDJSON lines exported from it are one format, defined once here.
 """
 from __future__ import annotations
@@ -57,7 +59,8 @@ CREATE TABLE IF NOT EXISTS trace_events (
     seq INTEGER PRIMARY KEY,
     tx TEXT NOT NULL,
     kind TEXT NOT NULL,          -- 'turn' | 'step' (a write) | 'commit' | 'effect'
-    run TEXT,                    -- the run of the connection
+    run TEXT,                    -- the run id of the connection
+    proc TEXT,                   -- the process that wrote (two processes may share a run id)
     site TEXT,                   -- the function that ran the transaction
     at TEXT,                     -- its file:line
     turn TEXT, step TEXT,
@@ -71,9 +74,9 @@ CREATE TRIGGER IF NOT EXISTS trace_turn_update AFTER UPDATE ON agent_turns
 WHEN trace_site() IS NOT NULL
 BEGIN
     INSERT INTO trace_events
-        (tx, kind, run, site, at, turn, owner, gen, status, live_before, live)
+        (tx, kind, run, proc, site, at, turn, owner, gen, status, live_before, live)
     VALUES (
-        trace_tx(), 'turn', trace_run(), trace_site(), trace_at(), NEW.id, NEW.lease_owner, NEW.lease_generation,
+        trace_tx(), 'turn', trace_run(), trace_proc(), trace_site(), trace_at(), NEW.id, NEW.lease_owner, NEW.lease_generation,
         NEW.status, coalesce(OLD.lease_expires_at > {now}, 0),
         coalesce(NEW.lease_expires_at > {now}, 0)
     );
@@ -83,9 +86,9 @@ CREATE TRIGGER IF NOT EXISTS trace_step_insert AFTER INSERT ON agent_execution_s
 WHEN trace_site() IS NOT NULL
 BEGIN
     INSERT INTO trace_events
-        (tx, kind, run, site, at, turn, step, owner, gen, status, live_before, live,
+        (tx, kind, run, proc, site, at, turn, step, owner, gen, status, live_before, live,
          step_status, step_policy, step_gen, step_by)
-    SELECT trace_tx(), 'step', trace_run(), trace_site(), trace_at(), NEW.turn_id, NEW.step_key, t.lease_owner,
+    SELECT trace_tx(), 'step', trace_run(), trace_proc(), trace_site(), trace_at(), NEW.turn_id, NEW.step_key, t.lease_owner,
         t.lease_generation, t.status, coalesce(t.lease_expires_at > {now}, 0),
         coalesce(t.lease_expires_at > {now}, 0),
         NEW.status, NEW.policy, NEW.generation, NEW.written_by
@@ -96,9 +99,9 @@ CREATE TRIGGER IF NOT EXISTS trace_step_update AFTER UPDATE ON agent_execution_s
 WHEN trace_site() IS NOT NULL
 BEGIN
     INSERT INTO trace_events
-        (tx, kind, run, site, at, turn, step, owner, gen, status, live_before, live,
+        (tx, kind, run, proc, site, at, turn, step, owner, gen, status, live_before, live,
          step_status, step_policy, step_gen, step_by)
-    SELECT trace_tx(), 'step', trace_run(), trace_site(), trace_at(), NEW.turn_id, NEW.step_key, t.lease_owner,
+    SELECT trace_tx(), 'step', trace_run(), trace_proc(), trace_site(), trace_at(), NEW.turn_id, NEW.step_key, t.lease_owner,
         t.lease_generation, t.status, coalesce(t.lease_expires_at > {now}, 0),
         coalesce(t.lease_expires_at > {now}, 0),
         NEW.status, NEW.policy, NEW.generation, NEW.written_by
@@ -115,9 +118,10 @@ def install(conn: sqlite3.Connection) -> None:
 
 
 class _Recorder:
-    def __init__(self, run_id: str, db: str) -> None:
+    def __init__(self, run_id: str, db: str, process: str) -> None:
         self.run_id = run_id
         self.db = db
+        self.process = process
         self.serial = 0
         self._effects: TracedConnection | None = None
 
@@ -137,23 +141,29 @@ class _Recorder:
             conn.execute(
                 '''
                 INSERT INTO trace_events
-                    (tx, kind, run, site, at, turn, step, run_gen, effect_policy)
-                VALUES (?, 'effect', ?, ?, ?, ?, ?, ?, ?)
+                    (tx, kind, run, proc, site, at, turn, step, run_gen, effect_policy)
+                VALUES (?, 'effect', ?, ?, ?, ?, ?, ?, ?, ?)
                 ''',
-                (conn.tx_id(), self.run_id, site, at, turn_id, step_key, generation, policy),
+                (conn.tx_id(), self.run_id, self.process, site, at, turn_id, step_key, generation,
+                 policy),
             )
 
 
 ACTIVE: _Recorder | None = None
-_recorders: dict[tuple[str, str], _Recorder] = {}
+_recorders: dict[tuple[str, str, str], _Recorder] = {}
 
 
-def enable(run_id: str, db: str) -> None:
+def enable(run_id: str, db: str, process: str | None = None) -> None:
     """Trace this process as run `run_id`: every `schema.connect` from now on returns a
     TracedConnection of that run, and effects are recorded as that run's. (A worker calls it
-    once; trace_scenarios.py, several runs in one process, calls it before each run acts.)"""
+    once; trace_scenarios.py, several runs in one process, calls it before each run acts.)
+
+    `process` tells apart two processes that write one run id (a worker restarted with the run
+    id of a stopped one): by default the OS process; trace_scenarios.py, whose runs share one
+    OS process, names each run's."""
     global ACTIVE
-    ACTIVE = _recorders.setdefault((run_id, db), _Recorder(run_id, db))
+    process = process or f'pid{os.getpid()}'
+    ACTIVE = _recorders.setdefault((run_id, db, process), _Recorder(run_id, db, process))
 
 
 def connection_class() -> type[sqlite3.Connection]:
@@ -201,13 +211,15 @@ class TracedConnection(sqlite3.Connection):
         assert ACTIVE is not None
         ACTIVE.serial += 1
         self.run_id = ACTIVE.run_id
-        self.prefix = f'{ACTIVE.run_id}/{os.getpid()}/{ACTIVE.serial}'
+        self.process = ACTIVE.process
+        self.prefix = f'{ACTIVE.run_id}/{ACTIVE.process}/{ACTIVE.serial}'
         self.tx = 0
         self.site: str | None = None
         self.at: str | None = None
         self.fence: dict[str, Any] = {}
         self.changes_at_begin = 0
         self.create_function('trace_run', 0, lambda: self.run_id, deterministic=False)
+        self.create_function('trace_proc', 0, lambda: self.process, deterministic=False)
         self.create_function('trace_tx', 0, self.tx_id, deterministic=False)
         self.create_function('trace_site', 0, lambda: self.site, deterministic=False)
         self.create_function('trace_at', 0, lambda: self.at, deterministic=False)
@@ -223,6 +235,8 @@ class TracedConnection(sqlite3.Connection):
             self.changes_at_begin = self.total_changes
         elif sql == 'COMMIT':
             self._commit_row()
+        elif sql == 'ROLLBACK':
+            self.site = None   # a later write outside a transaction is no write of the site's
         elif self.in_transaction:
             site, at = _site(sys._getframe(1))
             if site is not None:
@@ -235,24 +249,26 @@ class TracedConnection(sqlite3.Connection):
         return super().execute(sql, parameters)
 
     def _commit_row(self) -> None:
+        # Whatever the transaction was, what this connection writes after it (the row below,
+        # a write outside any transaction) is no write of its site's.
+        site, self.site = self.site, None
         # A transaction that wrote nothing changed nothing (a failed fence, a failed renew):
         # not a model step, except begin_step, whose read-only replay decision is one.
-        if self.site is None:
+        if site is None:
             return
-        if self.total_changes == self.changes_at_begin and self.site != 'begin_step':
+        if self.total_changes == self.changes_at_begin and site != 'begin_step':
             return
         from examples.agent_runtime.schema import NOW
 
         fence = self.fence
-        site, self.site = self.site, None   # the row below is no write of the site's
         # The fence as the code passed it (named parameters), when it did; the rows and the
         # writes' own trace rows say the rest.
         super().execute(
             f'''
             INSERT INTO trace_events
-                (tx, kind, run, site, at, turn, step, owner, gen, status, live_before, live,
-                 step_status, step_policy, step_gen, step_by, policy_now, run_gen)
-            SELECT :tx, 'commit', :run, :site, :at, :turn, :step, t.lease_owner,
+                (tx, kind, run, proc, site, at, turn, step, owner, gen, status, live_before,
+                 live, step_status, step_policy, step_gen, step_by, policy_now, run_gen)
+            SELECT :tx, 'commit', :run, :proc, :site, :at, :turn, :step, t.lease_owner,
                 t.lease_generation, t.status, coalesce(t.lease_expires_at > {NOW}, 0),
                 coalesce(t.lease_expires_at > {NOW}, 0),
                 s.status, s.policy, s.generation, s.written_by, :policy, :gen
@@ -261,7 +277,8 @@ class TracedConnection(sqlite3.Connection):
             LEFT JOIN agent_execution_steps AS s ON s.turn_id = :turn AND s.step_key = :step
             ''',
             {
-                'tx': self.tx_id(), 'run': self.run_id, 'site': site, 'at': self.at,
+                'tx': self.tx_id(), 'run': self.run_id, 'proc': self.process, 'site': site,
+                'at': self.at,
                 'turn': fence.get('turn'), 'step': fence.get('step'),
                 'policy': fence.get('policy'), 'gen': fence.get('gen'),
             },
@@ -305,9 +322,9 @@ def _line(group: list[sqlite3.Row]) -> dict[str, Any] | None:
     last = group[-1]
     if last['kind'] == 'effect':
         return {
-            'seq': last['seq'], 'action': 'Effect', 'run': last['run'], 'where': last['at'],
-            'turn': last['turn'], 'step': last['step'], 'runGen': last['run_gen'],
-            'pc': 'effected',
+            'seq': last['seq'], 'action': 'Effect', 'run': last['run'], 'proc': last['proc'],
+            'where': last['at'], 'turn': last['turn'], 'step': last['step'],
+            'runGen': last['run_gen'], 'pc': 'effected',
             'effect': {'run': last['run'], 'gen': last['run_gen'], 'policy': last['effect_policy']},
         }
     writes = [r for r in group if r['kind'] in ('turn', 'step')]
@@ -318,7 +335,7 @@ def _line(group: list[sqlite3.Row]) -> dict[str, Any] | None:
         last = writes[-1]
     action = SITES[last['site']]
     line: dict[str, Any] = {
-        'seq': last['seq'], 'action': action, 'run': last['run'],
+        'seq': last['seq'], 'action': action, 'run': last['run'], 'proc': last['proc'],
         'where': writes[-1]['at'] if writes else last['at'], 'turn': last['turn'],
     }
     state = writes[-1] if writes else last
@@ -350,7 +367,50 @@ def _line(group: list[sqlite3.Row]) -> dict[str, Any] | None:
 
 
 def lines(db: str) -> list[dict[str, Any]]:
-    return [x for group in _transactions(_rows(db)) if (x := _line(group)) is not None]
+    return _name_processes(
+        [x for group in _transactions(_rows(db)) if (x := _line(group)) is not None])
+
+
+def _name_processes(all_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The model's runs are processes, not run ids: the first process to write a run id is
+    named by it; a later process with the same run id (a worker restarted with the run id of a
+    stopped one) is `<run id>~2`, `~3`, ..., and its lines say the run id it writes (`runId`),
+    which the owner and the step row's writer show."""
+    names: dict[tuple[str, str], str] = {}
+    per_run: dict[str, int] = {}
+    named = []
+    for line in all_lines:
+        line = dict(line)
+        run, proc = line['run'], line.pop('proc')
+        if (run, proc) not in names:
+            per_run[run] = per_run.get(run, 0) + 1
+            names[(run, proc)] = run if per_run[run] == 1 else f'{run}~{per_run[run]}'
+        name = names[(run, proc)]
+        if name != run:
+            line['run'] = name
+            line['runId'] = run
+        if 'effect' in line:
+            line['effect'] = {**line['effect'], 'run': name}
+        named.append(line)
+    return named
+
+
+def _label_restart_claims(turn_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A claim made while another process with the same run id still holds an older claim of
+    the turn (stopped, or deposed and not released) is a RestartClaim: the case in which only
+    the generation tells the two leases apart. The trace spec checks that the model agrees."""
+    holding: dict[str, str] = {}   # process -> its run id, from its claim to its release
+    labelled = []
+    for line in turn_lines:
+        run, run_id = line['run'], line.get('runId', line['run'])
+        if line['action'] == 'Claim':
+            if any(q != run and ids == run_id for q, ids in holding.items()):
+                line = {**line, 'action': 'RestartClaim'}
+            holding[run] = run_id
+        elif line['action'] == 'Release':
+            holding.pop(run, None)
+        labelled.append(line)
+    return labelled
 
 
 def project(all_lines: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -361,6 +421,7 @@ def project(all_lines: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[
         by_turn.setdefault(line['turn'], []).append(line)
     traces: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for turn, turn_lines in sorted(by_turn.items()):
+        turn_lines = _label_restart_claims(turn_lines)
         steps = sorted({x['step'] for x in turn_lines if 'step' in x})
         for step in steps or ['']:
             trace = []

@@ -6,115 +6,50 @@ scenarios make each situation a guard exists for happen on purpose, in one proce
 real code and the real database: a second claim while the lease is live, a renew, begin_step,
 complete_step, finish_turn and release by a run whose lease expired or was taken over, a
 replay of a completed, a started-`never` and a started-`always` step, policy flips both ways,
-and whole turns through the worker's own run_turn (the order of journal and effect). On the
-shipped code every refused call writes nothing and every trace is accepted; with a guard
-broken, the call goes through and its line is one no step of the model matches.
+whole turns through the worker's own run_turn (the order of journal and effect), a worker
+restarted with the run id of a stopped process (the stopped one resumes before its begin_step,
+before its complete_step, before its finish_turn), and the calls the worker never makes that a
+row check refuses (a second release, a second completion, completing a step begun in an earlier
+generation). On the shipped code every refused call writes nothing and every trace is
+accepted; with a guard broken, the call goes through and its line is one no step of the model
+matches.
 
-Time passing is simulated by moving the lease's expiry into the past (not a model action, so
-not a line: the trace shows only its effect, a lease that is no longer live).
+The runs and the database they act on are trace_world.py's. Time passing is simulated by
+moving the lease's expiry into the past (not a model action, so not a line: the trace shows
+only its effect, a lease that is no longer live).
 
 Writes one NDJSON file per (turn, step) into the folder named by EXECLEASE_TRACE_DIR (or --out).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sqlite3
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from examples.agent_runtime import schema
 from examples.agent_runtime import trace
 from examples.agent_runtime.effects import append_effect
-from examples.agent_runtime.effects import read_policy
-from examples.agent_runtime.lease import Lease
-from examples.agent_runtime.lease import LeaseLost
-from examples.agent_runtime.lease import claim
 from examples.agent_runtime.lease import finish_turn
 from examples.agent_runtime.lease import release
 from examples.agent_runtime.lease import renew
-from examples.agent_runtime.schema import NOW
-from examples.agent_runtime.steps import Policy
-from examples.agent_runtime.steps import begin_step
 from examples.agent_runtime.steps import complete_step
-from examples.agent_runtime.worker import Heartbeat
-from examples.agent_runtime.worker import WorkerConfig
-from examples.agent_runtime.worker import run_turn
+from examples.agent_runtime.trace_world import TTL
+from examples.agent_runtime.trace_world import Run
+from examples.agent_runtime.trace_world import World
 
 OUT_ENV = 'EXECLEASE_TRACE_DIR'
-TTL = 60.0   # never expires by itself during a scenario; expiry is moved explicitly
-
-
-class Run:
-    """One run (one worker) of a scenario: its own connection, its writes traced as its own."""
-
-    def __init__(self, world: World, run_id: str) -> None:
-        self.world = world
-        self.run_id = run_id
-        trace.enable(run_id, world.db)
-        self.conn = schema.connect(world.db)
-        self.config = WorkerConfig(
-            world.db, run_id, TTL, str(world.effect_log), str(world.policy_file), 0.0,
-        )
-
-    def act(self) -> sqlite3.Connection:
-        trace.enable(self.run_id, self.world.db)   # effects are recorded as this run's
-        return self.conn
-
-    def claim(self, turn_id: str) -> Lease | None:
-        return claim(self.act(), turn_id, self.run_id, TTL)
-
-    def turn(self, lease: Lease, tools: Sequence[str]) -> str:
-        """The worker's own program for a claimed turn: run_turn, then release."""
-        outcome = run_turn(self.act(), self.config, lease, tools, Heartbeat(self.world.db, lease, TTL))
-        release(self.act(), lease)
-        return outcome
-
-    def begin(self, lease: Lease, step_key: str) -> None:
-        tool = step_key.split(':', 1)[1]
-        try:
-            begin_step(self.act(), lease, step_key, self.world.policy(tool))
-        except LeaseLost:
-            pass
-
-
-class World:
-    def __init__(self, folder: Path) -> None:
-        self.db = str(folder / 'runtime.db')
-        self.effect_log = folder / 'effects.log'
-        self.policy_file = folder / 'policy.json'
-        self.set_policy('flipping', 'never')
-        conn = sqlite3.connect(self.db)
-        schema.create(conn)
-        conn.close()
-        self.admin: sqlite3.Connection | None = None
-
-    def set_policy(self, tool: str, policy: str) -> None:
-        policies = {'mail': 'never', 'search': 'always'}
-        if self.policy_file.exists():
-            policies.update(json.loads(self.policy_file.read_text()))
-        policies[tool] = policy
-        self.policy_file.write_text(json.dumps(policies))
-
-    def policy(self, tool: str) -> Policy:
-        return read_policy(str(self.policy_file), tool)
-
-    def add_turns(self, *turn_ids: str) -> None:
-        conn = sqlite3.connect(self.db)
-        trace.install(conn)
-        schema.add_turns(conn, turn_ids)
-        conn.close()
-
-    def expire(self, turn_id: str, by: Run) -> None:
-        # Time passes: the lease's expiry is reached (a write at no model action's site).
-        by.act().execute(f'UPDATE agent_turns SET lease_expires_at = {NOW} - 1 WHERE id = ?', (turn_id,))
 
 
 def scenarios(world: World) -> None:
-    world.add_turns(*(f's{i:02d}' for i in range(1, 12)))
+    world.add_turns(*(f's{i:02d}' for i in range(1, 16)))
+    lease_scenarios(world)
+    restart_scenarios(world)
+    out_of_flow_scenarios(world)
+
+
+def lease_scenarios(world: World) -> None:
     a, b = Run(world, 'a'), Run(world, 'b')
 
     # s01: a whole turn through run_turn (journal, effect, completion, in that order), a renew;
@@ -133,13 +68,15 @@ def scenarios(world: World) -> None:
     a.turn(lease, ['search'])
 
     # s03: a's lease expires unclaimed: renew (no resurrection), begin_step and finish_turn are
-    # refused; a release of its own generation still goes through.
+    # refused; a release of its own generation still goes through, a second one does not (the
+    # owner is cleared, the generation stays: only `lease_owner = :run` refuses it).
     lease = a.claim('s03')
     assert lease is not None
     world.expire('s03', a)
     renew(a.act(), lease, TTL)
     a.begin(lease, '0:search')
     finish_turn(a.act(), lease)
+    release(a.act(), lease)
     release(a.act(), lease)
 
     # s04: a expires between its effect and complete_step (its own generation, nobody else's
@@ -177,6 +114,7 @@ def scenarios(world: World) -> None:
     a.begin(lease, '0:mail')
     append_effect(str(world.effect_log), lease, '0:mail', 'never', 0)
     complete_step(a.act(), lease, '0:mail', 'sent')
+    complete_step(a.act(), lease, '0:mail', 'again')   # refused: the row is no longer started
     world.expire('s06', a)
     new = b.claim('s06')
     assert new is not None
@@ -234,6 +172,65 @@ def scenarios(world: World) -> None:
     assert new is not None
     finish_turn(a.act(), old)
     b.turn(new, ['search'])
+
+
+def restart_scenarios(world: World) -> None:
+    """A worker restarted with the run id of a stopped process: process w holds a lease and
+    stops (it takes no step) past its expiry; w2, a new process with run id w, takes the turn
+    over; w resumes. Every fence of w still finds `lease_owner = :run` true and the lease live
+    (w2's): only the generation refuses it, at each point of its turn it may have stopped."""
+    # s12: stopped before begin_step: its renew, begin_step and release are refused.
+    w, w2 = Run(world, 'w'), Run(world, 'w', process='w-restarted')
+    old = w.claim('s12')
+    assert old is not None
+    world.expire('s12', w)
+    new = w2.claim('s12')
+    assert new is not None
+    renew(w.act(), old, TTL)
+    w.begin(old, '0:search')
+    release(w.act(), old)
+    w2.turn(new, ['search'])
+
+    # s13: stopped between its effect and complete_step, resumed before w2 began the step: the
+    # row is still started and of w's generation, so only the fence's generation refuses it.
+    old = w.claim('s13')
+    assert old is not None
+    w.begin(old, '0:search')
+    append_effect(str(world.effect_log), old, '0:search', 'always', 0)
+    world.expire('s13', w)
+    new = w2.claim('s13')
+    assert new is not None
+    complete_step(w.act(), old, '0:search', 'stale')
+    w2.turn(new, ['search'])
+
+    # s14: stopped after completing its step, before finish_turn: its finish_turn is refused.
+    old = w.claim('s14')
+    assert old is not None
+    w.begin(old, '0:search')
+    append_effect(str(world.effect_log), old, '0:search', 'always', 0)
+    complete_step(w.act(), old, '0:search', 'done')
+    world.expire('s14', w)
+    new = w2.claim('s14')
+    assert new is not None
+    finish_turn(w.act(), old)
+    w2.turn(new, ['search'])
+
+
+def out_of_flow_scenarios(world: World) -> None:
+    """Calls the worker never makes, for the row checks that guard them."""
+    # s15: a completes a step it did not begin in its current generation (it began it in the
+    # one before, released, claimed again): refused, the row is of the older generation.
+    a = Run(world, 'a')
+    first = a.claim('s15')
+    assert first is not None
+    a.begin(first, '0:search')
+    append_effect(str(world.effect_log), first, '0:search', 'always', 0)
+    world.expire('s15', a)
+    release(a.act(), first)
+    second = a.claim('s15')
+    assert second is not None
+    complete_step(a.act(), second, '0:search', 'not begun')
+    a.turn(second, ['search'])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -121,7 +121,7 @@ Claim(r) ==
     /\ lastTx' = Seen("claim", r)
     /\ UNCHANGED <<turnStatus, ended, step, policyNow, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:48 Heartbeat.run)
+\* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:50 Heartbeat.run)
 \* renew: UPDATE agent_turns SET lease_expires_at = now + ttl
 \*        WHERE id AND lease_owner = :run AND lease_generation = :gen AND lease_expires_at > now
 Renew(r) ==
@@ -134,7 +134,7 @@ Renew(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
                    pc, runGen, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:61 release (called at worker.py:137, after run_turn)
+\* code: examples/agent_runtime/lease.py:61 release (called at worker.py:139, after run_turn)
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
 \*          WHERE id AND lease_owner = :run AND lease_generation = :gen
 Release(r) ==
@@ -228,7 +228,7 @@ BeginStep(r) ==
        \/ BeginStartedAlways(r)
     /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
 
-\* code: examples/agent_runtime/worker.py:89 run_turn calls append_effect
+\* code: examples/agent_runtime/worker.py:91 run_turn calls append_effect
 \* The external effect, outside any transaction.  A deposed run still does it.
 Effect(r) ==
     /\ pc[r] = "decided"                           \* worker: the effect once begin_step said run
@@ -239,7 +239,7 @@ Effect(r) ==
 
 \* code: examples/agent_runtime/steps.py:108 complete_step
 \* complete_step: the same fence, then
-\*   UPDATE agent_execution_steps SET status = 'completed', result, written_by
+\*   UPDATE agent_execution_steps SET status = 'completed', result, generation, written_by
 \*   WHERE turn_id AND step_key AND status = 'started' AND generation = :gen
 CompleteStep(r) ==
     /\ pc[r] = "effected"                          \* worker: complete_step once the effect returned
@@ -248,13 +248,13 @@ CompleteStep(r) ==
     /\ live                                        \* complete_step fence: lease_expires_at > now
     /\ step.status = "started"                     \* complete_step: status = 'started'
     /\ step.gen = runGen[r]                        \* complete_step: generation = :gen
-    /\ step' = [step EXCEPT !.status = "completed", !.by = RunId(r)]
+    /\ step' = [step EXCEPT !.status = "completed", !.gen = runGen[r], !.by = RunId(r)]
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ lastTx' = Seen("step-complete", r)
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
                    runGen, decided, effects>>
 
-\* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:94)
+\* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:96)
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
 \*   status = 'open' AND NOT EXISTS (a step row of the turn with status != 'completed')
 FinishTurn(r) ==

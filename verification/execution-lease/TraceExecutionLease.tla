@@ -30,9 +30,22 @@ Tr == Traces[t]
 Line == TraceLines[Tr[l]]
 Has(f) == f \in DOMAIN Line
 
-\* Constants taken from the traces (the cfg substitutes them).
-TraceRuns == TraceValues.run
+\* Constants taken from the traces (the cfg substitutes them).  A run is a
+\* process: a line's run names it; a process restarted with the run id of
+\* another one is named apart and its lines carry the run id it writes
+\* (runId), the one lease_owner and written_by show.
+TraceIds == IF "runId" \in DOMAIN TraceValues THEN TraceValues.runId ELSE {}
+TraceRuns == TraceValues.run \cup TraceIds
 TraceMaxGen == CHOOSE g \in TraceValues.gen : \A h \in TraceValues.gen : h <= g
+
+\* The run id of each run (the cfg: RunId <- TraceRunId).  A constant: TLC
+\* computes it once, so RunId costs one function application.
+SharingLines == {TraceLines[i] : i \in {i \in DOMAIN TraceLines : "runId" \in DOMAIN TraceLines[i]}}
+TraceIdOf == [r \in TraceRuns |->
+                IF \E x \in SharingLines : x.run = r
+                THEN (CHOOSE x \in SharingLines : x.run = r).runId
+                ELSE r]
+TraceRunId(r) == TraceIdOf[r]
 
 OwnerOf(s) == IF s = "" THEN None ELSE s
 StepOf(row) ==
@@ -61,14 +74,25 @@ TraceInit ==
 \* turn needs_attention (BeginStartedNever on the other step's row).
 BeginOtherStep(r) ==
     /\ pc[r] \in {"holding", "finished"}
-    /\ owner = r /\ gen = runGen[r]
+    /\ owner = RunId(r) /\ gen = runGen[r]
     /\ live
     /\ turnStatus' = "needs_attention"
     /\ lastTx' = Seen("step-unknown", r)
     /\ UNCHANGED <<owner, gen, live, ended, step, policyNow, pc, runGen, decided, effects>>
 
+\* A claim made while another run with the same run id still holds an older
+\* claim of the turn (it was stopped, or deposed and did not release): the
+\* restart case, where only the generation tells the two leases apart.  The
+\* export names it; the model must agree that such a run exists.
+RestartClaim(r) ==
+    /\ \E q \in Runs \ {r} : RunId(q) = RunId(r) /\ pc[q] # "idle"
+    /\ Claim(r)
+
+IsClaim == Line.action \in {"Claim", "RestartClaim"}
+
 LineAction(r) ==
     CASE Line.action = "Claim"          -> Claim(r)
+      [] Line.action = "RestartClaim"   -> RestartClaim(r)
       [] Line.action = "Renew"          -> Renew(r)
       [] Line.action = "Release"        -> Release(r)
       [] Line.action = "BeginStep"      -> BeginStep(r)
@@ -81,7 +105,7 @@ LineAction(r) ==
 AgreesBefore(r) ==
     /\ Has("liveBefore") => live = Line.liveBefore
     /\ Has("policyNow") => policyNow = Line.policyNow
-    /\ Has("runGen") /\ Line.action # "Claim" => runGen[r] = Line.runGen
+    /\ Has("runGen") /\ ~IsClaim => runGen[r] = Line.runGen
 
 \* What the line logged after it.
 AgreesAfter(r) ==
@@ -91,7 +115,7 @@ AgreesAfter(r) ==
     /\ Has("live") => live' = Line.live
     /\ Has("stepRow") => step' = StepOf(Line.stepRow)
     /\ Has("pc") => pc'[r] = Line.pc
-    /\ Has("runGen") /\ Line.action = "Claim" => runGen'[r] = Line.runGen
+    /\ Has("runGen") /\ IsClaim => runGen'[r] = Line.runGen
     /\ Has("effect") => effects'[Len(effects')] =
                             [run |-> Line.effect.run, gen |-> Line.effect.gen,
                              policy |-> Line.effect.policy]
@@ -113,7 +137,7 @@ Between ==
     /\ l <= Len(Tr)
     /\ \/ Expire /\ Has("liveBefore") /\ Line.liveBefore = FALSE
        \/ Flip /\ Has("policyNow") /\ Line.policyNow # policyNow
-       \/ Crash(Line.run) /\ Line.action = "Claim"
+       \/ Crash(Line.run) /\ IsClaim
     /\ UNCHANGED <<t, l>>
 
 \* The whole trace matched: stay here (no deadlock).

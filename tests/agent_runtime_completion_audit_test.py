@@ -1,0 +1,173 @@
+"""Finding F8, in a real run: the audit judges a completion by the generation complete_step writes.
+
+The behaviour F8 is about, with real worker processes: process A (run id `w`) begins the step
+(`always`) and is SIGSTOPped in its effect (which takes a while) until its lease has expired;
+process B, restarted with run id `w`, claims the turn (generation 2), re-runs the step and is
+SIGSTOPped in its effect in turn, its lease still live (a long ttl). A is SIGCONTed, finishes
+its effect and calls complete_step while B's lease is live and B's re-run row is `started`:
+`lease_owner = :run` and the row's status both still hold; only the generation refuses A.
+
+With complete_step's generation checks removed (the fence's `lease_generation = :gen` and the
+row's `generation = :gen`, in a copy of `examples/`, never the working tree) A's completion
+lands. complete_step writes the generation, so the row says generation 1 under generation 2
+and the audit (P1) sees it. Without that write too (complete_step as it was), the row keeps
+B's generation and names `w`, the live owner: the audit sees nothing. That is what F8 said;
+the second case shows it, so the first shows the write is what closes it.
+
+A stop lands inside an effect unless the effect was quicker than one poll (5 ms of up to 1 s):
+a round in which a process got past its effect before its stop is not the behaviour, and is
+run again (at most three rounds).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from examples.agent_runtime import schema
+from examples.agent_runtime.fault_harness import p1_violations
+from examples.agent_runtime.fault_harness import read_effect_log
+from tests.agent_runtime_restart_test import copy_with
+from tests.agent_runtime_restart_test import wait_for
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+# Long enough that B, stopped in its effect, keeps a live lease while A completes.
+TTL = 3.0
+EFFECT_DELAY = 1.0
+PLAN = {'turns': {'t1': ['search']}}
+POLICIES = {'search': 'always'}
+ROUNDS = 3
+
+# complete_step's generation checks and its write of the generation, each one text edit
+FENCE_GENERATION = ('steps.py', 'complete_step', ' AND lease_generation = :gen', '')
+ROW_GENERATION = ('steps.py', 'complete_step', " AND generation = :gen\n", '\n')
+WRITES_GENERATION = ('steps.py', 'complete_step', ' generation = :gen,', '')
+
+
+def spawn(root: Path, tmp: Path, name: str) -> subprocess.Popen[str]:
+    """A worker with run id `w` and its own effect log, tmp/<name>.log."""
+    return subprocess.Popen(
+        (sys.executable, '-m', 'examples.agent_runtime.worker', '--db', str(tmp / 'w.db'),
+         '--plan', str(tmp / 'plan.json'), '--run-id', 'w', '--ttl', str(TTL),
+         '--effect-log', str(tmp / f'{name}.log'), '--policy-file', str(tmp / 'policy.json'),
+         '--effect-delay', str(EFFECT_DELAY)),
+        cwd=root, env={**os.environ, 'PYTHONPATH': str(root)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+class Outcome(NamedTuple):
+    p1: list[str]
+    # (generation, was_live_owner) of each completion the audit recorded, in order
+    completions: list[tuple[int, int]]
+    # completions recorded before B was resumed: A's
+    stale_completions: int
+
+
+def completions(conn: sqlite3.Connection) -> list[tuple[int, int]]:
+    return [(int(r[0]), int(r[1])) for r in conn.execute(
+        "SELECT generation, was_live_owner FROM step_write_audit WHERE new_status = 'completed'"
+        ' ORDER BY id'
+    )]
+
+
+def stop_in_effect(conn: sqlite3.Connection, proc: subprocess.Popen[str], log: Path,
+                   generation: int) -> bool:
+    """SIGSTOP proc once its generation's row is started; False if it had done its effect."""
+    wait_for(conn, f'SELECT count(*) FROM agent_execution_steps WHERE generation = {generation}',
+             f'generation {generation} began the step', timeout=30)
+    proc.send_signal(signal.SIGSTOP)
+    return not read_effect_log(log)
+
+
+def setup(tmp: Path) -> sqlite3.Connection:
+    tmp.mkdir(parents=True)
+    (tmp / 'plan.json').write_text(json.dumps(PLAN))
+    (tmp / 'policy.json').write_text(json.dumps(POLICIES))
+    conn = schema.connect(str(tmp / 'w.db'))
+    schema.create(conn)
+    schema.add_turns(conn, sorted(PLAN['turns']))
+    return conn
+
+
+def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
+    """`lands`: the code lets A's completion through (wait for it); None: a stop came late."""
+    conn = setup(tmp)
+    procs: list[subprocess.Popen[str]] = []
+    try:
+        procs.append(stale := spawn(root, tmp, 'a'))
+        if not stop_in_effect(conn, stale, tmp / 'a.log', 1):
+            return None
+        wait_for(conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns',
+                 "A's lease expired")
+        procs.append(restarted := spawn(root, tmp, 'b'))
+        if not stop_in_effect(conn, restarted, tmp / 'b.log', 2):
+            return None
+        stale.send_signal(signal.SIGCONT)
+        # A's stop outlasted its effect's delay: it writes its effect, then complete_step.
+        deadline = time.monotonic() + 20
+        while not read_effect_log(tmp / 'a.log'):
+            assert time.monotonic() < deadline, 'A never did its effect'
+            time.sleep(0.005)
+        if lands:
+            wait_for(conn, "SELECT count(*) FROM step_write_audit WHERE new_status = 'completed'",
+                     "A's stale completion")
+        else:
+            time.sleep(0.5)   # A's refused complete_step writes nothing to wait for
+        stale_completions = len(completions(conn))
+        restarted.send_signal(signal.SIGCONT)
+        outputs = [proc.communicate(timeout=60) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.kill()
+                proc.wait()
+    for proc, (_, err) in zip(procs, outputs):
+        assert proc.returncode == 0, err
+    outcome = Outcome(p1_violations(conn), completions(conn), stale_completions)
+    conn.close()
+    return outcome
+
+
+def stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome:
+    for round_ in range(ROUNDS):
+        outcome = run_stale_completion(root, tmp / f'round{round_}', lands)
+        if outcome is not None:
+            return outcome
+    raise AssertionError(f'{ROUNDS} rounds and no stop landed inside an effect')
+
+
+@pytest.mark.timeout(120)
+def test_the_shipped_complete_step_refuses_the_stale_completion(tmp_path: Path) -> None:
+    outcome = stale_completion(REPO_ROOT, tmp_path, lands=False)
+    assert outcome.stale_completions == 0
+    assert outcome.p1 == []
+    assert outcome.completions == [(2, 1)], outcome      # B's, live
+
+
+@pytest.mark.timeout(120)
+def test_without_its_generation_checks_the_audit_sees_the_written_generation(
+        tmp_path: Path) -> None:
+    root = copy_with(tmp_path, [FENCE_GENERATION, ROW_GENERATION])
+    outcome = stale_completion(root, tmp_path, lands=True)
+    assert outcome.stale_completions == 1
+    assert outcome.completions[0] == (1, 0), outcome      # A's generation, not the live one's
+    assert outcome.p1, outcome
+
+
+@pytest.mark.timeout(120)
+def test_without_the_write_too_the_audit_misses_it_as_finding_f8_said(tmp_path: Path) -> None:
+    root = copy_with(tmp_path, [FENCE_GENERATION, ROW_GENERATION, WRITES_GENERATION])
+    outcome = stale_completion(root, tmp_path, lands=True)
+    assert outcome.stale_completions == 1
+    assert outcome.completions[0] == (2, 1), outcome      # the row's generation: B's
+    assert outcome.p1 == [], outcome
