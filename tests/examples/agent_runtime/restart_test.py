@@ -36,7 +36,7 @@ from examples.agent_runtime.fault_harness import p1_violations
 from examples.agent_runtime.fault_harness import p8_violations
 from examples.agent_runtime.fault_harness import read_effect_log
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 TTL = 0.5
 PLAN = {'turns': {'t1': ['send_email', 'search', 'post_comment']}}
 POLICIES = {'send_email': 'never', 'search': 'always', 'post_comment': 'never'}

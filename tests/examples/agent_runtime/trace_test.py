@@ -22,7 +22,7 @@ from execlease_hook.tlc import run as tlc
 from execlease_hook.traces import run as traces
 from tests import needs
 
-MODEL = Path(__file__).resolve().parents[1] / 'verification' / 'execution-lease'
+MODEL = Path(__file__).resolve().parents[3] / 'verification' / 'execution-lease'
 TTL = 30.0
 
 
@@ -81,7 +81,7 @@ def test_one_turn_one_line_per_transaction_and_effect(db: str, tmp_path: Path):
     assert begin['stepRow'] == {'status': 'started', 'policy': 'never', 'gen': 1, 'by': 'a'}
     assert begin['policyNow'] == 'never' and begin['liveBefore'] and begin['runGen'] == 1
     assert effect['effect'] == {'run': 'a', 'gen': 1, 'policy': 'never'}
-    assert effect['where'].startswith('tests/agent_runtime_trace_test.py:')  # the caller
+    assert effect['where'].startswith('tests/examples/agent_runtime/trace_test.py:')  # the caller
     assert complete['stepRow']['status'] == 'completed' and complete['pc'] == 'finished'
     assert finish['turnStatus'] == 'done'
     assert rel['owner'] == '' and rel['live'] is False and rel['pc'] == 'idle'

@@ -35,10 +35,10 @@ import pytest
 from examples.agent_runtime import schema
 from examples.agent_runtime.fault_harness import p1_violations
 from examples.agent_runtime.fault_harness import read_effect_log
-from tests.agent_runtime_restart_test import copy_with
-from tests.agent_runtime_restart_test import wait_for
+from tests.examples.agent_runtime.restart_test import copy_with
+from tests.examples.agent_runtime.restart_test import wait_for
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 # Long enough that B, stopped in its effect, keeps a live lease while A completes.
 TTL = 3.0
 EFFECT_DELAY = 1.0
