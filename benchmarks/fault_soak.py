@@ -1,4 +1,4 @@
-"""Soak: the fault-injection harness of tests/fault_injection_test.py, for longer.
+"""Soak: the fault-injection harness of tests/examples/fault_injection_test.py, for longer.
 
 Runs rounds of the harness (each a fresh database and effect log, more turns and workers
 than CI) until --minutes have passed, and prints the totals. Exit 1 on any violation,

@@ -1,12 +1,12 @@
 """The guard's checks, once it knows that something a model governs is staged.
 
-Imported only then (see guard.py): this module and what it pulls in (manifest, coverage,
+Imported only then (see guard/stage.py): this module and what it pulls in (manifest, coverage,
 tree-sitter) are the cost of a commit that touches covered code.
 
 About 500 lines, kept whole: each block of a blocked commit is written where its check has the
 facts it names (which staged change deleted or renamed a file, where the code moved, the diff
 against the synced blob), so a check and its words are one job. Reading the NOTES.md table is
-notes_map.py's, repairing it map_fix.py's, judging pushed commits push_range.py's.
+manifest/notes_table.py's, repairing it map_fix.py's, judging pushed commits push_range.py's.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 from execlease_hook.core.record import field, record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage import rename_hint
     from execlease_hook.coverage.compare import EntryStatus

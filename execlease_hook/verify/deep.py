@@ -1,7 +1,7 @@
 """`verify --deep` and `verify --simulate`: the checks beyond their shipped bounds, for nightly CI.
 
 --deep runs each check that declares a `deep` block in manifest.json with those constants
-(cfg_constants.py), `-workers` = the cores this process may use, TLC's `-fpmem`, a time budget
+(spec/cfg_constants.py), `-workers` = the cores this process may use, TLC's `-fpmem`, a time budget
 and TLC's progress reports on stderr; one deep job at a time by default, since each takes every
 core. --simulate runs every check's cfg (with --deep: its deep constants) in TLC's random
 simulation, `-simulate num=TRACES -depth DEPTH -seed SEED`, one worker per job so that a seed
