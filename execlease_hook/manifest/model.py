@@ -1,5 +1,5 @@
-"""manifest.json's data model: one frozen value per object of the file (the README's
-"manifest.json" section is the reference; manifest/read.py validates, manifest/write.py writes).
+"""manifest.json's data model: one frozen value per object of the file (docs/manifest.md is
+the reference; manifest/read.py validates, manifest/write.py writes).
 """
 from __future__ import annotations
 

@@ -463,7 +463,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
             d.get('codeMutations', []), 'codeMutations', 'name',
             lambda v, at: _code_mutation(r, v, at, trace_jobs),
         ),
-        # For editors only (README, "Manifest schema"); its value is not read further.
+        # For editors only (docs/manifest.md#editors-the-json-schema); its value is not read further.
         schema=r.string(d['$schema'], '$schema') if '$schema' in d else None,
     )
 

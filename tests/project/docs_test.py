@@ -259,3 +259,10 @@ def test_a_long_module_says_why_it_stays_whole(path):
         return
     docstring = ast.get_docstring(ast.parse(text)) or ''
     assert 'kept whole' in docstring, f'{path}: over {LIMIT} lines; split it or say why it is kept whole'
+
+
+def test_the_readme_is_a_landing_page():
+    """What it is, how to get it, a first run; everything else is in docs/, by concept."""
+    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+    assert len(readme.splitlines()) <= 300
+    assert '(docs/README.md)' in readme and '(docs/getting-started.md)' in readme
