@@ -134,7 +134,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     if outputs.wanted:   # --json, --format: the report (its JSON, the counterexamples located)
         from execlease_hook.verify import report_build as build
 
-        data = results_json(results, t, code)
+        data = results_json(results, t, code, root)
         data['quick'] = bool(options.quick)
         if selection is not None:
             data['shard'] = selection.to_json()

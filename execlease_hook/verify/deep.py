@@ -236,7 +236,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     code = verify_result.exit_code(results)
     from execlease_hook.verify import report_build as build
 
-    data = verify_result.results_json(results, t, code)
+    data = verify_result.results_json(results, t, code, root)
     data['mode'] = {'deep': mode.deep, 'simulate': mode.simulate, 'fpmem': mode.fpmem,
                     'workers': 1 if mode.simulate else mode.workers,   # per TLC job
                     **({'traces': mode.traces, 'depth': mode.depth, 'seed': mode.seed} if mode.simulate else {})}
