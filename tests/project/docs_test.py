@@ -266,3 +266,25 @@ def test_the_readme_is_a_landing_page():
     readme = (ROOT / 'README.md').read_text(encoding='utf-8')
     assert len(readme.splitlines()) <= 300
     assert '(docs/README.md)' in readme and '(docs/getting-started.md)' in readme
+
+
+def inline_code(text: str) -> str:
+    """The inline code spans of markdown prose (outside fenced blocks): where docs name files."""
+    spans, fenced = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            spans.extend(re.findall(r'`([^`\n]*)`', line))
+    return '\n'.join(spans)
+
+
+@pytest.mark.parametrize('path', markdown_files())
+def test_paths_in_inline_code_exist(path):
+    """`tests/tlc/run_test.py` in a page is a path a reader opens: it must exist, as a link must."""
+    missing = []
+    for mention, _ in _PATH.findall(inline_code((ROOT / path).read_text(encoding='utf-8'))):
+        mention = mention.rstrip('.')
+        if not any(c in mention for c in '*<{') and not exists(mention):
+            missing.append(mention)
+    assert missing == []
