@@ -1,7 +1,7 @@
 """What `--help` shows beyond the options: an example and the exit codes of every command, and
 the arguments of the adoption commands (`init`, `add`) and of the output (-q/-v).
 
-Light on purpose: cli.py builds every subparser on each run, the guard's included.
+Light on purpose: cli/main.py builds every subparser on each run, the guard's included.
 """
 from __future__ import annotations
 

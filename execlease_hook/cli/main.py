@@ -165,7 +165,7 @@ class _Options:
 def _plain_guard(argv: Sequence[str]) -> argparse.Namespace | None:
     """`guard` followed only by file names (none starting with `-`): the options argparse would
     give, without importing it; None for anything else (an option, --help, another command),
-    which the parser reads. tests/cli_test.py checks both agree."""
+    which the parser reads. tests/cli/main_test.py checks both agree."""
     if not argv or argv[0] != 'guard' or any(arg.startswith('-') for arg in argv[1:]):
         return None
     return _Options(list(argv[1:]))  # type: ignore[return-value]  # read only by attribute

@@ -3,7 +3,14 @@
 Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
 covered code yet), NOTES.md (its sections and the code-to-action markers), `.tmp/` in the
 repository's .gitignore, and the pre-commit configuration of both hooks. It never overwrites a
-file: whatever exists is left alone, and it says so.
+file: whatever exists is left alone, and it says so. What it cannot write (a config of the
+user's) it prints as the text to paste: YAML and commands verbatim, never wrapped.
+
+About 350 lines, kept whole: each file init writes or suggests (manifest, schema copy, NOTES.md,
+.gitignore, the hooks and their install types) follows the one rule of never overwriting and
+adds its line to the one report of what was done and what was left alone; split, a file could
+be written or suggested by rules that differ from the others'. Its command is the only user of
+each part.
 """
 from __future__ import annotations
 
@@ -32,7 +39,9 @@ NOTES_SECTIONS = (
     ('Results', 'What TLC checked: distinct states and time of each check.'),
     ('Findings', 'Known gaps, each reproduced by a cfg under findings/ (`execlease add --finding`).'),
 )
-IGNORE_LINES = '# execlease: the pinned TLA+ tools and the result cache\n.tmp/\n'
+# What init adds to .gitignore: .tmp/tla/ holds the jar, its lock and the JVM's class-data archive;
+# TLC's results are cached inside git's own folder, where no commit can plant one.
+IGNORE_LINES = '# execlease: the pinned TLA+ tools (TLC results are cached inside .git)\n.tmp/\n'
 SHIPPED_SCHEMA = Path(__file__).resolve().parents[1] / 'schemas' / 'manifest.schema.json'
 SCHEMA_COPY = 'manifest.schema.json'   # beside manifest.json, when the shipped one is not in git
 
@@ -179,9 +188,43 @@ def hook_config(p: ModelPlan, whole_file: bool) -> str:
         '# (`pre-commit run --hook-stage manual execlease-tlc`). language: system runs the\n'
         '# execlease installed beside your code: one install for the CLI and the hooks.\n'
         'minimum_pre_commit_version: 3.2.0\n'
-        'default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\n'
+        f'{INSTALL_TYPES_LINE}\n'
         'repos:\n' + hooks
     )
+
+
+# Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
+# without conflicts runs pre-merge-commit) and pushes would go unguarded, without a word.
+HOOK_TYPES = ('pre-commit', 'pre-merge-commit', 'pre-push')
+INSTALL_TYPES_LINE = f'default_install_hook_types: [{", ".join(HOOK_TYPES)}]'
+
+
+def missing_hook_types(config: str) -> tuple[str, ...] | None:
+    """The hook types an existing config's top-level `default_install_hook_types` lacks (read as
+    text: the flow form `[a, b]` or one `- a` line each); None when it has no such key."""
+    import re
+
+    lines = config.splitlines()
+    for i, line in enumerate(lines):
+        match = re.match(r'default_install_hook_types\s*:\s*(.*?)\s*(?:#.*)?$', line)
+        if match is None:
+            continue
+        value = match.group(1)
+        if value.startswith('['):
+            names = {n.strip().strip('\'"') for n in value.strip('[]').split(',')}
+        else:
+            names = set()
+            for item in lines[i + 1:]:
+                found = re.match(r'\s*-\s*([\w-]+)', item)
+                if found is None:
+                    break
+                names.add(found.group(1).strip('\'"'))
+        return tuple(t for t in HOOK_TYPES if t not in names)
+    return None
+
+
+class Verbatim(str):
+    """A line printed as it is: YAML and commands a person pastes are never wrapped."""
 
 
 def _create(path: Path, text: str) -> bool:
@@ -264,22 +307,54 @@ def run(options: argparse.Namespace) -> int:
     config = root / '.pre-commit-config.yaml'
     if options.write_config and _create(config, hook_config(p, whole_file=True)):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
+    elif not config.exists():
+        report.extend(('no .pre-commit-config.yaml: write this one (or run again with --write-config):', ''))
+        report.extend(Verbatim(line) for line in hook_config(p, whole_file=True).splitlines())
     else:
-        whole = not config.exists()
-        report.append(
-            ('left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`'
-             if config.exists() else
-             'no .pre-commit-config.yaml: write this one (or run again with --write-config)') + ':')
-        report.extend('    ' + line for line in hook_config(p, whole_file=whole).splitlines())
+        report.extend(_existing_config(config, p))
     model = '' if p.found_by_default else f' --model {folder}'
     report.extend((
         '',
         'next: cover the code that implements each action, then record the first sync:',
-        f'  execlease add PATH::FUNCTION --action ACTION{model}',
-        f'  execlease verify --update-coverage{model}',
+        Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
+        Verbatim(f'  execlease verify --update-coverage{model}'),
     ))
     from execlease_hook.core import term
 
     for line in report:
-        print(term.wrap(line))
+        print(line if isinstance(line, Verbatim) else term.wrap(line))
     return 0
+
+
+def _existing_config(config: Path, p: ModelPlan) -> list[str]:
+    """What to add to a .pre-commit-config.yaml that exists: the hooks, and the hook types a
+    plain `pre-commit install` must install when the file does not name them all."""
+    try:
+        text = config.read_text(encoding='utf-8')
+    except (OSError, UnicodeDecodeError) as e:
+        raise CannotRun(f'{config}: cannot read it ({e}); add the hooks yourself') from None
+    lines: list[str] = []
+    missing = missing_hook_types(text)
+    if missing is None:
+        lines.extend((
+            'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
+            '`pre-commit install` installs the hooks for commits, merges and pushes:', '',
+            Verbatim(INSTALL_TYPES_LINE), '',
+            'and these hooks under its `repos:`:'))
+    elif missing:
+        lines.append(
+            'left alone: .pre-commit-config.yaml exists; its default_install_hook_types lacks '
+            f'{", ".join(missing)}: add {"it" if len(missing) == 1 else "them"} there, so that '
+            '`pre-commit install` installs the hooks for commits, merges and pushes; and add these '
+            'hooks under its `repos:`:')
+    else:
+        lines.append('left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:')
+    lines.append('')
+    lines.extend(Verbatim(line) for line in hook_config(p, whole_file=False).splitlines())
+    if missing == ():
+        lines.extend(('', 'then run `pre-commit install`'))
+    else:
+        lines.extend(('', 'then run `pre-commit install`; or, leaving the file as it is, install each '
+                      'hook type by name:', '',
+                      Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES))))
+    return lines

@@ -93,7 +93,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
                          f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     jobs = options.jobs or os.cpu_count() or 1
-    # Every model's TLC jobs in one pool, longest first (pool.py); then each model's result in
+    # Every model's TLC jobs in one pool, longest first (verify/pool.py); then each model's result in
     # order. A model that cannot be planned stops the run where a model-by-model run stopped:
     # the models before it are run and reported, then its error (exit 2).
     prepared: list[Prepared] = []
@@ -134,7 +134,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     if outputs.wanted:   # --json, --format: the report (its JSON, the counterexamples located)
         from execlease_hook.verify import report_build as build
 
-        data = results_json(results, t, code)
+        data = results_json(results, t, code, root)
         data['quick'] = bool(options.quick)
         if selection is not None:
             data['shard'] = selection.to_json()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol

@@ -19,6 +19,16 @@ def rel(root: Path | str, path: Path | str) -> str:
     return Path(os.path.relpath(path, root)).as_posix()
 
 
+def in_report(root: Path | str, path: Path | str) -> str:
+    """`path` as a report names it: relative to the repository root, or, for a file outside the
+    repository (a Java, a jar named by EXECLEASE_TLA_JAR), its name marked as outside. A report
+    is shared: it carries no home folder and no checkout path."""
+    full, top = Path(os.path.abspath(path)), Path(os.path.abspath(root))
+    if full.is_relative_to(top):
+        return full.relative_to(top).as_posix()
+    return f'outside the repository: {full.name}'
+
+
 def spelling_problem(text: str) -> str | None:
     """Why `text` is not the one spelling git uses for a relative path; None when it is."""
     if any(ord(c) < 0x20 or c == '\x7f' for c in text):

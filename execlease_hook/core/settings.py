@@ -2,7 +2,7 @@
 
 `float('nan')` and `float('inf')` parse, and a NaN timeout compares false with everything, so an
 unchecked `EXECLEASE_TLC_TIMEOUT=nan` silently meant "no timeout". Every number a person can set
-goes through here (manifest numbers through manifest.py, with the same bounds).
+goes through here (manifest numbers through manifest/read.py, with the same bounds).
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 from execlease_hook.core.record import record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from typing import Protocol
 

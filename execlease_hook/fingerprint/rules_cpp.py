@@ -10,7 +10,7 @@ from __future__ import annotations
 from execlease_hook.fingerprint import rules_c
 from execlease_hook.fingerprint.ts2 import Item, named, text, up
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -16,7 +16,7 @@ from execlease_hook.fingerprint.ts2 import (
     Item, leaf, named, next_token, open_marker, text, trailing_comma, unwrap_single, up, value,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

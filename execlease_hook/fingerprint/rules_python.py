@@ -4,7 +4,7 @@ from __future__ import annotations
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import Item, field, named, text, trailing_comma, unwrap_single, up, value
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -14,7 +14,7 @@ per language family) hashes what the language means, so formatters never change 
 from __future__ import annotations
 
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Located
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from execlease_hook.core.digest import sha256
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from typing import Union
 

@@ -27,7 +27,7 @@ from types import ModuleType
 from execlease_hook.core.digest import sha256, tagged_field
 from execlease_hook.locate.languages import LANGUAGES
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from typing import Union, cast
 

@@ -21,7 +21,7 @@ from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.git.blobs import CommitSource, IndexSource

@@ -19,7 +19,7 @@ def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSour
     the NOTES.md table when they block."""
     from execlease_hook.coverage import compare as coverage
 
-    assert isinstance(report, Report)   # guard.py passes it untyped: it imports no typing
+    assert isinstance(report, Report)   # guard/stage.py passes it untyped: it imports no typing
 
     statuses = coverage.compare(m, source, p.entries)
     blocks = list(found.blocks)

@@ -23,7 +23,7 @@ from execlease_hook.git import repo as git
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 
-TYPE_CHECKING = False   # neither argparse nor typing is imported on the fast path (cli.py)
+TYPE_CHECKING = False   # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
     import argparse
 
@@ -148,7 +148,7 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
 
 
 def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int:
-    """The exit code of the staged changes; `report`: a formats.Report to fill with what was
+    """The exit code of the staged changes; `report`: a formats/report.Report to fill with what was
     judged (--format), or None."""
     staged = git.staged_changes(root)
     touched = touched_paths(root, staged, list(options.files))

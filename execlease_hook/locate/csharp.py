@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, in_scopes, names_this
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

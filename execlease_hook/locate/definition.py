@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 from execlease_hook.core.record import field, record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     import tree_sitter
     from tree_sitter import Node

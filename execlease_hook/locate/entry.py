@@ -1,5 +1,5 @@
 """A covered entry located in a source file: a function by qualified name, or an anchored region
-widened to whole tokens. The package's face (locate/__init__.py) re-exports what others use.
+widened to whole tokens. `Located` itself is locate/definition.py's.
 """
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from execlease_hook.locate.definition import Located
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     import tree_sitter
 

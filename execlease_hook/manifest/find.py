@@ -1,6 +1,6 @@
 """Where the models are in the working tree: `verification/*/manifest.json`, or the one
 `--model DIR` names. For the commands that work on the working tree (verify, coverage, add); the
-guard takes the models from the index instead (git.model_manifests), and a pushed commit's from
+guard takes the models from the index instead (git/repo.model_manifests), and a pushed commit's from
 its tree.
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""manifest.json's data model: one frozen value per object of the file (the README's
-"manifest.json" section is the reference; manifest_read.py validates, manifest_write.py writes).
+"""manifest.json's data model: one frozen value per object of the file (docs/manifest.md is
+the reference; manifest/read.py validates, manifest/write.py writes).
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class Replace:
 
 @record
 class Deep:
-    """A check's larger bounds for `verify --deep` (deep.py): constants the cfg assigns, as cfg text."""
+    """A check's larger bounds for `verify --deep` (verify/deep.py): constants the cfg assigns, as cfg text."""
     constants: tuple[tuple[str, str], ...]   # (name, value), in the manifest's order
     timeout: float | None = None             # the time budget, seconds (default: --budget)
     states: int | None = None                # distinct states of the last full deep run, recorded by hand
@@ -81,7 +81,7 @@ class Finding:
 
 @record
 class TraceJob:
-    """Trace validation (traces.py): NDJSON traces of the real program against a trace spec."""
+    """Trace validation (traces/run.py): NDJSON traces of the real program against a trace spec."""
     name: str
     spec: str                        # the trace spec, relative to the model folder
     config: str
@@ -102,7 +102,7 @@ class CodeMutation:
 @record
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
-    spec_index); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
+    spec/index.py); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
 
     scheme: str                                     # 'tla1'
     files: Mapping[str, str | Mapping[str, str]]    # cfg -> hex; spec -> {unit key -> hex}

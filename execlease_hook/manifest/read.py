@@ -1,4 +1,4 @@
-"""manifest.json -> the data model (manifest_model.py): every value checked, every error naming
+"""manifest.json -> the data model (manifest/model.py): every value checked, every error naming
 the file and the JSON path of the field (`coverage.entries[3].region.from`) and what to do.
 
 About 490 lines, kept whole: one job (JSON in; the model, or an exit-2 message out), one small
@@ -19,7 +19,7 @@ from execlease_hook.manifest.model import (
     AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, TraceJob, VERSION, WatchRule,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (record.py)
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
@@ -112,7 +112,7 @@ class _Reader:
         return tuple(result)
 
     def repo_path(self, value: object, where: str, base: Path) -> str:
-        # One spelling per path, the one git uses (paths.py): the guard compares strings.
+        # One spelling per path, the one git uses (core/paths.py): the guard compares strings.
         text = self.string(value, where)
         problem = paths.spelling_problem(text)
         if problem is not None and problem.endswith('is absolute'):
@@ -463,7 +463,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
             d.get('codeMutations', []), 'codeMutations', 'name',
             lambda v, at: _code_mutation(r, v, at, trace_jobs),
         ),
-        # For editors only (README, "Manifest schema"); its value is not read further.
+        # For editors only (docs/manifest.md#editors-the-json-schema); its value is not read further.
         schema=r.string(d['$schema'], '$schema') if '$schema' in d else None,
     )
 

@@ -1,6 +1,6 @@
 """Which paths a model's `coverage.watch` rules look at: globs relative to the repository root.
 
-Kept apart from watch.py so that the guard can ask it before it knows anything is concerned:
+Kept apart from coverage/watch.py so that the guard can ask it before it knows anything is concerned:
 this module imports `re` and nothing else of weight (no dataclasses, no tree-sitter).
 `*` and `?` stay inside one folder; `**` as a whole path part spans any number of folders
 (`app/**` is everything under app/, `**/sql.py` any sql.py); `[abc]` is a character class.

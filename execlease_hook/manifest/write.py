@@ -79,7 +79,7 @@ def to_json(m: Manifest) -> dict[str, object]:
     if m.code_mutations:
         out['codeMutations'] = [_code_mutation_json(c) for c in m.code_mutations]
     if not m.covers_code:
-        return out      # a model of no code: no "coverage" (manifest_read reads it so)
+        return out      # a model of no code: no "coverage" (manifest/read.py reads it so)
     out['coverage'] = {
         'syncCommit': m.coverage.sync_commit,
         'modelHash': _model_hash_json(m.coverage.model_hash),

@@ -21,8 +21,8 @@ KEYWORDS = frozenset({
     'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS', 'TYPE_CONSTRAINT',
 })
 PROPERTY_KEYWORDS = ('PROPERTY', 'PROPERTIES')
-# What a TLC version's cfg reader does not know (tools.KNOWN_JARS names the versions; TLC 2.15
-# stops with "It was expecting a keyword" at these, tests/tlc_config_test.py runs it).
+# What a TLC version's cfg reader does not know (tlc/jar.KNOWN_JARS names the versions; TLC 2.15
+# stops with "It was expecting a keyword" at these, tests/spec/cfg_test.py runs it).
 LACKS = {'TLC 2.15': ('CHECK_DEADLOCK', 'ALIAS', 'POSTCONDITION')}
 # Passed through to the pinned TLC 2.19 (this repository's tests run the offline TLC 2.15 only).
 HAS_THEM = 'a newer TLC (the pinned TLA+ tools, TLC 2.19; `execlease tools` says which TLC is in use)'
@@ -39,7 +39,7 @@ class Token:
 
 def token_matches(source: bytes) -> Iterator[re.Match[bytes]]:
     """The cfg's tokens as regex matches over its bytes; comments (`\\*` to the end of the line,
-    nested `(* *)`) left out. The one cfg lexer: tokens here and spec_index.cfg_tokens read it."""
+    nested `(* *)`) left out. The one cfg lexer: tokens here and spec/index.cfg_tokens read it."""
     at, end = 0, len(source)
     while at < end:
         if source[at:at + 1].isspace():

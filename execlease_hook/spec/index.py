@@ -221,7 +221,7 @@ _CFG_SYNONYMS = {
 
 def cfg_tokens(source: bytes) -> list[bytes]:
     """A config's tokens in order, comments (`\\*` to the end of the line, nested `(* *)`) left out
-    (tlc_config.token_matches reads them), singular keywords read as their plurals."""
+    (spec/cfg.token_matches reads them), singular keywords read as their plurals."""
     tokens: list[bytes] = []
     for match in token_matches(source):
         token = match.group(0)

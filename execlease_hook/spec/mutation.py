@@ -19,7 +19,7 @@ def anchor(
         actions: Collection[str] = (),
 ) -> int:
     """The byte offset of the mutation's anchor; CannotRun saying what is wrong and what to do.
-    `index` (the spec read with spec_index) is needed only when the mutation has `within`;
+    `index` (the spec read with spec/index.py) is needed only when the mutation has `within`;
     `actions` (the next-state relation's) only makes messages say "action" rather than "operator".
     A definition spans from its name to the end of its last line (a trailing comment included)."""
     needle = mu.replace.start.encode('utf-8')

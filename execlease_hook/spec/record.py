@@ -1,6 +1,6 @@
 """coverage.modelHash as a record per definition, and what changed against it.
 
-The record holds, for the spec, the fingerprint of every top-level unit (spec_index) and, for
+The record holds, for the spec, the fingerprint of every top-level unit (spec/index.py) and, for
 each cfg, the fingerprint of its meaning. A comment or layout edit changes none of them; any
 other edit is named: `action Claim changed (ExecutionLease.tla:79-90) since the sync`.
 An older manifest's "sha256:<hex>" (one hash of the bytes) is still read: the model counts as

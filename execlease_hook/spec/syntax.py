@@ -1,7 +1,7 @@
 """The TLA+ syntax tree (tree-sitter-tlaplus), one parser per process, loaded on first use.
 
 Shared by everything that reads a spec as syntax rather than text: the scan for operators a
-spec under verification may not use (spec_scan.py) and any per-definition reading of a spec.
+spec under verification may not use (spec/scan.py) and any per-definition reading of a spec.
 The grammar is imported only when a spec is parsed, so the fast stage pays nothing for it.
 """
 from __future__ import annotations

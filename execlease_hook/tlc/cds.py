@@ -66,7 +66,7 @@ def java_identity(java: Path) -> tuple[int, str] | None:
 
 
 def archive_folder(jar: Path) -> Path:
-    """Beside the jar in execlease's own jar cache (`.tmp/tla/`, tools.cache_dir) when writable;
+    """Beside the jar in execlease's own jar cache (`.tmp/tla/`, tlc/jar.cache_dir) when writable;
     else (a jar named by EXECLEASE_TLA_JAR, a read-only cache) the user's cache."""
     env = os.environ.get('EXECLEASE_JVM_CACHE')
     if env:

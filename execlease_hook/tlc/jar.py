@@ -4,7 +4,7 @@ The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cac
 <repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
 source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned sha256 on every
 use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
-found by java.py.
+found by tlc/java.py.
 
 About 470 lines, kept whole: the four sources, the lock, the streamed download with its
 deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.tlc.java import HOW_TO_GET_JAVA, MIN_JAVA, Java, find_java, java_version
 
-# Re-exported: Java discovery lives in java.py; the suite and the tests name it through tools.
+# Re-exported: Java discovery lives in tlc/java.py; commands/verify.py, verify/deep.py and the tests
+# name it through tlc/jar (imported as `tools`).
 __all__ = ['HOW_TO_GET_JAVA', 'MIN_JAVA', 'Java', 'find_java', 'java_version']
 
 PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'

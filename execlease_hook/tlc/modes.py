@@ -1,4 +1,4 @@
-"""What TLC prints in the deep tier's runs (deep.py), beside tlc_output.py's verdicts: its
+"""What TLC prints in the deep tier's runs (verify/deep.py), beside tlc/output.py's verdicts: its
 progress reports, followed while a job runs, and the end of a random simulation.
 
 TLC reports progress in model checking (message 2200, about once a minute) and in simulation

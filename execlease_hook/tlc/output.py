@@ -3,7 +3,7 @@
 TLC frames each message as `@!@!@STARTMSG code:severity @!@!@` ... `@!@!@ENDMSG code @!@!@`;
 the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-the-code-relies-on.
 The verdict is read from the messages and the exit code together; any disagreement is an error,
-never a pass. Running a job is tlc.py's; this module only reads what a run printed.
+never a pass. Running a job is tlc/run.py's; this module only reads what a run printed.
 
 About 440 lines, kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
@@ -71,7 +71,7 @@ class Verdict:
     depth: int | None = None
     kind: str | None = None      # violated: 'invariant' | 'property' | 'deadlock' | 'assumption' | 'assert'
     property: str | None = None  # violated: the property's name as TLC names it (None: TLC did not say);
-                                 # an assumption's name or expression (violations.refine), an Assert's message
+                                 # an assumption's name or expression (verify/violations.refine), an Assert's message
     location: str | None = None  # assumption, assert: 'line 5, col 8 to line 5, col 12 of module M'
     trace: tuple[TraceStep, ...] = ()
     reason: str | None = None    # error: what went wrong

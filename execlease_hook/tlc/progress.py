@@ -1,11 +1,11 @@
 """TLC's output lines, as they arrive, -> what a running job is doing: its phase and, from TLC's
 progress messages, the state counts and how fast they grow. The live progress line
-(progress_line.py) shows it.
+(verify/live.py) shows it.
 
-Fed one line at a time by whatever runs TLC (tlc.py tails the job's output file), so it does
+Fed one line at a time by whatever runs TLC (tlc/run.py tails the job's output file), so it does
 not depend on how TLC is launched. TLC 2.15 prints its first progress message (code 2200) about
 3 s after the search starts, then one a minute; between two of them the phase and the elapsed
-time are what there is to show. Nothing here decides a verdict: that is tlc_output.py's job, on
+time are what there is to show. Nothing here decides a verdict: that is tlc/output.py's job, on
 the whole output.
 """
 from __future__ import annotations

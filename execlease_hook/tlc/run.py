@@ -3,12 +3,12 @@
 Each job runs in a fresh folder holding copies of the modules and the cfg (a mutation is
 applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its standard
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
-Reading the verdict from what TLC printed is tlc_output.py's job.
+Reading the verdict from what TLC printed is tlc/output.py's job.
 
 About 370 lines, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
-jvm_spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
+tlc/spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
 kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
-jvm_spare.py's, TLC's output is tlc_output.py's.
+tlc/spare.py's, TLC's output is tlc/output.py's.
 """
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ class TlcJob:
     workers: int = 1
     expect: str | None = None    # for mutations / findings: the property that must be violated
     extra: Mapping[str, str] = field(default_factory=dict)
-    # The deep tier (deep.py): more TLC flags (-simulate ..., -fpmem F), and where its progress
-    # reports go while it runs (tlc_modes.following); the flags are part of the cache key.
+    # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), and where its progress
+    # reports go while it runs (tlc/modes.following); the flags are part of the cache key.
     mode: tuple[str, ...] = ()
     progress: Callable[[Any, float], None] | None = field(default=None, compare=False)
 
@@ -152,7 +152,7 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
 def _wait(proc: subprocess.Popen[bytes], timeout: float, out_path: Path,
           on_line: Callable[[str], None] | None) -> None:
     """proc.wait(timeout), feeding TLC's output lines to on_line as they arrive (for the live
-    progress line: tlc_progress.py) by reading the output file while TLC writes it."""
+    progress line: tlc/progress.py) by reading the output file while TLC writes it."""
     if on_line is None:
         proc.wait(timeout=timeout)
         return
@@ -215,7 +215,7 @@ def _execute(
 
 
 def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callable[[str], None] | None) -> _Run:
-    """The job run by a warm JVM (jvm_spare.py), which writes TLC's output to folder/tlc.out.
+    """The job run by a warm JVM (tlc/spare.py), which writes TLC's output to folder/tlc.out.
     The spare is given back, or stopped, before this returns."""
     argv = job.argv(folder)
     tlc_args = (*argv[argv.index('tlc2.TLC') + 1:-1], str(folder / Path(job.spec).name))

@@ -13,7 +13,7 @@ it was started in; at most one waits per key while jobs of that key are still ex
 from the suite's plan), and one more is started ahead when a spare takes its last job.
 
 The helper is compiled at first use with the `javac` beside the Java into the archive folder
-(jvm_cds.archive_folder), named by a hash of its source and the Java's identity; with no javac,
+(tlc/cds.archive_folder), named by a hash of its source and the Java's identity; with no javac,
 or if it does not compile, every job runs in a JVM of its own started for it.
 `EXECLEASE_JVM_SPARE=0` switches spares off.
 

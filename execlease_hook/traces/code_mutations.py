@@ -6,7 +6,7 @@ the replacement is applied there. The trace jobs then run in that copy and must 
 
 The copy is made only when a trace job must run in it: `Mutated` says what the copy would
 hold (the files git lists, the mutated file's bytes) without making it, so that the result
-cache (trace_suite.cache_key) answers a mutation that ran before without copying anything.
+cache (traces/suite.cache_key) answers a mutation that ran before without copying anything.
 """
 from __future__ import annotations
 

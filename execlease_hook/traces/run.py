@@ -1,7 +1,7 @@
 """Trace validation jobs: NDJSON traces of the real program -> one TLC run of the trace spec.
 
 A trace job names a trace spec (it EXTENDS the model and the generated module TraceData, see
-trace_module.py), its cfg, and where the traces come from: NDJSON files, or a command run from
+traces/module.py), its cfg, and where the traces come from: NDJSON files, or a command run from
 the repository root that writes them into the folder named by EXECLEASE_TRACE_DIR. All traces
 go to one TLC process (the trace spec picks one in Init), run with deadlock checking: a line no
 step of the model can match leaves TLC without a successor, and that deadlock is the rejection.
@@ -50,7 +50,7 @@ def run_command(
 ) -> CommandRun:
     """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails.
     The command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the
-    shared pool, pool.py, where trace commands run beside TLC) stops it with every process it
+    shared pool, verify/pool.py, where trace commands run beside TLC) stops it with every process it
     started (a fault-injection run's workers)."""
     full = command_argv(argv)
     environment = {**(env if env is not None else os.environ), OUT_ENV: str(out_dir)}

@@ -1,6 +1,6 @@
 """The `traces` and `codeMutations` jobs of `execlease verify`.
 
-Each trace job (traces.py) runs in the repository: its command writes NDJSON traces (or its
+Each trace job (traces/run.py) runs in the repository: its command writes NDJSON traces (or its
 files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
 rejection is exit 1 (the code did something the model does not allow); a broken command or an
 unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
@@ -13,7 +13,7 @@ that writes the traces; a mutation changes them), plus, for a code mutation, the
 A code mutation's key is computed without its copy (code_mutations.Mutated): the copy is made
 only when a trace job must run in it. `--no-cache` runs every command again.
 
-They run in the shared pool of `execlease verify` (pool.py), beside the TLC jobs: trace_stage.py
+They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs: verify/trace_stage.py
 makes them its tasks.
 """
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
 @dataclass(frozen=True)
 class Collected:
     """A trace job's traces (written by its command or read from its files) and the TLC job that
-    checks them: what a trace job does before TLC, done apart by trace_stage.py."""
+    checks them: what a trace job does before TLC, done apart by verify/trace_stage.py."""
     key: str
     found: list[Trace]
     tlc_job: TlcJob
@@ -132,7 +132,7 @@ def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resul
                   live: Any = None, label: str | None = None,
                   copy: code_mutations.Mutated | None = None) -> TraceRun:
     """Run one trace job with `root` as the repository root (the repository or a mutated copy,
-    described by `copy`). `live`: a progress_line.Live that shows it while it runs, as `label`."""
+    described by `copy`). `live`: a verify/live.Live that shows it while it runs, as `label`."""
     key = cache_key(m, job, root, t, copy)
     hit = cached_run(cache, key)
     if hit is not None:
@@ -149,7 +149,7 @@ def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resul
 def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1,
             shown: Any = None) -> Collected | TraceRun:
     """The traces of a trace job and their TLC job; a TraceRun if that failed (exit 2).
-    `key`: its cache_key. `shown`: its progress_line line, or None."""
+    `key`: its cache_key. `shown`: its verify/live.py line, or None."""
     if shown is not None:
         shown.phase = 'running its trace command' if job.command else 'reading its traces'
     folder = root / m.folder.relative_to(m.root)

@@ -1,7 +1,7 @@
 """`verify --deep` and `verify --simulate`: the checks beyond their shipped bounds, for nightly CI.
 
 --deep runs each check that declares a `deep` block in manifest.json with those constants
-(cfg_constants.py), `-workers` = the cores this process may use, TLC's `-fpmem`, a time budget
+(spec/cfg_constants.py), `-workers` = the cores this process may use, TLC's `-fpmem`, a time budget
 and TLC's progress reports on stderr; one deep job at a time by default, since each takes every
 core. --simulate runs every check's cfg (with --deep: its deep constants) in TLC's random
 simulation, `-simulate num=TRACES -depth DEPTH -seed SEED`, one worker per job so that a seed
@@ -236,7 +236,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     code = verify_result.exit_code(results)
     from execlease_hook.verify import report_build as build
 
-    data = verify_result.results_json(results, t, code)
+    data = verify_result.results_json(results, t, code, root)
     data['mode'] = {'deep': mode.deep, 'simulate': mode.simulate, 'fpmem': mode.fpmem,
                     'workers': 1 if mode.simulate else mode.workers,   # per TLC job
                     **({'traces': mode.traces, 'depth': mode.depth, 'seed': mode.seed} if mode.simulate else {})}

@@ -1,5 +1,5 @@
 """A TLC verdict judged against what its job expects: a check must pass, a mutation must still
-fail on its named property, a finding must still reproduce (violations.py says whether a
+fail on its named property, a finding must still reproduce (verify/violations.py says whether a
 violation is the named one)."""
 from __future__ import annotations
 

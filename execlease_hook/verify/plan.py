@@ -1,6 +1,6 @@
 """A model's TLC jobs planned: each check, mutation and finding as a TlcJob with the cfg TLC is
 given (spec/cfg.py), refused before anything runs when the spec may print or stop the search
-(spec/scan.py); then this run's share of them (--shard, --only: shard.py)."""
+(spec/scan.py); then this run's share of them (--shard, --only: verify/shard.py)."""
 from __future__ import annotations
 
 from execlease_hook.tlc.jar import Tools
@@ -41,7 +41,7 @@ def _workers() -> int:
 class PlannedJob:
     job: TlcJob
     problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
-    translated: bool = False     # the cfg's CHECK_DEADLOCK given to TLC as its flag (tlc_config)
+    translated: bool = False     # the cfg's CHECK_DEADLOCK given to TLC as its flag (spec/cfg.py)
 
 
 def _shown(m: Manifest, path: Path) -> str:
@@ -54,7 +54,7 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may print or stop
-    # the search (spec_scan.py): exit 2 naming the file and line.
+    # the search (spec/scan.py): exit 2 naming the file and line.
     owners = {c.config: f'check {c.name}' for c in reversed(m.checks)}
     for mu in () if quick else m.mutations:
         owners.setdefault(mu.config, f'mutation {mu.name}')

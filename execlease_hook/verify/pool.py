@@ -1,11 +1,11 @@
 """One pool of work across every model of a run: `--jobs N` is N at once, for one model or
 fifty, started longest first (schedule.py). The work is each model's planned TLC jobs
-(suite.plan) and its tasks: its trace jobs and code mutations (trace_suite.Stage), which run
+(verify/plan.py) and its tasks: its trace jobs and code mutations (verify/trace_stage.Stage), which run
 their commands and TLC beside the TLC jobs, so that the cores stay busy to the end.
 
 Each model brings its planned jobs, how to judge a verdict, where its progress goes, its
 tasks and what must run alone before them (`first`: trace commands, trace_stage.py); the answer is each model's results in its plan's order, so the per-model report and
-exit codes are what one model alone would give (a task keeps its own result, trace_suite.py).
+exit codes are what one model alone would give (a task keeps its own result, traces/suite.py).
 A job or task the cache answers weighs nothing in the order; a job that cannot run (a bad
 anchor) is not started at all. Ctrl-C stops every TLC process group and trace command at once
 (core/procs.py), whichever model it belongs to.
@@ -49,7 +49,7 @@ class Task:
     run: Callable[[], bool]       # does it, in a pool thread; True: the cache answered it all
     done: Callable[[], None] = _nothing   # reports it, in the thread that called pool.run, as it ends
     cached: bool = False          # the cache answers it (known before it starts): it weighs 0
-    expects: Sequence[TlcJob] = ()   # the TLC jobs it will start, for tlc.expect_jobs
+    expects: Sequence[TlcJob] = ()   # the TLC jobs it will start, for tlc/run.expect_jobs
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def run(
         works: Sequence[Work], t: Tools, cache: ResultCache, jobs: int,
         timings: schedule.Timings | None = None, live: Any = None,
 ) -> list[list[JobResult]]:
-    """`live`: a progress_line.Live that shows each running TLC job, or None."""
+    """`live`: a verify/live.Live that shows each running TLC job, or None."""
     from execlease_hook.verify import violations
 
     results: list[dict[int, JobResult]] = [{} for _ in works]
@@ -118,7 +118,7 @@ def run(
         for work in works:
             for alone in work.first:
                 alone()
-        # Spare JVMs (jvm_spare.py) for the jobs the cache does not answer, and no more.
+        # Spare JVMs (tlc/spare.py) for the jobs the cache does not answer, and no more.
         tlc.expect_jobs([job for (_, _, job), c in zip(pending, cost) if c is None]
                         + [j for _, k in tasks if not k.cached for j in k.expects])
         # The executor starts work in the order it is submitted: longest first.

@@ -5,6 +5,7 @@ from __future__ import annotations
 from execlease_hook.tlc.jar import Tools
 
 from collections.abc import Sequence
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from execlease_hook.verify import report
@@ -38,15 +39,20 @@ def exit_code(results: Sequence[ModelResult]) -> int:
     return 2 if 2 in codes else max(codes, default=0)
 
 
-def results_json(results: Sequence[ModelResult], t: Tools, code: int) -> dict[str, Any]:
+def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path) -> dict[str, Any]:
+    """The run's details for its reports; `root`: the repository, which the jar's and Java's paths
+    are named relative to (core/paths.in_report)."""
+    from execlease_hook.core import paths
+
     return {
         'exit_code': code,
         'result': outcomes.RESULT_TEXT[code],
         'tools': {
-            'jar': str(t.jar.path), 'sha256': t.jar.sha256, 'source': t.jar.source,
+            'jar': paths.in_report(root, t.jar.path), 'sha256': t.jar.sha256, 'source': t.jar.source,
             'verified': t.jar.verified, 'tlc_version': t.jar.tlc_version,
         },
-        'java': {'path': str(t.java.path), 'major': t.java.major, 'version': t.java.version_text},
+        'java': {'path': paths.in_report(root, t.java.path), 'major': t.java.major,
+                 'version': t.java.version_text},
         'models': [
             {
                 'manifest': str(r.manifest.path),

@@ -68,7 +68,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
 
 
 def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
-    # Progress goes to stderr as each job ends (and, while jobs run, progress_line.py's live
+    # Progress goes to stderr as each job ends (and, while jobs run, verify/live.py's live
     # lines, which `live` clears first), so a long run shows it is alive.
     from execlease_hook.core import term
 

@@ -4,11 +4,12 @@ Exit 0: every check passed, every mutation still fails on its named property, ev
 finding still reproduces, no covered entry changed. Exit 1: one of those did not hold. Exit 2:
 something could not run; every exit-1 failure is still printed, and 2 is never a pass.
 
-About 550 lines, kept whole: planning a model's jobs, judging each verdict and gathering the
-model's result (ModelResult) are one pass over one model. Around it, each part with a job of its
-own is apart: TLC runs in tlc.py, the one pool of every model's jobs in pool.py (longest first,
-schedule.py), the words in report.py, a sync in sync.py, trace validation in trace_suite.py, a
-commit's tree in push_range.py, the deep tier in deep.py.
+Here: a model's result gathered once its pool work is done (`finish`: coverage, trace results,
+the map both ways, notes). Each other part has a module of its own: planning in plan.py, judging
+a verdict in judge.py, the result in result.py, the one pool of every model's jobs in pool.py
+(longest first, schedule.py), the human text in show.py and report.py, a sync in sync.py, trace
+validation in traces/suite.py (as pool tasks: trace_stage.py), a commit's tree in
+commands/verify.py, the deep tier in deep.py.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A model's trace jobs and code mutations as work of the shared pool of `execlease verify`.
 
-One task per trace job and one per code mutation (trace_suite.py runs them), scheduled with the
+One task per trace job and one per code mutation (traces/suite.py runs them), scheduled with the
 TLC jobs, longest first by their last wall times (schedule.Timings; a task the cache answers
 weighs 0), so that the cores stay busy to the end instead of idling while a model's trace jobs
 run one at a time after the pool has drained. What the report shows is what running them stage
@@ -24,7 +24,7 @@ which the shipped scenarios do deterministically, in one process).
 
 A task the cache answers is answered before the pool starts (its result kept, so it is not
 looked up twice); a code mutation's copy of the repository is made only on a miss
-(trace_suite.code_mutation_result).
+(traces/suite.code_mutation_result).
 """
 from __future__ import annotations
 
@@ -166,7 +166,7 @@ class Stage:
 
 def of_model(p: Prepared, t: Tools, quick: bool, cache: ResultCache,
              progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> Stage | None:
-    """The stage of a planned model (suite.prepare), or None: trace jobs and code mutations run
+    """The stage of a planned model (verify/plan.prepare), or None: trace jobs and code mutations run
     where the coverage check runs (shard 1, not with --only), never with --quick."""
     m = p.manifest
     if quick or not (m.traces or m.code_mutations) or not (p.selection is None or p.selection.runs_coverage):

@@ -1,6 +1,6 @@
 """What a violation is called, and whether it is the one a mutation or finding names.
 
-A manifest's `violates` names one kind of outcome (README, "manifest.json"):
+A manifest's `violates` names one kind of outcome (docs/manifest.md#what-violates-names):
 
 - an invariant, an action property or a temporal property: its name (`TypeOK`, `Termination`);
 - an assumption: the name of a named `ASSUME Name == ...`, the expression as the spec writes it

@@ -116,7 +116,9 @@ def test_an_existing_gitignore_and_config_keep_their_lines(spec_repo, capsys):
     assert spec_repo.read('.gitignore').startswith('build/\n')
     assert spec_repo.read('.gitignore').endswith('\n.tmp/\n')
     assert spec_repo.read('.pre-commit-config.yaml') == 'repos: []\n'
-    assert 'add these hooks under its `repos:`' in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert 'and these hooks under its `repos:`' in out
+    assert '\n' + init_cmd.INSTALL_TYPES_LINE + '\n' in out
 
 
 def test_without_write_config_the_config_is_printed(spec_repo, capsys):
@@ -124,8 +126,81 @@ def test_without_write_config_the_config_is_printed(spec_repo, capsys):
     out = capsys.readouterr().out
     assert not (spec_repo.path / '.pre-commit-config.yaml').exists()
     assert 'no .pre-commit-config.yaml: write this one' in out
-    printed = '\n'.join(line[4:] for line in out.splitlines() if line.startswith('    '))
+    printed = block_after(out, 'no .pre-commit-config.yaml: write this one')
     assert yaml.safe_load(printed)['default_install_hook_types'] == ['pre-commit', 'pre-merge-commit', 'pre-push']
+
+
+def block_after(out: str, words: str) -> str:
+    """The lines printed between the blank line after the line holding `words` and the next blank
+    line: a block to paste, as printed."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if words in line)
+    start = lines.index('', start) + 1
+    end = lines.index('', start)
+    return '\n'.join(lines[start:end]) + '\n'
+
+
+def run_init(repo, *argv: str) -> str:
+    """The real command in a pipe of 80 columns, as a person would first see it."""
+    env = {**git_env(), 'COLUMNS': '80'}
+    proc = subprocess.run((sys.executable, '-m', 'execlease_hook', 'init', *argv), cwd=repo.path, env=env,
+                          capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
+    """At 80 columns the YAML's comment lines are longer than the prose is wrapped to: printed
+    as they are, the block pasted into a file is exactly the config --write-config writes."""
+    out = run_init(spec_repo, '--spec', 'verification/lock/Lock.tla')
+    printed = block_after(out, 'no .pre-commit-config.yaml: write this one')
+    plan = init_cmd.plan_model(spec_repo.path, 'verification/lock/Lock.tla', [], None)
+    assert printed == init_cmd.hook_config(plan, whole_file=True)
+    assert any(len(line) > 80 - 2 for line in printed.splitlines())   # where the wrap used to cut
+    spec_repo.write('.pre-commit-config.yaml', printed)
+    proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
+                          cwd=spec_repo.path, env=git_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize(('existing', 'missing'), (
+    ('repos: []\n', None),
+    ('default_install_hook_types:\n  - pre-commit\nrepos: []\n', 'pre-merge-commit, pre-push'),
+), ids=('no-hook-types', 'pre-commit-only'))
+def test_an_existing_config_is_told_every_hook_type_and_then_installs_them(spec_repo, tmp_path, existing,
+                                                                           missing):
+    """With a .pre-commit-config.yaml of the user's, init prints the hook types too: followed as
+    printed, a plain `pre-commit install` guards commits, merges and pushes."""
+    spec_repo.write('.pre-commit-config.yaml', existing)
+    out = run_init(spec_repo, '--spec', 'verification/lock/Lock.tla')
+    assert spec_repo.read('.pre-commit-config.yaml') == existing          # never edited
+    lines = out.splitlines()
+    if missing is None:
+        at = lines.index(init_cmd.INSTALL_TYPES_LINE)         # a line of its own, between blank lines
+        assert lines[at - 1] == lines[at + 1] == ''
+    else:
+        assert f'its default_install_hook_types lacks {missing}' in out.replace('\n  ', ' ')
+    start = lines.index('-   repo: local')
+    hooks = '\n'.join(lines[start:lines.index('', start)]) + '\n'
+    assert 'pre-commit install --hook-type pre-commit --hook-type pre-merge-commit --hook-type pre-push' in lines
+    # What the user writes, following the words: the hook types line, the hooks under repos.
+    spec_repo.write('.pre-commit-config.yaml', init_cmd.INSTALL_TYPES_LINE + '\nrepos:\n' + hooks)
+    env = {**git_env(), 'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit-home')}
+    proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'install'), cwd=spec_repo.path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for hook_type in init_cmd.HOOK_TYPES:
+        assert (spec_repo.path / '.git' / 'hooks' / hook_type).is_file(), hook_type
+
+
+@pytest.mark.parametrize(('config', 'missing'), (
+    ('repos: []\n', None),
+    ('default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\nrepos: []\n', ()),
+    ("default_install_hook_types: ['pre-commit', pre-push]  # ours\n", ('pre-merge-commit',)),
+    ('default_install_hook_types:\n- pre-push\n- pre-commit\nrepos: []\n', ('pre-merge-commit',)),
+    ('repos:\n-   repo: local\n    default_install_hook_types: [pre-push]\n', None),   # not top level
+), ids=('none', 'all', 'flow', 'block', 'nested'))
+def test_missing_hook_types(config, missing):
+    assert init_cmd.missing_hook_types(config) == missing
 
 
 def test_cfg_and_a_folder_outside_verification(git_repo, capsys):

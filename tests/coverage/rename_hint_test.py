@@ -1,5 +1,5 @@
 """The guard names the exact repair of an entry whose function was renamed (real git, the guard
-in process; tests/guard_e2e_test.py runs the same through the real pre-commit)."""
+in process; tests/e2e/guard_test.py runs the same through the real pre-commit)."""
 from __future__ import annotations
 
 import re

@@ -9,7 +9,7 @@ them (`result`, `distinctStates`). None of them covers code: each manifest leave
 CHECK_DEADLOCK FALSE (translated for TLC 2.15), TLC's default deadlock checking, SYMMETRY,
 CONSTRAINT, several PROPERTY entries, and fail on an invariant, on a property listed as the
 only one, and on a liveness property. The kinds the corpus does not record (deadlock,
-assumption, Assert) are in tests/violations_test.py.
+assumption, Assert) are in tests/verify/violations_test.py.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The README's "Use it on your own model", run verbatim: every `sh` block between the
+"""The walkthrough of docs/getting-started.md, run verbatim: every `sh` block between the
 walkthrough markers, in order, in one bash session in an empty folder, with the real git, the
 real pre-commit and the real TLC. A command commented `# blocked: exit N` must exit N; every
 other command must succeed (`set -e`)."""
@@ -15,13 +15,13 @@ import pytest
 
 from tests.conftest import git_env
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
+GUIDE = Path(__file__).resolve().parents[2] / 'docs' / 'getting-started.md'
 BEGIN, END = '<!-- walkthrough:begin -->', '<!-- walkthrough:end -->'
 BLOCKED = re.compile(r'^(?P<command>.*?)\s+# blocked: exit (?P<code>\d)$')
 
 
 def walkthrough_blocks() -> list[str]:
-    text = README.read_text(encoding='utf-8')
+    text = GUIDE.read_text(encoding='utf-8')
     section = text[text.index(BEGIN):text.index(END)]
     return re.findall(r'^```sh\n(.*?)^```$', section, flags=re.MULTILINE | re.DOTALL)
 
@@ -44,7 +44,7 @@ def script(blocks: list[str]) -> str:
     return '\n'.join(lines) + '\n'
 
 
-def test_the_readme_has_a_walkthrough_with_a_blocked_commit():
+def test_the_guide_has_a_walkthrough_with_a_blocked_commit():
     blocks = walkthrough_blocks()
     assert len(blocks) >= 3
     joined = '\n'.join(blocks)
@@ -53,7 +53,7 @@ def test_the_readme_has_a_walkthrough_with_a_blocked_commit():
         assert command in joined
 
 
-def test_the_readme_walkthrough_runs_verbatim(tmp_path, offline_tlc):
+def test_the_walkthrough_runs_verbatim(tmp_path, offline_tlc):
     from tests import needs
 
     java = Path(needs.java())

@@ -202,7 +202,7 @@ def test_fingerprint_sees_every_other_change(path, qualname, original, edited, s
 
 
 def test_ts1_sees_the_spelling_of_a_raw_string():
-    # ts1 hashes spelling; ts2 hashes the value (tests/fingerprint_ts2_go_rust_java_test.py).
+    # ts1 hashes spelling; ts2 hashes the value (tests/fingerprint/ts2_go_rust_java_test.py).
     one = RUST.replace('"UPDATE', 'r#"UPDATE').replace('?",', '?"#,')
     two = RUST.replace('"UPDATE', 'r##"UPDATE').replace('?",', '?"##,')
     assert function_fingerprint('a.rs', one, 'Lease.renew', 'ts1') != function_fingerprint('a.rs', two, 'Lease.renew', 'ts1')
@@ -251,7 +251,7 @@ def test_fingerprint_does_not_depend_on_position_or_file(scheme):
 
 
 def test_ts1_same_when_the_whole_function_moves_into_a_class():
-    # ts2 counts the class header as the method's context (tests/fingerprint_ts2_python_test.py).
+    # ts2 counts the class header as the method's context (tests/fingerprint/ts2_python_test.py).
     nested = 'class K:\n' + indent_all(PY.replace('import db\n', ''), '    ')
     assert function_fingerprint('a.py', nested, 'K.renew', 'ts1') == function_fingerprint('a.py', PY, 'renew', 'ts1')
     assert function_fingerprint('a.py', nested, 'K.renew', 'ts2') != function_fingerprint('a.py', PY, 'renew', 'ts2')

@@ -129,7 +129,7 @@ def citations(path: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize('path', [p for p in text_files() if p != 'tests/docs_test.py'])  # holds the patterns
+@pytest.mark.parametrize('path', [p for p in text_files() if p != 'tests/project/docs_test.py'])  # holds the patterns
 def test_no_citation_of_a_document_outside_the_repository(path):
     assert citations(path) == []
 
@@ -259,3 +259,32 @@ def test_a_long_module_says_why_it_stays_whole(path):
         return
     docstring = ast.get_docstring(ast.parse(text)) or ''
     assert 'kept whole' in docstring, f'{path}: over {LIMIT} lines; split it or say why it is kept whole'
+
+
+def test_the_readme_is_a_landing_page():
+    """What it is, how to get it, a first run; everything else is in docs/, by concept."""
+    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+    assert len(readme.splitlines()) <= 300
+    assert '(docs/README.md)' in readme and '(docs/getting-started.md)' in readme
+
+
+def inline_code(text: str) -> str:
+    """The inline code spans of markdown prose (outside fenced blocks): where docs name files."""
+    spans, fenced = [], False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            spans.extend(re.findall(r'`([^`\n]*)`', line))
+    return '\n'.join(spans)
+
+
+@pytest.mark.parametrize('path', markdown_files())
+def test_paths_in_inline_code_exist(path):
+    """`tests/tlc/run_test.py` in a page is a path a reader opens: it must exist, as a link must."""
+    missing = []
+    for mention, _ in _PATH.findall(inline_code((ROOT / path).read_text(encoding='utf-8'))):
+        mention = mention.rstrip('.')
+        if not any(c in mention for c in '*<{') and not exists(mention):
+            missing.append(mention)
+    assert missing == []

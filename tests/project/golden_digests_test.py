@@ -4,7 +4,7 @@ and of a trace job. A refactoring must leave them byte-identical: a changed fing
 every user's manifest report "changed", a changed key throws every cache away.
 
 The pinned values are in tests/data/golden_digests.json. Only a deliberate change of a scheme
-may rewrite them (`python tests/golden_digests_test.py --write`), and it then needs a new scheme
+may rewrite them (`python tests/project/golden_digests_test.py --write`), and it then needs a new scheme
 name or key prefix, never the old one with new bytes.
 """
 from __future__ import annotations

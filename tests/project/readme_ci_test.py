@@ -1,5 +1,6 @@
-"""The README's CI recipes: both YAML blocks parse, and every `execlease` command in them is a
-command line the CLI accepts (the workflows themselves need GitHub and GitLab to run)."""
+"""The CI recipes of docs/how-to/ci.md (once the README's): both YAML blocks parse, and every
+`execlease` command in them is a command line the CLI accepts (the workflows themselves need
+GitHub and GitLab to run)."""
 from __future__ import annotations
 
 import re
@@ -11,13 +12,12 @@ import yaml
 
 from execlease_hook.cli import main as cli
 
-README = Path(__file__).resolve().parents[2] / 'README.md'
+GUIDE = Path(__file__).resolve().parents[2] / 'docs' / 'how-to' / 'ci.md'
 
 
 def recipes() -> dict[str, dict]:
-    text = README.read_text(encoding='utf-8')
-    section = text[text.index('## Reports for machines and CI'):text.index('## manifest.json')]
-    blocks = [yaml.safe_load(b) for b in re.findall(r'^```yaml\n(.*?)^```$', section, re.M | re.S)]
+    text = GUIDE.read_text(encoding='utf-8')
+    blocks = [yaml.safe_load(b) for b in re.findall(r'^```yaml\n(.*?)^```$', text, re.M | re.S)]
     github = next(b for b in blocks if 'jobs' in b)
     gitlab = next(b for b in blocks if 'execlease' in b)
     return {'github': github, 'gitlab': gitlab}

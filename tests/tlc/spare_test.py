@@ -61,7 +61,7 @@ def _idle() -> list[jvm_spare.Spare]:
     return [s for waiting in jvm_spare._idle.values() for s in waiting]
 
 
-# Every fixture verdict kind (tests/tlc_test.py); after these TLC returns having stopped every
+# Every fixture verdict kind (tests/tlc/run_test.py); after these TLC returns having stopped every
 # thread it started, so the JVM runs on. After the others (an initial state or an assumption
 # that fails, an evaluation error, a temporal property) TLC leaves threads waiting: the JVM ends.
 KINDS = [cfg for cfg, *_ in VERDICTS]
@@ -114,7 +114,7 @@ def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch
         [spare] = _idle()
         jobs = spare.jobs
         # A liveness counterexample depends on the fingerprint function each TLC run draws at
-        # random: tests/tlc_test.py leaves those traces out (None), and so does this test.
+        # random: tests/tlc/run_test.py leaves those traces out (None), and so does this test.
         _same(tlc.run_job(_kind(cfg)), plain[cfg], trace=next(t for c, *_, t in VERDICTS if c == cfg) is not None)
         assert spare.jobs == jobs + 1
         if spare in _idle():

@@ -370,6 +370,29 @@ def test_quick_runs_checks_only_and_json(git_repo, tmp_path):
     assert model['jobs'][0]['verdict']['distinct'] == 8
 
 
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
+def test_a_json_report_names_every_path_relative_to_the_repository(git_repo, capsys):
+    """A report is meant to be shared: the jar is named relative to the repository, a Java outside
+    it by its name alone, and no path of the checkout (or anything absolute) appears in it."""
+    write_model(git_repo, entries=())
+    assert cli.main(['verify', '--quick', '--format', 'json']) == 0
+    text = capsys.readouterr().out
+    data = json.loads(text)
+    assert data['tools']['jar'] == '.tmp/tla/tla2tools.jar'
+    java = data['java']['path']
+    assert java == 'outside the repository: java' or not os.path.isabs(java)
+    assert data['models'][0]['manifest'] == f'{MODEL}/manifest.json'
+    assert str(git_repo.path) not in text
+    assert [s for s in _strings(data) if os.path.isabs(s)] == []
+
+
 def test_json_never_keeps_an_earlier_pass_after_a_run_that_could_not_run(git_repo, tmp_path, capsys):
     path = write_model(git_repo, entries=())
     out = tmp_path / 'out.json'
