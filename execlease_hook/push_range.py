@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from execlease_hook import git, term
@@ -160,7 +158,9 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
                         f'the whole suite on {tip[:12]} checked out alone'), flush=True)
         if commits:
             range_code = judge_commits(root, commits, tip, options.model)
-    tmp = Path(tempfile.mkdtemp(prefix='execlease-rev-'))
+    from execlease_hook import scratch   # marked: a killed run's is swept by the next
+
+    tmp = scratch.make('execlease-rev-')
     try:
         tree = tmp / 'tree'
         git.checkout_tree(root, tip, tree)
@@ -172,5 +172,5 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
             local.model = str(tree / rel)
         tip_code = suite.run_suite(local, json_path, tree, root)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        scratch.remove(tmp)
     return 2 if 2 in (range_code, tip_code) else max(range_code, tip_code)

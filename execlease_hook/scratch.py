@@ -26,6 +26,8 @@ import signal
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 try:
@@ -49,6 +51,16 @@ def make(prefix: str, parent: Path | None = None) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     return folder
+
+
+@contextmanager
+def folder(prefix: str, parent: Path | None = None) -> Iterator[Path]:
+    """`make`, then `remove` on the way out, whichever way that is."""
+    made = make(prefix, parent)
+    try:
+        yield made
+    finally:
+        remove(made)
 
 
 def _mark(folder: Path) -> None:
@@ -75,6 +87,17 @@ def started(folder: Path, pid: int) -> None:
                 os.write(fd, f'{pid}\n'.encode())
             except OSError:
                 pass   # a full disk: the folder is still removed, the child only not stopped
+
+
+def empty(folder: Path) -> None:
+    """Remove what a folder `make` made holds, but its mark: the same folder, as new."""
+    for entry in list(folder.iterdir()):
+        if entry.name == MARK:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 def remove(folder: Path) -> None:

@@ -494,6 +494,10 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                          f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
+    tlc.sweep(t.jar.path)   # what a killed run left: its temporary folders, its JVM's half-made caches
+    from execlease_hook import housekeeping
+
+    housekeeping.drain()    # this run's notes only
     jobs = options.jobs or os.cpu_count() or 1
     # Every model's TLC jobs in one pool, longest first (pool.py); then each model's result in
     # order. A model that cannot be planned stops the run where a model-by-model run stopped:
@@ -541,6 +545,8 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
     if cache.problem:
         _print(f'note: {cache.problem}')
+    for note in housekeeping.drain():   # what the JVM's caches could not save: same verdicts, slower
+        _print(term.wrap(f'note: {note}'))
     if t.jar.warning:
         _print(t.jar.warning)
     result = report.RESULT_TEXT[code]

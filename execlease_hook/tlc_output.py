@@ -5,7 +5,7 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc.py's; this module only reads what a run printed.
 
-About 440 lines, kept whole: the message framing, the counterexample reader and `classify`'s
+About 480 lines, kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
 from __future__ import annotations
@@ -54,6 +54,8 @@ DEPTH = 2194
 TRACE_STATE = 2217
 STUTTERING = 2218
 BACK_TO_STATE = 2122
+BAD_ARGUMENTS = 1102     # "Error: ... Usage: java tlc2.TLC [-option] inputfile": TLC refused its arguments
+FINISHED = 2186          # "Finished in ...ms at (...)": TLC's last words, whatever the outcome
 VIOLATION_CODES = {
     INVARIANT: 'invariant', INVARIANT_INITIAL: 'invariant', TEMPORAL: 'property',
     ACTION_PROPERTY: 'property', DEADLOCK: 'deadlock', ASSUMPTION: 'assumption',
@@ -417,14 +419,53 @@ def classify(
             trace=parse_trace(messages), last_lines=tail,
         )
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
+    hint: str | None = None
     if out_of_memory:
         reason = f'Java ran out of memory (TLC exit code {exit_code})'
     elif exit_code == 150:
         reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
+    elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):
+        reason, hint = _java_exit_one(messages)
     verdict = error(reason)
-    hint = OUT_OF_MEMORY_HINT if out_of_memory else ERROR_HINTS.get(
-        exit_code, 'read the last lines of its output below, then run again')
+    hint = hint or (OUT_OF_MEMORY_HINT if out_of_memory else ERROR_HINTS.get(
+        exit_code, 'read the last lines of its output below, then run again'))
     return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
+
+
+def _java_exit_one(messages: list[Message]) -> tuple[str, str]:
+    """Exit 1 without TLC's own refusal of its arguments: the JVM's exit, not TLC's (a JVM that
+    could not start, or one that failed on its way out after TLC had finished)."""
+    if any(m.code == FINISHED for m in messages):
+        return ('TLC finished, then its Java exited 1 (its lines below say why), so TLC\'s own '
+                'exit code was lost', 'fix what the Java lines below name (a full disk, a file-size '
+                'limit, a Java option), then run again')
+    if not messages:
+        return ('Java exited 1 before TLC started', 'read Java\'s lines below: a Java option '
+                '(JAVA_TOOL_OPTIONS) or the Java itself (EXECLEASE_JAVA, JAVA_HOME); fix it, then run again')
+    return ('TLC\'s Java exited 1 before TLC finished, without TLC saying why',
+            'read the last lines of its output below, then run again')
+
+
+def finished_exit_code(output: bytes) -> int | None:
+    """The exit code TLC gives the end its messages report, when they report one and TLC said it
+    finished: 0 for no error, a violation's code by its kind, 75 for a failed Assert; None for
+    anything else. For a run whose exit code the JVM replaced with its own on its way out (it
+    could not write its class-data archive, jvm_cds.dump_failed): `classify` then checks the
+    messages against that code as it checks any run's."""
+    messages = parse_messages(output)
+    if not any(m.code == FINISHED for m in messages):
+        return None
+    kinds = {VIOLATION_CODES[m.code] for m in messages if m.code in VIOLATION_CODES}
+    if len(kinds) == 1:
+        [kind] = kinds
+        return next(code for code, k in EXIT_VIOLATION.items() if k == kind)
+    if kinds:
+        return None
+    if any(m.code == ASSERT_FAILED for m in messages):
+        return EXIT_EVALUATION
+    if any(m.code == NO_ERROR for m in messages):
+        return EXIT_OK
+    return None
 
 
 def _sany_lines(lines: list[str]) -> list[str]:
