@@ -17,8 +17,8 @@ The helper is compiled at first use with the `javac` beside the Java into the ar
 or if it does not compile, every job runs in a JVM of its own started for it (with one note
 when a javac was there and failed: a full disk, say). One javac per helper runs in a process;
 its work folder (`.spare-<hash>.<random>`, scratch.py) is removed on every path: compiled,
-failed, a race lost to another run, Ctrl-C, and the process's exit, which stops a javac still
-running (a run may end before it does); a killed run's is swept by the next (`sweep`).
+failed, a race lost to another run, Ctrl-C, and the process's exit, which gives a javac still
+running EXIT_WAIT seconds to finish, then stops it; a killed run's is swept by the next (`sweep`).
 `EXECLEASE_JVM_SPARE=0` switches spares off.
 
 About 470 lines, kept whole: a spare's process, the line protocol with its helper, and the pool
@@ -52,6 +52,9 @@ MAIN = 'ExecleaseTlcSpare'
 NO_JOB = 3          # the helper's exit when stdin closes before a job arrives
 MAX_JOBS = 24       # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
 COMPILE_TIMEOUT = 300.0   # seconds for javac; a work folder without a mark older than this is stale
+# At the process's normal exit, a javac still running gets this long to finish (once per Java:
+# a short cold run would otherwise never keep a helper); then it is stopped. Ctrl-C waits for none.
+EXIT_WAIT = 10.0
 # TLC's fingerprint set is an RMI object: the helper unexports each job's from RMI's table.
 OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
 
@@ -228,9 +231,9 @@ def _compile(javac: Path, target: Path) -> Path | None:
         _compile_failure(target, f'javac could not run: {e.strerror or e}')
         return None
     finally:
-        with _lock:
-            _javacs.pop(work, None)
         scratch.remove(work)
+        with _lock:
+            _javacs.pop(work, None)   # last: _at_exit waits until none is left
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -468,6 +471,12 @@ def _at_exit() -> None:
     global _exiting
     with _lock:
         _exiting = True   # a compile thread still running starts no javac after this
+    deadline = time.monotonic() + EXIT_WAIT
+    while time.monotonic() < deadline:
+        with _lock:
+            if not _javacs:
+                break
+        time.sleep(0.05)   # its thread places the helper and removes its folder
     discard_all()
 
 
