@@ -402,7 +402,9 @@ def classify(
             'violated', seconds, exit_code, states, distinct, depth, kind=kind, property=name,
             trace=trace, last_lines=tail,
         )
-    if violations:
+    java_ended = exit_code == 1 and any(m.code == FINISHED for m in messages) \
+        and not any(m.code == BAD_ARGUMENTS for m in messages)   # TLC's end, then the JVM's exit 1
+    if violations and not java_ended:
         return error(f'TLC exit code {exit_code} with a violation message')
     asserts = [m for m in messages if m.code == ASSERT_FAILED]
     if exit_code == EXIT_EVALUATION and asserts and not out_of_memory:
