@@ -316,12 +316,16 @@ def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> N
         try:
             helper = compile_helper(Path(jvm_argv[0]), jar)
             with _lock:
-                if helper is None or _idle.get(key) or _expected is not None and _expected[key] <= 0:
+                if helper is None or _exiting or _idle.get(key) or _expected is not None and _expected[key] <= 0:
                     return
             fresh = _spawn(key, jvm_argv, jar, helper)
             if fresh is not None:
                 with _lock:
-                    _idle.setdefault(key, []).append(fresh)
+                    late = _exiting   # discard_all has run or is about to: it would not see this one
+                    if not late:
+                        _idle.setdefault(key, []).append(fresh)
+                if late:
+                    fresh.discard()
         finally:
             with _lock:
                 _starting[key] -= 1
@@ -437,7 +441,8 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
             waiting.append(spare)
     if runs_on and wanted > 0:
         return
-    threading.Thread(target=spare.discard, daemon=True).start()
+    # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
+    threading.Thread(target=spare.discard).start()
     if ended is not None and ended.retired and wanted > 0 and enabled():
         fresh = _spawn(spare.key, *spare.started)
         if fresh is not None:
