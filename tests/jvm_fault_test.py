@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A cold archive folder of the test's own, its own temp folder, no archive failure recorded."""
     monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm'))
     for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_CDS', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
@@ -283,7 +283,7 @@ def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     other = target.parent / 'other-run'
     other.mkdir(parents=True)
     subprocess.run((str(jvm_spare._javac(java)), '-d', str(other), str(jvm_spare.SOURCE)), check=True)
-    class PlacedMeanwhile(subprocess.Popen):  # type: ignore[type-arg]
+    class PlacedMeanwhile(subprocess.Popen):
         """The real javac; as it ends, another run places its helper first."""
         def communicate(self, *a, **k):
             said = super().communicate(*a, **k)
