@@ -2,8 +2,6 @@
 then every model's jobs in one pool, their results, the report and the verdict."""
 from __future__ import annotations
 
-import shutil
-import tempfile
 
 from execlease_hook.guard.push_range import resolve_rev
 from execlease_hook.git import repo as git
@@ -92,6 +90,11 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                          f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
+    from execlease_hook.core import housekeeping
+    from execlease_hook.tlc import run as tlc
+
+    tlc.sweep(t.jar.path)   # what a killed run left: its temporary folders, its JVM's half-made caches
+    housekeeping.drain()    # this run's notes only
     jobs = options.jobs or os.cpu_count() or 1
     # Every model's TLC jobs in one pool, longest first (verify/pool.py); then each model's result in
     # order. A model that cannot be planned stops the run where a model-by-model run stopped:
@@ -139,6 +142,8 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         if selection is not None:
             data['shard'] = selection.to_json()
         outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
+    for note in housekeeping.drain():   # what the JVM's caches could not save: same verdicts, slower
+        _print(term.wrap(f'note: {note}'))
     if cache.problem:
         _print(f'note: {cache.problem}')
     if t.jar.warning:
@@ -194,7 +199,9 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
                         f'the whole suite on {tip[:12]} checked out alone'), flush=True)
         if commits:
             range_code = judge_commits(root, commits, tip, options.model)
-    tmp = Path(tempfile.mkdtemp(prefix='execlease-rev-'))
+    from execlease_hook.core import scratch   # marked: a killed run's is swept by the next
+
+    tmp = scratch.make('execlease-rev-')
     try:
         tree = tmp / 'tree'
         git.checkout_tree(root, tip, tree)
@@ -206,5 +213,5 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
             local.model = str(tree / rel)
         tip_code = verify.run_suite(local, json_path, tree, root)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        scratch.remove(tmp)
     return 2 if 2 in (range_code, tip_code) else max(range_code, tip_code)

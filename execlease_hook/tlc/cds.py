@@ -8,7 +8,15 @@ the user cache, named by a key over the jar's path and sha256 and the Java's pat
 archive is trusted only if its sha256 matches the one recorded when it was built: Java 17 given
 a corrupt archive aborts (SIGABRT) instead of running without it, so a mismatch deletes it and
 the job runs without an archive and builds a new one. Only one job builds at a time (an
-exclusive `.building` file, ignored once it is an hour old: a killed run left it).
+exclusive `.building` file naming its process, ignored once it is an hour old or that process is
+gone: a killed run left it).
+
+The archive only saves time, so it never costs a verdict. A build is not tried where less than
+MIN_FREE is free (the archive is 5-15 MB; a cache must not take the last of a disk). A build
+whose JVM could not write the archive all the same (a file-size limit, a quota, a disk filled
+meanwhile) ends TLC's finished run with the JVM's own exit 1 (`dump_failed`): tlc.py then judges
+the run by TLC's output, or runs the job again without the archive; no later job of this
+process tries to build it. Each of these says so once (housekeeping.py).
 """
 from __future__ import annotations
 
@@ -27,9 +35,11 @@ from pathlib import Path
 from execlease_hook.core import atomic
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.java import parse_version
+from execlease_hook.core import housekeeping
 
 MIN_JAVA = 13             # the first Java with -XX:ArchiveClassesAtExit
 STALE_BUILD = 3600.0      # a .building file older than this was left by a killed run
+MIN_FREE = 64 << 20       # bytes that must be free in the archive's folder before a build
 # The JVM prints its class-data warnings to stdout, which is TLC's output: keep them out of it.
 QUIET = ('-Xlog:cds=off', '-Xlog:cds+dynamic=off')
 
@@ -40,6 +50,7 @@ class Plan:
     # Called with the JVM's exit code once it has ended; commits an archive this run built.
     finish: Callable[[int | None], None]
     building: bool = False
+    archive: Path | None = None   # the archive this plan builds (building only)
 
 
 def _nothing(code: int | None) -> None:
@@ -49,6 +60,8 @@ def _nothing(code: int | None) -> None:
 NO_ARCHIVE = Plan((), _nothing)
 
 _identity_memo: dict[str, tuple[int, str] | None] = {}
+# Archives whose build failed to write in this process: not tried again until the next run.
+_unwritable: set[str] = set()
 
 
 def java_identity(java: Path) -> tuple[int, str] | None:
@@ -125,8 +138,109 @@ def _claim_build(archive: Path) -> Path | None:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except OSError:
         return None  # another job is building it, or the folder is not writable: run without
-    os.close(fd)
+    try:
+        os.write(fd, str(os.getpid()).encode())   # whose it is, for `sweep` after a kill
+    except OSError:
+        pass   # a full disk: the empty mark still works, and goes stale after STALE_BUILD
+    finally:
+        os.close(fd)
     return lock
+
+
+def _room(folder: Path) -> bool:
+    """MIN_FREE is free in `folder` (made if need be); else says so once and returns False."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        free = shutil.disk_usage(folder).free
+    except OSError as e:
+        housekeeping.note(
+            f'the class-data archive was not built: cannot use {folder} ({e.strerror or e}); TLC '
+            'jobs ran without it, a little slower. Make that folder writable, or set EXECLEASE_JVM_CDS=0')
+        return False
+    if free >= MIN_FREE:
+        return True
+    housekeeping.note(
+        f'the class-data archive was not built: {folder} has {free >> 20} MB free, and a build '
+        f'needs {MIN_FREE >> 20} MB there; TLC jobs ran without it, a little slower. Free disk '
+        'space there, or set EXECLEASE_JVM_CDS=0')
+    return False
+
+
+# The JVM's words when it cannot write the archive at its exit (HotSpot's FileMapInfo::fail_stop,
+# to stderr, which a job's output holds): the first line of the block, which ends the output.
+_DUMP_FAILED = b'An error has occurred while processing the shared archive file.'
+
+
+def _dump_block(output: bytes) -> int:
+    """Where the JVM's archive failure block starts in `output`, or -1."""
+    at = output.find(_DUMP_FAILED)
+    while at > 0 and output[at - 1:at] != b'\n':
+        at = output.find(_DUMP_FAILED, at + 1)
+    return at
+
+
+def dump_failed(output: bytes) -> bool:
+    """The JVM said it could not write the class-data archive: it then exits 1, whatever TLC's
+    own exit code was (TLC had already ended: the JVM writes the archive on its way out)."""
+    return _dump_block(output) >= 0
+
+
+def without_dump_failure(output: bytes) -> bytes:
+    """`output` up to the JVM's archive failure block: what TLC itself printed."""
+    at = _dump_block(output)
+    return output if at < 0 else output[:at]
+
+
+def unwritable(plan: Plan, said: bytes) -> None:
+    """A build of `plan` whose JVM could not write the archive: no more builds of it in this
+    process, and one note naming the folder and what the JVM said."""
+    if plan.archive is None:
+        return
+    _unwritable.add(str(plan.archive))
+    words = ' '.join(
+        line.strip() for line in said[_dump_block(said):].decode('utf-8', 'replace').splitlines()[1:2])
+    housekeeping.note(
+        f'the class-data archive could not be written to {plan.archive.parent} (the JVM said: '
+        f'{words or "nothing more"}); the verdict is TLC\'s own, and later jobs ran without '
+        'the archive, a little slower. Free disk space there (or lift the file-size limit), '
+        'or set EXECLEASE_JVM_CDS=0')
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def sweep(folder: Path) -> None:
+    """Remove what killed runs left in the archive folder: a build's `.part` (named by its
+    process) and a `.building` mark whose process is gone. A folder shared with another pid
+    namespace may name a live process as gone: removing its part or mark costs at most that
+    build or a second one at once, never a verdict."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for path in entries:
+        pid: int | None = None
+        if path.name.endswith('.part') and path.name.startswith('tla2tools-'):
+            fields = path.name.split('.')
+            pid = int(fields[-3]) if len(fields) >= 4 and fields[-3].isdigit() else None
+        elif path.name.endswith('.jsa.building'):
+            try:
+                text = path.read_text(encoding='utf-8').strip()
+            except OSError:
+                continue
+            pid = int(text) if text.isdigit() else None
+        if pid is not None and pid != os.getpid() and not _alive(pid):
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
 
 def plan(java: Path, jar: Path) -> Plan:
@@ -141,6 +255,8 @@ def plan(java: Path, jar: Path) -> Plan:
         return NO_ARCHIVE
     if trusted(archive):
         return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), _nothing)
+    if str(archive) in _unwritable or not _room(archive.parent):
+        return NO_ARCHIVE
     lock = _claim_build(archive)
     if lock is None:
         return NO_ARCHIVE
@@ -157,8 +273,11 @@ def plan(java: Path, jar: Path) -> Plan:
             if code is not None and code >= 0 and part.is_file() and part.stat().st_size > 0:
                 atomic.write_text_atomic(_sidecar(archive), tools.file_sha256(part) + '\n')
                 os.replace(part, archive)
-        except OSError:
-            pass
+        except OSError as e:
+            housekeeping.note(
+                f'the class-data archive was built but could not be saved in {archive.parent} '
+                f'({e.strerror or e}); TLC jobs ran without it, a little slower. Free disk space '
+                'there, or set EXECLEASE_JVM_CDS=0')
         finally:
             for path in (part, lock):
                 try:
@@ -167,4 +286,4 @@ def plan(java: Path, jar: Path) -> Plan:
                     pass
 
     return Plan((f'-XX:ArchiveClassesAtExit={part}', *QUIET),
-                finish, building=True)
+                finish, building=True, archive=archive)

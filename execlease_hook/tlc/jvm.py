@@ -55,3 +55,18 @@ def tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...],
     class-data plan whose `finish` must be called with the JVM's exit code."""
     launch = prepare(kind, Path(argv[0]), jar)
     return launch.argv(argv), launch.cds
+
+
+def without_archive(kind: str) -> Launch:
+    """The job's JVM as `prepare` makes it, but neither using nor building the archive."""
+    return Launch(jit_flags(kind) if enabled() else (), jvm_cds.NO_ARCHIVE)
+
+
+def archive_lost(launch: Launch, output: bytes) -> bytes | None:
+    """When this job's JVM was building the class-data archive and could not write it (so it
+    ended with its own exit 1, TLC's exit code lost): what TLC itself printed, after recording
+    the failure (no more builds of it in this process, one note). Else None."""
+    if not launch.cds.building or not jvm_cds.dump_failed(output):
+        return None
+    jvm_cds.unwritable(launch.cds, output)
+    return jvm_cds.without_dump_failure(output)

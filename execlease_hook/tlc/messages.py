@@ -29,6 +29,7 @@ VIOLATION_CODES = {
     ACTION_PROPERTY: 'property', DEADLOCK: 'deadlock', ASSUMPTION: 'assumption',
 }
 SEVERITY_ERROR = 1
+BAD_ARGUMENTS = 1102     # "Error: ... Usage: java tlc2.TLC [-option] inputfile": TLC refused its arguments
 
 # The run's phases and progress.
 STARTING = 2262
@@ -39,7 +40,7 @@ INITIAL_STARTS = 2189
 INITIAL_STATES = 2190    # "Finished computing initial states: N distinct states generated at ..."
 PROGRESS = 2200          # "Progress(d) at ...: N states generated (R s/min), D distinct states found (...)"
 SIMULATION_PROGRESS = 2209
-FINISHED = 2186          # "Finished in ..." (a simulation's end)
+FINISHED = 2186          # "Finished in ...ms at (...)": TLC's last words, whatever the outcome
 # A message code -> the phase it starts.
 PHASES = {
     STARTING: 'starting TLC',

@@ -5,12 +5,12 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc/run.py's; this module only reads what a run printed.
 
-About 440 lines, kept whole: the message framing, the counterexample reader and `classify`'s
+About 480 lines, kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
 from __future__ import annotations
 
-from execlease_hook.tlc.messages import NO_ERROR, INVARIANT, INVARIANT_INITIAL, TEMPORAL, ACTION_PROPERTY, DEADLOCK, ASSUMPTION, ASSERT_FAILED, NESTED_POSITIONS, STATS, DEPTH, TRACE_STATE, STUTTERING, BACK_TO_STATE, VIOLATION_CODES, SEVERITY_ERROR
+from execlease_hook.tlc.messages import BAD_ARGUMENTS, FINISHED, NO_ERROR, INVARIANT, INVARIANT_INITIAL, TEMPORAL, ACTION_PROPERTY, DEADLOCK, ASSUMPTION, ASSERT_FAILED, NESTED_POSITIONS, STATS, DEPTH, TRACE_STATE, STUTTERING, BACK_TO_STATE, VIOLATION_CODES, SEVERITY_ERROR
 
 from execlease_hook.spec import cfg
 
@@ -363,7 +363,9 @@ def classify(
             'violated', seconds, exit_code, states, distinct, depth, kind=kind, property=name,
             trace=trace, last_lines=tail,
         )
-    if violations:
+    java_ended = exit_code == 1 and any(m.code == FINISHED for m in messages) \
+        and not any(m.code == BAD_ARGUMENTS for m in messages)   # TLC's end, then the JVM's exit 1
+    if violations and not java_ended:
         return error(f'TLC exit code {exit_code} with a violation message')
     asserts = [m for m in messages if m.code == ASSERT_FAILED]
     if exit_code == EXIT_EVALUATION and asserts and not out_of_memory:
@@ -380,14 +382,53 @@ def classify(
             trace=parse_trace(messages), last_lines=tail,
         )
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
+    hint: str | None = None
     if out_of_memory:
         reason = f'Java ran out of memory (TLC exit code {exit_code})'
     elif exit_code == 150:
         reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
+    elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):
+        reason, hint = _java_exit_one(messages)
     verdict = error(reason)
-    hint = OUT_OF_MEMORY_HINT if out_of_memory else ERROR_HINTS.get(
-        exit_code, 'read the last lines of its output below, then run again')
+    hint = hint or (OUT_OF_MEMORY_HINT if out_of_memory else ERROR_HINTS.get(
+        exit_code, 'read the last lines of its output below, then run again'))
     return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
+
+
+def _java_exit_one(messages: list[Message]) -> tuple[str, str]:
+    """Exit 1 without TLC's own refusal of its arguments: the JVM's exit, not TLC's (a JVM that
+    could not start, or one that failed on its way out after TLC had finished)."""
+    if any(m.code == FINISHED for m in messages):
+        return ('TLC finished, then its Java exited 1 (its lines below say why), so TLC\'s own '
+                'exit code was lost', 'fix what the Java lines below name (a full disk, a file-size '
+                'limit, a Java option), then run again')
+    if not messages:
+        return ('Java exited 1 before TLC started', 'read Java\'s lines below: a Java option '
+                '(JAVA_TOOL_OPTIONS) or the Java itself (EXECLEASE_JAVA, JAVA_HOME); fix it, then run again')
+    return ('TLC\'s Java exited 1 before TLC finished, without TLC saying why',
+            'read the last lines of its output below, then run again')
+
+
+def finished_exit_code(output: bytes) -> int | None:
+    """The exit code TLC gives the end its messages report, when they report one and TLC said it
+    finished: 0 for no error, a violation's code by its kind, 75 for a failed Assert; None for
+    anything else. For a run whose exit code the JVM replaced with its own on its way out (it
+    could not write its class-data archive, jvm_cds.dump_failed): `classify` then checks the
+    messages against that code as it checks any run's."""
+    messages = parse_messages(output)
+    if not any(m.code == FINISHED for m in messages):
+        return None
+    kinds = {VIOLATION_CODES[m.code] for m in messages if m.code in VIOLATION_CODES}
+    if len(kinds) == 1:
+        [kind] = kinds
+        return next(code for code, k in EXIT_VIOLATION.items() if k == kind)
+    if kinds:
+        return None
+    if any(m.code == ASSERT_FAILED for m in messages):
+        return EXIT_EVALUATION
+    if any(m.code == NO_ERROR for m in messages):
+        return EXIT_OK
+    return None
 
 
 def _sany_lines(lines: list[str]) -> list[str]:

@@ -5,7 +5,7 @@ applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its 
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc/output.py's job.
 
-About 370 lines, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
+About 400 lines, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
 tlc/spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
 kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
 tlc/spare.py's, TLC's output is tlc/output.py's.
@@ -19,7 +19,6 @@ from execlease_hook.core.digest import length_prefixed
 import hashlib
 import itertools
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -114,6 +113,16 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
         jvm_spare.start_ahead(key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar)
 
 
+def sweep(jar: Path) -> None:
+    """What runs killed outright left (no `finally` of theirs ran): their job folders in the
+    system's temp folder, after stopping the TLC JVMs still running in them, and their javac
+    work folders and class-data parts beside the archive of this jar."""
+    from execlease_hook.core import scratch
+
+    scratch.sweep(Path(tempfile.gettempdir()), 'execlease-')
+    jvm_spare.sweep(jar)
+
+
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
     """Jobs that can use each other's spares: same Java, same JIT flags, same jar."""
     return (str(job.java), *jvm.jit_flags(job.kind), str(job.jar))
@@ -195,6 +204,9 @@ def _execute(
             launch.cds.finish(None)
             raise
         procs.add(proc)
+        from execlease_hook.core import scratch
+
+        scratch.started(folder, proc.pid)   # a sweep after this process was killed stops it first
         timed_out = False
         try:
             _wait(proc, job.timeout, out_path, on_line)
@@ -287,25 +299,54 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     if uses:
         return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
     started = time.monotonic()
+    from execlease_hook.core import scratch
+    from execlease_hook.tlc.output import finished_exit_code
+
+    def fresh_folder() -> Path:
+        made = scratch.make(f'execlease-{job.kind}-')
+        try:
+            _write_files(job, made)
+        except BaseException:
+            scratch.remove(made)
+            raise
+        return made
+
+    try:
+        folder = fresh_folder()
+    except OSError as e:
+        jvm_spare.expected_one_less(_spare_key(job))   # no spare waits for this job
+        where = e.filename or tempfile.gettempdir()
+        return Verdict('error', 0.0, None, reason=(
+            f'could not write the job\'s files in {where} ({e.strerror or e}); free disk space in '
+            f'{tempfile.gettempdir()}, or point TMPDIR at a folder with room'))
     launch = jvm.prepare(job.kind, job.java, job.jar)
     spare = _take_spare(job, launch)
-    folder = Path(tempfile.mkdtemp(prefix=f'execlease-{job.kind}-'))
     try:
-        _write_files(job, folder)
         from execlease_hook.tlc import modes as tlc_modes
 
         try:
             with tlc_modes.following(folder / 'tlc.out', job.progress):
                 if spare is None:
                     run = _execute(job, folder, on_line, launch)
+                    told = None if run.timed_out else jvm.archive_lost(launch, run.output)
+                    if told is not None:
+                        # The JVM's housekeeping failed after TLC had ended: TLC's output is
+                        # whole and, when it says how TLC ended, is the verdict; when it does
+                        # not, the job runs again in a JVM that saves nothing.
+                        code = finished_exit_code(told)
+                        if code is not None:
+                            run = _Run(code, told, False)
+                        else:
+                            scratch.empty(folder)
+                            _write_files(job, folder)
+                            run = _execute(job, folder, on_line, jvm.without_archive(job.kind))
                 else:
                     launch.cds.finish(None)
                     run = _in_spare(job, folder, spare, on_line)
                     if spare.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
                         # Out of memory in a JVM that ran other jobs before: confirmed (or not)
                         # in a JVM of the job's own, so that no verdict depends on what ran before.
-                        shutil.rmtree(folder, ignore_errors=True)
-                        folder.mkdir()
+                        scratch.empty(folder)
                         _write_files(job, folder)
                         run = _execute(job, folder, on_line, jvm.prepare(job.kind, job.java, job.jar))
         except OSError as e:
@@ -335,4 +376,4 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)

@@ -14,13 +14,18 @@ from the suite's plan), and one more is started ahead when a spare takes its las
 
 The helper is compiled at first use with the `javac` beside the Java into the archive folder
 (tlc/cds.archive_folder), named by a hash of its source and the Java's identity; with no javac,
-or if it does not compile, every job runs in a JVM of its own started for it.
+or if it does not compile, every job runs in a JVM of its own started for it (with one note
+when a javac was there and failed: a full disk, say). One javac per helper runs in a process;
+its work folder (`.spare-<hash>.<random>`, core/scratch.py) is removed on every path: compiled,
+failed, a race lost to another run, Ctrl-C, and the process's exit, which gives a javac still
+running EXIT_WAIT seconds to finish, then stops it; a killed run's is swept by the next (`sweep`).
 `EXECLEASE_JVM_SPARE=0` switches spares off.
 
-About 380 lines, kept whole: a spare's process, the line protocol with its helper, and the pool
+About 470 lines, kept whole: a spare's process, the line protocol with its helper, and the pool
 of waiting spares keyed by the jobs expected are one mechanism, whose rules (one job at a time,
 only of its key and environment, none waiting that no job will take) span all three; compiling
-the helper is the only part apart from them, and it is short.
+the helper is the only part apart from them, and it shares their lock and their end: a javac
+still running when the process ends is stopped with the spares (`discard_all`).
 """
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -42,11 +48,16 @@ from pathlib import Path
 from typing import IO
 
 from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.core import housekeeping, scratch
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
 MAIN = 'ExecleaseTlcSpare'
 NO_JOB = 3          # the helper's exit when stdin closes before a job arrives
 MAX_JOBS = 24       # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
+COMPILE_TIMEOUT = 300.0   # seconds for javac; a work folder without a mark older than this is stale
+# At the process's normal exit, a javac still running gets this long to finish (once per Java:
+# a short cold run would otherwise never keep a helper); then it is stopped. Ctrl-C waits for none.
+EXIT_WAIT = 10.0
 # TLC's fingerprint set is an RMI object: the helper unexports each job's from RMI's table.
 OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
 
@@ -130,6 +141,10 @@ _expected: Counter[tuple[str, ...]] | None = None   # None: no plan given, alway
 _helper: dict[str, Path | None] = {}                # java identity key -> compiled folder or None
 _compiling: set[str] = set()
 _starting: Counter[tuple[str, ...]] = Counter()     # spares being started ahead of any job (start_ahead)
+_compile_locks: dict[str, threading.Lock] = {}      # helper folder -> held while its javac runs
+_compile_failed: set[str] = set()                   # helper folders whose javac failed in this process
+_javacs: dict[Path, subprocess.Popen[bytes]] = {}   # work folder -> its running javac
+_exiting = False                                     # the process is ending: no javac starts
 
 
 def enabled() -> bool:
@@ -156,33 +171,101 @@ def helper_folder(java: Path, jar: Path) -> Path | None:
 
 
 def compile_helper(java: Path, jar: Path) -> Path | None:
-    """The folder holding the compiled helper, compiling it now if needed; None if it cannot be."""
+    """The folder holding the compiled helper, compiling it now if needed; None if it cannot be.
+    One javac per helper at a time in this process: another caller waits for its answer."""
     target = helper_folder(java, jar)
     javac = _javac(java)
     if target is None or javac is None:
         return None
-    if (target / f'{MAIN}.class').is_file():
-        return target
+    with _lock:
+        one = _compile_locks.setdefault(str(target), threading.Lock())
+    with one:
+        if (target / f'{MAIN}.class').is_file():
+            return target
+        if str(target) in _compile_failed:
+            return None
+        return _compile(javac, target)
+
+
+def _compile_failure(target: Path, why: str) -> None:
+    _compile_failed.add(str(target))
+    housekeeping.note(
+        f'the warm-JVM helper could not be compiled into {target.parent} ({why}); each TLC job ran '
+        'in a JVM of its own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0')
+
+
+def _compile(javac: Path, target: Path) -> Path | None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f'.{target.name}.', dir=target.parent))
-    except OSError:
+        work = scratch.make(f'.{target.name}.', target.parent)
+    except OSError as e:
+        _compile_failure(target, f'cannot make a folder there: {e.strerror or e}')
         return None
+    classes = work / 'classes'   # javac's output, renamed into place whole: the mark stays behind
     try:
-        proc = subprocess.run(
-            (str(javac), '-nowarn', '-d', str(work), str(SOURCE)), capture_output=True, timeout=300,
-        )
-        if proc.returncode != 0 or not (work / f'{MAIN}.class').is_file():
+        with _lock:
+            if _exiting:
+                return None
+            proc = subprocess.Popen(
+                (str(javac), '-nowarn', '-d', str(classes), str(SOURCE)), stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            _javacs[work] = proc
+        scratch.started(work, proc.pid)
+        try:
+            said, _ = proc.communicate(timeout=COMPILE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            _compile_failure(target, f'javac took more than {COMPILE_TIMEOUT:g} s')
+            return None
+        if proc.returncode < 0:
+            return None   # stopped by this process (Ctrl-C, its exit): nothing failed
+        if proc.returncode != 0 or not (classes / f'{MAIN}.class').is_file():
+            first = next((line.strip() for line in said.decode('utf-8', 'replace').splitlines()
+                          if line.strip()), f'exit code {proc.returncode}')
+            _compile_failure(target, f'javac said: {first}')
             return None
         try:
-            os.replace(work, target)  # whole folder or nothing: a reader never sees a part
+            os.replace(classes, target)  # whole folder or nothing: a reader never sees a part
         except OSError:
-            pass  # another run placed it first
+            pass  # another run placed it first: a race lost, its copy is the same
         return target if (target / f'{MAIN}.class').is_file() else None
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError as e:
+        _compile_failure(target, f'javac could not run: {e.strerror or e}')
         return None
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        scratch.remove(work)
+        with _lock:
+            _javacs.pop(work, None)   # last: _at_exit waits until none is left
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def sweep(jar: Path) -> None:
+    """Remove what killed runs left in the archive folder: the work folders of their javacs
+    (a marked one whose maker is gone, after stopping its javac; an unmarked one, from an
+    execlease before the marks, once older than any compile) and their class-data parts."""
+    folder = jvm_cds.archive_folder(jar)
+    scratch.sweep(folder, '.spare-')
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            old = entry.name.startswith('.spare-') and entry.is_dir() and not entry.is_symlink() \
+                and not (entry / scratch.MARK).exists() and time.time() - entry.stat().st_mtime > COMPILE_TIMEOUT
+        except OSError:
+            continue
+        if old:
+            shutil.rmtree(entry, ignore_errors=True)
+    jvm_cds.sweep(folder)
 
 
 def expected_one_less(key: tuple[str, ...]) -> None:
@@ -236,12 +319,16 @@ def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> N
         try:
             helper = compile_helper(Path(jvm_argv[0]), jar)
             with _lock:
-                if helper is None or _idle.get(key) or _expected is not None and _expected[key] <= 0:
+                if helper is None or _exiting or _idle.get(key) or _expected is not None and _expected[key] <= 0:
                     return
             fresh = _spawn(key, jvm_argv, jar, helper)
             if fresh is not None:
                 with _lock:
-                    _idle.setdefault(key, []).append(fresh)
+                    late = _exiting   # discard_all has run or is about to: it would not see this one
+                    if not late:
+                        _idle.setdefault(key, []).append(fresh)
+                if late:
+                    fresh.discard()
         finally:
             with _lock:
                 _starting[key] -= 1
@@ -253,11 +340,18 @@ def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: P
     """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path). The
     jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
     flags applies; each job's classes come from a loader of its own (parent: the platform's)."""
+    folder: Path | None = None
     try:
         folder = Path(tempfile.mkdtemp(prefix='jvm-', dir=_spares_folder(jar)))
         (folder / 'javatmp').mkdir()
         log = open(folder / 'jvm.log', 'wb')
-    except OSError:
+    except OSError as e:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        housekeeping.note(
+            f'warm JVMs could not be started: cannot make their folder in '
+            f'{jvm_cds.archive_folder(jar) / "spares"} ({e.strerror or e}); TLC jobs ran in JVMs of '
+            'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0')
         return None
     argv = (*jvm_argv, *OPENS, f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', f'{jar}{os.pathsep}{helper}',
             MAIN, str(jar), str(folder / 'warmup'), str(MAX_JOBS))
@@ -350,7 +444,8 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
             waiting.append(spare)
     if runs_on and wanted > 0:
         return
-    threading.Thread(target=spare.discard, daemon=True).start()
+    # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
+    threading.Thread(target=spare.discard).start()
     if ended is not None and ended.retired and wanted > 0 and enabled():
         fresh = _spawn(spare.key, *spare.started)
         if fresh is not None:
@@ -359,14 +454,20 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
 
 
 def discard_all() -> None:
-    """Stop every waiting spare and remove its folder (Ctrl-C, exit)."""
+    """Stop every waiting spare and every running javac, and remove their folders (Ctrl-C, exit)."""
     global _expected
     with _lock:
         spares = [s for waiting in _idle.values() for s in waiting]
         _idle.clear()
         _expected = None
+        javacs = list(_javacs.items())
     for spare in spares:
         spare.discard()
+    for work, proc in javacs:
+        # Its thread removes the folder too once javac has ended, but at the process's exit that
+        # thread (a daemon's) may never run again: the folder is removed here, javac stopped first.
+        _stop(proc)
+        scratch.remove(work)
     for folder in list(_own_folder.values()):
         try:
             folder.rmdir()  # only if empty: a running job's spare folder is its own to remove
@@ -374,4 +475,17 @@ def discard_all() -> None:
             pass
 
 
-atexit.register(discard_all)
+def _at_exit() -> None:
+    global _exiting
+    with _lock:
+        _exiting = True   # a compile thread still running starts no javac after this
+    deadline = time.monotonic() + EXIT_WAIT
+    while time.monotonic() < deadline:
+        with _lock:
+            if not _javacs:
+                break
+        time.sleep(0.05)   # its thread places the helper and removes its folder
+    discard_all()
+
+
+atexit.register(_at_exit)

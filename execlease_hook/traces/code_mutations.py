@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -85,7 +84,9 @@ def mutated(root: Path, mutation: CodeMutation, files: Collection[str] | None = 
 def mutated_copy(root: Path, mutation: CodeMutation, files: Collection[str] | None = None) -> Iterator[Path]:
     """A temporary copy of the repository with the mutation applied; removed afterwards.
     `files`: repository_files(root), when known."""
-    folder = Path(tempfile.mkdtemp(prefix=f'execlease-code-mutation-{mutation.name}-'))
+    from execlease_hook.core import scratch   # marked: a killed run's is swept by the next
+
+    folder = scratch.make(f'execlease-code-mutation-{mutation.name}-')
     try:
         copy = folder / root.name
         for rel in sorted(repository_files(root) if files is None else files):
@@ -103,4 +104,4 @@ def mutated_copy(root: Path, mutation: CodeMutation, files: Collection[str] | No
         path.write_text(mutated_text(mutation, text), encoding='utf-8')
         yield copy
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)

@@ -26,7 +26,6 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -155,7 +154,9 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
-    with tempfile.TemporaryDirectory(prefix=f'execlease-traces-{job.name}-') as out:
+    from execlease_hook.core import scratch   # marked: a killed run's is swept by the next
+
+    with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
             if job.command:
                 command = traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,

@@ -15,7 +15,6 @@ import pytest
 from execlease_hook.spec import scan as spec_scan
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import output as tlc_output
 from tests import needs
 from tests.conftest import GitRepo, git_env
 

@@ -1,0 +1,392 @@
+"""The JVM's housekeeping never changes a verdict, against the real Java, javac and TLC: a build
+of the class-data archive that the JVM cannot write (a real file-size limit: it then exits 1 after
+TLC has finished) keeps TLC's verdict, of every kind; exit 1 says "TLC rejected its arguments"
+only when TLC did; a helper that cannot compile, a compile racing itself, stopped by Ctrl-C, by
+the process's end or by a kill, leaves no folder and no javac behind."""
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.core import housekeeping, scratch
+from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc import jvm
+from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import spare as jvm_spare
+from tests import needs
+from tests.tlc_test import ERROR_REASONS, VERDICTS, make_job
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A cold archive folder of the test's own, its own temp folder, no archive failure recorded."""
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm'))
+    for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_CDS', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / 'tmp').mkdir()
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path / 'tmp'))
+    monkeypatch.setattr(jvm_cds, '_unwritable', set())
+    monkeypatch.setattr(jvm_spare, '_helper', {})
+    monkeypatch.setattr(jvm_spare, '_compile_failed', set())
+    jvm_spare.discard_all()
+    housekeeping.drain()
+    yield tmp_path
+    jvm_spare.discard_all()
+    housekeeping.drain()
+
+
+@contextmanager
+def file_size_limit(size: int) -> Iterator[None]:
+    """No file written by this process or its children may grow past `size` bytes (RLIMIT_FSIZE:
+    a write past it fails with EFBIG; Python and the JVM both ignore SIGXFSZ)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name.startswith('.spare-') or p.name.endswith(('.part', '.building'))) \
+        if folder.exists() else []
+
+
+def _processes_naming(folder: Path) -> list[int]:
+    found = []
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                if str(folder).encode() in (entry / 'cmdline').read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+# -- the class-data archive -----------------------------------------------------------------------
+
+EXIT_CODES = {'pass': 0, 'invariant': 12, 'initial': 12, 'action': 13, 'deadlock': 11, 'assumption': 10,
+              'evaluation': 75, 'config': 151, 'Broken': 150}
+ERRORS = {'evaluation', 'config', 'Broken'}   # TLC does not say how it ended: the job runs again
+
+
+@pytest.mark.parametrize('row', [v for v in VERDICTS if v[0] in EXIT_CODES], ids=lambda v: v[0])
+def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
+    cfg, spec, deadlock, outcome, kind, prop, distinct, _ = row
+    monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')   # the job runs in the JVM that builds
+    job = make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock)
+    cold = jvm.prepare(job.kind, job.java, job.jar).cds
+    assert cold.building   # cold: the job will build the archive
+    cold.finish(None)
+    runs: list[tuple[str, ...]] = []
+    execute = tlc._execute
+
+    def counted(*a, **k):
+        run = execute(*a, **k)
+        runs.append(tuple(str(f) for f in (a[3] if len(a) > 3 else k['launch']).flags))
+        return run
+
+    monkeypatch.setattr(tlc, '_execute', counted)
+    with file_size_limit(1 << 20):   # TLC's output fits; the archive (5 MB and more) does not
+        v = tlc.run_job(job)
+    assert (v.outcome, v.kind, v.property, v.distinct, v.exit_code) == \
+        (outcome, kind, prop, distinct, EXIT_CODES[cfg]), v
+    if outcome == 'error':
+        assert ERROR_REASONS[cfg] in (v.reason or '') and 'Java exited' not in (v.reason or '')
+    assert not any('shared archive' in line for line in v.last_lines)
+    # Judged by TLC's own output when it says how TLC ended; else run again, building nothing.
+    assert len(runs) == (2 if cfg in ERRORS else 1)
+    assert any(f.startswith('-XX:ArchiveClassesAtExit=') for f in runs[0])
+    assert all(not f.startswith('-XX:') or f == jvm.C1_ONLY for f in (runs[1] if len(runs) > 1 else ()))
+    [said] = housekeeping.drain()
+    assert said.startswith(f'the class-data archive could not be written to {env / "jvm"} '
+                           '(the JVM said: Unable to write to shared archive file.)')
+    assert _leftovers(env / 'jvm') == [] and not list((env / 'jvm').glob('*.jsa'))
+    assert list((env / 'tmp').iterdir()) == []
+    # No other job of this process tries again (each would cost its JVM's exit for nothing).
+    assert not jvm.prepare(job.kind, job.java, job.jar).cds.building
+
+
+def test_no_build_without_room_for_it(env, monkeypatch):
+    java, jar = Path(needs.java()), needs.tla_jar()
+    (env / 'jvm').mkdir()
+    monkeypatch.setattr(jvm_cds, 'MIN_FREE', jvm_cds.shutil.disk_usage(env / 'jvm').free + (1 << 40))
+    plan = jvm_cds.plan(java, jar)
+    assert plan is jvm_cds.NO_ARCHIVE
+    [said] = housekeeping.drain()
+    assert said.startswith(f'the class-data archive was not built: {env / "jvm"} has ')
+    assert 'Free disk space there, or set EXECLEASE_JVM_CDS=0' in said
+    assert list((env / 'jvm').iterdir()) == []
+
+
+def test_a_killed_builds_part_and_mark_are_swept(env):
+    folder = env / 'jvm'
+    folder.mkdir()
+    gone = subprocess.Popen(('true',))
+    gone.wait()
+    alive = subprocess.Popen(('sleep', '60'))
+    try:
+        names = {
+            f'tla2tools-{"a" * 32}.jsa.{gone.pid}.123.part': False,       # its process is gone
+            f'tla2tools-{"a" * 32}.jsa.{alive.pid}.456.part': True,       # still building
+            f'tla2tools-{"b" * 32}.jsa.building': False,                  # marked by the gone one
+            f'tla2tools-{"c" * 32}.jsa.building': True,                   # marked by a live one
+        }
+        for name in names:
+            (folder / name).write_text(str(gone.pid if 'b' * 32 in name else alive.pid)
+                                       if name.endswith('.building') else 'x')
+        jvm_cds.sweep(folder)
+        assert sorted(p.name for p in folder.iterdir()) == sorted(n for n, kept in names.items() if kept)
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+# -- exit 1: TLC's refusal, or the JVM's ---------------------------------------------------------
+
+def _plain(job: tlc.TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdict:
+    monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
+    return tlc.run_job(job)
+
+
+def test_exit_1_is_tlc_rejecting_its_arguments_only_when_tlc_says_so(env, monkeypatch):
+    job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
+    refused = _plain(replace(job, mode=('-no-such-flag',)), monkeypatch)
+    assert refused.exit_code == 1 and (refused.reason or '').startswith('TLC rejected its arguments: ')
+    assert 'report it' in (refused.reason or '')
+
+    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx1k')   # the JVM itself refuses to start
+    unstarted = _plain(job, monkeypatch)
+    assert unstarted.exit_code == 1 and 'rejected its arguments' not in (unstarted.reason or '')
+    assert (unstarted.reason or '').startswith('Java exited 1 before TLC started; ')
+    assert 'Too small maximum heap' in unstarted.last_lines
+
+
+def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, tmp_path):
+    job = make_job(Path(needs.java()), needs.tla_jar(), 'invariant')
+    folder = tmp_path / 'run'
+    folder.mkdir()
+    tlc._write_files(job, folder)
+    # A JVM told to write its archive where no folder is: it fails on its way out, after TLC.
+    failing = jvm.Launch((f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}',
+                          *jvm_cds.QUIET), jvm_cds.NO_ARCHIVE)
+    run = tlc._execute(job, folder, launch=failing)
+    assert run.exit_code == 1 and jvm_cds.dump_failed(run.output)
+    v = tlc_output.classify(1, run.output, 1.0, job.config_text.decode())
+    assert (v.reason or '').startswith('TLC finished, then its Java exited 1')
+    assert 'rejected its arguments' not in (v.reason or '')
+    told = jvm_cds.without_dump_failure(run.output)
+    assert b'shared archive' not in told and told.rstrip().endswith(b'@!@!@ENDMSG 2186 @!@!@')
+    assert tlc_output.finished_exit_code(told) == 12
+    assert tlc_output.classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
+
+
+def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_path):
+    job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
+    folder = tmp_path / 'run'
+    folder.mkdir()
+    tlc._write_files(job, folder)
+    output = tlc._execute(job, folder).output
+    assert tlc_output.finished_exit_code(output) == 0
+    cut = output[:output.index(b'@!@!@STARTMSG 2186')]
+    assert tlc_output.finished_exit_code(cut) is None          # TLC did not say it finished
+    violation = b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant TypeOK is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
+    deadlock = b'@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n'
+    assert tlc_output.finished_exit_code(violation + output) == 12
+    assert tlc_output.finished_exit_code(violation + deadlock + output) is None   # two kinds: unknown
+
+
+# -- the helper's compile -------------------------------------------------------------------------
+
+def _java_jar() -> tuple[Path, Path]:
+    java = Path(needs.java())
+    if jvm_spare._javac(java) is None:
+        needs.missing(f'no javac beside {java}: the helper is never compiled there')
+    return java, needs.tla_jar()
+
+
+SLOW_JAVAC = textwrap.dedent('''\
+    #!{python}
+    import os, sys, time
+    time.sleep({delay})
+    os.execv({javac!r}, [{javac!r}, *sys.argv[1:]])
+''')
+
+
+def _slow_javac(tmp_path: Path, delay: float) -> Path:
+    """The real javac, started late, so that a stop lands while it runs (it execs javac: the same
+    process, named by the same command line)."""
+    real = jvm_spare._javac(Path(needs.java()))
+    script = tmp_path / 'slow-javac'
+    script.write_text(SLOW_JAVAC.format(python=sys.executable, javac=str(real), delay=delay))
+    script.chmod(0o755)
+    return script
+
+
+def _wait_for_work(folder: Path) -> Path:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = [p for p in folder.iterdir() if p.name.startswith('.spare-')] if folder.exists() else []
+        if found:
+            return found[0]
+        time.sleep(0.02)
+    raise AssertionError('no compile started')
+
+
+def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
+    java, jar = _java_jar()
+    with file_size_limit(4096):   # the helper's class (13 KB) cannot be written: javac fails
+        assert jvm_spare.compile_helper(java, jar) is None
+        assert jvm_spare.compile_helper(java, jar) is None   # not tried again in this process
+    [said] = housekeeping.drain()
+    assert said.startswith(f'the warm-JVM helper could not be compiled into {env / "jvm"} (javac said: ')
+    assert 'EXECLEASE_JVM_SPARE=0' in said
+    assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
+    # Each job then runs in a JVM of its own, with its verdict.
+    assert tlc.run_job(make_job(java, jar, 'invariant')).property == 'XBelowTwo'
+    assert not any(jvm_spare._idle.values())
+
+
+def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
+    java, jar = _java_jar()
+    compiles: list[Path] = []
+    compile_ = jvm_spare._compile
+    monkeypatch.setattr(jvm_spare, '_compile', lambda javac, target: compiles.append(target) or compile_(javac, target))
+    found: list[Path | None] = []
+    threads = [threading.Thread(target=lambda: found.append(jvm_spare.compile_helper(java, jar))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(compiles) == 1 and len(set(found)) == 1 and found[0] is not None
+    assert (found[0] / 'ExecleaseTlcSpare.class').is_file()
+    assert [p.name for p in (env / 'jvm').iterdir()] == [found[0].name]
+
+
+def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
+    java, jar = _java_jar()
+    target = jvm_spare.helper_folder(java, jar)
+    assert target is not None
+    other = target.parent / 'other-run'
+    other.mkdir(parents=True)
+    subprocess.run((str(jvm_spare._javac(java)), '-d', str(other), str(jvm_spare.SOURCE)), check=True)
+    class PlacedMeanwhile(subprocess.Popen):
+        """The real javac; as it ends, another run places its helper first."""
+        def communicate(self, *a, **k):
+            said = super().communicate(*a, **k)
+            if not target.exists():
+                other.rename(target)
+            return said
+
+    monkeypatch.setattr(subprocess, 'Popen', PlacedMeanwhile)
+    assert jvm_spare.compile_helper(java, jar) == target
+    assert sorted(p.name for p in target.parent.iterdir()) == [target.name]
+
+
+def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_path, monkeypatch):
+    java, jar = _java_jar()
+    monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
+    found: list[Path | None] = []
+    worker = threading.Thread(target=lambda: found.append(jvm_spare.compile_helper(java, jar)))
+    worker.start()
+    work = _wait_for_work(env / 'jvm')
+    assert _processes_naming(work)
+    tlc.cancel_all()
+    try:
+        worker.join(timeout=10)
+        assert not worker.is_alive() and found == [None]
+    finally:
+        tlc.reset_cancel()
+    assert _leftovers(env / 'jvm') == [] and _processes_naming(work) == []
+    assert housekeeping.drain() == []   # nothing failed: it was stopped
+
+
+CHILD = textwrap.dedent('''
+    import sys, time
+    from pathlib import Path
+    from execlease_hook.tlc import spare as jvm_spare
+    jvm_spare.EXIT_WAIT = float(sys.argv[3])
+    jvm_spare.prepare(Path(sys.argv[1]), Path(sys.argv[2]))
+    folder = Path(sys.argv[4])
+    while not (folder.exists() and any(p.name.startswith('.spare-') for p in folder.iterdir())):
+        time.sleep(0.02)
+    print('compiling', flush=True)
+    if sys.argv[5] == 'hang':
+        time.sleep(600)
+''')
+
+
+def _child(env: Path, exit_wait: float, then: str) -> subprocess.Popen[str]:
+    java, jar = _java_jar()
+    proc = subprocess.Popen((sys.executable, '-c', CHILD, str(java), str(jar), str(exit_wait), str(env / 'jvm'), then),
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    assert proc.stdout is not None and proc.stdout.readline() == 'compiling\n'
+    return proc
+
+
+def test_a_process_ending_during_the_compile_leaves_nothing(env, tmp_path, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
+    child = _child(env, 0.5, 'exit')   # its javac is still sleeping after the wait: stopped
+    assert child.wait(timeout=60) == 0
+    assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
+    assert _processes_naming(env / 'jvm') == []
+
+
+def test_a_process_ending_during_the_compile_gives_it_time_to_finish(env, tmp_path, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 1)))
+    child = _child(env, jvm_spare.EXIT_WAIT, 'exit')
+    assert child.wait(timeout=60) == 0
+    [helper] = (env / 'jvm').iterdir()   # a short run keeps what it compiled
+    assert helper.name.startswith('spare-') and (helper / 'ExecleaseTlcSpare.class').is_file()
+    assert _processes_naming(env / 'jvm') == []
+
+
+def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path, monkeypatch):
+    java, jar = _java_jar()
+    monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 3)))
+    child = _child(env, 0.0, 'hang')
+    work = _wait_for_work(env / 'jvm')
+    child.send_signal(signal.SIGKILL)
+    assert child.wait(timeout=30) == -signal.SIGKILL
+    assert work.exists() and _processes_naming(work)   # its javac runs on, and would write there
+    # An unmarked work folder of an execlease before the marks: swept once older than any compile.
+    old, new = env / 'jvm' / '.spare-old.abc', env / 'jvm' / '.spare-new.def'
+    old.mkdir()
+    new.mkdir()
+    os.utime(old, (time.time() - jvm_spare.COMPILE_TIMEOUT - 60,) * 2)
+    jvm_spare.sweep(jar)
+    assert not work.exists() and not old.exists() and new.exists()
+    assert _processes_naming(work) == []
+    time.sleep(4)   # had javac been left running, it would have made its folder again by now
+    assert not work.exists()
+
+
+# -- a job folder that cannot be written ----------------------------------------------------------
+
+def test_a_job_whose_files_cannot_be_written_is_an_error_naming_the_folder(env):
+    job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
+    with file_size_limit(64):   # the spec (1 KB) cannot be copied into the job's folder
+        v = tlc.run_job(job)
+    assert v.outcome == 'error' and v.exit_code is None
+    assert (v.reason or '').startswith(f"could not write the job's files in {env / 'tmp'}")
+    assert 'free disk space in' in (v.reason or '') and 'TMPDIR' in (v.reason or '')
+    assert list((env / 'tmp').iterdir()) == []
+    assert not [k for k in scratch._held if k.startswith(str(env))]   # no mark left locked
