@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.core import housekeeping, scratch
+from execlease_hook.core import housekeeping, procs, scratch
 from execlease_hook.tlc import cds as jvm_cds
 from execlease_hook.tlc import jvm
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import spare as jvm_spare
 from tests import needs
-from tests.tlc_test import ERROR_REASONS, VERDICTS, make_job
+from tests.tlc.run_test import ERROR_REASONS, VERDICTS, make_job
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -309,12 +309,12 @@ def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_pat
     worker.start()
     work = _wait_for_work(env / 'jvm')
     assert _processes_naming(work)
-    tlc.cancel_all()
+    procs.cancel_all()
     try:
         worker.join(timeout=10)
         assert not worker.is_alive() and found == [None]
     finally:
-        tlc.reset_cancel()
+        procs.reset_cancel()
     assert _leftovers(env / 'jvm') == [] and _processes_naming(work) == []
     assert housekeeping.drain() == []   # nothing failed: it was stopped
 
