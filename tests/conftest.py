@@ -19,6 +19,29 @@ AUTHOR = {
 }
 
 
+# What a test module's source names when its tests run TLC: the tier `tlc` (pyproject.toml).
+_TLC_SIGNS = ('offline_tlc', 'needs.java()', 'needs.tla_jar()', 'execlease verify', "'verify'")
+_E2E_FIXTURES = {'hook_repo', 'pre_commit_home'}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each test in its tiers, read from what it uses: the fast loop while editing is
+    `-m "not tlc and not e2e"` (CONTRIBUTING.md); the README's command runs every tier."""
+    sources: dict[Path, str] = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        if path not in sources:
+            sources[path] = path.read_text(encoding='utf-8')
+        fixtures = set(getattr(item, 'fixturenames', ()))
+        if 'e2e' in path.parts or fixtures & _E2E_FIXTURES:
+            item.add_marker(pytest.mark.e2e)
+        if 'offline_tlc' in fixtures or any(sign in sources[path] for sign in _TLC_SIGNS):
+            item.add_marker(pytest.mark.tlc)
+        timeout = item.get_closest_marker('timeout')
+        if timeout is not None and timeout.args and float(timeout.args[0]) >= 120:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Messages are asserted by their words, not by where the terminal breaks them: every test

@@ -69,7 +69,7 @@ def test_readme_has_exactly_two_quick_start_commands():
     assert len(commands) == 2, commands
     main_cmd, test_cmd = commands
     assert main_cmd.endswith('execlease verify')
-    assert test_cmd.endswith('python -m pytest')
+    assert test_cmd.endswith('python -m pytest -n auto')
 
 
 def test_ci_runs_the_readme_commands_verbatim():
