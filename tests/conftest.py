@@ -33,7 +33,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if path not in sources:
             sources[path] = path.read_text(encoding='utf-8')
         fixtures = set(getattr(item, 'fixturenames', ()))
-        if 'e2e' in path.parts or fixtures & _E2E_FIXTURES:
+        # The fault harness runs the example's worker processes end to end, for seconds each.
+        if 'e2e' in path.parts or fixtures & _E2E_FIXTURES or 'fault_harness' in sources[path]:
             item.add_marker(pytest.mark.e2e)
         if 'offline_tlc' in fixtures or any(sign in sources[path] for sign in _TLC_SIGNS):
             item.add_marker(pytest.mark.tlc)
