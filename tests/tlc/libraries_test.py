@@ -184,3 +184,42 @@ def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
     spare_keys = {tlc._spare_key(job()), tlc._spare_key(with_both),
                   tlc._spare_key(job(libraries=libraries.Libraries((jar,), ())))}
     assert len(spare_keys) == 3
+
+
+def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path, env, lib_jar):
+    from execlease_hook.tlc import spare as jvm_spare
+    from tests import needs
+
+    env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
+    env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
+    env.setattr(jvm_spare, '_helper', {})
+    jvm_spare.discard_all()
+    m = manifest(tmp_path / 'repo', [{'url': 'https://example.invalid/Limits.jar', 'sha256': support.sha256(lib_jar)},
+                                     {'folder': support.LIB}])
+    job = TlcJob(kind='mutation', name='main', spec='LCounter.tla', spec_text=support.SPEC_TLA.encode(),
+                 config='pass.cfg', config_text=support.PASS_CFG.encode(), java=Path(needs.java()),
+                 jar=needs.tla_jar(), deadlock=True, libraries=libraries.of(m))
+    if jvm_spare.compile_helper(job.java, job.jar) is None:
+        needs.missing('no javac beside java: no warm JVMs')
+    served: list[tuple[str, ...]] = []
+    take = jvm_spare.take
+
+    def recording_take(key, *args, **kwargs):
+        found = take(key, *args, **kwargs)
+        if found is not None:
+            served.append(key)
+        return found
+
+    env.setattr(jvm_spare, 'take', recording_take)
+    try:
+        own = tlc.run_job(job)     # builds no class-data archive (library jars): runs in a JVM of its own
+        assert (own.outcome, own.distinct) == ('passed', 8), own
+        for _ in range(4):
+            verdict = tlc.run_job(job)
+            assert (verdict.outcome, verdict.distinct) == ('passed', 8), verdict
+            if served:
+                break
+        assert served == [tlc._spare_key(job)]
+        assert str(lib_jar.resolve()) in served[0]
+    finally:
+        jvm_spare.discard_all()
