@@ -252,6 +252,15 @@ def checkout_tree(root: Path, commit: str, dest: Path) -> None:
             pass
 
 
+def tree_files(root: Path, commit: str | None, folders: Sequence[str]) -> list[str]:
+    """The paths under `folders` in the index (commit None) or in a commit's tree, sorted."""
+    if commit is None:
+        out = _output(root, 'ls-files', '-z', '--cached', '--', *folders)
+    else:
+        out = _output(root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders)
+    return sorted({os.fsdecode(p) for p in out.split(b'\0') if p})
+
+
 def tracked_files(root: Path, untracked: bool = False) -> list[str]:
     """Every path in the index; with `untracked`, also the working tree's files git does not
     ignore (a new file someone has not added yet is still code)."""

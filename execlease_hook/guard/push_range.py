@@ -96,7 +96,8 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
             governed = guard.governed_paths(rel, blob)
-            if governed is not None and governed.isdisjoint(touched) and not at_tip:
+            if governed is not None and governed.isdisjoint(touched) and not at_tip \
+                    and not guard.library_modules(blob, touched):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = guard_check.load_model(rel, root, source, blob, worktree=False)

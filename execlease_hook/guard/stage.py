@@ -80,6 +80,17 @@ def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
 
 
+def library_modules(data: bytes | None, touched: set[str]) -> set[str]:
+    """The touched modules of the model's library folders (`libraries`), read from the manifest
+    without validating; nothing (and no cost beyond a look at the parsed JSON) without any."""
+    parsed = _json(data)
+    found = parsed.get('libraries') if parsed is not None else None
+    if not isinstance(found, list):
+        return set()
+    folders = [lib['folder'] for lib in found if isinstance(lib, dict) and isinstance(lib.get('folder'), str)]
+    return {path for path in touched if any(paths.module_in_folder(f, path) for f in folders)}
+
+
 def diff_bases(data: bytes | None, touched: set[str]) -> list[str]:
     """What a change's diff would read for the entries whose paths are touched, read from the
     manifest without validating (anything but an object id is left to the full load): the
@@ -161,7 +172,9 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
     wanted = []
     for rel, _ in models:
         governed = governed_paths(rel, data[rel])
-        watched = watched_paths(data[rel], touched)
+        # What the checks read beyond the governed paths: protocol code under watch rules, and
+        # the staged modules of the model's library folders (the model record covers them).
+        watched = watched_paths(data[rel], touched) | library_modules(data[rel], touched)
         if options.all or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, governed, watched))
     verbose = getattr(options, 'verbose', 0) > 0

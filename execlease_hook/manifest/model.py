@@ -191,6 +191,11 @@ class Manifest:
         return sorted(names)
 
 
+def library_folders(manifest: Manifest) -> list[str]:
+    """The model's library folders in the repository, as the manifest names them (root-relative)."""
+    return [lib.folder for lib in manifest.libraries if lib.folder is not None]
+
+
 def model_paths(manifest: Manifest) -> list[str]:
     """The spec and every cfg, relative to the repository root (POSIX)."""
     folder = manifest.folder.relative_to(manifest.root).as_posix()

@@ -291,17 +291,12 @@ def _library(r: _Reader, raw: object, at: str, folder: Path) -> Library:
             if key in d:
                 raise r.fail(f'{at}.{key}', f'{key!r} belongs to a jar; a folder library is named and '
                                             'trusted by its path and its modules\' bytes')
+        # Like the spec's path, not required to exist here: the guard judges the index or a
+        # commit, not the working tree. A run of TLC needs it (tlc/libraries.py says so).
         text = r.repo_path(d['folder'], f'{at}.folder', r.root)
-        path = r.root / text
-        if not path.is_dir():
-            raise r.fail(f'{at}.folder', f'{text!r} is not a folder (relative to the repository root '
-                                         f'{r.root}); create it or fix the path')
-        if path.resolve() == folder.resolve():
+        if (r.root / text).resolve() == folder.resolve():
             raise r.fail(f'{at}.folder', f'{text!r} is the model folder itself, whose modules TLC finds '
                                          'without a library entry; remove the entry')
-        if not any(path.glob('*.tla')):
-            raise r.fail(f'{at}.folder', f'{text!r} holds no .tla module; TLC reads only the modules '
-                                         'directly in the folder (not in its subfolders)')
         return Library(folder=text)
     url = r.string(d['url'], f'{at}.url')
     if not _JAR_URL.match(url):

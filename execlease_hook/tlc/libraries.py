@@ -134,6 +134,9 @@ def of(m: Manifest) -> Libraries:
 
 def _folder(root: Path, text: str, where: str) -> LibraryFolder:
     folder = root / text
+    if not folder.is_dir():
+        raise CannotRun(f'{where}: {folder} is not a folder; create it, or fix "folder" (a path from '
+                        'the repository root)')
     modules: list[tuple[str, bytes]] = []
     for module in sorted(folder.glob('*.tla')):
         problem = paths.outside_problem(root, module)
@@ -145,7 +148,7 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
             raise CannotRun(f'{where}: cannot read {module}: {e.strerror}; restore it or remove it') from None
     if not modules:
         raise CannotRun(f'{where}: {folder} holds no .tla module; TLC reads only the modules directly '
-                        'in the folder')
+                        'in the folder, not in its subfolders')
     h = hashlib.sha256()
     for name, data in modules:
         h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)

@@ -150,6 +150,18 @@ def test_a_folder_is_snapshotted_and_a_new_snapshot_follows_an_edit(tmp_path, en
     assert (folder.path / 'Steps.tla').read_text() == support.STEPS_TLA   # the old snapshot is as it was
 
 
+def test_a_folder_that_is_not_there_or_holds_no_module_stops_the_run(tmp_path, env):
+    m = manifest(tmp_path, [{'folder': 'verification/nowhere'}])
+    with pytest.raises(CannotRun, match=r'libraries\[0\] \(verification/nowhere\): .*nowhere is not a folder; create it'):
+        libraries.of(m)
+    (tmp_path / 'verification' / 'empty' / 'sub').mkdir(parents=True)
+    (tmp_path / 'verification' / 'empty' / 'sub' / 'Deep.tla').write_text('')
+    m = manifest(tmp_path, [{'folder': 'verification/empty'}])
+    with pytest.raises(CannotRun, match=r'empty holds no \.tla module; TLC reads only the modules directly in '
+                                        r'the folder, not in its subfolders'):
+        libraries.of(m)
+
+
 def job(**changes) -> TlcJob:
     return dataclasses.replace(TlcJob(kind='check', name='main', spec='LCounter.tla', spec_text=b'spec',
                                       config='pass.cfg', config_text=b'cfg'), **changes)
