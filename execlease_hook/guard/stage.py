@@ -35,17 +35,25 @@ def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) 
     return {paths.rel(root, os.path.abspath(f)) for f in files}
 
 
+_last_json: list[object] = [None, None]   # (bytes, parsed): the manifest the helpers below read
+
+
 def _json(data: bytes | None) -> dict | None:
-    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object."""
+    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object.
+    Parsed once for the helpers that read the same manifest in turn (none changes the result)."""
     import json
 
     if data is None:
         return None
+    if _last_json[0] is data:
+        return _last_json[1]    # type: ignore[return-value]
     try:
         parsed = json.loads(data)
     except (ValueError, RecursionError):   # the full load says why
-        return None
-    return parsed if isinstance(parsed, dict) else None
+        parsed = None
+    result = parsed if isinstance(parsed, dict) else None
+    _last_json[0], _last_json[1] = data, result
+    return result
 
 
 def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
