@@ -351,10 +351,13 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                 reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
                 'killer or a shutdown?); run again', last_lines=last_lines(run.output),
             )
+        from execlease_hook.tlc import missing   # a module SANY cannot find, said clearly
+
         if '-simulate' in job.mode:
-            return tlc_modes.classify_simulation(
-                run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
-        return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
+            return missing.explain(job, tlc_modes.classify_simulation(
+                run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace')), run.output)
+        return missing.explain(
+            job, classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace')), run.output)
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
         shutil.rmtree(folder, ignore_errors=True)

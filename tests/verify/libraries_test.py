@@ -154,3 +154,45 @@ def test_the_jar_downloaded_from_a_local_server_runs(git_repo, lib_jar, tmp_path
         assert code == 0, capsys.readouterr()
         assert jobs(data)['check', 'main']['verdict']['distinct'] == 8
         assert srv.requests == ['/dl/Limits.jar']
+
+
+@pytest.mark.parametrize(('module', 'advice'), (
+    ('Limits', 'neither the model folder, the TLA+ tools nor the model\'s libraries (verification/lib) hold '
+               'Limits.tla. Add the library that holds '
+               'Limits.tla to manifest.json: a jar, "libraries": [{"url": "https://.../Lib.jar", '
+               '"sha256": "<64 hex>"}], or a folder of .tla modules in the repository'),
+    ('SequencesExt', 'SequencesExt is a CommunityModules module: add the CommunityModules jar to "libraries" '
+                     'in manifest.json, "libraries": [{"name": "CommunityModules", "url": '
+                     '"https://github.com/tlaplus/CommunityModules/releases/download/<release>/'
+                     'CommunityModules-deps.jar", "sha256": "<its sha256>"}]'),
+    ('TLAPS', 'TLAPS is a module of the TLA+ Proof System (TLAPS): copy its .tla files'),
+))
+def test_a_missing_module_is_exit_2_naming_it_its_line_and_the_fix(git_repo, tmp_path, capsys, module, advice):
+    support.write_repo(git_repo.path, [{'folder': support.LIB}], mutations=(), findings=(), traces=(),
+                       code_mutations=())
+    spec = git_repo.path / support.MODEL / 'LCounter.tla'
+    spec.write_text(support.SPEC_TLA.replace('EXTENDS Naturals, Steps, Limits', f'EXTENDS Naturals, Steps, {module}')
+                    .replace('InRange(x, N)', 'x \\in 0..N'))
+    code, data = run(tmp_path, '--quick')
+    out = capsys.readouterr().out
+    assert code == 2, out
+    reason = jobs(data)['check', 'main']['verdict']['reason']
+    assert reason.startswith(f'module {module} cannot be found: LCounter.tla:2 extends it '
+                             f'(EXTENDS Naturals, Steps, {module}); ')
+    assert advice in reason
+    assert 'Cannot find source file' not in reason
+    assert f'module {module} cannot be found' in out
+
+
+def test_a_module_a_library_module_needs_is_named_in_that_module(git_repo, tmp_path, capsys, lib_jar, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
+    support.write_repo(git_repo.path, libs(lib_jar), mutations=(), findings=(), traces=(), code_mutations=())
+    (git_repo.path / support.LIB / 'Steps.tla').write_text(support.STEPS_TLA.replace(
+        'EXTENDS Naturals', 'EXTENDS Naturals, Gone'))
+    code, data = run(tmp_path, '--quick')
+    assert code == 2
+    reason = jobs(data)['check', 'main']['verdict']['reason']
+    assert reason.startswith('module Gone cannot be found: verification/lib/Steps.tla:3 extends it '
+                             '(EXTENDS Naturals, Gone); ')
+    assert "nor the model's libraries (Limits, verification/lib) hold Gone.tla. Add the library" in reason
+    capsys.readouterr()
