@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.tlc.output import Verdict
-
-if TYPE_CHECKING:
-    from execlease_hook.tlc.run import TlcJob
 
 _CANNOT_FIND = re.compile(r'Cannot find source file for module (\w+) imported in module (\w+)')
 PARSE_ERROR = 150
@@ -74,22 +71,22 @@ def fix(module: str) -> str:
             'repository, "libraries": [{"folder": "path/from/the/repository/root"}] (docs/libraries.md)')
 
 
-def explain(job: TlcJob, verdict: Verdict, output: bytes) -> Verdict:
+def explain(verdict: Verdict, output: bytes, files: Sequence[tuple[str, bytes]],
+            libraries: Sequence[str]) -> Verdict:
     """The verdict of a run where SANY could not find a module, with the reason said clearly;
-    any other verdict as it is."""
+    any other verdict as it is. `files`: the job's modules as (name, bytes), the spec first;
+    `libraries`: the names of the model's libraries."""
     if verdict.outcome != 'error' or verdict.exit_code != PARSE_ERROR:
         return verdict
     found = missing(output)
     if found is None:
         return verdict
     module, importer = found
-    files = [(Path(job.spec).name, job.spec_text), *job.modules, *job.libraries.modules()]
     places = [f'{name}:{line} {"extends" if keyword == "EXTENDS" else "instantiates"} it ({said})'
               for name, text in files if Path(name).stem == importer
               for line, keyword, said in imports(text, module)]
     where = '; '.join(places) or f'module {importer} imports it'
-    names = job.libraries.names()
-    libraries = f'the model\'s libraries ({", ".join(names)})' if names else 'any library (the manifest names none)'
+    have = f'the model\'s libraries ({", ".join(libraries)})' if libraries else 'any library (the manifest names none)'
     reason = (f'module {module} cannot be found: {where}; neither the model folder, the TLA+ tools nor '
-              f'{libraries} hold {module}.tla. {fix(module)}')
+              f'{have} hold {module}.tla. {fix(module)}')
     return dataclasses.replace(verdict, reason=reason)

@@ -303,9 +303,8 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
 
     # The last gate before TLC, whoever built the job: a spec that may print or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
-    uses = spec_scan.scan_job_files(
-        ((Path(job.spec).name, job.spec_text), *job.modules, *job.libraries.modules()),
-        ((job.config_name, job.config_text),))
+    modules = ((Path(job.spec).name, job.spec_text), *job.modules, *job.libraries.modules())
+    uses = spec_scan.scan_job_files(modules, ((job.config_name, job.config_text),))
     if uses:
         return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
     started = time.monotonic()
@@ -353,11 +352,10 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             )
         from execlease_hook.tlc import missing   # a module SANY cannot find, said clearly
 
-        if '-simulate' in job.mode:
-            return missing.explain(job, tlc_modes.classify_simulation(
-                run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace')), run.output)
-        return missing.explain(
-            job, classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace')), run.output)
+        config_text = job.config_text.decode('utf-8', 'replace')
+        verdict = tlc_modes.classify_simulation(run.exit_code, run.output, seconds, config_text) \
+            if '-simulate' in job.mode else classify(run.exit_code, run.output, seconds, config_text)
+        return missing.explain(verdict, run.output, modules, job.libraries.names())
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
         shutil.rmtree(folder, ignore_errors=True)

@@ -37,7 +37,7 @@ def test_an_importer_whose_text_is_not_at_hand_is_named():
     job = TlcJob(kind='check', name='main', spec='Spec.tla', spec_text=b'---- MODULE Spec ----\n====\n',
                  config='Spec.cfg', config_text=b'')
     said = b'Cannot find source file for module Json imported in module SequencesExt.\n'
-    verdict = missing.explain(job, Verdict('error', 1.0, 150, reason='parse error'), said)
+    verdict = missing.explain(Verdict('error', 1.0, 150, reason='parse error'), said, [('Spec.tla', job.spec_text)], [])
     assert verdict.reason is not None
     assert verdict.reason.startswith('module Json cannot be found: module SequencesExt imports it; ')
     assert 'Json is a CommunityModules module' in verdict.reason
@@ -47,6 +47,6 @@ def test_other_verdicts_are_left_as_they_are():
     job = TlcJob(kind='check', name='main', spec='Spec.tla', spec_text=b'', config='Spec.cfg', config_text=b'')
     said = b'Cannot find source file for module Json imported in module Spec.\n'
     for verdict in (Verdict('passed', 1.0, 0), Verdict('error', 1.0, 75, reason='evaluation error')):
-        assert missing.explain(job, verdict, said) is verdict
+        assert missing.explain(verdict, said, [('Spec.tla', job.spec_text)], []) is verdict
     parse = Verdict('error', 1.0, 150, reason='parse error: something else')
-    assert missing.explain(job, parse, b'Encountered "Beginning of definition"') is parse
+    assert missing.explain(parse, b'Encountered "Beginning of definition"', [], []) is parse
