@@ -88,10 +88,14 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
         changes = git.commit_changes(root, commit, parent)
         touched = guard.touched_paths(root, changes, [])
         manifests = git.model_manifests(root, commit, only)
+        data = git.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
+        if only is None:   # a manifest.json that is no execlease manifest is not a model
+            from execlease_hook.manifest import find
+
+            manifests = [(rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])]
         if not manifests:
             continue
         modelled = True
-        data = git.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
         at_tip = commit == tip
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
@@ -116,8 +120,10 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
             steps = steps or found.needs_steps
             code = max(code, found.code)
     if not modelled:
-        raise CannotRun('no model found in the judged commits: expected verification/<name>/manifest.json '
-                        'in their trees, or name one with --model DIR')
+        from execlease_hook.manifest import find
+
+        raise CannotRun(f'no model found in the judged commits: {find.NONE_FOUND}, in their trees, or name '
+                        'one with --model DIR')
     if steps:
         print(term.wrap('\n'.join(RANGE_STEPS)))
     return code

@@ -136,16 +136,16 @@ def staged_models(root: Path, model: str | None, staged: list[git.StagedChange])
             raise CannotRun(f'--model {model}: {rel} is not in the index ({state}); `git add` it: '
                             'the guard judges what the commit records')
         return [(rel, blob)]
-    found = git.model_manifests(root)
-    if not found:
-        deleted = [c.path for c in staged if c.status == 'D' and c.path.startswith('verification/')
-                   and c.path.endswith('/manifest.json') and c.path.count('/') == 2]
-        gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
-        raise CannotRun(
-            f'no model found in the index{gone}: expected verification/<name>/manifest.json under '
-            f'{root}, staged, or name one with --model DIR',
-        )
-    return found
+    return git.model_manifests(root)    # every manifest.json: judge_staged keeps the models
+
+
+def _no_model(root: Path, staged: list[git.StagedChange]) -> CannotRun:
+    from execlease_hook.manifest import find
+
+    deleted = [c.path for c in staged if c.status == 'D' and c.path.rsplit('/', 1)[-1] == find.NAME]
+    gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
+    return CannotRun(f'no model found in the index{gone}: {find.NONE_FOUND} under {root}, staged, '
+                     'or name one with --model DIR')
 
 
 def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
@@ -177,6 +177,12 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         if outside:
             raise CannotRun(outside)
     data = read_manifests(root, models)
+    if options.model is None:   # a manifest.json that is no execlease manifest is not a model
+        from execlease_hook.manifest import find
+
+        models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
+        if not models:
+            raise _no_model(root, staged)
     wanted = []
     for rel, _ in models:
         governed = governed_paths(rel, data[rel])
