@@ -112,7 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli_args.add_format_arguments(coverage)
 
-    command('tools', 'fetch and verify the pinned TLA+ tools; show the Java used')
+    tools = command('tools', "fetch and verify the pinned TLA+ tools and each model's library jars; "
+                             'show the Java used')
+    tools.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     cli_args.add_report_arguments(command(
         'report', 'combine the JSON reports of a sharded run into one verdict',
     ))

@@ -29,6 +29,15 @@ def in_report(root: Path | str, path: Path | str) -> str:
     return f'outside the repository: {full.name}'
 
 
+def module_in_folder(folder: str, path: str) -> bool:
+    """`path` is a .tla module directly in `folder` (both from the repository root): one TLC
+    finds on a library path, which it does not search below."""
+    if not path.startswith(f'{folder}/'):
+        return False
+    rest = path[len(folder) + 1:]
+    return rest.endswith('.tla') and '/' not in rest
+
+
 def spelling_problem(text: str) -> str | None:
     """Why `text` is not the one spelling git uses for a relative path; None when it is."""
     if any(ord(c) < 0x20 or c == '\x7f' for c in text):

@@ -169,31 +169,42 @@ def subject(root: Path, commit: str) -> str:
 
 
 def model_manifests(root: Path, commit: str | None = None, only: str | None = None) -> list[tuple[str, str]]:
-    """(path, blob id) of every verification/<name>/manifest.json (or of the manifest `only`)
-    in the index (commit None) or in a commit's tree: what the commit records, never the
-    working tree."""
-    where = only or 'verification/'
+    """(path, blob id) of every file named manifest.json (or of the manifest `only`) in the
+    index (commit None) or in a commit's tree: what the commit records, never the working tree.
+    Which of them are execlease manifests is the manifest layer's question (manifest/find.py):
+    verification/<name>/manifest.json always is; another by its content."""
     if commit is None:
-        out = _output(root, 'ls-files', '-s', '-z', '--', where)
-    else:
-        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', where)
+        out = _output(root, 'ls-files', '-s', '-z', '--', only or '*manifest.json')
+    elif only is not None:
+        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', only)
+    else:   # ls-tree takes no wildcards: the whole tree, filtered here
+        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
     found: list[tuple[str, str]] = []
     for record in out.split(b'\0'):
         if not record:
             continue
         meta, _, raw = record.partition(b'\t')
         path = os.fsdecode(raw)
-        parts = path.split('/')
-        if path != only and (only or len(parts) != 3 or parts[2] != 'manifest.json'):
+        if path != only and (only or path.rsplit('/', 1)[-1] != 'manifest.json'):
             continue
         fields = meta.decode().split()
         if commit is None:
             if fields[2] != '0':
-                raise CannotRun(f'{path} is unmerged in the index; resolve the conflict and `git add` it')
+                parts = path.split('/')
+                if only or (len(parts) == 3 and parts[0] == 'verification'):
+                    raise CannotRun(f'{path} is unmerged in the index; resolve the conflict and `git add` it')
+                continue    # maybe not a model at all; git refuses the commit anyway
             found.append((path, fields[1]))
         elif fields[1] == 'blob':
             found.append((path, fields[2]))
     return found
+
+
+def worktree_manifests(root: Path) -> list[str]:
+    """Every file named manifest.json that git tracks or would track (not ignored), sorted."""
+    out = _output(root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*manifest.json')
+    return sorted({p for p in (os.fsdecode(r) for r in out.split(b'\0') if r)
+                   if p.rsplit('/', 1)[-1] == 'manifest.json'})
 
 
 def blob_id(data: bytes, like: str) -> str:
@@ -250,6 +261,15 @@ def checkout_tree(root: Path, commit: str, dest: Path) -> None:
             index.unlink()
         except FileNotFoundError:
             pass
+
+
+def tree_files(root: Path, commit: str | None, folders: Sequence[str]) -> list[str]:
+    """The paths under `folders` in the index (commit None) or in a commit's tree, sorted."""
+    if commit is None:
+        out = _output(root, 'ls-files', '-z', '--cached', '--', *folders)
+    else:
+        out = _output(root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders)
+    return sorted({os.fsdecode(p) for p in out.split(b'\0') if p})
 
 
 def tracked_files(root: Path, untracked: bool = False) -> list[str]:

@@ -82,6 +82,11 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
         e for e in m.coverage.entries if e.path in touched
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
+    if not model and m.libraries:   # a staged module of a library folder is the model too
+        from execlease_hook.manifest.model import library_folders
+
+        folders = library_folders(m)
+        model = any(paths.module_in_folder(f, path) for f in folders for path in touched)
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:

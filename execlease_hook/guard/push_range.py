@@ -89,15 +89,20 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
         changes = git.commit_changes(root, commit, parent)
         touched = guard.touched_paths(root, changes, [])
         manifests = git.model_manifests(root, commit, only)
+        data = git.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
+        if only is None:   # a manifest.json that is no execlease manifest is not a model
+            from execlease_hook.manifest import find
+
+            manifests = [(rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])]
         if not manifests:
             continue
         modelled = True
-        data = git.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
         at_tip = commit == tip
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
             governed = guard.governed_paths(rel, blob)
-            if governed is not None and governed.isdisjoint(touched) and not at_tip:
+            if governed is not None and governed.isdisjoint(touched) and not at_tip \
+                    and not guard.library_modules(blob, touched):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = guard_check.load_model(rel, root, source, blob, worktree=False)
@@ -116,8 +121,10 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
             steps = steps or found.needs_steps
             code = max(code, found.code)
     if not modelled:
-        raise CannotRun('no model found in the judged commits: expected verification/<name>/manifest.json '
-                        'in their trees, or name one with --model DIR')
+        from execlease_hook.manifest import find
+
+        raise CannotRun(f'no model found in the judged commits: {find.NONE_FOUND}, in their trees, or name '
+                        'one with --model DIR')
     if steps:
         print(term.wrap('\n'.join(RANGE_STEPS)))
     return code

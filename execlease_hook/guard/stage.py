@@ -35,17 +35,25 @@ def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) 
     return {paths.rel(root, os.path.abspath(f)) for f in files}
 
 
+_last_json: list[object] = [None, None]   # (bytes, parsed): the manifest the helpers below read
+
+
 def _json(data: bytes | None) -> dict | None:
-    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object."""
+    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object.
+    Parsed once for the helpers that read the same manifest in turn (none changes the result)."""
     import json
 
     if data is None:
         return None
+    if _last_json[0] is data:
+        return _last_json[1]    # type: ignore[return-value]
     try:
         parsed = json.loads(data)
     except (ValueError, RecursionError):   # the full load says why
-        return None
-    return parsed if isinstance(parsed, dict) else None
+        parsed = None
+    result = parsed if isinstance(parsed, dict) else None
+    _last_json[0], _last_json[1] = data, result
+    return result
 
 
 def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
@@ -78,6 +86,17 @@ def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
 
     globs = watch_paths.raw_globs(parsed)
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
+
+
+def library_modules(data: bytes | None, touched: set[str]) -> set[str]:
+    """The touched modules of the model's library folders (`libraries`), read from the manifest
+    without validating; nothing (and no cost beyond a look at the parsed JSON) without any."""
+    parsed = _json(data)
+    found = parsed.get('libraries') if parsed is not None else None
+    if not isinstance(found, list):
+        return set()
+    folders = [lib['folder'] for lib in found if isinstance(lib, dict) and isinstance(lib.get('folder'), str)]
+    return {path for path in touched if any(paths.module_in_folder(f, path) for f in folders)}
 
 
 def diff_bases(data: bytes | None, touched: set[str]) -> list[str]:
@@ -117,16 +136,16 @@ def staged_models(root: Path, model: str | None, staged: list[git.StagedChange])
             raise CannotRun(f'--model {model}: {rel} is not in the index ({state}); `git add` it: '
                             'the guard judges what the commit records')
         return [(rel, blob)]
-    found = git.model_manifests(root)
-    if not found:
-        deleted = [c.path for c in staged if c.status == 'D' and c.path.startswith('verification/')
-                   and c.path.endswith('/manifest.json') and c.path.count('/') == 2]
-        gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
-        raise CannotRun(
-            f'no model found in the index{gone}: expected verification/<name>/manifest.json under '
-            f'{root}, staged, or name one with --model DIR',
-        )
-    return found
+    return git.model_manifests(root)    # every manifest.json: judge_staged keeps the models
+
+
+def _no_model(root: Path, staged: list[git.StagedChange]) -> CannotRun:
+    from execlease_hook.manifest import find
+
+    deleted = [c.path for c in staged if c.status == 'D' and c.path.rsplit('/', 1)[-1] == find.NAME]
+    gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
+    return CannotRun(f'no model found in the index{gone}: {find.NONE_FOUND} under {root}, staged, '
+                     'or name one with --model DIR')
 
 
 def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
@@ -158,10 +177,18 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         if outside:
             raise CannotRun(outside)
     data = read_manifests(root, models)
+    if options.model is None:   # a manifest.json that is no execlease manifest is not a model
+        from execlease_hook.manifest import find
+
+        models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
+        if not models:
+            raise _no_model(root, staged)
     wanted = []
     for rel, _ in models:
         governed = governed_paths(rel, data[rel])
-        watched = watched_paths(data[rel], touched)
+        # What the checks read beyond the governed paths: protocol code under watch rules, and
+        # the staged modules of the model's library folders (the model record covers them).
+        watched = watched_paths(data[rel], touched) | library_modules(data[rel], touched)
         if options.all or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, governed, watched))
     verbose = getattr(options, 'verbose', 0) > 0

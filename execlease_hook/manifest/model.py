@@ -100,6 +100,27 @@ class CodeMutation:
 
 
 @record
+class Library:
+    """A TLA+ library the model's modules EXTEND or INSTANCE (docs/libraries.md): a jar, fetched
+    from `url` and trusted by its pinned `sha256`, on TLC's class path; or a `folder` of .tla
+    modules in the repository (relative to the repository root) on TLC's library path."""
+
+    url: str | None = None      # a jar: where it is downloaded from
+    sha256: str | None = None   # a jar: 64 hex, checked on every use
+    name: str | None = None     # a jar: how reports name it (default: the url's file name)
+    folder: str | None = None   # a folder: POSIX, relative to the repository root
+
+    @property
+    def label(self) -> str:
+        """How messages and reports name the library."""
+        if self.folder is not None:
+            return self.folder
+        if self.name is not None:
+            return self.name
+        return (self.url or '').rstrip('/').rsplit('/', 1)[-1] or (self.url or '')
+
+
+@record
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec/index.py); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
@@ -154,6 +175,7 @@ class Manifest:
     code_mutations: tuple[CodeMutation, ...] = ()
     covers_code: bool = True    # False: the manifest has no "coverage" (a model of no code)
     schema: str | None = None   # "$schema": where editors find the JSON Schema; kept as written
+    libraries: tuple[Library, ...] = ()   # in TLC's search order: jars on the class path, folders on the library path
 
     @property
     def folder(self) -> Path:
@@ -167,6 +189,11 @@ class Manifest:
         names.update(m.config for m in self.mutations)
         names.update(f.config for f in self.findings)
         return sorted(names)
+
+
+def library_folders(manifest: Manifest) -> list[str]:
+    """The model's library folders in the repository, as the manifest names them (root-relative)."""
+    return [lib.folder for lib in manifest.libraries if lib.folder is not None]
 
 
 def model_paths(manifest: Manifest) -> list[str]:

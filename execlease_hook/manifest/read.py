@@ -16,7 +16,7 @@ from execlease_hook.core import paths
 from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import (
-    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, TraceJob, VERSION, WatchRule,
+    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, TraceJob, VERSION, WatchRule,
 )
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -274,6 +274,61 @@ def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...])
     )
 
 
+_SHA256 = re.compile(_HEX64)
+_JAR_URL = re.compile(r'https?://[^\s/]+/\S*\Z')
+LIBRARIES_HELP = ('each entry is a jar, {"url": "https://.../Lib.jar", "sha256": "<64 hex>"} (optional '
+                  '"name"), or a folder of .tla modules, {"folder": "verification/lib"} (relative to '
+                  'the repository root); see docs/libraries.md')
+
+
+def _library(r: _Reader, raw: object, at: str, folder: Path) -> Library:
+    d = r.obj(raw, at, (), ('url', 'sha256', 'name', 'folder'))
+    if ('url' in d) == ('folder' in d):
+        raise r.fail(at, 'give exactly one of "url" (a jar) or "folder" (a folder of .tla modules '
+                         'in the repository); ' + LIBRARIES_HELP)
+    if 'folder' in d:
+        for key in ('sha256', 'name'):
+            if key in d:
+                raise r.fail(f'{at}.{key}', f'{key!r} belongs to a jar; a folder library is named and '
+                                            'trusted by its path and its modules\' bytes')
+        # Like the spec's path, not required to exist here: the guard judges the index or a
+        # commit, not the working tree. A run of TLC needs it (tlc/libraries.py says so).
+        text = r.repo_path(d['folder'], f'{at}.folder', r.root)
+        if (r.root / text).resolve() == folder.resolve():
+            raise r.fail(f'{at}.folder', f'{text!r} is the model folder itself, whose modules TLC finds '
+                                         'without a library entry; remove the entry')
+        return Library(folder=text)
+    url = r.string(d['url'], f'{at}.url')
+    if not _JAR_URL.match(url):
+        raise r.fail(f'{at}.url', f'{url!r} is not an http(s) URL of a jar; for a jar on this machine '
+                                  'use EXECLEASE_LIBRARY_PATH (docs/libraries.md)')
+    if 'sha256' not in d:
+        raise r.fail(at, 'a jar needs "sha256": the 64 hex digits of the jar it was pinned to '
+                         '(sha256sum Lib.jar), checked on every use')
+    digest = r.string(d['sha256'], f'{at}.sha256')
+    if not _SHA256.match(digest):
+        raise r.fail(f'{at}.sha256', f'expected 64 lowercase hex digits (sha256sum Lib.jar), got {digest!r}')
+    return Library(url=url, sha256=digest,
+                   name=r.string(d['name'], f'{at}.name') if 'name' in d else None)
+
+
+def _libraries(r: _Reader, raw: object, folder: Path) -> tuple[Library, ...]:
+    found: list[Library] = []
+    seen: dict[tuple[str, str], int] = {}
+    for i, value in enumerate(r.array(raw, 'libraries')):
+        at = f'libraries[{i}]'
+        library = _library(r, value, at, folder)
+        for what, key in (('folder', library.folder), ('jar', library.sha256), ('url', library.url)):
+            if key is None:
+                continue
+            if (what, key) in seen:
+                raise r.fail(at, f'the same {what} as libraries[{seen[(what, key)]}]; '
+                                 'list each library once')
+            seen[(what, key)] = i
+        found.append(library)
+    return tuple(found)
+
+
 def _entry(r: _Reader, raw: object, at: str) -> CoveredEntry:
     d = r.obj(
         raw, at, ('id', 'path', 'action'),
@@ -429,7 +484,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
         raw, '$', ('version', 'spec'),
-        ('$schema', 'checks', 'coverage', 'mutations', 'findings', 'traces', 'codeMutations'),
+        ('$schema', 'libraries', 'checks', 'coverage', 'mutations', 'findings', 'traces', 'codeMutations'),
     )
     if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
@@ -465,6 +520,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         ),
         # For editors only (docs/manifest.md#editors-the-json-schema); its value is not read further.
         schema=r.string(d['$schema'], '$schema') if '$schema' in d else None,
+        libraries=_libraries(r, d['libraries'], folder) if 'libraries' in d else (),
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.manifest.model import (
-    CodeMutation, Coverage, CoveredEntry, Manifest, ModelRecord, TraceJob, VERSION,
+    CodeMutation, Coverage, CoveredEntry, Library, Manifest, ModelRecord, TraceJob, VERSION,
 )
 
 
@@ -67,9 +67,10 @@ def to_json(m: Manifest) -> dict[str, object]:
         _optional(item, 'timeout', f.timeout, None)
         findings.append(item)
     out: dict[str, object] = {} if m.schema is None else {'$schema': m.schema}
+    out.update({'version': VERSION, 'spec': m.spec})
+    if m.libraries:
+        out['libraries'] = [_library_json(lib) for lib in m.libraries]
     out.update({
-        'version': VERSION,
-        'spec': m.spec,
         'checks': checks,
         'mutations': mutations,
         'findings': findings,
@@ -87,6 +88,14 @@ def to_json(m: Manifest) -> dict[str, object]:
         **_declarations_json(m.coverage),
     }
     return out
+
+
+def _library_json(lib: Library) -> dict[str, object]:
+    if lib.folder is not None:
+        return {'folder': lib.folder}
+    item: dict[str, object] = {} if lib.name is None else {'name': lib.name}
+    item.update({'url': lib.url, 'sha256': lib.sha256})
+    return item
 
 
 def _trace_job_json(t: TraceJob) -> dict[str, object]:

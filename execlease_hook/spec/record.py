@@ -6,15 +6,20 @@ other edit is named: `action Claim changed (ExecutionLease.tla:79-90) since the 
 An older manifest's "sha256:<hex>" (one hash of the bytes) is still read: the model counts as
 unchanged while the bytes are, and the next `execlease verify --update-coverage` records the
 per-definition form. (The TLC result cache keys on exact bytes; that is a different question.)
+
+A model's library folders in the repository (manifest `libraries`) are part of it: each of
+their modules is recorded per definition as the spec is, keyed by its path from the repository
+root (`verification/lib/Ops.tla`), so an edit of a shared operator is named where it is.
 """
 from __future__ import annotations
 
+from execlease_hook.core import paths
 from execlease_hook.core.digest import length_prefixed
-from execlease_hook.manifest.model import model_paths
+from execlease_hook.manifest.model import library_folders, model_paths
 from execlease_hook.core.digest import sha256
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from execlease_hook.spec import index as spec_index
@@ -35,6 +40,8 @@ class ModelView:
     spec: bytes
     index: SpecIndex
     cfgs: Mapping[str, bytes]       # every cfg the manifest names, by its name in the manifest
+    # Each module of the library folders, by its path from the repository root.
+    libraries: Mapping[str, bytes] = field(default_factory=dict)
 
     def actions(self) -> dict[str, Action]:
         from execlease_hook.spec import actions as action_map
@@ -75,13 +82,39 @@ def read(m: Manifest, source: Source) -> ModelView:
             )
         contents[name] = content
     spec = contents.pop(m.spec)
-    return ModelView(m, spec, spec_index.read_spec(spec, m.spec), contents)
+    return ModelView(m, spec, spec_index.read_spec(spec, m.spec), contents, _library_modules(m, source))
+
+
+def _library_modules(m: Manifest, source: Source) -> dict[str, bytes]:
+    folders = library_folders(m)
+    if not folders:
+        return {}
+    from execlease_hook.git.blobs import WorktreeSource
+
+    if isinstance(source, WorktreeSource):
+        found = [p.relative_to(m.root).as_posix() for folder in folders for p in sorted((m.root / folder).glob('*.tla'))]
+    else:
+        from execlease_hook.git import repo as git
+
+        found = [p for p in git.tree_files(m.root, getattr(source, 'commit', None), folders)
+                 if any(paths.module_in_folder(f, p) for f in folders)]
+    prefetch = getattr(source, 'prefetch', None)
+    if prefetch is not None:
+        prefetch(found)
+    out: dict[str, bytes] = {}
+    for path in found:
+        content = source.read(path)
+        if content is not None:
+            out[path] = content
+    return out
 
 
 def record(view: ModelView) -> ModelRecord:
     files: dict[str, str | Mapping[str, str]] = {view.manifest.spec: view.index.digests()}
     for name, content in sorted(view.cfgs.items()):
         files[name] = spec_index.cfg_digest(content)
+    for path, content in view.libraries.items():
+        files[path] = spec_index.read_spec(content, path).digests()
     return ModelRecord(spec_index.SCHEME, dict(sorted(files.items())))
 
 
@@ -115,24 +148,28 @@ def changes(view: ModelView, source: Source) -> list[str]:
             else:
                 lines.append(f'config {name} changed its meaning since the sync')
             continue
+        library = name != m.spec and name.endswith('.tla')
+        kind = 'library module' if library else 'spec'
         if before is None:
-            lines.append(f'spec {name} is new since the sync')
+            lines.append(f'{kind} {name} is new since the sync')
             continue
         if now is None:
-            lines.append(f'spec {name} is no longer part of the model since the sync')
+            lines.append(f'{kind} {name} is no longer part of the model since the sync')
             continue
-        units = {u.key: u for u in view.index.units}
+        index = spec_index.read_spec(view.libraries[name], name) if library else view.index
+        named = {} if library else actions
+        units = {u.key: u for u in index.units}
         for key, digest in now.items():
             unit = units[key]
-            what = _what(key, unit.definition, actions)
+            what = _what(key, unit.definition, named)
             if key not in before:
-                lines.append(f'{what} added ({view.index.where(unit)}) since the sync')
+                lines.append(f'{what} added ({index.where(unit)}) since the sync')
             elif before[key] != digest:
-                lines.append(f'{what} changed ({view.index.where(unit)}) since the sync')
+                lines.append(f'{what} changed ({index.where(unit)}) since the sync')
         for key in before:
             if key not in now:
                 definition = key.split('#')[0].split(' ')[0] not in spec_index.KEYWORDS
-                lines.append(f'{_what(key, definition, actions)} removed from {name} since the sync')
+                lines.append(f'{_what(key, definition, named)} removed from {name} since the sync')
     return lines
 
 

@@ -10,6 +10,8 @@ About 470 lines, kept whole: the four sources, the lock, the streamed download w
 deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
 whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
 under it; only verified files are renamed into place). Split, that order would span modules.
+The library jars a manifest pins (tlc/libraries.py) are fetched by the same `download`, under
+the same kind of lock (`locked`), and verified and placed by the same rules.
 """
 from __future__ import annotations
 
@@ -130,10 +132,11 @@ class CacheUnwritable(Exception):
 
 
 @contextmanager
-def _locked(folder: Path) -> Iterator[None]:
+def locked(folder: Path) -> Iterator[None]:
     """The cache lock, waited for at most EXECLEASE_TLA_LOCK_TIMEOUT seconds. A holder that died
     released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a
-    mirror) is given up on, naming its pid, rather than waited for forever."""
+    mirror) is given up on, naming its pid, rather than waited for forever. Also the lock of
+    the library jars' cache (tlc/libraries.py)."""
     wait = settings.seconds_env('EXECLEASE_TLA_LOCK_TIMEOUT', DEFAULT_LOCK_TIMEOUT)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -174,6 +177,9 @@ def _locked(folder: Path) -> Iterator[None]:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
+_locked = locked   # the name the tests of the lock use
+
+
 def _explicit_jar() -> ToolJar | None:
     text = os.environ.get('EXECLEASE_TLA_JAR')
     if not text:
@@ -208,11 +214,11 @@ def _offline_jar() -> Path | None:
     return None
 
 
-def _progress(done: int, total: int | None) -> None:
+def _progress(done: int, total: int | None, what: str = JAR_NAME) -> None:
     if total:
-        sys.stderr.write(f'\rdownloading tla2tools.jar: {done * 100 // total:3d}% ({done}/{total} bytes)')
+        sys.stderr.write(f'\rdownloading {what}: {done * 100 // total:3d}% ({done}/{total} bytes)')
     else:
-        sys.stderr.write(f'\rdownloading tla2tools.jar: {done} bytes')
+        sys.stderr.write(f'\rdownloading {what}: {done} bytes')
     sys.stderr.flush()
 
 
@@ -224,7 +230,18 @@ class TooLarge(DownloadFailed):
     """More bytes than any pinned jar has: not worth a retry."""
 
 
-def _fetch_once(url: str, target: Path, deadline: float) -> None:
+@dataclass(frozen=True)
+class Bound:
+    """What one download may take: at most `limit` bytes (`beyond` says why, after "more than")."""
+    limit: int
+    beyond: str
+    what: str           # the file's name in the progress line
+
+
+TOOLS_BOUND = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
+
+
+def _fetch_once(url: str, target: Path, deadline: float, bound: Bound = TOOLS_BOUND) -> None:
     import requests  # only when a download is needed
     import urllib3
 
@@ -240,21 +257,21 @@ def _fetch_once(url: str, target: Path, deadline: float) -> None:
                 raise DownloadFailed(f'HTTP {response.status_code} from {url}')
             length = response.headers.get('Content-Length')
             total = int(length) if length and length.isdigit() and len(length) < 16 else None
-            if total is not None and total > MAX_JAR_BYTES:
-                raise TooLarge(f'{url} announces {total} bytes; no pinned jar has more than {MAX_JAR_BYTES}')
+            if total is not None and total > bound.limit:
+                raise TooLarge(f'{url} announces {total} bytes, more than {bound.limit} ({bound.beyond})')
             done = 0
             with open(target, 'wb') as out:
                 for chunk in _chunks(response):
                     out.write(chunk)
                     done += len(chunk)
-                    if done > MAX_JAR_BYTES:
-                        raise TooLarge(f'{url} sent more than {MAX_JAR_BYTES} bytes, more than any pinned jar')
+                    if done > bound.limit:
+                        raise TooLarge(f'{url} sent more than {bound.limit} bytes, more than {bound.beyond}')
                     if time.monotonic() > deadline:
                         raise DownloadFailed(
                             f'download of {url} gave up after {done} bytes: it did not finish within '
                             'EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds (a slow or trickling mirror?)')
                     if show:
-                        _progress(done, total)
+                        _progress(done, total, bound.what)
             if show:
                 sys.stderr.write('\n')
             if total is not None and done != total:
@@ -285,8 +302,10 @@ def _chunks(response: requests.Response) -> Iterator[bytes]:
         yield chunk
 
 
-def _download(url: str, folder: Path) -> Path:
-    """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
+def download(url: str, folder: Path, bound: Bound = TOOLS_BOUND) -> Path:
+    """Stream `url` to a temp file in `folder` (the caller holds its lock, `locked`), with
+    retries, the total deadline and the size bound; return it unverified: the caller checks its
+    sha256, then renames it into place or deletes it. Raises DownloadFailed."""
     attempts = settings.count_env('EXECLEASE_TLA_RETRIES', 3, 1, 20)
     deadline = time.monotonic() + float_env('EXECLEASE_TLA_DOWNLOAD_DEADLINE', DEFAULT_DOWNLOAD_DEADLINE)
     fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
@@ -295,7 +314,7 @@ def _download(url: str, folder: Path) -> Path:
     try:
         for attempt in range(attempts):
             try:
-                _fetch_once(url, part, deadline)
+                _fetch_once(url, part, deadline, bound)
                 break
             except DownloadFailed as e:
                 text = str(e)
@@ -306,6 +325,16 @@ def _download(url: str, folder: Path) -> Path:
                 if final or attempt == attempts - 1:
                     raise
                 time.sleep(min(0.5 * 2 ** attempt, max(0.0, deadline - time.monotonic())))
+        return part
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+
+
+def _download(url: str, folder: Path) -> Path:
+    """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
+    part = download(url, folder)
+    try:
         digest = file_sha256(part)
         known = KNOWN_JARS.get(digest)
         if known is None:
@@ -383,7 +412,7 @@ def _resolve_in(folder: Path) -> ToolJar:
     ready = _valid_cached(folder)
     if ready is not None:
         return ready
-    with _locked(folder):
+    with locked(folder):
         # Every temp file is written under this lock, so one seen here was left by a run that
         # was killed mid-download or mid-copy.
         for stale in folder.glob('*.part'):

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from execlease_hook.tlc import jvm
+from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import spare as jvm_spare
 from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines
 
@@ -58,6 +59,9 @@ class TlcJob:
     # reports go while it runs (tlc/modes.following); the flags are part of the cache key.
     mode: tuple[str, ...] = ()
     progress: Callable[[Any, float], None] | None = field(default=None, compare=False)
+    # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
+    # path; none adds nothing to the argv or the key.
+    libraries: tla_libraries.Libraries = tla_libraries.NONE
 
     @property
     def config_name(self) -> str:
@@ -71,8 +75,9 @@ class TlcJob:
 
     def argv(self, folder: Path) -> tuple[str, ...]:
         return (
-            str(self.java), '-XX:+UseParallelGC', f'-Djava.io.tmpdir={folder / "javatmp"}',
-            '-cp', str(self.jar), 'tlc2.TLC', *self.tlc_flags(),
+            str(self.java), '-XX:+UseParallelGC', *self.libraries.jvm_flags(),
+            f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', self.libraries.class_path(self.jar),
+            'tlc2.TLC', *self.tlc_flags(),
             '-metadir', str(folder / 'meta'), '-config', self.config_name, Path(self.spec).name,
         )
 
@@ -85,6 +90,7 @@ class TlcJob:
         ]
         for name, text in sorted(self.modules):
             parts += [name.encode(), text]
+        parts += self.libraries.key_parts()
         for part in parts:
             h.update(length_prefixed(part))
         return h.hexdigest()
@@ -106,11 +112,11 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     for j in jobs:
         first.setdefault(_spare_key(j), j)
     for key, j in first.items():   # a warm JVM for the first job of each key, started now
-        launch = jvm.prepare(j.kind, j.java, j.jar)
+        launch = _prepare(j)
         if launch.cds.building:
             launch.cds.finish(None)   # the first job builds the class-data archive in a JVM of its own
             continue
-        jvm_spare.start_ahead(key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar)
+        jvm_spare.start_ahead(key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, _library_jars(j))
 
 
 def sweep(jar: Path) -> None:
@@ -124,8 +130,22 @@ def sweep(jar: Path) -> None:
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
-    """Jobs that can use each other's spares: same Java, same JIT flags, same jar."""
-    return (str(job.java), *jvm.jit_flags(job.kind), str(job.jar))
+    """Jobs that can use each other's spares: same Java, same JIT flags, same jar, same libraries."""
+    return (str(job.java), *jvm.jit_flags(job.kind), str(job.jar), *job.libraries.spare_key())
+
+
+def _library_jars(job: TlcJob) -> tuple[Path, ...]:
+    return tuple(j.path for j in job.libraries.jars)
+
+
+def _prepare(job: TlcJob) -> jvm.Launch:
+    """jvm.prepare, except that a job with library jars never builds the class-data archive of
+    tla2tools.jar (it would record their class path); it uses one built without them."""
+    launch = jvm.prepare(job.kind, job.java, job.jar)
+    if job.libraries.jars and launch.cds.building:
+        launch.cds.finish(None)
+        return jvm.Launch(jvm.jit_flags(job.kind), jvm.PLAIN.cds)
+    return launch
 
 
 
@@ -155,7 +175,8 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
     if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
         jvm_spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
-    return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar)
+    return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar,
+                          _library_jars(job))
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float, out_path: Path,
@@ -191,7 +212,7 @@ def _execute(
     if procs.cancelled():
         raise KeyboardInterrupt
     if launch is None:
-        launch = jvm.prepare(job.kind, job.java, job.jar)
+        launch = _prepare(job)
     argv = launch.argv(job.argv(folder))
     out_path = folder / 'tlc.out'
     with open(out_path, 'wb') as out:
@@ -294,8 +315,8 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
 
     # The last gate before TLC, whoever built the job: a spec that may print or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
-    uses = spec_scan.scan_job_files(
-        ((Path(job.spec).name, job.spec_text), *job.modules), ((job.config_name, job.config_text),))
+    modules = ((Path(job.spec).name, job.spec_text), *job.modules, *job.libraries.modules())
+    uses = spec_scan.scan_job_files(modules, ((job.config_name, job.config_text),))
     if uses:
         return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
     started = time.monotonic()
@@ -319,7 +340,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         return Verdict('error', 0.0, None, reason=(
             f'could not write the job\'s files in {where} ({e.strerror or e}); free disk space in '
             f'{tempfile.gettempdir()}, or point TMPDIR at a folder with room'))
-    launch = jvm.prepare(job.kind, job.java, job.jar)
+    launch = _prepare(job)
     spare = _take_spare(job, launch)
     try:
         from execlease_hook.tlc import modes as tlc_modes
@@ -348,7 +369,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                         # in a JVM of the job's own, so that no verdict depends on what ran before.
                         scratch.empty(folder)
                         _write_files(job, folder)
-                        run = _execute(job, folder, on_line, jvm.prepare(job.kind, job.java, job.jar))
+                        run = _execute(job, folder, on_line, _prepare(job))
         except OSError as e:
             return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
         seconds = round(time.monotonic() - started, 3)
@@ -370,10 +391,12 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                 reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
                 'killer or a shutdown?); run again', last_lines=last_lines(run.output),
             )
-        if '-simulate' in job.mode:
-            return tlc_modes.classify_simulation(
-                run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
-        return classify(run.exit_code, run.output, seconds, job.config_text.decode('utf-8', 'replace'))
+        from execlease_hook.tlc import missing   # a module SANY cannot find, said clearly
+
+        config_text = job.config_text.decode('utf-8', 'replace')
+        verdict = tlc_modes.classify_simulation(run.exit_code, run.output, seconds, config_text) \
+            if '-simulate' in job.mode else classify(run.exit_code, run.output, seconds, config_text)
+        return missing.explain(verdict, run.output, modules, job.libraries.names())
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
         scratch.remove(folder)

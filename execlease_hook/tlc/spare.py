@@ -80,7 +80,7 @@ class Spare:
     # The environment it was started with: a JVM reads JAVA_TOOL_OPTIONS and the like at its
     # start, so a spare serves only a job that would have started its JVM in the same one.
     environ: dict[str, str]
-    started: tuple[tuple[str, ...], Path, Path]   # how to start another like it: JVM argv, jar, helper
+    started: tuple[tuple[str, ...], Path, Path, tuple[Path, ...]]   # how to start another like it: JVM argv, jar, helper, library jars
     jobs: int = 0                # jobs handed to it so far
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
@@ -309,7 +309,7 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
         _expected.update(keys)
 
 
-def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> None:
+def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()) -> None:
     """Start a spare for the first job of this key now, in the background (compiling the helper
     first if need be), unless one waits already or no job of this key is expected."""
     with _lock:
@@ -321,7 +321,7 @@ def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> N
             with _lock:
                 if helper is None or _exiting or _idle.get(key) or _expected is not None and _expected[key] <= 0:
                     return
-            fresh = _spawn(key, jvm_argv, jar, helper)
+            fresh = _spawn(key, jvm_argv, jar, helper, libraries)
             if fresh is not None:
                 with _lock:
                     late = _exiting   # discard_all has run or is about to: it would not see this one
@@ -336,10 +336,12 @@ def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> N
     threading.Thread(target=work, name='execlease-spare-ahead', daemon=True).start()
 
 
-def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: Path) -> Spare | None:
+def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: Path,
+           libraries: tuple[Path, ...] = ()) -> Spare | None:
     """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path). The
     jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
-    flags applies; each job's classes come from a loader of its own (parent: the platform's)."""
+    flags applies; each job's classes come from a loader of its own (parent: the platform's)
+    over the jar and the model's library jars (`libraries`, part of the key)."""
     folder: Path | None = None
     try:
         folder = Path(tempfile.mkdtemp(prefix='jvm-', dir=_spares_folder(jar)))
@@ -354,7 +356,7 @@ def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: P
             'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0')
         return None
     argv = (*jvm_argv, *OPENS, f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', f'{jar}{os.pathsep}{helper}',
-            MAIN, str(jar), str(folder / 'warmup'), str(MAX_JOBS))
+            MAIN, os.pathsep.join(map(str, (jar, *libraries))), str(folder / 'warmup'), str(MAX_JOBS))
     environ = dict(os.environ)
     try:
         proc = subprocess.Popen(
@@ -365,7 +367,7 @@ def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: P
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
         return None
-    return Spare(key, folder, proc, log, environ, (jvm_argv, jar, helper))
+    return Spare(key, folder, proc, log, environ, (jvm_argv, jar, helper, libraries))
 
 
 _own_folder: dict[str, Path] = {}
@@ -398,7 +400,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> Spare | None:
+def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()) -> Spare | None:
     """A waiting spare for a job of this key (same Java, JIT flags and jar), or None (the caller
     starts a JVM of its own). When none waits, or the one taken is at its last job, another is
     started for the next job of this key, with `jvm_argv` (the java binary and its flags, as the
@@ -425,7 +427,7 @@ def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path) -> Spare | 
     for spare in unfit:
         spare.discard()
     if start:
-        fresh = _spawn(key, jvm_argv, jar, helper)
+        fresh = _spawn(key, jvm_argv, jar, helper, libraries)
         if fresh is not None:
             with _lock:
                 _idle.setdefault(key, []).append(fresh)

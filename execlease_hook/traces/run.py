@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.tlc.libraries import NONE as NO_LIBRARIES, Libraries
 from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.traces.module import MODULE, Trace, module_text, read_trace
@@ -119,8 +120,10 @@ def read_files(patterns: Sequence[str], folder: Path, what: str) -> list[Trace]:
 def tlc_job(
         name: str, folder: Path, spec: str, config: str, traces: Sequence[Trace],
         java: Path, jar: Path, timeout: float | None = None, workers: int = 1,
+        libraries: Libraries = NO_LIBRARIES,
 ) -> TlcJob:
-    """The TLC job of a trace spec: every module of the model folder plus the generated TraceData."""
+    """The TLC job of a trace spec: every module of the model folder plus the generated TraceData,
+    with the model's libraries (tlc/libraries.py)."""
     spec_path = folder / spec
     try:
         spec_text = spec_path.read_bytes()
@@ -144,7 +147,7 @@ def tlc_job(
     return TlcJob(
         kind='traces', name=name, spec=spec_path.name, spec_text=spec_text, config=config,
         config_text=config_text, modules=modules, java=java, jar=jar, deadlock=True,
-        timeout=timeout or DEFAULT_TIMEOUT, workers=workers,
+        timeout=timeout or DEFAULT_TIMEOUT, workers=workers, libraries=libraries,
     )
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook.traces import code_mutations
+from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import run as tlc
 from execlease_hook.traces import report as trace_report
 from execlease_hook.traces import run as traces
@@ -90,6 +91,8 @@ def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutat
         # be answered by the result of the unmutated code.
         for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
             part(text)
+    for text in tla_libraries.of(m).key_parts():   # nothing when the model has no libraries
+        part(text)
     return h.hexdigest()
 
 
@@ -166,7 +169,7 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
             else:
                 found = traces.read_files(job.files, folder, f'trace job {job.name}')
             tlc_job = traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
-                                     t.jar.path, job.timeout, workers)
+                                     t.jar.path, job.timeout, workers, tla_libraries.of(m))
         except CannotRun as e:
             return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
                             seconds=round(time.monotonic() - started, 3))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import paths
 from execlease_hook.core import settings
 from execlease_hook.spec import scan as spec_scan
+from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import run as tlc
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
@@ -52,6 +53,7 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
     modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
+    libraries = tla_libraries.of(m)     # jars fetched and verified, folders read (exit 2 if not)
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may print or stop
     # the search (spec/scan.py): exit 2 naming the file and line.
@@ -61,7 +63,8 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     for f in () if quick else m.findings:
         owners.setdefault(f.config, f'finding {f.id}')
     spec_scan.refuse(
-        [(_shown(m, spec_path.parent / name), text) for name, text in ((spec_path.name, spec_text), *modules)],
+        [(_shown(m, spec_path.parent / name), text) for name, text in ((spec_path.name, spec_text), *modules)]
+        + libraries.modules(),
         [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
          for c, owner in owners.items()],
     )
@@ -77,6 +80,7 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
             kind=kind, name=name, spec=spec_path.name, spec_text=text, config=config,
             config_text=given.text, modules=modules, java=t.java.path, jar=t.jar.path,
             deadlock=given.deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
+            libraries=libraries,
         ), given.problem, given.translated)
 
     planned = [job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None) for c in m.checks]

@@ -39,6 +39,15 @@ def exit_code(results: Sequence[ModelResult]) -> int:
     return 2 if 2 in codes else max(codes, default=0)
 
 
+def _libraries_json(m: Manifest) -> dict[str, Any]:
+    """The model's libraries as the manifest pins them (nothing when it has none)."""
+    if not m.libraries:
+        return {}
+    return {'libraries': [
+        {'folder': lib.folder} if lib.folder is not None
+        else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256} for lib in m.libraries]}
+
+
 def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path) -> dict[str, Any]:
     """The run's details for its reports; `root`: the repository, which the jar's and Java's paths
     are named relative to (core/paths.in_report)."""
@@ -56,6 +65,7 @@ def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path
         'models': [
             {
                 'manifest': str(r.manifest.path),
+                **_libraries_json(r.manifest),
                 'exit_code': r.exit_code,
                 'jobs': [report.result_json(j) for j in r.jobs],
                 'coverage': [report.entry_json(s) for s in r.coverage],

@@ -29,6 +29,10 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
 
     m = r.manifest
     _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
+    if m.libraries and verbosity >= 0:
+        _print(term.wrap('  libraries: ' + ', '.join(
+            f'{lib.folder} (folder)' if lib.folder is not None
+            else f'{lib.label} (jar, sha256 {(lib.sha256 or "")[:16]}...)' for lib in m.libraries)))
     if verbosity >= 0:
         _print(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
     if verbosity > 0:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.traces import code_mutations
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.suite import Collected, action_coverage_result, cache_key, cached_mutation, cached_run, check, code_mutation_result, collect, mutation_jobs, mutation_result, placeholder_job, run_trace_job, trace_job_result
@@ -67,7 +68,7 @@ class Stage:
 
         m, t = self.m, self.t
         expected = TlcJob(kind='traces', name='', spec='', spec_text=b'', config='', config_text=b'',
-                          java=t.java.path, jar=t.jar.path)
+                          java=t.java.path, jar=t.jar.path, libraries=tla_libraries.of(m))
         tasks: list[Task] = []
         for i, job in enumerate(m.traces):
             key = cache_key(m, job, m.root, t)

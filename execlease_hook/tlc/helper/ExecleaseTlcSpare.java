@@ -4,7 +4,8 @@
 // classes and the JIT's work on them stay warm. Compiled at first use with the JDK's javac into
 // execlease's cache; never committed compiled.
 //
-// argv: the jar, the folder to warm up in (a trivial TLC run there before the first job), and the
+// argv: the class path of every job (tla2tools.jar, then any library jars, joined by the path
+// separator), the folder to warm up in (a trivial TLC run there before the first job), and the
 // number of jobs after which this JVM ends.
 // stdin, one job: its folder, its java.io.tmpdir, then TLC's arguments, one per line, ended by an
 // empty line. stdout is the control channel only: "exit N" when the job has ended with TLC's exit
@@ -59,7 +60,11 @@ public final class ExecleaseTlcSpare {
     static volatile PrintStream current;  // the running job's output, flushed if TLC ends the JVM
 
     public static void main(String[] argv) throws Exception {
-        URL jar = Paths.get(argv[0]).toUri().toURL();
+        String[] entries = argv[0].split(java.io.File.pathSeparator);
+        URL[] jar = new URL[entries.length];
+        for (int i = 0; i < entries.length; i++) {
+            jar[i] = Paths.get(entries[i]).toUri().toURL();
+        }
         int maxJobs = argv.length > 2 ? Integer.parseInt(argv[2]) : 1;
         PrintStream idle = new PrintStream(OutputStream.nullOutputStream());
         System.setOut(idle);
@@ -118,7 +123,7 @@ public final class ExecleaseTlcSpare {
         ManagementFactory.getPlatformMBeanServer();
     }
 
-    static void warmUp(URL jar, Path folder) {
+    static void warmUp(URL[] jar, Path folder) {
         try {
             Files.createDirectories(folder.resolve("meta"));
             Files.createDirectories(folder.resolve("javatmp"));
@@ -132,12 +137,12 @@ public final class ExecleaseTlcSpare {
         }
     }
 
-    static Result runJob(URL jar, Path output, String tmpdir, String[] args) throws Exception {
+    static Result runJob(URL[] jar, Path output, String tmpdir, String[] args) throws Exception {
         Result r = new Result();
         Properties properties = (Properties) System.getProperties().clone();
         Set<Thread> before = new HashSet<>(Thread.getAllStackTraces().keySet());
         InputStream stdin = System.in;
-        URLClassLoader loader = new URLClassLoader(new URL[] {jar}, ClassLoader.getPlatformClassLoader());
+        URLClassLoader loader = new URLClassLoader(jar, ClassLoader.getPlatformClassLoader());
         try (PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(output.toFile())), true)) {
             current = out;
             System.setOut(out);

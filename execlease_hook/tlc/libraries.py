@@ -1,0 +1,291 @@
+"""The TLA+ libraries a manifest names (`libraries`, docs/libraries.md), made ready for TLC.
+
+A jar (`url` + `sha256`) goes on TLC's class path, after tla2tools.jar: TLC finds the modules
+inside it (and a library's Java overrides of its operators). It comes, in order, from
+EXECLEASE_LIBRARY_PATH (jars, or folders holding them, for a machine that cannot download), a
+cached copy in <repo>/.tmp/tla/lib/<sha256>.jar, or a download of its url by tlc/jar.py's
+`download` (retries, a total deadline, a size bound, under the cache's lock; only a file of the
+pinned sha256 is renamed into place). Wherever it comes from, its sha256 is checked when a run
+first uses it; a jar of another sha256 is refused, naming both digests.
+
+A folder of .tla modules in the repository goes on TLC's library path (the system property
+`TLA-Library`, which TLC 2.15 and 2.19 read: searched after the spec's own folder, before the
+standard modules and the class path). TLC reads a snapshot of the folder's modules, taken once
+per process: the bytes the result cache's key covers and the spec scan read are the bytes TLC
+parses, even if the folder is edited while a run is under way.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.core import paths
+from execlease_hook.core import settings
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import Library, Manifest
+from execlease_hook.tlc import jar as tools
+
+PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
+MAX_MB_ENV = 'EXECLEASE_LIBRARY_MAX_MB'
+DEFAULT_MAX_MB = 64     # CommunityModules-deps.jar, dependencies and all, is a few MB
+
+
+@dataclass(frozen=True)
+class LibraryJar:
+    name: str           # as reports show it (the entry's "name", else the url's file name)
+    url: str
+    sha256: str
+    path: Path          # the verified file TLC's class path names
+    source: str         # 'EXECLEASE_LIBRARY_PATH' | 'cache' | 'download'
+
+
+@dataclass(frozen=True)
+class LibraryFolder:
+    folder: str                               # as the manifest names it, relative to the repository root
+    path: Path                                # the snapshot TLC reads
+    modules: tuple[tuple[str, bytes], ...]    # (file name, bytes), sorted by name
+
+
+@dataclass(frozen=True)
+class Libraries:
+    """A model's libraries, ready: what a TlcJob needs to find them, and what its keys cover.
+    With none, every method adds nothing (a job's argv and keys stay as they were)."""
+
+    jars: tuple[LibraryJar, ...] = ()
+    folders: tuple[LibraryFolder, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not self.jars and not self.folders
+
+    def class_path(self, tools_jar: Path) -> str:
+        """TLC's -cp: the TLA+ tools first, then each jar in the manifest's order."""
+        return os.pathsep.join((str(tools_jar), *(str(j.path) for j in self.jars)))
+
+    def jvm_flags(self) -> tuple[str, ...]:
+        if not self.folders:
+            return ()
+        return ('-DTLA-Library=' + os.pathsep.join(str(f.path) for f in self.folders),)
+
+    def spare_key(self) -> tuple[str, ...]:
+        """What a warm JVM must share with a job to run it (tlc/run.py's _spare_key)."""
+        return (*self.jvm_flags(), *(str(j.path) for j in self.jars))
+
+    def key_parts(self) -> list[bytes]:
+        """For a result cache key: each jar's sha256 and each folder's name and modules' bytes,
+        in the order TLC searches them. Nothing at all when there are no libraries."""
+        if self.empty:
+            return []
+        parts = [b'libraries-1']
+        for j in self.jars:
+            parts += [b'jar', j.sha256.encode()]
+        for f in self.folders:
+            parts += [b'folder', f.folder.encode(), str(len(f.modules)).encode()]
+            for name, text in f.modules:
+                parts += [name.encode(), text]
+        return parts
+
+    def modules(self) -> list[tuple[str, bytes]]:
+        """Each folder module as (its path in the repository, bytes): for the spec scan."""
+        return [(f'{f.folder}/{name}', text) for f in self.folders for name, text in f.modules]
+
+    def names(self) -> list[str]:
+        return [*(j.name for j in self.jars), *(f.folder for f in self.folders)]
+
+    def to_json(self) -> list[dict[str, object]]:
+        out: list[dict[str, object]] = []
+        for j in self.jars:
+            out.append({'kind': 'jar', 'name': j.name, 'url': j.url, 'sha256': j.sha256,
+                        'path': str(j.path), 'source': j.source})
+        for f in self.folders:
+            out.append({'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]})
+        return out
+
+
+NONE = Libraries()
+
+_lock = threading.Lock()
+_snapshots: dict[tuple[str, str], Path] = {}   # (folder, digest of its modules) -> snapshot
+
+
+def of(m: Manifest) -> Libraries:
+    """The manifest's libraries, ready for TLC, read now: a folder edited since the last call is
+    a new snapshot (the same modules, the same snapshot: warm JVMs keyed by it stay usable).
+    Raises CannotRun (exit 2) naming the manifest, the entry and what to do."""
+    if not m.libraries:
+        return NONE
+    jars: list[LibraryJar] = []
+    folders: list[LibraryFolder] = []
+    for i, lib in enumerate(m.libraries):
+        where = f'{m.path}: libraries[{i}] ({lib.label})'
+        if lib.folder is not None:
+            folders.append(_folder(m.root, lib.folder, where))
+        else:
+            jars.append(_jar(m.root, lib, where))
+    return Libraries(tuple(jars), tuple(folders))
+
+
+def _folder(root: Path, text: str, where: str) -> LibraryFolder:
+    folder = root / text
+    if not folder.is_dir():
+        raise CannotRun(f'{where}: {folder} is not a folder; create it, or fix "folder" (a path from '
+                        'the repository root)')
+    modules: list[tuple[str, bytes]] = []
+    for module in sorted(folder.glob('*.tla')):
+        problem = paths.outside_problem(root, module)
+        if problem is not None:
+            raise CannotRun(f'{where}: {problem}')
+        try:
+            modules.append((module.name, module.read_bytes()))
+        except OSError as e:
+            raise CannotRun(f'{where}: cannot read {module}: {e.strerror}; restore it or remove it') from None
+    if not modules:
+        raise CannotRun(f'{where}: {folder} holds no .tla module; TLC reads only the modules directly '
+                        'in the folder, not in its subfolders')
+    h = hashlib.sha256()
+    for name, data in modules:
+        h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
+    return LibraryFolder(text, _snapshot(str(folder), h.hexdigest(), modules), tuple(modules))
+
+
+def _snapshot(folder: str, digest: str, modules: list[tuple[str, bytes]]) -> Path:
+    with _lock:
+        known = _snapshots.get((folder, digest))
+        if known is not None and known.is_dir():
+            return known
+    try:
+        target = Path(tempfile.mkdtemp(prefix='execlease-lib-'))
+        for name, data in modules:
+            (target / name).write_bytes(data)
+    except OSError as e:
+        raise CannotRun(f'cannot write a copy of the library folder {folder} to the temp folder: '
+                        f'{e.strerror or e}; free some disk space or set TMPDIR') from None
+    with _lock:
+        _snapshots[(folder, digest)] = target
+    return target
+
+
+def _remove_snapshots() -> None:
+    with _lock:
+        folders = list(_snapshots.values())
+        _snapshots.clear()
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+atexit.register(_remove_snapshots)
+
+
+def file_name(url: str) -> str:
+    return url.rstrip('/').rsplit('/', 1)[-1].partition('?')[0] or 'library.jar'
+
+
+def cache_dir(root: Path) -> Path:
+    return tools.cache_dir(root) / 'lib'
+
+
+def _mismatch(where: str, file: str, digest: str, pinned: str) -> CannotRun:
+    return CannotRun(
+        f'{where}: {file} has sha256 {digest}, but the manifest pins {pinned}. A jar is trusted by '
+        'its sha256 alone, so this one is not used. If the URL names a rolling release (a tag whose '
+        'jar upstream replaces under the same URL), pin a versioned release or a mirror of your own; '
+        'if you trust this jar, put its sha256 in the manifest')
+
+
+def _from_library_path(lib: Library, where: str) -> Path | None:
+    """The jar EXECLEASE_LIBRARY_PATH offers for this entry: a jar named there, or in a folder
+    named there, the url's file name or <sha256>.jar, whose sha256 is the pinned one. A file of
+    the url's name with another sha256 is refused, naming both."""
+    text = os.environ.get(PATH_ENV)
+    if not text:
+        return None
+    assert lib.url is not None and lib.sha256 is not None
+    name = file_name(lib.url)
+    for entry in text.split(os.pathsep):
+        if not entry:
+            continue
+        place = Path(entry).expanduser()
+        if place.is_dir():
+            candidates = [place / name, place / f'{lib.sha256}.jar']
+        elif place.is_file():
+            candidates = [place]
+        else:
+            raise CannotRun(f'{PATH_ENV}={text}: {entry} is no file or folder; name jars, or folders '
+                            'holding them, separated by ' + repr(os.pathsep))
+        for candidate in candidates:
+            if not candidate.is_file():
+                continue
+            digest = tools.file_sha256(candidate)
+            if digest == lib.sha256:
+                return candidate.resolve()
+            if candidate.name == name:
+                raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, lib.sha256)
+    return None
+
+
+def _jar(root: Path, lib: Library, where: str) -> LibraryJar:
+    assert lib.url is not None and lib.sha256 is not None
+    offered = _from_library_path(lib, where)
+    if offered is not None:
+        return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
+    folder = cache_dir(root)
+    cached = folder / f'{lib.sha256}.jar'
+    if _valid(cached, lib.sha256):     # a valid cached jar needs no lock: only verified files are placed
+        return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
+    if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
+        raise CannotRun(
+            f'{where}: the jar is not in the cache {folder} and downloads are off '
+            f'(EXECLEASE_TLA_OFFLINE=1); set {PATH_ENV} to a folder holding {file_name(lib.url)} '
+            f'(sha256 {lib.sha256}), or allow the download of {lib.url}')
+    try:
+        with tools.locked(folder):
+            return _fetch(lib, folder, cached, where)
+    except tools.CacheUnwritable as e:
+        raise CannotRun(f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
+                        f'{PATH_ENV} to a folder holding {file_name(lib.url)}') from e
+    except OSError as e:
+        raise CannotRun(f'{where}: cannot write the library cache {folder}: {e.strerror or e}; make it '
+                        f'writable, free some disk space, or set {PATH_ENV}') from e
+
+
+def _valid(path: Path, sha256: str) -> bool:
+    try:
+        return path.is_file() and tools.file_sha256(path) == sha256
+    except OSError:
+        return False
+
+
+def _fetch(lib: Library, folder: Path, cached: Path, where: str) -> LibraryJar:
+    assert lib.url is not None and lib.sha256 is not None
+    # Under the lock: a temp file seen here was left by a run killed mid-download.
+    for stale in folder.glob('*.part'):
+        stale.unlink(missing_ok=True)
+    if _valid(cached, lib.sha256):
+        return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
+    if cached.exists():
+        print(f'execlease: removing {cached}: its sha256 is not {lib.sha256}', file=sys.stderr)
+        cached.unlink()
+    limit = settings.count_env(MAX_MB_ENV, DEFAULT_MAX_MB, 1, 4096)
+    bound = tools.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(lib.url))
+    try:
+        part = tools.download(lib.url, folder, bound)
+    except tools.DownloadFailed as e:
+        raise CannotRun(f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} to a folder '
+                        f'holding {file_name(lib.url)} (sha256 {lib.sha256})') from None
+    try:
+        digest = tools.file_sha256(part)
+        if digest != lib.sha256:
+            raise _mismatch(where, f'the download of {lib.url} (deleted)', digest, lib.sha256)
+        os.chmod(part, 0o644)   # mkstemp made it 0600; a jar is no secret, others may share the cache
+        os.replace(part, cached)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download')
