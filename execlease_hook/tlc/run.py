@@ -224,12 +224,12 @@ def _execute(
         except BaseException:
             launch.cds.finish(None)
             raise
-        procs.add(proc)
         from execlease_hook.core import scratch
 
         scratch.started(folder, proc.pid)   # a sweep after this process was killed stops it first
         timed_out = False
         try:
+            procs.add(proc)     # after a Ctrl-C: kills it and raises (core/procs.py)
             _wait(proc, job.timeout, out_path, on_line)
         except subprocess.TimeoutExpired:
             timed_out = True
@@ -256,10 +256,8 @@ def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callab
     ended: jvm_spare.Ended | None = None
     timed_out = False
     log_start = os.path.getsize(spare.log.name)
-    procs.add(spare.proc)
     try:
-        if procs.cancelled():
-            raise KeyboardInterrupt
+        procs.add(spare.proc)   # after a Ctrl-C: kills it and raises (core/procs.py)
         try:
             spare.start_job(folder, tlc_args)
         except OSError:

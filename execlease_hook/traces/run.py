@@ -65,8 +65,8 @@ def run_command(
         )
     except OSError as e:
         raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
-    procs.add(proc)
     try:
+        procs.add(proc)     # after a Ctrl-C: kills it and raises (core/procs.py)
         stdout, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         procs.kill_group(proc)

@@ -226,6 +226,35 @@ def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
             os.kill(pid, 0)
 
 
+@pytest.mark.timeout(300)
+def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatch):
+    """Ctrl-C lands after the pool thread looked at `cancelled` and before TLC is in the registry
+    (a loaded machine widens that window): the start itself stops it. Before, this TLC ran on,
+    unseen by cancel_all, until its job's timeout (here 3600 s: the test's own timeout fails it)."""
+    import types
+    import subprocess
+
+    monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')
+    started: list[subprocess.Popen[bytes]] = []
+
+    def popen(*args, **kwargs):
+        proc = subprocess.Popen(*args, **kwargs)
+        started.append(proc)
+        procs.cancel_all()
+        return proc
+
+    monkeypatch.setattr(tlc, 'subprocess', types.SimpleNamespace(**{**vars(subprocess), 'Popen': popen}))
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tlc.run_job(big_job(java, jar, timeout=3600))
+    finally:
+        procs.reset_cancel()
+    (proc,) = started
+    assert proc.returncode == -9
+    assert not procs._live
+    assert _leftovers(own_tmp) == []
+
+
 def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
     # As when a person or the OOM killer kills the java process from another shell.
     box: list[tlc_output.Verdict] = []
