@@ -10,7 +10,6 @@ push_range.py's.
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 from execlease_hook.core import paths
 from execlease_hook.core.record import field, record
@@ -18,7 +17,6 @@ from execlease_hook.git import repo as git
 from execlease_hook.guard.diff import changed_block, entry_diffs
 from execlease_hook.guard.missing import missing_block
 from execlease_hook.guard.snapshot import Snapshot
-from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -267,36 +265,5 @@ def _stale_map(
     return stale
 
 
-@record
-class StagedModel:
-    """A model as the judged commit records it: its manifest, read with the covered blobs."""
-
-    manifest: Manifest
-    source: IndexSource | CommitSource
-    unstaged_manifest: bool     # the working tree's manifest.json differs from the staged one
-    text: str                   # the manifest's text, as judged
 
 
-def load_model(rel: str, root: Path, source: IndexSource | CommitSource, blob: bytes | None,
-               worktree: bool) -> StagedModel:
-    """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
-    compare it with the working tree's file, for the note about unstaged changes."""
-    from execlease_hook.core.errors import CannotRun
-
-    if blob is None:
-        blob = source.read(rel)
-    where = 'staged' if worktree else source.description
-    if blob is None:
-        raise CannotRun(f'{rel}: not in {source.description}; `git add` it (the guard judges what '
-                        'the commit records, never the working tree)')
-    try:
-        text = blob.decode('utf-8')
-    except UnicodeDecodeError as e:
-        raise CannotRun(f'{root / rel} ({where}): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it') from None
-    unstaged = False
-    if worktree:
-        try:
-            unstaged = (root / rel).read_bytes() != blob
-        except OSError:
-            unstaged = True
-    return StagedModel(manifest_read.parse(text, root / rel, root), source, unstaged, text)

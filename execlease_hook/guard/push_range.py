@@ -80,6 +80,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     from execlease_hook.guard import stage as guard
     from execlease_hook.guard import check as guard_check
     from execlease_hook.guard import snapshot
+    from execlease_hook.guard import snapshot
 
     only = _model_filter(root, model)
     code = 0
@@ -105,7 +106,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
                     and not guard.library_modules(blob, touched):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
-            loaded = guard_check.load_model(rel, root, source, blob, worktree=False)
+            loaded = snapshot.load_model(rel, root, source, blob, worktree=False)
             m = loaded.manifest
             p = guard_check.plan(m, touched, False, notes=at_tip)
             if at_tip:

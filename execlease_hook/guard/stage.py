@@ -199,6 +199,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
     from execlease_hook.git import blobs
     from execlease_hook.guard import check as guard_check
     from execlease_hook.guard import snapshot
+    from execlease_hook.guard import snapshot
 
     code = 0
     for rel, governed, watched in wanted:
@@ -211,7 +212,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
         source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(data[rel], touched))
-        model = guard_check.load_model(rel, root, source, data[rel], worktree=True)
+        model = snapshot.load_model(rel, root, source, data[rel], worktree=True)
         m = model.manifest
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:
