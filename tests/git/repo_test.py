@@ -163,9 +163,16 @@ def test_model_manifests_from_the_index_and_a_commit(git_repo):
     commit = git_repo.commit('models')
     git_repo.git('rm', '-q', '--cached', 'verification/b/manifest.json')
     blob = git_repo.git('hash-object', 'verification/a/manifest.json').strip()
-    assert git.model_manifests(git_repo.path) == [('verification/a/manifest.json', blob)]
+    # Every manifest.json the commit records (which are execlease's is manifest/find.py's question).
+    assert git.model_manifests(git_repo.path) == [
+        ('other/x/manifest.json', blob), ('verification/a/deeper/manifest.json', blob),
+        ('verification/a/manifest.json', blob), ('verification/manifest.json', blob)]
     assert git.model_manifests(git_repo.path, commit) == [
-        ('verification/a/manifest.json', blob), ('verification/b/manifest.json', blob)]
+        ('other/x/manifest.json', blob), ('verification/a/deeper/manifest.json', blob),
+        ('verification/a/manifest.json', blob), ('verification/b/manifest.json', blob),
+        ('verification/manifest.json', blob)]
+    assert git.model_manifests(git_repo.path, only='verification/a/manifest.json') == [
+        ('verification/a/manifest.json', blob)]
     assert git.blob_id(b'{}\n', blob) == blob
     assert git.index_blob(git_repo.path, 'verification/a/manifest.json') == blob
     assert git.index_blob(git_repo.path, 'verification/b/manifest.json') is None
