@@ -112,8 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cli_args.add_format_arguments(coverage)
 
-    tools = command('tools', "fetch and verify the pinned TLA+ tools and each model's library jars; "
-                             'show the Java used')
+    tools = command('tools', 'fetch and verify the TLA+ tools and library jars; show the Java used')
     tools.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     cli_args.add_report_arguments(command(
         'report', 'combine the JSON reports of a sharded run into one verdict',
