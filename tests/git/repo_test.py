@@ -163,9 +163,18 @@ def test_model_manifests_from_the_index_and_a_commit(git_repo):
     commit = git_repo.commit('models')
     git_repo.git('rm', '-q', '--cached', 'verification/b/manifest.json')
     blob = git_repo.git('hash-object', 'verification/a/manifest.json').strip()
-    assert git.model_manifests(git_repo.path) == [('verification/a/manifest.json', blob)]
-    assert git.model_manifests(git_repo.path, commit) == [
-        ('verification/a/manifest.json', blob), ('verification/b/manifest.json', blob)]
+    # Every manifest.json: which are models is manifest/find.py's question (by place or content).
+    from execlease_hook.manifest.find import is_model
+
+    everywhere = ['other/x/manifest.json', 'verification/a/deeper/manifest.json',
+                  'verification/a/manifest.json', 'verification/manifest.json']
+    assert git.model_manifests(git_repo.path) == [(rel, blob) for rel in everywhere]
+    assert [rel for rel, _ in git.model_manifests(git_repo.path) if is_model(rel, b'{}\n')] == \
+        ['verification/a/manifest.json']
+    assert [rel for rel, _ in git.model_manifests(git_repo.path, commit) if is_model(rel, b'{}\n')] == [
+        'verification/a/manifest.json', 'verification/b/manifest.json']
+    assert git.model_manifests(git_repo.path, commit, 'verification/b/manifest.json') == [
+        ('verification/b/manifest.json', blob)]
     assert git.blob_id(b'{}\n', blob) == blob
     assert git.index_blob(git_repo.path, 'verification/a/manifest.json') == blob
     assert git.index_blob(git_repo.path, 'verification/b/manifest.json') is None
