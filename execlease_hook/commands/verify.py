@@ -82,6 +82,10 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     from execlease_hook.core import term
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
+    if tree != root:    # a commit checked out alone: its library jars from the repository's cache
+        from execlease_hook.tlc import libraries as tla_libraries
+
+        tla_libraries.cache_for(tree, root)
     manifests = [manifest_read.load(p, tree) for p in models.find_models(tree, options.model)]
     t = Tools(tools.resolve_jar(root), tools.find_java(results_folder(root).parent))
     if t.jar.warning:

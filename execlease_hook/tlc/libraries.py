@@ -187,8 +187,17 @@ def file_name(url: str) -> str:
     return url.rstrip('/').rsplit('/', 1)[-1].partition('?')[0] or 'library.jar'
 
 
+_cache_roots: dict[Path, Path] = {}   # a commit's tree checked out alone -> its repository
+
+
+def cache_for(tree: Path, root: Path) -> None:
+    """The models under `tree` (a commit checked out alone, `verify --rev`) take their jars from
+    the cache of the repository at `root`, not from a cache of their own."""
+    _cache_roots[Path(tree)] = Path(root)
+
+
 def cache_dir(root: Path) -> Path:
-    return tools.cache_dir(root) / 'lib'
+    return tools.cache_dir(_cache_roots.get(Path(root), Path(root))) / 'lib'
 
 
 def _mismatch(where: str, file: str, digest: str, pinned: str) -> CannotRun:

@@ -226,6 +226,7 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
     try:
         own = tlc.run_job(job)     # builds no class-data archive (library jars): runs in a JVM of its own
         assert (own.outcome, own.distinct) == ('passed', 8), own
+        assert not list((tmp_path / 'jvm-cache').glob('*.jsa')), 'a job with library jars built the archive'
         for _ in range(4):
             verdict = tlc.run_job(job)
             assert (verdict.outcome, verdict.distinct) == ('passed', 8), verdict

@@ -196,3 +196,18 @@ def test_a_module_a_library_module_needs_is_named_in_that_module(git_repo, tmp_p
                              '(EXTENDS Naturals, Gone); ')
     assert "nor the model's libraries (Limits, verification/lib) hold Gone.tla. Add the library" in reason
     capsys.readouterr()
+
+
+def test_verify_rev_takes_the_jar_from_the_repository_cache(model, lib_jar, tmp_path, monkeypatch, capsys):
+    """A commit checked out alone has no cache of its own: offline, the repository's serves."""
+    monkeypatch.delenv('EXECLEASE_LIBRARY_PATH')
+    cache = model.path / '.tmp' / 'tla' / 'lib'
+    cache.mkdir(parents=True)
+    shutil.copyfile(lib_jar, cache / f'{support.sha256(lib_jar)}.jar')
+    model.write('.gitignore', '.tmp/\n')
+    model.add('.')
+    model.commit('the model and its libraries')
+    code = cli.main(['verify', '--rev', 'HEAD', '--quick'])
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err
+    assert 'libraries: Limits (jar' in out.out
