@@ -367,7 +367,9 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     work = _wait_for_work(env / 'jvm')
     child.send_signal(signal.SIGKILL)
     assert child.wait(timeout=30) == -signal.SIGKILL
-    assert work.exists() and _processes_naming(work)   # its javac runs on, and would write there
+    # Its javac may run on and write there (on a loaded machine it may also have ended already):
+    # either way the next run's sweep must leave neither the folder nor a process naming it.
+    assert work.exists()
     # An unmarked work folder of an execlease before the marks: swept once older than any compile.
     old, new = env / 'jvm' / '.spare-old.abc', env / 'jvm' / '.spare-new.def'
     old.mkdir()

@@ -68,7 +68,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
 
     verdict = tlc.run_job(job, on_line)
     ended = time.monotonic()
-    assert verdict.outcome == 'passed' and verdict.distinct == 701 * 701
+    assert verdict.outcome == 'passed' and verdict.distinct == 1401 * 1401
     assert progress.distinct == verdict.distinct and progress.phase == 'finishing'
     # TLC's own first progress report comes about 3 s in, which a tuned JVM on an idle machine can
     # reach only just before the end: streaming shows in the lines before it (TLC's start-up messages).

@@ -76,7 +76,7 @@ def verify(repo, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
 def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo):
     proc = verify(slow_repo, '--format', 'json', EXECLEASE_PROGRESS_SECONDS='1')
     report = json.loads(proc.stdout)        # stdout is the machine format, nothing else
-    assert report['models'][0]['jobs'][0]['verdict']['distinct'] == 701 * 701
+    assert report['models'][0]['jobs'][0]['verdict']['distinct'] == 1401 * 1401
     live = [line for line in proc.stderr.splitlines() if line.startswith('  check main: ')
             and not line.startswith('  check main: held')]
     assert live, proc.stderr
