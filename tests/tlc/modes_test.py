@@ -46,7 +46,8 @@ def test_following_a_growing_output_file(tmp_path):
         deadline = time.monotonic() + 10
         while not seen and time.monotonic() < deadline:
             time.sleep(0.02)
-        out.write_bytes(CHECKING)
+        with out.open('ab') as grows:        # TLC appends: the file never shrinks under the reader
+            grows.write(second)
         while len(seen) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
     assert [p.distinct for p, _ in seen] == [984, 113_664]
