@@ -1,12 +1,14 @@
 """Operators a spec under verification may not use, found on its syntax tree.
 
-TLC's verdict is read from its own output. An operator that writes to that output (Print,
-PrintT), runs a program or writes a file (the IOUtils and CSV operators), asks on the console
-(PickSuccessor) or stops the search early (TLCSet("exit", ...), TLCSet("pause", ...)) would let
-the spec speak in TLC's place or end a search that then reads as complete. So every module TLC
+TLC's verdict is read from its framed `-tool` messages and its exit code (tlc/output.py), which a
+spec cannot write: what a spec prints (Print, PrintT) is a TLA+ value, strings quoted, so it never
+reads as TLC's framing, and it is shown to the user apart, as the spec's output. What a spec must
+not do is act outside TLC: run a program or write a file (the IOUtils, CSV and Json operators),
+ask on the console (PickSuccessor) or stop the search early (TLCSet("exit", ...),
+TLCSet("pause", ...)), which would end a search that then reads as complete. So every module TLC
 reads for a job (the spec after any mutation, the modules beside it) and its cfg are scanned
 before TLC runs, and a use stops the run with the file and line. TLCSet on a numbered register
-(TLCSet(1, v)) neither prints nor stops TLC and stays allowed.
+(TLCSet(1, v)) neither stops TLC nor leaves it and stays allowed.
 """
 from __future__ import annotations
 
@@ -21,10 +23,7 @@ from execlease_hook.core.errors import CannotRun
 if TYPE_CHECKING:
     import tree_sitter
 
-WRITES_OUTPUT = "writes to TLC's output"
 FORBIDDEN: dict[str, str] = {
-    'Print': WRITES_OUTPUT,
-    'PrintT': WRITES_OUTPUT,
     'IOExec': 'runs a program',
     'IOExecTemplate': 'runs a program',
     'IOEnvExec': 'runs a program',
@@ -87,7 +86,7 @@ _CFG_COMMENT = re.compile(r'\(\*.*?\*\)|\\\*[^\n]*', re.S)
 
 
 def scan_cfg(file: str, text: bytes) -> list[ForbiddenUse]:
-    """A cfg can name an operator (`CONSTANT F <- PrintT`): any forbidden name in it counts."""
+    """A cfg can name an operator (`CONSTANT F <- IOExec`): any forbidden name in it counts."""
     decoded = text.decode('utf-8', 'replace')
     blanked = _CFG_COMMENT.sub(lambda m: re.sub(r'[^\n]', ' ', m.group()), decoded)
     return [
@@ -102,9 +101,9 @@ def refusal(uses: list[ForbiddenUse]) -> str:
     more = f' (and {len(uses) - 10} more)' if len(uses) > 10 else ''
     return (
         f'the model uses operators a spec under verification may not use: {shown}{more}. '
-        "TLC's verdict is read from its output and its end, so a spec may not print, run "
-        'programs, write files or stop the search; remove these uses (show values with an '
-        'ALIAS in the cfg or read them in the counterexample)'
+        'A complete search is what a verdict stands on, so a spec may not run programs, write '
+        'files, ask on the console or stop the search; remove these uses (Print and PrintT are '
+        'fine: what they print is shown apart from the verdict)'
     )
 
 

@@ -10,7 +10,7 @@ rules read one output for one answer, and each rule of `classify` leans on the o
 """
 from __future__ import annotations
 
-from execlease_hook.tlc.messages import BAD_ARGUMENTS, FINISHED, NO_ERROR, INVARIANT, INVARIANT_INITIAL, TEMPORAL, ACTION_PROPERTY, DEADLOCK, ASSUMPTION, ASSERT_FAILED, NESTED_POSITIONS, STATS, DEPTH, TRACE_STATE, STUTTERING, BACK_TO_STATE, VIOLATION_CODES, SEVERITY_ERROR
+from execlease_hook.tlc.messages import PARSED, BAD_ARGUMENTS, FINISHED, NO_ERROR, INVARIANT, INVARIANT_INITIAL, TEMPORAL, ACTION_PROPERTY, DEADLOCK, ASSUMPTION, ASSERT_FAILED, NESTED_POSITIONS, STATS, DEPTH, TRACE_STATE, STUTTERING, BACK_TO_STATE, VIOLATION_CODES, SEVERITY_ERROR
 
 from execlease_hook.spec import cfg
 
@@ -76,6 +76,8 @@ class Verdict:
     trace: tuple[TraceStep, ...] = ()
     reason: str | None = None    # error: what went wrong
     last_lines: tuple[str, ...] = ()
+    printed: tuple[str, ...] = ()  # what the spec printed (Print, PrintT): its first PRINTED_KEPT
+    printed_total: int = 0         # lines, shown apart as the spec's output, never read for a verdict
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -97,7 +99,11 @@ class Verdict:
         fields['location'] = data.get('location')     # absent in results cached before it was read
         if fields['outcome'] not in ('passed', 'violated', 'error'):
             raise ValueError(f'bad outcome {fields["outcome"]!r}')
-        return cls(**fields, trace=trace, last_lines=tuple(str(x) for x in data['last_lines']))
+        return cls(
+            **fields, trace=trace, last_lines=tuple(str(x) for x in data['last_lines']),
+            printed=tuple(str(x) for x in data.get('printed', ())),   # absent in older results
+            printed_total=int(data.get('printed_total', 0)),
+        )
 
     def describe(self) -> str:
         if self.outcome == 'passed':
@@ -157,6 +163,38 @@ def parse_messages(output: bytes) -> list[Message]:
             if stack:
                 stack[-1][2].append(raw)
     return messages
+
+
+PRINTED_KEPT = 40
+
+
+def spec_printed(output: bytes) -> tuple[tuple[str, ...], int]:
+    """What the spec printed, and how many lines: the non-blank text outside every TLC message
+    once SANY has finished (before, the lines outside messages are SANY's). A spec's Print and
+    PrintT write TLA+ values, strings quoted, so none of it can open a message (`_markers`); it
+    is kept to be shown as the spec's output and never read for a verdict."""
+    lines: list[str] = []
+    depth = 0
+    started = False
+    pos = 0
+    for match in _markers(output):
+        if depth == 0 and started:
+            lines += [line for line in output[pos:match.start()].decode('utf-8', 'replace').splitlines()
+                      if line.strip()]
+        if match.group(1) is not None:
+            depth += 1
+        else:
+            depth = max(0, depth - 1)
+            started = started or int(match.group(3)) == PARSED
+        pos = match.end()
+    if depth == 0 and started:
+        lines += [line for line in output[pos:].decode('utf-8', 'replace').splitlines() if line.strip()]
+    return tuple(lines[:PRINTED_KEPT]), len(lines)
+
+
+def with_printed(verdict: Verdict, output: bytes) -> Verdict:
+    kept, total = spec_printed(output)
+    return dataclasses.replace(verdict, printed=kept, printed_total=total) if total else verdict
 
 
 _STEP_HEAD = re.compile(r'^(\d+): <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>\s*$')

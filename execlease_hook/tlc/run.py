@@ -30,7 +30,7 @@ from typing import Any
 from execlease_hook.tlc import jvm
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import spare as jvm_spare
-from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines
+from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
 
 
 DEFAULT_TIMEOUT = 600.0
@@ -311,7 +311,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     verdict is read from the whole output once TLC has ended)."""
     from execlease_hook.spec import scan as spec_scan
 
-    # The last gate before TLC, whoever built the job: a spec that may print or stop the search
+    # The last gate before TLC, whoever built the job: a spec that may leave TLC or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
     modules = ((Path(job.spec).name, job.spec_text), *job.modules, *job.libraries.modules())
     uses = spec_scan.scan_job_files(modules, ((job.config_name, job.config_text),))
@@ -375,13 +375,13 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             tail = last_lines(run.output)
             # What the search had covered at TLC's last progress report (about once a minute).
             covered = tlc_modes.last(run.output)
-            return Verdict(
+            return with_printed(Verdict(
                 'error', seconds, None, reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
                 'raise "timeout" on the manifest entry if the model needs longer', last_lines=tail,
                 states=None if covered is None else covered.generated,
                 distinct=None if covered is None else covered.distinct,
                 depth=None if covered is None else covered.depth,
-            )
+            ), run.output)
         assert run.exit_code is not None
         if run.exit_code < 0:
             return Verdict(
@@ -394,7 +394,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         config_text = job.config_text.decode('utf-8', 'replace')
         verdict = tlc_modes.classify_simulation(run.exit_code, run.output, seconds, config_text) \
             if '-simulate' in job.mode else classify(run.exit_code, run.output, seconds, config_text)
-        return missing.explain(verdict, run.output, modules, job.libraries.names())
+        return missing.explain(with_printed(verdict, run.output), run.output, modules, job.libraries.names())
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
         scratch.remove(folder)

@@ -1,6 +1,6 @@
 """A model's TLC jobs planned: each check, mutation and finding as a TlcJob with the cfg TLC is
-given (spec/cfg.py), refused before anything runs when the spec may print or stop the search
-(spec/scan.py); then this run's share of them (--shard, --only: verify/shard.py)."""
+given (spec/cfg.py), refused before anything runs when the spec may run programs, write files or
+stop the search (spec/scan.py); then this run's share of them (--shard, --only: verify/shard.py)."""
 from __future__ import annotations
 
 from execlease_hook.tlc.jar import Tools
@@ -55,7 +55,7 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
     modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
     libraries = tla_libraries.of(m)     # jars fetched and verified, folders read (exit 2 if not)
     cfgs: dict[str, bytes] = {}
-    # Refuse, before anything runs or is read from the cache, a model that may print or stop
+    # Refuse, before anything runs or is read from the cache, a model that may leave TLC or stop
     # the search (spec/scan.py): exit 2 naming the file and line.
     owners = {c.config: f'check {c.name}' for c in reversed(m.checks)}
     for mu in () if quick else m.mutations:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.tlc.output import TraceStep, Verdict
+from execlease_hook.tlc.output import PRINTED_KEPT, TraceStep, Verdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -121,6 +121,30 @@ def counterexample(
             lines.append('       (no variable changed)')
         if current:
             previous = current
+    return lines
+
+
+def spec_output(jobs: Sequence[JobResult], shown: int) -> list[str]:
+    """What the spec printed (Print, PrintT), apart from the verdicts: once per distinct output,
+    naming the jobs that printed it, each line as TLC wrote it (`shown` of them at most)."""
+    groups: dict[tuple[str, ...], list[JobResult]] = {}
+    for j in jobs:
+        if j.verdict is not None and j.verdict.printed_total:
+            groups.setdefault(j.verdict.printed, []).append(j)
+    lines: list[str] = []
+    for printed, group in groups.items():
+        total = max(j.verdict.printed_total for j in group if j.verdict is not None)
+        names = ', '.join(f'{j.job.kind} {j.job.name}' for j in group[:3])
+        if len(group) > 3:
+            names += f' and {len(group) - 3} more jobs'
+        head = (f'printed by the spec ({names}; {total} line{"" if total == 1 else "s"}, '
+                "its Print/PrintT output, not TLC's: no verdict is read from it):")
+        lines += ['', head]
+        lines += [f'  > {line}' for line in printed[:shown]]
+        if total > min(shown, len(printed)):
+            more = total - min(shown, len(printed))
+            lines.append(f'  > ... {more} more line{"" if more == 1 else "s"}'
+                         + (f' (-v shows the first {PRINTED_KEPT})' if shown < len(printed) else ''))
     return lines
 
 

@@ -44,6 +44,9 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
     _print(*(term.wrap(f'  {j.message}') for j in r.jobs if KINDS[j.job.kind].summary and j.outcome == HELD))
+    if verbosity >= 0:
+        printed = report.spec_output(r.jobs, report.PRINTED_KEPT if verbosity > 0 else 10)
+        _print(*(line if line.startswith('  > ') else term.wrap(line) for line in printed))   # as printed
     shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:

@@ -27,3 +27,35 @@ def test_multiline_values():
 def test_cfg_names_skip_comments():
     text = 'INIT Init \\* PROPERTY Nope\n(* PROPERTY Hidden *)\nPROPERTIES A\n B\nINVARIANT C\n'
     assert cfg.names(text.encode(), cfg.PROPERTY_KEYWORDS) == ['A', 'B']
+
+
+def _frame(code: int, body: str) -> str:
+    return f'@!@!@STARTMSG {code}:0 @!@!@\n{body}\n@!@!@ENDMSG {code} @!@!@\n'
+
+
+def test_what_the_spec_printed_is_read_outside_every_message_once_sany_has_finished():
+    out = (
+        'Picked up JAVA_TOOL_OPTIONS: -Xss4m\n' + _frame(2220, 'Starting SANY...')
+        + 'Parsing file /tmp/M.tla\nSemantic processing of module M\n' + _frame(2219, 'SANY finished.')
+        + '"before"\n\n' + _frame(1000, _frame(2247, '"inside a message"').rstrip('\n'))
+        + '<<1, "@!@!@STARTMSG 2110:1 @!@!@">>\n' + _frame(2199, '1 states generated')
+        + '0  TRUE'
+    ).encode()
+    printed, total = tlc_output.spec_printed(out)
+    assert printed == ('"before"', '<<1, "@!@!@STARTMSG 2110:1 @!@!@">>', '0  TRUE') and total == 3
+
+
+def test_what_a_spec_printed_is_kept_to_its_first_lines_and_counted():
+    out = (_frame(2219, 'SANY finished.') + ''.join(f'{i}\n' for i in range(100))).encode()
+    printed, total = tlc_output.spec_printed(out)
+    assert printed == tuple(str(i) for i in range(tlc_output.PRINTED_KEPT)) and total == 100
+    assert tlc_output.spec_printed(_frame(2220, 'Starting SANY...').encode() + b'no SANY end\n') == ((), 0)
+
+
+def test_a_verdict_keeps_what_was_printed_through_the_cache():
+    v = tlc_output.with_printed(tlc_output.Verdict('passed', 1.0, 0), (_frame(2219, 'x') + '"hi"\n').encode())
+    assert v.printed == ('"hi"',) and v.printed_total == 1
+    assert tlc_output.Verdict.from_json(v.to_json()) == v
+    older = v.to_json()
+    del older['printed'], older['printed_total']            # a result cached before specs could print
+    assert tlc_output.Verdict.from_json(older).printed == ()

@@ -127,10 +127,10 @@ def test_no_cached_result_survives_a_library_change(model, lib_jar, tmp_path, mo
 
 def test_the_spec_scan_reads_the_library_folder(model, tmp_path, capsys):
     steps = model.path / support.LIB / 'Steps.tla'
-    steps.write_text(support.STEPS_TLA.replace('Toggle(v) == 1 - v', 'Toggle(v) == PrintT(v) /\\ 1 - v'))
+    steps.write_text(support.STEPS_TLA.replace('Toggle(v) == 1 - v', 'Toggle(v) == IF TLCSet("exit", TRUE) THEN 1 - v ELSE v'))
     assert cli.main(['verify', '--quick']) == 2
     err = capsys.readouterr().err
-    assert 'verification/lib/Steps.tla:5: PrintT' in err
+    assert 'verification/lib/Steps.tla:5: TLCSet' in err
 
 
 def test_a_library_jar_that_cannot_be_had_stops_the_run_naming_the_entry(model, tmp_path, monkeypatch, capsys):

@@ -129,3 +129,23 @@ def test_summary_table_fits_the_width_it_is_given():
     assert lines[-1].startswith('(no verdict column')
     wide = report.summary_table(results, 200)
     assert 'violated ClaimRespectsLiveOwner' in wide[1] and long_name in wide[1] and len(wide) == 2
+
+
+def test_what_specs_printed_is_shown_once_per_output_naming_its_jobs():
+    from execlease_hook.tlc.run import TlcJob
+
+    def job(name: str, printed: tuple[str, ...], total: int) -> result.JobResult:
+        v = Verdict('passed', 1.0, 0, printed=printed, printed_total=total)
+        return result.JobResult(TlcJob('mutation', name, 'S.tla', b'', 'S.cfg', b''), v, False, outcomes.HELD, 'ok')
+
+    many = tuple(f'<<{i}>>' for i in range(40))
+    lines = report.spec_output([
+        job('a', ('"x"',), 1), job('b', ('"x"',), 1), job('c', many, 55),
+        result.JobResult(TlcJob('check', 'quiet', 'S.tla', b'', 'S.cfg', b''), None, False, outcomes.COULD_NOT_RUN, 'no'),
+    ], shown=10)
+    head = "printed by the spec (mutation a, mutation b; 1 line, its Print/PrintT output, not TLC's: no verdict is read from it):"
+    assert lines[:3] == ['', head, '  > "x"']
+    assert lines[4].startswith('printed by the spec (mutation c; 55 lines,')
+    assert lines[5:15] == [f'  > <<{i}>>' for i in range(10)]
+    assert lines[15:] == ['  > ... 45 more lines (-v shows the first 40)']
+    assert report.spec_output([job('d', many, 55)], shown=40)[-1] == '  > ... 15 more lines'
