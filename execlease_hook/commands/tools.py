@@ -6,7 +6,6 @@ from execlease_hook.tlc.jar import ToolJar
 from execlease_hook.tlc.jar import resolve_jar
 
 import argparse
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
@@ -17,20 +16,9 @@ from execlease_hook.tlc.java import Java, find_java
 
 def tlc_version(jar: ToolJar, java: Java) -> str:
     """The version TLC itself prints (its banner), e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
-    try:
-        result = subprocess.run(
-            (str(java.path), '-cp', str(jar.path), 'tlc2.TLC', '-version'),
-            capture_output=True, text=True, timeout=120,
-        )
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise CannotRun(f'could not run TLC from {jar.path} with {java.path}: {e}')
-    for line in (result.stdout + result.stderr).splitlines():
-        if line.startswith('TLC2 Version'):
-            return line.strip()
-    raise CannotRun(
-        f'{jar.path} did not print a TLC version with {java.path}; output: '
-        + (result.stdout + result.stderr).strip()[-500:]
-    )
+    from execlease_hook.tlc import pin
+
+    return pin.banner(jar.path, java)
 
 
 def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
@@ -46,11 +34,13 @@ def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
     return lines
 
 
-def models(root: Path, model: str | None) -> list[str]:
-    """A line per model and per library it uses; none when the repository has no model yet."""
+def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -> list[str]:
+    """A line per model (its TLA+ tools when its manifest names them) and per library it uses;
+    none when the repository has no model yet."""
     from execlease_hook.manifest import find
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.tlc import libraries
+    from execlease_hook.tlc import pin
 
     try:
         found = find.find_models(root, model)
@@ -62,8 +52,17 @@ def models(root: Path, model: str | None) -> list[str]:
     for path in found:
         m = manifest_read.load(path, root)
         ready = libraries.of(m)
-        lines.append(f'model {m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder}: '
-                     + ('TLA+ tools above' + ('' if m.libraries else ', no libraries')))
+        where = m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder
+        if m.tools is None:
+            if default is None:
+                pin.jar_for(m, None, java)      # raises: this model has no tools at all
+            lines.append(f'model {where}: TLA+ tools above' + ('' if m.libraries else ', no libraries'))
+        else:
+            own = pin.jar_for(m, default, java)
+            least = f', at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else ''
+            same = ' (the ones above)' if own.sha256 == (default.sha256 if default else None) else ''
+            lines.append(f'model {where}: TLA+ tools {own.path}{same}  ({own.tlc_version}, sha256 '
+                         f'{own.sha256}, {own.source}{least})' + ('' if m.libraries else ', no libraries'))
         lines += [f'  library {j.name}: {j.path}  (sha256 {j.sha256}, {j.source})' for j in ready.jars]
         lines += [f'  library {f.folder}: {len(f.modules)} module{"" if len(f.modules) == 1 else "s"} '
                   f'({", ".join(n for n, _ in f.modules)})' for f in ready.folders]
@@ -74,10 +73,19 @@ def run(options: argparse.Namespace) -> int:
     from execlease_hook.git import repo as git
 
     root = git.repo_root()
-    jar = resolve_jar(root)
     java = find_java()
-    for line in describe(jar, java, tlc_version(jar, java)):
-        print(line)
-    for line in models(root, getattr(options, 'model', None)):
+    try:
+        jar: ToolJar | None = resolve_jar(root)
+    except CannotRun as e:
+        jar, missing = None, e
+    if jar is not None:
+        for line in describe(jar, java, tlc_version(jar, java)):
+            print(line)
+    lines = models(root, getattr(options, 'model', None), jar, java)
+    if jar is None and not lines:
+        raise missing   # no default tools, and no model whose own would do
+    if jar is None:
+        print('TLA+ tools: none by default (' + str(missing).split(':', 1)[0] + '); each model below names its own')
+    for line in lines:
         print(line)
     return 0

@@ -87,7 +87,9 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
 
         tla_libraries.cache_for(tree, root)
     manifests = [manifest_read.load(p, tree) for p in models.find_models(tree, options.model)]
-    t = Tools(tools.resolve_jar(root), tools.find_java(results_folder(root).parent))
+    from execlease_hook.tlc import pin
+
+    default, t = pin.default_tools(root, manifests, tools.find_java(results_folder(root).parent))
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
@@ -104,10 +106,13 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     # order. A model that cannot be planned stops the run where a model-by-model run stopped:
     # the models before it are run and reported, then its error (exit 2).
     prepared: list[Prepared] = []
+    own: list[Tools] = []     # each model's tools: the run's, or its manifest's own (tlc/pin.py)
     stop: CannotRun | None = None
     for m in manifests:
         try:
-            prepared.append(prepare(m, t, options.quick, selection))
+            tm = Tools(pin.jar_for(m, default, t.java), t.java)
+            prepared.append(prepare(m, tm, options.quick, selection))
+            own.append(tm)
         except CannotRun as e:
             stop = e
             break
@@ -120,12 +125,12 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     live = Live() if verbosity >= 0 else None   # each running TLC job's live line, on stderr
     try:
         progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
-        stages = [trace_stage.of_model(p, t, options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
+        stages = [trace_stage.of_model(p, own[k], options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
         ran = pool.run([trace_stage.work(p, stages[k], judge, progress[k]) for k, p in enumerate(prepared)],
                        t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
         results = []
         for k, p in enumerate(prepared):
-            r = finish(p, ran[k], t, stages[k])
+            r = finish(p, ran[k], own[k], stages[k])
             if options.update_coverage:
                 from execlease_hook.verify import sync
 

@@ -121,6 +121,17 @@ class Library:
 
 
 @record
+class ToolsPin:
+    """The TLA+ tools a model runs with (docs/how-to/tla-tools.md#a-models-own-tla-tools): its own
+    jar, trusted by its pinned `sha256` and fetched from `url` when it is not on this machine,
+    and the lowest TLC version its specs need (`min_tlc`); either may be given alone."""
+
+    url: str | None = None
+    sha256: str | None = None
+    min_tlc: str | None = None      # 'MAJOR.MINOR', e.g. '2.19', compared with the jar's TLC
+
+
+@record
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec/index.py); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
@@ -175,6 +186,7 @@ class Manifest:
     code_mutations: tuple[CodeMutation, ...] = ()
     covers_code: bool = True    # False: the manifest has no "coverage" (a model of no code)
     schema: str | None = None   # "$schema": where editors find the JSON Schema; kept as written
+    tools: ToolsPin | None = None         # None: the default TLA+ tools (tlc/jar.py)
     libraries: tuple[Library, ...] = ()   # in TLC's search order: jars on the class path, folders on the library path
 
     @property

@@ -16,7 +16,7 @@ from execlease_hook.core import paths
 from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import (
-    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, TraceJob, VERSION, WatchRule,
+    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, ToolsPin, TraceJob, VERSION, WatchRule,
 )
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -312,6 +312,31 @@ def _library(r: _Reader, raw: object, at: str, folder: Path) -> Library:
                    name=r.string(d['name'], f'{at}.name') if 'name' in d else None)
 
 
+_TLC_VERSION = re.compile(r'\d{1,3}\.\d{1,3}\Z')
+TOOLS_HELP = ('"tools": {"url": "https://.../tla2tools.jar", "sha256": "<64 hex>"} for the model\'s own '
+              'jar, and/or "minTlc": "2.19" for the lowest TLC it needs; see docs/how-to/tla-tools.md')
+
+
+def _tools(r: _Reader, raw: object) -> ToolsPin:
+    d = r.obj(raw, 'tools', (), ('url', 'sha256', 'minTlc'))
+    if not d:
+        raise r.fail('tools', 'an empty "tools" says nothing; remove it, or give ' + TOOLS_HELP)
+    url = r.string(d['url'], 'tools.url') if 'url' in d else None
+    if url is not None and not _JAR_URL.match(url):
+        raise r.fail('tools.url', f'{url!r} is not an http(s) URL of a jar; for a jar on this machine '
+                                  'set EXECLEASE_TLA_JAR (its sha256 must be the pinned one)')
+    digest = r.string(d['sha256'], 'tools.sha256') if 'sha256' in d else None
+    if url is not None and digest is None:
+        raise r.fail('tools', 'a jar needs "sha256": the 64 hex digits of the tla2tools.jar it was '
+                              'pinned to (sha256sum tla2tools.jar), checked on every use')
+    if digest is not None and not _SHA256.match(digest):
+        raise r.fail('tools.sha256', f'expected 64 lowercase hex digits (sha256sum tla2tools.jar), got {digest!r}')
+    least = r.string(d['minTlc'], 'tools.minTlc') if 'minTlc' in d else None
+    if least is not None and not _TLC_VERSION.match(least):
+        raise r.fail('tools.minTlc', f'expected a TLC version as TLC prints it, MAJOR.MINOR (e.g. "2.19"), got {least!r}')
+    return ToolsPin(url=url, sha256=digest, min_tlc=least)
+
+
 def _libraries(r: _Reader, raw: object, folder: Path) -> tuple[Library, ...]:
     found: list[Library] = []
     seen: dict[tuple[str, str], int] = {}
@@ -484,7 +509,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         raise CannotRun(f'{path}: not a usable manifest: nested too deeply') from None
     d = r.obj(
         raw, '$', ('version', 'spec'),
-        ('$schema', 'libraries', 'checks', 'coverage', 'mutations', 'findings', 'traces', 'codeMutations'),
+        ('$schema', 'tools', 'libraries', 'checks', 'coverage', 'mutations', 'findings', 'traces', 'codeMutations'),
     )
     if type(d['version']) is not int or d['version'] != VERSION:  # 1.0 and true are not 1
         raise r.fail('version', f'unsupported version {d["version"]!r}; this execlease '
@@ -520,6 +545,7 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
         ),
         # For editors only (docs/manifest.md#editors-the-json-schema); its value is not read further.
         schema=r.string(d['$schema'], '$schema') if '$schema' in d else None,
+        tools=_tools(r, d['tools']) if 'tools' in d else None,
         libraries=_libraries(r, d['libraries'], folder) if 'libraries' in d else (),
     )
 

@@ -85,11 +85,14 @@ class ToolJar:
     sha256: str
     source: str         # 'EXECLEASE_TLA_JAR', 'cache', 'download', 'mirror', 'offline'
     verified: bool      # False only with EXECLEASE_TLA_JAR_UNVERIFIED=1
+    version: str | None = None  # a jar a manifest pins that execlease does not know: as TLC says (tlc/pin.py)
 
     @property
     def tlc_version(self) -> str:
         known = KNOWN_JARS.get(self.sha256)
-        return known.tlc_version if known else 'unknown (unverified jar)'
+        if known is not None:
+            return known.tlc_version
+        return self.version or 'unknown (unverified jar)'
 
     @property
     def warning(self) -> str | None:

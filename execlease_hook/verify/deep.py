@@ -208,11 +208,14 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     mode = mode_of(options)
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     manifests = [manifest_read.load(p, root) for p in models.find_models(root, options.model)]
-    t = jar.Tools(tools.resolve_jar(root), tools.find_java())
+    from execlease_hook.tlc import pin
+
+    default, t = pin.default_tools(root, manifests, tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     several = len(manifests) > 1
-    planned = [(m, *plan(m, t, mode, several)) for m in manifests]
+    own = [jar.Tools(pin.jar_for(m, default, t.java), t.java) for m in manifests]
+    planned = [(m, *plan(m, own[k], mode, several)) for k, m in enumerate(manifests)]
     if not any(jobs for _, jobs, _ in planned):
         raise CannotRun('--deep: no check declares a "deep" block (constants at larger bounds) in '
                         + ', '.join(str(m.path.relative_to(root)) for m in manifests)
@@ -226,8 +229,8 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
              for m, jobs, _ in planned]
     ran = pool.run(works, t, cache, at_once)
     results = []
-    for (m, jobs, skipped), done in zip(planned, ran):
-        r = verify_result.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)])
+    for k, ((m, jobs, skipped), done) in enumerate(zip(planned, ran)):
+        r = verify_result.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)], tools=own[k])
         r.plan = [f'check:{p.job.name}' for p in jobs]
         r.failures = [j.message for j in done if j.outcome == outcomes.DID_NOT_HOLD]
         r.problems = [j.message for j in done if j.outcome == COULD_NOT_RUN]

@@ -69,6 +69,12 @@ def run(
     """`live`: a verify/live.Live that shows each running TLC job, or None."""
     from execlease_hook.verify import violations
 
+    from execlease_hook.tlc.jar import file_sha256
+
+    def _key(job: TlcJob) -> str:
+        # The job's own jar: a model may pin its own TLA+ tools (tlc/pin.py).
+        return job.cache_key(t.jar.sha256 if job.jar == t.jar.path else file_sha256(job.jar), t.java.major)
+
     results: list[dict[int, JobResult]] = [{} for _ in works]
     pending: list[tuple[int, int, TlcJob]] = []   # (work, job index, job)
     cost: list[float | None] = []                 # 0 for a job the cache answers
@@ -78,11 +84,11 @@ def run(
                 results[w][i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
                 continue
             pending.append((w, i, p.job))
-            cost.append(0.0 if cache.get(p.job.cache_key(t.jar.sha256, t.java.major)) is not None else None)
+            cost.append(0.0 if cache.get(_key(p.job)) is not None else None)
     tasks = [(w, task) for w, work in enumerate(works) for task in work.tasks]
 
     def run_one(w: int, job: TlcJob, timed: bool = True) -> tuple[Verdict, bool]:
-        key = job.cache_key(t.jar.sha256, t.java.major)
+        key = _key(job)
         verdict = cache.get(key)
         if verdict is not None:
             return verdict, True

@@ -26,6 +26,7 @@ class ModelResult:
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)         # --update-coverage
     plan: list[str] = field(default_factory=list)          # 'kind:name' of every job planned (before --shard)
+    tools: Tools | None = None                              # the tools its jobs ran with (verify/suite.finish)
 
     @property
     def exit_code(self) -> int:
@@ -48,6 +49,20 @@ def _libraries_json(m: Manifest) -> dict[str, Any]:
         else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256} for lib in m.libraries]}
 
 
+def _tools_json(root: Path, r: ModelResult) -> dict[str, Any]:
+    """The model's own TLA+ tools, when its manifest names them (nothing otherwise: the run's)."""
+    from execlease_hook.core import paths
+
+    pin, t = r.manifest.tools, r.tools
+    if pin is None or t is None:
+        return {}
+    return {'tools': {
+        'jar': paths.in_report(root, t.jar.path), 'sha256': t.jar.sha256, 'source': t.jar.source,
+        'verified': t.jar.verified, 'tlc_version': t.jar.tlc_version,
+        **({'url': pin.url} if pin.url else {}), **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
+    }}
+
+
 def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path) -> dict[str, Any]:
     """The run's details for its reports; `root`: the repository, which the jar's and Java's paths
     are named relative to (core/paths.in_report)."""
@@ -65,6 +80,7 @@ def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path
         'models': [
             {
                 'manifest': str(r.manifest.path),
+                **_tools_json(root, r),
                 **_libraries_json(r.manifest),
                 'exit_code': r.exit_code,
                 'jobs': [report.result_json(j) for j in r.jobs],

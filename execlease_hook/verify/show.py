@@ -29,6 +29,10 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
 
     m = r.manifest
     _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
+    if m.tools is not None and r.tools is not None and verbosity >= 0:
+        used = r.tools.jar
+        _print(term.wrap(f'  TLA+ tools (the manifest\'s): {used.tlc_version}, sha256 {used.sha256[:16]}... ({used.source})'
+                         + (f'; at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else '')))
     if m.libraries and verbosity >= 0:
         _print(term.wrap('  libraries: ' + ', '.join(
             f'{lib.folder} (folder)' if lib.folder is not None

@@ -128,7 +128,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     """The model's result once its pool work is done (`ran`: its TLC jobs, in plan order;
     `stage`: its trace_stage.Stage, whose tasks ran in the pool): coverage, trace jobs, the map, notes."""
     m, selection = p.manifest, p.selection
-    r = ModelResult(m)
+    r = ModelResult(m, tools=t)
     r.plan = p.plan
     from execlease_hook.spec import cfg as tlc_config
     from execlease_hook.verify import violations

@@ -1,0 +1,211 @@
+"""A model's own TLA+ tools: the manifest's `"tools"` (docs/how-to/tla-tools.md#a-models-own-tla-tools).
+
+A manifest may pin its own tla2tools.jar (`sha256`, fetched from `url` when it is not on this
+machine) and the lowest TLC version its specs need (`minTlc`). A pinned jar is looked for, in
+order: the default tools' cache (<repo>/.tmp/tla/tla2tools.jar), EXECLEASE_TLA_JAR and the
+offline jar, when one of them has that sha256; its own cache folder, <repo>/.tmp/tla/<sha256>/;
+a download of `url` (not with EXECLEASE_TLA_OFFLINE=1), made like the default tools' (tlc/jar.py:
+retries, deadline, size bound, lock, temp file renamed into place once its sha256 is checked).
+A jar of another sha256 is refused naming both digests: the URL of a rolling release (the TLA+
+tools' v1.8.0 tag) serves a new jar under the same name. The version of a jar execlease does not
+know is what the jar's TLC prints (`banner`), kept beside it in the cache.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook.core import settings
+from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc.jar import KNOWN_JARS, ToolJar, Tools
+from execlease_hook.tlc.java import Java
+
+if TYPE_CHECKING:
+    from execlease_hook.manifest.model import Manifest, ToolsPin
+
+# A tla2tools.jar is a few MB; a pinned one of any release stays far below this.
+MAX_PINNED_BYTES = 64 << 20
+ROLLING_ADVICE = (
+    'a URL under a rolling release (the TLA+ tools\' v1.8.0 tag) serves a new jar under the same '
+    'name from time to time: pin a versioned release or a mirror of your own, and change "sha256" '
+    'only for a jar you have tried'
+)
+_BANNER = re.compile(r'TLC2 Version (\d+\.\d+)(?:.*\(rev: (\w+)\))?')
+_VERSION = re.compile(r'TLC (\d+)\.(\d+)')
+
+
+def banner(jar: Path, java: Java) -> str:
+    """The version line TLC itself prints, e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
+    try:
+        result = subprocess.run(
+            (str(java.path), '-cp', str(jar), 'tlc2.TLC', '-version'),
+            capture_output=True, text=True, timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise CannotRun(f'could not run TLC from {jar} with {java.path}: {e}') from e
+    for line in (result.stdout + result.stderr).splitlines():
+        if line.startswith('TLC2 Version'):
+            return line.strip()
+    raise CannotRun(
+        f'{jar} did not print a TLC version with {java.path}; output: '
+        + (result.stdout + result.stderr).strip()[-500:]
+    )
+
+
+def version_words(line: str) -> str:
+    """'TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)' -> 'TLC 2.19 (rev 5a47802)'."""
+    found = _BANNER.search(line)
+    if found is None:
+        return line
+    return f'TLC {found.group(1)}' + (f' (rev {found.group(2)})' if found.group(2) else '')
+
+
+def version_of(tlc_version: str) -> tuple[int, int] | None:
+    found = _VERSION.match(tlc_version)
+    return None if found is None else (int(found.group(1)), int(found.group(2)))
+
+
+def _manifest(m: Manifest) -> str:
+    return m.path.relative_to(m.root).as_posix() if m.path.is_relative_to(m.root) else str(m.path)
+
+
+def _known_copy(root: Path, sha256: str) -> ToolJar | None:
+    """The pinned jar where the default tools keep theirs: their cache, EXECLEASE_TLA_JAR, the offline jar."""
+    candidates: list[tuple[Path, str]] = [(tools.cache_dir(root) / tools.JAR_NAME, 'cache')]
+    explicit = os.environ.get('EXECLEASE_TLA_JAR')
+    if explicit:
+        candidates.append((Path(explicit).expanduser(), 'EXECLEASE_TLA_JAR'))
+    offline = tools._offline_jar()
+    if offline is not None:
+        candidates.append((offline, 'offline'))
+    for path, source in candidates:
+        try:
+            if path.is_file() and tools.file_sha256(path) == sha256:
+                return ToolJar(path.resolve(), sha256, source, True)
+        except OSError:
+            continue
+    return None
+
+
+def _own_cache(root: Path, sha256: str) -> Path:
+    return tools.cache_dir(root) / sha256
+
+
+def _fetch(m: Manifest, pin: ToolsPin, folder: Path) -> Path:
+    assert pin.url is not None and pin.sha256 is not None
+    with tools.locked(folder):
+        target = folder / tools.JAR_NAME
+        if target.is_file() and tools.file_sha256(target) == pin.sha256:
+            return target   # another run placed it while this one waited for the lock
+        for stale in folder.glob('*.part'):
+            stale.unlink(missing_ok=True)
+        try:
+            part = tools.download(pin.url, folder, tools.Bound(MAX_PINNED_BYTES, '64 MB', tools.JAR_NAME))
+        except tools.DownloadFailed as e:
+            raise CannotRun(f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again '
+                            'when the URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/'
+                            'tla2tools.jar with that sha256') from None
+        try:
+            digest = tools.file_sha256(part)
+            if digest != pin.sha256:
+                raise CannotRun(
+                    f'{_manifest(m)}: tools.url {pin.url} served a jar with sha256 {digest}, but '
+                    f'tools.sha256 pins {pin.sha256}; the file was deleted. {ROLLING_ADVICE}')
+            os.chmod(part, 0o644)
+            os.replace(part, target)
+        finally:
+            part.unlink(missing_ok=True)
+        return target
+
+
+def _pinned(m: Manifest, pin: ToolsPin, java: Java) -> ToolJar:
+    assert pin.sha256 is not None
+    found = _known_copy(m.root, pin.sha256)
+    folder = _own_cache(m.root, pin.sha256)
+    if found is None:
+        cached = folder / tools.JAR_NAME
+        try:
+            if cached.is_file() and tools.file_sha256(cached) == pin.sha256:
+                found = ToolJar(cached, pin.sha256, 'cache', True)
+        except OSError:
+            pass
+    if found is None:
+        if pin.url is None:
+            raise CannotRun(
+                f'{_manifest(m)}: tools.sha256 pins a TLA+ tools jar ({pin.sha256}) that is not on '
+                'this machine and the manifest gives no "url" to fetch it from; add "url", or set '
+                'EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256')
+        if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
+            raise CannotRun(
+                f'{_manifest(m)}: the TLA+ tools it pins (sha256 {pin.sha256}) are not in {folder} '
+                'and downloads are disabled (EXECLEASE_TLA_OFFLINE=1); allow the download of '
+                f'{pin.url}, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256')
+        try:
+            found = ToolJar(_fetch(m, pin, folder), pin.sha256, 'download', True)
+        except OSError as e:
+            raise CannotRun(f'{_manifest(m)}: cannot write the TLA+ tools cache {folder}: '
+                            f'{e.strerror or e}; make it writable or free some disk space') from e
+    if pin.sha256 in KNOWN_JARS:
+        return found
+    return ToolJar(found.path, found.sha256, found.source, True, _version(found.path, folder, java))
+
+
+def _version(jar: Path, folder: Path, java: Java) -> str:
+    """The version of a jar execlease does not know, asked of its TLC once and kept in the cache."""
+    kept = folder / 'version'
+    try:
+        text = kept.read_text(encoding='utf-8').strip()
+        if text:
+            return text
+    except OSError:
+        pass
+    words = version_words(banner(jar, java))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(kept, words + '\n')
+    except OSError:
+        pass    # asked again next time: the same answer
+    return words
+
+
+def default_tools(root: Path, manifests: Sequence[Manifest], java: Java) -> tuple[ToolJar | None, Tools]:
+    """The run's TLA+ tools (tlc/jar.resolve_jar) and, as `Tools`, what the run names: those, or
+    the first model's own when every model pins its own jar and the default ones cannot be had."""
+    try:
+        return (default := tools.resolve_jar(root)), Tools(default, java)
+    except CannotRun:
+        if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
+            raise
+    return None, Tools(jar_for(manifests[0], None, java), java)
+
+
+def jar_for(m: Manifest, default: ToolJar | None, java: Java) -> ToolJar:
+    """The jar the model's jobs run with: its own when the manifest pins one, else `default`
+    (None: the default tools could not be had, which only a model without its own jar minds);
+    refused (exit 2) when it is older than the manifest's minTlc."""
+    pin = m.tools
+    if pin is not None and pin.sha256 is not None:
+        if default is not None and default.sha256 == pin.sha256:
+            chosen = default
+        else:
+            chosen = _pinned(m, pin, java)
+    elif default is None:
+        raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + tools.HOW_TO_GET_TOOLS)
+    else:
+        chosen = default
+    if pin is not None and pin.min_tlc is not None:
+        least = tuple(int(p) for p in pin.min_tlc.split('.'))
+        have = version_of(chosen.tlc_version)
+        if have is None or have < least:
+            raise CannotRun(
+                f'{_manifest(m)}: tools.minTlc is {pin.min_tlc}, but the TLA+ tools in use are '
+                f'{chosen.tlc_version} (sha256 {chosen.sha256[:16]}..., {chosen.source}); pin a jar '
+                'of that TLC or later in "tools" (url + sha256), or allow the download of the '
+                'default tools (the offline jar is TLC 2.15)')
+    return chosen
