@@ -2,12 +2,12 @@
 each model's libraries (tlc/libraries.py: jars fetched and verified, folders read)."""
 from __future__ import annotations
 
-from execlease_hook.tlc.jar import ToolJar
-from execlease_hook.tlc.jar import resolve_jar
-
 import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from execlease_hook.tlc.jar import ToolJar, resolve_jar
+
 if TYPE_CHECKING:
     pass
 from execlease_hook.core.errors import CannotRun
@@ -39,8 +39,7 @@ def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -
     none when the repository has no model yet."""
     from execlease_hook.manifest import find
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import libraries
-    from execlease_hook.tlc import pin
+    from execlease_hook.tlc import libraries, pin
 
     try:
         found = find.find_models(root, model)

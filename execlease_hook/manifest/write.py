@@ -68,6 +68,9 @@ def to_json(m: Manifest) -> dict[str, object]:
         findings.append(item)
     out: dict[str, object] = {} if m.schema is None else {'$schema': m.schema}
     out.update({'version': VERSION, 'spec': m.spec})
+    if m.tools is not None:
+        out['tools'] = {k: v for k, v in (('url', m.tools.url), ('sha256', m.tools.sha256),
+                                          ('minTlc', m.tools.min_tlc)) if v is not None}
     if m.libraries:
         out['libraries'] = [_library_json(lib) for lib in m.libraries]
     out.update({

@@ -45,7 +45,7 @@ def banner(jar: Path, java: Java) -> str:
     try:
         result = subprocess.run(
             (str(java.path), '-cp', str(jar), 'tlc2.TLC', '-version'),
-            capture_output=True, text=True, timeout=120,
+            capture_output=True, text=True, timeout=120, check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CannotRun(f'could not run TLC from {jar} with {java.path}: {e}') from e
@@ -124,10 +124,10 @@ def _fetch(m: Manifest, pin: ToolsPin, folder: Path) -> Path:
         return target
 
 
-def _pinned(m: Manifest, pin: ToolsPin, java: Java) -> ToolJar:
+def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path) -> ToolJar:
     assert pin.sha256 is not None
-    found = _known_copy(m.root, pin.sha256)
-    folder = _own_cache(m.root, pin.sha256)
+    found = _known_copy(root, pin.sha256)
+    folder = _own_cache(root, pin.sha256)
     if found is None:
         cached = folder / tools.JAR_NAME
         try:
@@ -182,19 +182,20 @@ def default_tools(root: Path, manifests: Sequence[Manifest], java: Java) -> tupl
     except CannotRun:
         if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
             raise
-    return None, Tools(jar_for(manifests[0], None, java), java)
+    return None, Tools(jar_for(manifests[0], None, java, root), java)
 
 
-def jar_for(m: Manifest, default: ToolJar | None, java: Java) -> ToolJar:
+def jar_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None = None) -> ToolJar:
     """The jar the model's jobs run with: its own when the manifest pins one, else `default`
     (None: the default tools could not be had, which only a model without its own jar minds);
-    refused (exit 2) when it is older than the manifest's minTlc."""
+    refused (exit 2) when it is older than the manifest's minTlc. `root`: the repository whose
+    cache holds the jars (default the model's; for a commit checked out alone, the repository's)."""
     pin = m.tools
     if pin is not None and pin.sha256 is not None:
         if default is not None and default.sha256 == pin.sha256:
             chosen = default
         else:
-            chosen = _pinned(m, pin, java)
+            chosen = _pinned(m, pin, java, root or m.root)
     elif default is None:
         raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + tools.HOW_TO_GET_TOOLS)
     else:

@@ -214,7 +214,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     several = len(manifests) > 1
-    own = [jar.Tools(pin.jar_for(m, default, t.java), t.java) for m in manifests]
+    own = [jar.Tools(pin.jar_for(m, default, t.java, root), t.java) for m in manifests]
     planned = [(m, *plan(m, own[k], mode, several)) for k, m in enumerate(manifests)]
     if not any(jobs for _, jobs, _ in planned):
         raise CannotRun('--deep: no check declares a "deep" block (constants at larger bounds) in '
