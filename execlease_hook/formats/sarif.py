@@ -58,6 +58,28 @@ def _result(item: Item) -> dict[str, Any]:
     return result
 
 
+def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
+    """What ran besides execlease, as SARIF tool components: the TLA+ tools (the run's and any a
+    model's manifest names) and the models' libraries, each with its pinned sha256."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    runs = [details['tools']] if isinstance(details.get('tools'), dict) else []
+    runs += [m['tools'] for m in details.get('models', []) if isinstance(m.get('tools'), dict)]
+    for t in runs:
+        found.setdefault(('tools', t['sha256']), {
+            'name': 'TLA+ tools', 'version': t['tlc_version'],
+            'properties': {'sha256': t['sha256'], 'source': t['source'], 'verified': t['verified']}})
+    for m in details.get('models', []):
+        for lib in m.get('libraries', []):
+            if 'folder' in lib:
+                found.setdefault(('folder', lib['folder']), {
+                    'name': lib['folder'], 'properties': {'library': 'folder'}})
+            else:
+                found.setdefault(('jar', lib['sha256']), {
+                    'name': lib['name'], 'downloadUri': lib['url'],
+                    'properties': {'library': 'jar', 'sha256': lib['sha256']}})
+    return list(found.values())
+
+
 def document(report: Report) -> dict[str, Any]:
     failed = [item for item in report.items if item.outcome != HELD]
     used = sorted({item.rule for item in failed} | ({'run-unfinished'} if report.error else set()))
@@ -79,7 +101,7 @@ def document(report: Report) -> dict[str, Any]:
                 'version': tool_version(),
                 'rules': [{'id': rule, 'shortDescription': {'text': RULES.get(rule, rule)}}
                           for rule in used],
-            }},
+            }, **({'extensions': extensions} if (extensions := _extensions(report.details)) else {})},
             'invocations': [invocation],
             'results': [_result(item) for item in failed],
             'properties': {'command': report.command, 'commit': report.commit},

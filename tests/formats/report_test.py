@@ -244,3 +244,28 @@ def test_guard_with_nothing_staged_reports_a_pass(covered_repo, capsys):
     data = json.loads(capsys.readouterr().out)
     validate_sarif(data)
     assert data['runs'][0]['results'] == []
+
+
+def test_sarif_names_the_tla_tools_and_the_libraries_that_ran():
+    from execlease_hook.formats import sarif
+    from execlease_hook.formats.report import Report
+
+    tools = {'jar': '.tmp/tla/tla2tools.jar', 'sha256': 'a' * 64, 'source': 'cache', 'verified': True,
+             'tlc_version': 'TLC 2.15 (rev d5b5a7f)'}
+    own = {**tools, 'sha256': 'b' * 64, 'source': 'download', 'tlc_version': 'TLC 2.19'}
+    jar = {'name': 'CommunityModules', 'url': 'https://example.com/CM.jar', 'sha256': 'c' * 64}
+    details = {'tools': tools, 'models': [
+        {'manifest': 'verification/a/manifest.json', 'libraries': [jar, {'folder': 'verification/lib'}]},
+        {'manifest': 'verification/b/manifest.json', 'tools': own, 'libraries': [jar]},
+    ]}
+    data = json.loads(sarif.render(Report('verify', 0, None, details=details)))
+    validate_sarif(data)
+    assert data['runs'][0]['tool']['extensions'] == [
+        {'name': 'TLA+ tools', 'version': 'TLC 2.15 (rev d5b5a7f)',
+         'properties': {'sha256': 'a' * 64, 'source': 'cache', 'verified': True}},
+        {'name': 'TLA+ tools', 'version': 'TLC 2.19',
+         'properties': {'sha256': 'b' * 64, 'source': 'download', 'verified': True}},
+        {'name': 'CommunityModules', 'downloadUri': 'https://example.com/CM.jar',
+         'properties': {'library': 'jar', 'sha256': 'c' * 64}},
+        {'name': 'verification/lib', 'properties': {'library': 'folder'}},
+    ]
