@@ -110,7 +110,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     stop: CannotRun | None = None
     for m in manifests:
         try:
-            tm = Tools(pin.jar_for(m, default, t.java, root), t.java)
+            tm = pin.tools_for(m, default, t.java, root)
             prepared.append(prepare(m, tm, options.quick, selection))
             own.append(tm)
         except CannotRun as e:

@@ -6,12 +6,13 @@ source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned 
 use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
 found by tlc/java.py.
 
-About 470 lines, kept whole: the four sources, the lock, the streamed download with its
+About 520 lines, kept whole: the four sources, the lock, the streamed download with its
 deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
 whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
 under it; only verified files are renamed into place). Split, that order would span modules.
-The library jars a manifest pins (tlc/libraries.py) are fetched by the same `download`, under
-the same kind of lock (`locked`), and verified and placed by the same rules.
+The jars a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py) are
+fetched by `fetch_pinned`: the same `download`, under the same kind of lock (`locked`),
+verified and placed by the same rules.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -332,6 +333,48 @@ def download(url: str, folder: Path, bound: Bound = TOOLS_BOUND) -> Path:
     except BaseException:
         part.unlink(missing_ok=True)
         raise
+
+
+def valid_copy(path: Path, sha256: str) -> bool:
+    """`path` is a file of that sha256 (a cached jar, checked on every use)."""
+    try:
+        return path.is_file() and file_sha256(path) == sha256
+    except OSError:
+        return False
+
+
+def fetch_pinned(
+        url: str, sha256: str, target: Path, bound: Bound,
+        refused: Callable[[str], CannotRun], failed: Callable[[DownloadFailed], CannotRun],
+) -> bool:
+    """The jar of `sha256` at `target`, downloaded from `url` unless it is there already (then
+    False); the caller holds the lock of target's folder (`locked`). A temp file seen here was
+    left by a run killed mid-download, a file of another sha256 at `target` is removed, and a
+    download is renamed into place only once its sha256 is checked: `refused(digest)` is raised
+    otherwise, `failed(error)` when the download fails. For the jars a manifest pins (its
+    libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py)."""
+    folder = target.parent
+    for stale in folder.glob('*.part'):
+        stale.unlink(missing_ok=True)
+    if valid_copy(target, sha256):
+        return False    # another run placed it while this one waited for the lock
+    if target.exists():
+        print(f'execlease: removing {target}: its sha256 is not {sha256}', file=sys.stderr)
+        target.unlink()
+    try:
+        part = download(url, folder, bound)
+    except DownloadFailed as e:
+        raise failed(e) from None
+    try:
+        digest = file_sha256(part)
+        if digest != sha256:
+            raise refused(digest)
+        os.chmod(part, 0o644)   # mkstemp made it 0600; a jar is no secret, others may share the cache
+        os.replace(part, target)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return True
 
 
 def _download(url: str, folder: Path) -> Path:

@@ -20,7 +20,6 @@ import atexit
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -246,7 +245,7 @@ def _jar(root: Path, lib: Library, where: str) -> LibraryJar:
         return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
     folder = cache_dir(root)
     cached = folder / f'{lib.sha256}.jar'
-    if _valid(cached, lib.sha256):     # a valid cached jar needs no lock: only verified files are placed
+    if tools.valid_copy(cached, lib.sha256):     # a valid cached jar needs no lock: only verified files are placed
         return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
     if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
         raise CannotRun(
@@ -264,37 +263,14 @@ def _jar(root: Path, lib: Library, where: str) -> LibraryJar:
                         f'writable, free some disk space, or set {PATH_ENV}') from e
 
 
-def _valid(path: Path, sha256: str) -> bool:
-    try:
-        return path.is_file() and tools.file_sha256(path) == sha256
-    except OSError:
-        return False
-
-
 def _fetch(lib: Library, folder: Path, cached: Path, where: str) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
-    # Under the lock: a temp file seen here was left by a run killed mid-download.
-    for stale in folder.glob('*.part'):
-        stale.unlink(missing_ok=True)
-    if _valid(cached, lib.sha256):
-        return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
-    if cached.exists():
-        print(f'execlease: removing {cached}: its sha256 is not {lib.sha256}', file=sys.stderr)
-        cached.unlink()
     limit = settings.count_env(MAX_MB_ENV, DEFAULT_MAX_MB, 1, 4096)
     bound = tools.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(lib.url))
-    try:
-        part = tools.download(lib.url, folder, bound)
-    except tools.DownloadFailed as e:
-        raise CannotRun(f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} to a folder '
-                        f'holding {file_name(lib.url)} (sha256 {lib.sha256})') from None
-    try:
-        digest = tools.file_sha256(part)
-        if digest != lib.sha256:
-            raise _mismatch(where, f'the download of {lib.url} (deleted)', digest, lib.sha256)
-        os.chmod(part, 0o644)   # mkstemp made it 0600; a jar is no secret, others may share the cache
-        os.replace(part, cached)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-    return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download')
+    url, pinned = lib.url, lib.sha256
+    fetched = tools.fetch_pinned(
+        url, pinned, cached, bound,
+        refused=lambda digest: _mismatch(where, f'the download of {url} (deleted)', digest, pinned),
+        failed=lambda e: CannotRun(f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
+                                   f'to a folder holding {file_name(url)} (sha256 {pinned})'))
+    return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download' if fetched else 'cache')

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import settings
+from execlease_hook.core import paths, settings
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.tlc import jar as tools
@@ -72,7 +72,7 @@ def version_of(tlc_version: str) -> tuple[int, int] | None:
 
 
 def _manifest(m: Manifest) -> str:
-    return m.path.relative_to(m.root).as_posix() if m.path.is_relative_to(m.root) else str(m.path)
+    return paths.in_report(m.root, m.path)
 
 
 def _known_copy(root: Path, sha256: str) -> ToolJar | None:
@@ -85,11 +85,8 @@ def _known_copy(root: Path, sha256: str) -> ToolJar | None:
     if offline is not None:
         candidates.append((offline, 'offline'))
     for path, source in candidates:
-        try:
-            if path.is_file() and tools.file_sha256(path) == sha256:
-                return ToolJar(path.resolve(), sha256, source, True)
-        except OSError:
-            continue
+        if tools.valid_copy(path, sha256):
+            return ToolJar(path.resolve(), sha256, source, True)
     return None
 
 
@@ -99,42 +96,26 @@ def _own_cache(root: Path, sha256: str) -> Path:
 
 def _fetch(m: Manifest, pin: ToolsPin, folder: Path) -> Path:
     assert pin.url is not None and pin.sha256 is not None
+    url, pinned, target = pin.url, pin.sha256, folder / tools.JAR_NAME
     with tools.locked(folder):
-        target = folder / tools.JAR_NAME
-        if target.is_file() and tools.file_sha256(target) == pin.sha256:
-            return target   # another run placed it while this one waited for the lock
-        for stale in folder.glob('*.part'):
-            stale.unlink(missing_ok=True)
-        try:
-            part = tools.download(pin.url, folder, tools.Bound(MAX_PINNED_BYTES, '64 MB', tools.JAR_NAME))
-        except tools.DownloadFailed as e:
-            raise CannotRun(f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again '
-                            'when the URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/'
-                            'tla2tools.jar with that sha256') from None
-        try:
-            digest = tools.file_sha256(part)
-            if digest != pin.sha256:
-                raise CannotRun(
-                    f'{_manifest(m)}: tools.url {pin.url} served a jar with sha256 {digest}, but '
-                    f'tools.sha256 pins {pin.sha256}; the file was deleted. {ROLLING_ADVICE}')
-            os.chmod(part, 0o644)
-            os.replace(part, target)
-        finally:
-            part.unlink(missing_ok=True)
-        return target
+        tools.fetch_pinned(
+            url, pinned, target, tools.Bound(MAX_PINNED_BYTES, '64 MB', tools.JAR_NAME),
+            refused=lambda digest: CannotRun(
+                f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
+                f'tools.sha256 pins {pinned}; the file was deleted. {ROLLING_ADVICE}'),
+            failed=lambda e: CannotRun(
+                f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again when the '
+                'URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+                'with that sha256'))
+    return target
 
 
 def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path) -> ToolJar:
     assert pin.sha256 is not None
     found = _known_copy(root, pin.sha256)
     folder = _own_cache(root, pin.sha256)
-    if found is None:
-        cached = folder / tools.JAR_NAME
-        try:
-            if cached.is_file() and tools.file_sha256(cached) == pin.sha256:
-                found = ToolJar(cached, pin.sha256, 'cache', True)
-        except OSError:
-            pass
+    if found is None and tools.valid_copy(folder / tools.JAR_NAME, pin.sha256):
+        found = ToolJar(folder / tools.JAR_NAME, pin.sha256, 'cache', True)
     if found is None:
         if pin.url is None:
             raise CannotRun(
@@ -182,7 +163,12 @@ def default_tools(root: Path, manifests: Sequence[Manifest], java: Java) -> tupl
     except CannotRun:
         if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
             raise
-    return None, Tools(jar_for(manifests[0], None, java, root), java)
+    return None, tools_for(manifests[0], None, java, root)
+
+
+def tools_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None = None) -> Tools:
+    """The model's `Tools`: its jar (`jar_for`) with the run's Java."""
+    return Tools(jar_for(m, default, java, root), java)
 
 
 def jar_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None = None) -> ToolJar:

@@ -196,7 +196,6 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     from execlease_hook.manifest import find as models
     from execlease_hook.verify import show
     from execlease_hook.verify import result as verify_result
-    from execlease_hook.tlc import jar
     from execlease_hook.tlc.cache import ResultCache, results_folder
 
     flag = '--simulate' if getattr(options, 'simulate', False) else '--deep'
@@ -214,7 +213,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     several = len(manifests) > 1
-    own = [jar.Tools(pin.jar_for(m, default, t.java, root), t.java) for m in manifests]
+    own = [pin.tools_for(m, default, t.java, root) for m in manifests]
     planned = [(m, *plan(m, own[k], mode, several)) for k, m in enumerate(manifests)]
     if not any(jobs for _, jobs, _ in planned):
         raise CannotRun('--deep: no check declares a "deep" block (constants at larger bounds) in '
