@@ -59,6 +59,9 @@ pytestmark = pytest.mark.usefixtures('offline_tlc')
 def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entries=ENTRIES, **coverage: Any) -> Path:
     folder = repo.path / MODEL
     (folder / 'findings').mkdir(parents=True, exist_ok=True)
+    # As init leaves it: TLA+ tools, warm JVMs and caches under .tmp/ are never committed (a spare
+    # JVM may still be building its folder there while a test runs `git add .`).
+    repo.write('.gitignore', '.tmp/\n')
     for name in ('Counter.tla', 'CounterLib.tla', 'pass.cfg'):
         shutil.copyfile(FIXTURES / name, folder / name)
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'findings' / 'F1.cfg')
