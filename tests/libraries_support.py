@@ -107,6 +107,7 @@ def build_jar(folder: Path, modules: dict[str, str], name: str = 'Limits.jar') -
     src = folder / f'{name}-src'
     src.mkdir(parents=True, exist_ok=True)
     for module, text in modules.items():
+        (src / module).parent.mkdir(parents=True, exist_ok=True)
         (src / module).write_text(text)
     target = folder / name
     subprocess.run((jar_tool(), 'cf', str(target), *sorted(modules)), cwd=src, check=True)

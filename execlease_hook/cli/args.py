@@ -159,6 +159,9 @@ def add_init_arguments(parser: argparse.ArgumentParser) -> None:
                              'every .cfg beside the spec)')
     parser.add_argument('--model', metavar='DIR',
                         help='the model folder (default: the folder of --spec)')
+    parser.add_argument('--library', metavar='DIR|URL', action='append', default=[],
+                        help='a TLA+ library the spec needs: a folder of .tla modules in the repository, '
+                             'or a jar URL#sha256=HEX (repeatable)')
     parser.add_argument('--write-config', action='store_true',
                         help='write .pre-commit-config.yaml if there is none '
                              '(else print the lines to add)')
@@ -184,4 +187,10 @@ def add_add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--set', metavar='CONST=VALUE', action='append', default=[],
                         help='... with these constants changed (repeatable)')
     parser.add_argument('--summary', metavar='TEXT', help="a finding's one-line summary")
+    parser.add_argument('--library', metavar='DIR|URL',
+                        help='add a TLA+ library: a folder of .tla modules in the repository, or a jar URL')
+    parser.add_argument('--sha256', metavar='HEX', help="--library URL, --tools URL: the jar's pinned sha256")
+    parser.add_argument('--name', metavar='NAME', help='--library URL: how reports name the jar')
+    parser.add_argument('--tools', metavar='URL', help="pin the model's own tla2tools.jar (with --sha256)")
+    parser.add_argument('--min-tlc', metavar='V', help='the lowest TLC version the specs need, e.g. 2.19')
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')

@@ -5,10 +5,13 @@
                                                                           a covered region
   execlease add --mutation NAME --property P --from TEXT --to TEXT [--cfg FILE]
   execlease add --finding NAME --property P (--cfg FILE | --from-check CHECK --set C=V ...)
+  execlease add --library DIR | --library URL --sha256 HEX [--name NAME]
+  execlease add --tools URL --sha256 HEX [--min-tlc V] | --min-tlc V
 
 Covered code is located first, by the guard's own rules (the same function, the same errors);
 its hash is left for the first `execlease verify --update-coverage`, and the NOTES.md
-code-to-action table is regenerated. Every refusal exits 2 and changes nothing.
+code-to-action table is regenerated. A library or the model's own TLA+ tools are made ready as
+`verify` uses them (commands/add_library.py). Every refusal exits 2 and changes nothing.
 
 About 320 lines, kept whole: the four kinds of item share the model loading, the refusals and
 the single write at the end (a finding's cfg, manifest.json, NOTES.md, only once every check
@@ -23,6 +26,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from execlease_hook.commands import add_library
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.git import blobs
 from execlease_hook.git import repo as git
@@ -39,7 +43,8 @@ if TYPE_CHECKING:
     import argparse
 
 USAGE = ('give one of: PATH::QUALNAME --action A (a function), PATH --from TEXT --to TEXT '
-         '--action A (a region), --mutation NAME, --finding NAME')
+         '--action A (a region), --mutation NAME, --finding NAME, --library DIR|URL, '
+         '--tools URL --sha256 HEX, --min-tlc V')
 
 
 def _slug(text: str) -> str:
@@ -290,7 +295,13 @@ def _notes_table(m: Manifest) -> str | None:
 
 
 def run(options: argparse.Namespace) -> int:
-    kinds = [options.target is not None, options.mutation is not None, options.finding is not None]
+    pins = options.tools is not None or options.min_tlc is not None
+    kinds = [options.target is not None, options.mutation is not None, options.finding is not None,
+             options.library is not None, pins]
+    if options.sha256 is not None and options.library is None and options.tools is None:
+        raise CannotRun('--sha256 pins a jar: give it with --library URL or --tools URL')
+    if options.name is not None and options.library is None:
+        raise CannotRun('--name names a library jar: give it with --library URL')
     if sum(kinds) != 1:
         raise CannotRun(USAGE)
     root = git.repo_root()
@@ -301,6 +312,10 @@ def run(options: argparse.Namespace) -> int:
         new, said = add_entry(m, new_entry(m, options))
     elif options.mutation is not None:
         new, said = add_mutation(m, options)
+    elif options.library is not None:
+        new, said = add_library.add_library(m, options)
+    elif pins:
+        new, said = add_library.add_tools(m, options)
     else:
         new, said, new_cfg = add_finding(m, options)
     text = manifest_write.dump(new)
@@ -321,7 +336,8 @@ def run(options: argparse.Namespace) -> int:
     elif options.target is not None:
         said.append(f'{paths.rel(root, m.folder)}/NOTES.md keeps no code-to-action table (no markers): '
                     'not written')
-    if new_cfg is not None or (options.mutation and new.model_files != m.model_files) or options.finding:
+    if new_cfg is not None or (options.mutation and new.model_files != m.model_files) or options.finding \
+            or options.library is not None or pins:
         said.append('the model changed: run `execlease verify`, then `execlease verify --update-coverage`')
     from execlease_hook.core import term
 

@@ -1,8 +1,9 @@
-"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--write-config]`.
+"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--library DIR|URL ...] [--write-config]`.
 
 Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
-covered code yet), NOTES.md (its sections and the code-to-action markers), `.tmp/` in the
-repository's .gitignore, and the pre-commit configuration of both hooks. It never overwrites a
+covered code yet; each --library made ready as `verify` will use it), NOTES.md (its sections
+and the code-to-action markers), `.tmp/` in the repository's .gitignore, and the pre-commit
+configuration of both hooks. It never overwrites a
 file: whatever exists is left alone, and it says so. What it cannot write (a config of the
 user's) it prints as the text to paste: YAML and commands verbatim, never wrapped.
 
@@ -138,11 +139,11 @@ def _ignored(root: Path, path: Path) -> bool:
     return git._run(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
 
 
-def manifest_text(p: ModelPlan) -> str:
+def manifest_text(p: ModelPlan, libraries: tuple[manifest_model.Library, ...] = ()) -> str:
     """The new manifest, read back through the loader so that init never writes one it rejects."""
     path = p.folder / 'manifest.json'
     text = manifest_write.dump(manifest_model.Manifest(path=path, root=p.root, spec=p.spec, checks=p.checks,
-                                           schema=schema_ref(p)))
+                                           schema=schema_ref(p), libraries=libraries))
     manifest_read.parse(text, path, p.root)
     return text
 
@@ -284,13 +285,19 @@ def run(options: argparse.Namespace) -> int:
     p = plan_model(root, options.spec, list(options.cfg), options.model)
     folder = p.rel_folder
     report: list[str] = []
-    text = manifest_text(p)
     m_rel = f'{folder}/manifest.json'
+    exists = (p.folder / 'manifest.json').exists()
+    libraries = () if exists else _libraries(p, list(options.library))
+    text = manifest_text(p, tuple(lib for lib, _ in libraries))
     if _create(p.folder / 'manifest.json', text):
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
         report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
+        report.extend(f'  library {lib.label}: {said}' for lib, said in libraries)
     else:
         report.append(f'left alone: {m_rel} exists')
+        report.extend(Verbatim(f'  execlease add --library {value}{_model_option(p)}')
+                      for value in options.library)
+    report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
     copied = _copy_schema(p)
     if copied is not None:
         report.append(copied)
@@ -312,7 +319,7 @@ def run(options: argparse.Namespace) -> int:
         report.extend(Verbatim(line) for line in hook_config(p, whole_file=True).splitlines())
     else:
         report.extend(_existing_config(config, p))
-    model = '' if p.found_by_default else f' --model {folder}'
+    model = _model_option(p)
     report.extend((
         '',
         'next: cover the code that implements each action, then record the first sync:',
@@ -324,6 +331,53 @@ def run(options: argparse.Namespace) -> int:
     for line in report:
         print(line if isinstance(line, Verbatim) else term.wrap(line))
     return 0
+
+
+def _model_option(p: ModelPlan) -> str:
+    return '' if p.found_by_default else f' --model {p.rel_folder}'
+
+
+def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, str]]:
+    """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
+    from execlease_hook.commands import add_library
+
+    probe = manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+    found: list[tuple[manifest_model.Library, str]] = []
+    for value in values:
+        lib = add_library.library_entry(p.root, value)
+        if any(lib == old for old, _ in found):
+            raise CannotRun(f'--library {value}: given twice; name each library once')
+        modules, texts = add_library.ready(p.root, lib)
+        found.append((lib, add_library.supplies(probe, modules, texts)))
+    return found
+
+
+def _unsupplied(p: ModelPlan, libraries: list[manifest_model.Library]) -> list[str]:
+    """What to run for the CommunityModules and TLAPS modules the model imports that neither its
+    folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
+    from execlease_hook.commands import add_library
+    from execlease_hook.tlc import missing
+
+    probe = manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+    have = {path.stem for path in p.folder.glob('*.tla')}
+    for lib in libraries:
+        if lib.folder is not None:
+            have.update(path.stem for path in (p.root / lib.folder).glob('*.tla'))
+    wanted = add_library.imported(probe, []) - have
+    community = sorted(wanted & missing.COMMUNITY_MODULES)
+    tlaps = sorted(wanted & missing.TLAPS_MODULES)
+    lines: list[str] = []
+    model = _model_option(p)
+    if community and not any(lib.url is not None for lib in libraries):
+        lines += [f'the spec needs {", ".join(community)}, from CommunityModules: add the jar of a '
+                  'versioned release (not a rolling one); the command shows its sha256, to compare '
+                  'with the release\'s before you pin it with --sha256 (docs/libraries.md):', '',
+                  Verbatim(f'  execlease add --library {missing.COMMUNITY_URL} --name CommunityModules{model}'), '']
+    if tlaps:
+        lines += [f'the spec needs {", ".join(tlaps)}, from the TLA+ Proof System: copy the .tla files '
+                  'of its library folder into a folder of the repository, then (docs/libraries.md):', '',
+                  Verbatim(f'  execlease add --library verification/tlaps{model}'), '']
+    return lines
 
 
 def _existing_config(config: Path, p: ModelPlan) -> list[str]:

@@ -274,8 +274,9 @@ def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...])
     )
 
 
-_SHA256 = re.compile(_HEX64)
-_JAR_URL = re.compile(r'https?://[^\s/]+/\S*\Z')
+# What a pinned jar is named by, shared with the commands that write one (commands/add_library.py).
+SHA256 = re.compile(_HEX64)
+JAR_URL = re.compile(r'https?://[^\s/]+/\S*\Z')
 LIBRARIES_HELP = ('each entry is a jar, {"url": "https://.../Lib.jar", "sha256": "<64 hex>"} (optional '
                   '"name"), or a folder of .tla modules, {"folder": "verification/lib"} (relative to '
                   'the repository root); see docs/libraries.md')
@@ -299,20 +300,20 @@ def _library(r: _Reader, raw: object, at: str, folder: Path) -> Library:
                                          'without a library entry; remove the entry')
         return Library(folder=text)
     url = r.string(d['url'], f'{at}.url')
-    if not _JAR_URL.match(url):
+    if not JAR_URL.match(url):
         raise r.fail(f'{at}.url', f'{url!r} is not an http(s) URL of a jar; for a jar on this machine '
                                   'use EXECLEASE_LIBRARY_PATH (docs/libraries.md)')
     if 'sha256' not in d:
         raise r.fail(at, 'a jar needs "sha256": the 64 hex digits of the jar it was pinned to '
                          '(sha256sum Lib.jar), checked on every use')
     digest = r.string(d['sha256'], f'{at}.sha256')
-    if not _SHA256.match(digest):
+    if not SHA256.match(digest):
         raise r.fail(f'{at}.sha256', f'expected 64 lowercase hex digits (sha256sum Lib.jar), got {digest!r}')
     return Library(url=url, sha256=digest,
                    name=r.string(d['name'], f'{at}.name') if 'name' in d else None)
 
 
-_TLC_VERSION = re.compile(r'\d{1,3}\.\d{1,3}\Z')
+TLC_VERSION = re.compile(r'\d{1,3}\.\d{1,3}\Z')
 TOOLS_HELP = ('"tools": {"url": "https://.../tla2tools.jar", "sha256": "<64 hex>"} for the model\'s own '
               'jar, and/or "minTlc": "2.19" for the lowest TLC it needs; see docs/how-to/tla-tools.md')
 
@@ -322,17 +323,17 @@ def _tools(r: _Reader, raw: object) -> ToolsPin:
     if not d:
         raise r.fail('tools', 'an empty "tools" says nothing; remove it, or give ' + TOOLS_HELP)
     url = r.string(d['url'], 'tools.url') if 'url' in d else None
-    if url is not None and not _JAR_URL.match(url):
+    if url is not None and not JAR_URL.match(url):
         raise r.fail('tools.url', f'{url!r} is not an http(s) URL of a jar; for a jar on this machine '
                                   'set EXECLEASE_TLA_JAR (its sha256 must be the pinned one)')
     digest = r.string(d['sha256'], 'tools.sha256') if 'sha256' in d else None
     if url is not None and digest is None:
         raise r.fail('tools', 'a jar needs "sha256": the 64 hex digits of the tla2tools.jar it was '
                               'pinned to (sha256sum tla2tools.jar), checked on every use')
-    if digest is not None and not _SHA256.match(digest):
+    if digest is not None and not SHA256.match(digest):
         raise r.fail('tools.sha256', f'expected 64 lowercase hex digits (sha256sum tla2tools.jar), got {digest!r}')
     least = r.string(d['minTlc'], 'tools.minTlc') if 'minTlc' in d else None
-    if least is not None and not _TLC_VERSION.match(least):
+    if least is not None and not TLC_VERSION.match(least):
         raise r.fail('tools.minTlc', f'expected a TLC version as TLC prints it, MAJOR.MINOR (e.g. "2.19"), got {least!r}')
     return ToolsPin(url=url, sha256=digest, min_tlc=least)
 

@@ -58,3 +58,19 @@ def walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
         current = stack.pop()
         yield current
         stack.extend(reversed(current.children))
+
+
+def imports(source: bytes) -> list[tuple[str, int, str]]:
+    """Each module a .tla file's bytes EXTEND or INSTANCE: (module, 0-based row, 'EXTENDS' or
+    'INSTANCE'), in source order; nested modules' included."""
+    found: list[tuple[str, int, str]] = []
+    for node in walk(parse(source).root_node):
+        if node.type not in ('extends', 'instance'):
+            continue
+        keyword = 'EXTENDS' if node.type == 'extends' else 'INSTANCE'
+        for child in node.children:
+            if child.type == 'identifier_ref':
+                found.append(((child.text or b'').decode(), child.start_point.row, keyword))
+                if keyword == 'INSTANCE':
+                    break   # INSTANCE M WITH x <- y: only M is a module
+    return found

@@ -123,12 +123,18 @@ def of(m: Manifest) -> Libraries:
     jars: list[LibraryJar] = []
     folders: list[LibraryFolder] = []
     for i, lib in enumerate(m.libraries):
-        where = f'{m.path}: libraries[{i}] ({lib.label})'
-        if lib.folder is not None:
-            folders.append(_folder(m.root, lib.folder, where))
-        else:
-            jars.append(_jar(m.root, lib, where))
+        ready = one(m.root, lib, f'{m.path}: libraries[{i}] ({lib.label})')
+        jars += ready.jars
+        folders += ready.folders
     return Libraries(tuple(jars), tuple(folders))
+
+
+def one(root: Path, lib: Library, where: str) -> Libraries:
+    """One library entry made ready as `of` makes each (a jar fetched and verified, a folder
+    read); `where` begins each message (the entry, or the option that names it)."""
+    if lib.folder is not None:
+        return Libraries(folders=(_folder(root, lib.folder, where),))
+    return Libraries(jars=(_jar(root, lib, where),))
 
 
 def _folder(root: Path, text: str, where: str) -> LibraryFolder:

@@ -26,8 +26,8 @@ TLAPS_MODULES = frozenset({
     'TLAPS', 'NaturalsInduction', 'WellFoundedInduction', 'SequenceTheorems', 'FiniteSetTheorems',
     'FunctionTheorems', 'BagsTheorems',
 })
-COMMUNITY_ENTRY = ('{"name": "CommunityModules", "url": "https://github.com/tlaplus/CommunityModules/'
-                   'releases/download/<release>/CommunityModules-deps.jar", "sha256": "<its sha256>"}')
+COMMUNITY_URL = 'https://github.com/tlaplus/CommunityModules/releases/download/<release>/CommunityModules-deps.jar'
+COMMUNITY_ENTRY = f'{{"name": "CommunityModules", "url": "{COMMUNITY_URL}", "sha256": "<its sha256>"}}'
 
 
 def missing(output: bytes) -> tuple[str, str] | None:
@@ -43,16 +43,10 @@ def imports(text: bytes, module: str) -> list[tuple[int, str, str]]:
     from execlease_hook.spec import syntax as tla_syntax
 
     lines = text.decode('utf-8', 'replace').splitlines()
-    found = []
-    for node in tla_syntax.walk(tla_syntax.parse(text).root_node):
-        if node.type not in ('extends', 'instance'):
-            continue
-        for child in node.children:
-            if child.type == 'identifier_ref' and (child.text or b'').decode() == module:
-                row = child.start_point.row
-                found.append((row + 1, 'EXTENDS' if node.type == 'extends' else 'INSTANCE',
-                              lines[row].strip() if row < len(lines) else ''))
-                break
+    found: list[tuple[int, str, str]] = []
+    for name, row, keyword in tla_syntax.imports(text):
+        if name == module and not (found and found[-1][0] == row + 1):
+            found.append((row + 1, keyword, lines[row].strip() if row < len(lines) else ''))
     return found
 
 

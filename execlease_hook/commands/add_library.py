@@ -1,0 +1,200 @@
+"""What `execlease add --library` and `--tools` (and `init --library`) put in a manifest: a TLA+
+library (docs/libraries.md) or the model's own TLA+ tools (docs/how-to/tla-tools.md), each made
+ready exactly as `verify` will use it before anything is written.
+
+  execlease add --library DIR                                   a folder of .tla modules
+  execlease add --library URL --sha256 HEX [--name NAME]        a jar (or URL#sha256=HEX)
+  execlease add --tools URL --sha256 HEX [--min-tlc V]          the model's own tla2tools.jar
+  execlease add --min-tlc V                                     the lowest TLC its specs need
+
+A jar is fetched (or found on EXECLEASE_LIBRARY_PATH, or in the cache) and its sha256 checked; it
+must hold .tla modules at its root, where TLC looks. A folder must be in the repository and hold
+.tla modules the spec scan accepts. A jar URL given without a sha256 is downloaded once, only to
+say its digest: execlease never pins a digest it was not given, since only the person who checked
+the jar against its publisher's digest can say it is the one to trust. What the library supplies
+is said against what the model's modules import, so a library that supplies nothing the model
+uses is noticed at once.
+"""
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from execlease_hook.core import paths, record, settings
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest.model import Library, Manifest, ToolsPin
+
+if TYPE_CHECKING:
+    import argparse
+
+FRAGMENT = '#sha256='
+
+
+def _digest(text: str, what: str) -> str:
+    if not manifest_read.SHA256.match(text.lower()):
+        raise CannotRun(f'{what} {text}: expected the jar\'s sha256, 64 hex digits (sha256sum FILE.jar)')
+    return text.lower()
+
+
+def _downloaded_digest(url: str, what: str) -> str:
+    """The sha256 of what `url` serves now: downloaded to a temp folder, digested, deleted."""
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc import libraries
+
+    if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
+        raise CannotRun(f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
+                        '(sha256sum FILE.jar); downloads are off (EXECLEASE_TLA_OFFLINE=1), so it '
+                        'cannot be shown here')
+    limit = settings.count_env(libraries.MAX_MB_ENV, libraries.DEFAULT_MAX_MB, 1, 4096)
+    bound = tools.Bound(limit << 20, f'{libraries.MAX_MB_ENV}={limit} allows', libraries.file_name(url))
+    with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
+        try:
+            part = tools.download(url, Path(folder), bound)
+        except tools.DownloadFailed as e:
+            raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
+        return tools.file_sha256(part)
+
+
+def library_entry(root: Path, value: str, sha256: str | None = None, name: str | None = None,
+                  what: str = '--library') -> Library:
+    """The manifest entry `value` names: an http(s) URL is a jar (its sha256 from `sha256` or a
+    `#sha256=HEX` fragment, as pip pins a URL), anything else a folder in the repository (a path
+    from here). Refused (exit 2) with the option's name and what to give."""
+    if '://' not in value:
+        if sha256 is not None or name is not None:
+            raise CannotRun(f'{what} {value}: a folder library takes no --sha256 or --name; it is named '
+                            'and trusted by its path and its modules\' bytes')
+        rel = paths.rel(root, Path(value).absolute())
+        if rel == '..' or rel.startswith('../'):
+            raise CannotRun(f'{what} {value}: outside the repository {root}; a folder library is part '
+                            'of the model and lives in the repository (a jar is named by its URL)')
+        if not (root / rel).is_dir():
+            raise CannotRun(f'{what} {value}: no such folder; give a folder of .tla modules in the '
+                            'repository, or the http(s) URL of a jar')
+        return Library(folder=rel)
+    url, hash_sign, fragment = value.partition('#')
+    if hash_sign:
+        if not fragment.startswith(FRAGMENT[1:]):
+            raise CannotRun(f'{what} {value}: the only fragment a URL may carry is {FRAGMENT}HEX')
+        pinned = _digest(fragment[len(FRAGMENT) - 1:], f'{what} ...{FRAGMENT}')
+        if sha256 is not None and _digest(sha256, '--sha256') != pinned:
+            raise CannotRun(f'{what} {value}: its {FRAGMENT} and --sha256 {sha256} differ; give one')
+        sha256 = pinned
+    if not manifest_read.JAR_URL.match(url):
+        raise CannotRun(f'{what} {url}: not an http(s) URL of a jar; for a jar on this machine set '
+                        'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)')
+    if sha256 is None:
+        digest = _downloaded_digest(url, what)
+        raise CannotRun(
+            f'{what} {url}: give the jar\'s sha256. What the url serves now has sha256 {digest}; '
+            'compare it with the digest its publisher gives (a release page, a signed checksum '
+            f'file), and only then pin it: add --sha256 {digest}')
+    return Library(url=url, sha256=_digest(sha256, '--sha256'), name=name)
+
+
+def jar_modules(path: Path) -> list[str]:
+    """The modules a library jar offers TLC: the .tla files at its root."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = [n for n in z.namelist() if '/' not in n and n.endswith('.tla')]
+    except (OSError, zipfile.BadZipFile) as e:
+        raise CannotRun(f'{path}: not a jar TLC can read ({e})') from None
+    return sorted(n[:-len('.tla')] for n in names)
+
+
+def imported(m: Manifest, extra: list[tuple[str, bytes]]) -> set[str]:
+    """Every module the model folder's .tla files (and `extra` modules) EXTEND or INSTANCE."""
+    from execlease_hook.spec import syntax
+
+    found: set[str] = set()
+    texts = [*extra]
+    for path in sorted(m.folder.glob('*.tla')):
+        try:
+            texts.append((path.name, path.read_bytes()))
+        except OSError:
+            continue    # verify names an unreadable spec; here it only narrows the report
+    for _, text in texts:
+        found.update(module for module, _, _ in syntax.imports(text))
+    return found
+
+
+def ready(root: Path, lib: Library) -> tuple[list[str], list[tuple[str, bytes]]]:
+    """The library made ready as `verify` makes it (a jar fetched and verified, a folder read and
+    scanned): (the modules it supplies, a folder's module texts). Raises CannotRun."""
+    from execlease_hook.spec import scan
+    from execlease_hook.tlc import libraries
+
+    libs = libraries.one(root, lib, f'--library {lib.label}')
+    if libs.folders:
+        texts = libs.modules()
+        scan.refuse(texts)
+        return [Path(name).stem for name, _ in texts], texts
+    modules = jar_modules(libs.jars[0].path)
+    if not modules:
+        raise CannotRun(f'{lib.url}: the jar holds no .tla module at its root, where TLC looks for '
+                        'modules; is it the library jar (CommunityModules-deps.jar, not a sources jar)?')
+    return modules, []
+
+
+def supplies(m: Manifest, modules: list[str], texts: list[tuple[str, bytes]]) -> str:
+    """What a library offers, said against what the model imports."""
+    used = sorted(imported(m, texts).intersection(modules))
+    listed = ', '.join(modules[:12]) + (f' and {len(modules) - 12} more' if len(modules) > 12 else '')
+    said = f'{len(modules)} module{"" if len(modules) == 1 else "s"} ({listed})'
+    if used:
+        return f'{said}; the model imports {", ".join(used)}'
+    return (f'{said}; no module of {paths.rel(m.root, m.folder)} imports any of them yet (a module '
+            'that EXTENDS one of them will find it)')
+
+
+def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
+    lib = library_entry(m.root, options.library, options.sha256, options.name)
+    for i, old in enumerate(m.libraries):
+        if (lib.folder is not None and old.folder == lib.folder) or \
+                (lib.sha256 is not None and (old.sha256 == lib.sha256 or old.url == lib.url)):
+            raise CannotRun(f'{options.library}: the manifest has it already, libraries[{i}] ({old.label})')
+    if lib.folder is not None and (m.root / lib.folder).resolve() == m.folder.resolve():
+        raise CannotRun(f'--library {options.library}: the model folder itself, whose modules TLC finds '
+                        'without a library entry')
+    modules, texts = ready(m.root, lib)
+    kind = 'folder' if lib.folder is not None else f'jar, sha256 {lib.sha256}'
+    return record.replace(m, libraries=(*m.libraries, lib)), [
+        f'added library {lib.label} ({kind}): {supplies(m, modules, texts)}']
+
+
+def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
+    """The model's own TLA+ tools and/or its lowest TLC, checked by fetching the jar and asking
+    its TLC for its version, as `verify` will."""
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc import pin
+    from execlease_hook.tlc.java import find_java
+
+    old = m.tools or ToolsPin()
+    url, sha256 = old.url, old.sha256
+    if options.tools is not None:
+        entry = library_entry(m.root, options.tools, options.sha256, None, '--tools')
+        if entry.url is None:
+            raise CannotRun(f'--tools {options.tools}: give the http(s) URL of a tla2tools.jar; for a '
+                            'jar on this machine set EXECLEASE_TLA_JAR (docs/how-to/tla-tools.md)')
+        url, sha256 = entry.url, entry.sha256
+    least = options.min_tlc if options.min_tlc is not None else old.min_tlc
+    if least is not None and not manifest_read.TLC_VERSION.match(least):
+        raise CannotRun(f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)')
+    new = record.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
+    java = find_java()
+    try:
+        default: tools.ToolJar | None = tools.resolve_jar(m.root)
+    except CannotRun:
+        if sha256 is None:
+            raise
+        default = None
+    jar = pin.jar_for(new, default, java)
+    said = []
+    if options.tools is not None:
+        said.append(f'added tools {url}: sha256 {sha256}, {jar.tlc_version} ({jar.source})')
+    if options.min_tlc is not None:
+        said.append(f'added tools.minTlc {least}: the model\'s jar is {jar.tlc_version}')
+    return new, said
