@@ -34,13 +34,15 @@ EXITS = {
     'init': (
         'scaffolded (or everything was already there)',
         None,
-        'could not: no git repository, no spec or cfg, a path outside the repository',
+        'could not: no git repository, no spec or cfg, a path outside the repository, a '
+        'library that cannot be had (no such folder, a jar not fetched or of another sha256)',
     ),
     'add': (
         'added, and the NOTES.md map regenerated',
         None,
-        'not added: the code or anchor is not found exactly once, a duplicate id, a bad '
-        'argument; nothing was changed',
+        'not added: the code or anchor is not found exactly once, a duplicate id, a library '
+        'or TLA+ tools jar that cannot be had or is not the pinned one, a bad argument; nothing '
+        'was changed',
     ),
 }
 EXAMPLES = {
@@ -53,7 +55,8 @@ EXAMPLES = {
     'report': ('execlease verify --shard 1/2 --json s1.json   # on one machine',
                'execlease verify --shard 2/2 --json s2.json   # on another',
                'execlease report merge s1.json s2.json --format junit'),
-    'init': ('execlease init --spec verification/lock/Lock.tla --write-config',),
+    'init': ('execlease init --spec verification/lock/Lock.tla --write-config',
+             'execlease init --spec specs/raft/Raft.tla --library specs/lib'),
     'add': (
         'execlease add app/lock.py::acquire --action Acquire',
         "execlease add app/jobs.py --from '# claim: begin' --to '# claim: end' "
@@ -61,6 +64,9 @@ EXAMPLES = {
         "execlease add --mutation no-guard --property Mutex --from 'owner = {} /\\' "
         "--to 'TRUE /\\'",
         'execlease add --finding F1 --property Mutex --from-check main --set N=3',
+        'execlease add --library verification/lib',
+        'execlease add --library https://example.com/CommunityModules-deps.jar --sha256 HEX',
+        'execlease add --min-tlc 2.19',
     ),
 }
 

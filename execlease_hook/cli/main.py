@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         'init', 'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
     ))
     cli_args.add_add_arguments(command(
-        'add', 'cover a function or a region, or add a mutation or a finding',
+        'add', 'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
     ))
     return parser
 

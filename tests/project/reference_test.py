@@ -51,7 +51,7 @@ def _section(name: str, parser) -> list[str]:
         if action.choices and not action.option_strings:
             text += ' (' + ', '.join(map(str, action.choices)) + ')'
         repeat = ' (repeatable)' if isinstance(action, argparse._AppendAction) and 'repeatable' not in text else ''
-        lines.append(f'| {_option(action)} | {_cell(text + repeat)} |')
+        lines.append(f'| {_cell(_option(action))} | {_cell(text + repeat)} |')
     lines += ['', 'Examples:', '', '```sh', *cli_args.EXAMPLES[name], '```', '', 'Exit codes:', '']
     for code, text in enumerate(cli_args.EXITS[name]):
         if text is not None:
