@@ -3,9 +3,9 @@
 Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
 covered code yet; each --library made ready as `verify` will use it), NOTES.md (its sections
 and the code-to-action markers), `.tmp/` in the repository's .gitignore, and the pre-commit
-configuration of both hooks. It never overwrites a
-file: whatever exists is left alone, and it says so. What it cannot write (a config of the
-user's) it prints as the text to paste: YAML and commands verbatim, never wrapped.
+configuration of both hooks. It never overwrites a file: whatever exists is left alone, and it
+says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
+commands verbatim, never wrapped.
 
 About 410 lines, kept whole: each file init writes or suggests (manifest and its libraries,
 schema copy, NOTES.md, .gitignore, the hooks and their install types) follows the one rule of
@@ -293,11 +293,14 @@ def run(options: argparse.Namespace) -> int:
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
         report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
         report.extend(f'  library {lib.label}: {said}' for lib, said in libraries)
+        report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
     else:
-        report.append(f'left alone: {m_rel} exists')
-        report.extend(Verbatim(f'  execlease add --library {value}{_model_option(p)}')
+        import shlex
+
+        report.append(f'left alone: {m_rel} exists' + (
+            '; add each library to it with:' if options.library else ''))
+        report.extend(Verbatim(f'  execlease add --library {shlex.quote(value)}{_model_option(p)}')
                       for value in options.library)
-    report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
     copied = _copy_schema(p)
     if copied is not None:
         report.append(copied)
