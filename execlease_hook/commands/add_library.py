@@ -48,11 +48,9 @@ def _downloaded_digest(url: str, what: str) -> str:
         raise CannotRun(f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
                         '(sha256sum FILE.jar); downloads are off (EXECLEASE_TLA_OFFLINE=1), so it '
                         'cannot be shown here')
-    limit = settings.count_env(libraries.MAX_MB_ENV, libraries.DEFAULT_MAX_MB, 1, 4096)
-    bound = tools.Bound(limit << 20, f'{libraries.MAX_MB_ENV}={limit} allows', libraries.file_name(url))
     with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
         try:
-            part = tools.download(url, Path(folder), bound)
+            part = tools.download(url, Path(folder), libraries.bound(url))
         except tools.DownloadFailed as e:
             raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
         return tools.file_sha256(part)

@@ -340,11 +340,16 @@ def _model_option(p: ModelPlan) -> str:
     return '' if p.found_by_default else f' --model {p.rel_folder}'
 
 
+def _probe(p: ModelPlan) -> manifest_model.Manifest:
+    """The model as planned, for what reads its folder (the modules it imports)."""
+    return manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+
+
 def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, str]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
     from execlease_hook.commands import add_library
 
-    probe = manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+    probe = _probe(p)
     found: list[tuple[manifest_model.Library, str]] = []
     for value in values:
         lib = add_library.library_entry(p.root, value)
@@ -361,7 +366,7 @@ def _unsupplied(p: ModelPlan, libraries: list[manifest_model.Library]) -> list[s
     from execlease_hook.commands import add_library
     from execlease_hook.tlc import missing
 
-    probe = manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+    probe = _probe(p)
     have = {path.stem for path in p.folder.glob('*.tla')}
     for lib in libraries:
         if lib.folder is not None:

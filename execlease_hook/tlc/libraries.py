@@ -269,13 +269,17 @@ def _jar(root: Path, lib: Library, where: str) -> LibraryJar:
                         f'writable, free some disk space, or set {PATH_ENV}') from e
 
 
+def bound(url: str) -> tools.Bound:
+    """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
+    limit = settings.count_env(MAX_MB_ENV, DEFAULT_MAX_MB, 1, 4096)
+    return tools.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
+
+
 def _fetch(lib: Library, folder: Path, cached: Path, where: str) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
-    limit = settings.count_env(MAX_MB_ENV, DEFAULT_MAX_MB, 1, 4096)
-    bound = tools.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(lib.url))
     url, pinned = lib.url, lib.sha256
     fetched = tools.fetch_pinned(
-        url, pinned, cached, bound,
+        url, pinned, cached, bound(url),
         refused=lambda digest: _mismatch(where, f'the download of {url} (deleted)', digest, pinned),
         failed=lambda e: CannotRun(f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
                                    f'to a folder holding {file_name(url)} (sha256 {pinned})'))
