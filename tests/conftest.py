@@ -265,8 +265,17 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp('pre-commit-home')
 
 
+@pytest.fixture(scope='session')
+def jvm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One JVM cache (EXECLEASE_JVM_CACHE) per test session, and per xdist worker: the warm-JVM
+    helper is compiled once and each jar's class-data archive built once, not once per test
+    repository. The tests of that cache itself (tests/tlc/cds_test.py, spare_test.py,
+    jvm_fault_test.py) give each test its own."""
+    return tmp_path_factory.mktemp('jvm-cache')
+
+
 @pytest.fixture
-def offline_tlc(monkeypatch: pytest.MonkeyPatch) -> None:
+def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path) -> None:
     """Real Java and the offline TLA+ tools; no EXECLEASE_* setting leaks in from outside."""
     from tests import needs
 
@@ -276,3 +285,4 @@ def offline_tlc(monkeypatch: pytest.MonkeyPatch) -> None:
         if name.startswith('EXECLEASE_'):
             monkeypatch.delenv(name)
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(jvm_cache))
