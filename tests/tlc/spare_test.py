@@ -7,7 +7,9 @@ from __future__ import annotations
 from execlease_hook.core import procs
 
 import collections
+import concurrent.futures
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -24,8 +26,10 @@ from tests import needs
 from tests.tlc.run_test import VERDICTS, make_job
 
 
-@pytest.fixture
-def env(tmp_path, monkeypatch):
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path | None):
+    """A JVM cache of the test's own: empty, or a copy of the module's warmed one."""
+    if template is not None:
+        shutil.copytree(template, tmp_path / 'jvm-cache')
     monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
         monkeypatch.delenv(name, raising=False)
@@ -33,6 +37,44 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setattr(jvm_spare, '_helper', {})
     yield tmp_path
     jvm_spare.discard_all()
+
+
+@pytest.fixture(scope='module')
+def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tlc_output.Verdict]]:
+    """Paid once for the module: a JVM cache with the helper compiled and the jar's class-data
+    archive built, and every fixture kind's verdict in a JVM of its own (the verdicts a spare
+    must give). Each test copies the cache and only reads the verdicts."""
+    folder = tmp_path_factory.mktemp('warmed') / 'jvm-cache'
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
+        for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JAVAC'):
+            mp.delenv(name, raising=False)
+        mp.setenv('EXECLEASE_JVM_SPARE', '0')
+        _ready(_job('pass'))
+        first = tlc.run_job(_kind(KINDS[0]))   # builds the archive: alone, so no other job waits on it
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            rest = dict(zip(KINDS[1:], pool.map(lambda cfg: tlc.run_job(_kind(cfg)), KINDS[1:])))
+    assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(p.name for p in folder.iterdir())
+    jvm_spare.discard_all()
+    return folder, {KINDS[0]: first, **rest}
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch, warmed):
+    """The helper compiled and the archive built already (a copy of the module's): the test
+    starts where a repository's second run does."""
+    yield from _own_cache(tmp_path, monkeypatch, warmed[0])
+
+
+@pytest.fixture
+def cold_env(tmp_path, monkeypatch):
+    """An empty JVM cache: nothing compiled, no archive, as on a repository's first run."""
+    yield from _own_cache(tmp_path, monkeypatch, None)
+
+
+@pytest.fixture
+def plain(warmed) -> dict[str, tlc_output.Verdict]:
+    return warmed[1]
 
 
 def _job(cfg: str) -> tlc.TlcJob:
@@ -104,9 +146,8 @@ def _said_at_discard(monkeypatch) -> dict[int, str]:
     return said
 
 
-def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch):
+def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch, plain):
     _ready(_job('pass'))
-    plain = {cfg: _plain(_kind(cfg)) for cfg in KINDS}
     said = _said_at_discard(monkeypatch)
     runs_on = set()
     for cfg in KINDS:
@@ -130,12 +171,12 @@ def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch
     assert runs_on == RUNS_ON
 
 
-def test_tlc_static_state_is_new_for_every_job(env):
+def test_tlc_static_state_is_new_for_every_job(env, plain):
     # `-continue` sets a static of TLC's (TLCGlobals.continuation) that nothing resets: in a
     # shared class loader the next job would go on past its first violation too.
-    job = _job('invariant')
+    job = _kind('invariant')
     going_on = replace(job, mode=('-continue',))
-    want_on, want = _plain(going_on), _plain(job)
+    want_on, want = _plain(going_on), plain['invariant']
     assert want_on.distinct != want.distinct
     _warm()
     [spare] = _idle()
@@ -183,6 +224,8 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
 
 
 def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
+    for compiled in (env / 'jvm-cache').glob('spare-*'):   # the archive stays: it is not the point
+        shutil.rmtree(compiled)
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
         monkeypatch.setattr(jvm_spare, '_helper', {})
@@ -265,7 +308,7 @@ def test_cancel_stops_waiting_spares(env):
         procs.reset_cancel()
 
 
-def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(env):
+def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(cold_env):
     job = _job('pass')
     tlc.expect_jobs([job] * 4)
     deadline = time.monotonic() + 300
