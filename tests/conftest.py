@@ -41,6 +41,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         timeout = item.get_closest_marker('timeout')
         if timeout is not None and timeout.args and float(timeout.args[0]) >= 120:
             item.add_marker(pytest.mark.slow)
+    # Whole modules that start JVMs, pre-commit or worker processes run first, the quick ones
+    # last: the workers (`--dist worksteal`, pyproject.toml) then end together instead of one
+    # waiting on a long test picked up at the end. A module stays in one piece, in its order, so
+    # that its module-scoped fixtures are built once.
+    rank: dict[Path, int] = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        tier = 0 if item.get_closest_marker('slow') else 1 if (
+            item.get_closest_marker('tlc') or item.get_closest_marker('e2e')) else 2
+        rank[path] = min(rank.get(path, 2), tier)
+    items.sort(key=lambda item: rank[Path(str(item.fspath))])
 
 
 @pytest.fixture(autouse=True)
