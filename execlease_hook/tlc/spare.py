@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import IO
 
 from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc.java import identity as java_identity
 from execlease_hook.core import housekeeping, scratch
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
@@ -162,7 +163,7 @@ def _javac(java: Path) -> Path | None:
 
 def helper_folder(java: Path, jar: Path) -> Path | None:
     """Where the compiled helper for this Java lives (compiled or not yet), or None: no javac."""
-    identity = jvm_cds.java_identity(java)
+    identity = java_identity(java)
     javac = _javac(java)
     if identity is None or javac is None:
         return None

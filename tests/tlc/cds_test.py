@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc import java as java_mod
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
 from tests import needs
@@ -96,18 +97,18 @@ def test_another_java_or_jar_gets_its_own_archive(cache, java, jar, tmp_path, mo
     shutil.copyfile(jar, copy)
     assert jvm_cds.archive_path(java, copy) not in (None, archive)
     # A Java update at the same path: the version text is part of the key.
-    major, text = jvm_cds._identity_memo[str(java)]  # type: ignore[misc]
-    monkeypatch.setitem(jvm_cds._identity_memo, str(java), (major, text + ' (updated)'))
+    major, text = java_mod._identities[str(java)]  # type: ignore[misc]
+    monkeypatch.setitem(java_mod._identities, str(java), (major, text + ' (updated)'))
     assert jvm_cds.archive_path(java, jar) not in (None, archive)
     # A Java too old for dynamic archives gets none.
-    monkeypatch.setitem(jvm_cds._identity_memo, str(java), (11, 'openjdk version "11.0.2"'))
+    monkeypatch.setitem(java_mod._identities, str(java), (11, 'openjdk version "11.0.2"'))
     assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE
 
 
 def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_path):
     others = [p for p in Path('/usr/lib/jvm').glob('*/bin/java')
               if p.resolve() != Path(shutil.which(str(java)) or java).resolve()] if Path('/usr/lib/jvm').is_dir() else []
-    usable = [p for p in others if (jvm_cds.java_identity(p) or (0, ''))[0] >= jvm_cds.MIN_JAVA]
+    usable = [p for p in others if (java_mod.identity(p) or (0, ''))[0] >= jvm_cds.MIN_JAVA]
     if not usable:
         pytest.skip('only one Java is installed here')
     other = usable[0]

@@ -48,6 +48,7 @@ def runs(log: Path) -> int:
 
 def find(clean_env: pytest.MonkeyPatch, java: Path, memo: Path | None) -> java_mod.Java:
     clean_env.setattr(java_mod, '_java_memo', {})
+    clean_env.setattr(java_mod, '_identities', {})
     clean_env.setenv('EXECLEASE_JAVA', str(java))
     return java_mod.find_java(memo)
 
@@ -67,8 +68,21 @@ def test_a_java_is_probed_once_then_read_from_the_memo(tmp_path, clean_env):
     again = find(clean_env, java, memo)
     assert runs(log) == 1
     assert again == first
-    assert json.loads((memo / java_mod.PROBES_FILE).read_text()) == {
-        java_mod.identity_key(java): [first.major, first.version_text]}
+    kept = json.loads((memo / java_mod.PROBES_FILE).read_text())
+    assert list(kept) == [java_mod.identity_key(java)]
+    [(major, whole)] = kept.values()   # the whole text: the class-data archive's key reads it
+    assert major == first.major and whole.splitlines()[0] == first.version_text
+
+
+def test_the_archive_key_reads_the_probe_find_java_made_or_read(tmp_path, clean_env):
+    java, log = counted_home(tmp_path / 'home')
+    memo = tmp_path / 'memo'
+    first = find(clean_env, java, memo)
+    whole = java_mod.identity(java)
+    assert runs(log) == 1 and whole is not None and whole[1].splitlines()[0] == first.version_text
+    assert 'Runtime Environment' in whole[1]   # vendor and build, not only the version line
+    find(clean_env, java, memo)   # a new run: the memo answers find_java and the archive's key
+    assert java_mod.identity(java) == whole and runs(log) == 1
 
 
 def test_without_a_memo_folder_every_run_probes(tmp_path, clean_env):
@@ -118,7 +132,8 @@ def test_a_corrupt_memo_is_probed_again_and_rewritten(tmp_path, clean_env, conte
     (memo / java_mod.PROBES_FILE).write_bytes(content.replace(b'%s', key.encode()))
     found = find(clean_env, java, memo)
     assert runs(log) == 1
-    assert json.loads((memo / java_mod.PROBES_FILE).read_text())[key] == [found.major, found.version_text]
+    major, whole = json.loads((memo / java_mod.PROBES_FILE).read_text())[key]
+    assert major == found.major and whole.splitlines()[0] == found.version_text
 
 
 def test_a_memo_that_cannot_be_written_only_costs_a_probe(tmp_path, clean_env):
