@@ -279,9 +279,9 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope='session')
 def jvm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One JVM cache (EXECLEASE_JVM_CACHE) per test session, and per xdist worker: the warm-JVM
-    helper is compiled once and each jar's class-data archive built once, not once per test
-    repository. The tests of that cache itself (tests/tlc/cds_test.py, spare_test.py,
-    jvm_fault_test.py) give each test its own."""
+    helper is compiled once, not once per test repository. (A class-data archive is still one
+    per jar path, and each test repository holds its own copy of the jar.) The tests of that
+    cache itself (tests/tlc/cds_test.py, spare_test.py, jvm_fault_test.py) give each test its own."""
     return tmp_path_factory.mktemp('jvm-cache')
 
 
