@@ -375,6 +375,12 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 10)))
     child = _child(env, 0.0, 'hang')
     work = _wait_for_work(env / 'jvm')
+    # Killed once its javac runs and is recorded in the folder's mark (on a loaded machine the
+    # folder comes well before the javac): the case the sweep is for.
+    deadline = time.monotonic() + 60
+    while not (work / scratch.MARK).is_file() or not (work / scratch.MARK).read_text().strip():
+        assert time.monotonic() < deadline, 'the compile never recorded its javac'
+        time.sleep(0.02)
     child.send_signal(signal.SIGKILL)
     assert child.wait(timeout=30) == -signal.SIGKILL
     # Its javac may run on and write there (on a loaded machine it may also have ended already):
