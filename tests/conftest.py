@@ -279,14 +279,34 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope='session')
 def jvm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One JVM cache (EXECLEASE_JVM_CACHE) per test session, and per xdist worker: the warm-JVM
-    helper is compiled once, not once per test repository. (A class-data archive is still one
-    per jar path, and each test repository holds its own copy of the jar.) The tests of that
-    cache itself (tests/tlc/cds_test.py, spare_test.py, jvm_fault_test.py) give each test its own."""
+    helper is compiled once and the class-data archive of `tools_jar` built once, not once per
+    test repository. The tests of that cache itself (tests/tlc/cds_test.py, spare_test.py,
+    jvm_fault_test.py) give each test its own."""
     return tmp_path_factory.mktemp('jvm-cache')
 
 
+@pytest.fixture(scope='session')
+def tools_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One copy of the offline tla2tools.jar per session and xdist worker (EXECLEASE_TLA_JAR):
+    a class-data archive is keyed by its jar's path, so with a copy in every test repository's
+    `.tmp/tla` each of them built one of its own (about 1.5 s of CPU each, measured). The tests
+    of that cache and of where the tools come from use `tools_in_repo`."""
+    from tests import needs
+
+    folder = tmp_path_factory.mktemp('tools')
+    shutil.copy2(needs.tla_jar(), folder / 'tla2tools.jar')
+    return folder / 'tla2tools.jar'
+
+
+def offline_settings(jvm_cache: Path, tools_jar: Path) -> dict[str, str]:
+    """The EXECLEASE_* settings of a run on the session's tools and JVM cache, for a child's
+    environment built by a module fixture (`offline_tlc` sets them for one test)."""
+    return {'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_JVM_CACHE': str(jvm_cache),
+            'EXECLEASE_TLA_JAR': str(tools_jar)}
+
+
 @pytest.fixture
-def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path) -> None:
+def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Path) -> None:
     """Real Java and the offline TLA+ tools; no EXECLEASE_* setting leaks in from outside."""
     from tests import needs
 
@@ -295,5 +315,12 @@ def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path) -> None:
     for name in list(os.environ):
         if name.startswith('EXECLEASE_'):
             monkeypatch.delenv(name)
-    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(jvm_cache))
+    for name, value in offline_settings(jvm_cache, tools_jar).items():
+        monkeypatch.setenv(name, value)
+
+
+@pytest.fixture
+def tools_in_repo(offline_tlc: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tools found as on a user's machine: copied from the offline source into the
+    repository's `.tmp/tla` (no EXECLEASE_TLA_JAR)."""
+    monkeypatch.delenv('EXECLEASE_TLA_JAR')

@@ -22,6 +22,7 @@ import os
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,17 +102,23 @@ class TlcJob:
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     """The jobs a run is about to start: warm JVMs are kept for these and no more, and one for
-    the first job of each kind of JVM is started now, in the background (compiling the helper
-    first if it is not yet)."""
+    the first job of each kind of JVM that has two jobs or more is started now, in the background
+    (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own: a
+    warm JVM would run its warm-up first, and then the job in a class loader of its own, which
+    loads TLC's classes again; that costs more than the one JVM it saves."""
     jobs = list(jobs)
-    jvm_spare.expect(_spare_key(j) for j in jobs)
+    keys = Counter(_spare_key(j) for j in jobs)
+    jvm_spare.expect(keys.elements())
     if not (jobs and jvm.enabled() and jvm_spare.enabled()):
         return
-    jvm_spare.prepare(jobs[0].java, jobs[0].jar)
     first: dict[tuple[str, ...], TlcJob] = {}
     for j in jobs:
-        first.setdefault(_spare_key(j), j)
-    for key, j in first.items():   # a warm JVM for the first job of each key, started now
+        if keys[_spare_key(j)] >= 2:
+            first.setdefault(_spare_key(j), j)
+    if not first:
+        return   # no warm JVM is wanted: the helper is not even compiled
+    jvm_spare.prepare(jobs[0].java, jobs[0].jar)
+    for key, j in first.items():   # a warm JVM for the first job of each such key, started now
         launch = _prepare(j)
         if launch.cds.building:
             launch.cds.finish(None)   # the first job builds the class-data archive in a JVM of its own

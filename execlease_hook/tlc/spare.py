@@ -408,12 +408,15 @@ def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: 
     job would run them). The caller gives the spare back (`give_back`) when the job has ended."""
     if not enabled():
         return None
+    with _lock:
+        if _expected is not None:
+            _expected[key] -= 1
+            if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
+                return None   # none waits, none is coming, and no later job would take one
     helper = _ready_helper(Path(jvm_argv[0]), jar)
     found: Spare | None = None
     unfit: list[Spare] = []
     with _lock:
-        if _expected is not None:
-            _expected[key] -= 1
         if helper is None:
             return None
         waiting = _idle.setdefault(key, [])

@@ -45,7 +45,7 @@ def java() -> tools.Java:
     return tools.find_java()
 
 
-def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path):
+def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path, tools_in_repo):
     offline = tools.file_sha256(needs.tla_jar())
     found = pin.jar_for(manifest(tmp_path, {'sha256': offline}), None, java())
     assert (found.sha256, found.source, found.tlc_version) == (offline, 'offline', 'TLC 2.15 (rev d5b5a7f)')

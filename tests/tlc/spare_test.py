@@ -379,3 +379,17 @@ def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     for _ in range(3):
         assert tlc.run_job(job).property == 'XBelowTwo'
     assert taken == [ahead] * 3 and _idle() == []
+
+
+def test_a_kind_with_one_job_gets_no_warm_jvm_and_compiles_nothing(cold_env, monkeypatch):
+    """A warm JVM runs a warm-up before its first job and loads TLC's classes again for it: for
+    a kind of JVM with one job that costs more than the JVM it saves, so the job runs in a JVM of
+    its own, and a plan that wants no warm JVM compiles no helper."""
+    check, mutation = replace(_job('pass'), kind='check'), _job('invariant')
+    assert tlc._spare_key(check) != tlc._spare_key(mutation)   # C1 only for the mutation
+    compiled = []
+    monkeypatch.setattr(jvm_spare, 'compile_helper', lambda *a: compiled.append(a))
+    tlc.expect_jobs([check, mutation])
+    assert tlc.run_job(check).outcome == 'passed'
+    assert tlc.run_job(mutation).property == 'XBelowTwo'
+    assert compiled == [] and _idle() == [] and not jvm_spare._starting[tlc._spare_key(check)]

@@ -250,7 +250,7 @@ def test_cache_hit_no_cache_and_corrupt_entry(git_repo, capsys):
     assert set(cached_column(capsys.readouterr().out).values()) == {'no'}
 
 
-def test_two_runs_at_once_on_an_empty_cache(git_repo):
+def test_two_runs_at_once_on_an_empty_cache(git_repo, tools_in_repo):
     write_model(git_repo, mutations=(CAUGHT,), findings=(F1,), entries=())
     env = git_env()
     env['EXECLEASE_TLA_OFFLINE'] = '1'
@@ -381,7 +381,7 @@ def _strings(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else []
 
 
-def test_a_json_report_names_every_path_relative_to_the_repository(git_repo, capsys):
+def test_a_json_report_names_every_path_relative_to_the_repository(git_repo, tools_in_repo, capsys):
     """A report is meant to be shared: the jar is named relative to the repository, a Java outside
     it by its name alone, and no path of the checkout (or anything absolute) appears in it."""
     write_model(git_repo, entries=())
