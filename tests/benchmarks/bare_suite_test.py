@@ -19,7 +19,7 @@ from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from tests import needs
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, offline_settings
 from tests.traces.suite_test import APP, BROKEN, GONE, HARMLESS, REJECTED, TLC_FIXTURES, UNBOUNDED, write_model
 
 CRASH = {'name': 'crash', 'path': 'app/counter_app.py', 'replace': {'from': 'return 0', 'to': 'return 3'},
@@ -39,7 +39,7 @@ EXPECTED = {
 
 
 @pytest.fixture(scope='module')
-def compared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def compared(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> dict[str, Any]:
     needs.java()
     needs.tla_jar()
     repo = GitRepo(tmp_path_factory.mktemp('bare'))
@@ -53,7 +53,7 @@ def compared(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     data['findings'] = [{'id': 'F2', 'config': 'action.cfg', 'violates': 'NeverDecreases'}]
     path.write_text(json.dumps(data, indent=2) + '\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith('EXECLEASE_')}
-    env['EXECLEASE_TLA_OFFLINE'] = '1'
+    env.update(offline_settings(jvm_cache, tools_jar))
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(env)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests import needs
-from tests.conftest import git_env
+from tests.conftest import git_env, offline_settings
 
 CORPUS = Path(__file__).parents[1] / 'fixtures' / 'corpus'
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -65,7 +65,7 @@ def _manifest(spec: str, cfg: str, result: str, states: int | None, violates: st
 
 
 @pytest.fixture(scope='module')
-def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], str]:
+def report(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> tuple[int, dict[str, Any], str]:
     needs.java()
     needs.tla_jar()
     repo = tmp_path_factory.mktemp('corpus') / 'repo'
@@ -77,7 +77,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any
         (folder / 'manifest.json').write_text(
             json.dumps(_manifest(spec, cfg, result, states, violates), indent=2) + '\n')
     env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
-    env.update(EXECLEASE_TLA_OFFLINE='1', COLUMNS='1000')
+    env.update(offline_settings(jvm_cache, tools_jar), COLUMNS='1000')
     subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=env, check=True)
     proc = subprocess.run(
         (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(repo / 'report.json')),

@@ -17,7 +17,7 @@ from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, offline_settings
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'traces'
@@ -68,17 +68,16 @@ def write_model(repo: GitRepo, traces: list[dict[str, Any]], code_mutations: lis
 
 
 @pytest.fixture(scope='module')
-def everything(tmp_path_factory: pytest.TempPathFactory) -> result.ModelResult:
+def everything(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> result.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('traces'))
     repo.git('init', '-q', '-b', 'main')
     path = write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
-    os.environ['EXECLEASE_TLA_OFFLINE'] = '1'
-    try:
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in offline_settings(jvm_cache, tools_jar).items():
+            env.setenv(name, value)
         m = manifest_read.load(path, repo.path)
         t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
         result = suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
-    finally:
-        del os.environ['EXECLEASE_TLA_OFFLINE']
     assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()  # untouched
     return result
 

@@ -18,7 +18,7 @@ from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
 from tests import needs
-from tests.conftest import GitRepo, git_env
+from tests.conftest import GitRepo, git_env, offline_settings
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -102,20 +102,19 @@ def console(repo: GitRepo, *args: str, env: dict[str, str] | None = None) -> sub
 # --- one model holding every kind of expectation, run once --------------------------------------
 
 @pytest.fixture(scope='module')
-def everything(tmp_path_factory: pytest.TempPathFactory) -> result.ModelResult:
+def everything(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> result.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('everything'))
     repo.git('init', '-q', '-b', 'main')
     path = write_model(
         repo, checks=(MAIN, {'name': 'bad', 'config': 'invariant.cfg'}),
         mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED), findings=(F1, F2),
     )
-    os.environ['EXECLEASE_TLA_OFFLINE'] = '1'
-    try:
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in offline_settings(jvm_cache, tools_jar).items():
+            env.setenv(name, value)
         m = manifest_read.load(path, repo.path)
         t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
         return suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
-    finally:
-        del os.environ['EXECLEASE_TLA_OFFLINE']
 
 
 EXPECTED = [

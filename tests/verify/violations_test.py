@@ -19,7 +19,7 @@ from execlease_hook.verify import violations
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.tlc.output import Verdict
 from tests import needs
-from tests.conftest import git_env
+from tests.conftest import git_env, offline_settings
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'kinds'
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -72,13 +72,14 @@ FAILS: dict[str, Any] = {
 }
 
 
-def _verify(tmp_path: Path, name: str, data: dict[str, Any], *args: str) -> tuple[int, dict[str, Any], str, Path]:
+def _verify(tmp_path: Path, settings: dict[str, str], name: str, data: dict[str, Any],
+            *args: str) -> tuple[int, dict[str, Any], str, Path]:
     repo = tmp_path / name
     folder = repo / 'verification' / 'kinds'
     shutil.copytree(FIXTURES, folder)
     (folder / 'manifest.json').write_text(json.dumps(data, indent=2) + '\n')
     env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
-    env.update(EXECLEASE_TLA_OFFLINE='1', COLUMNS='1000')
+    env.update(settings, COLUMNS='1000')
     subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=env, check=True)
     proc = subprocess.run(
         (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(repo / 'report.json'), *args),
@@ -88,17 +89,18 @@ def _verify(tmp_path: Path, name: str, data: dict[str, Any], *args: str) -> tupl
 
 
 @pytest.fixture(scope='module')
-def held(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], str, Path]:
+def held(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(tmp_path_factory.mktemp('held'), 'repo', HOLDS, '--update-coverage')
+    return _verify(tmp_path_factory.mktemp('held'), offline_settings(jvm_cache, tools_jar), 'repo', HOLDS,
+                   '--update-coverage')
 
 
 @pytest.fixture(scope='module')
-def failed(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, Any], str, Path]:
+def failed(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(tmp_path_factory.mktemp('failed'), 'repo', FAILS)
+    return _verify(tmp_path_factory.mktemp('failed'), offline_settings(jvm_cache, tools_jar), 'repo', FAILS)
 
 
 def _jobs(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
