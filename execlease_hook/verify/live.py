@@ -4,8 +4,10 @@ On a terminal: one line per running job, redrawn every second in place (the elap
 even while TLC is silent between its progress messages), each cut to the terminal's width so
 that redrawing never leaves wrapped pieces behind. Not a terminal (a CI log, a pipe): a job
 that has run for EXECLEASE_PROGRESS_SECONDS (10) gets one plain line, then at most one per that
-many seconds. `-q` shows none (the caller makes no Live). A line that must stay (a job that
-ended) goes through `print`, which clears the live lines first and draws them again after it.
+many seconds, and a job that got one and has moved on since (a phase, a count) gets one more as
+it ends: a check that ends between two lines would otherwise never show a log its last counts.
+`-q` shows none (the caller makes no Live). A line that must stay (a job that ended) goes
+through `print`, which clears the live lines first and draws them again after it.
 """
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ class Live:
             'EXECLEASE_PROGRESS_SECONDS', DEFAULT_SECONDS)
         self._jobs: list[JobProgress] = []
         self._last_plain: dict[int, float] = {}   # id(job) -> when its last plain line went out
+        self._said: dict[int, tuple[str, int | None]] = {}   # id(job) -> its phase and count then
         self._drawn = 0                           # live lines on the screen now
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -58,7 +61,9 @@ class Live:
             self._erase()
             if job in self._jobs:
                 self._jobs.remove(job)
-            self._last_plain.pop(id(job), None)
+            said = self._said.pop(id(job), None)
+            if self._last_plain.pop(id(job), None) is not None and said != (job.phase, job.distinct):
+                self._write_plain(job, time.monotonic())   # its last counts, in the log too
             self._draw()
 
     def print(self, line: str) -> None:
@@ -106,11 +111,16 @@ class Live:
         self._drawn = 0
 
     def _plain(self, now: float) -> None:
-        from execlease_hook.core import term
-
         for job in self._jobs:
             last = self._last_plain.get(id(job), job.started)
             if now - last >= self.every:
-                self.stream.write(term.wrap('  ' + job.describe(now), term.width(self.stream)) + '\n')
+                self._write_plain(job, now)
                 self._last_plain[id(job)] = now
+                self._said[id(job)] = (job.phase, job.distinct)
+        self.stream.flush()
+
+    def _write_plain(self, job: JobProgress, now: float) -> None:
+        from execlease_hook.core import term
+
+        self.stream.write(term.wrap('  ' + job.describe(now), term.width(self.stream)) + '\n')
         self.stream.flush()
