@@ -305,6 +305,13 @@ def offline_settings(jvm_cache: Path, tools_jar: Path) -> dict[str, str]:
             'EXECLEASE_TLA_JAR': str(tools_jar)}
 
 
+def use_offline(env: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Path) -> None:
+    """`offline_settings` in this process's environment, for as long as `env` lasts (a test's
+    `monkeypatch`, or a module fixture's `pytest.MonkeyPatch.context()`)."""
+    for name, value in offline_settings(jvm_cache, tools_jar).items():
+        env.setenv(name, value)
+
+
 @pytest.fixture
 def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Path) -> None:
     """Real Java and the offline TLA+ tools; no EXECLEASE_* setting leaks in from outside."""
@@ -315,8 +322,7 @@ def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Pat
     for name in list(os.environ):
         if name.startswith('EXECLEASE_'):
             monkeypatch.delenv(name)
-    for name, value in offline_settings(jvm_cache, tools_jar).items():
-        monkeypatch.setenv(name, value)
+    use_offline(monkeypatch, jvm_cache, tools_jar)
 
 
 @pytest.fixture

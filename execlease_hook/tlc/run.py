@@ -106,18 +106,19 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own: a
     warm JVM would run its warm-up first, and then the job in a class loader of its own, which
     loads TLC's classes again; that costs more than the one JVM it saves."""
-    jobs = list(jobs)
-    keys = Counter(_spare_key(j) for j in jobs)
+    keyed = [(_spare_key(j), j) for j in jobs]
+    keys = Counter(key for key, _ in keyed)
     jvm_spare.expect(keys.elements())
-    if not (jobs and jvm.enabled() and jvm_spare.enabled()):
+    if not (keyed and jvm.enabled() and jvm_spare.enabled()):
         return
     first: dict[tuple[str, ...], TlcJob] = {}
-    for j in jobs:
-        if keys[_spare_key(j)] >= 2:
-            first.setdefault(_spare_key(j), j)
+    for key, j in keyed:
+        if keys[key] >= 2:
+            first.setdefault(key, j)
     if not first:
         return   # no warm JVM is wanted: the helper is not even compiled
-    jvm_spare.prepare(jobs[0].java, jobs[0].jar)
+    some = keyed[0][1]
+    jvm_spare.prepare(some.java, some.jar)
     for key, j in first.items():   # a warm JVM for the first job of each such key, started now
         launch = _prepare(j)
         if launch.cds.building:

@@ -39,8 +39,8 @@ class Live:
         self.every = every if every is not None else settings.seconds_env(
             'EXECLEASE_PROGRESS_SECONDS', DEFAULT_SECONDS)
         self._jobs: list[JobProgress] = []
-        self._last_plain: dict[int, float] = {}   # id(job) -> when its last plain line went out
-        self._said: dict[int, tuple[str, int | None]] = {}   # id(job) -> its phase and count then
+        # id(job) -> when its last plain line went out, and the phase and count that line showed
+        self._last_plain: dict[int, tuple[float, str, int | None]] = {}
         self._drawn = 0                           # live lines on the screen now
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -61,8 +61,8 @@ class Live:
             self._erase()
             if job in self._jobs:
                 self._jobs.remove(job)
-            said = self._said.pop(id(job), None)
-            if self._last_plain.pop(id(job), None) is not None and said != (job.phase, job.distinct):
+            last = self._last_plain.pop(id(job), None)
+            if last is not None and last[1:] != (job.phase, job.distinct):
                 self._write_plain(job, time.monotonic())   # its last counts, in the log too
             self._draw()
 
@@ -112,11 +112,10 @@ class Live:
 
     def _plain(self, now: float) -> None:
         for job in self._jobs:
-            last = self._last_plain.get(id(job), job.started)
-            if now - last >= self.every:
+            last = self._last_plain.get(id(job))
+            if now - (job.started if last is None else last[0]) >= self.every:
                 self._write_plain(job, now)
-                self._last_plain[id(job)] = now
-                self._said[id(job)] = (job.phase, job.distinct)
+                self._last_plain[id(job)] = (now, job.phase, job.distinct)
         self.stream.flush()
 
     def _write_plain(self, job: JobProgress, now: float) -> None:

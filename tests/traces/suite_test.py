@@ -17,7 +17,7 @@ from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
-from tests.conftest import GitRepo, offline_settings
+from tests.conftest import GitRepo, use_offline
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'traces'
@@ -73,8 +73,7 @@ def everything(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_
     repo.git('init', '-q', '-b', 'main')
     path = write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
     with pytest.MonkeyPatch.context() as env:
-        for name, value in offline_settings(jvm_cache, tools_jar).items():
-            env.setenv(name, value)
+        use_offline(env, jvm_cache, tools_jar)
         m = manifest_read.load(path, repo.path)
         t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
         result = suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)

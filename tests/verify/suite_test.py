@@ -18,7 +18,7 @@ from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
 from tests import needs
-from tests.conftest import GitRepo, git_env, offline_settings
+from tests.conftest import GitRepo, git_env, use_offline
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -110,8 +110,7 @@ def everything(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_
         mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED), findings=(F1, F2),
     )
     with pytest.MonkeyPatch.context() as env:
-        for name, value in offline_settings(jvm_cache, tools_jar).items():
-            env.setenv(name, value)
+        use_offline(env, jvm_cache, tools_jar)
         m = manifest_read.load(path, repo.path)
         t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
         return suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
