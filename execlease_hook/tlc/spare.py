@@ -144,7 +144,7 @@ _compiling: set[str] = set()
 _starting: Counter[tuple[str, ...]] = Counter()     # spares being started ahead of any job (start_ahead)
 _compile_locks: dict[str, threading.Lock] = {}      # helper folder -> held while its javac runs
 _compile_failed: set[str] = set()                   # helper folders whose javac failed in this process
-_javacs: dict[Path, subprocess.Popen[bytes]] = {}   # work folder -> its running javac
+_javacs: dict[Path, subprocess.Popen[bytes] | None] = {}   # work folder -> its javac (None: not started yet)
 _exiting = False                                     # the process is ending: no javac starts
 
 
@@ -198,7 +198,12 @@ def _compile_failure(target: Path, why: str) -> None:
 def _compile(javac: Path, target: Path) -> Path | None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        work = scratch.make(f'.{target.name}.', target.parent)
+        with _lock:
+            if _exiting:
+                return None
+            # Known from its first moment: the process's exit waits for it, or removes it.
+            work = scratch.make(f'.{target.name}.', target.parent)
+            _javacs[work] = None
     except OSError as e:
         _compile_failure(target, f'cannot make a folder there: {e.strerror or e}')
         return None
@@ -472,7 +477,8 @@ def discard_all() -> None:
     for work, proc in javacs:
         # Its thread removes the folder too once javac has ended, but at the process's exit that
         # thread (a daemon's) may never run again: the folder is removed here, javac stopped first.
-        _stop(proc)
+        if proc is not None:
+            _stop(proc)
         scratch.remove(work)
     for folder in list(_own_folder.values()):
         try:
