@@ -123,6 +123,10 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
     from execlease_hook.manifest import model as manifest_model
 
     model_paths = manifest_model.model_paths(m)
+    if p.model:     # the modules the spec reads, guessed from the working tree: one batch
+        from execlease_hook.spec import modules as spec_modules
+
+        model_paths = [*model_paths, *spec_modules.likely_paths(m)]
     source.prefetch((
         *(e.path for e in p.entries), *(model_paths if p.model else ()),
         *((notes_path,) if p.notes else ()),

@@ -64,9 +64,11 @@ def candidates(m: Manifest, name: str) -> list[tuple[str, str, str | None]]:
     return found
 
 
-def closure(m: Manifest, source: Source, roots: Mapping[str, bytes]) -> list[Module]:
+def closure(m: Manifest, source: Source, roots: Mapping[str, bytes],
+            probed: list[str] | None = None) -> list[Module]:
     """The root modules (`roots`: record key -> bytes, keys from the model folder) and every
-    module they read, breadth first, each once: roots first, then in the order they are met."""
+    module they read, breadth first, each once: roots first, then in the order they are met.
+    `probed`, when given, receives every path looked at, found or not."""
     from execlease_hook.spec import syntax
 
     prefix = folder_prefix(m)
@@ -84,9 +86,12 @@ def closure(m: Manifest, source: Source, roots: Mapping[str, bytes]) -> list[Mod
                     names.add(name)
                     wanted.append((name, reader, row + 1, keyword))
         places = {name: candidates(m, name) for name, _, _, _ in wanted}
+        looked = [path for where in places.values() for _, path, _ in where]
+        if probed is not None:
+            probed.extend(looked)
         prefetch = getattr(source, 'prefetch', None)
         if prefetch is not None:
-            prefetch([path for where in places.values() for _, path, _ in where])
+            prefetch(looked)
         level = []
         for name, reader, line, keyword in wanted:
             for key, path, library in places[name]:
@@ -97,6 +102,25 @@ def closure(m: Manifest, source: Source, roots: Mapping[str, bytes]) -> list[Mod
                     level.append(module)
                     break
     return list(found.values())
+
+
+def likely_paths(m: Manifest) -> list[str]:
+    """The paths the closure of the spec looks at in the working tree: for a source (the index, a
+    commit) that mostly holds the same files, to read in the batch it reads anyway, so that
+    the closure there starts no `git cat-file` of its own."""
+    from execlease_hook.git.blobs import WorktreeSource
+
+    spec = m.folder / m.spec
+    try:
+        text = spec.read_bytes()
+    except OSError:
+        return []
+    probed: list[str] = []
+    try:
+        closure(m, WorktreeSource(m.root), {m.spec: text}, probed)
+    except OSError:     # a guess only: the closure on the real source decides
+        return probed
+    return probed
 
 
 def _nested_modules(text: bytes) -> set[str]:
