@@ -14,7 +14,7 @@ in one batch (one `git cat-file` for the index or a commit).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -69,14 +69,49 @@ def closure(m: Manifest, source: Source, roots: Mapping[str, bytes],
     """The root modules (`roots`: record key -> bytes, keys from the model folder) and every
     module they read, breadth first, each once: roots first, then in the order they are met.
     `probed`, when given, receives every path looked at, found or not."""
+    prefix = folder_prefix(m)
+
+    def read(paths: list[str]) -> Callable[[str], bytes | None]:
+        if probed is not None:
+            probed.extend(paths)
+        prefetch = getattr(source, 'prefetch', None)
+        if prefetch is not None:
+            prefetch(paths)
+        return source.read
+
+    first = [Module(key.rsplit('/', 1)[-1].removesuffix('.tla'), key, prefix + key, text)
+             for key, text in roots.items()]
+    return _walk(first, lambda name: candidates(m, name), read)
+
+
+def in_memory(root: tuple[str, bytes],
+              places: Sequence[tuple[str | None, str, Mapping[str, bytes]]]) -> list[Module]:
+    """The closure of one root module (file name, bytes) over modules already read, in TLC's
+    order: each place is (its library label, or None for the root's own folder; the prefix its
+    paths are shown with; its modules by file name). What TLC reads for a job (tlc/run.py)."""
+    files = {f'{prefix}{name}': text for _, prefix, modules in places for name, text in modules.items()}
+
+    def where(name: str) -> list[tuple[str, str, str | None]]:
+        return [(f'{prefix}{name}.tla', f'{prefix}{name}.tla', label)
+                for label, prefix, modules in places if f'{name}.tla' in modules]
+
+    def read(paths: list[str]) -> Callable[[str], bytes | None]:
+        return files.get
+
+    name, text = root
+    own = next((prefix for label, prefix, _ in places if label is None), '')
+    return _walk([Module(name.removesuffix('.tla'), name, own + name, text)], where, read)
+
+
+def _walk(roots: list[Module], where: Callable[[str], list[tuple[str, str, str | None]]],
+          read: Callable[[list[str]], Callable[[str], bytes | None]]) -> list[Module]:
+    """Breadth first from `roots`: each level's imports looked up where TLC would (`where`: a
+    module name's candidate (key, path, library), in order), read in one batch (`read`)."""
     from execlease_hook.spec import syntax
 
-    prefix = folder_prefix(m)
-    found: dict[str, Module] = {}
-    for key, text in roots.items():
-        found[key] = Module(key.rsplit('/', 1)[-1].removesuffix('.tla'), key, prefix + key, text)
-    names = {module.name for module in found.values()}
-    level = list(found.values())
+    found: dict[str, Module] = {module.key: module for module in roots}
+    names = {module.name for module in roots}
+    level = list(roots)
     while level:
         wanted: list[tuple[str, Module, int, str]] = []     # (name, reader, line, keyword)
         for reader in level:
@@ -85,17 +120,12 @@ def closure(m: Manifest, source: Source, roots: Mapping[str, bytes],
                 if name not in names and name not in nested:
                     names.add(name)
                     wanted.append((name, reader, row + 1, keyword))
-        places = {name: candidates(m, name) for name, _, _, _ in wanted}
-        looked = [path for where in places.values() for _, path, _ in where]
-        if probed is not None:
-            probed.extend(looked)
-        prefetch = getattr(source, 'prefetch', None)
-        if prefetch is not None:
-            prefetch(looked)
+        places = {name: where(name) for name, _, _, _ in wanted}
+        texts = read([path for found_at in places.values() for _, path, _ in found_at])
         level = []
         for name, reader, line, keyword in wanted:
             for key, path, library in places[name]:
-                content = source.read(path)
+                content = texts(path)
                 if content is not None:
                     module = Module(name, key, path, content, library, reader.key, keyword, line)
                     found[key] = module

@@ -143,6 +143,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     translated = tlc_config.translation_note(
         sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version)
     r.notes.extend([translated] if translated else [])
+    r.notes.extend(p.notes)
     r.jobs = ran
     if (migration := violations.deadlock_default_note(m, r.jobs)) is not None:
         r.notes.append(migration)
