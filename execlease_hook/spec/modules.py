@@ -32,7 +32,7 @@ class Module:
                         # from the repository root for a library folder's ('verification/lib/Ops.tla')
     path: str           # from the repository root
     text: bytes
-    library: str | None = None   # the library folder that holds it (None: the model folder)
+    library: str | None = None   # the library folder (or jar) that holds it; None: the root's folder
     reader: str = ''    # the key of the first module found reading it ('' for a root module)
     keyword: str = ''   # how that module reads it: 'EXTENDS' or 'INSTANCE'
     line: int = 0       # 1-based line of that EXTENDS or INSTANCE in the reader
