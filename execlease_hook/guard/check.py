@@ -117,7 +117,6 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 
     staged, source = snap.changes, snap.source
     root = m.root
-    folder = paths.rel(root, m.folder)
     notes_path = paths.rel(root, m.folder / 'NOTES.md')
     from execlease_hook.manifest import model as manifest_model
 

@@ -80,7 +80,6 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     from execlease_hook.guard import stage as guard
     from execlease_hook.guard import check as guard_check
     from execlease_hook.guard import snapshot
-    from execlease_hook.guard import snapshot
 
     only = _model_filter(root, model)
     code = 0

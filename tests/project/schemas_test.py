@@ -20,7 +20,7 @@ SCHEMA = json.loads(resources.files('execlease_hook').joinpath('schemas/manifest
 HEX = 'c' * 64
 
 # (field, value) -> GOOD with that change; True: both accept, False: both refuse.
-CORPUS = (
+CORPUS: tuple[tuple[str | None, object, bool], ...] = (
     (None, None, True),
     ('mutations', DELETE, True),
     ('findings', DELETE, True),

@@ -97,7 +97,7 @@ def test_another_java_or_jar_gets_its_own_archive(cache, java, jar, tmp_path, mo
     shutil.copyfile(jar, copy)
     assert jvm_cds.archive_path(java, copy) not in (None, archive)
     # A Java update at the same path: the version text is part of the key.
-    major, text = java_mod._identities[str(java)]  # type: ignore[misc]
+    major, text = java_mod._identities[str(java)]
     monkeypatch.setitem(java_mod._identities, str(java), (major, text + ' (updated)'))
     assert jvm_cds.archive_path(java, jar) not in (None, archive)
     # A Java too old for dynamic archives gets none.

@@ -10,7 +10,7 @@ from tests import needs
 SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
 
 # What TLC 2.15 prints with -tool (abridged), and the line the job shows after each piece.
-TRANSCRIPT = (
+TRANSCRIPT: tuple[tuple[list[str], str], ...] = (
     ([], 'check main: 0 s, starting Java'),
     (['@!@!@STARTMSG 2262:0 @!@!@', 'TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)',
       '@!@!@ENDMSG 2262 @!@!@', '@!@!@STARTMSG 2220:0 @!@!@', 'Starting SANY...'],

@@ -67,7 +67,7 @@ def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entrie
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'findings' / 'F1.cfg')
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'invariant.cfg')
     repo.write('app/counter.py', COUNTER_PY)
-    data = {
+    data: dict[str, Any] = {
         'version': 1, 'spec': 'Counter.tla', 'checks': list(checks), 'mutations': list(mutations),
         'findings': list(findings),
         'coverage': {'syncCommit': coverage.get('sync'), 'modelHash': coverage.get('model_hash'),
