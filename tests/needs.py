@@ -13,8 +13,19 @@ from pathlib import Path
 import pytest
 
 
+REQUIRE_ALL = 'EXECLEASE_REQUIRE_ALL'
+
+
+def clear_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drops every EXECLEASE_* setting of this process for the test, except CI's own
+    (EXECLEASE_REQUIRE_ALL): without it, a missing thing would skip instead of failing."""
+    for name in list(os.environ):
+        if name.startswith('EXECLEASE_') and name != REQUIRE_ALL:
+            monkeypatch.delenv(name)
+
+
 def missing(reason: str) -> None:
-    if os.environ.get('EXECLEASE_REQUIRE_ALL') == '1':
+    if os.environ.get(REQUIRE_ALL) == '1':
         pytest.fail(f'required in CI (EXECLEASE_REQUIRE_ALL=1): {reason}', pytrace=False)
     pytest.skip(reason)
 

@@ -140,7 +140,7 @@ def _rustfmt() -> list[str]:
     found = shutil.which('rustfmt') or next(
         (str(p) for p in [Path.home() / '.cargo' / 'bin' / 'rustfmt'] if p.exists()), None)
     if found is None:
-        pytest.skip('rustfmt is not installed (rustup component add rustfmt); .ci/run does not install it')
+        missing('rustfmt is not installed: rustup component add rustfmt (.ci/run puts ~/.cargo/bin on PATH)')
     return [found, '--edition', '2021']
 
 

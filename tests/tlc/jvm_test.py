@@ -31,6 +31,7 @@ def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
     assert argv[-len(job.argv(tmp_path)) + 1:] == job.argv(tmp_path)[1:]
 
 
+@pytest.mark.tlc
 def test_c1_only_gives_the_same_verdict(tmp_path):
     java, jar = Path(needs.java()), needs.tla_jar()
     from dataclasses import replace
@@ -41,6 +42,7 @@ def test_c1_only_gives_the_same_verdict(tmp_path):
         assert (v.outcome, v.kind, v.property, v.distinct) == (full.outcome, full.kind, full.property, full.distinct)
 
 
+@pytest.mark.tlc
 def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, cache):
     monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
     java, jar = Path(needs.java()), needs.tla_jar()

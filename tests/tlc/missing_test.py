@@ -21,6 +21,7 @@ Inner == INSTANCE Nowhere WITH y <- x
 '''
 
 
+@pytest.mark.tlc
 def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
     job = TlcJob(kind='check', name='main', spec='Inst.tla', spec_text=SPEC, config='Inst.cfg',
                  config_text=b'INIT Init\nNEXT Next\n', java=Path(needs.java()), jar=needs.tla_jar())

@@ -51,6 +51,7 @@ def test_line_splitter_keeps_the_unfinished_line():
     assert s.feed(b'') == []
 
 
+@pytest.mark.tlc
 def test_lines_arrive_while_the_real_tlc_runs():
     """tlc.run_job feeds TLC's lines as they come (seconds before the end), and what they say
     agrees with the verdict read from the whole output."""
@@ -77,6 +78,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
     assert [line for _, line in arrived][-1] == '@!@!@ENDMSG 2186 @!@!@'
 
 
+@pytest.mark.tlc
 def test_a_timeout_still_stops_a_fed_job():
     job = tlc.TlcJob(
         kind='check', name='main', spec='Slow.tla', spec_text=(SLOW / 'Slow.tla').read_bytes(),

@@ -74,6 +74,7 @@ def verdict(data):
             [(i['kind'], i['name'], i['outcome'], i['rule']) for i in data['items']])
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('count', (2, 3))
 def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
     whole = tmp_path / 'whole.json'
@@ -100,6 +101,7 @@ def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
     assert verdict(data) == verdict(json.loads(whole.read_text()))
 
 
+@pytest.mark.tlc
 def test_only_runs_the_named_jobs(model, tmp_path):
     out = tmp_path / 'only.json'
     proc = run(model.path, 'verify', '--only', 'caught', 'F1', '--json', str(out))
@@ -111,6 +113,7 @@ def test_only_runs_the_named_jobs(model, tmp_path):
     assert proc.returncode == 2 and '--only nope: no such job' in proc.stderr
 
 
+@pytest.mark.tlc
 def test_merge_refuses_what_is_not_one_run(model, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(model.path)
     parts = []

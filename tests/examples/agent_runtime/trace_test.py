@@ -184,6 +184,7 @@ def check(trace_dir: Path):
     return traces.judge(tlc.run_job(job), found)
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(300)
 def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
     seed = 20260101
@@ -203,6 +204,7 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
     assert counts.get('RestartClaim', 0) >= report.same_id_takeovers, counts
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(600)
 def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
     # complete_step without its fence (fault_harness.MUTANT_WORKER): a deposed worker's
