@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.tlc import jar as tools
-from tests import needs
+from tests import needs, wait
 from tests.conftest import git_env
 
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -84,6 +84,7 @@ def execlease(repo: Path, *args: str, env: dict[str, str] | None = None,
 
 # --- downloads ---------------------------------------------------------------------------------
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('path', 'message'), [
     ('/trickle', 'did not finish within EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds'),
     ('/endless', 'more than any pinned jar'),
@@ -117,6 +118,7 @@ def hold_lock(folder: Path) -> subprocess.Popen[str]:
     return proc
 
 
+@pytest.mark.tlc
 def test_a_stalled_lock_holder_is_not_waited_for_forever(git_repo):
     needs.tla_jar()
     holder = hold_lock(git_repo.path / '.tmp/tla')
@@ -132,6 +134,7 @@ def test_a_stalled_lock_holder_is_not_waited_for_forever(git_repo):
     assert f'another execlease (pid {holder.pid}) has held the TLA+ tools lock for more than 2 s' in proc.stderr
 
 
+@pytest.mark.tlc
 def test_a_cached_jar_is_used_while_another_run_holds_the_lock(git_repo):
     needs.tla_jar()
     assert execlease(git_repo.path, 'tools', env={'EXECLEASE_TLA_OFFLINE': '1'}).returncode == 0
@@ -146,6 +149,7 @@ def test_a_cached_jar_is_used_while_another_run_holds_the_lock(git_repo):
     assert 'source:  cache' in proc.stdout
 
 
+@pytest.mark.tlc
 def test_stale_part_files_are_removed_on_the_next_run(git_repo):
     needs.tla_jar()
     folder = git_repo.path / '.tmp/tla'
@@ -162,6 +166,7 @@ def test_stale_part_files_are_removed_on_the_next_run(git_repo):
 BAD_NUMBERS = ['nan', 'inf', '-inf', '-1', '0', '1e400', 'soon']
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('variable', [
     'EXECLEASE_TLA_CONNECT_TIMEOUT', 'EXECLEASE_TLA_READ_TIMEOUT', 'EXECLEASE_TLA_DOWNLOAD_DEADLINE',
 ])
@@ -241,6 +246,7 @@ def tlc_processes(marker: str) -> list[int]:
     return found
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('signum', 'code', 'name'), [
     (signal.SIGTERM, 143, 'SIGTERM'), (signal.SIGHUP, 129, 'SIGHUP'),
 ], ids=['sigterm', 'sighup'])
@@ -263,11 +269,9 @@ def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code
     proc = subprocess.Popen((str(EXECLEASE), 'verify', '--quick', '--no-cache', '--jobs', '2', '--json', str(out)),
                             cwd=git_repo.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 120
-        while len(tlc_processes(str(temp))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert len(tlc_processes(str(temp))) >= 2, 'TLC did not start'
-        time.sleep(1.0)
+        wait.until(lambda: len(tlc_processes(str(temp))) >= 2, 'both TLC processes to start')
+        # TLC makes its -metadir's dated folder as it starts: both are running TLC.
+        wait.until(lambda: len(list(temp.glob('*/meta/*'))) >= 2, 'both TLC runs to start checking')
         proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=60)
     finally:

@@ -17,7 +17,7 @@ from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
-from tests import needs
+from tests import needs, wait
 from tests.conftest import GitRepo, git_env, use_offline
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -457,7 +457,6 @@ def test_unverified_jar_is_stated_loudly(git_repo, capsys, monkeypatch, tmp_path
 
 def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     import signal
-    import time
 
     from tests.tlc.run_test import BIG_SPEC
     write_model(git_repo, entries=())
@@ -477,10 +476,9 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(report)),
                             cwd=git_repo.path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while len(list(temp.glob('execlease-check-*'))) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)
+    # TLC makes its -metadir's dated folder as it starts: both checks are running TLC.
+    wait.until(lambda: len(list(temp.glob('execlease-check-*/meta/*'))) >= 2, 'both checks to start TLC',
+               timeout=60)
     assert len(list(temp.glob('execlease-check-*'))) == 2
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

@@ -26,7 +26,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,8 +34,12 @@ import pytest
 from examples.agent_runtime import schema
 from examples.agent_runtime.fault_harness import p1_violations
 from examples.agent_runtime.fault_harness import read_effect_log
+from tests import wait
 from tests.examples.agent_runtime.restart_test import copy_with
 from tests.examples.agent_runtime.restart_test import wait_for
+
+# Every test here starts pre-commit or the example's worker processes (tests/tiers.py).
+pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 # Long enough that B, stopped in its effect, keeps a live lease while A completes.
@@ -102,6 +105,7 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
     """`lands`: the code lets A's completion through (wait for it); None: a stop came late."""
     conn = setup(tmp)
     procs: list[subprocess.Popen[str]] = []
+    early: tuple[str, str] | None = None
     try:
         procs.append(stale := spawn(root, tmp, 'a'))
         if not stop_in_effect(conn, stale, tmp / 'a.log', 1):
@@ -113,18 +117,19 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
             return None
         stale.send_signal(signal.SIGCONT)
         # A's stop outlasted its effect's delay: it writes its effect, then complete_step.
-        deadline = time.monotonic() + 20
-        while not read_effect_log(tmp / 'a.log'):
-            assert time.monotonic() < deadline, 'A never did its effect'
-            time.sleep(0.005)
+        wait.until(lambda: read_effect_log(tmp / 'a.log'), 'A to do its effect', timeout=20)
         if lands:
             wait_for(conn, "SELECT count(*) FROM step_write_audit WHERE new_status = 'completed'",
                      "A's stale completion")
+            stale_completions = len(completions(conn))
         else:
-            time.sleep(0.5)   # A's refused complete_step writes nothing to wait for
-        stale_completions = len(completions(conn))
+            # A's refused complete_step writes nothing to wait for; A ends after it, and what
+            # it wrote by then is all it wrote before B resumes.
+            early = stale.communicate(timeout=60)
+            stale_completions = len(completions(conn))
         restarted.send_signal(signal.SIGCONT)
-        outputs = [proc.communicate(timeout=60) for proc in procs]
+        outputs = [early if early is not None and proc is stale else proc.communicate(timeout=60)
+                   for proc in procs]
     finally:
         for proc in procs:
             if proc.poll() is None:
