@@ -28,6 +28,7 @@ def test_every_hook_id_is_in_readme(hook_id):
     assert f'`{hook_id}`' in README
 
 
+@pytest.mark.e2e
 def test_validate_manifest():
     subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-manifest', '.pre-commit-hooks.yaml'),
@@ -35,6 +36,7 @@ def test_validate_manifest():
     )
 
 
+@pytest.mark.e2e
 def test_validate_own_config():
     subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
@@ -83,12 +85,15 @@ def test_ci_runs_the_readme_commands_verbatim():
 
 def test_dogfood_config_matches_runtime_dependencies():
     config = yaml.safe_load((ROOT / '.pre-commit-config.yaml').read_text())
-    (local,) = config['repos']
-    assert local['repo'] == 'local'
+    (dogfood, gates) = config['repos']
+    assert dogfood['repo'] == gates['repo'] == 'local'
     deps = set(PYPROJECT['project']['dependencies'])
-    for hook in local['hooks']:
+    for hook in dogfood['hooks']:
         assert deps <= set(hook['additional_dependencies']), hook['id']
-    assert {h['id'] for h in local['hooks']} == {h['id'] for h in HOOKS}
+    assert {h['id'] for h in dogfood['hooks']} == {h['id'] for h in HOOKS}
+    # The gates CI runs use the tools of the `test` extra, as a contributor's venv has them.
+    assert {h['id'] for h in gates['hooks']} == {'ruff-check', 'ruff-format', 'mypy'}
+    assert {h['language'] for h in gates['hooks']} == {'system'}
 
 
 def test_wheel_ships_only_the_package(tmp_path):
@@ -114,6 +119,7 @@ def test_wheel_ships_only_the_package(tmp_path):
     assert 'execlease_hook/cli/main.py' in names
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(900)
 def test_try_repo_installs_and_runs_the_fast_hook(covered_repo, tmp_path):
     """From a scratch consumer repository, the real pre-commit installs this package and runs it."""
