@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from execlease_hook.tlc import missing
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.output import Verdict

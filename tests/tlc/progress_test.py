@@ -3,6 +3,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.progress import JobProgress, LineSplitter
 from tests import needs
