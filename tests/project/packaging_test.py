@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -96,23 +94,8 @@ def test_dogfood_config_matches_runtime_dependencies():
     assert {h['language'] for h in gates['hooks']} == {'system'}
 
 
-def test_wheel_ships_only_the_package(tmp_path):
-    # Built from a copy of every tracked file: setuptools writes build/ and *.egg-info into the
-    # tree it builds, and a build in the checkout itself would race any other test that builds
-    # or installs it at the same time (the suite runs in parallel).
-    tree = tmp_path / 'tree'
-    listed = subprocess.run(('git', 'ls-files', '-z'), cwd=ROOT, capture_output=True, check=True).stdout
-    for rel in filter(None, listed.decode().split('\0')):
-        if (ROOT / rel).is_file():
-            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, tree / rel)
-    subprocess.run(
-        (sys.executable, '-m', 'pip', 'wheel', '--no-deps',
-         '-q', '-w', str(tmp_path), str(tree)),
-        check=True,
-    )
-    (wheel,) = tmp_path.glob('execlease-*.whl')
-    names = zipfile.ZipFile(wheel).namelist()
+def test_wheel_ships_only_the_package(wheel_names):
+    names = wheel_names   # built from a copy of the tree (tests/project/conftest.py)
     tops = {n.split('/')[0] for n in names}
     assert 'execlease_hook' in tops
     assert not tops & {'examples', 'tests', 'benchmarks', 'verification'}, tops
