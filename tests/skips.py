@@ -8,6 +8,7 @@ setting is read once, when the session starts.
 Only the skips in PLATFORM stay skips: each names a fact of the platform a test cannot change,
 and each is asserted by its exact reason.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,10 +20,8 @@ from tests import needs
 
 # reason a test gives -> why it is the platform, not a missing install
 PLATFORM = {
-    'no flock: folders are never swept here':
-        'Windows has no fcntl.flock; the sweep of scratch folders is off there by design',
-    'reads /proc (Linux)':
-        'only Linux has /proc; the test reads a child process status there',
+    'no flock: folders are never swept here': 'Windows has no fcntl.flock; the sweep of scratch folders is off there by design',
+    'reads /proc (Linux)': 'only Linux has /proc; the test reads a child process status there',
 }
 
 _required: list[bool] = []
@@ -41,7 +40,8 @@ def reason_of(report: pytest.TestReport) -> str:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
-        item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if not (_required and _required[0]) or not report.skipped or hasattr(report, 'wasxfail'):
         return report
@@ -49,7 +49,9 @@ def pytest_runtest_makereport(
     if reason in PLATFORM:
         return report
     report.outcome = 'failed'
-    report.longrepr = (f'skipped in CI ({needs.REQUIRE_ALL}=1), where every test must run: {reason}\n'
-                       'install what it needs in .ci/run, or, for a fact of the platform, add its '
-                       'reason to PLATFORM in tests/skips.py with why')
+    report.longrepr = (
+        f'skipped in CI ({needs.REQUIRE_ALL}=1), where every test must run: {reason}\n'
+        'install what it needs in .ci/run, or, for a fact of the platform, add its '
+        'reason to PLATFORM in tests/skips.py with why'
+    )
     return report

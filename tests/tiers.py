@@ -12,11 +12,13 @@ started. Two tripwires see that: an audit hook on every process this one starts,
 its children start, JAVA_TOOL_OPTIONS asking every JVM that starts to write a log line into a
 folder that must stay empty.
 """
+
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -35,6 +37,7 @@ def uses(tier: str) -> Callable[[F], F]:
     def declare(fixture: F) -> F:
         FIXTURES[getattr(fixture, 'name', None) or getattr(fixture, '__name__')] = tier
         return fixture
+
     return declare
 
 
@@ -91,16 +94,28 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
 sys.addaudithook(_audit)
 
 
+_logs: list[Path] = []  # the folder the JVMs of this session's fast-tier tests log into
+
+
+def _log_folder(factory: pytest.TempPathFactory) -> Path:
+    if not _logs:
+        _logs.append(factory.mktemp('jvm-tripwire'))
+    return _logs[0]
+
+
 @pytest.fixture(autouse=True)
-def fast_tier_tripwire(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                       monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def fast_tier_tripwire(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[None]:
     """Fails a test of the fast tier that started a JVM, pre-commit or a worker process, itself
     or through a child: its tier is wrong (mark it, or take the fixture that says it)."""
     item = request.node
     if in_tier(item):
         yield
         return
-    folder = tmp_path_factory.mktemp('jvm-tripwire')
+    folder = _log_folder(tmp_path_factory)  # one per session: a folder per test costs a scan each
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', f'-Xlog:disable -Xlog:os=info:file={folder}/jvm-%p.log')
     _current[:] = [item]
     _seen.clear()
@@ -109,6 +124,8 @@ def fast_tier_tripwire(request: pytest.FixtureRequest, tmp_path_factory: pytest.
     finally:
         _current.clear()
     jvms = sorted(p.name for p in folder.iterdir())
+    for name in jvms:
+        (folder / name).unlink(missing_ok=True)
     found = [*_seen, *(f'a JVM (its log {name}, asked by JAVA_TOOL_OPTIONS)' for name in jvms)]
     _seen.clear()
     if found:
@@ -116,4 +133,6 @@ def fast_tier_tripwire(request: pytest.FixtureRequest, tmp_path_factory: pytest.
             'this test is in the fast tier (not marked tlc or e2e) but started '
             + '; '.join(dict.fromkeys(found))
             + ': mark it (pytest.mark.tlc or pytest.mark.e2e) or take the fixture that does '
-            '(offline_tlc, java, tla_jar, hook_repo; tests/tiers.py)', pytrace=False)
+            '(offline_tlc, java, tla_jar, hook_repo; tests/tiers.py)',
+            pytrace=False,
+        )

@@ -5,6 +5,7 @@ or too long everywhere else. `until` returns as soon as the condition holds and 
 what it waited for, only when the deadline passes: the deadline is generous because only a
 fault reaches it.
 """
+
 from __future__ import annotations
 
 import time
@@ -15,11 +16,13 @@ import pytest
 
 T = TypeVar('T')
 
-DEADLINE = 120.0   # seconds; a test's own timeout (pyproject.toml) is longer
+DEADLINE = 120.0  # seconds; a test's own timeout (pyproject.toml) is longer
 POLL = 0.02
 
 
-def until(condition: Callable[[], T], what: str, timeout: float = DEADLINE, poll: float = POLL) -> T:
+def until(
+    condition: Callable[[], T], what: str, timeout: float = DEADLINE, poll: float = POLL
+) -> T:
     """The first true value of `condition()`, polled every `poll` seconds until `timeout`
     seconds have passed."""
     deadline = time.monotonic() + timeout

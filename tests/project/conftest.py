@@ -1,4 +1,5 @@
 """The package as pip builds it, once per session for the tests of what it ships."""
+
 from __future__ import annotations
 
 import shutil
@@ -20,12 +21,16 @@ def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     parallel)."""
     tmp = tmp_path_factory.mktemp('wheel')
     tree = tmp / 'tree'
-    listed = subprocess.run(('git', 'ls-files', '-z'), cwd=ROOT, capture_output=True, check=True).stdout
+    listed = subprocess.run(
+        ('git', 'ls-files', '-z'), cwd=ROOT, capture_output=True, check=True
+    ).stdout
     for rel in filter(None, listed.decode().split('\0')):
         if (ROOT / rel).is_file():
             (tree / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, tree / rel)
-    subprocess.run((sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(tmp), str(tree)),
-                   check=True)
+    subprocess.run(
+        (sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(tmp), str(tree)),
+        check=True,
+    )
     (wheel,) = tmp.glob('execlease-*.whl')
     return zipfile.ZipFile(wheel).namelist()
