@@ -68,6 +68,7 @@ def server() -> Iterator[Server]:
     yield srv
     srv.stop.set()
     srv.shutdown()
+    srv.server_close()   # the listening socket too: left open, it warns
 
 
 def url(server: Server, path: str) -> str:

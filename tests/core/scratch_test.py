@@ -41,6 +41,7 @@ def _maker(parent: Path, then: str) -> tuple[subprocess.Popen[str], Path, int]:
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     folder, pid = proc.stdout.readline().split()
+    proc.stdout.close()   # it says no more: left open, the pipe warns when collected
     return proc, Path(folder), int(pid)
 
 

@@ -129,7 +129,9 @@ def fingerprints(name: str, source: bytes) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize(('files', 'tool'), [r[1:] for r in FORMATTERS], ids=[r[0] for r in FORMATTERS])
+# ktlint runs on Java: its rows start a JVM, the tier `tlc` (tests/tiers.py).
+@pytest.mark.parametrize(('files', 'tool'), [
+    pytest.param(*r[1:], id=r[0], marks=[pytest.mark.tlc] if r[2] is _ktlint else []) for r in FORMATTERS])
 def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, request, files, tool):
     command, env_extra = tool()
     options = request.node.callspec.id

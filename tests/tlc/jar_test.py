@@ -97,6 +97,7 @@ def server(jar_bytes: bytes) -> Iterator[Server]:
     yield srv
     srv.stall.set()
     srv.shutdown()
+    srv.server_close()   # the listening socket too: left open, it warns
 
 
 def url(server: Server, path: str) -> str:
@@ -248,6 +249,7 @@ def test_java_version_is_parsed(tmp_path, line, major):
     assert tools.java_version(fake_java(tmp_path, line)) == (major, line)
 
 
+@pytest.mark.tlc
 def test_real_java_is_found(clean_env):
     java = tools.find_java()
     assert java.major >= 11 and java.path.exists()

@@ -40,6 +40,7 @@ def test_anchor_must_match_once(git_repo: GitRepo, start, found):
             pass
 
 
+@pytest.mark.tlc   # the key names the Java: a probe starts it
 def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monkeypatch):
     """trace_suite.cache_key of a code mutation, from code_mutations.Mutated, equals the key
     computed in the real mutated copy: ignored files left out, untracked ones in, the mutated
