@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -92,14 +91,12 @@ def execlease(repo: Path, *args: str, env: dict[str, str] | None = None,
     ('/huge', 'announces 1000000000000 bytes'),
 ], ids=['trickle', 'endless', 'huge-length'])
 def test_a_download_has_a_total_deadline_and_a_size_bound(git_repo, server, path, message):
-    started = time.monotonic()
-    proc = execlease(git_repo.path, 'tools', env={
+    proc = execlease(git_repo.path, 'tools', env={   # its timeout= is the hang guard; no time asserted
         'EXECLEASE_TLA_URL': url(server, path), 'EXECLEASE_TLA_DOWNLOAD_DEADLINE': '3',
         'EXECLEASE_TLA_READ_TIMEOUT': '2', 'EXECLEASE_TLA_RETRIES': '3',
     })
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
-    assert time.monotonic() - started < 30
     assert sorted(p.name for p in (git_repo.path / '.tmp/tla').iterdir()) == ['lock']  # no .part
 
 
@@ -116,6 +113,7 @@ def hold_lock(folder: Path) -> subprocess.Popen[str]:
     )
     proc = subprocess.Popen((sys.executable, '-c', code), stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == 'locked'
+    proc.stdout.close()   # it says no more: left open, the pipe warns when collected
     return proc
 
 
@@ -124,10 +122,8 @@ def test_a_stalled_lock_holder_is_not_waited_for_forever(git_repo):
     needs.tla_jar()
     holder = hold_lock(git_repo.path / '.tmp/tla')
     try:
-        started = time.monotonic()
         proc = execlease(git_repo.path, 'tools', env={
             'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '2'})
-        assert time.monotonic() - started < 30
     finally:
         holder.kill()
         holder.wait()

@@ -126,6 +126,7 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     assert not jvm.prepare(job.kind, job.java, job.jar).cds.building
 
 
+@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
 def test_no_build_without_room_for_it(env, monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     (env / 'jvm').mkdir()
@@ -357,11 +358,17 @@ def _child(env: Path, exit_wait: float, then: str) -> subprocess.Popen[str]:
     return proc
 
 
+def _ended(child: subprocess.Popen[str], timeout: float) -> int:
+    """The child's exit code, its output read to the end and its pipe closed."""
+    child.communicate(timeout=timeout)
+    return child.returncode
+
+
 @pytest.mark.tlc
 def test_a_process_ending_during_the_compile_leaves_nothing(env, tmp_path, monkeypatch):
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
     child = _child(env, 0.5, 'exit')   # its javac is still sleeping after the wait: stopped
-    assert child.wait(timeout=60) == 0
+    assert _ended(child, 60) == 0
     assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
     assert _processes_naming(env / 'jvm') == []
 
@@ -372,7 +379,7 @@ def test_a_process_ending_during_the_compile_gives_it_time_to_finish(env, tmp_pa
     # The wait is what is tested, not its length: a loaded machine's javac may take longer than
     # EXIT_WAIT's 10 s, so the child waits up to a minute.
     child = _child(env, 60.0, 'exit')
-    assert child.wait(timeout=120) == 0
+    assert _ended(child, 120) == 0
     [helper] = (env / 'jvm').iterdir()   # a short run keeps what it compiled
     assert helper.name.startswith('spare-') and (helper / 'ExecleaseTlcSpare.class').is_file()
     assert _processes_naming(env / 'jvm') == []
@@ -392,7 +399,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
         assert time.monotonic() < deadline, 'the compile never recorded its javac'
         time.sleep(0.02)
     child.send_signal(signal.SIGKILL)
-    assert child.wait(timeout=30) == -signal.SIGKILL
+    assert _ended(child, 30) == -signal.SIGKILL
     # Its javac may run on and write there (on a loaded machine it may also have ended already):
     # either way the next run's sweep must leave neither the folder nor a process naming it.
     assert work.exists()
@@ -410,6 +417,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
 
 # -- a job folder that cannot be written ----------------------------------------------------------
 
+@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
 def test_a_job_whose_files_cannot_be_written_is_an_error_naming_the_folder(env):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     with file_size_limit(64):   # the spec (1 KB) cannot be copied into the job's folder

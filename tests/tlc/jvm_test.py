@@ -19,6 +19,7 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / 'jvm-cache'
 
 
+@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
 @pytest.mark.parametrize(('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False),
                                           ('traces', False)])
 def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):

