@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests import wait
-from tests.conftest import git_env
+from tests.conftest import git_env, offline_settings
 from execlease_hook.verify.live import Live
 
 SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
@@ -123,16 +123,23 @@ def slow_repo(git_repo):
     return git_repo
 
 
-def verify(repo, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
+@pytest.fixture
+def child_env(jvm_cache, tools_jar) -> dict[str, str]:
+    """A child's environment: no COLUMNS (the width is the test's to set), the session's offline
+    tools and JVM cache (no download tried, the warm-JVM helper and the archive built once)."""
+    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS' and not k.startswith('EXECLEASE_')}
+    return {**environ, **offline_settings(jvm_cache, tools_jar)}
+
+
+def verify(repo, environ: dict[str, str], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', *args),
                           cwd=repo.path, env={**environ, **env}, capture_output=True, text=True,
                           timeout=600)
 
 
 @pytest.mark.tlc
-def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo):
-    proc = verify(slow_repo, '--format', 'json', EXECLEASE_PROGRESS_SECONDS='1')
+def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo, child_env):
+    proc = verify(slow_repo, child_env, '--format', 'json', EXECLEASE_PROGRESS_SECONDS='1')
     report = json.loads(proc.stdout)        # stdout is the machine format, nothing else
     assert report['models'][0]['jobs'][0]['verdict']['distinct'] == 1401 * 1401
     live = [line for line in proc.stderr.splitlines() if line.startswith('  check main: ')
@@ -148,18 +155,30 @@ def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo):
     assert '\033' not in proc.stderr
 
 
+@pytest.fixture
+def quick_repo(slow_repo):
+    """slow_repo's model at a size TLC checks at once: starting Java alone outlasts a progress
+    interval of 0.05 s, so a run without -q shows progress lines (checked) and -q is judged on
+    a run that would have had them, without the minutes of the slow check."""
+    cfg = slow_repo.path / 'verification' / 'slow' / 'Slow.cfg'
+    cfg.write_text(cfg.read_text().replace('N = 1400', 'N = 20'))
+    return slow_repo
+
+
 @pytest.mark.tlc
-def test_quiet_shows_no_progress(slow_repo):
-    proc = verify(slow_repo, '-q', EXECLEASE_PROGRESS_SECONDS='1')
+def test_quiet_shows_no_progress(quick_repo, child_env):
+    shown = verify(quick_repo, child_env, EXECLEASE_PROGRESS_SECONDS='0.05')
+    assert any(re.match(r'  check main: \d+ s, ', line) for line in shown.stderr.splitlines()), shown.stderr
+    proc = verify(quick_repo, child_env, '-q', EXECLEASE_PROGRESS_SECONDS='0.05')
+    assert proc.returncode == shown.returncode, proc.stdout + proc.stderr   # the same verdict
     assert 'check main: ' not in proc.stdout + proc.stderr
 
 
 @pytest.mark.tlc
-def test_a_terminal_gets_one_live_line_per_running_job(slow_repo):
+def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
     leader, follower = pty.openpty()
-    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
     proc = subprocess.Popen((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', '--quick'),
-                            cwd=slow_repo.path, env={**environ, 'TERM': 'xterm', 'COLUMNS': '60'},
+                            cwd=slow_repo.path, env={**child_env, 'TERM': 'xterm', 'COLUMNS': '60'},
                             stdout=subprocess.PIPE, stderr=follower)
     os.close(follower)
     chunks: list[bytes] = []
