@@ -96,9 +96,9 @@ def test_a_huge_covered_file_stops_quickly_with_a_clear_message(covered_repo, ca
         def __init__(self, language: str) -> None:
             self.parser = real_parser(language)
 
-        def parse(self, text: bytes, old_tree: Any = None) -> Any:
+        def parse(self, text: bytes, *args: Any, **options: Any) -> Any:
             parsed.append(len(text))
-            return self.parser.parse(text, old_tree=old_tree)
+            return self.parser.parse(text, *args, **options)
 
     monkeypatch.setattr(source, '_parser', Counted)
     covered_repo.write('app/lease.py', BIG)
