@@ -20,7 +20,9 @@ from tests import needs
 
 # reason a test gives -> why it is the platform, not a missing install
 PLATFORM = {
-    'no flock: folders are never swept here': 'Windows has no fcntl.flock; the sweep of scratch folders is off there by design',
+    'no flock: folders are never swept here': (
+        'Windows has no fcntl.flock; the sweep of scratch folders is off there by design'
+    ),
     'reads /proc (Linux)': 'only Linux has /proc; the test reads a child process status there',
 }
 
