@@ -40,10 +40,11 @@ VARIABLES
     runGen,      \* per run: the generation of the lease it holds (0: none)
     decided,     \* per run: the policy under which it decided to run the effect
     effects,     \* the outside world: every external effect, in order
-    lastTx       \* history: the last transaction, with the agent_turns row it saw
+    lastTx,      \* history: the last transaction, with the agent_turns row it saw
+    began        \* history: per run, what its begin_step of this lease did
 
 vars == <<turnStatus, owner, gen, live, ended, step, policyNow,
-          pc, runGen, decided, effects, lastTx>>
+          pc, runGen, decided, effects, lastTx, began>>
 
 \* The run id process r writes as lease_owner and written_by (worker.py
 \* --run-id).  By default each process has its own; a config may override
@@ -70,6 +71,22 @@ StepWrites == {"step-insert", "step-unknown", "step-rerun", "step-complete"}
 
 \* Every transaction of begin_step (a write or a read-only decision).
 BeginKinds == {"step-insert", "step-read", "step-unknown", "step-rerun"}
+
+\* The begin_step transactions that decide to run the effect: they write a
+\* started row.
+RunKinds == {"step-insert", "step-rerun"}
+
+\* What a run's begin_step decided, as the history `began` keeps it: taken
+\* from the transaction it committed and the row it found, not from where
+\* it sent the worker.  "run": it wrote a started row (a new row, a re-run);
+\* "replay": it found the step completed and wrote no started row;
+\* "no-run": any other (the row marked unknown, an unknown row left).
+\* Besides: "none", no begin_step committed in this lease; "ran", the
+\* process's effect ran since its decision.
+Outcome(kind, found) ==
+    IF kind \in RunKinds THEN "run"
+    ELSE IF found = "completed" THEN "replay"
+    ELSE "no-run"
 
 \* What a transaction by run r saw, recorded independently of the action's
 \* own guard: the agent_turns row as the step_write_audit trigger reads it
@@ -100,6 +117,7 @@ Init ==
     /\ lastTx = [kind |-> "none", run |-> None, id |-> None, runGen |-> 0,
                  owner |-> None, leaseGen |-> 0, wasLive |-> FALSE,
                  turnBefore |-> "none", stepBefore |-> NoRow, policyNow |-> "none"]
+    /\ began = [r \in Runs |-> "none"]
 
 (***************************************************************************)
 (* Lease transactions: examples/agent_runtime/lease.py                      *)
@@ -119,6 +137,7 @@ Claim(r) ==
     /\ runGen' = [runGen EXCEPT ![r] = gen']
     /\ pc' = [pc EXCEPT ![r] = "holding"]
     /\ lastTx' = Seen("claim", r)
+    /\ began' = [began EXCEPT ![r] = "none"]
     /\ UNCHANGED <<turnStatus, ended, step, policyNow, decided, effects>>
 
 \* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:50 Heartbeat.run)
@@ -132,7 +151,7 @@ Renew(r) ==
     /\ live' = TRUE
     /\ lastTx' = Seen("renew", r)
     /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
-                   pc, runGen, decided, effects>>
+                   pc, runGen, decided, effects, began>>
 
 \* code: examples/agent_runtime/lease.py:61 release (called at worker.py:139, after run_turn)
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
@@ -149,6 +168,7 @@ Release(r) ==
     /\ runGen' = [runGen EXCEPT ![r] = 0]
     /\ decided' = [decided EXCEPT ![r] = "none"]
     /\ lastTx' = Seen("release", r)
+    /\ began' = [began EXCEPT ![r] = IF began[r] = "run" THEN "run" ELSE "none"]
     /\ UNCHANGED <<turnStatus, gen, step, policyNow, effects>>
 
 \* Time passes: the lease's expiry is reached.  Not a transaction.
@@ -157,7 +177,7 @@ Expire ==
     /\ live' = FALSE
     /\ ended' = ended \cup {gen}
     /\ UNCHANGED <<turnStatus, owner, gen, step, policyNow,
-                   pc, runGen, decided, effects, lastTx>>
+                   pc, runGen, decided, effects, lastTx, began>>
 
 (***************************************************************************)
 (* Step transactions: examples/agent_runtime/steps.py                       *)
@@ -226,14 +246,17 @@ BeginStep(r) ==
        \/ BeginUnknown(r)
        \/ BeginStartedNever(r)
        \/ BeginStartedAlways(r)
+    /\ began' = [began EXCEPT ![r] = Outcome(lastTx'.kind, step.status)]
     /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
 
 \* code: examples/agent_runtime/worker.py:91 run_turn calls append_effect
 \* The external effect, outside any transaction.  A deposed run still does it.
 Effect(r) ==
     /\ pc[r] = "decided"                           \* worker: the effect once begin_step said run
-    /\ effects' = Append(effects, [run |-> r, gen |-> runGen[r], policy |-> decided[r]])
+    /\ effects' = Append(effects, [run |-> r, gen |-> runGen[r], policy |-> decided[r],
+                                    after |-> began[r]])
     /\ pc' = [pc EXCEPT ![r] = "effected"]
+    /\ began' = [began EXCEPT ![r] = "ran"]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
                    runGen, decided, lastTx>>
 
@@ -252,7 +275,7 @@ CompleteStep(r) ==
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ lastTx' = Seen("step-complete", r)
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
-                   runGen, decided, effects>>
+                   runGen, decided, effects, began>>
 
 \* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:96)
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
@@ -267,7 +290,7 @@ FinishTurn(r) ==
     /\ turnStatus' = "done"
     /\ lastTx' = Seen("finish", r)
     /\ UNCHANGED <<owner, gen, live, ended, step, policyNow,
-                   pc, runGen, decided, effects>>
+                   pc, runGen, decided, effects, began>>
 
 (***************************************************************************)
 (* The environment                                                          *)
@@ -281,6 +304,7 @@ Crash(r) ==
     /\ pc' = [pc EXCEPT ![r] = "idle"]
     /\ runGen' = [runGen EXCEPT ![r] = 0]
     /\ decided' = [decided EXCEPT ![r] = "none"]
+    /\ began' = [began EXCEPT ![r] = "none"]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
                    effects, lastTx>>
 
@@ -289,7 +313,7 @@ Flip ==
     /\ AllowFlip
     /\ policyNow' = IF policyNow = "never" THEN "always" ELSE "never"
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step,
-                   pc, runGen, decided, effects, lastTx>>
+                   pc, runGen, decided, effects, lastTx, began>>
 
 Next ==
     \/ \E r \in Runs :
@@ -324,6 +348,7 @@ TypeOK ==
     /\ runGen \in [Runs -> 0..MaxGen]
     /\ decided \in [Runs -> Policy \cup {"none"}]
     /\ \A i \in 1..Len(effects) : effects[i].policy \in Policy
+    /\ began \in [Runs -> {"none", "run", "replay", "no-run", "ran"}]
 
 \* The holder of the current generation, as the transaction saw it: its run
 \* id is the owner and the generation is the one it claimed.
@@ -340,13 +365,16 @@ P8 ==
         effects[i].policy = "never" => Len(effects) = 1
 
 \* P1: only the owner of the current live generation commits writes to the
-\* step row, judged on the written row as the step_write_audit trigger
-\* judges it: the row's written_by is lease_owner, its generation is
-\* lease_generation, and the lease is live, at the write.  (A write that
-\* leaves the row as it was wrote another step's row: a spec that extends
-\* this one may model those.)
+\* step row.  Judged on the writer: the process that wrote holds the current
+\* generation (its run id is lease_owner and its own generation, the one it
+\* claimed, is lease_generation), which no audit of the database can see;
+\* and on the written row, as the step_write_audit trigger judges it: the
+\* row's written_by is lease_owner, its generation is lease_generation, and
+\* the lease is live, at the write.  (A write that leaves the row as it was
+\* wrote another step's row: a spec that extends this one may model those.)
 P1 ==
     lastTx.kind \in StepWrites /\ step # lastTx.stepBefore =>
+        /\ WasHolder(lastTx)
         /\ step.by = lastTx.owner
         /\ step.gen = lastTx.leaseGen
         /\ lastTx.wasLive
@@ -382,6 +410,29 @@ AlwaysIsRerun ==
     /\ lastTx.stepBefore.policy = "always"
     /\ lastTx.policyNow = "always"
     => lastTx.kind = "step-rerun"
+
+\* What the worker does after each decision, judged on the history began
+\* (the transaction its begin_step committed), not on the worker's pc alone.
+\*
+\* A begin_step that decided to run the effect (a new row, a re-run) is
+\* followed by that process's effect, or by its crash (which ends its
+\* history): until the effect ran, the process is where the worker runs it,
+\* never at finish_turn, at a release or at another begin_step.
+RunDecisionRuns ==
+    \A r \in Runs : began[r] = "run" => pc[r] = "decided"
+
+\* A completed step is not run again, whatever the policy: no effect follows
+\* a begin_step that found its step completed.  (The promise is about
+\* decisions: a process that decided to run before the completion and was
+\* deposed since may still run its effect after it, F2 and F7.)
+CompletedIsNotRunAgain ==
+    \A i \in 1..Len(effects) : effects[i].after # "replay"
+
+\* An effect runs only right after its process's begin_step decided to run
+\* it: never after a decision not to run (a row marked unknown, a replay),
+\* nor in a lease whose begin_step did not commit (LeaseLost).
+EffectOnlyAfterRunDecision ==
+    \A i \in 1..Len(effects) : effects[i].after = "run"
 
 \* Whatever a begin_step decided, a row that is not started is left as it
 \* is: a completed row is replayed, an unknown row waits for a person.
