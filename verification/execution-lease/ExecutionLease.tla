@@ -41,10 +41,11 @@ VARIABLES
     decided,     \* per run: the policy under which it decided to run the effect
     effects,     \* the outside world: every external effect, in order
     lastTx,      \* history: the last transaction, with the agent_turns row it saw
-    began        \* history: per run, what its begin_step of this lease did
+    began,       \* history: per run, what its begin_step of this lease did
+    readable     \* per run: the policies its read before begin_step may return
 
 vars == <<turnStatus, owner, gen, live, ended, step, policyNow,
-          pc, runGen, decided, effects, lastTx, began>>
+          pc, runGen, decided, effects, lastTx, began, readable>>
 
 \* The run id process r writes as lease_owner and written_by (worker.py
 \* --run-id).  By default each process has its own; a config may override
@@ -102,6 +103,9 @@ Seen(kind, r) ==
      stepBefore |-> IF kind \in BeginKinds \cup StepWrites THEN step ELSE NoRow,
      policyNow |-> IF kind \in BeginKinds THEN policyNow ELSE "none"]
 
+\* What a begin_step saw, with the policy it read.
+SeenRead(kind, r, p) == [Seen(kind, r) EXCEPT !.policyNow = p]
+
 Init ==
     /\ turnStatus = "open"
     /\ owner = None
@@ -118,6 +122,7 @@ Init ==
                  owner |-> None, leaseGen |-> 0, wasLive |-> FALSE,
                  turnBefore |-> "none", stepBefore |-> NoRow, policyNow |-> "none"]
     /\ began = [r \in Runs |-> "none"]
+    /\ readable = [r \in Runs |-> {}]
 
 (***************************************************************************)
 (* Lease transactions: examples/agent_runtime/lease.py                      *)
@@ -138,6 +143,7 @@ Claim(r) ==
     /\ pc' = [pc EXCEPT ![r] = "holding"]
     /\ lastTx' = Seen("claim", r)
     /\ began' = [began EXCEPT ![r] = "none"]
+    /\ readable' = [readable EXCEPT ![r] = {policyNow}]
     /\ UNCHANGED <<turnStatus, ended, step, policyNow, decided, effects>>
 
 \* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:50 Heartbeat.run)
@@ -151,7 +157,7 @@ Renew(r) ==
     /\ live' = TRUE
     /\ lastTx' = Seen("renew", r)
     /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
-                   pc, runGen, decided, effects, began>>
+                   pc, runGen, decided, effects, began, readable>>
 
 \* code: examples/agent_runtime/lease.py:61 release (called at worker.py:139, after run_turn)
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
@@ -169,6 +175,7 @@ Release(r) ==
     /\ decided' = [decided EXCEPT ![r] = "none"]
     /\ lastTx' = Seen("release", r)
     /\ began' = [began EXCEPT ![r] = IF began[r] = "run" THEN "run" ELSE "none"]
+    /\ readable' = [readable EXCEPT ![r] = {}]
     /\ UNCHANGED <<turnStatus, gen, step, policyNow, effects>>
 
 \* Time passes: the lease's expiry is reached.  Not a transaction.
@@ -177,7 +184,7 @@ Expire ==
     /\ live' = FALSE
     /\ ended' = ended \cup {gen}
     /\ UNCHANGED <<turnStatus, owner, gen, step, policyNow,
-                   pc, runGen, decided, effects, lastTx, began>>
+                   pc, runGen, decided, effects, lastTx, began, readable>>
 
 (***************************************************************************)
 (* Step transactions: examples/agent_runtime/steps.py                       *)
@@ -186,53 +193,53 @@ Expire ==
 \* begin_step, replay decision (the anchored region, examples/agent_runtime/steps.py:66-104):
 \* one branch per row state; MostRestrictive is steps.py:28 most_restrictive.
 \* no row: INSERT status 'started', policy now, generation, written_by -> run the effect
-BeginInsert(r) ==
+BeginInsert(r, p) ==
     /\ step.status = "none"                        \* no row: INSERT
-    /\ step' = [status |-> "started", policy |-> policyNow, gen |-> runGen[r], by |-> RunId(r)]
+    /\ step' = [status |-> "started", policy |-> p, gen |-> runGen[r], by |-> RunId(r)]
     /\ turnStatus' = turnStatus
     /\ pc' = [pc EXCEPT ![r] = "decided"]
-    /\ decided' = [decided EXCEPT ![r] = policyNow]
-    /\ lastTx' = Seen("step-insert", r)
+    /\ decided' = [decided EXCEPT ![r] = p]
+    /\ lastTx' = SeenRead("step-insert", r, p)
 
 \* completed: return its result, the effect is not run
-BeginReplayCompleted(r) ==
+BeginReplayCompleted(r, p) ==
     /\ step.status = "completed"                   \* completed: replay
     /\ pc' = [pc EXCEPT ![r] = "finished"]         \* completed: replayed, effect not run
     /\ decided' = decided
     /\ UNCHANGED <<step, turnStatus>>
-    /\ lastTx' = Seen("step-read", r)
+    /\ lastTx' = SeenRead("step-read", r, p)
 
 \* unknown: the effect is not run, the turn needs a person.  Unreachable here: a
 \* row turns unknown in the transaction that closes the turn, and Claim needs
 \* 'open'; it guards a turn a person reopens (NOTES.md, redundant guards).
-BeginUnknown(r) ==
+BeginUnknown(r, p) ==
     /\ step.status = "unknown"                     \* unknown: needs a person
     /\ pc' = [pc EXCEPT ![r] = "finished"]         \* unknown: needs a person, effect not run
     /\ decided' = decided
     /\ UNCHANGED <<step, turnStatus>>
-    /\ lastTx' = Seen("step-read", r)
+    /\ lastTx' = SeenRead("step-read", r, p)
 
 \* started, effective policy never: UPDATE status 'unknown', turn 'needs_attention'
-BeginStartedNever(r) ==
+BeginStartedNever(r, p) ==
     /\ step.status = "started"                     \* started + never: the row is started
-    /\ MostRestrictive(step.policy, policyNow) = "never"    \* started + never -> unknown
+    /\ MostRestrictive(step.policy, p) = "never"            \* started + never -> unknown
     /\ step' = [step EXCEPT !.status = "unknown", !.policy = "never",
                             !.gen = runGen[r], !.by = RunId(r)]
     /\ turnStatus' = "needs_attention"             \* started + never: turn needs_attention
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ decided' = decided
-    /\ lastTx' = Seen("step-unknown", r)
+    /\ lastTx' = SeenRead("step-unknown", r, p)
 
 \* started, effective policy always: UPDATE policy, generation, written_by -> run it again
-BeginStartedAlways(r) ==
+BeginStartedAlways(r, p) ==
     /\ step.status = "started"                     \* started + always: the row is started
-    /\ MostRestrictive(step.policy, policyNow) = "always"   \* started + always -> run again
-    /\ step' = [step EXCEPT !.policy = MostRestrictive(step.policy, policyNow),
+    /\ MostRestrictive(step.policy, p) = "always"           \* started + always -> run again
+    /\ step' = [step EXCEPT !.policy = MostRestrictive(step.policy, p),
                             !.gen = runGen[r], !.by = RunId(r)]
     /\ turnStatus' = turnStatus
     /\ pc' = [pc EXCEPT ![r] = "decided"]
-    /\ decided' = [decided EXCEPT ![r] = MostRestrictive(step.policy, policyNow)]
-    /\ lastTx' = Seen("step-rerun", r)
+    /\ decided' = [decided EXCEPT ![r] = MostRestrictive(step.policy, p)]
+    /\ lastTx' = SeenRead("step-rerun", r, p)
 
 \* code: examples/agent_runtime/steps.py:43 begin_step (writes through steps.py:35 _fenced_write)
 \* begin_step: fence and replay decision in one BEGIN IMMEDIATE transaction
@@ -241,11 +248,13 @@ BeginStep(r) ==
     /\ owner = RunId(r)                            \* begin_step fence: lease_owner = :run
     /\ gen = runGen[r]                             \* begin_step fence: lease_generation = :gen
     /\ live                                        \* begin_step fence: lease_expires_at > now
-    /\ \/ BeginInsert(r)
-       \/ BeginReplayCompleted(r)
-       \/ BeginUnknown(r)
-       \/ BeginStartedNever(r)
-       \/ BeginStartedAlways(r)
+    /\ \E p \in readable[r] :                       \* worker: the policy it read (read_policy)
+          \/ BeginInsert(r, p)
+          \/ BeginReplayCompleted(r, p)
+          \/ BeginUnknown(r, p)
+          \/ BeginStartedNever(r, p)
+          \/ BeginStartedAlways(r, p)
+    /\ readable' = [readable EXCEPT ![r] = {}]
     /\ began' = [began EXCEPT ![r] = Outcome(lastTx'.kind, step.status)]
     /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
 
@@ -258,7 +267,7 @@ Effect(r) ==
     /\ pc' = [pc EXCEPT ![r] = "effected"]
     /\ began' = [began EXCEPT ![r] = "ran"]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
-                   runGen, decided, lastTx>>
+                   runGen, decided, lastTx, readable>>
 
 \* code: examples/agent_runtime/steps.py:108 complete_step
 \* complete_step: the same fence, then
@@ -275,7 +284,7 @@ CompleteStep(r) ==
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ lastTx' = Seen("step-complete", r)
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
-                   runGen, decided, effects, began>>
+                   runGen, decided, effects, began, readable>>
 
 \* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:96)
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
@@ -290,7 +299,7 @@ FinishTurn(r) ==
     /\ turnStatus' = "done"
     /\ lastTx' = Seen("finish", r)
     /\ UNCHANGED <<owner, gen, live, ended, step, policyNow,
-                   pc, runGen, decided, effects, began>>
+                   pc, runGen, decided, effects, began, readable>>
 
 (***************************************************************************)
 (* The environment                                                          *)
@@ -305,6 +314,7 @@ Crash(r) ==
     /\ runGen' = [runGen EXCEPT ![r] = 0]
     /\ decided' = [decided EXCEPT ![r] = "none"]
     /\ began' = [began EXCEPT ![r] = "none"]
+    /\ readable' = [readable EXCEPT ![r] = {}]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
                    effects, lastTx>>
 
@@ -312,6 +322,8 @@ Crash(r) ==
 Flip ==
     /\ AllowFlip
     /\ policyNow' = IF policyNow = "never" THEN "always" ELSE "never"
+    /\ readable' = [q \in Runs |-> IF pc[q] = "holding" THEN readable[q] \cup {policyNow'}
+                                                       ELSE readable[q]]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step,
                    pc, runGen, decided, effects, lastTx, began>>
 

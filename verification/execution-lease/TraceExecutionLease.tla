@@ -79,7 +79,7 @@ BeginOtherStep(r) ==
     /\ turnStatus' = "needs_attention"
     /\ lastTx' = Seen("step-unknown", r)
     /\ UNCHANGED <<owner, gen, live, ended, step, policyNow, pc, runGen, decided, effects,
-                   began>>
+                   began, readable>>
 
 \* A claim made while another run with the same run id still holds an older
 \* claim of the turn (it was stopped, or deposed and did not release): the
@@ -108,8 +108,9 @@ AgreesBefore(r) ==
     /\ Has("policyNow") => policyNow = Line.policyNow
     /\ Has("runGen") /\ ~IsClaim => runGen[r] = Line.runGen
 
-\* What the line logged after it.
+\* What the line logged after it (a begin_step's policyNow: the policy it read).
 AgreesAfter(r) ==
+    /\ Has("policyNow") => lastTx'.policyNow = Line.policyNow
     /\ Has("owner") => owner' = OwnerOf(Line.owner)
     /\ Has("gen") => gen' = Line.gen
     /\ Has("turnStatus") => turnStatus' = Line.turnStatus
