@@ -42,7 +42,7 @@ VARIABLES
     effects,     \* the outside world: every external effect, in order
     lastTx,      \* history: the last transaction, with the agent_turns row it saw
     began,       \* history: per run, what its begin_step of this lease did
-    readable     \* per run: the policies its read before begin_step may return
+    readable     \* per run: the policies in force since its claim (what it may read)
 
 vars == <<turnStatus, owner, gen, live, ended, step, policyNow,
           pc, runGen, decided, effects, lastTx, began, readable>>
@@ -60,7 +60,7 @@ RestartedRun == CHOOSE r \in Runs \ {FirstRun} : TRUE
 SharedRunId(r) == IF r = RestartedRun THEN FirstRun ELSE r
 
 \* The effective policy of a started step: the most restrictive of the one
-\* recorded on the row and the one in force now ("never" beats "always").
+\* recorded on the row and the one read now ("never" beats "always").
 MostRestrictive(recorded, now) ==
     IF recorded = "never" \/ now = "never" THEN "never" ELSE "always"
 
@@ -92,7 +92,7 @@ Outcome(kind, found) ==
 \* What a transaction by run r saw, recorded independently of the action's
 \* own guard: the agent_turns row as the step_write_audit trigger reads it
 \* (owner, generation, live); for a claim, the turn's status; for a
-\* begin_step, the policy in force; for a begin_step or a step write, the
+\* begin_step, the policy read (SeenRead); for a begin_step or a step write, the
 \* step row before it.  (Only what
 \* a property reads: every other field is fixed, so the history adds few
 \* states.)
@@ -174,6 +174,7 @@ Release(r) ==
     /\ runGen' = [runGen EXCEPT ![r] = 0]
     /\ decided' = [decided EXCEPT ![r] = "none"]
     /\ lastTx' = Seen("release", r)
+    \* history: forgets the lease's, but a decision to run whose effect never ran
     /\ began' = [began EXCEPT ![r] = IF began[r] = "run" THEN "run" ELSE "none"]
     /\ readable' = [readable EXCEPT ![r] = {}]
     /\ UNCHANGED <<turnStatus, gen, step, policyNow, effects>>
@@ -192,7 +193,9 @@ Expire ==
 
 \* begin_step, replay decision (the anchored region, examples/agent_runtime/steps.py:66-104):
 \* one branch per row state; MostRestrictive is steps.py:28 most_restrictive.
-\* no row: INSERT status 'started', policy now, generation, written_by -> run the effect
+\* Each branch decides under p, the policy the worker read just before the
+\* transaction (run_turn: read_policy, then begin_step).
+\* no row: INSERT status 'started', policy read, generation, written_by -> run the effect
 BeginInsert(r, p) ==
     /\ step.status = "none"                        \* no row: INSERT
     /\ step' = [status |-> "started", policy |-> p, gen |-> runGen[r], by |-> RunId(r)]
@@ -248,7 +251,7 @@ BeginStep(r) ==
     /\ owner = RunId(r)                            \* begin_step fence: lease_owner = :run
     /\ gen = runGen[r]                             \* begin_step fence: lease_generation = :gen
     /\ live                                        \* begin_step fence: lease_expires_at > now
-    /\ \E p \in readable[r] :                       \* worker: the policy it read (read_policy)
+    /\ \E p \in readable[r] :                      \* worker: the policy it read (read_policy)
           \/ BeginInsert(r, p)
           \/ BeginReplayCompleted(r, p)
           \/ BeginUnknown(r, p)
@@ -318,7 +321,9 @@ Crash(r) ==
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
                    effects, lastTx>>
 
-\* A deploy flips the tool's replay policy (only when AllowFlip).
+\* A deploy flips the tool's replay policy (only when AllowFlip).  A process
+\* holding a lease may read either policy now: its read (just before
+\* begin_step) may come before or after the flip.
 Flip ==
     /\ AllowFlip
     /\ policyNow' = IF policyNow = "never" THEN "always" ELSE "never"
@@ -361,6 +366,7 @@ TypeOK ==
     /\ decided \in [Runs -> Policy \cup {"none"}]
     /\ \A i \in 1..Len(effects) : effects[i].policy \in Policy
     /\ began \in [Runs -> {"none", "run", "replay", "no-run", "ran"}]
+    /\ readable \in [Runs -> SUBSET Policy]
 
 \* The holder of the current generation, as the transaction saw it: its run
 \* id is the owner and the generation is the one it claimed.
@@ -392,7 +398,7 @@ P1 ==
         /\ lastTx.wasLive
 
 \* A row that begin_step (re)starts names its runner and its generation,
-\* and records the policy that decided: the one in force for a new row;
+\* and records the policy that decided: the one read for a new row;
 \* for a re-run the effective one, which can only be always.
 StartedRowNamesHolder ==
     lastTx.kind \in {"step-insert", "step-rerun"} =>
@@ -403,7 +409,8 @@ StartedRowNamesHolder ==
                                                         ELSE "always"
 
 \* A flip to never is honoured: a begin_step that finds its step started
-\* with never recorded or in force runs nothing again; the row turns
+\* with never recorded or read (lastTx.policyNow: the policy its worker
+\* read) runs nothing again; the row turns
 \* unknown and the turn needs a person.  (Written without MostRestrictive,
 \* so that an edit of that operator is judged, not copied.)
 NeverIsHonoured ==
@@ -415,7 +422,8 @@ NeverIsHonoured ==
        /\ turnStatus = "needs_attention"
 
 \* And always means at least once: a begin_step that finds its step started
-\* with always recorded and in force runs it again (no person is asked).
+\* with always recorded and read decides to run it again (no person is
+\* asked); that the worker then runs it is RunDecisionRuns.
 AlwaysIsRerun ==
     /\ lastTx.kind \in BeginKinds
     /\ lastTx.stepBefore.status = "started"
