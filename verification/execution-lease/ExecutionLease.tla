@@ -437,7 +437,7 @@ AlwaysIsRerun ==
 \* A begin_step that decided to run the effect (a new row, a re-run) is
 \* followed by that process's effect, or by its crash (which ends its
 \* history): until the effect ran, the process is where the worker runs it,
-\* never at finish_turn, at a release or at another begin_step.
+\* never at finish_turn or at a release.
 RunDecisionRuns ==
     \A r \in Runs : began[r] = "run" => pc[r] = "decided"
 
