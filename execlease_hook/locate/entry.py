@@ -12,11 +12,14 @@ TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/re
 if TYPE_CHECKING:
     import tree_sitter
 
+    from execlease_hook.locate.anchor import Tokenizer
     from execlease_hook.locate.definition import Definition
     from execlease_hook.manifest.model import CoveredEntry
 
 
-def locate(entry: CoveredEntry, source: bytes) -> Located:
+def locate(entry: CoveredEntry, source: bytes, tokens: Tokenizer | None = None) -> Located:
+    """The entry in `source`; a region's anchors by their tokens too when `tokens` is given
+    (fingerprint/tokens.py's: see locate/region.py)."""
     what = f'coverage entry {entry.id!r}'
     language = require_language(entry.path, what)
     check_text(entry.path, source, what)
@@ -29,7 +32,7 @@ def locate(entry: CoveredEntry, source: bytes) -> Located:
     scope = None
     if entry.within is not None:
         scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
-    start, end = find_region(entry, source, scope)
+    start, end = find_region(entry, source, scope, language, tokens)
     root = parse(language, source).root_node
     start, end = whole_tokens(root, start, end, LANGUAGES[language].literals)
     covering = root.descendant_for_byte_range(start, end)

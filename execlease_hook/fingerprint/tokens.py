@@ -1,0 +1,102 @@
+"""A source read as the tokens a region's anchors are matched against (locate/anchor.py): what
+the fingerprint scheme ts2 reads of each token, so that an anchor moves with formatting exactly
+as little as a fingerprint does.
+
+Each token is `(key, start byte, end byte, optional)`:
+  key        the token's text; for a literal (its language's row: `literals`) and a node the
+             rules hash as a canonical form (a number by value), the ts2 parts of the whole node,
+             so `'a'` and `"a"`, `0XFF` and `0xff` have one key
+  optional   a token ts2 drops (a trailing comma, an optional `;`) or one its rules leave out of
+             a node (a parenthesis that only groups, `()` of `new Foo()`): either side of a
+             match may skip it
+Comments are no tokens.
+"""
+from __future__ import annotations
+
+from execlease_hook.fingerprint import ts2
+from execlease_hook.locate.languages import LANGUAGES
+from execlease_hook.locate.source import parse
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from tree_sitter import Node
+
+    from execlease_hook.locate.anchor import Token
+
+
+def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) -> list[Token]:
+    """The tokens of `source` that overlap bytes [low, high) (the whole source by default)."""
+    high = len(source) if high is None else high
+    rules = ts2.rules_for(language)
+    out: list[Token] = []
+    _emit(rules, LANGUAGES[language].literals, parse(language, source).root_node, None, False,
+          low, high, source, out)
+    return out
+
+
+def _emit(rules: ModuleType, literals: frozenset[str], node: Node, parent: Node | None, optional: bool,
+          low: int, high: int, source: bytes, out: list[Token]) -> None:
+    kind = node.type
+    if 'comment' in kind or kind == 'line_continuation' or node.end_byte <= low or node.start_byte >= high:
+        return
+    children = node.children
+    if not children:
+        if node.end_byte > node.start_byte:
+            out.append((source[node.start_byte:node.end_byte], node.start_byte, node.end_byte, optional))
+        return
+    if not node.is_error:
+        if kind in literals:
+            out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+            return
+        handler = rules.HANDLERS.get(kind)
+        replaced = handler(node, parent) if handler is not None else None
+        if replaced is not None:
+            kept = _nodes(replaced)
+            if not replaced:    # the node means nothing where it stands (`()` of `class K():`)
+                _emit_kept(rules, literals, node, kept, True, low, high, source, out)
+                return
+            if not kept:    # a canonical form: the node is one token
+                out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+                return
+            _emit_kept(rules, literals, node, kept, optional, low, high, source, out)
+            return
+    drops = rules.DROPS
+    for index, child in enumerate(children):
+        drop = drops.get(child.type)
+        dropped = drop is not None and not child.is_named and drop(child, node, children, index)
+        _emit(rules, literals, child, node, optional or dropped, low, high, source, out)
+
+
+def _emit_kept(rules: ModuleType, literals: frozenset[str], node: Node, kept: set[tuple[int, int, str]],
+               optional: bool, low: int, high: int, source: bytes, out: list[Token]) -> None:
+    """The tokens of a node a handler rewrote: those of the nodes it kept as usual, the others
+    optional (the rules left them out: they mean nothing there)."""
+    for child in node.children:
+        if (child.start_byte, child.end_byte, child.type) in kept:
+            _emit(rules, literals, child, node, optional, low, high, source, out)
+        elif child.children and 'comment' not in child.type:
+            _emit_kept(rules, literals, child, kept, optional, low, high, source, out)
+        else:
+            _emit(rules, literals, child, node, True, low, high, source, out)
+
+
+def _nodes(items: list[ts2.Item]) -> set[tuple[int, int, str]]:
+    """The nodes among a handler's items, at any depth (a hole of a literal is a list)."""
+    found: set[tuple[int, int, str]] = set()
+    stack: list[object] = list(items)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif not isinstance(item, (bytes, str)):
+            node: Node = item     # type: ignore[assignment]
+            found.add((node.start_byte, node.end_byte, node.type))
+    return found
+
+
+def _parts(rules: ModuleType, node: Node, source: bytes) -> bytes:
+    out: list[bytes] = [b'\0']     # no text token starts with NUL (the source has none)
+    ts2.walk(rules, [node], node.start_byte, node.end_byte, out, source, 0)
+    return b''.join(out)
