@@ -62,6 +62,7 @@ def _failure_status(message: str) -> str:
 
 def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
     from execlease_hook.fingerprint.scheme import SCHEME, fingerprint, matches, scheme_of
+    from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import locate
 
     content = source.read(entry.path)
@@ -69,7 +70,7 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
         return EntryStatus(entry, 'missing', None, None,
                            f'{entry.path}: no such file in {source.description}')
     try:
-        located = locate(entry, content)
+        located = locate(entry, content, tokens)
     except CannotRun as e:
         return EntryStatus(entry, _failure_status(str(e)), None, None, str(e))
     current = fingerprint(located)      # what a sync records (the current scheme)

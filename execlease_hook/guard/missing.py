@@ -113,6 +113,7 @@ def _find_moved(
 
     from execlease_hook.core.errors import CannotRun
     from execlease_hook.fingerprint.scheme import matches
+    from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import find_functions, locate
     from execlease_hook.locate.source import language_for
 
@@ -130,7 +131,7 @@ def _find_moved(
             if e.function is not None:
                 hits = find_functions(path, content, e.function)
             else:
-                hits = [locate(replace(e, path=path), content)]
+                hits = [locate(replace(e, path=path), content, tokens)]
         except CannotRun:
             continue
         found.extend((path, h.start_line, e.hash is not None and matches(h, e.hash)) for h in hits)
