@@ -81,7 +81,21 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
         status = 'unchanged'
     else:
         status = 'changed'
+        if entry.region is not None:
+            other = _same_at_edges(located, content, entry.hash)
+            if other is not None:
+                located, current, status = other, entry.hash, 'unchanged'
     return EntryStatus(entry, status, current, located, None)
+
+
+def _same_at_edges(located: Located, content: bytes, recorded: str) -> Located | None:
+    """The region taken with or without the optional tokens at its edges, when that has the
+    recorded fingerprint (locate/entry.py's edge_variants)."""
+    from execlease_hook.fingerprint.scheme import matches
+    from execlease_hook.fingerprint.tokens import tokens
+    from execlease_hook.locate.entry import edge_variants
+
+    return next((v for v in edge_variants(located, content, tokens) if matches(v, recorded)), None)
 
 
 def compare(

@@ -42,11 +42,7 @@ def _emit(rules: ModuleType, literals: frozenset[str], node: Node, parent: Node 
     if 'comment' in kind or kind == 'line_continuation' or node.end_byte <= low or node.start_byte >= high:
         return
     children = node.children
-    if not children:
-        if node.end_byte > node.start_byte:
-            out.append((source[node.start_byte:node.end_byte], node.start_byte, node.end_byte, optional))
-        return
-    if not node.is_error:
+    if not node.is_error and node.end_byte > node.start_byte:
         if kind in literals:
             out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
             return
@@ -55,13 +51,17 @@ def _emit(rules: ModuleType, literals: frozenset[str], node: Node, parent: Node 
         if replaced is not None:
             kept = _nodes(replaced)
             if not replaced:    # the node means nothing where it stands (`()` of `class K():`)
-                _emit_kept(rules, literals, node, kept, True, low, high, source, out)
-                return
-            if not kept:    # a canonical form: the node is one token
+                optional = True
+            elif not kept:      # a canonical form: the node is one token
                 out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
                 return
-            _emit_kept(rules, literals, node, kept, optional, low, high, source, out)
-            return
+            elif (node.start_byte, node.end_byte, kind) not in kept:
+                _emit_kept(rules, literals, node, kept, optional, low, high, source, out)
+                return
+    if not children:
+        if node.end_byte > node.start_byte:
+            out.append((source[node.start_byte:node.end_byte], node.start_byte, node.end_byte, optional))
+        return
     drops = rules.DROPS
     for index, child in enumerate(children):
         drop = drops.get(child.type)
@@ -97,6 +97,10 @@ def _nodes(items: list[ts2.Item]) -> set[tuple[int, int, str]]:
 
 
 def _parts(rules: ModuleType, node: Node, source: bytes) -> bytes:
-    out: list[bytes] = [b'\0']     # no text token starts with NUL (the source has none)
+    """What ts2 hashes for the node; a canonical form that is one token (a quoted property name
+    read as a name: `ts2.leaf`) by that token's text, as the token itself is."""
+    out: list[bytes] = []
     ts2.walk(rules, [node], node.start_byte, node.end_byte, out, source, 0)
-    return b''.join(out)
+    if len(out) == 2 and out[0].startswith(b'(n') and out[1].startswith(b'"') and out[1].endswith(b')'):
+        return out[1][out[1].index(b':') + 1:-1]
+    return b'\0' + b''.join(out)     # no text token starts with NUL (the source has none)
