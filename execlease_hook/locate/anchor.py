@@ -18,6 +18,14 @@ Token = tuple[bytes, int, int, bool]
 Tokenizer = Callable[[str, bytes, int, 'int | None'], list[Token]]
 
 
+def open_ended(anchor: list[Token]) -> list[Token]:
+    """An anchor's tokens, a comma at its end optional: the anchor cannot say whether it is a
+    trailing comma (the bracket that would tell is beyond it), and formatters add and remove those."""
+    if anchor and anchor[-1][0] == b',':
+        anchor = [*anchor[:-1], (b',', anchor[-1][1], anchor[-1][2], True)]
+    return anchor
+
+
 def find(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes) -> list[tuple[int, int]]:
     """(start byte, end byte) in `source` of each place the anchor's tokens (of its `text`) occur
     among `found`; a match lying inside another one is the same place."""
@@ -28,7 +36,7 @@ def find(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: b
     for at in range(len(found)):
         if not head[3] and not _same(head, text, found[at], source, True, len(anchor) == 1):
             continue
-        end = _match(anchor, text, found, source, at)[0]
+        end = match(anchor, text, found, source, at)[0]
         if end is not None:
             spans.append((found[at][1], found[end][2]))
     return [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
@@ -39,13 +47,13 @@ def closest(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source
     in `found` of the token that differs, None when the source ended)."""
     best: tuple[int, int | None] = (0, None)
     for at in range(len(found)):
-        _, reached, fails = _match(anchor, text, found, source, at)
+        _, reached, fails = match(anchor, text, found, source, at)
         if reached > best[0]:
             best = (reached, fails)
     return best
 
 
-def _match(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes,
+def match(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes,
            at: int) -> tuple[int | None, int, int | None]:
     """Match the anchor from found[at] on: (index of the last source token matched, or None;
     the most anchor tokens matched; the source token where that attempt stopped)."""

@@ -24,7 +24,7 @@ def find_region(entry: CoveredEntry, source: bytes, scope: Located | None, langu
         f'in {entry.path} within {entry.within!r} (lines {scope.start_line}-{scope.end_line})'
     )
     prefix = f'coverage entry {entry.id!r}'
-    places = _Places(source, low, high, language, tokens)
+    places = Places(source, low, high, language, tokens)
     start, from_end = places.once(entry.region.start, 'region.from', prefix, where)
     to_start, end = places.once(entry.region.end, 'region.to', prefix, where)
     if to_start < start or end < from_end:
@@ -36,8 +36,8 @@ def find_region(entry: CoveredEntry, source: bytes, scope: Located | None, langu
     return start, end
 
 
-class _Places:
-    """One scope's anchors: its tokens read once, for both anchors."""
+class Places:
+    """Where anchors stand in one scope of a source, its tokens read once for all of them."""
 
     def __init__(self, source: bytes, low: int, high: int, language: str, tokens: Tokenizer | None) -> None:
         self.source, self.low, self.high, self.language, self.tokens = source, low, high, language, tokens
@@ -49,26 +49,35 @@ class _Places:
             self._found = self.tokens(self.language, self.source, self.low, self.high)
         return self._found
 
-    def once(self, anchor: str, key: str, prefix: str, where: str) -> tuple[int, int]:
+    def find(self, anchor: str) -> list[tuple[int, int]]:
+        """(start byte, end byte) of each place of the anchor: its exact text when that occurs
+        once, else each place of its tokens."""
         source, low, high = self.source, self.low, self.high
         needle = anchor.encode('utf-8')
-        if not needle:
-            raise CannotRun(f'{prefix}: `{key}` is empty; give the text where the region starts/ends')
         exact = []
-        at = source.find(needle, low, high)
+        at = source.find(needle, low, high) if needle else -1
         while at != -1:
             exact.append((at, at + len(needle)))
             at = source.find(needle, at + 1, high)
-        if len(exact) == 1 or self.tokens is None:
-            found = exact
-        else:
+        if len(exact) == 1 or self.tokens is None or not needle:
+            return exact
+        from execlease_hook.locate import anchor as by_tokens
+
+        mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+        return [(a, b) for a, b in by_tokens.find(mine, needle, self.found(), source) if a < high and b > low]
+
+    def once(self, anchor: str, key: str, prefix: str, where: str) -> tuple[int, int]:
+        source = self.source
+        needle = anchor.encode('utf-8')
+        if not needle:
+            raise CannotRun(f'{prefix}: `{key}` is empty; give the text where the region starts/ends')
+        found = self.find(anchor)
+        if not found and self.tokens is not None:
             from execlease_hook.locate import anchor as by_tokens
 
-            mine = self.tokens(self.language, needle, 0, None)
-            found = [(a, b) for a, b in by_tokens.find(mine, needle, self.found(), source) if a < high and b > low]
-            if not found:
-                raise CannotRun(f'{prefix}: `{key}` {_show(anchor)} not found {where}'
-                                f'{self._differs(mine, needle)}; update the anchor to code that is there')
+            mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+            raise CannotRun(f'{prefix}: `{key}` {_show(anchor)} not found {where}'
+                            f'{self._differs(mine, needle)}; update the anchor to code that is there')
         if len(found) == 1:
             return found[0]
         if not found:
