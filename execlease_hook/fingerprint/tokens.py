@@ -33,7 +33,25 @@ def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) 
     out: list[Token] = []
     _emit(rules, LANGUAGES[language].literals, parse(language, source).root_node, None, False,
           low, high, source, out)
+    return _words(out)
+
+
+def _words(found: list[Token]) -> list[Token]:
+    """Word pieces with nothing between them joined into one token: a grammar's error recovery
+    can read a word of an anchor (code cut from its context) letter by letter (Swift's does),
+    and no lexer ends one word token where the next begins."""
+    out: list[Token] = []
+    for token in found:
+        if out and out[-1][2] == token[1] and _word(out[-1][0]) and _word(token[0]):
+            key, start, _, optional = out[-1]
+            out[-1] = (key + token[0], start, token[2], optional and token[3])
+        else:
+            out.append(token)
     return out
+
+
+def _word(key: bytes) -> bool:
+    return key[:1] != b'\0' and (key.replace(b'_', b'a').isalnum())
 
 
 def _emit(rules: ModuleType, literals: frozenset[str], node: Node, parent: Node | None, optional: bool,
