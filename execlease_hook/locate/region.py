@@ -51,7 +51,7 @@ class Places:
 
     def find(self, anchor: str) -> list[tuple[int, int]]:
         """(start byte, end byte) of each place of the anchor: its exact text when that occurs
-        once, else each place of its tokens."""
+        once, else each place of its tokens (or of its text, when its tokens are nowhere)."""
         source, low, high = self.source, self.low, self.high
         needle = anchor.encode('utf-8')
         exact = []
@@ -64,7 +64,11 @@ class Places:
         from execlease_hook.locate import anchor as by_tokens
 
         mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
-        return [(a, b) for a, b in by_tokens.find(mine, needle, self.found(), source) if a < high and b > low]
+        if all(optional for *_, optional in mine):
+            return exact    # a comment (`# region: begin`) is found by its text alone
+        found = [(a, b) for a, b in by_tokens.find(mine, needle, self.found(), source) if a < high and b > low]
+        # Text found more than once that is no tokens (inside strings: `UPDATE lease`) stays ambiguous.
+        return found or exact
 
     def once(self, anchor: str, key: str, prefix: str, where: str) -> tuple[int, int]:
         source = self.source
@@ -99,14 +103,14 @@ class Places:
         from execlease_hook.locate import anchor as by_tokens
 
         if not any(not optional for *_, optional in mine):
-            return ' (it holds no code: only comments or spaces)'
+            return ' (it holds no code, only a comment: that is found by its exact text)'
         found = self.found()
         matched, at = by_tokens.closest(mine, needle, found, self.source)
         if matched == 0:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'
         wanted = _token(needle, mine[matched]) if matched < len(mine) else 'its end'
         there = (f'{_token(self.source, found[at])} on line {_line(self.source, found[at][1])}'
-                 if at is not None else f'the end of the scope')
+                 if at is not None else 'the end of the scope')
         done = _token(needle, mine[matched - 1])
         return f' (its tokens match up to {done}; then the anchor says {wanted}, the code {there})'
 
