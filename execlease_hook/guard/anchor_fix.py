@@ -147,9 +147,9 @@ def _moved(old: list[Token], new: list[Token], index: int, end: bool) -> int | N
 
     at = index - head
     matcher = difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False)
-    for _, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if i1 <= at < i2:
-            if matcher.a[i1:i2] == matcher.b[j1:j2]:
+            if tag == 'equal':
                 return head + j1 + at - i1
             if j2 > j1:
                 return head + (j2 - 1 if end else j1)

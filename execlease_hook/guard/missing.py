@@ -82,8 +82,8 @@ def missing_block(
     elif not moved:
         fix = _anchors(m, e, source, at, manifest_text, line) if e.region is not None else []
         lines.extend(fix or [
-            f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
-            '`execlease coverage` shows where each entry is',
+            (f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
+             '`execlease coverage` shows where each entry is'),
         ])
     changed = any(not same for _, _, same in moved) or (renamed is not None and not renamed.unchanged)
     return '\n'.join(lines), changed
@@ -124,9 +124,9 @@ def _anchors(m: Manifest, e: CoveredEntry, source: IndexSource | CommitSource, a
             manifest_text = m.path.read_text(encoding='utf-8')
         except (OSError, UnicodeDecodeError):
             manifest_text = None
-    return [*(f'  {why}' for why in fix.why),
-            '  the anchors that stand where the synced region stood (the region is then compared with its '
-            'recorded hash):', *anchor_fix.manifest_edit(e, fix.region, at, manifest_text, line)]
+    intro = '  the anchors that stand where the synced region stood (then compared with its recorded hash):'
+    return [*(f'  {why}' for why in fix.why), intro,
+            *anchor_fix.manifest_edit(e, fix.region, at, manifest_text, line)]
 
 
 def _find_moved(

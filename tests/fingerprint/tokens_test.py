@@ -17,13 +17,13 @@ from execlease_hook.manifest.model import CoveredEntry, Region
 CASES: dict[str, tuple[str, str, str, str, str, tuple[str, str]]] = {
     'python': ('a.py',
                "def f(db, x):\n    cur = db.execute('UPDATE t', (x,1))\n    return cur.n==1\n",
-               'def f(db, x):\n    cur = db.execute(\n        "UPDATE t",  # why\n        (x, 1),\n    )\n'
-               '    return cur.n == 1\n',
+               ('def f(db, x):\n    cur = db.execute(\n        "UPDATE t",  # why\n        (x, 1),\n    )\n'
+               '    return cur.n == 1\n'),
                "cur = db.execute('UPDATE t', (x,1))", 'return cur.n==1', ("'UPDATE t'", "'UPDATE u'")),
     'typescript': ('a.ts',
                    "function f(db: Db, x: number) {\n  const cur = db.run('UPDATE t', [x,1,])\n  return cur.n===1\n}\n",
-                   'function f(db: Db, x: number) {\n  const cur = db.run(\n    "UPDATE t", // why\n    [x, 1],\n  );\n'
-                   '  return cur.n === 1;\n}\n',
+                   ('function f(db: Db, x: number) {\n  const cur = db.run(\n    "UPDATE t", // why\n    [x, 1],\n  );\n'
+                   '  return cur.n === 1;\n}\n'),
                    "const cur = db.run('UPDATE t', [x,1,])", 'return cur.n===1', ('[x,1,]', '[x,2,]')),
     'tsx': ('a.tsx',
             "function f(x: number) {\n  const el = <B t='a' n={x+1} />\n  return (el)\n}\n",
@@ -31,29 +31,29 @@ CASES: dict[str, tuple[str, str, str, str, str, tuple[str, str]]] = {
             "const el = <B t='a' n={x+1} />", 'return (el)', ('x+1', 'x-1')),
     'javascript': ('a.js',
                    "function f(db, x) {\n  const cur = db.run('UPDATE t', {a: x, 'b': 2,})\n  return cur.n===1\n}\n",
-                   'function f(db, x) {\n  const cur = db.run("UPDATE t", {\n    a: x,\n    b: 2,\n  });\n'
-                   '  return cur.n === 1;\n}\n',
+                   ('function f(db, x) {\n  const cur = db.run("UPDATE t", {\n    a: x,\n    b: 2,\n  });\n'
+                   '  return cur.n === 1;\n}\n'),
                    "const cur = db.run('UPDATE t', {a: x, 'b': 2,})", 'return cur.n===1', ("'b': 2", "'c': 2")),
     'go': ('a.go',
            'package p\n\nfunc F(db DB, x int) bool {\n    cur := db.Run("UPDATE t", []int{x,1,})\n    return cur.N==1\n}\n',
-           'package p\n\nfunc F(db DB, x int) bool {\n\tcur := db.Run("UPDATE t", []int{x, 1}) // why\n'
-           '\treturn cur.N == 1\n}\n',
+           ('package p\n\nfunc F(db DB, x int) bool {\n\tcur := db.Run("UPDATE t", []int{x, 1}) // why\n'
+           '\treturn cur.N == 1\n}\n'),
            'cur := db.Run("UPDATE t", []int{x,1,})', 'return cur.N==1', ('x,1,', 'x,2,')),
     'java': ('A.java',
-             'class A {\n  boolean f(Db db, int x) {\n    var cur = db.run("UPDATE t", new int[]{x,1,});\n'
-             '    return cur.n==1;\n  }\n}\n',
-             'class A {\n  boolean f(Db db, int x) {\n    var cur =\n        db.run("UPDATE t", new int[] {x, 1});\n'
-             '    return cur.n == 1; // why\n  }\n}\n',
+             ('class A {\n  boolean f(Db db, int x) {\n    var cur = db.run("UPDATE t", new int[]{x,1,});\n'
+             '    return cur.n==1;\n  }\n}\n'),
+             ('class A {\n  boolean f(Db db, int x) {\n    var cur =\n        db.run("UPDATE t", new int[] {x, 1});\n'
+             '    return cur.n == 1; // why\n  }\n}\n'),
              'var cur = db.run("UPDATE t", new int[]{x,1,});', 'return cur.n==1;', ('"UPDATE t"', '"UPDATE u"')),
     'rust': ('a.rs',
              'fn f(db: &Db, x: i64) -> bool {\n    let cur = db.run("UPDATE t", &[x,1,]);\n    cur.n==1\n}\n',
-             'fn f(db: &Db, x: i64) -> bool {\n    let cur = db.run(\n        r#"UPDATE t"#, // why\n        &[x, 1],\n'
-             '    );\n    cur.n == 1\n}\n',
+             ('fn f(db: &Db, x: i64) -> bool {\n    let cur = db.run(\n        r#"UPDATE t"#, // why\n        &[x, 1],\n'
+             '    );\n    cur.n == 1\n}\n'),
              'let cur = db.run("UPDATE t", &[x,1,]);', 'cur.n==1', ('&[x,1,]', '&[x,2,]')),
     'c': ('a.c',
           'int f(struct db *db, int x) {\n    int cur = run(db, "UPDATE t", (int[]){x,1,});\n    return cur==1;\n}\n',
-          'int f(struct db *db, int x)\n{\n    int cur = run(db, "UPDATE t", /* why */ (int[]){x, 1});\n'
-          '    return cur == 1;\n}\n',
+          ('int f(struct db *db, int x)\n{\n    int cur = run(db, "UPDATE t", /* why */ (int[]){x, 1});\n'
+          '    return cur == 1;\n}\n'),
           'int cur = run(db, "UPDATE t", (int[]){x,1,});', 'return cur==1;', ('"UPDATE t"', '"UPDATE u"')),
     'cpp': ('a.cpp',
             'bool f(Db &db, int x) {\n  auto cur = db.run("UPDATE t", {x,1,});\n  return cur.n==1;\n}\n',
@@ -61,31 +61,31 @@ CASES: dict[str, tuple[str, str, str, str, str, tuple[str, str]]] = {
             'auto cur = db.run("UPDATE t", {x,1,});', 'return cur.n==1;', ('{x,1,}', '{x,2,}')),
     'zig': ('a.zig',
             'fn f(db: *Db, x: i64) bool {\n    const cur = db.run("UPDATE t", .{x,1,});\n    return cur.n==1;\n}\n',
-            'fn f(db: *Db, x: i64) bool {\n    const cur = db.run("UPDATE t", .{\n        x,\n        1,\n    });\n'
-            '    return cur.n == 1;\n}\n',
+            ('fn f(db: *Db, x: i64) bool {\n    const cur = db.run("UPDATE t", .{\n        x,\n        1,\n    });\n'
+            '    return cur.n == 1;\n}\n'),
             'const cur = db.run("UPDATE t", .{x,1,});', 'return cur.n==1;', ('"UPDATE t"', '"UPDATE u"')),
     'csharp': ('A.cs',
-               'class A {\n  bool F(Db db, int x) {\n    var cur = db.Run("UPDATE t", new[] {x,1,});\n'
-               '    return cur.N==1;\n  }\n}\n',
-               'class A\n{\n  bool F(Db db, int x)\n  {\n    var cur = db.Run(\n      "UPDATE t",\n      new[] { x, 1 }\n'
-               '    );\n    return cur.N == 1;\n  }\n}\n',
+               ('class A {\n  bool F(Db db, int x) {\n    var cur = db.Run("UPDATE t", new[] {x,1,});\n'
+               '    return cur.N==1;\n  }\n}\n'),
+               ('class A\n{\n  bool F(Db db, int x)\n  {\n    var cur = db.Run(\n      "UPDATE t",\n      new[] { x, 1 }\n'
+               '    );\n    return cur.N == 1;\n  }\n}\n'),
                'var cur = db.Run("UPDATE t", new[] {x,1,});', 'return cur.N==1;', ('"UPDATE t"', '"UPDATE u"')),
     'kotlin': ('A.kt',
-               'fun f(db: Db, x: Int): Boolean {\n    val cur = db.run("UPDATE t", listOf(x,1,)) ;\n'
-               '    return cur.n==1\n}\n',
-               'fun f(db: Db, x: Int): Boolean {\n    val cur =\n        db.run(\n            "UPDATE t",\n'
-               '            listOf(x, 1),\n        )\n    return cur.n == 1\n}\n',
+               ('fun f(db: Db, x: Int): Boolean {\n    val cur = db.run("UPDATE t", listOf(x,1,)) ;\n'
+               '    return cur.n==1\n}\n'),
+               ('fun f(db: Db, x: Int): Boolean {\n    val cur =\n        db.run(\n            "UPDATE t",\n'
+               '            listOf(x, 1),\n        )\n    return cur.n == 1\n}\n'),
                'val cur = db.run("UPDATE t", listOf(x,1,)) ;', 'return cur.n==1', ('listOf(x,1,)', 'listOf(x,2,)')),
     'scala': ('A.scala',
-              'object A {\n  def f(db: Db, x: Int): Boolean = {\n    val cur = db.run("UPDATE t", List(x,1)) ;\n'
-              '    cur.n==1\n  }\n}\n',
-              'object A {\n  def f(db: Db, x: Int): Boolean = {\n    val cur = db.run(\n      "UPDATE t",\n'
-              '      List(x, 1)\n    )\n    cur.n == 1\n  }\n}\n',
+              ('object A {\n  def f(db: Db, x: Int): Boolean = {\n    val cur = db.run("UPDATE t", List(x,1)) ;\n'
+              '    cur.n==1\n  }\n}\n'),
+              ('object A {\n  def f(db: Db, x: Int): Boolean = {\n    val cur = db.run(\n      "UPDATE t",\n'
+              '      List(x, 1)\n    )\n    cur.n == 1\n  }\n}\n'),
               'val cur = db.run("UPDATE t", List(x,1)) ;', 'cur.n==1', ('List(x,1)', 'List(x,2)')),
     'swift': ('a.swift',
               'func f(db: Db, x: Int) -> Bool {\n    let cur = db.run("UPDATE t", [x,1,]);\n    return cur.n==1\n}\n',
-              'func f(db: Db, x: Int) -> Bool {\n    let cur = db.run(\n        "UPDATE t",\n        [x, 1]\n    )\n'
-              '    return cur.n == 1\n}\n',
+              ('func f(db: Db, x: Int) -> Bool {\n    let cur = db.run(\n        "UPDATE t",\n        [x, 1]\n    )\n'
+              '    return cur.n == 1\n}\n'),
               'let cur = db.run("UPDATE t", [x,1,]);', 'return cur.n==1', ('[x,1,]', '[x,2,]')),
 }
 
