@@ -54,7 +54,7 @@ def closest(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source
 
 
 def match(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes,
-           at: int) -> tuple[int | None, int, int | None]:
+          at: int) -> tuple[int | None, int, int | None]:
     """Match the anchor from found[at] on: (index of the last source token matched, or None;
     the most anchor tokens matched; the source token where that attempt stopped)."""
     last = len(anchor) - 1
@@ -99,8 +99,3 @@ def _same(mine: Token, text: bytes, theirs: Token, source: bytes, first: bool, l
 
 
 _STRING = b'\0(vs:"'     # a text literal's key: its value (fingerprint/tokens.py, ts2.value)
-
-
-def spell(tokens: Sequence[Token], source: bytes) -> str:
-    """The source text of a run of tokens, as an anchor would be written."""
-    return source[tokens[0][1]:tokens[-1][2]].decode('utf-8')
