@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR
-from execlease_hook.coverage import compare as coverage
-from execlease_hook.spec import record
-from execlease_hook.git import blobs
-from execlease_hook.manifest import read as manifest_read
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.record import replace
+from execlease_hook.coverage import compare as coverage
+from execlease_hook.git import blobs
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.spec import record
+from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
 
@@ -137,7 +137,11 @@ def _regions() -> list[tuple[str, bytes, str, str]]:
     from pathlib import Path
 
     from tests.e2e.languages_test import ROWS
-    from tests.fingerprint import formatter_c_zig_test, formatter_csharp_kotlin_test, formatter_test
+    from tests.fingerprint import (
+        formatter_c_zig_test,
+        formatter_csharp_kotlin_test,
+        formatter_test,
+    )
 
     found = [(path, source.encode(), start, end) for _, path, source, _, (start, end), *_ in ROWS]
     corpus = Path(formatter_test.CORPUS)
