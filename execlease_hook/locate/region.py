@@ -66,9 +66,34 @@ class Places:
         mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
         if all(optional for *_, optional in mine):
             return exact    # a comment (`# region: begin`) is found by its text alone
-        found = [(a, b) for a, b in by_tokens.find(mine, needle, self.found(), source) if a < high and b > low]
+        found: set[tuple[int, int]] = set()
+        for near_low, near_high in self._near(mine, needle):
+            near = self.tokens(self.language, source, near_low, near_high)
+            found.update((a, b) for a, b in by_tokens.find(mine, needle, near, source) if a < high and b > low)
+        spans = sorted(s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found))
         # Text found more than once that is no tokens (inside strings: `UPDATE lease`) stays ambiguous.
-        return found or exact
+        return spans or exact
+
+    def _near(self, mine: list[Token], needle: bytes) -> list[tuple[int, int]]:
+        """The stretches of the scope an anchor's tokens can stand in: around each place of its
+        rarest token that the code must spell as the anchor does (reading the tokens of a whole
+        large file costs more than the rest of a commit; a match reaches _NEAR bytes, plus the
+        anchor's length eight times, either side of that token)."""
+        spelled = {key for key, a, b, optional in mine if not optional and key == needle[a:b]}
+        if not spelled:
+            return [(self.low, self.high)]
+        word = min(spelled, key=lambda w: (self.source.count(w, self.low, self.high), -len(w)))
+        reach = _NEAR + 8 * len(needle)
+        stretches: list[tuple[int, int]] = []
+        at = self.source.find(word, self.low, self.high)
+        while at != -1:
+            start, end = max(self.low, at - reach), min(self.high, at + len(word) + reach)
+            if stretches and start <= stretches[-1][1]:
+                stretches[-1] = (stretches[-1][0], end)
+            else:
+                stretches.append((start, end))
+            at = self.source.find(word, at + 1, self.high)
+        return stretches
 
     def once(self, anchor: str, key: str, prefix: str, where: str) -> tuple[int, int]:
         source = self.source
@@ -113,6 +138,9 @@ class Places:
                  if at is not None else 'the end of the scope')
         done = _token(needle, mine[matched - 1])
         return f' (its tokens match up to {done}; then the anchor says {wanted}, the code {there})'
+
+
+_NEAR = 1024
 
 
 def _token(text: bytes, token: Token) -> str:
