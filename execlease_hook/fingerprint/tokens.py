@@ -30,9 +30,49 @@ def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) 
     """The tokens of `source` that overlap bytes [low, high) (the whole source by default)."""
     high = len(source) if high is None else high
     rules = ts2.rules_for(language)
+    handlers, drops = rules.HANDLERS, rules.DROPS
+    literals = LANGUAGES[language].literals
     out: list[Token] = []
-    _emit(rules, LANGUAGES[language].literals, parse(language, source).root_node, None, False,
-          low, high, source, out)
+    # (node, its parent, optional, the nodes a handler above kept or None); iterative, as ts2's
+    # walk is: a long chain of `a + b + ...` nests deeper than Python's recursion limit
+    stack: list[tuple[Node, Node | None, bool, frozenset[tuple[int, int, str]] | None]] = [
+        (parse(language, source).root_node, None, False, None)]
+    while stack:
+        node, parent, optional, kept = stack.pop()
+        kind = node.type
+        if 'comment' in kind or kind == 'line_continuation' or node.end_byte <= low or node.start_byte >= high:
+            continue
+        children = node.children
+        if kept is not None and (node.start_byte, node.end_byte, kind) not in kept:
+            if children:    # inside a node a handler rewrote: only what it kept counts
+                stack.extend((child, node, optional, kept) for child in reversed(children))
+                continue
+            optional = True     # a token the rules left out: it means nothing there
+        if not node.is_error and node.end_byte > node.start_byte:
+            if kind in literals:
+                out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+                continue
+            handler = handlers.get(kind)
+            replaced = handler(node, parent) if handler is not None else None
+            if replaced is not None:
+                nodes = _nodes(replaced)
+                if not replaced:    # the node means nothing where it stands (`()` of `class K():`)
+                    optional = True
+                elif not nodes:     # a canonical form: the node is one token
+                    out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+                    continue
+                elif (node.start_byte, node.end_byte, kind) not in nodes:
+                    stack.extend((child, node, optional, frozenset(nodes)) for child in reversed(children))
+                    continue
+        if not children:
+            if node.end_byte > node.start_byte:
+                out.append((source[node.start_byte:node.end_byte], node.start_byte, node.end_byte, optional))
+            continue
+        for index in range(len(children) - 1, -1, -1):
+            child = children[index]
+            drop = drops.get(child.type)
+            dropped = drop is not None and not child.is_named and drop(child, node, children, index)
+            stack.append((child, node, optional or dropped, None))
     return _words(out)
 
 
@@ -52,52 +92,6 @@ def _words(found: list[Token]) -> list[Token]:
 
 def _word(key: bytes) -> bool:
     return key[:1] != b'\0' and (key.replace(b'_', b'a').isalnum())
-
-
-def _emit(rules: ModuleType, literals: frozenset[str], node: Node, parent: Node | None, optional: bool,
-          low: int, high: int, source: bytes, out: list[Token]) -> None:
-    kind = node.type
-    if 'comment' in kind or kind == 'line_continuation' or node.end_byte <= low or node.start_byte >= high:
-        return
-    children = node.children
-    if not node.is_error and node.end_byte > node.start_byte:
-        if kind in literals:
-            out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
-            return
-        handler = rules.HANDLERS.get(kind)
-        replaced = handler(node, parent) if handler is not None else None
-        if replaced is not None:
-            kept = _nodes(replaced)
-            if not replaced:    # the node means nothing where it stands (`()` of `class K():`)
-                optional = True
-            elif not kept:      # a canonical form: the node is one token
-                out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
-                return
-            elif (node.start_byte, node.end_byte, kind) not in kept:
-                _emit_kept(rules, literals, node, kept, optional, low, high, source, out)
-                return
-    if not children:
-        if node.end_byte > node.start_byte:
-            out.append((source[node.start_byte:node.end_byte], node.start_byte, node.end_byte, optional))
-        return
-    drops = rules.DROPS
-    for index, child in enumerate(children):
-        drop = drops.get(child.type)
-        dropped = drop is not None and not child.is_named and drop(child, node, children, index)
-        _emit(rules, literals, child, node, optional or dropped, low, high, source, out)
-
-
-def _emit_kept(rules: ModuleType, literals: frozenset[str], node: Node, kept: set[tuple[int, int, str]],
-               optional: bool, low: int, high: int, source: bytes, out: list[Token]) -> None:
-    """The tokens of a node a handler rewrote: those of the nodes it kept as usual, the others
-    optional (the rules left them out: they mean nothing there)."""
-    for child in node.children:
-        if (child.start_byte, child.end_byte, child.type) in kept:
-            _emit(rules, literals, child, node, optional, low, high, source, out)
-        elif child.children and 'comment' not in child.type:
-            _emit_kept(rules, literals, child, kept, optional, low, high, source, out)
-        else:
-            _emit(rules, literals, child, node, True, low, high, source, out)
 
 
 def _nodes(items: list[ts2.Item]) -> set[tuple[int, int, str]]:

@@ -140,3 +140,12 @@ def test_what_the_rules_drop_is_optional():
 def test_tokens_of_a_scope_only():
     source = b'a = 1\nb = 2\nc = 3\n'
     assert [key for key, *_ in tokens('python', source, 6, 11)] == [b'b', b'=', b'\0#2:i2']
+
+
+def test_a_chain_deeper_than_the_recursion_limit():
+    import sys
+
+    terms = sys.getrecursionlimit() + 500
+    code = ('x = ' + ' + '.join(['1'] * terms) + '\n').encode()
+    found = tokens('python', code)
+    assert len(found) == 2 + 2 * terms - 1
