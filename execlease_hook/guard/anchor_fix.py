@@ -36,8 +36,10 @@ def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None) -> Fix | N
     """The region with each anchor that is not found exactly once in `staged` replaced by the
     shortest token run at the synced region's place; None when there is no such place."""
     language = language_for(e.path)
-    if language is None or e.region is None or synced is None:
+    if language is None or e.region is None:
         return None
+    if synced is None:
+        return _guessed(e, staged, language)
     try:
         before = locate(e, synced, tokens)
     except CannotRun:
@@ -74,6 +76,42 @@ def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None) -> Fix | N
     except CannotRun:
         return None
     return Fix(region, tuple(w for w in why if w))
+
+
+def _guessed(e: CoveredEntry, staged: bytes, language: str) -> Fix | None:
+    """Without a synced copy (an entry never synced): each anchor that fails replaced at the place
+    where most of its tokens still match, if any do."""
+    from execlease_hook.locate import anchor as by_tokens
+
+    assert e.region is not None
+    now = _scope(e, staged)
+    if now is None:
+        return None
+    places, new = Places(staged, *now, language, tokens), tokens(language, staged, *now)
+    anchors = {'from': e.region.start, 'to': e.region.end}
+    for key, anchor in anchors.items():
+        if len(places.find(anchor)) == 1:
+            continue
+        text = anchor.encode('utf-8')
+        mine = by_tokens.open_ended(tokens(language, text, 0, None))
+        matched, _, at = by_tokens.closest(mine, text, new, staged)
+        if matched == 0:
+            return None
+        if key == 'from':
+            found = _shortest(places, new, at, len(new) - 1, staged, forward=True)
+        else:
+            found = _shortest(places, new, min(len(new) - 1, at + len(mine) - 1), 0, staged, forward=False)
+        if found is None:
+            return None
+        anchors[key] = found
+    region = Region(anchors['from'], anchors['to'])
+    if region == e.region:
+        return None
+    try:
+        locate(replace(e, region=region), staged, tokens)
+    except CannotRun:
+        return None
+    return Fix(region, ())
 
 
 def _differs(key: str, anchor: str, language: str, new: list[Token], at: int, staged: bytes) -> str:

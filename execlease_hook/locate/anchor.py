@@ -42,14 +42,15 @@ def find(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: b
     return [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
 
 
-def closest(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes) -> tuple[int, int | None]:
+def closest(anchor: Sequence[Token], text: bytes, found: Sequence[Token],
+            source: bytes) -> tuple[int, int | None, int]:
     """How far the anchor matches at its best place: (how many of its tokens matched, the index
-    in `found` of the token that differs, None when the source ended)."""
-    best: tuple[int, int | None] = (0, None)
+    in `found` of the token that differs, None when the source ended; the index where it starts)."""
+    best: tuple[int, int | None, int] = (0, None, 0)
     for at in range(len(found)):
         _, reached, fails = match(anchor, text, found, source, at)
         if reached > best[0]:
-            best = (reached, fails)
+            best = (reached, fails, at)
     return best
 
 

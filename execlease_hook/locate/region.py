@@ -130,7 +130,7 @@ class Places:
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
         found = self.found()
-        matched, at = by_tokens.closest(mine, needle, found, self.source)
+        matched, at, _ = by_tokens.closest(mine, needle, found, self.source)
         if matched == 0:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'
         wanted = _token(needle, mine[matched]) if matched < len(mine) else 'its end'

@@ -121,6 +121,11 @@ def test_an_anchor_copied_elsewhere_gets_a_longer_one_and_then_passes(go_repo, c
     assert code == 0, out
 
 
-def test_no_synced_copy_means_no_proposal():
+def test_without_a_synced_copy_the_anchor_is_proposed_where_most_of_it_still_matches():
     entry = CoveredEntry(id='r', path='lease/lease.go', action='Claim', within='Claim', region=Region(FROM, TO))
-    assert anchor_fix.replacement(entry, LEASE_GO.replace('!= nil) {', '== nil) {').encode(), None) is None
+    staged = LEASE_GO.replace('if (err != nil) { return 0, err }', 'if (err != nil) { return 1, err }').encode()
+    fix = anchor_fix.replacement(entry, staged, None)
+    assert fix is not None and fix.region == Region('if (err', TO)
+    # the line gone: the best partial match is another `if err != nil`, after `to`: no proposal
+    gone = LEASE_GO.replace('if (err != nil) { return 0, err }', '').encode()
+    assert anchor_fix.replacement(entry, gone, None) is None

@@ -53,5 +53,5 @@ def test_an_optional_token_of_the_code_still_matches_the_same_token_of_the_ancho
 def test_closest_names_where_the_anchor_stops_matching():
     a, text = tokens('if err != nil')
     s, source = tokens('x := 1 if err == nil { }')
-    matched, at = anchor.closest(a, text, s, source)
-    assert matched == 2 and source[s[at][1]:s[at][2]] == b'=='
+    matched, at, start = anchor.closest(a, text, s, source)
+    assert matched == 2 and source[s[at][1]:s[at][2]] == b'==' and source[s[start][1]:s[start][2]] == b'if'
