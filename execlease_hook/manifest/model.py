@@ -17,8 +17,8 @@ VERSION = 1
 
 @record
 class Region:
-    start: str          # JSON "from": exact text where the region starts
-    end: str            # JSON "to": exact text where the region ends (inclusive)
+    start: str          # JSON "from": text where the region starts (found by its tokens too)
+    end: str            # JSON "to": text where the region ends (inclusive)
 
 
 @record
