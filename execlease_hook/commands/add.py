@@ -289,9 +289,7 @@ def _notes_table(m: Manifest) -> str | None:
     if not notes_map.has_markers(text):
         return None
     statuses = coverage.compare(m, blobs.WorktreeSource(m.root))
-    rows = coverage_notes.map_rows(m, statuses)
-    table = notes_map.render(rows, paths.rel(m.root, m.folder), [(a.action, a.reason) for a in m.coverage.abstract])
-    return notes_map.replace_table(text, table, str(notes))
+    return notes_map.replace_table(text, coverage_notes.map_table(m, statuses), str(notes))
 
 
 def run(options: argparse.Namespace) -> int:
