@@ -163,9 +163,14 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
         what += f' within {entry.within}'
     new = record.replace(m, covers_code=True, coverage=record.replace(   # now it covers code
         m.coverage, entries=(*m.coverage.entries, entry)))
-    return new, [f'added entry {entry.id}: {entry.path}:{located.start_line}-{located.end_line}, '
-                 f'{what}, action {entry.action} (its hash is recorded by the next '
-                 '`execlease verify --update-coverage`)']
+    said = [f'added entry {entry.id}: {entry.path}:{located.start_line}-{located.end_line}, '
+            f'{what}, action {entry.action} (its hash is recorded by the next '
+            '`execlease verify --update-coverage`)']
+    if not m.coverage.entries:      # manifest/model.py: the first entry ties the model to code
+        said.append('the model\'s first covered entry: from now on every action of the next-state '
+                    'relation must be covered or declared in coverage.abstract (`execlease coverage` '
+                    'names those without code)')
+    return new, said
 
 
 def _config(m: Manifest, cfg: str) -> str:
