@@ -173,6 +173,16 @@ class Coverage:
     ignored: tuple[IgnoredCode, ...] = ()
 
 
+# Which rule maps the spec's actions to code, as reports name it ("actionMap"). Every action of
+# the next-state relation must be covered or declared abstract once the model is tied to code,
+# that is from its first covered entry on; before, a spec kept for its own sake or not yet tied
+# to code would fail on every action although nothing is wrong with it (docs/concepts.md,
+# "When every action needs code").
+EVERY_ACTION = 'every-action'   # coverage.entries has an entry
+NO_ENTRY_YET = 'no-entry-yet'   # "coverage" without entries: names are checked, no action needs code
+NO_COVERAGE = 'no-coverage'     # no "coverage": the model covers no code, there is no map
+
+
 @record
 class Manifest:
     path: Path                  # absolute path of manifest.json
@@ -192,6 +202,13 @@ class Manifest:
     @property
     def folder(self) -> Path:
         return self.path.parent
+
+    @property
+    def action_map(self) -> str:
+        """EVERY_ACTION, NO_ENTRY_YET or NO_COVERAGE: whether every action needs code."""
+        if not self.covers_code:
+            return NO_COVERAGE
+        return EVERY_ACTION if self.coverage.entries else NO_ENTRY_YET
 
     @property
     def model_files(self) -> list[str]:
