@@ -102,7 +102,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
             blob = data[f'{commit}:{rel}']
             governed = guard.governed_paths(rel, blob)
             if governed is not None and governed.isdisjoint(touched) and not at_tip \
-                    and not guard.library_modules(blob, touched):
+                    and not guard.model_modules(rel, blob, touched):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = snapshot.load_model(rel, root, source, blob, worktree=False)

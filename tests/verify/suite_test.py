@@ -293,7 +293,9 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     after = json.loads(path.read_text())
     assert after['coverage']['syncCommit'] == head
     assert after['coverage']['modelHash']['scheme'] == 'tla1'
-    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'pass.cfg', 'findings/F1.cfg'}
+    # The spec, its cfgs and CounterLib.tla, which Counter.tla EXTENDS beside it.
+    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'CounterLib.tla', 'pass.cfg',
+                                                            'findings/F1.cfg'}
     assert all(e['hash'].startswith('ts2:sha256:') for e in after['coverage']['entries'])
     assert after['checks'] == [{**MAIN, 'states': 8}]
     # Everything else is exactly as it was.
