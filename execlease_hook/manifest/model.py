@@ -88,6 +88,7 @@ class TraceJob:
     files: tuple[str, ...] = ()      # glob patterns of NDJSON traces, relative to the model folder
     command: tuple[str, ...] = ()    # or: argv run from the repository root, writing the traces
     timeout: float | None = None     # seconds, for the command and for TLC each
+    env: tuple[tuple[str, str], ...] = ()   # variables set for the command: (name, value), in order
 
 
 @record

@@ -233,7 +233,7 @@ def _replace(r: _Reader, raw: object, at: str) -> Replace:
 
 
 def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
-    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout'))
+    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout', 'env'))
     if ('files' in d) == ('command' in d):
         raise r.fail(at, 'give exactly one of "files" (NDJSON trace files, globs relative to the '
                          'model folder) or "command" (an argv that writes them)')
@@ -251,7 +251,30 @@ def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
         files=values if key == 'files' else (),
         command=values if key == 'command' else (),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+        env=_env(r, d, at, key),
     )
+
+
+_ENV_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
+
+
+def _env(r: _Reader, d: dict[str, Any], at: str, key: str) -> tuple[tuple[str, str], ...]:
+    if 'env' not in d:
+        return ()
+    if key != 'command':
+        raise r.fail(f'{at}.env', 'only a trace job with a "command" runs anything to give variables to')
+    raw = d['env']
+    if not isinstance(raw, dict):
+        raise r.fail(f'{at}.env', f'expected an object of variable names to strings, got {_kind(raw)}')
+    env: dict[str, str] = {}
+    for name, value in raw.items():
+        if not _ENV_NAME.match(name):
+            raise r.fail(f'{at}.env', f'{name!r} is not a variable name (letters, digits and _, '
+                                      'not starting with a digit)')
+        if not isinstance(value, str):
+            raise r.fail(f'{at}.env.{name}', f'expected a string, got {_kind(value)}')
+        env[name] = value
+    return tuple(env.items())
 
 
 def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...]) -> CodeMutation:

@@ -108,6 +108,8 @@ def _trace_job_json(t: TraceJob) -> dict[str, object]:
     if t.command:
         item['command'] = list(t.command)
     _optional(item, 'timeout', t.timeout, None)
+    if t.env:
+        item['env'] = dict(t.env)
     return item
 
 

@@ -6,118 +6,43 @@ rejection is exit 1 (the code did something the model does not allow); a broken 
 unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
 of the repository (code_mutations.py), and must be rejected by one of them.
 
-Results are cached in the suite's cache folder, keyed by the jar, the Java major version, the
-model folder's modules and cfgs, and the traces: the bytes of the trace files, or, for a
-command, its argv and the bytes of every file in the folders that hold covered code (the code
-that writes the traces; a mutation changes them), plus, for a code mutation, the mutated file.
-A code mutation's key is computed without its copy (code_mutations.Mutated): the copy is made
-only when a trace job must run in it. `--no-cache` runs every command again.
+Results are cached in the suite's cache folder (traces/cache.py says by what key). A code
+mutation's key is computed without its copy (code_mutations.Mutated): the copy is made only when
+a trace job must run in it. `--no-cache` runs every command again.
 
 They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs: verify/trace_stage.py
 makes them its tasks.
 """
 from __future__ import annotations
 
-from execlease_hook.traces.run import TraceRun
-
-from execlease_hook.core.digest import length_prefixed
-
 import contextlib
 import dataclasses
-import hashlib
-import json
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.traces import code_mutations
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.output import Verdict
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.traces import code_mutations
 from execlease_hook.traces import report as trace_report
 from execlease_hook.traces import run as traces
-from execlease_hook.core.atomic import write_text_atomic
-from execlease_hook.tlc.cache import ResultCache
-from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.tlc.result import JobResult
-from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
-from execlease_hook.tlc.run import TlcJob
-from execlease_hook.tlc.output import Verdict
+from execlease_hook.traces.cache import cache_key, cached_run, store
 from execlease_hook.traces.module import Trace
-from execlease_hook.traces.run import TraceVerdict
+from execlease_hook.traces.run import TraceRun, TraceVerdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.tlc.jar import Tools
-
-FORMAT = 1
-
-
-
-
-def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if (p.is_file() if copy is None else copy.holds(p)))
-
-
-def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None) -> str:
-    """`copy`: the key of the job in the mutated copy `copy` says (its root is `root`), without
-    the copy: the same files, the mutated file's bytes in place of the file's."""
-    folder = root / m.folder.relative_to(m.root)
-    h = hashlib.sha256()
-    read = Path.read_bytes if copy is None else copy.read
-
-    def part(data: bytes) -> None:
-        h.update(length_prefixed(data))
-
-    for text in (b'execlease-traces-1', t.jar.sha256.encode(), str(t.java.major).encode(),
-                 job.spec.encode(), job.config.encode(), '\0'.join(job.command).encode()):
-        part(text)
-    inputs = [p for p in _files_of(folder, copy) if p.suffix in ('.tla', '.cfg')]
-    if job.command:
-        covered = sorted({(root / e.path).parent for e in m.coverage.entries})
-        inputs += [p for d in covered for p in _files_of(d, copy)]
-    else:
-        for pattern in job.files:
-            inputs += sorted(p for p in folder.glob(pattern) if copy is None or copy.holds(p))
-    for path in inputs:
-        part(str(path.relative_to(root)).encode())
-        part(read(path))
-    if copy is not None:
-        # The mutated file, wherever it is: a mutation outside the covered folders must never
-        # be answered by the result of the unmutated code.
-        for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
-            part(text)
-    for text in tla_libraries.of(m).key_parts():   # nothing when the model has no libraries
-        part(text)
-    return h.hexdigest()
-
-
-def cached_run(cache: ResultCache, key: str) -> TraceRun | None:
-    if not cache.enabled:
-        return None
-    try:
-        data = json.loads((cache.folder / f'traces-{key}.json').read_text(encoding='utf-8'))
-        if data.get('format') != FORMAT or data.get('key') != key:
-            return None
-        return TraceRun.from_json(data['run'])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
-    if run.verdict.outcome == 'error' or cache.problem is not None:
-        return   # never cache a failure to run: it may not recur
-    try:
-        cache.folder.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(cache.folder / f'traces-{key}.json',
-                          json.dumps({'format': FORMAT, 'key': key, 'run': run.to_json()}))
-    except OSError as e:
-        cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'
-
 
 @dataclass(frozen=True)
 class Collected:
@@ -157,13 +82,15 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
-    from execlease_hook.core import scratch   # marked: a killed run's is swept by the next
+    from execlease_hook.core import (
+        scratch,  # marked: a killed run's is swept by the next
+    )
 
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
             if job.command:
                 command = traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,
-                                             f'trace job {job.name}')
+                                             f'trace job {job.name}', {**os.environ, **dict(job.env)})
                 said = '\n'.join(command.output.strip().splitlines()[-3:])
                 found = traces.read_folder(Path(out), f'trace job {job.name}')
             else:
@@ -185,7 +112,7 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
     found = collected.found
     run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
                    round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
-    _store(cache, collected.key, run)
+    store(cache, collected.key, run)
     return run
 
 
@@ -224,10 +151,10 @@ def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
 
 
 def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache,
-                     files: Sequence[str]) -> list[tuple[TraceJob, TraceRun]] | None:
+                    ids: Mapping[str, str]) -> list[tuple[TraceJob, TraceRun]] | None:
     """The runs of the mutation's trace jobs, if the cache holds every one it needs; else None."""
     try:
-        copy = code_mutations.mutated(m.root, mutation, files)
+        copy = code_mutations.mutated(m.root, mutation, ids)
     except CannotRun:
         return None
     runs: list[tuple[TraceJob, TraceRun]] = []
@@ -243,14 +170,14 @@ def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: Result
 
 def code_mutation_result(
         m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache, live: Any = None,
-        files: Sequence[str] | None = None,
+        ids: Mapping[str, str] | None = None,
 ) -> JobResult:
-    """`files`: code_mutations.repository_files(m.root), when known. The copy of the repository
+    """`ids`: git/worktree.worktree_ids(m.root), when known. The copy of the repository
     is made only for a trace job the cache does not answer."""
     jobs = mutation_jobs(m, mutation)
     placeholder = placeholder_job('code-mutation', mutation.name, jobs[0])
     try:
-        planned = code_mutations.mutated(m.root, mutation, files)
+        planned = code_mutations.mutated(m.root, mutation, ids)
     except CannotRun as e:
         return JobResult(placeholder, None, False, COULD_NOT_RUN, str(e))
     runs: list[tuple[TraceJob, TraceRun]] = []
@@ -262,8 +189,7 @@ def code_mutation_result(
                 if copy is None:
                     folder = stack.enter_context(code_mutations.mutated_copy(m.root, mutation, planned.files))
                     # The key of what was copied: the working tree may have changed meanwhile.
-                    copy = code_mutations.Mutated(folder, mutation, planned.files,
-                                                  (folder / mutation.path).read_bytes())
+                    copy = code_mutations.in_copy(folder, planned)
                 run = run_trace_job(m, job, copy.root, t, cache, live=live,
                                     label=f'code-mutation {mutation.name} ({job.name})', copy=copy)
             runs.append((job, run))

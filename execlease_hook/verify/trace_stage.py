@@ -28,24 +28,37 @@ looked up twice); a code mutation's copy of the repository is made only on a mis
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.traces import code_mutations
+from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces.suite import Collected, action_coverage_result, cache_key, cached_mutation, cached_run, check, code_mutation_result, collect, mutation_jobs, mutation_result, placeholder_job, run_trace_job, trace_job_result
+from execlease_hook.traces.cache import cache_key, cached_run
 from execlease_hook.traces.run import TraceRun
+from execlease_hook.traces.suite import (
+    Collected,
+    action_coverage_result,
+    cached_mutation,
+    check,
+    code_mutation_result,
+    collect,
+    mutation_jobs,
+    mutation_result,
+    placeholder_job,
+    run_trace_job,
+    trace_job_result,
+)
 
 if TYPE_CHECKING:
-    from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.verify.pool import Task, Work
-    from execlease_hook.verify.plan import Prepared
+    from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.tlc.jar import Tools
     from execlease_hook.tlc.output import Verdict
+    from execlease_hook.verify.plan import Prepared
+    from execlease_hook.verify.pool import Task, Work
 
 
 class Stage:
@@ -77,11 +90,11 @@ class Stage:
                               self._trace_done(i, job), hit is not None, (expected,)))
             if hit is None and job.command:
                 self._first.append(self._command(i, job, key))
-        files = code_mutations.repository_files(m.root) if m.code_mutations else []
+        ids = worktree.worktree_ids(m.root) if m.code_mutations else {}
         for k, mutation in enumerate(m.code_mutations):
-            runs = cached_mutation(m, mutation, t, self.cache, files)
+            runs = cached_mutation(m, mutation, t, self.cache, ids)
             placeholder = placeholder_job('code-mutation', mutation.name, mutation_jobs(m, mutation)[0])
-            tasks.append(Task(placeholder, self._mutation_task(k, mutation, placeholder, runs, files),
+            tasks.append(Task(placeholder, self._mutation_task(k, mutation, placeholder, runs, ids),
                               self._mutation_done(k), runs is not None, (expected,)))
         return tasks
 
@@ -136,10 +149,10 @@ class Stage:
         return done
 
     def _mutation_task(self, k: int, mutation: CodeMutation, placeholder: TlcJob,
-                       runs: list[tuple[TraceJob, TraceRun]] | None, files: Sequence[str]) -> Callable[[], bool]:
+                       runs: list[tuple[TraceJob, TraceRun]] | None, ids: Mapping[str, str]) -> Callable[[], bool]:
         def run() -> bool:
             result = (mutation_result(mutation, placeholder, runs) if runs is not None else
-                      code_mutation_result(self.m, mutation, self.t, self.cache, self.live, files))
+                      code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids))
             self._mutations[k] = result
             return result.cached
         return run

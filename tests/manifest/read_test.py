@@ -291,7 +291,7 @@ TRACED: dict = {
     **{k: v for k, v in GOOD.items() if k != 'coverage'},
     'traces': [
         {'name': 'run', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg',
-         'command': ['python', '-m', 'app.run'], 'timeout': 60},
+         'command': ['python', '-m', 'app.run'], 'timeout': 60, 'env': {'SEED': '7', 'RUNS': '3'}},
         {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson']},
     ],
     'codeMutations': [
@@ -306,7 +306,8 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
     path = write_manifest(tmp_path, TRACED)
     m = manifest_read.load(path, tmp_path)
     assert m.traces[0] == manifest_model.TraceJob('run', 'TraceSpec.tla', 'TraceSpec.cfg',
-                                            command=('python', '-m', 'app.run'), timeout=60.0)
+                                            command=('python', '-m', 'app.run'), timeout=60.0,
+                                            env=(('SEED', '7'), ('RUNS', '3')))
     assert m.traces[1].files == ('traces/*.ndjson',)
     assert m.code_mutations == (manifest_model.CodeMutation(
         'unfenced', 'src/lease.py', manifest_model.Replace('a = b', 'a <= b'), ('run',)),)
@@ -330,6 +331,10 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
         ('codeMutations.0.path', '/etc/passwd', "codeMutations[0].path: '/etc/passwd' is absolute"),
         ('traces', [], "codeMutations[0].traces[0]: no trace job named 'run' (known: none)"),
         ('traces.0.timeout', 0, 'traces[0].timeout: expected a number of seconds > 0'),
+        ('traces.0.env', ['SEED=7'], 'traces[0].env: expected an object of variable names to strings'),
+        ('traces.0.env', {'SEED': 7}, 'traces[0].env.SEED: expected a string, got a number'),
+        ('traces.0.env', {'1X': 'a'}, "traces[0].env: '1X' is not a variable name"),
+        ('traces.1.env', {'SEED': '7'}, 'traces[1].env: only a trace job with a "command"'),
     ),
     ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
 )

@@ -3,7 +3,6 @@ fixture and a counter program that records its trace (tests/fixtures/traces/), r
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,11 +11,10 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import suite
-from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.verify import result, suite
 from tests.conftest import GitRepo, use_offline
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
