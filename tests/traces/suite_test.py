@@ -159,3 +159,30 @@ def test_a_failing_code_mutation_blocks_update_coverage(git_repo: GitRepo, capsy
     assert cli.main(['verify', '--update-coverage']) == 1
     assert path.read_text() == before
     assert 'code mutation harmless is not caught' in capsys.readouterr().out
+
+
+def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    path = write_model(git_repo, [APP], [UNBOUNDED])
+    data = json.loads(path.read_text())   # a spec mutation of the same name as the code mutation
+    data['mutations'] = [{'name': 'unbounded', 'config': 'pass.cfg', 'violates': 'TypeOK',
+                          'replace': {'from': 'x < N /\\', 'to': 'TRUE /\\'}}]
+    path.write_text(json.dumps(data))
+    out = tmp_path / 'only.json'
+
+    def ran(*only: str) -> list[tuple[str, str]]:
+        assert cli.main(['verify', '--only', *only, '--format', 'json', '--output', str(out)]) in (0, 1)
+        (model,) = json.loads(out.read_text())['models']
+        return [(j['kind'], j['name']) for j in model['jobs']]
+
+    assert ran('app') == [('traces', 'app')]   # no check, no action coverage
+    assert ran('code-mutation:unbounded') == [('code-mutation', 'unbounded')]
+    assert ran('mutation:unbounded', 'main') == [('check', 'main'), ('mutation', 'unbounded')]
+    assert cli.main(['verify', '--only', 'unbounded']) == 2
+    err = capsys.readouterr().err
+    assert ('--only unbounded: a code-mutation and a mutation share that name in manifest.json; '
+            'say which: code-mutation:unbounded or mutation:unbounded') in err
+    assert cli.main(['verify', '--only', 'nope']) == 2
+    assert '--only nope: no such job in manifest.json (jobs: app, main, unbounded;' in capsys.readouterr().err
+    assert cli.main(['verify', '--quick', '--only', 'app']) == 2   # --quick runs no trace job
+    assert '--only app: no such job' in capsys.readouterr().err
