@@ -80,6 +80,16 @@ class Finding:
 
 
 @record
+class FieldRule:
+    """Which top-level fields of a trace line reach TLA+: `keep` only these, or `drop` these."""
+    keep: tuple[str, ...] | None = None
+    drop: tuple[str, ...] = ()
+
+    def passes(self, name: str) -> bool:
+        return name not in self.drop if self.keep is None else name in self.keep
+
+
+@record
 class TraceJob:
     """Trace validation (traces/run.py): NDJSON traces of the real program against a trace spec."""
     name: str
@@ -89,6 +99,7 @@ class TraceJob:
     command: tuple[str, ...] = ()    # or: argv run from the repository root, writing the traces
     timeout: float | None = None     # seconds, for the command and for TLC each
     env: tuple[tuple[str, str], ...] = ()   # variables set for the command: (name, value), in order
+    fields: FieldRule | None = None  # which fields of a line reach TLA+ (default: all)
 
 
 @record

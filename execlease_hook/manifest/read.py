@@ -16,7 +16,7 @@ from execlease_hook.core import paths
 from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import (
-    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, ToolsPin, TraceJob, VERSION, WatchRule,
+    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, FieldRule, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, ToolsPin, TraceJob, VERSION, WatchRule,
 )
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -233,7 +233,7 @@ def _replace(r: _Reader, raw: object, at: str) -> Replace:
 
 
 def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
-    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout', 'env'))
+    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout', 'env', 'fields'))
     if ('files' in d) == ('command' in d):
         raise r.fail(at, 'give exactly one of "files" (NDJSON trace files, globs relative to the '
                          'model folder) or "command" (an argv that writes them)')
@@ -252,7 +252,20 @@ def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
         command=values if key == 'command' else (),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
         env=_env(r, d, at, key),
+        fields=_fields(r, d['fields'], f'{at}.fields') if 'fields' in d else None,
     )
+
+
+def _fields(r: _Reader, raw: object, at: str) -> FieldRule:
+    d = r.obj(raw, at, (), ('keep', 'drop'))
+    if len(d) != 1:
+        raise r.fail(at, 'give exactly one of "keep" (the only fields of a line TLC gets) or "drop" '
+                         '(fields it never gets)')
+    (key, value), = d.items()
+    names = tuple(r.string(v, f'{at}.{key}[{i}]') for i, v in enumerate(r.array(value, f'{at}.{key}')))
+    if not names:
+        raise r.fail(f'{at}.{key}', 'name at least one field')
+    return FieldRule(keep=names) if key == 'keep' else FieldRule(drop=names)
 
 
 _ENV_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')

@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.coverage.compare import code_for
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.traces.run import LINE_VAR, TRACE_VAR, TraceVerdict
 
 if TYPE_CHECKING:
@@ -30,6 +30,21 @@ def accepted(name: str, run: TraceRun) -> str:
     tlc = '' if run.tlc is None else f', TLC {run.tlc.seconds:.1f} s of it'
     return (f'trace job {name}: {v.traces:,} traces, {v.lines:,} lines accepted '
             f'({run.seconds:.1f} s{tlc}); lines per action: {counts_text(run.counts)}')
+
+
+UNUSED_SHOWN = 10
+
+
+def unused_text(unused: Sequence[str]) -> str:
+    """The fields of trace lines left out of TLA+ (traces/module.py), each named by trace, line and
+    field; empty when none was."""
+    if not unused:
+        return ''
+    more = len(unused) - UNUSED_SHOWN
+    lines = ''.join(f'\n      {u}' for u in unused[:UNUSED_SHOWN])
+    return (f'\n    {len(unused):,} fields of trace lines have no TLA+ form and were left out (list a '
+            f'field under the job\'s "fields": {{"drop": [...]}} to leave it out on purpose):{lines}'
+            + (f'\n      ... and {more:,} more' if more > 0 else ''))
 
 
 def definition_lines(spec_text: str, action: str) -> tuple[int, int] | None:

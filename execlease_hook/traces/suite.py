@@ -37,7 +37,7 @@ from execlease_hook.traces import code_mutations
 from execlease_hook.traces import report as trace_report
 from execlease_hook.traces import run as traces
 from execlease_hook.traces.cache import cache_key, cached_run, store
-from execlease_hook.traces.module import Trace
+from execlease_hook.traces.module import Trace, compile_traces
 from execlease_hook.traces.run import TraceRun, TraceVerdict
 
 if TYPE_CHECKING:
@@ -53,6 +53,7 @@ class Collected:
     tlc_job: TlcJob
     said: str
     seconds: float        # the command and the conversion
+    unused: tuple[str, ...] = ()   # fields left out of TLA+ (traces/module.Compiled)
 
 
 def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
@@ -95,12 +96,13 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
                 found = traces.read_folder(Path(out), f'trace job {job.name}')
             else:
                 found = traces.read_files(job.files, folder, f'trace job {job.name}')
+            compiled = compile_traces(found, job.fields)
             tlc_job = traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
-                                     t.jar.path, job.timeout, workers, tla_libraries.of(m))
+                                     t.jar.path, job.timeout, workers, tla_libraries.of(m), compiled)
         except CannotRun as e:
             return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
                             seconds=round(time.monotonic() - started, 3))
-    return Collected(key, found, tlc_job, said, time.monotonic() - started)
+    return Collected(key, found, tlc_job, said, time.monotonic() - started, compiled.unused)
 
 
 def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
@@ -111,7 +113,8 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
     verdict = tlc.run_job(collected.tlc_job, None if shown is None else shown.feed)
     found = collected.found
     run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
-                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
+                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said,
+                   unused=collected.unused)
     store(cache, collected.key, run)
     return run
 
@@ -128,11 +131,12 @@ def _shown(run: TraceRun) -> Verdict | None:
 def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]) -> JobResult:
     placeholder = placeholder_job('traces', job.name, job)
     v = run.verdict
+    unused = trace_report.unused_text(run.unused)
     if v.outcome == 'accepted':
-        return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run))
+        return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run) + unused)
     if v.outcome == 'rejected':
         return JobResult(placeholder, _shown(run), run.cached, DID_NOT_HOLD,
-                         trace_report.rejected(m, job, v, statuses, run.said))
+                         trace_report.rejected(m, job, v, statuses, run.said) + unused)
     return JobResult(placeholder, _shown(run), run.cached, COULD_NOT_RUN,
                      f'trace job {job.name}: {v.reason}')
 

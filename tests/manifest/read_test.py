@@ -292,7 +292,8 @@ TRACED: dict = {
     'traces': [
         {'name': 'run', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg',
          'command': ['python', '-m', 'app.run'], 'timeout': 60, 'env': {'SEED': '7', 'RUNS': '3'}},
-        {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson']},
+        {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson'],
+         'fields': {'drop': ['ts', 'msg']}},
     ],
     'codeMutations': [
         {'name': 'unfenced', 'path': 'src/lease.py', 'replace': {'from': 'a = b', 'to': 'a <= b'},
@@ -309,6 +310,8 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
                                             command=('python', '-m', 'app.run'), timeout=60.0,
                                             env=(('SEED', '7'), ('RUNS', '3')))
     assert m.traces[1].files == ('traces/*.ndjson',)
+    assert m.traces[1].fields == manifest_model.FieldRule(drop=('ts', 'msg'))
+    assert not m.traces[1].fields.passes('ts') and m.traces[1].fields.passes('x')
     assert m.code_mutations == (manifest_model.CodeMutation(
         'unfenced', 'src/lease.py', manifest_model.Replace('a = b', 'a <= b'), ('run',)),)
     # The trace spec is not the model: a change to it is judged by its trace jobs, not the guard.
@@ -335,6 +338,11 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
         ('traces.0.env', {'SEED': 7}, 'traces[0].env.SEED: expected a string, got a number'),
         ('traces.0.env', {'1X': 'a'}, "traces[0].env: '1X' is not a variable name"),
         ('traces.1.env', {'SEED': '7'}, 'traces[1].env: only a trace job with a "command"'),
+        ('traces.1.fields', {}, 'traces[1].fields: give exactly one of "keep"'),
+        ('traces.1.fields', {'keep': ['a'], 'drop': ['b']}, 'traces[1].fields: give exactly one of "keep"'),
+        ('traces.1.fields', {'drop': []}, 'traces[1].fields.drop: name at least one field'),
+        ('traces.1.fields', {'keep': [3]}, 'traces[1].fields.keep[0]: expected a string'),
+        ('traces.1.fields', {'only': ['a']}, "traces[1].fields.only: unknown key 'only'"),
     ),
     ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
 )

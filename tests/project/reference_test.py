@@ -140,6 +140,7 @@ TITLES = {
     '/definitions/coverage/properties/watch/items': 'A watch rule',
     '/definitions/coverage/properties/ignored/items': 'An ignored function',
     '/definitions/traceJob': 'A trace job',
+    '/definitions/traceJob/properties/fields': "A trace job's `fields`",
     '/definitions/codeMutation': 'A code mutation',
     '/definitions/codeMutation/properties/replace': "A code mutation's `replace`",
 }

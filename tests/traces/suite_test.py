@@ -186,3 +186,40 @@ def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, mon
     assert '--only nope: no such job in manifest.json (jobs: app, main, unbounded;' in capsys.readouterr().err
     assert cli.main(['verify', '--quick', '--only', 'app']) == 2   # --quick runs no trace job
     assert '--only app: no such job' in capsys.readouterr().err
+
+
+MESSY = [  # as a program's logger writes them: timestamps, empty objects, nulls, nested arrays
+    {'action': 'Inc', 'x': 1, 'y': 0, 'ts': 1712329729.6024537, 'ctx': {}, 'err': None,
+     'spans': [[1, 2], []], 'tags': ['a', None], 'trace-id': 'f00'},
+    {'action': 'Flip', 'x': 1, 'y': 1, 'ts': 1712329729.7, 'ctx': {'attempt': 2}, 'err': None,
+     'spans': [[3]], 'nanos': 1712329729602453700},
+]
+
+
+def test_logs_as_programs_write_them_are_accepted_and_what_was_left_out_is_named(
+        git_repo: GitRepo, capsys, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    job = {'name': 'messy', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+           'files': ['logs/*.ndjson']}
+    path = write_model(git_repo, [job], [])
+    logs = path.parent / 'logs'
+    logs.mkdir()
+    (logs / 'run.ndjson').write_text(''.join(json.dumps(line) + '\n' for line in MESSY))
+    git_repo.add('.')
+    git_repo.commit('model')
+    assert cli.main(['verify', '--only', 'messy']) == 0
+    out = capsys.readouterr().out
+    assert 'trace job messy: 1 traces, 2 lines accepted' in out
+    assert ('2 fields of trace lines have no TLA+ form and were left out (list a field under the '
+            'job\'s "fields": {"drop": [...]} to leave it out on purpose):') in ' '.join(out.split())
+    assert 'logs/run.ndjson:1 field tags: tags[1]: null inside an array has no TLA+ form' in out
+    assert "logs/run.ndjson:1 field trace-id: 'trace-id' is not a TLA+ record field name" in out
+    # A tampered line is still rejected at its line; the rule says what is left out on purpose.
+    (logs / 'run.ndjson').write_text(''.join(json.dumps(dict(line, x=2)) + '\n' for line in MESSY))
+    data = json.loads(path.read_text())
+    data['traces'][0]['fields'] = {'drop': ['tags', 'trace-id']}
+    path.write_text(json.dumps(data))
+    assert cli.main(['verify', '--only', 'messy']) == 1
+    out = capsys.readouterr().out
+    assert 'trace logs/run.ndjson is rejected at line 1: no step of the model matches it' in out
+    assert 'no TLA+ form' not in out
