@@ -159,6 +159,13 @@ class AbstractAction:
 
 
 @record
+class UntracedAction:
+    """A covered action exempted from trace action coverage: no trace reaches it yet."""
+    action: str
+    reason: str
+
+
+@record
 class WatchRule:
     """What protocol code looks like: every function in `paths` that matches must be covered."""
 
@@ -181,6 +188,7 @@ class Coverage:
     model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
     entries: tuple[CoveredEntry, ...]
     abstract: tuple[AbstractAction, ...] = ()
+    untraced: tuple[UntracedAction, ...] = ()   # exempted from trace action coverage
     watch: tuple[WatchRule, ...] = ()
     ignored: tuple[IgnoredCode, ...] = ()
 

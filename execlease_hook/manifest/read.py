@@ -16,7 +16,7 @@ from execlease_hook.core import paths
 from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import (
-    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, FieldRule, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, ToolsPin, TraceJob, VERSION, WatchRule,
+    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, FieldRule, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, ToolsPin, TraceJob, UntracedAction, VERSION, WatchRule,
 )
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -469,7 +469,7 @@ def _hex(r: _Reader, value: object, where: str) -> str:
 
 
 def _coverage(r: _Reader, raw: object) -> Coverage:
-    d = r.obj(raw, 'coverage', (), ('entries', 'syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
+    d = r.obj(raw, 'coverage', (), ('entries', 'syncCommit', 'modelHash', 'abstract', 'untraced', 'watch', 'ignored'))
     sync = d.get('syncCommit')
     if sync is not None and (not isinstance(sync, str) or not _HEX40.match(sync)):
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
@@ -488,8 +488,19 @@ def _coverage(r: _Reader, raw: object) -> Coverage:
     return Coverage(
         sync_commit=sync, model_hash=model_hash, entries=entries,
         abstract=r.items(d.get('abstract', []), 'coverage.abstract', 'action', lambda v, at: _abstract(r, v, at)),
+        untraced=r.items(d.get('untraced', []), 'coverage.untraced', 'action', lambda v, at: _untraced(r, v, at, entries)),
         watch=watch, ignored=ignored,
     )
+
+
+def _untraced(r: _Reader, raw: object, at: str, entries: tuple[CoveredEntry, ...]) -> UntracedAction:
+    d = r.obj(raw, at, ('action', 'reason'))
+    action = r.string(d['action'], f'{at}.action')
+    covered = sorted({e.action for e in entries})
+    if action not in covered:
+        raise r.fail(f'{at}.action', f'{action!r} is the action of no covered entry, so trace action '
+                                     f'coverage never asks for it (covered: {", ".join(covered) or "none"})')
+    return UntracedAction(action, r.string(d['reason'], f'{at}.reason'))
 
 
 def _abstract(r: _Reader, raw: object, at: str) -> AbstractAction:
@@ -557,6 +568,9 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
                          lambda v, at: _trace_job(r, v, at, folder))
     # A model may only fail (findings) or only catch breaks (mutations); one with no job at all
     # would verify nothing and pass.
+    if isinstance(d.get('coverage'), dict) and d['coverage'].get('untraced') and not trace_jobs:
+        raise r.fail('coverage.untraced', 'exempts actions from trace action coverage, but the model has '
+                                          'no trace job; remove it or add one under "traces"')
     if not checks and not d.get('mutations') and not d.get('findings') and not trace_jobs:
         raise r.fail('checks', 'name at least one job: a check (a config that must pass), a '
                                'mutation or a finding (a config that must fail)')

@@ -128,6 +128,8 @@ def _declarations_json(c: Coverage) -> dict[str, object]:
     out: dict[str, object] = {}
     if c.abstract:
         out['abstract'] = [{'action': a.action, 'reason': a.reason} for a in c.abstract]
+    if c.untraced:
+        out['untraced'] = [{'action': a.action, 'reason': a.reason} for a in c.untraced]
     if c.watch:
         rules = []
         for w in c.watch:

@@ -117,11 +117,30 @@ def not_caught(mutation: CodeMutation, jobs: Sequence[str]) -> str:
 
 
 def unreached(m: Manifest, counts: Mapping[str, int]) -> list[str]:
-    """Every action the covered code implements must be the action of some trace line."""
-    actions = sorted({e.action for e in m.coverage.entries})
+    """Every action the covered code implements must be the action of some trace line, but those
+    `coverage.untraced` exempts."""
+    exempt = {u.action for u in m.coverage.untraced}
+    actions = sorted({e.action for e in m.coverage.entries} - exempt)
     return [
         f'no trace line exercises action {a} (covered by '
         f'{", ".join(e.id for e in m.coverage.entries if e.action == a)}): add a trace (a scenario) '
-        'in which the code does it'
+        'in which the code does it, or exempt it with a reason under coverage.untraced'
         for a in actions if counts.get(a, 0) == 0
+    ]
+
+
+def untraced_text(m: Manifest) -> str:
+    """The exempted actions, each with its reason: shown with every action coverage verdict."""
+    if not m.coverage.untraced:
+        return ''
+    return ('\n    exempted from trace action coverage (coverage.untraced):'
+            + ''.join(f'\n      {u.action}: {u.reason}' for u in m.coverage.untraced))
+
+
+def reached_exemptions(m: Manifest, counts: Mapping[str, int]) -> list[str]:
+    """A note per exemption the traces now reach: it can go."""
+    return [
+        f'trace action coverage: {u.action} is exempted (coverage.untraced: {u.reason}), but the '
+        f'traces now reach it ({counts[u.action]:,} lines); remove the exemption so that it stays reached'
+        for u in m.coverage.untraced if counts.get(u.action, 0) > 0
     ]

@@ -144,10 +144,13 @@ def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequen
 def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
     placeholder = placeholder_job('traces', 'action-coverage', m.traces[0])
     missing = trace_report.unreached(m, counts)
+    exempted = trace_report.untraced_text(m)
     if missing:
-        return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing))
+        return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing) + exempted)
+    every = 'every action' if not m.coverage.untraced else 'every action but the exempted'
     return JobResult(placeholder, None, False, HELD,
-                     'every action of the covered code is reached by the traces: ' + trace_report.counts_text(counts))
+                     f'{every} of the covered code is reached by the traces: '
+                     + trace_report.counts_text(counts) + exempted)
 
 
 def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:

@@ -37,6 +37,7 @@ from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.cache import cache_key, cached_run
+from execlease_hook.traces.report import reached_exemptions
 from execlease_hook.traces.run import TraceRun
 from execlease_hook.traces.suite import (
     Collected,
@@ -78,6 +79,7 @@ class Stage:
         self._runs: list[TraceRun | None] = [None] * len(self.jobs)
         self._mutations: list[JobResult | None] = [None] * len(self.mutations)
         self._coverage: JobResult | None = None
+        self.notes: list[str] = []   # exemptions from action coverage the traces now reach
         self._first: list[Callable[[], None]] = []
         self._collected: list[Collected | TraceRun | None] = [None] * len(self.jobs)
 
@@ -151,6 +153,7 @@ class Stage:
                     for action, n in r.counts.items():
                         counts[action] = counts.get(action, 0) + n
                 self._coverage = action_coverage_result(self.m, counts)
+                self.notes = reached_exemptions(self.m, counts)
                 self.progress(self._coverage)
         return done
 

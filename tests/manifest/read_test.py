@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core import record
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import write as manifest_write
-from execlease_hook.core import record
-from execlease_hook.core.errors import CannotRun
 
 HASH = 'ts1:sha256:' + 'a' * 64
 GOOD: dict = {
@@ -339,6 +339,9 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
         ('traces.0.env', {'1X': 'a'}, "traces[0].env: '1X' is not a variable name"),
         ('traces.1.env', {'SEED': '7'}, 'traces[1].env: only a trace job with a "command"'),
         ('traces.1.fields', {}, 'traces[1].fields: give exactly one of "keep"'),
+        ('coverage.untraced', [{'action': 'Nope', 'reason': 'r'}],
+         "coverage.untraced[0].action: 'Nope' is the action of no covered entry"),
+        ('coverage.untraced', [{'action': 'Claim'}], "coverage.untraced[0]: missing key 'reason'"),
         ('traces.1.fields', {'keep': ['a'], 'drop': ['b']}, 'traces[1].fields: give exactly one of "keep"'),
         ('traces.1.fields', {'drop': []}, 'traces[1].fields.drop: name at least one field'),
         ('traces.1.fields', {'keep': [3]}, 'traces[1].fields.keep[0]: expected a string'),
@@ -384,3 +387,15 @@ def test_a_model_of_no_code_and_only_findings(tmp_path):
     written = json.loads(manifest_write.dump(m))
     assert 'coverage' not in written and written['findings'][0]['id'] == 'F2'
     assert manifest_read.parse(manifest_write.dump(m), m.path, tmp_path) == m
+
+
+def test_untraced_actions_are_kept_and_need_a_trace_job(tmp_path):
+    data = copy.deepcopy(TRACED)
+    data['coverage']['untraced'] = [{'action': 'BeginStep', 'reason': 'no trace reaches a step yet'}]
+    m = manifest_read.load(write_manifest(tmp_path, data), tmp_path)
+    assert m.coverage.untraced == (manifest_model.UntracedAction('BeginStep', 'no trace reaches a step yet'),)
+    assert json.loads(manifest_write.dump(m)) == data
+    del data['traces'], data['codeMutations']
+    with pytest.raises(CannotRun, match=r'manifest.json: coverage.untraced: exempts actions from trace '
+                                        r'action coverage, but the model has no trace job'):
+        manifest_read.load(write_manifest(tmp_path, data), tmp_path)

@@ -137,6 +137,7 @@ TITLES = {
     '/definitions/entry': 'An entry',
     '/definitions/entry/properties/region': "An entry's `region`",
     '/definitions/coverage/properties/abstract/items': 'An abstract action',
+    '/definitions/coverage/properties/untraced/items': 'An untraced action',
     '/definitions/coverage/properties/watch/items': 'A watch rule',
     '/definitions/coverage/properties/ignored/items': 'An ignored function',
     '/definitions/traceJob': 'A trace job',
