@@ -100,6 +100,7 @@ class TraceJob:
     timeout: float | None = None     # seconds, for the command and for TLC each
     env: tuple[tuple[str, str], ...] = ()   # variables set for the command: (name, value), in order
     fields: FieldRule | None = None  # which fields of a line reach TLA+ (default: all)
+    line: str = 'l'                  # a project's own trace spec: its variable of the next line
 
 
 @record

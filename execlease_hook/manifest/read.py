@@ -233,7 +233,7 @@ def _replace(r: _Reader, raw: object, at: str) -> Replace:
 
 
 def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
-    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout', 'env', 'fields'))
+    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout', 'env', 'fields', 'line'))
     if ('files' in d) == ('command' in d):
         raise r.fail(at, 'give exactly one of "files" (NDJSON trace files, globs relative to the '
                          'model folder) or "command" (an argv that writes them)')
@@ -253,7 +253,15 @@ def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
         env=_env(r, d, at, key),
         fields=_fields(r, d['fields'], f'{at}.fields') if 'fields' in d else None,
+        line=_identifier(r, d['line'], f'{at}.line') if 'line' in d else 'l',
     )
+
+
+def _identifier(r: _Reader, raw: object, at: str) -> str:
+    text = r.string(raw, at)
+    if not re.fullmatch(r'[A-Za-z_][A-Za-z0-9_]*', text):
+        raise r.fail(at, f'{text!r} is not a TLA+ variable name')
+    return text
 
 
 def _fields(r: _Reader, raw: object, at: str) -> FieldRule:

@@ -110,6 +110,8 @@ def _trace_job_json(t: TraceJob) -> dict[str, object]:
     _optional(item, 'timeout', t.timeout, None)
     if t.env:
         item['env'] = dict(t.env)
+    if t.line != 'l':
+        item['line'] = t.line
     if t.fields is not None:
         item['fields'] = {'keep': list(t.fields.keep)} if t.fields.keep is not None else {'drop': list(t.fields.drop)}
     return item

@@ -61,6 +61,8 @@ def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutat
     for path in inputs:
         part(str(path.relative_to(root)).encode())
         part(read(path))
+    if job.line != 'l':   # how a project's own trace spec names a rejected line
+        part(f'line {job.line}'.encode())
     if job.fields is not None:   # what of each line reaches TLA+
         part(repr((job.fields.keep, job.fields.drop)).encode())
     if job.command:

@@ -186,5 +186,13 @@ def compile_traces(traces: Sequence[Trace], rule: FieldRule | None = None) -> Co
     return Compiled('\n'.join(out) + '\n', tuple(unused))
 
 
+def trace_log(trace: Trace, rule: FieldRule | None = None) -> tuple[str, tuple[str, ...]]:
+    """One trace as a TLA+ sequence of its lines' records (a project's own trace spec reads it,
+    traces/own.py), and the fields left out of it as in Compiled.unused."""
+    unused: list[str] = []
+    texts = [_line(line, rule, f'{trace.name}:{n}', unused)[0] for n, line in enumerate(trace.lines, 1)]
+    return '<<\n  ' + ',\n  '.join(texts) + '\n>>', tuple(unused)
+
+
 def module_text(traces: Sequence[Trace], rule: FieldRule | None = None) -> str:
     return compile_traces(traces, rule).text

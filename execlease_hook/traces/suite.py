@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces import code_mutations
+from execlease_hook.traces import code_mutations, own
 from execlease_hook.traces import report as trace_report
 from execlease_hook.traces import run as traces
 from execlease_hook.traces.cache import cache_key, cached_run, store
@@ -50,10 +51,11 @@ class Collected:
     checks them: what a trace job does before TLC, done apart by verify/trace_stage.py."""
     key: str
     found: list[Trace]
-    tlc_job: TlcJob
+    tlc_jobs: tuple[TlcJob, ...]   # one; a project's own trace spec: one per trace (traces/own.py)
     said: str
     seconds: float        # the command and the conversion
     unused: tuple[str, ...] = ()   # fields left out of TLA+ (traces/module.Compiled)
+    line: str | None = None        # a project's own trace spec: its line variable
 
 
 def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
@@ -83,9 +85,8 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
-    from execlease_hook.core import (
-        scratch,  # marked: a killed run's is swept by the next
-    )
+    # Marked: a killed run's is swept by the next.
+    from execlease_hook.core import scratch
 
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
@@ -96,13 +97,23 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
                 found = traces.read_folder(Path(out), f'trace job {job.name}')
             else:
                 found = traces.read_files(job.files, folder, f'trace job {job.name}')
-            compiled = compile_traces(found, job.fields)
-            tlc_job = traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
-                                     t.jar.path, job.timeout, workers, tla_libraries.of(m), compiled)
+            if own.is_own(imports((folder / job.spec).read_bytes())):   # the project's own trace spec
+                jobs, unused = own.tlc_jobs(
+                    job.name, folder, job.spec, job.config, found, job.fields, t.java.path, t.jar.path,
+                    t.jar.tlc_version, job.timeout or tlc.DEFAULT_TIMEOUT, workers, tla_libraries.of(m))
+            else:
+                compiled = compile_traces(found, job.fields)
+                jobs, unused = [traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
+                                               t.jar.path, job.timeout, workers, tla_libraries.of(m),
+                                               compiled)], compiled.unused
         except CannotRun as e:
             return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
                             seconds=round(time.monotonic() - started, 3))
-    return Collected(key, found, tlc_job, said, time.monotonic() - started, compiled.unused)
+        except OSError as e:
+            return TraceRun(TraceVerdict('error', 0, 0, reason=f'trace job {job.name}: cannot read '
+                                                               f'{e.filename}: {e.strerror}'), None)
+    return Collected(key, found, tuple(jobs), said, time.monotonic() - started, unused,
+                     None if len(jobs) == 1 and not own.is_own_job(jobs[0]) else job.line)
 
 
 def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
@@ -110,13 +121,35 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
     started = time.monotonic()
     if shown is not None:
         shown.phase = 'starting Java'
-    verdict = tlc.run_job(collected.tlc_job, None if shown is None else shown.feed)
     found = collected.found
-    run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
+    if collected.line is None:
+        verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        judged = traces.judge(verdict, found)
+    else:
+        verdict, judged = _own(collected, collected.line, shown)
+    run = TraceRun(judged, verdict, traces.action_counts(found),
                    round(collected.seconds + time.monotonic() - started, 3), said=collected.said,
                    unused=collected.unused)
     store(cache, collected.key, run)
     return run
+
+
+def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVerdict]:
+    """A project's own trace spec, one TLC run per trace, up to the first not accepted."""
+    found = collected.found
+    total = sum(len(t.lines) for t in found)
+    verdict: Verdict | None = None
+    for trace, job in zip(found, collected.tlc_jobs):
+        verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        judged = own.judge(verdict, line, len(trace.lines))
+        if judged.outcome == 'error':
+            return verdict, TraceVerdict('error', len(found), total, reason=f'{trace.name}: {judged.reason}')
+        if judged.outcome == 'rejected':
+            event = trace.lines[judged.line - 1] if judged.line <= len(trace.lines) else None
+            return verdict, TraceVerdict('rejected', len(found), total, rejection=traces.Rejection(
+                trace.name, judged.line, judged.kind, event, judged.state))
+    assert verdict is not None
+    return verdict, TraceVerdict('accepted', len(found), total)
 
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:

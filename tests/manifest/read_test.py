@@ -293,7 +293,7 @@ TRACED: dict = {
         {'name': 'run', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg',
          'command': ['python', '-m', 'app.run'], 'timeout': 60, 'env': {'SEED': '7', 'RUNS': '3'}},
         {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson'],
-         'fields': {'drop': ['ts', 'msg']}},
+         'fields': {'drop': ['ts', 'msg']}, 'line': 'cursor'},
     ],
     'codeMutations': [
         {'name': 'unfenced', 'path': 'src/lease.py', 'replace': {'from': 'a = b', 'to': 'a <= b'},
@@ -311,6 +311,7 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
                                             env=(('SEED', '7'), ('RUNS', '3')))
     assert m.traces[1].files == ('traces/*.ndjson',)
     assert m.traces[1].fields == manifest_model.FieldRule(drop=('ts', 'msg'))
+    assert (m.traces[0].line, m.traces[1].line) == ('l', 'cursor')
     assert not m.traces[1].fields.passes('ts') and m.traces[1].fields.passes('x')
     assert m.code_mutations == (manifest_model.CodeMutation(
         'unfenced', 'src/lease.py', manifest_model.Replace('a = b', 'a <= b'), ('run',)),)
@@ -339,6 +340,7 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
         ('traces.0.env', {'1X': 'a'}, "traces[0].env: '1X' is not a variable name"),
         ('traces.1.env', {'SEED': '7'}, 'traces[1].env: only a trace job with a "command"'),
         ('traces.1.fields', {}, 'traces[1].fields: give exactly one of "keep"'),
+        ('traces.1.line', 'l 2', "traces[1].line: 'l 2' is not a TLA+ variable name"),
         ('coverage.untraced', [{'action': 'Nope', 'reason': 'r'}],
          "coverage.untraced[0].action: 'Nope' is the action of no covered entry"),
         ('coverage.untraced', [{'action': 'Claim'}], "coverage.untraced[0]: missing key 'reason'"),
