@@ -433,7 +433,8 @@ def classify(
     if out_of_memory:
         reason = f'Java ran out of memory (TLC exit code {exit_code})'
     elif stack_overflow:
-        reason, hint = f'Java ran out of stack (StackOverflowError, TLC exit code {exit_code})', STACK_OVERFLOW_HINT
+        reason = f'Java ran out of stack (StackOverflowError, TLC exit code {exit_code})'
+        hint = STACK_OVERFLOW_HINT
     elif exit_code == 150:
         reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
     elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):

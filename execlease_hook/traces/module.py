@@ -139,7 +139,8 @@ class Compiled:
     unused: tuple[str, ...] = ()    # 'trace:line field f: why', for each field left out
 
 
-def _line(line: dict[str, Any], rule: FieldRule | None, where: str, unused: list[str]) -> tuple[str, dict[str, Any]]:
+def _line(line: dict[str, Any], rule: FieldRule | None, where: str,
+          unused: list[str]) -> tuple[str, dict[str, Any]]:
     """A line's record text and the fields it holds."""
     record = {k: v for k, v in line.items()
               if k not in METADATA and v is not None and (rule is None or rule.passes(k))}

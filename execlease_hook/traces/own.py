@@ -53,10 +53,6 @@ def is_own(imports: Sequence[tuple[str, int, str]]) -> bool:
     return all(name != MODULE for name, _, _ in imports)
 
 
-def is_own_job(job: TlcJob) -> bool:
-    return job.spec == f'{ROOT}.tla'
-
-
 def overridden(config_text: bytes) -> str | None:
     """The spec's log operator the cfg replaces with ExecleaseTraceLog, or None."""
     found = _OVERRIDE.search(config_text)

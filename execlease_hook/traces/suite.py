@@ -97,7 +97,8 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
                 found = traces.read_folder(Path(out), f'trace job {job.name}')
             else:
                 found = traces.read_files(job.files, folder, f'trace job {job.name}')
-            if own.is_own(imports((folder / job.spec).read_bytes())):   # the project's own trace spec
+            mine = own.is_own(imports((folder / job.spec).read_bytes()))   # the project's own trace spec
+            if mine:
                 jobs, unused = own.tlc_jobs(
                     job.name, folder, job.spec, job.config, found, job.fields, t.java.path, t.jar.path,
                     t.jar.tlc_version, job.timeout or tlc.DEFAULT_TIMEOUT, workers, tla_libraries.of(m))
@@ -113,7 +114,7 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
             return TraceRun(TraceVerdict('error', 0, 0, reason=f'trace job {job.name}: cannot read '
                                                                f'{e.filename}: {e.strerror}'), None)
     return Collected(key, found, tuple(jobs), said, time.monotonic() - started, unused,
-                     None if len(jobs) == 1 and not own.is_own_job(jobs[0]) else job.line)
+                     job.line if mine else None)
 
 
 def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:

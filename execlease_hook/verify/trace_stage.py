@@ -75,7 +75,8 @@ class Stage:
         # `only` (--only): the trace jobs and code mutations named; no action coverage then.
         self.only = only
         self.jobs = tuple(j for j in m.traces if only is None or ('traces', j.name) in only)
-        self.mutations = tuple(c for c in m.code_mutations if only is None or ('code-mutation', c.name) in only)
+        self.mutations = tuple(c for c in m.code_mutations
+                               if only is None or ('code-mutation', c.name) in only)
         self._runs: list[TraceRun | None] = [None] * len(self.jobs)
         self._mutations: list[JobResult | None] = [None] * len(self.mutations)
         self._coverage: JobResult | None = None
@@ -158,7 +159,8 @@ class Stage:
         return done
 
     def _mutation_task(self, k: int, mutation: CodeMutation, placeholder: TlcJob,
-                       runs: list[tuple[TraceJob, TraceRun]] | None, ids: Mapping[str, str]) -> Callable[[], bool]:
+                       runs: list[tuple[TraceJob, TraceRun]] | None,
+                       ids: Mapping[str, str]) -> Callable[[], bool]:
         def run() -> bool:
             result = (mutation_result(mutation, placeholder, runs) if runs is not None else
                       code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids))
