@@ -29,13 +29,13 @@ from execlease_hook.manifest.model import FieldRule
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces.module import Trace, trace_log
+from execlease_hook.traces.module import MODULE, Trace, trace_log
 
 DATA = 'ExecleaseTraceData'     # the generated module: ExecleaseTraceLog, one trace
 LOG = 'ExecleaseTraceLog'
 ROOT = 'ExecleaseTraceRoot'     # the generated root: EXTENDS the project's trace module and DATA
 _COMMENTS = re.compile(r'\(\*.*?\*\)|\\\*[^\n]*', re.DOTALL)
-_OVERRIDE = re.compile(rb'([A-Za-z_][A-Za-z0-9_]*)\s*<-\s*' + LOG.encode() + rb'\b')
+_OVERRIDE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*<-\s*' + LOG + r'\b')
 NEEDS = (  # what a trace spec may use that TLC 2.15 lacks: pattern, what it is, what has it
     (r'\bndJsonDeserialize\b|\bJsonDeserialize\b', 'ndJsonDeserialize (module Json) reads the log file',
      'TLC 2.19 with the CommunityModules jar'),
@@ -48,15 +48,13 @@ READS_LOG = 2   # the first NEEDS read the log: the override route replaces them
 
 def is_own(imports: Sequence[tuple[str, int, str]]) -> bool:
     """A trace spec of the project's own (spec/syntax.imports of it): it does not EXTEND TraceData."""
-    from execlease_hook.traces.module import MODULE
-
     return all(name != MODULE for name, _, _ in imports)
 
 
 def overridden(config_text: bytes) -> str | None:
     """The spec's log operator the cfg replaces with ExecleaseTraceLog, or None."""
-    found = _OVERRIDE.search(config_text)
-    return None if found is None else found.group(1).decode()
+    found = _OVERRIDE.search(_COMMENTS.sub(' ', config_text.decode('utf-8', 'replace')))
+    return None if found is None else found.group(1)
 
 
 def missing(spec: str, spec_text: bytes, tlc_version: str, log: str | None) -> list[str]:

@@ -101,3 +101,11 @@ def test_what_the_override_cannot_replace_is_named_too(git_repo: GitRepo):
     assert 'Tracequeue.tla:26: TLCGet("config"), which TLC 2.15 lacks (TLC 2.19 has it)' in reason
     assert 'Tracequeue.tla:25: TLCGet("queue"), which TLC 2.15 lacks (TLC 2.19 has it)' in reason
     assert 'ndJsonDeserialize' not in reason and 'override route' not in reason
+
+
+def test_the_override_line_is_read_from_the_cfg_not_its_comments():
+    from execlease_hook.traces import own
+
+    assert own.overridden(b'CONSTANT Capacity = 2\nCONSTANT TraceLog <- ExecleaseTraceLog\n') == 'TraceLog'
+    assert own.overridden(b'CONSTANT Capacity = 2\n\\* OriginLog <- ExecleaseTraceLog\n') is None
+    assert own.overridden(b'(* Log <- ExecleaseTraceLog *)\nCONSTANT Log<-ExecleaseTraceLog\n') == 'Log'
