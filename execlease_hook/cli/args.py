@@ -116,7 +116,8 @@ def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
                         help='run the K-th of N shares of the jobs (balanced by recorded states; '
                              'coverage in shard 1); combine with `execlease report merge`')
     parser.add_argument('--only', metavar='NAME', nargs='+',
-                        help='run only the jobs with these names (no coverage check)')
+                        help='run only the jobs with these names, trace jobs and code mutations too; '
+                             'KIND:NAME when two share one, e.g. code-mutation:NAME (no coverage check)')
 
 
 def add_deep_arguments(parser: argparse.ArgumentParser) -> None:

@@ -153,6 +153,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
         coverage_results(m, r)
     if stage is not None:   # its tasks ran in the pool, beside the TLC jobs
         r.jobs += stage.results(r.coverage)
+        r.notes += stage.notes
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)
