@@ -55,12 +55,9 @@ def _version_action() -> type[argparse.Action]:
 
 
 def _version() -> str:
-    from importlib import metadata
+    from execlease_hook.core import origin
 
-    try:
-        return f'execlease {metadata.version("execlease")}'
-    except metadata.PackageNotFoundError:
-        return 'execlease (not installed: version unknown)'
+    return origin.describe(origin.installed())
 
 
 # Long runs that start child processes or download: SIGTERM and SIGHUP clean up like Ctrl-C.
@@ -222,14 +219,6 @@ def _main(options: argparse.Namespace) -> int:
     finally:
         if restore is not None:
             restore()
-
-
-def verify_main(argv: Sequence[str] | None = None) -> int:
-    """`verify-execution-lease`: `execlease verify` under the name the model's verification had
-    before execlease (`pnpm verify:execution-lease`)."""
-    if argv is None:
-        argv = sys.argv[1:]
-    return main(['verify', *argv])
 
 
 if __name__ == '__main__':

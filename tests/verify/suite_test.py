@@ -179,18 +179,6 @@ def test_exit_codes_through_the_console_script(git_repo, mutations, findings, co
         assert 'COULD NOT RUN: mutation missing' in proc.stdout
 
 
-def test_alias_runs_the_suite(git_repo):
-    write_model(git_repo, entries=())
-    env = git_env()
-    env['EXECLEASE_TLA_OFFLINE'] = '1'
-    proc = subprocess.run(
-        (str(EXECLEASE.parent / 'verify-execution-lease'), '--quick'), cwd=git_repo.path, env=env,
-        capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert cached_column(proc.stdout) == {'main': 'no'}
-
-
 def test_no_java_exits_2(git_repo, tmp_path):
     write_model(git_repo)
     proc = console(git_repo, env={'EXECLEASE_JAVA': str(tmp_path / 'no-java')})
