@@ -171,6 +171,13 @@ def add_init_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--write-config', action='store_true',
                         help='write .pre-commit-config.yaml if there is none '
                              '(else print the lines to add)')
+    parser.add_argument('--hooks', choices=('python', 'system'),
+                        help="python: execlease's published hooks, built by pre-commit (default "
+                             'for an install from git); system: run the execlease on PATH')
+    parser.add_argument('--hooks-repo', metavar='URL',
+                        help="with --hooks-rev: the git URL of execlease the hooks come from "
+                             '(default: where this execlease was installed from)')
+    parser.add_argument('--hooks-rev', metavar='REV', help='the tag or commit of --hooks-repo')
 
 
 def add_add_arguments(parser: argparse.ArgumentParser) -> None:

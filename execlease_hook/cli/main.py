@@ -91,12 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
         help='judge every commit in A..B (or reachable from one REV) against its own manifest',
     )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+    _renamed_hook_argument(guard)
     cli_args.add_format_arguments(guard)
 
     verify = command(
         'verify', 'slow stage: run every check, mutation, finding and the coverage check',
     )
     add_verify_arguments(verify)
+    _renamed_hook_argument(verify)
     cli_args.add_format_arguments(verify)
     cli_args.add_shard_arguments(verify)
     cli_args.add_deep_arguments(verify)
@@ -121,6 +123,30 @@ def build_parser() -> argparse.ArgumentParser:
         'add', 'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
     ))
     return parser
+
+
+def _renamed_hook_argument(parser: argparse.ArgumentParser) -> None:
+    """The old hook ids' entries name themselves, for the note of what to change (not in --help:
+    only the published hooks pass it)."""
+    import argparse
+
+    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
+
+
+def _renamed_hook_note(old: str) -> None:
+    from execlease_hook.commands import init_hooks
+    from execlease_hook.core import term
+
+    new = init_hooks.RENAMED.get(old, old)
+    width = term.width(sys.stderr)
+    for line in (
+        term.wrap(f'execlease: the hook id {old} is renamed {new}, after the command it runs; '
+                  'the old id goes in the next release. In .pre-commit-config.yaml, replace', width),
+        f'  id: {old}', 'with', f'  id: {new}',
+        term.wrap(f'(and SKIP={old} with SKIP={new}); execlease\'s docs/upgrading.md says more.',
+                  width),
+    ):
+        print(line, file=sys.stderr)
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,7 +183,7 @@ class _Options:
     def __init__(self, files: list[str]) -> None:
         self.command, self.quiet, self.verbose = 'guard', 0, 0
         self.all, self.model, self.range, self.files = False, None, None, files
-        self.format, self.output = None, None
+        self.format, self.output, self.renamed_hook = None, None, None
 
 
 def _plain_guard(argv: Sequence[str]) -> argparse.Namespace | None:
@@ -193,6 +219,9 @@ def _main(options: argparse.Namespace) -> int:
 
         restore = signals.install()
     try:
+        old_hook = getattr(options, 'renamed_hook', None)   # guard and verify only
+        if old_hook is not None:
+            _renamed_hook_note(old_hook)
         return run(options)
     except ExecleaseError as e:
         print(term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr)

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 
 DISTRIBUTION = 'execlease'
+# The extras a run of execlease uses (the TLA+ tools, a JRE), not those of its development.
+RUNTIME_EXTRAS = ('bundled-tlc', 'java')
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,36 @@ def installed() -> Origin:
     except metadata.PackageNotFoundError:
         return Origin(None)
     return from_record(dist.version, dist.read_text('direct_url.json'))
+
+
+def extras_requirements() -> tuple[str, ...]:
+    """The requirements of the runtime extras this execlease was installed with (every package of
+    the extra present), for an environment that must find what the command line finds."""
+    import re
+    from importlib import metadata
+
+    try:
+        requires = metadata.requires(DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        return ()
+    found: list[str] = []
+    for extra in RUNTIME_EXTRAS:
+        wanted = [r.split(';')[0].strip() for r in requires
+                  if re.search(rf';.*\bextra\s*==\s*[\'"]{re.escape(extra)}[\'"]', r)]
+        if wanted and all(_present(r) for r in wanted):
+            found.extend(wanted)
+    return tuple(found)
+
+
+def _present(requirement: str) -> bool:
+    import re
+    from importlib import metadata
+
+    name = re.match(r'[A-Za-z0-9._-]+', requirement)
+    try:
+        return name is not None and bool(metadata.version(name.group()))
+    except metadata.PackageNotFoundError:
+        return False
 
 
 def from_record(version: str, text: str | None) -> Origin:

@@ -8,7 +8,7 @@
   temporary folder through a temporary index (the working tree, the index and HEAD are not
   touched, no hook runs), with the repository's TLA+ tools and result cache, so an unchanged
   model costs nothing.
-- `execlease verify --pushed` (the execlease-tlc hook) does both for what pre-commit says is
+- `execlease verify --pushed` (the execlease-verify hook) does both for what pre-commit says is
   being pushed on pre-push: PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF (for a new branch, pre-commit
   starts the range where the remote's known refs end), or, when the whole history is new,
   everything reachable from PRE_COMMIT_LOCAL_BRANCH. Without them (the manual stage) it verifies
