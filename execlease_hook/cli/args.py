@@ -79,7 +79,8 @@ def epilog(command: str | None) -> str:
         lines = ['examples:', '  execlease init --spec verification/lock/Lock.tla',
                  '  execlease verify', '  execlease COMMAND --help   # its exit codes', '',
                  'exit codes: 0 all held, 1 something did not hold (named),',
-                 '            2 could not run (never a pass)']
+                 '            2 could not run (never a pass), 3 a bug in execlease (its',
+                 '            traceback in the log file the message names)']
         return '\n'.join(lines)
     lines = ['example' + ('s' if len(EXAMPLES[command]) > 1 else '') + ':']
     for example in EXAMPLES[command]:

@@ -200,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else list(argv)
     options = _plain_guard(args) or build_parser().parse_args(args)
+    options.argv = args     # for a bug's log (core/crash.py)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.
     stdout, sys.stdout = sys.stdout, term.QuietPipe(sys.stdout)
@@ -233,21 +234,33 @@ def _main(options: argparse.Namespace) -> int:
         what, code = signals.interrupted(e)
         print(f'execlease {options.command}: {what}', file=sys.stderr)
         return code
-    except Exception:
-        # A bug, not an expected failure: show the traceback, and never let it read as exit 1
-        # ("did not hold") or 0. Exit 2 is "could not run", which it is.
-        import traceback
-
-        traceback.print_exc()
-        print(
-            f'execlease {options.command}: this is a bug in execlease (the traceback above); '
-            'please report it with the command you ran',
-            file=sys.stderr,
-        )
-        return 2
+    except Exception as e:
+        # A bug, not an expected failure: exit 3, never 1 ("did not hold"), 2 ("could not run")
+        # or 0; the traceback goes to a log file the message names (core/crash.py).
+        return _crashed(options, e)
     finally:
         if restore is not None:
             restore()
+
+
+def _crashed(options: argparse.Namespace, error: Exception) -> int:
+    import traceback
+
+    from execlease_hook.core import crash, term
+
+    text = traceback.format_exc()
+    log = crash.write_log(crash.report(options.argv,
+                                       text, _version()))
+    what = f'{type(error).__name__}: {error}'.splitlines()[0]
+    if log is None:
+        print(text, file=sys.stderr, end='')
+        where = 'the traceback above (the log file could not be written)'
+    else:
+        where = f'the traceback and the versions are in {log}'
+    print(term.wrap(f'execlease {options.command}: an unexpected error, a bug in execlease '
+                    f'({what}); {where}: please report it with the command you ran',
+                    term.width(sys.stderr)), file=sys.stderr)
+    return crash.EXIT_BUG
 
 
 if __name__ == '__main__':

@@ -32,7 +32,7 @@ def raises(exc):
         (raises(DidNotHold('mutation m no longer fails')), 1, 'execlease tools: mutation m no longer fails'),
         (raises(CannotRun('no Java 11+ found')), 2, 'execlease tools: no Java 11+ found'),
         (raises(KeyboardInterrupt()), 130, 'execlease tools: interrupted'),
-        (raises(ZeroDivisionError('boom')), 2, 'this is a bug in execlease'),
+        (raises(ZeroDivisionError('boom')), 3, 'an unexpected error, a bug in execlease'),
     ),
     ids=('ok', 'did-not-hold-code', 'did-not-hold', 'cannot-run', 'ctrl-c', 'bug'),
 )
@@ -42,11 +42,29 @@ def test_errors_become_exit_codes_in_one_place(monkeypatch, capsys, behaviour, c
     assert message in capsys.readouterr().err
 
 
-def test_a_bug_shows_its_traceback(monkeypatch, capsys):
+def test_a_bug_is_exit_3_with_its_traceback_in_the_log_the_message_names(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
+    monkeypatch.delenv('EXECLEASE_LOG', raising=False)
     fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
-    cli.main(['tools'])
+    assert cli.main(['tools', '-v']) == 3
+    err = ' '.join(capsys.readouterr().err.split())     # as wrapped at any width
+    log = tmp_path / 'cache' / 'execlease' / 'execlease.log'
+    assert err == ('execlease tools: an unexpected error, a bug in execlease (ZeroDivisionError: '
+                   f'boom); the traceback and the versions are in {log}: please report it with the '
+                   'command you ran')
+    text = log.read_text()
+    assert 'command: execlease tools -v' in text and 'version: execlease ' in text
+    assert 'Traceback (most recent call last)' in text and 'ZeroDivisionError: boom' in text
+
+
+def test_a_bug_without_a_writable_log_shows_its_traceback(monkeypatch, capsys, tmp_path):
+    (tmp_path / 'file').write_text('')
+    monkeypatch.setenv('EXECLEASE_LOG', str(tmp_path / 'file' / 'execlease.log'))   # not a folder
+    fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
+    assert cli.main(['tools']) == 3
     err = capsys.readouterr().err
     assert 'Traceback' in err and 'ZeroDivisionError: boom' in err
+    assert 'the traceback above (the log file could not be written)' in err
 
 
 @pytest.mark.parametrize('argv', (['verify', '--jobs', '0'], ['frobnicate'], []))

@@ -9,8 +9,8 @@ import yaml
 from execlease_hook.cli import main as cli
 from execlease_hook.commands import init as init_cmd
 from execlease_hook.commands import init_hooks
-from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.manifest import read as manifest_read
 from tests.conftest import HERE as ROOT
 from tests.conftest import git_env
 
