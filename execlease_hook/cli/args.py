@@ -37,6 +37,7 @@ EXITS = {
         'could not: no git repository, no spec or cfg, a path outside the repository, a '
         'library that cannot be had (no such folder, a jar not fetched or of another sha256)',
     ),
+    'help': ('printed', None, None),
     'add': (
         'added, and the NOTES.md map regenerated',
         None,
@@ -55,6 +56,7 @@ EXAMPLES = {
     'report': ('execlease verify --shard 1/2 --json s1.json   # on one machine',
                'execlease verify --shard 2/2 --json s2.json   # on another',
                'execlease report merge s1.json s2.json --format junit'),
+    'help': ('execlease help covered-code   # what to do when a commit is blocked',),
     'init': ('execlease init --spec verification/lock/Lock.tla --write-config',
              'execlease init --spec specs/raft/Raft.tla --library specs/lib'),
     'add': (
@@ -91,7 +93,7 @@ def epilog(command: str | None) -> str:
         if text is not None:
             lines.extend(textwrap.wrap(f'{code}  {text}', 78, initial_indent='  ',
                                        subsequent_indent='     ', break_on_hyphens=False))
-    if command != 'init' and command != 'add':
+    if command not in ('init', 'add', 'help'):
         lines.append('  exit 2 is never a pass')
     return '\n'.join(lines)
 
@@ -179,6 +181,13 @@ def add_init_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --hooks-rev: the git URL of execlease the hooks come from "
                              '(default: where this execlease was installed from)')
     parser.add_argument('--hooks-rev', metavar='REV', help='the tag or commit of --hooks-repo')
+
+
+def add_help_arguments(parser: argparse.ArgumentParser) -> None:
+    from execlease_hook.commands.help import TOPICS
+
+    parser.add_argument('topic', nargs='?', choices=tuple(TOPICS), metavar='TOPIC',
+                        help=f'one of: {", ".join(TOPICS)} (none: list them)')
 
 
 def add_add_arguments(parser: argparse.ArgumentParser) -> None:

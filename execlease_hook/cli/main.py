@@ -24,6 +24,7 @@ COMMANDS = {
     'init': 'execlease_hook.commands.init',
     'add': 'execlease_hook.commands.add',
     'report': 'execlease_hook.commands.report',
+    'help': 'execlease_hook.commands.help',
 }
 
 
@@ -122,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_args.add_add_arguments(command(
         'add', 'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
     ))
+    cli_args.add_help_arguments(command('help', "print a topic of execlease's documentation"))
     return parser
 
 

@@ -133,4 +133,9 @@ def test_formatting_commits_and_a_semantic_edit_is_blocked(every_language, pre_c
     assert code == 1, out
     for kind in ('function', 'region'):
         assert f'{name}-{kind}: {path}:' in out and 'covered code changed' in out, out
+    # What to do, in words that fit every language, pointing to the model's own notes and to
+    # execlease's documentation in any repository (never the user's README).
+    assert 'What to do (`execlease help covered-code` says more):' in out
+    assert f'code-to-action map of {MODEL_DIR}/NOTES.md' in out
+    assert 'README' not in out and 'WHERE' not in out.split('What to do')[1]
     assert repo.git('diff', '--cached', '--name-only').strip() == path     # nothing committed

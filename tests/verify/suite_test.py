@@ -273,7 +273,10 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     head = git_repo.commit('model')
     before = json.loads(path.read_text())
     assert cli.main(['verify']) == 1  # never synced
-    assert 'covered code changed: entry inc at app/counter.py:1, action Inc' in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert ('covered code never synced: entry inc at app/counter.py:1, action Inc: no hash recorded '
+            'yet;') in ' '.join(out.split())
+    assert 'covered code changed' not in out
     assert cli.main(['verify', '--update-coverage']) == 0
     out = capsys.readouterr().out
     assert 'coverage updated in' in out and f'syncCommit: none -> {head}' in out
