@@ -154,8 +154,10 @@ def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('action', choices=('merge',), help='merge: combine shard JSON reports')
-    parser.add_argument('reports', nargs='+', metavar='REPORT.json',
+    # Both optional to argparse, so that a bare `execlease report` says what to run (commands/report.py)
+    # rather than argparse's "the following arguments are required: action".
+    parser.add_argument('action', nargs='?', choices=('merge',), help='merge: combine shard JSON reports')
+    parser.add_argument('reports', nargs='*', metavar='REPORT.json',
                         help='the JSON reports of every shard of one run')
     add_format_arguments(parser)
 

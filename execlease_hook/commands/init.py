@@ -309,6 +309,8 @@ def run(options: argparse.Namespace) -> int:
     ))
     from execlease_hook.core import term
 
+    if options.quiet:       # -q: nothing did not hold; the exit code says it was done
+        return 0
     for line in report:
         print(line if isinstance(line, Verbatim) else term.wrap(line))
     return 0

@@ -77,12 +77,16 @@ def run(options: argparse.Namespace) -> int:
         jar: ToolJar | None = resolve_jar(root)
     except CannotRun as e:
         jar, missing = None, e
+    quiet = getattr(options, 'quiet', 0) > 0     # -q: found and verified is the exit code
     if jar is not None:
-        for line in describe(jar, java, tlc_version(jar, java)):
+        described = describe(jar, java, tlc_version(jar, java))
+        for line in () if quiet else described:
             print(line)
     lines = models(root, getattr(options, 'model', None), jar, java)
     if jar is None and not lines:
         raise missing   # no default tools, and no model whose own would do
+    if quiet:
+        return 0
     if jar is None:
         print('TLA+ tools: none by default (' + str(missing).split(':', 1)[0] + '); each model below names its own')
     for line in lines:

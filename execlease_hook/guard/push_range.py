@@ -58,12 +58,17 @@ def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], st
     return git.rev_list(root, tip), tip
 
 
-def guard_range(root: Path, spec: str, model: str | None) -> int:
+def guard_range(root: Path, spec: str, model: str | None, quiet: bool = False) -> int:
     commits, tip = parse_range(root, spec)
     if not commits:
         print(f'execlease guard: no commits in {spec}: nothing to judge')
         return 0
-    return judge_commits(root, commits, tip, model)
+    code = judge_commits(root, commits, tip, model)
+    if code == 0 and not quiet:     # a pass says what was judged: silence reads as "did nothing"
+        count = f'{len(commits)} commit' + ('s' if len(commits) != 1 else '')
+        print(term.wrap(f'execlease guard: {spec}: {count} judged, each against its own manifest: '
+                        'no covered code or model changed without a sync'))
+    return code
 
 
 def _model_filter(root: Path, model: str | None) -> str | None:

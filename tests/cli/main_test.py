@@ -151,3 +151,39 @@ def test_a_plain_guard_imports_no_argparse(covered_repo):
     out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True,
                          cwd=covered_repo.path).stdout
     assert out.split() == ['0', 'False']
+
+
+def execlease(repo, *argv: str) -> subprocess.CompletedProcess[str]:
+    """The real command, in a pipe, from the scratch repository."""
+    from tests.conftest import git_env
+
+    return subprocess.run((sys.executable, '-m', 'execlease', *argv), cwd=repo.path, env=git_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_quiet_init_add_and_tools_print_nothing_once_done(git_repo, offline_tlc):
+    git_repo.write('verification/lock/Lock.tla',
+                   '---- MODULE Lock ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\n====\n')
+    git_repo.write('verification/lock/Lock.cfg', 'INIT Init\nNEXT Next\n')
+    git_repo.write('app/lock.py', 'def acquire():\n    return 1\n')
+    for argv in (('init', '--spec', 'verification/lock/Lock.tla', '--write-config', '-q'),
+                 ('add', 'app/lock.py::acquire', '--action', 'Next', '-q'),
+                 ('tools', '-q')):
+        proc = execlease(git_repo, *argv)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', ''), argv
+    assert (git_repo.path / '.pre-commit-config.yaml').is_file()
+    assert '"function": "acquire"' in git_repo.read('verification/lock/manifest.json')
+    # Without -q the same commands say what they did.
+    proc = execlease(git_repo, 'tools')
+    assert proc.returncode == 0 and proc.stdout.startswith('TLA+ tools: ')
+
+
+@pytest.mark.parametrize(('argv', 'message'), (
+    (('report',), 'execlease report: name what to do: merge, the only action, as in `execlease '
+                  'report merge s1.json s2.json` (each from `execlease verify --shard K/N --json FILE`)'),
+    (('report', 'merge'), 'execlease report: merge: name the JSON report of every shard, as in'),
+), ids=('no-action', 'no-reports'))
+def test_report_without_arguments_says_what_to_run(git_repo, argv, message):
+    proc = execlease(git_repo, *argv)
+    assert proc.returncode == 2
+    assert message in ' '.join(proc.stderr.split())
