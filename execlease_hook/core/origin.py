@@ -88,6 +88,20 @@ def from_record(version: str, text: str | None) -> Origin:
     return Origin(version, data['url'], editable=editable)
 
 
+def extra_install(extra: str) -> str:
+    """The pip command that adds `extra` to this install, spelled as it was installed: a hint
+    naming `execlease[java]` alone would look for execlease on a package index."""
+    found = installed()
+    if found.url is not None and found.commit is not None:
+        return f"pip install 'execlease[{extra}] @ git+{found.url}@{found.commit}'"
+    if found.url is not None and found.url.startswith('file://'):
+        from urllib.parse import unquote, urlparse
+
+        path = unquote(urlparse(found.url).path)
+        return f"pip install {'-e ' if found.editable else ''}'{path}[{extra}]'"
+    return f"pip install 'execlease[{extra}]'"
+
+
 def describe(origin: Origin) -> str:
     """`execlease --version`: the version and, for a direct install, where it came from."""
     if origin.version is None:

@@ -38,3 +38,16 @@ def test_from_record(record, expected, version):
 
 def test_not_installed():
     assert origin.describe(origin.Origin(None)) == 'execlease (not installed: version unknown)'
+
+
+@pytest.mark.parametrize(('found', 'command'), (
+    (origin.Origin('0.1.0', 'https://git.example.org/execlease.git', COMMIT),
+     f"pip install 'execlease[java] @ git+https://git.example.org/execlease.git@{COMMIT}'"),
+    (origin.Origin('0.1.0', 'file:///src/execlease', editable=True), "pip install -e '/src/execlease[java]'"),
+    (origin.Origin('0.1.0', 'file:///dist/execlease-0.1.0-py3-none-any.whl'),
+     "pip install '/dist/execlease-0.1.0-py3-none-any.whl[java]'"),
+    (origin.Origin('0.1.0'), "pip install 'execlease[java]'"),
+), ids=('git', 'editable', 'wheel', 'index'))
+def test_an_extra_is_added_the_way_execlease_was_installed(monkeypatch, found, command):
+    monkeypatch.setattr(origin, 'installed', lambda: found)
+    assert origin.extra_install('java') == command

@@ -92,3 +92,19 @@ def test_the_readme_steps_from_any_git_client(tmp_path, readme_install, hook_rep
     log = run('git log --format=%s', repo, shell).stdout.splitlines()
     assert log == ['back', 'acquire: expired only', 'execlease: the lock model covers app/lock.py',
                    'a lock, and its spec']
+
+
+def test_the_hints_of_a_git_install_name_its_url(tmp_path, readme_install, hook_repo):
+    """A hint to add an extra spells the install as it was made: `execlease[java]` alone would
+    send pip to a package index, where this execlease is not."""
+    path, rev = hook_repo
+    env = {k: v for k, v in git_env().items() if k != 'VIRTUAL_ENV'}
+    env.update(PATH=os.pathsep.join((str(readme_install), SYSTEM_PATH)),
+               EXECLEASE_JAVA=str(tmp_path / 'no-java'), EXECLEASE_TLA_OFFLINE='1', COLUMNS='1000')
+    subprocess.run(('git', 'init', '-q', str(tmp_path / 'repo')), check=True, env=env)
+    proc = subprocess.run(('execlease', 'tools'), cwd=tmp_path / 'repo', env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert 'no Java 11+ found' in proc.stderr
+    assert (f"add the java extra, a JRE through pip: pip install 'execlease[java] @ "
+            f"git+{path.as_uri()}@{rev}'") in proc.stderr
