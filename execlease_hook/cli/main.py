@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     tools = command('tools', 'fetch and verify the pinned TLA+ tools and library jars; show the Java used')
     tools.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    tools.add_argument(
+        '--cache-key', action='store_true',
+        help="print a key of every pinned jar (the tools', every model's libraries) for a CI "
+             'cache of .tmp/tla; fetch nothing',
+    )
     cli_args.add_report_arguments(command(
         'report', 'combine the JSON reports of a sharded run into one verdict',
     ))
