@@ -24,10 +24,11 @@ if TYPE_CHECKING:
     from execlease_hook.git.blobs import CommitSource, IndexSource
 
 STEPS = (
-    'What to do (README.md, "When your change touches covered code"):',
+    'What to do (`execlease help covered-code` says more):',
     "  1. Find the entry's model action in the code-to-action map of {notes} and re-read both.",
-    '  2. If the protocol changed, change the action so it matches the code: one action per real',
-    "     transaction, the guard equal to the code's WHERE clause and checks, the cited file:line current.",
+    '  2. If the protocol changed, change the action so it matches the code: one action per atomic',
+    "     step of the code, the action's enabling condition equal to the conditions the code acts on",
+    '     (a query\'s filter, a lock held, the checks before a write), the cited file:line current.',
     '  3. Run `execlease verify`.',
     '  4. Only once the model describes the new code, run `execlease verify --update-coverage`',
     '     (records the new hashes and the synced code; if no model file changed, it asks for',

@@ -72,8 +72,9 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
             )
         elif s.status == 'never synced':
             r.failures.append(
-                f'covered code changed: entry {s.entry.id} at {s.where}, action {s.entry.action}, has no '
-                'recorded hash yet; once the model describes it run execlease verify --update-coverage',
+                f'covered code never synced: entry {s.entry.id} at {s.where}, action {s.entry.action}: '
+                'no hash recorded yet; once the model describes it, run execlease verify '
+                '--update-coverage',
             )
 
 

@@ -50,7 +50,7 @@ def shipped(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
         f'-   repo: {path}\n'
         f'    rev: {rev}\n'
         '    hooks:\n'
-        '    -   id: execlease-coverage\n'
+        '    -   id: execlease-guard\n'
     ))
     git_repo.add('.')
     git_repo.commit('the shipped model and its code')
