@@ -86,6 +86,15 @@ def library_entry(root: Path, value: str, sha256: str | None = None, name: str |
     if not manifest_read.JAR_URL.match(url):
         raise CannotRun(f'{what} {url}: not an http(s) URL of a jar; for a jar on this machine set '
                         'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)')
+    if url.startswith('http:'):
+        import sys
+
+        from execlease_hook.core import term
+
+        print(term.wrap(f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
+                        'way can read and answer for; a jar of another sha256 is refused, so the '
+                        'download would fail rather than mislead, but prefer the https: URL',
+                        term.width(sys.stderr)), file=sys.stderr)
     if sha256 is None:
         digest = _downloaded_digest(url, what)
         raise CannotRun(
@@ -107,7 +116,7 @@ def ready(root: Path, lib: Library) -> tuple[list[str], Libraries]:
     (the modules it supplies, itself ready). Raises CannotRun."""
     from execlease_hook.tlc import libraries
 
-    libs = libraries.one(root, lib, f'--library {lib.label}')
+    libs = libraries.one(root, lib, f'--library {lib.label}', pin='the sha256 given is')
     if libs.folders:
         return [Path(name).stem for name, _ in libs.modules()], libs
     modules = jar_modules(libs.jars[0].path)

@@ -138,6 +138,11 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         model_text, model_code, model_lines, modules = model_status(m, source)
         watched = watch.check_worktree(m, statuses)
         print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
+        if getattr(options, 'quiet', 0) <= 0:
+            from execlease_hook.core import term
+            from execlease_hook.spec.actions import MAP_RULES
+
+            print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
         shown = module_lines(modules) if getattr(options, 'verbose', 0) > 0 else []
         for line in (*shown, *model_lines, *watched.problems, *(u.message() for u in watched.uncovered)):
             print(f'  {line}')
@@ -147,6 +152,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         report.details.setdefault('models', []).append({
             'manifest': paths.rel(root, m.path), 'model': paths.rel(root, m.folder),
             'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
+            'actionMap': m.action_map,
             'modelStatus': model_text,
             'modules': spec_modules.listing(modules),
             'coverage': [report_mod.entry_json(s) for s in statuses],

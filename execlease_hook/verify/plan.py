@@ -3,21 +3,21 @@ given (spec/cfg.py), refused before anything runs when the spec may run programs
 stop the search (spec/scan.py); then this run's share of them (--shard, --only: verify/shard.py)."""
 from __future__ import annotations
 
-from execlease_hook.tlc.jar import Tools
-
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from execlease_hook.core import paths
-from execlease_hook.core import settings
+
+from execlease_hook.core import paths, settings
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import scan as spec_scan
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import library_modules
 from execlease_hook.tlc import run as tlc
-from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
+
 if TYPE_CHECKING:
     pass
 
@@ -125,6 +125,7 @@ class Prepared:
     plan: list[str]
     selection: Any = None
     notes: list[str] = field(default_factory=list)   # about the modules TLC reads
+    only: frozenset[tuple[str, str]] | None = None   # with --only: the (kind, name) of every job named
 
 
 def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
@@ -135,10 +136,13 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
     if selection is not None:
         from execlease_hook.verify import shard
 
-        planned = shard.select(m, planned, [p.job for p in planned], selection)
+        jobs = [p.job for p in planned]
+        only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
+        planned = shard.select(m, planned, jobs, selection, not quick)
         names = [f'{p.job.kind}:{p.job.name}' for p in planned]
         if selection.sharded:
             everything = plan(m, quick, t)
             names = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
-                m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
+                m, everything, [p.job for p in everything], shard.Selection(only=selection.only), not quick)]
+        return Prepared(m, planned, names, selection, notes, only)
     return Prepared(m, planned, names, selection, notes)

@@ -84,6 +84,7 @@ def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path
                 **_tools_json(root, r),
                 **_libraries_json(r.manifest),
                 'exit_code': r.exit_code,
+                'actionMap': r.manifest.action_map,
                 'jobs': [report.result_json(j) for j in r.jobs],
                 'coverage': [report.entry_json(s) for s in r.coverage],
                 **({'modules': r.modules} if r.modules else {}),

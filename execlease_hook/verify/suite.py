@@ -72,8 +72,9 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
             )
         elif s.status == 'never synced':
             r.failures.append(
-                f'covered code changed: entry {s.entry.id} at {s.where}, action {s.entry.action}, has no '
-                'recorded hash yet; once the model describes it run execlease verify --update-coverage',
+                f'covered code never synced: entry {s.entry.id} at {s.where}, action {s.entry.action}: '
+                'no hash recorded yet; once the model describes it, run execlease verify '
+                '--update-coverage',
             )
 
 
@@ -153,6 +154,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
         coverage_results(m, r)
     if stage is not None:   # its tasks ran in the pool, beside the TLC jobs
         r.jobs += stage.results(r.coverage)
+        r.notes += stage.notes
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)

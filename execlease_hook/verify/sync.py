@@ -28,7 +28,8 @@ from execlease_hook.manifest import write as manifest_write
 if TYPE_CHECKING:
     from execlease_hook.verify.result import ModelResult
 
-COVERAGE_FAILURE = 'covered code changed'
+# The failures a sync resolves: covered code changed since the last sync, or never synced.
+COVERAGE_FAILURE = ('covered code changed', 'covered code never synced')
 
 
 

@@ -29,7 +29,7 @@ from execlease_hook.verify.plan import plan
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import Java
 from execlease_hook.tlc.jar import ToolJar
-from execlease_hook.traces.suite import cache_key as trace_cache_key
+from execlease_hook.traces.cache import cache_key as trace_cache_key
 
 HERE = Path(__file__).parents[1]
 GOLDEN = HERE / 'data' / 'golden_digests.json'
