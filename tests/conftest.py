@@ -251,8 +251,8 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
             shutil.copy2(HERE / name, path / name)
     if not (path / 'README.md').exists():
         (path / 'README.md').write_text('execlease\n')
-    shutil.copytree(HERE / 'execlease_hook', path / 'execlease_hook',
-                    ignore=shutil.ignore_patterns('__pycache__'))
+    for package in ('execlease_hook', 'execlease'):
+        shutil.copytree(HERE / package, path / package, ignore=shutil.ignore_patterns('__pycache__'))
     repo = GitRepo(path)
     repo.git('init', '-q', '-b', 'main')
     repo.git('add', '.')
@@ -260,6 +260,15 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 @tiers.uses('e2e')
+@pytest.fixture(scope='session')
+def readme_install(hook_repo: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with execlease installed by the README's install line, verbatim, from
+    `hook_repo` as EXECLEASE_GIT (a git install, not editable); its bin folder."""
+    from tests.e2e import install
+
+    return install.readme_install(hook_repo[0], tmp_path_factory.mktemp('readme-venv'))
+
+
 @pytest.fixture(scope='session')
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp('pre-commit-home')

@@ -99,6 +99,12 @@ def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
     data = json.loads(merged.read_text())
     validate_report(data)
     assert verdict(data) == verdict(json.loads(whole.read_text()))
+    # -q: only what did not hold or could not run, and the verdict.
+    quiet = run(model.path, 'report', 'merge', *parts, '-q')
+    assert quiet.returncode == 1
+    lines = quiet.stdout.splitlines()
+    assert lines[-1] == 'FAILED (did not hold)' and len(lines) < len(proc.stdout.splitlines())
+    assert all(line.startswith(('DID NOT HOLD', ' ')) for line in lines[:-1]), lines
 
 
 @pytest.mark.tlc
