@@ -32,6 +32,20 @@ def test_ids_are_what_the_working_tree_holds(git_repo: GitRepo):
     assert worktree_ids(git_repo.path) == {k: v for k, v in ids.items() if k != 'gone.py'}
 
 
+def test_a_tree_checked_out_alone_is_read_whole(git_repo: GitRepo, tmp_path):
+    """`verify --rev` runs in a commit's tree written to a folder of its own, which git does not
+    know: every file in it counts, with the ids git gives the commit's blobs."""
+    git_repo.write('a.py', 'A = 1\n')
+    git_repo.write('tools/log.sh', 'echo x\n')
+    git_repo.add('.')
+    git_repo.commit('files')
+    tree = tmp_path / 'tree'
+    git.checkout_tree(git_repo.path, 'HEAD', tree)
+    assert worktree_ids(tree) == worktree_ids(git_repo.path)
+    (tree / 'tools' / 'log.sh').write_text('echo y\n')
+    assert worktree_ids(tree)['tools/log.sh'] == git.blob_id(b'echo y\n', '0' * 40)
+
+
 def test_a_folder_and_a_missing_file(tmp_path):
     assert file_id(tmp_path, '0' * 40) == 'folder'
     assert file_id(tmp_path / 'nothing', '0' * 40) == 'gone'
