@@ -119,7 +119,8 @@ def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
                         help='run the K-th of N shares of the jobs (balanced by recorded states; '
                              'coverage in shard 1); combine with `execlease report merge`')
     parser.add_argument('--only', metavar='NAME', nargs='+',
-                        help='run only the jobs with these names (no coverage check)')
+                        help='run only the jobs with these names, trace jobs and code mutations too; '
+                             'KIND:NAME when two share one, e.g. code-mutation:NAME (no coverage check)')
 
 
 def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
@@ -198,7 +199,8 @@ def add_add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--action', help='the model action this code implements')
     parser.add_argument('--id', help='the entry id (default: from the name or the anchor)')
     parser.add_argument('--from', dest='start', metavar='TEXT',
-                        help='region start, or the spec text a mutation replaces (exact, once)')
+                        help='region start (once, as written or by its tokens), or the spec text a mutation replaces '
+                             '(exact, once)')
     parser.add_argument('--to', metavar='TEXT', help='region end, or the mutated text')
     parser.add_argument('--within', metavar='QUALNAME', help='look for the region inside this function')
     parser.add_argument('--mutation', metavar='NAME', help='add a mutation of the spec')

@@ -144,6 +144,7 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
 
 def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     """Locates the entry (exit 2 as the guard would), then the new manifest and what to say."""
+    from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import locate
 
     try:
@@ -153,7 +154,7 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     except OSError as e:
         raise CannotRun(f'{entry.path}: cannot read it ({e.strerror})') from None
     try:
-        located = locate(entry, content)
+        located = locate(entry, content, tokens)
     except CannotRun as e:   # the guard's own message; here the fix is on the command line
         raise CannotRun(str(e).replace('in the manifest', 'on the command line')
                         .replace('update the anchor', 'give an anchor')) from None
@@ -163,9 +164,14 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
         what += f' within {entry.within}'
     new = record.replace(m, covers_code=True, coverage=record.replace(   # now it covers code
         m.coverage, entries=(*m.coverage.entries, entry)))
-    return new, [f'added entry {entry.id}: {entry.path}:{located.start_line}-{located.end_line}, '
-                 f'{what}, action {entry.action} (its hash is recorded by the next '
-                 '`execlease verify --update-coverage`)']
+    said = [f'added entry {entry.id}: {entry.path}:{located.start_line}-{located.end_line}, '
+            f'{what}, action {entry.action} (its hash is recorded by the next '
+            '`execlease verify --update-coverage`)']
+    if not m.coverage.entries:      # manifest/model.py: the first entry ties the model to code
+        said.append('the model\'s first covered entry: from now on every action of the next-state '
+                    'relation must be covered or declared in coverage.abstract (`execlease coverage` '
+                    'names those without code)')
+    return new, said
 
 
 def _config(m: Manifest, cfg: str) -> str:
@@ -289,9 +295,7 @@ def _notes_table(m: Manifest) -> str | None:
     if not notes_map.has_markers(text):
         return None
     statuses = coverage.compare(m, blobs.WorktreeSource(m.root))
-    rows = coverage_notes.map_rows(m, statuses)
-    table = notes_map.render(rows, paths.rel(m.root, m.folder), [(a.action, a.reason) for a in m.coverage.abstract])
-    return notes_map.replace_table(text, table, str(notes))
+    return notes_map.replace_table(text, coverage_notes.map_table(m, statuses), str(notes))
 
 
 def run(options: argparse.Namespace) -> int:

@@ -268,7 +268,8 @@ def run(options: argparse.Namespace) -> int:
     if _create(p.folder / 'manifest.json', text):
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
         report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
-        report.extend(f'  library {lib.label}: {said}' for lib, said in libraries)
+        for lib, said in libraries:
+            report.extend((f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:])))
         report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
     else:
         import shlex
@@ -325,41 +326,49 @@ def _probe(p: ModelPlan) -> manifest_model.Manifest:
     return manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
 
 
-def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, str]]:
+def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
     from execlease_hook.commands import add_library
+    from execlease_hook.core import record
+    from execlease_hook.tlc import libraries
 
-    probe = _probe(p)
-    found: list[tuple[manifest_model.Library, str]] = []
+    readied: list[tuple[manifest_model.Library, list[str]]] = []
+    jars: list[libraries.LibraryJar] = []
+    folders: list[libraries.LibraryFolder] = []
     for value in values:
         lib = add_library.library_entry(p.root, value)
-        if any(lib == old for old, _ in found):
+        if any(lib == old for old, _ in readied):
             raise CannotRun(f'--library {value}: given twice; name each library once')
-        modules, texts = add_library.ready(p.root, lib)
-        found.append((lib, add_library.supplies(probe, modules, texts)))
-    return found
+        modules, libs = add_library.ready(p.root, lib)
+        jars += libs.jars
+        folders += libs.folders
+        readied.append((lib, modules))
+    probe = record.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
+    every = libraries.Libraries(tuple(jars), tuple(folders))
+    return [(lib, add_library.supplies(probe, lib, modules, every)) for lib, modules in readied]
 
 
-def _unsupplied(p: ModelPlan, libraries: list[manifest_model.Library]) -> list[str]:
-    """What to run for the CommunityModules and TLAPS modules the model imports that neither its
+def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
+    """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
     from execlease_hook.commands import add_library
+    from execlease_hook.core import record
+    from execlease_hook.tlc import libraries, library_modules
     from execlease_hook.tlc import missing
 
-    probe = _probe(p)
-    have = {path.stem for path in p.folder.glob('*.tla')}
-    for lib in libraries:
-        if lib.folder is not None:
-            have.update(path.stem for path in (p.root / lib.folder).glob('*.tla'))
-    wanted = add_library.imported(probe, []) - have
+    probe = record.replace(_probe(p), libraries=tuple(given))
+    read, jar = add_library.read_by_model(probe, libraries.of(probe))
+    wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)
     tlaps = sorted(wanted & missing.TLAPS_MODULES)
     lines: list[str] = []
     model = _model_option(p)
-    if community and not any(lib.url is not None for lib in libraries):
+    if community and not any(lib.url is not None for lib in given):
         lines += [f'the spec needs {", ".join(community)}, from CommunityModules: add the jar of a '
-                  'versioned release (not a rolling one); the command shows its sha256, to compare '
-                  'with the release\'s before you pin it with --sha256 (docs/libraries.md):', '',
+                  'versioned release (not a rolling one) built for the TLC the model runs with (a '
+                  'current release needs the TLA+ tools 1.8 or newer; the offline TLC 2.15 cannot '
+                  'load its Java overrides); the command shows its sha256, to compare with the '
+                  'release\'s before you pin it with --sha256 (docs/libraries.md):', '',
                   Verbatim(f'  execlease add --library {missing.COMMUNITY_URL} --name CommunityModules{model}'), '']
     if tlaps:
         lines += [f'the spec needs {", ".join(tlaps)}, from the TLA+ Proof System: copy the .tla files '

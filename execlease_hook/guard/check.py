@@ -10,7 +10,6 @@ push_range.py's.
 """
 from __future__ import annotations
 
-
 from execlease_hook.core import paths
 from execlease_hook.core.record import field, record
 from execlease_hook.git import repo as git
@@ -68,9 +67,6 @@ class Findings:
         self.needs_steps = self.needs_steps or steps
 
 
-
-
-
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
     if not m.covers_code:       # a model of no code (no "coverage"): nothing for the guard to judge
         return Plan((), False, False, False, ())
@@ -81,11 +77,12 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
         e for e in m.coverage.entries if e.path in touched
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
-    if not model and m.libraries:   # a staged module of a library folder is the model too
+    if not model:   # a staged module the model may read (spec/modules.py) is the model too
         from execlease_hook.manifest.model import library_folders
 
-        folders = library_folders(m)
-        model = any(paths.module_in_folder(f, path) for f in folders for path in touched)
+        folders = [folder, *library_folders(m)] if folder != '.' else library_folders(m)
+        model = any(paths.module_in_folder(f, path) for f in folders for path in touched) \
+            or (folder == '.' and any(p.endswith('.tla') and '/' not in p for p in touched))
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
@@ -118,11 +115,14 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 
     staged, source = snap.changes, snap.source
     root = m.root
-    folder = paths.rel(root, m.folder)
     notes_path = paths.rel(root, m.folder / 'NOTES.md')
     from execlease_hook.manifest import model as manifest_model
 
     model_paths = manifest_model.model_paths(m)
+    if p.model:     # the modules the spec reads, guessed from the working tree: one batch
+        from execlease_hook.spec import modules as spec_modules
+
+        model_paths = [*model_paths, *spec_modules.likely_paths(m)]
     source.prefetch((
         *(e.path for e in p.entries), *(model_paths if p.model else ()),
         *((notes_path,) if p.notes else ()),
@@ -167,13 +167,20 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
 
     folder = paths.rel(m.root, m.folder)
     view = model_record.read(m, source)
-    changed = model_record.changes(view, source)
-    if changed:
+    compared = model_record.compare(view, source)
+    if compared.changes:
         found.add(
             f'model {folder}: the spec or a config changed since the last verified sync\n'
-            + ''.join(f'  {line}\n' for line in changed)
+            + ''.join(f'  {line}\n' for line in compared.changes)
             + '  the model changed without a verified sync: run `execlease verify`, '
             'then `execlease verify --update-coverage`',
+            1,
+        )
+    if compared.unjudged:
+        found.add(
+            f'model {folder}: the model record does not hold every module the model reads\n'
+            + ''.join(f'  {line}\n' for line in compared.upgrade)
+            + f'  {model_record.UPGRADE_STEP}',
             1,
         )
     mapped = action_map.check(m, view.index, view.actions())
@@ -205,28 +212,13 @@ def _check_watch(
         )
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 def _stale_map(
         m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource | CommitSource, notes_path: str,
 ) -> list[str]:
-    """Lines saying which table rows disagree with the staged code; [] when fresh or no table."""
+    """Lines saying how the staged table differs from the generated one; [] when it is current
+    or the model keeps no table. Only the rows of the checked entries, unless the whole table is
+    checked (p.full_map): then the table must be `coverage/notes.map_table`'s, which is also
+    what the repair (map_fix.py) and `coverage --write-map` write, so that one rewrite passes."""
     from execlease_hook.coverage import compare as coverage
     from execlease_hook.manifest import notes_table as notes_map
 
@@ -242,29 +234,34 @@ def _stale_map(
         known = {s.entry.id for s in statuses}
         rest = [e for e in m.coverage.entries if e.id not in known]
         statuses = statuses + coverage.compare(m, source, rest)
-    located = {s.entry.id: s for s in statuses if s.located is not None}
     rows = notes_map.table_rows(table)
     stale: list[str] = []
-    expected_rows = []
     for s in statuses:
         if s.located is None:
             continue
-        row = notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line)
-        expected_rows.append(row)
-        want = notes_map.render_row(row, folder)
+        want = notes_map.render_row(notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path,
+                                                     s.located.start_line), folder)
         have = rows.get(s.entry.id)
         if have is None:
             stale.append(f'`{s.entry.id}`: no row; expected {want}')
         elif have != want:
             stale.append(f'`{s.entry.id}`: the table says {have}\n    the staged code says {want}')
-    if p.full_map and len(located) == len(m.coverage.entries):
-        extra = sorted(set(rows) - set(located))
-        stale.extend(f'`{i}`: a row for an entry the manifest does not have' for i in extra)
-        abstract = [(a.action, a.reason) for a in m.coverage.abstract]
-        if not stale and table != notes_map.render(expected_rows, folder, abstract):
-            stale.append('the table differs from the generated one (order or header)')
-    return stale
+    if not p.full_map or any(s.located is None for s in statuses):
+        return stale
+    from execlease_hook.coverage.notes import map_table
 
-
-
-
+    expected = map_table(m, statuses)
+    if table == expected:
+        return stale
+    ids = {e.id for e in m.coverage.entries}
+    stale.extend(f'`{i}`: a row for an entry the manifest does not have' for i in sorted(set(rows) - ids))
+    stale.extend(f'not generated: {line}' for line in notes_map.hand_lines(table, folder))
+    if stale:
+        return stale
+    have_lines, want_lines = table.splitlines(), expected.splitlines()
+    stale.extend(f'expected {line}' for line in want_lines if line not in have_lines)
+    stale.extend(f'not in the generated table: {line or "(a blank line)"}'
+                 for line in have_lines if line not in want_lines)
+    if not stale and sorted(have_lines) != sorted(want_lines):
+        stale.append('a row appears more than once')
+    return stale or ["the rows are not in manifest.json's order (its entries, then coverage.abstract)"]

@@ -4,23 +4,21 @@ Lines move (an import added above covered code) without anything covered changin
 then cites old lines. That repair is always the same, so the guard makes it itself, the way
 pre-commit's fixer hooks do: it rewrites the table in the index and in the working tree, says
 what changed, and exits 1 so that the commit is run again (and then records the fixed table).
-A hand edit inside the generated table is overwritten the same way, with a warning: the table
-follows manifest.json and the code.
+The table written is `coverage/notes.map_table`'s, the one the check compares with, so the
+commit run again passes. Lines typed by hand inside the table are overwritten the same way (the
+table follows manifest.json and the code); the message then quotes them, so that nothing is lost.
 """
 from __future__ import annotations
 
 from execlease_hook.core import paths
-
-
+from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.git import repo as git
-from execlease_hook.manifest import notes_table as notes_map
-from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.git.blobs import IndexSource
-from execlease_hook.core.errors import CannotRun
 from execlease_hook.guard.check import Findings
+from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.manifest.model import Manifest
-
 
 
 def _table(text: bytes | None, notes: str) -> str | None:
@@ -38,38 +36,43 @@ def _table(text: bytes | None, notes: str) -> str | None:
 def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
     """Rewrites the staged and the working tree's table; the message saying so. None when it
     cannot be fixed mechanically (an entry cannot be located, the markers are broken)."""
-    from execlease_hook.coverage.notes import map_rows
+    from execlease_hook.coverage.notes import map_table
 
     root = m.root
+    folder = paths.rel(root, m.folder)
     notes = paths.rel(root, m.folder / 'NOTES.md')
     staged = source.read(notes)
     if staged is None:
         return None
     try:
         staged_text = staged.decode('utf-8')
-        rows = map_rows(m, coverage.compare(m, source))
-        table = notes_map.render(rows, paths.rel(root, m.folder))
+        table = map_table(m, coverage.compare(m, source))
         new_staged = notes_map.replace_table(staged_text, table, notes)
+        staged_table = notes_map.current_table(staged_text, notes)
     except (UnicodeDecodeError, CannotRun):
         return None
     head_table = _table(git.show(root, 'HEAD', notes), notes) if git.head(root) else None
-    hand_edit = head_table is not None and notes_map.current_table(staged_text, notes) != head_table
+    lost = notes_map.hand_lines(staged_table, folder, head_table)
     git.stage_blob(root, notes, git.write_blob_data(root, new_staged.encode('utf-8')))
     worktree = 'the index'
     path = m.folder / 'NOTES.md'
     try:
         text = path.read_text(encoding='utf-8')
         new_text = notes_map.replace_table(text, table, notes)
+        lost.extend(line for line in notes_map.hand_lines(notes_map.current_table(text, notes), folder, head_table)
+                    if line not in lost)
         if new_text != text:
             write_text_atomic(path, new_text)
         worktree = 'the working tree and the index'
     except (OSError, UnicodeDecodeError, CannotRun) as e:
         worktree = f'the index (not the working tree: {e})'
-    lines = [f'execlease guard: {notes}: the code-to-action table was out of date (nothing covered '
-             f'changed); rewritten in {worktree}:']
+    lines = [(f'execlease guard: {notes}: the code-to-action table was out of date (nothing covered '
+              f'changed); rewritten in {worktree}:')]
     lines.extend(found.stale_map[1:])
-    if hand_edit:
-        lines.append(f'warning: an edit inside the generated table of {notes} was overwritten: the table '
-                     'is generated from manifest.json and the code; edit those (or outside the markers)')
+    if lost:
+        lines.append(f'warning: lines edited inside the generated table of {notes} were overwritten (the '
+                     'table is generated from manifest.json and the code: edit those, or write notes '
+                     'outside the markers); they were:')
+        lines.extend(f'  {line}' for line in lost)
     lines.append('The fix is staged: run the commit again.')
     return '\n'.join(lines)

@@ -85,7 +85,6 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     from execlease_hook.guard import stage as guard
     from execlease_hook.guard import check as guard_check
     from execlease_hook.guard import snapshot
-    from execlease_hook.guard import snapshot
 
     only = _model_filter(root, model)
     code = 0
@@ -108,7 +107,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
             blob = data[f'{commit}:{rel}']
             governed = guard.governed_paths(rel, blob)
             if governed is not None and governed.isdisjoint(touched) and not at_tip \
-                    and not guard.library_modules(blob, touched):
+                    and not guard.model_modules(rel, blob, touched):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = snapshot.load_model(rel, root, source, blob, worktree=False)

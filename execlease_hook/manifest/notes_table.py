@@ -6,6 +6,7 @@ commit whose staged table is stale against the staged code.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -84,6 +85,33 @@ def table_rows(table: str) -> dict[str, str]:
         if len(cells) == 3 and cells[1].startswith('`') and cells[1].endswith('`'):
             rows[cells[1].strip('`')] = line.strip()
     return rows
+
+
+_ENTRY_ROW = re.compile(r'\| `(?P<action>[^`]*)` \| `(?P<id>[^`]*)` \| \[(?P<path>[^\]]*):(?P<line>[0-9]+)\]\(')
+_ABSTRACT_ROW = re.compile(r'\| `(?P<action>[^`]*)` \| abstract \| (?P<cell>.*) \|')
+
+
+def generated(line: str, notes_folder: str) -> bool:
+    """Whether `render` writes lines like this one, for some manifest and code: a header line, an
+    entry's row or an abstract action's row, exactly as rendered. A stale line number or a row
+    of an entry since removed is generated; a note typed inside the table is not."""
+    if line in HEADER:
+        return True
+    row = _ENTRY_ROW.match(line)
+    if row is not None:
+        found = MapRow(row['action'], row['id'], row['path'], int(row['line']))
+        return render_row(found, notes_folder) == line
+    row = _ABSTRACT_ROW.fullmatch(line)
+    return row is not None and render_abstract(row['action'], row['cell'].replace('\\|', '|')) == line
+
+
+def hand_lines(table: str, notes_folder: str, before: str | None = None) -> list[str]:
+    """The lines of a table that no rendering wrote: edits by hand, which a rewrite would lose.
+    Blank lines carry nothing; lines already in the table `before` (the last commit's) are not
+    new edits: a table in an older version's layout is rewritten without a warning."""
+    old = set(before.splitlines()) if before is not None else set()
+    return [line for line in table.splitlines()
+            if line.strip() and line not in old and not generated(line, notes_folder)]
 
 
 def write_notes(path: Path, table: str) -> bool:

@@ -1,7 +1,8 @@
 """The map between the spec's actions and the covered code, checked both ways.
 
 Spec to code: every action the next-state relation uses has a covered entry, or is declared in
-`coverage.abstract` with a reason (time passing, a crash, a deploy: no code implements it).
+`coverage.abstract` with a reason (time passing, a crash, a deploy: no code implements it); from
+the model's first covered entry on (`Manifest.action_map`, and `MAP_RULES` for its words).
 Code to spec: every entry's `action` (and every abstract one) names an operator the spec defines.
 
 The actions are found the way TLC splits the next-state relation into the actions its traces
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from execlease_hook.manifest.model import EVERY_ACTION, NO_COVERAGE, NO_ENTRY_YET
 from execlease_hook.spec import syntax as tla_syntax
 from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
 
@@ -188,6 +190,14 @@ class _ChangesState:
         return result
 
 
+# What each rule of Manifest.action_map means, as reports say it.
+MAP_RULES = {
+    EVERY_ACTION: 'every action must be covered or declared abstract',
+    NO_ENTRY_YET: 'no action needs covered code until coverage.entries has its first entry',
+    NO_COVERAGE: 'none: the manifest has no "coverage" (a model of no code)',
+}
+
+
 @dataclass
 class MapCheck:
     """What the two directions found: problems that stop the tools (exit 2) and gaps (exit 1)."""
@@ -228,6 +238,8 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
                 f'{", ".join(covered[a.action])}; remove one of the two',
             )
     for name, action in actions.items():
+        if m.action_map != EVERY_ACTION:
+            break
         if name in abstract or any(op in covered for op in (*action.via[1:], name)):
             continue
         found.gaps.append(

@@ -434,6 +434,19 @@ def _valid_cached(folder: Path) -> ToolJar | None:
     return ToolJar(cached, digest, 'cache', True) if digest in KNOWN_JARS else None
 
 
+def present_jar(root: Path) -> Path | None:
+    """The tla2tools.jar a run would use, if it is on this machine already (nothing downloaded,
+    nothing refused): for what only reads the jar (its standard modules' names)."""
+    try:
+        explicit = _explicit_jar()
+    except CannotRun:
+        return None
+    if explicit is not None:
+        return explicit.path
+    cached = _valid_cached(cache_dir(root))
+    return cached.path if cached is not None else _offline_jar()
+
+
 def resolve_jar(root: Path) -> ToolJar:
     explicit = _explicit_jar()
     if explicit is not None:

@@ -92,7 +92,7 @@ class Libraries:
         return parts
 
     def modules(self) -> list[tuple[str, bytes]]:
-        """Each folder module as (its path in the repository, bytes): for the spec scan."""
+        """Each folder module as (its path in the repository, bytes), read or not."""
         return [(f'{f.folder}/{name}', text) for f in self.folders for name, text in f.modules]
 
     def names(self) -> list[str]:
@@ -109,7 +109,6 @@ class Libraries:
 
 
 NONE = Libraries()
-
 _lock = threading.Lock()
 _snapshots: dict[tuple[str, str], Path] = {}   # (folder, digest of its modules) -> snapshot
 

@@ -46,6 +46,10 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         for s in r.coverage:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+    if verbosity >= 0:
+        from execlease_hook.spec.actions import MAP_RULES
+
+        _print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
     _print(*(term.wrap(f'  {j.message}') for j in r.jobs if KINDS[j.job.kind].summary and j.outcome == HELD))
     if verbosity >= 0:

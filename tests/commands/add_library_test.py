@@ -139,10 +139,33 @@ def test_a_library_listed_already_or_refused_by_the_scan_is_not_added(repo, caps
     before = repo.read(MANIFEST)
     code, out = add(capsys, '--library', f'./{support.LIB}/')
     assert code == 2 and 'the manifest has it already, libraries[0] (verification/lib)' in out
-    repo.write('verification/io/Run.tla', '---- MODULE Run ----\nEXTENDS IOUtils\nGo == IOExec(<<"sh">>)\n====\n')
+    # A module the model reads (LCounter EXTENDS Limits) that runs a program: refused.
+    repo.write('verification/io/Limits.tla', '---- MODULE Limits ----\nGo == IOExec(<<"sh">>)\n====\n')
     code, out = add(capsys, '--library', 'verification/io')
-    assert code == 2 and 'IOExec' in out
+    assert code == 2 and 'verification/io/Limits.tla:2: IOExec (runs a program)' in out, out
     assert repo.read(MANIFEST) == before
+
+
+def test_a_library_as_it_ships_is_judged_by_what_the_model_reads(repo, capsys):
+    """A folder holding modules no model imports, one of which writes files (CommunityModules'
+    SVG.tla), one that shadows a standard module (tlapm's FiniteSets.tla), and one the model
+    reads whose own import nothing supplies (a TLAPS module that EXTENDS Functions)."""
+    lib = 'verification/shipped'
+    repo.write(f'{lib}/Limits.tla', '---- MODULE Limits ----\nEXTENDS Naturals, FiniteSets, Functions\n'
+               'InRange(v, n) == v \\in 0..n\n====\n')
+    repo.write(f'{lib}/SVG.tla', '---- MODULE SVG ----\nEXTENDS IOUtils\nDraw(f) == Serialize(f, "a.svg", [])\n====\n')
+    repo.write(f'{lib}/FiniteSets.tla', '---- MODULE FiniteSets ----\nIsFiniteSet(S) == TRUE\n====\n')
+    repo.write(f'{lib}/Unread.tla', '---- MODULE Unread ----\nEXTENDS Missing\n====\n')
+    code, out = add(capsys, '--library', lib)
+    said = ' '.join(out.split())
+    assert code == 0, out
+    assert f'library {lib} (folder): 4 modules (FiniteSets, Limits, SVG, Unread); the model ' \
+           'imports FiniteSets, Limits' in said
+    assert f'{lib}/FiniteSets.tla shadows TLC\'s standard module FiniteSets ' \
+           '(tla2sany/StandardModules/FiniteSets.tla in tla2tools.jar)' in said
+    assert f'{lib}/Limits.tla imports Functions, which nothing supplies' in said
+    assert 'SVG' not in said.split('imports FiniteSets, Limits')[1] and 'Missing' not in said
+    assert manifest(repo)['libraries'] == [{'folder': lib}]
 
 
 def test_a_library_the_model_does_not_import_is_added_and_said_so(repo, capsys):

@@ -128,8 +128,8 @@ def test_no_model_found(git_repo, capsys):
 @pytest.mark.parametrize(
     ('entries', 'first_line', 'code'),
     (
-        # Nothing covers the spec's actions: each is a gap (exit 1) until covered or declared abstract.
-        pytest.param([], f'{MANIFEST}  (0 entries; model unchanged)', 1, id='empty'),
+        # No entry yet: no action needs code; from the first entry on, each action without one is a gap.
+        pytest.param([], f'{MANIFEST}  (0 entries; model unchanged)', 0, id='empty'),
         pytest.param([{'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'}],
                      f'{MANIFEST}  (1 entry; model unchanged)', 1, id='one-never-synced'),
         pytest.param([{'id': 'x', 'path': 'no/such/file.py', 'function': 'f', 'action': 'A'}],
@@ -146,7 +146,12 @@ def test_entry_count_and_small_manifests(covered_repo, capsys, entries, first_li
         assert 'no/such/file.py: no such file in the working tree' in out
         assert "coverage.entries[0] (x): action 'A' is not defined in Lease.tla" in out
     if not entries:
-        assert 'action Claim (Lease.tla:5) has no covered code and is not declared abstract' in out
+        assert 'has no covered code' not in out
+        assert '  action map: no action needs covered code until coverage.entries has its first entry' in out
+    else:
+        assert '  action map: every action must be covered or declared abstract' in out
+    if len(entries) == 1 and code == 1:
+        assert 'action Renew (Lease.tla:6) has no covered code and is not declared abstract' in out
 
 
 def test_listing_fits_80_columns_without_columns_set(covered_repo):
@@ -179,3 +184,20 @@ def test_listing_fits_80_columns_without_columns_set(covered_repo):
     assert 'ts2:sha256:' not in '\n'.join(narrow)
     wide = run({'COLUMNS': '200'})
     assert f'{deep}:4' in '\n'.join(wide) and 'ts2:sha256:' in '\n'.join(wide)
+
+
+@pytest.mark.parametrize(
+    ('change', 'rule'),
+    (
+        pytest.param(lambda data: None, 'every-action', id='entries'),
+        pytest.param(lambda data: data['coverage'].update(entries=[]), 'no-entry-yet', id='no-entry'),
+        pytest.param(lambda data: data.pop('coverage'), 'no-coverage', id='no-coverage'),
+    ),
+)
+def test_the_report_names_the_action_map_rule(covered_repo, capsys, change, rule):
+    data = json.loads(covered_repo.read(MANIFEST))
+    change(data)
+    covered_repo.write(MANIFEST, json.dumps(data))
+    run_coverage(capsys, '--format', 'json', '--output', str(covered_repo.path.parent / 'report.json'))
+    (model,) = json.loads((covered_repo.path.parent / 'report.json').read_text())['models']
+    assert model['actionMap'] == rule

@@ -31,6 +31,7 @@ def snapshot(repo):
             for p in repo.path.rglob('*') if p.is_file() and '.git' not in p.parts}
 
 
+@pytest.mark.e2e
 def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
     assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config']) == 0
     out = capsys.readouterr().out
@@ -152,6 +153,7 @@ def run_init(repo, *argv: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.e2e
 def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
     """At 80 columns the YAML's comment lines are longer than the prose is wrapped to: printed
     as they are, the block pasted into a file is exactly the config --write-config writes."""
@@ -167,6 +169,7 @@ def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(('existing', 'missing'), (
     ('repos: []\n', None),
     ('default_install_hook_types:\n  - pre-commit\nrepos: []\n', 'pre-merge-commit, pre-push'),

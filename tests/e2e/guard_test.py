@@ -29,23 +29,25 @@ def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
     return proc.returncode, proc.stdout + proc.stderr
 
 
+def hook_config(hook_repo: tuple[Path, str]) -> str:
+    """A .pre-commit-config.yaml using the hook repository's `execlease-guard`."""
+    path, rev = hook_repo
+    return f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
+
+
+def install_hooks(repo: GitRepo, home: Path) -> None:
+    pre_commit = (sys.executable, '-m', 'pre_commit')
+    for command in ('install', 'install-hooks'):
+        code, out = run(repo, home, *pre_commit, command)
+        assert code == 0, out
+
+
 @pytest.fixture
 def consumer(covered_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
-    path, rev = hook_repo
-    covered_repo.write('.pre-commit-config.yaml', (
-        'repos:\n'
-        f'-   repo: {path}\n'
-        f'    rev: {rev}\n'
-        '    hooks:\n'
-        '    -   id: execlease-guard\n'
-    ))
+    covered_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
     covered_repo.add('.pre-commit-config.yaml')
     covered_repo.commit('use the execlease hook')
-    pre_commit = (sys.executable, '-m', 'pre_commit')
-    code, out = run(covered_repo, pre_commit_home, *pre_commit, 'install')
-    assert code == 0, out
-    code, out = run(covered_repo, pre_commit_home, *pre_commit, 'install-hooks')
-    assert code == 0, out
+    install_hooks(covered_repo, pre_commit_home)
     return covered_repo
 
 

@@ -87,7 +87,7 @@ ROWS = (
 
 @pytest.fixture
 def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
-    entries = []
+    entries: list[dict[str, object]] = []
     for name, path, source, function, (start, end), _, _ in ROWS:
         git_repo.write(path, source)
         entries.append({'id': f'{name}-function', 'path': path, 'function': function, 'action': 'Claim'})

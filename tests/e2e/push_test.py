@@ -10,7 +10,11 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import MANIFEST, sync_coverage
-from tests.e2e.tlc_push_test import COUNTER_PY, HOOK_TLC, pushing, remote_head, run  # noqa: F401 (fixture)
+from tests.e2e import tlc_push_test
+from tests.e2e.tlc_push_test import COUNTER_PY, HOOK_TLC, remote_head, run
+
+# The fixture (a consumer with the three hook types installed and a bare remote), shared.
+pushing = tlc_push_test.pushing
 
 WEAK = COUNTER_PY.replace('if count < limit:', 'if count <= limit:')
 HOOK_GUARD = 'execlease guard'

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -19,9 +20,10 @@ def run_guard(capsys, *args: str) -> tuple[int, str]:
     return code, captured.out + captured.err
 
 
-def stage(repo, rel: str, text: str) -> None:
-    repo.write(rel, text)
+def stage(repo, rel: str, text: str) -> Path:
+    written = repo.write(rel, text)
     repo.add(rel)
+    return written
 
 
 @pytest.mark.parametrize(
@@ -217,7 +219,8 @@ def test_hand_edit_inside_the_table_is_overwritten_with_a_warning(covered_repo, 
     code, out = run_guard(capsys, NOTES)
     assert code == 1
     assert '`claim-lease`: the table says' in out
-    assert f'warning: an edit inside the generated table of {NOTES} was overwritten' in out
+    assert f'warning: lines edited inside the generated table of {NOTES} were overwritten' in out
+    assert 'they were:\n  | `Claim` | `claim-lease` | [app/lease.py:40](../../app/lease.py#L4) |\n' in out
     fixed = covered_repo.git('show', f':{NOTES}')
     assert 'app/lease.py:40]' not in fixed and '[app/lease.py:4](' in fixed
     assert 'A hand-written line.' in fixed  # text outside the markers is kept

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.manifest.notes_table import BEGIN, END, MapRow
 
 ROWS = [MapRow('Claim', 'claim-lease', 'app/lease.py', 4), MapRow('Renew', 'renew', 'app/lease.py', 18)]
@@ -87,3 +87,36 @@ def test_abstract_actions_follow_the_entries():
     assert table.splitlines()[-1] == '| `Expire` | abstract | time passing: the lease \\| ends |'
     assert table.splitlines()[-2].startswith('| `Renew` | `renew` |')
     assert set(notes_map.table_rows(table)) == {'claim-lease', 'renew'}   # entry rows only
+
+
+ABSTRACT = notes_map.render_abstract('Restart', 'a crash | the disk stays')
+
+
+@pytest.mark.parametrize(
+    ('line', 'generated'),
+    (
+        pytest.param(notes_map.HEADER[0], True, id='header-comment'),
+        pytest.param(notes_map.HEADER[2], True, id='header-rule'),
+        pytest.param(notes_map.render_row(ROWS[0], 'verification/lease'), True, id='entry-row'),
+        pytest.param(notes_map.render_row(MapRow('Gone', 'old', 'x.go', 999), 'verification/lease'), True,
+                     id='row-of-a-removed-entry'),
+        pytest.param(ABSTRACT, True, id='abstract-row'),
+        pytest.param(notes_map.render_row(ROWS[0], '.'), False, id='row-linked-for-another-folder'),
+        pytest.param('| `Claim` | `claim-lease` | [app/lease.py:4](../../app/lease.py#L5) |', False,
+                     id='line-and-anchor-disagree'),
+        pytest.param('| `Claim` | `claim-lease` | [app/lease.py:4](../../app/lease.py#L4) | why |', False,
+                     id='a-fourth-cell'),
+        pytest.param('| `Restart` | abstract | a crash | the disk stays |', False, id='unescaped-bar'),
+        pytest.param('| Timeout | note | randomized |', False, id='typed-row'),
+        pytest.param('Notes go here.', False, id='prose'),
+    ),
+)
+def test_generated(line, generated):
+    assert notes_map.generated(line, 'verification/lease') is generated
+
+
+def test_hand_lines_leave_out_blank_lines_and_what_the_last_commit_had():
+    old = '| Action | Entry | Code (old layout) |'
+    table = f'{old}\n\n| Timeout | note | randomized |\n{ABSTRACT}\n'
+    assert notes_map.hand_lines(table, 'm', None) == [old, '| Timeout | note | randomized |']
+    assert notes_map.hand_lines(table, 'm', f'{old}\n') == ['| Timeout | note | randomized |']

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import tomllib
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -54,6 +52,7 @@ def test_a_renamed_id_runs_the_same_hook_and_says_so(old, new):
     assert f'`{old}`' in changelog
 
 
+@pytest.mark.e2e
 def test_validate_manifest():
     subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-manifest', '.pre-commit-hooks.yaml'),
@@ -61,6 +60,7 @@ def test_validate_manifest():
     )
 
 
+@pytest.mark.e2e
 def test_validate_own_config():
     subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
@@ -112,38 +112,27 @@ def test_dogfood_config_runs_the_published_hooks():
     equal but the entry (`python -m ` before it) and the dependencies, one list for both hooks:
     pyproject's runtime dependencies and the bundled-tlc extra."""
     config = yaml.safe_load((ROOT / '.pre-commit-config.yaml').read_text())
-    (local,) = config['repos']
-    assert local['repo'] == 'local'
+    (local, gates) = config['repos']
+    assert local['repo'] == gates['repo'] == 'local'
     wanted = PYPROJECT['project']['dependencies'] + PYPROJECT['project']['optional-dependencies']['bundled-tlc']
     for hook, published in zip(local['hooks'], CURRENT, strict=True):
         assert hook.pop('additional_dependencies') == wanted, hook['id']
         assert hook.pop('entry') == f'python -m {published["entry"]}'
         assert hook == {k: v for k, v in published.items() if k != 'entry'}
+    # The gates CI runs use the tools of the `test` extra, as a contributor's venv has them.
+    assert {h['id'] for h in gates['hooks']} == {'ruff-check', 'ruff-format', 'mypy'}
+    assert {h['language'] for h in gates['hooks']} == {'system'}
 
 
-def test_wheel_ships_only_the_package(tmp_path):
-    # Built from a copy of every tracked file: setuptools writes build/ and *.egg-info into the
-    # tree it builds, and a build in the checkout itself would race any other test that builds
-    # or installs it at the same time (the suite runs in parallel).
-    tree = tmp_path / 'tree'
-    listed = subprocess.run(('git', 'ls-files', '-z'), cwd=ROOT, capture_output=True, check=True).stdout
-    for rel in filter(None, listed.decode().split('\0')):
-        if (ROOT / rel).is_file():
-            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, tree / rel)
-    subprocess.run(
-        (sys.executable, '-m', 'pip', 'wheel', '--no-deps',
-         '-q', '-w', str(tmp_path), str(tree)),
-        check=True,
-    )
-    (wheel,) = tmp_path.glob('execlease-*.whl')
-    names = zipfile.ZipFile(wheel).namelist()
+def test_wheel_ships_only_the_package(wheel_names):
+    names = wheel_names   # built from a copy of the tree (tests/project/conftest.py)
     tops = {n.split('/')[0] for n in names}
     assert 'execlease_hook' in tops
     assert not tops & {'examples', 'tests', 'benchmarks', 'verification'}, tops
     assert 'execlease_hook/cli/main.py' in names
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(900)
 def test_try_repo_installs_and_runs_the_fast_hook(covered_repo, tmp_path):
     """From a scratch consumer repository, the real pre-commit installs this package and runs it."""

@@ -115,6 +115,15 @@ COVERED = [entry(1, 'A'), entry(2, 'B'), entry(3, 'C')]
         pytest.param(COVERED, [{'action': 'B', 'reason': 'r'}],
                      ['coverage.abstract[0]: action B is declared abstract, but covered by e2; remove one of the two'],
                      [], id='abstract-and-covered'),
+        # No entry yet: no action needs code (the model is not tied to code), the names still count.
+        pytest.param([], None, [], [], id='no-entry-yet'),
+        pytest.param([], [{'action': 'C', 'reason': 'a crash'}], [], [], id='no-entry-yet-abstract'),
+        pytest.param([], [{'action': 'Nxt', 'reason': 'r'}],
+                     ["coverage.abstract[0]: action 'Nxt' is not defined in M.tla (did you mean: Next (M.tla:14-16)"],
+                     [], id='no-entry-yet-abstract-unknown'),
+        pytest.param([entry(1, 'A')], None, [],
+                     ['action B (M.tla:5) has no covered code', 'action C (M.tla:6-7) has no covered code'],
+                     id='the-first-entry'),
     ),
 )
 def test_check_both_directions(tmp_path, entries, abstract, problems, gaps):

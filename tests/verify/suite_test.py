@@ -17,7 +17,7 @@ from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
-from tests import needs
+from tests import needs, wait
 from tests.conftest import GitRepo, git_env, use_offline
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -67,7 +67,7 @@ def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entrie
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'findings' / 'F1.cfg')
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'invariant.cfg')
     repo.write('app/counter.py', COUNTER_PY)
-    data = {
+    data: dict[str, Any] = {
         'version': 1, 'spec': 'Counter.tla', 'checks': list(checks), 'mutations': list(mutations),
         'findings': list(findings),
         'coverage': {'syncCommit': coverage.get('sync'), 'modelHash': coverage.get('model_hash'),
@@ -284,7 +284,9 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     after = json.loads(path.read_text())
     assert after['coverage']['syncCommit'] == head
     assert after['coverage']['modelHash']['scheme'] == 'tla1'
-    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'pass.cfg', 'findings/F1.cfg'}
+    # The spec, its cfgs and CounterLib.tla, which Counter.tla EXTENDS beside it.
+    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'CounterLib.tla', 'pass.cfg',
+                                                            'findings/F1.cfg'}
     assert all(e['hash'].startswith('ts2:sha256:') for e in after['coverage']['entries'])
     assert after['checks'] == [{**MAIN, 'states': 8}]
     # Everything else is exactly as it was.
@@ -448,7 +450,6 @@ def test_unverified_jar_is_stated_loudly(git_repo, capsys, monkeypatch, tmp_path
 
 def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     import signal
-    import time
 
     from tests.tlc.run_test import BIG_SPEC
     write_model(git_repo, entries=())
@@ -468,10 +469,9 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(report)),
                             cwd=git_repo.path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while len(list(temp.glob('execlease-check-*'))) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)
+    # TLC makes its -metadir's dated folder as it starts: both checks are running TLC.
+    wait.until(lambda: len(list(temp.glob('execlease-check-*/meta/*'))) >= 2, 'both checks to start TLC',
+               timeout=60)
     assert len(list(temp.glob('execlease-check-*'))) == 2
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
