@@ -106,7 +106,7 @@ def trace_run(m: Manifest, job: TraceJob, root: Path, t: jar.Tools) -> TraceRun:
     if isinstance(collected, TraceRun):
         return collected          # the command failed, or its traces could not be read
     started = time.monotonic()
-    verdict = bare_tlc(dataclasses.replace(collected.tlc_job, jar=collected.tlc_job.jar.resolve()))
+    verdict = bare_tlc(dataclasses.replace(collected.tlc_jobs[0], jar=collected.tlc_jobs[0].jar.resolve()))
     return TraceRun(traces.judge(verdict, collected.found), verdict, traces.action_counts(collected.found),
                     round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
 

@@ -6,8 +6,10 @@ reads as TLC's framing, and it is shown to the user apart, as the spec's output.
 not do is act outside TLC: run a program or write a file (the IOUtils, CSV and Json operators),
 ask on the console (PickSuccessor) or stop the search early (TLCSet("exit", ...),
 TLCSet("pause", ...)), which would end a search that then reads as complete. So every module TLC
-reads for a job (the spec after any mutation, the modules beside it) and its cfg are scanned
-before TLC runs, and a use stops the run with the file and line. TLCSet on a numbered register
+reads for a job (the spec after any mutation and, transitively, each module it EXTENDS or
+INSTANCEs from its folder, a library folder or a jar: tlc/library_modules.py) and its cfg are
+scanned before TLC runs, and a use stops the run with the file and line. A module TLC does not
+read (a library's module no model imports) is not judged. TLCSet on a numbered register
 (TLCSet(1, v)) neither stops TLC nor leaves it and stays allowed.
 """
 from __future__ import annotations

@@ -261,7 +261,7 @@ def validate(repo) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-@pytest.mark.e2e   # pre-commit validate-config
+@pytest.mark.e2e   # pre-commit validates the printed config
 def test_the_published_hooks_pinned_to_a_named_repository(git_repo, capsys):
     """--hooks-repo/--hooks-rev: the hooks of .pre-commit-hooks.yaml, a model outside
     verification/ by its args, and the verify hook given the extras this install has."""
@@ -285,7 +285,7 @@ def test_the_published_hooks_pinned_to_a_named_repository(git_repo, capsys):
     assert 'language: system' not in out and 'the hooks run the execlease of your environment' not in out
 
 
-@pytest.mark.e2e   # pre-commit validate-config
+@pytest.mark.e2e   # pre-commit validates the printed config
 def test_system_hooks_on_request(spec_repo, capsys):
     assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config',
                      '--hooks', 'system']) == 0

@@ -291,6 +291,7 @@ def test_tools_prints_source_path_hash_version_and_java(git_repo, clean_env, cap
     assert 'Java:' in out
 
 
+@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
 @pytest.mark.parametrize('blocked', ['.tmp', '.tmp/tla'], ids=['tmp-is-a-file', 'tla-is-a-file'])
 def test_an_unwritable_cache_folder_exits_2_saying_what_to_do(git_repo, clean_env, capsys, blocked):
     # Running as root, permissions do not stop writes: a file where the folder should be does.

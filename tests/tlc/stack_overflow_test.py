@@ -11,6 +11,9 @@ from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
 from tests import needs
 
+# Every test here starts a JVM (tests/tiers.py).
+pytestmark = pytest.mark.tlc
+
 DEEP = 'RECURSIVE Walk(_)\nWalk(n) == IF n = 0 THEN 0 ELSE 1 + Walk(n - 1)\n'
 SPECS = {
     'initial-states': 'Init == x = Walk(5000)\nNext == UNCHANGED x\n',
