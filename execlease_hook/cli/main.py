@@ -256,8 +256,7 @@ def _crashed(options: argparse.Namespace, error: Exception) -> int:
     from execlease_hook.core import crash, term
 
     text = traceback.format_exc()
-    log = crash.write_log(crash.report(options.argv,
-                                       text, _version()))
+    log = crash.write_log(crash.report(options.argv, text, _version()))
     what = f'{type(error).__name__}: {error}'.splitlines()[0]
     if log is None:
         print(text, file=sys.stderr, end='')

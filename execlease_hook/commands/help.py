@@ -2,7 +2,7 @@
 
 What a message points a user to must be there in their repository: their README is their own,
 and execlease's docs are in its repository, not in theirs. A topic is a file of `topics/`, shipped
-with the package; `tests/project/docs_test.py` keeps each one equal to the section of
+with the package; `tests/commands/help_test.py` keeps each one equal to the section of
 execlease's documentation it copies, so the two cannot drift apart.
 """
 from __future__ import annotations

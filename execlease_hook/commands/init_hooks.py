@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from execlease_hook.core import origin
 from execlease_hook.core.errors import CannotRun
@@ -23,12 +24,15 @@ GUARD_ID, VERIFY_ID = 'execlease-guard', 'execlease-verify'
 RENAMED = {'execlease-coverage': GUARD_ID, 'execlease-tlc': VERIFY_ID}
 
 
+@dataclass(frozen=True)
 class HookPlan:
     """Which hooks, from where: `repo`/`rev` for the published hooks, None for `system` ones."""
 
-    def __init__(self, repo: str | None, rev: str | None, version: str | None = None,
-                 extras: tuple[str, ...] = (), note: str | None = None) -> None:
-        self.repo, self.rev, self.version, self.extras, self.note = repo, rev, version, extras, note
+    repo: str | None
+    rev: str | None
+    version: str | None = None          # the installed execlease's, for a comment beside `rev`
+    extras: tuple[str, ...] = ()        # the verify hook's additional_dependencies
+    note: str | None = None             # why the hooks are `system` ones when nobody asked
 
     @property
     def system(self) -> bool:
@@ -111,7 +115,7 @@ def header(p: HookPlan) -> str:
     """The comment at the top of a config init writes whole."""
     how = ('# The execlease of your environment runs them (language: system): keep it on PATH\n'
            '# for every git client.\n' if p.system else
-           '# pre-commit builds them from execlease at `rev` (the execlease you installed), so\n'
-           '# every git client runs them; `pre-commit autoupdate` moves `rev` to a newer tag.\n')
+           "# pre-commit builds them from execlease's repository at `rev`, so every git client\n"
+           '# runs them; `pre-commit autoupdate` moves `rev` to a newer tag.\n')
     return ('# execlease: the guard on every commit, the TLC suite on push and by hand\n'
             f'# (`pre-commit run --hook-stage manual {VERIFY_ID}`).\n' + how)

@@ -31,7 +31,8 @@ def test_a_topic_is_the_section_of_the_docs_it_copies(topic):
     section = text.split(f'\n## {heading}\n', 1)[1].split('\n## ', 1)[0]
     topic_text = help_cmd.text(topic)
     assert topic_text.startswith(f'# {heading}\n\n')
-    assert topic_text.split('\n\n', 1)[1] in section
+    assert topic_text.split('\n\n', 1)[1] in section, (
+        f'{help_cmd.FOLDER / topic}.md differs from {source}: copy the section into it')
 
 
 @pytest.mark.parametrize('topic', help_cmd.TOPICS)

@@ -83,7 +83,7 @@ def consumer(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pa
     build(git_repo)
     path, rev = hook_repo
     git_repo.write('.pre-commit-config.yaml', (
-        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-coverage\n'))
+        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'))
     git_repo.add('.pre-commit-config.yaml')
     git_repo.commit('use the execlease hook')
     code, out = run(git_repo, pre_commit_home, sys.executable, '-m', 'pre_commit', 'install')
