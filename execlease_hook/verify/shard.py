@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.errors import CannotRun, CannotRunAny
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
@@ -77,7 +77,7 @@ def select(m: Manifest, planned: Sequence[P], jobs: Sequence[TlcJob], sel: Selec
         names = {j.name for j in jobs}
         unknown = [n for n in sel.only if n not in names]
         if unknown:
-            raise CannotRun(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
+            raise CannotRunAny(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
                             f'(jobs: {", ".join(sorted(names))})')
         chosen = [i for i in chosen if jobs[i].name in sel.only]
     if sel.sharded:
