@@ -8,6 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from tests import needs, tiers
+# Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
+# failure (tests/skips.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py).
+from tests.skips import pytest_configure, pytest_runtest_makereport  # noqa: F401
+from tests.tiers import fast_tier_tripwire  # noqa: F401
+
 AUTHOR = {
     'GIT_AUTHOR_NAME': 'Test Author',
     'GIT_AUTHOR_EMAIL': 'author@example.com',
@@ -19,28 +25,11 @@ AUTHOR = {
 }
 
 
-# What a test module's source names when its tests run TLC: the tier `tlc` (pyproject.toml).
-_TLC_SIGNS = ('offline_tlc', 'needs.java()', 'needs.tla_jar()', 'execlease verify', "'verify'")
-_E2E_FIXTURES = {'hook_repo', 'pre_commit_home'}
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Each test in its tiers, read from what it uses: the fast loop while editing is
-    `-m "not tlc and not e2e"` (CONTRIBUTING.md); the README's command runs every tier."""
-    sources: dict[Path, str] = {}
-    for item in items:
-        path = Path(str(item.fspath))
-        if path not in sources:
-            sources[path] = path.read_text(encoding='utf-8')
-        fixtures = set(getattr(item, 'fixturenames', ()))
-        # The fault harness runs the example's worker processes end to end, for seconds each.
-        if 'e2e' in path.parts or fixtures & _E2E_FIXTURES or 'fault_harness' in sources[path]:
-            item.add_marker(pytest.mark.e2e)
-        if 'offline_tlc' in fixtures or any(sign in sources[path] for sign in _TLC_SIGNS):
-            item.add_marker(pytest.mark.tlc)
-        timeout = item.get_closest_marker('timeout')
-        if timeout is not None and timeout.args and float(timeout.args[0]) >= 120:
-            item.add_marker(pytest.mark.slow)
+    """Each test in its tiers, from the fixtures it uses and its marks (tests/tiers.py): the
+    fast loop while editing is `-m "not tlc and not e2e"` (CONTRIBUTING.md); the README's
+    command runs every tier."""
+    tiers.mark(items)
     # Whole modules that start JVMs, pre-commit or worker processes run first, the quick ones
     # last: the workers (`--dist worksteal`, pyproject.toml) then end together instead of one
     # waiting on a long test picked up at the end. A module stays in one piece, in its order, so
@@ -172,7 +161,7 @@ Next == Claim \\/ Renew \\/ BeginStep
 MODEL_DIR = 'verification/lease'
 MANIFEST = f'{MODEL_DIR}/manifest.json'
 NOTES = f'{MODEL_DIR}/NOTES.md'
-ENTRIES = [
+ENTRIES: list[dict[str, object]] = [
     {'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'},
     {'id': 'renew', 'path': 'app/lease.py', 'function': 'LeaseStore.renew', 'action': 'Renew'},
     {'id': 'replay-decision', 'path': 'app/lease.py', 'within': 'begin_step',
@@ -207,8 +196,6 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     """What `execlease verify --update-coverage` records, without running TLC: the working
     tree's fingerprints, the model hash and HEAD, and the regenerated NOTES.md table (the
     manifest format of before synced blobs: the guard's diff then uses syncCommit)."""
-    from dataclasses import replace
-
     from execlease_hook.coverage import compare as coverage
     from execlease_hook.git import blobs
     from execlease_hook.coverage import notes
@@ -254,6 +241,7 @@ def covered_repo(git_repo: GitRepo) -> GitRepo:
 HERE = Path(__file__).resolve().parent.parent
 
 
+@tiers.uses('e2e')
 @pytest.fixture(scope='session')
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A git repository holding this package and its .pre-commit-hooks.yaml, committed."""
@@ -263,12 +251,22 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
             shutil.copy2(HERE / name, path / name)
     if not (path / 'README.md').exists():
         (path / 'README.md').write_text('execlease\n')
-    shutil.copytree(HERE / 'execlease_hook', path / 'execlease_hook',
-                    ignore=shutil.ignore_patterns('__pycache__'))
+    for package in ('execlease_hook', 'execlease'):
+        shutil.copytree(HERE / package, path / package, ignore=shutil.ignore_patterns('__pycache__'))
     repo = GitRepo(path)
     repo.git('init', '-q', '-b', 'main')
     repo.git('add', '.')
     return path, repo.commit('execlease hook under test')
+
+
+@tiers.uses('e2e')
+@pytest.fixture(scope='session')
+def readme_install(hook_repo: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with execlease installed by the README's install line, verbatim, from
+    `hook_repo` as EXECLEASE_GIT (a git install, not editable); its bin folder."""
+    from tests.e2e import install
+
+    return install.readme_install(hook_repo[0], tmp_path_factory.mktemp('readme-venv'))
 
 
 @pytest.fixture(scope='session')
@@ -276,6 +274,7 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp('pre-commit-home')
 
 
+@tiers.uses('tlc')
 @pytest.fixture(scope='session')
 def jvm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One JVM cache (EXECLEASE_JVM_CACHE) per test session, and per xdist worker: the warm-JVM
@@ -285,17 +284,30 @@ def jvm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp('jvm-cache')
 
 
+@tiers.uses('tlc')
 @pytest.fixture(scope='session')
 def tools_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One copy of the offline tla2tools.jar per session and xdist worker (EXECLEASE_TLA_JAR):
     a class-data archive is keyed by its jar's path, so with a copy in every test repository's
     `.tmp/tla` each of them built one of its own (about 1.5 s of CPU each, measured). The tests
     of that cache and of where the tools come from use `tools_in_repo`."""
-    from tests import needs
-
     folder = tmp_path_factory.mktemp('tools')
     shutil.copy2(needs.tla_jar(), folder / 'tla2tools.jar')
     return folder / 'tla2tools.jar'
+
+
+@tiers.uses('tlc')
+@pytest.fixture(scope='session')
+def java() -> Path:
+    """The Java the TLC tests run (tests/needs.py: fails in CI, skips elsewhere when missing)."""
+    return Path(needs.java())
+
+
+@tiers.uses('tlc')
+@pytest.fixture(scope='session')
+def tla_jar() -> Path:
+    """The offline tla2tools.jar itself (`tools_jar` is the session's copy of it)."""
+    return needs.tla_jar()
 
 
 def offline_settings(jvm_cache: Path, tools_jar: Path) -> dict[str, str]:
@@ -312,16 +324,13 @@ def use_offline(env: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Path) -> No
         env.setenv(name, value)
 
 
+@tiers.uses('tlc')
 @pytest.fixture
 def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Path) -> None:
     """Real Java and the offline TLA+ tools; no EXECLEASE_* setting leaks in from outside."""
-    from tests import needs
-
     needs.java()
     needs.tla_jar()
-    for name in list(os.environ):
-        if name.startswith('EXECLEASE_'):
-            monkeypatch.delenv(name)
+    needs.clear_settings(monkeypatch)
     use_offline(monkeypatch, jvm_cache, tools_jar)
 
 

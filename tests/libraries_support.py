@@ -205,6 +205,7 @@ def serve(files: dict[str, bytes]) -> Iterator[Server]:
         yield srv
     finally:
         srv.shutdown()
+        srv.server_close()   # the listening socket too: left open, it warns
 
 
 def url(srv: Server, path: str) -> str:

@@ -6,7 +6,8 @@ scenarios make each situation a guard exists for happen on purpose, in one proce
 real code and the real database: a second claim while the lease is live, a renew, begin_step,
 complete_step, finish_turn and release by a run whose lease expired or was taken over, a
 replay of a completed, a started-`never` and a started-`always` step, policy flips both ways,
-whole turns through the worker's own run_turn (the order of journal and effect), a worker
+whole turns through the worker's own run_turn (the order of journal and effect; a deposed
+worker's run_turn, refused at its begin_step, stops without the effect), a worker
 restarted with the run id of a stopped process (the stopped one resumes before its begin_step,
 before its complete_step, before its finish_turn), and the calls the worker never makes that a
 row check refuses (a second release, a second completion, completing a step begun in an earlier
@@ -43,7 +44,7 @@ OUT_ENV = 'EXECLEASE_TRACE_DIR'
 
 
 def scenarios(world: World) -> None:
-    world.add_turns(*(f's{i:02d}' for i in range(1, 16)))
+    world.add_turns(*(f's{i:02d}' for i in range(1, 17)))
     lease_scenarios(world)
     restart_scenarios(world)
     out_of_flow_scenarios(world)
@@ -171,6 +172,16 @@ def lease_scenarios(world: World) -> None:
     new = b.claim('s11')
     assert new is not None
     finish_turn(a.act(), old)
+    b.turn(new, ['search'])
+
+    # s16: a is deposed before its run_turn begins the step (b took the turn over): begin_step
+    # raises LeaseLost and the worker stops without running the effect; b runs the turn.
+    old = a.claim('s16')
+    assert old is not None
+    world.expire('s16', a)
+    new = b.claim('s16')
+    assert new is not None
+    a.turn(old, ['search'])
     b.turn(new, ['search'])
 
 

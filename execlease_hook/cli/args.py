@@ -37,6 +37,7 @@ EXITS = {
         'could not: no git repository, no spec or cfg, a path outside the repository, a '
         'library that cannot be had (no such folder, a jar not fetched or of another sha256)',
     ),
+    'help': ('printed', None, None),
     'add': (
         'added, and the NOTES.md map regenerated',
         None,
@@ -55,6 +56,7 @@ EXAMPLES = {
     'report': ('execlease verify --shard 1/2 --json s1.json   # on one machine',
                'execlease verify --shard 2/2 --json s2.json   # on another',
                'execlease report merge s1.json s2.json --format junit'),
+    'help': ('execlease help covered-code   # what to do when a commit is blocked',),
     'init': ('execlease init --spec verification/lock/Lock.tla --write-config',
              'execlease init --spec specs/raft/Raft.tla --library specs/lib'),
     'add': (
@@ -79,7 +81,8 @@ def epilog(command: str | None) -> str:
         lines = ['examples:', '  execlease init --spec verification/lock/Lock.tla',
                  '  execlease verify', '  execlease COMMAND --help   # its exit codes', '',
                  'exit codes: 0 all held, 1 something did not hold (named),',
-                 '            2 could not run (never a pass)']
+                 '            2 could not run (never a pass), 3 a bug in execlease (its',
+                 '            traceback in the log file the message names)']
         return '\n'.join(lines)
     lines = ['example' + ('s' if len(EXAMPLES[command]) > 1 else '') + ':']
     for example in EXAMPLES[command]:
@@ -90,7 +93,7 @@ def epilog(command: str | None) -> str:
         if text is not None:
             lines.extend(textwrap.wrap(f'{code}  {text}', 78, initial_indent='  ',
                                        subsequent_indent='     ', break_on_hyphens=False))
-    if command != 'init' and command != 'add':
+    if command not in ('init', 'add', 'help'):
         lines.append('  exit 2 is never a pass')
     return '\n'.join(lines)
 
@@ -116,7 +119,8 @@ def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
                         help='run the K-th of N shares of the jobs (balanced by recorded states; '
                              'coverage in shard 1); combine with `execlease report merge`')
     parser.add_argument('--only', metavar='NAME', nargs='+',
-                        help='run only the jobs with these names (no coverage check)')
+                        help='run only the jobs with these names, trace jobs and code mutations too; '
+                             'KIND:NAME when two share one, e.g. code-mutation:NAME (no coverage check)')
 
 
 def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
@@ -151,8 +155,10 @@ def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('action', choices=('merge',), help='merge: combine shard JSON reports')
-    parser.add_argument('reports', nargs='+', metavar='REPORT.json',
+    # Both optional to argparse, so that a bare `execlease report` says what to run (commands/report.py)
+    # rather than argparse's "the following arguments are required: action".
+    parser.add_argument('action', nargs='?', choices=('merge',), help='merge: combine shard JSON reports')
+    parser.add_argument('reports', nargs='*', metavar='REPORT.json',
                         help='the JSON reports of every shard of one run')
     add_format_arguments(parser)
 
@@ -171,6 +177,20 @@ def add_init_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--write-config', action='store_true',
                         help='write .pre-commit-config.yaml if there is none '
                              '(else print the lines to add)')
+    parser.add_argument('--hooks', choices=('python', 'system'),
+                        help="python: execlease's published hooks, built by pre-commit (default "
+                             'for an install from git); system: run the execlease on PATH')
+    parser.add_argument('--hooks-repo', metavar='URL',
+                        help="with --hooks-rev: the git URL of execlease the hooks come from "
+                             '(default: where this execlease was installed from)')
+    parser.add_argument('--hooks-rev', metavar='REV', help='the tag or commit of --hooks-repo')
+
+
+def add_help_arguments(parser: argparse.ArgumentParser) -> None:
+    from execlease_hook.commands.help import TOPICS
+
+    parser.add_argument('topic', nargs='?', choices=tuple(TOPICS), metavar='TOPIC',
+                        help=f'one of: {", ".join(TOPICS)} (none: list them)')
 
 
 def add_add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -179,7 +199,8 @@ def add_add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--action', help='the model action this code implements')
     parser.add_argument('--id', help='the entry id (default: from the name or the anchor)')
     parser.add_argument('--from', dest='start', metavar='TEXT',
-                        help='region start, or the spec text a mutation replaces (exact, once)')
+                        help='region start (once, as written or by its tokens), or the spec text a mutation replaces '
+                             '(exact, once)')
     parser.add_argument('--to', metavar='TEXT', help='region end, or the mutated text')
     parser.add_argument('--within', metavar='QUALNAME', help='look for the region inside this function')
     parser.add_argument('--mutation', metavar='NAME', help='add a mutation of the spec')

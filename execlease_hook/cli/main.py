@@ -24,6 +24,7 @@ COMMANDS = {
     'init': 'execlease_hook.commands.init',
     'add': 'execlease_hook.commands.add',
     'report': 'execlease_hook.commands.report',
+    'help': 'execlease_hook.commands.help',
 }
 
 
@@ -55,12 +56,9 @@ def _version_action() -> type[argparse.Action]:
 
 
 def _version() -> str:
-    from importlib import metadata
+    from execlease_hook.core import origin
 
-    try:
-        return f'execlease {metadata.version("execlease")}'
-    except metadata.PackageNotFoundError:
-        return 'execlease (not installed: version unknown)'
+    return origin.describe(origin.installed())
 
 
 # Long runs that start child processes or download: SIGTERM and SIGHUP clean up like Ctrl-C.
@@ -94,12 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
         help='judge every commit in A..B (or reachable from one REV) against its own manifest',
     )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+    _renamed_hook_argument(guard)
     cli_args.add_format_arguments(guard)
 
     verify = command(
         'verify', 'slow stage: run every check, mutation, finding and the coverage check',
     )
     add_verify_arguments(verify)
+    _renamed_hook_argument(verify)
     cli_args.add_format_arguments(verify)
     cli_args.add_shard_arguments(verify)
     cli_args.add_deep_arguments(verify)
@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     tools = command('tools', 'fetch and verify the pinned TLA+ tools and library jars; show the Java used')
     tools.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    tools.add_argument(
+        '--cache-key', action='store_true',
+        help="print a key of every pinned jar (the tools', every model's libraries) for a CI "
+             'cache of .tmp/tla; fetch nothing',
+    )
     cli_args.add_report_arguments(command(
         'report', 'combine the JSON reports of a sharded run into one verdict',
     ))
@@ -123,7 +128,32 @@ def build_parser() -> argparse.ArgumentParser:
     cli_args.add_add_arguments(command(
         'add', 'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
     ))
+    cli_args.add_help_arguments(command('help', "print a topic of execlease's documentation"))
     return parser
+
+
+def _renamed_hook_argument(parser: argparse.ArgumentParser) -> None:
+    """The old hook ids' entries name themselves, for the note of what to change (not in --help:
+    only the published hooks pass it)."""
+    import argparse
+
+    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
+
+
+def _renamed_hook_note(old: str) -> None:
+    from execlease_hook.commands import init_hooks
+    from execlease_hook.core import term
+
+    new = init_hooks.RENAMED.get(old, old)
+    width = term.width(sys.stderr)
+    for line in (
+        term.wrap(f'execlease: the hook id {old} is renamed {new}, after the command it runs; '
+                  'the old id goes in the next release. In .pre-commit-config.yaml, replace', width),
+        f'  id: {old}', 'with', f'  id: {new}',
+        term.wrap(f'(and SKIP={old} with SKIP={new}); execlease\'s docs/upgrading.md says more.',
+                  width),
+    ):
+        print(line, file=sys.stderr)
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
@@ -160,7 +190,7 @@ class _Options:
     def __init__(self, files: list[str]) -> None:
         self.command, self.quiet, self.verbose = 'guard', 0, 0
         self.all, self.model, self.range, self.files = False, None, None, files
-        self.format, self.output = None, None
+        self.format, self.output, self.renamed_hook = None, None, None
 
 
 def _plain_guard(argv: Sequence[str]) -> argparse.Namespace | None:
@@ -177,6 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else list(argv)
     options = _plain_guard(args) or build_parser().parse_args(args)
+    options.argv = args     # for a bug's log (core/crash.py)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.
     stdout, sys.stdout = sys.stdout, term.QuietPipe(sys.stdout)
@@ -196,6 +227,9 @@ def _main(options: argparse.Namespace) -> int:
 
         restore = signals.install()
     try:
+        old_hook = getattr(options, 'renamed_hook', None)   # guard and verify only
+        if old_hook is not None:
+            _renamed_hook_note(old_hook)
         return run(options)
     except ExecleaseError as e:
         print(term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr)
@@ -207,29 +241,33 @@ def _main(options: argparse.Namespace) -> int:
         what, code = signals.interrupted(e)
         print(f'execlease {options.command}: {what}', file=sys.stderr)
         return code
-    except Exception:
-        # A bug, not an expected failure: show the traceback, and never let it read as exit 1
-        # ("did not hold") or 0. Exit 2 is "could not run", which it is.
-        import traceback
-
-        traceback.print_exc()
-        print(
-            f'execlease {options.command}: this is a bug in execlease (the traceback above); '
-            'please report it with the command you ran',
-            file=sys.stderr,
-        )
-        return 2
+    except Exception as e:
+        # A bug, not an expected failure: exit 3, never 1 ("did not hold"), 2 ("could not run")
+        # or 0; the traceback goes to a log file the message names (core/crash.py).
+        return _crashed(options, e)
     finally:
         if restore is not None:
             restore()
 
 
-def verify_main(argv: Sequence[str] | None = None) -> int:
-    """`verify-execution-lease`: `execlease verify` under the name the model's verification had
-    before execlease (`pnpm verify:execution-lease`)."""
-    if argv is None:
-        argv = sys.argv[1:]
-    return main(['verify', *argv])
+def _crashed(options: argparse.Namespace, error: Exception) -> int:
+    import traceback
+
+    from execlease_hook.core import crash, term
+
+    text = traceback.format_exc()
+    log = crash.write_log(crash.report(options.argv,
+                                       text, _version()))
+    what = f'{type(error).__name__}: {error}'.splitlines()[0]
+    if log is None:
+        print(text, file=sys.stderr, end='')
+        where = 'the traceback above (the log file could not be written)'
+    else:
+        where = f'the traceback and the versions are in {log}'
+    print(term.wrap(f'execlease {options.command}: an unexpected error, a bug in execlease '
+                    f'({what}); {where}: please report it with the command you ran',
+                    term.width(sys.stderr)), file=sys.stderr)
+    return crash.EXIT_BUG
 
 
 if __name__ == '__main__':

@@ -144,6 +144,7 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
 
 def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     """Locates the entry (exit 2 as the guard would), then the new manifest and what to say."""
+    from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import locate
 
     try:
@@ -153,7 +154,7 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     except OSError as e:
         raise CannotRun(f'{entry.path}: cannot read it ({e.strerror})') from None
     try:
-        located = locate(entry, content)
+        located = locate(entry, content, tokens)
     except CannotRun as e:   # the guard's own message; here the fix is on the command line
         raise CannotRun(str(e).replace('in the manifest', 'on the command line')
                         .replace('update the anchor', 'give an anchor')) from None
@@ -344,6 +345,8 @@ def run(options: argparse.Namespace) -> int:
         said.append('the model changed: run `execlease verify`, then `execlease verify --update-coverage`')
     from execlease_hook.core import term
 
+    if options.quiet:       # -q: nothing did not hold; the exit code says it was added
+        return 0
     for line in said:
         print(term.wrap(line))
     return 0

@@ -18,7 +18,6 @@ uses is noticed at once.
 from __future__ import annotations
 
 import tempfile
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +28,9 @@ from execlease_hook.manifest.model import Library, Manifest, ToolsPin
 
 if TYPE_CHECKING:
     import argparse
+
+    from execlease_hook.spec.modules import Module
+    from execlease_hook.tlc.libraries import Libraries
 
 FRAGMENT = '#sha256='
 
@@ -84,6 +86,15 @@ def library_entry(root: Path, value: str, sha256: str | None = None, name: str |
     if not manifest_read.JAR_URL.match(url):
         raise CannotRun(f'{what} {url}: not an http(s) URL of a jar; for a jar on this machine set '
                         'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)')
+    if url.startswith('http:'):
+        import sys
+
+        from execlease_hook.core import term
+
+        print(term.wrap(f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
+                        'way can read and answer for; a jar of another sha256 is refused, so the '
+                        'download would fail rather than mislead, but prefer the https: URL',
+                        term.width(sys.stderr)), file=sys.stderr)
     if sha256 is None:
         digest = _downloaded_digest(url, what)
         raise CannotRun(
@@ -95,57 +106,86 @@ def library_entry(root: Path, value: str, sha256: str | None = None, name: str |
 
 def jar_modules(path: Path) -> list[str]:
     """The modules a library jar offers TLC: the .tla files at its root."""
-    try:
-        with zipfile.ZipFile(path) as z:
-            names = [n for n in z.namelist() if '/' not in n and n.endswith('.tla')]
-    except (OSError, zipfile.BadZipFile) as e:
-        raise CannotRun(f'{path}: not a jar TLC can read ({e})') from None
-    return sorted(n[:-len('.tla')] for n in names)
+    from execlease_hook.tlc import library_modules
+
+    return [name.removesuffix('.tla') for name in library_modules.jar_modules(path)]
 
 
-def imported(m: Manifest, extra: list[tuple[str, bytes]]) -> set[str]:
-    """Every module the model folder's .tla files (and `extra` modules) EXTEND or INSTANCE."""
-    from execlease_hook.spec import syntax
-
-    found: set[str] = set()
-    texts = [*extra]
-    for path in sorted(m.folder.glob('*.tla')):
-        try:
-            texts.append((path.name, path.read_bytes()))
-        except OSError:
-            continue    # verify names an unreadable spec; here it only narrows the report
-    for _, text in texts:
-        found.update(module for module, _, _ in syntax.imports(text))
-    return found
-
-
-def ready(root: Path, lib: Library) -> tuple[list[str], list[tuple[str, bytes]]]:
-    """The library made ready as `verify` makes it (a jar fetched and verified, a folder read and
-    scanned): (the modules it supplies, a folder's module texts). Raises CannotRun."""
-    from execlease_hook.spec import scan
+def ready(root: Path, lib: Library) -> tuple[list[str], Libraries]:
+    """The library made ready as `verify` makes it (a jar fetched and verified, a folder read):
+    (the modules it supplies, itself ready). Raises CannotRun."""
     from execlease_hook.tlc import libraries
 
-    libs = libraries.one(root, lib, f'--library {lib.label}')
+    libs = libraries.one(root, lib, f'--library {lib.label}', pin='the sha256 given is')
     if libs.folders:
-        texts = libs.modules()
-        scan.refuse(texts)
-        return [Path(name).stem for name, _ in texts], texts
+        return [Path(name).stem for name, _ in libs.modules()], libs
     modules = jar_modules(libs.jars[0].path)
     if not modules:
         raise CannotRun(f'{lib.url}: the jar holds no .tla module at its root, where TLC looks for '
                         'modules; is it the library jar (CommunityModules-deps.jar, not a sources jar)?')
-    return modules, []
+    return modules, libs
 
 
-def supplies(m: Manifest, modules: list[str], texts: list[tuple[str, bytes]]) -> str:
-    """What a library offers, said against what the model imports."""
-    used = sorted(imported(m, texts).intersection(modules))
+def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
+    """The modules the model's spec reads with these libraries, found where TLC looks (its
+    folder, the library folders, the jars), and the tla2tools.jar whose standard modules count
+    (one that is not on this machine yet has none)."""
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc import library_modules
+
+    spec = m.folder / m.spec
+    try:
+        text = spec.read_bytes()
+    except OSError as e:
+        raise CannotRun(f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model '
+                        'checks') from None
+    jar = tools.present_jar(m.root) or Path('tla2tools.jar')
+    folder = paths.rel(m.root, m.folder)
+    read = library_modules.read_by((m.spec, text), paths.modules_beside(m.root, spec), libs, jar,
+                             '' if folder == '.' else f'{folder}/')
+    return read, jar
+
+
+def unsupplied(read: list[Module], standard: frozenset[str]) -> dict[str, list[Module]]:
+    """Each module that a module the model reads imports and nothing supplies (not its folder,
+    a library, or TLC), with the modules that import it."""
+    from execlease_hook.spec import syntax
+
+    found = {mod.name for mod in read}
+    out: dict[str, list[Module]] = {}
+    for mod in read:
+        for name, _, _ in syntax.imports(mod.text):
+            if name not in found and name not in standard and mod not in out.get(name, []):
+                out.setdefault(name, []).append(mod)
+    return out
+
+
+def supplies(m: Manifest, lib: Library, modules: list[str], libs: Libraries) -> list[str]:
+    """What a library offers, said against what the model reads; the modules of it the model
+    reads scanned as `verify` scans them (a module no root imports is never judged); a standard
+    module it shadows and a module its own modules need that nothing supplies, named."""
+    from execlease_hook.spec import scan
+    from execlease_hook.tlc import library_modules
+
+    read, jar = read_by_model(m, libs)
+    scan.refuse([(mod.path, mod.text) for mod in read if mod.library is not None])
+    used = sorted({mod.name for mod in read if mod.library == lib.label})
     listed = ', '.join(modules[:12]) + (f' and {len(modules) - 12} more' if len(modules) > 12 else '')
     said = f'{len(modules)} module{"" if len(modules) == 1 else "s"} ({listed})'
     if used:
-        return f'{said}; the model imports {", ".join(used)}'
-    return (f'{said}; no module of {paths.rel(m.root, m.folder)} imports any of them yet (a module '
-            'that EXTENDS one of them will find it)')
+        lines = [f'{said}; the model imports {", ".join(used)}']
+    else:
+        lines = [f'{said}; no module of {paths.rel(m.root, m.folder)} imports any of them yet (a '
+                 'module that EXTENDS one of them will find it)']
+    mine = [mod for mod in read if mod.library == lib.label]
+    lines += library_modules.shadowing(mine, jar)
+    for name, readers in sorted(unsupplied(read, library_modules.standard_modules(jar)).items()):
+        own = [r for r in readers if r.library == lib.label]
+        if own:
+            lines.append(f'{", ".join(r.path for r in own)} import{"s" if len(own) == 1 else ""} '
+                         f'{name}, which nothing supplies (not the model folder, a library, or TLC): '
+                         f'add the library that holds {name} (docs/libraries.md), or TLC will stop there')
+    return lines
 
 
 def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
@@ -157,10 +197,13 @@ def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
     if lib.folder is not None and (m.root / lib.folder).resolve() == m.folder.resolve():
         raise CannotRun(f'--library {options.library}: the model folder itself, whose modules TLC finds '
                         'without a library entry')
-    modules, texts = ready(m.root, lib)
+    from execlease_hook.tlc import libraries
+
+    modules, _ = ready(m.root, lib)
+    new = record.replace(m, libraries=(*m.libraries, lib))
+    said = supplies(new, lib, modules, libraries.of(new))
     kind = 'folder' if lib.folder is not None else f'jar, sha256 {lib.sha256}'
-    return record.replace(m, libraries=(*m.libraries, lib)), [
-        f'added library {lib.label} ({kind}): {supplies(m, modules, texts)}']
+    return new, [f'added library {lib.label} ({kind}): {said[0]}', *said[1:]]
 
 
 def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:

@@ -21,6 +21,8 @@ from execlease_hook.coverage import watch
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.spec import modules as spec_modules
+from execlease_hook.spec.modules import Module
 
 if TYPE_CHECKING:
     import argparse
@@ -67,24 +69,32 @@ def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, qui
     return '\n'.join(lines)
 
 
-def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]]:
+def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str], list[Module]]:
     """The model against its recorded modelHash, and the map between actions and entries:
-    (one word or phrase for the header, exit code, the lines that say what and why)."""
+    (one word or phrase for the header, exit code, the lines that say what and why, the modules
+    the model is made of)."""
     from execlease_hook.spec import actions as action_map
     from execlease_hook.spec import record as model_record
 
     if not m.covers_code:
-        return 'covers no code (no "coverage" in the manifest)', 0, []
+        return 'covers no code (no "coverage" in the manifest)', 0, [], []
     try:
         view = model_record.read(m, source)
     except CannotRun as e:
-        return 'cannot be read', 2, [str(e)]
+        return 'cannot be read', 2, [str(e)], []
     if m.coverage.model_hash is None:
         status, code, lines = 'never synced (no modelHash)', 1, []
     else:
-        lines = model_record.changes(view, source)
+        compared = model_record.compare(view, source)
+        lines = list(compared.changes)
         status, code = ('unchanged', 0) if not lines else (
             'changed since the sync: run `execlease verify`, then --update-coverage', 1)
+        if compared.upgrade:
+            lines.extend((*compared.upgrade, model_record.UPGRADE_STEP))
+        if compared.unjudged:
+            code = 1
+            if not compared.changes:
+                status = 'not fully recorded (an older record): run `execlease verify`, then --update-coverage'
     mapped = action_map.check(m, view.index, view.actions())
     problems = [*mapped.problems, *view.mutation_problems()]
     lines.extend((*problems, *mapped.gaps))
@@ -92,7 +102,12 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
         code = 2
     elif mapped.gaps:
         code = max(code, 1)
-    return status, code, lines
+    return status, code, lines, view.module_list()
+
+
+def module_lines(modules: Sequence[Module]) -> list[str]:
+    """What the model is made of, for `coverage -v`: each module and what reads it."""
+    return ['model modules:', *(f'  {mod.key} ({mod.via()})' for mod in modules)] if modules else []
 
 
 
@@ -120,7 +135,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         m = manifest_read.load(path, root)
         source = blobs.WorktreeSource(root)
         statuses = coverage.compare(m, source)
-        model_text, model_code, model_lines = model_status(m, source)
+        model_text, model_code, model_lines, modules = model_status(m, source)
         watched = watch.check_worktree(m, statuses)
         print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
         if getattr(options, 'quiet', 0) <= 0:
@@ -128,7 +143,8 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
             from execlease_hook.spec.actions import MAP_RULES
 
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
-        for line in (*model_lines, *watched.problems, *(u.message() for u in watched.uncovered)):
+        shown = module_lines(modules) if getattr(options, 'verbose', 0) > 0 else []
+        for line in (*shown, *model_lines, *watched.problems, *(u.message() for u in watched.uncovered)):
             print(f'  {line}')
         watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
         code = max(code, coverage.exit_code(statuses), model_code, watch_code)
@@ -138,6 +154,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
             'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
             'actionMap': m.action_map,
             'modelStatus': model_text,
+            'modules': spec_modules.listing(modules),
             'coverage': [report_mod.entry_json(s) for s in statuses],
         })
         report.items.append(items.model_item(

@@ -24,7 +24,8 @@ def _judge(options: argparse.Namespace, report: object) -> int:
     if getattr(options, 'range', None):
         from execlease_hook.guard import push_range
 
-        return push_range.guard_range(root, options.range, options.model)
+        return push_range.guard_range(root, options.range, options.model,
+                                      quiet=getattr(options, 'quiet', 0) > 0)
     from execlease_hook.guard import stage
 
     return stage.judge_staged(root, options, report)

@@ -1,4 +1,4 @@
-"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--library DIR|URL ...] [--write-config]`.
+"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--library DIR|URL ...] [--write-config] [--hooks python|system]`.
 
 Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
 covered code yet; each --library made ready as `verify` will use it), NOTES.md (its sections
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.git import repo as git
+from execlease_hook.commands import init_hooks
 from execlease_hook.core import atomic
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
@@ -159,39 +160,13 @@ def notes_text(p: ModelPlan) -> str:
     return '\n'.join(lines) + '\n' + table + notes_map.END + '\n'
 
 
-def hook_config(p: ModelPlan, whole_file: bool) -> str:
-    """Both hooks as `repo: local` hooks running the execlease installed beside the code, so
-    that the CLI and the hooks are one install and cannot drift apart."""
-    model = '' if p.found_by_default else f' --model {p.rel_folder}'
-    hooks = (
-        '-   repo: local\n'
-        '    hooks:\n'
-        '    -   id: execlease-coverage\n'
-        '        name: execlease coverage guard\n'
-        f'        entry: execlease guard{model}\n'
-        '        language: system\n'
-        '        stages: [pre-commit, pre-merge-commit]\n'
-        '        always_run: true\n'
-        '        require_serial: true\n'
-        '    -   id: execlease-tlc\n'
-        '        name: execlease verify\n'
-        f'        entry: execlease verify --pushed{model}\n'
-        '        language: system\n'
-        '        stages: [manual, pre-push]\n'
-        '        pass_filenames: false\n'
-        '        always_run: true\n'
-        '        require_serial: true\n'
-    )
+def hook_config(p: ModelPlan, hooks: init_hooks.HookPlan, whole_file: bool) -> str:
+    """Both hooks (commands/init_hooks.py), alone or as a whole config file."""
+    text = init_hooks.hooks(hooks, None if p.found_by_default else p.rel_folder)
     if not whole_file:
-        return hooks
-    return (
-        '# execlease: the guard on every commit, the TLC suite on push and by hand\n'
-        '# (`pre-commit run --hook-stage manual execlease-tlc`). language: system runs the\n'
-        '# execlease installed beside your code: one install for the CLI and the hooks.\n'
-        'minimum_pre_commit_version: 3.2.0\n'
-        f'{INSTALL_TYPES_LINE}\n'
-        'repos:\n' + hooks
-    )
+        return text
+    return (init_hooks.header(hooks) + 'minimum_pre_commit_version: 3.2.0\n'
+            f'{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text)
 
 
 # Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
@@ -283,6 +258,7 @@ def _add_ignore(root: Path) -> bool:
 def run(options: argparse.Namespace) -> int:
     root = git.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
+    hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
     folder = p.rel_folder
     report: list[str] = []
     m_rel = f'{folder}/manifest.json'
@@ -292,7 +268,8 @@ def run(options: argparse.Namespace) -> int:
     if _create(p.folder / 'manifest.json', text):
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
         report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
-        report.extend(f'  library {lib.label}: {said}' for lib, said in libraries)
+        for lib, said in libraries:
+            report.extend((f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:])))
         report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
     else:
         import shlex
@@ -315,13 +292,15 @@ def run(options: argparse.Namespace) -> int:
     report.append('added .tmp/ to .gitignore' if _add_ignore(root)
                   else 'left alone: .gitignore already ignores .tmp/')
     config = root / '.pre-commit-config.yaml'
-    if options.write_config and _create(config, hook_config(p, whole_file=True)):
+    if options.write_config and _create(config, hook_config(p, hooks, whole_file=True)):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
     elif not config.exists():
         report.extend(('no .pre-commit-config.yaml: write this one (or run again with --write-config):', ''))
-        report.extend(Verbatim(line) for line in hook_config(p, whole_file=True).splitlines())
+        report.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=True).splitlines())
     else:
-        report.extend(_existing_config(config, p))
+        report.extend(_existing_config(config, p, hooks))
+    if hooks.note is not None:
+        report.extend(('', hooks.note))
     model = _model_option(p)
     report.extend((
         '',
@@ -331,6 +310,8 @@ def run(options: argparse.Namespace) -> int:
     ))
     from execlease_hook.core import term
 
+    if options.quiet:       # -q: nothing did not hold; the exit code says it was done
+        return 0
     for line in report:
         print(line if isinstance(line, Verbatim) else term.wrap(line))
     return 0
@@ -345,41 +326,49 @@ def _probe(p: ModelPlan) -> manifest_model.Manifest:
     return manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
 
 
-def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, str]]:
+def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
     from execlease_hook.commands import add_library
+    from execlease_hook.core import record
+    from execlease_hook.tlc import libraries
 
-    probe = _probe(p)
-    found: list[tuple[manifest_model.Library, str]] = []
+    readied: list[tuple[manifest_model.Library, list[str]]] = []
+    jars: list[libraries.LibraryJar] = []
+    folders: list[libraries.LibraryFolder] = []
     for value in values:
         lib = add_library.library_entry(p.root, value)
-        if any(lib == old for old, _ in found):
+        if any(lib == old for old, _ in readied):
             raise CannotRun(f'--library {value}: given twice; name each library once')
-        modules, texts = add_library.ready(p.root, lib)
-        found.append((lib, add_library.supplies(probe, modules, texts)))
-    return found
+        modules, libs = add_library.ready(p.root, lib)
+        jars += libs.jars
+        folders += libs.folders
+        readied.append((lib, modules))
+    probe = record.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
+    every = libraries.Libraries(tuple(jars), tuple(folders))
+    return [(lib, add_library.supplies(probe, lib, modules, every)) for lib, modules in readied]
 
 
-def _unsupplied(p: ModelPlan, libraries: list[manifest_model.Library]) -> list[str]:
-    """What to run for the CommunityModules and TLAPS modules the model imports that neither its
+def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
+    """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
     from execlease_hook.commands import add_library
+    from execlease_hook.core import record
+    from execlease_hook.tlc import libraries, library_modules
     from execlease_hook.tlc import missing
 
-    probe = _probe(p)
-    have = {path.stem for path in p.folder.glob('*.tla')}
-    for lib in libraries:
-        if lib.folder is not None:
-            have.update(path.stem for path in (p.root / lib.folder).glob('*.tla'))
-    wanted = add_library.imported(probe, []) - have
+    probe = record.replace(_probe(p), libraries=tuple(given))
+    read, jar = add_library.read_by_model(probe, libraries.of(probe))
+    wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)
     tlaps = sorted(wanted & missing.TLAPS_MODULES)
     lines: list[str] = []
     model = _model_option(p)
-    if community and not any(lib.url is not None for lib in libraries):
+    if community and not any(lib.url is not None for lib in given):
         lines += [f'the spec needs {", ".join(community)}, from CommunityModules: add the jar of a '
-                  'versioned release (not a rolling one); the command shows its sha256, to compare '
-                  'with the release\'s before you pin it with --sha256 (docs/libraries.md):', '',
+                  'versioned release (not a rolling one) built for the TLC the model runs with (a '
+                  'current release needs the TLA+ tools 1.8 or newer; the offline TLC 2.15 cannot '
+                  'load its Java overrides); the command shows its sha256, to compare with the '
+                  'release\'s before you pin it with --sha256 (docs/libraries.md):', '',
                   Verbatim(f'  execlease add --library {missing.COMMUNITY_URL} --name CommunityModules{model}'), '']
     if tlaps:
         lines += [f'the spec needs {", ".join(tlaps)}, from the TLA+ Proof System: copy the .tla files '
@@ -388,7 +377,7 @@ def _unsupplied(p: ModelPlan, libraries: list[manifest_model.Library]) -> list[s
     return lines
 
 
-def _existing_config(config: Path, p: ModelPlan) -> list[str]:
+def _existing_config(config: Path, p: ModelPlan, hooks: init_hooks.HookPlan) -> list[str]:
     """What to add to a .pre-commit-config.yaml that exists: the hooks, and the hook types a
     plain `pre-commit install` must install when the file does not name them all."""
     try:
@@ -412,7 +401,7 @@ def _existing_config(config: Path, p: ModelPlan) -> list[str]:
     else:
         lines.append('left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:')
     lines.append('')
-    lines.extend(Verbatim(line) for line in hook_config(p, whole_file=False).splitlines())
+    lines.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=False).splitlines())
     if missing == ():
         lines.extend(('', 'then run `pre-commit install`'))
     else:

@@ -127,10 +127,18 @@ def run(options: argparse.Namespace) -> int:
     from execlease_hook.core import term
     from execlease_hook.formats.emit import Outputs
 
+    if options.action is None or not options.reports:
+        raise CannotRun(
+            ('merge: name the JSON report of every shard' if options.action else
+             'name what to do: merge, the only action') + ', as in `execlease report merge s1.json '
+            's2.json` (each from `execlease verify --shard K/N --json FILE`)')
     outputs = Outputs('verify', options.format, options.output, None)
     report = merge([(path, _read(path)) for path in options.reports])
+    lines = summary(report)
+    if options.quiet:       # -q: only what did not hold or could not run, and the verdict
+        lines = [line for line in lines if line.startswith(('DID NOT HOLD', 'COULD NOT RUN'))] + lines[-1:]
     with outputs.human_text():
-        for line in summary(report):
+        for line in lines:
             print(term.wrap(line))
     outputs.finish(report)
     return report.exit_code

@@ -68,21 +68,55 @@ def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -
     return lines
 
 
+def cache_key(root: Path, model: str | None) -> str:
+    """`execlease-tla-` and 16 hex of every jar `.tmp/tla/` would hold: the default tools this
+    execlease pins, and each model's own tools and library jars, by sha256, wherever the model
+    lives. It moves when a pin moves and only then: a sync, which rewrites the manifests'
+    fingerprints, keeps it, so a CI cache keyed by it is downloaded again only for a new pin."""
+    import hashlib
+
+    from execlease_hook.manifest import find
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.tlc import jar
+
+    try:
+        found = find.find_models(root, model)
+    except CannotRun:
+        if model is not None:
+            raise
+        found = []
+    pins = {f'tools {digest}' for digest in jar.KNOWN_JARS}
+    for path in found:
+        m = manifest_read.load(path, root)
+        if m.tools is not None and m.tools.sha256 is not None:
+            pins.add(f'tools {m.tools.sha256}')
+        pins.update(f'library {lib.sha256}' for lib in m.libraries if lib.sha256 is not None)
+    digest = hashlib.sha256('\n'.join(sorted(pins)).encode()).hexdigest()
+    return f'execlease-tla-{digest[:16]}'
+
+
 def run(options: argparse.Namespace) -> int:
     from execlease_hook.git import repo as git
 
     root = git.repo_root()
+    if getattr(options, 'cache_key', False):
+        print(cache_key(root, getattr(options, 'model', None)))
+        return 0
     java = find_java()
     try:
         jar: ToolJar | None = resolve_jar(root)
     except CannotRun as e:
         jar, missing = None, e
+    quiet = getattr(options, 'quiet', 0) > 0     # -q: found and verified is the exit code
     if jar is not None:
-        for line in describe(jar, java, tlc_version(jar, java)):
+        described = describe(jar, java, tlc_version(jar, java))
+        for line in () if quiet else described:
             print(line)
     lines = models(root, getattr(options, 'model', None), jar, java)
     if jar is None and not lines:
         raise missing   # no default tools, and no model whose own would do
+    if quiet:
+        return 0
     if jar is None:
         print('TLA+ tools: none by default (' + str(missing).split(':', 1)[0] + '); each model below names its own')
     for line in lines:

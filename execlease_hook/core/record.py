@@ -155,7 +155,8 @@ class _DataclassFields:
     def __get__(self, instance: object, owner: type) -> dict[str, Any]:
         import dataclasses
 
-        annotations = {name: owner.__dict__['__annotations__'][name] for name in owner.__record_fields__}  # type: ignore[attr-defined]
+        names = owner.__record_fields__  # type: ignore[attr-defined]
+        annotations = {name: owner.__dict__['__annotations__'][name] for name in names}
         shadow: Any = dataclasses.dataclass(type(owner.__name__, (), {'__annotations__': annotations}))
         fields: dict[str, Any] = shadow.__dataclass_fields__
         setattr(owner, '__dataclass_fields__', fields)

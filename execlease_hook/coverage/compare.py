@@ -62,6 +62,7 @@ def _failure_status(message: str) -> str:
 
 def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
     from execlease_hook.fingerprint.scheme import SCHEME, fingerprint, matches, scheme_of
+    from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import locate
 
     content = source.read(entry.path)
@@ -69,7 +70,7 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
         return EntryStatus(entry, 'missing', None, None,
                            f'{entry.path}: no such file in {source.description}')
     try:
-        located = locate(entry, content)
+        located = locate(entry, content, tokens)
     except CannotRun as e:
         return EntryStatus(entry, _failure_status(str(e)), None, None, str(e))
     current = fingerprint(located)      # what a sync records (the current scheme)
@@ -80,7 +81,21 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
         status = 'unchanged'
     else:
         status = 'changed'
+        if entry.region is not None:
+            other = _same_at_edges(located, content, entry.hash)
+            if other is not None:
+                located, current, status = other, entry.hash, 'unchanged'
     return EntryStatus(entry, status, current, located, None)
+
+
+def _same_at_edges(located: Located, content: bytes, recorded: str) -> Located | None:
+    """The region taken with or without the optional tokens at its edges, when that has the
+    recorded fingerprint (locate/entry.py's edge_variants)."""
+    from execlease_hook.fingerprint.scheme import matches
+    from execlease_hook.fingerprint.tokens import tokens
+    from execlease_hook.locate.entry import edge_variants
+
+    return next((v for v in edge_variants(located, content, tokens) if matches(v, recorded)), None)
 
 
 def compare(

@@ -51,7 +51,7 @@ def _run(
         raise CannotRun('git is not installed or not on PATH') from None
 
 
-def _output(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+def output(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
     proc = _run(root, *args, stdin=stdin, env=env)
     if proc.returncode != 0:
         raise CannotRun(
@@ -86,14 +86,14 @@ def head(root: Path) -> str | None:
 
 def staged_changes(root: Path) -> list[StagedChange]:
     # Compares the index with HEAD; on an unborn branch git compares with the empty tree.
-    return _name_status(_output(root, 'diff', '--cached', '-z', '--name-status', '-M', '--no-ext-diff', '--'))
+    return _name_status(output(root, 'diff', '--cached', '-z', '--name-status', '-M', '--no-ext-diff', '--'))
 
 
 def commit_changes(root: Path, commit: str, parent: str | None) -> list[StagedChange]:
     """What `commit` changed against `parent` (its first parent; None: a root commit, all added)."""
     base = ('diff-tree', '-r', '-z', '--name-status', '-M', '--no-ext-diff')
     ends = ('--no-commit-id', '--root', commit) if parent is None else (parent, commit)
-    return _name_status(_output(root, *base, *ends, '--'))
+    return _name_status(output(root, *base, *ends, '--'))
 
 
 def _name_status(out: bytes) -> list[StagedChange]:
@@ -122,7 +122,7 @@ def read_blobs(root: Path, specs: Sequence[str]) -> dict[str, bytes | None]:
     if not wanted:
         return result
     stdin = b''.join(os.fsencode(s) + b'\n' for s in wanted)
-    out = _output(root, 'cat-file', '--batch', stdin=stdin)
+    out = output(root, 'cat-file', '--batch', stdin=stdin)
     pos = 0
     for spec in wanted:
         eol = out.index(b'\n', pos)
@@ -156,7 +156,7 @@ def rev_parse(root: Path, rev: str) -> str | None:
 
 def rev_list(root: Path, *revs: str) -> list[tuple[str, str | None]]:
     """(commit, first parent or None) of every commit `git rev-list REVS` names, oldest first."""
-    out = _output(root, 'rev-list', '--reverse', '--topo-order', '--parents', *revs, '--')
+    out = output(root, 'rev-list', '--reverse', '--topo-order', '--parents', *revs, '--')
     result: list[tuple[str, str | None]] = []
     for line in out.decode().splitlines():
         ids = line.split()
@@ -165,7 +165,7 @@ def rev_list(root: Path, *revs: str) -> list[tuple[str, str | None]]:
 
 
 def subject(root: Path, commit: str) -> str:
-    return _output(root, 'log', '-1', '--format=%s', commit, '--').decode(errors='replace').strip()
+    return output(root, 'log', '-1', '--format=%s', commit, '--').decode(errors='replace').strip()
 
 
 def model_manifests(root: Path, commit: str | None = None, only: str | None = None) -> list[tuple[str, str]]:
@@ -174,11 +174,11 @@ def model_manifests(root: Path, commit: str | None = None, only: str | None = No
     Which of them are execlease manifests is the manifest layer's question (manifest/find.py):
     verification/<name>/manifest.json always is; another by its content."""
     if commit is None:
-        out = _output(root, 'ls-files', '-s', '-z', '--', only or '*manifest.json')
+        out = output(root, 'ls-files', '-s', '-z', '--', only or '*manifest.json')
     elif only is not None:
-        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', only)
+        out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', only)
     else:   # ls-tree takes no wildcards: the whole tree, filtered here
-        out = _output(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
+        out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
     found: list[tuple[str, str]] = []
     for record in out.split(b'\0'):
         if not record:
@@ -202,7 +202,7 @@ def model_manifests(root: Path, commit: str | None = None, only: str | None = No
 
 def worktree_manifests(root: Path) -> list[str]:
     """Every file named manifest.json that git tracks or would track (not ignored), sorted."""
-    out = _output(root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*manifest.json')
+    out = output(root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*manifest.json')
     return sorted({p for p in (os.fsdecode(r) for r in out.split(b'\0') if r)
                    if p.rsplit('/', 1)[-1] == 'manifest.json'})
 
@@ -222,18 +222,18 @@ def write_blobs(root: Path, paths: Sequence[str]) -> dict[str, str]:
     filters and attributes apply); path -> blob id."""
     if not paths:
         return {}
-    out = _output(root, 'hash-object', '-w', '--', *paths)
+    out = output(root, 'hash-object', '-w', '--', *paths)
     return dict(zip(paths, out.decode().split()))
 
 
 def write_blob_data(root: Path, data: bytes) -> str:
     """Stores `data`, already in the repository's form (no filters apply); its blob id."""
-    return _output(root, 'hash-object', '-w', '--stdin', stdin=data).decode().strip()
+    return output(root, 'hash-object', '-w', '--stdin', stdin=data).decode().strip()
 
 
 def index_blob(root: Path, path: str) -> str | None:
     """The blob id of `path` in the index (stage 0); None when it is not there."""
-    for record in _output(root, 'ls-files', '-s', '-z', '--', path).split(b'\0'):
+    for record in output(root, 'ls-files', '-s', '-z', '--', path).split(b'\0'):
         meta, _, name = record.partition(b'\t')
         fields = meta.decode().split()
         if name and os.fsdecode(name) == path and len(fields) == 3 and fields[2] == '0':
@@ -243,9 +243,9 @@ def index_blob(root: Path, path: str) -> str | None:
 
 def stage_blob(root: Path, path: str, blob: str) -> None:
     """Points the index entry of `path` at `blob`, keeping its mode."""
-    out = _output(root, 'ls-files', '-s', '-z', '--', path)
+    out = output(root, 'ls-files', '-s', '-z', '--', path)
     mode = out.split(b' ', 1)[0].decode() if out else '100644'
-    _output(root, 'update-index', '--cacheinfo', f'{mode},{blob},{path}')
+    output(root, 'update-index', '--cacheinfo', f'{mode},{blob},{path}')
 
 
 def checkout_tree(root: Path, commit: str, dest: Path) -> None:
@@ -254,8 +254,8 @@ def checkout_tree(root: Path, commit: str, dest: Path) -> None:
     index = dest.parent / f'{dest.name}.index'
     env = {'GIT_INDEX_FILE': str(index)}
     try:
-        _output(root, 'read-tree', commit, env=env)
-        _output(root, 'checkout-index', '-a', '-f', f'--prefix={dest}{os.sep}', env=env)
+        output(root, 'read-tree', commit, env=env)
+        output(root, 'checkout-index', '-a', '-f', f'--prefix={dest}{os.sep}', env=env)
     finally:
         try:
             index.unlink()
@@ -266,9 +266,9 @@ def checkout_tree(root: Path, commit: str, dest: Path) -> None:
 def tree_files(root: Path, commit: str | None, folders: Sequence[str]) -> list[str]:
     """The paths under `folders` in the index (commit None) or in a commit's tree, sorted."""
     if commit is None:
-        out = _output(root, 'ls-files', '-z', '--cached', '--', *folders)
+        out = output(root, 'ls-files', '-z', '--cached', '--', *folders)
     else:
-        out = _output(root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders)
+        out = output(root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders)
     return sorted({os.fsdecode(p) for p in out.split(b'\0') if p})
 
 
@@ -276,7 +276,7 @@ def tracked_files(root: Path, untracked: bool = False) -> list[str]:
     """Every path in the index; with `untracked`, also the working tree's files git does not
     ignore (a new file someone has not added yet is still code)."""
     args = ['ls-files', '-z', '--cached'] + (['--others', '--exclude-standard'] if untracked else [])
-    out = _output(root, *args)
+    out = output(root, *args)
     return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b'\0') if p))
 
 
@@ -294,6 +294,6 @@ def common_dir(root: Path) -> Path:
         dot_git = None
     key = (os.path.abspath(root), dot_git, os.environ.get('GIT_DIR'), os.environ.get('GIT_COMMON_DIR'))
     if key not in _common_dirs:
-        text = os.fsdecode(_output(root, 'rev-parse', '--git-common-dir')).strip()
+        text = os.fsdecode(output(root, 'rev-parse', '--git-common-dir')).strip()
         _common_dirs[key] = (root / text).resolve()
     return _common_dirs[key]

@@ -24,10 +24,11 @@ if TYPE_CHECKING:
     from execlease_hook.git.blobs import CommitSource, IndexSource
 
 STEPS = (
-    'What to do (README.md, "When your change touches covered code"):',
+    'What to do (`execlease help covered-code` says more):',
     "  1. Find the entry's model action in the code-to-action map of {notes} and re-read both.",
-    '  2. If the protocol changed, change the action so it matches the code: one action per real',
-    "     transaction, the guard equal to the code's WHERE clause and checks, the cited file:line current.",
+    '  2. If the protocol changed, change the action so it matches the code: one action per atomic',
+    "     step of the code, the action's enabling condition equal to the conditions the code acts on",
+    '     (a query\'s filter, a lock held, the checks before a write), the cited file:line current.',
     '  3. Run `execlease verify`.',
     '  4. Only once the model describes the new code, run `execlease verify --update-coverage`',
     '     (records the new hashes and the synced code; if no model file changed, it asks for',
@@ -76,11 +77,12 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
         e for e in m.coverage.entries if e.path in touched
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
-    if not model and m.libraries:   # a staged module of a library folder is the model too
+    if not model:   # a staged module the model may read (spec/modules.py) is the model too
         from execlease_hook.manifest.model import library_folders
 
-        folders = library_folders(m)
-        model = any(paths.module_in_folder(f, path) for f in folders for path in touched)
+        folders = [folder, *library_folders(m)] if folder != '.' else library_folders(m)
+        model = any(paths.module_in_folder(f, path) for f in folders for path in touched) \
+            or (folder == '.' and any(p.endswith('.tla') and '/' not in p for p in touched))
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
@@ -117,6 +119,10 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
     from execlease_hook.manifest import model as manifest_model
 
     model_paths = manifest_model.model_paths(m)
+    if p.model:     # the modules the spec reads, guessed from the working tree: one batch
+        from execlease_hook.spec import modules as spec_modules
+
+        model_paths = [*model_paths, *spec_modules.likely_paths(m)]
     source.prefetch((
         *(e.path for e in p.entries), *(model_paths if p.model else ()),
         *((notes_path,) if p.notes else ()),
@@ -161,13 +167,20 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
 
     folder = paths.rel(m.root, m.folder)
     view = model_record.read(m, source)
-    changed = model_record.changes(view, source)
-    if changed:
+    compared = model_record.compare(view, source)
+    if compared.changes:
         found.add(
             f'model {folder}: the spec or a config changed since the last verified sync\n'
-            + ''.join(f'  {line}\n' for line in changed)
+            + ''.join(f'  {line}\n' for line in compared.changes)
             + '  the model changed without a verified sync: run `execlease verify`, '
             'then `execlease verify --update-coverage`',
+            1,
+        )
+    if compared.unjudged:
+        found.add(
+            f'model {folder}: the model record does not hold every module the model reads\n'
+            + ''.join(f'  {line}\n' for line in compared.upgrade)
+            + f'  {model_record.UPGRADE_STEP}',
             1,
         )
     mapped = action_map.check(m, view.index, view.actions())

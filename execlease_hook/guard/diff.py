@@ -51,8 +51,9 @@ def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dic
     import difflib
 
     from execlease_hook.core.errors import CannotRun
-    from execlease_hook.locate.source import language_for
+    from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import locate
+    from execlease_hook.locate.source import language_for
     from execlease_hook.locate.source import parse_from
 
     sync = m.coverage.sync_commit
@@ -81,7 +82,7 @@ def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dic
         if language is not None:
             parse_from(language, content, now)     # the staged tree, reparsed where they differ
         try:
-            before = locate(e, content)
+            before = locate(e, content, tokens)
         except CannotRun as err:
             out[e.id] = f'  (no diff: the entry cannot be located in the synced content: {err})'
             continue

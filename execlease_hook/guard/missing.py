@@ -80,10 +80,11 @@ def missing_block(
                      f'{e.function}? ({how})')
         lines.extend(rename_hint.repair(m, e, renamed, at))
     elif not moved:
-        lines.append(
-            f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
-            '`execlease coverage` shows where each entry is',
-        )
+        fix = _anchors(m, e, source, at, manifest_text, line) if e.region is not None else []
+        lines.extend(fix or [
+            (f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
+             '`execlease coverage` shows where each entry is'),
+        ])
     changed = any(not same for _, _, same in moved) or (renamed is not None and not renamed.unchanged)
     return '\n'.join(lines), changed
 
@@ -95,13 +96,37 @@ def _renamed(m: Manifest, e: CoveredEntry, change: git.StagedChange | None,
 
     paths = [change.path] if change is not None and change.old_path == e.path else [e.path]
     source.prefetch(paths)
+    return rename_hint.find(m, e, paths, source.read, _synced(m, e))
+
+
+def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
+    """The entry's file as it was hashed: its synced blob, else the file at the sync commit."""
     synced = None
     if e.synced_blob is not None:
         synced = git.read_blobs(m.root, [e.synced_blob]).get(e.synced_blob)
     if synced is None and m.coverage.sync_commit is not None:
         spec = f'{m.coverage.sync_commit}:{e.path}'
         synced = git.read_blobs(m.root, [spec]).get(spec)
-    return rename_hint.find(m, e, paths, source.read, synced)
+    return synced
+
+
+def _anchors(m: Manifest, e: CoveredEntry, source: IndexSource | CommitSource, at: str,
+             manifest_text: str | None, line: int | None) -> list[str]:
+    """A region's anchors to paste: those standing where the synced region stood."""
+    from execlease_hook.guard import anchor_fix
+
+    staged = source.read(e.path)
+    fix = anchor_fix.replacement(e, staged, _synced(m, e)) if staged is not None else None
+    if fix is None:
+        return []
+    if manifest_text is None:
+        try:
+            manifest_text = m.path.read_text(encoding='utf-8')
+        except (OSError, UnicodeDecodeError):
+            manifest_text = None
+    intro = '  the anchors that stand where the synced region stood (then compared with its recorded hash):'
+    return [*(f'  {why}' for why in fix.why), intro,
+            *anchor_fix.manifest_edit(e, fix.region, at, manifest_text, line)]
 
 
 def _find_moved(
@@ -113,6 +138,7 @@ def _find_moved(
 
     from execlease_hook.core.errors import CannotRun
     from execlease_hook.fingerprint.scheme import matches
+    from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import find_functions, locate
     from execlease_hook.locate.source import language_for
 
@@ -130,7 +156,7 @@ def _find_moved(
             if e.function is not None:
                 hits = find_functions(path, content, e.function)
             else:
-                hits = [locate(replace(e, path=path), content)]
+                hits = [locate(replace(e, path=path), content, tokens)]
         except CannotRun:
             continue
         found.extend((path, h.start_line, e.hash is not None and matches(h, e.hash)) for h in hits)

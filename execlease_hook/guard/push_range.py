@@ -8,7 +8,7 @@
   temporary folder through a temporary index (the working tree, the index and HEAD are not
   touched, no hook runs), with the repository's TLA+ tools and result cache, so an unchanged
   model costs nothing.
-- `execlease verify --pushed` (the execlease-tlc hook) does both for what pre-commit says is
+- `execlease verify --pushed` (the execlease-verify hook) does both for what pre-commit says is
   being pushed on pre-push: PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF (for a new branch, pre-commit
   starts the range where the remote's known refs end), or, when the whole history is new,
   everything reachable from PRE_COMMIT_LOCAL_BRANCH. Without them (the manual stage) it verifies
@@ -58,12 +58,17 @@ def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], st
     return git.rev_list(root, tip), tip
 
 
-def guard_range(root: Path, spec: str, model: str | None) -> int:
+def guard_range(root: Path, spec: str, model: str | None, quiet: bool = False) -> int:
     commits, tip = parse_range(root, spec)
     if not commits:
         print(f'execlease guard: no commits in {spec}: nothing to judge')
         return 0
-    return judge_commits(root, commits, tip, model)
+    code = judge_commits(root, commits, tip, model)
+    if code == 0 and not quiet:     # a pass says what was judged: silence reads as "did nothing"
+        count = f'{len(commits)} commit' + ('s' if len(commits) != 1 else '')
+        print(term.wrap(f'execlease guard: {spec}: {count} judged, each against its own manifest: '
+                        'no covered code or model changed without a sync'))
+    return code
 
 
 def _model_filter(root: Path, model: str | None) -> str | None:
@@ -79,7 +84,6 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     from execlease_hook.git import blobs
     from execlease_hook.guard import stage as guard
     from execlease_hook.guard import check as guard_check
-    from execlease_hook.guard import snapshot
     from execlease_hook.guard import snapshot
 
     only = _model_filter(root, model)
@@ -103,7 +107,7 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
             blob = data[f'{commit}:{rel}']
             governed = guard.governed_paths(rel, blob)
             if governed is not None and governed.isdisjoint(touched) and not at_tip \
-                    and not guard.library_modules(blob, touched):
+                    and not guard.model_modules(rel, blob, touched):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = snapshot.load_model(rel, root, source, blob, worktree=False)

@@ -88,15 +88,20 @@ def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
 
 
-def library_modules(data: bytes | None, touched: set[str]) -> set[str]:
-    """The touched modules of the model's library folders (`libraries`), read from the manifest
-    without validating; nothing (and no cost beyond a look at the parsed JSON) without any."""
+def model_modules(rel: str, data: bytes | None, touched: set[str]) -> set[str]:
+    """The touched .tla modules the model may read besides its spec: those directly in its folder
+    and in its library folders (`libraries`, read from the manifest without validating). Whether
+    the model reads one is the checks' question (spec/modules.py); this costs a look at paths."""
+    folder = Path(rel).parent.as_posix()
+    folders = [] if folder == '.' else [folder]
     parsed = _json(data)
     found = parsed.get('libraries') if parsed is not None else None
-    if not isinstance(found, list):
-        return set()
-    folders = [lib['folder'] for lib in found if isinstance(lib, dict) and isinstance(lib.get('folder'), str)]
-    return {path for path in touched if any(paths.module_in_folder(f, path) for f in folders)}
+    if isinstance(found, list):
+        folders += [lib['folder'] for lib in found
+                    if isinstance(lib, dict) and isinstance(lib.get('folder'), str)]
+    return {path for path in touched
+            if any(paths.module_in_folder(f, path) for f in folders)
+            or (folder == '.' and path.endswith('.tla') and '/' not in path)}
 
 
 def diff_bases(data: bytes | None, touched: set[str]) -> list[str]:
@@ -187,8 +192,9 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
     for rel, _ in models:
         governed = governed_paths(rel, data[rel])
         # What the checks read beyond the governed paths: protocol code under watch rules, and
-        # the staged modules of the model's library folders (the model record covers them).
-        watched = watched_paths(data[rel], touched) | library_modules(data[rel], touched)
+        # the staged modules of the model's folder and library folders (the model record
+        # covers those the model reads).
+        watched = watched_paths(data[rel], touched) | model_modules(rel, data[rel], touched)
         if options.all or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, governed, watched))
     verbose = getattr(options, 'verbose', 0) > 0
@@ -198,7 +204,6 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         return 0  # nothing any model governs is part of this commit
     from execlease_hook.git import blobs
     from execlease_hook.guard import check as guard_check
-    from execlease_hook.guard import snapshot
     from execlease_hook.guard import snapshot
 
     code = 0

@@ -12,11 +12,14 @@ TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/re
 if TYPE_CHECKING:
     import tree_sitter
 
+    from execlease_hook.locate.anchor import Tokenizer
     from execlease_hook.locate.definition import Definition
     from execlease_hook.manifest.model import CoveredEntry
 
 
-def locate(entry: CoveredEntry, source: bytes) -> Located:
+def locate(entry: CoveredEntry, source: bytes, tokens: Tokenizer | None = None) -> Located:
+    """The entry in `source`; a region's anchors by their tokens too when `tokens` is given
+    (fingerprint/tokens.py's: see locate/region.py)."""
     what = f'coverage entry {entry.id!r}'
     language = require_language(entry.path, what)
     check_text(entry.path, source, what)
@@ -29,13 +32,55 @@ def locate(entry: CoveredEntry, source: bytes) -> Located:
     scope = None
     if entry.within is not None:
         scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
-    start, end = find_region(entry, source, scope)
+    start, end = find_region(entry, source, scope, language, tokens)
+    return _region(entry.id, entry.path, source, language, start, end)
+
+
+def _region(entry_id: str, path: str, source: bytes, language: str, start: int, end: int) -> Located:
     root = parse(language, source).root_node
     start, end = whole_tokens(root, start, end, LANGUAGES[language].literals)
     covering = root.descendant_for_byte_range(start, end)
     if covering is None or covering.start_byte > start or covering.end_byte < end:
         covering = root     # the fingerprint must see every byte of the region
-    return _at(entry.id, entry.path, source, start, end, (covering,))
+    return _at(entry_id, path, source, start, end, (covering,))
+
+
+def edge_variants(located: Located, source: bytes, tokens: Tokenizer) -> list[Located]:
+    """The region with the optional tokens at its edges (a `;`, a trailing comma, a parenthesis
+    that only groups: fingerprint/tokens.py) taken in or left out, other than `located`.
+
+    Such a token means nothing where it stands, but whether the region ends before or after it
+    decides which syntax nodes the region holds whole, and so its fingerprint: a formatter that
+    adds the `;` after a region's last statement must not move it. The recorded hash picks."""
+    language = require_language(located.path, located.path)
+    start, end = located.start_byte, located.end_byte
+    near = tokens(language, source, max(0, start - _EDGE), min(len(source), end + _EDGE))
+    inside = [t for t in near if start <= t[1] and t[2] <= end]
+    if not inside:
+        return []
+    first, last = near.index(inside[0]), near.index(inside[-1])
+    starts, ends = {start}, {end}
+    at = first
+    while at > 0 and near[at - 1][3]:           # optional tokens just before the region
+        at -= 1
+        starts.add(near[at][1])
+    at = first
+    while at < last and near[at][3]:             # and at its start
+        at += 1
+        starts.add(near[at][1])
+    at = last
+    while at + 1 < len(near) and near[at + 1][3]:
+        at += 1
+        ends.add(near[at][2])
+    at = last
+    while at > first and near[at][3]:
+        at -= 1
+        ends.add(near[at][2])
+    return [_region(located.entry_id, located.path, source, language, a, b)
+            for a in sorted(starts) for b in sorted(ends) if a < b and (a, b) != (start, end)]
+
+
+_EDGE = 4096    # bytes read either side of a region for the tokens at its edges
 
 
 def whole_tokens(root: tree_sitter.Node, start: int, end: int, literals: frozenset[str]) -> tuple[int, int]:

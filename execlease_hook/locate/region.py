@@ -1,26 +1,33 @@
-"""Anchored regions: from the start of `from` to the end of `to`, each found exactly once."""
+"""Anchored regions: from the start of `from` to the end of `to`, each found exactly once.
+
+An anchor is where its exact text occurs once; otherwise where its tokens occur once
+(locate/anchor.py), so formatting the code never loses it.
+"""
 from __future__ import annotations
 
 from execlease_hook.core.errors import CannotRun
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
+    from execlease_hook.locate.anchor import Token, Tokenizer
     from execlease_hook.locate.definition import Located
     from execlease_hook.manifest.model import CoveredEntry
 
 
-def find_region(entry: CoveredEntry, source: bytes, scope: Located | None) -> tuple[int, int]:
-    """(start byte, end byte) of the region; `scope` is the `within` function, if any."""
+def find_region(entry: CoveredEntry, source: bytes, scope: Located | None, language: str = '',
+                tokens: Tokenizer | None = None) -> tuple[int, int]:
+    """(start byte, end byte) of the region; `scope` is the `within` function, if any. Without
+    `tokens` an anchor is found by its exact text only."""
     assert entry.region is not None
     low, high = (scope.start_byte, scope.end_byte) if scope is not None else (0, len(source))
     where = f'in {entry.path}' if scope is None else (
         f'in {entry.path} within {entry.within!r} (lines {scope.start_line}-{scope.end_line})'
     )
     prefix = f'coverage entry {entry.id!r}'
-    start = _once(entry.region.start, 'region.from', source, low, high, prefix, where)
-    to_start = _once(entry.region.end, 'region.to', source, low, high, prefix, where)
-    end = to_start + len(entry.region.end.encode('utf-8'))
-    if to_start < start or end < start + len(entry.region.start.encode('utf-8')):
+    places = Places(source, low, high, language, tokens)
+    start, from_end = places.once(entry.region.start, 'region.from', prefix, where)
+    to_start, end = places.once(entry.region.end, 'region.to', prefix, where)
+    if to_start < start or end < from_end:
         raise CannotRun(
             f'{prefix}: `region.to` {_show(entry.region.end)} (line {_line(source, to_start)}) comes before '
             f'`region.from` {_show(entry.region.start)} (line {_line(source, start)}) {where}; '
@@ -29,30 +36,115 @@ def find_region(entry: CoveredEntry, source: bytes, scope: Located | None) -> tu
     return start, end
 
 
-def _once(anchor: str, key: str, source: bytes, low: int, high: int, prefix: str, where: str) -> int:
-    needle = anchor.encode('utf-8')
-    if not needle:
-        raise CannotRun(f'{prefix}: `{key}` is empty; give the exact text where the region starts/ends')
-    found = []
-    at = source.find(needle, low, high)
-    while at != -1:
-        found.append(at)
-        at = source.find(needle, at + 1, high)
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise CannotRun(
-            f'{prefix}: `{key}` {_show(anchor)} not found {where}; '
-            f'update the anchor to text that is in the code',
+class Places:
+    """Where anchors stand in one scope of a source, its tokens read once for all of them."""
+
+    def __init__(self, source: bytes, low: int, high: int, language: str, tokens: Tokenizer | None) -> None:
+        self.source, self.low, self.high, self.language, self.tokens = source, low, high, language, tokens
+        self._found: list[Token] | None = None
+
+    def found(self) -> list[Token]:
+        if self._found is None:
+            assert self.tokens is not None
+            self._found = self.tokens(self.language, self.source, self.low, self.high)
+        return self._found
+
+    def find(self, anchor: str) -> list[tuple[int, int]]:
+        """(start byte, end byte) of each place of the anchor: its exact text when that occurs
+        once, else each place of its tokens (or of its text, when its tokens are nowhere)."""
+        source, low, high = self.source, self.low, self.high
+        needle = anchor.encode('utf-8')
+        exact = []
+        at = source.find(needle, low, high) if needle else -1
+        while at != -1:
+            exact.append((at, at + len(needle)))
+            at = source.find(needle, at + 1, high)
+        if len(exact) == 1 or self.tokens is None or not needle:
+            return exact
+        from execlease_hook.locate import anchor as by_tokens
+
+        mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+        if all(optional for *_, optional in mine):
+            return exact    # a comment (`# region: begin`) is found by its text alone
+        found: set[tuple[int, int]] = set()
+        for near_low, near_high in self._near(mine, needle):
+            near = self.tokens(self.language, source, near_low, near_high)
+            found.update((a, b) for a, b in by_tokens.find(mine, needle, near, source) if a < high and b > low)
+        spans = sorted(s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found))
+        # Text found more than once that is no tokens (inside strings: `UPDATE lease`) stays ambiguous.
+        return spans or exact
+
+    def _near(self, mine: list[Token], needle: bytes) -> list[tuple[int, int]]:
+        """The stretches of the scope an anchor's tokens can stand in: around each place of its
+        rarest token that the code must spell as the anchor does (reading the tokens of a whole
+        large file costs more than the rest of a commit; a match reaches _NEAR bytes, plus the
+        anchor's length eight times, either side of that token)."""
+        spelled = {key for key, a, b, optional in mine if not optional and key == needle[a:b]}
+        if not spelled:
+            return [(self.low, self.high)]
+        word = min(spelled, key=lambda w: (self.source.count(w, self.low, self.high), -len(w)))
+        reach = _NEAR + 8 * len(needle)
+        stretches: list[tuple[int, int]] = []
+        at = self.source.find(word, self.low, self.high)
+        while at != -1:
+            start, end = max(self.low, at - reach), min(self.high, at + len(word) + reach)
+            if stretches and start <= stretches[-1][1]:
+                stretches[-1] = (stretches[-1][0], end)
+            else:
+                stretches.append((start, end))
+            at = self.source.find(word, at + 1, self.high)
+        return stretches
+
+    def once(self, anchor: str, key: str, prefix: str, where: str) -> tuple[int, int]:
+        source = self.source
+        needle = anchor.encode('utf-8')
+        if not needle:
+            raise CannotRun(f'{prefix}: `{key}` is empty; give the text where the region starts/ends')
+        found = self.find(anchor)
+        if not found and self.tokens is not None:
+            from execlease_hook.locate import anchor as by_tokens
+
+            mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+            raise CannotRun(f'{prefix}: `{key}` {_show(anchor)} not found {where}'
+                            f'{self._differs(mine, needle)}; update the anchor to code that is there')
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise CannotRun(
+                f'{prefix}: `{key}` {_show(anchor)} not found {where}; '
+                f'update the anchor to text that is in the code',
+            )
+        lines = ', '.join(str(line) for line in sorted({_line(source, at) for at, _ in found}))
+        hint = 'make the anchor longer' if ' within ' in where else (
+            'make the anchor longer or narrow the search with `within`'
         )
-    lines = ', '.join(str(line) for line in sorted({_line(source, at) for at in found}))
-    hint = 'make the anchor longer' if ' within ' in where else (
-        'make the anchor longer or narrow the search with `within`'
-    )
-    raise CannotRun(
-        f'{prefix}: `{key}` {_show(anchor)} occurs {len(found)} times {where}, on lines {lines}; '
-        f'it must occur exactly once: {hint}',
-    )
+        raise CannotRun(
+            f'{prefix}: `{key}` {_show(anchor)} occurs {len(found)} times {where}, on lines {lines}; '
+            f'it must occur exactly once: {hint}',
+        )
+
+    def _differs(self, mine: list[Token], needle: bytes) -> str:
+        """Which token of the anchor the code no longer has, where the anchor matches best."""
+        from execlease_hook.locate import anchor as by_tokens
+
+        if not any(not optional for *_, optional in mine):
+            return ' (it holds no code, only a comment: that is found by its exact text)'
+        found = self.found()
+        matched, at, _ = by_tokens.closest(mine, needle, found, self.source)
+        if matched == 0:
+            return f' (no token of the code is its first, {_token(needle, mine[0])})'
+        wanted = _token(needle, mine[matched]) if matched < len(mine) else 'its end'
+        there = (f'{_token(self.source, found[at])} on line {_line(self.source, found[at][1])}'
+                 if at is not None else 'the end of the scope')
+        done = _token(needle, mine[matched - 1])
+        return f' (its tokens match up to {done}; then the anchor says {wanted}, the code {there})'
+
+
+_NEAR = 1024
+
+
+def _token(text: bytes, token: Token) -> str:
+    return repr(text[token[1]:token[2]].decode('utf-8', errors='replace'))
 
 
 def _show(anchor: str) -> str:

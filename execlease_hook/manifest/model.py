@@ -17,8 +17,8 @@ VERSION = 1
 
 @record
 class Region:
-    start: str          # JSON "from": exact text where the region starts
-    end: str            # JSON "to": exact text where the region ends (inclusive)
+    start: str          # JSON "from": text where the region starts (found by its tokens too)
+    end: str            # JSON "to": text where the region ends (inclusive)
 
 
 @record
@@ -80,6 +80,16 @@ class Finding:
 
 
 @record
+class FieldRule:
+    """Which top-level fields of a trace line reach TLA+: `keep` only these, or `drop` these."""
+    keep: tuple[str, ...] | None = None
+    drop: tuple[str, ...] = ()
+
+    def passes(self, name: str) -> bool:
+        return name not in self.drop if self.keep is None else name in self.keep
+
+
+@record
 class TraceJob:
     """Trace validation (traces/run.py): NDJSON traces of the real program against a trace spec."""
     name: str
@@ -88,6 +98,9 @@ class TraceJob:
     files: tuple[str, ...] = ()      # glob patterns of NDJSON traces, relative to the model folder
     command: tuple[str, ...] = ()    # or: argv run from the repository root, writing the traces
     timeout: float | None = None     # seconds, for the command and for TLC each
+    env: tuple[tuple[str, str], ...] = ()   # variables set for the command: (name, value), in order
+    fields: FieldRule | None = None  # which fields of a line reach TLA+ (default: all)
+    line: str = 'l'                  # a project's own trace spec: its variable of the next line
 
 
 @record
@@ -147,6 +160,13 @@ class AbstractAction:
 
 
 @record
+class UntracedAction:
+    """A covered action exempted from trace action coverage: no trace reaches it yet."""
+    action: str
+    reason: str
+
+
+@record
 class WatchRule:
     """What protocol code looks like: every function in `paths` that matches must be covered."""
 
@@ -169,6 +189,7 @@ class Coverage:
     model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
     entries: tuple[CoveredEntry, ...]
     abstract: tuple[AbstractAction, ...] = ()
+    untraced: tuple[UntracedAction, ...] = ()   # exempted from trace action coverage
     watch: tuple[WatchRule, ...] = ()
     ignored: tuple[IgnoredCode, ...] = ()
 

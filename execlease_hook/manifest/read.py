@@ -16,7 +16,7 @@ from execlease_hook.core import paths
 from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import (
-    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, ToolsPin, TraceJob, VERSION, WatchRule,
+    AbstractAction, Check, CodeMutation, Coverage, CoveredEntry, Deep, FieldRule, Finding, IgnoredCode, Library, MODEL_RECORD_SCHEMES, Manifest, ModelRecord, Mutation, Region, Replace, ToolsPin, TraceJob, UntracedAction, VERSION, WatchRule,
 )
 
 TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -233,7 +233,7 @@ def _replace(r: _Reader, raw: object, at: str) -> Replace:
 
 
 def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
-    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout'))
+    d = r.obj(raw, at, ('name', 'spec', 'config'), ('files', 'command', 'timeout', 'env', 'fields', 'line'))
     if ('files' in d) == ('command' in d):
         raise r.fail(at, 'give exactly one of "files" (NDJSON trace files, globs relative to the '
                          'model folder) or "command" (an argv that writes them)')
@@ -251,7 +251,51 @@ def _trace_job(r: _Reader, raw: object, at: str, folder: Path) -> TraceJob:
         files=values if key == 'files' else (),
         command=values if key == 'command' else (),
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
+        env=_env(r, d, at, key),
+        fields=_fields(r, d['fields'], f'{at}.fields') if 'fields' in d else None,
+        line=_identifier(r, d['line'], f'{at}.line') if 'line' in d else 'l',
     )
+
+
+def _identifier(r: _Reader, raw: object, at: str) -> str:
+    text = r.string(raw, at)
+    if not re.fullmatch(r'[A-Za-z_][A-Za-z0-9_]*', text):
+        raise r.fail(at, f'{text!r} is not a TLA+ variable name')
+    return text
+
+
+def _fields(r: _Reader, raw: object, at: str) -> FieldRule:
+    d = r.obj(raw, at, (), ('keep', 'drop'))
+    if len(d) != 1:
+        raise r.fail(at, 'give exactly one of "keep" (the only fields of a line TLC gets) or "drop" '
+                         '(fields it never gets)')
+    (key, value), = d.items()
+    names = tuple(r.string(v, f'{at}.{key}[{i}]') for i, v in enumerate(r.array(value, f'{at}.{key}')))
+    if not names:
+        raise r.fail(f'{at}.{key}', 'name at least one field')
+    return FieldRule(keep=names) if key == 'keep' else FieldRule(drop=names)
+
+
+_ENV_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*\Z')
+
+
+def _env(r: _Reader, d: dict[str, Any], at: str, key: str) -> tuple[tuple[str, str], ...]:
+    if 'env' not in d:
+        return ()
+    if key != 'command':
+        raise r.fail(f'{at}.env', 'only a trace job with a "command" runs anything to give variables to')
+    raw = d['env']
+    if not isinstance(raw, dict):
+        raise r.fail(f'{at}.env', f'expected an object of variable names to strings, got {_kind(raw)}')
+    env: dict[str, str] = {}
+    for name, value in raw.items():
+        if not _ENV_NAME.match(name):
+            raise r.fail(f'{at}.env', f'{name!r} is not a variable name (letters, digits and _, '
+                                      'not starting with a digit)')
+        if not isinstance(value, str):
+            raise r.fail(f'{at}.env.{name}', f'expected a string, got {_kind(value)}')
+        env[name] = value
+    return tuple(env.items())
 
 
 def _code_mutation(r: _Reader, raw: object, at: str, jobs: tuple[TraceJob, ...]) -> CodeMutation:
@@ -433,7 +477,7 @@ def _hex(r: _Reader, value: object, where: str) -> str:
 
 
 def _coverage(r: _Reader, raw: object) -> Coverage:
-    d = r.obj(raw, 'coverage', (), ('entries', 'syncCommit', 'modelHash', 'abstract', 'watch', 'ignored'))
+    d = r.obj(raw, 'coverage', (), ('entries', 'syncCommit', 'modelHash', 'abstract', 'untraced', 'watch', 'ignored'))
     sync = d.get('syncCommit')
     if sync is not None and (not isinstance(sync, str) or not _HEX40.match(sync)):
         raise r.fail('coverage.syncCommit', f'expected a 40-hex commit id or null, got {sync!r}')
@@ -452,8 +496,19 @@ def _coverage(r: _Reader, raw: object) -> Coverage:
     return Coverage(
         sync_commit=sync, model_hash=model_hash, entries=entries,
         abstract=r.items(d.get('abstract', []), 'coverage.abstract', 'action', lambda v, at: _abstract(r, v, at)),
+        untraced=r.items(d.get('untraced', []), 'coverage.untraced', 'action', lambda v, at: _untraced(r, v, at, entries)),
         watch=watch, ignored=ignored,
     )
+
+
+def _untraced(r: _Reader, raw: object, at: str, entries: tuple[CoveredEntry, ...]) -> UntracedAction:
+    d = r.obj(raw, at, ('action', 'reason'))
+    action = r.string(d['action'], f'{at}.action')
+    covered = sorted({e.action for e in entries})
+    if action not in covered:
+        raise r.fail(f'{at}.action', f'{action!r} is the action of no covered entry, so trace action '
+                                     f'coverage never asks for it (covered: {", ".join(covered) or "none"})')
+    return UntracedAction(action, r.string(d['reason'], f'{at}.reason'))
 
 
 def _abstract(r: _Reader, raw: object, at: str) -> AbstractAction:
@@ -521,6 +576,9 @@ def parse(text: str, path: Path, root: Path) -> Manifest:
                          lambda v, at: _trace_job(r, v, at, folder))
     # A model may only fail (findings) or only catch breaks (mutations); one with no job at all
     # would verify nothing and pass.
+    if isinstance(d.get('coverage'), dict) and d['coverage'].get('untraced') and not trace_jobs:
+        raise r.fail('coverage.untraced', 'exempts actions from trace action coverage, but the model has '
+                                          'no trace job; remove it or add one under "traces"')
     if not checks and not d.get('mutations') and not d.get('findings') and not trace_jobs:
         raise r.fail('checks', 'name at least one job: a check (a config that must pass), a '
                                'mutation or a finding (a config that must fail)')

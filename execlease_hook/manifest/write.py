@@ -108,6 +108,12 @@ def _trace_job_json(t: TraceJob) -> dict[str, object]:
     if t.command:
         item['command'] = list(t.command)
     _optional(item, 'timeout', t.timeout, None)
+    if t.env:
+        item['env'] = dict(t.env)
+    if t.line != 'l':
+        item['line'] = t.line
+    if t.fields is not None:
+        item['fields'] = {'keep': list(t.fields.keep)} if t.fields.keep is not None else {'drop': list(t.fields.drop)}
     return item
 
 
@@ -124,6 +130,8 @@ def _declarations_json(c: Coverage) -> dict[str, object]:
     out: dict[str, object] = {}
     if c.abstract:
         out['abstract'] = [{'action': a.action, 'reason': a.reason} for a in c.abstract]
+    if c.untraced:
+        out['untraced'] = [{'action': a.action, 'reason': a.reason} for a in c.untraced]
     if c.watch:
         rules = []
         for w in c.watch:

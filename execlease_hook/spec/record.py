@@ -1,47 +1,53 @@
 """coverage.modelHash as a record per definition, and what changed against it.
 
-The record holds, for the spec, the fingerprint of every top-level unit (spec/index.py) and, for
-each cfg, the fingerprint of its meaning. A comment or layout edit changes none of them; any
-other edit is named: `action Claim changed (ExecutionLease.tla:79-90) since the sync`.
+The record holds the fingerprint of every top-level unit (spec/index.py) of every module the
+model reads (spec/modules.py: the spec and, transitively, each module it EXTENDS or INSTANCEs
+that the model folder or a library folder holds) and, for each cfg, the fingerprint of its
+meaning. A comment or layout edit changes none of them; any other edit is named, with its
+module and line: `action Claim changed (ExecutionLease.tla:79-90) since the sync`. A module of
+the model folder is keyed by its file name (`LockLib.tla`), as the spec is; a library folder's
+by its path from the repository root (`verification/lib/Ops.tla`). A module of those folders
+that nothing reads is not recorded, and its edits are no change of the model.
+
 An older manifest's "sha256:<hex>" (one hash of the bytes) is still read: the model counts as
 unchanged while the bytes are, and the next `execlease verify --update-coverage` records the
 per-definition form. (The TLC result cache keys on exact bytes; that is a different question.)
 
-A model's library folders in the repository (manifest `libraries`) are part of it: each of
-their modules is recorded per definition as the spec is, keyed by its path from the repository
-root (`verification/lib/Ops.tla`), so an edit of a shared operator is named where it is.
+A record an older execlease wrote holds the spec, the cfgs and every module of the library
+folders, whether read or not, and no other module of the model folder. Against it, what differs
+only because of that is told apart from a change (`Comparison.upgrade`): a module the model
+reads that the record lacks, although the EXTENDS or INSTANCE that reads it is unchanged since
+the sync, cannot be judged (an edit of it since the sync cannot be named) and asks for one
+verified sync; a recorded library module no root reads any more is dropped by that sync.
 """
 from __future__ import annotations
 
-from execlease_hook.core import paths
-from execlease_hook.core.digest import length_prefixed
-from execlease_hook.manifest.model import library_folders, model_paths
-from execlease_hook.core.digest import sha256
-
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from execlease_hook.spec import index as spec_index
+from execlease_hook.core.digest import length_prefixed, sha256
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import Manifest, ModelRecord
+from execlease_hook.manifest.model import Manifest, ModelRecord, library_folders, model_paths
+from execlease_hook.spec import index as spec_index
 from execlease_hook.spec.index import SpecIndex
+from execlease_hook.spec.modules import Module, closure, folder_prefix
 
 if TYPE_CHECKING:
-    from execlease_hook.spec.actions import Action
     from execlease_hook.git.blobs import Source
+    from execlease_hook.spec.actions import Action
 
 
 @dataclass(frozen=True)
 class ModelView:
-    """The spec and cfgs of one model as one source holds them, read once."""
+    """The spec, cfgs and modules of one model as one source holds them, read once."""
 
     manifest: Manifest
     spec: bytes
     index: SpecIndex
     cfgs: Mapping[str, bytes]       # every cfg the manifest names, by its name in the manifest
-    # Each module of the library folders, by its path from the repository root.
-    libraries: Mapping[str, bytes] = field(default_factory=dict)
+    # Every other module the model reads (spec/modules.py), in the order they are met.
+    modules: tuple[Module, ...] = field(default_factory=tuple)
 
     def actions(self) -> dict[str, Action]:
         from execlease_hook.spec import actions as action_map
@@ -54,7 +60,6 @@ class ModelView:
         """Mutations whose anchor no longer matches once (in its `within` operator): TLC could not
         run them, so a spec edit that breaks one (a reworded comment in it) stops the tools."""
         from execlease_hook.spec import mutation as spec_mutation
-        from execlease_hook.core.errors import CannotRun
 
         problems = []
         actions = self.actions()
@@ -65,9 +70,15 @@ class ModelView:
                 problems.append(str(e))
         return problems
 
+    def module_list(self) -> list[Module]:
+        """The modules of the model, the spec first."""
+        m = self.manifest
+        spec = Module(self.index.module or m.spec.removesuffix('.tla'), m.spec,
+                      folder_prefix(m) + m.spec, self.spec)
+        return [spec, *self.modules]
+
 
 def read(m: Manifest, source: Source) -> ModelView:
-
     paths = dict(zip(m.model_files, model_paths(m)))
     prefetch = getattr(source, 'prefetch', None)
     if prefetch is not None:
@@ -82,60 +93,69 @@ def read(m: Manifest, source: Source) -> ModelView:
             )
         contents[name] = content
     spec = contents.pop(m.spec)
-    return ModelView(m, spec, spec_index.read_spec(spec, m.spec), contents, _library_modules(m, source))
-
-
-def _library_modules(m: Manifest, source: Source) -> dict[str, bytes]:
-    folders = library_folders(m)
-    if not folders:
-        return {}
-    from execlease_hook.git.blobs import WorktreeSource
-
-    if isinstance(source, WorktreeSource):
-        found = [p.relative_to(m.root).as_posix() for folder in folders for p in sorted((m.root / folder).glob('*.tla'))]
-    else:
-        from execlease_hook.git import repo as git
-
-        found = [p for p in git.tree_files(m.root, getattr(source, 'commit', None), folders)
-                 if any(paths.module_in_folder(f, p) for f in folders)]
-    prefetch = getattr(source, 'prefetch', None)
-    if prefetch is not None:
-        prefetch(found)
-    out: dict[str, bytes] = {}
-    for path in found:
-        content = source.read(path)
-        if content is not None:
-            out[path] = content
-    return out
+    index = spec_index.read_spec(spec, m.spec)
+    modules = tuple(closure(m, source, {m.spec: spec})[1:])
+    return ModelView(m, spec, index, contents, modules)
 
 
 def record(view: ModelView) -> ModelRecord:
     files: dict[str, str | Mapping[str, str]] = {view.manifest.spec: view.index.digests()}
     for name, content in sorted(view.cfgs.items()):
         files[name] = spec_index.cfg_digest(content)
-    for path, content in view.libraries.items():
-        files[path] = spec_index.read_spec(content, path).digests()
+    for module in view.modules:
+        files[module.key] = spec_index.read_spec(module.text, module.key).digests()
     return ModelRecord(spec_index.SCHEME, dict(sorted(files.items())))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The model against its recorded modelHash."""
+
+    changes: list[str]      # what changed in the model since the sync, one line each
+    upgrade: list[str] = field(default_factory=list)  # what only an older record's form explains
+    unjudged: bool = False  # a module the model reads is not in that older record: one sync
+
+    @property
+    def blocks(self) -> bool:
+        return bool(self.changes) or self.unjudged
+
+
+UPGRADE_STEP = (
+    'execlease records every module the model reads since this version; run `execlease verify`, '
+    'then `execlease verify --update-coverage` once to record them (with --reason "..." if covered '
+    'code changed and no model file did)'
+)
 
 
 def changes(view: ModelView, source: Source) -> list[str]:
     """What changed since the recorded modelHash, one line each; [] when nothing did."""
+    return compare(view, source).changes
+
+
+def compare(view: ModelView, source: Source) -> Comparison:
+    """What changed since the recorded modelHash, and what an older record cannot say."""
     m = view.manifest
     recorded = m.coverage.model_hash
     if recorded is None:
-        return ['never synced (no coverage.modelHash yet)']
+        return Comparison(['never synced (no coverage.modelHash yet)'])
     if isinstance(recorded, str):
 
         if model_hash(m, source) == recorded:
-            return []
-        return [
+            return Comparison([])
+        return Comparison([
             'the spec or a cfg differs from the sync; coverage.modelHash is one sha256 of the '
             'bytes (an older execlease wrote it), so the change cannot be named; the next '
             '`execlease verify --update-coverage` records it per definition',
-        ]
+        ])
     current = record(view)
     lines: list[str] = []
     actions = view.actions()
+    modules = {mod.key: mod for mod in view.modules}
+    new_reads = [key for key in current.files if key in modules and key not in recorded.files]
+    dropped = [key for key in recorded.files if key not in current.files and key.endswith('.tla')
+               and key != m.spec]
+    older = _older_record(view, recorded, new_reads, dropped, source)
+    upgrade: list[str] = []
     for name in sorted(set(current.files) | set(recorded.files), key=lambda n: (n != m.spec, n)):
         before, now = recorded.files.get(name), current.files.get(name)
         if before == now:
@@ -148,16 +168,25 @@ def changes(view: ModelView, source: Source) -> list[str]:
             else:
                 lines.append(f'config {name} changed its meaning since the sync')
             continue
-        library = name != m.spec and name.endswith('.tla')
-        kind = 'library module' if library else 'spec'
+        kind = _kind(m, name)
         if before is None:
-            lines.append(f'{kind} {name} is new since the sync')
+            module = modules[name]
+            if older:
+                upgrade.append(f'{kind} {name} ({module.via()}) is read by the model but not in '
+                               'the record, which an older execlease wrote: an edit of it since '
+                               'the sync cannot be named')
+            else:
+                lines.append(f'{kind} {name} is new to the model since the sync ({module.via()})')
             continue
         if now is None:
-            lines.append(f'{kind} {name} is no longer part of the model since the sync')
+            if older:
+                upgrade.append(f'{kind} {name} is in the record, which an older execlease wrote, '
+                               'but no module of the model reads it: the sync drops it')
+            else:
+                lines.append(f'{kind} {name} is no longer part of the model since the sync')
             continue
-        index = spec_index.read_spec(view.libraries[name], name) if library else view.index
-        named = {} if library else actions
+        index = view.index if name == m.spec else spec_index.read_spec(modules[name].text, name)
+        named = actions if name == m.spec else {}
         units = {u.key: u for u in index.units}
         for key, digest in now.items():
             unit = units[key]
@@ -170,7 +199,64 @@ def changes(view: ModelView, source: Source) -> list[str]:
             if key not in now:
                 definition = key.split('#')[0].split(' ')[0] not in spec_index.KEYWORDS
                 lines.append(f'{_what(key, definition, named)} removed from {name} since the sync')
-    return lines
+    return Comparison(lines, upgrade, older and bool(new_reads))
+
+
+def _kind(m: Manifest, key: str) -> str:
+    if key == m.spec:
+        return 'spec'
+    return 'library module' if '/' in key else 'module'
+
+
+def _older_record(view: ModelView, recorded: ModelRecord, new_reads: list[str],
+                  dropped: list[str], source: Source) -> bool:
+    """The record is of the older form, and the difference in its modules comes from that alone:
+    every module the model reads and the record lacks is read through an EXTENDS or INSTANCE
+    unchanged since the sync, and every recorded module no longer read is a library folder's
+    module that is still there, while no reading unit of the model changed."""
+    if not new_reads and not dropped:
+        return False
+    folders = library_folders(view.manifest)
+    modules = {mod.key: mod for mod in view.module_list()}
+    for key in new_reads:
+        module = modules[key]
+        if module.reader in new_reads:
+            continue    # read by a module the older record lacks too: judged with that one
+        before = recorded.files.get(module.reader)
+        unit = _unit_at(modules[module.reader], module.line)
+        if not isinstance(before, Mapping) or unit is None or before.get(unit.key) != unit.digest:
+            return False
+    from execlease_hook.core import paths
+
+    for key in dropped:
+        if not any(paths.module_in_folder(f, key) for f in folders) or source.read(key) is None:
+            return False
+    if dropped and _reading_units_changed(modules.values(), recorded):
+        return False
+    return True
+
+
+def _unit_at(module: Module, line: int) -> spec_index.Unit | None:
+    index = spec_index.read_spec(module.text, module.key)
+    return next((u for u in index.units if u.start_line <= line <= u.end_line), None)
+
+
+def _reading_units_changed(modules: Iterable[Module], recorded: ModelRecord) -> bool:
+    """A unit holding an EXTENDS or INSTANCE differs from the record, or a recorded unit is gone."""
+    from execlease_hook.spec import syntax
+
+    for module in modules:
+        before = recorded.files.get(module.key)
+        if not isinstance(before, Mapping):
+            continue
+        index = spec_index.read_spec(module.text, module.key)
+        if set(before) - {u.key for u in index.units}:
+            return True
+        for _, row, _ in syntax.imports(module.text):
+            unit = _unit_at(module, row + 1)
+            if unit is not None and before.get(unit.key) != unit.digest:
+                return True
+    return False
 
 
 def _what(key: str, definition: bool, actions: Mapping[str, object]) -> str:

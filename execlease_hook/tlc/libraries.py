@@ -92,7 +92,7 @@ class Libraries:
         return parts
 
     def modules(self) -> list[tuple[str, bytes]]:
-        """Each folder module as (its path in the repository, bytes): for the spec scan."""
+        """Each folder module as (its path in the repository, bytes), read or not."""
         return [(f'{f.folder}/{name}', text) for f in self.folders for name, text in f.modules]
 
     def names(self) -> list[str]:
@@ -109,7 +109,6 @@ class Libraries:
 
 
 NONE = Libraries()
-
 _lock = threading.Lock()
 _snapshots: dict[tuple[str, str], Path] = {}   # (folder, digest of its modules) -> snapshot
 
@@ -129,12 +128,13 @@ def of(m: Manifest) -> Libraries:
     return Libraries(tuple(jars), tuple(folders))
 
 
-def one(root: Path, lib: Library, where: str) -> Libraries:
+def one(root: Path, lib: Library, where: str, pin: str = 'the manifest pins') -> Libraries:
     """One library entry made ready as `of` makes each (a jar fetched and verified, a folder
-    read); `where` begins each message (the entry, or the option that names it)."""
+    read); `where` begins each message (the entry, or the option that names it), `pin` says where
+    a jar's sha256 comes from (the manifest, or the option that gives it)."""
     if lib.folder is not None:
         return Libraries(folders=(_folder(root, lib.folder, where),))
-    return Libraries(jars=(_jar(root, lib, where),))
+    return Libraries(jars=(_jar(root, lib, where, pin),))
 
 
 def _folder(root: Path, text: str, where: str) -> LibraryFolder:
@@ -205,15 +205,17 @@ def cache_dir(root: Path) -> Path:
     return tools.cache_dir(_cache_roots.get(Path(root), Path(root))) / 'lib'
 
 
-def _mismatch(where: str, file: str, digest: str, pinned: str) -> CannotRun:
+def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> CannotRun:
+    trust = ('put its sha256 in the manifest' if pin == 'the manifest pins' else
+             'give its sha256 instead')
     return CannotRun(
-        f'{where}: {file} has sha256 {digest}, but the manifest pins {pinned}. A jar is trusted by '
-        'its sha256 alone, so this one is not used. If the URL names a rolling release (a tag whose '
-        'jar upstream replaces under the same URL), pin a versioned release or a mirror of your own; '
-        'if you trust this jar, put its sha256 in the manifest')
+        f'{where}: {file} has sha256 {digest}, but {pin} {pinned}. A jar is trusted by its sha256 '
+        'alone, so this one is not used. If the URL names a rolling release (a tag whose jar '
+        'upstream replaces under the same URL), pin a versioned release or a mirror of your own; '
+        f'if you trust this jar, {trust}')
 
 
-def _from_library_path(lib: Library, where: str) -> Path | None:
+def _from_library_path(lib: Library, where: str, pin: str) -> Path | None:
     """The jar EXECLEASE_LIBRARY_PATH offers for this entry: a jar named there, or in a folder
     named there, the url's file name or <sha256>.jar, whose sha256 is the pinned one. A file of
     the url's name with another sha256 is refused, naming both."""
@@ -240,13 +242,13 @@ def _from_library_path(lib: Library, where: str) -> Path | None:
             if digest == lib.sha256:
                 return candidate.resolve()
             if candidate.name == name:
-                raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, lib.sha256)
+                raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, lib.sha256, pin)
     return None
 
 
-def _jar(root: Path, lib: Library, where: str) -> LibraryJar:
+def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
-    offered = _from_library_path(lib, where)
+    offered = _from_library_path(lib, where, pin)
     if offered is not None:
         return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
     folder = cache_dir(root)
@@ -260,7 +262,7 @@ def _jar(root: Path, lib: Library, where: str) -> LibraryJar:
             f'(sha256 {lib.sha256}), or allow the download of {lib.url}')
     try:
         with tools.locked(folder):
-            return _fetch(lib, folder, cached, where)
+            return _fetch(lib, folder, cached, where, pin)
     except tools.CacheUnwritable as e:
         raise CannotRun(f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
                         f'{PATH_ENV} to a folder holding {file_name(lib.url)}') from e
@@ -275,12 +277,13 @@ def bound(url: str) -> tools.Bound:
     return tools.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
 
 
-def _fetch(lib: Library, folder: Path, cached: Path, where: str) -> LibraryJar:
+def _fetch(lib: Library, folder: Path, cached: Path, where: str, pin: str) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
     url, pinned = lib.url, lib.sha256
     fetched = tools.fetch_pinned(
         url, pinned, cached, bound(url),
-        refused=lambda digest: _mismatch(where, f'the download of {url} (deleted)', digest, pinned),
+        # The download was never kept: it is renamed into the cache only once its sha256 is the pinned one.
+        refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
         failed=lambda e: CannotRun(f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
                                    f'to a folder holding {file_name(url)} (sha256 {pinned})'))
     return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download' if fetched else 'cache')

@@ -42,6 +42,14 @@ ERROR_HINTS = {
 # the initial states it says only "Java heap space", later "java.lang.OutOfMemoryError".
 OUT_OF_MEMORY = (b'OutOfMemoryError', b'Java heap space', b'GC overhead limit exceeded')
 OUT_OF_MEMORY_HINT = 'give Java more memory (JAVA_TOOL_OPTIONS=-Xmx4g, or more), then run again'
+# A recursion deeper than Java's stack: TLC says "This was a Java StackOverflowError" (exit 75 while
+# evaluating, 255 where it does not catch it). Neither the cfg nor the heap is the cause.
+STACK_OVERFLOW = b'StackOverflowError'
+STACK_OVERFLOW_HINT = ('a recursive operator went deeper than Java\'s stack (over a long trace, a '
+                       'RECURSIVE operator that walks it line by line): give Java a larger stack '
+                       '(JAVA_TOOL_OPTIONS=-Xss64m), or write the recursion as a fold (FoldLeft '
+                       'of the CommunityModules\' SequencesExt, or a function defined over '
+                       '1..Len(s))')
 
 
 
@@ -321,6 +329,7 @@ def classify(
 ) -> Verdict:
     messages = parse_messages(output)
     out_of_memory = any(sign in output for sign in OUT_OF_MEMORY)
+    stack_overflow = STACK_OVERFLOW in output and not out_of_memory
     text_lines = output.decode('utf-8', 'replace').splitlines()
     tail = last_lines(output)
     states = distinct = depth = left = None
@@ -406,7 +415,7 @@ def classify(
     if violations and not java_ended:
         return error(f'TLC exit code {exit_code} with a violation message')
     asserts = [m for m in messages if m.code == ASSERT_FAILED]
-    if exit_code == EXIT_EVALUATION and asserts and not out_of_memory:
+    if exit_code == EXIT_EVALUATION and asserts and not out_of_memory and not stack_overflow:
         if len(asserts) != 1:
             return error(f'TLC reported {len(asserts)} failed Asserts where it stops at the first')
         found = _ASSERT.match(asserts[0].text)
@@ -423,6 +432,9 @@ def classify(
     hint: str | None = None
     if out_of_memory:
         reason = f'Java ran out of memory (TLC exit code {exit_code})'
+    elif stack_overflow:
+        reason = f'Java ran out of stack (StackOverflowError, TLC exit code {exit_code})'
+        hint = STACK_OVERFLOW_HINT
     elif exit_code == 150:
         reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
     elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):

@@ -102,7 +102,7 @@ def _fetch(m: Manifest, pin: ToolsPin, folder: Path) -> Path:
             url, pinned, target, tools.Bound(MAX_PINNED_BYTES, '64 MB', tools.JAR_NAME),
             refused=lambda digest: CannotRun(
                 f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
-                f'tools.sha256 pins {pinned}; the file was deleted. {ROLLING_ADVICE}'),
+                f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'),
             failed=lambda e: CannotRun(
                 f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again when the '
                 'URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
@@ -183,7 +183,7 @@ def jar_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None 
         else:
             chosen = _pinned(m, pin, java, root or m.root)
     elif default is None:
-        raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + tools.HOW_TO_GET_TOOLS)
+        raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + tools.how_to_get_tools())
     else:
         chosen = default
     if pin is not None and pin.min_tlc is not None:

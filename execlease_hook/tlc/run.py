@@ -321,7 +321,10 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
 
     # The last gate before TLC, whoever built the job: a spec that may leave TLC or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
-    modules = ((Path(job.spec).name, job.spec_text), *job.modules, *job.libraries.modules())
+    from execlease_hook.tlc.library_modules import read_by
+
+    read = read_by((Path(job.spec).name, job.spec_text), job.modules, job.libraries, job.jar)
+    modules = [(mod.path, mod.text) for mod in read]
     uses = spec_scan.scan_job_files(modules, ((job.config_name, job.config_text),))
     if uses:
         return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
@@ -402,7 +405,10 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         config_text = job.config_text.decode('utf-8', 'replace')
         verdict = tlc_modes.classify_simulation(run.exit_code, run.output, seconds, config_text) \
             if '-simulate' in job.mode else classify(run.exit_code, run.output, seconds, config_text)
-        return missing.explain(with_printed(verdict, run.output), run.output, modules, job.libraries.names())
+        from execlease_hook.tlc import overrides  # a library override built for another TLC
+
+        verdict = missing.explain(with_printed(verdict, run.output), run.output, modules, job.libraries.names())
+        return overrides.explain(verdict, run.output, [j.name for j in job.libraries.jars])
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
         scratch.remove(folder)

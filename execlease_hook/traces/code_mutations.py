@@ -7,17 +7,22 @@ the replacement is applied there. The trace jobs then run in that copy and must 
 The copy is made only when a trace job must run in it: `Mutated` says what the copy would
 hold (the files git lists, the mutated file's bytes) without making it, so that the result
 cache (traces/suite.cache_key) answers a mutation that ran before without copying anything.
+Its `ids` are what the cache key reads of the copy: the blob id of every file, from git's index
+where the working tree's file matches it (git/worktree.worktree_ids), the mutated file's from its
+mutated bytes; in a copy that was made (`in_copy`), from the copy's files as they are.
 """
 from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.git import repo as git
+from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation
 
 
@@ -62,6 +67,7 @@ class Mutated:
     mutation: CodeMutation
     files: frozenset[str]    # repository_files(root)
     data: bytes              # the mutated file's bytes
+    ids: Mapping[str, str]   # file -> the blob id of what the copy holds there
 
     def holds(self, path: Path) -> bool:
         """Whether the copy holds `path` (a path under root) as a file."""
@@ -73,18 +79,35 @@ class Mutated:
         return path.read_bytes()
 
 
-def mutated(root: Path, mutation: CodeMutation, files: Collection[str] | None = None) -> Mutated:
-    """What the copy of `root` with `mutation` applied holds; `files`: repository_files(root),
+def _with_mutation(ids: dict[str, str], mutation: CodeMutation, data: bytes) -> dict[str, str]:
+    ids[mutation.path] = git.blob_id(data, next(iter(ids.values()), '0' * 40))
+    return ids
+
+
+def mutated(root: Path, mutation: CodeMutation, ids: Mapping[str, str] | None = None) -> Mutated:
+    """What the copy of `root` with `mutation` applied holds; `ids`: git/worktree.worktree_ids(root),
     when known. CannotRun if the mutation does not apply."""
     data = mutated_bytes(root, mutation)
-    return Mutated(root, mutation, frozenset(repository_files(root) if files is None else files), data)
+    known = dict(worktree.worktree_ids(root) if ids is None else ids)
+    return Mutated(root, mutation, frozenset(known), data, _with_mutation(known, mutation, data))
+
+
+def in_copy(folder: Path, planned: Mutated) -> Mutated:
+    """The copy made at `folder` from `planned`, its ids read from its files as they are (the
+    working tree may have changed since `planned` was read)."""
+    like = next(iter(planned.ids.values()), '0' * 40)
+    ids = {rel: worktree.file_id(folder / rel, like) for rel in planned.files}
+    data = (folder / planned.mutation.path).read_bytes()
+    return Mutated(folder, planned.mutation, planned.files, data, _with_mutation(ids, planned.mutation, data))
 
 
 @contextmanager
 def mutated_copy(root: Path, mutation: CodeMutation, files: Collection[str] | None = None) -> Iterator[Path]:
     """A temporary copy of the repository with the mutation applied; removed afterwards.
     `files`: repository_files(root), when known."""
-    from execlease_hook.core import scratch   # marked: a killed run's is swept by the next
+    from execlease_hook.core import (
+        scratch,  # marked: a killed run's is swept by the next
+    )
 
     folder = scratch.make(f'execlease-code-mutation-{mutation.name}-')
     try:

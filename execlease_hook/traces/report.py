@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.coverage.compare import code_for
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.traces.run import LINE_VAR, TRACE_VAR, TraceVerdict
 
 if TYPE_CHECKING:
@@ -30,6 +30,21 @@ def accepted(name: str, run: TraceRun) -> str:
     tlc = '' if run.tlc is None else f', TLC {run.tlc.seconds:.1f} s of it'
     return (f'trace job {name}: {v.traces:,} traces, {v.lines:,} lines accepted '
             f'({run.seconds:.1f} s{tlc}); lines per action: {counts_text(run.counts)}')
+
+
+UNUSED_SHOWN = 10
+
+
+def unused_text(unused: Sequence[str]) -> str:
+    """The fields of trace lines left out of TLA+ (traces/module.py), each named by trace, line and
+    field; empty when none was."""
+    if not unused:
+        return ''
+    more = len(unused) - UNUSED_SHOWN
+    lines = ''.join(f'\n      {u}' for u in unused[:UNUSED_SHOWN])
+    return (f'\n    {len(unused):,} fields of trace lines have no TLA+ form and were left out (list a '
+            f'field under the job\'s "fields": {{"drop": [...]}} to leave it out on purpose):{lines}'
+            + (f'\n      ... and {more:,} more' if more > 0 else ''))
 
 
 def definition_lines(spec_text: str, action: str) -> tuple[int, int] | None:
@@ -102,11 +117,30 @@ def not_caught(mutation: CodeMutation, jobs: Sequence[str]) -> str:
 
 
 def unreached(m: Manifest, counts: Mapping[str, int]) -> list[str]:
-    """Every action the covered code implements must be the action of some trace line."""
-    actions = sorted({e.action for e in m.coverage.entries})
+    """Every action the covered code implements must be the action of some trace line, but those
+    `coverage.untraced` exempts."""
+    exempt = {u.action for u in m.coverage.untraced}
+    actions = sorted({e.action for e in m.coverage.entries} - exempt)
     return [
         f'no trace line exercises action {a} (covered by '
         f'{", ".join(e.id for e in m.coverage.entries if e.action == a)}): add a trace (a scenario) '
-        'in which the code does it'
+        'in which the code does it, or exempt it with a reason under coverage.untraced'
         for a in actions if counts.get(a, 0) == 0
+    ]
+
+
+def untraced_text(m: Manifest) -> str:
+    """The exempted actions, each with its reason: shown with every action coverage verdict."""
+    if not m.coverage.untraced:
+        return ''
+    return ('\n    exempted from trace action coverage (coverage.untraced):'
+            + ''.join(f'\n      {u.action}: {u.reason}' for u in m.coverage.untraced))
+
+
+def reached_exemptions(m: Manifest, counts: Mapping[str, int]) -> list[str]:
+    """A note per exemption the traces now reach: it can go."""
+    return [
+        f'trace action coverage: {u.action} is exempted (coverage.untraced: {u.reason}), but the '
+        f'traces now reach it ({counts[u.action]:,} lines); remove the exemption so that it stays reached'
+        for u in m.coverage.untraced if counts.get(u.action, 0) > 0
     ]

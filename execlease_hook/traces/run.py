@@ -9,8 +9,6 @@ TLC stops at the first one it finds; its counterexample is the longest matched p
 """
 from __future__ import annotations
 
-from execlease_hook.core import procs
-
 import glob
 import os
 import subprocess
@@ -21,11 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.tlc.libraries import NONE as NO_LIBRARIES, Libraries
-from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
+from execlease_hook.tlc.libraries import NONE as NO_LIBRARIES
+from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.traces.module import MODULE, Trace, module_text, read_trace
+from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
+from execlease_hook.traces.module import (
+    MODULE,
+    Compiled,
+    Trace,
+    compile_traces,
+    read_trace,
+)
 
 OUT_ENV = 'EXECLEASE_TRACE_DIR'
 TRACE_VAR = 't'      # the trace spec's variables: the trace index and the next line
@@ -120,10 +126,11 @@ def read_files(patterns: Sequence[str], folder: Path, what: str) -> list[Trace]:
 def tlc_job(
         name: str, folder: Path, spec: str, config: str, traces: Sequence[Trace],
         java: Path, jar: Path, timeout: float | None = None, workers: int = 1,
-        libraries: Libraries = NO_LIBRARIES,
+        libraries: Libraries = NO_LIBRARIES, compiled: Compiled | None = None,
 ) -> TlcJob:
-    """The TLC job of a trace spec: every module of the model folder plus the generated TraceData,
-    with the model's libraries (tlc/libraries.py)."""
+    """The TLC job of a trace spec: every module of the model folder plus the generated TraceData
+    (`compiled`, else the traces compiled with every field), with the model's libraries
+    (tlc/libraries.py)."""
     spec_path = folder / spec
     try:
         spec_text = spec_path.read_bytes()
@@ -143,7 +150,7 @@ def tlc_job(
     modules = tuple(
         (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla'))
         if p.name not in (spec_path.name, f'{MODULE}.tla')
-    ) + ((f'{MODULE}.tla', module_text(traces).encode()),)
+    ) + ((f'{MODULE}.tla', (compiled or compile_traces(traces)).text.encode()),)
     return TlcJob(
         kind='traces', name=name, spec=spec_path.name, spec_text=spec_text, config=config,
         config_text=config_text, modules=modules, java=java, jar=jar, deadlock=True,
@@ -244,14 +251,16 @@ class TraceRun:
     seconds: float = 0.0                 # command + conversion + TLC
     cached: bool = False
     said: str = ''                       # the last lines the command printed (a seed to replay)
+    unused: tuple[str, ...] = ()         # fields left out of TLA+: 'trace:line field f: why'
 
     def to_json(self) -> dict[str, Any]:
         return {'verdict': self.verdict.to_json(), 'tlc': None if self.tlc is None else self.tlc.to_json(),
-                'counts': self.counts, 'seconds': self.seconds, 'said': self.said}
+                'counts': self.counts, 'seconds': self.seconds, 'said': self.said,
+                'unused': list(self.unused)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceRun:
         return cls(TraceVerdict.from_json(data['verdict']),
                    None if data['tlc'] is None else Verdict.from_json(data['tlc']),
                    {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True,
-                   str(data['said']))
+                   str(data['said']), tuple(str(u) for u in data.get('unused', ())))

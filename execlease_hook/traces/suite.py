@@ -6,118 +6,44 @@ rejection is exit 1 (the code did something the model does not allow); a broken 
 unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
 of the repository (code_mutations.py), and must be rejected by one of them.
 
-Results are cached in the suite's cache folder, keyed by the jar, the Java major version, the
-model folder's modules and cfgs, and the traces: the bytes of the trace files, or, for a
-command, its argv and the bytes of every file in the folders that hold covered code (the code
-that writes the traces; a mutation changes them), plus, for a code mutation, the mutated file.
-A code mutation's key is computed without its copy (code_mutations.Mutated): the copy is made
-only when a trace job must run in it. `--no-cache` runs every command again.
+Results are cached in the suite's cache folder (traces/cache.py says by what key). A code
+mutation's key is computed without its copy (code_mutations.Mutated): the copy is made only when
+a trace job must run in it. `--no-cache` runs every command again.
 
 They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs: verify/trace_stage.py
 makes them its tasks.
 """
 from __future__ import annotations
 
-from execlease_hook.traces.run import TraceRun
-
-from execlease_hook.core.digest import length_prefixed
-
 import contextlib
 import dataclasses
-import hashlib
-import json
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.traces import code_mutations
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.output import Verdict
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.traces import code_mutations, own
 from execlease_hook.traces import report as trace_report
 from execlease_hook.traces import run as traces
-from execlease_hook.core.atomic import write_text_atomic
-from execlease_hook.tlc.cache import ResultCache
-from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.tlc.result import JobResult
-from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
-from execlease_hook.tlc.run import TlcJob
-from execlease_hook.tlc.output import Verdict
-from execlease_hook.traces.module import Trace
-from execlease_hook.traces.run import TraceVerdict
+from execlease_hook.traces.cache import cache_key, cached_run, store
+from execlease_hook.traces.module import Trace, compile_traces
+from execlease_hook.traces.run import TraceRun, TraceVerdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.tlc.jar import Tools
-
-FORMAT = 1
-
-
-
-
-def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if (p.is_file() if copy is None else copy.holds(p)))
-
-
-def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None) -> str:
-    """`copy`: the key of the job in the mutated copy `copy` says (its root is `root`), without
-    the copy: the same files, the mutated file's bytes in place of the file's."""
-    folder = root / m.folder.relative_to(m.root)
-    h = hashlib.sha256()
-    read = Path.read_bytes if copy is None else copy.read
-
-    def part(data: bytes) -> None:
-        h.update(length_prefixed(data))
-
-    for text in (b'execlease-traces-1', t.jar.sha256.encode(), str(t.java.major).encode(),
-                 job.spec.encode(), job.config.encode(), '\0'.join(job.command).encode()):
-        part(text)
-    inputs = [p for p in _files_of(folder, copy) if p.suffix in ('.tla', '.cfg')]
-    if job.command:
-        covered = sorted({(root / e.path).parent for e in m.coverage.entries})
-        inputs += [p for d in covered for p in _files_of(d, copy)]
-    else:
-        for pattern in job.files:
-            inputs += sorted(p for p in folder.glob(pattern) if copy is None or copy.holds(p))
-    for path in inputs:
-        part(str(path.relative_to(root)).encode())
-        part(read(path))
-    if copy is not None:
-        # The mutated file, wherever it is: a mutation outside the covered folders must never
-        # be answered by the result of the unmutated code.
-        for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
-            part(text)
-    for text in tla_libraries.of(m).key_parts():   # nothing when the model has no libraries
-        part(text)
-    return h.hexdigest()
-
-
-def cached_run(cache: ResultCache, key: str) -> TraceRun | None:
-    if not cache.enabled:
-        return None
-    try:
-        data = json.loads((cache.folder / f'traces-{key}.json').read_text(encoding='utf-8'))
-        if data.get('format') != FORMAT or data.get('key') != key:
-            return None
-        return TraceRun.from_json(data['run'])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
-
-
-def _store(cache: ResultCache, key: str, run: TraceRun) -> None:
-    if run.verdict.outcome == 'error' or cache.problem is not None:
-        return   # never cache a failure to run: it may not recur
-    try:
-        cache.folder.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(cache.folder / f'traces-{key}.json',
-                          json.dumps({'format': FORMAT, 'key': key, 'run': run.to_json()}))
-    except OSError as e:
-        cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'
-
 
 @dataclass(frozen=True)
 class Collected:
@@ -125,9 +51,11 @@ class Collected:
     checks them: what a trace job does before TLC, done apart by verify/trace_stage.py."""
     key: str
     found: list[Trace]
-    tlc_job: TlcJob
+    tlc_jobs: tuple[TlcJob, ...]   # one; a project's own trace spec: one per trace (traces/own.py)
     said: str
     seconds: float        # the command and the conversion
+    unused: tuple[str, ...] = ()   # fields left out of TLA+ (traces/module.Compiled)
+    line: str | None = None        # a project's own trace spec: its line variable
 
 
 def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
@@ -157,23 +85,36 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
-    from execlease_hook.core import scratch   # marked: a killed run's is swept by the next
+    # Marked: a killed run's is swept by the next.
+    from execlease_hook.core import scratch
 
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
             if job.command:
                 command = traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,
-                                             f'trace job {job.name}')
+                                             f'trace job {job.name}', {**os.environ, **dict(job.env)})
                 said = '\n'.join(command.output.strip().splitlines()[-3:])
                 found = traces.read_folder(Path(out), f'trace job {job.name}')
             else:
                 found = traces.read_files(job.files, folder, f'trace job {job.name}')
-            tlc_job = traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
-                                     t.jar.path, job.timeout, workers, tla_libraries.of(m))
+            mine = own.is_own(imports((folder / job.spec).read_bytes()))   # the project's own trace spec
+            if mine:
+                jobs, unused = own.tlc_jobs(
+                    job.name, folder, job.spec, job.config, found, job.fields, t.java.path, t.jar.path,
+                    t.jar.tlc_version, job.timeout or tlc.DEFAULT_TIMEOUT, workers, tla_libraries.of(m))
+            else:
+                compiled = compile_traces(found, job.fields)
+                jobs, unused = [traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
+                                               t.jar.path, job.timeout, workers, tla_libraries.of(m),
+                                               compiled)], compiled.unused
         except CannotRun as e:
             return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
                             seconds=round(time.monotonic() - started, 3))
-    return Collected(key, found, tlc_job, said, time.monotonic() - started)
+        except OSError as e:
+            return TraceRun(TraceVerdict('error', 0, 0, reason=f'trace job {job.name}: cannot read '
+                                                               f'{e.filename}: {e.strerror}'), None)
+    return Collected(key, found, tuple(jobs), said, time.monotonic() - started, unused,
+                     job.line if mine else None)
 
 
 def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
@@ -181,12 +122,35 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
     started = time.monotonic()
     if shown is not None:
         shown.phase = 'starting Java'
-    verdict = tlc.run_job(collected.tlc_job, None if shown is None else shown.feed)
     found = collected.found
-    run = TraceRun(traces.judge(verdict, found), verdict, traces.action_counts(found),
-                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
-    _store(cache, collected.key, run)
+    if collected.line is None:
+        verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        judged = traces.judge(verdict, found)
+    else:
+        verdict, judged = _own(collected, collected.line, shown)
+    run = TraceRun(judged, verdict, traces.action_counts(found),
+                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said,
+                   unused=collected.unused)
+    store(cache, collected.key, run)
     return run
+
+
+def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVerdict]:
+    """A project's own trace spec, one TLC run per trace, up to the first not accepted."""
+    found = collected.found
+    total = sum(len(t.lines) for t in found)
+    verdict: Verdict | None = None
+    for trace, job in zip(found, collected.tlc_jobs):
+        verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        judged = own.judge(verdict, line, len(trace.lines))
+        if judged.outcome == 'error':
+            return verdict, TraceVerdict('error', len(found), total, reason=f'{trace.name}: {judged.reason}')
+        if judged.outcome == 'rejected':
+            event = trace.lines[judged.line - 1] if judged.line <= len(trace.lines) else None
+            return verdict, TraceVerdict('rejected', len(found), total, rejection=traces.Rejection(
+                trace.name, judged.line, judged.kind, event, judged.state))
+    assert verdict is not None
+    return verdict, TraceVerdict('accepted', len(found), total)
 
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
@@ -201,11 +165,12 @@ def _shown(run: TraceRun) -> Verdict | None:
 def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]) -> JobResult:
     placeholder = placeholder_job('traces', job.name, job)
     v = run.verdict
+    unused = trace_report.unused_text(run.unused)
     if v.outcome == 'accepted':
-        return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run))
+        return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run) + unused)
     if v.outcome == 'rejected':
         return JobResult(placeholder, _shown(run), run.cached, DID_NOT_HOLD,
-                         trace_report.rejected(m, job, v, statuses, run.said))
+                         trace_report.rejected(m, job, v, statuses, run.said) + unused)
     return JobResult(placeholder, _shown(run), run.cached, COULD_NOT_RUN,
                      f'trace job {job.name}: {v.reason}')
 
@@ -213,10 +178,13 @@ def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequen
 def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
     placeholder = placeholder_job('traces', 'action-coverage', m.traces[0])
     missing = trace_report.unreached(m, counts)
+    exempted = trace_report.untraced_text(m)
     if missing:
-        return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing))
+        return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing) + exempted)
+    every = 'every action' if not m.coverage.untraced else 'every action but the exempted'
     return JobResult(placeholder, None, False, HELD,
-                     'every action of the covered code is reached by the traces: ' + trace_report.counts_text(counts))
+                     f'{every} of the covered code is reached by the traces: '
+                     + trace_report.counts_text(counts) + exempted)
 
 
 def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
@@ -224,10 +192,10 @@ def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
 
 
 def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache,
-                     files: Sequence[str]) -> list[tuple[TraceJob, TraceRun]] | None:
+                    ids: Mapping[str, str]) -> list[tuple[TraceJob, TraceRun]] | None:
     """The runs of the mutation's trace jobs, if the cache holds every one it needs; else None."""
     try:
-        copy = code_mutations.mutated(m.root, mutation, files)
+        copy = code_mutations.mutated(m.root, mutation, ids)
     except CannotRun:
         return None
     runs: list[tuple[TraceJob, TraceRun]] = []
@@ -243,14 +211,14 @@ def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: Result
 
 def code_mutation_result(
         m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache, live: Any = None,
-        files: Sequence[str] | None = None,
+        ids: Mapping[str, str] | None = None,
 ) -> JobResult:
-    """`files`: code_mutations.repository_files(m.root), when known. The copy of the repository
+    """`ids`: git/worktree.worktree_ids(m.root), when known. The copy of the repository
     is made only for a trace job the cache does not answer."""
     jobs = mutation_jobs(m, mutation)
     placeholder = placeholder_job('code-mutation', mutation.name, jobs[0])
     try:
-        planned = code_mutations.mutated(m.root, mutation, files)
+        planned = code_mutations.mutated(m.root, mutation, ids)
     except CannotRun as e:
         return JobResult(placeholder, None, False, COULD_NOT_RUN, str(e))
     runs: list[tuple[TraceJob, TraceRun]] = []
@@ -262,8 +230,7 @@ def code_mutation_result(
                 if copy is None:
                     folder = stack.enter_context(code_mutations.mutated_copy(m.root, mutation, planned.files))
                     # The key of what was copied: the working tree may have changed meanwhile.
-                    copy = code_mutations.Mutated(folder, mutation, planned.files,
-                                                  (folder / mutation.path).read_bytes())
+                    copy = code_mutations.in_copy(folder, planned)
                 run = run_trace_job(m, job, copy.root, t, cache, live=live,
                                     label=f'code-mutation {mutation.name} ({job.name})', copy=copy)
             runs.append((job, run))

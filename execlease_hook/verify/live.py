@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 import time
 from typing import TextIO
 
@@ -33,7 +34,10 @@ def on_a_terminal(stream: TextIO) -> bool:
 
 class Live:
     def __init__(self, stream: TextIO | None = None, terminal: bool | None = None,
-                 every: float | None = None) -> None:
+                 every: float | None = None, clock: Callable[[], float] = time.monotonic,
+                 ticking: bool = True) -> None:
+        """`clock` and `ticking`: a test drives the time and the ticks itself (`tick`) instead
+        of a thread that ticks every second."""
         self.stream = sys.stderr if stream is None else stream
         self.terminal = on_a_terminal(self.stream) if terminal is None else terminal
         self.every = every if every is not None else settings.seconds_env(
@@ -45,13 +49,15 @@ class Live:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
+        self._clock = clock
+        self._ticking = ticking
 
     # The jobs' side (each TLC job runs in a thread of its own).
     def start(self, label: str) -> JobProgress:
-        job = JobProgress(label, time.monotonic())
+        job = JobProgress(label, self._clock())
         with self._lock:
             self._jobs.append(job)
-            if self._ticker is None:
+            if self._ticking and self._ticker is None:
                 self._ticker = threading.Thread(target=self._tick, name='progress', daemon=True)
                 self._ticker.start()
         return job
@@ -63,7 +69,7 @@ class Live:
                 self._jobs.remove(job)
             last = self._last_plain.pop(id(job), None)
             if last is not None and last[1:] != (job.phase, job.distinct):
-                self._write_plain(job, time.monotonic())   # its last counts, in the log too
+                self._write_plain(job, self._clock())   # its last counts, in the log too
             self._draw()
 
     def print(self, line: str) -> None:
@@ -80,15 +86,19 @@ class Live:
             self._erase()
             self._jobs.clear()
 
+    def tick(self) -> None:
+        """Redraw the live lines, or write the plain lines that are due (the ticker's work)."""
+        with self._lock:
+            if self.terminal:
+                self._erase()
+                self._draw()
+            else:
+                self._plain(self._clock())
+
     # Drawing (always under the lock).
     def _tick(self) -> None:
         while not self._stop.wait(1.0 if self.terminal else min(1.0, self.every)):
-            with self._lock:
-                if self.terminal:
-                    self._erase()
-                    self._draw()
-                else:
-                    self._plain(time.monotonic())
+            self.tick()
 
     def _width(self) -> int:
         from execlease_hook.core import term
@@ -98,7 +108,7 @@ class Live:
     def _draw(self) -> None:
         if not self.terminal or not self._jobs:
             return
-        now, width = time.monotonic(), self._width()
+        now, width = self._clock(), self._width()
         lines = ['  ' + job.describe(now) for job in self._jobs]
         self.stream.write('\n'.join(line[:width] for line in lines))
         self.stream.flush()

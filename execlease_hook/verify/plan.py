@@ -3,20 +3,21 @@ given (spec/cfg.py), refused before anything runs when the spec may run programs
 stop the search (spec/scan.py); then this run's share of them (--shard, --only: verify/shard.py)."""
 from __future__ import annotations
 
-from execlease_hook.tlc.jar import Tools
-
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from execlease_hook.core import paths
-from execlease_hook.core import settings
-from execlease_hook.spec import scan as spec_scan
-from execlease_hook.tlc import libraries as tla_libraries
-from execlease_hook.tlc import run as tlc
+
+from execlease_hook.core import paths, settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.spec import scan as spec_scan
+from execlease_hook.tlc import libraries as tla_libraries
+from execlease_hook.tlc import library_modules
+from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
+
 if TYPE_CHECKING:
     pass
 
@@ -56,7 +57,9 @@ def _shown(m: Manifest, path: Path) -> str:
     return path.relative_to(m.root).as_posix() if path.is_relative_to(m.root) else str(path)
 
 
-def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
+def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> list[PlannedJob]:
+    """Every job of the model (checks only when `quick`); `notes`, when given, receives what the
+    run should say about the modules TLC reads (a library module shadowing a standard one)."""
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
     modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
@@ -69,9 +72,15 @@ def plan(m: Manifest, quick: bool, t: Tools) -> list[PlannedJob]:
         owners.setdefault(mu.config, f'mutation {mu.name}')
     for f in () if quick else m.findings:
         owners.setdefault(f.config, f'finding {f.id}')
+    # What TLC reads: the spec and the modules it EXTENDS or INSTANCEs, from its folder, the
+    # library folders and jars; a module no root imports (a library's SVG.tla) is never judged.
+    folder = _shown(m, m.folder)
+    read = library_modules.read_by((spec_path.name, spec_text), modules, libraries, t.jar.path,
+                                 '' if folder == '.' else f'{folder}/')
+    if notes is not None:
+        notes.extend(library_modules.shadowing(read, t.jar.path))
     spec_scan.refuse(
-        [(_shown(m, spec_path.parent / name), text) for name, text in ((spec_path.name, spec_text), *modules)]
-        + libraries.modules(),
+        [(module.path, module.text) for module in read],
         [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
          for c, owner in owners.items()],
     )
@@ -122,19 +131,25 @@ class Prepared:
     planned: list[PlannedJob]
     plan: list[str]
     selection: Any = None
+    notes: list[str] = field(default_factory=list)   # about the modules TLC reads
+    only: frozenset[tuple[str, str]] | None = None   # with --only: the (kind, name) of every job named
 
 
 def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
     """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
-    planned = plan(m, quick, t)
+    notes: list[str] = []
+    planned = plan(m, quick, t, notes)
     names = [f'{p.job.kind}:{p.job.name}' for p in planned]
     if selection is not None:
         from execlease_hook.verify import shard
 
-        planned = shard.select(m, planned, [p.job for p in planned], selection)
+        jobs = [p.job for p in planned]
+        only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
+        planned = shard.select(m, planned, jobs, selection, not quick)
         names = [f'{p.job.kind}:{p.job.name}' for p in planned]
         if selection.sharded:
             everything = plan(m, quick, t)
             names = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
-                m, everything, [p.job for p in everything], shard.Selection(only=selection.only))]
-    return Prepared(m, planned, names, selection)
+                m, everything, [p.job for p in everything], shard.Selection(only=selection.only), not quick)]
+        return Prepared(m, planned, names, selection, notes, only)
+    return Prepared(m, planned, names, selection, notes)

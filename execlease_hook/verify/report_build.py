@@ -79,6 +79,7 @@ def tlc_error(m: Manifest, verdict: Verdict) -> dict[str, Any]:
     category = next((name for name, words in (
         ('parse', ('parse error', 'semantic error', 'sany')),
         ('timeout', ('timed out',)),
+        ('stack', ('stackoverflowerror',)),
         ('memory', ('memory', 'heap space')),
         ('killed', ('killed by signal',)),
         ('java', ('could not start java',)),

@@ -27,6 +27,7 @@ class ModelResult:
     moved: list[str] = field(default_factory=list)         # --update-coverage
     plan: list[str] = field(default_factory=list)          # 'kind:name' of every job planned (before --shard)
     tools: Tools | None = None                              # the tools its jobs ran with (verify/suite.finish)
+    modules: list[dict[str, Any]] = field(default_factory=list)  # what the model reads (spec/modules.listing)
 
     @property
     def exit_code(self) -> int:
@@ -116,6 +117,7 @@ def results_json(results: Sequence[ModelResult | Refused], t: Tools, code: int, 
                 'actionMap': r.manifest.action_map,
                 'jobs': [report.result_json(j) for j in r.jobs],
                 'coverage': [report.entry_json(s) for s in r.coverage],
+                **({'modules': r.modules} if r.modules else {}),
                 'did_not_hold': r.failures,
                 'could_not_run': r.problems,
                 'notes': r.notes,

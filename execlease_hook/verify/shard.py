@@ -1,4 +1,5 @@
-"""`verify --shard K/N` and `--only NAME...`: which jobs of a model this run takes.
+"""`verify --shard K/N` and `--only NAME...`: which jobs of a model this run takes (`--only` also
+names trace jobs and code mutations, verify/trace_stage.py).
 
 Shards split the planned jobs deterministically (the same manifest gives every CI machine the
 same split) and balance them by cost: a check weighs its recorded distinct states, a mutation
@@ -8,14 +9,13 @@ puts the shards' JSON reports back together into one verdict.
 """
 from __future__ import annotations
 
-from execlease_hook.tlc.kinds import KINDS
-
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from execlease_hook.core.errors import CannotRun, CannotRunAny
+from execlease_hook.tlc.kinds import KINDS
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
@@ -70,17 +70,44 @@ def assign(m: Manifest, jobs: Sequence[TlcJob], count: int) -> list[int]:
     return shard
 
 
-def select(m: Manifest, planned: Sequence[P], jobs: Sequence[TlcJob], sel: Selection) -> list[P]:
+def chosen(m: Manifest, jobs: Sequence[TlcJob], only: Sequence[str],
+           traced: bool = True) -> frozenset[tuple[str, str]]:
+    """The (kind, name) of every job `--only` names: the TLC jobs `jobs` and, when `traced` (not
+    --quick), the model's trace jobs and code mutations. A name is a job's name, or `KIND:NAME`
+    when jobs of two kinds share it (`code-mutation:unfenced` beside the spec mutation
+    `unfenced`); a name two kinds share is refused, so that nothing runs that was not meant."""
+    every = [(j.kind, j.name) for j in jobs]
+    if traced:
+        every += [('traces', j.name) for j in m.traces]
+        every += [('code-mutation', c.name) for c in m.code_mutations]
+    found: set[tuple[str, str]] = set()
+    unknown = []
+    for word in only:
+        kind, sep, name = word.partition(':')
+        matches = [e for e in every if e == (kind, name)] if sep and kind in KINDS else []
+        matches = matches or [e for e in every if e[1] == word]
+        kinds = sorted({k for k, _ in matches})
+        if len(kinds) > 1:
+            raise CannotRunAny(f'--only {word}: {" and ".join(f"a {k}" for k in kinds)} share that name in '
+                            f'{m.path.name}; say which: {" or ".join(f"{k}:{word}" for k in kinds)}')
+        if not matches:
+            unknown.append(word)
+        found.update(matches)
+    if unknown:
+        names = sorted({n for _, n in every})
+        raise CannotRunAny(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
+                        f'(jobs: {", ".join(names)}; KIND:NAME picks one of two of the same name)')
+    return frozenset(found)
+
+
+def select(m: Manifest, planned: Sequence[P], jobs: Sequence[TlcJob], sel: Selection,
+           traced: bool = True) -> list[P]:
     """The planned jobs this run takes (`jobs[i]` is the TlcJob of `planned[i]`)."""
-    chosen = list(range(len(planned)))
+    indices = list(range(len(planned)))
     if sel.only:
-        names = {j.name for j in jobs}
-        unknown = [n for n in sel.only if n not in names]
-        if unknown:
-            raise CannotRunAny(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
-                            f'(jobs: {", ".join(sorted(names))})')
-        chosen = [i for i in chosen if jobs[i].name in sel.only]
+        named = chosen(m, jobs, sel.only, traced)
+        indices = [i for i in indices if (jobs[i].kind, jobs[i].name) in named]
     if sel.sharded:
-        shards = assign(m, [jobs[i] for i in chosen], sel.count)
-        chosen = [i for i, k in zip(chosen, shards) if k == sel.index - 1]
-    return [planned[i] for i in chosen]
+        shards = assign(m, [jobs[i] for i in indices], sel.count)
+        indices = [i for i, k in zip(indices, shards) if k == sel.index - 1]
+    return [planned[i] for i in indices]

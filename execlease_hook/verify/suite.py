@@ -72,8 +72,9 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
             )
         elif s.status == 'never synced':
             r.failures.append(
-                f'covered code changed: entry {s.entry.id} at {s.where}, action {s.entry.action}, has no '
-                'recorded hash yet; once the model describes it run execlease verify --update-coverage',
+                f'covered code never synced: entry {s.entry.id} at {s.where}, action {s.entry.action}: '
+                'no hash recorded yet; once the model describes it, run execlease verify '
+                '--update-coverage',
             )
 
 
@@ -83,7 +84,10 @@ def map_results(m: Manifest, r: ModelResult) -> None:
     from execlease_hook.spec import actions as action_map
     from execlease_hook.spec import record as model_record
 
+    from execlease_hook.spec import modules as spec_modules
+
     view = model_record.read(m, WorktreeSource(m.root))
+    r.modules = spec_modules.listing(view.module_list())
     mapped = action_map.check(m, view.index, view.actions())
     r.problems.extend(mapped.problems)
     r.failures.extend(mapped.gaps)
@@ -101,13 +105,17 @@ def _notes(m: Manifest, r: ModelResult) -> None:
         from execlease_hook.spec import record as model_record
 
         source = WorktreeSource(m.root)
-        changed = model_record.changes(model_record.read(m, source), source)
-        if changed:
+        compared = model_record.compare(model_record.read(m, source), source)
+        if compared.changes:
             r.notes.append(
                 'the model (spec or a cfg) changed since the last sync ('
-                + '; '.join(changed) + '); once everything holds, '
+                + '; '.join(compared.changes) + '); once everything holds, '
                 'run execlease verify --update-coverage to record it',
             )
+        if compared.upgrade:
+            r.notes.append('the model record an older execlease wrote differs from the modules '
+                           'the model reads (' + '; '.join(compared.upgrade) + '); once '
+                           'everything holds, run execlease verify --update-coverage to record them')
     recorded = {c.name: c.states for c in m.checks}
     for j in r.jobs:
         if not KINDS[j.job.kind].records_states or j.verdict is None or j.verdict.outcome != 'passed':
@@ -136,6 +144,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     translated = tlc_config.translation_note(
         sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version)
     r.notes.extend([translated] if translated else [])
+    r.notes.extend(p.notes)
     r.jobs = ran
     if (migration := violations.deadlock_default_note(m, r.jobs)) is not None:
         r.notes.append(migration)
@@ -145,6 +154,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
         coverage_results(m, r)
     if stage is not None:   # its tasks ran in the pool, beside the TLC jobs
         r.jobs += stage.results(r.coverage)
+        r.notes += stage.notes
     for j in r.jobs:
         if j.outcome == DID_NOT_HOLD:
             r.failures.append(j.message)

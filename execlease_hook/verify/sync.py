@@ -28,7 +28,8 @@ from execlease_hook.manifest import write as manifest_write
 if TYPE_CHECKING:
     from execlease_hook.verify.result import ModelResult
 
-COVERAGE_FAILURE = 'covered code changed'
+# The failures a sync resolves: covered code changed since the last sync, or never synced.
+COVERAGE_FAILURE = ('covered code changed', 'covered code never synced')
 
 
 
@@ -58,8 +59,9 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     source = WorktreeSource(m.root)
     view = model_record.read(m, source)
     model_hash = model_record.record(view)
-    model_changes = model_record.changes(view, source)   # per definition: a comment is no change
-    model_moved = bool(model_changes)
+    compared = model_record.compare(view, source)   # per definition: a comment is no change
+    model_changes = compared.changes
+    model_moved = bool(model_changes)   # an older record's form alone is no change of the model
     code_moved = [s for s in r.coverage if s.status == 'changed']  # not a new entry, not a new scheme
     if code_moved and not model_moved and reason is None:
         names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
@@ -96,7 +98,8 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         if isinstance(m.coverage.model_hash, str):
             changed = ['recorded per definition from now on (was one sha256 of the bytes)']
         else:
-            changed = model_changes if m.coverage.model_hash is not None else []
+            changed = [*model_changes, *compared.upgrade] \
+                if m.coverage.model_hash is not None else []
         r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     head = git.head(m.root)
     if head != m.coverage.sync_commit:
@@ -118,7 +121,8 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     _write_map(updated, r)
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
-    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n]
+    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n
+               and 'older execlease wrote' not in n]
 
 
 def _checked_states(r: ModelResult) -> list[manifest_model.Check]:

@@ -28,24 +28,38 @@ looked up twice); a code mutation's copy of the repository is made only on a mis
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.traces import code_mutations
+from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces.suite import Collected, action_coverage_result, cache_key, cached_mutation, cached_run, check, code_mutation_result, collect, mutation_jobs, mutation_result, placeholder_job, run_trace_job, trace_job_result
+from execlease_hook.traces.cache import cache_key, cached_run
+from execlease_hook.traces.report import reached_exemptions
 from execlease_hook.traces.run import TraceRun
+from execlease_hook.traces.suite import (
+    Collected,
+    action_coverage_result,
+    cached_mutation,
+    check,
+    code_mutation_result,
+    collect,
+    mutation_jobs,
+    mutation_result,
+    placeholder_job,
+    run_trace_job,
+    trace_job_result,
+)
 
 if TYPE_CHECKING:
-    from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.verify.pool import Task, Work
-    from execlease_hook.verify.plan import Prepared
+    from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.tlc.jar import Tools
     from execlease_hook.tlc.output import Verdict
+    from execlease_hook.verify.plan import Prepared
+    from execlease_hook.verify.pool import Task, Work
 
 
 class Stage:
@@ -55,13 +69,20 @@ class Stage:
     as it ends."""
 
     def __init__(self, m: Manifest, t: Tools, cache: ResultCache,
-                 progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> None:
+                 progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
+                 only: frozenset[tuple[str, str]] | None = None) -> None:
         self.m, self.t, self.cache, self.progress, self.live = m, t, cache, progress, live
-        self._runs: list[TraceRun | None] = [None] * len(m.traces)
-        self._mutations: list[JobResult | None] = [None] * len(m.code_mutations)
+        # `only` (--only): the trace jobs and code mutations named; no action coverage then.
+        self.only = only
+        self.jobs = tuple(j for j in m.traces if only is None or ('traces', j.name) in only)
+        self.mutations = tuple(c for c in m.code_mutations
+                               if only is None or ('code-mutation', c.name) in only)
+        self._runs: list[TraceRun | None] = [None] * len(self.jobs)
+        self._mutations: list[JobResult | None] = [None] * len(self.mutations)
         self._coverage: JobResult | None = None
+        self.notes: list[str] = []   # exemptions from action coverage the traces now reach
         self._first: list[Callable[[], None]] = []
-        self._collected: list[Collected | TraceRun | None] = [None] * len(m.traces)
+        self._collected: list[Collected | TraceRun | None] = [None] * len(self.jobs)
 
     def tasks(self) -> list[Task]:
         from execlease_hook.verify.pool import Task
@@ -70,18 +91,18 @@ class Stage:
         expected = TlcJob(kind='traces', name='', spec='', spec_text=b'', config='', config_text=b'',
                           java=t.java.path, jar=t.jar.path, libraries=tla_libraries.of(m))
         tasks: list[Task] = []
-        for i, job in enumerate(m.traces):
+        for i, job in enumerate(self.jobs):
             key = cache_key(m, job, m.root, t)
             hit = cached_run(self.cache, key)
             tasks.append(Task(placeholder_job('traces', job.name, job), self._trace_task(i, job, hit),
                               self._trace_done(i, job), hit is not None, (expected,)))
             if hit is None and job.command:
                 self._first.append(self._command(i, job, key))
-        files = code_mutations.repository_files(m.root) if m.code_mutations else []
-        for k, mutation in enumerate(m.code_mutations):
-            runs = cached_mutation(m, mutation, t, self.cache, files)
+        ids = worktree.worktree_ids(m.root) if self.mutations else {}
+        for k, mutation in enumerate(self.mutations):
+            runs = cached_mutation(m, mutation, t, self.cache, ids)
             placeholder = placeholder_job('code-mutation', mutation.name, mutation_jobs(m, mutation)[0])
-            tasks.append(Task(placeholder, self._mutation_task(k, mutation, placeholder, runs, files),
+            tasks.append(Task(placeholder, self._mutation_task(k, mutation, placeholder, runs, ids),
                               self._mutation_done(k), runs is not None, (expected,)))
         return tasks
 
@@ -126,20 +147,23 @@ class Stage:
             # The words of a rejection name covered code (the coverage statuses): in results().
             self.progress(trace_job_result(self.m, job, run, ()))
             runs = [r for r in self._runs if r is not None]
-            if len(runs) == len(self._runs) and all(r.verdict.outcome == 'accepted' for r in runs):
+            if self.only is None and len(runs) == len(self._runs) and all(
+                    r.verdict.outcome == 'accepted' for r in runs):
                 counts: dict[str, int] = {}
                 for r in runs:
                     for action, n in r.counts.items():
                         counts[action] = counts.get(action, 0) + n
                 self._coverage = action_coverage_result(self.m, counts)
+                self.notes = reached_exemptions(self.m, counts)
                 self.progress(self._coverage)
         return done
 
     def _mutation_task(self, k: int, mutation: CodeMutation, placeholder: TlcJob,
-                       runs: list[tuple[TraceJob, TraceRun]] | None, files: Sequence[str]) -> Callable[[], bool]:
+                       runs: list[tuple[TraceJob, TraceRun]] | None,
+                       ids: Mapping[str, str]) -> Callable[[], bool]:
         def run() -> bool:
             result = (mutation_result(mutation, placeholder, runs) if runs is not None else
-                      code_mutation_result(self.m, mutation, self.t, self.cache, self.live, files))
+                      code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids))
             self._mutations[k] = result
             return result.cached
         return run
@@ -154,12 +178,12 @@ class Stage:
     def results(self, statuses: Sequence[EntryStatus]) -> list[JobResult]:
         """Once the pool has run every task."""
         results: list[JobResult] = []
-        for job, run in zip(self.m.traces, self._runs):
+        for job, run in zip(self.jobs, self._runs):
             assert run is not None, f'trace job {job.name} did not run'
             results.append(trace_job_result(self.m, job, run, statuses))
         if self._coverage is not None:
             results.append(self._coverage)
-        for mutation, result in zip(self.m.code_mutations, self._mutations):
+        for mutation, result in zip(self.mutations, self._mutations):
             assert result is not None, f'code mutation {mutation.name} did not run'
             results.append(result)
         return results
@@ -168,11 +192,13 @@ class Stage:
 def of_model(p: Prepared, t: Tools, quick: bool, cache: ResultCache,
              progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> Stage | None:
     """The stage of a planned model (verify/plan.prepare), or None: trace jobs and code mutations run
-    where the coverage check runs (shard 1, not with --only), never with --quick."""
+    in shard 1 (where the coverage check runs), never with --quick; with --only, those it names."""
     m = p.manifest
-    if quick or not (m.traces or m.code_mutations) or not (p.selection is None or p.selection.runs_coverage):
+    selection = p.selection
+    if quick or not (m.traces or m.code_mutations) or (selection is not None and selection.index != 1):
         return None
-    return Stage(m, t, cache, progress, live)
+    stage = Stage(m, t, cache, progress, live, p.only)
+    return stage if stage.jobs or stage.mutations else None
 
 
 def work(p: Prepared, stage: Stage | None, judge: Callable[[TlcJob, Verdict, bool], JobResult],

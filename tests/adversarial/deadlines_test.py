@@ -11,14 +11,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from execlease_hook.tlc import jar as tools
-from tests import needs
+from tests import needs, wait
 from tests.conftest import git_env
 
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -68,6 +67,7 @@ def server() -> Iterator[Server]:
     yield srv
     srv.stop.set()
     srv.shutdown()
+    srv.server_close()   # the listening socket too: left open, it warns
 
 
 def url(server: Server, path: str) -> str:
@@ -84,20 +84,19 @@ def execlease(repo: Path, *args: str, env: dict[str, str] | None = None,
 
 # --- downloads ---------------------------------------------------------------------------------
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('path', 'message'), [
     ('/trickle', 'did not finish within EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds'),
     ('/endless', 'more than any pinned jar'),
     ('/huge', 'announces 1000000000000 bytes'),
 ], ids=['trickle', 'endless', 'huge-length'])
 def test_a_download_has_a_total_deadline_and_a_size_bound(git_repo, server, path, message):
-    started = time.monotonic()
-    proc = execlease(git_repo.path, 'tools', env={
+    proc = execlease(git_repo.path, 'tools', env={   # its timeout= is the hang guard; no time asserted
         'EXECLEASE_TLA_URL': url(server, path), 'EXECLEASE_TLA_DOWNLOAD_DEADLINE': '3',
         'EXECLEASE_TLA_READ_TIMEOUT': '2', 'EXECLEASE_TLA_RETRIES': '3',
     })
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
-    assert time.monotonic() - started < 30
     assert sorted(p.name for p in (git_repo.path / '.tmp/tla').iterdir()) == ['lock']  # no .part
 
 
@@ -114,17 +113,17 @@ def hold_lock(folder: Path) -> subprocess.Popen[str]:
     )
     proc = subprocess.Popen((sys.executable, '-c', code), stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == 'locked'
+    proc.stdout.close()   # it says no more: left open, the pipe warns when collected
     return proc
 
 
+@pytest.mark.tlc
 def test_a_stalled_lock_holder_is_not_waited_for_forever(git_repo):
     needs.tla_jar()
     holder = hold_lock(git_repo.path / '.tmp/tla')
     try:
-        started = time.monotonic()
         proc = execlease(git_repo.path, 'tools', env={
             'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '2'})
-        assert time.monotonic() - started < 30
     finally:
         holder.kill()
         holder.wait()
@@ -132,6 +131,7 @@ def test_a_stalled_lock_holder_is_not_waited_for_forever(git_repo):
     assert f'another execlease (pid {holder.pid}) has held the TLA+ tools lock for more than 2 s' in proc.stderr
 
 
+@pytest.mark.tlc
 def test_a_cached_jar_is_used_while_another_run_holds_the_lock(git_repo):
     needs.tla_jar()
     assert execlease(git_repo.path, 'tools', env={'EXECLEASE_TLA_OFFLINE': '1'}).returncode == 0
@@ -146,6 +146,7 @@ def test_a_cached_jar_is_used_while_another_run_holds_the_lock(git_repo):
     assert 'source:  cache' in proc.stdout
 
 
+@pytest.mark.tlc
 def test_stale_part_files_are_removed_on_the_next_run(git_repo):
     needs.tla_jar()
     folder = git_repo.path / '.tmp/tla'
@@ -162,6 +163,7 @@ def test_stale_part_files_are_removed_on_the_next_run(git_repo):
 BAD_NUMBERS = ['nan', 'inf', '-inf', '-1', '0', '1e400', 'soon']
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('variable', [
     'EXECLEASE_TLA_CONNECT_TIMEOUT', 'EXECLEASE_TLA_READ_TIMEOUT', 'EXECLEASE_TLA_DOWNLOAD_DEADLINE',
 ])
@@ -241,6 +243,7 @@ def tlc_processes(marker: str) -> list[int]:
     return found
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('signum', 'code', 'name'), [
     (signal.SIGTERM, 143, 'SIGTERM'), (signal.SIGHUP, 129, 'SIGHUP'),
 ], ids=['sigterm', 'sighup'])
@@ -263,11 +266,9 @@ def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code
     proc = subprocess.Popen((str(EXECLEASE), 'verify', '--quick', '--no-cache', '--jobs', '2', '--json', str(out)),
                             cwd=git_repo.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 120
-        while len(tlc_processes(str(temp))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert len(tlc_processes(str(temp))) >= 2, 'TLC did not start'
-        time.sleep(1.0)
+        wait.until(lambda: len(tlc_processes(str(temp))) >= 2, 'both TLC processes to start')
+        # TLC makes its -metadir's dated folder as it starts: both are running TLC.
+        wait.until(lambda: len(list(temp.glob('*/meta/*'))) >= 2, 'both TLC runs to start checking')
         proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=60)
     finally:

@@ -30,7 +30,7 @@ def commit_manifest(repo: GitRepo, data: str) -> None:
 
 
 def with_path(path: str) -> str:
-    entries = [dict(ENTRIES[0], path=path), *ENTRIES[1:]]
+    entries: list[dict[str, object]] = [{**ENTRIES[0], 'path': path}, *ENTRIES[1:]]
     return manifest_json(entries)
 
 

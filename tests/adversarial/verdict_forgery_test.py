@@ -95,6 +95,7 @@ def raw_tlc(job: tlc.TlcJob, folder: Path) -> tlc_output.Verdict:
     return tlc_output.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('case', list(FORGERIES), ids=list(FORGERIES))
 def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
     job = forgery_job(case)
@@ -108,6 +109,7 @@ def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
         assert 'states left on its queue' in (v.reason or '') and 'not a pass' in (v.reason or '')
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('case', [c for c in FORGERIES if 'print' in c])
 def test_a_spec_that_prints_a_forgery_runs_and_gets_tlcs_verdict(tmp_path, case):
     # Behind the scan too: printing is allowed, what it prints is shown apart and never read.

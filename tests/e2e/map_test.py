@@ -50,7 +50,7 @@ def shipped(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
         f'-   repo: {path}\n'
         f'    rev: {rev}\n'
         '    hooks:\n'
-        '    -   id: execlease-coverage\n'
+        '    -   id: execlease-guard\n'
     ))
     git_repo.add('.')
     git_repo.commit('the shipped model and its code')
@@ -101,7 +101,7 @@ def test_comment_only_spec_edit_commits_and_an_action_edit_is_named(shipped, pre
     shipped.add(SPEC)
     code, out = commit(shipped, pre_commit_home, 'one more claim')
     assert code == 1, out
-    assert 'action Claim changed (ExecutionLease.tla:111-122) since the sync' in out
+    assert 'action Claim changed (ExecutionLease.tla:134-147) since the sync' in out
 
 
 @pytest.mark.timeout(900)
@@ -113,4 +113,4 @@ def test_renamed_action_without_manifest_update_exits_2(shipped, pre_commit_home
     assert code == 1, out
     assert '- exit code: 2' in out
     assert ("coverage.entries[0] (claim): action 'Claim' is not defined in ExecutionLease.tla "
-            '(did you mean: ClaimLease (ExecutionLease.tla:111-122)') in out
+            '(did you mean: ClaimLease (ExecutionLease.tla:134-147)') in out

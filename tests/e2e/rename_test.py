@@ -65,7 +65,7 @@ def test_a_renamed_function_is_repaired_by_what_the_blocked_commit_names(
     execlease(git_repo, pre_commit_home, 'add', 'app/lock.py::release', '--action', 'Release')
     execlease(git_repo, pre_commit_home, 'verify', '--update-coverage')
     git_repo.write('.pre-commit-config.yaml', (
-        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-coverage\n'))
+        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'))
     for step in (('install',), ('install-hooks',)):
         code, out = run(git_repo, pre_commit_home, sys.executable, '-m', 'pre_commit', *step)
         assert code == 0, out
@@ -93,4 +93,4 @@ def test_a_renamed_function_is_repaired_by_what_the_blocked_commit_names(
     git_repo.add('verification/lock')
     code, out = run(git_repo, pre_commit_home, 'git', 'commit', '-m', 'acquire is take_lock')
     assert code == 0, out
-    assert re.search(r'execlease coverage guard.*\.+Passed', out), out
+    assert re.search(r'execlease guard.*\.+Passed', out), out

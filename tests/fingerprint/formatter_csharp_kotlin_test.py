@@ -26,6 +26,7 @@ from execlease_hook.locate.entry import find_functions
 from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
 from tests import needs
+from tests.fingerprint.formatter_test import region_fingerprints, verbatim
 
 ROOT = Path(__file__).parents[2]
 CORPUS = {
@@ -35,7 +36,19 @@ CORPUS = {
     'Throttler.kt': ROOT / 'tests' / 'fixtures' / 'real' / 'Throttler.kt',
 }
 
-# file -> (entry, old text (once in the file), new text): one semantic edit each
+# file -> regions as (from, to), anchored on lines the formatters rewrite: found by their tokens
+REGIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    'Lease.cs': (
+        ('if(!expiries.TryGetValue(run,out var until)) { return false; }', 'var flags = new[] { "renew", "fence", };'),
+        ('long total = now + (extra ?? 0L) * 2;', 'Generation = Generation + 1;;'),
+    ),
+    'Lease.kt': (
+        ('val until = expiries[run] ?: return false ;', 'val flags = listOf("renew", "fence",)'),
+        ('if (total<now) throw IllegalStateException("clock ran backwards")', 'generation = generation+1'),
+    ),
+}
+
+# file -> (entry or region's `from`, old text (once in the file), new text): one semantic edit each
 EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
     'Lease.cs': (
         ('Lease.Generation.get', 'return _generation;', 'return _generation + 1;'),
@@ -52,6 +65,10 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.Describe', "new string(' ', width)", "new string('-', width)"),
         ('Lease.Renew', '(extra ?? 0L) * 2', 'extra ?? 0L * 2'),
         ('Lease.Renew', '"clock ran backwards"', '"clock ran backward"'),
+        ('if(!expiries.TryGetValue(run,out var until)) { return false; }', '@"C:\\leases\\"', '@"C:\\lease\\"'),
+        ('if(!expiries.TryGetValue(run,out var until)) { return false; }', '"fence", }', '"fence", "drop", }'),
+        ('long total = now + (extra ?? 0L) * 2;', '"clock ran backwards"', '"clock ran backward"'),
+        ('long total = now + (extra ?? 0L) * 2;', '(extra ?? 0L) * 2', 'extra ?? 0L * 2'),
     ),
     'Lease.kt': (
         ('Lease.held.get', 'generation > 0', 'generation >= 0'),
@@ -66,6 +83,12 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.renew', '(extra ?: 0L) * 2', 'extra ?: 0L * 2'),
         ('Lease.renew', 'generation = generation+1', 'generation = generation-1'),
         ('Lease.Companion.fresh', 'Lease(owner, 30L)', 'Lease(owner, 31L)'),
+        ('val until = expiries[run] ?: return false ;', 'padStart(8)', 'padEnd(8)'),
+        ('val until = expiries[run] ?: return false ;', '"fence",)', '"fence", "drop",)'),
+        ('if (total<now) throw IllegalStateException("clock ran backwards")', '"clock ran backwards"',
+         '"clock ran backward"'),
+        ('if (total<now) throw IllegalStateException("clock ran backwards")', 'generation = generation+1',
+         'generation = generation-1'),
     ),
     'CircuitStateController.cs': (
         ('CircuitStateController.OnUnhandledOutcomeAsync', 'if (_circuitState == CircuitState.HalfOpen)',
@@ -117,8 +140,9 @@ FORMATTERS: tuple[tuple[str, tuple[str, ...], Callable[[], tuple[list[str], dict
 )
 
 
-def fingerprints(name: str, source: bytes) -> dict[str, str]:
-    """Every definition the file names once, by qualified name."""
+def fingerprints(name: str, source: bytes, recorded: dict[str, str] | None = None) -> dict[str, str]:
+    """Every definition the file names once, by qualified name, and its regions
+    (formatter_test.py's)."""
     language = language_for(name)
     assert language is not None
     found = {}
@@ -126,10 +150,12 @@ def fingerprints(name: str, source: bytes) -> dict[str, str]:
         hits = find_functions(name, source, definition.qualname)
         if len(hits) == 1:
             found[definition.qualname] = fingerprint(hits[0], 'ts2')
-    return found
+    return found | region_fingerprints(name, source, REGIONS.get(name, ()), recorded)
 
 
-@pytest.mark.parametrize(('files', 'tool'), [r[1:] for r in FORMATTERS], ids=[r[0] for r in FORMATTERS])
+# ktlint runs on Java: its rows start a JVM, the tier `tlc` (tests/tiers.py).
+@pytest.mark.parametrize(('files', 'tool'), [
+    pytest.param(*r[1:], id=r[0], marks=[pytest.mark.tlc] if r[2] is _ktlint else []) for r in FORMATTERS])
 def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, request, files, tool):
     command, env_extra = tool()
     options = request.node.callspec.id
@@ -161,10 +187,11 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, req
             if file != name:
                 continue
             formatted = path.read_bytes()
-            after = fingerprints(name, formatted)
+            after = fingerprints(name, formatted, before)
             if entry is None:
                 assert formatted != CORPUS[name].read_bytes(), f'{name}: the formatter changed nothing'
-                moved = sorted(k for k in before if before[k] != after.get(k))
+                assert not verbatim(REGIONS.get(name, ()), formatted), f'{name}: anchors left as written'
+                moved = sorted(f'{k}: {after.get(k)}' for k in before if before[k] != after.get(k))
                 assert not moved, f'{name}: formatting moved the fingerprints of {moved}:\n{formatted.decode()}'
             else:
                 assert after[entry] != before[entry], f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'

@@ -1,6 +1,7 @@
-"""The guard and a model's library folder: its modules are part of the model record, so a staged
-edit of a shared operator blocks the commit naming it, a comment does not, and a commit that
-stages no library module is judged as before."""
+"""The guard and a model's library folder: the modules the model reads from it are part of the
+model record, so a staged edit of a shared operator blocks the commit naming it, a comment does
+not, a module no model reads is no part of it, and a commit that stages no library module is
+judged as before."""
 from __future__ import annotations
 
 import json
@@ -64,15 +65,18 @@ def test_the_model_record_holds_the_library_modules(lib_repo):
      f'definition Next1 changed ({LIB}/Ops.tla:3) since the sync'),
     (f'{LIB}/Ops.tla', OPS_TLA.replace('====', 'Twice(v) == v + v\n===='),
      f'definition Twice added ({LIB}/Ops.tla:5) since the sync'),
-    (f'{LIB}/More.tla', '---- MODULE More ----\nZero == 0\n====\n',
-     f'library module {LIB}/More.tla is new since the sync'),
-), ids=('changed', 'added', 'new-module'))
+    (f'{MODEL_DIR}/Lease.tla', SPEC_TLA.replace('Naturals, Ops', 'Naturals, Ops, More'),
+     f'library module {LIB}/More.tla is new to the model since the sync (EXTENDS in Lease.tla:2, '
+     f'library folder {LIB})'),
+), ids=('changed', 'added', 'newly-read-module'))
 def test_a_staged_library_edit_blocks_naming_it(lib_repo, capsys, rel, text, named):
+    lib_repo.write(f'{LIB}/More.tla', '---- MODULE More ----\nZero == 0\n====\n')
     lib_repo.write(rel, text)
-    lib_repo.add(rel)
+    lib_repo.add(rel, f'{LIB}/More.tla')
     code, out = guard(capsys, rel)
     assert code == 1, out
-    assert f'model {MODEL_DIR}: the spec or a config changed since the last verified sync\n  {named}\n' in out
+    assert f'model {MODEL_DIR}: the spec or a config changed since the last verified sync\n' in out
+    assert f'\n  {named}\n' in out
 
 
 def test_a_deleted_library_module_blocks(lib_repo, capsys):
@@ -86,7 +90,8 @@ def test_a_deleted_library_module_blocks(lib_repo, capsys):
     (f'{LIB}/Ops.tla', OPS_TLA.replace("shared operators.", "shared operators, reviewed.")),
     (f'{LIB}/notes/Old.tla', '---- MODULE Old ----\n====\n'),   # below the folder: TLC does not read it
     (f'{LIB}/README.md', 'our operators\n'),
-), ids=('comment', 'subfolder', 'not-a-module'))
+    (f'{LIB}/More.tla', '---- MODULE More ----\nZero == 0\n====\n'),  # no module reads it
+), ids=('comment', 'subfolder', 'not-a-module', 'unread-module'))
 def test_what_is_not_a_model_change_passes(lib_repo, capsys, rel, text):
     lib_repo.write(rel, text)
     lib_repo.add(rel)

@@ -16,6 +16,12 @@ def run_guard(capsys, *args: str) -> tuple[int, str]:
     return code, captured.out + captured.err
 
 
+def passed(spec: str, count: int) -> tuple[int, str]:
+    commits = f'{count} commit' + ('s' if count != 1 else '')
+    return 0, (f'execlease guard: {spec}: {commits} judged, each against its own manifest: no '
+               'covered code or model changed without a sync\n')
+
+
 def commit_file(repo, rel: str, text: str, message: str) -> str:
     repo.write(rel, text)
     repo.add(rel)
@@ -25,7 +31,8 @@ def commit_file(repo, rel: str, text: str, message: str) -> str:
 def test_clean_range_passes(covered_repo, capsys):
     base = covered_repo.head()
     commit_file(covered_repo, 'app/other.py', 'def unrelated():\n    return 2\n', 'unrelated')
-    assert run_guard(capsys, '--range', f'{base}..HEAD') == (0, '')
+    assert run_guard(capsys, '--range', f'{base}..HEAD') == passed(f'{base}..HEAD', 1)
+    assert run_guard(capsys, '--range', f'{base}..HEAD', '-q') == (0, '')
 
 
 def test_unsynced_commit_blocks_even_when_a_later_commit_syncs(covered_repo, capsys):
@@ -41,7 +48,7 @@ def test_unsynced_commit_blocks_even_when_a_later_commit_syncs(covered_repo, cap
     assert f'+++ app/lease.py ({bad[:12]})' in out and '+    return cur.rowcount >= 1' in out
     assert 'sync later' not in out  # the syncing commit itself is whole
     assert 'A later sync does not repair an earlier commit' in out
-    assert run_guard(capsys, '--range', f'{bad}..HEAD') == (0, '')
+    assert run_guard(capsys, '--range', f'{bad}..HEAD') == passed(f'{bad}..HEAD', 1)
 
 
 def test_staged_fix_is_not_part_of_the_range(covered_repo, capsys):
@@ -84,7 +91,8 @@ def test_line_drift_blocks_at_the_tip_only(covered_repo, capsys):
     covered_repo.add(NOTES)
     covered_repo.commit('map')
     capsys.readouterr()
-    assert run_guard(capsys, '--range', f'{base}..HEAD') == (0, '')
+    code, out = run_guard(capsys, '--range', f'{base}..HEAD')
+    assert code == 0 and out.startswith(f'execlease guard: {base}..HEAD: ') and 'judged' in out
 
 
 def test_deleted_covered_file_in_a_commit_cannot_run(covered_repo, capsys):
@@ -115,34 +123,6 @@ def test_single_rev_judges_the_whole_history(covered_repo, capsys):
     code, out = run_guard(capsys, '--range', 'HEAD')
     assert code == 1
     assert '("code and model") is blocked' in out and 'covered code never synced' in out
-
-
-def test_verify_rev_judges_the_commit_not_the_working_tree(git_repo, capsys, offline_tlc):
-    from tests.verify.suite_test import CAUGHT, COUNTER_PY, MODEL, write_model
-
-    write_model(git_repo, mutations=(CAUGHT,))
-    assert cli.main(['verify', '--update-coverage']) == 0
-    git_repo.add('.')
-    good = git_repo.commit('synced')
-    git_repo.write('app/counter.py', COUNTER_PY.replace('if x < top:', 'if x <= top:'))
-    git_repo.add('.')
-    git_repo.commit('unsynced')
-    git_repo.write('app/counter.py', COUNTER_PY)  # the working tree is whole again
-    capsys.readouterr()
-    assert cli.main(['verify']) == 0
-    assert cli.main(['verify', '--rev', 'HEAD']) == 1
-    out = capsys.readouterr().out
-    assert 'its tree checked out alone' in out
-    assert 'covered code changed: entry inc at app/counter.py:1, action Inc' in out
-    # A spec broken in the working tree only does not touch a commit's verdict; the cache is shared.
-    spec = git_repo.path / MODEL / 'Counter.tla'
-    spec.write_text(spec.read_text().replace('Inc == x < N', 'Inc == x < N +'))
-    assert cli.main(['verify', '--rev', good[:10]]) == 0
-    captured = capsys.readouterr()
-    assert captured.out.rstrip().endswith('PASSED')
-    assert 'check main: held' in captured.err and 'cached)' in captured.err  # the repository's cache
-    assert git_repo.git('status', '--porcelain').splitlines() == [' M app/counter.py', f' M {MODEL}/Counter.tla']
-    assert cli.main(['verify', '--rev', 'HEAD', '--update-coverage']) == 2
 
 
 def test_model_option_names_the_judged_manifest(covered_repo, capsys):

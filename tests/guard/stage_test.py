@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -19,9 +20,10 @@ def run_guard(capsys, *args: str) -> tuple[int, str]:
     return code, captured.out + captured.err
 
 
-def stage(repo, rel: str, text: str) -> None:
-    repo.write(rel, text)
+def stage(repo, rel: str, text: str) -> Path:
+    written = repo.write(rel, text)
     repo.add(rel)
+    return written
 
 
 @pytest.mark.parametrize(

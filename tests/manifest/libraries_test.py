@@ -109,7 +109,7 @@ def test_a_folder_outside_the_repository_by_a_symlink_is_refused(tmp_path):
 
 
 # (libraries, both accept)
-CORPUS = (
+CORPUS: tuple[tuple[object, bool], ...] = (   # a value of `libraries`, broken on purpose too
     ([], True),
     ([JAR], True),
     ([{**JAR, 'name': 'Ops'}], True),

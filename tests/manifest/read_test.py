@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core import record
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import write as manifest_write
-from execlease_hook.core import record
-from execlease_hook.core.errors import CannotRun
 
 HASH = 'ts1:sha256:' + 'a' * 64
 GOOD: dict = {
@@ -291,8 +291,9 @@ TRACED: dict = {
     **{k: v for k, v in GOOD.items() if k != 'coverage'},
     'traces': [
         {'name': 'run', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg',
-         'command': ['python', '-m', 'app.run'], 'timeout': 60},
-        {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson']},
+         'command': ['python', '-m', 'app.run'], 'timeout': 60, 'env': {'SEED': '7', 'RUNS': '3'}},
+        {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson'],
+         'fields': {'drop': ['ts', 'msg']}, 'line': 'cursor'},
     ],
     'codeMutations': [
         {'name': 'unfenced', 'path': 'src/lease.py', 'replace': {'from': 'a = b', 'to': 'a <= b'},
@@ -306,8 +307,12 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
     path = write_manifest(tmp_path, TRACED)
     m = manifest_read.load(path, tmp_path)
     assert m.traces[0] == manifest_model.TraceJob('run', 'TraceSpec.tla', 'TraceSpec.cfg',
-                                            command=('python', '-m', 'app.run'), timeout=60.0)
+                                            command=('python', '-m', 'app.run'), timeout=60.0,
+                                            env=(('SEED', '7'), ('RUNS', '3')))
     assert m.traces[1].files == ('traces/*.ndjson',)
+    assert m.traces[1].fields == manifest_model.FieldRule(drop=('ts', 'msg'))
+    assert (m.traces[0].line, m.traces[1].line) == ('l', 'cursor')
+    assert not m.traces[1].fields.passes('ts') and m.traces[1].fields.passes('x')
     assert m.code_mutations == (manifest_model.CodeMutation(
         'unfenced', 'src/lease.py', manifest_model.Replace('a = b', 'a <= b'), ('run',)),)
     # The trace spec is not the model: a change to it is judged by its trace jobs, not the guard.
@@ -330,6 +335,19 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
         ('codeMutations.0.path', '/etc/passwd', "codeMutations[0].path: '/etc/passwd' is absolute"),
         ('traces', [], "codeMutations[0].traces[0]: no trace job named 'run' (known: none)"),
         ('traces.0.timeout', 0, 'traces[0].timeout: expected a number of seconds > 0'),
+        ('traces.0.env', ['SEED=7'], 'traces[0].env: expected an object of variable names to strings'),
+        ('traces.0.env', {'SEED': 7}, 'traces[0].env.SEED: expected a string, got a number'),
+        ('traces.0.env', {'1X': 'a'}, "traces[0].env: '1X' is not a variable name"),
+        ('traces.1.env', {'SEED': '7'}, 'traces[1].env: only a trace job with a "command"'),
+        ('traces.1.fields', {}, 'traces[1].fields: give exactly one of "keep"'),
+        ('traces.1.line', 'l 2', "traces[1].line: 'l 2' is not a TLA+ variable name"),
+        ('coverage.untraced', [{'action': 'Nope', 'reason': 'r'}],
+         "coverage.untraced[0].action: 'Nope' is the action of no covered entry"),
+        ('coverage.untraced', [{'action': 'Claim'}], "coverage.untraced[0]: missing key 'reason'"),
+        ('traces.1.fields', {'keep': ['a'], 'drop': ['b']}, 'traces[1].fields: give exactly one of "keep"'),
+        ('traces.1.fields', {'drop': []}, 'traces[1].fields.drop: name at least one field'),
+        ('traces.1.fields', {'keep': [3]}, 'traces[1].fields.keep[0]: expected a string'),
+        ('traces.1.fields', {'only': ['a']}, "traces[1].fields.only: unknown key 'only'"),
     ),
     ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
 )
@@ -371,3 +389,15 @@ def test_a_model_of_no_code_and_only_findings(tmp_path):
     written = json.loads(manifest_write.dump(m))
     assert 'coverage' not in written and written['findings'][0]['id'] == 'F2'
     assert manifest_read.parse(manifest_write.dump(m), m.path, tmp_path) == m
+
+
+def test_untraced_actions_are_kept_and_need_a_trace_job(tmp_path):
+    data = copy.deepcopy(TRACED)
+    data['coverage']['untraced'] = [{'action': 'BeginStep', 'reason': 'no trace reaches a step yet'}]
+    m = manifest_read.load(write_manifest(tmp_path, data), tmp_path)
+    assert m.coverage.untraced == (manifest_model.UntracedAction('BeginStep', 'no trace reaches a step yet'),)
+    assert json.loads(manifest_write.dump(m)) == data
+    del data['traces'], data['codeMutations']
+    with pytest.raises(CannotRun, match=r'manifest.json: coverage.untraced: exempts actions from trace '
+                                        r'action coverage, but the model has no trace job'):
+        manifest_read.load(write_manifest(tmp_path, data), tmp_path)

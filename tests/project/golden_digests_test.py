@@ -29,7 +29,7 @@ from execlease_hook.verify.plan import plan
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import Java
 from execlease_hook.tlc.jar import ToolJar
-from execlease_hook.traces.suite import cache_key as trace_cache_key
+from execlease_hook.traces.cache import cache_key as trace_cache_key
 
 HERE = Path(__file__).parents[1]
 GOLDEN = HERE / 'data' / 'golden_digests.json'
@@ -107,6 +107,18 @@ def test_model_hash_and_cache_keys_are_unchanged(computed: dict[str, Any]) -> No
     golden = json.loads(GOLDEN.read_text())['model']
     assert len(golden['jobs']) == 5 and len(golden['traces']) == 1
     assert computed['model'] == golden
+
+
+# The record's files as they were pinned before the record held the modules the spec reads: each
+# keeps its bytes; the record only gained CounterLib.tla (Counter.tla EXTENDS it).
+RECORD_BEFORE_MODULES = ('Counter.tla', 'deadlock.cfg', 'invariant.cfg', 'pass.cfg')
+
+
+def test_the_record_gained_the_read_module_and_kept_every_other_file(computed: dict[str, Any]) -> None:
+    files = computed['model']['record']['files']
+    assert sorted(files) == sorted((*RECORD_BEFORE_MODULES, 'CounterLib.tla'))
+    golden = json.loads(GOLDEN.read_text())['model']['record']['files']
+    assert {k: files[k] for k in RECORD_BEFORE_MODULES} == {k: golden[k] for k in RECORD_BEFORE_MODULES}
 
 
 if __name__ == '__main__' and sys.argv[1:] == ['--write']:

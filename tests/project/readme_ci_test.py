@@ -58,6 +58,19 @@ def test_github_recipe_keeps_history_caches_tools_and_merges_every_shard():
     assert github['jobs']['verdict']['if'] == 'always()'
 
 
+def test_recipes_download_on_a_miss_and_key_the_cache_by_the_pins():
+    """EXECLEASE_TLA_OFFLINE=1 fails on a cache miss for a model with a library jar, and a key of
+    verification/** misses a model anywhere else: tests/e2e/ci_recipe_test.py runs the workflow."""
+    text = GUIDE.read_text(encoding='utf-8')
+    assert 'EXECLEASE_TLA_OFFLINE' not in text and 'hashFiles' not in text
+    verify = recipes()['github']['jobs']['verify']
+    (cache,) = [s for s in verify['steps'] if s.get('uses', '').startswith('actions/cache')]
+    assert cache['with']['key'] == '${{ steps.pins.outputs.key }}'
+    (pins,) = [s for s in verify['steps'] if s.get('id') == 'pins']
+    assert 'execlease tools --cache-key' in pins['run']
+    assert 'execlease tools' in recipes()['gitlab']['execlease']['script']
+
+
 def test_gitlab_recipe_reports_junit_with_full_history():
     job = recipes()['gitlab']['execlease']
     assert job['variables']['GIT_DEPTH'] == '0' and '.tmp/tla/' in job['cache']['paths']

@@ -137,9 +137,11 @@ TITLES = {
     '/definitions/entry': 'An entry',
     '/definitions/entry/properties/region': "An entry's `region`",
     '/definitions/coverage/properties/abstract/items': 'An abstract action',
+    '/definitions/coverage/properties/untraced/items': 'An untraced action',
     '/definitions/coverage/properties/watch/items': 'A watch rule',
     '/definitions/coverage/properties/ignored/items': 'An ignored function',
     '/definitions/traceJob': 'A trace job',
+    '/definitions/traceJob/properties/fields': "A trace job's `fields`",
     '/definitions/codeMutation': 'A code mutation',
     '/definitions/codeMutation/properties/replace': "A code mutation's `replace`",
 }

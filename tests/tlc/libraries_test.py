@@ -16,6 +16,7 @@ from execlease_hook.tlc import libraries
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.run import TlcJob
 from tests import libraries_support as support
+from tests import needs
 
 
 @pytest.fixture(scope='module')
@@ -31,9 +32,7 @@ def server(lib_jar: Path) -> Iterator[support.Server]:
 
 @pytest.fixture
 def env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    for name in list(os.environ):
-        if name.startswith('EXECLEASE_'):
-            monkeypatch.delenv(name)
+    needs.clear_settings(monkeypatch)
     monkeypatch.setenv('EXECLEASE_TLA_READ_TIMEOUT', '2')
     monkeypatch.setenv('EXECLEASE_TLA_RETRIES', '2')
     return monkeypatch
@@ -198,9 +197,9 @@ def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
     assert len(spare_keys) == 3
 
 
+@pytest.mark.tlc
 def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path, env, lib_jar):
     from execlease_hook.tlc import spare as jvm_spare
-    from tests import needs
 
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))

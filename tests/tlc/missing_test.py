@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from execlease_hook.tlc import missing
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.output import Verdict
@@ -21,6 +23,7 @@ Inner == INSTANCE Nowhere WITH y <- x
 '''
 
 
+@pytest.mark.tlc
 def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
     job = TlcJob(kind='check', name='main', spec='Inst.tla', spec_text=SPEC, config='Inst.cfg',
                  config_text=b'INIT Init\nNEXT Next\n', java=Path(needs.java()), jar=needs.tla_jar())

@@ -14,6 +14,9 @@ from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
 from tests import needs
 
+# Every test here starts a JVM (tests/tiers.py).
+pytestmark = pytest.mark.tlc
+
 # A single state too big for a 24 MB heap: a function of two million integers.
 HUGE = '[i \\in 1..2000000 |-> i]'
 SPECS = {

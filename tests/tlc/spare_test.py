@@ -25,6 +25,9 @@ from execlease_hook.tlc import output as tlc_output
 from tests import needs
 from tests.tlc.run_test import VERDICTS, make_job
 
+# Every test here starts a JVM (tests/tiers.py).
+pytestmark = pytest.mark.tlc
+
 
 def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path | None):
     """A JVM cache of the test's own: empty, or a copy of the module's warmed one."""

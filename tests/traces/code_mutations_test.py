@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-from execlease_hook.tlc import jar
-
 import pytest
 
-from execlease_hook.traces import code_mutations
-from execlease_hook.traces.code_mutations import mutated_copy, repository_files
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import CodeMutation, Replace
+from execlease_hook.tlc import jar
+from execlease_hook.traces import code_mutations
+from execlease_hook.traces.code_mutations import mutated_copy, repository_files
 from tests.conftest import GitRepo
 
 
@@ -40,13 +39,14 @@ def test_anchor_must_match_once(git_repo: GitRepo, start, found):
             pass
 
 
+@pytest.mark.tlc   # the key names the Java: a probe starts it
 def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monkeypatch):
-    """trace_suite.cache_key of a code mutation, from code_mutations.Mutated, equals the key
+    """traces/cache.cache_key of a code mutation, from code_mutations.Mutated, equals the key
     computed in the real mutated copy: ignored files left out, untracked ones in, the mutated
     file's bytes (CRLF line ends read as text, as the copy writes them)."""
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.tlc import jar as tools
-    from execlease_hook.traces import suite as trace_suite
+    from execlease_hook.traces import cache as trace_cache
     from tests.traces.suite_test import APP, UNBOUNDED, write_model
 
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
@@ -61,21 +61,21 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     (job,) = m.traces
     (mutation,) = m.code_mutations
     planned = code_mutations.mutated(m.root, mutation)
-    without = trace_suite.cache_key(m, job, m.root, t, planned)
+    without = trace_cache.cache_key(m, job, m.root, t, planned)
     with mutated_copy(m.root, mutation, planned.files) as copy:
-        inside = code_mutations.Mutated(copy, mutation, planned.files, (copy / mutation.path).read_bytes())
+        inside = code_mutations.in_copy(copy, planned)
         assert inside.data == planned.data and b'\r' not in planned.data
-        assert trace_suite.cache_key(m, job, copy, t, inside) == without
+        assert trace_cache.cache_key(m, job, copy, t, inside) == without
     # Different from the unmutated job's key, and from a key that read the ignored file too.
-    assert without != trace_suite.cache_key(m, job, m.root, t)
+    assert without != trace_cache.cache_key(m, job, m.root, t)
 
 
 def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(git_repo: GitRepo, monkeypatch):
     from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.manifest.model import CodeMutation, Replace
     from execlease_hook.tlc import jar
     from execlease_hook.tlc import jar as tools
-    from execlease_hook.traces import suite as trace_suite
-    from execlease_hook.manifest.model import CodeMutation, Replace
+    from execlease_hook.traces import cache as trace_cache
     from tests.traces.suite_test import APP, write_model
 
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
@@ -87,4 +87,4 @@ def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(git_repo: G
     outside = CodeMutation('outside', 'lib/util.py', Replace('return 1', 'return 2'))
     planned = code_mutations.mutated(m.root, outside)
     # The covered folder (app/) is the same; the key must still not be the unmutated job's.
-    assert trace_suite.cache_key(m, job, m.root, t, planned) != trace_suite.cache_key(m, job, m.root, t)
+    assert trace_cache.cache_key(m, job, m.root, t, planned) != trace_cache.cache_key(m, job, m.root, t)

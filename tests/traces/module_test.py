@@ -1,10 +1,21 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from execlease_hook.traces.module import BadTrace, Trace, module_text, read_trace, tla_value
+from execlease_hook.manifest.model import FieldRule
+from execlease_hook.traces.module import (
+    BadTrace,
+    Trace,
+    Unusable,
+    compile_traces,
+    module_text,
+    parse_line,
+    read_trace,
+    tla_value,
+)
 
 
 @pytest.mark.parametrize(
@@ -17,26 +28,72 @@ from execlease_hook.traces.module import BadTrace, Trace, module_text, read_trac
         (True, 'TRUE'),
         ([1, 'a'], '<<1, "a">>'),
         ({'a': 1, 'b': None, 'c': {'d': False}}, '[a |-> 1, c |-> [d |-> FALSE]]'),
+        ([[1, 2], [], [[3]]], '<<<<1, 2>>, <<>>, <<<<3>>>>>>'),
+        ({}, '<<>>'),
+        ({'a': None}, '<<>>'),
+        (2 ** 31, '"2147483648"'),
+        (-2 ** 31, '(0 - 2147483648)'),
+        (1712329729602453700, '"1712329729602453700"'),
     ],
-    ids=['string', 'escapes', 'number', 'negative', 'bool', 'array', 'object-null-left-out'],
+    ids=['string', 'escapes', 'number', 'negative', 'bool', 'array', 'object-null-left-out',
+         'nested-arrays', 'empty-object', 'only-nulls', 'beyond-tlc-ints', 'tlc-int-min', 'nanoseconds'],
 )
 def test_tla_value(value, text):
     assert tla_value(value, 'x') == text
 
 
 @pytest.mark.parametrize(
+    ('raw', 'text'),
+    [('1712329729.6024537', '"1712329729.6024537"'), ('2.0', '"2.0"'), ('1e3', '"1e3"'),
+     ('-0.5', '"-0.5"'), ('NaN', '"NaN"')],
+    ids=['timestamp', 'whole-float', 'exponent', 'negative', 'nan'],
+)
+def test_a_number_that_is_not_an_integer_is_its_text(raw, text):
+    value = parse_line(raw)
+    assert tla_value(value, 'x') == text
+    assert json.loads(json.dumps(value)) == json.loads(raw) or raw == 'NaN'   # still a number in reports
+
+
+@pytest.mark.parametrize(
     ('value', 'message'),
     [
-        (1.5, 'x: 1.5 has no TLA+ form here'),
         ({'not a name': 1}, "x: field 'not a name' is not a TLA+ record field name"),
         ({'CASE': 1}, "x: field 'CASE' is not a TLA+ record field name"),
-        ({'a': None}, 'x: an object with no fields has no TLA+ record form'),
+        ([1, None], 'x[1]: null inside an array has no TLA+ form'),
     ],
-    ids=['float', 'key', 'reserved', 'empty'],
+    ids=['key', 'reserved', 'null-in-array'],
 )
 def test_tla_value_refuses(value, message):
-    with pytest.raises(BadTrace, match='^' + message.replace('(', r'\(').replace('+', r'\+')):
+    with pytest.raises(Unusable, match='^' + message.replace('(', r'\(').replace('+', r'\+').replace('[', r'\[')):
         tla_value(value, 'x')
+
+
+def test_a_field_with_no_tla_form_is_left_out_of_its_line_and_named():
+    trace = Trace('run.ndjson', (
+        {'action': 'Inc', 'x': 1, 'ts': 1712329729.5, 'trace-id': 'a1', 'spans': [1, None]},
+        {'action': 'Flip', 'x': 1, 'meta': {'span-id': 3}, 'empty': {}},
+    ))
+    compiled = compile_traces([trace])
+    assert compiled.unused == (
+        "run.ndjson:1 field trace-id: 'trace-id' is not a TLA+ record field name (letters, digits "
+        "and _, starting with a letter)",
+        'run.ndjson:1 field spans: spans[1]: null inside an array has no TLA+ form',
+        "run.ndjson:2 field meta: meta: field 'span-id' is not a TLA+ record field name; use "
+        'letters, digits and _ (starting with a letter)',
+    )
+    assert '[action |-> "Inc", x |-> 1, ts |-> "1712329729.5"]' in compiled.text
+    assert '[action |-> "Flip", x |-> 1, empty |-> <<>>]' in compiled.text
+
+
+@pytest.mark.parametrize(('rule', 'line'), [
+    (FieldRule(keep=('action', 'x')), '[action |-> "Inc", x |-> 1]'),
+    (FieldRule(drop=('ts', 'trace-id')), '[action |-> "Inc", x |-> 1]'),
+], ids=['keep', 'drop'])
+def test_the_jobs_fields_rule_leaves_fields_out_on_purpose(rule, line):
+    trace = Trace('run.ndjson', ({'action': 'Inc', 'x': 1, 'ts': 1.5, 'trace-id': 'a1'},))
+    compiled = compile_traces([trace], rule)
+    assert compiled.unused == () and f'TraceLines == <<\n  {line}\n>>' in compiled.text
+    assert 'TraceValues == [action |-> {"Inc"}, x |-> {1}]' in compiled.text
 
 
 @pytest.mark.parametrize(

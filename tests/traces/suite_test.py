@@ -3,7 +3,6 @@ fixture and a counter program that records its trace (tests/fixtures/traces/), r
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,11 +11,10 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import suite
-from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.verify import result, suite
 from tests.conftest import GitRepo, use_offline
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -161,3 +159,99 @@ def test_a_failing_code_mutation_blocks_update_coverage(git_repo: GitRepo, capsy
     assert cli.main(['verify', '--update-coverage']) == 1
     assert path.read_text() == before
     assert 'code mutation harmless is not caught' in capsys.readouterr().out
+
+
+def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    path = write_model(git_repo, [APP], [UNBOUNDED])
+    data = json.loads(path.read_text())   # a spec mutation of the same name as the code mutation
+    data['mutations'] = [{'name': 'unbounded', 'config': 'pass.cfg', 'violates': 'TypeOK',
+                          'replace': {'from': 'x < N /\\', 'to': 'TRUE /\\'}}]
+    path.write_text(json.dumps(data))
+    out = tmp_path / 'only.json'
+
+    def ran(*only: str) -> list[tuple[str, str]]:
+        assert cli.main(['verify', '--only', *only, '--format', 'json', '--output', str(out)]) in (0, 1)
+        (model,) = json.loads(out.read_text())['models']
+        return [(j['kind'], j['name']) for j in model['jobs']]
+
+    assert ran('app') == [('traces', 'app')]   # no check, no action coverage
+    assert ran('code-mutation:unbounded') == [('code-mutation', 'unbounded')]
+    assert ran('mutation:unbounded', 'main') == [('check', 'main'), ('mutation', 'unbounded')]
+    assert cli.main(['verify', '--only', 'unbounded']) == 2
+    err = capsys.readouterr().err
+    assert ('--only unbounded: a code-mutation and a mutation share that name in manifest.json; '
+            'say which: code-mutation:unbounded or mutation:unbounded') in err
+    assert cli.main(['verify', '--only', 'nope']) == 2
+    assert '--only nope: no such job in manifest.json (jobs: app, main, unbounded;' in capsys.readouterr().err
+    assert cli.main(['verify', '--quick', '--only', 'app']) == 2   # --quick runs no trace job
+    assert '--only app: no such job' in capsys.readouterr().err
+
+
+MESSY = [  # as a program's logger writes them: timestamps, empty objects, nulls, nested arrays
+    {'action': 'Inc', 'x': 1, 'y': 0, 'ts': 1712329729.6024537, 'ctx': {}, 'err': None,
+     'spans': [[1, 2], []], 'tags': ['a', None], 'trace-id': 'f00'},
+    {'action': 'Flip', 'x': 1, 'y': 1, 'ts': 1712329729.7, 'ctx': {'attempt': 2}, 'err': None,
+     'spans': [[3]], 'nanos': 1712329729602453700},
+]
+
+
+def test_logs_as_programs_write_them_are_accepted_and_what_was_left_out_is_named(
+        git_repo: GitRepo, capsys, monkeypatch):
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    job = {'name': 'messy', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
+           'files': ['logs/*.ndjson']}
+    path = write_model(git_repo, [job], [])
+    logs = path.parent / 'logs'
+    logs.mkdir()
+    (logs / 'run.ndjson').write_text(''.join(json.dumps(line) + '\n' for line in MESSY))
+    git_repo.add('.')
+    git_repo.commit('model')
+    assert cli.main(['verify', '--only', 'messy']) == 0
+    out = capsys.readouterr().out
+    assert 'trace job messy: 1 traces, 2 lines accepted' in out
+    assert ('2 fields of trace lines have no TLA+ form and were left out (list a field under the '
+            'job\'s "fields": {"drop": [...]} to leave it out on purpose):') in ' '.join(out.split())
+    assert 'logs/run.ndjson:1 field tags: tags[1]: null inside an array has no TLA+ form' in out
+    assert "logs/run.ndjson:1 field trace-id: 'trace-id' is not a TLA+ record field name" in out
+    # A tampered line is still rejected at its line; the rule says what is left out on purpose.
+    (logs / 'run.ndjson').write_text(''.join(json.dumps(dict(line, x=2)) + '\n' for line in MESSY))
+    data = json.loads(path.read_text())
+    data['traces'][0]['fields'] = {'drop': ['tags', 'trace-id']}
+    path.write_text(json.dumps(data))
+    assert cli.main(['verify', '--only', 'messy']) == 1
+    out = capsys.readouterr().out
+    assert 'trace logs/run.ndjson is rejected at line 1: no step of the model matches it' in out
+    assert 'no TLA+ form' not in out
+
+
+def test_adoption_one_action_at_a_time(git_repo: GitRepo, capsys, monkeypatch):
+    """Traces that reach Inc only: action coverage fails on Flip until Flip is exempted with a
+    reason; the reason is shown with the verdict; once a trace reaches Flip, a note says the
+    exemption can go."""
+    monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
+    job = {'name': 'incs', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg', 'files': ['logs/*.ndjson']}
+    path = write_model(git_repo, [job], [])
+    logs = path.parent / 'logs'
+    logs.mkdir()
+    (logs / 'a.ndjson').write_text('{"action": "Inc", "x": 1, "y": 0}\n{"action": "Inc", "x": 2, "y": 0}\n')
+    git_repo.add('.')
+    git_repo.commit('model')
+    assert cli.main(['verify']) == 1
+    out = ' '.join(capsys.readouterr().out.split())
+    assert ('no trace line exercises action Flip (covered by flip): add a trace (a scenario) in which '
+            'the code does it, or exempt it with a reason under coverage.untraced') in out
+    data = json.loads(path.read_text())
+    data['coverage']['untraced'] = [{'action': 'Flip', 'reason': 'no scenario flips yet'}]
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert cli.main(['verify', '--update-coverage']) == 0
+    out = capsys.readouterr().out
+    assert 'every action but the exempted of the covered code is reached by the traces: Inc 2' in out
+    assert 'exempted from trace action coverage (coverage.untraced):\n      Flip: no scenario flips yet' in out
+    assert json.loads(path.read_text())['coverage']['untraced'] == data['coverage']['untraced']  # kept
+    (logs / 'b.ndjson').write_text('{"action": "Flip", "x": 0, "y": 1}\n')
+    assert cli.main(['verify']) == 0
+    out = ' '.join(capsys.readouterr().out.split())
+    assert ('trace action coverage: Flip is exempted (coverage.untraced: no scenario flips yet), but '
+            'the traces now reach it (1 lines); remove the exemption so that it stays reached') in out

@@ -12,14 +12,16 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from execlease_hook.tlc import cds as jvm_cds
-from tests import needs
+from tests import needs, wait
 from tests.conftest import GitRepo, git_env
+
+# Every test here starts a JVM (tests/tiers.py).
+pytestmark = pytest.mark.tlc
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 MANIFEST = {
@@ -264,9 +266,15 @@ def test_four_cold_runs_at_once_pass_and_leave_nothing(repo: GitRepo, tmp_path: 
 SLOW_JAVAC = textwrap.dedent('''\
     #!{python}
     import os, sys, time
+    open({started!r}, 'w').close()
     time.sleep(4)
     os.execv({javac!r}, [{javac!r}, *sys.argv[1:]])
 ''')
+
+
+def _javac_started(script: Path) -> Path:
+    """The file the slow javac makes as it starts."""
+    return script.with_name('javac-started')
 
 
 def _slow_javac(tmp_path: Path) -> Path:
@@ -274,7 +282,8 @@ def _slow_javac(tmp_path: Path) -> Path:
     if not real.is_file():
         needs.missing(f'no javac beside {needs.java()}: the helper is never compiled there')
     script = tmp_path / 'slow-javac'
-    script.write_text(SLOW_JAVAC.format(python=sys.executable, javac=str(real)))
+    script.write_text(SLOW_JAVAC.format(python=sys.executable, javac=str(real),
+                                        started=str(_javac_started(script))))
     script.chmod(0o755)
     return script
 
@@ -283,12 +292,13 @@ def _start_and_wait_for_compile(repo: GitRepo, env: dict[str, str]) -> subproces
     jvm = repo.path / '.tmp' / 'tla' / 'jvm'
     run = subprocess.Popen(VERIFY, cwd=repo.path, env=env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while not any(p.name.startswith('.spare-') for p in (jvm.iterdir() if jvm.exists() else ())):
+    started = _javac_started(Path(env['EXECLEASE_JAVAC']))
+
+    def compiling() -> bool:
         assert run.poll() is None, 'the run ended before its helper compile started'
-        assert time.monotonic() < deadline, 'no helper compile started'
-        time.sleep(0.02)
-    time.sleep(0.5)   # the javac is running (it sleeps, then compiles)
+        return started.exists() and any(p.name.startswith('.spare-') for p in jvm.iterdir())
+
+    wait.until(compiling, 'the helper compile to start')   # the javac runs (it sleeps, then compiles)
     return run
 
 

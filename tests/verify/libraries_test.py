@@ -220,3 +220,46 @@ def test_verify_rev_takes_the_jar_from_the_repository_cache(model, lib_jar, tmp_
     out = capsys.readouterr()
     assert code == 0, out.out + out.err
     assert 'libraries: Limits (jar' in out.out
+
+
+SVG_TLA = '---- MODULE SVG ----\nEXTENDS IOUtils\nDraw(f) == Serialize(f, "a.svg", [format |-> "TXT"])\n====\n'
+
+
+def test_a_library_as_it_ships_runs_for_what_the_model_reads(model, lib_jar, tmp_path, capsys):
+    """The folder holds a module no model imports that writes files (as CommunityModules' SVG.tla
+    does) and TLC's own Naturals.tla (as tlapm's library does): the first is never judged, the
+    second is a note naming both, and the verdict is TLC's."""
+    import zipfile
+
+    from tests import needs
+
+    with zipfile.ZipFile(needs.tla_jar()) as z:
+        naturals = z.read('tla2sany/StandardModules/Naturals.tla')
+    model.write(f'{support.LIB}/SVG.tla', SVG_TLA)
+    model.write(f'{support.LIB}/Naturals.tla', naturals)
+    code, data = run(tmp_path, '--no-cache', '--quick')
+    out = capsys.readouterr().out
+    found = jobs(data)
+    assert found['check', 'main']['outcome'] == 'held' and found['check', 'main']['verdict']['distinct'] == 8, out
+    (m,) = data['models']
+    assert any(note.startswith(f'{support.LIB}/Naturals.tla shadows TLC\'s standard module Naturals '
+                               '(tla2sany/StandardModules/Naturals.tla in tla2tools.jar)') for note in m['notes']), m['notes']
+    assert 'SVG' not in json.dumps(m['could_not_run'])
+
+
+@pytest.mark.parametrize(('modules', 'refused'), (
+    ({'Limits.tla': support.LIMITS_TLA.replace('InRange(v, n) ==', 'Run == IOExec(<<"sh">>)\nInRange(v, n) ==')},
+     'jar:Limits!/Limits.tla:4: IOExec (runs a program)'),
+    ({'Limits.tla': support.LIMITS_TLA, 'SVG.tla': SVG_TLA}, None),
+), ids=('read-module-refused', 'unread-module-never-judged'))
+def test_a_jars_modules_follow_the_same_rule(git_repo, tmp_path, capsys, monkeypatch, modules, refused):
+    jar = support.build_jar(tmp_path / 'jar', modules)
+    monkeypatch.setenv('EXECLEASE_LIBRARY_PATH', str(jar.parent))
+    support.write_repo(git_repo.path, libs(jar), mutations=(), findings=(), traces=(), code_mutations=())
+    code, data = run(tmp_path, '--no-cache', '--quick')
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    if refused is None:
+        assert jobs(data)['check', 'main']['outcome'] == 'held', out
+    else:
+        assert code == 2 and refused in ' '.join(out.split()), out

@@ -8,31 +8,51 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import git_env
+from tests import wait
+from tests.conftest import git_env, offline_settings
 from execlease_hook.verify.live import Live
 
 SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
 ERASE = '\r\033[K'
 
 
+class Clock:
+    """The time a Live reads: moved by the test, so that what it prints does not depend on how
+    busy the machine is."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def ticks(live: Live, clock: Clock, until: float, step: float = 0.25) -> None:
+    """What the ticker thread does, at each `step` until `until` (binary fractions: exact)."""
+    while clock.now < until:
+        clock.now += step
+        live.tick()
+
+
 def test_not_a_terminal_a_plain_line_per_interval_and_none_after_the_end():
-    out = io.StringIO()
-    live = Live(out, terminal=False, every=0.3)
+    out, clock = io.StringIO(), Clock()
+    live = Live(out, terminal=False, every=0.5, clock=clock, ticking=False)
     job = live.start('check main')
     job.feed('@!@!@STARTMSG 2189:0 @!@!@')
-    time.sleep(1.0)
+    ticks(live, clock, 0.25)
+    assert out.getvalue() == ''             # none in the first interval
+    ticks(live, clock, 1.75)
     live.finish(job)
-    live.print('  check main: held (1.0 s)')
-    time.sleep(0.5)
+    live.print('  check main: held (1.8 s)')
+    ticks(live, clock, 3.0)                 # none after the end
     live.close()
     lines = out.getvalue().splitlines()
-    assert lines[-1] == '  check main: held (1.0 s)'
-    assert 2 <= len(lines[:-1]) <= 4      # at most one each 0.3 s, none in the first 0.3 s
+    assert lines[-1] == '  check main: held (1.8 s)'
+    assert len(lines[:-1]) == 3             # one each 0.5 s: at 0.5, 1.0 and 1.5
     assert all(re.fullmatch(r'  check main: \d s, computing initial states', line) for line in lines[:-1])
     assert '\033' not in out.getvalue()
 
@@ -40,35 +60,46 @@ def test_not_a_terminal_a_plain_line_per_interval_and_none_after_the_end():
 def test_not_a_terminal_a_job_that_moved_on_since_its_last_line_gets_one_more_as_it_ends():
     """A check that ends between two plain lines still shows a log its last counts; one that
     did not move on since (the test above) gets none."""
-    out = io.StringIO()
-    live = Live(out, terminal=False, every=0.3)
+    out, clock = io.StringIO(), Clock()
+    live = Live(out, terminal=False, every=0.5, clock=clock, ticking=False)
     job = live.start('check main')
     for line in ('@!@!@STARTMSG 2190:0 @!@!@',
                  'Finished computing initial states: 1 distinct state generated at 2026-12-01 19:41:49.',
                  '@!@!@ENDMSG 2190 @!@!@'):
         job.feed(line)
-    deadline = time.monotonic() + 30
-    while not out.getvalue() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    ticks(live, clock, 0.5)
+    assert len(out.getvalue().splitlines()) == 1
     for line in ('@!@!@STARTMSG 2200:0 @!@!@',
                  'Progress(8) at 2026-12-01 19:41:52: 6,901 states generated (6,901 s/min), 3,055 distinct '
                  'states found (3,055 ds/min), 0 states left on queue.', '@!@!@ENDMSG 2200 @!@!@'):
         job.feed(line)
+    clock.now = 0.75
     live.finish(job)        # at once: no tick came between the counts and the end
     live.close()
     lines = out.getvalue().splitlines()
+    assert len(lines) == 2, lines
     assert re.fullmatch(r'  check main: \d s, exploring, 1 distinct state', lines[0])
     assert re.fullmatch(r'  check main: \d s, exploring, 3,055 distinct states \([\d,]+/s\), 0 on queue',
                         lines[-1]), lines
-    assert all('1 distinct state' in line for line in lines[:-1])
+
+
+def test_the_ticker_thread_writes_the_plain_lines_on_its_own():
+    """The thread a real run has (ticking=True): polled with a deadline, never slept on."""
+    out = io.StringIO()
+    live = Live(out, terminal=False, every=0.05)
+    job = live.start('check main')
+    wait.until(out.getvalue, 'the ticker thread to write a plain line')
+    live.finish(job)
+    live.close()
+    assert re.fullmatch(r'  check main: \d s, starting Java\n', out.getvalue()), out.getvalue()
 
 
 def test_on_a_terminal_the_lines_are_redrawn_in_place_and_erased_at_the_end(monkeypatch):
     monkeypatch.setenv('COLUMNS', '40')
-    out = io.StringIO()
-    live = Live(out, terminal=True)
+    out, clock = io.StringIO(), Clock()
+    live = Live(out, terminal=True, clock=clock, ticking=False)
     first, second = live.start('check main'), live.start('mutation a-name-that-is-long-enough')
-    time.sleep(1.3)
+    ticks(live, clock, 1.25)
     live.print('  finding F1: held (0.2 s)')     # a line that stays, above the live ones
     live.finish(first)
     live.finish(second)
@@ -92,15 +123,23 @@ def slow_repo(git_repo):
     return git_repo
 
 
-def verify(repo, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
+@pytest.fixture
+def child_env(jvm_cache, tools_jar) -> dict[str, str]:
+    """A child's environment: no COLUMNS (the width is the test's to set), the session's offline
+    tools and JVM cache (no download tried, the warm-JVM helper and the archive built once)."""
+    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS' and not k.startswith('EXECLEASE_')}
+    return {**environ, **offline_settings(jvm_cache, tools_jar)}
+
+
+def verify(repo, environ: dict[str, str], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', *args),
                           cwd=repo.path, env={**environ, **env}, capture_output=True, text=True,
                           timeout=600)
 
 
-def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo):
-    proc = verify(slow_repo, '--format', 'json', EXECLEASE_PROGRESS_SECONDS='1')
+@pytest.mark.tlc
+def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo, child_env):
+    proc = verify(slow_repo, child_env, '--format', 'json', EXECLEASE_PROGRESS_SECONDS='1')
     report = json.loads(proc.stdout)        # stdout is the machine format, nothing else
     assert report['models'][0]['jobs'][0]['verdict']['distinct'] == 1401 * 1401
     live = [line for line in proc.stderr.splitlines() if line.startswith('  check main: ')
@@ -116,16 +155,30 @@ def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo):
     assert '\033' not in proc.stderr
 
 
-def test_quiet_shows_no_progress(slow_repo):
-    proc = verify(slow_repo, '-q', EXECLEASE_PROGRESS_SECONDS='1')
+@pytest.fixture
+def quick_repo(slow_repo):
+    """slow_repo's model at a size TLC checks at once: starting Java alone outlasts a progress
+    interval of 0.05 s, so a run without -q shows progress lines (checked) and -q is judged on
+    a run that would have had them, without the minutes of the slow check."""
+    cfg = slow_repo.path / 'verification' / 'slow' / 'Slow.cfg'
+    cfg.write_text(cfg.read_text().replace('N = 1400', 'N = 20'))
+    return slow_repo
+
+
+@pytest.mark.tlc
+def test_quiet_shows_no_progress(quick_repo, child_env):
+    shown = verify(quick_repo, child_env, EXECLEASE_PROGRESS_SECONDS='0.05')
+    assert any(re.match(r'  check main: \d+ s, ', line) for line in shown.stderr.splitlines()), shown.stderr
+    proc = verify(quick_repo, child_env, '-q', EXECLEASE_PROGRESS_SECONDS='0.05')
+    assert proc.returncode == shown.returncode, proc.stdout + proc.stderr   # the same verdict
     assert 'check main: ' not in proc.stdout + proc.stderr
 
 
-def test_a_terminal_gets_one_live_line_per_running_job(slow_repo):
+@pytest.mark.tlc
+def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
     leader, follower = pty.openpty()
-    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
     proc = subprocess.Popen((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', '--quick'),
-                            cwd=slow_repo.path, env={**environ, 'TERM': 'xterm', 'COLUMNS': '60'},
+                            cwd=slow_repo.path, env={**child_env, 'TERM': 'xterm', 'COLUMNS': '60'},
                             stdout=subprocess.PIPE, stderr=follower)
     os.close(follower)
     chunks: list[bytes] = []

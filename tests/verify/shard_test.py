@@ -74,6 +74,7 @@ def verdict(data):
             [(i['kind'], i['name'], i['outcome'], i['rule']) for i in data['items']])
 
 
+@pytest.mark.tlc
 @pytest.mark.parametrize('count', (2, 3))
 def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
     whole = tmp_path / 'whole.json'
@@ -98,8 +99,15 @@ def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
     data = json.loads(merged.read_text())
     validate_report(data)
     assert verdict(data) == verdict(json.loads(whole.read_text()))
+    # -q: only what did not hold or could not run, and the verdict.
+    quiet = run(model.path, 'report', 'merge', *parts, '-q')
+    assert quiet.returncode == 1
+    lines = quiet.stdout.splitlines()
+    assert lines[-1] == 'FAILED (did not hold)' and len(lines) < len(proc.stdout.splitlines())
+    assert all(line.startswith(('DID NOT HOLD', ' ')) for line in lines[:-1]), lines
 
 
+@pytest.mark.tlc
 def test_only_runs_the_named_jobs(model, tmp_path):
     out = tmp_path / 'only.json'
     proc = run(model.path, 'verify', '--only', 'caught', 'F1', '--json', str(out))
@@ -111,6 +119,7 @@ def test_only_runs_the_named_jobs(model, tmp_path):
     assert proc.returncode == 2 and '--only nope: no such job' in proc.stderr
 
 
+@pytest.mark.tlc
 def test_merge_refuses_what_is_not_one_run(model, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(model.path)
     parts = []

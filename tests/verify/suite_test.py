@@ -17,7 +17,7 @@ from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
-from tests import needs
+from tests import needs, wait
 from tests.conftest import GitRepo, git_env, use_offline
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -67,7 +67,7 @@ def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entrie
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'findings' / 'F1.cfg')
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'invariant.cfg')
     repo.write('app/counter.py', COUNTER_PY)
-    data = {
+    data: dict[str, Any] = {
         'version': 1, 'spec': 'Counter.tla', 'checks': list(checks), 'mutations': list(mutations),
         'findings': list(findings),
         'coverage': {'syncCommit': coverage.get('sync'), 'modelHash': coverage.get('model_hash'),
@@ -179,18 +179,6 @@ def test_exit_codes_through_the_console_script(git_repo, mutations, findings, co
         assert 'COULD NOT RUN: mutation missing' in proc.stdout
 
 
-def test_alias_runs_the_suite(git_repo):
-    write_model(git_repo, entries=())
-    env = git_env()
-    env['EXECLEASE_TLA_OFFLINE'] = '1'
-    proc = subprocess.run(
-        (str(EXECLEASE.parent / 'verify-execution-lease'), '--quick'), cwd=git_repo.path, env=env,
-        capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert cached_column(proc.stdout) == {'main': 'no'}
-
-
 def test_no_java_exits_2(git_repo, tmp_path):
     write_model(git_repo)
     proc = console(git_repo, env={'EXECLEASE_JAVA': str(tmp_path / 'no-java')})
@@ -285,7 +273,10 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     head = git_repo.commit('model')
     before = json.loads(path.read_text())
     assert cli.main(['verify']) == 1  # never synced
-    assert 'covered code changed: entry inc at app/counter.py:1, action Inc' in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert ('covered code never synced: entry inc at app/counter.py:1, action Inc: no hash recorded '
+            'yet;') in ' '.join(out.split())
+    assert 'covered code changed' not in out
     assert cli.main(['verify', '--update-coverage']) == 0
     out = capsys.readouterr().out
     assert 'coverage updated in' in out and f'syncCommit: none -> {head}' in out
@@ -293,7 +284,9 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     after = json.loads(path.read_text())
     assert after['coverage']['syncCommit'] == head
     assert after['coverage']['modelHash']['scheme'] == 'tla1'
-    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'pass.cfg', 'findings/F1.cfg'}
+    # The spec, its cfgs and CounterLib.tla, which Counter.tla EXTENDS beside it.
+    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'CounterLib.tla', 'pass.cfg',
+                                                            'findings/F1.cfg'}
     assert all(e['hash'].startswith('ts2:sha256:') for e in after['coverage']['entries'])
     assert after['checks'] == [{**MAIN, 'states': 8}]
     # Everything else is exactly as it was.
@@ -458,7 +451,6 @@ def test_unverified_jar_is_stated_loudly(git_repo, capsys, monkeypatch, tmp_path
 
 def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     import signal
-    import time
 
     from tests.tlc.run_test import BIG_SPEC
     write_model(git_repo, entries=())
@@ -478,10 +470,9 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(report)),
                             cwd=git_repo.path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while len(list(temp.glob('execlease-check-*'))) < 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(1.0)
+    # TLC makes its -metadir's dated folder as it starts: both checks are running TLC.
+    wait.until(lambda: len(list(temp.glob('execlease-check-*/meta/*'))) >= 2, 'both checks to start TLC',
+               timeout=60)
     assert len(list(temp.glob('execlease-check-*'))) == 2
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

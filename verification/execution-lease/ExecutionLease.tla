@@ -40,10 +40,12 @@ VARIABLES
     runGen,      \* per run: the generation of the lease it holds (0: none)
     decided,     \* per run: the policy under which it decided to run the effect
     effects,     \* the outside world: every external effect, in order
-    lastTx       \* history: the last transaction, with the agent_turns row it saw
+    lastTx,      \* history: the last transaction, with the agent_turns row it saw
+    began,       \* history: per run, what its begin_step of this lease did
+    readable     \* per run: the policies in force since its claim (what it may read)
 
 vars == <<turnStatus, owner, gen, live, ended, step, policyNow,
-          pc, runGen, decided, effects, lastTx>>
+          pc, runGen, decided, effects, lastTx, began, readable>>
 
 \* The run id process r writes as lease_owner and written_by (worker.py
 \* --run-id).  By default each process has its own; a config may override
@@ -58,7 +60,7 @@ RestartedRun == CHOOSE r \in Runs \ {FirstRun} : TRUE
 SharedRunId(r) == IF r = RestartedRun THEN FirstRun ELSE r
 
 \* The effective policy of a started step: the most restrictive of the one
-\* recorded on the row and the one in force now ("never" beats "always").
+\* recorded on the row and the one read now ("never" beats "always").
 MostRestrictive(recorded, now) ==
     IF recorded = "never" \/ now = "never" THEN "never" ELSE "always"
 
@@ -71,10 +73,26 @@ StepWrites == {"step-insert", "step-unknown", "step-rerun", "step-complete"}
 \* Every transaction of begin_step (a write or a read-only decision).
 BeginKinds == {"step-insert", "step-read", "step-unknown", "step-rerun"}
 
+\* The begin_step transactions that decide to run the effect: they write a
+\* started row.
+RunKinds == {"step-insert", "step-rerun"}
+
+\* What a run's begin_step decided, as the history `began` keeps it: taken
+\* from the transaction it committed and the row it found, not from where
+\* it sent the worker.  "run": it wrote a started row (a new row, a re-run);
+\* "replay": it found the step completed and wrote no started row;
+\* "no-run": any other (the row marked unknown, an unknown row left).
+\* Besides: "none", no begin_step committed in this lease; "ran", the
+\* process's effect ran since its decision.
+Outcome(kind, found) ==
+    IF kind \in RunKinds THEN "run"
+    ELSE IF found = "completed" THEN "replay"
+    ELSE "no-run"
+
 \* What a transaction by run r saw, recorded independently of the action's
 \* own guard: the agent_turns row as the step_write_audit trigger reads it
 \* (owner, generation, live); for a claim, the turn's status; for a
-\* begin_step, the policy in force; for a begin_step or a step write, the
+\* begin_step, the policy read (SeenRead); for a begin_step or a step write, the
 \* step row before it.  (Only what
 \* a property reads: every other field is fixed, so the history adds few
 \* states.)
@@ -84,6 +102,9 @@ Seen(kind, r) ==
      turnBefore |-> IF kind = "claim" THEN turnStatus ELSE "none",
      stepBefore |-> IF kind \in BeginKinds \cup StepWrites THEN step ELSE NoRow,
      policyNow |-> IF kind \in BeginKinds THEN policyNow ELSE "none"]
+
+\* What a begin_step saw, with the policy it read.
+SeenRead(kind, r, p) == [Seen(kind, r) EXCEPT !.policyNow = p]
 
 Init ==
     /\ turnStatus = "open"
@@ -100,6 +121,8 @@ Init ==
     /\ lastTx = [kind |-> "none", run |-> None, id |-> None, runGen |-> 0,
                  owner |-> None, leaseGen |-> 0, wasLive |-> FALSE,
                  turnBefore |-> "none", stepBefore |-> NoRow, policyNow |-> "none"]
+    /\ began = [r \in Runs |-> "none"]
+    /\ readable = [r \in Runs |-> {}]
 
 (***************************************************************************)
 (* Lease transactions: examples/agent_runtime/lease.py                      *)
@@ -119,6 +142,8 @@ Claim(r) ==
     /\ runGen' = [runGen EXCEPT ![r] = gen']
     /\ pc' = [pc EXCEPT ![r] = "holding"]
     /\ lastTx' = Seen("claim", r)
+    /\ began' = [began EXCEPT ![r] = "none"]
+    /\ readable' = [readable EXCEPT ![r] = {policyNow}]
     /\ UNCHANGED <<turnStatus, ended, step, policyNow, decided, effects>>
 
 \* code: examples/agent_runtime/lease.py:45 renew (called by worker.py:50 Heartbeat.run)
@@ -132,7 +157,7 @@ Renew(r) ==
     /\ live' = TRUE
     /\ lastTx' = Seen("renew", r)
     /\ UNCHANGED <<turnStatus, owner, gen, ended, step, policyNow,
-                   pc, runGen, decided, effects>>
+                   pc, runGen, decided, effects, began, readable>>
 
 \* code: examples/agent_runtime/lease.py:61 release (called at worker.py:139, after run_turn)
 \* release: UPDATE agent_turns SET lease_owner = NULL, lease_expires_at = NULL
@@ -149,6 +174,9 @@ Release(r) ==
     /\ runGen' = [runGen EXCEPT ![r] = 0]
     /\ decided' = [decided EXCEPT ![r] = "none"]
     /\ lastTx' = Seen("release", r)
+    \* history: forgets the lease's, but a decision to run whose effect never ran
+    /\ began' = [began EXCEPT ![r] = IF began[r] = "run" THEN "run" ELSE "none"]
+    /\ readable' = [readable EXCEPT ![r] = {}]
     /\ UNCHANGED <<turnStatus, gen, step, policyNow, effects>>
 
 \* Time passes: the lease's expiry is reached.  Not a transaction.
@@ -157,7 +185,7 @@ Expire ==
     /\ live' = FALSE
     /\ ended' = ended \cup {gen}
     /\ UNCHANGED <<turnStatus, owner, gen, step, policyNow,
-                   pc, runGen, decided, effects, lastTx>>
+                   pc, runGen, decided, effects, lastTx, began, readable>>
 
 (***************************************************************************)
 (* Step transactions: examples/agent_runtime/steps.py                       *)
@@ -165,54 +193,56 @@ Expire ==
 
 \* begin_step, replay decision (the anchored region, examples/agent_runtime/steps.py:66-104):
 \* one branch per row state; MostRestrictive is steps.py:28 most_restrictive.
-\* no row: INSERT status 'started', policy now, generation, written_by -> run the effect
-BeginInsert(r) ==
+\* Each branch decides under p, the policy the worker read just before the
+\* transaction (run_turn: read_policy, then begin_step).
+\* no row: INSERT status 'started', policy read, generation, written_by -> run the effect
+BeginInsert(r, p) ==
     /\ step.status = "none"                        \* no row: INSERT
-    /\ step' = [status |-> "started", policy |-> policyNow, gen |-> runGen[r], by |-> RunId(r)]
+    /\ step' = [status |-> "started", policy |-> p, gen |-> runGen[r], by |-> RunId(r)]
     /\ turnStatus' = turnStatus
     /\ pc' = [pc EXCEPT ![r] = "decided"]
-    /\ decided' = [decided EXCEPT ![r] = policyNow]
-    /\ lastTx' = Seen("step-insert", r)
+    /\ decided' = [decided EXCEPT ![r] = p]
+    /\ lastTx' = SeenRead("step-insert", r, p)
 
 \* completed: return its result, the effect is not run
-BeginReplayCompleted(r) ==
+BeginReplayCompleted(r, p) ==
     /\ step.status = "completed"                   \* completed: replay
     /\ pc' = [pc EXCEPT ![r] = "finished"]         \* completed: replayed, effect not run
     /\ decided' = decided
     /\ UNCHANGED <<step, turnStatus>>
-    /\ lastTx' = Seen("step-read", r)
+    /\ lastTx' = SeenRead("step-read", r, p)
 
 \* unknown: the effect is not run, the turn needs a person.  Unreachable here: a
 \* row turns unknown in the transaction that closes the turn, and Claim needs
 \* 'open'; it guards a turn a person reopens (NOTES.md, redundant guards).
-BeginUnknown(r) ==
+BeginUnknown(r, p) ==
     /\ step.status = "unknown"                     \* unknown: needs a person
     /\ pc' = [pc EXCEPT ![r] = "finished"]         \* unknown: needs a person, effect not run
     /\ decided' = decided
     /\ UNCHANGED <<step, turnStatus>>
-    /\ lastTx' = Seen("step-read", r)
+    /\ lastTx' = SeenRead("step-read", r, p)
 
 \* started, effective policy never: UPDATE status 'unknown', turn 'needs_attention'
-BeginStartedNever(r) ==
+BeginStartedNever(r, p) ==
     /\ step.status = "started"                     \* started + never: the row is started
-    /\ MostRestrictive(step.policy, policyNow) = "never"    \* started + never -> unknown
+    /\ MostRestrictive(step.policy, p) = "never"            \* started + never -> unknown
     /\ step' = [step EXCEPT !.status = "unknown", !.policy = "never",
                             !.gen = runGen[r], !.by = RunId(r)]
     /\ turnStatus' = "needs_attention"             \* started + never: turn needs_attention
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ decided' = decided
-    /\ lastTx' = Seen("step-unknown", r)
+    /\ lastTx' = SeenRead("step-unknown", r, p)
 
 \* started, effective policy always: UPDATE policy, generation, written_by -> run it again
-BeginStartedAlways(r) ==
+BeginStartedAlways(r, p) ==
     /\ step.status = "started"                     \* started + always: the row is started
-    /\ MostRestrictive(step.policy, policyNow) = "always"   \* started + always -> run again
-    /\ step' = [step EXCEPT !.policy = MostRestrictive(step.policy, policyNow),
+    /\ MostRestrictive(step.policy, p) = "always"           \* started + always -> run again
+    /\ step' = [step EXCEPT !.policy = MostRestrictive(step.policy, p),
                             !.gen = runGen[r], !.by = RunId(r)]
     /\ turnStatus' = turnStatus
     /\ pc' = [pc EXCEPT ![r] = "decided"]
-    /\ decided' = [decided EXCEPT ![r] = MostRestrictive(step.policy, policyNow)]
-    /\ lastTx' = Seen("step-rerun", r)
+    /\ decided' = [decided EXCEPT ![r] = MostRestrictive(step.policy, p)]
+    /\ lastTx' = SeenRead("step-rerun", r, p)
 
 \* code: examples/agent_runtime/steps.py:43 begin_step (writes through steps.py:35 _fenced_write)
 \* begin_step: fence and replay decision in one BEGIN IMMEDIATE transaction
@@ -221,21 +251,26 @@ BeginStep(r) ==
     /\ owner = RunId(r)                            \* begin_step fence: lease_owner = :run
     /\ gen = runGen[r]                             \* begin_step fence: lease_generation = :gen
     /\ live                                        \* begin_step fence: lease_expires_at > now
-    /\ \/ BeginInsert(r)
-       \/ BeginReplayCompleted(r)
-       \/ BeginUnknown(r)
-       \/ BeginStartedNever(r)
-       \/ BeginStartedAlways(r)
+    /\ \E p \in readable[r] :                      \* worker: the policy it read (read_policy)
+          \/ BeginInsert(r, p)
+          \/ BeginReplayCompleted(r, p)
+          \/ BeginUnknown(r, p)
+          \/ BeginStartedNever(r, p)
+          \/ BeginStartedAlways(r, p)
+    /\ readable' = [readable EXCEPT ![r] = {}]
+    /\ began' = [began EXCEPT ![r] = Outcome(lastTx'.kind, step.status)]
     /\ UNCHANGED <<owner, gen, live, ended, policyNow, runGen, effects>>
 
 \* code: examples/agent_runtime/worker.py:91 run_turn calls append_effect
 \* The external effect, outside any transaction.  A deposed run still does it.
 Effect(r) ==
     /\ pc[r] = "decided"                           \* worker: the effect once begin_step said run
-    /\ effects' = Append(effects, [run |-> r, gen |-> runGen[r], policy |-> decided[r]])
+    /\ effects' = Append(effects, [run |-> r, gen |-> runGen[r], policy |-> decided[r],
+                                    after |-> began[r]])
     /\ pc' = [pc EXCEPT ![r] = "effected"]
+    /\ began' = [began EXCEPT ![r] = "ran"]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
-                   runGen, decided, lastTx>>
+                   runGen, decided, lastTx, readable>>
 
 \* code: examples/agent_runtime/steps.py:108 complete_step
 \* complete_step: the same fence, then
@@ -252,7 +287,7 @@ CompleteStep(r) ==
     /\ pc' = [pc EXCEPT ![r] = "finished"]
     /\ lastTx' = Seen("step-complete", r)
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, policyNow,
-                   runGen, decided, effects>>
+                   runGen, decided, effects, began, readable>>
 
 \* code: examples/agent_runtime/lease.py:75 finish_turn (called at worker.py:96)
 \* finish_turn: UPDATE agent_turns SET status = 'done' WHERE the fence AND
@@ -267,7 +302,7 @@ FinishTurn(r) ==
     /\ turnStatus' = "done"
     /\ lastTx' = Seen("finish", r)
     /\ UNCHANGED <<owner, gen, live, ended, step, policyNow,
-                   pc, runGen, decided, effects>>
+                   pc, runGen, decided, effects, began, readable>>
 
 (***************************************************************************)
 (* The environment                                                          *)
@@ -281,15 +316,21 @@ Crash(r) ==
     /\ pc' = [pc EXCEPT ![r] = "idle"]
     /\ runGen' = [runGen EXCEPT ![r] = 0]
     /\ decided' = [decided EXCEPT ![r] = "none"]
+    /\ began' = [began EXCEPT ![r] = "none"]
+    /\ readable' = [readable EXCEPT ![r] = {}]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step, policyNow,
                    effects, lastTx>>
 
-\* A deploy flips the tool's replay policy (only when AllowFlip).
+\* A deploy flips the tool's replay policy (only when AllowFlip).  A process
+\* holding a lease may read either policy now: its read (just before
+\* begin_step) may come before or after the flip.
 Flip ==
     /\ AllowFlip
     /\ policyNow' = IF policyNow = "never" THEN "always" ELSE "never"
+    /\ readable' = [q \in Runs |-> IF pc[q] = "holding" THEN readable[q] \cup {policyNow'}
+                                                       ELSE readable[q]]
     /\ UNCHANGED <<turnStatus, owner, gen, live, ended, step,
-                   pc, runGen, decided, effects, lastTx>>
+                   pc, runGen, decided, effects, lastTx, began>>
 
 Next ==
     \/ \E r \in Runs :
@@ -324,6 +365,8 @@ TypeOK ==
     /\ runGen \in [Runs -> 0..MaxGen]
     /\ decided \in [Runs -> Policy \cup {"none"}]
     /\ \A i \in 1..Len(effects) : effects[i].policy \in Policy
+    /\ began \in [Runs -> {"none", "run", "replay", "no-run", "ran"}]
+    /\ readable \in [Runs -> SUBSET Policy]
 
 \* The holder of the current generation, as the transaction saw it: its run
 \* id is the owner and the generation is the one it claimed.
@@ -340,19 +383,22 @@ P8 ==
         effects[i].policy = "never" => Len(effects) = 1
 
 \* P1: only the owner of the current live generation commits writes to the
-\* step row, judged on the written row as the step_write_audit trigger
-\* judges it: the row's written_by is lease_owner, its generation is
-\* lease_generation, and the lease is live, at the write.  (A write that
-\* leaves the row as it was wrote another step's row: a spec that extends
-\* this one may model those.)
+\* step row.  Judged on the writer: the process that wrote holds the current
+\* generation (its run id is lease_owner and its own generation, the one it
+\* claimed, is lease_generation), which no audit of the database can see;
+\* and on the written row, as the step_write_audit trigger judges it: the
+\* row's written_by is lease_owner, its generation is lease_generation, and
+\* the lease is live, at the write.  (A write that leaves the row as it was
+\* wrote another step's row: a spec that extends this one may model those.)
 P1 ==
     lastTx.kind \in StepWrites /\ step # lastTx.stepBefore =>
+        /\ WasHolder(lastTx)
         /\ step.by = lastTx.owner
         /\ step.gen = lastTx.leaseGen
         /\ lastTx.wasLive
 
 \* A row that begin_step (re)starts names its runner and its generation,
-\* and records the policy that decided: the one in force for a new row;
+\* and records the policy that decided: the one read for a new row;
 \* for a re-run the effective one, which can only be always.
 StartedRowNamesHolder ==
     lastTx.kind \in {"step-insert", "step-rerun"} =>
@@ -363,7 +409,8 @@ StartedRowNamesHolder ==
                                                         ELSE "always"
 
 \* A flip to never is honoured: a begin_step that finds its step started
-\* with never recorded or in force runs nothing again; the row turns
+\* with never recorded or read (lastTx.policyNow: the policy its worker
+\* read) runs nothing again; the row turns
 \* unknown and the turn needs a person.  (Written without MostRestrictive,
 \* so that an edit of that operator is judged, not copied.)
 NeverIsHonoured ==
@@ -375,13 +422,37 @@ NeverIsHonoured ==
        /\ turnStatus = "needs_attention"
 
 \* And always means at least once: a begin_step that finds its step started
-\* with always recorded and in force runs it again (no person is asked).
+\* with always recorded and read decides to run it again (no person is
+\* asked); that the worker then runs it is RunDecisionRuns.
 AlwaysIsRerun ==
     /\ lastTx.kind \in BeginKinds
     /\ lastTx.stepBefore.status = "started"
     /\ lastTx.stepBefore.policy = "always"
     /\ lastTx.policyNow = "always"
     => lastTx.kind = "step-rerun"
+
+\* What the worker does after each decision, judged on the history began
+\* (the transaction its begin_step committed), not on the worker's pc alone.
+\*
+\* A begin_step that decided to run the effect (a new row, a re-run) is
+\* followed by that process's effect, or by its crash (which ends its
+\* history): until the effect ran, the process is where the worker runs it,
+\* never at finish_turn or at a release.
+RunDecisionRuns ==
+    \A r \in Runs : began[r] = "run" => pc[r] = "decided"
+
+\* A completed step is not run again, whatever the policy: no effect follows
+\* a begin_step that found its step completed.  (The promise is about
+\* decisions: a process that decided to run before the completion and was
+\* deposed since may still run its effect after it, F2 and F7.)
+CompletedIsNotRunAgain ==
+    \A i \in 1..Len(effects) : effects[i].after # "replay"
+
+\* An effect runs only right after its process's begin_step decided to run
+\* it: never after a decision not to run (a row marked unknown, a replay),
+\* nor in a lease whose begin_step did not commit (LeaseLost).
+EffectOnlyAfterRunDecision ==
+    \A i \in 1..Len(effects) : effects[i].after = "run"
 
 \* Whatever a begin_step decided, a row that is not started is left as it
 \* is: a completed row is replayed, an unknown row waits for a person.

@@ -78,7 +78,8 @@ BeginOtherStep(r) ==
     /\ live
     /\ turnStatus' = "needs_attention"
     /\ lastTx' = Seen("step-unknown", r)
-    /\ UNCHANGED <<owner, gen, live, ended, step, policyNow, pc, runGen, decided, effects>>
+    /\ UNCHANGED <<owner, gen, live, ended, step, policyNow, pc, runGen, decided, effects,
+                   began, readable>>
 
 \* A claim made while another run with the same run id still holds an older
 \* claim of the turn (it was stopped, or deposed and did not release): the
@@ -107,8 +108,9 @@ AgreesBefore(r) ==
     /\ Has("policyNow") => policyNow = Line.policyNow
     /\ Has("runGen") /\ ~IsClaim => runGen[r] = Line.runGen
 
-\* What the line logged after it.
+\* What the line logged after it (a begin_step's policyNow: the policy it read).
 AgreesAfter(r) ==
+    /\ Has("policyNow") => lastTx'.policyNow = Line.policyNow
     /\ Has("owner") => owner' = OwnerOf(Line.owner)
     /\ Has("gen") => gen' = Line.gen
     /\ Has("turnStatus") => turnStatus' = Line.turnStatus
@@ -116,9 +118,9 @@ AgreesAfter(r) ==
     /\ Has("stepRow") => step' = StepOf(Line.stepRow)
     /\ Has("pc") => pc'[r] = Line.pc
     /\ Has("runGen") /\ IsClaim => runGen'[r] = Line.runGen
-    /\ Has("effect") => effects'[Len(effects')] =
-                            [run |-> Line.effect.run, gen |-> Line.effect.gen,
-                             policy |-> Line.effect.policy]
+    /\ Has("effect") => /\ effects'[Len(effects')].run = Line.effect.run
+                        /\ effects'[Len(effects')].gen = Line.effect.gen
+                        /\ effects'[Len(effects')].policy = Line.effect.policy
 
 MatchLine ==
     /\ l <= Len(Tr)

@@ -35,8 +35,12 @@ import pytest
 from examples.agent_runtime import schema
 from examples.agent_runtime.fault_harness import p1_violations
 from examples.agent_runtime.fault_harness import read_effect_log
+from tests import wait
 from tests.examples.agent_runtime.restart_test import copy_with
 from tests.examples.agent_runtime.restart_test import wait_for
+
+# Every test here starts pre-commit or the example's worker processes (tests/tiers.py).
+pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 # Long enough that B, stopped in its effect, keeps a live lease while A completes.
@@ -113,15 +117,15 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
             return None
         stale.send_signal(signal.SIGCONT)
         # A's stop outlasted its effect's delay: it writes its effect, then complete_step.
-        deadline = time.monotonic() + 20
-        while not read_effect_log(tmp / 'a.log'):
-            assert time.monotonic() < deadline, 'A never did its effect'
-            time.sleep(0.005)
+        wait.until(lambda: read_effect_log(tmp / 'a.log'), 'A to do its effect', timeout=20)
         if lands:
             wait_for(conn, "SELECT count(*) FROM step_write_audit WHERE new_status = 'completed'",
                      "A's stale completion")
         else:
-            time.sleep(0.5)   # A's refused complete_step writes nothing to wait for
+            # The one fixed wait left: A's refused complete_step writes nothing to wait for, and
+            # A does not end after it (it claims again once B's stopped lease expires, so waiting
+            # for its end lets it complete as the live owner).
+            time.sleep(0.5)
         stale_completions = len(completions(conn))
         restarted.send_signal(signal.SIGCONT)
         outputs = [proc.communicate(timeout=60) for proc in procs]

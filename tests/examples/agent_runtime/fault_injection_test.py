@@ -49,6 +49,7 @@ def rounds_until_caught(
     return report
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(90)
 def test_faults_keep_p8_and_p1(tmp_path: Path):
     seed = fault_seed()
@@ -66,6 +67,7 @@ def test_faults_keep_p8_and_p1(tmp_path: Path):
     assert report.policy_flips > 0, report.summary()
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(120)
 def test_faults_catch_a_begin_step_without_the_never_rule(tmp_path: Path):
     # The same harness against a broken begin_step (a started row is always run again,
@@ -76,6 +78,7 @@ def test_faults_catch_a_begin_step_without_the_never_rule(tmp_path: Path):
     assert report.p8, 'three rounds with a broken begin_step and P8 saw nothing'
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(150)
 def test_faults_catch_an_unfenced_complete_step(tmp_path: Path):
     # The same harness against a complete_step without its fence and its generation

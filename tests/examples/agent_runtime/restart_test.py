@@ -35,6 +35,10 @@ from examples.agent_runtime import schema
 from examples.agent_runtime.fault_harness import p1_violations
 from examples.agent_runtime.fault_harness import p8_violations
 from examples.agent_runtime.fault_harness import read_effect_log
+from tests import wait
+
+# Every test here starts pre-commit or the example's worker processes (tests/tiers.py).
+pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 TTL = 0.5
@@ -62,11 +66,8 @@ def spawn(root: Path, files: Files, policy: Path, effect_delay: float) -> subpro
 
 
 def wait_for(conn: sqlite3.Connection, sql: str, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not conn.execute(sql).fetchone()[0]:
-        if time.monotonic() > deadline:
-            raise AssertionError(f'timed out waiting until {what}')
-        time.sleep(0.005)
+    # Polled often: the tests stop a worker inside an effect of a few tenths of a second.
+    wait.until(lambda: conn.execute(sql).fetchone()[0], what, timeout=timeout, poll=0.005)
 
 
 def open_when_read(fifo: Path, proc: subprocess.Popen[str], timeout: float = 20.0) -> int:

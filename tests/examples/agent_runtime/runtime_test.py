@@ -382,7 +382,7 @@ def test_write_and_trigger_share_one_instant(conn):
     # The fence in a write's WHERE clause and the trigger that audits it must see the
     # same 'now'; otherwise a lease could expire between the two. One statement that
     # fires the trigger on many rows takes many milliseconds, yet sees a single instant.
-    lease = claim(conn, 't1', 'a', TTL)
+    claim(conn, 't1', 'a', TTL)
     conn.executemany(
         "INSERT INTO agent_execution_steps VALUES ('t1', ?, 'started', 'never', 1, 'a', NULL)",
         [(f's{i}',) for i in range(3000)],

@@ -184,6 +184,7 @@ def check(trace_dir: Path):
     return traces.judge(tlc.run_job(job), found)
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(300)
 def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
     seed = 20260101
@@ -203,6 +204,7 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
     assert counts.get('RestartClaim', 0) >= report.same_id_takeovers, counts
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(600)
 def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
     # complete_step without its fence (fault_harness.MUTANT_WORKER): a deposed worker's
@@ -247,3 +249,31 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
     assert result.outcome == 'held', result.message
     assert f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s' in result.message
     assert ' at line ' in result.message and 'examples/agent_runtime/' in result.message
+
+
+# What the worker does after each decision (run, replay, needs a person, LeaseLost): each of
+# these breaks keeps every write of the shipped code and changes only what the worker does
+# next, so the line that rejects it is the worker's next step, which the model does not allow.
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(('name', 'rejected_at'), [
+    ('rerun-returns-replayed', 's05--0-search.ndjson at line 6 (Release by b, '),
+    ('replay-reruns-completed-always', 's11--0-search.ndjson at line 7 (Effect by b, '),
+    ('never-branch-runs', 's07--0-mail.ndjson at line 6 (Effect by b, '),
+    ('effect-after-lease-lost', 's16--0-search.ndjson at line 3 (Effect by a, '),
+    ('complete-step-forges-generation', 's13--0-search.ndjson at line 5 (CompleteStep by w, '),
+])
+def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
+        name: str, rejected_at: str, tmp_path: Path, offline_tlc,
+):
+    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc.cache import ResultCache
+    from execlease_hook.traces import suite as trace_suite
+
+    root = MODEL.parents[1]
+    m = manifest_read.load(MODEL / 'manifest.json', root)
+    (mutation,) = [c for c in m.code_mutations if c.name == name]
+    t = tools.Tools(tools.resolve_jar(root), tools.find_java())
+    result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
+    assert result.outcome == 'held', result.message
+    assert f'trace job scenarios rejects {rejected_at}' in ' '.join(result.message.split())

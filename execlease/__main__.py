@@ -1,0 +1,3 @@
+from execlease_hook.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,117 @@
+"""The hooks `execlease init` writes or prints: the ones execlease publishes in its
+`.pre-commit-hooks.yaml` (`language: python`: pre-commit builds their environment from
+execlease's repository at a pinned `rev`, so a commit from any git client runs them, with or
+without a virtual environment on PATH), or, with `--hooks system`, `repo: local` hooks that run
+the execlease of the project's own environment.
+
+The repository and commit of the published hooks are where this execlease was installed from
+(`core/origin.py`): the hooks and the command line are one version. An install pip recorded no
+git origin for (a folder, a wheel, an editable clone) gets the `system` hooks with a note, unless
+`--hooks-repo` and `--hooks-rev` name the repository.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from execlease_hook.core import origin
+from execlease_hook.core.errors import CannotRun
+
+GUARD_ID, VERIFY_ID = 'execlease-guard', 'execlease-verify'
+# The ids before they said what they run: for one release they run the same commands and say
+# what to change (`--renamed-hook` of guard and verify); then they go.
+RENAMED = {'execlease-coverage': GUARD_ID, 'execlease-tlc': VERIFY_ID}
+
+
+class HookPlan:
+    """Which hooks, from where: `repo`/`rev` for the published hooks, None for `system` ones."""
+
+    def __init__(self, repo: str | None, rev: str | None, version: str | None = None,
+                 extras: tuple[str, ...] = (), note: str | None = None) -> None:
+        self.repo, self.rev, self.version, self.extras, self.note = repo, rev, version, extras, note
+
+    @property
+    def system(self) -> bool:
+        return self.repo is None
+
+
+def plan(kind: str | None, repo: str | None, rev: str | None) -> HookPlan:
+    """The hooks for `--hooks KIND` (None: python when the origin is known, else system)."""
+    if (repo is None) != (rev is None):
+        raise CannotRun('--hooks-repo and --hooks-rev go together: the git URL of execlease and '
+                        'the tag or commit its hooks are built from')
+    if kind == 'system':
+        if repo is not None:
+            raise CannotRun('--hooks system runs the execlease of your environment: leave out '
+                            '--hooks-repo and --hooks-rev')
+        return HookPlan(None, None)
+    found = origin.installed()
+    extras = origin.extras_requirements()
+    if repo is not None and rev is not None:
+        return HookPlan(repo, rev, None, extras)
+    if found.url is not None and found.commit is not None:
+        return HookPlan(found.url, found.commit, found.version, extras)
+    where = found.pip_spec or 'a package index'
+    if kind == 'python':
+        raise CannotRun(f'--hooks python: this execlease was installed from {where}, not from git, '
+                        'so init cannot tell which repository and commit pre-commit should build '
+                        'the hooks from; name them with --hooks-repo URL --hooks-rev TAG')
+    return HookPlan(None, None, note=(
+        f'the hooks run the execlease of your environment (language: system): this execlease was '
+        f'installed from {where}, not from git, so a commit from a shell or git client without it '
+        'on PATH fails. To have pre-commit build the hooks itself, run init again with '
+        '--hooks-repo URL --hooks-rev TAG (the git URL of execlease and a tag of it).'))
+
+
+def _scalar(text: str) -> str:
+    """A YAML scalar for a path or URL: plain when it is safe so, else double-quoted."""
+    return text if re.fullmatch(r'[\w./@+~:=-]+', text) and ': ' not in text else json.dumps(text)
+
+
+def hooks(p: HookPlan, model: str | None) -> str:
+    """The entry of `repos:` (its lines, each ending in a newline)."""
+    if p.system:
+        option = '' if model is None else f' --model {model}'
+        return (
+            '-   repo: local\n'
+            '    hooks:\n'
+            f'    -   id: {GUARD_ID}\n'
+            '        name: execlease guard\n'
+            f'        entry: execlease guard{option}\n'
+            '        language: system\n'
+            '        stages: [pre-commit, pre-merge-commit]\n'
+            '        always_run: true\n'
+            '        require_serial: true\n'
+            f'    -   id: {VERIFY_ID}\n'
+            '        name: execlease verify\n'
+            f'        entry: execlease verify --pushed{option}\n'
+            '        language: system\n'
+            '        stages: [manual, pre-push]\n'
+            '        pass_filenames: false\n'
+            '        always_run: true\n'
+            '        require_serial: true\n'
+        )
+    assert p.repo is not None and p.rev is not None
+    args = '' if model is None else f'        args: [--model, {_scalar(model)}]\n'
+    version = f'  # execlease {p.version}' if p.version else ''
+    extras = ('' if not p.extras else
+              f'        additional_dependencies: [{", ".join(_scalar(e) for e in p.extras)}]\n')
+    return (
+        f'-   repo: {_scalar(p.repo)}\n'
+        f'    rev: {_scalar(p.rev)}{version}\n'
+        '    hooks:\n'
+        f'    -   id: {GUARD_ID}\n'
+        f'{args}'
+        f'    -   id: {VERIFY_ID}\n'
+        f'{args}{extras}'
+    )
+
+
+def header(p: HookPlan) -> str:
+    """The comment at the top of a config init writes whole."""
+    how = ('# The execlease of your environment runs them (language: system): keep it on PATH\n'
+           '# for every git client.\n' if p.system else
+           '# pre-commit builds them from execlease at `rev` (the execlease you installed), so\n'
+           '# every git client runs them; `pre-commit autoupdate` moves `rev` to a newer tag.\n')
+    return ('# execlease: the guard on every commit, the TLC suite on push and by hand\n'
+            f'# (`pre-commit run --hook-stage manual {VERIFY_ID}`).\n' + how)

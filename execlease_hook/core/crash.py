@@ -1,0 +1,50 @@
+"""A bug's report: the traceback of an unexpected exception, with what is needed to reproduce it,
+written to one log file that the message names, as pre-commit writes its own
+(`~/.cache/pre-commit/pre-commit.log`). Exit 3, its own code: not "did not hold" (1), not "could
+not run" (2), which a CI step or a person can act on without reading a traceback.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+EXIT_BUG = 3
+
+
+def log_path() -> Path:
+    """`$EXECLEASE_LOG`, else execlease.log in the user's cache (`$XDG_CACHE_HOME/execlease`)."""
+    named = os.environ.get('EXECLEASE_LOG')
+    if named:
+        return Path(named)
+    base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
+    return Path(base) / 'execlease' / 'execlease.log'
+
+
+def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
+    import platform
+    import shlex
+
+    return '\n'.join((
+        '# execlease: an unexpected error', '',
+        f'command: execlease {shlex.join(argv)}',
+        f'version: {version}',
+        f'python: {sys.version.split()[0]} ({sys.executable})',
+        f'platform: {platform.platform()}',
+        f'cwd: {os.getcwd()}', '',
+        traceback_text.rstrip(), '',
+    ))
+
+
+def write_log(text: str) -> Path | None:
+    """The report written (atomically, replacing the last one); None when it cannot be."""
+    from execlease_hook.core import atomic
+
+    path = log_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.write_text_atomic(path, text)
+    except OSError:
+        return None
+    return path

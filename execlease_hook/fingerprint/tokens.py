@@ -1,0 +1,118 @@
+"""A source read as the tokens a region's anchors are matched against (locate/anchor.py): what
+the fingerprint scheme ts2 reads of each token, so that an anchor moves with formatting exactly
+as little as a fingerprint does.
+
+Each token is `(key, start byte, end byte, optional)`:
+  key        the token's text; for a literal (its language's row: `literals`) and a node the
+             rules hash as a canonical form (a number by value), the ts2 parts of the whole node,
+             so `'a'` and `"a"`, `0XFF` and `0xff` have one key
+  optional   a token ts2 drops (a trailing comma, an optional `;`) or one its rules leave out of
+             a node (a parenthesis that only groups, `()` of `new Foo()`): either side of a
+             match may skip it
+Comments are no tokens.
+"""
+from __future__ import annotations
+
+from execlease_hook.fingerprint import ts2
+from execlease_hook.locate.languages import LANGUAGES
+from execlease_hook.locate.source import parse
+
+TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from tree_sitter import Node
+
+    from execlease_hook.locate.anchor import Token
+
+
+def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) -> list[Token]:
+    """The tokens of `source` that overlap bytes [low, high) (the whole source by default)."""
+    high = len(source) if high is None else high
+    rules = ts2.rules_for(language)
+    handlers, drops = rules.HANDLERS, rules.DROPS
+    literals = LANGUAGES[language].literals
+    out: list[Token] = []
+    # (node, its parent, optional, the nodes a handler above kept or None); iterative, as ts2's
+    # walk is: a long chain of `a + b + ...` nests deeper than Python's recursion limit
+    stack: list[tuple[Node, Node | None, bool, frozenset[tuple[int, int, str]] | None]] = [
+        (parse(language, source).root_node, None, False, None)]
+    while stack:
+        node, parent, optional, kept = stack.pop()
+        kind = node.type
+        if 'comment' in kind or kind == 'line_continuation' or node.end_byte <= low or node.start_byte >= high:
+            continue
+        children = node.children
+        if kept is not None and (node.start_byte, node.end_byte, kind) not in kept:
+            if children:    # inside a node a handler rewrote: only what it kept counts
+                stack.extend((child, node, optional, kept) for child in reversed(children))
+                continue
+            optional = True     # a token the rules left out: it means nothing there
+        if not node.is_error and node.end_byte > node.start_byte:
+            if kind in literals:
+                out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+                continue
+            handler = handlers.get(kind)
+            replaced = handler(node, parent) if handler is not None else None
+            if replaced is not None:
+                nodes = _nodes(replaced)
+                if not replaced:    # the node means nothing where it stands (`()` of `class K():`)
+                    optional = True
+                elif not nodes:     # a canonical form: the node is one token
+                    out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+                    continue
+                elif (node.start_byte, node.end_byte, kind) not in nodes:
+                    stack.extend((child, node, optional, frozenset(nodes)) for child in reversed(children))
+                    continue
+        if not children:
+            if node.end_byte > node.start_byte:
+                out.append((source[node.start_byte:node.end_byte], node.start_byte, node.end_byte, optional))
+            continue
+        for index in range(len(children) - 1, -1, -1):
+            child = children[index]
+            drop = drops.get(child.type)
+            dropped = drop is not None and not child.is_named and drop(child, node, children, index)
+            stack.append((child, node, optional or dropped, None))
+    return _words(out)
+
+
+def _words(found: list[Token]) -> list[Token]:
+    """Word pieces with nothing between them joined into one token: a grammar's error recovery
+    can read a word of an anchor (code cut from its context) letter by letter (Swift's does),
+    and no lexer ends one word token where the next begins."""
+    out: list[Token] = []
+    for token in found:
+        if out and out[-1][2] == token[1] and _word(out[-1][0]) and _word(token[0]):
+            key, start, _, optional = out[-1]
+            out[-1] = (key + token[0], start, token[2], optional and token[3])
+        else:
+            out.append(token)
+    return out
+
+
+def _word(key: bytes) -> bool:
+    return key[:1] != b'\0' and (key.replace(b'_', b'a').isalnum())
+
+
+def _nodes(items: list[ts2.Item]) -> set[tuple[int, int, str]]:
+    """The nodes among a handler's items, at any depth (a hole of a literal is a list)."""
+    found: set[tuple[int, int, str]] = set()
+    stack: list[object] = list(items)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif not isinstance(item, (bytes, str)):
+            node: Node = item     # type: ignore[assignment]
+            found.add((node.start_byte, node.end_byte, node.type))
+    return found
+
+
+def _parts(rules: ModuleType, node: Node, source: bytes) -> bytes:
+    """What ts2 hashes for the node; a canonical form that is one token (a quoted property name
+    read as a name: `ts2.leaf`) by that token's text, as the token itself is."""
+    out: list[bytes] = []
+    ts2.walk(rules, [node], node.start_byte, node.end_byte, out, source, 0)
+    if len(out) == 2 and out[0].startswith(b'(n') and out[1].startswith(b'"') and out[1].endswith(b')'):
+        return out[1][out[1].index(b':') + 1:-1]
+    return b'\0' + b''.join(out)     # no text token starts with NUL (the source has none)

@@ -1,0 +1,46 @@
+"""What the working tree holds, as git's blob ids: the key of a result that depends on every file a
+program run in the repository can read (a trace job's command, traces/suite.cache_key)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from execlease_hook.git import repo as git
+
+
+def worktree_ids(root: Path) -> dict[str, str]:
+    """Every file git tracks or would track (untracked ones it does not ignore), path -> the blob
+    id of what the working tree holds there: the index's id where the file matches the index (one
+    `git ls-files -s`), else hashed from the file (`file_id`). What a program run in the
+    repository can read of it, without reading the files that did not change."""
+    ids: dict[str, str] = {}
+    unmerged: set[str] = set()
+    for record in git.output(root, 'ls-files', '-s', '-z').split(b'\0'):
+        meta, _, name = record.partition(b'\t')
+        fields = meta.split()
+        if not name or len(fields) != 3:
+            continue
+        path = os.fsdecode(name)
+        if fields[2] == b'0':
+            ids[path] = fields[1].decode()
+        else:
+            unmerged.add(path)
+    changed = git.output(root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard')
+    like = next(iter(ids.values()), '0' * 40)
+    for path in {os.fsdecode(p) for p in changed.split(b'\0') if p} | unmerged:
+        ids[path] = file_id(root / path, like)
+    return ids
+
+
+def file_id(path: Path, like: str) -> str:
+    """The blob id of the file at `path` as it is (a symbolic link: its target, as git stores it),
+    in the object format of `like`; `gone` when there is none, `folder` for a folder (a submodule)."""
+    try:
+        data = os.fsencode(os.readlink(path)) if path.is_symlink() else path.read_bytes()
+    except FileNotFoundError:
+        return 'gone'
+    except IsADirectoryError:
+        return 'folder'
+    except OSError as e:
+        return f'unreadable ({e.strerror})'
+    return git.blob_id(data, like)

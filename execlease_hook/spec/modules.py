@@ -1,0 +1,179 @@
+"""The modules a model reads: the EXTENDS and INSTANCE closure of its root modules.
+
+TLC reads a module named `M` from `M.tla` in the root module's own folder, else from each
+folder of its library path in order, else from its own standard modules (and jars on its class
+path). So the model is the root modules (the spec, and any root module a check names) and, from
+them, transitively, every module they EXTEND or INSTANCE that the model folder or a library
+folder of the manifest holds; a module of those folders that nothing reads is no part of it (a
+draft beside the spec, a library module no root imports). A module found nowhere is TLC's own or
+a jar's: it is not the repository's to record (tlc/missing.py explains the ones TLC cannot find).
+
+One function answers the question for every reader: the model record (spec/record.py), the guard
+and `coverage` through it, the library scans and `init`/`add`. Each level of the closure is read
+in one batch (one `git cat-file` for the index or a commit).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from execlease_hook.core import paths
+
+if TYPE_CHECKING:
+    from execlease_hook.git.blobs import Source
+    from execlease_hook.manifest.model import Manifest
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str           # the module's name, as EXTENDS and INSTANCE say it
+    key: str            # its key in the model record: from the model folder ('Lib.tla'), or
+                        # from the repository root for a library folder's ('verification/lib/Ops.tla')
+    path: str           # from the repository root
+    text: bytes
+    library: str | None = None   # the library folder (or jar) that holds it; None: the root's folder
+    reader: str = ''    # the key of the first module found reading it ('' for a root module)
+    keyword: str = ''   # how that module reads it: 'EXTENDS' or 'INSTANCE'
+    line: int = 0       # 1-based line of that EXTENDS or INSTANCE in the reader
+
+    @property
+    def root(self) -> bool:
+        return not self.reader
+
+    def via(self) -> str:
+        """How a message says where the module comes from: `EXTENDS in Lock.tla:2`."""
+        if self.root:
+            return 'root module'
+        where = f', library folder {self.library}' if self.library is not None else ''
+        return f'{self.keyword} in {self.reader}:{self.line}{where}'
+
+
+def folder_prefix(m: Manifest) -> str:
+    folder = paths.rel(m.root, m.folder)
+    return '' if folder == '.' else f'{folder}/'
+
+
+def candidates(m: Manifest, name: str) -> list[tuple[str, str, str | None]]:
+    """Where TLC looks for module `name`, in its order: (key, path, library folder)."""
+    from execlease_hook.manifest.model import library_folders
+
+    prefix = folder_prefix(m)
+    found: list[tuple[str, str, str | None]] = [(f'{name}.tla', f'{prefix}{name}.tla', None)]
+    found += [(f'{f}/{name}.tla', f'{f}/{name}.tla', f) for f in library_folders(m)]
+    return found
+
+
+def closure(m: Manifest, source: Source, roots: Mapping[str, bytes],
+            probed: list[str] | None = None) -> list[Module]:
+    """The root modules (`roots`: record key -> bytes, keys from the model folder) and every
+    module they read, breadth first, each once: roots first, then in the order they are met.
+    `probed`, when given, receives every path looked at, found or not."""
+    prefix = folder_prefix(m)
+
+    def read(paths: list[str]) -> Callable[[str], bytes | None]:
+        if probed is not None:
+            probed.extend(paths)
+        prefetch = getattr(source, 'prefetch', None)
+        if prefetch is not None:
+            prefetch(paths)
+        return source.read
+
+    first = [Module(key.rsplit('/', 1)[-1].removesuffix('.tla'), key, prefix + key, text)
+             for key, text in roots.items()]
+    return _walk(first, lambda name: candidates(m, name), read)
+
+
+def in_memory(root: tuple[str, bytes],
+              places: Sequence[tuple[str | None, str, Mapping[str, bytes]]]) -> list[Module]:
+    """The closure of one root module (file name, bytes) over modules already read, in TLC's
+    order: each place is (its library label, or None for the root's own folder; the prefix its
+    paths are shown with; its modules by file name). What TLC reads for a job (tlc/run.py)."""
+    files = {f'{prefix}{name}': text for _, prefix, modules in places for name, text in modules.items()}
+
+    def where(name: str) -> list[tuple[str, str, str | None]]:
+        return [(f'{prefix}{name}.tla', f'{prefix}{name}.tla', label)
+                for label, prefix, modules in places if f'{name}.tla' in modules]
+
+    def read(paths: list[str]) -> Callable[[str], bytes | None]:
+        return files.get
+
+    name, text = root
+    own = next((prefix for label, prefix, _ in places if label is None), '')
+    return _walk([Module(name.removesuffix('.tla'), name, own + name, text)], where, read)
+
+
+def _walk(roots: list[Module], where: Callable[[str], list[tuple[str, str, str | None]]],
+          read: Callable[[list[str]], Callable[[str], bytes | None]]) -> list[Module]:
+    """Breadth first from `roots`: each level's imports looked up where TLC would (`where`: a
+    module name's candidate (key, path, library), in order), read in one batch (`read`)."""
+    from execlease_hook.spec import syntax
+
+    found: dict[str, Module] = {module.key: module for module in roots}
+    names = {module.name for module in roots}
+    level = list(roots)
+    while level:
+        wanted: list[tuple[str, Module, int, str]] = []     # (name, reader, line, keyword)
+        for reader in level:
+            nested = _nested_modules(reader.text)
+            for name, row, keyword in syntax.imports(reader.text):
+                if name not in names and name not in nested:
+                    names.add(name)
+                    wanted.append((name, reader, row + 1, keyword))
+        places = {name: where(name) for name, _, _, _ in wanted}
+        texts = read([path for found_at in places.values() for _, path, _ in found_at])
+        level = []
+        for name, reader, line, keyword in wanted:
+            for key, path, library in places[name]:
+                content = texts(path)
+                if content is not None:
+                    module = Module(name, key, path, content, library, reader.key, keyword, line)
+                    found[key] = module
+                    level.append(module)
+                    break
+    return list(found.values())
+
+
+def likely_paths(m: Manifest) -> list[str]:
+    """The paths the closure of the spec looks at in the working tree: for a source (the index, a
+    commit) that mostly holds the same files, to read in the batch it reads anyway, so that
+    the closure there starts no `git cat-file` of its own."""
+    from execlease_hook.git.blobs import WorktreeSource
+
+    spec = m.folder / m.spec
+    try:
+        text = spec.read_bytes()
+    except OSError:
+        return []
+    probed: list[str] = []
+    try:
+        closure(m, WorktreeSource(m.root), {m.spec: text}, probed)
+    except OSError:     # a guess only: the closure on the real source decides
+        return probed
+    return probed
+
+
+def _nested_modules(text: bytes) -> set[str]:
+    """Modules defined inside this file (`---- MODULE Inner ----` within it): an INSTANCE of
+    one reads no file."""
+    from execlease_hook.spec import syntax
+
+    root = syntax.parse(text).root_node
+    top = next((c for c in root.children if c.type == 'module'), None)
+    if top is None:
+        return set()
+    out = set()
+    for child in top.children:
+        if child.type == 'module':
+            name = child.child_by_field_name('name')
+            if name is not None and name.text:
+                out.add(name.text.decode('utf-8', 'replace'))
+    return out
+
+
+def listing(modules: Iterable[Module]) -> list[dict[str, object]]:
+    """The modules as a JSON report lists them."""
+    return [{'module': mod.name, 'key': mod.key, 'path': mod.path, 'library': mod.library,
+             'readBy': None if mod.root else {'module': mod.reader, 'line': mod.line,
+                                              'keyword': mod.keyword}}
+            for mod in modules]

@@ -1,0 +1,36 @@
+"""The package as pip builds it, once per session for the tests of what it ships."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope='session')
+def wheel_names(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The file names in the wheel built from a copy of every tracked file: setuptools writes
+    build/ and *.egg-info into the tree it builds, and a build in the checkout itself would
+    race any other test that builds or installs it at the same time (the suite runs in
+    parallel)."""
+    tmp = tmp_path_factory.mktemp('wheel')
+    tree = tmp / 'tree'
+    listed = subprocess.run(
+        ('git', 'ls-files', '-z'), cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    for rel in filter(None, listed.decode().split('\0')):
+        if (ROOT / rel).is_file():
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, tree / rel)
+    subprocess.run(
+        (sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', '-w', str(tmp), str(tree)),
+        check=True,
+    )
+    (wheel,) = tmp.glob('execlease-*.whl')
+    return zipfile.ZipFile(wheel).namelist()
