@@ -8,15 +8,15 @@ from execlease_hook.git import repo as git
 from execlease_hook.guard.push_range import judge_commits
 from execlease_hook.core import term
 
-from execlease_hook.verify.plan import Prepared, prepare
+from execlease_hook.verify.plan import Prepared, check_settings, prepare
 from execlease_hook.verify.judge import judge
-from execlease_hook.verify.result import exit_code
+from execlease_hook.verify.result import ModelResult, Refused, exit_code
 
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.verify.show import _print
 from execlease_hook.verify.show import _progress_of
 from execlease_hook.verify.suite import finish
-from execlease_hook.verify.show import print_model
+from execlease_hook.verify.show import print_model, print_refused
 from execlease_hook.verify.result import results_json
 
 import argparse
@@ -24,12 +24,11 @@ import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.manifest import find as models
 from execlease_hook.core import outcomes
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest.model import Manifest
 if TYPE_CHECKING:
     pass
 
@@ -86,7 +85,12 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         from execlease_hook.tlc import libraries as tla_libraries
 
         tla_libraries.cache_for(tree, root)
-    manifests = [manifest_read.load(p, tree) for p in models.find_models(tree, options.model)]
+    # One model's problem stays its own: a manifest refused here, or its tools or its plan below,
+    # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
+    from execlease_hook.verify import models
+
+    loaded = models.load(tree, options.model)
+    manifests = [m for m in loaded if isinstance(m, Manifest)]
     from execlease_hook.tlc import pin
 
     default, t = pin.default_tools(root, manifests, tools.find_java(results_folder(root).parent))
@@ -103,19 +107,16 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     housekeeping.drain()    # this run's notes only
     jobs = options.jobs or os.cpu_count() or 1
     # Every model's TLC jobs in one pool, longest first (verify/pool.py); then each model's result in
-    # order. A model that cannot be planned stops the run where a model-by-model run stopped:
-    # the models before it are run and reported, then its error (exit 2).
-    prepared: list[Prepared] = []
-    own: list[Tools] = []     # each model's tools: the run's, or its manifest's own (tlc/pin.py)
-    stop: CannotRun | None = None
-    for m in manifests:
-        try:
-            tm = pin.tools_for(m, default, t.java, root)
-            prepared.append(prepare(m, tm, options.quick, selection))
-            own.append(tm)
-        except CannotRun as e:
-            stop = e
-            break
+    # the order the models were found, a refused one where it was found.
+    check_settings()
+
+    def planned(m: Manifest) -> tuple[Prepared, Tools]:
+        tm = pin.tools_for(m, default, t.java, root)   # the run's tools, or the manifest's own (tlc/pin.py)
+        return prepare(m, tm, options.quick, selection), tm
+
+    order = models.each(loaded, planned)
+    prepared = [p for p, _ in (x for x in order if not isinstance(x, Refused))]
+    own = [tm for _, tm in (x for x in order if not isinstance(x, Refused))]
     from execlease_hook.verify import pool
     from execlease_hook.verify import schedule
     from execlease_hook.verify import trace_stage
@@ -128,20 +129,20 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
         stages = [trace_stage.of_model(p, own[k], options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
         ran = pool.run([trace_stage.work(p, stages[k], judge, progress[k]) for k, p in enumerate(prepared)],
                        t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
-        results = []
-        for k, p in enumerate(prepared):
-            r = finish(p, ran[k], own[k], stages[k])
-            if options.update_coverage:
-                from execlease_hook.verify import sync
-
-                sync.update_coverage(r, getattr(options, 'reason', None))
+        results: list[ModelResult | Refused] = []
+        done = iter(range(len(prepared)))
+        for x in order:
+            if isinstance(x, Refused):
+                results.append(x)
+                print_refused(x)
+                continue
+            k = next(done)
+            r = _finish(prepared[k], ran[k], own[k], stages[k], options)
             results.append(r)
             print_model(r, verbosity)
     finally:
         if live is not None:
             live.close()
-    if stop is not None:
-        raise stop
     code = exit_code(results)
     if outputs.wanted:   # --json, --format: the report (its JSON, the counterexamples located)
         from execlease_hook.verify import report_build as build
@@ -166,6 +167,20 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
                    else ' (--only: the named jobs only, no coverage check)')
     _print('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
     return code
+
+
+def _finish(p: Prepared, ran: list[Any], t: Tools, stage: Any, options: argparse.Namespace) -> ModelResult:
+    """The model's result, and its sync with --update-coverage; what stops either is this
+    model's problem (exit 2), beside the jobs it ran."""
+    try:
+        r = finish(p, ran, t, stage)
+        if options.update_coverage:
+            from execlease_hook.verify import sync
+
+            sync.update_coverage(r, getattr(options, 'reason', None))
+    except CannotRun as e:
+        r = ModelResult(p.manifest, jobs=list(ran), problems=[str(e)], tools=t)
+    return r
 
 
 def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | None:

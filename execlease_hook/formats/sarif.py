@@ -27,6 +27,7 @@ RULES = {
     'uncovered-protocol-code': 'Protocol code that no covered entry names (a watch rule)',
     'action-unmapped': 'A model action has no covered code and is not declared abstract',
     'run-unfinished': 'The run did not finish',
+    'model-refused': 'A model did not run: its manifest, tools, libraries or spec were refused',
 }
 
 

@@ -192,9 +192,8 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     from execlease_hook.verify import pool
     from execlease_hook.core import term
     from execlease_hook.tlc import jar as tools
-    from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.manifest import find as models
-    from execlease_hook.verify import show
+    from execlease_hook.tlc.jar import Tools
+    from execlease_hook.verify import models, show
     from execlease_hook.verify import result as verify_result
     from execlease_hook.tlc.cache import ResultCache, results_folder
 
@@ -206,16 +205,25 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
                             '(plain `execlease verify` runs the rest)')
     mode = mode_of(options)
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
-    manifests = [manifest_read.load(p, root) for p in models.find_models(root, options.model)]
+    loaded = models.load(root, options.model)   # a refused model is its own exit 2 (verify/models.py)
+    manifests = [m for m in loaded if not isinstance(m, verify_result.Refused)]
     from execlease_hook.tlc import pin
 
     default, t = pin.default_tools(root, manifests, tools.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
-    several = len(manifests) > 1
-    own = [pin.tools_for(m, default, t.java, root) for m in manifests]
-    planned = [(m, *plan(m, own[k], mode, several)) for k, m in enumerate(manifests)]
-    if not any(jobs for _, jobs, _ in planned):
+    several = len(loaded) > 1
+
+    def planned_model(m: Manifest) -> tuple[Manifest, list[Any], list[str], Tools]:
+        tm = pin.tools_for(m, default, t.java, root)
+        return (m, *plan(m, tm, mode, several), tm)
+
+    from execlease_hook.verify.plan import check_settings
+
+    check_settings()
+    order = models.each(loaded, planned_model)
+    planned = [x for x in order if not isinstance(x, verify_result.Refused)]
+    if len(planned) == len(order) and not any(jobs for _, jobs, _, _ in planned):
         raise CannotRun('--deep: no check declares a "deep" block (constants at larger bounds) in '
                         + ', '.join(str(m.path.relative_to(root)) for m in manifests)
                         + '; add one, e.g. "deep": {"constants": {"MaxGen": "4"}}')
@@ -225,11 +233,17 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     at_once = options.jobs or (cores() if mode.simulate else 1)
     works = [pool.Work(m, jobs, judge_for(mode, m), show._progress_of(m, several, verbosity))
-             for m, jobs, _ in planned]
-    ran = pool.run(works, t, cache, at_once)
-    results = []
-    for k, ((m, jobs, skipped), done) in enumerate(zip(planned, ran)):
-        r = verify_result.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)], tools=own[k])
+             for m, jobs, _, _ in planned]
+    ran = iter(pool.run(works, t, cache, at_once))
+    results: list[verify_result.ModelResult | verify_result.Refused] = []
+    for x in order:
+        if isinstance(x, verify_result.Refused):
+            results.append(x)
+            show.print_refused(x)
+            continue
+        m, jobs, skipped, tm = x
+        done = next(ran)
+        r = verify_result.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)], tools=tm)
         r.plan = [f'check:{p.job.name}' for p in jobs]
         r.failures = [j.message for j in done if j.outcome == outcomes.DID_NOT_HOLD]
         r.problems = [j.message for j in done if j.outcome == COULD_NOT_RUN]

@@ -39,6 +39,13 @@ def _workers() -> int:
     return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
 
 
+def check_settings() -> None:
+    """The environment's TLC settings, read before any model is planned: a bad value concerns
+    every model alike, so it stops the run rather than being one model's refusal."""
+    _timeout(None)
+    _workers()
+
+
 @dataclass(frozen=True)
 class PlannedJob:
     job: TlcJob

@@ -169,8 +169,16 @@ def verify_report(results: Sequence[Any], details: dict[str, Any], code: int, co
     the repository, each job with its structured TLC error and located counterexample."""
     from execlease_hook.formats.report import Report
 
+    from execlease_hook.verify.result import Refused
+
     items: list[Item] = []
     for r, model in zip(results, details.get('models', [])):
+        if isinstance(r, Refused):
+            where = paths.rel(r.root, r.path)
+            model['manifest'], model['model'] = where, paths.rel(r.root, r.path.parent)
+            items.append(Item(model['model'], 'model', 'manifest', COULD_NOT_RUN, 'model-refused', r.message,
+                              (Location(where, None, None, 'manifest'),)))
+            continue
         m = r.manifest
         model['manifest'] = paths.rel(m.root, m.path)
         model['model'] = model_folder(m)

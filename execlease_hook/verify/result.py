@@ -36,7 +36,31 @@ class ModelResult:
         return 1 if self.failures else 0
 
 
-def exit_code(results: Sequence[ModelResult]) -> int:
+@dataclass
+class Refused:
+    """A model none of whose jobs ran: its manifest, its tools or its plan (a library, an
+    operator the spec may not use, a module nothing supplies) was refused. It is exit 2 for
+    that model alone, named by its manifest; the run goes on with the others."""
+
+    path: Path          # its manifest.json
+    root: Path          # the repository (or the commit's tree) it was found in
+    message: str        # what was refused, beginning with the manifest's path
+
+    @property
+    def exit_code(self) -> int:
+        return 2
+
+
+def refused(path: Path, root: Path, reason: object) -> Refused:
+    """The refusal of the model at `path`: `reason`'s message, after the manifest's path."""
+    from execlease_hook.core import paths
+
+    where = paths.rel(root, path)
+    text = str(reason).replace(str(path), where).removeprefix(f'{where}: ')
+    return Refused(path, root, f'{where}: not run: {text}')
+
+
+def exit_code(results: Sequence[ModelResult | Refused]) -> int:
     codes = [r.exit_code for r in results]
     return 2 if 2 in codes else max(codes, default=0)
 
@@ -64,9 +88,15 @@ def _tools_json(root: Path, r: ModelResult) -> dict[str, Any]:
     }}
 
 
-def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path) -> dict[str, Any]:
-    """The run's details for its reports; `root`: the repository, which the jar's and Java's paths
-    are named relative to (core/paths.in_report)."""
+def _refused_json(r: Refused) -> dict[str, Any]:
+    return {'manifest': str(r.path), 'exit_code': 2, 'refused': True, 'jobs': [], 'coverage': [],
+            'did_not_hold': [], 'could_not_run': [r.message], 'notes': [], 'moved': []}
+
+
+def results_json(results: Sequence[ModelResult | Refused], t: Tools, code: int, root: Path) -> dict[str, Any]:
+    """The run's details for its reports, every model in the run's order, a refused one too;
+    `root`: the repository, which the jar's and Java's paths are named relative to
+    (core/paths.in_report)."""
     from execlease_hook.core import paths
 
     return {
@@ -79,7 +109,7 @@ def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path
         'java': {'path': paths.in_report(root, t.java.path), 'major': t.java.major,
                  'version': t.java.version_text},
         'models': [
-            {
+            _refused_json(r) if isinstance(r, Refused) else {
                 'manifest': str(r.manifest.path),
                 **_tools_json(root, r),
                 **_libraries_json(r.manifest),

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.errors import CannotRun, CannotRunAny
 from execlease_hook.tlc.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -88,14 +88,14 @@ def chosen(m: Manifest, jobs: Sequence[TlcJob], only: Sequence[str],
         matches = matches or [e for e in every if e[1] == word]
         kinds = sorted({k for k, _ in matches})
         if len(kinds) > 1:
-            raise CannotRun(f'--only {word}: {" and ".join(f"a {k}" for k in kinds)} share that name in '
+            raise CannotRunAny(f'--only {word}: {" and ".join(f"a {k}" for k in kinds)} share that name in '
                             f'{m.path.name}; say which: {" or ".join(f"{k}:{word}" for k in kinds)}')
         if not matches:
             unknown.append(word)
         found.update(matches)
     if unknown:
         names = sorted({n for _, n in every})
-        raise CannotRun(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
+        raise CannotRunAny(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
                         f'(jobs: {", ".join(names)}; KIND:NAME picks one of two of the same name)')
     return frozenset(found)
 

@@ -6,7 +6,7 @@ from execlease_hook.tlc.kinds import KINDS
 
 from execlease_hook.verify.plan import _shown
 
-from execlease_hook.verify.result import ModelResult
+from execlease_hook.verify.result import ModelResult, Refused
 
 import sys
 from collections.abc import Callable
@@ -80,6 +80,12 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         _print(term.wrap(f'DID NOT HOLD: {f}'))
     for p in r.problems:
         _print(term.wrap(f'COULD NOT RUN: {p}'))
+
+
+def print_refused(r: Refused) -> None:
+    from execlease_hook.core import paths, term
+
+    _print('', f'model {paths.rel(r.root, r.path.parent)}:', term.wrap(f'COULD NOT RUN: {r.message}'))
 
 
 def _progress(result: JobResult, model: str = '', live: Any = None) -> None:

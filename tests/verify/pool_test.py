@@ -123,17 +123,18 @@ def test_longest_first_from_recorded_states_then_from_last_timings(git_repo, spa
     capsys.readouterr()
 
 
-def test_a_model_that_cannot_run_stops_the_run_as_before(git_repo, spans, capsys):
+def test_a_model_that_cannot_run_is_its_own_exit_2(git_repo, spans, capsys):
     grid_model(git_repo, 'a-fine', 5)
     grid_model(git_repo, 'b-broken', 5)
-    grid_model(git_repo, 'c-never', 5)
+    grid_model(git_repo, 'c-after', 5)
     (git_repo.path / 'verification/b-broken/Grid.cfg').unlink()
     assert cli.main(['verify', '--jobs', '2']) == 2
     out, err = capsys.readouterr()
-    # The model before it ran and is reported, the broken one is named, the one after is not run.
-    assert 'model verification/a-fine:' in out
-    assert 'Grid.cfg: cannot read the config of check b-broken-grid' in err
-    assert [name for name, _, _ in spans] == ['a-fine-grid']
+    # The models before and after it run and are reported; the broken one is named, in its place.
+    assert out.index('model verification/a-fine:') < out.index('model verification/b-broken:') \
+        < out.index('model verification/c-after:')
+    assert 'Grid.cfg: cannot read the config of check b-broken-grid' in out
+    assert sorted(name for name, _, _ in spans) == ['a-fine-grid', 'c-after-grid']
 
 
 def test_a_failing_and_a_passing_model_keep_their_own_exit_codes(git_repo, spans, tmp_path, capsys):

@@ -398,8 +398,9 @@ def test_json_never_keeps_an_earlier_pass_after_a_run_that_could_not_run(git_rep
     assert cli.main(['verify', '--quick', '--json', str(out)]) == 2
     after = json.loads(out.read_text())
     assert after['exit_code'] == 2 and after['result'] == 'COULD NOT RUN (exit 2 is not a pass)'
-    assert 'gone.cfg: cannot read the config of check main' in after['error']
-    assert 'gone.cfg' in capsys.readouterr().err
+    (model,) = after['models']     # the model's own refusal: the report is whole
+    assert model['refused'] and 'gone.cfg: cannot read the config of check main' in model['could_not_run'][0]
+    assert 'gone.cfg' in capsys.readouterr().out
 
 
 def test_json_into_a_missing_folder_exits_2_before_running(git_repo, tmp_path, capsys):
