@@ -105,10 +105,14 @@ def trace_run(m: Manifest, job: TraceJob, root: Path, t: jar.Tools) -> TraceRun:
     collected = trace_suite.collect(m, job, root, t, key='')   # (a) caches nothing: no key
     if isinstance(collected, TraceRun):
         return collected          # the command failed, or its traces could not be read
+    # The shipped model's trace specs EXTEND TraceData: one TLC run over every trace.
+    assert collected.line is None and len(collected.tlc_jobs) == 1, 'a project\'s own trace spec'
     started = time.monotonic()
-    verdict = bare_tlc(dataclasses.replace(collected.tlc_jobs[0], jar=collected.tlc_jobs[0].jar.resolve()))
+    (tlc_job,) = collected.tlc_jobs
+    verdict = bare_tlc(dataclasses.replace(tlc_job, jar=tlc_job.jar.resolve()))
     return TraceRun(traces.judge(verdict, collected.found), verdict, traces.action_counts(collected.found),
-                    round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
+                    round(collected.seconds + time.monotonic() - started, 3), said=collected.said,
+                    unused=collected.unused)
 
 
 @contextlib.contextmanager
