@@ -1,5 +1,6 @@
 """What the working tree holds, as git's blob ids: the key of a result that depends on every file a
 program run in the repository can read (a trace job's command, traces/suite.cache_key)."""
+
 from __future__ import annotations
 
 import os
@@ -28,7 +29,9 @@ def worktree_ids(root: Path) -> dict[str, str]:
             ids[path] = fields[1].decode()
         else:
             unmerged.add(path)
-    changed = git.output(root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard')
+    changed = git.output(
+        root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard'
+    )
     like = next(iter(ids.values()), '0' * 40)
     for path in {os.fsdecode(p) for p in changed.split(b'\0') if p} | unmerged:
         ids[path] = file_id(root / path, like)

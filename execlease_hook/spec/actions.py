@@ -12,6 +12,7 @@ there whose body is anything else (a conjunction) is an action. A disjunct writt
 conjunction, LET, IF) contributes the operators it applies that change a variable (a prime or
 UNCHANGED in their body, or in an operator they apply).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -37,7 +38,7 @@ _OR = frozenset({'lor'})
 class Action:
     name: str
     unit: Unit
-    via: tuple[str, ...]        # the operators through which Next reaches it, Next first
+    via: tuple[str, ...]  # the operators through which Next reaches it, Next first
 
 
 def next_relations(index: SpecIndex, cfgs: Iterable[bytes]) -> list[str]:
@@ -108,7 +109,7 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
         name = _applied_name(node)
         if name is not None and name in definitions:
             if name in via:
-                return      # a recursive operator: already being split
+                return  # a recursive operator: already being split
             body = definitions[name].node.child_by_field_name('definition')
             if body is not None and _splits(body):
                 walk(body, (*via, name))
@@ -118,7 +119,12 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
         # Inline: the operators it applies that change a variable.
         for inner in tla_syntax.walk(node):
             applied = _applied_name(inner)
-            if applied is not None and applied in definitions and applied not in via and changes(applied):
+            if (
+                applied is not None
+                and applied in definitions
+                and applied not in via
+                and changes(applied)
+            ):
                 add(applied, via)
 
     for relation in relations:
@@ -162,8 +168,6 @@ def _applied_name(node: Node) -> str | None:
     return None
 
 
-
-
 @dataclass
 class _ChangesState:
     """Whether an operator's body (or one it applies) primes a variable or says UNCHANGED."""
@@ -174,7 +178,7 @@ class _ChangesState:
     def __call__(self, name: str) -> bool:
         if name in self.known:
             return self.known[name]
-        self.known[name] = False        # a cycle does not change state by itself
+        self.known[name] = False  # a cycle does not change state by itself
         result = False
         unit = self.definitions.get(name)
         if unit is not None:
@@ -183,7 +187,12 @@ class _ChangesState:
                     result = True
                     break
                 applied = _applied_name(node)
-                if applied is not None and applied != name and applied in self.definitions and self(applied):
+                if (
+                    applied is not None
+                    and applied != name
+                    and applied in self.definitions
+                    and self(applied)
+                ):
                     result = True
                     break
         self.known[name] = result
@@ -252,8 +261,13 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
 
 def _closest(index: SpecIndex, name: str) -> str:
     definitions = index.definitions()
-    by_lower = {d.lower(): d for d in definitions}   # a change of case is the likeliest slip
-    close = [by_lower[c] for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)]
+    by_lower = {d.lower(): d for d in definitions}  # a change of case is the likeliest slip
+    close = [
+        by_lower[c]
+        for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
+    ]
     if not close:
         return ''
-    return ' (did you mean: ' + ', '.join(f'{c} ({index.where(definitions[c])})' for c in close) + ')'
+    return (
+        ' (did you mean: ' + ', '.join(f'{c} ({index.where(definitions[c])})' for c in close) + ')'
+    )

@@ -2,6 +2,7 @@
 cannot be had, its plan is refused: a library, an operator the spec may not use, a module nothing
 supplies) becomes that model's `verify/result.Refused`, exit 2 named by its manifest, and the run
 goes on with the others; `verify` and `verify --deep` both take their models from here."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

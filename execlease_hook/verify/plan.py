@@ -1,6 +1,7 @@
 """A model's TLC jobs planned: each check, mutation and finding as a TlcJob with the cfg TLC is
 given (spec/cfg.py), refused before anything runs when the spec may run programs, write files or
 stop the search (spec/scan.py); then this run's share of them (--shard, --only: verify/shard.py)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,7 +27,9 @@ def _read(path: Path, what: str) -> bytes:
     try:
         return path.read_bytes()
     except OSError as e:
-        raise CannotRun(f'{path}: cannot read the {what}: {e.strerror}; restore it or fix manifest.json')
+        raise CannotRun(
+            f'{path}: cannot read the {what}: {e.strerror}; restore it or fix manifest.json'
+        )
 
 
 def _timeout(value: float | None) -> float:
@@ -49,8 +52,8 @@ def check_settings() -> None:
 @dataclass(frozen=True)
 class PlannedJob:
     job: TlcJob
-    problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
-    translated: bool = False     # the cfg's CHECK_DEADLOCK given to TLC as its flag (spec/cfg.py)
+    problem: str | None = None  # set: cannot run (e.g. a mutation anchor that does not match once)
+    translated: bool = False  # the cfg's CHECK_DEADLOCK given to TLC as its flag (spec/cfg.py)
 
 
 def _shown(m: Manifest, path: Path) -> str:
@@ -62,8 +65,8 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     run should say about the modules TLC reads (a library module shadowing a standard one)."""
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
-    libraries = tla_libraries.of(m)     # jars fetched and verified, folders read (exit 2 if not)
+    modules = paths.modules_beside(m.root, spec_path)  # each inside the repository
+    libraries = tla_libraries.of(m)  # jars fetched and verified, folders read (exit 2 if not)
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may leave TLC or stop
     # the search (spec/scan.py): exit 2 naming the file and line.
@@ -75,31 +78,63 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     # What TLC reads: the spec and the modules it EXTENDS or INSTANCEs, from its folder, the
     # library folders and jars; a module no root imports (a library's SVG.tla) is never judged.
     folder = _shown(m, m.folder)
-    read = library_modules.read_by((spec_path.name, spec_text), modules, libraries, t.jar.path,
-                                 '' if folder == '.' else f'{folder}/')
+    read = library_modules.read_by(
+        (spec_path.name, spec_text),
+        modules,
+        libraries,
+        t.jar.path,
+        '' if folder == '.' else f'{folder}/',
+    )
     if notes is not None:
         notes.extend(library_modules.shadowing(read, t.jar.path))
     spec_scan.refuse(
         [(module.path, module.text) for module in read],
-        [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
-         for c, owner in owners.items()],
+        [
+            (_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+            for c, owner in owners.items()
+        ],
     )
 
-    def job(kind: str, name: str, config: str, text: bytes, deadlock: bool | None, timeout: float | None,
-            expect: str | None) -> PlannedJob:
+    def job(
+        kind: str,
+        name: str,
+        config: str,
+        text: bytes,
+        deadlock: bool | None,
+        timeout: float | None,
+        expect: str | None,
+    ) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
         from execlease_hook.spec import cfg as tlc_config
 
-        given = tlc_config.prepare(cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect)
-        return PlannedJob(TlcJob(
-            kind=kind, name=name, spec=spec_path.name, spec_text=text, config=config,
-            config_text=given.text, modules=modules, java=t.java.path, jar=t.jar.path,
-            deadlock=given.deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
-            libraries=libraries,
-        ), given.problem, given.translated)
+        given = tlc_config.prepare(
+            cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect
+        )
+        return PlannedJob(
+            TlcJob(
+                kind=kind,
+                name=name,
+                spec=spec_path.name,
+                spec_text=text,
+                config=config,
+                config_text=given.text,
+                modules=modules,
+                java=t.java.path,
+                jar=t.jar.path,
+                deadlock=given.deadlock,
+                timeout=_timeout(timeout),
+                workers=_workers(),
+                expect=expect,
+                libraries=libraries,
+            ),
+            given.problem,
+            given.translated,
+        )
 
-    planned = [job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None) for c in m.checks]
+    planned = [
+        job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None) for c in m.checks
+    ]
     if quick:
         return planned
     from execlease_hook.spec import mutation as spec_mutation
@@ -108,17 +143,41 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         try:
             mutated = spec_mutation.apply(spec_text, m.spec, mu)
         except CannotRun as e:
-            planned.append(dataclasses.replace(
-                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
-                problem=str(e)))
+            planned.append(
+                dataclasses.replace(
+                    job(
+                        'mutation',
+                        mu.name,
+                        mu.config,
+                        spec_text,
+                        mu.deadlock,
+                        mu.timeout,
+                        mu.violates,
+                    ),
+                    problem=str(e),
+                )
+            )
             continue
         uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
         if uses:
-            planned.append(dataclasses.replace(
-                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
-                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
+            planned.append(
+                dataclasses.replace(
+                    job(
+                        'mutation',
+                        mu.name,
+                        mu.config,
+                        spec_text,
+                        mu.deadlock,
+                        mu.timeout,
+                        mu.violates,
+                    ),
+                    problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
+                )
+            )
             continue
-        planned.append(job('mutation', mu.name, mu.config, mutated, mu.deadlock, mu.timeout, mu.violates))
+        planned.append(
+            job('mutation', mu.name, mu.config, mutated, mu.deadlock, mu.timeout, mu.violates)
+        )
     for f in m.findings:
         planned.append(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates))
     return planned
@@ -127,12 +186,15 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
 @dataclass
 class Prepared:
     """One model's jobs, planned and selected, before any runs (`plan`: every job planned)."""
+
     manifest: Manifest
     planned: list[PlannedJob]
     plan: list[str]
     selection: Any = None
-    notes: list[str] = field(default_factory=list)   # about the modules TLC reads
-    only: frozenset[tuple[str, str]] | None = None   # with --only: the (kind, name) of every job named
+    notes: list[str] = field(default_factory=list)  # about the modules TLC reads
+    only: frozenset[tuple[str, str]] | None = (
+        None  # with --only: the (kind, name) of every job named
+    )
 
 
 def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
@@ -149,7 +211,15 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
         names = [f'{p.job.kind}:{p.job.name}' for p in planned]
         if selection.sharded:
             everything = plan(m, quick, t)
-            names = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
-                m, everything, [p.job for p in everything], shard.Selection(only=selection.only), not quick)]
+            names = [
+                f'{p.job.kind}:{p.job.name}'
+                for p in shard.select(
+                    m,
+                    everything,
+                    [p.job for p in everything],
+                    shard.Selection(only=selection.only),
+                    not quick,
+                )
+            ]
         return Prepared(m, planned, names, selection, notes, only)
     return Prepared(m, planned, names, selection, notes)

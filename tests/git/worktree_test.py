@@ -17,17 +17,19 @@ def test_ids_are_what_the_working_tree_holds(git_repo: GitRepo):
     index = worktree_ids(git_repo.path)
     assert index['a.py'] == git.blob_id(b'A = 1\n', index['a.py'])
     assert set(index) == {'.gitignore', 'a.py', 'b.py', 'gone.py'}
-    git_repo.write('b.py', 'B = 2\n')             # modified, not staged
-    git_repo.write('new.py', 'N = 1\n')           # untracked, not ignored
+    git_repo.write('b.py', 'B = 2\n')  # modified, not staged
+    git_repo.write('new.py', 'N = 1\n')  # untracked, not ignored
     git_repo.write('build/out.bin', 'ignored')
-    (git_repo.path / 'gone.py').unlink()          # deleted, still in the index
+    (git_repo.path / 'gone.py').unlink()  # deleted, still in the index
     os.symlink('a.py', git_repo.path / 'link.py')
     ids = worktree_ids(git_repo.path)
     assert ids['a.py'] == index['a.py']
     assert ids['b.py'] == git.blob_id(b'B = 2\n', ids['a.py']) != index['b.py']
     assert ids['new.py'] == git.blob_id(b'N = 1\n', ids['a.py'])
     assert ids['gone.py'] == 'gone' and 'build/out.bin' not in ids
-    assert ids['link.py'] == git.blob_id(b'a.py', ids['a.py'])   # a link: its target, as git stores it
+    assert ids['link.py'] == git.blob_id(
+        b'a.py', ids['a.py']
+    )  # a link: its target, as git stores it
     git_repo.add('.')
     assert worktree_ids(git_repo.path) == {k: v for k, v in ids.items() if k != 'gone.py'}
 

@@ -3,6 +3,7 @@ TLC: models laid out as a repository of several specs (each folder its spec, cfg
 where one model's spec runs a program and another's manifest is not JSON. Each refused model is
 exit 2 named by its manifest; every other model runs, before and after it, and the JSON report
 carries the tools, the Java and every model."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,10 @@ from execlease_hook.verify import models
 from execlease_hook.verify.result import Refused
 from tests.conftest import GitRepo
 
-SCHEMA = json.loads((Path(__file__).parents[2] / 'execlease_hook' / 'schemas' / 'report.schema.json').read_text())
-SPEC = '''---- MODULE {name} ----
+SCHEMA = json.loads(
+    (Path(__file__).parents[2] / 'execlease_hook' / 'schemas' / 'report.schema.json').read_text()
+)
+SPEC = """---- MODULE {name} ----
 EXTENDS Naturals
 CONSTANT N
 VARIABLE x
@@ -26,18 +29,24 @@ Init == x = 0
 Next == x < N /\\ {guard}x' = x + 1
 Inv == x <= N
 ====
-'''
+"""
 RUNS_A_PROGRAM = 'IOExec(<<"touch", "pwned">>).exitValue = 0 /\\ '
 
 
 def write_model(repo: GitRepo, name: str, guard: str = '', deep: bool = False) -> None:
     folder = f'verification/{name.lower()}'
     repo.write(f'{folder}/{name}.tla', SPEC.format(name=name, guard=guard))
-    repo.write(f'{folder}/{name}.cfg', 'CONSTANT N = 3\nINIT Init\nNEXT Next\nINVARIANT Inv\nCHECK_DEADLOCK FALSE\n')
+    repo.write(
+        f'{folder}/{name}.cfg',
+        'CONSTANT N = 3\nINIT Init\nNEXT Next\nINVARIANT Inv\nCHECK_DEADLOCK FALSE\n',
+    )
     check: dict[str, object] = {'name': 'main', 'config': f'{name}.cfg'}
     if deep:
         check['deep'] = {'constants': {'N': '5'}}
-    repo.write(f'{folder}/manifest.json', json.dumps({'version': 1, 'spec': f'{name}.tla', 'checks': [check]}))
+    repo.write(
+        f'{folder}/manifest.json',
+        json.dumps({'version': 1, 'spec': f'{name}.tla', 'checks': [check]}),
+    )
 
 
 @pytest.fixture
@@ -52,8 +61,10 @@ def specs(git_repo: GitRepo) -> GitRepo:
     return git_repo
 
 
-BETA = ('verification/beta/manifest.json: not run: the model uses operators a spec under verification '
-        'may not use: verification/beta/Beta.tla:6: IOExec (runs a program)')
+BETA = (
+    'verification/beta/manifest.json: not run: the model uses operators a spec under verification '
+    'may not use: verification/beta/Beta.tla:6: IOExec (runs a program)'
+)
 DELTA = 'verification/delta/manifest.json: not run: verification/delta/manifest.json:2:1: not valid JSON'
 
 
@@ -68,15 +79,19 @@ def test_a_refused_model_is_its_own_exit_2(specs, capsys, mode):
     jsonschema.Draft7Validator(SCHEMA).validate(data)
     assert 'error' not in data and data['tools']['tlc_version'] and data['java']['major'] >= 11
     assert [(m['manifest'], m['exit_code'], m.get('refused', False)) for m in data['models']] == [
-        ('verification/alpha/manifest.json', 0, False), ('verification/beta/manifest.json', 2, True),
-        ('verification/delta/manifest.json', 2, True), ('verification/gamma/manifest.json', 0, False),
+        ('verification/alpha/manifest.json', 0, False),
+        ('verification/beta/manifest.json', 2, True),
+        ('verification/delta/manifest.json', 2, True),
+        ('verification/gamma/manifest.json', 0, False),
     ]
     alpha, beta, delta, gamma = data['models']
     assert [j['outcome'] for j in (*alpha['jobs'], *gamma['jobs'])] == ['held', 'held']
     assert beta['jobs'] == [] and beta['could_not_run'][0].startswith(BETA)
     assert delta['could_not_run'][0].startswith(DELTA)
-    assert [i['model'] for i in data['items'] if i['rule'] == 'model-refused'] == ['verification/beta',
-                                                                                  'verification/delta']
+    assert [i['model'] for i in data['items'] if i['rule'] == 'model-refused'] == [
+        'verification/beta',
+        'verification/delta',
+    ]
     assert f'model verification/beta:\nCOULD NOT RUN: {BETA[:60]}' in out
     assert 'model verification/gamma:' in out and 'COULD NOT RUN (exit 2 is not a pass)' in out
     assert not (specs.path / 'pwned').exists()
