@@ -295,7 +295,9 @@ LIMIT = 200
 
 def statements(text: str) -> int:
     return sum(
-        1 for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.NEWLINE
+        1
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if t.type == tokenize.NEWLINE
     )
 
 
