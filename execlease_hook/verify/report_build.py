@@ -66,9 +66,11 @@ def tlc_error(m: Manifest, verdict: Verdict) -> dict[str, Any]:
         (
             name
             for name, words in (
+                # First: a stack overflow's reason quotes what TLC was doing, which may name
+                # SANY or a parse (the words of the categories below).
+                ('stack', ('stackoverflowerror',)),
                 ('parse', ('parse error', 'semantic error', 'sany')),
                 ('timeout', ('timed out',)),
-                ('stack', ('stackoverflowerror',)),
                 ('memory', ('memory', 'heap space')),
                 ('killed', ('killed by signal',)),
                 ('java', ('could not start java',)),
