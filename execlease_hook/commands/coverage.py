@@ -95,7 +95,7 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
             code = 1
             if not compared.changes:
                 status = 'not fully recorded (an older record): run `execlease verify`, then --update-coverage'
-    mapped = action_map.check(m, view.index, view.actions())
+    mapped = action_map.check(m, view.model_index, view.actions())
     problems = [*mapped.problems, *view.mutation_problems()]
     lines.extend((*problems, *mapped.gaps))
     if problems:

@@ -183,7 +183,7 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
             + f'  {model_record.UPGRADE_STEP}',
             1,
         )
-    mapped = action_map.check(m, view.index, view.actions())
+    mapped = action_map.check(m, view.model_index, view.actions())
     for problem in (*mapped.problems, *view.mutation_problems()):
         found.add(problem, 2)
     for gap in mapped.gaps:

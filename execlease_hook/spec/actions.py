@@ -214,7 +214,8 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
         if e.action not in definitions:
             found.problems.append(
                 f'{where}: coverage.entries[{i}] ({e.id}): action {e.action!r} is not defined in '
-                f'{index.name}{_closest(index, e.action)}; name an operator the spec defines',
+                f'{index.name}{closest(index, e.action)}; name an operator the spec or a '
+                'module it EXTENDS or INSTANCEs defines',
             )
     covered: dict[str, list[str]] = {}
     for e in m.coverage.entries:
@@ -225,7 +226,7 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
         if a.action not in definitions:
             found.problems.append(
                 f'{at}: action {a.action!r} is not defined in {index.name}'
-                f'{_closest(index, a.action)}; name an action of the spec',
+                f'{closest(index, a.action)}; name an action of the spec or a module it reads',
             )
         elif a.action not in actions:
             found.problems.append(
@@ -250,7 +251,7 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
     return found
 
 
-def _closest(index: SpecIndex, name: str) -> str:
+def closest(index: SpecIndex, name: str) -> str:
     definitions = index.definitions()
     by_lower = {d.lower(): d for d in definitions}   # a change of case is the likeliest slip
     close = [by_lower[c] for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)]

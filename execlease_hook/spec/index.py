@@ -17,7 +17,7 @@ A config's meaning is its token sequence without comments, with singular and plu
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
@@ -57,6 +57,7 @@ class Unit:
     end_byte: int
     digest: str             # sha256 hex of the unit's syntax tree
     node: Node = field(compare=False, hash=False, repr=False)
+    file: str = field(default='', compare=False, hash=False)    # the module file defining it
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,24 @@ class SpecIndex:
 
     def where(self, unit: Unit) -> str:
         lines = str(unit.start_line) if unit.start_line == unit.end_line else f'{unit.start_line}-{unit.end_line}'
-        return f'{self.name}:{lines}'
+        return f'{unit.file or self.name}:{lines}'
+
+
+def merged(indexes: Sequence[SpecIndex]) -> SpecIndex:
+    """One index of a root module and the modules it reads (spec/modules.py), as TLC sees its
+    definitions: the root's units, then every definition of the others that the root does not
+    define itself (TLC refuses a redefinition, so the first one met is the only one). Each unit
+    keeps its own file, so `where` names the module that defines it. For the map and messages,
+    never for the model record (its digests are per module)."""
+    first, *others = indexes
+    units = list(first.units)
+    seen = {u.key for u in units if u.definition}
+    for other in others:
+        for unit in other.units:
+            if unit.definition and unit.key not in seen:
+                seen.add(unit.key)
+                units.append(unit)
+    return SpecIndex(first.name, first.module, tuple(units))
 
 
 # A run reads one spec many times (each mutation's `within`, the map, the model record): the
@@ -119,7 +137,7 @@ def _read_spec(source: bytes, name: str) -> SpecIndex:
             key=key, definition=definition,
             start_line=node.start_point.row + 1, end_line=last.end_point.row + 1,
             start_byte=node.start_byte, end_byte=last.end_byte,
-            digest=tree_digest(node, source), node=node,
+            digest=tree_digest(node, source), node=node, file=name,
         ))
     name_node = module.child_by_field_name('name')
     module_name = name_node.text.decode('utf-8') if name_node is not None and name_node.text else ''

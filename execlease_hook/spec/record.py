@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.digest import length_prefixed, sha256
@@ -49,12 +50,24 @@ class ModelView:
     # Every other module the model reads (spec/modules.py), in the order they are met.
     modules: tuple[Module, ...] = field(default_factory=tuple)
 
+    @cached_property
+    def model_index(self) -> SpecIndex:
+        """The spec's definitions and those of every module it reads (a wrapper `MCLease.tla`
+        that EXTENDS `Lease.tla` has Lease's actions), each unit naming its own module file."""
+        return spec_index.merged([self.index, *(spec_index.read_spec(mod.text, mod.key)
+                                                for mod in self.modules)])
+
     def actions(self) -> dict[str, Action]:
         from execlease_hook.spec import actions as action_map
 
         # Every cfg TLC runs the spec with: checks, mutations and findings.
-        relations = action_map.next_relations(self.index, (self.cfgs[c] for c in sorted(self.cfgs)))
-        return action_map.next_actions(self.index, relations)
+        index = self.model_index
+        relations = action_map.next_relations(index, (self.cfgs[c] for c in sorted(self.cfgs)))
+        return action_map.next_actions(index, relations)
+
+    def definition(self, name: str) -> spec_index.Unit | None:
+        """Where the model defines `name`: in the spec or a module it reads (`unit.file`)."""
+        return self.model_index.definitions().get(name)
 
     def mutation_problems(self) -> list[str]:
         """Mutations whose anchor no longer matches once (in its `within` operator): TLC could not
@@ -76,6 +89,17 @@ class ModelView:
         spec = Module(self.index.module or m.spec.removesuffix('.tla'), m.spec,
                       folder_prefix(m) + m.spec, self.spec)
         return [spec, *self.modules]
+
+
+def in_worktree(m: Manifest) -> ModelView | None:
+    """The model as the working tree holds it; None when a model file is missing or unreadable
+    (the caller then says what it can without it)."""
+    from execlease_hook.git.blobs import WorktreeSource
+
+    try:
+        return read(m, WorktreeSource(m.root))
+    except (CannotRun, OSError):
+        return None
 
 
 def read(m: Manifest, source: Source) -> ModelView:
@@ -186,7 +210,7 @@ def compare(view: ModelView, source: Source) -> Comparison:
                 lines.append(f'{kind} {name} is no longer part of the model since the sync')
             continue
         index = view.index if name == m.spec else spec_index.read_spec(modules[name].text, name)
-        named = actions if name == m.spec else {}
+        named = {key: a for key, a in actions.items() if (a.unit.file or m.spec) == name}
         units = {u.key: u for u in index.units}
         for key, digest in now.items():
             unit = units[key]

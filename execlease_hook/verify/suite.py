@@ -88,7 +88,7 @@ def map_results(m: Manifest, r: ModelResult) -> None:
 
     view = model_record.read(m, WorktreeSource(m.root))
     r.modules = spec_modules.listing(view.module_list())
-    mapped = action_map.check(m, view.index, view.actions())
+    mapped = action_map.check(m, view.model_index, view.actions())
     r.problems.extend(mapped.problems)
     r.failures.extend(mapped.gaps)
     from execlease_hook.coverage import watch

@@ -102,7 +102,7 @@ COVERED = [entry(1, 'A'), entry(2, 'B'), entry(3, 'C')]
                      ['action B (M.tla:5) has no covered code and is not declared abstract'], id='uncovered'),
         pytest.param([*COVERED, entry(4, 'Claim')], None,
                      ["manifest.json: coverage.entries[3] (e4): action 'Claim' is not defined in M.tla; "
-                      'name an operator the spec defines'], [], id='unknown-action'),
+                      'name an operator the spec or a module it EXTENDS or INSTANCEs defines'], [], id='unknown-action'),
         pytest.param([*COVERED[:2], entry(3, 'c')], None,
                      ["coverage.entries[2] (e3): action 'c' is not defined in M.tla (did you mean: C (M.tla:6-7))"],
                      ['action C (M.tla:6-7) has no covered code'], id='renamed-action'),

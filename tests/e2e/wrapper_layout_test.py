@@ -1,0 +1,155 @@
+"""The layout most TLA+ repositories use, through the real CLI, the real TLC and the real
+pre-commit: the actions live in `tla/Lease.tla`, and the module TLC checks is a wrapper
+`tla/MCLease.tla` that EXTENDS it, whose cfg overrides the constants with `<-`; the code is Go.
+`init --spec` on the wrapper, `add` of actions the extended spec defines, `verify
+--update-coverage`, a commit; then a semantic edit of an action in Lease.tla blocks the commit
+naming the action, the module and its lines, and a misspelled action is told with the module
+that defines the likely one."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from execlease_hook.cli import main as cli
+from tests.conftest import GitRepo
+from tests.e2e.guard_test import hook_config, install_hooks, run
+
+LEASE_TLA = r'''---- MODULE Lease ----
+EXTENDS Naturals
+CONSTANTS Max, Holders
+VARIABLES owner, term
+vars == <<owner, term>>
+Init == owner = "none" /\ term = 0
+Claim(h) == /\ owner = "none"
+            /\ term < Max
+            /\ owner' = h
+            /\ term' = term + 1
+Release == /\ owner # "none"
+           /\ owner' = "none"
+           /\ UNCHANGED term
+Next == (\E h \in Holders : Claim(h)) \/ Release
+Spec == Init /\ [][Next]_vars
+TypeOK == term \in 0..Max
+====
+'''
+MC_TLA = '''---- MODULE MCLease ----
+EXTENDS Lease
+MCMax == 2
+MCHolders == {"a", "b"}
+====
+'''
+MC_CFG = '''CONSTANTS
+    Max <- MCMax
+    Holders <- MCHolders
+SPECIFICATION Spec
+INVARIANT TypeOK
+CHECK_DEADLOCK FALSE
+'''
+LEASE_GO = '''package lease
+
+type Lease struct {
+\tOwner string
+\tTerm  int
+\tMax   int
+}
+
+func (l *Lease) Claim(h string) bool {
+\tif l.Owner != "" || l.Term >= l.Max {
+\t\treturn false
+\t}
+\tl.Owner = h
+\tl.Term++
+\treturn true
+}
+
+func (l *Lease) Release() {
+\tl.Owner = ""
+}
+'''
+
+
+def said(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+@pytest.fixture
+def wrapped(git_repo: GitRepo, offline_tlc: None, capsys: pytest.CaptureFixture[str]) -> GitRepo:
+    """The scratch repository, initialised on the wrapper, its two actions covered and synced."""
+    git_repo.write('tla/Lease.tla', LEASE_TLA)
+    git_repo.write('tla/MCLease.tla', MC_TLA)
+    git_repo.write('tla/MCLease.cfg', MC_CFG)
+    git_repo.write('lease/lease.go', LEASE_GO)
+    git_repo.write('.gitignore', '.tmp/\n')
+    git_repo.add('.')
+    git_repo.commit('a Go lease and its spec, checked through a wrapper')
+    assert said(capsys, 'init', '--spec', 'tla/MCLease.tla')[0] == 0
+    code, out = said(capsys, 'add', 'lease/lease.go::Lease.Claim', '--action', 'Clam', '--model', 'tla')
+    assert code == 2, out
+    assert ('no definition `Clam ==` or `Clam(...) ==` in MCLease.tla nor a module it EXTENDS or '
+            'INSTANCEs (did you mean: Claim (Lease.tla:7-10))') in ' '.join(out.split())
+    for target, action in (('Lease.Claim', 'Claim'), ('Lease.Release', 'Release')):
+        code, out = said(capsys, 'add', f'lease/lease.go::{target}', '--action', action, '--model', 'tla')
+        assert code == 0, out
+    code, out = said(capsys, 'verify', '--update-coverage', '--model', 'tla')
+    assert code == 0, out
+    files = json.loads(git_repo.read('tla/manifest.json'))['coverage']['modelHash']['files']
+    assert sorted(files) == ['Lease.tla', 'MCLease.cfg', 'MCLease.tla']
+    git_repo.add('.')
+    git_repo.commit('covered and synced')
+    return git_repo
+
+
+@pytest.mark.timeout(900)
+def test_a_wrapper_over_the_spec_is_covered_synced_and_guarded(
+        wrapped: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = said(capsys, 'coverage', '--model', 'tla')
+    assert code == 0, out
+    wrapped.write('.pre-commit-config.yaml', hook_config(hook_repo))
+    wrapped.add('.pre-commit-config.yaml')
+    install_hooks(wrapped, pre_commit_home)
+    code, out = run(wrapped, pre_commit_home, 'git', 'commit', '-m', 'the guard')
+    assert code == 0, out
+    # A comment in the extended spec is no change of the model.
+    wrapped.write('tla/Lease.tla', LEASE_TLA.replace('vars ==', '\\* every variable\nvars =='))
+    wrapped.add('tla/Lease.tla')
+    code, out = run(wrapped, pre_commit_home, 'git', 'commit', '-m', 'a comment')
+    assert code == 0, out
+    wrapped.write('tla/Lease.tla', LEASE_TLA.replace('term < Max', 'term <= Max'))
+    wrapped.add('tla/Lease.tla')
+    code, out = run(wrapped, pre_commit_home, 'git', 'commit', '-m', 'a semantic edit')
+    assert code == 1, out
+    assert 'action Claim changed (Lease.tla:7-10) since the sync' in out
+    assert wrapped.git('diff', '--cached', '--name-only').strip() == 'tla/Lease.tla'
+
+
+@pytest.mark.timeout(900)
+def test_an_entry_names_an_action_of_the_extended_spec(wrapped: GitRepo,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(wrapped.read('tla/manifest.json'))
+    data['coverage']['entries'][1]['action'] = 'Relase'
+    wrapped.write('tla/manifest.json', json.dumps(data, indent=2) + '\n')
+    code, out = said(capsys, 'coverage', '--model', 'tla')
+    assert code == 2, out
+    assert ("coverage.entries[1] (release): action 'Relase' is not defined in MCLease.tla (did you "
+            'mean: Release (Lease.tla:11-13))') in ' '.join(out.split())
+
+
+@pytest.mark.timeout(900)
+def test_a_violated_invariant_is_located_in_the_module_defining_it(
+        wrapped: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    wrapped.write('tla/Lease.tla', LEASE_TLA.replace('TypeOK == term \\in 0..Max',
+                                                     'TypeOK == term \\in 0..Max\nSmall == term < 2'))
+    wrapped.write('tla/MCLease.cfg', MC_CFG.replace('INVARIANT TypeOK', 'INVARIANT Small'))
+    report = wrapped.path.parent / 'report.sarif'
+    code, out = said(capsys, 'verify', '--model', 'tla', '--format', 'sarif', '--output', str(report))
+    assert code == 1, out
+    (result,) = json.loads(report.read_text())['runs'][0]['results']
+    places = [(place['physicalLocation']['artifactLocation']['uri'],
+               place['physicalLocation']['region']['startLine']) for place in result['locations']]
+    assert ('tla/Lease.tla', 17) in places, places
