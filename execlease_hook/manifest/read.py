@@ -154,8 +154,14 @@ def _describe_base(base: Path, root: Path) -> str:
 
 
 def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
-    d = r.obj(raw, at, ('name', 'config'), ('states', 'deadlock', 'timeout', 'deep'))
+    d = r.obj(raw, at, ('name', 'config'), ('spec', 'states', 'deadlock', 'timeout', 'deep'))
+    spec = r.repo_path(d['spec'], f'{at}.spec', folder) if 'spec' in d else None
+    if spec is not None and ('/' in spec or not spec.endswith('.tla')):
+        raise r.fail(f'{at}.spec', f'{spec!r} is not a .tla module of the model folder; name the '
+                     'root module TLC checks with this cfg as its file beside manifest.json '
+                     '(MCLease.tla)')
     return Check(
+        spec=spec,
         name=r.string(d['name'], f'{at}.name'),
         config=r.repo_path(d['config'], f'{at}.config', folder),
         states=r.count(d['states'], f'{at}.states') if 'states' in d else None,

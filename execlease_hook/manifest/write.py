@@ -39,6 +39,7 @@ def to_json(m: Manifest) -> dict[str, object]:
     checks = []
     for c in m.checks:
         item: dict[str, object] = {'name': c.name, 'config': c.config}
+        _optional(item, 'spec', c.spec, None)
         _optional(item, 'states', c.states, None)
         _optional(item, 'deadlock', c.deadlock, None)
         _optional(item, 'timeout', c.timeout, None)

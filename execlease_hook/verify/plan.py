@@ -19,7 +19,7 @@ from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
 
 if TYPE_CHECKING:
-    pass
+    from execlease_hook.spec.modules import Module
 
 
 def _read(path: Path, what: str) -> bytes:
@@ -55,8 +55,14 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     run should say about the modules TLC reads (a library module shadowing a standard one)."""
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    modules = paths.modules_beside(m.root, spec_path)   # each inside the repository
     libraries = tla_libraries.of(m)     # jars fetched and verified, folders read (exit 2 if not)
+    # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
+    # text and the modules beside it (each inside the repository).
+    roots: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
+    for name in m.roots:
+        path = m.folder / name
+        text = spec_text if name == m.spec else _read(path, 'root module of a check')
+        roots[name] = (text, paths.modules_beside(m.root, path))
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may leave TLC or stop
     # the search (spec/scan.py): exit 2 naming the file and line.
@@ -65,11 +71,14 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         owners.setdefault(mu.config, f'mutation {mu.name}')
     for f in () if quick else m.findings:
         owners.setdefault(f.config, f'finding {f.id}')
-    # What TLC reads: the spec and the modules it EXTENDS or INSTANCEs, from its folder, the
+    # What TLC reads: each root and the modules it EXTENDS or INSTANCEs, from its folder, the
     # library folders and jars; a module no root imports (a library's SVG.tla) is never judged.
     folder = _shown(m, m.folder)
-    read = library_modules.read_by((spec_path.name, spec_text), modules, libraries, t.jar.path,
-                                 '' if folder == '.' else f'{folder}/')
+    read: list[Module] = []
+    for name, (text, beside) in roots.items():
+        read += [module for module in library_modules.read_by(
+            (Path(name).name, text), beside, libraries, t.jar.path,
+            '' if folder == '.' else f'{folder}/') if module.path not in {r.path for r in read}]
     if notes is not None:
         notes.extend(library_modules.shadowing(read, t.jar.path))
     spec_scan.refuse(
@@ -79,20 +88,24 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     )
 
     def job(kind: str, name: str, config: str, text: bytes, deadlock: bool | None, timeout: float | None,
-            expect: str | None) -> PlannedJob:
+            expect: str | None, root: str | None = None) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
         from execlease_hook.spec import cfg as tlc_config
 
         given = tlc_config.prepare(cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect)
+        # A check of its own root module runs TLC on that module, beside the modules of its folder.
+        spec, modules = (spec_path.name, roots[m.spec][1]) if root is None else \
+            (Path(root).name, roots[root][1])
         return PlannedJob(TlcJob(
-            kind=kind, name=name, spec=spec_path.name, spec_text=text, config=config,
+            kind=kind, name=name, spec=spec, spec_text=text, config=config,
             config_text=given.text, modules=modules, java=t.java.path, jar=t.jar.path,
             deadlock=given.deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
             libraries=libraries,
         ), given.problem, given.translated)
 
-    planned = [job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None) for c in m.checks]
+    planned = [job('check', c.name, c.config, roots[c.spec or m.spec][0], c.deadlock, c.timeout, None,
+                   c.spec) for c in m.checks]
     if quick:
         return planned
     from execlease_hook.spec import mutation as spec_mutation

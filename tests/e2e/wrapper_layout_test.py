@@ -153,3 +153,52 @@ def test_a_violated_invariant_is_located_in_the_module_defining_it(
     places = [(place['physicalLocation']['artifactLocation']['uri'],
                place['physicalLocation']['region']['startLine']) for place in result['locations']]
     assert ('tla/Lease.tla', 17) in places, places
+
+
+TOOLBOX_TLA = '''---- MODULE MC ----
+EXTENDS Lease
+const_1 == 4
+const_2 == {"a"}
+====
+'''
+TOOLBOX_CFG = '''CONSTANT
+Max <- const_1
+Holders <- const_2
+SPECIFICATION Spec
+INVARIANT TypeOK
+CHECK_DEADLOCK FALSE
+'''
+
+
+@pytest.mark.timeout(900)
+def test_each_cfg_is_checked_on_its_own_root_module(git_repo: GitRepo, offline_tlc: None,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The Toolbox's MC.tla/MC.cfg and an MCLease.tla/MCLease.cfg beside the spec: `init` on the
+    spec makes each cfg a check of its own module, and TLC runs each on it (their constants
+    differ, and so do their state counts)."""
+    for rel, text in (('tla/Lease.tla', LEASE_TLA), ('tla/MCLease.tla', MC_TLA),
+                      ('tla/MCLease.cfg', MC_CFG), ('tla/MC.tla', TOOLBOX_TLA),
+                      ('tla/MC.cfg', TOOLBOX_CFG), ('lease/lease.go', LEASE_GO),
+                      ('.gitignore', '.tmp/\n')):
+        git_repo.write(rel, text)
+    git_repo.add('.')
+    git_repo.commit('a spec with the Toolbox model and a wrapper')
+    assert said(capsys, 'init', '--spec', 'tla/Lease.tla')[0] == 0
+    checks = json.loads(git_repo.read('tla/manifest.json'))['checks']
+    assert checks == [{'name': 'MC', 'config': 'MC.cfg', 'spec': 'MC.tla'},
+                      {'name': 'MCLease', 'config': 'MCLease.cfg', 'spec': 'MCLease.tla'}]
+    for target, action in (('Lease.Claim', 'Claim'), ('Lease.Release', 'Release')):
+        assert said(capsys, 'add', f'lease/lease.go::{target}', '--action', action, '--model', 'tla')[0] == 0
+    code, out = said(capsys, 'verify', '--update-coverage', '--model', 'tla')
+    assert code == 0, out
+    data = json.loads(git_repo.read('tla/manifest.json'))
+    assert [(c['name'], c['states']) for c in data['checks']] == [('MC', 9), ('MCLease', 7)]
+    assert sorted(data['coverage']['modelHash']['files']) == [
+        'Lease.tla', 'MC.cfg', 'MC.tla', 'MCLease.cfg', 'MCLease.tla']
+    git_repo.add('.')
+    git_repo.commit('synced')
+    git_repo.write('tla/MC.tla', TOOLBOX_TLA.replace('const_1 == 4', 'const_1 == 5'))
+    git_repo.add('tla/MC.tla')
+    code, out = said(capsys, 'guard')
+    assert code == 1, out
+    assert 'definition const_1 changed (MC.tla:3) since the sync' in out
