@@ -33,9 +33,10 @@ def _in_model(m: Manifest, name: str) -> str:
     return name if folder == '.' else f'{folder}/{name}'
 
 
-def _spec_text(m: Manifest) -> str:
+def _spec_text(m: Manifest, name: str | None = None) -> str:
+    """The text of the spec, or of the module file `name` of the model folder."""
     try:
-        return (m.folder / m.spec).read_text(encoding='utf-8', errors='replace')
+        return (m.folder / (name or m.spec)).read_text(encoding='utf-8', errors='replace')
     except OSError:
         return ''
 

@@ -68,6 +68,7 @@ class Mutation:
     timeout: float | None = None
     within: str | None = None   # the operator the mutation edits: its anchor must be inside it
     deadlock: bool | None = None  # as on a check
+    module: str | None = None   # the module file it edits (Lease.tla); None: the manifest's spec
 
 
 @record
@@ -236,6 +237,12 @@ class Manifest:
     def roots(self) -> list[str]:
         """The root modules TLC checks: the spec, then every other one a check names."""
         return list(dict.fromkeys((self.spec, *(c.spec for c in self.checks if c.spec is not None))))
+
+    def root_of(self, config: str) -> str:
+        """The root module TLC runs a cfg on: that of the check with this cfg, else the spec (a
+        mutation or finding with MC.cfg runs on MC.tla, as its check does)."""
+        return next((c.spec for c in self.checks if c.config == config and c.spec is not None),
+                    self.spec)
 
     @property
     def model_files(self) -> list[str]:

@@ -52,6 +52,7 @@ def to_json(m: Manifest) -> dict[str, object]:
     mutations = []
     for mu in m.mutations:
         item = {'name': mu.name, 'config': mu.config}
+        _optional(item, 'module', mu.module, None)
         _optional(item, 'within', mu.within, None)
         item.update({
             'replace': {'from': mu.replace.start, 'to': mu.replace.to},

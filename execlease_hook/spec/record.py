@@ -77,9 +77,17 @@ class ModelView:
 
         problems = []
         actions = self.actions()
+        texts = {mod.key: mod.text for mod in self.module_list()}
         for mu in self.manifest.mutations:
+            edited = mu.module or self.manifest.spec
+            text = texts.get(edited)
+            if text is None:
+                problems.append(f'mutation {mu.name}: module {edited} is not read by the model; '
+                                'name in "module" a module the root module EXTENDS or INSTANCEs')
+                continue
+            index = self.index if edited == self.manifest.spec else None
             try:
-                spec_mutation.anchor(self.spec, self.manifest.spec, mu, self.index, actions)
+                spec_mutation.anchor(text, edited, mu, index, actions)
             except CannotRun as e:
                 problems.append(str(e))
         return problems

@@ -105,29 +105,55 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         ), given.problem, given.translated)
 
     planned = [job('check', c.name, c.config, roots[c.spec or m.spec][0], c.deadlock, c.timeout, None,
-                   c.spec) for c in m.checks]
+                   _own(m, c.spec or m.spec)) for c in m.checks]
     if quick:
         return planned
     from execlease_hook.spec import mutation as spec_mutation
 
     for mu in m.mutations:
+        root = m.root_of(mu.config)
+        edited = mu.module or m.spec
+        text, beside = roots[root]
+        original = text if edited == Path(root).name else dict(beside).get(edited)
+
+        def mutation_job(mutated: bytes | None, problem: str | None = None) -> PlannedJob:
+            planned_job = job('mutation', mu.name, mu.config, text, mu.deadlock, mu.timeout,
+                              mu.violates, _own(m, root))
+            if problem is not None or mutated is None:
+                return dataclasses.replace(planned_job, problem=problem)
+            tlc_job = planned_job.job
+            if edited == Path(root).name:
+                tlc_job = dataclasses.replace(tlc_job, spec_text=mutated)
+            else:       # a module the root reads: its mutated copy beside the root
+                tlc_job = dataclasses.replace(tlc_job, modules=tuple(
+                    (name, mutated if name == edited else content) for name, content in beside))
+            return dataclasses.replace(planned_job, job=tlc_job)
+
+        if original is None:
+            planned.append(mutation_job(None, f'mutation {mu.name}: module {edited} is not beside '
+                                        f'{root} in {folder}; name in "module" a module of the '
+                                        'model folder that the root module reads'))
+            continue
         try:
-            mutated = spec_mutation.apply(spec_text, m.spec, mu)
+            mutated = spec_mutation.apply(original, edited, mu)
         except CannotRun as e:
-            planned.append(dataclasses.replace(
-                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
-                problem=str(e)))
+            planned.append(mutation_job(None, str(e)))
             continue
-        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
+        uses = spec_scan.scan_module(f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated)
         if uses:
-            planned.append(dataclasses.replace(
-                job('mutation', mu.name, mu.config, spec_text, mu.deadlock, mu.timeout, mu.violates),
-                problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
+            planned.append(mutation_job(None, f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
             continue
-        planned.append(job('mutation', mu.name, mu.config, mutated, mu.deadlock, mu.timeout, mu.violates))
+        planned.append(mutation_job(mutated))
     for f in m.findings:
-        planned.append(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates))
+        root = m.root_of(f.config)
+        planned.append(job('finding', f.id, f.config, roots[root][0], f.deadlock, f.timeout,
+                           f.violates, _own(m, root)))
     return planned
+
+
+def _own(m: Manifest, root: str) -> str | None:
+    """A root module other than the spec (a check's own), or None for the spec."""
+    return None if root == m.spec else root
 
 
 @dataclass

@@ -197,8 +197,40 @@ def test_each_cfg_is_checked_on_its_own_root_module(git_repo: GitRepo, offline_t
         'Lease.tla', 'MC.cfg', 'MC.tla', 'MCLease.cfg', 'MCLease.tla']
     git_repo.add('.')
     git_repo.commit('synced')
+    # A mutation with MC.cfg runs on MC.tla, as its check does (Max is 4 there: term reaches 9).
+    mutations(git_repo, {**UNBOUNDED, 'config': 'MC.cfg'})
+    code, out = said(capsys, 'verify', '--model', 'tla')
+    assert code == 0, out
+    assert ' '.join('mutation unbounded violated TypeOK held'.split()) in ' '.join(out.split())
+    git_repo.git('checkout', '--', 'tla/manifest.json')
     git_repo.write('tla/MC.tla', TOOLBOX_TLA.replace('const_1 == 4', 'const_1 == 5'))
     git_repo.add('tla/MC.tla')
     code, out = said(capsys, 'guard')
     assert code == 1, out
     assert 'definition const_1 changed (MC.tla:3) since the sync' in out
+
+
+def mutations(repo: GitRepo, *items: dict[str, object]) -> None:
+    data = json.loads(repo.read('tla/manifest.json'))
+    data['mutations'] = list(items)
+    repo.write('tla/manifest.json', json.dumps(data, indent=2) + '\n')
+
+
+UNBOUNDED = {'name': 'unbounded', 'config': 'MCLease.cfg', 'module': 'Lease.tla', 'within': 'Claim',
+             'replace': {'from': 'term < Max', 'to': 'term < Max + 5'}, 'violates': 'TypeOK'}
+
+
+@pytest.mark.timeout(900)
+def test_a_mutation_edits_the_module_it_names(wrapped: GitRepo,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The wrapper is the spec; the mutation breaks an action of the module it EXTENDS, and TLC,
+    run on the wrapper, must catch it. A `from` that is not in that module is named with it."""
+    mutations(wrapped, UNBOUNDED)
+    code, out = said(capsys, 'verify', '--model', 'tla')
+    assert code == 0, out
+    assert ' '.join('mutation unbounded violated TypeOK held'.split()) in ' '.join(out.split())
+    mutations(wrapped, UNBOUNDED, {**UNBOUNDED, 'name': 'wrong-module', 'module': 'MCLease.tla'})
+    code, out = said(capsys, 'verify', '--model', 'tla')
+    assert code == 2, out
+    assert ("mutation wrong-module: `within` names 'Claim', which MCLease.tla does not define"
+            in ' '.join(out.split()))
