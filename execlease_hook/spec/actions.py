@@ -75,58 +75,78 @@ def _boxed_actions(index: SpecIndex, spec_name: str) -> list[str]:
                     found.append(boxed)
             elif node.type == 'identifier_ref' and node.text is not None:
                 todo.append(node.text.decode('utf-8'))
+            elif node.type == 'prefixed_op':
+                qualified = _applied_name(node)
+                if qualified is not None:
+                    todo.append(qualified)
     return found
 
 
 def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action]:
+    """The actions, by the name TLC gives them: `etcd!BecomeLeader` (through an instance) is the
+    action BecomeLeader, as a counterexample names it. Inside an operator reached through an
+    instance, a name is first that instance's (`etcd!Tick` for `Tick` in etcd's Next)."""
     definitions = index.definitions()
     changes = _ChangesState(definitions)
     out: dict[str, Action] = {}
 
-    def add(name: str, via: tuple[str, ...]) -> None:
-        if name not in out and name in definitions:
-            out[name] = Action(name, definitions[name], via)
+    def resolve(name: str | None, scope: str) -> str | None:
+        if name is None:
+            return None
+        if scope and f'{scope}{name}' in definitions:
+            return f'{scope}{name}'
+        return name if name in definitions else None
 
-    def walk(node: Node, via: tuple[str, ...]) -> None:
+    def add(key: str, via: tuple[str, ...]) -> None:
+        name = key.rsplit('!', 1)[-1]
+        if name not in out:
+            out[name] = Action(name, definitions[key], via)
+
+    def walk(node: Node, via: tuple[str, ...], scope: str) -> None:
         kind = node.type
         if kind in _SPLITS:
             for child in node.named_children:
                 if child.type not in ('bullet_disj',) and 'comment' not in child.type:
-                    walk(child, via)
+                    walk(child, via, scope)
             return
         if kind in _QUANTIFIED and _is_exists(node):
             expression = node.child_by_field_name('expression')
             if expression is not None:
-                walk(expression, via)
+                walk(expression, via, scope)
             return
         if kind == 'bound_infix_op' and _symbol(node) in _OR:
             for side in ('lhs', 'rhs'):
                 operand = node.child_by_field_name(side)
                 if operand is not None:
-                    walk(operand, via)
+                    walk(operand, via, scope)
             return
-        name = _applied_name(node)
-        if name is not None and name in definitions:
-            if name in via:
+        key = resolve(_applied_name(node), scope)
+        if key is not None:
+            if key in via:
                 return      # a recursive operator: already being split
-            body = definitions[name].node.child_by_field_name('definition')
+            body = definitions[key].node.child_by_field_name('definition')
             if body is not None and _splits(body):
-                walk(body, (*via, name))
+                walk(body, (*via, key), _scope(key))
             else:
-                add(name, via)
+                add(key, via)
             return
         # Inline: the operators it applies that change a variable.
         for inner in tla_syntax.walk(node):
-            applied = _applied_name(inner)
-            if applied is not None and applied in definitions and applied not in via and changes(applied):
+            applied = resolve(_applied_name(inner), scope)
+            if applied is not None and applied not in via and changes(applied):
                 add(applied, via)
 
     for relation in relations:
         unit = definitions.get(relation)
         body = unit.node.child_by_field_name('definition') if unit is not None else None
         if body is not None:
-            walk(body, (relation,))
+            walk(body, (relation,), _scope(relation))
     return out
+
+
+def _scope(key: str) -> str:
+    """`etcd!` for `etcd!Next`: the instance its body's names are first looked up in."""
+    return key[:key.rindex('!') + 1] if '!' in key else ''
 
 
 def _splits(body: Node) -> bool:
@@ -152,7 +172,14 @@ def _symbol(node: Node) -> str | None:
 
 
 def _applied_name(node: Node) -> str | None:
-    """`A` for `A` and `A(x, y)`; None for anything else."""
+    """`A` for `A` and `A(x, y)`, `I!A` for `I!A` and `I!A(x)` (an operator of the module the
+    instance `I == INSTANCE M` names); None for anything else."""
+    if node.type == 'prefixed_op':
+        prefix, op = node.child_by_field_name('prefix'), node.child_by_field_name('op')
+        applied = _applied_name(op) if op is not None else None
+        if prefix is None or applied is None or prefix.text is None:
+            return None
+        return prefix.text.decode('utf-8').replace(' ', '') + applied
     if node.type == 'identifier_ref' and node.text is not None:
         return node.text.decode('utf-8')
     if node.type == 'bound_op':

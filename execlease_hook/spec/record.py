@@ -54,9 +54,10 @@ class ModelView:
     @cached_property
     def model_index(self) -> SpecIndex:
         """The spec's definitions and those of every module it reads (a wrapper `MCLease.tla`
-        that EXTENDS `Lease.tla` has Lease's actions), each unit naming its own module file."""
-        return spec_index.merged([self.index, *(spec_index.read_spec(mod.text, mod.key)
-                                                for mod in self.modules)])
+        that EXTENDS `Lease.tla` has Lease's actions; `etcd == INSTANCE etcdraft` adds
+        etcdraft's as `etcd!BecomeLeader`), each unit naming its own module file."""
+        indexes = [self.index, *(spec_index.read_spec(mod.text, mod.key) for mod in self.modules)]
+        return spec_index.merged(indexes, {index.module: index for index in indexes})
 
     def actions(self) -> dict[str, Action]:
         from execlease_hook.spec import actions as action_map

@@ -8,6 +8,7 @@ that defines the likely one."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -210,13 +211,13 @@ def test_each_cfg_is_checked_on_its_own_root_module(git_repo: GitRepo, offline_t
     assert 'definition const_1 changed (MC.tla:3) since the sync' in out
 
 
-def mutations(repo: GitRepo, *items: dict[str, object]) -> None:
+def mutations(repo: GitRepo, *items: Mapping[str, object]) -> None:
     data = json.loads(repo.read('tla/manifest.json'))
     data['mutations'] = list(items)
     repo.write('tla/manifest.json', json.dumps(data, indent=2) + '\n')
 
 
-UNBOUNDED = {'name': 'unbounded', 'config': 'MCLease.cfg', 'module': 'Lease.tla', 'within': 'Claim',
+UNBOUNDED: dict[str, object] = {'name': 'unbounded', 'config': 'MCLease.cfg', 'module': 'Lease.tla', 'within': 'Claim',
              'replace': {'from': 'term < Max', 'to': 'term < Max + 5'}, 'violates': 'TypeOK'}
 
 
@@ -234,3 +235,71 @@ def test_a_mutation_edits_the_module_it_names(wrapped: GitRepo,
     assert code == 2, out
     assert ("mutation wrong-module: `within` names 'Claim', which MCLease.tla does not define"
             in ' '.join(out.split()))
+
+
+RAFT_TLA = r'''---- MODULE raft ----
+EXTENDS Naturals
+CONSTANT Server
+VARIABLES leader, clock
+BecomeLeader(i) == /\ leader = 0
+                   /\ leader' = i
+                   /\ UNCHANGED clock
+Tick == /\ clock < 2
+        /\ clock' = clock + 1
+        /\ UNCHANGED leader
+Next == (\E i \in Server : BecomeLeader(i)) \/ Tick
+====
+'''
+MC_RAFT = r'''---- MODULE MCraft ----
+EXTENDS Naturals
+VARIABLES leader, clock
+vars == <<leader, clock>>
+raft == INSTANCE raft WITH Server <- {1, 2}
+Init == leader = 0 /\ clock = 0
+Next == {next}
+Spec == Init /\ [][Next]_vars
+====
+'''
+RAFT_GO = '''package raft
+
+type Node struct{ Leader, Clock int }
+
+func (n *Node) BecomeLeader(i int) {
+\tn.Leader = i
+}
+
+func (n *Node) Tick() {
+\tn.Clock++
+}
+'''
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize('next_', ('raft!Next', r'(\E i \in {1, 2} : raft!BecomeLeader(i)) \/ raft!Tick'),
+                         ids=('instance-next', 'instance-actions'))
+def test_actions_reached_through_a_named_instance(git_repo: GitRepo, offline_tlc: None,
+                                                 capsys: pytest.CaptureFixture[str], next_: str) -> None:
+    """`raft == INSTANCE raft WITH ...` and a Next that says `raft!BecomeLeader(i)` (or
+    `raft!Next`): the actions are BecomeLeader and Tick, as TLC names them, defined in raft.tla."""
+    for rel, text in (('tla/raft.tla', RAFT_TLA), ('tla/MCraft.tla', MC_RAFT.replace('{next}', next_)),
+                      ('tla/MCraft.cfg', 'SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n'),
+                      ('raft/raft.go', RAFT_GO), ('.gitignore', '.tmp/\n')):
+        git_repo.write(rel, text)
+    git_repo.add('.')
+    git_repo.commit('a wrapper over an instance')
+    assert said(capsys, 'init', '--spec', 'tla/MCraft.tla')[0] == 0
+    assert said(capsys, 'add', 'raft/raft.go::Node.Tick', '--action', 'Tick', '--model', 'tla')[0] == 0
+    code, out = said(capsys, 'coverage', '--model', 'tla')
+    assert code == 1, out
+    assert 'action BecomeLeader (raft.tla:5-7) has no covered code' in ' '.join(out.split())
+    assert said(capsys, 'add', 'raft/raft.go::Node.BecomeLeader', '--action', 'BecomeLeader',
+                '--model', 'tla')[0] == 0
+    code, out = said(capsys, 'verify', '--update-coverage', '--model', 'tla')
+    assert code == 0, out
+    git_repo.add('.')
+    git_repo.commit('synced')
+    git_repo.write('tla/raft.tla', RAFT_TLA.replace("leader' = i", "leader' = i + 1"))
+    git_repo.add('tla/raft.tla')
+    code, out = said(capsys, 'guard')
+    assert code == 1, out
+    assert 'action BecomeLeader changed (raft.tla:5-7) since the sync' in out
