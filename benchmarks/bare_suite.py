@@ -15,6 +15,7 @@ trace_suite's trace_job_result, action_coverage_result and mutation_result), so 
 `differences` can hold them against verify's report (`verify --json FILE`) job by job.
 NOT_TIMED names what verify does that (a) does not.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,33 +29,36 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from execlease_hook.verify import judge
-from execlease_hook.verify import plan
-from execlease_hook.tlc import jar
-from execlease_hook.tlc import run as tlc
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.traces import suite as trace_suite
-from execlease_hook.traces import run as traces
-from execlease_hook.verify import violations
-from execlease_hook.traces.code_mutations import mutated_copy
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.core.outcomes import COULD_NOT_RUN
+from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.tlc import jar
+from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
+from execlease_hook.traces import run as traces
+from execlease_hook.traces import suite as trace_suite
+from execlease_hook.traces.code_mutations import mutated_copy
 from execlease_hook.traces.run import TraceRun
+from execlease_hook.verify import judge, plan, violations
 
 KINDS = ('check', 'mutation', 'finding', 'traces', 'code-mutation')
-NOT_TIMED = ('Python start-up, reading the manifest and planning; the coverage check and the map '
-             '(tree-sitter); the cache keys; the report; the spec scan before each TLC run; making the code '
-             "mutations' copies (verify makes each while its clock runs; (a) before its clock)")
+NOT_TIMED = (
+    'Python start-up, reading the manifest and planning; the coverage check and the map '
+    '(tree-sitter); the cache keys; the report; the spec scan before each TLC run; making the code '
+    "mutations' copies (verify makes each while its clock runs; (a) before its clock)"
+)
 
 
 @dataclass(frozen=True)
 class Done:
     """One job of (a), judged as verify judges it."""
-    kind: str                    # one of KINDS ('traces' also for the action coverage)
+
+    kind: str  # one of KINDS ('traces' also for the action coverage)
     name: str
-    outcome: str                 # HELD | DID_NOT_HOLD | COULD_NOT_RUN
-    verdict: tlc_output.Verdict | None  # the TLC verdict verify shows for it (None: TLC did not run)
+    outcome: str  # HELD | DID_NOT_HOLD | COULD_NOT_RUN
+    verdict: (
+        tlc_output.Verdict | None
+    )  # the TLC verdict verify shows for it (None: TLC did not run)
     seconds: float
 
 
@@ -62,9 +66,9 @@ class Done:
 class Prepared:
     m: Manifest
     t: jar.Tools
-    planned: list[tuple[plan.PlannedJob, Path | None]]      # None: not run (a planning problem)
-    copies: list[tuple[CodeMutation, Path | str]]             # the copy, or why there is none
-    seconds: float = 0.0                                      # spent preparing (not timed in (a))
+    planned: list[tuple[plan.PlannedJob, Path | None]]  # None: not run (a planning problem)
+    copies: list[tuple[CodeMutation, Path | str]]  # the copy, or why there is none
+    seconds: float = 0.0  # spent preparing (not timed in (a))
 
 
 @dataclass
@@ -75,7 +79,10 @@ class Timed:
     def split(self) -> dict[str, tuple[int, float]]:
         """Jobs and seconds per kind."""
         jobs = [d for d in self.done if (d.kind, d.name) != ('traces', 'action-coverage')]
-        return {k: (sum(1 for d in jobs if d.kind == k), sum(d.seconds for d in jobs if d.kind == k)) for k in KINDS}
+        return {
+            k: (sum(1 for d in jobs if d.kind == k), sum(d.seconds for d in jobs if d.kind == k))
+            for k in KINDS
+        }
 
 
 def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc_output.Verdict:
@@ -87,13 +94,25 @@ def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc_output.Verdict:
     started = time.monotonic()
     try:
         with open(folder / 'tlc.out', 'wb') as out:
-            proc = subprocess.run(job.argv(folder), cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-                                  stderr=subprocess.STDOUT, timeout=job.timeout)
+            proc = subprocess.run(
+                job.argv(folder),
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=job.timeout,
+            )
         seconds = round(time.monotonic() - started, 3)
-        return tlc_output.classify(proc.returncode, (folder / 'tlc.out').read_bytes(), seconds,
-                            job.config_text.decode('utf-8', 'replace'))
+        return tlc_output.classify(
+            proc.returncode,
+            (folder / 'tlc.out').read_bytes(),
+            seconds,
+            job.config_text.decode('utf-8', 'replace'),
+        )
     except subprocess.TimeoutExpired:
-        return tlc_output.Verdict('error', time.monotonic() - started, None, reason=f'timed out after {job.timeout:g} s')
+        return tlc_output.Verdict(
+            'error', time.monotonic() - started, None, reason=f'timed out after {job.timeout:g} s'
+        )
     finally:
         if own:
             shutil.rmtree(folder, ignore_errors=True)
@@ -102,13 +121,22 @@ def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc_output.Verdict:
 def trace_run(m: Manifest, job: TraceJob, root: Path, t: jar.Tools) -> TraceRun:
     """One trace job with `root` as the repository root (the repository or a mutated copy):
     collected as verify collects it (trace_suite.collect), its TLC run bare."""
-    collected = trace_suite.collect(m, job, root, t, key='')   # (a) caches nothing: no key
+    collected = trace_suite.collect(m, job, root, t, key='')  # (a) caches nothing: no key
     if isinstance(collected, TraceRun):
-        return collected          # the command failed, or its traces could not be read
+        return collected  # the command failed, or its traces could not be read
+    # The shipped model's trace specs EXTEND TraceData: one TLC run over every trace.
+    assert collected.line is None and len(collected.tlc_jobs) == 1, "a project's own trace spec"
     started = time.monotonic()
-    verdict = bare_tlc(dataclasses.replace(collected.tlc_job, jar=collected.tlc_job.jar.resolve()))
-    return TraceRun(traces.judge(verdict, collected.found), verdict, traces.action_counts(collected.found),
-                    round(collected.seconds + time.monotonic() - started, 3), said=collected.said)
+    (tlc_job,) = collected.tlc_jobs
+    verdict = bare_tlc(dataclasses.replace(tlc_job, jar=tlc_job.jar.resolve()))
+    return TraceRun(
+        traces.judge(verdict, collected.found),
+        verdict,
+        traces.action_counts(collected.found),
+        round(collected.seconds + time.monotonic() - started, 3),
+        said=collected.said,
+        unused=collected.unused,
+    )
 
 
 @contextlib.contextmanager
@@ -145,8 +173,15 @@ def run(p: Prepared) -> Timed:
             continue
         began = time.monotonic()
         verdict = violations.refine(job, bare_tlc(job, folder), bare_tlc)
-        timed.done.append(Done(job.kind, job.name, judge.judge(job, verdict, False).outcome, verdict,
-                               time.monotonic() - began))
+        timed.done.append(
+            Done(
+                job.kind,
+                job.name,
+                judge.judge(job, verdict, False).outcome,
+                verdict,
+                time.monotonic() - began,
+            )
+        )
     counts: dict[str, int] = {}
     accepted_all = True
     for trace_job in p.m.traces:
@@ -171,15 +206,23 @@ def run(p: Prepared) -> Timed:
             if runs[-1][1].verdict.outcome != 'accepted':
                 break
         result = trace_suite.mutation_result(
-            mutation, trace_suite.placeholder_job('code-mutation', mutation.name, jobs[0]), runs)
-        timed.done.append(Done('code-mutation', mutation.name, result.outcome, runs[-1][1].tlc,
-                               time.monotonic() - began))
+            mutation, trace_suite.placeholder_job('code-mutation', mutation.name, jobs[0]), runs
+        )
+        timed.done.append(
+            Done(
+                'code-mutation',
+                mutation.name,
+                result.outcome,
+                runs[-1][1].tlc,
+                time.monotonic() - began,
+            )
+        )
     timed.seconds = time.monotonic() - started
     return timed
 
 
-Key = tuple[str, str]                      # (kind, name)
-Said = tuple[str, str | None, str | None, str | None]   # outcome; TLC's outcome, kind, property
+Key = tuple[str, str]  # (kind, name)
+Said = tuple[str, str | None, str | None, str | None]  # outcome; TLC's outcome, kind, property
 
 
 def _said(outcome: str, verdict: Mapping[str, Any] | None) -> Said:
@@ -189,8 +232,10 @@ def _said(outcome: str, verdict: Mapping[str, Any] | None) -> Said:
 
 
 def verdicts(timed: Timed) -> dict[Key, Said]:
-    return {(d.kind, d.name): _said(d.outcome, None if d.verdict is None else d.verdict.to_json())
-            for d in timed.done}
+    return {
+        (d.kind, d.name): _said(d.outcome, None if d.verdict is None else d.verdict.to_json())
+        for d in timed.done
+    }
 
 
 def report_verdicts(report: Mapping[str, Any]) -> dict[Key, Said]:
@@ -204,9 +249,15 @@ def report_split(report: Mapping[str, Any]) -> dict[str, tuple[int, float]]:
     command's, the conversion's and TLC's; a code mutation's, those of the trace run that ended it)."""
     (model,) = report['models']
     jobs = [j for j in model['jobs'] if j['name'] != 'action-coverage' or j['kind'] != 'traces']
-    return {k: (sum(1 for j in jobs if j['kind'] == k),
-                sum(j['verdict']['seconds'] for j in jobs if j['kind'] == k and j['verdict'] is not None))
-            for k in KINDS}
+    return {
+        k: (
+            sum(1 for j in jobs if j['kind'] == k),
+            sum(
+                j['verdict']['seconds'] for j in jobs if j['kind'] == k and j['verdict'] is not None
+            ),
+        )
+        for k in KINDS
+    }
 
 
 def differences(a: Mapping[Key, Said], other: Mapping[Key, Said], label: str) -> list[str]:
@@ -223,5 +274,8 @@ def _text(said: Said | None) -> str:
     if said is None:
         return 'not run'
     outcome, verdict, kind, prop = said
-    return outcome if verdict is None else f'{outcome} (TLC: {" ".join(x for x in (verdict, kind, prop) if x)})'
-
+    return (
+        outcome
+        if verdict is None
+        else f'{outcome} (TLC: {" ".join(x for x in (verdict, kind, prop) if x)})'
+    )

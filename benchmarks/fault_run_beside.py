@@ -10,6 +10,7 @@ before it completed) are the race the fencing exists for. Example:
 
     python -m benchmarks.fault_run_beside --runs 8
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,7 +26,15 @@ from execlease_hook.traces import run as traces
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = ('-m', 'examples.agent_runtime.trace_run', '--turns', '200')
-COUNTERS = ('kills', 'stops', 'effect_stops', 'stale_resumptions', 'takeovers', 'reruns', 'deposed_effects')
+COUNTERS = (
+    'kills',
+    'stops',
+    'effect_stops',
+    'stale_resumptions',
+    'takeovers',
+    'reruns',
+    'deposed_effects',
+)
 
 
 def one(beside: bool) -> dict[str, float]:
@@ -33,15 +42,22 @@ def one(beside: bool) -> dict[str, float]:
     try:
         with tempfile.TemporaryDirectory() as out:
             started = time.monotonic()
-            proc = subprocess.run((sys.executable, *COMMAND, '--out', out), cwd=ROOT, capture_output=True,
-                                  text=True, check=True)
+            proc = subprocess.run(
+                (sys.executable, *COMMAND, '--out', out),
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             figures: dict[str, float] = {'wall s': time.monotonic() - started}
             counts = traces.action_counts(traces.read_folder(Path(out), 'fault run'))
     finally:
         if burner is not None:
             burner.kill()
             burner.wait()
-    summary = dict(kv.split('=', 1) for kv in proc.stdout.strip().splitlines()[-1].split() if '=' in kv)
+    summary = dict(
+        kv.split('=', 1) for kv in proc.stdout.strip().splitlines()[-1].split() if '=' in kv
+    )
     figures.update({k: float(summary[k]) for k in COUNTERS})
     figures.update({f'lines {a}': float(n) for a, n in counts.items()})
     return figures
@@ -55,8 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for _ in range(options.runs):
         for beside in (False, True):
             runs[beside].append(one(beside))
-    names = sorted({k for r in runs[False] + runs[True] for k in r}, key=lambda k: (k.startswith('lines'), k))
-    print(f'{"median of " + str(options.runs) + " runs":28} {"alone":>8} {"beside":>8} {"ratio":>6}')
+    names = sorted(
+        {k for r in runs[False] + runs[True] for k in r}, key=lambda k: (k.startswith('lines'), k)
+    )
+    print(
+        f'{"median of " + str(options.runs) + " runs":28} {"alone":>8} {"beside":>8} {"ratio":>6}'
+    )
     for name in names:
         alone = statistics.median(r.get(name, 0.0) for r in runs[False])
         beside = statistics.median(r.get(name, 0.0) for r in runs[True])

@@ -6,6 +6,7 @@ worker error or turn left open. Example:
 
     python -m benchmarks.fault_soak --minutes 5 --turns 600 --workers 6
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,14 +18,24 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from examples.agent_runtime.fault_harness import FaultReport
-from examples.agent_runtime.fault_harness import FaultSettings
-from examples.agent_runtime.fault_harness import run_faults
+from examples.agent_runtime.fault_harness import FaultReport, FaultSettings, run_faults
 
 TOTALS = (
-    'turns', 'done', 'needs_attention', 'open_left', 'workers_spawned', 'kills', 'stops',
-    'effect_stops', 'stale_resumptions', 'takeovers', 'policy_flips', 'effects', 'reruns',
-    'uncompleted_effects', 'deposed_effects',
+    'turns',
+    'done',
+    'needs_attention',
+    'open_left',
+    'workers_spawned',
+    'kills',
+    'stops',
+    'effect_stops',
+    'stale_resumptions',
+    'takeovers',
+    'policy_flips',
+    'effects',
+    'reruns',
+    'uncompleted_effects',
+    'deposed_effects',
 )
 
 
@@ -46,8 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix='fault-soak-') as tmp:
         while time.monotonic() - started < options.minutes * 60:
             settings = FaultSettings(
-                seed=seed + len(reports), turns=options.turns, workers=options.workers,
-                ttl=options.ttl, deadline_s=600, mutation=options.mutation,
+                seed=seed + len(reports),
+                turns=options.turns,
+                workers=options.workers,
+                ttl=options.ttl,
+                deadline_s=600,
+                mutation=options.mutation,
             )
             report = run_faults(settings, Path(tmp) / f'round{len(reports):03d}')
             reports.append(report)

@@ -13,6 +13,7 @@ Targets: b/a <= 2.0, c/a <= 3.0, d/a <= 4.5 (fingerprints in scheme ts2, the one
 
     .venv/bin/python benchmarks/guard_latency.py [--runs 25] [--execlease PATH]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,11 +40,16 @@ def env() -> dict[str, str]:
     out.pop('PYTHONDONTWRITEBYTECODE', None)
     if PYCACHE is not None:
         out['PYTHONPYCACHEPREFIX'] = PYCACHE
-    out.update({
-        'GIT_AUTHOR_NAME': 'bench', 'GIT_AUTHOR_EMAIL': 'bench@example.com',
-        'GIT_COMMITTER_NAME': 'bench', 'GIT_COMMITTER_EMAIL': 'bench@example.com',
-        'GIT_CONFIG_GLOBAL': os.devnull, 'GIT_CONFIG_NOSYSTEM': '1',
-    })
+    out.update(
+        {
+            'GIT_AUTHOR_NAME': 'bench',
+            'GIT_AUTHOR_EMAIL': 'bench@example.com',
+            'GIT_COMMITTER_NAME': 'bench',
+            'GIT_COMMITTER_EMAIL': 'bench@example.com',
+            'GIT_CONFIG_GLOBAL': os.devnull,
+            'GIT_CONFIG_NOSYSTEM': '1',
+        }
+    )
     return out
 
 
@@ -111,7 +117,9 @@ def build(root: Path) -> None:
     (model / 'Bench.tla').write_text(
         '---- MODULE Bench ----\nVARIABLE x\nInit == x = 0\n'
         + ''.join(f"{a} == x' = x\n" for a in actions)
-        + 'Next == ' + ' \\/ '.join(actions) + '\n====\n'
+        + 'Next == '
+        + ' \\/ '.join(actions)
+        + '\n====\n'
     )
     (model / 'Bench.cfg').write_text('INIT Init\nNEXT Next\n')
     entries = [
@@ -121,36 +129,55 @@ def build(root: Path) -> None:
         {'id': f'ts-{i}', 'path': 'src/lease.ts', 'function': f'step{i * 40}', 'action': f'Ts{i}'}
         for i in range(5)
     ]
-    (model / 'manifest.json').write_text(json.dumps({
-        'version': 1, 'spec': 'Bench.tla', 'checks': [{'name': 'main', 'config': 'Bench.cfg'}],
-        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': entries},
-    }, indent=2) + '\n')
+    (model / 'manifest.json').write_text(
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Bench.tla',
+                'checks': [{'name': 'main', 'config': 'Bench.cfg'}],
+                'coverage': {'syncCommit': None, 'modelHash': None, 'entries': entries},
+            },
+            indent=2,
+        )
+        + '\n'
+    )
     git(root, 'add', '.')
     git(root, 'commit', '-q', '-m', 'scratch')
     sync(root, model / 'manifest.json')
     git(root, 'add', '.')
     git(root, 'commit', '-q', '-m', 'sync')
-    assert len(subprocess.run(('git', 'ls-files'), cwd=root, capture_output=True, text=True)
-               .stdout.splitlines()) == 2000
+    assert (
+        len(
+            subprocess.run(
+                ('git', 'ls-files'), cwd=root, capture_output=True, text=True
+            ).stdout.splitlines()
+        )
+        == 2000
+    )
 
 
 def sync(root: Path, path: Path) -> None:
+    from execlease_hook.core.record import replace
     from execlease_hook.coverage import compare as coverage
     from execlease_hook.git import blobs
     from execlease_hook.git import repo as egit
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.manifest import write as manifest_write
     from execlease_hook.spec import record as model_record
-    from execlease_hook.core.record import replace
 
     m = manifest_read.load(path, root)
     source = blobs.WorktreeSource(root)
     statuses = coverage.compare(m, source)
     assert all(s.current for s in statuses), [s.problem for s in statuses]
-    m = replace(m, coverage=replace(
-        m.coverage, entries=tuple(replace(s.entry, hash=s.current) for s in statuses),
-        sync_commit=egit.head(root), model_hash=model_record.record(model_record.read(m, source)),
-    ))
+    m = replace(
+        m,
+        coverage=replace(
+            m.coverage,
+            entries=tuple(replace(s.entry, hash=s.current) for s in statuses),
+            sync_commit=egit.head(root),
+            model_hash=model_record.record(model_record.read(m, source)),
+        ),
+    )
     manifest_write.write(path, m)
 
 
@@ -164,16 +191,21 @@ def median_ms(argv: Sequence[str], cwd: Path, runs: int, expect: int) -> float:
         proc = subprocess.run(argv, cwd=cwd, env=e, capture_output=True)
         times.append(time.perf_counter() - start)
         if proc.returncode != expect:
-            raise SystemExit(f'{argv} exited {proc.returncode}, expected {expect}:\n'
-                             f'{proc.stdout.decode()}{proc.stderr.decode()}')
+            raise SystemExit(
+                f'{argv} exited {proc.returncode}, expected {expect}:\n'
+                f'{proc.stdout.decode()}{proc.stderr.decode()}'
+            )
     return statistics.median(times) * 1000
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--runs', type=int, default=25)
-    parser.add_argument('--execlease', default=str(Path(sys.executable).parent / 'execlease'),
-                        help='the console script to time (default: beside this interpreter)')
+    parser.add_argument(
+        '--execlease',
+        default=str(Path(sys.executable).parent / 'execlease'),
+        help='the console script to time (default: beside this interpreter)',
+    )
     args = parser.parse_args(argv)
     global PYCACHE
     with tempfile.TemporaryDirectory(prefix='guard-latency-') as tmp:
@@ -196,8 +228,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         ts.write_text(ts.read_text().replace('generation + 1 };', 'generation + 2 };', 1))
         git(root, 'add', 'src/lease.ts')
-        results['d'] = median_ms((*guard, 'pkg00/mod0000.py', 'src/lease.py', 'src/lease.ts'),
-                                 root, args.runs, 1)
+        results['d'] = median_ms(
+            (*guard, 'pkg00/mod0000.py', 'src/lease.py', 'src/lease.ts'), root, args.runs, 1
+        )
         git(root, 'reset', '-q')
         git(root, 'checkout', '--', '.')
         manifest_path = root / 'verification' / 'bench' / 'manifest.json'
@@ -207,7 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         git(root, 'commit', '-q', '-am', 'watch src/')
         git(root, 'add', 'pkg00/mod0000.py')
         results['e'] = median_ms((*guard, 'pkg00/mod0000.py'), root, args.runs, 0)
-        (root / 'src' / 'admin.py').write_text(python_file().replace('def step_', 'def admin_step_'))
+        (root / 'src' / 'admin.py').write_text(
+            python_file().replace('def step_', 'def admin_step_')
+        )
         git(root, 'add', 'src/admin.py')
         results['f'] = median_ms((*guard, 'src/admin.py'), root, args.runs, 1)
         # Not a target: what the console-script launcher adds over `python -m`.
@@ -224,13 +259,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     print(f'guard latency, medians of {args.runs} runs ({sys.executable}, {args.execlease})')
     for key, label in labels.items():
-        ratio = '' if key == 'a' else \
-            f'   {key}/a = {results[key] / results["a"]:.2f}' + (f'  (target <= {TARGETS[key]})' if key in TARGETS else '')
+        ratio = (
+            ''
+            if key == 'a'
+            else f'   {key}/a = {results[key] / results["a"]:.2f}'
+            + (f'  (target <= {TARGETS[key]})' if key in TARGETS else '')
+        )
         if key == 'e':
             ratio += f'   e/b = {results["e"] / results["b"]:.2f}'
         print(f'  ({key}) {label:<45} {results[key]:7.1f} ms{ratio}')
-    print(f'  launcher: `execlease --help` {launcher:.1f} ms vs '
-          f'`python -m execlease_hook --help` {module:.1f} ms')
+    print(
+        f'  launcher: `execlease --help` {launcher:.1f} ms vs '
+        f'`python -m execlease_hook --help` {module:.1f} ms'
+    )
     return 0
 
 

@@ -12,6 +12,7 @@ Targets: each language <= 1.5 x python.
 
     .venv/bin/python benchmarks/language_cost.py [--runs 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,10 +33,14 @@ FILES = {
     'swift': ROOT / 'tests' / 'fixtures' / 'real' / 'NIOScheduledCallback.swift',
     'c': ROOT / 'tests' / 'fixtures' / 'real' / 'ae.c',
     'cpp': ROOT / 'tests' / 'fixtures' / 'real' / 'Time.cc',
-    'cpp-large': ROOT / 'tests' / 'fixtures' / 'real' / 'RaftConsensus.cc',     # 107 KB, 122 definitions
+    'cpp-large': ROOT
+    / 'tests'
+    / 'fixtures'
+    / 'real'
+    / 'RaftConsensus.cc',  # 107 KB, 122 definitions
     'zig': ROOT / 'tests' / 'fixtures' / 'real' / 'common.zig',
 }
-SCRIPT = '''\
+SCRIPT = """\
 import sys
 from pathlib import Path
 from execlease_hook.fingerprint import fingerprint
@@ -46,7 +51,7 @@ source = Path(path).read_bytes()
 for definition in every_definition(language_for(path), source):
     for located in find_functions(path, source, definition.qualname):
         fingerprint(located)
-'''
+"""
 
 
 def median_ms(argv: Sequence[str], runs: int) -> float:
@@ -64,12 +69,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     floor = median_ms((sys.executable, '-c', 'pass'), args.runs)
     print(f'floor (python -c pass): {floor:.1f} ms')
-    results = {name: median_ms((sys.executable, '-c', SCRIPT, str(path)), args.runs) for name, path in FILES.items()}
+    results = {
+        name: median_ms((sys.executable, '-c', SCRIPT, str(path)), args.runs)
+        for name, path in FILES.items()
+    }
     base = results['python']
     for name, ms in results.items():
         size = FILES[name].stat().st_size / 1000
-        print(f'{name:9} {FILES[name].name:30} {size:5.1f} KB  {ms:7.1f} ms  '
-              f'x{ms / floor:4.2f} floor  x{ms / base:4.2f} python (target <= {TARGET})')
+        print(
+            f'{name:9} {FILES[name].name:30} {size:5.1f} KB  {ms:7.1f} ms  '
+            f'x{ms / floor:4.2f} floor  x{ms / base:4.2f} python (target <= {TARGET})'
+        )
     return 0
 
 

@@ -22,6 +22,7 @@ two code mutations).
 
     .venv/bin/python benchmarks/suite_time.py [--runs 3] [--model DIR | --fixtures] [--each]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,14 +38,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))   # run as a script: benchmarks.bare_suite
+sys.path.insert(
+    0, str(Path(__file__).resolve().parent.parent)
+)  # run as a script: benchmarks.bare_suite
 
 from benchmarks import bare_suite
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import plan
 from execlease_hook.tlc import jar
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import run as tlc
+from execlease_hook.verify import plan
 
 HERE = Path(__file__).resolve().parent.parent
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -68,28 +71,63 @@ def fixture_repo() -> Path:
     (root / 'app').mkdir()
     shutil.copyfile(TRACE_FIXTURES / 'counter_app.py', root / 'app' / 'counter_app.py')
     app = 'app/counter_app.py'
-    (folder / 'manifest.json').write_text(json.dumps({
-        'version': 1, 'spec': 'Counter.tla',
-        'checks': [{'name': 'main', 'config': 'pass.cfg'}],
-        'mutations': [{'name': 'narrow', 'config': 'pass.cfg',
-                       'replace': {'from': 'TypeOK == x \\in 0..N', 'to': 'TypeOK == x \\in 0..1'},
-                       'violates': 'TypeOK'}],
-        'findings': [{'id': 'F1', 'config': 'invariant.cfg', 'violates': 'XBelowTwo'},
-                     {'id': 'F2', 'config': 'action.cfg', 'violates': 'NeverDecreases'}],
-        'traces': [{'name': 'app', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-                    'command': ['python', app]}],
-        'codeMutations': [
-            {'name': 'unbounded', 'path': app, 'replace': {'from': '    if x < top:', 'to': '    if True:'}},
-            {'name': 'flip-to-two', 'path': app, 'replace': {'from': 'return 1 - y', 'to': 'return 2 - y'}},
-        ],
-        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [
-            {'id': 'inc', 'path': app, 'function': 'increment', 'action': 'Inc'},
-            {'id': 'flip', 'path': app, 'function': 'flip', 'action': 'Flip'},
-        ], 'abstract': [{'action': 'Reset', 'reason': 'the counter program never resets'}]},
-    }, indent=2) + '\n')
+    (folder / 'manifest.json').write_text(
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Counter.tla',
+                'checks': [{'name': 'main', 'config': 'pass.cfg'}],
+                'mutations': [
+                    {
+                        'name': 'narrow',
+                        'config': 'pass.cfg',
+                        'replace': {'from': 'TypeOK == x \\in 0..N', 'to': 'TypeOK == x \\in 0..1'},
+                        'violates': 'TypeOK',
+                    }
+                ],
+                'findings': [
+                    {'id': 'F1', 'config': 'invariant.cfg', 'violates': 'XBelowTwo'},
+                    {'id': 'F2', 'config': 'action.cfg', 'violates': 'NeverDecreases'},
+                ],
+                'traces': [
+                    {
+                        'name': 'app',
+                        'spec': 'TraceCounter.tla',
+                        'config': 'TraceCounter.cfg',
+                        'command': ['python', app],
+                    }
+                ],
+                'codeMutations': [
+                    {
+                        'name': 'unbounded',
+                        'path': app,
+                        'replace': {'from': '    if x < top:', 'to': '    if True:'},
+                    },
+                    {
+                        'name': 'flip-to-two',
+                        'path': app,
+                        'replace': {'from': 'return 1 - y', 'to': 'return 2 - y'},
+                    },
+                ],
+                'coverage': {
+                    'syncCommit': None,
+                    'modelHash': None,
+                    'entries': [
+                        {'id': 'inc', 'path': app, 'function': 'increment', 'action': 'Inc'},
+                        {'id': 'flip', 'path': app, 'function': 'flip', 'action': 'Flip'},
+                    ],
+                    'abstract': [{'action': 'Reset', 'reason': 'the counter program never resets'}],
+                },
+            },
+            indent=2,
+        )
+        + '\n'
+    )
     subprocess.run((*git, 'add', '.'), cwd=root, check=True)
     subprocess.run((*git, 'commit', '-q', '-m', 'model'), cwd=root, check=True)
-    proc = subprocess.run((str(EXECLEASE), 'verify', '--update-coverage'), cwd=root, capture_output=True, text=True)
+    proc = subprocess.run(
+        (str(EXECLEASE), 'verify', '--update-coverage'), cwd=root, capture_output=True, text=True
+    )
     if proc.returncode != 0:
         raise SystemExit(f'the fixture model does not verify:\n{proc.stdout}\n{proc.stderr}')
     return root
@@ -98,26 +136,35 @@ def fixture_repo() -> Path:
 TARGETS = {'b/a': 0.6, 'c/a': 0.5, 'd/c': 0.02}
 TRIVIAL_TARGET = 0.3
 VARIANTS = {  # --each: (b) with one part of the JVM tuning switched off
-    'b-spare': {'EXECLEASE_JVM_SPARE': '0'}, 'b-cds': {'EXECLEASE_JVM_CDS': '0'},
+    'b-spare': {'EXECLEASE_JVM_SPARE': '0'},
+    'b-cds': {'EXECLEASE_JVM_CDS': '0'},
     'b-none': {'EXECLEASE_JVM_TUNING': '0'},
 }
 LABELS = {
-    'a': 'the same work, bare java tlc2.TLC, sequential', 'b': 'verify --no-cache --jobs 1',
-    'c': 'verify --no-cache (parallel)', 'd': 'verify, warm cache',
-    'b-spare': '(b) without spare JVMs', 'b-cds': '(b) without the class-data archive',
+    'a': 'the same work, bare java tlc2.TLC, sequential',
+    'b': 'verify --no-cache --jobs 1',
+    'c': 'verify --no-cache (parallel)',
+    'd': 'verify, warm cache',
+    'b-spare': '(b) without spare JVMs',
+    'b-cds': '(b) without the class-data archive',
     'b-none': '(b) without any JVM tuning',
 }
 TRIVIAL_SPEC = b'---- MODULE Trivial ----\nVARIABLE x\nInit == x = 0\nNext == UNCHANGED x\n====\n'
 
 
-def verify(root: Path, model: str, *args: str, env: dict[str, str] | None = None) -> tuple[float, dict[str, Any]]:
+def verify(
+    root: Path, model: str, *args: str, env: dict[str, str] | None = None
+) -> tuple[float, dict[str, Any]]:
     """Wall seconds of one `execlease verify`, and its --json report."""
     with tempfile.TemporaryDirectory(prefix='execlease-bench-report-') as folder:
         out = Path(folder) / 'report.json'
         started = time.monotonic()
         proc = subprocess.run(
-            (str(EXECLEASE), 'verify', '--model', model, '--json', str(out), *args), cwd=root,
-            capture_output=True, text=True, env={**os.environ, **(env or {})},
+            (str(EXECLEASE), 'verify', '--model', model, '--json', str(out), *args),
+            cwd=root,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
         )
         seconds = time.monotonic() - started
         if proc.returncode == 2 or not out.is_file():
@@ -128,8 +175,14 @@ def verify(root: Path, model: str, *args: str, env: dict[str, str] | None = None
 def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
     """Median seconds of a trivial spec's job through tlc.run_job, after three to warm up."""
     job = tlc.TlcJob(
-        kind='mutation', name='trivial', spec='Trivial.tla', spec_text=TRIVIAL_SPEC, config='Trivial.cfg',
-        config_text=b'INIT Init\nNEXT Next\n', java=t.java.path, jar=t.jar.path.resolve(),
+        kind='mutation',
+        name='trivial',
+        spec='Trivial.tla',
+        spec_text=TRIVIAL_SPEC,
+        config='Trivial.cfg',
+        config_text=b'INIT Init\nNEXT Next\n',
+        java=t.java.path,
+        jar=t.jar.path.resolve(),
     )
     old = os.environ.get('EXECLEASE_JVM_TUNING')
     os.environ['EXECLEASE_JVM_TUNING'] = '1' if tuned else '0'
@@ -159,6 +212,7 @@ Split = Mapping[str, tuple[int, float]]
 
 def split_lines(a: Sequence[Split], b: Sequence[Split], a_wall: float, b_wall: float) -> list[str]:
     """Where the time goes: median seconds per kind of job in (a) and (b), and (b)'s time outside its jobs."""
+
     def med(splits: Sequence[Split], kind: str) -> float:
         return statistics.median(s[kind][1] for s in splits)
 
@@ -170,8 +224,10 @@ def split_lines(a: Sequence[Split], b: Sequence[Split], a_wall: float, b_wall: f
     in_a = sum(med(a, k) for k in bare_suite.KINDS)
     in_b = sum(med(b, k) for k in bare_suite.KINDS)
     lines.append(f'  {"sum of jobs":14s} {"":5s} {in_a:9.2f} {in_b:9.2f}')
-    lines.append(f'  {"outside them":14s} {"":5s} {a_wall - in_a:9.2f} {b_wall - in_b:9.2f}'
-                 "   ((b): start-up, plan, coverage, map, copies, report)")
+    lines.append(
+        f'  {"outside them":14s} {"":5s} {a_wall - in_a:9.2f} {b_wall - in_b:9.2f}'
+        '   ((b): start-up, plan, coverage, map, copies, report)'
+    )
     return lines
 
 
@@ -179,12 +235,17 @@ def verdict_lines(problems: Sequence[str], med: Mapping[str, float]) -> list[str
     """The ratios against their targets, or, when (a) and verify did not reach the same verdicts,
     those differences and no ratio."""
     if problems:
-        return ['the verdicts of (a) and verify differ, so they did not do the same work: no ratios',
-                *(f'  {p}' for p in problems)]
+        return [
+            'the verdicts of (a) and verify differ, so they did not do the same work: no ratios',
+            *(f'  {p}' for p in problems),
+        ]
     ratios = {'b/a': med['b'] / med['a'], 'c/a': med['c'] / med['a'], 'd/c': med['d'] / med['c']}
     lines = [f'{name} = {value:.3f}  (target <= {TARGETS[name]})' for name, value in ratios.items()]
-    lines += [f'{key}/a = {med[key] / med["a"]:.3f}   b/{key} = {med["b"] / med[key]:.3f}'
-              for key in VARIANTS if key in med]
+    lines += [
+        f'{key}/a = {med[key] / med["a"]:.3f}   b/{key} = {med["b"] / med[key]:.3f}'
+        for key in VARIANTS
+        if key in med
+    ]
     return lines
 
 
@@ -193,7 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--model', help='model folder (default: the shipped one, else fixtures)')
     parser.add_argument('--fixtures', action='store_true', help='use the test fixture model')
-    parser.add_argument('--each', action='store_true', help='also (b) with each part of the JVM tuning off')
+    parser.add_argument(
+        '--each', action='store_true', help='also (b) with each part of the JVM tuning off'
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault('EXECLEASE_TLA_OFFLINE', '1')
     shipped = HERE / 'verification' / 'execution-lease'
@@ -206,15 +269,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     m = manifest_read.load(root / model / 'manifest.json', root)
     t = jar.Tools(tools.resolve_jar(root), tools.find_java())
     planned = plan.plan(m, False, t)
-    print(f'model {model}: {sum(p.problem is None for p in planned)} planned TLC jobs, {len(m.traces)} trace '
-          f'jobs, {len(m.code_mutations)} code mutations; {t.jar.tlc_version}; Java {t.java.major}; '
-          f'{os.cpu_count()} CPUs; {args.runs} runs; load average at start {load()}', flush=True)
+    print(
+        f'model {model}: {sum(p.problem is None for p in planned)} planned TLC jobs, {len(m.traces)} trace '
+        f'jobs, {len(m.code_mutations)} code mutations; {t.jar.tlc_version}; Java {t.java.major}; '
+        f'{os.cpu_count()} CPUs; {args.runs} runs; load average at start {load()}',
+        flush=True,
+    )
     keys = ['a', 'b', 'c', 'd', *(VARIANTS if args.each else ())]
     times: dict[str, list[float]] = {k: [] for k in keys}
     splits: dict[str, list[Split]] = {'a': [], 'b': []}
     prepared: list[float] = []
     problems: list[str] = []
-    verify(root, model, '--no-cache', '--jobs', '1')  # not timed: builds the class-data archive and the helper
+    verify(
+        root, model, '--no-cache', '--jobs', '1'
+    )  # not timed: builds the class-data archive and the helper
     for run in range(args.runs):
         with bare_suite.prepare(m, t) as p:
             a = bare_suite.run(p)
@@ -222,29 +290,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         times['a'].append(a.seconds)
         splits['a'].append(a.split())
         reports: dict[str, dict[str, Any]] = {}
-        for key, flags, env in (('b', ('--no-cache', '--jobs', '1'), None), ('c', ('--no-cache',), None),
-                                ('warm-up', (), None), ('d', (), None),
-                                *((k, ('--no-cache', '--jobs', '1'), e) for k, e in VARIANTS.items() if k in times)):
+        for key, flags, env in (
+            ('b', ('--no-cache', '--jobs', '1'), None),
+            ('c', ('--no-cache',), None),
+            ('warm-up', (), None),
+            ('d', (), None),
+            *((k, ('--no-cache', '--jobs', '1'), e) for k, e in VARIANTS.items() if k in times),
+        ):
             seconds, reports[key] = verify(root, model, *flags, env=env)
             if key in times:
                 times[key].append(seconds)
         splits['b'].append(bare_suite.report_split(reports['b']))
         mine = bare_suite.verdicts(a)
         for key, report in reports.items():
-            problems += bare_suite.differences(mine, bare_suite.report_verdicts(report), f'({key}, run {run + 1})')
-        print(f'  run {run + 1}: ' + '  '.join(f'{k}={v[-1]:.2f}s' for k, v in times.items()), flush=True)
+            problems += bare_suite.differences(
+                mine, bare_suite.report_verdicts(report), f'({key}, run {run + 1})'
+            )
+        print(
+            f'  run {run + 1}: ' + '  '.join(f'{k}={v[-1]:.2f}s' for k, v in times.items()),
+            flush=True,
+        )
     med = {k: statistics.median(v) for k, v in times.items()}
     for k in keys:
         print(f'{"(" + k + ")":9s} {LABELS[k]:46s} median {med[k]:8.2f} s')
     print('(a) and (b) by kind of job, median seconds:')
     print('\n'.join(split_lines(splits['a'], splits['b'], med['a'], med['b'])))
-    print(f'(a) before its clock: {len(p.planned)} job folders and {len(p.copies)} mutated copies made, '
-          f'median {statistics.median(prepared):.2f} s')
+    print(
+        f'(a) before its clock: {len(p.planned)} job folders and {len(p.copies)} mutated copies made, '
+        f'median {statistics.median(prepared):.2f} s'
+    )
     print(f'not in (a): {bare_suite.NOT_TIMED}')
     print('\n'.join(verdict_lines(problems, med)))
     tuned, plain = trivial(t, True, 2 * args.runs + 1), trivial(t, False, 2 * args.runs + 1)
-    print(f'(t) a trivial job once warm, median {tuned:.3f} s  (target < {TRIVIAL_TARGET} s); '
-          f'(t0) without JVM tuning {plain:.3f} s; t/t0 = {tuned / plain:.3f}')
+    print(
+        f'(t) a trivial job once warm, median {tuned:.3f} s  (target < {TRIVIAL_TARGET} s); '
+        f'(t0) without JVM tuning {plain:.3f} s; t/t0 = {tuned / plain:.3f}'
+    )
     print(f'load average at the end {load()}')
     return 1 if problems else 0
 

@@ -15,6 +15,7 @@ prints the median wall time of each and their ratio (the baseline is the untrace
     .venv/bin/python -m benchmarks.trace_validation [--sizes 100 1000 10000] [--runs 1]
         [--overhead 3 --turns 150]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,14 +26,12 @@ from pathlib import Path
 
 from examples.agent_runtime import trace
 from examples.agent_runtime.effects import append_effect
-from examples.agent_runtime.fault_harness import FaultSettings
-from examples.agent_runtime.fault_harness import run_faults
+from examples.agent_runtime.fault_harness import FaultSettings, run_faults
 from examples.agent_runtime.lease import renew
-from examples.agent_runtime.trace_scenarios import Run
-from examples.agent_runtime.trace_scenarios import World
 from examples.agent_runtime.steps import begin_step
-from execlease_hook.tlc import run as tlc
+from examples.agent_runtime.trace_scenarios import Run, World
 from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import run as tlc
 from execlease_hook.traces import run as traces
 
 HERE = Path(__file__).resolve().parent.parent
@@ -71,16 +70,29 @@ def measure(events: int, java: Path, jar: Path) -> dict[str, float]:
         record(folder, events)
         started = time.monotonic()
         found = traces.read_folder(folder / 'out', 'benchmark')
-        job = traces.tlc_job('benchmark', MODEL, 'TraceExecutionLease.tla', 'TraceExecutionLease.cfg',
-                             found, java, jar, timeout=3600)
+        job = traces.tlc_job(
+            'benchmark',
+            MODEL,
+            'TraceExecutionLease.tla',
+            'TraceExecutionLease.cfg',
+            found,
+            java,
+            jar,
+            timeout=3600,
+        )
         converted = time.monotonic()
         verdict = tlc.run_job(job)
         done = time.monotonic()
         judged = traces.judge(verdict, found)
         if judged.outcome != 'accepted':
             raise SystemExit(f'{events} events: the traces were not accepted: {judged}')
-        return {'lines': judged.lines, 'traces': judged.traces, 'convert': converted - started,
-                'tlc': done - converted, 'total': done - started}
+        return {
+            'lines': judged.lines,
+            'traces': judged.traces,
+            'convert': converted - started,
+            'tlc': done - converted,
+            'total': done - started,
+        }
 
 
 def overhead(rounds: int, turns: int) -> None:
@@ -90,23 +102,37 @@ def overhead(rounds: int, turns: int) -> None:
             with tempfile.TemporaryDirectory(prefix='trace-overhead-') as work:
                 folder = Path(work)
                 report = run_faults(
-                    FaultSettings(seed=1000 + i, turns=turns, deadline_s=600,
-                                  trace_dir=folder / 'traces' if traced else None),
+                    FaultSettings(
+                        seed=1000 + i,
+                        turns=turns,
+                        deadline_s=600,
+                        trace_dir=folder / 'traces' if traced else None,
+                    ),
                     folder / 'run',
                 )
                 walls[traced].append(report.wall_s)
-                print(f'  round {i + 1} {"traced" if traced else "plain "}: {report.wall_s:.1f} s', flush=True)
+                print(
+                    f'  round {i + 1} {"traced" if traced else "plain "}: {report.wall_s:.1f} s',
+                    flush=True,
+                )
     off, on = statistics.median(walls[False]), statistics.median(walls[True])
-    print(f'fault harness, {turns} turns, median of {rounds}: plain {off:.1f} s, traced {on:.1f} s '
-          f'(x{on / off:.2f}; the traced time includes the export to NDJSON)')
+    print(
+        f'fault harness, {turns} turns, median of {rounds}: plain {off:.1f} s, traced {on:.1f} s '
+        f'(x{on / off:.2f}; the traced time includes the export to NDJSON)'
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--sizes', type=int, nargs='+', default=[100, 1000, 10000])
     parser.add_argument('--runs', type=int, default=1, help='runs per size (the median is shown)')
-    parser.add_argument('--overhead', type=int, default=0, metavar='N',
-                        help='also N rounds of the fault harness without and with tracing')
+    parser.add_argument(
+        '--overhead',
+        type=int,
+        default=0,
+        metavar='N',
+        help='also N rounds of the fault harness without and with tracing',
+    )
     parser.add_argument('--turns', type=int, default=150, help='turns per overhead round')
     options = parser.parse_args()
     root = HERE
@@ -117,14 +143,18 @@ def main() -> int:
         samples = [measure(size, java.path, jar.path) for _ in range(options.runs)]
         row = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
         rows.append(row)
-        print(f'{int(row["lines"]):>7,} events in {int(row["traces"]):>5,} traces: convert {row["convert"]:6.2f} s, '
-              f'TLC {row["tlc"]:6.2f} s, total {row["total"]:6.2f} s = {row["lines"] / row["total"]:8,.0f} events/s',
-              flush=True)
+        print(
+            f'{int(row["lines"]):>7,} events in {int(row["traces"]):>5,} traces: convert {row["convert"]:6.2f} s, '
+            f'TLC {row["tlc"]:6.2f} s, total {row["total"]:6.2f} s = {row["lines"] / row["total"]:8,.0f} events/s',
+            flush=True,
+        )
     base = rows[0]
     for row in rows[1:]:
         events = row['lines'] / base['lines']
-        print(f'x{events:.1f} events -> x{row["total"] / base["total"]:.2f} time '
-              f'(TLC alone x{row["tlc"] / base["tlc"]:.2f}); linear growth would be x{events:.1f}')
+        print(
+            f'x{events:.1f} events -> x{row["total"] / base["total"]:.2f} time '
+            f'(TLC alone x{row["tlc"] / base["tlc"]:.2f}); linear growth would be x{events:.1f}'
+        )
     if options.overhead:
         overhead(options.overhead, options.turns)
     return 0

@@ -18,6 +18,7 @@ Targets: d <= 0.6 s on a quiet 2-core machine, d/c <= 0.02.
 
     .venv/bin/python benchmarks/warm_verify.py [--runs 10] [--model DIR] [--cold]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,9 @@ def timed(argv: Sequence[str], environ: dict[str, str], root: Path) -> float:
     proc = subprocess.run(argv, cwd=root, env=environ, capture_output=True)
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
-        sys.exit(f'{" ".join(argv)} exited {proc.returncode}:\n{proc.stdout.decode()}{proc.stderr.decode()}')
+        sys.exit(
+            f'{" ".join(argv)} exited {proc.returncode}:\n{proc.stdout.decode()}{proc.stderr.decode()}'
+        )
     return seconds
 
 
@@ -61,8 +64,12 @@ def uncached_jobs(model: str, environ: dict[str, str], root: Path) -> list[str]:
         report = Path(folder) / 'verify.json'
         timed((str(EXECLEASE), 'verify', '--model', model, '--json', str(report)), environ, root)
         data = json.loads(report.read_text(encoding='utf-8'))
-    return [f'{j["kind"]} {j["name"]}' for m in data['models'] for j in m['jobs']
-            if not j['cached'] and j['verdict'] is not None]
+    return [
+        f'{j["kind"]} {j["name"]}'
+        for m in data['models']
+        for j in m['jobs']
+        if not j['cached'] and j['verdict'] is not None
+    ]
 
 
 def load() -> str:
@@ -72,7 +79,9 @@ def load() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--runs', type=int, default=10)
-    parser.add_argument('--model', default=SHIPPED, help='a model folder, relative to the repository')
+    parser.add_argument(
+        '--model', default=SHIPPED, help='a model folder, relative to the repository'
+    )
     parser.add_argument('--cold', action='store_true', help='also one cold run (--no-cache): d/c')
     args = parser.parse_args(argv)
     root = HERE
@@ -86,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             'd': verify,
         }
         cold = timed((*verify, '--no-cache'), environ, root) if args.cold else None
-        for argv in commands.values():   # untimed: bytecode written, the cache filled
+        for argv in commands.values():  # untimed: bytecode written, the cache filled
             timed(argv, environ, root)
         times: dict[str, list[float]] = {k: [] for k in commands}
         for _ in range(args.runs):
@@ -100,15 +109,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key, name in names.items():
         low, high = spread[key]
         print(f'  ({key}) {name:30} {median[key]:7.3f} s  ({low:.3f}-{high:.3f})')
-    print(f'  d/a = {median["d"] / median["a"]:.1f}, d/v = {median["d"] / median["v"]:.1f}, '
-          f'd - v = {median["d"] - median["v"]:.3f} s (target: d <= 0.6 s on a quiet 2-core machine)')
+    print(
+        f'  d/a = {median["d"] / median["a"]:.1f}, d/v = {median["d"] / median["v"]:.1f}, '
+        f'd - v = {median["d"] - median["v"]:.3f} s (target: d <= 0.6 s on a quiet 2-core machine)'
+    )
     if cold is not None:
         print(f'  (c) execlease verify --no-cache    {cold:7.3f} s  (one run)')
         print(f'  d/c = {median["d"] / cold:.4f} (target <= 0.02)')
     print(f'load average at the end: {load()}')
     if missed:
-        print(f'NOT WARM: the last warm run still ran {", ".join(missed)}; the figures above are not '
-              'of a warm cache (is another run changing the model, or the cache unwritable?)')
+        print(
+            f'NOT WARM: the last warm run still ran {", ".join(missed)}; the figures above are not '
+            'of a warm cache (is another run changing the model, or the cache unwritable?)'
+        )
         return 1
     return 0
 

@@ -5,6 +5,7 @@ its own layer and the layers below it, never a module that imports it back (dire
 round a longer circle), and a package's `__init__.py` holds a docstring only. A failure names
 file:line and the rule.
 """
+
 from __future__ import annotations
 
 import ast
@@ -27,13 +28,59 @@ _BELOW = {
     'fingerprint': ('core', 'locate'),
     'tlc': ('core', 'git', 'manifest', 'spec'),
     'coverage': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint'),
-    'traces': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage'),
+    'traces': (
+        'core',
+        'git',
+        'manifest',
+        'formats',
+        'spec',
+        'locate',
+        'fingerprint',
+        'tlc',
+        'coverage',
+    ),
     'guard': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'coverage'),
-    'verify': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage', 'traces'),
-    'commands': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage',
-                 'traces', 'guard', 'verify'),
-    'cli': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'tlc', 'coverage', 'traces',
-            'guard', 'verify', 'commands'),
+    'verify': (
+        'core',
+        'git',
+        'manifest',
+        'formats',
+        'spec',
+        'locate',
+        'fingerprint',
+        'tlc',
+        'coverage',
+        'traces',
+    ),
+    'commands': (
+        'core',
+        'git',
+        'manifest',
+        'formats',
+        'spec',
+        'locate',
+        'fingerprint',
+        'tlc',
+        'coverage',
+        'traces',
+        'guard',
+        'verify',
+    ),
+    'cli': (
+        'core',
+        'git',
+        'manifest',
+        'formats',
+        'spec',
+        'locate',
+        'fingerprint',
+        'tlc',
+        'coverage',
+        'traces',
+        'guard',
+        'verify',
+        'commands',
+    ),
 }
 LAYERS = {layer: frozenset(below) for layer, below in _BELOW.items()}
 # The two files outside every layer: the package marker and `python -m execlease_hook`.
@@ -64,7 +111,7 @@ def imports(name: str, path: Path) -> Iterator[tuple[int, str]]:
             base = node.module or ''
             if node.level:
                 here = name.split('.') if is_package else name.split('.')[:-1]
-                here = here[:len(here) - node.level + 1]
+                here = here[: len(here) - node.level + 1]
                 base = '.'.join(here + ([base] if base else []))
             if base.split('.')[0] != 'execlease_hook':
                 continue
@@ -92,8 +139,11 @@ def where(name: str, line: int) -> str:
 
 
 def test_every_module_is_in_a_layer():
-    stray = [str(MODULES[n].relative_to(PACKAGE.parent)) for n in MODULES
-             if n not in TOP and layer_of(n) not in LAYERS]
+    stray = [
+        str(MODULES[n].relative_to(PACKAGE.parent))
+        for n in MODULES
+        if n not in TOP and layer_of(n) not in LAYERS
+    ]
     assert not stray, f'modules outside every layer (put each in the folder of its job): {stray}'
 
 
@@ -103,14 +153,22 @@ def test_every_import_goes_to_its_own_layer_or_below():
         mine = layer_of(name)
         for line, target in edges:
             theirs = layer_of(target)
-            if name in TOP or theirs is None or mine is None or theirs == mine or theirs in LAYERS[mine]:
+            if (
+                name in TOP
+                or theirs is None
+                or mine is None
+                or theirs == mine
+                or theirs in LAYERS[mine]
+            ):
                 continue
             wrong.append(f'{where(name, line)}: {mine}/ imports {target} ({theirs}/)')
     assert not wrong, 'imports against the layers:\n' + '\n'.join(wrong)
 
 
 def test_no_import_circle():
-    edges = {name: {t for _, t in found if t != name and t in MODULES} for name, found in GRAPH.items()}
+    edges = {
+        name: {t for _, t in found if t != name and t in MODULES} for name, found in GRAPH.items()
+    }
     circles, state = [], dict.fromkeys(edges, 0)
 
     def visit(name: str, stack: list[str]) -> None:
@@ -118,8 +176,11 @@ def test_no_import_circle():
         stack.append(name)
         for target in sorted(edges[name]):
             if state[target] == 1:
-                circle = stack[stack.index(target):] + [target]
-                lines = [where(a, next(line for line, t in GRAPH[a] if t == b)) for a, b in zip(circle, circle[1:])]
+                circle = stack[stack.index(target) :] + [target]
+                lines = [
+                    where(a, next(line for line, t in GRAPH[a] if t == b))
+                    for a, b in zip(circle, circle[1:])
+                ]
                 circles.append(' -> '.join(circle) + '  (' + ', '.join(lines) + ')')
             elif state[target] == 0:
                 visit(target, stack)
@@ -137,13 +198,20 @@ def test_a_package_init_holds_a_docstring_only(name):
     tree = ast.parse(MODULES[name].read_text(encoding='utf-8'))
     body = tree.body[1:] if tree.body and isinstance(tree.body[0], ast.Expr) else tree.body
     assert ast.get_docstring(tree), f'{MODULES[name]}: say in a docstring what the folder is for'
-    assert not body, f'{where(name, body[0].lineno)}: a package __init__.py holds its docstring only'
+    assert not body, (
+        f'{where(name, body[0].lineno)}: a package __init__.py holds its docstring only'
+    )
 
 
 def test_the_guard_never_imports_the_slow_stage():
     # The fast stage runs on every commit: TLC, traces and verify are not its business.
-    wrong = [f'{where(n, line)}: {t}' for n, found in GRAPH.items() if layer_of(n) == 'guard'
-             for line, t in found if layer_of(t) in ('tlc', 'traces', 'verify')]
+    wrong = [
+        f'{where(n, line)}: {t}'
+        for n, found in GRAPH.items()
+        if layer_of(n) == 'guard'
+        for line, t in found
+        if layer_of(t) in ('tlc', 'traces', 'verify')
+    ]
     assert not wrong
 
 
@@ -163,7 +231,9 @@ def test_the_rules_catch_a_circle_and_a_layer_breach(tmp_path, monkeypatch):
         globals()['PACKAGE'] = fake
         MODULES = modules()
         GRAPH = {name: sorted(set(imports(name, path))) for name, path in MODULES.items()}
-        with pytest.raises(AssertionError, match=r'core/a.py:2: core/ imports execlease_hook.verify.b'):
+        with pytest.raises(
+            AssertionError, match=r'core/a.py:2: core/ imports execlease_hook.verify.b'
+        ):
             test_every_import_goes_to_its_own_layer_or_below()
         with pytest.raises(AssertionError, match='import circles'):
             test_no_import_circle()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests import needs, tiers
+
 # Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
 # failure (tests/skips.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py).
 from tests.skips import pytest_configure, pytest_runtest_makereport  # noqa: F401
@@ -37,8 +38,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     rank: dict[Path, int] = {}
     for item in items:
         path = Path(str(item.fspath))
-        tier = 0 if item.get_closest_marker('slow') else 1 if (
-            item.get_closest_marker('tlc') or item.get_closest_marker('e2e')) else 2
+        tier = (
+            0
+            if item.get_closest_marker('slow')
+            else 1
+            if (item.get_closest_marker('tlc') or item.get_closest_marker('e2e'))
+            else 2
+        )
         rank[path] = min(rank.get(path, 2), tier)
     items.sort(key=lambda item: rank[Path(str(item.fspath))])
 
@@ -64,10 +70,16 @@ class GitRepo:
 
     def git(self, *args: str, check: bool = True) -> str:
         proc = subprocess.run(
-            ('git', *args), cwd=self.path, env=git_env(), capture_output=True, text=True,
+            ('git', *args),
+            cwd=self.path,
+            env=git_env(),
+            capture_output=True,
+            text=True,
         )
         if check and proc.returncode != 0:
-            raise AssertionError(f'git {args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}')
+            raise AssertionError(
+                f'git {args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}'
+            )
         return proc.stdout
 
     def write(self, rel: str, text: str | bytes) -> Path:
@@ -147,7 +159,7 @@ def begin_step(db, step_id):
     return 'run'
 '''
 # The model of LEASE_PY: every action Next uses is covered by an entry below.
-LEASE_TLA = '''\
+LEASE_TLA = """\
 ---- MODULE Lease ----
 VARIABLE x
 Init == x = 0
@@ -157,18 +169,22 @@ Renew == x' = x
 BeginStep == x' = x
 Next == Claim \\/ Renew \\/ BeginStep
 ====
-'''
+"""
 MODEL_DIR = 'verification/lease'
 MANIFEST = f'{MODEL_DIR}/manifest.json'
 NOTES = f'{MODEL_DIR}/NOTES.md'
 ENTRIES: list[dict[str, object]] = [
     {'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'},
     {'id': 'renew', 'path': 'app/lease.py', 'function': 'LeaseStore.renew', 'action': 'Renew'},
-    {'id': 'replay-decision', 'path': 'app/lease.py', 'within': 'begin_step',
-     'region': {'from': '# replay-decision: begin', 'to': '# replay-decision: end'},
-     'action': 'BeginStep'},
+    {
+        'id': 'replay-decision',
+        'path': 'app/lease.py',
+        'within': 'begin_step',
+        'region': {'from': '# replay-decision: begin', 'to': '# replay-decision: end'},
+        'action': 'BeginStep',
+    },
 ]
-NOTES_MD = '''\
+NOTES_MD = """\
 # Lease model notes
 
 ## Code-to-action map
@@ -177,43 +193,57 @@ NOTES_MD = '''\
 <!-- code-to-action:end -->
 
 ## Outside the model
-'''
+"""
 
 
 def manifest_json(entries: list[dict[str, object]] | None = None) -> str:
     import json
 
-    return json.dumps({
-        'version': 1,
-        'spec': 'Lease.tla',
-        'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-        'coverage': {'syncCommit': None, 'modelHash': None,
-                     'entries': ENTRIES if entries is None else entries},
-    }, indent=2) + '\n'
+    return (
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Lease.tla',
+                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                'coverage': {
+                    'syncCommit': None,
+                    'modelHash': None,
+                    'entries': ENTRIES if entries is None else entries,
+                },
+            },
+            indent=2,
+        )
+        + '\n'
+    )
 
 
 def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     """What `execlease verify --update-coverage` records, without running TLC: the working
     tree's fingerprints, the model hash and HEAD, and the regenerated NOTES.md table (the
     manifest format of before synced blobs: the guard's diff then uses syncCommit)."""
+    from execlease_hook.core.record import replace
     from execlease_hook.coverage import compare as coverage
-    from execlease_hook.git import blobs
     from execlease_hook.coverage import notes
+    from execlease_hook.git import blobs
     from execlease_hook.git import repo as git
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.manifest import write as manifest_write
     from execlease_hook.spec import record as model_record
-    from execlease_hook.core.record import replace
 
     path = root / rel
     m = manifest_read.load(path, root)
     source = blobs.WorktreeSource(root)
     statuses = coverage.compare(m, source)
     entries = tuple(replace(s.entry, hash=s.current) for s in statuses)
-    m = replace(m, coverage=replace(
-        m.coverage, entries=entries, sync_commit=git.head(root),
-        model_hash=model_record.record(model_record.read(m, source)),
-    ))
+    m = replace(
+        m,
+        coverage=replace(
+            m.coverage,
+            entries=entries,
+            sync_commit=git.head(root),
+            model_hash=model_record.record(model_record.read(m, source)),
+        ),
+    )
     manifest_write.write(path, m)
     if (path.parent / 'NOTES.md').exists():
         notes.write_map(m, statuses)
@@ -252,7 +282,9 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     if not (path / 'README.md').exists():
         (path / 'README.md').write_text('execlease\n')
     for package in ('execlease_hook', 'execlease'):
-        shutil.copytree(HERE / package, path / package, ignore=shutil.ignore_patterns('__pycache__'))
+        shutil.copytree(
+            HERE / package, path / package, ignore=shutil.ignore_patterns('__pycache__')
+        )
     repo = GitRepo(path)
     repo.git('init', '-q', '-b', 'main')
     repo.git('add', '.')
@@ -313,8 +345,11 @@ def tla_jar() -> Path:
 def offline_settings(jvm_cache: Path, tools_jar: Path) -> dict[str, str]:
     """The EXECLEASE_* settings of a run on the session's tools and JVM cache, for a child's
     environment built by a module fixture (`offline_tlc` sets them for one test)."""
-    return {'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_JVM_CACHE': str(jvm_cache),
-            'EXECLEASE_TLA_JAR': str(tools_jar)}
+    return {
+        'EXECLEASE_TLA_OFFLINE': '1',
+        'EXECLEASE_JVM_CACHE': str(jvm_cache),
+        'EXECLEASE_TLA_JAR': str(tools_jar),
+    }
 
 
 def use_offline(env: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Path) -> None:

@@ -1,6 +1,7 @@
 """What the tests of `libraries` share: a jar of TLA+ modules built with the JDK's `jar` tool, a
 folder library, a model that EXTENDS both, a local HTTP server for the download path, and a bare
 `java -cp tla2tools.jar:LIB.jar tlc2.TLC` run to compare verdicts with."""
+
 from __future__ import annotations
 
 import hashlib
@@ -16,22 +17,22 @@ from typing import Any
 
 from tests import needs
 
-LIMITS_TLA = '''\
+LIMITS_TLA = """\
 ---- MODULE Limits ----
 \\* A library module of the tests' own, shipped in a jar.
 EXTENDS Naturals
 InRange(v, n) == v \\in 0..n
 ====
-'''
-STEPS_TLA = '''\
+"""
+STEPS_TLA = """\
 ---- MODULE Steps ----
 \\* A library module of the tests' own, in a folder of the repository.
 EXTENDS Naturals
 Bump(v) == v + 1
 Toggle(v) == 1 - v
 ====
-'''
-SPEC_TLA = '''\
+"""
+SPEC_TLA = """\
 ---- MODULE LCounter ----
 EXTENDS Naturals, Steps, Limits
 
@@ -47,11 +48,11 @@ Next == Inc \\/ Flip
 TypeOK == InRange(x, N) /\\ y \\in {0, 1}
 XBelowTwo == x < 2
 ====
-'''
+"""
 PASS_CFG = 'CONSTANT N = 3\nINIT Init\nNEXT Next\nINVARIANT TypeOK\n'
 FINDING_CFG = 'CONSTANT N = 3\nINIT Init\nNEXT Next\nINVARIANT XBelowTwo\n'
 # Trace validation of LCounter against tests/fixtures/traces/counter_app.py's traces.
-TRACE_TLA = '''\
+TRACE_TLA = """\
 ---- MODULE TraceLCounter ----
 EXTENDS LCounter, Sequences, TraceData
 
@@ -76,20 +77,37 @@ Accepted == l > Len(Tr) /\\ UNCHANGED traceVars
 
 TraceNext == MatchLine \\/ Accepted
 ====
-'''
+"""
 TRACE_CFG = 'CONSTANT N = 3\nINIT TraceInit\nNEXT TraceNext\nINVARIANT TypeOK\n'
 APP = Path(__file__).parent / 'fixtures' / 'traces' / 'counter_app.py'
 
 MODEL = 'verification/lcounter'
 LIB = 'verification/lib'
 MAIN = {'name': 'main', 'config': 'pass.cfg', 'deep': {'constants': {'N': '4'}}}
-MUTATION = {'name': 'unbounded', 'config': 'pass.cfg',
-            'replace': {'from': 'Inc == x < N /\\', 'to': 'Inc == x <= N /\\'}, 'violates': 'TypeOK'}
-FINDING = {'id': 'F1', 'config': 'findings/F1.cfg', 'violates': 'XBelowTwo', 'summary': 'x reaches 2'}
-TRACES = {'name': 'app', 'spec': 'TraceLCounter.tla', 'config': 'TraceLCounter.cfg',
-          'command': ['python', 'app/counter_app.py']}
-CODE_MUTATION = {'name': 'unbounded-code', 'path': 'app/counter_app.py',
-                 'replace': {'from': '    if x < top:', 'to': '    if True:'}, 'traces': ['app']}
+MUTATION = {
+    'name': 'unbounded',
+    'config': 'pass.cfg',
+    'replace': {'from': 'Inc == x < N /\\', 'to': 'Inc == x <= N /\\'},
+    'violates': 'TypeOK',
+}
+FINDING = {
+    'id': 'F1',
+    'config': 'findings/F1.cfg',
+    'violates': 'XBelowTwo',
+    'summary': 'x reaches 2',
+}
+TRACES = {
+    'name': 'app',
+    'spec': 'TraceLCounter.tla',
+    'config': 'TraceLCounter.cfg',
+    'command': ['python', 'app/counter_app.py'],
+}
+CODE_MUTATION = {
+    'name': 'unbounded-code',
+    'path': 'app/counter_app.py',
+    'replace': {'from': '    if x < top:', 'to': '    if True:'},
+    'traces': ['app'],
+}
 
 
 def jar_tool() -> str:
@@ -97,7 +115,7 @@ def jar_tool() -> str:
     beside = java.parent / 'jar'
     found = str(beside) if beside.is_file() else shutil.which('jar')
     if found is None:
-        needs.missing("no JDK `jar` tool beside java or on PATH")
+        needs.missing('no JDK `jar` tool beside java or on PATH')
         raise AssertionError('unreachable')
     return found
 
@@ -118,8 +136,15 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def write_repo(root: Path, libraries: list[dict[str, Any]], checks=(MAIN,), mutations=(MUTATION,),
-               findings=(FINDING,), traces=(TRACES,), code_mutations=(CODE_MUTATION,)) -> Path:
+def write_repo(
+    root: Path,
+    libraries: list[dict[str, Any]],
+    checks=(MAIN,),
+    mutations=(MUTATION,),
+    findings=(FINDING,),
+    traces=(TRACES,),
+    code_mutations=(CODE_MUTATION,),
+) -> Path:
     """The LCounter model in `root`, with the folder library at verification/lib."""
     folder = root / MODEL
     (folder / 'findings').mkdir(parents=True, exist_ok=True)
@@ -133,8 +158,13 @@ def write_repo(root: Path, libraries: list[dict[str, Any]], checks=(MAIN,), muta
     (root / 'app').mkdir(exist_ok=True)
     shutil.copyfile(APP, root / 'app' / 'counter_app.py')
     data = {
-        'version': 1, 'spec': 'LCounter.tla', 'libraries': libraries, 'checks': list(checks),
-        'mutations': list(mutations), 'findings': list(findings), 'traces': list(traces),
+        'version': 1,
+        'spec': 'LCounter.tla',
+        'libraries': libraries,
+        'checks': list(checks),
+        'mutations': list(mutations),
+        'findings': list(findings),
+        'traces': list(traces),
         'codeMutations': list(code_mutations),
     }
     path = folder / 'manifest.json'
@@ -145,8 +175,9 @@ def write_repo(root: Path, libraries: list[dict[str, Any]], checks=(MAIN,), muta
 _DISTINCT = re.compile(r'([\d,]+) distinct states found')
 
 
-def bare_tlc(folder: Path, spec: str, cfg: str, jars: list[Path], library: Path | None,
-             deadlock: bool = True) -> tuple[int, int | None]:
+def bare_tlc(
+    folder: Path, spec: str, cfg: str, jars: list[Path], library: Path | None, deadlock: bool = True
+) -> tuple[int, int | None]:
     """(exit code, distinct states) of TLC run by hand: java -cp tla2tools.jar:LIB.jar tlc2.TLC."""
     cp = ':'.join(str(p) for p in (needs.tla_jar(), *jars))
     argv = [needs.java(), '-XX:+UseParallelGC']
@@ -176,12 +207,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.server.requests.append(self.path)
         name = self.path.lstrip('/')
-        if name.startswith('truncated/') and name[len('truncated/'):] in self.server.files:
-            body = self.server.files[name[len('truncated/'):]]
+        if name.startswith('truncated/') and name[len('truncated/') :] in self.server.files:
+            body = self.server.files[name[len('truncated/') :]]
             self.send_response(200)
             self.send_header('Content-Length', str(len(body)))
             self.end_headers()
-            self.wfile.write(body[:len(body) // 2])
+            self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
             self.connection.shutdown(2)
             return
@@ -205,7 +236,7 @@ def serve(files: dict[str, bytes]) -> Iterator[Server]:
         yield srv
     finally:
         srv.shutdown()
-        srv.server_close()   # the listening socket too: left open, it warns
+        srv.server_close()  # the listening socket too: left open, it warns
 
 
 def url(srv: Server, path: str) -> str:

@@ -3,6 +3,7 @@ the arguments of the adoption commands (`init`, `add`) and of the output (-q/-v)
 
 Light on purpose: cli/main.py builds every subparser on each run, the guard's included.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,7 +29,8 @@ EXITS = {
     ),
     'tools': ('tools and Java found and verified', None, 'not found or not verified'),
     'report': (
-        'every shard held', 'something did not hold in a shard',
+        'every shard held',
+        'something did not hold in a shard',
         'could not merge (a shard missing or twice, different commits), or a shard could not run',
     ),
     'init': (
@@ -47,18 +49,26 @@ EXITS = {
     ),
 }
 EXAMPLES = {
-    'guard': ('execlease guard            # what pre-commit runs on every commit',
-              'execlease guard --all      # every entry against the index'),
-    'verify': ('execlease verify --quick',
-               'execlease verify --update-coverage   # after the model matches the code'),
+    'guard': (
+        'execlease guard            # what pre-commit runs on every commit',
+        'execlease guard --all      # every entry against the index',
+    ),
+    'verify': (
+        'execlease verify --quick',
+        'execlease verify --update-coverage   # after the model matches the code',
+    ),
     'coverage': ('execlease coverage --write-map',),
     'tools': ('execlease tools',),
-    'report': ('execlease verify --shard 1/2 --json s1.json   # on one machine',
-               'execlease verify --shard 2/2 --json s2.json   # on another',
-               'execlease report merge s1.json s2.json --format junit'),
+    'report': (
+        'execlease verify --shard 1/2 --json s1.json   # on one machine',
+        'execlease verify --shard 2/2 --json s2.json   # on another',
+        'execlease report merge s1.json s2.json --format junit',
+    ),
     'help': ('execlease help covered-code   # what to do when a commit is blocked',),
-    'init': ('execlease init --spec verification/lock/Lock.tla --write-config',
-             'execlease init --spec specs/raft/Raft.tla --library specs/lib'),
+    'init': (
+        'execlease init --spec verification/lock/Lock.tla --write-config',
+        'execlease init --spec specs/raft/Raft.tla --library specs/lib',
+    ),
     'add': (
         'execlease add app/lock.py::acquire --action Acquire',
         "execlease add app/jobs.py --from '# claim: begin' --to '# claim: end' "
@@ -78,49 +88,85 @@ def epilog(command: str | None) -> str:
     import textwrap
 
     if command is None:
-        lines = ['examples:', '  execlease init --spec verification/lock/Lock.tla',
-                 '  execlease verify', '  execlease COMMAND --help   # its exit codes', '',
-                 'exit codes: 0 all held, 1 something did not hold (named),',
-                 '            2 could not run (never a pass), 3 a bug in execlease (its',
-                 '            traceback in the log file the message names)']
+        lines = [
+            'examples:',
+            '  execlease init --spec verification/lock/Lock.tla',
+            '  execlease verify',
+            '  execlease COMMAND --help   # its exit codes',
+            '',
+            'exit codes: 0 all held, 1 something did not hold (named),',
+            '            2 could not run (never a pass), 3 a bug in execlease (its',
+            '            traceback in the log file the message names)',
+        ]
         return '\n'.join(lines)
     lines = ['example' + ('s' if len(EXAMPLES[command]) > 1 else '') + ':']
     for example in EXAMPLES[command]:
-        lines.extend(textwrap.wrap(example, 78, initial_indent='  ', subsequent_indent='      ',
-                                   break_on_hyphens=False, break_long_words=False))
+        lines.extend(
+            textwrap.wrap(
+                example,
+                78,
+                initial_indent='  ',
+                subsequent_indent='      ',
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+        )
     lines.extend(('', 'exit codes:'))
     for code, text in enumerate(EXITS[command]):
         if text is not None:
-            lines.extend(textwrap.wrap(f'{code}  {text}', 78, initial_indent='  ',
-                                       subsequent_indent='     ', break_on_hyphens=False))
+            lines.extend(
+                textwrap.wrap(
+                    f'{code}  {text}',
+                    78,
+                    initial_indent='  ',
+                    subsequent_indent='     ',
+                    break_on_hyphens=False,
+                )
+            )
     if command not in ('init', 'add', 'help'):
         lines.append('  exit 2 is never a pass')
     return '\n'.join(lines)
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('-q', '--quiet', action='count', default=0,
-                        help='less output: only what did not hold and the verdict')
-    parser.add_argument('-v', '--verbose', action='count', default=0,
-                        help='more output: what held too')
+    parser.add_argument(
+        '-q',
+        '--quiet',
+        action='count',
+        default=0,
+        help='less output: only what did not hold and the verdict',
+    )
+    parser.add_argument(
+        '-v', '--verbose', action='count', default=0, help='more output: what held too'
+    )
 
 
 def add_format_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        '--format', choices=FORMATS, default=None,
+        '--format',
+        choices=FORMATS,
+        default=None,
         help='report format on stdout (the human text then goes to stderr); default: text',
     )
-    parser.add_argument('--output', '-o', metavar='FILE',
-                        help='write the --format report to FILE instead of stdout')
+    parser.add_argument(
+        '--output', '-o', metavar='FILE', help='write the --format report to FILE instead of stdout'
+    )
 
 
 def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--shard', metavar='K/N',
-                        help='run the K-th of N shares of the jobs (balanced by recorded states; '
-                             'coverage in shard 1); combine with `execlease report merge`')
-    parser.add_argument('--only', metavar='NAME', nargs='+',
-                        help='run only the jobs with these names, trace jobs and code mutations too; '
-                             'KIND:NAME when two share one, e.g. code-mutation:NAME (no coverage check)')
+    parser.add_argument(
+        '--shard',
+        metavar='K/N',
+        help='run the K-th of N shares of the jobs (balanced by recorded states; '
+        'coverage in shard 1); combine with `execlease report merge`',
+    )
+    parser.add_argument(
+        '--only',
+        metavar='NAME',
+        nargs='+',
+        help='run only the jobs with these names, trace jobs and code mutations too; '
+        'KIND:NAME when two share one, e.g. code-mutation:NAME (no coverage check)',
+    )
 
 
 def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
@@ -141,83 +187,172 @@ def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
             raise argparse.ArgumentTypeError(f'{text}: {problem}')
         return value
 
-    parser.add_argument('--deep', action='store_true',
-                        help="the checks at their manifest's deep bounds, every core, -fpmem, a budget")
-    parser.add_argument('--simulate', action='store_true',
-                        help="TLC's random simulation of every check (with --deep: at the deep bounds)")
-    parser.add_argument('--depth', type=positive, metavar='N', help='--simulate: behaviours up to N steps (100)')
-    parser.add_argument('--traces', type=positive, metavar='N', help='--simulate: N behaviours (10000)')
-    parser.add_argument('--seed', type=positive, metavar='S', help='--simulate: the seed (default: a new one, printed)')
-    parser.add_argument('--budget', type=seconds, metavar='SECONDS',
-                        help='--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)')
-    parser.add_argument('--fpmem', type=float, metavar='F',
-                        help="--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)")
+    parser.add_argument(
+        '--deep',
+        action='store_true',
+        help="the checks at their manifest's deep bounds, every core, -fpmem, a budget",
+    )
+    parser.add_argument(
+        '--simulate',
+        action='store_true',
+        help="TLC's random simulation of every check (with --deep: at the deep bounds)",
+    )
+    parser.add_argument(
+        '--depth', type=positive, metavar='N', help='--simulate: behaviours up to N steps (100)'
+    )
+    parser.add_argument(
+        '--traces', type=positive, metavar='N', help='--simulate: N behaviours (10000)'
+    )
+    parser.add_argument(
+        '--seed',
+        type=positive,
+        metavar='S',
+        help='--simulate: the seed (default: a new one, printed)',
+    )
+    parser.add_argument(
+        '--budget',
+        type=seconds,
+        metavar='SECONDS',
+        help='--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)',
+    )
+    parser.add_argument(
+        '--fpmem',
+        type=float,
+        metavar='F',
+        help="--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)",
+    )
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     # Both optional to argparse, so that a bare `execlease report` says what to run (commands/report.py)
     # rather than argparse's "the following arguments are required: action".
-    parser.add_argument('action', nargs='?', choices=('merge',), help='merge: combine shard JSON reports')
-    parser.add_argument('reports', nargs='*', metavar='REPORT.json',
-                        help='the JSON reports of every shard of one run')
+    parser.add_argument(
+        'action', nargs='?', choices=('merge',), help='merge: combine shard JSON reports'
+    )
+    parser.add_argument(
+        'reports',
+        nargs='*',
+        metavar='REPORT.json',
+        help='the JSON reports of every shard of one run',
+    )
     add_format_arguments(parser)
 
 
 def add_init_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--spec', metavar='FILE.tla',
-                        help='the spec (default: the only .tla in --model DIR)')
-    parser.add_argument('--cfg', metavar='FILE.cfg', action='append', default=[],
-                        help='a config that must pass, one check each (repeatable; default: '
-                             'every .cfg beside the spec)')
-    parser.add_argument('--model', metavar='DIR',
-                        help='the model folder (default: the folder of --spec)')
-    parser.add_argument('--library', metavar='DIR|URL', action='append', default=[],
-                        help='a TLA+ library the spec needs: a folder of .tla modules in the repository, '
-                             'or a jar URL#sha256=HEX (repeatable)')
-    parser.add_argument('--write-config', action='store_true',
-                        help='write .pre-commit-config.yaml if there is none '
-                             '(else print the lines to add)')
-    parser.add_argument('--hooks', choices=('python', 'system'),
-                        help="python: execlease's published hooks, built by pre-commit (default "
-                             'for an install from git); system: run the execlease on PATH')
-    parser.add_argument('--hooks-repo', metavar='URL',
-                        help="with --hooks-rev: the git URL of execlease the hooks come from "
-                             '(default: where this execlease was installed from)')
+    parser.add_argument(
+        '--spec', metavar='FILE.tla', help='the spec (default: the only .tla in --model DIR)'
+    )
+    parser.add_argument(
+        '--cfg',
+        metavar='FILE.cfg',
+        action='append',
+        default=[],
+        help='a config that must pass, one check each (repeatable; default: '
+        'every .cfg beside the spec)',
+    )
+    parser.add_argument(
+        '--model', metavar='DIR', help='the model folder (default: the folder of --spec)'
+    )
+    parser.add_argument(
+        '--library',
+        metavar='DIR|URL',
+        action='append',
+        default=[],
+        help='a TLA+ library the spec needs: a folder of .tla modules in the repository, '
+        'or a jar URL#sha256=HEX (repeatable)',
+    )
+    parser.add_argument(
+        '--write-config',
+        action='store_true',
+        help='write .pre-commit-config.yaml if there is none (else print the lines to add)',
+    )
+    parser.add_argument(
+        '--hooks',
+        choices=('python', 'system'),
+        help="python: execlease's published hooks, built by pre-commit (default "
+        'for an install from git); system: run the execlease on PATH',
+    )
+    parser.add_argument(
+        '--hooks-repo',
+        metavar='URL',
+        help='with --hooks-rev: the git URL of execlease the hooks come from '
+        '(default: where this execlease was installed from)',
+    )
     parser.add_argument('--hooks-rev', metavar='REV', help='the tag or commit of --hooks-repo')
 
 
 def add_help_arguments(parser: argparse.ArgumentParser) -> None:
     from execlease_hook.commands.help import TOPICS
 
-    parser.add_argument('topic', nargs='?', choices=tuple(TOPICS), metavar='TOPIC',
-                        help=f'one of: {", ".join(TOPICS)} (none: list them)')
+    parser.add_argument(
+        'topic',
+        nargs='?',
+        choices=tuple(TOPICS),
+        metavar='TOPIC',
+        help=f'one of: {", ".join(TOPICS)} (none: list them)',
+    )
 
 
 def add_add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('target', nargs='?', metavar='PATH[::QUALNAME]',
-                        help='covered code: a function (PATH::QUALNAME) or, with --from/--to, a region')
+    parser.add_argument(
+        'target',
+        nargs='?',
+        metavar='PATH[::QUALNAME]',
+        help='covered code: a function (PATH::QUALNAME) or, with --from/--to, a region',
+    )
     parser.add_argument('--action', help='the model action this code implements')
     parser.add_argument('--id', help='the entry id (default: from the name or the anchor)')
-    parser.add_argument('--from', dest='start', metavar='TEXT',
-                        help='region start (once, as written or by its tokens), or the spec text a mutation replaces '
-                             '(exact, once)')
+    parser.add_argument(
+        '--from',
+        dest='start',
+        metavar='TEXT',
+        help='region start (once, as written or by its tokens), or the spec text a mutation replaces '
+        '(exact, once)',
+    )
     parser.add_argument('--to', metavar='TEXT', help='region end, or the mutated text')
-    parser.add_argument('--within', metavar='QUALNAME', help='look for the region inside this function')
+    parser.add_argument(
+        '--within', metavar='QUALNAME', help='look for the region inside this function'
+    )
     parser.add_argument('--mutation', metavar='NAME', help='add a mutation of the spec')
-    parser.add_argument('--finding', metavar='NAME', help='add a known finding (a cfg that must fail)')
-    parser.add_argument('--property', metavar='P',
-                        help='the invariant or property the mutation or finding must violate')
-    parser.add_argument('--cfg', metavar='FILE.cfg',
-                        help="the mutation's or finding's config (mutation default: the first check's)")
-    parser.add_argument('--from-check', metavar='CHECK',
-                        help="a finding: copy this check's config to findings/NAME.cfg ...")
-    parser.add_argument('--set', metavar='CONST=VALUE', action='append', default=[],
-                        help='... with these constants changed (repeatable)')
+    parser.add_argument(
+        '--finding', metavar='NAME', help='add a known finding (a cfg that must fail)'
+    )
+    parser.add_argument(
+        '--property',
+        metavar='P',
+        help='the invariant or property the mutation or finding must violate',
+    )
+    parser.add_argument(
+        '--cfg',
+        metavar='FILE.cfg',
+        help="the mutation's or finding's config (mutation default: the first check's)",
+    )
+    parser.add_argument(
+        '--from-check',
+        metavar='CHECK',
+        help="a finding: copy this check's config to findings/NAME.cfg ...",
+    )
+    parser.add_argument(
+        '--set',
+        metavar='CONST=VALUE',
+        action='append',
+        default=[],
+        help='... with these constants changed (repeatable)',
+    )
     parser.add_argument('--summary', metavar='TEXT', help="a finding's one-line summary")
-    parser.add_argument('--library', metavar='DIR|URL',
-                        help='add a TLA+ library: a folder of .tla modules in the repository, or a jar URL')
-    parser.add_argument('--sha256', metavar='HEX', help="--library URL, --tools URL: the jar's pinned sha256")
+    parser.add_argument(
+        '--library',
+        metavar='DIR|URL',
+        help='add a TLA+ library: a folder of .tla modules in the repository, or a jar URL',
+    )
+    parser.add_argument(
+        '--sha256', metavar='HEX', help="--library URL, --tools URL: the jar's pinned sha256"
+    )
     parser.add_argument('--name', metavar='NAME', help='--library URL: how reports name the jar')
-    parser.add_argument('--tools', metavar='URL', help="pin the model's own tla2tools.jar (with --sha256)")
-    parser.add_argument('--min-tlc', metavar='V', help='the lowest TLC version the specs need, e.g. 2.19')
+    parser.add_argument(
+        '--tools', metavar='URL', help="pin the model's own tla2tools.jar (with --sha256)"
+    )
+    parser.add_argument(
+        '--min-tlc', metavar='V', help='the lowest TLC version the specs need, e.g. 2.19'
+    )
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')

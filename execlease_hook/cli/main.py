@@ -43,12 +43,24 @@ def _version_action() -> type[argparse.Action]:
     import argparse
 
     class _Version(argparse.Action):
-        def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
-                     default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
-            super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+        def __init__(
+            self,
+            option_strings: Sequence[str],
+            dest: str = argparse.SUPPRESS,
+            default: str = argparse.SUPPRESS,
+            help: str = "show program's version number and exit",
+        ) -> None:
+            super().__init__(
+                option_strings=option_strings, dest=dest, default=default, nargs=0, help=help
+            )
 
-        def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                     values: object, option_string: str | None = None) -> None:
+        def __call__(
+            self,
+            parser: argparse.ArgumentParser,
+            namespace: argparse.Namespace,
+            values: object,
+            option_string: str | None = None,
+        ) -> None:
             print(_version())
             parser.exit()
 
@@ -73,14 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
-        epilog=cli_args.epilog(None), formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=cli_args.epilog(None),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument('--version', action=_version_action())
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=text, description=text, epilog=cli_args.epilog(name),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            name,
+            help=text,
+            description=text,
+            epilog=cli_args.epilog(name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         cli_args.add_output_arguments(p)
         return p
 
@@ -88,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     guard.add_argument('--all', action='store_true', help='check every covered entry')
     guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     guard.add_argument(
-        '--range', metavar='A..B',
+        '--range',
+        metavar='A..B',
         help='judge every commit in A..B (or reachable from one REV) against its own manifest',
     )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
@@ -96,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_args.add_format_arguments(guard)
 
     verify = command(
-        'verify', 'slow stage: run every check, mutation, finding and the coverage check',
+        'verify',
+        'slow stage: run every check, mutation, finding and the coverage check',
     )
     add_verify_arguments(verify)
     _renamed_hook_argument(verify)
@@ -107,27 +127,40 @@ def build_parser() -> argparse.ArgumentParser:
     coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     coverage.add_argument(
-        '--write-map', action='store_true',
+        '--write-map',
+        action='store_true',
         help="regenerate NOTES.md's code-to-action table between its markers",
     )
     cli_args.add_format_arguments(coverage)
 
-    tools = command('tools', 'fetch and verify the pinned TLA+ tools and library jars; show the Java used')
+    tools = command(
+        'tools', 'fetch and verify the pinned TLA+ tools and library jars; show the Java used'
+    )
     tools.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     tools.add_argument(
-        '--cache-key', action='store_true',
+        '--cache-key',
+        action='store_true',
         help="print a key of every pinned jar (the tools', every model's libraries) for a CI "
-             'cache of .tmp/tla; fetch nothing',
+        'cache of .tmp/tla; fetch nothing',
     )
-    cli_args.add_report_arguments(command(
-        'report', 'combine the JSON reports of a sharded run into one verdict',
-    ))
-    cli_args.add_init_arguments(command(
-        'init', 'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
-    ))
-    cli_args.add_add_arguments(command(
-        'add', 'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
-    ))
+    cli_args.add_report_arguments(
+        command(
+            'report',
+            'combine the JSON reports of a sharded run into one verdict',
+        )
+    )
+    cli_args.add_init_arguments(
+        command(
+            'init',
+            'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
+        )
+    )
+    cli_args.add_add_arguments(
+        command(
+            'add',
+            'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
+        )
+    )
     cli_args.add_help_arguments(command('help', "print a topic of execlease's documentation"))
     return parser
 
@@ -147,11 +180,17 @@ def _renamed_hook_note(old: str) -> None:
     new = init_hooks.RENAMED.get(old, old)
     width = term.width(sys.stderr)
     for line in (
-        term.wrap(f'execlease: the hook id {old} is renamed {new}, after the command it runs; '
-                  'the old id goes in the next release. In .pre-commit-config.yaml, replace', width),
-        f'  id: {old}', 'with', f'  id: {new}',
-        term.wrap(f'(and SKIP={old} with SKIP={new}); execlease\'s docs/upgrading.md says more.',
-                  width),
+        term.wrap(
+            f'execlease: the hook id {old} is renamed {new}, after the command it runs; '
+            'the old id goes in the next release. In .pre-commit-config.yaml, replace',
+            width,
+        ),
+        f'  id: {old}',
+        'with',
+        f'  id: {new}',
+        term.wrap(
+            f"(and SKIP={old} with SKIP={new}); execlease's docs/upgrading.md says more.", width
+        ),
     ):
         print(line, file=sys.stderr)
 
@@ -159,22 +198,30 @@ def _renamed_hook_note(old: str) -> None:
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--quick', action='store_true', help='checks and coverage only')
     parser.add_argument(
-        '--update-coverage', action='store_true',
+        '--update-coverage',
+        action='store_true',
         help='after a full passing run, record the current hashes and HEAD as the sync point',
     )
     parser.add_argument(
-        '--reason', metavar='TEXT',
+        '--reason',
+        metavar='TEXT',
         help='with --update-coverage: why covered code moved while the model did not (recorded)',
     )
-    parser.add_argument('--rev', metavar='REV', help="verify the tree of commit REV, checked out alone")
     parser.add_argument(
-        '--pushed', action='store_true',
+        '--rev', metavar='REV', help='verify the tree of commit REV, checked out alone'
+    )
+    parser.add_argument(
+        '--pushed',
+        action='store_true',
         help='the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
     )
     parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
-    parser.add_argument('--json', metavar='FILE', help='also write the results as JSON '
-                                                       '(= --format json --output FILE)')
+    parser.add_argument(
+        '--json',
+        metavar='FILE',
+        help='also write the results as JSON (= --format json --output FILE)',
+    )
     parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
 
 
@@ -207,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else list(argv)
     options = _plain_guard(args) or build_parser().parse_args(args)
-    options.argv = args     # for a bug's log (core/crash.py)
+    options.argv = args  # for a bug's log (core/crash.py)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.
     stdout, sys.stdout = sys.stdout, term.QuietPipe(sys.stdout)
@@ -227,12 +274,14 @@ def _main(options: argparse.Namespace) -> int:
 
         restore = signals.install()
     try:
-        old_hook = getattr(options, 'renamed_hook', None)   # guard and verify only
+        old_hook = getattr(options, 'renamed_hook', None)  # guard and verify only
         if old_hook is not None:
             _renamed_hook_note(old_hook)
         return run(options)
     except ExecleaseError as e:
-        print(term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr)
+        print(
+            term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr
+        )
         return e.exit_code
     except KeyboardInterrupt as e:
         # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
@@ -256,17 +305,21 @@ def _crashed(options: argparse.Namespace, error: Exception) -> int:
     from execlease_hook.core import crash, term
 
     text = traceback.format_exc()
-    log = crash.write_log(crash.report(options.argv,
-                                       text, _version()))
+    log = crash.write_log(crash.report(options.argv, text, _version()))
     what = f'{type(error).__name__}: {error}'.splitlines()[0]
     if log is None:
         print(text, file=sys.stderr, end='')
         where = 'the traceback above (the log file could not be written)'
     else:
         where = f'the traceback and the versions are in {log}'
-    print(term.wrap(f'execlease {options.command}: an unexpected error, a bug in execlease '
-                    f'({what}); {where}: please report it with the command you ran',
-                    term.width(sys.stderr)), file=sys.stderr)
+    print(
+        term.wrap(
+            f'execlease {options.command}: an unexpected error, a bug in execlease '
+            f'({what}); {where}: please report it with the command you ran',
+            term.width(sys.stderr),
+        ),
+        file=sys.stderr,
+    )
     return crash.EXIT_BUG
 
 

@@ -15,6 +15,7 @@ the jar against its publisher's digest can say it is the one to trust. What the 
 is said against what the model's modules import, so a library that supplies nothing the model
 uses is noticed at once.
 """
+
 from __future__ import annotations
 
 import tempfile
@@ -37,7 +38,9 @@ FRAGMENT = '#sha256='
 
 def _digest(text: str, what: str) -> str:
     if not manifest_read.SHA256.match(text.lower()):
-        raise CannotRun(f'{what} {text}: expected the jar\'s sha256, 64 hex digits (sha256sum FILE.jar)')
+        raise CannotRun(
+            f"{what} {text}: expected the jar's sha256, 64 hex digits (sha256sum FILE.jar)"
+        )
     return text.lower()
 
 
@@ -47,9 +50,11 @@ def _downloaded_digest(url: str, what: str) -> str:
     from execlease_hook.tlc import libraries
 
     if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
-        raise CannotRun(f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
-                        '(sha256sum FILE.jar); downloads are off (EXECLEASE_TLA_OFFLINE=1), so it '
-                        'cannot be shown here')
+        raise CannotRun(
+            f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
+            '(sha256sum FILE.jar); downloads are off (EXECLEASE_TLA_OFFLINE=1), so it '
+            'cannot be shown here'
+        )
     with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
         try:
             part = tools.download(url, Path(folder), libraries.bound(url))
@@ -58,49 +63,70 @@ def _downloaded_digest(url: str, what: str) -> str:
         return tools.file_sha256(part)
 
 
-def library_entry(root: Path, value: str, sha256: str | None = None, name: str | None = None,
-                  what: str = '--library') -> Library:
+def library_entry(
+    root: Path,
+    value: str,
+    sha256: str | None = None,
+    name: str | None = None,
+    what: str = '--library',
+) -> Library:
     """The manifest entry `value` names: an http(s) URL is a jar (its sha256 from `sha256` or a
     `#sha256=HEX` fragment, as pip pins a URL), anything else a folder in the repository (a path
     from here). Refused (exit 2) with the option's name and what to give."""
     if '://' not in value:
         if sha256 is not None or name is not None:
-            raise CannotRun(f'{what} {value}: a folder library takes no --sha256 or --name; it is named '
-                            'and trusted by its path and its modules\' bytes')
+            raise CannotRun(
+                f'{what} {value}: a folder library takes no --sha256 or --name; it is named '
+                "and trusted by its path and its modules' bytes"
+            )
         rel = paths.rel(root, Path(value).absolute())
         if rel == '..' or rel.startswith('../'):
-            raise CannotRun(f'{what} {value}: outside the repository {root}; a folder library is part '
-                            'of the model and lives in the repository (a jar is named by its URL)')
+            raise CannotRun(
+                f'{what} {value}: outside the repository {root}; a folder library is part '
+                'of the model and lives in the repository (a jar is named by its URL)'
+            )
         if not (root / rel).is_dir():
-            raise CannotRun(f'{what} {value}: no such folder; give a folder of .tla modules in the '
-                            'repository, or the http(s) URL of a jar')
+            raise CannotRun(
+                f'{what} {value}: no such folder; give a folder of .tla modules in the '
+                'repository, or the http(s) URL of a jar'
+            )
         return Library(folder=rel)
     url, hash_sign, fragment = value.partition('#')
     if hash_sign:
         if not fragment.startswith(FRAGMENT[1:]):
             raise CannotRun(f'{what} {value}: the only fragment a URL may carry is {FRAGMENT}HEX')
-        pinned = _digest(fragment[len(FRAGMENT) - 1:], f'{what} ...{FRAGMENT}')
+        pinned = _digest(fragment[len(FRAGMENT) - 1 :], f'{what} ...{FRAGMENT}')
         if sha256 is not None and _digest(sha256, '--sha256') != pinned:
-            raise CannotRun(f'{what} {value}: its {FRAGMENT} and --sha256 {sha256} differ; give one')
+            raise CannotRun(
+                f'{what} {value}: its {FRAGMENT} and --sha256 {sha256} differ; give one'
+            )
         sha256 = pinned
     if not manifest_read.JAR_URL.match(url):
-        raise CannotRun(f'{what} {url}: not an http(s) URL of a jar; for a jar on this machine set '
-                        'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)')
+        raise CannotRun(
+            f'{what} {url}: not an http(s) URL of a jar; for a jar on this machine set '
+            'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)'
+        )
     if url.startswith('http:'):
         import sys
 
         from execlease_hook.core import term
 
-        print(term.wrap(f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
-                        'way can read and answer for; a jar of another sha256 is refused, so the '
-                        'download would fail rather than mislead, but prefer the https: URL',
-                        term.width(sys.stderr)), file=sys.stderr)
+        print(
+            term.wrap(
+                f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
+                'way can read and answer for; a jar of another sha256 is refused, so the '
+                'download would fail rather than mislead, but prefer the https: URL',
+                term.width(sys.stderr),
+            ),
+            file=sys.stderr,
+        )
     if sha256 is None:
         digest = _downloaded_digest(url, what)
         raise CannotRun(
-            f'{what} {url}: give the jar\'s sha256. What the url serves now has sha256 {digest}; '
+            f"{what} {url}: give the jar's sha256. What the url serves now has sha256 {digest}; "
             'compare it with the digest its publisher gives (a release page, a signed checksum '
-            f'file), and only then pin it: add --sha256 {digest}')
+            f'file), and only then pin it: add --sha256 {digest}'
+        )
     return Library(url=url, sha256=_digest(sha256, '--sha256'), name=name)
 
 
@@ -121,8 +147,10 @@ def ready(root: Path, lib: Library) -> tuple[list[str], Libraries]:
         return [Path(name).stem for name, _ in libs.modules()], libs
     modules = jar_modules(libs.jars[0].path)
     if not modules:
-        raise CannotRun(f'{lib.url}: the jar holds no .tla module at its root, where TLC looks for '
-                        'modules; is it the library jar (CommunityModules-deps.jar, not a sources jar)?')
+        raise CannotRun(
+            f'{lib.url}: the jar holds no .tla module at its root, where TLC looks for '
+            'modules; is it the library jar (CommunityModules-deps.jar, not a sources jar)?'
+        )
     return modules, libs
 
 
@@ -137,12 +165,18 @@ def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
     try:
         text = spec.read_bytes()
     except OSError as e:
-        raise CannotRun(f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model '
-                        'checks') from None
+        raise CannotRun(
+            f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model checks'
+        ) from None
     jar = tools.present_jar(m.root) or Path('tla2tools.jar')
     folder = paths.rel(m.root, m.folder)
-    read = library_modules.read_by((m.spec, text), paths.modules_beside(m.root, spec), libs, jar,
-                             '' if folder == '.' else f'{folder}/')
+    read = library_modules.read_by(
+        (m.spec, text),
+        paths.modules_beside(m.root, spec),
+        libs,
+        jar,
+        '' if folder == '.' else f'{folder}/',
+    )
     return read, jar
 
 
@@ -170,33 +204,44 @@ def supplies(m: Manifest, lib: Library, modules: list[str], libs: Libraries) -> 
     read, jar = read_by_model(m, libs)
     scan.refuse([(mod.path, mod.text) for mod in read if mod.library is not None])
     used = sorted({mod.name for mod in read if mod.library == lib.label})
-    listed = ', '.join(modules[:12]) + (f' and {len(modules) - 12} more' if len(modules) > 12 else '')
+    listed = ', '.join(modules[:12]) + (
+        f' and {len(modules) - 12} more' if len(modules) > 12 else ''
+    )
     said = f'{len(modules)} module{"" if len(modules) == 1 else "s"} ({listed})'
     if used:
         lines = [f'{said}; the model imports {", ".join(used)}']
     else:
-        lines = [f'{said}; no module of {paths.rel(m.root, m.folder)} imports any of them yet (a '
-                 'module that EXTENDS one of them will find it)']
+        lines = [
+            f'{said}; no module of {paths.rel(m.root, m.folder)} imports any of them yet (a '
+            'module that EXTENDS one of them will find it)'
+        ]
     mine = [mod for mod in read if mod.library == lib.label]
     lines += library_modules.shadowing(mine, jar)
     for name, readers in sorted(unsupplied(read, library_modules.standard_modules(jar)).items()):
         own = [r for r in readers if r.library == lib.label]
         if own:
-            lines.append(f'{", ".join(r.path for r in own)} import{"s" if len(own) == 1 else ""} '
-                         f'{name}, which nothing supplies (not the model folder, a library, or TLC): '
-                         f'add the library that holds {name} (docs/libraries.md), or TLC will stop there')
+            lines.append(
+                f'{", ".join(r.path for r in own)} import{"s" if len(own) == 1 else ""} '
+                f'{name}, which nothing supplies (not the model folder, a library, or TLC): '
+                f'add the library that holds {name} (docs/libraries.md), or TLC will stop there'
+            )
     return lines
 
 
 def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
     lib = library_entry(m.root, options.library, options.sha256, options.name)
     for i, old in enumerate(m.libraries):
-        if (lib.folder is not None and old.folder == lib.folder) or \
-                (lib.sha256 is not None and (old.sha256 == lib.sha256 or old.url == lib.url)):
-            raise CannotRun(f'{options.library}: the manifest has it already, libraries[{i}] ({old.label})')
+        if (lib.folder is not None and old.folder == lib.folder) or (
+            lib.sha256 is not None and (old.sha256 == lib.sha256 or old.url == lib.url)
+        ):
+            raise CannotRun(
+                f'{options.library}: the manifest has it already, libraries[{i}] ({old.label})'
+            )
     if lib.folder is not None and (m.root / lib.folder).resolve() == m.folder.resolve():
-        raise CannotRun(f'--library {options.library}: the model folder itself, whose modules TLC finds '
-                        'without a library entry')
+        raise CannotRun(
+            f'--library {options.library}: the model folder itself, whose modules TLC finds '
+            'without a library entry'
+        )
     from execlease_hook.tlc import libraries
 
     modules, _ = ready(m.root, lib)
@@ -218,12 +263,16 @@ def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[
     if options.tools is not None:
         entry = library_entry(m.root, options.tools, options.sha256, None, '--tools')
         if entry.url is None:
-            raise CannotRun(f'--tools {options.tools}: give the http(s) URL of a tla2tools.jar; for a '
-                            'jar on this machine set EXECLEASE_TLA_JAR (docs/how-to/tla-tools.md)')
+            raise CannotRun(
+                f'--tools {options.tools}: give the http(s) URL of a tla2tools.jar; for a '
+                'jar on this machine set EXECLEASE_TLA_JAR (docs/how-to/tla-tools.md)'
+            )
         url, sha256 = entry.url, entry.sha256
     least = options.min_tlc if options.min_tlc is not None else old.min_tlc
     if least is not None and not manifest_read.TLC_VERSION.match(least):
-        raise CannotRun(f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)')
+        raise CannotRun(
+            f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)'
+        )
     new = record.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
     java = find_java()
     try:
@@ -237,5 +286,5 @@ def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[
     if options.tools is not None:
         said.append(f'added tools {url}: sha256 {sha256}, {jar.tlc_version} ({jar.source})')
     if options.min_tlc is not None:
-        said.append(f'added tools.minTlc {least}: the model\'s jar is {jar.tlc_version}')
+        said.append(f"added tools.minTlc {least}: the model's jar is {jar.tlc_version}")
     return new, said

@@ -3,23 +3,22 @@
 Exit 0: every entry unchanged (and the model matches its recorded hash); 1: something changed or
 was never synced; 2: an entry cannot be located (missing or ambiguous), or --write-map cannot write.
 """
+
 from __future__ import annotations
-
-from execlease_hook.core import paths
-
-from execlease_hook.coverage.notes import write_map
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from execlease_hook.core import paths
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import compare as coverage
-from execlease_hook.git import blobs
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.manifest import find as models
 from execlease_hook.coverage import watch
 from execlease_hook.coverage.compare import EntryStatus
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.coverage.notes import write_map
+from execlease_hook.git import blobs
+from execlease_hook.git import repo as git
+from execlease_hook.manifest import find as models
+from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import modules as spec_modules
 from execlease_hook.spec.modules import Module
@@ -28,23 +27,32 @@ if TYPE_CHECKING:
     import argparse
 
 
+STATUS_COLOUR = {
+    'unchanged': 'green',
+    'changed': 'yellow',
+    'never synced': 'yellow',
+    'missing': 'red',
+    'ambiguous': 'red',
+}
 
-STATUS_COLOUR = {'unchanged': 'green', 'changed': 'yellow', 'never synced': 'yellow',
-                 'missing': 'red', 'ambiguous': 'red'}
 
-
-def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, quiet: bool = False,
-            width: int | None = None) -> str:
+def listing(
+    m: Manifest,
+    statuses: Sequence[EntryStatus],
+    model_status: str,
+    quiet: bool = False,
+    width: int | None = None,
+) -> str:
     """Within `width` (the terminal's by default) the current hash is left out first (a person
     does not compare hashes by eye; `--format json` has it), then cells are clipped: a path
     keeps its file name and line."""
-    from execlease_hook.core import table
-    from execlease_hook.core import term
+    from execlease_hook.core import table, term
 
     columns = (
         table.Column('id', clip=table.keep_ends, least=10),
         table.Column('where', clip=table.keep_end, least=16),
-        table.Column('action', clip=table.keep_ends, least=10), table.Column('status'),
+        table.Column('action', clip=table.keep_ends, least=10),
+        table.Column('status'),
         table.Column('current', optional=True),
     )
     rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
@@ -54,7 +62,7 @@ def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, qui
         if row == 0 or column != 3:
             return cell
         status = statuses[row - 1].status
-        return term.paint(cell.rstrip(), STATUS_COLOUR.get(status, 'bold')) + cell[len(status):]
+        return term.paint(cell.rstrip(), STATUS_COLOUR.get(status, 'bold')) + cell[len(status) :]
 
     count = f'{len(statuses)} entr' + ('y' if len(statuses) == 1 else 'ies')
     lines = [f'{paths.rel(m.root, m.path)}  ({count}; model {model_status})']
@@ -87,8 +95,11 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
     else:
         compared = model_record.compare(view, source)
         lines = list(compared.changes)
-        status, code = ('unchanged', 0) if not lines else (
-            'changed since the sync: run `execlease verify`, then --update-coverage', 1)
+        status, code = (
+            ('unchanged', 0)
+            if not lines
+            else ('changed since the sync: run `execlease verify`, then --update-coverage', 1)
+        )
         if compared.upgrade:
             lines.extend((*compared.upgrade, model_record.UPGRADE_STEP))
         if compared.unjudged:
@@ -110,23 +121,21 @@ def module_lines(modules: Sequence[Module]) -> list[str]:
     return ['model modules:', *(f'  {mod.key} ({mod.via()})' for mod in modules)] if modules else []
 
 
-
-
-
-
 def run(options: argparse.Namespace) -> int:
     from execlease_hook.formats.emit import Outputs
 
-    outputs = Outputs('coverage', getattr(options, 'format', None), getattr(options, 'output', None), None)
+    outputs = Outputs(
+        'coverage', getattr(options, 'format', None), getattr(options, 'output', None), None
+    )
     return outputs.run(lambda: _run(options, outputs))
 
 
 def _run(options: argparse.Namespace, outputs: Any) -> int:
-    from execlease_hook.verify import report as report_mod
-    from execlease_hook.coverage import items
     from execlease_hook.core import outcomes
-    from execlease_hook.formats.report import Report
     from execlease_hook.core.outcomes import HELD
+    from execlease_hook.coverage import items
+    from execlease_hook.formats.report import Report
+    from execlease_hook.verify import report as report_mod
 
     root = git.repo_root()
     code = 0
@@ -144,28 +153,48 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
 
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
         shown = module_lines(modules) if getattr(options, 'verbose', 0) > 0 else []
-        for line in (*shown, *model_lines, *watched.problems, *(u.message() for u in watched.uncovered)):
+        for line in (
+            *shown,
+            *model_lines,
+            *watched.problems,
+            *(u.message() for u in watched.uncovered),
+        ):
             print(f'  {line}')
         watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
         code = max(code, coverage.exit_code(statuses), model_code, watch_code)
         report.items.extend(items.entry_item(m, s) for s in statuses)
-        report.details.setdefault('models', []).append({
-            'manifest': paths.rel(root, m.path), 'model': paths.rel(root, m.folder),
-            'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
-            'actionMap': m.action_map,
-            'modelStatus': model_text,
-            'modules': spec_modules.listing(modules),
-            'coverage': [report_mod.entry_json(s) for s in statuses],
-        })
-        report.items.append(items.model_item(
-            m, HELD if model_code == 0 else outcomes.DID_NOT_HOLD if model_code == 1 else outcomes.COULD_NOT_RUN,
-            '\n'.join((f'model {model_text}', *model_lines))))
+        report.details.setdefault('models', []).append(
+            {
+                'manifest': paths.rel(root, m.path),
+                'model': paths.rel(root, m.folder),
+                'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
+                'actionMap': m.action_map,
+                'modelStatus': model_text,
+                'modules': spec_modules.listing(modules),
+                'coverage': [report_mod.entry_json(s) for s in statuses],
+            }
+        )
+        report.items.append(
+            items.model_item(
+                m,
+                HELD
+                if model_code == 0
+                else outcomes.DID_NOT_HOLD
+                if model_code == 1
+                else outcomes.COULD_NOT_RUN,
+                '\n'.join((f'model {model_text}', *model_lines)),
+            )
+        )
         report.items.extend(items.problem_items(m, watched.problems, []))
-        report.items.extend(items.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered)
+        report.items.extend(
+            items.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered
+        )
         if options.write_map:
             notes = paths.rel(root, m.folder / 'NOTES.md')
             changed = write_map(m, statuses)
-            print(f'{notes}: code-to-action table ' + ('rewritten' if changed else 'already current'))
+            print(
+                f'{notes}: code-to-action table ' + ('rewritten' if changed else 'already current')
+            )
     report.exit_code = code
     outputs.finish(report)
     return code

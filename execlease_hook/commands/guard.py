@@ -4,11 +4,12 @@ What is staged (guard/stage.py), or with `--range` the commits already made (gua
 with `--format`, what was judged as a report. Imports only what the chosen path needs: this runs
 on every commit (docs/architecture.md#the-fast-stage-guard).
 """
+
 from __future__ import annotations
 
 from execlease_hook.git import repo as git
 
-TYPE_CHECKING = False   # neither argparse nor typing is imported on the fast path (cli/main.py)
+TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
     import argparse
 
@@ -24,8 +25,9 @@ def _judge(options: argparse.Namespace, report: object) -> int:
     if getattr(options, 'range', None):
         from execlease_hook.guard import push_range
 
-        return push_range.guard_range(root, options.range, options.model,
-                                      quiet=getattr(options, 'quiet', 0) > 0)
+        return push_range.guard_range(
+            root, options.range, options.model, quiet=getattr(options, 'quiet', 0) > 0
+        )
     from execlease_hook.guard import stage
 
     return stage.judge_staged(root, options, report)

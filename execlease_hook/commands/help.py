@@ -2,9 +2,10 @@
 
 What a message points a user to must be there in their repository: their README is their own,
 and execlease's docs are in its repository, not in theirs. A topic is a file of `topics/`, shipped
-with the package; `tests/project/docs_test.py` keeps each one equal to the section of
+with the package; `tests/commands/help_test.py` keeps each one equal to the section of
 execlease's documentation it copies, so the two cannot drift apart.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +17,10 @@ if TYPE_CHECKING:
 FOLDER = Path(__file__).resolve().parents[1] / 'topics'
 # Each topic and where its text comes from in execlease's documentation.
 TOPICS = {
-    'covered-code': ('what to do when covered code changed (a blocked commit)',
-                     'README.md, "When your change touches covered code"'),
+    'covered-code': (
+        'what to do when covered code changed (a blocked commit)',
+        'README.md, "When your change touches covered code"',
+    ),
 }
 
 

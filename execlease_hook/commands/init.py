@@ -13,23 +13,22 @@ never overwriting and adds its line to the one report of what was done and what 
 split, a file could be written or suggested by rules that differ from the others'. Its command
 is the only user of each part.
 """
-from __future__ import annotations
 
-from execlease_hook.core import paths
+from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.git import repo as git
 from execlease_hook.commands import init_hooks
-from execlease_hook.core import atomic
+from execlease_hook.core import atomic, paths
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.git import repo as git
 from execlease_hook.manifest import model as manifest_model
+from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import write as manifest_write
-from execlease_hook.manifest import notes_table as notes_map
-from execlease_hook.core.errors import CannotRun
 
 if TYPE_CHECKING:
     import argparse
@@ -39,20 +38,23 @@ NOTES_SECTIONS = (
     ('Bounds', 'The constants of each cfg and why they are enough.'),
     ('Outside the model', 'What the model leaves out on purpose, and who checks it instead.'),
     ('Results', 'What TLC checked: distinct states and time of each check.'),
-    ('Findings', 'Known gaps, each reproduced by a cfg under findings/ (`execlease add --finding`).'),
+    (
+        'Findings',
+        'Known gaps, each reproduced by a cfg under findings/ (`execlease add --finding`).',
+    ),
 )
 # What init adds to .gitignore: .tmp/tla/ holds the jar, its lock and the JVM's class-data archive;
 # TLC's results are cached inside git's own folder, where no commit can plant one.
 IGNORE_LINES = '# execlease: the pinned TLA+ tools (TLC results are cached inside .git)\n.tmp/\n'
 SHIPPED_SCHEMA = Path(__file__).resolve().parents[1] / 'schemas' / 'manifest.schema.json'
-SCHEMA_COPY = 'manifest.schema.json'   # beside manifest.json, when the shipped one is not in git
+SCHEMA_COPY = 'manifest.schema.json'  # beside manifest.json, when the shipped one is not in git
 
 
 @dataclass(frozen=True)
 class ModelPlan:
     root: Path
-    folder: Path                        # absolute
-    spec: str                           # relative to the folder
+    folder: Path  # absolute
+    spec: str  # relative to the folder
     checks: tuple[manifest_model.Check, ...]
 
     @property
@@ -86,13 +88,17 @@ def _spec(folder: Path | None, spec: str | None, root: Path) -> tuple[Path, Path
             )
         return folder, spec_path
     if folder is None:
-        raise CannotRun('name the spec: `execlease init --spec verification/NAME/Spec.tla` '
-                        '(or --model DIR holding exactly one .tla)')
+        raise CannotRun(
+            'name the spec: `execlease init --spec verification/NAME/Spec.tla` '
+            '(or --model DIR holding exactly one .tla)'
+        )
     specs = sorted(folder.glob('*.tla'))
     if len(specs) != 1:
         found = ', '.join(p.name for p in specs) or 'none'
-        raise CannotRun(f'--model {os.path.relpath(folder)}: {len(specs)} .tla files ({found}); '
-                        'name the one TLC checks with --spec')
+        raise CannotRun(
+            f'--model {os.path.relpath(folder)}: {len(specs)} .tla files ({found}); '
+            'name the one TLC checks with --spec'
+        )
     return folder, specs[0]
 
 
@@ -115,19 +121,27 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
         if path.suffix != '.cfg' or not path.is_file():
             raise CannotRun(f'--cfg {os.path.relpath(path)}: no such .cfg file')
         if not path.is_relative_to(folder):
-            raise CannotRun(f'--cfg {os.path.relpath(path)} is not inside the model folder '
-                            f'{os.path.relpath(folder)}; move it there')
+            raise CannotRun(
+                f'--cfg {os.path.relpath(path)} is not inside the model folder '
+                f'{os.path.relpath(folder)}; move it there'
+            )
         name = 'main' if path.stem == spec_path.stem else path.stem
         taken = {c.name for c in checks}
         if name in taken:
-            name = next(f'{name}-{i}' for i in range(2, len(paths) + 2) if f'{name}-{i}' not in taken)
+            name = next(
+                f'{name}-{i}' for i in range(2, len(paths) + 2) if f'{name}-{i}' not in taken
+            )
         # A cfg beside a module of its own name (MCLease.cfg and MCLease.tla, the Toolbox's
         # MC.cfg and MC.tla) is that module's check: TLC is run on the module the cfg was written for.
         own = path.with_suffix('.tla')
-        module = (own.relative_to(folder).as_posix()
-                  if own.resolve() != spec_path.resolve() and own.is_file() else None)
-        checks.append(manifest_model.Check(name=name, config=path.relative_to(folder).as_posix(),
-                                           spec=module))
+        module = (
+            own.relative_to(folder).as_posix()
+            if own.resolve() != spec_path.resolve() and own.is_file()
+            else None
+        )
+        checks.append(
+            manifest_model.Check(name=name, config=path.relative_to(folder).as_posix(), spec=module)
+        )
     return ModelPlan(root, folder, spec_path.relative_to(folder).as_posix(), tuple(checks))
 
 
@@ -149,16 +163,28 @@ def _ignored(root: Path, path: Path) -> bool:
 def manifest_text(p: ModelPlan, libraries: tuple[manifest_model.Library, ...] = ()) -> str:
     """The new manifest, read back through the loader so that init never writes one it rejects."""
     path = p.folder / 'manifest.json'
-    text = manifest_write.dump(manifest_model.Manifest(path=path, root=p.root, spec=p.spec, checks=p.checks,
-                                           schema=schema_ref(p), libraries=libraries))
+    text = manifest_write.dump(
+        manifest_model.Manifest(
+            path=path,
+            root=p.root,
+            spec=p.spec,
+            checks=p.checks,
+            schema=schema_ref(p),
+            libraries=libraries,
+        )
+    )
     manifest_read.parse(text, path, p.root)
     return text
 
 
 def notes_text(p: ModelPlan) -> str:
     title = Path(p.spec).stem
-    lines = [f'# {title}: model notes', '',
-             f'What `{p.spec}` describes, which code implements it, and the promise TLC checks.', '']
+    lines = [
+        f'# {title}: model notes',
+        '',
+        f'What `{p.spec}` describes, which code implements it, and the promise TLC checks.',
+        '',
+    ]
     for heading, hint in NOTES_SECTIONS:
         lines.extend((f'## {heading}', '', hint, ''))
     lines.extend(('## Code-to-action map', '', notes_map.BEGIN))
@@ -171,8 +197,10 @@ def hook_config(p: ModelPlan, hooks: init_hooks.HookPlan, whole_file: bool) -> s
     text = init_hooks.hooks(hooks, None if p.found_by_default else p.rel_folder)
     if not whole_file:
         return text
-    return (init_hooks.header(hooks) + 'minimum_pre_commit_version: 3.2.0\n'
-            f'{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text)
+    return (
+        init_hooks.header(hooks) + 'minimum_pre_commit_version: 3.2.0\n'
+        f'{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text
+    )
 
 
 # Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
@@ -196,7 +224,7 @@ def missing_hook_types(config: str) -> tuple[str, ...] | None:
             names = {n.strip().strip('\'"') for n in value.strip('[]').split(',')}
         else:
             names = set()
-            for item in lines[i + 1:]:
+            for item in lines[i + 1 :]:
                 found = re.match(r'\s*-\s*([\w-]+)', item)
                 if found is None:
                     break
@@ -225,9 +253,9 @@ def _copy_schema(p: ModelPlan) -> str | None:
     path, shipped = p.folder / SCHEMA_COPY, SHIPPED_SCHEMA.read_text(encoding='utf-8')
     rel = f'{p.rel_folder}/{SCHEMA_COPY}'
     if path.exists() and _json_key(path, 'title') != _json_key(SHIPPED_SCHEMA, 'title'):
-        return f'left alone: {rel} exists and is not execlease\'s manifest schema'
+        return f"left alone: {rel} exists and is not execlease's manifest schema"
     if path.exists() and path.read_bytes() == SHIPPED_SCHEMA.read_bytes():
-        return f'left alone: {rel} is already this execlease\'s manifest schema'
+        return f"left alone: {rel} is already this execlease's manifest schema"
     verb = 'updated' if path.exists() else 'created'
     atomic.write_text_atomic(path, shipped)
     return f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors'
@@ -275,15 +303,21 @@ def run(options: argparse.Namespace) -> int:
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
         report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
         for lib, said in libraries:
-            report.extend((f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:])))
+            report.extend(
+                (f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:]))
+            )
         report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
     else:
         import shlex
 
-        report.append(f'left alone: {m_rel} exists' + (
-            '; add each library to it with:' if options.library else ''))
-        report.extend(Verbatim(f'  execlease add --library {shlex.quote(value)}{_model_option(p)}')
-                      for value in options.library)
+        report.append(
+            f'left alone: {m_rel} exists'
+            + ('; add each library to it with:' if options.library else '')
+        )
+        report.extend(
+            Verbatim(f'  execlease add --library {shlex.quote(value)}{_model_option(p)}')
+            for value in options.library
+        )
     copied = _copy_schema(p)
     if copied is not None:
         report.append(copied)
@@ -292,31 +326,48 @@ def run(options: argparse.Namespace) -> int:
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
     else:
         has = notes_map.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
-        report.append(f'left alone: {folder}/NOTES.md exists' + ('' if has else (
-            f'; it has no code-to-action markers: add the lines {notes_map.BEGIN} and '
-            f'{notes_map.END} where the table belongs')))
-    report.append('added .tmp/ to .gitignore' if _add_ignore(root)
-                  else 'left alone: .gitignore already ignores .tmp/')
+        report.append(
+            f'left alone: {folder}/NOTES.md exists'
+            + (
+                ''
+                if has
+                else (
+                    f'; it has no code-to-action markers: add the lines {notes_map.BEGIN} and '
+                    f'{notes_map.END} where the table belongs'
+                )
+            )
+        )
+    report.append(
+        'added .tmp/ to .gitignore'
+        if _add_ignore(root)
+        else 'left alone: .gitignore already ignores .tmp/'
+    )
     config = root / '.pre-commit-config.yaml'
     if options.write_config and _create(config, hook_config(p, hooks, whole_file=True)):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
     elif not config.exists():
-        report.extend(('no .pre-commit-config.yaml: write this one (or run again with --write-config):', ''))
-        report.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=True).splitlines())
+        report.extend(
+            ('no .pre-commit-config.yaml: write this one (or run again with --write-config):', '')
+        )
+        report.extend(
+            Verbatim(line) for line in hook_config(p, hooks, whole_file=True).splitlines()
+        )
     else:
         report.extend(_existing_config(config, p, hooks))
     if hooks.note is not None:
         report.extend(('', hooks.note))
     model = _model_option(p)
-    report.extend((
-        '',
-        'next: cover the code that implements each action, then record the first sync:',
-        Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
-        Verbatim(f'  execlease verify --update-coverage{model}'),
-    ))
+    report.extend(
+        (
+            '',
+            'next: cover the code that implements each action, then record the first sync:',
+            Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
+            Verbatim(f'  execlease verify --update-coverage{model}'),
+        )
+    )
     from execlease_hook.core import term
 
-    if options.quiet:       # -q: nothing did not hold; the exit code says it was done
+    if options.quiet:  # -q: nothing did not hold; the exit code says it was done
         return 0
     for line in report:
         print(line if isinstance(line, Verbatim) else term.wrap(line))
@@ -329,7 +380,9 @@ def _model_option(p: ModelPlan) -> str:
 
 def _probe(p: ModelPlan) -> manifest_model.Manifest:
     """The model as planned, for what reads its folder (the modules it imports)."""
-    return manifest_model.Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+    return manifest_model.Manifest(
+        path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks
+    )
 
 
 def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, list[str]]]:
@@ -359,8 +412,7 @@ def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
     from execlease_hook.commands import add_library
     from execlease_hook.core import record
-    from execlease_hook.tlc import libraries, library_modules
-    from execlease_hook.tlc import missing
+    from execlease_hook.tlc import libraries, library_modules, missing
 
     probe = record.replace(_probe(p), libraries=tuple(given))
     read, jar = add_library.read_by_model(probe, libraries.of(probe))
@@ -370,16 +422,26 @@ def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
     lines: list[str] = []
     model = _model_option(p)
     if community and not any(lib.url is not None for lib in given):
-        lines += [f'the spec needs {", ".join(community)}, from CommunityModules: add the jar of a '
-                  'versioned release (not a rolling one) built for the TLC the model runs with (a '
-                  'current release needs the TLA+ tools 1.8 or newer; the offline TLC 2.15 cannot '
-                  'load its Java overrides); the command shows its sha256, to compare with the '
-                  'release\'s before you pin it with --sha256 (docs/libraries.md):', '',
-                  Verbatim(f'  execlease add --library {missing.COMMUNITY_URL} --name CommunityModules{model}'), '']
+        lines += [
+            f'the spec needs {", ".join(community)}, from CommunityModules: add the jar of a '
+            'versioned release (not a rolling one) built for the TLC the model runs with (a '
+            'current release needs the TLA+ tools 1.8 or newer; the offline TLC 2.15 cannot '
+            'load its Java overrides); the command shows its sha256, to compare with the '
+            "release's before you pin it with --sha256 (docs/libraries.md):",
+            '',
+            Verbatim(
+                f'  execlease add --library {missing.COMMUNITY_URL} --name CommunityModules{model}'
+            ),
+            '',
+        ]
     if tlaps:
-        lines += [f'the spec needs {", ".join(tlaps)}, from the TLA+ Proof System: copy the .tla files '
-                  'of its library folder into a folder of the repository, then (docs/libraries.md):', '',
-                  Verbatim(f'  execlease add --library verification/tlaps{model}'), '']
+        lines += [
+            f'the spec needs {", ".join(tlaps)}, from the TLA+ Proof System: copy the .tla files '
+            'of its library folder into a folder of the repository, then (docs/libraries.md):',
+            '',
+            Verbatim(f'  execlease add --library verification/tlaps{model}'),
+            '',
+        ]
     return lines
 
 
@@ -393,25 +455,39 @@ def _existing_config(config: Path, p: ModelPlan, hooks: init_hooks.HookPlan) -> 
     lines: list[str] = []
     missing = missing_hook_types(text)
     if missing is None:
-        lines.extend((
-            'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
-            '`pre-commit install` installs the hooks for commits, merges and pushes:', '',
-            Verbatim(INSTALL_TYPES_LINE), '',
-            'and these hooks under its `repos:`:'))
+        lines.extend(
+            (
+                'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
+                '`pre-commit install` installs the hooks for commits, merges and pushes:',
+                '',
+                Verbatim(INSTALL_TYPES_LINE),
+                '',
+                'and these hooks under its `repos:`:',
+            )
+        )
     elif missing:
         lines.append(
             'left alone: .pre-commit-config.yaml exists; its default_install_hook_types lacks '
             f'{", ".join(missing)}: add {"it" if len(missing) == 1 else "them"} there, so that '
             '`pre-commit install` installs the hooks for commits, merges and pushes; and add these '
-            'hooks under its `repos:`:')
+            'hooks under its `repos:`:'
+        )
     else:
-        lines.append('left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:')
+        lines.append(
+            'left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:'
+        )
     lines.append('')
     lines.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=False).splitlines())
     if missing == ():
         lines.extend(('', 'then run `pre-commit install`'))
     else:
-        lines.extend(('', 'then run `pre-commit install`; or, leaving the file as it is, install each '
-                      'hook type by name:', '',
-                      Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES))))
+        lines.extend(
+            (
+                '',
+                'then run `pre-commit install`; or, leaving the file as it is, install each '
+                'hook type by name:',
+                '',
+                Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES)),
+            )
+        )
     return lines

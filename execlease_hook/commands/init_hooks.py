@@ -9,10 +9,12 @@ The repository and commit of the published hooks are where this execlease was in
 git origin for (a folder, a wheel, an editable clone) gets the `system` hooks with a note, unless
 `--hooks-repo` and `--hooks-rev` name the repository.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 from execlease_hook.core import origin
 from execlease_hook.core.errors import CannotRun
@@ -23,12 +25,15 @@ GUARD_ID, VERIFY_ID = 'execlease-guard', 'execlease-verify'
 RENAMED = {'execlease-coverage': GUARD_ID, 'execlease-tlc': VERIFY_ID}
 
 
+@dataclass(frozen=True)
 class HookPlan:
     """Which hooks, from where: `repo`/`rev` for the published hooks, None for `system` ones."""
 
-    def __init__(self, repo: str | None, rev: str | None, version: str | None = None,
-                 extras: tuple[str, ...] = (), note: str | None = None) -> None:
-        self.repo, self.rev, self.version, self.extras, self.note = repo, rev, version, extras, note
+    repo: str | None
+    rev: str | None
+    version: str | None = None  # the installed execlease's, for a comment beside `rev`
+    extras: tuple[str, ...] = ()  # the verify hook's additional_dependencies
+    note: str | None = None  # why the hooks are `system` ones when nobody asked
 
     @property
     def system(self) -> bool:
@@ -38,12 +43,16 @@ class HookPlan:
 def plan(kind: str | None, repo: str | None, rev: str | None) -> HookPlan:
     """The hooks for `--hooks KIND` (None: python when the origin is known, else system)."""
     if (repo is None) != (rev is None):
-        raise CannotRun('--hooks-repo and --hooks-rev go together: the git URL of execlease and '
-                        'the tag or commit its hooks are built from')
+        raise CannotRun(
+            '--hooks-repo and --hooks-rev go together: the git URL of execlease and '
+            'the tag or commit its hooks are built from'
+        )
     if kind == 'system':
         if repo is not None:
-            raise CannotRun('--hooks system runs the execlease of your environment: leave out '
-                            '--hooks-repo and --hooks-rev')
+            raise CannotRun(
+                '--hooks system runs the execlease of your environment: leave out '
+                '--hooks-repo and --hooks-rev'
+            )
         return HookPlan(None, None)
     found = origin.installed()
     extras = origin.extras_requirements()
@@ -53,14 +62,21 @@ def plan(kind: str | None, repo: str | None, rev: str | None) -> HookPlan:
         return HookPlan(found.url, found.commit, found.version, extras)
     where = found.pip_spec or 'a package index'
     if kind == 'python':
-        raise CannotRun(f'--hooks python: this execlease was installed from {where}, not from git, '
-                        'so init cannot tell which repository and commit pre-commit should build '
-                        'the hooks from; name them with --hooks-repo URL --hooks-rev TAG')
-    return HookPlan(None, None, note=(
-        f'the hooks run the execlease of your environment (language: system): this execlease was '
-        f'installed from {where}, not from git, so a commit from a shell or git client without it '
-        'on PATH fails. To have pre-commit build the hooks itself, run init again with '
-        '--hooks-repo URL --hooks-rev TAG (the git URL of execlease and a tag of it).'))
+        raise CannotRun(
+            f'--hooks python: this execlease was installed from {where}, not from git, '
+            'so init cannot tell which repository and commit pre-commit should build '
+            'the hooks from; name them with --hooks-repo URL --hooks-rev TAG'
+        )
+    return HookPlan(
+        None,
+        None,
+        note=(
+            f'the hooks run the execlease of your environment (language: system): this execlease was '
+            f'installed from {where}, not from git, so a commit from a shell or git client without it '
+            'on PATH fails. To have pre-commit build the hooks itself, run init again with '
+            '--hooks-repo URL --hooks-rev TAG (the git URL of execlease and a tag of it).'
+        ),
+    )
 
 
 def _scalar(text: str) -> str:
@@ -94,8 +110,11 @@ def hooks(p: HookPlan, model: str | None) -> str:
     assert p.repo is not None and p.rev is not None
     args = '' if model is None else f'        args: [--model, {_scalar(model)}]\n'
     version = f'  # execlease {p.version}' if p.version else ''
-    extras = ('' if not p.extras else
-              f'        additional_dependencies: [{", ".join(_scalar(e) for e in p.extras)}]\n')
+    extras = (
+        ''
+        if not p.extras
+        else f'        additional_dependencies: [{", ".join(_scalar(e) for e in p.extras)}]\n'
+    )
     return (
         f'-   repo: {_scalar(p.repo)}\n'
         f'    rev: {_scalar(p.rev)}{version}\n'
@@ -109,9 +128,14 @@ def hooks(p: HookPlan, model: str | None) -> str:
 
 def header(p: HookPlan) -> str:
     """The comment at the top of a config init writes whole."""
-    how = ('# The execlease of your environment runs them (language: system): keep it on PATH\n'
-           '# for every git client.\n' if p.system else
-           '# pre-commit builds them from execlease at `rev` (the execlease you installed), so\n'
-           '# every git client runs them; `pre-commit autoupdate` moves `rev` to a newer tag.\n')
-    return ('# execlease: the guard on every commit, the TLC suite on push and by hand\n'
-            f'# (`pre-commit run --hook-stage manual {VERIFY_ID}`).\n' + how)
+    how = (
+        '# The execlease of your environment runs them (language: system): keep it on PATH\n'
+        '# for every git client.\n'
+        if p.system
+        else "# pre-commit builds them from execlease's repository at `rev`, so every git client\n"
+        '# runs them; `pre-commit autoupdate` moves `rev` to a newer tag.\n'
+    )
+    return (
+        '# execlease: the guard on every commit, the TLC suite on push and by hand\n'
+        f'# (`pre-commit run --hook-stage manual {VERIFY_ID}`).\n' + how
+    )

@@ -6,6 +6,7 @@ It refuses (exit 2) to merge reports of different commits or TLA+ tools, a shard
 given twice, or reports whose jobs do not add up to the plan; a shard that could not run makes
 the merged verdict exit 2, as it would have made an unsharded run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -14,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
 from execlease_hook.core.outcomes import RESULT_TEXT
+from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
 
 
 def _read(path: str) -> dict[str, Any]:
@@ -25,8 +26,14 @@ def _read(path: str) -> dict[str, Any]:
         raise CannotRun(f'{path}: cannot read it ({e.strerror})') from None
     except ValueError as e:
         raise CannotRun(f'{path}: not a JSON report ({e})') from None
-    if not isinstance(data, dict) or data.get('schemaVersion') != SCHEMA_VERSION or data.get('command') != 'verify':
-        raise CannotRun(f'{path}: not an `execlease verify` JSON report of schemaVersion {SCHEMA_VERSION}')
+    if (
+        not isinstance(data, dict)
+        or data.get('schemaVersion') != SCHEMA_VERSION
+        or data.get('command') != 'verify'
+    ):
+        raise CannotRun(
+            f'{path}: not an `execlease verify` JSON report of schemaVersion {SCHEMA_VERSION}'
+        )
     return data
 
 
@@ -40,8 +47,16 @@ def _same(reports: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any
 
 def _item(data: dict[str, Any]) -> Item:
     return Item(
-        data['model'], data['kind'], data['name'], data['outcome'], data['rule'], data['message'],
-        tuple(Location(loc['path'], loc['startLine'], loc['endLine'], loc['role']) for loc in data['locations']),
+        data['model'],
+        data['kind'],
+        data['name'],
+        data['outcome'],
+        data['rule'],
+        data['message'],
+        tuple(
+            Location(loc['path'], loc['startLine'], loc['endLine'], loc['role'])
+            for loc in data['locations']
+        ),
         data['seconds'],
     )
 
@@ -50,7 +65,9 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
     unfinished = [(name, d) for name, d in reports if 'error' in d]
     if unfinished:
         name, d = unfinished[0]
-        return Report('verify', 2, d.get('commit'), error=f'{name}: the shard did not finish: {d["error"]}')
+        return Report(
+            'verify', 2, d.get('commit'), error=f'{name}: the shard did not finish: {d["error"]}'
+        )
     commit = _same(reports, 'the commit verified', lambda d: d.get('commit'))
     _same(reports, 'the TLA+ tools', lambda d: (d.get('tools') or {}).get('sha256'))
     _same(reports, '--quick', lambda d: d.get('quick'))
@@ -64,21 +81,36 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
         seen[s['index']] = name
     missing = sorted(set(range(1, count + 1)) - set(seen))
     if missing:
-        raise CannotRun(f'shard {", ".join(f"{k}/{count}" for k in missing)} missing: give every '
-                        'shard\'s report')
+        raise CannotRun(
+            f"shard {', '.join(f'{k}/{count}' for k in missing)} missing: give every shard's report"
+        )
     models: dict[str, dict[str, Any]] = {}
     items: list[Item] = []
     for _, d in sorted(reports, key=lambda r: (r[1].get('shard') or {}).get('index', 1)):
         for model in d['models']:
-            merged = models.setdefault(model['manifest'], {
-                'manifest': model['manifest'], 'model': model.get('model'), 'plan': model.get('plan', []),
-                'jobs': [], 'coverage': [], 'did_not_hold': [], 'could_not_run': [], 'notes': [], 'moved': [],
-            })
+            merged = models.setdefault(
+                model['manifest'],
+                {
+                    'manifest': model['manifest'],
+                    'model': model.get('model'),
+                    'plan': model.get('plan', []),
+                    'jobs': [],
+                    'coverage': [],
+                    'did_not_hold': [],
+                    'could_not_run': [],
+                    'notes': [],
+                    'moved': [],
+                },
+            )
             if model.get('plan', []) != merged['plan']:
-                raise CannotRun(f'{model["manifest"]}: the shards planned different jobs; merge the '
-                                'shards of one run (same commit, same options)')
+                raise CannotRun(
+                    f'{model["manifest"]}: the shards planned different jobs; merge the '
+                    'shards of one run (same commit, same options)'
+                )
             for key in ('jobs', 'coverage', 'did_not_hold', 'could_not_run', 'notes', 'moved'):
-                merged[key].extend(x for x in model.get(key, []) if x not in merged[key] or key == 'jobs')
+                merged[key].extend(
+                    x for x in model.get(key, []) if x not in merged[key] or key == 'jobs'
+                )
         items.extend(_item(i) for i in d.get('items', []))
     for manifest, merged in models.items():
         # Planned TLC jobs: each in exactly one shard. Jobs outside the plan (trace jobs, which
@@ -89,32 +121,54 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
         doubled = sorted({n for n in names if names.count(n) > 1})
         if sorted(planned) != sorted(merged['plan']) or doubled:
             lost = sorted(set(merged['plan']) - set(planned)) or doubled
-            raise CannotRun(f'{manifest}: the shards\' jobs do not add up to the plan ({", ".join(lost)}); '
-                            'merge the shards of one run')
+            raise CannotRun(
+                f"{manifest}: the shards' jobs do not add up to the plan ({', '.join(lost)}); "
+                'merge the shards of one run'
+            )
         position = {n: i for i, n in enumerate(names)}
-        merged['jobs'].sort(key=lambda j: order.get(f'{j["kind"]}:{j["name"]}',
-                                                    len(order) + position[f'{j["kind"]}:{j["name"]}']))
+        merged['jobs'].sort(
+            key=lambda j: order.get(
+                f'{j["kind"]}:{j["name"]}', len(order) + position[f'{j["kind"]}:{j["name"]}']
+            )
+        )
         merged['exit_code'] = 2 if merged['could_not_run'] else 1 if merged['did_not_hold'] else 0
     codes = [m['exit_code'] for m in models.values()]
     code = 2 if 2 in codes else max(codes, default=0)
     first = reports[0][1]
-    details = {'exit_code': code, 'result': RESULT_TEXT[code], 'quick': first.get('quick', False),
-               'tools': first.get('tools'), 'java': first.get('java'),
-               'shard': {'index': 1, 'count': 1, 'only': (first.get('shard') or {}).get('only', []),
-                         'merged': count},
-               'models': list(models.values())}
+    details = {
+        'exit_code': code,
+        'result': RESULT_TEXT[code],
+        'quick': first.get('quick', False),
+        'tools': first.get('tools'),
+        'java': first.get('java'),
+        'shard': {
+            'index': 1,
+            'count': 1,
+            'only': (first.get('shard') or {}).get('only', []),
+            'merged': count,
+        },
+        'models': list(models.values()),
+    }
     if details['tools'] is None:
         del details['tools'], details['java']
     plan_order = {(m['model'], p): i for m in models.values() for i, p in enumerate(m['plan'])}
-    items.sort(key=lambda i: (i.model, i.kind == 'coverage', plan_order.get((i.model, f'{i.kind}:{i.name}'), 0)))
+    items.sort(
+        key=lambda i: (
+            i.model,
+            i.kind == 'coverage',
+            plan_order.get((i.model, f'{i.kind}:{i.name}'), 0),
+        )
+    )
     return Report('verify', code, commit, items, details)
 
 
 def summary(report: Report) -> list[str]:
     lines = []
     for model in report.details.get('models', []):
-        lines.append(f'model {model["model"]}: {len(model["jobs"])} jobs from '
-                     f'{report.details["shard"]["merged"]} shards')
+        lines.append(
+            f'model {model["model"]}: {len(model["jobs"])} jobs from '
+            f'{report.details["shard"]["merged"]} shards'
+        )
         lines.extend(f'DID NOT HOLD: {text}' for text in model['did_not_hold'])
         lines.extend(f'COULD NOT RUN: {text}' for text in model['could_not_run'])
     if report.error:
@@ -129,17 +183,23 @@ def run(options: argparse.Namespace) -> int:
 
     if options.action is None or not options.reports:
         raise CannotRun(
-            ('merge: name the JSON report of every shard' if options.action else
-             'name what to do: merge, the only action') + ', as in `execlease report merge s1.json '
-            's2.json` (each from `execlease verify --shard K/N --json FILE`)')
+            (
+                'merge: name the JSON report of every shard'
+                if options.action
+                else 'name what to do: merge, the only action'
+            )
+            + ', as in `execlease report merge s1.json '
+            's2.json` (each from `execlease verify --shard K/N --json FILE`)'
+        )
     outputs = Outputs('verify', options.format, options.output, None)
     report = merge([(path, _read(path)) for path in options.reports])
     lines = summary(report)
-    if options.quiet:       # -q: only what did not hold or could not run, and the verdict
-        lines = [line for line in lines if line.startswith(('DID NOT HOLD', 'COULD NOT RUN'))] + lines[-1:]
+    if options.quiet:  # -q: only what did not hold or could not run, and the verdict
+        lines = [
+            line for line in lines if line.startswith(('DID NOT HOLD', 'COULD NOT RUN'))
+        ] + lines[-1:]
     with outputs.human_text():
         for line in lines:
             print(term.wrap(line))
     outputs.finish(report)
     return report.exit_code
-

@@ -1,5 +1,6 @@
 """`execlease tools`: fetch and verify the pinned TLA+ tools, show the Java and TLC in use, and
 each model's libraries (tlc/libraries.py: jars fetched and verified, folders read)."""
+
 from __future__ import annotations
 
 import argparse
@@ -54,17 +55,28 @@ def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -
         where = m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder
         if m.tools is None:
             if default is None:
-                pin.jar_for(m, None, java)      # raises: this model has no tools at all
-            lines.append(f'model {where}: TLA+ tools above' + ('' if m.libraries else ', no libraries'))
+                pin.jar_for(m, None, java)  # raises: this model has no tools at all
+            lines.append(
+                f'model {where}: TLA+ tools above' + ('' if m.libraries else ', no libraries')
+            )
         else:
             own = pin.jar_for(m, default, java)
             least = f', at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else ''
-            same = ' (the ones above)' if own.sha256 == (default.sha256 if default else None) else ''
-            lines.append(f'model {where}: TLA+ tools {own.path}{same}  ({own.tlc_version}, sha256 '
-                         f'{own.sha256}, {own.source}{least})' + ('' if m.libraries else ', no libraries'))
-        lines += [f'  library {j.name}: {j.path}  (sha256 {j.sha256}, {j.source})' for j in ready.jars]
-        lines += [f'  library {f.folder}: {len(f.modules)} module{"" if len(f.modules) == 1 else "s"} '
-                  f'({", ".join(n for n, _ in f.modules)})' for f in ready.folders]
+            same = (
+                ' (the ones above)' if own.sha256 == (default.sha256 if default else None) else ''
+            )
+            lines.append(
+                f'model {where}: TLA+ tools {own.path}{same}  ({own.tlc_version}, sha256 '
+                f'{own.sha256}, {own.source}{least})' + ('' if m.libraries else ', no libraries')
+            )
+        lines += [
+            f'  library {j.name}: {j.path}  (sha256 {j.sha256}, {j.source})' for j in ready.jars
+        ]
+        lines += [
+            f'  library {f.folder}: {len(f.modules)} module{"" if len(f.modules) == 1 else "s"} '
+            f'({", ".join(n for n, _ in f.modules)})'
+            for f in ready.folders
+        ]
     return lines
 
 
@@ -107,18 +119,22 @@ def run(options: argparse.Namespace) -> int:
         jar: ToolJar | None = resolve_jar(root)
     except CannotRun as e:
         jar, missing = None, e
-    quiet = getattr(options, 'quiet', 0) > 0     # -q: found and verified is the exit code
+    quiet = getattr(options, 'quiet', 0) > 0  # -q: found and verified is the exit code
     if jar is not None:
         described = describe(jar, java, tlc_version(jar, java))
         for line in () if quiet else described:
             print(line)
     lines = models(root, getattr(options, 'model', None), jar, java)
     if jar is None and not lines:
-        raise missing   # no default tools, and no model whose own would do
+        raise missing  # no default tools, and no model whose own would do
     if quiet:
         return 0
     if jar is None:
-        print('TLA+ tools: none by default (' + str(missing).split(':', 1)[0] + '); each model below names its own')
+        print(
+            'TLA+ tools: none by default ('
+            + str(missing).split(':', 1)[0]
+            + '); each model below names its own'
+        )
     for line in lines:
         print(line)
     return 0

@@ -1,35 +1,28 @@
 """`execlease verify`: the choice of mode (--deep/--simulate, --rev/--pushed, the working tree),
 then every model's jobs in one pool, their results, the report and the verdict."""
+
 from __future__ import annotations
-
-
-from execlease_hook.guard.push_range import resolve_rev
-from execlease_hook.git import repo as git
-from execlease_hook.guard.push_range import judge_commits
-from execlease_hook.core import term
-
-from execlease_hook.verify.plan import Prepared, prepare
-from execlease_hook.verify.judge import judge
-from execlease_hook.verify.result import exit_code
-
-from execlease_hook.tlc.jar import Tools
-from execlease_hook.verify.show import _print
-from execlease_hook.verify.show import _progress_of
-from execlease_hook.verify.suite import finish
-from execlease_hook.verify.show import print_model
-from execlease_hook.verify.result import results_json
 
 import argparse
 import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.manifest import find as models
-from execlease_hook.core import outcomes
+
+from execlease_hook.core import outcomes, term
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.git import repo as git
+from execlease_hook.guard.push_range import judge_commits, resolve_rev
+from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache, results_folder
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.tlc.jar import Tools
+from execlease_hook.verify.judge import judge
+from execlease_hook.verify.plan import Prepared, check_settings, prepare
+from execlease_hook.verify.result import ModelResult, Refused, exit_code, results_json
+from execlease_hook.verify.show import _print, _progress_of, print_model, print_refused
+from execlease_hook.verify.suite import finish
+
 if TYPE_CHECKING:
     pass
 
@@ -37,8 +30,9 @@ if TYPE_CHECKING:
 def run(options: argparse.Namespace) -> int:
     from execlease_hook.formats.emit import Outputs
 
-    outputs = Outputs('verify', getattr(options, 'format', None), getattr(options, 'output', None),
-                      options.json)
+    outputs = Outputs(
+        'verify', getattr(options, 'format', None), getattr(options, 'output', None), options.json
+    )
     return outputs.run(lambda: _run(options, outputs))
 
 
@@ -82,76 +76,94 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     from execlease_hook.core import term
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
-    if tree != root:    # a commit checked out alone: its library jars from the repository's cache
+    if tree != root:  # a commit checked out alone: its library jars from the repository's cache
         from execlease_hook.tlc import libraries as tla_libraries
 
         tla_libraries.cache_for(tree, root)
-    manifests = [manifest_read.load(p, tree) for p in models.find_models(tree, options.model)]
+    # One model's problem stays its own: a manifest refused here, or its tools or its plan below,
+    # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
+    from execlease_hook.verify import models
+
+    loaded = models.load(tree, options.model)
+    manifests = [m for m in loaded if isinstance(m, Manifest)]
     from execlease_hook.tlc import pin
 
     default, t = pin.default_tools(root, manifests, tools.find_java(results_folder(root).parent))
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
-        _print(term.wrap(f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
-                         f'({t.jar.source}); Java {t.java.major} ({t.java.path})'))
+        _print(
+            term.wrap(
+                f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+                f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
+            )
+        )
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     from execlease_hook.core import housekeeping
     from execlease_hook.tlc import run as tlc
 
-    tlc.sweep(t.jar.path)   # what a killed run left: its temporary folders, its JVM's half-made caches
-    housekeeping.drain()    # this run's notes only
+    tlc.sweep(
+        t.jar.path
+    )  # what a killed run left: its temporary folders, its JVM's half-made caches
+    housekeeping.drain()  # this run's notes only
     jobs = options.jobs or os.cpu_count() or 1
     # Every model's TLC jobs in one pool, longest first (verify/pool.py); then each model's result in
-    # order. A model that cannot be planned stops the run where a model-by-model run stopped:
-    # the models before it are run and reported, then its error (exit 2).
-    prepared: list[Prepared] = []
-    own: list[Tools] = []     # each model's tools: the run's, or its manifest's own (tlc/pin.py)
-    stop: CannotRun | None = None
-    for m in manifests:
-        try:
-            tm = pin.tools_for(m, default, t.java, root)
-            prepared.append(prepare(m, tm, options.quick, selection))
-            own.append(tm)
-        except CannotRun as e:
-            stop = e
-            break
-    from execlease_hook.verify import pool
-    from execlease_hook.verify import schedule
-    from execlease_hook.verify import trace_stage
+    # the order the models were found, a refused one where it was found.
+    check_settings()
 
+    def planned(m: Manifest) -> tuple[Prepared, Tools]:
+        tm = pin.tools_for(
+            m, default, t.java, root
+        )  # the run's tools, or the manifest's own (tlc/pin.py)
+        return prepare(m, tm, options.quick, selection), tm
+
+    order = models.each(loaded, planned)
+    prepared = [p for p, _ in (x for x in order if not isinstance(x, Refused))]
+    own = [tm for _, tm in (x for x in order if not isinstance(x, Refused))]
+    from execlease_hook.verify import pool, schedule, trace_stage
     from execlease_hook.verify.live import Live
 
-    live = Live() if verbosity >= 0 else None   # each running TLC job's live line, on stderr
+    live = Live() if verbosity >= 0 else None  # each running TLC job's live line, on stderr
     try:
         progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
-        stages = [trace_stage.of_model(p, own[k], options.quick, cache, progress[k], live) for k, p in enumerate(prepared)]
-        ran = pool.run([trace_stage.work(p, stages[k], judge, progress[k]) for k, p in enumerate(prepared)],
-                       t, cache, jobs, schedule.Timings(results_folder(root).parent), live)
-        results = []
-        for k, p in enumerate(prepared):
-            r = finish(p, ran[k], own[k], stages[k])
-            if options.update_coverage:
-                from execlease_hook.verify import sync
-
-                sync.update_coverage(r, getattr(options, 'reason', None))
+        stages = [
+            trace_stage.of_model(p, own[k], options.quick, cache, progress[k], live)
+            for k, p in enumerate(prepared)
+        ]
+        ran = pool.run(
+            [trace_stage.work(p, stages[k], judge, progress[k]) for k, p in enumerate(prepared)],
+            t,
+            cache,
+            jobs,
+            schedule.Timings(results_folder(root).parent),
+            live,
+        )
+        results: list[ModelResult | Refused] = []
+        done = iter(range(len(prepared)))
+        for x in order:
+            if isinstance(x, Refused):
+                results.append(x)
+                print_refused(x)
+                continue
+            k = next(done)
+            r = _finish(prepared[k], ran[k], own[k], stages[k], options)
             results.append(r)
             print_model(r, verbosity)
     finally:
         if live is not None:
             live.close()
-    if stop is not None:
-        raise stop
     code = exit_code(results)
-    if outputs.wanted:   # --json, --format: the report (its JSON, the counterexamples located)
+    if outputs.wanted:  # --json, --format: the report (its JSON, the counterexamples located)
         from execlease_hook.verify import report_build as build
 
         data = results_json(results, t, code, root)
         data['quick'] = bool(options.quick)
         if selection is not None:
             data['shard'] = selection.to_json()
-        outputs.finish(build.verify_report(results, data, code, git.head(root) if tree == root else None))
-    for note in housekeeping.drain():   # what the JVM's caches could not save: same verdicts, slower
+        outputs.finish(
+            build.verify_report(results, data, code, git.head(root) if tree == root else None)
+        )
+    for note in housekeeping.drain():  # what the JVM's caches could not save: same verdicts, slower
         _print(term.wrap(f'note: {note}'))
     if cache.problem:
         _print(f'note: {cache.problem}')
@@ -161,11 +173,30 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     if options.quick and code == 0:
         result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
     if selection is not None and code == 0:
-        result += (f' (--shard {selection.index}/{selection.count}: this shard\'s jobs only; '
-                   '`execlease report merge` gives the verdict)' if selection.sharded
-                   else ' (--only: the named jobs only, no coverage check)')
+        result += (
+            f" (--shard {selection.index}/{selection.count}: this shard's jobs only; "
+            '`execlease report merge` gives the verdict)'
+            if selection.sharded
+            else ' (--only: the named jobs only, no coverage check)'
+        )
     _print('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
     return code
+
+
+def _finish(
+    p: Prepared, ran: list[Any], t: Tools, stage: Any, options: argparse.Namespace
+) -> ModelResult:
+    """The model's result, and its sync with --update-coverage; what stops either is this
+    model's problem (exit 2), beside the jobs it ran."""
+    try:
+        r = finish(p, ran, t, stage)
+        if options.update_coverage:
+            from execlease_hook.verify import sync
+
+            sync.update_coverage(r, getattr(options, 'reason', None))
+    except CannotRun as e:
+        r = ModelResult(p.manifest, jobs=list(ran), problems=[str(e)], tools=t)
+    return r
 
 
 def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | None:
@@ -193,29 +224,43 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
     from execlease_hook.commands import verify
 
     if options.update_coverage:
-        raise CannotRun('--update-coverage records the working tree; it cannot be combined with '
-                        '--rev or --pushed')
+        raise CannotRun(
+            '--update-coverage records the working tree; it cannot be combined with '
+            '--rev or --pushed'
+        )
     range_code = 0
     if options.rev:
         tip, label = resolve_rev(root, options.rev), options.rev
     else:
         pushed = pushed_range(root)
         if pushed is None:
-            return verify.run_suite(options, json_path, root, root)  # manual stage: the working tree
+            return verify.run_suite(
+                options, json_path, root, root
+            )  # manual stage: the working tree
         commits, tip, label = pushed
-        print(term.wrap(f'execlease: judging the push of {label}: {len(commits)} new commit'
-                        f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
-                        f'the whole suite on {tip[:12]} checked out alone'), flush=True)
+        print(
+            term.wrap(
+                f'execlease: judging the push of {label}: {len(commits)} new commit'
+                f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
+                f'the whole suite on {tip[:12]} checked out alone'
+            ),
+            flush=True,
+        )
         if commits:
             range_code = judge_commits(root, commits, tip, options.model)
-    from execlease_hook.core import scratch   # marked: a killed run's is swept by the next
+    from execlease_hook.core import scratch  # marked: a killed run's is swept by the next
 
     tmp = scratch.make('execlease-rev-')
     try:
         tree = tmp / 'tree'
         git.checkout_tree(root, tip, tree)
-        print(term.wrap(f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '
-                        f'in {tree} (not the working tree)'), flush=True)
+        print(
+            term.wrap(
+                f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '
+                f'in {tree} (not the working tree)'
+            ),
+            flush=True,
+        )
         local = argparse.Namespace(**vars(options))
         if options.model is not None:
             rel = os.path.relpath(os.path.abspath(options.model), root)

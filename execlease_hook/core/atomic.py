@@ -1,5 +1,6 @@
 """Atomic file writes: a reader sees the old file or the new one, never a part
 (docs/architecture.md#the-reliability-contract)."""
+
 from __future__ import annotations
 
 import os

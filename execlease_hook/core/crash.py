@@ -3,6 +3,7 @@ written to one log file that the message names, as pre-commit writes its own
 (`~/.cache/pre-commit/pre-commit.log`). Exit 3, its own code: not "did not hold" (1), not "could
 not run" (2), which a CI step or a person can act on without reading a traceback.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,15 +27,20 @@ def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
     import platform
     import shlex
 
-    return '\n'.join((
-        '# execlease: an unexpected error', '',
-        f'command: execlease {shlex.join(argv)}',
-        f'version: {version}',
-        f'python: {sys.version.split()[0]} ({sys.executable})',
-        f'platform: {platform.platform()}',
-        f'cwd: {os.getcwd()}', '',
-        traceback_text.rstrip(), '',
-    ))
+    return '\n'.join(
+        (
+            '# execlease: an unexpected error',
+            '',
+            f'command: execlease {shlex.join(argv)}',
+            f'version: {version}',
+            f'python: {sys.version.split()[0]} ({sys.executable})',
+            f'platform: {platform.platform()}',
+            f'cwd: {os.getcwd()}',
+            '',
+            traceback_text.rstrip(),
+            '',
+        )
+    )
 
 
 def write_log(text: str) -> Path | None:

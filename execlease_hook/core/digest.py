@@ -5,11 +5,12 @@ the guard's own work when nothing covered is staged (benchmarks/guard_latency.py
 its own implementations of both digests (`_sha1`; `_sha2` from 3.12, `_sha256` before), which
 give the same digests; a build without them gets hashlib's.
 """
+
 from __future__ import annotations
 
 import importlib
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
         def digest(self) -> bytes: ...
 
         def hexdigest(self) -> str: ...
+
 
 _BUILTIN = {'sha1': ('_sha1',), 'sha256': ('_sha2', '_sha256')}
 _found: dict[str, Callable[[], Hash]] = {}

@@ -6,14 +6,15 @@ its verdict is the same. A person should still learn why the run was slower and 
 each such fallback leaves one note here, and `verify` prints them after its verdict. A note is
 kept once however many jobs hit the same cause (the same text), and only the first few are kept.
 """
+
 from __future__ import annotations
 
 import threading
 
-MAX_NOTES = 8   # one cause usually repeats in every job: a run shows its first few, not one per job
+MAX_NOTES = 8  # one cause usually repeats in every job: a run shows its first few, not one per job
 
 _lock = threading.Lock()
-_notes: dict[str, None] = {}   # insertion-ordered set
+_notes: dict[str, None] = {}  # insertion-ordered set
 
 
 def note(text: str) -> None:

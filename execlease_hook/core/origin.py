@@ -6,6 +6,7 @@ commit it resolved REV to: the `repo` and `rev` that `init` writes into the hook
 pre-commit builds the same execlease the command line runs. A folder or a wheel records its
 path only, which no other machine has.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,9 +19,9 @@ RUNTIME_EXTRAS = ('bundled-tlc', 'java')
 
 @dataclass(frozen=True)
 class Origin:
-    version: str | None          # None: not installed (run from a source tree)
-    url: str | None = None       # as pip recorded it; a git URL without its `git+`
-    commit: str | None = None    # the commit of a git install
+    version: str | None  # None: not installed (run from a source tree)
+    url: str | None = None  # as pip recorded it; a git URL without its `git+`
+    commit: str | None = None  # the commit of a git install
     editable: bool = False
 
     @property
@@ -55,8 +56,11 @@ def extras_requirements() -> tuple[str, ...]:
         return ()
     found: list[str] = []
     for extra in RUNTIME_EXTRAS:
-        wanted = [r.split(';')[0].strip() for r in requires
-                  if re.search(rf';.*\bextra\s*==\s*[\'"]{re.escape(extra)}[\'"]', r)]
+        wanted = [
+            r.split(';')[0].strip()
+            for r in requires
+            if re.search(rf';.*\bextra\s*==\s*[\'"]{re.escape(extra)}[\'"]', r)
+        ]
         if wanted and all(_present(r) for r in wanted):
             found.extend(wanted)
     return tuple(found)

@@ -5,6 +5,7 @@ Exit 0: everything held. Exit 1: something did not hold. Exit 2: something could
 is never a pass: it beats 1 when both happen (`worst`), so a run that could not judge
 everything never looks like a plain failure to fix. 129, 130 and 143: interrupted.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -7,6 +7,7 @@ and `verify` but never equals a staged path, so the guard would let a covered ch
 Such spellings are refused (exit 2, naming the field), never silently normalised: the manifest
 then says exactly what git says. Kept free of heavy imports: the guard calls it on every commit.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,7 @@ def module_in_folder(folder: str, path: str) -> bool:
     finds on a library path, which it does not search below."""
     if not path.startswith(f'{folder}/'):
         return False
-    rest = path[len(folder) + 1:]
+    rest = path[len(folder) + 1 :]
     return rest.endswith('.tla') and '/' not in rest
 
 
@@ -53,8 +54,10 @@ def spelling_problem(text: str) -> str | None:
         return f'{text!r} ends with "/"; name a file, written as {text.rstrip("/")!r}'
     if '' in parts or '.' in parts:
         canonical = '/'.join(p for p in parts if p not in ('', '.'))
-        return (f'{text!r} is not written the way git writes it ("./", "//" or "/./"); '
-                f'write {canonical!r}')
+        return (
+            f'{text!r} is not written the way git writes it ("./", "//" or "/./"); '
+            f'write {canonical!r}'
+        )
     return None
 
 
@@ -66,14 +69,14 @@ def case_problem(base: Path, text: str) -> str | None:
         try:
             names = os.listdir(folder)
         except OSError:
-            return None     # missing or not a folder: other checks say so
+            return None  # missing or not a folder: other checks say so
         if part in names:
             folder = folder / part
             continue
         variants = sorted(n for n in names if n.casefold() == part.casefold())
         if not variants:
             return None
-        actual = '/'.join([*text.split('/')[:i], variants[0], *text.split('/')[i + 1:]])
+        actual = '/'.join([*text.split('/')[:i], variants[0], *text.split('/')[i + 1 :]])
         return f'{text!r} differs in letter case from the file on disk; write {actual!r}'
     return None
 
@@ -91,10 +94,12 @@ def submodule_problem(root: Path, base: Path, text: str) -> str | None:
             return None
         if (parent / '.git').exists():
             inside = resolved.relative_to(root).as_posix()
-            return (f'{text!r} is inside {inside}, a git submodule (or a repository nested in this '
-                    "one): execlease reads this repository's index and commits, never the "
-                    "submodule's, so it could not guard that code; cover it from the submodule's "
-                    'own repository, or make it part of this one')
+            return (
+                f'{text!r} is inside {inside}, a git submodule (or a repository nested in this '
+                "one): execlease reads this repository's index and commits, never the "
+                "submodule's, so it could not guard that code; cover it from the submodule's "
+                'own repository, or make it part of this one'
+            )
     return None
 
 
@@ -121,7 +126,8 @@ def above_covered(covered: dict[str, str], staged: set[str]) -> list[str]:
                 found.append(
                     f'entry {entry}: {path} is inside {folder}, which this commit stages as a '
                     'submodule, a file or a symlink; execlease cannot read covered code there. '
-                    'Keep the covered code in this repository, or remove the entry')
+                    'Keep the covered code in this repository, or remove the entry'
+                )
                 break
     return found
 
@@ -135,9 +141,11 @@ def outside_problem(root: Path, path: Path) -> str | None:
         return f'{path}: cannot be resolved ({e}); fix the symlinks on its way'
     if resolved.is_relative_to(root.resolve()):
         return None
-    return (f'{path} resolves to {resolved}, outside the repository {root} (a symlink pointing '
-            'outside?); execlease reads only files inside the repository: replace the link with '
-            'the file itself')
+    return (
+        f'{path} resolves to {resolved}, outside the repository {root} (a symlink pointing '
+        'outside?); execlease reads only files inside the repository: replace the link with '
+        'the file itself'
+    )
 
 
 def modules_beside(root: Path, spec: Path) -> tuple[tuple[str, bytes], ...]:
@@ -155,6 +163,8 @@ def modules_beside(root: Path, spec: Path) -> tuple[tuple[str, bytes], ...]:
         try:
             found.append((module.name, module.read_bytes()))
         except OSError as e:
-            raise CannotRun(f'{module}: cannot read this module beside the spec: {e.strerror}; '
-                            'restore it or remove it') from None
+            raise CannotRun(
+                f'{module}: cannot read this module beside the spec: {e.strerror}; '
+                'restore it or remove it'
+            ) from None
     return tuple(found)

@@ -8,6 +8,7 @@ itself, which then raises KeyboardInterrupt: without that, such a TLC ran on uns
 job's timeout, and the run could not exit before it. What else holds processes (the warm JVMs kept between
 jobs) adds its own stop with `on_cancel`. `reset_cancel` opens the registry for a new run.
 """
+
 from __future__ import annotations
 
 import os

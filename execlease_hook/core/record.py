@@ -11,6 +11,7 @@ Why: `dataclasses` imports `inspect` and compiles every generated method with `e
 classes the guard loads when a covered file is staged, that was the largest cost of a commit
 after starting Python (benchmarks/guard_latency.py).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -23,11 +24,13 @@ if TYPE_CHECKING:
 
     T = TypeVar('T')
 else:
+
     def dataclass_transform(**_: object) -> Callable[[object], object]:
         return lambda function: function
 
     def overload(function: object) -> object:
         return function
+
 
 _MISSING: Any = object()
 
@@ -35,12 +38,20 @@ _MISSING: Any = object()
 class Field:
     __slots__ = ('default', 'default_factory', 'compare')
 
-    def __init__(self, default: Any, default_factory: Callable[[], Any] | None, compare: bool) -> None:
+    def __init__(
+        self, default: Any, default_factory: Callable[[], Any] | None, compare: bool
+    ) -> None:
         self.default, self.default_factory, self.compare = default, default_factory, compare
 
 
-def field(*, default: Any = _MISSING, default_factory: Callable[[], Any] | None = None,
-          compare: bool = True, hash: bool | None = None, repr: bool = True) -> Any:
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Callable[[], Any] | None = None,
+    compare: bool = True,
+    hash: bool | None = None,
+    repr: bool = True,
+) -> Any:
     """`compare=False` also leaves the field out of the hash and the repr."""
     return Field(default, default_factory, compare)
 
@@ -54,7 +65,9 @@ def record(cls: type[T], /) -> type[T]: ...
 def record(*, frozen: bool = True) -> Callable[[type[T]], type[T]]: ...
 
 
-def record(cls: type[T] | None = None, /, *, frozen: bool = True) -> type[T] | Callable[[type[T]], type[T]]:
+def record(
+    cls: type[T] | None = None, /, *, frozen: bool = True
+) -> type[T] | Callable[[type[T]], type[T]]:
     if cls is None:
         return lambda c: _build(c, frozen)
     return _build(cls, frozen)
@@ -117,7 +130,11 @@ def _build(cls: type[T], frozen: bool) -> type[T]:
             object.__setattr__(self, name, value)
 
     def __repr__(self: Any) -> str:
-        return f'{type(self).__qualname__}(' + ', '.join(f'{n}={getattr(self, n)!r}' for n in shown) + ')'
+        return (
+            f'{type(self).__qualname__}('
+            + ', '.join(f'{n}={getattr(self, n)!r}' for n in shown)
+            + ')'
+        )
 
     def __eq__(self: Any, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -157,7 +174,9 @@ class _DataclassFields:
 
         names = owner.__record_fields__  # type: ignore[attr-defined]
         annotations = {name: owner.__dict__['__annotations__'][name] for name in names}
-        shadow: Any = dataclasses.dataclass(type(owner.__name__, (), {'__annotations__': annotations}))
+        shadow: Any = dataclasses.dataclass(
+            type(owner.__name__, (), {'__annotations__': annotations})
+        )
         fields: dict[str, Any] = shadow.__dataclass_fields__
         setattr(owner, '__dataclass_fields__', fields)
         return fields

@@ -18,6 +18,7 @@ folder), so `sweep` stops those first, each only if its command line still names
 Without `flock` (Windows), folders are made, listed and removed all the same; `sweep` removes
 none.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,7 +39,7 @@ except ImportError:  # pragma: no cover - Windows
 MARK = '.execlease-owner'
 
 _lock = threading.Lock()
-_held: dict[str, int] = {}   # folder -> the descriptor that holds its mark's lock
+_held: dict[str, int] = {}  # folder -> the descriptor that holds its mark's lock
 
 
 def make(prefix: str, parent: Path | None = None) -> Path:
@@ -69,7 +70,7 @@ def _mark(folder: Path) -> None:
     part = folder / f'{MARK}.new'
     fd = os.open(part, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_APPEND, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)   # a file nobody else has opened yet
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a file nobody else has opened yet
         os.replace(part, folder / MARK)
     except BaseException:
         os.close(fd)
@@ -86,7 +87,7 @@ def started(folder: Path, pid: int) -> None:
             try:
                 os.write(fd, f'{pid}\n'.encode())
             except OSError:
-                pass   # a full disk: the folder is still removed, the child only not stopped
+                pass  # a full disk: the folder is still removed, the child only not stopped
 
 
 def empty(folder: Path) -> None:
@@ -123,17 +124,20 @@ def sweep(parent: Path, prefix: str) -> list[Path]:
     uid = os.getuid()
     for entry in entries:
         try:
-            if not entry.name.startswith(prefix) or not entry.is_dir(follow_symlinks=False) \
-                    or entry.stat(follow_symlinks=False).st_uid != uid:
+            if (
+                not entry.name.startswith(prefix)
+                or not entry.is_dir(follow_symlinks=False)
+                or entry.stat(follow_symlinks=False).st_uid != uid
+            ):
                 continue
             fd = os.open(os.path.join(entry.path, MARK), os.O_RDONLY)
         except OSError:
-            continue   # no mark: being made this instant, or not made here
+            continue  # no mark: being made this instant, or not made here
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                continue   # its maker holds it: alive
+                continue  # its maker holds it: alive
             listed = os.read(fd, 1 << 16).split()
             _stop([int(p) for p in listed if p.isdigit()], entry.path)
             shutil.rmtree(entry.path, ignore_errors=True)

@@ -4,6 +4,7 @@
 unchecked `EXECLEASE_TLC_TIMEOUT=nan` silently meant "no timeout". Every number a person can set
 goes through here (manifest numbers through manifest/read.py, with the same bounds).
 """
+
 from __future__ import annotations
 
 import math
@@ -32,11 +33,15 @@ def seconds_env(name: str, default: float, maximum: float = MAX_SECONDS) -> floa
     try:
         value = float(text)
     except ValueError:
-        raise CannotRun(f'{name}={text!r} is not a number of seconds; give e.g. {name}={default:g}') from None
+        raise CannotRun(
+            f'{name}={text!r} is not a number of seconds; give e.g. {name}={default:g}'
+        ) from None
     problem = seconds_problem(value, maximum)
     if problem is not None:
-        raise CannotRun(f'{name}={text!r} {problem}; give a number of seconds in (0, {maximum:g}], '
-                        f'e.g. {default:g}')
+        raise CannotRun(
+            f'{name}={text!r} {problem}; give a number of seconds in (0, {maximum:g}], '
+            f'e.g. {default:g}'
+        )
     return value
 
 
@@ -45,10 +50,14 @@ def count_env(name: str, default: int, minimum: int = 1, maximum: int = 1000) ->
     if not text:
         return default
     stripped = text.strip()
-    if not (stripped.isascii() and stripped.isdigit()) or len(stripped) > 9 \
-            or not minimum <= int(stripped) <= maximum:
-        raise CannotRun(f'{name}={text!r}: give a whole number from {minimum} to {maximum}, '
-                        f'e.g. {default}')
+    if (
+        not (stripped.isascii() and stripped.isdigit())
+        or len(stripped) > 9
+        or not minimum <= int(stripped) <= maximum
+    ):
+        raise CannotRun(
+            f'{name}={text!r}: give a whole number from {minimum} to {maximum}, e.g. {default}'
+        )
     return int(stripped)
 
 

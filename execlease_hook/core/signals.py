@@ -7,6 +7,7 @@ exception that is a KeyboardInterrupt, every cleanup path Ctrl-C takes runs (eac
 stopped, temporary folders removed, `--json` rewritten), and the exit code says which signal it
 was (128 + its number: 143 for SIGTERM, 129 for SIGHUP).
 """
+
 from __future__ import annotations
 
 import signal
@@ -42,7 +43,7 @@ def install() -> Callable[[], None]:
     import threading
 
     if threading.current_thread() is not threading.main_thread():
-        return lambda: None     # only the main thread may set handlers (and receives signals)
+        return lambda: None  # only the main thread may set handlers (and receives signals)
     previous = {s: signal.getsignal(s) for s in HANDLED}
     for s in HANDLED:
         signal.signal(s, _raise)
@@ -50,6 +51,7 @@ def install() -> Callable[[], None]:
     def restore() -> None:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
     return restore
 
 

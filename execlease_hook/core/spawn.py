@@ -9,6 +9,7 @@ defaults in the child (Python ignores them), and a poll loop that writes the inp
 reads both outputs, so that neither side can block the other. No working directory is
 changed: the caller says where (git's `-C`). Elsewhere than POSIX, subprocess itself.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,7 +27,9 @@ class Completed:
         self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
 
 
-def run(argv: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] | None = None) -> Completed:
+def run(
+    argv: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] | None = None
+) -> Completed:
     """`stdin` None: the child reads this process's standard input, as subprocess.run's does.
     Raises FileNotFoundError when the program is not on PATH."""
     environment = os.environ if env is None else env
@@ -38,7 +41,7 @@ def run(argv: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] 
     import importlib
     import select
 
-    signals = importlib.import_module('_signal')    # `signal` itself builds enums on import
+    signals = importlib.import_module('_signal')  # `signal` itself builds enums on import
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     in_r, in_w = os.pipe() if stdin is not None else (-1, -1)
@@ -46,8 +49,13 @@ def run(argv: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] 
     if stdin is not None:
         actions.append((os.POSIX_SPAWN_DUP2, in_r, 0))
     try:
-        pid = os.posix_spawnp(argv[0], list(argv), environment, file_actions=actions,
-                              setsigdef=(signals.SIGPIPE, signals.SIGXFSZ))
+        pid = os.posix_spawnp(
+            argv[0],
+            list(argv),
+            environment,
+            file_actions=actions,
+            setsigdef=(signals.SIGPIPE, signals.SIGXFSZ),
+        )
     except BaseException:
         for fd in (out_r, err_r, in_w):
             if fd != -1:
@@ -75,11 +83,13 @@ def run(argv: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] 
             for fd, event in poller.poll():
                 if fd == in_w:
                     try:
-                        sent += os.write(in_w, data[sent:sent + _CHUNK])
+                        sent += os.write(in_w, data[sent : sent + _CHUNK])
                         done = sent == len(data)
                     except BlockingIOError:
                         done = False
-                    except BrokenPipeError:     # the child stopped reading: as subprocess, not an error
+                    except (
+                        BrokenPipeError
+                    ):  # the child stopped reading: as subprocess, not an error
                         done = True
                     if done:
                         poller.unregister(in_w)
@@ -94,7 +104,7 @@ def run(argv: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] 
                     os.close(fd)
                     open_fds.discard(fd)
         _, status = os.waitpid(pid, 0)
-    except BaseException:   # Ctrl-C, or a bug: leave no child behind
+    except BaseException:  # Ctrl-C, or a bug: leave no child behind
         for fd in open_fds:
             os.close(fd)
         try:
@@ -103,4 +113,6 @@ def run(argv: Sequence[str], stdin: bytes | None = None, env: Mapping[str, str] 
         except (ProcessLookupError, ChildProcessError):
             pass
         raise
-    return Completed(argv, os.waitstatus_to_exitcode(status), b''.join(chunks[out_r]), b''.join(chunks[err_r]))
+    return Completed(
+        argv, os.waitstatus_to_exitcode(status), b''.join(chunks[out_r]), b''.join(chunks[err_r])
+    )

@@ -3,6 +3,7 @@ stdout (`execlease guard | head -1`) that ends the command quietly with its own 
 
 Kept free of heavy imports: the guard imports it on every commit.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
 
-DEFAULT_WIDTH = 80   # when the output is not a terminal and COLUMNS is not set
+DEFAULT_WIDTH = 80  # when the output is not a terminal and COLUMNS is not set
 MIN_WIDTH = 40
 
 _COLOURS = {'red': '31', 'green': '32', 'yellow': '33', 'bold': '1'}
@@ -64,7 +65,9 @@ def _paragraphs(lines: list[str]) -> list[tuple[bool, list[str]]]:
         if out and not out[-1][0] and body and not _MARKER.match(body):
             first = out[-1][1][0]
             first_body = first.lstrip(' ')
-            if _MARKER.match(first_body) and indent == len(first) - len(first_body) + _hang(first_body):
+            if _MARKER.match(first_body) and indent == len(first) - len(first_body) + _hang(
+                first_body
+            ):
                 out[-1][1].append(line)
                 continue
         out.append((False, [line]))
@@ -85,11 +88,18 @@ def wrap(text: str, columns: int | None = None) -> str:
             out.extend(lines)
             continue
         body = ' '.join(line.strip(' ') for line in lines)
-        indent = lines[0][:len(lines[0]) - len(lines[0].lstrip(' '))]
-        out.extend(textwrap.wrap(
-            body, limit, initial_indent=indent, subsequent_indent=indent + ' ' * _hang(body),
-            break_long_words=False, break_on_hyphens=False,
-        ) or lines)
+        indent = lines[0][: len(lines[0]) - len(lines[0].lstrip(' '))]
+        out.extend(
+            textwrap.wrap(
+                body,
+                limit,
+                initial_indent=indent,
+                subsequent_indent=indent + ' ' * _hang(body),
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            or lines
+        )
     return '\n'.join(out)
 
 

@@ -4,19 +4,18 @@ contents (the index, the working tree or a commit) and compared with its recorde
 Both stages ask this here: the guard (index) and the suite / `execlease coverage` (working tree).
 Exit mapping: any 'missing'/'ambiguous' -> 2, else any 'changed'/'never synced' -> 1, else 0.
 """
+
 from __future__ import annotations
-
-from execlease_hook.git.blobs import Source
-
 
 import re
 from collections.abc import Iterable, Sequence
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import CoveredEntry, Manifest
 from execlease_hook.core.record import record
+from execlease_hook.git.blobs import Source
+from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from typing import Protocol
 
@@ -27,23 +26,13 @@ else:
 STATUSES = ('unchanged', 'changed', 'never synced', 'missing', 'ambiguous')
 
 
-
-
-
-
-
-
-
-
-
-
 @record
 class EntryStatus:
     entry: CoveredEntry
-    status: str                 # one of STATUSES
-    current: str | None         # current fingerprint (None if not located)
+    status: str  # one of STATUSES
+    current: str | None  # current fingerprint (None if not located)
     located: Located | None
-    problem: str | None         # for missing / ambiguous: why
+    problem: str | None  # for missing / ambiguous: why
 
     @property
     def where(self) -> str:
@@ -67,16 +56,19 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
 
     content = source.read(entry.path)
     if content is None:
-        return EntryStatus(entry, 'missing', None, None,
-                           f'{entry.path}: no such file in {source.description}')
+        return EntryStatus(
+            entry, 'missing', None, None, f'{entry.path}: no such file in {source.description}'
+        )
     try:
         located = locate(entry, content, tokens)
     except CannotRun as e:
         return EntryStatus(entry, _failure_status(str(e)), None, None, str(e))
-    current = fingerprint(located)      # what a sync records (the current scheme)
+    current = fingerprint(located)  # what a sync records (the current scheme)
     if entry.hash is None:
         status = 'never synced'
-    elif current == entry.hash or (scheme_of(entry.hash) != SCHEME and matches(located, entry.hash)):
+    elif current == entry.hash or (
+        scheme_of(entry.hash) != SCHEME and matches(located, entry.hash)
+    ):
         # an older scheme's hash (ts1) is compared with the code's fingerprint in that scheme
         status = 'unchanged'
     else:
@@ -99,7 +91,9 @@ def _same_at_edges(located: Located, content: bytes, recorded: str) -> Located |
 
 
 def compare(
-        manifest: Manifest, source: Source, entries: Iterable[CoveredEntry] | None = None,
+    manifest: Manifest,
+    source: Source,
+    entries: Iterable[CoveredEntry] | None = None,
 ) -> list[EntryStatus]:
     chosen = list(manifest.coverage.entries if entries is None else entries)
     prefetch = getattr(source, 'prefetch', None)
@@ -115,10 +109,6 @@ def exit_code(statuses: Sequence[EntryStatus]) -> int:
     if kinds & {'changed', 'never synced'}:
         return 1
     return 0
-
-
-
-
 
 
 def code_for(action: str, statuses: Sequence[EntryStatus]) -> list[str]:

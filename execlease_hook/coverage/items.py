@@ -1,14 +1,16 @@
 """Report items (formats/report.py) of what both stages judge: a covered entry, a model, the
 NOTES.md table, an uncovered place, a problem; each located in the repository (paths relative
 to its root)."""
-from __future__ import annotations
 
-from execlease_hook.core import paths
+from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
-from execlease_hook.formats.report import Item, Location
+
+from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.formats.report import Item, Location
+
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.manifest.model import Manifest
@@ -21,7 +23,6 @@ ENTRY_RULES = {
     'missing': (COULD_NOT_RUN, 'covered-code-missing'),
     'ambiguous': (COULD_NOT_RUN, 'covered-code-missing'),
 }
-
 
 
 def model_folder(m: Manifest) -> str:
@@ -76,31 +77,64 @@ def entry_item(m: Manifest, s: EntryStatus, message: str | None = None) -> Item:
         message = {
             HELD: f'entry {s.entry.id} ({s.entry.action}) unchanged',
             DID_NOT_HOLD: f'covered code {s.status}: entry {s.entry.id} at {s.where}, model action '
-                          f'{s.entry.action}; once the model describes the code, run '
-                          '`execlease verify --update-coverage`',
+            f'{s.entry.action}; once the model describes the code, run '
+            '`execlease verify --update-coverage`',
         }.get(outcome, f'coverage entry {s.entry.id} ({s.entry.action}): {s.problem}')
-    return Item(model_folder(m), 'coverage', s.entry.id, outcome, rule, message, (entry_location(s),))
+    return Item(
+        model_folder(m), 'coverage', s.entry.id, outcome, rule, message, (entry_location(s),)
+    )
 
 
 def model_item(m: Manifest, outcome: str, message: str) -> Item:
     rule = 'model-unchanged' if outcome == HELD else 'model-changed'
-    return Item(model_folder(m), 'model', 'modelHash', outcome, rule, message,
-                (Location(_in_model(m, m.spec), None, None, 'spec'),))
+    return Item(
+        model_folder(m),
+        'model',
+        'modelHash',
+        outcome,
+        rule,
+        message,
+        (Location(_in_model(m, m.spec), None, None, 'spec'),),
+    )
 
 
 def notes_item(m: Manifest, message: str) -> Item:
-    return Item(model_folder(m), 'notes', 'code-to-action', DID_NOT_HOLD, 'notes-map-stale', message,
-                (Location(_in_model(m, 'NOTES.md'), None, None, 'notes'),))
+    return Item(
+        model_folder(m),
+        'notes',
+        'code-to-action',
+        DID_NOT_HOLD,
+        'notes-map-stale',
+        message,
+        (Location(_in_model(m, 'NOTES.md'), None, None, 'notes'),),
+    )
 
 
 def uncovered_item(m: Manifest, path: str, line: int, message: str) -> Item:
-    return Item(model_folder(m), 'watch', f'{path}:{line}', DID_NOT_HOLD, 'uncovered-protocol-code',
-                message, (Location(path, line, line, 'code'),))
+    return Item(
+        model_folder(m),
+        'watch',
+        f'{path}:{line}',
+        DID_NOT_HOLD,
+        'uncovered-protocol-code',
+        message,
+        (Location(path, line, line, 'code'),),
+    )
 
 
 def problem_items(m: Manifest, problems: Iterable[str], known: Iterable[str]) -> list[Item]:
     """Could-not-run messages that no job or entry stands for (e.g. --update-coverage refused)."""
     seen = set(known)
-    return [Item(model_folder(m), 'model', 'run', COULD_NOT_RUN, 'run-unfinished', p,
-                 (Location(paths.rel(m.root, m.path), None, None, 'manifest'),))
-            for p in problems if p not in seen]
+    return [
+        Item(
+            model_folder(m),
+            'model',
+            'run',
+            COULD_NOT_RUN,
+            'run-unfinished',
+            p,
+            (Location(paths.rel(m.root, m.path), None, None, 'manifest'),),
+        )
+        for p in problems
+        if p not in seen
+    ]

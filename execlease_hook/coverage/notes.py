@@ -7,6 +7,7 @@ theirs), never the order in which entries were located: the guard locates the st
 entries first, and a table ordered that way would differ from the one `--write-map` writes, so a
 rewritten table would be stale again at the next commit.
 """
+
 from __future__ import annotations
 
 from execlease_hook.core import paths
@@ -14,7 +15,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.manifest.model import Manifest
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -45,7 +46,8 @@ def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.Map
 def map_table(m: Manifest, statuses: Sequence[EntryStatus]) -> str:
     """The table between the markers as generated for the manifest and the located code."""
     return notes_map.render(
-        map_rows(m, statuses), paths.rel(m.root, m.folder),
+        map_rows(m, statuses),
+        paths.rel(m.root, m.folder),
         [(a.action, a.reason) for a in m.coverage.abstract],
     )
 

@@ -8,6 +8,7 @@ renamed in the same commit, among the functions of the same scope (`LeaseStore.r
 written back to the old one, has the recorded fingerprint (renamed, nothing else changed).
 Else: the only one that the synced code did not define, or else the closest name.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,15 +22,15 @@ if TYPE_CHECKING:
     from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 
-MAX_TRIES = 8   # candidates whose code is compared with the synced fingerprint (a parse each)
+MAX_TRIES = 8  # candidates whose code is compared with the synced fingerprint (a parse each)
 
 
 @record
 class Renamed:
     path: str
-    function: str            # the new qualified name
+    function: str  # the new qualified name
     line: int
-    unchanged: bool          # its code is the synced code, but for the name
+    unchanged: bool  # its code is the synced code, but for the name
 
 
 def _scope(qualname: str) -> str:
@@ -51,7 +52,9 @@ def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition) -> bo
         return False
     start, end = d.nodes[0].start_byte, d.nodes[-1].end_byte
     new, old = _last(d.qualname), _last(e.function)
-    body = re.sub(rb'(?<![\w$])' + re.escape(new.encode()) + rb'(?![\w$])', old.encode(), content[start:end])
+    body = re.sub(
+        rb'(?<![\w$])' + re.escape(new.encode()) + rb'(?![\w$])', old.encode(), content[start:end]
+    )
     try:
         found = find_functions(path, content[:start] + body + content[end:], e.function)
     except CannotRun:
@@ -59,8 +62,13 @@ def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition) -> bo
     return len(found) == 1 and matches(found[0], e.hash)
 
 
-def find(m: Manifest, e: CoveredEntry, paths: Sequence[str], read: Callable[[str], bytes | None],
-         synced: bytes | None) -> Renamed | None:
+def find(
+    m: Manifest,
+    e: CoveredEntry,
+    paths: Sequence[str],
+    read: Callable[[str], bytes | None],
+    synced: bytes | None,
+) -> Renamed | None:
     """`read(path) -> bytes | None` reads the judged content; `synced`: the entry's file as
     synced, when known (it tells which names are new)."""
     from execlease_hook.core import settings
@@ -72,8 +80,12 @@ def find(m: Manifest, e: CoveredEntry, paths: Sequence[str], read: Callable[[str
         language = language_for(path)
         content = read(path)
         # What the guard would not locate (binary, not UTF-8, over the size limit) it does not search.
-        if language is None or content is None or b'\0' in content \
-                or len(content) > settings.max_covered_bytes():
+        if (
+            language is None
+            or content is None
+            or b'\0' in content
+            or len(content) > settings.max_covered_bytes()
+        ):
             continue
         try:
             content.decode('utf-8')
@@ -85,16 +97,22 @@ def find(m: Manifest, e: CoveredEntry, paths: Sequence[str], read: Callable[[str
     return None
 
 
-def _in_file(m: Manifest, e: CoveredEntry, path: str, language: str, content: bytes,
-             synced: bytes | None) -> Renamed | None:
+def _in_file(
+    m: Manifest, e: CoveredEntry, path: str, language: str, content: bytes, synced: bytes | None
+) -> Renamed | None:
     import difflib
 
     from execlease_hook.locate.index import every_definition
 
     assert e.function is not None
     covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
-    candidates = [d for d in every_definition(language, content) if d.qualname != e.function
-                  and _scope(d.qualname) == _scope(e.function) and (path, d.qualname) not in covered]
+    candidates = [
+        d
+        for d in every_definition(language, content)
+        if d.qualname != e.function
+        and _scope(d.qualname) == _scope(e.function)
+        and (path, d.qualname) not in covered
+    ]
     before: set[str] | None = None
     if synced is not None and b'\0' not in synced and len(synced) <= len(content) * 4 + 1_000_000:
         try:
@@ -103,7 +121,10 @@ def _in_file(m: Manifest, e: CoveredEntry, path: str, language: str, content: by
             before = None
     new = [d for d in candidates if before is not None and d.qualname not in before]
     by_name = {d.qualname: d for d in candidates}
-    close = [by_name[n] for n in difflib.get_close_matches(e.function, list(by_name), n=MAX_TRIES, cutoff=0.6)]
+    close = [
+        by_name[n]
+        for n in difflib.get_close_matches(e.function, list(by_name), n=MAX_TRIES, cutoff=0.6)
+    ]
 
     def hit(d: Definition, unchanged: bool) -> Renamed:
         return Renamed(path, d.qualname, d.nodes[0].start_point.row + 1, unchanged)
@@ -130,9 +151,14 @@ def repair(m: Manifest, e: CoveredEntry, r: Renamed, at: str) -> list[str]:
     if not r.unchanged:
         lines.append('  then follow the steps below: the code changed too')
         return lines
-    model = '' if m.folder.parent == m.root / 'verification' else \
-        f' --model {m.folder.relative_to(m.root).as_posix()}'
+    model = (
+        ''
+        if m.folder.parent == m.root / 'verification'
+        else f' --model {m.folder.relative_to(m.root).as_posix()}'
+    )
     reason = f'renamed {e.function} to {r.function}; the code is the same'
-    lines.append(f"  then `execlease verify --update-coverage{model} --reason '{reason}'` (a name is "
-                 'part of the fingerprint) and `git add` the manifest and NOTES.md')
+    lines.append(
+        f"  then `execlease verify --update-coverage{model} --reason '{reason}'` (a name is "
+        'part of the fingerprint) and `git add` the manifest and NOTES.md'
+    )
     return lines

@@ -10,6 +10,7 @@ innermost function around it is reported. Functions are found with the same per-
 definitions as covered code (locate), so they are named as an entry would name them. Code at
 module level (outside any function) is not judged.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,19 +33,21 @@ _GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
 @dataclass(frozen=True)
 class Uncovered:
     path: str
-    line: int               # the function's first line
-    function: str           # its qualified name, as a coverage entry or `ignored` names it
-    what: str               # e.g. "writes agent_turns"
+    line: int  # the function's first line
+    function: str  # its qualified name, as a coverage entry or `ignored` names it
+    what: str  # e.g. "writes agent_turns"
 
     def message(self) -> str:
-        return (f'uncovered protocol code: {self.path}:{self.line} {self.function} {self.what}; '
-                'cover it (and model it) or ignore it with a reason')
+        return (
+            f'uncovered protocol code: {self.path}:{self.line} {self.function} {self.what}; '
+            'cover it (and model it) or ignore it with a reason'
+        )
 
 
 @dataclass(frozen=True)
 class WatchResult:
     uncovered: tuple[Uncovered, ...]
-    problems: tuple[str, ...]       # exit 2: an `ignored` item that names no function
+    problems: tuple[str, ...]  # exit 2: an `ignored` item that names no function
 
 
 def watched(m: Manifest, paths: Iterable[str]) -> list[str]:
@@ -54,7 +57,10 @@ def watched(m: Manifest, paths: Iterable[str]) -> list[str]:
 
 
 def check(
-        m: Manifest, source: Source, paths: Sequence[str], statuses: Sequence[EntryStatus],
+    m: Manifest,
+    source: Source,
+    paths: Sequence[str],
+    statuses: Sequence[EntryStatus],
 ) -> WatchResult:
     """Judge the functions of `paths` (read from `source`) against the watch rules of `m`;
     `statuses` must hold the located entries of those paths."""
@@ -97,7 +103,7 @@ def check(
                 functions = _functions(language, content)
             around = _innermost(functions, offset)
             if around is None:
-                continue        # module level: not judged
+                continue  # module level: not judged
             name, start, _ = around
             if (path, name) in ignored or (name, start) in reported:
                 continue
@@ -131,10 +137,15 @@ def _functions(language: str, content: bytes) -> list[tuple[str, int, int]]:
     """(qualified name, start byte, end byte) of every addressable function."""
     from execlease_hook.locate.index import every_definition
 
-    return [(d.qualname, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in every_definition(language, content)]
+    return [
+        (d.qualname, d.nodes[0].start_byte, d.nodes[-1].end_byte)
+        for d in every_definition(language, content)
+    ]
 
 
-def _innermost(functions: Sequence[tuple[str, int, int]], offset: int) -> tuple[str, int, int] | None:
+def _innermost(
+    functions: Sequence[tuple[str, int, int]], offset: int
+) -> tuple[str, int, int] | None:
     around = [f for f in functions if f[1] <= offset < f[2]]
     return min(around, key=lambda f: f[2] - f[1]) if around else None
 
@@ -153,14 +164,21 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
             decoded = text.decode('utf-8')
             ascii_only = len(decoded) == len(text)
             for match in re.finditer(rule.strings, decoded):
-                offset = match.start() if ascii_only else len(decoded[:match.start()].encode('utf-8'))
+                offset = (
+                    match.start() if ascii_only else len(decoded[: match.start()].encode('utf-8'))
+                )
                 # One line per message: a match across lines (`INSERT\n INTO t`) reads as `INSERT INTO t`.
-                groups = [' '.join(g.split()) for g in (match.group(0), *(g or '' for g in match.groups()))]
+                groups = [
+                    ' '.join(g.split())
+                    for g in (match.group(0), *(g or '' for g in match.groups()))
+                ]
                 found.append((offset, (rule.what or 'matches "{0}"').format(*groups, callee='')))
         if rule.calls:
             for offset, callee in _calls(root, language):
                 if any(_callee_is(callee, name) for name in rule.calls):
-                    found.append((offset, (rule.what or 'calls {callee}').format(callee, callee=callee)))
+                    found.append(
+                        (offset, (rule.what or 'calls {callee}').format(callee, callee=callee))
+                    )
     return sorted(found)
 
 
@@ -195,11 +213,15 @@ def _calls(root: Node, language: str) -> list[tuple[int, str]]:
         node = stack.pop()
         field = kinds.get(node.type)
         if field is not None:
-            callee = node.child_by_field_name(field) if field else next(iter(node.named_children), None)
+            callee = (
+                node.child_by_field_name(field) if field else next(iter(node.named_children), None)
+            )
             if callee is not None and callee.text is not None:
                 name = callee.text.decode('utf-8')
                 receiver = receivers.get(node.type)
-                if receiver is not None:      # Java's object.name(...): the callee field holds only `name`
+                if (
+                    receiver is not None
+                ):  # Java's object.name(...): the callee field holds only `name`
                     target = node.child_by_field_name(receiver)
                     if target is not None and target.text is not None:
                         name = f'{target.text.decode("utf-8")}.{name}'

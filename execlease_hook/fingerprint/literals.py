@@ -4,19 +4,35 @@ Every decoder takes the literal's source text between its delimiters (CRLF alrea
 and returns the value the compiler builds from it. An escape a language does not define is kept
 as written, so a decoder never merges two spellings the language tells apart.
 """
+
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 
 _SIMPLE = {
-    'a': '\a', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
-    '\\': '\\', "'": "'", '"': '"', '`': '`', '$': '$', 's': ' ', '0': '\0', '\n': '',
+    'a': '\a',
+    'b': '\b',
+    'f': '\f',
+    'n': '\n',
+    'r': '\r',
+    't': '\t',
+    'v': '\v',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '`': '`',
+    '$': '$',
+    's': ' ',
+    '0': '\0',
+    '\n': '',
 }
 
 
-def _escapes(pattern: str, simple: str, octal: bool, others_as_is: bool = False) -> Callable[[str], str]:
-    compiled: list[re.Pattern[str]] = []    # compiled on first use: most runs meet few escapes
+def _escapes(
+    pattern: str, simple: str, octal: bool, others_as_is: bool = False
+) -> Callable[[str], str]:
+    compiled: list[re.Pattern[str]] = []  # compiled on first use: most runs meet few escapes
     table = {k: v for k, v in _SIMPLE.items() if k in simple}
 
     def replace(match: re.Match[str]) -> str:
@@ -26,10 +42,11 @@ def _escapes(pattern: str, simple: str, octal: bool, others_as_is: bool = False)
             return table[head]
         if head == 'x' or (head in 'uU' and body[1:2] != '{'):
             return chr(int(body.lstrip('uU')[1:] if head == 'x' else body.lstrip('uU'), 16))
-        if head == 'u':     # \u{...}
+        if head == 'u':  # \u{...}
             return chr(int(body[2:-1], 16))
         if head == 'N':
             import unicodedata
+
             try:
                 return unicodedata.lookup(body[2:-1])
             except KeyError:
@@ -44,16 +61,24 @@ def _escapes(pattern: str, simple: str, octal: bool, others_as_is: bool = False)
         if not compiled:
             compiled.append(re.compile(pattern, re.S))
         return compiled[0].sub(replace, text)
+
     return decode
 
 
 # Python: str literals; bytes literals have no \N, \u, \U.
-python_str = _escapes(r'\\(N\{[^}]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)',
-                      'abfnrtv\\\'"\n', octal=True)
+python_str = _escapes(
+    r'\\(N\{[^}]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)',
+    'abfnrtv\\\'"\n',
+    octal=True,
+)
 python_bytes = _escapes(r'\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)', 'abfnrtv\\\'"\n', octal=True)
 # JavaScript / TypeScript: any other escaped character stands for itself.
-_js = _escapes(r'\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|0(?![0-9])|[0-7]{1,3}|.)',
-               'bfnrtv0\\\'"`$\n', octal=True, others_as_is=True)
+_js = _escapes(
+    r'\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|0(?![0-9])|[0-7]{1,3}|.)',
+    'bfnrtv0\\\'"`$\n',
+    octal=True,
+    others_as_is=True,
+)
 _JS_LINE_CONTINUATION = re.compile('\\\\(\u2028|\u2029)')
 
 
@@ -65,8 +90,18 @@ def javascript(text: str) -> str:
 
 # Go: \x and octal escapes are single bytes, so Go values are bytes.
 _GO = re.compile(r'\\(U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{3}|.)', re.S)
-_GO_SIMPLE = {'a': b'\a', 'b': b'\b', 'f': b'\f', 'n': b'\n', 'r': b'\r', 't': b'\t', 'v': b'\v',
-              '\\': b'\\', "'": b"'", '"': b'"'}
+_GO_SIMPLE = {
+    'a': b'\a',
+    'b': b'\b',
+    'f': b'\f',
+    'n': b'\n',
+    'r': b'\r',
+    't': b'\t',
+    'v': b'\v',
+    '\\': b'\\',
+    "'": b"'",
+    '"': b'"',
+}
 
 
 def go(text: str) -> bytes:
@@ -75,7 +110,7 @@ def go(text: str) -> bytes:
     out = bytearray()
     at = 0
     for match in _GO.finditer(text):
-        out += text[at:match.start()].encode('utf-8')
+        out += text[at : match.start()].encode('utf-8')
         at = match.end()
         body = match.group(1)
         if body in _GO_SIMPLE:
@@ -83,7 +118,7 @@ def go(text: str) -> bytes:
         elif body[0] == 'x':
             out.append(int(body[1:], 16))
         elif body[0] in '01234567' and len(body) == 3:
-            out.append(int(body, 8) & 0xff)
+            out.append(int(body, 8) & 0xFF)
         elif body[0] in 'uU':
             out += chr(int(body[1:], 16)).encode('utf-8', 'surrogatepass')
         else:
@@ -135,6 +170,7 @@ def encode(value: str) -> bytes:
 
 # Numbers --------------------------------------------------------------------------------------
 
+
 def python_number(text: str) -> str | None:
     text = text.replace('_', '')
     try:
@@ -155,7 +191,9 @@ def javascript_number(text: str) -> str | None:
         low = text.lower()
         if low[:2] in ('0x', '0o', '0b'):
             return f'f{float(int(low, 0))!r}'
-        if len(text) > 1 and text[0] == '0' and text.isdigit():     # legacy octal (or decimal with 8/9)
+        if (
+            len(text) > 1 and text[0] == '0' and text.isdigit()
+        ):  # legacy octal (or decimal with 8/9)
             return f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
         return f'f{float(text)!r}'
     except ValueError:

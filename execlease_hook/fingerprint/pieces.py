@@ -6,13 +6,14 @@ from the source bytes between the delimiters, whether or not a node covers it, s
 inside a string is ever collapsed as the whitespace between tokens is. `character_literal`
 makes the handler of a `'x'` literal from a language's escape reader (C#, Kotlin, Scala).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from execlease_hook.fingerprint.ts2 import text, value
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -20,9 +21,14 @@ if TYPE_CHECKING:
 
 
 def pieces(
-        node: Node, opening: int, closing: int, holes: frozenset[str],
-        text_of: Callable[[str], str], escapes: frozenset[str] = frozenset(),
-        escape_of: Callable[[str], str] | None = None, indent: str | None = None,
+    node: Node,
+    opening: int,
+    closing: int,
+    holes: frozenset[str],
+    text_of: Callable[[str], str],
+    escapes: frozenset[str] = frozenset(),
+    escape_of: Callable[[str], str] | None = None,
+    indent: str | None = None,
 ) -> list[str | list[Item]] | None:
     """The value of `node` without its first `opening` and last `closing` bytes: the source text
     read by `text_of`, escape nodes by `escape_of` (default `text_of`), hole nodes kept as code,
@@ -36,8 +42,8 @@ def pieces(
     base = node.start_byte
     at, end = base + opening, node.end_byte - closing
     out: list[str | list[Item]] = []
-    pending: list[bytes] = []       # adjacent raw text, read as one (a grammar may split `\\u0041`)
-    continued = False               # the last escape was a `\\` line continuation
+    pending: list[bytes] = []  # adjacent raw text, read as one (a grammar may split `\\u0041`)
+    continued = False  # the last escape was a `\\` line continuation
 
     def flush(last: bool = False) -> None:
         nonlocal continued
@@ -47,9 +53,9 @@ def pieces(
         pending.clear()
         if indent is not None:
             if continued and value.startswith(indent):
-                value = value[len(indent):]     # the line after a `\\` continuation
+                value = value[len(indent) :]  # the line after a `\\` continuation
             if not out and value.startswith('\n'):
-                value = value[1 + len(indent):] if value[1:].startswith(indent) else value[1:]
+                value = value[1 + len(indent) :] if value[1:].startswith(indent) else value[1:]
             if indent:
                 value = value.replace('\n' + indent, '\n')
             if last and value.endswith('\n'):
@@ -65,10 +71,10 @@ def pieces(
             if child.is_error or child.is_missing:
                 return None
             if child.start_byte > at:
-                pending.append(raw[at - base:child.start_byte - base])
-            chunk = raw[child.start_byte - base:child.end_byte - base]
+                pending.append(raw[at - base : child.start_byte - base])
+            chunk = raw[child.start_byte - base : child.end_byte - base]
             if not child.is_named:
-                pass    # a hole's delimiter (Swift's `\\(` and `)`): the hole marks its place
+                pass  # a hole's delimiter (Swift's `\\(` and `)`): the hole marks its place
             elif child.type in holes:
                 flush()
                 out.append([child])
@@ -80,29 +86,31 @@ def pieces(
                 pending.append(chunk)
             at = child.end_byte
         if at < end:
-            pending.append(raw[at - base:end - base])
+            pending.append(raw[at - base : end - base])
         flush(last=True)
-    except ValueError:      # an escape the language would reject: hash the literal as written
+    except ValueError:  # an escape the language would reject: hash the literal as written
         return None
     return out
 
 
 def closing_indent(raw: str, closing: str) -> str | None:
     """The whitespace before `closing` on its own line, or None when text precedes it there."""
-    body = raw[:len(raw) - len(closing)]
+    body = raw[: len(raw) - len(closing)]
     newline = body.rfind('\n')
-    if newline < 0 or body[newline + 1:].strip(' \t'):
+    if newline < 0 or body[newline + 1 :].strip(' \t'):
         return None
-    return body[newline + 1:]
+    return body[newline + 1 :]
 
 
 def character_literal(escaped: Callable[[str], str]) -> Handler:
     """The handler of a `'x'` character literal whose body `escaped` reads (C#, Kotlin and Scala
     alike); a literal with an escape the language would reject is hashed as written."""
+
     def handler(node: Node, parent: Node | None) -> list[Item] | None:
         raw = text(node)
         try:
             return value(b'c', [escaped(raw[1:-1])]) if len(raw) >= 3 else None
-        except ValueError:      # an escape the language would reject: hashed as written
+        except ValueError:  # an escape the language would reject: hashed as written
             return None
+
     return handler

@@ -6,35 +6,57 @@ Preprocessor conditionals are control flow: a definition under `#if 0`, `#ifdef 
 hold does not count. A directive is read without the spaces clang-format puts around its `#`
 (`#  define` is `#define`), a macro body token by token.
 """
+
 from __future__ import annotations
 
 import re
 
 from execlease_hook.fingerprint.ts2 import (
-    Item, field, marker, named, prev_token, same, text, trailing_comma, up, value,
+    Item,
+    field,
+    marker,
+    named,
+    prev_token,
+    same,
+    text,
+    trailing_comma,
+    up,
+    value,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 # C escapes; \x takes every hex digit that follows, octal up to three digits.
 _ESCAPE = re.compile(r'\\(x[0-9a-fA-F]+|[0-7]{1,3}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)', re.S)
-_SIMPLE = {'a': 7, 'b': 8, 'f': 12, 'n': 10, 'r': 13, 't': 9, 'v': 11, 'e': 27,
-           '\\': 92, "'": 39, '"': 34, '?': 63}
+_SIMPLE = {
+    'a': 7,
+    'b': 8,
+    'f': 12,
+    'n': 10,
+    'r': 13,
+    't': 9,
+    'v': 11,
+    'e': 27,
+    '\\': 92,
+    "'": 39,
+    '"': 34,
+    '?': 63,
+}
 
 
 def decode(body: str, prefix: str) -> str:
     """The value of a string or character literal's body: bytes for `""` and `u8""` (as
     surrogate escapes, so `"\\xc3\\xa9"` is `"é"`), code units for `L""`, `u""`, `U""`."""
-    body = body.replace('\\\r\n', '').replace('\\\n', '')    # line splices come before escapes
+    body = body.replace('\\\r\n', '').replace('\\\n', '')  # line splices come before escapes
     wide = prefix in ('L', 'u', 'U')
     if '\\' not in body:
         return body
     out: list[str] = []
     at = 0
     for match in _ESCAPE.finditer(body):
-        out.append(body[at:match.start()])
+        out.append(body[at : match.start()])
         at = match.end()
         escape = match.group(1)
         code: int | None = None
@@ -45,15 +67,19 @@ def decode(body: str, prefix: str) -> str:
         elif escape[0] in '01234567':
             code = int(escape, 8)
         elif escape[0] in 'uU' and len(escape) > 1:
-            point = int(escape[1:], 16)     # a surrogate or beyond Unicode is not a character: as written
-            out.append(chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match.group(0))
+            point = int(
+                escape[1:], 16
+            )  # a surrogate or beyond Unicode is not a character: as written
+            out.append(
+                chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match.group(0)
+            )
             continue
         if code is None:
-            out.append(match.group(0))      # not a C escape: kept as written
+            out.append(match.group(0))  # not a C escape: kept as written
         elif wide or code < 0x80:
             out.append(chr(code) if code < 0x110000 else match.group(0))
         else:
-            out.append(bytes([code & 0xff]).decode('utf-8', 'surrogateescape'))
+            out.append(bytes([code & 0xFF]).decode('utf-8', 'surrogateescape'))
     out.append(body[at:])
     joined = ''.join(out)
     if wide:
@@ -66,7 +92,7 @@ def _split(raw: str, quote: str) -> tuple[str, str] | None:
     at = raw.find(quote)
     if at < 0 or not raw.endswith(quote) or len(raw) < at + 2:
         return None
-    return raw[:at], raw[at + 1:-1]
+    return raw[:at], raw[at + 1 : -1]
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -91,11 +117,11 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     quote, open_ = raw.find('"'), raw.find('(')
     if quote < 0 or open_ < quote:
         return None
-    prefix, delimiter = raw[:quote].rstrip('R'), raw[quote + 1:open_]
+    prefix, delimiter = raw[:quote].rstrip('R'), raw[quote + 1 : open_]
     closing = ')' + delimiter + '"'
     if not raw.endswith(closing):
         return None
-    return value(b'"' + prefix.encode(), [raw[open_ + 1:len(raw) - len(closing)]])
+    return value(b'"' + prefix.encode(), [raw[open_ + 1 : len(raw) - len(closing)]])
 
 
 def _pieces(node: Node) -> tuple[str, list[str | list[Item]]] | None:
@@ -106,8 +132,8 @@ def _pieces(node: Node) -> tuple[str, list[str | list[Item]]] | None:
         return None if found is None else (found[0], [decode(found[1], found[0])])
     if node.type == 'raw_string_literal':
         quote, open_ = raw.find('"'), raw.find('(')
-        closing = ')' + raw[quote + 1:open_] + '"'
-        return raw[:quote].rstrip('R'), [raw[open_ + 1:len(raw) - len(closing)]]
+        closing = ')' + raw[quote + 1 : open_] + '"'
+        return raw[:quote].rstrip('R'), [raw[open_ + 1 : len(raw) - len(closing)]]
     return None
 
 
@@ -138,14 +164,26 @@ def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | No
     if len(inner) != 1:
         return None
     parent = up(node, parent)
-    if parent is not None and parent.type == 'call_expression' and same(parent.child_by_field_name('function'), node):
+    if (
+        parent is not None
+        and parent.type == 'call_expression'
+        and same(parent.child_by_field_name('function'), node)
+    ):
         return None
     return [inner[0]]
 
 
 # The statements whose body may be braced or not: clang-format's InsertBraces and RemoveBracesLLVM.
-_BRACEABLE = frozenset({'if_statement', 'else_clause', 'while_statement', 'for_statement', 'do_statement',
-                        'for_range_loop'})
+_BRACEABLE = frozenset(
+    {
+        'if_statement',
+        'else_clause',
+        'while_statement',
+        'for_statement',
+        'do_statement',
+        'for_range_loop',
+    }
+)
 _NOT_ALONE = frozenset({'declaration', 'labeled_statement'})
 
 
@@ -161,7 +199,9 @@ def compound_statement(node: Node, parent: Node | None) -> list[Item] | None:
     return [inner[0]]
 
 
-_STATEMENT_LISTS = frozenset({'compound_statement', 'translation_unit', 'declaration_list', 'field_declaration_list'})
+_STATEMENT_LISTS = frozenset(
+    {'compound_statement', 'translation_unit', 'declaration_list', 'field_declaration_list'}
+)
 
 
 def expression_statement(node: Node, parent: Node | None) -> list[Item] | None:
@@ -178,11 +218,12 @@ def directive(node: Node, parent: Node | None) -> list[Item] | None:
 
 
 _TOKEN = re.compile(
-    r'''(?P<skip>(?:\s|\\\n|\\\r\n)+|/\*.*?\*/|//[^\n]*)'''
-    r'''|(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|(?:u8|[uUL])?'(?:\\.|[^'\\\n])*\''''
-    r'''|\.?[0-9](?:[eEpP][+-]|[\w.'])*|\w+'''
-    r'''|%:%:|##|<<=|>>=|<=>|->\*|\.\.\.|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|.''',
-    re.S)
+    r"""(?P<skip>(?:\s|\\\n|\\\r\n)+|/\*.*?\*/|//[^\n]*)"""
+    r"""|(?:u8|[uUL])?"(?:\\.|[^"\\\n])*"|(?:u8|[uUL])?'(?:\\.|[^'\\\n])*\'"""
+    r"""|\.?[0-9](?:[eEpP][+-]|[\w.'])*|\w+"""
+    r"""|%:%:|##|<<=|>>=|<=>|->\*|\.\.\.|::|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|.""",
+    re.S,
+)
 
 
 def preproc_arg(node: Node, parent: Node | None) -> list[Item] | None:
@@ -201,11 +242,24 @@ def stray_semicolon(token: Node, parent: Node, siblings: list[Node], index: int)
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """`{1, 2,}` and `enum {A, B,}`; elsewhere (a macro's arguments) a comma before `)` counts."""
-    return parent.type in ('initializer_list', 'enumerator_list') and trailing_comma(token, parent, siblings, index)
+    return parent.type in ('initializer_list', 'enumerator_list') and trailing_comma(
+        token, parent, siblings, index
+    )
 
 
-DIRECTIVES = ('#define', '#if', '#ifdef', '#ifndef', '#elif', '#elifdef', '#elifndef', '#else', '#endif',
-              '#include', 'preproc_directive')
+DIRECTIVES = (
+    '#define',
+    '#if',
+    '#ifdef',
+    '#ifndef',
+    '#elif',
+    '#elifdef',
+    '#elifndef',
+    '#else',
+    '#endif',
+    '#include',
+    'preproc_directive',
+)
 HANDLERS = {
     'string_literal': string_literal,
     'char_literal': char_literal,
@@ -223,7 +277,9 @@ DROPS = {
 }
 ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'function_definition'})
-PREPROCESSOR = frozenset({'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef'})
+PREPROCESSOR = frozenset(
+    {'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef'}
+)
 CONTEXT = PREPROCESSOR
 BODIES = frozenset({'compound_statement'})
 BESIDE = PREPROCESSOR

@@ -5,12 +5,13 @@ Context of a definition: the namespaces, classes (with their bases), `template <
 `extern "C"` blocks and preprocessor conditionals around it, and for a lambda the control flow up
 to its enclosing function.
 """
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint import rules_c
 from execlease_hook.fingerprint.ts2 import Item, named, text, up
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -24,8 +25,12 @@ def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | No
         if parent.type in ('decltype', 'return_statement', 'co_return_statement'):
             return None
         inner = named(node)
-        if parent.type == 'pointer_expression' and text(parent.child_by_field_name('operator')) == '&' \
-                and len(inner) == 1 and inner[0].type == 'qualified_identifier':
+        if (
+            parent.type == 'pointer_expression'
+            and text(parent.child_by_field_name('operator')) == '&'
+            and len(inner) == 1
+            and inner[0].type == 'qualified_identifier'
+        ):
             return None
     return rules_c.parenthesized_expression(node, parent)
 
@@ -38,14 +43,37 @@ HANDLERS = {
 DROPS = rules_c.DROPS
 ALIASES = rules_c.ALIASES
 SCOPES = frozenset({'function_definition', 'lambda_expression'})
-CONTEXT = rules_c.PREPROCESSOR | frozenset({
-    'namespace_definition', 'class_specifier', 'struct_specifier', 'union_specifier', 'template_declaration',
-    'linkage_specification', 'if_statement', 'else_clause', 'while_statement', 'for_statement', 'do_statement',
-    'for_range_loop', 'switch_statement', 'case_statement', 'try_statement', 'catch_clause',
-})
+CONTEXT = rules_c.PREPROCESSOR | frozenset(
+    {
+        'namespace_definition',
+        'class_specifier',
+        'struct_specifier',
+        'union_specifier',
+        'template_declaration',
+        'linkage_specification',
+        'if_statement',
+        'else_clause',
+        'while_statement',
+        'for_statement',
+        'do_statement',
+        'for_range_loop',
+        'switch_statement',
+        'case_statement',
+        'try_statement',
+        'catch_clause',
+    }
+)
 # A branch written without braces (`else return x;`) is a body too: what it holds is not context.
-BODIES = frozenset({
-    'compound_statement', 'declaration_list', 'field_declaration_list', 'expression_statement', 'return_statement',
-    'throw_statement', 'break_statement', 'continue_statement',
-})
+BODIES = frozenset(
+    {
+        'compound_statement',
+        'declaration_list',
+        'field_declaration_list',
+        'expression_statement',
+        'return_statement',
+        'throw_statement',
+        'break_statement',
+        'continue_statement',
+    }
+)
 BESIDE = rules_c.PREPROCESSOR | frozenset({'case_statement'})

@@ -4,6 +4,7 @@ Strings by value: regular (escapes read), verbatim `@"..."` (`""` read as `"`), 
 (a multi-line one after C# strips the closing line's indentation), interpolated ones with
 their holes as code and `{{` `}}` as braces; `"..."u8` is bytes.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,11 +13,13 @@ from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_escape = _escapes(r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{1,4}|.)', 'abfnrtv0\\\'"', octal=False)
+_escape = _escapes(
+    r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{1,4}|.)', 'abfnrtv0\\\'"', octal=False
+)
 _HEX = re.compile(r'\\x([0-9a-fA-F]{1,4})')
 _STATEMENT_LISTS = frozenset({'block', 'declaration_list', 'compilation_unit', 'switch_section'})
 _HOLES = frozenset({'interpolation'})
@@ -44,7 +47,7 @@ def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
 def verbatim_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
     utf8 = raw.lower().endswith('u8')
-    body = raw[2:len(raw) - (3 if utf8 else 1)]
+    body = raw[2 : len(raw) - (3 if utf8 else 1)]
     return value(b'b' if utf8 else b's', [body.replace('""', '"')])
 
 
@@ -70,6 +73,7 @@ def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item
         def read(s: str) -> str:
             s = s.replace('{{', '{').replace('}}', '}')
             return s.replace('""', '"') if verbatim else escaped(s)
+
         found = pieces(node, opening + 1, 1, _HOLES, read, frozenset({'escape_sequence'}), escaped)
         braces = False
     if found is None:
@@ -102,16 +106,47 @@ DROPS = {
     ',': trailing_comma,
 }
 ALIASES: dict[str, str] = {}
-SCOPES = frozenset({
-    'method_declaration', 'constructor_declaration', 'local_function_statement', 'accessor_declaration',
-    'lambda_expression', 'anonymous_method_expression', 'operator_declaration', 'destructor_declaration',
-    'conversion_operator_declaration',
-})
-CONTEXT = frozenset({
-    'class_declaration', 'struct_declaration', 'interface_declaration', 'record_declaration',
-    'record_struct_declaration', 'namespace_declaration', 'property_declaration', 'event_declaration',
-    'if_statement', 'switch_statement', 'switch_section', 'while_statement', 'do_statement', 'for_statement',
-    'foreach_statement', 'try_statement', 'catch_clause', 'finally_clause', 'using_statement', 'lock_statement',
-    'checked_statement', 'unsafe_statement', 'fixed_statement', 'preproc_if', 'preproc_elif', 'preproc_else',
-})
+SCOPES = frozenset(
+    {
+        'method_declaration',
+        'constructor_declaration',
+        'local_function_statement',
+        'accessor_declaration',
+        'lambda_expression',
+        'anonymous_method_expression',
+        'operator_declaration',
+        'destructor_declaration',
+        'conversion_operator_declaration',
+    }
+)
+CONTEXT = frozenset(
+    {
+        'class_declaration',
+        'struct_declaration',
+        'interface_declaration',
+        'record_declaration',
+        'record_struct_declaration',
+        'namespace_declaration',
+        'property_declaration',
+        'event_declaration',
+        'if_statement',
+        'switch_statement',
+        'switch_section',
+        'while_statement',
+        'do_statement',
+        'for_statement',
+        'foreach_statement',
+        'try_statement',
+        'catch_clause',
+        'finally_clause',
+        'using_statement',
+        'lock_statement',
+        'checked_statement',
+        'unsafe_statement',
+        'fixed_statement',
+        'preproc_if',
+        'preproc_elif',
+        'preproc_else',
+    }
+)
 BODIES = frozenset({'declaration_list', 'block', 'accessor_list', 'switch_body'})

@@ -1,32 +1,67 @@
 """ts2 rules for JavaScript, TypeScript and TSX (what prettier may change, and what it may not)."""
+
 from __future__ import annotations
 
 import re
 
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import (
-    Item, field, leaf, marker, named, text, trailing_comma, unwrap_single, up, value,
+    Item,
+    field,
+    leaf,
+    marker,
+    named,
+    text,
+    trailing_comma,
+    unwrap_single,
+    up,
+    value,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_KEY_OWNERS = frozenset({
-    'pair', 'pair_pattern', 'method_definition', 'method_signature', 'abstract_method_signature',
-    'public_field_definition', 'field_definition', 'property_signature',
-})
+_KEY_OWNERS = frozenset(
+    {
+        'pair',
+        'pair_pattern',
+        'method_definition',
+        'method_signature',
+        'abstract_method_signature',
+        'public_field_definition',
+        'field_definition',
+        'property_signature',
+    }
+)
 _IDENTIFIER = re.compile(r'[A-Za-z_$][A-Za-z0-9_$]*\Z')
-_DECLARATIONS = frozenset({
-    'lexical_declaration', 'function_declaration', 'generator_function_declaration', 'class_declaration',
-    'abstract_class_declaration', 'interface_declaration', 'type_alias_declaration', 'enum_declaration',
-    'using_declaration',
-})
-_BODY_OWNERS = frozenset({
-    'if_statement', 'else_clause', 'for_statement', 'for_in_statement', 'while_statement', 'do_statement',
-    'with_statement',
-})
-_STATEMENT_LISTS = frozenset({'program', 'statement_block', 'class_body', 'switch_case', 'switch_default'})
+_DECLARATIONS = frozenset(
+    {
+        'lexical_declaration',
+        'function_declaration',
+        'generator_function_declaration',
+        'class_declaration',
+        'abstract_class_declaration',
+        'interface_declaration',
+        'type_alias_declaration',
+        'enum_declaration',
+        'using_declaration',
+    }
+)
+_BODY_OWNERS = frozenset(
+    {
+        'if_statement',
+        'else_clause',
+        'for_statement',
+        'for_in_statement',
+        'while_statement',
+        'do_statement',
+        'with_statement',
+    }
+)
+_STATEMENT_LISTS = frozenset(
+    {'program', 'statement_block', 'class_body', 'switch_case', 'switch_default'}
+)
 _SEPARATED_TYPES = frozenset({'object_type', 'interface_body'})
 
 
@@ -54,7 +89,7 @@ def _key(name: str) -> list[Item]:
 def string(node: Node, parent: Node | None) -> list[Item] | None:
     parent = up(node, parent)
     if parent is not None and parent.type == 'jsx_attribute':
-        return value(b's', [_content(node)])    # JSX attribute strings have no escapes
+        return value(b's', [_content(node)])  # JSX attribute strings have no escapes
     decoded = literals.javascript(_content(node))
     if _is_key(node, parent):
         return _key(decoded)
@@ -65,7 +100,7 @@ def number(node: Node, parent: Node | None) -> list[Item] | None:
     if _is_key(node, up(node, parent)):
         found = literals.javascript_number(text(node))
         if found is not None and found.startswith('f') and found.endswith('.0'):
-            return _key(found[1:-2])    # `{1: a}` is `{'1': a}`
+            return _key(found[1:-2])  # `{1: a}` is `{'1': a}`
     found = literals.javascript_number(text(node))
     return None if found is None else [field(b'#', found.encode())]
 
@@ -77,7 +112,11 @@ def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
 def template_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Text by value, `${ x }` as code. A tagged template's tag sees the raw text: kept as written."""
     parent = up(node, parent)
-    tagged = parent is not None and parent.type == 'call_expression' and parent.child_by_field_name('arguments') == node
+    tagged = (
+        parent is not None
+        and parent.type == 'call_expression'
+        and parent.child_by_field_name('arguments') == node
+    )
     parts: list[str | list[Item]] = []
     source = node.text or b''
     base = node.start_byte
@@ -85,7 +124,7 @@ def template_string(node: Node, parent: Node | None) -> list[Item] | None:
     for child in node.children[1:]:
         if child.type not in ('template_substitution', '`'):
             continue
-        piece = source[at - base:child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
+        piece = source[at - base : child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
         if piece:
             parts.append(piece if tagged else literals.javascript(piece))
         if child.type == 'template_substitution':
@@ -98,7 +137,11 @@ def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | No
     """`(a < b)` is `a < b`; but `(a?.b).c` is not `a?.b.c` (the parentheses end the optional chain)."""
     if b'?.' in (node.text or b''):
         parent = up(node, parent)
-        if parent is not None and parent.type in ('member_expression', 'call_expression', 'subscript_expression'):
+        if parent is not None and parent.type in (
+            'member_expression',
+            'call_expression',
+            'subscript_expression',
+        ):
             return None
     return unwrap_single(node)
 
@@ -112,7 +155,7 @@ def formal_parameters(node: Node, parent: Node | None) -> list[Item] | None:
     if len(params) != 1:
         return None
     param = params[0]
-    if param.type == 'required_parameter':     # TypeScript: a bare name, no type, default or modifier
+    if param.type == 'required_parameter':  # TypeScript: a bare name, no type, default or modifier
         inner = named(param)
         if len(inner) != 1 or param.child_count != 1:
             return None
@@ -175,7 +218,7 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
         if kind == 'jsx_expression':
             inner = named(child)
             if not inner:
-                continue    # `{}` or `{/* comment */}`
+                continue  # `{}` or `{/* comment */}`
             if len(inner) == 1 and inner[0].type == 'string':
                 run.append(literals.javascript(_content(inner[0])))
                 continue
@@ -190,7 +233,12 @@ def jsx_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`a={"x"}` is `a="x"`."""
     parent = up(node, parent)
     inner = named(node)
-    if parent is not None and parent.type == 'jsx_attribute' and len(inner) == 1 and inner[0].type == 'string':
+    if (
+        parent is not None
+        and parent.type == 'jsx_attribute'
+        and len(inner) == 1
+        and inner[0].type == 'string'
+    ):
         return value(b's', [literals.javascript(_content(inner[0]))])
     return None
 
@@ -220,16 +268,25 @@ def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bo
     """Statement-ending `;` is optional (prettier's `semi: false`); `for (;;)` keeps its own."""
     if parent.type == 'for_statement':
         return False
-    if parent.type in ('lexical_declaration', 'variable_declaration', 'expression_statement', 'empty_statement'):
+    if parent.type in (
+        'lexical_declaration',
+        'variable_declaration',
+        'expression_statement',
+        'empty_statement',
+    ):
         holder = parent.parent
-        if holder is not None and holder.type == 'for_statement' and holder.child_by_field_name('body') != parent:
+        if (
+            holder is not None
+            and holder.type == 'for_statement'
+            and holder.child_by_field_name('body') != parent
+        ):
             return False
     return True
 
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     if parent.type in _SEPARATED_TYPES:
-        return True     # `{ a: A, b: B }` and `{ a: A; b: B }` are the same type
+        return True  # `{ a: A, b: B }` and `{ a: A; b: B }` are the same type
     return trailing_comma(token, parent, siblings, index)
 
 
@@ -255,13 +312,37 @@ DROPS = {
     ',': comma,
 }
 ALIASES: dict[str, str] = {}
-SCOPES = frozenset({
-    'function_declaration', 'generator_function_declaration', 'function_expression', 'function',
-    'generator_function', 'arrow_function', 'method_definition', 'class_static_block',
-})
-CONTEXT = frozenset({
-    'if_statement', 'else_clause', 'try_statement', 'catch_clause', 'finally_clause', 'for_statement',
-    'for_in_statement', 'while_statement', 'do_statement', 'switch_statement', 'switch_case', 'switch_default',
-    'labeled_statement', 'with_statement', 'class_declaration', 'abstract_class_declaration', 'class',
-})
+SCOPES = frozenset(
+    {
+        'function_declaration',
+        'generator_function_declaration',
+        'function_expression',
+        'function',
+        'generator_function',
+        'arrow_function',
+        'method_definition',
+        'class_static_block',
+    }
+)
+CONTEXT = frozenset(
+    {
+        'if_statement',
+        'else_clause',
+        'try_statement',
+        'catch_clause',
+        'finally_clause',
+        'for_statement',
+        'for_in_statement',
+        'while_statement',
+        'do_statement',
+        'switch_statement',
+        'switch_case',
+        'switch_default',
+        'labeled_statement',
+        'with_statement',
+        'class_declaration',
+        'abstract_class_declaration',
+        'class',
+    }
+)
 BODIES = frozenset({'statement_block', 'class_body'})

@@ -3,18 +3,29 @@
 Go declares functions only at the top level, so a covered Go function has no enclosing
 control flow.
 """
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import (
-    Item, field, marker, named, text, trailing_comma, unwrap_single, up, value,
+    Item,
+    field,
+    marker,
+    named,
+    text,
+    trailing_comma,
+    unwrap_single,
+    up,
+    value,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_HEADERS = frozenset({'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'})
+_HEADERS = frozenset(
+    {'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'}
+)
 _SEQUENCES = frozenset({'slice_type', 'array_type', 'implicit_length_array_type'})
 
 
@@ -100,7 +111,12 @@ def unary_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`[]*T{&T{1}}` is `[]*T{{1}}`."""
     parent = up(node, parent)
     operand = node.child_by_field_name('operand')
-    if parent is None or parent.type != 'literal_element' or operand is None or operand.type != 'composite_literal':
+    if (
+        parent is None
+        or parent.type != 'literal_element'
+        or operand is None
+        or operand.type != 'composite_literal'
+    ):
         return None
     if text(node.child_by_field_name('operator')) != '&':
         return None
@@ -116,7 +132,11 @@ def unary_expression(node: Node, parent: Node | None) -> list[Item] | None:
 def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`s[a:len(s)]` is `s[a:]` (gofmt -s)."""
     operand, end = node.child_by_field_name('operand'), node.child_by_field_name('end')
-    if end is None or end.type != 'call_expression' or text(end.child_by_field_name('function')) != 'len':
+    if (
+        end is None
+        or end.type != 'call_expression'
+        or text(end.child_by_field_name('function')) != 'len'
+    ):
         return None
     args = end.child_by_field_name('arguments')
     if args is None or len(named(args)) != 1 or _squeezed(named(args)[0]) != _squeezed(operand):
@@ -124,7 +144,11 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     if node.child_by_field_name('capacity') is not None:
         return None
     out: list[Item] = [marker(node, node.type)]
-    out.extend(c for c in node.children if not (c.start_byte == end.start_byte and c.end_byte == end.end_byte))
+    out.extend(
+        c
+        for c in node.children
+        if not (c.start_byte == end.start_byte and c.end_byte == end.end_byte)
+    )
     out.append(b')')
     return out
 

@@ -3,12 +3,13 @@
 Java declares methods only in classes; the enclosing class headers (modifiers, annotations,
 `extends`, `implements`) are the context of a method.
 """
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -24,7 +25,7 @@ def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
         newline = body.find('\n')
         if newline < 0 or body[:newline].strip():
             return None
-        return value(b's', [literals.java_text_block(body[newline + 1:])])
+        return value(b's', [literals.java_text_block(body[newline + 1 :])])
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
         return value(b's', [literals.java(raw[1:-1])])
     return None
@@ -51,8 +52,13 @@ DROPS = {
 }
 ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'method_declaration', 'constructor_declaration', 'lambda_expression'})
-CONTEXT = frozenset({
-    'class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration',
-    'annotation_type_declaration',
-})
+CONTEXT = frozenset(
+    {
+        'class_declaration',
+        'interface_declaration',
+        'enum_declaration',
+        'record_declaration',
+        'annotation_type_declaration',
+    }
+)
 BODIES = frozenset({'class_body', 'interface_body', 'enum_body', 'annotation_type_body'})

@@ -6,6 +6,7 @@ Kotlin's `;` is optional everywhere, and trailing commas are allowed before `)`,
 only returns a value is that value (`{ return x }` is `= x`); braces around one statement under
 `if`, `else`, loops and `when` branches do not count.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,20 +14,37 @@ import re
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import character_literal
 from execlease_hook.fingerprint.ts2 import (
-    Item, leaf, named, next_token, open_marker, text, trailing_comma, unwrap_single, up, value,
+    Item,
+    leaf,
+    named,
+    next_token,
+    open_marker,
+    text,
+    trailing_comma,
+    unwrap_single,
+    up,
+    value,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 escaped = _escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)
 _TEMPLATE = re.compile(r'\$([A-Za-z_][A-Za-z0-9_]*)')
-_BRACED = frozenset({'if_expression', 'for_statement', 'while_statement', 'do_while_statement', 'when_entry'})
-_DECLARATIONS = frozenset({
-    'property_declaration', 'function_declaration', 'class_declaration', 'object_declaration', 'type_alias',
-    'multi_variable_declaration',
-})
+_BRACED = frozenset(
+    {'if_expression', 'for_statement', 'while_statement', 'do_while_statement', 'when_entry'}
+)
+_DECLARATIONS = frozenset(
+    {
+        'property_declaration',
+        'function_declaration',
+        'class_declaration',
+        'object_declaration',
+        'type_alias',
+        'multi_variable_declaration',
+    }
+)
 
 
 def _parts(node: Node, quotes: int, raw: bool) -> list[str | list[Item]] | None:
@@ -50,8 +68,8 @@ def _parts(node: Node, quotes: int, raw: bool) -> list[str | list[Item]] | None:
         if child.is_error or child.is_missing:
             return None
         if child.start_byte > at:
-            content.append(data[at - base:child.start_byte - base].decode('utf-8'))
-        chunk = data[child.start_byte - base:child.end_byte - base].decode('utf-8')
+            content.append(data[at - base : child.start_byte - base].decode('utf-8'))
+        chunk = data[child.start_byte - base : child.end_byte - base].decode('utf-8')
         if child.type == 'interpolation':
             flush()
             inner = named(child)
@@ -64,7 +82,7 @@ def _parts(node: Node, quotes: int, raw: bool) -> list[str | list[Item]] | None:
             content.append(chunk)
         at = child.end_byte
     if at < end:
-        content.append(data[at - base:end - base].decode('utf-8'))
+        content.append(data[at - base : end - base].decode('utf-8'))
     flush()
     return out
 
@@ -73,7 +91,7 @@ def _templates(written: str, raw: bool) -> list[str | list[Item]]:
     out: list[str | list[Item]] = []
     at = 0
     for match in _TEMPLATE.finditer(written):
-        out.append(written[at:match.start()] if raw else escaped(written[at:match.start()]))
+        out.append(written[at : match.start()] if raw else escaped(written[at : match.start()]))
         out.append(_template(match.group(1)))
         at = match.end()
     out.append(written[at:] if raw else escaped(written[at:]))
@@ -87,7 +105,7 @@ def _template(name: str) -> list[Item]:
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     try:
         found = _parts(node, 1, False)
-    except ValueError:      # an escape the language would reject: hashed as written
+    except ValueError:  # an escape the language would reject: hashed as written
         return None
     return None if found is None else value(b's', found)
 
@@ -103,8 +121,12 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
     writes it so); a body of other statements, or a bare `return`, stays a block."""
     inner = named(node)
     owner = up(node, parent)
-    if len(inner) != 1 or owner is None or (owner.type == 'function_declaration' and not _returns_a_type(owner)):
-        return None     # without a declared type, `{ return x }` returns Unit and `= x` returns x
+    if (
+        len(inner) != 1
+        or owner is None
+        or (owner.type == 'function_declaration' and not _returns_a_type(owner))
+    ):
+        return None  # without a declared type, `{ return x }` returns Unit and `= x` returns x
     body = inner[0]
     if body.type == 'block':
         statements = named(body)
@@ -112,7 +134,7 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
             return None
         returned = [c for c in statements[0].children if 'comment' not in c.type]
         if len(returned) != 2 or returned[0].type != 'return' or not returned[1].is_named:
-            return None     # `return` alone, or `return@label x`
+            return None  # `return` alone, or `return@label x`
         body = returned[1]
     elif not any(c.type == '=' for c in node.children):
         return None
@@ -152,7 +174,7 @@ def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
         return True
     after = next_token(siblings, index)
     if after is None and parent.type == 'lambda_parameters':
-        return True     # `{ a, -> }`: the arrow is the lambda's, after the parameters
+        return True  # `{ a, -> }`: the arrow is the lambda's, after the parameters
     return after is not None and after.type == '->' and not after.is_named
 
 
@@ -169,17 +191,44 @@ DROPS = {
     ',': comma,
 }
 ALIASES: dict[str, str] = {}
-GAP_NOOPS = b";"     # the grammar keeps statement-ending `;` as a hidden token
-SCOPES = frozenset({
-    'function_declaration', 'lambda_literal', 'anonymous_function', 'getter', 'setter', 'secondary_constructor',
-    'anonymous_initializer',
-})
-CONTEXT = frozenset({
-    'class_declaration', 'object_declaration', 'companion_object', 'property_declaration',
-    'if_expression', 'when_expression', 'when_entry', 'for_statement', 'while_statement', 'do_while_statement',
-    'try_expression', 'catch_block', 'finally_block',
-})
+GAP_NOOPS = b';'  # the grammar keeps statement-ending `;` as a hidden token
+SCOPES = frozenset(
+    {
+        'function_declaration',
+        'lambda_literal',
+        'anonymous_function',
+        'getter',
+        'setter',
+        'secondary_constructor',
+        'anonymous_initializer',
+    }
+)
+CONTEXT = frozenset(
+    {
+        'class_declaration',
+        'object_declaration',
+        'companion_object',
+        'property_declaration',
+        'if_expression',
+        'when_expression',
+        'when_entry',
+        'for_statement',
+        'while_statement',
+        'do_while_statement',
+        'try_expression',
+        'catch_block',
+        'finally_block',
+    }
+)
 # A property's other accessor is not the context of one accessor.
-BODIES = frozenset({
-    'class_body', 'enum_class_body', 'block', 'control_structure_body', 'function_body', 'getter', 'setter',
-})
+BODIES = frozenset(
+    {
+        'class_body',
+        'enum_class_body',
+        'block',
+        'control_structure_body',
+        'function_body',
+        'getter',
+        'setter',
+    }
+)

@@ -1,14 +1,26 @@
 """ts2 rules for Python (what black and ruff format may change, and what they may not)."""
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import Item, field, named, text, trailing_comma, unwrap_single, up, value
+from execlease_hook.fingerprint.ts2 import (
+    Item,
+    field,
+    named,
+    text,
+    trailing_comma,
+    unwrap_single,
+    up,
+    value,
+)
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_ONE_ELEMENT_IS_A_TUPLE = frozenset({'tuple', 'expression_list', 'pattern_list', 'tuple_pattern', 'subscript'})
+_ONE_ELEMENT_IS_A_TUPLE = frozenset(
+    {'tuple', 'expression_list', 'pattern_list', 'tuple_pattern', 'subscript'}
+)
 
 
 def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
@@ -21,7 +33,9 @@ def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
     kind = b'b' if 'b' in prefix else b't' if 't' in prefix else b's'
     formatted = 'f' in prefix or 't' in prefix
     raw = 'r' in prefix
-    decode = (lambda s: s) if raw else literals.python_bytes if kind == b'b' else literals.python_str
+    decode = (
+        (lambda s: s) if raw else literals.python_bytes if kind == b'b' else literals.python_str
+    )
     parts: list[str | list[Item]] = []
     source = node.text or b''
     base = node.start_byte
@@ -29,7 +43,7 @@ def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
     for child in children[1:]:
         if child.type not in ('interpolation', 'string_end'):
             continue
-        piece = source[at - base:child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
+        piece = source[at - base : child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
         if formatted:
             piece = piece.replace('{{', '{').replace('}}', '}')
         if piece:
@@ -62,16 +76,16 @@ def _format_spec(node: Node) -> list[Item]:
     out: list[Item] = []
     source = node.text or b''
     base = node.start_byte
-    at = node.start_byte + 1    # after ':'
+    at = node.start_byte + 1  # after ':'
     for child in node.children:
         if child.type != 'format_expression':
             continue
-        out.append(field(b'"', source[at - base:child.start_byte - base]))
+        out.append(field(b'"', source[at - base : child.start_byte - base]))
         out.append(b'{')
         out.extend(c for c in child.children if c.type not in ('{', '}'))
         out.append(b'}')
         at = child.end_byte
-    out.append(field(b'"', source[at - base:]))
+    out.append(field(b'"', source[at - base :]))
     return out
 
 
@@ -80,9 +94,14 @@ def _is_docstring(node: Node, parent: Node | None) -> bool:
     if statement is None or statement.type != 'expression_statement' or len(named(statement)) != 1:
         return False
     body = statement.parent
-    if body is None or (body.type != 'module' and not (body.type == 'block' and body.parent is not None
-                                                       and body.parent.type in ('function_definition',
-                                                                                'class_definition'))):
+    if body is None or (
+        body.type != 'module'
+        and not (
+            body.type == 'block'
+            and body.parent is not None
+            and body.parent.type in ('function_definition', 'class_definition')
+        )
+    ):
         return False
     first = named(body)
     return bool(first) and first[0].start_byte == statement.start_byte
@@ -108,7 +127,12 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
     if found is None:
         return None
     kind, parts = found
-    if kind == b's' and len(parts) <= 1 and all(isinstance(p, str) for p in parts) and _is_docstring(node, parent):
+    if (
+        kind == b's'
+        and len(parts) <= 1
+        and all(isinstance(p, str) for p in parts)
+        and _is_docstring(node, parent)
+    ):
         return value(b'd', [_docstring(''.join(p for p in parts if isinstance(p, str)))])
     return value(kind, parts)
 
@@ -139,8 +163,8 @@ def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     if parent.type in _ONE_ELEMENT_IS_A_TUPLE:
         elements = named(parent)
         if parent.type == 'subscript':
-            elements = elements[1:]     # the subscripted value
-        return len(elements) > 1        # `(a,)` and `x[a,]` are tuples; `(a)` and `x[a]` are not
+            elements = elements[1:]  # the subscripted value
+        return len(elements) > 1  # `(a,)` and `x[a,]` are tuples; `(a)` and `x[a]` are not
     return True
 
 
@@ -168,7 +192,7 @@ HANDLERS = {
 }
 DROPS = {
     ',': comma,
-    ';': lambda token, parent, siblings, index: True,     # `a; b` is two statements, as on two lines
+    ';': lambda token, parent, siblings, index: True,  # `a; b` is two statements, as on two lines
     '(': parenthesis,
     ')': parenthesis,
 }
@@ -179,9 +203,22 @@ ALIASES = {
     'tuple_pattern': 'pattern_list',
 }
 SCOPES = frozenset({'function_definition', 'lambda'})
-CONTEXT = frozenset({
-    'if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'except_group_clause',
-    'finally_clause', 'with_statement', 'for_statement', 'while_statement', 'match_statement', 'case_clause',
-    'class_definition', 'decorated_definition',
-})
+CONTEXT = frozenset(
+    {
+        'if_statement',
+        'elif_clause',
+        'else_clause',
+        'try_statement',
+        'except_clause',
+        'except_group_clause',
+        'finally_clause',
+        'with_statement',
+        'for_statement',
+        'while_statement',
+        'match_statement',
+        'case_clause',
+        'class_definition',
+        'decorated_definition',
+    }
+)
 BODIES = frozenset({'block'})

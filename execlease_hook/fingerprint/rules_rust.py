@@ -1,12 +1,20 @@
 """ts2 rules for Rust (what rustfmt may change, and what it may not)."""
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import (
-    Item, named, open_marker, text, trailing_comma, unwrap_single, up, value,
+    Item,
+    named,
+    open_marker,
+    text,
+    trailing_comma,
+    unwrap_single,
+    up,
+    value,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -25,7 +33,7 @@ def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     quote = raw.find('"')
     if quote < 0 or not raw.endswith('"'):
         return None
-    return value(_prefix_kind(raw[:quote]), [literals.rust(raw[quote + 1:-1])])
+    return value(_prefix_kind(raw[:quote]), [literals.rust(raw[quote + 1 : -1])])
 
 
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -35,7 +43,7 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     hashes = raw[:quote].count('#')
     if quote < 0:
         return None
-    return value(_prefix_kind(raw[:quote].rstrip('#r')), [raw[quote + 1:len(raw) - 1 - hashes]])
+    return value(_prefix_kind(raw[:quote].rstrip('#r')), [raw[quote + 1 : len(raw) - 1 - hashes]])
 
 
 def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -43,7 +51,7 @@ def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
     quote = raw.find("'")
     if quote < 0 or not raw.endswith("'"):
         return None
-    return value(b'y' if raw[:quote] else b'h', [literals.rust(raw[quote + 1:-1])])
+    return value(b'y' if raw[:quote] else b'h', [literals.rust(raw[quote + 1 : -1])])
 
 
 def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
@@ -60,7 +68,7 @@ def or_pattern(node: Node, parent: Node | None) -> list[Item] | None:
     """A leading `|` (`| A | B =>`) means nothing."""
     rest: list[Item] = [c for c in node.children[1:] if 'comment' not in c.type]
     if node.children[0].type == '|' and len(rest) == 1:
-        return rest     # also `| _`, whose `_` is an unnamed token
+        return rest  # also `| _`, whose `_` is an unnamed token
     return None
 
 
@@ -71,7 +79,12 @@ def pipe(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
 def field_initializer(node: Node, parent: Node | None) -> list[Item] | None:
     """`Foo { x: x }` is `Foo { x }` (rustfmt's use_field_init_shorthand)."""
     name, initial = node.child_by_field_name('field'), node.child_by_field_name('value')
-    if name is None or initial is None or initial.type != 'identifier' or text(name) != text(initial):
+    if (
+        name is None
+        or initial is None
+        or initial.type != 'identifier'
+        or text(name) != text(initial)
+    ):
         return None
     if any(c.type == 'attribute_item' for c in node.children):
         return None
@@ -83,11 +96,18 @@ def block(node: Node, parent: Node | None) -> list[Item] | None:
     parent = up(node, parent)
     if parent is None or parent.type not in ('closure_expression', 'match_arm'):
         return None
-    if parent.child_by_field_name('body' if parent.type == 'closure_expression' else 'value') != node:
+    if (
+        parent.child_by_field_name('body' if parent.type == 'closure_expression' else 'value')
+        != node
+    ):
         return None
     inner = named(node)
-    if len(inner) != 1 or inner[0].type in _EXPRESSION_STATEMENTS or inner[0].type.endswith('_item') \
-            or any(c.type == 'label' for c in node.children):
+    if (
+        len(inner) != 1
+        or inner[0].type in _EXPRESSION_STATEMENTS
+        or inner[0].type.endswith('_item')
+        or any(c.type == 'label' for c in node.children)
+    ):
         return None
     return [inner[0]]
 
@@ -110,11 +130,11 @@ def empty_statement(node: Node, parent: Node | None) -> list[Item] | None:
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     if parent.type == 'match_arm':
-        return True     # `A => {},` and `A => {}`
+        return True  # `A => {},` and `A => {}`
     if not trailing_comma(token, parent, siblings, index):
         return False
     if parent.type in _ONE_ELEMENT_IS_A_TUPLE:
-        return len(named(parent)) > 1   # `(a,)` is a tuple, `(a)` is not
+        return len(named(parent)) > 1  # `(a,)` is a tuple, `(a)` is not
     return True
 
 
@@ -135,9 +155,19 @@ DROPS = {
 }
 ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'function_item', 'closure_expression'})
-CONTEXT = frozenset({
-    'if_expression', 'else_clause', 'match_expression', 'match_arm', 'while_expression', 'loop_expression',
-    'for_expression', 'impl_item', 'trait_item', 'mod_item',
-})
+CONTEXT = frozenset(
+    {
+        'if_expression',
+        'else_clause',
+        'match_expression',
+        'match_arm',
+        'while_expression',
+        'loop_expression',
+        'for_expression',
+        'impl_item',
+        'trait_item',
+        'mod_item',
+    }
+)
 BODIES = frozenset({'block', 'declaration_list', 'match_block'})
-ATTACHED = frozenset({'attribute_item'})     # `#[cfg(test)] mod tests { ... }`: the attribute counts
+ATTACHED = frozenset({'attribute_item'})  # `#[cfg(test)] mod tests { ... }`: the attribute counts

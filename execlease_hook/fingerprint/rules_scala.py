@@ -4,15 +4,22 @@ Strings by value: `"..."` with its escapes read, `\"\"\"...\"\"\"` as written (S
 there); an interpolated string by its interpolator and its text as written (the interpolator
 decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional everywhere.
 """
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import character_literal, pieces
 from execlease_hook.fingerprint.ts2 import (
-    Item, named, open_marker, text, trailing_comma, unwrap_single, value,
+    Item,
+    named,
+    open_marker,
+    text,
+    trailing_comma,
+    unwrap_single,
+    value,
 )
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -26,7 +33,7 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
         try:
             return value(b's', [escaped(raw[1:-1])])
-        except ValueError:      # an escape the language would reject: hashed as written
+        except ValueError:  # an escape the language would reject: hashed as written
             return None
     return None
 
@@ -69,9 +76,25 @@ DROPS = {
 ALIASES: dict[str, str] = {}
 GAP_NOOPS = b';'
 SCOPES = frozenset({'function_definition', 'lambda_expression'})
-CONTEXT = frozenset({
-    'class_definition', 'object_definition', 'trait_definition', 'enum_definition', 'given_definition',
-    'extension_definition', 'if_expression', 'match_expression', 'case_clause', 'for_expression',
-    'while_expression', 'do_while_expression', 'try_expression', 'catch_clause', 'finally_clause',
-})
-BODIES = frozenset({'template_body', 'block', 'indented_block', 'case_block', 'enum_body', 'with_template_body'})
+CONTEXT = frozenset(
+    {
+        'class_definition',
+        'object_definition',
+        'trait_definition',
+        'enum_definition',
+        'given_definition',
+        'extension_definition',
+        'if_expression',
+        'match_expression',
+        'case_clause',
+        'for_expression',
+        'while_expression',
+        'do_while_expression',
+        'try_expression',
+        'catch_clause',
+        'finally_clause',
+    }
+)
+BODIES = frozenset(
+    {'template_body', 'block', 'indented_block', 'case_block', 'enum_body', 'with_template_body'}
+)

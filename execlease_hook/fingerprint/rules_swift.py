@@ -4,17 +4,20 @@ Strings by value: escapes read (`\\u{41}` is `A`), a multi-line `\"\"\"` literal
 the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)` as code.
 `;` is optional everywhere; `(a)` that only groups is `a`.
 """
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint.literals import _escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, up, value
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-escaped = _escapes(r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False)     # `\\` newline: a continuation
+escaped = _escapes(
+    r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False
+)  # `\\` newline: a continuation
 _HOLES = frozenset({'interpolated_expression'})
 _ESCAPES = frozenset({'str_escaped_char'})
 
@@ -26,7 +29,9 @@ def line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
 
 def multi_line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
-    found = pieces(node, 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=closing_indent(raw, '"""'))
+    found = pieces(
+        node, 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=closing_indent(raw, '"""')
+    )
     return None if found is None else value(b's', found)
 
 
@@ -42,20 +47,26 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = text(node)
     hashes = len(raw) - len(raw.lstrip('#'))
     quotes = 3 if raw[hashes:].startswith('"""') else 1
-    body = raw[hashes + quotes:len(raw) - hashes - quotes]
+    body = raw[hashes + quotes : len(raw) - hashes - quotes]
     if quotes == 3:
-        indent = closing_indent(raw[:len(raw) - hashes], '"""')
+        indent = closing_indent(raw[: len(raw) - hashes], '"""')
         if indent is not None and body.startswith('\n'):
             lines = body[1:].split('\n')
-            body = '\n'.join(line[len(indent):] if line.startswith(indent) else line for line in lines[:-1])
+            body = '\n'.join(
+                line[len(indent) :] if line.startswith(indent) else line for line in lines[:-1]
+            )
     return value(b's', [body])
 
 
 def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
     """A region whose anchors lie inside `#"..."#` covers the literal, whose only child this is."""
     holder = up(node, parent)
-    if holder is None or holder.type != 'raw_string_literal' or holder.start_byte != node.start_byte \
-            or holder.end_byte != node.end_byte:
+    if (
+        holder is None
+        or holder.type != 'raw_string_literal'
+        or holder.start_byte != node.start_byte
+        or holder.end_byte != node.end_byte
+    ):
         return None
     return raw_string_literal(holder, None)
 
@@ -101,15 +112,42 @@ DROPS = {
     ';': lambda token, parent, siblings, index: True,
 }
 ALIASES: dict[str, str] = {}
-GAP_NOOPS = b';'     # the grammar keeps statement-ending `;` as a hidden token
-SCOPES = frozenset({
-    'function_declaration', 'init_declaration', 'deinit_declaration', 'lambda_literal', 'computed_getter',
-    'computed_setter', 'subscript_declaration',
-})
-CONTEXT = frozenset({
-    'class_declaration', 'protocol_declaration', 'property_declaration', 'if_statement', 'guard_statement',
-    'switch_statement', 'switch_entry', 'for_statement', 'while_statement', 'repeat_while_statement',
-    'do_statement', 'catch_block',
-})
+GAP_NOOPS = b';'  # the grammar keeps statement-ending `;` as a hidden token
+SCOPES = frozenset(
+    {
+        'function_declaration',
+        'init_declaration',
+        'deinit_declaration',
+        'lambda_literal',
+        'computed_getter',
+        'computed_setter',
+        'subscript_declaration',
+    }
+)
+CONTEXT = frozenset(
+    {
+        'class_declaration',
+        'protocol_declaration',
+        'property_declaration',
+        'if_statement',
+        'guard_statement',
+        'switch_statement',
+        'switch_entry',
+        'for_statement',
+        'while_statement',
+        'repeat_while_statement',
+        'do_statement',
+        'catch_block',
+    }
+)
 AROUND = around
-BODIES = frozenset({'class_body', 'enum_class_body', 'protocol_body', 'statements', 'function_body', 'computed_property'})
+BODIES = frozenset(
+    {
+        'class_body',
+        'enum_class_body',
+        'protocol_body',
+        'statements',
+        'function_body',
+        'computed_property',
+    }
+)

@@ -5,6 +5,7 @@ lines. Integer literals are comptime integers, so `0x1F`, `0o37`, `31` and `3_1`
 a float keeps its exact decimal value (`1.5e3` is `1500.0`). A trailing comma only tells
 `zig fmt` to lay a list out one item a line.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,7 +13,7 @@ from fractions import Fraction
 
 from execlease_hook.fingerprint.ts2 import Item, field, named, same, text, trailing_comma, up, value
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -26,7 +27,7 @@ def decode(body: str) -> bytes:
     out = bytearray()
     at = 0
     for match in _ESCAPE.finditer(body):
-        out += body[at:match.start()].encode('utf-8')
+        out += body[at : match.start()].encode('utf-8')
         at = match.end()
         escape = match.group(1)
         if escape in _SIMPLE:
@@ -36,7 +37,7 @@ def decode(body: str) -> bytes:
         elif escape[0] == 'u' and int(escape[2:-1], 16) < 0x110000:
             out += chr(int(escape[2:-1], 16)).encode('utf-8', 'surrogatepass')
         else:
-            out += match.group(0).encode('utf-8')   # not a Zig escape: kept as written
+            out += match.group(0).encode('utf-8')  # not a Zig escape: kept as written
     out += body[at:].encode('utf-8')
     return bytes(out)
 
@@ -50,7 +51,9 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
 
 def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
     """`\\\\a` then `\\\\b` on the next line is `"a\\nb"`: each line after its `\\\\`, no escapes."""
-    lines = [line.lstrip(' \t').removesuffix('\r') for line in text(node).split('\n')]   # trailing spaces count
+    lines = [
+        line.lstrip(' \t').removesuffix('\r') for line in text(node).split('\n')
+    ]  # trailing spaces count
     if not all(line.startswith('\\\\') for line in lines):
         return None
     return value(b'b', ['\n'.join(line[2:] for line in lines)])
@@ -75,7 +78,7 @@ def integer(node: Node, parent: Node | None) -> list[Item] | None:
 def float_(node: Node, parent: Node | None) -> list[Item] | None:
     digits = text(node).replace('_', '').lower()
     if digits.startswith('0x'):
-        return [field(b'#x', digits.encode())]     # hex floats as written (lower case)
+        return [field(b'#x', digits.encode())]  # hex floats as written (lower case)
     try:
         exact = Fraction(digits)
     except ValueError:
@@ -86,7 +89,11 @@ def float_(node: Node, parent: Node | None) -> list[Item] | None:
 def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a)` is `a`, except as a callee: `(a.f)()` calls a field, `a.f()` may be a method call."""
     parent = up(node, parent)
-    if parent is not None and parent.type == 'call_expression' and same(parent.child_by_field_name('function'), node):
+    if (
+        parent is not None
+        and parent.type == 'call_expression'
+        and same(parent.child_by_field_name('function'), node)
+    ):
         return None
     inner = named(node)
     return [inner[0]] if len(inner) == 1 else None
@@ -105,9 +112,18 @@ DROPS = {
 }
 ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'function_declaration'})
-_CONTAINERS = frozenset({'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'})
-CONTEXT = _CONTAINERS | frozenset({
-    'variable_declaration', 'if_statement', 'else_clause', 'switch_case', 'for_statement', 'while_statement',
-})
-BODIES = frozenset({'block', 'block_expression', 'expression_statement'})     # `else return x;` too
+_CONTAINERS = frozenset(
+    {'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'}
+)
+CONTEXT = _CONTAINERS | frozenset(
+    {
+        'variable_declaration',
+        'if_statement',
+        'else_clause',
+        'switch_case',
+        'for_statement',
+        'while_statement',
+    }
+)
+BODIES = frozenset({'block', 'block_expression', 'expression_statement'})  # `else return x;` too
 BESIDE = _CONTAINERS

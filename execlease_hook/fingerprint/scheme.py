@@ -11,10 +11,10 @@ API (guard, coverage and suite depend on it):
 ts1 (fingerprint/ts1.py) hashes every token's text; ts2 (fingerprint/ts2.py and one rules module
 per language family) hashes what the language means, so formatters never change it.
 """
+
 from __future__ import annotations
 
-
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Located
 
@@ -25,9 +25,11 @@ SCHEMES = ('ts1', 'ts2')
 def fingerprint(located: Located, scheme: str = SCHEME) -> str:
     if scheme == 'ts2':
         from execlease_hook.fingerprint import ts2
+
         return ts2.fingerprint(located)
     if scheme == 'ts1':
         from execlease_hook.fingerprint import ts1
+
         return ts1.fingerprint(located)
     raise ValueError(f'unknown fingerprint scheme {scheme!r} (known: {", ".join(SCHEMES)})')
 

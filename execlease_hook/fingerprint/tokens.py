@@ -11,13 +11,14 @@ Each token is `(key, start byte, end byte, optional)`:
              match may skip it
 Comments are no tokens.
 """
+
 from __future__ import annotations
 
 from execlease_hook.fingerprint import ts2
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import parse
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -36,18 +37,24 @@ def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) 
     # (node, its parent, optional, the nodes a handler above kept or None); iterative, as ts2's
     # walk is: a long chain of `a + b + ...` nests deeper than Python's recursion limit
     stack: list[tuple[Node, Node | None, bool, frozenset[tuple[int, int, str]] | None]] = [
-        (parse(language, source).root_node, None, False, None)]
+        (parse(language, source).root_node, None, False, None)
+    ]
     while stack:
         node, parent, optional, kept = stack.pop()
         kind = node.type
-        if 'comment' in kind or kind == 'line_continuation' or node.end_byte <= low or node.start_byte >= high:
+        if (
+            'comment' in kind
+            or kind == 'line_continuation'
+            or node.end_byte <= low
+            or node.start_byte >= high
+        ):
             continue
         children = node.children
         if kept is not None and (node.start_byte, node.end_byte, kind) not in kept:
-            if children:    # inside a node a handler rewrote: only what it kept counts
+            if children:  # inside a node a handler rewrote: only what it kept counts
                 stack.extend((child, node, optional, kept) for child in reversed(children))
                 continue
-            optional = True     # a token the rules left out: it means nothing there
+            optional = True  # a token the rules left out: it means nothing there
         if not node.is_error and node.end_byte > node.start_byte:
             if kind in literals:
                 out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
@@ -56,17 +63,28 @@ def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) 
             replaced = handler(node, parent) if handler is not None else None
             if replaced is not None:
                 nodes = _nodes(replaced)
-                if not replaced:    # the node means nothing where it stands (`()` of `class K():`)
+                if not replaced:  # the node means nothing where it stands (`()` of `class K():`)
                     optional = True
-                elif not nodes:     # a canonical form: the node is one token
-                    out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+                elif not nodes:  # a canonical form: the node is one token
+                    out.append(
+                        (_parts(rules, node, source), node.start_byte, node.end_byte, optional)
+                    )
                     continue
                 elif (node.start_byte, node.end_byte, kind) not in nodes:
-                    stack.extend((child, node, optional, frozenset(nodes)) for child in reversed(children))
+                    stack.extend(
+                        (child, node, optional, frozenset(nodes)) for child in reversed(children)
+                    )
                     continue
         if not children:
             if node.end_byte > node.start_byte:
-                out.append((source[node.start_byte:node.end_byte], node.start_byte, node.end_byte, optional))
+                out.append(
+                    (
+                        source[node.start_byte : node.end_byte],
+                        node.start_byte,
+                        node.end_byte,
+                        optional,
+                    )
+                )
             continue
         for index in range(len(children) - 1, -1, -1):
             child = children[index]
@@ -103,7 +121,7 @@ def _nodes(items: list[ts2.Item]) -> set[tuple[int, int, str]]:
         if isinstance(item, (list, tuple)):
             stack.extend(item)
         elif not isinstance(item, (bytes, str)):
-            node: Node = item     # type: ignore[assignment]
+            node: Node = item  # type: ignore[assignment]
             found.add((node.start_byte, node.end_byte, node.type))
     return found
 
@@ -113,6 +131,11 @@ def _parts(rules: ModuleType, node: Node, source: bytes) -> bytes:
     read as a name: `ts2.leaf`) by that token's text, as the token itself is."""
     out: list[bytes] = []
     ts2.walk(rules, [node], node.start_byte, node.end_byte, out, source, 0)
-    if len(out) == 2 and out[0].startswith(b'(n') and out[1].startswith(b'"') and out[1].endswith(b')'):
-        return out[1][out[1].index(b':') + 1:-1]
-    return b'\0' + b''.join(out)     # no text token starts with NUL (the source has none)
+    if (
+        len(out) == 2
+        and out[0].startswith(b'(n')
+        and out[1].startswith(b'"')
+        and out[1].endswith(b')')
+    ):
+        return out[1][out[1].index(b':') + 1 : -1]
+    return b'\0' + b''.join(out)  # no text token starts with NUL (the source has none)

@@ -14,16 +14,14 @@ Inside a syntax error (`ERROR` node) every byte but comments is hashed verbatim,
 included, so a parse the grammar could not structure never hides an edit.
 Nothing outside the entry (its position, its file, its indentation level) takes part.
 """
-from __future__ import annotations
 
-from execlease_hook.core.digest import tagged_field
-from execlease_hook.core.digest import tagged_gap
+from __future__ import annotations
 
 from collections.abc import Sequence
 
-from execlease_hook.core.digest import sha256
+from execlease_hook.core.digest import sha256, tagged_field, tagged_gap
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from typing import Union
 
@@ -36,15 +34,26 @@ if TYPE_CHECKING:
 SCHEME = 'ts1'
 _DROPPED = frozenset({'line_continuation'})
 _VERBATIM_ENDINGS = (
-    'string', 'string_literal', 'string_content', 'string_fragment', 'string_literal_content',
-    'char_literal', 'character_literal', 'regex', 'regex_pattern', 'template_string',
-    'format_specifier', 'interpolation',
+    'string',
+    'string_literal',
+    'string_content',
+    'string_fragment',
+    'string_literal_content',
+    'char_literal',
+    'character_literal',
+    'regex',
+    'regex_pattern',
+    'template_string',
+    'format_specifier',
+    'interpolation',
 )
 
 
 def fingerprint(located: Located) -> str:
     digest = sha256()
-    for part in serialize(located.nodes, located.start_byte, located.end_byte, located.text.encode('utf-8')):
+    for part in serialize(
+        located.nodes, located.start_byte, located.end_byte, located.text.encode('utf-8')
+    ):
         digest.update(part)
     return f'{SCHEME}:sha256:{digest.hexdigest()}'
 
@@ -57,7 +66,7 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
 
     def clip(a: int, b: int) -> bytes:
         low, high = max(a, start), min(b, end)
-        text = chunk[low - start:high - start] if high > low else b''
+        text = chunk[low - start : high - start] if high > low else b''
         # Every supported language reads CRLF inside a string literal as LF.
         return text.replace(b'\r\n', b'\n') if b'\r' in text else text
 
@@ -87,7 +96,7 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
         verbatim = in_error or kind.endswith(_VERBATIM_ENDINGS) and kind != 'concatenated_string'
         todo: list[_Item] = [b')'] if not container else []
         at = last
-        for child in reversed(children):     # stack order: last child first
+        for child in reversed(children):  # stack order: last child first
             child_end = child.end_byte
             if child_end < at:
                 gap = tagged_gap(clip(child_end, at), verbatim)
@@ -112,10 +121,6 @@ def _open(node: Node, kind: str) -> bytes:
     if marker is None:
         marker = _markers[(kind, flag)] = tagged_field(b'(' + flag, kind.encode('utf-8'))
     return marker
-
-
-
-
 
 
 def _jsx_text(text: bytes) -> bytes:

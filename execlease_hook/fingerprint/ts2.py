@@ -18,6 +18,7 @@ the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the
 About 340 lines, kept whole: the walk, its building blocks and the context headers are the
 scheme itself, used by every language; what differs per language is already apart (rules_*.py).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,7 +28,7 @@ from types import ModuleType
 from execlease_hook.core.digest import sha256, tagged_field
 from execlease_hook.locate.languages import LANGUAGES
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from typing import Union, cast
 
@@ -35,12 +36,13 @@ if TYPE_CHECKING:
 
     from execlease_hook.locate.definition import Located
 
-    Item = Union[bytes, Node, tuple[Node]]     # a hashed part, a node to walk, a node to hash verbatim
+    Item = Union[bytes, Node, tuple[Node]]  # a hashed part, a node to walk, a node to hash verbatim
 else:
-    Item = object   # for annotations only
+    Item = object  # for annotations only
 
     def cast(kind: object, value: object) -> object:
         return value
+
 
 SCHEME = 'ts2'
 # A handler gets the node and its parent (None when the walk does not know it: ask node.parent)
@@ -48,6 +50,7 @@ SCHEME = 'ts2'
 Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
 # A drop gets a token, its parent, the parent's children and the token's index in them.
 Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
+
 
 def rules_for(language: str) -> ModuleType:
     """The rules module the language's row (locate/languages.py) names, imported on first use."""
@@ -60,13 +63,17 @@ def fingerprint(located: Located) -> str:
     language = language_for(located.path)
     assert language is not None, located.path
     digest = sha256()
-    chunk = located.text.encode('utf-8')    # == source[start_byte:end_byte]
-    for part in serialize(rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk):
+    chunk = located.text.encode('utf-8')  # == source[start_byte:end_byte]
+    for part in serialize(
+        rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk
+    ):
         digest.update(part)
     return f'{SCHEME}:sha256:{digest.hexdigest()}'
 
 
-def serialize(rules: ModuleType, nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list[bytes]:
+def serialize(
+    rules: ModuleType, nodes: Sequence[Node], start: int, end: int, chunk: bytes
+) -> list[bytes]:
     """The hashed parts of `nodes` clipped to bytes [start, end), `chunk` being those bytes,
     after the context of the first node."""
     out: list[bytes] = []
@@ -84,7 +91,15 @@ def serialize(rules: ModuleType, nodes: Sequence[Node], start: int, end: int, ch
     return out
 
 
-def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes], chunk: bytes, base: int) -> None:
+def walk(
+    rules: ModuleType,
+    items: list[Item],
+    lo: int,
+    hi: int,
+    out: list[bytes],
+    chunk: bytes,
+    base: int,
+) -> None:
     """Append the hashed parts of `items` (nodes clipped to bytes [lo, hi)) to `out`;
     `chunk` holds the source from byte `base` on.
 
@@ -131,7 +146,7 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
         if not children:
             a = first if first > lo else lo
             b = last if last < hi else hi
-            out.append(field(b'"', chunk[a - base:b - base]) + b')')
+            out.append(field(b'"', chunk[a - base : b - base]) + b')')
             continue
         todo: list[Item | tuple[Node, Node]] = [b')'] if not container else []
         at = last
@@ -139,17 +154,30 @@ def walk(rules: ModuleType, items: list[Item], lo: int, hi: int, out: list[bytes
             child = children[index]
             child_start, child_end = child.start_byte, child.end_byte
             if child_end < at and child_end < hi and at > lo:
-                gap = _gap(chunk[(child_end if child_end > lo else lo) - base:(at if at < hi else hi) - base], noops)
+                gap = _gap(
+                    chunk[
+                        (child_end if child_end > lo else lo) - base : (at if at < hi else hi)
+                        - base
+                    ],
+                    noops,
+                )
                 if gap:
                     todo.append(gap)
             drop = drops.get(child.type)
-            if not (drop is not None and lo <= child_start and child_end <= hi and not child.is_named
-                    and drop(child, node, children, index)):
+            if not (
+                drop is not None
+                and lo <= child_start
+                and child_end <= hi
+                and not child.is_named
+                and drop(child, node, children, index)
+            ):
                 todo.append((child, node))
             if child_start < at:
                 at = child_start
         if at > first and at > lo and first < hi:
-            gap = _gap(chunk[(first if first > lo else lo) - base:(at if at < hi else hi) - base], noops)
+            gap = _gap(
+                chunk[(first if first > lo else lo) - base : (at if at < hi else hi) - base], noops
+            )
             if gap:
                 todo.append(gap)
         stack.extend(todo)
@@ -172,7 +200,7 @@ def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[byt
     from execlease_hook.fingerprint import ts1
 
     first, last = max(lo, node.start_byte), min(hi, node.end_byte)
-    return ts1.serialize((node,), first, last, chunk[first - base:last - base])
+    return ts1.serialize((node,), first, last, chunk[first - base : last - base])
 
 
 _markers: dict[tuple[str, bool], bytes] = {}
@@ -203,7 +231,7 @@ def open_marker(kind: str, named: bool = True, missing: bool = False) -> bytes:
     return found
 
 
-field = tagged_field   # the rule modules spell it `ts2.field`
+field = tagged_field  # the rule modules spell it `ts2.field`
 
 
 def leaf(kind: str, text: bytes) -> list[Item]:
@@ -236,6 +264,7 @@ def value(kind: bytes, parts: Sequence[str | list[Item]]) -> list[Item]:
 
 # Helpers for the rule modules ------------------------------------------------------------------
 
+
 def up(node: Node, parent: Node | None) -> Node | None:
     return parent if parent is not None else node.parent
 
@@ -251,7 +280,7 @@ def unwrap_single(node: Node, parent: Node | None = None) -> list[Item] | None:
 
 
 def next_token(siblings: list[Node], index: int) -> Node | None:
-    for sibling in siblings[index + 1:]:
+    for sibling in siblings[index + 1 :]:
         if 'comment' not in sibling.type:
             return sibling
     return None
@@ -272,14 +301,22 @@ def trailing_comma(token: Node, parent: Node, siblings: list[Node], index: int) 
     """A comma right before a closing bracket, after an element: a no-op in every supported language."""
     after, before = next_token(siblings, index), prev_token(siblings, index)
     return (
-        after is not None and after.type in CLOSERS and not after.is_named
-        and before is not None and before.type not in OPENERS
+        after is not None
+        and after.type in CLOSERS
+        and not after.is_named
+        and before is not None
+        and before.type not in OPENERS
     )
 
 
 def same(a: Node | None, b: Node | None) -> bool:
-    return a is not None and b is not None and a.start_byte == b.start_byte and a.end_byte == b.end_byte \
+    return (
+        a is not None
+        and b is not None
+        and a.start_byte == b.start_byte
+        and a.end_byte == b.end_byte
         and a.type == b.type
+    )
 
 
 def text(node: Node | None) -> str:
@@ -290,6 +327,7 @@ def text(node: Node | None) -> str:
 
 # Context ---------------------------------------------------------------------------------------
 
+
 def context_items(rules: ModuleType, node: Node) -> list[Item]:
     """The headers of the control flow (and classes, impls) around `node`, up to the nearest
     enclosing function: kind, condition, and where `node` sits (`@`); other bodies are `{}`."""
@@ -299,7 +337,7 @@ def context_items(rules: ModuleType, node: Node) -> list[Item]:
     kinds: frozenset[str] = rules.CONTEXT
     around: Callable[[Node], list[Item]] | None = getattr(rules, 'AROUND', None)
     while parent is not None and parent.type not in scopes:
-        if around is not None:      # context written beside a node, not around it (Swift's `#if`)
+        if around is not None:  # context written beside a node, not around it (Swift's `#if`)
             out.extend(around(child))
         if parent.type in kinds:
             out.extend(_header(rules, parent, child))

@@ -5,6 +5,7 @@ is `--format json --output FILE` and may come with another format.
 A report file is written before the run starts and again on any early exit, so that a file left
 by an earlier passing run is never read as this run's result (exit 2 is never a pass).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,11 +33,13 @@ def unfinished(fmt: str, command: str, reason: str, code: int = 2) -> str:
 
 
 class Outputs:
-    def __init__(self, command: str, fmt: str | None, output: str | None, json_file: str | None) -> None:
+    def __init__(
+        self, command: str, fmt: str | None, output: str | None, json_file: str | None
+    ) -> None:
         self.command = command
-        self.files: list[tuple[str, Path, str]] = []   # (format, path, the option that named it)
+        self.files: list[tuple[str, Path, str]] = []  # (format, path, the option that named it)
         self.stdout: str | None = None
-        self.out = sys.stdout      # the real stdout, before the human text is sent to stderr
+        self.out = sys.stdout  # the real stdout, before the human text is sent to stderr
         if json_file:
             self.files.append(('json', Path(json_file), '--json'))
         if output and not fmt:
@@ -69,8 +72,10 @@ class Outputs:
         try:
             write_text_atomic(path, text)
         except OSError as e:
-            raise CannotRun(f'{option} {path}: cannot write it ({e.strerror or e}); name a file in a '
-                            'writable folder') from None
+            raise CannotRun(
+                f'{option} {path}: cannot write it ({e.strerror or e}); name a file in a '
+                'writable folder'
+            ) from None
 
     def start(self) -> None:
         for fmt, path, option in self.files:

@@ -1,9 +1,10 @@
 """`--format github`: GitHub Actions workflow commands, one `::error` annotation per thing that
 did not hold or could not run, at its first location, then a `::notice` with the verdict."""
+
 from __future__ import annotations
 
-from execlease_hook.formats.report import Item, Report
 from execlease_hook.core.outcomes import HELD
+from execlease_hook.formats.report import Item, Report
 
 
 def _data(text: str) -> str:

@@ -1,4 +1,5 @@
 """`--format json`: the report as one JSON document (schemas/report.schema.json)."""
+
 from __future__ import annotations
 
 import json

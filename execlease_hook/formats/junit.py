@@ -1,25 +1,33 @@
 """`--format junit`: JUnit XML for GitLab, Jenkins and the like: one test suite per model, one
 test case per job (or covered entry); 'did not hold' is a failure, 'could not run' an error."""
+
 from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from execlease_hook.formats.report import Item, Report
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.formats.report import Item, Report
 
 
 def _case(suite: ET.Element, item: Item) -> None:
-    case = ET.SubElement(suite, 'testcase', classname=f'{item.model}.{item.kind}', name=item.name,
-                         time=f'{item.seconds or 0:.3f}')
+    case = ET.SubElement(
+        suite,
+        'testcase',
+        classname=f'{item.model}.{item.kind}',
+        name=item.name,
+        time=f'{item.seconds or 0:.3f}',
+    )
     if item.outcome == HELD:
         return
     tag = 'failure' if item.outcome == DID_NOT_HOLD else 'error'
-    where = '\n'.join(f'{loc.role}: {loc.path}' + (f':{loc.start_line}' if loc.start_line else '')
-                      for loc in item.locations)
-    node = ET.SubElement(case, tag, message=item.message.splitlines()[0] if item.message else '',
-                         type=item.rule)
+    where = '\n'.join(
+        f'{loc.role}: {loc.path}' + (f':{loc.start_line}' if loc.start_line else '')
+        for loc in item.locations
+    )
+    node = ET.SubElement(
+        case, tag, message=item.message.splitlines()[0] if item.message else '', type=item.rule
+    )
     node.text = item.message + ('\n' + where if where else '')
-
 
 
 def render(report: Report) -> str:
@@ -28,8 +36,9 @@ def render(report: Report) -> str:
     for item in report.items:
         by_model.setdefault(item.model, []).append(item)
     if report.error is not None:
-        by_model.setdefault('execlease', []).append(Item(
-            'execlease', 'run', report.command, COULD_NOT_RUN, 'run-unfinished', report.error))
+        by_model.setdefault('execlease', []).append(
+            Item('execlease', 'run', report.command, COULD_NOT_RUN, 'run-unfinished', report.error)
+        )
     totals = {'tests': 0, 'failures': 0, 'errors': 0}
     for model, items in by_model.items():
         counts = {
@@ -38,8 +47,11 @@ def render(report: Report) -> str:
             'errors': sum(i.outcome == COULD_NOT_RUN for i in items),
         }
         seconds = sum(i.seconds or 0 for i in items)
-        attrs = {'name': f'execlease {report.command} {model}', 'time': f'{seconds:.3f}',
-                 **{k: str(v) for k, v in counts.items()}}
+        attrs = {
+            'name': f'execlease {report.command} {model}',
+            'time': f'{seconds:.3f}',
+            **{k: str(v) for k, v in counts.items()},
+        }
         suite = ET.SubElement(root, 'testsuite', attrs)
         for item in items:
             _case(suite, item)

@@ -7,6 +7,7 @@ as execlease_hook/schemas/report.schema.json (`schemaVersion` 1).
 
 Outcomes are the suite's: 'held', 'did not hold' (exit 1), 'could not run' (exit 2, never a pass).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,43 +20,54 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class Location:
-    path: str                      # relative to the repository root, POSIX
+    path: str  # relative to the repository root, POSIX
     start_line: int | None = None  # 1-based
     end_line: int | None = None
-    role: str = 'code'             # 'code' | 'spec' | 'config' | 'manifest' | 'notes'
+    role: str = 'code'  # 'code' | 'spec' | 'config' | 'manifest' | 'notes'
 
     def to_json(self) -> dict[str, Any]:
-        return {'path': self.path, 'startLine': self.start_line, 'endLine': self.end_line,
-                'role': self.role}
+        return {
+            'path': self.path,
+            'startLine': self.start_line,
+            'endLine': self.end_line,
+            'role': self.role,
+        }
 
 
 @dataclass(frozen=True)
 class Item:
     """One thing a command judged: a TLC job of any kind, a covered entry, the model hash."""
 
-    model: str                     # the model folder, relative to the repository root
-    kind: str                      # a job kind ('check', 'mutation', ...), 'coverage', 'model', 'notes'
+    model: str  # the model folder, relative to the repository root
+    kind: str  # a job kind ('check', 'mutation', ...), 'coverage', 'model', 'notes'
     name: str
-    outcome: str                   # HELD | DID_NOT_HOLD | COULD_NOT_RUN
-    rule: str                      # stable id of what happened, e.g. 'mutation-escaped'
+    outcome: str  # HELD | DID_NOT_HOLD | COULD_NOT_RUN
+    rule: str  # stable id of what happened, e.g. 'mutation-escaped'
     message: str
     locations: tuple[Location, ...] = ()
     seconds: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {'model': self.model, 'kind': self.kind, 'name': self.name, 'outcome': self.outcome,
-                'rule': self.rule, 'message': self.message, 'seconds': self.seconds,
-                'locations': [loc.to_json() for loc in self.locations]}
+        return {
+            'model': self.model,
+            'kind': self.kind,
+            'name': self.name,
+            'outcome': self.outcome,
+            'rule': self.rule,
+            'message': self.message,
+            'seconds': self.seconds,
+            'locations': [loc.to_json() for loc in self.locations],
+        }
 
 
 @dataclass
 class Report:
-    command: str                   # 'verify' | 'guard' | 'coverage'
+    command: str  # 'verify' | 'guard' | 'coverage'
     exit_code: int
-    commit: str | None             # HEAD, the commit the working tree (or index) was judged on
+    commit: str | None  # HEAD, the commit the working tree (or index) was judged on
     items: list[Item] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)   # the command's own JSON fields
-    error: str | None = None       # set when the run did not finish
+    details: dict[str, Any] = field(default_factory=dict)  # the command's own JSON fields
+    error: str | None = None  # set when the run did not finish
 
     @property
     def result(self) -> str:

@@ -1,13 +1,14 @@
 """`--format sarif`: SARIF 2.1.0, one result per thing that did not hold or could not run, located
 in the code (covered entries) and the spec (failed checks, escaped mutations), for code-scanning
 tools. Paths are relative to the repository root (`uriBaseId` SRCROOT)."""
+
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from execlease_hook.formats.report import Item, Location, Report, tool_version
 from execlease_hook.core.outcomes import HELD
+from execlease_hook.formats.report import Item, Location, Report, tool_version
 
 SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
 RULES = {
@@ -23,10 +24,11 @@ RULES = {
     'covered-code-never-synced': 'Covered code has no recorded hash yet',
     'covered-code-missing': 'Covered code cannot be located exactly once',
     'model-changed': 'The spec or a config changed without a verified sync',
-    'notes-map-stale': "The NOTES.md code-to-action table is stale",
+    'notes-map-stale': 'The NOTES.md code-to-action table is stale',
     'uncovered-protocol-code': 'Protocol code that no covered entry names (a watch rule)',
     'action-unmapped': 'A model action has no covered code and is not declared abstract',
     'run-unfinished': 'The run did not finish',
+    'model-refused': 'A model did not run: its manifest, tools, libraries or spec were refused',
 }
 
 
@@ -46,8 +48,12 @@ def _result(item: Item) -> dict[str, Any]:
         'level': 'error',
         'kind': 'fail',
         'message': {'text': item.message},
-        'properties': {'model': item.model, 'jobKind': item.kind, 'name': item.name,
-                       'outcome': item.outcome},
+        'properties': {
+            'model': item.model,
+            'jobKind': item.kind,
+            'name': item.name,
+            'outcome': item.outcome,
+        },
     }
     if item.locations:
         result['locations'] = [_location(item.locations[0])]
@@ -65,18 +71,34 @@ def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
     runs = [details['tools']] if isinstance(details.get('tools'), dict) else []
     runs += [m['tools'] for m in details.get('models', []) if isinstance(m.get('tools'), dict)]
     for t in runs:
-        found.setdefault(('tools', t['sha256']), {
-            'name': 'TLA+ tools', 'version': t['tlc_version'],
-            'properties': {'sha256': t['sha256'], 'source': t['source'], 'verified': t['verified']}})
+        found.setdefault(
+            ('tools', t['sha256']),
+            {
+                'name': 'TLA+ tools',
+                'version': t['tlc_version'],
+                'properties': {
+                    'sha256': t['sha256'],
+                    'source': t['source'],
+                    'verified': t['verified'],
+                },
+            },
+        )
     for m in details.get('models', []):
         for lib in m.get('libraries', []):
             if 'folder' in lib:
-                found.setdefault(('folder', lib['folder']), {
-                    'name': lib['folder'], 'properties': {'library': 'folder'}})
+                found.setdefault(
+                    ('folder', lib['folder']),
+                    {'name': lib['folder'], 'properties': {'library': 'folder'}},
+                )
             else:
-                found.setdefault(('jar', lib['sha256']), {
-                    'name': lib['name'], 'downloadUri': lib['url'],
-                    'properties': {'library': 'jar', 'sha256': lib['sha256']}})
+                found.setdefault(
+                    ('jar', lib['sha256']),
+                    {
+                        'name': lib['name'],
+                        'downloadUri': lib['url'],
+                        'properties': {'library': 'jar', 'sha256': lib['sha256']},
+                    },
+                )
     return list(found.values())
 
 
@@ -90,22 +112,37 @@ def document(report: Report) -> dict[str, Any]:
     }
     if report.error is not None:
         invocation['toolExecutionNotifications'] = [
-            {'level': 'error', 'message': {'text': report.error}, 'descriptor': {'id': 'run-unfinished'}},
+            {
+                'level': 'error',
+                'message': {'text': report.error},
+                'descriptor': {'id': 'run-unfinished'},
+            },
         ]
     return {
         '$schema': SCHEMA,
         'version': '2.1.0',
-        'runs': [{
-            'tool': {'driver': {
-                'name': 'execlease',
-                'version': tool_version(),
-                'rules': [{'id': rule, 'shortDescription': {'text': RULES.get(rule, rule)}}
-                          for rule in used],
-            }, **({'extensions': extensions} if (extensions := _extensions(report.details)) else {})},
-            'invocations': [invocation],
-            'results': [_result(item) for item in failed],
-            'properties': {'command': report.command, 'commit': report.commit},
-        }],
+        'runs': [
+            {
+                'tool': {
+                    'driver': {
+                        'name': 'execlease',
+                        'version': tool_version(),
+                        'rules': [
+                            {'id': rule, 'shortDescription': {'text': RULES.get(rule, rule)}}
+                            for rule in used
+                        ],
+                    },
+                    **(
+                        {'extensions': extensions}
+                        if (extensions := _extensions(report.details))
+                        else {}
+                    ),
+                },
+                'invocations': [invocation],
+                'results': [_result(item) for item in failed],
+                'properties': {'command': report.command, 'commit': report.commit},
+            }
+        ],
     }
 
 

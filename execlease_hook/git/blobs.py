@@ -1,12 +1,14 @@
 """Sources of file contents for the checks: the index (the guard), a commit (--range), the working
 tree (verify); blobs read through one `git cat-file --batch` per batch of paths."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
 from execlease_hook.git import repo as git
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from typing import Protocol
 
@@ -27,7 +29,9 @@ class _BlobSource:
 
     description = ''
 
-    def __init__(self, root: Path, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
+    def __init__(
+        self, root: Path, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()
+    ) -> None:
         self.root = root
         self._cache: dict[str, bytes | None] = {}
         self._objects: dict[str, bytes | None] = {}
@@ -65,7 +69,9 @@ class IndexSource(_BlobSource):
 
 
 class CommitSource(_BlobSource):
-    def __init__(self, root: Path, commit: str, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()) -> None:
+    def __init__(
+        self, root: Path, commit: str, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()
+    ) -> None:
         self.commit = commit
         self.description = f'commit {commit[:12]}'
         super().__init__(root, paths_hint, objects)

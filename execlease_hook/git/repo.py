@@ -3,6 +3,7 @@
 Child gits inherit the environment on purpose: during `git commit -a` or `git commit PATH`
 git points GIT_INDEX_FILE at a temporary index, and that index is what is being committed.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,9 +24,11 @@ class StagedChange:
     __slots__ = ('status', 'path', 'old_path')
 
     def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
-        self.status = status        # one letter: A added, M modified, D deleted, R renamed, C copied, T, U
-        self.path = path            # the path in the index (for D: the deleted path)
-        self.old_path = old_path    # R and C: where it came from
+        self.status = (
+            status  # one letter: A added, M modified, D deleted, R renamed, C copied, T, U
+        )
+        self.path = path  # the path in the index (for D: the deleted path)
+        self.old_path = old_path  # R and C: where it came from
 
     def _key(self) -> tuple[str, str, str | None]:
         return (self.status, self.path, self.old_path)
@@ -41,7 +44,10 @@ class StagedChange:
 
 
 def _run(
-        root: Path | None, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None,
+    root: Path | None,
+    *args: str,
+    stdin: bytes | None = None,
+    env: dict[str, str] | None = None,
 ) -> spawn.Completed:
     # `-C root`: git runs as if started there (spawn.py changes no working directory).
     argv = ('git', *(('-C', str(root)) if root is not None else ()), *args)
@@ -51,7 +57,9 @@ def _run(
         raise CannotRun('git is not installed or not on PATH') from None
 
 
-def output(root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+def output(
+    root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> bytes:
     proc = _run(root, *args, stdin=stdin, env=env)
     if proc.returncode != 0:
         raise CannotRun(
@@ -65,7 +73,11 @@ def repo_root(cwd: Path | None = None) -> Path:
     here = Path.cwd() if cwd is None else cwd
     # Fast path (the hook runs from the top level): a `.git` here, and no variable that moves
     # the repository elsewhere, means `here` is the root; saves one git process per commit.
-    if 'GIT_DIR' not in os.environ and 'GIT_WORK_TREE' not in os.environ and (here / '.git').exists():
+    if (
+        'GIT_DIR' not in os.environ
+        and 'GIT_WORK_TREE' not in os.environ
+        and (here / '.git').exists()
+    ):
         return here.resolve()
     proc = _run(here, 'rev-parse', '--show-toplevel')
     text = proc.stdout.decode(errors='replace').strip()
@@ -86,7 +98,9 @@ def head(root: Path) -> str | None:
 
 def staged_changes(root: Path) -> list[StagedChange]:
     # Compares the index with HEAD; on an unborn branch git compares with the empty tree.
-    return _name_status(output(root, 'diff', '--cached', '-z', '--name-status', '-M', '--no-ext-diff', '--'))
+    return _name_status(
+        output(root, 'diff', '--cached', '-z', '--name-status', '-M', '--no-ext-diff', '--')
+    )
 
 
 def commit_changes(root: Path, commit: str, parent: str | None) -> list[StagedChange]:
@@ -130,7 +144,7 @@ def read_blobs(root: Path, specs: Sequence[str]) -> dict[str, bytes | None]:
         pos = eol + 1
         if len(header) == 3 and header[2].isdigit() and len(header[0]) in (40, 64):
             size = int(header[2])
-            body = out[pos:pos + size]
+            body = out[pos : pos + size]
             pos += size + 1  # the content is followed by a newline
             result[spec] = body if header[1] == b'blob' else None
         else:
@@ -168,7 +182,9 @@ def subject(root: Path, commit: str) -> str:
     return output(root, 'log', '-1', '--format=%s', commit, '--').decode(errors='replace').strip()
 
 
-def model_manifests(root: Path, commit: str | None = None, only: str | None = None) -> list[tuple[str, str]]:
+def model_manifests(
+    root: Path, commit: str | None = None, only: str | None = None
+) -> list[tuple[str, str]]:
     """(path, blob id) of every file named manifest.json (or of the manifest `only`) in the
     index (commit None) or in a commit's tree: what the commit records, never the working tree.
     Which of them are execlease manifests is the manifest layer's question (manifest/find.py):
@@ -177,7 +193,7 @@ def model_manifests(root: Path, commit: str | None = None, only: str | None = No
         out = output(root, 'ls-files', '-s', '-z', '--', only or '*manifest.json')
     elif only is not None:
         out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', only)
-    else:   # ls-tree takes no wildcards: the whole tree, filtered here
+    else:  # ls-tree takes no wildcards: the whole tree, filtered here
         out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
     found: list[tuple[str, str]] = []
     for record in out.split(b'\0'):
@@ -192,8 +208,10 @@ def model_manifests(root: Path, commit: str | None = None, only: str | None = No
             if fields[2] != '0':
                 parts = path.split('/')
                 if only or (len(parts) == 3 and parts[0] == 'verification'):
-                    raise CannotRun(f'{path} is unmerged in the index; resolve the conflict and `git add` it')
-                continue    # maybe not a model at all; git refuses the commit anyway
+                    raise CannotRun(
+                        f'{path} is unmerged in the index; resolve the conflict and `git add` it'
+                    )
+                continue  # maybe not a model at all; git refuses the commit anyway
             found.append((path, fields[1]))
         elif fields[1] == 'blob':
             found.append((path, fields[2]))
@@ -202,9 +220,16 @@ def model_manifests(root: Path, commit: str | None = None, only: str | None = No
 
 def worktree_manifests(root: Path) -> list[str]:
     """Every file named manifest.json that git tracks or would track (not ignored), sorted."""
-    out = output(root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*manifest.json')
-    return sorted({p for p in (os.fsdecode(r) for r in out.split(b'\0') if r)
-                   if p.rsplit('/', 1)[-1] == 'manifest.json'})
+    out = output(
+        root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*manifest.json'
+    )
+    return sorted(
+        {
+            p
+            for p in (os.fsdecode(r) for r in out.split(b'\0') if r)
+            if p.rsplit('/', 1)[-1] == 'manifest.json'
+        }
+    )
 
 
 def blob_id(data: bytes, like: str) -> str:
@@ -268,14 +293,18 @@ def tree_files(root: Path, commit: str | None, folders: Sequence[str]) -> list[s
     if commit is None:
         out = output(root, 'ls-files', '-z', '--cached', '--', *folders)
     else:
-        out = output(root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders)
+        out = output(
+            root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders
+        )
     return sorted({os.fsdecode(p) for p in out.split(b'\0') if p})
 
 
 def tracked_files(root: Path, untracked: bool = False) -> list[str]:
     """Every path in the index; with `untracked`, also the working tree's files git does not
     ignore (a new file someone has not added yet is still code)."""
-    args = ['ls-files', '-z', '--cached'] + (['--others', '--exclude-standard'] if untracked else [])
+    args = ['ls-files', '-z', '--cached'] + (
+        ['--others', '--exclude-standard'] if untracked else []
+    )
     out = output(root, *args)
     return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b'\0') if p))
 
@@ -292,7 +321,12 @@ def common_dir(root: Path) -> Path:
         dot_git: tuple[int, int] | None = (st.st_ino, st.st_mtime_ns)
     except OSError:
         dot_git = None
-    key = (os.path.abspath(root), dot_git, os.environ.get('GIT_DIR'), os.environ.get('GIT_COMMON_DIR'))
+    key = (
+        os.path.abspath(root),
+        dot_git,
+        os.environ.get('GIT_DIR'),
+        os.environ.get('GIT_COMMON_DIR'),
+    )
     if key not in _common_dirs:
         text = os.fsdecode(output(root, 'rev-parse', '--git-common-dir')).strip()
         _common_dirs[key] = (root / text).resolve()

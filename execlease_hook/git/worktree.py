@@ -1,5 +1,6 @@
 """What the working tree holds, as git's blob ids: the key of a result that depends on every file a
 program run in the repository can read (a trace job's command, traces/suite.cache_key)."""
+
 from __future__ import annotations
 
 import os
@@ -12,7 +13,10 @@ def worktree_ids(root: Path) -> dict[str, str]:
     """Every file git tracks or would track (untracked ones it does not ignore), path -> the blob
     id of what the working tree holds there: the index's id where the file matches the index (one
     `git ls-files -s`), else hashed from the file (`file_id`). What a program run in the
-    repository can read of it, without reading the files that did not change."""
+    repository can read of it, without reading the files that did not change. A folder that is
+    not a git work tree (a commit's tree checked out alone, `verify --rev`): every file in it."""
+    if not (root / '.git').exists() and 'GIT_DIR' not in os.environ:
+        return folder_ids(root)
     ids: dict[str, str] = {}
     unmerged: set[str] = set()
     for record in git.output(root, 'ls-files', '-s', '-z').split(b'\0'):
@@ -25,10 +29,23 @@ def worktree_ids(root: Path) -> dict[str, str]:
             ids[path] = fields[1].decode()
         else:
             unmerged.add(path)
-    changed = git.output(root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard')
+    changed = git.output(
+        root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard'
+    )
     like = next(iter(ids.values()), '0' * 40)
     for path in {os.fsdecode(p) for p in changed.split(b'\0') if p} | unmerged:
         ids[path] = file_id(root / path, like)
+    return ids
+
+
+def folder_ids(root: Path, like: str = '0' * 40) -> dict[str, str]:
+    """Every file under `root` (links not followed), path -> the blob id of what it holds."""
+    ids: dict[str, str] = {}
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        for name in (*files, *(d for d in dirs if (here / d).is_symlink())):
+            path = here / name
+            ids[path.relative_to(root).as_posix()] = file_id(path, like)
     return ids
 
 

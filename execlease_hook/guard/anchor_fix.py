@@ -6,6 +6,7 @@ are read as tokens (fingerprint/tokens.py) and lined up; the synced region's fir
 tokens then have a place in the staged file, and the proposed `from` is the shortest run of
 tokens from there that the locator finds exactly once (the `to`: the shortest run ending there).
 """
+
 from __future__ import annotations
 
 import json
@@ -18,18 +19,18 @@ from execlease_hook.locate.region import Places
 from execlease_hook.locate.source import language_for
 from execlease_hook.manifest.model import CoveredEntry, Region
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token
 
-_LONGEST = 64       # tokens in a proposed anchor at most
-_ALIGNED = 20000    # tokens of a changed stretch lined up one by one at most (difflib is quadratic)
+_LONGEST = 64  # tokens in a proposed anchor at most
+_ALIGNED = 20000  # tokens of a changed stretch lined up one by one at most (difflib is quadratic)
 
 
 @record
 class Fix:
-    region: Region              # the anchors to paste
-    why: tuple[str, ...]        # per replaced anchor: where its tokens stop matching the code
+    region: Region  # the anchors to paste
+    why: tuple[str, ...]  # per replaced anchor: where its tokens stop matching the code
 
 
 def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None) -> Fix | None:
@@ -100,7 +101,9 @@ def _guessed(e: CoveredEntry, staged: bytes, language: str) -> Fix | None:
         if key == 'from':
             found = _shortest(places, new, at, len(new) - 1, staged, forward=True)
         else:
-            found = _shortest(places, new, min(len(new) - 1, at + len(mine) - 1), 0, staged, forward=False)
+            found = _shortest(
+                places, new, min(len(new) - 1, at + len(mine) - 1), 0, staged, forward=False
+            )
         if found is None:
             return None
         anchors[key] = found
@@ -125,12 +128,20 @@ def _differs(key: str, anchor: str, language: str, new: list[Token], at: int, st
         return ''
     line = _line(staged, new[at][1])
     if matched == 0:
-        return (f'`{key}`: at its synced place (line {line}) the code starts with {_spelled(staged, new[at])}, '
-                f'not {_spelled(text, mine[0])}')
-    there = 'nothing' if fails is None else f'{_spelled(staged, new[fails])} (line {_line(staged, new[fails][1])})'
+        return (
+            f'`{key}`: at its synced place (line {line}) the code starts with {_spelled(staged, new[at])}, '
+            f'not {_spelled(text, mine[0])}'
+        )
+    there = (
+        'nothing'
+        if fails is None
+        else f'{_spelled(staged, new[fails])} (line {_line(staged, new[fails][1])})'
+    )
     wanted = _spelled(text, mine[matched]) if matched < len(mine) else 'its end'
-    return (f'`{key}`: at its synced place (line {line}) its tokens match up to '
-            f'{_spelled(text, mine[matched - 1])}; then the anchor says {wanted}, the code {there}')
+    return (
+        f'`{key}`: at its synced place (line {line}) its tokens match up to '
+        f'{_spelled(text, mine[matched - 1])}; then the anchor says {wanted}, the code {there}'
+    )
 
 
 def _line(source: bytes, offset: int) -> int:
@@ -138,10 +149,12 @@ def _line(source: bytes, offset: int) -> int:
 
 
 def _spelled(text: bytes, token: Token) -> str:
-    return repr(text[token[1]:token[2]].decode('utf-8', errors='replace'))
+    return repr(text[token[1] : token[2]].decode('utf-8', errors='replace'))
 
 
-def manifest_edit(e: CoveredEntry, region: Region, at: str, manifest_text: str | None, line: int | None) -> list[str]:
+def manifest_edit(
+    e: CoveredEntry, region: Region, at: str, manifest_text: str | None, line: int | None
+) -> list[str]:
     """The lines that say which anchors to change to what, in the manifest's own spelling."""
     assert e.region is not None
     out = []
@@ -150,8 +163,10 @@ def manifest_edit(e: CoveredEntry, region: Region, at: str, manifest_text: str |
             continue
         where = _key_line(manifest_text, line, key)
         place = f'{at.split(":")[0]}:{where}' if where else at
-        out.append(f'  {place}: change "{key}": {json.dumps(old, ensure_ascii=False)} '
-                   f'to "{key}": {json.dumps(new, ensure_ascii=False)}')
+        out.append(
+            f'  {place}: change "{key}": {json.dumps(old, ensure_ascii=False)} '
+            f'to "{key}": {json.dumps(new, ensure_ascii=False)}'
+        )
     return out
 
 
@@ -176,7 +191,7 @@ def _moved(old: list[Token], new: list[Token], index: int, end: bool) -> int | N
         return index
     if index >= len(old) - tail:
         return index - len(old) + len(new)
-    middle_old, middle_new = keys_old[head:len(old) - tail], keys_new[head:len(new) - tail]
+    middle_old, middle_new = keys_old[head : len(old) - tail], keys_new[head : len(new) - tail]
     if not middle_new:
         return None
     if len(middle_old) > _ALIGNED or len(middle_new) > _ALIGNED:
@@ -191,15 +206,17 @@ def _moved(old: list[Token], new: list[Token], index: int, end: bool) -> int | N
                 return head + j1 + at - i1
             if j2 > j1:
                 return head + (j2 - 1 if end else j1)
-            near = head + j1 - (1 if end else 0)    # deleted: the token beside the gap
+            near = head + j1 - (1 if end else 0)  # deleted: the token beside the gap
             return near if 0 <= near < len(new) else None
     return None
 
 
-def _shortest(places: Places, new: list[Token], at: int, bound: int, staged: bytes, forward: bool) -> str | None:
+def _shortest(
+    places: Places, new: list[Token], at: int, bound: int, staged: bytes, forward: bool
+) -> str | None:
     """The shortest run of tokens from new[at] on (back from it when not `forward`, never past
     `bound`) that the locator finds exactly once, there."""
-    while 0 <= at < len(new) and new[at][3] and at != bound:    # begin on a token that counts
+    while 0 <= at < len(new) and new[at][3] and at != bound:  # begin on a token that counts
         at += 1 if forward else -1
     for length in range(1, _LONGEST + 1):
         other = at + length - 1 if forward else at - length + 1
@@ -207,8 +224,8 @@ def _shortest(places: Places, new: list[Token], at: int, bound: int, staged: byt
             return None
         first, last = (new[at], new[other]) if forward else (new[other], new[at])
         if new[other][3]:
-            continue    # an anchor does not end on a token that may go
-        text = staged[first[1]:last[2]].decode('utf-8')
+            continue  # an anchor does not end on a token that may go
+        text = staged[first[1] : last[2]].decode('utf-8')
         if places.find(text) == [(first[1], last[2])]:
             return text
     return None

@@ -8,6 +8,7 @@ entry's diff in diff.py, a missing entry's move or rename in missing.py. Reading
 table is manifest/notes_table.py's, repairing it map_fix.py's, judging pushed commits
 push_range.py's.
 """
+
 from __future__ import annotations
 
 from execlease_hook.core import paths
@@ -18,7 +19,7 @@ from execlease_hook.guard.missing import missing_block
 from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.git.blobs import CommitSource, IndexSource
@@ -28,7 +29,7 @@ STEPS = (
     "  1. Find the entry's model action in the code-to-action map of {notes} and re-read both.",
     '  2. If the protocol changed, change the action so it matches the code: one action per atomic',
     "     step of the code, the action's enabling condition equal to the conditions the code acts on",
-    '     (a query\'s filter, a lock held, the checks before a write), the cited file:line current.',
+    "     (a query's filter, a lock held, the checks before a write), the cited file:line current.",
     '  3. Run `execlease verify`.',
     '  4. Only once the model describes the new code, run `execlease verify --update-coverage`',
     '     (records the new hashes and the synced code; if no model file changed, it asks for',
@@ -41,9 +42,9 @@ class Plan:
     """What one model needs checked for this commit."""
 
     entries: tuple[CoveredEntry, ...]
-    model: bool                 # spec or a cfg is staged: compare the model hash
-    notes: bool                 # check the NOTES.md table rows of these entries
-    full_map: bool              # check the whole table (every entry): --all, manifest or NOTES.md staged
+    model: bool  # spec or a cfg is staged: compare the model hash
+    notes: bool  # check the NOTES.md table rows of these entries
+    full_map: bool  # check the whole table (every entry): --all, manifest or NOTES.md staged
     watched: tuple[str, ...] = ()  # paths to search for uncovered protocol code (coverage.watch)
 
 
@@ -68,41 +69,53 @@ class Findings:
 
 
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
-    if not m.covers_code:       # a model of no code (no "coverage"): nothing for the guard to judge
+    if not m.covers_code:  # a model of no code (no "coverage"): nothing for the guard to judge
         return Plan((), False, False, False, ())
     folder = paths.rel(m.root, m.folder)
     prefix = '' if folder == '.' else f'{folder}/'
     everything = check_all or paths.rel(m.root, m.path) in touched
-    entries = m.coverage.entries if everything else tuple(
-        e for e in m.coverage.entries if e.path in touched
+    entries = (
+        m.coverage.entries
+        if everything
+        else tuple(e for e in m.coverage.entries if e.path in touched)
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
-    if not model:   # a staged module the model may read (spec/modules.py) is the model too
+    if not model:  # a staged module the model may read (spec/modules.py) is the model too
         from execlease_hook.manifest.model import library_folders
 
         folders = [folder, *library_folders(m)] if folder != '.' else library_folders(m)
-        model = any(paths.module_in_folder(f, path) for f in folders for path in touched) \
-            or (folder == '.' and any(p.endswith('.tla') and '/' not in p for p in touched))
+        model = any(paths.module_in_folder(f, path) for f in folders for path in touched) or (
+            folder == '.' and any(p.endswith('.tla') and '/' not in p for p in touched)
+        )
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
         from execlease_hook.coverage import watch
 
-        watched = tuple(watch.watched(m, git.tracked_files(m.root) if everything else sorted(touched)))
+        watched = tuple(
+            watch.watched(m, git.tracked_files(m.root) if everything else sorted(touched))
+        )
     return Plan(entries, model, notes and (full_map or bool(entries)), notes and full_map, watched)
 
 
-def render(m: Manifest, found: Findings, unstaged_manifest: bool = False,
-           subject: str = 'the commit', steps: bool = True) -> str:
+def render(
+    m: Manifest,
+    found: Findings,
+    unstaged_manifest: bool = False,
+    subject: str = 'the commit',
+    steps: bool = True,
+) -> str:
     notes = paths.rel(m.root, m.folder / 'NOTES.md')
     where = paths.rel(m.root, m.path)
     lines = [f'execlease guard: {where}: {subject} is blocked', '']
     if unstaged_manifest:
-        lines.extend((
-            f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
-            f'      what this commit records. If those changes are the sync, `git add {where}`.',
-            '',
-        ))
+        lines.extend(
+            (
+                f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
+                f'      what this commit records. If those changes are the sync, `git add {where}`.',
+                '',
+            )
+        )
     for block in found.blocks:
         lines.extend((block, ''))
     if found.needs_steps and steps:
@@ -119,14 +132,17 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
     from execlease_hook.manifest import model as manifest_model
 
     model_paths = manifest_model.model_paths(m)
-    if p.model:     # the modules the spec reads, guessed from the working tree: one batch
+    if p.model:  # the modules the spec reads, guessed from the working tree: one batch
         from execlease_hook.spec import modules as spec_modules
 
         model_paths = [*model_paths, *spec_modules.likely_paths(m)]
-    source.prefetch((
-        *(e.path for e in p.entries), *(model_paths if p.model else ()),
-        *((notes_path,) if p.notes else ()),
-    ))
+    source.prefetch(
+        (
+            *(e.path for e in p.entries),
+            *(model_paths if p.model else ()),
+            *((notes_path,) if p.notes else ()),
+        )
+    )
     found = Findings()
     statuses = coverage.compare(m, source, p.entries)
     bad = [s for s in statuses if s.status != 'unchanged']
@@ -149,12 +165,15 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
         stale = _stale_map(m, p, statuses, source, notes_path)
         if stale:
             what = 'staged code' if snap.commit is None else f'code of commit {snap.label}'
-            found.stale_map = [f'{notes_path}: the code-to-action table is stale against the {what}',
-                               *(f'  {line}' for line in stale)]
+            found.stale_map = [
+                f'{notes_path}: the code-to-action table is stale against the {what}',
+                *(f'  {line}' for line in stale),
+            ]
             found.add(
                 '\n'.join(found.stale_map)
                 + '\n  run `execlease coverage --write-map`, then `git add '
-                + notes_path + '`',
+                + notes_path
+                + '`',
                 1,
             )
     return found
@@ -191,7 +210,11 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
 
 
 def _check_watch(
-        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource | CommitSource, found: Findings,
+    m: Manifest,
+    p: Plan,
+    statuses: list[EntryStatus],
+    source: IndexSource | CommitSource,
+    found: Findings,
 ) -> None:
     """Staged functions in watched paths that look like protocol code must be covered or ignored."""
     from execlease_hook.coverage import compare as coverage
@@ -213,7 +236,11 @@ def _check_watch(
 
 
 def _stale_map(
-        m: Manifest, p: Plan, statuses: list[EntryStatus], source: IndexSource | CommitSource, notes_path: str,
+    m: Manifest,
+    p: Plan,
+    statuses: list[EntryStatus],
+    source: IndexSource | CommitSource,
+    notes_path: str,
 ) -> list[str]:
     """Lines saying how the staged table differs from the generated one; [] when it is current
     or the model keeps no table. Only the rows of the checked entries, unless the whole table is
@@ -239,8 +266,9 @@ def _stale_map(
     for s in statuses:
         if s.located is None:
             continue
-        want = notes_map.render_row(notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path,
-                                                     s.located.start_line), folder)
+        want = notes_map.render_row(
+            notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line), folder
+        )
         have = rows.get(s.entry.id)
         if have is None:
             stale.append(f'`{s.entry.id}`: no row; expected {want}')
@@ -254,14 +282,21 @@ def _stale_map(
     if table == expected:
         return stale
     ids = {e.id for e in m.coverage.entries}
-    stale.extend(f'`{i}`: a row for an entry the manifest does not have' for i in sorted(set(rows) - ids))
+    stale.extend(
+        f'`{i}`: a row for an entry the manifest does not have' for i in sorted(set(rows) - ids)
+    )
     stale.extend(f'not generated: {line}' for line in notes_map.hand_lines(table, folder))
     if stale:
         return stale
     have_lines, want_lines = table.splitlines(), expected.splitlines()
     stale.extend(f'expected {line}' for line in want_lines if line not in have_lines)
-    stale.extend(f'not in the generated table: {line or "(a blank line)"}'
-                 for line in have_lines if line not in want_lines)
+    stale.extend(
+        f'not in the generated table: {line or "(a blank line)"}'
+        for line in have_lines
+        if line not in want_lines
+    )
     if not stale and sorted(have_lines) != sorted(want_lines):
         stale.append('a row appears more than once')
-    return stale or ["the rows are not in manifest.json's order (its entries, then coverage.abstract)"]
+    return stale or [
+        "the rows are not in manifest.json's order (its entries, then coverage.abstract)"
+    ]

@@ -1,13 +1,14 @@
 """A changed entry's block: the diff of its staged code against the code it was synced with (the
 synced blob, or the sync commit's file for a manifest of before synced blobs), its hunks at the
 file's own line numbers, at most DIFF_LINES lines."""
+
 from __future__ import annotations
 
-from execlease_hook.guard.snapshot import Snapshot
-
 from execlease_hook.git import repo as git
+from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.manifest.model import CoveredEntry, Manifest
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
 
@@ -17,8 +18,11 @@ DIFF_LINES = 40
 
 def changed_block(s: EntryStatus, diff: str) -> str:
     e = s.entry
-    what = 'covered code changed' if s.status == 'changed' else \
-        'covered code never synced (no hash recorded yet)'
+    what = (
+        'covered code changed'
+        if s.status == 'changed'
+        else 'covered code never synced (no hash recorded yet)'
+    )
     head = f'{e.id}: {s.where}  (model action {e.action}): {what}'
     return head + ('\n' + diff if diff else '')
 
@@ -53,8 +57,7 @@ def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dic
     from execlease_hook.core.errors import CannotRun
     from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import locate
-    from execlease_hook.locate.source import language_for
-    from execlease_hook.locate.source import parse_from
+    from execlease_hook.locate.source import language_for, parse_from
 
     sync = m.coverage.sync_commit
     source = snap.source
@@ -80,19 +83,30 @@ def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dic
         now = snap.source.read(e.path) or b''
         language = language_for(e.path)
         if language is not None:
-            parse_from(language, content, now)     # the staged tree, reparsed where they differ
+            parse_from(language, content, now)  # the staged tree, reparsed where they differ
         try:
             before = locate(e, content, tokens)
         except CannotRun as err:
             out[e.id] = f'  (no diff: the entry cannot be located in the synced content: {err})'
             continue
-        lines = _shift_hunks(list(difflib.unified_diff(
-            (_indent(content, before.start_byte) + before.text).splitlines(),
-            (_indent(now, located.start_byte) + located.text).splitlines(),
-            base, f'{e.path} ({snap.label})', n=2, lineterm='',
-        )), before.start_line, located.start_line)
+        lines = _shift_hunks(
+            list(
+                difflib.unified_diff(
+                    (_indent(content, before.start_byte) + before.text).splitlines(),
+                    (_indent(now, located.start_byte) + located.text).splitlines(),
+                    base,
+                    f'{e.path} ({snap.label})',
+                    n=2,
+                    lineterm='',
+                )
+            ),
+            before.start_line,
+            located.start_line,
+        )
         if not lines:
-            lines = ['(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)']
+            lines = [
+                '(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)'
+            ]
         if len(lines) > DIFF_LINES:
             lines = lines[:DIFF_LINES] + [f'... {len(lines) - DIFF_LINES} more diff lines']
         out[e.id] = '\n'.join(f'  {line}' for line in lines)
@@ -106,6 +120,8 @@ def _no_diff(e: CoveredEntry, sync: str | None, present: bool | None) -> str:
             return f'  (no diff: {lost[:-2]})'
         return '  (no diff: the manifest records neither a synced blob nor coverage.syncCommit yet)'
     if present is False:
-        return (f'  (no diff: {lost}the sync commit {sync[:12]} is not in this clone, a shallow '
-                'clone? `git fetch --unshallow` shows it)')
+        return (
+            f'  (no diff: {lost}the sync commit {sync[:12]} is not in this clone, a shallow '
+            'clone? `git fetch --unshallow` shows it)'
+        )
     return f'  (no diff: {lost}{e.path} did not exist at the sync commit {sync[:12]})'

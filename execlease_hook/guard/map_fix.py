@@ -8,6 +8,7 @@ The table written is `coverage/notes.map_table`'s, the one the check compares wi
 commit run again passes. Lines typed by hand inside the table are overwritten the same way (the
 table follows manifest.json and the code); the message then quotes them, so that nothing is lost.
 """
+
 from __future__ import annotations
 
 from execlease_hook.core import paths
@@ -59,20 +60,31 @@ def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
     try:
         text = path.read_text(encoding='utf-8')
         new_text = notes_map.replace_table(text, table, notes)
-        lost.extend(line for line in notes_map.hand_lines(notes_map.current_table(text, notes), folder, head_table)
-                    if line not in lost)
+        lost.extend(
+            line
+            for line in notes_map.hand_lines(
+                notes_map.current_table(text, notes), folder, head_table
+            )
+            if line not in lost
+        )
         if new_text != text:
             write_text_atomic(path, new_text)
         worktree = 'the working tree and the index'
     except (OSError, UnicodeDecodeError, CannotRun) as e:
         worktree = f'the index (not the working tree: {e})'
-    lines = [(f'execlease guard: {notes}: the code-to-action table was out of date (nothing covered '
-              f'changed); rewritten in {worktree}:')]
+    lines = [
+        (
+            f'execlease guard: {notes}: the code-to-action table was out of date (nothing covered '
+            f'changed); rewritten in {worktree}:'
+        )
+    ]
     lines.extend(found.stale_map[1:])
     if lost:
-        lines.append(f'warning: lines edited inside the generated table of {notes} were overwritten (the '
-                     'table is generated from manifest.json and the code: edit those, or write notes '
-                     'outside the markers); they were:')
+        lines.append(
+            f'warning: lines edited inside the generated table of {notes} were overwritten (the '
+            'table is generated from manifest.json and the code: edit those, or write notes '
+            'outside the markers); they were:'
+        )
         lines.extend(f'  {line}' for line in lost)
     lines.append('The fix is staged: run the commit again.')
     return '\n'.join(lines)

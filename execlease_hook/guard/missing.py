@@ -1,12 +1,14 @@
 """An entry the staged code no longer has where the manifest says: the block that says why (its
 file deleted or renamed, the function renamed: rename_hint.py) and where it moved, with the
 manifest line to edit."""
+
 from __future__ import annotations
 
 from execlease_hook.core import paths
 from execlease_hook.git import repo as git
 from execlease_hook.manifest.model import CoveredEntry, Manifest
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage import rename_hint
     from execlease_hook.coverage.compare import EntryStatus
@@ -43,8 +45,11 @@ def _manifest_line(m: Manifest, entry: CoveredEntry, text: str | None = None) ->
 
 
 def missing_block(
-        m: Manifest, s: EntryStatus, staged: list[git.StagedChange], source: IndexSource | CommitSource,
-        manifest_text: str | None = None,
+    m: Manifest,
+    s: EntryStatus,
+    staged: list[git.StagedChange],
+    source: IndexSource | CommitSource,
+    manifest_text: str | None = None,
 ) -> tuple[str, bool]:
     """The block for an entry that cannot be located; True when it also moved and changed."""
     e = s.entry
@@ -63,12 +68,16 @@ def missing_block(
     for path, start, same in moved:
         if same:
             lines.append(f'  it moved unchanged to {path}:{start} (same fingerprint)')
-            lines.append(f'  {at}: change "path": "{e.path}" to "path": "{path}", then '
-                         '`execlease coverage --write-map`')
+            lines.append(
+                f'  {at}: change "path": "{e.path}" to "path": "{path}", then '
+                '`execlease coverage --write-map`'
+            )
         else:
             lines.append(f'  found at {path}:{start}, but changed: covered code changed')
-            lines.append(f'  {at}: change "path": "{e.path}" to "path": "{path}", then follow the '
-                         'steps below')
+            lines.append(
+                f'  {at}: change "path": "{e.path}" to "path": "{path}", then follow the '
+                'steps below'
+            )
     renamed = None
     if not moved and e.function is not None and (change is None or change.status != 'D'):
         renamed = _renamed(m, e, change, source)
@@ -76,21 +85,34 @@ def missing_block(
         from execlease_hook.coverage import rename_hint
 
         how = 'with the code it had at the sync' if renamed.unchanged else 'its code differs'
-        lines.append(f'  {renamed.path}:{renamed.line} defines {renamed.function}: renamed from '
-                     f'{e.function}? ({how})')
+        lines.append(
+            f'  {renamed.path}:{renamed.line} defines {renamed.function}: renamed from '
+            f'{e.function}? ({how})'
+        )
         lines.extend(rename_hint.repair(m, e, renamed, at))
     elif not moved:
         fix = _anchors(m, e, source, at, manifest_text, line) if e.region is not None else []
-        lines.extend(fix or [
-            (f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
-             '`execlease coverage` shows where each entry is'),
-        ])
-    changed = any(not same for _, _, same in moved) or (renamed is not None and not renamed.unchanged)
+        lines.extend(
+            fix
+            or [
+                (
+                    f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
+                    '`execlease coverage` shows where each entry is'
+                ),
+            ]
+        )
+    changed = any(not same for _, _, same in moved) or (
+        renamed is not None and not renamed.unchanged
+    )
     return '\n'.join(lines), changed
 
 
-def _renamed(m: Manifest, e: CoveredEntry, change: git.StagedChange | None,
-             source: IndexSource | CommitSource) -> rename_hint.Renamed | None:
+def _renamed(
+    m: Manifest,
+    e: CoveredEntry,
+    change: git.StagedChange | None,
+    source: IndexSource | CommitSource,
+) -> rename_hint.Renamed | None:
     """The function a covered function was renamed to, in its file or the file's rename target."""
     from execlease_hook.coverage import rename_hint
 
@@ -110,8 +132,14 @@ def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
     return synced
 
 
-def _anchors(m: Manifest, e: CoveredEntry, source: IndexSource | CommitSource, at: str,
-             manifest_text: str | None, line: int | None) -> list[str]:
+def _anchors(
+    m: Manifest,
+    e: CoveredEntry,
+    source: IndexSource | CommitSource,
+    at: str,
+    manifest_text: str | None,
+    line: int | None,
+) -> list[str]:
     """A region's anchors to paste: those standing where the synced region stood."""
     from execlease_hook.guard import anchor_fix
 
@@ -125,18 +153,22 @@ def _anchors(m: Manifest, e: CoveredEntry, source: IndexSource | CommitSource, a
         except (OSError, UnicodeDecodeError):
             manifest_text = None
     intro = '  the anchors that stand where the synced region stood (then compared with its recorded hash):'
-    return [*(f'  {why}' for why in fix.why), intro,
-            *anchor_fix.manifest_edit(e, fix.region, at, manifest_text, line)]
+    return [
+        *(f'  {why}' for why in fix.why),
+        intro,
+        *anchor_fix.manifest_edit(e, fix.region, at, manifest_text, line),
+    ]
 
 
 def _find_moved(
-        e: CoveredEntry, staged: list[git.StagedChange], source: IndexSource | CommitSource,
-        change: git.StagedChange | None,
+    e: CoveredEntry,
+    staged: list[git.StagedChange],
+    source: IndexSource | CommitSource,
+    change: git.StagedChange | None,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
-    from execlease_hook.core.record import replace
-
     from execlease_hook.core.errors import CannotRun
+    from execlease_hook.core.record import replace
     from execlease_hook.fingerprint.scheme import matches
     from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import find_functions, locate

@@ -14,17 +14,16 @@
   everything reachable from PRE_COMMIT_LOCAL_BRANCH. Without them (the manual stage) it verifies
   the working tree, as `execlease verify` does.
 """
-from __future__ import annotations
 
-from execlease_hook.core import paths
+from __future__ import annotations
 
 import dataclasses
 import os
 from pathlib import Path
 
-from execlease_hook.git import repo as git
-from execlease_hook.core import term
+from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.git import repo as git
 
 RANGE_STEPS = (
     'What to do: each commit named above records covered code or a model that its own manifest.json',
@@ -47,7 +46,9 @@ def resolve_rev(root: Path, rev: str) -> str:
 def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], str]:
     """The commits of `A..B` (or all of a single REV), oldest first, and the tip."""
     if '...' in spec:
-        raise CannotRun(f'--range {spec}: give A..B (the commits in B that are not in A) or one REV')
+        raise CannotRun(
+            f'--range {spec}: give A..B (the commits in B that are not in A) or one REV'
+        )
     if '..' in spec:
         base, _, tip_rev = spec.partition('..')
         if not base or not tip_rev:
@@ -64,10 +65,14 @@ def guard_range(root: Path, spec: str, model: str | None, quiet: bool = False) -
         print(f'execlease guard: no commits in {spec}: nothing to judge')
         return 0
     code = judge_commits(root, commits, tip, model)
-    if code == 0 and not quiet:     # a pass says what was judged: silence reads as "did nothing"
+    if code == 0 and not quiet:  # a pass says what was judged: silence reads as "did nothing"
         count = f'{len(commits)} commit' + ('s' if len(commits) != 1 else '')
-        print(term.wrap(f'execlease guard: {spec}: {count} judged, each against its own manifest: '
-                        'no covered code or model changed without a sync'))
+        print(
+            term.wrap(
+                f'execlease guard: {spec}: {count} judged, each against its own manifest: '
+                'no covered code or model changed without a sync'
+            )
+        )
     return code
 
 
@@ -79,12 +84,14 @@ def _model_filter(root: Path, model: str | None) -> str | None:
     return paths.rel(root, manifest)
 
 
-def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, model: str | None) -> int:
+def judge_commits(
+    root: Path, commits: list[tuple[str, str | None]], tip: str, model: str | None
+) -> int:
     """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2)."""
     from execlease_hook.git import blobs
-    from execlease_hook.guard import stage as guard
     from execlease_hook.guard import check as guard_check
     from execlease_hook.guard import snapshot
+    from execlease_hook.guard import stage as guard
 
     only = _model_filter(root, model)
     code = 0
@@ -95,10 +102,12 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
         touched = guard.touched_paths(root, changes, [])
         manifests = git.model_manifests(root, commit, only)
         data = git.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
-        if only is None:   # a manifest.json that is no execlease manifest is not a model
+        if only is None:  # a manifest.json that is no execlease manifest is not a model
             from execlease_hook.manifest import find
 
-            manifests = [(rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])]
+            manifests = [
+                (rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])
+            ]
         if not manifests:
             continue
         modelled = True
@@ -106,8 +115,12 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
             governed = guard.governed_paths(rel, blob)
-            if governed is not None and governed.isdisjoint(touched) and not at_tip \
-                    and not guard.model_modules(rel, blob, touched):
+            if (
+                governed is not None
+                and governed.isdisjoint(touched)
+                and not at_tip
+                and not guard.model_modules(rel, blob, touched)
+            ):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = snapshot.load_model(rel, root, source, blob, worktree=False)
@@ -128,12 +141,10 @@ def judge_commits(root: Path, commits: list[tuple[str, str | None]], tip: str, m
     if not modelled:
         from execlease_hook.manifest import find
 
-        raise CannotRun(f'no model found in the judged commits: {find.NONE_FOUND}, in their trees, or name '
-                        'one with --model DIR')
+        raise CannotRun(
+            f'no model found in the judged commits: {find.NONE_FOUND}, in their trees, or name '
+            'one with --model DIR'
+        )
     if steps:
         print(term.wrap('\n'.join(RANGE_STEPS)))
     return code
-
-
-
-

@@ -1,12 +1,13 @@
 """`execlease guard --format ...`: what the guard judged, as report items (only loaded then)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.coverage import items
 from execlease_hook.core import outcomes
-from execlease_hook.formats.report import Report
 from execlease_hook.core.outcomes import HELD
+from execlease_hook.coverage import items
+from execlease_hook.formats.report import Report
 
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import IndexSource
@@ -19,7 +20,7 @@ def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSour
     the NOTES.md table when they block."""
     from execlease_hook.coverage import compare as coverage
 
-    assert isinstance(report, Report)   # guard/stage.py passes it untyped: it imports no typing
+    assert isinstance(report, Report)  # guard/stage.py passes it untyped: it imports no typing
 
     statuses = coverage.compare(m, source, p.entries)
     blocks = list(found.blocks)
@@ -35,5 +36,7 @@ def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSour
             report.items.append(items.notes_item(m, block))
         else:
             report.items.append(items.problem_items(m, [block], [])[0])
-    if p.model and not any(i.kind == 'model' and i.model == items.model_folder(m) for i in report.items):
+    if p.model and not any(
+        i.kind == 'model' and i.model == items.model_folder(m) for i in report.items
+    ):
         report.items.append(items.model_item(m, HELD, 'the model matches its last verified sync'))

@@ -1,15 +1,16 @@
 """What the guard judges: the index (a commit being made) or one commit (a pushed range), and each
 model as that snapshot records it (its manifest, read with the covered blobs)."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from execlease_hook.manifest.model import Manifest
-from execlease_hook.manifest import read as manifest_read
-
-from execlease_hook.git import repo as git
 from execlease_hook.core.record import record
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+from execlease_hook.git import repo as git
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest.model import Manifest
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import CommitSource, IndexSource
 
@@ -19,9 +20,9 @@ class Snapshot:
     """What is judged: the index (a commit being made) or one commit (a pushed range)."""
 
     source: IndexSource | CommitSource
-    changes: list[git.StagedChange]     # against HEAD, or against the commit's first parent
-    label: str                          # 'staged', or the commit's short id
-    commit: str | None = None           # None: the index
+    changes: list[git.StagedChange]  # against HEAD, or against the commit's first parent
+    label: str  # 'staged', or the commit's short id
+    commit: str | None = None  # None: the index
 
 
 @record
@@ -30,12 +31,13 @@ class StagedModel:
 
     manifest: Manifest
     source: IndexSource | CommitSource
-    unstaged_manifest: bool     # the working tree's manifest.json differs from the staged one
-    text: str                   # the manifest's text, as judged
+    unstaged_manifest: bool  # the working tree's manifest.json differs from the staged one
+    text: str  # the manifest's text, as judged
 
 
-def load_model(rel: str, root: Path, source: IndexSource | CommitSource, blob: bytes | None,
-               worktree: bool) -> StagedModel:
+def load_model(
+    rel: str, root: Path, source: IndexSource | CommitSource, blob: bytes | None, worktree: bool
+) -> StagedModel:
     """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
     compare it with the working tree's file, for the note about unstaged changes."""
     from execlease_hook.core.errors import CannotRun
@@ -44,12 +46,16 @@ def load_model(rel: str, root: Path, source: IndexSource | CommitSource, blob: b
         blob = source.read(rel)
     where = 'staged' if worktree else source.description
     if blob is None:
-        raise CannotRun(f'{rel}: not in {source.description}; `git add` it (the guard judges what '
-                        'the commit records, never the working tree)')
+        raise CannotRun(
+            f'{rel}: not in {source.description}; `git add` it (the guard judges what '
+            'the commit records, never the working tree)'
+        )
     try:
         text = blob.decode('utf-8')
     except UnicodeDecodeError as e:
-        raise CannotRun(f'{root / rel} ({where}): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it') from None
+        raise CannotRun(
+            f'{root / rel} ({where}): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it'
+        ) from None
     unstaged = False
     if worktree:
         try:

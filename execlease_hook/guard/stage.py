@@ -14,16 +14,17 @@ tree's files, and a manifest deleted in the commit is a model that no longer exi
 matter only when nothing is staged (`pre-commit run --all-files`): then the entries for those
 paths are checked against the index. `--range` judges commits already made (push_range.py).
 """
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from execlease_hook.git import repo as git
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.git import repo as git
 
-TYPE_CHECKING = False   # neither argparse nor typing is imported on the fast path (cli/main.py)
+TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
     import argparse
 
@@ -35,7 +36,7 @@ def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) 
     return {paths.rel(root, os.path.abspath(f)) for f in files}
 
 
-_last_json: list[object] = [None, None]   # (bytes, parsed): the manifest the helpers below read
+_last_json: list[object] = [None, None]  # (bytes, parsed): the manifest the helpers below read
 
 
 def _json(data: bytes | None) -> dict | None:
@@ -46,10 +47,10 @@ def _json(data: bytes | None) -> dict | None:
     if data is None:
         return None
     if _last_json[0] is data:
-        return _last_json[1]    # type: ignore[return-value]
+        return _last_json[1]  # type: ignore[return-value]
     try:
         parsed = json.loads(data)
-    except (ValueError, RecursionError):   # the full load says why
+    except (ValueError, RecursionError):  # the full load says why
         parsed = None
     result = parsed if isinstance(parsed, dict) else None
     _last_json[0], _last_json[1] = data, result
@@ -67,13 +68,18 @@ def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
         return None
     try:
         names = [parsed['spec']]
-        names.extend(item['config'] for key in ('checks', 'mutations', 'findings')
-                     for item in parsed.get(key, ()))
+        names.extend(
+            item['config']
+            for key in ('checks', 'mutations', 'findings')
+            for item in parsed.get(key, ())
+        )
         covered = [entry['path'] for entry in parsed.get('coverage', {}).get('entries', ())]
     except (KeyError, TypeError, AttributeError):
         return None
-    if not all(isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)):
-        return None     # the full load names the field (a path git would spell differently)
+    if not all(
+        isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)
+    ):
+        return None  # the full load names the field (a path git would spell differently)
     return {rel, prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
 
 
@@ -97,11 +103,17 @@ def model_modules(rel: str, data: bytes | None, touched: set[str]) -> set[str]:
     parsed = _json(data)
     found = parsed.get('libraries') if parsed is not None else None
     if isinstance(found, list):
-        folders += [lib['folder'] for lib in found
-                    if isinstance(lib, dict) and isinstance(lib.get('folder'), str)]
-    return {path for path in touched
-            if any(paths.module_in_folder(f, path) for f in folders)
-            or (folder == '.' and path.endswith('.tla') and '/' not in path)}
+        folders += [
+            lib['folder']
+            for lib in found
+            if isinstance(lib, dict) and isinstance(lib.get('folder'), str)
+        ]
+    return {
+        path
+        for path in touched
+        if any(paths.module_in_folder(f, path) for f in folders)
+        or (folder == '.' and path.endswith('.tla') and '/' not in path)
+    }
 
 
 def diff_bases(data: bytes | None, touched: set[str]) -> list[str]:
@@ -129,7 +141,9 @@ def _object_id(value: str) -> bool:
     return len(value) in (40, 64) and all(c in '0123456789abcdef' for c in value)
 
 
-def staged_models(root: Path, model: str | None, staged: list[git.StagedChange]) -> list[tuple[str, str]]:
+def staged_models(
+    root: Path, model: str | None, staged: list[git.StagedChange]
+) -> list[tuple[str, str]]:
     """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
     if model is not None:
         folder = Path(os.path.abspath(model))
@@ -138,10 +152,12 @@ def staged_models(root: Path, model: str | None, staged: list[git.StagedChange])
         blob = git.index_blob(root, rel)
         if blob is None:
             state = 'exists only in the working tree' if manifest.is_file() else 'does not exist'
-            raise CannotRun(f'--model {model}: {rel} is not in the index ({state}); `git add` it: '
-                            'the guard judges what the commit records')
+            raise CannotRun(
+                f'--model {model}: {rel} is not in the index ({state}); `git add` it: '
+                'the guard judges what the commit records'
+            )
         return [(rel, blob)]
-    return git.model_manifests(root)    # every manifest.json: judge_staged keeps the models
+    return git.model_manifests(root)  # every manifest.json: judge_staged keeps the models
 
 
 def _no_model(root: Path, staged: list[git.StagedChange]) -> CannotRun:
@@ -149,8 +165,10 @@ def _no_model(root: Path, staged: list[git.StagedChange]) -> CannotRun:
 
     deleted = [c.path for c in staged if c.status == 'D' and c.path.rsplit('/', 1)[-1] == find.NAME]
     gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
-    return CannotRun(f'no model found in the index{gone}: {find.NONE_FOUND} under {root}, staged, '
-                     'or name one with --model DIR')
+    return CannotRun(
+        f'no model found in the index{gone}: {find.NONE_FOUND} under {root}, staged, '
+        'or name one with --model DIR'
+    )
 
 
 def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
@@ -182,7 +200,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         if outside:
             raise CannotRun(outside)
     data = read_manifests(root, models)
-    if options.model is None:   # a manifest.json that is no execlease manifest is not a model
+    if options.model is None:  # a manifest.json that is no execlease manifest is not a model
         from execlease_hook.manifest import find
 
         models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]

@@ -8,6 +8,7 @@ value), skipping on either side only tokens marked optional (a trailing comma, a
 that only groups). As with exact text, the anchor's first token may be the end of a source token
 and its last token the start of one (`return row` matches `return rows`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -26,7 +27,9 @@ def open_ended(anchor: list[Token]) -> list[Token]:
     return anchor
 
 
-def find(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes) -> list[tuple[int, int]]:
+def find(
+    anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes
+) -> list[tuple[int, int]]:
     """(start byte, end byte) in `source` of each place the anchor's tokens (of its `text`) occur
     among `found`; a match lying inside another one is the same place."""
     if not any(not optional for *_, optional in anchor):
@@ -42,8 +45,9 @@ def find(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: b
     return [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
 
 
-def closest(anchor: Sequence[Token], text: bytes, found: Sequence[Token],
-            source: bytes) -> tuple[int, int | None, int]:
+def closest(
+    anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes
+) -> tuple[int, int | None, int]:
     """How far the anchor matches at its best place: (how many of its tokens matched, the index
     in `found` of the token that differs, None when the source ended; the index where it starts)."""
     best: tuple[int, int | None, int] = (0, None, 0)
@@ -54,8 +58,9 @@ def closest(anchor: Sequence[Token], text: bytes, found: Sequence[Token],
     return best
 
 
-def match(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes,
-          at: int) -> tuple[int | None, int, int | None]:
+def match(
+    anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: bytes, at: int
+) -> tuple[int | None, int, int | None]:
     """Match the anchor from found[at] on: (index of the last source token matched, or None;
     the most anchor tokens matched; the source token where that attempt stopped)."""
     last = len(anchor) - 1
@@ -77,11 +82,11 @@ def match(anchor: Sequence[Token], text: bytes, found: Sequence[Token], source: 
             reached, fails = j, i if i < len(found) else None
         moves: list[tuple[int, int, int]] = []
         if matched >= 0 and i < len(found) and found[i][3]:
-            moves.append((i + 1, j, matched))           # an optional source token skipped
+            moves.append((i + 1, j, matched))  # an optional source token skipped
         if anchor[j][3]:
-            moves.append((i, j + 1, matched))           # an optional anchor token skipped
+            moves.append((i, j + 1, matched))  # an optional anchor token skipped
         if i < len(found) and _same(anchor[j], text, found[i], source, j == 0, j == last):
-            moves.append((i + 1, j + 1, i))             # tried first
+            moves.append((i + 1, j + 1, i))  # tried first
         stack.extend(moves)
     return None, reached, fails
 
@@ -91,12 +96,15 @@ def _same(mine: Token, text: bytes, theirs: Token, source: bytes, first: bool, l
         return True
     if not (first or last):
         return False
-    if mine[0].startswith(_STRING) and mine[0] == _STRING + b'%d:' % len(theirs[0]) + theirs[0] + b')':
-        return True     # `"a"` at an anchor's edge, outside the syntax that makes it a name: `a`
-    spelled, written = text[mine[1]:mine[2]], source[theirs[1]:theirs[2]]
+    if (
+        mine[0].startswith(_STRING)
+        and mine[0] == _STRING + b'%d:' % len(theirs[0]) + theirs[0] + b')'
+    ):
+        return True  # `"a"` at an anchor's edge, outside the syntax that makes it a name: `a`
+    spelled, written = text[mine[1] : mine[2]], source[theirs[1] : theirs[2]]
     if first and last:
         return spelled in written
     return written.endswith(spelled) if first else written.startswith(spelled)
 
 
-_STRING = b'\0(vs:"'     # a text literal's key: its value (fingerprint/tokens.py, ts2.value)
+_STRING = b'\0(vs:"'  # a text literal's key: its value (fingerprint/tokens.py, ts2.value)

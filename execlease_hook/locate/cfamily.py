@@ -10,11 +10,12 @@ covered with a region); a lambda assigned to a name (`auto f = [](...) {}`,
 a field holding one) by that name; `outer.Local.method` for a class inside a function.
 A `template <...>` header belongs to the function. Overloads share a name and so are ambiguous.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, ancestors, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -22,10 +23,15 @@ if TYPE_CHECKING:
 NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name'})
 # What may wrap the function's own declarator between it and the definition:
 # `T *f()`, `T &f()`, `int (*f(void))(int)`, `f() [[attr]]`.
-_WRAPPERS = frozenset({
-    'pointer_declarator', 'reference_declarator', 'parenthesized_declarator', 'attributed_declarator',
-    'function_declarator',
-})
+_WRAPPERS = frozenset(
+    {
+        'pointer_declarator',
+        'reference_declarator',
+        'parenthesized_declarator',
+        'attributed_declarator',
+        'function_declarator',
+    }
+)
 _CLASSES = frozenset({'class_specifier', 'struct_specifier', 'union_specifier'})
 
 
@@ -41,7 +47,7 @@ def named_definition(name: Node) -> Definition | None:
         elif scope.type in _CLASSES:
             held = scope.child_by_field_name('name')
             if held is None:
-                return None     # an anonymous class or struct: not addressable
+                return None  # an anonymous class or struct: not addressable
             parts.append(_base(held))
         elif scope.type == 'function_definition':
             outer = _declared_name(scope)
@@ -49,7 +55,7 @@ def named_definition(name: Node) -> Definition | None:
                 return None
             parts.append(outer)
         elif scope.type == 'lambda_expression':
-            return None         # a lambda inside a lambda: cover the outer one, or use a region
+            return None  # a lambda inside a lambda: cover the outer one, or use a region
     top = node
     while top.parent is not None and top.parent.type == 'template_declaration':
         top = top.parent
@@ -67,7 +73,11 @@ def _function(name: Node) -> tuple[Node, list[str]] | None:
     node, parent = parent, parent.parent
     while parent is not None and parent.type in _WRAPPERS and _holds(parent, node):
         node, parent = parent, parent.parent
-    if parent is None or parent.type != 'function_definition' or not names_this(parent, 'declarator', node):
+    if (
+        parent is None
+        or parent.type != 'function_definition'
+        or not names_this(parent, 'declarator', node)
+    ):
         return None
     return parent, scopes
 
@@ -91,8 +101,11 @@ def _holds(wrapper: Node, child: Node) -> bool:
     if wrapper.type == 'parenthesized_declarator':
         return True
     declarator = wrapper.child_by_field_name('declarator')
-    if declarator is None:     # `T &f()`: C++'s reference_declarator has no field
-        return any(c.start_byte == child.start_byte and c.end_byte == child.end_byte for c in wrapper.named_children)
+    if declarator is None:  # `T &f()`: C++'s reference_declarator has no field
+        return any(
+            c.start_byte == child.start_byte and c.end_byte == child.end_byte
+            for c in wrapper.named_children
+        )
     return declarator.start_byte == child.start_byte and declarator.end_byte == child.end_byte
 
 
@@ -124,7 +137,9 @@ def _declared_name(function: Node) -> str | None:
     while declarator is not None and declarator.type in _WRAPPERS:
         inner = declarator.child_by_field_name('declarator')
         if inner is None:
-            inner = next((c for c in declarator.named_children if c.type != 'attribute_declaration'), None)
+            inner = next(
+                (c for c in declarator.named_children if c.type != 'attribute_declaration'), None
+            )
         declarator = inner
     if declarator is None:
         return None

@@ -6,24 +6,34 @@ Namespaces are not part of the name (as Java's packages are not). Methods withou
 (abstract, interface, `extern`, `partial` declarations) are not definitions; overloads share
 a name and so are ambiguous. Attributes (`[Obsolete]`) belong to the member they precede.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, in_scopes, names_this
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 _ACCESSORS = frozenset({'get', 'set', 'init', 'add', 'remove'})
 NAME_TYPES = frozenset({'identifier'}) | _ACCESSORS
-_FUNCTIONS = frozenset({'method_declaration', 'constructor_declaration', 'local_function_statement'})
+_FUNCTIONS = frozenset(
+    {'method_declaration', 'constructor_declaration', 'local_function_statement'}
+)
 _PROPERTIES = frozenset({'property_declaration', 'event_declaration'})
-_TYPES = frozenset({
-    'class_declaration', 'struct_declaration', 'interface_declaration', 'record_declaration',
-    'record_struct_declaration',
-})
+_TYPES = frozenset(
+    {
+        'class_declaration',
+        'struct_declaration',
+        'interface_declaration',
+        'record_declaration',
+        'record_struct_declaration',
+    }
+)
 _SCOPES = _FUNCTIONS | _PROPERTIES | _TYPES | frozenset({'accessor_declaration'})
-_ANONYMOUS = frozenset({'anonymous_object_creation_expression', 'lambda_expression', 'anonymous_method_expression'})
+_ANONYMOUS = frozenset(
+    {'anonymous_object_creation_expression', 'lambda_expression', 'anonymous_method_expression'}
+)
 
 
 def named_definition(name: Node) -> Definition | None:
@@ -35,9 +45,13 @@ def named_definition(name: Node) -> Definition | None:
             return None
     elif owner.type == 'accessor_declaration':
         holder = owner.parent.parent if owner.parent is not None else None
-        if name.type not in _ACCESSORS or owner.child_by_field_name('body') is None \
-                or holder is None or holder.type not in _PROPERTIES:
-            return None     # an indexer's accessors have no name to address them by
+        if (
+            name.type not in _ACCESSORS
+            or owner.child_by_field_name('body') is None
+            or holder is None
+            or holder.type not in _PROPERTIES
+        ):
+            return None  # an indexer's accessors have no name to address them by
     elif owner.type not in _PROPERTIES:
         return None
     return in_scopes(name, owner, _SCOPES, _ANONYMOUS)

@@ -1,11 +1,12 @@
 """What every language module reports: a named definition and the nodes that make it up."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from execlease_hook.core.record import field, record
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     import tree_sitter
     from tree_sitter import Node
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 @record
 class Definition:
     qualname: str
-    nodes: tuple[Node, ...]     # in source order: decorators / attributes first, then the definition
+    nodes: tuple[Node, ...]  # in source order: decorators / attributes first, then the definition
 
 
 def text(node: Node | None) -> str:
@@ -33,10 +34,16 @@ def ancestors(node: Node) -> Iterator[Node]:
 def names_this(parent: Node, field: str, name: Node) -> bool:
     """True when `name` is `parent`'s child in `field`."""
     child = parent.child_by_field_name(field)
-    return child is not None and child.start_byte == name.start_byte and child.end_byte == name.end_byte
+    return (
+        child is not None
+        and child.start_byte == name.start_byte
+        and child.end_byte == name.end_byte
+    )
 
 
-def in_scopes(name: Node, node: Node, scopes: frozenset[str], anonymous: frozenset[str]) -> Definition | None:
+def in_scopes(
+    name: Node, node: Node, scopes: frozenset[str], anonymous: frozenset[str]
+) -> Definition | None:
     """`node` named `name` qualified by each enclosing scope of a type in `scopes`
     (`Outer.Inner.name`, each scope's `name` field); None inside a scope of a type in `anonymous`
     (nothing can address it there). Java's and C#'s rule."""
@@ -69,7 +76,10 @@ def base_type(node: Node | None) -> str:
             node = node.child_by_field_name('name')
         elif node.child_by_field_name('type') is not None:
             node = node.child_by_field_name('type')
-        elif node.type in ('pointer_type', 'reference_type', 'parenthesized_type') and node.named_children:
+        elif (
+            node.type in ('pointer_type', 'reference_type', 'parenthesized_type')
+            and node.named_children
+        ):
             node = node.named_children[-1]
         else:
             return text(node)
@@ -80,9 +90,9 @@ def base_type(node: Node | None) -> str:
 class Located:
     entry_id: str
     path: str
-    start_line: int             # 1-based, inclusive
+    start_line: int  # 1-based, inclusive
     end_line: int
     start_byte: int
     end_byte: int
-    text: str                   # the source slice, for diffs
+    text: str  # the source slice, for diffs
     nodes: tuple[tree_sitter.Node, ...] = field(compare=False, hash=False, repr=False)

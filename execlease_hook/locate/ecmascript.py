@@ -8,28 +8,44 @@ nested), `outer.inner` (functions declared inside functions), `Namespace.f`.
 Overload signatures have no body and are not definitions. A getter and a setter of the same
 name share `Class.name` and are therefore ambiguous.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, ancestors, leading, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-NAME_TYPES = frozenset({'identifier', 'property_identifier', 'private_property_identifier', 'string_fragment'})
-_FUNCTION_VALUES = frozenset({'arrow_function', 'function_expression', 'function', 'generator_function'})
-_NAMED_SCOPES = frozenset({
-    'function_declaration', 'generator_function_declaration', 'method_definition',
-    'class_declaration', 'abstract_class_declaration', 'internal_module', 'module',
-})
+NAME_TYPES = frozenset(
+    {'identifier', 'property_identifier', 'private_property_identifier', 'string_fragment'}
+)
+_FUNCTION_VALUES = frozenset(
+    {'arrow_function', 'function_expression', 'function', 'generator_function'}
+)
+_NAMED_SCOPES = frozenset(
+    {
+        'function_declaration',
+        'generator_function_declaration',
+        'method_definition',
+        'class_declaration',
+        'abstract_class_declaration',
+        'internal_module',
+        'module',
+    }
+)
 _FIELDS = frozenset({'public_field_definition', 'field_definition'})
-_NAMELESS = frozenset({'object', 'class'})   # addressable only through the variable or key holding them
-_WRAPPERS = frozenset({'as_expression', 'satisfies_expression', 'parenthesized_expression', 'non_null_expression'})
+_NAMELESS = frozenset(
+    {'object', 'class'}
+)  # addressable only through the variable or key holding them
+_WRAPPERS = frozenset(
+    {'as_expression', 'satisfies_expression', 'parenthesized_expression', 'non_null_expression'}
+)
 _DECORATORS = frozenset({'decorator'})
 
 
 def named_definition(name: Node) -> Definition | None:
-    if name.type == 'string_fragment':     # a quoted key: `'start': function () {}`, `'stop'() {}`
+    if name.type == 'string_fragment':  # a quoted key: `'start': function () {}`, `'stop'() {}`
         quoted = name.parent
         if quoted is None or quoted.type != 'string' or quoted.named_child_count != 1:
             return None
@@ -58,7 +74,9 @@ def _definition_node(name: Node) -> tuple[Node, tuple[Node, ...]] | None:
     if owner is None:
         return None
     kind = owner.type
-    if kind in ('function_declaration', 'generator_function_declaration') and names_this(owner, 'name', name):
+    if kind in ('function_declaration', 'generator_function_declaration') and names_this(
+        owner, 'name', name
+    ):
         return owner, (owner,)
     if kind == 'method_definition' and names_this(owner, 'name', name):
         return owner, leading(owner, _DECORATORS)
@@ -66,7 +84,11 @@ def _definition_node(name: Node) -> tuple[Node, tuple[Node, ...]] | None:
         return owner, leading(owner, _DECORATORS)
     if kind in ('variable_declarator', 'pair') and _name(owner) == name and _holds_function(owner):
         declaration = owner.parent
-        if kind == 'variable_declarator' and declaration is not None and declaration.named_child_count == 1:
+        if (
+            kind == 'variable_declarator'
+            and declaration is not None
+            and declaration.named_child_count == 1
+        ):
             return owner, (declaration,)
         return owner, (owner,)
     return None

@@ -1,6 +1,7 @@
 """A covered entry located in a source file: a function by qualified name, or an anchored region
 widened to whole tokens. `Located` itself is locate/definition.py's.
 """
+
 from __future__ import annotations
 
 from execlease_hook.core.errors import CannotRun
@@ -8,7 +9,7 @@ from execlease_hook.locate.definition import Located
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -24,24 +25,36 @@ def locate(entry: CoveredEntry, source: bytes, tokens: Tokenizer | None = None) 
     language = require_language(entry.path, what)
     check_text(entry.path, source, what)
     if entry.function is not None:
-        return _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.function, 'function'))
+        return _located(
+            entry.id,
+            entry.path,
+            source,
+            _one_function(entry, source, language, entry.function, 'function'),
+        )
     if entry.region is None:
         raise CannotRun(f'{what} ({entry.path}): give either `function` or `region`')
     from execlease_hook.locate.region import find_region
 
     scope = None
     if entry.within is not None:
-        scope = _located(entry.id, entry.path, source, _one_function(entry, source, language, entry.within, 'within'))
+        scope = _located(
+            entry.id,
+            entry.path,
+            source,
+            _one_function(entry, source, language, entry.within, 'within'),
+        )
     start, end = find_region(entry, source, scope, language, tokens)
     return _region(entry.id, entry.path, source, language, start, end)
 
 
-def _region(entry_id: str, path: str, source: bytes, language: str, start: int, end: int) -> Located:
+def _region(
+    entry_id: str, path: str, source: bytes, language: str, start: int, end: int
+) -> Located:
     root = parse(language, source).root_node
     start, end = whole_tokens(root, start, end, LANGUAGES[language].literals)
     covering = root.descendant_for_byte_range(start, end)
     if covering is None or covering.start_byte > start or covering.end_byte < end:
-        covering = root     # the fingerprint must see every byte of the region
+        covering = root  # the fingerprint must see every byte of the region
     return _at(entry_id, path, source, start, end, (covering,))
 
 
@@ -61,11 +74,11 @@ def edge_variants(located: Located, source: bytes, tokens: Tokenizer) -> list[Lo
     first, last = near.index(inside[0]), near.index(inside[-1])
     starts, ends = {start}, {end}
     at = first
-    while at > 0 and near[at - 1][3]:           # optional tokens just before the region
+    while at > 0 and near[at - 1][3]:  # optional tokens just before the region
         at -= 1
         starts.add(near[at][1])
     at = first
-    while at < last and near[at][3]:             # and at its start
+    while at < last and near[at][3]:  # and at its start
         at += 1
         starts.add(near[at][1])
     at = last
@@ -76,14 +89,20 @@ def edge_variants(located: Located, source: bytes, tokens: Tokenizer) -> list[Lo
     while at > first and near[at][3]:
         at -= 1
         ends.add(near[at][2])
-    return [_region(located.entry_id, located.path, source, language, a, b)
-            for a in sorted(starts) for b in sorted(ends) if a < b and (a, b) != (start, end)]
+    return [
+        _region(located.entry_id, located.path, source, language, a, b)
+        for a in sorted(starts)
+        for b in sorted(ends)
+        if a < b and (a, b) != (start, end)
+    ]
 
 
-_EDGE = 4096    # bytes read either side of a region for the tokens at its edges
+_EDGE = 4096  # bytes read either side of a region for the tokens at its edges
 
 
-def whole_tokens(root: tree_sitter.Node, start: int, end: int, literals: frozenset[str]) -> tuple[int, int]:
+def whole_tokens(
+    root: tree_sitter.Node, start: int, end: int, literals: frozenset[str]
+) -> tuple[int, int]:
     """[start, end) widened so that no token (or string literal, of the node kinds `literals`)
     is cut: an anchor that ends inside `rows` covers all of `rows`, so an edit to the part of a
     token beyond the anchor is still seen."""
@@ -126,7 +145,9 @@ def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
     return [_located('', path, source, d) for d in find(language, source, qualname)]
 
 
-def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: str, key: str) -> Definition:
+def _one_function(
+    entry: CoveredEntry, source: bytes, language: str, qualname: str, key: str
+) -> Definition:
     from execlease_hook.locate.index import find
 
     found = find(language, source, qualname)
@@ -134,7 +155,9 @@ def _one_function(entry: CoveredEntry, source: bytes, language: str, qualname: s
         return found[0]
     where = f'coverage entry {entry.id!r} ({entry.path}): `{key}` {qualname!r}'
     if not found:
-        raise CannotRun(f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest')
+        raise CannotRun(
+            f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest'
+        )
     lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
     reason = 'is overloaded' if LANGUAGES[language].overloads else 'is defined more than once'
     raise CannotRun(
@@ -157,7 +180,9 @@ def _similar(language: str, source: bytes, qualname: str) -> str:
         if not by_name:
             return ' (the file defines no functions this tool can address)'
         return f' (the file defines {len(by_name)} addressable functions, e.g. {", ".join(sorted(by_name)[:5])})'
-    shown = ', '.join(f'{name} (line {by_name[name].nodes[0].start_point.row + 1})' for name in close)
+    shown = ', '.join(
+        f'{name} (line {by_name[name].nodes[0].start_point.row + 1})' for name in close
+    )
     return f' (did you mean: {shown})'
 
 
@@ -166,12 +191,23 @@ def _located(entry_id: str, path: str, source: bytes, definition: Definition) ->
     return _at(entry_id, path, source, nodes[0].start_byte, nodes[-1].end_byte, nodes)
 
 
-def _at(entry_id: str, path: str, source: bytes, start: int, end: int, nodes: tuple[tree_sitter.Node, ...]) -> Located:
+def _at(
+    entry_id: str,
+    path: str,
+    source: bytes,
+    start: int,
+    end: int,
+    nodes: tuple[tree_sitter.Node, ...],
+) -> Located:
     return Located(
-        entry_id=entry_id, path=path,
-        start_line=line_of(source, start), end_line=line_of(source, max(start, end - 1)),
-        start_byte=start, end_byte=end,
-        text=source[start:end].decode('utf-8'), nodes=nodes,
+        entry_id=entry_id,
+        path=path,
+        start_line=line_of(source, start),
+        end_line=line_of(source, max(start, end - 1)),
+        start_byte=start,
+        end_byte=end,
+        text=source[start:end].decode('utf-8'),
+        nodes=nodes,
     )
 
 

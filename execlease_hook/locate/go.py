@@ -1,9 +1,10 @@
 """Go: functions `F`; methods `Type.Method` (value, pointer and generic receivers)."""
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, base_type, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -18,7 +19,9 @@ def named_definition(name: Node) -> Definition | None:
         return Definition(text(name), (function,))
     if function.type == 'method_declaration':
         receiver = function.child_by_field_name('receiver')
-        parameter = receiver.named_children[0] if receiver is not None and receiver.named_children else None
+        parameter = (
+            receiver.named_children[0] if receiver is not None and receiver.named_children else None
+        )
         owner = base_type(parameter.child_by_field_name('type')) if parameter is not None else ''
         return Definition(f'{owner}.{text(name)}', (function,))
     return None

@@ -5,6 +5,7 @@ Finding one name does not walk the tree: the last part of the name is searched i
 and each occurrence asks the family whether it names a definition (speed: a 60 KB file is
 searched in well under a millisecond). The full walk is only for error messages.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -32,8 +33,10 @@ def find(language: str, source: bytes, qualname: str) -> list[Definition]:
         end = start + len(last)
         node = root.descendant_for_byte_range(start, end)
         if (
-                node is not None and node.type in family.NAME_TYPES
-                and node.start_byte == start and node.end_byte == end
+            node is not None
+            and node.type in family.NAME_TYPES
+            and node.start_byte == start
+            and node.end_byte == end
         ):
             definition = family.named_definition(node)
             if definition is not None and definition.qualname == qualname:

@@ -8,11 +8,12 @@ Functions without a body (abstract, interface declarations) are not definitions;
 share a name and so are ambiguous; functions of anonymous objects are not addressable.
 Annotations are part of the declaration they precede.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, ancestors, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -38,8 +39,14 @@ def named_definition(name: Node) -> Definition | None:
         declaration = owner.parent
         if declaration is None or declaration.type != 'property_declaration':
             return None
-        variable = next((c for c in declaration.named_children if c.type == 'variable_declaration'), None)
-        names = [c for c in variable.named_children if c.type == 'identifier'] if variable is not None else []
+        variable = next(
+            (c for c in declaration.named_children if c.type == 'variable_declaration'), None
+        )
+        names = (
+            [c for c in variable.named_children if c.type == 'identifier']
+            if variable is not None
+            else []
+        )
         if not names:
             return None
         parts = [name.type, text(names[0])]
@@ -64,7 +71,11 @@ def _receiver(function: Node) -> str:
     """`List` for `fun <T> List<T>.second()`: the type written before the name's `.`."""
     previous = None
     for child in function.children:
-        if child.type == '.' and previous is not None and previous.type in ('user_type', 'nullable_type'):
+        if (
+            child.type == '.'
+            and previous is not None
+            and previous.type in ('user_type', 'nullable_type')
+        ):
             return _type_name(previous)
         if child.type == 'identifier':
             return ''

@@ -9,6 +9,7 @@ Modules are named by string, never imported here: a grammar, a family and a rule
 the first file of their language, so the guard pays only for the languages it meets; and the
 rules live in `fingerprint`, a layer above this one.
 """
+
 from __future__ import annotations
 
 from execlease_hook.core.record import record
@@ -17,17 +18,17 @@ from execlease_hook.core.record import record
 @record
 class Language:
     name: str
-    suffixes: tuple[str, ...]           # lower case, with the dot
-    grammar: str                        # the wheel's module (tree-sitter-go installs tree_sitter_go)
-    pointer: str                        # the wheel's function returning the language pointer
-    family: str                         # the module of locate/ naming its definitions
-    rules: str                          # the module of fingerprint/ holding its ts2 rules
+    suffixes: tuple[str, ...]  # lower case, with the dot
+    grammar: str  # the wheel's module (tree-sitter-go installs tree_sitter_go)
+    pointer: str  # the wheel's function returning the language pointer
+    family: str  # the module of locate/ naming its definitions
+    rules: str  # the module of fingerprint/ holding its ts2 rules
     # Literal node kinds whose pieces are separate nodes: an anchor inside one takes in the whole literal.
     literals: frozenset[str]
     # Call expressions: (node kind, field holding the callee; '' when the grammar names no field
     # and the callee is the call's first named child).
     calls: tuple[tuple[str, str], ...]
-    overloads: bool = False             # one name may name overloads: an ambiguous name "is overloaded"
+    overloads: bool = False  # one name may name overloads: an ambiguous name "is overloaded"
     # (call kind, field holding the object) where the callee field holds only the member's name.
     receivers: tuple[tuple[str, str], ...] = ()
 
@@ -37,47 +38,175 @@ _ECMASCRIPT_CALLS = (('call_expression', 'function'), ('new_expression', 'constr
 
 # Fields in order: name, suffixes, grammar, pointer, family, rules, literals, calls.
 ROWS = (
-    Language('python', ('.py',), 'tree_sitter_python', 'language', 'python', 'rules_python',
-             frozenset({'string', 'concatenated_string'}), (('call', 'function'),)),
-    Language('typescript', ('.ts', '.mts', '.cts'), 'tree_sitter_typescript', 'language_typescript',
-             'ecmascript', 'rules_ecmascript', _ECMASCRIPT_LITERALS, _ECMASCRIPT_CALLS),
-    Language('tsx', ('.tsx',), 'tree_sitter_typescript', 'language_tsx',
-             'ecmascript', 'rules_ecmascript', _ECMASCRIPT_LITERALS, _ECMASCRIPT_CALLS),
-    Language('javascript', ('.js', '.mjs', '.cjs', '.jsx'), 'tree_sitter_javascript', 'language',
-             'ecmascript', 'rules_ecmascript', _ECMASCRIPT_LITERALS, _ECMASCRIPT_CALLS),
-    Language('go', ('.go',), 'tree_sitter_go', 'language', 'go', 'rules_go',
-             frozenset({'interpreted_string_literal', 'raw_string_literal', 'rune_literal'}),
-             (('call_expression', 'function'),)),
-    Language('java', ('.java',), 'tree_sitter_java', 'language', 'java', 'rules_java',
-             frozenset({'string_literal', 'character_literal'}),
-             (('method_invocation', 'name'), ('object_creation_expression', 'type')), overloads=True,
-             receivers=(('method_invocation', 'object'),)),
-    Language('rust', ('.rs',), 'tree_sitter_rust', 'language', 'rust', 'rules_rust',
-             frozenset({'string_literal', 'raw_string_literal', 'char_literal'}),
-             (('call_expression', 'function'), ('macro_invocation', 'macro'))),
-    Language('c', ('.c',), 'tree_sitter_c', 'language', 'cfamily', 'rules_c',
-             frozenset({'string_literal', 'concatenated_string', 'char_literal'}),
-             (('call_expression', 'function'),)),
+    Language(
+        'python',
+        ('.py',),
+        'tree_sitter_python',
+        'language',
+        'python',
+        'rules_python',
+        frozenset({'string', 'concatenated_string'}),
+        (('call', 'function'),),
+    ),
+    Language(
+        'typescript',
+        ('.ts', '.mts', '.cts'),
+        'tree_sitter_typescript',
+        'language_typescript',
+        'ecmascript',
+        'rules_ecmascript',
+        _ECMASCRIPT_LITERALS,
+        _ECMASCRIPT_CALLS,
+    ),
+    Language(
+        'tsx',
+        ('.tsx',),
+        'tree_sitter_typescript',
+        'language_tsx',
+        'ecmascript',
+        'rules_ecmascript',
+        _ECMASCRIPT_LITERALS,
+        _ECMASCRIPT_CALLS,
+    ),
+    Language(
+        'javascript',
+        ('.js', '.mjs', '.cjs', '.jsx'),
+        'tree_sitter_javascript',
+        'language',
+        'ecmascript',
+        'rules_ecmascript',
+        _ECMASCRIPT_LITERALS,
+        _ECMASCRIPT_CALLS,
+    ),
+    Language(
+        'go',
+        ('.go',),
+        'tree_sitter_go',
+        'language',
+        'go',
+        'rules_go',
+        frozenset({'interpreted_string_literal', 'raw_string_literal', 'rune_literal'}),
+        (('call_expression', 'function'),),
+    ),
+    Language(
+        'java',
+        ('.java',),
+        'tree_sitter_java',
+        'language',
+        'java',
+        'rules_java',
+        frozenset({'string_literal', 'character_literal'}),
+        (('method_invocation', 'name'), ('object_creation_expression', 'type')),
+        overloads=True,
+        receivers=(('method_invocation', 'object'),),
+    ),
+    Language(
+        'rust',
+        ('.rs',),
+        'tree_sitter_rust',
+        'language',
+        'rust',
+        'rules_rust',
+        frozenset({'string_literal', 'raw_string_literal', 'char_literal'}),
+        (('call_expression', 'function'), ('macro_invocation', 'macro')),
+    ),
+    Language(
+        'c',
+        ('.c',),
+        'tree_sitter_c',
+        'language',
+        'cfamily',
+        'rules_c',
+        frozenset({'string_literal', 'concatenated_string', 'char_literal'}),
+        (('call_expression', 'function'),),
+    ),
     # C++ reads `.h` too: its grammar parses C headers, the C grammar cannot parse C++ ones.
-    Language('cpp', ('.cc', '.cpp', '.cxx', '.c++', '.h', '.hh', '.hpp', '.hxx', '.h++', '.ipp', '.tpp', '.inl'),
-             'tree_sitter_cpp', 'language', 'cfamily', 'rules_cpp',
-             frozenset({'string_literal', 'concatenated_string', 'raw_string_literal', 'char_literal'}),
-             (('call_expression', 'function'), ('new_expression', 'type')), overloads=True),
-    Language('zig', ('.zig',), 'tree_sitter_zig', 'language', 'zig', 'rules_zig',
-             frozenset({'string'}), (('call_expression', 'function'),)),
-    Language('csharp', ('.cs',), 'tree_sitter_c_sharp', 'language', 'csharp', 'rules_csharp',
-             frozenset({'string_literal', 'verbatim_string_literal', 'raw_string_literal',
-                        'interpolated_string_expression', 'character_literal'}),
-             (('invocation_expression', 'function'), ('object_creation_expression', 'type')), overloads=True),
-    Language('kotlin', ('.kt', '.kts'), 'tree_sitter_kotlin', 'language', 'kotlin', 'rules_kotlin',
-             frozenset({'string_literal', 'multiline_string_literal', 'character_literal'}),
-             (('call_expression', ''),), overloads=True),
-    Language('scala', ('.scala', '.sc'), 'tree_sitter_scala', 'language', 'scala', 'rules_scala',
-             frozenset({'string', 'interpolated_string_expression', 'character_literal'}),
-             (('call_expression', 'function'), ('instance_expression', '')), overloads=True),
-    Language('swift', ('.swift',), 'tree_sitter_swift', 'language', 'swift', 'rules_swift',
-             frozenset({'line_string_literal', 'multi_line_string_literal', 'raw_string_literal'}),
-             (('call_expression', ''),), overloads=True),
+    Language(
+        'cpp',
+        (
+            '.cc',
+            '.cpp',
+            '.cxx',
+            '.c++',
+            '.h',
+            '.hh',
+            '.hpp',
+            '.hxx',
+            '.h++',
+            '.ipp',
+            '.tpp',
+            '.inl',
+        ),
+        'tree_sitter_cpp',
+        'language',
+        'cfamily',
+        'rules_cpp',
+        frozenset({'string_literal', 'concatenated_string', 'raw_string_literal', 'char_literal'}),
+        (('call_expression', 'function'), ('new_expression', 'type')),
+        overloads=True,
+    ),
+    Language(
+        'zig',
+        ('.zig',),
+        'tree_sitter_zig',
+        'language',
+        'zig',
+        'rules_zig',
+        frozenset({'string'}),
+        (('call_expression', 'function'),),
+    ),
+    Language(
+        'csharp',
+        ('.cs',),
+        'tree_sitter_c_sharp',
+        'language',
+        'csharp',
+        'rules_csharp',
+        frozenset(
+            {
+                'string_literal',
+                'verbatim_string_literal',
+                'raw_string_literal',
+                'interpolated_string_expression',
+                'character_literal',
+            }
+        ),
+        (('invocation_expression', 'function'), ('object_creation_expression', 'type')),
+        overloads=True,
+    ),
+    Language(
+        'kotlin',
+        ('.kt', '.kts'),
+        'tree_sitter_kotlin',
+        'language',
+        'kotlin',
+        'rules_kotlin',
+        frozenset({'string_literal', 'multiline_string_literal', 'character_literal'}),
+        (('call_expression', ''),),
+        overloads=True,
+    ),
+    Language(
+        'scala',
+        ('.scala', '.sc'),
+        'tree_sitter_scala',
+        'language',
+        'scala',
+        'rules_scala',
+        frozenset({'string', 'interpolated_string_expression', 'character_literal'}),
+        (('call_expression', 'function'), ('instance_expression', '')),
+        overloads=True,
+    ),
+    Language(
+        'swift',
+        ('.swift',),
+        'tree_sitter_swift',
+        'language',
+        'swift',
+        'rules_swift',
+        frozenset({'line_string_literal', 'multi_line_string_literal', 'raw_string_literal'}),
+        (('call_expression', ''),),
+        overloads=True,
+    ),
 )
 
 LANGUAGES: dict[str, Language] = {row.name: row for row in ROWS}

@@ -2,11 +2,12 @@
 
 A decorated function is its `decorated_definition`, so decorators are part of it.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, ancestors, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -16,7 +17,11 @@ _SCOPES = frozenset({'function_definition', 'class_definition'})
 
 def named_definition(name: Node) -> Definition | None:
     function = name.parent
-    if function is None or function.type != 'function_definition' or not names_this(function, 'name', name):
+    if (
+        function is None
+        or function.type != 'function_definition'
+        or not names_this(function, 'name', name)
+    ):
         return None
     outer = function.parent
     node = outer if outer is not None and outer.type == 'decorated_definition' else function

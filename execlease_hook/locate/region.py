@@ -3,25 +3,35 @@
 An anchor is where its exact text occurs once; otherwise where its tokens occur once
 (locate/anchor.py), so formatting the code never loses it.
 """
+
 from __future__ import annotations
 
 from execlease_hook.core.errors import CannotRun
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token, Tokenizer
     from execlease_hook.locate.definition import Located
     from execlease_hook.manifest.model import CoveredEntry
 
 
-def find_region(entry: CoveredEntry, source: bytes, scope: Located | None, language: str = '',
-                tokens: Tokenizer | None = None) -> tuple[int, int]:
+def find_region(
+    entry: CoveredEntry,
+    source: bytes,
+    scope: Located | None,
+    language: str = '',
+    tokens: Tokenizer | None = None,
+) -> tuple[int, int]:
     """(start byte, end byte) of the region; `scope` is the `within` function, if any. Without
     `tokens` an anchor is found by its exact text only."""
     assert entry.region is not None
     low, high = (scope.start_byte, scope.end_byte) if scope is not None else (0, len(source))
-    where = f'in {entry.path}' if scope is None else (
-        f'in {entry.path} within {entry.within!r} (lines {scope.start_line}-{scope.end_line})'
+    where = (
+        f'in {entry.path}'
+        if scope is None
+        else (
+            f'in {entry.path} within {entry.within!r} (lines {scope.start_line}-{scope.end_line})'
+        )
     )
     prefix = f'coverage entry {entry.id!r}'
     places = Places(source, low, high, language, tokens)
@@ -39,8 +49,16 @@ def find_region(entry: CoveredEntry, source: bytes, scope: Located | None, langu
 class Places:
     """Where anchors stand in one scope of a source, its tokens read once for all of them."""
 
-    def __init__(self, source: bytes, low: int, high: int, language: str, tokens: Tokenizer | None) -> None:
-        self.source, self.low, self.high, self.language, self.tokens = source, low, high, language, tokens
+    def __init__(
+        self, source: bytes, low: int, high: int, language: str, tokens: Tokenizer | None
+    ) -> None:
+        self.source, self.low, self.high, self.language, self.tokens = (
+            source,
+            low,
+            high,
+            language,
+            tokens,
+        )
         self._found: list[Token] | None = None
 
     def found(self) -> list[Token]:
@@ -65,12 +83,18 @@ class Places:
 
         mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
         if all(optional for *_, optional in mine):
-            return exact    # a comment (`# region: begin`) is found by its text alone
+            return exact  # a comment (`# region: begin`) is found by its text alone
         found: set[tuple[int, int]] = set()
         for near_low, near_high in self._near(mine, needle):
             near = self.tokens(self.language, source, near_low, near_high)
-            found.update((a, b) for a, b in by_tokens.find(mine, needle, near, source) if a < high and b > low)
-        spans = sorted(s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found))
+            found.update(
+                (a, b)
+                for a, b in by_tokens.find(mine, needle, near, source)
+                if a < high and b > low
+            )
+        spans = sorted(
+            s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found)
+        )
         # Text found more than once that is no tokens (inside strings: `UPDATE lease`) stays ambiguous.
         return spans or exact
 
@@ -99,14 +123,18 @@ class Places:
         source = self.source
         needle = anchor.encode('utf-8')
         if not needle:
-            raise CannotRun(f'{prefix}: `{key}` is empty; give the text where the region starts/ends')
+            raise CannotRun(
+                f'{prefix}: `{key}` is empty; give the text where the region starts/ends'
+            )
         found = self.find(anchor)
         if not found and self.tokens is not None:
             from execlease_hook.locate import anchor as by_tokens
 
             mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
-            raise CannotRun(f'{prefix}: `{key}` {_show(anchor)} not found {where}'
-                            f'{self._differs(mine, needle)}; update the anchor to code that is there')
+            raise CannotRun(
+                f'{prefix}: `{key}` {_show(anchor)} not found {where}'
+                f'{self._differs(mine, needle)}; update the anchor to code that is there'
+            )
         if len(found) == 1:
             return found[0]
         if not found:
@@ -115,8 +143,10 @@ class Places:
                 f'update the anchor to text that is in the code',
             )
         lines = ', '.join(str(line) for line in sorted({_line(source, at) for at, _ in found}))
-        hint = 'make the anchor longer' if ' within ' in where else (
-            'make the anchor longer or narrow the search with `within`'
+        hint = (
+            'make the anchor longer'
+            if ' within ' in where
+            else ('make the anchor longer or narrow the search with `within`')
         )
         raise CannotRun(
             f'{prefix}: `{key}` {_show(anchor)} occurs {len(found)} times {where}, on lines {lines}; '
@@ -134,8 +164,11 @@ class Places:
         if matched == 0:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'
         wanted = _token(needle, mine[matched]) if matched < len(mine) else 'its end'
-        there = (f'{_token(self.source, found[at])} on line {_line(self.source, found[at][1])}'
-                 if at is not None else 'the end of the scope')
+        there = (
+            f'{_token(self.source, found[at])} on line {_line(self.source, found[at][1])}'
+            if at is not None
+            else 'the end of the scope'
+        )
         done = _token(needle, mine[matched - 1])
         return f' (its tokens match up to {done}; then the anchor says {wanted}, the code {there})'
 
@@ -144,7 +177,7 @@ _NEAR = 1024
 
 
 def _token(text: bytes, token: Token) -> str:
-    return repr(text[token[1]:token[2]].decode('utf-8', errors='replace'))
+    return repr(text[token[1] : token[2]].decode('utf-8', errors='replace'))
 
 
 def _show(anchor: str) -> str:

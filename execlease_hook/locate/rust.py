@@ -3,11 +3,19 @@ methods, `module.f` for inline modules, `outer.inner` for nested functions.
 
 Attributes written directly above a function (`#[inline]`) belong to it.
 """
+
 from __future__ import annotations
 
-from execlease_hook.locate.definition import Definition, ancestors, base_type, leading, names_this, text
+from execlease_hook.locate.definition import (
+    Definition,
+    ancestors,
+    base_type,
+    leading,
+    names_this,
+    text,
+)
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -17,7 +25,11 @@ _ATTRIBUTES = frozenset({'attribute_item'})
 
 def named_definition(name: Node) -> Definition | None:
     function = name.parent
-    if function is None or function.type != 'function_item' or not names_this(function, 'name', name):
+    if (
+        function is None
+        or function.type != 'function_item'
+        or not names_this(function, 'name', name)
+    ):
         return None
     parts = [text(name)]
     for scope in ancestors(function):

@@ -7,25 +7,36 @@ Declarations without a body (`def f: Int` in a trait) are not definitions; overl
 name and so are ambiguous; methods of anonymous classes (`new T { ... }`) are not addressable.
 Annotations and modifiers are part of the definition.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, ancestors, base_type, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 NAME_TYPES = frozenset({'identifier', 'operator_identifier'})
-_SCOPES = frozenset({
-    'object_definition', 'class_definition', 'trait_definition', 'enum_definition', 'function_definition',
-    'given_definition',
-})
+_SCOPES = frozenset(
+    {
+        'object_definition',
+        'class_definition',
+        'trait_definition',
+        'enum_definition',
+        'function_definition',
+        'given_definition',
+    }
+)
 _ANONYMOUS = frozenset({'instance_expression', 'lambda_expression'})
 
 
 def named_definition(name: Node) -> Definition | None:
     function = name.parent
-    if function is None or function.type != 'function_definition' or not names_this(function, 'name', name):
+    if (
+        function is None
+        or function.type != 'function_definition'
+        or not names_this(function, 'name', name)
+    ):
         return None
     parts = [text(name)]
     for scope in ancestors(function):
@@ -44,7 +55,11 @@ def named_definition(name: Node) -> Definition | None:
 def _extended(extension: Node) -> str:
     """The type an `extension (s: T)` adds methods to: `T`'s base name."""
     parameters = extension.child_by_field_name('parameters')
-    first = next((c for c in parameters.named_children if c.type == 'parameter'), None) if parameters else None
+    first = (
+        next((c for c in parameters.named_children if c.type == 'parameter'), None)
+        if parameters
+        else None
+    )
     kind = first.child_by_field_name('type') if first is not None else None
     while kind is not None and kind.type == 'generic_type':
         kind = kind.child_by_field_name('type')

@@ -9,6 +9,7 @@ Of each wheel only its compiled `_binding` module is loaded (binding()): the whe
 `inspect`, and `tree_sitter`'s imports `typing`; together more than the rest of a commit that
 stages covered code (benchmarks/guard_latency.py).
 """
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,7 @@ import sys
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
-TYPE_CHECKING = False   # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
+TYPE_CHECKING = False  # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 _parsers: dict[str, tree_sitter.Parser] = {}
 _trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
-_MAX_TREES = 64     # a guard run touches a handful of files (index, sync commit, moved-to candidates)
+_MAX_TREES = 64  # a guard run touches a handful of files (index, sync commit, moved-to candidates)
 
 
 def language_for(path: str) -> str | None:
@@ -53,16 +54,18 @@ def check_text(path: str, source: bytes, what: str) -> None:
         raise CannotRun(
             f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit for covered '
             f'files (its syntax tree would take gigabytes); cover a smaller source file, or raise '
-            f'{settings.MAX_COVERED_ENV} (in MB) if this one really is source code')
+            f'{settings.MAX_COVERED_ENV} (in MB) if this one really is source code'
+        )
     if b'\0' in source:
-        raise CannotRun(f'{what}: {path} looks binary (it contains a NUL byte); cover a source file')
+        raise CannotRun(
+            f'{what}: {path} looks binary (it contains a NUL byte); cover a source file'
+        )
     try:
         source.decode('utf-8')
     except UnicodeDecodeError as e:
         line = source.count(b'\n', 0, e.start) + 1
         raise CannotRun(
-            f'{what}: {path} is not valid UTF-8 (first bad byte on line {line}); '
-            f'save it as UTF-8',
+            f'{what}: {path} is not valid UTF-8 (first bad byte on line {line}); save it as UTF-8',
         ) from None
 
 
@@ -91,7 +94,9 @@ def parse_from(language: str, source: bytes, base: bytes) -> tree_sitter.Tree:
     tail = _common_prefix(base[start:][::-1], source[start:][::-1])
     old_end, new_end = len(base) - tail, len(source) - tail
     edited = old.copy()
-    edited.edit(start, old_end, new_end, _point(base, start), _point(base, old_end), _point(source, new_end))
+    edited.edit(
+        start, old_end, new_end, _point(base, start), _point(base, old_end), _point(source, new_end)
+    )
     if len(_trees) >= _MAX_TREES:
         del _trees[next(iter(_trees))]
     tree = _trees[key] = _parser(language).parse(source, old_tree=edited)

@@ -7,16 +7,20 @@ Protocol requirements have no body and are not definitions; overloads (and sever
 share a name and so are ambiguous. Attributes (`@discardableResult`) and modifiers are part of
 the declaration.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, ancestors, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 NAME_TYPES = frozenset({'simple_identifier', 'init', 'deinit', 'get', 'set'})
-_ACCESSORS = {'get': ('computed_getter', 'getter_specifier'), 'set': ('computed_setter', 'setter_specifier')}
+_ACCESSORS = {
+    'get': ('computed_getter', 'getter_specifier'),
+    'set': ('computed_setter', 'setter_specifier'),
+}
 _ANONYMOUS = frozenset({'lambda_literal'})
 
 
@@ -35,16 +39,23 @@ def named_definition(name: Node) -> Definition | None:
         parts = [name.type]
     elif kind == 'pattern' and name.type == 'simple_identifier':
         declaration = owner.parent
-        if declaration is None or declaration.type != 'property_declaration' \
-                or declaration.child_by_field_name('computed_value') is None:
+        if (
+            declaration is None
+            or declaration.type != 'property_declaration'
+            or declaration.child_by_field_name('computed_value') is None
+        ):
             return None
         owner, parts = declaration, [text(name)]
     elif name.type in _ACCESSORS and kind == _ACCESSORS[name.type][1]:
         accessor = owner.parent
         computed = accessor.parent if accessor is not None else None
         declaration = computed.parent if computed is not None else None
-        if accessor is None or accessor.type != _ACCESSORS[name.type][0] or declaration is None \
-                or declaration.type != 'property_declaration':
+        if (
+            accessor is None
+            or accessor.type != _ACCESSORS[name.type][0]
+            or declaration is None
+            or declaration.type != 'property_declaration'
+        ):
             return None
         pattern = declaration.child_by_field_name('name')
         bound = pattern.child_by_field_name('bound_identifier') if pattern is not None else None

@@ -4,24 +4,28 @@ struct a type function returns (`fn Generic(comptime T: type) type { return stru
 `outer.Local.f` for a struct declared inside a function. `extern fn` prototypes have no body and
 are not definitions; `test` blocks are covered with a region.
 """
+
 from __future__ import annotations
 
 from execlease_hook.locate.definition import Definition, ancestors, names_this, text
 
-TYPE_CHECKING = False   # typing.TYPE_CHECKING without importing typing (core/record.py)
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 NAME_TYPES = frozenset({'identifier'})
-_CONTAINERS = frozenset({'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'})
+_CONTAINERS = frozenset(
+    {'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'}
+)
 
 
 def named_definition(name: Node) -> Definition | None:
     function = name.parent
     if (
-            function is None or function.type != 'function_declaration'
-            or not names_this(function, 'name', name)
-            or function.child_by_field_name('body') is None
+        function is None
+        or function.type != 'function_declaration'
+        or not names_this(function, 'name', name)
+        or function.child_by_field_name('body') is None
     ):
         return None
     parts = [text(name)]

@@ -7,6 +7,7 @@ coverage, add, tools) the files git tracks or would track (not ignored; a folder
 such as a commit checked out alone, is walked); the guard takes the candidates from the index
 instead (git.model_manifests, then `is_model`), and a pushed commit's from its tree.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,10 @@ from pathlib import Path
 from execlease_hook.core.errors import CannotRun
 
 NAME = 'manifest.json'
-NONE_FOUND = ('expected verification/<name>/manifest.json, or an execlease manifest.json ("version" '
-              'and a "spec" .tla file) anywhere in the repository')
+NONE_FOUND = (
+    'expected verification/<name>/manifest.json, or an execlease manifest.json ("version" '
+    'and a "spec" .tla file) anywhere in the repository'
+)
 
 
 def in_legacy_place(rel: str) -> bool:
@@ -82,7 +85,7 @@ def _candidates(root: Path) -> list[str]:
         try:
             return git.worktree_manifests(root)
         except CannotRun:
-            pass    # not a repository after all: walk it
+            pass  # not a repository after all: walk it
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith('.') and d != 'node_modules')

@@ -1,6 +1,7 @@
 """manifest.json's data model: one frozen value per object of the file (docs/manifest.md is
 the reference; manifest/read.py validates, manifest/write.py writes).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -8,8 +9,7 @@ from pathlib import Path
 
 from execlease_hook.core.record import field, record
 
-
-HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')   # ts1 still compares; syncs write ts2
+HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')  # ts1 still compares; syncs write ts2
 MODEL_HASH_PREFIX = 'sha256:'
 MODEL_RECORD_SCHEMES = ('tla1',)
 VERSION = 1
@@ -17,19 +17,19 @@ VERSION = 1
 
 @record
 class Region:
-    start: str          # JSON "from": text where the region starts (found by its tokens too)
-    end: str            # JSON "to": text where the region ends (inclusive)
+    start: str  # JSON "from": text where the region starts (found by its tokens too)
+    end: str  # JSON "to": text where the region ends (inclusive)
 
 
 @record
 class CoveredEntry:
     id: str
-    path: str                   # POSIX, relative to the repository root
-    action: str                 # the model action this code implements
+    path: str  # POSIX, relative to the repository root
+    action: str  # the model action this code implements
     function: str | None = None  # qualified name; exactly one of function / region
     region: Region | None = None
-    within: str | None = None   # narrows a region to one function (qualified name)
-    hash: str | None = None     # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
+    within: str | None = None  # narrows a region to one function (qualified name)
+    hash: str | None = None  # "ts2:sha256:<hex>" (or an older "ts1:..."); None = never synced
     synced_blob: str | None = None  # JSON "syncedBlob": git blob of the file as it was hashed
     sync_reason: str | None = None  # JSON "syncReason": why the hash moved while the model did not
 
@@ -43,20 +43,21 @@ class Replace:
 @record
 class Deep:
     """A check's larger bounds for `verify --deep` (verify/deep.py): constants the cfg assigns, as cfg text."""
-    constants: tuple[tuple[str, str], ...]   # (name, value), in the manifest's order
-    timeout: float | None = None             # the time budget, seconds (default: --budget)
-    states: int | None = None                # distinct states of the last full deep run, recorded by hand
+
+    constants: tuple[tuple[str, str], ...]  # (name, value), in the manifest's order
+    timeout: float | None = None  # the time budget, seconds (default: --budget)
+    states: int | None = None  # distinct states of the last full deep run, recorded by hand
 
 
 @record
 class Check:
     name: str
-    config: str                 # relative to the model folder
-    states: int | None = None   # distinct states recorded at the last sync
+    config: str  # relative to the model folder
+    states: int | None = None  # distinct states recorded at the last sync
     deadlock: bool | None = None  # None: the cfg's CHECK_DEADLOCK, else TLC's default (checked)
     timeout: float | None = None  # seconds
-    deep: Deep | None = None    # larger bounds for `verify --deep`
-    spec: str | None = None     # the root module TLC checks (MCLease.tla); None: the manifest's
+    deep: Deep | None = None  # larger bounds for `verify --deep`
+    spec: str | None = None  # the root module TLC checks (MCLease.tla); None: the manifest's
 
 
 @record
@@ -66,9 +67,9 @@ class Mutation:
     replace: Replace
     violates: str
     timeout: float | None = None
-    within: str | None = None   # the operator the mutation edits: its anchor must be inside it
+    within: str | None = None  # the operator the mutation edits: its anchor must be inside it
     deadlock: bool | None = None  # as on a check
-    module: str | None = None   # the module file it edits (Lease.tla); None: the manifest's spec
+    module: str | None = None  # the module file it edits (Lease.tla); None: the manifest's spec
 
 
 @record
@@ -84,6 +85,7 @@ class Finding:
 @record
 class FieldRule:
     """Which top-level fields of a trace line reach TLA+: `keep` only these, or `drop` these."""
+
     keep: tuple[str, ...] | None = None
     drop: tuple[str, ...] = ()
 
@@ -94,24 +96,26 @@ class FieldRule:
 @record
 class TraceJob:
     """Trace validation (traces/run.py): NDJSON traces of the real program against a trace spec."""
+
     name: str
-    spec: str                        # the trace spec, relative to the model folder
+    spec: str  # the trace spec, relative to the model folder
     config: str
-    files: tuple[str, ...] = ()      # glob patterns of NDJSON traces, relative to the model folder
-    command: tuple[str, ...] = ()    # or: argv run from the repository root, writing the traces
-    timeout: float | None = None     # seconds, for the command and for TLC each
-    env: tuple[tuple[str, str], ...] = ()   # variables set for the command: (name, value), in order
+    files: tuple[str, ...] = ()  # glob patterns of NDJSON traces, relative to the model folder
+    command: tuple[str, ...] = ()  # or: argv run from the repository root, writing the traces
+    timeout: float | None = None  # seconds, for the command and for TLC each
+    env: tuple[tuple[str, str], ...] = ()  # variables set for the command: (name, value), in order
     fields: FieldRule | None = None  # which fields of a line reach TLA+ (default: all)
-    line: str = 'l'                  # a project's own trace spec: its variable of the next line
+    line: str = 'l'  # a project's own trace spec: its variable of the next line
 
 
 @record
 class CodeMutation:
     """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
+
     name: str
-    path: str                        # the source file, relative to the repository root
+    path: str  # the source file, relative to the repository root
     replace: Replace
-    traces: tuple[str, ...] = ()     # the trace jobs that must reject it (default: every one)
+    traces: tuple[str, ...] = ()  # the trace jobs that must reject it (default: every one)
 
 
 @record
@@ -120,10 +124,10 @@ class Library:
     from `url` and trusted by its pinned `sha256`, on TLC's class path; or a `folder` of .tla
     modules in the repository (relative to the repository root) on TLC's library path."""
 
-    url: str | None = None      # a jar: where it is downloaded from
-    sha256: str | None = None   # a jar: 64 hex, checked on every use
-    name: str | None = None     # a jar: how reports name it (default: the url's file name)
-    folder: str | None = None   # a folder: POSIX, relative to the repository root
+    url: str | None = None  # a jar: where it is downloaded from
+    sha256: str | None = None  # a jar: 64 hex, checked on every use
+    name: str | None = None  # a jar: how reports name it (default: the url's file name)
+    folder: str | None = None  # a folder: POSIX, relative to the repository root
 
     @property
     def label(self) -> str:
@@ -143,7 +147,7 @@ class ToolsPin:
 
     url: str | None = None
     sha256: str | None = None
-    min_tlc: str | None = None      # 'MAJOR.MINOR', e.g. '2.19', compared with the jar's TLC
+    min_tlc: str | None = None  # 'MAJOR.MINOR', e.g. '2.19', compared with the jar's TLC
 
 
 @record
@@ -151,19 +155,20 @@ class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec/index.py); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
 
-    scheme: str                                     # 'tla1'
-    files: Mapping[str, str | Mapping[str, str]]    # cfg -> hex; spec -> {unit key -> hex}
+    scheme: str  # 'tla1'
+    files: Mapping[str, str | Mapping[str, str]]  # cfg -> hex; spec -> {unit key -> hex}
 
 
 @record
 class AbstractAction:
-    action: str                 # an action of the next-state relation that no code implements
+    action: str  # an action of the next-state relation that no code implements
     reason: str
 
 
 @record
 class UntracedAction:
     """A covered action exempted from trace action coverage: no trace reaches it yet."""
+
     action: str
     reason: str
 
@@ -172,26 +177,32 @@ class UntracedAction:
 class WatchRule:
     """What protocol code looks like: every function in `paths` that matches must be covered."""
 
-    paths: tuple[str, ...]      # globs relative to the repository root (`**` spans folders)
-    strings: str | None = None  # a regular expression searched in a function's text, comments left out
-    calls: tuple[str, ...] = ()  # callee names: `release` matches `release(...)` and `lease.release(...)`
-    what: str | None = None     # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
+    paths: tuple[str, ...]  # globs relative to the repository root (`**` spans folders)
+    strings: str | None = (
+        None  # a regular expression searched in a function's text, comments left out
+    )
+    calls: tuple[
+        str, ...
+    ] = ()  # callee names: `release` matches `release(...)` and `lease.release(...)`
+    what: str | None = (
+        None  # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
+    )
 
 
 @record
 class IgnoredCode:
     path: str
-    function: str               # qualified name, as in a coverage entry
+    function: str  # qualified name, as in a coverage entry
     reason: str
 
 
 @record
 class Coverage:
     sync_commit: str | None
-    model_hash: str | ModelRecord | None    # str: "sha256:<hex>" of the bytes (older manifests)
+    model_hash: str | ModelRecord | None  # str: "sha256:<hex>" of the bytes (older manifests)
     entries: tuple[CoveredEntry, ...]
     abstract: tuple[AbstractAction, ...] = ()
-    untraced: tuple[UntracedAction, ...] = ()   # exempted from trace action coverage
+    untraced: tuple[UntracedAction, ...] = ()  # exempted from trace action coverage
     watch: tuple[WatchRule, ...] = ()
     ignored: tuple[IgnoredCode, ...] = ()
 
@@ -201,26 +212,28 @@ class Coverage:
 # that is from its first covered entry on; before, a spec kept for its own sake or not yet tied
 # to code would fail on every action although nothing is wrong with it (docs/concepts.md,
 # "When every action needs code").
-EVERY_ACTION = 'every-action'   # coverage.entries has an entry
-NO_ENTRY_YET = 'no-entry-yet'   # "coverage" without entries: names are checked, no action needs code
-NO_COVERAGE = 'no-coverage'     # no "coverage": the model covers no code, there is no map
+EVERY_ACTION = 'every-action'  # coverage.entries has an entry
+NO_ENTRY_YET = 'no-entry-yet'  # "coverage" without entries: names are checked, no action needs code
+NO_COVERAGE = 'no-coverage'  # no "coverage": the model covers no code, there is no map
 
 
 @record
 class Manifest:
-    path: Path                  # absolute path of manifest.json
-    root: Path                  # absolute repository root
-    spec: str                   # relative to the model folder
+    path: Path  # absolute path of manifest.json
+    root: Path  # absolute repository root
+    spec: str  # relative to the model folder
     checks: tuple[Check, ...]
     mutations: tuple[Mutation, ...] = ()
     findings: tuple[Finding, ...] = ()
     coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
     traces: tuple[TraceJob, ...] = ()
     code_mutations: tuple[CodeMutation, ...] = ()
-    covers_code: bool = True    # False: the manifest has no "coverage" (a model of no code)
-    schema: str | None = None   # "$schema": where editors find the JSON Schema; kept as written
-    tools: ToolsPin | None = None         # None: the default TLA+ tools (tlc/jar.py)
-    libraries: tuple[Library, ...] = ()   # in TLC's search order: jars on the class path, folders on the library path
+    covers_code: bool = True  # False: the manifest has no "coverage" (a model of no code)
+    schema: str | None = None  # "$schema": where editors find the JSON Schema; kept as written
+    tools: ToolsPin | None = None  # None: the default TLA+ tools (tlc/jar.py)
+    libraries: tuple[
+        Library, ...
+    ] = ()  # in TLC's search order: jars on the class path, folders on the library path
 
     @property
     def folder(self) -> Path:
@@ -236,13 +249,16 @@ class Manifest:
     @property
     def roots(self) -> list[str]:
         """The root modules TLC checks: the spec, then every other one a check names."""
-        return list(dict.fromkeys((self.spec, *(c.spec for c in self.checks if c.spec is not None))))
+        return list(
+            dict.fromkeys((self.spec, *(c.spec for c in self.checks if c.spec is not None)))
+        )
 
     def root_of(self, config: str) -> str:
         """The root module TLC runs a cfg on: that of the check with this cfg, else the spec (a
         mutation or finding with MC.cfg runs on MC.tla, as its check does)."""
-        return next((c.spec for c in self.checks if c.config == config and c.spec is not None),
-                    self.spec)
+        return next(
+            (c.spec for c in self.checks if c.config == config and c.spec is not None), self.spec
+        )
 
     @property
     def model_files(self) -> list[str]:

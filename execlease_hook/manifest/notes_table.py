@@ -3,6 +3,7 @@
 Generated from the located entries so that the cited lines never rot; the guard blocks a
 commit whose staged table is stale against the staged code.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,8 @@ HEADER = (
 class MapRow:
     action: str
     entry_id: str
-    path: str       # relative to the repository root
-    line: int       # 1-based start line
+    path: str  # relative to the repository root
+    line: int  # 1-based start line
 
 
 def render_row(row: MapRow, notes_folder: str) -> str:
@@ -39,14 +40,20 @@ def render_row(row: MapRow, notes_folder: str) -> str:
 
 def render_abstract(action: str, reason: str) -> str:
     """The row of an action no code implements (coverage.abstract): the other side of the map."""
-    cell = ' '.join(reason.split()).replace('|', '\\|')    # one line; a bar would end the cell
+    cell = ' '.join(reason.split()).replace('|', '\\|')  # one line; a bar would end the cell
     return f'| `{action}` | abstract | {cell} |'
 
 
-def render(rows: Sequence[MapRow], notes_folder: str, abstract: Sequence[tuple[str, str]] = ()) -> str:
+def render(
+    rows: Sequence[MapRow], notes_folder: str, abstract: Sequence[tuple[str, str]] = ()
+) -> str:
     """The text between the markers (without them), ending with a newline: a row per entry,
     then a row per abstract action (action, reason)."""
-    lines = (*HEADER, *(render_row(r, notes_folder) for r in rows), *(render_abstract(a, why) for a, why in abstract))
+    lines = (
+        *HEADER,
+        *(render_row(r, notes_folder) for r in rows),
+        *(render_abstract(a, why) for a, why in abstract),
+    )
     return '\n'.join(lines) + '\n'
 
 
@@ -59,7 +66,9 @@ def _markers(text: str, notes: str) -> tuple[int, int]:
             'where the table belongs, then run `execlease coverage --write-map`',
         )
     if text.count(BEGIN) > 1 or text.count(END) > 1 or end < begin:
-        raise CannotRun(f'{notes}: the code-to-action markers must appear once each, begin before end')
+        raise CannotRun(
+            f'{notes}: the code-to-action markers must appear once each, begin before end'
+        )
     return begin + len(BEGIN), end
 
 
@@ -87,7 +96,9 @@ def table_rows(table: str) -> dict[str, str]:
     return rows
 
 
-_ENTRY_ROW = re.compile(r'\| `(?P<action>[^`]*)` \| `(?P<id>[^`]*)` \| \[(?P<path>[^\]]*):(?P<line>[0-9]+)\]\(')
+_ENTRY_ROW = re.compile(
+    r'\| `(?P<action>[^`]*)` \| `(?P<id>[^`]*)` \| \[(?P<path>[^\]]*):(?P<line>[0-9]+)\]\('
+)
 _ABSTRACT_ROW = re.compile(r'\| `(?P<action>[^`]*)` \| abstract \| (?P<cell>.*) \|')
 
 
@@ -102,7 +113,9 @@ def generated(line: str, notes_folder: str) -> bool:
         found = MapRow(row['action'], row['id'], row['path'], int(row['line']))
         return render_row(found, notes_folder) == line
     row = _ABSTRACT_ROW.fullmatch(line)
-    return row is not None and render_abstract(row['action'], row['cell'].replace('\\|', '|')) == line
+    return (
+        row is not None and render_abstract(row['action'], row['cell'].replace('\\|', '|')) == line
+    )
 
 
 def hand_lines(table: str, notes_folder: str, before: str | None = None) -> list[str]:
@@ -110,8 +123,11 @@ def hand_lines(table: str, notes_folder: str, before: str | None = None) -> list
     Blank lines carry nothing; lines already in the table `before` (the last commit's) are not
     new edits: a table in an older version's layout is rewritten without a warning."""
     old = set(before.splitlines()) if before is not None else set()
-    return [line for line in table.splitlines()
-            if line.strip() and line not in old and not generated(line, notes_folder)]
+    return [
+        line
+        for line in table.splitlines()
+        if line.strip() and line not in old and not generated(line, notes_folder)
+    ]
 
 
 def write_notes(path: Path, table: str) -> bool:
@@ -131,12 +147,16 @@ def write_notes(path: Path, table: str) -> bool:
         text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         line = data.count(b'\n', 0, e.start) + 1
-        raise CannotRun(f'{path}: not UTF-8 (first bad byte on line {line}); save it as UTF-8') from None
+        raise CannotRun(
+            f'{path}: not UTF-8 (first bad byte on line {line}); save it as UTF-8'
+        ) from None
     new = replace_table(text, table, os.fspath(path))
     if new == text:
         return False
     try:
         write_text_atomic(path, new)
     except OSError as e:
-        raise CannotRun(f'{path}: cannot write the table: {e.strerror}; nothing was changed') from None
+        raise CannotRun(
+            f'{path}: cannot write the table: {e.strerror}; nothing was changed'
+        ) from None
     return True

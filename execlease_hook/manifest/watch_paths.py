@@ -5,6 +5,7 @@ this module imports `re` and nothing else of weight (no dataclasses, no tree-sit
 `*` and `?` stay inside one folder; `**` as a whole path part spans any number of folders
 (`app/**` is everything under app/, `**/sql.py` any sql.py); `[abc]` is a character class.
 """
+
 from __future__ import annotations
 
 import re
@@ -34,10 +35,14 @@ def _translate(glob: str) -> str:
                 piece += '[^/]*'
             elif c == '?':
                 piece += '[^/]'
-            elif c == '[' and ']' in part[j + 1:]:
+            elif c == '[' and ']' in part[j + 1 :]:
                 end = part.index(']', j + 1)
-                body = part[j + 1:end]
-                piece += '[' + ('^' + re.escape(body[1:]) if body.startswith('!') else re.escape(body)) + ']'
+                body = part[j + 1 : end]
+                piece += (
+                    '['
+                    + ('^' + re.escape(body[1:]) if body.startswith('!') else re.escape(body))
+                    + ']'
+                )
                 j = end
             else:
                 piece += re.escape(c)

@@ -1,6 +1,7 @@
 """The data model -> manifest.json: key order kept, 2-space indent, a trailing newline, written
 atomically, so a sync shows as a small diff.
 """
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,14 @@ from pathlib import Path
 
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.manifest.model import (
-    CodeMutation, Coverage, CoveredEntry, Library, Manifest, ModelRecord, TraceJob, VERSION,
+    VERSION,
+    CodeMutation,
+    Coverage,
+    CoveredEntry,
+    Library,
+    Manifest,
+    ModelRecord,
+    TraceJob,
 )
 
 
@@ -54,10 +62,12 @@ def to_json(m: Manifest) -> dict[str, object]:
         item = {'name': mu.name, 'config': mu.config}
         _optional(item, 'module', mu.module, None)
         _optional(item, 'within', mu.within, None)
-        item.update({
-            'replace': {'from': mu.replace.start, 'to': mu.replace.to},
-            'violates': mu.violates,
-        })
+        item.update(
+            {
+                'replace': {'from': mu.replace.start, 'to': mu.replace.to},
+                'violates': mu.violates,
+            }
+        )
         _optional(item, 'deadlock', mu.deadlock, None)
         _optional(item, 'timeout', mu.timeout, None)
         mutations.append(item)
@@ -71,21 +81,30 @@ def to_json(m: Manifest) -> dict[str, object]:
     out: dict[str, object] = {} if m.schema is None else {'$schema': m.schema}
     out.update({'version': VERSION, 'spec': m.spec})
     if m.tools is not None:
-        out['tools'] = {k: v for k, v in (('url', m.tools.url), ('sha256', m.tools.sha256),
-                                          ('minTlc', m.tools.min_tlc)) if v is not None}
+        out['tools'] = {
+            k: v
+            for k, v in (
+                ('url', m.tools.url),
+                ('sha256', m.tools.sha256),
+                ('minTlc', m.tools.min_tlc),
+            )
+            if v is not None
+        }
     if m.libraries:
         out['libraries'] = [_library_json(lib) for lib in m.libraries]
-    out.update({
-        'checks': checks,
-        'mutations': mutations,
-        'findings': findings,
-    })
+    out.update(
+        {
+            'checks': checks,
+            'mutations': mutations,
+            'findings': findings,
+        }
+    )
     if m.traces:
         out['traces'] = [_trace_job_json(t) for t in m.traces]
     if m.code_mutations:
         out['codeMutations'] = [_code_mutation_json(c) for c in m.code_mutations]
     if not m.covers_code:
-        return out      # a model of no code: no "coverage" (manifest/read.py reads it so)
+        return out  # a model of no code: no "coverage" (manifest/read.py reads it so)
     out['coverage'] = {
         'syncCommit': m.coverage.sync_commit,
         'modelHash': _model_hash_json(m.coverage.model_hash),
@@ -115,13 +134,19 @@ def _trace_job_json(t: TraceJob) -> dict[str, object]:
     if t.line != 'l':
         item['line'] = t.line
     if t.fields is not None:
-        item['fields'] = {'keep': list(t.fields.keep)} if t.fields.keep is not None else {'drop': list(t.fields.drop)}
+        item['fields'] = (
+            {'keep': list(t.fields.keep)}
+            if t.fields.keep is not None
+            else {'drop': list(t.fields.drop)}
+        )
     return item
 
 
 def _code_mutation_json(c: CodeMutation) -> dict[str, object]:
     item: dict[str, object] = {
-        'name': c.name, 'path': c.path, 'replace': {'from': c.replace.start, 'to': c.replace.to},
+        'name': c.name,
+        'path': c.path,
+        'replace': {'from': c.replace.start, 'to': c.replace.to},
     }
     if c.traces:
         item['traces'] = list(c.traces)
@@ -147,14 +172,19 @@ def _declarations_json(c: Coverage) -> dict[str, object]:
             rules.append(rule)
         out['watch'] = rules
     if c.ignored:
-        out['ignored'] = [{'path': i.path, 'function': i.function, 'reason': i.reason} for i in c.ignored]
+        out['ignored'] = [
+            {'path': i.path, 'function': i.function, 'reason': i.reason} for i in c.ignored
+        ]
     return out
 
 
 def _model_hash_json(value: str | ModelRecord | None) -> object:
     if not isinstance(value, ModelRecord):
         return value
-    files = {name: digest if isinstance(digest, str) else dict(digest) for name, digest in value.files.items()}
+    files = {
+        name: digest if isinstance(digest, str) else dict(digest)
+        for name, digest in value.files.items()
+    }
     return {'scheme': value.scheme, 'files': files}
 
 

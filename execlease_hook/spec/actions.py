@@ -12,6 +12,7 @@ there whose body is anything else (a conjunction) is an action. A disjunct writt
 conjunction, LET, IF) contributes the operators it applies that change a variable (a prime or
 UNCHANGED in their body, or in an operator they apply).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -37,7 +38,7 @@ _OR = frozenset({'lor'})
 class Action:
     name: str
     unit: Unit
-    via: tuple[str, ...]        # the operators through which Next reaches it, Next first
+    via: tuple[str, ...]  # the operators through which Next reaches it, Next first
 
 
 def next_relations(index: SpecIndex, cfgs: Iterable[bytes]) -> list[str]:
@@ -123,7 +124,7 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
         key = resolve(_applied_name(node), scope)
         if key is not None:
             if key in via:
-                return      # a recursive operator: already being split
+                return  # a recursive operator: already being split
             body = definitions[key].node.child_by_field_name('definition')
             if body is not None and _splits(body):
                 walk(body, (*via, key), _scope(key))
@@ -146,7 +147,7 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
 
 def _scope(key: str) -> str:
     """`etcd!` for `etcd!Next`: the instance its body's names are first looked up in."""
-    return key[:key.rindex('!') + 1] if '!' in key else ''
+    return key[: key.rindex('!') + 1] if '!' in key else ''
 
 
 def _splits(body: Node) -> bool:
@@ -189,8 +190,6 @@ def _applied_name(node: Node) -> str | None:
     return None
 
 
-
-
 @dataclass
 class _ChangesState:
     """Whether an operator's body (or one it applies) primes a variable or says UNCHANGED."""
@@ -201,7 +200,7 @@ class _ChangesState:
     def __call__(self, name: str) -> bool:
         if name in self.known:
             return self.known[name]
-        self.known[name] = False        # a cycle does not change state by itself
+        self.known[name] = False  # a cycle does not change state by itself
         result = False
         unit = self.definitions.get(name)
         if unit is not None:
@@ -210,7 +209,12 @@ class _ChangesState:
                     result = True
                     break
                 applied = _applied_name(node)
-                if applied is not None and applied != name and applied in self.definitions and self(applied):
+                if (
+                    applied is not None
+                    and applied != name
+                    and applied in self.definitions
+                    and self(applied)
+                ):
                     result = True
                     break
         self.known[name] = result
@@ -280,8 +284,13 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
 
 def closest(index: SpecIndex, name: str) -> str:
     definitions = index.definitions()
-    by_lower = {d.lower(): d for d in definitions}   # a change of case is the likeliest slip
-    close = [by_lower[c] for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)]
+    by_lower = {d.lower(): d for d in definitions}  # a change of case is the likeliest slip
+    close = [
+        by_lower[c]
+        for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
+    ]
     if not close:
         return ''
-    return ' (did you mean: ' + ', '.join(f'{c} ({index.where(definitions[c])})' for c in close) + ')'
+    return (
+        ' (did you mean: ' + ', '.join(f'{c} ({index.where(definitions[c])})' for c in close) + ')'
+    )

@@ -8,6 +8,7 @@ which does not know the keyword, and TLC 2.19, which does, run the same search. 
 `POSTCONDITION` cannot be translated: on a TLC that lacks them the job is refused, naming the
 keyword and the TLC that has it.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,17 +16,37 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Every keyword of a TLC cfg; singular and plural alike.
-KEYWORDS = frozenset({
-    'CONSTANT', 'CONSTANTS', 'INIT', 'NEXT', 'SPECIFICATION', 'INVARIANT', 'INVARIANTS',
-    'PROPERTY', 'PROPERTIES', 'SYMMETRY', 'CONSTRAINT', 'CONSTRAINTS', 'ACTION_CONSTRAINT',
-    'ACTION_CONSTRAINTS', 'VIEW', 'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS', 'TYPE_CONSTRAINT',
-})
+KEYWORDS = frozenset(
+    {
+        'CONSTANT',
+        'CONSTANTS',
+        'INIT',
+        'NEXT',
+        'SPECIFICATION',
+        'INVARIANT',
+        'INVARIANTS',
+        'PROPERTY',
+        'PROPERTIES',
+        'SYMMETRY',
+        'CONSTRAINT',
+        'CONSTRAINTS',
+        'ACTION_CONSTRAINT',
+        'ACTION_CONSTRAINTS',
+        'VIEW',
+        'CHECK_DEADLOCK',
+        'POSTCONDITION',
+        'ALIAS',
+        'TYPE_CONSTRAINT',
+    }
+)
 PROPERTY_KEYWORDS = ('PROPERTY', 'PROPERTIES')
 # What a TLC version's cfg reader does not know (tlc/jar.KNOWN_JARS names the versions; TLC 2.15
 # stops with "It was expecting a keyword" at these, tests/spec/cfg_test.py runs it).
 LACKS = {'TLC 2.15': ('CHECK_DEADLOCK', 'ALIAS', 'POSTCONDITION')}
 # Passed through to the pinned TLC 2.19 (this repository's tests run the offline TLC 2.15 only).
-HAS_THEM = 'a newer TLC (the pinned TLA+ tools, TLC 2.19; `execlease tools` says which TLC is in use)'
+HAS_THEM = (
+    'a newer TLC (the pinned TLA+ tools, TLC 2.19; `execlease tools` says which TLC is in use)'
+)
 
 _TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|<-|[A-Za-z0-9_]+|\S')
 
@@ -42,7 +63,7 @@ def token_matches(source: bytes) -> Iterator[re.Match[bytes]]:
     nested `(* *)`) left out. The one cfg lexer: tokens here and spec/index.cfg_tokens read it."""
     at, end = 0, len(source)
     while at < end:
-        if source[at:at + 1].isspace():
+        if source[at : at + 1].isspace():
             at += 1
         elif source.startswith(b'\\*', at):
             newline = source.find(b'\n', at)
@@ -58,7 +79,7 @@ def token_matches(source: bytes) -> Iterator[re.Match[bytes]]:
                     at += 1
         else:
             match = _TOKEN.match(source, at)
-            assert match is not None     # \S matches any non-space byte
+            assert match is not None  # \S matches any non-space byte
             yield match
             at = match.end()
 
@@ -89,7 +110,7 @@ def sections(source: bytes) -> tuple[Section, ...]:
         elif found:
             found[-1][1].append(token)
     result = tuple((keyword, tuple(rest)) for keyword, rest in found)
-    if len(_sections_memo) >= _SECTIONS_MEMO_SIZE:   # clear(): one step, safe beside other threads
+    if len(_sections_memo) >= _SECTIONS_MEMO_SIZE:  # clear(): one step, safe beside other threads
         _sections_memo.clear()
     _sections_memo[source] = result
     return result
@@ -133,8 +154,11 @@ def _blank(source: bytes, spans: list[tuple[int, int]]) -> bytes:
 
 
 def without_check_deadlock(source: bytes) -> bytes:
-    spans = [(keyword.start, (rest[-1] if rest else keyword).end)
-             for keyword, rest in sections(source) if keyword.text == 'CHECK_DEADLOCK']
+    spans = [
+        (keyword.start, (rest[-1] if rest else keyword).end)
+        for keyword, rest in sections(source)
+        if keyword.text == 'CHECK_DEADLOCK'
+    ]
     return _blank(source, spans)
 
 
@@ -159,14 +183,20 @@ def lacking(source: bytes, tlc_version: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Prepared:
-    text: bytes                  # the cfg TLC reads
-    deadlock: bool               # TLC checks deadlock (no -deadlock flag)
-    problem: str | None = None   # set: the job cannot run on this TLC
-    translated: bool = False     # CHECK_DEADLOCK became the flag, for a TLC that lacks the keyword
+    text: bytes  # the cfg TLC reads
+    deadlock: bool  # TLC checks deadlock (no -deadlock flag)
+    problem: str | None = None  # set: the job cannot run on this TLC
+    translated: bool = False  # CHECK_DEADLOCK became the flag, for a TLC that lacks the keyword
 
 
-def prepare(source: bytes, config: str, deadlock: bool | None, tlc_version: str,
-            label: str = '', expect: str | None = None) -> Prepared:
+def prepare(
+    source: bytes,
+    config: str,
+    deadlock: bool | None,
+    tlc_version: str,
+    label: str = '',
+    expect: str | None = None,
+) -> Prepared:
     """The cfg of one job (`label`, e.g. 'finding F2'): `deadlock` is the manifest entry's key
     (None: not given); `expect` what a mutation or finding must violate. A temporal property
     that `expect` names among several PROPERTY entries is kept alone, so that TLC, which does
@@ -180,20 +210,36 @@ def prepare(source: bytes, config: str, deadlock: bool | None, tlc_version: str,
     missing = lacking(source, tlc_version)
     if missing:
         words = ' and '.join(missing)
-        return Prepared(text, checked, problem=(
-            f'{label} ({config}): the cfg uses {words}, which {tlc_version} does not know (it stops '
-            f'with "expecting a keyword"); run it with {HAS_THEM}, or take {words} out of the cfg'))
+        return Prepared(
+            text,
+            checked,
+            problem=(
+                f'{label} ({config}): the cfg uses {words}, which {tlc_version} does not know (it stops '
+                f'with "expecting a keyword"); run it with {HAS_THEM}, or take {words} out of the cfg'
+            ),
+        )
     if expect is not None and expect.lower() == 'deadlock' and not checked:
-        why = ('"deadlock": false on the entry' if deadlock is not None
-               else 'CHECK_DEADLOCK FALSE in the cfg')
-        return Prepared(text, checked, problem=(
-            f'{label} ({config}) must fail on a deadlock, but {why} turns deadlock checking off; '
-            'remove it (or set "deadlock": true on the entry)'))
+        why = (
+            '"deadlock": false on the entry'
+            if deadlock is not None
+            else 'CHECK_DEADLOCK FALSE in the cfg'
+        )
+        return Prepared(
+            text,
+            checked,
+            problem=(
+                f'{label} ({config}) must fail on a deadlock, but {why} turns deadlock checking off; '
+                'remove it (or set "deadlock": true on the entry)'
+            ),
+        )
     listed = names(text, PROPERTY_KEYWORDS)
     if expect is not None and expect in listed and len(set(listed)) > 1:
         text = only_property(text, expect)
-    translated = from_cfg is not None and deadlock is None and any(
-        tlc_version.startswith(v) and 'CHECK_DEADLOCK' in kws for v, kws in LACKS.items())
+    translated = (
+        from_cfg is not None
+        and deadlock is None
+        and any(tlc_version.startswith(v) and 'CHECK_DEADLOCK' in kws for v, kws in LACKS.items())
+    )
     return Prepared(text, checked, translated=translated)
 
 
@@ -201,5 +247,7 @@ def translation_note(configs: list[str], tlc_version: str) -> str | None:
     """One note for every cfg whose CHECK_DEADLOCK became TLC's -deadlock flag (or its absence)."""
     if not configs:
         return None
-    return (f'CHECK_DEADLOCK in {", ".join(configs)} is given to {tlc_version}, which lacks the '
-            'keyword, as its -deadlock flag (FALSE) or no flag (TRUE): the same search')
+    return (
+        f'CHECK_DEADLOCK in {", ".join(configs)} is given to {tlc_version}, which lacks the '
+        'keyword, as its -deadlock flag (FALSE) or no flag (TRUE): the same search'
+    )

@@ -6,11 +6,13 @@ constants, INIT, NEXT, INVARIANTS, comments) is the check's own. A value that st
 replaces the assignment with a substitution (`RunId <- SharedRunId`). A constant the cfg does
 not assign is an error naming it, never a silent no-op.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from execlease_hook.spec.cfg import KEYWORDS, token_matches
+
 
 def _tokens(text: str) -> list[tuple[str, str, int, int]]:
     """(kind, text, start, end) of every token, comments and space left out: the one cfg lexer
@@ -19,7 +21,7 @@ def _tokens(text: str) -> list[tuple[str, str, int, int]]:
     out = []
     for m in token_matches(data):
         tok = m.group(0).decode('utf-8', 'replace')
-        start = len(data[:m.start()].decode('utf-8', 'replace'))
+        start = len(data[: m.start()].decode('utf-8', 'replace'))
         kind = 'word' if tok[0].isalnum() or tok[0] == '_' else 'other'
         out.append((kind, tok, start, start + len(tok)))
     return out
@@ -31,7 +33,7 @@ def assignments(text: str) -> dict[str, tuple[int, int]]:
     found: dict[str, tuple[int, int]] = {}
     in_constants = False
     depth = 0
-    current: tuple[str, int] | None = None     # (name, start of its operator)
+    current: tuple[str, int] | None = None  # (name, start of its operator)
     last_end = 0
 
     def close() -> None:
@@ -52,7 +54,7 @@ def assignments(text: str) -> dict[str, tuple[int, int]]:
             close()
             current = (tok, tokens[i + 1][2])
             continue
-        if tok in ('{', '(', '[', '<'):     # `<<` of a tuple is two `<` tokens
+        if tok in ('{', '(', '[', '<'):  # `<<` of a tuple is two `<` tokens
             depth += 1
         elif tok in ('}', ')', ']', '>'):
             depth = max(0, depth - 1)
@@ -67,7 +69,9 @@ def override(text: str, constants: Sequence[tuple[str, str]]) -> str:
     missing = [name for name, _ in constants if name not in spans]
     if missing:
         assigned = ', '.join(sorted(spans)) or 'none'
-        raise ValueError(f'the cfg assigns no constant {", ".join(missing)} (it assigns: {assigned})')
+        raise ValueError(
+            f'the cfg assigns no constant {", ".join(missing)} (it assigns: {assigned})'
+        )
     edits = sorted(((spans[name], value) for name, value in constants), reverse=True)
     for (start, end), value in edits:
         replacement = value if value.lstrip().startswith('<-') else f'= {value}'

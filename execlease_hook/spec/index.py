@@ -14,17 +14,18 @@ Inside a syntax error every byte is hashed verbatim.
 A config's meaning is its token sequence without comments, with singular and plural keywords
 (`INVARIANT`/`INVARIANTS`, `CONSTANT`/`CONSTANTS`, ...) read alike.
 """
+
 from __future__ import annotations
 
-import hashlib
 import dataclasses
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
-from execlease_hook.core.errors import CannotRun
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
 from execlease_hook.core.digest import tagged_field, tagged_gap
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec.cfg import token_matches
 
 if TYPE_CHECKING:
@@ -43,28 +44,30 @@ _KEYWORDS = {
     'module': 'MODULE',
     'ERROR': 'syntax error',
 }
-KEYWORDS = frozenset({*(k.split(' ')[0] for k in _KEYWORDS.values()), 'PlusCal'})  # keys of non-definitions
+KEYWORDS = frozenset(
+    {*(k.split(' ')[0] for k in _KEYWORDS.values()), 'PlusCal'}
+)  # keys of non-definitions
 _LAYOUT = frozenset({'header_line', 'MODULE', 'double_line', 'single_line'})
 _VERBATIM = frozenset({'string'})
 
 
 @dataclass(frozen=True)
 class Unit:
-    key: str                # a definition's name, or 'EXTENDS', 'ASSUME#2', 'MODULE Inner', ...
-    definition: bool        # an operator, function or module definition (an action can be one)
-    start_line: int         # 1-based, inclusive; trailing comments are not part of the unit
+    key: str  # a definition's name, or 'EXTENDS', 'ASSUME#2', 'MODULE Inner', ...
+    definition: bool  # an operator, function or module definition (an action can be one)
+    start_line: int  # 1-based, inclusive; trailing comments are not part of the unit
     end_line: int
     start_byte: int
     end_byte: int
-    digest: str             # sha256 hex of the unit's syntax tree
+    digest: str  # sha256 hex of the unit's syntax tree
     node: Node = field(compare=False, hash=False, repr=False)
-    file: str = field(default='', compare=False, hash=False)    # the module file defining it
+    file: str = field(default='', compare=False, hash=False)  # the module file defining it
 
 
 @dataclass(frozen=True)
 class SpecIndex:
-    name: str               # the spec's file name, for messages
-    module: str             # the module's name ('' when the parse found none)
+    name: str  # the spec's file name, for messages
+    module: str  # the module's name ('' when the parse found none)
     units: tuple[Unit, ...]
 
     def definitions(self) -> dict[str, Unit]:
@@ -74,11 +77,17 @@ class SpecIndex:
         return {u.key: u.digest for u in self.units}
 
     def where(self, unit: Unit) -> str:
-        lines = str(unit.start_line) if unit.start_line == unit.end_line else f'{unit.start_line}-{unit.end_line}'
+        lines = (
+            str(unit.start_line)
+            if unit.start_line == unit.end_line
+            else f'{unit.start_line}-{unit.end_line}'
+        )
         return f'{unit.file or self.name}:{lines}'
 
 
-def merged(indexes: Sequence[SpecIndex], by_module: Mapping[str, SpecIndex] | None = None) -> SpecIndex:
+def merged(
+    indexes: Sequence[SpecIndex], by_module: Mapping[str, SpecIndex] | None = None
+) -> SpecIndex:
     """One index of a root module and the modules it reads (spec/modules.py), as TLC sees its
     definitions: the root's units, then every definition of the others that the root does not
     define itself (TLC refuses a redefinition, so the first one met is the only one). Each unit
@@ -112,10 +121,13 @@ def _instanced(unit: Unit) -> str | None:
     if unit.node.type != 'module_definition':
         return None
     if any(c.type == 'identifier' for c in unit.node.named_children[1:]):
-        return None     # I(x) == INSTANCE M: its operators need the parameter, not resolved here
+        return None  # I(x) == INSTANCE M: its operators need the parameter, not resolved here
     instance = next((c for c in unit.node.named_children if c.type == 'instance'), None)
-    name = None if instance is None else next(
-        (c for c in instance.named_children if c.type == 'identifier_ref'), None)
+    name = (
+        None
+        if instance is None
+        else next((c for c in instance.named_children if c.type == 'identifier_ref'), None)
+    )
     return None if name is None or name.text is None else name.text.decode('utf-8')
 
 
@@ -132,7 +144,7 @@ def read_spec(source: bytes, name: str) -> SpecIndex:
     index = _read_memo.get(key)
     if index is None:
         index = _read_spec(key[1], name)
-        if len(_read_memo) >= _READ_MEMO_SIZE:   # clear() is one step, safe beside another thread
+        if len(_read_memo) >= _READ_MEMO_SIZE:  # clear() is one step, safe beside another thread
             _read_memo.clear()
         _read_memo[key] = index
     return index
@@ -145,7 +157,9 @@ def _read_spec(source: bytes, name: str) -> SpecIndex:
         source.decode('utf-8')
     except UnicodeDecodeError as e:
         line = source.count(b'\n', 0, e.start) + 1
-        raise CannotRun(f'{name}: not UTF-8 (first bad byte on line {line}); save it as UTF-8') from None
+        raise CannotRun(
+            f'{name}: not UTF-8 (first bad byte on line {line}); save it as UTF-8'
+        ) from None
     root = parse(source).root_node
     module = next((c for c in root.children if c.type == 'module'), None)
     if module is None:
@@ -158,12 +172,19 @@ def _read_spec(source: bytes, name: str) -> SpecIndex:
         if seen[key] > 1:
             key = f'{key}#{seen[key]}'
         last = _last_token(node)
-        units.append(Unit(
-            key=key, definition=definition,
-            start_line=node.start_point.row + 1, end_line=last.end_point.row + 1,
-            start_byte=node.start_byte, end_byte=last.end_byte,
-            digest=tree_digest(node, source), node=node, file=name,
-        ))
+        units.append(
+            Unit(
+                key=key,
+                definition=definition,
+                start_line=node.start_point.row + 1,
+                end_line=last.end_point.row + 1,
+                start_byte=node.start_byte,
+                end_byte=last.end_byte,
+                digest=tree_digest(node, source),
+                node=node,
+                file=name,
+            )
+        )
     name_node = module.child_by_field_name('name')
     module_name = name_node.text.decode('utf-8') if name_node is not None and name_node.text else ''
     return SpecIndex(name, module_name, tuple(units))
@@ -216,7 +237,7 @@ def _last_token(node: Node) -> Node:
 
 
 _Item = Union[bytes, tuple['Node', bool]]
-_markers: dict[tuple[str, bytes], bytes] = {}   # a node kind's opening field, by (kind, flag)
+_markers: dict[tuple[str, bytes], bytes] = {}  # a node kind's opening field, by (kind, flag)
 
 
 def tree_digest(node: Node, source: bytes) -> str:
@@ -234,31 +255,42 @@ def tree_digest(node: Node, source: bytes) -> str:
         if 'comment' in kind and current.id != node.id:
             continue
         verbatim = verbatim or current.is_error or kind in _VERBATIM
-        flag = b'!' if current.is_missing else b'E' if current.is_error else b'n' if current.is_named else b'a'
+        flag = (
+            b'!'
+            if current.is_missing
+            else b'E'
+            if current.is_error
+            else b'n'
+            if current.is_named
+            else b'a'
+        )
         marker = _markers.get((kind, flag))
         if marker is None:
             marker = _markers[(kind, flag)] = tagged_field(b'(' + flag, kind.encode('utf-8'))
         out.append(marker)
         children = current.children
         if not children:
-            out.append(tagged_field(b'"', source[current.start_byte:current.end_byte]) + b')')
+            out.append(tagged_field(b'"', source[current.start_byte : current.end_byte]) + b')')
             continue
         stack.append(b')')
         at = current.end_byte
         for child in reversed(children):
             if child.end_byte < at:
-                stack.append(tagged_gap(source[child.end_byte:at], verbatim))
+                stack.append(tagged_gap(source[child.end_byte : at], verbatim))
             stack.append((child, verbatim))
             at = min(at, child.start_byte)
         if at > current.start_byte:
-            stack.append(tagged_gap(source[current.start_byte:at], verbatim))
+            stack.append(tagged_gap(source[current.start_byte : at], verbatim))
     return hashlib.sha256(b''.join(out)).hexdigest()
 
 
 # TLC reads these keywords of a config alike in the singular and the plural.
 _CFG_SYNONYMS = {
-    'CONSTANT': 'CONSTANTS', 'INVARIANT': 'INVARIANTS', 'PROPERTY': 'PROPERTIES',
-    'CONSTRAINT': 'CONSTRAINTS', 'ACTION_CONSTRAINT': 'ACTION_CONSTRAINTS',
+    'CONSTANT': 'CONSTANTS',
+    'INVARIANT': 'INVARIANTS',
+    'PROPERTY': 'PROPERTIES',
+    'CONSTRAINT': 'CONSTRAINTS',
+    'ACTION_CONSTRAINT': 'ACTION_CONSTRAINTS',
 }
 
 

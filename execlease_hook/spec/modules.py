@@ -12,6 +12,7 @@ One function answers the question for every reader: the model record (spec/recor
 and `coverage` through it, the library scans and `init`/`add`. Each level of the closure is read
 in one batch (one `git cat-file` for the index or a commit).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,15 +28,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Module:
-    name: str           # the module's name, as EXTENDS and INSTANCE say it
-    key: str            # its key in the model record: from the model folder ('Lib.tla'), or
-                        # from the repository root for a library folder's ('verification/lib/Ops.tla')
-    path: str           # from the repository root
+    name: str  # the module's name, as EXTENDS and INSTANCE say it
+    key: str  # its key in the model record: from the model folder ('Lib.tla'), or
+    # from the repository root for a library folder's ('verification/lib/Ops.tla')
+    path: str  # from the repository root
     text: bytes
-    library: str | None = None   # the library folder (or jar) that holds it; None: the root's folder
-    reader: str = ''    # the key of the first module found reading it ('' for a root module)
-    keyword: str = ''   # how that module reads it: 'EXTENDS' or 'INSTANCE'
-    line: int = 0       # 1-based line of that EXTENDS or INSTANCE in the reader
+    library: str | None = None  # the library folder (or jar) that holds it; None: the root's folder
+    reader: str = ''  # the key of the first module found reading it ('' for a root module)
+    keyword: str = ''  # how that module reads it: 'EXTENDS' or 'INSTANCE'
+    line: int = 0  # 1-based line of that EXTENDS or INSTANCE in the reader
 
     @property
     def root(self) -> bool:
@@ -64,8 +65,9 @@ def candidates(m: Manifest, name: str) -> list[tuple[str, str, str | None]]:
     return found
 
 
-def closure(m: Manifest, source: Source, roots: Mapping[str, bytes],
-            probed: list[str] | None = None) -> list[Module]:
+def closure(
+    m: Manifest, source: Source, roots: Mapping[str, bytes], probed: list[str] | None = None
+) -> list[Module]:
     """The root modules (`roots`: record key -> bytes, keys from the model folder) and every
     module they read, breadth first, each once: roots first, then in the order they are met.
     `probed`, when given, receives every path looked at, found or not."""
@@ -79,21 +81,29 @@ def closure(m: Manifest, source: Source, roots: Mapping[str, bytes],
             prefetch(paths)
         return source.read
 
-    first = [Module(key.rsplit('/', 1)[-1].removesuffix('.tla'), key, prefix + key, text)
-             for key, text in roots.items()]
+    first = [
+        Module(key.rsplit('/', 1)[-1].removesuffix('.tla'), key, prefix + key, text)
+        for key, text in roots.items()
+    ]
     return _walk(first, lambda name: candidates(m, name), read)
 
 
-def in_memory(root: tuple[str, bytes],
-              places: Sequence[tuple[str | None, str, Mapping[str, bytes]]]) -> list[Module]:
+def in_memory(
+    root: tuple[str, bytes], places: Sequence[tuple[str | None, str, Mapping[str, bytes]]]
+) -> list[Module]:
     """The closure of one root module (file name, bytes) over modules already read, in TLC's
     order: each place is (its library label, or None for the root's own folder; the prefix its
     paths are shown with; its modules by file name). What TLC reads for a job (tlc/run.py)."""
-    files = {f'{prefix}{name}': text for _, prefix, modules in places for name, text in modules.items()}
+    files = {
+        f'{prefix}{name}': text for _, prefix, modules in places for name, text in modules.items()
+    }
 
     def where(name: str) -> list[tuple[str, str, str | None]]:
-        return [(f'{prefix}{name}.tla', f'{prefix}{name}.tla', label)
-                for label, prefix, modules in places if f'{name}.tla' in modules]
+        return [
+            (f'{prefix}{name}.tla', f'{prefix}{name}.tla', label)
+            for label, prefix, modules in places
+            if f'{name}.tla' in modules
+        ]
 
     def read(paths: list[str]) -> Callable[[str], bytes | None]:
         return files.get
@@ -103,8 +113,11 @@ def in_memory(root: tuple[str, bytes],
     return _walk([Module(name.removesuffix('.tla'), name, own + name, text)], where, read)
 
 
-def _walk(roots: list[Module], where: Callable[[str], list[tuple[str, str, str | None]]],
-          read: Callable[[list[str]], Callable[[str], bytes | None]]) -> list[Module]:
+def _walk(
+    roots: list[Module],
+    where: Callable[[str], list[tuple[str, str, str | None]]],
+    read: Callable[[list[str]], Callable[[str], bytes | None]],
+) -> list[Module]:
     """Breadth first from `roots`: each level's imports looked up where TLC would (`where`: a
     module name's candidate (key, path, library), in order), read in one batch (`read`)."""
     from execlease_hook.spec import syntax
@@ -113,7 +126,7 @@ def _walk(roots: list[Module], where: Callable[[str], list[tuple[str, str, str |
     names = {module.name for module in roots}
     level = list(roots)
     while level:
-        wanted: list[tuple[str, Module, int, str]] = []     # (name, reader, line, keyword)
+        wanted: list[tuple[str, Module, int, str]] = []  # (name, reader, line, keyword)
         for reader in level:
             nested = _nested_modules(reader.text)
             for name, row, keyword in syntax.imports(reader.text):
@@ -148,7 +161,7 @@ def likely_paths(m: Manifest) -> list[str]:
     probed: list[str] = []
     try:
         closure(m, WorktreeSource(m.root), {m.spec: text}, probed)
-    except OSError:     # a guess only: the closure on the real source decides
+    except OSError:  # a guess only: the closure on the real source decides
         return probed
     return probed
 
@@ -173,7 +186,15 @@ def _nested_modules(text: bytes) -> set[str]:
 
 def listing(modules: Iterable[Module]) -> list[dict[str, object]]:
     """The modules as a JSON report lists them."""
-    return [{'module': mod.name, 'key': mod.key, 'path': mod.path, 'library': mod.library,
-             'readBy': None if mod.root else {'module': mod.reader, 'line': mod.line,
-                                              'keyword': mod.keyword}}
-            for mod in modules]
+    return [
+        {
+            'module': mod.name,
+            'key': mod.key,
+            'path': mod.path,
+            'library': mod.library,
+            'readBy': None
+            if mod.root
+            else {'module': mod.reader, 'line': mod.line, 'keyword': mod.keyword},
+        }
+        for mod in modules
+    ]

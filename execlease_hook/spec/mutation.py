@@ -2,6 +2,7 @@
 mutation names the operator it edits (`within`), exactly once inside that operator's definition.
 Naming it lets a message say which action lost its anchor, and where the text went.
 """
+
 from __future__ import annotations
 
 from collections.abc import Collection
@@ -15,8 +16,11 @@ if TYPE_CHECKING:
 
 
 def anchor(
-        spec: bytes, spec_name: str, mu: Mutation, index: SpecIndex | None = None,
-        actions: Collection[str] = (),
+    spec: bytes,
+    spec_name: str,
+    mu: Mutation,
+    index: SpecIndex | None = None,
+    actions: Collection[str] = (),
 ) -> int:
     """The byte offset of the mutation's anchor; CannotRun saying what is wrong and what to do.
     `index` (the spec read with spec/index.py) is needed only when the mutation has `within`;
@@ -52,9 +56,16 @@ def anchor(
             f'mutation {mu.name}: replace.from matches {len(hits)} times within {what}; '
             'make the "from" text longer so that it picks one place',
         )
-    elsewhere = [u for u in definitions.values() if _all(spec, needle, *_span(spec, u.start_byte, u.end_byte))]
-    moved = (' (it is now in ' + ', '.join(f'{u.key} ({index.where(u)})' for u in elsewhere) + ')'
-             if elsewhere else '')
+    elsewhere = [
+        u
+        for u in definitions.values()
+        if _all(spec, needle, *_span(spec, u.start_byte, u.end_byte))
+    ]
+    moved = (
+        ' (it is now in ' + ', '.join(f'{u.key} ({index.where(u)})' for u in elsewhere) + ')'
+        if elsewhere
+        else ''
+    )
     raise CannotRun(
         f'mutation {mu.name}: replace.from no longer matches within {what}{moved}; '
         'update the mutation\'s "from" text (or its `within`) in manifest.json to the current spec',
@@ -65,7 +76,7 @@ def apply(spec: bytes, spec_name: str, mu: Mutation, index: SpecIndex | None = N
     """The spec with the mutation's one replacement made."""
     at = anchor(spec, spec_name, mu, index)
     needle = mu.replace.start.encode('utf-8')
-    return spec[:at] + mu.replace.to.encode('utf-8') + spec[at + len(needle):]
+    return spec[:at] + mu.replace.to.encode('utf-8') + spec[at + len(needle) :]
 
 
 def _all(spec: bytes, needle: bytes, low: int, high: int) -> list[int]:

@@ -1,6 +1,7 @@
 """What only a model record an older execlease wrote explains (spec/record.py says what that
 record held): a module the model reads that the record lacks, read through an EXTENDS or
 INSTANCE unchanged since the sync, and a recorded library module no root reads any more."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,8 +16,14 @@ if TYPE_CHECKING:
     from execlease_hook.git.blobs import Source
 
 
-def older_record(m: Manifest, module_list: Sequence[Module], recorded: ModelRecord,
-                 new_reads: list[str], dropped: list[str], source: Source) -> bool:
+def older_record(
+    m: Manifest,
+    module_list: Sequence[Module],
+    recorded: ModelRecord,
+    new_reads: list[str],
+    dropped: list[str],
+    source: Source,
+) -> bool:
     """The record is of the older form, and the difference in its modules comes from that alone:
     every module the model reads and the record lacks is read through an EXTENDS or INSTANCE
     unchanged since the sync, and every recorded module no longer read is a library folder's
@@ -28,9 +35,9 @@ def older_record(m: Manifest, module_list: Sequence[Module], recorded: ModelReco
     for key in new_reads:
         module = modules[key]
         if module.root:
-            return False    # a root module a check names since the sync: a change of the model
+            return False  # a root module a check names since the sync: a change of the model
         if module.reader in new_reads:
-            continue    # read by a module the older record lacks too: judged with that one
+            continue  # read by a module the older record lacks too: judged with that one
         before = recorded.files.get(module.reader)
         unit = _unit_at(modules[module.reader], module.line)
         if not isinstance(before, Mapping) or unit is None or before.get(unit.key) != unit.digest:

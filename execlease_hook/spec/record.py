@@ -20,6 +20,7 @@ reads that the record lacks, although the EXTENDS or INSTANCE that reads it is u
 the sync, cannot be judged (an edit of it since the sync cannot be named) and asks for one
 verified sync; a recorded library module no root reads any more is dropped by that sync.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -47,7 +48,7 @@ class ModelView:
     manifest: Manifest
     spec: bytes
     index: SpecIndex
-    cfgs: Mapping[str, bytes]       # every cfg the manifest names, by its name in the manifest
+    cfgs: Mapping[str, bytes]  # every cfg the manifest names, by its name in the manifest
     # Every other module the model reads (spec/modules.py), in the order they are met.
     modules: tuple[Module, ...] = field(default_factory=tuple)
 
@@ -83,8 +84,10 @@ class ModelView:
             edited = mu.module or self.manifest.spec
             text = texts.get(edited)
             if text is None:
-                problems.append(f'mutation {mu.name}: module {edited} is not read by the model; '
-                                'name in "module" a module the root module EXTENDS or INSTANCEs')
+                problems.append(
+                    f'mutation {mu.name}: module {edited} is not read by the model; '
+                    'name in "module" a module the root module EXTENDS or INSTANCEs'
+                )
                 continue
             index = self.index if edited == self.manifest.spec else None
             try:
@@ -96,8 +99,12 @@ class ModelView:
     def module_list(self) -> list[Module]:
         """The modules of the model, the spec first."""
         m = self.manifest
-        spec = Module(self.index.module or m.spec.removesuffix('.tla'), m.spec,
-                      folder_prefix(m) + m.spec, self.spec)
+        spec = Module(
+            self.index.module or m.spec.removesuffix('.tla'),
+            m.spec,
+            folder_prefix(m) + m.spec,
+            self.spec,
+        )
         return [spec, *self.modules]
 
 
@@ -147,7 +154,7 @@ def record(view: ModelView) -> ModelRecord:
 class Comparison:
     """The model against its recorded modelHash."""
 
-    changes: list[str]      # what changed in the model since the sync, one line each
+    changes: list[str]  # what changed in the model since the sync, one line each
     upgrade: list[str] = field(default_factory=list)  # what only an older record's form explains
     unjudged: bool = False  # a module the model reads is not in that older record: one sync
 
@@ -175,21 +182,25 @@ def compare(view: ModelView, source: Source) -> Comparison:
     if recorded is None:
         return Comparison(['never synced (no coverage.modelHash yet)'])
     if isinstance(recorded, str):
-
         if model_hash(m, source) == recorded:
             return Comparison([])
-        return Comparison([
-            'the spec or a cfg differs from the sync; coverage.modelHash is one sha256 of the '
-            'bytes (an older execlease wrote it), so the change cannot be named; the next '
-            '`execlease verify --update-coverage` records it per definition',
-        ])
+        return Comparison(
+            [
+                'the spec or a cfg differs from the sync; coverage.modelHash is one sha256 of the '
+                'bytes (an older execlease wrote it), so the change cannot be named; the next '
+                '`execlease verify --update-coverage` records it per definition',
+            ]
+        )
     current = record(view)
     lines: list[str] = []
     actions = view.actions()
     modules = {mod.key: mod for mod in view.modules}
     new_reads = [key for key in current.files if key in modules and key not in recorded.files]
-    dropped = [key for key in recorded.files if key not in current.files and key.endswith('.tla')
-               and key != m.spec]
+    dropped = [
+        key
+        for key in recorded.files
+        if key not in current.files and key.endswith('.tla') and key != m.spec
+    ]
     older = older_record(view.manifest, view.module_list(), recorded, new_reads, dropped, source)
     upgrade: list[str] = []
     for name in sorted(set(current.files) | set(recorded.files), key=lambda n: (n != m.spec, n)):
@@ -208,16 +219,20 @@ def compare(view: ModelView, source: Source) -> Comparison:
         if before is None:
             module = modules[name]
             if older:
-                upgrade.append(f'{kind} {name} ({module.via()}) is read by the model but not in '
-                               'the record, which an older execlease wrote: an edit of it since '
-                               'the sync cannot be named')
+                upgrade.append(
+                    f'{kind} {name} ({module.via()}) is read by the model but not in '
+                    'the record, which an older execlease wrote: an edit of it since '
+                    'the sync cannot be named'
+                )
             else:
                 lines.append(f'{kind} {name} is new to the model since the sync ({module.via()})')
             continue
         if now is None:
             if older:
-                upgrade.append(f'{kind} {name} is in the record, which an older execlease wrote, '
-                               'but no module of the model reads it: the sync drops it')
+                upgrade.append(
+                    f'{kind} {name} is in the record, which an older execlease wrote, '
+                    'but no module of the model reads it: the sync drops it'
+                )
             else:
                 lines.append(f'{kind} {name} is no longer part of the model since the sync')
             continue

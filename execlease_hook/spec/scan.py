@@ -12,6 +12,7 @@ scanned before TLC runs, and a use stops the run with the file and line. A modul
 read (a library's module no model imports) is not judged. TLCSet on a numbered register
 (TLCSet(1, v)) neither stops TLC nor leaves it and stays allowed.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from execlease_hook.spec import syntax as tla_syntax
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.spec import syntax as tla_syntax
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -41,12 +42,14 @@ FORBIDDEN: dict[str, str] = {
 _WORD = re.compile(r'\b(' + '|'.join(sorted(FORBIDDEN, key=len, reverse=True)) + r')\b')
 # Every forbidden name contains one of these: a spec with none of them (plain substring searches,
 # far cheaper than _WORD's search over a whole spec, done once per mutation) has no use at all.
-_STEMS = tuple(sorted({n.encode() for n in FORBIDDEN if not any(o != n and o in n for o in FORBIDDEN)}))
+_STEMS = tuple(
+    sorted({n.encode() for n in FORBIDDEN if not any(o != n and o in n for o in FORBIDDEN)})
+)
 
 
 @dataclass(frozen=True)
 class ForbiddenUse:
-    file: str       # as the message should name it, e.g. verification/x/Spec.tla
+    file: str  # as the message should name it, e.g. verification/x/Spec.tla
     line: int
     name: str
 
@@ -65,8 +68,10 @@ def _register_set(node: tree_sitter.Node) -> bool:
 
 def scan_module(file: str, text: bytes) -> list[ForbiddenUse]:
     """Every use of a forbidden operator in one .tla file (comments and strings do not count)."""
-    if not any(stem in text for stem in _STEMS) or not _WORD.search(text.decode('utf-8', 'replace')):
-        return []   # the common case: no such name anywhere, not even in a comment
+    if not any(stem in text for stem in _STEMS) or not _WORD.search(
+        text.decode('utf-8', 'replace')
+    ):
+        return []  # the common case: no such name anywhere, not even in a comment
     tree = tla_syntax.parse(text)
     found: list[ForbiddenUse] = []
     for node in tla_syntax.walk(tree.root_node):
@@ -110,7 +115,8 @@ def refusal(uses: list[ForbiddenUse]) -> str:
 
 
 def scan_job_files(
-        modules: Iterable[tuple[str, bytes]], cfgs: Iterable[tuple[str, bytes]] = (),
+    modules: Iterable[tuple[str, bytes]],
+    cfgs: Iterable[tuple[str, bytes]] = (),
 ) -> list[ForbiddenUse]:
     found: list[ForbiddenUse] = []
     for name, text in modules:

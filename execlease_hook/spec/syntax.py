@@ -4,6 +4,7 @@ Shared by everything that reads a spec as syntax rather than text: the scan for 
 spec under verification may not use (spec/scan.py) and any per-definition reading of a spec.
 The grammar is imported only when a spec is parsed, so the fast stage pays nothing for it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 _parser: tree_sitter.Parser | None = None
 _trees: dict[bytes, tree_sitter.Tree] = {}
-_MAX_TREES = 32     # a run reads one spec, its modules and one variant per mutation
+_MAX_TREES = 32  # a run reads one spec, its modules and one variant per mutation
 
 
 def parser() -> tree_sitter.Parser:
@@ -72,5 +73,5 @@ def imports(source: bytes) -> list[tuple[str, int, str]]:
             if child.type == 'identifier_ref':
                 found.append(((child.text or b'').decode(), child.start_point.row, keyword))
                 if keyword == 'INSTANCE':
-                    break   # INSTANCE M WITH x <- y: only M is a module
+                    break  # INSTANCE M WITH x <- y: only M is a module
     return found

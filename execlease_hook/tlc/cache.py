@@ -11,6 +11,7 @@ file + rename, so two runs at once never read a partial entry; a corrupt entry i
 A cache that cannot be written (read-only, full disk) only costs speed: the run goes on and
 says so once.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,7 +33,7 @@ class ResultCache:
     def __init__(self, folder: Path, enabled: bool = True) -> None:
         self.folder = folder
         self.enabled = enabled
-        self.problem: str | None = None   # set when an entry could not be written
+        self.problem: str | None = None  # set when an entry could not be written
         # Entries this run has read or written: a run asks for each job's entry more than once
         # (to order the jobs, then to run them), and an entry, once valid, stays valid for its key.
         self._known: dict[str, Verdict] = {}

@@ -18,9 +18,8 @@ meanwhile) ends TLC's finished run with the JVM's own exit 1 (`dump_failed`): tl
 the run by TLC's output, or runs the job again without the archive; no later job of this
 process tries to build it. Each of these says so once (housekeeping.py).
 """
-from __future__ import annotations
 
-from execlease_hook.core import settings
+from __future__ import annotations
 
 import hashlib
 import os
@@ -31,14 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import atomic
+from execlease_hook.core import atomic, housekeeping, settings
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.java import identity as java_identity
-from execlease_hook.core import housekeeping
 
-MIN_JAVA = 13             # the first Java with -XX:ArchiveClassesAtExit
-STALE_BUILD = 3600.0      # a .building file older than this was left by a killed run
-MIN_FREE = 64 << 20       # bytes that must be free in the archive's folder before a build
+MIN_JAVA = 13  # the first Java with -XX:ArchiveClassesAtExit
+STALE_BUILD = 3600.0  # a .building file older than this was left by a killed run
+MIN_FREE = 64 << 20  # bytes that must be free in the archive's folder before a build
 # The JVM prints its class-data warnings to stdout, which is TLC's output: keep them out of it.
 QUIET = ('-Xlog:cds=off', '-Xlog:cds+dynamic=off')
 
@@ -49,7 +47,7 @@ class Plan:
     # Called with the JVM's exit code once it has ended; commits an archive this run built.
     finish: Callable[[int | None], None]
     building: bool = False
-    archive: Path | None = None   # the archive this plan builds (building only)
+    archive: Path | None = None  # the archive this plan builds (building only)
 
 
 def _nothing(code: int | None) -> None:
@@ -123,9 +121,9 @@ def _claim_build(archive: Path) -> Path | None:
     except OSError:
         return None  # another job is building it, or the folder is not writable: run without
     try:
-        os.write(fd, str(os.getpid()).encode())   # whose it is, for `sweep` after a kill
+        os.write(fd, str(os.getpid()).encode())  # whose it is, for `sweep` after a kill
     except OSError:
-        pass   # a full disk: the empty mark still works, and goes stale after STALE_BUILD
+        pass  # a full disk: the empty mark still works, and goes stale after STALE_BUILD
     finally:
         os.close(fd)
     return lock
@@ -139,14 +137,16 @@ def _room(folder: Path) -> bool:
     except OSError as e:
         housekeeping.note(
             f'the class-data archive was not built: cannot use {folder} ({e.strerror or e}); TLC '
-            'jobs ran without it, a little slower. Make that folder writable, or set EXECLEASE_JVM_CDS=0')
+            'jobs ran without it, a little slower. Make that folder writable, or set EXECLEASE_JVM_CDS=0'
+        )
         return False
     if free >= MIN_FREE:
         return True
     housekeeping.note(
         f'the class-data archive was not built: {folder} has {free >> 20} MB free, and a build '
         f'needs {MIN_FREE >> 20} MB there; TLC jobs ran without it, a little slower. Free disk '
-        'space there, or set EXECLEASE_JVM_CDS=0')
+        'space there, or set EXECLEASE_JVM_CDS=0'
+    )
     return False
 
 
@@ -158,7 +158,7 @@ _DUMP_FAILED = b'An error has occurred while processing the shared archive file.
 def _dump_block(output: bytes) -> int:
     """Where the JVM's archive failure block starts in `output`, or -1."""
     at = output.find(_DUMP_FAILED)
-    while at > 0 and output[at - 1:at] != b'\n':
+    while at > 0 and output[at - 1 : at] != b'\n':
         at = output.find(_DUMP_FAILED, at + 1)
     return at
 
@@ -182,12 +182,15 @@ def unwritable(plan: Plan, said: bytes) -> None:
         return
     _unwritable.add(str(plan.archive))
     words = ' '.join(
-        line.strip() for line in said[_dump_block(said):].decode('utf-8', 'replace').splitlines()[1:2])
+        line.strip()
+        for line in said[_dump_block(said) :].decode('utf-8', 'replace').splitlines()[1:2]
+    )
     housekeeping.note(
         f'the class-data archive could not be written to {plan.archive.parent} (the JVM said: '
-        f'{words or "nothing more"}); the verdict is TLC\'s own, and later jobs ran without '
+        f"{words or 'nothing more'}); the verdict is TLC's own, and later jobs ran without "
         'the archive, a little slower. Free disk space there (or lift the file-size limit), '
-        'or set EXECLEASE_JVM_CDS=0')
+        'or set EXECLEASE_JVM_CDS=0'
+    )
 
 
 def _alive(pid: int) -> bool:
@@ -261,7 +264,8 @@ def plan(java: Path, jar: Path) -> Plan:
             housekeeping.note(
                 f'the class-data archive was built but could not be saved in {archive.parent} '
                 f'({e.strerror or e}); TLC jobs ran without it, a little slower. Free disk space '
-                'there, or set EXECLEASE_JVM_CDS=0')
+                'there, or set EXECLEASE_JVM_CDS=0'
+            )
         finally:
             for path in (part, lock):
                 try:
@@ -269,5 +273,6 @@ def plan(java: Path, jar: Path) -> Plan:
                 except OSError:
                     pass
 
-    return Plan((f'-XX:ArchiveClassesAtExit={part}', *QUIET),
-                finish, building=True, archive=archive)
+    return Plan(
+        (f'-XX:ArchiveClassesAtExit={part}', *QUIET), finish, building=True, archive=archive
+    )

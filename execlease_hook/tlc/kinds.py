@@ -8,42 +8,63 @@ C1 only, tlc/jvm.py), where it starts among jobs of equal cost (`order`, verify/
 whether it counts the model's states for the manifest (`records_states`), whether its message
 is shown when it held (`summary`), and its report rule ids (verify/report_build.py).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-PASS = 'pass'              # TLC must find no error
-VIOLATION = 'violation'    # TLC must violate the job's named property (`TlcJob.expect`)
-TRACES = 'traces'          # judged by trace validation (traces/), not by a TLC verdict alone
+PASS = 'pass'  # TLC must find no error
+VIOLATION = 'violation'  # TLC must violate the job's named property (`TlcJob.expect`)
+TRACES = 'traces'  # judged by trace validation (traces/), not by a TLC verdict alone
 
 
 @dataclass(frozen=True)
 class Kind:
-    name: str                  # TlcJob.kind: the first word of a job's label (`check main`)
-    expects: str               # PASS, VIOLATION or TRACES
-    short: bool = False        # ends at its first counterexample: C1 only
-    order: int = 3             # among jobs of equal cost, lower starts first
+    name: str  # TlcJob.kind: the first word of a job's label (`check main`)
+    expects: str  # PASS, VIOLATION or TRACES
+    short: bool = False  # ends at its first counterexample: C1 only
+    order: int = 3  # among jobs of equal cost, lower starts first
     records_states: bool = False
-    anchored: bool = False     # runs the spec changed at an anchor (the report points at it)
-    summary: bool = False      # its message is worth showing when it held (what the traces exercised)
-    failed_rule: str = 'job-failed'     # did not hold: TLC found an error, or (VIOLATION) passed
-    wrong_rule: str = 'job-failed'      # VIOLATION: violated another property
-    no_longer: str = ''        # VIOLATION: the message when TLC passed ({name})
-    still: str = ''            # VIOLATION: the words when it held (`still fails`)
+    anchored: bool = False  # runs the spec changed at an anchor (the report points at it)
+    summary: bool = False  # its message is worth showing when it held (what the traces exercised)
+    failed_rule: str = 'job-failed'  # did not hold: TLC found an error, or (VIOLATION) passed
+    wrong_rule: str = 'job-failed'  # VIOLATION: violated another property
+    no_longer: str = ''  # VIOLATION: the message when TLC passed ({name})
+    still: str = ''  # VIOLATION: the words when it held (`still fails`)
 
 
-KINDS = {k.name: k for k in (
-    Kind('check', PASS, order=0, records_states=True, failed_rule='check-failed'),
-    Kind('finding', VIOLATION, short=True, order=1, failed_rule='finding-gone',
-         wrong_rule='finding-wrong-property', still='still reproduces',
-         no_longer='{name} no longer reproduces: move its config into checks in manifest.json and update NOTES.md'),
-    Kind('mutation', VIOLATION, short=True, order=2, anchored=True, failed_rule='mutation-escaped',
-         wrong_rule='mutation-wrong-property', still='still fails',
-         no_longer=('mutation {name} no longer fails: the check has lost the ability to catch it; '
-                    'fix the model before anything else')),
-    Kind('traces', TRACES, summary=True),
-    Kind('code-mutation', TRACES),
-)}
+KINDS = {
+    k.name: k
+    for k in (
+        Kind('check', PASS, order=0, records_states=True, failed_rule='check-failed'),
+        Kind(
+            'finding',
+            VIOLATION,
+            short=True,
+            order=1,
+            failed_rule='finding-gone',
+            wrong_rule='finding-wrong-property',
+            still='still reproduces',
+            no_longer='{name} no longer reproduces: move its config into checks in manifest.json and update NOTES.md',
+        ),
+        Kind(
+            'mutation',
+            VIOLATION,
+            short=True,
+            order=2,
+            anchored=True,
+            failed_rule='mutation-escaped',
+            wrong_rule='mutation-wrong-property',
+            still='still fails',
+            no_longer=(
+                'mutation {name} no longer fails: the check has lost the ability to catch it; '
+                'fix the model before anything else'
+            ),
+        ),
+        Kind('traces', TRACES, summary=True),
+        Kind('code-mutation', TRACES),
+    )
+}
 
 
 def kind_of(name: str) -> Kind:

@@ -14,6 +14,7 @@ standard modules and the class path). TLC reads a snapshot of the folder's modul
 per process: the bytes the result cache's key covers and the spec scan read are the bytes TLC
 parses, even if the folder is edited while a run is under way.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -25,31 +26,30 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import paths
-from execlease_hook.core import settings
+from execlease_hook.core import paths, settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Library, Manifest
 from execlease_hook.tlc import jar as tools
 
 PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
 MAX_MB_ENV = 'EXECLEASE_LIBRARY_MAX_MB'
-DEFAULT_MAX_MB = 64     # CommunityModules-deps.jar, dependencies and all, is a few MB
+DEFAULT_MAX_MB = 64  # CommunityModules-deps.jar, dependencies and all, is a few MB
 
 
 @dataclass(frozen=True)
 class LibraryJar:
-    name: str           # as reports show it (the entry's "name", else the url's file name)
+    name: str  # as reports show it (the entry's "name", else the url's file name)
     url: str
     sha256: str
-    path: Path          # the verified file TLC's class path names
-    source: str         # 'EXECLEASE_LIBRARY_PATH' | 'cache' | 'download'
+    path: Path  # the verified file TLC's class path names
+    source: str  # 'EXECLEASE_LIBRARY_PATH' | 'cache' | 'download'
 
 
 @dataclass(frozen=True)
 class LibraryFolder:
-    folder: str                               # as the manifest names it, relative to the repository root
-    path: Path                                # the snapshot TLC reads
-    modules: tuple[tuple[str, bytes], ...]    # (file name, bytes), sorted by name
+    folder: str  # as the manifest names it, relative to the repository root
+    path: Path  # the snapshot TLC reads
+    modules: tuple[tuple[str, bytes], ...]  # (file name, bytes), sorted by name
 
 
 @dataclass(frozen=True)
@@ -101,16 +101,26 @@ class Libraries:
     def to_json(self) -> list[dict[str, object]]:
         out: list[dict[str, object]] = []
         for j in self.jars:
-            out.append({'kind': 'jar', 'name': j.name, 'url': j.url, 'sha256': j.sha256,
-                        'path': str(j.path), 'source': j.source})
+            out.append(
+                {
+                    'kind': 'jar',
+                    'name': j.name,
+                    'url': j.url,
+                    'sha256': j.sha256,
+                    'path': str(j.path),
+                    'source': j.source,
+                }
+            )
         for f in self.folders:
-            out.append({'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]})
+            out.append(
+                {'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]}
+            )
         return out
 
 
 NONE = Libraries()
 _lock = threading.Lock()
-_snapshots: dict[tuple[str, str], Path] = {}   # (folder, digest of its modules) -> snapshot
+_snapshots: dict[tuple[str, str], Path] = {}  # (folder, digest of its modules) -> snapshot
 
 
 def of(m: Manifest) -> Libraries:
@@ -140,8 +150,10 @@ def one(root: Path, lib: Library, where: str, pin: str = 'the manifest pins') ->
 def _folder(root: Path, text: str, where: str) -> LibraryFolder:
     folder = root / text
     if not folder.is_dir():
-        raise CannotRun(f'{where}: {folder} is not a folder; create it, or fix "folder" (a path from '
-                        'the repository root)')
+        raise CannotRun(
+            f'{where}: {folder} is not a folder; create it, or fix "folder" (a path from '
+            'the repository root)'
+        )
     modules: list[tuple[str, bytes]] = []
     for module in sorted(folder.glob('*.tla')):
         problem = paths.outside_problem(root, module)
@@ -150,10 +162,14 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
         try:
             modules.append((module.name, module.read_bytes()))
         except OSError as e:
-            raise CannotRun(f'{where}: cannot read {module}: {e.strerror}; restore it or remove it') from None
+            raise CannotRun(
+                f'{where}: cannot read {module}: {e.strerror}; restore it or remove it'
+            ) from None
     if not modules:
-        raise CannotRun(f'{where}: {folder} holds no .tla module; TLC reads only the modules directly '
-                        'in the folder, not in its subfolders')
+        raise CannotRun(
+            f'{where}: {folder} holds no .tla module; TLC reads only the modules directly '
+            'in the folder, not in its subfolders'
+        )
     h = hashlib.sha256()
     for name, data in modules:
         h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
@@ -170,8 +186,10 @@ def _snapshot(folder: str, digest: str, modules: list[tuple[str, bytes]]) -> Pat
         for name, data in modules:
             (target / name).write_bytes(data)
     except OSError as e:
-        raise CannotRun(f'cannot write a copy of the library folder {folder} to the temp folder: '
-                        f'{e.strerror or e}; free some disk space or set TMPDIR') from None
+        raise CannotRun(
+            f'cannot write a copy of the library folder {folder} to the temp folder: '
+            f'{e.strerror or e}; free some disk space or set TMPDIR'
+        ) from None
     with _lock:
         _snapshots[(folder, digest)] = target
     return target
@@ -192,7 +210,7 @@ def file_name(url: str) -> str:
     return url.rstrip('/').rsplit('/', 1)[-1].partition('?')[0] or 'library.jar'
 
 
-_cache_roots: dict[Path, Path] = {}   # a commit's tree checked out alone -> its repository
+_cache_roots: dict[Path, Path] = {}  # a commit's tree checked out alone -> its repository
 
 
 def cache_for(tree: Path, root: Path) -> None:
@@ -206,13 +224,17 @@ def cache_dir(root: Path) -> Path:
 
 
 def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> CannotRun:
-    trust = ('put its sha256 in the manifest' if pin == 'the manifest pins' else
-             'give its sha256 instead')
+    trust = (
+        'put its sha256 in the manifest'
+        if pin == 'the manifest pins'
+        else 'give its sha256 instead'
+    )
     return CannotRun(
         f'{where}: {file} has sha256 {digest}, but {pin} {pinned}. A jar is trusted by its sha256 '
         'alone, so this one is not used. If the URL names a rolling release (a tag whose jar '
         'upstream replaces under the same URL), pin a versioned release or a mirror of your own; '
-        f'if you trust this jar, {trust}')
+        f'if you trust this jar, {trust}'
+    )
 
 
 def _from_library_path(lib: Library, where: str, pin: str) -> Path | None:
@@ -233,8 +255,10 @@ def _from_library_path(lib: Library, where: str, pin: str) -> Path | None:
         elif place.is_file():
             candidates = [place]
         else:
-            raise CannotRun(f'{PATH_ENV}={text}: {entry} is no file or folder; name jars, or folders '
-                            'holding them, separated by ' + repr(os.pathsep))
+            raise CannotRun(
+                f'{PATH_ENV}={text}: {entry} is no file or folder; name jars, or folders '
+                'holding them, separated by ' + repr(os.pathsep)
+            )
         for candidate in candidates:
             if not candidate.is_file():
                 continue
@@ -253,22 +277,29 @@ def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
         return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
     folder = cache_dir(root)
     cached = folder / f'{lib.sha256}.jar'
-    if tools.valid_copy(cached, lib.sha256):     # a valid cached jar needs no lock: only verified files are placed
+    if tools.valid_copy(
+        cached, lib.sha256
+    ):  # a valid cached jar needs no lock: only verified files are placed
         return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
     if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
         raise CannotRun(
             f'{where}: the jar is not in the cache {folder} and downloads are off '
             f'(EXECLEASE_TLA_OFFLINE=1); set {PATH_ENV} to a folder holding {file_name(lib.url)} '
-            f'(sha256 {lib.sha256}), or allow the download of {lib.url}')
+            f'(sha256 {lib.sha256}), or allow the download of {lib.url}'
+        )
     try:
         with tools.locked(folder):
             return _fetch(lib, folder, cached, where, pin)
     except tools.CacheUnwritable as e:
-        raise CannotRun(f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
-                        f'{PATH_ENV} to a folder holding {file_name(lib.url)}') from e
+        raise CannotRun(
+            f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
+            f'{PATH_ENV} to a folder holding {file_name(lib.url)}'
+        ) from e
     except OSError as e:
-        raise CannotRun(f'{where}: cannot write the library cache {folder}: {e.strerror or e}; make it '
-                        f'writable, free some disk space, or set {PATH_ENV}') from e
+        raise CannotRun(
+            f'{where}: cannot write the library cache {folder}: {e.strerror or e}; make it '
+            f'writable, free some disk space, or set {PATH_ENV}'
+        ) from e
 
 
 def bound(url: str) -> tools.Bound:
@@ -281,9 +312,15 @@ def _fetch(lib: Library, folder: Path, cached: Path, where: str, pin: str) -> Li
     assert lib.url is not None and lib.sha256 is not None
     url, pinned = lib.url, lib.sha256
     fetched = tools.fetch_pinned(
-        url, pinned, cached, bound(url),
+        url,
+        pinned,
+        cached,
+        bound(url),
         # The download was never kept: it is renamed into the cache only once its sha256 is the pinned one.
         refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
-        failed=lambda e: CannotRun(f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
-                                   f'to a folder holding {file_name(url)} (sha256 {pinned})'))
+        failed=lambda e: CannotRun(
+            f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
+            f'to a folder holding {file_name(url)} (sha256 {pinned})'
+        ),
+    )
     return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download' if fetched else 'cache')

@@ -6,6 +6,7 @@ The spec scan reads these modules before TLC runs, a jar's exactly as a folder's
 and `init --library` say which of a library's modules the model reads, which it shadows of TLC's
 standard modules, and what one of them imports that nothing supplies.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -33,7 +34,11 @@ def jar_modules(path: Path) -> dict[str, bytes]:
         known = _jar_texts.get(key)
         if known is None:
             with zipfile.ZipFile(path) as z:
-                known = {n: z.read(n) for n in sorted(z.namelist()) if '/' not in n and n.endswith('.tla')}
+                known = {
+                    n: z.read(n)
+                    for n in sorted(z.namelist())
+                    if '/' not in n and n.endswith('.tla')
+                }
             _jar_texts[key] = known
     except (OSError, zipfile.BadZipFile) as e:
         raise CannotRun(f'{path}: not a jar TLC can read ({e})') from None
@@ -54,15 +59,22 @@ def standard_modules(tools_jar: Path) -> frozenset[str]:
             with zipfile.ZipFile(tools_jar) as z:
                 names = z.namelist()
         except (OSError, zipfile.BadZipFile):
-            names = []      # the run names an unreadable jar; here no module is known as TLC's
+            names = []  # the run names an unreadable jar; here no module is known as TLC's
         known = _standard[tools_jar] = frozenset(
-            n[len(STANDARD_FOLDER):-len('.tla')] for n in names
-            if n.startswith(STANDARD_FOLDER) and n.endswith('.tla') and n.count('/') == 2)
+            n[len(STANDARD_FOLDER) : -len('.tla')]
+            for n in names
+            if n.startswith(STANDARD_FOLDER) and n.endswith('.tla') and n.count('/') == 2
+        )
     return known
 
 
-def read_by(spec: tuple[str, bytes], beside: Sequence[tuple[str, bytes]], libs: Libraries,
-            tools_jar: Path, prefix: str = '') -> list[Module]:
+def read_by(
+    spec: tuple[str, bytes],
+    beside: Sequence[tuple[str, bytes]],
+    libs: Libraries,
+    tools_jar: Path,
+    prefix: str = '',
+) -> list[Module]:
     """The modules TLC reads for a spec (its file name and bytes): the spec and, transitively,
     each module it EXTENDS or INSTANCEs that its folder (`beside`, shown with `prefix`), a library
     folder or a jar holds (spec/modules.py). Modules nothing reads are not among them: a library
@@ -76,9 +88,12 @@ def shadowing(modules: Sequence[Module], tools_jar: Path) -> list[str]:
     """A note for each module read from the repository that TLC's own standard module of the same
     name would otherwise answer (a proof library's FiniteSets.tla): both named."""
     own = standard_modules(tools_jar)
-    return [f'{mod.path} shadows TLC\'s standard module {mod.name} ({STANDARD_FOLDER}{mod.name}.tla '
-            f'in {tools_jar.name}): TLC reads {mod.path} for every module that imports {mod.name}'
-            for mod in modules if not mod.root and mod.name in own and not mod.path.startswith('jar:')]
+    return [
+        f"{mod.path} shadows TLC's standard module {mod.name} ({STANDARD_FOLDER}{mod.name}.tla "
+        f'in {tools_jar.name}): TLC reads {mod.path} for every module that imports {mod.name}'
+        for mod in modules
+        if not mod.root and mod.name in own and not mod.path.startswith('jar:')
+    ]
 
 
 def places(libs: Libraries, tools_jar: Path) -> list[tuple[str | None, str, dict[str, bytes]]]:
@@ -87,9 +102,13 @@ def places(libs: Libraries, tools_jar: Path) -> list[tuple[str | None, str, dict
     (`jar:NAME!/` as the prefix) but for those TLC's own standard modules answer first."""
     own = standard_modules(tools_jar)
     found: list[tuple[str | None, str, dict[str, bytes]]] = [
-        (f.folder, f'{f.folder}/', dict(f.modules)) for f in libs.folders]
+        (f.folder, f'{f.folder}/', dict(f.modules)) for f in libs.folders
+    ]
     for j in libs.jars:
-        texts = {name: text for name, text in jar_modules(j.path).items()
-                 if name.removesuffix('.tla') not in own}
+        texts = {
+            name: text
+            for name, text in jar_modules(j.path).items()
+            if name.removesuffix('.tla') not in own
+        }
         found.append((j.name, f'jar:{j.name}!/', texts))
     return found

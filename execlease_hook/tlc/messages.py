@@ -5,6 +5,7 @@ VIOLATION_CODES or PHASES where it says something.
 
 Codes as TLC 2.15 and 2.19 print them: `@!@!@STARTMSG <code>:<severity> @!@!@`.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,19 +18,27 @@ TEMPORAL = 2116
 ACTION_PROPERTY = 2112
 DEADLOCK = 2114
 ASSUMPTION = 2104
-ASSERT_FAILED = 2132     # "The first argument of Assert evaluated to FALSE; the second argument was:"
-NESTED_POSITIONS = 2103  # "The error occurred when TLC was evaluating the nested expressions at ..."
+ASSERT_FAILED = 2132  # "The first argument of Assert evaluated to FALSE; the second argument was:"
+NESTED_POSITIONS = (
+    2103  # "The error occurred when TLC was evaluating the nested expressions at ..."
+)
 STATS = 2199
 DEPTH = 2194
 TRACE_STATE = 2217
 STUTTERING = 2218
 BACK_TO_STATE = 2122
 VIOLATION_CODES = {
-    INVARIANT: 'invariant', INVARIANT_INITIAL: 'invariant', TEMPORAL: 'property',
-    ACTION_PROPERTY: 'property', DEADLOCK: 'deadlock', ASSUMPTION: 'assumption',
+    INVARIANT: 'invariant',
+    INVARIANT_INITIAL: 'invariant',
+    TEMPORAL: 'property',
+    ACTION_PROPERTY: 'property',
+    DEADLOCK: 'deadlock',
+    ASSUMPTION: 'assumption',
 }
 SEVERITY_ERROR = 1
-BAD_ARGUMENTS = 1102     # "Error: ... Usage: java tlc2.TLC [-option] inputfile": TLC refused its arguments
+BAD_ARGUMENTS = (
+    1102  # "Error: ... Usage: java tlc2.TLC [-option] inputfile": TLC refused its arguments
+)
 
 # The run's phases and progress.
 STARTING = 2262
@@ -37,10 +46,10 @@ PARSING = 2220
 PARSED = 2219
 SEARCH_STARTS = 2185
 INITIAL_STARTS = 2189
-INITIAL_STATES = 2190    # "Finished computing initial states: N distinct states generated at ..."
-PROGRESS = 2200          # "Progress(d) at ...: N states generated (R s/min), D distinct states found (...)"
+INITIAL_STATES = 2190  # "Finished computing initial states: N distinct states generated at ..."
+PROGRESS = 2200  # "Progress(d) at ...: N states generated (R s/min), D distinct states found (...)"
 SIMULATION_PROGRESS = 2209
-FINISHED = 2186          # "Finished in ...ms at (...)": TLC's last words, whatever the outcome
+FINISHED = 2186  # "Finished in ...ms at (...)": TLC's last words, whatever the outcome
 # A message code -> the phase it starts.
 PHASES = {
     STARTING: 'starting TLC',
@@ -52,15 +61,20 @@ PHASES = {
     PROGRESS: 'exploring',
     NO_ERROR: 'finishing',
     STATS: 'finishing',
-    INVARIANT: 'printing a counterexample', INVARIANT_INITIAL: 'printing a counterexample',
-    ACTION_PROPERTY: 'printing a counterexample', DEADLOCK: 'printing a counterexample',
-    TEMPORAL: 'printing a counterexample', ASSUMPTION: 'assumption false',
+    INVARIANT: 'printing a counterexample',
+    INVARIANT_INITIAL: 'printing a counterexample',
+    ACTION_PROPERTY: 'printing a counterexample',
+    DEADLOCK: 'printing a counterexample',
+    TEMPORAL: 'printing a counterexample',
+    ASSUMPTION: 'assumption false',
 }
 
 # Model checking and simulation print the same shape; a count TLC does not keep is -1.
 _PROGRESS = re.compile(
     r'\s*Progress\((-?[\d,]+)\) at .*?: (-?[\d,]+) states generated.*?, (-?[\d,]+) distinct states found'
-    r'(?: \([^)]*\))?, (-?[\d,]+) states left on queue', re.S)
+    r'(?: \([^)]*\))?, (-?[\d,]+) states left on queue',
+    re.S,
+)
 
 
 def _count(text: str) -> int | None:
@@ -74,4 +88,9 @@ def progress_counts(text: str) -> tuple[int | None, int, int | None, int | None]
     match = _PROGRESS.search(text)
     if match is None:
         return None
-    return (_count(match.group(1)), _count(match.group(2)) or 0, _count(match.group(3)), _count(match.group(4)))
+    return (
+        _count(match.group(1)),
+        _count(match.group(2)) or 0,
+        _count(match.group(3)),
+        _count(match.group(4)),
+    )

@@ -8,17 +8,37 @@ never a pass. Running a job is tlc/run.py's; this module only reads what a run p
 About 480 lines, kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
+
 from __future__ import annotations
-
-from execlease_hook.tlc.messages import PARSED, BAD_ARGUMENTS, FINISHED, NO_ERROR, INVARIANT, INVARIANT_INITIAL, TEMPORAL, ACTION_PROPERTY, DEADLOCK, ASSUMPTION, ASSERT_FAILED, NESTED_POSITIONS, STATS, DEPTH, TRACE_STATE, STUTTERING, BACK_TO_STATE, VIOLATION_CODES, SEVERITY_ERROR
-
-from execlease_hook.spec import cfg
 
 import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from execlease_hook.spec import cfg
+from execlease_hook.tlc.messages import (
+    ACTION_PROPERTY,
+    ASSERT_FAILED,
+    ASSUMPTION,
+    BACK_TO_STATE,
+    BAD_ARGUMENTS,
+    DEADLOCK,
+    DEPTH,
+    FINISHED,
+    INVARIANT,
+    INVARIANT_INITIAL,
+    NESTED_POSITIONS,
+    NO_ERROR,
+    PARSED,
+    SEVERITY_ERROR,
+    STATS,
+    STUTTERING,
+    TEMPORAL,
+    TRACE_STATE,
+    VIOLATION_CODES,
+)
 
 # TLC exit codes (same in 2.15 and 2.19).
 EXIT_OK = 0
@@ -32,8 +52,8 @@ EXIT_ERRORS = {
 }
 # What to do next, per TLC exit code: every message that blocks says what to do.
 ERROR_HINTS = {
-    1: 'a bug in execlease\'s TLC arguments or an unknown jar: report it with the lines below',
-    75: 'fix the expression TLC could not evaluate (in the spec or the cfg\'s constants)',
+    1: "a bug in execlease's TLC arguments or an unknown jar: report it with the lines below",
+    75: "fix the expression TLC could not evaluate (in the spec or the cfg's constants)",
     150: 'fix the spec (or a module it extends) where SANY points',
     151: 'fix the cfg: it names something the spec does not define, or is not valid cfg syntax',
     255: 'fix the cfg syntax; if Java ran out of memory, give it more (JAVA_TOOL_OPTIONS=-Xmx4g)',
@@ -45,12 +65,13 @@ OUT_OF_MEMORY_HINT = 'give Java more memory (JAVA_TOOL_OPTIONS=-Xmx4g, or more),
 # A recursion deeper than Java's stack: TLC says "This was a Java StackOverflowError" (exit 75 while
 # evaluating, 255 where it does not catch it). Neither the cfg nor the heap is the cause.
 STACK_OVERFLOW = b'StackOverflowError'
-STACK_OVERFLOW_HINT = ('a recursive operator went deeper than Java\'s stack (over a long trace, a '
-                       'RECURSIVE operator that walks it line by line): give Java a larger stack '
-                       '(JAVA_TOOL_OPTIONS=-Xss64m), or write the recursion as a fold (FoldLeft '
-                       'of the CommunityModules\' SequencesExt, or a function defined over '
-                       '1..Len(s))')
-
+STACK_OVERFLOW_HINT = (
+    "a recursive operator went deeper than Java's stack (over a long trace, a "
+    'RECURSIVE operator that walks it line by line): give Java a larger stack '
+    '(JAVA_TOOL_OPTIONS=-Xss64m), or write the recursion as a fold (FoldLeft '
+    "of the CommunityModules' SequencesExt, or a function defined over "
+    '1..Len(s))'
+)
 
 
 @dataclass(frozen=True)
@@ -63,29 +84,33 @@ class Message:
 @dataclass(frozen=True)
 class TraceStep:
     number: int
-    action: str                  # as TLC names it: 'Initial predicate', 'Claim', 'Stuttering', ...
-    location: str = ''           # 'line 13, col 8 to line 13, col 41 of module Counter'
+    action: str  # as TLC names it: 'Initial predicate', 'Claim', 'Stuttering', ...
+    location: str = ''  # 'line 13, col 8 to line 13, col 41 of module Counter'
     variables: tuple[tuple[str, str], ...] = ()
-    back_to: int | None = None   # for 'Back to state': the number of the state the loop returns to
+    back_to: int | None = None  # for 'Back to state': the number of the state the loop returns to
 
 
 @dataclass(frozen=True)
 class Verdict:
-    outcome: str                 # 'passed' | 'violated' | 'error'
+    outcome: str  # 'passed' | 'violated' | 'error'
     seconds: float
     exit_code: int | None = None
     states: int | None = None
     distinct: int | None = None
     depth: int | None = None
-    kind: str | None = None      # violated: 'invariant' | 'property' | 'deadlock' | 'assumption' | 'assert'
-    property: str | None = None  # violated: the property's name as TLC names it (None: TLC did not say);
-                                 # an assumption's name or expression (verify/violations.refine), an Assert's message
+    kind: str | None = (
+        None  # violated: 'invariant' | 'property' | 'deadlock' | 'assumption' | 'assert'
+    )
+    property: str | None = (
+        None  # violated: the property's name as TLC names it (None: TLC did not say);
+    )
+    # an assumption's name or expression (verify/violations.refine), an Assert's message
     location: str | None = None  # assumption, assert: 'line 5, col 8 to line 5, col 12 of module M'
     trace: tuple[TraceStep, ...] = ()
-    reason: str | None = None    # error: what went wrong
+    reason: str | None = None  # error: what went wrong
     last_lines: tuple[str, ...] = ()
     printed: tuple[str, ...] = ()  # what the spec printed (Print, PrintT): its first PRINTED_KEPT
-    printed_total: int = 0         # lines, shown apart as the spec's output, never read for a verdict
+    printed_total: int = 0  # lines, shown apart as the spec's output, never read for a verdict
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,22 +119,36 @@ class Verdict:
     def from_json(cls, data: Mapping[str, Any]) -> Verdict:
         trace = tuple(
             TraceStep(
-                number=int(s['number']), action=str(s['action']), location=str(s['location']),
+                number=int(s['number']),
+                action=str(s['action']),
+                location=str(s['location']),
                 variables=tuple((str(n), str(v)) for n, v in s['variables']),
                 back_to=None if s['back_to'] is None else int(s['back_to']),
             )
             for s in data['trace']
         )
-        fields = {k: data[k] for k in (
-            'outcome', 'seconds', 'exit_code', 'states', 'distinct', 'depth', 'kind', 'property',
-            'reason',
-        )}
-        fields['location'] = data.get('location')     # absent in results cached before it was read
+        fields = {
+            k: data[k]
+            for k in (
+                'outcome',
+                'seconds',
+                'exit_code',
+                'states',
+                'distinct',
+                'depth',
+                'kind',
+                'property',
+                'reason',
+            )
+        }
+        fields['location'] = data.get('location')  # absent in results cached before it was read
         if fields['outcome'] not in ('passed', 'violated', 'error'):
             raise ValueError(f'bad outcome {fields["outcome"]!r}')
         return cls(
-            **fields, trace=trace, last_lines=tuple(str(x) for x in data['last_lines']),
-            printed=tuple(str(x) for x in data.get('printed', ())),   # absent in older results
+            **fields,
+            trace=trace,
+            last_lines=tuple(str(x) for x in data['last_lines']),
+            printed=tuple(str(x) for x in data.get('printed', ())),  # absent in older results
             printed_total=int(data.get('printed_total', 0)),
         )
 
@@ -121,9 +160,12 @@ class Verdict:
             if self.kind == 'deadlock':
                 return 'violated: deadlock'
             if self.kind == 'assert':
-                return f'violated: assert {what!r}' + (f' at {self.location}' if self.location else '')
+                return f'violated: assert {what!r}' + (
+                    f' at {self.location}' if self.location else ''
+                )
             return f'violated: {self.kind} {what}'
         return f'error: {self.reason}'
+
 
 _MARKER = re.compile(rb'@!@!@STARTMSG (\d+):(\d+) @!@!@\n?|@!@!@ENDMSG (\d+) @!@!@\n?')
 
@@ -139,9 +181,9 @@ def _outside_strings(prefix: bytes) -> bool:
     for byte in prefix:
         if escaped:
             escaped = False
-        elif inside and byte == 0x5C:       # backslash
+        elif inside and byte == 0x5C:  # backslash
             escaped = True
-        elif byte == 0x22:                  # double quote
+        elif byte == 0x22:  # double quote
             inside = not inside
     return not inside
 
@@ -149,7 +191,7 @@ def _outside_strings(prefix: bytes) -> bool:
 def _markers(output: bytes) -> Iterator[re.Match[bytes]]:
     for match in _MARKER.finditer(output):
         line_start = output.rfind(b'\n', 0, match.start()) + 1
-        if _outside_strings(output[line_start:match.start()]):
+        if _outside_strings(output[line_start : match.start()]):
             yield match
 
 
@@ -160,7 +202,7 @@ def parse_messages(output: bytes) -> list[Message]:
     pos = 0
     for match in _markers(output):
         if stack:
-            stack[-1][2].append(output[pos:match.start()])
+            stack[-1][2].append(output[pos : match.start()])
         pos = match.end()
         if match.group(1) is not None:
             stack.append((int(match.group(1)), int(match.group(2)), []))
@@ -187,8 +229,11 @@ def spec_printed(output: bytes) -> tuple[tuple[str, ...], int]:
     pos = 0
     for match in _markers(output):
         if depth == 0 and started:
-            lines += [line for line in output[pos:match.start()].decode('utf-8', 'replace').splitlines()
-                      if line.strip()]
+            lines += [
+                line
+                for line in output[pos : match.start()].decode('utf-8', 'replace').splitlines()
+                if line.strip()
+            ]
         if match.group(1) is not None:
             depth += 1
         else:
@@ -196,7 +241,9 @@ def spec_printed(output: bytes) -> tuple[tuple[str, ...], int]:
             started = started or int(match.group(3)) == PARSED
         pos = match.end()
     if depth == 0 and started:
-        lines += [line for line in output[pos:].decode('utf-8', 'replace').splitlines() if line.strip()]
+        lines += [
+            line for line in output[pos:].decode('utf-8', 'replace').splitlines() if line.strip()
+        ]
     return tuple(lines[:PRINTED_KEPT]), len(lines)
 
 
@@ -205,8 +252,12 @@ def with_printed(verdict: Verdict, output: bytes) -> Verdict:
     return dataclasses.replace(verdict, printed=kept, printed_total=total) if total else verdict
 
 
-_STEP_HEAD = re.compile(r'^(\d+): <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>\s*$')
-_BACK = re.compile(r'^(\d+): Back to state: <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>')
+_STEP_HEAD = re.compile(
+    r'^(\d+): <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>\s*$'
+)
+_BACK = re.compile(
+    r'^(\d+): Back to state: <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>'
+)
 
 
 def parse_state(text: str) -> tuple[tuple[str, str], ...]:
@@ -241,9 +292,14 @@ def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
                 number = int(head.split(':', 1)[0]) if head[:1].isdigit() else len(steps) + 1
                 steps.append(TraceStep(number, head.strip(), '', parse_state(rest)))
                 continue
-            steps.append(TraceStep(
-                int(match.group(1)), match.group(2), match.group(3) or '', parse_state(rest),
-            ))
+            steps.append(
+                TraceStep(
+                    int(match.group(1)),
+                    match.group(2),
+                    match.group(3) or '',
+                    parse_state(rest),
+                )
+            )
         elif m.code == STUTTERING:
             number = int(m.text.split(':', 1)[0]) if m.text[:1].isdigit() else len(steps) + 1
             steps.append(TraceStep(number, 'Stuttering'))
@@ -251,10 +307,15 @@ def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
             match = _BACK.match(m.text.strip())
             if match is not None:
                 # The loop back: TLC names the action that returns to state N.
-                steps.append(TraceStep(
-                    len(steps) + 1, match.group(2), match.group(3) or '', (),
-                    back_to=int(match.group(1)),
-                ))
+                steps.append(
+                    TraceStep(
+                        len(steps) + 1,
+                        match.group(2),
+                        match.group(3) or '',
+                        (),
+                        back_to=int(match.group(1)),
+                    )
+                )
     return tuple(steps)
 
 
@@ -262,15 +323,19 @@ _NUMBER = r'([\d,]+)'
 # Each message body must start with TLC's own words (the markers are TLC's, see _markers).
 _STATS = re.compile(
     r'\s*' + _NUMBER + r' states generated, ' + _NUMBER + r' distinct states found'
-    r'(?:, ' + _NUMBER + r' states left on queue)?')
+    r'(?:, ' + _NUMBER + r' states left on queue)?'
+)
 _DEPTH = re.compile(r'\s*The depth of the complete state graph search is ' + _NUMBER)
 _INVARIANT_NAME = re.compile(r'\s*Invariant (\S+) is violated')
 _ACTION_NAME = re.compile(r'\s*Action property (\S+) is violated')
 _ASSUMPTION = re.compile(r'\s*Assumption (.*?) is false')
-_ASSERT = re.compile(r'\s*The first argument of Assert evaluated to FALSE; the second argument was:\s*\n(.*)', re.S)
+_ASSERT = re.compile(
+    r'\s*The first argument of Assert evaluated to FALSE; the second argument was:\s*\n(.*)', re.S
+)
 # 2.15: '2. Line 6, column 12 to line 6, column 43 in A'; also TLC's usual location words.
 _POSITION = re.compile(
-    r'[Ll]ine (\d+), col(?:umn)? (\d+) to line (\d+), col(?:umn)? (\d+) (?:in|of module) (\w+)')
+    r'[Ll]ine (\d+), col(?:umn)? (\d+) to line (\d+), col(?:umn)? (\d+) (?:in|of module) (\w+)'
+)
 _COMPLETED = re.compile(r'\s*Model checking completed\. No error has been found\.')
 
 
@@ -287,7 +352,10 @@ def location_text(line: int, col: int, end_line: int, end_col: int, module: str)
 
 def _positions(text: str) -> list[str]:
     """Every source position in a message, in TLC's usual words (whatever words it used)."""
-    return [location_text(int(a), int(b), int(c), int(d), e) for a, b, c, d, e in _POSITION.findall(text)]
+    return [
+        location_text(int(a), int(b), int(c), int(d), e)
+        for a, b, c, d, e in _POSITION.findall(text)
+    ]
 
 
 def parse_location(text: str) -> tuple[int, int, int, int, str] | None:
@@ -308,7 +376,7 @@ def tla_string(value: str) -> str:
                 out.append({'n': '\n', 't': '\t'}.get(body[i + 1], body[i + 1]))
                 i += 2
             elif body[i] == '"':
-                return value        # two strings and an operator between them: not one string
+                return value  # two strings and an operator between them: not one string
             else:
                 out.append(body[i])
                 i += 1
@@ -319,13 +387,17 @@ def tla_string(value: str) -> str:
 def last_lines(output: bytes, count: int = 25) -> tuple[str, ...]:
     """The end of TLC's output as a person reads it: no -tool markers, no module-loading noise."""
     return tuple(
-        line for line in output.decode('utf-8', 'replace').splitlines()
+        line
+        for line in output.decode('utf-8', 'replace').splitlines()
         if '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
     )[-count:]
 
 
 def classify(
-        exit_code: int, output: bytes, seconds: float, config_text: str = '',
+    exit_code: int,
+    output: bytes,
+    seconds: float,
+    config_text: str = '',
 ) -> Verdict:
     messages = parse_messages(output)
     out_of_memory = any(sign in output for sign in OUT_OF_MEMORY)
@@ -344,7 +416,8 @@ def classify(
 
     def error(reason: str) -> Verdict:
         details = [
-            m.text.strip() for m in messages
+            m.text.strip()
+            for m in messages
             if m.severity == SEVERITY_ERROR and m.text.strip() and m.code not in VIOLATION_CODES
         ]
         if out_of_memory and 'out of memory' not in reason:
@@ -352,7 +425,14 @@ def classify(
         if details:
             reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
         return Verdict(
-            'error', seconds, exit_code, states, distinct, depth, reason=reason, last_lines=tail,
+            'error',
+            seconds,
+            exit_code,
+            states,
+            distinct,
+            depth,
+            reason=reason,
+            last_lines=tail,
         )
 
     violations = [m for m in messages if m.code in VIOLATION_CODES]
@@ -364,22 +444,30 @@ def classify(
         completed = [m for m in messages if m.code == NO_ERROR]
         if len(completed) != 1 or not _COMPLETED.match(completed[0].text):
             return error(
-                'TLC exited 0 without its "No error has been found" message' if not completed
-                else f'TLC exited 0 with {len(completed)} completion messages (one expected)')
+                'TLC exited 0 without its "No error has been found" message'
+                if not completed
+                else f'TLC exited 0 with {len(completed)} completion messages (one expected)'
+            )
         if len(stats) != 1 or distinct is None:
-            return error('TLC passed but printed no state counts' if not stats
-                         else f'TLC passed but printed {len(stats)} final state counts (one expected)')
+            return error(
+                'TLC passed but printed no state counts'
+                if not stats
+                else f'TLC passed but printed {len(stats)} final state counts (one expected)'
+            )
         if left != 0:
             return error(
                 f'TLC stopped with {left if left is not None else "an unknown number of"} states '
-                'left on its queue: the search did not complete, so this is not a pass')
+                'left on its queue: the search did not complete, so this is not a pass'
+            )
         return Verdict('passed', seconds, exit_code, states, distinct, depth)
     if exit_code in EXIT_VIOLATION:
         kind = EXIT_VIOLATION[exit_code]
         kinds = {VIOLATION_CODES[m.code] for m in violations}
         if kinds != {kind}:
             found_kinds = ', '.join(sorted(kinds)) or 'no violation message'
-            return error(f'TLC exit code {exit_code} means {kind}, but its messages say {found_kinds}')
+            return error(
+                f'TLC exit code {exit_code} means {kind}, but its messages say {found_kinds}'
+            )
         if len(violations) != 1:
             # TLC stops at the first violation (no -continue): more than one means some were
             # not TLC's, so none can be trusted to name the property.
@@ -391,7 +479,11 @@ def classify(
             found = _INVARIANT_NAME.match(first.text)
             name = found.group(1) if found else None
             if first.code == INVARIANT_INITIAL:
-                trace = (TraceStep(1, 'Initial predicate', '', parse_state(first.text.partition('\n')[2])),)
+                trace = (
+                    TraceStep(
+                        1, 'Initial predicate', '', parse_state(first.text.partition('\n')[2])
+                    ),
+                )
         elif first.code == ACTION_PROPERTY:
             found = _ACTION_NAME.match(first.text)
             name = found.group(1) if found else None
@@ -407,11 +499,22 @@ def classify(
         if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
             return error(f'TLC reported a {kind} violation without a trace')
         return Verdict(
-            'violated', seconds, exit_code, states, distinct, depth, kind=kind, property=name,
-            trace=trace, last_lines=tail,
+            'violated',
+            seconds,
+            exit_code,
+            states,
+            distinct,
+            depth,
+            kind=kind,
+            property=name,
+            trace=trace,
+            last_lines=tail,
         )
-    java_ended = exit_code == 1 and any(m.code == FINISHED for m in messages) \
-        and not any(m.code == BAD_ARGUMENTS for m in messages)   # TLC's end, then the JVM's exit 1
+    java_ended = (
+        exit_code == 1
+        and any(m.code == FINISHED for m in messages)
+        and not any(m.code == BAD_ARGUMENTS for m in messages)
+    )  # TLC's end, then the JVM's exit 1
     if violations and not java_ended:
         return error(f'TLC exit code {exit_code} with a violation message')
     asserts = [m for m in messages if m.code == ASSERT_FAILED]
@@ -424,9 +527,17 @@ def classify(
         positions = [m for m in messages if m.code == NESTED_POSITIONS]
         where = _positions(positions[-1].text)[-1:] if positions else []
         return Verdict(
-            'violated', seconds, exit_code, states, distinct, depth, kind='assert',
-            property=tla_string(found.group(1).strip()), location=where[0] if where else None,
-            trace=parse_trace(messages), last_lines=tail,
+            'violated',
+            seconds,
+            exit_code,
+            states,
+            distinct,
+            depth,
+            kind='assert',
+            property=tla_string(found.group(1).strip()),
+            location=where[0] if where else None,
+            trace=parse_trace(messages),
+            last_lines=tail,
         )
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
     hint: str | None = None
@@ -440,8 +551,11 @@ def classify(
     elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):
         reason, hint = _java_exit_one(messages)
     verdict = error(reason)
-    hint = hint or (OUT_OF_MEMORY_HINT if out_of_memory else ERROR_HINTS.get(
-        exit_code, 'read the last lines of its output below, then run again'))
+    hint = hint or (
+        OUT_OF_MEMORY_HINT
+        if out_of_memory
+        else ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
+    )
     return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
 
 
@@ -449,14 +563,22 @@ def _java_exit_one(messages: list[Message]) -> tuple[str, str]:
     """Exit 1 without TLC's own refusal of its arguments: the JVM's exit, not TLC's (a JVM that
     could not start, or one that failed on its way out after TLC had finished)."""
     if any(m.code == FINISHED for m in messages):
-        return ('TLC finished, then its Java exited 1 (its lines below say why), so TLC\'s own '
-                'exit code was lost', 'fix what the Java lines below name (a full disk, a file-size '
-                'limit, a Java option), then run again')
+        return (
+            "TLC finished, then its Java exited 1 (its lines below say why), so TLC's own "
+            'exit code was lost',
+            'fix what the Java lines below name (a full disk, a file-size '
+            'limit, a Java option), then run again',
+        )
     if not messages:
-        return ('Java exited 1 before TLC started', 'read Java\'s lines below: a Java option '
-                '(JAVA_TOOL_OPTIONS) or the Java itself (EXECLEASE_JAVA, JAVA_HOME); fix it, then run again')
-    return ('TLC\'s Java exited 1 before TLC finished, without TLC saying why',
-            'read the last lines of its output below, then run again')
+        return (
+            'Java exited 1 before TLC started',
+            "read Java's lines below: a Java option "
+            '(JAVA_TOOL_OPTIONS) or the Java itself (EXECLEASE_JAVA, JAVA_HOME); fix it, then run again',
+        )
+    return (
+        "TLC's Java exited 1 before TLC finished, without TLC saying why",
+        'read the last lines of its output below, then run again',
+    )
 
 
 def finished_exit_code(output: bytes) -> int | None:
@@ -490,7 +612,11 @@ def _sany_lines(lines: list[str]) -> list[str]:
             inside = True
         elif 'SANY finished' in line:
             break
-        elif inside and line.strip() and '@!@!@' not in line and not line.startswith(
-                ('Parsing file', 'Semantic processing')):
+        elif (
+            inside
+            and line.strip()
+            and '@!@!@' not in line
+            and not line.startswith(('Parsing file', 'Semantic processing'))
+        ):
             said.append(line.strip())
     return said[:12]

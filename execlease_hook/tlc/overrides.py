@@ -10,6 +10,7 @@ the class, `The exception was a java.lang.UnsupportedClassVersionError` (or anot
 error), and calls it "probably caused by an error in the spec or model". Neither is the spec's:
 the verdict stays an error (exit 2), with a reason that says so and what to do.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,16 +19,33 @@ from collections.abc import Sequence
 
 from execlease_hook.tlc.output import Verdict
 
-_LINKAGE = ('UnsupportedClassVersionError', 'NoClassDefFoundError', 'NoSuchMethodError',
-            'NoSuchFieldError', 'AbstractMethodError', 'IncompatibleClassChangeError',
-            'ClassFormatError', 'LinkageError', 'VerifyError')
-_APPLIED = re.compile(r'Attempted to apply the operator overridden by the Java method\s+(.+?),\s*'
-                      r'but it produced the following error:\s*(\S[^\n]*)', re.S)
-_LOADED = re.compile(r'The exception was a java\.lang\.(' + '|'.join(_LINKAGE) + r')\s*:?\s*([^\n]*)')
-_CLASS_NAME = re.compile(r'[A-Za-z_$][\w$]*(/[A-Za-z_$][\w$]*)+')    # a missing class, as the JVM names it
+_LINKAGE = (
+    'UnsupportedClassVersionError',
+    'NoClassDefFoundError',
+    'NoSuchMethodError',
+    'NoSuchFieldError',
+    'AbstractMethodError',
+    'IncompatibleClassChangeError',
+    'ClassFormatError',
+    'LinkageError',
+    'VerifyError',
+)
+_APPLIED = re.compile(
+    r'Attempted to apply the operator overridden by the Java method\s+(.+?),\s*'
+    r'but it produced the following error:\s*(\S[^\n]*)',
+    re.S,
+)
+_LOADED = re.compile(
+    r'The exception was a java\.lang\.(' + '|'.join(_LINKAGE) + r')\s*:?\s*([^\n]*)'
+)
+_CLASS_NAME = re.compile(
+    r'[A-Za-z_$][\w$]*(/[A-Za-z_$][\w$]*)+'
+)  # a missing class, as the JVM names it
 _VERSION = re.compile(r'TLC2 Version (\S+)')
-ADVICE = ('this is not an error of the spec: use a release of the library built for this TLC, or '
-          'run the model with the TLC the library needs (docs/libraries.md#which-tlc-a-library-needs)')
+ADVICE = (
+    'this is not an error of the spec: use a release of the library built for this TLC, or '
+    'run the model with the TLC the library needs (docs/libraries.md#which-tlc-a-library-needs)'
+)
 
 
 def explain(verdict: Verdict, output: bytes, jars: Sequence[str]) -> Verdict:
@@ -44,14 +62,25 @@ def explain(verdict: Verdict, output: bytes, jars: Sequence[str]) -> Verdict:
         method = ' '.join(applied.group(1).split())
         error = applied.group(2).strip()
         if _CLASS_NAME.fullmatch(error) or any(name in error for name in _LINKAGE):
-            missing = f'needs {error}, which {tlc} does not have' if _CLASS_NAME.fullmatch(error) \
+            missing = (
+                f'needs {error}, which {tlc} does not have'
+                if _CLASS_NAME.fullmatch(error)
                 else f'failed: {error}'
-            return dataclasses.replace(verdict, reason=(
-                f'a library\'s Java override cannot run in {tlc}: {method} {missing} (it was built '
-                f'for another TLC; {on}); {ADVICE}'))
+            )
+            return dataclasses.replace(
+                verdict,
+                reason=(
+                    f"a library's Java override cannot run in {tlc}: {method} {missing} (it was built "
+                    f'for another TLC; {on}); {ADVICE}'
+                ),
+            )
     loaded = _LOADED.search(text)
     if loaded is not None:
-        return dataclasses.replace(verdict, reason=(
-            f'a library\'s Java override cannot be loaded by {tlc} on this Java: '
-            f'{loaded.group(1)}: {loaded.group(2).strip()} ({on}); {ADVICE}'))
+        return dataclasses.replace(
+            verdict,
+            reason=(
+                f"a library's Java override cannot be loaded by {tlc} on this Java: "
+                f'{loaded.group(1)}: {loaded.group(2).strip()} ({on}); {ADVICE}'
+            ),
+        )
     return verdict

@@ -10,6 +10,7 @@ A jar of another sha256 is refused naming both digests: the URL of a rolling rel
 tools' v1.8.0 tag) serves a new jar under the same name. The version of a jar execlease does not
 know is what the jar's TLC prints (`banner`), kept beside it in the cache.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 # A tla2tools.jar is a few MB; a pinned one of any release stays far below this.
 MAX_PINNED_BYTES = 64 << 20
 ROLLING_ADVICE = (
-    'a URL under a rolling release (the TLA+ tools\' v1.8.0 tag) serves a new jar under the same '
+    "a URL under a rolling release (the TLA+ tools' v1.8.0 tag) serves a new jar under the same "
     'name from time to time: pin a versioned release or a mirror of your own, and change "sha256" '
     'only for a jar you have tried'
 )
@@ -45,7 +46,10 @@ def banner(jar: Path, java: Java) -> str:
     try:
         result = subprocess.run(
             (str(java.path), '-cp', str(jar), 'tlc2.TLC', '-version'),
-            capture_output=True, text=True, timeout=120, check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CannotRun(f'could not run TLC from {jar} with {java.path}: {e}') from e
@@ -99,14 +103,20 @@ def _fetch(m: Manifest, pin: ToolsPin, folder: Path) -> Path:
     url, pinned, target = pin.url, pin.sha256, folder / tools.JAR_NAME
     with tools.locked(folder):
         tools.fetch_pinned(
-            url, pinned, target, tools.Bound(MAX_PINNED_BYTES, '64 MB', tools.JAR_NAME),
+            url,
+            pinned,
+            target,
+            tools.Bound(MAX_PINNED_BYTES, '64 MB', tools.JAR_NAME),
             refused=lambda digest: CannotRun(
                 f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
-                f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'),
+                f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'
+            ),
             failed=lambda e: CannotRun(
                 f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again when the '
                 'URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-                'with that sha256'))
+                'with that sha256'
+            ),
+        )
     return target
 
 
@@ -121,17 +131,21 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path) -> ToolJar:
             raise CannotRun(
                 f'{_manifest(m)}: tools.sha256 pins a TLA+ tools jar ({pin.sha256}) that is not on '
                 'this machine and the manifest gives no "url" to fetch it from; add "url", or set '
-                'EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256')
+                'EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
+            )
         if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
             raise CannotRun(
                 f'{_manifest(m)}: the TLA+ tools it pins (sha256 {pin.sha256}) are not in {folder} '
                 'and downloads are disabled (EXECLEASE_TLA_OFFLINE=1); allow the download of '
-                f'{pin.url}, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256')
+                f'{pin.url}, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
+            )
         try:
             found = ToolJar(_fetch(m, pin, folder), pin.sha256, 'download', True)
         except OSError as e:
-            raise CannotRun(f'{_manifest(m)}: cannot write the TLA+ tools cache {folder}: '
-                            f'{e.strerror or e}; make it writable or free some disk space') from e
+            raise CannotRun(
+                f'{_manifest(m)}: cannot write the TLA+ tools cache {folder}: '
+                f'{e.strerror or e}; make it writable or free some disk space'
+            ) from e
     if pin.sha256 in KNOWN_JARS:
         return found
     return ToolJar(found.path, found.sha256, found.source, True, _version(found.path, folder, java))
@@ -151,11 +165,13 @@ def _version(jar: Path, folder: Path, java: Java) -> str:
         folder.mkdir(parents=True, exist_ok=True)
         write_text_atomic(kept, words + '\n')
     except OSError:
-        pass    # asked again next time: the same answer
+        pass  # asked again next time: the same answer
     return words
 
 
-def default_tools(root: Path, manifests: Sequence[Manifest], java: Java) -> tuple[ToolJar | None, Tools]:
+def default_tools(
+    root: Path, manifests: Sequence[Manifest], java: Java
+) -> tuple[ToolJar | None, Tools]:
     """The run's TLA+ tools (tlc/jar.resolve_jar) and, as `Tools`, what the run names: those, or
     the first model's own when every model pins its own jar and the default ones cannot be had."""
     try:
@@ -194,5 +210,6 @@ def jar_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None 
                 f'{_manifest(m)}: tools.minTlc is {pin.min_tlc}, but the TLA+ tools in use are '
                 f'{chosen.tlc_version} (sha256 {chosen.sha256[:16]}..., {chosen.source}); pin a jar '
                 'of that TLC or later in "tools" (url + sha256), or allow the download of the '
-                'default tools (the offline jar is TLC 2.15)')
+                'default tools (the offline jar is TLC 2.15)'
+            )
     return chosen

@@ -8,6 +8,7 @@ not depend on how TLC is launched. TLC 2.15 prints its first progress message (c
 time are what there is to show. Nothing here decides a verdict: that is tlc/output.py's job, on
 the whole output.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,16 +30,16 @@ def _int(text: str) -> int:
 class JobProgress:
     """One running TLC job, as far as its output tells."""
 
-    label: str                       # 'check main', 'mutation claim-ignores-owner'
-    started: float                   # time.monotonic() when the job started
+    label: str  # 'check main', 'mutation claim-ignores-owner'
+    started: float  # time.monotonic() when the job started
     phase: str = 'starting Java'
     depth: int | None = None
     generated: int | None = None
     distinct: int | None = None
     queue: int | None = None
     per_second: float | None = None  # distinct states a second, between the last two counts
-    _message: int | None = None      # the code of the message being read
-    _counted: tuple[float, int] | None = None   # (when, distinct) of the last count
+    _message: int | None = None  # the code of the message being read
+    _counted: tuple[float, int] | None = None  # (when, distinct) of the last count
 
     def feed(self, line: str, now: float | None = None) -> None:
         """`now`: when the line arrived (time.monotonic()). The rate is measured here, between

@@ -10,11 +10,8 @@ tlc/spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the
 kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
 tlc/spare.py's, TLC's output is tlc/output.py's.
 """
+
 from __future__ import annotations
-
-from execlease_hook.core import procs
-
-from execlease_hook.core.digest import length_prefixed
 
 import hashlib
 import itertools
@@ -28,11 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from execlease_hook.core import procs
+from execlease_hook.core.digest import length_prefixed
 from execlease_hook.tlc import jvm
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import spare as jvm_spare
 from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
-
 
 DEFAULT_TIMEOUT = 600.0
 
@@ -42,19 +40,19 @@ procs.on_cancel(jvm_spare.discard_all)
 
 @dataclass(frozen=True)
 class TlcJob:
-    kind: str                    # 'check' | 'mutation' | 'finding'
+    kind: str  # 'check' | 'mutation' | 'finding'
     name: str
-    spec: str                    # module file name, e.g. 'ExecutionLease.tla'
-    spec_text: bytes             # the spec as TLC sees it (after any mutation)
-    config: str                  # the cfg as named in the manifest, e.g. 'findings/F2.cfg'
+    spec: str  # module file name, e.g. 'ExecutionLease.tla'
+    spec_text: bytes  # the spec as TLC sees it (after any mutation)
+    config: str  # the cfg as named in the manifest, e.g. 'findings/F2.cfg'
     config_text: bytes
-    modules: tuple[tuple[str, bytes], ...] = ()   # other .tla files beside the spec
+    modules: tuple[tuple[str, bytes], ...] = ()  # other .tla files beside the spec
     java: Path = Path('java')
     jar: Path = Path('tla2tools.jar')
-    deadlock: bool = False       # True: TLC checks for deadlock (no -deadlock flag)
+    deadlock: bool = False  # True: TLC checks for deadlock (no -deadlock flag)
     timeout: float = DEFAULT_TIMEOUT
     workers: int = 1
-    expect: str | None = None    # for mutations / findings: the property that must be violated
+    expect: str | None = None  # for mutations / findings: the property that must be violated
     extra: Mapping[str, str] = field(default_factory=dict)
     # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), and where its progress
     # reports go while it runs (tlc/modes.following); the flags are part of the cache key.
@@ -76,18 +74,32 @@ class TlcJob:
 
     def argv(self, folder: Path) -> tuple[str, ...]:
         return (
-            str(self.java), '-XX:+UseParallelGC', *self.libraries.jvm_flags(),
-            f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', self.libraries.class_path(self.jar),
-            'tlc2.TLC', *self.tlc_flags(),
-            '-metadir', str(folder / 'meta'), '-config', self.config_name, Path(self.spec).name,
+            str(self.java),
+            '-XX:+UseParallelGC',
+            *self.libraries.jvm_flags(),
+            f'-Djava.io.tmpdir={folder / "javatmp"}',
+            '-cp',
+            self.libraries.class_path(self.jar),
+            'tlc2.TLC',
+            *self.tlc_flags(),
+            '-metadir',
+            str(folder / 'meta'),
+            '-config',
+            self.config_name,
+            Path(self.spec).name,
         )
 
     def cache_key(self, jar_sha256: str, java_major: int) -> str:
         h = hashlib.sha256()
         parts: list[bytes] = [
-            b'execlease-tlc-2', jar_sha256.encode(), str(java_major).encode(),
-            Path(self.spec).name.encode(), self.spec_text, self.config_name.encode(),
-            self.config_text, '\0'.join(self.tlc_flags()).encode(),
+            b'execlease-tlc-2',
+            jar_sha256.encode(),
+            str(java_major).encode(),
+            Path(self.spec).name.encode(),
+            self.spec_text,
+            self.config_name.encode(),
+            self.config_text,
+            '\0'.join(self.tlc_flags()).encode(),
         ]
         for name, text in sorted(self.modules):
             parts += [name.encode(), text]
@@ -95,9 +107,6 @@ class TlcJob:
         for part in parts:
             h.update(length_prefixed(part))
         return h.hexdigest()
-
-
-
 
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
@@ -116,15 +125,19 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
         if keys[key] >= 2:
             first.setdefault(key, j)
     if not first:
-        return   # no warm JVM is wanted: the helper is not even compiled
+        return  # no warm JVM is wanted: the helper is not even compiled
     some = keyed[0][1]
     jvm_spare.prepare(some.java, some.jar)
-    for key, j in first.items():   # a warm JVM for the first job of each such key, started now
+    for key, j in first.items():  # a warm JVM for the first job of each such key, started now
         launch = _prepare(j)
         if launch.cds.building:
-            launch.cds.finish(None)   # the first job builds the class-data archive in a JVM of its own
+            launch.cds.finish(
+                None
+            )  # the first job builds the class-data archive in a JVM of its own
             continue
-        jvm_spare.start_ahead(key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, _library_jars(j))
+        jvm_spare.start_ahead(
+            key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, _library_jars(j)
+        )
 
 
 def sweep(jar: Path) -> None:
@@ -156,8 +169,6 @@ def _prepare(job: TlcJob) -> jvm.Launch:
     return launch
 
 
-
-
 @dataclass
 class _Run:
     exit_code: int | None
@@ -183,12 +194,17 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
     if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
         jvm_spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
-    return jvm_spare.take(_spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar,
-                          _library_jars(job))
+    return jvm_spare.take(
+        _spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar, _library_jars(job)
+    )
 
 
-def _wait(proc: subprocess.Popen[bytes], timeout: float, out_path: Path,
-          on_line: Callable[[str], None] | None) -> None:
+def _wait(
+    proc: subprocess.Popen[bytes],
+    timeout: float,
+    out_path: Path,
+    on_line: Callable[[str], None] | None,
+) -> None:
     """proc.wait(timeout), feeding TLC's output lines to on_line as they arrive (for the live
     progress line: tlc/progress.py) by reading the output file while TLC writes it."""
     if on_line is None:
@@ -214,8 +230,10 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float, out_path: Path,
 
 
 def _execute(
-        job: TlcJob, folder: Path, on_line: Callable[[str], None] | None = None,
-        launch: jvm.Launch | None = None,
+    job: TlcJob,
+    folder: Path,
+    on_line: Callable[[str], None] | None = None,
+    launch: jvm.Launch | None = None,
 ) -> _Run:
     if procs.cancelled():
         raise KeyboardInterrupt
@@ -226,18 +244,22 @@ def _execute(
     with open(out_path, 'wb') as out:
         try:
             proc = subprocess.Popen(
-                argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT, start_new_session=True,  # own group: kill java and children
+                argv,
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # own group: kill java and children
             )
         except BaseException:
             launch.cds.finish(None)
             raise
         from execlease_hook.core import scratch
 
-        scratch.started(folder, proc.pid)   # a sweep after this process was killed stops it first
+        scratch.started(folder, proc.pid)  # a sweep after this process was killed stops it first
         timed_out = False
         try:
-            procs.add(proc)     # after a Ctrl-C: kills it and raises (core/procs.py)
+            procs.add(proc)  # after a Ctrl-C: kills it and raises (core/procs.py)
             _wait(proc, job.timeout, out_path, on_line)
         except subprocess.TimeoutExpired:
             timed_out = True
@@ -255,21 +277,23 @@ def _execute(
     return _Run(proc.returncode, out_path.read_bytes(), timed_out)
 
 
-def _in_spare(job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callable[[str], None] | None) -> _Run:
+def _in_spare(
+    job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callable[[str], None] | None
+) -> _Run:
     """The job run by a warm JVM (tlc/spare.py), which writes TLC's output to folder/tlc.out.
     The spare is given back, or stopped, before this returns."""
     argv = job.argv(folder)
-    tlc_args = (*argv[argv.index('tlc2.TLC') + 1:-1], str(folder / Path(job.spec).name))
+    tlc_args = (*argv[argv.index('tlc2.TLC') + 1 : -1], str(folder / Path(job.spec).name))
     out_path = folder / 'tlc.out'
     ended: jvm_spare.Ended | None = None
     timed_out = False
     log_start = os.path.getsize(spare.log.name)
     try:
-        procs.add(spare.proc)   # after a Ctrl-C: kills it and raises (core/procs.py)
+        procs.add(spare.proc)  # after a Ctrl-C: kills it and raises (core/procs.py)
         try:
             spare.start_job(folder, tlc_args)
         except OSError:
-            pass   # it died while waiting: its end says so below
+            pass  # it died while waiting: its end says so below
         deadline = time.monotonic() + job.timeout
         splitter = None
         if on_line is not None:
@@ -344,11 +368,17 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     try:
         folder = fresh_folder()
     except OSError as e:
-        jvm_spare.expected_one_less(_spare_key(job))   # no spare waits for this job
+        jvm_spare.expected_one_less(_spare_key(job))  # no spare waits for this job
         where = e.filename or tempfile.gettempdir()
-        return Verdict('error', 0.0, None, reason=(
-            f'could not write the job\'s files in {where} ({e.strerror or e}); free disk space in '
-            f'{tempfile.gettempdir()}, or point TMPDIR at a folder with room'))
+        return Verdict(
+            'error',
+            0.0,
+            None,
+            reason=(
+                f"could not write the job's files in {where} ({e.strerror or e}); free disk space in "
+                f'{tempfile.gettempdir()}, or point TMPDIR at a folder with room'
+            ),
+        )
     launch = _prepare(job)
     spare = _take_spare(job, launch)
     try:
@@ -380,34 +410,51 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                         _write_files(job, folder)
                         run = _execute(job, folder, on_line, _prepare(job))
         except OSError as e:
-            return Verdict('error', time.monotonic() - started, None, reason=f'could not start Java: {e}')
+            return Verdict(
+                'error', time.monotonic() - started, None, reason=f'could not start Java: {e}'
+            )
         seconds = round(time.monotonic() - started, 3)
         if run.timed_out:
             tail = last_lines(run.output)
             # What the search had covered at TLC's last progress report (about once a minute).
             covered = tlc_modes.last(run.output)
-            return with_printed(Verdict(
-                'error', seconds, None, reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
-                'raise "timeout" on the manifest entry if the model needs longer', last_lines=tail,
-                states=None if covered is None else covered.generated,
-                distinct=None if covered is None else covered.distinct,
-                depth=None if covered is None else covered.depth,
-            ), run.output)
+            return with_printed(
+                Verdict(
+                    'error',
+                    seconds,
+                    None,
+                    reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
+                    'raise "timeout" on the manifest entry if the model needs longer',
+                    last_lines=tail,
+                    states=None if covered is None else covered.generated,
+                    distinct=None if covered is None else covered.distinct,
+                    depth=None if covered is None else covered.depth,
+                ),
+                run.output,
+            )
         assert run.exit_code is not None
         if run.exit_code < 0:
             return Verdict(
-                'error', seconds, run.exit_code,
+                'error',
+                seconds,
+                run.exit_code,
                 reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
-                'killer or a shutdown?); run again', last_lines=last_lines(run.output),
+                'killer or a shutdown?); run again',
+                last_lines=last_lines(run.output),
             )
-        from execlease_hook.tlc import missing   # a module SANY cannot find, said clearly
+        from execlease_hook.tlc import missing  # a module SANY cannot find, said clearly
 
         config_text = job.config_text.decode('utf-8', 'replace')
-        verdict = tlc_modes.classify_simulation(run.exit_code, run.output, seconds, config_text) \
-            if '-simulate' in job.mode else classify(run.exit_code, run.output, seconds, config_text)
+        verdict = (
+            tlc_modes.classify_simulation(run.exit_code, run.output, seconds, config_text)
+            if '-simulate' in job.mode
+            else classify(run.exit_code, run.output, seconds, config_text)
+        )
         from execlease_hook.tlc import overrides  # a library override built for another TLC
 
-        verdict = missing.explain(with_printed(verdict, run.output), run.output, modules, job.libraries.names())
+        verdict = missing.explain(
+            with_printed(verdict, run.output), run.output, modules, job.libraries.names()
+        )
         return overrides.explain(verdict, run.output, [j.name for j in job.libraries.jars])
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it

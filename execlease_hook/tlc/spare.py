@@ -27,9 +27,8 @@ only of its key and environment, none waiting that no job will take) span all th
 the helper is the only part apart from them, and it shares their lock and their end: a javac
 still running when the process ends is stopped with the spares (`discard_all`).
 """
-from __future__ import annotations
 
-from execlease_hook.core import settings
+from __future__ import annotations
 
 import atexit
 import hashlib
@@ -47,15 +46,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+from execlease_hook.core import housekeeping, scratch, settings
 from execlease_hook.tlc import cds as jvm_cds
 from execlease_hook.tlc.java import identity as java_identity
-from execlease_hook.core import housekeeping, scratch
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
 MAIN = 'ExecleaseTlcSpare'
-NO_JOB = 3          # the helper's exit when stdin closes before a job arrives
-MAX_JOBS = 24       # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
-COMPILE_TIMEOUT = 300.0   # seconds for javac; a work folder without a mark older than this is stale
+NO_JOB = 3  # the helper's exit when stdin closes before a job arrives
+MAX_JOBS = 24  # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
+COMPILE_TIMEOUT = 300.0  # seconds for javac; a work folder without a mark older than this is stale
 # At the process's normal exit, a javac still running gets this long to finish (once per Java:
 # a short cold run would otherwise never keep a helper); then it is stopped. Ctrl-C waits for none.
 EXIT_WAIT = 10.0
@@ -67,6 +66,7 @@ OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
 class Ended:
     """How a job in a spare ended: `code` is TLC's exit code, or the JVM's (negative: a signal)
     when the JVM itself ended during the job (`jvm_ended`); `retired`: the JVM ends after it."""
+
     code: int
     retired: bool
     jvm_ended: bool = False
@@ -75,14 +75,16 @@ class Ended:
 @dataclass
 class Spare:
     key: tuple[str, ...]
-    folder: Path                 # its own: cwd, warm-up run, jvm.log
+    folder: Path  # its own: cwd, warm-up run, jvm.log
     proc: subprocess.Popen[bytes]
-    log: IO[bytes]               # the JVM's own stderr
+    log: IO[bytes]  # the JVM's own stderr
     # The environment it was started with: a JVM reads JAVA_TOOL_OPTIONS and the like at its
     # start, so a spare serves only a job that would have started its JVM in the same one.
     environ: dict[str, str]
-    started: tuple[tuple[str, ...], Path, Path, tuple[Path, ...]]   # how to start another like it: JVM argv, jar, helper, library jars
-    jobs: int = 0                # jobs handed to it so far
+    started: tuple[
+        tuple[str, ...], Path, Path, tuple[Path, ...]
+    ]  # how to start another like it: JVM argv, jar, helper, library jars
+    jobs: int = 0  # jobs handed to it so far
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
@@ -113,7 +115,7 @@ class Spare:
                 line = self.lines.get(timeout=timeout)
             except queue.Empty:
                 return None
-            if line is None:                       # the JVM ended during the job
+            if line is None:  # the JVM ended during the job
                 return Ended(self.proc.wait(), True, jvm_ended=True)
             words = line.split()
             if len(words) >= 2 and words[0] == 'exit' and words[1].lstrip('-').isdigit():
@@ -138,14 +140,18 @@ class Spare:
 
 _lock = threading.Lock()
 _idle: dict[tuple[str, ...], list[Spare]] = {}
-_expected: Counter[tuple[str, ...]] | None = None   # None: no plan given, always keep one ready
-_helper: dict[str, Path | None] = {}                # java identity key -> compiled folder or None
+_expected: Counter[tuple[str, ...]] | None = None  # None: no plan given, always keep one ready
+_helper: dict[str, Path | None] = {}  # java identity key -> compiled folder or None
 _compiling: set[str] = set()
-_starting: Counter[tuple[str, ...]] = Counter()     # spares being started ahead of any job (start_ahead)
-_compile_locks: dict[str, threading.Lock] = {}      # helper folder -> held while its javac runs
-_compile_failed: set[str] = set()                   # helper folders whose javac failed in this process
-_javacs: dict[Path, subprocess.Popen[bytes] | None] = {}   # work folder -> its javac (None: not started yet)
-_exiting = False                                     # the process is ending: no javac starts
+_starting: Counter[tuple[str, ...]] = (
+    Counter()
+)  # spares being started ahead of any job (start_ahead)
+_compile_locks: dict[str, threading.Lock] = {}  # helper folder -> held while its javac runs
+_compile_failed: set[str] = set()  # helper folders whose javac failed in this process
+_javacs: dict[
+    Path, subprocess.Popen[bytes] | None
+] = {}  # work folder -> its javac (None: not started yet)
+_exiting = False  # the process is ending: no javac starts
 
 
 def enabled() -> bool:
@@ -167,7 +173,9 @@ def helper_folder(java: Path, jar: Path) -> Path | None:
     javac = _javac(java)
     if identity is None or javac is None:
         return None
-    h = hashlib.sha256(SOURCE.read_bytes() + b'\0' + identity[1].encode() + b'\0' + str(javac).encode())
+    h = hashlib.sha256(
+        SOURCE.read_bytes() + b'\0' + identity[1].encode() + b'\0' + str(javac).encode()
+    )
     return jvm_cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
 
 
@@ -192,7 +200,8 @@ def _compile_failure(target: Path, why: str) -> None:
     _compile_failed.add(str(target))
     housekeeping.note(
         f'the warm-JVM helper could not be compiled into {target.parent} ({why}); each TLC job ran '
-        'in a JVM of its own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0')
+        'in a JVM of its own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0'
+    )
 
 
 def _compile(javac: Path, target: Path) -> Path | None:
@@ -207,14 +216,17 @@ def _compile(javac: Path, target: Path) -> Path | None:
     except OSError as e:
         _compile_failure(target, f'cannot make a folder there: {e.strerror or e}')
         return None
-    classes = work / 'classes'   # javac's output, renamed into place whole: the mark stays behind
+    classes = work / 'classes'  # javac's output, renamed into place whole: the mark stays behind
     try:
         with _lock:
             if _exiting:
                 return None
             proc = subprocess.Popen(
-                (str(javac), '-nowarn', '-d', str(classes), str(SOURCE)), stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                (str(javac), '-nowarn', '-d', str(classes), str(SOURCE)),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
             _javacs[work] = proc
         scratch.started(work, proc.pid)
@@ -225,10 +237,16 @@ def _compile(javac: Path, target: Path) -> Path | None:
             _compile_failure(target, f'javac took more than {COMPILE_TIMEOUT:g} s')
             return None
         if proc.returncode < 0:
-            return None   # stopped by this process (Ctrl-C, its exit): nothing failed
+            return None  # stopped by this process (Ctrl-C, its exit): nothing failed
         if proc.returncode != 0 or not (classes / f'{MAIN}.class').is_file():
-            first = next((line.strip() for line in said.decode('utf-8', 'replace').splitlines()
-                          if line.strip()), f'exit code {proc.returncode}')
+            first = next(
+                (
+                    line.strip()
+                    for line in said.decode('utf-8', 'replace').splitlines()
+                    if line.strip()
+                ),
+                f'exit code {proc.returncode}',
+            )
             _compile_failure(target, f'javac said: {first}')
             return None
         try:
@@ -242,7 +260,7 @@ def _compile(javac: Path, target: Path) -> Path | None:
     finally:
         scratch.remove(work)
         with _lock:
-            _javacs.pop(work, None)   # last: _at_exit waits until none is left
+            _javacs.pop(work, None)  # last: _at_exit waits until none is left
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -265,8 +283,13 @@ def sweep(jar: Path) -> None:
         return
     for entry in entries:
         try:
-            old = entry.name.startswith('.spare-') and entry.is_dir() and not entry.is_symlink() \
-                and not (entry / scratch.MARK).exists() and time.time() - entry.stat().st_mtime > COMPILE_TIMEOUT
+            old = (
+                entry.name.startswith('.spare-')
+                and entry.is_dir()
+                and not entry.is_symlink()
+                and not (entry / scratch.MARK).exists()
+                and time.time() - entry.stat().st_mtime > COMPILE_TIMEOUT
+            )
         except OSError:
             continue
         if old:
@@ -315,7 +338,9 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
         _expected.update(keys)
 
 
-def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()) -> None:
+def start_ahead(
+    key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()
+) -> None:
     """Start a spare for the first job of this key now, in the background (compiling the helper
     first if need be), unless one waits already or no job of this key is expected."""
     with _lock:
@@ -325,12 +350,18 @@ def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libr
         try:
             helper = compile_helper(Path(jvm_argv[0]), jar)
             with _lock:
-                if helper is None or _exiting or _idle.get(key) or _expected is not None and _expected[key] <= 0:
+                if (
+                    helper is None
+                    or _exiting
+                    or _idle.get(key)
+                    or _expected is not None
+                    and _expected[key] <= 0
+                ):
                     return
             fresh = _spawn(key, jvm_argv, jar, helper, libraries)
             if fresh is not None:
                 with _lock:
-                    late = _exiting   # discard_all has run or is about to: it would not see this one
+                    late = _exiting  # discard_all has run or is about to: it would not see this one
                     if not late:
                         _idle.setdefault(key, []).append(fresh)
                 if late:
@@ -342,8 +373,13 @@ def start_ahead(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libr
     threading.Thread(target=work, name='execlease-spare-ahead', daemon=True).start()
 
 
-def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: Path,
-           libraries: tuple[Path, ...] = ()) -> Spare | None:
+def _spawn(
+    key: tuple[str, ...],
+    jvm_argv: tuple[str, ...],
+    jar: Path,
+    helper: Path,
+    libraries: tuple[Path, ...] = (),
+) -> Spare | None:
     """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path). The
     jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
     flags applies; each job's classes come from a loader of its own (parent: the platform's)
@@ -359,14 +395,28 @@ def _spawn(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, helper: P
         housekeeping.note(
             f'warm JVMs could not be started: cannot make their folder in '
             f'{jvm_cds.archive_folder(jar) / "spares"} ({e.strerror or e}); TLC jobs ran in JVMs of '
-            'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0')
+            'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0'
+        )
         return None
-    argv = (*jvm_argv, *OPENS, f'-Djava.io.tmpdir={folder / "javatmp"}', '-cp', f'{jar}{os.pathsep}{helper}',
-            MAIN, os.pathsep.join(map(str, (jar, *libraries))), str(folder / 'warmup'), str(MAX_JOBS))
+    argv = (
+        *jvm_argv,
+        *OPENS,
+        f'-Djava.io.tmpdir={folder / "javatmp"}',
+        '-cp',
+        f'{jar}{os.pathsep}{helper}',
+        MAIN,
+        os.pathsep.join(map(str, (jar, *libraries))),
+        str(folder / 'warmup'),
+        str(MAX_JOBS),
+    )
     environ = dict(os.environ)
     try:
         proc = subprocess.Popen(
-            argv, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+            argv,
+            cwd=folder,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
             start_new_session=True,
         )
     except OSError:
@@ -406,7 +456,9 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()) -> Spare | None:
+def take(
+    key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()
+) -> Spare | None:
     """A waiting spare for a job of this key (same Java, JIT flags and jar), or None (the caller
     starts a JVM of its own). When none waits, or the one taken is at its last job, another is
     started for the next job of this key, with `jvm_argv` (the java binary and its flags, as the
@@ -417,7 +469,7 @@ def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: 
         if _expected is not None:
             _expected[key] -= 1
             if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
-                return None   # none waits, none is coming, and no later job would take one
+                return None  # none waits, none is coming, and no later job would take one
     helper = _ready_helper(Path(jvm_argv[0]), jar)
     found: Spare | None = None
     unfit: list[Spare] = []
@@ -425,14 +477,18 @@ def take(key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: 
         if helper is None:
             return None
         waiting = _idle.setdefault(key, [])
-        while waiting and found is None:  # a dead spare, or one of another environment, is thrown away
+        while (
+            waiting and found is None
+        ):  # a dead spare, or one of another environment, is thrown away
             spare = waiting.pop(0)
             if spare.proc.poll() is None and spare.environ == dict(os.environ):
                 found = spare
             else:
                 unfit.append(spare)
         more = _expected is None or _expected[key] > 0
-        start = more and (found is None and not _starting[key] or found is not None and found.last_job)
+        start = more and (
+            found is None and not _starting[key] or found is not None and found.last_job
+        )
     for spare in unfit:
         spare.discard()
     if start:
@@ -490,13 +546,13 @@ def discard_all() -> None:
 def _at_exit() -> None:
     global _exiting
     with _lock:
-        _exiting = True   # a compile thread still running starts no javac after this
+        _exiting = True  # a compile thread still running starts no javac after this
     deadline = time.monotonic() + EXIT_WAIT
     while time.monotonic() < deadline:
         with _lock:
             if not _javacs:
                 break
-        time.sleep(0.05)   # its thread places the helper and removes its folder
+        time.sleep(0.05)  # its thread places the helper and removes its folder
     discard_all()
 
 

@@ -8,6 +8,7 @@ data file it reads, staged or not, runs the job again. What it reads outside the
 in files git ignores is not in the key (a command that writes files git does not ignore into the
 repository changes its own key: ignore them).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -36,7 +37,9 @@ def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
     return sorted(p for p in folder.iterdir() if (p.is_file() if copy is None else copy.holds(p)))
 
 
-def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None) -> str:
+def cache_key(
+    m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None
+) -> str:
     """`copy`: the key of the job in the mutated copy `copy` says (its root is `root`), without
     the copy: the same files, the mutated file's bytes in place of the file's.
 
@@ -51,8 +54,14 @@ def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutat
         h.update(length_prefixed(data))
 
     prefix = b'execlease-traces-2' if job.command else b'execlease-traces-1'
-    for text in (prefix, t.jar.sha256.encode(), str(t.java.major).encode(),
-                 job.spec.encode(), job.config.encode(), '\0'.join(job.command).encode()):
+    for text in (
+        prefix,
+        t.jar.sha256.encode(),
+        str(t.java.major).encode(),
+        job.spec.encode(),
+        job.config.encode(),
+        '\0'.join(job.command).encode(),
+    ):
         part(text)
     inputs = [p for p in _files_of(folder, copy) if p.suffix in ('.tla', '.cfg')]
     if not job.command:
@@ -61,9 +70,9 @@ def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutat
     for path in inputs:
         part(str(path.relative_to(root)).encode())
         part(read(path))
-    if job.line != 'l':   # how a project's own trace spec names a rejected line
+    if job.line != 'l':  # how a project's own trace spec names a rejected line
         part(f'line {job.line}'.encode())
-    if job.fields is not None:   # what of each line reaches TLA+
+    if job.fields is not None:  # what of each line reaches TLA+
         part(repr((job.fields.keep, job.fields.drop)).encode())
     if job.command:
         for name, value in sorted(job.env):
@@ -82,7 +91,7 @@ def cache_key(m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutat
         # be answered by the result of the unmutated code.
         for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
             part(text)
-    for text in tla_libraries.of(m).key_parts():   # nothing when the model has no libraries
+    for text in tla_libraries.of(m).key_parts():  # nothing when the model has no libraries
         part(text)
     return h.hexdigest()
 
@@ -101,10 +110,12 @@ def cached_run(cache: ResultCache, key: str) -> TraceRun | None:
 
 def store(cache: ResultCache, key: str, run: TraceRun) -> None:
     if run.verdict.outcome == 'error' or cache.problem is not None:
-        return   # never cache a failure to run: it may not recur
+        return  # never cache a failure to run: it may not recur
     try:
         cache.folder.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(cache.folder / f'traces-{key}.json',
-                          json.dumps({'format': FORMAT, 'key': key, 'run': run.to_json()}))
+        write_text_atomic(
+            cache.folder / f'traces-{key}.json',
+            json.dumps({'format': FORMAT, 'key': key, 'run': run.to_json()}),
+        )
     except OSError as e:
         cache.problem = f'results were not cached: cannot write {cache.folder} ({e.strerror or e})'

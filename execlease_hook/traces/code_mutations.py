@@ -11,6 +11,7 @@ Its `ids` are what the cache key reads of the copy: the blob id of every file, f
 where the working tree's file matches it (git/worktree.worktree_ids), the mutated file's from its
 mutated bytes; in a copy that was made (`in_copy`), from the copy's files as they are.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -29,10 +30,13 @@ from execlease_hook.manifest.model import CodeMutation
 def repository_files(root: Path) -> list[str]:
     proc = subprocess.run(
         ('git', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'),
-        cwd=root, capture_output=True,
+        cwd=root,
+        capture_output=True,
     )
     if proc.returncode != 0:
-        raise CannotRun(f'{root}: git ls-files failed: {proc.stderr.decode(errors="replace").strip()}')
+        raise CannotRun(
+            f'{root}: git ls-files failed: {proc.stderr.decode(errors="replace").strip()}'
+        )
     return sorted({p for p in proc.stdout.decode().split('\0') if p})
 
 
@@ -52,7 +56,9 @@ def mutated_bytes(root: Path, mutation: CodeMutation) -> bytes:
     try:
         text = (root / mutation.path).read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError) as e:
-        raise CannotRun(f'code mutation {mutation.name}: cannot read {mutation.path}: {e}') from None
+        raise CannotRun(
+            f'code mutation {mutation.name}: cannot read {mutation.path}: {e}'
+        ) from None
     return mutated_text(mutation, text).encode('utf-8')
 
 
@@ -63,11 +69,12 @@ def check_applies(root: Path, mutation: CodeMutation) -> None:
 @dataclass(frozen=True)
 class Mutated:
     """The mutated copy of the repository at `root`, as it would be, read from the repository."""
+
     root: Path
     mutation: CodeMutation
-    files: frozenset[str]    # repository_files(root)
-    data: bytes              # the mutated file's bytes
-    ids: Mapping[str, str]   # file -> the blob id of what the copy holds there
+    files: frozenset[str]  # repository_files(root)
+    data: bytes  # the mutated file's bytes
+    ids: Mapping[str, str]  # file -> the blob id of what the copy holds there
 
     def holds(self, path: Path) -> bool:
         """Whether the copy holds `path` (a path under root) as a file."""
@@ -98,11 +105,15 @@ def in_copy(folder: Path, planned: Mutated) -> Mutated:
     like = next(iter(planned.ids.values()), '0' * 40)
     ids = {rel: worktree.file_id(folder / rel, like) for rel in planned.files}
     data = (folder / planned.mutation.path).read_bytes()
-    return Mutated(folder, planned.mutation, planned.files, data, _with_mutation(ids, planned.mutation, data))
+    return Mutated(
+        folder, planned.mutation, planned.files, data, _with_mutation(ids, planned.mutation, data)
+    )
 
 
 @contextmanager
-def mutated_copy(root: Path, mutation: CodeMutation, files: Collection[str] | None = None) -> Iterator[Path]:
+def mutated_copy(
+    root: Path, mutation: CodeMutation, files: Collection[str] | None = None
+) -> Iterator[Path]:
     """A temporary copy of the repository with the mutation applied; removed afterwards.
     `files`: repository_files(root), when known."""
     from execlease_hook.core import (
@@ -115,7 +126,7 @@ def mutated_copy(root: Path, mutation: CodeMutation, files: Collection[str] | No
         for rel in sorted(repository_files(root) if files is None else files):
             source = root / rel
             if not source.exists() and not source.is_symlink():
-                continue   # deleted in the working tree, not yet in the index
+                continue  # deleted in the working tree, not yet in the index
             target = copy / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target, follow_symlinks=False)
@@ -123,7 +134,9 @@ def mutated_copy(root: Path, mutation: CodeMutation, files: Collection[str] | No
         try:
             text = path.read_text(encoding='utf-8')
         except (OSError, UnicodeDecodeError) as e:
-            raise CannotRun(f'code mutation {mutation.name}: cannot read {mutation.path}: {e}') from None
+            raise CannotRun(
+                f'code mutation {mutation.name}: cannot read {mutation.path}: {e}'
+            ) from None
         path.write_text(mutated_text(mutation, text), encoding='utf-8')
         yield copy
     finally:

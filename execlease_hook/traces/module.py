@@ -24,6 +24,7 @@ The module defines
                spec takes constants from it, e.g. the runs: TLC re-evaluates an operator that
                replaces a constant at every use, so it must be cheap)
 """
+
 from __future__ import annotations
 
 import json
@@ -37,22 +38,51 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import FieldRule
 
 MODULE = 'TraceData'
-METADATA = ('seq', 'where')   # read by the report, not passed to TLC
+METADATA = ('seq', 'where')  # read by the report, not passed to TLC
 _IDENT = re.compile(r'[A-Za-z][A-Za-z0-9_]*\Z')
-TLC_INTS = range(-2 ** 31, 2 ** 31)   # TLC's integers: a larger one is an overflow error
+TLC_INTS = range(-(2**31), 2**31)  # TLC's integers: a larger one is an overflow error
 # Words a record field cannot be called in TLA+ (the reserved words that look like names).
 _RESERVED = {
-    'ASSUME', 'ASSUMPTION', 'AXIOM', 'CASE', 'CHOOSE', 'CONSTANT', 'CONSTANTS', 'DOMAIN',
-    'ELSE', 'ENABLED', 'EXCEPT', 'EXTENDS', 'IF', 'IN', 'INSTANCE', 'LET', 'LOCAL', 'MODULE',
-    'OTHER', 'SF_', 'SUBSET', 'THEN', 'THEOREM', 'UNCHANGED', 'UNION', 'VARIABLE', 'VARIABLES',
-    'WF_', 'WITH', 'TRUE', 'FALSE', 'BOOLEAN', 'STRING',
+    'ASSUME',
+    'ASSUMPTION',
+    'AXIOM',
+    'CASE',
+    'CHOOSE',
+    'CONSTANT',
+    'CONSTANTS',
+    'DOMAIN',
+    'ELSE',
+    'ENABLED',
+    'EXCEPT',
+    'EXTENDS',
+    'IF',
+    'IN',
+    'INSTANCE',
+    'LET',
+    'LOCAL',
+    'MODULE',
+    'OTHER',
+    'SF_',
+    'SUBSET',
+    'THEN',
+    'THEOREM',
+    'UNCHANGED',
+    'UNION',
+    'VARIABLE',
+    'VARIABLES',
+    'WF_',
+    'WITH',
+    'TRUE',
+    'FALSE',
+    'BOOLEAN',
+    'STRING',
 }
 
 
 @dataclass(frozen=True)
 class Trace:
-    name: str                           # the file's name
-    lines: tuple[dict[str, Any], ...]   # the parsed lines, in order
+    name: str  # the file's name
+    lines: tuple[dict[str, Any], ...]  # the parsed lines, in order
 
 
 class BadTrace(CannotRun):
@@ -91,7 +121,9 @@ def read_trace(path: Path, name: str | None = None) -> Trace:
         except json.JSONDecodeError as e:
             raise BadTrace(f'{path}:{number}: not a JSON line ({e.msg}): {raw[:120]!r}') from None
         if not isinstance(value, dict):
-            raise BadTrace(f'{path}:{number}: a trace line must be a JSON object, got {raw[:120]!r}')
+            raise BadTrace(
+                f'{path}:{number}: a trace line must be a JSON object, got {raw[:120]!r}'
+            )
         lines.append(value)
     if not lines:
         raise BadTrace(f'{path}: the trace has no lines')
@@ -110,8 +142,8 @@ def tla_value(value: Any, where: str) -> str:
     if isinstance(value, bool):
         return 'TRUE' if value else 'FALSE'
     if isinstance(value, int) and value in TLC_INTS:
-        return str(value) if value >= 0 else f'(0 - {-value})'   # Naturals has no unary minus
-    if isinstance(value, (int, float)):   # beyond TLC's integers, or not a whole number
+        return str(value) if value >= 0 else f'(0 - {-value})'  # Naturals has no unary minus
+    if isinstance(value, (int, float)):  # beyond TLC's integers, or not a whole number
         return _string(value.text if isinstance(value, Number) else repr(value))
     if isinstance(value, str):
         return _string(value)
@@ -126,30 +158,38 @@ def tla_value(value: Any, where: str) -> str:
             if item is None:
                 continue
             if not _IDENT.match(key) or key.upper() == key and key in _RESERVED:
-                raise Unusable(f'{where}: field {key!r} is not a TLA+ record field name; '
-                               'use letters, digits and _ (starting with a letter)')
+                raise Unusable(
+                    f'{where}: field {key!r} is not a TLA+ record field name; '
+                    'use letters, digits and _ (starting with a letter)'
+                )
             fields.append(f'{key} |-> {tla_value(item, f"{where}.{key}")}')
-        return '[' + ', '.join(fields) + ']' if fields else '<<>>'   # {}: the empty function
+        return '[' + ', '.join(fields) + ']' if fields else '<<>>'  # {}: the empty function
     raise Unusable(f'{where}: {value!r} has no TLA+ form')
 
 
 @dataclass(frozen=True)
 class Compiled:
-    text: str                       # the module
-    unused: tuple[str, ...] = ()    # 'trace:line field f: why', for each field left out
+    text: str  # the module
+    unused: tuple[str, ...] = ()  # 'trace:line field f: why', for each field left out
 
 
-def _line(line: dict[str, Any], rule: FieldRule | None, where: str,
-          unused: list[str]) -> tuple[str, dict[str, Any]]:
+def _line(
+    line: dict[str, Any], rule: FieldRule | None, where: str, unused: list[str]
+) -> tuple[str, dict[str, Any]]:
     """A line's record text and the fields it holds."""
-    record = {k: v for k, v in line.items()
-              if k not in METADATA and v is not None and (rule is None or rule.passes(k))}
+    record = {
+        k: v
+        for k, v in line.items()
+        if k not in METADATA and v is not None and (rule is None or rule.passes(k))
+    }
     fields = []
     for key, value in list(record.items()):
         try:
             if not _IDENT.match(key) or key.upper() == key and key in _RESERVED:
-                raise Unusable(f'{key!r} is not a TLA+ record field name (letters, digits and _, '
-                               'starting with a letter)')
+                raise Unusable(
+                    f'{key!r} is not a TLA+ record field name (letters, digits and _, '
+                    'starting with a letter)'
+                )
             fields.append(f'{key} |-> {tla_value(value, key)}')
         except Unusable as e:
             unused.append(f'{where} field {key}: {e}')
@@ -177,12 +217,18 @@ def compile_traces(traces: Sequence[Trace], rule: FieldRule | None = None) -> Co
                         values.setdefault(key, set()).add(tla_value(value, key))
             numbers.append(str(index[text]))
         sequences.append('<<' + ', '.join(numbers) + '>>')
-    out = [f'---- MODULE {MODULE} ----', '\\* Generated by execlease from NDJSON traces; do not edit.']
+    out = [
+        f'---- MODULE {MODULE} ----',
+        '\\* Generated by execlease from NDJSON traces; do not edit.',
+    ]
     out.append('TraceLines == <<\n  ' + ',\n  '.join(table) + '\n>>')
     out.append('Traces == <<\n  ' + ',\n  '.join(sequences) + '\n>>')
     out.append('TraceNames == <<' + ', '.join(_string(t.name) for t in traces) + '>>')
-    out.append('TraceValues == [' + ', '.join(
-        f'{key} |-> {{{", ".join(sorted(v))}}}' for key, v in sorted(values.items())) + ']')
+    out.append(
+        'TraceValues == ['
+        + ', '.join(f'{key} |-> {{{", ".join(sorted(v))}}}' for key, v in sorted(values.items()))
+        + ']'
+    )
     out.append('=' * 28)
     return Compiled('\n'.join(out) + '\n', tuple(unused))
 
@@ -191,7 +237,9 @@ def trace_log(trace: Trace, rule: FieldRule | None = None) -> tuple[str, tuple[s
     """One trace as a TLA+ sequence of its lines' records (a project's own trace spec reads it,
     traces/own.py), and the fields left out of it as in Compiled.unused."""
     unused: list[str] = []
-    texts = [_line(line, rule, f'{trace.name}:{n}', unused)[0] for n, line in enumerate(trace.lines, 1)]
+    texts = [
+        _line(line, rule, f'{trace.name}:{n}', unused)[0] for n, line in enumerate(trace.lines, 1)
+    ]
     return '<<\n  ' + ',\n  '.join(texts) + '\n>>', tuple(unused)
 
 

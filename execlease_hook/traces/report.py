@@ -6,6 +6,7 @@ spec defines it and the covered code that implements it, and the last matched st
 not say which conjunct of the action failed (a trace spec step is one action: it either has a
 successor or not); the logged line and the last matched state side by side show it.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,10 @@ def counts_text(counts: Mapping[str, int]) -> str:
 def accepted(name: str, run: TraceRun) -> str:
     v = run.verdict
     tlc = '' if run.tlc is None else f', TLC {run.tlc.seconds:.1f} s of it'
-    return (f'trace job {name}: {v.traces:,} traces, {v.lines:,} lines accepted '
-            f'({run.seconds:.1f} s{tlc}); lines per action: {counts_text(run.counts)}')
+    return (
+        f'trace job {name}: {v.traces:,} traces, {v.lines:,} lines accepted '
+        f'({run.seconds:.1f} s{tlc}); lines per action: {counts_text(run.counts)}'
+    )
 
 
 UNUSED_SHOWN = 10
@@ -42,9 +45,11 @@ def unused_text(unused: Sequence[str]) -> str:
         return ''
     more = len(unused) - UNUSED_SHOWN
     lines = ''.join(f'\n      {u}' for u in unused[:UNUSED_SHOWN])
-    return (f'\n    {len(unused):,} fields of trace lines have no TLA+ form and were left out (list a '
-            f'field under the job\'s "fields": {{"drop": [...]}} to leave it out on purpose):{lines}'
-            + (f'\n      ... and {more:,} more' if more > 0 else ''))
+    return (
+        f'\n    {len(unused):,} fields of trace lines have no TLA+ form and were left out (list a '
+        f'field under the job\'s "fields": {{"drop": [...]}} to leave it out on purpose):{lines}'
+        + (f'\n      ... and {more:,} more' if more > 0 else '')
+    )
 
 
 def _spec_location(m: Manifest, action: str) -> str:
@@ -63,7 +68,11 @@ def _event_text(event: Mapping[str, Any] | None) -> str:
 
 
 def rejected(
-        m: Manifest, job: TraceJob, v: TraceVerdict, statuses: Sequence[EntryStatus], said: str = '',
+    m: Manifest,
+    job: TraceJob,
+    v: TraceVerdict,
+    statuses: Sequence[EntryStatus],
+    said: str = '',
 ) -> str:
     assert v.rejection is not None
     r = v.rejection
@@ -77,8 +86,13 @@ def rejected(
         f'    model action: {action} (spec: {_spec_location(m, action)})',
     ]
     lines += [f'    code: {c}' for c in code_for(action, statuses)]
-    matched = ('no line matched' if r.line <= 1 else 'line 1 matched' if r.line == 2
-               else f'lines 1-{r.line - 1} matched')
+    matched = (
+        'no line matched'
+        if r.line <= 1
+        else 'line 1 matched'
+        if r.line == 2
+        else f'lines 1-{r.line - 1} matched'
+    )
     lines.append(f'    last state reached ({matched}; TLC does not name the failing conjunct):')
     for name, value in r.state:
         if name in (TRACE_VAR, LINE_VAR):
@@ -87,8 +101,10 @@ def rejected(
     if said:
         lines.append('    the trace command said (replay it with the same settings):')
         lines += [f'      | {line}' for line in said.splitlines()]
-    lines.append('    If the code is right, the model is missing this step: change the model (then '
-                 'execlease verify); if not, fix the code.')
+    lines.append(
+        '    If the code is right, the model is missing this step: change the model (then '
+        'execlease verify); if not, fix the code.'
+    )
     return '\n'.join(lines)
 
 
@@ -96,15 +112,19 @@ def caught(mutation: CodeMutation, job: TraceJob, v: TraceVerdict) -> str:
     assert v.rejection is not None
     r = v.rejection
     event = r.event or {}
-    return (f'code mutation {mutation.name} ({mutation.path}) is caught: trace job {job.name} rejects '
-            f'{r.trace} at line {r.line} ({event.get("action", "?")} by {event.get("run", "?")}, '
-            f'{event.get("where", "?")}): {r.kind}')
+    return (
+        f'code mutation {mutation.name} ({mutation.path}) is caught: trace job {job.name} rejects '
+        f'{r.trace} at line {r.line} ({event.get("action", "?")} by {event.get("run", "?")}, '
+        f'{event.get("where", "?")}): {r.kind}'
+    )
 
 
 def not_caught(mutation: CodeMutation, jobs: Sequence[str]) -> str:
-    return (f'code mutation {mutation.name} is not caught: trace job{"s" if len(jobs) > 1 else ""} '
-            f'{", ".join(jobs)} accept{"" if len(jobs) > 1 else "s"} the code with {mutation.path} broken; '
-            'the traces no longer check that guard: make a trace reach it (a scenario) before anything else')
+    return (
+        f'code mutation {mutation.name} is not caught: trace job{"s" if len(jobs) > 1 else ""} '
+        f'{", ".join(jobs)} accept{"" if len(jobs) > 1 else "s"} the code with {mutation.path} broken; '
+        'the traces no longer check that guard: make a trace reach it (a scenario) before anything else'
+    )
 
 
 def unreached(m: Manifest, counts: Mapping[str, int]) -> list[str]:
@@ -116,7 +136,8 @@ def unreached(m: Manifest, counts: Mapping[str, int]) -> list[str]:
         f'no trace line exercises action {a} (covered by '
         f'{", ".join(e.id for e in m.coverage.entries if e.action == a)}): add a trace (a scenario) '
         'in which the code does it, or exempt it with a reason under coverage.untraced'
-        for a in actions if counts.get(a, 0) == 0
+        for a in actions
+        if counts.get(a, 0) == 0
     ]
 
 
@@ -124,8 +145,9 @@ def untraced_text(m: Manifest) -> str:
     """The exempted actions, each with its reason: shown with every action coverage verdict."""
     if not m.coverage.untraced:
         return ''
-    return ('\n    exempted from trace action coverage (coverage.untraced):'
-            + ''.join(f'\n      {u.action}: {u.reason}' for u in m.coverage.untraced))
+    return '\n    exempted from trace action coverage (coverage.untraced):' + ''.join(
+        f'\n      {u.action}: {u.reason}' for u in m.coverage.untraced
+    )
 
 
 def reached_exemptions(m: Manifest, counts: Mapping[str, int]) -> list[str]:
@@ -133,5 +155,6 @@ def reached_exemptions(m: Manifest, counts: Mapping[str, int]) -> list[str]:
     return [
         f'trace action coverage: {u.action} is exempted (coverage.untraced: {u.reason}), but the '
         f'traces now reach it ({counts[u.action]:,} lines); remove the exemption so that it stays reached'
-        for u in m.coverage.untraced if counts.get(u.action, 0) > 0
+        for u in m.coverage.untraced
+        if counts.get(u.action, 0) > 0
     ]

@@ -7,6 +7,7 @@ go to one TLC process (the trace spec picks one in Init), run with deadlock chec
 step of the model can match leaves TLC without a successor, and that deadlock is the rejection.
 TLC stops at the first one it finds; its counterexample is the longest matched prefix.
 """
+
 from __future__ import annotations
 
 import glob
@@ -34,7 +35,7 @@ from execlease_hook.traces.module import (
 )
 
 OUT_ENV = 'EXECLEASE_TRACE_DIR'
-TRACE_VAR = 't'      # the trace spec's variables: the trace index and the next line
+TRACE_VAR = 't'  # the trace spec's variables: the trace index and the next line
 LINE_VAR = 'l'
 
 
@@ -42,7 +43,7 @@ LINE_VAR = 'l'
 class CommandRun:
     argv: tuple[str, ...]
     seconds: float
-    output: str          # stdout and stderr, interleaved
+    output: str  # stdout and stderr, interleaved
 
 
 def command_argv(argv: Sequence[str]) -> tuple[str, ...]:
@@ -52,8 +53,12 @@ def command_argv(argv: Sequence[str]) -> tuple[str, ...]:
 
 
 def run_command(
-        argv: Sequence[str], root: Path, out_dir: Path, timeout: float, what: str,
-        env: Mapping[str, str] | None = None,
+    argv: Sequence[str],
+    root: Path,
+    out_dir: Path,
+    timeout: float,
+    what: str,
+    env: Mapping[str, str] | None = None,
 ) -> CommandRun:
     """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails.
     The command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the
@@ -66,20 +71,27 @@ def run_command(
         raise KeyboardInterrupt
     try:
         proc = subprocess.Popen(
-            full, cwd=root, env=environment, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, start_new_session=True,
+            full,
+            cwd=root,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     except OSError as e:
         raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
     try:
-        procs.add(proc)     # after a Ctrl-C: kills it and raises (core/procs.py)
+        procs.add(proc)  # after a Ctrl-C: kills it and raises (core/procs.py)
         stdout, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         procs.kill_group(proc)
         stdout, _ = proc.communicate()
         tail = (stdout or b'').decode('utf-8', 'replace')[-1500:]
-        raise CannotRun(f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
-                        f'(raise "timeout" on the entry if it needs longer){_tail(tail)}') from None
+        raise CannotRun(
+            f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
+            f'(raise "timeout" on the entry if it needs longer){_tail(tail)}'
+        ) from None
     except BaseException:
         procs.kill_group(proc)
         proc.communicate()
@@ -90,14 +102,11 @@ def run_command(
         raise KeyboardInterrupt
     output = stdout.decode('utf-8', 'replace')
     if proc.returncode != 0:
-        raise CannotRun(f'{what}: the command {" ".join(argv)} exited {proc.returncode}; '
-                        f'fix it so that it writes its traces and exits 0{_tail(output[-1500:])}')
+        raise CannotRun(
+            f'{what}: the command {" ".join(argv)} exited {proc.returncode}; '
+            f'fix it so that it writes its traces and exits 0{_tail(output[-1500:])}'
+        )
     return CommandRun(full, round(time.monotonic() - started, 3), output)
-
-
-
-
-
 
 
 def _tail(text: str) -> str:
@@ -108,8 +117,10 @@ def _tail(text: str) -> str:
 def read_folder(folder: Path, what: str) -> list[Trace]:
     paths = sorted(folder.glob('*.ndjson'))
     if not paths:
-        raise CannotRun(f'{what}: no *.ndjson trace in {folder}; the command must write its traces '
-                        f'into the folder named by ${OUT_ENV}')
+        raise CannotRun(
+            f'{what}: no *.ndjson trace in {folder}; the command must write its traces '
+            f'into the folder named by ${OUT_ENV}'
+        )
     return [read_trace(p) for p in paths]
 
 
@@ -124,9 +135,17 @@ def read_files(patterns: Sequence[str], folder: Path, what: str) -> list[Trace]:
 
 
 def tlc_job(
-        name: str, folder: Path, spec: str, config: str, traces: Sequence[Trace],
-        java: Path, jar: Path, timeout: float | None = None, workers: int = 1,
-        libraries: Libraries = NO_LIBRARIES, compiled: Compiled | None = None,
+    name: str,
+    folder: Path,
+    spec: str,
+    config: str,
+    traces: Sequence[Trace],
+    java: Path,
+    jar: Path,
+    timeout: float | None = None,
+    workers: int = 1,
+    libraries: Libraries = NO_LIBRARIES,
+    compiled: Compiled | None = None,
 ) -> TlcJob:
     """The TLC job of a trace spec: every module of the model folder plus the generated TraceData
     (`compiled`, else the traces compiled with every field), with the model's libraries
@@ -144,58 +163,90 @@ def tlc_job(
     except tlc_config.CfgProblem as e:
         raise CannotRun(f'trace job {name}: {e}; fix the cfg') from None
     if said is False:
-        raise CannotRun(f'trace job {name}: {config} says CHECK_DEADLOCK FALSE, but a trace is rejected '
-                        'by the deadlock at the line nothing matches; remove it from the trace cfg')
-    config_text = tlc_config.without_check_deadlock(config_text)   # TLC 2.15 lacks the keyword
+        raise CannotRun(
+            f'trace job {name}: {config} says CHECK_DEADLOCK FALSE, but a trace is rejected '
+            'by the deadlock at the line nothing matches; remove it from the trace cfg'
+        )
+    config_text = tlc_config.without_check_deadlock(config_text)  # TLC 2.15 lacks the keyword
     modules = tuple(
-        (p.name, p.read_bytes()) for p in sorted(spec_path.parent.glob('*.tla'))
+        (p.name, p.read_bytes())
+        for p in sorted(spec_path.parent.glob('*.tla'))
         if p.name not in (spec_path.name, f'{MODULE}.tla')
     ) + ((f'{MODULE}.tla', (compiled or compile_traces(traces)).text.encode()),)
     return TlcJob(
-        kind='traces', name=name, spec=spec_path.name, spec_text=spec_text, config=config,
-        config_text=config_text, modules=modules, java=java, jar=jar, deadlock=True,
-        timeout=timeout or DEFAULT_TIMEOUT, workers=workers, libraries=libraries,
+        kind='traces',
+        name=name,
+        spec=spec_path.name,
+        spec_text=spec_text,
+        config=config,
+        config_text=config_text,
+        modules=modules,
+        java=java,
+        jar=jar,
+        deadlock=True,
+        timeout=timeout or DEFAULT_TIMEOUT,
+        workers=workers,
+        libraries=libraries,
     )
 
 
 @dataclass(frozen=True)
 class Rejection:
-    trace: str                     # the trace's name (its file)
-    line: int                      # 1-based: the first line no step of the model could match
-    kind: str                      # why: no step matches it, or an invariant broken after it
-    event: dict[str, Any] | None   # that line as logged
-    state: tuple[tuple[str, str], ...]   # the last matched state (the trace spec's variables)
+    trace: str  # the trace's name (its file)
+    line: int  # 1-based: the first line no step of the model could match
+    kind: str  # why: no step matches it, or an invariant broken after it
+    event: dict[str, Any] | None  # that line as logged
+    state: tuple[tuple[str, str], ...]  # the last matched state (the trace spec's variables)
 
     def to_json(self) -> dict[str, Any]:
-        return {'trace': self.trace, 'line': self.line, 'kind': self.kind, 'event': self.event,
-                'state': [list(x) for x in self.state]}
+        return {
+            'trace': self.trace,
+            'line': self.line,
+            'kind': self.kind,
+            'event': self.event,
+            'state': [list(x) for x in self.state],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rejection:
-        return cls(str(data['trace']), int(data['line']), str(data['kind']), data['event'],
-                   tuple((str(n), str(v)) for n, v in data['state']))
+        return cls(
+            str(data['trace']),
+            int(data['line']),
+            str(data['kind']),
+            data['event'],
+            tuple((str(n), str(v)) for n, v in data['state']),
+        )
 
 
 @dataclass(frozen=True)
 class TraceVerdict:
-    outcome: str                   # 'accepted' | 'rejected' | 'error'
+    outcome: str  # 'accepted' | 'rejected' | 'error'
     traces: int
     lines: int
     rejection: Rejection | None = None
-    reason: str | None = None      # error: what went wrong
+    reason: str | None = None  # error: what went wrong
 
     def to_json(self) -> dict[str, Any]:
-        return {'outcome': self.outcome, 'traces': self.traces, 'lines': self.lines,
-                'rejection': None if self.rejection is None else self.rejection.to_json(),
-                'reason': self.reason}
+        return {
+            'outcome': self.outcome,
+            'traces': self.traces,
+            'lines': self.lines,
+            'rejection': None if self.rejection is None else self.rejection.to_json(),
+            'reason': self.reason,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TraceVerdict:
         if data['outcome'] not in ('accepted', 'rejected', 'error'):
             raise ValueError(f'bad outcome {data["outcome"]!r}')
         rejection = data['rejection']
-        return cls(str(data['outcome']), int(data['traces']), int(data['lines']),
-                   None if rejection is None else Rejection.from_json(rejection), data['reason'])
+        return cls(
+            str(data['outcome']),
+            int(data['traces']),
+            int(data['lines']),
+            None if rejection is None else Rejection.from_json(rejection),
+            data['reason'],
+        )
 
 
 def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
@@ -205,20 +256,28 @@ def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
     if verdict.outcome == 'error':
         return TraceVerdict('error', len(traces), total, reason=verdict.reason)
     if not verdict.trace or not verdict.trace[-1].variables:
-        return TraceVerdict('error', len(traces), total,
-                            reason=f'TLC reported {verdict.describe()} without a state to read')
+        return TraceVerdict(
+            'error',
+            len(traces),
+            total,
+            reason=f'TLC reported {verdict.describe()} without a state to read',
+        )
     state = verdict.trace[-1].variables
     values = dict(state)
     try:
         index, line = int(values[TRACE_VAR]), int(values[LINE_VAR])
     except (KeyError, ValueError):
         return TraceVerdict(
-            'error', len(traces), total,
+            'error',
+            len(traces),
+            total,
             reason=f'the trace spec must have variables {TRACE_VAR} (the trace) and {LINE_VAR} '
-                   f'(its next line); TLC reported {verdict.describe()}',
+            f'(its next line); TLC reported {verdict.describe()}',
         )
     if not 1 <= index <= len(traces):
-        return TraceVerdict('error', len(traces), total, reason=f'TLC named trace {index} of {len(traces)}')
+        return TraceVerdict(
+            'error', len(traces), total, reason=f'TLC named trace {index} of {len(traces)}'
+        )
     if verdict.kind == 'deadlock':
         kind = 'no step of the model matches it'
     else:
@@ -227,8 +286,9 @@ def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
         line -= 1
     trace = traces[index - 1]
     event = trace.lines[line - 1] if 1 <= line <= len(trace.lines) else None
-    return TraceVerdict('rejected', len(traces), total,
-                        rejection=Rejection(trace.name, line, kind, event, state))
+    return TraceVerdict(
+        'rejected', len(traces), total, rejection=Rejection(trace.name, line, kind, event, state)
+    )
 
 
 def action_counts(traces: Sequence[Trace]) -> dict[str, int]:
@@ -245,22 +305,33 @@ def action_counts(traces: Sequence[Trace]) -> dict[str, int]:
 @dataclass(frozen=True)
 class TraceRun:
     """One trace job, run in one copy of the repository."""
+
     verdict: TraceVerdict
-    tlc: Verdict | None                  # None: TLC did not run (the command failed)
-    counts: dict[str, int] = field(default_factory=dict)   # lines per logged action
-    seconds: float = 0.0                 # command + conversion + TLC
+    tlc: Verdict | None  # None: TLC did not run (the command failed)
+    counts: dict[str, int] = field(default_factory=dict)  # lines per logged action
+    seconds: float = 0.0  # command + conversion + TLC
     cached: bool = False
-    said: str = ''                       # the last lines the command printed (a seed to replay)
-    unused: tuple[str, ...] = ()         # fields left out of TLA+: 'trace:line field f: why'
+    said: str = ''  # the last lines the command printed (a seed to replay)
+    unused: tuple[str, ...] = ()  # fields left out of TLA+: 'trace:line field f: why'
 
     def to_json(self) -> dict[str, Any]:
-        return {'verdict': self.verdict.to_json(), 'tlc': None if self.tlc is None else self.tlc.to_json(),
-                'counts': self.counts, 'seconds': self.seconds, 'said': self.said,
-                'unused': list(self.unused)}
+        return {
+            'verdict': self.verdict.to_json(),
+            'tlc': None if self.tlc is None else self.tlc.to_json(),
+            'counts': self.counts,
+            'seconds': self.seconds,
+            'said': self.said,
+            'unused': list(self.unused),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceRun:
-        return cls(TraceVerdict.from_json(data['verdict']),
-                   None if data['tlc'] is None else Verdict.from_json(data['tlc']),
-                   {str(k): int(v) for k, v in data['counts'].items()}, float(data['seconds']), True,
-                   str(data['said']), tuple(str(u) for u in data.get('unused', ())))
+        return cls(
+            TraceVerdict.from_json(data['verdict']),
+            None if data['tlc'] is None else Verdict.from_json(data['tlc']),
+            {str(k): int(v) for k, v in data['counts'].items()},
+            float(data['seconds']),
+            True,
+            str(data['said']),
+            tuple(str(u) for u in data.get('unused', ())),
+        )

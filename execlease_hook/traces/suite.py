@@ -13,6 +13,7 @@ a trace job must run in it. `--no-cache` runs every command again.
 They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs: verify/trace_stage.py
 makes them its tasks.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -45,22 +46,32 @@ if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.tlc.jar import Tools
 
+
 @dataclass(frozen=True)
 class Collected:
     """A trace job's traces (written by its command or read from its files) and the TLC job that
     checks them: what a trace job does before TLC, done apart by verify/trace_stage.py."""
+
     key: str
     found: list[Trace]
-    tlc_jobs: tuple[TlcJob, ...]   # one; a project's own trace spec: one per trace (traces/own.py)
+    tlc_jobs: tuple[TlcJob, ...]  # one; a project's own trace spec: one per trace (traces/own.py)
     said: str
-    seconds: float        # the command and the conversion
-    unused: tuple[str, ...] = ()   # fields left out of TLA+ (traces/module.Compiled)
-    line: str | None = None        # a project's own trace spec: its line variable
+    seconds: float  # the command and the conversion
+    unused: tuple[str, ...] = ()  # fields left out of TLA+ (traces/module.Compiled)
+    line: str | None = None  # a project's own trace spec: its line variable
 
 
-def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: ResultCache, workers: int = 1,
-                  live: Any = None, label: str | None = None,
-                  copy: code_mutations.Mutated | None = None) -> TraceRun:
+def run_trace_job(
+    m: Manifest,
+    job: TraceJob,
+    root: Path,
+    t: Tools,
+    cache: ResultCache,
+    workers: int = 1,
+    live: Any = None,
+    label: str | None = None,
+    copy: code_mutations.Mutated | None = None,
+) -> TraceRun:
     """Run one trace job with `root` as the repository root (the repository or a mutated copy,
     described by `copy`). `live`: a verify/live.Live that shows it while it runs, as `label`."""
     key = cache_key(m, job, root, t, copy)
@@ -76,8 +87,9 @@ def run_trace_job(m: Manifest, job: TraceJob, root: Path, t: Tools, cache: Resul
             live.finish(shown)
 
 
-def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1,
-            shown: Any = None) -> Collected | TraceRun:
+def collect(
+    m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1, shown: Any = None
+) -> Collected | TraceRun:
     """The traces of a trace job and their TLC job; a TraceRun if that failed (exit 2).
     `key`: its cache_key. `shown`: its verify/live.py line, or None."""
     if shown is not None:
@@ -91,30 +103,81 @@ def collect(m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers:
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
             if job.command:
-                command = traces.run_command(job.command, root, Path(out), job.timeout or tlc.DEFAULT_TIMEOUT,
-                                             f'trace job {job.name}', {**os.environ, **dict(job.env)})
+                command = traces.run_command(
+                    job.command,
+                    root,
+                    Path(out),
+                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    f'trace job {job.name}',
+                    {**os.environ, **dict(job.env)},
+                )
                 said = '\n'.join(command.output.strip().splitlines()[-3:])
                 found = traces.read_folder(Path(out), f'trace job {job.name}')
             else:
                 found = traces.read_files(job.files, folder, f'trace job {job.name}')
-            mine = own.is_own(imports((folder / job.spec).read_bytes()))   # the project's own trace spec
+            mine = own.is_own(
+                imports((folder / job.spec).read_bytes())
+            )  # the project's own trace spec
             if mine:
                 jobs, unused = own.tlc_jobs(
-                    job.name, folder, job.spec, job.config, found, job.fields, t.java.path, t.jar.path,
-                    t.jar.tlc_version, job.timeout or tlc.DEFAULT_TIMEOUT, workers, tla_libraries.of(m))
+                    job.name,
+                    folder,
+                    job.spec,
+                    job.config,
+                    found,
+                    job.fields,
+                    t.java.path,
+                    t.jar.path,
+                    t.jar.tlc_version,
+                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    workers,
+                    tla_libraries.of(m),
+                )
             else:
                 compiled = compile_traces(found, job.fields)
-                jobs, unused = [traces.tlc_job(job.name, folder, job.spec, job.config, found, t.java.path,
-                                               t.jar.path, job.timeout, workers, tla_libraries.of(m),
-                                               compiled)], compiled.unused
+                jobs, unused = (
+                    [
+                        traces.tlc_job(
+                            job.name,
+                            folder,
+                            job.spec,
+                            job.config,
+                            found,
+                            t.java.path,
+                            t.jar.path,
+                            job.timeout,
+                            workers,
+                            tla_libraries.of(m),
+                            compiled,
+                        )
+                    ],
+                    compiled.unused,
+                )
         except CannotRun as e:
-            return TraceRun(TraceVerdict('error', 0, 0, reason=str(e)), None,
-                            seconds=round(time.monotonic() - started, 3))
+            return TraceRun(
+                TraceVerdict('error', 0, 0, reason=str(e)),
+                None,
+                seconds=round(time.monotonic() - started, 3),
+            )
         except OSError as e:
-            return TraceRun(TraceVerdict('error', 0, 0, reason=f'trace job {job.name}: cannot read '
-                                                               f'{e.filename}: {e.strerror}'), None)
-    return Collected(key, found, tuple(jobs), said, time.monotonic() - started, unused,
-                     job.line if mine else None)
+            return TraceRun(
+                TraceVerdict(
+                    'error',
+                    0,
+                    0,
+                    reason=f'trace job {job.name}: cannot read {e.filename}: {e.strerror}',
+                ),
+                None,
+            )
+    return Collected(
+        key,
+        found,
+        tuple(jobs),
+        said,
+        time.monotonic() - started,
+        unused,
+        job.line if mine else None,
+    )
 
 
 def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
@@ -128,9 +191,14 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
         judged = traces.judge(verdict, found)
     else:
         verdict, judged = _own(collected, collected.line, shown)
-    run = TraceRun(judged, verdict, traces.action_counts(found),
-                   round(collected.seconds + time.monotonic() - started, 3), said=collected.said,
-                   unused=collected.unused)
+    run = TraceRun(
+        judged,
+        verdict,
+        traces.action_counts(found),
+        round(collected.seconds + time.monotonic() - started, 3),
+        said=collected.said,
+        unused=collected.unused,
+    )
     store(cache, collected.key, run)
     return run
 
@@ -144,17 +212,27 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
         verdict = tlc.run_job(job, None if shown is None else shown.feed)
         judged = own.judge(verdict, line, len(trace.lines))
         if judged.outcome == 'error':
-            return verdict, TraceVerdict('error', len(found), total, reason=f'{trace.name}: {judged.reason}')
+            return verdict, TraceVerdict(
+                'error', len(found), total, reason=f'{trace.name}: {judged.reason}'
+            )
         if judged.outcome == 'rejected':
             event = trace.lines[judged.line - 1] if judged.line <= len(trace.lines) else None
-            return verdict, TraceVerdict('rejected', len(found), total, rejection=traces.Rejection(
-                trace.name, judged.line, judged.kind, event, judged.state))
+            return verdict, TraceVerdict(
+                'rejected',
+                len(found),
+                total,
+                rejection=traces.Rejection(
+                    trace.name, judged.line, judged.kind, event, judged.state
+                ),
+            )
     assert verdict is not None
     return verdict, TraceVerdict('accepted', len(found), total)
 
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
-    return TlcJob(kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b'')
+    return TlcJob(
+        kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b''
+    )
 
 
 def _shown(run: TraceRun) -> Verdict | None:
@@ -162,17 +240,31 @@ def _shown(run: TraceRun) -> Verdict | None:
     return None if run.tlc is None else dataclasses.replace(run.tlc, seconds=run.seconds)
 
 
-def trace_job_result(m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]) -> JobResult:
+def trace_job_result(
+    m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]
+) -> JobResult:
     placeholder = placeholder_job('traces', job.name, job)
     v = run.verdict
     unused = trace_report.unused_text(run.unused)
     if v.outcome == 'accepted':
-        return JobResult(placeholder, _shown(run), run.cached, HELD, trace_report.accepted(job.name, run) + unused)
+        return JobResult(
+            placeholder,
+            _shown(run),
+            run.cached,
+            HELD,
+            trace_report.accepted(job.name, run) + unused,
+        )
     if v.outcome == 'rejected':
-        return JobResult(placeholder, _shown(run), run.cached, DID_NOT_HOLD,
-                         trace_report.rejected(m, job, v, statuses, run.said) + unused)
-    return JobResult(placeholder, _shown(run), run.cached, COULD_NOT_RUN,
-                     f'trace job {job.name}: {v.reason}')
+        return JobResult(
+            placeholder,
+            _shown(run),
+            run.cached,
+            DID_NOT_HOLD,
+            trace_report.rejected(m, job, v, statuses, run.said) + unused,
+        )
+    return JobResult(
+        placeholder, _shown(run), run.cached, COULD_NOT_RUN, f'trace job {job.name}: {v.reason}'
+    )
 
 
 def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
@@ -182,17 +274,24 @@ def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
     if missing:
         return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing) + exempted)
     every = 'every action' if not m.coverage.untraced else 'every action but the exempted'
-    return JobResult(placeholder, None, False, HELD,
-                     f'{every} of the covered code is reached by the traces: '
-                     + trace_report.counts_text(counts) + exempted)
+    return JobResult(
+        placeholder,
+        None,
+        False,
+        HELD,
+        f'{every} of the covered code is reached by the traces: '
+        + trace_report.counts_text(counts)
+        + exempted,
+    )
 
 
 def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
     return [j for j in m.traces if not mutation.traces or j.name in mutation.traces]
 
 
-def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache,
-                    ids: Mapping[str, str]) -> list[tuple[TraceJob, TraceRun]] | None:
+def cached_mutation(
+    m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache, ids: Mapping[str, str]
+) -> list[tuple[TraceJob, TraceRun]] | None:
     """The runs of the mutation's trace jobs, if the cache holds every one it needs; else None."""
     try:
         copy = code_mutations.mutated(m.root, mutation, ids)
@@ -210,8 +309,12 @@ def cached_mutation(m: Manifest, mutation: CodeMutation, t: Tools, cache: Result
 
 
 def code_mutation_result(
-        m: Manifest, mutation: CodeMutation, t: Tools, cache: ResultCache, live: Any = None,
-        ids: Mapping[str, str] | None = None,
+    m: Manifest,
+    mutation: CodeMutation,
+    t: Tools,
+    cache: ResultCache,
+    live: Any = None,
+    ids: Mapping[str, str] | None = None,
 ) -> JobResult:
     """`ids`: git/worktree.worktree_ids(m.root), when known. The copy of the repository
     is made only for a trace job the cache does not answer."""
@@ -228,31 +331,59 @@ def code_mutation_result(
             run = cached_run(cache, cache_key(m, job, m.root, t, planned))
             if run is None:
                 if copy is None:
-                    folder = stack.enter_context(code_mutations.mutated_copy(m.root, mutation, planned.files))
+                    folder = stack.enter_context(
+                        code_mutations.mutated_copy(m.root, mutation, planned.files)
+                    )
                     # The key of what was copied: the working tree may have changed meanwhile.
                     copy = code_mutations.in_copy(folder, planned)
-                run = run_trace_job(m, job, copy.root, t, cache, live=live,
-                                    label=f'code-mutation {mutation.name} ({job.name})', copy=copy)
+                run = run_trace_job(
+                    m,
+                    job,
+                    copy.root,
+                    t,
+                    cache,
+                    live=live,
+                    label=f'code-mutation {mutation.name} ({job.name})',
+                    copy=copy,
+                )
             runs.append((job, run))
             if run.verdict.outcome != 'accepted':
                 break
     return mutation_result(mutation, placeholder, runs)
 
 
-def mutation_result(mutation: CodeMutation, placeholder: TlcJob,
-                     runs: Sequence[tuple[TraceJob, TraceRun]]) -> JobResult:
+def mutation_result(
+    mutation: CodeMutation, placeholder: TlcJob, runs: Sequence[tuple[TraceJob, TraceRun]]
+) -> JobResult:
     job, run = runs[-1]
     cached = all(r.cached for _, r in runs)
     shown = _shown(run)
     if run.verdict.outcome == 'rejected':
-        return JobResult(placeholder, shown, cached, HELD, trace_report.caught(mutation, job, run.verdict))
+        return JobResult(
+            placeholder, shown, cached, HELD, trace_report.caught(mutation, job, run.verdict)
+        )
     if run.verdict.outcome == 'error' and run.tlc is None:
         # The mutated program broke its own trace command: caught, though not by the model.
-        return JobResult(placeholder, shown, cached, HELD,
-                         f'code mutation {mutation.name} is caught by the trace command of {job.name} '
-                         f'(it fails on the mutated code): {run.verdict.reason}')
+        return JobResult(
+            placeholder,
+            shown,
+            cached,
+            HELD,
+            f'code mutation {mutation.name} is caught by the trace command of {job.name} '
+            f'(it fails on the mutated code): {run.verdict.reason}',
+        )
     if run.verdict.outcome == 'error':
-        return JobResult(placeholder, shown, cached, COULD_NOT_RUN,
-                         f'code mutation {mutation.name}: trace job {job.name}: {run.verdict.reason}')
-    return JobResult(placeholder, shown, cached, DID_NOT_HOLD,
-                     trace_report.not_caught(mutation, [j.name for j, _ in runs]))
+        return JobResult(
+            placeholder,
+            shown,
+            cached,
+            COULD_NOT_RUN,
+            f'code mutation {mutation.name}: trace job {job.name}: {run.verdict.reason}',
+        )
+    return JobResult(
+        placeholder,
+        shown,
+        cached,
+        DID_NOT_HOLD,
+        trace_report.not_caught(mutation, [j.name for j, _ in runs]),
+    )

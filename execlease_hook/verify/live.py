@@ -9,12 +9,13 @@ it ends: a check that ends between two lines would otherwise never show a log it
 `-q` shows none (the caller makes no Live). A line that must stay (a job that ended) goes
 through `print`, which clears the live lines first and draws them again after it.
 """
+
 from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 from execlease_hook.core import settings
@@ -33,19 +34,27 @@ def on_a_terminal(stream: TextIO) -> bool:
 
 
 class Live:
-    def __init__(self, stream: TextIO | None = None, terminal: bool | None = None,
-                 every: float | None = None, clock: Callable[[], float] = time.monotonic,
-                 ticking: bool = True) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        terminal: bool | None = None,
+        every: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        ticking: bool = True,
+    ) -> None:
         """`clock` and `ticking`: a test drives the time and the ticks itself (`tick`) instead
         of a thread that ticks every second."""
         self.stream = sys.stderr if stream is None else stream
         self.terminal = on_a_terminal(self.stream) if terminal is None else terminal
-        self.every = every if every is not None else settings.seconds_env(
-            'EXECLEASE_PROGRESS_SECONDS', DEFAULT_SECONDS)
+        self.every = (
+            every
+            if every is not None
+            else settings.seconds_env('EXECLEASE_PROGRESS_SECONDS', DEFAULT_SECONDS)
+        )
         self._jobs: list[JobProgress] = []
         # id(job) -> when its last plain line went out, and the phase and count that line showed
         self._last_plain: dict[int, tuple[float, str, int | None]] = {}
-        self._drawn = 0                           # live lines on the screen now
+        self._drawn = 0  # live lines on the screen now
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
@@ -69,7 +78,7 @@ class Live:
                 self._jobs.remove(job)
             last = self._last_plain.pop(id(job), None)
             if last is not None and last[1:] != (job.phase, job.distinct):
-                self._write_plain(job, self._clock())   # its last counts, in the log too
+                self._write_plain(job, self._clock())  # its last counts, in the log too
             self._draw()
 
     def print(self, line: str) -> None:
@@ -103,7 +112,9 @@ class Live:
     def _width(self) -> int:
         from execlease_hook.core import term
 
-        return term.width(self.stream) - 1   # a line of exactly the width would wrap on some terminals
+        return (
+            term.width(self.stream) - 1
+        )  # a line of exactly the width would wrap on some terminals
 
     def _draw(self) -> None:
         if not self.terminal or not self._jobs:

@@ -1,6 +1,7 @@
 """A model's TLC jobs planned: each check, mutation and finding as a TlcJob with the cfg TLC is
 given (spec/cfg.py), refused before anything runs when the spec may run programs, write files or
 stop the search (spec/scan.py); then this run's share of them (--shard, --only: verify/shard.py)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,7 +27,9 @@ def _read(path: Path, what: str) -> bytes:
     try:
         return path.read_bytes()
     except OSError as e:
-        raise CannotRun(f'{path}: cannot read the {what}: {e.strerror}; restore it or fix manifest.json')
+        raise CannotRun(
+            f'{path}: cannot read the {what}: {e.strerror}; restore it or fix manifest.json'
+        )
 
 
 def _timeout(value: float | None) -> float:
@@ -39,11 +42,18 @@ def _workers() -> int:
     return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
 
 
+def check_settings() -> None:
+    """The environment's TLC settings, read before any model is planned: a bad value concerns
+    every model alike, so it stops the run rather than being one model's refusal."""
+    _timeout(None)
+    _workers()
+
+
 @dataclass(frozen=True)
 class PlannedJob:
     job: TlcJob
-    problem: str | None = None   # set: cannot run (e.g. a mutation anchor that does not match once)
-    translated: bool = False     # the cfg's CHECK_DEADLOCK given to TLC as its flag (spec/cfg.py)
+    problem: str | None = None  # set: cannot run (e.g. a mutation anchor that does not match once)
+    translated: bool = False  # the cfg's CHECK_DEADLOCK given to TLC as its flag (spec/cfg.py)
 
 
 def _shown(m: Manifest, path: Path) -> str:
@@ -55,7 +65,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     run should say about the modules TLC reads (a library module shadowing a standard one)."""
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    libraries = tla_libraries.of(m)     # jars fetched and verified, folders read (exit 2 if not)
+    libraries = tla_libraries.of(m)  # jars fetched and verified, folders read (exit 2 if not)
     # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
     # text and the modules beside it (each inside the repository).
     roots: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
@@ -76,36 +86,84 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     folder = _shown(m, m.folder)
     read: list[Module] = []
     for name, (text, beside) in roots.items():
-        read += [module for module in library_modules.read_by(
-            (Path(name).name, text), beside, libraries, t.jar.path,
-            '' if folder == '.' else f'{folder}/') if module.path not in {r.path for r in read}]
+        read += [
+            module
+            for module in library_modules.read_by(
+                (Path(name).name, text),
+                beside,
+                libraries,
+                t.jar.path,
+                '' if folder == '.' else f'{folder}/',
+            )
+            if module.path not in {r.path for r in read}
+        ]
     if notes is not None:
         notes.extend(library_modules.shadowing(read, t.jar.path))
     spec_scan.refuse(
         [(module.path, module.text) for module in read],
-        [(_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
-         for c, owner in owners.items()],
+        [
+            (_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+            for c, owner in owners.items()
+        ],
     )
 
-    def job(kind: str, name: str, config: str, text: bytes, deadlock: bool | None, timeout: float | None,
-            expect: str | None, root: str | None = None) -> PlannedJob:
+    def job(
+        kind: str,
+        name: str,
+        config: str,
+        text: bytes,
+        deadlock: bool | None,
+        timeout: float | None,
+        expect: str | None,
+        root: str | None = None,
+    ) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
         from execlease_hook.spec import cfg as tlc_config
 
-        given = tlc_config.prepare(cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect)
+        given = tlc_config.prepare(
+            cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect
+        )
         # A check of its own root module runs TLC on that module, beside the modules of its folder.
-        spec, modules = (spec_path.name, roots[m.spec][1]) if root is None else \
-            (Path(root).name, roots[root][1])
-        return PlannedJob(TlcJob(
-            kind=kind, name=name, spec=spec, spec_text=text, config=config,
-            config_text=given.text, modules=modules, java=t.java.path, jar=t.jar.path,
-            deadlock=given.deadlock, timeout=_timeout(timeout), workers=_workers(), expect=expect,
-            libraries=libraries,
-        ), given.problem, given.translated)
+        spec, modules = (
+            (spec_path.name, roots[m.spec][1])
+            if root is None
+            else (Path(root).name, roots[root][1])
+        )
+        return PlannedJob(
+            TlcJob(
+                kind=kind,
+                name=name,
+                spec=spec,
+                spec_text=text,
+                config=config,
+                config_text=given.text,
+                modules=modules,
+                java=t.java.path,
+                jar=t.jar.path,
+                deadlock=given.deadlock,
+                timeout=_timeout(timeout),
+                workers=_workers(),
+                expect=expect,
+                libraries=libraries,
+            ),
+            given.problem,
+            given.translated,
+        )
 
-    planned = [job('check', c.name, c.config, roots[c.spec or m.spec][0], c.deadlock, c.timeout, None,
-                   _own(m, c.spec or m.spec)) for c in m.checks]
+    planned = [
+        job(
+            'check',
+            c.name,
+            c.config,
+            roots[c.spec or m.spec][0],
+            c.deadlock,
+            c.timeout,
+            None,
+            _own(m, c.spec or m.spec),
+        )
+        for c in m.checks
+    ]
     if quick:
         return planned
     from execlease_hook.spec import mutation as spec_mutation
@@ -117,37 +175,66 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         original = text if edited == Path(root).name else dict(beside).get(edited)
 
         def mutation_job(mutated: bytes | None, problem: str | None = None) -> PlannedJob:
-            planned_job = job('mutation', mu.name, mu.config, text, mu.deadlock, mu.timeout,
-                              mu.violates, _own(m, root))
+            planned_job = job(
+                'mutation',
+                mu.name,
+                mu.config,
+                text,
+                mu.deadlock,
+                mu.timeout,
+                mu.violates,
+                _own(m, root),
+            )
             if problem is not None or mutated is None:
                 return dataclasses.replace(planned_job, problem=problem)
             tlc_job = planned_job.job
             if edited == Path(root).name:
                 tlc_job = dataclasses.replace(tlc_job, spec_text=mutated)
-            else:       # a module the root reads: its mutated copy beside the root
-                tlc_job = dataclasses.replace(tlc_job, modules=tuple(
-                    (name, mutated if name == edited else content) for name, content in beside))
+            else:  # a module the root reads: its mutated copy beside the root
+                tlc_job = dataclasses.replace(
+                    tlc_job,
+                    modules=tuple(
+                        (name, mutated if name == edited else content) for name, content in beside
+                    ),
+                )
             return dataclasses.replace(planned_job, job=tlc_job)
 
         if original is None:
-            planned.append(mutation_job(None, f'mutation {mu.name}: module {edited} is not beside '
-                                        f'{root} in {folder}; name in "module" a module of the '
-                                        'model folder that the root module reads'))
+            planned.append(
+                mutation_job(
+                    None,
+                    f'mutation {mu.name}: module {edited} is not beside '
+                    f'{root} in {folder}; name in "module" a module of the '
+                    'model folder that the root module reads',
+                )
+            )
             continue
         try:
             mutated = spec_mutation.apply(original, edited, mu)
         except CannotRun as e:
             planned.append(mutation_job(None, str(e)))
             continue
-        uses = spec_scan.scan_module(f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated)
+        uses = spec_scan.scan_module(
+            f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated
+        )
         if uses:
             planned.append(mutation_job(None, f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
             continue
         planned.append(mutation_job(mutated))
     for f in m.findings:
         root = m.root_of(f.config)
-        planned.append(job('finding', f.id, f.config, roots[root][0], f.deadlock, f.timeout,
-                           f.violates, _own(m, root)))
+        planned.append(
+            job(
+                'finding',
+                f.id,
+                f.config,
+                roots[root][0],
+                f.deadlock,
+                f.timeout,
+                f.violates,
+                _own(m, root),
+            )
+        )
     return planned
 
 
@@ -159,12 +246,15 @@ def _own(m: Manifest, root: str) -> str | None:
 @dataclass
 class Prepared:
     """One model's jobs, planned and selected, before any runs (`plan`: every job planned)."""
+
     manifest: Manifest
     planned: list[PlannedJob]
     plan: list[str]
     selection: Any = None
-    notes: list[str] = field(default_factory=list)   # about the modules TLC reads
-    only: frozenset[tuple[str, str]] | None = None   # with --only: the (kind, name) of every job named
+    notes: list[str] = field(default_factory=list)  # about the modules TLC reads
+    only: frozenset[tuple[str, str]] | None = (
+        None  # with --only: the (kind, name) of every job named
+    )
 
 
 def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
@@ -181,7 +271,15 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
         names = [f'{p.job.kind}:{p.job.name}' for p in planned]
         if selection.sharded:
             everything = plan(m, quick, t)
-            names = [f'{p.job.kind}:{p.job.name}' for p in shard.select(
-                m, everything, [p.job for p in everything], shard.Selection(only=selection.only), not quick)]
+            names = [
+                f'{p.job.kind}:{p.job.name}'
+                for p in shard.select(
+                    m,
+                    everything,
+                    [p.job for p in everything],
+                    shard.Selection(only=selection.only),
+                    not quick,
+                )
+            ]
         return Prepared(m, planned, names, selection, notes, only)
     return Prepared(m, planned, names, selection, notes)

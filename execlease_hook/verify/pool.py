@@ -10,6 +10,7 @@ A job or task the cache answers weighs nothing in the order; a job that cannot r
 anchor) is not started at all. Ctrl-C stops every TLC process group and trace command at once
 (core/procs.py), whichever model it belongs to.
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -44,11 +45,14 @@ def _nothing() -> None:
 @dataclass(frozen=True)
 class Task:
     """Work of the pool that is not a planned TLC job: a trace job or a code mutation."""
-    job: TlcJob                   # names it (kind, name): its key in the timings, its place in ties
-    run: Callable[[], bool]       # does it, in a pool thread; True: the cache answered it all
-    done: Callable[[], None] = _nothing   # reports it, in the thread that called pool.run, as it ends
-    cached: bool = False          # the cache answers it (known before it starts): it weighs 0
-    expects: Sequence[TlcJob] = ()   # the TLC jobs it will start, for tlc/run.expect_jobs
+
+    job: TlcJob  # names it (kind, name): its key in the timings, its place in ties
+    run: Callable[[], bool]  # does it, in a pool thread; True: the cache answered it all
+    done: Callable[[], None] = (
+        _nothing  # reports it, in the thread that called pool.run, as it ends
+    )
+    cached: bool = False  # the cache answers it (known before it starts): it weighs 0
+    expects: Sequence[TlcJob] = ()  # the TLC jobs it will start, for tlc/run.expect_jobs
 
 
 @dataclass(frozen=True)
@@ -58,12 +62,16 @@ class Work:
     judge: Callable[[TlcJob, Verdict, bool], JobResult]
     progress: Callable[[JobResult], None] = _quiet
     tasks: Sequence[Task] = ()
-    first: Sequence[Callable[[], None]] = ()   # run one at a time, alone, before the pool starts
+    first: Sequence[Callable[[], None]] = ()  # run one at a time, alone, before the pool starts
 
 
 def run(
-        works: Sequence[Work], t: Tools, cache: ResultCache, jobs: int,
-        timings: schedule.Timings | None = None, live: Any = None,
+    works: Sequence[Work],
+    t: Tools,
+    cache: ResultCache,
+    jobs: int,
+    timings: schedule.Timings | None = None,
+    live: Any = None,
 ) -> list[list[JobResult]]:
     """`live`: a verify/live.Live that shows each running TLC job, or None."""
     from execlease_hook.tlc.jar import file_sha256
@@ -71,11 +79,13 @@ def run(
 
     def _key(job: TlcJob) -> str:
         # The job's own jar: a model may pin its own TLA+ tools (tlc/pin.py).
-        return job.cache_key(t.jar.sha256 if job.jar == t.jar.path else file_sha256(job.jar), t.java.major)
+        return job.cache_key(
+            t.jar.sha256 if job.jar == t.jar.path else file_sha256(job.jar), t.java.major
+        )
 
     results: list[dict[int, JobResult]] = [{} for _ in works]
-    pending: list[tuple[int, int, TlcJob]] = []   # (work, job index, job)
-    cost: list[float | None] = []                 # 0 for a job the cache answers
+    pending: list[tuple[int, int, TlcJob]] = []  # (work, job index, job)
+    cost: list[float | None] = []  # 0 for a job the cache answers
     for w, work in enumerate(works):
         for i, p in enumerate(work.planned):
             if p.problem is not None:
@@ -110,10 +120,16 @@ def run(
     def one_task(w: int, task: Task) -> None:
         started = time.monotonic()
         if not task.run() and timings is not None:
-            timings.record(schedule.job_key(works[w].manifest, task.job), time.monotonic() - started)
+            timings.record(
+                schedule.job_key(works[w].manifest, task.job), time.monotonic() - started
+            )
 
-    everything = [(works[w].manifest, job) for w, _, job in pending] + [(works[w].manifest, k.job) for w, k in tasks]
-    order = schedule.longest_first(everything, timings, cost + [0.0 if k.cached else None for _, k in tasks])
+    everything = [(works[w].manifest, job) for w, _, job in pending] + [
+        (works[w].manifest, k.job) for w, k in tasks
+    ]
+    order = schedule.longest_first(
+        everything, timings, cost + [0.0 if k.cached else None for _, k in tasks]
+    )
     procs.reset_cancel()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
     try:
@@ -123,8 +139,10 @@ def run(
             for alone in work.first:
                 alone()
         # Spare JVMs (tlc/spare.py) for the jobs the cache does not answer, and no more.
-        tlc.expect_jobs([job for (_, _, job), c in zip(pending, cost) if c is None]
-                        + [j for _, k in tasks if not k.cached for j in k.expects])
+        tlc.expect_jobs(
+            [job for (_, _, job), c in zip(pending, cost) if c is None]
+            + [j for _, k in tasks if not k.cached for j in k.expects]
+        )
         # The executor starts work in the order it is submitted: longest first.
         futures: dict[concurrent.futures.Future[Any], int] = {}
         for n in order:

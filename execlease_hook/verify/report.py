@@ -4,22 +4,19 @@ A counterexample is printed step by step: the action as TLC names it, the covere
 implements it (path:line of every manifest entry whose `action` matches, located afresh in the
 working tree), and only the variables that changed in that step.
 """
+
 from __future__ import annotations
-
-from execlease_hook.coverage.compare import code_for
-
-from execlease_hook.tlc.result import JobResult
 
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from execlease_hook.coverage.compare import code_for
 from execlease_hook.tlc.output import PRINTED_KEPT, TraceStep, Verdict
+from execlease_hook.tlc.result import JobResult
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
-
-
 
 
 def _verdict_cell(result: JobResult) -> str:
@@ -41,32 +38,38 @@ def summary_table(results: Sequence[JobResult], width: int | None = None) -> lis
     from execlease_hook.core import table
 
     columns = (
-        table.Column('kind'), table.Column('name', clip=table.keep_ends, least=12),
-        table.Column('verdict', clip=table.keep_start, least=12, optional=True), table.Column('result'),
-        table.Column('distinct', right=True), table.Column('seconds', right=True),
+        table.Column('kind'),
+        table.Column('name', clip=table.keep_ends, least=12),
+        table.Column('verdict', clip=table.keep_start, least=12, optional=True),
+        table.Column('result'),
+        table.Column('distinct', right=True),
+        table.Column('seconds', right=True),
         table.Column('cached', right=True),
     )
     rows = []
     for r in results:
         v = r.verdict
-        rows.append((
-            r.job.kind, r.job.name, _verdict_cell(r), r.outcome,
-            '-' if v is None or v.distinct is None else f'{v.distinct:,}',
-            '-' if v is None else f'{v.seconds:.1f}',
-            'yes' if r.cached else 'no',
-        ))
+        rows.append(
+            (
+                r.job.kind,
+                r.job.name,
+                _verdict_cell(r),
+                r.outcome,
+                '-' if v is None or v.distinct is None else f'{v.distinct:,}',
+                '-' if v is None else f'{v.seconds:.1f}',
+                'yes' if r.cached else 'no',
+            )
+        )
     kept, cells = table.layout(columns, rows, width if width is not None else 10**6)
     lines = table.render(kept, cells)
     if len(kept) < len(columns):
-        lines.append('(no verdict column: cut to the terminal\'s width; COLUMNS=N widens it)')
+        lines.append("(no verdict column: cut to the terminal's width; COLUMNS=N widens it)")
     return lines
 
 
 def action_name(step: TraceStep) -> str:
     """TLC may print an action with its parameters (`Claim(w)`); the manifest names `Claim`."""
     return step.action.split('(', 1)[0].strip()
-
-
 
 
 _LOCATION = re.compile(r'^line (\d+), col \d+ to line (\d+), col \d+ of module (\S+)$')
@@ -86,11 +89,17 @@ def _indent_value(value: str, pad: str) -> str:
 
 
 def counterexample(
-        verdict: Verdict, statuses: Sequence[EntryStatus], abstract: Mapping[str, str] | None = None,
+    verdict: Verdict,
+    statuses: Sequence[EntryStatus],
+    abstract: Mapping[str, str] | None = None,
 ) -> list[str]:
     """`abstract`: the manifest's abstract actions and why no code implements them."""
     lines: list[str] = []
-    what = 'deadlock' if verdict.kind == 'deadlock' else f'{verdict.kind} {verdict.property or "(TLC does not name it)"}'
+    what = (
+        'deadlock'
+        if verdict.kind == 'deadlock'
+        else f'{verdict.kind} {verdict.property or "(TLC does not name it)"}'
+    )
     lines.append(f'  counterexample ({what}), {len(verdict.trace)} steps:')
     previous: dict[str, str] = {}
     for step in verdict.trace:
@@ -98,7 +107,9 @@ def counterexample(
             lines.append(f'  {step.number}. Stuttering: from here on nothing changes forever')
             continue
         if step.back_to is not None:
-            lines.append(f'  {step.number}. {step.action}: back to state {step.back_to} (the behaviour loops)')
+            lines.append(
+                f'  {step.number}. {step.action}: back to state {step.back_to} (the behaviour loops)'
+            )
         else:
             lines.append(f'  {step.number}. {step.action}')
         where = spec_line(step)
@@ -110,8 +121,11 @@ def counterexample(
                 lines.append(f'       code: {c}')
             reason = (abstract or {}).get(action_name(step))
             if not cited and step.back_to is None:
-                lines.append(f'       code: (abstract: {reason})' if reason else
-                             '       code: (no covered entry names this action)')
+                lines.append(
+                    f'       code: (abstract: {reason})'
+                    if reason
+                    else '       code: (no covered entry names this action)'
+                )
         current = dict(step.variables)
         changed = [(n, v) for n, v in step.variables if previous.get(n) != v]
         for name, value in changed:
@@ -137,14 +151,18 @@ def spec_output(jobs: Sequence[JobResult], shown: int) -> list[str]:
         names = ', '.join(f'{j.job.kind} {j.job.name}' for j in group[:3])
         if len(group) > 3:
             names += f' and {len(group) - 3} more jobs'
-        head = (f'printed by the spec ({names}; {total} line{"" if total == 1 else "s"}, '
-                "its Print/PrintT output, not TLC's: no verdict is read from it):")
+        head = (
+            f'printed by the spec ({names}; {total} line{"" if total == 1 else "s"}, '
+            "its Print/PrintT output, not TLC's: no verdict is read from it):"
+        )
         lines += ['', head]
         lines += [f'  > {line}' for line in printed[:shown]]
         if total > min(shown, len(printed)):
             more = total - min(shown, len(printed))
-            lines.append(f'  > ... {more} more line{"" if more == 1 else "s"}'
-                         + (f' (-v shows the first {PRINTED_KEPT})' if shown < len(printed) else ''))
+            lines.append(
+                f'  > ... {more} more line{"" if more == 1 else "s"}'
+                + (f' (-v shows the first {PRINTED_KEPT})' if shown < len(printed) else '')
+            )
     return lines
 
 

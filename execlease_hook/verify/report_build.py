@@ -3,54 +3,38 @@
 Job kinds are handled generically: any kind the suite runs becomes an item; checks, mutations
 and findings get rules of their own, any other kind 'job-failed'.
 """
+
 from __future__ import annotations
-
-from execlease_hook.tlc.kinds import KINDS, VIOLATION
-
-from execlease_hook.core import paths
-
-from execlease_hook.coverage.items import _in_model
-from execlease_hook.coverage.items import _line_of
-from execlease_hook.coverage.items import _spec_text
-from execlease_hook.coverage.items import definition_line
-from execlease_hook.coverage.items import entry_item
-from execlease_hook.coverage.items import entry_location
-from execlease_hook.coverage.items import model_folder
-from execlease_hook.coverage.items import problem_items
 
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.formats.report import Item, Location
+from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
+from execlease_hook.coverage.items import (
+    _in_model,
+    _line_of,
+    _spec_text,
+    definition_line,
+    entry_item,
+    entry_location,
+    model_folder,
+    problem_items,
+)
+from execlease_hook.formats.report import Item, Location
+from execlease_hook.tlc.kinds import KINDS, VIOLATION
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.result import JobResult
     from execlease_hook.tlc.output import Verdict
+    from execlease_hook.tlc.result import JobResult
 
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
 _PARSE_AT = re.compile(r'at line (\d+), column \d+')
 _PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
@@ -63,8 +47,10 @@ def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
             if loc not in found:
                 found.append(loc)
     # A parse error: 'Encountered "<<" at line 13, column 10 ... In module Counter'.
-    module = next((match.group(1) for text in texts for match in [_PARSE_MODULE.search(text)] if match),
-                  Path(m.spec).stem)
+    module = next(
+        (match.group(1) for text in texts for match in [_PARSE_MODULE.search(text)] if match),
+        Path(m.spec).stem,
+    )
     for text in texts:
         for line in _PARSE_AT.findall(text):
             loc = Location(_in_model(m, f'{module}.tla'), int(line), int(line), 'spec')
@@ -76,20 +62,33 @@ def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
 def tlc_error(m: Manifest, verdict: Verdict) -> dict[str, Any]:
     reason = verdict.reason or ''
     lowered = reason.lower()
-    category = next((name for name, words in (
-        ('parse', ('parse error', 'semantic error', 'sany')),
-        ('timeout', ('timed out',)),
-        ('stack', ('stackoverflowerror',)),
-        ('memory', ('memory', 'heap space')),
-        ('killed', ('killed by signal',)),
-        ('java', ('could not start java',)),
-        ('refused', ('refuse',)),
-    ) if any(w in lowered for w in words)), 'tlc')
-    return {'category': category, 'message': reason, 'exitCode': verdict.exit_code,
-            'locations': [loc.to_json() for loc in tlc_locations(m, verdict)]}
+    category = next(
+        (
+            name
+            for name, words in (
+                ('parse', ('parse error', 'semantic error', 'sany')),
+                ('timeout', ('timed out',)),
+                ('stack', ('stackoverflowerror',)),
+                ('memory', ('memory', 'heap space')),
+                ('killed', ('killed by signal',)),
+                ('java', ('could not start java',)),
+                ('refused', ('refuse',)),
+            )
+            if any(w in lowered for w in words)
+        ),
+        'tlc',
+    )
+    return {
+        'category': category,
+        'message': reason,
+        'exitCode': verdict.exit_code,
+        'locations': [loc.to_json() for loc in tlc_locations(m, verdict)],
+    }
 
 
-def counterexample(m: Manifest, verdict: Verdict, statuses: Sequence[EntryStatus]) -> list[dict[str, Any]]:
+def counterexample(
+    m: Manifest, verdict: Verdict, statuses: Sequence[EntryStatus]
+) -> list[dict[str, Any]]:
     """Each step with where the spec defines it and the covered code that implements it."""
     from execlease_hook.verify import report
 
@@ -97,19 +96,37 @@ def counterexample(m: Manifest, verdict: Verdict, statuses: Sequence[EntryStatus
     previous: dict[str, str] = {}
     for step in verdict.trace:
         match = _TLC_LOCATION.search(step.location)
-        spec = None if match is None else Location(
-            _in_model(m, f'{match.group(5)}.tla'), int(match.group(1)), int(match.group(3)), 'spec')
+        spec = (
+            None
+            if match is None
+            else Location(
+                _in_model(m, f'{match.group(5)}.tla'),
+                int(match.group(1)),
+                int(match.group(3)),
+                'spec',
+            )
+        )
         action = report.action_name(step)
-        code = [
-            {'entry': s.entry.id, **entry_location(s).to_json()}
-            for s in statuses if s.entry.action == action
-        ] if step.action not in ('Initial predicate', 'Stuttering') else []
+        code = (
+            [
+                {'entry': s.entry.id, **entry_location(s).to_json()}
+                for s in statuses
+                if s.entry.action == action
+            ]
+            if step.action not in ('Initial predicate', 'Stuttering')
+            else []
+        )
         current = dict(step.variables)
-        steps.append({
-            'number': step.number, 'action': step.action, 'backTo': step.back_to,
-            'spec': None if spec is None else spec.to_json(), 'code': code,
-            'changed': {n: v for n, v in step.variables if previous.get(n) != v},
-        })
+        steps.append(
+            {
+                'number': step.number,
+                'action': step.action,
+                'backTo': step.back_to,
+                'spec': None if spec is None else spec.to_json(),
+                'code': code,
+                'changed': {n: v for n, v in step.variables if previous.get(n) != v},
+            }
+        )
         if current:
             previous = current
     return steps
@@ -130,8 +147,11 @@ def _job_rule(r: JobResult) -> str:
 def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item:
     locations: list[Location] = []
     v = r.verdict
-    mutation = next((mu for mu in m.mutations if mu.name == r.job.name), None) \
-        if KINDS[r.job.kind].anchored else None
+    mutation = (
+        next((mu for mu in m.mutations if mu.name == r.job.name), None)
+        if KINDS[r.job.kind].anchored
+        else None
+    )
     if mutation is not None:
         edited = mutation.module or m.spec
         line = _line_of(_spec_text(m, edited), mutation.replace.start)
@@ -153,25 +173,43 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
             locations.extend(entry_location(s) for s in statuses if s.entry.action == action)
     locations.append(Location(_in_model(m, r.job.config), None, None, 'config'))
     unique = list(dict.fromkeys(locations))
-    return Item(model_folder(m), r.job.kind, r.job.name, r.outcome, _job_rule(r), r.message,
-                tuple(unique), None if v is None else v.seconds)
+    return Item(
+        model_folder(m),
+        r.job.kind,
+        r.job.name,
+        r.outcome,
+        _job_rule(r),
+        r.message,
+        tuple(unique),
+        None if v is None else v.seconds,
+    )
 
 
-
-
-
-
-
-
-
-
-def verify_report(results: Sequence[Any], details: dict[str, Any], code: int, commit: str | None) -> Any:
+def verify_report(
+    results: Sequence[Any], details: dict[str, Any], code: int, commit: str | None
+) -> Any:
     """The suite's ModelResults and its JSON fields -> a Report: manifest paths made relative to
     the repository, each job with its structured TLC error and located counterexample."""
     from execlease_hook.formats.report import Report
+    from execlease_hook.verify.result import Refused
 
     items: list[Item] = []
     for r, model in zip(results, details.get('models', [])):
+        if isinstance(r, Refused):
+            where = paths.rel(r.root, r.path)
+            model['manifest'], model['model'] = where, paths.rel(r.root, r.path.parent)
+            items.append(
+                Item(
+                    model['model'],
+                    'model',
+                    'manifest',
+                    COULD_NOT_RUN,
+                    'model-refused',
+                    r.message,
+                    (Location(where, None, None, 'manifest'),),
+                )
+            )
+            continue
         m = r.manifest
         model['manifest'] = paths.rel(m.root, m.path)
         model['model'] = model_folder(m)
@@ -180,9 +218,13 @@ def verify_report(results: Sequence[Any], details: dict[str, Any], code: int, co
             v = job.verdict
             data['rule'] = _job_rule(job)
             data['error'] = tlc_error(m, v) if v is not None and v.outcome == 'error' else None
-            data['counterexample'] = counterexample(m, v, r.coverage) if v is not None and v.trace else None
+            data['counterexample'] = (
+                counterexample(m, v, r.coverage) if v is not None and v.trace else None
+            )
         items.extend(job_item(m, job, r.coverage) for job in r.jobs)
         items.extend(entry_item(m, s) for s in r.coverage)
         known = [j.message for j in r.jobs] + [s.problem or '' for s in r.coverage]
-        items.extend(problem_items(m, (p for p in r.problems if not p.startswith('coverage entry ')), known))
+        items.extend(
+            problem_items(m, (p for p in r.problems if not p.startswith('coverage entry ')), known)
+        )
     return Report('verify', code, commit, items, details)

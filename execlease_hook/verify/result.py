@@ -1,17 +1,19 @@
 """One model's result in a run: its jobs, coverage, what did not hold (exit 1), what could not
 run (exit 2), notes; and the run's exit code and JSON details over every model."""
+
 from __future__ import annotations
 
-from execlease_hook.tlc.jar import Tools
-
 from collections.abc import Sequence
-from pathlib import Path
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from execlease_hook.verify import report
+
 from execlease_hook.core import outcomes
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.result import JobResult
+from execlease_hook.verify import report
+
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
 
@@ -21,13 +23,17 @@ class ModelResult:
     manifest: Manifest
     jobs: list[JobResult] = field(default_factory=list)
     coverage: list[EntryStatus] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)      # exit 1
-    problems: list[str] = field(default_factory=list)      # exit 2
+    failures: list[str] = field(default_factory=list)  # exit 1
+    problems: list[str] = field(default_factory=list)  # exit 2
     notes: list[str] = field(default_factory=list)
-    moved: list[str] = field(default_factory=list)         # --update-coverage
-    plan: list[str] = field(default_factory=list)          # 'kind:name' of every job planned (before --shard)
-    tools: Tools | None = None                              # the tools its jobs ran with (verify/suite.finish)
-    modules: list[dict[str, Any]] = field(default_factory=list)  # what the model reads (spec/modules.listing)
+    moved: list[str] = field(default_factory=list)  # --update-coverage
+    plan: list[str] = field(
+        default_factory=list
+    )  # 'kind:name' of every job planned (before --shard)
+    tools: Tools | None = None  # the tools its jobs ran with (verify/suite.finish)
+    modules: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # what the model reads (spec/modules.listing)
 
     @property
     def exit_code(self) -> int:
@@ -36,7 +42,31 @@ class ModelResult:
         return 1 if self.failures else 0
 
 
-def exit_code(results: Sequence[ModelResult]) -> int:
+@dataclass
+class Refused:
+    """A model none of whose jobs ran: its manifest, its tools or its plan (a library, an
+    operator the spec may not use, a module nothing supplies) was refused. It is exit 2 for
+    that model alone, named by its manifest; the run goes on with the others."""
+
+    path: Path  # its manifest.json
+    root: Path  # the repository (or the commit's tree) it was found in
+    message: str  # what was refused, beginning with the manifest's path
+
+    @property
+    def exit_code(self) -> int:
+        return 2
+
+
+def refused(path: Path, root: Path, reason: object) -> Refused:
+    """The refusal of the model at `path`: `reason`'s message, after the manifest's path."""
+    from execlease_hook.core import paths
+
+    where = paths.rel(root, path)
+    text = str(reason).replace(str(path), where).removeprefix(f'{where}: ')
+    return Refused(path, root, f'{where}: not run: {text}')
+
+
+def exit_code(results: Sequence[ModelResult | Refused]) -> int:
     codes = [r.exit_code for r in results]
     return 2 if 2 in codes else max(codes, default=0)
 
@@ -45,9 +75,14 @@ def _libraries_json(m: Manifest) -> dict[str, Any]:
     """The model's libraries as the manifest pins them (nothing when it has none)."""
     if not m.libraries:
         return {}
-    return {'libraries': [
-        {'folder': lib.folder} if lib.folder is not None
-        else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256} for lib in m.libraries]}
+    return {
+        'libraries': [
+            {'folder': lib.folder}
+            if lib.folder is not None
+            else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256}
+            for lib in m.libraries
+        ]
+    }
 
 
 def _tools_json(root: Path, r: ModelResult) -> dict[str, Any]:
@@ -57,29 +92,60 @@ def _tools_json(root: Path, r: ModelResult) -> dict[str, Any]:
     pin, t = r.manifest.tools, r.tools
     if pin is None or t is None:
         return {}
-    return {'tools': {
-        'jar': paths.in_report(root, t.jar.path), 'sha256': t.jar.sha256, 'source': t.jar.source,
-        'verified': t.jar.verified, 'tlc_version': t.jar.tlc_version,
-        **({'url': pin.url} if pin.url else {}), **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
-    }}
+    return {
+        'tools': {
+            'jar': paths.in_report(root, t.jar.path),
+            'sha256': t.jar.sha256,
+            'source': t.jar.source,
+            'verified': t.jar.verified,
+            'tlc_version': t.jar.tlc_version,
+            **({'url': pin.url} if pin.url else {}),
+            **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
+        }
+    }
 
 
-def results_json(results: Sequence[ModelResult], t: Tools, code: int, root: Path) -> dict[str, Any]:
-    """The run's details for its reports; `root`: the repository, which the jar's and Java's paths
-    are named relative to (core/paths.in_report)."""
+def _refused_json(r: Refused) -> dict[str, Any]:
+    return {
+        'manifest': str(r.path),
+        'exit_code': 2,
+        'refused': True,
+        'jobs': [],
+        'coverage': [],
+        'did_not_hold': [],
+        'could_not_run': [r.message],
+        'notes': [],
+        'moved': [],
+    }
+
+
+def results_json(
+    results: Sequence[ModelResult | Refused], t: Tools, code: int, root: Path
+) -> dict[str, Any]:
+    """The run's details for its reports, every model in the run's order, a refused one too;
+    `root`: the repository, which the jar's and Java's paths are named relative to
+    (core/paths.in_report)."""
     from execlease_hook.core import paths
 
     return {
         'exit_code': code,
         'result': outcomes.RESULT_TEXT[code],
         'tools': {
-            'jar': paths.in_report(root, t.jar.path), 'sha256': t.jar.sha256, 'source': t.jar.source,
-            'verified': t.jar.verified, 'tlc_version': t.jar.tlc_version,
+            'jar': paths.in_report(root, t.jar.path),
+            'sha256': t.jar.sha256,
+            'source': t.jar.source,
+            'verified': t.jar.verified,
+            'tlc_version': t.jar.tlc_version,
         },
-        'java': {'path': paths.in_report(root, t.java.path), 'major': t.java.major,
-                 'version': t.java.version_text},
+        'java': {
+            'path': paths.in_report(root, t.java.path),
+            'major': t.java.major,
+            'version': t.java.version_text,
+        },
         'models': [
-            {
+            _refused_json(r)
+            if isinstance(r, Refused)
+            else {
                 'manifest': str(r.manifest.path),
                 **_tools_json(root, r),
                 **_libraries_json(r.manifest),

@@ -15,9 +15,8 @@ the pool starts the longest first. The estimate is, in this order:
 Ties keep checks before findings before mutations, then the plan's order. The order changes
 only when jobs start, never a verdict.
 """
-from __future__ import annotations
 
-from execlease_hook.tlc.kinds import KINDS
+from __future__ import annotations
 
 import json
 import threading
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.tlc.kinds import KINDS
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
@@ -33,12 +33,16 @@ if TYPE_CHECKING:
 
 FILE = 'timings.json'
 FORMAT = 1
-JVM_START = 1.0             # seconds a TLC job costs before its first state (measured: 0.7-1.2 s)
+JVM_START = 1.0  # seconds a TLC job costs before its first state (measured: 0.7-1.2 s)
 STATES_PER_SECOND = 10_000  # one TLC worker on the shipped model: 37,886 states in 3-6 s
 
 
 def job_key(m: Manifest, job: TlcJob) -> str:
-    where = m.folder.relative_to(m.root).as_posix() if m.folder.is_relative_to(m.root) else str(m.folder)
+    where = (
+        m.folder.relative_to(m.root).as_posix()
+        if m.folder.is_relative_to(m.root)
+        else str(m.folder)
+    )
     return f'{where}::{job.kind}:{job.name}'
 
 
@@ -65,15 +69,17 @@ class Timings:
         if self.path is None or not self._new:
             return
         with self._lock:
-            merged = {**_read(self.path), **self._new}   # another run may have written meanwhile
+            merged = {**_read(self.path), **self._new}  # another run may have written meanwhile
             self._seconds.update(self._new)
             self._new = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(self.path, json.dumps({'format': FORMAT, 'seconds': merged},
-                                                    indent=0, sort_keys=True) + '\n')
+            write_text_atomic(
+                self.path,
+                json.dumps({'format': FORMAT, 'seconds': merged}, indent=0, sort_keys=True) + '\n',
+            )
         except OSError:
-            pass   # the result cache says once that its folder cannot be written
+            pass  # the result cache says once that its folder cannot be written
 
 
 def _read(path: Path) -> dict[str, float]:
@@ -81,10 +87,20 @@ def _read(path: Path) -> dict[str, float]:
         data = json.loads(path.read_text(encoding='utf-8'))
     except (OSError, ValueError):
         return {}
-    if not isinstance(data, dict) or data.get('format') != FORMAT or not isinstance(data.get('seconds'), dict):
+    if (
+        not isinstance(data, dict)
+        or data.get('format') != FORMAT
+        or not isinstance(data.get('seconds'), dict)
+    ):
         return {}
-    return {k: float(v) for k, v in data['seconds'].items()
-            if isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e7}
+    return {
+        k: float(v)
+        for k, v in data['seconds'].items()
+        if isinstance(k, str)
+        and isinstance(v, (int, float))
+        and not isinstance(v, bool)
+        and 0 <= v < 1e7
+    }
 
 
 def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
@@ -98,8 +114,11 @@ def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
     return JVM_START + shard.weight(m, job) / STATES_PER_SECOND
 
 
-def longest_first(jobs: Sequence[tuple[Manifest, TlcJob]], timings: Timings | None,
-                  known: Sequence[float | None] = ()) -> list[int]:
+def longest_first(
+    jobs: Sequence[tuple[Manifest, TlcJob]],
+    timings: Timings | None,
+    known: Sequence[float | None] = (),
+) -> list[int]:
     """Indices into `jobs`, longest estimate first (`known[i]`, when not None, is job i's cost:
     0 for a job the result cache answers)."""
     costs: list[float] = []

@@ -7,6 +7,7 @@ or finding the states of the check that uses the same cfg (else the largest reco
 the big jobs spread out first. The coverage check runs in shard 1 only; `execlease report merge`
 puts the shards' JSON reports back together into one verdict.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.errors import CannotRun, CannotRunAny
 from execlease_hook.tlc.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -26,8 +27,8 @@ P = TypeVar('P')
 
 @dataclass(frozen=True)
 class Selection:
-    index: int = 1          # K, 1-based
-    count: int = 1          # N
+    index: int = 1  # K, 1-based
+    count: int = 1  # N
     only: tuple[str, ...] = ()
 
     @property
@@ -52,7 +53,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 def weight(m: Manifest, job: TlcJob) -> int:
     by_config = {c.config: c.states for c in m.checks if c.states is not None}
     largest = max(by_config.values(), default=1)
-    if KINDS[job.kind].records_states:   # its own recorded count
+    if KINDS[job.kind].records_states:  # its own recorded count
         states = next((c.states for c in m.checks if c.name == job.name), None)
         return states if states is not None else largest
     return by_config.get(job.config, largest)
@@ -60,7 +61,9 @@ def weight(m: Manifest, job: TlcJob) -> int:
 
 def assign(m: Manifest, jobs: Sequence[TlcJob], count: int) -> list[int]:
     """The 0-based shard of each job: greedy, heaviest first, onto the lightest shard."""
-    order = sorted(range(len(jobs)), key=lambda i: (-weight(m, jobs[i]), jobs[i].kind, jobs[i].name))
+    order = sorted(
+        range(len(jobs)), key=lambda i: (-weight(m, jobs[i]), jobs[i].kind, jobs[i].name)
+    )
     load = [0] * count
     shard = [0] * len(jobs)
     for i in order:
@@ -70,8 +73,9 @@ def assign(m: Manifest, jobs: Sequence[TlcJob], count: int) -> list[int]:
     return shard
 
 
-def chosen(m: Manifest, jobs: Sequence[TlcJob], only: Sequence[str],
-           traced: bool = True) -> frozenset[tuple[str, str]]:
+def chosen(
+    m: Manifest, jobs: Sequence[TlcJob], only: Sequence[str], traced: bool = True
+) -> frozenset[tuple[str, str]]:
     """The (kind, name) of every job `--only` names: the TLC jobs `jobs` and, when `traced` (not
     --quick), the model's trace jobs and code mutations. A name is a job's name, or `KIND:NAME`
     when jobs of two kinds share it (`code-mutation:unfenced` beside the spec mutation
@@ -88,20 +92,25 @@ def chosen(m: Manifest, jobs: Sequence[TlcJob], only: Sequence[str],
         matches = matches or [e for e in every if e[1] == word]
         kinds = sorted({k for k, _ in matches})
         if len(kinds) > 1:
-            raise CannotRun(f'--only {word}: {" and ".join(f"a {k}" for k in kinds)} share that name in '
-                            f'{m.path.name}; say which: {" or ".join(f"{k}:{word}" for k in kinds)}')
+            raise CannotRunAny(
+                f'--only {word}: {" and ".join(f"a {k}" for k in kinds)} share that name in '
+                f'{m.path.name}; say which: {" or ".join(f"{k}:{word}" for k in kinds)}'
+            )
         if not matches:
             unknown.append(word)
         found.update(matches)
     if unknown:
         names = sorted({n for _, n in every})
-        raise CannotRun(f'--only {" ".join(unknown)}: no such job in {m.path.name} '
-                        f'(jobs: {", ".join(names)}; KIND:NAME picks one of two of the same name)')
+        raise CannotRunAny(
+            f'--only {" ".join(unknown)}: no such job in {m.path.name} '
+            f'(jobs: {", ".join(names)}; KIND:NAME picks one of two of the same name)'
+        )
     return frozenset(found)
 
 
-def select(m: Manifest, planned: Sequence[P], jobs: Sequence[TlcJob], sel: Selection,
-           traced: bool = True) -> list[P]:
+def select(
+    m: Manifest, planned: Sequence[P], jobs: Sequence[TlcJob], sel: Selection, traced: bool = True
+) -> list[P]:
     """The planned jobs this run takes (`jobs[i]` is the TlcJob of `planned[i]`)."""
     indices = list(range(len(planned)))
     if sel.only:

@@ -1,20 +1,20 @@
 """The human text of `execlease verify`: each model's job table, counterexamples, errors, notes
 and verdict lines on stdout; a line per finished job on stderr."""
+
 from __future__ import annotations
-
-from execlease_hook.tlc.kinds import KINDS
-
-from execlease_hook.verify.plan import _shown
-
-from execlease_hook.verify.result import ModelResult
 
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from execlease_hook.verify import report
-from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc.result import JobResult
+
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.kinds import KINDS
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.verify import report
+from execlease_hook.verify.plan import _shown
+from execlease_hook.verify.result import ModelResult, Refused
+
 if TYPE_CHECKING:
     pass
 
@@ -28,15 +28,30 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     from execlease_hook.core import term
 
     m = r.manifest
-    _print('', f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:')
+    _print(
+        '',
+        f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:',
+    )
     if m.tools is not None and r.tools is not None and verbosity >= 0:
         used = r.tools.jar
-        _print(term.wrap(f'  TLA+ tools (the manifest\'s): {used.tlc_version}, sha256 {used.sha256[:16]}... ({used.source})'
-                         + (f'; at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else '')))
+        _print(
+            term.wrap(
+                f"  TLA+ tools (the manifest's): {used.tlc_version}, sha256 {used.sha256[:16]}... ({used.source})"
+                + (f'; at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else '')
+            )
+        )
     if m.libraries and verbosity >= 0:
-        _print(term.wrap('  libraries: ' + ', '.join(
-            f'{lib.folder} (folder)' if lib.folder is not None
-            else f'{lib.label} (jar, sha256 {(lib.sha256 or "")[:16]}...)' for lib in m.libraries)))
+        _print(
+            term.wrap(
+                '  libraries: '
+                + ', '.join(
+                    f'{lib.folder} (folder)'
+                    if lib.folder is not None
+                    else f'{lib.label} (jar, sha256 {(lib.sha256 or "")[:16]}...)'
+                    for lib in m.libraries
+                )
+            )
+        )
     if verbosity >= 0:
         _print(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
     if verbosity > 0:
@@ -51,11 +66,19 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
 
         _print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
-    _print(*(term.wrap(f'  {j.message}') for j in r.jobs if KINDS[j.job.kind].summary and j.outcome == HELD))
+    _print(
+        *(
+            term.wrap(f'  {j.message}')
+            for j in r.jobs
+            if KINDS[j.job.kind].summary and j.outcome == HELD
+        )
+    )
     if verbosity >= 0:
         printed = report.spec_output(r.jobs, report.PRINTED_KEPT if verbosity > 0 else 10)
-        _print(*(line if line.startswith('  > ') else term.wrap(line) for line in printed))   # as printed
-    shown: dict[str | None, str] = {}   # error reason -> the job whose details were printed
+        _print(
+            *(line if line.startswith('  > ') else term.wrap(line) for line in printed)
+        )  # as printed
+    shown: dict[str | None, str] = {}  # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
             _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
@@ -65,8 +88,12 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'
             if j.verdict.reason in shown:
-                _print(term.wrap(f'{label} ({j.job.config}): could not run: the same error as '
-                                 f'{shown[j.verdict.reason]}'))
+                _print(
+                    term.wrap(
+                        f'{label} ({j.job.config}): could not run: the same error as '
+                        f'{shown[j.verdict.reason]}'
+                    )
+                )
                 continue
             shown[j.verdict.reason] = label
             _print('', f'{label} ({j.job.config}): could not run')
@@ -82,6 +109,14 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         _print(term.wrap(f'COULD NOT RUN: {p}'))
 
 
+def print_refused(r: Refused) -> None:
+    from execlease_hook.core import paths, term
+
+    _print(
+        '', f'model {paths.rel(r.root, r.path.parent)}:', term.wrap(f'COULD NOT RUN: {r.message}')
+    )
+
+
 def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
     # Progress goes to stderr as each job ends (and, while jobs run, verify/live.py's live
     # lines, which `live` clears first), so a long run shows it is alive.
@@ -89,15 +124,19 @@ def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
 
     seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
     cached = ', cached' if result.cached else ''
-    line = term.wrap(f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
-                     term.width(sys.stderr))
+    line = term.wrap(
+        f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+        term.width(sys.stderr),
+    )
     if live is not None:
         live.print(line)
     else:
         print(line, file=sys.stderr, flush=True)
 
 
-def _progress_of(m: Manifest, several: bool, verbosity: int, live: Any = None) -> Callable[[JobResult], None]:
+def _progress_of(
+    m: Manifest, several: bool, verbosity: int, live: Any = None
+) -> Callable[[JobResult], None]:
     """The progress line of one model's jobs; named by the model folder when the pool holds
     several models' jobs at once."""
     if verbosity < 0:

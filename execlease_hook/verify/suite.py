@@ -11,47 +11,25 @@ a verdict in judge.py, the result in result.py, the one pool of every model's jo
 validation in traces/suite.py (as pool tasks: trace_stage.py), a commit's tree in
 commands/verify.py, the deep tier in deep.py.
 """
+
 from __future__ import annotations
-
-from execlease_hook.tlc.kinds import KINDS
-
-from execlease_hook.git.blobs import WorktreeSource
-
-from execlease_hook.verify.plan import Prepared, prepare
-from execlease_hook.verify.judge import judge
-
-from execlease_hook.verify.result import ModelResult
-from execlease_hook.tlc.jar import Tools
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.tlc.cache import ResultCache
-from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc.result import JobResult
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD
+from execlease_hook.git.blobs import WorktreeSource
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools
+from execlease_hook.tlc.kinds import KINDS
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.verify.judge import judge
+from execlease_hook.verify.plan import Prepared, prepare
+from execlease_hook.verify.result import ModelResult
 
 if TYPE_CHECKING:
     pass
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def coverage_results(m: Manifest, r: ModelResult) -> None:
@@ -82,9 +60,8 @@ def map_results(m: Manifest, r: ModelResult) -> None:
     """Both directions of the map between the spec's actions and the covered entries, and the
     protocol code that the watch rules find outside them."""
     from execlease_hook.spec import actions as action_map
-    from execlease_hook.spec import record as model_record
-
     from execlease_hook.spec import modules as spec_modules
+    from execlease_hook.spec import record as model_record
 
     view = model_record.read(m, WorktreeSource(m.root))
     r.modules = spec_modules.listing(view.module_list())
@@ -109,27 +86,30 @@ def _notes(m: Manifest, r: ModelResult) -> None:
         if compared.changes:
             r.notes.append(
                 'the model (spec or a cfg) changed since the last sync ('
-                + '; '.join(compared.changes) + '); once everything holds, '
+                + '; '.join(compared.changes)
+                + '); once everything holds, '
                 'run execlease verify --update-coverage to record it',
             )
         if compared.upgrade:
-            r.notes.append('the model record an older execlease wrote differs from the modules '
-                           'the model reads (' + '; '.join(compared.upgrade) + '); once '
-                           'everything holds, run execlease verify --update-coverage to record them')
+            r.notes.append(
+                'the model record an older execlease wrote differs from the modules '
+                'the model reads (' + '; '.join(compared.upgrade) + '); once '
+                'everything holds, run execlease verify --update-coverage to record them'
+            )
     recorded = {c.name: c.states for c in m.checks}
     for j in r.jobs:
-        if not KINDS[j.job.kind].records_states or j.verdict is None or j.verdict.outcome != 'passed':
+        if (
+            not KINDS[j.job.kind].records_states
+            or j.verdict is None
+            or j.verdict.outcome != 'passed'
+        ):
             continue
         before = recorded.get(j.job.name)
         if before is not None and j.verdict.distinct != before:
             r.notes.append(
                 f'check {j.job.name}: {j.verdict.distinct:,} distinct states, {before:,} recorded at '
-                'the last sync: the model\'s meaning changed?',
+                "the last sync: the model's meaning changed?",
             )
-
-
-
-
 
 
 def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> ModelResult:
@@ -142,7 +122,8 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     from execlease_hook.verify import violations
 
     translated = tlc_config.translation_note(
-        sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version)
+        sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version
+    )
     r.notes.extend([translated] if translated else [])
     r.notes.extend(p.notes)
     r.jobs = ran
@@ -152,7 +133,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:
         coverage_results(m, r)
-    if stage is not None:   # its tasks ran in the pool, beside the TLC jobs
+    if stage is not None:  # its tasks ran in the pool, beside the TLC jobs
         r.jobs += stage.results(r.coverage)
         r.notes += stage.notes
     for j in r.jobs:
@@ -160,40 +141,25 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
             r.failures.append(j.message)
         elif j.outcome == COULD_NOT_RUN:
             r.problems.append(j.message)
-    if runs_coverage and m.covers_code:    # a model of no code has no map to check
+    if runs_coverage and m.covers_code:  # a model of no code has no map to check
         map_results(m, r)
     _notes(m, r)
     return r
 
 
 def verify_model(
-        m: Manifest, t: Tools, quick: bool, cache: ResultCache, jobs: int,
-        progress: Callable[[JobResult], None] = lambda r: None, selection: Any = None,
+    m: Manifest,
+    t: Tools,
+    quick: bool,
+    cache: ResultCache,
+    jobs: int,
+    progress: Callable[[JobResult], None] = lambda r: None,
+    selection: Any = None,
 ) -> ModelResult:
     """One model alone (run_suite runs every model's jobs in one pool)."""
-    from execlease_hook.verify import pool
-
-    from execlease_hook.verify import trace_stage
+    from execlease_hook.verify import pool, trace_stage
 
     p = prepare(m, t, quick, selection)
     stage = trace_stage.of_model(p, t, quick, cache, progress)
     (ran,) = pool.run([trace_stage.work(p, stage, judge, progress)], t, cache, jobs)
     return finish(p, ran, t, stage)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-

@@ -13,17 +13,16 @@ A sync is a claim that the model describes the code. When covered code moved and
 did, the claim rests on a judgement nobody wrote down: the sync refuses (exit 1) unless given
 `--reason`, which is recorded as `syncReason` on the entries it concerns.
 """
+
 from __future__ import annotations
-
-from execlease_hook.tlc.kinds import KINDS
-
-from execlease_hook.core import paths
 
 import dataclasses
 from typing import TYPE_CHECKING
 
+from execlease_hook.core import paths
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import write as manifest_write
+from execlease_hook.tlc.kinds import KINDS
 
 if TYPE_CHECKING:
     from execlease_hook.verify.result import ModelResult
@@ -32,11 +31,10 @@ if TYPE_CHECKING:
 COVERAGE_FAILURE = ('covered code changed', 'covered code never synced')
 
 
-
 def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     """Record the working tree's fingerprints and content, the model hash, HEAD and states."""
-    from execlease_hook.git.blobs import WorktreeSource
     from execlease_hook.git import repo as git
+    from execlease_hook.git.blobs import WorktreeSource
 
     m = r.manifest
     if reason is not None and not reason.strip():
@@ -52,17 +50,19 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         )
         return
     if not m.covers_code:
-        _record_states(r)   # a model of no code: no hashes, no map; only the states
+        _record_states(r)  # a model of no code: no hashes, no map; only the states
         return
     from execlease_hook.spec import record as model_record
 
     source = WorktreeSource(m.root)
     view = model_record.read(m, source)
     model_hash = model_record.record(view)
-    compared = model_record.compare(view, source)   # per definition: a comment is no change
+    compared = model_record.compare(view, source)  # per definition: a comment is no change
     model_changes = compared.changes
-    model_moved = bool(model_changes)   # an older record's form alone is no change of the model
-    code_moved = [s for s in r.coverage if s.status == 'changed']  # not a new entry, not a new scheme
+    model_moved = bool(model_changes)  # an older record's form alone is no change of the model
+    code_moved = [
+        s for s in r.coverage if s.status == 'changed'
+    ]  # not a new entry, not a new scheme
     if code_moved and not model_moved and reason is None:
         names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
         r.failures.append(
@@ -90,24 +90,34 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             why = reason  # the reason explains this code; a sync with a model change needs none
         if why != e.sync_reason and why is not None:
             r.moved.append(f'entry {e.id}: syncReason "{why}"')
-        entries.append(dataclasses.replace(e, hash=s.current, synced_blob=blobs[e.path], sync_reason=why))
+        entries.append(
+            dataclasses.replace(e, hash=s.current, synced_blob=blobs[e.path], sync_reason=why)
+        )
     for path in covered:
         if before_blobs.get(path) != blobs[path]:
-            r.moved.append(f'synced blob of {path}: {(before_blobs.get(path) or "none")[:12]} -> {blobs[path][:12]}')
+            r.moved.append(
+                f'synced blob of {path}: {(before_blobs.get(path) or "none")[:12]} -> {blobs[path][:12]}'
+            )
     if model_hash != m.coverage.model_hash:
         if isinstance(m.coverage.model_hash, str):
             changed = ['recorded per definition from now on (was one sha256 of the bytes)']
         else:
-            changed = [*model_changes, *compared.upgrade] \
-                if m.coverage.model_hash is not None else []
+            changed = (
+                [*model_changes, *compared.upgrade] if m.coverage.model_hash is not None else []
+            )
         r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     head = git.head(m.root)
     if head != m.coverage.sync_commit:
-        r.moved.append(f'syncCommit: {m.coverage.sync_commit or "none"} -> {head or "none (no commit yet)"}')
+        r.moved.append(
+            f'syncCommit: {m.coverage.sync_commit or "none"} -> {head or "none (no commit yet)"}'
+        )
     checks = _checked_states(r)
     updated = dataclasses.replace(
-        m, checks=tuple(checks),
-        coverage=dataclasses.replace(m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head),
+        m,
+        checks=tuple(checks),
+        coverage=dataclasses.replace(
+            m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head
+        ),
     )
     if updated != m:
         try:
@@ -115,26 +125,38 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         except OSError as e:
             r.problems.append(
                 f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
-                f'{m.folder} writable and run again (nothing was changed)')
+                f'{m.folder} writable and run again (nothing was changed)'
+            )
             r.moved = []
             return
     _write_map(updated, r)
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
-    r.notes = [n for n in r.notes if 'distinct states' not in n and 'since the last sync' not in n
-               and 'older execlease wrote' not in n]
+    r.notes = [
+        n
+        for n in r.notes
+        if 'distinct states' not in n
+        and 'since the last sync' not in n
+        and 'older execlease wrote' not in n
+    ]
 
 
 def _checked_states(r: ModelResult) -> list[manifest_model.Check]:
     """The manifest's checks with the distinct-state counts this run's check jobs found (a check
     that did not run keeps its count); each count that moved is noted in r.moved."""
     m = r.manifest
-    distinct = {j.job.name: j.verdict.distinct for j in r.jobs if KINDS[j.job.kind].records_states and j.verdict}
+    distinct = {
+        j.job.name: j.verdict.distinct
+        for j in r.jobs
+        if KINDS[j.job.kind].records_states and j.verdict
+    }
     checks = []
     for c in m.checks:
         states = distinct.get(c.name, c.states)
         if states != c.states:
-            r.moved.append(f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}')
+            r.moved.append(
+                f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}'
+            )
         checks.append(dataclasses.replace(c, states=states))
     return checks
 
@@ -146,8 +168,10 @@ def _record_states(r: ModelResult) -> None:
         try:
             manifest_write.write(m.path, dataclasses.replace(m, checks=tuple(checks)))
         except OSError as e:
-            r.problems.append(f'{m.path}: not updating the states: cannot write it ({e.strerror or e}); '
-                              f'make {m.folder} writable and run again (nothing was changed)')
+            r.problems.append(
+                f'{m.path}: not updating the states: cannot write it ({e.strerror or e}); '
+                f'make {m.folder} writable and run again (nothing was changed)'
+            )
             r.moved = []
             return
     r.notes = [n for n in r.notes if 'distinct states' not in n]

@@ -26,6 +26,7 @@ A task the cache answers is answered before the pool starts (its result kept, so
 looked up twice); a code mutation's copy of the repository is made only on a miss
 (traces/suite.code_mutation_result).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
@@ -68,19 +69,26 @@ class Stage:
     (every trace job, the action coverage, every code mutation). `progress` gets each result
     as it ends."""
 
-    def __init__(self, m: Manifest, t: Tools, cache: ResultCache,
-                 progress: Callable[[JobResult], None] = lambda r: None, live: Any = None,
-                 only: frozenset[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        m: Manifest,
+        t: Tools,
+        cache: ResultCache,
+        progress: Callable[[JobResult], None] = lambda r: None,
+        live: Any = None,
+        only: frozenset[tuple[str, str]] | None = None,
+    ) -> None:
         self.m, self.t, self.cache, self.progress, self.live = m, t, cache, progress, live
         # `only` (--only): the trace jobs and code mutations named; no action coverage then.
         self.only = only
         self.jobs = tuple(j for j in m.traces if only is None or ('traces', j.name) in only)
-        self.mutations = tuple(c for c in m.code_mutations
-                               if only is None or ('code-mutation', c.name) in only)
+        self.mutations = tuple(
+            c for c in m.code_mutations if only is None or ('code-mutation', c.name) in only
+        )
         self._runs: list[TraceRun | None] = [None] * len(self.jobs)
         self._mutations: list[JobResult | None] = [None] * len(self.mutations)
         self._coverage: JobResult | None = None
-        self.notes: list[str] = []   # exemptions from action coverage the traces now reach
+        self.notes: list[str] = []  # exemptions from action coverage the traces now reach
         self._first: list[Callable[[], None]] = []
         self._collected: list[Collected | TraceRun | None] = [None] * len(self.jobs)
 
@@ -88,22 +96,47 @@ class Stage:
         from execlease_hook.verify.pool import Task
 
         m, t = self.m, self.t
-        expected = TlcJob(kind='traces', name='', spec='', spec_text=b'', config='', config_text=b'',
-                          java=t.java.path, jar=t.jar.path, libraries=tla_libraries.of(m))
+        expected = TlcJob(
+            kind='traces',
+            name='',
+            spec='',
+            spec_text=b'',
+            config='',
+            config_text=b'',
+            java=t.java.path,
+            jar=t.jar.path,
+            libraries=tla_libraries.of(m),
+        )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):
             key = cache_key(m, job, m.root, t)
             hit = cached_run(self.cache, key)
-            tasks.append(Task(placeholder_job('traces', job.name, job), self._trace_task(i, job, hit),
-                              self._trace_done(i, job), hit is not None, (expected,)))
+            tasks.append(
+                Task(
+                    placeholder_job('traces', job.name, job),
+                    self._trace_task(i, job, hit),
+                    self._trace_done(i, job),
+                    hit is not None,
+                    (expected,),
+                )
+            )
             if hit is None and job.command:
                 self._first.append(self._command(i, job, key))
         ids = worktree.worktree_ids(m.root) if self.mutations else {}
         for k, mutation in enumerate(self.mutations):
             runs = cached_mutation(m, mutation, t, self.cache, ids)
-            placeholder = placeholder_job('code-mutation', mutation.name, mutation_jobs(m, mutation)[0])
-            tasks.append(Task(placeholder, self._mutation_task(k, mutation, placeholder, runs, ids),
-                              self._mutation_done(k), runs is not None, (expected,)))
+            placeholder = placeholder_job(
+                'code-mutation', mutation.name, mutation_jobs(m, mutation)[0]
+            )
+            tasks.append(
+                Task(
+                    placeholder,
+                    self._mutation_task(k, mutation, placeholder, runs, ids),
+                    self._mutation_done(k),
+                    runs is not None,
+                    (expected,),
+                )
+            )
         return tasks
 
     def first(self) -> list[Callable[[], None]]:
@@ -119,6 +152,7 @@ class Stage:
             finally:
                 if shown is not None:
                     self.live.finish(shown)
+
         return command
 
     def _trace_task(self, i: int, job: TraceJob, hit: TraceRun | None) -> Callable[[], bool]:
@@ -126,7 +160,7 @@ class Stage:
             collected = self._collected[i]
             if hit is not None or isinstance(collected, TraceRun):
                 done = hit or collected
-            elif collected is None:   # a job of trace files, read in the pool
+            elif collected is None:  # a job of trace files, read in the pool
                 done = run_trace_job(self.m, job, self.m.root, self.t, self.cache, live=self.live)
             else:
                 shown = None if self.live is None else self.live.start(f'traces {job.name}')
@@ -138,6 +172,7 @@ class Stage:
             assert isinstance(done, TraceRun)
             self._runs[i] = done
             return done.cached
+
         return run
 
     def _trace_done(self, i: int, job: TraceJob) -> Callable[[], None]:
@@ -147,8 +182,11 @@ class Stage:
             # The words of a rejection name covered code (the coverage statuses): in results().
             self.progress(trace_job_result(self.m, job, run, ()))
             runs = [r for r in self._runs if r is not None]
-            if self.only is None and len(runs) == len(self._runs) and all(
-                    r.verdict.outcome == 'accepted' for r in runs):
+            if (
+                self.only is None
+                and len(runs) == len(self._runs)
+                and all(r.verdict.outcome == 'accepted' for r in runs)
+            ):
                 counts: dict[str, int] = {}
                 for r in runs:
                     for action, n in r.counts.items():
@@ -156,16 +194,26 @@ class Stage:
                 self._coverage = action_coverage_result(self.m, counts)
                 self.notes = reached_exemptions(self.m, counts)
                 self.progress(self._coverage)
+
         return done
 
-    def _mutation_task(self, k: int, mutation: CodeMutation, placeholder: TlcJob,
-                       runs: list[tuple[TraceJob, TraceRun]] | None,
-                       ids: Mapping[str, str]) -> Callable[[], bool]:
+    def _mutation_task(
+        self,
+        k: int,
+        mutation: CodeMutation,
+        placeholder: TlcJob,
+        runs: list[tuple[TraceJob, TraceRun]] | None,
+        ids: Mapping[str, str],
+    ) -> Callable[[], bool]:
         def run() -> bool:
-            result = (mutation_result(mutation, placeholder, runs) if runs is not None else
-                      code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids))
+            result = (
+                mutation_result(mutation, placeholder, runs)
+                if runs is not None
+                else code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids)
+            )
             self._mutations[k] = result
             return result.cached
+
         return run
 
     def _mutation_done(self, k: int) -> Callable[[], None]:
@@ -173,6 +221,7 @@ class Stage:
             result = self._mutations[k]
             assert result is not None
             self.progress(result)
+
         return done
 
     def results(self, statuses: Sequence[EntryStatus]) -> list[JobResult]:
@@ -189,20 +238,34 @@ class Stage:
         return results
 
 
-def of_model(p: Prepared, t: Tools, quick: bool, cache: ResultCache,
-             progress: Callable[[JobResult], None] = lambda r: None, live: Any = None) -> Stage | None:
+def of_model(
+    p: Prepared,
+    t: Tools,
+    quick: bool,
+    cache: ResultCache,
+    progress: Callable[[JobResult], None] = lambda r: None,
+    live: Any = None,
+) -> Stage | None:
     """The stage of a planned model (verify/plan.prepare), or None: trace jobs and code mutations run
     in shard 1 (where the coverage check runs), never with --quick; with --only, those it names."""
     m = p.manifest
     selection = p.selection
-    if quick or not (m.traces or m.code_mutations) or (selection is not None and selection.index != 1):
+    if (
+        quick
+        or not (m.traces or m.code_mutations)
+        or (selection is not None and selection.index != 1)
+    ):
         return None
     stage = Stage(m, t, cache, progress, live, p.only)
     return stage if stage.jobs or stage.mutations else None
 
 
-def work(p: Prepared, stage: Stage | None, judge: Callable[[TlcJob, Verdict, bool], JobResult],
-         progress: Callable[[JobResult], None]) -> Work:
+def work(
+    p: Prepared,
+    stage: Stage | None,
+    judge: Callable[[TlcJob, Verdict, bool], JobResult],
+    progress: Callable[[JobResult], None],
+) -> Work:
     """The model's pool.Work: its planned TLC jobs, and its stage's tasks."""
     from execlease_hook.verify.pool import Work
 

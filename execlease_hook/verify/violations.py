@@ -15,6 +15,7 @@ location) nor a temporal property. `refine` reads the assumption's name and expr
 spec, and names a temporal property, when the cfg lists several, by running TLC again once per
 property (each run alone says whether that property fails; the runs are cached like any job).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,9 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.spec import cfg as tlc_config
+from execlease_hook.tlc.output import Verdict, location_text, parse_location
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.output import location_text, parse_location
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
@@ -49,9 +49,9 @@ def _span(text: str, line: int, col: int, end_line: int, end_col: int) -> tuple[
     if not (1 <= line <= end_line <= len(lines)):
         return None
     if line == end_line:
-        return lines[line - 1][:col - 1], lines[line - 1][col - 1:end_col]
-    body = [lines[line - 1][col - 1:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]]
-    return lines[line - 1][:col - 1], '\n'.join(body)
+        return lines[line - 1][: col - 1], lines[line - 1][col - 1 : end_col]
+    body = [lines[line - 1][col - 1 :], *lines[line : end_line - 1], lines[end_line - 1][:end_col]]
+    return lines[line - 1][: col - 1], '\n'.join(body)
 
 
 def assumption(job: TlcJob, verdict: Verdict) -> Verdict:
@@ -68,8 +68,10 @@ def assumption(job: TlcJob, verdict: Verdict) -> Verdict:
     before, expression = found
     named = _ASSUME_NAME.search(before)
     return dataclasses.replace(
-        verdict, property=named.group(1) if named else ' '.join(expression.split()),
-        location=location_text(line, col, end_line, end_col, module))
+        verdict,
+        property=named.group(1) if named else ' '.join(expression.split()),
+        location=location_text(line, col, end_line, end_col, module),
+    )
 
 
 def _same_place(a: str, b: str | None) -> bool:
@@ -94,8 +96,11 @@ def matches(job: TlcJob, verdict: Verdict, expected: str) -> bool:
         return not wanted or wanted == verdict.property or _same_place(wanted, verdict.location)
     if verdict.kind == 'assumption':
         spaced = ' '.join(expected.split())
-        return expected == verdict.property or _same_place(expected, verdict.location) \
+        return (
+            expected == verdict.property
+            or _same_place(expected, verdict.location)
             or spaced == _expression(job, verdict)
+        )
     return verdict.property is not None and expected in verdict.property.split(', ')
 
 
@@ -103,7 +108,9 @@ def got(verdict: Verdict) -> str:
     if verdict.kind == 'deadlock':
         return 'deadlock'
     if verdict.kind == 'assert':
-        return f'assert: {verdict.property}' + (f' (at {verdict.location})' if verdict.location else '')
+        return f'assert: {verdict.property}' + (
+            f' (at {verdict.location})' if verdict.location else ''
+        )
     return f'{verdict.property} ({verdict.kind})'
 
 
@@ -115,7 +122,9 @@ def name_temporal(job: TlcJob, verdict: Verdict, run: Callable[[TlcJob], Verdict
         return verdict
     failing = []
     for name in listed:
-        alone = dataclasses.replace(job, config_text=tlc_config.only_property(job.config_text, name))
+        alone = dataclasses.replace(
+            job, config_text=tlc_config.only_property(job.config_text, name)
+        )
         sub = run(alone)
         if sub.outcome == 'error':
             return verdict
@@ -157,7 +166,12 @@ def deadlock_default_note(m: Manifest, jobs: Sequence[JobResult]) -> str | None:
     names = []
     for j in jobs:
         key = (j.job.kind, j.job.name)
-        if j.verdict is None or j.verdict.kind != 'deadlock' or key not in entries or entries[key] is not None:
+        if (
+            j.verdict is None
+            or j.verdict.kind != 'deadlock'
+            or key not in entries
+            or entries[key] is not None
+        ):
             continue
         if (j.job.expect or '').lower() == 'deadlock':
             continue

@@ -3,6 +3,7 @@
 The download faults come from a local server (127.0.0.1): a real mirror cannot be made to trickle
 or to stream forever on demand. Everything else is real: the processes, the lock, TLC and Java.
 """
+
 from __future__ import annotations
 
 import http.server
@@ -53,7 +54,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(chunk)
         elif self.path == '/huge':
             self.send_response(200)
-            self.send_header('Content-Length', str(10 ** 12))
+            self.send_header('Content-Length', str(10**12))
             self.end_headers()
         else:
             self.send_error(404)
@@ -67,34 +68,47 @@ def server() -> Iterator[Server]:
     yield srv
     srv.stop.set()
     srv.shutdown()
-    srv.server_close()   # the listening socket too: left open, it warns
+    srv.server_close()  # the listening socket too: left open, it warns
 
 
 def url(server: Server, path: str) -> str:
     return f'http://127.0.0.1:{server.server_address[1]}{path}'
 
 
-def execlease(repo: Path, *args: str, env: dict[str, str] | None = None,
-              timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def execlease(
+    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     full = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
     full.update(env or {})
-    return subprocess.run((str(EXECLEASE), *args), cwd=repo, env=full, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        (str(EXECLEASE), *args), cwd=repo, env=full, capture_output=True, text=True, timeout=timeout
+    )
 
 
 # --- downloads ---------------------------------------------------------------------------------
 
+
 @pytest.mark.tlc
-@pytest.mark.parametrize(('path', 'message'), [
-    ('/trickle', 'did not finish within EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds'),
-    ('/endless', 'more than any pinned jar'),
-    ('/huge', 'announces 1000000000000 bytes'),
-], ids=['trickle', 'endless', 'huge-length'])
+@pytest.mark.parametrize(
+    ('path', 'message'),
+    [
+        ('/trickle', 'did not finish within EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds'),
+        ('/endless', 'more than any pinned jar'),
+        ('/huge', 'announces 1000000000000 bytes'),
+    ],
+    ids=['trickle', 'endless', 'huge-length'],
+)
 def test_a_download_has_a_total_deadline_and_a_size_bound(git_repo, server, path, message):
-    proc = execlease(git_repo.path, 'tools', env={   # its timeout= is the hang guard; no time asserted
-        'EXECLEASE_TLA_URL': url(server, path), 'EXECLEASE_TLA_DOWNLOAD_DEADLINE': '3',
-        'EXECLEASE_TLA_READ_TIMEOUT': '2', 'EXECLEASE_TLA_RETRIES': '3',
-    })
+    proc = execlease(
+        git_repo.path,
+        'tools',
+        env={  # its timeout= is the hang guard; no time asserted
+            'EXECLEASE_TLA_URL': url(server, path),
+            'EXECLEASE_TLA_DOWNLOAD_DEADLINE': '3',
+            'EXECLEASE_TLA_READ_TIMEOUT': '2',
+            'EXECLEASE_TLA_RETRIES': '3',
+        },
+    )
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
     assert sorted(p.name for p in (git_repo.path / '.tmp/tla').iterdir()) == ['lock']  # no .part
@@ -113,7 +127,7 @@ def hold_lock(folder: Path) -> subprocess.Popen[str]:
     )
     proc = subprocess.Popen((sys.executable, '-c', code), stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == 'locked'
-    proc.stdout.close()   # it says no more: left open, the pipe warns when collected
+    proc.stdout.close()  # it says no more: left open, the pipe warns when collected
     return proc
 
 
@@ -122,13 +136,19 @@ def test_a_stalled_lock_holder_is_not_waited_for_forever(git_repo):
     needs.tla_jar()
     holder = hold_lock(git_repo.path / '.tmp/tla')
     try:
-        proc = execlease(git_repo.path, 'tools', env={
-            'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '2'})
+        proc = execlease(
+            git_repo.path,
+            'tools',
+            env={'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '2'},
+        )
     finally:
         holder.kill()
         holder.wait()
     assert proc.returncode == 2
-    assert f'another execlease (pid {holder.pid}) has held the TLA+ tools lock for more than 2 s' in proc.stderr
+    assert (
+        f'another execlease (pid {holder.pid}) has held the TLA+ tools lock for more than 2 s'
+        in proc.stderr
+    )
 
 
 @pytest.mark.tlc
@@ -137,8 +157,11 @@ def test_a_cached_jar_is_used_while_another_run_holds_the_lock(git_repo):
     assert execlease(git_repo.path, 'tools', env={'EXECLEASE_TLA_OFFLINE': '1'}).returncode == 0
     holder = hold_lock(git_repo.path / '.tmp/tla')
     try:
-        proc = execlease(git_repo.path, 'tools', env={
-            'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '2'})
+        proc = execlease(
+            git_repo.path,
+            'tools',
+            env={'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '2'},
+        )
     finally:
         holder.kill()
         holder.wait()
@@ -164,21 +187,29 @@ BAD_NUMBERS = ['nan', 'inf', '-inf', '-1', '0', '1e400', 'soon']
 
 
 @pytest.mark.tlc
-@pytest.mark.parametrize('variable', [
-    'EXECLEASE_TLA_CONNECT_TIMEOUT', 'EXECLEASE_TLA_READ_TIMEOUT', 'EXECLEASE_TLA_DOWNLOAD_DEADLINE',
-])
+@pytest.mark.parametrize(
+    'variable',
+    [
+        'EXECLEASE_TLA_CONNECT_TIMEOUT',
+        'EXECLEASE_TLA_READ_TIMEOUT',
+        'EXECLEASE_TLA_DOWNLOAD_DEADLINE',
+    ],
+)
 @pytest.mark.parametrize('value', BAD_NUMBERS)
 def test_download_settings_are_validated(git_repo, server, variable, value):
-    proc = execlease(git_repo.path, 'tools', env={'EXECLEASE_TLA_URL': url(server, '/huge'), variable: value})
+    proc = execlease(
+        git_repo.path, 'tools', env={'EXECLEASE_TLA_URL': url(server, '/huge'), variable: value}
+    )
     assert proc.returncode == 2
     assert f'{variable}={value!r}' in proc.stderr and 'Traceback' not in proc.stderr
 
 
-@pytest.mark.parametrize(('variable', 'value'), [
-    ('EXECLEASE_TLC_TIMEOUT', v) for v in BAD_NUMBERS] + [
-    ('EXECLEASE_TLC_WORKERS', v) for v in ('0', '-1', 'nan', '1.5', '99999999999', '٣')] + [
-    ('EXECLEASE_TLA_RETRIES', v) for v in ('0', 'nan', '1e9')] + [
-    ('EXECLEASE_TLA_LOCK_TIMEOUT', v) for v in ('nan', 'inf', '-5')],
+@pytest.mark.parametrize(
+    ('variable', 'value'),
+    [('EXECLEASE_TLC_TIMEOUT', v) for v in BAD_NUMBERS]
+    + [('EXECLEASE_TLC_WORKERS', v) for v in ('0', '-1', 'nan', '1.5', '99999999999', '٣')]
+    + [('EXECLEASE_TLA_RETRIES', v) for v in ('0', 'nan', '1e9')]
+    + [('EXECLEASE_TLA_LOCK_TIMEOUT', v) for v in ('nan', 'inf', '-5')],
 )
 def test_run_settings_are_validated(git_repo, monkeypatch, variable, value):
     # Before, NaN and inf parsed as floats and a NaN timeout silently meant "no timeout".
@@ -206,17 +237,21 @@ def test_manifest_timeouts_are_validated(git_repo, raw):
 
     git_repo.write('m/Spec.tla', '---- MODULE Spec ----\n====\n')
     git_repo.write('m/Spec.cfg', '')
-    text = ('{"version": 1, "spec": "Spec.tla", "checks": [{"name": "main", "config": "Spec.cfg", '
-            f'"timeout": {raw}}}], "coverage": {{"entries": []}}}}')
+    text = (
+        '{"version": 1, "spec": "Spec.tla", "checks": [{"name": "main", "config": "Spec.cfg", '
+        f'"timeout": {raw}}}], "coverage": {{"entries": []}}}}'
+    )
     with pytest.raises(Exception) as caught:
         manifest_read.parse(text, git_repo.path / 'm' / 'manifest.json', git_repo.path)
     assert type(caught.value).__name__ == 'CannotRun'
-    assert 'checks[0].timeout: expected a number of seconds > 0 and at most 604800' in str(caught.value)
+    assert 'checks[0].timeout: expected a number of seconds > 0 and at most 604800' in str(
+        caught.value
+    )
 
 
 # --- signals -----------------------------------------------------------------------------------
 
-ENDLESS = '''---- MODULE Endless ----
+ENDLESS = """---- MODULE Endless ----
 EXTENDS Naturals
 VARIABLES a, b, c
 Init == a = 0 /\\ b = 0 /\\ c = 0
@@ -224,7 +259,7 @@ Next == \\/ a' = (a + 1) % 1000 /\\ UNCHANGED <<b, c>>
         \\/ b' = (b + 1) % 1000 /\\ UNCHANGED <<a, c>>
         \\/ c' = (c + 1) % 1000 /\\ UNCHANGED <<a, b>>
 ====
-'''
+"""
 
 
 def tlc_processes(marker: str) -> list[int]:
@@ -244,9 +279,14 @@ def tlc_processes(marker: str) -> list[int]:
 
 
 @pytest.mark.tlc
-@pytest.mark.parametrize(('signum', 'code', 'name'), [
-    (signal.SIGTERM, 143, 'SIGTERM'), (signal.SIGHUP, 129, 'SIGHUP'),
-], ids=['sigterm', 'sighup'])
+@pytest.mark.parametrize(
+    ('signum', 'code', 'name'),
+    [
+        (signal.SIGTERM, 143, 'SIGTERM'),
+        (signal.SIGHUP, 129, 'SIGHUP'),
+    ],
+    ids=['sigterm', 'sighup'],
+)
 def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code, name):
     needs.java()
     needs.tla_jar()
@@ -254,17 +294,31 @@ def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code
     temp.mkdir()
     git_repo.write('verification/endless/Endless.tla', ENDLESS)
     git_repo.write('verification/endless/Endless.cfg', 'INIT Init\nNEXT Next\n')
-    git_repo.write('verification/endless/manifest.json', json.dumps({
-        'version': 1, 'spec': 'Endless.tla',
-        'checks': [{'name': 'one', 'config': 'Endless.cfg'}, {'name': 'two', 'config': 'Endless.cfg',
-                                                             'deadlock': True}],
-        'coverage': {'entries': []},
-    }))
+    git_repo.write(
+        'verification/endless/manifest.json',
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Endless.tla',
+                'checks': [
+                    {'name': 'one', 'config': 'Endless.cfg'},
+                    {'name': 'two', 'config': 'Endless.cfg', 'deadlock': True},
+                ],
+                'coverage': {'entries': []},
+            }
+        ),
+    )
     out = tmp_path / 'out.json'
     env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
     env.update({'EXECLEASE_TLA_OFFLINE': '1', 'TMPDIR': str(temp)})
-    proc = subprocess.Popen((str(EXECLEASE), 'verify', '--quick', '--no-cache', '--jobs', '2', '--json', str(out)),
-                            cwd=git_repo.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        (str(EXECLEASE), 'verify', '--quick', '--no-cache', '--jobs', '2', '--json', str(out)),
+        cwd=git_repo.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait.until(lambda: len(tlc_processes(str(temp))) >= 2, 'both TLC processes to start')
         # TLC makes its -metadir's dated folder as it starts: both are running TLC.

@@ -1,4 +1,5 @@
 """Hostile or unlucky inputs end with exit 2 and a one-line reason, never a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,9 @@ COMMANDS = [['guard'], ['guard', '--all'], ['coverage'], ['verify', '--quick']]
 HOSTILE = {
     'nested-100000-deep': '[' * 100_000 + ']' * 100_000,
     'integer-of-5000-digits': '{"version": 1, "spec": "Lease.tla", "checks": [{"name": "main", '
-                              '"config": "Lease.cfg", "states": ' + '7' * 5000 + '}], "coverage": {"entries": []}}',
+    '"config": "Lease.cfg", "states": ' + '7' * 5000 + '}], "coverage": {"entries": []}}',
     'float-overflow-timeout': '{"version": 1, "spec": "Lease.tla", "checks": [{"name": "main", '
-                              '"config": "Lease.cfg", "timeout": 1e999}], "coverage": {"entries": []}}',
+    '"config": "Lease.cfg", "timeout": 1e999}], "coverage": {"entries": []}}',
 }
 
 
@@ -38,7 +39,7 @@ def test_hostile_manifests_exit_2_without_a_traceback(covered_repo, capsys, text
         covered_repo.add(MANIFEST)
     for command in COMMANDS:
         if command[0] == 'guard' and not staged:
-            continue    # the guard judges the staged manifest, which is the good one here
+            continue  # the guard judges the staged manifest, which is the good one here
         code, out = run(capsys, *command)
         assert code == 2, (command, out)
         assert 'Traceback' not in out and 'this is a bug' not in out, (command, out)
@@ -49,9 +50,15 @@ def test_update_coverage_on_a_read_only_model_folder(covered_repo, capsys, offli
     folder = covered_repo.path / MODEL_DIR
     # A model TLC can check (the fixture's is for the guard only), and covered code that
     # differs, so that --update-coverage has something to write.
-    covered_repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('VARIABLE x', 'EXTENDS Naturals\nVARIABLE x')
-                       .replace("Claim == x' = x + 1", "Claim == x < 2 /\\ x' = x + 1"))
-    covered_repo.write('app/lease.py', LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1'))
+    covered_repo.write(
+        f'{MODEL_DIR}/Lease.tla',
+        LEASE_TLA.replace('VARIABLE x', 'EXTENDS Naturals\nVARIABLE x').replace(
+            "Claim == x' = x + 1", "Claim == x < 2 /\\ x' = x + 1"
+        ),
+    )
+    covered_repo.write(
+        'app/lease.py', LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
+    )
     before = (covered_repo.path / MANIFEST).read_bytes()
     folder.chmod(0o555)
     immutable = False
@@ -65,7 +72,9 @@ def test_update_coverage_on_a_read_only_model_folder(covered_repo, capsys, offli
             writable = False
         if writable and shutil.which('chattr'):
             # root ignores the mode bits: an immutable folder refuses root too.
-            immutable = subprocess.run(('chattr', '+i', str(folder)), capture_output=True).returncode == 0
+            immutable = (
+                subprocess.run(('chattr', '+i', str(folder)), capture_output=True).returncode == 0
+            )
             writable = not immutable
         if writable:
             needs.missing('cannot make a folder read-only here (root without chattr)')
@@ -112,7 +121,7 @@ def test_a_huge_covered_file_stops_quickly_with_a_clear_message(covered_repo, ca
     monkeypatch.setenv('EXECLEASE_MAX_COVERED_MB', '20')
     code, out = run(capsys, 'coverage')
     assert code == 0 and 'over the' not in out, out
-    assert max(parsed) >= len(BIG)   # under the raised limit it is parsed: the count sees it
+    assert max(parsed) >= len(BIG)  # under the raised limit it is parsed: the count sees it
 
 
 def test_a_bad_size_limit_names_the_variable(covered_repo, capsys, monkeypatch):

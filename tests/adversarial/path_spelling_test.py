@@ -4,6 +4,7 @@ Before, `./app/lease.py` (or `app//lease.py`, `app/./lease.py`, `App/lease.py`) 
 `coverage` and `verify`, while the guard compared it with git's `app/lease.py` as a string, never
 checked the entry, and let a covered change be committed (exit 0).
 """
+
 from __future__ import annotations
 
 import json
@@ -35,19 +36,25 @@ def with_path(path: str) -> str:
 
 
 SPELLINGS = [
-    ('dot-slash', './app/lease.py', 'write \'app/lease.py\''),
-    ('double-slash', 'app//lease.py', 'write \'app/lease.py\''),
-    ('slash-dot-slash', 'app/./lease.py', 'write \'app/lease.py\''),
+    ('dot-slash', './app/lease.py', "write 'app/lease.py'"),
+    ('double-slash', 'app//lease.py', "write 'app/lease.py'"),
+    ('slash-dot-slash', 'app/./lease.py', "write 'app/lease.py'"),
     ('trailing-slash', 'app/lease.py/', 'ends with "/"'),
     ('dot-dot', 'app/../app/lease.py', 'leaves its folder with ".."'),
-    ('case-variant', 'App/lease.py', 'differs in letter case from the file on disk; write \'app/lease.py\''),
+    (
+        'case-variant',
+        'App/lease.py',
+        "differs in letter case from the file on disk; write 'app/lease.py'",
+    ),
     ('case-variant-file', 'app/LEASE.py', 'differs in letter case'),
     ('nul', 'app/lease.py\0', 'contains a control character'),
     ('newline', 'app/lease.py\n', 'contains a control character'),
 ]
 
 
-@pytest.mark.parametrize(('path', 'message'), [s[1:] for s in SPELLINGS], ids=[s[0] for s in SPELLINGS])
+@pytest.mark.parametrize(
+    ('path', 'message'), [s[1:] for s in SPELLINGS], ids=[s[0] for s in SPELLINGS]
+)
 def test_guard_coverage_and_verify_refuse_the_same_spelling(covered_repo, capsys, path, message):
     commit_manifest(covered_repo, with_path(path))
     covered_repo.write('app/lease.py', BODY_EDIT)
@@ -65,11 +72,13 @@ def test_a_model_path_spelled_another_way_is_refused(covered_repo, capsys, spec)
     data = json.loads(manifest_json())
     data['spec'] = spec
     commit_manifest(covered_repo, json.dumps(data))
-    covered_repo.write('verification/lease/Lease.tla', '---- MODULE Lease ----\nVARIABLE x\nInit == x = 1\n'
-                       'Next == x\' = x\n====\n')
+    covered_repo.write(
+        'verification/lease/Lease.tla',
+        "---- MODULE Lease ----\nVARIABLE x\nInit == x = 1\nNext == x' = x\n====\n",
+    )
     covered_repo.add('verification/lease/Lease.tla')
     code, out = run(capsys, 'guard')
-    assert code == 2 and "spec: " in out, out
+    assert code == 2 and 'spec: ' in out, out
 
 
 @pytest.fixture
@@ -81,7 +90,9 @@ def submodule_repo(covered_repo: GitRepo, tmp_path: Path) -> GitRepo:
     lib.write('lease.py', LEASE_PY)
     lib.add('lease.py')
     lib.commit('lib')
-    covered_repo.git('-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', str(lib.path), 'lib')
+    covered_repo.git(
+        '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', str(lib.path), 'lib'
+    )
     covered_repo.commit('lib as a submodule')
     return covered_repo
 
@@ -94,7 +105,9 @@ def test_covered_code_in_a_submodule_is_refused(submodule_repo, capsys):
         assert "coverage.entries[0].path: 'lib/lease.py' is inside lib, a git submodule" in out, out
 
 
-def test_a_bumped_submodule_with_changed_covered_code_does_not_commit(submodule_repo, capsys, tmp_path):
+def test_a_bumped_submodule_with_changed_covered_code_does_not_commit(
+    submodule_repo, capsys, tmp_path
+):
     # The manifest names the file the way it is in the submodule; the guard's quick filter sees
     # only the gitlink `lib` staged. Before, nothing was checked and the commit passed (exit 0).
     commit_manifest(submodule_repo, with_path('lib/lease.py'))
@@ -115,8 +128,9 @@ def test_a_folder_staged_as_a_submodule_above_covered_code_is_refused(covered_re
     assert paths.touched({'app/lease.py'}, {'app'})
     assert paths.touched({'app/lease.py'}, {'App/Lease.py'})
     assert not paths.touched({'app/lease.py'}, {'app/other.py', 'ap'})
-    assert paths.above_covered({'claim': 'app/lease.py'}, {'app'}) and \
-        not paths.above_covered({'claim': 'app/lease.py'}, {'app/lease.py'})
+    assert paths.above_covered({'claim': 'app/lease.py'}, {'app'}) and not paths.above_covered(
+        {'claim': 'app/lease.py'}, {'app/lease.py'}
+    )
 
 
 @pytest.mark.parametrize('path', ['../outside.py', '../../etc/passwd', 'app/../../x.py'])

@@ -1,4 +1,5 @@
 """A results cache carried by a commit is never read: the cache lives in git's own folder."""
+
 from __future__ import annotations
 
 import json
@@ -9,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import plan
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import FORMAT, results_folder
 from execlease_hook.tlc.output import Verdict
+from execlease_hook.verify import plan
 from tests.conftest import GitRepo, git_env
 
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -27,11 +28,22 @@ def failing_model(repo: GitRepo) -> Path:
     """A model whose only check fails (x reaches 2, XBelowTwo says it must not)."""
     for name in ('Counter.tla', 'CounterLib.tla', 'invariant.cfg'):
         repo.write(f'{MODEL}/{name}', (FIXTURES / name).read_bytes())
-    path = repo.write(f'{MODEL}/manifest.json', json.dumps({
-        'version': 1, 'spec': 'Counter.tla', 'checks': [{'name': 'main', 'config': 'invariant.cfg'}],
-        'coverage': {'entries': [], 'abstract': [
-            {'action': a, 'reason': 'no code in this test'} for a in ('Inc', 'Flip')]},
-    }))
+    path = repo.write(
+        f'{MODEL}/manifest.json',
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Counter.tla',
+                'checks': [{'name': 'main', 'config': 'invariant.cfg'}],
+                'coverage': {
+                    'entries': [],
+                    'abstract': [
+                        {'action': a, 'reason': 'no code in this test'} for a in ('Inc', 'Flip')
+                    ],
+                },
+            }
+        ),
+    )
     return path
 
 
@@ -48,8 +60,14 @@ def forged_pass(repo: GitRepo, manifest_path: Path) -> tuple[str, str]:
 def verify(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = git_env()
     env['EXECLEASE_TLA_OFFLINE'] = '1'
-    return subprocess.run((str(EXECLEASE), 'verify', *args), cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        (str(EXECLEASE), 'verify', *args),
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def clone(origin: GitRepo, to: Path) -> GitRepo:
@@ -99,7 +117,10 @@ def test_results_are_shared_by_worktrees_and_never_in_the_work_tree(git_repo, tm
     second = verify(tmp_path / 'other')
     assert second.returncode == 1
     row = next(line for line in second.stdout.splitlines() if line.split()[:2] == ['check', 'main'])
-    assert row.split()[-1] == 'yes'   # answered from the cache the first worktree filled
+    assert row.split()[-1] == 'yes'  # answered from the cache the first worktree filled
     assert results_folder(tmp_path / 'other') == results_folder(git_repo.path)
     tracked_or_not = git_repo.git('status', '--porcelain', '--ignored', '--untracked-files=all')
-    assert 'execlease' not in tracked_or_not and not (git_repo.path / '.tmp' / 'tla' / 'cache').exists()
+    assert (
+        'execlease' not in tracked_or_not
+        and not (git_repo.path / '.tmp' / 'tla' / 'cache').exists()
+    )

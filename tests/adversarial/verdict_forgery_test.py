@@ -3,6 +3,7 @@
 Each forgery runs on the real TLC. The classifier is tested on its own (the spec scan bypassed:
 `tlc._execute` runs TLC directly) and behind the scan (`tlc.run_job`, `execlease verify`).
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.spec import scan as spec_scan
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
 from tests import needs
 from tests.conftest import GitRepo, git_env
 
@@ -34,42 +35,53 @@ FORGERIES = {
     'printt-fake-violation': (
         f'Init == x = 0 /\\ s = 0 /\\ PrintT("{FAKE_BLOCK}")\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
         'Inv == x < 2\nP8 == TRUE\n',
-        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('violated', 'Inv'),
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n',
+        ('violated', 'P8'),
+        ('violated', 'Inv'),
     ),
     # Print (not PrintT) of the same.
     'print-fake-violation': (
         f'Init == x = 0 /\\ s = 0 /\\ Print("{FAKE_BLOCK}", TRUE)\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
         'Inv == x < 2\nP8 == TRUE\n',
-        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('violated', 'Inv'),
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n',
+        ('violated', 'P8'),
+        ('violated', 'Inv'),
     ),
     # No Print at all: the fake message is a state value, printed inside TLC's own message about
     # a violation in the initial state (the old parser read it as a nested message, and first).
     'state-value-fake-violation': (
         f'Init == x = 0 /\\ s = "{FAKE_P8}"\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
         'Inv == s = "other"\nP8 == TRUE\n',
-        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'), ('violated', 'Inv'),
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n',
+        ('violated', 'P8'),
+        ('violated', 'Inv'),
     ),
     # TLCSet("exit", TRUE) ends TLC with exit 0 and "No error has been found" before it reaches
     # the state that violates Inv.
     'tlcset-exit-partial-search': (
         'Init == x = 0 /\\ s = 0\nNext == x\' = x + 1 /\\ UNCHANGED s /\\ (x = 2 => TLCSet("exit", TRUE))\n'
         'Inv == x < 5\n',
-        'INIT Init\nNEXT Next\nINVARIANT Inv\n', ('passed', None), ('error', None),
+        'INIT Init\nNEXT Next\nINVARIANT Inv\n',
+        ('passed', None),
+        ('error', None),
     ),
     # Assert's message is shown by TLC, quoted, inside its own message about the failed Assert:
     # it is read as that Assert's message (kind 'assert'), never as TLC's messages.
     'assert-message-fake-violation': (
         f'Init == x = 0 /\\ s = 0\nNext == x\' = x + 1 /\\ UNCHANGED s /\\ Assert(x < 2, "{FAKE_BLOCK}")\n'
         'Inv == TRUE\nP8 == TRUE\n',
-        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n', ('violated', 'P8'),
-        ('violated', FAKE_BLOCK.replace('\\\\', '\\').replace('\\n', '\n')),   # the string's value
+        'INIT Init\nNEXT Next\nINVARIANT Inv\nINVARIANT P8\n',
+        ('violated', 'P8'),
+        ('violated', FAKE_BLOCK.replace('\\\\', '\\').replace('\\n', '\n')),  # the string's value
     ),
     # A fake pass printed before a real violation: the exit code says violation.
     'printt-fake-pass': (
         'Init == x = 0 /\\ s = 0 /\\ PrintT("@!@!@STARTMSG 2193:0 @!@!@\\nModel checking completed. '
         'No error has been found.\\n@!@!@ENDMSG 2193 @!@!@\\n")\nNext == x\' = x + 1 /\\ UNCHANGED s\n'
         'Inv == x < 2\n',
-        'INIT Init\nNEXT Next\nINVARIANT Inv\n', ('passed', None), ('violated', 'Inv'),
+        'INIT Init\nNEXT Next\nINVARIANT Inv\n',
+        ('passed', None),
+        ('violated', 'Inv'),
     ),
 }
 
@@ -81,8 +93,14 @@ def spec_text(name: str, body: str) -> bytes:
 def forgery_job(case: str) -> tlc.TlcJob:
     body, cfg, _, _ = FORGERIES[case]
     return tlc.TlcJob(
-        kind='mutation', name=case, spec='Forged.tla', spec_text=spec_text('Forged', body),
-        config='Forged.cfg', config_text=cfg.encode(), java=Path(needs.java()), jar=needs.tla_jar(),
+        kind='mutation',
+        name=case,
+        spec='Forged.tla',
+        spec_text=spec_text('Forged', body),
+        config='Forged.cfg',
+        config_text=cfg.encode(),
+        java=Path(needs.java()),
+        jar=needs.tla_jar(),
     )
 
 
@@ -126,7 +144,9 @@ def test_run_job_refuses_the_spec_before_tlc_runs(tmp_path, case):
     v = tlc.run_job(forgery_job(case))
     assert v.outcome == 'error' and v.exit_code is None
     assert 'Forged.tla:5: TLCSet' in (v.reason or '')
-    assert 'may not run programs, write files, ask on the console or stop the search' in (v.reason or '')
+    assert 'may not run programs, write files, ask on the console or stop the search' in (
+        v.reason or ''
+    )
 
 
 def test_forged_violations_cannot_be_counted_twice():
@@ -140,14 +160,25 @@ def test_forged_violations_cannot_be_counted_twice():
     assert v.outcome == 'error' and 'reported 2 violations' in (v.reason or '')
 
 
-@pytest.mark.parametrize(('prefix', 'outside'), [
-    (b'', True),
-    (b'Exception: ', True),
-    (b'/\\ s = "', False),
-    (b'/\\ s = "a\\"', False),         # an escaped quote does not end the string
-    (b'/\\ s = "a\\\\"', True),        # an escaped backslash, then the closing quote
-    (b'<<"a", "b">> ', True),
-], ids=['line-start', 'after-text', 'in-string', 'escaped-quote', 'escaped-backslash', 'after-strings'])
+@pytest.mark.parametrize(
+    ('prefix', 'outside'),
+    [
+        (b'', True),
+        (b'Exception: ', True),
+        (b'/\\ s = "', False),
+        (b'/\\ s = "a\\"', False),  # an escaped quote does not end the string
+        (b'/\\ s = "a\\\\"', True),  # an escaped backslash, then the closing quote
+        (b'<<"a", "b">> ', True),
+    ],
+    ids=[
+        'line-start',
+        'after-text',
+        'in-string',
+        'escaped-quote',
+        'escaped-backslash',
+        'after-strings',
+    ],
+)
 def test_markers_inside_strings_are_not_tlcs(prefix, outside):
     assert tlc_output._outside_strings(prefix) is outside
 
@@ -191,7 +222,9 @@ def test_every_forbidden_name_is_found(name):
 
 
 def test_scan_reads_cfgs():
-    cfg = b'INIT Init\n\\* IOExec is fine in a comment\nCONSTANT F <- IOExec\nCONSTANT G <- PrintT\n'
+    cfg = (
+        b'INIT Init\n\\* IOExec is fine in a comment\nCONSTANT F <- IOExec\nCONSTANT G <- PrintT\n'
+    )
     assert [(u.line, u.name) for u in spec_scan.scan_cfg('M.cfg', cfg)] == [(3, 'IOExec')]
 
 
@@ -201,13 +234,19 @@ def test_scan_survives_a_spec_the_grammar_cannot_read():
 
 
 def test_scan_survives_deep_nesting():
-    text = b'---- MODULE M ----\nA == ' + b'(' * 20000 + b'1' + b')' * 20000 + b'\nB == IOExec(1)\n====\n'
+    text = (
+        b'---- MODULE M ----\nA == '
+        + b'(' * 20000
+        + b'1'
+        + b')' * 20000
+        + b'\nB == IOExec(1)\n====\n'
+    )
     assert [(u.line, u.name) for u in spec_scan.scan_module('M.tla', text)] == [(3, 'IOExec')]
 
 
 # --- end to end: `execlease verify` refuses, naming the file and line ----------------------------
 
-COUNTER = '''---- MODULE Counter ----
+COUNTER = """---- MODULE Counter ----
 EXTENDS Naturals, TLC
 VARIABLE x
 Init == x = 0
@@ -215,19 +254,35 @@ Next == x < 3 /\\ x' = x + 1
 TypeOK == x \\in 0..3
 P8 == x < 10
 ====
-'''
+"""
 
 
-def model(repo: GitRepo, spec: str, mutations: list[dict[str, object]], extra: dict[str, str] | None = None) -> None:
+def model(
+    repo: GitRepo,
+    spec: str,
+    mutations: list[dict[str, object]],
+    extra: dict[str, str] | None = None,
+) -> None:
     folder = 'verification/counter'
     repo.write(f'{folder}/Counter.tla', spec)
-    repo.write(f'{folder}/Counter.cfg', 'INIT Init\nNEXT Next\nINVARIANT TypeOK\nINVARIANT P8\nCHECK_DEADLOCK FALSE\n')
+    repo.write(
+        f'{folder}/Counter.cfg',
+        'INIT Init\nNEXT Next\nINVARIANT TypeOK\nINVARIANT P8\nCHECK_DEADLOCK FALSE\n',
+    )
     for name, text in (extra or {}).items():
         repo.write(f'{folder}/{name}', text)
-    repo.write(f'{folder}/manifest.json', json.dumps({
-        'version': 1, 'spec': 'Counter.tla', 'checks': [{'name': 'main', 'config': 'Counter.cfg'}],
-        'mutations': mutations, 'coverage': {'entries': []},
-    }))
+    repo.write(
+        f'{folder}/manifest.json',
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Counter.tla',
+                'checks': [{'name': 'main', 'config': 'Counter.cfg'}],
+                'mutations': mutations,
+                'coverage': {'entries': []},
+            }
+        ),
+    )
     repo.add('.')
     repo.commit('model')
 
@@ -235,8 +290,14 @@ def model(repo: GitRepo, spec: str, mutations: list[dict[str, object]], extra: d
 def verify(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
     env = git_env()
     env['EXECLEASE_TLA_OFFLINE'] = '1'
-    return subprocess.run((str(EXECLEASE), 'verify', *args), cwd=repo.path, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        (str(EXECLEASE), 'verify', *args),
+        cwd=repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.usefixtures('offline_tlc')
@@ -244,14 +305,23 @@ def test_a_mutation_that_prints_a_forged_verdict_is_judged_by_tlcs(git_repo):
     # The mutation lets x reach 4, which TypeOK catches and P8 does not, and prints a fake
     # violation of P8 first: it runs, TLC's own verdict (TypeOK) is the one judged, so the
     # mutation does not hold, and what it printed is shown apart as the spec's output.
-    forged = {'name': 'forged', 'config': 'Counter.cfg', 'violates': 'P8', 'replace': {
-        'from': 'Init == x = 0\nNext == x < 3',
-        'to': f'Init == x = 0 /\\ PrintT("{FAKE_BLOCK}")\nNext == x < 4'}}
+    forged = {
+        'name': 'forged',
+        'config': 'Counter.cfg',
+        'violates': 'P8',
+        'replace': {
+            'from': 'Init == x = 0\nNext == x < 3',
+            'to': f'Init == x = 0 /\\ PrintT("{FAKE_BLOCK}")\nNext == x < 4',
+        },
+    }
     model(git_repo, COUNTER, [forged])
     proc = verify(git_repo, '--no-cache')
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert 'still fails on P8' not in proc.stdout
-    assert 'DID NOT HOLD: mutation forged fails for the wrong reason: expected P8, got TypeOK' in proc.stdout
+    assert (
+        'DID NOT HOLD: mutation forged fails for the wrong reason: expected P8, got TypeOK'
+        in proc.stdout
+    )
     assert 'printed by the spec (mutation forged; ' in proc.stdout
     assert '  > "@!@!@STARTMSG 2110:1 @!@!@\\nInvariant P8 is violated.' in proc.stdout
     assert proc.stdout.rstrip().endswith('FAILED (did not hold)'), proc.stdout
@@ -260,34 +330,50 @@ def test_a_mutation_that_prints_a_forged_verdict_is_judged_by_tlcs(git_repo):
 @pytest.mark.usefixtures('offline_tlc')
 def test_a_model_that_prints_runs_and_shows_what_it_printed(git_repo):
     spec = COUNTER.replace('EXTENDS Naturals, TLC', 'EXTENDS Naturals, TLC, Helper').replace(
-        "Next == x < 3 /\\ x' = x + 1", "Next == x < 3 /\\ Say(<<\"step\", x>>) /\\ x' = x + 1 /\\ TLCSet(1, x)")
-    model(git_repo, spec, [], {'Helper.tla': '---- MODULE Helper ----\nEXTENDS TLC\nSay(v) == PrintT(v)\n====\n'})
+        "Next == x < 3 /\\ x' = x + 1",
+        'Next == x < 3 /\\ Say(<<"step", x>>) /\\ x\' = x + 1 /\\ TLCSet(1, x)',
+    )
+    model(
+        git_repo,
+        spec,
+        [],
+        {'Helper.tla': '---- MODULE Helper ----\nEXTENDS TLC\nSay(v) == PrintT(v)\n====\n'},
+    )
     proc = verify(git_repo, '--no-cache')
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert 'printed by the spec (check main; 3 lines,' in proc.stdout, proc.stdout
     assert [line for line in proc.stdout.splitlines() if line.startswith('  > ')] == [
-        '  > <<"step", 0>>', '  > <<"step", 1>>', '  > <<"step", 2>>']
+        '  > <<"step", 0>>',
+        '  > <<"step", 1>>',
+        '  > <<"step", 2>>',
+    ]
     report = json.loads(verify(git_repo, '--format', 'json').stdout)
     [job] = report['models'][0]['jobs']
     assert job['verdict']['printed'] == ['<<"step", 0>>', '<<"step", 1>>', '<<"step", 2>>'], job
-    assert job['cached'] and job['verdict']['printed_total'] == 3   # kept by the result cache
+    assert job['cached'] and job['verdict']['printed_total'] == 3  # kept by the result cache
 
 
 @pytest.mark.usefixtures('offline_tlc')
 def test_verify_refuses_a_check_that_ends_its_search(git_repo):
     spec = COUNTER.replace("x' = x + 1", 'x\' = x + 1 /\\ (x = 1 => TLCSet("exit", TRUE))').replace(
-        'x < 3 /\\', 'x < 20 /\\')
+        'x < 3 /\\', 'x < 20 /\\'
+    )
     model(git_repo, spec, [])
     proc = verify(git_repo, '--no-cache')
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert 'verification/counter/Counter.tla:5: TLCSet' in proc.stderr
+    assert 'verification/counter/Counter.tla:5: TLCSet' in proc.stdout  # the model's own exit 2
     assert 'PASSED' not in proc.stdout
 
 
 @pytest.mark.usefixtures('offline_tlc')
 def test_verify_refuses_a_module_beside_the_spec_that_runs_a_program(git_repo):
     spec = COUNTER.replace('EXTENDS Naturals, TLC', 'EXTENDS Naturals, TLC, Helper')
-    model(git_repo, spec, [], {'Helper.tla': '---- MODULE Helper ----\nEXTENDS TLC\nRun(v) == IOExec(v)\n====\n'})
+    model(
+        git_repo,
+        spec,
+        [],
+        {'Helper.tla': '---- MODULE Helper ----\nEXTENDS TLC\nRun(v) == IOExec(v)\n====\n'},
+    )
     proc = verify(git_repo, '--no-cache')
     assert proc.returncode == 2
-    assert 'verification/counter/Helper.tla:3: IOExec' in proc.stderr
+    assert 'verification/counter/Helper.tla:3: IOExec' in proc.stdout

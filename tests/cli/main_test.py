@@ -21,6 +21,7 @@ def fake_command(monkeypatch, behaviour):
 def raises(exc):
     def run(options):
         raise exc
+
     return run
 
 
@@ -29,7 +30,11 @@ def raises(exc):
     (
         (lambda options: 0, 0, ''),
         (lambda options: 1, 1, ''),
-        (raises(DidNotHold('mutation m no longer fails')), 1, 'execlease tools: mutation m no longer fails'),
+        (
+            raises(DidNotHold('mutation m no longer fails')),
+            1,
+            'execlease tools: mutation m no longer fails',
+        ),
         (raises(CannotRun('no Java 11+ found')), 2, 'execlease tools: no Java 11+ found'),
         (raises(KeyboardInterrupt()), 130, 'execlease tools: interrupted'),
         (raises(ZeroDivisionError('boom')), 3, 'an unexpected error, a bug in execlease'),
@@ -42,16 +47,20 @@ def test_errors_become_exit_codes_in_one_place(monkeypatch, capsys, behaviour, c
     assert message in capsys.readouterr().err
 
 
-def test_a_bug_is_exit_3_with_its_traceback_in_the_log_the_message_names(monkeypatch, capsys, tmp_path):
+def test_a_bug_is_exit_3_with_its_traceback_in_the_log_the_message_names(
+    monkeypatch, capsys, tmp_path
+):
     monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
     monkeypatch.delenv('EXECLEASE_LOG', raising=False)
     fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
     assert cli.main(['tools', '-v']) == 3
-    err = ' '.join(capsys.readouterr().err.split())     # as wrapped at any width
+    err = ' '.join(capsys.readouterr().err.split())  # as wrapped at any width
     log = tmp_path / 'cache' / 'execlease' / 'execlease.log'
-    assert err == ('execlease tools: an unexpected error, a bug in execlease (ZeroDivisionError: '
-                   f'boom); the traceback and the versions are in {log}: please report it with the '
-                   'command you ran')
+    assert err == (
+        'execlease tools: an unexpected error, a bug in execlease (ZeroDivisionError: '
+        f'boom); the traceback and the versions are in {log}: please report it with the '
+        'command you ran'
+    )
     text = log.read_text()
     assert 'command: execlease tools -v' in text and 'version: execlease ' in text
     assert 'Traceback (most recent call last)' in text and 'ZeroDivisionError: boom' in text
@@ -59,7 +68,7 @@ def test_a_bug_is_exit_3_with_its_traceback_in_the_log_the_message_names(monkeyp
 
 def test_a_bug_without_a_writable_log_shows_its_traceback(monkeypatch, capsys, tmp_path):
     (tmp_path / 'file').write_text('')
-    monkeypatch.setenv('EXECLEASE_LOG', str(tmp_path / 'file' / 'execlease.log'))   # not a folder
+    monkeypatch.setenv('EXECLEASE_LOG', str(tmp_path / 'file' / 'execlease.log'))  # not a folder
     fake_command(monkeypatch, raises(ZeroDivisionError('boom')))
     assert cli.main(['tools']) == 3
     err = capsys.readouterr().err
@@ -77,7 +86,9 @@ def test_bad_arguments_exit_2(argv):
 @pytest.mark.parametrize('package', ('execlease', 'execlease_hook'))
 def test_python_dash_m_runs_the_cli(package):
     proc = subprocess.run(
-        (sys.executable, '-m', package, '--help'), capture_output=True, text=True,
+        (sys.executable, '-m', package, '--help'),
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0
     for command in ('guard', 'verify', 'coverage', 'tools'):
@@ -90,10 +101,16 @@ def test_version_names_where_it_was_installed_from(tmp_path):
     # This venv's install is the README's developer one: `pip install -e .` in the clone. Run
     # elsewhere: the clone's own execlease.egg-info would answer for the folder it sits in.
     root = Path(__file__).resolve().parents[2]
-    proc = subprocess.run((str(Path(sys.executable).parent / 'execlease'), '--version'),
-                          cwd=tmp_path, capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        (str(Path(sys.executable).parent / 'execlease'), '--version'),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert proc.stdout == (
-        f'execlease {metadata.version("execlease")} from {root.as_uri()} (editable)\n')
+        f'execlease {metadata.version("execlease")} from {root.as_uri()} (editable)\n'
+    )
 
 
 @pytest.mark.parametrize('command', (None, *cli.COMMANDS))
@@ -106,7 +123,7 @@ def test_help_has_an_example_and_exit_codes_within_80_columns(monkeypatch, capsy
     assert 'example' in out and 'exit codes' in out
     assert max(len(line) for line in out.splitlines()) <= 80
     if command is not None:
-        assert f'\n  execlease {command}' in out   # the example runs this command
+        assert f'\n  execlease {command}' in out  # the example runs this command
 
 
 def test_quiet_coverage_lists_only_what_is_not_unchanged(covered_repo, capsys):
@@ -122,7 +139,10 @@ def test_quiet_coverage_lists_only_what_is_not_unchanged(covered_repo, capsys):
 
 def test_verbose_guard_says_what_it_checked(covered_repo, capsys):
     assert cli.main(['guard', '-v']) == 0
-    assert capsys.readouterr().out == 'execlease guard: nothing a model governs is part of this commit\n'
+    assert (
+        capsys.readouterr().out
+        == 'execlease guard: nothing a model governs is part of this commit\n'
+    )
     covered_repo.write('app/lease.py', covered_repo.read('app/lease.py') + '\n# a comment\n')
     covered_repo.add('app/lease.py')
     assert cli.main(['guard', '-v']) == 0
@@ -131,25 +151,43 @@ def test_verbose_guard_says_what_it_checked(covered_repo, capsys):
     assert capsys.readouterr().out == ''
 
 
-@pytest.mark.parametrize('argv', (['guard'], ['guard', 'app/lease.py', 'a b.py', ''], ['guard', 'x=1', '@f']))
+@pytest.mark.parametrize(
+    'argv', (['guard'], ['guard', 'app/lease.py', 'a b.py', ''], ['guard', 'x=1', '@f'])
+)
 def test_a_plain_guard_is_read_as_argparse_reads_it(argv):
     # `execlease guard FILES...` (what pre-commit runs) skips argparse: the same options.
     assert vars(cli._plain_guard(argv)) == vars(cli.build_parser().parse_args(argv))
 
 
-@pytest.mark.parametrize('argv', (
-    [], ['verify'], ['guard', '--all'], ['guard', 'a.py', '-v'], ['guard', '--', '-a.py'],
-    ['guard', '-h'], ['guard', '--format', 'json'], ['coverage', 'guard'],
-))
+@pytest.mark.parametrize(
+    'argv',
+    (
+        [],
+        ['verify'],
+        ['guard', '--all'],
+        ['guard', 'a.py', '-v'],
+        ['guard', '--', '-a.py'],
+        ['guard', '-h'],
+        ['guard', '--format', 'json'],
+        ['coverage', 'guard'],
+    ),
+)
 def test_anything_else_goes_to_the_parser(argv):
     assert cli._plain_guard(argv) is None
 
 
 def test_a_plain_guard_imports_no_argparse(covered_repo):
-    code = ('import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", "app/other.py"])\n'
-            'print(code, "argparse" in sys.modules)')
-    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True,
-                         cwd=covered_repo.path).stdout
+    code = (
+        'import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", "app/other.py"])\n'
+        'print(code, "argparse" in sys.modules)'
+    )
+    out = subprocess.run(
+        (sys.executable, '-c', code),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=covered_repo.path,
+    ).stdout
     assert out.split() == ['0', 'False']
 
 
@@ -157,18 +195,28 @@ def execlease(repo, *argv: str) -> subprocess.CompletedProcess[str]:
     """The real command, in a pipe, from the scratch repository."""
     from tests.conftest import git_env
 
-    return subprocess.run((sys.executable, '-m', 'execlease', *argv), cwd=repo.path, env=git_env(),
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        (sys.executable, '-m', 'execlease', *argv),
+        cwd=repo.path,
+        env=git_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_quiet_init_add_and_tools_print_nothing_once_done(git_repo, offline_tlc):
-    git_repo.write('verification/lock/Lock.tla',
-                   '---- MODULE Lock ----\nVARIABLE x\nInit == x = 0\nNext == x\' = x\n====\n')
+    git_repo.write(
+        'verification/lock/Lock.tla',
+        "---- MODULE Lock ----\nVARIABLE x\nInit == x = 0\nNext == x' = x\n====\n",
+    )
     git_repo.write('verification/lock/Lock.cfg', 'INIT Init\nNEXT Next\n')
     git_repo.write('app/lock.py', 'def acquire():\n    return 1\n')
-    for argv in (('init', '--spec', 'verification/lock/Lock.tla', '--write-config', '-q'),
-                 ('add', 'app/lock.py::acquire', '--action', 'Next', '-q'),
-                 ('tools', '-q')):
+    for argv in (
+        ('init', '--spec', 'verification/lock/Lock.tla', '--write-config', '-q'),
+        ('add', 'app/lock.py::acquire', '--action', 'Next', '-q'),
+        ('tools', '-q'),
+    ):
         proc = execlease(git_repo, *argv)
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, '', ''), argv
     assert (git_repo.path / '.pre-commit-config.yaml').is_file()
@@ -178,11 +226,21 @@ def test_quiet_init_add_and_tools_print_nothing_once_done(git_repo, offline_tlc)
     assert proc.returncode == 0 and proc.stdout.startswith('TLA+ tools: ')
 
 
-@pytest.mark.parametrize(('argv', 'message'), (
-    (('report',), 'execlease report: name what to do: merge, the only action, as in `execlease '
-                  'report merge s1.json s2.json` (each from `execlease verify --shard K/N --json FILE`)'),
-    (('report', 'merge'), 'execlease report: merge: name the JSON report of every shard, as in'),
-), ids=('no-action', 'no-reports'))
+@pytest.mark.parametrize(
+    ('argv', 'message'),
+    (
+        (
+            ('report',),
+            'execlease report: name what to do: merge, the only action, as in `execlease '
+            'report merge s1.json s2.json` (each from `execlease verify --shard K/N --json FILE`)',
+        ),
+        (
+            ('report', 'merge'),
+            'execlease report: merge: name the JSON report of every shard, as in',
+        ),
+    ),
+    ids=('no-action', 'no-reports'),
+)
 def test_report_without_arguments_says_what_to_run(git_repo, argv, message):
     proc = execlease(git_repo, *argv)
     assert proc.returncode == 2

@@ -10,7 +10,7 @@ from execlease_hook.git import blobs
 from execlease_hook.manifest import read as manifest_read
 from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR, NOTES
 
-SPEC = '''\
+SPEC = """\
 ---- MODULE Lease ----
 EXTENDS Naturals
 CONSTANTS Runs, MaxGen
@@ -24,15 +24,15 @@ Next == \\E r \\in Runs : Claim(r) \\/ Renew(r)
 OneOwner == owner \\in Runs \\cup {"none"}
 GenBound == gen <= MaxGen
 ====
-'''
-CFG = '''\
+"""
+CFG = """\
 CONSTANTS
     Runs = {r1, r2}
     MaxGen = 2
 INIT Init
 NEXT Next
 INVARIANT OneOwner GenBound
-'''
+"""
 
 
 @pytest.fixture
@@ -56,24 +56,53 @@ def files(repo):
 @pytest.mark.parametrize(
     ('argv', 'entry', 'row'),
     (
-        (['app/lease.py::claim_lease', '--action', 'Claim'],
-         {'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'},
-         '| `Claim` | `claim-lease` | [app/lease.py:4](../../app/lease.py#L4) |'),
-        (['app/lease.py::LeaseStore.renew', '--action', 'Renew', '--id', 'renew-it'],
-         {'id': 'renew-it', 'path': 'app/lease.py', 'function': 'LeaseStore.renew', 'action': 'Renew'},
-         '| `Renew` | `renew-it` | [app/lease.py:18](../../app/lease.py#L18) |'),
-        (['app/lease.py', '--from', '# replay-decision: begin', '--to', '# replay-decision: end',
-          '--within', 'begin_step', '--action', 'BeginStep'],
-         {'id': 'replay-decision-begin', 'path': 'app/lease.py', 'within': 'begin_step',
-          'region': {'from': '# replay-decision: begin', 'to': '# replay-decision: end'},
-          'action': 'BeginStep'},
-         '| `BeginStep` | `replay-decision-begin` | [app/lease.py:26](../../app/lease.py#L26) |'),
+        (
+            ['app/lease.py::claim_lease', '--action', 'Claim'],
+            {
+                'id': 'claim-lease',
+                'path': 'app/lease.py',
+                'function': 'claim_lease',
+                'action': 'Claim',
+            },
+            '| `Claim` | `claim-lease` | [app/lease.py:4](../../app/lease.py#L4) |',
+        ),
+        (
+            ['app/lease.py::LeaseStore.renew', '--action', 'Renew', '--id', 'renew-it'],
+            {
+                'id': 'renew-it',
+                'path': 'app/lease.py',
+                'function': 'LeaseStore.renew',
+                'action': 'Renew',
+            },
+            '| `Renew` | `renew-it` | [app/lease.py:18](../../app/lease.py#L18) |',
+        ),
+        (
+            [
+                'app/lease.py',
+                '--from',
+                '# replay-decision: begin',
+                '--to',
+                '# replay-decision: end',
+                '--within',
+                'begin_step',
+                '--action',
+                'BeginStep',
+            ],
+            {
+                'id': 'replay-decision-begin',
+                'path': 'app/lease.py',
+                'within': 'begin_step',
+                'region': {'from': '# replay-decision: begin', 'to': '# replay-decision: end'},
+                'action': 'BeginStep',
+            },
+            '| `BeginStep` | `replay-decision-begin` | [app/lease.py:26](../../app/lease.py#L26) |',
+        ),
     ),
     ids=('function', 'method-with-id', 'region-within'),
 )
 def test_add_covered_code(model_repo, capsys, argv, entry, row):
     assert cli.main(['add', *argv]) == 0
-    assert entries(model_repo) == [entry]             # no hash until the first sync
+    assert entries(model_repo) == [entry]  # no hash until the first sync
     assert row in model_repo.read(NOTES)
     out = capsys.readouterr().out
     assert f'entry {entry["id"]}' in out and 'code-to-action table rewritten' in out
@@ -87,7 +116,7 @@ def test_the_map_keeps_every_entry_in_order(model_repo):
     assert cli.main(['add', 'app/lease.py::LeaseStore.renew', '--action', 'Renew']) == 0
     table = model_repo.read(NOTES)
     assert table.index('`claim-lease`') < table.index('`renew`')
-    assert cli.main(['coverage', '--write-map']) == 1     # never synced, but the map is current
+    assert cli.main(['coverage', '--write-map']) == 1  # never synced, but the map is current
     assert [e['id'] for e in entries(model_repo)] == ['claim-lease', 'renew']
 
 
@@ -99,32 +128,53 @@ def test_the_map_keeps_the_abstract_actions(model_repo):
     assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim']) == 0
     table = model_repo.read(NOTES)
     assert '| `Renew` | abstract | time passing |' in table
-    assert cli.main(['coverage', '--write-map']) == 1     # never synced
+    assert cli.main(['coverage', '--write-map']) == 1  # never synced
     assert model_repo.read(NOTES) == table
 
 
 @pytest.mark.parametrize(
     ('argv', 'message'),
     (
-        (['app/lease.py::claim', '--action', 'Claim'],
-         "`function` 'claim' not found (did you mean: claim_lease (line 4))"),
-        (['app/lease.py', '--from', 'UPDATE lease', '--to', 'rowcount', '--action', 'Claim'],
-         "`region.from` 'UPDATE lease' occurs 2 times in app/lease.py, on lines 7, 21"),
-        (['app/lease.py', '--from', 'nowhere', '--to', 'rowcount', '--action', 'Claim'],
-         "`region.from` 'nowhere' not found in app/lease.py"),
-        (['app/lease.py::claim_lease', '--action', 'Clam'],
-         '--action Clam: no definition `Clam ==` or `Clam(...) ==`'),
+        (
+            ['app/lease.py::claim', '--action', 'Claim'],
+            "`function` 'claim' not found (did you mean: claim_lease (line 4))",
+        ),
+        (
+            ['app/lease.py', '--from', 'UPDATE lease', '--to', 'rowcount', '--action', 'Claim'],
+            "`region.from` 'UPDATE lease' occurs 2 times in app/lease.py, on lines 7, 21",
+        ),
+        (
+            ['app/lease.py', '--from', 'nowhere', '--to', 'rowcount', '--action', 'Claim'],
+            "`region.from` 'nowhere' not found in app/lease.py",
+        ),
+        (
+            ['app/lease.py::claim_lease', '--action', 'Clam'],
+            '--action Clam: no definition `Clam ==` or `Clam(...) ==`',
+        ),
         (['app/lease.py::claim_lease'], '--action ACTION: name the model action'),
         (['app/nope.py::f', '--action', 'Claim'], 'app/nope.py: no such file'),
         (['app/lease.py', '--action', 'Claim'], 'give PATH::QUALNAME for a function'),
-        (['app/lease.py::claim_lease', '--from', 'x', '--action', 'Claim'],
-         'a function needs no --from/--to/--within'),
+        (
+            ['app/lease.py::claim_lease', '--from', 'x', '--action', 'Claim'],
+            'a function needs no --from/--to/--within',
+        ),
         (['../lease.py::f', '--action', 'Claim'], 'outside the repository'),
         ([], 'give one of: PATH::QUALNAME'),
         (['app/lease.py::claim_lease', '--mutation', 'm', '--action', 'Claim'], 'give one of'),
     ),
-    ids=('not-found', 'anchor-twice', 'anchor-missing', 'unknown-action', 'no-action', 'no-file',
-         'region-without-anchors', 'function-with-anchors', 'outside', 'nothing', 'two-kinds'),
+    ids=(
+        'not-found',
+        'anchor-twice',
+        'anchor-missing',
+        'unknown-action',
+        'no-action',
+        'no-file',
+        'region-without-anchors',
+        'function-with-anchors',
+        'outside',
+        'nothing',
+        'two-kinds',
+    ),
 )
 def test_refusals_exit_2_and_change_nothing(model_repo, capsys, argv, message):
     before = files(model_repo)
@@ -137,8 +187,16 @@ def test_duplicates_are_refused(model_repo, capsys):
     assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim']) == 0
     before = files(model_repo)
     assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim', '--id', 'again']) == 2
-    assert "app/lease.py::claim_lease is covered already, by entry 'claim-lease'" in capsys.readouterr().err
-    assert cli.main(['add', 'app/lease.py::LeaseStore.renew', '--action', 'Renew', '--id', 'claim-lease']) == 2
+    assert (
+        "app/lease.py::claim_lease is covered already, by entry 'claim-lease'"
+        in capsys.readouterr().err
+    )
+    assert (
+        cli.main(
+            ['add', 'app/lease.py::LeaseStore.renew', '--action', 'Renew', '--id', 'claim-lease']
+        )
+        == 2
+    )
     assert "entry id 'claim-lease' exists already" in capsys.readouterr().err
     assert files(model_repo) == before
 
@@ -155,16 +213,58 @@ def test_an_unlocatable_entry_blocks_the_map_and_so_the_add(model_repo, capsys):
 @pytest.mark.parametrize(
     ('argv', 'code', 'message'),
     (
-        (['--mutation', 'claim-twice', '--property', 'OneOwner', '--from', 'owner = "none" /\\ gen < MaxGen',
-          '--to', 'gen < MaxGen'], 0, 'added to verification/lease/manifest.json: mutation claim-twice'),
-        (['--mutation', 'm', '--property', 'OneOwner', '--from', 'owner = "none"', '--to', 'TRUE'], 2,
-         '--from `owner = "none"` occurs 2 times (lines 5, 6); make it longer in Lease.tla'),
-        (['--mutation', 'm', '--property', 'OneOwner', '--from', 'no such text', '--to', 'TRUE'], 2,
-         'does not occur in Lease.tla'),
-        (['--mutation', 'm', '--property', 'Typo', '--from', 'gen < MaxGen', '--to', 'TRUE'], 2,
-         '--property Typo: Lease.cfg does not check it'),
-        (['--mutation', 'm', '--property', 'OneOwner', '--from', 'gen < MaxGen', '--to', 'gen < MaxGen'], 2,
-         'the same text'),
+        (
+            [
+                '--mutation',
+                'claim-twice',
+                '--property',
+                'OneOwner',
+                '--from',
+                'owner = "none" /\\ gen < MaxGen',
+                '--to',
+                'gen < MaxGen',
+            ],
+            0,
+            'added to verification/lease/manifest.json: mutation claim-twice',
+        ),
+        (
+            [
+                '--mutation',
+                'm',
+                '--property',
+                'OneOwner',
+                '--from',
+                'owner = "none"',
+                '--to',
+                'TRUE',
+            ],
+            2,
+            '--from `owner = "none"` occurs 2 times (lines 5, 6); make it longer in Lease.tla',
+        ),
+        (
+            ['--mutation', 'm', '--property', 'OneOwner', '--from', 'no such text', '--to', 'TRUE'],
+            2,
+            'does not occur in Lease.tla',
+        ),
+        (
+            ['--mutation', 'm', '--property', 'Typo', '--from', 'gen < MaxGen', '--to', 'TRUE'],
+            2,
+            '--property Typo: Lease.cfg does not check it',
+        ),
+        (
+            [
+                '--mutation',
+                'm',
+                '--property',
+                'OneOwner',
+                '--from',
+                'gen < MaxGen',
+                '--to',
+                'gen < MaxGen',
+            ],
+            2,
+            'the same text',
+        ),
         (['--mutation', 'm', '--from', 'gen < MaxGen', '--to', 'TRUE'], 2, 'give --property P'),
     ),
     ids=('added', 'twice', 'missing', 'unchecked-property', 'same-text', 'no-property'),
@@ -178,30 +278,77 @@ def test_add_mutation(model_repo, capsys, argv, code, message):
         assert files(model_repo) == before
         return
     (mutation,) = manifest_read.load(model_repo.path / MANIFEST, model_repo.path).mutations
-    assert (mutation.config, mutation.violates, mutation.replace.to) == ('Lease.cfg', 'OneOwner', 'gen < MaxGen')
+    assert (mutation.config, mutation.violates, mutation.replace.to) == (
+        'Lease.cfg',
+        'OneOwner',
+        'gen < MaxGen',
+    )
 
 
 def test_add_finding_from_a_check_with_other_constants(model_repo, capsys):
-    argv = ['add', '--finding', 'F1', '--property', 'GenBound', '--from-check', 'main',
-            '--set', 'MaxGen=5', '--summary', 'generations overflow']
+    argv = [
+        'add',
+        '--finding',
+        'F1',
+        '--property',
+        'GenBound',
+        '--from-check',
+        'main',
+        '--set',
+        'MaxGen=5',
+        '--summary',
+        'generations overflow',
+    ]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert 'wrote verification/lease/findings/F1.cfg' in out and 'the model changed' in out
-    assert model_repo.read(f'{MODEL_DIR}/findings/F1.cfg') == CFG.replace('MaxGen = 2', 'MaxGen = 5')
+    assert model_repo.read(f'{MODEL_DIR}/findings/F1.cfg') == CFG.replace(
+        'MaxGen = 2', 'MaxGen = 5'
+    )
     (finding,) = manifest_read.load(model_repo.path / MANIFEST, model_repo.path).findings
     assert (finding.id, finding.config, finding.violates, finding.summary) == (
-        'F1', 'findings/F1.cfg', 'GenBound', 'generations overflow')
+        'F1',
+        'findings/F1.cfg',
+        'GenBound',
+        'generations overflow',
+    )
     # Never overwrites: the same finding cfg again is refused.
-    assert cli.main(['add', '--finding', 'F2', '--property', 'GenBound', '--from-check', 'main',
-                     '--set', 'MaxGen=5']) == 0
+    assert (
+        cli.main(
+            [
+                'add',
+                '--finding',
+                'F2',
+                '--property',
+                'GenBound',
+                '--from-check',
+                'main',
+                '--set',
+                'MaxGen=5',
+            ]
+        )
+        == 0
+    )
     assert cli.main(argv) == 2
     assert "finding 'F1' exists already" in capsys.readouterr().err
 
 
 def test_add_finding_with_its_own_cfg(model_repo):
     model_repo.write(f'{MODEL_DIR}/findings/F3.cfg', CFG.replace('MaxGen = 2', 'MaxGen = 0'))
-    assert cli.main(['add', '--finding', 'F3', '--property', 'OneOwner', '--cfg',
-                     f'{MODEL_DIR}/findings/F3.cfg']) == 0
+    assert (
+        cli.main(
+            [
+                'add',
+                '--finding',
+                'F3',
+                '--property',
+                'OneOwner',
+                '--cfg',
+                f'{MODEL_DIR}/findings/F3.cfg',
+            ]
+        )
+        == 0
+    )
     (finding,) = manifest_read.load(model_repo.path / MANIFEST, model_repo.path).findings
     assert finding.config == 'findings/F3.cfg'
 
@@ -209,24 +356,70 @@ def test_add_finding_with_its_own_cfg(model_repo):
 @pytest.mark.parametrize(
     ('argv', 'message'),
     (
-        (['--finding', 'F1', '--property', 'GenBound', '--from-check', 'main', '--set', 'Nope=1'],
-         '--set Nope=1: Nope is not assigned in Lease.cfg'),
-        (['--finding', 'F1', '--property', 'GenBound', '--from-check', 'main', '--set', 'Runs={r1}'],
-         None),
-        (['--finding', 'F1', '--property', 'GenBound', '--from-check', 'other', '--set', 'MaxGen=1'],
-         '--from-check other: no such check (checks: main)'),
-        (['--finding', 'F1', '--property', 'GenBound', '--from-check', 'main'],
-         'give the constants that make the finding'),
+        (
+            [
+                '--finding',
+                'F1',
+                '--property',
+                'GenBound',
+                '--from-check',
+                'main',
+                '--set',
+                'Nope=1',
+            ],
+            '--set Nope=1: Nope is not assigned in Lease.cfg',
+        ),
+        (
+            [
+                '--finding',
+                'F1',
+                '--property',
+                'GenBound',
+                '--from-check',
+                'main',
+                '--set',
+                'Runs={r1}',
+            ],
+            None,
+        ),
+        (
+            [
+                '--finding',
+                'F1',
+                '--property',
+                'GenBound',
+                '--from-check',
+                'other',
+                '--set',
+                'MaxGen=1',
+            ],
+            '--from-check other: no such check (checks: main)',
+        ),
+        (
+            ['--finding', 'F1', '--property', 'GenBound', '--from-check', 'main'],
+            'give the constants that make the finding',
+        ),
         (['--finding', 'F1', '--property', 'GenBound'], 'give --cfg FILE, or --from-check'),
-        (['--finding', 'F1', '--property', 'GenBound', '--from-check', 'main', '--set', 'MaxGen'],
-         "--set 'MaxGen': give CONST=VALUE"),
+        (
+            [
+                '--finding',
+                'F1',
+                '--property',
+                'GenBound',
+                '--from-check',
+                'main',
+                '--set',
+                'MaxGen',
+            ],
+            "--set 'MaxGen': give CONST=VALUE",
+        ),
     ),
     ids=('unknown-constant', 'set-literal', 'unknown-check', 'no-set', 'no-cfg', 'bad-set'),
 )
 def test_add_finding_refusals(model_repo, capsys, argv, message):
     before = files(model_repo)
     code = cli.main(['add', *argv])
-    if message is None:   # a set literal is a one-line value: accepted
+    if message is None:  # a set literal is a one-line value: accepted
         assert code == 0
         assert 'Runs = {r1}\n' in model_repo.read(f'{MODEL_DIR}/findings/F1.cfg')
         return
@@ -241,9 +434,23 @@ def test_two_models_need_model(model_repo, capsys):
     model_repo.write('verification/other/Other.cfg', CFG)
     assert cli.main(['init', '--spec', 'verification/other/Other.tla']) == 0
     assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim']) == 2
-    assert '2 models (verification/lease, verification/other); name one with --model DIR' in capsys.readouterr().err
-    assert cli.main(['add', 'app/lease.py::claim_lease', '--action', 'Claim',
-                     '--model', 'verification/other']) == 0
+    assert (
+        '2 models (verification/lease, verification/other); name one with --model DIR'
+        in capsys.readouterr().err
+    )
+    assert (
+        cli.main(
+            [
+                'add',
+                'app/lease.py::claim_lease',
+                '--action',
+                'Claim',
+                '--model',
+                'verification/other',
+            ]
+        )
+        == 0
+    )
     assert json.loads(model_repo.read('verification/other/manifest.json'))['coverage']['entries']
 
 

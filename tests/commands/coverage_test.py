@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR, NOTES, NOTES_MD
 from execlease_hook.cli import main as cli
+from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR, NOTES, NOTES_MD
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
 
@@ -17,32 +17,84 @@ def run_coverage(capsys, *args: str) -> tuple[int, str]:
 
 
 def entry_line(out: str, entry_id: str) -> list[str]:
-    return next(line.split() for line in out.splitlines() if line.strip().startswith(entry_id + ' '))
+    return next(
+        line.split() for line in out.splitlines() if line.strip().startswith(entry_id + ' ')
+    )
 
 
 def test_lists_every_entry_unchanged(covered_repo, capsys):
     code, out = run_coverage(capsys)
     assert code == 0
     assert out.splitlines()[0] == f'{MANIFEST}  (3 entries; model unchanged)'
-    hashes = {e['id']: e['hash'] for e in json.loads(covered_repo.read(MANIFEST))['coverage']['entries']}
-    assert entry_line(out, 'claim-lease') == ['claim-lease', 'app/lease.py:4', 'Claim', 'unchanged', hashes['claim-lease']]
-    assert entry_line(out, 'renew') == ['renew', 'app/lease.py:18', 'Renew', 'unchanged', hashes['renew']]
-    assert entry_line(out, 'replay-decision')[:4] == ['replay-decision', 'app/lease.py:26', 'BeginStep', 'unchanged']
+    hashes = {
+        e['id']: e['hash'] for e in json.loads(covered_repo.read(MANIFEST))['coverage']['entries']
+    }
+    assert entry_line(out, 'claim-lease') == [
+        'claim-lease',
+        'app/lease.py:4',
+        'Claim',
+        'unchanged',
+        hashes['claim-lease'],
+    ]
+    assert entry_line(out, 'renew') == [
+        'renew',
+        'app/lease.py:18',
+        'Renew',
+        'unchanged',
+        hashes['renew'],
+    ]
+    assert entry_line(out, 'replay-decision')[:4] == [
+        'replay-decision',
+        'app/lease.py:26',
+        'BeginStep',
+        'unchanged',
+    ]
 
 
 @pytest.mark.parametrize(
     ('rel', 'text', 'code', 'entry', 'status'),
     (
         pytest.param('app/lease.py', BODY_EDIT, 1, 'claim-lease', ['changed'], id='changed'),
-        pytest.param('app/lease.py', LEASE_PY.replace('def renew', 'def extend'), 2, 'renew', ['missing'],
-                     id='missing'),
-        pytest.param('app/lease.py', LEASE_PY + '\ndef claim_lease():\n    pass\n', 2, 'claim-lease',
-                     ['ambiguous'], id='ambiguous'),
-        pytest.param(MANIFEST, json.dumps({
-            'version': 1, 'spec': 'Lease.tla', 'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-            'coverage': {'entries': [{'id': 'claim-lease', 'path': 'app/lease.py',
-                                      'function': 'claim_lease', 'action': 'Claim'}]},
-        }), 1, 'claim-lease', ['never', 'synced'], id='never-synced'),
+        pytest.param(
+            'app/lease.py',
+            LEASE_PY.replace('def renew', 'def extend'),
+            2,
+            'renew',
+            ['missing'],
+            id='missing',
+        ),
+        pytest.param(
+            'app/lease.py',
+            LEASE_PY + '\ndef claim_lease():\n    pass\n',
+            2,
+            'claim-lease',
+            ['ambiguous'],
+            id='ambiguous',
+        ),
+        pytest.param(
+            MANIFEST,
+            json.dumps(
+                {
+                    'version': 1,
+                    'spec': 'Lease.tla',
+                    'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                    'coverage': {
+                        'entries': [
+                            {
+                                'id': 'claim-lease',
+                                'path': 'app/lease.py',
+                                'function': 'claim_lease',
+                                'action': 'Claim',
+                            }
+                        ]
+                    },
+                }
+            ),
+            1,
+            'claim-lease',
+            ['never', 'synced'],
+            id='never-synced',
+        ),
     ),
 )
 def test_statuses_and_exit_codes(covered_repo, capsys, rel, text, code, entry, status):
@@ -50,7 +102,7 @@ def test_statuses_and_exit_codes(covered_repo, capsys, rel, text, code, entry, s
     got, out = run_coverage(capsys)
     assert got == code
     fields = entry_line(out, entry)
-    assert fields[3:3 + len(status)] == status
+    assert fields[3 : 3 + len(status)] == status
 
 
 def test_missing_shows_the_problem(covered_repo, capsys):
@@ -95,9 +147,17 @@ def test_write_map_follows_moved_lines(covered_repo, capsys):
 @pytest.mark.parametrize(
     ('notes', 'message'),
     (
-        pytest.param('# notes without markers\n', 'no code-to-action markers; add the two lines', id='no-markers'),
+        pytest.param(
+            '# notes without markers\n',
+            'no code-to-action markers; add the two lines',
+            id='no-markers',
+        ),
         pytest.param(None, 'no NOTES.md in the model folder', id='no-notes'),
-        pytest.param(NOTES_MD.encode() + b'caf\xe9\n', 'NOTES.md: not UTF-8 (first bad byte on line 9)', id='not-utf8'),
+        pytest.param(
+            NOTES_MD.encode() + b'caf\xe9\n',
+            'NOTES.md: not UTF-8 (first bad byte on line 9)',
+            id='not-utf8',
+        ),
     ),
 )
 def test_write_map_cannot_run(covered_repo, capsys, notes, message):
@@ -130,10 +190,25 @@ def test_no_model_found(git_repo, capsys):
     (
         # No entry yet: no action needs code; from the first entry on, each action without one is a gap.
         pytest.param([], f'{MANIFEST}  (0 entries; model unchanged)', 0, id='empty'),
-        pytest.param([{'id': 'claim-lease', 'path': 'app/lease.py', 'function': 'claim_lease', 'action': 'Claim'}],
-                     f'{MANIFEST}  (1 entry; model unchanged)', 1, id='one-never-synced'),
-        pytest.param([{'id': 'x', 'path': 'no/such/file.py', 'function': 'f', 'action': 'A'}],
-                     f'{MANIFEST}  (1 entry; model unchanged)', 2, id='path-does-not-exist'),
+        pytest.param(
+            [
+                {
+                    'id': 'claim-lease',
+                    'path': 'app/lease.py',
+                    'function': 'claim_lease',
+                    'action': 'Claim',
+                }
+            ],
+            f'{MANIFEST}  (1 entry; model unchanged)',
+            1,
+            id='one-never-synced',
+        ),
+        pytest.param(
+            [{'id': 'x', 'path': 'no/such/file.py', 'function': 'f', 'action': 'A'}],
+            f'{MANIFEST}  (1 entry; model unchanged)',
+            2,
+            id='path-does-not-exist',
+        ),
     ),
 )
 def test_entry_count_and_small_manifests(covered_repo, capsys, entries, first_line, code):
@@ -147,7 +222,10 @@ def test_entry_count_and_small_manifests(covered_repo, capsys, entries, first_li
         assert "coverage.entries[0] (x): action 'A' is not defined in Lease.tla" in out
     if not entries:
         assert 'has no covered code' not in out
-        assert '  action map: no action needs covered code until coverage.entries has its first entry' in out
+        assert (
+            '  action map: no action needs covered code until coverage.entries has its first entry'
+            in out
+        )
     else:
         assert '  action map: every action must be covered or declared abstract' in out
     if len(entries) == 1 and code == 1:
@@ -171,8 +249,13 @@ def test_listing_fits_80_columns_without_columns_set(covered_repo):
     env = {k: v for k, v in git_env().items() if k != 'COLUMNS'}
 
     def run(extra: dict[str, str]) -> list[str]:
-        proc = subprocess.run((sys.executable, '-m', 'execlease_hook', 'coverage'), cwd=covered_repo.path,
-                              env={**env, **extra}, capture_output=True, text=True)
+        proc = subprocess.run(
+            (sys.executable, '-m', 'execlease_hook', 'coverage'),
+            cwd=covered_repo.path,
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+        )
         assert proc.returncode == 0, proc.stdout + proc.stderr
         return proc.stdout.splitlines()
 
@@ -190,7 +273,9 @@ def test_listing_fits_80_columns_without_columns_set(covered_repo):
     ('change', 'rule'),
     (
         pytest.param(lambda data: None, 'every-action', id='entries'),
-        pytest.param(lambda data: data['coverage'].update(entries=[]), 'no-entry-yet', id='no-entry'),
+        pytest.param(
+            lambda data: data['coverage'].update(entries=[]), 'no-entry-yet', id='no-entry'
+        ),
         pytest.param(lambda data: data.pop('coverage'), 'no-coverage', id='no-coverage'),
     ),
 )
@@ -198,6 +283,8 @@ def test_the_report_names_the_action_map_rule(covered_repo, capsys, change, rule
     data = json.loads(covered_repo.read(MANIFEST))
     change(data)
     covered_repo.write(MANIFEST, json.dumps(data))
-    run_coverage(capsys, '--format', 'json', '--output', str(covered_repo.path.parent / 'report.json'))
+    run_coverage(
+        capsys, '--format', 'json', '--output', str(covered_repo.path.parent / 'report.json')
+    )
     (model,) = json.loads((covered_repo.path.parent / 'report.json').read_text())['models']
     assert model['actionMap'] == rule

@@ -13,8 +13,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def execlease(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run((sys.executable, '-m', 'execlease', *argv), capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+    return subprocess.run(
+        (sys.executable, '-m', 'execlease', *argv),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
 
 
 def test_every_topic_file_is_listed_and_every_listed_one_shipped():
@@ -31,7 +36,9 @@ def test_a_topic_is_the_section_of_the_docs_it_copies(topic):
     section = text.split(f'\n## {heading}\n', 1)[1].split('\n## ', 1)[0]
     topic_text = help_cmd.text(topic)
     assert topic_text.startswith(f'# {heading}\n\n')
-    assert topic_text.split('\n\n', 1)[1] in section
+    assert topic_text.split('\n\n', 1)[1] in section, (
+        f'{help_cmd.FOLDER / topic}.md differs from {source}: copy the section into it'
+    )
 
 
 @pytest.mark.parametrize('topic', help_cmd.TOPICS)
@@ -46,7 +53,8 @@ def test_without_a_topic_it_lists_them():
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == [
         'topics (execlease help TOPIC):',
-        '  covered-code  what to do when covered code changed (a blocked commit)']
+        '  covered-code  what to do when covered code changed (a blocked commit)',
+    ]
 
 
 def test_an_unknown_topic_names_the_known_ones():

@@ -1,4 +1,5 @@
 """`execlease verify --rev REV`: the tree of a commit, checked out alone, judged on the real TLC."""
+
 from __future__ import annotations
 
 from execlease_hook.cli import main as cli
@@ -27,6 +28,11 @@ def test_verify_rev_judges_the_commit_not_the_working_tree(git_repo, capsys, off
     assert cli.main(['verify', '--rev', good[:10]]) == 0
     captured = capsys.readouterr()
     assert captured.out.rstrip().endswith('PASSED')
-    assert 'check main: held' in captured.err and 'cached)' in captured.err  # the repository's cache
-    assert git_repo.git('status', '--porcelain').splitlines() == [' M app/counter.py', f' M {MODEL}/Counter.tla']
+    assert (
+        'check main: held' in captured.err and 'cached)' in captured.err
+    )  # the repository's cache
+    assert git_repo.git('status', '--porcelain').splitlines() == [
+        ' M app/counter.py',
+        f' M {MODEL}/Counter.tla',
+    ]
     assert cli.main(['verify', '--rev', 'HEAD', '--update-coverage']) == 2

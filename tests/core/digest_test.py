@@ -23,7 +23,9 @@ def test_the_same_digests_as_hashlib(name, data):
 
 def test_without_the_builtin_modules_hashlib_is_used(monkeypatch):
     # A CPython built without its own sha1/sha256 (--with-builtin-hashlib-hashes=...) still works.
-    monkeypatch.setattr(digest, '_BUILTIN', {'sha1': ('no_such_module',), 'sha256': ('hashlib_no',)})
+    monkeypatch.setattr(
+        digest, '_BUILTIN', {'sha1': ('no_such_module',), 'sha256': ('hashlib_no',)}
+    )
     monkeypatch.setattr(digest, '_found', {})
     h = digest.sha256()
     h.update(b'abc')
@@ -32,7 +34,11 @@ def test_without_the_builtin_modules_hashlib_is_used(monkeypatch):
 
 
 def test_hashlib_is_not_imported():
-    code = ('import sys\nfrom execlease_hook.core import digest\nh = digest.sha256()\nh.update(b"x")\n'
-            'g = digest.sha1()\nprint("hashlib" in sys.modules, "_hashlib" in sys.modules)')
-    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
+    code = (
+        'import sys\nfrom execlease_hook.core import digest\nh = digest.sha256()\nh.update(b"x")\n'
+        'g = digest.sha1()\nprint("hashlib" in sys.modules, "_hashlib" in sys.modules)'
+    )
+    out = subprocess.run(
+        (sys.executable, '-c', code), capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ['False', 'False']

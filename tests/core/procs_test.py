@@ -32,7 +32,7 @@ def test_cancel_all_kills_every_live_group_runs_the_hooks_once_and_refuses_until
         procs.cancel_all()
         assert procs.cancelled()
         assert a.wait(10) == -9 and b.wait(10) == -9
-        assert gone.poll() is None      # removed: not this run's to stop
+        assert gone.poll() is None  # removed: not this run's to stop
         assert calls == [1]
     finally:
         procs.reset_cancel()
@@ -81,7 +81,9 @@ def test_a_trace_command_started_as_ctrl_c_lands_is_stopped(tmp_path, monkeypatc
         procs.cancel_all()
         return proc
 
-    monkeypatch.setattr(traces, 'subprocess', types.SimpleNamespace(**{**vars(subprocess), 'Popen': popen}))
+    monkeypatch.setattr(
+        traces, 'subprocess', types.SimpleNamespace(**{**vars(subprocess), 'Popen': popen})
+    )
     try:
         with pytest.raises(KeyboardInterrupt):
             traces.run_command(('sleep', '600'), tmp_path, tmp_path, 900.0, 'trace job slow')

@@ -37,7 +37,9 @@ EQUALITY = (
 )
 
 
-@pytest.mark.parametrize(('one', 'other', 'equal'), [r[1:] for r in EQUALITY], ids=[r[0] for r in EQUALITY])
+@pytest.mark.parametrize(
+    ('one', 'other', 'equal'), [r[1:] for r in EQUALITY], ids=[r[0] for r in EQUALITY]
+)
 def test_equality_and_hash(one, other, equal):
     assert (one == other) is equal
     if equal:
@@ -94,8 +96,12 @@ def test_dataclasses_functions_take_records():
 
 def test_the_guard_path_does_not_import_dataclasses():
     # The reason this module exists: `dataclasses` (and `inspect`) cost the commit.
-    code = 'import sys\nimport execlease_hook.manifest.read, execlease_hook.manifest.write, execlease_hook.coverage.compare, execlease_hook.guard.check, ' \
-           'execlease_hook.locate.entry, execlease_hook.fingerprint.ts2\nprint(sorted(m for m in ("dataclasses", ' \
-           '"inspect") if m in sys.modules))'
-    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
+    code = (
+        'import sys\nimport execlease_hook.manifest.read, execlease_hook.manifest.write, execlease_hook.coverage.compare, execlease_hook.guard.check, '
+        'execlease_hook.locate.entry, execlease_hook.fingerprint.ts2\nprint(sorted(m for m in ("dataclasses", '
+        '"inspect") if m in sys.modules))'
+    )
+    out = subprocess.run(
+        (sys.executable, '-c', code), capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == '[]'

@@ -1,6 +1,7 @@
 """Marked temporary folders, with real processes: a live maker's folder is never swept, a gone
 maker's is, after stopping the children it recorded there (only those whose command line still
 names the folder); a folder without a mark is never touched."""
+
 from __future__ import annotations
 
 import os
@@ -15,13 +16,15 @@ import pytest
 from execlease_hook.core import scratch
 from tests import wait
 
-pytestmark = pytest.mark.skipif(scratch.fcntl is None, reason='no flock: folders are never swept here')
+pytestmark = pytest.mark.skipif(
+    scratch.fcntl is None, reason='no flock: folders are never swept here'
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # A process that makes a marked folder, starts a child working in it (whose command line names
 # the folder), records it, says where, then waits to be killed or exits without removing it.
-MAKER = textwrap.dedent('''
+MAKER = textwrap.dedent("""
     import os, subprocess, sys, time
     from pathlib import Path
     from execlease_hook.core import scratch
@@ -33,15 +36,19 @@ MAKER = textwrap.dedent('''
     if sys.argv[2] == 'wait':
         time.sleep(120)
     os._exit(0)   # no finally, no atexit: as if killed
-''')
+""")
 
 
 def _maker(parent: Path, then: str) -> tuple[subprocess.Popen[str], Path, int]:
-    proc = subprocess.Popen((sys.executable, '-c', MAKER, str(parent), then), cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        (sys.executable, '-c', MAKER, str(parent), then),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     folder, pid = proc.stdout.readline().split()
-    proc.stdout.close()   # it says no more: left open, the pipe warns when collected
+    proc.stdout.close()  # it says no more: left open, the pipe warns when collected
     return proc, Path(folder), int(pid)
 
 
@@ -58,8 +65,8 @@ def test_a_folder_is_marked_while_it_exists_and_removed_whole(tmp_path):
     (folder / 'sub').mkdir()
     (folder / 'sub' / 'f').write_text('x')
     scratch.empty(folder)
-    assert [p.name for p in folder.iterdir()] == [scratch.MARK]   # the same folder, as new
-    assert scratch.sweep(tmp_path, 'execlease-') == []             # its maker (this process) lives
+    assert [p.name for p in folder.iterdir()] == [scratch.MARK]  # the same folder, as new
+    assert scratch.sweep(tmp_path, 'execlease-') == []  # its maker (this process) lives
     scratch.remove(folder)
     assert list(tmp_path.iterdir()) == [] and str(folder) not in scratch._held
 
@@ -75,17 +82,19 @@ def test_a_live_makers_folder_is_kept_and_a_gone_ones_swept_with_its_child(tmp_p
     live, live_folder, live_child = _maker(tmp_path, 'wait')
     gone, gone_folder, gone_child = _maker(tmp_path, 'exit')
     try:
-        assert gone.wait(timeout=30) == 0 and _running(gone_child)   # the child outlived it
+        assert gone.wait(timeout=30) == 0 and _running(gone_child)  # the child outlived it
         unmarked = tmp_path / 'execlease-unmarked'
         unmarked.mkdir()
         other = tmp_path / 'other-prefix'
         other.mkdir()
         assert scratch.sweep(tmp_path, 'execlease-') == [gone_folder]
         assert not gone_folder.exists() and not _running(gone_child)
-        assert live_folder.exists() and _running(live_child) and unmarked.exists() and other.exists()
+        assert (
+            live_folder.exists() and _running(live_child) and unmarked.exists() and other.exists()
+        )
         live.send_signal(signal.SIGKILL)
         live.wait(timeout=30)
-        assert scratch.sweep(tmp_path, 'execlease-') == [live_folder]   # killed: now it is stale
+        assert scratch.sweep(tmp_path, 'execlease-') == [live_folder]  # killed: now it is stale
         assert not _running(live_child)
     finally:
         for pid in (live_child, gone_child):
@@ -102,7 +111,7 @@ def test_a_recorded_pid_now_of_another_process_is_not_stopped(tmp_path):
     gone.wait(timeout=30)
     os.kill(child, signal.SIGKILL)
     wait.until(lambda: not _running(child), f'the killed process {child} to be gone')
-    unrelated = subprocess.Popen(('sleep', '60'))   # its command line names no folder of ours
+    unrelated = subprocess.Popen(('sleep', '60'))  # its command line names no folder of ours
     try:
         with open(folder / scratch.MARK, 'a') as mark:
             mark.write(f'{unrelated.pid}\n')

@@ -8,7 +8,9 @@ import pytest
 from execlease_hook.core import spawn
 
 
-def sh(script: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> spawn.Completed:
+def sh(
+    script: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> spawn.Completed:
     return spawn.run(('sh', '-c', script), stdin=stdin, env=env)
 
 
@@ -50,8 +52,11 @@ def test_a_missing_program():
 @pytest.mark.skipif(not Path('/proc/self/status').exists(), reason='reads /proc (Linux)')
 def test_sigpipe_is_not_ignored_in_the_child():
     # Python ignores SIGPIPE; a child inheriting that would not stop when its reader goes away.
-    line = next(row for row in sh('cat /proc/$$/status').stdout.decode().splitlines()
-                if row.startswith('SigIgn:'))
+    line = next(
+        row
+        for row in sh('cat /proc/$$/status').stdout.decode().splitlines()
+        if row.startswith('SigIgn:')
+    )
     assert not int(line.split()[1], 16) & (1 << (13 - 1))
 
 

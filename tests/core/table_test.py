@@ -41,8 +41,8 @@ def test_the_optional_column_goes_first_then_the_widest_cells_are_clipped(width)
     assert [c.title for c in kept] == ['id', 'where', 'n']
     lines = table.render(kept, cells)
     assert max(map(len, lines)) <= width
-    assert lines[1].endswith(':120  7')    # a path keeps its line number
-    assert cells[1][2] == '7'      # a column without clip is never cut
+    assert lines[1].endswith(':120  7')  # a path keeps its line number
+    assert cells[1][2] == '7'  # a column without clip is never cut
 
 
 def test_too_narrow_stops_at_the_least_widths():
@@ -51,6 +51,9 @@ def test_too_narrow_stops_at_the_least_widths():
 
 
 def test_paint_sees_padded_cells_and_escapes_take_no_room():
-    lines = table.render(COLUMNS[:3], [['id', 'where', 'n'], ['x', 'y', '10']],
-                         paint=lambda r, c, cell: f'<{cell}>' if (r, c) == (1, 0) else cell)
+    lines = table.render(
+        COLUMNS[:3],
+        [['id', 'where', 'n'], ['x', 'y', '10']],
+        paint=lambda r, c, cell: f'<{cell}>' if (r, c) == (1, 0) else cell,
+    )
     assert lines[1] == '<x >  y      10'

@@ -27,24 +27,41 @@ def statuses(repo, source):
 @pytest.mark.parametrize(
     ('text', 'expected'),
     (
-        pytest.param(LEASE_PY, {'claim-lease': 'unchanged', 'renew': 'unchanged',
-                                'replay-decision': 'unchanged'}, id='synced'),
-        pytest.param(BODY_EDIT, {'claim-lease': 'changed', 'renew': 'unchanged',
-                                 'replay-decision': 'unchanged'}, id='body-edit'),
-        pytest.param(LEASE_PY.replace("row[0] == 'done'", "row[0] == 'finished'"),
-                     {'claim-lease': 'unchanged', 'renew': 'unchanged',
-                      'replay-decision': 'changed'}, id='region-string-edit'),
-        pytest.param(LEASE_PY.replace('def renew', 'def extend'),
-                     {'claim-lease': 'unchanged', 'renew': 'missing',
-                      'replay-decision': 'unchanged'}, id='renamed-function'),
-        pytest.param(LEASE_PY + '\n\ndef claim_lease():\n    pass\n',
-                     {'claim-lease': 'ambiguous', 'renew': 'unchanged',
-                      'replay-decision': 'unchanged'}, id='defined-twice'),
-        pytest.param(LEASE_PY.replace("    return 'run'", "    # replay-decision: end\n    return 'run'"),
-                     {'claim-lease': 'unchanged', 'renew': 'unchanged',
-                      'replay-decision': 'ambiguous'}, id='anchor-twice'),
-        pytest.param('', {'claim-lease': 'missing', 'renew': 'missing',
-                          'replay-decision': 'missing'}, id='emptied'),
+        pytest.param(
+            LEASE_PY,
+            {'claim-lease': 'unchanged', 'renew': 'unchanged', 'replay-decision': 'unchanged'},
+            id='synced',
+        ),
+        pytest.param(
+            BODY_EDIT,
+            {'claim-lease': 'changed', 'renew': 'unchanged', 'replay-decision': 'unchanged'},
+            id='body-edit',
+        ),
+        pytest.param(
+            LEASE_PY.replace("row[0] == 'done'", "row[0] == 'finished'"),
+            {'claim-lease': 'unchanged', 'renew': 'unchanged', 'replay-decision': 'changed'},
+            id='region-string-edit',
+        ),
+        pytest.param(
+            LEASE_PY.replace('def renew', 'def extend'),
+            {'claim-lease': 'unchanged', 'renew': 'missing', 'replay-decision': 'unchanged'},
+            id='renamed-function',
+        ),
+        pytest.param(
+            LEASE_PY + '\n\ndef claim_lease():\n    pass\n',
+            {'claim-lease': 'ambiguous', 'renew': 'unchanged', 'replay-decision': 'unchanged'},
+            id='defined-twice',
+        ),
+        pytest.param(
+            LEASE_PY.replace("    return 'run'", "    # replay-decision: end\n    return 'run'"),
+            {'claim-lease': 'unchanged', 'renew': 'unchanged', 'replay-decision': 'ambiguous'},
+            id='anchor-twice',
+        ),
+        pytest.param(
+            '',
+            {'claim-lease': 'missing', 'renew': 'missing', 'replay-decision': 'missing'},
+            id='emptied',
+        ),
     ),
 )
 def test_compare_working_tree(covered_repo, text, expected):
@@ -103,7 +120,10 @@ def test_compare_subset_of_entries(covered_repo):
 )
 def test_exit_code(covered_repo, kinds, code):
     entry = load(covered_repo).coverage.entries[0]
-    assert coverage.exit_code([coverage.EntryStatus(entry, k, None, None, None) for k in kinds]) == code
+    assert (
+        coverage.exit_code([coverage.EntryStatus(entry, k, None, None, None) for k in kinds])
+        == code
+    )
 
 
 def test_model_hash_definition(covered_repo):
@@ -145,16 +165,20 @@ def _regions() -> list[tuple[str, bytes, str, str]]:
 
     found = [(path, source.encode(), start, end) for _, path, source, _, (start, end), *_ in ROWS]
     corpus = Path(formatter_test.CORPUS)
-    tables = [{name: regions for name, (_, regions) in formatter_test.COVERED.items()},
-              formatter_c_zig_test.REGIONS, formatter_csharp_kotlin_test.REGIONS]
+    tables = [
+        {name: regions for name, (_, regions) in formatter_test.COVERED.items()},
+        formatter_c_zig_test.REGIONS,
+        formatter_csharp_kotlin_test.REGIONS,
+    ]
     for table in tables:
         for name, regions in table.items():
             found.extend((name, (corpus / name).read_bytes(), start, end) for start, end in regions)
     return found
 
 
-@pytest.mark.parametrize(('path', 'source', 'start', 'end'), _regions(),
-                         ids=[f'{r[0]}:{r[2][:30]}' for r in _regions()])
+@pytest.mark.parametrize(
+    ('path', 'source', 'start', 'end'), _regions(), ids=[f'{r[0]}:{r[2][:30]}' for r in _regions()]
+)
 def test_a_region_found_by_its_text_keeps_its_place_and_recorded_hash(path, source, start, end):
     """Anchors found by their tokens change nothing for a region whose anchors are found by their
     exact text: the place and the hash recorded before tokens are the guard's."""
@@ -163,11 +187,14 @@ def test_a_region_found_by_its_text_keeps_its_place_and_recorded_hash(path, sour
     from execlease_hook.manifest.model import CoveredEntry, Region
 
     entry = CoveredEntry(id='r', path=path, action='A', region=Region(start, end))
-    by_text = locate(entry, source)     # exact text only: how every recorded region hash was made
+    by_text = locate(entry, source)  # exact text only: how every recorded region hash was made
     status = coverage.entry_status(replace(entry, hash=fingerprint(by_text)), _Bytes(source))
     assert status.status == 'unchanged' and status.current == fingerprint(by_text)
     assert status.located is not None
-    assert (status.located.start_byte, status.located.end_byte) == (by_text.start_byte, by_text.end_byte)
+    assert (status.located.start_byte, status.located.end_byte) == (
+        by_text.start_byte,
+        by_text.end_byte,
+    )
 
 
 def test_the_recorded_hash_of_this_repository_region_still_compares():
@@ -183,7 +210,9 @@ def test_the_recorded_hash_of_this_repository_region_still_compares():
     assert regions
     for entry in regions:
         assert entry.synced_blob is not None and entry.hash is not None
-        blob = subprocess.run(('git', 'cat-file', 'blob', entry.synced_blob), cwd=root, capture_output=True)
+        blob = subprocess.run(
+            ('git', 'cat-file', 'blob', entry.synced_blob), cwd=root, capture_output=True
+        )
         if blob.returncode != 0:
             missing(f'the synced blob {entry.synced_blob} of {entry.id!r} is not in this clone')
         status = coverage.entry_status(entry, _Bytes(blob.stdout))

@@ -1,5 +1,6 @@
 """The one rendering of the NOTES.md table: rows in manifest.json's order whatever order the
 entries were located in, abstract actions after them; nothing rendered past an unlocated entry."""
+
 from __future__ import annotations
 
 import json
@@ -24,13 +25,21 @@ def lease(covered_repo):
     return m, coverage.compare(m, WorktreeSource(covered_repo.path))
 
 
-@pytest.mark.parametrize('order', (lambda s: s, lambda s: s[::-1], lambda s: s[1:] + s[:1]),
-                         ids=('as-located', 'reversed', 'staged-file-first'))
+@pytest.mark.parametrize(
+    'order',
+    (lambda s: s, lambda s: s[::-1], lambda s: s[1:] + s[:1]),
+    ids=('as-located', 'reversed', 'staged-file-first'),
+)
 def test_the_order_is_the_manifests(lease, order):
     m, statuses = lease
     assert notes.map_table(m, order(statuses)) == notes.map_table(m, statuses)
     rows = notes.map_table(m, order(statuses)).splitlines()[3:]
-    assert [r.split('|')[2].strip() for r in rows] == ['`claim-lease`', '`renew`', '`replay-decision`', 'abstract']
+    assert [r.split('|')[2].strip() for r in rows] == [
+        '`claim-lease`',
+        '`renew`',
+        '`replay-decision`',
+        'abstract',
+    ]
     assert rows[-1] == '| `Expire` | abstract | time \\| passes |'
 
 
@@ -38,14 +47,21 @@ def test_a_reordered_manifest_reorders_the_rows(lease):
     m, statuses = lease
     flipped = replace(m, coverage=replace(m.coverage, entries=m.coverage.entries[::-1]))
     rows = notes.map_table(flipped, statuses).splitlines()[3:]
-    assert [r.split('|')[2].strip() for r in rows] == ['`replay-decision`', '`renew`', '`claim-lease`', 'abstract']
+    assert [r.split('|')[2].strip() for r in rows] == [
+        '`replay-decision`',
+        '`renew`',
+        '`claim-lease`',
+        'abstract',
+    ]
 
 
 def test_an_unlocated_entry_renders_nothing(lease, covered_repo):
     m, _ = lease
     covered_repo.write('app/lease.py', LEASE_PY.replace('def renew', 'def extend'))
     statuses = coverage.compare(m, WorktreeSource(covered_repo.path))
-    with pytest.raises(CannotRun, match=r'verification/lease/NOTES.md: not written: renew cannot be located'):
+    with pytest.raises(
+        CannotRun, match=r'verification/lease/NOTES.md: not written: renew cannot be located'
+    ):
         notes.map_table(m, statuses)
 
 

@@ -3,6 +3,7 @@ guide lays it out, with execlease installed by the README's install line into a 
 git install, not editable: `readme_install`). The commits go through the real pre-commit and the
 hooks `init` wrote, with PATH stripped of the venv (a GUI git client, a shell without the venv)
 and with it (a shell with the venv active)."""
+
 from __future__ import annotations
 
 import os
@@ -26,21 +27,34 @@ def adoption_steps() -> list[str]:
     """The `sh` blocks of the README's steps 2 to 5 (step 1 is the install, above them)."""
     section = README.read_text(encoding='utf-8').split('## Start on your own repository', 1)[1]
     section = section.split('\n## ', 1)[0]
-    return [textwrap.dedent(body) for _, body in
-            re.findall(r'^( *)```sh\n(.*?)^\1```$', section, flags=re.M | re.S)]
+    return [
+        textwrap.dedent(body)
+        for _, body in re.findall(r'^( *)```sh\n(.*?)^\1```$', section, flags=re.M | re.S)
+    ]
 
 
 def test_the_readme_has_the_steps_the_test_runs():
     joined = '\n'.join(adoption_steps())
-    for command in ('execlease init --spec verification/lock/Lock.tla --write-config',
-                    'execlease add app/lock.py::acquire --action Acquire',
-                    'execlease verify --update-coverage', 'pre-commit install', 'git commit -m'):
+    for command in (
+        'execlease init --spec verification/lock/Lock.tla --write-config',
+        'execlease add app/lock.py::acquire --action Acquire',
+        'execlease verify --update-coverage',
+        'pre-commit install',
+        'git commit -m',
+    ):
         assert command in joined
 
 
 def run(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(('bash', '-c', 'set -e -o pipefail\n' + script), cwd=cwd, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    return subprocess.run(
+        ('bash', '-c', 'set -e -o pipefail\n' + script),
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=900,
+    )
 
 
 @pytest.mark.timeout(1800)
@@ -49,11 +63,19 @@ def test_the_readme_steps_from_any_git_client(tmp_path, readme_install, hook_rep
 
     java = Path(needs.java())
     base = {k: v for k, v in git_env().items() if k not in ('COLUMNS', 'VIRTUAL_ENV')}
-    base.update({'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit-home'), 'HOME': str(tmp_path / 'home'),
-                 'PRE_COMMIT_COLOR': 'never'})
+    base.update(
+        {
+            'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit-home'),
+            'HOME': str(tmp_path / 'home'),
+            'PRE_COMMIT_COLOR': 'never',
+        }
+    )
     (tmp_path / 'home').mkdir()
-    shell = {**base, 'PATH': os.pathsep.join((str(readme_install), str(java.parent), SYSTEM_PATH)),
-             'EXECLEASE_JAVA': str(java)}
+    shell = {
+        **base,
+        'PATH': os.pathsep.join((str(readme_install), str(java.parent), SYSTEM_PATH)),
+        'EXECLEASE_JAVA': str(java),
+    }
     gui = {**base, 'PATH': SYSTEM_PATH}
     # The scratch repository of the guide (code and spec committed), then the README's steps.
     made = run(walkthrough_blocks()[0], tmp_path, shell)
@@ -82,7 +104,9 @@ def test_the_readme_steps_from_any_git_client(tmp_path, readme_install, hook_rep
     accepted = run("git commit -qam 'acquire: expired only'", repo, gui)
     assert accepted.returncode == 0, accepted.stdout
     # From a shell with the venv active: the same hooks, the same verdicts.
-    blocked = run("perl -pi -e 's/until < \\?/until <= ?/' app/lock.py && git commit -qam back", repo, shell)
+    blocked = run(
+        "perl -pi -e 's/until < \\?/until <= ?/' app/lock.py && git commit -qam back", repo, shell
+    )
     assert blocked.returncode == 1, blocked.stdout
     assert 'covered code changed' in blocked.stdout
     sync = run("execlease verify --update-coverage --reason 'the model has no clock'", repo, shell)
@@ -90,8 +114,12 @@ def test_the_readme_steps_from_any_git_client(tmp_path, readme_install, hook_rep
     accepted = run('git commit -qam back', repo, shell)
     assert accepted.returncode == 0, accepted.stdout
     log = run('git log --format=%s', repo, shell).stdout.splitlines()
-    assert log == ['back', 'acquire: expired only', 'execlease: the lock model covers app/lock.py',
-                   'a lock, and its spec']
+    assert log == [
+        'back',
+        'acquire: expired only',
+        'execlease: the lock model covers app/lock.py',
+        'a lock, and its spec',
+    ]
 
 
 def test_the_hints_of_a_git_install_name_its_url(tmp_path, readme_install, hook_repo):
@@ -99,12 +127,24 @@ def test_the_hints_of_a_git_install_name_its_url(tmp_path, readme_install, hook_
     send pip to a package index, where this execlease is not."""
     path, rev = hook_repo
     env = {k: v for k, v in git_env().items() if k != 'VIRTUAL_ENV'}
-    env.update(PATH=os.pathsep.join((str(readme_install), SYSTEM_PATH)),
-               EXECLEASE_JAVA=str(tmp_path / 'no-java'), EXECLEASE_TLA_OFFLINE='1', COLUMNS='1000')
+    env.update(
+        PATH=os.pathsep.join((str(readme_install), SYSTEM_PATH)),
+        EXECLEASE_JAVA=str(tmp_path / 'no-java'),
+        EXECLEASE_TLA_OFFLINE='1',
+        COLUMNS='1000',
+    )
     subprocess.run(('git', 'init', '-q', str(tmp_path / 'repo')), check=True, env=env)
-    proc = subprocess.run(('execlease', 'tools'), cwd=tmp_path / 'repo', env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ('execlease', 'tools'),
+        cwd=tmp_path / 'repo',
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert 'no Java 11+ found' in proc.stderr
-    assert (f"add the java extra, a JRE through pip: pip install 'execlease[java] @ "
-            f"git+{path.as_uri()}@{rev}'") in proc.stderr
+    assert (
+        f"add the java extra, a JRE through pip: pip install 'execlease[java] @ "
+        f"git+{path.as_uri()}@{rev}'"
+    ) in proc.stderr

@@ -6,6 +6,7 @@ are: a wrapper module MCLock.tla over the spec, in `specs/lock/` (not under veri
 library jar served from 127.0.0.1. The upstream TLA+ tools are served from 127.0.0.1 as well
 (EXECLEASE_TLA_URL): this machine has no other network. The first run downloads the jars, the
 second restores them from the cache and downloads nothing."""
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,7 @@ from tests import needs
 from tests.conftest import GitRepo, git_env
 
 GUIDE = Path(__file__).resolve().parents[2] / 'docs' / 'how-to' / 'ci.md'
-LOCK_TLA = '''\
+LOCK_TLA = """\
 ---- MODULE Lock ----
 EXTENDS Naturals, Limits
 CONSTANT N
@@ -33,7 +34,7 @@ Init == x = 0
 Next == x < N /\\ x' = x + 1
 TypeOK == InRange(x, N)
 ====
-'''
+"""
 MC_TLA = '---- MODULE MCLock ----\nEXTENDS Lock\nMCN == 3\n====\n'
 MC_CFG = 'CONSTANT N <- MCN\nINIT Init\nNEXT Next\nINVARIANT TypeOK\nCHECK_DEADLOCK FALSE\n'
 
@@ -47,16 +48,23 @@ def verify_job() -> dict:
 
 def expand(text: str, contexts: dict[str, str]) -> str:
     """GitHub's `${{ NAME }}` expressions, each one the test provides (any other fails)."""
+
     def one(match: re.Match[str]) -> str:
         name = match.group(1)
-        assert name in contexts, f'the recipe uses ${{{{ {name} }}}}, which this test does not provide'
+        assert name in contexts, (
+            f'the recipe uses ${{{{ {name} }}}}, which this test does not provide'
+        )
         return contexts[name]
+
     return re.sub(r'\$\{\{\s*(.+?)\s*\}\}', one, text)
 
 
 @pytest.fixture
 def server(lib_jar: Path) -> Iterator[support.Server]:
-    files = {'dl/Limits-1.0.jar': lib_jar.read_bytes(), 'dl/tla2tools.jar': Path(needs.tla_jar()).read_bytes()}
+    files = {
+        'dl/Limits-1.0.jar': lib_jar.read_bytes(),
+        'dl/tla2tools.jar': Path(needs.tla_jar()).read_bytes(),
+    }
     yield from support.serve(files)
 
 
@@ -69,11 +77,25 @@ def scratch(repo: GitRepo, server: support.Server, lib_jar: Path) -> None:
     repo.write('specs/lock/Lock.tla', LOCK_TLA)
     repo.write('specs/lock/MCLock.tla', MC_TLA)
     repo.write('specs/lock/MCLock.cfg', MC_CFG)
-    repo.write('specs/lock/manifest.json', json.dumps({
-        'version': 1, 'spec': 'MCLock.tla', 'checks': [{'name': 'main', 'config': 'MCLock.cfg'}],
-        'libraries': [{'url': support.url(server, 'dl/Limits-1.0.jar'), 'sha256': support.sha256(lib_jar),
-                       'name': 'Limits'}],
-    }, indent=2) + '\n')
+    repo.write(
+        'specs/lock/manifest.json',
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'MCLock.tla',
+                'checks': [{'name': 'main', 'config': 'MCLock.cfg'}],
+                'libraries': [
+                    {
+                        'url': support.url(server, 'dl/Limits-1.0.jar'),
+                        'sha256': support.sha256(lib_jar),
+                        'name': 'Limits',
+                    }
+                ],
+            },
+            indent=2,
+        )
+        + '\n',
+    )
     repo.write('.gitignore', '.tmp/\n')
     repo.add('.')
     repo.commit('a lock spec and its model, with a library jar')
@@ -90,9 +112,15 @@ def run_job(job: dict, origin: Path, workspace: Path, cache: Path, env: dict[str
     for step in job['steps']:
         uses = step.get('uses', '')
         if 'run' in step:
-            proc = subprocess.run(('bash', '-e', '-c', expand(step['run'], contexts)), cwd=workspace,
-                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  timeout=900)
+            proc = subprocess.run(
+                ('bash', '-e', '-c', expand(step['run'], contexts)),
+                cwd=workspace,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                timeout=900,
+            )
             log.append(f'$ {step["run"]}\n{proc.stdout}')
             assert proc.returncode == 0, '\n'.join(log)
             if 'id' in step:
@@ -103,14 +131,14 @@ def run_job(job: dict, origin: Path, workspace: Path, cache: Path, env: dict[str
             assert step['with']['fetch-depth'] == 0
             subprocess.run(('git', 'clone', '-q', str(origin), str(workspace)), check=True, env=env)
         elif uses.startswith('actions/setup-python@'):
-            assert step['with']['python-version'] == '3.11'     # the venv's Python is on PATH
+            assert step['with']['python-version'] == '3.11'  # the venv's Python is on PATH
         elif uses.startswith('actions/cache@'):
             key, path = expand(step['with']['key'], contexts), step['with']['path']
             assert 'restore-keys' not in step['with']
             stored = cache / key
             if stored.is_dir():
                 shutil.copytree(stored, workspace / path)
-            else:   # saved when the job ends, as the action's post step does
+            else:  # saved when the job ends, as the action's post step does
                 saves.append((workspace / path, stored))
             log.append(f'cache {key}: {"hit" if stored.is_dir() else "miss"}')
         elif uses.startswith('actions/upload-artifact@'):
@@ -124,14 +152,21 @@ def run_job(job: dict, origin: Path, workspace: Path, cache: Path, env: dict[str
 
 @pytest.mark.timeout(1200)
 def test_the_workflow_runs_on_any_layout_and_caches_every_pinned_jar(
-        git_repo, server, lib_jar, readme_install, hook_repo, tmp_path):
+    git_repo, server, lib_jar, readme_install, hook_repo, tmp_path
+):
     scratch(git_repo, server, lib_jar)
     java = Path(needs.java())
     env = {k: v for k, v in git_env().items() if not k.startswith(('EXECLEASE_', 'VIRTUAL_ENV'))}
-    env.update({'PATH': os.pathsep.join((str(readme_install), str(java.parent), env['PATH'])),
-                'EXECLEASE_GIT': hook_repo[0].as_uri(), 'EXECLEASE_JAVA': str(java),
-                'EXECLEASE_TLA_URL': support.url(server, 'dl/tla2tools.jar'),
-                'XDG_CACHE_HOME': str(tmp_path / 'user-cache'), 'PRE_COMMIT_COLOR': 'never'})
+    env.update(
+        {
+            'PATH': os.pathsep.join((str(readme_install), str(java.parent), env['PATH'])),
+            'EXECLEASE_GIT': hook_repo[0].as_uri(),
+            'EXECLEASE_JAVA': str(java),
+            'EXECLEASE_TLA_URL': support.url(server, 'dl/tla2tools.jar'),
+            'XDG_CACHE_HOME': str(tmp_path / 'user-cache'),
+            'PRE_COMMIT_COLOR': 'never',
+        }
+    )
     cache = tmp_path / 'actions-cache'
     job = verify_job()
     first = run_job(job, git_repo.path, tmp_path / 'run-1', cache, env)
@@ -139,12 +174,14 @@ def test_the_workflow_runs_on_any_layout_and_caches_every_pinned_jar(
     assert sorted(server.requests) == ['/dl/Limits-1.0.jar', '/dl/tla2tools.jar'], first
     assert 'model specs/lock: TLA+ tools above' in first and 'library Limits: ' in first
     report = json.loads((tmp_path / 'run-1' / 'shard-1.json').read_text())
-    assert report['exit_code'] == 0 and report['models'][0]['manifest'] == 'specs/lock/manifest.json'
+    assert (
+        report['exit_code'] == 0 and report['models'][0]['manifest'] == 'specs/lock/manifest.json'
+    )
 
     server.requests.clear()
     second = run_job(job, git_repo.path, tmp_path / 'run-2', cache, env)
     assert re.search(r'^cache execlease-tla-[0-9a-f]{16}: hit$', second, re.M), second
-    assert server.requests == []        # every pinned jar came from the cache
+    assert server.requests == []  # every pinned jar came from the cache
     assert json.loads((tmp_path / 'run-2' / 'shard-1.json').read_text())['exit_code'] == 0
 
 
@@ -155,9 +192,9 @@ def test_the_key_moves_with_a_pin_and_only_then(git_repo, server, lib_jar, offli
     key = tools.cache_key(git_repo.path, None)
     path = git_repo.path / 'specs/lock/manifest.json'
     data = json.loads(path.read_text())
-    data['checks'].append({'name': 'again', 'config': 'MCLock.cfg'})     # not a pin
+    data['checks'].append({'name': 'again', 'config': 'MCLock.cfg'})  # not a pin
     path.write_text(json.dumps(data))
     assert tools.cache_key(git_repo.path, None) == key
-    data['libraries'][0]['sha256'] = 'f' * 64                           # a new pin
+    data['libraries'][0]['sha256'] = 'f' * 64  # a new pin
     path.write_text(json.dumps(data))
     assert tools.cache_key(git_repo.path, None) != key

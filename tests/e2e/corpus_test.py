@@ -11,6 +11,7 @@ CONSTRAINT, several PROPERTY entries, and fail on an invariant, on a property li
 only one, and on a liveness property. The kinds the corpus does not record (deadlock,
 assumption, Assert) are in tests/verify/violations_test.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,41 +32,100 @@ EXECLEASE = Path(sys.executable).parent / 'execlease'
 # model folder: (fixture folder, files, spec, cfg, published result, published distinct states,
 # what a finding names)
 EXPECTED: dict[str, tuple[str, tuple[str, ...], str, str, str, int | None, str | None]] = {
-    'diehard': ('DieHard', ('DieHard.tla', 'DieHard.cfg'), 'DieHard.tla', 'DieHard.cfg',
-                'safety failure', None, 'NotSolved'),
-    'acp-nb': ('acp', ('ACP_SB.tla', 'ACP_NB.tla', 'ACP_NB_TLC.tla', 'ACP_NB_TLC.cfg'),
-               'ACP_NB_TLC.tla', 'ACP_NB_TLC.cfg', 'success', 4284, None),
-    'acp-nb-wrong': ('acp', ('ACP_SB.tla', 'ACP_NB_WRONG_TLC.tla', 'ACP_NB_WRONG_TLC.cfg'),
-                     'ACP_NB_WRONG_TLC.tla', 'ACP_NB_WRONG_TLC.cfg', 'safety failure', None, 'AC1'),
-    'alternating-bit': ('AlternatingBit', ('MCAlternatingBit.tla', 'MCAlternatingBit.cfg',
-                                           'AlternatingBit.tla', 'ABCorrectness.tla'),
-                        'MCAlternatingBit.tla', 'MCAlternatingBit.cfg', 'success', 240, None),
-    'realtime-hour-clock': ('RealTimeHourClock', ('MCRealTimeHourClock.tla', 'MCRealTimeHourClock.cfg',
-                                                  'HourClock.tla'),
-                            'MCRealTimeHourClock.tla', 'MCRealTimeHourClock.cfg', 'liveness failure',
-                            None, 'ErrorTemporal'),
-    'cigarette-smokers': ('CigaretteSmokers', ('CigaretteSmokers.tla', 'CigaretteSmokers.cfg'),
-                          'CigaretteSmokers.tla', 'CigaretteSmokers.cfg', 'success', 6, None),
-    'paxos': ('SimplifiedFastPaxos', ('Paxos.tla', 'Paxos.cfg'), 'Paxos.tla', 'Paxos.cfg',
-              'success', 1207, None),
+    'diehard': (
+        'DieHard',
+        ('DieHard.tla', 'DieHard.cfg'),
+        'DieHard.tla',
+        'DieHard.cfg',
+        'safety failure',
+        None,
+        'NotSolved',
+    ),
+    'acp-nb': (
+        'acp',
+        ('ACP_SB.tla', 'ACP_NB.tla', 'ACP_NB_TLC.tla', 'ACP_NB_TLC.cfg'),
+        'ACP_NB_TLC.tla',
+        'ACP_NB_TLC.cfg',
+        'success',
+        4284,
+        None,
+    ),
+    'acp-nb-wrong': (
+        'acp',
+        ('ACP_SB.tla', 'ACP_NB_WRONG_TLC.tla', 'ACP_NB_WRONG_TLC.cfg'),
+        'ACP_NB_WRONG_TLC.tla',
+        'ACP_NB_WRONG_TLC.cfg',
+        'safety failure',
+        None,
+        'AC1',
+    ),
+    'alternating-bit': (
+        'AlternatingBit',
+        ('MCAlternatingBit.tla', 'MCAlternatingBit.cfg', 'AlternatingBit.tla', 'ABCorrectness.tla'),
+        'MCAlternatingBit.tla',
+        'MCAlternatingBit.cfg',
+        'success',
+        240,
+        None,
+    ),
+    'realtime-hour-clock': (
+        'RealTimeHourClock',
+        ('MCRealTimeHourClock.tla', 'MCRealTimeHourClock.cfg', 'HourClock.tla'),
+        'MCRealTimeHourClock.tla',
+        'MCRealTimeHourClock.cfg',
+        'liveness failure',
+        None,
+        'ErrorTemporal',
+    ),
+    'cigarette-smokers': (
+        'CigaretteSmokers',
+        ('CigaretteSmokers.tla', 'CigaretteSmokers.cfg'),
+        'CigaretteSmokers.tla',
+        'CigaretteSmokers.cfg',
+        'success',
+        6,
+        None,
+    ),
+    'paxos': (
+        'SimplifiedFastPaxos',
+        ('Paxos.tla', 'Paxos.cfg'),
+        'Paxos.tla',
+        'Paxos.cfg',
+        'success',
+        1207,
+        None,
+    ),
 }
 # TLC's violation kind for each published failure result.
 KINDS = {'safety failure': ('invariant', 'property'), 'liveness failure': ('property',)}
 
 
-def _manifest(spec: str, cfg: str, result: str, states: int | None, violates: str | None) -> dict[str, Any]:
+def _manifest(
+    spec: str, cfg: str, result: str, states: int | None, violates: str | None
+) -> dict[str, Any]:
     if result == 'success':
         check: dict[str, Any] = {'name': 'published', 'config': cfg}
         if states is not None:
             check['states'] = states
         return {'version': 1, 'spec': spec, 'checks': [check]}
-    return {'version': 1, 'spec': spec,
-            'findings': [{'id': 'published', 'config': cfg, 'violates': violates,
-                          'summary': f'published result: {result}'}]}
+    return {
+        'version': 1,
+        'spec': spec,
+        'findings': [
+            {
+                'id': 'published',
+                'config': cfg,
+                'violates': violates,
+                'summary': f'published result: {result}',
+            }
+        ],
+    }
 
 
 @pytest.fixture(scope='module')
-def report(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> tuple[int, dict[str, Any], str]:
+def report(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> tuple[int, dict[str, Any], str]:
     needs.java()
     needs.tla_jar()
     repo = tmp_path_factory.mktemp('corpus') / 'repo'
@@ -75,14 +135,24 @@ def report(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar:
         for name in files:
             shutil.copyfile(CORPUS / source / name, folder / name)
         (folder / 'manifest.json').write_text(
-            json.dumps(_manifest(spec, cfg, result, states, violates), indent=2) + '\n')
+            json.dumps(_manifest(spec, cfg, result, states, violates), indent=2) + '\n'
+        )
     env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
     env.update(offline_settings(jvm_cache, tools_jar), COLUMNS='1000')
     subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=env, check=True)
     proc = subprocess.run(
         (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(repo / 'report.json')),
-        cwd=repo, env=env, capture_output=True, text=True, timeout=1200)
-    return proc.returncode, json.loads((repo / 'report.json').read_text()), proc.stdout + proc.stderr
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
+    return (
+        proc.returncode,
+        json.loads((repo / 'report.json').read_text()),
+        proc.stdout + proc.stderr,
+    )
 
 
 def test_every_published_result_holds(report):

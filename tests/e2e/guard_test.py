@@ -6,6 +6,7 @@ as a user's machine does. The hook repository is a commit of this working tree's
 test judges the code under test rather than whatever HEAD holds. The hook environment is built
 once per session (PRE_COMMIT_HOME in a session temp folder): that install is the slow part.
 """
+
 from __future__ import annotations
 
 import os
@@ -61,8 +62,13 @@ def test_commit_blocked_then_accepted_after_sync(consumer, pre_commit_home):
     assert '- exit code: 1' in out
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
     assert '-    return cur.rowcount == 1' in out and '+    return cur.rowcount >= 1' in out
-    assert '4. Only once the model describes the new code, run `execlease verify --update-coverage`' in out
-    assert consumer.git('diff', '--cached', '--name-only').strip() == 'app/lease.py'  # nothing committed
+    assert (
+        '4. Only once the model describes the new code, run `execlease verify --update-coverage`'
+        in out
+    )
+    assert (
+        consumer.git('diff', '--cached', '--name-only').strip() == 'app/lease.py'
+    )  # nothing committed
 
     # The model now describes the new code (here: by fiat); the sync records the new hashes.
     sync_coverage(consumer.path)
@@ -108,14 +114,21 @@ def test_commit_all_uses_the_temporary_index(consumer, pre_commit_home):
 
 @pytest.mark.timeout(900)
 def test_line_drift_is_fixed_and_the_commit_run_again(consumer, pre_commit_home):
-    consumer.write('app/lease.py', LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n'))
+    consumer.write(
+        'app/lease.py', LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n')
+    )
     consumer.add('app/lease.py')
     code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'import os')
     assert code == 1, out
-    assert f'{NOTES}: the code-to-action table was out of date (nothing covered changed); ' \
-           'rewritten in the working tree and the index:' in out
+    assert (
+        f'{NOTES}: the code-to-action table was out of date (nothing covered changed); '
+        'rewritten in the working tree and the index:' in out
+    )
     assert 'files were modified by this hook' not in out  # index and working tree agree
-    assert sorted(consumer.git('diff', '--cached', '--name-only').split()) == ['app/lease.py', NOTES]
+    assert sorted(consumer.git('diff', '--cached', '--name-only').split()) == [
+        'app/lease.py',
+        NOTES,
+    ]
     code, out = run(consumer, pre_commit_home, 'git', 'commit', '-m', 'import os')
     assert code == 0, out
     assert consumer.git('status', '--porcelain').strip() == ''

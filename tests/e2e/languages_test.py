@@ -4,6 +4,7 @@ formatting-only edit commits and a one-token semantic edit is blocked, naming bo
 
 One row per language in ROWS: adding a language is adding a row.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,66 +23,136 @@ MANIFEST = f'{MODEL_DIR}/manifest.json'
 # Each edit's old text occurs once; the region's anchors survive both edits, and the semantic edit
 # lies inside the region.
 ROWS = (
-    ('python', 'app/lease.py',
-     "def claim(db, run):\n    return db.execute('UPDATE lease SET owner = ?', (run,))\n",
-     'claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ("'UPDATE lease SET owner = ?'", '"UPDATE lease SET owner = ?"')),
-    ('typescript', 'app/lease.ts',
-     "export function claim(db: Db, run: string) {\n  return db.run('UPDATE lease SET owner = ?', [run]);\n}\n",
-     'claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ("'UPDATE lease SET owner = ?', [run]", '"UPDATE lease SET owner = ?", [run,]')),
-    ('tsx', 'app/badge.tsx',
-     "export function Badge({ owner }: { owner: string }) {\n  return <span className='lease'>{owner}</span>;\n}\n",
-     'Badge', ('<span', '</span>'),
-     ('{owner}</span>', '{owner}!</span>'), ("className='lease'", 'className="lease"')),
-    ('javascript', 'app/lease.js',
-     "const claim = (db, run) => {\n  return db.run('UPDATE lease SET owner = ?', [run]);\n};\n",
-     'claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ("'UPDATE lease SET owner = ?'", '"UPDATE lease SET owner = ?"')),
-    ('go', 'app/lease.go',
-     'package app\n\nfunc Claim(db DB, run string) error {\n\treturn db.Exec(`UPDATE lease SET owner = ?`, run)\n}\n',
-     'Claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ('`UPDATE lease SET owner = ?`', '"UPDATE lease SET owner = ?"')),
-    ('java', 'app/Lease.java',
-     'class Lease {\n    int claim(Db db, String run) {\n        return db.exec("UPDATE lease SET owner = ?", run);\n'
-     '    }\n}\n',
-     'Lease.claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), (', run);', ', (run));')),
-    ('rust', 'app/lease.rs',
-     'fn claim(db: &Db, run: &str) -> u64 {\n    db.exec("UPDATE lease SET owner = ?", run)\n}\n',
-     'claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ('"UPDATE lease SET owner = ?"', 'r#"UPDATE lease SET owner = ?"#')),
-    ('c', 'app/lease.c',
-     'int claim(db_t *db, const char *run) {\n    return db_exec(db, "UPDATE lease SET owner = ?", run);\n}\n',
-     'claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ('"UPDATE lease SET owner = ?"', '"UPDATE lease " "SET owner = ?"')),
-    ('cpp', 'app/lease.cpp',
-     'namespace app {\nint Lease::claim(Db &db, const std::string &run) {\n'
-     '  return db.exec("UPDATE lease SET owner = ?", run);\n}\n}  // namespace app\n',
-     'app.Lease.claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ('"UPDATE lease SET owner = ?"', 'R"sql(UPDATE lease SET owner = ?)sql"')),
-    ('zig', 'app/lease.zig',
-     'pub const Lease = struct {\n    pub fn claim(db: *Db, run: []const u8) !u64 {\n'
-     '        return db.exec("UPDATE lease SET owner = ?", .{run});\n    }\n};\n',
-     'Lease.claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ('.{run}', '.{ run, }')),
-    ('csharp', 'app/Lease.cs',
-     'class Lease {\n    int Claim(Db db, string run) {\n        return db.Exec("UPDATE lease SET owner = ?", run);\n'
-     '    }\n}\n',
-     'Lease.Claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), ('"UPDATE lease SET owner = ?"', '@"UPDATE lease SET owner = ?"')),
-    ('kotlin', 'app/Lease.kt',
-     'fun claim(db: Db, run: String): Int {\n    return db.exec("UPDATE lease SET owner = ?", run)\n}\n',
-     'claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), (', run)\n', ', run);\n')),
-    ('scala', 'app/Lease.scala',
-     'object Lease {\n  def claim(db: Db, run: String): Int = {\n    db.exec("UPDATE lease SET owner = ?", run)\n  }\n}\n',
-     'Lease.claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), (', run)\n', ', run);\n')),
-    ('swift', 'app/Lease.swift',
-     'func claim(db: Db, run: String) -> Int {\n    return db.exec("UPDATE lease SET owner = ?", run)\n}\n',
-     'claim', ('UPDATE lease', 'owner = ?'),
-     ('SET owner', 'SET  owner'), (', run)\n', ', run);\n')),
+    (
+        'python',
+        'app/lease.py',
+        "def claim(db, run):\n    return db.execute('UPDATE lease SET owner = ?', (run,))\n",
+        'claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ("'UPDATE lease SET owner = ?'", '"UPDATE lease SET owner = ?"'),
+    ),
+    (
+        'typescript',
+        'app/lease.ts',
+        "export function claim(db: Db, run: string) {\n  return db.run('UPDATE lease SET owner = ?', [run]);\n}\n",
+        'claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ("'UPDATE lease SET owner = ?', [run]", '"UPDATE lease SET owner = ?", [run,]'),
+    ),
+    (
+        'tsx',
+        'app/badge.tsx',
+        "export function Badge({ owner }: { owner: string }) {\n  return <span className='lease'>{owner}</span>;\n}\n",
+        'Badge',
+        ('<span', '</span>'),
+        ('{owner}</span>', '{owner}!</span>'),
+        ("className='lease'", 'className="lease"'),
+    ),
+    (
+        'javascript',
+        'app/lease.js',
+        "const claim = (db, run) => {\n  return db.run('UPDATE lease SET owner = ?', [run]);\n};\n",
+        'claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ("'UPDATE lease SET owner = ?'", '"UPDATE lease SET owner = ?"'),
+    ),
+    (
+        'go',
+        'app/lease.go',
+        'package app\n\nfunc Claim(db DB, run string) error {\n\treturn db.Exec(`UPDATE lease SET owner = ?`, run)\n}\n',
+        'Claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ('`UPDATE lease SET owner = ?`', '"UPDATE lease SET owner = ?"'),
+    ),
+    (
+        'java',
+        'app/Lease.java',
+        'class Lease {\n    int claim(Db db, String run) {\n        return db.exec("UPDATE lease SET owner = ?", run);\n'
+        '    }\n}\n',
+        'Lease.claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        (', run);', ', (run));'),
+    ),
+    (
+        'rust',
+        'app/lease.rs',
+        'fn claim(db: &Db, run: &str) -> u64 {\n    db.exec("UPDATE lease SET owner = ?", run)\n}\n',
+        'claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ('"UPDATE lease SET owner = ?"', 'r#"UPDATE lease SET owner = ?"#'),
+    ),
+    (
+        'c',
+        'app/lease.c',
+        'int claim(db_t *db, const char *run) {\n    return db_exec(db, "UPDATE lease SET owner = ?", run);\n}\n',
+        'claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ('"UPDATE lease SET owner = ?"', '"UPDATE lease " "SET owner = ?"'),
+    ),
+    (
+        'cpp',
+        'app/lease.cpp',
+        'namespace app {\nint Lease::claim(Db &db, const std::string &run) {\n'
+        '  return db.exec("UPDATE lease SET owner = ?", run);\n}\n}  // namespace app\n',
+        'app.Lease.claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ('"UPDATE lease SET owner = ?"', 'R"sql(UPDATE lease SET owner = ?)sql"'),
+    ),
+    (
+        'zig',
+        'app/lease.zig',
+        'pub const Lease = struct {\n    pub fn claim(db: *Db, run: []const u8) !u64 {\n'
+        '        return db.exec("UPDATE lease SET owner = ?", .{run});\n    }\n};\n',
+        'Lease.claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ('.{run}', '.{ run, }'),
+    ),
+    (
+        'csharp',
+        'app/Lease.cs',
+        'class Lease {\n    int Claim(Db db, string run) {\n        return db.Exec("UPDATE lease SET owner = ?", run);\n'
+        '    }\n}\n',
+        'Lease.Claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        ('"UPDATE lease SET owner = ?"', '@"UPDATE lease SET owner = ?"'),
+    ),
+    (
+        'kotlin',
+        'app/Lease.kt',
+        'fun claim(db: Db, run: String): Int {\n    return db.exec("UPDATE lease SET owner = ?", run)\n}\n',
+        'claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        (', run)\n', ', run);\n'),
+    ),
+    (
+        'scala',
+        'app/Lease.scala',
+        'object Lease {\n  def claim(db: Db, run: String): Int = {\n    db.exec("UPDATE lease SET owner = ?", run)\n  }\n}\n',
+        'Lease.claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        (', run)\n', ', run);\n'),
+    ),
+    (
+        'swift',
+        'app/Lease.swift',
+        'func claim(db: Db, run: String) -> Int {\n    return db.exec("UPDATE lease SET owner = ?", run)\n}\n',
+        'claim',
+        ('UPDATE lease', 'owner = ?'),
+        ('SET owner', 'SET  owner'),
+        (', run)\n', ', run);\n'),
+    ),
 )
 
 
@@ -90,17 +161,39 @@ def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
     entries: list[dict[str, object]] = []
     for name, path, source, function, (start, end), _, _ in ROWS:
         git_repo.write(path, source)
-        entries.append({'id': f'{name}-function', 'path': path, 'function': function, 'action': 'Claim'})
-        entries.append({'id': f'{name}-region', 'path': path, 'region': {'from': start, 'to': end}, 'action': 'Claim'})
+        entries.append(
+            {'id': f'{name}-function', 'path': path, 'function': function, 'action': 'Claim'}
+        )
+        entries.append(
+            {
+                'id': f'{name}-region',
+                'path': path,
+                'region': {'from': start, 'to': end},
+                'action': 'Claim',
+            }
+        )
     git_repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA)
     git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
-    git_repo.write(MANIFEST, json.dumps({
-        'version': 1, 'spec': 'Lease.tla', 'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': entries},
-    }, indent=2) + '\n')
+    git_repo.write(
+        MANIFEST,
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Lease.tla',
+                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                'coverage': {'syncCommit': None, 'modelHash': None, 'entries': entries},
+            },
+            indent=2,
+        )
+        + '\n',
+    )
     hook_path, rev = hook_repo
-    git_repo.write('.pre-commit-config.yaml', (
-        f'repos:\n-   repo: {hook_path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'))
+    git_repo.write(
+        '.pre-commit-config.yaml',
+        (
+            f'repos:\n-   repo: {hook_path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
+        ),
+    )
     git_repo.add('.')
     git_repo.commit('covered code in every language')
     sync_coverage(git_repo.path)
@@ -114,10 +207,14 @@ def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize(('name', 'path', 'source', 'semantic', 'formatting'),
-                         [(r[0], r[1], r[2], r[5], r[6]) for r in ROWS], ids=[r[0] for r in ROWS])
-def test_formatting_commits_and_a_semantic_edit_is_blocked(every_language, pre_commit_home, name, path, source,
-                                                           semantic, formatting):
+@pytest.mark.parametrize(
+    ('name', 'path', 'source', 'semantic', 'formatting'),
+    [(r[0], r[1], r[2], r[5], r[6]) for r in ROWS],
+    ids=[r[0] for r in ROWS],
+)
+def test_formatting_commits_and_a_semantic_edit_is_blocked(
+    every_language, pre_commit_home, name, path, source, semantic, formatting
+):
     repo = every_language
     for old, _ in (semantic, formatting):
         assert source.count(old) == 1, f'{name}: {old!r} must occur once'
@@ -138,4 +235,4 @@ def test_formatting_commits_and_a_semantic_edit_is_blocked(every_language, pre_c
     assert 'What to do (`execlease help covered-code` says more):' in out
     assert f'code-to-action map of {MODEL_DIR}/NOTES.md' in out
     assert 'README' not in out and 'WHERE' not in out.split('What to do')[1]
-    assert repo.git('diff', '--cached', '--name-only').strip() == path     # nothing committed
+    assert repo.git('diff', '--cached', '--name-only').strip() == path  # nothing committed

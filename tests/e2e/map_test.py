@@ -2,6 +2,7 @@
 pre-commit: uncovered protocol code blocks the commit, a comment-only spec edit does not, an
 action's edit does (named), and a renamed action without a manifest update exits 2.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,16 +43,16 @@ def force_release(conn: sqlite3.Connection, turn_id: str) -> None:
 @pytest.fixture
 def shipped(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
     for folder in ('examples/agent_runtime', MODEL):
-        shutil.copytree(HERE / folder, git_repo.path / folder,
-                        ignore=shutil.ignore_patterns('__pycache__', '.tmp'))
+        shutil.copytree(
+            HERE / folder,
+            git_repo.path / folder,
+            ignore=shutil.ignore_patterns('__pycache__', '.tmp'),
+        )
     path, rev = hook_repo
-    git_repo.write('.pre-commit-config.yaml', (
-        'repos:\n'
-        f'-   repo: {path}\n'
-        f'    rev: {rev}\n'
-        '    hooks:\n'
-        '    -   id: execlease-guard\n'
-    ))
+    git_repo.write(
+        '.pre-commit-config.yaml',
+        (f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'),
+    )
     git_repo.add('.')
     git_repo.commit('the shipped model and its code')
     pre_commit = (sys.executable, '-m', 'pre_commit')
@@ -72,14 +73,19 @@ def test_uncovered_protocol_code_blocks_the_commit_until_ignored(shipped, pre_co
     code, out = commit(shipped, pre_commit_home, 'an operator tool')
     assert code == 1, out
     assert '- exit code: 1' in out
-    assert ('uncovered protocol code: examples/agent_runtime/admin.py:12 force_release writes agent_turns; '
-            'cover it (and model it) or ignore it with a reason') in out
-    assert shipped.git('diff', '--cached', '--name-only').strip() == ADMIN    # nothing committed
+    assert (
+        'uncovered protocol code: examples/agent_runtime/admin.py:12 force_release writes agent_turns; '
+        'cover it (and model it) or ignore it with a reason'
+    ) in out
+    assert shipped.git('diff', '--cached', '--name-only').strip() == ADMIN  # nothing committed
     data = json.loads(shipped.read(MANIFEST))
-    data['coverage']['ignored'].append({
-        'path': ADMIN, 'function': 'force_release',
-        'reason': 'run by a person only once every worker of the turn is stopped',
-    })
+    data['coverage']['ignored'].append(
+        {
+            'path': ADMIN,
+            'function': 'force_release',
+            'reason': 'run by a person only once every worker of the turn is stopped',
+        }
+    )
     shipped.write(MANIFEST, json.dumps(data, indent=2, ensure_ascii=False) + '\n')
     shipped.add(MANIFEST)
     code, out = commit(shipped, pre_commit_home, 'an operator tool, ignored with a reason')
@@ -89,9 +95,13 @@ def test_uncovered_protocol_code_blocks_the_commit_until_ignored(shipped, pre_co
 @pytest.mark.timeout(900)
 def test_comment_only_spec_edit_commits_and_an_action_edit_is_named(shipped, pre_commit_home):
     text = shipped.read(SPEC)
-    reworded = text.replace('(* Time is abstract: Expire is enabled whenever the lease is live (clocks  *)',
-                            '(* Time is abstract: Expire may happen whenever the lease is live (clocks *)')
-    reworded = reworded.replace('\\* model bound, not code', '\\* a bound of the model, not of the code')
+    reworded = text.replace(
+        '(* Time is abstract: Expire is enabled whenever the lease is live (clocks  *)',
+        '(* Time is abstract: Expire may happen whenever the lease is live (clocks *)',
+    )
+    reworded = reworded.replace(
+        '\\* model bound, not code', '\\* a bound of the model, not of the code'
+    )
     assert reworded != text
     shipped.write(SPEC, reworded)
     shipped.add(SPEC)
@@ -107,10 +117,17 @@ def test_comment_only_spec_edit_commits_and_an_action_edit_is_named(shipped, pre
 @pytest.mark.timeout(900)
 def test_renamed_action_without_manifest_update_exits_2(shipped, pre_commit_home):
     text = shipped.read(SPEC)
-    shipped.write(SPEC, text.replace('Claim(r) ==', 'ClaimLease(r) ==').replace('\\/ Claim(r)', '\\/ ClaimLease(r)'))
+    shipped.write(
+        SPEC,
+        text.replace('Claim(r) ==', 'ClaimLease(r) ==').replace(
+            '\\/ Claim(r)', '\\/ ClaimLease(r)'
+        ),
+    )
     shipped.add(SPEC)
     code, out = commit(shipped, pre_commit_home, 'rename Claim')
     assert code == 1, out
     assert '- exit code: 2' in out
-    assert ("coverage.entries[0] (claim): action 'Claim' is not defined in ExecutionLease.tla "
-            '(did you mean: ClaimLease (ExecutionLease.tla:134-147)') in out
+    assert (
+        "coverage.entries[0] (claim): action 'Claim' is not defined in ExecutionLease.tla "
+        '(did you mean: ClaimLease (ExecutionLease.tla:134-147)'
+    ) in out

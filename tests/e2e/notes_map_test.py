@@ -7,6 +7,7 @@ at once; the warning about an edit inside the table comes only when a line typed
 The manifest has every shape of table at once: entries of two files interleaved (so the staged
 file's entries are not the first rows), a region inside a function, and abstract actions.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,7 @@ from tests.e2e.guard_test import hook_config, install_hooks, run
 MODEL = 'tla'
 MANIFEST = f'{MODEL}/manifest.json'
 NOTES = f'{MODEL}/NOTES.md'
-RAFT_GO = '''\
+RAFT_GO = """\
 package raft
 
 import "errors"
@@ -56,8 +57,8 @@ func (r *raft) Step(term uint64, ents []uint64) error {
 	// handle-append: end
 	return nil
 }
-'''
-LOG_GO = '''\
+"""
+LOG_GO = """\
 package raft
 
 type raftLog struct {
@@ -75,8 +76,8 @@ func (l *raftLog) commitTo(tocommit uint64) {
 		l.committed = tocommit
 	}
 }
-'''
-SPEC = '''\
+"""
+SPEC = """\
 ---- MODULE etcdraft ----
 EXTENDS Naturals, Sequences
 VARIABLES state, log, committed
@@ -93,21 +94,41 @@ Next == Timeout \\/ BecomeLeader \\/ ClientRequest \\/ HandleAppendEntries
         \\/ AdvanceCommitIndex \\/ Restart \\/ DropMessage
 Spec == Init /\\ [][Next]_vars
 ====
-'''
+"""
 # Interleaved: raft.go, log.go, raft.go, log.go, raft.go.
 ENTRIES = [
-    {'id': 'become-candidate', 'path': 'raft.go', 'function': 'raft.becomeCandidate', 'action': 'Timeout'},
+    {
+        'id': 'become-candidate',
+        'path': 'raft.go',
+        'function': 'raft.becomeCandidate',
+        'action': 'Timeout',
+    },
     {'id': 'log-append', 'path': 'log.go', 'function': 'raftLog.append', 'action': 'ClientRequest'},
-    {'id': 'handle-append', 'path': 'raft.go', 'within': 'raft.Step', 'action': 'HandleAppendEntries',
-     'region': {'from': '// handle-append: begin', 'to': '// handle-append: end'}},
-    {'id': 'commit-to', 'path': 'log.go', 'function': 'raftLog.commitTo', 'action': 'AdvanceCommitIndex'},
-    {'id': 'become-leader', 'path': 'raft.go', 'function': 'raft.becomeLeader', 'action': 'BecomeLeader'},
+    {
+        'id': 'handle-append',
+        'path': 'raft.go',
+        'within': 'raft.Step',
+        'action': 'HandleAppendEntries',
+        'region': {'from': '// handle-append: begin', 'to': '// handle-append: end'},
+    },
+    {
+        'id': 'commit-to',
+        'path': 'log.go',
+        'function': 'raftLog.commitTo',
+        'action': 'AdvanceCommitIndex',
+    },
+    {
+        'id': 'become-leader',
+        'path': 'raft.go',
+        'function': 'raft.becomeLeader',
+        'action': 'BecomeLeader',
+    },
 ]
 ABSTRACT = [
     {'action': 'Restart', 'reason': 'a crash: the process | its memory is gone, the disk stays'},
     {'action': 'DropMessage', 'reason': 'the network loses a message; no code does'},
 ]
-NOTES_MD = '''\
+NOTES_MD = """\
 # etcdraft: model notes
 
 ## Code-to-action map
@@ -118,9 +139,11 @@ NOTES_MD = '''\
 ## Outside the model
 
 Snapshots and configuration changes.
-'''
+"""
 # A reformat that moves every line of raft.go below its imports (gofmt would keep it).
-RAFT_MOVED = RAFT_GO.replace('import "errors"\n', 'import (\n\t"errors"\n\t"fmt"\n)\n\nvar _ = fmt.Sprint\n')
+RAFT_MOVED = RAFT_GO.replace(
+    'import "errors"\n', 'import (\n\t"errors"\n\t"fmt"\n)\n\nvar _ = fmt.Sprint\n'
+)
 LOG_MOVED = LOG_GO.replace('package raft\n', 'package raft\n\n// The log of one node.\n')
 
 
@@ -132,10 +155,24 @@ def go_repo(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
     git_repo.write('log.go', LOG_GO)
     git_repo.write(f'{MODEL}/etcdraft.tla', SPEC)
     git_repo.write(f'{MODEL}/etcdraft.cfg', 'SPECIFICATION Spec\n')
-    git_repo.write(MANIFEST, json.dumps({
-        'version': 1, 'spec': 'etcdraft.tla', 'checks': [{'name': 'main', 'config': 'etcdraft.cfg'}],
-        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': ENTRIES, 'abstract': ABSTRACT},
-    }, indent=2) + '\n')
+    git_repo.write(
+        MANIFEST,
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'etcdraft.tla',
+                'checks': [{'name': 'main', 'config': 'etcdraft.cfg'}],
+                'coverage': {
+                    'syncCommit': None,
+                    'modelHash': None,
+                    'entries': ENTRIES,
+                    'abstract': ABSTRACT,
+                },
+            },
+            indent=2,
+        )
+        + '\n',
+    )
     git_repo.write(NOTES, NOTES_MD)
     git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
     git_repo.add('.')
@@ -154,7 +191,7 @@ def commit(repo: GitRepo, home: Path) -> tuple[int, str]:
 def table(repo: GitRepo) -> list[str]:
     """The committed table's rows, below its header."""
     text = repo.git('show', f'HEAD:{NOTES}')
-    return text[text.index('begin -->'):text.index('<!-- code-to-action:end')].splitlines()[4:]
+    return text[text.index('begin -->') : text.index('<!-- code-to-action:end')].splitlines()[4:]
 
 
 def edit_manifest(repo: GitRepo, change) -> None:
@@ -167,10 +204,18 @@ def edit_manifest(repo: GitRepo, change) -> None:
 def test_the_synced_table_follows_the_manifest(go_repo):
     rows = table(go_repo)
     assert [row.split('|')[2].strip() for row in rows] == [
-        '`become-candidate`', '`log-append`', '`handle-append`', '`commit-to`', '`become-leader`',
-        'abstract', 'abstract',
+        '`become-candidate`',
+        '`log-append`',
+        '`handle-append`',
+        '`commit-to`',
+        '`become-leader`',
+        'abstract',
+        'abstract',
     ]
-    assert rows[-2] == '| `Restart` | abstract | a crash: the process \\| its memory is gone, the disk stays |'
+    assert (
+        rows[-2]
+        == '| `Restart` | abstract | a crash: the process \\| its memory is gone, the disk stays |'
+    )
 
 
 def stage_one_file(repo: GitRepo) -> None:
@@ -185,7 +230,7 @@ def stage_both_files(repo: GitRepo) -> None:
 
 
 def stage_code_and_notes(repo: GitRepo) -> None:
-    stage_one_file(repo)      # and an edit outside the table: the whole table is checked
+    stage_one_file(repo)  # and an edit outside the table: the whole table is checked
     repo.write(NOTES, repo.read(NOTES) + 'And leader leases.\n')
     repo.add(NOTES)
 
@@ -195,22 +240,38 @@ def stage_an_abstract_reason(repo: GitRepo) -> None:
 
 
 def stage_a_reordered_manifest(repo: GitRepo) -> None:
-    edit_manifest(repo, lambda c: c.update(entries=c['entries'][::-1], abstract=c['abstract'][::-1]))
+    edit_manifest(
+        repo, lambda c: c.update(entries=c['entries'][::-1], abstract=c['abstract'][::-1])
+    )
     stage_one_file(repo)
 
 
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize(
     'change',
-    (stage_one_file, stage_both_files, stage_code_and_notes, stage_an_abstract_reason, stage_a_reordered_manifest),
-    ids=('one-of-two-files', 'both-files', 'code-and-notes', 'abstract-reason', 'reordered-manifest'),
+    (
+        stage_one_file,
+        stage_both_files,
+        stage_code_and_notes,
+        stage_an_abstract_reason,
+        stage_a_reordered_manifest,
+    ),
+    ids=(
+        'one-of-two-files',
+        'both-files',
+        'code-and-notes',
+        'abstract-reason',
+        'reordered-manifest',
+    ),
 )
 def test_rewrite_then_commit_passes(go_repo, pre_commit_home, change):
     change(go_repo)
     code, out = commit(go_repo, pre_commit_home)
     assert code == 1, out
-    assert f'{NOTES}: the code-to-action table was out of date (nothing covered changed); ' \
-           'rewritten in the working tree and the index:' in out
+    assert (
+        f'{NOTES}: the code-to-action table was out of date (nothing covered changed); '
+        'rewritten in the working tree and the index:' in out
+    )
     assert 'warning' not in out and 'files were modified by this hook' not in out
     code, out = commit(go_repo, pre_commit_home)
     assert code == 0, out
@@ -221,10 +282,14 @@ def test_rewrite_then_commit_passes(go_repo, pre_commit_home, change):
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize('change', (stage_one_file, stage_both_files), ids=('one-of-two-files', 'both-files'))
+@pytest.mark.parametrize(
+    'change', (stage_one_file, stage_both_files), ids=('one-of-two-files', 'both-files')
+)
 def test_write_map_then_git_add_passes_at_once(go_repo, pre_commit_home, change):
     change(go_repo)
-    code, out = run(go_repo, pre_commit_home, sys.executable, '-m', 'execlease_hook', 'coverage', '--write-map')
+    code, out = run(
+        go_repo, pre_commit_home, sys.executable, '-m', 'execlease_hook', 'coverage', '--write-map'
+    )
     assert code == 0, out
     assert f'{NOTES}: code-to-action table rewritten' in out
     go_repo.add(NOTES)
@@ -238,7 +303,9 @@ def test_write_map_then_git_add_passes_at_once(go_repo, pre_commit_home, change)
 def test_a_line_typed_inside_the_table_is_quoted_when_overwritten(go_repo, pre_commit_home):
     typed = '| `Timeout` | randomized | see "Outside the model" |'
     text = go_repo.read(NOTES)
-    go_repo.write(NOTES, text.replace('<!-- code-to-action:end -->', f'{typed}\n<!-- code-to-action:end -->'))
+    go_repo.write(
+        NOTES, text.replace('<!-- code-to-action:end -->', f'{typed}\n<!-- code-to-action:end -->')
+    )
     go_repo.add(NOTES)
     stage_one_file(go_repo)
     code, out = commit(go_repo, pre_commit_home)

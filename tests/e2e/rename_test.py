@@ -4,6 +4,7 @@ edit and a command; doing exactly that (the real TLC runs the sync) lets the com
 The consumer is set up with execlease's own commands (init, add, verify --update-coverage), and
 its hook is this working tree's package, installed by pre-commit (conftest.hook_repo).
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,7 @@ import pytest
 
 from tests.conftest import GitRepo, git_env
 
-LOCK_PY = '''\
+LOCK_PY = """\
 def acquire(db, owner, now):
     cur = db.execute('UPDATE lock SET owner = ? WHERE owner IS NULL', (owner,))
     return cur.rowcount == 1
@@ -24,8 +25,8 @@ def acquire(db, owner, now):
 
 def release(db, owner):
     db.execute('UPDATE lock SET owner = NULL WHERE owner = ?', (owner,))
-'''
-SPEC = '''\
+"""
+SPEC = """\
 ---- MODULE Lock ----
 EXTENDS Naturals, FiniteSets
 CONSTANT Procs
@@ -36,7 +37,7 @@ Release(p) == p \\in holders /\\ holders' = holders \\ {p}
 Next == \\E p \\in Procs : Acquire(p) \\/ Release(p)
 Mutex == Cardinality(holders) <= 1
 ====
-'''
+"""
 CFG = 'CONSTANT Procs = {p1, p2}\nINIT Init\nNEXT Next\nINVARIANT Mutex\n'
 
 
@@ -55,7 +56,8 @@ def execlease(repo: GitRepo, home: Path, *argv: str) -> str:
 
 @pytest.mark.timeout(900)
 def test_a_renamed_function_is_repaired_by_what_the_blocked_commit_names(
-        git_repo, hook_repo, pre_commit_home, offline_tlc):
+    git_repo, hook_repo, pre_commit_home, offline_tlc
+):
     path, rev = hook_repo
     git_repo.write('app/lock.py', LOCK_PY)
     git_repo.write('verification/lock/Lock.tla', SPEC)
@@ -64,8 +66,10 @@ def test_a_renamed_function_is_repaired_by_what_the_blocked_commit_names(
     execlease(git_repo, pre_commit_home, 'add', 'app/lock.py::acquire', '--action', 'Acquire')
     execlease(git_repo, pre_commit_home, 'add', 'app/lock.py::release', '--action', 'Release')
     execlease(git_repo, pre_commit_home, 'verify', '--update-coverage')
-    git_repo.write('.pre-commit-config.yaml', (
-        f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'))
+    git_repo.write(
+        '.pre-commit-config.yaml',
+        (f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'),
+    )
     for step in (('install',), ('install-hooks',)):
         code, out = run(git_repo, pre_commit_home, sys.executable, '-m', 'pre_commit', *step)
         assert code == 0, out
@@ -77,16 +81,23 @@ def test_a_renamed_function_is_repaired_by_what_the_blocked_commit_names(
     git_repo.add('app/lock.py')
     code, out = run(git_repo, pre_commit_home, 'git', 'commit', '-m', 'acquire is take_lock')
     assert code == 1 and '- exit code: 2' in out, out
-    assert 'app/lock.py:1 defines take_lock: renamed from acquire? (with the code it had at the sync)' in out
-    edit = re.search(r'(\S+manifest\.json):(\d+): change "function": "acquire" to "function": "take_lock"', out)
+    assert (
+        'app/lock.py:1 defines take_lock: renamed from acquire? (with the code it had at the sync)'
+        in out
+    )
+    edit = re.search(
+        r'(\S+manifest\.json):(\d+): change "function": "acquire" to "function": "take_lock"', out
+    )
     command = re.search(r'then `(execlease verify --update-coverage [^`]+)`', out)
     assert edit and command, out
 
     # Exactly what the message says: the edit at the line it names, then its command.
     manifest = git_repo.path / edit.group(1)
     lines = manifest.read_text().splitlines(keepends=True)
-    at = next(i for i in range(int(edit.group(2)) - 1, len(lines)) if '"function": "acquire"' in lines[i])
-    assert at - (int(edit.group(2)) - 1) <= 3      # the entry's own lines, not another entry's
+    at = next(
+        i for i in range(int(edit.group(2)) - 1, len(lines)) if '"function": "acquire"' in lines[i]
+    )
+    assert at - (int(edit.group(2)) - 1) <= 3  # the entry's own lines, not another entry's
     lines[at] = lines[at].replace('"acquire"', '"take_lock"')
     manifest.write_text(''.join(lines))
     execlease(git_repo, pre_commit_home, *shlex.split(command.group(1))[1:])

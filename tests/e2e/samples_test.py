@@ -11,6 +11,7 @@
 After a change of what the tool prints or of the code and spec lines it cites,
 `python tests/e2e/samples_test.py --write` regenerates every marked block.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:            # run as a script: `--write`
+if str(ROOT) not in sys.path:  # run as a script: `--write`
     sys.path.insert(0, str(ROOT))
 
 from tests import needs  # noqa: E402 (after sys.path above, for the script)
@@ -38,18 +39,25 @@ SPEC = f'{MODEL}/ExecutionLease.tla'
 LEASE = 'examples/agent_runtime/lease.py'
 EXECLEASE = Path(sys.executable).parent / 'execlease'
 
-MARKED = re.compile(r'^<!-- sample: (?P<name>[\w-]+) -->\n```\n(?P<body>.*?)^```$', re.MULTILINE | re.DOTALL)
+MARKED = re.compile(
+    r'^<!-- sample: (?P<name>[\w-]+) -->\n```\n(?P<body>.*?)^```$', re.MULTILINE | re.DOTALL
+)
 MARKER_LINE = re.compile(r'<!-- sample: [\w-]+ -->$')
 REAL_OUTPUT = re.compile(r'real\s+output', re.IGNORECASE)
 
 
 # --- the repository a recipe starts from -----------------------------------------------------
 
+
 def shipped(into: Path) -> Path:
     """examples/ and verification/ as tracked here (working tree content), committed in a new
     repository at `into`. Read only: a recipe edits its own copy (`copy`)."""
-    listed = subprocess.run(('git', 'ls-files', '-z', '--', 'examples', 'verification'), cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode()
+    listed = subprocess.run(
+        ('git', 'ls-files', '-z', '--', 'examples', 'verification'),
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
     for rel in filter(None, listed.split('\0')):
         if (ROOT / rel).is_file():
             (into / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -82,15 +90,25 @@ def execlease(repo: GitRepo, *args: str, code: int) -> str:
     """The console script's stdout, at 80 columns, offline TLC (as the `offline_tlc` fixture
     sets it: nothing EXECLEASE_* from outside); its exit code must be `code`."""
     env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
-    env.update({
-        'COLUMNS': '80',
-        'EXECLEASE_TLA_OFFLINE': '1',
-        'EXECLEASE_JAVA': needs.java(),
-    })
-    proc = subprocess.run((str(EXECLEASE), *args), cwd=repo.path, env=env, capture_output=True,
-                          text=True, timeout=100, check=False)
+    env.update(
+        {
+            'COLUMNS': '80',
+            'EXECLEASE_TLA_OFFLINE': '1',
+            'EXECLEASE_JAVA': needs.java(),
+        }
+    )
+    proc = subprocess.run(
+        (str(EXECLEASE), *args),
+        cwd=repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        check=False,
+    )
     assert proc.returncode == code, (
-        f'execlease {" ".join(args)}: exit {proc.returncode}, not {code}\n{proc.stdout}\n{proc.stderr}')
+        f'execlease {" ".join(args)}: exit {proc.returncode}, not {code}\n{proc.stdout}\n{proc.stderr}'
+    )
     return proc.stdout
 
 
@@ -108,7 +126,7 @@ def item(out: str, start: str) -> list[str]:
     lines = out.splitlines()
     found = [i for i, line in enumerate(lines) if line.startswith(start)]
     assert len(found) == 1, f'{len(found)} lines start with {start!r}:\n{out}'
-    return lines[found[0]:extent(lines, found[0])]
+    return lines[found[0] : extent(lines, found[0])]
 
 
 def block(lines: list[str]) -> str:
@@ -125,6 +143,7 @@ def recipe(name: str) -> Callable[[Recipe], Recipe]:
     def register(fn: Recipe) -> Recipe:
         RECIPES[name] = fn
         return fn
+
     return register
 
 
@@ -151,8 +170,12 @@ def _model_changed(base: Path, scratch: Path) -> str:
 def _action_not_abstract(base: Path, scratch: Path) -> str:
     """docs/concepts.md: Expire taken out of `coverage.abstract`, staged; its message."""
     repo = copy(base, scratch)
-    edit_manifest(repo, lambda data: data['coverage'].update(
-        abstract=[a for a in data['coverage']['abstract'] if a['action'] != 'Expire']))
+    edit_manifest(
+        repo,
+        lambda data: data['coverage'].update(
+            abstract=[a for a in data['coverage']['abstract'] if a['action'] != 'Expire']
+        ),
+    )
     repo.add(MANIFEST)
     return block(item(execlease(repo, 'guard', code=1), 'action Expire '))
 
@@ -165,7 +188,9 @@ def _action_renamed(base: Path, scratch: Path) -> str:
     edit(repo, SPEC, 'Claim(r) ==', 'ClaimLease(r) ==')
     edit(repo, SPEC, '\\/ Claim(r)', '\\/ ClaimLease(r)')
     repo.add(SPEC)
-    return block(item(execlease(repo, 'guard', code=2), f'{MANIFEST}: coverage.entries[0] (claim):'))
+    return block(
+        item(execlease(repo, 'guard', code=2), f'{MANIFEST}: coverage.entries[0] (claim):')
+    )
 
 
 ADMIN = 'examples/agent_runtime/admin.py'
@@ -186,7 +211,7 @@ def _uncovered_protocol_code(base: Path, scratch: Path) -> str:
     """docs/how-to/cover-code.md: a new admin.py, its imports and then the function the page
     shows just above the sample, staged; the whole message."""
     page = (ROOT / 'docs/how-to/cover-code.md').read_text(encoding='utf-8')
-    before = page[:page.index('<!-- sample: uncovered-protocol-code -->')]
+    before = page[: page.index('<!-- sample: uncovered-protocol-code -->')]
     function = re.findall(r'^```python\n(.*?)^```$', before, flags=re.MULTILINE | re.DOTALL)[-1]
     repo = copy(base, scratch)
     repo.write(ADMIN, ADMIN_HEAD + function)
@@ -205,15 +230,21 @@ def _counterexample_steps(base: Path, scratch: Path) -> str:
     """docs/how-to/read-a-failure.md: findings/F2.cfg as the only check, `verify --quick`;
     steps 2 to 5 of its counterexample, without the history variable lastTx."""
     repo = copy(base, scratch)
-    edit_manifest(repo, lambda data: data.update(checks=[{'name': 'F2', 'config': 'findings/F2.cfg'}]))
+    edit_manifest(
+        repo, lambda data: data.update(checks=[{'name': 'F2', 'config': 'findings/F2.cfg'}])
+    )
     out = execlease(repo, 'verify', '--quick', code=1)
     assert '  counterexample (invariant EffectAtMostOnce), 8 steps:' in out, out
     lines = out.splitlines()
-    steps = lines[lines.index('  2. Claim'):next(i for i, line in enumerate(lines) if line.startswith('  6. '))]
+    steps = lines[
+        lines.index('  2. Claim') : next(
+            i for i, line in enumerate(lines) if line.startswith('  6. ')
+        )
+    ]
     history = [i for i, line in enumerate(steps) if line.startswith('       lastTx = ')]
     assert history, 'no lastTx to leave out: change the prose of read-a-failure.md'
     for i in reversed(history):
-        del steps[i:extent(steps, i)]
+        del steps[i : extent(steps, i)]
     return block(steps)
 
 
@@ -241,7 +272,9 @@ def _code_mutation_caught(base: Path, scratch: Path) -> str:
         data['codeMutations'] = [mutation]
 
     edit_manifest(repo, change)
-    return block(item(execlease(repo, 'verify', '-v', code=0), '  code mutation renew-revives-expired '))
+    return block(
+        item(execlease(repo, 'verify', '-v', code=0), '  code mutation renew-revives-expired ')
+    )
 
 
 @recipe('trace-rejected')
@@ -254,8 +287,11 @@ def _trace_rejected(base: Path, scratch: Path) -> str:
     edit(repo, mutation['path'], mutation['replace']['from'], mutation['replace']['to'])
     edit_manifest(repo, _scenarios_only)
     lines = item(execlease(repo, 'verify', code=1), 'DID NOT HOLD: trace job scenarios:')
-    return re.sub(r'\S*/execlease-traces-scenarios-\w+', '/tmp/execlease-traces-scenarios-XXXXXXXX',
-                  block(lines))
+    return re.sub(
+        r'\S*/execlease-traces-scenarios-\w+',
+        '/tmp/execlease-traces-scenarios-XXXXXXXX',
+        block(lines),
+    )
 
 
 def produce(base: Path, scratch: Path) -> dict[str, str | BaseException]:
@@ -268,14 +304,18 @@ def produce(base: Path, scratch: Path) -> dict[str, str | BaseException]:
 
 # --- the pages --------------------------------------------------------------------------------
 
+
 def pages() -> list[Path]:
     return [ROOT / 'README.md', *sorted((ROOT / 'docs').rglob('*.md'))]
 
 
 def marked() -> list[tuple[Path, str, str]]:
     """(page, sample name, block text) of every marked block."""
-    return [(page, m['name'], m['body']) for page in pages()
-            for m in MARKED.finditer(page.read_text(encoding='utf-8'))]
+    return [
+        (page, m['name'], m['body'])
+        for page in pages()
+        for m in MARKED.finditer(page.read_text(encoding='utf-8'))
+    ]
 
 
 def unmarked(text: str) -> list[int]:
@@ -288,12 +328,16 @@ def unmarked(text: str) -> list[int]:
     i = 0
     while i < len(lines):
         stripped = lines[i].strip()
-        if paragraph and (not stripped or stripped.startswith('```') or MARKER_LINE.match(stripped)):
+        if paragraph and (
+            not stripped or stripped.startswith('```') or MARKER_LINE.match(stripped)
+        ):
             real = bool(REAL_OUTPUT.search(' '.join(paragraph)))
             paragraph = []
         if stripped.startswith('```'):
-            close = next((j for j in range(i + 1, len(lines)) if lines[j].strip().startswith('```')),
-                         len(lines))
+            close = next(
+                (j for j in range(i + 1, len(lines)) if lines[j].strip().startswith('```')),
+                len(lines),
+            )
             if real and stripped == '```' and not (i and MARKER_LINE.match(lines[i - 1].strip())):
                 found.append(i + 1)
             i = close + 1
@@ -325,12 +369,16 @@ def test_the_sample_is_what_the_tool_prints(name: str, outputs: dict[str, str | 
     assert len(found) == 1, f'{len(found)} blocks are marked <!-- sample: {name} -->'
     page, body = found[0]
     assert body == made, (
-        f'{page.relative_to(ROOT)}: sample {name} is stale: run `python tests/e2e/samples_test.py --write`')
+        f'{page.relative_to(ROOT)}: sample {name} is stale: run `python tests/e2e/samples_test.py --write`'
+    )
 
 
 def test_every_real_output_block_is_a_sample_and_every_sample_has_a_recipe():
-    missing = [f'{page.relative_to(ROOT)}:{line}' for page in pages()
-               for line in unmarked(page.read_text(encoding='utf-8'))]
+    missing = [
+        f'{page.relative_to(ROOT)}:{line}'
+        for page in pages()
+        for line in unmarked(page.read_text(encoding='utf-8'))
+    ]
     assert missing == [], 'mark each with <!-- sample: NAME --> and give NAME a recipe here'
     names = [name for _, name, _ in marked()]
     assert sorted(names) == sorted(RECIPES), 'each marker names one recipe, each recipe one marker'
@@ -339,13 +387,17 @@ def test_every_real_output_block_is_a_sample_and_every_sample_has_a_recipe():
     assert written == len(names)
 
 
-@pytest.mark.parametrize(('text', 'lines'), (
-    ('Real output:\n\n```\nout\n```\n', [3]),
-    ('It prints (real\noutput, 80 columns):\n\n```python\nin\n```\n\n```\nout\n```\n', [8]),
-    ('Real output:\n\n<!-- sample: x -->\n```\nout\n```\n', []),
-    ('Real output:\n\n```\nout\n```\n\nThen:\n\n```\nnot a sample\n```\n', [3]),
-    ('Output:\n\n```\nout\n```\n', []),
-), ids=('unmarked', 'wrapped-after-an-input', 'marked', 'next-paragraph', 'not-real-output'))
+@pytest.mark.parametrize(
+    ('text', 'lines'),
+    (
+        ('Real output:\n\n```\nout\n```\n', [3]),
+        ('It prints (real\noutput, 80 columns):\n\n```python\nin\n```\n\n```\nout\n```\n', [8]),
+        ('Real output:\n\n<!-- sample: x -->\n```\nout\n```\n', []),
+        ('Real output:\n\n```\nout\n```\n\nThen:\n\n```\nnot a sample\n```\n', [3]),
+        ('Output:\n\n```\nout\n```\n', []),
+    ),
+    ids=('unmarked', 'wrapped-after-an-input', 'marked', 'next-paragraph', 'not-real-output'),
+)
 def test_unmarked_finds_the_real_output_fences_without_a_marker(text: str, lines: list[int]):
     assert unmarked(text) == lines
 

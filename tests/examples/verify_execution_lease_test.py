@@ -10,8 +10,13 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_old_name_runs_verify_on_the_shipped_model():
     # --help of verify, reached through the module: the arguments are execlease verify's, and the
     # model is the shipped one (an unknown model folder would be refused before any TLC run).
-    proc = subprocess.run((sys.executable, '-m', 'examples.verify_execution_lease', '--help'),
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        (sys.executable, '-m', 'examples.verify_execution_lease', '--help'),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith('usage: execlease verify')
 

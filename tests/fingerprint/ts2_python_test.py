@@ -1,4 +1,5 @@
 """ts2 for Python: each normalisation with a pair that must be equal and a near miss that must differ."""
+
 from __future__ import annotations
 
 import pytest
@@ -29,7 +30,11 @@ EQUAL = (
     ('prefix-case', body("return rb'a'"), body("return Br'a'")),
     ('raw-without-escapes', body("return 'a b'"), body("return r'a b'")),
     ('adjacent-literals-joined', body("return 'ab'"), body("return 'a' 'b'")),
-    ('adjacent-literals-wrapped', body("return 'ab'"), body("return (|        'a'|        'b'|    )")),
+    (
+        'adjacent-literals-wrapped',
+        body("return 'ab'"),
+        body("return (|        'a'|        'b'|    )"),
+    ),
     ('adjacent-bytes-joined', body("return b'ab'"), body("return b'a' b'b'")),
     ('fstring-hole-spacing', body("return f'{x}'"), body("return f'{ x }'")),
     ('fstring-quotes', body("return f'{x!r:>8}'"), body('return f"{x!r:>8}"')),
@@ -38,12 +43,22 @@ EQUAL = (
     ('fstring-without-holes', body("return f'ab'"), body("return 'ab'")),
     ('fstring-joined-with-literal', body("return f'a{x}b'"), body("return 'a' f'{x}' 'b'")),
     ('fstring-doubled-braces', body("return f'{{a}}'"), body("return '{a}'")),
-    ('docstring-indentation', 'def f():\n    """Line one.\n\n    Line two.\n    """\n',
-     'def f():\n  """Line one.\n\n  Line two.\n  """\n'),
-    ('docstring-trailing-spaces', 'def f():\n    """Line one.   \n    Line two.\n    """\n',
-     'def f():\n    """Line one.\n    Line two.\n    """\n'),
+    (
+        'docstring-indentation',
+        'def f():\n    """Line one.\n\n    Line two.\n    """\n',
+        'def f():\n  """Line one.\n\n  Line two.\n  """\n',
+    ),
+    (
+        'docstring-trailing-spaces',
+        'def f():\n    """Line one.   \n    Line two.\n    """\n',
+        'def f():\n    """Line one.\n    Line two.\n    """\n',
+    ),
     ('docstring-one-line-spaces', 'def f():\n    """  Done.  """\n', "def f():\n    '''Done.'''\n"),
-    ('number-spelling', body('return 0XFF + 1E5 + 10_000 + 1J'), body('return 0xff + 1e5 + 10000 + 1j')),
+    (
+        'number-spelling',
+        body('return 0XFF + 1E5 + 10_000 + 1J'),
+        body('return 0xff + 1e5 + 10000 + 1j'),
+    ),
     ('number-float-zeros', body('return 1.50'), body('return 1.5')),
     ('trailing-comma-call', body('return g(a, b,)'), body('return g(a, b)')),
     ('trailing-comma-params', 'def f(a, b,):\n    pass\n', 'def f(a, b):\n    pass\n'),
@@ -62,7 +77,11 @@ EQUAL = (
     ('tuple-parens-for-target', body('for (a, b) in x:|    pass'), body('for a, b in x:|    pass')),
     ('tuple-parens-assignment', body('(a, b) = x'), body('a, b = x')),
     ('with-parens', body('with (g() as y, h()):|    pass'), body('with g() as y, h():|    pass')),
-    ('class-empty-parens', 'class K():\n    def f(self):\n        pass\n', 'class K:\n    def f(self):\n        pass\n'),
+    (
+        'class-empty-parens',
+        'class K():\n    def f(self):\n        pass\n',
+        'class K:\n    def f(self):\n        pass\n',
+    ),
     ('line-continuation', body('return a + \\|        b'), body('return a + b')),
     ('comment-with-meaning-ignored', body('return g(a)  # type: ignore'), body('return g(a)')),
 )
@@ -83,9 +102,16 @@ DIFFERENT = (
     ('fstring-hole-expression', body("return f'{a}'"), body("return f'{b}'")),
     ('template-vs-fstring', body("return t'{x}'"), body("return f'{x}'")),
     ('docstring-text', 'def f():\n    """Line one."""\n', 'def f():\n    """Line 1."""\n'),
-    ('docstring-relative-indent', 'def f():\n    """A.\n\n    B.\n    C.\n    """\n',
-     'def f():\n    """A.\n\n      B.\n    C.\n    """\n'),
-    ('multiline-string-not-a-docstring', body('x = """a|    b"""|return x'), body('x = """a|  b"""|return x')),
+    (
+        'docstring-relative-indent',
+        'def f():\n    """A.\n\n    B.\n    C.\n    """\n',
+        'def f():\n    """A.\n\n      B.\n    C.\n    """\n',
+    ),
+    (
+        'multiline-string-not-a-docstring',
+        body('x = """a|    b"""|return x'),
+        body('x = """a|  b"""|return x'),
+    ),
     ('number-value', body('return 0xff'), body('return 0xfe')),
     ('int-vs-float', body('return 1'), body('return 1.0')),
     ('one-element-tuple', body('return (a,)'), body('return (a)')),
@@ -100,8 +126,16 @@ DIFFERENT = (
     ('order', body('return g(a, b)'), body('return g(b, a)')),
     ('decorator', 'def f():\n    pass\n', '@cache\ndef f():\n    pass\n'),
     ('annotation', 'def f(a: int):\n    pass\n', 'def f(a: str):\n    pass\n'),
-    ('class-bases', 'class K:\n    def f(self):\n        pass\n', 'class K(Base):\n    def f(self):\n        pass\n'),
-    ('class-decorator', 'class K:\n    def f(self):\n        pass\n', '@dataclass\nclass K:\n    def f(self):\n        pass\n'),
+    (
+        'class-bases',
+        'class K:\n    def f(self):\n        pass\n',
+        'class K(Base):\n    def f(self):\n        pass\n',
+    ),
+    (
+        'class-decorator',
+        'class K:\n    def f(self):\n        pass\n',
+        '@dataclass\nclass K:\n    def f(self):\n        pass\n',
+    ),
 )
 
 
@@ -112,7 +146,9 @@ def test_same_meaning_same_fingerprint(one, other):
     assert fp(one, qualname) == fp(other, qualname)
 
 
-@pytest.mark.parametrize(('one', 'other'), [r[1:] for r in DIFFERENT], ids=[r[0] for r in DIFFERENT])
+@pytest.mark.parametrize(
+    ('one', 'other'), [r[1:] for r in DIFFERENT], ids=[r[0] for r in DIFFERENT]
+)
 def test_near_miss_changes_the_fingerprint(one, other):
     qualname = 'K.f' if 'class K' in one else 'f'
     assert fp(one, qualname) != fp(other, qualname)
@@ -148,7 +184,9 @@ def test_moving_a_definition_within_the_file_keeps_the_fingerprint(source):
     assert fp(source) == fp(DEF)
 
 
-@pytest.mark.parametrize('source', [r[1] for r in CONTEXT_DIFFERENT], ids=[r[0] for r in CONTEXT_DIFFERENT])
+@pytest.mark.parametrize(
+    'source', [r[1] for r in CONTEXT_DIFFERENT], ids=[r[0] for r in CONTEXT_DIFFERENT]
+)
 def test_moving_a_definition_under_control_flow_changes_the_fingerprint(source):
     assert fp(source) != fp(DEF)
 
@@ -164,6 +202,8 @@ def test_the_condition_and_the_branch_of_the_context_count():
 
 
 def test_a_method_counts_its_class_header_but_not_its_siblings():
-    source = 'class K(Base):\n    def g(self):\n        pass\n\n    def f(self):\n        return 1\n'
+    source = (
+        'class K(Base):\n    def g(self):\n        pass\n\n    def f(self):\n        return 1\n'
+    )
     assert fp(source, 'K.f') == fp(source.replace('        pass', '        return 2'), 'K.f')
     assert fp(source, 'K.f') != fp(source.replace('K(Base)', 'K(Other)'), 'K.f')

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.git import repo as git
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.git import repo as git
 from execlease_hook.git.repo import StagedChange
 
 
@@ -44,20 +44,33 @@ def test_staged_changes_unborn_branch(git_repo):
     git_repo.write('a.py', 'x = 1\n')
     git_repo.write('dir with space/b.py', 'y = 2\n')
     git_repo.add('a.py', 'dir with space/b.py')
-    assert _staged(git_repo) == {StagedChange('A', 'a.py'), StagedChange('A', 'dir with space/b.py')}
+    assert _staged(git_repo) == {
+        StagedChange('A', 'a.py'),
+        StagedChange('A', 'dir with space/b.py'),
+    }
 
 
 @pytest.mark.parametrize(
     ('action', 'expected'),
     (
-        pytest.param(lambda r: (r.write('keep.py', 'k = 0\n'), r.add('keep.py')),
-                     {StagedChange('M', 'keep.py')}, id='modified'),
-        pytest.param(lambda r: r.git('rm', '-q', 'gone.py'),
-                     {StagedChange('D', 'gone.py')}, id='deleted'),
-        pytest.param(lambda r: (r.write('sub/.keep', ''), r.git('mv', 'gone.py', 'sub/moved.py')),
-                     {StagedChange('R', 'sub/moved.py', 'gone.py')}, id='renamed'),
-        pytest.param(lambda r: (r.write('new\tname.py', 'n = 1\n'), r.add('new\tname.py')),
-                     {StagedChange('A', 'new\tname.py')}, id='added-with-tab'),
+        pytest.param(
+            lambda r: (r.write('keep.py', 'k = 0\n'), r.add('keep.py')),
+            {StagedChange('M', 'keep.py')},
+            id='modified',
+        ),
+        pytest.param(
+            lambda r: r.git('rm', '-q', 'gone.py'), {StagedChange('D', 'gone.py')}, id='deleted'
+        ),
+        pytest.param(
+            lambda r: (r.write('sub/.keep', ''), r.git('mv', 'gone.py', 'sub/moved.py')),
+            {StagedChange('R', 'sub/moved.py', 'gone.py')},
+            id='renamed',
+        ),
+        pytest.param(
+            lambda r: (r.write('new\tname.py', 'n = 1\n'), r.add('new\tname.py')),
+            {StagedChange('A', 'new\tname.py')},
+            id='added-with-tab',
+        ),
         pytest.param(lambda r: r.write('keep.py', 'unstaged = 1\n'), set(), id='unstaged-only'),
     ),
 )
@@ -135,6 +148,7 @@ def test_temporary_index_is_respected(git_repo, monkeypatch, tmp_path):
     monkeypatch.setenv('GIT_INDEX_FILE', str(other_index))
     git_repo.write('b.py', 'b\n')
     import subprocess
+
     subprocess.run(('git', 'add', 'b.py'), cwd=git_repo.path, check=True)
     assert git.staged_changes(git_repo.path) == [StagedChange('A', 'b.py')]
     monkeypatch.delenv('GIT_INDEX_FILE')
@@ -156,8 +170,13 @@ def test_commit_changes_root_and_first_parent(git_repo):
 
 
 def test_model_manifests_from_the_index_and_a_commit(git_repo):
-    for rel in ('verification/a/manifest.json', 'verification/b/manifest.json',
-                'verification/a/deeper/manifest.json', 'verification/manifest.json', 'other/x/manifest.json'):
+    for rel in (
+        'verification/a/manifest.json',
+        'verification/b/manifest.json',
+        'verification/a/deeper/manifest.json',
+        'verification/manifest.json',
+        'other/x/manifest.json',
+    ):
         git_repo.write(rel, '{}\n')
     git_repo.add('.')
     commit = git_repo.commit('models')
@@ -165,14 +184,21 @@ def test_model_manifests_from_the_index_and_a_commit(git_repo):
     blob = git_repo.git('hash-object', 'verification/a/manifest.json').strip()
     # Every manifest.json the commit records (which are execlease's is manifest/find.py's question).
     assert git.model_manifests(git_repo.path) == [
-        ('other/x/manifest.json', blob), ('verification/a/deeper/manifest.json', blob),
-        ('verification/a/manifest.json', blob), ('verification/manifest.json', blob)]
+        ('other/x/manifest.json', blob),
+        ('verification/a/deeper/manifest.json', blob),
+        ('verification/a/manifest.json', blob),
+        ('verification/manifest.json', blob),
+    ]
     assert git.model_manifests(git_repo.path, commit) == [
-        ('other/x/manifest.json', blob), ('verification/a/deeper/manifest.json', blob),
-        ('verification/a/manifest.json', blob), ('verification/b/manifest.json', blob),
-        ('verification/manifest.json', blob)]
+        ('other/x/manifest.json', blob),
+        ('verification/a/deeper/manifest.json', blob),
+        ('verification/a/manifest.json', blob),
+        ('verification/b/manifest.json', blob),
+        ('verification/manifest.json', blob),
+    ]
     assert git.model_manifests(git_repo.path, only='verification/a/manifest.json') == [
-        ('verification/a/manifest.json', blob)]
+        ('verification/a/manifest.json', blob)
+    ]
     assert git.blob_id(b'{}\n', blob) == blob
     assert git.index_blob(git_repo.path, 'verification/a/manifest.json') == blob
     assert git.index_blob(git_repo.path, 'verification/b/manifest.json') is None

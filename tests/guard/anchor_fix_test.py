@@ -1,6 +1,7 @@
 """Regions through the real guard on a scratch Go project: a formatter never blocks them; an
 anchor edited away, or copied so that it occurs twice, blocks with the anchor to paste, and the
 pasted manifest works."""
+
 from __future__ import annotations
 
 import json
@@ -16,7 +17,7 @@ from execlease_hook.manifest.model import CoveredEntry, Region
 from tests.conftest import sync_coverage
 from tests.fingerprint.formatter_test import _gofmt
 
-LEASE_GO = '''\
+LEASE_GO = """\
 package lease
 
 import "errors"
@@ -37,10 +38,10 @@ func Claim(db DB, turn, run string) (int, error) {
     if err != nil { panic(err) }
     return gen, nil
 }
-'''
+"""
 FROM = 'if (err != nil) { return 0, err }'
 TO = 'gen, err := db.Exec("UPDATE lease SET owner = ? WHERE id = ?", run, turn,'
-SPEC = '---- MODULE Lease ----\nVARIABLE owner\nInit == owner = 0\nClaim == owner\' = 1\nNext == Claim\n====\n'
+SPEC = "---- MODULE Lease ----\nVARIABLE owner\nInit == owner = 0\nClaim == owner' = 1\nNext == Claim\n====\n"
 MANIFEST = 'verification/lease/manifest.json'
 
 
@@ -49,13 +50,31 @@ def go_repo(git_repo):
     git_repo.write('lease/lease.go', LEASE_GO)
     git_repo.write('verification/lease/Lease.tla', SPEC)
     git_repo.write('verification/lease/Lease.cfg', 'INIT Init\nNEXT Next\n')
-    git_repo.write(MANIFEST, json.dumps({
-        'version': 1, 'spec': 'Lease.tla', 'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-        'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [
-            {'id': 'claim-update', 'path': 'lease/lease.go', 'within': 'Claim',
-             'region': {'from': FROM, 'to': TO}, 'action': 'Claim'},
-        ]},
-    }, indent=2) + '\n')
+    git_repo.write(
+        MANIFEST,
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Lease.tla',
+                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                'coverage': {
+                    'syncCommit': None,
+                    'modelHash': None,
+                    'entries': [
+                        {
+                            'id': 'claim-update',
+                            'path': 'lease/lease.go',
+                            'within': 'Claim',
+                            'region': {'from': FROM, 'to': TO},
+                            'action': 'Claim',
+                        },
+                    ],
+                },
+            },
+            indent=2,
+        )
+        + '\n',
+    )
     git_repo.add('.')
     git_repo.commit('code and model')
     sync_coverage(git_repo.path)
@@ -77,7 +96,9 @@ def stage(repo, text: str) -> None:
 
 def paste(repo, out: str) -> None:
     """Apply every `manifest.json:LINE: change "key": OLD to "key": NEW` line of the output."""
-    edits = re.findall(r'manifest\.json:(\d+): change ("\w+": ".*?") to ("\w+": ".*")$', out, re.MULTILINE)
+    edits = re.findall(
+        r'manifest\.json:(\d+): change ("\w+": ".*?") to ("\w+": ".*")$', out, re.MULTILINE
+    )
     assert edits, out
     lines = repo.read(MANIFEST).split('\n')
     for number, old, new in edits:
@@ -99,20 +120,30 @@ def test_gofmt_rewriting_both_anchors_passes(go_repo, capsys):
 
 
 def test_an_anchor_edited_away_blocks_with_the_anchor_to_paste(go_repo, capsys):
-    stage(go_repo, LEASE_GO.replace('if (err != nil) { return 0, err }', 'if (err == nil) { return 0, err }'))
+    stage(
+        go_repo,
+        LEASE_GO.replace('if (err != nil) { return 0, err }', 'if (err == nil) { return 0, err }'),
+    )
     code, out = guard(capsys)
     assert code == 2
-    assert ("`from`: at its synced place (line 14) its tokens match up to 'err'; then the anchor says '!=', "
-            "the code '==' (line 14)") in out
+    assert (
+        "`from`: at its synced place (line 14) its tokens match up to 'err'; then the anchor says '!=', "
+        "the code '==' (line 14)"
+    ) in out
     assert 'change "from": "if (err != nil) { return 0, err }" to "from": "if (err"' in out
     paste(go_repo, out)
     code, out = guard(capsys)
-    assert code == 1 and "cannot locate" not in out, out     # found again: and its code changed
-    assert '-    if (err != nil) { return 0, err }' in out and '+    if (err == nil) { return 0, err }' in out
+    assert code == 1 and 'cannot locate' not in out, out  # found again: and its code changed
+    assert (
+        '-    if (err != nil) { return 0, err }' in out
+        and '+    if (err == nil) { return 0, err }' in out
+    )
 
 
 def test_an_anchor_copied_elsewhere_gets_a_longer_one_and_then_passes(go_repo, capsys):
-    copied = LEASE_GO.replace('    return gen, nil\n', '    if (err != nil) { return 0, err }\n    return gen, nil\n')
+    copied = LEASE_GO.replace(
+        '    return gen, nil\n', '    if (err != nil) { return 0, err }\n    return gen, nil\n'
+    )
     stage(go_repo, copied)
     code, out = guard(capsys)
     assert code == 2 and '`region.from` ' in out and 'occurs 2 times' in out
@@ -122,8 +153,12 @@ def test_an_anchor_copied_elsewhere_gets_a_longer_one_and_then_passes(go_repo, c
 
 
 def test_without_a_synced_copy_the_anchor_is_proposed_where_most_of_it_still_matches():
-    entry = CoveredEntry(id='r', path='lease/lease.go', action='Claim', within='Claim', region=Region(FROM, TO))
-    staged = LEASE_GO.replace('if (err != nil) { return 0, err }', 'if (err != nil) { return 1, err }').encode()
+    entry = CoveredEntry(
+        id='r', path='lease/lease.go', action='Claim', within='Claim', region=Region(FROM, TO)
+    )
+    staged = LEASE_GO.replace(
+        'if (err != nil) { return 0, err }', 'if (err != nil) { return 1, err }'
+    ).encode()
     fix = anchor_fix.replacement(entry, staged, None)
     assert fix is not None and fix.region == Region('if (err', TO)
     # the line gone: the best partial match is another `if err != nil`, after `to`: no proposal

@@ -1,4 +1,5 @@
 """The guard's mechanical repair of a stale NOTES.md table, with real git (see also guard_test)."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,7 +24,9 @@ def test_unstaged_edits_outside_the_table_are_kept(covered_repo, capsys):
     assert code == 1 and 'rewritten in the working tree and the index' in out
     worktree, staged = covered_repo.read(NOTES), covered_repo.git('show', f':{NOTES}')
     assert '[app/lease.py:5]' in worktree and '[app/lease.py:5]' in staged
-    assert worktree.endswith('\nAn unstaged paragraph.\n') and 'An unstaged paragraph.' not in staged
+    assert (
+        worktree.endswith('\nAn unstaged paragraph.\n') and 'An unstaged paragraph.' not in staged
+    )
 
 
 def test_notes_missing_from_the_working_tree_is_fixed_in_the_index(covered_repo, capsys):
@@ -70,18 +73,23 @@ def test_abstract_rows_and_staged_file_first_converge(covered_repo, capsys):
 
     covered_repo.write('app/first.py', 'def first(db):\n    return db\n')
     data = json.loads(covered_repo.read(MANIFEST))
-    data['coverage']['entries'].insert(0, {'id': 'first', 'path': 'app/first.py', 'function': 'first',
-                                           'action': 'Renew'})
+    data['coverage']['entries'].insert(
+        0, {'id': 'first', 'path': 'app/first.py', 'function': 'first', 'action': 'Renew'}
+    )
     data['coverage']['abstract'] = [{'action': 'Expire', 'reason': 'time passes'}]
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     tla = 'verification/lease/Lease.tla'
-    covered_repo.write(tla, covered_repo.read(tla).replace('Next ==', "Expire == x' = x\nNext == Expire \\/"))
+    covered_repo.write(
+        tla, covered_repo.read(tla).replace('Next ==', "Expire == x' = x\nNext == Expire \\/")
+    )
     sync_coverage(covered_repo.path)
     covered_repo.add('.')
     covered_repo.commit('an abstract action, entries of two files')
     stage_drift(covered_repo)
     code, out = run_guard(capsys)
-    assert code == 1 and 'rewritten in the working tree and the index' in out and 'warning' not in out
+    assert (
+        code == 1 and 'rewritten in the working tree and the index' in out and 'warning' not in out
+    )
     assert run_guard(capsys) == (0, '')
     assert '| `Expire` | abstract | time passes |' in covered_repo.git('show', f':{NOTES}')
 
@@ -90,11 +98,17 @@ def test_abstract_rows_and_staged_file_first_converge(covered_repo, capsys):
     ('edit', 'warned'),
     (
         pytest.param(lambda t: t, (), id='stale-only'),
-        pytest.param(lambda t: t.replace('lease.py:4](', 'lease.py:40](').replace('#L4)', '#L40)'), (),
-                     id='a-line-number-typed'),
+        pytest.param(
+            lambda t: t.replace('lease.py:4](', 'lease.py:40](').replace('#L4)', '#L40)'),
+            (),
+            id='a-line-number-typed',
+        ),
         pytest.param(type_in_table, (TYPED,), id='a-row-typed'),
-        pytest.param(lambda t: type_in_table(t, 'Ask the team before editing.'), ('Ask the team before editing.',),
-                     id='prose-typed'),
+        pytest.param(
+            lambda t: type_in_table(t, 'Ask the team before editing.'),
+            ('Ask the team before editing.',),
+            id='prose-typed',
+        ),
         pytest.param(lambda t: type_in_table(t, ''), (), id='a-blank-line'),
     ),
 )
@@ -113,7 +127,10 @@ def test_the_warning_quotes_only_lines_typed_by_hand(covered_repo, capsys, edit,
 def test_a_line_the_last_commit_had_is_no_new_edit(covered_repo, capsys):
     """A table in an older layout (here: a header this version does not write) is rewritten
     without a warning: nobody edited it in this commit."""
-    covered_repo.write(NOTES, covered_repo.read(NOTES).replace('| Action | Entry | Code |', '| Action | Id | Code |'))
+    covered_repo.write(
+        NOTES,
+        covered_repo.read(NOTES).replace('| Action | Entry | Code |', '| Action | Id | Code |'),
+    )
     covered_repo.add(NOTES)
     covered_repo.commit('the table of an older version')
     stage_drift(covered_repo)
@@ -124,7 +141,7 @@ def test_a_line_the_last_commit_had_is_no_new_edit(covered_repo, capsys):
 
 def test_a_line_typed_in_the_working_tree_only_is_quoted(covered_repo, capsys):
     stage_drift(covered_repo)
-    covered_repo.write(NOTES, type_in_table(covered_repo.read(NOTES)))     # not staged
+    covered_repo.write(NOTES, type_in_table(covered_repo.read(NOTES)))  # not staged
     code, out = run_guard(capsys)
     assert code == 1 and f'they were:\n  {TYPED}\n' in out
     assert TYPED not in covered_repo.read(NOTES)
@@ -137,7 +154,9 @@ def test_an_entry_made_abstract_is_rewritten(covered_repo, capsys):
 
     data = json.loads(covered_repo.read(MANIFEST))
     data['coverage']['entries'] = data['coverage']['entries'][:2]
-    data['coverage']['abstract'] = [{'action': 'BeginStep', 'reason': 'the step table is not modelled'}]
+    data['coverage']['abstract'] = [
+        {'action': 'BeginStep', 'reason': 'the step table is not modelled'}
+    ]
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     covered_repo.add(MANIFEST)
     code, out = run_guard(capsys)

@@ -1,10 +1,11 @@
 """`execlease guard --range`: every commit judged against its own manifest, with real git (no TLC)."""
+
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import LEASE_PY, MANIFEST, NOTES, sync_coverage
 from execlease_hook.cli import main as cli
+from tests.conftest import LEASE_PY, MANIFEST, NOTES, sync_coverage
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
 DRIFT = LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n')
@@ -18,8 +19,10 @@ def run_guard(capsys, *args: str) -> tuple[int, str]:
 
 def passed(spec: str, count: int) -> tuple[int, str]:
     commits = f'{count} commit' + ('s' if count != 1 else '')
-    return 0, (f'execlease guard: {spec}: {commits} judged, each against its own manifest: no '
-               'covered code or model changed without a sync\n')
+    return 0, (
+        f'execlease guard: {spec}: {commits} judged, each against its own manifest: no '
+        'covered code or model changed without a sync\n'
+    )
 
 
 def commit_file(repo, rel: str, text: str, message: str) -> str:
@@ -65,7 +68,10 @@ def test_other_branch_is_judged_on_that_branch(covered_repo, capsys):
     covered_repo.git('checkout', '-q', 'main')
     code, out = run_guard(capsys, '--range', 'main..bad')
     assert code == 1 and bad[:12] in out
-    assert run_guard(capsys, '--range', 'bad..main') == (0, 'execlease guard: no commits in bad..main: nothing to judge\n')
+    assert run_guard(capsys, '--range', 'bad..main') == (
+        0,
+        'execlease guard: no commits in bad..main: nothing to judge\n',
+    )
 
 
 def test_merge_is_judged_against_its_first_parent(covered_repo, capsys):

@@ -5,13 +5,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LEASE_PY, LEASE_TLA, MANIFEST, MODEL_DIR, NOTES, manifest_json, sync_coverage
 from execlease_hook.cli import main as cli
 from execlease_hook.guard import check as guard_check
+from tests.conftest import (
+    LEASE_PY,
+    LEASE_TLA,
+    MANIFEST,
+    MODEL_DIR,
+    NOTES,
+    manifest_json,
+    sync_coverage,
+)
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
-STEPS = ('1. Find the entry', '2. If the protocol changed', '3. Run `execlease verify`',
-         '4. Only once the model describes the new code')
+STEPS = (
+    '1. Find the entry',
+    '2. If the protocol changed',
+    '3. Run `execlease verify`',
+    '4. Only once the model describes the new code',
+)
 
 
 def run_guard(capsys, *args: str) -> tuple[int, str]:
@@ -31,11 +43,21 @@ def stage(repo, rel: str, text: str) -> Path:
     (
         pytest.param(None, None, id='nothing-staged'),
         pytest.param('app/other.py', 'def unrelated():\n    return 2\n', id='unrelated-file'),
-        pytest.param('app/lease.py', LEASE_PY.replace("(run_id, now),", "(run_id, now),  # binds"),
-                     id='comment-on-covered-line'),
-        pytest.param('app/lease.py', LEASE_PY.replace("        (run_id, now),\n", "        (run_id,   now),\n"),
-                     id='whitespace-in-covered-code'),
-        pytest.param('app/lease.py', LEASE_PY + '\n\ndef later():\n    return 3\n', id='uncovered-function-added'),
+        pytest.param(
+            'app/lease.py',
+            LEASE_PY.replace('(run_id, now),', '(run_id, now),  # binds'),
+            id='comment-on-covered-line',
+        ),
+        pytest.param(
+            'app/lease.py',
+            LEASE_PY.replace('        (run_id, now),\n', '        (run_id,   now),\n'),
+            id='whitespace-in-covered-code',
+        ),
+        pytest.param(
+            'app/lease.py',
+            LEASE_PY + '\n\ndef later():\n    return 3\n',
+            id='uncovered-function-added',
+        ),
     ),
 )
 def test_guard_passes(covered_repo, capsys, rel, text):
@@ -90,8 +112,8 @@ def test_renamed_covered_file_moved_unchanged(covered_repo, capsys):
     lines = covered_repo.read(MANIFEST).splitlines()
     line = next(n for n, text in enumerate(lines, 1) if '"path": "app/lease.py"' in text)
     assert f'{MANIFEST}:{line}: change "path": "app/lease.py" to "path": "lib/lease.py"' in out
-    assert 'it moved unchanged to lib/lease.py:18' in out   # LeaseStore.renew
-    assert 'it moved unchanged to lib/lease.py:26' in out   # the region, found by its anchors
+    assert 'it moved unchanged to lib/lease.py:18' in out  # LeaseStore.renew
+    assert 'it moved unchanged to lib/lease.py:26' in out  # the region, found by its anchors
     assert out.count('to "path": "lib/lease.py"') == 3  # one manifest line per entry
 
 
@@ -128,42 +150,86 @@ def test_ambiguous_function_cannot_run(covered_repo, capsys):
 @pytest.mark.parametrize(
     ('rel', 'text', 'named'),
     (
-        pytest.param(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\nINVARIANT Inv\n',
-                     'config Lease.cfg changed its meaning since the sync', id='cfg'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace("Claim == x' = x + 1", "Claim == x' = x + 2"),
-                     'action Claim changed (Lease.tla:5) since the sync', id='action'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('Init == x = 0', 'Init == x = 1'),
-                     'definition Init changed (Lease.tla:3) since the sync', id='definition'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('VARIABLE x', 'VARIABLES x, y'),
-                     'VARIABLES changed (Lease.tla:2) since the sync', id='declaration'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('====', 'Inv == x >= 0\n===='),
-                     'definition Inv added (Lease.tla:9) since the sync', id='added'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla',
-                     LEASE_TLA.replace("BeginStep == x' = x", "BeginStep ==\n    /\\ x' = x\n    /\\ TRUE"),
-                     'action BeginStep changed (Lease.tla:7-9) since the sync', id='bullets'),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.cfg',
+            'INIT Init\nNEXT Next\nINVARIANT Inv\n',
+            'config Lease.cfg changed its meaning since the sync',
+            id='cfg',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace("Claim == x' = x + 1", "Claim == x' = x + 2"),
+            'action Claim changed (Lease.tla:5) since the sync',
+            id='action',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace('Init == x = 0', 'Init == x = 1'),
+            'definition Init changed (Lease.tla:3) since the sync',
+            id='definition',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace('VARIABLE x', 'VARIABLES x, y'),
+            'VARIABLES changed (Lease.tla:2) since the sync',
+            id='declaration',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace('====', 'Inv == x >= 0\n===='),
+            'definition Inv added (Lease.tla:9) since the sync',
+            id='added',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace("BeginStep == x' = x", "BeginStep ==\n    /\\ x' = x\n    /\\ TRUE"),
+            'action BeginStep changed (Lease.tla:7-9) since the sync',
+            id='bullets',
+        ),
     ),
 )
 def test_model_changed_without_sync_blocks(covered_repo, capsys, rel, text, named):
     stage(covered_repo, rel, text)
     code, out = run_guard(capsys, rel)
     assert code == 1, out
-    assert f'model {MODEL_DIR}: the spec or a config changed since the last verified sync\n  {named}\n' in out
-    assert 'the model changed without a verified sync: run `execlease verify`, ' \
-           'then `execlease verify --update-coverage`' in out
+    assert (
+        f'model {MODEL_DIR}: the spec or a config changed since the last verified sync\n  {named}\n'
+        in out
+    )
+    assert (
+        'the model changed without a verified sync: run `execlease verify`, '
+        'then `execlease verify --update-coverage`' in out
+    )
 
 
 @pytest.mark.parametrize(
     ('rel', 'text'),
     (
-        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace('the claim: a new generation', 'claim: next gen'),
-                     id='comment-reworded'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace("Renew == x' = x", "Renew ==  x'  =  x  (* same *)"),
-                     id='spacing-and-block-comment'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla', LEASE_TLA.replace("Next == Claim", "Next ==\n    Claim"),
-                     id='line-wrapped'),
-        pytest.param(f'{MODEL_DIR}/Lease.tla', 'notes before the module\n' + LEASE_TLA + 'and after it\n',
-                     id='text-outside-the-module'),
-        pytest.param(f'{MODEL_DIR}/Lease.cfg', '\\* the main check\nINIT  Init\n(* next *) NEXT Next\n', id='cfg-comments'),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace('the claim: a new generation', 'claim: next gen'),
+            id='comment-reworded',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace("Renew == x' = x", "Renew ==  x'  =  x  (* same *)"),
+            id='spacing-and-block-comment',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            LEASE_TLA.replace('Next == Claim', 'Next ==\n    Claim'),
+            id='line-wrapped',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.tla',
+            'notes before the module\n' + LEASE_TLA + 'and after it\n',
+            id='text-outside-the-module',
+        ),
+        pytest.param(
+            f'{MODEL_DIR}/Lease.cfg',
+            '\\* the main check\nINIT  Init\n(* next *) NEXT Next\n',
+            id='cfg-comments',
+        ),
         pytest.param(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n\n\n', id='cfg-blank-lines'),
     ),
 )
@@ -188,22 +254,35 @@ def test_line_drift_rewrites_the_map_in_the_index_and_the_working_tree(covered_r
     stage(covered_repo, 'app/lease.py', moved_down)
     code, out = run_guard(capsys)
     assert code == 1  # the commit stops once, so that it records the fixed table
-    assert out.startswith(f'execlease guard: {NOTES}: the code-to-action table was out of date '
-                          '(nothing covered changed); rewritten in the working tree and the index:')
-    assert '`claim-lease`: the table says' in out and '[app/lease.py:4]' in out and '[app/lease.py:5]' in out
+    assert out.startswith(
+        f'execlease guard: {NOTES}: the code-to-action table was out of date '
+        '(nothing covered changed); rewritten in the working tree and the index:'
+    )
+    assert (
+        '`claim-lease`: the table says' in out
+        and '[app/lease.py:4]' in out
+        and '[app/lease.py:5]' in out
+    )
     assert 'The fix is staged: run the commit again.' in out
     assert 'warning' not in out and 'What to do' not in out
     staged = covered_repo.git('show', f':{NOTES}')
     assert '[app/lease.py:5](../../app/lease.py#L5)' in staged and '[app/lease.py:4]' not in staged
     assert covered_repo.read(NOTES) == staged
-    assert sorted(covered_repo.git('diff', '--cached', '--name-only').split()) == ['app/lease.py', NOTES]
+    assert sorted(covered_repo.git('diff', '--cached', '--name-only').split()) == [
+        'app/lease.py',
+        NOTES,
+    ]
     assert run_guard(capsys) == (0, '')
     assert cli.main(['coverage', '--write-map']) == 0
     assert 'code-to-action table already current' in capsys.readouterr().out
 
 
 def test_drift_is_not_fixed_when_covered_code_changed_too(covered_repo, capsys):
-    stage(covered_repo, 'app/lease.py', BODY_EDIT.replace('import sqlite3\n', 'import sqlite3\nimport os\n'))
+    stage(
+        covered_repo,
+        'app/lease.py',
+        BODY_EDIT.replace('import sqlite3\n', 'import sqlite3\nimport os\n'),
+    )
     before = covered_repo.read(NOTES)
     code, out = run_guard(capsys)
     assert code == 1
@@ -220,7 +299,10 @@ def test_hand_edit_inside_the_table_is_overwritten_with_a_warning(covered_repo, 
     assert code == 1
     assert '`claim-lease`: the table says' in out
     assert f'warning: lines edited inside the generated table of {NOTES} were overwritten' in out
-    assert 'they were:\n  | `Claim` | `claim-lease` | [app/lease.py:40](../../app/lease.py#L4) |\n' in out
+    assert (
+        'they were:\n  | `Claim` | `claim-lease` | [app/lease.py:40](../../app/lease.py#L4) |\n'
+        in out
+    )
     fixed = covered_repo.git('show', f':{NOTES}')
     assert 'app/lease.py:40]' not in fixed and '[app/lease.py:4](' in fixed
     assert 'A hand-written line.' in fixed  # text outside the markers is kept
@@ -230,7 +312,11 @@ def test_hand_edit_inside_the_table_is_overwritten_with_a_warning(covered_repo, 
 
 def test_notes_without_markers_is_not_checked(covered_repo, capsys):
     stage(covered_repo, NOTES, '# notes\n\nclaim_lease is at app/lease.py:999\n')
-    stage(covered_repo, 'app/lease.py', LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n'))
+    stage(
+        covered_repo,
+        'app/lease.py',
+        LEASE_PY.replace('import sqlite3\n', 'import sqlite3\nimport os\n'),
+    )
     assert run_guard(capsys) == (0, '')
 
 
@@ -265,7 +351,9 @@ def test_first_commit_on_unborn_branch(git_repo, capsys):
     code, out = run_guard(capsys)
     assert code == 1
     assert 'claim-lease: app/lease.py:4  (model action Claim): covered code never synced' in out
-    assert '(no diff: the manifest records neither a synced blob nor coverage.syncCommit yet)' in out
+    assert (
+        '(no diff: the manifest records neither a synced blob nor coverage.syncCommit yet)' in out
+    )
     assert 'never synced (no coverage.modelHash yet)' in out
 
 
@@ -284,18 +372,44 @@ def test_sync_commit_absent_from_clone(covered_repo, capsys):
 @pytest.mark.parametrize(
     ('setup', 'message'),
     (
-        pytest.param(lambda r: r.git('rm', '-q', '-r', 'verification'), 'no model found', id='no-model'),
-        pytest.param(lambda r: stage(r, MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json'),
-        pytest.param(lambda r: stage(r, MANIFEST, manifest_json([{'id': 'x', 'path': '/etc/passwd',
-                                                                   'function': 'f', 'action': 'A'}])),
-                     'is absolute', id='absolute-path'),
-        pytest.param(lambda r: (stage(r, MANIFEST, manifest_json([{'id': 'x', 'path': 'app/lease.py',
-                                                                   'function': 'f', 'action': 'A'}] * 2)),
-                                stage(r, 'app/lease.py', BODY_EDIT)),
-                     "duplicate id 'x'", id='duplicate-id-covered-file-staged'),
-        pytest.param(lambda r: (stage(r, MANIFEST, '{"version": 1,'), r.write(MANIFEST, manifest_json()),
-                                stage(r, 'app/lease.py', BODY_EDIT)),
-                     'not valid JSON', id='bad-json-staged-good-in-working-tree'),
+        pytest.param(
+            lambda r: r.git('rm', '-q', '-r', 'verification'), 'no model found', id='no-model'
+        ),
+        pytest.param(
+            lambda r: stage(r, MANIFEST, '{"version": 1,'), 'not valid JSON', id='bad-json'
+        ),
+        pytest.param(
+            lambda r: stage(
+                r,
+                MANIFEST,
+                manifest_json([{'id': 'x', 'path': '/etc/passwd', 'function': 'f', 'action': 'A'}]),
+            ),
+            'is absolute',
+            id='absolute-path',
+        ),
+        pytest.param(
+            lambda r: (
+                stage(
+                    r,
+                    MANIFEST,
+                    manifest_json(
+                        [{'id': 'x', 'path': 'app/lease.py', 'function': 'f', 'action': 'A'}] * 2
+                    ),
+                ),
+                stage(r, 'app/lease.py', BODY_EDIT),
+            ),
+            "duplicate id 'x'",
+            id='duplicate-id-covered-file-staged',
+        ),
+        pytest.param(
+            lambda r: (
+                stage(r, MANIFEST, '{"version": 1,'),
+                r.write(MANIFEST, manifest_json()),
+                stage(r, 'app/lease.py', BODY_EDIT),
+            ),
+            'not valid JSON',
+            id='bad-json-staged-good-in-working-tree',
+        ),
     ),
 )
 def test_cannot_run_exits_2(covered_repo, capsys, setup, message):
@@ -438,12 +552,25 @@ def test_path_with_space_and_unicode(covered_repo, capsys, ensure_ascii):
 @pytest.mark.parametrize(
     ('rel', 'text', 'expected'),
     (
-        pytest.param('app/other.py', 'def unrelated():\n    return 2\n', ['diff', 'ls-files'], id='nothing-covered'),
-        pytest.param('app/lease.py', LEASE_PY.replace('(run_id, now),', '(run_id,  now),'),
-                     ['diff', 'ls-files', 'cat-file'], id='covered-unchanged'),
-        pytest.param(MANIFEST, manifest_json(), ['diff', 'ls-files', 'cat-file'], id='manifest-staged'),
+        pytest.param(
+            'app/other.py',
+            'def unrelated():\n    return 2\n',
+            ['diff', 'ls-files'],
+            id='nothing-covered',
+        ),
+        pytest.param(
+            'app/lease.py',
+            LEASE_PY.replace('(run_id, now),', '(run_id,  now),'),
+            ['diff', 'ls-files', 'cat-file'],
+            id='covered-unchanged',
+        ),
+        pytest.param(
+            MANIFEST, manifest_json(), ['diff', 'ls-files', 'cat-file'], id='manifest-staged'
+        ),
         # The failure path also reads the synced content for the diff: in the same batch.
-        pytest.param('app/lease.py', BODY_EDIT, ['diff', 'ls-files', 'cat-file'], id='covered-changed'),
+        pytest.param(
+            'app/lease.py', BODY_EDIT, ['diff', 'ls-files', 'cat-file'], id='covered-changed'
+        ),
     ),
 )
 def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, expected):
@@ -493,8 +620,17 @@ def test_the_synced_blob_for_the_diff_comes_in_the_same_batch(covered_repo, caps
 
 
 # Each costs a commit more than the guard's own work (benchmarks/guard_latency.py).
-HEAVY = ('argparse', 'typing', 'hashlib', 'subprocess', 'tempfile', 'shutil', 'importlib.resources',
-         'inspect', 'dataclasses')
+HEAVY = (
+    'argparse',
+    'typing',
+    'hashlib',
+    'subprocess',
+    'tempfile',
+    'shutil',
+    'importlib.resources',
+    'inspect',
+    'dataclasses',
+)
 
 
 @pytest.mark.parametrize(
@@ -509,10 +645,17 @@ def test_the_commit_path_imports_nothing_heavy(covered_repo, rel, text, code):
     import sys
 
     stage(covered_repo, rel, text)
-    script = ('import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", %r])\n'
-              'print(code, *sorted(m for m in %r if m in sys.modules))' % (rel, HEAVY))
-    out = subprocess.run((sys.executable, '-c', script), capture_output=True, text=True, check=True,
-                         cwd=covered_repo.path).stdout
+    script = (
+        'import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", %r])\n'
+        'print(code, *sorted(m for m in %r if m in sys.modules))' % (rel, HEAVY)
+    )
+    out = subprocess.run(
+        (sys.executable, '-c', script),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=covered_repo.path,
+    ).stdout
     assert out.splitlines()[-1].split() == [str(code)]
 
 
@@ -527,8 +670,18 @@ def add_second_model(repo) -> None:
 
     repo.write('verification/other/Other.tla', '---- MODULE Other ----\n====\n')
     repo.write('verification/other/Other.cfg', 'INIT Init\n')
-    data = json.loads(manifest_json([{'id': 'unrelated', 'path': 'app/other.py', 'function': 'unrelated',
-                                      'action': 'Unrelated'}]))
+    data = json.loads(
+        manifest_json(
+            [
+                {
+                    'id': 'unrelated',
+                    'path': 'app/other.py',
+                    'function': 'unrelated',
+                    'action': 'Unrelated',
+                }
+            ]
+        )
+    )
     data['spec'], data['checks'][0]['config'] = 'Other.tla', 'Other.cfg'
     repo.write(OTHER_MANIFEST, json.dumps(data, indent=2) + '\n')
     sync_coverage(repo.path, OTHER_MANIFEST)
@@ -540,7 +693,7 @@ def test_unstaged_manifest_path_edit_cannot_hide_a_staged_change(covered_repo, c
     stage(covered_repo, 'app/lease.py', BODY_EDIT)
     data = json.loads(covered_repo.read(MANIFEST))
     for entry in data['coverage']['entries']:
-        entry['path'] = 'app/other.py'   # the working tree's manifest no longer names app/lease.py
+        entry['path'] = 'app/other.py'  # the working tree's manifest no longer names app/lease.py
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     code, out = run_guard(capsys, 'app/lease.py')
     assert code == 1
@@ -559,12 +712,18 @@ def test_manifest_deleted_only_in_the_working_tree_is_still_judged(covered_repo,
 
 def test_manifest_deleted_in_the_commit_is_a_deleted_model(covered_repo, capsys):
     add_second_model(covered_repo)
-    covered_repo.git('rm', '-q', '--cached', MANIFEST)   # still in the working tree
+    covered_repo.git('rm', '-q', '--cached', MANIFEST)  # still in the working tree
     stage(covered_repo, 'app/lease.py', BODY_EDIT)
-    assert run_guard(capsys) == (0, '')  # the model is gone from the commit: nothing covers lease.py
+    assert run_guard(capsys) == (
+        0,
+        '',
+    )  # the model is gone from the commit: nothing covers lease.py
     stage(covered_repo, 'app/other.py', 'def unrelated():\n    return 2\n')
     code, out = run_guard(capsys)
-    assert code == 1 and 'unrelated: app/other.py:1  (model action Unrelated): covered code changed' in out
+    assert (
+        code == 1
+        and 'unrelated: app/other.py:1  (model action Unrelated): covered code changed' in out
+    )
 
 
 def test_the_last_manifest_deleted_cannot_run(covered_repo, capsys):
@@ -582,4 +741,7 @@ def test_untracked_model_is_not_part_of_the_commit(covered_repo, capsys):
     assert run_guard(capsys) == (0, '')
     code, out = run_guard(capsys, '--model', 'verification/other')
     assert code == 2
-    assert f'{OTHER_MANIFEST} is not in the index (exists only in the working tree); `git add` it' in out
+    assert (
+        f'{OTHER_MANIFEST} is not in the index (exists only in the working tree); `git add` it'
+        in out
+    )

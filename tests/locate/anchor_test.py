@@ -1,6 +1,7 @@
 """The anchor matcher on its own (locate/anchor.py): tokens written as words, `?` after one marks
 it optional (what fingerprint/tokens.py marks: a trailing comma, a grouping parenthesis); the
 places found are shown as the code's words."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,20 +28,27 @@ def places(mine: str, code: str) -> list[str]:
     return [source[x:y].decode() for x, y in anchor.find(anchor.open_ended(a), text, s, source)]
 
 
-@pytest.mark.parametrize(('mine', 'code', 'expected'), (
-    pytest.param('f ( a )', 'x = f ( a ) + f ( b )', ['f ( a )'], id='once'),
-    pytest.param('f ( a )', 'f ( a ) ; f ( a )', ['f ( a )', 'f ( a )'], id='twice'),
-    pytest.param('f ( a , b )', 'f ( a , b ,? )', ['f ( a , b , )'], id='a trailing comma in the code'),
-    pytest.param('f ( a , b ,? )', 'f ( a , b )', ['f ( a , b )'], id='a trailing comma in the anchor'),
-    pytest.param('if (? x )?', 'if x :', ['if x'], id='grouping parentheses gone'),
-    pytest.param('if x', 'if (? x )? :', ['if ( x'], id='grouping parentheses added'),
-    pytest.param('return row', 'return rows', ['return rows'], id='the last token a prefix'),
-    pytest.param('ow = 1', 'row = 1', ['row = 1'], id='the first token a suffix'),
-    pytest.param('a = ow', 'a = row', [], id='only the first may be a suffix'),
-    pytest.param('a != b', 'a == b', [], id='an operator is exact'),
-    pytest.param('x ,', 'f ( x )', ['x'], id='a comma ending the anchor may be trailing'),
-    pytest.param(',? )?', 'f ( x , )', [], id='nothing but optional tokens'),
-))
+@pytest.mark.parametrize(
+    ('mine', 'code', 'expected'),
+    (
+        pytest.param('f ( a )', 'x = f ( a ) + f ( b )', ['f ( a )'], id='once'),
+        pytest.param('f ( a )', 'f ( a ) ; f ( a )', ['f ( a )', 'f ( a )'], id='twice'),
+        pytest.param(
+            'f ( a , b )', 'f ( a , b ,? )', ['f ( a , b , )'], id='a trailing comma in the code'
+        ),
+        pytest.param(
+            'f ( a , b ,? )', 'f ( a , b )', ['f ( a , b )'], id='a trailing comma in the anchor'
+        ),
+        pytest.param('if (? x )?', 'if x :', ['if x'], id='grouping parentheses gone'),
+        pytest.param('if x', 'if (? x )? :', ['if ( x'], id='grouping parentheses added'),
+        pytest.param('return row', 'return rows', ['return rows'], id='the last token a prefix'),
+        pytest.param('ow = 1', 'row = 1', ['row = 1'], id='the first token a suffix'),
+        pytest.param('a = ow', 'a = row', [], id='only the first may be a suffix'),
+        pytest.param('a != b', 'a == b', [], id='an operator is exact'),
+        pytest.param('x ,', 'f ( x )', ['x'], id='a comma ending the anchor may be trailing'),
+        pytest.param(',? )?', 'f ( x , )', [], id='nothing but optional tokens'),
+    ),
+)
 def test_find(mine, code, expected):
     assert places(mine, code) == expected
 
@@ -54,4 +62,8 @@ def test_closest_names_where_the_anchor_stops_matching():
     a, text = tokens('if err != nil')
     s, source = tokens('x := 1 if err == nil { }')
     matched, at, start = anchor.closest(a, text, s, source)
-    assert matched == 2 and source[s[at][1]:s[at][2]] == b'==' and source[s[start][1]:s[start][2]] == b'if'
+    assert (
+        matched == 2
+        and source[s[at][1] : s[at][2]] == b'=='
+        and source[s[start][1] : s[start][2]] == b'if'
+    )

@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.locate.languages import SUFFIXES
-from execlease_hook.locate.source import language_for
 from execlease_hook.locate.entry import find_functions, locate
-from execlease_hook.locate.source import parse
+from execlease_hook.locate.languages import SUFFIXES
+from execlease_hook.locate.source import language_for, parse
 from execlease_hook.manifest.model import CoveredEntry, Region
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'locate'
@@ -25,16 +24,30 @@ def function_entry(path: str, qualname: str) -> CoveredEntry:
 
 
 def region_entry(path: str, start: str, end: str, within: str | None = None) -> CoveredEntry:
-    return CoveredEntry(id='lease-region', path=path, action='Renew', region=Region(start, end), within=within)
+    return CoveredEntry(
+        id='lease-region', path=path, action='Renew', region=Region(start, end), within=within
+    )
 
 
 @pytest.mark.parametrize(
     ('path', 'language'),
     (
-        ('a.py', 'python'), ('src/a.ts', 'typescript'), ('a.mts', 'typescript'), ('a.cts', 'typescript'),
-        ('a.d.ts', 'typescript'), ('a.tsx', 'tsx'), ('a.js', 'javascript'), ('a.mjs', 'javascript'),
-        ('a.cjs', 'javascript'), ('a.jsx', 'javascript'), ('a.go', 'go'), ('A.java', 'java'),
-        ('a.rs', 'rust'), ('a.rb', None), ('Makefile', None), ('a.py.orig', None),
+        ('a.py', 'python'),
+        ('src/a.ts', 'typescript'),
+        ('a.mts', 'typescript'),
+        ('a.cts', 'typescript'),
+        ('a.d.ts', 'typescript'),
+        ('a.tsx', 'tsx'),
+        ('a.js', 'javascript'),
+        ('a.mjs', 'javascript'),
+        ('a.cjs', 'javascript'),
+        ('a.jsx', 'javascript'),
+        ('a.go', 'go'),
+        ('A.java', 'java'),
+        ('a.rs', 'rust'),
+        ('a.rb', None),
+        ('Makefile', None),
+        ('a.py.orig', None),
     ),
 )
 def test_language_for(path, language):
@@ -95,7 +108,8 @@ LOCATED = (
 
 
 @pytest.mark.parametrize(
-    ('name', 'qualname', 'start_line', 'end_line', 'opening'), LOCATED,
+    ('name', 'qualname', 'start_line', 'end_line', 'opening'),
+    LOCATED,
     ids=[f'{row[0]}:{row[1]}' for row in LOCATED],
 )
 def test_locate_function(name, qualname, start_line, end_line, opening):
@@ -105,7 +119,7 @@ def test_locate_function(name, qualname, start_line, end_line, opening):
     assert located.entry_id == 'lease-entry'
     assert located.path == name
     assert located.text.startswith(opening)
-    assert located.text == source[located.start_byte:located.end_byte].decode()
+    assert located.text == source[located.start_byte : located.end_byte].decode()
     lines = source.decode().splitlines()
     assert opening.splitlines()[0] in lines[start_line - 1]
     assert lines[end_line - 1].strip().startswith(located.text.splitlines()[-1].strip())
@@ -115,8 +129,8 @@ NOT_LOCATED = (
     ('sample.py', 'renew', "'renew' not found", 'Lease.renew (line 15)'),
     ('sample.py', 'Lease.Token.inner', 'not found', 'Lease.Token.check.inner'),
     ('sample.ts', 'Lease.release', 'not found', 'did you mean'),
-    ('sample.ts', 'Lease.owner', 'not found', ''),       # a field that holds no function
-    ('sample.ts', 'handlers', 'not found', ''),          # an object, not a function
+    ('sample.ts', 'Lease.owner', 'not found', ''),  # a field that holds no function
+    ('sample.ts', 'handlers', 'not found', ''),  # an object, not a function
     ('sample.js', 'Queue.#items', 'not found', ''),
     ('sample.go', 'Renew', 'not found', 'Lease.Renew'),
     ('Sample.java', 'Sample.Clock.now', 'not found', ''),  # no body
@@ -126,7 +140,9 @@ NOT_LOCATED = (
 
 
 @pytest.mark.parametrize(
-    ('name', 'qualname', 'problem', 'hint'), NOT_LOCATED, ids=[f'{r[0]}:{r[1]}' for r in NOT_LOCATED],
+    ('name', 'qualname', 'problem', 'hint'),
+    NOT_LOCATED,
+    ids=[f'{r[0]}:{r[1]}' for r in NOT_LOCATED],
 )
 def test_function_not_found(name, qualname, problem, hint):
     with pytest.raises(CannotRun) as excinfo:
@@ -147,13 +163,17 @@ AMBIGUOUS = (
 )
 
 
-@pytest.mark.parametrize(('name', 'qualname', 'problem'), AMBIGUOUS, ids=[f'{r[0]}:{r[1]}' for r in AMBIGUOUS])
+@pytest.mark.parametrize(
+    ('name', 'qualname', 'problem'), AMBIGUOUS, ids=[f'{r[0]}:{r[1]}' for r in AMBIGUOUS]
+)
 def test_function_ambiguous(name, qualname, problem):
     with pytest.raises(CannotRun) as excinfo:
         locate(function_entry(name, qualname), fixture(name))
     message = str(excinfo.value)
     assert f"coverage entry 'lease-entry' ({name}): `function` {qualname!r} {problem}" in message
-    assert find_functions(name, fixture(name), qualname)[0].start_line == int(problem.split('lines ')[1].split('-')[0])
+    assert find_functions(name, fixture(name), qualname)[0].start_line == int(
+        problem.split('lines ')[1].split('-')[0]
+    )
     assert len(find_functions(name, fixture(name), qualname)) == 2
 
 
@@ -171,7 +191,11 @@ def test_find_functions_finds_a_moved_function():
 
 @pytest.mark.parametrize(
     ('path', 'source'),
-    (('notes.md', b'def plain(x):\n    pass\n'), ('a.py', b'\xff\xfe'), ('a.py', b'def plain():\0')),
+    (
+        ('notes.md', b'def plain(x):\n    pass\n'),
+        ('a.py', b'\xff\xfe'),
+        ('a.py', b'def plain():\0'),
+    ),
     ids=('unsupported', 'non-utf8', 'binary'),
 )
 def test_find_functions_quietly_finds_nothing(path, source):
@@ -180,19 +204,34 @@ def test_find_functions_quietly_finds_nothing(path, source):
 
 REGIONS = (
     # (name, from, to, within, start line, end line, text)
-    ('sample.py', "raise ValueError('expired')", 'now + 30', None, 17, 18,
-     "raise ValueError('expired')\n        self.until = now + 30"),
+    (
+        'sample.py',
+        "raise ValueError('expired')",
+        'now + 30',
+        None,
+        17,
+        18,
+        "raise ValueError('expired')\n        self.until = now + 30",
+    ),
     ('sample.ts', 'db.lock(id)', 'db.lock(id);', None, 4, 4, 'db.lock(id);'),
     ('sample.ts', 'return db.touch', 'stamp());', 'renew', 17, 17, 'return db.touch(id, stamp());'),
-    ('sample.py', 'return True', 'return inner()', 'Lease.Token.check', 40, 41,
-     'return True\n            return inner()'),
+    (
+        'sample.py',
+        'return True',
+        'return inner()',
+        'Lease.Token.check',
+        40,
+        41,
+        'return True\n            return inner()',
+    ),
     ('sample.go', 'l.until = now', '+ 30', None, 12, 12, 'l.until = now + 30'),
     ('sample.rs', 'write!(f, "Lease")', 'write!(f, "Lease")', None, 26, 26, 'write!(f, "Lease")'),
 )
 
 
 @pytest.mark.parametrize(
-    ('name', 'start', 'end', 'within', 'start_line', 'end_line', 'text'), REGIONS,
+    ('name', 'start', 'end', 'within', 'start_line', 'end_line', 'text'),
+    REGIONS,
     ids=[f'{r[0]}:{r[1]}' for r in REGIONS],
 )
 def test_locate_region(name, start, end, within, start_line, end_line, text):
@@ -203,33 +242,81 @@ def test_locate_region(name, start, end, within, start_line, end_line, text):
 
 def test_within_narrows_a_duplicate_anchor():
     source = fixture('sample.py')
-    with pytest.raises(CannotRun, match="`region.from` 'return' occurs 9 times in sample.py, on lines 5, 9, 22,"):
+    with pytest.raises(
+        CannotRun, match="`region.from` 'return' occurs 9 times in sample.py, on lines 5, 9, 22,"
+    ):
         locate(region_entry('sample.py', 'return', 'return', None), source)
     located = locate(region_entry('sample.py', 'return', 'return', 'Lease.build'), source)
     assert (located.start_line, located.text) == (22, 'return')
 
 
 REGION_ERRORS = (
-    ('sample.py', 'self.until = later', 'now + 30', None,
-     "`region.from` 'self.until = later' not found in sample.py"),
-    ('sample.py', 'def renew', 'no such end', None, "`region.to` 'no such end' not found in sample.py"),
-    ('sample.py', 'return', 'now + 30', None, "`region.from` 'return' occurs 9 times in sample.py, on lines 5, 9, "),
-    ('sample.py', 'def renew', 'return', None, 'make the anchor longer or narrow the search with `within`'),
-    ('sample.py', 'self.until = now', 'if self.expired', None,
-     "`region.to` 'if self.expired' (line 16) comes before `region.from` 'self.until = now' (line 18)"),
-    ('sample.ts', 'db.lock(id)', 'db.unlock(id)', 'acquire',
-     "`region.to` 'db.unlock(id)' not found in sample.ts within 'acquire' (lines 3-5)"),
-    ('sample.ts', 'this', 'owner', 'Lease.take',
-     "`region.to` 'owner' occurs 3 times in sample.ts within 'Lease.take' (lines 25-28), on lines 26, 27; "
-     'it must occur exactly once: make the anchor longer'),
+    (
+        'sample.py',
+        'self.until = later',
+        'now + 30',
+        None,
+        "`region.from` 'self.until = later' not found in sample.py",
+    ),
+    (
+        'sample.py',
+        'def renew',
+        'no such end',
+        None,
+        "`region.to` 'no such end' not found in sample.py",
+    ),
+    (
+        'sample.py',
+        'return',
+        'now + 30',
+        None,
+        "`region.from` 'return' occurs 9 times in sample.py, on lines 5, 9, ",
+    ),
+    (
+        'sample.py',
+        'def renew',
+        'return',
+        None,
+        'make the anchor longer or narrow the search with `within`',
+    ),
+    (
+        'sample.py',
+        'self.until = now',
+        'if self.expired',
+        None,
+        "`region.to` 'if self.expired' (line 16) comes before `region.from` 'self.until = now' (line 18)",
+    ),
+    (
+        'sample.ts',
+        'db.lock(id)',
+        'db.unlock(id)',
+        'acquire',
+        "`region.to` 'db.unlock(id)' not found in sample.ts within 'acquire' (lines 3-5)",
+    ),
+    (
+        'sample.ts',
+        'this',
+        'owner',
+        'Lease.take',
+        "`region.to` 'owner' occurs 3 times in sample.ts within 'Lease.take' (lines 25-28), on lines 26, 27; "
+        'it must occur exactly once: make the anchor longer',
+    ),
     ('sample.py', 'return', 'return', 'Lease.missing', "`within` 'Lease.missing' not found"),
-    ('sample.py', 'return', 'return', 'typed', "`within` 'typed' is defined more than once (lines 51-52, 54-55)"),
+    (
+        'sample.py',
+        'return',
+        'return',
+        'typed',
+        "`within` 'typed' is defined more than once (lines 51-52, 54-55)",
+    ),
     ('sample.go', 'l.until = now', '', None, '`region.to` is empty'),
 )
 
 
 @pytest.mark.parametrize(
-    ('name', 'start', 'end', 'within', 'problem'), REGION_ERRORS, ids=[f'{r[0]}:{r[4][:30]}' for r in REGION_ERRORS],
+    ('name', 'start', 'end', 'within', 'problem'),
+    REGION_ERRORS,
+    ids=[f'{r[0]}:{r[4][:30]}' for r in REGION_ERRORS],
 )
 def test_region_errors(name, start, end, within, problem):
     with pytest.raises(CannotRun) as excinfo:
@@ -241,8 +328,11 @@ def test_region_errors(name, start, end, within, problem):
 @pytest.mark.parametrize(
     ('path', 'source', 'problem'),
     (
-        ('src/lease.py', b'def renew():\n    return "\xe9t\xe9"\n',
-         'src/lease.py is not valid UTF-8 (first bad byte on line 2)'),
+        (
+            'src/lease.py',
+            b'def renew():\n    return "\xe9t\xe9"\n',
+            'src/lease.py is not valid UTF-8 (first bad byte on line 2)',
+        ),
         ('src/lease.ts', b'function renew() {}\n\0\0\0', 'src/lease.ts looks binary'),
         ('src/lease.rb', b'def renew; end\n', 'src/lease.rb has no supported suffix (supported: .'),
     ),
@@ -250,7 +340,9 @@ def test_region_errors(name, start, end, within, problem):
 )
 @pytest.mark.parametrize('kind', ('function', 'region'))
 def test_unreadable_sources(path, source, problem, kind):
-    entry = function_entry(path, 'renew') if kind == 'function' else region_entry(path, 'def', 'renew')
+    entry = (
+        function_entry(path, 'renew') if kind == 'function' else region_entry(path, 'def', 'renew')
+    )
     with pytest.raises(CannotRun) as excinfo:
         locate(entry, source)
     assert problem in str(excinfo.value)
@@ -272,39 +364,73 @@ def test_a_source_is_parsed_once_per_process():
 def test_grammars_load_lazily():
     # The guard imports locate before it knows what is staged; tree-sitter and every grammar
     # must wait for a file of their language.
-    code = '\n'.join((
-        'import sys',
-        'from execlease_hook.locate.entry import locate',
-        'from execlease_hook.fingerprint.scheme import fingerprint',
-        'from execlease_hook.manifest.model import CoveredEntry',
-        "loaded = lambda: sorted({m.split('.')[0] for m in sys.modules if m.startswith('tree_sitter')})",
-        'print(loaded())',
-        "e = CoveredEntry(id='e', path='a.go', action='A', function='F')",
-        "print(fingerprint(locate(e, b'package a\\nfunc F() {}\\n'))[:4])",
-        'print(loaded())',
-    ))
-    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
+    code = '\n'.join(
+        (
+            'import sys',
+            'from execlease_hook.locate.entry import locate',
+            'from execlease_hook.fingerprint.scheme import fingerprint',
+            'from execlease_hook.manifest.model import CoveredEntry',
+            "loaded = lambda: sorted({m.split('.')[0] for m in sys.modules if m.startswith('tree_sitter')})",
+            'print(loaded())',
+            "e = CoveredEntry(id='e', path='a.go', action='A', function='F')",
+            "print(fingerprint(locate(e, b'package a\\nfunc F() {}\\n'))[:4])",
+            'print(loaded())',
+        )
+    )
+    out = subprocess.run(
+        (sys.executable, '-c', code), capture_output=True, text=True, check=True
+    ).stdout
     assert out.splitlines() == ['[]', 'ts2:', "['tree_sitter', 'tree_sitter_go']"]
 
 
 INLINE = (
-    ('a.js', "const handlers = {\n  'start': function () {\n    return 1;\n  },\n};\n", 'handlers.start', 2, 4),
+    (
+        'a.js',
+        "const handlers = {\n  'start': function () {\n    return 1;\n  },\n};\n",
+        'handlers.start',
+        2,
+        4,
+    ),
     ('a.js', "const handlers = {\n  'stop'() {\n    return 1;\n  },\n};\n", 'handlers.stop', 2, 4),
     ('a.ts', "const o = {\n  'in': {\n    deep: () => 1,\n  },\n};\n", 'o.in.deep', 3, 3),
-    ('a.py', 'class Lease:\n    @property\n    def owner(self):\n        return self._owner\n', 'Lease.owner', 2, 4),
-    ('a.ts', 'class Lease {\n  set owner(v: string) {\n    this._o = v;\n  }\n}\n', 'Lease.owner', 2, 4),
-    ('a.ts', 'export const lease = {\n  renew: async (id: string) => {\n    return id;\n  },\n};\n',
-     'lease.renew', 2, 4),
+    (
+        'a.py',
+        'class Lease:\n    @property\n    def owner(self):\n        return self._owner\n',
+        'Lease.owner',
+        2,
+        4,
+    ),
+    (
+        'a.ts',
+        'class Lease {\n  set owner(v: string) {\n    this._o = v;\n  }\n}\n',
+        'Lease.owner',
+        2,
+        4,
+    ),
+    (
+        'a.ts',
+        'export const lease = {\n  renew: async (id: string) => {\n    return id;\n  },\n};\n',
+        'lease.renew',
+        2,
+        4,
+    ),
     ('a.js', 'var claim = function () {\n  return 1;\n};\n', 'claim', 1, 3),
     ('a.mts', 'export default function take() {\n  return 1;\n}\n', 'take', 1, 3),
-    ('a.rs', 'trait Clock { fn now(&self) -> u64; }\nimpl Clock for Sys {\n    fn now(&self) -> u64 {\n        0\n    }\n}\n',
-     'Sys.now', 3, 5),
+    (
+        'a.rs',
+        'trait Clock { fn now(&self) -> u64; }\nimpl Clock for Sys {\n    fn now(&self) -> u64 {\n        0\n    }\n}\n',
+        'Sys.now',
+        3,
+        5,
+    ),
     ('a.go', 'package a\n\nfunc (s Store) Claim() bool {\n\treturn true\n}\n', 'Store.Claim', 3, 5),
 )
 
 
 @pytest.mark.parametrize(
-    ('path', 'source', 'qualname', 'start_line', 'end_line'), INLINE, ids=[f'{r[0]}:{r[2]}' for r in INLINE],
+    ('path', 'source', 'qualname', 'start_line', 'end_line'),
+    INLINE,
+    ids=[f'{r[0]}:{r[2]}' for r in INLINE],
 )
 def test_locate_more_shapes(path, source, qualname, start_line, end_line):
     located = locate(function_entry(path, qualname), source.encode())
@@ -313,20 +439,53 @@ def test_locate_more_shapes(path, source, qualname, start_line, end_line):
 
 WHOLE_TOKENS = (
     # (id, path, source, from, to, the region's text): an anchor inside a token takes the whole token
-    ('to-inside-identifier', 'a.py', 'def f(rows):\n    x = 1\n    return rows\n', 'x = 1', 'return row',
-     'x = 1\n    return rows'),
-    ('from-inside-identifier', 'a.py', 'def f():\n    return compute(alpha)\n', 'pute(', 'alpha)', 'compute(alpha)'),
-    ('to-inside-string', 'a.py', "def f(db):\n    db.run('UPDATE t SET a = 1')\n", 'db.run', "'UPDATE",
-     "db.run('UPDATE t SET a = 1'"),
-    ('from-inside-comment', 'a.py', 'def f():\n    # region: begin\n    g()\n', 'region: begin', 'g()',
-     '# region: begin\n    g()'),
-    ('on-token-boundaries', 'a.ts', 'function f() {\n  g();\n  return 100;\n}\n', 'g();', 'return 100',
-     'g();\n  return 100'),
+    (
+        'to-inside-identifier',
+        'a.py',
+        'def f(rows):\n    x = 1\n    return rows\n',
+        'x = 1',
+        'return row',
+        'x = 1\n    return rows',
+    ),
+    (
+        'from-inside-identifier',
+        'a.py',
+        'def f():\n    return compute(alpha)\n',
+        'pute(',
+        'alpha)',
+        'compute(alpha)',
+    ),
+    (
+        'to-inside-string',
+        'a.py',
+        "def f(db):\n    db.run('UPDATE t SET a = 1')\n",
+        'db.run',
+        "'UPDATE",
+        "db.run('UPDATE t SET a = 1'",
+    ),
+    (
+        'from-inside-comment',
+        'a.py',
+        'def f():\n    # region: begin\n    g()\n',
+        'region: begin',
+        'g()',
+        '# region: begin\n    g()',
+    ),
+    (
+        'on-token-boundaries',
+        'a.ts',
+        'function f() {\n  g();\n  return 100;\n}\n',
+        'g();',
+        'return 100',
+        'g();\n  return 100',
+    ),
 )
 
 
 @pytest.mark.parametrize(
-    ('path', 'source', 'start', 'end', 'text'), [r[1:] for r in WHOLE_TOKENS], ids=[r[0] for r in WHOLE_TOKENS],
+    ('path', 'source', 'start', 'end', 'text'),
+    [r[1:] for r in WHOLE_TOKENS],
+    ids=[r[0] for r in WHOLE_TOKENS],
 )
 def test_region_anchors_are_extended_to_whole_tokens(path, source, start, end, text):
     located = locate(region_entry(path, start, end), source.encode())
@@ -347,9 +506,9 @@ def _shape(tree) -> list[tuple[str, int, int, bool, bool]]:
 
 EDITS = {
     'token': lambda s: s.replace(b'return', b'return -', 1),
-    'insert-middle': lambda s: s[:len(s) // 2] + b'\n' + s[len(s) // 2:],
-    'delete-third': lambda s: s[:len(s) // 3] + s[len(s) // 3 + 10:],
-    'unbalanced': lambda s: s[:len(s) // 2] + b'{(' + s[len(s) // 2:],
+    'insert-middle': lambda s: s[: len(s) // 2] + b'\n' + s[len(s) // 2 :],
+    'delete-third': lambda s: s[: len(s) // 3] + s[len(s) // 3 + 10 :],
+    'unbalanced': lambda s: s[: len(s) // 2] + b'{(' + s[len(s) // 2 :],
     'start': lambda s: b'\n\n' + s,
     'end': lambda s: s + b'\n\n',
     'same': lambda s: s,
@@ -366,26 +525,32 @@ def test_a_reparse_from_another_version_is_the_fresh_parse(name, edit):
     language = language_for(name)
     base = fixture(name)
     edited = EDITS[edit](base)
-    fresh = source._parser(language).parse(edited)    # not through the cache
+    fresh = source._parser(language).parse(edited)  # not through the cache
     parse(language, base)
     again = source.parse_from(language, edited, base)
     assert str(again.root_node) == str(fresh.root_node)
     assert _shape(again) == _shape(fresh)
     assert source.parse_from(language, edited, base) is again
-    assert _shape(parse(language, base)) == _shape(source._parser(language).parse(base))  # base untouched
+    assert _shape(parse(language, base)) == _shape(
+        source._parser(language).parse(base)
+    )  # base untouched
 
 
 def test_grammar_wheels_load_without_their_package_code():
     # Their __init__.py imports importlib.resources (and with it typing) for query files
     # execlease never reads; only the compiled `_binding` is loaded.
-    code = '\n'.join((
-        'import sys',
-        'from execlease_hook.locate.source import parse',
-        "tree = parse('python', b'def f():\\n    return 1\\n')",
-        "print(tree.root_node.type, *(m in sys.modules for m in ('tree_sitter', 'tree_sitter_python', "
-        "'tree_sitter._binding', 'tree_sitter_python._binding', 'importlib.resources', 'typing')))",
-    ))
-    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
+    code = '\n'.join(
+        (
+            'import sys',
+            'from execlease_hook.locate.source import parse',
+            "tree = parse('python', b'def f():\\n    return 1\\n')",
+            "print(tree.root_node.type, *(m in sys.modules for m in ('tree_sitter', 'tree_sitter_python', "
+            "'tree_sitter._binding', 'tree_sitter_python._binding', 'importlib.resources', 'typing')))",
+        )
+    )
+    out = subprocess.run(
+        (sys.executable, '-c', code), capture_output=True, text=True, check=True
+    ).stdout
     assert out.split() == ['module', 'False', 'False', 'True', 'True', 'False', 'False']
 
 
@@ -393,7 +558,9 @@ def test_a_wheel_laid_out_otherwise_is_imported(tmp_path, monkeypatch):
     from execlease_hook.locate import source
 
     (tmp_path / 'grammar_without_binding').mkdir()
-    (tmp_path / 'grammar_without_binding' / '__init__.py').write_text('def language():\n    return 7\n')
+    (tmp_path / 'grammar_without_binding' / '__init__.py').write_text(
+        'def language():\n    return 7\n'
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     module = source.binding('grammar_without_binding')
     assert module.__name__ == 'grammar_without_binding' and module.language() == 7

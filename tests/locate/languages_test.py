@@ -1,6 +1,7 @@
 """The languages' rows (execlease_hook/locate/languages.py) against what they name, and the
 add-a-language recipe of CONTRIBUTING.md: a language is its row and the modules it names; no
 other module keeps a table of languages."""
+
 from __future__ import annotations
 
 import ast
@@ -59,7 +60,9 @@ def test_a_row_names_node_kinds_and_fields_of_its_grammar(row):
 
 def test_every_grammar_wheel_is_a_dependency():
     pyproject = (ROOT / 'pyproject.toml').read_text(encoding='utf-8')
-    dependencies = {name.replace('-', '_') for name in re.findall(r'^\s*"(tree-sitter-[\w-]+)', pyproject, re.M)}
+    dependencies = {
+        name.replace('-', '_') for name in re.findall(r'^\s*"(tree-sitter-[\w-]+)', pyproject, re.M)
+    }
     assert {row.grammar for row in ROWS} <= dependencies
 
 
@@ -89,15 +92,22 @@ def test_no_other_module_lists_languages():
         tree = ast.parse(path.read_text(encoding='utf-8'))
         rel = path.relative_to(ROOT)
         problems += [f'{rel}:{line}: a table of languages' for line in _tables(tree, names)]
-        problems += [f'{rel}:{n.lineno}: names the wheel {n.value}' for n in ast.walk(tree)
-                     if isinstance(n, ast.Constant) and n.value in wheels]
+        problems += [
+            f'{rel}:{n.lineno}: names the wheel {n.value}'
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and n.value in wheels
+        ]
     assert problems == [], 'a language is its row in locate/languages.py'
 
 
 def test_the_rows_load_no_grammar_and_no_rules():
     # The guard reads the rows before it knows which languages are staged.
-    code = ('import sys\nimport execlease_hook.locate.languages\n'
-            "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'execlease_hook.fingerprint', "
-            "'execlease_hook.locate.')) or m in ('typing', 'dataclasses')))")
-    out = subprocess.run((sys.executable, '-c', code), capture_output=True, text=True, check=True).stdout
+    code = (
+        'import sys\nimport execlease_hook.locate.languages\n'
+        "print(sorted(m for m in sys.modules if m.startswith(('tree_sitter', 'execlease_hook.fingerprint', "
+        "'execlease_hook.locate.')) or m in ('typing', 'dataclasses')))"
+    )
+    out = subprocess.run(
+        (sys.executable, '-c', code), capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "['execlease_hook.locate.languages']"

@@ -1,6 +1,7 @@
 """Models wherever they live: every execlease manifest.json git tracks (or would track) is a
 model, found by its content; verification/<name>/manifest.json always is; a web app's
 manifest.json is not; --model narrows. The guard and the suite find them the same way."""
+
 from __future__ import annotations
 
 import json
@@ -16,14 +17,17 @@ WEB = json.dumps({'name': 'app', 'short_name': 'app', 'icons': [], 'version': '1
 TINY = {'version': 1, 'spec': 'Tiny.tla', 'checks': [{'name': 'main', 'config': 'Tiny.cfg'}]}
 
 
-@pytest.mark.parametrize(('data', 'expected'), (
-    (TINY, True),
-    ({'$schema': '../../execlease_hook/schemas/manifest.schema.json', 'spec': 'X.tla'}, True),
-    ({'$schema': 'manifest.schema.json'}, True),
-    ({'name': 'app', 'version': '1.0'}, False),
-    ({'version': 1, 'spec': 'main.js'}, False),
-    ([TINY], False),
-))
+@pytest.mark.parametrize(
+    ('data', 'expected'),
+    (
+        (TINY, True),
+        ({'$schema': '../../execlease_hook/schemas/manifest.schema.json', 'spec': 'X.tla'}, True),
+        ({'$schema': 'manifest.schema.json'}, True),
+        ({'name': 'app', 'version': '1.0'}, False),
+        ({'version': 1, 'spec': 'main.js'}, False),
+        ([TINY], False),
+    ),
+)
 def test_a_manifest_is_told_by_its_content(data, expected):
     assert is_manifest(json.dumps(data).encode()) is expected
 
@@ -35,15 +39,18 @@ def test_broken_json_is_no_manifest():
 
 def test_models_anywhere_in_the_repository_and_nothing_else(git_repo: GitRepo):
     git_repo.write('specs/raft/manifest.json', json.dumps(TINY))
-    git_repo.write('public/manifest.json', WEB)                       # a web app's: not a model
-    git_repo.write('verification/old/manifest.json', '{}')           # the usual place: always a model
-    git_repo.write('new/model/manifest.json', json.dumps(TINY))       # not yet added: still found
-    git_repo.write('build/out/manifest.json', json.dumps(TINY))       # ignored by git: not found
+    git_repo.write('public/manifest.json', WEB)  # a web app's: not a model
+    git_repo.write('verification/old/manifest.json', '{}')  # the usual place: always a model
+    git_repo.write('new/model/manifest.json', json.dumps(TINY))  # not yet added: still found
+    git_repo.write('build/out/manifest.json', json.dumps(TINY))  # ignored by git: not found
     git_repo.write('.gitignore', 'build/\n')
     git_repo.add('specs', 'public', 'verification', '.gitignore')
     root = git_repo.path
-    assert find_models(root, None) == [root / 'new/model/manifest.json', root / 'specs/raft/manifest.json',
-                                       root / 'verification/old/manifest.json']
+    assert find_models(root, None) == [
+        root / 'new/model/manifest.json',
+        root / 'specs/raft/manifest.json',
+        root / 'verification/old/manifest.json',
+    ]
     assert find_models(root, 'specs/raft') == [root / 'specs/raft/manifest.json']
 
 
@@ -60,8 +67,11 @@ def test_a_folder_outside_git_is_walked(tmp_path):
 def test_no_model_anywhere_says_what_it_looked_for(git_repo: GitRepo):
     git_repo.write('public/manifest.json', WEB)
     git_repo.add('public')
-    with pytest.raises(CannotRun, match=r'no model found: expected verification/<name>/manifest.json, or an '
-                                        r'execlease manifest.json \("version" and a "spec" \.tla file\) anywhere'):
+    with pytest.raises(
+        CannotRun,
+        match=r'no model found: expected verification/<name>/manifest.json, or an '
+        r'execlease manifest.json \("version" and a "spec" \.tla file\) anywhere',
+    ):
         find_models(git_repo.path, None)
 
 
@@ -73,8 +83,12 @@ def elsewhere(git_repo: GitRepo) -> GitRepo:
     """The conftest lease model, kept in models/lease/ instead of verification/, synced."""
     git_repo.write('app/lease.py', LEASE_PY)
     # Bounded, so that TLC can check it (the conftest spec counts forever).
-    git_repo.write(f'{MODEL}/Lease.tla', LEASE_TLA.replace('VARIABLE x', 'EXTENDS Naturals\nVARIABLE x')
-                   .replace("Claim == x' = x + 1", "Claim == x' = (x + 1) % 3"))
+    git_repo.write(
+        f'{MODEL}/Lease.tla',
+        LEASE_TLA.replace('VARIABLE x', 'EXTENDS Naturals\nVARIABLE x').replace(
+            "Claim == x' = x + 1", "Claim == x' = (x + 1) % 3"
+        ),
+    )
     git_repo.write(f'{MODEL}/Lease.cfg', 'INIT Init\nNEXT Next\n')
     git_repo.write(f'{MODEL}/manifest.json', manifest_json())
     git_repo.write('public/manifest.json', WEB)

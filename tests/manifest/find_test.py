@@ -15,7 +15,9 @@ def make(tmp_path, name):
 
 
 def test_no_model_says_where_it_looked(tmp_path):
-    with pytest.raises(CannotRun, match=r'no model found: expected verification/<name>/manifest.json'):
+    with pytest.raises(
+        CannotRun, match=r'no model found: expected verification/<name>/manifest.json'
+    ):
         find_models(tmp_path, None)
 
 

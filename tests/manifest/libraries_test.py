@@ -1,6 +1,7 @@
 """`libraries` in manifest.json: jars (url + sha256) and folders of .tla modules in the
 repository, read, refused with the field named, written back as read, and agreed on by the
 JSON Schema."""
+
 from __future__ import annotations
 
 import copy
@@ -16,7 +17,9 @@ from execlease_hook.manifest import write as manifest_write
 from execlease_hook.manifest.model import Library
 from tests.manifest.read_test import GOOD, write_manifest
 
-SCHEMA = json.loads(resources.files('execlease_hook').joinpath('schemas/manifest.schema.json').read_text())
+SCHEMA = json.loads(
+    resources.files('execlease_hook').joinpath('schemas/manifest.schema.json').read_text()
+)
 SHA = 'a' * 64
 JAR = {'url': 'https://example.com/dl/Ops-1.2.jar', 'sha256': SHA}
 
@@ -42,14 +45,17 @@ def load(tmp_path, data):
 def test_a_jar_and_a_folder_are_read_in_order(tmp_path, lib_folder):
     m = load(tmp_path, with_libraries([{**JAR, 'name': 'Ops'}, {'folder': 'verification/lib'}]))
     assert m.libraries == (
-        Library(url=JAR['url'], sha256=SHA, name='Ops'), Library(folder='verification/lib'),
+        Library(url=JAR['url'], sha256=SHA, name='Ops'),
+        Library(folder='verification/lib'),
     )
     assert [lib.label for lib in m.libraries] == ['Ops', 'verification/lib']
 
 
 def test_a_jar_without_a_name_is_named_by_its_file():
-    assert Library(url='https://example.com/a/CommunityModules-deps.jar', sha256=SHA).label == \
-        'CommunityModules-deps.jar'
+    assert (
+        Library(url='https://example.com/a/CommunityModules-deps.jar', sha256=SHA).label
+        == 'CommunityModules-deps.jar'
+    )
 
 
 def test_no_libraries_is_the_empty_tuple_and_writes_no_key(tmp_path):
@@ -67,25 +73,48 @@ def test_a_rewrite_keeps_the_libraries_after_the_spec(tmp_path, lib_folder):
     assert load(tmp_path, json.loads(text)) == m
 
 
-@pytest.mark.parametrize(('libraries', 'expected'), (
-    ({}, r'libraries: expected an array, got an object'),
-    ([{}], r'libraries\[0\]: give exactly one of "url" \(a jar\) or "folder"'),
-    ([{**JAR, 'folder': 'verification/lib'}], r'libraries\[0\]: give exactly one of'),
-    ([{'url': JAR['url']}], r'libraries\[0\]: a jar needs "sha256"'),
-    ([{**JAR, 'sha256': 'A' * 64}], r'libraries\[0\]\.sha256: expected 64 lowercase hex digits'),
-    ([{**JAR, 'sha256': 'a' * 63}], r'libraries\[0\]\.sha256: expected 64 lowercase hex'),
-    ([{**JAR, 'url': 'ftp://example.com/x.jar'}], r'libraries\[0\]\.url: .* not an http\(s\) URL'),
-    ([{**JAR, 'url': '/home/me/x.jar'}], r'libraries\[0\]\.url: .*use EXECLEASE_LIBRARY_PATH'),
-    ([{**JAR, 'name': ''}], r'libraries\[0\]\.name: must not be empty'),
-    ([{**JAR, 'colour': 'red'}], r"libraries\[0\]\.colour: unknown key 'colour'"),
-    ([{'folder': 'verification/lib', 'sha256': SHA}], r"libraries\[0\]\.sha256: 'sha256' belongs to a jar"),
-    ([{'folder': '../lib'}], r'libraries\[0\]\.folder: .*leaves its folder'),
-    ([{'folder': '/abs/lib'}], r'libraries\[0\]\.folder: .*absolute; give a path relative to the repository root'),
-    ([{'folder': 'verification/m'}], r"libraries\[0\]\.folder: 'verification/m' is the model folder itself"),
-    ([{'folder': 'verification/lib'}, {'folder': 'verification/lib'}],
-     r'libraries\[1\]: the same folder as libraries\[0\]'),
-    ([JAR, {**JAR, 'url': 'https://mirror.example.com/Ops.jar'}], r'libraries\[1\]: the same jar as libraries\[0\]'),
-))
+@pytest.mark.parametrize(
+    ('libraries', 'expected'),
+    (
+        ({}, r'libraries: expected an array, got an object'),
+        ([{}], r'libraries\[0\]: give exactly one of "url" \(a jar\) or "folder"'),
+        ([{**JAR, 'folder': 'verification/lib'}], r'libraries\[0\]: give exactly one of'),
+        ([{'url': JAR['url']}], r'libraries\[0\]: a jar needs "sha256"'),
+        (
+            [{**JAR, 'sha256': 'A' * 64}],
+            r'libraries\[0\]\.sha256: expected 64 lowercase hex digits',
+        ),
+        ([{**JAR, 'sha256': 'a' * 63}], r'libraries\[0\]\.sha256: expected 64 lowercase hex'),
+        (
+            [{**JAR, 'url': 'ftp://example.com/x.jar'}],
+            r'libraries\[0\]\.url: .* not an http\(s\) URL',
+        ),
+        ([{**JAR, 'url': '/home/me/x.jar'}], r'libraries\[0\]\.url: .*use EXECLEASE_LIBRARY_PATH'),
+        ([{**JAR, 'name': ''}], r'libraries\[0\]\.name: must not be empty'),
+        ([{**JAR, 'colour': 'red'}], r"libraries\[0\]\.colour: unknown key 'colour'"),
+        (
+            [{'folder': 'verification/lib', 'sha256': SHA}],
+            r"libraries\[0\]\.sha256: 'sha256' belongs to a jar",
+        ),
+        ([{'folder': '../lib'}], r'libraries\[0\]\.folder: .*leaves its folder'),
+        (
+            [{'folder': '/abs/lib'}],
+            r'libraries\[0\]\.folder: .*absolute; give a path relative to the repository root',
+        ),
+        (
+            [{'folder': 'verification/m'}],
+            r"libraries\[0\]\.folder: 'verification/m' is the model folder itself",
+        ),
+        (
+            [{'folder': 'verification/lib'}, {'folder': 'verification/lib'}],
+            r'libraries\[1\]: the same folder as libraries\[0\]',
+        ),
+        (
+            [JAR, {**JAR, 'url': 'https://mirror.example.com/Ops.jar'}],
+            r'libraries\[1\]: the same jar as libraries\[0\]',
+        ),
+    ),
+)
 def test_a_bad_entry_is_named_with_what_to_do(tmp_path, lib_folder, libraries, expected):
     with pytest.raises(CannotRun, match=r'manifest\.json: ' + expected):
         load(tmp_path, with_libraries(libraries))
@@ -109,7 +138,7 @@ def test_a_folder_outside_the_repository_by_a_symlink_is_refused(tmp_path):
 
 
 # (libraries, both accept)
-CORPUS: tuple[tuple[object, bool], ...] = (   # a value of `libraries`, broken on purpose too
+CORPUS: tuple[tuple[object, bool], ...] = (  # a value of `libraries`, broken on purpose too
     ([], True),
     ([JAR], True),
     ([{**JAR, 'name': 'Ops'}], True),

@@ -19,19 +19,33 @@ GOOD: dict = {
     'version': 1,
     'spec': 'Spec.tla',
     'checks': [{'name': 'main', 'config': 'Spec.cfg'}],
-    'mutations': [{
-        'name': 'm1', 'config': 'Spec.cfg',
-        'replace': {'from': 'x < 3', 'to': 'x < 4'}, 'violates': 'Inv',
-    }],
+    'mutations': [
+        {
+            'name': 'm1',
+            'config': 'Spec.cfg',
+            'replace': {'from': 'x < 3', 'to': 'x < 4'},
+            'violates': 'Inv',
+        }
+    ],
     'findings': [{'id': 'F2', 'config': 'findings/F2.cfg', 'violates': 'P', 'summary': 's'}],
     'coverage': {
         'syncCommit': '0' * 40,
         'modelHash': 'sha256:' + 'b' * 64,
         'entries': [
-            {'id': 'claim', 'path': 'src/lease.py', 'function': 'claim',
-             'action': 'Claim', 'hash': HASH},
-            {'id': 'replay', 'path': 'src/steps.py', 'within': 'begin_step',
-             'region': {'from': '# a', 'to': '# b'}, 'action': 'BeginStep'},
+            {
+                'id': 'claim',
+                'path': 'src/lease.py',
+                'function': 'claim',
+                'action': 'Claim',
+                'hash': HASH,
+            },
+            {
+                'id': 'replay',
+                'path': 'src/steps.py',
+                'within': 'begin_step',
+                'region': {'from': '# a', 'to': '# b'},
+                'action': 'BeginStep',
+            },
         ],
     },
 }
@@ -89,49 +103,140 @@ def test_load_good(tmp_path):
         ('checks.0.colour', 'red', "checks[0].colour: unknown key 'colour'"),
         ('checks.0.states', -1, 'checks[0].states: expected a whole number'),
         ('checks.0.timeout', 0, 'checks[0].timeout: expected a number of seconds > 0'),
-        ('checks.0.spec', 'MC.cfg', "checks[0].spec: 'MC.cfg' is not a .tla module of the model folder"),
-        ('checks.0.spec', 'sub/MC.tla', "checks[0].spec: 'sub/MC.tla' is not a .tla module of the model"),
+        (
+            'checks.0.spec',
+            'MC.cfg',
+            "checks[0].spec: 'MC.cfg' is not a .tla module of the model folder",
+        ),
+        (
+            'checks.0.spec',
+            'sub/MC.tla',
+            "checks[0].spec: 'sub/MC.tla' is not a .tla module of the model",
+        ),
         ('checks.0.spec', '../MC.tla', 'checks[0].spec: '),
         ('checks.0.spec', 3, 'checks[0].spec: expected a string, got a number'),
-        ('mutations.0.module', 'lib/Lease.tla', "mutations[0].module: 'lib/Lease.tla' is not a .tla module"),
+        (
+            'mutations.0.module',
+            'lib/Lease.tla',
+            "mutations[0].module: 'lib/Lease.tla' is not a .tla module",
+        ),
         ('mutations.0.module', '', 'mutations[0].module: '),
         ('mutations.0.replace.from', '', 'mutations[0].replace.from: must not be empty'),
         ('mutations.0.replace.to', 'x < 3', 'mutations[0].replace: "from" and "to" are the same'),
         ('mutations.0.violates', DELETE, "mutations[0]: missing key 'violates'"),
-        ('findings.0.config', '/etc/F2.cfg', 'findings[0].config: \'/etc/F2.cfg\' is absolute'),
+        ('findings.0.config', '/etc/F2.cfg', "findings[0].config: '/etc/F2.cfg' is absolute"),
         ('coverage.syncCommit', 'HEAD', 'coverage.syncCommit: expected a 40-hex commit id'),
-        ('coverage.modelHash', 'md5:1', 'coverage.modelHash: expected a record, "sha256:<64 hex>" or null'),
-        ('coverage.modelHash', {'scheme': 'tla9', 'files': {}}, "coverage.modelHash.scheme: unknown scheme 'tla9'"),
+        (
+            'coverage.modelHash',
+            'md5:1',
+            'coverage.modelHash: expected a record, "sha256:<64 hex>" or null',
+        ),
+        (
+            'coverage.modelHash',
+            {'scheme': 'tla9', 'files': {}},
+            "coverage.modelHash.scheme: unknown scheme 'tla9'",
+        ),
         ('coverage.modelHash', {'scheme': 'tla1'}, "coverage.modelHash: missing key 'files'"),
-        ('coverage.modelHash', {'scheme': 'tla1', 'files': {'Spec.cfg': 'x'}},
-         'coverage.modelHash.files.Spec.cfg: expected 64 hex digits'),
-        ('coverage.modelHash', {'scheme': 'tla1', 'files': {'Spec.tla': {'Next': 7}}},
-         'coverage.modelHash.files.Spec.tla.Next: expected 64 hex digits'),
+        (
+            'coverage.modelHash',
+            {'scheme': 'tla1', 'files': {'Spec.cfg': 'x'}},
+            'coverage.modelHash.files.Spec.cfg: expected 64 hex digits',
+        ),
+        (
+            'coverage.modelHash',
+            {'scheme': 'tla1', 'files': {'Spec.tla': {'Next': 7}}},
+            'coverage.modelHash.files.Spec.tla.Next: expected 64 hex digits',
+        ),
         ('coverage.abstract', [{'action': 'Expire'}], "coverage.abstract[0]: missing key 'reason'"),
-        ('coverage.abstract', [{'action': 'Expire', 'reason': ''}], 'coverage.abstract[0].reason: must not be empty'),
-        ('coverage.abstract', [{'action': 'E', 'reason': 'r'}, {'action': 'E', 'reason': 's'}],
-         "coverage.abstract[1].action: duplicate action 'E'"),
-        ('coverage.watch', [{'paths': ['src/**']}], 'coverage.watch[0]: give exactly one of "strings"'),
-        ('coverage.watch', [{'paths': [], 'strings': 'x'}], 'coverage.watch[0].paths: name at least one glob'),
-        ('coverage.watch', [{'paths': ['../x/**'], 'strings': 'x'}], "coverage.watch[0].paths[0]: '../x/**' leaves"),
-        ('coverage.watch', [{'paths': ['src/**'], 'strings': '(UPDATE'}],
-         'coverage.watch[0].strings: not a regular expression'),
-        ('coverage.watch', [{'paths': ['src/**'], 'calls': []}], 'coverage.watch[0].calls: name at least one callee'),
-        ('coverage.watch', [{'paths': ['src/**'], 'calls': ['f'], 'regex': 'x'}], "coverage.watch[0].regex: unknown key"),
-        ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f'}], "coverage.ignored[0]: missing key 'reason'"),
-        ('coverage.ignored', [{'path': 'src/a.py', 'function': 'f', 'reason': 'r'}],
-         "coverage.ignored[0].path: 'src/a.py' is under no watch rule's paths"),
-        ('coverage.entries.0.hash', 'sha1:abc', 'coverage.entries[0].hash: \'sha1:abc\' has no known scheme'),
-        ('coverage.entries.0.path', '../outside.py', 'coverage.entries[0].path: \'../outside.py\' leaves its folder'),
-        ('coverage.entries.0.path', '/abs/x.py', 'coverage.entries[0].path: \'/abs/x.py\' is absolute'),
-        ('coverage.entries.0.path', 'src\\x.py', 'coverage.entries[0].path: \'src\\\\x.py\': use forward slashes'),
-        ('coverage.entries.0.region', {'from': 'a', 'to': 'b'}, 'coverage.entries[0]: give exactly one of'),
+        (
+            'coverage.abstract',
+            [{'action': 'Expire', 'reason': ''}],
+            'coverage.abstract[0].reason: must not be empty',
+        ),
+        (
+            'coverage.abstract',
+            [{'action': 'E', 'reason': 'r'}, {'action': 'E', 'reason': 's'}],
+            "coverage.abstract[1].action: duplicate action 'E'",
+        ),
+        (
+            'coverage.watch',
+            [{'paths': ['src/**']}],
+            'coverage.watch[0]: give exactly one of "strings"',
+        ),
+        (
+            'coverage.watch',
+            [{'paths': [], 'strings': 'x'}],
+            'coverage.watch[0].paths: name at least one glob',
+        ),
+        (
+            'coverage.watch',
+            [{'paths': ['../x/**'], 'strings': 'x'}],
+            "coverage.watch[0].paths[0]: '../x/**' leaves",
+        ),
+        (
+            'coverage.watch',
+            [{'paths': ['src/**'], 'strings': '(UPDATE'}],
+            'coverage.watch[0].strings: not a regular expression',
+        ),
+        (
+            'coverage.watch',
+            [{'paths': ['src/**'], 'calls': []}],
+            'coverage.watch[0].calls: name at least one callee',
+        ),
+        (
+            'coverage.watch',
+            [{'paths': ['src/**'], 'calls': ['f'], 'regex': 'x'}],
+            'coverage.watch[0].regex: unknown key',
+        ),
+        (
+            'coverage.ignored',
+            [{'path': 'src/a.py', 'function': 'f'}],
+            "coverage.ignored[0]: missing key 'reason'",
+        ),
+        (
+            'coverage.ignored',
+            [{'path': 'src/a.py', 'function': 'f', 'reason': 'r'}],
+            "coverage.ignored[0].path: 'src/a.py' is under no watch rule's paths",
+        ),
+        (
+            'coverage.entries.0.hash',
+            'sha1:abc',
+            "coverage.entries[0].hash: 'sha1:abc' has no known scheme",
+        ),
+        (
+            'coverage.entries.0.path',
+            '../outside.py',
+            "coverage.entries[0].path: '../outside.py' leaves its folder",
+        ),
+        (
+            'coverage.entries.0.path',
+            '/abs/x.py',
+            "coverage.entries[0].path: '/abs/x.py' is absolute",
+        ),
+        (
+            'coverage.entries.0.path',
+            'src\\x.py',
+            "coverage.entries[0].path: 'src\\\\x.py': use forward slashes",
+        ),
+        (
+            'coverage.entries.0.region',
+            {'from': 'a', 'to': 'b'},
+            'coverage.entries[0]: give exactly one of',
+        ),
         ('coverage.entries.1.region', DELETE, 'coverage.entries[1]: give exactly one of'),
         ('coverage.entries.0.within', 'f', 'coverage.entries[0].within: "within" narrows a region'),
         ('coverage.entries.1.region.to', DELETE, "coverage.entries[1].region: missing key 'to'"),
         ('coverage.entries.1.region.from', 7, 'coverage.entries[1].region.from: expected a string'),
-        ('coverage.entries.1.id', 'claim', "coverage.entries[1].id: duplicate id 'claim' (also coverage.entries[0])"),
-        ('coverage.entries.0.syncedBlob', 'HEAD', 'coverage.entries[0].syncedBlob: expected a git object id'),
+        (
+            'coverage.entries.1.id',
+            'claim',
+            "coverage.entries[1].id: duplicate id 'claim' (also coverage.entries[0])",
+        ),
+        (
+            'coverage.entries.0.syncedBlob',
+            'HEAD',
+            'coverage.entries[0].syncedBlob: expected a git object id',
+        ),
         ('coverage.entries.0.syncReason', '', 'coverage.entries[0].syncReason: must not be empty'),
         ('coverage.entries', {}, 'coverage.entries: expected an array, got an object'),
         ('spec', DELETE, "$: missing key 'spec'"),
@@ -147,7 +252,9 @@ def test_bad_manifest_names_field(tmp_path, field, value, expected):
 
 
 def test_null_hash_is_never_synced(tmp_path):
-    m = manifest_read.load(write_manifest(tmp_path, mutate('coverage.entries.0.hash', None)), tmp_path)
+    m = manifest_read.load(
+        write_manifest(tmp_path, mutate('coverage.entries.0.hash', None)), tmp_path
+    )
     assert m.coverage.entries[0].hash is None
     assert '"hash"' not in manifest_write.dump(m).split('"id": "claim"')[1].split('}')[0]
 
@@ -196,11 +303,16 @@ def test_missing_manifest(tmp_path):
         manifest_read.load(tmp_path / 'manifest.json', tmp_path)
 
 
-RECORD = {'scheme': 'tla1', 'files': {'Spec.cfg': 'c' * 64, 'Spec.tla': {'Init': 'd' * 64, 'Next': 'e' * 64}}}
+RECORD = {
+    'scheme': 'tla1',
+    'files': {'Spec.cfg': 'c' * 64, 'Spec.tla': {'Init': 'd' * 64, 'Next': 'e' * 64}},
+}
 DECLARATIONS = {
     'abstract': [{'action': 'Expire', 'reason': 'time passing'}],
-    'watch': [{'paths': ['src/**'], 'strings': r'\bUPDATE\s+lease\b', 'what': 'writes lease'},
-              {'paths': ['src/*.go', 'lib/**'], 'calls': ['release', 'db.Exec']}],
+    'watch': [
+        {'paths': ['src/**'], 'strings': r'\bUPDATE\s+lease\b', 'what': 'writes lease'},
+        {'paths': ['src/*.go', 'lib/**'], 'calls': ['release', 'db.Exec']},
+    ],
     'ignored': [{'path': 'src/admin.py', 'function': 'reset', 'reason': 'tests only'}],
 }
 
@@ -221,7 +333,9 @@ def test_dump_round_trip_of_coverage_forms(tmp_path, coverage):
     assert json.loads(manifest_write.dump(m)) == data
     if 'watch' in coverage:
         assert m.coverage.abstract == (manifest_model.AbstractAction('Expire', 'time passing'),)
-        assert m.coverage.watch[1] == manifest_model.WatchRule(paths=('src/*.go', 'lib/**'), calls=('release', 'db.Exec'))
+        assert m.coverage.watch[1] == manifest_model.WatchRule(
+            paths=('src/*.go', 'lib/**'), calls=('release', 'db.Exec')
+        )
         assert m.coverage.ignored[0].function == 'reset'
     if 'modelHash' in coverage:
         assert m.coverage.model_hash == manifest_model.ModelRecord('tla1', RECORD['files'])
@@ -249,16 +363,23 @@ def test_schema_key_is_kept_first_through_a_rewrite(tmp_path):
 
 @pytest.mark.parametrize('value', (1, '', None, ['x']), ids=('number', 'empty', 'null', 'array'))
 def test_schema_key_must_be_a_string(tmp_path, value):
-    with pytest.raises(CannotRun, match=r'manifest.json: \$schema: (expected a string|must not be empty)'):
+    with pytest.raises(
+        CannotRun, match=r'manifest.json: \$schema: (expected a string|must not be empty)'
+    ):
         manifest_read.load(write_manifest(tmp_path, {'$schema': value, **GOOD}), tmp_path)
 
 
 def test_synced_blob_and_reason_round_trip(tmp_path):
     data = copy.deepcopy(GOOD)
-    data['coverage']['entries'][0].update(syncedBlob='c' * 40, syncReason='the model already says so')
+    data['coverage']['entries'][0].update(
+        syncedBlob='c' * 40, syncReason='the model already says so'
+    )
     path = write_manifest(tmp_path, data)
     m = manifest_read.load(path, tmp_path)
-    assert (m.coverage.entries[0].synced_blob, m.coverage.entries[0].sync_reason) == ('c' * 40, 'the model already says so')
+    assert (m.coverage.entries[0].synced_blob, m.coverage.entries[0].sync_reason) == (
+        'c' * 40,
+        'the model already says so',
+    )
     assert json.loads(manifest_write.dump(m)) == data
 
 
@@ -267,7 +388,8 @@ def test_write_is_atomic_and_keeps_mode(tmp_path):
     path.chmod(0o640)
     m = manifest_read.load(path, tmp_path)
     synced = record.replace(
-        m, coverage=record.replace(m.coverage, sync_commit='1' * 40),
+        m,
+        coverage=record.replace(m.coverage, sync_commit='1' * 40),
     )
     manifest_write.write(path, synced)
     assert manifest_read.load(path, tmp_path).coverage.sync_commit == '1' * 40
@@ -290,20 +412,35 @@ def test_write_failure_leaves_old_file(tmp_path, monkeypatch):
     assert [p.name for p in path.parent.iterdir()] == ['manifest.json']
 
 
-
 # ---- trace jobs and code mutations -----------------------------------------------------
 
 TRACED: dict = {
     **{k: v for k, v in GOOD.items() if k != 'coverage'},
     'traces': [
-        {'name': 'run', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg',
-         'command': ['python', '-m', 'app.run'], 'timeout': 60, 'env': {'SEED': '7', 'RUNS': '3'}},
-        {'name': 'kept', 'spec': 'TraceSpec.tla', 'config': 'TraceSpec.cfg', 'files': ['traces/*.ndjson'],
-         'fields': {'drop': ['ts', 'msg']}, 'line': 'cursor'},
+        {
+            'name': 'run',
+            'spec': 'TraceSpec.tla',
+            'config': 'TraceSpec.cfg',
+            'command': ['python', '-m', 'app.run'],
+            'timeout': 60,
+            'env': {'SEED': '7', 'RUNS': '3'},
+        },
+        {
+            'name': 'kept',
+            'spec': 'TraceSpec.tla',
+            'config': 'TraceSpec.cfg',
+            'files': ['traces/*.ndjson'],
+            'fields': {'drop': ['ts', 'msg']},
+            'line': 'cursor',
+        },
     ],
     'codeMutations': [
-        {'name': 'unfenced', 'path': 'src/lease.py', 'replace': {'from': 'a = b', 'to': 'a <= b'},
-         'traces': ['run']},
+        {
+            'name': 'unfenced',
+            'path': 'src/lease.py',
+            'replace': {'from': 'a = b', 'to': 'a <= b'},
+            'traces': ['run'],
+        },
     ],
     'coverage': GOOD['coverage'],
 }
@@ -312,15 +449,23 @@ TRACED: dict = {
 def test_load_trace_jobs_and_code_mutations(tmp_path):
     path = write_manifest(tmp_path, TRACED)
     m = manifest_read.load(path, tmp_path)
-    assert m.traces[0] == manifest_model.TraceJob('run', 'TraceSpec.tla', 'TraceSpec.cfg',
-                                            command=('python', '-m', 'app.run'), timeout=60.0,
-                                            env=(('SEED', '7'), ('RUNS', '3')))
+    assert m.traces[0] == manifest_model.TraceJob(
+        'run',
+        'TraceSpec.tla',
+        'TraceSpec.cfg',
+        command=('python', '-m', 'app.run'),
+        timeout=60.0,
+        env=(('SEED', '7'), ('RUNS', '3')),
+    )
     assert m.traces[1].files == ('traces/*.ndjson',)
     assert m.traces[1].fields == manifest_model.FieldRule(drop=('ts', 'msg'))
     assert (m.traces[0].line, m.traces[1].line) == ('l', 'cursor')
     assert not m.traces[1].fields.passes('ts') and m.traces[1].fields.passes('x')
-    assert m.code_mutations == (manifest_model.CodeMutation(
-        'unfenced', 'src/lease.py', manifest_model.Replace('a = b', 'a <= b'), ('run',)),)
+    assert m.code_mutations == (
+        manifest_model.CodeMutation(
+            'unfenced', 'src/lease.py', manifest_model.Replace('a = b', 'a <= b'), ('run',)
+        ),
+    )
     # The trace spec is not the model: a change to it is judged by its trace jobs, not the guard.
     assert 'TraceSpec.tla' not in m.model_files
     assert json.loads(manifest_write.dump(m)) == TRACED
@@ -333,24 +478,47 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
         ('traces.0.command', DELETE, 'traces[0]: give exactly one of "files"'),
         ('traces.0.command', [], 'traces[0].command: must not be empty'),
         ('traces.0.command', 'python run.py', 'traces[0].command: expected an array'),
-        ('traces.1.files', ['../x/*.ndjson'], "traces[1].files[0]: '../x/*.ndjson' leaves its folder"),
+        (
+            'traces.1.files',
+            ['../x/*.ndjson'],
+            "traces[1].files[0]: '../x/*.ndjson' leaves its folder",
+        ),
         ('traces.1.name', 'run', "traces[1].name: duplicate name 'run'"),
         ('traces.0.spec', DELETE, "traces[0]: missing key 'spec'"),
-        ('codeMutations.0.traces', ['nope'], "codeMutations[0].traces[0]: no trace job named 'nope'"),
-        ('codeMutations.0.replace.to', 'a = b', 'codeMutations[0].replace: "from" and "to" are the same'),
+        (
+            'codeMutations.0.traces',
+            ['nope'],
+            "codeMutations[0].traces[0]: no trace job named 'nope'",
+        ),
+        (
+            'codeMutations.0.replace.to',
+            'a = b',
+            'codeMutations[0].replace: "from" and "to" are the same',
+        ),
         ('codeMutations.0.path', '/etc/passwd', "codeMutations[0].path: '/etc/passwd' is absolute"),
         ('traces', [], "codeMutations[0].traces[0]: no trace job named 'run' (known: none)"),
         ('traces.0.timeout', 0, 'traces[0].timeout: expected a number of seconds > 0'),
-        ('traces.0.env', ['SEED=7'], 'traces[0].env: expected an object of variable names to strings'),
+        (
+            'traces.0.env',
+            ['SEED=7'],
+            'traces[0].env: expected an object of variable names to strings',
+        ),
         ('traces.0.env', {'SEED': 7}, 'traces[0].env.SEED: expected a string, got a number'),
         ('traces.0.env', {'1X': 'a'}, "traces[0].env: '1X' is not a variable name"),
         ('traces.1.env', {'SEED': '7'}, 'traces[1].env: only a trace job with a "command"'),
         ('traces.1.fields', {}, 'traces[1].fields: give exactly one of "keep"'),
         ('traces.1.line', 'l 2', "traces[1].line: 'l 2' is not a TLA+ variable name"),
-        ('coverage.untraced', [{'action': 'Nope', 'reason': 'r'}],
-         "coverage.untraced[0].action: 'Nope' is the action of no covered entry"),
+        (
+            'coverage.untraced',
+            [{'action': 'Nope', 'reason': 'r'}],
+            "coverage.untraced[0].action: 'Nope' is the action of no covered entry",
+        ),
         ('coverage.untraced', [{'action': 'Claim'}], "coverage.untraced[0]: missing key 'reason'"),
-        ('traces.1.fields', {'keep': ['a'], 'drop': ['b']}, 'traces[1].fields: give exactly one of "keep"'),
+        (
+            'traces.1.fields',
+            {'keep': ['a'], 'drop': ['b']},
+            'traces[1].fields: give exactly one of "keep"',
+        ),
         ('traces.1.fields', {'drop': []}, 'traces[1].fields.drop: name at least one field'),
         ('traces.1.fields', {'keep': [3]}, 'traces[1].fields.keep[0]: expected a string'),
         ('traces.1.fields', {'only': ['a']}, "traces[1].fields.only: unknown key 'only'"),
@@ -376,7 +544,11 @@ def test_bad_trace_entries_name_the_field(tmp_path, field, value, expected):
 def test_deadlock_keys_are_three_valued(tmp_path):
     """Left out: the cfg's CHECK_DEADLOCK, else TLC's default; true/false: the entry says."""
     m = manifest_read.load(write_manifest(tmp_path, GOOD), tmp_path)
-    assert (m.checks[0].deadlock, m.mutations[0].deadlock, m.findings[0].deadlock) == (None, None, None)
+    assert (m.checks[0].deadlock, m.mutations[0].deadlock, m.findings[0].deadlock) == (
+        None,
+        None,
+        None,
+    )
     data = mutate('mutations.0.deadlock', False)
     data['checks'][0]['deadlock'] = True
     m = manifest_read.load(write_manifest(tmp_path, data), tmp_path)
@@ -399,13 +571,20 @@ def test_a_model_of_no_code_and_only_findings(tmp_path):
 
 def test_untraced_actions_are_kept_and_need_a_trace_job(tmp_path):
     data = copy.deepcopy(TRACED)
-    data['coverage']['untraced'] = [{'action': 'BeginStep', 'reason': 'no trace reaches a step yet'}]
+    data['coverage']['untraced'] = [
+        {'action': 'BeginStep', 'reason': 'no trace reaches a step yet'}
+    ]
     m = manifest_read.load(write_manifest(tmp_path, data), tmp_path)
-    assert m.coverage.untraced == (manifest_model.UntracedAction('BeginStep', 'no trace reaches a step yet'),)
+    assert m.coverage.untraced == (
+        manifest_model.UntracedAction('BeginStep', 'no trace reaches a step yet'),
+    )
     assert json.loads(manifest_write.dump(m)) == data
     del data['traces'], data['codeMutations']
-    with pytest.raises(CannotRun, match=r'manifest.json: coverage.untraced: exempts actions from trace '
-                                        r'action coverage, but the model has no trace job'):
+    with pytest.raises(
+        CannotRun,
+        match=r'manifest.json: coverage.untraced: exempts actions from trace '
+        r'action coverage, but the model has no trace job',
+    ):
         manifest_read.load(write_manifest(tmp_path, data), tmp_path)
 
 
@@ -426,5 +605,5 @@ def test_a_mutation_names_the_module_it_edits(tmp_path):
     path = write_manifest(tmp_path, data)
     m = manifest_read.load(path, tmp_path)
     assert m.mutations[0].module == 'Lease.tla'
-    assert 'Lease.tla' not in m.model_files     # a module the root reads: recorded through it
+    assert 'Lease.tla' not in m.model_files  # a module the root reads: recorded through it
     assert json.loads(manifest_write.dump(m))['mutations'][0] == data['mutations'][0]

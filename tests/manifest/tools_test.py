@@ -1,5 +1,6 @@
 """`tools` in manifest.json: a model's own TLA+ tools (url + sha256) and the lowest TLC it needs,
 read, refused with the field named, written back as read, and agreed on by the JSON Schema."""
+
 from __future__ import annotations
 
 import copy
@@ -15,7 +16,9 @@ from execlease_hook.manifest import write as manifest_write
 from execlease_hook.manifest.model import ToolsPin
 from tests.manifest.read_test import GOOD, write_manifest
 
-SCHEMA = json.loads(resources.files('execlease_hook').joinpath('schemas/manifest.schema.json').read_text())
+SCHEMA = json.loads(
+    resources.files('execlease_hook').joinpath('schemas/manifest.schema.json').read_text()
+)
 SHA = 'b' * 64
 URL = 'https://mirror.example.com/tla/1.7.4/tla2tools.jar'
 
@@ -26,12 +29,18 @@ def load(tmp_path, tools: object):
     return manifest_read.load(write_manifest(tmp_path, data), tmp_path)
 
 
-@pytest.mark.parametrize(('tools', 'pin'), [
-    ({'url': URL, 'sha256': SHA}, ToolsPin(url=URL, sha256=SHA)),
-    ({'sha256': SHA}, ToolsPin(sha256=SHA)),
-    ({'minTlc': '2.19'}, ToolsPin(min_tlc='2.19')),
-    ({'url': URL, 'sha256': SHA, 'minTlc': '2.19'}, ToolsPin(url=URL, sha256=SHA, min_tlc='2.19')),
-])
+@pytest.mark.parametrize(
+    ('tools', 'pin'),
+    [
+        ({'url': URL, 'sha256': SHA}, ToolsPin(url=URL, sha256=SHA)),
+        ({'sha256': SHA}, ToolsPin(sha256=SHA)),
+        ({'minTlc': '2.19'}, ToolsPin(min_tlc='2.19')),
+        (
+            {'url': URL, 'sha256': SHA, 'minTlc': '2.19'},
+            ToolsPin(url=URL, sha256=SHA, min_tlc='2.19'),
+        ),
+    ],
+)
 def test_tools_are_read_and_written_back_as_read(tmp_path, tools, pin):
     m = load(tmp_path, tools)
     assert m.tools == pin
@@ -51,7 +60,10 @@ BAD = [
     ([], r'tools: expected an object'),
     ({'url': URL}, r'tools: a jar needs "sha256"'),
     ({'sha256': 'B' * 64}, r'tools\.sha256: expected 64 lowercase hex digits'),
-    ({'url': 'ftp://example.com/tla2tools.jar', 'sha256': SHA}, r'tools\.url: .*not an http\(s\) URL'),
+    (
+        {'url': 'ftp://example.com/tla2tools.jar', 'sha256': SHA},
+        r'tools\.url: .*not an http\(s\) URL',
+    ),
     ({'url': '/opt/tla2tools.jar', 'sha256': SHA}, r'tools\.url: .*set EXECLEASE_TLA_JAR'),
     ({'minTlc': '2'}, r'tools\.minTlc: expected a TLC version as TLC prints it, MAJOR\.MINOR'),
     ({'minTlc': 2.19}, r'tools\.minTlc: expected a string'),
@@ -65,10 +77,15 @@ def test_a_bad_tools_is_named_with_what_to_do(tmp_path, tools, expected):
         load(tmp_path, tools)
 
 
-CORPUS = [(t, True) for t, _ in [
-    ({'url': URL, 'sha256': SHA}, None), ({'sha256': SHA}, None), ({'minTlc': '2.19'}, None),
-    ({'url': URL, 'sha256': SHA, 'minTlc': '2.20'}, None),
-]] + [(t, False) for t, _ in BAD]
+CORPUS = [
+    (t, True)
+    for t, _ in [
+        ({'url': URL, 'sha256': SHA}, None),
+        ({'sha256': SHA}, None),
+        ({'minTlc': '2.19'}, None),
+        ({'url': URL, 'sha256': SHA, 'minTlc': '2.20'}, None),
+    ]
+] + [(t, False) for t, _ in BAD]
 
 
 @pytest.mark.parametrize(('tools', 'good'), CORPUS, ids=[str(i) for i in range(len(CORPUS))])

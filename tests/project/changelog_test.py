@@ -1,6 +1,7 @@
 """The changelog and the version: CHANGELOG.md keeps a changelog (newest first, an Unreleased
 section on top), and the version lives in one place, pyproject.toml, which `execlease --version`
 and every JSON report read from the installed package."""
+
 from __future__ import annotations
 
 import re
@@ -40,9 +41,16 @@ def test_a_released_version_is_not_ahead_of_pyproject():
 
 def test_the_version_is_read_from_the_installed_package_only():
     assert metadata.version('execlease') == VERSION
-    out = subprocess.run((sys.executable, '-m', 'execlease_hook', '--version'), capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        (sys.executable, '-m', 'execlease_hook', '--version'),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out == f'execlease {VERSION}\n'
-    held = [str(p.relative_to(ROOT)) for p in (ROOT / 'execlease_hook').rglob('*.py')
-            if re.search(r'__version__|\b' + re.escape(VERSION) + r'\b', p.read_text(encoding='utf-8'))]
-    assert held == [], 'the version is pyproject.toml\'s alone'
+    held = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / 'execlease_hook').rglob('*.py')
+        if re.search(r'__version__|\b' + re.escape(VERSION) + r'\b', p.read_text(encoding='utf-8'))
+    ]
+    assert held == [], "the version is pyproject.toml's alone"

@@ -5,6 +5,7 @@ or in the README. So no file may cite a document the repository does not ship (a
 style guide, a ticket number), every relative link in a markdown file must reach a file and a
 heading that exist, and every repository path named in prose, a comment or a docstring must exist.
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,11 +34,22 @@ CITATIONS = (
 
 # Where this repository's own paths start; a path under one of these must exist.
 OWN_PREFIXES = (
-    'execlease_hook/', 'tests/', 'benchmarks/', 'docs/', 'examples/agent_runtime/',
+    'execlease_hook/',
+    'tests/',
+    'benchmarks/',
+    'docs/',
+    'examples/agent_runtime/',
     'verification/execution-lease/',
 )
-OWN_FILES = ('README.md', 'CONTRIBUTING.md', 'LICENSE', 'pyproject.toml', '.ci/run',
-             '.pre-commit-hooks.yaml', '.pre-commit-config.yaml')
+OWN_FILES = (
+    'README.md',
+    'CONTRIBUTING.md',
+    'LICENSE',
+    'pyproject.toml',
+    '.ci/run',
+    '.pre-commit-hooks.yaml',
+    '.pre-commit-config.yaml',
+)
 _PATH = re.compile(
     r'(?<![\w./-])((?:' + '|'.join(re.escape(p) for p in OWN_PREFIXES) + r')[\w./*<>{}-]*[\w/*>}])'
     r'(?:#([\w-]+))?',
@@ -48,7 +60,9 @@ _FENCE = re.compile(r'^\s*(```|~~~)')
 
 @cache
 def tracked() -> tuple[str, ...]:
-    out = subprocess.run(('git', 'ls-files', '-z'), cwd=ROOT, capture_output=True, check=True).stdout
+    out = subprocess.run(
+        ('git', 'ls-files', '-z'), cwd=ROOT, capture_output=True, check=True
+    ).stdout
     return tuple(p for p in out.decode().split('\0') if p)
 
 
@@ -124,12 +138,16 @@ def citations(path: str) -> list[str]:
     for number, line in enumerate((ROOT / path).read_text(encoding='utf-8').splitlines(), 1):
         for pattern, what in CITATIONS:
             if pattern.search(line):
-                problems.append(f'{path}:{number}: cites {what} outside the repository: {line.strip()!r}')
+                problems.append(
+                    f'{path}:{number}: cites {what} outside the repository: {line.strip()!r}'
+                )
                 break
     return problems
 
 
-@pytest.mark.parametrize('path', [p for p in text_files() if p != 'tests/project/docs_test.py'])  # holds the patterns
+@pytest.mark.parametrize(
+    'path', [p for p in text_files() if p != 'tests/project/docs_test.py']
+)  # holds the patterns
 def test_no_citation_of_a_document_outside_the_repository(path):
     assert citations(path) == []
 
@@ -139,7 +157,7 @@ def link_problems(path: str) -> list[str]:
     folder = (ROOT / path).parent
     for target in _LINK.findall(prose((ROOT / path).read_text(encoding='utf-8'))):
         if re.match(r'[a-z][a-z0-9+.-]*:', target) or target.startswith('//'):
-            continue    # a URL, not a path in this repository
+            continue  # a URL, not a path in this repository
         file_part, _, anchor = target.partition('#')
         resolved = (folder / file_part).resolve() if file_part else ROOT / path
         if not resolved.is_relative_to(ROOT):
@@ -169,13 +187,16 @@ def mentioned_text(path: str) -> str:
     if path.endswith('.md'):
         return prose(text)
     if path.endswith('.py'):
-        parts = [tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline)
-                 if tok.type == tokenize.COMMENT]
+        parts = [
+            tok.string
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+            if tok.type == tokenize.COMMENT
+        ]
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 parts.append(ast.get_docstring(node) or '')
         return '\n'.join(parts)
-    return '\n'.join(line[line.index('#'):] for line in text.splitlines() if '#' in line)
+    return '\n'.join(line[line.index('#') :] for line in text.splitlines() if '#' in line)
 
 
 def path_problems(path: str) -> list[str]:
@@ -194,13 +215,18 @@ def path_problems(path: str) -> list[str]:
 def test_ci_runs_the_readme_quick_start_verbatim():
     """.ci/run is what CI runs: the README's two Quick start commands, exactly as written there."""
     readme = (ROOT / 'README.md').read_text(encoding='utf-8').splitlines()
-    run = [line for line in (ROOT / '.ci' / 'run').read_text(encoding='utf-8').splitlines()
-           if line.startswith('python3 -m venv .venv && . .venv/bin/activate')]
+    run = [
+        line
+        for line in (ROOT / '.ci' / 'run').read_text(encoding='utf-8').splitlines()
+        if line.startswith('python3 -m venv .venv && . .venv/bin/activate')
+    ]
     assert len(run) == 2
     assert [line for line in run if line not in readme] == []
 
 
-@pytest.mark.parametrize('path', [p for p in text_files() if p.endswith(('.md', '.py', '.toml', '.yaml', '/run'))])
+@pytest.mark.parametrize(
+    'path', [p for p in text_files() if p.endswith(('.md', '.py', '.toml', '.yaml', '/run'))]
+)
 def test_named_repository_paths_exist(path):
     assert path_problems(path) == []
 
@@ -213,44 +239,65 @@ def test_the_architecture_guide_names_every_module():
     for module in modules:
         name = module.removeprefix('execlease_hook/')
         folder = str(Path(name).parent)
-        if name not in guide and not (folder != '.' and f'{folder}/' in guide and Path(name).name in guide):
+        if name not in guide and not (
+            folder != '.' and f'{folder}/' in guide and Path(name).name in guide
+        ):
             missing.append(module)
     assert missing == [], 'add each to the layout of docs/architecture.md'
 
 
-@pytest.mark.parametrize(('text', 'found'), (
-    # Citations are spelled in two pieces, so that this file does not itself cite them.
-    ('see DESIGN' ' §4', True),
-    ('(STYLE' ' §10)', True),
-    ('read STYLE' '.md first', True),
-    ('issue 3' ' §7', True),
-    ('Issue 12', True),
-    ('fixes issue #4', True),
-    ("under the seed's name", True),
-    ('the DESIGN of the lease', False),
-    ('an issue with the cache', False),
-    ('It prints the seed (replay with AGENT_RUNTIME_FAULT_SEED)', False),
-), ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    ('text', 'found'),
+    (
+        # Citations are spelled in two pieces, so that this file does not itself cite them.
+        ('see DESIGN §4', True),
+        ('(STYLE §10)', True),
+        ('read STYLE.md first', True),
+        ('issue 3 §7', True),
+        ('Issue 12', True),
+        ('fixes issue #4', True),
+        ("under the seed's name", True),
+        ('the DESIGN of the lease', False),
+        ('an issue with the cache', False),
+        ('It prints the seed (replay with AGENT_RUNTIME_FAULT_SEED)', False),
+    ),
+    ids=lambda v: v if isinstance(v, str) else None,
+)
 def test_citation_patterns(text, found):
     assert any(p.search(text) for p, _ in CITATIONS) is found
 
 
-@pytest.mark.parametrize(('heading', 'anchor'), (
-    ('Fingerprints (scheme `ts2`)', 'fingerprints-scheme-ts2'),
-    ("The model's fingerprints (`modelHash`)", 'the-models-fingerprints-modelhash'),
-    ('manifest.json', 'manifestjson'),
-    ('Trace validation: does the code do what the model says?', 'trace-validation-does-the-code-do-what-the-model-says'),
-    ('The map both ways (`abstract`, `watch`, `ignored`)', 'the-map-both-ways-abstract-watch-ignored'),
-))
+@pytest.mark.parametrize(
+    ('heading', 'anchor'),
+    (
+        ('Fingerprints (scheme `ts2`)', 'fingerprints-scheme-ts2'),
+        ("The model's fingerprints (`modelHash`)", 'the-models-fingerprints-modelhash'),
+        ('manifest.json', 'manifestjson'),
+        (
+            'Trace validation: does the code do what the model says?',
+            'trace-validation-does-the-code-do-what-the-model-says',
+        ),
+        (
+            'The map both ways (`abstract`, `watch`, `ignored`)',
+            'the-map-both-ways-abstract-watch-ignored',
+        ),
+    ),
+)
 def test_slug(heading, anchor):
     assert slug(heading) == anchor
 
 
-LIMIT = 300     # lines
+LIMIT = 300  # lines
 
 
-@pytest.mark.parametrize('path', [p for p in text_files() if p.endswith('.py') and p.startswith(
-    ('execlease_hook/', 'examples/', 'benchmarks/'))])
+@pytest.mark.parametrize(
+    'path',
+    [
+        p
+        for p in text_files()
+        if p.endswith('.py') and p.startswith(('execlease_hook/', 'examples/', 'benchmarks/'))
+    ],
+)
 def test_a_long_module_says_why_it_stays_whole(path):
     """One job per module: past about 300 lines a module splits along a seam, or its docstring
     says why it is kept whole (docs/architecture.md#module-size)."""
@@ -258,7 +305,9 @@ def test_a_long_module_says_why_it_stays_whole(path):
     if len(text.splitlines()) <= LIMIT:
         return
     docstring = ast.get_docstring(ast.parse(text)) or ''
-    assert 'kept whole' in docstring, f'{path}: over {LIMIT} lines; split it or say why it is kept whole'
+    assert 'kept whole' in docstring, (
+        f'{path}: over {LIMIT} lines; split it or say why it is kept whole'
+    )
 
 
 def test_the_readme_is_a_landing_page():

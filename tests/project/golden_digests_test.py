@@ -7,6 +7,7 @@ The pinned values are in tests/data/golden_digests.json. Only a deliberate chang
 may rewrite them (`python tests/project/golden_digests_test.py --write`), and it then needs a new scheme
 name or key prefix, never the old one with new bytes.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,19 +18,19 @@ from typing import Any
 
 import pytest
 
-from execlease_hook.spec.record import model_hash
-from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.fingerprint.scheme import fingerprint
+from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.locate.entry import find_functions
-from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.source import language_for
 from execlease_hook.manifest.read import load
-from execlease_hook.spec.record import read as read_model, record as model_record
-from execlease_hook.verify.plan import plan
-from execlease_hook.tlc.jar import Tools
+from execlease_hook.spec.record import model_hash
+from execlease_hook.spec.record import read as read_model
+from execlease_hook.spec.record import record as model_record
+from execlease_hook.tlc.jar import ToolJar, Tools
 from execlease_hook.tlc.java import Java
-from execlease_hook.tlc.jar import ToolJar
 from execlease_hook.traces.cache import cache_key as trace_cache_key
+from execlease_hook.verify.plan import plan
 
 HERE = Path(__file__).parents[1]
 GOLDEN = HERE / 'data' / 'golden_digests.json'
@@ -38,15 +39,40 @@ SOURCES = ('locate', 'formatters', 'real')
 MANIFEST = {
     'version': 1,
     'spec': 'Counter.tla',
-    'checks': [{'name': 'pass', 'config': 'pass.cfg'}, {'name': 'invariant', 'config': 'invariant.cfg'},
-               {'name': 'deadlock', 'config': 'deadlock.cfg', 'deadlock': False}],
-    'mutations': [{'name': 'no-inc', 'config': 'pass.cfg', 'within': 'Inc',
-                   'replace': {'from': "x' = x + 1", 'to': "x' = x + 2"}, 'violates': 'TypeOK'}],
+    'checks': [
+        {'name': 'pass', 'config': 'pass.cfg'},
+        {'name': 'invariant', 'config': 'invariant.cfg'},
+        {'name': 'deadlock', 'config': 'deadlock.cfg', 'deadlock': False},
+    ],
+    'mutations': [
+        {
+            'name': 'no-inc',
+            'config': 'pass.cfg',
+            'within': 'Inc',
+            'replace': {'from': "x' = x + 1", 'to': "x' = x + 2"},
+            'violates': 'TypeOK',
+        }
+    ],
     'findings': [{'id': 'F1', 'config': 'invariant.cfg', 'violates': 'XBelowTwo'}],
-    'traces': [{'name': 'rejected', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-                'files': ['*.ndjson']}],
-    'coverage': {'entries': [{'id': 'inc', 'path': 'src/sample.py', 'function': 'Lease.claim',
-                              'hash': 'ts2:sha256:' + '0' * 64, 'action': 'Inc'}]},
+    'traces': [
+        {
+            'name': 'rejected',
+            'spec': 'TraceCounter.tla',
+            'config': 'TraceCounter.cfg',
+            'files': ['*.ndjson'],
+        }
+    ],
+    'coverage': {
+        'entries': [
+            {
+                'id': 'inc',
+                'path': 'src/sample.py',
+                'function': 'Lease.claim',
+                'hash': 'ts2:sha256:' + '0' * 64,
+                'action': 'Inc',
+            }
+        ]
+    },
 }
 
 
@@ -62,7 +88,9 @@ def fingerprints() -> dict[str, dict[str, list[str]]]:
             names = sorted({d.qualname for d in every_definition(language, source)})
             for name in names:
                 found = find_functions(path.name, source, name)
-                out.setdefault(rel, {})[name] = [f'{fingerprint(f, "ts1")} {fingerprint(f, "ts2")}' for f in found]
+                out.setdefault(rel, {})[name] = [
+                    f'{fingerprint(f, "ts1")} {fingerprint(f, "ts2")}' for f in found
+                ]
     return out
 
 
@@ -77,12 +105,25 @@ def model(root: Path) -> dict[str, Any]:
     shutil.copy(HERE / 'fixtures' / 'locate' / 'sample.py', root / 'src' / 'sample.py')
     (folder / 'manifest.json').write_text(json.dumps(MANIFEST))
     m = load(folder / 'manifest.json', root)
-    tools = Tools(ToolJar(root / 'tla2tools.jar', 'a' * 64, 'cache', True), Java(Path('/usr/bin/java'), 17, 'x'))
-    jobs = {f'{p.job.kind}:{p.job.name}': p.job.cache_key('a' * 64, 17) for p in plan(m, False, tools)}
+    tools = Tools(
+        ToolJar(root / 'tla2tools.jar', 'a' * 64, 'cache', True),
+        Java(Path('/usr/bin/java'), 17, 'x'),
+    )
+    jobs = {
+        f'{p.job.kind}:{p.job.name}': p.job.cache_key('a' * 64, 17) for p in plan(m, False, tools)
+    }
     traces = {t.name: trace_cache_key(m, t, root, tools) for t in m.traces}
     shipped = model_record(read_model(m, WorktreeSource(root)))
-    record = {'scheme': shipped.scheme, 'files': {k: v if isinstance(v, str) else dict(v) for k, v in shipped.files.items()}}
-    return {'modelHash': model_hash(m, WorktreeSource(root)), 'record': record, 'jobs': jobs, 'traces': traces}
+    record = {
+        'scheme': shipped.scheme,
+        'files': {k: v if isinstance(v, str) else dict(v) for k, v in shipped.files.items()},
+    }
+    return {
+        'modelHash': model_hash(m, WorktreeSource(root)),
+        'record': record,
+        'jobs': jobs,
+        'traces': traces,
+    }
 
 
 def compute(root: Path) -> dict[str, Any]:
@@ -95,7 +136,9 @@ def computed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize('folder', SOURCES)
-def test_fingerprints_of_every_fixture_definition_are_unchanged(computed: dict[str, Any], folder: str) -> None:
+def test_fingerprints_of_every_fixture_definition_are_unchanged(
+    computed: dict[str, Any], folder: str
+) -> None:
     golden = json.loads(GOLDEN.read_text())['fingerprints']
     mine = {k: v for k, v in computed['fingerprints'].items() if k.startswith(folder + '/')}
     theirs = {k: v for k, v in golden.items() if k.startswith(folder + '/')}
@@ -114,11 +157,15 @@ def test_model_hash_and_cache_keys_are_unchanged(computed: dict[str, Any]) -> No
 RECORD_BEFORE_MODULES = ('Counter.tla', 'deadlock.cfg', 'invariant.cfg', 'pass.cfg')
 
 
-def test_the_record_gained_the_read_module_and_kept_every_other_file(computed: dict[str, Any]) -> None:
+def test_the_record_gained_the_read_module_and_kept_every_other_file(
+    computed: dict[str, Any],
+) -> None:
     files = computed['model']['record']['files']
     assert sorted(files) == sorted((*RECORD_BEFORE_MODULES, 'CounterLib.tla'))
     golden = json.loads(GOLDEN.read_text())['model']['record']['files']
-    assert {k: files[k] for k in RECORD_BEFORE_MODULES} == {k: golden[k] for k in RECORD_BEFORE_MODULES}
+    assert {k: files[k] for k in RECORD_BEFORE_MODULES} == {
+        k: golden[k] for k in RECORD_BEFORE_MODULES
+    }
 
 
 if __name__ == '__main__' and sys.argv[1:] == ['--write']:

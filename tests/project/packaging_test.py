@@ -1,4 +1,5 @@
 """The packaging itself: hook manifest, README promises, CI, dogfooding config, wheel contents."""
+
 from __future__ import annotations
 
 import re
@@ -30,7 +31,9 @@ def test_every_hook_id_is_in_readme(hook_id):
 
 def test_each_hook_id_is_the_command_it_runs():
     assert [(h['id'], h['entry'].split()[:2]) for h in CURRENT] == [
-        ('execlease-guard', ['execlease', 'guard']), ('execlease-verify', ['execlease', 'verify'])]
+        ('execlease-guard', ['execlease', 'guard']),
+        ('execlease-verify', ['execlease', 'verify']),
+    ]
 
 
 @pytest.mark.parametrize(('old', 'new'), RENAMED.items())
@@ -44,8 +47,12 @@ def test_a_renamed_id_runs_the_same_hook_and_says_so(old, new):
     (current,) = (h for h in HOOKS if h['id'] == new)
     assert hook['entry'] == f'{current["entry"]} --renamed-hook {old}'
     assert hook['verbose'] is True
-    same = {k: v for k, v in hook.items() if k not in ('id', 'name', 'description', 'entry', 'verbose')}
-    assert same == {k: v for k, v in current.items() if k not in ('id', 'name', 'description', 'entry')}
+    same = {
+        k: v for k, v in hook.items() if k not in ('id', 'name', 'description', 'entry', 'verbose')
+    }
+    assert same == {
+        k: v for k, v in current.items() if k not in ('id', 'name', 'description', 'entry')
+    }
     upgrading = (ROOT / 'docs' / 'upgrading.md').read_text()
     changelog = (ROOT / 'CHANGELOG.md').read_text()
     assert f'`{old}`' in upgrading and f'`{new}`' in upgrading
@@ -56,7 +63,8 @@ def test_a_renamed_id_runs_the_same_hook_and_says_so(old, new):
 def test_validate_manifest():
     subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-manifest', '.pre-commit-hooks.yaml'),
-        cwd=ROOT, check=True,
+        cwd=ROOT,
+        check=True,
     )
 
 
@@ -64,7 +72,8 @@ def test_validate_manifest():
 def test_validate_own_config():
     subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
-        cwd=ROOT, check=True,
+        cwd=ROOT,
+        check=True,
     )
 
 
@@ -79,13 +88,18 @@ def test_hook_entries_are_console_scripts():
 def test_fast_hook_runs_on_deletions():
     (fast,) = (h for h in HOOKS if h['id'] == 'execlease-guard')
     assert fast['always_run'] is True
-    assert fast['stages'] == ['pre-commit', 'pre-merge-commit']  # a clean merge runs only the latter
+    assert fast['stages'] == [
+        'pre-commit',
+        'pre-merge-commit',
+    ]  # a clean merge runs only the latter
 
 
 def test_slow_hook_is_manual_and_pre_push():
     (slow,) = (h for h in HOOKS if h['id'] == 'execlease-verify')
     assert slow['stages'] == ['manual', 'pre-push']
-    assert slow['entry'] == 'execlease verify --pushed'  # judges the pushed commits, not the working tree
+    assert (
+        slow['entry'] == 'execlease verify --pushed'
+    )  # judges the pushed commits, not the working tree
     assert slow['pass_filenames'] is False
     assert slow['require_serial'] is True
 
@@ -114,7 +128,10 @@ def test_dogfood_config_runs_the_published_hooks():
     config = yaml.safe_load((ROOT / '.pre-commit-config.yaml').read_text())
     (local, gates) = config['repos']
     assert local['repo'] == gates['repo'] == 'local'
-    wanted = PYPROJECT['project']['dependencies'] + PYPROJECT['project']['optional-dependencies']['bundled-tlc']
+    wanted = (
+        PYPROJECT['project']['dependencies']
+        + PYPROJECT['project']['optional-dependencies']['bundled-tlc']
+    )
     for hook, published in zip(local['hooks'], CURRENT, strict=True):
         assert hook.pop('additional_dependencies') == wanted, hook['id']
         assert hook.pop('entry') == f'python -m {published["entry"]}'
@@ -125,7 +142,7 @@ def test_dogfood_config_runs_the_published_hooks():
 
 
 def test_wheel_ships_only_the_package(wheel_names):
-    names = wheel_names   # built from a copy of the tree (tests/project/conftest.py)
+    names = wheel_names  # built from a copy of the tree (tests/project/conftest.py)
     tops = {n.split('/')[0] for n in names}
     assert 'execlease_hook' in tops
     assert not tops & {'examples', 'tests', 'benchmarks', 'verification'}, tops
@@ -144,7 +161,11 @@ def test_try_repo_installs_and_runs_the_fast_hook(covered_repo, tmp_path):
     # Every hook of the commit stage: the guard, and the guard under its old id (one environment).
     proc = subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'try-repo', str(ROOT), '--all-files'),
-        cwd=covered_repo.path, env=env, capture_output=True, text=True, timeout=900,
+        cwd=covered_repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out

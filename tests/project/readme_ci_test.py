@@ -1,6 +1,7 @@
 """The CI recipes of docs/how-to/ci.md (once the README's): both YAML blocks parse, and every
 `execlease` command in them is a command line the CLI accepts (the workflows themselves need
 GitHub and GitLab to run)."""
+
 from __future__ import annotations
 
 import re
@@ -52,8 +53,11 @@ def test_github_recipe_keeps_history_caches_tools_and_merges_every_shard():
     assert checkout['with']['fetch-depth'] == 0
     assert any(s.get('with', {}).get('path') == '.tmp/tla' for s in verify['steps'])
     shards = verify['strategy']['matrix']['shard']
-    merge = next(s['run'] for s in github['jobs']['verdict']['steps']
-                 if s.get('run', '').startswith('execlease report merge'))
+    merge = next(
+        s['run']
+        for s in github['jobs']['verdict']['steps']
+        if s.get('run', '').startswith('execlease report merge')
+    )
     assert [f'shard-{k}.json' for k in shards] == [w for w in merge.split() if w.endswith('.json')]
     assert github['jobs']['verdict']['if'] == 'always()'
 

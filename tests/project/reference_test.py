@@ -9,6 +9,7 @@
   text) and the links a schema cannot hold; the same `--write` regenerates it. Every key of the
   schema has a description.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,9 @@ def _option(action) -> str:
         name = action.metavar or action.dest
         return f'`{name}`' + (' ...' if action.nargs in ('+', '*') else '')
     takes = not isinstance(action, (argparse._StoreTrueAction, argparse._CountAction))
-    metavar = action.metavar or (('{' + ','.join(action.choices) + '}') if action.choices else action.dest.upper())
+    metavar = action.metavar or (
+        ('{' + ','.join(action.choices) + '}') if action.choices else action.dest.upper()
+    )
     if takes and action.nargs in ('+', '*'):
         metavar += ' ...'
     return ', '.join(f'`{s} {metavar}`' if takes else f'`{s}`' for s in action.option_strings)
@@ -55,7 +58,11 @@ def _section(name: str, parser) -> list[str]:
         text = action.help or ''
         if action.choices and not action.option_strings:
             text += ' (' + ', '.join(map(str, action.choices)) + ')'
-        repeat = ' (repeatable)' if isinstance(action, argparse._AppendAction) and 'repeatable' not in text else ''
+        repeat = (
+            ' (repeatable)'
+            if isinstance(action, argparse._AppendAction) and 'repeatable' not in text
+            else ''
+        )
         lines.append(f'| {_cell(_option(action))} | {_cell(text + repeat)} |')
     lines += ['', 'Examples:', '', '```sh', *cli_args.EXAMPLES[name], '```', '', 'Exit codes:', '']
     for code, text in enumerate(cli_args.EXITS[name]):
@@ -80,12 +87,13 @@ def generated() -> str:
 
 
 def page_part(text: str, begin: str = BEGIN, end: str = END) -> str:
-    return text[text.index(begin):text.index(end) + len(end)]
+    return text[text.index(begin) : text.index(end) + len(end)]
 
 
 def test_the_cli_reference_is_generated_from_the_parser():
     assert page_part(CLI_PAGE.read_text(encoding='utf-8')) == generated(), (
-        'docs/cli.md is stale: run `python tests/project/reference_test.py --write`')
+        'docs/cli.md is stale: run `python tests/project/reference_test.py --write`'
+    )
 
 
 def test_the_cli_reference_names_every_environment_variable():
@@ -93,7 +101,7 @@ def test_the_cli_reference_names_every_environment_variable():
     for path in (ROOT / 'execlease_hook').rglob('*.py'):
         read |= set(re.findall(r'\bEXECLEASE_[A-Z_]*[A-Z]\b', path.read_text(encoding='utf-8')))
     page = CLI_PAGE.read_text(encoding='utf-8')
-    table = page[page.index('## Environment variables'):]
+    table = page[page.index('## Environment variables') :]
     named = set(re.findall(r'`(EXECLEASE_[A-Z_]*[A-Z])', table))
     assert sorted(read - named) == [], 'add each to the table of docs/cli.md'
     assert sorted(named - read) == [], 'the package reads none of these'
@@ -117,7 +125,7 @@ def schema_keys() -> set[str]:
 
 def test_the_manifest_reference_describes_every_schema_key():
     page = MANIFEST_PAGE.read_text(encoding='utf-8')
-    table = page[page.index('## Every key'):]
+    table = page[page.index('## Every key') :]
     missing = sorted(k for k in schema_keys() if f'`{k}`' not in table)
     assert missing == [], 'describe each in the key tables of docs/manifest.md'
 
@@ -175,7 +183,7 @@ _COMBINATORS = ('allOf', 'anyOf', 'oneOf', 'not')
 
 
 def _key(pointer: str, key: str) -> str:
-    return f"{pointer}/properties/{key.replace('~', '~0').replace('/', '~1')}"
+    return f'{pointer}/properties/{key.replace("~", "~0").replace("/", "~1")}'
 
 
 def _resolve(schema: dict, pointer: str) -> dict:
@@ -258,13 +266,15 @@ def generated_manifest() -> str:
     for pointer in tabled:
         node = _resolve(schema, pointer)
         lines += [f'### {TITLES[pointer]}', '']
-        held_by_a_key = pointer.split('/')[-2:-1] == ['properties']     # its description is the key's
+        held_by_a_key = pointer.split('/')[-2:-1] == ['properties']  # its description is the key's
         if node.get('description') and not held_by_a_key:
-            lines += [node['description'], '']     # what holds of the object as a whole
+            lines += [node['description'], '']  # what holds of the object as a whole
         lines += ['| key | value |', '|---|---|']
         for key, value in node['properties'].items():
             at = _key(pointer, key)
-            text = ('**required**: ' if key in node.get('required', ()) else '') + value.get('description', '')
+            text = ('**required**: ' if key in node.get('required', ()) else '') + value.get(
+                'description', ''
+            )
             links = []
             if (target := _table_of(value, at, tabled)) is not None:
                 title = TITLES[target]
@@ -280,26 +290,35 @@ def generated_manifest() -> str:
 
 
 def test_the_manifest_reference_is_generated_from_the_schema():
-    assert page_part(MANIFEST_PAGE.read_text(encoding='utf-8'), SCHEMA_BEGIN, SCHEMA_END) == generated_manifest(), (
-        'docs/manifest.md is stale: run `python tests/project/reference_test.py --write`')
+    assert (
+        page_part(MANIFEST_PAGE.read_text(encoding='utf-8'), SCHEMA_BEGIN, SCHEMA_END)
+        == generated_manifest()
+    ), 'docs/manifest.md is stale: run `python tests/project/reference_test.py --write`'
 
 
 def test_every_schema_key_has_a_description():
     schema = json.loads(SCHEMA.read_text(encoding='utf-8'))
     objects = described_objects(schema)
-    undescribed = [_key(pointer, key) for pointer in objects
-                   for key, value in _resolve(schema, pointer)['properties'].items()
-                   if not (isinstance(value.get('description'), str) and value['description'].strip())]
+    undescribed = [
+        _key(pointer, key)
+        for pointer in objects
+        for key, value in _resolve(schema, pointer)['properties'].items()
+        if not (isinstance(value.get('description'), str) and value['description'].strip())
+    ]
     assert undescribed == [], 'give each of these JSON paths of the schema a "description"'
     assert sorted(set(objects) - set(tabled_objects(schema))) == [], (
-        'objects of the schema that docs/manifest.md would give no table: reach them from the manifest')
+        'objects of the schema that docs/manifest.md would give no table: reach them from the manifest'
+    )
     assert sorted(set(tabled_objects(schema)) - set(TITLES)) == [], 'give each a heading in TITLES'
 
 
 def test_the_manifest_reference_links_only_keys_of_the_schema():
     schema = json.loads(SCHEMA.read_text(encoding='utf-8'))
-    keys = {_key(pointer, key) for pointer in described_objects(schema)
-            for key in _resolve(schema, pointer)['properties']}
+    keys = {
+        _key(pointer, key)
+        for pointer in described_objects(schema)
+        for key in _resolve(schema, pointer)['properties']
+    }
     assert sorted(set(LINKS) - keys) == []
     assert sorted(set(TITLES) - set(tabled_objects(schema))) == []
 
@@ -307,12 +326,16 @@ def test_the_manifest_reference_links_only_keys_of_the_schema():
 def test_schema_descriptions_hold_no_links():
     """Editors show a description as plain text: a relative link in one reads badly there."""
     text = SCHEMA.read_text(encoding='utf-8')
-    assert re.findall(r'\]\(|\bdocs/|\.md\b', text) == [], 'put the link in LINKS of this file instead'
+    assert re.findall(r'\]\(|\bdocs/|\.md\b', text) == [], (
+        'put the link in LINKS of this file instead'
+    )
 
 
 if __name__ == '__main__' and sys.argv[1:] == ['--write']:
     text = CLI_PAGE.read_text(encoding='utf-8')
     CLI_PAGE.write_text(text.replace(page_part(text), generated()), encoding='utf-8')
     text = MANIFEST_PAGE.read_text(encoding='utf-8')
-    MANIFEST_PAGE.write_text(text.replace(page_part(text, SCHEMA_BEGIN, SCHEMA_END), generated_manifest()),
-                             encoding='utf-8')
+    MANIFEST_PAGE.write_text(
+        text.replace(page_part(text, SCHEMA_BEGIN, SCHEMA_END), generated_manifest()),
+        encoding='utf-8',
+    )

@@ -1,5 +1,6 @@
 """The shipped JSON Schemas: manifest.schema.json agrees with the loader on one corpus of good
 and bad manifests, and the wheel carries both schemas."""
+
 from __future__ import annotations
 
 import json
@@ -9,11 +10,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from execlease_hook.manifest import read as manifest_read
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest import read as manifest_read
 from tests.manifest.read_test import DELETE, GOOD, mutate, write_manifest
 
-SCHEMA = json.loads(resources.files('execlease_hook').joinpath('schemas/manifest.schema.json').read_text())
+SCHEMA = json.loads(
+    resources.files('execlease_hook').joinpath('schemas/manifest.schema.json').read_text()
+)
 HEX = 'c' * 64
 
 # (field, value) -> GOOD with that change; True: both accept, False: both refuse.
@@ -44,8 +47,16 @@ CORPUS: tuple[tuple[str | None, object, bool], ...] = (
     ('coverage.abstract', [{'action': 'Tick', 'reason': 'time passing'}], True),
     ('coverage.watch', [{'paths': ['src/**'], 'strings': 'UPDATE'}], True),
     ('coverage.watch', [{'paths': ['src/**'], 'calls': ['execute']}], True),
-    ('traces', [{'name': 't', 'spec': 'T.tla', 'config': 'T.cfg', 'files': ['traces/*.ndjson']}], True),
-    ('traces', [{'name': 't', 'spec': 'T.tla', 'config': 'T.cfg', 'command': ['python', 'run.py']}], True),
+    (
+        'traces',
+        [{'name': 't', 'spec': 'T.tla', 'config': 'T.cfg', 'files': ['traces/*.ndjson']}],
+        True,
+    ),
+    (
+        'traces',
+        [{'name': 't', 'spec': 'T.tla', 'config': 'T.cfg', 'command': ['python', 'run.py']}],
+        True,
+    ),
     ('mutations.0.within', 'Inc', True),
     ('$schema', 'manifest.schema.json', True),
     ('$schema', '../../execlease_hook/schemas/manifest.schema.json', True),
@@ -67,7 +78,7 @@ CORPUS: tuple[tuple[str | None, object, bool], ...] = (
     ('spec', '/abs/Spec.tla', False),
     ('spec', '../Spec.tla', False),
     ('extra', 1, False),
-    ('checks', [], True),      # a model may only fail: GOOD has a mutation and a finding
+    ('checks', [], True),  # a model may only fail: GOOD has a mutation and a finding
     ('checks', DELETE, True),
     ('checks.0.deadlock', False, True),
     ('mutations.0.deadlock', False, True),
@@ -110,7 +121,7 @@ CORPUS: tuple[tuple[str | None, object, bool], ...] = (
     ('coverage.entries.0.action', '', False),
     ('coverage.entries', {}, False),
     ('coverage.other', [], False),
-    ('coverage', DELETE, True),   # a model that covers no code
+    ('coverage', DELETE, True),  # a model that covers no code
 )
 
 
@@ -136,7 +147,9 @@ def test_schema_and_loader_agree(tmp_path, case):
 @pytest.mark.parametrize('kept', ('checks', 'mutations', 'findings', None))
 def test_a_model_needs_one_job_of_any_kind(tmp_path, kept):
     """Checks, mutations or findings: any one makes a model; none at all is refused by both."""
-    data = {k: v for k, v in GOOD.items() if k not in ('checks', 'mutations', 'findings') or k == kept}
+    data = {
+        k: v for k, v in GOOD.items() if k not in ('checks', 'mutations', 'findings') or k == kept
+    }
     path = write_manifest(tmp_path, data)
     valid = jsonschema.Draft7Validator(SCHEMA).is_valid(data)
     if kept is None:
@@ -171,6 +184,6 @@ def test_the_shipped_manifests_are_valid():
 
 
 def test_the_wheel_ships_both_schemas(wheel_names):
-    names = wheel_names   # built from a copy of the tree: nothing is written into the checkout
+    names = wheel_names  # built from a copy of the tree: nothing is written into the checkout
     assert 'execlease_hook/schemas/manifest.schema.json' in names
     assert 'execlease_hook/schemas/report.schema.json' in names

@@ -5,15 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.spec import actions as action_map
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
+from execlease_hook.spec import actions as action_map
 from execlease_hook.spec import index as spec_index
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / 'verification' / 'execution-lease'
 
-SPEC = '''\
+SPEC = """\
 ---- MODULE M ----
 VARIABLES x, y
 Init == x = 0 /\\ y = 0
@@ -35,7 +35,7 @@ Next3 == /\\ Changes /\\ Helper = 1
 Spec == Init /\\ [][Next]_<<x, y>>
 FairSpec == Spec /\\ WF_x(A(1))
 ====
-'''
+"""
 
 
 def actions(cfg: str) -> dict[str, action_map.Action]:
@@ -46,17 +46,37 @@ def actions(cfg: str) -> dict[str, action_map.Action]:
 @pytest.mark.parametrize(
     ('cfg', 'expected'),
     (
-        pytest.param('INIT Init\nNEXT Next\n', {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)}, id='next'),
+        pytest.param(
+            'INIT Init\nNEXT Next\n', {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)}, id='next'
+        ),
         # Env is a disjunction: TLC splits it, so its disjuncts are the actions.
-        pytest.param('INIT Init NEXT Next2',
-                     {'A': ('Next2', 'Next'), 'B': ('Next2', 'Next'), 'C': ('Next2', 'Next'), 'Inline': ('Next2',)},
-                     id='next-and-an-operator'),
+        pytest.param(
+            'INIT Init NEXT Next2',
+            {
+                'A': ('Next2', 'Next'),
+                'B': ('Next2', 'Next'),
+                'C': ('Next2', 'Next'),
+                'Inline': ('Next2',),
+            },
+            id='next-and-an-operator',
+        ),
         # An inline conjunction contributes the operators it applies that change a variable.
         pytest.param('INIT Init\nNEXT Next3\n', {'Changes': ('Next3',)}, id='inline-conjunction'),
-        pytest.param('SPECIFICATION Spec\n', {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)}, id='specification'),
-        pytest.param('SPECIFICATION FairSpec\n', {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)},
-                     id='specification-through-an-operator'),
-        pytest.param('INIT Init\n', {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)}, id='no-next-named: Next'),
+        pytest.param(
+            'SPECIFICATION Spec\n',
+            {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)},
+            id='specification',
+        ),
+        pytest.param(
+            'SPECIFICATION FairSpec\n',
+            {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)},
+            id='specification-through-an-operator',
+        ),
+        pytest.param(
+            'INIT Init\n',
+            {'A': ('Next',), 'B': ('Next',), 'C': ('Next',)},
+            id='no-next-named: Next',
+        ),
     ),
 )
 def test_next_actions(cfg, expected):
@@ -68,20 +88,38 @@ def test_shipped_model_actions():
     relations = action_map.next_relations(ix, [(SHIPPED / 'ExecutionLease.cfg').read_bytes()])
     assert relations == ['Next']
     assert list(action_map.next_actions(ix, relations)) == [
-        'Claim', 'Renew', 'Release', 'BeginStep', 'Effect', 'CompleteStep', 'FinishTurn', 'Crash',
-        'Expire', 'Flip',
+        'Claim',
+        'Renew',
+        'Release',
+        'BeginStep',
+        'Effect',
+        'CompleteStep',
+        'FinishTurn',
+        'Crash',
+        'Expire',
+        'Flip',
     ]
 
 
-def load(tmp_path: Path, entries: list[dict], abstract: list[dict] | None = None) -> manifest_model.Manifest:
+def load(
+    tmp_path: Path, entries: list[dict], abstract: list[dict] | None = None
+) -> manifest_model.Manifest:
     folder = tmp_path / 'verification' / 'm'
     folder.mkdir(parents=True, exist_ok=True)
     coverage: dict = {'syncCommit': None, 'modelHash': None, 'entries': entries}
     if abstract is not None:
         coverage['abstract'] = abstract
     path = folder / 'manifest.json'
-    path.write_text(json.dumps({'version': 1, 'spec': 'M.tla', 'checks': [{'name': 'main', 'config': 'M.cfg'}],
-                                'coverage': coverage}))
+    path.write_text(
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'M.tla',
+                'checks': [{'name': 'main', 'config': 'M.cfg'}],
+                'coverage': coverage,
+            }
+        )
+    )
     return manifest_read.load(path, tmp_path)
 
 
@@ -98,32 +136,80 @@ COVERED = [entry(1, 'A'), entry(2, 'B'), entry(3, 'C')]
         pytest.param(COVERED, None, [], [], id='all-covered'),
         pytest.param(COVERED[:2], [{'action': 'C', 'reason': 'a crash'}], [], [], id='abstract'),
         # An entry may name any operator of the spec, also one above the actions (Env covers B).
-        pytest.param([entry(1, 'A'), entry(3, 'C'), entry(4, 'Helper')], None, [],
-                     ['action B (M.tla:5) has no covered code and is not declared abstract'], id='uncovered'),
-        pytest.param([*COVERED, entry(4, 'Claim')], None,
-                     ["manifest.json: coverage.entries[3] (e4): action 'Claim' is not defined in M.tla; "
-                      'name an operator the spec or a module it EXTENDS or INSTANCEs defines'], [], id='unknown-action'),
-        pytest.param([*COVERED[:2], entry(3, 'c')], None,
-                     ["coverage.entries[2] (e3): action 'c' is not defined in M.tla (did you mean: C (M.tla:6-7))"],
-                     ['action C (M.tla:6-7) has no covered code'], id='renamed-action'),
-        pytest.param(COVERED, [{'action': 'Nxt', 'reason': 'r'}],
-                     ["coverage.abstract[0]: action 'Nxt' is not defined in M.tla (did you mean: Next (M.tla:14-16)"],
-                     [], id='abstract-unknown'),
-        pytest.param(COVERED, [{'action': 'Helper', 'reason': 'r'}],
-                     ["coverage.abstract[0]: 'Helper' is not an action the next-state relation uses (it uses: A, B, C)"],
-                     [], id='abstract-not-an-action'),
-        pytest.param(COVERED, [{'action': 'B', 'reason': 'r'}],
-                     ['coverage.abstract[0]: action B is declared abstract, but covered by e2; remove one of the two'],
-                     [], id='abstract-and-covered'),
+        pytest.param(
+            [entry(1, 'A'), entry(3, 'C'), entry(4, 'Helper')],
+            None,
+            [],
+            ['action B (M.tla:5) has no covered code and is not declared abstract'],
+            id='uncovered',
+        ),
+        pytest.param(
+            [*COVERED, entry(4, 'Claim')],
+            None,
+            [
+                "manifest.json: coverage.entries[3] (e4): action 'Claim' is not defined in M.tla; "
+                'name an operator the spec or a module it EXTENDS or INSTANCEs defines'
+            ],
+            [],
+            id='unknown-action',
+        ),
+        pytest.param(
+            [*COVERED[:2], entry(3, 'c')],
+            None,
+            [
+                "coverage.entries[2] (e3): action 'c' is not defined in M.tla (did you mean: C (M.tla:6-7))"
+            ],
+            ['action C (M.tla:6-7) has no covered code'],
+            id='renamed-action',
+        ),
+        pytest.param(
+            COVERED,
+            [{'action': 'Nxt', 'reason': 'r'}],
+            [
+                "coverage.abstract[0]: action 'Nxt' is not defined in M.tla (did you mean: Next (M.tla:14-16)"
+            ],
+            [],
+            id='abstract-unknown',
+        ),
+        pytest.param(
+            COVERED,
+            [{'action': 'Helper', 'reason': 'r'}],
+            [
+                "coverage.abstract[0]: 'Helper' is not an action the next-state relation uses (it uses: A, B, C)"
+            ],
+            [],
+            id='abstract-not-an-action',
+        ),
+        pytest.param(
+            COVERED,
+            [{'action': 'B', 'reason': 'r'}],
+            [
+                'coverage.abstract[0]: action B is declared abstract, but covered by e2; remove one of the two'
+            ],
+            [],
+            id='abstract-and-covered',
+        ),
         # No entry yet: no action needs code (the model is not tied to code), the names still count.
         pytest.param([], None, [], [], id='no-entry-yet'),
-        pytest.param([], [{'action': 'C', 'reason': 'a crash'}], [], [], id='no-entry-yet-abstract'),
-        pytest.param([], [{'action': 'Nxt', 'reason': 'r'}],
-                     ["coverage.abstract[0]: action 'Nxt' is not defined in M.tla (did you mean: Next (M.tla:14-16)"],
-                     [], id='no-entry-yet-abstract-unknown'),
-        pytest.param([entry(1, 'A')], None, [],
-                     ['action B (M.tla:5) has no covered code', 'action C (M.tla:6-7) has no covered code'],
-                     id='the-first-entry'),
+        pytest.param(
+            [], [{'action': 'C', 'reason': 'a crash'}], [], [], id='no-entry-yet-abstract'
+        ),
+        pytest.param(
+            [],
+            [{'action': 'Nxt', 'reason': 'r'}],
+            [
+                "coverage.abstract[0]: action 'Nxt' is not defined in M.tla (did you mean: Next (M.tla:14-16)"
+            ],
+            [],
+            id='no-entry-yet-abstract-unknown',
+        ),
+        pytest.param(
+            [entry(1, 'A')],
+            None,
+            [],
+            ['action B (M.tla:5) has no covered code', 'action C (M.tla:6-7) has no covered code'],
+            id='the-first-entry',
+        ),
     ),
 )
 def test_check_both_directions(tmp_path, entries, abstract, problems, gaps):
@@ -131,7 +217,10 @@ def test_check_both_directions(tmp_path, entries, abstract, problems, gaps):
     m = load(tmp_path, entries, abstract)
     ix = spec_index.read_spec(SPEC.encode(), 'M.tla')
     found = action_map.check(m, ix, actions('NEXT Next'))
-    assert len(found.problems) == len(problems) and len(found.gaps) == len(gaps), (found.problems, found.gaps)
+    assert len(found.problems) == len(problems) and len(found.gaps) == len(gaps), (
+        found.problems,
+        found.gaps,
+    )
     for text, expected in zip(found.problems, problems):
         assert expected in text
     for text, expected in zip(found.gaps, gaps):

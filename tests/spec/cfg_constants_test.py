@@ -1,11 +1,12 @@
 """cfg_constants.py: a cfg's constants given other values, everything else kept."""
+
 from __future__ import annotations
 
 import pytest
 
 from execlease_hook.spec import cfg_constants
 
-SHIPPED = '''\\* a comment that says MaxGen = 9
+SHIPPED = """\\* a comment that says MaxGen = 9
 CONSTANTS
     Runs = {r1, r2, r3}
     None = None
@@ -17,32 +18,45 @@ INIT Init
 NEXT Next
 INVARIANTS
     TypeOK
-'''
+"""
 
 
 def test_values_are_replaced_in_place():
     text = cfg_constants.override(SHIPPED, [('MaxGen', '4'), ('Runs', '{r1, r2, r3, r4}')])
-    assert text == SHIPPED.replace('MaxGen = 3', 'MaxGen = 4').replace('{r1, r2, r3}', '{r1, r2, r3, r4}')
+    assert text == SHIPPED.replace('MaxGen = 3', 'MaxGen = 4').replace(
+        '{r1, r2, r3}', '{r1, r2, r3, r4}'
+    )
 
 
 def test_every_assignment_is_found_with_its_whole_value():
     spans = cfg_constants.assignments(SHIPPED)
     assert {name: SHIPPED[a:b] for name, (a, b) in spans.items()} == {
-        'Runs': '= {r1, r2, r3}', 'None': '= None', 'MaxGen': '= 3', 'Pair': '= <<1, {2, 3}>>',
-        'Name': '= "x = 1"', 'RunId': '<- SharedRunId',
+        'Runs': '= {r1, r2, r3}',
+        'None': '= None',
+        'MaxGen': '= 3',
+        'Pair': '= <<1, {2, 3}>>',
+        'Name': '= "x = 1"',
+        'RunId': '<- SharedRunId',
     }
 
 
 def test_a_substitution_and_a_one_line_cfg():
-    assert cfg_constants.override(SHIPPED, [('RunId', '<- OwnRunId')]).count('RunId <- OwnRunId') == 1
-    assert cfg_constants.override('CONSTANT N = 3 M=2\nINIT Init\n', [('M', '5'), ('N', '7')]) == \
-        'CONSTANT N = 7 M = 5\nINIT Init\n'
+    assert (
+        cfg_constants.override(SHIPPED, [('RunId', '<- OwnRunId')]).count('RunId <- OwnRunId') == 1
+    )
+    assert (
+        cfg_constants.override('CONSTANT N = 3 M=2\nINIT Init\n', [('M', '5'), ('N', '7')])
+        == 'CONSTANT N = 7 M = 5\nINIT Init\n'
+    )
 
 
 @pytest.mark.parametrize('name', ('MaxGen2', 'TypeOK', 'Init'))
 def test_a_constant_the_cfg_does_not_assign_is_an_error(name):
-    with pytest.raises(ValueError, match=f'the cfg assigns no constant {name} '
-                                         r'\(it assigns: MaxGen, Name, None, Pair, RunId, Runs\)'):
+    with pytest.raises(
+        ValueError,
+        match=f'the cfg assigns no constant {name} '
+        r'\(it assigns: MaxGen, Name, None, Pair, RunId, Runs\)',
+    ):
         cfg_constants.override(SHIPPED, [(name, '1')])
 
 
@@ -51,4 +65,7 @@ def test_every_cfg_keyword_ends_a_constant_section_and_offsets_are_characters():
     # cfg readers once disagreed on) ends the CONSTANT section; a non-ASCII comment before the
     # assignment does not shift where the value is replaced.
     text = '\\* Größe\nCONSTANT N = 3\nTYPE_CONSTRAINT Bound\n'
-    assert cfg_constants.override(text, [('N', '4')]) == '\\* Größe\nCONSTANT N = 4\nTYPE_CONSTRAINT Bound\n'
+    assert (
+        cfg_constants.override(text, [('N', '4')])
+        == '\\* Größe\nCONSTANT N = 4\nTYPE_CONSTRAINT Bound\n'
+    )

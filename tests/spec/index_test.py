@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.spec import index as spec_index
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.spec import index as spec_index
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / 'verification' / 'execution-lease'
 
-SPEC = b'''\
+SPEC = b"""\
 notes before the module are not read by TLC
 ---- MODULE M ----
 EXTENDS Naturals
@@ -33,7 +33,7 @@ Name == "a \\* not a comment"
 Next == \\E r \\in 1..2 : Claim(r)
 ====
 text after the module
-'''
+"""
 
 
 def index(source: bytes = SPEC) -> spec_index.SpecIndex:
@@ -49,7 +49,7 @@ def test_units_with_keys_and_lines():
         ('VARIABLES', 5, 5, False),
         ('ASSUME', 6, 6, False),
         ('ASSUME#2', 7, 7, False),
-        ('Claim', 10, 12, True),      # the trailing comments and blank lines are not part of it
+        ('Claim', 10, 12, True),  # the trailing comments and blank lines are not part of it
         ('Helper', 15, 15, True),
         ('f', 16, 16, True),
         ('\\oplus', 17, 17, True),
@@ -88,7 +88,9 @@ def test_comments_and_layout_change_no_fingerprint(old, new):
     ('old', 'new', 'changed'),
     (
         pytest.param(b"x' = x + r", b"x' = x + r + 1", {'Claim'}, id='expression'),
-        pytest.param(b'"a \\* not a comment"', b'"a \\*  not a comment"', {'Name'}, id='string-contents'),
+        pytest.param(
+            b'"a \\* not a comment"', b'"a \\*  not a comment"', {'Name'}, id='string-contents'
+        ),
         pytest.param(b'CONSTANT N', b'CONSTANTS N, K', {'CONSTANTS'}, id='declaration'),
         pytest.param(b'ASSUME N < 10', b'ASSUME N < 11', {'ASSUME#2'}, id='second-assume'),
         pytest.param(b'LOCAL Helper', b'Helper', {'Helper'}, id='local'),
@@ -96,7 +98,9 @@ def test_comments_and_layout_change_no_fingerprint(old, new):
         pytest.param(b'INSTANCE Naturals', b'INSTANCE Sequences', {'I'}, id='instance'),
         # The same tokens, re-indented so that the second conjunct is no longer a bullet of the
         # first list: the tree changes, so the fingerprint does.
-        pytest.param(b"    /\\ x' = x + r", b"            /\\ x' = x + r", {'Claim'}, id='bullet-nesting'),
+        pytest.param(
+            b"    /\\ x' = x + r", b"            /\\ x' = x + r", {'Claim'}, id='bullet-nesting'
+        ),
     ),
 )
 def test_meaningful_edits_change_exactly_their_unit(old, new, changed):
@@ -113,12 +117,20 @@ def test_a_syntax_error_is_a_change():
 @pytest.mark.parametrize(
     ('source', 'message'),
     (
-        pytest.param(b'no module here\n', 'no `---- MODULE Name ----` header found', id='no-module'),
-        pytest.param(b'---- MODULE M ----\nX == "\xff"\n====\n', 'not UTF-8 (first bad byte on line 2)', id='not-utf8'),
+        pytest.param(
+            b'no module here\n', 'no `---- MODULE Name ----` header found', id='no-module'
+        ),
+        pytest.param(
+            b'---- MODULE M ----\nX == "\xff"\n====\n',
+            'not UTF-8 (first bad byte on line 2)',
+            id='not-utf8',
+        ),
     ),
 )
 def test_unreadable_specs(source, message):
-    with pytest.raises(CannotRun, match='M.tla: ' + message.replace('(', r'\(').replace(')', r'\)')):
+    with pytest.raises(
+        CannotRun, match='M.tla: ' + message.replace('(', r'\(').replace(')', r'\)')
+    ):
         index(source)
 
 
@@ -133,8 +145,22 @@ def test_pluscal_algorithm_is_a_unit():
 def test_shipped_spec():
     ix = spec_index.read_spec((SHIPPED / 'ExecutionLease.tla').read_bytes(), 'ExecutionLease.tla')
     definitions = ix.definitions()
-    for name in ('Claim', 'Renew', 'Release', 'Expire', 'BeginStep', 'Effect', 'CompleteStep',
-                 'FinishTurn', 'Crash', 'Flip', 'Next', 'P8', 'P1', 'P6'):
+    for name in (
+        'Claim',
+        'Renew',
+        'Release',
+        'Expire',
+        'BeginStep',
+        'Effect',
+        'CompleteStep',
+        'FinishTurn',
+        'Crash',
+        'Flip',
+        'Next',
+        'P8',
+        'P1',
+        'P6',
+    ):
         assert name in definitions
     claim = definitions['Claim']
     lines = (SHIPPED / 'ExecutionLease.tla').read_text().splitlines()
@@ -146,7 +172,9 @@ def test_shipped_spec():
     ('old', 'new', 'same'),
     (
         pytest.param('INIT Init', '\\* the start\nINIT   Init', True, id='comment-and-spaces'),
-        pytest.param('INIT Init', '(* nested (* comment *) *) INIT Init', True, id='nested-block-comment'),
+        pytest.param(
+            'INIT Init', '(* nested (* comment *) *) INIT Init', True, id='nested-block-comment'
+        ),
         pytest.param('INVARIANTS', 'INVARIANT', True, id='singular-keyword'),
         pytest.param('CONSTANTS', 'CONSTANT', True, id='singular-constants'),
         pytest.param('MaxGen = 3', 'MaxGen = 4', False, id='constant-value'),
@@ -166,12 +194,15 @@ def test_merged_holds_the_definitions_of_every_module_each_where_it_is():
     from execlease_hook.spec.index import merged
 
     read_spec = spec_index.read_spec
-    wrapper = read_spec(b'---- MODULE MC ----\nEXTENDS Lease\nMCMax == 2\nInit == 0\n====\n', 'MC.tla')
-    spec = read_spec(b'---- MODULE Lease ----\nCONSTANT Max\nInit == 1\n\nClaim == Max\n====\n',
-                     'Lease.tla')
+    wrapper = read_spec(
+        b'---- MODULE MC ----\nEXTENDS Lease\nMCMax == 2\nInit == 0\n====\n', 'MC.tla'
+    )
+    spec = read_spec(
+        b'---- MODULE Lease ----\nCONSTANT Max\nInit == 1\n\nClaim == Max\n====\n', 'Lease.tla'
+    )
     index = merged([wrapper, spec])
     definitions = index.definitions()
     assert sorted(definitions) == ['Claim', 'Init', 'MCMax']
     assert index.where(definitions['Claim']) == 'Lease.tla:5'
-    assert index.where(definitions['Init']) == 'MC.tla:4'      # the root's own comes first
+    assert index.where(definitions['Init']) == 'MC.tla:4'  # the root's own comes first
     assert index.digests() == {**wrapper.digests(), 'Claim': spec.definitions()['Claim'].digest}

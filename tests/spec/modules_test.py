@@ -1,6 +1,7 @@
 """The EXTENDS and INSTANCE closure of a model's root modules, read from the working tree, the
 index and a commit alike: TLC's search order (the model folder, then each library folder in
 the manifest's order), modules found nowhere left to TLC, nested modules read from no file."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from execlease_hook.spec import modules
 from tests.conftest import GitRepo
 
 MODEL = 'tla'
-SPEC = '''\
+SPEC = """\
 ---- MODULE Raft ----
 EXTENDS Naturals, Net, Helpers
 ---- MODULE Inner ----
@@ -22,13 +23,13 @@ Z == 0
 I == INSTANCE Inner
 Log == INSTANCE Logs WITH entries <- 1
 ====
-'''
+"""
 FILES = {
     f'{MODEL}/Raft.tla': SPEC,
     f'{MODEL}/Net.tla': '---- MODULE Net ----\nEXTENDS Sequences, Helpers, Shared\nSend == 1\n====\n',
     f'{MODEL}/Helpers.tla': '---- MODULE Helpers ----\nH == 1\n====\n',
     f'{MODEL}/Draft.tla': '---- MODULE Draft ----\nD == 1\n====\n',
-    f'{MODEL}/Inner.tla': '---- MODULE Inner ----\nZ == 1\n====\n',   # the nested one is read
+    f'{MODEL}/Inner.tla': '---- MODULE Inner ----\nZ == 1\n====\n',  # the nested one is read
     'lib/a/Logs.tla': '---- MODULE Logs ----\nCONSTANT entries\nL == entries\n====\n',
     'lib/a/Shared.tla': '---- MODULE Shared ----\nS == 1\n====\n',
     'lib/b/Shared.tla': '---- MODULE Shared ----\nS == 2\n====\n',  # after lib/a: never read
@@ -47,9 +48,17 @@ EXPECTED = [
 def repo(git_repo: GitRepo) -> GitRepo:
     for rel, text in FILES.items():
         git_repo.write(rel, text)
-    git_repo.write(f'{MODEL}/manifest.json', json.dumps({
-        'version': 1, 'spec': 'Raft.tla', 'checks': [{'name': 'main', 'config': 'Raft.cfg'}],
-        'libraries': [{'folder': 'lib/a'}, {'folder': 'lib/b'}]}))
+    git_repo.write(
+        f'{MODEL}/manifest.json',
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Raft.tla',
+                'checks': [{'name': 'main', 'config': 'Raft.cfg'}],
+                'libraries': [{'folder': 'lib/a'}, {'folder': 'lib/b'}],
+            }
+        ),
+    )
     git_repo.write(f'{MODEL}/Raft.cfg', 'INIT Init\nNEXT Next\n')
     git_repo.add('.')
     git_repo.commit('a model')
@@ -59,9 +68,11 @@ def repo(git_repo: GitRepo) -> GitRepo:
 @pytest.mark.parametrize('where', ('worktree', 'index', 'commit'))
 def test_the_closure_follows_tlc_search_order(repo, where):
     m = manifest_read.load(repo.path / MODEL / 'manifest.json', repo.path)
-    source = {'worktree': lambda: blobs.WorktreeSource(repo.path),
-              'index': lambda: blobs.IndexSource(repo.path),
-              'commit': lambda: blobs.CommitSource(repo.path, repo.head())}[where]()
+    source = {
+        'worktree': lambda: blobs.WorktreeSource(repo.path),
+        'index': lambda: blobs.IndexSource(repo.path),
+        'commit': lambda: blobs.CommitSource(repo.path, repo.head()),
+    }[where]()
     found = modules.closure(m, source, {'Raft.tla': SPEC.encode()})
     assert [(x.key, x.library, x.reader, x.line, x.keyword) for x in found] == EXPECTED
     assert found[3].path == 'lib/a/Logs.tla' and found[1].path == f'{MODEL}/Net.tla'
@@ -73,7 +84,7 @@ def test_a_staged_module_is_what_the_index_reads(repo):
     repo.write(f'{MODEL}/Helpers.tla', '---- MODULE Helpers ----\nEXTENDS Draft\nH == 1\n====\n')
     m = manifest_read.load(repo.path / MODEL / 'manifest.json', repo.path)
     staged = modules.closure(m, blobs.IndexSource(repo.path), {'Raft.tla': SPEC.encode()})
-    assert 'Draft.tla' not in [x.key for x in staged]       # not staged yet
+    assert 'Draft.tla' not in [x.key for x in staged]  # not staged yet
     repo.add(f'{MODEL}/Helpers.tla')
     staged = modules.closure(m, blobs.IndexSource(repo.path), {'Raft.tla': SPEC.encode()})
     assert staged[-1].key == 'Draft.tla' and staged[-1].reader == 'Helpers.tla'
@@ -84,6 +95,11 @@ def test_the_listing_is_plain_json(repo):
     found = modules.closure(m, blobs.WorktreeSource(repo.path), {'Raft.tla': SPEC.encode()})
     listed = modules.listing(found)
     assert json.loads(json.dumps(listed)) == listed
-    assert listed[0] == {'module': 'Raft', 'key': 'Raft.tla', 'path': f'{MODEL}/Raft.tla',
-                         'library': None, 'readBy': None}
+    assert listed[0] == {
+        'module': 'Raft',
+        'key': 'Raft.tla',
+        'path': f'{MODEL}/Raft.tla',
+        'library': None,
+        'readBy': None,
+    }
     assert listed[3]['readBy'] == {'module': 'Raft.tla', 'line': 7, 'keyword': 'INSTANCE'}

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from tests.conftest import LEASE_TLA, MANIFEST, MODEL_DIR, GitRepo
-from execlease_hook.spec import record
 from execlease_hook.git import blobs
 from execlease_hook.manifest import read as manifest_read
+from execlease_hook.spec import record
 from execlease_hook.spec import record as model_record
+from tests.conftest import LEASE_TLA, MANIFEST, MODEL_DIR, GitRepo
 
 SPEC = f'{MODEL_DIR}/Lease.tla'
 
@@ -24,20 +24,40 @@ def test_the_sync_records_every_unit_and_cfg(covered_repo):
     record = data['coverage']['modelHash']
     assert record['scheme'] == 'tla1'
     assert list(record['files']) == ['Lease.cfg', 'Lease.tla']
-    assert list(record['files']['Lease.tla']) == ['VARIABLES', 'Init', 'Claim', 'Renew', 'BeginStep', 'Next']
+    assert list(record['files']['Lease.tla']) == [
+        'VARIABLES',
+        'Init',
+        'Claim',
+        'Renew',
+        'BeginStep',
+        'Next',
+    ]
     assert changes(covered_repo) == []
 
 
 @pytest.mark.parametrize(
     ('edit', 'expected'),
     (
-        pytest.param(lambda t: t.replace("Renew == x' = x\n", ''),
-                     ['definition Renew removed from Lease.tla since the sync'], id='removed'),
-        pytest.param(lambda t: t.replace("Claim == x' = x + 1", "Claim == x' = x + 3").replace('x = 0', 'x = 2'),
-                     ['definition Init changed (Lease.tla:3) since the sync',
-                      'action Claim changed (Lease.tla:5) since the sync'], id='two-changes-in-file-order'),
-        pytest.param(lambda t: t.replace('VARIABLE x\n', 'VARIABLE x\nASSUME TRUE\n'),
-                     ['ASSUME added (Lease.tla:3) since the sync'], id='assume-added'),
+        pytest.param(
+            lambda t: t.replace("Renew == x' = x\n", ''),
+            ['definition Renew removed from Lease.tla since the sync'],
+            id='removed',
+        ),
+        pytest.param(
+            lambda t: t.replace("Claim == x' = x + 1", "Claim == x' = x + 3").replace(
+                'x = 0', 'x = 2'
+            ),
+            [
+                'definition Init changed (Lease.tla:3) since the sync',
+                'action Claim changed (Lease.tla:5) since the sync',
+            ],
+            id='two-changes-in-file-order',
+        ),
+        pytest.param(
+            lambda t: t.replace('VARIABLE x\n', 'VARIABLE x\nASSUME TRUE\n'),
+            ['ASSUME added (Lease.tla:3) since the sync'],
+            id='assume-added',
+        ),
     ),
 )
 def test_named_changes(covered_repo, edit, expected):
@@ -63,9 +83,9 @@ def test_older_string_form_still_works_and_is_migrated_by_the_sync(covered_repo)
     m = manifest_read.load(covered_repo.path / MANIFEST, covered_repo.path)
     data['coverage']['modelHash'] = record.model_hash(m, blobs.WorktreeSource(covered_repo.path))
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
-    assert changes(covered_repo) == []            # the bytes are those of the sync
+    assert changes(covered_repo) == []  # the bytes are those of the sync
     covered_repo.write(SPEC, LEASE_TLA.replace('the claim', 'the claim, reworded'))
-    (line,) = changes(covered_repo)               # any byte counts: the old form cannot tell
+    (line,) = changes(covered_repo)  # any byte counts: the old form cannot tell
     assert 'coverage.modelHash is one sha256 of the bytes' in line
     assert 'the next `execlease verify --update-coverage` records it per definition' in line
     sync_coverage(covered_repo.path)

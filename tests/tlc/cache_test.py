@@ -1,5 +1,6 @@
 """ResultCache on its own: entries on disk, and what one run remembers of them.
 (Whole runs against it, a corrupt entry, two runs at once, an unwritable folder: suite_test.py.)"""
+
 from __future__ import annotations
 
 import json
@@ -21,17 +22,17 @@ def test_one_run_reads_an_entry_once(tmp_path):
     ResultCache(tmp_path).put(KEY, PASSED)
     cache = ResultCache(tmp_path)
     assert cache.get(KEY) == PASSED
-    (tmp_path / f'{KEY}.json').unlink()       # read already: this run keeps what it read
+    (tmp_path / f'{KEY}.json').unlink()  # read already: this run keeps what it read
     assert cache.get(KEY) == PASSED
-    assert ResultCache(tmp_path).get(KEY) is None   # the next run reads the folder again
+    assert ResultCache(tmp_path).get(KEY) is None  # the next run reads the folder again
 
 
 def test_a_miss_is_not_remembered(tmp_path):
     cache = ResultCache(tmp_path)
     assert cache.get(KEY) is None
     (tmp_path / f'{KEY}.json').write_text('{not json')
-    assert cache.get(KEY) is None               # corrupt: a miss
-    ResultCache(tmp_path).put(KEY, PASSED)       # another run (or this one's job) writes it
+    assert cache.get(KEY) is None  # corrupt: a miss
+    ResultCache(tmp_path).put(KEY, PASSED)  # another run (or this one's job) writes it
     assert cache.get(KEY) == PASSED
 
 

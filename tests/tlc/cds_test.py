@@ -1,5 +1,6 @@
 """The class-data archive against the real Java and TLC: built once, used after, never trusted
 when its bytes changed, rebuilt for another Java, discarded when the building run was killed."""
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -11,8 +12,8 @@ import pytest
 
 from execlease_hook.tlc import cds as jvm_cds
 from execlease_hook.tlc import java as java_mod
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
 from tests import needs
 from tests.tlc.run_test import make_job
 
@@ -61,7 +62,10 @@ def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tm
     assert using.flags[0] == f'-XX:SharedArchiveFile={archive}'
     second = _run(job, tmp_path / 'second')
     assert second.exit_code == 12
-    assert tlc_output.classify(12, second.output, 1.0, job.config_text.decode()).property == 'XBelowTwo'
+    assert (
+        tlc_output.classify(12, second.output, 1.0, job.config_text.decode()).property
+        == 'XBelowTwo'
+    )
 
 
 def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
@@ -69,7 +73,7 @@ def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
     archive = jvm_cds.archive_path(java, jar)
     assert archive is not None and jvm_cds.trusted(archive)
     os.chmod(archive, 0o644)
-    with open(archive, 'r+b') as f:   # Java 17 aborts (SIGABRT) on an archive damaged like this
+    with open(archive, 'r+b') as f:  # Java 17 aborts (SIGABRT) on an archive damaged like this
         f.seek(archive.stat().st_size // 2)
         f.write(b'\xff' * 4096)
     plan = jvm_cds.plan(java, jar)
@@ -133,7 +137,9 @@ def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_pa
 
 def test_a_killed_build_leaves_no_archive(cache, java, jar):
     plan = jvm_cds.plan(java, jar)
-    part = Path(next(f for f in plan.flags if f.startswith('-XX:ArchiveClassesAtExit=')).split('=', 1)[1])
+    part = Path(
+        next(f for f in plan.flags if f.startswith('-XX:ArchiveClassesAtExit=')).split('=', 1)[1]
+    )
     part.write_bytes(b'half an archive')
     plan.finish(-9)
     assert list(cache.iterdir()) == []
@@ -174,6 +180,6 @@ def test_finishing_twice_leaves_a_later_build_alone(cache, java, jar):
     second = jvm_cds.plan(java, jar)
     assert second.building
     first.finish(None)
-    assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE   # the second build's mark still holds
+    assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE  # the second build's mark still holds
     second.finish(None)
     assert list(cache.iterdir()) == []

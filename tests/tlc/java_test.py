@@ -4,6 +4,7 @@ The Java is a real one behind a Java home laid out as a real one is (bin/java, l
 lib/server/libjvm.so, release): its bin/java is a script that counts its runs and then runs the
 real Java, so each test sees whether a probe really ran. (The discovery order is in tools_test.py.)
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import java as java_mod
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.tlc import java as java_mod
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -26,7 +27,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     needs.clear_settings(monkeypatch)
     for name in java_mod._OPTION_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(java_mod, '_java_memo', {})   # each find_java below starts a new "run"
+    monkeypatch.setattr(java_mod, '_java_memo', {})  # each find_java below starts a new "run"
     return monkeypatch
 
 
@@ -73,7 +74,7 @@ def test_a_java_is_probed_once_then_read_from_the_memo(tmp_path, clean_env):
     assert again == first
     kept = json.loads((memo / java_mod.PROBES_FILE).read_text())
     assert list(kept) == [java_mod.identity_key(java)]
-    [(major, whole)] = kept.values()   # the whole text: the class-data archive's key reads it
+    [(major, whole)] = kept.values()  # the whole text: the class-data archive's key reads it
     assert major == first.major and whole.splitlines()[0] == first.version_text
 
 
@@ -83,8 +84,8 @@ def test_the_archive_key_reads_the_probe_find_java_made_or_read(tmp_path, clean_
     first = find(clean_env, java, memo)
     whole = java_mod.identity(java)
     assert runs(log) == 1 and whole is not None and whole[1].splitlines()[0] == first.version_text
-    assert 'Runtime Environment' in whole[1]   # vendor and build, not only the version line
-    find(clean_env, java, memo)   # a new run: the memo answers find_java and the archive's key
+    assert 'Runtime Environment' in whole[1]  # vendor and build, not only the version line
+    find(clean_env, java, memo)  # a new run: the memo answers find_java and the archive's key
     assert java_mod.identity(java) == whole and runs(log) == 1
 
 
@@ -95,9 +96,18 @@ def test_without_a_memo_folder_every_run_probes(tmp_path, clean_env):
     assert runs(log) == 2
 
 
-@pytest.mark.parametrize('changed', [
-    'lib/modules', 'lib/server/libjvm.so', 'release', 'bin/java', 'JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS',
-], ids=['classes', 'vm', 'release', 'launcher', 'tool-options', 'jdk-options'])
+@pytest.mark.parametrize(
+    'changed',
+    [
+        'lib/modules',
+        'lib/server/libjvm.so',
+        'release',
+        'bin/java',
+        'JAVA_TOOL_OPTIONS',
+        'JDK_JAVA_OPTIONS',
+    ],
+    ids=['classes', 'vm', 'release', 'launcher', 'tool-options', 'jdk-options'],
+)
 def test_a_changed_java_is_probed_again(tmp_path, clean_env, changed):
     java, log = counted_home(tmp_path / 'home')
     memo = tmp_path / 'memo'
@@ -107,7 +117,7 @@ def test_a_changed_java_is_probed_again(tmp_path, clean_env, changed):
     else:
         path = tmp_path / 'home' / changed
         mode = path.stat().st_mode
-        replace(path, path.read_bytes())   # the same bytes, a new file: an upgrade or reinstall
+        replace(path, path.read_bytes())  # the same bytes, a new file: an upgrade or reinstall
         path.chmod(mode)
     find(clean_env, java, memo)
     assert runs(log) == 2
@@ -115,7 +125,7 @@ def test_a_changed_java_is_probed_again(tmp_path, clean_env, changed):
 
 def test_a_java_not_laid_out_as_a_home_is_probed_every_time(tmp_path, clean_env):
     java, log = counted_home(tmp_path / 'home')
-    (tmp_path / 'home' / 'lib' / 'modules').unlink()   # e.g. a wrapper script in a bin folder
+    (tmp_path / 'home' / 'lib' / 'modules').unlink()  # e.g. a wrapper script in a bin folder
     memo = tmp_path / 'memo'
     assert java_mod.identity_key(java) is None
     find(clean_env, java, memo)
@@ -124,8 +134,11 @@ def test_a_java_not_laid_out_as_a_home_is_probed_every_time(tmp_path, clean_env)
     assert not (memo / java_mod.PROBES_FILE).exists()
 
 
-@pytest.mark.parametrize('content', [b'{not json', b'[1, 2]', b'{"%s": "17"}'],
-                         ids=['not-json', 'not-an-object', 'bad-entry'])
+@pytest.mark.parametrize(
+    'content',
+    [b'{not json', b'[1, 2]', b'{"%s": "17"}'],
+    ids=['not-json', 'not-an-object', 'bad-entry'],
+)
 def test_a_corrupt_memo_is_probed_again_and_rewritten(tmp_path, clean_env, content):
     java, log = counted_home(tmp_path / 'home')
     memo = tmp_path / 'memo'
@@ -152,7 +165,7 @@ def test_a_java_that_does_not_run_is_not_kept(tmp_path, clean_env):
     java, log = counted_home(tmp_path / 'home')
     java.write_text(f'#!/bin/sh\necho run >> {log}\nexit 1\n')
     memo = tmp_path / 'memo'
-    with pytest.raises(CannotRun, match="does not run"):
+    with pytest.raises(CannotRun, match='does not run'):
         find(clean_env, java, memo)
     assert not (memo / java_mod.PROBES_FILE).exists()
 

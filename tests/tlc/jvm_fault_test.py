@@ -3,6 +3,7 @@ of the class-data archive that the JVM cannot write (a real file-size limit: it 
 TLC has finished) keeps TLC's verdict, of every kind; exit 1 says "TLC rejected its arguments"
 only when TLC did; a helper that cannot compile, a compile racing itself, stopped by Ctrl-C, by
 the process's end or by a kill, leaves no folder and no javac behind."""
+
 from __future__ import annotations
 
 import os
@@ -37,7 +38,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A cold archive folder of the test's own, its own temp folder, no archive failure recorded."""
     monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm'))
-    for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_CDS', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
+    for name in (
+        'EXECLEASE_JVM_TUNING',
+        'EXECLEASE_JVM_CDS',
+        'EXECLEASE_JVM_SPARE',
+        'EXECLEASE_JAVAC',
+    ):
         monkeypatch.delenv(name, raising=False)
     (tmp_path / 'tmp').mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path / 'tmp'))
@@ -64,9 +70,15 @@ def file_size_limit(size: int) -> Iterator[None]:
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name.startswith('.spare-') or p.name.endswith(('.part', '.building'))) \
-        if folder.exists() else []
+    return (
+        sorted(
+            p.name
+            for p in folder.iterdir()
+            if p.name.startswith('.spare-') or p.name.endswith(('.part', '.building'))
+        )
+        if folder.exists()
+        else []
+    )
 
 
 def _processes_naming(folder: Path) -> list[int]:
@@ -83,19 +95,28 @@ def _processes_naming(folder: Path) -> list[int]:
 
 # -- the class-data archive -----------------------------------------------------------------------
 
-EXIT_CODES = {'pass': 0, 'invariant': 12, 'initial': 12, 'action': 13, 'deadlock': 11, 'assumption': 10,
-              'evaluation': 75, 'config': 151, 'Broken': 150}
-ERRORS = {'evaluation', 'config', 'Broken'}   # TLC does not say how it ended: the job runs again
+EXIT_CODES = {
+    'pass': 0,
+    'invariant': 12,
+    'initial': 12,
+    'action': 13,
+    'deadlock': 11,
+    'assumption': 10,
+    'evaluation': 75,
+    'config': 151,
+    'Broken': 150,
+}
+ERRORS = {'evaluation', 'config', 'Broken'}  # TLC does not say how it ended: the job runs again
 
 
 @pytest.mark.tlc
 @pytest.mark.parametrize('row', [v for v in VERDICTS if v[0] in EXIT_CODES], ids=lambda v: v[0])
 def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     cfg, spec, deadlock, outcome, kind, prop, distinct, _ = row
-    monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')   # the job runs in the JVM that builds
+    monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')  # the job runs in the JVM that builds
     job = make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock)
     cold = jvm.prepare(job.kind, job.java, job.jar).cds
-    assert cold.building   # cold: the job will build the archive
+    assert cold.building  # cold: the job will build the archive
     cold.finish(None)
     runs: list[tuple[str, ...]] = []
     execute = tlc._execute
@@ -106,31 +127,42 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
         return run
 
     monkeypatch.setattr(tlc, '_execute', counted)
-    with file_size_limit(1 << 20):   # TLC's output fits; the archive (5 MB and more) does not
+    with file_size_limit(1 << 20):  # TLC's output fits; the archive (5 MB and more) does not
         v = tlc.run_job(job)
-    assert (v.outcome, v.kind, v.property, v.distinct, v.exit_code) == \
-        (outcome, kind, prop, distinct, EXIT_CODES[cfg]), v
+    assert (v.outcome, v.kind, v.property, v.distinct, v.exit_code) == (
+        outcome,
+        kind,
+        prop,
+        distinct,
+        EXIT_CODES[cfg],
+    ), v
     if outcome == 'error':
         assert ERROR_REASONS[cfg] in (v.reason or '') and 'Java exited' not in (v.reason or '')
     assert not any('shared archive' in line for line in v.last_lines)
     # Judged by TLC's own output when it says how TLC ended; else run again, building nothing.
     assert len(runs) == (2 if cfg in ERRORS else 1)
     assert any(f.startswith('-XX:ArchiveClassesAtExit=') for f in runs[0])
-    assert all(not f.startswith('-XX:') or f == jvm.C1_ONLY for f in (runs[1] if len(runs) > 1 else ()))
+    assert all(
+        not f.startswith('-XX:') or f == jvm.C1_ONLY for f in (runs[1] if len(runs) > 1 else ())
+    )
     [said] = housekeeping.drain()
-    assert said.startswith(f'the class-data archive could not be written to {env / "jvm"} '
-                           '(the JVM said: Unable to write to shared archive file.)')
+    assert said.startswith(
+        f'the class-data archive could not be written to {env / "jvm"} '
+        '(the JVM said: Unable to write to shared archive file.)'
+    )
     assert _leftovers(env / 'jvm') == [] and not list((env / 'jvm').glob('*.jsa'))
     assert list((env / 'tmp').iterdir()) == []
     # No other job of this process tries again (each would cost its JVM's exit for nothing).
     assert not jvm.prepare(job.kind, job.java, job.jar).cds.building
 
 
-@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
+@pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
 def test_no_build_without_room_for_it(env, monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     (env / 'jvm').mkdir()
-    monkeypatch.setattr(jvm_cds, 'MIN_FREE', jvm_cds.shutil.disk_usage(env / 'jvm').free + (1 << 40))
+    monkeypatch.setattr(
+        jvm_cds, 'MIN_FREE', jvm_cds.shutil.disk_usage(env / 'jvm').free + (1 << 40)
+    )
     plan = jvm_cds.plan(java, jar)
     assert plan is jvm_cds.NO_ARCHIVE
     [said] = housekeeping.drain()
@@ -147,22 +179,28 @@ def test_a_killed_builds_part_and_mark_are_swept(env):
     alive = subprocess.Popen(('sleep', '60'))
     try:
         names = {
-            f'tla2tools-{"a" * 32}.jsa.{gone.pid}.123.part': False,       # its process is gone
-            f'tla2tools-{"a" * 32}.jsa.{alive.pid}.456.part': True,       # still building
-            f'tla2tools-{"b" * 32}.jsa.building': False,                  # marked by the gone one
-            f'tla2tools-{"c" * 32}.jsa.building': True,                   # marked by a live one
+            f'tla2tools-{"a" * 32}.jsa.{gone.pid}.123.part': False,  # its process is gone
+            f'tla2tools-{"a" * 32}.jsa.{alive.pid}.456.part': True,  # still building
+            f'tla2tools-{"b" * 32}.jsa.building': False,  # marked by the gone one
+            f'tla2tools-{"c" * 32}.jsa.building': True,  # marked by a live one
         }
         for name in names:
-            (folder / name).write_text(str(gone.pid if 'b' * 32 in name else alive.pid)
-                                       if name.endswith('.building') else 'x')
+            (folder / name).write_text(
+                str(gone.pid if 'b' * 32 in name else alive.pid)
+                if name.endswith('.building')
+                else 'x'
+            )
         jvm_cds.sweep(folder)
-        assert sorted(p.name for p in folder.iterdir()) == sorted(n for n, kept in names.items() if kept)
+        assert sorted(p.name for p in folder.iterdir()) == sorted(
+            n for n, kept in names.items() if kept
+        )
     finally:
         alive.kill()
         alive.wait()
 
 
 # -- exit 1: TLC's refusal, or the JVM's ---------------------------------------------------------
+
 
 def _plain(job: tlc.TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdict:
     monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
@@ -173,10 +211,12 @@ def _plain(job: tlc.TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdi
 def test_exit_1_is_tlc_rejecting_its_arguments_only_when_tlc_says_so(env, monkeypatch):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     refused = _plain(replace(job, mode=('-no-such-flag',)), monkeypatch)
-    assert refused.exit_code == 1 and (refused.reason or '').startswith('TLC rejected its arguments: ')
+    assert refused.exit_code == 1 and (refused.reason or '').startswith(
+        'TLC rejected its arguments: '
+    )
     assert 'report it' in (refused.reason or '')
 
-    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx1k')   # the JVM itself refuses to start
+    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx1k')  # the JVM itself refuses to start
     unstarted = _plain(job, monkeypatch)
     assert unstarted.exit_code == 1 and 'rejected its arguments' not in (unstarted.reason or '')
     assert (unstarted.reason or '').startswith('Java exited 1 before TLC started; ')
@@ -190,8 +230,10 @@ def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, t
     folder.mkdir()
     tlc._write_files(job, folder)
     # A JVM told to write its archive where no folder is: it fails on its way out, after TLC.
-    failing = jvm.Launch((f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}',
-                          *jvm_cds.QUIET), jvm_cds.NO_ARCHIVE)
+    failing = jvm.Launch(
+        (f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}', *jvm_cds.QUIET),
+        jvm_cds.NO_ARCHIVE,
+    )
     run = tlc._execute(job, folder, launch=failing)
     assert run.exit_code == 1 and jvm_cds.dump_failed(run.output)
     v = tlc_output.classify(1, run.output, 1.0, job.config_text.decode())
@@ -211,15 +253,20 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
     tlc._write_files(job, folder)
     output = tlc._execute(job, folder).output
     assert tlc_output.finished_exit_code(output) == 0
-    cut = output[:output.index(b'@!@!@STARTMSG 2186')]
-    assert tlc_output.finished_exit_code(cut) is None          # TLC did not say it finished
-    violation = b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant TypeOK is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
+    cut = output[: output.index(b'@!@!@STARTMSG 2186')]
+    assert tlc_output.finished_exit_code(cut) is None  # TLC did not say it finished
+    violation = (
+        b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant TypeOK is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
+    )
     deadlock = b'@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n'
     assert tlc_output.finished_exit_code(violation + output) == 12
-    assert tlc_output.finished_exit_code(violation + deadlock + output) is None   # two kinds: unknown
+    assert (
+        tlc_output.finished_exit_code(violation + deadlock + output) is None
+    )  # two kinds: unknown
 
 
 # -- the helper's compile -------------------------------------------------------------------------
+
 
 def _java_jar() -> tuple[Path, Path]:
     java = Path(needs.java())
@@ -228,12 +275,12 @@ def _java_jar() -> tuple[Path, Path]:
     return java, needs.tla_jar()
 
 
-SLOW_JAVAC = textwrap.dedent('''\
+SLOW_JAVAC = textwrap.dedent("""\
     #!{python}
     import os, sys, time
     time.sleep({delay})
     os.execv({javac!r}, [{javac!r}, *sys.argv[1:]])
-''')
+""")
 
 
 def _slow_javac(tmp_path: Path, delay: float) -> Path:
@@ -249,7 +296,9 @@ def _slow_javac(tmp_path: Path, delay: float) -> Path:
 def _wait_for_work(folder: Path) -> Path:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        found = [p for p in folder.iterdir() if p.name.startswith('.spare-')] if folder.exists() else []
+        found = (
+            [p for p in folder.iterdir() if p.name.startswith('.spare-')] if folder.exists() else []
+        )
         if found:
             return found[0]
         time.sleep(0.02)
@@ -259,11 +308,13 @@ def _wait_for_work(folder: Path) -> Path:
 @pytest.mark.tlc
 def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     java, jar = _java_jar()
-    with file_size_limit(4096):   # the helper's class (13 KB) cannot be written: javac fails
+    with file_size_limit(4096):  # the helper's class (13 KB) cannot be written: javac fails
         assert jvm_spare.compile_helper(java, jar) is None
-        assert jvm_spare.compile_helper(java, jar) is None   # not tried again in this process
+        assert jvm_spare.compile_helper(java, jar) is None  # not tried again in this process
     [said] = housekeeping.drain()
-    assert said.startswith(f'the warm-JVM helper could not be compiled into {env / "jvm"} (javac said: ')
+    assert said.startswith(
+        f'the warm-JVM helper could not be compiled into {env / "jvm"} (javac said: '
+    )
     assert 'EXECLEASE_JVM_SPARE=0' in said
     assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
     # Each job then runs in a JVM of its own, with its verdict.
@@ -276,9 +327,16 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
     java, jar = _java_jar()
     compiles: list[Path] = []
     compile_ = jvm_spare._compile
-    monkeypatch.setattr(jvm_spare, '_compile', lambda javac, target: compiles.append(target) or compile_(javac, target))
+    monkeypatch.setattr(
+        jvm_spare,
+        '_compile',
+        lambda javac, target: compiles.append(target) or compile_(javac, target),
+    )
     found: list[Path | None] = []
-    threads = [threading.Thread(target=lambda: found.append(jvm_spare.compile_helper(java, jar))) for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: found.append(jvm_spare.compile_helper(java, jar)))
+        for _ in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -295,9 +353,13 @@ def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     assert target is not None
     other = target.parent / 'other-run'
     other.mkdir(parents=True)
-    subprocess.run((str(jvm_spare._javac(java)), '-d', str(other), str(jvm_spare.SOURCE)), check=True)
+    subprocess.run(
+        (str(jvm_spare._javac(java)), '-d', str(other), str(jvm_spare.SOURCE)), check=True
+    )
+
     class PlacedMeanwhile(subprocess.Popen):
         """The real javac; as it ends, another run places its helper first."""
+
         def communicate(self, *a, **k):
             said = super().communicate(*a, **k)
             if not target.exists():
@@ -332,10 +394,10 @@ def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_pat
     finally:
         procs.reset_cancel()
     assert _leftovers(env / 'jvm') == [] and _processes_naming(work) == []
-    assert housekeeping.drain() == []   # nothing failed: it was stopped
+    assert housekeeping.drain() == []  # nothing failed: it was stopped
 
 
-CHILD = textwrap.dedent('''
+CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     from execlease_hook.tlc import spare as jvm_spare
@@ -347,13 +409,18 @@ CHILD = textwrap.dedent('''
     print('compiling', flush=True)
     if sys.argv[5] == 'hang':
         time.sleep(600)
-''')
+""")
 
 
 def _child(env: Path, exit_wait: float, then: str) -> subprocess.Popen[str]:
     java, jar = _java_jar()
-    proc = subprocess.Popen((sys.executable, '-c', CHILD, str(java), str(jar), str(exit_wait), str(env / 'jvm'), then),
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    proc = subprocess.Popen(
+        (sys.executable, '-c', CHILD, str(java), str(jar), str(exit_wait), str(env / 'jvm'), then),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     assert proc.stdout is not None and proc.stdout.readline() == 'compiling\n'
     return proc
 
@@ -367,7 +434,7 @@ def _ended(child: subprocess.Popen[str], timeout: float) -> int:
 @pytest.mark.tlc
 def test_a_process_ending_during_the_compile_leaves_nothing(env, tmp_path, monkeypatch):
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
-    child = _child(env, 0.5, 'exit')   # its javac is still sleeping after the wait: stopped
+    child = _child(env, 0.5, 'exit')  # its javac is still sleeping after the wait: stopped
     assert _ended(child, 60) == 0
     assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
     assert _processes_naming(env / 'jvm') == []
@@ -380,7 +447,7 @@ def test_a_process_ending_during_the_compile_gives_it_time_to_finish(env, tmp_pa
     # EXIT_WAIT's 10 s, so the child waits up to a minute.
     child = _child(env, 60.0, 'exit')
     assert _ended(child, 120) == 0
-    [helper] = (env / 'jvm').iterdir()   # a short run keeps what it compiled
+    [helper] = (env / 'jvm').iterdir()  # a short run keeps what it compiled
     assert helper.name.startswith('spare-') and (helper / 'ExecleaseTlcSpare.class').is_file()
     assert _processes_naming(env / 'jvm') == []
 
@@ -417,13 +484,14 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
 
 # -- a job folder that cannot be written ----------------------------------------------------------
 
-@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
+
+@pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
 def test_a_job_whose_files_cannot_be_written_is_an_error_naming_the_folder(env):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
-    with file_size_limit(64):   # the spec (1 KB) cannot be copied into the job's folder
+    with file_size_limit(64):  # the spec (1 KB) cannot be copied into the job's folder
         v = tlc.run_job(job)
     assert v.outcome == 'error' and v.exit_code is None
     assert (v.reason or '').startswith(f"could not write the job's files in {env / 'tmp'}")
     assert 'free disk space in' in (v.reason or '') and 'TMPDIR' in (v.reason or '')
     assert list((env / 'tmp').iterdir()) == []
-    assert not [k for k in scratch._held if k.startswith(str(env))]   # no mark left locked
+    assert not [k for k in scratch._held if k.startswith(str(env))]  # no mark left locked

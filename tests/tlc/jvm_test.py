@@ -1,12 +1,13 @@
 """JIT flags by job size, and the switch that runs TLC exactly as TlcJob.argv says."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import jvm
 from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc import jvm
 from execlease_hook.tlc import run as tlc
 from tests import needs
 from tests.tlc.run_test import make_job
@@ -19,9 +20,10 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / 'jvm-cache'
 
 
-@pytest.mark.tlc   # the real Java: the first test of a process to read it probes it (a JVM)
-@pytest.mark.parametrize(('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False),
-                                          ('traces', False)])
+@pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
+@pytest.mark.parametrize(
+    ('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False), ('traces', False)]
+)
 def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'invariant')
@@ -29,18 +31,24 @@ def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
     plan.finish(None)
     assert argv[0] == str(java)
     assert (jvm.C1_ONLY in argv) is c1
-    assert argv[-len(job.argv(tmp_path)) + 1:] == job.argv(tmp_path)[1:]
+    assert argv[-len(job.argv(tmp_path)) + 1 :] == job.argv(tmp_path)[1:]
 
 
 @pytest.mark.tlc
 def test_c1_only_gives_the_same_verdict(tmp_path):
     java, jar = Path(needs.java()), needs.tla_jar()
     from dataclasses import replace
+
     for cfg in ('invariant', 'action', 'pass'):
         job = replace(make_job(java, jar, cfg), kind='mutation')
         v = tlc.run_job(job)
         full = tlc.run_job(replace(job, kind='check'))
-        assert (v.outcome, v.kind, v.property, v.distinct) == (full.outcome, full.kind, full.property, full.distinct)
+        assert (v.outcome, v.kind, v.property, v.distinct) == (
+            full.outcome,
+            full.kind,
+            full.property,
+            full.distinct,
+        )
 
 
 @pytest.mark.tlc

@@ -18,7 +18,9 @@ def test_a_kind_that_expects_a_violation_says_what_it_is_when_it_held_and_when_t
 
 
 def test_an_unknown_kind_is_named():
-    with pytest.raises(ValueError, match=r"unknown job kind 'chek' \(known: check, finding, mutation"):
+    with pytest.raises(
+        ValueError, match=r"unknown job kind 'chek' \(known: check, finding, mutation"
+    ):
         kinds.kind_of('chek')
 
 
@@ -27,7 +29,13 @@ def test_the_slow_stage_matches_no_kind_string():
     found = []
     for path in (PACKAGE / 'verify').glob('*.py'):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and node.left.attr == 'kind':
-                if any(isinstance(c, ast.Constant) and c.value in kinds.KINDS for c in node.comparators):
+            if (
+                isinstance(node, ast.Compare)
+                and isinstance(node.left, ast.Attribute)
+                and node.left.attr == 'kind'
+            ):
+                if any(
+                    isinstance(c, ast.Constant) and c.value in kinds.KINDS for c in node.comparators
+                ):
                     found.append(f'{path.name}:{node.lineno}')
     assert not found

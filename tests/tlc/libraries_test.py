@@ -1,6 +1,7 @@
 """tlc/libraries.py: a manifest's library jars fetched from a local HTTP server (good, truncated,
 of another sha256), from the cache and from EXECLEASE_LIBRARY_PATH; folders snapshotted; and
 what a TlcJob makes of them (argv, cache key, warm-JVM key)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -49,7 +50,9 @@ def cache_files(root: Path) -> list[str]:
 
 def test_a_jar_is_downloaded_once_then_taken_from_the_cache(tmp_path, env, server, lib_jar):
     digest = support.sha256(lib_jar)
-    m = manifest(tmp_path, [{'url': support.url(server, 'Limits.jar'), 'sha256': digest, 'name': 'Limits'}])
+    m = manifest(
+        tmp_path, [{'url': support.url(server, 'Limits.jar'), 'sha256': digest, 'name': 'Limits'}]
+    )
     before = server.requests.count('/Limits.jar')
     first = libraries.of(m)
     (jar,) = first.jars
@@ -72,9 +75,15 @@ def test_a_tampered_cached_jar_is_fetched_again(tmp_path, env, server, lib_jar, 
 
 
 def test_a_truncated_download_keeps_nothing(tmp_path, env, server, lib_jar):
-    m = manifest(tmp_path, [{'url': support.url(server, 'truncated/Limits.jar'), 'sha256': support.sha256(lib_jar)}])
-    with pytest.raises(CannotRun, match=r'libraries\[0\] \(Limits\.jar\): truncated download from .*'
-                                        r'EXECLEASE_LIBRARY_PATH'):
+    m = manifest(
+        tmp_path,
+        [{'url': support.url(server, 'truncated/Limits.jar'), 'sha256': support.sha256(lib_jar)}],
+    )
+    with pytest.raises(
+        CannotRun,
+        match=r'libraries\[0\] \(Limits\.jar\): truncated download from .*'
+        r'EXECLEASE_LIBRARY_PATH',
+    ):
         libraries.of(m)
     assert cache_files(tmp_path) == []
 
@@ -89,7 +98,10 @@ def test_a_jar_of_another_sha256_is_refused_naming_both(tmp_path, env, server, l
     moved = support.hashlib.sha256(server.files['moved/Limits.jar']).hexdigest()
     message = str(e.value)
     assert f'has sha256 {moved}, but the manifest pins {digest}' in message
-    assert 'rolling release' in message and 'pin a versioned release or a mirror of your own' in message
+    assert (
+        'rolling release' in message
+        and 'pin a versioned release or a mirror of your own' in message
+    )
     assert str(m.path) in message
     assert cache_files(tmp_path) == []
 
@@ -102,9 +114,14 @@ def test_a_missing_jar_is_a_clear_error(tmp_path, env, server):
 
 def test_offline_without_the_jar_says_how_to_supply_it(tmp_path, env, lib_jar):
     env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    m = manifest(tmp_path, [{'url': 'https://example.invalid/Limits.jar', 'sha256': support.sha256(lib_jar)}])
-    with pytest.raises(CannotRun, match=r'downloads are off \(EXECLEASE_TLA_OFFLINE=1\); set '
-                                        r'EXECLEASE_LIBRARY_PATH to a folder holding Limits\.jar'):
+    m = manifest(
+        tmp_path, [{'url': 'https://example.invalid/Limits.jar', 'sha256': support.sha256(lib_jar)}]
+    )
+    with pytest.raises(
+        CannotRun,
+        match=r'downloads are off \(EXECLEASE_TLA_OFFLINE=1\); set '
+        r'EXECLEASE_LIBRARY_PATH to a folder holding Limits\.jar',
+    ):
         libraries.of(m)
 
 
@@ -112,25 +129,35 @@ def test_the_library_path_offers_a_jar_offline(tmp_path, env, lib_jar):
     env.setenv('EXECLEASE_TLA_OFFLINE', '1')
     (tmp_path / 'empty').mkdir()
     env.setenv('EXECLEASE_LIBRARY_PATH', f'{tmp_path / "empty"}{os.pathsep}{lib_jar.parent}')
-    m = manifest(tmp_path / 'repo', [{'url': 'https://example.invalid/x/Limits.jar', 'sha256': support.sha256(lib_jar)}])
+    m = manifest(
+        tmp_path / 'repo',
+        [{'url': 'https://example.invalid/x/Limits.jar', 'sha256': support.sha256(lib_jar)}],
+    )
     (jar,) = libraries.of(m).jars
     assert (jar.source, jar.path) == ('EXECLEASE_LIBRARY_PATH', lib_jar.resolve())
     assert cache_files(tmp_path / 'repo') == []
-    env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar))   # a jar named directly
+    env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar))  # a jar named directly
     assert libraries.of(m).jars[0].path == lib_jar.resolve()
 
 
 def test_the_library_path_refuses_a_jar_of_the_name_and_another_sha256(tmp_path, env, lib_jar):
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
-    m = manifest(tmp_path / 'repo', [{'url': 'https://example.invalid/Limits.jar', 'sha256': 'c' * 64}])
-    with pytest.raises(CannotRun, match=rf'Limits\.jar \(from EXECLEASE_LIBRARY_PATH\) has sha256 '
-                                        rf'{support.sha256(lib_jar)}, but the manifest pins {"c" * 64}'):
+    m = manifest(
+        tmp_path / 'repo', [{'url': 'https://example.invalid/Limits.jar', 'sha256': 'c' * 64}]
+    )
+    with pytest.raises(
+        CannotRun,
+        match=rf'Limits\.jar \(from EXECLEASE_LIBRARY_PATH\) has sha256 '
+        rf'{support.sha256(lib_jar)}, but the manifest pins {"c" * 64}',
+    ):
         libraries.of(m)
 
 
 def test_the_library_path_names_a_place_that_is_not_there(tmp_path, env):
     env.setenv('EXECLEASE_LIBRARY_PATH', str(tmp_path / 'gone'))
-    m = manifest(tmp_path / 'repo', [{'url': 'https://example.invalid/Limits.jar', 'sha256': 'c' * 64}])
+    m = manifest(
+        tmp_path / 'repo', [{'url': 'https://example.invalid/Limits.jar', 'sha256': 'c' * 64}]
+    )
     with pytest.raises(CannotRun, match=r'EXECLEASE_LIBRARY_PATH=.*gone: .*is no file or folder'):
         libraries.of(m)
 
@@ -142,28 +169,45 @@ def test_a_folder_is_snapshotted_and_a_new_snapshot_follows_an_edit(tmp_path, en
     assert folder.modules == (('Steps.tla', support.STEPS_TLA.encode()),)
     assert (folder.path / 'Steps.tla').read_text() == support.STEPS_TLA
     assert folder.path != tmp_path / support.LIB
-    assert libraries.of(m) == first       # the same modules: the same snapshot (warm JVMs stay keyed)
+    assert libraries.of(m) == first  # the same modules: the same snapshot (warm JVMs stay keyed)
     (tmp_path / support.LIB / 'Steps.tla').write_text(support.STEPS_TLA.replace('v + 1', '1 + v'))
     edited = libraries.of(m)
     assert edited.folders[0].path != folder.path and edited.key_parts() != first.key_parts()
-    assert (folder.path / 'Steps.tla').read_text() == support.STEPS_TLA   # the old snapshot is as it was
+    assert (
+        folder.path / 'Steps.tla'
+    ).read_text() == support.STEPS_TLA  # the old snapshot is as it was
 
 
 def test_a_folder_that_is_not_there_or_holds_no_module_stops_the_run(tmp_path, env):
     m = manifest(tmp_path, [{'folder': 'verification/nowhere'}])
-    with pytest.raises(CannotRun, match=r'libraries\[0\] \(verification/nowhere\): .*nowhere is not a folder; create it'):
+    with pytest.raises(
+        CannotRun,
+        match=r'libraries\[0\] \(verification/nowhere\): .*nowhere is not a folder; create it',
+    ):
         libraries.of(m)
     (tmp_path / 'verification' / 'empty' / 'sub').mkdir(parents=True)
     (tmp_path / 'verification' / 'empty' / 'sub' / 'Deep.tla').write_text('')
     m = manifest(tmp_path, [{'folder': 'verification/empty'}])
-    with pytest.raises(CannotRun, match=r'empty holds no \.tla module; TLC reads only the modules directly in '
-                                        r'the folder, not in its subfolders'):
+    with pytest.raises(
+        CannotRun,
+        match=r'empty holds no \.tla module; TLC reads only the modules directly in '
+        r'the folder, not in its subfolders',
+    ):
         libraries.of(m)
 
 
 def job(**changes) -> TlcJob:
-    return dataclasses.replace(TlcJob(kind='check', name='main', spec='LCounter.tla', spec_text=b'spec',
-                                      config='pass.cfg', config_text=b'cfg'), **changes)
+    return dataclasses.replace(
+        TlcJob(
+            kind='check',
+            name='main',
+            spec='LCounter.tla',
+            spec_text=b'spec',
+            config='pass.cfg',
+            config_text=b'cfg',
+        ),
+        **changes,
+    )
 
 
 def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
@@ -176,24 +220,38 @@ def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
 
 
 def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
-    jar = libraries.LibraryJar('Limits', 'https://x/Limits.jar', 'a' * 64, tmp_path / 'a.jar', 'cache')
-    folder = libraries.LibraryFolder('verification/lib', tmp_path / 'snap', (('Steps.tla', b'one'),))
+    jar = libraries.LibraryJar(
+        'Limits', 'https://x/Limits.jar', 'a' * 64, tmp_path / 'a.jar', 'cache'
+    )
+    folder = libraries.LibraryFolder(
+        'verification/lib', tmp_path / 'snap', (('Steps.tla', b'one'),)
+    )
     with_both = job(libraries=libraries.Libraries((jar,), (folder,)))
     argv = with_both.argv(tmp_path / 'job')
     assert argv[argv.index('-cp') + 1] == f'tla2tools.jar{os.pathsep}{tmp_path / "a.jar"}'
     assert f'-DTLA-Library={tmp_path / "snap"}' in argv
-    assert argv.index(f'-DTLA-Library={tmp_path / "snap"}') < argv.index('-cp')   # a JVM flag: warm JVMs get it
+    assert argv.index(f'-DTLA-Library={tmp_path / "snap"}') < argv.index(
+        '-cp'
+    )  # a JVM flag: warm JVMs get it
     keys = {
         job().cache_key('s', 17),
         with_both.cache_key('s', 17),
-        job(libraries=libraries.Libraries((dataclasses.replace(jar, sha256='b' * 64),), (folder,))).cache_key('s', 17),
-        job(libraries=libraries.Libraries((jar,), (dataclasses.replace(folder, modules=(('Steps.tla', b'two'),)),))
-            ).cache_key('s', 17),
+        job(
+            libraries=libraries.Libraries((dataclasses.replace(jar, sha256='b' * 64),), (folder,))
+        ).cache_key('s', 17),
+        job(
+            libraries=libraries.Libraries(
+                (jar,), (dataclasses.replace(folder, modules=(('Steps.tla', b'two'),)),)
+            )
+        ).cache_key('s', 17),
         job(libraries=libraries.Libraries((), (folder,))).cache_key('s', 17),
     }
     assert len(keys) == 5
-    spare_keys = {tlc._spare_key(job()), tlc._spare_key(with_both),
-                  tlc._spare_key(job(libraries=libraries.Libraries((jar,), ())))}
+    spare_keys = {
+        tlc._spare_key(job()),
+        tlc._spare_key(with_both),
+        tlc._spare_key(job(libraries=libraries.Libraries((jar,), ()))),
+    }
     assert len(spare_keys) == 3
 
 
@@ -205,11 +263,25 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
     env.setattr(jvm_spare, '_helper', {})
     jvm_spare.discard_all()
-    m = manifest(tmp_path / 'repo', [{'url': 'https://example.invalid/Limits.jar', 'sha256': support.sha256(lib_jar)},
-                                     {'folder': support.LIB}])
-    job = TlcJob(kind='mutation', name='main', spec='LCounter.tla', spec_text=support.SPEC_TLA.encode(),
-                 config='pass.cfg', config_text=support.PASS_CFG.encode(), java=Path(needs.java()),
-                 jar=needs.tla_jar(), deadlock=True, libraries=libraries.of(m))
+    m = manifest(
+        tmp_path / 'repo',
+        [
+            {'url': 'https://example.invalid/Limits.jar', 'sha256': support.sha256(lib_jar)},
+            {'folder': support.LIB},
+        ],
+    )
+    job = TlcJob(
+        kind='mutation',
+        name='main',
+        spec='LCounter.tla',
+        spec_text=support.SPEC_TLA.encode(),
+        config='pass.cfg',
+        config_text=support.PASS_CFG.encode(),
+        java=Path(needs.java()),
+        jar=needs.tla_jar(),
+        deadlock=True,
+        libraries=libraries.of(m),
+    )
     if jvm_spare.compile_helper(job.java, job.jar) is None:
         needs.missing('no javac beside java: no warm JVMs')
     served: list[tuple[str, ...]] = []
@@ -223,9 +295,13 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
 
     env.setattr(jvm_spare, 'take', recording_take)
     try:
-        own = tlc.run_job(job)     # builds no class-data archive (library jars): runs in a JVM of its own
+        own = tlc.run_job(
+            job
+        )  # builds no class-data archive (library jars): runs in a JVM of its own
         assert (own.outcome, own.distinct) == ('passed', 8), own
-        assert not list((tmp_path / 'jvm-cache').glob('*.jsa')), 'a job with library jars built the archive'
+        assert not list((tmp_path / 'jvm-cache').glob('*.jsa')), (
+            'a job with library jars built the archive'
+        )
         for _ in range(4):
             verdict = tlc.run_job(job)
             assert (verdict.outcome, verdict.distinct) == ('passed', 8), verdict

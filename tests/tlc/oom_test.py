@@ -4,14 +4,15 @@ TLC catches the OutOfMemoryError itself and exits 75, the code of an evaluation 
 verdict must still be an error that names the lack of memory and says to give Java more, never
 a pass, a violation or "fix the expression".
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -23,15 +24,22 @@ SPECS = {
     # While computing the initial states TLC says only "Java heap space".
     'initial-states': f'Init == x = {HUGE}\nNext == UNCHANGED x\n',
     # While exploring, it says "The exception was a java.lang.OutOfMemoryError".
-    'next-state': f'Init == x = 0\nNext == x = 0 /\\ x\' = {HUGE}\n',
+    'next-state': f"Init == x = 0\nNext == x = 0 /\\ x' = {HUGE}\n",
 }
 
 
 def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
     spec = f'---- MODULE Huge ----\nEXTENDS Naturals\nVARIABLE x\n{body}====\n'
     return tlc.TlcJob(
-        kind='check', name='huge', spec='Huge.tla', spec_text=spec.encode(), config='Huge.cfg',
-        config_text=b'INIT Init\nNEXT Next\n', java=java, jar=jar, timeout=120,
+        kind='check',
+        name='huge',
+        spec='Huge.tla',
+        spec_text=spec.encode(),
+        config='Huge.cfg',
+        config_text=b'INIT Init\nNEXT Next\n',
+        java=java,
+        jar=jar,
+        timeout=120,
     )
 
 

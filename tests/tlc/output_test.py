@@ -2,10 +2,10 @@
 
 What a real TLC prints for each outcome, and the verdict read from it, is in tlc_test.py.
 """
+
 from __future__ import annotations
 
 from execlease_hook.spec import cfg
-
 from execlease_hook.tlc import output as tlc_output
 
 
@@ -35,10 +35,14 @@ def _frame(code: int, body: str) -> str:
 
 def test_what_the_spec_printed_is_read_outside_every_message_once_sany_has_finished():
     out = (
-        'Picked up JAVA_TOOL_OPTIONS: -Xss4m\n' + _frame(2220, 'Starting SANY...')
-        + 'Parsing file /tmp/M.tla\nSemantic processing of module M\n' + _frame(2219, 'SANY finished.')
-        + '"before"\n\n' + _frame(1000, _frame(2247, '"inside a message"').rstrip('\n'))
-        + '<<1, "@!@!@STARTMSG 2110:1 @!@!@">>\n' + _frame(2199, '1 states generated')
+        'Picked up JAVA_TOOL_OPTIONS: -Xss4m\n'
+        + _frame(2220, 'Starting SANY...')
+        + 'Parsing file /tmp/M.tla\nSemantic processing of module M\n'
+        + _frame(2219, 'SANY finished.')
+        + '"before"\n\n'
+        + _frame(1000, _frame(2247, '"inside a message"').rstrip('\n'))
+        + '<<1, "@!@!@STARTMSG 2110:1 @!@!@">>\n'
+        + _frame(2199, '1 states generated')
         + '0  TRUE'
     ).encode()
     printed, total = tlc_output.spec_printed(out)
@@ -49,13 +53,17 @@ def test_what_a_spec_printed_is_kept_to_its_first_lines_and_counted():
     out = (_frame(2219, 'SANY finished.') + ''.join(f'{i}\n' for i in range(100))).encode()
     printed, total = tlc_output.spec_printed(out)
     assert printed == tuple(str(i) for i in range(tlc_output.PRINTED_KEPT)) and total == 100
-    assert tlc_output.spec_printed(_frame(2220, 'Starting SANY...').encode() + b'no SANY end\n') == ((), 0)
+    assert tlc_output.spec_printed(
+        _frame(2220, 'Starting SANY...').encode() + b'no SANY end\n'
+    ) == ((), 0)
 
 
 def test_a_verdict_keeps_what_was_printed_through_the_cache():
-    v = tlc_output.with_printed(tlc_output.Verdict('passed', 1.0, 0), (_frame(2219, 'x') + '"hi"\n').encode())
+    v = tlc_output.with_printed(
+        tlc_output.Verdict('passed', 1.0, 0), (_frame(2219, 'x') + '"hi"\n').encode()
+    )
     assert v.printed == ('"hi"',) and v.printed_total == 1
     assert tlc_output.Verdict.from_json(v.to_json()) == v
     older = v.to_json()
-    del older['printed'], older['printed_total']            # a result cached before specs could print
+    del older['printed'], older['printed_total']  # a result cached before specs could print
     assert tlc_output.Verdict.from_json(older).printed == ()

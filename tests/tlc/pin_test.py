@@ -1,6 +1,7 @@
 """A model's own TLA+ tools (tlc/pin.py), with the real jar, Java and a local HTTP server: where a
 pinned jar is found, its download (whole, truncated, of another sha256), its version asked of its
 TLC once, and minTlc."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,16 @@ def manifest(root: Path, tools_key: dict[str, str]) -> Manifest:
     folder = root / 'verification' / 'm'
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / 'manifest.json'
-    path.write_text(json.dumps({'version': 1, 'spec': 'M.tla', 'tools': tools_key,
-                                'checks': [{'name': 'main', 'config': 'M.cfg'}]}))
+    path.write_text(
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'M.tla',
+                'tools': tools_key,
+                'checks': [{'name': 'main', 'config': 'M.cfg'}],
+            }
+        )
+    )
     return manifest_read.load(path, root)
 
 
@@ -48,7 +57,11 @@ def java() -> tools.Java:
 def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path, tools_in_repo):
     offline = tools.file_sha256(needs.tla_jar())
     found = pin.jar_for(manifest(tmp_path, {'sha256': offline}), None, java())
-    assert (found.sha256, found.source, found.tlc_version) == (offline, 'offline', 'TLC 2.15 (rev d5b5a7f)')
+    assert (found.sha256, found.source, found.tlc_version) == (
+        offline,
+        'offline',
+        'TLC 2.15 (rev d5b5a7f)',
+    )
 
 
 def test_the_default_tools_serve_a_pin_of_their_own_sha256(tmp_path):
@@ -56,7 +69,9 @@ def test_the_default_tools_serve_a_pin_of_their_own_sha256(tmp_path):
     assert pin.jar_for(manifest(tmp_path, {'sha256': default.sha256}), default, java()) is default
 
 
-def test_a_pinned_jar_is_downloaded_once_and_its_version_asked_once(tmp_path, other_jar, monkeypatch):
+def test_a_pinned_jar_is_downloaded_once_and_its_version_asked_once(
+    tmp_path, other_jar, monkeypatch
+):
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
     digest = support.sha256(other_jar)
     assert digest not in tools.KNOWN_JARS
@@ -64,16 +79,30 @@ def test_a_pinned_jar_is_downloaded_once_and_its_version_asked_once(tmp_path, ot
         m = manifest(tmp_path, {'url': support.url(srv, 'tools/tla2tools.jar'), 'sha256': digest})
         first = pin.jar_for(m, None, java())
         assert first.path == tmp_path / '.tmp' / 'tla' / digest / 'tla2tools.jar'
-        assert (first.source, first.verified, first.tlc_version) == ('download', True, 'TLC 2.15 (rev d5b5a7f)')
+        assert (first.source, first.verified, first.tlc_version) == (
+            'download',
+            True,
+            'TLC 2.15 (rev d5b5a7f)',
+        )
         assert (first.path.parent / 'version').read_text() == 'TLC 2.15 (rev d5b5a7f)\n'
         again = pin.jar_for(m, None, java())
-        assert (again.path, again.source) == (first.path, 'cache') and srv.requests == ['/tools/tla2tools.jar']
-        assert sorted(p.name for p in first.path.parent.iterdir()) == ['lock', 'tla2tools.jar', 'version']
+        assert (again.path, again.source) == (first.path, 'cache') and srv.requests == [
+            '/tools/tla2tools.jar'
+        ]
+        assert sorted(p.name for p in first.path.parent.iterdir()) == [
+            'lock',
+            'tla2tools.jar',
+            'version',
+        ]
 
 
-def test_a_jar_of_another_sha256_is_refused_naming_both_and_the_rolling_tag_advice(tmp_path, other_jar, monkeypatch):
+def test_a_jar_of_another_sha256_is_refused_naming_both_and_the_rolling_tag_advice(
+    tmp_path, other_jar, monkeypatch
+):
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
-    pinned = tools.file_sha256(needs.tla_jar())[::-1]   # what the manifest pinned before upstream moved
+    pinned = tools.file_sha256(needs.tla_jar())[
+        ::-1
+    ]  # what the manifest pinned before upstream moved
     for srv in support.serve({'v1.8.0/tla2tools.jar': other_jar.read_bytes()}):
         m = manifest(tmp_path, {'url': support.url(srv, 'v1.8.0/tla2tools.jar'), 'sha256': pinned})
         with pytest.raises(CannotRun) as e:
@@ -81,7 +110,7 @@ def test_a_jar_of_another_sha256_is_refused_naming_both_and_the_rolling_tag_advi
     text = str(e.value)
     assert text.startswith('verification/m/manifest.json: tools.url ')
     assert f'sha256 {support.sha256(other_jar)}, but tools.sha256 pins {pinned}' in text
-    assert "v1.8.0 tag" in text and 'pin a versioned release or a mirror of your own' in text
+    assert 'v1.8.0 tag' in text and 'pin a versioned release or a mirror of your own' in text
     assert [p.name for p in (tmp_path / '.tmp' / 'tla' / pinned).iterdir()] == ['lock']
 
 
@@ -90,7 +119,9 @@ def test_a_truncated_download_keeps_nothing(tmp_path, other_jar, monkeypatch):
     monkeypatch.setenv('EXECLEASE_TLA_RETRIES', '1')
     digest = support.sha256(other_jar)
     for srv in support.serve({'tla2tools.jar': other_jar.read_bytes()}):
-        m = manifest(tmp_path, {'url': support.url(srv, 'truncated/tla2tools.jar'), 'sha256': digest})
+        m = manifest(
+            tmp_path, {'url': support.url(srv, 'truncated/tla2tools.jar'), 'sha256': digest}
+        )
         with pytest.raises(CannotRun, match='tools.url: truncated download'):
             pin.jar_for(m, None, java())
     assert [p.name for p in (tmp_path / '.tmp' / 'tla' / digest).iterdir()] == ['lock']
@@ -110,13 +141,18 @@ def test_min_tlc_refuses_older_tools_and_accepts_its_own(tmp_path):
     assert pin.jar_for(manifest(tmp_path, {'minTlc': '2.15'}), default, java()) is default
     with pytest.raises(CannotRun) as e:
         pin.jar_for(manifest(tmp_path, {'minTlc': '2.19'}), default, java())
-    assert 'tools.minTlc is 2.19, but the TLA+ tools in use are TLC 2.15 (rev d5b5a7f)' in str(e.value)
+    assert 'tools.minTlc is 2.19, but the TLA+ tools in use are TLC 2.15 (rev d5b5a7f)' in str(
+        e.value
+    )
 
 
-@pytest.mark.parametrize(('line', 'words', 'version'), [
-    ('TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)', 'TLC 2.15 (rev d5b5a7f)', (2, 15)),
-    ('TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)', 'TLC 2.19 (rev 5a47802)', (2, 19)),
-    ('TLC2 Version 2.20', 'TLC 2.20', (2, 20)),
-])
+@pytest.mark.parametrize(
+    ('line', 'words', 'version'),
+    [
+        ('TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)', 'TLC 2.15 (rev d5b5a7f)', (2, 15)),
+        ('TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)', 'TLC 2.19 (rev 5a47802)', (2, 19)),
+        ('TLC2 Version 2.20', 'TLC 2.20', (2, 20)),
+    ],
+)
 def test_a_banner_in_execleases_words(line, words, version):
     assert pin.version_words(line) == words and pin.version_of(words) == version

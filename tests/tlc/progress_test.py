@@ -14,26 +14,55 @@ SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
 # What TLC 2.15 prints with -tool (abridged), and the line the job shows after each piece.
 TRANSCRIPT: tuple[tuple[list[str], str], ...] = (
     ([], 'check main: 0 s, starting Java'),
-    (['@!@!@STARTMSG 2262:0 @!@!@', 'TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)',
-      '@!@!@ENDMSG 2262 @!@!@', '@!@!@STARTMSG 2220:0 @!@!@', 'Starting SANY...'],
-     'check main: 0 s, parsing the spec'),
-    (['@!@!@ENDMSG 2220 @!@!@', 'Parsing file /tmp/x/Slow.tla', '@!@!@STARTMSG 2189:0 @!@!@',
-      'Computing initial states...', '@!@!@ENDMSG 2189 @!@!@'],
-     'check main: 0 s, computing initial states'),
-    (['@!@!@STARTMSG 2190:0 @!@!@',
-      'Finished computing initial states: 1 distinct state generated at 2026-12-01 19:41:49.',
-      '@!@!@ENDMSG 2190 @!@!@'],
-     'check main: 0 s, exploring, 1 distinct state'),
+    (
+        [
+            '@!@!@STARTMSG 2262:0 @!@!@',
+            'TLC2 Version 2.15 of Day Month 20?? (rev: d5b5a7f)',
+            '@!@!@ENDMSG 2262 @!@!@',
+            '@!@!@STARTMSG 2220:0 @!@!@',
+            'Starting SANY...',
+        ],
+        'check main: 0 s, parsing the spec',
+    ),
+    (
+        [
+            '@!@!@ENDMSG 2220 @!@!@',
+            'Parsing file /tmp/x/Slow.tla',
+            '@!@!@STARTMSG 2189:0 @!@!@',
+            'Computing initial states...',
+            '@!@!@ENDMSG 2189 @!@!@',
+        ],
+        'check main: 0 s, computing initial states',
+    ),
+    (
+        [
+            '@!@!@STARTMSG 2190:0 @!@!@',
+            'Finished computing initial states: 1 distinct state generated at 2026-12-01 19:41:49.',
+            '@!@!@ENDMSG 2190 @!@!@',
+        ],
+        'check main: 0 s, exploring, 1 distinct state',
+    ),
     # 3 s later (the times below): TLC's own rate ("3,055 ds/min") is not one, so it is measured.
-    (['@!@!@STARTMSG 2200:0 @!@!@',
-      'Progress(8) at 2026-12-01 19:41:52: 6,901 states generated (6,901 s/min), 3,055 distinct '
-      'states found (3,055 ds/min), 1,709 states left on queue.', '@!@!@ENDMSG 2200 @!@!@'],
-     'check main: 0 s, exploring, 3,055 distinct states (1,018/s), 1,709 on queue'),
+    (
+        [
+            '@!@!@STARTMSG 2200:0 @!@!@',
+            'Progress(8) at 2026-12-01 19:41:52: 6,901 states generated (6,901 s/min), 3,055 distinct '
+            'states found (3,055 ds/min), 1,709 states left on queue.',
+            '@!@!@ENDMSG 2200 @!@!@',
+        ],
+        'check main: 0 s, exploring, 3,055 distinct states (1,018/s), 1,709 on queue',
+    ),
     # A state that prints like a progress message, outside one, changes nothing.
-    (['@!@!@STARTMSG 2110:1 @!@!@', 'Invariant Inv is violated.', '@!@!@ENDMSG 2110 @!@!@',
-      'Progress(9) at 2026-12-01 19:41:53: 9 states generated (9 s/min), 9 distinct states found '
-      '(9 ds/min), 9 states left on queue.'],
-     'check main: 0 s, printing a counterexample, 3,055 distinct states (1,018/s)'),
+    (
+        [
+            '@!@!@STARTMSG 2110:1 @!@!@',
+            'Invariant Inv is violated.',
+            '@!@!@ENDMSG 2110 @!@!@',
+            'Progress(9) at 2026-12-01 19:41:53: 9 states generated (9 s/min), 9 distinct states found '
+            '(9 ds/min), 9 states left on queue.',
+        ],
+        'check main: 0 s, printing a counterexample, 3,055 distinct states (1,018/s)',
+    ),
 )
 
 
@@ -58,9 +87,14 @@ def test_lines_arrive_while_the_real_tlc_runs():
     """tlc.run_job feeds TLC's lines as they come (seconds before the end), and what they say
     agrees with the verdict read from the whole output."""
     job = tlc.TlcJob(
-        kind='check', name='main', spec='Slow.tla', spec_text=(SLOW / 'Slow.tla').read_bytes(),
-        config='Slow.cfg', config_text=(SLOW / 'Slow.cfg').read_bytes(),
-        java=Path(needs.java()), jar=needs.tla_jar(),
+        kind='check',
+        name='main',
+        spec='Slow.tla',
+        spec_text=(SLOW / 'Slow.tla').read_bytes(),
+        config='Slow.cfg',
+        config_text=(SLOW / 'Slow.cfg').read_bytes(),
+        java=Path(needs.java()),
+        jar=needs.tla_jar(),
     )
     progress = JobProgress('check main', time.monotonic())
     arrived: list[tuple[float, str]] = []
@@ -83,9 +117,15 @@ def test_lines_arrive_while_the_real_tlc_runs():
 @pytest.mark.tlc
 def test_a_timeout_still_stops_a_fed_job():
     job = tlc.TlcJob(
-        kind='check', name='main', spec='Slow.tla', spec_text=(SLOW / 'Slow.tla').read_bytes(),
-        config='Slow.cfg', config_text=(SLOW / 'Slow.cfg').read_bytes(),
-        java=Path(needs.java()), jar=needs.tla_jar(), timeout=0.5,
+        kind='check',
+        name='main',
+        spec='Slow.tla',
+        spec_text=(SLOW / 'Slow.tla').read_bytes(),
+        config='Slow.cfg',
+        config_text=(SLOW / 'Slow.cfg').read_bytes(),
+        java=Path(needs.java()),
+        jar=needs.tla_jar(),
+        timeout=0.5,
     )
     verdict = tlc.run_job(job, lambda line: None)
     assert verdict.outcome == 'error' and 'timed out after 0.5 s' in (verdict.reason or '')

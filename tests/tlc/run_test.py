@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from execlease_hook.core import procs
-
 import concurrent.futures
 import os
 import stat
@@ -12,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import run as tlc
+from execlease_hook.core import procs
 from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
 from tests import needs, wait
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -37,26 +36,65 @@ def make_job(java: Path, jar: Path, config: str, spec: str = 'Counter', **kw: ob
         (p.name, p.read_bytes()) for p in sorted(FIXTURES.glob('*.tla')) if p.name != f'{spec}.tla'
     )
     return tlc.TlcJob(
-        kind='check', name=config, spec=f'{spec}.tla', spec_text=(FIXTURES / f'{spec}.tla').read_bytes(),
-        config=f'{config}.cfg', config_text=(FIXTURES / f'{config}.cfg').read_bytes(), modules=modules,
-        java=java, jar=jar, **kw,  # type: ignore[arg-type]
+        kind='check',
+        name=config,
+        spec=f'{spec}.tla',
+        spec_text=(FIXTURES / f'{spec}.tla').read_bytes(),
+        config=f'{config}.cfg',
+        config_text=(FIXTURES / f'{config}.cfg').read_bytes(),
+        modules=modules,
+        java=java,
+        jar=jar,
+        **kw,  # type: ignore[arg-type]
     )
 
 
 # cfg, spec, deadlock checking -> outcome, kind, property, distinct, actions of the trace
 VERDICTS = [
     ('pass', 'Counter', False, 'passed', None, None, 8, []),
-    ('invariant', 'Counter', False, 'violated', 'invariant', 'XBelowTwo', 4,
-     ['Initial predicate', 'Inc', 'Inc']),
+    (
+        'invariant',
+        'Counter',
+        False,
+        'violated',
+        'invariant',
+        'XBelowTwo',
+        4,
+        ['Initial predicate', 'Inc', 'Inc'],
+    ),
     ('initial', 'Counter', False, 'violated', 'invariant', 'YIsOne', None, ['Initial predicate']),
-    ('action', 'Counter', False, 'violated', 'property', 'NeverDecreases', 8,
-     ['Initial predicate', 'Inc', 'Inc', 'Inc', 'Reset']),
+    (
+        'action',
+        'Counter',
+        False,
+        'violated',
+        'property',
+        'NeverDecreases',
+        8,
+        ['Initial predicate', 'Inc', 'Inc', 'Inc', 'Reset'],
+    ),
     ('temporal', 'Counter', False, 'violated', 'property', 'ReachesBeyond', 8, None),
     ('stuttering', 'Counter', False, 'violated', 'property', 'ReachesTop', 8, None),
-    ('deadlock', 'Counter', True, 'violated', 'deadlock', 'deadlock', 4,
-     ['Initial predicate', 'Inc', 'Inc', 'Inc']),
-    ('assumption', 'Counter', False, 'violated', 'assumption',
-     'line 6, col 8 to line 6, col 12 of module Counter', None, []),
+    (
+        'deadlock',
+        'Counter',
+        True,
+        'violated',
+        'deadlock',
+        'deadlock',
+        4,
+        ['Initial predicate', 'Inc', 'Inc', 'Inc'],
+    ),
+    (
+        'assumption',
+        'Counter',
+        False,
+        'violated',
+        'assumption',
+        'line 6, col 8 to line 6, col 12 of module Counter',
+        None,
+        [],
+    ),
     ('evaluation', 'Counter', False, 'error', None, None, 1, []),
     ('config', 'Counter', False, 'error', None, None, None, []),
     ('configsyntax', 'Counter', False, 'error', None, None, None, []),
@@ -81,7 +119,8 @@ def verdicts(java: Path, jar: Path) -> dict[str, tlc_output.Verdict]:
 
 @pytest.mark.parametrize(
     ('cfg', 'outcome', 'kind', 'prop', 'distinct', 'actions'),
-    [(v[0], *v[3:]) for v in VERDICTS], ids=[v[0] for v in VERDICTS],
+    [(v[0], *v[3:]) for v in VERDICTS],
+    ids=[v[0] for v in VERDICTS],
 )
 def test_verdict(verdicts, cfg, outcome, kind, prop, distinct, actions):
     v = verdicts[cfg]
@@ -91,7 +130,9 @@ def test_verdict(verdicts, cfg, outcome, kind, prop, distinct, actions):
         assert [s.action for s in v.trace] == actions
     if outcome == 'error':
         assert ERROR_REASONS[cfg] in (v.reason or '')
-        assert (v.reason or '').endswith('; ' + tlc_output.ERROR_HINTS[v.exit_code])  # says what to do
+        assert (v.reason or '').endswith(
+            '; ' + tlc_output.ERROR_HINTS[v.exit_code]
+        )  # says what to do
         assert v.last_lines and not any('@!@!@' in line for line in v.last_lines)
     if outcome == 'passed':
         assert v.depth == 5 and v.states == 15 and v.seconds > 0
@@ -100,8 +141,17 @@ def test_verdict(verdicts, cfg, outcome, kind, prop, distinct, actions):
 def test_exit_codes_are_tlcs(verdicts):
     codes = {cfg: v.exit_code for cfg, v in verdicts.items()}
     assert codes == {
-        'pass': 0, 'invariant': 12, 'initial': 12, 'action': 13, 'temporal': 13, 'stuttering': 13,
-        'deadlock': 11, 'assumption': 10, 'evaluation': 75, 'config': 151, 'configsyntax': 151,
+        'pass': 0,
+        'invariant': 12,
+        'initial': 12,
+        'action': 13,
+        'temporal': 13,
+        'stuttering': 13,
+        'deadlock': 11,
+        'assumption': 10,
+        'evaluation': 75,
+        'config': 151,
+        'configsyntax': 151,
         'Broken': 150,
     }
 
@@ -119,14 +169,20 @@ def test_liveness_trace_ends_in_a_loop_or_stuttering(verdicts):
         assert last.action == 'Stuttering' or last.back_to is not None
 
 
-@pytest.mark.parametrize(('real', 'claimed', 'reason'), [
-    ('pass', 12, 'TLC exit code 12 means invariant, but its messages say no violation message'),
-    ('invariant', 0, 'TLC exited 0 but reported a violation'),
-    ('invariant', 13, 'TLC exit code 13 means property, but its messages say invariant'),
-    ('deadlock', 12, 'TLC exit code 12 means invariant, but its messages say deadlock'),
-    ('config', 0, 'TLC exited 0 without its "No error has been found" message'),
-], ids=['pass-as-12', 'invariant-as-0', 'invariant-as-13', 'deadlock-as-12', 'config-as-0'])
-def test_disagreement_between_exit_code_and_messages_is_an_error(java, jar, tmp_path, real, claimed, reason):
+@pytest.mark.parametrize(
+    ('real', 'claimed', 'reason'),
+    [
+        ('pass', 12, 'TLC exit code 12 means invariant, but its messages say no violation message'),
+        ('invariant', 0, 'TLC exited 0 but reported a violation'),
+        ('invariant', 13, 'TLC exit code 13 means property, but its messages say invariant'),
+        ('deadlock', 12, 'TLC exit code 12 means invariant, but its messages say deadlock'),
+        ('config', 0, 'TLC exited 0 without its "No error has been found" message'),
+    ],
+    ids=['pass-as-12', 'invariant-as-0', 'invariant-as-13', 'deadlock-as-12', 'config-as-0'],
+)
+def test_disagreement_between_exit_code_and_messages_is_an_error(
+    java, jar, tmp_path, real, claimed, reason
+):
     # Real TLC output, classified under a different exit code: the verdict must be an error.
     job = make_job(java, jar, real, deadlock=(real == 'deadlock'))
     folder = tmp_path / 'run'
@@ -143,7 +199,14 @@ def test_flags_and_isolation(java, jar, tmp_path):
     argv = job.argv(tmp_path)
     assert argv[:2] == (str(java), '-XX:+UseParallelGC')
     assert f'-Djava.io.tmpdir={tmp_path / "javatmp"}' in argv
-    assert argv[-6:] == ('-deadlock', '-metadir', str(tmp_path / 'meta'), '-config', 'pass.cfg', 'Counter.tla')
+    assert argv[-6:] == (
+        '-deadlock',
+        '-metadir',
+        str(tmp_path / 'meta'),
+        '-config',
+        'pass.cfg',
+        'Counter.tla',
+    )
     assert '-deadlock' not in make_job(java, jar, 'pass', deadlock=True).argv(tmp_path)
     assert ('-workers', '3') == make_job(java, jar, 'pass', workers=3).tlc_flags()[1:3]
 
@@ -152,6 +215,7 @@ def test_cache_key_depends_on_every_input(java, jar):
     base = make_job(java, jar, 'pass')
     key = base.cache_key('a' * 64, 17)
     from dataclasses import replace
+
     others = [
         base.cache_key('b' * 64, 17),
         base.cache_key('a' * 64, 21),
@@ -168,7 +232,7 @@ def _leftovers(folder: Path) -> list[str]:
     return [p.name for p in folder.iterdir() if p.name.startswith('execlease-')]
 
 
-BIG_SPEC = '''---- MODULE Big ----
+BIG_SPEC = """---- MODULE Big ----
 EXTENDS Naturals
 VARIABLES a, b, c
 Init == a = 0 /\\ b = 0 /\\ c = 0
@@ -176,13 +240,20 @@ Next == \\/ a' = (a + 1) % 1000 /\\ UNCHANGED <<b, c>>
         \\/ b' = (b + 1) % 1000 /\\ UNCHANGED <<a, c>>
         \\/ c' = (c + 1) % 1000 /\\ UNCHANGED <<a, b>>
 ====
-'''
+"""
 
 
 def big_job(java: Path, jar: Path, timeout: float) -> tlc.TlcJob:
     return tlc.TlcJob(
-        kind='check', name='big', spec='Big.tla', spec_text=BIG_SPEC.encode(), config='Big.cfg',
-        config_text=b'INIT Init\nNEXT Next\n', java=java, jar=jar, timeout=timeout,
+        kind='check',
+        name='big',
+        spec='Big.tla',
+        spec_text=BIG_SPEC.encode(),
+        config='Big.cfg',
+        config_text=b'INIT Init\nNEXT Next\n',
+        java=java,
+        jar=jar,
+        timeout=timeout,
     )
 
 
@@ -231,8 +302,8 @@ def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatc
     """Ctrl-C lands after the pool thread looked at `cancelled` and before TLC is in the registry
     (a loaded machine widens that window): the start itself stops it. Before, this TLC ran on,
     unseen by cancel_all, until its job's timeout (here 3600 s: the test's own timeout fails it)."""
-    import types
     import subprocess
+    import types
 
     monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')
     started: list[subprocess.Popen[bytes]] = []
@@ -243,7 +314,9 @@ def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatc
         procs.cancel_all()
         return proc
 
-    monkeypatch.setattr(tlc, 'subprocess', types.SimpleNamespace(**{**vars(subprocess), 'Popen': popen}))
+    monkeypatch.setattr(
+        tlc, 'subprocess', types.SimpleNamespace(**{**vars(subprocess), 'Popen': popen})
+    )
     try:
         with pytest.raises(KeyboardInterrupt):
             tlc.run_job(big_job(java, jar, timeout=3600))
@@ -258,7 +331,9 @@ def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatc
 def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
     # As when a person or the OOM killer kills the java process from another shell.
     box: list[tlc_output.Verdict] = []
-    thread = threading.Thread(target=lambda: box.append(tlc.run_job(big_job(java, jar, timeout=120))))
+    thread = threading.Thread(
+        target=lambda: box.append(tlc.run_job(big_job(java, jar, timeout=120)))
+    )
     thread.start()
     deadline = time.monotonic() + 30
     # Kill only once TLC has really started (its output says so): on a loaded machine the JVM
@@ -279,7 +354,9 @@ def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
 
 def test_a_tlc_that_dies_is_an_error(jar, own_tmp, tmp_path):
     dying = tmp_path / 'java'
-    dying.write_text('#!/bin/sh\necho "@!@!@STARTMSG 2262:0 @!@!@"\necho "TLC2 Version 2.15"\nkill -9 $$\n')
+    dying.write_text(
+        '#!/bin/sh\necho "@!@!@STARTMSG 2262:0 @!@!@"\necho "TLC2 Version 2.15"\nkill -9 $$\n'
+    )
     dying.chmod(dying.stat().st_mode | stat.S_IEXEC)
     v = tlc.run_job(make_job(dying, jar, 'pass'))
     assert v.outcome == 'error' and (v.reason or '').startswith('TLC was killed by signal 9 (')

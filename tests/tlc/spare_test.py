@@ -2,9 +2,8 @@
 cannot; one JVM runs jobs one after another, each with TLC's static state new, and gives the
 verdicts a JVM started for the job gives; a JVM a job may have marked ends after that job; a
 spare that dies, hangs or times out costs only its job."""
-from __future__ import annotations
 
-from execlease_hook.core import procs
+from __future__ import annotations
 
 import collections
 import concurrent.futures
@@ -19,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import spare as jvm_spare
-from execlease_hook.tlc import run as tlc
+from execlease_hook.core import procs
 from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import spare as jvm_spare
 from tests import needs
 from tests.tlc.run_test import VERDICTS, make_job
 
@@ -54,10 +54,14 @@ def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tl
             mp.delenv(name, raising=False)
         mp.setenv('EXECLEASE_JVM_SPARE', '0')
         _ready(_job('pass'))
-        first = tlc.run_job(_kind(KINDS[0]))   # builds the archive: alone, so no other job waits on it
+        first = tlc.run_job(
+            _kind(KINDS[0])
+        )  # builds the archive: alone, so no other job waits on it
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             rest = dict(zip(KINDS[1:], pool.map(lambda cfg: tlc.run_job(_kind(cfg)), KINDS[1:])))
-    assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(p.name for p in folder.iterdir())
+    assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(
+        p.name for p in folder.iterdir()
+    )
     jvm_spare.discard_all()
     return folder, {KINDS[0]: first, **rest}
 
@@ -81,8 +85,10 @@ def plain(warmed) -> dict[str, tlc_output.Verdict]:
 
 
 def _job(cfg: str) -> tlc.TlcJob:
-    return replace(make_job(Path(needs.java()), needs.tla_jar(), cfg, deadlock=(cfg == 'deadlock')),
-                   kind='mutation')
+    return replace(
+        make_job(Path(needs.java()), needs.tla_jar(), cfg, deadlock=(cfg == 'deadlock')),
+        kind='mutation',
+    )
 
 
 def _ready(job: tlc.TlcJob) -> Path:
@@ -115,12 +121,20 @@ RUNS_ON = {'pass', 'invariant', 'action', 'deadlock', 'config', 'configsyntax', 
 
 def _kind(cfg: str) -> tlc.TlcJob:
     spec, deadlock = next((spec, dl) for c, spec, dl, *_ in VERDICTS if c == cfg)
-    return replace(make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock), kind='mutation')
+    return replace(
+        make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock), kind='mutation'
+    )
 
 
 def _same(got: tlc_output.Verdict, want: tlc_output.Verdict, trace: bool = True) -> None:
-    assert (got.outcome, got.kind, got.property, got.distinct, got.exit_code, got.reason) == \
-        (want.outcome, want.kind, want.property, want.distinct, want.exit_code, want.reason)
+    assert (got.outcome, got.kind, got.property, got.distinct, got.exit_code, got.reason) == (
+        want.outcome,
+        want.kind,
+        want.property,
+        want.distinct,
+        want.exit_code,
+        want.reason,
+    )
     if trace:
         assert [s.action for s in got.trace] == [s.action for s in want.trace]
 
@@ -159,7 +173,11 @@ def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch
         jobs = spare.jobs
         # A liveness counterexample depends on the fingerprint function each TLC run draws at
         # random: tests/tlc/run_test.py leaves those traces out (None), and so does this test.
-        _same(tlc.run_job(_kind(cfg)), plain[cfg], trace=next(t for c, *_, t in VERDICTS if c == cfg) is not None)
+        _same(
+            tlc.run_job(_kind(cfg)),
+            plain[cfg],
+            trace=next(t for c, *_, t in VERDICTS if c == cfg) is not None,
+        )
         assert spare.jobs == jobs + 1
         if spare in _idle():
             assert spare.proc.poll() is None
@@ -195,7 +213,7 @@ def test_arguments_tlc_refuses_end_the_job_as_in_a_jvm_of_its_own(env):
     _warm()
     [spare] = _idle()
     _same(tlc.run_job(job), want)
-    assert _idle() == [spare]   # TLC said no and returned: nothing of the job is left
+    assert _idle() == [spare]  # TLC said no and returned: nothing of the job is left
 
 
 def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeypatch):
@@ -217,9 +235,18 @@ def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeyp
 def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
     _warm()
     [spare] = _idle()
-    forever = b'---- MODULE Forever ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x\' = x + 1\n====\n'
-    job = tlc.TlcJob(kind='mutation', name='forever', spec='Forever.tla', spec_text=forever, config='Forever.cfg',
-                     config_text=b'INIT Init\nNEXT Next\n', java=_job('pass').java, jar=_job('pass').jar, timeout=3)
+    forever = b"---- MODULE Forever ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n"
+    job = tlc.TlcJob(
+        kind='mutation',
+        name='forever',
+        spec='Forever.tla',
+        spec_text=forever,
+        config='Forever.cfg',
+        config_text=b'INIT Init\nNEXT Next\n',
+        java=_job('pass').java,
+        jar=_job('pass').jar,
+        timeout=3,
+    )
     v = tlc.run_job(job)
     assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 3 s')
     assert spare.proc.poll() is not None and spare not in _idle()
@@ -227,7 +254,7 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
 
 
 def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
-    for compiled in (env / 'jvm-cache').glob('spare-*'):   # the archive stays: it is not the point
+    for compiled in (env / 'jvm-cache').glob('spare-*'):  # the archive stays: it is not the point
         shutil.rmtree(compiled)
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
@@ -281,11 +308,19 @@ def test_the_helper_exits_when_no_job_comes(env):
     job = _job('pass')
     helper = _ready(job)
     proc = subprocess.run(
-        (str(job.java), *jvm_spare.OPENS, '-cp', f'{job.jar}{os.pathsep}{helper}', jvm_spare.MAIN, str(job.jar)),
-        input=b'/tmp\n', capture_output=True, timeout=120,
+        (
+            str(job.java),
+            *jvm_spare.OPENS,
+            '-cp',
+            f'{job.jar}{os.pathsep}{helper}',
+            jvm_spare.MAIN,
+            str(job.jar),
+        ),
+        input=b'/tmp\n',
+        capture_output=True,
+        timeout=120,
     )
     assert proc.returncode == jvm_spare.NO_JOB and proc.stdout == b'ready\n'
-
 
 
 def test_no_more_spares_than_expected_jobs(env):
@@ -293,9 +328,9 @@ def test_no_more_spares_than_expected_jobs(env):
     _warm()
     jvm_spare.discard_all()
     tlc.expect_jobs([job, job])
-    tlc.run_job(job)          # one more job is expected: one spare
+    tlc.run_job(job)  # one more job is expected: one spare
     assert len(_idle()) == 1
-    tlc.run_job(job)          # the last: it takes the spare, none is started
+    tlc.run_job(job)  # the last: it takes the spare, none is started
     assert _idle() == []
 
 
@@ -318,7 +353,7 @@ def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(cold_env):
     while not jvm_spare._helper and time.monotonic() < deadline:
         time.sleep(0.2)
     assert list(jvm_spare._helper.values()) != [None]
-    for _ in range(4):   # the first builds the class-data archive; the others use spares
+    for _ in range(4):  # the first builds the class-data archive; the others use spares
         assert tlc.run_job(job).outcome == 'passed'
     assert _idle() == []
 
@@ -336,7 +371,7 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_removed
     [spare] = _idle()
     assert spare.folder.parent == spares / str(os.getpid())
     assert not (spares / str(gone.pid)).exists()
-    assert [p.name for p in own_tmp.iterdir()] == []   # only running jobs have folders there
+    assert [p.name for p in own_tmp.iterdir()] == []  # only running jobs have folders there
     jvm_spare.discard_all()
     assert not (spares / str(os.getpid())).exists()
 
@@ -344,34 +379,38 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_removed
 def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
     _warm()
     [spare] = _idle()
-    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')   # read by a JVM at its start only
+    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # read by a JVM at its start only
     v = tlc.run_job(_job('invariant'))
     assert v.property == 'XBelowTwo'
     assert not spare.folder.exists() and spare.proc.poll() is not None
 
 
-def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_its_own(env, monkeypatch):
+def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_its_own(
+    env, monkeypatch
+):
     from tests.tlc.oom_test import SPECS
     from tests.tlc.oom_test import job as huge_job
 
-    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')   # the spares are started with it too
+    monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # the spares are started with it too
     _warm()
     [spare] = _idle()
     assert spare.jobs >= 1 or tlc.run_job(_job('pass')).outcome == 'passed'
     own = []
     execute = tlc._execute
     monkeypatch.setattr(tlc, '_execute', lambda *a, **k: own.append(a[0].name) or execute(*a, **k))
-    job = replace(huge_job(Path(needs.java()), needs.tla_jar(), SPECS['next-state']), kind='mutation')
+    job = replace(
+        huge_job(Path(needs.java()), needs.tla_jar(), SPECS['next-state']), kind='mutation'
+    )
     v = tlc.run_job(job)
-    assert spare.jobs >= 2 and own == ['huge']    # ran in the spare, then again in a JVM of its own
+    assert spare.jobs >= 2 and own == ['huge']  # ran in the spare, then again in a JVM of its own
     assert v.outcome == 'error' and (v.reason or '').startswith('Java ran out of memory'), v
 
 
 def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     job = _job('invariant')
-    _warm()                      # the archive is built and the helper compiled
+    _warm()  # the archive is built and the helper compiled
     jvm_spare.discard_all()
-    tlc.expect_jobs([job] * 3)   # one spare started now, for the first of them
+    tlc.expect_jobs([job] * 3)  # one spare started now, for the first of them
     deadline = time.monotonic() + 120
     while not _idle() and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -389,7 +428,7 @@ def test_a_kind_with_one_job_gets_no_warm_jvm_and_compiles_nothing(cold_env, mon
     a kind of JVM with one job that costs more than the JVM it saves, so the job runs in a JVM of
     its own, and a plan that wants no warm JVM compiles no helper."""
     check, mutation = replace(_job('pass'), kind='check'), _job('invariant')
-    assert tlc._spare_key(check) != tlc._spare_key(mutation)   # C1 only for the mutation
+    assert tlc._spare_key(check) != tlc._spare_key(mutation)  # C1 only for the mutation
     compiled = []
     monkeypatch.setattr(jvm_spare, 'compile_helper', lambda *a: compiled.append(a))
     tlc.expect_jobs([check, mutation])

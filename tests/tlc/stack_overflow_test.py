@@ -1,6 +1,7 @@
 """A real StackOverflowError: real TLC on real Java, a recursive operator deeper than its stack
 (as one that walks a long trace line by line). Its own verdict and advice, never "fix the
 expression" or "fix the cfg syntax"; the same spec with the stack the advice names passes."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,6 +11,9 @@ import pytest
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
 from tests import needs
+
+# Every test here starts a JVM (tests/tiers.py).
+pytestmark = pytest.mark.tlc
 
 DEEP = 'RECURSIVE Walk(_)\nWalk(n) == IF n = 0 THEN 0 ELSE 1 + Walk(n - 1)\n'
 SPECS = {
@@ -21,8 +25,16 @@ SPECS = {
 def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
     spec = f'---- MODULE Deep ----\nEXTENDS Naturals\nVARIABLE x\n{DEEP}{body}====\n'
     return tlc.TlcJob(
-        kind='check', name='deep', spec='Deep.tla', spec_text=spec.encode(), config='Deep.cfg',
-        config_text=b'INIT Init\nNEXT Next\n', java=java, jar=jar, timeout=120, deadlock=False,
+        kind='check',
+        name='deep',
+        spec='Deep.tla',
+        spec_text=spec.encode(),
+        config='Deep.cfg',
+        config_text=b'INIT Init\nNEXT Next\n',
+        java=java,
+        jar=jar,
+        timeout=120,
+        deadlock=False,
     )
 
 
@@ -33,7 +45,9 @@ def test_a_stack_overflow_is_its_own_error_with_its_own_advice(monkeypatch, phas
     v = tlc.run_job(job(java, jar, SPECS[phase]))
     assert v.outcome == 'error', v
     reason = v.reason or ''
-    assert reason.startswith(f'Java ran out of stack (StackOverflowError, TLC exit code {v.exit_code})'), reason
+    assert reason.startswith(
+        f'Java ran out of stack (StackOverflowError, TLC exit code {v.exit_code})'
+    ), reason
     assert reason.endswith('; ' + tlc_output.STACK_OVERFLOW_HINT), reason
     assert 'fix the expression' not in reason and 'cfg syntax' not in reason
     assert 'out of memory' not in reason
@@ -41,7 +55,7 @@ def test_a_stack_overflow_is_its_own_error_with_its_own_advice(monkeypatch, phas
     from execlease_hook.verify.report_build import tlc_error
 
     m = Manifest(Path('/r/m/manifest.json'), Path('/r'), 'Deep.tla', (Check('deep', 'Deep.cfg'),))
-    assert tlc_error(m, v)['category'] == 'stack'   # the JSON report's own category
+    assert tlc_error(m, v)['category'] == 'stack'  # the JSON report's own category
 
 
 def test_with_the_stack_the_advice_names_it_passes(monkeypatch):

@@ -2,6 +2,7 @@
 in the repository (every file git tracks or would track), its argv and the variables it is given.
 The command here is a log adapter outside the folders of covered code, as real projects have
 one: it imports a helper module and reads a data file. Real git, real TLC."""
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,7 @@ from tests.traces.suite_test import write_model
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
-ADAPTER = '''import json, os, sys
+ADAPTER = """import json, os, sys
 sys.path.insert(0, os.path.dirname(__file__))
 from shape import lines
 
@@ -31,8 +32,8 @@ with open('data/program.json') as f:
 with open(os.path.join(os.environ['EXECLEASE_TRACE_DIR'], 'run.ndjson'), 'w') as out:
     for line in lines(program):
         out.write(json.dumps(line) + '\\n')
-'''
-SHAPE = '''def lines(program):
+"""
+SHAPE = """def lines(program):
     x = y = 0
     for op in program:
         if op == 'inc':
@@ -40,9 +41,13 @@ SHAPE = '''def lines(program):
         else:
             y = 1 - y
         yield {'action': 'Inc' if op == 'inc' else 'Flip', 'x': x, 'y': y}
-'''
-JOB = {'name': 'adapter', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-       'command': ['python', 'tools/adapter.py']}
+"""
+JOB = {
+    'name': 'adapter',
+    'spec': 'TraceCounter.tla',
+    'config': 'TraceCounter.cfg',
+    'command': ['python', 'tools/adapter.py'],
+}
 
 
 def model(repo: GitRepo, job: dict[str, Any] = JOB) -> Manifest:
@@ -50,7 +55,7 @@ def model(repo: GitRepo, job: dict[str, Any] = JOB) -> Manifest:
     repo.write('tools/adapter.py', ADAPTER)
     repo.write('tools/shape.py', SHAPE)
     repo.write('data/program.json', json.dumps(['inc', 'flip']))
-    repo.write('.gitignore', '__pycache__/\n')   # what Python writes when the adapter imports
+    repo.write('.gitignore', '__pycache__/\n')  # what Python writes when the adapter imports
     repo.add('.')
     repo.commit('model')
     return manifest_read.load(path, repo.path)
@@ -61,22 +66,35 @@ def run(m: Manifest, cache: ResultCache) -> trace_suite.TraceRun:
     return trace_suite.run_trace_job(m, m.traces[0], m.root, t, cache)
 
 
-@pytest.mark.parametrize(('path', 'edit', 'outcome'), [
-    ('tools/adapter.py', lambda s: s.replace("'Inc'", "'Inc'") + '# the adapter changed\n', 'accepted'),
-    ('tools/shape.py', lambda s: s.replace('x += 1', 'x += 2'), 'rejected'),
-    ('data/program.json', lambda s: json.dumps(['inc', 'flip', 'inc', 'inc', 'inc']), 'rejected'),
-], ids=['its-own-script', 'a-module-it-imports', 'a-data-file-it-reads'])
-def test_an_edit_to_what_the_command_reads_runs_the_job_again(git_repo: GitRepo, tmp_path: Path,
-                                                              path, edit, outcome):
+@pytest.mark.parametrize(
+    ('path', 'edit', 'outcome'),
+    [
+        (
+            'tools/adapter.py',
+            lambda s: s.replace("'Inc'", "'Inc'") + '# the adapter changed\n',
+            'accepted',
+        ),
+        ('tools/shape.py', lambda s: s.replace('x += 1', 'x += 2'), 'rejected'),
+        (
+            'data/program.json',
+            lambda s: json.dumps(['inc', 'flip', 'inc', 'inc', 'inc']),
+            'rejected',
+        ),
+    ],
+    ids=['its-own-script', 'a-module-it-imports', 'a-data-file-it-reads'],
+)
+def test_an_edit_to_what_the_command_reads_runs_the_job_again(
+    git_repo: GitRepo, tmp_path: Path, path, edit, outcome
+):
     m = model(git_repo)
     cache = ResultCache(tmp_path / 'cache')
     first = run(m, cache)
     assert (first.verdict.outcome, first.cached) == ('accepted', False)
-    assert run(m, cache).cached   # nothing changed: answered by the cache
-    git_repo.write(path, edit(git_repo.read(path)))   # in the working tree only, not staged
+    assert run(m, cache).cached  # nothing changed: answered by the cache
+    git_repo.write(path, edit(git_repo.read(path)))  # in the working tree only, not staged
     again = run(m, cache)
     assert (again.verdict.outcome, again.cached) == (outcome, False)
-    git_repo.add(path)   # staged: the same bytes, the same key
+    git_repo.add(path)  # staged: the same bytes, the same key
     assert run(m, cache).cached
 
 
@@ -85,29 +103,35 @@ def test_a_new_file_a_deleted_file_and_the_variables_change_the_key(git_repo: Gi
     t = jar.Tools(jar.resolve_jar(m.root), jar.find_java())
     job = m.traces[0]
     key = trace_cache.cache_key(m, job, m.root, t)
-    git_repo.write('tools/extra.py', 'X = 1\n')     # untracked, not ignored: the command can import it
+    git_repo.write('tools/extra.py', 'X = 1\n')  # untracked, not ignored: the command can import it
     with_new = trace_cache.cache_key(m, job, m.root, t)
     (git_repo.path / 'tools/extra.py').unlink()
     assert trace_cache.cache_key(m, job, m.root, t) == key
-    (git_repo.path / 'data/program.json').unlink()   # deleted, still in the index
+    (git_repo.path / 'data/program.json').unlink()  # deleted, still in the index
     deleted = trace_cache.cache_key(m, job, m.root, t)
     git_repo.git('checkout', '--', 'data/program.json')
     assert trace_cache.cache_key(m, job, m.root, t) == key
     git_repo.write('.gitignore', '__pycache__/\nbuild/\n')
     ignoring = trace_cache.cache_key(m, job, m.root, t)
-    git_repo.write('build/out.bin', 'ignored')   # what git ignores is not in the key (documented)
+    git_repo.write('build/out.bin', 'ignored')  # what git ignores is not in the key (documented)
     assert trace_cache.cache_key(m, job, m.root, t) == ignoring != key
     env_job = type(job)(job.name, job.spec, job.config, command=job.command, env=(('SEED', '7'),))
-    assert len({key, with_new, deleted, ignoring, trace_cache.cache_key(m, env_job, m.root, t)}) == 5
+    assert (
+        len({key, with_new, deleted, ignoring, trace_cache.cache_key(m, env_job, m.root, t)}) == 5
+    )
 
 
-def test_the_variables_reach_the_command_and_an_env_change_runs_it_again(git_repo: GitRepo, tmp_path: Path):
+def test_the_variables_reach_the_command_and_an_env_change_runs_it_again(
+    git_repo: GitRepo, tmp_path: Path
+):
     job = {**JOB, 'env': {'PROGRAM': 'data/other.json'}}
     m = model(git_repo, job)
-    git_repo.write('tools/adapter.py', ADAPTER.replace("'data/program.json'", "os.environ['PROGRAM']"))
+    git_repo.write(
+        'tools/adapter.py', ADAPTER.replace("'data/program.json'", "os.environ['PROGRAM']")
+    )
     git_repo.write('data/other.json', json.dumps(['inc', 'inc', 'inc', 'inc']))
     cache = ResultCache(tmp_path / 'cache')
-    assert run(m, cache).verdict.outcome == 'rejected'    # x reaches 4 > N = 3
+    assert run(m, cache).verdict.outcome == 'rejected'  # x reaches 4 > N = 3
     path = m.path
     data = json.loads(path.read_text())
     data['traces'][0]['env'] = {'PROGRAM': 'data/program.json'}
@@ -120,8 +144,10 @@ def test_a_code_mutation_key_follows_the_files_of_its_copy(git_repo: GitRepo):
     m = model(git_repo)
     t = jar.Tools(jar.resolve_jar(m.root), jar.find_java())
     helper = CodeMutation('helper', 'tools/shape.py', Replace('x += 1', 'x += 2'))
-    before = trace_cache.cache_key(m, m.traces[0], m.root, t, code_mutations.mutated(m.root, helper))
-    git_repo.write('data/program.json', json.dumps(['flip']))   # another file of the copy
+    before = trace_cache.cache_key(
+        m, m.traces[0], m.root, t, code_mutations.mutated(m.root, helper)
+    )
+    git_repo.write('data/program.json', json.dumps(['flip']))  # another file of the copy
     after = trace_cache.cache_key(m, m.traces[0], m.root, t, code_mutations.mutated(m.root, helper))
     assert before != after
     with code_mutations.mutated_copy(m.root, helper) as copy:

@@ -29,7 +29,8 @@ def test_copy_is_mutated_working_tree_is_not(git_repo: GitRepo):
 
 
 @pytest.mark.parametrize(
-    ('start', 'found'), [('nothing like it', 'does not match'), ('return', 'matches 2 times')],
+    ('start', 'found'),
+    [('nothing like it', 'does not match'), ('return', 'matches 2 times')],
     ids=['missing', 'twice'],
 )
 def test_anchor_must_match_once(git_repo: GitRepo, start, found):
@@ -39,7 +40,7 @@ def test_anchor_must_match_once(git_repo: GitRepo, start, found):
             pass
 
 
-@pytest.mark.tlc   # the key names the Java: a probe starts it
+@pytest.mark.tlc  # the key names the Java: a probe starts it
 def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monkeypatch):
     """traces/cache.cache_key of a code mutation, from code_mutations.Mutated, equals the key
     computed in the real mutated copy: ignored files left out, untracked ones in, the mutated
@@ -53,7 +54,7 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     path = write_model(git_repo, [APP], [UNBOUNDED])
     git_repo.write('.gitignore', '*.log\n')
     git_repo.write('app/run.log', 'ignored, beside the covered code')
-    git_repo.write('app/helper.py', b'X = 1\r\n')     # untracked, not ignored
+    git_repo.write('app/helper.py', b'X = 1\r\n')  # untracked, not ignored
     git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py').replace('\n', '\r\n'))
     git_repo.add('.gitignore', 'verification')
     m = manifest_read.load(path, git_repo.path)
@@ -70,7 +71,9 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     assert without != trace_cache.cache_key(m, job, m.root, t)
 
 
-def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(git_repo: GitRepo, monkeypatch):
+def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(
+    git_repo: GitRepo, monkeypatch
+):
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.manifest.model import CodeMutation, Replace
     from execlease_hook.tlc import jar
@@ -87,4 +90,6 @@ def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(git_repo: G
     outside = CodeMutation('outside', 'lib/util.py', Replace('return 1', 'return 2'))
     planned = code_mutations.mutated(m.root, outside)
     # The covered folder (app/) is the same; the key must still not be the unmutated job's.
-    assert trace_cache.cache_key(m, job, m.root, t, planned) != trace_cache.cache_key(m, job, m.root, t)
+    assert trace_cache.cache_key(m, job, m.root, t, planned) != trace_cache.cache_key(
+        m, job, m.root, t
+    )

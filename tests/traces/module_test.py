@@ -31,12 +31,25 @@ from execlease_hook.traces.module import (
         ([[1, 2], [], [[3]]], '<<<<1, 2>>, <<>>, <<<<3>>>>>>'),
         ({}, '<<>>'),
         ({'a': None}, '<<>>'),
-        (2 ** 31, '"2147483648"'),
-        (-2 ** 31, '(0 - 2147483648)'),
+        (2**31, '"2147483648"'),
+        (-(2**31), '(0 - 2147483648)'),
         (1712329729602453700, '"1712329729602453700"'),
     ],
-    ids=['string', 'escapes', 'number', 'negative', 'bool', 'array', 'object-null-left-out',
-         'nested-arrays', 'empty-object', 'only-nulls', 'beyond-tlc-ints', 'tlc-int-min', 'nanoseconds'],
+    ids=[
+        'string',
+        'escapes',
+        'number',
+        'negative',
+        'bool',
+        'array',
+        'object-null-left-out',
+        'nested-arrays',
+        'empty-object',
+        'only-nulls',
+        'beyond-tlc-ints',
+        'tlc-int-min',
+        'nanoseconds',
+    ],
 )
 def test_tla_value(value, text):
     assert tla_value(value, 'x') == text
@@ -44,14 +57,21 @@ def test_tla_value(value, text):
 
 @pytest.mark.parametrize(
     ('raw', 'text'),
-    [('1712329729.6024537', '"1712329729.6024537"'), ('2.0', '"2.0"'), ('1e3', '"1e3"'),
-     ('-0.5', '"-0.5"'), ('NaN', '"NaN"')],
+    [
+        ('1712329729.6024537', '"1712329729.6024537"'),
+        ('2.0', '"2.0"'),
+        ('1e3', '"1e3"'),
+        ('-0.5', '"-0.5"'),
+        ('NaN', '"NaN"'),
+    ],
     ids=['timestamp', 'whole-float', 'exponent', 'negative', 'nan'],
 )
 def test_a_number_that_is_not_an_integer_is_its_text(raw, text):
     value = parse_line(raw)
     assert tla_value(value, 'x') == text
-    assert json.loads(json.dumps(value)) == json.loads(raw) or raw == 'NaN'   # still a number in reports
+    assert (
+        json.loads(json.dumps(value)) == json.loads(raw) or raw == 'NaN'
+    )  # still a number in reports
 
 
 @pytest.mark.parametrize(
@@ -64,19 +84,24 @@ def test_a_number_that_is_not_an_integer_is_its_text(raw, text):
     ids=['key', 'reserved', 'null-in-array'],
 )
 def test_tla_value_refuses(value, message):
-    with pytest.raises(Unusable, match='^' + message.replace('(', r'\(').replace('+', r'\+').replace('[', r'\[')):
+    with pytest.raises(
+        Unusable, match='^' + message.replace('(', r'\(').replace('+', r'\+').replace('[', r'\[')
+    ):
         tla_value(value, 'x')
 
 
 def test_a_field_with_no_tla_form_is_left_out_of_its_line_and_named():
-    trace = Trace('run.ndjson', (
-        {'action': 'Inc', 'x': 1, 'ts': 1712329729.5, 'trace-id': 'a1', 'spans': [1, None]},
-        {'action': 'Flip', 'x': 1, 'meta': {'span-id': 3}, 'empty': {}},
-    ))
+    trace = Trace(
+        'run.ndjson',
+        (
+            {'action': 'Inc', 'x': 1, 'ts': 1712329729.5, 'trace-id': 'a1', 'spans': [1, None]},
+            {'action': 'Flip', 'x': 1, 'meta': {'span-id': 3}, 'empty': {}},
+        ),
+    )
     compiled = compile_traces([trace])
     assert compiled.unused == (
         "run.ndjson:1 field trace-id: 'trace-id' is not a TLA+ record field name (letters, digits "
-        "and _, starting with a letter)",
+        'and _, starting with a letter)',
         'run.ndjson:1 field spans: spans[1]: null inside an array has no TLA+ form',
         "run.ndjson:2 field meta: meta: field 'span-id' is not a TLA+ record field name; use "
         'letters, digits and _ (starting with a letter)',
@@ -85,10 +110,14 @@ def test_a_field_with_no_tla_form_is_left_out_of_its_line_and_named():
     assert '[action |-> "Flip", x |-> 1, empty |-> <<>>]' in compiled.text
 
 
-@pytest.mark.parametrize(('rule', 'line'), [
-    (FieldRule(keep=('action', 'x')), '[action |-> "Inc", x |-> 1]'),
-    (FieldRule(drop=('ts', 'trace-id')), '[action |-> "Inc", x |-> 1]'),
-], ids=['keep', 'drop'])
+@pytest.mark.parametrize(
+    ('rule', 'line'),
+    [
+        (FieldRule(keep=('action', 'x')), '[action |-> "Inc", x |-> 1]'),
+        (FieldRule(drop=('ts', 'trace-id')), '[action |-> "Inc", x |-> 1]'),
+    ],
+    ids=['keep', 'drop'],
+)
 def test_the_jobs_fields_rule_leaves_fields_out_on_purpose(rule, line):
     trace = Trace('run.ndjson', ({'action': 'Inc', 'x': 1, 'ts': 1.5, 'trace-id': 'a1'},))
     compiled = compile_traces([trace], rule)
@@ -114,12 +143,20 @@ def test_read_trace_refuses(tmp_path: Path, content, message):
 
 
 def test_module_shares_lines_and_leaves_out_report_fields():
-    one = Trace('one', ({'action': 'Inc', 'x': 1, 'where': 'a.py:1', 'seq': 1},
-                        {'action': 'Flip', 'x': 1, 'seq': 2}))
+    one = Trace(
+        'one',
+        (
+            {'action': 'Inc', 'x': 1, 'where': 'a.py:1', 'seq': 1},
+            {'action': 'Flip', 'x': 1, 'seq': 2},
+        ),
+    )
     two = Trace('two', ({'action': 'Inc', 'x': 1, 'where': 'a.py:9', 'seq': 7},))
     text = module_text([one, two])
     assert text.startswith('---- MODULE TraceData ----\n')
-    assert 'TraceLines == <<\n  [action |-> "Inc", x |-> 1],\n  [action |-> "Flip", x |-> 1]\n>>' in text
+    assert (
+        'TraceLines == <<\n  [action |-> "Inc", x |-> 1],\n  [action |-> "Flip", x |-> 1]\n>>'
+        in text
+    )
     assert 'Traces == <<\n  <<1, 2>>,\n  <<1>>\n>>' in text
     assert 'TraceNames == <<"one", "two">>' in text
     assert 'TraceValues == [action |-> {"Flip", "Inc"}, x |-> {1}]' in text

@@ -1,5 +1,6 @@
 """Trace jobs and code mutations in `execlease verify`, on a second, small model: the Counter
 fixture and a counter program that records its trace (tests/fixtures/traces/), real TLC."""
+
 from __future__ import annotations
 
 import json
@@ -21,23 +22,59 @@ TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'traces'
 MODEL = 'verification/counter'
 
-APP = {'name': 'app', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-       'command': ['python', 'app/counter_app.py']}
-REJECTED = {'name': 'recorded', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-            'files': ['traces/*.ndjson']}
-BROKEN = {'name': 'broken', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-          'command': ['python', '-c', 'import sys; print("no traces today"); sys.exit(3)']}
-COPIED = {'name': 'copied', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-          'command': ['python', '-c', 'import os, shutil; print("seed=42"); shutil.copy('
-                      '"verification/counter/traces/rejected.ndjson", os.environ["EXECLEASE_TRACE_DIR"])']}
-SILENT = {'name': 'silent', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-          'command': ['python', '-c', 'pass']}
-UNBOUNDED = {'name': 'unbounded', 'path': 'app/counter_app.py',
-             'replace': {'from': '    if x < top:', 'to': '    if True:'}, 'traces': ['app']}
-HARMLESS = {'name': 'harmless', 'path': 'app/counter_app.py',
-            'replace': {'from': 'return 1 - y', 'to': 'return (1 - y)'}, 'traces': ['app']}
-GONE = {'name': 'gone', 'path': 'app/counter_app.py',
-        'replace': {'from': 'no such text', 'to': 'x'}, 'traces': ['app']}
+APP = {
+    'name': 'app',
+    'spec': 'TraceCounter.tla',
+    'config': 'TraceCounter.cfg',
+    'command': ['python', 'app/counter_app.py'],
+}
+REJECTED = {
+    'name': 'recorded',
+    'spec': 'TraceCounter.tla',
+    'config': 'TraceCounter.cfg',
+    'files': ['traces/*.ndjson'],
+}
+BROKEN = {
+    'name': 'broken',
+    'spec': 'TraceCounter.tla',
+    'config': 'TraceCounter.cfg',
+    'command': ['python', '-c', 'import sys; print("no traces today"); sys.exit(3)'],
+}
+COPIED = {
+    'name': 'copied',
+    'spec': 'TraceCounter.tla',
+    'config': 'TraceCounter.cfg',
+    'command': [
+        'python',
+        '-c',
+        'import os, shutil; print("seed=42"); shutil.copy('
+        '"verification/counter/traces/rejected.ndjson", os.environ["EXECLEASE_TRACE_DIR"])',
+    ],
+}
+SILENT = {
+    'name': 'silent',
+    'spec': 'TraceCounter.tla',
+    'config': 'TraceCounter.cfg',
+    'command': ['python', '-c', 'pass'],
+}
+UNBOUNDED = {
+    'name': 'unbounded',
+    'path': 'app/counter_app.py',
+    'replace': {'from': '    if x < top:', 'to': '    if True:'},
+    'traces': ['app'],
+}
+HARMLESS = {
+    'name': 'harmless',
+    'path': 'app/counter_app.py',
+    'replace': {'from': 'return 1 - y', 'to': 'return (1 - y)'},
+    'traces': ['app'],
+}
+GONE = {
+    'name': 'gone',
+    'path': 'app/counter_app.py',
+    'replace': {'from': 'no such text', 'to': 'x'},
+    'traces': ['app'],
+}
 ENTRIES = [
     {'id': 'inc', 'path': 'app/counter_app.py', 'function': 'increment', 'action': 'Inc'},
     {'id': 'flip', 'path': 'app/counter_app.py', 'function': 'flip', 'action': 'Flip'},
@@ -46,7 +83,9 @@ ENTRIES = [
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 
-def write_model(repo: GitRepo, traces: list[dict[str, Any]], code_mutations: list[dict[str, Any]]) -> Path:
+def write_model(
+    repo: GitRepo, traces: list[dict[str, Any]], code_mutations: list[dict[str, Any]]
+) -> Path:
     folder = repo.path / MODEL
     (folder / 'traces').mkdir(parents=True, exist_ok=True)
     for name in ('Counter.tla', 'CounterLib.tla', 'pass.cfg'):
@@ -56,8 +95,11 @@ def write_model(repo: GitRepo, traces: list[dict[str, Any]], code_mutations: lis
     shutil.copyfile(FIXTURES / 'rejected.ndjson', folder / 'traces' / 'rejected.ndjson')
     repo.write('app/counter_app.py', (FIXTURES / 'counter_app.py').read_text())
     data = {
-        'version': 1, 'spec': 'Counter.tla', 'checks': [{'name': 'main', 'config': 'pass.cfg'}],
-        'traces': traces, 'codeMutations': code_mutations,
+        'version': 1,
+        'spec': 'Counter.tla',
+        'checks': [{'name': 'main', 'config': 'pass.cfg'}],
+        'traces': traces,
+        'codeMutations': code_mutations,
         'coverage': {'syncCommit': None, 'modelHash': None, 'entries': ENTRIES},
     }
     path = folder / 'manifest.json'
@@ -66,7 +108,9 @@ def write_model(repo: GitRepo, traces: list[dict[str, Any]], code_mutations: lis
 
 
 @pytest.fixture(scope='module')
-def everything(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> result.ModelResult:
+def everything(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> result.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('traces'))
     repo.git('init', '-q', '-b', 'main')
     path = write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
@@ -74,39 +118,66 @@ def everything(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_
         use_offline(env, jvm_cache, tools_jar)
         m = manifest_read.load(path, repo.path)
         t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
-        result = suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
+        result = suite.verify_model(
+            m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2
+        )
     assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()  # untouched
     return result
 
 
 EXPECTED = [
     ('traces', 'app', 'held', 'trace job app: 2 traces, 7 lines accepted'),
-    ('traces', 'recorded', 'did not hold',
-     'trace job recorded: the code did something the model does not allow: '
-     'trace traces/rejected.ndjson is rejected at line 3: no step of the model matches it\n'
-     '    event: {"action": "Inc", "x": 3, "y": 1, "where": "app/counter_app.py:30"}\n'
-     '    emitted by: app/counter_app.py:30\n'
-     '    model action: Inc (spec: Counter.tla:13-13)\n'
-     '    code: app/counter_app.py:14-17  increment  [inc]\n'
-     '    last state reached (lines 1-2 matched; TLC does not name the failing conjunct):\n'),
-    ('traces', 'copied', 'did not hold',
-     '    the trace command said (replay it with the same settings):\n      | seed=42\n'),
-    ('traces', 'broken', 'could not run',
-     'trace job broken: the command python -c import sys; print("no traces today"); sys.exit(3) '
-     'exited 3; fix it so that it writes its traces and exits 0\n    | no traces today'),
-    ('traces', 'silent', 'could not run',
-     'trace job silent: no *.ndjson trace in'),
-    ('code-mutation', 'unbounded', 'held',
-     'code mutation unbounded (app/counter_app.py) is caught: trace job app rejects to-the-top.ndjson '
-     'at line 4 (Inc by ?, counter_app.py:34): no step of the model matches it'),
-    ('code-mutation', 'harmless', 'did not hold',
-     'code mutation harmless is not caught: trace job app accepts the code with app/counter_app.py broken'),
-    ('code-mutation', 'gone', 'could not run',
-     'code mutation gone: replace.from does not match in app/counter_app.py (it must match exactly once)'),
+    (
+        'traces',
+        'recorded',
+        'did not hold',
+        'trace job recorded: the code did something the model does not allow: '
+        'trace traces/rejected.ndjson is rejected at line 3: no step of the model matches it\n'
+        '    event: {"action": "Inc", "x": 3, "y": 1, "where": "app/counter_app.py:30"}\n'
+        '    emitted by: app/counter_app.py:30\n'
+        '    model action: Inc (spec: Counter.tla:13-13)\n'
+        '    code: app/counter_app.py:14-17  increment  [inc]\n'
+        '    last state reached (lines 1-2 matched; TLC does not name the failing conjunct):\n',
+    ),
+    (
+        'traces',
+        'copied',
+        'did not hold',
+        '    the trace command said (replay it with the same settings):\n      | seed=42\n',
+    ),
+    (
+        'traces',
+        'broken',
+        'could not run',
+        'trace job broken: the command python -c import sys; print("no traces today"); sys.exit(3) '
+        'exited 3; fix it so that it writes its traces and exits 0\n    | no traces today',
+    ),
+    ('traces', 'silent', 'could not run', 'trace job silent: no *.ndjson trace in'),
+    (
+        'code-mutation',
+        'unbounded',
+        'held',
+        'code mutation unbounded (app/counter_app.py) is caught: trace job app rejects to-the-top.ndjson '
+        'at line 4 (Inc by ?, counter_app.py:34): no step of the model matches it',
+    ),
+    (
+        'code-mutation',
+        'harmless',
+        'did not hold',
+        'code mutation harmless is not caught: trace job app accepts the code with app/counter_app.py broken',
+    ),
+    (
+        'code-mutation',
+        'gone',
+        'could not run',
+        'code mutation gone: replace.from does not match in app/counter_app.py (it must match exactly once)',
+    ),
 ]
 
 
-@pytest.mark.parametrize(('kind', 'name', 'outcome', 'message'), EXPECTED, ids=[e[1] for e in EXPECTED])
+@pytest.mark.parametrize(
+    ('kind', 'name', 'outcome', 'message'), EXPECTED, ids=[e[1] for e in EXPECTED]
+)
 def test_trace_job_outcome(everything, kind, name, outcome, message):
     (result,) = [j for j in everything.jobs if (j.job.kind, j.job.name) == (kind, name)]
     assert result.outcome == outcome
@@ -117,16 +188,18 @@ def test_rejection_shows_the_last_matched_state(everything):
     (result,) = [j for j in everything.jobs if j.job.name == 'recorded']
     print(result.message)
     assert '      x = 1\n' in result.message and '      y = 1\n' in result.message
-    assert everything.exit_code == 2   # could not run dominates; every failure still listed
+    assert everything.exit_code == 2  # could not run dominates; every failure still listed
     assert sum('trace job recorded' in f for f in everything.failures) == 1
-    assert 'the trace command said' not in result.message   # files: no command
+    assert 'the trace command said' not in result.message  # files: no command
 
 
 def test_no_action_coverage_verdict_while_a_trace_job_fails(everything):
     assert not [j for j in everything.jobs if j.job.name == 'action-coverage']
 
 
-def test_verify_runs_traces_caches_them_and_reports_action_coverage(git_repo: GitRepo, capsys, monkeypatch):
+def test_verify_runs_traces_caches_them_and_reports_action_coverage(
+    git_repo: GitRepo, capsys, monkeypatch
+):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     write_model(git_repo, [APP], [UNBOUNDED])
     git_repo.add('.')
@@ -137,16 +210,21 @@ def test_verify_runs_traces_caches_them_and_reports_action_coverage(git_repo: Gi
     assert 'PASSED' in first
     assert cli.main(['verify']) == 0
     out = capsys.readouterr().out
-    rows = [line.split() for line in out.splitlines() if line.strip().startswith(('traces', 'code-mutation'))]
+    rows = [
+        line.split()
+        for line in out.splitlines()
+        if line.strip().startswith(('traces', 'code-mutation'))
+    ]
     assert [r[0:2] + r[-1:] for r in rows if r[1] in ('app', 'unbounded')] == [
-        ['traces', 'app', 'yes'], ['code-mutation', 'unbounded', 'yes'],
+        ['traces', 'app', 'yes'],
+        ['code-mutation', 'unbounded', 'yes'],
     ]
 
 
 def test_quick_skips_trace_jobs(git_repo: GitRepo, capsys, monkeypatch):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     write_model(git_repo, [BROKEN], [])
-    assert cli.main(['verify', '--quick']) == 1   # never synced coverage; the broken job not run
+    assert cli.main(['verify', '--quick']) == 1  # never synced coverage; the broken job not run
     assert 'broken' not in capsys.readouterr().out
 
 
@@ -164,43 +242,79 @@ def test_a_failing_code_mutation_blocks_update_coverage(git_repo: GitRepo, capsy
 def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     path = write_model(git_repo, [APP], [UNBOUNDED])
-    data = json.loads(path.read_text())   # a spec mutation of the same name as the code mutation
-    data['mutations'] = [{'name': 'unbounded', 'config': 'pass.cfg', 'violates': 'TypeOK',
-                          'replace': {'from': 'x < N /\\', 'to': 'TRUE /\\'}}]
+    data = json.loads(path.read_text())  # a spec mutation of the same name as the code mutation
+    data['mutations'] = [
+        {
+            'name': 'unbounded',
+            'config': 'pass.cfg',
+            'violates': 'TypeOK',
+            'replace': {'from': 'x < N /\\', 'to': 'TRUE /\\'},
+        }
+    ]
     path.write_text(json.dumps(data))
     out = tmp_path / 'only.json'
 
     def ran(*only: str) -> list[tuple[str, str]]:
-        assert cli.main(['verify', '--only', *only, '--format', 'json', '--output', str(out)]) in (0, 1)
+        assert cli.main(['verify', '--only', *only, '--format', 'json', '--output', str(out)]) in (
+            0,
+            1,
+        )
         (model,) = json.loads(out.read_text())['models']
         return [(j['kind'], j['name']) for j in model['jobs']]
 
-    assert ran('app') == [('traces', 'app')]   # no check, no action coverage
+    assert ran('app') == [('traces', 'app')]  # no check, no action coverage
     assert ran('code-mutation:unbounded') == [('code-mutation', 'unbounded')]
     assert ran('mutation:unbounded', 'main') == [('check', 'main'), ('mutation', 'unbounded')]
     assert cli.main(['verify', '--only', 'unbounded']) == 2
     err = capsys.readouterr().err
-    assert ('--only unbounded: a code-mutation and a mutation share that name in manifest.json; '
-            'say which: code-mutation:unbounded or mutation:unbounded') in err
+    assert (
+        '--only unbounded: a code-mutation and a mutation share that name in manifest.json; '
+        'say which: code-mutation:unbounded or mutation:unbounded'
+    ) in err
     assert cli.main(['verify', '--only', 'nope']) == 2
-    assert '--only nope: no such job in manifest.json (jobs: app, main, unbounded;' in capsys.readouterr().err
-    assert cli.main(['verify', '--quick', '--only', 'app']) == 2   # --quick runs no trace job
+    assert (
+        '--only nope: no such job in manifest.json (jobs: app, main, unbounded;'
+        in capsys.readouterr().err
+    )
+    assert cli.main(['verify', '--quick', '--only', 'app']) == 2  # --quick runs no trace job
     assert '--only app: no such job' in capsys.readouterr().err
 
 
 MESSY = [  # as a program's logger writes them: timestamps, empty objects, nulls, nested arrays
-    {'action': 'Inc', 'x': 1, 'y': 0, 'ts': 1712329729.6024537, 'ctx': {}, 'err': None,
-     'spans': [[1, 2], []], 'tags': ['a', None], 'trace-id': 'f00'},
-    {'action': 'Flip', 'x': 1, 'y': 1, 'ts': 1712329729.7, 'ctx': {'attempt': 2}, 'err': None,
-     'spans': [[3]], 'nanos': 1712329729602453700},
+    {
+        'action': 'Inc',
+        'x': 1,
+        'y': 0,
+        'ts': 1712329729.6024537,
+        'ctx': {},
+        'err': None,
+        'spans': [[1, 2], []],
+        'tags': ['a', None],
+        'trace-id': 'f00',
+    },
+    {
+        'action': 'Flip',
+        'x': 1,
+        'y': 1,
+        'ts': 1712329729.7,
+        'ctx': {'attempt': 2},
+        'err': None,
+        'spans': [[3]],
+        'nanos': 1712329729602453700,
+    },
 ]
 
 
 def test_logs_as_programs_write_them_are_accepted_and_what_was_left_out_is_named(
-        git_repo: GitRepo, capsys, monkeypatch):
+    git_repo: GitRepo, capsys, monkeypatch
+):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    job = {'name': 'messy', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg',
-           'files': ['logs/*.ndjson']}
+    job = {
+        'name': 'messy',
+        'spec': 'TraceCounter.tla',
+        'config': 'TraceCounter.cfg',
+        'files': ['logs/*.ndjson'],
+    }
     path = write_model(git_repo, [job], [])
     logs = path.parent / 'logs'
     logs.mkdir()
@@ -210,8 +324,10 @@ def test_logs_as_programs_write_them_are_accepted_and_what_was_left_out_is_named
     assert cli.main(['verify', '--only', 'messy']) == 0
     out = capsys.readouterr().out
     assert 'trace job messy: 1 traces, 2 lines accepted' in out
-    assert ('2 fields of trace lines have no TLA+ form and were left out (list a field under the '
-            'job\'s "fields": {"drop": [...]} to leave it out on purpose):') in ' '.join(out.split())
+    assert (
+        '2 fields of trace lines have no TLA+ form and were left out (list a field under the '
+        'job\'s "fields": {"drop": [...]} to leave it out on purpose):'
+    ) in ' '.join(out.split())
     assert 'logs/run.ndjson:1 field tags: tags[1]: null inside an array has no TLA+ form' in out
     assert "logs/run.ndjson:1 field trace-id: 'trace-id' is not a TLA+ record field name" in out
     # A tampered line is still rejected at its line; the rule says what is left out on purpose.
@@ -230,28 +346,46 @@ def test_adoption_one_action_at_a_time(git_repo: GitRepo, capsys, monkeypatch):
     reason; the reason is shown with the verdict; once a trace reaches Flip, a note says the
     exemption can go."""
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    job = {'name': 'incs', 'spec': 'TraceCounter.tla', 'config': 'TraceCounter.cfg', 'files': ['logs/*.ndjson']}
+    job = {
+        'name': 'incs',
+        'spec': 'TraceCounter.tla',
+        'config': 'TraceCounter.cfg',
+        'files': ['logs/*.ndjson'],
+    }
     path = write_model(git_repo, [job], [])
     logs = path.parent / 'logs'
     logs.mkdir()
-    (logs / 'a.ndjson').write_text('{"action": "Inc", "x": 1, "y": 0}\n{"action": "Inc", "x": 2, "y": 0}\n')
+    (logs / 'a.ndjson').write_text(
+        '{"action": "Inc", "x": 1, "y": 0}\n{"action": "Inc", "x": 2, "y": 0}\n'
+    )
     git_repo.add('.')
     git_repo.commit('model')
     assert cli.main(['verify']) == 1
     out = ' '.join(capsys.readouterr().out.split())
-    assert ('no trace line exercises action Flip (covered by flip): add a trace (a scenario) in which '
-            'the code does it, or exempt it with a reason under coverage.untraced') in out
+    assert (
+        'no trace line exercises action Flip (covered by flip): add a trace (a scenario) in which '
+        'the code does it, or exempt it with a reason under coverage.untraced'
+    ) in out
     data = json.loads(path.read_text())
     data['coverage']['untraced'] = [{'action': 'Flip', 'reason': 'no scenario flips yet'}]
     path.write_text(json.dumps(data))
     capsys.readouterr()
     assert cli.main(['verify', '--update-coverage']) == 0
     out = capsys.readouterr().out
-    assert 'every action but the exempted of the covered code is reached by the traces: Inc 2' in out
-    assert 'exempted from trace action coverage (coverage.untraced):\n      Flip: no scenario flips yet' in out
-    assert json.loads(path.read_text())['coverage']['untraced'] == data['coverage']['untraced']  # kept
+    assert (
+        'every action but the exempted of the covered code is reached by the traces: Inc 2' in out
+    )
+    assert (
+        'exempted from trace action coverage (coverage.untraced):\n      Flip: no scenario flips yet'
+        in out
+    )
+    assert (
+        json.loads(path.read_text())['coverage']['untraced'] == data['coverage']['untraced']
+    )  # kept
     (logs / 'b.ndjson').write_text('{"action": "Flip", "x": 0, "y": 1}\n')
     assert cli.main(['verify']) == 0
     out = ' '.join(capsys.readouterr().out.split())
-    assert ('trace action coverage: Flip is exempted (coverage.untraced: no scenario flips yet), but '
-            'the traces now reach it (1 lines); remove the exemption so that it stays reached') in out
+    assert (
+        'trace action coverage: Flip is exempted (coverage.untraced: no scenario flips yet), but '
+        'the traces now reach it (1 lines); remove the exemption so that it stays reached'
+    ) in out

@@ -1,4 +1,5 @@
 """`verify --deep` and `verify --simulate` (deep.py): real models, real TLC."""
+
 from __future__ import annotations
 
 import json
@@ -6,10 +7,10 @@ import json
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.verify import deep
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import write as manifest_write
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.verify import deep
 from tests.manifest.read_test import mutate, write_manifest
 from tests.verify.pool_test import grid_model
 from tests.verify.suite_test import MAIN, MODEL, write_model
@@ -29,16 +30,18 @@ def jobs(data: dict) -> dict[str, dict]:
 
 def test_deep_runs_the_check_at_its_deep_bounds_on_every_core(git_repo, tmp_path, capsys):
     # Counter: x in 0..N, y in 0..1, so N = 3 has 8 distinct states and N = 5 has 12.
-    write_model(git_repo, checks=({**MAIN, 'deep': {'constants': {'N': 5}, 'states': 12}},), entries=())
+    write_model(
+        git_repo, checks=({**MAIN, 'deep': {'constants': {'N': 5}, 'states': 12}},), entries=()
+    )
     code, data = run(tmp_path, '--deep')
     out, err = capsys.readouterr()
     assert code == 0, out + err
     assert jobs(data)['main']['verdict']['distinct'] == 12
     assert data['mode'] == {'deep': True, 'simulate': False, 'workers': deep.cores(), 'fpmem': 0.5}
-    assert f'check main (N = 5) passed: the whole state space: 12 distinct states' in out
+    assert 'check main (N = 5) passed: the whole state space: 12 distinct states' in out
     assert 'distinct states/s' in out and f'{deep.cores()} workers' in out
     assert 'PASSED (--deep:' in out
-    assert 'note:' not in out        # 12 as recorded in the deep block
+    assert 'note:' not in out  # 12 as recorded in the deep block
     # The shipped bounds are untouched: plain verify still sees 8.
     code, data = run(tmp_path, '--quick')
     assert code == 0 and jobs(data)['main']['verdict']['distinct'] == 8
@@ -46,7 +49,9 @@ def test_deep_runs_the_check_at_its_deep_bounds_on_every_core(git_repo, tmp_path
 
 
 def test_deep_states_other_than_recorded_is_a_note(git_repo, tmp_path, capsys):
-    write_model(git_repo, checks=({**MAIN, 'deep': {'constants': {'N': '4'}, 'states': 12}},), entries=())
+    write_model(
+        git_repo, checks=({**MAIN, 'deep': {'constants': {'N': '4'}, 'states': 12}},), entries=()
+    )
     code, _ = run(tmp_path, '--deep')
     out = capsys.readouterr().out
     assert code == 0
@@ -54,8 +59,11 @@ def test_deep_states_other_than_recorded_is_a_note(git_repo, tmp_path, capsys):
 
 
 def test_a_check_without_a_deep_block_is_left_out_and_said(git_repo, tmp_path, capsys):
-    write_model(git_repo, checks=({**MAIN, 'deep': {'constants': {'N': 4}}},
-                                  {'name': 'other', 'config': 'pass.cfg'}), entries=())
+    write_model(
+        git_repo,
+        checks=({**MAIN, 'deep': {'constants': {'N': 4}}}, {'name': 'other', 'config': 'pass.cfg'}),
+        entries=(),
+    )
     code, data = run(tmp_path, '--deep')
     out = capsys.readouterr().out
     assert code == 0
@@ -72,38 +80,51 @@ def test_deep_without_any_deep_block_exits_2(git_repo, tmp_path, capsys):
 def test_a_deep_constant_the_cfg_does_not_assign_exits_2_naming_it(git_repo, capsys):
     write_model(git_repo, checks=({**MAIN, 'deep': {'constants': {'M': 4}}},), entries=())
     assert cli.main(['verify', '--deep']) == 2
-    err = capsys.readouterr().err
-    assert 'checks[0].deep.constants: pass.cfg: the cfg assigns no constant M (it assigns: N)' in err
+    out = capsys.readouterr().out  # the model's own refusal (verify/models.py)
+    assert (
+        'checks[0].deep.constants: pass.cfg: the cfg assigns no constant M (it assigns: N)' in out
+    )
 
 
 def test_a_deep_violation_is_exit_1_with_its_trace(git_repo, tmp_path, capsys):
     # XBelowTwo holds for N = 1 (the shipped bound) and fails for N = 2.
-    write_model(git_repo, checks=({'name': 'small', 'config': 'small.cfg', 'deep': {'constants': {'N': 2}}},),
-                entries=())
-    git_repo.write(f'{MODEL}/small.cfg', 'CONSTANT N = 1\nINIT Init\nNEXT Next\nINVARIANT XBelowTwo\n')
+    write_model(
+        git_repo,
+        checks=({'name': 'small', 'config': 'small.cfg', 'deep': {'constants': {'N': 2}}},),
+        entries=(),
+    )
+    git_repo.write(
+        f'{MODEL}/small.cfg', 'CONSTANT N = 1\nINIT Init\nNEXT Next\nINVARIANT XBelowTwo\n'
+    )
     assert cli.main(['verify', '--quick']) == 0
     code, data = run(tmp_path, '--deep')
     out = capsys.readouterr().out
     assert code == 1
-    assert 'DID NOT HOLD: check small (N = 2) (small.cfg) failed: violated: invariant XBelowTwo' in out
+    assert (
+        'DID NOT HOLD: check small (N = 2) (small.cfg) failed: violated: invariant XBelowTwo' in out
+    )
     assert jobs(data)['small']['counterexample'] is not None
 
 
 def test_a_budget_that_runs_out_is_exit_2_and_says_what_was_covered(git_repo, tmp_path, capsys):
     grid_model(git_repo, 'grid', 3)
     data = json.loads((git_repo.path / 'verification/grid/manifest.json').read_text())
-    data['checks'][0]['deep'] = {'constants': {'K': 2000}, 'timeout': 15}   # 8e9 states
+    data['checks'][0]['deep'] = {'constants': {'K': 2000}, 'timeout': 15}  # 8e9 states
     (git_repo.path / 'verification/grid/manifest.json').write_text(json.dumps(data))
     code, report = run(tmp_path, '--deep')
     out, err = capsys.readouterr()
     assert code == 2, out + err
     assert 'PASSED' not in out
     message = report['models'][0]['could_not_run'][0]
-    assert message.startswith('check grid-grid (K = 2000): the time budget of 15 s ran out; TLC had covered ')
+    assert message.startswith(
+        'check grid-grid (K = 2000): the time budget of 15 s ran out; TLC had covered '
+    )
     assert 'distinct states found' in message and 'not a pass, the rest was not searched' in message
     # TLC's progress report (about 3 s after the initial states; 15 s leaves a loaded machine's
     # JVM start room) reached stderr while it ran.
-    assert 'check grid-grid: ' in err and 'distinct states found' in err and 'distinct states/s' in err
+    assert (
+        'check grid-grid: ' in err and 'distinct states found' in err and 'distinct states/s' in err
+    )
     # --budget outranks the deep block's timeout.
     code, report = run(tmp_path, '--deep', '--budget', '5')
     assert code == 2 and 'the time budget of 5 s ran out' in report['models'][0]['could_not_run'][0]
@@ -122,8 +143,15 @@ def test_simulate_is_reproducible_from_its_seed(git_repo, tmp_path, capsys):
     code, again = run(tmp_path, *args)
     assert code == 0
     assert jobs(first)['main']['verdict']['states'] == jobs(again)['main']['verdict']['states'] > 0
-    assert first['mode'] == {'deep': False, 'simulate': True, 'workers': 1, 'fpmem': 0.5,
-                             'traces': 40, 'depth': 12, 'seed': 11}
+    assert first['mode'] == {
+        'deep': False,
+        'simulate': True,
+        'workers': 1,
+        'fpmem': 0.5,
+        'traces': 40,
+        'depth': 12,
+        'seed': 11,
+    }
     capsys.readouterr()
 
 
@@ -136,31 +164,49 @@ def test_simulate_finds_a_violation_with_its_trace(git_repo, tmp_path, capsys):
     assert jobs(data)['inv']['counterexample'] is not None
 
 
-@pytest.mark.parametrize(('args', 'message'), (
-    (('--depth', '5'), '--depth is an option of --simulate'),
-    (('--deep', '--quick'), '--deep runs the checks beyond their shipped bounds only; drop --quick'),
-    (('--simulate', '--update-coverage'), 'drop --update-coverage'),
-    (('--deep', '--shard', '1/2'), 'drop --shard'),
-    (('--deep', '--fpmem', '1.5'), '--fpmem 1.5: give the fraction'),
-    (('--deep', '--rev', 'HEAD'), 'drop --rev/--pushed'),
-))
+@pytest.mark.parametrize(
+    ('args', 'message'),
+    (
+        (('--depth', '5'), '--depth is an option of --simulate'),
+        (
+            ('--deep', '--quick'),
+            '--deep runs the checks beyond their shipped bounds only; drop --quick',
+        ),
+        (('--simulate', '--update-coverage'), 'drop --update-coverage'),
+        (('--deep', '--shard', '1/2'), 'drop --shard'),
+        (('--deep', '--fpmem', '1.5'), '--fpmem 1.5: give the fraction'),
+        (('--deep', '--rev', 'HEAD'), 'drop --rev/--pushed'),
+    ),
+)
 def test_options_that_do_not_go_with_the_deep_tier_exit_2(git_repo, capsys, args, message):
     write_model(git_repo, checks=({**MAIN, 'deep': {'constants': {'N': 4}}},), entries=())
     assert cli.main(['verify', *args]) == 2
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(('value', 'expected'), (
-    ({}, "checks[0].deep: missing key 'constants'"),
-    ({'constants': {}}, 'checks[0].deep.constants: expected an object of the constants'),
-    ({'constants': ['N']}, 'checks[0].deep.constants: expected an object of the constants'),
-    ({'constants': {'N-1': '4'}}, "checks[0].deep.constants.N-1: 'N-1' is not a TLA+ constant name"),
-    ({'constants': {'N': ''}}, 'checks[0].deep.constants.N: must not be empty'),
-    ({'constants': {'N': [4]}}, 'checks[0].deep.constants.N: expected a string'),
-    ({'constants': {'N': 4}, 'timeout': 0}, 'checks[0].deep.timeout: expected a number of seconds > 0'),
-    ({'constants': {'N': 4}, 'states': -1}, 'checks[0].deep.states: expected a whole number >= 0'),
-    ({'constants': {'N': 4}, 'workers': 2}, "checks[0].deep.workers: unknown key 'workers'"),
-))
+@pytest.mark.parametrize(
+    ('value', 'expected'),
+    (
+        ({}, "checks[0].deep: missing key 'constants'"),
+        ({'constants': {}}, 'checks[0].deep.constants: expected an object of the constants'),
+        ({'constants': ['N']}, 'checks[0].deep.constants: expected an object of the constants'),
+        (
+            {'constants': {'N-1': '4'}},
+            "checks[0].deep.constants.N-1: 'N-1' is not a TLA+ constant name",
+        ),
+        ({'constants': {'N': ''}}, 'checks[0].deep.constants.N: must not be empty'),
+        ({'constants': {'N': [4]}}, 'checks[0].deep.constants.N: expected a string'),
+        (
+            {'constants': {'N': 4}, 'timeout': 0},
+            'checks[0].deep.timeout: expected a number of seconds > 0',
+        ),
+        (
+            {'constants': {'N': 4}, 'states': -1},
+            'checks[0].deep.states: expected a whole number >= 0',
+        ),
+        ({'constants': {'N': 4}, 'workers': 2}, "checks[0].deep.workers: unknown key 'workers'"),
+    ),
+)
 def test_bad_deep_block_names_the_field(tmp_path, value, expected):
     path = write_manifest(tmp_path, mutate('checks.0.deep', value))
     with pytest.raises(CannotRun) as e:
@@ -169,10 +215,21 @@ def test_bad_deep_block_names_the_field(tmp_path, value, expected):
 
 
 def test_deep_block_round_trips(tmp_path):
-    block = {'constants': {'Runs': '{r1, r2, r3, r4}', 'MaxGen': 4, 'Flip': True}, 'timeout': 60, 'states': 9}
+    block = {
+        'constants': {'Runs': '{r1, r2, r3, r4}', 'MaxGen': 4, 'Flip': True},
+        'timeout': 60,
+        'states': 9,
+    }
     m = manifest_read.load(write_manifest(tmp_path, mutate('checks.0.deep', block)), tmp_path)
     assert m.checks[0].deep is not None
-    assert m.checks[0].deep.constants == (('Runs', '{r1, r2, r3, r4}'), ('MaxGen', '4'), ('Flip', 'TRUE'))
+    assert m.checks[0].deep.constants == (
+        ('Runs', '{r1, r2, r3, r4}'),
+        ('MaxGen', '4'),
+        ('Flip', 'TRUE'),
+    )
     written = json.loads(manifest_write.dump(m))['checks'][0]['deep']
-    assert written == {'constants': {'Runs': '{r1, r2, r3, r4}', 'MaxGen': '4', 'Flip': 'TRUE'},
-                       'timeout': 60.0, 'states': 9}
+    assert written == {
+        'constants': {'Runs': '{r1, r2, r3, r4}', 'MaxGen': '4', 'Flip': 'TRUE'},
+        'timeout': 60.0,
+        'states': 9,
+    }

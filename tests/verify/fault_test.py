@@ -3,6 +3,7 @@ on a full filesystem (a small tmpfs, mounted in a mount namespace of the test's 
 file-size limit, four cold runs at once in one repository, and a run killed during the helper's
 compile. Each asserts the verdict and that no temporary folder is left: in `.tmp/tla/jvm`, in
 the runs' own temp folder (TMPDIR, the test's), and no process of theirs still running."""
+
 from __future__ import annotations
 
 import json
@@ -25,14 +26,27 @@ pytestmark = pytest.mark.tlc
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 MANIFEST = {
-    'version': 1, 'spec': 'Counter.tla',
+    'version': 1,
+    'spec': 'Counter.tla',
     'checks': [{'name': 'main', 'config': 'pass.cfg'}],
-    'mutations': [{'name': 'no-bound', 'config': 'pass.cfg', 'violates': 'TypeOK',
-                   'replace': {'from': "x < N /\\ x' = x + 1", 'to': "x' = x + 1"}}],
+    'mutations': [
+        {
+            'name': 'no-bound',
+            'config': 'pass.cfg',
+            'violates': 'TypeOK',
+            'replace': {'from': "x < N /\\ x' = x + 1", 'to': "x' = x + 1"},
+        }
+    ],
     'findings': [{'id': 'F1', 'config': 'invariant.cfg', 'violates': 'XBelowTwo'}],
-    'coverage': {'syncCommit': None, 'modelHash': None, 'entries': [],
-                 'abstract': [{'action': 'Inc', 'reason': 'a test fixture'},
-                              {'action': 'Flip', 'reason': 'a test fixture'}]},
+    'coverage': {
+        'syncCommit': None,
+        'modelHash': None,
+        'entries': [],
+        'abstract': [
+            {'action': 'Inc', 'reason': 'a test fixture'},
+            {'action': 'Flip', 'reason': 'a test fixture'},
+        ],
+    },
 }
 # The jobs of MANIFEST: a check (full JIT) and a mutation and a finding (C1 only): two kinds of JVM.
 JOB_ROWS = ('check     main', 'mutation  no-bound', 'finding   F1')
@@ -69,14 +83,15 @@ VERIFY = (sys.executable, '-m', 'execlease_hook', 'verify')
 
 
 def _verify(repo: GitRepo, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run((*VERIFY, *args), cwd=repo.path, env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        (*VERIFY, *args), cwd=repo.path, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def _passed(proc: subprocess.CompletedProcess[str]) -> None:
     said = proc.stdout + proc.stderr
     assert proc.returncode == 0, said
-    assert proc.stdout.rstrip().endswith('PASSED'), said   # the verdict, last on stdout
+    assert proc.stdout.rstrip().endswith('PASSED'), said  # the verdict, last on stdout
     for row in JOB_ROWS:
         assert row in said, said
 
@@ -99,8 +114,11 @@ def _leftovers(jvm: Path) -> list[str]:
     part or mark, a waiting spare's folder."""
     if not jvm.exists():
         return []
-    found = [p.name for p in jvm.iterdir()
-             if p.name.startswith('.spare-') or p.name.endswith(('.part', '.building'))]
+    found = [
+        p.name
+        for p in jvm.iterdir()
+        if p.name.startswith('.spare-') or p.name.endswith(('.part', '.building'))
+    ]
     spares = jvm / 'spares'
     if spares.exists():
         found += [f'spares/{p.name}' for p in spares.iterdir()]
@@ -145,7 +163,7 @@ def _assert_caches_whole(repo: GitRepo) -> None:
 # Run inside a mount namespace of its own (unshare): the tmpfs is seen by this script and its
 # children only, and vanishes with them, so no mount can outlive the test. It fills the tmpfs
 # after placing the jar, runs verify, and says what was left on it.
-INSIDE = textwrap.dedent('''
+INSIDE = textwrap.dedent("""
     import json, os, shutil, subprocess, sys
     repo, jar, size = sys.argv[1:4]
     tmp = os.path.join(repo, '.tmp')
@@ -165,7 +183,7 @@ INSIDE = textwrap.dedent('''
     left = sorted(os.path.relpath(os.path.join(d, n), tmp) for d, ds, fs in os.walk(tmp) for n in ds + fs)
     print(json.dumps({'code': proc.returncode, 'stdout': proc.stdout, 'stderr': proc.stderr,
                       'left': left, 'free': free}))
-''')
+""")
 
 
 def _namespace() -> tuple[str, ...] | None:
@@ -175,8 +193,10 @@ def _namespace() -> tuple[str, ...] | None:
     if unshare is None:
         return None
     for how in ((unshare, '--mount'), (unshare, '--mount', '--map-root-user')):
-        probe = subprocess.run((*how, 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d"'),
-                               capture_output=True)
+        probe = subprocess.run(
+            (*how, 'sh', '-c', 'd=$(mktemp -d) && mount -t tmpfs -o size=1m tmpfs "$d"'),
+            capture_output=True,
+        )
         if probe.returncode == 0:
             return how
     return None
@@ -185,15 +205,22 @@ def _namespace() -> tuple[str, ...] | None:
 def test_a_full_tmp_still_passes_with_notes_and_leaves_nothing(repo: GitRepo, tmp_path: Path):
     how = _namespace()
     if how is None:
-        needs.missing('mounting a tmpfs is not allowed here (unshare --mount, as root or in a user namespace)')
+        needs.missing(
+            'mounting a tmpfs is not allowed here (unshare --mount, as root or in a user namespace)'
+        )
         return
     jar = needs.tla_jar()
     tmp = tmp_path / 'tmp'
-    proc = subprocess.run((*how, sys.executable, '-c', INSIDE, str(repo.path), str(jar), '4m', *VERIFY),
-                          env=_env(tmp), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        (*how, sys.executable, '-c', INSIDE, str(repo.path), str(jar), '4m', *VERIFY),
+        env=_env(tmp),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     inside = json.loads(proc.stdout)
-    assert inside['free'] < 1 << 20   # the filesystem was full when verify started
+    assert inside['free'] < 1 << 20  # the filesystem was full when verify started
     run = subprocess.CompletedProcess(VERIFY, inside['code'], inside['stdout'], inside['stderr'])
     _passed(run)
     notes = _notes(run)
@@ -206,24 +233,36 @@ def test_a_full_tmp_still_passes_with_notes_and_leaves_nothing(repo: GitRepo, tm
     assert 'Free disk space there' in notes
     assert 'rejected its arguments' not in run.stdout + run.stderr
     # On the full filesystem: the jar and the filler, and the (empty) folder of the JVM's caches.
-    assert set(inside['left']) <= {'filler', 'tla', 'tla/tla2tools.jar', 'tla/lock', 'tla/jvm'}, inside['left']
+    assert set(inside['left']) <= {'filler', 'tla', 'tla/tla2tools.jar', 'tla/lock', 'tla/jvm'}, (
+        inside['left']
+    )
     assert sorted(p.name for p in tmp.iterdir()) == []
 
 
-def test_an_archive_that_cannot_be_written_still_passes_judged_by_tlc(repo: GitRepo, tmp_path: Path):
+def test_an_archive_that_cannot_be_written_still_passes_judged_by_tlc(
+    repo: GitRepo, tmp_path: Path
+):
     """A file-size limit: the disk has room (so a build is tried), but the JVM cannot write the
     archive on its way out and ends TLC's finished run with its own exit 1."""
     tmp = tmp_path / 'tmp'
     env = _env(tmp)
-    _verify(repo, env, '--only', 'no-such-job')   # places the jar in .tmp (2 MB: over the limit)
+    _verify(repo, env, '--only', 'no-such-job')  # places the jar in .tmp (2 MB: over the limit)
     assert (repo.path / '.tmp' / 'tla' / 'tla2tools.jar').is_file()
 
     def limited() -> None:
         import resource
+
         resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, resource.RLIM_INFINITY))
 
-    run = subprocess.run(VERIFY, cwd=repo.path, env=env, capture_output=True, text=True, timeout=600,
-                         preexec_fn=limited)
+    run = subprocess.run(
+        VERIFY,
+        cwd=repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=limited,
+    )
     _passed(run)
     notes = _notes(run)
     assert notes.count('the class-data archive could not be written') == 1, notes
@@ -239,11 +278,21 @@ def test_an_archive_that_cannot_be_written_still_passes_judged_by_tlc(repo: GitR
 
 # -- four cold runs at once -----------------------------------------------------------------------
 
+
 def test_four_cold_runs_at_once_pass_and_leave_nothing(repo: GitRepo, tmp_path: Path):
     tmp = tmp_path / 'tmp'
     env = _env(tmp)
-    runs = [subprocess.Popen(VERIFY, cwd=repo.path, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    runs = [
+        subprocess.Popen(
+            VERIFY,
+            cwd=repo.path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     done = []
     for run in runs:
         out, err = run.communicate(timeout=600)
@@ -263,13 +312,13 @@ def test_four_cold_runs_at_once_pass_and_leave_nothing(repo: GitRepo, tmp_path: 
 
 # A javac that takes its time, so that the kill lands while it runs: the real javac, started late
 # (it execs it: same process, so a sweep finds it by the same command line).
-SLOW_JAVAC = textwrap.dedent('''\
+SLOW_JAVAC = textwrap.dedent("""\
     #!{python}
     import os, sys, time
     open({started!r}, 'w').close()
     time.sleep(4)
     os.execv({javac!r}, [{javac!r}, *sys.argv[1:]])
-''')
+""")
 
 
 def _javac_started(script: Path) -> Path:
@@ -282,35 +331,43 @@ def _slow_javac(tmp_path: Path) -> Path:
     if not real.is_file():
         needs.missing(f'no javac beside {needs.java()}: the helper is never compiled there')
     script = tmp_path / 'slow-javac'
-    script.write_text(SLOW_JAVAC.format(python=sys.executable, javac=str(real),
-                                        started=str(_javac_started(script))))
+    script.write_text(
+        SLOW_JAVAC.format(
+            python=sys.executable, javac=str(real), started=str(_javac_started(script))
+        )
+    )
     script.chmod(0o755)
     return script
 
 
 def _start_and_wait_for_compile(repo: GitRepo, env: dict[str, str]) -> subprocess.Popen[bytes]:
     jvm = repo.path / '.tmp' / 'tla' / 'jvm'
-    run = subprocess.Popen(VERIFY, cwd=repo.path, env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
+    run = subprocess.Popen(
+        VERIFY, cwd=repo.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     started = _javac_started(Path(env['EXECLEASE_JAVAC']))
 
     def compiling() -> bool:
         assert run.poll() is None, 'the run ended before its helper compile started'
         return started.exists() and any(p.name.startswith('.spare-') for p in jvm.iterdir())
 
-    wait.until(compiling, 'the helper compile to start')   # the javac runs (it sleeps, then compiles)
+    wait.until(
+        compiling, 'the helper compile to start'
+    )  # the javac runs (it sleeps, then compiles)
     return run
 
 
-def test_a_run_killed_during_the_helper_compile_is_cleaned_by_the_next(repo: GitRepo, tmp_path: Path):
+def test_a_run_killed_during_the_helper_compile_is_cleaned_by_the_next(
+    repo: GitRepo, tmp_path: Path
+):
     tmp = tmp_path / 'tmp'
     env = _env(tmp, EXECLEASE_JAVAC=str(_slow_javac(tmp_path)))
     jvm = repo.path / '.tmp' / 'tla' / 'jvm'
     killed = _start_and_wait_for_compile(repo, env)
-    killed.send_signal(signal.SIGKILL)   # no finally, no atexit: only the next run can clean up
+    killed.send_signal(signal.SIGKILL)  # no finally, no atexit: only the next run can clean up
     assert killed.wait(timeout=30) == -signal.SIGKILL
-    assert any(p.startswith('.spare-') for p in _leftovers(jvm))   # what the kill left
-    assert _processes_naming(jvm, tmp) != []                         # and still running there
+    assert any(p.startswith('.spare-') for p in _leftovers(jvm))  # what the kill left
+    assert _processes_naming(jvm, tmp) != []  # and still running there
     _passed(_verify(repo, env))
     _assert_clean(repo, tmp)
     # The killed build's mark was swept, so this run built the archive (its own slow javac was

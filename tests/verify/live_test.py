@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.verify.live import Live
 from tests import wait
 from tests.conftest import git_env, offline_settings
-from execlease_hook.verify.live import Live
 
 SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
 ERASE = '\r\033[K'
@@ -44,16 +44,18 @@ def test_not_a_terminal_a_plain_line_per_interval_and_none_after_the_end():
     job = live.start('check main')
     job.feed('@!@!@STARTMSG 2189:0 @!@!@')
     ticks(live, clock, 0.25)
-    assert out.getvalue() == ''             # none in the first interval
+    assert out.getvalue() == ''  # none in the first interval
     ticks(live, clock, 1.75)
     live.finish(job)
     live.print('  check main: held (1.8 s)')
-    ticks(live, clock, 3.0)                 # none after the end
+    ticks(live, clock, 3.0)  # none after the end
     live.close()
     lines = out.getvalue().splitlines()
     assert lines[-1] == '  check main: held (1.8 s)'
-    assert len(lines[:-1]) == 3             # one each 0.5 s: at 0.5, 1.0 and 1.5
-    assert all(re.fullmatch(r'  check main: \d s, computing initial states', line) for line in lines[:-1])
+    assert len(lines[:-1]) == 3  # one each 0.5 s: at 0.5, 1.0 and 1.5
+    assert all(
+        re.fullmatch(r'  check main: \d s, computing initial states', line) for line in lines[:-1]
+    )
     assert '\033' not in out.getvalue()
 
 
@@ -63,24 +65,30 @@ def test_not_a_terminal_a_job_that_moved_on_since_its_last_line_gets_one_more_as
     out, clock = io.StringIO(), Clock()
     live = Live(out, terminal=False, every=0.5, clock=clock, ticking=False)
     job = live.start('check main')
-    for line in ('@!@!@STARTMSG 2190:0 @!@!@',
-                 'Finished computing initial states: 1 distinct state generated at 2026-12-01 19:41:49.',
-                 '@!@!@ENDMSG 2190 @!@!@'):
+    for line in (
+        '@!@!@STARTMSG 2190:0 @!@!@',
+        'Finished computing initial states: 1 distinct state generated at 2026-12-01 19:41:49.',
+        '@!@!@ENDMSG 2190 @!@!@',
+    ):
         job.feed(line)
     ticks(live, clock, 0.5)
     assert len(out.getvalue().splitlines()) == 1
-    for line in ('@!@!@STARTMSG 2200:0 @!@!@',
-                 'Progress(8) at 2026-12-01 19:41:52: 6,901 states generated (6,901 s/min), 3,055 distinct '
-                 'states found (3,055 ds/min), 0 states left on queue.', '@!@!@ENDMSG 2200 @!@!@'):
+    for line in (
+        '@!@!@STARTMSG 2200:0 @!@!@',
+        'Progress(8) at 2026-12-01 19:41:52: 6,901 states generated (6,901 s/min), 3,055 distinct '
+        'states found (3,055 ds/min), 0 states left on queue.',
+        '@!@!@ENDMSG 2200 @!@!@',
+    ):
         job.feed(line)
     clock.now = 0.75
-    live.finish(job)        # at once: no tick came between the counts and the end
+    live.finish(job)  # at once: no tick came between the counts and the end
     live.close()
     lines = out.getvalue().splitlines()
     assert len(lines) == 2, lines
     assert re.fullmatch(r'  check main: \d s, exploring, 1 distinct state', lines[0])
-    assert re.fullmatch(r'  check main: \d s, exploring, 3,055 distinct states \([\d,]+/s\), 0 on queue',
-                        lines[-1]), lines
+    assert re.fullmatch(
+        r'  check main: \d s, exploring, 3,055 distinct states \([\d,]+/s\), 0 on queue', lines[-1]
+    ), lines
 
 
 def test_the_ticker_thread_writes_the_plain_lines_on_its_own():
@@ -100,25 +108,29 @@ def test_on_a_terminal_the_lines_are_redrawn_in_place_and_erased_at_the_end(monk
     live = Live(out, terminal=True, clock=clock, ticking=False)
     first, second = live.start('check main'), live.start('mutation a-name-that-is-long-enough')
     ticks(live, clock, 1.25)
-    live.print('  finding F1: held (0.2 s)')     # a line that stays, above the live ones
+    live.print('  finding F1: held (0.2 s)')  # a line that stays, above the live ones
     live.finish(first)
     live.finish(second)
     live.close()
     text = out.getvalue()
     drawn = [piece for piece in re.split(r'\r\033\[K|\033\[A|\n', text) if piece]
     assert '  check main: 1 s, starting Java' in drawn
-    assert all(len(piece) <= 39 for piece in drawn)       # cut to the width: no wrapped rest
+    assert all(len(piece) <= 39 for piece in drawn)  # cut to the width: no wrapped rest
     assert '  finding F1: held (0.2 s)\n' in text
-    assert text.endswith(ERASE)                           # nothing left on the screen
+    assert text.endswith(ERASE)  # nothing left on the screen
 
 
 @pytest.fixture
 def slow_repo(git_repo):
     git_repo.write('verification/slow/Slow.tla', (SLOW / 'Slow.tla').read_text())
     git_repo.write('verification/slow/Slow.cfg', (SLOW / 'Slow.cfg').read_text())
-    proc = subprocess.run((sys.executable, '-m', 'execlease_hook', 'init', '--spec',
-                           'verification/slow/Slow.tla'), cwd=git_repo.path, env=git_env(),
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        (sys.executable, '-m', 'execlease_hook', 'init', '--spec', 'verification/slow/Slow.tla'),
+        cwd=git_repo.path,
+        env=git_env(),
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return git_repo
 
@@ -127,30 +139,44 @@ def slow_repo(git_repo):
 def child_env(jvm_cache, tools_jar) -> dict[str, str]:
     """A child's environment: no COLUMNS (the width is the test's to set), the session's offline
     tools and JVM cache (no download tried, the warm-JVM helper and the archive built once)."""
-    environ = {k: v for k, v in git_env().items() if k != 'COLUMNS' and not k.startswith('EXECLEASE_')}
+    environ = {
+        k: v for k, v in git_env().items() if k != 'COLUMNS' and not k.startswith('EXECLEASE_')
+    }
     return {**environ, **offline_settings(jvm_cache, tools_jar)}
 
 
-def verify(repo, environ: dict[str, str], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', *args),
-                          cwd=repo.path, env={**environ, **env}, capture_output=True, text=True,
-                          timeout=600)
+def verify(
+    repo, environ: dict[str, str], *args: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        (sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', *args),
+        cwd=repo.path,
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.tlc
 def test_a_log_gets_the_state_counts_of_a_long_check_on_stderr_only(slow_repo, child_env):
     proc = verify(slow_repo, child_env, '--format', 'json', EXECLEASE_PROGRESS_SECONDS='1')
-    report = json.loads(proc.stdout)        # stdout is the machine format, nothing else
+    report = json.loads(proc.stdout)  # stdout is the machine format, nothing else
     assert report['models'][0]['jobs'][0]['verdict']['distinct'] == 1401 * 1401
-    live = [line for line in proc.stderr.splitlines() if line.startswith('  check main: ')
-            and not line.startswith('  check main: held')]
+    live = [
+        line
+        for line in proc.stderr.splitlines()
+        if line.startswith('  check main: ') and not line.startswith('  check main: held')
+    ]
     assert live, proc.stderr
     assert all(re.match(r'  check main: \d+ s, ', line) for line in live)
     # TLC 2.15 reports progress about 3 s in, then once a minute: on a fast machine the check ends
     # before a second report in the search, so its counts and rate arrive with the line a job that
     # moved on since its last line gets as it ends (it may end between two lines: seen in CI).
-    assert any(re.search(r'(exploring|finishing), [\d,]+ distinct states \([\d,]+/s\)', line)
-               for line in live), proc.stderr
+    assert any(
+        re.search(r'(exploring|finishing), [\d,]+ distinct states \([\d,]+/s\)', line)
+        for line in live
+    ), proc.stderr
     assert all(len(line) <= 80 for line in live)
     assert '\033' not in proc.stderr
 
@@ -168,26 +194,32 @@ def quick_repo(slow_repo):
 @pytest.mark.tlc
 def test_quiet_shows_no_progress(quick_repo, child_env):
     shown = verify(quick_repo, child_env, EXECLEASE_PROGRESS_SECONDS='0.05')
-    assert any(re.match(r'  check main: \d+ s, ', line) for line in shown.stderr.splitlines()), shown.stderr
+    assert any(re.match(r'  check main: \d+ s, ', line) for line in shown.stderr.splitlines()), (
+        shown.stderr
+    )
     proc = verify(quick_repo, child_env, '-q', EXECLEASE_PROGRESS_SECONDS='0.05')
-    assert proc.returncode == shown.returncode, proc.stdout + proc.stderr   # the same verdict
+    assert proc.returncode == shown.returncode, proc.stdout + proc.stderr  # the same verdict
     assert 'check main: ' not in proc.stdout + proc.stderr
 
 
 @pytest.mark.tlc
 def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
     leader, follower = pty.openpty()
-    proc = subprocess.Popen((sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', '--quick'),
-                            cwd=slow_repo.path, env={**child_env, 'TERM': 'xterm', 'COLUMNS': '60'},
-                            stdout=subprocess.PIPE, stderr=follower)
+    proc = subprocess.Popen(
+        (sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', '--quick'),
+        cwd=slow_repo.path,
+        env={**child_env, 'TERM': 'xterm', 'COLUMNS': '60'},
+        stdout=subprocess.PIPE,
+        stderr=follower,
+    )
     os.close(follower)
     chunks: list[bytes] = []
 
-    def read_terminal() -> None:   # all along: a full terminal buffer would stop the child
+    def read_terminal() -> None:  # all along: a full terminal buffer would stop the child
         try:
             while chunk := os.read(leader, 4096):
                 chunks.append(chunk)
-        except OSError:   # EIO: the child closed the terminal
+        except OSError:  # EIO: the child closed the terminal
             pass
 
     reader = threading.Thread(target=read_terminal)
@@ -198,7 +230,11 @@ def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
     err = b''.join(chunks)
     text = err.decode()
     assert ERASE + '  check main: ' in text
-    drawn = [piece for piece in re.split(r'\r\033\[K|\033\[A|\r?\n', text) if piece.startswith('  check main: ')]
+    drawn = [
+        piece
+        for piece in re.split(r'\r\033\[K|\033\[A|\r?\n', text)
+        if piece.startswith('  check main: ')
+    ]
     assert len(drawn) >= 2 and all(len(piece) <= 59 for piece in drawn)
-    assert re.search(r'check +main +passed', stdout) and ERASE not in stdout   # the table, once
+    assert re.search(r'check +main +passed', stdout) and ERASE not in stdout  # the table, once
     assert all(len(line) <= 60 for line in stdout.splitlines())

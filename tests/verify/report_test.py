@@ -1,17 +1,15 @@
 from __future__ import annotations
 
-
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.verify import report
-from execlease_hook.tlc import result
 from execlease_hook.core import outcomes
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import CoveredEntry, Region
+from execlease_hook.tlc import result
 from execlease_hook.tlc.output import TraceStep, Verdict
+from execlease_hook.verify import report
 from tests.verify.suite_test import WRONG, write_model
-
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
@@ -20,7 +18,7 @@ def test_a_failing_check_prints_its_trace_against_the_code(git_repo, capsys):
     write_model(git_repo, checks=({'name': 'bad', 'config': 'invariant.cfg'},))
     assert cli.main(['verify', '--quick']) == 1
     out = capsys.readouterr().out
-    expected = '''\
+    expected = """\
 check bad (invariant.cfg):
   counterexample (invariant XBelowTwo), 3 steps:
   1. Initial predicate
@@ -34,7 +32,7 @@ check bad (invariant.cfg):
        spec: Counter.tla:13
        code: app/counter.py:1-4  increment  [inc]
        x = 2
-'''
+"""
     assert expected in out
     assert 'DID NOT HOLD: check bad (invariant.cfg) failed: violated: invariant XBelowTwo' in out
 
@@ -45,8 +43,10 @@ def test_a_mutation_failing_for_the_wrong_reason_prints_its_trace(git_repo, caps
     out = capsys.readouterr().out
     assert 'mutation wrong (pass.cfg):\n  counterexample (invariant TypeOK), 5 steps:' in out
     # No entries: the model declares its actions abstract, and the trace says why no code is cited.
-    assert ('  5. Inc\n       spec: Counter.tla:13\n       code: (abstract: no code in this test)\n'
-            '       x = 4\n') in out
+    assert (
+        '  5. Inc\n       spec: Counter.tla:13\n       code: (abstract: no code in this test)\n'
+        '       x = 4\n'
+    ) in out
 
 
 def entry(id: str, action: str, **kw: object) -> CoveredEntry:
@@ -55,17 +55,44 @@ def entry(id: str, action: str, **kw: object) -> CoveredEntry:
 
 def test_loops_stuttering_parameters_and_unlocated_code():
     verdict = Verdict(
-        'violated', 1.0, 13, kind='property', property='Live', trace=(
+        'violated',
+        1.0,
+        13,
+        kind='property',
+        property='Live',
+        trace=(
             TraceStep(1, 'Initial predicate', '', (('a', '0'), ('b', '<<>>'))),
-            TraceStep(2, 'Claim(r1)', 'line 3, col 1 to line 3, col 9 of module M', (('a', '1'), ('b', '<<>>'))),
-            TraceStep(3, 'Tick', 'line 5, col 9 to line 7, col 20 of module M', (('a', '1'), ('b', '<<>>'))),
+            TraceStep(
+                2,
+                'Claim(r1)',
+                'line 3, col 1 to line 3, col 9 of module M',
+                (('a', '1'), ('b', '<<>>')),
+            ),
+            TraceStep(
+                3,
+                'Tick',
+                'line 5, col 9 to line 7, col 20 of module M',
+                (('a', '1'), ('b', '<<>>')),
+            ),
             TraceStep(4, 'Claim', '', (), back_to=2),
             TraceStep(5, 'Stuttering'),
         ),
     )
     statuses = [
-        EntryStatus(entry('claim', 'Claim', function='claim'), 'missing', None, None, 'function claim not found'),
-        EntryStatus(entry('fence', 'Claim', region=Region('# a', '# b'), within='claim'), 'missing', None, None, 'x'),
+        EntryStatus(
+            entry('claim', 'Claim', function='claim'),
+            'missing',
+            None,
+            None,
+            'function claim not found',
+        ),
+        EntryStatus(
+            entry('fence', 'Claim', region=Region('# a', '# b'), within='claim'),
+            'missing',
+            None,
+            None,
+            'x',
+        ),
     ]
     assert report.counterexample(verdict, statuses) == [
         '  counterexample (property Live), 5 steps:',
@@ -89,22 +116,41 @@ def test_loops_stuttering_parameters_and_unlocated_code():
 
 
 def test_an_abstract_action_shows_its_reason():
-    verdict = Verdict('violated', 1.0, 2, kind='invariant', property='Inv', trace=(
-        TraceStep(1, 'Initial predicate', '', (('a', '0'),)),
-        TraceStep(2, 'Expire', 'line 5, col 1 to line 6, col 9 of module M', (('a', '1'),)),
-    ))
+    verdict = Verdict(
+        'violated',
+        1.0,
+        2,
+        kind='invariant',
+        property='Inv',
+        trace=(
+            TraceStep(1, 'Initial predicate', '', (('a', '0'),)),
+            TraceStep(2, 'Expire', 'line 5, col 1 to line 6, col 9 of module M', (('a', '1'),)),
+        ),
+    )
     lines = report.counterexample(verdict, [], {'Expire': 'time passing'})
-    assert lines[-3:] == ['       spec: M.tla:5-6', '       code: (abstract: time passing)', '       a = 1']
+    assert lines[-3:] == [
+        '       spec: M.tla:5-6',
+        '       code: (abstract: time passing)',
+        '       a = 1',
+    ]
 
 
 def test_summary_table_lists_every_column():
     from execlease_hook.tlc.run import TlcJob
+
     job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8')
-    rows = report.summary_table([
-        result.JobResult(job, Verdict('violated', 2.345, 12, 10, 1234, 3, kind='invariant', property='P8'),
-                         True, outcomes.HELD, 'ok'),
-        result.JobResult(job, None, False, outcomes.COULD_NOT_RUN, 'bad anchor'),
-    ])
+    rows = report.summary_table(
+        [
+            result.JobResult(
+                job,
+                Verdict('violated', 2.345, 12, 10, 1234, 3, kind='invariant', property='P8'),
+                True,
+                outcomes.HELD,
+                'ok',
+            ),
+            result.JobResult(job, None, False, outcomes.COULD_NOT_RUN, 'bad anchor'),
+        ]
+    )
     assert rows == [
         'kind      name  verdict      result         distinct  seconds  cached',
         'mutation  m1    violated P8  held              1,234      2.3     yes',
@@ -116,11 +162,27 @@ def test_summary_table_fits_the_width_it_is_given():
     """At 80 columns (78 after the indent) the verdict column goes, then long names are clipped
     at their middle; with room (COLUMNS) every column is back."""
     from execlease_hook.tlc.run import TlcJob
+
     long_name = 'finish-turn-ignores-steps-and-status-and-more'
     job = TlcJob('code-mutation', long_name, 'S.tla', b'', 'S.cfg', b'', expect='P8')
-    results = [result.JobResult(
-        job, Verdict('violated', 9.25, 12, 10, 85142, 3, kind='invariant', property='ClaimRespectsLiveOwner'),
-        False, outcomes.HELD, 'ok')]
+    results = [
+        result.JobResult(
+            job,
+            Verdict(
+                'violated',
+                9.25,
+                12,
+                10,
+                85142,
+                3,
+                kind='invariant',
+                property='ClaimRespectsLiveOwner',
+            ),
+            False,
+            outcomes.HELD,
+            'ok',
+        )
+    ]
     lines = report.summary_table(results, 78)
     assert max(map(len, lines)) <= 78
     assert lines[0].split() == ['kind', 'name', 'result', 'distinct', 'seconds', 'cached']
@@ -136,13 +198,26 @@ def test_what_specs_printed_is_shown_once_per_output_naming_its_jobs():
 
     def job(name: str, printed: tuple[str, ...], total: int) -> result.JobResult:
         v = Verdict('passed', 1.0, 0, printed=printed, printed_total=total)
-        return result.JobResult(TlcJob('mutation', name, 'S.tla', b'', 'S.cfg', b''), v, False, outcomes.HELD, 'ok')
+        return result.JobResult(
+            TlcJob('mutation', name, 'S.tla', b'', 'S.cfg', b''), v, False, outcomes.HELD, 'ok'
+        )
 
     many = tuple(f'<<{i}>>' for i in range(40))
-    lines = report.spec_output([
-        job('a', ('"x"',), 1), job('b', ('"x"',), 1), job('c', many, 55),
-        result.JobResult(TlcJob('check', 'quiet', 'S.tla', b'', 'S.cfg', b''), None, False, outcomes.COULD_NOT_RUN, 'no'),
-    ], shown=10)
+    lines = report.spec_output(
+        [
+            job('a', ('"x"',), 1),
+            job('b', ('"x"',), 1),
+            job('c', many, 55),
+            result.JobResult(
+                TlcJob('check', 'quiet', 'S.tla', b'', 'S.cfg', b''),
+                None,
+                False,
+                outcomes.COULD_NOT_RUN,
+                'no',
+            ),
+        ],
+        shown=10,
+    )
     head = "printed by the spec (mutation a, mutation b; 1 line, its Print/PrintT output, not TLC's: no verdict is read from it):"
     assert lines[:3] == ['', head, '  > "x"']
     assert lines[4].startswith('printed by the spec (mutation c; 55 lines,')

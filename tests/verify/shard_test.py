@@ -1,5 +1,6 @@
 """verify --shard K/N and --only, and `execlease report merge`: a sharded run merges to the same
 verdict as an unsharded one (real TLC)."""
+
 from __future__ import annotations
 
 import json
@@ -8,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 
 from execlease_hook.cli import main as cli
+from execlease_hook.commands.report import merge
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.verify import shard
-from execlease_hook.core.errors import CannotRun
-from execlease_hook.commands.report import merge
 from tests.conftest import GitRepo
 from tests.formats.report_test import run, validate_report
 from tests.verify.suite_test import CAUGHT, F1, F2, MAIN, NOT_CAUGHT, WRONG, write_model
@@ -34,12 +35,20 @@ def job(kind, name, config):
 )
 def test_assign_is_deterministic_and_balanced(tmp_path, states, count, expected):
     m = manifest_model.Manifest(
-        path=tmp_path / 'manifest.json', root=tmp_path, spec='S.tla',
-        checks=(manifest_model.Check('main', 'main.cfg', states.get('main')),
-                manifest_model.Check('big', 'big.cfg', states.get('big'))),
+        path=tmp_path / 'manifest.json',
+        root=tmp_path,
+        spec='S.tla',
+        checks=(
+            manifest_model.Check('main', 'main.cfg', states.get('main')),
+            manifest_model.Check('big', 'big.cfg', states.get('big')),
+        ),
     )
-    jobs = [job('check', 'main', 'main.cfg'), job('check', 'big', 'big.cfg'),
-            job('mutation', 'm', 'main.cfg'), job('mutation', 'n', 'big.cfg')]
+    jobs = [
+        job('check', 'main', 'main.cfg'),
+        job('check', 'big', 'big.cfg'),
+        job('mutation', 'm', 'main.cfg'),
+        job('mutation', 'n', 'big.cfg'),
+    ]
     assert shard.assign(m, jobs, count) == expected
     assert shard.assign(m, list(reversed(jobs)), count) == list(reversed(expected))
 
@@ -67,11 +76,15 @@ def model(tmp_path_factory) -> GitRepo:
 
 def verdict(data):
     (m,) = data['models']
-    return (data['exit_code'], data['result'],
-            [(j['kind'], j['name'], j['outcome'], j['message']) for j in m['jobs']],
-            sorted(m['did_not_hold']), sorted(m['could_not_run']),
-            [(e['id'], e['status']) for e in m['coverage']],
-            [(i['kind'], i['name'], i['outcome'], i['rule']) for i in data['items']])
+    return (
+        data['exit_code'],
+        data['result'],
+        [(j['kind'], j['name'], j['outcome'], j['message']) for j in m['jobs']],
+        sorted(m['did_not_hold']),
+        sorted(m['could_not_run']),
+        [(e['id'], e['status']) for e in m['coverage']],
+        [(i['kind'], i['name'], i['outcome'], i['rule']) for i in data['items']],
+    )
 
 
 @pytest.mark.tlc
@@ -88,7 +101,7 @@ def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
         data = json.loads(part.read_text())
         validate_report(data)
         names = [j['name'] for j in data['models'][0]['jobs']]
-        assert names and not set(names) & set(seen)       # every job in exactly one shard
+        assert names and not set(names) & set(seen)  # every job in exactly one shard
         seen += names
         assert bool(data['models'][0]['coverage']) is (k == 1)
         parts.append(str(part))
@@ -114,7 +127,10 @@ def test_only_runs_the_named_jobs(model, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert '(--only: the named jobs only, no coverage check)' in proc.stdout
     (m,) = json.loads(out.read_text())['models']
-    assert [(j['kind'], j['name']) for j in m['jobs']] == [('mutation', 'caught'), ('finding', 'F1')]
+    assert [(j['kind'], j['name']) for j in m['jobs']] == [
+        ('mutation', 'caught'),
+        ('finding', 'F1'),
+    ]
     proc = run(model.path, 'verify', '--only', 'nope')
     assert proc.returncode == 2 and '--only nope: no such job' in proc.stderr
 
@@ -125,7 +141,10 @@ def test_merge_refuses_what_is_not_one_run(model, tmp_path, capsys, monkeypatch)
     parts = []
     for k in (1, 2):
         part = tmp_path / f's{k}.json'
-        assert run(model.path, 'verify', '--shard', f'{k}/2', '--json', str(part)).returncode in (0, 1)
+        assert run(model.path, 'verify', '--shard', f'{k}/2', '--json', str(part)).returncode in (
+            0,
+            1,
+        )
         parts.append(part)
     data = [json.loads(p.read_text()) for p in parts]
     assert cli.main(['report', 'merge', str(parts[0])]) == 2
@@ -135,8 +154,15 @@ def test_merge_refuses_what_is_not_one_run(model, tmp_path, capsys, monkeypatch)
     other = dict(data[1], commit='f' * 40)
     with pytest.raises(CannotRun, match='differ in the commit verified'):
         merge([('a', data[0]), ('b', other)])
-    unfinished = {'schemaVersion': 1, 'command': 'verify', 'commit': None, 'exit_code': 2,
-                  'error': 'the run did not finish', 'models': [], 'items': []}
+    unfinished = {
+        'schemaVersion': 1,
+        'command': 'verify',
+        'commit': None,
+        'exit_code': 2,
+        'error': 'the run did not finish',
+        'models': [],
+        'items': [],
+    }
     assert merge([('a', data[0]), ('b', unfinished)]).exit_code == 2
     assert cli.main(['verify', '--shard', '1/2', '--update-coverage']) == 2
     assert 'drop --shard and --only' in capsys.readouterr().err

@@ -12,11 +12,10 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.verify import suite
-from execlease_hook.verify import result
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.verify import result, suite
 from tests import needs, wait
 from tests.conftest import GitRepo, git_env, use_offline
 
@@ -24,7 +23,7 @@ FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 EXECLEASE = Path(sys.executable).parent / 'execlease'
 MODEL = 'verification/counter'
 
-COUNTER_PY = '''\
+COUNTER_PY = """\
 def increment(x, top):
     if x < top:
         return x + 1
@@ -33,22 +32,42 @@ def increment(x, top):
 
 def flip(y):
     return 1 - y
-'''
+"""
 ENTRIES = [
     {'id': 'inc', 'path': 'app/counter.py', 'function': 'increment', 'action': 'Inc'},
     {'id': 'flip', 'path': 'app/counter.py', 'function': 'flip', 'action': 'Flip'},
 ]
 MAIN = {'name': 'main', 'config': 'pass.cfg'}
-CAUGHT = {'name': 'caught', 'config': 'pass.cfg',
-          'replace': {'from': 'TypeOK == x \\in 0..N', 'to': 'TypeOK == x \\in 0..1'}, 'violates': 'TypeOK'}
-NOT_CAUGHT = {'name': 'not-caught', 'config': 'pass.cfg',
-              'replace': {'from': "Flip == y' = 1 - y", 'to': "Flip == y' = y"}, 'violates': 'TypeOK'}
-WRONG = {'name': 'wrong', 'config': 'pass.cfg',
-         'replace': {'from': 'Inc == x < N', 'to': 'Inc == x < N + 1'}, 'violates': 'NeverDecreases'}
-MISSING = {'name': 'missing', 'config': 'pass.cfg',
-           'replace': {'from': 'no such text', 'to': 'x'}, 'violates': 'TypeOK'}
-DUPLICATED = {'name': 'duplicated', 'config': 'pass.cfg',
-              'replace': {'from': 'UNCHANGED', 'to': 'UNCHANGED '}, 'violates': 'TypeOK'}
+CAUGHT = {
+    'name': 'caught',
+    'config': 'pass.cfg',
+    'replace': {'from': 'TypeOK == x \\in 0..N', 'to': 'TypeOK == x \\in 0..1'},
+    'violates': 'TypeOK',
+}
+NOT_CAUGHT = {
+    'name': 'not-caught',
+    'config': 'pass.cfg',
+    'replace': {'from': "Flip == y' = 1 - y", 'to': "Flip == y' = y"},
+    'violates': 'TypeOK',
+}
+WRONG = {
+    'name': 'wrong',
+    'config': 'pass.cfg',
+    'replace': {'from': 'Inc == x < N', 'to': 'Inc == x < N + 1'},
+    'violates': 'NeverDecreases',
+}
+MISSING = {
+    'name': 'missing',
+    'config': 'pass.cfg',
+    'replace': {'from': 'no such text', 'to': 'x'},
+    'violates': 'TypeOK',
+}
+DUPLICATED = {
+    'name': 'duplicated',
+    'config': 'pass.cfg',
+    'replace': {'from': 'UNCHANGED', 'to': 'UNCHANGED '},
+    'violates': 'TypeOK',
+}
 F1 = {'id': 'F1', 'config': 'findings/F1.cfg', 'violates': 'XBelowTwo', 'summary': 'x reaches 2'}
 F2 = {'id': 'F2', 'config': 'pass.cfg', 'violates': 'TypeOK', 'summary': 'fixed since'}
 
@@ -56,7 +75,9 @@ F2 = {'id': 'F2', 'config': 'pass.cfg', 'violates': 'TypeOK', 'summary': 'fixed 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 
-def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entries=ENTRIES, **coverage: Any) -> Path:
+def write_model(
+    repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entries=ENTRIES, **coverage: Any
+) -> Path:
     folder = repo.path / MODEL
     (folder / 'findings').mkdir(parents=True, exist_ok=True)
     # As init leaves it: TLA+ tools, warm JVMs and caches under .tmp/ are never committed (a spare
@@ -68,13 +89,21 @@ def write_model(repo: GitRepo, checks=(MAIN,), mutations=(), findings=(), entrie
     shutil.copyfile(FIXTURES / 'invariant.cfg', folder / 'invariant.cfg')
     repo.write('app/counter.py', COUNTER_PY)
     data: dict[str, Any] = {
-        'version': 1, 'spec': 'Counter.tla', 'checks': list(checks), 'mutations': list(mutations),
+        'version': 1,
+        'spec': 'Counter.tla',
+        'checks': list(checks),
+        'mutations': list(mutations),
         'findings': list(findings),
-        'coverage': {'syncCommit': coverage.get('sync'), 'modelHash': coverage.get('model_hash'),
-                     'entries': list(entries)},
+        'coverage': {
+            'syncCommit': coverage.get('sync'),
+            'modelHash': coverage.get('model_hash'),
+            'entries': list(entries),
+        },
     }
     if not entries:  # a test about TLC alone: no code implements the actions
-        data['coverage']['abstract'] = [{'action': a, 'reason': 'no code in this test'} for a in ('Inc', 'Flip')]
+        data['coverage']['abstract'] = [
+            {'action': a, 'reason': 'no code in this test'} for a in ('Inc', 'Flip')
+        ]
     path = folder / 'manifest.json'
     path.write_text(json.dumps(data, indent=2) + '\n')
     return path
@@ -89,53 +118,93 @@ def sync(repo: GitRepo) -> None:
     repo.commit('sync')
 
 
-def console(repo: GitRepo, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def console(
+    repo: GitRepo, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full = git_env()
     full['EXECLEASE_TLA_OFFLINE'] = '1'
     full.update(env or {})
     return subprocess.run(
-        (str(EXECLEASE), 'verify', *args), cwd=repo.path, env=full, capture_output=True, text=True,
+        (str(EXECLEASE), 'verify', *args),
+        cwd=repo.path,
+        env=full,
+        capture_output=True,
+        text=True,
         timeout=300,
     )
 
 
 # --- one model holding every kind of expectation, run once --------------------------------------
 
+
 @pytest.fixture(scope='module')
-def everything(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> result.ModelResult:
+def everything(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> result.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('everything'))
     repo.git('init', '-q', '-b', 'main')
     path = write_model(
-        repo, checks=(MAIN, {'name': 'bad', 'config': 'invariant.cfg'}),
-        mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED), findings=(F1, F2),
+        repo,
+        checks=(MAIN, {'name': 'bad', 'config': 'invariant.cfg'}),
+        mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED),
+        findings=(F1, F2),
     )
     with pytest.MonkeyPatch.context() as env:
         use_offline(env, jvm_cache, tools_jar)
         m = manifest_read.load(path, repo.path)
         t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
-        return suite.verify_model(m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2)
+        return suite.verify_model(
+            m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2
+        )
 
 
 EXPECTED = [
     ('check', 'main', 'held', 'check main passed'),
-    ('check', 'bad', 'did not hold', 'check bad (invariant.cfg) failed: violated: invariant XBelowTwo'),
+    (
+        'check',
+        'bad',
+        'did not hold',
+        'check bad (invariant.cfg) failed: violated: invariant XBelowTwo',
+    ),
     ('mutation', 'caught', 'held', 'mutation caught still fails on TypeOK'),
-    ('mutation', 'not-caught', 'did not hold',
-     'mutation not-caught no longer fails: the check has lost the ability to catch it; '
-     'fix the model before anything else'),
-    ('mutation', 'wrong', 'did not hold',
-     'mutation wrong fails for the wrong reason: expected NeverDecreases, got TypeOK (invariant)'),
-    ('mutation', 'missing', 'could not run',
-     'mutation missing: replace.from does not match in Counter.tla (it must match exactly once)'),
-    ('mutation', 'duplicated', 'could not run',
-     'mutation duplicated: replace.from matches 3 times in Counter.tla (it must match exactly once)'),
+    (
+        'mutation',
+        'not-caught',
+        'did not hold',
+        'mutation not-caught no longer fails: the check has lost the ability to catch it; '
+        'fix the model before anything else',
+    ),
+    (
+        'mutation',
+        'wrong',
+        'did not hold',
+        'mutation wrong fails for the wrong reason: expected NeverDecreases, got TypeOK (invariant)',
+    ),
+    (
+        'mutation',
+        'missing',
+        'could not run',
+        'mutation missing: replace.from does not match in Counter.tla (it must match exactly once)',
+    ),
+    (
+        'mutation',
+        'duplicated',
+        'could not run',
+        'mutation duplicated: replace.from matches 3 times in Counter.tla (it must match exactly once)',
+    ),
     ('finding', 'F1', 'held', 'finding F1 still reproduces on XBelowTwo'),
-    ('finding', 'F2', 'did not hold',
-     'F2 no longer reproduces: move its config into checks in manifest.json and update NOTES.md'),
+    (
+        'finding',
+        'F2',
+        'did not hold',
+        'F2 no longer reproduces: move its config into checks in manifest.json and update NOTES.md',
+    ),
 ]
 
 
-@pytest.mark.parametrize(('kind', 'name', 'outcome', 'message'), EXPECTED, ids=[e[1] for e in EXPECTED])
+@pytest.mark.parametrize(
+    ('kind', 'name', 'outcome', 'message'), EXPECTED, ids=[e[1] for e in EXPECTED]
+)
 def test_job_outcome(everything, kind, name, outcome, message):
     (result,) = [j for j in everything.jobs if (j.job.kind, j.job.name) == (kind, name)]
     assert result.outcome == outcome
@@ -158,12 +227,17 @@ def test_mutation_runs_on_a_copy(everything):
 
 # --- the exit code contract, end to end through the console script ------------------------------
 
-@pytest.mark.parametrize(('mutations', 'findings', 'code', 'last'), [
-    ((CAUGHT,), (F1,), 0, 'PASSED'),
-    ((CAUGHT, NOT_CAUGHT), (F1,), 1, 'FAILED (did not hold)'),
-    ((CAUGHT,), (F1, F2), 1, 'FAILED (did not hold)'),
-    ((CAUGHT, NOT_CAUGHT, MISSING), (F1,), 2, 'COULD NOT RUN (exit 2 is not a pass)'),
-], ids=['all-hold', 'mutation-not-caught', 'finding-fixed', 'bad-anchor-and-not-caught'])
+
+@pytest.mark.parametrize(
+    ('mutations', 'findings', 'code', 'last'),
+    [
+        ((CAUGHT,), (F1,), 0, 'PASSED'),
+        ((CAUGHT, NOT_CAUGHT), (F1,), 1, 'FAILED (did not hold)'),
+        ((CAUGHT,), (F1, F2), 1, 'FAILED (did not hold)'),
+        ((CAUGHT, NOT_CAUGHT, MISSING), (F1,), 2, 'COULD NOT RUN (exit 2 is not a pass)'),
+    ],
+    ids=['all-hold', 'mutation-not-caught', 'finding-fixed', 'bad-anchor-and-not-caught'],
+)
 def test_exit_codes_through_the_console_script(git_repo, mutations, findings, code, last):
     write_model(git_repo, mutations=mutations, findings=findings)
     sync_ok = code == 0
@@ -192,14 +266,25 @@ def test_no_model_exits_2(git_repo):
     assert proc.returncode == 2 and 'no model found' in proc.stderr
 
 
-
 @pytest.mark.parametrize(
     ('name', 'value', 'message'),
     (
-        ('EXECLEASE_TLC_TIMEOUT', 'soon', "EXECLEASE_TLC_TIMEOUT='soon' is not a number of seconds"),
+        (
+            'EXECLEASE_TLC_TIMEOUT',
+            'soon',
+            "EXECLEASE_TLC_TIMEOUT='soon' is not a number of seconds",
+        ),
         ('EXECLEASE_TLC_TIMEOUT', '-1', "EXECLEASE_TLC_TIMEOUT='-1' must be more than 0 seconds"),
-        ('EXECLEASE_TLC_WORKERS', '0', "EXECLEASE_TLC_WORKERS='0': give a whole number from 1 to 256"),
-        ('EXECLEASE_TLC_WORKERS', 'auto', "EXECLEASE_TLC_WORKERS='auto': give a whole number from 1 to 256"),
+        (
+            'EXECLEASE_TLC_WORKERS',
+            '0',
+            "EXECLEASE_TLC_WORKERS='0': give a whole number from 1 to 256",
+        ),
+        (
+            'EXECLEASE_TLC_WORKERS',
+            'auto',
+            "EXECLEASE_TLC_WORKERS='auto': give a whole number from 1 to 256",
+        ),
     ),
 )
 def test_bad_environment_override_exits_2_naming_it(git_repo, name, value, message):
@@ -209,7 +294,9 @@ def test_bad_environment_override_exits_2_naming_it(git_repo, name, value, messa
     assert message in proc.stderr
     assert 'Traceback' not in proc.stderr
 
+
 # --- cache ---------------------------------------------------------------------------------------
+
 
 def cached_column(out: str) -> dict[str, str]:
     rows = {}
@@ -241,8 +328,14 @@ def test_two_runs_at_once_on_an_empty_cache(git_repo, tools_in_repo):
     env = git_env()
     env['EXECLEASE_TLA_OFFLINE'] = '1'
     procs = [
-        subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '1'), cwd=git_repo.path, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            (str(EXECLEASE), 'verify', '--jobs', '1'),
+            cwd=git_repo.path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for _ in range(2)
     ]
     outs = [p.communicate(timeout=300) for p in procs]
@@ -255,6 +348,7 @@ def test_two_runs_at_once_on_an_empty_cache(git_repo, tools_in_repo):
 
 
 # --- coverage and --update-coverage --------------------------------------------------------------
+
 
 def test_update_coverage_refuses_on_a_failing_model(git_repo, capsys):
     path = write_model(git_repo, mutations=(CAUGHT, NOT_CAUGHT))
@@ -274,8 +368,10 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     before = json.loads(path.read_text())
     assert cli.main(['verify']) == 1  # never synced
     out = capsys.readouterr().out
-    assert ('covered code never synced: entry inc at app/counter.py:1, action Inc: no hash recorded '
-            'yet;') in ' '.join(out.split())
+    assert (
+        'covered code never synced: entry inc at app/counter.py:1, action Inc: no hash recorded '
+        'yet;'
+    ) in ' '.join(out.split())
     assert 'covered code changed' not in out
     assert cli.main(['verify', '--update-coverage']) == 0
     out = capsys.readouterr().out
@@ -285,14 +381,21 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     assert after['coverage']['syncCommit'] == head
     assert after['coverage']['modelHash']['scheme'] == 'tla1'
     # The spec, its cfgs and CounterLib.tla, which Counter.tla EXTENDS beside it.
-    assert set(after['coverage']['modelHash']['files']) == {'Counter.tla', 'CounterLib.tla', 'pass.cfg',
-                                                            'findings/F1.cfg'}
+    assert set(after['coverage']['modelHash']['files']) == {
+        'Counter.tla',
+        'CounterLib.tla',
+        'pass.cfg',
+        'findings/F1.cfg',
+    }
     assert all(e['hash'].startswith('ts2:sha256:') for e in after['coverage']['entries'])
     assert after['checks'] == [{**MAIN, 'states': 8}]
     # Everything else is exactly as it was.
     for key in ('spec', 'mutations', 'findings'):
         assert after[key] == before[key]
-    strip = [{k: v for k, v in e.items() if k not in ('hash', 'syncedBlob')} for e in after['coverage']['entries']]
+    strip = [
+        {k: v for k, v in e.items() if k not in ('hash', 'syncedBlob')}
+        for e in after['coverage']['entries']
+    ]
     blob = git_repo.git('hash-object', 'app/counter.py').strip()
     assert {e['syncedBlob'] for e in after['coverage']['entries']} == {blob}
     assert strip == before['coverage']['entries']
@@ -306,10 +409,15 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     assert 'note:' not in capsys.readouterr().out
     spec.write_text(spec.read_text().replace('YIsOne == y = 1', 'YIsOne == y = 1 /\\ x >= 0'))
     assert cli.main(['verify', '--quick']) == 0
-    assert ('note: the model (spec or a cfg) changed since the last sync (definition YIsOne changed '
-            '(Counter.tla:26) since the sync)') in capsys.readouterr().out
+    assert (
+        'note: the model (spec or a cfg) changed since the last sync (definition YIsOne changed '
+        '(Counter.tla:26) since the sync)'
+    ) in capsys.readouterr().out
     assert cli.main(['verify', '--update-coverage']) == 0
-    assert 'modelHash: definition YIsOne changed (Counter.tla:26) since the sync' in capsys.readouterr().out
+    assert (
+        'modelHash: definition YIsOne changed (Counter.tla:26) since the sync'
+        in capsys.readouterr().out
+    )
     # A second update with nothing moved rewrites nothing.
     text = path.read_text()
     assert cli.main(['verify', '--update-coverage']) == 0
@@ -317,12 +425,23 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     assert path.read_text() == text
 
 
-@pytest.mark.parametrize(('edit', 'code', 'message'), [
-    (lambda s: s.replace('return 1 - y', 'return y ^ 1'), 1,
-     'covered code changed: entry flip at app/counter.py:7, action Flip'),
-    (lambda s: s.replace('return 1 - y', 'return 1 - y  # comment only'), 0, 'PASSED'),
-    (lambda s: s.replace('def flip', 'def flop'), 2, 'COULD NOT RUN: coverage entry flip (Flip)'),
-], ids=['changed', 'comment-only', 'function-gone'])
+@pytest.mark.parametrize(
+    ('edit', 'code', 'message'),
+    [
+        (
+            lambda s: s.replace('return 1 - y', 'return y ^ 1'),
+            1,
+            'covered code changed: entry flip at app/counter.py:7, action Flip',
+        ),
+        (lambda s: s.replace('return 1 - y', 'return 1 - y  # comment only'), 0, 'PASSED'),
+        (
+            lambda s: s.replace('def flip', 'def flop'),
+            2,
+            'COULD NOT RUN: coverage entry flip (Flip)',
+        ),
+    ],
+    ids=['changed', 'comment-only', 'function-gone'],
+)
 def test_coverage_in_the_suite(git_repo, capsys, edit, code, message):
     write_model(git_repo)
     sync(git_repo)
@@ -348,7 +467,10 @@ def test_states_drift_is_a_note_not_a_failure(git_repo, capsys):
     write_model(git_repo, checks=({**MAIN, 'states': 7},), entries=())
     assert cli.main(['verify', '--quick']) == 0
     out = capsys.readouterr().out
-    assert "note: check main: 8 distinct states, 7 recorded at the last sync: the model's meaning changed?" in out
+    assert (
+        "note: check main: 8 distinct states, 7 recorded at the last sync: the model's meaning changed?"
+        in out
+    )
 
 
 def test_quick_runs_checks_only_and_json(git_repo, tmp_path):
@@ -360,7 +482,9 @@ def test_quick_runs_checks_only_and_json(git_repo, tmp_path):
     assert data['tools']['sha256'] in tools.KNOWN_JARS and data['tools']['verified'] is True
     assert data['java']['major'] >= 11
     (model,) = data['models']
-    assert [(j['kind'], j['name'], j['outcome']) for j in model['jobs']] == [('check', 'main', 'held')]
+    assert [(j['kind'], j['name'], j['outcome']) for j in model['jobs']] == [
+        ('check', 'main', 'held')
+    ]
     assert model['jobs'][0]['verdict']['distinct'] == 8
 
 
@@ -387,7 +511,9 @@ def test_a_json_report_names_every_path_relative_to_the_repository(git_repo, too
     assert [s for s in _strings(data) if os.path.isabs(s)] == []
 
 
-def test_json_never_keeps_an_earlier_pass_after_a_run_that_could_not_run(git_repo, tmp_path, capsys):
+def test_json_never_keeps_an_earlier_pass_after_a_run_that_could_not_run(
+    git_repo, tmp_path, capsys
+):
     path = write_model(git_repo, entries=())
     out = tmp_path / 'out.json'
     assert cli.main(['verify', '--quick', '--json', str(out)]) == 0
@@ -398,8 +524,12 @@ def test_json_never_keeps_an_earlier_pass_after_a_run_that_could_not_run(git_rep
     assert cli.main(['verify', '--quick', '--json', str(out)]) == 2
     after = json.loads(out.read_text())
     assert after['exit_code'] == 2 and after['result'] == 'COULD NOT RUN (exit 2 is not a pass)'
-    assert 'gone.cfg: cannot read the config of check main' in after['error']
-    assert 'gone.cfg' in capsys.readouterr().err
+    (model,) = after['models']  # the model's own refusal: the report is whole
+    assert (
+        model['refused']
+        and 'gone.cfg: cannot read the config of check main' in model['could_not_run'][0]
+    )
+    assert 'gone.cfg' in capsys.readouterr().out
 
 
 def test_json_into_a_missing_folder_exits_2_before_running(git_repo, tmp_path, capsys):
@@ -419,8 +549,11 @@ def test_an_unwritable_result_cache_costs_speed_only(git_repo, capsys):
 
 
 def test_one_tlc_error_shared_by_every_job_is_detailed_once(git_repo, capsys):
-    write_model(git_repo, checks=({'name': 'a', 'config': 'config.cfg'}, {'name': 'b', 'config': 'config.cfg'}),
-                entries=())
+    write_model(
+        git_repo,
+        checks=({'name': 'a', 'config': 'config.cfg'}, {'name': 'b', 'config': 'config.cfg'}),
+        entries=(),
+    )
     shutil.copyfile(FIXTURES / 'config.cfg', git_repo.path / MODEL / 'config.cfg')
     assert cli.main(['verify', '--quick']) == 2
     out = capsys.readouterr().out
@@ -452,13 +585,16 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     import signal
 
     from tests.tlc.run_test import BIG_SPEC
+
     write_model(git_repo, entries=())
     git_repo.write(f'{MODEL}/Big.tla', BIG_SPEC)
     git_repo.write(f'{MODEL}/Big.cfg', 'INIT Init\nNEXT Next\n')
     data = json.loads((git_repo.path / MODEL / 'manifest.json').read_text())
     data['spec'] = 'Big.tla'
-    data['checks'] = [{'name': 'big-1', 'config': 'Big.cfg'}, {'name': 'big-2', 'config': 'Big.cfg',
-                                                               'deadlock': True}]
+    data['checks'] = [
+        {'name': 'big-1', 'config': 'Big.cfg'},
+        {'name': 'big-2', 'config': 'Big.cfg', 'deadlock': True},
+    ]
     (git_repo.path / MODEL / 'manifest.json').write_text(json.dumps(data))
     temp = tmp_path / 'temp'
     temp.mkdir()
@@ -466,12 +602,20 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     env.update(EXECLEASE_TLA_OFFLINE='1', TMPDIR=str(temp))
     report = tmp_path / 'out.json'
     report.write_text('{"exit_code": 0, "result": "PASSED"}')  # left by an earlier run
-    proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(report)),
-                            cwd=git_repo.path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(report)),
+        cwd=git_repo.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     # TLC makes its -metadir's dated folder as it starts: both checks are running TLC.
-    wait.until(lambda: len(list(temp.glob('execlease-check-*/meta/*'))) >= 2, 'both checks to start TLC',
-               timeout=60)
+    wait.until(
+        lambda: len(list(temp.glob('execlease-check-*/meta/*'))) >= 2,
+        'both checks to start TLC',
+        timeout=60,
+    )
     assert len(list(temp.glob('execlease-check-*'))) == 2
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

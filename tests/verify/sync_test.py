@@ -1,5 +1,6 @@
 """`execlease verify --update-coverage`: a first commit, synced blobs and the honest sync, with
 the real TLC on a small model and real git."""
+
 from __future__ import annotations
 
 import json
@@ -41,9 +42,11 @@ def test_first_commit_of_a_new_repository(git_repo, capsys):
     assert data['coverage']['syncCommit'] is None
     blob = git_repo.git('hash-object', 'app/counter.py').strip()
     assert {e['syncedBlob'] for e in data['coverage']['entries']} == {blob}
-    assert git_repo.git('cat-file', '-t', blob).strip() == 'blob'  # written into the object database
+    assert (
+        git_repo.git('cat-file', '-t', blob).strip() == 'blob'
+    )  # written into the object database
     git_repo.add('.')
-    assert guard(capsys) == (0, '')   # the first `git commit` passes the guard
+    assert guard(capsys) == (0, '')  # the first `git commit` passes the guard
     git_repo.commit('first')
     # The next change shows its diff against the synced blob, although no sync commit exists.
     git_repo.write('app/counter.py', WEAKER)
@@ -63,8 +66,10 @@ def test_code_only_sync_needs_a_reason(git_repo, capsys):
     before = git_repo.read(MANIFEST)
     code, out = verify(capsys, '--update-coverage')
     assert code == 1
-    assert ('not updating coverage: covered code changed since the last sync (inc (app/counter.py:1, '
-            'action Inc)) but no definition of the model (spec, cfgs) did') in out
+    assert (
+        'not updating coverage: covered code changed since the last sync (inc (app/counter.py:1, '
+        'action Inc)) but no definition of the model (spec, cfgs) did'
+    ) in out
     assert '--update-coverage --reason "..."' in out and 'Nothing was changed.' in out
     assert 'FAILED (did not hold)' in out
     assert git_repo.read(MANIFEST) == before
@@ -76,7 +81,7 @@ def test_code_only_sync_needs_a_reason(git_repo, capsys):
     assert f'entry inc: syncReason "{reason}"' in out
     after = entries(git_repo)
     assert after['inc']['syncReason'] == reason
-    assert 'syncReason' not in after['flip']   # only the entry that moved
+    assert 'syncReason' not in after['flip']  # only the entry that moved
     code, out = cli.main(['coverage']), capsys.readouterr().out
     assert code == 0
     assert f'      synced without a model change: {reason}' in out
@@ -88,7 +93,9 @@ def test_code_only_sync_needs_a_reason(git_repo, capsys):
     spec.write_text(spec.read_text() + '\\* a comment is not a model change\n')
     git_repo.write('app/counter.py', COUNTER_PY)
     assert verify(capsys, '--update-coverage')[0] == 1
-    spec.write_text(spec.read_text().replace('YIsOne == y = 1', 'YIsOne == 1 = y'))  # a definition moved
+    spec.write_text(
+        spec.read_text().replace('YIsOne == y = 1', 'YIsOne == 1 = y')
+    )  # a definition moved
     git_repo.write('app/counter.py', COUNTER_PY)
     code, out = verify(capsys, '--update-coverage')
     assert code == 0, out
@@ -99,9 +106,15 @@ def test_new_entry_needs_no_reason(git_repo, capsys):
     write_model(git_repo)
     assert verify(capsys, '--update-coverage')[0] == 0
     data = json.loads(git_repo.read(MANIFEST))
-    data['coverage']['entries'].append({'id': 'inc-guard', 'path': 'app/counter.py', 'within': 'increment',
-                                        'region': {'from': 'if x < top:', 'to': 'return x + 1'},
-                                        'action': 'Inc'})
+    data['coverage']['entries'].append(
+        {
+            'id': 'inc-guard',
+            'path': 'app/counter.py',
+            'within': 'increment',
+            'region': {'from': 'if x < top:', 'to': 'return x + 1'},
+            'action': 'Inc',
+        }
+    )
     git_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     code, out = verify(capsys, '--update-coverage')
     assert code == 0, out
@@ -122,7 +135,9 @@ def test_failure_diff_after_a_rename_uses_the_synced_blob(git_repo, capsys):
     code, out = guard(capsys)
     assert code == 1
     assert 'inc: app/count.py:1  (model action Inc): covered code changed' in out
-    assert '--- app/counter.py (as synced, blob' in out or '--- app/count.py (as synced, blob' in out
+    assert (
+        '--- app/counter.py (as synced, blob' in out or '--- app/count.py (as synced, blob' in out
+    )
     assert '-    if x < top:' in out and '+    if x <= top:' in out
 
 
@@ -153,7 +168,10 @@ def test_sync_of_an_unsynced_blob_before_the_sync_is_committed(git_repo, capsys)
     git_repo.add('.')
     code, out = guard(capsys)
     assert code == 1
-    changed = [line[2:] for line in out.splitlines()
-               if line.startswith(('  -', '  +')) and not line.startswith(('  ---', '  +++'))]
+    changed = [
+        line[2:]
+        for line in out.splitlines()
+        if line.startswith(('  -', '  +')) and not line.startswith(('  ---', '  +++'))
+    ]
     # Exactly the change since the hashed code: the comment synced before is not shown again.
     assert changed == ['-    if x < top:', '+    if x <= top:']

@@ -4,6 +4,7 @@ models, real trace commands, real TLC.
 The overlap is asserted by the timestamps of the real runs (spies around tlc.run_job and
 traces.run_command that call the real ones), never by wall times.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.traces import code_mutations
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import run as tlc
+from execlease_hook.traces import code_mutations
 from execlease_hook.traces import run as traces
 from tests.conftest import GitRepo, git_env
-from tests.verify.pool_test import grid_model, most_at_once
 from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
+from tests.verify.pool_test import grid_model, most_at_once
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
@@ -61,7 +62,7 @@ def overlaps(a: tuple[str, float, float], b: tuple[str, float, float]) -> bool:
 
 
 def two_models(repo: GitRepo) -> None:
-    grid_model(repo, 'grid', 40)    # 64,000 states: seconds of TLC
+    grid_model(repo, 'grid', 40)  # 64,000 states: seconds of TLC
     write_model(repo, [APP], [UNBOUNDED, HARMLESS])
 
 
@@ -71,16 +72,26 @@ def counter_jobs(report: Path) -> list[tuple[str, str, str]]:
     return [(j['kind'], j['name'], j['outcome']) for j in model['jobs']]
 
 
-EXPECTED = [('check', 'main', 'held'), ('traces', 'app', 'held'), ('traces', 'action-coverage', 'held'),
-            ('code-mutation', 'unbounded', 'held'), ('code-mutation', 'harmless', 'did not hold')]
+EXPECTED = [
+    ('check', 'main', 'held'),
+    ('traces', 'app', 'held'),
+    ('traces', 'action-coverage', 'held'),
+    ('code-mutation', 'unbounded', 'held'),
+    ('code-mutation', 'harmless', 'did not hold'),
+]
 
 
 def test_trace_jobs_and_code_mutations_run_beside_the_tlc_jobs(git_repo, spans, tmp_path, capsys):
     two_models(git_repo)
     # Last timings that start the grid check and a code mutation first, side by side.
-    seconds = {'verification/grid::check:grid-grid': 2000.0, f'{MODEL}::code-mutation:unbounded': 1000.0}
+    seconds = {
+        'verification/grid::check:grid-grid': 2000.0,
+        f'{MODEL}::code-mutation:unbounded': 1000.0,
+    }
     (git_repo.path / '.git/execlease').mkdir(parents=True)
-    (git_repo.path / '.git/execlease/timings.json').write_text(json.dumps({'format': 1, 'seconds': seconds}))
+    (git_repo.path / '.git/execlease/timings.json').write_text(
+        json.dumps({'format': 1, 'seconds': seconds})
+    )
     report = tmp_path / 'report.json'
     assert cli.main(['verify', '--jobs', '2', '--no-cache', '--json', str(report)]) == 1
     out, err = capsys.readouterr()
@@ -115,7 +126,9 @@ def test_one_job_at_a_time_longest_first_by_the_last_timings(git_repo, spans, tm
         assert timings[f'{MODEL}::{key}'] > 0
     # The last timings decide: the code mutation made the longest starts first.
     timings[f'{MODEL}::code-mutation:harmless'] = 1000.0
-    (git_repo.path / '.git/execlease/timings.json').write_text(json.dumps({'format': 1, 'seconds': timings}))
+    (git_repo.path / '.git/execlease/timings.json').write_text(
+        json.dumps({'format': 1, 'seconds': timings})
+    )
     spans.clear()
     assert cli.main(['verify', '--jobs', '1', '--no-cache', '--json', str(report)]) == 1
     # After the trace command (alone, first), the code mutation made the longest starts first.
@@ -144,8 +157,12 @@ def test_cache_hits_make_no_copy_and_run_nothing(git_repo, spans, monkeypatch, t
     assert copies == [] and spans == []
     assert counter_jobs(report) == first
     data = json.loads(report.read_text())
-    assert all(j['cached'] for m in data['models'] for j in m['jobs'] if j['kind'] != 'traces'
-               or j['name'] != 'action-coverage')
+    assert all(
+        j['cached']
+        for m in data['models']
+        for j in m['jobs']
+        if j['kind'] != 'traces' or j['name'] != 'action-coverage'
+    )
     # A change to the mutated file: a miss, one copy, for each mutation of that file.
     git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py') + '\n# changed\n')
     assert cli.main(['verify', '--json', str(report)]) == 1
@@ -153,13 +170,13 @@ def test_cache_hits_make_no_copy_and_run_nothing(git_repo, spans, monkeypatch, t
     capsys.readouterr()
 
 
-SLOW_APP = '''import os, runpy, subprocess, time
+SLOW_APP = """import os, runpy, subprocess, time
 if 'SLOW' in open('app/counter_app.py').read():
     child = subprocess.Popen(['sleep', '120'])
     open({pids!r}, 'w').write(f'{{os.getpid()}} {{child.pid}}')
     time.sleep(120)
 runpy.run_path('app/counter_app.py', run_name='__main__')
-'''
+"""
 
 
 @pytest.mark.parametrize('where', ['trace job', 'code mutation'])
@@ -168,16 +185,26 @@ def test_ctrl_c_stops_a_running_trace_command_and_what_it_started(git_repo, tmp_
     mutation's): Ctrl-C stops it, and the process it started, either way."""
     pids = tmp_path / 'pids'
     app = {**APP, 'command': ['python', 'app/slow_app.py']}
-    slow = {'name': 'slow', 'path': 'app/counter_app.py', 'replace': {'from': 'return 1 - y', 'to': 'return 1 - y  # SLOW'},
-            'traces': ['app']}
+    slow = {
+        'name': 'slow',
+        'path': 'app/counter_app.py',
+        'replace': {'from': 'return 1 - y', 'to': 'return 1 - y  # SLOW'},
+        'traces': ['app'],
+    }
     write_model(git_repo, [app], [slow])
     git_repo.write('app/slow_app.py', SLOW_APP.format(pids=str(pids)))
     if where == 'trace job':
         git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py') + '# SLOW\n')
     env = git_env()
     env.update(EXECLEASE_TLA_OFFLINE='1')
-    proc = subprocess.Popen((str(EXECLEASE), 'verify', '--jobs', '2', '--no-cache'), cwd=git_repo.path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        (str(EXECLEASE), 'verify', '--jobs', '2', '--no-cache'),
+        cwd=git_repo.path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 90
     while not (pids.exists() and ' ' in pids.read_text()) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -199,4 +226,6 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     stat = Path(f'/proc/{pid}/stat')
-    return not (stat.exists() and stat.read_text().split(') ')[-1].startswith('Z'))   # a zombie is gone
+    return not (
+        stat.exists() and stat.read_text().split(') ')[-1].startswith('Z')
+    )  # a zombie is gone

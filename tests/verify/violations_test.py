@@ -3,6 +3,7 @@ on tests/fixtures/kinds/Kinds.tla: deadlock as TLC defines it (the cfg's CHECK_D
 manifest's key, TLC's default), assumptions by name, expression or location, failed Asserts by
 message or location, temporal properties named when a cfg lists several, the cfg keywords TLC
 2.15 has and those it lacks; in a model that covers no code and has findings beside its checks."""
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,9 @@ from typing import Any
 import pytest
 
 from execlease_hook.tlc import output as tlc_output
-from execlease_hook.verify import violations
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.tlc.output import Verdict
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.verify import violations
 from tests import needs
 from tests.conftest import git_env, offline_settings
 
@@ -37,8 +38,12 @@ HOLDS: dict[str, Any] = {
         {'name': 'action-constraint', 'config': 'actconstraint.cfg'},
     ],
     'mutations': [
-        {'name': 'stuck', 'config': 'pass.cfg', 'replace': {'from': "x' = x + 1", 'to': "x' = x"},
-         'violates': 'Term'},
+        {
+            'name': 'stuck',
+            'config': 'pass.cfg',
+            'replace': {'from': "x' = x + 1", 'to': "x' = x"},
+            'violates': 'Term',
+        },
     ],
     'findings': [
         {'id': 'dead', 'config': 'deadlock.cfg', 'violates': 'deadlock'},
@@ -72,8 +77,9 @@ FAILS: dict[str, Any] = {
 }
 
 
-def _verify(tmp_path: Path, settings: dict[str, str], name: str, data: dict[str, Any],
-            *args: str) -> tuple[int, dict[str, Any], str, Path]:
+def _verify(
+    tmp_path: Path, settings: dict[str, str], name: str, data: dict[str, Any], *args: str
+) -> tuple[int, dict[str, Any], str, Path]:
     repo = tmp_path / name
     folder = repo / 'verification' / 'kinds'
     shutil.copytree(FIXTURES, folder)
@@ -83,24 +89,40 @@ def _verify(tmp_path: Path, settings: dict[str, str], name: str, data: dict[str,
     subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=env, check=True)
     proc = subprocess.run(
         (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(repo / 'report.json'), *args),
-        cwd=repo, env=env, capture_output=True, text=True, timeout=900)
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     report = json.loads((repo / 'report.json').read_text())
     return proc.returncode, report, proc.stdout + proc.stderr, folder
 
 
 @pytest.fixture(scope='module')
-def held(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> tuple[int, dict[str, Any], str, Path]:
+def held(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(tmp_path_factory.mktemp('held'), offline_settings(jvm_cache, tools_jar), 'repo', HOLDS,
-                   '--update-coverage')
+    return _verify(
+        tmp_path_factory.mktemp('held'),
+        offline_settings(jvm_cache, tools_jar),
+        'repo',
+        HOLDS,
+        '--update-coverage',
+    )
 
 
 @pytest.fixture(scope='module')
-def failed(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> tuple[int, dict[str, Any], str, Path]:
+def failed(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(tmp_path_factory.mktemp('failed'), offline_settings(jvm_cache, tools_jar), 'repo', FAILS)
+    return _verify(
+        tmp_path_factory.mktemp('failed'), offline_settings(jvm_cache, tools_jar), 'repo', FAILS
+    )
 
 
 def _jobs(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -112,8 +134,16 @@ def test_every_kind_is_nameable_and_holds(held):
     jobs = _jobs(report)
     assert code == 0, output
     assert {name: j['outcome'] for name, j in jobs.items()} == {
-        name: 'held' for name in ('main', 'view', 'constraint', 'action-constraint', 'stuck',
-                                  *(f['id'] for f in HOLDS['findings']))}
+        name: 'held'
+        for name in (
+            'main',
+            'view',
+            'constraint',
+            'action-constraint',
+            'stuck',
+            *(f['id'] for f in HOLDS['findings']),
+        )
+    }
     kinds = {name: (j['verdict']['kind'], j['verdict']['property']) for name, j in jobs.items()}
     assert kinds['dead'] == kinds['dead-by-cfg'] == kinds['dead-by-key'] == ('deadlock', 'deadlock')
     assert kinds['named-assume'] == ('assumption', 'Positive')
@@ -121,21 +151,26 @@ def test_every_kind_is_nameable_and_holds(held):
     assert jobs['expr-assume']['verdict']['location'] == ASSUME_AT
     assert kinds['assert-message'] == ('assert', 'x reached seven')
     assert jobs['assert-where']['verdict']['location'] == ASSERT_AT
-    assert kinds['stuck'] == ('property', 'Term')    # one PROPERTY kept of two
+    assert kinds['stuck'] == ('property', 'Term')  # one PROPERTY kept of two
     assert kinds['beyond'] == ('property', 'Beyond')
 
 
 def test_state_counts_of_the_cfg_keywords_tlc_215_has(held):
     """VIEW, CONSTRAINT and ACTION_CONSTRAINT reach TLC unchanged: its counts show them."""
     jobs = _jobs(held[1])
-    distinct = {name: jobs[name]['verdict']['distinct'] for name in ('main', 'view', 'constraint', 'action-constraint')}
+    distinct = {
+        name: jobs[name]['verdict']['distinct']
+        for name in ('main', 'view', 'constraint', 'action-constraint')
+    }
     assert distinct == {'main': 4, 'view': 2, 'constraint': 3, 'action-constraint': 3}
 
 
 def test_check_deadlock_is_translated_for_tlc_215_with_one_note(held):
     output = held[2]
-    assert ('CHECK_DEADLOCK in actconstraint.cfg, beyond.cfg, checked.cfg, constraint.cfg, pass.cfg, seven.cfg, '
-            'view.cfg is given to TLC 2.15') in output
+    assert (
+        'CHECK_DEADLOCK in actconstraint.cfg, beyond.cfg, checked.cfg, constraint.cfg, pass.cfg, seven.cfg, '
+        'view.cfg is given to TLC 2.15'
+    ) in output
     assert output.count('CHECK_DEADLOCK in') == 1
 
 
@@ -148,10 +183,16 @@ def test_a_model_of_no_code_syncs_its_states_only(held):
     env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
     repo = folder.parent.parent
     subprocess.run(('git', 'add', '-A'), cwd=repo, env=env, check=True)
-    guard = subprocess.run((str(EXECLEASE), 'guard', '--all'), cwd=repo, env=env, capture_output=True, text=True)
+    guard = subprocess.run(
+        (str(EXECLEASE), 'guard', '--all'), cwd=repo, env=env, capture_output=True, text=True
+    )
     assert guard.returncode == 0, guard.stdout + guard.stderr
-    listed = subprocess.run((str(EXECLEASE), 'coverage'), cwd=repo, env=env, capture_output=True, text=True)
-    assert listed.returncode == 0 and 'covers no code' in listed.stdout, listed.stdout + listed.stderr
+    listed = subprocess.run(
+        (str(EXECLEASE), 'coverage'), cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0 and 'covers no code' in listed.stdout, (
+        listed.stdout + listed.stderr
+    )
 
 
 def test_what_does_not_hold_is_named(failed):
@@ -160,10 +201,11 @@ def test_what_does_not_hold_is_named(failed):
     assert code == 2
     assert jobs['stops']['outcome'] == 'did not hold'
     assert jobs['beyond']['outcome'] == 'did not hold'
-    assert 'violated: property Beyond' in jobs['beyond']['message']     # named by one run per property
+    assert 'violated: property Beyond' in jobs['beyond']['message']  # named by one run per property
     assert jobs['wrong-kind']['message'] == (
         'finding wrong-kind fails for the wrong reason: expected Positive, got assert: x reached '
-        f'seven (at {ASSERT_AT})')
+        f'seven (at {ASSERT_AT})'
+    )
     assert jobs['wrong-message']['outcome'] == 'did not hold'
 
 
@@ -173,7 +215,10 @@ def test_what_tlc_215_lacks_is_refused_with_the_reason(failed):
         assert jobs[name]['outcome'] == 'could not run'
         assert f'the cfg uses {keyword}, which TLC 2.15' in jobs[name]['message']
         assert 'the pinned TLA+ tools, TLC 2.19' in jobs[name]['message']
-    assert 'dead-off (pass.cfg) must fail on a deadlock, but CHECK_DEADLOCK FALSE in the cfg' in jobs['dead-off']['message']
+    assert (
+        'dead-off (pass.cfg) must fail on a deadlock, but CHECK_DEADLOCK FALSE in the cfg'
+        in jobs['dead-off']['message']
+    )
 
 
 def test_a_deadlock_from_the_new_default_is_explained_once(failed):
@@ -183,40 +228,67 @@ def test_a_deadlock_from_the_new_default_is_explained_once(failed):
 
 
 def _job(config: bytes = b'INIT Init\nNEXT Next\n') -> TlcJob:
-    return TlcJob(kind='finding', name='f', spec='Kinds.tla', spec_text=(FIXTURES / 'Kinds.tla').read_bytes(),
-                  config='k.cfg', config_text=config)
+    return TlcJob(
+        kind='finding',
+        name='f',
+        spec='Kinds.tla',
+        spec_text=(FIXTURES / 'Kinds.tla').read_bytes(),
+        config='k.cfg',
+        config_text=config,
+    )
 
 
 def _violated(kind: str, prop: str | None, location: str | None = None) -> Verdict:
     return Verdict('violated', 1.0, 10, kind=kind, property=prop, location=location)
 
 
-@pytest.mark.parametrize(('verdict', 'expected', 'match'), [
-    (_violated('deadlock', 'deadlock'), 'deadlock', True),
-    (_violated('deadlock', 'deadlock'), 'Deadlock', True),
-    (_violated('invariant', 'deadlock'), 'deadlock', False),   # an invariant named "deadlock"
-    (_violated('deadlock', 'deadlock'), 'Inv', False),
-    (_violated('assert', 'x reached seven', ASSERT_AT), 'assert', True),
-    (_violated('assert', 'x reached seven', ASSERT_AT), 'assert:x reached seven', True),
-    (_violated('assert', 'x reached seven', ASSERT_AT), 'assert: line 10, col 12 to line 10, col 43 of module Kinds', True),
-    (_violated('assert', 'x reached seven', ASSERT_AT), 'assert: line 10, col 12 to line 10, col 44 of module Kinds', False),
-    (_violated('assert', 'x reached seven', ASSERT_AT), 'x reached seven', False),
-    (_violated('invariant', 'assert'), 'assert', False),
-    (_violated('assumption', 'N < 100', ASSUME_AT), 'N<100', False),   # spaces between words only
-    (_violated('assumption', 'N < 100', ASSUME_AT), 'N < 100', True),
-    (_violated('assumption', 'N < 100', ASSUME_AT), ' N <\n 100 ', True),
-    (_violated('property', 'Term, Beyond'), 'Beyond', True),
-    (_violated('property', 'Term, Beyond'), 'Term, Beyond', False),
-    (_violated('property', None), 'Term', False),
-], ids=lambda v: v if isinstance(v, str) else '')
+@pytest.mark.parametrize(
+    ('verdict', 'expected', 'match'),
+    [
+        (_violated('deadlock', 'deadlock'), 'deadlock', True),
+        (_violated('deadlock', 'deadlock'), 'Deadlock', True),
+        (_violated('invariant', 'deadlock'), 'deadlock', False),  # an invariant named "deadlock"
+        (_violated('deadlock', 'deadlock'), 'Inv', False),
+        (_violated('assert', 'x reached seven', ASSERT_AT), 'assert', True),
+        (_violated('assert', 'x reached seven', ASSERT_AT), 'assert:x reached seven', True),
+        (
+            _violated('assert', 'x reached seven', ASSERT_AT),
+            'assert: line 10, col 12 to line 10, col 43 of module Kinds',
+            True,
+        ),
+        (
+            _violated('assert', 'x reached seven', ASSERT_AT),
+            'assert: line 10, col 12 to line 10, col 44 of module Kinds',
+            False,
+        ),
+        (_violated('assert', 'x reached seven', ASSERT_AT), 'x reached seven', False),
+        (_violated('invariant', 'assert'), 'assert', False),
+        (
+            _violated('assumption', 'N < 100', ASSUME_AT),
+            'N<100',
+            False,
+        ),  # spaces between words only
+        (_violated('assumption', 'N < 100', ASSUME_AT), 'N < 100', True),
+        (_violated('assumption', 'N < 100', ASSUME_AT), ' N <\n 100 ', True),
+        (_violated('property', 'Term, Beyond'), 'Beyond', True),
+        (_violated('property', 'Term, Beyond'), 'Term, Beyond', False),
+        (_violated('property', None), 'Term', False),
+    ],
+    ids=lambda v: v if isinstance(v, str) else '',
+)
 def test_matches(verdict, expected, match):
     assert violations.matches(_job(), verdict, expected) is match
 
 
 def test_an_assumption_is_named_from_the_spec():
     job = _job()
-    named = violations.assumption(job, _violated('assumption', 'line 6, col 20 to line 6, col 24 of module Kinds'))
-    assert (named.property, named.location) == ('Positive', 'line 6, col 20 to line 6, col 24 of module Kinds')
+    named = violations.assumption(
+        job, _violated('assumption', 'line 6, col 20 to line 6, col 24 of module Kinds')
+    )
+    assert (named.property, named.location) == (
+        'Positive',
+        'line 6, col 20 to line 6, col 24 of module Kinds',
+    )
     # A location in no module of the job is kept as TLC said it.
     other = _violated('assumption', 'line 6, col 20 to line 6, col 24 of module Other')
     assert violations.assumption(job, other) == other
@@ -233,11 +305,12 @@ def test_temporal_properties_are_named_by_one_run_each():
 
     named = violations.name_temporal(_job(cfg), _violated('property', None), run)
     assert named.property == 'Beyond, Up'
-    assert len(seen) == 3 and all(len(text) == len(cfg) for text in seen)   # blanked, not cut
+    assert len(seen) == 3 and all(len(text) == len(cfg) for text in seen)  # blanked, not cut
     assert b'PROPERTY Up' not in seen[0] and b'Beyond' not in seen[0] and b'Term' in seen[0]
     # An error in one of the runs: the verdict stays unnamed (nothing is guessed).
-    unnamed = violations.name_temporal(_job(cfg), _violated('property', None),
-                                       lambda sub: Verdict('error', 1.0, 255, reason='x'))
+    unnamed = violations.name_temporal(
+        _job(cfg), _violated('property', None), lambda sub: Verdict('error', 1.0, 255, reason='x')
+    )
     assert unnamed.property is None
 
 

@@ -18,6 +18,7 @@ A stop lands inside an effect unless the effect was quicker than one poll (5 ms 
 a round in which a process got past its effect before its stop is not the behaviour, and is
 run again (at most three rounds).
 """
+
 from __future__ import annotations
 
 import json
@@ -33,11 +34,9 @@ from typing import NamedTuple
 import pytest
 
 from examples.agent_runtime import schema
-from examples.agent_runtime.fault_harness import p1_violations
-from examples.agent_runtime.fault_harness import read_effect_log
+from examples.agent_runtime.fault_harness import p1_violations, read_effect_log
 from tests import wait
-from tests.examples.agent_runtime.restart_test import copy_with
-from tests.examples.agent_runtime.restart_test import wait_for
+from tests.examples.agent_runtime.restart_test import copy_with, wait_for
 
 # Every test here starts pre-commit or the example's worker processes (tests/tiers.py).
 pytestmark = pytest.mark.e2e
@@ -52,19 +51,37 @@ ROUNDS = 3
 
 # complete_step's generation checks and its write of the generation, each one text edit
 FENCE_GENERATION = ('steps.py', 'complete_step', ' AND lease_generation = :gen', '')
-ROW_GENERATION = ('steps.py', 'complete_step', " AND generation = :gen\n", '\n')
+ROW_GENERATION = ('steps.py', 'complete_step', ' AND generation = :gen\n', '\n')
 WRITES_GENERATION = ('steps.py', 'complete_step', ' generation = :gen,', '')
 
 
 def spawn(root: Path, tmp: Path, name: str) -> subprocess.Popen[str]:
     """A worker with run id `w` and its own effect log, tmp/<name>.log."""
     return subprocess.Popen(
-        (sys.executable, '-m', 'examples.agent_runtime.worker', '--db', str(tmp / 'w.db'),
-         '--plan', str(tmp / 'plan.json'), '--run-id', 'w', '--ttl', str(TTL),
-         '--effect-log', str(tmp / f'{name}.log'), '--policy-file', str(tmp / 'policy.json'),
-         '--effect-delay', str(EFFECT_DELAY)),
-        cwd=root, env={**os.environ, 'PYTHONPATH': str(root)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        (
+            sys.executable,
+            '-m',
+            'examples.agent_runtime.worker',
+            '--db',
+            str(tmp / 'w.db'),
+            '--plan',
+            str(tmp / 'plan.json'),
+            '--run-id',
+            'w',
+            '--ttl',
+            str(TTL),
+            '--effect-log',
+            str(tmp / f'{name}.log'),
+            '--policy-file',
+            str(tmp / 'policy.json'),
+            '--effect-delay',
+            str(EFFECT_DELAY),
+        ),
+        cwd=root,
+        env={**os.environ, 'PYTHONPATH': str(root)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -77,17 +94,25 @@ class Outcome(NamedTuple):
 
 
 def completions(conn: sqlite3.Connection) -> list[tuple[int, int]]:
-    return [(int(r[0]), int(r[1])) for r in conn.execute(
-        "SELECT generation, was_live_owner FROM step_write_audit WHERE new_status = 'completed'"
-        ' ORDER BY id'
-    )]
+    return [
+        (int(r[0]), int(r[1]))
+        for r in conn.execute(
+            "SELECT generation, was_live_owner FROM step_write_audit WHERE new_status = 'completed'"
+            ' ORDER BY id'
+        )
+    ]
 
 
-def stop_in_effect(conn: sqlite3.Connection, proc: subprocess.Popen[str], log: Path,
-                   generation: int) -> bool:
+def stop_in_effect(
+    conn: sqlite3.Connection, proc: subprocess.Popen[str], log: Path, generation: int
+) -> bool:
     """SIGSTOP proc once its generation's row is started; False if it had done its effect."""
-    wait_for(conn, f'SELECT count(*) FROM agent_execution_steps WHERE generation = {generation}',
-             f'generation {generation} began the step', timeout=30)
+    wait_for(
+        conn,
+        f'SELECT count(*) FROM agent_execution_steps WHERE generation = {generation}',
+        f'generation {generation} began the step',
+        timeout=30,
+    )
     proc.send_signal(signal.SIGSTOP)
     return not read_effect_log(log)
 
@@ -110,8 +135,9 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
         procs.append(stale := spawn(root, tmp, 'a'))
         if not stop_in_effect(conn, stale, tmp / 'a.log', 1):
             return None
-        wait_for(conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns',
-                 "A's lease expired")
+        wait_for(
+            conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns', "A's lease expired"
+        )
         procs.append(restarted := spawn(root, tmp, 'b'))
         if not stop_in_effect(conn, restarted, tmp / 'b.log', 2):
             return None
@@ -119,8 +145,11 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
         # A's stop outlasted its effect's delay: it writes its effect, then complete_step.
         wait.until(lambda: read_effect_log(tmp / 'a.log'), 'A to do its effect', timeout=20)
         if lands:
-            wait_for(conn, "SELECT count(*) FROM step_write_audit WHERE new_status = 'completed'",
-                     "A's stale completion")
+            wait_for(
+                conn,
+                "SELECT count(*) FROM step_write_audit WHERE new_status = 'completed'",
+                "A's stale completion",
+            )
         else:
             # The one fixed wait left: A's refused complete_step writes nothing to wait for, and
             # A does not end after it (it claims again once B's stopped lease expires, so waiting
@@ -155,16 +184,17 @@ def test_the_shipped_complete_step_refuses_the_stale_completion(tmp_path: Path) 
     outcome = stale_completion(REPO_ROOT, tmp_path, lands=False)
     assert outcome.stale_completions == 0
     assert outcome.p1 == []
-    assert outcome.completions == [(2, 1)], outcome      # B's, live
+    assert outcome.completions == [(2, 1)], outcome  # B's, live
 
 
 @pytest.mark.timeout(120)
 def test_without_its_generation_checks_the_audit_sees_the_written_generation(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     root = copy_with(tmp_path, [FENCE_GENERATION, ROW_GENERATION])
     outcome = stale_completion(root, tmp_path, lands=True)
     assert outcome.stale_completions == 1
-    assert outcome.completions[0] == (1, 0), outcome      # A's generation, not the live one's
+    assert outcome.completions[0] == (1, 0), outcome  # A's generation, not the live one's
     assert outcome.p1, outcome
 
 
@@ -173,5 +203,5 @@ def test_without_the_write_too_the_audit_misses_it_as_finding_f8_said(tmp_path: 
     root = copy_with(tmp_path, [FENCE_GENERATION, ROW_GENERATION, WRITES_GENERATION])
     outcome = stale_completion(root, tmp_path, lands=True)
     assert outcome.stale_completions == 1
-    assert outcome.completions[0] == (2, 1), outcome      # the row's generation: B's
+    assert outcome.completions[0] == (2, 1), outcome  # the row's generation: B's
     assert outcome.p1 == [], outcome

@@ -3,6 +3,7 @@
 The seed is printed; replay one with AGENT_RUNTIME_FAULT_SEED=<seed>. The seed fixes the
 fault decisions, not the OS scheduling, so a replay is likely, not certain, to repeat a race.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,14 +15,16 @@ from pathlib import Path
 import pytest
 
 from examples.agent_runtime import schema
-from examples.agent_runtime.fault_harness import EffectLine
-from examples.agent_runtime.fault_harness import FaultReport
-from examples.agent_runtime.fault_harness import FaultSettings
-from examples.agent_runtime.fault_harness import completed_without_effect
-from examples.agent_runtime.fault_harness import p1_violations
-from examples.agent_runtime.fault_harness import p8_violations
-from examples.agent_runtime.fault_harness import read_effect_log
-from examples.agent_runtime.fault_harness import run_faults
+from examples.agent_runtime.fault_harness import (
+    EffectLine,
+    FaultReport,
+    FaultSettings,
+    completed_without_effect,
+    p1_violations,
+    p8_violations,
+    read_effect_log,
+    run_faults,
+)
 
 TURNS = 150
 
@@ -32,7 +35,10 @@ def fault_seed() -> int:
 
 
 def rounds_until_caught(
-        tmp_path: Path, mutation: str, rounds: int, caught: Callable[[FaultReport], bool],
+    tmp_path: Path,
+    mutation: str,
+    rounds: int,
+    caught: Callable[[FaultReport], bool],
 ) -> FaultReport:
     """Run the harness against a broken variant, seeds seed .. seed + rounds - 1, until caught."""
     seed = fault_seed()
@@ -92,6 +98,7 @@ def test_faults_catch_an_unfenced_complete_step(tmp_path: Path):
 
 # ---- the checks on synthetic data ---------------------------------------------------
 
+
 def line(step: str, run: str, generation: int, policy: str, turn: str = 't1') -> EffectLine:
     return EffectLine(turn, step, run, generation, policy)
 
@@ -107,12 +114,26 @@ def line(step: str, run: str, generation: int, policy: str, turn: str = 't1') ->
         ([line('s', 'a', 1, 'never'), line('s', 'a', 1, 'never')], 1),
         ([line('s', 'a', 1, 'never'), line('s', 'b', 2, 'never', turn='t2')], 0),
         ([line('s', 'a', 1, 'never'), line('u', 'a', 1, 'never')], 0),
-        ([line('s', 'a', 1, 'never'), line('s', 'b', 2, 'never'),
-          line('u', 'a', 1, 'never'), line('u', 'b', 2, 'always')], 2),
+        (
+            [
+                line('s', 'a', 1, 'never'),
+                line('s', 'b', 2, 'never'),
+                line('u', 'a', 1, 'never'),
+                line('u', 'b', 2, 'always'),
+            ],
+            2,
+        ),
     ],
     ids=[
-        'none', 'one-never', 'always-twice', 'never-then-always', 'always-then-never',
-        'never-twice-same-run', 'other-turn', 'other-step', 'two-steps',
+        'none',
+        'one-never',
+        'always-twice',
+        'never-then-always',
+        'always-then-never',
+        'never-twice-same-run',
+        'other-turn',
+        'other-step',
+        'two-steps',
     ],
 )
 def test_p8_violations(effects, violations):
@@ -137,7 +158,7 @@ def conn(tmp_path: Path):
     schema.add_turns(conn, ['t1'])
     conn.execute(
         f"UPDATE agent_turns SET lease_owner = 'a', lease_generation = 1, "
-        f"lease_expires_at = {schema.NOW} + 60"
+        f'lease_expires_at = {schema.NOW} + 60'
     )
     yield conn
     conn.close()

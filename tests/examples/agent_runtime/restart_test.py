@@ -15,6 +15,7 @@ and the test writes the policy.
 The broken variants are applied to a copy of `examples/` in a temporary folder, never
 the working tree.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,9 +33,7 @@ from typing import NamedTuple
 import pytest
 
 from examples.agent_runtime import schema
-from examples.agent_runtime.fault_harness import p1_violations
-from examples.agent_runtime.fault_harness import p8_violations
-from examples.agent_runtime.fault_harness import read_effect_log
+from examples.agent_runtime.fault_harness import p1_violations, p8_violations, read_effect_log
 from tests import wait
 
 # Every test here starts pre-commit or the example's worker processes (tests/tiers.py).
@@ -56,12 +55,30 @@ class Files(NamedTuple):
 
 def spawn(root: Path, files: Files, policy: Path, effect_delay: float) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        (sys.executable, '-m', 'examples.agent_runtime.worker', '--db', str(files.db),
-         '--plan', str(files.plan), '--run-id', 'w', '--ttl', str(TTL),
-         '--effect-log', str(files.effects), '--policy-file', str(policy),
-         '--effect-delay', str(effect_delay)),
-        cwd=root, env={**os.environ, 'PYTHONPATH': str(root)},
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        (
+            sys.executable,
+            '-m',
+            'examples.agent_runtime.worker',
+            '--db',
+            str(files.db),
+            '--plan',
+            str(files.plan),
+            '--run-id',
+            'w',
+            '--ttl',
+            str(TTL),
+            '--effect-log',
+            str(files.effects),
+            '--policy-file',
+            str(policy),
+            '--effect-delay',
+            str(effect_delay),
+        ),
+        cwd=root,
+        env={**os.environ, 'PYTHONPATH': str(root)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -83,7 +100,7 @@ def open_when_read(fifo: Path, proc: subprocess.Popen[str], timeout: float = 20.
 
 
 class Outcome(NamedTuple):
-    stale: dict[str, int]       # the stopped process's own counts (worker.run_worker)
+    stale: dict[str, int]  # the stopped process's own counts (worker.run_worker)
     restarted: dict[str, int]
     p1: list[str]
     p8: list[str]
@@ -91,8 +108,13 @@ class Outcome(NamedTuple):
 
 
 def run_restart(root: Path, tmp: Path) -> Outcome:
-    files = Files(tmp / 'w.db', tmp / 'plan.json', tmp / 'policy.json', tmp / 'policy.fifo',
-                  tmp / 'effects.log')
+    files = Files(
+        tmp / 'w.db',
+        tmp / 'plan.json',
+        tmp / 'policy.json',
+        tmp / 'policy.fifo',
+        tmp / 'effects.log',
+    )
     files.plan.write_text(json.dumps(PLAN))
     files.policy.write_text(json.dumps(POLICIES))
     os.mkfifo(files.fifo)
@@ -108,13 +130,18 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
         assert conn.execute(
             "SELECT lease_owner = 'w' AND lease_generation = 1 FROM agent_turns"
         ).fetchone()[0]
-        wait_for(conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns',
-                 'its lease expired')
+        wait_for(
+            conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns', 'its lease expired'
+        )
         # Slow effects keep the restarted process's lease live while the old one resumes.
         restarted = spawn(root, files, files.policy, 1.0)
         procs.append(restarted)
-        wait_for(conn, 'SELECT lease_generation = 2 FROM agent_turns',
-                 'the restarted process, same run id, claimed generation 2', timeout=30)
+        wait_for(
+            conn,
+            'SELECT lease_generation = 2 FROM agent_turns',
+            'the restarted process, same run id, claimed generation 2',
+            timeout=30,
+        )
         stale.send_signal(signal.SIGCONT)
         # Its later reads (if a broken fence lets it go on) find a plain file.
         shutil.copy(files.policy, tmp / 'policy.next')
@@ -133,8 +160,9 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
     counts = [json.loads(out) for out, _ in outputs]
     effects = read_effect_log(files.effects)
     generations = {int(r[0]) for r in conn.execute('SELECT generation FROM step_write_audit')}
-    outcome = Outcome(counts[0], counts[1], p1_violations(conn), p8_violations(effects),
-                      generations)
+    outcome = Outcome(
+        counts[0], counts[1], p1_violations(conn), p8_violations(effects), generations
+    )
     conn.close()
     return outcome
 
@@ -144,7 +172,12 @@ def test_the_generation_fences_a_stopped_process_whose_run_id_was_reused(tmp_pat
     # The stale process claimed once, lost its lease at its first begin_step and could
     # not release the restarted process's lease; it wrote nothing.
     assert outcome.stale == {
-        'run': 'w', 'claims': 1, 'done': 0, 'needs_attention': 0, 'lost': 1, 'released': 0,
+        'run': 'w',
+        'claims': 1,
+        'done': 0,
+        'needs_attention': 0,
+        'lost': 1,
+        'released': 0,
     }
     assert outcome.restarted['claims'] == 1
     assert outcome.restarted['done'] + outcome.restarted['needs_attention'] == 1
@@ -156,8 +189,9 @@ def test_the_generation_fences_a_stopped_process_whose_run_id_was_reused(tmp_pat
 def copy_with(tmp: Path, edits: list[tuple[str, str, str, str]]) -> Path:
     """A copy of examples/ with (file, function, old, new) applied once inside each function."""
     root = tmp / 'mutant'
-    shutil.copytree(REPO_ROOT / 'examples', root / 'examples',
-                    ignore=shutil.ignore_patterns('__pycache__'))
+    shutil.copytree(
+        REPO_ROOT / 'examples', root / 'examples', ignore=shutil.ignore_patterns('__pycache__')
+    )
     for name, function, old, new in edits:
         path = root / 'examples' / 'agent_runtime' / name
         text = path.read_text()
@@ -171,30 +205,39 @@ def copy_with(tmp: Path, edits: list[tuple[str, str, str, str]]) -> Path:
 
 
 GEN = ' AND lease_generation = :gen'
-FENCES = [('lease.py', 'renew'), ('lease.py', 'release'), ('lease.py', 'finish_turn'),
-          ('steps.py', 'begin_step'), ('steps.py', 'complete_step')]
+FENCES = [
+    ('lease.py', 'renew'),
+    ('lease.py', 'release'),
+    ('lease.py', 'finish_turn'),
+    ('steps.py', 'begin_step'),
+    ('steps.py', 'complete_step'),
+]
 
 
 @pytest.mark.parametrize(
     ('edits', 'caught'),
     [
         pytest.param(
-            [('steps.py', 'begin_step', GEN, '')], lambda o: bool(o.p1),
+            [('steps.py', 'begin_step', GEN, '')],
+            lambda o: bool(o.p1),
             id='begin-step-fence-without-generation-audit-p1',
         ),
         pytest.param(
-            [('lease.py', 'release', GEN, '')], lambda o: o.stale['released'] > 0,
+            [('lease.py', 'release', GEN, '')],
+            lambda o: o.stale['released'] > 0,
             id='release-without-generation-releases-the-successor',
         ),
         pytest.param(
-            [(name, function, GEN, '') for name, function in FENCES], lambda o: bool(o.p1),
+            [(name, function, GEN, '') for name, function in FENCES],
+            lambda o: bool(o.p1),
             id='no-fence-compares-the-generation-audit-p1',
         ),
     ],
 )
 def test_dropping_the_generation_from_a_fence_is_caught(
-        tmp_path: Path, edits: list[tuple[str, str, str, str]],
-        caught: Callable[[Outcome], bool],
+    tmp_path: Path,
+    edits: list[tuple[str, str, str, str]],
+    caught: Callable[[Outcome], bool],
 ) -> None:
     root = copy_with(tmp_path, edits)
     outcome = run_restart(root, tmp_path)

@@ -8,18 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from examples.agent_runtime import schema
-from examples.agent_runtime import worker
-from examples.agent_runtime.lease import Lease
-from examples.agent_runtime.lease import LeaseLost
-from examples.agent_runtime.lease import claim
-from examples.agent_runtime.lease import finish_turn
-from examples.agent_runtime.lease import release
-from examples.agent_runtime.lease import renew
+from examples.agent_runtime import schema, worker
+from examples.agent_runtime.lease import Lease, LeaseLost, claim, finish_turn, release, renew
 from examples.agent_runtime.schema import NOW
-from examples.agent_runtime.steps import begin_step
-from examples.agent_runtime.steps import complete_step
-from examples.agent_runtime.steps import most_restrictive
+from examples.agent_runtime.steps import begin_step, complete_step, most_restrictive
 
 TTL = 30.0  # long enough never to expire by itself during a test; expiry is forced
 
@@ -44,7 +36,8 @@ def turn(conn: sqlite3.Connection, turn_id: str = 't1') -> sqlite3.Row:
 
 def step(conn: sqlite3.Connection, key: str = 's', turn_id: str = 't1') -> sqlite3.Row | None:
     return conn.execute(
-        'SELECT * FROM agent_execution_steps WHERE turn_id = ? AND step_key = ?', (turn_id, key),
+        'SELECT * FROM agent_execution_steps WHERE turn_id = ? AND step_key = ?',
+        (turn_id, key),
     ).fetchone()
 
 
@@ -66,6 +59,7 @@ def taken_over(conn: sqlite3.Connection) -> tuple[Lease, Lease]:
 
 
 # ---- Claim --------------------------------------------------------------------------
+
 
 def test_claim_free_turn_bumps_generation(conn):
     lease = claim(conn, 't1', 'a', TTL)
@@ -106,6 +100,7 @@ def test_claim_unknown_turn(conn):
 
 # ---- Renew --------------------------------------------------------------------------
 
+
 def test_renew_extends_live_lease(conn):
     lease = claim(conn, 't1', 'a', 1.0)
     assert lease is not None
@@ -144,6 +139,7 @@ def test_renew_never_resurrects_an_expired_lease(conn):
 
 # ---- Release ------------------------------------------------------------------------
 
+
 def test_release_clears_owner_keeps_generation(conn):
     lease = claim(conn, 't1', 'a', TTL)
     assert lease is not None and release(conn, lease)
@@ -166,6 +162,7 @@ def test_release_after_takeover_leaves_new_owner(conn):
 
 
 # ---- BeginStep: fence ---------------------------------------------------------------
+
 
 def _not_owner(conn):
     claim(conn, 't1', 'a', TTL)
@@ -231,14 +228,32 @@ REPLAY_CASES = [
     (('completed', 'never'), 'always', 'replayed', 'never', ('completed', 'never', 1), 'open'),
     (('completed', 'always'), 'always', 'replayed', 'always', ('completed', 'always', 1), 'open'),
     (('unknown', 'never'), 'always', 'needs_attention', 'never', ('unknown', 'never', 1), 'open'),
-    (('started', 'never'), 'never', 'needs_attention', 'never', ('unknown', 'never', 2),
-     'needs_attention'),
+    (
+        ('started', 'never'),
+        'never',
+        'needs_attention',
+        'never',
+        ('unknown', 'never', 2),
+        'needs_attention',
+    ),
     (('started', 'always'), 'always', 'run', 'always', ('started', 'always', 2), 'open'),
     # a deploy flipped the policy: the most restrictive of recorded and current wins
-    (('started', 'always'), 'never', 'needs_attention', 'never', ('unknown', 'never', 2),
-     'needs_attention'),
-    (('started', 'never'), 'always', 'needs_attention', 'never', ('unknown', 'never', 2),
-     'needs_attention'),
+    (
+        ('started', 'always'),
+        'never',
+        'needs_attention',
+        'never',
+        ('unknown', 'never', 2),
+        'needs_attention',
+    ),
+    (
+        ('started', 'never'),
+        'always',
+        'needs_attention',
+        'never',
+        ('unknown', 'never', 2),
+        'needs_attention',
+    ),
 ]
 
 
@@ -246,8 +261,15 @@ REPLAY_CASES = [
     ('before', 'policy_now', 'outcome', 'decided', 'after', 'turn_status'),
     REPLAY_CASES,
     ids=[
-        'new-never', 'new-always', 'completed-never', 'completed-always', 'unknown',
-        'started-never', 'started-always', 'flip-always-to-never', 'flip-never-to-always',
+        'new-never',
+        'new-always',
+        'completed-never',
+        'completed-always',
+        'unknown',
+        'started-never',
+        'started-always',
+        'flip-always-to-never',
+        'flip-never-to-always',
     ],
 )
 def test_replay_decision(conn, before, policy_now, outcome, decided, after, turn_status):
@@ -279,14 +301,19 @@ def test_replay_decision(conn, before, policy_now, outcome, decided, after, turn
 
 @pytest.mark.parametrize(
     ('recorded', 'now', 'effective'),
-    [('never', 'never', 'never'), ('never', 'always', 'never'),
-     ('always', 'never', 'never'), ('always', 'always', 'always')],
+    [
+        ('never', 'never', 'never'),
+        ('never', 'always', 'never'),
+        ('always', 'never', 'never'),
+        ('always', 'always', 'always'),
+    ],
 )
 def test_most_restrictive(recorded, now, effective):
     assert most_restrictive(recorded, now) == effective
 
 
 # ---- CompleteStep -------------------------------------------------------------------
+
 
 def test_complete_step_by_owner(conn):
     lease = claim(conn, 't1', 'a', TTL)
@@ -339,6 +366,7 @@ def test_deposed_run_cannot_complete_after_rerun(conn):
 
 # ---- finish_turn --------------------------------------------------------------------
 
+
 def test_finish_turn_needs_every_step_completed(conn):
     lease = claim(conn, 't1', 'a', TTL)
     begin_step(conn, lease, 's0', 'never')
@@ -352,13 +380,12 @@ def test_finish_turn_needs_every_step_completed(conn):
 
 # ---- the audit trigger --------------------------------------------------------------
 
+
 def test_audit_flags_write_by_non_owner(conn):
     lease = claim(conn, 't1', 'a', TTL)
     begin_step(conn, lease, 's', 'never')
     # A write that bypasses the code's fencing: the database still judges it.
-    conn.execute(
-        "UPDATE agent_execution_steps SET status = 'completed', written_by = 'intruder'"
-    )
+    conn.execute("UPDATE agent_execution_steps SET status = 'completed', written_by = 'intruder'")
     assert audit(conn)[-1] == ('intruder', 1, 'completed', 0)
 
 
@@ -389,9 +416,13 @@ def test_write_and_trigger_share_one_instant(conn):
     )
     first_audit = conn.execute('SELECT max(id) FROM step_write_audit').fetchone()[0]
     conn.execute(f'UPDATE agent_execution_steps SET result = {NOW}')
-    instants = {r[0] for r in conn.execute(
-        'SELECT at FROM step_write_audit WHERE id > ?', (first_audit,),
-    )}
+    instants = {
+        r[0]
+        for r in conn.execute(
+            'SELECT at FROM step_write_audit WHERE id > ?',
+            (first_audit,),
+        )
+    }
     assert len(instants) == 1
     # result is TEXT: the REAL went through a 15-digit text conversion
     assert float(step(conn, 's0')['result']) == pytest.approx(instants.pop(), abs=1e-4)
@@ -409,15 +440,26 @@ def test_failed_transaction_rolls_back(conn):
 
 # ---- the worker ---------------------------------------------------------------------
 
+
 @pytest.fixture
 def worker_files(tmp_path: Path) -> dict[str, Path]:
     files = {
-        'db': tmp_path / 'w.db', 'plan': tmp_path / 'plan.json',
-        'policy': tmp_path / 'policy.json', 'effects': tmp_path / 'effects.log',
+        'db': tmp_path / 'w.db',
+        'plan': tmp_path / 'plan.json',
+        'policy': tmp_path / 'policy.json',
+        'effects': tmp_path / 'effects.log',
     }
-    files['plan'].write_text(json.dumps({'turns': {
-        'a': ['send_email', 'search'], 'b': ['search'], 'c': ['post_comment', 'send_email'],
-    }}))
+    files['plan'].write_text(
+        json.dumps(
+            {
+                'turns': {
+                    'a': ['send_email', 'search'],
+                    'b': ['search'],
+                    'c': ['post_comment', 'send_email'],
+                }
+            }
+        )
+    )
     files['policy'].write_text(json.dumps({'send_email': 'never', 'search': 'always'}))
     return files
 
@@ -428,29 +470,58 @@ def _effect_lines(path: Path) -> list[dict[str, object]]:
 
 def test_worker_main_runs_every_turn(worker_files):
     files = worker_files
-    assert worker.main([
-        '--db', str(files['db']), '--plan', str(files['plan']), '--run-id', 'w1',
-        '--ttl', '5', '--effect-log', str(files['effects']),
-        '--policy-file', str(files['policy']), '--effect-delay', '0', '--init',
-    ]) == 0
+    assert (
+        worker.main(
+            [
+                '--db',
+                str(files['db']),
+                '--plan',
+                str(files['plan']),
+                '--run-id',
+                'w1',
+                '--ttl',
+                '5',
+                '--effect-log',
+                str(files['effects']),
+                '--policy-file',
+                str(files['policy']),
+                '--effect-delay',
+                '0',
+                '--init',
+            ]
+        )
+        == 0
+    )
     lines = _effect_lines(files['effects'])
     assert [(x['turn'], x['step'], x['policy'], x['generation']) for x in lines] == [
-        ('a', '0:send_email', 'never', 1), ('a', '1:search', 'always', 1),
+        ('a', '0:send_email', 'never', 1),
+        ('a', '1:search', 'always', 1),
         ('b', '0:search', 'always', 1),
-        ('c', '0:post_comment', 'never', 1), ('c', '1:send_email', 'never', 1),
+        ('c', '0:post_comment', 'never', 1),
+        ('c', '1:send_email', 'never', 1),
     ]
     conn = schema.connect(str(files['db']))
     statuses = conn.execute('SELECT id, status, lease_owner FROM agent_turns ORDER BY id')
-    assert [tuple(r) for r in statuses] == [('a', 'done', None), ('b', 'done', None),
-                                            ('c', 'done', None)]
-    assert conn.execute('SELECT count(*) FROM step_write_audit WHERE was_live_owner = 0'
-                        ).fetchone()[0] == 0
+    assert [tuple(r) for r in statuses] == [
+        ('a', 'done', None),
+        ('b', 'done', None),
+        ('c', 'done', None),
+    ]
+    assert (
+        conn.execute('SELECT count(*) FROM step_write_audit WHERE was_live_owner = 0').fetchone()[0]
+        == 0
+    )
     conn.close()
 
 
 def _config(files: dict[str, Path], run_id: str = 'w1', ttl: float = 5.0) -> worker.WorkerConfig:
     return worker.WorkerConfig(
-        str(files['db']), run_id, ttl, str(files['effects']), str(files['policy']), 0.0,
+        str(files['db']),
+        run_id,
+        ttl,
+        str(files['effects']),
+        str(files['policy']),
+        0.0,
     )
 
 
@@ -479,7 +550,11 @@ def test_run_turn_stops_at_needs_attention(worker_files):
     lease = claim(conn, 'a', 'w1', 5.0)
     heartbeat = worker.Heartbeat(str(worker_files['db']), lease, 5.0)
     outcome = worker.run_turn(
-        conn, _config(worker_files), lease, ['send_email', 'search'], heartbeat,
+        conn,
+        _config(worker_files),
+        lease,
+        ['send_email', 'search'],
+        heartbeat,
     )
     assert outcome == 'needs_attention'
     assert step(conn, '0:send_email', 'a')['status'] == 'unknown'
@@ -496,7 +571,11 @@ def test_run_turn_deposed_mid_turn(worker_files):
     claim(conn, 'a', 'w2', 5.0)
     heartbeat = worker.Heartbeat(str(worker_files['db']), lease, 5.0)
     outcome = worker.run_turn(
-        conn, _config(worker_files), lease, ['send_email', 'search'], heartbeat,
+        conn,
+        _config(worker_files),
+        lease,
+        ['send_email', 'search'],
+        heartbeat,
     )
     assert outcome == 'lost'
     assert step(conn, '1:search', 'a') is None
@@ -520,6 +599,7 @@ def test_heartbeat_renews_then_notices_takeover(worker_files):
 
 # ---- durability ---------------------------------------------------------------------
 
+
 def test_every_connection_of_the_runtime_commits_durably(worker_files, monkeypatch):
     # A committed `started` row must survive a power loss before the effect runs:
     # WAL with synchronous = FULL (2). synchronous is per connection, so it is read back
@@ -531,21 +611,40 @@ def test_every_connection_of_the_runtime_commits_durably(worker_files, monkeypat
     def connect(*args, factory=sqlite3.Connection, **kwargs):
         class Recorded(factory):
             def close(self) -> None:
-                settings.append(tuple(
-                    self.execute(f'PRAGMA {name}').fetchone()[0]
-                    for name in ('journal_mode', 'synchronous', 'fullfsync')
-                ))
+                settings.append(
+                    tuple(
+                        self.execute(f'PRAGMA {name}').fetchone()[0]
+                        for name in ('journal_mode', 'synchronous', 'fullfsync')
+                    )
+                )
                 super().close()
 
         return real_connect(*args, factory=Recorded, **kwargs)
 
     monkeypatch.setattr(sqlite3, 'connect', connect)
     files = worker_files
-    assert worker.main([
-        '--db', str(files['db']), '--plan', str(files['plan']), '--run-id', 'w1',
-        '--ttl', '5', '--effect-log', str(files['effects']),
-        '--policy-file', str(files['policy']), '--effect-delay', '0', '--init',
-    ]) == 0
+    assert (
+        worker.main(
+            [
+                '--db',
+                str(files['db']),
+                '--plan',
+                str(files['plan']),
+                '--run-id',
+                'w1',
+                '--ttl',
+                '5',
+                '--effect-log',
+                str(files['effects']),
+                '--policy-file',
+                str(files['policy']),
+                '--effect-delay',
+                '0',
+                '--init',
+            ]
+        )
+        == 0
+    )
     assert settings == [('wal', 2, 1)] * 5  # init, worker, three heartbeats (three turns)
 
 
@@ -561,8 +660,10 @@ def test_the_runtime_opens_connections_only_through_schema_connect():
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef):
                 for inner in ast.walk(node):
-                    if isinstance(inner, ast.Attribute) and inner.attr == 'connect' and (
-                        isinstance(inner.value, ast.Name) and inner.value.id == 'sqlite3'
+                    if (
+                        isinstance(inner, ast.Attribute)
+                        and inner.attr == 'connect'
+                        and (isinstance(inner.value, ast.Name) and inner.value.id == 'sqlite3')
                     ):
                         callers.append(f'{path.name}:{node.name}')
             if isinstance(node, ast.ImportFrom) and node.module == 'sqlite3':

@@ -1,4 +1,5 @@
 """The runtime's trace recording (examples/agent_runtime/trace.py), checked by the real TLC."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -6,18 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from examples.agent_runtime import schema
-from examples.agent_runtime import trace
+from examples.agent_runtime import schema, trace
 from examples.agent_runtime.effects import append_effect
-from examples.agent_runtime.fault_harness import FaultSettings
-from examples.agent_runtime.fault_harness import run_faults
-from examples.agent_runtime.lease import claim
-from examples.agent_runtime.lease import finish_turn
-from examples.agent_runtime.lease import release
-from examples.agent_runtime.lease import renew
+from examples.agent_runtime.fault_harness import FaultSettings, run_faults
+from examples.agent_runtime.lease import claim, finish_turn, release, renew
 from examples.agent_runtime.schema import NOW
-from examples.agent_runtime.steps import begin_step
-from examples.agent_runtime.steps import complete_step
+from examples.agent_runtime.steps import begin_step, complete_step
 from execlease_hook.tlc import run as tlc
 from execlease_hook.traces import run as traces
 from tests import needs
@@ -68,13 +63,28 @@ def test_one_turn_one_line_per_transaction_and_effect(db: str, tmp_path: Path):
     assert release(a, lease)
     lines = trace.lines(db)
     assert [x['action'] for x in lines] == [
-        'Claim', 'Renew', 'BeginStep', 'Effect', 'CompleteStep', 'FinishTurn', 'Release',
+        'Claim',
+        'Renew',
+        'BeginStep',
+        'Effect',
+        'CompleteStep',
+        'FinishTurn',
+        'Release',
     ]
     assert [x['seq'] for x in lines] == sorted(x['seq'] for x in lines)
     claim_line, _, begin, effect, complete, finish, rel = lines
     assert claim_line | {'seq': 0, 'where': ''} == {
-        'seq': 0, 'action': 'Claim', 'run': 'a', 'where': '', 'turn': 't1', 'owner': 'a',
-        'gen': 1, 'turnStatus': 'open', 'liveBefore': False, 'live': True, 'pc': 'holding',
+        'seq': 0,
+        'action': 'Claim',
+        'run': 'a',
+        'where': '',
+        'turn': 't1',
+        'owner': 'a',
+        'gen': 1,
+        'turnStatus': 'open',
+        'liveBefore': False,
+        'live': True,
+        'pc': 'holding',
         'runGen': 1,
     }
     assert claim_line['where'].startswith('examples/agent_runtime/lease.py:')
@@ -90,18 +100,22 @@ def test_one_turn_one_line_per_transaction_and_effect(db: str, tmp_path: Path):
 def test_refused_transactions_are_not_lines_a_replay_is(db: str):
     a, b = traced(db, 'a'), traced(db, 'b')
     old = claim(a, 't1', 'a', TTL)
-    assert old is not None and claim(b, 't1', 'b', TTL) is None   # refused: no line
+    assert old is not None and claim(b, 't1', 'b', TTL) is None  # refused: no line
     begin_step(a, old, 's', 'always')
     assert complete_step(a, old, 's', 'ok')
-    expire(a)                                                    # not a line either
-    assert not renew(a, old, TTL)                                # refused: no resurrection
+    expire(a)  # not a line either
+    assert not renew(a, old, TTL)  # refused: no resurrection
     new = claim(b, 't1', 'b', TTL)
     assert new is not None
-    assert not release(a, old)                                   # refused: deposed
+    assert not release(a, old)  # refused: deposed
     assert begin_step(b, new, 's', 'never').outcome == 'replayed'  # read-only, but a step
     lines = trace.lines(db)
     assert [(x['action'], x['run']) for x in lines] == [
-        ('Claim', 'a'), ('BeginStep', 'a'), ('CompleteStep', 'a'), ('Claim', 'b'), ('BeginStep', 'b'),
+        ('Claim', 'a'),
+        ('BeginStep', 'a'),
+        ('CompleteStep', 'a'),
+        ('Claim', 'b'),
+        ('BeginStep', 'b'),
     ]
     takeover, replay = lines[3], lines[4]
     assert takeover['liveBefore'] is False and takeover['gen'] == 2
@@ -131,14 +145,16 @@ def test_two_processes_with_one_run_id_are_two_runs(db: str, tmp_path: Path) -> 
     expire(first)
     new = claim(restarted, 't1', 'w', TTL)
     assert new is not None
-    assert not renew(first, old, TTL)          # owner w still matches: the generation refuses
+    assert not renew(first, old, TTL)  # owner w still matches: the generation refuses
     assert not release(first, old)
     assert begin_step(restarted, new, 's', 'always').run_effect
     trace.enable('w', db, process='restarted')
     append_effect(str(tmp_path / 'effects.log'), new, 's', 'always', 0)
     (only,) = trace.project(trace.lines(db)).values()
     assert [(x['action'], x['run'], x.get('runId')) for x in only] == [
-        ('Claim', 'w', None), ('RestartClaim', 'w~2', 'w'), ('BeginStep', 'w~2', 'w'),
+        ('Claim', 'w', None),
+        ('RestartClaim', 'w~2', 'w'),
+        ('BeginStep', 'w~2', 'w'),
         ('Effect', 'w~2', 'w'),
     ]
     assert only[1]['owner'] == 'w' and only[2]['stepRow']['by'] == 'w'
@@ -155,7 +171,9 @@ def test_a_claim_after_the_same_process_released_is_no_restart_claim(db: str) ->
     assert claim(restarted, 't1', 'w', TTL) is not None
     (only,) = trace.project(trace.lines(db)).values()
     assert [(x['action'], x['run']) for x in only] == [
-        ('Claim', 'w'), ('Release', 'w'), ('Claim', 'w~2'),
+        ('Claim', 'w'),
+        ('Release', 'w'),
+        ('Claim', 'w~2'),
     ]
 
 
@@ -175,11 +193,18 @@ def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
 
 # ---- real worker processes, real TLC --------------------------------------------------
 
+
 def check(trace_dir: Path):
     found = traces.read_folder(trace_dir, 'test')
     job = traces.tlc_job(
-        'fault-run', MODEL, 'TraceExecutionLease.tla', 'TraceExecutionLease.cfg', found,
-        Path(needs.java()), needs.tla_jar(), timeout=300,
+        'fault-run',
+        MODEL,
+        'TraceExecutionLease.tla',
+        'TraceExecutionLease.cfg',
+        found,
+        Path(needs.java()),
+        needs.tla_jar(),
+        timeout=300,
     )
     return traces.judge(tlc.run_job(job), found)
 
@@ -213,8 +238,13 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
     for seed in range(7, 10):
         out = tmp_path / str(seed)
         report = run_faults(
-            FaultSettings(seed=seed, turns=80, deadline_s=150, mutation='unfenced-complete',
-                          trace_dir=out / 'traces'),
+            FaultSettings(
+                seed=seed,
+                turns=80,
+                deadline_s=150,
+                mutation='unfenced-complete',
+                trace_dir=out / 'traces',
+            ),
             out / 'work',
         )
         print(report.summary())
@@ -228,9 +258,18 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
 
 # ---- the shipped code mutations (all of them run in `execlease verify`) -----------------
 
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize('name', ['release-ignores-owner', 'renew-revives-expired', 'policy-ignores-now',
-                                  'begin-step-ignores-generation', 'complete-step-ignores-generation'])
+@pytest.mark.parametrize(
+    'name',
+    [
+        'release-ignores-owner',
+        'renew-revives-expired',
+        'policy-ignores-now',
+        'begin-step-ignores-generation',
+        'complete-step-ignores-generation',
+    ],
+)
 def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, offline_tlc):
     # The three breaks the fault harness let through in every seeded round: a release without
     # its fence, a renew without its expiry check, a replay decision ignoring the policy now;
@@ -247,7 +286,10 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
     t = tools.Tools(tools.resolve_jar(root), tools.find_java())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
-    assert f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s' in result.message
+    assert (
+        f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s'
+        in result.message
+    )
     assert ' at line ' in result.message and 'examples/agent_runtime/' in result.message
 
 
@@ -255,15 +297,21 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
 # these breaks keeps every write of the shipped code and changes only what the worker does
 # next, so the line that rejects it is the worker's next step, which the model does not allow.
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize(('name', 'rejected_at'), [
-    ('rerun-returns-replayed', 's05--0-search.ndjson at line 6 (Release by b, '),
-    ('replay-reruns-completed-always', 's11--0-search.ndjson at line 7 (Effect by b, '),
-    ('never-branch-runs', 's07--0-mail.ndjson at line 6 (Effect by b, '),
-    ('effect-after-lease-lost', 's16--0-search.ndjson at line 3 (Effect by a, '),
-    ('complete-step-forges-generation', 's13--0-search.ndjson at line 5 (CompleteStep by w, '),
-])
+@pytest.mark.parametrize(
+    ('name', 'rejected_at'),
+    [
+        ('rerun-returns-replayed', 's05--0-search.ndjson at line 6 (Release by b, '),
+        ('replay-reruns-completed-always', 's11--0-search.ndjson at line 7 (Effect by b, '),
+        ('never-branch-runs', 's07--0-mail.ndjson at line 6 (Effect by b, '),
+        ('effect-after-lease-lost', 's16--0-search.ndjson at line 3 (Effect by a, '),
+        ('complete-step-forges-generation', 's13--0-search.ndjson at line 5 (CompleteStep by w, '),
+    ],
+)
 def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
-        name: str, rejected_at: str, tmp_path: Path, offline_tlc,
+    name: str,
+    rejected_at: str,
+    tmp_path: Path,
+    offline_tlc,
 ):
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.tlc import jar as tools
