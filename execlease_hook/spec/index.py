@@ -17,9 +17,8 @@ A config's meaning is its token sequence without comments, with singular and plu
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
@@ -83,52 +82,6 @@ class SpecIndex:
             else f'{unit.start_line}-{unit.end_line}'
         )
         return f'{unit.file or self.name}:{lines}'
-
-
-def merged(
-    indexes: Sequence[SpecIndex], by_module: Mapping[str, SpecIndex] | None = None
-) -> SpecIndex:
-    """One index of a root module and the modules it reads (spec/modules.py), as TLC sees its
-    definitions: the root's units, then every definition of the others that the root does not
-    define itself (TLC refuses a redefinition, so the first one met is the only one). Each unit
-    keeps its own file, so `where` names the module that defines it. With `by_module` (the
-    indexes by module name), a named instance `I == INSTANCE M` adds M's definitions as `I!Op`,
-    as the model refers to them. For the map and messages, never for the model record (its
-    digests are per module)."""
-    first, *others = indexes
-    units = list(first.units)
-    seen = {u.key for u in units if u.definition}
-    for other in others:
-        for unit in other.units:
-            if unit.definition and unit.key not in seen:
-                seen.add(unit.key)
-                units.append(unit)
-    for unit in list(units):
-        instanced = _instanced(unit) if by_module is not None and unit.definition else None
-        target = None if instanced is None or by_module is None else by_module.get(instanced)
-        if target is None:
-            continue
-        for inner in target.units:
-            key = f'{unit.key}!{inner.key}'
-            if inner.definition and key not in seen:
-                seen.add(key)
-                units.append(dataclasses.replace(inner, key=key))
-    return SpecIndex(first.name, first.module, tuple(units))
-
-
-def _instanced(unit: Unit) -> str | None:
-    """`M` for a unit `I == INSTANCE M ...` (parameterless), else None."""
-    if unit.node.type != 'module_definition':
-        return None
-    if any(c.type == 'identifier' for c in unit.node.named_children[1:]):
-        return None  # I(x) == INSTANCE M: its operators need the parameter, not resolved here
-    instance = next((c for c in unit.node.named_children if c.type == 'instance'), None)
-    name = (
-        None
-        if instance is None
-        else next((c for c in instance.named_children if c.type == 'identifier_ref'), None)
-    )
-    return None if name is None or name.text is None else name.text.decode('utf-8')
 
 
 # A run reads one spec many times (each mutation's `within`, the map, the model record): the

@@ -33,7 +33,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest, ModelRecord, model_paths
 from execlease_hook.spec import index as spec_index
 from execlease_hook.spec.index import SpecIndex
-from execlease_hook.spec.modules import Module, closure, folder_prefix
+from execlease_hook.spec.modules import Module, closure, folder_prefix, merged_index
 from execlease_hook.spec.older_record import older_record
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class ModelView:
         that EXTENDS `Lease.tla` has Lease's actions; `etcd == INSTANCE etcdraft` adds
         etcdraft's as `etcd!BecomeLeader`), each unit naming its own module file."""
         indexes = [self.index, *(spec_index.read_spec(mod.text, mod.key) for mod in self.modules)]
-        return spec_index.merged(indexes, {index.module: index for index in indexes})
+        return merged_index(indexes, {index.module: index for index in indexes})
 
     def actions(self) -> dict[str, Action]:
         from execlease_hook.spec import actions as action_map

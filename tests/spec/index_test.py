@@ -188,21 +188,3 @@ def test_cfg_meaning(old, new, same):
     assert old in cfg
     edited = cfg.replace(old, new, 1)
     assert (spec_index.cfg_digest(edited.encode()) == spec_index.cfg_digest(cfg.encode())) is same
-
-
-def test_merged_holds_the_definitions_of_every_module_each_where_it_is():
-    from execlease_hook.spec.index import merged
-
-    read_spec = spec_index.read_spec
-    wrapper = read_spec(
-        b'---- MODULE MC ----\nEXTENDS Lease\nMCMax == 2\nInit == 0\n====\n', 'MC.tla'
-    )
-    spec = read_spec(
-        b'---- MODULE Lease ----\nCONSTANT Max\nInit == 1\n\nClaim == Max\n====\n', 'Lease.tla'
-    )
-    index = merged([wrapper, spec])
-    definitions = index.definitions()
-    assert sorted(definitions) == ['Claim', 'Init', 'MCMax']
-    assert index.where(definitions['Claim']) == 'Lease.tla:5'
-    assert index.where(definitions['Init']) == 'MC.tla:4'  # the root's own comes first
-    assert index.digests() == {**wrapper.digests(), 'Claim': spec.definitions()['Claim'].digest}
