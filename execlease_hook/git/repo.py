@@ -1,5 +1,9 @@
 """What git knows: the repository root, HEAD, the staged set and blob contents.
 
+About 210 statements, kept whole: each function is one git command and the parsing of its
+output, over the one runner (`output`) that every child git of the package goes through; split,
+the commit path would import two modules to run the same few commands.
+
 Child gits inherit the environment on purpose: during `git commit -a` or `git commit PATH`
 git points GIT_INDEX_FILE at a temporary index, and that index is what is being committed.
 """

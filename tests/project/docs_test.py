@@ -287,7 +287,18 @@ def test_slug(heading, anchor):
     assert slug(heading) == anchor
 
 
-LIMIT = 300  # lines
+# Statements (tokenize's logical lines), not lines: a call the formatter spreads over several
+# lines is one, so the limit does not move when the formatter does. 200 statements is the
+# 300 lines the rule was first written in, at the tree's density before `ruff format`.
+LIMIT = 200
+
+
+def statements(text: str) -> int:
+    return sum(
+        1
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if t.type == tokenize.NEWLINE
+    )
 
 
 @pytest.mark.parametrize(
@@ -299,14 +310,14 @@ LIMIT = 300  # lines
     ],
 )
 def test_a_long_module_says_why_it_stays_whole(path):
-    """One job per module: past about 300 lines a module splits along a seam, or its docstring
+    """One job per module: past about 200 statements a module splits along a seam, or its docstring
     says why it is kept whole (docs/architecture.md#module-size)."""
     text = (ROOT / path).read_text(encoding='utf-8')
-    if len(text.splitlines()) <= LIMIT:
+    if statements(text) <= LIMIT:
         return
     docstring = ast.get_docstring(ast.parse(text)) or ''
     assert 'kept whole' in docstring, (
-        f'{path}: over {LIMIT} lines; split it or say why it is kept whole'
+        f'{path}: over {LIMIT} statements; split it or say why it is kept whole'
     )
 
 
