@@ -78,7 +78,7 @@ def _check_action(m: Manifest, action: str) -> None:
     """The action must be defined in the model (the spec or a module it EXTENDS or INSTANCEs),
     by the name TLC prints in a counterexample."""
     from execlease_hook.git.blobs import WorktreeSource
-    from execlease_hook.spec.actions import closest
+    from execlease_hook.spec.action_map import closest
     from execlease_hook.spec.record import read
 
     view = read(m, WorktreeSource(m.root))

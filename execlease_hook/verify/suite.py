@@ -59,7 +59,7 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
 def map_results(m: Manifest, r: ModelResult) -> None:
     """Both directions of the map between the spec's actions and the covered entries, and the
     protocol code that the watch rules find outside them."""
-    from execlease_hook.spec import actions as action_map
+    from execlease_hook.spec import action_map
     from execlease_hook.spec import modules as spec_modules
     from execlease_hook.spec import record as model_record
 
