@@ -74,28 +74,19 @@ def _lines_of(text: str, needle: str) -> str:
     return ', '.join(dict.fromkeys(lines))
 
 
-def _spec_texts(m: Manifest) -> dict[str, str]:
-    """Every .tla of the model folder (the spec and the modules it may extend)."""
-    texts = {}
-    for path in sorted(m.folder.glob('*.tla')):
-        try:
-            texts[path.name] = path.read_text(encoding='utf-8')
-        except (OSError, UnicodeDecodeError) as e:
-            raise CannotRun(f'{path}: cannot read it ({e})') from None
-    return texts
-
-
 def _check_action(m: Manifest, action: str) -> None:
-    """The action must be defined in the model, by the name TLC prints in a counterexample."""
-    from execlease_hook.spec.index import definition
+    """The action must be defined in the model (the spec or a module it EXTENDS or INSTANCEs),
+    by the name TLC prints in a counterexample."""
+    from execlease_hook.git.blobs import WorktreeSource
+    from execlease_hook.spec.action_map import closest
+    from execlease_hook.spec.record import read
 
-    if not any(
-        definition(text.encode('utf-8'), action, name) is not None
-        for name, text in _spec_texts(m).items()
-    ):
+    view = read(m, WorktreeSource(m.root))
+    if view.definition(action) is None:
         raise CannotRun(
-            f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in the .tla '
-            f'files of {paths.rel(m.root, m.folder)}; give the action as TLC names it in a counterexample',
+            f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in {m.spec} '
+            f'nor a module it EXTENDS or INSTANCEs{closest(view.model_index, action)}; give the '
+            'action as TLC names it in a counterexample',
         )
 
 

@@ -81,7 +81,7 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
     """The model against its recorded modelHash, and the map between actions and entries:
     (one word or phrase for the header, exit code, the lines that say what and why, the modules
     the model is made of)."""
-    from execlease_hook.spec import actions as action_map
+    from execlease_hook.spec import action_map
     from execlease_hook.spec import record as model_record
 
     if not m.covers_code:
@@ -106,7 +106,7 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
             code = 1
             if not compared.changes:
                 status = 'not fully recorded (an older record): run `execlease verify`, then --update-coverage'
-    mapped = action_map.check(m, view.index, view.actions())
+    mapped = action_map.check(m, view.model_index, view.actions())
     problems = [*mapped.problems, *view.mutation_problems()]
     lines.extend((*problems, *mapped.gaps))
     if problems:
@@ -149,7 +149,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
         if getattr(options, 'quiet', 0) <= 0:
             from execlease_hook.core import term
-            from execlease_hook.spec.actions import MAP_RULES
+            from execlease_hook.spec.action_map import MAP_RULES
 
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
         shown = module_lines(modules) if getattr(options, 'verbose', 0) > 0 else []

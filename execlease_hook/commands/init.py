@@ -131,7 +131,17 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
             name = next(
                 f'{name}-{i}' for i in range(2, len(paths) + 2) if f'{name}-{i}' not in taken
             )
-        checks.append(manifest_model.Check(name=name, config=path.relative_to(folder).as_posix()))
+        # A cfg beside a module of its own name (MCLease.cfg and MCLease.tla, the Toolbox's
+        # MC.cfg and MC.tla) is that module's check: TLC is run on the module the cfg was written for.
+        own = path.with_suffix('.tla')
+        module = (
+            own.relative_to(folder).as_posix()
+            if own.resolve() != spec_path.resolve() and own.is_file()
+            else None
+        )
+        checks.append(
+            manifest_model.Check(name=name, config=path.relative_to(folder).as_posix(), spec=module)
+        )
     return ModelPlan(root, folder, spec_path.relative_to(folder).as_posix(), tuple(checks))
 
 

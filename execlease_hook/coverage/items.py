@@ -34,9 +34,10 @@ def _in_model(m: Manifest, name: str) -> str:
     return name if folder == '.' else f'{folder}/{name}'
 
 
-def _spec_text(m: Manifest) -> str:
+def _spec_text(m: Manifest, name: str | None = None) -> str:
+    """The text of the spec, or of the module file `name` of the model folder."""
     try:
-        return (m.folder / m.spec).read_text(encoding='utf-8', errors='replace')
+        return (m.folder / (name or m.spec)).read_text(encoding='utf-8', errors='replace')
     except OSError:
         return ''
 
@@ -47,13 +48,21 @@ def _line_of(text: str, needle: str) -> int | None:
 
 
 def definition_line(m: Manifest, name: str) -> Location | None:
-    """Where the spec defines `name` (`Name ==` or `Name(...) ==`)."""
-    from execlease_hook.spec.index import definition
+    """Where the model defines `name` (`Name ==` or `Name(...) ==`): in the spec or a module it
+    EXTENDS or INSTANCEs, as the working tree holds them."""
+    from execlease_hook.spec.record import in_worktree
 
-    unit = definition(_spec_text(m).encode('utf-8'), name, m.spec)
+    view = in_worktree(m)
+    unit = None if view is None else view.definition(name)
     if unit is None:
         return None
-    return Location(_in_model(m, m.spec), unit.start_line, unit.start_line, 'spec')
+    return Location(module_path(m, unit.file or m.spec), unit.start_line, unit.start_line, 'spec')
+
+
+def module_path(m: Manifest, key: str) -> str:
+    """A module's path from the repository root, from its key in the model record (a model folder
+    module by its file name, a library folder's already from the root: spec/modules.py)."""
+    return key if '/' in key else _in_model(m, key)
 
 
 def entry_location(s: EntryStatus) -> Location:

@@ -181,7 +181,7 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 
 def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
     """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
-    from execlease_hook.spec import actions as action_map
+    from execlease_hook.spec import action_map
     from execlease_hook.spec import record as model_record
 
     folder = paths.rel(m.root, m.folder)
@@ -202,7 +202,7 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
             + f'  {model_record.UPGRADE_STEP}',
             1,
         )
-    mapped = action_map.check(m, view.index, view.actions())
+    mapped = action_map.check(m, view.model_index, view.actions())
     for problem in (*mapped.problems, *view.mutation_problems()):
         found.add(problem, 2)
     for gap in mapped.gaps:

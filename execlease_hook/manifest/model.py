@@ -57,6 +57,7 @@ class Check:
     deadlock: bool | None = None  # None: the cfg's CHECK_DEADLOCK, else TLC's default (checked)
     timeout: float | None = None  # seconds
     deep: Deep | None = None  # larger bounds for `verify --deep`
+    spec: str | None = None  # the root module TLC checks (MCLease.tla); None: the manifest's
 
 
 @record
@@ -68,6 +69,7 @@ class Mutation:
     timeout: float | None = None
     within: str | None = None  # the operator the mutation edits: its anchor must be inside it
     deadlock: bool | None = None  # as on a check
+    module: str | None = None  # the module file it edits (Lease.tla); None: the manifest's spec
 
 
 @record
@@ -245,9 +247,24 @@ class Manifest:
         return EVERY_ACTION if self.coverage.entries else NO_ENTRY_YET
 
     @property
+    def roots(self) -> list[str]:
+        """The root modules TLC checks: the spec, then every other one a check names."""
+        return list(
+            dict.fromkeys((self.spec, *(c.spec for c in self.checks if c.spec is not None)))
+        )
+
+    def root_of(self, config: str) -> str:
+        """The root module TLC runs a cfg on: that of the check with this cfg, else the spec (a
+        mutation or finding with MC.cfg runs on MC.tla, as its check does)."""
+        return next(
+            (c.spec for c in self.checks if c.config == config and c.spec is not None), self.spec
+        )
+
+    @property
     def model_files(self) -> list[str]:
-        """Spec and every cfg the manifest names, relative to the folder, sorted, unique."""
+        """Every root module and cfg the manifest names, relative to the folder, sorted, unique."""
         names = {self.spec}
+        names.update(self.roots)
         names.update(c.config for c in self.checks)
         names.update(m.config for m in self.mutations)
         names.update(f.config for f in self.findings)

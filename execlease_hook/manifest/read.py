@@ -195,8 +195,14 @@ def _describe_base(base: Path, root: Path) -> str:
 
 
 def _check(r: _Reader, raw: object, at: str, folder: Path) -> Check:
-    d = r.obj(raw, at, ('name', 'config'), ('states', 'deadlock', 'timeout', 'deep'))
+    d = r.obj(raw, at, ('name', 'config'), ('spec', 'states', 'deadlock', 'timeout', 'deep'))
+    spec = (
+        _module(r, d['spec'], f'{at}.spec', folder, 'the root module TLC checks with this cfg')
+        if 'spec' in d
+        else None
+    )
     return Check(
+        spec=spec,
         name=r.string(d['name'], f'{at}.name'),
         config=r.repo_path(d['config'], f'{at}.config', folder),
         states=r.count(d['states'], f'{at}.states') if 'states' in d else None,
@@ -236,7 +242,12 @@ def _deep(r: _Reader, raw: object, at: str) -> Deep:
 
 
 def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
-    d = r.obj(raw, at, ('name', 'config', 'replace', 'violates'), ('timeout', 'within', 'deadlock'))
+    d = r.obj(
+        raw,
+        at,
+        ('name', 'config', 'replace', 'violates'),
+        ('timeout', 'within', 'deadlock', 'module'),
+    )
     rep = r.obj(d['replace'], f'{at}.replace', ('from', 'to'))
     start = r.string(rep['from'], f'{at}.replace.from')
     if not isinstance(rep['to'], str):
@@ -251,7 +262,22 @@ def _mutation(r: _Reader, raw: object, at: str, folder: Path) -> Mutation:
         timeout=r.seconds(d['timeout'], f'{at}.timeout') if 'timeout' in d else None,
         within=r.string(d['within'], f'{at}.within') if 'within' in d else None,
         deadlock=r.boolean(d['deadlock'], f'{at}.deadlock') if 'deadlock' in d else None,
+        module=_module(r, d['module'], f'{at}.module', folder, 'the module file the mutation edits')
+        if 'module' in d
+        else None,
     )
+
+
+def _module(r: _Reader, raw: object, at: str, folder: Path, what: str) -> str:
+    """A .tla file of the model folder, by its file name."""
+    name = r.repo_path(raw, at, folder)
+    if '/' in name or not name.endswith('.tla'):
+        raise r.fail(
+            at,
+            f'{name!r} is not a .tla module of the model folder; name {what} as '
+            'its file beside manifest.json (Lease.tla)',
+        )
+    return name
 
 
 def _finding(r: _Reader, raw: object, at: str, folder: Path) -> Finding:

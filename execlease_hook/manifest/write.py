@@ -47,6 +47,7 @@ def to_json(m: Manifest) -> dict[str, object]:
     checks = []
     for c in m.checks:
         item: dict[str, object] = {'name': c.name, 'config': c.config}
+        _optional(item, 'spec', c.spec, None)
         _optional(item, 'states', c.states, None)
         _optional(item, 'deadlock', c.deadlock, None)
         _optional(item, 'timeout', c.timeout, None)
@@ -59,6 +60,7 @@ def to_json(m: Manifest) -> dict[str, object]:
     mutations = []
     for mu in m.mutations:
         item = {'name': mu.name, 'config': mu.config}
+        _optional(item, 'module', mu.module, None)
         _optional(item, 'within', mu.within, None)
         item.update(
             {

@@ -1,9 +1,5 @@
-"""The map between the spec's actions and the covered code, checked both ways.
-
-Spec to code: every action the next-state relation uses has a covered entry, or is declared in
-`coverage.abstract` with a reason (time passing, a crash, a deploy: no code implements it); from
-the model's first covered entry on (`Manifest.action_map`, and `MAP_RULES` for its words).
-Code to spec: every entry's `action` (and every abstract one) names an operator the spec defines.
+"""The actions of a model's next-state relation, by the names TLC gives them (spec/action_map.py
+checks them against the covered code, both ways).
 
 The actions are found the way TLC splits the next-state relation into the actions its traces
 name: from `Next` (the cfg's NEXT, or the `[][A]_v` of its SPECIFICATION) through disjunctions,
@@ -15,19 +11,16 @@ UNCHANGED in their body, or in an operator they apply).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from execlease_hook.manifest.model import EVERY_ACTION, NO_COVERAGE, NO_ENTRY_YET
 from execlease_hook.spec import syntax as tla_syntax
 from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from execlease_hook.manifest.model import Manifest
 
 _SPLITS = frozenset({'disj_list', 'disj_item', 'parentheses'})
 _QUANTIFIED = frozenset({'bounded_quantification', 'unbounded_quantification'})
@@ -76,63 +69,78 @@ def _boxed_actions(index: SpecIndex, spec_name: str) -> list[str]:
                     found.append(boxed)
             elif node.type == 'identifier_ref' and node.text is not None:
                 todo.append(node.text.decode('utf-8'))
+            elif node.type == 'prefixed_op':
+                qualified = _applied_name(node)
+                if qualified is not None:
+                    todo.append(qualified)
     return found
 
 
 def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action]:
+    """The actions, by the name TLC gives them: `etcd!BecomeLeader` (through an instance) is the
+    action BecomeLeader, as a counterexample names it. Inside an operator reached through an
+    instance, a name is first that instance's (`etcd!Tick` for `Tick` in etcd's Next)."""
     definitions = index.definitions()
     changes = _ChangesState(definitions)
     out: dict[str, Action] = {}
 
-    def add(name: str, via: tuple[str, ...]) -> None:
-        if name not in out and name in definitions:
-            out[name] = Action(name, definitions[name], via)
+    def resolve(name: str | None, scope: str) -> str | None:
+        if name is None:
+            return None
+        if scope and f'{scope}{name}' in definitions:
+            return f'{scope}{name}'
+        return name if name in definitions else None
 
-    def walk(node: Node, via: tuple[str, ...]) -> None:
+    def add(key: str, via: tuple[str, ...]) -> None:
+        name = key.rsplit('!', 1)[-1]
+        if name not in out:
+            out[name] = Action(name, definitions[key], via)
+
+    def walk(node: Node, via: tuple[str, ...], scope: str) -> None:
         kind = node.type
         if kind in _SPLITS:
             for child in node.named_children:
                 if child.type not in ('bullet_disj',) and 'comment' not in child.type:
-                    walk(child, via)
+                    walk(child, via, scope)
             return
         if kind in _QUANTIFIED and _is_exists(node):
             expression = node.child_by_field_name('expression')
             if expression is not None:
-                walk(expression, via)
+                walk(expression, via, scope)
             return
         if kind == 'bound_infix_op' and _symbol(node) in _OR:
             for side in ('lhs', 'rhs'):
                 operand = node.child_by_field_name(side)
                 if operand is not None:
-                    walk(operand, via)
+                    walk(operand, via, scope)
             return
-        name = _applied_name(node)
-        if name is not None and name in definitions:
-            if name in via:
+        key = resolve(_applied_name(node), scope)
+        if key is not None:
+            if key in via:
                 return  # a recursive operator: already being split
-            body = definitions[name].node.child_by_field_name('definition')
+            body = definitions[key].node.child_by_field_name('definition')
             if body is not None and _splits(body):
-                walk(body, (*via, name))
+                walk(body, (*via, key), _scope(key))
             else:
-                add(name, via)
+                add(key, via)
             return
         # Inline: the operators it applies that change a variable.
         for inner in tla_syntax.walk(node):
-            applied = _applied_name(inner)
-            if (
-                applied is not None
-                and applied in definitions
-                and applied not in via
-                and changes(applied)
-            ):
+            applied = resolve(_applied_name(inner), scope)
+            if applied is not None and applied not in via and changes(applied):
                 add(applied, via)
 
     for relation in relations:
         unit = definitions.get(relation)
         body = unit.node.child_by_field_name('definition') if unit is not None else None
         if body is not None:
-            walk(body, (relation,))
+            walk(body, (relation,), _scope(relation))
     return out
+
+
+def _scope(key: str) -> str:
+    """`etcd!` for `etcd!Next`: the instance its body's names are first looked up in."""
+    return key[: key.rindex('!') + 1] if '!' in key else ''
 
 
 def _splits(body: Node) -> bool:
@@ -158,7 +166,14 @@ def _symbol(node: Node) -> str | None:
 
 
 def _applied_name(node: Node) -> str | None:
-    """`A` for `A` and `A(x, y)`; None for anything else."""
+    """`A` for `A` and `A(x, y)`, `I!A` for `I!A` and `I!A(x)` (an operator of the module the
+    instance `I == INSTANCE M` names); None for anything else."""
+    if node.type == 'prefixed_op':
+        prefix, op = node.child_by_field_name('prefix'), node.child_by_field_name('op')
+        applied = _applied_name(op) if op is not None else None
+        if prefix is None or applied is None or prefix.text is None:
+            return None
+        return prefix.text.decode('utf-8').replace(' ', '') + applied
     if node.type == 'identifier_ref' and node.text is not None:
         return node.text.decode('utf-8')
     if node.type == 'bound_op':
@@ -197,77 +212,3 @@ class _ChangesState:
                     break
         self.known[name] = result
         return result
-
-
-# What each rule of Manifest.action_map means, as reports say it.
-MAP_RULES = {
-    EVERY_ACTION: 'every action must be covered or declared abstract',
-    NO_ENTRY_YET: 'no action needs covered code until coverage.entries has its first entry',
-    NO_COVERAGE: 'none: the manifest has no "coverage" (a model of no code)',
-}
-
-
-@dataclass
-class MapCheck:
-    """What the two directions found: problems that stop the tools (exit 2) and gaps (exit 1)."""
-
-    problems: list[str] = field(default_factory=list)
-    gaps: list[str] = field(default_factory=list)
-
-
-def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCheck:
-    found = MapCheck()
-    definitions = index.definitions()
-    where = m.path.relative_to(m.root).as_posix() if m.path.is_relative_to(m.root) else str(m.path)
-    for i, e in enumerate(m.coverage.entries):
-        if e.action not in definitions:
-            found.problems.append(
-                f'{where}: coverage.entries[{i}] ({e.id}): action {e.action!r} is not defined in '
-                f'{index.name}{_closest(index, e.action)}; name an operator the spec defines',
-            )
-    covered: dict[str, list[str]] = {}
-    for e in m.coverage.entries:
-        covered.setdefault(e.action, []).append(e.id)
-    abstract = {a.action for a in m.coverage.abstract}
-    for i, a in enumerate(m.coverage.abstract):
-        at = f'{where}: coverage.abstract[{i}]'
-        if a.action not in definitions:
-            found.problems.append(
-                f'{at}: action {a.action!r} is not defined in {index.name}'
-                f'{_closest(index, a.action)}; name an action of the spec',
-            )
-        elif a.action not in actions:
-            found.problems.append(
-                f'{at}: {a.action!r} is not an action the next-state relation uses '
-                f'(it uses: {", ".join(actions) or "none found"}); remove it from coverage.abstract',
-            )
-        elif a.action in covered:
-            found.problems.append(
-                f'{at}: action {a.action} is declared abstract, but covered by '
-                f'{", ".join(covered[a.action])}; remove one of the two',
-            )
-    for name, action in actions.items():
-        if m.action_map != EVERY_ACTION:
-            break
-        if name in abstract or any(op in covered for op in (*action.via[1:], name)):
-            continue
-        found.gaps.append(
-            f'action {name} ({index.where(action.unit)}) has no covered code and is not declared '
-            'abstract: add a coverage entry for the code that implements it, or list it in '
-            'coverage.abstract with the reason no code does',
-        )
-    return found
-
-
-def _closest(index: SpecIndex, name: str) -> str:
-    definitions = index.definitions()
-    by_lower = {d.lower(): d for d in definitions}  # a change of case is the likeliest slip
-    close = [
-        by_lower[c]
-        for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
-    ]
-    if not close:
-        return ''
-    return (
-        ' (did you mean: ' + ', '.join(f'{c} ({index.where(definitions[c])})' for c in close) + ')'
-    )

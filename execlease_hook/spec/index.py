@@ -60,6 +60,7 @@ class Unit:
     end_byte: int
     digest: str  # sha256 hex of the unit's syntax tree
     node: Node = field(compare=False, hash=False, repr=False)
+    file: str = field(default='', compare=False, hash=False)  # the module file defining it
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class SpecIndex:
             if unit.start_line == unit.end_line
             else f'{unit.start_line}-{unit.end_line}'
         )
-        return f'{self.name}:{lines}'
+        return f'{unit.file or self.name}:{lines}'
 
 
 # A run reads one spec many times (each mutation's `within`, the map, the model record): the
@@ -134,6 +135,7 @@ def _read_spec(source: bytes, name: str) -> SpecIndex:
                 end_byte=last.end_byte,
                 digest=tree_digest(node, source),
                 node=node,
+                file=name,
             )
         )
     name_node = module.child_by_field_name('name')

@@ -16,7 +16,7 @@ in one batch (one `git cat-file` for the index or a commit).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
@@ -24,6 +24,7 @@ from execlease_hook.core import paths
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import Source
     from execlease_hook.manifest.model import Manifest
+    from execlease_hook.spec import index as spec_index
 
 
 @dataclass(frozen=True)
@@ -198,3 +199,52 @@ def listing(modules: Iterable[Module]) -> list[dict[str, object]]:
         }
         for mod in modules
     ]
+
+
+def merged_index(
+    indexes: Sequence[spec_index.SpecIndex],
+    by_module: Mapping[str, spec_index.SpecIndex] | None = None,
+) -> spec_index.SpecIndex:
+    """One index of a root module and the modules it reads, as TLC sees its
+    definitions: the root's units, then every definition of the others that the root does not
+    define itself (TLC refuses a redefinition, so the first one met is the only one). Each unit
+    keeps its own file, so `where` names the module that defines it. With `by_module` (the
+    indexes by module name), a named instance `I == INSTANCE M` adds M's definitions as `I!Op`,
+    as the model refers to them. For the map and messages, never for the model record (its
+    digests are per module)."""
+    from execlease_hook.spec import index as spec_index
+
+    first, *others = indexes
+    units = list(first.units)
+    seen = {u.key for u in units if u.definition}
+    for other in others:
+        for unit in other.units:
+            if unit.definition and unit.key not in seen:
+                seen.add(unit.key)
+                units.append(unit)
+    for unit in list(units):
+        instanced = _instanced(unit) if by_module is not None and unit.definition else None
+        target = None if instanced is None or by_module is None else by_module.get(instanced)
+        if target is None:
+            continue
+        for inner in target.units:
+            key = f'{unit.key}!{inner.key}'
+            if inner.definition and key not in seen:
+                seen.add(key)
+                units.append(replace(inner, key=key))
+    return spec_index.SpecIndex(first.name, first.module, tuple(units))
+
+
+def _instanced(unit: spec_index.Unit) -> str | None:
+    """`M` for a unit `I == INSTANCE M ...` (parameterless), else None."""
+    if unit.node.type != 'module_definition':
+        return None
+    if any(c.type == 'identifier' for c in unit.node.named_children[1:]):
+        return None  # I(x) == INSTANCE M: its operators need the parameter, not resolved here
+    instance = next((c for c in unit.node.named_children if c.type == 'instance'), None)
+    name = (
+        None
+        if instance is None
+        else next((c for c in instance.named_children if c.type == 'identifier_ref'), None)
+    )
+    return None if name is None or name.text is None else name.text.decode('utf-8')

@@ -23,16 +23,18 @@ verified sync; a recorded library module no root reads any more is dropped by th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.digest import length_prefixed, sha256
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import Manifest, ModelRecord, library_folders, model_paths
+from execlease_hook.manifest.model import Manifest, ModelRecord, model_paths
 from execlease_hook.spec import index as spec_index
 from execlease_hook.spec.index import SpecIndex
-from execlease_hook.spec.modules import Module, closure, folder_prefix
+from execlease_hook.spec.modules import Module, closure, folder_prefix, merged_index
+from execlease_hook.spec.older_record import older_record
 
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import Source
@@ -50,12 +52,25 @@ class ModelView:
     # Every other module the model reads (spec/modules.py), in the order they are met.
     modules: tuple[Module, ...] = field(default_factory=tuple)
 
+    @cached_property
+    def model_index(self) -> SpecIndex:
+        """The spec's definitions and those of every module it reads (a wrapper `MCLease.tla`
+        that EXTENDS `Lease.tla` has Lease's actions; `etcd == INSTANCE etcdraft` adds
+        etcdraft's as `etcd!BecomeLeader`), each unit naming its own module file."""
+        indexes = [self.index, *(spec_index.read_spec(mod.text, mod.key) for mod in self.modules)]
+        return merged_index(indexes, {index.module: index for index in indexes})
+
     def actions(self) -> dict[str, Action]:
         from execlease_hook.spec import actions as action_map
 
         # Every cfg TLC runs the spec with: checks, mutations and findings.
-        relations = action_map.next_relations(self.index, (self.cfgs[c] for c in sorted(self.cfgs)))
-        return action_map.next_actions(self.index, relations)
+        index = self.model_index
+        relations = action_map.next_relations(index, (self.cfgs[c] for c in sorted(self.cfgs)))
+        return action_map.next_actions(index, relations)
+
+    def definition(self, name: str) -> spec_index.Unit | None:
+        """Where the model defines `name`: in the spec or a module it reads (`unit.file`)."""
+        return self.model_index.definitions().get(name)
 
     def mutation_problems(self) -> list[str]:
         """Mutations whose anchor no longer matches once (in its `within` operator): TLC could not
@@ -64,9 +79,19 @@ class ModelView:
 
         problems = []
         actions = self.actions()
+        texts = {mod.key: mod.text for mod in self.module_list()}
         for mu in self.manifest.mutations:
+            edited = mu.module or self.manifest.spec
+            text = texts.get(edited)
+            if text is None:
+                problems.append(
+                    f'mutation {mu.name}: module {edited} is not read by the model; '
+                    'name in "module" a module the root module EXTENDS or INSTANCEs'
+                )
+                continue
+            index = self.index if edited == self.manifest.spec else None
             try:
-                spec_mutation.anchor(self.spec, self.manifest.spec, mu, self.index, actions)
+                spec_mutation.anchor(text, edited, mu, index, actions)
             except CannotRun as e:
                 problems.append(str(e))
         return problems
@@ -81,6 +106,17 @@ class ModelView:
             self.spec,
         )
         return [spec, *self.modules]
+
+
+def in_worktree(m: Manifest) -> ModelView | None:
+    """The model as the working tree holds it; None when a model file is missing or unreadable
+    (the caller then says what it can without it)."""
+    from execlease_hook.git.blobs import WorktreeSource
+
+    try:
+        return read(m, WorktreeSource(m.root))
+    except (CannotRun, OSError):
+        return None
 
 
 def read(m: Manifest, source: Source) -> ModelView:
@@ -99,7 +135,9 @@ def read(m: Manifest, source: Source) -> ModelView:
         contents[name] = content
     spec = contents.pop(m.spec)
     index = spec_index.read_spec(spec, m.spec)
-    modules = tuple(closure(m, source, {m.spec: spec})[1:])
+    # The checks' own root modules (a wrapper MCLease.tla beside the spec) are roots too.
+    roots = {m.spec: spec, **{name: contents.pop(name) for name in m.roots[1:]}}
+    modules = tuple(closure(m, source, roots)[1:])
     return ModelView(m, spec, index, contents, modules)
 
 
@@ -163,7 +201,7 @@ def compare(view: ModelView, source: Source) -> Comparison:
         for key in recorded.files
         if key not in current.files and key.endswith('.tla') and key != m.spec
     ]
-    older = _older_record(view, recorded, new_reads, dropped, source)
+    older = older_record(view.manifest, view.module_list(), recorded, new_reads, dropped, source)
     upgrade: list[str] = []
     for name in sorted(set(current.files) | set(recorded.files), key=lambda n: (n != m.spec, n)):
         before, now = recorded.files.get(name), current.files.get(name)
@@ -199,7 +237,7 @@ def compare(view: ModelView, source: Source) -> Comparison:
                 lines.append(f'{kind} {name} is no longer part of the model since the sync')
             continue
         index = view.index if name == m.spec else spec_index.read_spec(modules[name].text, name)
-        named = actions if name == m.spec else {}
+        named = {key: a for key, a in actions.items() if (a.unit.file or m.spec) == name}
         units = {u.key: u for u in index.units}
         for key, digest in now.items():
             unit = units[key]
@@ -219,58 +257,6 @@ def _kind(m: Manifest, key: str) -> str:
     if key == m.spec:
         return 'spec'
     return 'library module' if '/' in key else 'module'
-
-
-def _older_record(
-    view: ModelView, recorded: ModelRecord, new_reads: list[str], dropped: list[str], source: Source
-) -> bool:
-    """The record is of the older form, and the difference in its modules comes from that alone:
-    every module the model reads and the record lacks is read through an EXTENDS or INSTANCE
-    unchanged since the sync, and every recorded module no longer read is a library folder's
-    module that is still there, while no reading unit of the model changed."""
-    if not new_reads and not dropped:
-        return False
-    folders = library_folders(view.manifest)
-    modules = {mod.key: mod for mod in view.module_list()}
-    for key in new_reads:
-        module = modules[key]
-        if module.reader in new_reads:
-            continue  # read by a module the older record lacks too: judged with that one
-        before = recorded.files.get(module.reader)
-        unit = _unit_at(modules[module.reader], module.line)
-        if not isinstance(before, Mapping) or unit is None or before.get(unit.key) != unit.digest:
-            return False
-    from execlease_hook.core import paths
-
-    for key in dropped:
-        if not any(paths.module_in_folder(f, key) for f in folders) or source.read(key) is None:
-            return False
-    if dropped and _reading_units_changed(modules.values(), recorded):
-        return False
-    return True
-
-
-def _unit_at(module: Module, line: int) -> spec_index.Unit | None:
-    index = spec_index.read_spec(module.text, module.key)
-    return next((u for u in index.units if u.start_line <= line <= u.end_line), None)
-
-
-def _reading_units_changed(modules: Iterable[Module], recorded: ModelRecord) -> bool:
-    """A unit holding an EXTENDS or INSTANCE differs from the record, or a recorded unit is gone."""
-    from execlease_hook.spec import syntax
-
-    for module in modules:
-        before = recorded.files.get(module.key)
-        if not isinstance(before, Mapping):
-            continue
-        index = spec_index.read_spec(module.text, module.key)
-        if set(before) - {u.key for u in index.units}:
-            return True
-        for _, row, _ in syntax.imports(module.text):
-            unit = _unit_at(module, row + 1)
-            if unit is not None and before.get(unit.key) != unit.digest:
-                return True
-    return False
 
 
 def _what(key: str, definition: bool, actions: Mapping[str, object]) -> str:

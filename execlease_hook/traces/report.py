@@ -52,24 +52,15 @@ def unused_text(unused: Sequence[str]) -> str:
     )
 
 
-def definition_lines(spec_text: str, action: str) -> tuple[int, int] | None:
-    """Where `Action(...) ==` is defined in the spec: its first line and the line before the next definition."""
-    from execlease_hook.spec.index import definition
-
-    unit = definition(spec_text.encode('utf-8'), action, 'the spec')
-    return None if unit is None else (unit.start_line, unit.end_line)
-
-
 def _spec_location(m: Manifest, action: str) -> str:
-    for name in (m.spec, *sorted(p.name for p in m.folder.glob('*.tla'))):
-        try:
-            text = (m.folder / name).read_text(encoding='utf-8')
-        except OSError:
-            continue
-        found = definition_lines(text, action)
-        if found is not None:
-            return f'{name}:{found[0]}-{found[1]}'
-    return '(not found in the model folder)'
+    """Where the model defines the action: the spec or a module it EXTENDS or INSTANCEs."""
+    from execlease_hook.spec.record import in_worktree
+
+    view = in_worktree(m)
+    unit = None if view is None else view.definition(action)
+    if unit is None:
+        return '(not defined in the spec nor a module it reads)'
+    return f'{unit.file or m.spec}:{unit.start_line}-{unit.end_line}'
 
 
 def _event_text(event: Mapping[str, Any] | None) -> str:

@@ -20,7 +20,7 @@ from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
 
 if TYPE_CHECKING:
-    pass
+    from execlease_hook.spec.modules import Module
 
 
 def _read(path: Path, what: str) -> bytes:
@@ -65,8 +65,14 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     run should say about the modules TLC reads (a library module shadowing a standard one)."""
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    modules = paths.modules_beside(m.root, spec_path)  # each inside the repository
     libraries = tla_libraries.of(m)  # jars fetched and verified, folders read (exit 2 if not)
+    # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
+    # text and the modules beside it (each inside the repository).
+    roots: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
+    for name in m.roots:
+        path = m.folder / name
+        text = spec_text if name == m.spec else _read(path, 'root module of a check')
+        roots[name] = (text, paths.modules_beside(m.root, path))
     cfgs: dict[str, bytes] = {}
     # Refuse, before anything runs or is read from the cache, a model that may leave TLC or stop
     # the search (spec/scan.py): exit 2 naming the file and line.
@@ -75,16 +81,22 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         owners.setdefault(mu.config, f'mutation {mu.name}')
     for f in () if quick else m.findings:
         owners.setdefault(f.config, f'finding {f.id}')
-    # What TLC reads: the spec and the modules it EXTENDS or INSTANCEs, from its folder, the
+    # What TLC reads: each root and the modules it EXTENDS or INSTANCEs, from its folder, the
     # library folders and jars; a module no root imports (a library's SVG.tla) is never judged.
     folder = _shown(m, m.folder)
-    read = library_modules.read_by(
-        (spec_path.name, spec_text),
-        modules,
-        libraries,
-        t.jar.path,
-        '' if folder == '.' else f'{folder}/',
-    )
+    read: list[Module] = []
+    for name, (text, beside) in roots.items():
+        read += [
+            module
+            for module in library_modules.read_by(
+                (Path(name).name, text),
+                beside,
+                libraries,
+                t.jar.path,
+                '' if folder == '.' else f'{folder}/',
+            )
+            if module.path not in {r.path for r in read}
+        ]
     if notes is not None:
         notes.extend(library_modules.shadowing(read, t.jar.path))
     spec_scan.refuse(
@@ -103,6 +115,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         deadlock: bool | None,
         timeout: float | None,
         expect: str | None,
+        root: str | None = None,
     ) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
@@ -111,11 +124,17 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         given = tlc_config.prepare(
             cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect
         )
+        # A check of its own root module runs TLC on that module, beside the modules of its folder.
+        spec, modules = (
+            (spec_path.name, roots[m.spec][1])
+            if root is None
+            else (Path(root).name, roots[root][1])
+        )
         return PlannedJob(
             TlcJob(
                 kind=kind,
                 name=name,
-                spec=spec_path.name,
+                spec=spec,
                 spec_text=text,
                 config=config,
                 config_text=given.text,
@@ -133,54 +152,95 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         )
 
     planned = [
-        job('check', c.name, c.config, spec_text, c.deadlock, c.timeout, None) for c in m.checks
+        job(
+            'check',
+            c.name,
+            c.config,
+            roots[c.spec or m.spec][0],
+            c.deadlock,
+            c.timeout,
+            None,
+            _own(m, c.spec or m.spec),
+        )
+        for c in m.checks
     ]
     if quick:
         return planned
     from execlease_hook.spec import mutation as spec_mutation
 
     for mu in m.mutations:
+        root = m.root_of(mu.config)
+        edited = mu.module or m.spec
+        text, beside = roots[root]
+        original = text if edited == Path(root).name else dict(beside).get(edited)
+
+        def mutation_job(mutated: bytes | None, problem: str | None = None) -> PlannedJob:
+            planned_job = job(
+                'mutation',
+                mu.name,
+                mu.config,
+                text,
+                mu.deadlock,
+                mu.timeout,
+                mu.violates,
+                _own(m, root),
+            )
+            if problem is not None or mutated is None:
+                return dataclasses.replace(planned_job, problem=problem)
+            tlc_job = planned_job.job
+            if edited == Path(root).name:
+                tlc_job = dataclasses.replace(tlc_job, spec_text=mutated)
+            else:  # a module the root reads: its mutated copy beside the root
+                tlc_job = dataclasses.replace(
+                    tlc_job,
+                    modules=tuple(
+                        (name, mutated if name == edited else content) for name, content in beside
+                    ),
+                )
+            return dataclasses.replace(planned_job, job=tlc_job)
+
+        if original is None:
+            planned.append(
+                mutation_job(
+                    None,
+                    f'mutation {mu.name}: module {edited} is not beside '
+                    f'{root} in {folder}; name in "module" a module of the '
+                    'model folder that the root module reads',
+                )
+            )
+            continue
         try:
-            mutated = spec_mutation.apply(spec_text, m.spec, mu)
+            mutated = spec_mutation.apply(original, edited, mu)
         except CannotRun as e:
-            planned.append(
-                dataclasses.replace(
-                    job(
-                        'mutation',
-                        mu.name,
-                        mu.config,
-                        spec_text,
-                        mu.deadlock,
-                        mu.timeout,
-                        mu.violates,
-                    ),
-                    problem=str(e),
-                )
-            )
+            planned.append(mutation_job(None, str(e)))
             continue
-        uses = spec_scan.scan_module(f'{_shown(m, spec_path)} (mutation {mu.name})', mutated)
-        if uses:
-            planned.append(
-                dataclasses.replace(
-                    job(
-                        'mutation',
-                        mu.name,
-                        mu.config,
-                        spec_text,
-                        mu.deadlock,
-                        mu.timeout,
-                        mu.violates,
-                    ),
-                    problem=f'mutation {mu.name}: ' + spec_scan.refusal(uses),
-                )
-            )
-            continue
-        planned.append(
-            job('mutation', mu.name, mu.config, mutated, mu.deadlock, mu.timeout, mu.violates)
+        uses = spec_scan.scan_module(
+            f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated
         )
+        if uses:
+            planned.append(mutation_job(None, f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
+            continue
+        planned.append(mutation_job(mutated))
     for f in m.findings:
-        planned.append(job('finding', f.id, f.config, spec_text, f.deadlock, f.timeout, f.violates))
+        root = m.root_of(f.config)
+        planned.append(
+            job(
+                'finding',
+                f.id,
+                f.config,
+                roots[root][0],
+                f.deadlock,
+                f.timeout,
+                f.violates,
+                _own(m, root),
+            )
+        )
     return planned
+
+
+def _own(m: Manifest, root: str) -> str | None:
+    """A root module other than the spec (a check's own), or None for the spec."""
+    return None if root == m.spec else root
 
 
 @dataclass

@@ -155,10 +155,11 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
         else None
     )
     if mutation is not None:
-        line = _line_of(_spec_text(m), mutation.replace.start)
+        edited = mutation.module or m.spec
+        line = _line_of(_spec_text(m, edited), mutation.replace.start)
         if line is not None:
             end = line + mutation.replace.start.count('\n')
-            locations.append(Location(_in_model(m, m.spec), line, end, 'spec'))
+            locations.append(Location(_in_model(m, edited), line, end, 'spec'))
     if v is not None and v.outcome == 'error':
         locations.extend(tlc_locations(m, v))
     if v is not None and v.outcome == 'violated' and v.property:

@@ -62,7 +62,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             counts[s.status] = counts.get(s.status, 0) + 1
         _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     if verbosity >= 0:
-        from execlease_hook.spec.actions import MAP_RULES
+        from execlease_hook.spec.action_map import MAP_RULES
 
         _print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.

@@ -59,13 +59,13 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
 def map_results(m: Manifest, r: ModelResult) -> None:
     """Both directions of the map between the spec's actions and the covered entries, and the
     protocol code that the watch rules find outside them."""
-    from execlease_hook.spec import actions as action_map
+    from execlease_hook.spec import action_map
     from execlease_hook.spec import modules as spec_modules
     from execlease_hook.spec import record as model_record
 
     view = model_record.read(m, WorktreeSource(m.root))
     r.modules = spec_modules.listing(view.module_list())
-    mapped = action_map.check(m, view.index, view.actions())
+    mapped = action_map.check(m, view.model_index, view.actions())
     r.problems.extend(mapped.problems)
     r.failures.extend(mapped.gaps)
     from execlease_hook.coverage import watch

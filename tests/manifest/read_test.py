@@ -103,6 +103,24 @@ def test_load_good(tmp_path):
         ('checks.0.colour', 'red', "checks[0].colour: unknown key 'colour'"),
         ('checks.0.states', -1, 'checks[0].states: expected a whole number'),
         ('checks.0.timeout', 0, 'checks[0].timeout: expected a number of seconds > 0'),
+        (
+            'checks.0.spec',
+            'MC.cfg',
+            "checks[0].spec: 'MC.cfg' is not a .tla module of the model folder",
+        ),
+        (
+            'checks.0.spec',
+            'sub/MC.tla',
+            "checks[0].spec: 'sub/MC.tla' is not a .tla module of the model",
+        ),
+        ('checks.0.spec', '../MC.tla', 'checks[0].spec: '),
+        ('checks.0.spec', 3, 'checks[0].spec: expected a string, got a number'),
+        (
+            'mutations.0.module',
+            'lib/Lease.tla',
+            "mutations[0].module: 'lib/Lease.tla' is not a .tla module",
+        ),
+        ('mutations.0.module', '', 'mutations[0].module: '),
         ('mutations.0.replace.from', '', 'mutations[0].replace.from: must not be empty'),
         ('mutations.0.replace.to', 'x < 3', 'mutations[0].replace: "from" and "to" are the same'),
         ('mutations.0.violates', DELETE, "mutations[0]: missing key 'violates'"),
@@ -568,3 +586,24 @@ def test_untraced_actions_are_kept_and_need_a_trace_job(tmp_path):
         r'action coverage, but the model has no trace job',
     ):
         manifest_read.load(write_manifest(tmp_path, data), tmp_path)
+
+
+def test_a_check_names_its_own_root_module(tmp_path):
+    data = mutate('checks.0.spec', 'MCSpec.tla')
+    path = write_manifest(tmp_path, data)
+    m = manifest_read.load(path, tmp_path)
+    assert m.checks[0].spec == 'MCSpec.tla'
+    assert m.roots == ['Spec.tla', 'MCSpec.tla']
+    assert 'MCSpec.tla' in m.model_files
+    text = manifest_write.dump(m)
+    assert json.loads(text)['checks'][0] == data['checks'][0]
+    assert manifest_read.load(path, tmp_path).checks == m.checks
+
+
+def test_a_mutation_names_the_module_it_edits(tmp_path):
+    data = mutate('mutations.0.module', 'Lease.tla')
+    path = write_manifest(tmp_path, data)
+    m = manifest_read.load(path, tmp_path)
+    assert m.mutations[0].module == 'Lease.tla'
+    assert 'Lease.tla' not in m.model_files  # a module the root reads: recorded through it
+    assert json.loads(manifest_write.dump(m))['mutations'][0] == data['mutations'][0]

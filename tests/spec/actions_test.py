@@ -7,6 +7,7 @@ import pytest
 
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
+from execlease_hook.spec import action_map as map_check
 from execlease_hook.spec import actions as action_map
 from execlease_hook.spec import index as spec_index
 
@@ -148,7 +149,7 @@ COVERED = [entry(1, 'A'), entry(2, 'B'), entry(3, 'C')]
             None,
             [
                 "manifest.json: coverage.entries[3] (e4): action 'Claim' is not defined in M.tla; "
-                'name an operator the spec defines'
+                'name an operator the spec or a module it EXTENDS or INSTANCEs defines'
             ],
             [],
             id='unknown-action',
@@ -216,7 +217,7 @@ def test_check_both_directions(tmp_path, entries, abstract, problems, gaps):
     (tmp_path / 'verification' / 'm').mkdir(parents=True)
     m = load(tmp_path, entries, abstract)
     ix = spec_index.read_spec(SPEC.encode(), 'M.tla')
-    found = action_map.check(m, ix, actions('NEXT Next'))
+    found = map_check.check(m, ix, actions('NEXT Next'))
     assert len(found.problems) == len(problems) and len(found.gaps) == len(gaps), (
         found.problems,
         found.gaps,

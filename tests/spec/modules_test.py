@@ -10,7 +10,9 @@ import pytest
 
 from execlease_hook.git import blobs
 from execlease_hook.manifest import read as manifest_read
+from execlease_hook.spec import index as spec_index
 from execlease_hook.spec import modules
+from execlease_hook.spec.modules import merged_index
 from tests.conftest import GitRepo
 
 MODEL = 'tla'
@@ -103,3 +105,32 @@ def test_the_listing_is_plain_json(repo):
         'readBy': None,
     }
     assert listed[3]['readBy'] == {'module': 'Raft.tla', 'line': 7, 'keyword': 'INSTANCE'}
+
+
+def test_merged_holds_the_definitions_of_every_module_each_where_it_is():
+    read_spec = spec_index.read_spec
+    wrapper = read_spec(
+        b'---- MODULE MC ----\nEXTENDS Lease\nMCMax == 2\nInit == 0\n====\n', 'MC.tla'
+    )
+    spec = read_spec(
+        b'---- MODULE Lease ----\nCONSTANT Max\nInit == 1\n\nClaim == Max\n====\n', 'Lease.tla'
+    )
+    index = merged_index([wrapper, spec])
+    definitions = index.definitions()
+    assert sorted(definitions) == ['Claim', 'Init', 'MCMax']
+    assert index.where(definitions['Claim']) == 'Lease.tla:5'
+    assert index.where(definitions['Init']) == 'MC.tla:4'  # the root's own comes first
+    assert index.digests() == {**wrapper.digests(), 'Claim': spec.definitions()['Claim'].digest}
+
+
+def test_merged_index_names_a_named_instances_definitions_through_it():
+    read_spec = spec_index.read_spec
+    wrapper = read_spec(
+        b'---- MODULE MC ----\nraft == INSTANCE raft WITH S <- 1\nP(x) == INSTANCE raft\n====\n',
+        'MC.tla',
+    )
+    raft = read_spec(b'---- MODULE raft ----\nCONSTANT S\nTick == S\n====\n', 'raft.tla')
+    index = merged_index([wrapper, raft], {'MC': wrapper, 'raft': raft})
+    definitions = index.definitions()
+    assert sorted(definitions) == ['P', 'Tick', 'raft', 'raft!Tick']  # none through P(x)
+    assert index.where(definitions['raft!Tick']) == 'raft.tla:3'
