@@ -31,19 +31,28 @@ HOSTILE = {
 }
 
 
+# Each command on a hostile manifest, staged or in the working tree; the guard judges the staged
+# manifest only (in the working tree the staged one is the good one). `verify` reports the Java it
+# would use even for a refused model (java -version): a JVM, so the tlc tier.
+CASES = [
+    pytest.param(staged, command, id=f'{where}-{command[0]}{len(command)}', marks=marks)
+    for staged, where in ((True, 'staged'), (False, 'working-tree'))
+    for command in COMMANDS
+    for marks in [(pytest.mark.tlc,) if command[0] == 'verify' else ()]
+    if staged or command[0] != 'guard'
+]
+
+
 @pytest.mark.parametrize('text', list(HOSTILE.values()), ids=list(HOSTILE))
-@pytest.mark.parametrize('staged', [True, False], ids=['staged', 'working-tree'])
-def test_hostile_manifests_exit_2_without_a_traceback(covered_repo, capsys, text, staged):
+@pytest.mark.parametrize(('staged', 'command'), CASES)
+def test_hostile_manifests_exit_2_without_a_traceback(covered_repo, capsys, text, staged, command):
     covered_repo.write(MANIFEST, text)
     if staged:
         covered_repo.add(MANIFEST)
-    for command in COMMANDS:
-        if command[0] == 'guard' and not staged:
-            continue  # the guard judges the staged manifest, which is the good one here
-        code, out = run(capsys, *command)
-        assert code == 2, (command, out)
-        assert 'Traceback' not in out and 'this is a bug' not in out, (command, out)
-        assert 'manifest.json' in out, (command, out)
+    code, out = run(capsys, *command)
+    assert code == 2, (command, out)
+    assert 'Traceback' not in out and 'this is a bug' not in out, (command, out)
+    assert 'manifest.json' in out, (command, out)
 
 
 def test_update_coverage_on_a_read_only_model_folder(covered_repo, capsys, offline_tlc):
