@@ -139,6 +139,7 @@ def test_a_bad_size_limit_names_the_variable(covered_repo, capsys, monkeypatch):
     assert code == 2 and "EXECLEASE_MAX_COVERED_MB='nan'" in out, out
 
 
+@pytest.mark.tlc  # its `verify` reports the Java it would use (java -version)
 def test_manifest_text_is_json_not_python(covered_repo, capsys):
     # A manifest written by a person may hold anything; valid JSON of the wrong shape is named.
     covered_repo.write(MANIFEST, json.dumps([1, 2, 3]))
