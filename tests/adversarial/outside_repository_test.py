@@ -70,6 +70,7 @@ def test_a_module_beside_the_spec_linking_outside_is_refused(git_repo, capsys, o
     assert TOKEN not in out
 
 
+@pytest.mark.tlc  # it runs verify, which probes Java (java -version)
 @pytest.mark.parametrize('field', ['spec', 'config'])
 def test_a_spec_or_cfg_linking_outside_is_refused(git_repo, capsys, outside, field):
     path = model(git_repo)

@@ -52,6 +52,7 @@ SPELLINGS = [
 ]
 
 
+@pytest.mark.tlc  # it runs verify, which probes Java (java -version)
 @pytest.mark.parametrize(
     ('path', 'message'), [s[1:] for s in SPELLINGS], ids=[s[0] for s in SPELLINGS]
 )
@@ -97,6 +98,7 @@ def submodule_repo(covered_repo: GitRepo, tmp_path: Path) -> GitRepo:
     return covered_repo
 
 
+@pytest.mark.tlc  # it runs verify, which probes Java (java -version)
 def test_covered_code_in_a_submodule_is_refused(submodule_repo, capsys):
     commit_manifest(submodule_repo, with_path('lib/lease.py'))
     for command in (['guard', '--all'], ['coverage'], ['verify', '--quick']):

@@ -379,6 +379,7 @@ def _wait_for_process_naming(folder: Path) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.tlc  # it probes the Java whose javac it stops (java -version)
 def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_path, monkeypatch):
     java, jar = _java_jar()
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))

@@ -71,6 +71,7 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     assert without != trace_cache.cache_key(m, job, m.root, t)
 
 
+@pytest.mark.tlc  # its key holds the Java it would use (java -version)
 def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(
     git_repo: GitRepo, monkeypatch
 ):
