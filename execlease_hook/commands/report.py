@@ -16,6 +16,7 @@ from typing import Any
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import RESULT_TEXT
+from execlease_hook.core.settings import Settings
 from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
 
 
@@ -177,7 +178,7 @@ def summary(report: Report) -> list[str]:
     return lines
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     from execlease_hook.core import term
     from execlease_hook.formats.emit import Outputs
 

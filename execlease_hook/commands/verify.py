@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.core import outcomes, term
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo as git
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
 from execlease_hook.manifest.model import Manifest
@@ -18,7 +19,7 @@ from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.verify.judge import judge
-from execlease_hook.verify.plan import Prepared, check_settings, prepare
+from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.result import ModelResult, Refused, exit_code, results_json
 from execlease_hook.verify.show import _print, _progress_of, print_model, print_refused
 from execlease_hook.verify.suite import finish
@@ -27,16 +28,16 @@ if TYPE_CHECKING:
     pass
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     from execlease_hook.formats.emit import Outputs
 
     outputs = Outputs(
         'verify', getattr(options, 'format', None), getattr(options, 'output', None), options.json
     )
-    return outputs.run(lambda: _run(options, outputs))
+    return outputs.run(lambda: _run(options, outputs, settings))
 
 
-def _run(options: argparse.Namespace, outputs: Any) -> int:
+def _run(options: argparse.Namespace, outputs: Any, settings: Settings) -> int:
     from execlease_hook.git import repo as git
 
     if options.update_coverage and options.quick:
@@ -47,7 +48,7 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
             raise CannotRun('--deep and --simulate run on the working tree; drop --rev/--pushed')
         from execlease_hook.verify import deep  # the checks beyond their shipped bounds
 
-        return deep.run_suite(options, outputs, root)
+        return deep.run_suite(options, outputs, root, settings)
     for name in ('depth', 'traces', 'seed', 'budget', 'fpmem'):
         if getattr(options, name, None) is not None:
             owner = '--simulate' if name in ('depth', 'traces', 'seed') else '--deep and --simulate'
@@ -55,11 +56,13 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
     if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
         from execlease_hook.commands import verify  # a commit's tree, checked out alone
 
-        return verify.verify(options, root, outputs)
-    return run_suite(options, outputs, root, root)
+        return verify.verify(options, root, outputs, settings)
+    return run_suite(options, outputs, root, root, settings)
 
 
-def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path) -> int:
+def run_suite(
+    options: argparse.Namespace, outputs: Any, tree: Path, root: Path, settings: Settings
+) -> int:
     """The suite on the models under `tree` (the working tree, or a commit checked out alone),
     with the TLA+ tools and the result cache of the repository at `root`; `outputs` (a
     formats.emit.Outputs) receives the reports."""
@@ -88,7 +91,8 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     manifests = [m for m in loaded if isinstance(m, Manifest)]
     from execlease_hook.tlc import pin
 
-    default, t = pin.default_tools(root, manifests, tools.find_java(results_folder(root).parent))
+    java = tools.find_java(settings, results_folder(root).parent)
+    default, t = pin.default_tools(root, manifests, java, settings)
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
@@ -107,13 +111,12 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     )  # what a killed run left: its temporary folders, its JVM's half-made caches
     housekeeping.drain()  # this run's notes only
     jobs = options.jobs or os.cpu_count() or 1
+
     # Every model's TLC jobs in one pool, longest first (verify/pool.py); then each model's result in
     # the order the models were found, a refused one where it was found.
-    check_settings()
-
     def planned(m: Manifest) -> tuple[Prepared, Tools]:
         tm = pin.tools_for(
-            m, default, t.java, root
+            m, default, t.java, settings, root
         )  # the run's tools, or the manifest's own (tlc/pin.py)
         return prepare(m, tm, options.quick, selection), tm
 
@@ -123,7 +126,9 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     from execlease_hook.verify import pool, schedule, trace_stage
     from execlease_hook.verify.live import Live
 
-    live = Live() if verbosity >= 0 else None  # each running TLC job's live line, on stderr
+    live = (
+        Live(settings.progress_seconds) if verbosity >= 0 else None
+    )  # each running TLC job's live line, on stderr
     try:
         progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
         stages = [
@@ -219,7 +224,7 @@ def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | 
     return None
 
 
-def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
+def verify(options: argparse.Namespace, root: Path, json_path: object, settings: Settings) -> int:
     """`execlease verify --rev REV` / `--pushed`."""
     from execlease_hook.commands import verify
 
@@ -235,7 +240,7 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
         pushed = pushed_range(root)
         if pushed is None:
             return verify.run_suite(
-                options, json_path, root, root
+                options, json_path, root, root, settings
             )  # manual stage: the working tree
         commits, tip, label = pushed
         print(
@@ -265,7 +270,7 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
         if options.model is not None:
             rel = os.path.relpath(os.path.abspath(options.model), root)
             local.model = str(tree / rel)
-        tip_code = verify.run_suite(local, json_path, tree, root)
+        tip_code = verify.run_suite(local, json_path, tree, root, settings)
     finally:
         scratch.remove(tmp)
     return 2 if 2 in (range_code, tip_code) else max(range_code, tip_code)

@@ -28,6 +28,7 @@ from typing import Any
 from execlease_hook.core import outcomes
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
+from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import Check, Manifest
 from execlease_hook.spec import cfg_constants
 from execlease_hook.tlc import modes as tlc_modes
@@ -251,7 +252,7 @@ def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:
     return found
 
 
-def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
+def run_suite(options: argparse.Namespace, outputs: Any, root: Path, settings: Settings) -> int:
     from execlease_hook.core import term
     from execlease_hook.git import repo as git
     from execlease_hook.tlc import jar as tools
@@ -280,18 +281,15 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     manifests = [m for m in loaded if not isinstance(m, verify_result.Refused)]
     from execlease_hook.tlc import pin
 
-    default, t = pin.default_tools(root, manifests, tools.find_java())
+    default, t = pin.default_tools(root, manifests, tools.find_java(settings), settings)
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     several = len(loaded) > 1
 
     def planned_model(m: Manifest) -> tuple[Manifest, list[Any], list[str], Tools]:
-        tm = pin.tools_for(m, default, t.java, root)
+        tm = pin.tools_for(m, default, t.java, settings, root)
         return (m, *plan(m, tm, mode, several), tm)
 
-    from execlease_hook.verify.plan import check_settings
-
-    check_settings()
     order = models.each(loaded, planned_model)
     planned = [x for x in order if not isinstance(x, verify_result.Refused)]
     if len(planned) == len(order) and not any(jobs for _, jobs, _, _ in planned):

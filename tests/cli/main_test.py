@@ -19,7 +19,7 @@ def fake_command(monkeypatch, behaviour):
 
 
 def raises(exc):
-    def run(options):
+    def run(options, settings):
         raise exc
 
     return run
@@ -28,8 +28,8 @@ def raises(exc):
 @pytest.mark.parametrize(
     ('behaviour', 'code', 'message'),
     (
-        (lambda options: 0, 0, ''),
-        (lambda options: 1, 1, ''),
+        (lambda options, settings: 0, 0, ''),
+        (lambda options, settings: 1, 1, ''),
         (
             raises(DidNotHold('mutation m no longer fails')),
             1,

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from execlease_hook.cli import main as cli
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
@@ -152,7 +153,11 @@ def everything(
     with pytest.MonkeyPatch.context() as env:
         use_offline(env, jvm_cache, tools_jar)
         m = manifest_read.load(path, repo.path)
-        t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
+        t = jar.Tools(
+            tools.resolve_jar(repo.path, from_environ()),
+            tools.find_java(from_environ()),
+            from_environ(),
+        )
         return suite.verify_model(
             m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2
         )
