@@ -31,7 +31,14 @@ def _judge(options: argparse.Namespace, report: object) -> int:
         )
     from execlease_hook.guard import stage
 
-    return stage.judge_staged(root, options, report)
+    return stage.judge_staged(
+        root,
+        list(options.files),
+        options.model,
+        options.all,
+        getattr(options, 'verbose', 0) > 0,
+        report,
+    )
 
 
 def _reported(options: argparse.Namespace) -> int:
