@@ -387,8 +387,9 @@ def _probe(p: ModelPlan) -> manifest_model.Manifest:
 
 def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
+    import dataclasses
+
     from execlease_hook.commands import add_library
-    from execlease_hook.core import record
     from execlease_hook.tlc import libraries
 
     readied: list[tuple[manifest_model.Library, list[str]]] = []
@@ -402,7 +403,7 @@ def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Lib
         jars += libs.jars
         folders += libs.folders
         readied.append((lib, modules))
-    probe = record.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
+    probe = dataclasses.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
     every = libraries.Libraries(tuple(jars), tuple(folders))
     return [(lib, add_library.supplies(probe, lib, modules, every)) for lib, modules in readied]
 
@@ -410,11 +411,12 @@ def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Lib
 def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
+    import dataclasses
+
     from execlease_hook.commands import add_library
-    from execlease_hook.core import record
     from execlease_hook.tlc import libraries, library_modules, missing
 
-    probe = record.replace(_probe(p), libraries=tuple(given))
+    probe = dataclasses.replace(_probe(p), libraries=tuple(given))
     read, jar = add_library.read_by_model(probe, libraries.of(probe))
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)

@@ -18,11 +18,11 @@ import site
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from execlease_hook.core.record import replace
 from execlease_hook.coverage.compare import entry_status
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.fingerprint.tokens import tokens
