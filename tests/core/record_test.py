@@ -65,7 +65,7 @@ def test_errors(make, message):
 def test_frozen_unless_asked():
     point = Point(1)
     with pytest.raises(AttributeError, match="cannot assign to field 'x' of Point"):
-        point.x = 2
+        point.x = 2  # type: ignore[misc]
     with pytest.raises(AttributeError):
         del point.x
     tally = Tally()

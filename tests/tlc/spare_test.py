@@ -221,7 +221,12 @@ def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeyp
     _ready(_job('pass'))
     taken = []
     take = jvm_spare.take
-    monkeypatch.setattr(jvm_spare, 'take', lambda *a: taken.append(take(*a)) or taken[-1])
+
+    def recorded(*a):
+        taken.append(take(*a))
+        return taken[-1]
+
+    monkeypatch.setattr(jvm_spare, 'take', recorded)
     for _ in range(9):
         assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
     runs = collections.Counter(s.proc.pid for s in taken if s is not None)
@@ -397,7 +402,12 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
     assert spare.jobs >= 1 or tlc.run_job(_job('pass')).outcome == 'passed'
     own = []
     execute = tlc._execute
-    monkeypatch.setattr(tlc, '_execute', lambda *a, **k: own.append(a[0].name) or execute(*a, **k))
+
+    def recorded(*a, **k):
+        own.append(a[0].name)
+        return execute(*a, **k)
+
+    monkeypatch.setattr(tlc, '_execute', recorded)
     job = replace(
         huge_job(Path(needs.java()), needs.tla_jar(), SPECS['next-state']), kind='mutation'
     )
@@ -417,7 +427,12 @@ def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     [ahead] = _idle()
     taken = []
     take = jvm_spare.take
-    monkeypatch.setattr(jvm_spare, 'take', lambda *a: taken.append(take(*a)) or taken[-1])
+
+    def recorded(*a):
+        taken.append(take(*a))
+        return taken[-1]
+
+    monkeypatch.setattr(jvm_spare, 'take', recorded)
     for _ in range(3):
         assert tlc.run_job(job).property == 'XBelowTwo'
     assert taken == [ahead] * 3 and _idle() == []
