@@ -20,9 +20,7 @@ MODES = {
 
 
 @pytest.mark.parametrize('args', MODES.values(), ids=list(MODES))
-def test_every_mode_sweeps_a_killed_runs_folders_and_says_the_jvms_notes(
-    git_repo, tmp_path, args
-):
+def test_every_mode_sweeps_a_killed_runs_folders_and_says_the_jvms_notes(git_repo, tmp_path, args):
     write_model(git_repo, checks=({**MAIN, 'deep': {'constants': {'N': 4}}},), entries=())
     git_repo.add('.')
     git_repo.commit('model')
