@@ -20,13 +20,14 @@ passed); split, a refusal could come after a write.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.commands import add_library
-from execlease_hook.core import atomic, paths, record
+from execlease_hook.core import atomic, paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare as coverage
@@ -172,10 +173,10 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     )
     if entry.within:
         what += f' within {entry.within}'
-    new = record.replace(
+    new = dataclasses.replace(
         m,
         covers_code=True,
-        coverage=record.replace(  # now it covers code
+        coverage=dataclasses.replace(  # now it covers code
             m.coverage, entries=(*m.coverage.entries, entry)
         ),
     )
@@ -248,7 +249,7 @@ def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, li
         replace=Replace(start=options.start, to=options.to),
     )
     line = _lines_of(text, options.start)
-    return record.replace(m, mutations=(*m.mutations, mutation)), [
+    return dataclasses.replace(m, mutations=(*m.mutations, mutation)), [
         f'added mutation {name}: {m.spec}:{line} `{options.start}` -> `{options.to}`, with '
         f'{config}; `execlease verify` must see it fail on {options.property}',
     ]
@@ -327,7 +328,7 @@ def add_finding(
             f"wrote {paths.rel(m.root, new_cfg[0])}: {options.from_check}'s config with "
             + ', '.join(options.set),
         )
-    return record.replace(m, findings=(*m.findings, finding)), said, new_cfg
+    return dataclasses.replace(m, findings=(*m.findings, finding)), said, new_cfg
 
 
 def _notes_table(m: Manifest) -> str | None:

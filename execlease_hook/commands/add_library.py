@@ -18,11 +18,12 @@ uses is noticed at once.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import paths, record
+from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.manifest import read as manifest_read
@@ -252,7 +253,7 @@ def add_library(
     from execlease_hook.tlc import libraries
 
     modules, _ = ready(m.root, lib, settings)
-    new = record.replace(m, libraries=(*m.libraries, lib))
+    new = dataclasses.replace(m, libraries=(*m.libraries, lib))
     said = supplies(new, lib, modules, libraries.of(new, settings), settings)
     kind = 'folder' if lib.folder is not None else f'jar, sha256 {lib.sha256}'
     return new, [f'added library {lib.label} ({kind}): {said[0]}', *said[1:]]
@@ -284,7 +285,7 @@ def add_tools(
         raise CannotRun(
             f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)'
         )
-    new = record.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
+    new = dataclasses.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
     java = find_java(settings)
     try:
         default: tools.ToolJar | None = tools.resolve_jar(m.root, settings)

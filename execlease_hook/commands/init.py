@@ -390,8 +390,9 @@ def _libraries(
     p: ModelPlan, values: list[str], settings: Settings
 ) -> list[tuple[manifest_model.Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
+    import dataclasses
+
     from execlease_hook.commands import add_library
-    from execlease_hook.core import record
     from execlease_hook.tlc import libraries
 
     readied: list[tuple[manifest_model.Library, list[str]]] = []
@@ -405,7 +406,7 @@ def _libraries(
         jars += libs.jars
         folders += libs.folders
         readied.append((lib, modules))
-    probe = record.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
+    probe = dataclasses.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
     every = libraries.Libraries(tuple(jars), tuple(folders))
     return [
         (lib, add_library.supplies(probe, lib, modules, every, settings))
@@ -416,11 +417,12 @@ def _libraries(
 def _unsupplied(p: ModelPlan, given: list[manifest_model.Library], settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
+    import dataclasses
+
     from execlease_hook.commands import add_library
-    from execlease_hook.core import record
     from execlease_hook.tlc import libraries, library_modules, missing
 
-    probe = record.replace(_probe(p), libraries=tuple(given))
+    probe = dataclasses.replace(_probe(p), libraries=tuple(given))
     read, jar = add_library.read_by_model(probe, libraries.of(probe, settings), settings)
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)

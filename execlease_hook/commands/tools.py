@@ -4,6 +4,7 @@ each model's libraries (tlc/libraries.py: jars fetched and verified, folders rea
 from __future__ import annotations
 
 import argparse
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,7 +89,6 @@ def cache_key(root: Path, model: str | None) -> str:
     execlease pins, and each model's own tools and library jars, by sha256, wherever the model
     lives. It moves when a pin moves and only then: a sync, which rewrites the manifests'
     fingerprints, keeps it, so a CI cache keyed by it is downloaded again only for a new pin."""
-    import hashlib
 
     from execlease_hook.manifest import find
     from execlease_hook.manifest import read as manifest_read

@@ -5,8 +5,8 @@ hands it, or the fields a layer needs, down as a typed value; nothing else reads
 variables. A bad value is exit 2 naming the variable and what to give: `float('nan')` and
 `float('inf')` parse, and a NaN timeout compares false with everything, so an unchecked
 `EXECLEASE_TLC_TIMEOUT=nan` silently meant "no timeout" (manifest numbers go through
-manifest/read.py with the same bounds). docs/cli.md's table of variables is generated from
-VARIABLES below (`python tests/project/reference_test.py --write`).
+manifest/read.py with the same bounds). docs/cli.md's table of variables is generated from the
+fields below (`python tests/project/reference_test.py --write`).
 """
 
 from __future__ import annotations
@@ -14,13 +14,10 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.record import record
-
-TYPE_CHECKING = False  # typing is not imported on the commit path (core/record.py)
-if TYPE_CHECKING:
-    from typing import Any
 
 # A week: longer than any model this harness is for, short enough that a typo is caught.
 MAX_SECONDS = 7 * 24 * 3600.0
@@ -31,7 +28,7 @@ TRACE_DIR_DOC = (
     'traces into'
 )
 
-Parse = Callable[[str, str, 'Any'], 'Any']  # (variable, its text, the default) -> the value
+Parse = Callable[[str, str, Any], Any]  # (variable, its text, the default) -> the value
 
 
 def seconds_problem(value: float, maximum: float = MAX_SECONDS) -> str | None:
@@ -94,182 +91,136 @@ def _text(name: str, text: str, default: str | None) -> str:
     return text
 
 
-@record
+def _env(name: str, default: Any, parse: Parse, doc: str) -> Any:
+    """A field read from the variable `name` (unset or empty: `default`), described by `doc`
+    in docs/cli.md."""
+    return field(default=default, metadata={'name': name, 'parse': parse, 'doc': doc})
+
+
+@dataclass(frozen=True)
 class Settings:
-    """What the variables below set, each field its variable's value or its default."""
-
-    tla_jar: str | None = None
-    tla_jar_unverified: bool = False
-    tla_url: str | None = None
-    library_path: str | None = None
-    library_max_mb: int = 64  # CommunityModules-deps.jar, dependencies and all, is a few MB
-    tla_offline: bool = False
-    tla_connect_timeout: float = 5.0
-    tla_read_timeout: float = 30.0
-    tla_retries: int = 3
-    tla_download_deadline: float = 300.0
-    tla_lock_timeout: float = 360.0  # the download deadline and a minute
-    java: str | None = None
-    tlc_timeout: float = 600.0
-    tlc_workers: int = 1
-    jvm_tuning: bool = True
-    jvm_spare: bool = True
-    javac: str | None = None
-    jvm_cds: bool = True
-    jvm_cache: str | None = None
-    progress_seconds: float = 10.0
-    max_covered_mb: int = 5  # a 44 MB file cost the guard 20 s and 3.6 GB of memory
-    log: str | None = None
-
-    @property
-    def max_covered_bytes(self) -> int:
-        return self.max_covered_mb * 1_000_000
-
-
-# Each field of Settings: (its name, the variable, how its text is read, what it does in docs/cli.md).
-VARIABLES: tuple[tuple[str, str, Parse, str], ...] = (
-    (
-        'tla_jar',
+    tla_jar: str | None = _env(
         'EXECLEASE_TLA_JAR',
+        None,
         _text,
         'use this tla2tools.jar (its sha256 must be the pinned one)',
-    ),
-    (
-        'tla_jar_unverified',
+    )
+    tla_jar_unverified: bool = _env(
         'EXECLEASE_TLA_JAR_UNVERIFIED',
+        False,
         _switch,
         '`1`: accept `EXECLEASE_TLA_JAR` without the pinned hash (every result is then marked '
         'unverified)',
-    ),
-    (
-        'tla_url',
-        'EXECLEASE_TLA_URL',
-        _text,
-        'a mirror of the pinned jar (same sha256)',
-    ),
-    (
-        'library_path',
+    )
+    tla_url: str | None = _env(
+        'EXECLEASE_TLA_URL', None, _text, 'a mirror of the pinned jar (same sha256)'
+    )
+    library_path: str | None = _env(
         'EXECLEASE_LIBRARY_PATH',
+        None,
         _text,
         "library jars (or folders holding them) to use instead of downloading a manifest's "
         '`libraries` jars; each still checked against its sha256',
-    ),
-    (
-        'library_max_mb',
+    )
+    library_max_mb: int = _env(
         'EXECLEASE_LIBRARY_MAX_MB',
+        64,  # CommunityModules-deps.jar, dependencies and all, is a few MB
         _count(1, 4096),
         'the largest library jar downloaded, in MB (default 64, at most 4096)',
-    ),
-    (
-        'tla_offline',
+    )
+    tla_offline: bool = _env(
         'EXECLEASE_TLA_OFFLINE',
+        False,
         _switch,
         '`1`: never try a download; use the cache or the offline jar',
-    ),
-    (
-        'tla_connect_timeout',
-        'EXECLEASE_TLA_CONNECT_TIMEOUT',
-        _seconds,
-        'download connect timeout in seconds (5)',
-    ),
-    (
-        'tla_read_timeout',
-        'EXECLEASE_TLA_READ_TIMEOUT',
-        _seconds,
-        'download read timeout in seconds (30)',
-    ),
-    (
-        'tla_retries',
-        'EXECLEASE_TLA_RETRIES',
-        _count(1, 20),
-        'download attempts (default 3, at most 20)',
-    ),
-    (
-        'tla_download_deadline',
+    )
+    tla_connect_timeout: float = _env(
+        'EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0, _seconds, 'download connect timeout in seconds (5)'
+    )
+    tla_read_timeout: float = _env(
+        'EXECLEASE_TLA_READ_TIMEOUT', 30.0, _seconds, 'download read timeout in seconds (30)'
+    )
+    tla_retries: int = _env(
+        'EXECLEASE_TLA_RETRIES', 3, _count(1, 20), 'download attempts (default 3, at most 20)'
+    )
+    tla_download_deadline: float = _env(
         'EXECLEASE_TLA_DOWNLOAD_DEADLINE',
+        300.0,
         _seconds,
         'the whole download of a jar, in seconds (300)',
-    ),
-    (
-        'tla_lock_timeout',
+    )
+    tla_lock_timeout: float = _env(
         'EXECLEASE_TLA_LOCK_TIMEOUT',
+        360.0,  # the download deadline and a minute
         _seconds,
         "the wait for another run's download of the tools, in seconds (360)",
-    ),
-    (
-        'java',
-        'EXECLEASE_JAVA',
-        _text,
-        'the java binary to use (the only one tried)',
-    ),
-    (
-        'tlc_timeout',
+    )
+    java: str | None = _env(
+        'EXECLEASE_JAVA', None, _text, 'the java binary to use (the only one tried)'
+    )
+    tlc_timeout: float = _env(
         'EXECLEASE_TLC_TIMEOUT',
+        600.0,
         _seconds,
         'default timeout per TLC job in seconds (600); `"timeout"` on a manifest entry wins',
-    ),
-    (
-        'tlc_workers',
+    )
+    tlc_workers: int = _env(
         'EXECLEASE_TLC_WORKERS',
+        1,
         _count(1, 256),
         'TLC `-workers` per job (default 1, at most 256; parallelism comes from `--jobs`)',
-    ),
-    (
-        'jvm_tuning',
+    )
+    jvm_tuning: bool = _env(
         'EXECLEASE_JVM_TUNING',
+        True,
         _switch,
         "`0`: run each TLC job in a JVM started for it, with no flags of execlease's own (by "
         'default short jobs run with C1 only, every job with a class-data archive of the jar '
         'built on first use, and in a warm JVM that runs jobs one after another, each in a '
         'class loader of its own)',
-    ),
-    (
-        'jvm_spare',
-        'EXECLEASE_JVM_SPARE',
-        _switch,
-        '`0`: no warm JVMs, each job starts its own',
-    ),
-    (
-        'javac',
+    )
+    jvm_spare: bool = _env(
+        'EXECLEASE_JVM_SPARE', True, _switch, '`0`: no warm JVMs, each job starts its own'
+    )
+    javac: str | None = _env(
         'EXECLEASE_JAVAC',
+        None,
         _text,
         "the javac that compiles the warm JVMs' small helper at first use (default: beside "
         'the java; without one each job starts its own JVM)',
-    ),
-    (
-        'jvm_cds',
-        'EXECLEASE_JVM_CDS',
-        _switch,
-        '`0`: no class-data archive',
-    ),
-    (
-        'jvm_cache',
+    )
+    jvm_cds: bool = _env('EXECLEASE_JVM_CDS', True, _switch, '`0`: no class-data archive')
+    jvm_cache: str | None = _env(
         'EXECLEASE_JVM_CACHE',
+        None,
         _text,
         'the folder of the class-data archive and the warm JVMs (default beside the cached '
         'jar, `.tmp/tla/jvm/`, else `~/.cache/execlease/jvm/`)',
-    ),
-    (
-        'progress_seconds',
+    )
+    progress_seconds: float = _env(
         'EXECLEASE_PROGRESS_SECONDS',
+        10.0,
         _seconds,
         'not on a terminal: seconds between two progress lines of a running TLC job (10)',
-    ),
-    (
-        'max_covered_mb',
+    )
+    max_covered_mb: int = _env(
         'EXECLEASE_MAX_COVERED_MB',
+        5,  # a 44 MB file cost the guard 20 s and 3.6 GB of memory
         _count(1, 1024),
         'the largest covered file located and fingerprinted, in MB (default 5, at most 1024); '
         'a larger one stops with a message',
-    ),
-    (
-        'log',
+    )
+    log: str | None = _env(
         'EXECLEASE_LOG',
+        None,
         _text,
         "the file a bug's traceback is written to (exit 3; default "
         '`~/.cache/execlease/execlease.log`)',
-    ),
-)
+    )
+
+    @property
+    def max_covered_bytes(self) -> int:
+        return self.max_covered_mb * 1_000_000
 
 
 def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
@@ -277,14 +228,14 @@ def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
     first variable holding a value that is not one."""
     environ = os.environ if environ is None else environ
     given = {}
-    defaults = Settings()
-    for attribute, name, parse, _ in VARIABLES:
-        text = environ.get(name, '')
+    for f in fields(Settings):
+        text = environ.get(f.metadata['name'], '')
         if text:
-            given[attribute] = parse(name, text, getattr(defaults, attribute))
+            given[f.name] = f.metadata['parse'](f.metadata['name'], text, f.default)
     return Settings(**given)
 
 
 def documented() -> list[tuple[str, str]]:
     """(variable, what it does) for every variable, in docs/cli.md's order."""
-    return [*((name, doc) for _, name, _, doc in VARIABLES), (TRACE_DIR, TRACE_DIR_DOC)]
+    rows = [(f.metadata['name'], f.metadata['doc']) for f in fields(Settings)]
+    return [*rows, (TRACE_DIR, TRACE_DIR_DOC)]

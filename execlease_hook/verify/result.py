@@ -66,11 +66,6 @@ def refused(path: Path, root: Path, reason: object) -> Refused:
     return Refused(path, root, f'{where}: not run: {text}')
 
 
-def exit_code(results: Sequence[ModelResult | Refused]) -> int:
-    codes = [r.exit_code for r in results]
-    return 2 if 2 in codes else max(codes, default=0)
-
-
 def _libraries_json(m: Manifest) -> dict[str, Any]:
     """The model's libraries as the manifest pins them (nothing when it has none)."""
     if not m.libraries:

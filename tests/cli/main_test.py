@@ -13,7 +13,7 @@ from execlease_hook.core.errors import CannotRun, DidNotHold
 
 def fake_command(monkeypatch, behaviour):
     module = types.ModuleType('execlease_hook.fake_command')
-    module.run = behaviour
+    setattr(module, 'run', behaviour)
     monkeypatch.setitem(sys.modules, 'execlease_hook.fake_command', module)
     monkeypatch.setitem(cli.COMMANDS, 'tools', 'execlease_hook.fake_command')
 

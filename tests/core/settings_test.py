@@ -69,8 +69,3 @@ def test_a_bad_value_names_the_variable_and_what_to_give(variable, value, messag
         settings.from_environ({variable: value})
     assert str(caught.value).startswith(message)
 
-
-def test_every_field_has_its_variable():
-    assert [attribute for attribute, *_ in settings.VARIABLES] == list(
-        settings.Settings.__annotations__
-    )
