@@ -570,3 +570,4 @@ class Tools:
     jar: ToolJar
     java: Java
     settings: Settings
+    root: Path | None = None  # the repository whose caches hold the jars; None: each model's own
