@@ -152,13 +152,13 @@ def _progress_line(
     return line
 
 
-def plan(m: Manifest, t: Any, mode: Beyond, several: bool = False) -> Prepared:
+def plan(m: Manifest, t: Any, beyond: Beyond, several: bool = False) -> Prepared:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
     planned, notes = [], []
     for i, (p, c) in enumerate(zip(verify_plan.plan(m, True, t), m.checks)):
         config_text = p.job.config_text
-        budget = mode.budget if mode.budget is not None else DEFAULT_BUDGET
-        if mode.deep:
+        budget = beyond.budget if beyond.budget is not None else DEFAULT_BUDGET
+        if beyond.deep:
             if c.deep is None:
                 notes.append(f'check {c.name} declares no "deep" block: not run by --deep')
                 continue
@@ -171,24 +171,24 @@ def plan(m: Manifest, t: Any, mode: Beyond, several: bool = False) -> Prepared:
                     f'{m.path}: checks[{i}].deep.constants: {c.config}: {e}; give only '
                     'constants the cfg assigns'
                 ) from None
-            if mode.budget is None and c.deep.timeout is not None:
+            if beyond.budget is None and c.deep.timeout is not None:
                 budget = c.deep.timeout
-        if mode.simulate:
+        if beyond.simulate:
             flags: tuple[str, ...] = (
                 '-simulate',
-                f'num={mode.traces}',
+                f'num={beyond.traces}',
                 '-depth',
-                str(mode.depth),
+                str(beyond.depth),
                 '-seed',
-                str(mode.seed),
+                str(beyond.seed),
             )
         else:
-            flags = ('-fpmem', f'{mode.fpmem:g}')
+            flags = ('-fpmem', f'{beyond.fpmem:g}')
         job = dataclasses.replace(
             p.job,
             config_text=config_text,
             mode=flags,
-            workers=1 if mode.simulate else mode.workers,
+            workers=1 if beyond.simulate else beyond.workers,
             timeout=budget,
             progress=_progress_line(m, c, several),
         )
@@ -206,12 +206,12 @@ def require_jobs(prepared: list[Prepared], root: Path) -> None:
         )
 
 
-def judge_for(mode: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobResult]:
+def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobResult]:
     checks = {c.name: c for c in m.checks}
 
     def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
         c = checks[job.name]
-        label = f'check {job.name}' + (f' ({_bounds(c)})' if mode.deep else '')
+        label = f'check {job.name}' + (f' ({_bounds(c)})' if beyond.deep else '')
         rate = _rate(verdict)
         if (
             verdict.outcome == 'error'
@@ -246,9 +246,9 @@ def judge_for(mode: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], Jo
             return dataclasses.replace(
                 result, message=result.message.replace(f'check {job.name}', label, 1)
             )
-        if mode.simulate:
+        if beyond.simulate:
             what = (
-                f'{mode.traces:,} random behaviours of depth up to {mode.depth} (seed {mode.seed}), '
+                f'{beyond.traces:,} random behaviours of depth up to {beyond.depth} (seed {beyond.seed}), '
                 f'{verdict.states or 0:,} states generated in {verdict.seconds:.1f} s ({rate}): '
                 'no violation; random behaviours, not the whole state space'
             )

@@ -68,4 +68,3 @@ def test_a_bad_value_names_the_variable_and_what_to_give(variable, value, messag
     with pytest.raises(CannotRun) as caught:
         settings.from_environ({variable: value})
     assert str(caught.value).startswith(message)
-
