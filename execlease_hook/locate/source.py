@@ -51,7 +51,8 @@ def check_text(path: str, source: bytes, what: str) -> None:
     cost gigabytes of syntax tree (EXECLEASE_MAX_COVERED_MB)."""
     from execlease_hook.core import settings
 
-    limit = settings.from_environ().max_covered_bytes  # not yet handed down to locate/
+    # Not handed down yet: read where a covered file is located.
+    limit = settings.from_environ().max_covered_bytes
     if len(source) > limit:
         raise CannotRun(
             f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit for covered '

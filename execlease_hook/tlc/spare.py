@@ -155,15 +155,13 @@ _exiting = False  # the process is ending: no javac starts
 
 
 def enabled() -> bool:
-    return (
-        settings.from_environ().jvm_spare
-    )  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    return settings.from_environ().jvm_spare
 
 
 def _javac(java: Path) -> Path | None:
-    explicit = (
-        settings.from_environ().javac
-    )  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    explicit = settings.from_environ().javac
     if explicit:
         return Path(explicit)
     real = Path(shutil.which(str(java)) or java).resolve()
