@@ -5,10 +5,10 @@ applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its 
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc/output.py's job.
 
-Kept together: a job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py)
-share its folder, its deadline and the reading of the verdict; a process's life (its group,
-Ctrl-C, the kill) is core/procs.py's, the JVM's flags are jvm.py's, the warm JVMs' pool is
-tlc/spare.py's, TLC's output is tlc/output.py's and, while it runs, tlc/progress.py's.
+One module, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
+tlc/spare.py) share its folder, its deadline and the reading of the verdict; a process's life
+(its group, Ctrl-C, the kill) is core/procs.py's, the JVM's flags are jvm.py's, the warm JVMs'
+pool is tlc/spare.py's, TLC's output is tlc/output.py's and, while it runs, tlc/progress.py's.
 """
 
 from __future__ import annotations

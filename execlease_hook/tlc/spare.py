@@ -21,11 +21,11 @@ failed, a race lost to another run, Ctrl-C, and the process's exit, which gives 
 running EXIT_WAIT seconds to finish, then stops it; a killed run's is swept by the next (`sweep`).
 `EXECLEASE_JVM_SPARE=0` switches spares off.
 
-Kept together: a spare's process, the line protocol with its helper, and the pool of waiting
-spares keyed by the jobs expected are one mechanism, whose rules (one job at a time, only of its
-key and environment, none waiting that no job will take) span all three. Every process here
-(a spare, a javac) lives core/procs.py's one life: its own group, registered, so Ctrl-C stops
-it; what remains for `discard_all` is the pool's bookkeeping and the folders.
+One module, kept whole: a spare's process, the line protocol with its helper, and the pool of
+waiting spares keyed by the jobs expected are one mechanism, whose rules (one job at a time,
+only of its key and environment, none waiting that no job will take) span all three. Every
+process here (a spare, a javac) lives core/procs.py's one life: its own group, registered, so
+Ctrl-C stops it; what is left for `discard_all` is the pool's bookkeeping and the folders.
 """
 
 from __future__ import annotations
