@@ -63,9 +63,8 @@ _unwritable: set[str] = set()
 def archive_folder(jar: Path) -> Path:
     """Beside the jar in execlease's own jar cache (`.tmp/tla/`, tlc/jar.cache_dir) when writable;
     else (a jar named by EXECLEASE_TLA_JAR, a read-only cache) the user's cache."""
-    env = (
-        settings.from_environ().jvm_cache
-    )  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    env = settings.from_environ().jvm_cache
     if env:
         return Path(env)
     beside = jar.resolve().parent
@@ -224,9 +223,8 @@ def sweep(folder: Path) -> None:
 
 def plan(java: Path, jar: Path) -> Plan:
     """The class-data flags for one TLC run: use the archive, build it, or neither."""
-    if (
-        not settings.from_environ().jvm_cds
-    ):  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    if not settings.from_environ().jvm_cds:
         return NO_ARCHIVE
     try:
         archive = archive_path(java, jar)

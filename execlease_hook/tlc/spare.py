@@ -120,9 +120,8 @@ _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of
 
 
 def enabled() -> bool:
-    return (
-        settings.from_environ().jvm_spare
-    )  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    return settings.from_environ().jvm_spare
 
 
 def sweep(jar: Path) -> None:

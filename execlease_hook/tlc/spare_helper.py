@@ -40,9 +40,8 @@ _helpers: dict[Path, concurrent.futures.Future[Path | None]] = {}
 
 
 def _javac(java: Path) -> Path | None:
-    explicit = (
-        settings.from_environ().javac
-    )  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    explicit = settings.from_environ().javac
     if explicit:
         return Path(explicit)
     real = Path(shutil.which(str(java)) or java).resolve()

@@ -108,7 +108,12 @@ def test_wait_ticks_until_the_end_or_the_deadline():
     assert procs.wait(lambda seconds: next(ends), 60.0, lambda: ticks.append(1))
     assert ticks == [1, 1, 1]
     seen: list[float] = []
-    assert not procs.wait(lambda seconds: seen.append(seconds) or False, 0.0)
+
+    def never_ends(seconds: float) -> bool:
+        seen.append(seconds)
+        return False
+
+    assert not procs.wait(never_ends, 0.0)
     assert seen == [0.0]
 
 
