@@ -13,7 +13,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import subprocess
+import subprocess  # about 6 ms of CPU on the commit path's early exit (guard_latency (b):
+
+# 44 ms against 39 ms with a posix_spawn clone), for the edge cases subprocess handles
 from collections.abc import Sequence
 from pathlib import Path
 
