@@ -9,6 +9,7 @@ and the rules that tie one part of the manifest to another.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -73,6 +74,7 @@ class _Reader(schema.Validator):
         return paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
 
 
+@functools.cache
 def _snake(key: str) -> str:
     return re.sub('([A-Z])', r'_\1', key).lower()
 

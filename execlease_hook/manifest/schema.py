@@ -12,6 +12,7 @@ any problem of that node, or an object by keyword), where `${0}` stands for the 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 PATH = Path(__file__).resolve().parents[1] / 'schemas' / 'manifest.schema.json'
 SCHEMA: dict[str, Any] = json.loads(PATH.read_text(encoding='utf-8'))
 
+# The Python types json.loads gives each JSON type (exactly: JSON's true is no number, though
+# Python's True is an int).
 _TYPES: dict[str, tuple[type, ...]] = {
     'object': (dict,),
     'array': (list,),
@@ -67,8 +70,7 @@ def kind(value: object) -> str:
 
 
 def _is(value: object, name: str) -> bool:
-    # JSON's true is not a number, as Python's True is an int.
-    return isinstance(value, _TYPES[name]) and (name == 'boolean' or not isinstance(value, bool))
+    return type(value) in _TYPES[name]
 
 
 def join(where: str, key: str | int) -> str:
@@ -80,7 +82,11 @@ def join(where: str, key: str | int) -> str:
 def pattern(node: dict[str, Any]) -> re.Pattern[str]:
     """A node's `pattern`, compiled: an ECMA `$` at the end matches only at the end (Python's
     would also match before a final line break)."""
-    text = node['pattern']
+    return _compiled(node['pattern'])
+
+
+@functools.cache
+def _compiled(text: str) -> re.Pattern[str]:
     return re.compile(text[:-1] + r'\Z' if text.endswith('$') else text)
 
 
@@ -95,13 +101,16 @@ class Validator:
             self.check(part, value, where)
         types = node.get('type')
         if types is not None:
-            types = [types] if isinstance(types, str) else types
-            if not any(_is(value, t) for t in types):
+            fits = _is(value, types) if type(types) is str else any(_is(value, t) for t in types)
+            if not fits:
+                types = [types] if type(types) is str else types
                 self._fail(node, 'type', value, where, self._expected(node, types, value))
-        for word in ('const', 'enum'):
-            allowed = [node[word]] if word == 'const' and word in node else node.get(word)
-            if allowed is not None and not any(_same(value, a) for a in allowed):
-                self._fail(node, word, value, where, f'expected one of {allowed!r}, got {value!r}')
+        if 'const' in node and not _same(value, node['const']):
+            self._fail(node, 'const', value, where, f'expected {node["const"]!r}, got {value!r}')
+        if 'enum' in node and not any(_same(value, a) for a in node['enum']):
+            self._fail(
+                node, 'enum', value, where, f'expected one of {node["enum"]!r}, got {value!r}'
+            )
         if isinstance(value, dict):
             self._keys(node, value, where)
         if 'oneOf' in node:
@@ -110,12 +119,12 @@ class Validator:
             self._fail(node, 'anyOf', value, where, 'matches none of the allowed forms')
         if isinstance(value, str):
             self._string(node, value, where)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            self._number(node, value, where)
         elif isinstance(value, dict):
             self._members(node, value, where)
         elif isinstance(value, list):
             self._array(node, value, where)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            self._number(node, value, where)
 
     def ref(self, target: str, value: object, where: str) -> None:
         node: Any = SCHEMA
