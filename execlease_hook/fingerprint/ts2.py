@@ -21,11 +21,12 @@ scheme itself, used by every language; what differs per language is already apar
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from execlease_hook.core.digest import sha256, tagged_field
+from execlease_hook.core.digest import tagged_field
 from execlease_hook.locate.languages import LANGUAGES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -62,7 +63,7 @@ def fingerprint(located: Located) -> str:
 
     language = language_for(located.path)
     assert language is not None, located.path
-    digest = sha256()
+    digest = hashlib.sha256()
     chunk = located.text.encode('utf-8')  # == source[start_byte:end_byte]
     for part in serialize(
         rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk

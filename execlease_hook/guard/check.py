@@ -11,8 +11,9 @@ push_range.py's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from execlease_hook.core import paths
-from execlease_hook.core.record import field, record
 from execlease_hook.git import repo as git
 from execlease_hook.guard.diff import changed_block, entry_diffs
 from execlease_hook.guard.missing import missing_block
@@ -37,7 +38,7 @@ STEPS = (
 )
 
 
-@record
+@dataclass(frozen=True)
 class Plan:
     """What one model needs checked for this commit."""
 
@@ -48,7 +49,7 @@ class Plan:
     watched: tuple[str, ...] = ()  # paths to search for uncovered protocol code (coverage.watch)
 
 
-@record(frozen=False)
+@dataclass
 class Findings:
     """Blocking problems found for one model, as text blocks; the exit code they imply."""
 

@@ -12,10 +12,10 @@ rules live in `fingerprint`, a layer above this one.
 
 from __future__ import annotations
 
-from execlease_hook.core.record import record
+from dataclasses import dataclass
 
 
-@record
+@dataclass(frozen=True)
 class Language:
     name: str
     suffixes: tuple[str, ...]  # lower case, with the dot

@@ -15,16 +15,13 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import model, schema, watch_paths
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
-if TYPE_CHECKING:
-    from typing import Any, TypeVar
-
-    T = TypeVar('T')
+T = TypeVar('T')
 
 # What a pinned jar and a TLC version look like, shared with the commands that write them
 # (commands/add_library.py).

@@ -16,10 +16,7 @@ import functools
 import json
 import re
 from pathlib import Path
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 PATH = Path(__file__).resolve().parents[1] / 'schemas' / 'manifest.schema.json'
 SCHEMA: dict[str, Any] = json.loads(PATH.read_text(encoding='utf-8'))

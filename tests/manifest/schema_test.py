@@ -31,7 +31,8 @@ def problem(node: dict, value: object) -> str:
         ({'type': 'integer', 'minimum': 0}, -1, '$: expected a whole number >= 0, got -1'),
         ({'type': 'integer', 'minimum': 0}, 1.0, '$: expected a whole number >= 0, got 1.0'),
         ({'type': 'integer'}, True, '$: expected a whole number, got true/false'),
-        ({'const': 1}, True, '$: expected one of [1], got True'),
+        ({'const': 1}, True, '$: expected 1, got True'),
+        ({'enum': ['a']}, 'b', "$: expected one of ['a'], got 'b'"),
         ({'required': ['a']}, {}, "$: missing key 'a'"),
         (
             {'properties': {'a': {}}, 'additionalProperties': False},
