@@ -1,18 +1,11 @@
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 from collections.abc import Sequence
 
 from execlease_hook.core.errors import ExecleaseError
-
-# argparse (with gettext, locale, and shutil for the help width) and building every subparser
-# cost the guard as much as the rest of a commit with nothing covered staged; `execlease guard
-# FILES...`, what pre-commit runs, is read without them (_plain_guard). mypy treats any name
-# TYPE_CHECKING as true.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import argparse
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
@@ -29,42 +22,36 @@ COMMANDS = {
 
 
 def _jobs(text: str) -> int:
-    import argparse
-
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError('must be 1 or more')
     return value
 
 
-def _version_action() -> type[argparse.Action]:
-    """`--version`, reading the installed version only when asked: importlib.metadata costs
-    every other command (the guard runs on each commit) more than the rest of its imports."""
-    import argparse
+class _Version(argparse.Action):
+    """`--version`, reading the installed version only when asked: argparse's own `version`
+    action takes the string when the parser is built, on every command."""
 
-    class _Version(argparse.Action):
-        def __init__(
-            self,
-            option_strings: Sequence[str],
-            dest: str = argparse.SUPPRESS,
-            default: str = argparse.SUPPRESS,
-            help: str = "show program's version number and exit",
-        ) -> None:
-            super().__init__(
-                option_strings=option_strings, dest=dest, default=default, nargs=0, help=help
-            )
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: str = argparse.SUPPRESS,
+        help: str = "show program's version number and exit",
+    ) -> None:
+        super().__init__(
+            option_strings=option_strings, dest=dest, default=default, nargs=0, help=help
+        )
 
-        def __call__(
-            self,
-            parser: argparse.ArgumentParser,
-            namespace: argparse.Namespace,
-            values: object,
-            option_string: str | None = None,
-        ) -> None:
-            print(_version())
-            parser.exit()
-
-    return _Version
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(_version())
+        parser.exit()
 
 
 def _version() -> str:
@@ -78,8 +65,6 @@ SIGNALLED = ('verify', 'tools')
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import argparse
-
     from execlease_hook.cli import args as cli_args
 
     parser = argparse.ArgumentParser(
@@ -88,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=cli_args.epilog(None),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument('--version', action=_version_action())
+    parser.add_argument('--version', action=_Version)
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
@@ -168,8 +153,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _renamed_hook_argument(parser: argparse.ArgumentParser) -> None:
     """The old hook ids' entries name themselves, for the note of what to change (not in --help:
     only the published hooks pass it)."""
-    import argparse
-
     parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
 
 
@@ -231,29 +214,11 @@ def run(options: argparse.Namespace) -> int:
     return code
 
 
-class _Options:
-    """The options of a plain `guard FILES...`: what argparse's Namespace would hold."""
-
-    def __init__(self, files: list[str]) -> None:
-        self.command, self.quiet, self.verbose = 'guard', 0, 0
-        self.all, self.model, self.range, self.files = False, None, None, files
-        self.format, self.output, self.renamed_hook = None, None, None
-
-
-def _plain_guard(argv: Sequence[str]) -> argparse.Namespace | None:
-    """`guard` followed only by file names (none starting with `-`): the options argparse would
-    give, without importing it; None for anything else (an option, --help, another command),
-    which the parser reads. tests/cli/main_test.py checks both agree."""
-    if not argv or argv[0] != 'guard' or any(arg.startswith('-') for arg in argv[1:]):
-        return None
-    return _Options(list(argv[1:]))  # type: ignore[return-value]  # read only by attribute
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     from execlease_hook.core import term
 
     args = sys.argv[1:] if argv is None else list(argv)
-    options = _plain_guard(args) or build_parser().parse_args(args)
+    options = build_parser().parse_args(args)
     options.argv = args  # for a bug's log (core/crash.py)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.

@@ -7,9 +7,10 @@ on every commit (docs/architecture.md#the-fast-stage-guard).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.git import repo as git
 
-TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
     import argparse
 

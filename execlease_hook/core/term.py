@@ -9,12 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-
-# `typing` costs about 20 ms to import and the guard imports this module on every commit;
-# mypy treats any name TYPE_CHECKING as true, so the annotation needs no runtime import.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import TextIO
+from typing import TextIO
 
 DEFAULT_WIDTH = 80  # when the output is not a terminal and COLUMNS is not set
 MIN_WIDTH = 40

@@ -14,7 +14,8 @@ per language family) hashes what the language means, so formatters never change 
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Located
 

@@ -25,14 +25,12 @@ import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING, Union, cast
 
 from execlease_hook.core.digest import tagged_field
 from execlease_hook.locate.languages import LANGUAGES
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
-    from typing import Union, cast
-
     from tree_sitter import Node
 
     from execlease_hook.locate.definition import Located

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.tokens import tokens
@@ -19,7 +20,6 @@ from execlease_hook.locate.region import Places
 from execlease_hook.locate.source import language_for
 from execlease_hook.manifest.model import CoveredEntry, Region
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token
 

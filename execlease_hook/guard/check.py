@@ -12,6 +12,7 @@ push_range.py's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.git import repo as git
@@ -20,7 +21,6 @@ from execlease_hook.guard.missing import missing_block
 from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.git.blobs import CommitSource, IndexSource

@@ -4,11 +4,12 @@ file's own line numbers, at most DIFF_LINES lines."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.git import repo as git
 from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
 

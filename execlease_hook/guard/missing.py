@@ -4,11 +4,12 @@ manifest line to edit."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.core import paths
 from execlease_hook.git import repo as git
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage import rename_hint
     from execlease_hook.coverage.compare import EntryStatus

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from execlease_hook.git import repo as git
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import CommitSource, IndexSource
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo as git
 
-TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
     import argparse
 

@@ -4,12 +4,13 @@ widened to whole tokens. `Located` itself is locate/definition.py's.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.definition import Located
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     import tree_sitter
 

@@ -6,9 +6,10 @@ An anchor is where its exact text occurs once; otherwise where its tokens occur 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.core.errors import CannotRun
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token, Tokenizer
     from execlease_hook.locate.definition import Located

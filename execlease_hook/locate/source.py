@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
-TYPE_CHECKING = False  # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
 if TYPE_CHECKING:
-    from types import ModuleType
-
     import tree_sitter
 
 _parsers: dict[str, tree_sitter.Parser] = {}

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from execlease_hook.core import paths, settings
 from execlease_hook.core.errors import CannotRun
@@ -39,10 +40,7 @@ from execlease_hook.manifest.model import (
     WatchRule,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
-
     T = TypeVar('T')
 
 _HEX40 = re.compile(r'[0-9a-f]{40}\Z')
