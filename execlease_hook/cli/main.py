@@ -5,6 +5,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from execlease_hook.cli import args as cli_args
+from execlease_hook.core import signals, term
 from execlease_hook.core.errors import ExecleaseError
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
@@ -55,6 +57,9 @@ class _Version(argparse.Action):
 
 
 def _version() -> str:
+    # Lazy, as the next two: what only --version, an old hook id or a bug needs (the installed
+    # metadata, dataclasses, traceback) would cost every commit, which runs `execlease guard`
+    # (benchmarks/guard_latency.py (b), loaded machine: XXX).
     from execlease_hook.core import origin
 
     return origin.describe(origin.installed())
@@ -65,8 +70,6 @@ SIGNALLED = ('verify', 'tools')
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from execlease_hook.cli import args as cli_args
-
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
@@ -157,8 +160,8 @@ def _renamed_hook_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _renamed_hook_note(old: str) -> None:
+    # Lazy: see _version.
     from execlease_hook.commands import init_hooks
-    from execlease_hook.core import term
 
     new = init_hooks.RENAMED.get(old, old)
     width = term.width(sys.stderr)
@@ -215,8 +218,6 @@ def run(options: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from execlease_hook.core import term
-
     args = sys.argv[1:] if argv is None else list(argv)
     options = build_parser().parse_args(args)
     options.argv = args  # for a bug's log (core/crash.py)
@@ -231,12 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(options: argparse.Namespace) -> int:
-    from execlease_hook.core import term
-
     restore = None
     if options.command in SIGNALLED:
-        from execlease_hook.core import signals
-
         restore = signals.install()
     try:
         old_hook = getattr(options, 'renamed_hook', None)  # guard and verify only
@@ -250,7 +247,6 @@ def _main(options: argparse.Namespace) -> int:
         return e.exit_code
     except KeyboardInterrupt as e:
         # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
-        from execlease_hook.core import signals
 
         what, code = signals.interrupted(e)
         print(f'execlease {options.command}: {what}', file=sys.stderr)
@@ -265,9 +261,10 @@ def _main(options: argparse.Namespace) -> int:
 
 
 def _crashed(options: argparse.Namespace, error: Exception) -> int:
+    # Lazy: see _version.
     import traceback
 
-    from execlease_hook.core import crash, term
+    from execlease_hook.core import crash
 
     text = traceback.format_exc()
     log = crash.write_log(crash.report(options.argv, text, _version()))

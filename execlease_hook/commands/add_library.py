@@ -19,14 +19,19 @@ uses is noticed at once.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import paths, settings
+from execlease_hook.core import paths, settings, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Library, Manifest, ToolsPin
+from execlease_hook.spec import scan, syntax
+from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import libraries, library_modules, pin
+from execlease_hook.tlc.java import find_java
 
 if TYPE_CHECKING:
     import argparse
@@ -47,9 +52,6 @@ def _digest(text: str, what: str) -> str:
 
 def _downloaded_digest(url: str, what: str) -> str:
     """The sha256 of what `url` serves now: downloaded to a temp folder, digested, deleted."""
-    from execlease_hook.tlc import jar as tools
-    from execlease_hook.tlc import libraries
-
     if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
         raise CannotRun(
             f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
@@ -108,10 +110,6 @@ def library_entry(
             'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)'
         )
     if url.startswith('http:'):
-        import sys
-
-        from execlease_hook.core import term
-
         print(
             term.wrap(
                 f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
@@ -133,16 +131,12 @@ def library_entry(
 
 def jar_modules(path: Path) -> list[str]:
     """The modules a library jar offers TLC: the .tla files at its root."""
-    from execlease_hook.tlc import library_modules
-
     return [name.removesuffix('.tla') for name in library_modules.jar_modules(path)]
 
 
 def ready(root: Path, lib: Library) -> tuple[list[str], Libraries]:
     """The library made ready as `verify` makes it (a jar fetched and verified, a folder read):
     (the modules it supplies, itself ready). Raises CannotRun."""
-    from execlease_hook.tlc import libraries
-
     libs = libraries.one(root, lib, f'--library {lib.label}', pin='the sha256 given is')
     if libs.folders:
         return [Path(name).stem for name, _ in libs.modules()], libs
@@ -159,9 +153,6 @@ def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
     """The modules the model's spec reads with these libraries, found where TLC looks (its
     folder, the library folders, the jars), and the tla2tools.jar whose standard modules count
     (one that is not on this machine yet has none)."""
-    from execlease_hook.tlc import jar as tools
-    from execlease_hook.tlc import library_modules
-
     spec = m.folder / m.spec
     try:
         text = spec.read_bytes()
@@ -184,8 +175,6 @@ def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
 def unsupplied(read: list[Module], standard: frozenset[str]) -> dict[str, list[Module]]:
     """Each module that a module the model reads imports and nothing supplies (not its folder,
     a library, or TLC), with the modules that import it."""
-    from execlease_hook.spec import syntax
-
     found = {mod.name for mod in read}
     out: dict[str, list[Module]] = {}
     for mod in read:
@@ -199,9 +188,6 @@ def supplies(m: Manifest, lib: Library, modules: list[str], libs: Libraries) -> 
     """What a library offers, said against what the model reads; the modules of it the model
     reads scanned as `verify` scans them (a module no root imports is never judged); a standard
     module it shadows and a module its own modules need that nothing supplies, named."""
-    from execlease_hook.spec import scan
-    from execlease_hook.tlc import library_modules
-
     read, jar = read_by_model(m, libs)
     scan.refuse([(mod.path, mod.text) for mod in read if mod.library is not None])
     used = sorted({mod.name for mod in read if mod.library == lib.label})
@@ -243,7 +229,6 @@ def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
             f'--library {options.library}: the model folder itself, whose modules TLC finds '
             'without a library entry'
         )
-    from execlease_hook.tlc import libraries
 
     modules, _ = ready(m.root, lib)
     new = dataclasses.replace(m, libraries=(*m.libraries, lib))
@@ -255,10 +240,6 @@ def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
 def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
     """The model's own TLA+ tools and/or its lowest TLC, checked by fetching the jar and asking
     its TLC for its version, as `verify` will."""
-    from execlease_hook.tlc import jar as tools
-    from execlease_hook.tlc import pin
-    from execlease_hook.tlc.java import find_java
-
     old = m.tools or ToolsPin()
     url, sha256 = old.url, old.sha256
     if options.tools is not None:

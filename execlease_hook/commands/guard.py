@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from execlease_hook.git import repo as git
+from execlease_hook.guard import stage
 
 if TYPE_CHECKING:
     import argparse
@@ -24,17 +25,19 @@ def run(options: argparse.Namespace) -> int:
 def _judge(options: argparse.Namespace, report: object) -> int:
     root = git.repo_root()
     if getattr(options, 'range', None):
+        # Lazy: --range judges every commit, so it loads all of guard/check.py at once, which
+        # the staged path loads only when something is concerned (guard/stage.py says the cost).
         from execlease_hook.guard import push_range
 
         return push_range.guard_range(
             root, options.range, options.model, quiet=getattr(options, 'quiet', 0) > 0
         )
-    from execlease_hook.guard import stage
 
     return stage.judge_staged(root, options, report)
 
 
 def _reported(options: argparse.Namespace) -> int:
+    # Lazy: the report's writers, only with --format or --output.
     from execlease_hook.formats.emit import Outputs
     from execlease_hook.formats.report import Report
 

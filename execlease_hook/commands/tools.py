@@ -8,6 +8,10 @@ import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from execlease_hook.git import repo as git
+from execlease_hook.manifest import find
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.tlc import jar, libraries, pin
 from execlease_hook.tlc.jar import ToolJar, resolve_jar
 
 if TYPE_CHECKING:
@@ -18,8 +22,6 @@ from execlease_hook.tlc.java import Java, find_java
 
 def tlc_version(jar: ToolJar, java: Java) -> str:
     """The version TLC itself prints (its banner), e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
-    from execlease_hook.tlc import pin
-
     return pin.banner(jar.path, java)
 
 
@@ -39,10 +41,6 @@ def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
 def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -> list[str]:
     """A line per model (its TLA+ tools when its manifest names them) and per library it uses;
     none when the repository has no model yet."""
-    from execlease_hook.manifest import find
-    from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import libraries, pin
-
     try:
         found = find.find_models(root, model)
     except CannotRun:
@@ -87,10 +85,6 @@ def cache_key(root: Path, model: str | None) -> str:
     lives. It moves when a pin moves and only then: a sync, which rewrites the manifests'
     fingerprints, keeps it, so a CI cache keyed by it is downloaded again only for a new pin."""
 
-    from execlease_hook.manifest import find
-    from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar
-
     try:
         found = find.find_models(root, model)
     except CannotRun:
@@ -108,8 +102,6 @@ def cache_key(root: Path, model: str | None) -> str:
 
 
 def run(options: argparse.Namespace) -> int:
-    from execlease_hook.git import repo as git
-
     root = git.repo_root()
     if getattr(options, 'cache_key', False):
         print(cache_key(root, getattr(options, 'model', None)))

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from execlease_hook.fingerprint import ts1, ts2
+
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Located
 
@@ -25,12 +27,8 @@ SCHEMES = ('ts1', 'ts2')
 
 def fingerprint(located: Located, scheme: str = SCHEME) -> str:
     if scheme == 'ts2':
-        from execlease_hook.fingerprint import ts2
-
         return ts2.fingerprint(located)
     if scheme == 'ts1':
-        from execlease_hook.fingerprint import ts1
-
         return ts1.fingerprint(located)
     raise ValueError(f'unknown fingerprint scheme {scheme!r} (known: {", ".join(SCHEMES)})')
 

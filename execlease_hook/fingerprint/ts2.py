@@ -28,7 +28,10 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Union, cast
 
 from execlease_hook.core.digest import tagged_field
+from execlease_hook.fingerprint import ts1
+from execlease_hook.fingerprint.literals import encode
 from execlease_hook.locate.languages import LANGUAGES
+from execlease_hook.locate.source import language_for
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -57,8 +60,6 @@ def rules_for(language: str) -> ModuleType:
 
 
 def fingerprint(located: Located) -> str:
-    from execlease_hook.locate.source import language_for
-
     language = language_for(located.path)
     assert language is not None, located.path
     digest = hashlib.sha256()
@@ -196,8 +197,6 @@ def _gap(text: bytes, noops: bytes = b'') -> bytes:
 
 
 def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[bytes]:
-    from execlease_hook.fingerprint import ts1
-
     first, last = max(lo, node.start_byte), min(hi, node.end_byte)
     return ts1.serialize((node,), first, last, chunk[first - base : last - base])
 
@@ -241,8 +240,6 @@ def leaf(kind: str, text: bytes) -> list[Item]:
 def value(kind: bytes, parts: Sequence[str | list[Item]]) -> list[Item]:
     """A literal by value: its kind, then text and holes (each hole's items hashed as code).
     Adjacent texts are joined, so the spelling of the pieces never counts."""
-    from execlease_hook.fingerprint.literals import encode
-
     out: list[Item] = [b'(v' + kind + b':']
     text: list[str] = []
     for part in parts:

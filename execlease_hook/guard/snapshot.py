@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo as git
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
@@ -40,8 +41,6 @@ def load_model(
 ) -> StagedModel:
     """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
     compare it with the working tree's file, for the note about unstaged changes."""
-    from execlease_hook.core.errors import CannotRun
-
     if blob is None:
         blob = source.read(rel)
     where = 'staged' if worktree else source.description

@@ -17,13 +17,15 @@ paths are checked against the index. `--range` judges commits already made (push
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import paths
+from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo as git
+from execlease_hook.manifest import find, watch_paths
 
 if TYPE_CHECKING:
     import argparse
@@ -42,8 +44,6 @@ _last_json: list[object] = [None, None]  # (bytes, parsed): the manifest the hel
 def _json(data: bytes | None) -> dict | None:
     """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object.
     Parsed once for the helpers that read the same manifest in turn (none changes the result)."""
-    import json
-
     if data is None:
         return None
     if _last_json[0] is data:
@@ -88,7 +88,6 @@ def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
     parsed = _json(data)
     if parsed is None:
         return set()
-    from execlease_hook.manifest import watch_paths
 
     globs = watch_paths.raw_globs(parsed)
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
@@ -161,8 +160,6 @@ def staged_models(
 
 
 def _no_model(root: Path, staged: list[git.StagedChange]) -> CannotRun:
-    from execlease_hook.manifest import find
-
     deleted = [c.path for c in staged if c.status == 'D' and c.path.rsplit('/', 1)[-1] == find.NAME]
     gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
     return CannotRun(
@@ -201,8 +198,6 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
             raise CannotRun(outside)
     data = read_manifests(root, models)
     if options.model is None:  # a manifest.json that is no execlease manifest is not a model
-        from execlease_hook.manifest import find
-
         models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
         if not models:
             raise _no_model(root, staged)
@@ -220,9 +215,13 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         if verbose:
             print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
+    # Lazy: what judging loads (manifest validation, coverage, tree-sitter, the fingerprint rules)
+    # would make the commit that concerns nothing about as slow as one that does
+    # (benchmarks/guard_latency.py (b), loaded machine: 33 ms at the top, 25 ms here).
     from execlease_hook.git import blobs
     from execlease_hook.guard import check as guard_check
-    from execlease_hook.guard import snapshot
+    from execlease_hook.guard import map_fix, snapshot
+    from execlease_hook.guard import report_items as guard_items
 
     code = 0
     for rel, governed, watched in wanted:
@@ -245,20 +244,14 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
             continue
         found = guard_check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), model.text)
         if report is not None:
-            from execlease_hook.guard import report_items as guard_items
-
             guard_items.add(report, m, p, found, source)
         if found.only_map:
-            from execlease_hook.guard import map_fix
-
             fixed = map_fix.fix(m, source, found)
             if fixed is not None:
                 print(fixed)
                 code = max(code, 1)
                 continue
         if found.blocks:
-            from execlease_hook.core import term
-
             print(term.wrap(guard_check.render(m, found, model.unstaged_manifest)))
         elif verbose:
             print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')

@@ -12,11 +12,14 @@ stages covered code (benchmarks/guard_latency.py).
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
@@ -46,8 +49,6 @@ def require_language(path: str, what: str) -> str:
 def check_text(path: str, source: bytes, what: str) -> None:
     """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
     cost gigabytes of syntax tree (settings.max_covered_bytes)."""
-    from execlease_hook.core import settings
-
     limit = settings.max_covered_bytes()
     if len(source) > limit:
         raise CannotRun(
@@ -137,8 +138,6 @@ def binding(package: str) -> ModuleType:
     module = sys.modules.get(name)
     if module is not None:
         return module
-    import importlib.machinery
-    import importlib.util
 
     top = importlib.util.find_spec(package)
     where = top.submodule_search_locations if top is not None else None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from execlease_hook.core import paths, settings
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.manifest import watch_paths
 from execlease_hook.manifest.model import (
     MODEL_RECORD_SCHEMES,
     VERSION,
@@ -653,7 +654,6 @@ def _coverage(r: _Reader, raw: object) -> Coverage:
         _ignored(r, v, f'coverage.ignored[{i}]')
         for i, v in enumerate(r.array(d.get('ignored', []), 'coverage.ignored'))
     )
-    from execlease_hook.manifest import watch_paths
 
     globs = [g for rule in watch for g in rule.paths]
     for i, item in enumerate(ignored):

