@@ -4,10 +4,15 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from execlease_hook.cli import args as cli_args
 from execlease_hook.core import signals, term
 from execlease_hook.core.errors import ExecleaseError
+from execlease_hook.core.settings import from_environ
+
+if TYPE_CHECKING:
+    from execlease_hook.core.settings import Settings
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
@@ -31,8 +36,8 @@ def _jobs(text: str) -> int:
 
 
 class _Version(argparse.Action):
-    """`--version`, reading the installed version only when asked: argparse's own `version`
-    action takes the string when the parser is built, on every command."""
+    """`--version`, reading the installed version only when asked (argparse's own action
+    takes the string when the parser is built, on every command)."""
 
     def __init__(
         self,
@@ -57,9 +62,9 @@ class _Version(argparse.Action):
 
 
 def _version() -> str:
-    # Lazy, as the next two: what only --version, an old hook id or a bug needs (the installed
-    # metadata, dataclasses, traceback) would cost every commit, which runs `execlease guard`
-    # (benchmarks/guard_latency.py (b), loaded machine: XXX).
+    # Lazy, as in the next two: what only --version, an old hook id or a bug needs (the
+    # installed metadata, traceback) would cost every commit, which runs `execlease guard`
+    # (benchmarks/guard_latency.py (b): XXX).
     from execlease_hook.core import origin
 
     return origin.describe(origin.installed())
@@ -211,9 +216,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     module = importlib.import_module(COMMANDS[options.command])
-    code: int = module.run(options)
+    code: int = module.run(options, settings)
     return code
 
 
@@ -233,13 +238,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(options: argparse.Namespace) -> int:
     restore = None
+    settings: Settings | None = None
     if options.command in SIGNALLED:
         restore = signals.install()
     try:
         old_hook = getattr(options, 'renamed_hook', None)  # guard and verify only
         if old_hook is not None:
             _renamed_hook_note(old_hook)
-        return run(options)
+        settings = from_environ()  # the one read of every EXECLEASE_* variable
+        return run(options, settings)
     except ExecleaseError as e:
         print(
             term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr
@@ -247,27 +254,26 @@ def _main(options: argparse.Namespace) -> int:
         return e.exit_code
     except KeyboardInterrupt as e:
         # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
-
         what, code = signals.interrupted(e)
         print(f'execlease {options.command}: {what}', file=sys.stderr)
         return code
     except Exception as e:
         # A bug, not an expected failure: exit 3, never 1 ("did not hold"), 2 ("could not run")
         # or 0; the traceback goes to a log file the message names (core/crash.py).
-        return _crashed(options, e)
+        return _crashed(options, e, settings.log if settings else None)
     finally:
         if restore is not None:
             restore()
 
 
-def _crashed(options: argparse.Namespace, error: Exception) -> int:
+def _crashed(options: argparse.Namespace, error: Exception, named_log: str | None) -> int:
     # Lazy: see _version.
     import traceback
 
     from execlease_hook.core import crash
 
     text = traceback.format_exc()
-    log = crash.write_log(crash.report(options.argv, text, _version()))
+    log = crash.write_log(crash.report(options.argv, text, _version()), named_log)
     what = f'{type(error).__name__}: {error}'.splitlines()[0]
     if log is None:
         print(text, file=sys.stderr, end='')

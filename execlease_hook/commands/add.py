@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.commands import add_library
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.coverage import notes as coverage_notes
 from execlease_hook.fingerprint.tokens import tokens
@@ -343,7 +344,7 @@ def _notes_table(m: Manifest) -> str | None:
     return notes_map.replace_table(text, coverage_notes.map_table(m, statuses), str(notes))
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     pins = options.tools is not None or options.min_tlc is not None
     kinds = [
         options.target is not None,
@@ -367,9 +368,9 @@ def run(options: argparse.Namespace) -> int:
     elif options.mutation is not None:
         new, said = add_mutation(m, options)
     elif options.library is not None:
-        new, said = add_library.add_library(m, options)
+        new, said = add_library.add_library(m, options, settings)
     elif pins:
-        new, said = add_library.add_tools(m, options)
+        new, said = add_library.add_tools(m, options, settings)
     else:
         new, said, new_cfg = add_finding(m, options)
     text = manifest_write.dump(new)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import outcomes, paths, table, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import HELD
+from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.coverage import items, watch
 from execlease_hook.coverage.compare import EntryStatus
@@ -123,7 +124,7 @@ def module_lines(modules: Sequence[Module]) -> list[str]:
     return ['model modules:', *(f'  {mod.key} ({mod.via()})' for mod in modules)] if modules else []
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     outputs = Outputs(
         'coverage', getattr(options, 'format', None), getattr(options, 'output', None), None
     )

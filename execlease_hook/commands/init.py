@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.commands import add_library, init_hooks
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo as git
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import notes_table as notes_map
@@ -290,7 +291,7 @@ def _add_ignore(root: Path) -> bool:
     return True
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     root = git.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
     hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
@@ -298,7 +299,7 @@ def run(options: argparse.Namespace) -> int:
     report: list[str] = []
     m_rel = f'{folder}/manifest.json'
     exists = (p.folder / 'manifest.json').exists()
-    libraries = () if exists else _libraries(p, list(options.library))
+    libraries = () if exists else _libraries(p, list(options.library), settings)
     text = manifest_text(p, tuple(lib for lib, _ in libraries))
     if _create(p.folder / 'manifest.json', text):
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
@@ -307,7 +308,7 @@ def run(options: argparse.Namespace) -> int:
             report.extend(
                 (f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:]))
             )
-        report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
+        report.extend(_unsupplied(p, [lib for lib, _ in libraries], settings))
     else:
         report.append(
             f'left alone: {m_rel} exists'
@@ -383,29 +384,34 @@ def _probe(p: ModelPlan) -> manifest_model.Manifest:
     )
 
 
-def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, list[str]]]:
+def _libraries(
+    p: ModelPlan, values: list[str], settings: Settings
+) -> list[tuple[manifest_model.Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
     readied: list[tuple[manifest_model.Library, list[str]]] = []
     jars: list[libraries.LibraryJar] = []
     folders: list[libraries.LibraryFolder] = []
     for value in values:
-        lib = add_library.library_entry(p.root, value)
+        lib = add_library.library_entry(p.root, value, settings=settings)
         if any(lib == old for old, _ in readied):
             raise CannotRun(f'--library {value}: given twice; name each library once')
-        modules, libs = add_library.ready(p.root, lib)
+        modules, libs = add_library.ready(p.root, lib, settings)
         jars += libs.jars
         folders += libs.folders
         readied.append((lib, modules))
     probe = dataclasses.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
     every = libraries.Libraries(tuple(jars), tuple(folders))
-    return [(lib, add_library.supplies(probe, lib, modules, every)) for lib, modules in readied]
+    return [
+        (lib, add_library.supplies(probe, lib, modules, every, settings))
+        for lib, modules in readied
+    ]
 
 
-def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
+def _unsupplied(p: ModelPlan, given: list[manifest_model.Library], settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
     probe = dataclasses.replace(_probe(p), libraries=tuple(given))
-    read, jar = add_library.read_by_model(probe, libraries.of(probe))
+    read, jar = add_library.read_by_model(probe, libraries.of(probe, settings), settings)
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)
     tlaps = sorted(wanted & missing.TLAPS_MODULES)

@@ -18,9 +18,8 @@ from execlease_hook.core import atomic
 EXIT_BUG = 3
 
 
-def log_path() -> Path:
-    """`$EXECLEASE_LOG`, else execlease.log in the user's cache (`$XDG_CACHE_HOME/execlease`)."""
-    named = os.environ.get('EXECLEASE_LOG')
+def log_path(named: str | None) -> Path:
+    """`named` (EXECLEASE_LOG), else execlease.log in the user's cache (`$XDG_CACHE_HOME/execlease`)."""
     if named:
         return Path(named)
     base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
@@ -44,9 +43,10 @@ def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
     )
 
 
-def write_log(text: str) -> Path | None:
-    """The report written (atomically, replacing the last one); None when it cannot be."""
-    path = log_path()
+def write_log(text: str, named: str | None) -> Path | None:
+    """The report written (atomically, replacing the last one) to `log_path(named)`; None when
+    it cannot be."""
+    path = log_path(named)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text_atomic(path, text)

@@ -84,7 +84,7 @@ def find(
             language is None
             or content is None
             or b'\0' in content
-            or len(content) > settings.max_covered_bytes()
+            or len(content) > settings.from_environ().max_covered_bytes
         ):
             continue
         try:

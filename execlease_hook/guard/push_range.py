@@ -112,12 +112,13 @@ def judge_commits(
         at_tip = commit == tip
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
-            governed = guard.governed_paths(rel, blob)
+            parsed = guard.plain_json(blob)
+            governed = guard.governed_paths(rel, parsed)
             if (
                 governed is not None
                 and governed.isdisjoint(touched)
                 and not at_tip
-                and not guard.model_modules(rel, blob, touched)
+                and not guard.model_modules(rel, parsed, touched)
             ):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))

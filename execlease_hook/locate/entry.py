@@ -136,7 +136,11 @@ def _token_at(root: tree_sitter.Node, at: int, literals: frozenset[str]) -> tree
 
 def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
     language = language_for(path)
-    if language is None or b'\0' in source or len(source) > settings.max_covered_bytes():
+    if (
+        language is None
+        or b'\0' in source
+        or len(source) > settings.from_environ().max_covered_bytes
+    ):
         return []
     try:
         source.decode('utf-8')

@@ -6,6 +6,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -303,7 +304,7 @@ def test_missing_manifest(tmp_path):
         manifest_read.load(tmp_path / 'manifest.json', tmp_path)
 
 
-RECORD = {
+RECORD: dict[str, Any] = {
     'scheme': 'tla1',
     'files': {'Spec.cfg': 'c' * 64, 'Spec.tla': {'Init': 'd' * 64, 'Next': 'e' * 64}},
 }
