@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Union
 
 from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
-    from typing import Union
-
     from tree_sitter import Node
 
     from execlease_hook.locate.definition import Located

@@ -25,11 +25,14 @@ import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from execlease_hook.core.digest import opening_field, tagged_field
+from execlease_hook.fingerprint import ts1
+from execlease_hook.fingerprint.literals import encode
 from execlease_hook.locate.languages import LANGUAGES
+from execlease_hook.locate.source import language_for
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from typing import Union, cast
 
@@ -59,8 +62,6 @@ def rules_for(language: str) -> ModuleType:
 
 
 def fingerprint(located: Located) -> str:
-    from execlease_hook.locate.source import language_for
-
     language = language_for(located.path)
     assert language is not None, located.path
     digest = hashlib.sha256()
@@ -198,8 +199,6 @@ def _gap(text: bytes, noops: bytes = b'') -> bytes:
 
 
 def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[bytes]:
-    from execlease_hook.fingerprint import ts1
-
     first, last = max(lo, node.start_byte), min(hi, node.end_byte)
     return ts1.serialize((node,), first, last, chunk[first - base : last - base])
 
@@ -227,8 +226,6 @@ def leaf(kind: str, text: bytes) -> list[Item]:
 def value(kind: bytes, parts: Sequence[str | list[Item]]) -> list[Item]:
     """A literal by value: its kind, then text and holes (each hole's items hashed as code).
     Adjacent texts are joined, so the spelling of the pieces never counts."""
-    from execlease_hook.fingerprint.literals import encode
-
     out: list[Item] = [b'(v' + kind + b':']
     text: list[str] = []
     for part in parts:

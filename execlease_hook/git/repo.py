@@ -13,10 +13,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import subprocess  # about 6 ms of CPU on the commit path's early exit (guard_latency (b):
+
+# 44 ms against 39 ms with a posix_spawn clone), for the edge cases subprocess handles
 from collections.abc import Sequence
 from pathlib import Path
 
-from execlease_hook.core import spawn
 from execlease_hook.core.errors import CannotRun
 
 
@@ -54,11 +56,15 @@ def _run(
     *args: str,
     stdin: bytes | None = None,
     env: dict[str, str] | None = None,
-) -> spawn.Completed:
-    # `-C root`: git runs as if started there (spawn.py changes no working directory).
+) -> subprocess.CompletedProcess[bytes]:
     argv = ('git', *(('-C', str(root)) if root is not None else ()), *args)
     try:
-        return spawn.run(argv, stdin=stdin, env=None if env is None else {**os.environ, **env})
+        return subprocess.run(
+            argv,
+            input=stdin,
+            capture_output=True,
+            env=None if env is None else {**os.environ, **env},
+        )
     except FileNotFoundError:
         raise CannotRun('git is not installed or not on PATH') from None
 

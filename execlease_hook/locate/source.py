@@ -13,13 +13,16 @@ stages covered code (benchmarks/guard_latency.py).
 from __future__ import annotations
 
 import functools
+import importlib.machinery
+import importlib.util
 import os
 import sys
+from typing import TYPE_CHECKING
 
+from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
-TYPE_CHECKING = False  # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -49,8 +52,6 @@ def require_language(path: str, what: str) -> str:
 def check_text(path: str, source: bytes, what: str) -> None:
     """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
     cost gigabytes of syntax tree (EXECLEASE_MAX_COVERED_MB)."""
-    from execlease_hook.core import settings
-
     # Not handed down yet: read where a covered file is located.
     limit = settings.from_environ().max_covered_bytes
     if len(source) > limit:
@@ -138,8 +139,6 @@ def binding(package: str) -> ModuleType:
     module = sys.modules.get(name)
     if module is not None:
         return module
-    import importlib.machinery
-    import importlib.util
 
     top = importlib.util.find_spec(package)
     where = top.submodule_search_locations if top is not None else None

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Union
 from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec.cfg import token_matches
+from execlease_hook.spec.syntax import parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -95,8 +96,6 @@ def read_spec(source: bytes, name: str) -> SpecIndex:
 # holds only its own parse tree, so sharing it is safe; at most a few specs are kept.
 @functools.lru_cache(maxsize=8)
 def _read_spec(source: bytes, name: str) -> SpecIndex:
-    from execlease_hook.spec.syntax import parse
-
     try:
         source.decode('utf-8')
     except UnicodeDecodeError as e:

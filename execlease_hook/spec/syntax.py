@@ -7,9 +7,13 @@ The grammar is imported only when a spec is parsed, so the fast stage pays nothi
 
 from __future__ import annotations
 
+import ctypes
 import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+
+import tree_sitter
+import tree_sitter_tlaplus
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -17,9 +21,6 @@ if TYPE_CHECKING:
 
 @functools.cache
 def parser() -> tree_sitter.Parser:
-    import tree_sitter
-    import tree_sitter_tlaplus
-
     return tree_sitter.Parser(tree_sitter.Language(_capsule(tree_sitter_tlaplus.language())))
 
 
@@ -28,7 +29,6 @@ def _capsule(pointer: object) -> object:
     0.23+ accepts only with a DeprecationWarning; wrap it the way the other grammar wheels do."""
     if not isinstance(pointer, int):
         return pointer
-    import ctypes
 
     new = ctypes.pythonapi.PyCapsule_New
     new.restype = ctypes.py_object

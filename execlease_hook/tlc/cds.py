@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import atomic, housekeeping, settings
+from execlease_hook.core import atomic, housekeeping, procs, settings
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.java import identity as java_identity
 
@@ -194,16 +194,6 @@ def unwritable(plan: Plan, said: bytes) -> None:
     )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 def sweep(folder: Path) -> None:
     """Remove what killed runs left in the archive folder: a build's `.part` (named by its
     process) and a `.building` mark whose process is gone. A folder shared with another pid
@@ -224,7 +214,7 @@ def sweep(folder: Path) -> None:
             except OSError:
                 continue
             pid = int(text) if text.isdigit() else None
-        if pid is not None and pid != os.getpid() and not _alive(pid):
+        if pid is not None and pid != os.getpid() and not procs.alive(pid):
             try:
                 path.unlink()
             except OSError:

