@@ -32,9 +32,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     command runs every tier."""
     tiers.mark(items)
     # Whole modules that start JVMs, pre-commit or worker processes run first, the quick ones
-    # last: the workers (`--dist worksteal`, pyproject.toml) then end together instead of one
-    # waiting on a long test picked up at the end. A module stays in one piece, in its order, so
-    # that its module-scoped fixtures are built once.
+    # last: the workers then end together instead of one waiting on a long module picked up at
+    # the end. A module runs whole on one worker (`--dist loadfile`, pyproject.toml), in its
+    # order, so that its module-scoped fixtures are built once.
     rank: dict[Path, int] = {}
     for item in items:
         path = Path(str(item.fspath))

@@ -125,9 +125,7 @@ def module_lines(modules: Sequence[Module]) -> list[str]:
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    outputs = Outputs(
-        'coverage', getattr(options, 'format', None), getattr(options, 'output', None), None
-    )
+    outputs = Outputs('coverage', options.format, options.output, None)
     return outputs.run(lambda: _run(options, outputs))
 
 
@@ -141,10 +139,10 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         statuses = coverage.compare(m, source)
         model_text, model_code, model_lines, modules = model_status(m, source)
         watched = watch.check_worktree(m, statuses)
-        print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
-        if getattr(options, 'quiet', 0) <= 0:
+        print(listing(m, statuses, model_text, quiet=options.quiet > 0))
+        if options.quiet <= 0:
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
-        shown = module_lines(modules) if getattr(options, 'verbose', 0) > 0 else []
+        shown = module_lines(modules) if options.verbose > 0 else []
         for line in (
             *shown,
             *model_lines,

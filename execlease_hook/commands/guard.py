@@ -18,28 +18,26 @@ if TYPE_CHECKING:
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
+    if options.format not in (None, 'text') or options.output:
         return _reported(options)
     return _judge(options, None)
 
 
 def _judge(options: argparse.Namespace, report: object) -> int:
     root = git.repo_root()
-    if getattr(options, 'range', None):
+    if options.range:
         # Lazy: --range loads all of guard/check.py at once, which the staged path loads
         # only when something is concerned (guard/stage.py says what that costs).
         from execlease_hook.guard import push_range
 
-        return push_range.guard_range(
-            root, options.range, options.model, quiet=getattr(options, 'quiet', 0) > 0
-        )
+        return push_range.guard_range(root, options.range, options.model, quiet=options.quiet > 0)
 
     return stage.judge_staged(
         root,
         list(options.files),
         options.model,
         options.all,
-        getattr(options, 'verbose', 0) > 0,
+        options.verbose > 0,
         report,
     )
 

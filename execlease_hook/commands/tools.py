@@ -106,20 +106,20 @@ def cache_key(root: Path, model: str | None) -> str:
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
     root = git.repo_root()
-    if getattr(options, 'cache_key', False):
-        print(cache_key(root, getattr(options, 'model', None)))
+    if options.cache_key:
+        print(cache_key(root, options.model))
         return 0
     java = find_java(settings)
     try:
         jar: ToolJar | None = resolve_jar(root, settings)
     except CannotRun as e:
         jar, missing = None, e
-    quiet = getattr(options, 'quiet', 0) > 0  # -q: found and verified is the exit code
+    quiet = options.quiet > 0  # -q: found and verified is the exit code
     if jar is not None:
         described = describe(jar, java, tlc_version(jar, java))
         for line in () if quiet else described:
             print(line)
-    lines = models(root, getattr(options, 'model', None), jar, java, settings)
+    lines = models(root, options.model, jar, java, settings)
     if jar is None and not lines:
         raise missing  # no default tools, and no model whose own would do
     if quiet:

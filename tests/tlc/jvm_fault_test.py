@@ -48,8 +48,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (tmp_path / 'tmp').mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path / 'tmp'))
     monkeypatch.setattr(jvm_cds, '_unwritable', set())
-    monkeypatch.setattr(jvm_spare, '_helper', {})
-    monkeypatch.setattr(jvm_spare, '_compile_failed', set())
+    monkeypatch.setattr(jvm_spare, '_helpers', {})
     jvm_spare.discard_all()
     housekeeping.drain()
     yield tmp_path

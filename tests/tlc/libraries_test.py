@@ -264,7 +264,7 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
 
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
-    env.setattr(jvm_spare, '_helper', {})
+    env.setattr(jvm_spare, '_helpers', {})
     jvm_spare.discard_all()
     m = manifest(
         tmp_path / 'repo',

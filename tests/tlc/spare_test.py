@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -36,7 +37,7 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
     for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
         monkeypatch.delenv(name, raising=False)
     jvm_spare.discard_all()
-    monkeypatch.setattr(jvm_spare, '_helper', {})
+    monkeypatch.setattr(jvm_spare, '_helpers', {})
     yield tmp_path
     jvm_spare.discard_all()
 
@@ -268,7 +269,7 @@ def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
     monkeypatch.setattr(jvm_spare, '_spawn', recorded)  # no spare is started, none to wait for
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
-        monkeypatch.setattr(jvm_spare, '_helper', {})
+        monkeypatch.setattr(jvm_spare, '_helpers', {})
         assert jvm_spare.compile_helper(_job('pass').java, _job('pass').jar) is None
         for _ in range(3):
             assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
@@ -358,29 +359,42 @@ def test_cancel_stops_waiting_spares(env):
 def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(cold_env):
     job = _job('pass')
     tlc.expect_jobs([job] * 4)
-    wait.until(lambda: jvm_spare._helper, 'the plan to compile the helper', timeout=300)
-    assert list(jvm_spare._helper.values()) != [None]
+    wait.until(
+        lambda: any(f.done() for f in jvm_spare._helpers.values()),
+        'the plan to compile the helper',
+        timeout=300,
+    )
+    assert [f.result() for f in jvm_spare._helpers.values()] != [None]
     for _ in range(4):  # the first builds the class-data archive; the others use spares
         assert tlc.run_job(job).outcome == 'passed'
     assert _idle() == []
 
 
-def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_removed(env, monkeypatch):
+def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(env, monkeypatch):
     own_tmp = env / 'tmp'
     own_tmp.mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(own_tmp))
-    spares = env / 'jvm-cache' / 'spares'
-    gone = subprocess.Popen(('true',))
-    gone.wait()
-    (spares / str(gone.pid) / 'job-x').mkdir(parents=True)
-    monkeypatch.setattr(jvm_spare, '_own_folder', {})
     _warm()
     [spare] = _idle()
-    assert spare.folder.parent == spares / str(os.getpid())
-    assert not (spares / str(gone.pid)).exists()
+    assert spare.folder.parent == env / 'jvm-cache' / 'spares'
     assert [p.name for p in own_tmp.iterdir()] == []  # only running jobs have folders there
+    # As if this process had been killed outright: its spare's folder is marked by a process
+    # that is gone, and the spare (in a session of its own) runs on until the next run's sweep.
+    child = (
+        'import sys; from pathlib import Path; from execlease_hook.core import scratch; '
+        'print(scratch.make("jvm-", Path(sys.argv[1])))'
+    )
+    left = subprocess.run(
+        (sys.executable, '-c', child, str(spare.folder.parent)),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert os.path.isdir(left)
+    jvm_spare.sweep(_job('pass').jar)
+    assert not os.path.exists(left) and spare.folder.exists()  # a live run's spare is its own
     jvm_spare.discard_all()
-    assert not (spares / str(os.getpid())).exists()
+    assert not spare.folder.exists() and spare.proc.poll() is not None
 
 
 def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
