@@ -87,6 +87,16 @@ def _compiled(text: str) -> re.Pattern[str]:
     return re.compile(text[:-1] + r'\Z' if text.endswith('$') else text)
 
 
+def resolve(node: dict[str, Any]) -> dict[str, Any]:
+    """The node a `$ref` names (`#/definitions/check`), or the node itself."""
+    found: Any = SCHEMA
+    if '$ref' not in node:
+        return node
+    for part in node['$ref'].removeprefix('#/').split('/'):
+        found = found[part]
+    return found
+
+
 class Validator:
     """Checks a value against SCHEMA; `ref` may be overridden to add what a definition means
     beyond its keywords (manifest/read.py checks paths on disk)."""
@@ -124,10 +134,7 @@ class Validator:
             self._number(node, value, where)
 
     def ref(self, target: str, value: object, where: str) -> None:
-        node: Any = SCHEMA
-        for part in target.removeprefix('#/').split('/'):
-            node = node[part]
-        self.check(node, value, where)
+        self.check(resolve({'$ref': target}), value, where)
 
     def matches(self, node: dict[str, Any], value: object) -> bool:
         try:
