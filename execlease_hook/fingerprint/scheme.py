@@ -14,7 +14,10 @@ per language family) hashes what the language means, so formatters never change 
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
+from typing import TYPE_CHECKING
+
+from execlease_hook.fingerprint import ts1, ts2
+
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Located
 
@@ -24,12 +27,8 @@ SCHEMES = ('ts1', 'ts2')
 
 def fingerprint(located: Located, scheme: str = SCHEME) -> str:
     if scheme == 'ts2':
-        from execlease_hook.fingerprint import ts2
-
         return ts2.fingerprint(located)
     if scheme == 'ts1':
-        from execlease_hook.fingerprint import ts1
-
         return ts1.fingerprint(located)
     raise ValueError(f'unknown fingerprint scheme {scheme!r} (known: {", ".join(SCHEMES)})')
 

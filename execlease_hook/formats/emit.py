@@ -9,18 +9,19 @@ by an earlier passing run is never read as this run's result (exit 2 is never a 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from execlease_hook.core import signals
+from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.formats.names import WRITERS
 from execlease_hook.formats.report import Report
 
 
 def render(fmt: str, report: Report) -> str:
-    import importlib
-
     if fmt not in WRITERS:
         raise ValueError(f'unknown format {fmt!r}')
     return str(importlib.import_module(f'execlease_hook.formats.{WRITERS[fmt]}').render(report))
@@ -67,8 +68,6 @@ class Outputs:
         return contextlib.nullcontext()
 
     def _write(self, fmt: str, path: Path, option: str, text: str) -> None:
-        from execlease_hook.core.atomic import write_text_atomic
-
         try:
             write_text_atomic(path, text)
         except OSError as e:
@@ -101,8 +100,6 @@ class Outputs:
             self.fail(str(e), 2)
             raise
         except KeyboardInterrupt as e:
-            from execlease_hook.core import signals
-
             self.fail(*signals.interrupted(e))
             raise
 

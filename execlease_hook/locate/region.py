@@ -6,9 +6,11 @@ An anchor is where its exact text occurs once; otherwise where its tokens occur 
 
 from __future__ import annotations
 
-from execlease_hook.core.errors import CannotRun
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.locate import anchor as by_tokens
+
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token, Tokenizer
     from execlease_hook.locate.definition import Located
@@ -79,7 +81,6 @@ class Places:
             at = source.find(needle, at + 1, high)
         if len(exact) == 1 or self.tokens is None or not needle:
             return exact
-        from execlease_hook.locate import anchor as by_tokens
 
         mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
         if all(optional for *_, optional in mine):
@@ -128,8 +129,6 @@ class Places:
             )
         found = self.find(anchor)
         if not found and self.tokens is not None:
-            from execlease_hook.locate import anchor as by_tokens
-
             mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
             raise CannotRun(
                 f'{prefix}: `{key}` {_show(anchor)} not found {where}'
@@ -155,8 +154,6 @@ class Places:
 
     def _differs(self, mine: list[Token], needle: bytes) -> str:
         """Which token of the anchor the code no longer has, where the anchor matches best."""
-        from execlease_hook.locate import anchor as by_tokens
-
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
         found = self.found()

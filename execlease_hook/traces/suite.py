@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
@@ -98,7 +99,6 @@ def collect(
     started = time.monotonic()
     said = ''
     # Marked: a killed run's is swept by the next.
-    from execlease_hook.core import scratch
 
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
@@ -131,7 +131,7 @@ def collect(
                     t.jar.tlc_version,
                     job.timeout or tlc.DEFAULT_TIMEOUT,
                     workers,
-                    tla_libraries.of(m, t.settings),
+                    tla_libraries.of(m, t.settings, t.root),
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -147,7 +147,7 @@ def collect(
                             t.jar.path,
                             job.timeout,
                             workers,
-                            tla_libraries.of(m, t.settings),
+                            tla_libraries.of(m, t.settings, t.root),
                             compiled,
                         )
                     ],
