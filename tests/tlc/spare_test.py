@@ -379,8 +379,8 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
     [spare] = _idle()
     assert spare.folder.parent == env / 'jvm-cache' / 'spares'
     assert [p.name for p in own_tmp.iterdir()] == []  # only running jobs have folders there
-    # As if this process had been killed outright: its spare's folder is marked by a process
-    # that is gone, and the spare (in a session of its own) runs on until the next run's sweep.
+    # A spare's folder left by a run killed outright: marked by a process that is gone (stopping
+    # what ran in such a folder is core/scratch.py's, tested in tests/core/scratch_test.py).
     child = (
         'import sys; from pathlib import Path; from execlease_hook.core import scratch; '
         'print(scratch.make("jvm-", Path(sys.argv[1])))'
