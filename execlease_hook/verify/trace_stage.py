@@ -74,9 +74,9 @@ class Stage:
         m: Manifest,
         t: Tools,
         cache: ResultCache,
-        progress: Callable[[JobResult], None] = lambda r: None,
-        live: Any = None,
-        only: frozenset[tuple[str, str]] | None = None,
+        progress: Callable[[JobResult], None],
+        live: Any,
+        only: frozenset[tuple[str, str]] | None,
     ) -> None:
         self.m, self.t, self.cache, self.progress, self.live = m, t, cache, progress, live
         # `only` (--only): the trace jobs and code mutations named; no action coverage then.
@@ -243,8 +243,8 @@ def of_model(
     t: Tools,
     quick: bool,
     cache: ResultCache,
-    progress: Callable[[JobResult], None] = lambda r: None,
-    live: Any = None,
+    progress: Callable[[JobResult], None],
+    live: Any,
 ) -> Stage | None:
     """The stage of a planned model (verify/plan.prepare), or None: trace jobs and code mutations run
     in shard 1 (where the coverage check runs), never with --quick; with --only, those it names."""
