@@ -112,9 +112,8 @@ def verify(rev: str | None, mode: Mode, root: Path, outputs: Outputs, settings: 
     else:
         pushed = pushed_range(root)
         if pushed is None:
-            return pipeline.run(
-                mode, outputs, root, root, settings
-            ).code  # manual stage: the working tree
+            # The manual stage: the working tree.
+            return pipeline.run(mode, outputs, root, root, settings).code
         commits, tip, label = pushed
         print(
             term.wrap(

@@ -1,23 +1,33 @@
-"""manifest.json's data model: one frozen value per object of the file (docs/manifest.md is
-the reference; manifest/read.py validates, manifest/write.py writes).
+"""manifest.json's data model: one frozen value per object of the file, each field the key of
+that name in snake case (schemas/manifest.schema.json declares the keys; manifest/read.py reads
+them, manifest/write.py writes).
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')  # ts1 still compares; syncs write ts2
-MODEL_HASH_PREFIX = 'sha256:'
-MODEL_RECORD_SCHEMES = ('tla1',)
-VERSION = 1
+VERSION = 1  # the schema's "version" (tests/manifest/schema_test.py)
+
+
+@functools.cache
+def json_keys(cls: type) -> dict[str, str]:
+    """The keys of a value's object in manifest.json, each with its field: the field's name in
+    camel case (`synced_blob`: syncedBlob), or the key its metadata names."""
+    return {
+        f.metadata.get('key') or re.sub('_([a-z])', lambda m: m[1].upper(), f.name): f.name
+        for f in fields(cls)
+    }
 
 
 @dataclass(frozen=True)
 class Region:
-    start: str  # JSON "from": text where the region starts (found by its tokens too)
-    end: str  # JSON "to": text where the region ends (inclusive)
+    start: str = field(metadata={'key': 'from'})  # where the region starts (by its tokens too)
+    end: str = field(metadata={'key': 'to'})  # where the region ends (inclusive)
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,7 @@ class CoveredEntry:
 
 @dataclass(frozen=True)
 class Replace:
-    start: str  # JSON "from"
+    start: str = field(metadata={'key': 'from'})
     to: str
 
 
@@ -197,9 +207,9 @@ class IgnoredCode:
 
 @dataclass(frozen=True)
 class Coverage:
-    sync_commit: str | None
-    model_hash: str | ModelRecord | None  # str: "sha256:<hex>" of the bytes (older manifests)
-    entries: tuple[CoveredEntry, ...]
+    sync_commit: str | None = None
+    model_hash: str | ModelRecord | None = None  # str: "sha256:<hex>" of the bytes (older ones)
+    entries: tuple[CoveredEntry, ...] = ()
     abstract: tuple[AbstractAction, ...] = ()
     untraced: tuple[UntracedAction, ...] = ()  # exempted from trace action coverage
     watch: tuple[WatchRule, ...] = ()
@@ -221,14 +231,15 @@ class Manifest:
     path: Path  # absolute path of manifest.json
     root: Path  # absolute repository root
     spec: str  # relative to the model folder
-    checks: tuple[Check, ...]
+    checks: tuple[Check, ...] = ()
     mutations: tuple[Mutation, ...] = ()
     findings: tuple[Finding, ...] = ()
-    coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
+    coverage: Coverage = field(default_factory=Coverage)
     traces: tuple[TraceJob, ...] = ()
     code_mutations: tuple[CodeMutation, ...] = ()
     covers_code: bool = True  # False: the manifest has no "coverage" (a model of no code)
-    schema: str | None = None  # "$schema": where editors find the JSON Schema; kept as written
+    # Where editors find the JSON Schema; kept as written.
+    schema: str | None = field(default=None, metadata={'key': '$schema'})
     tools: ToolsPin | None = None  # None: the default TLA+ tools (tlc/jar.py)
     libraries: tuple[
         Library, ...

@@ -12,51 +12,34 @@ the JVM's registries (its MBeans and exported RMI objects) and ends the JVM inst
 it was started in; at most one waits per key while jobs of that key are still expected (`expect`,
 from the suite's plan), and one more is started ahead when a spare takes its last job.
 
-The helper is compiled at first use with the `javac` beside the Java into the archive folder
-(tlc/cds.archive_folder), named by a hash of its source and the Java's identity; with no javac,
-or if it does not compile, every job runs in a JVM of its own started for it (with one note
-when a javac was there and failed: a full disk, say). One javac per helper runs in a process;
-its work folder (`.spare-<hash>.<random>`, core/scratch.py) is removed on every path: compiled,
-failed, a race lost to another run, Ctrl-C, and the process's exit, which gives a javac still
-running EXIT_WAIT seconds to finish, then stops it; a killed run's is swept by the next (`sweep`).
-`EXECLEASE_JVM_SPARE=0` switches spares off.
+The helper is compiled at first use (tlc/spare_helper.py); until it is, or when it cannot be,
+every job runs in a JVM of its own started for it. `EXECLEASE_JVM_SPARE=0` switches spares off.
 
-One module, kept whole: a spare's process, the line protocol with its helper, and the pool of
-waiting spares keyed by the jobs expected are one mechanism, whose rules (one job at a time,
-only of its key and environment, none waiting that no job will take) span all three. Every
-process here (a spare, a javac) lives core/procs.py's one life: its own group, registered, so
-Ctrl-C stops it; what is left for `discard_all` is the pool's bookkeeping and the folders.
+A spare's process, the line protocol with its helper, and the pool of waiting spares keyed by
+the jobs expected are one mechanism, whose rules (one job at a time, only of its key and
+environment, none waiting that no job will take) span all three. A spare lives core/procs.py's
+one life: its own group, registered from its start to its discard, so Ctrl-C stops it; what is
+left for `discard_all` is the pool's bookkeeping and the folders.
 """
 
 from __future__ import annotations
 
-import atexit
-import concurrent.futures
-import hashlib
 import os
 import queue
-import shutil
 import subprocess
 import threading
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from execlease_hook.core import housekeeping, procs, scratch, settings
 from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc.java import identity as java_identity
+from execlease_hook.tlc import spare_helper
 
-SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
-MAIN = 'ExecleaseTlcSpare'
 NO_JOB = 3  # the helper's exit when stdin closes before a job arrives
 MAX_JOBS = 24  # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
-COMPILE_TIMEOUT = 300.0  # seconds for javac; a work folder without a mark older than this is stale
-# At the process's normal exit, a javac still running gets this long to finish (once per Java:
-# a short cold run would otherwise never keep a helper); then it is stopped. Ctrl-C waits for none.
-EXIT_WAIT = 10.0
 # TLC's fingerprint set is an RMI object: the helper unexports each job's from RMI's table.
 OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
 
@@ -134,9 +117,6 @@ _lock = threading.Lock()
 _idle: dict[tuple[str, ...], list[Spare]] = {}  # waiting spares, by key
 _expected: Counter[tuple[str, ...]] | None = None  # jobs still to come (None: no plan given)
 _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of any job
-# Helper folder -> its compile's answer (the folder, or None: it cannot be compiled): one javac
-# per helper in the process, whichever thread asks first; the others wait for its answer.
-_helpers: dict[Path, concurrent.futures.Future[Path | None]] = {}
 
 
 def enabled() -> bool:
@@ -144,122 +124,12 @@ def enabled() -> bool:
     return settings.from_environ().jvm_spare
 
 
-def _javac(java: Path) -> Path | None:
-    # Not handed down yet: read where the JVM is launched.
-    explicit = settings.from_environ().javac
-    if explicit:
-        return Path(explicit)
-    real = Path(shutil.which(str(java)) or java).resolve()
-    candidate = real.parent / ('javac.exe' if real.suffix == '.exe' else 'javac')
-    return candidate if candidate.is_file() else None
-
-
-def helper_folder(java: Path, jar: Path) -> Path | None:
-    """Where the compiled helper for this Java lives (compiled or not yet), or None: no javac."""
-    identity = java_identity(java)
-    javac = _javac(java)
-    if identity is None or javac is None:
-        return None
-    h = hashlib.sha256(
-        SOURCE.read_bytes() + b'\0' + identity[1].encode() + b'\0' + str(javac).encode()
-    )
-    return jvm_cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
-
-
-def compile_helper(java: Path, jar: Path) -> Path | None:
-    """The folder holding the compiled helper, compiling it now if needed; None if it cannot be.
-    One javac per helper in this process: another caller waits for its answer, and a failed
-    compile is not tried again (an interrupted one is)."""
-    target, javac = helper_folder(java, jar), _javac(java)
-    if target is None or javac is None:
-        return None
-    with _lock:
-        answer = _helpers.get(target)
-        mine = answer is None
-        if answer is None:
-            answer = _helpers[target] = concurrent.futures.Future()
-    if not mine:
-        return answer.result()
-    found: Path | None = None
-    stopped = True
-    try:
-        found = target if (target / f'{MAIN}.class').is_file() else _compile(javac, target)
-        stopped = False
-    except KeyboardInterrupt:
-        if not procs.cancelled():
-            raise  # a real Ctrl-C in this thread: the run stops
-    finally:
-        if stopped:  # stopped (Ctrl-C, the process's exit), or a bug: a later run tries again
-            with _lock:
-                del _helpers[target]
-        answer.set_result(found)
-    return found
-
-
-def _compile_failure(target: Path, why: str) -> None:
-    housekeeping.note(
-        f'the warm-JVM helper could not be compiled into {target.parent} ({why}); each TLC job ran '
-        'in a JVM of its own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0'
-    )
-
-
-def _compile(javac: Path, target: Path) -> Path | None:
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        work = scratch.make(f'.{target.name}.', target.parent)
-    except OSError as e:
-        _compile_failure(target, f'cannot make a folder there: {e.strerror or e}')
-        return None
-    classes = work / 'classes'  # javac's output, renamed into place whole: the mark stays behind
-    try:
-        code, said = procs.run(
-            (str(javac), '-nowarn', '-d', str(classes), str(SOURCE)), COMPILE_TIMEOUT, folder=work
-        )
-        if code is None:
-            _compile_failure(target, f'javac took more than {COMPILE_TIMEOUT:g} s')
-            return None
-        if code != 0 or not (classes / f'{MAIN}.class').is_file():
-            lines = (line.strip() for line in said.decode('utf-8', 'replace').splitlines())
-            first = next((line for line in lines if line), f'exit code {code}')
-            _compile_failure(target, f'javac said: {first}')
-            return None
-        try:
-            os.replace(classes, target)  # whole folder or nothing: a reader never sees a part
-        except OSError:
-            pass  # another run placed it first: a race lost, its copy is the same
-        return target if (target / f'{MAIN}.class').is_file() else None
-    except OSError as e:
-        _compile_failure(target, f'javac could not run: {e.strerror or e}')
-        return None
-    finally:
-        scratch.remove(work)
-
-
 def sweep(jar: Path) -> None:
-    """Remove what killed runs left in the archive folder: the work folders of their javacs
-    (a marked one whose maker is gone, after stopping its javac; an unmarked one, from an
-    execlease before the marks, once older than any compile), their spares' folders (after
-    stopping the spare) and their class-data parts."""
+    """Remove what killed runs left in the archive folder: the work folders of their javacs,
+    their spares' folders (after stopping the spare) and their class-data parts."""
     folder = jvm_cds.archive_folder(jar)
-    scratch.sweep(folder, '.spare-')
+    spare_helper.sweep(folder)
     scratch.sweep(folder / 'spares', 'jvm-')
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            old = (
-                entry.name.startswith('.spare-')
-                and entry.is_dir()
-                and not entry.is_symlink()
-                and not (entry / scratch.MARK).exists()
-                and time.time() - entry.stat().st_mtime > COMPILE_TIMEOUT
-            )
-        except OSError:
-            continue
-        if old:
-            shutil.rmtree(entry, ignore_errors=True)
     jvm_cds.sweep(folder)
 
 
@@ -272,32 +142,7 @@ def expected_one_less(key: tuple[str, ...]) -> None:
 
 def prepare(java: Path, jar: Path) -> None:
     """Compile the helper in the background now, so that the first jobs find it ready."""
-    _ready_helper(java, jar)
-
-
-def _ready_helper(java: Path, jar: Path) -> Path | None:
-    """The compiled helper if ready; otherwise compiles it in the background and says None."""
-    target = helper_folder(java, jar)
-    if target is None:
-        return None  # no javac: nothing to compile
-    with _lock:
-        answer = _helpers.get(target)
-    if answer is None:
-        _in_background(compile_helper, java, jar)
-    return answer.result() if answer is not None and answer.done() else None
-
-
-def _in_background(work: Callable[..., object], *args: object) -> None:
-    """`work(*args)` in a thread of its own; stopped by Ctrl-C or the process's exit
-    (KeyboardInterrupt from core/procs.py), it just ends."""
-
-    def run() -> None:
-        try:
-            work(*args)
-        except KeyboardInterrupt:
-            pass
-
-    threading.Thread(target=run, name='execlease-spare', daemon=True).start()
+    spare_helper.ready(java, jar)
 
 
 def expect(keys: Iterable[tuple[str, ...]]) -> None:
@@ -319,7 +164,7 @@ def start_ahead(
 
     def work() -> None:
         try:
-            helper = compile_helper(Path(jvm_argv[0]), jar)
+            helper = spare_helper.compile_helper(Path(jvm_argv[0]), jar)
             with _lock:
                 if (
                     helper is None
@@ -333,7 +178,7 @@ def start_ahead(
             with _lock:
                 _starting[key] -= 1
 
-    _in_background(work)
+    spare_helper.in_background(work)
 
 
 def _spawn(
@@ -362,7 +207,7 @@ def _spawn(
         f'-Djava.io.tmpdir={folder / "javatmp"}',
         '-cp',
         f'{jar}{os.pathsep}{helper}',
-        MAIN,
+        spare_helper.MAIN,
         os.pathsep.join(map(str, (jar, *libraries))),
         str(folder / 'warmup'),
         str(MAX_JOBS),
@@ -417,7 +262,7 @@ def take(
             _expected[key] -= 1
             if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
                 return None  # none waits, none is coming, and no later job would take one
-    helper = _ready_helper(Path(jvm_argv[0]), jar)
+    helper = spare_helper.ready(Path(jvm_argv[0]), jar)
     found: Spare | None = None
     unfit: list[Spare] = []
     with _lock:
@@ -474,16 +319,4 @@ def discard_all() -> None:
         spare.discard()
 
 
-def _at_exit() -> None:
-    """At the process's normal exit a javac still running gets EXIT_WAIT seconds to finish;
-    then whatever still runs is stopped as by Ctrl-C (which also refuses any later start), and
-    the compile threads get a moment to remove their work folders."""
-    with _lock:
-        compiles = list(_helpers.values())
-    concurrent.futures.wait(compiles, EXIT_WAIT)
-    procs.cancel_all()
-    concurrent.futures.wait(compiles, EXIT_WAIT)
-
-
 procs.on_cancel(discard_all)  # Ctrl-C also stops the spares waiting between jobs
-atexit.register(_at_exit)
