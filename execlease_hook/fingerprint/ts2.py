@@ -25,7 +25,7 @@ import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union, cast
 
 from execlease_hook.core.digest import opening_field, tagged_field
 from execlease_hook.fingerprint import ts1
@@ -34,8 +34,6 @@ from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import language_for
 
 if TYPE_CHECKING:
-    from typing import Union, cast
-
     from tree_sitter import Node
 
     from execlease_hook.locate.definition import Located

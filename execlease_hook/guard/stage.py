@@ -3,9 +3,8 @@ pre-merge-commit hook). commands/guard.py chooses it (or `--range`, push_range.p
 
 Speed is a feature (docs/architecture.md#the-fast-stage-guard): until it knows that a covered
 file, a model file, the manifest or NOTES.md is part of the commit, the guard costs one `git diff
---cached`, one `git ls-files` and one JSON read per model, and imports neither dataclasses nor
-typing nor tree-sitter. Only then does it import check.py (manifest validation, coverage,
-tree-sitter for the staged suffixes).
+--cached`, one `git ls-files` and one JSON read per model. Only then does it import check.py
+(manifest validation, coverage, tree-sitter for the staged suffixes).
 
 Everything it judges is what the commit records: the staged set comes from `git diff --cached`,
 never from FILES alone (pre-commit does not pass deleted files to a hook, and a deleted or
@@ -204,8 +203,9 @@ def judge_staged(
             print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
     # Lazy: what judging loads (manifest validation, coverage, tree-sitter, the fingerprint
-    # rules) would make every commit that concerns nothing pay for it
-    # (benchmarks/guard_latency.py (b): XXX).
+    # rules) would make every commit that concerns nothing pay for it. Measured as
+    # benchmarks/guard_latency.py (b), CPU time, 25 interleaved runs at load 15: 284 ms as
+    # written, 494 ms with these at the top (`python -c pass`: 108 ms).
     from execlease_hook.git import blobs
     from execlease_hook.guard import check as guard_check
     from execlease_hook.guard import map_fix, snapshot
