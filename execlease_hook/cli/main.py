@@ -80,12 +80,12 @@ SIGNALLED = ('verify', 'tools')
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
-    from execlease_hook.cli import args as cli_args
+    from execlease_hook.cli import args
 
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
-        epilog=cli_args.epilog(None),
+        epilog=args.epilog(None),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument('--version', action=_version_action())
@@ -96,10 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
             name,
             help=text,
             description=text,
-            epilog=cli_args.epilog(name),
+            epilog=args.epilog(name),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        cli_args.add_output_arguments(p)
+        args.add_output_arguments(p)
         return p
 
     guard = command('guard', 'fast stage: block a commit that touches covered code')
@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
     _renamed_hook_argument(guard)
-    cli_args.add_format_arguments(guard)
+    args.add_format_arguments(guard)
 
     verify = command(
         'verify',
@@ -120,9 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_verify_arguments(verify)
     _renamed_hook_argument(verify)
-    cli_args.add_format_arguments(verify)
-    cli_args.add_shard_arguments(verify)
-    cli_args.add_deep_arguments(verify)
+    args.add_format_arguments(verify)
+    args.add_shard_arguments(verify)
+    args.add_deep_arguments(verify)
 
     coverage = command('coverage', 'list covered entries and their status')
     coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         action='store_true',
         help="regenerate NOTES.md's code-to-action table between its markers",
     )
-    cli_args.add_format_arguments(coverage)
+    args.add_format_arguments(coverage)
 
     tools = command(
         'tools', 'fetch and verify the pinned TLA+ tools and library jars; show the Java used'
@@ -143,25 +143,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a key of every pinned jar (the tools', every model's libraries) for a CI "
         'cache of .tmp/tla; fetch nothing',
     )
-    cli_args.add_report_arguments(
+    args.add_report_arguments(
         command(
             'report',
             'combine the JSON reports of a sharded run into one verdict',
         )
     )
-    cli_args.add_init_arguments(
+    args.add_init_arguments(
         command(
             'init',
             'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
         )
     )
-    cli_args.add_add_arguments(
+    args.add_add_arguments(
         command(
             'add',
             'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
         )
     )
-    cli_args.add_help_arguments(command('help', "print a topic of execlease's documentation"))
+    args.add_help_arguments(command('help', "print a topic of execlease's documentation"))
     return parser
 
 

@@ -28,13 +28,9 @@ from typing import TYPE_CHECKING
 from execlease_hook.commands import add_library
 from execlease_hook.core import atomic, paths, record
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.coverage import compare as coverage
-from execlease_hook.git import blobs
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import find as models
-from execlease_hook.manifest import notes_table as notes_map
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.manifest import write as manifest_write
+from execlease_hook.coverage import compare
+from execlease_hook.git import blobs, repo
+from execlease_hook.manifest import find, notes_table, read, write
 from execlease_hook.manifest.model import CoveredEntry, Finding, Manifest, Mutation, Region, Replace
 
 if TYPE_CHECKING:
@@ -52,7 +48,7 @@ def _slug(text: str) -> str:
 
 
 def _one_model(root: Path, model: str | None) -> Path:
-    found = models.find_models(root, model)
+    found = find.find_models(root, model)
     if len(found) > 1:
         names = ', '.join(paths.rel(root, p.parent) for p in found)
         raise CannotRun(f'{len(found)} models ({names}); name one with --model DIR')
@@ -332,17 +328,17 @@ def add_finding(
 def _notes_table(m: Manifest) -> str | None:
     """The regenerated NOTES.md text, None when it keeps no table; refuses when an entry
     cannot be located (the table could not be written, so nothing is)."""
-    from execlease_hook.coverage import notes as coverage_notes
+    from execlease_hook.coverage.notes import map_table
 
     notes = m.folder / 'NOTES.md'
     try:
         text = notes.read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError):
         return None
-    if not notes_map.has_markers(text):
+    if not notes_table.has_markers(text):
         return None
-    statuses = coverage.compare(m, blobs.WorktreeSource(m.root))
-    return notes_map.replace_table(text, coverage_notes.map_table(m, statuses), str(notes))
+    statuses = compare.compare(m, blobs.WorktreeSource(m.root))
+    return notes_table.replace_table(text, map_table(m, statuses), str(notes))
 
 
 def run(options: argparse.Namespace) -> int:
@@ -360,9 +356,9 @@ def run(options: argparse.Namespace) -> int:
         raise CannotRun('--name names a library jar: give it with --library URL')
     if sum(kinds) != 1:
         raise CannotRun(USAGE)
-    root = git.repo_root()
+    root = repo.repo_root()
     path = _one_model(root, options.model)
-    m = manifest_read.load(path, root)
+    m = read.load(path, root)
     new_cfg = None
     if options.target is not None:
         new, said = add_entry(m, new_entry(m, options))
@@ -374,8 +370,8 @@ def run(options: argparse.Namespace) -> int:
         new, said = add_library.add_tools(m, options)
     else:
         new, said, new_cfg = add_finding(m, options)
-    text = manifest_write.dump(new)
-    manifest_read.parse(text, path, root)  # never write a manifest the loader rejects
+    text = write.dump(new)
+    read.parse(text, path, root)  # never write a manifest the loader rejects
     notes = _notes_table(new) if options.target is not None else None
     if new_cfg is not None:
         new_cfg[0].parent.mkdir(parents=True, exist_ok=True)

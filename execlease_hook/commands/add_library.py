@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths, record, settings
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Library, Manifest, ToolsPin
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ FRAGMENT = '#sha256='
 
 
 def _digest(text: str, what: str) -> str:
-    if not manifest_read.SHA256.match(text.lower()):
+    if not read.SHA256.match(text.lower()):
         raise CannotRun(
             f"{what} {text}: expected the jar's sha256, 64 hex digits (sha256sum FILE.jar)"
         )
@@ -46,8 +46,7 @@ def _digest(text: str, what: str) -> str:
 
 def _downloaded_digest(url: str, what: str) -> str:
     """The sha256 of what `url` serves now: downloaded to a temp folder, digested, deleted."""
-    from execlease_hook.tlc import jar as tools
-    from execlease_hook.tlc import libraries
+    from execlease_hook.tlc import jar, libraries
 
     if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
         raise CannotRun(
@@ -57,10 +56,10 @@ def _downloaded_digest(url: str, what: str) -> str:
         )
     with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
         try:
-            part = tools.download(url, Path(folder), libraries.bound(url))
-        except tools.DownloadFailed as e:
+            part = jar.download(url, Path(folder), libraries.bound(url))
+        except jar.DownloadFailed as e:
             raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
-        return tools.file_sha256(part)
+        return jar.file_sha256(part)
 
 
 def library_entry(
@@ -101,7 +100,7 @@ def library_entry(
                 f'{what} {value}: its {FRAGMENT} and --sha256 {sha256} differ; give one'
             )
         sha256 = pinned
-    if not manifest_read.JAR_URL.match(url):
+    if not read.JAR_URL.match(url):
         raise CannotRun(
             f'{what} {url}: not an http(s) URL of a jar; for a jar on this machine set '
             'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)'
@@ -158,8 +157,8 @@ def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
     """The modules the model's spec reads with these libraries, found where TLC looks (its
     folder, the library folders, the jars), and the tla2tools.jar whose standard modules count
     (one that is not on this machine yet has none)."""
-    from execlease_hook.tlc import jar as tools
     from execlease_hook.tlc import library_modules
+    from execlease_hook.tlc.jar import present_jar
 
     spec = m.folder / m.spec
     try:
@@ -168,7 +167,7 @@ def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
         raise CannotRun(
             f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model checks'
         ) from None
-    jar = tools.present_jar(m.root) or Path('tla2tools.jar')
+    jar = present_jar(m.root) or Path('tla2tools.jar')
     folder = paths.rel(m.root, m.folder)
     read = library_modules.read_by(
         (m.spec, text),
@@ -254,8 +253,8 @@ def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
 def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
     """The model's own TLA+ tools and/or its lowest TLC, checked by fetching the jar and asking
     its TLC for its version, as `verify` will."""
-    from execlease_hook.tlc import jar as tools
     from execlease_hook.tlc import pin
+    from execlease_hook.tlc.jar import ToolJar, resolve_jar
     from execlease_hook.tlc.java import find_java
 
     old = m.tools or ToolsPin()
@@ -269,14 +268,14 @@ def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[
             )
         url, sha256 = entry.url, entry.sha256
     least = options.min_tlc if options.min_tlc is not None else old.min_tlc
-    if least is not None and not manifest_read.TLC_VERSION.match(least):
+    if least is not None and not read.TLC_VERSION.match(least):
         raise CannotRun(
             f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)'
         )
     new = record.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
     java = find_java()
     try:
-        default: tools.ToolJar | None = tools.resolve_jar(m.root)
+        default: ToolJar | None = resolve_jar(m.root)
     except CannotRun:
         if sha256 is None:
             raise

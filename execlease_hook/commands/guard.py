@@ -7,7 +7,7 @@ on every commit (docs/architecture.md#the-fast-stage-guard).
 
 from __future__ import annotations
 
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 
 TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ def run(options: argparse.Namespace) -> int:
 
 
 def _judge(options: argparse.Namespace, report: object) -> int:
-    root = git.repo_root()
+    root = repo.repo_root()
     if getattr(options, 'range', None):
         from execlease_hook.guard import push_range
 
@@ -41,7 +41,7 @@ def _reported(options: argparse.Namespace) -> int:
     report = Report('guard', 0, None)
 
     def body() -> int:
-        report.commit = git.head(git.repo_root())
+        report.commit = repo.head(repo.repo_root())
         report.exit_code = _judge(options, report)
         return report.exit_code
 

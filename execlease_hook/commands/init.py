@@ -24,11 +24,9 @@ from typing import TYPE_CHECKING
 from execlease_hook.commands import init_hooks
 from execlease_hook.core import atomic, paths
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import model as manifest_model
-from execlease_hook.manifest import notes_table as notes_map
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.manifest import write as manifest_write
+from execlease_hook.git import repo
+from execlease_hook.manifest import notes_table, read, write
+from execlease_hook.manifest.model import Check, Library, Manifest
 
 if TYPE_CHECKING:
     import argparse
@@ -55,7 +53,7 @@ class ModelPlan:
     root: Path
     folder: Path  # absolute
     spec: str  # relative to the folder
-    checks: tuple[manifest_model.Check, ...]
+    checks: tuple[Check, ...]
 
     @property
     def rel_folder(self) -> str:
@@ -116,7 +114,7 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
                 f'no .cfg beside {os.path.relpath(spec_path)}: write one (INIT, NEXT, INVARIANT) '
                 'or name it with --cfg; each cfg becomes a check that must pass',
             )
-    checks: list[manifest_model.Check] = []
+    checks: list[Check] = []
     for path in paths:
         if path.suffix != '.cfg' or not path.is_file():
             raise CannotRun(f'--cfg {os.path.relpath(path)}: no such .cfg file')
@@ -139,9 +137,7 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
             if own.resolve() != spec_path.resolve() and own.is_file()
             else None
         )
-        checks.append(
-            manifest_model.Check(name=name, config=path.relative_to(folder).as_posix(), spec=module)
-        )
+        checks.append(Check(name=name, config=path.relative_to(folder).as_posix(), spec=module))
     return ModelPlan(root, folder, spec_path.relative_to(folder).as_posix(), tuple(checks))
 
 
@@ -157,14 +153,14 @@ def schema_ref(p: ModelPlan) -> str:
 
 
 def _ignored(root: Path, path: Path) -> bool:
-    return git._run(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
+    return repo._run(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
 
 
-def manifest_text(p: ModelPlan, libraries: tuple[manifest_model.Library, ...] = ()) -> str:
+def manifest_text(p: ModelPlan, libraries: tuple[Library, ...] = ()) -> str:
     """The new manifest, read back through the loader so that init never writes one it rejects."""
     path = p.folder / 'manifest.json'
-    text = manifest_write.dump(
-        manifest_model.Manifest(
+    text = write.dump(
+        Manifest(
             path=path,
             root=p.root,
             spec=p.spec,
@@ -173,7 +169,7 @@ def manifest_text(p: ModelPlan, libraries: tuple[manifest_model.Library, ...] = 
             libraries=libraries,
         )
     )
-    manifest_read.parse(text, path, p.root)
+    read.parse(text, path, p.root)
     return text
 
 
@@ -187,9 +183,9 @@ def notes_text(p: ModelPlan) -> str:
     ]
     for heading, hint in NOTES_SECTIONS:
         lines.extend((f'## {heading}', '', hint, ''))
-    lines.extend(('## Code-to-action map', '', notes_map.BEGIN))
-    table = notes_map.render([], p.rel_folder)
-    return '\n'.join(lines) + '\n' + table + notes_map.END + '\n'
+    lines.extend(('## Code-to-action map', '', notes_table.BEGIN))
+    table = notes_table.render([], p.rel_folder)
+    return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
 
 
 def hook_config(p: ModelPlan, hooks: init_hooks.HookPlan, whole_file: bool) -> str:
@@ -272,7 +268,7 @@ def _json_key(path: Path, key: str) -> object:
 
 
 def _ignores_tmp(root: Path) -> bool:
-    proc = git._run(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
+    proc = repo._run(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
     return proc.returncode == 0
 
 
@@ -290,7 +286,7 @@ def _add_ignore(root: Path) -> bool:
 
 
 def run(options: argparse.Namespace) -> int:
-    root = git.repo_root()
+    root = repo.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
     hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
     folder = p.rel_folder
@@ -325,15 +321,15 @@ def run(options: argparse.Namespace) -> int:
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
     else:
-        has = notes_map.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
+        has = notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
         report.append(
             f'left alone: {folder}/NOTES.md exists'
             + (
                 ''
                 if has
                 else (
-                    f'; it has no code-to-action markers: add the lines {notes_map.BEGIN} and '
-                    f'{notes_map.END} where the table belongs'
+                    f'; it has no code-to-action markers: add the lines {notes_table.BEGIN} and '
+                    f'{notes_table.END} where the table belongs'
                 )
             )
         )
@@ -378,20 +374,18 @@ def _model_option(p: ModelPlan) -> str:
     return '' if p.found_by_default else f' --model {p.rel_folder}'
 
 
-def _probe(p: ModelPlan) -> manifest_model.Manifest:
+def _probe(p: ModelPlan) -> Manifest:
     """The model as planned, for what reads its folder (the modules it imports)."""
-    return manifest_model.Manifest(
-        path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks
-    )
+    return Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
 
 
-def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Library, list[str]]]:
+def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
     from execlease_hook.commands import add_library
     from execlease_hook.core import record
     from execlease_hook.tlc import libraries
 
-    readied: list[tuple[manifest_model.Library, list[str]]] = []
+    readied: list[tuple[Library, list[str]]] = []
     jars: list[libraries.LibraryJar] = []
     folders: list[libraries.LibraryFolder] = []
     for value in values:
@@ -407,7 +401,7 @@ def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[manifest_model.Lib
     return [(lib, add_library.supplies(probe, lib, modules, every)) for lib, modules in readied]
 
 
-def _unsupplied(p: ModelPlan, given: list[manifest_model.Library]) -> list[str]:
+def _unsupplied(p: ModelPlan, given: list[Library]) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
     from execlease_hook.commands import add_library

@@ -38,8 +38,7 @@ def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
 def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -> list[str]:
     """A line per model (its TLA+ tools when its manifest names them) and per library it uses;
     none when the repository has no model yet."""
-    from execlease_hook.manifest import find
-    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.manifest import find, read
     from execlease_hook.tlc import libraries, pin
 
     try:
@@ -50,7 +49,7 @@ def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -
         return []
     lines = []
     for path in found:
-        m = manifest_read.load(path, root)
+        m = read.load(path, root)
         ready = libraries.of(m)
         where = m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder
         if m.tools is None:
@@ -87,8 +86,7 @@ def cache_key(root: Path, model: str | None) -> str:
     fingerprints, keeps it, so a CI cache keyed by it is downloaded again only for a new pin."""
     import hashlib
 
-    from execlease_hook.manifest import find
-    from execlease_hook.manifest import read as manifest_read
+    from execlease_hook.manifest import find, read
     from execlease_hook.tlc import jar
 
     try:
@@ -99,7 +97,7 @@ def cache_key(root: Path, model: str | None) -> str:
         found = []
     pins = {f'tools {digest}' for digest in jar.KNOWN_JARS}
     for path in found:
-        m = manifest_read.load(path, root)
+        m = read.load(path, root)
         if m.tools is not None and m.tools.sha256 is not None:
             pins.add(f'tools {m.tools.sha256}')
         pins.update(f'library {lib.sha256}' for lib in m.libraries if lib.sha256 is not None)
@@ -108,9 +106,9 @@ def cache_key(root: Path, model: str | None) -> str:
 
 
 def run(options: argparse.Namespace) -> int:
-    from execlease_hook.git import repo as git
+    from execlease_hook.git import repo
 
-    root = git.repo_root()
+    root = repo.repo_root()
     if getattr(options, 'cache_key', False):
         print(cache_key(root, getattr(options, 'model', None)))
         return 0

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.core import outcomes, term
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import jar
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.verify.judge import judge
@@ -37,11 +37,11 @@ def run(options: argparse.Namespace) -> int:
 
 
 def _run(options: argparse.Namespace, outputs: Any) -> int:
-    from execlease_hook.git import repo as git
+    from execlease_hook.git import repo
 
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
-    root = git.repo_root()
+    root = repo.repo_root()
     if getattr(options, 'deep', False) or getattr(options, 'simulate', False):
         if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
             raise CannotRun('--deep and --simulate run on the working tree; drop --rev/--pushed')
@@ -63,7 +63,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     """The suite on the models under `tree` (the working tree, or a commit checked out alone),
     with the TLA+ tools and the result cache of the repository at `root`; `outputs` (a
     formats.emit.Outputs) receives the reports."""
-    from execlease_hook.git import repo as git
+    from execlease_hook.git import repo
 
     selection = None
     if getattr(options, 'shard', None) or getattr(options, 'only', None):
@@ -77,9 +77,9 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
 
     verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
     if tree != root:  # a commit checked out alone: its library jars from the repository's cache
-        from execlease_hook.tlc import libraries as tla_libraries
+        from execlease_hook.tlc import libraries
 
-        tla_libraries.cache_for(tree, root)
+        libraries.cache_for(tree, root)
     # One model's problem stays its own: a manifest refused here, or its tools or its plan below,
     # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
     from execlease_hook.verify import models
@@ -88,7 +88,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     manifests = [m for m in loaded if isinstance(m, Manifest)]
     from execlease_hook.tlc import pin
 
-    default, t = pin.default_tools(root, manifests, tools.find_java(results_folder(root).parent))
+    default, t = pin.default_tools(root, manifests, jar.find_java(results_folder(root).parent))
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
@@ -154,14 +154,16 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
             live.close()
     code = exit_code(results)
     if outputs.wanted:  # --json, --format: the report (its JSON, the counterexamples located)
-        from execlease_hook.verify import report_build as build
+        from execlease_hook.verify import report_build
 
         data = results_json(results, t, code, root)
         data['quick'] = bool(options.quick)
         if selection is not None:
             data['shard'] = selection.to_json()
         outputs.finish(
-            build.verify_report(results, data, code, git.head(root) if tree == root else None)
+            report_build.verify_report(
+                results, data, code, repo.head(root) if tree == root else None
+            )
         )
     for note in housekeeping.drain():  # what the JVM's caches could not save: same verdicts, slower
         _print(term.wrap(f'note: {note}'))
@@ -210,12 +212,12 @@ def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | 
         what += f' -> {os.environ.get("PRE_COMMIT_REMOTE_NAME", "")} {remote}'.rstrip()
     if from_ref and to_ref:
         tip = resolve_rev(root, to_ref)
-        return git.rev_list(root, tip, '--not', resolve_rev(root, from_ref)), tip, what
+        return repo.rev_list(root, tip, '--not', resolve_rev(root, from_ref)), tip, what
     if local:
         # pre-commit exports no range when the first commit not on the remote is a root commit:
         # the whole history of the pushed branch is new.
         tip = resolve_rev(root, local)
-        return git.rev_list(root, tip), tip, what
+        return repo.rev_list(root, tip), tip, what
     return None
 
 
@@ -253,7 +255,7 @@ def verify(options: argparse.Namespace, root: Path, json_path: object) -> int:
     tmp = scratch.make('execlease-rev-')
     try:
         tree = tmp / 'tree'
-        git.checkout_tree(root, tip, tree)
+        repo.checkout_tree(root, tip, tree)
         print(
             term.wrap(
                 f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '

@@ -116,11 +116,10 @@ def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
     """The watch rules against the working tree: tracked files and new ones git does not ignore."""
     if not m.coverage.watch:
         return WatchResult((), ())
-    from execlease_hook.git import blobs
-    from execlease_hook.git import repo as git
+    from execlease_hook.git import blobs, repo
 
     source = blobs.WorktreeSource(m.root)
-    return check(m, source, watched(m, git.tracked_files(m.root, untracked=True)), statuses)
+    return check(m, source, watched(m, repo.tracked_files(m.root, untracked=True)), statuses)
 
 
 def _is_text(content: bytes) -> bool:

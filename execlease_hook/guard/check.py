@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from execlease_hook.core import paths
 from execlease_hook.core.record import field, record
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.guard.diff import changed_block, entry_diffs
 from execlease_hook.guard.missing import missing_block
 from execlease_hook.guard.snapshot import Snapshot
@@ -93,7 +93,7 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
         from execlease_hook.coverage import watch
 
         watched = tuple(
-            watch.watched(m, git.tracked_files(m.root) if everything else sorted(touched))
+            watch.watched(m, repo.tracked_files(m.root) if everything else sorted(touched))
         )
     return Plan(entries, model, notes and (full_map or bool(entries)), notes and full_map, watched)
 
@@ -124,18 +124,18 @@ def render(
 
 
 def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None) -> Findings:
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.coverage import compare
 
     staged, source = snap.changes, snap.source
     root = m.root
     notes_path = paths.rel(root, m.folder / 'NOTES.md')
-    from execlease_hook.manifest import model as manifest_model
+    from execlease_hook.manifest import model
 
-    model_paths = manifest_model.model_paths(m)
+    model_paths = model.model_paths(m)
     if p.model:  # the modules the spec reads, guessed from the working tree: one batch
-        from execlease_hook.spec import modules as spec_modules
+        from execlease_hook.spec import modules
 
-        model_paths = [*model_paths, *spec_modules.likely_paths(m)]
+        model_paths = [*model_paths, *modules.likely_paths(m)]
     source.prefetch(
         (
             *(e.path for e in p.entries),
@@ -144,7 +144,7 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
         )
     )
     found = Findings()
-    statuses = coverage.compare(m, source, p.entries)
+    statuses = compare.compare(m, source, p.entries)
     bad = [s for s in statuses if s.status != 'unchanged']
     if bad:
         diffs = entry_diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], snap)
@@ -217,12 +217,11 @@ def _check_watch(
     found: Findings,
 ) -> None:
     """Staged functions in watched paths that look like protocol code must be covered or ignored."""
-    from execlease_hook.coverage import compare as coverage
-    from execlease_hook.coverage import watch
+    from execlease_hook.coverage import compare, watch
 
     known = {s.entry.id for s in statuses}
     rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
-    result = watch.check(m, source, p.watched, [*statuses, *coverage.compare(m, source, rest)])
+    result = watch.check(m, source, p.watched, [*statuses, *compare.compare(m, source, rest)])
     for problem in result.problems:
         found.add(problem, 2)
     if result.uncovered:
@@ -246,28 +245,29 @@ def _stale_map(
     or the model keeps no table. Only the rows of the checked entries, unless the whole table is
     checked (p.full_map): then the table must be `coverage/notes.map_table`'s, which is also
     what the repair (map_fix.py) and `coverage --write-map` write, so that one rewrite passes."""
-    from execlease_hook.coverage import compare as coverage
-    from execlease_hook.manifest import notes_table as notes_map
+    from execlease_hook.coverage import compare
+    from execlease_hook.manifest import notes_table
 
     text = source.read(notes_path)
     if text is None:
         return []
     notes_text = text.decode('utf-8', errors='replace')
-    if not notes_map.has_markers(notes_text):
+    if not notes_table.has_markers(notes_text):
         return []  # the model does not keep a generated table
-    table = notes_map.current_table(notes_text, notes_path)
+    table = notes_table.current_table(notes_text, notes_path)
     folder = paths.rel(m.root, m.folder)
     if p.full_map:
         known = {s.entry.id for s in statuses}
         rest = [e for e in m.coverage.entries if e.id not in known]
-        statuses = statuses + coverage.compare(m, source, rest)
-    rows = notes_map.table_rows(table)
+        statuses = statuses + compare.compare(m, source, rest)
+    rows = notes_table.table_rows(table)
     stale: list[str] = []
     for s in statuses:
         if s.located is None:
             continue
-        want = notes_map.render_row(
-            notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line), folder
+        want = notes_table.render_row(
+            notes_table.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line),
+            folder,
         )
         have = rows.get(s.entry.id)
         if have is None:
@@ -285,7 +285,7 @@ def _stale_map(
     stale.extend(
         f'`{i}`: a row for an entry the manifest does not have' for i in sorted(set(rows) - ids)
     )
-    stale.extend(f'not generated: {line}' for line in notes_map.hand_lines(table, folder))
+    stale.extend(f'not generated: {line}' for line in notes_table.hand_lines(table, folder))
     if stale:
         return stale
     have_lines, want_lines = table.splitlines(), expected.splitlines()

@@ -18,11 +18,11 @@ if TYPE_CHECKING:
 def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSource) -> None:
     """One item per checked entry (its block as the message when it blocks), the model hash and
     the NOTES.md table when they block."""
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.coverage import compare
 
     assert isinstance(report, Report)  # guard/stage.py passes it untyped: it imports no typing
 
-    statuses = coverage.compare(m, source, p.entries)
+    statuses = compare.compare(m, source, p.entries)
     blocks = list(found.blocks)
     for s in statuses:
         block = next((b for b in blocks if b.startswith(f'{s.entry.id}: ')), None)

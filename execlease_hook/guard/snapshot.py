@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from execlease_hook.core.record import record
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.git import repo
+from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Manifest
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
@@ -20,7 +20,7 @@ class Snapshot:
     """What is judged: the index (a commit being made) or one commit (a pushed range)."""
 
     source: IndexSource | CommitSource
-    changes: list[git.StagedChange]  # against HEAD, or against the commit's first parent
+    changes: list[repo.StagedChange]  # against HEAD, or against the commit's first parent
     label: str  # 'staged', or the commit's short id
     commit: str | None = None  # None: the index
 
@@ -62,4 +62,4 @@ def load_model(
             unstaged = (root / rel).read_bytes() != blob
         except OSError:
             unstaged = True
-    return StagedModel(manifest_read.parse(text, root / rel, root), source, unstaged, text)
+    return StagedModel(read.parse(text, root / rel, root), source, unstaged, text)

@@ -22,14 +22,14 @@ from pathlib import Path
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 
 TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
     import argparse
 
 
-def touched_paths(root: Path, staged: list[git.StagedChange], files: list[str]) -> set[str]:
+def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str]) -> set[str]:
     """Staged paths (both sides of a rename) in a commit; else the FILES pre-commit passed."""
     if staged:
         return {c.path for c in staged} | {c.old_path for c in staged if c.old_path}
@@ -142,14 +142,14 @@ def _object_id(value: str) -> bool:
 
 
 def staged_models(
-    root: Path, model: str | None, staged: list[git.StagedChange]
+    root: Path, model: str | None, staged: list[repo.StagedChange]
 ) -> list[tuple[str, str]]:
     """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
     if model is not None:
         folder = Path(os.path.abspath(model))
         manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
         rel = paths.rel(root, manifest)
-        blob = git.index_blob(root, rel)
+        blob = repo.index_blob(root, rel)
         if blob is None:
             state = 'exists only in the working tree' if manifest.is_file() else 'does not exist'
             raise CannotRun(
@@ -157,10 +157,10 @@ def staged_models(
                 'the guard judges what the commit records'
             )
         return [(rel, blob)]
-    return git.model_manifests(root)  # every manifest.json: judge_staged keeps the models
+    return repo.model_manifests(root)  # every manifest.json: judge_staged keeps the models
 
 
-def _no_model(root: Path, staged: list[git.StagedChange]) -> CannotRun:
+def _no_model(root: Path, staged: list[repo.StagedChange]) -> CannotRun:
     from execlease_hook.manifest import find
 
     deleted = [c.path for c in staged if c.status == 'D' and c.path.rsplit('/', 1)[-1] == find.NAME]
@@ -180,11 +180,11 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
             local = (root / rel).read_bytes()
         except OSError:
             continue
-        if git.blob_id(local, blob) == blob:
+        if repo.blob_id(local, blob) == blob:
             data[rel] = local
     rest = [rel for rel, _ in models if rel not in data]
     if rest:
-        blobs = git.read_blobs(root, [f':{rel}' for rel in rest])
+        blobs = repo.read_blobs(root, [f':{rel}' for rel in rest])
         data.update({rel: blobs[f':{rel}'] for rel in rest})
     return data
 
@@ -192,7 +192,7 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
 def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int:
     """The exit code of the staged changes; `report`: a formats/report.Report to fill with what was
     judged (--format), or None."""
-    staged = git.staged_changes(root)
+    staged = repo.staged_changes(root)
     touched = touched_paths(root, staged, list(options.files))
     models = staged_models(root, options.model, staged)
     for rel, _ in models:
@@ -221,8 +221,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
             print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
     from execlease_hook.git import blobs
-    from execlease_hook.guard import check as guard_check
-    from execlease_hook.guard import snapshot
+    from execlease_hook.guard import check, snapshot
 
     code = 0
     for rel, governed, watched in wanted:
@@ -240,14 +239,14 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:
             raise CannotRun(f'{rel}: ' + '; '.join(inside))
-        p = guard_check.plan(m, touched, options.all)
+        p = check.plan(m, touched, options.all)
         if not (p.entries or p.model or p.notes or p.watched):
             continue
-        found = guard_check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), model.text)
+        found = check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), model.text)
         if report is not None:
-            from execlease_hook.guard import report_items as guard_items
+            from execlease_hook.guard import report_items
 
-            guard_items.add(report, m, p, found, source)
+            report_items.add(report, m, p, found, source)
         if found.only_map:
             from execlease_hook.guard import map_fix
 
@@ -259,7 +258,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         if found.blocks:
             from execlease_hook.core import term
 
-            print(term.wrap(guard_check.render(m, found, model.unstaged_manifest)))
+            print(term.wrap(check.render(m, found, model.unstaged_manifest)))
         elif verbose:
             print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
         code = max(code, found.code)

@@ -67,11 +67,11 @@ class Places:
             self._found = self.tokens(self.language, self.source, self.low, self.high)
         return self._found
 
-    def find(self, anchor: str) -> list[tuple[int, int]]:
+    def find(self, anchor_text: str) -> list[tuple[int, int]]:
         """(start byte, end byte) of each place of the anchor: its exact text when that occurs
         once, else each place of its tokens (or of its text, when its tokens are nowhere)."""
         source, low, high = self.source, self.low, self.high
-        needle = anchor.encode('utf-8')
+        needle = anchor_text.encode('utf-8')
         exact = []
         at = source.find(needle, low, high) if needle else -1
         while at != -1:
@@ -79,18 +79,16 @@ class Places:
             at = source.find(needle, at + 1, high)
         if len(exact) == 1 or self.tokens is None or not needle:
             return exact
-        from execlease_hook.locate import anchor as by_tokens
+        from execlease_hook.locate import anchor
 
-        mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+        mine = anchor.open_ended(self.tokens(self.language, needle, 0, None))
         if all(optional for *_, optional in mine):
             return exact  # a comment (`# region: begin`) is found by its text alone
         found: set[tuple[int, int]] = set()
         for near_low, near_high in self._near(mine, needle):
             near = self.tokens(self.language, source, near_low, near_high)
             found.update(
-                (a, b)
-                for a, b in by_tokens.find(mine, needle, near, source)
-                if a < high and b > low
+                (a, b) for a, b in anchor.find(mine, needle, near, source) if a < high and b > low
             )
         spans = sorted(
             s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found)
@@ -128,9 +126,9 @@ class Places:
             )
         found = self.find(anchor)
         if not found and self.tokens is not None:
-            from execlease_hook.locate import anchor as by_tokens
+            from execlease_hook.locate.anchor import open_ended
 
-            mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+            mine = open_ended(self.tokens(self.language, needle, 0, None))
             raise CannotRun(
                 f'{prefix}: `{key}` {_show(anchor)} not found {where}'
                 f'{self._differs(mine, needle)}; update the anchor to code that is there'
@@ -155,12 +153,12 @@ class Places:
 
     def _differs(self, mine: list[Token], needle: bytes) -> str:
         """Which token of the anchor the code no longer has, where the anchor matches best."""
-        from execlease_hook.locate import anchor as by_tokens
+        from execlease_hook.locate import anchor
 
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
         found = self.found()
-        matched, at, _ = by_tokens.closest(mine, needle, found, self.source)
+        matched, at, _ = anchor.closest(mine, needle, found, self.source)
         if matched == 0:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'
         wanted = _token(needle, mine[matched]) if matched < len(mine) else 'its end'

@@ -80,10 +80,10 @@ def _candidates(root: Path) -> list[str]:
     """Every manifest.json under root, from the repository root: git's files when root is a
     work tree's top, else a walk (dot folders and node_modules left out)."""
     if (root / '.git').exists():
-        from execlease_hook.git import repo as git
+        from execlease_hook.git import repo
 
         try:
-            return git.worktree_manifests(root)
+            return repo.worktree_manifests(root)
         except CannotRun:
             pass  # not a repository after all: walk it
     found = []

@@ -24,9 +24,9 @@ FORMAT = 1
 
 
 def results_folder(root: Path) -> Path:
-    from execlease_hook.git import repo as git
+    from execlease_hook.git import repo
 
-    return git.common_dir(root) / 'execlease' / 'cache'
+    return repo.common_dir(root) / 'execlease' / 'cache'
 
 
 class ResultCache:

@@ -29,7 +29,7 @@ from pathlib import Path
 from execlease_hook.core import paths, settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Library, Manifest
-from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import jar
 
 PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
 MAX_MB_ENV = 'EXECLEASE_LIBRARY_MAX_MB'
@@ -220,7 +220,7 @@ def cache_for(tree: Path, root: Path) -> None:
 
 
 def cache_dir(root: Path) -> Path:
-    return tools.cache_dir(_cache_roots.get(Path(root), Path(root))) / 'lib'
+    return jar.cache_dir(_cache_roots.get(Path(root), Path(root))) / 'lib'
 
 
 def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> CannotRun:
@@ -262,7 +262,7 @@ def _from_library_path(lib: Library, where: str, pin: str) -> Path | None:
         for candidate in candidates:
             if not candidate.is_file():
                 continue
-            digest = tools.file_sha256(candidate)
+            digest = jar.file_sha256(candidate)
             if digest == lib.sha256:
                 return candidate.resolve()
             if candidate.name == name:
@@ -277,7 +277,7 @@ def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
         return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
     folder = cache_dir(root)
     cached = folder / f'{lib.sha256}.jar'
-    if tools.valid_copy(
+    if jar.valid_copy(
         cached, lib.sha256
     ):  # a valid cached jar needs no lock: only verified files are placed
         return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
@@ -288,9 +288,9 @@ def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
             f'(sha256 {lib.sha256}), or allow the download of {lib.url}'
         )
     try:
-        with tools.locked(folder):
+        with jar.locked(folder):
             return _fetch(lib, folder, cached, where, pin)
-    except tools.CacheUnwritable as e:
+    except jar.CacheUnwritable as e:
         raise CannotRun(
             f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
             f'{PATH_ENV} to a folder holding {file_name(lib.url)}'
@@ -302,16 +302,16 @@ def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
         ) from e
 
 
-def bound(url: str) -> tools.Bound:
+def bound(url: str) -> jar.Bound:
     """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
     limit = settings.count_env(MAX_MB_ENV, DEFAULT_MAX_MB, 1, 4096)
-    return tools.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
+    return jar.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
 
 
 def _fetch(lib: Library, folder: Path, cached: Path, where: str, pin: str) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
     url, pinned = lib.url, lib.sha256
-    fetched = tools.fetch_pinned(
+    fetched = jar.fetch_pinned(
         url,
         pinned,
         cached,

@@ -70,11 +70,11 @@ def imports(text: bytes, module: str) -> list[tuple[int, str, str]]:
     """Where `text` EXTENDS or INSTANCEs `module`: (line, 'EXTENDS' | 'INSTANCE', the line's text)."""
     if module.encode() not in text:
         return []
-    from execlease_hook.spec import syntax as tla_syntax
+    from execlease_hook.spec import syntax
 
     lines = text.decode('utf-8', 'replace').splitlines()
     found: list[tuple[int, str, str]] = []
-    for name, row, keyword in tla_syntax.imports(text):
+    for name, row, keyword in syntax.imports(text):
         if name == module and not (found and found[-1][0] == row + 1):
             found.append((row + 1, keyword, lines[row].strip() if row < len(lines) else ''))
     return found

@@ -341,7 +341,7 @@ def _in_spare(
 def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
     """`on_line`: called with each line of TLC's output as it arrives (progress only; the
     verdict is read from the whole output once TLC has ended)."""
-    from execlease_hook.spec import scan as spec_scan
+    from execlease_hook.spec import scan
 
     # The last gate before TLC, whoever built the job: a spec that may leave TLC or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
@@ -349,9 +349,9 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
 
     read = read_by((Path(job.spec).name, job.spec_text), job.modules, job.libraries, job.jar)
     modules = [(mod.path, mod.text) for mod in read]
-    uses = spec_scan.scan_job_files(modules, ((job.config_name, job.config_text),))
+    uses = scan.scan_job_files(modules, ((job.config_name, job.config_text),))
     if uses:
-        return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
+        return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
     from execlease_hook.core import scratch
     from execlease_hook.tlc.output import finished_exit_code
@@ -382,10 +382,10 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     launch = _prepare(job)
     spare = _take_spare(job, launch)
     try:
-        from execlease_hook.tlc import modes as tlc_modes
+        from execlease_hook.tlc import modes
 
         try:
-            with tlc_modes.following(folder / 'tlc.out', job.progress):
+            with modes.following(folder / 'tlc.out', job.progress):
                 if spare is None:
                     run = _execute(job, folder, on_line, launch)
                     told = None if run.timed_out else jvm.archive_lost(launch, run.output)
@@ -417,7 +417,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         if run.timed_out:
             tail = last_lines(run.output)
             # What the search had covered at TLC's last progress report (about once a minute).
-            covered = tlc_modes.last(run.output)
+            covered = modes.last(run.output)
             return with_printed(
                 Verdict(
                     'error',
@@ -446,7 +446,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
 
         config_text = job.config_text.decode('utf-8', 'replace')
         verdict = (
-            tlc_modes.classify_simulation(run.exit_code, run.output, seconds, config_text)
+            modes.classify_simulation(run.exit_code, run.output, seconds, config_text)
             if '-simulate' in job.mode
             else classify(run.exit_code, run.output, seconds, config_text)
         )

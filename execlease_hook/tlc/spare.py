@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import IO
 
 from execlease_hook.core import housekeeping, scratch, settings
-from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc import cds
 from execlease_hook.tlc.java import identity as java_identity
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
@@ -176,7 +176,7 @@ def helper_folder(java: Path, jar: Path) -> Path | None:
     h = hashlib.sha256(
         SOURCE.read_bytes() + b'\0' + identity[1].encode() + b'\0' + str(javac).encode()
     )
-    return jvm_cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
+    return cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
 
 
 def compile_helper(java: Path, jar: Path) -> Path | None:
@@ -275,7 +275,7 @@ def sweep(jar: Path) -> None:
     """Remove what killed runs left in the archive folder: the work folders of their javacs
     (a marked one whose maker is gone, after stopping its javac; an unmarked one, from an
     execlease before the marks, once older than any compile) and their class-data parts."""
-    folder = jvm_cds.archive_folder(jar)
+    folder = cds.archive_folder(jar)
     scratch.sweep(folder, '.spare-')
     try:
         entries = list(folder.iterdir())
@@ -294,7 +294,7 @@ def sweep(jar: Path) -> None:
             continue
         if old:
             shutil.rmtree(entry, ignore_errors=True)
-    jvm_cds.sweep(folder)
+    cds.sweep(folder)
 
 
 def expected_one_less(key: tuple[str, ...]) -> None:
@@ -394,7 +394,7 @@ def _spawn(
             shutil.rmtree(folder, ignore_errors=True)
         housekeeping.note(
             f'warm JVMs could not be started: cannot make their folder in '
-            f'{jvm_cds.archive_folder(jar) / "spares"} ({e.strerror or e}); TLC jobs ran in JVMs of '
+            f'{cds.archive_folder(jar) / "spares"} ({e.strerror or e}); TLC jobs ran in JVMs of '
             'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0'
         )
         return None
@@ -433,7 +433,7 @@ def _spares_folder(jar: Path) -> Path:
     """This process's folder for the folders of its waiting spares: `spares/<pid>` in the archive
     folder, so that the system's temp folder holds only the folders of running jobs. Folders
     left by a process that is gone (killed before its exit could remove them) are removed."""
-    parent = jvm_cds.archive_folder(jar) / 'spares'
+    parent = cds.archive_folder(jar) / 'spares'
     key = str(parent)
     mine = parent / str(os.getpid())
     if key not in _own_folder:

@@ -20,7 +20,7 @@ from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.git import worktree
 from execlease_hook.manifest.model import Manifest, TraceJob
-from execlease_hook.tlc import libraries as tla_libraries
+from execlease_hook.tlc import libraries
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces.run import TraceRun
@@ -91,7 +91,7 @@ def cache_key(
         # be answered by the result of the unmutated code.
         for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
             part(text)
-    for text in tla_libraries.of(m).key_parts():  # nothing when the model has no libraries
+    for text in libraries.of(m).key_parts():  # nothing when the model has no libraries
         part(text)
     return h.hexdigest()
 

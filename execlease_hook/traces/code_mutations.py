@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import repo as git
-from execlease_hook.git import worktree
+from execlease_hook.git import repo, worktree
 from execlease_hook.manifest.model import CodeMutation
 
 
@@ -87,7 +86,7 @@ class Mutated:
 
 
 def _with_mutation(ids: dict[str, str], mutation: CodeMutation, data: bytes) -> dict[str, str]:
-    ids[mutation.path] = git.blob_id(data, next(iter(ids.values()), '0' * 40))
+    ids[mutation.path] = repo.blob_id(data, next(iter(ids.values()), '0' * 40))
     return ids
 
 

@@ -162,7 +162,7 @@ def tlc_jobs(
 ) -> tuple[list[TlcJob], tuple[str, ...]]:
     """One TLC job per trace, and the fields left out of the traces; CannotRun (exit 2) when the
     spec needs what this TLC lacks or the cfg cannot run on it."""
-    from execlease_hook.spec import cfg as tlc_config
+    from execlease_hook.spec import cfg
 
     spec_path = folder / spec
     try:
@@ -180,7 +180,7 @@ def tlc_jobs(
             f'through the environment; take the override route: add `CONSTANT TraceLog <- {LOG}` '
             f"to {config} (your log operator's name for TraceLog)"
         )
-    prepared = tlc_config.prepare(config_text, config, None, tlc_version, f'trace job {name}')
+    prepared = cfg.prepare(config_text, config, None, tlc_version, f'trace job {name}')
     if prepared.problem is not None:
         raise CannotRun(prepared.problem)
     modules = tuple(

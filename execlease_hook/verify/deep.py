@@ -30,7 +30,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 from execlease_hook.manifest.model import Check, Manifest
 from execlease_hook.spec import cfg_constants
-from execlease_hook.tlc import modes as tlc_modes
+from execlease_hook.tlc import modes
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
@@ -98,16 +98,14 @@ def _bounds(c: Check) -> str:
     return ', '.join(f'{name} = {value}' for name, value in c.deep.constants)
 
 
-def _progress_line(
-    m: Manifest, c: Check, several: bool
-) -> Callable[[tlc_modes.Progress, float], None]:
+def _progress_line(m: Manifest, c: Check, several: bool) -> Callable[[modes.Progress, float], None]:
     where = (
         f'{m.folder.relative_to(m.root).as_posix()}: '
         if several and m.folder.is_relative_to(m.root)
         else ''
     )
 
-    def line(p: tlc_modes.Progress, seconds: float) -> None:
+    def line(p: modes.Progress, seconds: float) -> None:
         rate = (p.distinct if p.distinct is not None else p.generated) / max(seconds, 1e-9)
         unit = 'distinct states/s' if p.distinct is not None else 'states/s'
         print(
@@ -253,12 +251,12 @@ def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:
 
 def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     from execlease_hook.core import term
-    from execlease_hook.git import repo as git
-    from execlease_hook.tlc import jar as tools
+    from execlease_hook.git import repo
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc.cache import ResultCache, results_folder
     from execlease_hook.tlc.jar import Tools
     from execlease_hook.verify import models, pool, show
-    from execlease_hook.verify import result as verify_result
+    from execlease_hook.verify.result import ModelResult, Refused, exit_code, results_json
 
     flag = '--simulate' if getattr(options, 'simulate', False) else '--deep'
     for name, given in (
@@ -277,10 +275,10 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     loaded = models.load(
         root, options.model
     )  # a refused model is its own exit 2 (verify/models.py)
-    manifests = [m for m in loaded if not isinstance(m, verify_result.Refused)]
+    manifests = [m for m in loaded if not isinstance(m, Refused)]
     from execlease_hook.tlc import pin
 
-    default, t = pin.default_tools(root, manifests, tools.find_java())
+    default, t = pin.default_tools(root, manifests, jar.find_java())
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     several = len(loaded) > 1
@@ -293,7 +291,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
 
     check_settings()
     order = models.each(loaded, planned_model)
-    planned = [x for x in order if not isinstance(x, verify_result.Refused)]
+    planned = [x for x in order if not isinstance(x, Refused)]
     if len(planned) == len(order) and not any(jobs for _, jobs, _, _ in planned):
         raise CannotRun(
             '--deep: no check declares a "deep" block (constants at larger bounds) in '
@@ -314,24 +312,24 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
         for m, jobs, _, _ in planned
     ]
     ran = iter(pool.run(works, t, cache, at_once))
-    results: list[verify_result.ModelResult | verify_result.Refused] = []
+    results: list[ModelResult | Refused] = []
     for x in order:
-        if isinstance(x, verify_result.Refused):
+        if isinstance(x, Refused):
             results.append(x)
             show.print_refused(x)
             continue
         m, jobs, skipped, tm = x
         done = next(ran)
-        r = verify_result.ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)], tools=tm)
+        r = ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)], tools=tm)
         r.plan = [f'check:{p.job.name}' for p in jobs]
         r.failures = [j.message for j in done if j.outcome == outcomes.DID_NOT_HOLD]
         r.problems = [j.message for j in done if j.outcome == COULD_NOT_RUN]
         results.append(r)
         show.print_model(r, max(verbosity + 1, 0) if verbosity >= 0 else verbosity)
-    code = verify_result.exit_code(results)
-    from execlease_hook.verify import report_build as build
+    code = exit_code(results)
+    from execlease_hook.verify import report_build
 
-    data = verify_result.results_json(results, t, code, root)
+    data = results_json(results, t, code, root)
     data['mode'] = {
         'deep': mode.deep,
         'simulate': mode.simulate,
@@ -341,7 +339,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
             {'traces': mode.traces, 'depth': mode.depth, 'seed': mode.seed} if mode.simulate else {}
         ),
     }
-    outputs.finish(build.verify_report(results, data, code, git.head(root)))
+    outputs.finish(report_build.verify_report(results, data, code, repo.head(root)))
     if cache.problem:
         show._print(f'note: {cache.problem}')
     result = outcomes.RESULT_TEXT[code]

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import paths, settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.spec import scan as spec_scan
+from execlease_hook.spec import scan
 from execlease_hook.tlc import libraries as tla_libraries
-from execlease_hook.tlc import library_modules
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import library_modules, run
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
 
@@ -35,7 +34,7 @@ def _read(path: Path, what: str) -> bytes:
 def _timeout(value: float | None) -> float:
     if value is not None:
         return value
-    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', tlc.DEFAULT_TIMEOUT)
+    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', run.DEFAULT_TIMEOUT)
 
 
 def _workers() -> int:
@@ -99,7 +98,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         ]
     if notes is not None:
         notes.extend(library_modules.shadowing(read, t.jar.path))
-    spec_scan.refuse(
+    scan.refuse(
         [(module.path, module.text) for module in read],
         [
             (_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
@@ -119,9 +118,9 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
-        from execlease_hook.spec import cfg as tlc_config
+        from execlease_hook.spec import cfg
 
-        given = tlc_config.prepare(
+        given = cfg.prepare(
             cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect
         )
         # A check of its own root module runs TLC on that module, beside the modules of its folder.
@@ -166,7 +165,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ]
     if quick:
         return planned
-    from execlease_hook.spec import mutation as spec_mutation
+    from execlease_hook.spec import mutation
 
     for mu in m.mutations:
         root = m.root_of(mu.config)
@@ -210,15 +209,13 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
             )
             continue
         try:
-            mutated = spec_mutation.apply(original, edited, mu)
+            mutated = mutation.apply(original, edited, mu)
         except CannotRun as e:
             planned.append(mutation_job(None, str(e)))
             continue
-        uses = spec_scan.scan_module(
-            f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated
-        )
+        uses = scan.scan_module(f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated)
         if uses:
-            planned.append(mutation_job(None, f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
+            planned.append(mutation_job(None, f'mutation {mu.name}: ' + scan.refusal(uses)))
             continue
         planned.append(mutation_job(mutated))
     for f in m.findings:
