@@ -153,7 +153,7 @@ def schema_ref(p: ModelPlan) -> str:
 
 
 def _ignored(root: Path, path: Path) -> bool:
-    return repo._run(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
+    return repo.run_git(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
 
 
 def manifest_text(p: ModelPlan, libraries: tuple[Library, ...] = ()) -> str:
@@ -268,7 +268,7 @@ def _json_key(path: Path, key: str) -> object:
 
 
 def _ignores_tmp(root: Path) -> bool:
-    proc = repo._run(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
+    proc = repo.run_git(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
     return proc.returncode == 0
 
 

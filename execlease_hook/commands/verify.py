@@ -20,7 +20,7 @@ from execlease_hook.tlc.jar import Tools
 from execlease_hook.verify.judge import judge
 from execlease_hook.verify.plan import Prepared, check_settings, prepare
 from execlease_hook.verify.result import ModelResult, Refused, exit_code, results_json
-from execlease_hook.verify.show import _print, _progress_of, print_model, print_refused
+from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of
 from execlease_hook.verify.suite import finish
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
-        _print(
+        print_lines(
             term.wrap(
                 f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                 f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
@@ -125,7 +125,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
 
     live = Live() if verbosity >= 0 else None  # each running TLC job's live line, on stderr
     try:
-        progress = [_progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
+        progress = [progress_of(p.manifest, len(manifests) > 1, verbosity, live) for p in prepared]
         stages = [
             trace_stage.of_model(p, own[k], options.quick, cache, progress[k], live)
             for k, p in enumerate(prepared)
@@ -166,11 +166,11 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
             )
         )
     for note in housekeeping.drain():  # what the JVM's caches could not save: same verdicts, slower
-        _print(term.wrap(f'note: {note}'))
+        print_lines(term.wrap(f'note: {note}'))
     if cache.problem:
-        _print(f'note: {cache.problem}')
+        print_lines(f'note: {cache.problem}')
     if t.jar.warning:
-        _print(t.jar.warning)
+        print_lines(t.jar.warning)
     result = outcomes.RESULT_TEXT[code]
     if options.quick and code == 0:
         result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
@@ -181,7 +181,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, tree: Path, root: Path)
             if selection.sharded
             else ' (--only: the named jobs only, no coverage check)'
         )
-    _print('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
+    print_lines('', term.paint(term.wrap(result), 'green' if code == 0 else 'red'))
     return code
 
 

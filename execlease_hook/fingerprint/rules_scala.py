@@ -7,7 +7,7 @@ decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional e
 
 from __future__ import annotations
 
-from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, pieces
 from execlease_hook.fingerprint.ts2 import (
     Item,
@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/rec
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-escaped = _escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)
+escaped = escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:

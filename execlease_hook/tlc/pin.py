@@ -85,7 +85,7 @@ def _known_copy(root: Path, sha256: str) -> ToolJar | None:
     explicit = os.environ.get('EXECLEASE_TLA_JAR')
     if explicit:
         candidates.append((Path(explicit).expanduser(), 'EXECLEASE_TLA_JAR'))
-    offline = jar._offline_jar()
+    offline = jar.offline_jar()
     if offline is not None:
         candidates.append((offline, 'offline'))
     for path, source in candidates:

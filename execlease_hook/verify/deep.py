@@ -299,7 +299,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
             + '; add one, e.g. "deep": {"constants": {"MaxGen": "4"}}'
         )
     if verbosity >= 0:
-        show._print(
+        show.print_lines(
             term.wrap(
                 f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                 f'({t.jar.source}); Java {t.java.major} ({t.java.path}); {mode.words()}'
@@ -308,7 +308,7 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     cache = ResultCache(results_folder(root), enabled=not options.no_cache)
     at_once = options.jobs or (cores() if mode.simulate else 1)
     works = [
-        pool.Work(m, jobs, judge_for(mode, m), show._progress_of(m, several, verbosity))
+        pool.Work(m, jobs, judge_for(mode, m), show.progress_of(m, several, verbosity))
         for m, jobs, _, _ in planned
     ]
     ran = iter(pool.run(works, t, cache, at_once))
@@ -341,11 +341,11 @@ def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
     }
     outputs.finish(report_build.verify_report(results, data, code, repo.head(root)))
     if cache.problem:
-        show._print(f'note: {cache.problem}')
+        show.print_lines(f'note: {cache.problem}')
     result = outcomes.RESULT_TEXT[code]
     if code == 0:
         result += f' ({mode.words()}; checks only)'
     if mode.simulate:
         result += f'; reproduce with --seed {mode.seed}'
-    show._print('', term.paint(result, 'green' if code == 0 else 'red'))
+    show.print_lines('', term.paint(result, 'green' if code == 0 else 'red'))
     return code

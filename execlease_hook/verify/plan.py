@@ -55,7 +55,7 @@ class PlannedJob:
     translated: bool = False  # the cfg's CHECK_DEADLOCK given to TLC as its flag (spec/cfg.py)
 
 
-def _shown(m: Manifest, path: Path) -> str:
+def shown_path(m: Manifest, path: Path) -> str:
     return path.relative_to(m.root).as_posix() if path.is_relative_to(m.root) else str(path)
 
 
@@ -82,7 +82,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         owners.setdefault(f.config, f'finding {f.id}')
     # What TLC reads: each root and the modules it EXTENDS or INSTANCEs, from its folder, the
     # library folders and jars; a module no root imports (a library's SVG.tla) is never judged.
-    folder = _shown(m, m.folder)
+    folder = shown_path(m, m.folder)
     read: list[Module] = []
     for name, (text, beside) in roots.items():
         read += [
@@ -101,7 +101,10 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     scan.refuse(
         [(module.path, module.text) for module in read],
         [
-            (_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+            (
+                shown_path(m, m.folder / c),
+                cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')),
+            )
             for c, owner in owners.items()
         ],
     )
@@ -213,7 +216,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         except CannotRun as e:
             planned.append(mutation_job(None, str(e)))
             continue
-        uses = scan.scan_module(f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated)
+        uses = scan.scan_module(f'{shown_path(m, m.folder / edited)} (mutation {mu.name})', mutated)
         if uses:
             planned.append(mutation_job(None, f'mutation {mu.name}: ' + scan.refusal(uses)))
             continue
