@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import import_module
+from types import ModuleType
 
 from execlease_hook.core.errors import ExecleaseError
 
@@ -16,15 +17,15 @@ if TYPE_CHECKING:
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
-COMMANDS = {
-    'guard': 'execlease_hook.commands.guard',
-    'verify': 'execlease_hook.commands.verify',
-    'coverage': 'execlease_hook.commands.coverage',
-    'tools': 'execlease_hook.commands.tools',
-    'init': 'execlease_hook.commands.init',
-    'add': 'execlease_hook.commands.add',
-    'report': 'execlease_hook.commands.report',
-    'help': 'execlease_hook.commands.help',
+COMMANDS: dict[str, Callable[[], ModuleType]] = {
+    'guard': lambda: import_module('execlease_hook.commands.guard'),
+    'verify': lambda: import_module('execlease_hook.commands.verify'),
+    'coverage': lambda: import_module('execlease_hook.commands.coverage'),
+    'tools': lambda: import_module('execlease_hook.commands.tools'),
+    'init': lambda: import_module('execlease_hook.commands.init'),
+    'add': lambda: import_module('execlease_hook.commands.add'),
+    'report': lambda: import_module('execlease_hook.commands.report'),
+    'help': lambda: import_module('execlease_hook.commands.help'),
 }
 
 
@@ -226,7 +227,7 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(options: argparse.Namespace) -> int:
-    module = importlib.import_module(COMMANDS[options.command])
+    module = COMMANDS[options.command]()
     code: int = module.run(options)
     return code
 

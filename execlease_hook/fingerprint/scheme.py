@@ -24,9 +24,12 @@ SCHEMES = ('ts1', 'ts2')
 
 def fingerprint(located: Located, scheme: str = SCHEME) -> str:
     if scheme == 'ts2':
-        from execlease_hook.fingerprint import ts2
+        from execlease_hook.fingerprint import rule_modules, ts2
+        from execlease_hook.locate.source import language_for
 
-        return ts2.fingerprint(located)
+        language = language_for(located.path)
+        assert language is not None, located.path
+        return ts2.fingerprint(located, rule_modules.for_language(language))
     if scheme == 'ts1':
         from execlease_hook.fingerprint import ts1
 

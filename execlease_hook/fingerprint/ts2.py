@@ -21,12 +21,10 @@ scheme itself, used by every language; what differs per language is already apar
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from execlease_hook.core.digest import sha256, tagged_field
-from execlease_hook.locate.languages import LANGUAGES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
@@ -52,21 +50,11 @@ Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
 Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
 
 
-def rules_for(language: str) -> ModuleType:
-    """The rules module the language's row (locate/languages.py) names, imported on first use."""
-    return importlib.import_module(f'execlease_hook.fingerprint.{LANGUAGES[language].rules}')
-
-
-def fingerprint(located: Located) -> str:
-    from execlease_hook.locate.source import language_for
-
-    language = language_for(located.path)
-    assert language is not None, located.path
+def fingerprint(located: Located, rules: ModuleType) -> str:
+    """The entry's ts2 fingerprint under its language's rules (fingerprint/rule_modules.py)."""
     digest = sha256()
     chunk = located.text.encode('utf-8')  # == source[start_byte:end_byte]
-    for part in serialize(
-        rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk
-    ):
+    for part in serialize(rules, located.nodes, located.start_byte, located.end_byte, chunk):
         digest.update(part)
     return f'{SCHEME}:sha256:{digest.hexdigest()}'
 

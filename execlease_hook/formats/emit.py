@@ -19,11 +19,9 @@ from execlease_hook.formats.report import Report
 
 
 def render(fmt: str, report: Report) -> str:
-    import importlib
-
     if fmt not in WRITERS:
         raise ValueError(f'unknown format {fmt!r}')
-    return str(importlib.import_module(f'execlease_hook.formats.{WRITERS[fmt]}').render(report))
+    return str(WRITERS[fmt]().render(report))
 
 
 def unfinished(fmt: str, command: str, reason: str, code: int = 2) -> str:

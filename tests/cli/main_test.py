@@ -14,8 +14,7 @@ from execlease_hook.core.errors import CannotRun, DidNotHold
 def fake_command(monkeypatch, behaviour):
     module = types.ModuleType('execlease_hook.fake_command')
     module.run = behaviour
-    monkeypatch.setitem(sys.modules, 'execlease_hook.fake_command', module)
-    monkeypatch.setitem(cli.COMMANDS, 'tools', 'execlease_hook.fake_command')
+    monkeypatch.setitem(cli.COMMANDS, 'tools', lambda: module)
 
 
 def raises(exc):
