@@ -157,7 +157,8 @@ def build(root: Path) -> None:
 
 
 def sync(root: Path, path: Path) -> None:
-    from execlease_hook.core.record import replace
+    from dataclasses import replace
+
     from execlease_hook.coverage import compare as coverage
     from execlease_hook.git import blobs
     from execlease_hook.git import repo as egit

@@ -43,6 +43,7 @@ sys.path.insert(
 )  # run as a script: benchmarks.bare_suite
 
 from benchmarks import bare_suite
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
@@ -267,7 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         root, model = fixture_repo(), FIXTURE_MODEL
     m = manifest_read.load(root / model / 'manifest.json', root)
-    t = jar.Tools(tools.resolve_jar(root), tools.find_java())
+    t = jar.Tools(
+        tools.resolve_jar(root, from_environ()), tools.find_java(from_environ()), from_environ()
+    )
     planned = plan.plan(m, False, t)
     print(
         f'model {model}: {sum(p.problem is None for p in planned)} planned TLC jobs, {len(m.traces)} trace '

@@ -30,6 +30,7 @@ from examples.agent_runtime.fault_harness import FaultSettings, run_faults
 from examples.agent_runtime.lease import renew
 from examples.agent_runtime.steps import begin_step
 from examples.agent_runtime.trace_scenarios import Run, World
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc import run as tlc
 from execlease_hook.traces import run as traces
@@ -136,8 +137,8 @@ def main() -> int:
     parser.add_argument('--turns', type=int, default=150, help='turns per overhead round')
     options = parser.parse_args()
     root = HERE
-    jar = tools.resolve_jar(root)
-    java = tools.find_java()
+    jar = tools.resolve_jar(root, from_environ())
+    java = tools.find_java(from_environ())
     rows = []
     for size in options.sizes:
         samples = [measure(size, java.path, jar.path) for _ in range(options.runs)]

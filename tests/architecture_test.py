@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import re
 import shutil
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -242,7 +244,6 @@ def test_the_guard_never_imports_the_slow_stage():
 # name something outside the package (file, the argument as written, what it imports).
 COMPUTED = {
     ('locate/source.py', 'package'): "a grammar wheel, named by its language's row",
-    ('core/digest.py', 'module'): "the standard library's hash modules",
 }
 
 
@@ -271,6 +272,46 @@ def test_every_import_of_the_package_is_written_out():
     stale = [key for key in COMPUTED if key not in found]
     assert not wrong, 'computed imports:\n' + '\n'.join(wrong)
     assert not stale, f'COMPUTED names imports that are gone (remove them): {stale}'
+
+
+GUIDE = PACKAGE.parent / 'docs' / 'architecture.md'
+ROLES = {'guard': 'fast stage', 'verify': 'slow stage'}
+
+
+def diagram() -> str:
+    """docs/architecture.md's drawing of LAYERS: each folder with every module in it, an arrow
+    where a folder may import another and no path through a third says so already, and a dotted
+    `not` where such a path reaches a folder the table forbids."""
+    lines = ['```mermaid', 'flowchart BT']
+    for layer in LAYERS:
+        names = sorted(p.stem for p in (PACKAGE / layer).glob('*.py') if p.stem != '__init__')
+        title = f'{layer}/ ({ROLES[layer]})' if layer in ROLES else f'{layer}/'
+        modules = '<br/>'.join(textwrap.wrap(', '.join(names), 72))
+        lines.append(f'  {layer}["{title}<br/>{modules}"]')
+    arrows = {
+        layer: [b for b in LAYERS if b in below and not any(b in LAYERS[c] for c in below)]
+        for layer, below in LAYERS.items()
+    }
+    for layer, targets in arrows.items():
+        lines += [f'  {layer} --> {target}' for target in targets]
+    for layer, below in LAYERS.items():
+        reached, todo = set(), list(arrows[layer])
+        while todo:
+            target = todo.pop()
+            if target not in reached:
+                reached.add(target)
+                todo += arrows[target] if target in below else []
+        lines += [f'  {layer} -. not .-> {t}' for t in LAYERS if t in reached - below]
+    return '\n'.join([*lines, '```'])
+
+
+def test_the_guide_draws_the_layers_and_every_module():
+    guide = GUIDE.read_text(encoding='utf-8')
+    drawn = re.search(r'```mermaid\nflowchart BT\n.*?```', guide, re.S)
+    assert drawn is not None, f'{GUIDE}: no mermaid flowchart of the layers'
+    assert drawn.group(0) == diagram(), (
+        f'{GUIDE}: the drawing of the layers is not LAYERS; put this in its place:\n{diagram()}'
+    )
 
 
 @contextlib.contextmanager
@@ -333,3 +374,7 @@ def test_the_rules_catch_a_circle_and_a_layer_breach(tmp_path):
             test_every_import_goes_to_its_own_layer_or_below()
         with pytest.raises(AssertionError, match='import circles'):
             test_no_import_circle()
+
+
+if __name__ == '__main__':
+    print(diagram())  # the drawing for docs/architecture.md

@@ -221,7 +221,8 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     """What `execlease verify --update-coverage` records, without running TLC: the working
     tree's fingerprints, the model hash and HEAD, and the regenerated NOTES.md table (the
     manifest format of before synced blobs: the guard's diff then uses syncCommit)."""
-    from execlease_hook.core.record import replace
+    from dataclasses import replace
+
     from execlease_hook.coverage import compare as coverage
     from execlease_hook.coverage import notes
     from execlease_hook.git import blobs

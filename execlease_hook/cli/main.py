@@ -15,6 +15,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
 
+    from execlease_hook.core.settings import Settings
+
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
 COMMANDS: dict[str, Callable[[], ModuleType]] = {
@@ -226,9 +228,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     module = COMMANDS[options.command]()
-    code: int = module.run(options)
+    code: int = module.run(options, settings)
     return code
 
 
@@ -268,8 +270,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(options: argparse.Namespace) -> int:
     from execlease_hook.core import term
+    from execlease_hook.core.settings import from_environ
 
     restore = None
+    settings: Settings | None = None
     if options.command in SIGNALLED:
         from execlease_hook.core import signals
 
@@ -278,7 +282,8 @@ def _main(options: argparse.Namespace) -> int:
         old_hook = getattr(options, 'renamed_hook', None)  # guard and verify only
         if old_hook is not None:
             _renamed_hook_note(old_hook)
-        return run(options)
+        settings = from_environ()  # the one read of every EXECLEASE_* variable
+        return run(options, settings)
     except ExecleaseError as e:
         print(
             term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr
@@ -294,19 +299,19 @@ def _main(options: argparse.Namespace) -> int:
     except Exception as e:
         # A bug, not an expected failure: exit 3, never 1 ("did not hold"), 2 ("could not run")
         # or 0; the traceback goes to a log file the message names (core/crash.py).
-        return _crashed(options, e)
+        return _crashed(options, e, settings.log if settings else None)
     finally:
         if restore is not None:
             restore()
 
 
-def _crashed(options: argparse.Namespace, error: Exception) -> int:
+def _crashed(options: argparse.Namespace, error: Exception, named_log: str | None) -> int:
     import traceback
 
     from execlease_hook.core import crash, term
 
     text = traceback.format_exc()
-    log = crash.write_log(crash.report(options.argv, text, _version()))
+    log = crash.write_log(crash.report(options.argv, text, _version()), named_log)
     what = f'{type(error).__name__}: {error}'.splitlines()[0]
     if log is None:
         print(text, file=sys.stderr, end='')

@@ -20,14 +20,16 @@ passed); split, a refusal could come after a write.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.commands import add_library
-from execlease_hook.core import atomic, paths, record
+from execlease_hook.core import atomic, paths
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare
 from execlease_hook.git import blobs, repo
 from execlease_hook.manifest import find, notes_table, read, write
@@ -167,10 +169,10 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     )
     if entry.within:
         what += f' within {entry.within}'
-    new = record.replace(
+    new = dataclasses.replace(
         m,
         covers_code=True,
-        coverage=record.replace(  # now it covers code
+        coverage=dataclasses.replace(  # now it covers code
             m.coverage, entries=(*m.coverage.entries, entry)
         ),
     )
@@ -243,7 +245,7 @@ def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, li
         replace=Replace(start=options.start, to=options.to),
     )
     line = _lines_of(text, options.start)
-    return record.replace(m, mutations=(*m.mutations, mutation)), [
+    return dataclasses.replace(m, mutations=(*m.mutations, mutation)), [
         f'added mutation {name}: {m.spec}:{line} `{options.start}` -> `{options.to}`, with '
         f'{config}; `execlease verify` must see it fail on {options.property}',
     ]
@@ -322,7 +324,7 @@ def add_finding(
             f"wrote {paths.rel(m.root, new_cfg[0])}: {options.from_check}'s config with "
             + ', '.join(options.set),
         )
-    return record.replace(m, findings=(*m.findings, finding)), said, new_cfg
+    return dataclasses.replace(m, findings=(*m.findings, finding)), said, new_cfg
 
 
 def _notes_table(m: Manifest) -> str | None:
@@ -341,7 +343,7 @@ def _notes_table(m: Manifest) -> str | None:
     return notes_table.replace_table(text, map_table(m, statuses), str(notes))
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     pins = options.tools is not None or options.min_tlc is not None
     kinds = [
         options.target is not None,
@@ -365,9 +367,9 @@ def run(options: argparse.Namespace) -> int:
     elif options.mutation is not None:
         new, said = add_mutation(m, options)
     elif options.library is not None:
-        new, said = add_library.add_library(m, options)
+        new, said = add_library.add_library(m, options, settings)
     elif pins:
-        new, said = add_library.add_tools(m, options)
+        new, said = add_library.add_tools(m, options, settings)
     else:
         new, said, new_cfg = add_finding(m, options)
     text = write.dump(new)

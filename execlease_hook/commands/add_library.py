@@ -18,12 +18,14 @@ uses is noticed at once.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import paths, record, settings
+from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Library, Manifest, ToolsPin
 
@@ -44,11 +46,11 @@ def _digest(text: str, what: str) -> str:
     return text.lower()
 
 
-def _downloaded_digest(url: str, what: str) -> str:
+def _downloaded_digest(url: str, what: str, settings: Settings) -> str:
     """The sha256 of what `url` serves now: downloaded to a temp folder, digested, deleted."""
     from execlease_hook.tlc import jar, libraries
 
-    if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
+    if settings.tla_offline:
         raise CannotRun(
             f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
             '(sha256sum FILE.jar); downloads are off (EXECLEASE_TLA_OFFLINE=1), so it '
@@ -56,7 +58,7 @@ def _downloaded_digest(url: str, what: str) -> str:
         )
     with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
         try:
-            part = jar.download(url, Path(folder), libraries.bound(url))
+            part = jar.download(url, Path(folder), libraries.bound(url, settings), settings)
         except jar.DownloadFailed as e:
             raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
         return jar.file_sha256(part)
@@ -68,6 +70,8 @@ def library_entry(
     sha256: str | None = None,
     name: str | None = None,
     what: str = '--library',
+    *,
+    settings: Settings,
 ) -> Library:
     """The manifest entry `value` names: an http(s) URL is a jar (its sha256 from `sha256` or a
     `#sha256=HEX` fragment, as pip pins a URL), anything else a folder in the repository (a path
@@ -120,7 +124,7 @@ def library_entry(
             file=sys.stderr,
         )
     if sha256 is None:
-        digest = _downloaded_digest(url, what)
+        digest = _downloaded_digest(url, what, settings)
         raise CannotRun(
             f"{what} {url}: give the jar's sha256. What the url serves now has sha256 {digest}; "
             'compare it with the digest its publisher gives (a release page, a signed checksum '
@@ -136,12 +140,12 @@ def jar_modules(path: Path) -> list[str]:
     return [name.removesuffix('.tla') for name in library_modules.jar_modules(path)]
 
 
-def ready(root: Path, lib: Library) -> tuple[list[str], Libraries]:
+def ready(root: Path, lib: Library, settings: Settings) -> tuple[list[str], Libraries]:
     """The library made ready as `verify` makes it (a jar fetched and verified, a folder read):
     (the modules it supplies, itself ready). Raises CannotRun."""
     from execlease_hook.tlc import libraries
 
-    libs = libraries.one(root, lib, f'--library {lib.label}', pin='the sha256 given is')
+    libs = libraries.one(root, lib, f'--library {lib.label}', settings, 'the sha256 given is')
     if libs.folders:
         return [Path(name).stem for name, _ in libs.modules()], libs
     modules = jar_modules(libs.jars[0].path)
@@ -153,7 +157,7 @@ def ready(root: Path, lib: Library) -> tuple[list[str], Libraries]:
     return modules, libs
 
 
-def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
+def read_by_model(m: Manifest, libs: Libraries, settings: Settings) -> tuple[list[Module], Path]:
     """The modules the model's spec reads with these libraries, found where TLC looks (its
     folder, the library folders, the jars), and the tla2tools.jar whose standard modules count
     (one that is not on this machine yet has none)."""
@@ -167,7 +171,7 @@ def read_by_model(m: Manifest, libs: Libraries) -> tuple[list[Module], Path]:
         raise CannotRun(
             f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model checks'
         ) from None
-    jar = present_jar(m.root) or Path('tla2tools.jar')
+    jar = present_jar(m.root, settings) or Path('tla2tools.jar')
     folder = paths.rel(m.root, m.folder)
     read = library_modules.read_by(
         (m.spec, text),
@@ -193,14 +197,16 @@ def unsupplied(read: list[Module], standard: frozenset[str]) -> dict[str, list[M
     return out
 
 
-def supplies(m: Manifest, lib: Library, modules: list[str], libs: Libraries) -> list[str]:
+def supplies(
+    m: Manifest, lib: Library, modules: list[str], libs: Libraries, settings: Settings
+) -> list[str]:
     """What a library offers, said against what the model reads; the modules of it the model
     reads scanned as `verify` scans them (a module no root imports is never judged); a standard
     module it shadows and a module its own modules need that nothing supplies, named."""
     from execlease_hook.spec import scan
     from execlease_hook.tlc import library_modules
 
-    read, jar = read_by_model(m, libs)
+    read, jar = read_by_model(m, libs, settings)
     scan.refuse([(mod.path, mod.text) for mod in read if mod.library is not None])
     used = sorted({mod.name for mod in read if mod.library == lib.label})
     listed = ', '.join(modules[:12]) + (
@@ -227,8 +233,10 @@ def supplies(m: Manifest, lib: Library, modules: list[str], libs: Libraries) -> 
     return lines
 
 
-def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
-    lib = library_entry(m.root, options.library, options.sha256, options.name)
+def add_library(
+    m: Manifest, options: argparse.Namespace, settings: Settings
+) -> tuple[Manifest, list[str]]:
+    lib = library_entry(m.root, options.library, options.sha256, options.name, settings=settings)
     for i, old in enumerate(m.libraries):
         if (lib.folder is not None and old.folder == lib.folder) or (
             lib.sha256 is not None and (old.sha256 == lib.sha256 or old.url == lib.url)
@@ -243,14 +251,16 @@ def add_library(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, lis
         )
     from execlease_hook.tlc import libraries
 
-    modules, _ = ready(m.root, lib)
-    new = record.replace(m, libraries=(*m.libraries, lib))
-    said = supplies(new, lib, modules, libraries.of(new))
+    modules, _ = ready(m.root, lib, settings)
+    new = dataclasses.replace(m, libraries=(*m.libraries, lib))
+    said = supplies(new, lib, modules, libraries.of(new, settings), settings)
     kind = 'folder' if lib.folder is not None else f'jar, sha256 {lib.sha256}'
     return new, [f'added library {lib.label} ({kind}): {said[0]}', *said[1:]]
 
 
-def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
+def add_tools(
+    m: Manifest, options: argparse.Namespace, settings: Settings
+) -> tuple[Manifest, list[str]]:
     """The model's own TLA+ tools and/or its lowest TLC, checked by fetching the jar and asking
     its TLC for its version, as `verify` will."""
     from execlease_hook.tlc import pin
@@ -260,7 +270,9 @@ def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[
     old = m.tools or ToolsPin()
     url, sha256 = old.url, old.sha256
     if options.tools is not None:
-        entry = library_entry(m.root, options.tools, options.sha256, None, '--tools')
+        entry = library_entry(
+            m.root, options.tools, options.sha256, None, '--tools', settings=settings
+        )
         if entry.url is None:
             raise CannotRun(
                 f'--tools {options.tools}: give the http(s) URL of a tla2tools.jar; for a '
@@ -272,15 +284,15 @@ def add_tools(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[
         raise CannotRun(
             f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)'
         )
-    new = record.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
-    java = find_java()
+    new = dataclasses.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
+    java = find_java(settings)
     try:
-        default: ToolJar | None = resolve_jar(m.root)
+        default: ToolJar | None = resolve_jar(m.root, settings)
     except CannotRun:
         if sha256 is None:
             raise
         default = None
-    jar = pin.jar_for(new, default, java)
+    jar = pin.jar_for(new, default, java, settings)
     said = []
     if options.tools is not None:
         said.append(f'added tools {url}: sha256 {sha256}, {jar.tlc_version} ({jar.source})')

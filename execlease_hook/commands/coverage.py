@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare, watch
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.coverage.notes import write_map
@@ -117,7 +118,7 @@ def module_lines(modules: Sequence[Module]) -> list[str]:
     return ['model modules:', *(f'  {mod.key} ({mod.via()})' for mod in modules)] if modules else []
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     from execlease_hook.formats.emit import Outputs
 
     outputs = Outputs(

@@ -7,6 +7,7 @@ on every commit (docs/architecture.md#the-fast-stage-guard).
 
 from __future__ import annotations
 
+from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo
 
 TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
     import argparse
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
         return _reported(options)
     return _judge(options, None)
@@ -30,7 +31,14 @@ def _judge(options: argparse.Namespace, report: object) -> int:
         )
     from execlease_hook.guard import stage
 
-    return stage.judge_staged(root, options, report)
+    return stage.judge_staged(
+        root,
+        list(options.files),
+        options.model,
+        options.all,
+        getattr(options, 'verbose', 0) > 0,
+        report,
+    )
 
 
 def _reported(options: argparse.Namespace) -> int:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from execlease_hook.core.settings import Settings
+
 if TYPE_CHECKING:
     import argparse
 
@@ -28,7 +30,7 @@ def text(topic: str) -> str:
     return (FOLDER / f'{topic}.md').read_text(encoding='utf-8')
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     if options.topic is None:
         print('topics (execlease help TOPIC):')
         width = max(len(name) for name in TOPICS)

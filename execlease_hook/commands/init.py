@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.commands import init_hooks
 from execlease_hook.core import atomic, paths
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo
 from execlease_hook.manifest import notes_table, read, write
 from execlease_hook.manifest.model import Check, Library, Manifest
@@ -285,7 +286,7 @@ def _add_ignore(root: Path) -> bool:
     return True
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     root = repo.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
     hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
@@ -293,7 +294,7 @@ def run(options: argparse.Namespace) -> int:
     report: list[str] = []
     m_rel = f'{folder}/manifest.json'
     exists = (p.folder / 'manifest.json').exists()
-    libraries = () if exists else _libraries(p, list(options.library))
+    libraries = () if exists else _libraries(p, list(options.library), settings)
     text = manifest_text(p, tuple(lib for lib, _ in libraries))
     if _create(p.folder / 'manifest.json', text):
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
@@ -302,7 +303,7 @@ def run(options: argparse.Namespace) -> int:
             report.extend(
                 (f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:]))
             )
-        report.extend(_unsupplied(p, [lib for lib, _ in libraries]))
+        report.extend(_unsupplied(p, [lib for lib, _ in libraries], settings))
     else:
         import shlex
 
@@ -379,37 +380,44 @@ def _probe(p: ModelPlan) -> Manifest:
     return Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
 
 
-def _libraries(p: ModelPlan, values: list[str]) -> list[tuple[Library, list[str]]]:
+def _libraries(
+    p: ModelPlan, values: list[str], settings: Settings
+) -> list[tuple[Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
+    import dataclasses
+
     from execlease_hook.commands import add_library
-    from execlease_hook.core import record
     from execlease_hook.tlc import libraries
 
     readied: list[tuple[Library, list[str]]] = []
     jars: list[libraries.LibraryJar] = []
     folders: list[libraries.LibraryFolder] = []
     for value in values:
-        lib = add_library.library_entry(p.root, value)
+        lib = add_library.library_entry(p.root, value, settings=settings)
         if any(lib == old for old, _ in readied):
             raise CannotRun(f'--library {value}: given twice; name each library once')
-        modules, libs = add_library.ready(p.root, lib)
+        modules, libs = add_library.ready(p.root, lib, settings)
         jars += libs.jars
         folders += libs.folders
         readied.append((lib, modules))
-    probe = record.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
+    probe = dataclasses.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
     every = libraries.Libraries(tuple(jars), tuple(folders))
-    return [(lib, add_library.supplies(probe, lib, modules, every)) for lib, modules in readied]
+    return [
+        (lib, add_library.supplies(probe, lib, modules, every, settings))
+        for lib, modules in readied
+    ]
 
 
-def _unsupplied(p: ModelPlan, given: list[Library]) -> list[str]:
+def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
+    import dataclasses
+
     from execlease_hook.commands import add_library
-    from execlease_hook.core import record
     from execlease_hook.tlc import libraries, library_modules, missing
 
-    probe = record.replace(_probe(p), libraries=tuple(given))
-    read, jar = add_library.read_by_model(probe, libraries.of(probe))
+    probe = dataclasses.replace(_probe(p), libraries=tuple(given))
+    read, jar = add_library.read_by_model(probe, libraries.of(probe, settings), settings)
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)
     tlaps = sorted(wanted & missing.TLAPS_MODULES)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.outcomes import RESULT_TEXT
+from execlease_hook.core.outcomes import RESULT_TEXT, worst
+from execlease_hook.core.settings import Settings
 from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
 
 
@@ -132,8 +133,7 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
             )
         )
         merged['exit_code'] = 2 if merged['could_not_run'] else 1 if merged['did_not_hold'] else 0
-    codes = [m['exit_code'] for m in models.values()]
-    code = 2 if 2 in codes else max(codes, default=0)
+    code = worst(m['exit_code'] for m in models.values())
     first = reports[0][1]
     details = {
         'exit_code': code,
@@ -177,7 +177,7 @@ def summary(report: Report) -> list[str]:
     return lines
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     from execlease_hook.core import term
     from execlease_hook.formats.emit import Outputs
 

@@ -4,9 +4,11 @@ each model's libraries (tlc/libraries.py: jars fetched and verified, folders rea
 from __future__ import annotations
 
 import argparse
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.jar import ToolJar, resolve_jar
 
 if TYPE_CHECKING:
@@ -35,7 +37,9 @@ def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
     return lines
 
 
-def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -> list[str]:
+def models(
+    root: Path, model: str | None, default: ToolJar | None, java: Java, settings: Settings
+) -> list[str]:
     """A line per model (its TLA+ tools when its manifest names them) and per library it uses;
     none when the repository has no model yet."""
     from execlease_hook.manifest import find, read
@@ -50,16 +54,16 @@ def models(root: Path, model: str | None, default: ToolJar | None, java: Java) -
     lines = []
     for path in found:
         m = read.load(path, root)
-        ready = libraries.of(m)
+        ready = libraries.of(m, settings)
         where = m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder
         if m.tools is None:
             if default is None:
-                pin.jar_for(m, None, java)  # raises: this model has no tools at all
+                pin.jar_for(m, None, java, settings)  # raises: this model has no tools at all
             lines.append(
                 f'model {where}: TLA+ tools above' + ('' if m.libraries else ', no libraries')
             )
         else:
-            own = pin.jar_for(m, default, java)
+            own = pin.jar_for(m, default, java, settings)
             least = f', at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else ''
             same = (
                 ' (the ones above)' if own.sha256 == (default.sha256 if default else None) else ''
@@ -84,7 +88,6 @@ def cache_key(root: Path, model: str | None) -> str:
     execlease pins, and each model's own tools and library jars, by sha256, wherever the model
     lives. It moves when a pin moves and only then: a sync, which rewrites the manifests'
     fingerprints, keeps it, so a CI cache keyed by it is downloaded again only for a new pin."""
-    import hashlib
 
     from execlease_hook.manifest import find, read
     from execlease_hook.tlc import jar
@@ -105,16 +108,16 @@ def cache_key(root: Path, model: str | None) -> str:
     return f'execlease-tla-{digest[:16]}'
 
 
-def run(options: argparse.Namespace) -> int:
+def run(options: argparse.Namespace, settings: Settings) -> int:
     from execlease_hook.git import repo
 
     root = repo.repo_root()
     if getattr(options, 'cache_key', False):
         print(cache_key(root, getattr(options, 'model', None)))
         return 0
-    java = find_java()
+    java = find_java(settings)
     try:
-        jar: ToolJar | None = resolve_jar(root)
+        jar: ToolJar | None = resolve_jar(root, settings)
     except CannotRun as e:
         jar, missing = None, e
     quiet = getattr(options, 'quiet', 0) > 0  # -q: found and verified is the exit code
@@ -122,7 +125,7 @@ def run(options: argparse.Namespace) -> int:
         described = describe(jar, java, tlc_version(jar, java))
         for line in () if quiet else described:
             print(line)
-    lines = models(root, getattr(options, 'model', None), jar, java)
+    lines = models(root, getattr(options, 'model', None), jar, java, settings)
     if jar is None and not lines:
         raise missing  # no default tools, and no model whose own would do
     if quiet:

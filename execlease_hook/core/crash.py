@@ -14,9 +14,8 @@ from pathlib import Path
 EXIT_BUG = 3
 
 
-def log_path() -> Path:
-    """`$EXECLEASE_LOG`, else execlease.log in the user's cache (`$XDG_CACHE_HOME/execlease`)."""
-    named = os.environ.get('EXECLEASE_LOG')
+def log_path(named: str | None) -> Path:
+    """`named` (EXECLEASE_LOG), else execlease.log in the user's cache (`$XDG_CACHE_HOME/execlease`)."""
     if named:
         return Path(named)
     base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
@@ -43,11 +42,12 @@ def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
     )
 
 
-def write_log(text: str) -> Path | None:
-    """The report written (atomically, replacing the last one); None when it cannot be."""
+def write_log(text: str, named: str | None) -> Path | None:
+    """The report written (atomically, replacing the last one) to `log_path(named)`; None when
+    it cannot be."""
     from execlease_hook.core import atomic
 
-    path = log_path()
+    path = log_path(named)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text_atomic(path, text)

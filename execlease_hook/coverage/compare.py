@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.record import record
 from execlease_hook.git.blobs import Source
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
@@ -26,7 +26,7 @@ else:
 STATUSES = ('unchanged', 'changed', 'never synced', 'missing', 'ambiguous')
 
 
-@record
+@dataclass(frozen=True)
 class EntryStatus:
     entry: CoveredEntry
     status: str  # one of STATUSES

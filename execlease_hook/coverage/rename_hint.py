@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from execlease_hook.core.record import record
 
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Definition
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
 MAX_TRIES = 8  # candidates whose code is compared with the synced fingerprint (a parse each)
 
 
-@record
+@dataclass(frozen=True)
 class Renamed:
     path: str
     function: str  # the new qualified name
@@ -84,7 +83,7 @@ def find(
             language is None
             or content is None
             or b'\0' in content
-            or len(content) > settings.max_covered_bytes()
+            or len(content) > settings.from_environ().max_covered_bytes
         ):
             continue
         try:

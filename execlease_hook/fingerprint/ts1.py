@@ -17,9 +17,10 @@ Nothing outside the entry (its position, its file, its indentation level) takes 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
-from execlease_hook.core.digest import sha256, tagged_field, tagged_gap
+from execlease_hook.core.digest import tagged_field, tagged_gap
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ _VERBATIM_ENDINGS = (
 
 
 def fingerprint(located: Located) -> str:
-    digest = sha256()
+    digest = hashlib.sha256()
     for part in serialize(
         located.nodes, located.start_byte, located.end_byte, located.text.encode('utf-8')
     ):

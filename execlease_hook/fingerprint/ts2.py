@@ -21,10 +21,11 @@ scheme itself, used by every language; what differs per language is already apar
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from execlease_hook.core.digest import sha256, tagged_field
+from execlease_hook.core.digest import tagged_field
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
 
 def fingerprint(located: Located, rules: ModuleType) -> str:
     """The entry's ts2 fingerprint under its language's rules (fingerprint/rule_modules.py)."""
-    digest = sha256()
+    digest = hashlib.sha256()
     chunk = located.text.encode('utf-8')  # == source[start_byte:end_byte]
     for part in serialize(rules, located.nodes, located.start_byte, located.end_byte, chunk):
         digest.update(part)

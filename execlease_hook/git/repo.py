@@ -10,6 +10,7 @@ git points GIT_INDEX_FILE at a temporary index, and that index is what is being 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -238,9 +239,7 @@ def worktree_manifests(root: Path) -> list[str]:
 
 def blob_id(data: bytes, like: str) -> str:
     """The id git gives `data` as a blob, in the object format of the id `like` (SHA-1 or SHA-256)."""
-    from execlease_hook.core import digest
-
-    h = digest.sha256() if len(like) == 64 else digest.sha1()
+    h = hashlib.sha256() if len(like) == 64 else hashlib.sha1()
     h.update(b'blob %d\0' % len(data))
     h.update(data)
     return h.hexdigest()

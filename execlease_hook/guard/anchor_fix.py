@@ -10,9 +10,9 @@ tokens from there that the locator finds exactly once (the `to`: the shortest ru
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, replace
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.record import record, replace
 from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.region import Places
@@ -27,7 +27,7 @@ _LONGEST = 64  # tokens in a proposed anchor at most
 _ALIGNED = 20000  # tokens of a changed stretch lined up one by one at most (difflib is quadratic)
 
 
-@record
+@dataclass(frozen=True)
 class Fix:
     region: Region  # the anchors to paste
     why: tuple[str, ...]  # per replaced anchor: where its tokens stop matching the code

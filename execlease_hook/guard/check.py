@@ -11,8 +11,9 @@ push_range.py's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from execlease_hook.core import paths
-from execlease_hook.core.record import field, record
 from execlease_hook.git import repo
 from execlease_hook.guard.diff import changed_block, entry_diffs
 from execlease_hook.guard.missing import missing_block
@@ -37,7 +38,7 @@ STEPS = (
 )
 
 
-@record
+@dataclass(frozen=True)
 class Plan:
     """What one model needs checked for this commit."""
 
@@ -48,7 +49,7 @@ class Plan:
     watched: tuple[str, ...] = ()  # paths to search for uncovered protocol code (coverage.watch)
 
 
-@record(frozen=False)
+@dataclass
 class Findings:
     """Blocking problems found for one model, as text blocks; the exit code they imply."""
 
@@ -181,12 +182,11 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 
 def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
     """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
-    from execlease_hook.spec import action_map
-    from execlease_hook.spec import record as model_record
+    from execlease_hook.spec import action_map, record
 
     folder = paths.rel(m.root, m.folder)
-    view = model_record.read(m, source)
-    compared = model_record.compare(view, source)
+    view = record.read(m, source)
+    compared = record.compare(view, source)
     if compared.changes:
         found.add(
             f'model {folder}: the spec or a config changed since the last verified sync\n'
@@ -199,7 +199,7 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
         found.add(
             f'model {folder}: the model record does not hold every module the model reads\n'
             + ''.join(f'  {line}\n' for line in compared.upgrade)
-            + f'  {model_record.UPGRADE_STEP}',
+            + f'  {record.UPGRADE_STEP}',
             1,
         )
     mapped = action_map.check(m, view.model_index, view.actions())

@@ -167,8 +167,9 @@ def _find_moved(
     change: repo.StagedChange | None,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
+    from dataclasses import replace
+
     from execlease_hook.core.errors import CannotRun
-    from execlease_hook.core.record import replace
     from execlease_hook.fingerprint.scheme import matches
     from execlease_hook.fingerprint.tokens import tokens
     from execlease_hook.locate.entry import find_functions, locate

@@ -112,12 +112,13 @@ def judge_commits(
         at_tip = commit == tip
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
-            governed = stage.governed_paths(rel, blob)
+            parsed = stage.plain_json(blob)
+            governed = stage.governed_paths(rel, parsed)
             if (
                 governed is not None
                 and governed.isdisjoint(touched)
                 and not at_tip
-                and not stage.model_modules(rel, blob, touched)
+                and not stage.model_modules(rel, parsed, touched)
             ):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))

@@ -3,9 +3,9 @@ model as that snapshot records it (its manifest, read with the covered blobs).""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core.record import record
 from execlease_hook.git import repo
 from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Manifest
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from execlease_hook.git.blobs import CommitSource, IndexSource
 
 
-@record
+@dataclass(frozen=True)
 class Snapshot:
     """What is judged: the index (a commit being made) or one commit (a pushed range)."""
 
@@ -25,7 +25,7 @@ class Snapshot:
     commit: str | None = None  # None: the index
 
 
-@record
+@dataclass(frozen=True)
 class StagedModel:
     """A model as the judged commit records it: its manifest, read with the covered blobs."""
 

@@ -24,10 +24,6 @@ from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo
 
-TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
-if TYPE_CHECKING:
-    import argparse
-
 
 def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str]) -> set[str]:
     """Staged paths (both sides of a rename) in a commit; else the FILES pre-commit passed."""
@@ -36,34 +32,26 @@ def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str])
     return {paths.rel(root, os.path.abspath(f)) for f in files}
 
 
-_last_json: list[object] = [None, None]  # (bytes, parsed): the manifest the helpers below read
-
-
-def _json(data: bytes | None) -> dict | None:
+def plain_json(data: bytes | None) -> dict | None:
     """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object.
-    Parsed once for the helpers that read the same manifest in turn (none changes the result)."""
+    Parsed once by the caller and handed to the helpers below, which read it in turn."""
     import json
 
     if data is None:
         return None
-    if _last_json[0] is data:
-        return _last_json[1]  # type: ignore[return-value]
     try:
         parsed = json.loads(data)
     except (ValueError, RecursionError):  # the full load says why
-        parsed = None
-    result = parsed if isinstance(parsed, dict) else None
-    _last_json[0], _last_json[1] = data, result
-    return result
+        return None
+    return parsed if isinstance(parsed, dict) else None
 
 
-def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
+def governed_paths(rel: str, parsed: dict | None) -> set[str] | None:
     """Every path a model governs (manifest, NOTES.md, spec, cfgs, covered files), read from the
     manifest's bytes without validating; None when they cannot be read this way (the full load
     will say why)."""
     folder = Path(rel).parent.as_posix()
     prefix = '' if folder == '.' else f'{folder}/'
-    parsed = _json(data)
     if parsed is None:
         return None
     try:
@@ -83,9 +71,8 @@ def governed_paths(rel: str, data: bytes | None) -> set[str] | None:
     return {rel, prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
 
 
-def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
+def watched_paths(parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched paths where the model's `coverage.watch` rules look for uncovered protocol code."""
-    parsed = _json(data)
     if parsed is None:
         return set()
     from execlease_hook.manifest import watch_paths
@@ -94,13 +81,12 @@ def watched_paths(data: bytes | None, touched: set[str]) -> set[str]:
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
 
 
-def model_modules(rel: str, data: bytes | None, touched: set[str]) -> set[str]:
+def model_modules(rel: str, parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched .tla modules the model may read besides its spec: those directly in its folder
     and in its library folders (`libraries`, read from the manifest without validating). Whether
     the model reads one is the checks' question (spec/modules.py); this costs a look at paths."""
     folder = Path(rel).parent.as_posix()
     folders = [] if folder == '.' else [folder]
-    parsed = _json(data)
     found = parsed.get('libraries') if parsed is not None else None
     if isinstance(found, list):
         folders += [
@@ -116,11 +102,10 @@ def model_modules(rel: str, data: bytes | None, touched: set[str]) -> set[str]:
     }
 
 
-def diff_bases(data: bytes | None, touched: set[str]) -> list[str]:
+def diff_bases(parsed: dict | None, touched: set[str]) -> list[str]:
     """What a change's diff would read for the entries whose paths are touched, read from the
     manifest without validating (anything but an object id is left to the full load): the
     entry's `syncedBlob`, else the file at `coverage.syncCommit`."""
-    parsed = _json(data)
     coverage = parsed.get('coverage') if parsed is not None else None
     if not isinstance(coverage, dict) or not isinstance(coverage.get('entries'), list):
         return []
@@ -189,33 +174,36 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
     return data
 
 
-def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int:
-    """The exit code of the staged changes; `report`: a formats/report.Report to fill with what was
+def judge_staged(
+    root: Path, files: list[str], model: str | None, every: bool, verbose: bool, report: object
+) -> int:
+    """The exit code of the staged changes (`files`: what pre-commit passed; `model`: --model;
+    `every`: --all, every entry checked); `report`: a formats/report.Report to fill with what was
     judged (--format), or None."""
     staged = repo.staged_changes(root)
-    touched = touched_paths(root, staged, list(options.files))
-    models = staged_models(root, options.model, staged)
+    touched = touched_paths(root, staged, files)
+    models = staged_models(root, model, staged)
     for rel, _ in models:
         outside = paths.outside_problem(root, root / rel)  # a manifest linked from elsewhere
         if outside:
             raise CannotRun(outside)
     data = read_manifests(root, models)
-    if options.model is None:  # a manifest.json that is no execlease manifest is not a model
+    if model is None:  # a manifest.json that is no execlease manifest is not a model
         from execlease_hook.manifest import find
 
         models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
         if not models:
             raise _no_model(root, staged)
     wanted = []
+    parsed = {rel: plain_json(data[rel]) for rel, _ in models}
     for rel, _ in models:
-        governed = governed_paths(rel, data[rel])
+        governed = governed_paths(rel, parsed[rel])
         # What the checks read beyond the governed paths: protocol code under watch rules, and
         # the staged modules of the model's folder and library folders (the model record
         # covers those the model reads).
-        watched = watched_paths(data[rel], touched) | model_modules(rel, data[rel], touched)
-        if options.all or governed is None or paths.touched(governed, touched) or watched:
+        watched = watched_paths(parsed[rel], touched) | model_modules(rel, parsed[rel], touched)
+        if every or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, governed, watched))
-    verbose = getattr(options, 'verbose', 0) > 0
     if not wanted:
         if verbose:
             print('execlease guard: nothing a model governs is part of this commit')
@@ -228,21 +216,21 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         # What the checks will read, so that one `git cat-file --batch` fetches it all: every
         # governed file when all entries are checked, else the touched ones and NOTES.md (its
         # table rows follow the entries).
-        if governed is None or options.all or rel in touched:
+        if governed is None or every or rel in touched:
             hint = governed or set()
         else:
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
-        source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(data[rel], touched))
-        model = snapshot.load_model(rel, root, source, data[rel], worktree=True)
-        m = model.manifest
+        source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(parsed[rel], touched))
+        loaded = snapshot.load_model(rel, root, source, data[rel], worktree=True)
+        m = loaded.manifest
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:
             raise CannotRun(f'{rel}: ' + '; '.join(inside))
-        p = check.plan(m, touched, options.all)
+        p = check.plan(m, touched, every)
         if not (p.entries or p.model or p.notes or p.watched):
             continue
-        found = check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), model.text)
+        found = check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), loaded.text)
         if report is not None:
             from execlease_hook.guard import report_items
 
@@ -258,7 +246,7 @@ def judge_staged(root: Path, options: argparse.Namespace, report: object) -> int
         if found.blocks:
             from execlease_hook.core import term
 
-            print(term.wrap(check.render(m, found, model.unstaged_manifest)))
+            print(term.wrap(check.render(m, found, loaded.unstaged_manifest)))
         elif verbose:
             print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
         code = max(code, found.code)

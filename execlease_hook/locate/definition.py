@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-
-from execlease_hook.core.record import field, record
+from dataclasses import dataclass, field
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
@@ -12,7 +11,7 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 
-@record
+@dataclass(frozen=True)
 class Definition:
     qualname: str
     nodes: tuple[Node, ...]  # in source order: decorators / attributes first, then the definition
@@ -86,7 +85,7 @@ def base_type(node: Node | None) -> str:
     return ''
 
 
-@record
+@dataclass(frozen=True)
 class Located:
     entry_id: str
     path: str

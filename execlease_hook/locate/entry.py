@@ -134,7 +134,11 @@ def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
     from execlease_hook.core import settings
 
     language = language_for(path)
-    if language is None or b'\0' in source or len(source) > settings.max_covered_bytes():
+    if (
+        language is None
+        or b'\0' in source
+        or len(source) > settings.from_environ().max_covered_bytes
+    ):
         return []
     try:
         source.decode('utf-8')

@@ -13,13 +13,12 @@ the first file of its language, so the guard pays only for the languages it meet
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import import_module
 from types import ModuleType
 
-from execlease_hook.core.record import record
 
-
-@record
+@dataclass(frozen=True)
 class Language:
     name: str
     suffixes: tuple[str, ...]  # lower case, with the dot

@@ -46,15 +46,15 @@ def require_language(path: str, what: str) -> str:
 
 def check_text(path: str, source: bytes, what: str) -> None:
     """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
-    cost gigabytes of syntax tree (settings.max_covered_bytes)."""
+    cost gigabytes of syntax tree (EXECLEASE_MAX_COVERED_MB)."""
     from execlease_hook.core import settings
 
-    limit = settings.max_covered_bytes()
+    limit = settings.from_environ().max_covered_bytes  # not yet handed down to locate/
     if len(source) > limit:
         raise CannotRun(
             f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit for covered '
             f'files (its syntax tree would take gigabytes); cover a smaller source file, or raise '
-            f'{settings.MAX_COVERED_ENV} (in MB) if this one really is source code'
+            'EXECLEASE_MAX_COVERED_MB (in MB) if this one really is source code'
         )
     if b'\0' in source:
         raise CannotRun(

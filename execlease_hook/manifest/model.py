@@ -5,9 +5,8 @@ the reference; manifest/read.py validates, manifest/write.py writes).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from execlease_hook.core.record import field, record
 
 HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')  # ts1 still compares; syncs write ts2
 MODEL_HASH_PREFIX = 'sha256:'
@@ -15,13 +14,13 @@ MODEL_RECORD_SCHEMES = ('tla1',)
 VERSION = 1
 
 
-@record
+@dataclass(frozen=True)
 class Region:
     start: str  # JSON "from": text where the region starts (found by its tokens too)
     end: str  # JSON "to": text where the region ends (inclusive)
 
 
-@record
+@dataclass(frozen=True)
 class CoveredEntry:
     id: str
     path: str  # POSIX, relative to the repository root
@@ -34,13 +33,13 @@ class CoveredEntry:
     sync_reason: str | None = None  # JSON "syncReason": why the hash moved while the model did not
 
 
-@record
+@dataclass(frozen=True)
 class Replace:
     start: str  # JSON "from"
     to: str
 
 
-@record
+@dataclass(frozen=True)
 class Deep:
     """A check's larger bounds for `verify --deep` (verify/deep.py): constants the cfg assigns, as cfg text."""
 
@@ -49,7 +48,7 @@ class Deep:
     states: int | None = None  # distinct states of the last full deep run, recorded by hand
 
 
-@record
+@dataclass(frozen=True)
 class Check:
     name: str
     config: str  # relative to the model folder
@@ -60,7 +59,7 @@ class Check:
     spec: str | None = None  # the root module TLC checks (MCLease.tla); None: the manifest's
 
 
-@record
+@dataclass(frozen=True)
 class Mutation:
     name: str
     config: str
@@ -72,7 +71,7 @@ class Mutation:
     module: str | None = None  # the module file it edits (Lease.tla); None: the manifest's spec
 
 
-@record
+@dataclass(frozen=True)
 class Finding:
     id: str
     config: str
@@ -82,7 +81,7 @@ class Finding:
     timeout: float | None = None
 
 
-@record
+@dataclass(frozen=True)
 class FieldRule:
     """Which top-level fields of a trace line reach TLA+: `keep` only these, or `drop` these."""
 
@@ -93,7 +92,7 @@ class FieldRule:
         return name not in self.drop if self.keep is None else name in self.keep
 
 
-@record
+@dataclass(frozen=True)
 class TraceJob:
     """Trace validation (traces/run.py): NDJSON traces of the real program against a trace spec."""
 
@@ -108,7 +107,7 @@ class TraceJob:
     line: str = 'l'  # a project's own trace spec: its variable of the next line
 
 
-@record
+@dataclass(frozen=True)
 class CodeMutation:
     """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
 
@@ -118,7 +117,7 @@ class CodeMutation:
     traces: tuple[str, ...] = ()  # the trace jobs that must reject it (default: every one)
 
 
-@record
+@dataclass(frozen=True)
 class Library:
     """A TLA+ library the model's modules EXTEND or INSTANCE (docs/libraries.md): a jar, fetched
     from `url` and trusted by its pinned `sha256`, on TLC's class path; or a `folder` of .tla
@@ -139,7 +138,7 @@ class Library:
         return (self.url or '').rstrip('/').rsplit('/', 1)[-1] or (self.url or '')
 
 
-@record
+@dataclass(frozen=True)
 class ToolsPin:
     """The TLA+ tools a model runs with (docs/how-to/tla-tools.md#a-models-own-tla-tools): its own
     jar, trusted by its pinned `sha256` and fetched from `url` when it is not on this machine,
@@ -150,7 +149,7 @@ class ToolsPin:
     min_tlc: str | None = None  # 'MAJOR.MINOR', e.g. '2.19', compared with the jar's TLC
 
 
-@record
+@dataclass(frozen=True)
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec/index.py); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
@@ -159,13 +158,13 @@ class ModelRecord:
     files: Mapping[str, str | Mapping[str, str]]  # cfg -> hex; spec -> {unit key -> hex}
 
 
-@record
+@dataclass(frozen=True)
 class AbstractAction:
     action: str  # an action of the next-state relation that no code implements
     reason: str
 
 
-@record
+@dataclass(frozen=True)
 class UntracedAction:
     """A covered action exempted from trace action coverage: no trace reaches it yet."""
 
@@ -173,7 +172,7 @@ class UntracedAction:
     reason: str
 
 
-@record
+@dataclass(frozen=True)
 class WatchRule:
     """What protocol code looks like: every function in `paths` that matches must be covered."""
 
@@ -189,14 +188,14 @@ class WatchRule:
     )
 
 
-@record
+@dataclass(frozen=True)
 class IgnoredCode:
     path: str
     function: str  # qualified name, as in a coverage entry
     reason: str
 
 
-@record
+@dataclass(frozen=True)
 class Coverage:
     sync_commit: str | None
     model_hash: str | ModelRecord | None  # str: "sha256:<hex>" of the bytes (older manifests)
@@ -217,7 +216,7 @@ NO_ENTRY_YET = 'no-entry-yet'  # "coverage" without entries: names are checked, 
 NO_COVERAGE = 'no-coverage'  # no "coverage": the model covers no code, there is no map
 
 
-@record
+@dataclass(frozen=True)
 class Manifest:
     path: Path  # absolute path of manifest.json
     root: Path  # absolute repository root

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.record import record
 
 BEGIN = '<!-- code-to-action:begin -->'
 END = '<!-- code-to-action:end -->'
@@ -23,7 +23,7 @@ HEADER = (
 )
 
 
-@record
+@dataclass(frozen=True)
 class MapRow:
     action: str
     entry_id: str

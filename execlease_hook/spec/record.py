@@ -23,12 +23,13 @@ verified sync; a recorded library module no root reads any more is dropped by th
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from execlease_hook.core.digest import length_prefixed, sha256
+from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest, ModelRecord, model_paths
 from execlease_hook.spec import index
@@ -267,7 +268,7 @@ def _what(key: str, definition: bool, actions: Mapping[str, object]) -> str:
 
 def model_hash(manifest: Manifest, source: Source) -> str:
     """sha256 over the spec and every cfg: name, NUL, length, NUL, bytes, in model_files order."""
-    digest = sha256()
+    digest = hashlib.sha256()
     prefetch = getattr(source, 'prefetch', None)
     paths = model_paths(manifest)
     if prefetch is not None:

@@ -63,7 +63,9 @@ _unwritable: set[str] = set()
 def archive_folder(jar: Path) -> Path:
     """Beside the jar in execlease's own jar cache (`.tmp/tla/`, tlc/jar.cache_dir) when writable;
     else (a jar named by EXECLEASE_TLA_JAR, a read-only cache) the user's cache."""
-    env = os.environ.get('EXECLEASE_JVM_CACHE')
+    env = (
+        settings.from_environ().jvm_cache
+    )  # not yet handed down: the launch of a JVM takes no settings
     if env:
         return Path(env)
     beside = jar.resolve().parent
@@ -232,7 +234,9 @@ def sweep(folder: Path) -> None:
 
 def plan(java: Path, jar: Path) -> Plan:
     """The class-data flags for one TLC run: use the archive, build it, or neither."""
-    if not settings.switch_env('EXECLEASE_JVM_CDS', True):
+    if (
+        not settings.from_environ().jvm_cds
+    ):  # not yet handed down: the launch of a JVM takes no settings
         return NO_ARCHIVE
     try:
         archive = archive_path(java, jar)

@@ -30,11 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import settings
-
 if TYPE_CHECKING:
     import requests
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.java import HOW_TO_GET_JAVA, MIN_JAVA, Java, find_java, java_version
 
 # Re-exported: Java discovery lives in tlc/java.py; commands/verify.py, verify/deep.py and the tests
@@ -74,8 +73,6 @@ PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e8
 # Bounds on a download: no pinned jar is larger, and no first run waits longer than this in all
 # (a mirror trickling a byte a second passes every per-read timeout).
 MAX_JAR_BYTES = max(k.size for k in KNOWN_JARS.values())
-DEFAULT_DOWNLOAD_DEADLINE = 300.0
-DEFAULT_LOCK_TIMEOUT = DEFAULT_DOWNLOAD_DEADLINE + 60.0
 
 JAR_NAME = 'tla2tools.jar'
 
@@ -123,11 +120,6 @@ class ToolJar:
         )
 
 
-def float_env(name: str, default: float) -> float:
-    """A number of seconds from the environment: finite, > 0, at most a week (settings.py)."""
-    return settings.seconds_env(name, default)
-
-
 _hash_memo: dict[tuple[str, int, int, int], str] = {}
 
 
@@ -154,12 +146,11 @@ class CacheUnwritable(Exception):
 
 
 @contextmanager
-def locked(folder: Path) -> Iterator[None]:
-    """The cache lock, waited for at most EXECLEASE_TLA_LOCK_TIMEOUT seconds. A holder that died
+def locked(folder: Path, wait: float) -> Iterator[None]:
+    """The cache lock, waited for at most `wait` seconds (EXECLEASE_TLA_LOCK_TIMEOUT). A holder that died
     released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a
     mirror) is given up on, naming its pid, rather than waited for forever. Also the lock of
     the library jars' cache (tlc/libraries.py)."""
-    wait = settings.seconds_env('EXECLEASE_TLA_LOCK_TIMEOUT', DEFAULT_LOCK_TIMEOUT)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock_file = open(folder / 'lock', 'a+b')
@@ -203,8 +194,8 @@ def locked(folder: Path) -> Iterator[None]:
 _locked = locked  # the name the tests of the lock use
 
 
-def _explicit_jar() -> ToolJar | None:
-    text = os.environ.get('EXECLEASE_TLA_JAR')
+def _explicit_jar(settings: Settings) -> ToolJar | None:
+    text = settings.tla_jar
     if not text:
         return None
     path = Path(text).expanduser()
@@ -215,7 +206,7 @@ def _explicit_jar() -> ToolJar | None:
     digest = file_sha256(path)
     if digest in KNOWN_JARS:
         return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', True)
-    if settings.switch_env('EXECLEASE_TLA_JAR_UNVERIFIED', False):
+    if settings.tla_jar_unverified:
         return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', False)
     raise CannotRun(
         f'EXECLEASE_TLA_JAR={text} has sha256 {digest}, expected the pinned {PINNED_SHA256} '
@@ -267,12 +258,11 @@ class Bound:
 TOOLS_BOUND = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
 
 
-def _fetch_once(url: str, target: Path, deadline: float, bound: Bound = TOOLS_BOUND) -> None:
+def _fetch_once(url: str, target: Path, deadline: float, bound: Bound, settings: Settings) -> None:
     import requests  # only when a download is needed
     import urllib3
 
-    connect = float_env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0)
-    read = float_env('EXECLEASE_TLA_READ_TIMEOUT', 30.0)
+    connect, read = settings.tla_connect_timeout, settings.tla_read_timeout
     left = deadline - time.monotonic()
     if left <= 0:
         raise DownloadFailed(f'download of {url} gave up: the total deadline passed')
@@ -335,21 +325,19 @@ def _chunks(response: requests.Response) -> Iterator[bytes]:
         yield chunk
 
 
-def download(url: str, folder: Path, bound: Bound = TOOLS_BOUND) -> Path:
+def download(url: str, folder: Path, bound: Bound, settings: Settings) -> Path:
     """Stream `url` to a temp file in `folder` (the caller holds its lock, `locked`), with
     retries, the total deadline and the size bound; return it unverified: the caller checks its
     sha256, then renames it into place or deletes it. Raises DownloadFailed."""
-    attempts = settings.count_env('EXECLEASE_TLA_RETRIES', 3, 1, 20)
-    deadline = time.monotonic() + float_env(
-        'EXECLEASE_TLA_DOWNLOAD_DEADLINE', DEFAULT_DOWNLOAD_DEADLINE
-    )
+    attempts = settings.tla_retries
+    deadline = time.monotonic() + settings.tla_download_deadline
     fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
     os.close(fd)
     part = Path(name)
     try:
         for attempt in range(attempts):
             try:
-                _fetch_once(url, part, deadline, bound)
+                _fetch_once(url, part, deadline, bound, settings)
                 break
             except DownloadFailed as e:
                 text = str(e)
@@ -385,6 +373,7 @@ def fetch_pinned(
     bound: Bound,
     refused: Callable[[str], CannotRun],
     failed: Callable[[DownloadFailed], CannotRun],
+    settings: Settings,
 ) -> bool:
     """The jar of `sha256` at `target`, downloaded from `url` unless it is there already (then
     False); the caller holds the lock of target's folder (`locked`). A temp file seen here was
@@ -401,7 +390,7 @@ def fetch_pinned(
         print(f'execlease: removing {target}: its sha256 is not {sha256}', file=sys.stderr)
         target.unlink()
     try:
-        part = download(url, folder, bound)
+        part = download(url, folder, bound, settings)
     except DownloadFailed as e:
         raise failed(e) from None
     try:
@@ -418,9 +407,9 @@ def fetch_pinned(
     return True
 
 
-def _download(url: str, folder: Path) -> Path:
+def _download(url: str, folder: Path, settings: Settings) -> Path:
     """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
-    part = download(url, folder)
+    part = download(url, folder, TOOLS_BOUND, settings)
     try:
         digest = file_sha256(part)
         known = KNOWN_JARS.get(digest)
@@ -469,11 +458,11 @@ def _valid_cached(folder: Path) -> ToolJar | None:
     return ToolJar(cached, digest, 'cache', True) if digest in KNOWN_JARS else None
 
 
-def present_jar(root: Path) -> Path | None:
+def present_jar(root: Path, settings: Settings) -> Path | None:
     """The tla2tools.jar a run would use, if it is on this machine already (nothing downloaded,
     nothing refused): for what only reads the jar (its standard modules' names)."""
     try:
-        explicit = _explicit_jar()
+        explicit = _explicit_jar(settings)
     except CannotRun:
         return None
     if explicit is not None:
@@ -482,13 +471,13 @@ def present_jar(root: Path) -> Path | None:
     return cached.path if cached is not None else offline_jar()
 
 
-def resolve_jar(root: Path) -> ToolJar:
-    explicit = _explicit_jar()
+def resolve_jar(root: Path, settings: Settings) -> ToolJar:
+    explicit = _explicit_jar(settings)
     if explicit is not None:
         return explicit
     folder = cache_dir(root)
     try:
-        return _resolve_in(folder)
+        return _resolve_in(folder, settings)
     except CacheUnwritable as e:
         # A read-only cache that already holds a pinned jar is still usable: its sha256 is
         # checked here, and writers only ever rename complete files into place.
@@ -506,13 +495,13 @@ def resolve_jar(root: Path) -> ToolJar:
         ) from e
 
 
-def _resolve_in(folder: Path) -> ToolJar:
+def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
     # A valid cached jar needs no lock: writers only rename complete, verified files into place.
     # So a run stalled while holding the lock (downloading) never holds up one that has the jar.
     ready = _valid_cached(folder)
     if ready is not None:
         return ready
-    with locked(folder):
+    with locked(folder, settings.tla_lock_timeout):
         # Every temp file is written under this lock, so one seen here was left by a run that
         # was killed mid-download or mid-copy.
         for stale in folder.glob('*.part'):
@@ -528,11 +517,11 @@ def _resolve_in(folder: Path) -> ToolJar:
             )
             cached.unlink()
         problems: list[str] = []
-        mirror = os.environ.get('EXECLEASE_TLA_URL')
-        if mirror or not settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
+        mirror = settings.tla_url
+        if mirror or not settings.tla_offline:
             url = mirror or PINNED_URL
             try:
-                part = _download(url, folder)
+                part = _download(url, folder, settings)
             except DownloadFailed as e:
                 if mirror:  # the user asked for this mirror: say so rather than fall back quietly
                     raise CannotRun(
@@ -574,5 +563,9 @@ def _resolve_in(folder: Path) -> ToolJar:
 
 @dataclass(frozen=True)
 class Tools:
+    """What a run's TLC jobs run with: the jar, the Java and the settings cli/main read (the
+    layers below the commands take the ones they need from here)."""
+
     jar: ToolJar
     java: Java
+    settings: Settings

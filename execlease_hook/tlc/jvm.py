@@ -22,7 +22,9 @@ C1_ONLY = '-XX:TieredStopAtLevel=1'
 
 
 def enabled() -> bool:
-    return settings.switch_env('EXECLEASE_JVM_TUNING', True)
+    return (
+        settings.from_environ().jvm_tuning
+    )  # not yet handed down: the launch of a JVM takes no settings
 
 
 def jit_flags(kind: str) -> tuple[str, ...]:

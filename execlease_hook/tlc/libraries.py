@@ -26,14 +26,14 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import paths, settings
+from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import Library, Manifest
 from execlease_hook.tlc import jar
 
 PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
 MAX_MB_ENV = 'EXECLEASE_LIBRARY_MAX_MB'
-DEFAULT_MAX_MB = 64  # CommunityModules-deps.jar, dependencies and all, is a few MB
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ _lock = threading.Lock()
 _snapshots: dict[tuple[str, str], Path] = {}  # (folder, digest of its modules) -> snapshot
 
 
-def of(m: Manifest) -> Libraries:
+def of(m: Manifest, settings: Settings) -> Libraries:
     """The manifest's libraries, ready for TLC, read now: a folder edited since the last call is
     a new snapshot (the same modules, the same snapshot: warm JVMs keyed by it stay usable).
     Raises CannotRun (exit 2) naming the manifest, the entry and what to do."""
@@ -132,19 +132,21 @@ def of(m: Manifest) -> Libraries:
     jars: list[LibraryJar] = []
     folders: list[LibraryFolder] = []
     for i, lib in enumerate(m.libraries):
-        ready = one(m.root, lib, f'{m.path}: libraries[{i}] ({lib.label})')
+        ready = one(m.root, lib, f'{m.path}: libraries[{i}] ({lib.label})', settings)
         jars += ready.jars
         folders += ready.folders
     return Libraries(tuple(jars), tuple(folders))
 
 
-def one(root: Path, lib: Library, where: str, pin: str = 'the manifest pins') -> Libraries:
+def one(
+    root: Path, lib: Library, where: str, settings: Settings, pin: str = 'the manifest pins'
+) -> Libraries:
     """One library entry made ready as `of` makes each (a jar fetched and verified, a folder
     read); `where` begins each message (the entry, or the option that names it), `pin` says where
     a jar's sha256 comes from (the manifest, or the option that gives it)."""
     if lib.folder is not None:
         return Libraries(folders=(_folder(root, lib.folder, where),))
-    return Libraries(jars=(_jar(root, lib, where, pin),))
+    return Libraries(jars=(_jar(root, lib, where, pin, settings),))
 
 
 def _folder(root: Path, text: str, where: str) -> LibraryFolder:
@@ -237,11 +239,10 @@ def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> Cann
     )
 
 
-def _from_library_path(lib: Library, where: str, pin: str) -> Path | None:
+def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> Path | None:
     """The jar EXECLEASE_LIBRARY_PATH offers for this entry: a jar named there, or in a folder
-    named there, the url's file name or <sha256>.jar, whose sha256 is the pinned one. A file of
-    the url's name with another sha256 is refused, naming both."""
-    text = os.environ.get(PATH_ENV)
+    named there (`text`), the url's file name or <sha256>.jar, whose sha256 is the pinned one. A
+    file of the url's name with another sha256 is refused, naming both."""
     if not text:
         return None
     assert lib.url is not None and lib.sha256 is not None
@@ -270,9 +271,9 @@ def _from_library_path(lib: Library, where: str, pin: str) -> Path | None:
     return None
 
 
-def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
+def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
-    offered = _from_library_path(lib, where, pin)
+    offered = _from_library_path(lib, where, pin, settings.library_path)
     if offered is not None:
         return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
     folder = cache_dir(root)
@@ -281,15 +282,15 @@ def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
         cached, lib.sha256
     ):  # a valid cached jar needs no lock: only verified files are placed
         return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
-    if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
+    if settings.tla_offline:
         raise CannotRun(
             f'{where}: the jar is not in the cache {folder} and downloads are off '
             f'(EXECLEASE_TLA_OFFLINE=1); set {PATH_ENV} to a folder holding {file_name(lib.url)} '
             f'(sha256 {lib.sha256}), or allow the download of {lib.url}'
         )
     try:
-        with jar.locked(folder):
-            return _fetch(lib, folder, cached, where, pin)
+        with jar.locked(folder, settings.tla_lock_timeout):
+            return _fetch(lib, folder, cached, where, pin, settings)
     except jar.CacheUnwritable as e:
         raise CannotRun(
             f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
@@ -302,25 +303,28 @@ def _jar(root: Path, lib: Library, where: str, pin: str) -> LibraryJar:
         ) from e
 
 
-def bound(url: str) -> jar.Bound:
+def bound(url: str, settings: Settings) -> jar.Bound:
     """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
-    limit = settings.count_env(MAX_MB_ENV, DEFAULT_MAX_MB, 1, 4096)
+    limit = settings.library_max_mb
     return jar.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
 
 
-def _fetch(lib: Library, folder: Path, cached: Path, where: str, pin: str) -> LibraryJar:
+def _fetch(
+    lib: Library, folder: Path, cached: Path, where: str, pin: str, settings: Settings
+) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
     url, pinned = lib.url, lib.sha256
     fetched = jar.fetch_pinned(
         url,
         pinned,
         cached,
-        bound(url),
+        bound(url, settings),
         # The download was never kept: it is renamed into the cache only once its sha256 is the pinned one.
         refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
         failed=lambda e: CannotRun(
             f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
             f'to a folder holding {file_name(url)} (sha256 {pinned})'
         ),
+        settings=settings,
     )
     return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download' if fetched else 'cache')

@@ -13,16 +13,16 @@ know is what the jar's TLC prints (`banner`), kept beside it in the cache.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import paths, settings
+from execlease_hook.core import paths
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.jar import KNOWN_JARS, ToolJar, Tools
 from execlease_hook.tlc.java import Java
@@ -79,10 +79,10 @@ def _manifest(m: Manifest) -> str:
     return paths.in_report(m.root, m.path)
 
 
-def _known_copy(root: Path, sha256: str) -> ToolJar | None:
+def _known_copy(root: Path, sha256: str, settings: Settings) -> ToolJar | None:
     """The pinned jar where the default tools keep theirs: their cache, EXECLEASE_TLA_JAR, the offline jar."""
     candidates: list[tuple[Path, str]] = [(jar.cache_dir(root) / jar.JAR_NAME, 'cache')]
-    explicit = os.environ.get('EXECLEASE_TLA_JAR')
+    explicit = settings.tla_jar
     if explicit:
         candidates.append((Path(explicit).expanduser(), 'EXECLEASE_TLA_JAR'))
     offline = jar.offline_jar()
@@ -98,10 +98,10 @@ def _own_cache(root: Path, sha256: str) -> Path:
     return jar.cache_dir(root) / sha256
 
 
-def _fetch(m: Manifest, pin: ToolsPin, folder: Path) -> Path:
+def _fetch(m: Manifest, pin: ToolsPin, folder: Path, settings: Settings) -> Path:
     assert pin.url is not None and pin.sha256 is not None
     url, pinned, target = pin.url, pin.sha256, folder / jar.JAR_NAME
-    with jar.locked(folder):
+    with jar.locked(folder, settings.tla_lock_timeout):
         jar.fetch_pinned(
             url,
             pinned,
@@ -116,13 +116,14 @@ def _fetch(m: Manifest, pin: ToolsPin, folder: Path) -> Path:
                 'URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
                 'with that sha256'
             ),
+            settings=settings,
         )
     return target
 
 
-def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path) -> ToolJar:
+def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settings) -> ToolJar:
     assert pin.sha256 is not None
-    found = _known_copy(root, pin.sha256)
+    found = _known_copy(root, pin.sha256, settings)
     folder = _own_cache(root, pin.sha256)
     if found is None and jar.valid_copy(folder / jar.JAR_NAME, pin.sha256):
         found = ToolJar(folder / jar.JAR_NAME, pin.sha256, 'cache', True)
@@ -133,14 +134,14 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path) -> ToolJar:
                 'this machine and the manifest gives no "url" to fetch it from; add "url", or set '
                 'EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
             )
-        if settings.switch_env('EXECLEASE_TLA_OFFLINE', False):
+        if settings.tla_offline:
             raise CannotRun(
                 f'{_manifest(m)}: the TLA+ tools it pins (sha256 {pin.sha256}) are not in {folder} '
                 'and downloads are disabled (EXECLEASE_TLA_OFFLINE=1); allow the download of '
                 f'{pin.url}, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
             )
         try:
-            found = ToolJar(_fetch(m, pin, folder), pin.sha256, 'download', True)
+            found = ToolJar(_fetch(m, pin, folder, settings), pin.sha256, 'download', True)
         except OSError as e:
             raise CannotRun(
                 f'{_manifest(m)}: cannot write the TLA+ tools cache {folder}: '
@@ -170,24 +171,28 @@ def _version(jar: Path, folder: Path, java: Java) -> str:
 
 
 def default_tools(
-    root: Path, manifests: Sequence[Manifest], java: Java
+    root: Path, manifests: Sequence[Manifest], java: Java, settings: Settings
 ) -> tuple[ToolJar | None, Tools]:
     """The run's TLA+ tools (tlc/jar.resolve_jar) and, as `Tools`, what the run names: those, or
     the first model's own when every model pins its own jar and the default ones cannot be had."""
     try:
-        return (default := jar.resolve_jar(root)), Tools(default, java)
+        return (default := jar.resolve_jar(root, settings)), Tools(default, java, settings)
     except CannotRun:
         if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
             raise
-    return None, tools_for(manifests[0], None, java, root)
+    return None, tools_for(manifests[0], None, java, settings, root)
 
 
-def tools_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None = None) -> Tools:
+def tools_for(
+    m: Manifest, default: ToolJar | None, java: Java, settings: Settings, root: Path | None = None
+) -> Tools:
     """The model's `Tools`: its jar (`jar_for`) with the run's Java."""
-    return Tools(jar_for(m, default, java, root), java)
+    return Tools(jar_for(m, default, java, settings, root), java, settings)
 
 
-def jar_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None = None) -> ToolJar:
+def jar_for(
+    m: Manifest, default: ToolJar | None, java: Java, settings: Settings, root: Path | None = None
+) -> ToolJar:
     """The jar the model's jobs run with: its own when the manifest pins one, else `default`
     (None: the default tools could not be had, which only a model without its own jar minds);
     refused (exit 2) when it is older than the manifest's minTlc. `root`: the repository whose
@@ -197,7 +202,7 @@ def jar_for(m: Manifest, default: ToolJar | None, java: Java, root: Path | None 
         if default is not None and default.sha256 == pin.sha256:
             chosen = default
         else:
-            chosen = _pinned(m, pin, java, root or m.root)
+            chosen = _pinned(m, pin, java, root or m.root, settings)
     elif default is None:
         raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + jar.how_to_get_tools())
     else:

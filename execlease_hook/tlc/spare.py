@@ -155,11 +155,15 @@ _exiting = False  # the process is ending: no javac starts
 
 
 def enabled() -> bool:
-    return settings.switch_env('EXECLEASE_JVM_SPARE', True)
+    return (
+        settings.from_environ().jvm_spare
+    )  # not yet handed down: the launch of a JVM takes no settings
 
 
 def _javac(java: Path) -> Path | None:
-    explicit = os.environ.get('EXECLEASE_JAVAC')
+    explicit = (
+        settings.from_environ().javac
+    )  # not yet handed down: the launch of a JVM takes no settings
     if explicit:
         return Path(explicit)
     real = Path(shutil.which(str(java)) or java).resolve()

@@ -130,7 +130,7 @@ def collect(
                     t.jar.tlc_version,
                     job.timeout or tlc.DEFAULT_TIMEOUT,
                     workers,
-                    libraries.of(m),
+                    libraries.of(m, t.settings),
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -146,7 +146,7 @@ def collect(
                             t.jar.path,
                             job.timeout,
                             workers,
-                            libraries.of(m),
+                            libraries.of(m, t.settings),
                             compiled,
                         )
                     ],

@@ -15,7 +15,6 @@ plain `verify`'s.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import os
 import random
@@ -27,13 +26,17 @@ from typing import Any
 
 from execlease_hook.core import outcomes
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import Check, Manifest
 from execlease_hook.spec import cfg_constants
 from execlease_hook.tlc import modes
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
+from execlease_hook.verify import judge as verify_judge
+from execlease_hook.verify import plan as verify_plan
+from execlease_hook.verify.plan import Prepared
+from execlease_hook.verify.result import ModelResult
 
 DEFAULT_BUDGET = 3600.0  # seconds per job, when neither --budget nor deep.timeout says
 DEFAULT_FPMEM = 0.5  # of the heap, for TLC's set of fingerprints (TLC's own default: 0.25)
@@ -42,7 +45,9 @@ DEFAULT_TRACES = 10_000
 
 
 @dataclass(frozen=True)
-class Mode:
+class Beyond:
+    """What --deep and --simulate ask of a run (verify/pipeline.Mode.beyond)."""
+
     deep: bool
     simulate: bool
     depth: int = DEFAULT_DEPTH
@@ -52,11 +57,66 @@ class Mode:
     fpmem: float = DEFAULT_FPMEM
     workers: int = 1
 
+    @classmethod
+    def of(
+        cls,
+        deep: bool,
+        simulate: bool,
+        depth: int | None = None,
+        traces: int | None = None,
+        seed: int | None = None,
+        budget: float | None = None,
+        fpmem: float | None = None,
+    ) -> Beyond:
+        """From the options as given (None: not given); a seed not given is a new one."""
+        for name, given in (('depth', depth), ('traces', traces), ('seed', seed)):
+            if given is not None and not simulate:
+                raise CannotRun(f'--{name} is an option of --simulate; add --simulate or drop it')
+        if fpmem is not None and not 0 < fpmem < 1:
+            raise CannotRun(
+                f'--fpmem {fpmem:g}: give the fraction of the heap for fingerprints, between 0 and 1'
+            )
+        return cls(
+            deep=deep,
+            simulate=simulate,
+            depth=DEFAULT_DEPTH if depth is None else depth,
+            traces=DEFAULT_TRACES if traces is None else traces,
+            seed=random.SystemRandom().randrange(1, 2**31) if seed is None else seed,
+            budget=budget,
+            fpmem=DEFAULT_FPMEM if fpmem is None else fpmem,
+            workers=cores(),
+        )
+
     def words(self) -> str:
         if self.simulate:
             bounds = ', deep bounds' if self.deep else ''
             return f'--simulate: {self.traces:,} behaviours of depth {self.depth}, seed {self.seed}{bounds}'
         return f'--deep: {self.workers} workers, -fpmem {self.fpmem:g}'
+
+    def at_once(self) -> int:
+        """TLC jobs at once without --jobs: a deep job takes every core, a simulation one."""
+        return cores() if self.simulate else 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            'deep': self.deep,
+            'simulate': self.simulate,
+            'fpmem': self.fpmem,
+            'workers': 1 if self.simulate else self.workers,  # per TLC job
+            **(
+                {'traces': self.traces, 'depth': self.depth, 'seed': self.seed}
+                if self.simulate
+                else {}
+            ),
+        }
+
+    def verdict(self, code: int) -> str:
+        result = outcomes.RESULT_TEXT[code]
+        if code == 0:
+            result += f' ({self.words()}; checks only)'
+        if self.simulate:
+            result += f'; reproduce with --seed {self.seed}'
+        return result
 
 
 def cores() -> int:
@@ -64,33 +124,6 @@ def cores() -> int:
         return len(os.sched_getaffinity(0)) or 1
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-def mode_of(options: argparse.Namespace) -> Mode:
-    simulate = bool(getattr(options, 'simulate', False))
-    for name in ('depth', 'traces', 'seed'):
-        if getattr(options, name, None) is not None and not simulate:
-            raise CannotRun(f'--{name} is an option of --simulate; add --simulate or drop it')
-    seed = (
-        options.seed
-        if getattr(options, 'seed', None) is not None
-        else random.SystemRandom().randrange(1, 2**31)
-    )
-    fpmem = getattr(options, 'fpmem', None)
-    if fpmem is not None and not 0 < fpmem < 1:
-        raise CannotRun(
-            f'--fpmem {fpmem:g}: give the fraction of the heap for fingerprints, between 0 and 1'
-        )
-    return Mode(
-        deep=bool(getattr(options, 'deep', False)),
-        simulate=simulate,
-        depth=options.depth if getattr(options, 'depth', None) is not None else DEFAULT_DEPTH,
-        traces=options.traces if getattr(options, 'traces', None) is not None else DEFAULT_TRACES,
-        seed=seed,
-        budget=getattr(options, 'budget', None),
-        fpmem=fpmem if fpmem is not None else DEFAULT_FPMEM,
-        workers=cores(),
-    )
 
 
 def _bounds(c: Check) -> str:
@@ -117,15 +150,13 @@ def _progress_line(m: Manifest, c: Check, several: bool) -> Callable[[modes.Prog
     return line
 
 
-def plan(m: Manifest, t: Any, mode: Mode, several: bool = False) -> tuple[list[Any], list[str]]:
+def plan(m: Manifest, t: Any, beyond: Beyond, several: bool = False) -> Prepared:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
-    from execlease_hook.verify import plan as verify_plan
-
     planned, notes = [], []
     for i, (p, c) in enumerate(zip(verify_plan.plan(m, True, t), m.checks)):
         config_text = p.job.config_text
-        budget = mode.budget if mode.budget is not None else DEFAULT_BUDGET
-        if mode.deep:
+        budget = beyond.budget if beyond.budget is not None else DEFAULT_BUDGET
+        if beyond.deep:
             if c.deep is None:
                 notes.append(f'check {c.name} declares no "deep" block: not run by --deep')
                 continue
@@ -138,39 +169,47 @@ def plan(m: Manifest, t: Any, mode: Mode, several: bool = False) -> tuple[list[A
                     f'{m.path}: checks[{i}].deep.constants: {c.config}: {e}; give only '
                     'constants the cfg assigns'
                 ) from None
-            if mode.budget is None and c.deep.timeout is not None:
+            if beyond.budget is None and c.deep.timeout is not None:
                 budget = c.deep.timeout
-        if mode.simulate:
+        if beyond.simulate:
             flags: tuple[str, ...] = (
                 '-simulate',
-                f'num={mode.traces}',
+                f'num={beyond.traces}',
                 '-depth',
-                str(mode.depth),
+                str(beyond.depth),
                 '-seed',
-                str(mode.seed),
+                str(beyond.seed),
             )
         else:
-            flags = ('-fpmem', f'{mode.fpmem:g}')
+            flags = ('-fpmem', f'{beyond.fpmem:g}')
         job = dataclasses.replace(
             p.job,
             config_text=config_text,
             mode=flags,
-            workers=1 if mode.simulate else mode.workers,
+            workers=1 if beyond.simulate else beyond.workers,
             timeout=budget,
             progress=_progress_line(m, c, several),
         )
         planned.append(dataclasses.replace(p, job=job))
-    return planned, notes
+    return Prepared(m, planned, [f'check:{p.job.name}' for p in planned], notes=notes)
 
 
-def judge_for(mode: Mode, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobResult]:
-    from execlease_hook.verify import judge as verify_judge
+def require_jobs(prepared: list[Prepared], root: Path) -> None:
+    """Every model planned, and not one job among them: the manifests need a deep block."""
+    if not any(p.planned for p in prepared):
+        raise CannotRun(
+            '--deep: no check declares a "deep" block (constants at larger bounds) in '
+            + ', '.join(str(p.manifest.path.relative_to(root)) for p in prepared)
+            + '; add one, e.g. "deep": {"constants": {"MaxGen": "4"}}'
+        )
 
+
+def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobResult]:
     checks = {c.name: c for c in m.checks}
 
     def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
         c = checks[job.name]
-        label = f'check {job.name}' + (f' ({_bounds(c)})' if mode.deep else '')
+        label = f'check {job.name}' + (f' ({_bounds(c)})' if beyond.deep else '')
         rate = _rate(verdict)
         if (
             verdict.outcome == 'error'
@@ -205,9 +244,9 @@ def judge_for(mode: Mode, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobR
             return dataclasses.replace(
                 result, message=result.message.replace(f'check {job.name}', label, 1)
             )
-        if mode.simulate:
+        if beyond.simulate:
             what = (
-                f'{mode.traces:,} random behaviours of depth up to {mode.depth} (seed {mode.seed}), '
+                f'{beyond.traces:,} random behaviours of depth up to {beyond.depth} (seed {beyond.seed}), '
                 f'{verdict.states or 0:,} states generated in {verdict.seconds:.1f} s ({rate}): '
                 'no violation; random behaviours, not the whole state space'
             )
@@ -249,103 +288,10 @@ def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:
     return found
 
 
-def run_suite(options: argparse.Namespace, outputs: Any, root: Path) -> int:
-    from execlease_hook.core import term
-    from execlease_hook.git import repo
-    from execlease_hook.tlc import jar
-    from execlease_hook.tlc.cache import ResultCache, results_folder
-    from execlease_hook.tlc.jar import Tools
-    from execlease_hook.verify import models, pool, show
-    from execlease_hook.verify.result import ModelResult, Refused, exit_code, results_json
-
-    flag = '--simulate' if getattr(options, 'simulate', False) else '--deep'
-    for name, given in (
-        ('--quick', options.quick),
-        ('--update-coverage', options.update_coverage),
-        ('--shard', getattr(options, 'shard', None)),
-        ('--only', getattr(options, 'only', None)),
-    ):
-        if given:
-            raise CannotRun(
-                f'{flag} runs the checks beyond their shipped bounds only; drop {name} '
-                '(plain `execlease verify` runs the rest)'
-            )
-    mode = mode_of(options)
-    verbosity = getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0)
-    loaded = models.load(
-        root, options.model
-    )  # a refused model is its own exit 2 (verify/models.py)
-    manifests = [m for m in loaded if not isinstance(m, Refused)]
-    from execlease_hook.tlc import pin
-
-    default, t = pin.default_tools(root, manifests, jar.find_java())
-    if t.jar.warning:
-        print(t.jar.warning, file=sys.stderr, flush=True)
-    several = len(loaded) > 1
-
-    def planned_model(m: Manifest) -> tuple[Manifest, list[Any], list[str], Tools]:
-        tm = pin.tools_for(m, default, t.java, root)
-        return (m, *plan(m, tm, mode, several), tm)
-
-    from execlease_hook.verify.plan import check_settings
-
-    check_settings()
-    order = models.each(loaded, planned_model)
-    planned = [x for x in order if not isinstance(x, Refused)]
-    if len(planned) == len(order) and not any(jobs for _, jobs, _, _ in planned):
-        raise CannotRun(
-            '--deep: no check declares a "deep" block (constants at larger bounds) in '
-            + ', '.join(str(m.path.relative_to(root)) for m in manifests)
-            + '; add one, e.g. "deep": {"constants": {"MaxGen": "4"}}'
-        )
-    if verbosity >= 0:
-        show.print_lines(
-            term.wrap(
-                f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
-                f'({t.jar.source}); Java {t.java.major} ({t.java.path}); {mode.words()}'
-            )
-        )
-    cache = ResultCache(results_folder(root), enabled=not options.no_cache)
-    at_once = options.jobs or (cores() if mode.simulate else 1)
-    works = [
-        pool.Work(m, jobs, judge_for(mode, m), show.progress_of(m, several, verbosity))
-        for m, jobs, _, _ in planned
-    ]
-    ran = iter(pool.run(works, t, cache, at_once))
-    results: list[ModelResult | Refused] = []
-    for x in order:
-        if isinstance(x, Refused):
-            results.append(x)
-            show.print_refused(x)
-            continue
-        m, jobs, skipped, tm = x
-        done = next(ran)
-        r = ModelResult(m, jobs=done, notes=[*skipped, *notes(m, done)], tools=tm)
-        r.plan = [f'check:{p.job.name}' for p in jobs]
-        r.failures = [j.message for j in done if j.outcome == outcomes.DID_NOT_HOLD]
-        r.problems = [j.message for j in done if j.outcome == COULD_NOT_RUN]
-        results.append(r)
-        show.print_model(r, max(verbosity + 1, 0) if verbosity >= 0 else verbosity)
-    code = exit_code(results)
-    from execlease_hook.verify import report_build
-
-    data = results_json(results, t, code, root)
-    data['mode'] = {
-        'deep': mode.deep,
-        'simulate': mode.simulate,
-        'fpmem': mode.fpmem,
-        'workers': 1 if mode.simulate else mode.workers,  # per TLC job
-        **(
-            {'traces': mode.traces, 'depth': mode.depth, 'seed': mode.seed} if mode.simulate else {}
-        ),
-    }
-    outputs.finish(report_build.verify_report(results, data, code, repo.head(root)))
-    if cache.problem:
-        show.print_lines(f'note: {cache.problem}')
-    result = outcomes.RESULT_TEXT[code]
-    if code == 0:
-        result += f' ({mode.words()}; checks only)'
-    if mode.simulate:
-        result += f'; reproduce with --seed {mode.seed}'
-    show.print_lines('', term.paint(result, 'green' if code == 0 else 'red'))
-    return code
+def result(p: Prepared, ran: list[JobResult], t: Any) -> ModelResult:
+    """The model's result: its jobs alone (coverage, the map and trace jobs are plain verify's)."""
+    m = p.manifest
+    r = ModelResult(m, jobs=ran, notes=[*p.notes, *notes(m, ran)], tools=t, plan=p.plan)
+    r.failures = [j.message for j in ran if j.outcome == DID_NOT_HOLD]
+    r.problems = [j.message for j in ran if j.outcome == COULD_NOT_RUN]
+    return r

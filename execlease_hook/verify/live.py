@@ -18,10 +18,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from execlease_hook.core import settings
 from execlease_hook.tlc.progress import JobProgress
 
-DEFAULT_SECONDS = 10.0
 _CLEAR_LINE = '\r\033[K'
 _UP = '\033[A'
 
@@ -36,21 +34,18 @@ def on_a_terminal(stream: TextIO) -> bool:
 class Live:
     def __init__(
         self,
+        every: float,
         stream: TextIO | None = None,
         terminal: bool | None = None,
-        every: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         ticking: bool = True,
     ) -> None:
-        """`clock` and `ticking`: a test drives the time and the ticks itself (`tick`) instead
+        """`every`: seconds between two plain lines of a job (EXECLEASE_PROGRESS_SECONDS).
+        `clock` and `ticking`: a test drives the time and the ticks itself (`tick`) instead
         of a thread that ticks every second."""
         self.stream = sys.stderr if stream is None else stream
         self.terminal = on_a_terminal(self.stream) if terminal is None else terminal
-        self.every = (
-            every
-            if every is not None
-            else settings.seconds_env('EXECLEASE_PROGRESS_SECONDS', DEFAULT_SECONDS)
-        )
+        self.every = every
         self._jobs: list[JobProgress] = []
         # id(job) -> when its last plain line went out, and the phase and count that line showed
         self._last_plain: dict[int, tuple[float, str, int | None]] = {}

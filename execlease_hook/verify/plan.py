@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.core import paths, settings
+from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import scan
 from execlease_hook.tlc import libraries as tla_libraries
-from execlease_hook.tlc import library_modules, run
+from execlease_hook.tlc import library_modules
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
 
@@ -29,23 +29,6 @@ def _read(path: Path, what: str) -> bytes:
         raise CannotRun(
             f'{path}: cannot read the {what}: {e.strerror}; restore it or fix manifest.json'
         )
-
-
-def _timeout(value: float | None) -> float:
-    if value is not None:
-        return value
-    return settings.seconds_env('EXECLEASE_TLC_TIMEOUT', run.DEFAULT_TIMEOUT)
-
-
-def _workers() -> int:
-    return settings.count_env('EXECLEASE_TLC_WORKERS', 1, 1, 256)
-
-
-def check_settings() -> None:
-    """The environment's TLC settings, read before any model is planned: a bad value concerns
-    every model alike, so it stops the run rather than being one model's refusal."""
-    _timeout(None)
-    _workers()
 
 
 @dataclass(frozen=True)
@@ -64,7 +47,9 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     run should say about the modules TLC reads (a library module shadowing a standard one)."""
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    libraries = tla_libraries.of(m)  # jars fetched and verified, folders read (exit 2 if not)
+    libraries = tla_libraries.of(
+        m, t.settings
+    )  # jars fetched and verified, folders read (exit 2 if not)
     # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
     # text and the modules beside it (each inside the repository).
     roots: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
@@ -144,8 +129,8 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 java=t.java.path,
                 jar=t.jar.path,
                 deadlock=given.deadlock,
-                timeout=_timeout(timeout),
-                workers=_workers(),
+                timeout=t.settings.tlc_timeout if timeout is None else timeout,
+                workers=t.settings.tlc_workers,
                 expect=expect,
                 libraries=libraries,
             ),

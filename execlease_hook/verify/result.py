@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.core import outcomes
+from execlease_hook.core import outcomes, paths
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.result import JobResult
@@ -59,16 +59,9 @@ class Refused:
 
 def refused(path: Path, root: Path, reason: object) -> Refused:
     """The refusal of the model at `path`: `reason`'s message, after the manifest's path."""
-    from execlease_hook.core import paths
-
     where = paths.rel(root, path)
     text = str(reason).replace(str(path), where).removeprefix(f'{where}: ')
     return Refused(path, root, f'{where}: not run: {text}')
-
-
-def exit_code(results: Sequence[ModelResult | Refused]) -> int:
-    codes = [r.exit_code for r in results]
-    return 2 if 2 in codes else max(codes, default=0)
 
 
 def _libraries_json(m: Manifest) -> dict[str, Any]:
@@ -87,21 +80,25 @@ def _libraries_json(m: Manifest) -> dict[str, Any]:
 
 def _tools_json(root: Path, r: ModelResult) -> dict[str, Any]:
     """The model's own TLA+ tools, when its manifest names them (nothing otherwise: the run's)."""
-    from execlease_hook.core import paths
-
     pin, t = r.manifest.tools, r.tools
     if pin is None or t is None:
         return {}
     return {
         'tools': {
-            'jar': paths.in_report(root, t.jar.path),
-            'sha256': t.jar.sha256,
-            'source': t.jar.source,
-            'verified': t.jar.verified,
-            'tlc_version': t.jar.tlc_version,
+            **_jar_json(root, t),
             **({'url': pin.url} if pin.url else {}),
             **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
         }
+    }
+
+
+def _jar_json(root: Path, t: Tools) -> dict[str, Any]:
+    return {
+        'jar': paths.in_report(root, t.jar.path),
+        'sha256': t.jar.sha256,
+        'source': t.jar.source,
+        'verified': t.jar.verified,
+        'tlc_version': t.jar.tlc_version,
     }
 
 
@@ -125,18 +122,10 @@ def results_json(
     """The run's details for its reports, every model in the run's order, a refused one too;
     `root`: the repository, which the jar's and Java's paths are named relative to
     (core/paths.in_report)."""
-    from execlease_hook.core import paths
-
     return {
         'exit_code': code,
         'result': outcomes.RESULT_TEXT[code],
-        'tools': {
-            'jar': paths.in_report(root, t.jar.path),
-            'sha256': t.jar.sha256,
-            'source': t.jar.source,
-            'verified': t.jar.verified,
-            'tlc_version': t.jar.tlc_version,
-        },
+        'tools': _jar_json(root, t),
         'java': {
             'path': paths.in_report(root, t.java.path),
             'major': t.java.major,

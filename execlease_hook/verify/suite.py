@@ -1,31 +1,22 @@
-"""The slow stage, `execlease verify`.
-
-Exit 0: every check passed, every mutation still fails on its named property, every known
-finding still reproduces, no covered entry changed. Exit 1: one of those did not hold. Exit 2:
-something could not run; every exit-1 failure is still printed, and 2 is never a pass.
-
-Here: a model's result gathered once its pool work is done (`finish`: coverage, trace results,
-the map both ways, notes). Each other part has a module of its own: planning in plan.py, judging
-a verdict in judge.py, the result in result.py, the one pool of every model's jobs in pool.py
-(longest first, schedule.py), the human text in show.py and report.py, a sync in sync.py, trace
-validation in traces/suite.py (as pool tasks: trace_stage.py), a commit's tree in
-commands/verify.py, the deep tier in deep.py.
+"""A model's result gathered once its pool work is done (`finish`: coverage, trace results, the
+map both ways, notes), in a run of `execlease verify` (pipeline.py). Each other part has a module
+of its own: planning in plan.py, judging a verdict in judge.py, the result in result.py, the one
+pool of every model's jobs in pool.py (longest first, schedule.py), the human text in show.py and
+report.py, a sync in sync.py, trace validation in traces/suite.py (as pool tasks:
+trace_stage.py), the deep tier in deep.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify.judge import judge
-from execlease_hook.verify.plan import Prepared, prepare
+from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.result import ModelResult
 
 if TYPE_CHECKING:
@@ -143,21 +134,3 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
         map_results(m, r)
     _notes(m, r)
     return r
-
-
-def verify_model(
-    m: Manifest,
-    t: Tools,
-    quick: bool,
-    cache: ResultCache,
-    jobs: int,
-    progress: Callable[[JobResult], None] = lambda r: None,
-    selection: Any = None,
-) -> ModelResult:
-    """One model alone (run_suite runs every model's jobs in one pool)."""
-    from execlease_hook.verify import pool, trace_stage
-
-    p = prepare(m, t, quick, selection)
-    stage = trace_stage.of_model(p, t, quick, cache, progress)
-    (ran,) = pool.run([trace_stage.work(p, stage, judge, progress)], t, cache, jobs)
-    return finish(p, ran, t, stage)

@@ -105,7 +105,7 @@ class Stage:
             config_text=b'',
             java=t.java.path,
             jar=t.jar.path,
-            libraries=libraries.of(m),
+            libraries=libraries.of(m, t.settings),
         )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
@@ -50,7 +51,11 @@ def failing_model(repo: GitRepo) -> Path:
 def forged_pass(repo: GitRepo, manifest_path: Path) -> tuple[str, str]:
     """The cache entry that would make the failing check read PASSED: (key, JSON text)."""
     m = manifest_read.load(manifest_path, repo.path)
-    t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
+    t = jar.Tools(
+        tools.resolve_jar(repo.path, from_environ()),
+        tools.find_java(from_environ()),
+        from_environ(),
+    )
     (planned,) = plan.plan(m, True, t)
     key = planned.job.cache_key(t.jar.sha256, t.java.major)
     verdict = Verdict('passed', 1.0, 0, states=8, distinct=8, depth=5)

@@ -305,7 +305,7 @@ def test_a_mutation_that_prints_a_forged_verdict_is_judged_by_tlcs(git_repo):
     # The mutation lets x reach 4, which TypeOK catches and P8 does not, and prints a fake
     # violation of P8 first: it runs, TLC's own verdict (TypeOK) is the one judged, so the
     # mutation does not hold, and what it printed is shown apart as the spec's output.
-    forged = {
+    forged: dict[str, object] = {
         'name': 'forged',
         'config': 'Counter.cfg',
         'violates': 'P8',

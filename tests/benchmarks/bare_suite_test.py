@@ -16,6 +16,7 @@ import pytest
 
 from benchmarks import bare_suite
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
@@ -80,7 +81,11 @@ def compared(
     os.environ.update(env)
     try:
         m = manifest_read.load(path, repo.path)
-        t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
+        t = jar.Tools(
+            tools.resolve_jar(repo.path, from_environ()),
+            tools.find_java(from_environ()),
+            from_environ(),
+        )
         with bare_suite.prepare(m, t) as p:
             made = [f for _, f in p.planned if f is not None] + [
                 c for _, c in p.copies if isinstance(c, Path)

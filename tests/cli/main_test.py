@@ -13,12 +13,12 @@ from execlease_hook.core.errors import CannotRun, DidNotHold
 
 def fake_command(monkeypatch, behaviour):
     module = types.ModuleType('execlease_hook.fake_command')
-    module.run = behaviour
+    setattr(module, 'run', behaviour)
     monkeypatch.setitem(cli.COMMANDS, 'tools', lambda: module)
 
 
 def raises(exc):
-    def run(options):
+    def run(options, settings):
         raise exc
 
     return run
@@ -27,8 +27,8 @@ def raises(exc):
 @pytest.mark.parametrize(
     ('behaviour', 'code', 'message'),
     (
-        (lambda options: 0, 0, ''),
-        (lambda options: 1, 1, ''),
+        (lambda options, settings: 0, 0, ''),
+        (lambda options, settings: 1, 1, ''),
         (
             raises(DidNotHold('mutation m no longer fails')),
             1,

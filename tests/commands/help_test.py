@@ -31,7 +31,9 @@ def test_a_topic_is_the_section_of_the_docs_it_copies(topic):
     """One text: the topic file is the section it names, word for word (its heading, then the
     section's text up to where the topic ends)."""
     _, source = help_cmd.TOPICS[topic]
-    document, heading = re.fullmatch(r'(\S+), "(.+)"', source).groups()
+    shape = re.fullmatch(r'(\S+), "(.+)"', source)
+    assert shape is not None, f'{topic}: {source!r} is not `file, "heading"`'
+    document, heading = shape.groups()
     text = (ROOT / document).read_text(encoding='utf-8')
     section = text.split(f'\n## {heading}\n', 1)[1].split('\n## ', 1)[0]
     topic_text = help_cmd.text(topic)

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 
 import pytest
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.record import replace
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.git import blobs
 from execlease_hook.manifest import read as manifest_read

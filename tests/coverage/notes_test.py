@@ -4,11 +4,11 @@ entries were located in, abstract actions after them; nothing rendered past an u
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.record import replace
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.coverage import notes
 from execlease_hook.git.blobs import WorktreeSource

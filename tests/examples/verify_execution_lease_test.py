@@ -25,6 +25,11 @@ def test_it_passes_the_model_and_the_options(monkeypatch):
     from examples import verify_execution_lease
 
     seen = []
-    monkeypatch.setattr(verify_execution_lease, 'execlease', lambda argv: seen.append(argv) or 0)
+
+    def execlease(argv):
+        seen.append(argv)
+        return 0
+
+    monkeypatch.setattr(verify_execution_lease, 'execlease', execlease)
     assert verify_execution_lease.main(['--quick', '--jobs', '3']) == 0
     assert seen == [['verify', '--model', 'verification/execution-lease', '--quick', '--jobs', '3']]

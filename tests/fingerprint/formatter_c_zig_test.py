@@ -196,9 +196,9 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, fil
             assert fingerprints(name, _unindented(original)) == fingerprints(name, original)
             original = _unindented(original)
         copies: list[tuple[str | None, bytes]] = [(None, original)]
-        for entry, old, new in EDITS[name]:
+        for edited, old, new in EDITS[name]:
             assert original.count(old.encode()) == 1, f'{name}: edit {old!r} must occur once'
-            copies.append((entry, original.replace(old.encode(), new.encode())))
+            copies.append((edited, original.replace(old.encode(), new.encode())))
         for number, (entry, text) in enumerate(copies):
             path = tmp_path / str(number) / name
             path.parent.mkdir(exist_ok=True)

@@ -208,10 +208,10 @@ def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, req
     written: list[tuple[str, str | None, Path]] = []
     for name in files:
         original = CORPUS[name].read_text()
-        copies = [(None, original)]
-        for entry, old, new in EDITS[name]:
+        copies: list[tuple[str | None, str]] = [(None, original)]
+        for edited, old, new in EDITS[name]:
             assert original.count(old) == 1, f'{name}: edit {old!r} must occur once'
-            copies.append((entry, original.replace(old, new)))
+            copies.append((edited, original.replace(old, new)))
         for number, (entry, text) in enumerate(copies):
             path = tmp_path / str(number) / name
             path.parent.mkdir(exist_ok=True)

@@ -171,7 +171,7 @@ def test_junit_one_testcase_per_job(reports):
     assert failed == {'bad', 'not-caught', 'F2', 'inc', 'flip'}
     assert suite.get('failures') == '5' and suite.get('errors') == '0'
     assert suite.get('tests') == str(len(cases)) == root.get('tests')
-    assert float(cases[(f'{MODEL}.check', 'main')].get('time')) > 0
+    assert float(cases[(f'{MODEL}.check', 'main')].get('time', '')) > 0
 
 
 @pytest.mark.parametrize('fmt', ('json', 'sarif', 'github', 'junit'))

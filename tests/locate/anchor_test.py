@@ -62,6 +62,7 @@ def test_closest_names_where_the_anchor_stops_matching():
     a, text = tokens('if err != nil')
     s, source = tokens('x := 1 if err == nil { }')
     matched, at, start = anchor.closest(a, text, s, source)
+    assert at is not None
     assert (
         matched == 2
         and source[s[at][1] : s[at][2]] == b'=='

@@ -9,7 +9,7 @@ import pytest
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.languages import SUFFIXES
-from execlease_hook.locate.source import language_for, parse
+from execlease_hook.locate.source import language_for, parse, require_language
 from execlease_hook.manifest.model import CoveredEntry, Region
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'locate'
@@ -522,7 +522,7 @@ def test_a_reparse_from_another_version_is_the_fresh_parse(name, edit):
     # The guard's diff reparses the synced content from the staged tree (incremental parse).
     from execlease_hook.locate import source
 
-    language = language_for(name)
+    language = require_language(name, 'the fixture')
     base = fixture(name)
     edited = EDITS[edit](base)
     fresh = source._parser(language).parse(edited)  # not through the cache

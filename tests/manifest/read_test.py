@@ -1,14 +1,15 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from execlease_hook.core import record
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
@@ -303,7 +304,7 @@ def test_missing_manifest(tmp_path):
         manifest_read.load(tmp_path / 'manifest.json', tmp_path)
 
 
-RECORD = {
+RECORD: dict[str, Any] = {
     'scheme': 'tla1',
     'files': {'Spec.cfg': 'c' * 64, 'Spec.tla': {'Init': 'd' * 64, 'Next': 'e' * 64}},
 }
@@ -387,9 +388,9 @@ def test_write_is_atomic_and_keeps_mode(tmp_path):
     path = write_manifest(tmp_path, GOOD)
     path.chmod(0o640)
     m = manifest_read.load(path, tmp_path)
-    synced = record.replace(
+    synced = dataclasses.replace(
         m,
-        coverage=record.replace(m.coverage, sync_commit='1' * 40),
+        coverage=dataclasses.replace(m.coverage, sync_commit='1' * 40),
     )
     manifest_write.write(path, synced)
     assert manifest_read.load(path, tmp_path).coverage.sync_commit == '1' * 40

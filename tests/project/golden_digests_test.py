@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from execlease_hook.core.settings import Settings
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.locate.entry import find_functions
@@ -108,6 +109,7 @@ def model(root: Path) -> dict[str, Any]:
     tools = Tools(
         ToolJar(root / 'tla2tools.jar', 'a' * 64, 'cache', True),
         Java(Path('/usr/bin/java'), 17, 'x'),
+        Settings(),
     )
     jobs = {
         f'{p.job.kind}:{p.job.name}': p.job.cache_key('a' * 64, 17) for p in plan(m, False, tools)

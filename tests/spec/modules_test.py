@@ -5,6 +5,7 @@ the manifest's order), modules found nowhere left to TLC, nested modules read fr
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
@@ -70,11 +71,12 @@ def repo(git_repo: GitRepo) -> GitRepo:
 @pytest.mark.parametrize('where', ('worktree', 'index', 'commit'))
 def test_the_closure_follows_tlc_search_order(repo, where):
     m = manifest_read.load(repo.path / MODEL / 'manifest.json', repo.path)
-    source = {
+    sources: dict[str, Callable[[], blobs.Source]] = {
         'worktree': lambda: blobs.WorktreeSource(repo.path),
         'index': lambda: blobs.IndexSource(repo.path),
         'commit': lambda: blobs.CommitSource(repo.path, repo.head()),
-    }[where]()
+    }
+    source = sources[where]()
     found = modules.closure(m, source, {'Raft.tla': SPEC.encode()})
     assert [(x.key, x.library, x.reader, x.line, x.keyword) for x in found] == EXPECTED
     assert found[3].path == 'lib/a/Logs.tla' and found[1].path == f'{MODEL}/Net.tla'

@@ -101,7 +101,9 @@ def test_another_java_or_jar_gets_its_own_archive(cache, java, jar, tmp_path, mo
     shutil.copyfile(jar, copy)
     assert jvm_cds.archive_path(java, copy) not in (None, archive)
     # A Java update at the same path: the version text is part of the key.
-    major, text = java_mod._identities[str(java)]
+    identity = java_mod._identities[str(java)]
+    assert identity is not None
+    major, text = identity
     monkeypatch.setitem(java_mod._identities, str(java), (major, text + ' (updated)'))
     assert jvm_cds.archive_path(java, jar) not in (None, archive)
     # A Java too old for dynamic archives gets none.
@@ -121,8 +123,8 @@ def _installed_javas() -> list[Path]:
 
 
 def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_path):
-    mine = Path(shutil.which(str(java)) or java).resolve()
-    others = [p for p in _installed_javas() if p.resolve() != mine]
+    this_java = Path(shutil.which(str(java)) or java).resolve()
+    others = [p for p in _installed_javas() if p.resolve() != this_java]
     usable = [p for p in others if (java_mod.identity(p) or (0, ''))[0] >= jvm_cds.MIN_JAVA]
     if not usable:
         needs.missing("only one Java is installed here: pip install -e '.[java]' brings a second")

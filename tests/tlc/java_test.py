@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import java as java_mod
 from tests import needs
 
@@ -54,7 +55,7 @@ def find(clean_env: pytest.MonkeyPatch, java: Path, memo: Path | None) -> java_m
     clean_env.setattr(java_mod, '_java_memo', {})
     clean_env.setattr(java_mod, '_identities', {})
     clean_env.setenv('EXECLEASE_JAVA', str(java))
-    return java_mod.find_java(memo)
+    return java_mod.find_java(from_environ(), memo)
 
 
 def replace(path: Path, content: bytes) -> None:

@@ -327,11 +327,12 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
     java, jar = _java_jar()
     compiles: list[Path] = []
     compile_ = jvm_spare._compile
-    monkeypatch.setattr(
-        jvm_spare,
-        '_compile',
-        lambda javac, target: compiles.append(target) or compile_(javac, target),
-    )
+
+    def compile_once(javac, target):
+        compiles.append(target)
+        return compile_(javac, target)
+
+    monkeypatch.setattr(jvm_spare, '_compile', compile_once)
     found: list[Path | None] = []
     threads = [
         threading.Thread(target=lambda: found.append(jvm_spare.compile_helper(java, jar)))
@@ -349,8 +350,9 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
 @pytest.mark.tlc
 def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     java, jar = _java_jar()
-    target = jvm_spare.helper_folder(java, jar)
-    assert target is not None
+    found = jvm_spare.helper_folder(java, jar)
+    assert found is not None
+    target = found
     other = target.parent / 'other-run'
     other.mkdir(parents=True)
     subprocess.run(

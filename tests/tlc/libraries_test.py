@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import libraries
 from execlease_hook.tlc import run as tlc
@@ -54,22 +55,22 @@ def test_a_jar_is_downloaded_once_then_taken_from_the_cache(tmp_path, env, serve
         tmp_path, [{'url': support.url(server, 'Limits.jar'), 'sha256': digest, 'name': 'Limits'}]
     )
     before = server.requests.count('/Limits.jar')
-    first = libraries.of(m)
+    first = libraries.of(m, from_environ())
     (jar,) = first.jars
     assert (jar.name, jar.source, jar.sha256) == ('Limits', 'download', digest)
     assert jar.path == libraries.cache_dir(tmp_path) / f'{digest}.jar'
     assert jar.path.read_bytes() == lib_jar.read_bytes()
     assert cache_files(tmp_path) == [f'{digest}.jar']
-    (again,) = libraries.of(m).jars
+    (again,) = libraries.of(m, from_environ()).jars
     assert again.source == 'cache' and server.requests.count('/Limits.jar') == before + 1
 
 
 def test_a_tampered_cached_jar_is_fetched_again(tmp_path, env, server, lib_jar, capsys):
     digest = support.sha256(lib_jar)
     m = manifest(tmp_path, [{'url': support.url(server, 'Limits.jar'), 'sha256': digest}])
-    (jar,) = libraries.of(m).jars
+    (jar,) = libraries.of(m, from_environ()).jars
     jar.path.write_bytes(b'not the pinned jar')
-    (again,) = libraries.of(m).jars
+    (again,) = libraries.of(m, from_environ()).jars
     assert again.source == 'download' and again.path.read_bytes() == lib_jar.read_bytes()
     assert f'its sha256 is not {digest}' in capsys.readouterr().err
 
@@ -84,7 +85,7 @@ def test_a_truncated_download_keeps_nothing(tmp_path, env, server, lib_jar):
         match=r'libraries\[0\] \(Limits\.jar\): truncated download from .*'
         r'EXECLEASE_LIBRARY_PATH',
     ):
-        libraries.of(m)
+        libraries.of(m, from_environ())
     assert cache_files(tmp_path) == []
 
 
@@ -94,7 +95,7 @@ def test_a_jar_of_another_sha256_is_refused_naming_both(tmp_path, env, server, l
     digest = support.sha256(lib_jar)
     m = manifest(tmp_path, [{'url': support.url(server, 'moved/Limits.jar'), 'sha256': digest}])
     with pytest.raises(CannotRun) as e:
-        libraries.of(m)
+        libraries.of(m, from_environ())
     moved = support.hashlib.sha256(server.files['moved/Limits.jar']).hexdigest()
     message = str(e.value)
     assert f'has sha256 {moved}, but the manifest pins {digest}' in message
@@ -109,7 +110,7 @@ def test_a_jar_of_another_sha256_is_refused_naming_both(tmp_path, env, server, l
 def test_a_missing_jar_is_a_clear_error(tmp_path, env, server):
     m = manifest(tmp_path, [{'url': support.url(server, 'nothing.jar'), 'sha256': 'b' * 64}])
     with pytest.raises(CannotRun, match=r'libraries\[0\] \(nothing\.jar\): HTTP 404'):
-        libraries.of(m)
+        libraries.of(m, from_environ())
 
 
 def test_offline_without_the_jar_says_how_to_supply_it(tmp_path, env, lib_jar):
@@ -122,7 +123,7 @@ def test_offline_without_the_jar_says_how_to_supply_it(tmp_path, env, lib_jar):
         match=r'downloads are off \(EXECLEASE_TLA_OFFLINE=1\); set '
         r'EXECLEASE_LIBRARY_PATH to a folder holding Limits\.jar',
     ):
-        libraries.of(m)
+        libraries.of(m, from_environ())
 
 
 def test_the_library_path_offers_a_jar_offline(tmp_path, env, lib_jar):
@@ -133,11 +134,11 @@ def test_the_library_path_offers_a_jar_offline(tmp_path, env, lib_jar):
         tmp_path / 'repo',
         [{'url': 'https://example.invalid/x/Limits.jar', 'sha256': support.sha256(lib_jar)}],
     )
-    (jar,) = libraries.of(m).jars
+    (jar,) = libraries.of(m, from_environ()).jars
     assert (jar.source, jar.path) == ('EXECLEASE_LIBRARY_PATH', lib_jar.resolve())
     assert cache_files(tmp_path / 'repo') == []
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar))  # a jar named directly
-    assert libraries.of(m).jars[0].path == lib_jar.resolve()
+    assert libraries.of(m, from_environ()).jars[0].path == lib_jar.resolve()
 
 
 def test_the_library_path_refuses_a_jar_of_the_name_and_another_sha256(tmp_path, env, lib_jar):
@@ -150,7 +151,7 @@ def test_the_library_path_refuses_a_jar_of_the_name_and_another_sha256(tmp_path,
         match=rf'Limits\.jar \(from EXECLEASE_LIBRARY_PATH\) has sha256 '
         rf'{support.sha256(lib_jar)}, but the manifest pins {"c" * 64}',
     ):
-        libraries.of(m)
+        libraries.of(m, from_environ())
 
 
 def test_the_library_path_names_a_place_that_is_not_there(tmp_path, env):
@@ -159,19 +160,21 @@ def test_the_library_path_names_a_place_that_is_not_there(tmp_path, env):
         tmp_path / 'repo', [{'url': 'https://example.invalid/Limits.jar', 'sha256': 'c' * 64}]
     )
     with pytest.raises(CannotRun, match=r'EXECLEASE_LIBRARY_PATH=.*gone: .*is no file or folder'):
-        libraries.of(m)
+        libraries.of(m, from_environ())
 
 
 def test_a_folder_is_snapshotted_and_a_new_snapshot_follows_an_edit(tmp_path, env):
     m = manifest(tmp_path, [{'folder': support.LIB}])
-    first = libraries.of(m)
+    first = libraries.of(m, from_environ())
     (folder,) = first.folders
     assert folder.modules == (('Steps.tla', support.STEPS_TLA.encode()),)
     assert (folder.path / 'Steps.tla').read_text() == support.STEPS_TLA
     assert folder.path != tmp_path / support.LIB
-    assert libraries.of(m) == first  # the same modules: the same snapshot (warm JVMs stay keyed)
+    assert (
+        libraries.of(m, from_environ()) == first
+    )  # the same modules: the same snapshot (warm JVMs stay keyed)
     (tmp_path / support.LIB / 'Steps.tla').write_text(support.STEPS_TLA.replace('v + 1', '1 + v'))
-    edited = libraries.of(m)
+    edited = libraries.of(m, from_environ())
     assert edited.folders[0].path != folder.path and edited.key_parts() != first.key_parts()
     assert (
         folder.path / 'Steps.tla'
@@ -184,7 +187,7 @@ def test_a_folder_that_is_not_there_or_holds_no_module_stops_the_run(tmp_path, e
         CannotRun,
         match=r'libraries\[0\] \(verification/nowhere\): .*nowhere is not a folder; create it',
     ):
-        libraries.of(m)
+        libraries.of(m, from_environ())
     (tmp_path / 'verification' / 'empty' / 'sub').mkdir(parents=True)
     (tmp_path / 'verification' / 'empty' / 'sub' / 'Deep.tla').write_text('')
     m = manifest(tmp_path, [{'folder': 'verification/empty'}])
@@ -193,7 +196,7 @@ def test_a_folder_that_is_not_there_or_holds_no_module_stops_the_run(tmp_path, e
         match=r'empty holds no \.tla module; TLC reads only the modules directly in '
         r'the folder, not in its subfolders',
     ):
-        libraries.of(m)
+        libraries.of(m, from_environ())
 
 
 def job(**changes) -> TlcJob:
@@ -280,7 +283,7 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
         java=Path(needs.java()),
         jar=needs.tla_jar(),
         deadlock=True,
-        libraries=libraries.of(m),
+        libraries=libraries.of(m, from_environ()),
     )
     if jvm_spare.compile_helper(job.java, job.jar) is None:
         needs.missing('no javac beside java: no warm JVMs')

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc import jar as tools
@@ -51,12 +52,12 @@ def manifest(root: Path, tools_key: dict[str, str]) -> Manifest:
 
 
 def java() -> tools.Java:
-    return tools.find_java()
+    return tools.find_java(from_environ())
 
 
 def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path, tools_in_repo):
     offline = tools.file_sha256(needs.tla_jar())
-    found = pin.jar_for(manifest(tmp_path, {'sha256': offline}), None, java())
+    found = pin.jar_for(manifest(tmp_path, {'sha256': offline}), None, java(), from_environ())
     assert (found.sha256, found.source, found.tlc_version) == (
         offline,
         'offline',
@@ -65,8 +66,11 @@ def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path, tools_in_repo):
 
 
 def test_the_default_tools_serve_a_pin_of_their_own_sha256(tmp_path):
-    default = tools.resolve_jar(tmp_path)
-    assert pin.jar_for(manifest(tmp_path, {'sha256': default.sha256}), default, java()) is default
+    default = tools.resolve_jar(tmp_path, from_environ())
+    assert (
+        pin.jar_for(manifest(tmp_path, {'sha256': default.sha256}), default, java(), from_environ())
+        is default
+    )
 
 
 def test_a_pinned_jar_is_downloaded_once_and_its_version_asked_once(
@@ -77,7 +81,7 @@ def test_a_pinned_jar_is_downloaded_once_and_its_version_asked_once(
     assert digest not in tools.KNOWN_JARS
     for srv in support.serve({'tools/tla2tools.jar': other_jar.read_bytes()}):
         m = manifest(tmp_path, {'url': support.url(srv, 'tools/tla2tools.jar'), 'sha256': digest})
-        first = pin.jar_for(m, None, java())
+        first = pin.jar_for(m, None, java(), from_environ())
         assert first.path == tmp_path / '.tmp' / 'tla' / digest / 'tla2tools.jar'
         assert (first.source, first.verified, first.tlc_version) == (
             'download',
@@ -85,7 +89,7 @@ def test_a_pinned_jar_is_downloaded_once_and_its_version_asked_once(
             'TLC 2.15 (rev d5b5a7f)',
         )
         assert (first.path.parent / 'version').read_text() == 'TLC 2.15 (rev d5b5a7f)\n'
-        again = pin.jar_for(m, None, java())
+        again = pin.jar_for(m, None, java(), from_environ())
         assert (again.path, again.source) == (first.path, 'cache') and srv.requests == [
             '/tools/tla2tools.jar'
         ]
@@ -106,7 +110,7 @@ def test_a_jar_of_another_sha256_is_refused_naming_both_and_the_rolling_tag_advi
     for srv in support.serve({'v1.8.0/tla2tools.jar': other_jar.read_bytes()}):
         m = manifest(tmp_path, {'url': support.url(srv, 'v1.8.0/tla2tools.jar'), 'sha256': pinned})
         with pytest.raises(CannotRun) as e:
-            pin.jar_for(m, None, java())
+            pin.jar_for(m, None, java(), from_environ())
     text = str(e.value)
     assert text.startswith('verification/m/manifest.json: tools.url ')
     assert f'sha256 {support.sha256(other_jar)}, but tools.sha256 pins {pinned}' in text
@@ -123,7 +127,7 @@ def test_a_truncated_download_keeps_nothing(tmp_path, other_jar, monkeypatch):
             tmp_path, {'url': support.url(srv, 'truncated/tla2tools.jar'), 'sha256': digest}
         )
         with pytest.raises(CannotRun, match='tools.url: truncated download'):
-            pin.jar_for(m, None, java())
+            pin.jar_for(m, None, java(), from_environ())
     assert [p.name for p in (tmp_path / '.tmp' / 'tla' / digest).iterdir()] == ['lock']
 
 
@@ -131,16 +135,19 @@ def test_offline_a_pinned_jar_not_here_is_exit_2_saying_how_to_get_it(tmp_path, 
     digest = support.sha256(other_jar)
     m = manifest(tmp_path, {'url': 'http://127.0.0.1:9/tla2tools.jar', 'sha256': digest})
     with pytest.raises(CannotRun, match=r'downloads are disabled \(EXECLEASE_TLA_OFFLINE=1\)'):
-        pin.jar_for(m, None, java())
+        pin.jar_for(m, None, java(), from_environ())
     with pytest.raises(CannotRun, match='gives no "url" to fetch it from'):
-        pin.jar_for(manifest(tmp_path, {'sha256': digest}), None, java())
+        pin.jar_for(manifest(tmp_path, {'sha256': digest}), None, java(), from_environ())
 
 
 def test_min_tlc_refuses_older_tools_and_accepts_its_own(tmp_path):
-    default = tools.resolve_jar(tmp_path)
-    assert pin.jar_for(manifest(tmp_path, {'minTlc': '2.15'}), default, java()) is default
+    default = tools.resolve_jar(tmp_path, from_environ())
+    assert (
+        pin.jar_for(manifest(tmp_path, {'minTlc': '2.15'}), default, java(), from_environ())
+        is default
+    )
     with pytest.raises(CannotRun) as e:
-        pin.jar_for(manifest(tmp_path, {'minTlc': '2.19'}), default, java())
+        pin.jar_for(manifest(tmp_path, {'minTlc': '2.19'}), default, java(), from_environ())
     assert 'tools.minTlc is 2.19, but the TLA+ tools in use are TLC 2.15 (rev d5b5a7f)' in str(
         e.value
     )

@@ -360,7 +360,7 @@ def test_a_tlc_that_dies_is_an_error(jar, own_tmp, tmp_path):
     dying.chmod(dying.stat().st_mode | stat.S_IEXEC)
     v = tlc.run_job(make_job(dying, jar, 'pass'))
     assert v.outcome == 'error' and (v.reason or '').startswith('TLC was killed by signal 9 (')
-    assert v.reason.endswith('; run again')
+    assert (v.reason or '').endswith('; run again')
     assert v.last_lines == ('TLC2 Version 2.15',)  # what TLC said, without the -tool markers
     assert _leftovers(own_tmp) == []
 

@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from execlease_hook.core import procs
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import spare as jvm_spare
-from tests import needs
+from tests import needs, wait
 from tests.tlc.run_test import VERDICTS, make_job
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -184,9 +183,7 @@ def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch
             runs_on.add(cfg)
             continue
         spare.proc.wait(timeout=30)
-        deadline = time.monotonic() + 30
-        while spare.proc.pid not in said and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait.until(lambda: spare.proc.pid in said, "the retired JVM's log", timeout=30)
         # Never silently: the JVM's log says which of the job's threads outlived it.
         assert "retire: the job's thread" in said[spare.proc.pid], (cfg, said[spare.proc.pid])
     assert runs_on == RUNS_ON
@@ -221,7 +218,12 @@ def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeyp
     _ready(_job('pass'))
     taken = []
     take = jvm_spare.take
-    monkeypatch.setattr(jvm_spare, 'take', lambda *a: taken.append(take(*a)) or taken[-1])
+
+    def recorded(*a):
+        taken.append(take(*a))
+        return taken[-1]
+
+    monkeypatch.setattr(jvm_spare, 'take', recorded)
     for _ in range(9):
         assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
     runs = collections.Counter(s.proc.pid for s in taken if s is not None)
@@ -256,14 +258,21 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
 def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
     for compiled in (env / 'jvm-cache').glob('spare-*'):  # the archive stays: it is not the point
         shutil.rmtree(compiled)
+    started = []
+    spawn = jvm_spare._spawn
+
+    def recorded(*a):
+        started.append(a)
+        return spawn(*a)
+
+    monkeypatch.setattr(jvm_spare, '_spawn', recorded)  # no spare is started, none to wait for
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
         monkeypatch.setattr(jvm_spare, '_helper', {})
         assert jvm_spare.compile_helper(_job('pass').java, _job('pass').jar) is None
         for _ in range(3):
             assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
-            time.sleep(0.2)
-        assert _idle() == []
+        assert started == [] and _idle() == []
     assert not list((env / 'jvm-cache').glob('spare-*'))
 
 
@@ -349,9 +358,7 @@ def test_cancel_stops_waiting_spares(env):
 def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(cold_env):
     job = _job('pass')
     tlc.expect_jobs([job] * 4)
-    deadline = time.monotonic() + 300
-    while not jvm_spare._helper and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait.until(lambda: jvm_spare._helper, 'the plan to compile the helper', timeout=300)
     assert list(jvm_spare._helper.values()) != [None]
     for _ in range(4):  # the first builds the class-data archive; the others use spares
         assert tlc.run_job(job).outcome == 'passed'
@@ -397,7 +404,12 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
     assert spare.jobs >= 1 or tlc.run_job(_job('pass')).outcome == 'passed'
     own = []
     execute = tlc._execute
-    monkeypatch.setattr(tlc, '_execute', lambda *a, **k: own.append(a[0].name) or execute(*a, **k))
+
+    def recorded(*a, **k):
+        own.append(a[0].name)
+        return execute(*a, **k)
+
+    monkeypatch.setattr(tlc, '_execute', recorded)
     job = replace(
         huge_job(Path(needs.java()), needs.tla_jar(), SPECS['next-state']), kind='mutation'
     )
@@ -411,13 +423,16 @@ def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     _warm()  # the archive is built and the helper compiled
     jvm_spare.discard_all()
     tlc.expect_jobs([job] * 3)  # one spare started now, for the first of them
-    deadline = time.monotonic() + 120
-    while not _idle() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait.until(_idle, 'the spare started ahead')
     [ahead] = _idle()
     taken = []
     take = jvm_spare.take
-    monkeypatch.setattr(jvm_spare, 'take', lambda *a: taken.append(take(*a)) or taken[-1])
+
+    def recorded(*a):
+        taken.append(take(*a))
+        return taken[-1]
+
+    monkeypatch.setattr(jvm_spare, 'take', recorded)
     for _ in range(3):
         assert tlc.run_job(job).property == 'XBelowTwo'
     assert taken == [ahead] * 3 and _idle() == []

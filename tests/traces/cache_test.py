@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import CodeMutation, Manifest, Replace
 from execlease_hook.tlc import jar
@@ -62,7 +63,9 @@ def model(repo: GitRepo, job: dict[str, Any] = JOB) -> Manifest:
 
 
 def run(m: Manifest, cache: ResultCache) -> trace_suite.TraceRun:
-    t = jar.Tools(jar.resolve_jar(m.root), jar.find_java())
+    t = jar.Tools(
+        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+    )
     return trace_suite.run_trace_job(m, m.traces[0], m.root, t, cache)
 
 
@@ -100,7 +103,9 @@ def test_an_edit_to_what_the_command_reads_runs_the_job_again(
 
 def test_a_new_file_a_deleted_file_and_the_variables_change_the_key(git_repo: GitRepo):
     m = model(git_repo)
-    t = jar.Tools(jar.resolve_jar(m.root), jar.find_java())
+    t = jar.Tools(
+        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+    )
     job = m.traces[0]
     key = trace_cache.cache_key(m, job, m.root, t)
     git_repo.write('tools/extra.py', 'X = 1\n')  # untracked, not ignored: the command can import it
@@ -142,7 +147,9 @@ def test_the_variables_reach_the_command_and_an_env_change_runs_it_again(
 
 def test_a_code_mutation_key_follows_the_files_of_its_copy(git_repo: GitRepo):
     m = model(git_repo)
-    t = jar.Tools(jar.resolve_jar(m.root), jar.find_java())
+    t = jar.Tools(
+        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+    )
     helper = CodeMutation('helper', 'tools/shape.py', Replace('x += 1', 'x += 2'))
     before = trace_cache.cache_key(
         m, m.traces[0], m.root, t, code_mutations.mutated(m.root, helper)

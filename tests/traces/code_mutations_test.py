@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest.model import CodeMutation, Replace
 from execlease_hook.tlc import jar
 from execlease_hook.traces import code_mutations
@@ -58,7 +59,11 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     git_repo.write('app/counter_app.py', git_repo.read('app/counter_app.py').replace('\n', '\r\n'))
     git_repo.add('.gitignore', 'verification')
     m = manifest_read.load(path, git_repo.path)
-    t = jar.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
+    t = jar.Tools(
+        tools.resolve_jar(git_repo.path, from_environ()),
+        tools.find_java(from_environ()),
+        from_environ(),
+    )
     (job,) = m.traces
     (mutation,) = m.code_mutations
     planned = code_mutations.mutated(m.root, mutation)
@@ -86,7 +91,11 @@ def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(
     path = write_model(git_repo, [APP], [])
     git_repo.write('lib/util.py', 'def f():\n    return 1\n')
     m = manifest_read.load(path, git_repo.path)
-    t = jar.Tools(tools.resolve_jar(git_repo.path), tools.find_java())
+    t = jar.Tools(
+        tools.resolve_jar(git_repo.path, from_environ()),
+        tools.find_java(from_environ()),
+        from_environ(),
+    )
     (job,) = m.traces
     outside = CodeMutation('outside', 'lib/util.py', Replace('return 1', 'return 2'))
     planned = code_mutations.mutated(m.root, outside)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc import jar
@@ -60,7 +61,9 @@ def project(repo: GitRepo, job: dict[str, Any] = JOB, spec: str | None = None) -
 
 
 def run(m: Manifest) -> trace_suite.TraceRun:
-    t = jar.Tools(jar.resolve_jar(m.root), jar.find_java())
+    t = jar.Tools(
+        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+    )
     return trace_suite.run_trace_job(
         m, m.traces[0], m.root, t, ResultCache(m.root / 'c', enabled=False)
     )

@@ -11,11 +11,8 @@ from typing import Any
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.tlc import jar
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc.cache import ResultCache
-from execlease_hook.verify import result, suite
+from execlease_hook.verify import pipeline, result
+from tests import verify_support
 from tests.conftest import GitRepo, use_offline
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -113,16 +110,13 @@ def everything(
 ) -> result.ModelResult:
     repo = GitRepo(tmp_path_factory.mktemp('traces'))
     repo.git('init', '-q', '-b', 'main')
-    path = write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
+    write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
     with pytest.MonkeyPatch.context() as env:
         use_offline(env, jvm_cache, tools_jar)
-        m = manifest_read.load(path, repo.path)
-        t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
-        result = suite.verify_model(
-            m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2
-        )
+        ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
     assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()  # untouched
-    return result
+    (model,) = ran.models
+    return model
 
 
 EXPECTED = [

@@ -40,7 +40,7 @@ def ticks(live: Live, clock: Clock, until: float, step: float = 0.25) -> None:
 
 def test_not_a_terminal_a_plain_line_per_interval_and_none_after_the_end():
     out, clock = io.StringIO(), Clock()
-    live = Live(out, terminal=False, every=0.5, clock=clock, ticking=False)
+    live = Live(0.5, out, terminal=False, clock=clock, ticking=False)
     job = live.start('check main')
     job.feed('@!@!@STARTMSG 2189:0 @!@!@')
     ticks(live, clock, 0.25)
@@ -63,7 +63,7 @@ def test_not_a_terminal_a_job_that_moved_on_since_its_last_line_gets_one_more_as
     """A check that ends between two plain lines still shows a log its last counts; one that
     did not move on since (the test above) gets none."""
     out, clock = io.StringIO(), Clock()
-    live = Live(out, terminal=False, every=0.5, clock=clock, ticking=False)
+    live = Live(0.5, out, terminal=False, clock=clock, ticking=False)
     job = live.start('check main')
     for line in (
         '@!@!@STARTMSG 2190:0 @!@!@',
@@ -94,7 +94,7 @@ def test_not_a_terminal_a_job_that_moved_on_since_its_last_line_gets_one_more_as
 def test_the_ticker_thread_writes_the_plain_lines_on_its_own():
     """The thread a real run has (ticking=True): polled with a deadline, never slept on."""
     out = io.StringIO()
-    live = Live(out, terminal=False, every=0.05)
+    live = Live(0.05, out, terminal=False)
     job = live.start('check main')
     wait.until(out.getvalue, 'the ticker thread to write a plain line')
     live.finish(job)
@@ -105,7 +105,7 @@ def test_the_ticker_thread_writes_the_plain_lines_on_its_own():
 def test_on_a_terminal_the_lines_are_redrawn_in_place_and_erased_at_the_end(monkeypatch):
     monkeypatch.setenv('COLUMNS', '40')
     out, clock = io.StringIO(), Clock()
-    live = Live(out, terminal=True, clock=clock, ticking=False)
+    live = Live(10.0, out, terminal=True, clock=clock, ticking=False)
     first, second = live.start('check main'), live.start('mutation a-name-that-is-long-enough')
     ticks(live, clock, 1.25)
     live.print('  finding F1: held (0.2 s)')  # a line that stays, above the live ones

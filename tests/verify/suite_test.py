@@ -11,12 +11,9 @@ from typing import Any
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.tlc import jar
 from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc.cache import ResultCache
-from execlease_hook.verify import result, suite
-from tests import needs, wait
+from execlease_hook.verify import pipeline, result
+from tests import needs, verify_support, wait
 from tests.conftest import GitRepo, git_env, use_offline
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -138,12 +135,12 @@ def console(
 
 
 @pytest.fixture(scope='module')
-def everything(
+def everything_run(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
-) -> result.ModelResult:
+) -> verify_support.Verified:
     repo = GitRepo(tmp_path_factory.mktemp('everything'))
     repo.git('init', '-q', '-b', 'main')
-    path = write_model(
+    write_model(
         repo,
         checks=(MAIN, {'name': 'bad', 'config': 'invariant.cfg'}),
         mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED),
@@ -151,11 +148,13 @@ def everything(
     )
     with pytest.MonkeyPatch.context() as env:
         use_offline(env, jvm_cache, tools_jar)
-        m = manifest_read.load(path, repo.path)
-        t = jar.Tools(tools.resolve_jar(repo.path), tools.find_java())
-        return suite.verify_model(
-            m, t, False, ResultCache(repo.path / 'cache', enabled=False), jobs=2
-        )
+        return verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
+
+
+@pytest.fixture(scope='module')
+def everything(everything_run: verify_support.Verified) -> result.ModelResult:
+    (model,) = everything_run.models
+    return model
 
 
 EXPECTED = [
@@ -216,6 +215,15 @@ def test_every_failure_is_listed_and_could_not_run_dominates(everything):
     assert len(everything.failures) == 4 + 2  # 4 jobs + 2 coverage entries never synced
     assert len(everything.problems) == 2
     assert everything.exit_code == 2
+
+
+def test_the_run_prints_every_job_and_ends_with_the_worst_verdict(everything_run):
+    assert everything_run.code == 2
+    lines = everything_run.out.rstrip().splitlines()
+    assert lines[-1] == 'COULD NOT RUN (exit 2 is not a pass)'
+    assert 'DID NOT HOLD: mutation not-caught no longer fails' in everything_run.out
+    assert 'COULD NOT RUN: mutation missing' in everything_run.out
+    assert '  mutation caught: held (' in everything_run.err  # a line per job as it ends
 
 
 def test_mutation_runs_on_a_copy(everything):

@@ -27,7 +27,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -55,13 +54,33 @@ ROW_GENERATION = ('steps.py', 'complete_step', ' AND generation = :gen\n', '\n')
 WRITES_GENERATION = ('steps.py', 'complete_step', ' generation = :gen,', '')
 
 
+# The worker as `python -m` runs it, and one line more: each complete_step it calls says what it
+# returned, in the file named first, once it has returned. A refused completion writes nothing
+# to the database, so this line is the event the test waits for.
+WORKER = """
+import runpy, sys
+from pathlib import Path
+from examples.agent_runtime import steps
+said, complete = Path(sys.argv.pop(1)), steps.complete_step
+def complete_step(*args, **kwargs):
+    done = complete(*args, **kwargs)
+    with said.open('a') as out:
+        out.write(f'{done}\\n')
+    return done
+steps.complete_step = complete_step
+runpy.run_module('examples.agent_runtime.worker', run_name='__main__', alter_sys=True)
+"""
+
+
 def spawn(root: Path, tmp: Path, name: str) -> subprocess.Popen[str]:
-    """A worker with run id `w` and its own effect log, tmp/<name>.log."""
+    """A worker with run id `w` and its own effect log, tmp/<name>.log; what each of its
+    complete_step calls returned, in tmp/<name>.completed."""
     return subprocess.Popen(
         (
             sys.executable,
-            '-m',
-            'examples.agent_runtime.worker',
+            '-c',
+            WORKER,
+            str(tmp / f'{name}.completed'),
             '--db',
             str(tmp / 'w.db'),
             '--plan',
@@ -144,17 +163,18 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
         stale.send_signal(signal.SIGCONT)
         # A's stop outlasted its effect's delay: it writes its effect, then complete_step.
         wait.until(lambda: read_effect_log(tmp / 'a.log'), 'A to do its effect', timeout=20)
-        if lands:
+        # A's complete_step has returned, refused or landed: what it wrote is in. A does not end
+        # after a refusal (it claims again once B's stopped lease expires, so waiting for its end
+        # would let it complete as the live owner).
+        said = tmp / 'a.completed'
+        wait.until(lambda: said.exists() and said.read_text(), 'A to call complete_step')
+        assert said.read_text().splitlines()[0] == str(lands)
+        if lands:  # and the audit recorded it (its trigger, in the same transaction)
             wait_for(
                 conn,
                 "SELECT count(*) FROM step_write_audit WHERE new_status = 'completed'",
                 "A's stale completion",
             )
-        else:
-            # The one fixed wait left: A's refused complete_step writes nothing to wait for, and
-            # A does not end after it (it claims again once B's stopped lease expires, so waiting
-            # for its end lets it complete as the live owner).
-            time.sleep(0.5)
         stale_completions = len(completions(conn))
         restarted.send_signal(signal.SIGCONT)
         outputs = [proc.communicate(timeout=60) for proc in procs]

@@ -41,6 +41,20 @@ def step(conn: sqlite3.Connection, key: str = 's', turn_id: str = 't1') -> sqlit
     ).fetchone()
 
 
+def written(conn: sqlite3.Connection, key: str = 's', turn_id: str = 't1') -> sqlite3.Row:
+    """The step's row, which the test has written by now."""
+    row = step(conn, key, turn_id)
+    assert row is not None, f'no row for step {key!r} of turn {turn_id!r}'
+    return row
+
+
+def claimed(conn: sqlite3.Connection, turn_id: str, run_id: str, ttl: float = TTL) -> Lease:
+    """A claim the test expects to succeed."""
+    lease = claim(conn, turn_id, run_id, ttl)
+    assert lease is not None, f'{run_id} could not claim {turn_id}'
+    return lease
+
+
 def audit(conn: sqlite3.Connection) -> list[tuple[str, int, str, int]]:
     return [
         (r['run_id'], r['generation'], r['new_status'], r['was_live_owner'])
@@ -62,7 +76,7 @@ def taken_over(conn: sqlite3.Connection) -> tuple[Lease, Lease]:
 
 
 def test_claim_free_turn_bumps_generation(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     assert lease == Lease('t1', 'a', 1)
     row = turn(conn)
     assert (row['lease_owner'], row['lease_generation']) == ('a', 1)
@@ -174,13 +188,13 @@ def _old_generation(conn):
 
 
 def _expired(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     expire(conn, 't1')
     return lease
 
 
 def _released(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     release(conn, lease)
     return lease
 
@@ -213,7 +227,7 @@ def test_begin_step_fenced_on_started_row(conn, stale_lease):
     before = audit(conn)
     with pytest.raises(LeaseLost):
         begin_step(conn, lease, 's', 'never')
-    assert step(conn)['status'] == 'started'
+    assert written(conn)['status'] == 'started'
     assert turn(conn)['status'] == 'open'
     assert audit(conn) == before
 
@@ -288,7 +302,7 @@ def test_replay_decision(conn, before, policy_now, outcome, decided, after, turn
     assert (decision.outcome, decision.policy) == (outcome, decided)
     assert decision.run_effect == (outcome == 'run')
     assert decision.result == ('r1' if outcome == 'replayed' else None)
-    row = step(conn)
+    row = written(conn)
     assert (row['status'], row['policy'], row['generation']) == after
     assert turn(conn)['status'] == turn_status
     new_writes = audit(conn)[writes_before:]
@@ -316,15 +330,15 @@ def test_most_restrictive(recorded, now, effective):
 
 
 def test_complete_step_by_owner(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     assert begin_step(conn, lease, 's', 'never').run_effect
     assert complete_step(conn, lease, 's', 'sent')
-    row = step(conn)
+    row = written(conn)
     assert (row['status'], row['result'], row['written_by']) == ('completed', 'sent', 'a')
     assert audit(conn) == [('a', 1, 'started', 1), ('a', 1, 'completed', 1)]
     # and a second completion does nothing
     assert not complete_step(conn, lease, 's', 'again')
-    assert step(conn)['result'] == 'sent'
+    assert written(conn)['result'] == 'sent'
 
 
 @FENCE_CASES
@@ -337,20 +351,20 @@ def test_complete_step_fenced(conn, stale_lease):
     )
     before = audit(conn)
     assert not complete_step(conn, lease, 's', 'late')
-    assert (step(conn)['status'], step(conn)['result']) == ('started', None)
+    assert (written(conn)['status'], written(conn)['result']) == ('started', None)
     assert audit(conn) == before
 
 
 def test_complete_step_checks_generation(conn):
     # The fence passes (run a is the live owner of generation 2) but the row was
     # started by generation 1: only the generation check stops the completion.
-    first = claim(conn, 't1', 'a', TTL)
+    first = claimed(conn, 't1', 'a', TTL)
     begin_step(conn, first, 's', 'always')
     expire(conn, 't1')
-    second = claim(conn, 't1', 'a', TTL)
+    second = claimed(conn, 't1', 'a', TTL)
     assert second == Lease('t1', 'a', 2)
     assert not complete_step(conn, second, 's', 'result')
-    assert step(conn)['status'] == 'started'
+    assert written(conn)['status'] == 'started'
 
 
 def test_deposed_run_cannot_complete_after_rerun(conn):
@@ -361,14 +375,14 @@ def test_deposed_run_cannot_complete_after_rerun(conn):
     assert begin_step(conn, new, 's', 'always').run_effect
     assert not complete_step(conn, old, 's', 'stale')
     assert complete_step(conn, new, 's', 'fresh')
-    assert step(conn)['result'] == 'fresh'
+    assert written(conn)['result'] == 'fresh'
 
 
 # ---- finish_turn --------------------------------------------------------------------
 
 
 def test_finish_turn_needs_every_step_completed(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     begin_step(conn, lease, 's0', 'never')
     complete_step(conn, lease, 's0', 'ok')
     begin_step(conn, lease, 's1', 'never')
@@ -382,7 +396,7 @@ def test_finish_turn_needs_every_step_completed(conn):
 
 
 def test_audit_flags_write_by_non_owner(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     begin_step(conn, lease, 's', 'never')
     # A write that bypasses the code's fencing: the database still judges it.
     conn.execute("UPDATE agent_execution_steps SET status = 'completed', written_by = 'intruder'")
@@ -390,7 +404,7 @@ def test_audit_flags_write_by_non_owner(conn):
 
 
 def test_audit_flags_write_after_expiry(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     begin_step(conn, lease, 's', 'never')
     expire(conn, 't1')
     conn.execute("UPDATE agent_execution_steps SET status = 'completed'")
@@ -425,11 +439,11 @@ def test_write_and_trigger_share_one_instant(conn):
     }
     assert len(instants) == 1
     # result is TEXT: the REAL went through a 15-digit text conversion
-    assert float(step(conn, 's0')['result']) == pytest.approx(instants.pop(), abs=1e-4)
+    assert float(written(conn, 's0')['result']) == pytest.approx(instants.pop(), abs=1e-4)
 
 
 def test_failed_transaction_rolls_back(conn):
-    lease = claim(conn, 't1', 'a', TTL)
+    lease = claimed(conn, 't1', 'a', TTL)
     with pytest.raises(sqlite3.IntegrityError):
         with schema.immediate(conn):
             conn.execute("UPDATE agent_turns SET lease_owner = 'x' WHERE id = 't1'")
@@ -534,7 +548,7 @@ def _init(files: dict[str, Path]) -> sqlite3.Connection:
 
 def test_run_turn_stops_cooperatively_when_heartbeat_lost(worker_files):
     conn = _init(worker_files)
-    lease = claim(conn, 'a', 'w1', 5.0)
+    lease = claimed(conn, 'a', 'w1', 5.0)
     heartbeat = worker.Heartbeat(str(worker_files['db']), lease, 5.0)
     heartbeat.lost.set()
     assert worker.run_turn(conn, _config(worker_files), lease, ['send_email'], heartbeat) == 'lost'
@@ -544,10 +558,10 @@ def test_run_turn_stops_cooperatively_when_heartbeat_lost(worker_files):
 
 def test_run_turn_stops_at_needs_attention(worker_files):
     conn = _init(worker_files)
-    old = claim(conn, 'a', 'w0', 5.0)
+    old = claimed(conn, 'a', 'w0', 5.0)
     begin_step(conn, old, '0:send_email', 'never')  # then w0 crashed mid-effect
     expire(conn, 'a')
-    lease = claim(conn, 'a', 'w1', 5.0)
+    lease = claimed(conn, 'a', 'w1', 5.0)
     heartbeat = worker.Heartbeat(str(worker_files['db']), lease, 5.0)
     outcome = worker.run_turn(
         conn,
@@ -557,14 +571,14 @@ def test_run_turn_stops_at_needs_attention(worker_files):
         heartbeat,
     )
     assert outcome == 'needs_attention'
-    assert step(conn, '0:send_email', 'a')['status'] == 'unknown'
+    assert written(conn, '0:send_email', 'a')['status'] == 'unknown'
     assert step(conn, '1:search', 'a') is None
     assert not worker_files['effects'].exists()
 
 
 def test_run_turn_deposed_mid_turn(worker_files):
     conn = _init(worker_files)
-    lease = claim(conn, 'a', 'w1', 5.0)
+    lease = claimed(conn, 'a', 'w1', 5.0)
     begin_step(conn, lease, '0:send_email', 'never')
     complete_step(conn, lease, '0:send_email', 'ok')
     expire(conn, 'a')
@@ -583,7 +597,7 @@ def test_run_turn_deposed_mid_turn(worker_files):
 
 def test_heartbeat_renews_then_notices_takeover(worker_files):
     conn = _init(worker_files)
-    lease = claim(conn, 'a', 'w1', 0.3)
+    lease = claimed(conn, 'a', 'w1', 0.3)
     heartbeat = worker.Heartbeat(str(worker_files['db']), lease, 0.3)
     heartbeat.start()
     try:
@@ -609,7 +623,9 @@ def test_every_connection_of_the_runtime_commits_durably(worker_files, monkeypat
     real_connect = sqlite3.connect
 
     def connect(*args, factory=sqlite3.Connection, **kwargs):
-        class Recorded(factory):
+        # Over whichever class the runtime asks for (a tracing one when tracing is on): a base
+        # known only at run time, which mypy cannot follow.
+        class Recorded(factory):  # type: ignore[misc,valid-type]
             def close(self) -> None:
                 settings.append(
                     tuple(

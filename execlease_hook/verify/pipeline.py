@@ -1,0 +1,184 @@
+"""The slow stage, `execlease verify`, once for every way it runs: the working tree, a commit's
+tree checked out alone (--rev, --pushed: commands/verify.py picks the tree), the checks beyond
+their shipped bounds (--deep, --simulate: deep.py) and the tests. What differs is a `Mode`.
+
+Every run: the models (models.py: a refused one is its own exit 2), the TLA+ tools and Java, the
+sweep of what a killed run left, every model's jobs in one pool (pool.py), each model's result
+and text in the order the models were found, the report, the JVM's housekeeping notes, the
+verdict line. Exit 0: every check passed, every mutation still fails on its named property,
+every known finding still reproduces, no covered entry changed. Exit 1: one of those did not
+hold. Exit 2: something could not run; every exit-1 failure is still printed, and 2 is never a
+pass.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from execlease_hook.core import housekeeping, outcomes, term
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
+from execlease_hook.formats.emit import Outputs
+from execlease_hook.git import repo
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc import libraries, pin
+from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.cache import ResultCache, results_folder
+from execlease_hook.tlc.jar import Tools
+from execlease_hook.tlc.java import find_java
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.verify import deep, models, pool, report_build, schedule, sync, trace_stage
+from execlease_hook.verify.judge import judge
+from execlease_hook.verify.live import Live
+from execlease_hook.verify.plan import Prepared, prepare
+from execlease_hook.verify.result import ModelResult, Refused, results_json
+from execlease_hook.verify.shard import Selection
+from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of
+from execlease_hook.verify.suite import finish
+
+
+@dataclass(frozen=True)
+class Mode:
+    """What a run is asked (commands/verify.py reads it from the options once)."""
+
+    model: str | None = None  # --model: that model alone
+    quick: bool = False  # checks and coverage only
+    selection: Selection | None = None  # --shard K/N, --only NAME...
+    update_coverage: bool = False
+    reason: str | None = None  # --reason of a code-only sync
+    beyond: deep.Beyond | None = None  # --deep, --simulate: the checks beyond their bounds
+    jobs: int | None = None  # TLC jobs at once; None: the cores (--deep: one, deep.py)
+    cache: bool = True  # --no-cache: False
+    verbosity: int = 0  # -v counts up, -q down
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    results: list[ModelResult | Refused]
+
+
+def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings) -> Ran:
+    """The suite on the models under `tree` (the working tree, or a commit checked out alone),
+    with the TLA+ tools and the result cache of the repository at `root`; `outputs` receives
+    the report; `settings`: what cli/main read from the environment."""
+    beyond, verbosity = mode.beyond, mode.verbosity
+    if tree != root:  # a commit checked out alone: its library jars from the repository's cache
+        libraries.cache_for(tree, root)
+    # One model's problem stays its own: a manifest refused here, or its tools or its plan below,
+    # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
+    loaded = models.load(tree, mode.model)
+    manifests = [m for m in loaded if isinstance(m, Manifest)]
+    java = find_java(settings, results_folder(root).parent)
+    default, t = pin.default_tools(root, manifests, java, settings)
+    if t.jar.warning:
+        print(t.jar.warning, file=sys.stderr, flush=True)
+    if verbosity >= 0:
+        print_lines(
+            term.wrap(
+                f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+                f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
+                + ('' if beyond is None else f'; {beyond.words()}')
+            )
+        )
+    cache = ResultCache(results_folder(root), enabled=mode.cache)
+    # What a killed run left: its temporary folders, its JVM's half-made caches.
+    tlc.sweep(t.jar.path)
+    housekeeping.drain()  # this run's notes only
+    several = len(manifests) > 1
+
+    def planned(m: Manifest) -> tuple[Prepared, Tools]:
+        tm = pin.tools_for(m, default, t.java, settings, root)  # the run's, or the manifest's own
+        if beyond is not None:
+            return deep.plan(m, tm, beyond, several), tm
+        return prepare(m, tm, mode.quick, mode.selection), tm
+
+    order = models.each(loaded, planned)
+    ready = [x for x in order if not isinstance(x, Refused)]
+    if beyond is not None and len(ready) == len(order):
+        deep.require_jobs([p for p, _ in ready], root)
+    # Each running TLC job's live line, on stderr; --deep jobs print TLC's progress reports.
+    live = Live(settings.progress_seconds) if verbosity >= 0 and beyond is None else None
+    try:
+        works, stages = [], []
+        for p, tm in ready:
+            progress = progress_of(p.manifest, several, verbosity, live)
+            stage = (
+                None
+                if beyond is not None
+                else trace_stage.of_model(p, tm, mode.quick, cache, progress, live)
+            )
+            rule = judge if beyond is None else deep.judge_for(beyond, p.manifest)
+            works.append(trace_stage.work(p, stage, rule, progress))
+            stages.append(stage)
+        # A deep job's wall time says nothing of the shipped bounds' order: not recorded.
+        timings = None if beyond is not None else schedule.Timings(results_folder(root).parent)
+        at_once = mode.jobs or (beyond.at_once() if beyond else os.cpu_count() or 1)
+        done = iter(zip(ready, stages, pool.run(works, t, cache, at_once, timings, live)))
+        results: list[ModelResult | Refused] = []
+        for x in order:
+            if isinstance(x, Refused):
+                results.append(x)
+                print_refused(x)
+                continue
+            (p, tm), stage, ran = next(done)
+            if beyond is not None:
+                r = deep.result(p, ran, tm)
+            else:
+                r = _finish(p, ran, tm, stage, mode)
+            results.append(r)
+            # A deep job's own line (its states per second) is shown as -v shows a held job.
+            print_model(r, verbosity + 1 if beyond is not None and verbosity >= 0 else verbosity)
+    finally:
+        if live is not None:
+            live.close()
+    code = outcomes.worst(r.exit_code for r in results)
+    if outputs.wanted:  # --json, --format: the report (its JSON, the counterexamples located)
+        data = results_json(results, t, code, root)
+        if beyond is not None:
+            data['mode'] = beyond.to_json()
+        else:
+            data['quick'] = mode.quick
+            if mode.selection is not None:
+                data['shard'] = mode.selection.to_json()
+        head = repo.head(root) if tree == root else None
+        outputs.finish(report_build.verify_report(results, data, code, head))
+    for note in housekeeping.drain():  # what the JVM's caches could not save: same verdicts, slower
+        print_lines(term.wrap(f'note: {note}'))
+    if cache.problem:
+        print_lines(f'note: {cache.problem}')
+    if t.jar.warning:
+        print_lines(t.jar.warning)
+    line = beyond.verdict(code) if beyond is not None else term.wrap(_verdict(mode, code))
+    print_lines('', term.paint(line, 'green' if code == 0 else 'red'))
+    return Ran(code, results)
+
+
+def _finish(p: Prepared, ran: list[JobResult], t: Tools, stage: object, mode: Mode) -> ModelResult:
+    """The model's result, and its sync with --update-coverage; what stops either is this
+    model's problem (exit 2), beside the jobs it ran."""
+    try:
+        r = finish(p, ran, t, stage)
+        if mode.update_coverage:
+            sync.update_coverage(r, mode.reason)
+    except CannotRun as e:
+        r = ModelResult(p.manifest, jobs=list(ran), problems=[str(e)], tools=t)
+    return r
+
+
+def _verdict(mode: Mode, code: int) -> str:
+    result = outcomes.RESULT_TEXT[code]
+    if mode.quick and code == 0:
+        result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
+    selection = mode.selection
+    if selection is not None and code == 0:
+        result += (
+            f" (--shard {selection.index}/{selection.count}: this shard's jobs only; "
+            '`execlease report merge` gives the verdict)'
+            if selection.sharded
+            else ' (--only: the named jobs only, no coverage check)'
+        )
+    return result
