@@ -274,6 +274,25 @@ def test_every_import_of_the_package_is_written_out():
     assert not stale, f'COMPUTED names imports that are gone (remove them): {stale}'
 
 
+def test_a_module_states_no_line_count_and_names_no_missing_module():
+    # A module's length in its docstring is stale at the next edit; a module it names by path
+    # (`tlc/run.py`) that no longer exists sends the reader nowhere.
+    layers = '|'.join(LAYERS)
+    wrong = []
+    for name, path in MODULES.items():
+        text = path.read_text(encoding='utf-8')
+        doc = ast.get_docstring(ast.parse(text)) or ''
+        wrong += [
+            f'{where(name, 1)}: {m.group(0)!r}'
+            for m in re.finditer(r'\b\d+ (lines|statements)\b', doc)
+        ]
+        for number, line in enumerate(text.splitlines(), 1):
+            for m in re.finditer(rf'(?<![\w/])(?:{layers})/\w+\.py\b', line):
+                if not (PACKAGE / m.group(0)).exists():
+                    wrong.append(f'{where(name, number)}: {m.group(0)} does not exist')
+    assert not wrong, '\n'.join(wrong)
+
+
 GUIDE = PACKAGE.parent / 'docs' / 'architecture.md'
 ROLES = {'guard': 'fast stage', 'verify': 'slow stage'}
 

@@ -13,7 +13,7 @@ its hash is left for the first `execlease verify --update-coverage`, and the NOT
 code-to-action table is regenerated. A library or the model's own TLA+ tools are made ready as
 `verify` uses them (commands/add_library.py). Every refusal exits 2 and changes nothing.
 
-About 340 lines, kept whole: the kinds of item share the model loading, the refusals and
+It is kept whole: the kinds of item share the model loading, the refusals and
 the single write at the end (a finding's cfg, manifest.json, NOTES.md, only once every check
 passed); split, a refusal could come after a write.
 """

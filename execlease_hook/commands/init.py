@@ -7,7 +7,7 @@ configuration of both hooks. It never overwrites a file: whatever exists is left
 says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
 commands verbatim, never wrapped.
 
-About 420 lines, kept whole: each file init writes or suggests (manifest and its libraries,
+It is kept whole: each file init writes or suggests (manifest and its libraries,
 schema copy, NOTES.md, .gitignore, the hooks and their install types) follows the one rule of
 never overwriting and adds its line to the one report of what was done and what was left alone;
 split, a file could be written or suggested by rules that differ from the others'. Its command

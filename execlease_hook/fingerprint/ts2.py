@@ -15,7 +15,7 @@ Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTE
 locate/languages.py; then `serialize(rules, nodes, start, end, source[start:end])` gives
 the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 
-About 340 lines, kept whole: the walk, its building blocks and the context headers are the
+It is kept whole: the walk, its building blocks and the context headers are the
 scheme itself, used by every language; what differs per language is already apart (rules_*.py).
 """
 

@@ -1,6 +1,6 @@
 """What git knows: the repository root, HEAD, the staged set and blob contents.
 
-About 210 statements, kept whole: each function is one git command and the parsing of its
+It is kept whole: each function is one git command and the parsing of its
 output, over the one runner (`output`) that every child git of the package goes through; split,
 the commit path would import two modules to run the same few commands.
 
@@ -289,17 +289,6 @@ def checkout_tree(root: Path, commit: str, dest: Path) -> None:
             index.unlink()
         except FileNotFoundError:
             pass
-
-
-def tree_files(root: Path, commit: str | None, folders: Sequence[str]) -> list[str]:
-    """The paths under `folders` in the index (commit None) or in a commit's tree, sorted."""
-    if commit is None:
-        out = output(root, 'ls-files', '-z', '--cached', '--', *folders)
-    else:
-        out = output(
-            root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders
-        )
-    return sorted({os.fsdecode(p) for p in out.split(b'\0') if p})
 
 
 def tracked_files(root: Path, untracked: bool = False) -> list[str]:

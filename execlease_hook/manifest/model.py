@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HASH_SCHEMES = ('ts1:sha256:', 'ts2:sha256:')  # ts1 still compares; syncs write ts2
-MODEL_HASH_PREFIX = 'sha256:'
 MODEL_RECORD_SCHEMES = ('tla1',)
 VERSION = 1
 

@@ -1,7 +1,7 @@
 """manifest.json -> the data model (manifest/model.py): every value checked, every error naming
 the file and the JSON path of the field (`coverage.entries[3].region.from`) and what to do.
 
-About 570 lines, kept whole: one job (JSON in; the model, or an exit-2 message out), one small
+It is kept whole: one job (JSON in; the model, or an exit-2 message out), one small
 function per kind of object, all naming their errors through _Reader the same way.
 """
 

@@ -6,7 +6,7 @@ source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned 
 use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
 found by tlc/java.py.
 
-About 520 lines, kept whole: the four sources, the lock, the streamed download with its
+It is kept whole: the four sources, the lock, the streamed download with its
 deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
 whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
 under it; only verified files are renamed into place). Split, that order would span modules.

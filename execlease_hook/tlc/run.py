@@ -5,7 +5,7 @@ applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its 
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc/output.py's job.
 
-About 400 lines, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
+It is kept whole: a job's two ways to run (a JVM started for it, or a warm one of
 tlc/spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
 kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
 tlc/spare.py's, TLC's output is tlc/output.py's.

@@ -21,7 +21,7 @@ failed, a race lost to another run, Ctrl-C, and the process's exit, which gives 
 running EXIT_WAIT seconds to finish, then stops it; a killed run's is swept by the next (`sweep`).
 `EXECLEASE_JVM_SPARE=0` switches spares off.
 
-About 500 lines, kept whole: a spare's process, the line protocol with its helper, and the pool
+It is kept whole: a spare's process, the line protocol with its helper, and the pool
 of waiting spares keyed by the jobs expected are one mechanism, whose rules (one job at a time,
 only of its key and environment, none waiting that no job will take) span all three; compiling
 the helper is the only part apart from them, and it shares their lock and their end: a javac

@@ -61,10 +61,6 @@ def mutated_bytes(root: Path, mutation: CodeMutation) -> bytes:
     return mutated_text(mutation, text).encode('utf-8')
 
 
-def check_applies(root: Path, mutation: CodeMutation) -> None:
-    mutated_bytes(root, mutation)
-
-
 @dataclass(frozen=True)
 class Mutated:
     """The mutated copy of the repository at `root`, as it would be, read from the repository."""
