@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import needs, tiers
+from tests import needs, shared, tiers
 
 # Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
 # failure (tests/skips.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py).
@@ -32,9 +32,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     command runs every tier."""
     tiers.mark(items)
     # Whole modules that start JVMs, pre-commit or worker processes run first, the quick ones
-    # last: the workers (`--dist worksteal`, pyproject.toml) then end together instead of one
-    # waiting on a long test picked up at the end. A module stays in one piece, in its order, so
-    # that its module-scoped fixtures are built once.
+    # last: the workers then end together instead of one waiting on a long module picked up at
+    # the end. A module runs whole on one worker (`--dist loadfile`, pyproject.toml), in its
+    # order, so that its module-scoped fixtures are built once.
     rank: dict[Path, int] = {}
     for item in items:
         path = Path(str(item.fspath))
@@ -268,15 +268,12 @@ def covered_repo(git_repo: GitRepo) -> GitRepo:
 
 
 # The execlease hook repository for the end-to-end tests through the real pre-commit, shared by
-# every such test file so that pre-commit clones and installs it once per session.
+# every such test file, and by the workers (tests/shared.py), so that pre-commit clones and
+# installs it once per run.
 HERE = Path(__file__).resolve().parent.parent
 
 
-@tiers.uses('e2e')
-@pytest.fixture(scope='session')
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A git repository holding this package and its .pre-commit-hooks.yaml, committed."""
-    path = tmp_path_factory.mktemp('hook-repo')
+def _hook_repo(path: Path) -> None:
     for name in ('pyproject.toml', '.pre-commit-hooks.yaml', 'README.md', 'LICENSE'):
         if (HERE / name).exists():
             shutil.copy2(HERE / name, path / name)
@@ -289,7 +286,15 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     repo = GitRepo(path)
     repo.git('init', '-q', '-b', 'main')
     repo.git('add', '.')
-    return path, repo.commit('execlease hook under test')
+    repo.commit('execlease hook under test')
+
+
+@tiers.uses('e2e')
+@pytest.fixture(scope='session')
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A git repository holding this package and its .pre-commit-hooks.yaml, committed."""
+    path = shared.folder(tmp_path_factory, 'hook-repo', _hook_repo)
+    return path, GitRepo(path).head()
 
 
 @tiers.uses('e2e')
@@ -299,12 +304,16 @@ def readme_install(hook_repo: tuple[Path, str], tmp_path_factory: pytest.TempPat
     `hook_repo` as EXECLEASE_GIT (a git install, not editable); its bin folder."""
     from tests.e2e import install
 
-    return install.readme_install(hook_repo[0], tmp_path_factory.mktemp('readme-venv'))
+    def build(folder: Path) -> None:
+        install.readme_install(hook_repo[0], folder)
+
+    return shared.folder(tmp_path_factory, 'readme-venv', build) / 'venv' / 'bin'
 
 
 @pytest.fixture(scope='session')
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp('pre-commit-home')
+    """pre-commit's store, shared by the workers: pre-commit locks it while it installs."""
+    return shared.folder(tmp_path_factory, 'pre-commit-home', lambda folder: None)
 
 
 @tiers.uses('tlc')

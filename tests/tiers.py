@@ -117,9 +117,6 @@ def fast_tier_tripwire(
         return
     folder = _log_folder(tmp_path_factory)  # one per session: a folder per test costs a scan each
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', f'-Xlog:disable -Xlog:os=info:file={folder}/jvm-%p.log')
-    # The package keeps the Java it probed for the process: without this, only the first test of
-    # a worker that probes Java would be seen, and which one that is depends on the order.
-    monkeypatch.setattr('execlease_hook.tlc.java._java_memo', {})
     _current[:] = [item]
     _seen.clear()
     try:

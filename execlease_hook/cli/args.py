@@ -7,7 +7,10 @@ Light on purpose: cli/main.py builds every subparser on each run, the guard's in
 from __future__ import annotations
 
 import argparse
+import textwrap
 
+from execlease_hook.commands.help import TOPICS
+from execlease_hook.core import settings
 from execlease_hook.formats.names import FORMATS
 
 EXITS = {
@@ -85,8 +88,6 @@ EXAMPLES = {
 
 def epilog(command: str | None) -> str:
     """The text after the options: examples, then exit codes (2 is never a pass)."""
-    import textwrap
-
     if command is None:
         lines = [
             'examples:',
@@ -176,8 +177,6 @@ def add_deep_arguments(parser: argparse.ArgumentParser) -> None:
         return int(text)
 
     def seconds(text: str) -> float:
-        from execlease_hook.core import settings
-
         try:
             value = float(text)
         except ValueError:
@@ -282,8 +281,6 @@ def add_init_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_help_arguments(parser: argparse.ArgumentParser) -> None:
-    from execlease_hook.commands.help import TOPICS
-
     parser.add_argument(
         'topic',
         nargs='?',

@@ -1,20 +1,18 @@
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from types import ModuleType
+from typing import TYPE_CHECKING
 
+from execlease_hook.cli import args
+from execlease_hook.core import signals, term
 from execlease_hook.core.errors import ExecleaseError
+from execlease_hook.core.settings import from_environ
 
-# argparse (with gettext, locale, and shutil for the help width) and building every subparser
-# cost the guard as much as the rest of a commit with nothing covered staged; `execlease guard
-# FILES...`, what pre-commit runs, is read without them (_plain_guard). mypy treats any name
-# TYPE_CHECKING as true.
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
-
     from execlease_hook.core.settings import Settings
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
@@ -32,45 +30,42 @@ COMMANDS: dict[str, Callable[[], ModuleType]] = {
 
 
 def _jobs(text: str) -> int:
-    import argparse
-
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError('must be 1 or more')
     return value
 
 
-def _version_action() -> type[argparse.Action]:
-    """`--version`, reading the installed version only when asked: importlib.metadata costs
-    every other command (the guard runs on each commit) more than the rest of its imports."""
-    import argparse
+class _Version(argparse.Action):
+    """`--version`, reading the installed version only when asked (argparse's own action
+    takes the string when the parser is built, on every command)."""
 
-    class _Version(argparse.Action):
-        def __init__(
-            self,
-            option_strings: Sequence[str],
-            dest: str = argparse.SUPPRESS,
-            default: str = argparse.SUPPRESS,
-            help: str = "show program's version number and exit",
-        ) -> None:
-            super().__init__(
-                option_strings=option_strings, dest=dest, default=default, nargs=0, help=help
-            )
+    def __init__(
+        self,
+        option_strings: Sequence[str],
+        dest: str = argparse.SUPPRESS,
+        default: str = argparse.SUPPRESS,
+        help: str = "show program's version number and exit",
+    ) -> None:
+        super().__init__(
+            option_strings=option_strings, dest=dest, default=default, nargs=0, help=help
+        )
 
-        def __call__(
-            self,
-            parser: argparse.ArgumentParser,
-            namespace: argparse.Namespace,
-            values: object,
-            option_string: str | None = None,
-        ) -> None:
-            print(_version())
-            parser.exit()
-
-    return _Version
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(_version())
+        parser.exit()
 
 
 def _version() -> str:
+    # Lazy, as in the next two: what only --version, an old hook id or a bug needs (the
+    # installed metadata, traceback) would cost every commit, which runs `execlease guard`
+    # (benchmarks/guard_latency.py (b): XXX).
     from execlease_hook.core import origin
 
     return origin.describe(origin.installed())
@@ -81,17 +76,13 @@ SIGNALLED = ('verify', 'tools')
 
 
 def build_parser() -> argparse.ArgumentParser:
-    import argparse
-
-    from execlease_hook.cli import args
-
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
         epilog=args.epilog(None),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument('--version', action=_version_action())
+    parser.add_argument('--version', action=_Version)
     sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
@@ -171,14 +162,12 @@ def build_parser() -> argparse.ArgumentParser:
 def _renamed_hook_argument(parser: argparse.ArgumentParser) -> None:
     """The old hook ids' entries name themselves, for the note of what to change (not in --help:
     only the published hooks pass it)."""
-    import argparse
-
     parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
 
 
 def _renamed_hook_note(old: str) -> None:
+    # Lazy: see _version.
     from execlease_hook.commands import init_hooks
-    from execlease_hook.core import term
 
     new = init_hooks.RENAMED.get(old, old)
     width = term.width(sys.stderr)
@@ -234,29 +223,9 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     return code
 
 
-class _Options:
-    """The options of a plain `guard FILES...`: what argparse's Namespace would hold."""
-
-    def __init__(self, files: list[str]) -> None:
-        self.command, self.quiet, self.verbose = 'guard', 0, 0
-        self.all, self.model, self.range, self.files = False, None, None, files
-        self.format, self.output, self.renamed_hook = None, None, None
-
-
-def _plain_guard(argv: Sequence[str]) -> argparse.Namespace | None:
-    """`guard` followed only by file names (none starting with `-`): the options argparse would
-    give, without importing it; None for anything else (an option, --help, another command),
-    which the parser reads. tests/cli/main_test.py checks both agree."""
-    if not argv or argv[0] != 'guard' or any(arg.startswith('-') for arg in argv[1:]):
-        return None
-    return _Options(list(argv[1:]))  # type: ignore[return-value]  # read only by attribute
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    from execlease_hook.core import term
-
     args = sys.argv[1:] if argv is None else list(argv)
-    options = _plain_guard(args) or build_parser().parse_args(args)
+    options = build_parser().parse_args(args)
     options.argv = args  # for a bug's log (core/crash.py)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.
@@ -269,14 +238,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(options: argparse.Namespace) -> int:
-    from execlease_hook.core import term
-    from execlease_hook.core.settings import from_environ
-
     restore = None
     settings: Settings | None = None
     if options.command in SIGNALLED:
-        from execlease_hook.core import signals
-
         restore = signals.install()
     try:
         old_hook = getattr(options, 'renamed_hook', None)  # guard and verify only
@@ -291,8 +255,6 @@ def _main(options: argparse.Namespace) -> int:
         return e.exit_code
     except KeyboardInterrupt as e:
         # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
-        from execlease_hook.core import signals
-
         what, code = signals.interrupted(e)
         print(f'execlease {options.command}: {what}', file=sys.stderr)
         return code
@@ -306,9 +268,10 @@ def _main(options: argparse.Namespace) -> int:
 
 
 def _crashed(options: argparse.Namespace, error: Exception, named_log: str | None) -> int:
+    # Lazy: see _version.
     import traceback
 
-    from execlease_hook.core import crash, term
+    from execlease_hook.core import crash
 
     text = traceback.format_exc()
     log = crash.write_log(crash.report(options.argv, text, _version()), named_log)

@@ -27,13 +27,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.commands import add_library
-from execlease_hook.core import atomic, paths
+from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare
+from execlease_hook.coverage.notes import map_table
+from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.git import blobs, repo
+from execlease_hook.git.blobs import WorktreeSource
+from execlease_hook.locate.entry import locate
 from execlease_hook.manifest import find, notes_table, read, write
 from execlease_hook.manifest.model import CoveredEntry, Finding, Manifest, Mutation, Region, Replace
+from execlease_hook.spec import record
+from execlease_hook.spec.action_map import closest
 
 if TYPE_CHECKING:
     import argparse
@@ -75,11 +81,7 @@ def _lines_of(text: str, needle: str) -> str:
 def _check_action(m: Manifest, action: str) -> None:
     """The action must be defined in the model (the spec or a module it EXTENDS or INSTANCEs),
     by the name TLC prints in a counterexample."""
-    from execlease_hook.git.blobs import WorktreeSource
-    from execlease_hook.spec.action_map import closest
-    from execlease_hook.spec.record import read
-
-    view = read(m, WorktreeSource(m.root))
+    view = record.read(m, WorktreeSource(m.root))
     if view.definition(action) is None:
         raise CannotRun(
             f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in {m.spec} '
@@ -145,9 +147,6 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
 
 def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     """Locates the entry (exit 2 as the guard would), then the new manifest and what to say."""
-    from execlease_hook.fingerprint.tokens import tokens
-    from execlease_hook.locate.entry import locate
-
     try:
         content = (m.root / entry.path).read_bytes()
     except FileNotFoundError:
@@ -330,8 +329,6 @@ def add_finding(
 def _notes_table(m: Manifest) -> str | None:
     """The regenerated NOTES.md text, None when it keeps no table; refuses when an entry
     cannot be located (the table could not be written, so nothing is)."""
-    from execlease_hook.coverage.notes import map_table
-
     notes = m.folder / 'NOTES.md'
     try:
         text = notes.read_text(encoding='utf-8')
@@ -408,7 +405,6 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         said.append(
             'the model changed: run `execlease verify`, then `execlease verify --update-coverage`'
         )
-    from execlease_hook.core import term
 
     if options.quiet:  # -q: nothing did not hold; the exit code says it was added
         return 0

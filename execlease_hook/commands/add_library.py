@@ -19,15 +19,19 @@ uses is noticed at once.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import paths
+from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Library, Manifest, ToolsPin
+from execlease_hook.spec import scan, syntax
+from execlease_hook.tlc import jar, libraries, library_modules, pin
+from execlease_hook.tlc.java import find_java
 
 if TYPE_CHECKING:
     import argparse
@@ -48,8 +52,6 @@ def _digest(text: str, what: str) -> str:
 
 def _downloaded_digest(url: str, what: str, settings: Settings) -> str:
     """The sha256 of what `url` serves now: downloaded to a temp folder, digested, deleted."""
-    from execlease_hook.tlc import jar, libraries
-
     if settings.tla_offline:
         raise CannotRun(
             f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
@@ -110,10 +112,6 @@ def library_entry(
             'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)'
         )
     if url.startswith('http:'):
-        import sys
-
-        from execlease_hook.core import term
-
         print(
             term.wrap(
                 f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
@@ -135,16 +133,12 @@ def library_entry(
 
 def jar_modules(path: Path) -> list[str]:
     """The modules a library jar offers TLC: the .tla files at its root."""
-    from execlease_hook.tlc import library_modules
-
     return [name.removesuffix('.tla') for name in library_modules.jar_modules(path)]
 
 
 def ready(root: Path, lib: Library, settings: Settings) -> tuple[list[str], Libraries]:
     """The library made ready as `verify` makes it (a jar fetched and verified, a folder read):
     (the modules it supplies, itself ready). Raises CannotRun."""
-    from execlease_hook.tlc import libraries
-
     libs = libraries.one(root, lib, f'--library {lib.label}', settings, 'the sha256 given is')
     if libs.folders:
         return [Path(name).stem for name, _ in libs.modules()], libs
@@ -161,9 +155,6 @@ def read_by_model(m: Manifest, libs: Libraries, settings: Settings) -> tuple[lis
     """The modules the model's spec reads with these libraries, found where TLC looks (its
     folder, the library folders, the jars), and the tla2tools.jar whose standard modules count
     (one that is not on this machine yet has none)."""
-    from execlease_hook.tlc import library_modules
-    from execlease_hook.tlc.jar import present_jar
-
     spec = m.folder / m.spec
     try:
         text = spec.read_bytes()
@@ -171,23 +162,21 @@ def read_by_model(m: Manifest, libs: Libraries, settings: Settings) -> tuple[lis
         raise CannotRun(
             f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model checks'
         ) from None
-    jar = present_jar(m.root, settings) or Path('tla2tools.jar')
+    tools_jar = jar.present_jar(m.root, settings) or Path('tla2tools.jar')
     folder = paths.rel(m.root, m.folder)
     read = library_modules.read_by(
         (m.spec, text),
         paths.modules_beside(m.root, spec),
         libs,
-        jar,
+        tools_jar,
         '' if folder == '.' else f'{folder}/',
     )
-    return read, jar
+    return read, tools_jar
 
 
 def unsupplied(read: list[Module], standard: frozenset[str]) -> dict[str, list[Module]]:
     """Each module that a module the model reads imports and nothing supplies (not its folder,
     a library, or TLC), with the modules that import it."""
-    from execlease_hook.spec import syntax
-
     found = {mod.name for mod in read}
     out: dict[str, list[Module]] = {}
     for mod in read:
@@ -203,9 +192,6 @@ def supplies(
     """What a library offers, said against what the model reads; the modules of it the model
     reads scanned as `verify` scans them (a module no root imports is never judged); a standard
     module it shadows and a module its own modules need that nothing supplies, named."""
-    from execlease_hook.spec import scan
-    from execlease_hook.tlc import library_modules
-
     read, jar = read_by_model(m, libs, settings)
     scan.refuse([(mod.path, mod.text) for mod in read if mod.library is not None])
     used = sorted({mod.name for mod in read if mod.library == lib.label})
@@ -249,7 +235,6 @@ def add_library(
             f'--library {options.library}: the model folder itself, whose modules TLC finds '
             'without a library entry'
         )
-    from execlease_hook.tlc import libraries
 
     modules, _ = ready(m.root, lib, settings)
     new = dataclasses.replace(m, libraries=(*m.libraries, lib))
@@ -263,10 +248,6 @@ def add_tools(
 ) -> tuple[Manifest, list[str]]:
     """The model's own TLA+ tools and/or its lowest TLC, checked by fetching the jar and asking
     its TLC for its version, as `verify` will."""
-    from execlease_hook.tlc import pin
-    from execlease_hook.tlc.jar import ToolJar, resolve_jar
-    from execlease_hook.tlc.java import find_java
-
     old = m.tools or ToolsPin()
     url, sha256 = old.url, old.sha256
     if options.tools is not None:
@@ -287,15 +268,15 @@ def add_tools(
     new = dataclasses.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
     java = find_java(settings)
     try:
-        default: ToolJar | None = resolve_jar(m.root, settings)
+        default: jar.ToolJar | None = jar.resolve_jar(m.root, settings)
     except CannotRun:
         if sha256 is None:
             raise
         default = None
-    jar = pin.jar_for(new, default, java, settings)
+    pinned = pin.jar_for(new, default, java, settings)
     said = []
     if options.tools is not None:
-        said.append(f'added tools {url}: sha256 {sha256}, {jar.tlc_version} ({jar.source})')
+        said.append(f'added tools {url}: sha256 {sha256}, {pinned.tlc_version} ({pinned.source})')
     if options.min_tlc is not None:
-        said.append(f"added tools.minTlc {least}: the model's jar is {jar.tlc_version}")
+        said.append(f"added tools.minTlc {least}: the model's jar is {pinned.tlc_version}")
     return new, said

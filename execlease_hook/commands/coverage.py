@@ -9,17 +9,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from execlease_hook.core import paths
+from execlease_hook.core import outcomes, paths, table, term
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.outcomes import HELD
 from execlease_hook.core.settings import Settings
-from execlease_hook.coverage import compare, watch
+from execlease_hook.coverage import compare, items, watch
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.coverage.notes import write_map
+from execlease_hook.formats.emit import Outputs
+from execlease_hook.formats.report import Report
 from execlease_hook.git import blobs, repo
 from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.spec import modules
+from execlease_hook.spec import action_map, modules, record
+from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.spec.modules import Module
+from execlease_hook.verify.report import entry_json
 
 if TYPE_CHECKING:
     import argparse
@@ -44,8 +49,6 @@ def listing(
     """Within `width` (the terminal's by default) the current hash is left out first (a person
     does not compare hashes by eye; `--format json` has it), then cells are clipped: a path
     keeps its file name and line."""
-    from execlease_hook.core import table, term
-
     columns = (
         table.Column('id', clip=table.keep_ends, least=10),
         table.Column('where', clip=table.keep_end, least=16),
@@ -79,8 +82,6 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
     """The model against its recorded modelHash, and the map between actions and entries:
     (one word or phrase for the header, exit code, the lines that say what and why, the modules
     the model is made of)."""
-    from execlease_hook.spec import action_map, record
-
     if not m.covers_code:
         return 'covers no code (no "coverage" in the manifest)', 0, [], []
     try:
@@ -119,21 +120,11 @@ def module_lines(modules: Sequence[Module]) -> list[str]:
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    from execlease_hook.formats.emit import Outputs
-
-    outputs = Outputs(
-        'coverage', getattr(options, 'format', None), getattr(options, 'output', None), None
-    )
+    outputs = Outputs('coverage', options.format, options.output, None)
     return outputs.run(lambda: _run(options, outputs))
 
 
 def _run(options: argparse.Namespace, outputs: Any) -> int:
-    from execlease_hook.core import outcomes
-    from execlease_hook.core.outcomes import HELD
-    from execlease_hook.coverage import items
-    from execlease_hook.formats.report import Report
-    from execlease_hook.verify.report import entry_json
-
     root = repo.repo_root()
     code = 0
     report = Report('coverage', 0, repo.head(root))
@@ -143,13 +134,10 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         statuses = compare.compare(m, source)
         model_text, model_code, model_lines, read_modules = model_status(m, source)
         watched = watch.check_worktree(m, statuses)
-        print(listing(m, statuses, model_text, quiet=getattr(options, 'quiet', 0) > 0))
-        if getattr(options, 'quiet', 0) <= 0:
-            from execlease_hook.core import term
-            from execlease_hook.spec.action_map import MAP_RULES
-
+        print(listing(m, statuses, model_text, quiet=options.quiet > 0))
+        if options.quiet <= 0:
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
-        shown = module_lines(read_modules) if getattr(options, 'verbose', 0) > 0 else []
+        shown = module_lines(read_modules) if options.verbose > 0 else []
         for line in (
             *shown,
             *model_lines,

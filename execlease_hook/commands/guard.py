@@ -7,41 +7,44 @@ on every commit (docs/architecture.md#the-fast-stage-guard).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo
+from execlease_hook.guard import stage
 
-TYPE_CHECKING = False  # neither argparse nor typing is imported on the fast path (cli/main.py)
 if TYPE_CHECKING:
     import argparse
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    if getattr(options, 'format', None) not in (None, 'text') or getattr(options, 'output', None):
+    if options.format not in (None, 'text') or options.output:
         return _reported(options)
     return _judge(options, None)
 
 
 def _judge(options: argparse.Namespace, report: object) -> int:
     root = repo.repo_root()
-    if getattr(options, 'range', None):
+    if options.range:
+        # Lazy: --range loads all of guard/check.py at once, which the staged path loads
+        # only when something is concerned (guard/stage.py says what that costs).
         from execlease_hook.guard import push_range
 
-        return push_range.guard_range(
-            root, options.range, options.model, quiet=getattr(options, 'quiet', 0) > 0
-        )
-    from execlease_hook.guard import stage
+        return push_range.guard_range(root, options.range, options.model, quiet=options.quiet > 0)
 
     return stage.judge_staged(
         root,
         list(options.files),
         options.model,
         options.all,
-        getattr(options, 'verbose', 0) > 0,
+        options.verbose > 0,
         report,
     )
 
 
 def _reported(options: argparse.Namespace) -> int:
+    # Lazy: the report and its writers, only with --format or --output
+    # (benchmarks/guard_latency.py (b): XXX).
     from execlease_hook.formats.emit import Outputs
     from execlease_hook.formats.report import Report
 

@@ -16,18 +16,23 @@ is the only user of each part.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.commands import init_hooks
-from execlease_hook.core import atomic, paths
+from execlease_hook.commands import add_library, init_hooks
+from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo
 from execlease_hook.manifest import notes_table, read, write
 from execlease_hook.manifest.model import Check, Library, Manifest
+from execlease_hook.tlc import libraries, library_modules, missing
 
 if TYPE_CHECKING:
     import argparse
@@ -209,8 +214,6 @@ INSTALL_TYPES_LINE = f'default_install_hook_types: [{", ".join(HOOK_TYPES)}]'
 def missing_hook_types(config: str) -> tuple[str, ...] | None:
     """The hook types an existing config's top-level `default_install_hook_types` lacks (read as
     text: the flow form `[a, b]` or one `- a` line each); None when it has no such key."""
-    import re
-
     lines = config.splitlines()
     for i, line in enumerate(lines):
         match = re.match(r'default_install_hook_types\s*:\s*(.*?)\s*(?:#.*)?$', line)
@@ -259,8 +262,6 @@ def _copy_schema(p: ModelPlan) -> str | None:
 
 
 def _json_key(path: Path, key: str) -> object:
-    import json
-
     try:
         data = json.loads(path.read_text(encoding='utf-8'))
     except (OSError, ValueError):
@@ -305,8 +306,6 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
             )
         report.extend(_unsupplied(p, [lib for lib, _ in libraries], settings))
     else:
-        import shlex
-
         report.append(
             f'left alone: {m_rel} exists'
             + ('; add each library to it with:' if options.library else '')
@@ -362,7 +361,6 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
             Verbatim(f'  execlease verify --update-coverage{model}'),
         )
     )
-    from execlease_hook.core import term
 
     if options.quiet:  # -q: nothing did not hold; the exit code says it was done
         return 0
@@ -384,11 +382,6 @@ def _libraries(
     p: ModelPlan, values: list[str], settings: Settings
 ) -> list[tuple[Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
-    import dataclasses
-
-    from execlease_hook.commands import add_library
-    from execlease_hook.tlc import libraries
-
     readied: list[tuple[Library, list[str]]] = []
     jars: list[libraries.LibraryJar] = []
     folders: list[libraries.LibraryFolder] = []
@@ -411,11 +404,6 @@ def _libraries(
 def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
-    import dataclasses
-
-    from execlease_hook.commands import add_library
-    from execlease_hook.tlc import libraries, library_modules, missing
-
     probe = dataclasses.replace(_probe(p), libraries=tuple(given))
     read, jar = add_library.read_by_model(probe, libraries.of(probe, settings), settings)
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))

@@ -14,9 +14,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from execlease_hook.core import term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import RESULT_TEXT, worst
 from execlease_hook.core.settings import Settings
+from execlease_hook.formats.emit import Outputs
 from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
 
 
@@ -178,9 +180,6 @@ def summary(report: Report) -> list[str]:
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    from execlease_hook.core import term
-    from execlease_hook.formats.emit import Outputs
-
     if options.action is None or not options.reports:
         raise CannotRun(
             (

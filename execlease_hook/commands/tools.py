@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.settings import Settings
+from execlease_hook.git import repo
+from execlease_hook.manifest import find, read
+from execlease_hook.tlc import jar, libraries, pin
 from execlease_hook.tlc.jar import ToolJar, resolve_jar
 
 if TYPE_CHECKING:
@@ -19,8 +22,6 @@ from execlease_hook.tlc.java import Java, find_java
 
 def tlc_version(jar: ToolJar, java: Java) -> str:
     """The version TLC itself prints (its banner), e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
-    from execlease_hook.tlc import pin
-
     return pin.banner(jar.path, java)
 
 
@@ -42,9 +43,6 @@ def models(
 ) -> list[str]:
     """A line per model (its TLA+ tools when its manifest names them) and per library it uses;
     none when the repository has no model yet."""
-    from execlease_hook.manifest import find, read
-    from execlease_hook.tlc import libraries, pin
-
     try:
         found = find.find_models(root, model)
     except CannotRun:
@@ -89,9 +87,6 @@ def cache_key(root: Path, model: str | None) -> str:
     lives. It moves when a pin moves and only then: a sync, which rewrites the manifests'
     fingerprints, keeps it, so a CI cache keyed by it is downloaded again only for a new pin."""
 
-    from execlease_hook.manifest import find, read
-    from execlease_hook.tlc import jar
-
     try:
         found = find.find_models(root, model)
     except CannotRun:
@@ -109,23 +104,21 @@ def cache_key(root: Path, model: str | None) -> str:
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    from execlease_hook.git import repo
-
     root = repo.repo_root()
-    if getattr(options, 'cache_key', False):
-        print(cache_key(root, getattr(options, 'model', None)))
+    if options.cache_key:
+        print(cache_key(root, options.model))
         return 0
     java = find_java(settings)
     try:
         jar: ToolJar | None = resolve_jar(root, settings)
     except CannotRun as e:
         jar, missing = None, e
-    quiet = getattr(options, 'quiet', 0) > 0  # -q: found and verified is the exit code
+    quiet = options.quiet > 0  # -q: found and verified is the exit code
     if jar is not None:
         described = describe(jar, java, tlc_version(jar, java))
         for line in () if quiet else described:
             print(line)
-    lines = models(root, getattr(options, 'model', None), jar, java, settings)
+    lines = models(root, options.model, jar, java, settings)
     if jar is None and not lines:
         raise missing  # no default tools, and no model whose own would do
     if quiet:

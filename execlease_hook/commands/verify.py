@@ -21,17 +21,15 @@ from execlease_hook.verify.pipeline import Mode
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    outputs = Outputs(
-        'verify', getattr(options, 'format', None), getattr(options, 'output', None), options.json
-    )
+    outputs = Outputs('verify', options.format, options.output, options.json)
     return outputs.run(lambda: _run(options, outputs, settings))
 
 
 def _run(options: argparse.Namespace, outputs: Outputs, settings: Settings) -> int:
     mode = mode_of(options)
     root = repo.repo_root()
-    if getattr(options, 'rev', None) or getattr(options, 'pushed', False):
-        return verify(getattr(options, 'rev', None), mode, root, outputs, settings)
+    if options.rev or options.pushed:
+        return verify(options.rev, mode, root, outputs, settings)
     return pipeline.run(mode, outputs, root, root, settings).code
 
 
@@ -39,8 +37,8 @@ def mode_of(options: argparse.Namespace) -> Mode:
     """The run the options ask for, or CannotRun naming the options that do not go together."""
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
-    deep, simulate = getattr(options, 'deep', False), getattr(options, 'simulate', False)
-    commit = getattr(options, 'rev', None) or getattr(options, 'pushed', False)
+    deep, simulate = options.deep, options.simulate
+    commit = options.rev or options.pushed
     beyond = None
     if deep or simulate:
         if commit:
@@ -48,18 +46,18 @@ def mode_of(options: argparse.Namespace) -> Mode:
         for name, given in (
             ('--quick', options.quick),
             ('--update-coverage', options.update_coverage),
-            ('--shard', getattr(options, 'shard', None)),
-            ('--only', getattr(options, 'only', None)),
+            ('--shard', options.shard),
+            ('--only', options.only),
         ):
             if given:
                 raise CannotRun(
                     f'{"--simulate" if simulate else "--deep"} runs the checks beyond their '
                     f'shipped bounds only; drop {name} (plain `execlease verify` runs the rest)'
                 )
-        values = (getattr(options, n, None) for n in ('depth', 'traces', 'seed', 'budget', 'fpmem'))
+        values = (getattr(options, n) for n in ('depth', 'traces', 'seed', 'budget', 'fpmem'))
         beyond = Beyond.of(bool(deep), bool(simulate), *values)
     for name in () if beyond else ('depth', 'traces', 'seed', 'budget', 'fpmem'):
-        if getattr(options, name, None) is not None:
+        if getattr(options, name) is not None:
             owner = '--simulate' if name in ('depth', 'traces', 'seed') else '--deep and --simulate'
             raise CannotRun(f'--{name} is an option of {owner}; add it or drop --{name}')
     if commit and options.update_coverage:
@@ -68,7 +66,7 @@ def mode_of(options: argparse.Namespace) -> Mode:
             '--rev or --pushed'
         )
     selection = None
-    if getattr(options, 'shard', None) or getattr(options, 'only', None):
+    if options.shard or options.only:
         if options.update_coverage:
             raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
         index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
@@ -78,11 +76,11 @@ def mode_of(options: argparse.Namespace) -> Mode:
         quick=bool(options.quick),
         selection=selection,
         update_coverage=bool(options.update_coverage),
-        reason=getattr(options, 'reason', None),
+        reason=options.reason,
         beyond=beyond,
         jobs=options.jobs,
         cache=not options.no_cache,
-        verbosity=getattr(options, 'verbose', 0) - getattr(options, 'quiet', 0),
+        verbosity=options.verbose - options.quiet,
     )
 
 
@@ -114,9 +112,8 @@ def verify(rev: str | None, mode: Mode, root: Path, outputs: Outputs, settings: 
     else:
         pushed = pushed_range(root)
         if pushed is None:
-            return pipeline.run(
-                mode, outputs, root, root, settings
-            ).code  # manual stage: the working tree
+            # The manual stage: the working tree.
+            return pipeline.run(mode, outputs, root, root, settings).code
         commits, tip, label = pushed
         print(
             term.wrap(

@@ -7,9 +7,13 @@ not run" (2), which a CI step or a person can act on without reading a traceback
 from __future__ import annotations
 
 import os
+import platform
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from execlease_hook.core import atomic
 
 EXIT_BUG = 3
 
@@ -23,9 +27,6 @@ def log_path(named: str | None) -> Path:
 
 
 def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
-    import platform
-    import shlex
-
     return '\n'.join(
         (
             '# execlease: an unexpected error',
@@ -45,8 +46,6 @@ def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
 def write_log(text: str, named: str | None) -> Path | None:
     """The report written (atomically, replacing the last one) to `log_path(named)`; None when
     it cannot be."""
-    from execlease_hook.core import atomic
-
     path = log_path(named)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

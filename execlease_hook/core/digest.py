@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 
 def length_prefixed(data: bytes, tag: bytes = b'', sep: bytes = b'\0') -> bytes:
     """The one encoder of every digest's fields: `tag`, the length in decimal, `sep`, the bytes.
@@ -13,6 +15,13 @@ def length_prefixed(data: bytes, tag: bytes = b'', sep: bytes = b'\0') -> bytes:
 
 def tagged_field(tag: bytes, data: bytes) -> bytes:
     return length_prefixed(data, tag, b':')
+
+
+@functools.cache  # a syntax tree has few kinds and many nodes
+def opening_field(flag: bytes, kind: str) -> bytes:
+    """The field that opens a node of `kind` in a tree digest; `flag` says how it was parsed
+    (named, anonymous, missing, an error)."""
+    return tagged_field(b'(' + flag, kind.encode('utf-8'))
 
 
 def tagged_gap(text: bytes, verbatim: bool) -> bytes:

@@ -13,6 +13,8 @@ import threading
 
 MAX_NOTES = 8  # one cause usually repeats in every job: a run shows its first few, not one per job
 
+# Process-wide by design: the fallbacks happen inside the JVM machinery, on the pool's threads,
+# far below the run that prints them; the run drains what its jobs left.
 _lock = threading.Lock()
 _notes: dict[str, None] = {}  # insertion-ordered set
 

@@ -10,7 +10,10 @@ path only, which no other machine has.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from importlib import metadata
+from urllib.parse import unquote, urlparse
 
 DISTRIBUTION = 'execlease'
 # The extras a run of execlease uses (the TLA+ tools, a JRE), not those of its development.
@@ -35,8 +38,6 @@ class Origin:
 
 
 def installed() -> Origin:
-    from importlib import metadata
-
     try:
         dist = metadata.distribution(DISTRIBUTION)
     except metadata.PackageNotFoundError:
@@ -47,9 +48,6 @@ def installed() -> Origin:
 def extras_requirements() -> tuple[str, ...]:
     """The requirements of the runtime extras this execlease was installed with (every package of
     the extra present), for an environment that must find what the command line finds."""
-    import re
-    from importlib import metadata
-
     try:
         requires = metadata.requires(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:
@@ -67,9 +65,6 @@ def extras_requirements() -> tuple[str, ...]:
 
 
 def _present(requirement: str) -> bool:
-    import re
-    from importlib import metadata
-
     name = re.match(r'[A-Za-z0-9._-]+', requirement)
     try:
         return name is not None and bool(metadata.version(name.group()))
@@ -99,8 +94,6 @@ def extra_install(extra: str) -> str:
     if found.url is not None and found.commit is not None:
         return f"pip install 'execlease[{extra}] @ git+{found.url}@{found.commit}'"
     if found.url is not None and found.url.startswith('file://'):
-        from urllib.parse import unquote, urlparse
-
         path = unquote(urlparse(found.url).path)
         return f"pip install {'-e ' if found.editable else ''}'{path}[{extra}]'"
     return f"pip install 'execlease[{extra}]'"

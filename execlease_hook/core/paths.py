@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from execlease_hook.core.errors import CannotRun
+
 
 def rel(root: Path | str, path: Path | str) -> str:
     """`path` relative to `root`, POSIX-spelled: how every path is named in a manifest, a message
@@ -151,8 +153,6 @@ def outside_problem(root: Path, path: Path) -> str | None:
 def modules_beside(root: Path, spec: Path) -> tuple[tuple[str, bytes], ...]:
     """The other .tla files in the spec's folder (TLC may read any of them), each checked to be
     inside the repository: (name, bytes), sorted by name. Raises CannotRun naming the file."""
-    from execlease_hook.core.errors import CannotRun
-
     found = []
     for module in sorted(spec.parent.glob('*.tla')):
         if module.name == spec.name:

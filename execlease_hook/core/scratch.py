@@ -38,6 +38,8 @@ except ImportError:  # pragma: no cover - Windows
 
 MARK = '.execlease-owner'
 
+# Process-wide by design: a mark's lock is held for as long as this process owns the folder (that
+# is what tells a later run the folder is not a dead run's leftover), whoever made it.
 _lock = threading.Lock()
 _held: dict[str, int] = {}  # folder -> the descriptor that holds its mark's lock
 

@@ -11,6 +11,7 @@ was (128 + its number: 143 for SIGTERM, 129 for SIGHUP).
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Callable
 from types import FrameType
 
@@ -40,8 +41,6 @@ def _raise(signum: int, frame: FrameType | None) -> None:
 
 def install() -> Callable[[], None]:
     """Handle SIGTERM and SIGHUP in this (main) thread; returns a function restoring the old handlers."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return lambda: None  # only the main thread may set handlers (and receives signals)
     previous = {s: signal.getsignal(s) for s in HANDLED}

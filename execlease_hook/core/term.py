@@ -9,12 +9,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-
-# `typing` costs about 20 ms to import and the guard imports this module on every commit;
-# mypy treats any name TYPE_CHECKING as true, so the annotation needs no runtime import.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import TextIO
+import textwrap
+from typing import TextIO
 
 DEFAULT_WIDTH = 80  # when the output is not a terminal and COLUMNS is not set
 MIN_WIDTH = 40
@@ -79,8 +75,6 @@ def wrap(text: str, columns: int | None = None) -> str:
     hanging the continuation under the text after a list marker ('1. ') or a label ('note: ').
     Diffs and words longer than the width (a path, a hash) are left whole: breaking them would
     make them wrong."""
-    import textwrap
-
     limit = columns or width()
     out: list[str] = []
     for verbatim, lines in _paragraphs(text.split('\n')):

@@ -10,12 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.fingerprint.scheme import SCHEME, fingerprint, matches, scheme_of
+from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.git.blobs import Source
+from execlease_hook.locate.entry import edge_variants, locate
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from typing import Protocol
 
@@ -48,10 +51,6 @@ def _failure_status(message: str) -> str:
 
 
 def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
-    from execlease_hook.fingerprint.scheme import SCHEME, fingerprint, matches, scheme_of
-    from execlease_hook.fingerprint.tokens import tokens
-    from execlease_hook.locate.entry import locate
-
     content = source.read(entry.path)
     if content is None:
         return EntryStatus(
@@ -81,10 +80,6 @@ def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
 def _same_at_edges(located: Located, content: bytes, recorded: str) -> Located | None:
     """The region taken with or without the optional tokens at its edges, when that has the
     recorded fingerprint (locate/entry.py's edge_variants)."""
-    from execlease_hook.fingerprint.scheme import matches
-    from execlease_hook.fingerprint.tokens import tokens
-    from execlease_hook.locate.entry import edge_variants
-
     return next((v for v in edge_variants(located, content, tokens) if matches(v, recorded)), None)
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.formats.report import Item, Location
+from execlease_hook.spec.record import in_worktree
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -50,8 +51,6 @@ def line_of(text: str, needle: str) -> int | None:
 def definition_line(m: Manifest, name: str) -> Location | None:
     """Where the model defines `name` (`Name ==` or `Name(...) ==`): in the spec or a module it
     EXTENDS or INSTANCEs, as the working tree holds them."""
-    from execlease_hook.spec.record import in_worktree
-
     view = in_worktree(m)
     unit = None if view is None else view.definition(name)
     if unit is None:

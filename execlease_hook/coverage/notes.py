@@ -10,15 +10,15 @@ rewritten table would be stale again at the next commit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import notes_table
 from execlease_hook.manifest.model import Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from execlease_hook.coverage.compare import EntryStatus
 
 

@@ -11,10 +11,18 @@ Else: the only one that the synced code did not define, or else the closest name
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from execlease_hook.core import settings
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.fingerprint.scheme import matches
+from execlease_hook.locate.entry import find_functions
+from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.source import language_for
 
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Definition
@@ -43,10 +51,6 @@ def _last(qualname: str) -> str:
 def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition) -> bool:
     """True when `d`, with its name (and any call of itself) written back to the entry's name,
     has the entry's recorded fingerprint."""
-    from execlease_hook.core.errors import CannotRun
-    from execlease_hook.fingerprint.scheme import matches
-    from execlease_hook.locate.entry import find_functions
-
     if e.hash is None or e.function is None:
         return False
     start, end = d.nodes[0].start_byte, d.nodes[-1].end_byte
@@ -70,9 +74,6 @@ def find(
 ) -> Renamed | None:
     """`read(path) -> bytes | None` reads the judged content; `synced`: the entry's file as
     synced, when known (it tells which names are new)."""
-    from execlease_hook.core import settings
-    from execlease_hook.locate.source import language_for
-
     if e.function is None:
         return None
     for path in paths:
@@ -99,10 +100,6 @@ def find(
 def _in_file(
     m: Manifest, e: CoveredEntry, path: str, language: str, content: bytes, synced: bytes | None
 ) -> Renamed | None:
-    import difflib
-
-    from execlease_hook.locate.index import every_definition
-
     assert e.function is not None
     covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
     candidates = [

@@ -18,6 +18,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from execlease_hook.git import blobs, repo
+from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.languages import LANGUAGES
+from execlease_hook.locate.source import language_for, parse
 from execlease_hook.manifest import watch_paths
 from execlease_hook.manifest.model import Manifest, WatchRule
 
@@ -64,8 +68,6 @@ def check(
 ) -> WatchResult:
     """Judge the functions of `paths` (read from `source`) against the watch rules of `m`;
     `statuses` must hold the located entries of those paths."""
-    from execlease_hook.locate.source import language_for
-
     covered: dict[str, list[tuple[int, int]]] = {}
     for s in statuses:
         if s.located is not None:
@@ -116,7 +118,6 @@ def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
     """The watch rules against the working tree: tracked files and new ones git does not ignore."""
     if not m.coverage.watch:
         return WatchResult((), ())
-    from execlease_hook.git import blobs, repo
 
     source = blobs.WorktreeSource(m.root)
     return check(m, source, watched(m, repo.tracked_files(m.root, untracked=True)), statuses)
@@ -134,8 +135,6 @@ def _is_text(content: bytes) -> bool:
 
 def _functions(language: str, content: bytes) -> list[tuple[str, int, int]]:
     """(qualified name, start byte, end byte) of every addressable function."""
-    from execlease_hook.locate.index import every_definition
-
     return [
         (d.qualname, d.nodes[0].start_byte, d.nodes[-1].end_byte)
         for d in every_definition(language, content)
@@ -151,8 +150,6 @@ def _innermost(
 
 def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[tuple[int, str]]:
     """(byte offset, what it does) for every match of every rule, in file order."""
-    from execlease_hook.locate.source import parse
-
     root = parse(language, content).root_node
     found: list[tuple[int, str]] = []
     text = None
@@ -201,8 +198,6 @@ def _without_comments(root: Node, content: bytes) -> bytes:
 
 def _calls(root: Node, language: str) -> list[tuple[int, str]]:
     """(byte offset, callee) of every call expression, of the kinds the language's row names."""
-    from execlease_hook.locate.languages import LANGUAGES
-
     row = LANGUAGES[language]
     kinds: Mapping[str, str] = dict(row.calls)
     receivers: Mapping[str, str] = dict(row.receivers)

@@ -8,6 +8,7 @@ as written, so a decoder never merges two spellings the language tells apart.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 
 _SIMPLE = {
@@ -45,8 +46,6 @@ def escapes(
         if head == 'u':  # \u{...}
             return chr(int(body[2:-1], 16))
         if head == 'N':
-            import unicodedata
-
             try:
                 return unicodedata.lookup(body[2:-1])
             except KeyError:

@@ -10,10 +10,10 @@ makes the handler of a `'x'` literal from a language's escape reader (C#, Kotlin
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.ts2 import text, value
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -10,6 +10,7 @@ hold does not count. A directive is read without the spaces clang-format puts ar
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.ts2 import (
     Item,
@@ -24,7 +25,6 @@ from execlease_hook.fingerprint.ts2 import (
     value,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

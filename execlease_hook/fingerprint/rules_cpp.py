@@ -8,10 +8,11 @@ to its enclosing function.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.fingerprint import rules_c
 from execlease_hook.fingerprint.ts2 import Item, named, text, up
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -8,12 +8,12 @@ their holes as code and `{{` `}}` as braces; `"..."u8` is bytes.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

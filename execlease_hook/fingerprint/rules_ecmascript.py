@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import (
@@ -18,7 +19,6 @@ from execlease_hook.fingerprint.ts2 import (
     value,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

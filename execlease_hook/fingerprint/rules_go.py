@@ -6,6 +6,8 @@ control flow.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import (
     Item,
@@ -19,7 +21,6 @@ from execlease_hook.fingerprint.ts2 import (
     value,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -6,10 +6,11 @@ Java declares methods only in classes; the enclosing class headers (modifiers, a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -10,6 +10,7 @@ only returns a value is that value (`{ return x }` is `= x`); braces around one 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal
@@ -26,7 +27,6 @@ from execlease_hook.fingerprint.ts2 import (
     value,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

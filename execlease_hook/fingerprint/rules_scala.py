@@ -7,6 +7,8 @@ decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional e
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, pieces
 from execlease_hook.fingerprint.ts2 import (
@@ -19,7 +21,6 @@ from execlease_hook.fingerprint.ts2 import (
     value,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -7,11 +7,12 @@ the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, up, value
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

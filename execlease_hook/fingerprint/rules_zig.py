@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint.ts2 import Item, field, named, same, text, trailing_comma, up, value
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -14,14 +14,14 @@ Comments are no tokens.
 
 from __future__ import annotations
 
+from types import ModuleType
+from typing import TYPE_CHECKING
+
 from execlease_hook.fingerprint import rule_modules, ts2
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import parse
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from tree_sitter import Node
 
     from execlease_hook.locate.anchor import Token

@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Union
 
-from execlease_hook.core.digest import tagged_field, tagged_gap
+from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
-    from typing import Union
-
     from tree_sitter import Node
 
     from execlease_hook.locate.definition import Located
@@ -113,15 +111,9 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
     return out
 
 
-_markers: dict[tuple[str, bytes], bytes] = {}
-
-
 def _open(node: Node, kind: str) -> bytes:
     flag = b'!' if node.is_missing else b'E' if node.is_error else b'n' if node.is_named else b'a'
-    marker = _markers.get((kind, flag))
-    if marker is None:
-        marker = _markers[(kind, flag)] = tagged_field(b'(' + flag, kind.encode('utf-8'))
-    return marker
+    return opening_field(flag, kind)
 
 
 def _jsx_text(text: bytes) -> bytes:

@@ -24,10 +24,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from execlease_hook.core.digest import tagged_field
+from execlease_hook.core.digest import opening_field, tagged_field
+from execlease_hook.fingerprint import ts1
+from execlease_hook.fingerprint.literals import encode
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from typing import Union, cast
 
@@ -186,25 +188,12 @@ def _gap(text: bytes, noops: bytes = b'') -> bytes:
 
 
 def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[bytes]:
-    from execlease_hook.fingerprint import ts1
-
     first, last = max(lo, node.start_byte), min(hi, node.end_byte)
     return ts1.serialize((node,), first, last, chunk[first - base : last - base])
 
 
-_markers: dict[tuple[str, bool], bytes] = {}
-_named_markers: dict[str, bytes] = {}
-_anonymous_markers: dict[str, bytes] = {}
-
-
 def _marker(kind: str, node: Node) -> bytes:
-    if node.is_missing:
-        return open_marker(kind, node.is_named, True)
-    cache = _named_markers if node.is_named else _anonymous_markers
-    found = cache.get(kind)
-    if found is None:
-        found = cache[kind] = open_marker(kind, node.is_named)
-    return found
+    return open_marker(kind, node.is_named, node.is_missing)
 
 
 def marker(node: Node, kind: str) -> bytes:
@@ -212,12 +201,7 @@ def marker(node: Node, kind: str) -> bytes:
 
 
 def open_marker(kind: str, named: bool = True, missing: bool = False) -> bytes:
-    key = (kind, named) if not missing else (kind + '!', named)
-    found = _markers.get(key)
-    if found is None:
-        flag = b'!' if missing else b'n' if named else b'a'
-        found = _markers[key] = field(b'(' + flag, kind.encode('utf-8'))
-    return found
+    return opening_field(b'!' if missing else b'n' if named else b'a', kind)
 
 
 field = tagged_field  # the rule modules spell it `ts2.field`
@@ -231,8 +215,6 @@ def leaf(kind: str, text: bytes) -> list[Item]:
 def value(kind: bytes, parts: Sequence[str | list[Item]]) -> list[Item]:
     """A literal by value: its kind, then text and holes (each hole's items hashed as code).
     Adjacent texts are joined, so the spelling of the pieces never counts."""
-    from execlease_hook.fingerprint.literals import encode
-
     out: list[Item] = [b'(v' + kind + b':']
     text: list[str] = []
     for part in parts:

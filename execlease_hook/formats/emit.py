@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from execlease_hook.core import signals
+from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.formats.names import WRITERS
 from execlease_hook.formats.report import Report
@@ -65,8 +67,6 @@ class Outputs:
         return contextlib.nullcontext()
 
     def _write(self, fmt: str, path: Path, option: str, text: str) -> None:
-        from execlease_hook.core.atomic import write_text_atomic
-
         try:
             write_text_atomic(path, text)
         except OSError as e:
@@ -99,8 +99,6 @@ class Outputs:
             self.fail(str(e), 2)
             raise
         except KeyboardInterrupt as e:
-            from execlease_hook.core import signals
-
             self.fail(*signals.interrupted(e))
             raise
 

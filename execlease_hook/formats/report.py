@@ -11,6 +11,7 @@ Outcomes are the suite's: 'held', 'did not hold' (exit 1), 'could not run' (exit
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 
 from execlease_hook.core.outcomes import RESULT_TEXT
@@ -75,8 +76,6 @@ class Report:
 
 
 def tool_version() -> str:
-    from importlib import metadata
-
     try:
         return metadata.version('execlease')
     except metadata.PackageNotFoundError:

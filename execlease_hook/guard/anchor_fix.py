@@ -9,17 +9,19 @@ tokens from there that the locator finds exactly once (the `to`: the shortest ru
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.tokens import tokens
+from execlease_hook.locate import anchor
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.region import Places
 from execlease_hook.locate.source import language_for
 from execlease_hook.manifest.model import CoveredEntry, Region
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token
 
@@ -82,8 +84,6 @@ def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None) -> Fix | N
 def _guessed(e: CoveredEntry, staged: bytes, language: str) -> Fix | None:
     """Without a synced copy (an entry never synced): each anchor that fails replaced at the place
     where most of its tokens still match, if any do."""
-    from execlease_hook.locate import anchor
-
     assert e.region is not None
     now = _scope(e, staged)
     if now is None:
@@ -121,8 +121,6 @@ def _differs(
     key: str, anchor_text: str, language: str, new: list[Token], at: int, staged: bytes
 ) -> str:
     """Which token of the anchor the staged code does not have at the anchor's synced place."""
-    from execlease_hook.locate import anchor
-
     text = anchor_text.encode('utf-8')
     mine = anchor.open_ended(tokens(language, text, 0, None))
     end, matched, fails = anchor.match(mine, text, new, staged, at)
@@ -198,7 +196,6 @@ def _moved(old: list[Token], new: list[Token], index: int, end: bool) -> int | N
         return None
     if len(middle_old) > _ALIGNED or len(middle_new) > _ALIGNED:
         return head if not end else len(new) - tail - 1
-    import difflib
 
     at = index - head
     matcher = difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False)

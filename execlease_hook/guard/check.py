@@ -12,15 +12,19 @@ push_range.py's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
+from execlease_hook.coverage import compare, watch
+from execlease_hook.coverage.notes import map_table
 from execlease_hook.git import repo
 from execlease_hook.guard.diff import changed_block, entry_diffs
 from execlease_hook.guard.missing import missing_block
 from execlease_hook.guard.snapshot import Snapshot
-from execlease_hook.manifest.model import CoveredEntry, Manifest
+from execlease_hook.manifest import model, notes_table
+from execlease_hook.manifest.model import CoveredEntry, Manifest, library_folders
+from execlease_hook.spec import action_map, modules, record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.git.blobs import CommitSource, IndexSource
@@ -82,8 +86,6 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
     if not model:  # a staged module the model may read (spec/modules.py) is the model too
-        from execlease_hook.manifest.model import library_folders
-
         folders = [folder, *library_folders(m)] if folder != '.' else library_folders(m)
         model = any(paths.module_in_folder(f, path) for f in folders for path in touched) or (
             folder == '.' and any(p.endswith('.tla') and '/' not in p for p in touched)
@@ -91,8 +93,6 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
-        from execlease_hook.coverage import watch
-
         watched = tuple(
             watch.watched(m, repo.tracked_files(m.root) if everything else sorted(touched))
         )
@@ -125,17 +125,12 @@ def render(
 
 
 def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None) -> Findings:
-    from execlease_hook.coverage import compare
-
     staged, source = snap.changes, snap.source
     root = m.root
     notes_path = paths.rel(root, m.folder / 'NOTES.md')
-    from execlease_hook.manifest import model
 
     model_paths = model.model_paths(m)
     if p.model:  # the modules the spec reads, guessed from the working tree: one batch
-        from execlease_hook.spec import modules
-
         model_paths = [*model_paths, *modules.likely_paths(m)]
     source.prefetch(
         (
@@ -182,8 +177,6 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 
 def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
     """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
-    from execlease_hook.spec import action_map, record
-
     folder = paths.rel(m.root, m.folder)
     view = record.read(m, source)
     compared = record.compare(view, source)
@@ -217,8 +210,6 @@ def _check_watch(
     found: Findings,
 ) -> None:
     """Staged functions in watched paths that look like protocol code must be covered or ignored."""
-    from execlease_hook.coverage import compare, watch
-
     known = {s.entry.id for s in statuses}
     rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
     result = watch.check(m, source, p.watched, [*statuses, *compare.compare(m, source, rest)])
@@ -245,9 +236,6 @@ def _stale_map(
     or the model keeps no table. Only the rows of the checked entries, unless the whole table is
     checked (p.full_map): then the table must be `coverage/notes.map_table`'s, which is also
     what the repair (map_fix.py) and `coverage --write-map` write, so that one rewrite passes."""
-    from execlease_hook.coverage import compare
-    from execlease_hook.manifest import notes_table
-
     text = source.read(notes_path)
     if text is None:
         return []
@@ -276,7 +264,6 @@ def _stale_map(
             stale.append(f'`{s.entry.id}`: the table says {have}\n    the staged code says {want}')
     if not p.full_map or any(s.located is None for s in statuses):
         return stale
-    from execlease_hook.coverage.notes import map_table
 
     expected = map_table(m, statuses)
     if table == expected:

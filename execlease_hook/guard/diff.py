@@ -4,11 +4,18 @@ file's own line numbers, at most DIFF_LINES lines."""
 
 from __future__ import annotations
 
+import difflib
+import re
+from typing import TYPE_CHECKING
+
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.git import repo
 from execlease_hook.guard.snapshot import Snapshot
+from execlease_hook.locate.entry import locate
+from execlease_hook.locate.source import language_for, parse_from
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
 
@@ -35,7 +42,6 @@ def _indent(content: bytes, start_byte: int) -> str:
 
 def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
     """difflib numbers lines from 1 within the entry; show the file's line numbers instead."""
-    import re
 
     def shift(match: re.Match[str]) -> str:
         a, b, c, d = match.group(1), match.group(2) or '', match.group(3), match.group(4) or ''
@@ -52,12 +58,6 @@ def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dic
     coverage.syncCommit."""
     if not statuses:
         return {}
-    import difflib
-
-    from execlease_hook.core.errors import CannotRun
-    from execlease_hook.fingerprint.tokens import tokens
-    from execlease_hook.locate.entry import locate
-    from execlease_hook.locate.source import language_for, parse_from
 
     sync = m.coverage.sync_commit
     source = snap.source

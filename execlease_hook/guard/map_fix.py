@@ -15,6 +15,7 @@ from execlease_hook.core import paths
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import compare
+from execlease_hook.coverage.notes import map_table
 from execlease_hook.git import repo
 from execlease_hook.git.blobs import IndexSource
 from execlease_hook.guard.check import Findings
@@ -37,8 +38,6 @@ def _table(text: bytes | None, notes: str) -> str | None:
 def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
     """Rewrites the staged and the working tree's table; the message saying so. None when it
     cannot be fixed mechanically (an entry cannot be located, the markers are broken)."""
-    from execlease_hook.coverage.notes import map_table
-
     root = m.root
     folder = paths.rel(root, m.folder)
     notes = paths.rel(root, m.folder / 'NOTES.md')

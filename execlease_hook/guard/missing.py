@@ -4,11 +4,22 @@ manifest line to edit."""
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from execlease_hook.core import paths
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.coverage import rename_hint
+from execlease_hook.fingerprint.scheme import matches
+from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.git import repo
+from execlease_hook.guard import anchor_fix
+from execlease_hook.locate.entry import find_functions, locate
+from execlease_hook.locate.source import language_for
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.coverage import rename_hint
     from execlease_hook.coverage.compare import EntryStatus
@@ -20,9 +31,6 @@ def _manifest_line(m: Manifest, entry: CoveredEntry, text: str | None = None) ->
     the judged manifest's text when given.
 
     Values are compared decoded, so a hand-written "\\u00fc" matches the path "ü"."""
-    import json
-    import re
-
     if text is None:
         try:
             text = m.path.read_text(encoding='utf-8')
@@ -82,8 +90,6 @@ def missing_block(
     if not moved and e.function is not None and (change is None or change.status != 'D'):
         renamed = _renamed(m, e, change, source)
     if renamed is not None:
-        from execlease_hook.coverage import rename_hint
-
         how = 'with the code it had at the sync' if renamed.unchanged else 'its code differs'
         lines.append(
             f'  {renamed.path}:{renamed.line} defines {renamed.function}: renamed from '
@@ -114,8 +120,6 @@ def _renamed(
     source: IndexSource | CommitSource,
 ) -> rename_hint.Renamed | None:
     """The function a covered function was renamed to, in its file or the file's rename target."""
-    from execlease_hook.coverage import rename_hint
-
     paths = [change.path] if change is not None and change.old_path == e.path else [e.path]
     source.prefetch(paths)
     return rename_hint.find(m, e, paths, source.read, _synced(m, e))
@@ -141,8 +145,6 @@ def _anchors(
     line: int | None,
 ) -> list[str]:
     """A region's anchors to paste: those standing where the synced region stood."""
-    from execlease_hook.guard import anchor_fix
-
     staged = source.read(e.path)
     fix = anchor_fix.replacement(e, staged, _synced(m, e)) if staged is not None else None
     if fix is None:
@@ -167,14 +169,6 @@ def _find_moved(
     change: repo.StagedChange | None,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
-    from dataclasses import replace
-
-    from execlease_hook.core.errors import CannotRun
-    from execlease_hook.fingerprint.scheme import matches
-    from execlease_hook.fingerprint.tokens import tokens
-    from execlease_hook.locate.entry import find_functions, locate
-    from execlease_hook.locate.source import language_for
-
     candidates = [c.path for c in staged if c.status != 'D' and c.path != e.path]
     if change is not None and change.old_path == e.path:
         candidates.insert(0, change.path)  # the rename target first

@@ -23,7 +23,9 @@ from pathlib import Path
 
 from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import repo
+from execlease_hook.git import blobs, repo
+from execlease_hook.guard import check, snapshot, stage
+from execlease_hook.manifest import find
 
 RANGE_STEPS = (
     'What to do: each commit named above records covered code or a model that its own manifest.json',
@@ -88,9 +90,6 @@ def judge_commits(
     root: Path, commits: list[tuple[str, str | None]], tip: str, model: str | None
 ) -> int:
     """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2)."""
-    from execlease_hook.git import blobs
-    from execlease_hook.guard import check, snapshot, stage
-
     only = _model_filter(root, model)
     code = 0
     steps = False
@@ -101,8 +100,6 @@ def judge_commits(
         manifests = repo.model_manifests(root, commit, only)
         data = repo.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
         if only is None:  # a manifest.json that is no execlease manifest is not a model
-            from execlease_hook.manifest import find
-
             manifests = [
                 (rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])
             ]
@@ -138,8 +135,6 @@ def judge_commits(
             steps = steps or found.needs_steps
             code = max(code, found.code)
     if not modelled:
-        from execlease_hook.manifest import find
-
         raise CannotRun(
             f'no model found in the judged commits: {find.NONE_FOUND}, in their trees, or name '
             'one with --model DIR'

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core import outcomes
 from execlease_hook.core.outcomes import HELD
-from execlease_hook.coverage import items
+from execlease_hook.coverage import compare, items
 from execlease_hook.formats.report import Report
 
 if TYPE_CHECKING:
@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSource) -> None:
     """One item per checked entry (its block as the message when it blocks), the model hash and
     the NOTES.md table when they block."""
-    from execlease_hook.coverage import compare
-
     assert isinstance(report, Report)  # guard/stage.py passes it untyped: it imports no typing
 
     statuses = compare.compare(m, source, p.entries)

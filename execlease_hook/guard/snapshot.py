@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo
 from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Manifest
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import CommitSource, IndexSource
 
@@ -40,8 +41,6 @@ def load_model(
 ) -> StagedModel:
     """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
     compare it with the working tree's file, for the note about unstaged changes."""
-    from execlease_hook.core.errors import CannotRun
-
     if blob is None:
         blob = source.read(rel)
     where = 'staged' if worktree else source.description

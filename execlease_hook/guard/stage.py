@@ -17,12 +17,14 @@ paths are checked against the index. `--range` judges commits already made (push
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
-from execlease_hook.core import paths
+from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo
+from execlease_hook.manifest import find, watch_paths
 
 
 def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str]) -> set[str]:
@@ -35,8 +37,6 @@ def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str])
 def plain_json(data: bytes | None) -> dict | None:
     """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object.
     Parsed once by the caller and handed to the helpers below, which read it in turn."""
-    import json
-
     if data is None:
         return None
     try:
@@ -75,7 +75,6 @@ def watched_paths(parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched paths where the model's `coverage.watch` rules look for uncovered protocol code."""
     if parsed is None:
         return set()
-    from execlease_hook.manifest import watch_paths
 
     globs = watch_paths.raw_globs(parsed)
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
@@ -146,8 +145,6 @@ def staged_models(
 
 
 def _no_model(root: Path, staged: list[repo.StagedChange]) -> CannotRun:
-    from execlease_hook.manifest import find
-
     deleted = [c.path for c in staged if c.status == 'D' and c.path.rsplit('/', 1)[-1] == find.NAME]
     gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
     return CannotRun(
@@ -189,8 +186,6 @@ def judge_staged(
             raise CannotRun(outside)
     data = read_manifests(root, models)
     if model is None:  # a manifest.json that is no execlease manifest is not a model
-        from execlease_hook.manifest import find
-
         models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
         if not models:
             raise _no_model(root, staged)
@@ -208,8 +203,11 @@ def judge_staged(
         if verbose:
             print('execlease guard: nothing a model governs is part of this commit')
         return 0  # nothing any model governs is part of this commit
+    # Lazy: what judging loads (manifest validation, coverage, tree-sitter, the fingerprint
+    # rules) would make every commit that concerns nothing pay for it
+    # (benchmarks/guard_latency.py (b): XXX).
     from execlease_hook.git import blobs
-    from execlease_hook.guard import check, snapshot
+    from execlease_hook.guard import check, map_fix, report_items, snapshot
 
     code = 0
     for rel, governed, watched in wanted:
@@ -232,20 +230,14 @@ def judge_staged(
             continue
         found = check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), loaded.text)
         if report is not None:
-            from execlease_hook.guard import report_items
-
             report_items.add(report, m, p, found, source)
         if found.only_map:
-            from execlease_hook.guard import map_fix
-
             fixed = map_fix.fix(m, source, found)
             if fixed is not None:
                 print(fixed)
                 code = max(code, 1)
                 continue
         if found.blocks:
-            from execlease_hook.core import term
-
             print(term.wrap(check.render(m, found, loaded.unstaged_manifest)))
         elif verbose:
             print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')

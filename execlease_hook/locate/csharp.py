@@ -9,9 +9,10 @@ a name and so are ambiguous. Attributes (`[Obsolete]`) belong to the member they
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.locate.definition import Definition, in_scopes, names_this
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

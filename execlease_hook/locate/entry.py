@@ -4,12 +4,17 @@ widened to whole tokens. `Located` itself is locate/definition.py's.
 
 from __future__ import annotations
 
+import difflib
+from typing import TYPE_CHECKING
+
+from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.definition import Located
+from execlease_hook.locate.index import every_definition, find
 from execlease_hook.locate.languages import LANGUAGES
+from execlease_hook.locate.region import find_region
 from execlease_hook.locate.source import check_text, language_for, parse, require_language
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -33,7 +38,6 @@ def locate(entry: CoveredEntry, source: bytes, tokens: Tokenizer | None = None) 
         )
     if entry.region is None:
         raise CannotRun(f'{what} ({entry.path}): give either `function` or `region`')
-    from execlease_hook.locate.region import find_region
 
     scope = None
     if entry.within is not None:
@@ -131,8 +135,6 @@ def _token_at(root: tree_sitter.Node, at: int, literals: frozenset[str]) -> tree
 
 
 def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
-    from execlease_hook.core import settings
-
     language = language_for(path)
     if (
         language is None
@@ -144,7 +146,6 @@ def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
         source.decode('utf-8')
     except UnicodeDecodeError:
         return []
-    from execlease_hook.locate.index import find
 
     return [_located('', path, source, d) for d in find(language, source, qualname)]
 
@@ -152,8 +153,6 @@ def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
 def _one_function(
     entry: CoveredEntry, source: bytes, language: str, qualname: str, key: str
 ) -> Definition:
-    from execlease_hook.locate.index import find
-
     found = find(language, source, qualname)
     if len(found) == 1:
         return found[0]
@@ -171,10 +170,6 @@ def _one_function(
 
 
 def _similar(language: str, source: bytes, qualname: str) -> str:
-    import difflib
-
-    from execlease_hook.locate.index import every_definition
-
     definitions = every_definition(language, source)
     by_name = {d.qualname: d for d in definitions}
     # `Peer.callRPC` for `LogCabin.Server.Peer.callRPC`: a name missing its outer scopes

@@ -6,9 +6,10 @@ anonymous classes are not addressable. Overloads share a name and so are ambiguo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.locate.definition import Definition, in_scopes, names_this
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

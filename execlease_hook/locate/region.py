@@ -6,9 +6,11 @@ An anchor is where its exact text occurs once; otherwise where its tokens occur 
 
 from __future__ import annotations
 
-from execlease_hook.core.errors import CannotRun
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
+from execlease_hook.core.errors import CannotRun
+from execlease_hook.locate import anchor
+
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token, Tokenizer
     from execlease_hook.locate.definition import Located
@@ -79,7 +81,6 @@ class Places:
             at = source.find(needle, at + 1, high)
         if len(exact) == 1 or self.tokens is None or not needle:
             return exact
-        from execlease_hook.locate import anchor
 
         mine = anchor.open_ended(self.tokens(self.language, needle, 0, None))
         if all(optional for *_, optional in mine):
@@ -117,27 +118,25 @@ class Places:
             at = self.source.find(word, at + 1, self.high)
         return stretches
 
-    def once(self, anchor: str, key: str, prefix: str, where: str) -> tuple[int, int]:
+    def once(self, anchor_text: str, key: str, prefix: str, where: str) -> tuple[int, int]:
         source = self.source
-        needle = anchor.encode('utf-8')
+        needle = anchor_text.encode('utf-8')
         if not needle:
             raise CannotRun(
                 f'{prefix}: `{key}` is empty; give the text where the region starts/ends'
             )
-        found = self.find(anchor)
+        found = self.find(anchor_text)
         if not found and self.tokens is not None:
-            from execlease_hook.locate.anchor import open_ended
-
-            mine = open_ended(self.tokens(self.language, needle, 0, None))
+            mine = anchor.open_ended(self.tokens(self.language, needle, 0, None))
             raise CannotRun(
-                f'{prefix}: `{key}` {_show(anchor)} not found {where}'
+                f'{prefix}: `{key}` {_show(anchor_text)} not found {where}'
                 f'{self._differs(mine, needle)}; update the anchor to code that is there'
             )
         if len(found) == 1:
             return found[0]
         if not found:
             raise CannotRun(
-                f'{prefix}: `{key}` {_show(anchor)} not found {where}; '
+                f'{prefix}: `{key}` {_show(anchor_text)} not found {where}; '
                 f'update the anchor to text that is in the code',
             )
         lines = ', '.join(str(line) for line in sorted({_line(source, at) for at, _ in found}))
@@ -147,14 +146,12 @@ class Places:
             else ('make the anchor longer or narrow the search with `within`')
         )
         raise CannotRun(
-            f'{prefix}: `{key}` {_show(anchor)} occurs {len(found)} times {where}, on lines {lines}; '
+            f'{prefix}: `{key}` {_show(anchor_text)} occurs {len(found)} times {where}, on lines {lines}; '
             f'it must occur exactly once: {hint}',
         )
 
     def _differs(self, mine: list[Token], needle: bytes) -> str:
         """Which token of the anchor the code no longer has, where the anchor matches best."""
-        from execlease_hook.locate import anchor
-
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
         found = self.found()
@@ -178,8 +175,8 @@ def _token(text: bytes, token: Token) -> str:
     return repr(text[token[1] : token[2]].decode('utf-8', errors='replace'))
 
 
-def _show(anchor: str) -> str:
-    return repr(anchor if len(anchor) <= 60 else anchor[:57] + '...')
+def _show(anchor_text: str) -> str:
+    return repr(anchor_text if len(anchor_text) <= 60 else anchor_text[:57] + '...')
 
 
 def _line(source: bytes, offset: int) -> int:

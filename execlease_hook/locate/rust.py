@@ -6,6 +6,8 @@ Attributes written directly above a function (`#[inline]`) belong to it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.locate.definition import (
     Definition,
     ancestors,
@@ -15,7 +17,6 @@ from execlease_hook.locate.definition import (
     text,
 )
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

@@ -12,19 +12,24 @@ stages covered code (benchmarks/guard_latency.py).
 
 from __future__ import annotations
 
+import functools
+import importlib.machinery
+import importlib.util
 import os
 import sys
+from typing import TYPE_CHECKING
 
+from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
-TYPE_CHECKING = False  # mypy treats any name TYPE_CHECKING as true; `typing` stays unimported
 if TYPE_CHECKING:
     from types import ModuleType
 
     import tree_sitter
 
-_parsers: dict[str, tree_sitter.Parser] = {}
+# The trees of the files a run reads, by (language, bytes): parse_from reparses a new version of
+# a file from its base's tree found here, which a plain memo of parse could not offer.
 _trees: dict[tuple[str, bytes], tree_sitter.Tree] = {}
 _MAX_TREES = 64  # a guard run touches a handful of files (index, sync commit, moved-to candidates)
 
@@ -47,9 +52,8 @@ def require_language(path: str, what: str) -> str:
 def check_text(path: str, source: bytes, what: str) -> None:
     """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
     cost gigabytes of syntax tree (EXECLEASE_MAX_COVERED_MB)."""
-    from execlease_hook.core import settings
-
-    limit = settings.from_environ().max_covered_bytes  # not yet handed down to locate/
+    # Not handed down yet: read where a covered file is located.
+    limit = settings.from_environ().max_covered_bytes
     if len(source) > limit:
         raise CannotRun(
             f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit for covered '
@@ -120,14 +124,11 @@ def _point(source: bytes, offset: int) -> tuple[int, int]:
     return source.count(b'\n', 0, offset), offset - (source.rfind(b'\n', 0, offset) + 1)
 
 
+@functools.cache
 def _parser(language: str) -> tree_sitter.Parser:
-    parser = _parsers.get(language)
-    if parser is None:
-        core = binding('tree_sitter')
-        row = LANGUAGES[language]
-        parser = core.Parser(core.Language(getattr(binding(row.grammar), row.pointer)()))
-        _parsers[language] = parser
-    return parser
+    core = binding('tree_sitter')
+    row = LANGUAGES[language]
+    return core.Parser(core.Language(getattr(binding(row.grammar), row.pointer)()))
 
 
 def binding(package: str) -> ModuleType:
@@ -138,8 +139,6 @@ def binding(package: str) -> ModuleType:
     module = sys.modules.get(name)
     if module is not None:
         return module
-    import importlib.machinery
-    import importlib.util
 
     top = importlib.util.find_spec(package)
     where = top.submodule_search_locations if top is not None else None

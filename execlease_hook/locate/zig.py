@@ -7,9 +7,10 @@ are not definitions; `test` blocks are covered with a region.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from execlease_hook.locate.definition import Definition, ancestors, names_this, text
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (core/record.py)
 if TYPE_CHECKING:
     from tree_sitter import Node
 

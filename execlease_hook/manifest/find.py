@@ -10,10 +10,13 @@ instead (git.model_manifests, then `is_model`), and a pushed commit's from its t
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.paths import outside_problem
+from execlease_hook.git import repo
 
 NAME = 'manifest.json'
 NONE_FOUND = (
@@ -32,7 +35,6 @@ def is_manifest(data: bytes | None) -> bool:
     """The bytes of an execlease manifest, as far as can be told without validating them."""
     if data is None or b'"spec"' not in data and b'manifest.schema.json' not in data:
         return False
-    import json
 
     try:
         parsed = json.loads(data)
@@ -80,8 +82,6 @@ def _candidates(root: Path) -> list[str]:
     """Every manifest.json under root, from the repository root: git's files when root is a
     work tree's top, else a walk (dot folders and node_modules left out)."""
     if (root / '.git').exists():
-        from execlease_hook.git import repo
-
         try:
             return repo.worktree_manifests(root)
         except CannotRun:
@@ -97,8 +97,6 @@ def _candidates(root: Path) -> list[str]:
 def _inside(root: Path, manifests: list[Path]) -> list[Path]:
     """A manifest that is a symlink to a file outside the repository would judge it by rules
     nobody committed: refused, naming it."""
-    from execlease_hook.core.paths import outside_problem
-
     for manifest in manifests:
         problem = outside_problem(root, manifest)
         if problem is not None:

@@ -1,5 +1,6 @@
-"""manifest.json's data model: one frozen value per object of the file (docs/manifest.md is
-the reference; manifest/read.py validates, manifest/write.py writes).
+"""manifest.json's data model: one frozen value per object of the file, each field the key of
+that name in snake case (schemas/manifest.schema.json declares the keys; manifest/read.py reads
+them, manifest/write.py writes).
 """
 
 from __future__ import annotations
@@ -8,8 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-MODEL_RECORD_SCHEMES = ('tla1',)
-VERSION = 1
+VERSION = 1  # the schema's "version" (tests/manifest/schema_test.py)
 
 
 @dataclass(frozen=True)
@@ -195,9 +195,9 @@ class IgnoredCode:
 
 @dataclass(frozen=True)
 class Coverage:
-    sync_commit: str | None
-    model_hash: str | ModelRecord | None  # str: "sha256:<hex>" of the bytes (older manifests)
-    entries: tuple[CoveredEntry, ...]
+    sync_commit: str | None = None
+    model_hash: str | ModelRecord | None = None  # str: "sha256:<hex>" of the bytes (older ones)
+    entries: tuple[CoveredEntry, ...] = ()
     abstract: tuple[AbstractAction, ...] = ()
     untraced: tuple[UntracedAction, ...] = ()  # exempted from trace action coverage
     watch: tuple[WatchRule, ...] = ()
@@ -219,10 +219,10 @@ class Manifest:
     path: Path  # absolute path of manifest.json
     root: Path  # absolute repository root
     spec: str  # relative to the model folder
-    checks: tuple[Check, ...]
+    checks: tuple[Check, ...] = ()
     mutations: tuple[Mutation, ...] = ()
     findings: tuple[Finding, ...] = ()
-    coverage: Coverage = field(default_factory=lambda: Coverage(None, None, ()))
+    coverage: Coverage = field(default_factory=Coverage)
     traces: tuple[TraceJob, ...] = ()
     code_mutations: tuple[CodeMutation, ...] = ()
     covers_code: bool = True  # False: the manifest has no "coverage" (a model of no code)

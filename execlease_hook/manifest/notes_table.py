@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 
 BEGIN = '<!-- code-to-action:begin -->'
@@ -132,8 +133,6 @@ def hand_lines(table: str, notes_folder: str, before: str | None = None) -> list
 
 def write_notes(path: Path, table: str) -> bool:
     """Rewrites the table in place (atomically); returns whether anything changed."""
-    from execlease_hook.core.atomic import write_text_atomic
-
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -8,16 +8,13 @@ this module imports `re` and nothing else of weight (no dataclasses, no tree-sit
 
 from __future__ import annotations
 
+import functools
 import re
 
-_cache: dict[str, re.Pattern[str]] = {}
 
-
+@functools.cache  # a model's few globs, asked for every touched path
 def glob_pattern(glob: str) -> re.Pattern[str]:
-    pattern = _cache.get(glob)
-    if pattern is None:
-        pattern = _cache[glob] = re.compile(_translate(glob))
-    return pattern
+    return re.compile(_translate(glob))
 
 
 def _translate(glob: str) -> str:

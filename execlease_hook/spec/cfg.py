@@ -11,6 +11,7 @@ keyword and the TLC that has it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,29 +92,24 @@ def tokens(source: bytes) -> Iterator[Token]:
 
 
 Section = tuple[Token, tuple[Token, ...]]
-# A run prepares each cfg for several jobs (every mutation of one cfg), each reading its sections
-# four times: they are read once per cfg's bytes per process (tokens are frozen, sections tuples).
-_sections_memo: dict[bytes, tuple[Section, ...]] = {}
-_SECTIONS_MEMO_SIZE = 64
 
 
 def sections(source: bytes) -> tuple[Section, ...]:
     """Each keyword with the tokens that follow it up to the next keyword."""
-    source = bytes(source)
-    memo = _sections_memo.get(source)
-    if memo is not None:
-        return memo
+    return _sections(bytes(source))
+
+
+# A run prepares each cfg for several jobs (every mutation of one cfg), each reading its sections
+# four times: they are read once per cfg's bytes per process (tokens are frozen, sections tuples).
+@functools.lru_cache(maxsize=64)
+def _sections(source: bytes) -> tuple[Section, ...]:
     found: list[tuple[Token, list[Token]]] = []
     for token in tokens(source):
         if token.text in KEYWORDS:
             found.append((token, []))
         elif found:
             found[-1][1].append(token)
-    result = tuple((keyword, tuple(rest)) for keyword, rest in found)
-    if len(_sections_memo) >= _SECTIONS_MEMO_SIZE:  # clear(): one step, safe beside other threads
-        _sections_memo.clear()
-    _sections_memo[source] = result
-    return result
+    return tuple((keyword, tuple(rest)) for keyword, rest in found)
 
 
 def keywords(source: bytes) -> list[str]:

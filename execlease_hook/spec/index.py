@@ -17,15 +17,17 @@ A config's meaning is its token sequence without comments, with singular and plu
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
-from execlease_hook.core.digest import tagged_field, tagged_gap
+from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec.cfg import token_matches
+from execlease_hook.spec.syntax import parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -84,28 +86,16 @@ class SpecIndex:
         return f'{unit.file or self.name}:{lines}'
 
 
+def read_spec(source: bytes, name: str) -> SpecIndex:
+    """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
+    return _read_spec(bytes(source), name)
+
+
 # A run reads one spec many times (each mutation's `within`, the map, the model record): the
 # index of the same bytes under the same name is built once per process. SpecIndex is frozen and
 # holds only its own parse tree, so sharing it is safe; at most a few specs are kept.
-_read_memo: dict[tuple[str, bytes], SpecIndex] = {}
-_READ_MEMO_SIZE = 8
-
-
-def read_spec(source: bytes, name: str) -> SpecIndex:
-    """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
-    key = (name, bytes(source))
-    index = _read_memo.get(key)
-    if index is None:
-        index = _read_spec(key[1], name)
-        if len(_read_memo) >= _READ_MEMO_SIZE:  # clear() is one step, safe beside another thread
-            _read_memo.clear()
-        _read_memo[key] = index
-    return index
-
-
+@functools.lru_cache(maxsize=8)
 def _read_spec(source: bytes, name: str) -> SpecIndex:
-    from execlease_hook.spec.syntax import parse
-
     try:
         source.decode('utf-8')
     except UnicodeDecodeError as e:
@@ -190,7 +180,6 @@ def _last_token(node: Node) -> Node:
 
 
 _Item = Union[bytes, tuple['Node', bool]]
-_markers: dict[tuple[str, bytes], bytes] = {}  # a node kind's opening field, by (kind, flag)
 
 
 def tree_digest(node: Node, source: bytes) -> str:
@@ -217,10 +206,7 @@ def tree_digest(node: Node, source: bytes) -> str:
             if current.is_named
             else b'a'
         )
-        marker = _markers.get((kind, flag))
-        if marker is None:
-            marker = _markers[(kind, flag)] = tagged_field(b'(' + flag, kind.encode('utf-8'))
-        out.append(marker)
+        out.append(opening_field(flag, kind))
         children = current.children
         if not children:
             out.append(tagged_field(b'"', source[current.start_byte : current.end_byte]) + b')')

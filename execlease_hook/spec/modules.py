@@ -20,6 +20,9 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
+from execlease_hook.git.blobs import WorktreeSource
+from execlease_hook.manifest.model import library_folders
+from execlease_hook.spec import index, syntax
 
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import Source
@@ -58,8 +61,6 @@ def folder_prefix(m: Manifest) -> str:
 
 def candidates(m: Manifest, name: str) -> list[tuple[str, str, str | None]]:
     """Where TLC looks for module `name`, in its order: (key, path, library folder)."""
-    from execlease_hook.manifest.model import library_folders
-
     prefix = folder_prefix(m)
     found: list[tuple[str, str, str | None]] = [(f'{name}.tla', f'{prefix}{name}.tla', None)]
     found += [(f'{f}/{name}.tla', f'{f}/{name}.tla', f) for f in library_folders(m)]
@@ -121,8 +122,6 @@ def _walk(
 ) -> list[Module]:
     """Breadth first from `roots`: each level's imports looked up where TLC would (`where`: a
     module name's candidate (key, path, library), in order), read in one batch (`read`)."""
-    from execlease_hook.spec import syntax
-
     found: dict[str, Module] = {module.key: module for module in roots}
     names = {module.name for module in roots}
     level = list(roots)
@@ -152,8 +151,6 @@ def likely_paths(m: Manifest) -> list[str]:
     """The paths the closure of the spec looks at in the working tree: for a source (the index, a
     commit) that mostly holds the same files, to read in the batch it reads anyway, so that
     the closure there starts no `git cat-file` of its own."""
-    from execlease_hook.git.blobs import WorktreeSource
-
     spec = m.folder / m.spec
     try:
         text = spec.read_bytes()
@@ -170,8 +167,6 @@ def likely_paths(m: Manifest) -> list[str]:
 def _nested_modules(text: bytes) -> set[str]:
     """Modules defined inside this file (`---- MODULE Inner ----` within it): an INSTANCE of
     one reads no file."""
-    from execlease_hook.spec import syntax
-
     root = syntax.parse(text).root_node
     top = next((c for c in root.children if c.type == 'module'), None)
     if top is None:
@@ -212,8 +207,6 @@ def merged_index(
     indexes by module name), a named instance `I == INSTANCE M` adds M's definitions as `I!Op`,
     as the model refers to them. For the map and messages, never for the model record (its
     digests are per module)."""
-    from execlease_hook.spec import index
-
     first, *others = indexes
     units = list(first.units)
     seen = {u.key for u in units if u.definition}

@@ -9,6 +9,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.spec.index import read_spec
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Mutation
@@ -37,8 +38,6 @@ def anchor(
             'once); update the mutation\'s "from" text in manifest.json to the current spec',
         )
     if index is None:
-        from execlease_hook.spec.index import read_spec
-
         index = read_spec(spec, spec_name)
     definitions = index.definitions()
     unit = definitions.get(mu.within)

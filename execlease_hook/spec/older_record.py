@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.manifest.model import Manifest, ModelRecord, library_folders
+from execlease_hook.spec import syntax
 from execlease_hook.spec.index import Unit, read_spec
 from execlease_hook.spec.modules import Module
 
@@ -57,8 +58,6 @@ def _unit_at(module: Module, line: int) -> Unit | None:
 
 def _reading_units_changed(modules: Iterable[Module], recorded: ModelRecord) -> bool:
     """A unit holding an EXTENDS or INSTANCE differs from the record, or a recorded unit is gone."""
-    from execlease_hook.spec import syntax
-
     for module in modules:
         before = recorded.files.get(module.key)
         if not isinstance(before, Mapping):

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.manifest.model import Manifest, ModelRecord, model_paths
-from execlease_hook.spec import index
+from execlease_hook.spec import actions, index, mutation
 from execlease_hook.spec.index import SpecIndex, Unit
 from execlease_hook.spec.modules import Module, closure, folder_prefix, merged_index
 from execlease_hook.spec.older_record import older_record
@@ -62,8 +63,6 @@ class ModelView:
         return merged_index(indexes, {i.module: i for i in indexes})
 
     def actions(self) -> dict[str, Action]:
-        from execlease_hook.spec import actions
-
         # Every cfg TLC runs the spec with: checks, mutations and findings.
         index = self.model_index
         relations = actions.next_relations(index, (self.cfgs[c] for c in sorted(self.cfgs)))
@@ -76,8 +75,6 @@ class ModelView:
     def mutation_problems(self) -> list[str]:
         """Mutations whose anchor no longer matches once (in its `within` operator): TLC could not
         run them, so a spec edit that breaks one (a reworded comment in it) stops the tools."""
-        from execlease_hook.spec import mutation
-
         problems = []
         actions = self.actions()
         texts = {mod.key: mod.text for mod in self.module_list()}
@@ -112,8 +109,6 @@ class ModelView:
 def in_worktree(m: Manifest) -> ModelView | None:
     """The model as the working tree holds it; None when a model file is missing or unreadable
     (the caller then says what it can without it)."""
-    from execlease_hook.git.blobs import WorktreeSource
-
     try:
         return read(m, WorktreeSource(m.root))
     except (CannotRun, OSError):

@@ -7,25 +7,21 @@ The grammar is imported only when a spec is parsed, so the fast stage pays nothi
 
 from __future__ import annotations
 
+import ctypes
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+
+import tree_sitter
+import tree_sitter_tlaplus
 
 if TYPE_CHECKING:
     import tree_sitter
 
-_parser: tree_sitter.Parser | None = None
-_trees: dict[bytes, tree_sitter.Tree] = {}
-_MAX_TREES = 32  # a run reads one spec, its modules and one variant per mutation
 
-
+@functools.cache
 def parser() -> tree_sitter.Parser:
-    global _parser
-    if _parser is None:
-        import tree_sitter
-        import tree_sitter_tlaplus
-
-        _parser = tree_sitter.Parser(tree_sitter.Language(_capsule(tree_sitter_tlaplus.language())))
-    return _parser
+    return tree_sitter.Parser(tree_sitter.Language(_capsule(tree_sitter_tlaplus.language())))
 
 
 def _capsule(pointer: object) -> object:
@@ -33,7 +29,6 @@ def _capsule(pointer: object) -> object:
     0.23+ accepts only with a DeprecationWarning; wrap it the way the other grammar wheels do."""
     if not isinstance(pointer, int):
         return pointer
-    import ctypes
 
     new = ctypes.pythonapi.PyCapsule_New
     new.restype = ctypes.py_object
@@ -41,14 +36,10 @@ def _capsule(pointer: object) -> object:
     return new(pointer, b'tree_sitter.Language', None)
 
 
+@functools.lru_cache(maxsize=32)  # a run reads one spec, its modules and one variant per mutation
 def parse(source: bytes) -> tree_sitter.Tree:
     """The syntax tree of a .tla file's bytes; one parse per distinct text per process."""
-    tree = _trees.get(source)
-    if tree is None:
-        if len(_trees) >= _MAX_TREES:
-            del _trees[next(iter(_trees))]
-        tree = _trees[source] = parser().parse(source)
-    return tree
+    return parser().parse(source)
 
 
 def walk(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:

@@ -18,14 +18,13 @@ import json
 from pathlib import Path
 
 from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.git import repo
 from execlease_hook.tlc.output import Verdict
 
 FORMAT = 1
 
 
 def results_folder(root: Path) -> Path:
-    from execlease_hook.git import repo
-
     return repo.common_dir(root) / 'execlease' / 'cache'
 
 

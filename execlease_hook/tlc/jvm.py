@@ -22,9 +22,8 @@ C1_ONLY = '-XX:TieredStopAtLevel=1'
 
 
 def enabled() -> bool:
-    return (
-        settings.from_environ().jvm_tuning
-    )  # not yet handed down: the launch of a JVM takes no settings
+    # Not handed down yet: read where the JVM is launched.
+    return settings.from_environ().jvm_tuning
 
 
 def jit_flags(kind: str) -> tuple[str, ...]:

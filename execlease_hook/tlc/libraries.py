@@ -119,34 +119,45 @@ class Libraries:
 
 
 NONE = Libraries()
+# The process's snapshots of library folders, a registry by design: a folder read twice with the
+# same modules is the same snapshot (warm JVMs keyed by its path stay usable), and every one is
+# removed when the process exits, whichever run made it.
 _lock = threading.Lock()
 _snapshots: dict[tuple[str, str], Path] = {}  # (folder, digest of its modules) -> snapshot
 
 
-def of(m: Manifest, settings: Settings) -> Libraries:
+def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libraries:
     """The manifest's libraries, ready for TLC, read now: a folder edited since the last call is
     a new snapshot (the same modules, the same snapshot: warm JVMs keyed by it stay usable).
-    Raises CannotRun (exit 2) naming the manifest, the entry and what to do."""
+    `cache_root`: the repository whose cache holds the jars (default the model's; for a commit
+    checked out alone, `verify --rev`, the repository's). Raises CannotRun (exit 2) naming the
+    manifest, the entry and what to do."""
     if not m.libraries:
         return NONE
     jars: list[LibraryJar] = []
     folders: list[LibraryFolder] = []
     for i, lib in enumerate(m.libraries):
-        ready = one(m.root, lib, f'{m.path}: libraries[{i}] ({lib.label})', settings)
+        where = f'{m.path}: libraries[{i}] ({lib.label})'
+        ready = one(m.root, lib, where, settings, cache_root=cache_root)
         jars += ready.jars
         folders += ready.folders
     return Libraries(tuple(jars), tuple(folders))
 
 
 def one(
-    root: Path, lib: Library, where: str, settings: Settings, pin: str = 'the manifest pins'
+    root: Path,
+    lib: Library,
+    where: str,
+    settings: Settings,
+    pin: str = 'the manifest pins',
+    cache_root: Path | None = None,
 ) -> Libraries:
     """One library entry made ready as `of` makes each (a jar fetched and verified, a folder
     read); `where` begins each message (the entry, or the option that names it), `pin` says where
     a jar's sha256 comes from (the manifest, or the option that gives it)."""
     if lib.folder is not None:
         return Libraries(folders=(_folder(root, lib.folder, where),))
-    return Libraries(jars=(_jar(root, lib, where, pin, settings),))
+    return Libraries(jars=(_jar(cache_root or root, lib, where, pin, settings),))
 
 
 def _folder(root: Path, text: str, where: str) -> LibraryFolder:
@@ -212,17 +223,8 @@ def file_name(url: str) -> str:
     return url.rstrip('/').rsplit('/', 1)[-1].partition('?')[0] or 'library.jar'
 
 
-_cache_roots: dict[Path, Path] = {}  # a commit's tree checked out alone -> its repository
-
-
-def cache_for(tree: Path, root: Path) -> None:
-    """The models under `tree` (a commit checked out alone, `verify --rev`) take their jars from
-    the cache of the repository at `root`, not from a cache of their own."""
-    _cache_roots[Path(tree)] = Path(root)
-
-
 def cache_dir(root: Path) -> Path:
-    return jar.cache_dir(_cache_roots.get(Path(root), Path(root))) / 'lib'
+    return jar.cache_dir(root) / 'lib'
 
 
 def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> CannotRun:

@@ -9,63 +9,53 @@ standard modules, and what one of them imports that nothing supplies.
 
 from __future__ import annotations
 
+import functools
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.spec.modules import in_memory
 
 if TYPE_CHECKING:
     from execlease_hook.spec.modules import Module
     from execlease_hook.tlc.libraries import Libraries
 
 STANDARD_FOLDER = 'tla2sany/StandardModules/'
-_jar_texts: dict[tuple[Path, int, int], dict[str, bytes]] = {}
 
 
 def jar_modules(path: Path) -> dict[str, bytes]:
     """The modules a jar offers TLC: the .tla files at its root (file name -> bytes), read once
     per process and jar file. Raises CannotRun for a file that is no jar."""
-    import zipfile
-
     try:
         stat = path.stat()
-        key = (path, stat.st_size, stat.st_mtime_ns)
-        known = _jar_texts.get(key)
-        if known is None:
-            with zipfile.ZipFile(path) as z:
-                known = {
-                    n: z.read(n)
-                    for n in sorted(z.namelist())
-                    if '/' not in n and n.endswith('.tla')
-                }
-            _jar_texts[key] = known
+        return _jar_modules(path, stat.st_size, stat.st_mtime_ns)
     except (OSError, zipfile.BadZipFile) as e:
         raise CannotRun(f'{path}: not a jar TLC can read ({e})') from None
-    return known
 
 
-_standard: dict[Path, frozenset[str]] = {}
+@functools.cache
+def _jar_modules(path: Path, size: int, mtime_ns: int) -> dict[str, bytes]:
+    """jar_modules's answer; the jar's size and mtime are the rest of the key."""
+    with zipfile.ZipFile(path) as z:
+        return {n: z.read(n) for n in sorted(z.namelist()) if '/' not in n and n.endswith('.tla')}
 
 
+@functools.cache
 def standard_modules(tools_jar: Path) -> frozenset[str]:
     """The standard modules of this tla2tools.jar (Naturals, FiniteSets, TLC, ...): what TLC
     reads from itself when neither the spec's folder nor a library folder holds the module."""
-    import zipfile
-
-    known = _standard.get(tools_jar)
-    if known is None:
-        try:
-            with zipfile.ZipFile(tools_jar) as z:
-                names = z.namelist()
-        except (OSError, zipfile.BadZipFile):
-            names = []  # the run names an unreadable jar; here no module is known as TLC's
-        known = _standard[tools_jar] = frozenset(
-            n[len(STANDARD_FOLDER) : -len('.tla')]
-            for n in names
-            if n.startswith(STANDARD_FOLDER) and n.endswith('.tla') and n.count('/') == 2
-        )
-    return known
+    try:
+        with zipfile.ZipFile(tools_jar) as z:
+            names = z.namelist()
+    except (OSError, zipfile.BadZipFile):
+        names = []  # the run names an unreadable jar; here no module is known as TLC's
+    return frozenset(
+        n[len(STANDARD_FOLDER) : -len('.tla')]
+        for n in names
+        if n.startswith(STANDARD_FOLDER) and n.endswith('.tla') and n.count('/') == 2
+    )
 
 
 def read_by(
@@ -79,8 +69,6 @@ def read_by(
     each module it EXTENDS or INSTANCEs that its folder (`beside`, shown with `prefix`), a library
     folder or a jar holds (spec/modules.py). Modules nothing reads are not among them: a library
     as it ships holds many that a model never imports."""
-    from execlease_hook.spec.modules import in_memory
-
     return in_memory(spec, [(None, prefix, dict(beside)), *places(libs, tools_jar)])
 
 

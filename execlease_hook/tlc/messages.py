@@ -77,8 +77,13 @@ _PROGRESS = re.compile(
 )
 
 
+def number(text: str) -> int:
+    """A count as TLC prints it: `1,778` -> 1778."""
+    return int(text.replace(',', ''))
+
+
 def _count(text: str) -> int | None:
-    value = int(text.replace(',', ''))
+    value = number(text)
     return None if value < 0 else value
 
 

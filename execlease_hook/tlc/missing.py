@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from execlease_hook.spec import syntax
 from execlease_hook.tlc.output import Verdict
 
 _CANNOT_FIND = re.compile(r'Cannot find source file for module (\w+) imported in module (\w+)')
@@ -70,7 +71,6 @@ def imports(text: bytes, module: str) -> list[tuple[int, str, str]]:
     """Where `text` EXTENDS or INSTANCEs `module`: (line, 'EXTENDS' | 'INSTANCE', the line's text)."""
     if module.encode() not in text:
         return []
-    from execlease_hook.spec import syntax
 
     lines = text.decode('utf-8', 'replace').splitlines()
     found: list[tuple[int, str, str]] = []

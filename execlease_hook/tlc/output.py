@@ -38,6 +38,7 @@ from execlease_hook.tlc.messages import (
     TEMPORAL,
     TRACE_STATE,
     VIOLATION_CODES,
+    number,
 )
 
 # TLC exit codes (same in 2.15 and 2.19).
@@ -339,10 +340,6 @@ _POSITION = re.compile(
 _COMPLETED = re.compile(r'\s*Model checking completed\. No error has been found\.')
 
 
-def _int(text: str) -> int:
-    return int(text.replace(',', ''))
-
-
 EXIT_EVALUATION = 75
 
 
@@ -408,11 +405,11 @@ def classify(
     stats = [m for m in messages if m.code == STATS]
     for m in stats:
         if found := _STATS.match(m.text):
-            states, distinct = _int(found.group(1)), _int(found.group(2))
-            left = None if found.group(3) is None else _int(found.group(3))
+            states, distinct = number(found.group(1)), number(found.group(2))
+            left = None if found.group(3) is None else number(found.group(3))
     for m in messages:
         if m.code == DEPTH and (found := _DEPTH.match(m.text)):
-            depth = _int(found.group(1))
+            depth = number(found.group(1))
 
     def error(reason: str) -> Verdict:
         details = [

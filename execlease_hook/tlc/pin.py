@@ -176,7 +176,7 @@ def default_tools(
     """The run's TLA+ tools (tlc/jar.resolve_jar) and, as `Tools`, what the run names: those, or
     the first model's own when every model pins its own jar and the default ones cannot be had."""
     try:
-        return (default := jar.resolve_jar(root, settings)), Tools(default, java, settings)
+        return (default := jar.resolve_jar(root, settings)), Tools(default, java, settings, root)
     except CannotRun:
         if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
             raise
@@ -187,7 +187,7 @@ def tools_for(
     m: Manifest, default: ToolJar | None, java: Java, settings: Settings, root: Path | None = None
 ) -> Tools:
     """The model's `Tools`: its jar (`jar_for`) with the run's Java."""
-    return Tools(jar_for(m, default, java, settings, root), java, settings)
+    return Tools(jar_for(m, default, java, settings, root), java, settings, root)
 
 
 def jar_for(

@@ -1,70 +1,82 @@
 """TLC's output lines, as they arrive, -> what a running job is doing: its phase and, from TLC's
 progress messages, the state counts and how fast they grow. The live progress line
-(verify/live.py) shows it.
+(verify/live.py) and the deep tier's progress reports (verify/deep.py) show it; the counts at
+a timeout and a simulation's states come from it too (`last`, on the whole output).
 
-Fed one line at a time by whatever runs TLC (tlc/run.py tails the job's output file), so it does
-not depend on how TLC is launched. TLC 2.15 prints its first progress message (code 2200) about
-3 s after the search starts, then one a minute; between two of them the phase and the elapsed
-time are what there is to show. Nothing here decides a verdict: that is tlc/output.py's job, on
-the whole output.
+`Follower` reads the job's output file as TLC writes it and hands on whole lines (tlc/run.py
+ticks it while it waits), so this does not depend on how TLC is launched. TLC 2.15 prints its
+first progress message (code 2200; 2209 in simulation) about 3 s after the search starts, then
+one a minute; between two of them the phase and the elapsed time are what there is to show.
+Nothing here decides a verdict: that is tlc/output.py's job, on the whole output.
 """
 
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from execlease_hook.tlc.messages import INITIAL_STATES, PHASES, PROGRESS, progress_counts
+from execlease_hook.tlc.messages import (
+    INITIAL_STATES,
+    PHASES,
+    PROGRESS,
+    SIMULATION_PROGRESS,
+    number,
+    progress_counts,
+)
 
 _START = re.compile(r'@!@!@STARTMSG (\d+):\d+ @!@!@')
-_NUMBER = r'([\d,]+)'
-_INITIAL = re.compile(r'Finished computing initial states: ' + _NUMBER + ' distinct state')
-
-
-def _int(text: str) -> int:
-    return int(text.replace(',', ''))
+_INITIAL = re.compile(r'Finished computing initial states: ([\d,]+) distinct state')
 
 
 @dataclass
 class JobProgress:
-    """One running TLC job, as far as its output tells."""
+    """One TLC job, as far as its output tells. The counts are those of TLC's last progress
+    report (None: one TLC does not keep, as a simulation keeps no set of states), or, before
+    the first, the initial states found."""
 
-    label: str  # 'check main', 'mutation claim-ignores-owner'
-    started: float  # time.monotonic() when the job started
+    label: str = ''  # 'check main', 'mutation claim-ignores-owner'
+    started: float = 0.0  # time.monotonic() when the job started
     phase: str = 'starting Java'
     depth: int | None = None
-    generated: int | None = None
+    generated: int | None = None  # None until TLC's first progress report
     distinct: int | None = None
     queue: int | None = None
     per_second: float | None = None  # distinct states a second, between the last two counts
     _message: int | None = None  # the code of the message being read
     _counted: tuple[float, int] | None = None  # (when, distinct) of the last count
 
-    def feed(self, line: str, now: float | None = None) -> None:
+    def feed(self, line: str, now: float | None = None) -> bool:
         """`now`: when the line arrived (time.monotonic()). The rate is measured here, between
-        two counts: TLC's own "ds/min" over its first, 3-second interval is not a rate."""
+        two counts: TLC's own "ds/min" over its first, 3-second interval is not a rate. True
+        when the line was a progress report."""
         start = _START.match(line)
         if start is not None:
             self._message = int(start.group(1))
             self.phase = PHASES.get(self._message, self.phase)
-            return
+            return False
         if line.startswith('@!@!@ENDMSG'):
             self._message = None
-            return
-        if self._message == PROGRESS:
+            return False
+        if self._message in (PROGRESS, SIMULATION_PROGRESS):
             counts = progress_counts(line)
-            if counts is not None and counts[2] is not None:
-                self.depth, self.generated, self.distinct, self.queue = counts
-                self._count(time.monotonic() if now is None else now)
-        elif self._message == INITIAL_STATES:
+            if counts is None:
+                return False
+            self.depth, self.generated, self.distinct, self.queue = counts
+            self._count(time.monotonic() if now is None else now)
+            return True
+        if self._message == INITIAL_STATES:
             found = _INITIAL.search(line)
-            if found is not None and self.distinct is None:
-                self.distinct = _int(found.group(1))
+            if found is not None and self.distinct is None and self.generated is None:
+                self.distinct = number(found.group(1))
                 self._count(time.monotonic() if now is None else now)
+        return False
 
     def _count(self, now: float) -> None:
-        assert self.distinct is not None
+        if self.distinct is None:
+            return
         if self._counted is not None and now > self._counted[0]:
             self.per_second = (self.distinct - self._counted[1]) / (now - self._counted[0])
         self._counted = (now, self.distinct)
@@ -81,14 +93,42 @@ class JobProgress:
             parts.append(f'{self.queue:,} on queue')
         return ', '.join(parts)
 
+    def covered(self) -> str:
+        """What the last progress report says was covered, in words."""
+        if self.distinct is None:
+            return f'{self.generated or 0:,} states generated'
+        return (
+            f'{self.distinct:,} distinct states found, {self.generated or 0:,} generated, '
+            f'{self.queue or 0:,} left on the queue, depth {self.depth}'
+        )
 
-class LineSplitter:
-    """Bytes as they arrive -> whole lines (the last, unfinished one waits for its end)."""
 
-    def __init__(self) -> None:
+def last(output: bytes) -> JobProgress | None:
+    """The counts of the last progress report in TLC's whole output (None: there is none)."""
+    job = JobProgress()
+    for line in output.decode('utf-8', 'replace').splitlines():
+        job.feed(line, 0.0)
+    return job if job.generated is not None else None
+
+
+class Follower:
+    """TLC's output file as it grows -> its whole lines, to `on_line`, at each call (the last,
+    unfinished one waits for its end). The file need not exist yet (a warm JVM makes it)."""
+
+    def __init__(self, path: Path, on_line: Callable[[str], None]) -> None:
+        self._path, self._on_line = path, on_line
+        self._offset = 0
         self._rest = b''
 
-    def feed(self, chunk: bytes) -> list[str]:
+    def __call__(self) -> None:
+        try:
+            with open(self._path, 'rb') as out:
+                out.seek(self._offset)
+                chunk = out.read()
+        except FileNotFoundError:
+            return
+        self._offset += len(chunk)
         lines = (self._rest + chunk).split(b'\n')
         self._rest = lines.pop()
-        return [line.decode('utf-8', 'replace').rstrip('\r') for line in lines]
+        for line in lines:
+            self._on_line(line.decode('utf-8', 'replace').rstrip('\r'))

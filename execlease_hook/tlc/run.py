@@ -5,10 +5,10 @@ applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its 
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc/output.py's job.
 
-It is kept whole: a job's two ways to run (a JVM started for it, or a warm one of
-tlc/spare.py) share its folder, the registry of live JVMs that Ctrl-C stops, the timeout and
-kill, and the reading of the verdict; the JVM's flags are jvm.py's, the warm JVMs' pool is
-tlc/spare.py's, TLC's output is tlc/output.py's.
+One module, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
+tlc/spare.py) share its folder, its deadline and the reading of the verdict; a process's life
+(its group, Ctrl-C, the kill) is core/procs.py's, the JVM's flags are jvm.py's, the warm JVMs'
+pool is tlc/spare.py's, TLC's output is tlc/output.py's and, while it runs, tlc/progress.py's.
 """
 
 from __future__ import annotations
@@ -16,26 +16,22 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import subprocess
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from execlease_hook.core import procs
 from execlease_hook.core.digest import length_prefixed
-from execlease_hook.tlc import jvm
+from execlease_hook.tlc import jvm, modes
 from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import spare as jvm_spare
 from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
+from execlease_hook.tlc.progress import Follower, JobProgress, last
 
 DEFAULT_TIMEOUT = 600.0
-
-# Ctrl-C also stops the warm JVMs kept between jobs (tlc/spare.py), not only the running jobs.
-procs.on_cancel(jvm_spare.discard_all)
 
 
 @dataclass(frozen=True)
@@ -54,10 +50,10 @@ class TlcJob:
     workers: int = 1
     expect: str | None = None  # for mutations / findings: the property that must be violated
     extra: Mapping[str, str] = field(default_factory=dict)
-    # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), and where its progress
-    # reports go while it runs (tlc/modes.following); the flags are part of the cache key.
+    # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), and where its
+    # progress reports go while it runs (tlc/progress.py); the flags are part of the cache key.
     mode: tuple[str, ...] = ()
-    progress: Callable[[Any, float], None] | None = field(default=None, compare=False)
+    progress: Callable[[JobProgress, float], None] | None = field(default=None, compare=False)
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
     # path; none adds nothing to the argv or the key.
     libraries: tla_libraries.Libraries = tla_libraries.NONE
@@ -199,34 +195,23 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
     )
 
 
-def _wait(
-    proc: subprocess.Popen[bytes],
-    timeout: float,
-    out_path: Path,
-    on_line: Callable[[str], None] | None,
-) -> None:
-    """proc.wait(timeout), feeding TLC's output lines to on_line as they arrive (for the live
-    progress line: tlc/progress.py) by reading the output file while TLC writes it."""
-    if on_line is None:
-        proc.wait(timeout=timeout)
-        return
-    from execlease_hook.tlc.progress import LineSplitter
+def _follow(
+    job: TlcJob, out_path: Path, on_line: Callable[[str], None] | None
+) -> Callable[[], None] | None:
+    """The one follower of a job's output while it runs: each line to `on_line` (the live
+    progress line) and, with the deep tier's `job.progress`, each progress report to it."""
+    report = job.progress
+    if report is None:
+        return None if on_line is None else Follower(out_path, on_line)
+    seen, started = JobProgress(), time.monotonic()
 
-    deadline = time.monotonic() + timeout
-    splitter = LineSplitter()
-    with open(out_path, 'rb') as tail:
-        while True:
-            try:
-                proc.wait(timeout=max(0.0, min(0.5, deadline - time.monotonic())))
-                done = True
-            except subprocess.TimeoutExpired:
-                if time.monotonic() >= deadline:
-                    raise
-                done = False
-            for line in splitter.feed(tail.read()):
-                on_line(line)
-            if done:
-                return
+    def line(text: str) -> None:
+        if on_line is not None:
+            on_line(text)
+        if seen.feed(text):
+            report(seen, time.monotonic() - started)
+
+    return Follower(out_path, line)
 
 
 def _execute(
@@ -235,46 +220,26 @@ def _execute(
     on_line: Callable[[str], None] | None = None,
     launch: jvm.Launch | None = None,
 ) -> _Run:
-    if procs.cancelled():
-        raise KeyboardInterrupt
     if launch is None:
         launch = _prepare(job)
-    argv = launch.argv(job.argv(folder))
     out_path = folder / 'tlc.out'
-    with open(out_path, 'wb') as out:
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # own group: kill java and children
-            )
-        except BaseException:
-            launch.cds.finish(None)
-            raise
-        from execlease_hook.core import scratch
-
-        scratch.started(folder, proc.pid)  # a sweep after this process was killed stops it first
-        timed_out = False
-        try:
-            procs.add(proc)  # after a Ctrl-C: kills it and raises (core/procs.py)
-            _wait(proc, job.timeout, out_path, on_line)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            procs.kill_group(proc)
-            proc.wait()
-        except BaseException:
-            procs.kill_group(proc)
-            proc.wait()
-            raise
-        finally:
-            procs.remove(proc)
-            launch.cds.finish(None if timed_out else proc.returncode)
-    if procs.cancelled():
-        raise KeyboardInterrupt
-    return _Run(proc.returncode, out_path.read_bytes(), timed_out)
+    code: int | None = None
+    timed_out = False
+    try:
+        with (
+            open(out_path, 'wb') as out,
+            procs.running(
+                launch.argv(job.argv(folder)), cwd=folder, stdout=out, folder=folder
+            ) as proc,
+        ):
+            if procs.wait(procs.exited(proc), job.timeout, _follow(job, out_path, on_line)):
+                code = proc.returncode
+            else:
+                timed_out = True
+                procs.stop(proc)
+    finally:
+        launch.cds.finish(code)
+    return _Run(code, out_path.read_bytes(), timed_out)
 
 
 def _in_spare(
@@ -286,41 +251,24 @@ def _in_spare(
     tlc_args = (*argv[argv.index('tlc2.TLC') + 1 : -1], str(folder / Path(job.spec).name))
     out_path = folder / 'tlc.out'
     ended: jvm_spare.Ended | None = None
-    timed_out = False
     log_start = os.path.getsize(spare.log.name)
+
+    def job_ended(seconds: float) -> bool:
+        nonlocal ended
+        ended = spare.wait_job(seconds)
+        return ended is not None
+
     try:
-        procs.add(spare.proc)  # after a Ctrl-C: kills it and raises (core/procs.py)
         try:
             spare.start_job(folder, tlc_args)
         except OSError:
             pass  # it died while waiting: its end says so below
-        deadline = time.monotonic() + job.timeout
-        splitter = None
-        if on_line is not None:
-            from execlease_hook.tlc.progress import LineSplitter
-
-            splitter = LineSplitter()
-        offset = 0
-        while ended is None:
-            ended = spare.wait_job(max(0.0, min(0.5, deadline - time.monotonic())))
-            if splitter is not None and on_line is not None and out_path.exists():
-                with open(out_path, 'rb') as tail:
-                    tail.seek(offset)
-                    data = tail.read()
-                offset += len(data)
-                for line in splitter.feed(data):
-                    on_line(line)
-            if ended is None and time.monotonic() >= deadline:
-                timed_out = True
-                procs.kill_group(spare.proc)
-                spare.proc.wait()
-                break
+        if not procs.wait(job_ended, job.timeout, _follow(job, out_path, on_line)):
+            procs.stop(spare.proc)
     except BaseException:
-        procs.kill_group(spare.proc)
-        spare.proc.wait()
+        procs.stop(spare.proc)
         raise
     finally:
-        procs.remove(spare.proc)
         said = b''
         if ended is not None and ended.jvm_ended:
             # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
@@ -331,11 +279,11 @@ def _in_spare(
                     said = log.read()
             except OSError:
                 pass
-        jvm_spare.give_back(spare, None if timed_out or procs.cancelled() else ended)
+        jvm_spare.give_back(spare, None if procs.cancelled() else ended)
     if procs.cancelled():
         raise KeyboardInterrupt
     output = (out_path.read_bytes() if out_path.exists() else b'') + said
-    return _Run(None if ended is None else ended.code, output, timed_out)
+    return _Run(None if ended is None else ended.code, output, ended is None)
 
 
 def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
@@ -382,33 +330,30 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     launch = _prepare(job)
     spare = _take_spare(job, launch)
     try:
-        from execlease_hook.tlc import modes
-
         try:
-            with modes.following(folder / 'tlc.out', job.progress):
-                if spare is None:
-                    run = _execute(job, folder, on_line, launch)
-                    told = None if run.timed_out else jvm.archive_lost(launch, run.output)
-                    if told is not None:
-                        # The JVM's housekeeping failed after TLC had ended: TLC's output is
-                        # whole and, when it says how TLC ended, is the verdict; when it does
-                        # not, the job runs again in a JVM that saves nothing.
-                        code = finished_exit_code(told)
-                        if code is not None:
-                            run = _Run(code, told, False)
-                        else:
-                            scratch.empty(folder)
-                            _write_files(job, folder)
-                            run = _execute(job, folder, on_line, jvm.without_archive(job.kind))
-                else:
-                    launch.cds.finish(None)
-                    run = _in_spare(job, folder, spare, on_line)
-                    if spare.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
-                        # Out of memory in a JVM that ran other jobs before: confirmed (or not)
-                        # in a JVM of the job's own, so that no verdict depends on what ran before.
+            if spare is None:
+                run = _execute(job, folder, on_line, launch)
+                told = None if run.timed_out else jvm.archive_lost(launch, run.output)
+                if told is not None:
+                    # The JVM's housekeeping failed after TLC had ended: TLC's output is
+                    # whole and, when it says how TLC ended, is the verdict; when it does
+                    # not, the job runs again in a JVM that saves nothing.
+                    code = finished_exit_code(told)
+                    if code is not None:
+                        run = _Run(code, told, False)
+                    else:
                         scratch.empty(folder)
                         _write_files(job, folder)
-                        run = _execute(job, folder, on_line, _prepare(job))
+                        run = _execute(job, folder, on_line, jvm.without_archive(job.kind))
+            else:
+                launch.cds.finish(None)
+                run = _in_spare(job, folder, spare, on_line)
+                if spare.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
+                    # Out of memory in a JVM that ran other jobs before: confirmed (or not)
+                    # in a JVM of the job's own, so that no verdict depends on what ran before.
+                    scratch.empty(folder)
+                    _write_files(job, folder)
+                    run = _execute(job, folder, on_line, _prepare(job))
         except OSError as e:
             return Verdict(
                 'error', time.monotonic() - started, None, reason=f'could not start Java: {e}'
@@ -417,7 +362,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         if run.timed_out:
             tail = last_lines(run.output)
             # What the search had covered at TLC's last progress report (about once a minute).
-            covered = modes.last(run.output)
+            covered = last(run.output)
             return with_printed(
                 Verdict(
                     'error',

@@ -91,7 +91,8 @@ def cache_key(
         # be answered by the result of the unmutated code.
         for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
             part(text)
-    for text in libraries.of(m, t.settings).key_parts():  # nothing when the model has no libraries
+    # Nothing when the model has no libraries.
+    for text in libraries.of(m, t.settings, t.root).key_parts():
         part(text)
     return h.hexdigest()
 

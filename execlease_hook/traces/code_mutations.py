@@ -21,6 +21,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from execlease_hook.core import (
+    scratch,  # marked: a killed run's is swept by the next
+)
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo, worktree
 from execlease_hook.manifest.model import CodeMutation
@@ -111,10 +114,6 @@ def mutated_copy(
 ) -> Iterator[Path]:
     """A temporary copy of the repository with the mutation applied; removed afterwards.
     `files`: repository_files(root), when known."""
-    from execlease_hook.core import (
-        scratch,  # marked: a killed run's is swept by the next
-    )
-
     folder = scratch.make(f'execlease-code-mutation-{mutation.name}-')
     try:
         copy = folder / root.name

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import FieldRule
+from execlease_hook.spec import cfg
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import TlcJob
@@ -162,8 +163,6 @@ def tlc_jobs(
 ) -> tuple[list[TlcJob], tuple[str, ...]]:
     """One TLC job per trace, and the fields left out of the traces; CannotRun (exit 2) when the
     spec needs what this TLC lacks or the cfg cannot run on it."""
-    from execlease_hook.spec import cfg
-
     spec_path = folder / spec
     try:
         spec_text = spec_path.read_bytes()

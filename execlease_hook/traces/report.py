@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.coverage.compare import code_for
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
+from execlease_hook.spec.record import in_worktree
 from execlease_hook.traces.run import LINE_VAR, TRACE_VAR, TraceVerdict
 
 if TYPE_CHECKING:
@@ -54,8 +55,6 @@ def unused_text(unused: Sequence[str]) -> str:
 
 def _spec_location(m: Manifest, action: str) -> str:
     """Where the model defines the action: the spec or a module it EXTENDS or INSTANCEs."""
-    from execlease_hook.spec.record import in_worktree
-
     view = in_worktree(m)
     unit = None if view is None else view.definition(action)
     if unit is None:

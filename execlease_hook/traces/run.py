@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import glob
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -67,43 +66,20 @@ def run_command(
     full = command_argv(argv)
     environment = {**(env if env is not None else os.environ), OUT_ENV: str(out_dir)}
     started = time.monotonic()
-    if procs.cancelled():
-        raise KeyboardInterrupt
     try:
-        proc = subprocess.Popen(
-            full,
-            cwd=root,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        code, stdout = procs.run(full, timeout, cwd=root, env=environment)
     except OSError as e:
         raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
-    try:
-        procs.add(proc)  # after a Ctrl-C: kills it and raises (core/procs.py)
-        stdout, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        procs.kill_group(proc)
-        stdout, _ = proc.communicate()
-        tail = (stdout or b'').decode('utf-8', 'replace')[-1500:]
+    if code is None:
         raise CannotRun(
             f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
-            f'(raise "timeout" on the entry if it needs longer){_tail(tail)}'
-        ) from None
-    except BaseException:
-        procs.kill_group(proc)
-        proc.communicate()
-        raise
-    finally:
-        procs.remove(proc)
-    if procs.cancelled():
-        raise KeyboardInterrupt
+            f'(raise "timeout" on the entry if it needs longer)'
+            f'{_tail(stdout.decode("utf-8", "replace")[-1500:])}'
+        )
     output = stdout.decode('utf-8', 'replace')
-    if proc.returncode != 0:
+    if code != 0:
         raise CannotRun(
-            f'{what}: the command {" ".join(argv)} exited {proc.returncode}; '
+            f'{what}: the command {" ".join(argv)} exited {code}; '
             f'fix it so that it writes its traces and exits 0{_tail(output[-1500:])}'
         )
     return CommandRun(full, round(time.monotonic() - started, 3), output)

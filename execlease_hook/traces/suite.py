@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
@@ -97,7 +98,6 @@ def collect(
     started = time.monotonic()
     said = ''
     # Marked: a killed run's is swept by the next.
-    from execlease_hook.core import scratch
 
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
@@ -130,7 +130,7 @@ def collect(
                     t.jar.tlc_version,
                     job.timeout or tlc.DEFAULT_TIMEOUT,
                     workers,
-                    libraries.of(m, t.settings),
+                    libraries.of(m, t.settings, t.root),
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -146,7 +146,7 @@ def collect(
                             t.jar.path,
                             job.timeout,
                             workers,
-                            libraries.of(m, t.settings),
+                            libraries.of(m, t.settings, t.root),
                             compiled,
                         )
                     ],

@@ -29,8 +29,8 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import Check, Manifest
 from execlease_hook.spec import cfg_constants
-from execlease_hook.tlc import modes
 from execlease_hook.tlc.output import Verdict
+from execlease_hook.tlc.progress import JobProgress
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.verify import judge as verify_judge
@@ -131,18 +131,18 @@ def _bounds(c: Check) -> str:
     return ', '.join(f'{name} = {value}' for name, value in c.deep.constants)
 
 
-def _progress_line(m: Manifest, c: Check, several: bool) -> Callable[[modes.Progress, float], None]:
+def _progress_line(m: Manifest, c: Check, several: bool) -> Callable[[JobProgress, float], None]:
     where = (
         f'{m.folder.relative_to(m.root).as_posix()}: '
         if several and m.folder.is_relative_to(m.root)
         else ''
     )
 
-    def line(p: modes.Progress, seconds: float) -> None:
-        rate = (p.distinct if p.distinct is not None else p.generated) / max(seconds, 1e-9)
+    def line(p: JobProgress, seconds: float) -> None:
+        rate = (p.distinct if p.distinct is not None else p.generated or 0) / max(seconds, 1e-9)
         unit = 'distinct states/s' if p.distinct is not None else 'states/s'
         print(
-            f'  {where}check {c.name}: {p.describe()} after {seconds:.0f} s ({rate:,.0f} {unit})',
+            f'  {where}check {c.name}: {p.covered()} after {seconds:.0f} s ({rate:,.0f} {unit})',
             file=sys.stderr,
             flush=True,
         )

@@ -24,7 +24,7 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.git import repo
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc import libraries, pin
+from execlease_hook.tlc import pin
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
@@ -66,8 +66,6 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     with the TLA+ tools and the result cache of the repository at `root`; `outputs` receives
     the report; `settings`: what cli/main read from the environment."""
     beyond, verbosity = mode.beyond, mode.verbosity
-    if tree != root:  # a commit checked out alone: its library jars from the repository's cache
-        libraries.cache_for(tree, root)
     # One model's problem stays its own: a manifest refused here, or its tools or its plan below,
     # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
     loaded = models.load(tree, mode.model)

@@ -47,9 +47,8 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     run should say about the modules TLC reads (a library module shadowing a standard one)."""
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
-    libraries = tla_libraries.of(
-        m, t.settings
-    )  # jars fetched and verified, folders read (exit 2 if not)
+    # The jars fetched and verified, the folders read (exit 2 if not).
+    libraries = tla_libraries.of(m, t.settings, t.root)
     # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
     # text and the modules beside it (each inside the repository).
     roots: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}

@@ -105,7 +105,7 @@ class Stage:
             config_text=b'',
             java=t.java.path,
             jar=t.jar.path,
-            libraries=libraries.of(m, t.settings),
+            libraries=libraries.of(m, t.settings, t.root),
         )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):

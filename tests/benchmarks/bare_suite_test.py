@@ -53,6 +53,8 @@ EXPECTED = {
 }
 
 
+# The slowest fixture, on purpose: every job kind of the model run twice, bare and by verify, for
+# the four tests below to read; comparing the two runs is this module's point.
 @pytest.fixture(scope='module')
 def compared(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path

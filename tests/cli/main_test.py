@@ -145,46 +145,6 @@ def test_verbose_guard_says_what_it_checked(covered_repo, capsys):
     assert capsys.readouterr().out == ''
 
 
-@pytest.mark.parametrize(
-    'argv', (['guard'], ['guard', 'app/lease.py', 'a b.py', ''], ['guard', 'x=1', '@f'])
-)
-def test_a_plain_guard_is_read_as_argparse_reads_it(argv):
-    # `execlease guard FILES...` (what pre-commit runs) skips argparse: the same options.
-    assert vars(cli._plain_guard(argv)) == vars(cli.build_parser().parse_args(argv))
-
-
-@pytest.mark.parametrize(
-    'argv',
-    (
-        [],
-        ['verify'],
-        ['guard', '--all'],
-        ['guard', 'a.py', '-v'],
-        ['guard', '--', '-a.py'],
-        ['guard', '-h'],
-        ['guard', '--format', 'json'],
-        ['coverage', 'guard'],
-    ),
-)
-def test_anything_else_goes_to_the_parser(argv):
-    assert cli._plain_guard(argv) is None
-
-
-def test_a_plain_guard_imports_no_argparse(covered_repo):
-    code = (
-        'import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", "app/other.py"])\n'
-        'print(code, "argparse" in sys.modules)'
-    )
-    out = subprocess.run(
-        (sys.executable, '-c', code),
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=covered_repo.path,
-    ).stdout
-    assert out.split() == ['0', 'False']
-
-
 def execlease(repo, *argv: str) -> subprocess.CompletedProcess[str]:
     """The real command, in a pipe, from the scratch repository."""
     from tests.conftest import git_env

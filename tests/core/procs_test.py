@@ -1,17 +1,29 @@
 from __future__ import annotations
 
+import os
 import subprocess
-import sys
+import types
 
 import pytest
 
 from execlease_hook.core import procs
 
+# A leader and a child of it: stopping must kill the whole group, not only the leader.
+GROUP = ('sh', '-c', 'sleep 60 & echo started; wait')
 
-def _group() -> subprocess.Popen[bytes]:
-    # A leader and a child of it: cancel_all must kill the whole group, not only the leader.
-    code = 'import subprocess, time; subprocess.Popen(["sleep", "60"]); time.sleep(60)'
-    return subprocess.Popen((sys.executable, '-c', code), start_new_session=True)
+
+def _started(popen_started: list[subprocess.Popen[bytes]], monkeypatch) -> None:
+    """Ctrl-C lands right after the process starts, before it is registered."""
+
+    def popen(*args, **kwargs):
+        proc = subprocess.Popen(*args, **kwargs)
+        popen_started.append(proc)
+        procs.cancel_all()
+        return proc
+
+    monkeypatch.setattr(
+        procs, 'subprocess', types.SimpleNamespace(**{**vars(subprocess), 'Popen': popen})
+    )
 
 
 def test_cancel_all_kills_every_live_group_runs_the_hooks_once_and_refuses_until_reset():
@@ -22,68 +34,103 @@ def test_cancel_all_kills_every_live_group_runs_the_hooks_once_and_refuses_until
 
     procs.on_cancel(hook)
     procs.on_cancel(hook)
-    a, b, gone = _group(), _group(), _group()
-    procs.add(a)
-    procs.add(b)
-    procs.add(gone)
-    procs.remove(gone)
+    a, b, gone = (procs.start(GROUP, stdout=subprocess.DEVNULL) for _ in range(3))
+    procs.forget(gone)
     try:
         assert not procs.cancelled()
         procs.cancel_all()
         assert procs.cancelled()
         assert a.wait(10) == -9 and b.wait(10) == -9
-        assert gone.poll() is None  # removed: not this run's to stop
+        assert gone.poll() is None  # unregistered: not this run's to stop
         assert calls == [1]
+        with pytest.raises(KeyboardInterrupt):
+            procs.start(('true',))
     finally:
         procs.reset_cancel()
-        procs.kill_group(gone)
-        gone.wait(10)
-        procs.remove(a)
-        procs.remove(b)
+        procs.stop(gone)
+        procs.stop(a)
+        procs.stop(b)
         procs._hooks.remove(hook)
-    assert not procs.cancelled()
+    assert not procs.cancelled() and not procs._live
 
 
-def test_killing_a_group_that_is_gone_is_no_error():
-    proc = subprocess.Popen(('true',), start_new_session=True)
-    proc.wait(10)
-    procs.kill_group(proc)
+def test_stopping_a_group_kills_its_children_and_one_that_is_gone_is_no_error():
+    proc = procs.start(GROUP)
+    assert proc.stdout is not None and proc.stdout.readline() == b'started\n'
+    procs.stop(proc)
+    assert proc.returncode == -9 and not procs._live
+    with proc.stdout:
+        assert proc.stdout.read() == b''  # the pipe is closed: the sleeping child is gone too
+    procs.stop(proc)
 
 
-def test_a_group_added_after_cancel_all_is_killed_and_the_caller_stopped():
-    """Ctrl-C between a caller's look at `cancelled` and its add: the add kills the group."""
-    procs.cancel_all()
-    proc = _group()
+def test_a_group_started_as_cancel_all_lands_is_killed_and_the_caller_stopped(monkeypatch):
+    started: list[subprocess.Popen[bytes]] = []
+    _started(started, monkeypatch)
     try:
         with pytest.raises(KeyboardInterrupt):
-            procs.add(proc)
-        assert proc.wait(10) == -9
+            procs.start(GROUP, stdout=subprocess.DEVNULL)
     finally:
         procs.reset_cancel()
-        procs.remove(proc)
-        procs.kill_group(proc)
-        proc.wait(10)
+    (proc,) = started
+    assert proc.returncode == -9 and not procs._live
+
+
+def test_running_stops_the_group_when_the_block_raises():
+    with pytest.raises(ValueError), procs.running(GROUP, stdout=subprocess.DEVNULL) as proc:
+        raise ValueError
+    assert proc.returncode == -9 and not procs._live
+
+
+@pytest.mark.parametrize(
+    ('argv', 'timeout', 'expected'),
+    [
+        (('sh', '-c', 'printf out; printf err >&2; exit 3'), 30.0, (3, b'outerr')),
+        (('sh', '-c', 'printf said; exec sleep 60'), 0.5, (None, b'said')),
+        (('sh', '-c', 'kill -TERM $$'), 30.0, (-15, b'')),
+    ],
+    ids=['exit-code-and-output', 'timeout-stops-it-keeping-its-output', 'signal'],
+)
+def test_run(argv, timeout, expected):
+    assert procs.run(argv, timeout) == expected
+    assert not procs._live
+
+
+def test_run_of_a_missing_program():
+    with pytest.raises(FileNotFoundError):
+        procs.run(('execlease-no-such-program',), 30.0)
+    assert not procs._live
+
+
+def test_wait_ticks_until_the_end_or_the_deadline():
+    ticks: list[int] = []
+    ends = iter([False, False, True])
+    assert procs.wait(lambda seconds: next(ends), 60.0, lambda: ticks.append(1))
+    assert ticks == [1, 1, 1]
+    seen: list[float] = []
+
+    def never_ends(seconds: float) -> bool:
+        seen.append(seconds)
+        return False
+
+    assert not procs.wait(never_ends, 0.0)
+    assert seen == [0.0]
+
+
+def test_alive():
+    gone = subprocess.Popen(('true',))
+    gone.wait()
+    assert procs.alive(os.getpid()) and not procs.alive(gone.pid)
 
 
 @pytest.mark.timeout(120)
 def test_a_trace_command_started_as_ctrl_c_lands_is_stopped(tmp_path, monkeypatch):
     """As tlc/run_test.py's test for TLC, for a trace command (traces/run.py): it would have run
     its 600 s to the end."""
-    import types
-
     from execlease_hook.traces import run as traces
 
     started: list[subprocess.Popen[bytes]] = []
-
-    def popen(*args, **kwargs):
-        proc = subprocess.Popen(*args, **kwargs)
-        started.append(proc)
-        procs.cancel_all()
-        return proc
-
-    monkeypatch.setattr(
-        traces, 'subprocess', types.SimpleNamespace(**{**vars(subprocess), 'Popen': popen})
-    )
+    _started(started, monkeypatch)
     try:
         with pytest.raises(KeyboardInterrupt):
             traces.run_command(('sleep', '600'), tmp_path, tmp_path, 900.0, 'trace job slow')

@@ -60,6 +60,9 @@ def test_the_guide_has_a_walkthrough_with_a_blocked_commit():
 
 @pytest.mark.timeout(1800)
 def test_the_walkthrough_runs_verbatim(tmp_path, offline_tlc, readme_install):
+    # One of the slowest tests, on purpose: every command of the guide, as a new user runs them
+    # (a HOME and a pre-commit store of their own, so the hook environment is installed as theirs
+    # is), with each verify on the real TLC. The install itself is shared (`readme_install`).
     from tests import needs
 
     java = Path(needs.java())

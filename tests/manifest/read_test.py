@@ -505,7 +505,7 @@ def test_load_trace_jobs_and_code_mutations(tmp_path):
             'traces[0].env: expected an object of variable names to strings',
         ),
         ('traces.0.env', {'SEED': 7}, 'traces[0].env.SEED: expected a string, got a number'),
-        ('traces.0.env', {'1X': 'a'}, "traces[0].env: '1X' is not a variable name"),
+        ('traces.0.env', {'1X': 'a'}, "traces[0].env.1X: '1X' is not a variable name"),
         ('traces.1.env', {'SEED': '7'}, 'traces[1].env: only a trace job with a "command"'),
         ('traces.1.fields', {}, 'traces[1].fields: give exactly one of "keep"'),
         ('traces.1.line', 'l 2', "traces[1].line: 'l 2' is not a TLA+ variable name"),

@@ -153,6 +153,10 @@ def test_wheel_ships_only_the_package(wheel_names):
 @pytest.mark.timeout(900)
 def test_try_repo_installs_and_runs_the_fast_hook(covered_repo, tmp_path):
     """From a scratch consumer repository, the real pre-commit installs this package and runs it."""
+    # One of the slowest tests, on purpose: pre-commit builds the hook's environment from nothing
+    # (a venv, pip installing the working tree and its grammar wheels), which is what a consumer's
+    # first commit does. try-repo snapshots the working tree as a new commit, so no store shared
+    # with the other end-to-end tests could hold that environment already.
     from tests.conftest import git_env
 
     env = git_env()

@@ -1,5 +1,6 @@
-"""The shipped JSON Schemas: manifest.schema.json agrees with the loader on one corpus of good
-and bad manifests, and the wheel carries both schemas."""
+"""The shipped JSON Schemas: on one corpus of good and bad manifests, the loader (which checks
+with manifest.schema.json through manifest/schema.py) agrees with the `jsonschema` package
+reading the same file, and the wheel carries both schemas."""
 
 from __future__ import annotations
 

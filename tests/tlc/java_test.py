@@ -28,7 +28,6 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     needs.clear_settings(monkeypatch)
     for name in java_mod._OPTION_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(java_mod, '_java_memo', {})  # each find_java below starts a new "run"
     return monkeypatch
 
 
@@ -52,7 +51,6 @@ def runs(log: Path) -> int:
 
 
 def find(clean_env: pytest.MonkeyPatch, java: Path, memo: Path | None) -> java_mod.Java:
-    clean_env.setattr(java_mod, '_java_memo', {})
     clean_env.setattr(java_mod, '_identities', {})
     clean_env.setenv('EXECLEASE_JAVA', str(java))
     return java_mod.find_java(from_environ(), memo)

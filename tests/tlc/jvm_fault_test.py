@@ -24,7 +24,7 @@ import pytest
 
 from execlease_hook.core import housekeeping, procs, scratch
 from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc import jvm
+from execlease_hook.tlc import jvm, spare_helper
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import spare as jvm_spare
@@ -48,8 +48,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (tmp_path / 'tmp').mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path / 'tmp'))
     monkeypatch.setattr(jvm_cds, '_unwritable', set())
-    monkeypatch.setattr(jvm_spare, '_helper', {})
-    monkeypatch.setattr(jvm_spare, '_compile_failed', set())
+    monkeypatch.setattr(spare_helper, '_helpers', {})
     jvm_spare.discard_all()
     housekeeping.drain()
     yield tmp_path
@@ -270,7 +269,7 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
 
 def _java_jar() -> tuple[Path, Path]:
     java = Path(needs.java())
-    if jvm_spare._javac(java) is None:
+    if spare_helper._javac(java) is None:
         needs.missing(f'no javac beside {java}: the helper is never compiled there')
     return java, needs.tla_jar()
 
@@ -286,7 +285,7 @@ SLOW_JAVAC = textwrap.dedent("""\
 def _slow_javac(tmp_path: Path, delay: float) -> Path:
     """The real javac, started late, so that a stop lands while it runs (it execs javac: the same
     process, named by the same command line)."""
-    real = jvm_spare._javac(Path(needs.java()))
+    real = spare_helper._javac(Path(needs.java()))
     script = tmp_path / 'slow-javac'
     script.write_text(SLOW_JAVAC.format(python=sys.executable, javac=str(real), delay=delay))
     script.chmod(0o755)
@@ -309,8 +308,8 @@ def _wait_for_work(folder: Path) -> Path:
 def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     java, jar = _java_jar()
     with file_size_limit(4096):  # the helper's class (13 KB) cannot be written: javac fails
-        assert jvm_spare.compile_helper(java, jar) is None
-        assert jvm_spare.compile_helper(java, jar) is None  # not tried again in this process
+        assert spare_helper.compile_helper(java, jar) is None
+        assert spare_helper.compile_helper(java, jar) is None  # not tried again in this process
     [said] = housekeeping.drain()
     assert said.startswith(
         f'the warm-JVM helper could not be compiled into {env / "jvm"} (javac said: '
@@ -326,16 +325,16 @@ def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
 def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
     java, jar = _java_jar()
     compiles: list[Path] = []
-    compile_ = jvm_spare._compile
+    compile_ = spare_helper._compile
 
     def compile_once(javac, target):
         compiles.append(target)
         return compile_(javac, target)
 
-    monkeypatch.setattr(jvm_spare, '_compile', compile_once)
+    monkeypatch.setattr(spare_helper, '_compile', compile_once)
     found: list[Path | None] = []
     threads = [
-        threading.Thread(target=lambda: found.append(jvm_spare.compile_helper(java, jar)))
+        threading.Thread(target=lambda: found.append(spare_helper.compile_helper(java, jar)))
         for _ in range(4)
     ]
     for t in threads:
@@ -350,13 +349,13 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
 @pytest.mark.tlc
 def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     java, jar = _java_jar()
-    found = jvm_spare.helper_folder(java, jar)
+    found = spare_helper.helper_folder(java, jar)
     assert found is not None
     target = found
     other = target.parent / 'other-run'
     other.mkdir(parents=True)
     subprocess.run(
-        (str(jvm_spare._javac(java)), '-d', str(other), str(jvm_spare.SOURCE)), check=True
+        (str(spare_helper._javac(java)), '-d', str(other), str(spare_helper.SOURCE)), check=True
     )
 
     class PlacedMeanwhile(subprocess.Popen):
@@ -369,7 +368,7 @@ def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
             return said
 
     monkeypatch.setattr(subprocess, 'Popen', PlacedMeanwhile)
-    assert jvm_spare.compile_helper(java, jar) == target
+    assert spare_helper.compile_helper(java, jar) == target
     assert sorted(p.name for p in target.parent.iterdir()) == [target.name]
 
 
@@ -386,7 +385,7 @@ def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_pat
     java, jar = _java_jar()
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
     found: list[Path | None] = []
-    worker = threading.Thread(target=lambda: found.append(jvm_spare.compile_helper(java, jar)))
+    worker = threading.Thread(target=lambda: found.append(spare_helper.compile_helper(java, jar)))
     worker.start()
     work = _wait_for_work(env / 'jvm')
     _wait_for_process_naming(work)
@@ -404,7 +403,8 @@ CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     from execlease_hook.tlc import spare as jvm_spare
-    jvm_spare.EXIT_WAIT = float(sys.argv[3])
+    from execlease_hook.tlc import spare_helper
+    spare_helper.EXIT_WAIT = float(sys.argv[3])
     jvm_spare.prepare(Path(sys.argv[1]), Path(sys.argv[2]))
     folder = Path(sys.argv[4])
     while not (folder.exists() and any(p.name.startswith('.spare-') for p in folder.iterdir())):
@@ -477,7 +477,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     old, new = env / 'jvm' / '.spare-old.abc', env / 'jvm' / '.spare-new.def'
     old.mkdir()
     new.mkdir()
-    os.utime(old, (time.time() - jvm_spare.COMPILE_TIMEOUT - 60,) * 2)
+    os.utime(old, (time.time() - spare_helper.COMPILE_TIMEOUT - 60,) * 2)
     jvm_spare.sweep(jar)
     assert not work.exists() and not old.exists() and new.exists()
     # No process names the folder: none is left that could make it again (a javac names its

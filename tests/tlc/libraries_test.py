@@ -14,7 +14,7 @@ import pytest
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.tlc import libraries
+from execlease_hook.tlc import libraries, spare_helper
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.run import TlcJob
 from tests import libraries_support as support
@@ -264,7 +264,7 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
 
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
-    env.setattr(jvm_spare, '_helper', {})
+    env.setattr(spare_helper, '_helpers', {})
     jvm_spare.discard_all()
     m = manifest(
         tmp_path / 'repo',
@@ -285,7 +285,7 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
         deadlock=True,
         libraries=libraries.of(m, from_environ()),
     )
-    if jvm_spare.compile_helper(job.java, job.jar) is None:
+    if spare_helper.compile_helper(job.java, job.jar) is None:
         needs.missing('no javac beside java: no warm JVMs')
     served: list[tuple[str, ...]] = []
     take = jvm_spare.take

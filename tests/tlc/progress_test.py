@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.tlc import run as tlc
-from execlease_hook.tlc.progress import JobProgress, LineSplitter
+from execlease_hook.tlc.progress import Follower, JobProgress, last
 from tests import needs
 
 SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
@@ -75,11 +75,65 @@ def test_the_transcript_read_piece_by_piece():
     assert job.describe(161.0).startswith('check main: 61 s, ')
 
 
-def test_line_splitter_keeps_the_unfinished_line():
-    s = LineSplitter()
-    assert s.feed(b'one\ntw') == ['one']
-    assert s.feed(b'o\r\n\xff\n') == ['two', '\ufffd']
-    assert s.feed(b'') == []
+CHECKING = b"""@!@!@STARTMSG 2200:0 @!@!@
+Progress(7) at 2026-12-01 19:59:54: 1,778 states generated (1,778 s/min), 984 distinct states found (984 ds/min), 605 states left on queue.
+@!@!@ENDMSG 2200 @!@!@
+@!@!@STARTMSG 2200:0 @!@!@
+Progress(13) at 2026-12-01 20:00:54: 295,530 states generated (293,752 s/min), 113,664 distinct states found (112,680 ds/min), 50,963 states left on queue.
+@!@!@ENDMSG 2200 @!@!@
+"""
+SIMULATION = b"""@!@!@STARTMSG 2190:0 @!@!@
+Finished computing initial states: 1 distinct state generated at 2026-12-01 19:41:30.
+@!@!@ENDMSG 2190 @!@!@
+@!@!@STARTMSG 2209:0 @!@!@
+Progress(-1) at 2026-12-01 19:41:38: 2408 states generated, -1 distinct states found, -1 states left on queue.
+@!@!@ENDMSG 2209 @!@!@
+"""
+
+
+@pytest.mark.parametrize(
+    ('output', 'counts', 'covered'),
+    [
+        (
+            CHECKING,
+            (13, 295_530, 113_664, 50_963),
+            '113,664 distinct states found, 295,530 generated, 50,963 left on the queue, depth 13',
+        ),
+        (SIMULATION, (None, 2408, None, None), '2,408 states generated'),
+    ],
+    ids=['model-checking', 'simulation'],
+)
+def test_the_last_progress_report(output, counts, covered):
+    found = last(output)
+    assert found is not None
+    assert (found.depth, found.generated, found.distinct, found.queue) == counts
+    assert found.covered() == covered
+
+
+def test_no_progress_report_yet():
+    assert last(b'no messages') is None
+    assert last(SIMULATION.split(b'@!@!@STARTMSG 2209')[0]) is None  # initial states only
+
+
+def test_feed_says_which_lines_were_progress_reports():
+    job = JobProgress()
+    said = [job.feed(line) for line in CHECKING.decode().splitlines()]
+    assert said == [False, True, False, False, True, False]
+
+
+def test_the_follower_hands_on_whole_lines_as_the_file_grows(tmp_path):
+    out = tmp_path / 'tlc.out'
+    lines: list[str] = []
+    follow = Follower(out, lines.append)
+    follow()  # not made yet: a warm JVM makes it when the job starts
+    out.write_bytes(b'one\ntw')
+    follow()
+    assert lines == ['one']
+    with out.open('ab') as grows:  # TLC appends: the file never shrinks under the reader
+        grows.write(b'o\r\n\xff\n')
+    follow()
+    follow()
+    assert lines == ['one', 'two', '\ufffd']
 
 
 @pytest.mark.tlc

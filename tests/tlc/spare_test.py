@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +22,7 @@ from execlease_hook.core import procs
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.tlc import spare_helper
 from tests import needs, wait
 from tests.tlc.run_test import VERDICTS, make_job
 
@@ -36,7 +38,7 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
     for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
         monkeypatch.delenv(name, raising=False)
     jvm_spare.discard_all()
-    monkeypatch.setattr(jvm_spare, '_helper', {})
+    monkeypatch.setattr(spare_helper, '_helpers', {})
     yield tmp_path
     jvm_spare.discard_all()
 
@@ -91,7 +93,7 @@ def _job(cfg: str) -> tlc.TlcJob:
 
 
 def _ready(job: tlc.TlcJob) -> Path:
-    folder = jvm_spare.compile_helper(job.java, job.jar)
+    folder = spare_helper.compile_helper(job.java, job.jar)
     assert folder is not None and (folder / 'ExecleaseTlcSpare.class').is_file()
     return folder
 
@@ -268,8 +270,8 @@ def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
     monkeypatch.setattr(jvm_spare, '_spawn', recorded)  # no spare is started, none to wait for
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
-        monkeypatch.setattr(jvm_spare, '_helper', {})
-        assert jvm_spare.compile_helper(_job('pass').java, _job('pass').jar) is None
+        monkeypatch.setattr(spare_helper, '_helpers', {})
+        assert spare_helper.compile_helper(_job('pass').java, _job('pass').jar) is None
         for _ in range(3):
             assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
         assert started == [] and _idle() == []
@@ -280,8 +282,8 @@ def test_a_changed_helper_source_compiles_again(env, monkeypatch, tmp_path):
     job = _job('pass')
     first = _ready(job)
     source = tmp_path / 'ExecleaseTlcSpare.java'
-    source.write_text(jvm_spare.SOURCE.read_text() + '\n// changed\n')
-    monkeypatch.setattr(jvm_spare, 'SOURCE', source)
+    source.write_text(spare_helper.SOURCE.read_text() + '\n// changed\n')
+    monkeypatch.setattr(spare_helper, 'SOURCE', source)
     second = _ready(job)
     assert second != first
 
@@ -322,7 +324,7 @@ def test_the_helper_exits_when_no_job_comes(env):
             *jvm_spare.OPENS,
             '-cp',
             f'{job.jar}{os.pathsep}{helper}',
-            jvm_spare.MAIN,
+            spare_helper.MAIN,
             str(job.jar),
         ),
         input=b'/tmp\n',
@@ -358,29 +360,42 @@ def test_cancel_stops_waiting_spares(env):
 def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(cold_env):
     job = _job('pass')
     tlc.expect_jobs([job] * 4)
-    wait.until(lambda: jvm_spare._helper, 'the plan to compile the helper', timeout=300)
-    assert list(jvm_spare._helper.values()) != [None]
+    wait.until(
+        lambda: any(f.done() for f in spare_helper._helpers.values()),
+        'the plan to compile the helper',
+        timeout=300,
+    )
+    assert [f.result() for f in spare_helper._helpers.values()] != [None]
     for _ in range(4):  # the first builds the class-data archive; the others use spares
         assert tlc.run_job(job).outcome == 'passed'
     assert _idle() == []
 
 
-def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_removed(env, monkeypatch):
+def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(env, monkeypatch):
     own_tmp = env / 'tmp'
     own_tmp.mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(own_tmp))
-    spares = env / 'jvm-cache' / 'spares'
-    gone = subprocess.Popen(('true',))
-    gone.wait()
-    (spares / str(gone.pid) / 'job-x').mkdir(parents=True)
-    monkeypatch.setattr(jvm_spare, '_own_folder', {})
     _warm()
     [spare] = _idle()
-    assert spare.folder.parent == spares / str(os.getpid())
-    assert not (spares / str(gone.pid)).exists()
+    assert spare.folder.parent == env / 'jvm-cache' / 'spares'
     assert [p.name for p in own_tmp.iterdir()] == []  # only running jobs have folders there
+    # As if this process had been killed outright: its spare's folder is marked by a process
+    # that is gone, and the spare (in a session of its own) runs on until the next run's sweep.
+    child = (
+        'import sys; from pathlib import Path; from execlease_hook.core import scratch; '
+        'print(scratch.make("jvm-", Path(sys.argv[1])))'
+    )
+    left = subprocess.run(
+        (sys.executable, '-c', child, str(spare.folder.parent)),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert os.path.isdir(left)
+    jvm_spare.sweep(_job('pass').jar)
+    assert not os.path.exists(left) and spare.folder.exists()  # a live run's spare is its own
     jvm_spare.discard_all()
-    assert not (spares / str(os.getpid())).exists()
+    assert not spare.folder.exists() and spare.proc.poll() is not None
 
 
 def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
@@ -445,7 +460,7 @@ def test_a_kind_with_one_job_gets_no_warm_jvm_and_compiles_nothing(cold_env, mon
     check, mutation = replace(_job('pass'), kind='check'), _job('invariant')
     assert tlc._spare_key(check) != tlc._spare_key(mutation)  # C1 only for the mutation
     compiled = []
-    monkeypatch.setattr(jvm_spare, 'compile_helper', lambda *a: compiled.append(a))
+    monkeypatch.setattr(spare_helper, 'compile_helper', lambda *a: compiled.append(a))
     tlc.expect_jobs([check, mutation])
     assert tlc.run_job(check).outcome == 'passed'
     assert tlc.run_job(mutation).property == 'XBelowTwo'

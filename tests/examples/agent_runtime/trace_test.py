@@ -213,6 +213,8 @@ def check(trace_dir: Path):
 @pytest.mark.e2e
 @pytest.mark.timeout(300)
 def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
+    # One of the slowest tests, on purpose: 80 turns of real worker processes under faults, then
+    # one TLC run that validates every trace of them; each fault kind asserted below must occur.
     seed = 20260101
     report = run_faults(
         FaultSettings(seed=seed, turns=80, deadline_s=150, trace_dir=tmp_path / 'traces'),
@@ -233,6 +235,8 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
 @pytest.mark.e2e
 @pytest.mark.timeout(600)
 def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
+    # One of the slowest tests, on purpose: a fault run and its trace validation, as above, for
+    # up to three seeds, until one shows the break.
     # complete_step without its fence (fault_harness.MUTANT_WORKER): a deposed worker's
     # completion commits, and the model has no CompleteStep for a run that does not hold
     # the live lease. A round shows it when a stopped worker resumes mid-step.
