@@ -13,8 +13,7 @@ from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import scan
-from execlease_hook.tlc import libraries as tla_libraries
-from execlease_hook.tlc import library_modules
+from execlease_hook.tlc import libraries, library_modules
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
 
@@ -48,7 +47,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
     # The jars fetched and verified, the folders read (exit 2 if not).
-    libraries = tla_libraries.of(m, t.settings, t.root)
+    model_libraries = libraries.of(m, t.settings, t.root)
     # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
     # text and the modules beside it (each inside the repository).
     roots: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
@@ -74,7 +73,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
             for module in library_modules.read_by(
                 (Path(name).name, text),
                 beside,
-                libraries,
+                model_libraries,
                 t.jar.path,
                 '' if folder == '.' else f'{folder}/',
             )
@@ -131,7 +130,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 timeout=t.settings.tlc_timeout if timeout is None else timeout,
                 workers=t.settings.tlc_workers,
                 expect=expect,
-                libraries=libraries,
+                libraries=model_libraries,
             ),
             given.problem,
             given.translated,
