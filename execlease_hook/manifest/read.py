@@ -9,7 +9,6 @@ and the rules that tie one part of the manifest to another.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -71,19 +70,14 @@ class _Reader(schema.Validator):
         return paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
 
 
-@functools.cache
-def _snake(key: str) -> str:
-    return re.sub('([A-Z])', r'_\1', key).lower()
-
-
 def _record(cls: Callable[..., T], d: dict[str, Any], **convert: Callable[[Any], Any]) -> T:
-    """A record from a checked JSON object: each key as the field of that name in snake case
-    (`syncedBlob`: synced_blob; `from`: start), arrays as tuples, seconds as floats, `convert`
-    by field."""
+    """A record from a checked JSON object: each key as its field (model.json_keys), arrays as
+    tuples, seconds as floats, `convert` by field."""
     convert = {'timeout': float, **convert}
+    names = model.json_keys(cls)
     fields: dict[str, Any] = {}
     for key, value in d.items():
-        name = {'from': 'start', '$schema': 'schema'}.get(key) or _snake(key)
+        name = names[key]
         if name in convert:
             value = convert[name](value)
         fields[name] = tuple(value) if isinstance(value, list) else value

@@ -21,6 +21,7 @@ from typing import Any
 
 from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import TRACE_DIR
 from execlease_hook.tlc.libraries import NONE as NO_LIBRARIES
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
@@ -33,7 +34,6 @@ from execlease_hook.traces.module import (
     read_trace,
 )
 
-OUT_ENV = 'EXECLEASE_TRACE_DIR'
 TRACE_VAR = 't'  # the trace spec's variables: the trace index and the next line
 LINE_VAR = 'l'
 
@@ -64,7 +64,7 @@ def run_command(
     shared pool, verify/pool.py, where trace commands run beside TLC) stops it with every process it
     started (a fault-injection run's workers)."""
     full = command_argv(argv)
-    environment = {**(env if env is not None else os.environ), OUT_ENV: str(out_dir)}
+    environment = {**(env if env is not None else os.environ), TRACE_DIR: str(out_dir)}
     started = time.monotonic()
     try:
         code, stdout = procs.run(full, timeout, cwd=root, env=environment)
@@ -95,7 +95,7 @@ def read_folder(folder: Path, what: str) -> list[Trace]:
     if not paths:
         raise CannotRun(
             f'{what}: no *.ndjson trace in {folder}; the command must write its traces '
-            f'into the folder named by ${OUT_ENV}'
+            f'into the folder named by ${TRACE_DIR}'
         )
     return [read_trace(p) for p in paths]
 
