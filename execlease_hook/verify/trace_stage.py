@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.tlc import libraries as tla_libraries
+from execlease_hook.tlc import libraries
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.cache import cache_key, cached_run
@@ -105,7 +105,7 @@ class Stage:
             config_text=b'',
             java=t.java.path,
             jar=t.jar.path,
-            libraries=tla_libraries.of(m, t.settings, t.root),
+            libraries=libraries.of(m, t.settings, t.root),
         )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):
