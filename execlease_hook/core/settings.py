@@ -4,9 +4,9 @@
 hands it, or the fields a layer needs, down as a typed value; nothing else reads these
 variables. A bad value is exit 2 naming the variable and what to give: `float('nan')` and
 `float('inf')` parse, and a NaN timeout compares false with everything, so an unchecked
-`EXECLEASE_TLC_TIMEOUT=nan` silently meant "no timeout" (manifest numbers go through
-manifest/read.py with the same bounds). docs/cli.md's table of variables names each one
-(tests/project/reference_test.py).
+`EXECLEASE_TLC_TIMEOUT=nan` silently meant "no timeout" (a manifest's seconds have the same
+bounds in its schema: tests/manifest/schema_test.py). docs/cli.md's table of variables names
+each one (tests/project/reference_test.py).
 """
 
 from __future__ import annotations

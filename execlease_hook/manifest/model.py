@@ -5,17 +5,29 @@ them, manifest/write.py writes).
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 VERSION = 1  # the schema's "version" (tests/manifest/schema_test.py)
 
 
+@functools.cache
+def json_keys(cls: type) -> dict[str, str]:
+    """The keys of a value's object in manifest.json, each with its field: the field's name in
+    camel case (`synced_blob`: syncedBlob), or the key its metadata names."""
+    return {
+        f.metadata.get('key') or re.sub('_([a-z])', lambda m: m[1].upper(), f.name): f.name
+        for f in fields(cls)
+    }
+
+
 @dataclass(frozen=True)
 class Region:
-    start: str  # JSON "from": text where the region starts (found by its tokens too)
-    end: str  # JSON "to": text where the region ends (inclusive)
+    start: str = field(metadata={'key': 'from'})  # where the region starts (by its tokens too)
+    end: str = field(metadata={'key': 'to'})  # where the region ends (inclusive)
 
 
 @dataclass(frozen=True)
@@ -33,7 +45,7 @@ class CoveredEntry:
 
 @dataclass(frozen=True)
 class Replace:
-    start: str  # JSON "from"
+    start: str = field(metadata={'key': 'from'})
     to: str
 
 
@@ -226,7 +238,8 @@ class Manifest:
     traces: tuple[TraceJob, ...] = ()
     code_mutations: tuple[CodeMutation, ...] = ()
     covers_code: bool = True  # False: the manifest has no "coverage" (a model of no code)
-    schema: str | None = None  # "$schema": where editors find the JSON Schema; kept as written
+    # Where editors find the JSON Schema; kept as written.
+    schema: str | None = field(default=None, metadata={'key': '$schema'})
     tools: ToolsPin | None = None  # None: the default TLA+ tools (tlc/jar.py)
     libraries: tuple[
         Library, ...

@@ -9,7 +9,6 @@ and the rules that tie one part of the manifest to another.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -38,7 +37,7 @@ class _Reader(schema.Validator):
 
     def __init__(self, folder: Path, root: Path) -> None:
         self.bases = {_MODEL_PATH: folder, _REPO_PATH: root}
-        self.root = root
+        self.root, self._resolved_root = root, root.resolve()
         self._on_disk: dict[tuple[Path, str], str | None] = {}  # a path's disk checks, once
 
     def ref(self, target: str, value: object, where: str) -> None:
@@ -63,7 +62,7 @@ class _Reader(schema.Validator):
             resolved = (base / text).resolve()
         except (OSError, RuntimeError) as e:  # a symlink loop
             return f'{text!r} cannot be resolved ({e}); fix the symlinks on its way'
-        if not resolved.is_relative_to(self.root.resolve()):
+        if not resolved.is_relative_to(self._resolved_root):
             return (
                 f'{text!r} resolves to {resolved}, outside the '
                 f'repository {self.root} (a symlink pointing outside?)'
@@ -71,19 +70,14 @@ class _Reader(schema.Validator):
         return paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
 
 
-@functools.cache
-def _snake(key: str) -> str:
-    return re.sub('([A-Z])', r'_\1', key).lower()
-
-
 def _record(cls: Callable[..., T], d: dict[str, Any], **convert: Callable[[Any], Any]) -> T:
-    """A record from a checked JSON object: each key as the field of that name in snake case
-    (`syncedBlob`: synced_blob; `from`: start), arrays as tuples, seconds as floats, `convert`
-    by field."""
+    """A record from a checked JSON object: each key as its field (model.json_keys), arrays as
+    tuples, seconds as floats, `convert` by field."""
     convert = {'timeout': float, **convert}
+    names = model.json_keys(cls)
     fields: dict[str, Any] = {}
     for key, value in d.items():
-        name = {'from': 'start', '$schema': 'schema'}.get(key) or _snake(key)
+        name = names[key]
         if name in convert:
             value = convert[name](value)
         fields[name] = tuple(value) if isinstance(value, list) else value

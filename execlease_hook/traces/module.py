@@ -241,7 +241,3 @@ def trace_log(trace: Trace, rule: FieldRule | None = None) -> tuple[str, tuple[s
         _line(line, rule, f'{trace.name}:{n}', unused)[0] for n, line in enumerate(trace.lines, 1)
     ]
     return '<<\n  ' + ',\n  '.join(texts) + '\n>>', tuple(unused)
-
-
-def module_text(traces: Sequence[Trace], rule: FieldRule | None = None) -> str:
-    return compile_traces(traces, rule).text

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import FieldRule
-from execlease_hook.spec import cfg as tlc_config
+from execlease_hook.spec import cfg
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import TlcJob
@@ -179,7 +179,7 @@ def tlc_jobs(
             f'through the environment; take the override route: add `CONSTANT TraceLog <- {LOG}` '
             f"to {config} (your log operator's name for TraceLog)"
         )
-    prepared = tlc_config.prepare(config_text, config, None, tlc_version, f'trace job {name}')
+    prepared = cfg.prepare(config_text, config, None, tlc_version, f'trace job {name}')
     if prepared.problem is not None:
         raise CannotRun(prepared.problem)
     modules = tuple(

@@ -132,18 +132,18 @@ def tlc_job(
         config_text = (folder / config).read_bytes()
     except OSError as e:
         raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None
-    from execlease_hook.spec import cfg as tlc_config
+    from execlease_hook.spec import cfg
 
     try:
-        said = tlc_config.check_deadlock(config_text, config)
-    except tlc_config.CfgProblem as e:
+        said = cfg.check_deadlock(config_text, config)
+    except cfg.CfgProblem as e:
         raise CannotRun(f'trace job {name}: {e}; fix the cfg') from None
     if said is False:
         raise CannotRun(
             f'trace job {name}: {config} says CHECK_DEADLOCK FALSE, but a trace is rejected '
             'by the deadlock at the line nothing matches; remove it from the trace cfg'
         )
-    config_text = tlc_config.without_check_deadlock(config_text)  # TLC 2.15 lacks the keyword
+    config_text = cfg.without_check_deadlock(config_text)  # TLC 2.15 lacks the keyword
     modules = tuple(
         (p.name, p.read_bytes())
         for p in sorted(spec_path.parent.glob('*.tla'))

@@ -585,13 +585,13 @@ def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, 
         text = json.dumps(data, indent=2) + '\n'
     stage(covered_repo, rel, text)
     calls: list[str] = []
-    real = git._run
+    real = git.run_git
 
     def counting(root, *args, stdin=None, env=None):
         calls.append(args[0])
         return real(root, *args, stdin=stdin, env=env)
 
-    monkeypatch.setattr(git, '_run', counting)
+    monkeypatch.setattr(git, 'run_git', counting)
     run_guard(capsys)
     assert calls == expected
 
@@ -607,13 +607,13 @@ def test_the_synced_blob_for_the_diff_comes_in_the_same_batch(covered_repo, caps
     covered_repo.commit('synced blobs')
     stage(covered_repo, 'app/lease.py', BODY_EDIT)
     calls: list[str] = []
-    real = git._run
+    real = git.run_git
 
     def counting(root, *args, stdin=None, env=None):
         calls.append(args[0] if args[0] != 'cat-file' else f'cat-file {stdin.decode().split()}')
         return real(root, *args, stdin=stdin, env=env)
 
-    monkeypatch.setattr(git, '_run', counting)
+    monkeypatch.setattr(git, 'run_git', counting)
     code, out = run_guard(capsys)
     assert code == 1 and f'--- app/lease.py (as synced, blob {blob[:12]})' in out
     assert len(calls) == 3 and blob in calls[2], calls

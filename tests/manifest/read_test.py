@@ -240,6 +240,12 @@ def test_load_good(tmp_path):
         ),
         ('coverage.entries.0.syncReason', '', 'coverage.entries[0].syncReason: must not be empty'),
         ('coverage.entries', {}, 'coverage.entries: expected an array, got an object'),
+        (
+            'coverage.entries.0.path',
+            'C:/x.py',
+            "coverage.entries[0].path: 'C:/x.py' is not a relative path inside the repository",
+        ),
+        ('checks.0.timeout', float('nan'), 'checks[0].timeout: expected a number of seconds > 0'),
         ('spec', DELETE, "$: missing key 'spec'"),
     ),
     ids=lambda v: v if isinstance(v, str) and ':' not in v else '',
