@@ -241,3 +241,11 @@ def trace_log(trace: Trace, rule: FieldRule | None = None) -> tuple[str, tuple[s
         _line(line, rule, f'{trace.name}:{n}', unused)[0] for n, line in enumerate(trace.lines, 1)
     ]
     return '<<\n  ' + ',\n  '.join(texts) + '\n>>', tuple(unused)
+
+
+def read_model(folder: Path, spec: str, config: str, name: str) -> tuple[bytes, bytes]:
+    """The trace spec's and its cfg's bytes; CannotRun (exit 2) naming what cannot be read."""
+    try:
+        return (folder / spec).read_bytes(), (folder / config).read_bytes()
+    except OSError as e:
+        raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None

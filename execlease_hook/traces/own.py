@@ -31,7 +31,7 @@ from execlease_hook.spec import cfg
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces.module import MODULE, Trace, trace_log
+from execlease_hook.traces.module import MODULE, Trace, read_model, trace_log
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
 LOG = 'ExecleaseTraceLog'
@@ -164,11 +164,7 @@ def tlc_jobs(
     """One TLC job per trace, and the fields left out of the traces; CannotRun (exit 2) when the
     spec needs what this TLC lacks or the cfg cannot run on it."""
     spec_path = folder / spec
-    try:
-        spec_text = spec_path.read_bytes()
-        config_text = (folder / config).read_bytes()
-    except OSError as e:
-        raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None
+    spec_text, config_text = read_model(folder, spec, config, name)
     log = overridden(config_text)
     found = missing(spec, spec_text, tlc_version, log)
     if found:

@@ -30,6 +30,7 @@ from execlease_hook.traces.module import (
     Compiled,
     Trace,
     compile_traces,
+    read_model,
     read_trace,
 )
 
@@ -126,11 +127,7 @@ def tlc_job(
     (`compiled`, else the traces compiled with every field), with the model's libraries
     (tlc/libraries.py)."""
     spec_path = folder / spec
-    try:
-        spec_text = spec_path.read_bytes()
-        config_text = (folder / config).read_bytes()
-    except OSError as e:
-        raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None
+    spec_text, config_text = read_model(folder, spec, config, name)
     from execlease_hook.spec import cfg
 
     try:

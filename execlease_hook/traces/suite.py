@@ -242,27 +242,16 @@ def _shown(run: TraceRun) -> Verdict | None:
 def trace_job_result(
     m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]
 ) -> JobResult:
-    placeholder = placeholder_job('traces', job.name, job)
     v = run.verdict
     unused = report.unused_text(run.unused)
     if v.outcome == 'accepted':
-        return JobResult(
-            placeholder,
-            _shown(run),
-            run.cached,
-            HELD,
-            report.accepted(job.name, run) + unused,
-        )
-    if v.outcome == 'rejected':
-        return JobResult(
-            placeholder,
-            _shown(run),
-            run.cached,
-            DID_NOT_HOLD,
-            report.rejected(m, job, v, statuses, run.said) + unused,
-        )
+        outcome, message = HELD, report.accepted(job.name, run) + unused
+    elif v.outcome == 'rejected':
+        outcome, message = DID_NOT_HOLD, report.rejected(m, job, v, statuses, run.said) + unused
+    else:
+        outcome, message = COULD_NOT_RUN, f'trace job {job.name}: {v.reason}'
     return JobResult(
-        placeholder, _shown(run), run.cached, COULD_NOT_RUN, f'trace job {job.name}: {v.reason}'
+        placeholder_job('traces', job.name, job), _shown(run), run.cached, outcome, message
     )
 
 
