@@ -1,6 +1,8 @@
 """The house rules of execlease_hook/, read from the source with `ast` (docs/architecture.md#the-layout).
 
-Every import counts: at the top, inside functions, under TYPE_CHECKING. A module imports only
+Every import counts: at the top, inside functions, under TYPE_CHECKING, and
+`import_module('execlease_hook.x.y')` written out; an import of a computed name fails (the rules
+could not follow it). A module imports only
 its own layer and the layers below it, never a module that imports it back (directly or
 round a longer circle), and a package's `__init__.py` holds a docstring only. A failure names
 file:line and the rule.
@@ -9,6 +11,10 @@ file:line and the rule.
 from __future__ import annotations
 
 import ast
+import contextlib
+import re
+import shutil
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,6 +113,9 @@ def imports(name: str, path: Path) -> Iterator[tuple[int, str]]:
             for alias in node.names:
                 if alias.name.split('.')[0] == 'execlease_hook':
                     yield node.lineno, _known(alias.name)
+        elif isinstance(node, ast.Call) and (literal := _imported_by_call(node)) is not None:
+            if literal.split('.')[0] == 'execlease_hook':
+                yield node.lineno, _known(literal)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ''
             if node.level:
@@ -118,6 +127,22 @@ def imports(name: str, path: Path) -> Iterator[tuple[int, str]]:
             for alias in node.names:
                 sub = f'{base}.{alias.name}'
                 yield node.lineno, sub if sub in MODULES else _known(base)
+
+
+def _import_call(node: ast.AST) -> ast.expr | None:
+    """The argument of `import_module(...)`, `importlib.import_module(...)` or `__import__(...)`."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    f = node.func
+    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ''
+    return node.args[0] if name in ('import_module', '__import__') else None
+
+
+def _imported_by_call(node: ast.AST) -> str | None:
+    arg = _import_call(node)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    return None
 
 
 def _known(name: str) -> str:
@@ -215,7 +240,144 @@ def test_the_guard_never_imports_the_slow_stage():
     assert not wrong
 
 
-def test_the_rules_catch_a_circle_and_a_layer_breach(tmp_path, monkeypatch):
+# Imports by a name computed at run time, which no reader of the source can follow: each must
+# name something outside the package (file, the argument as written, what it imports).
+COMPUTED = {
+    ('locate/source.py', 'package'): "a grammar wheel, named by its language's row",
+}
+
+
+def computed_imports(path: Path) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+        if not isinstance(node, ast.Call):
+            continue
+        arg = _import_call(node)
+        if arg is not None and _imported_by_call(node) is None:
+            yield node.lineno, ast.unparse(arg)
+
+
+def test_every_import_of_the_package_is_written_out():
+    # An import whose module is computed (`import_module(f'...{name}')`) hides its edge from
+    # the rules above: a table of written-out imports (`lambda: import_module('a.b')`) does not.
+    found = {
+        (path.relative_to(PACKAGE).as_posix(), arg): where(name, line)
+        for name, path in MODULES.items()
+        for line, arg in computed_imports(path)
+    }
+    wrong = [
+        f'{at}: import_module({key[1]}): import the module by its name'
+        for key, at in found.items()
+        if key not in COMPUTED
+    ]
+    stale = [key for key in COMPUTED if key not in found]
+    assert not wrong, 'computed imports:\n' + '\n'.join(wrong)
+    assert not stale, f'COMPUTED names imports that are gone (remove them): {stale}'
+
+
+def test_a_module_states_no_line_count_and_names_no_missing_module():
+    # A module's length in its docstring is stale at the next edit; a module it names by path
+    # (`tlc/run.py`) that no longer exists sends the reader nowhere.
+    layers = '|'.join(LAYERS)
+    wrong = []
+    for name, path in MODULES.items():
+        text = path.read_text(encoding='utf-8')
+        doc = ast.get_docstring(ast.parse(text)) or ''
+        wrong += [
+            f'{where(name, 1)}: {m.group(0)!r}'
+            for m in re.finditer(r'\b\d+ (lines|statements)\b', doc)
+        ]
+        for number, line in enumerate(text.splitlines(), 1):
+            for m in re.finditer(rf'(?<![\w/])(?:{layers})/\w+\.py\b', line):
+                if not (PACKAGE / m.group(0)).exists():
+                    wrong.append(f'{where(name, number)}: {m.group(0)} does not exist')
+    assert not wrong, '\n'.join(wrong)
+
+
+GUIDE = PACKAGE.parent / 'docs' / 'architecture.md'
+ROLES = {'guard': 'fast stage', 'verify': 'slow stage'}
+
+
+def diagram() -> str:
+    """docs/architecture.md's drawing of LAYERS: each folder with every module in it, an arrow
+    where a folder may import another and no path through a third says so already, and a dotted
+    `not` where such a path reaches a folder the table forbids."""
+    lines = ['```mermaid', 'flowchart BT']
+    for layer in LAYERS:
+        names = sorted(p.stem for p in (PACKAGE / layer).glob('*.py') if p.stem != '__init__')
+        title = f'{layer}/ ({ROLES[layer]})' if layer in ROLES else f'{layer}/'
+        modules = '<br/>'.join(textwrap.wrap(', '.join(names), 72))
+        lines.append(f'  {layer}["{title}<br/>{modules}"]')
+    arrows = {
+        layer: [b for b in LAYERS if b in below and not any(b in LAYERS[c] for c in below)]
+        for layer, below in LAYERS.items()
+    }
+    for layer, targets in arrows.items():
+        lines += [f'  {layer} --> {target}' for target in targets]
+    for layer, below in LAYERS.items():
+        reached, todo = set(), list(arrows[layer])
+        while todo:
+            target = todo.pop()
+            if target not in reached:
+                reached.add(target)
+                todo += arrows[target] if target in below else []
+        lines += [f'  {layer} -. not .-> {t}' for t in LAYERS if t in reached - below]
+    return '\n'.join([*lines, '```'])
+
+
+def test_the_guide_draws_the_layers_and_every_module():
+    guide = GUIDE.read_text(encoding='utf-8')
+    drawn = re.search(r'```mermaid\nflowchart BT\n.*?```', guide, re.S)
+    assert drawn is not None, f'{GUIDE}: no mermaid flowchart of the layers'
+    assert drawn.group(0) == diagram(), (
+        f'{GUIDE}: the drawing of the layers is not LAYERS; put this in its place:\n{diagram()}'
+    )
+
+
+@contextlib.contextmanager
+def reading(package: Path) -> Iterator[None]:
+    """The rules above read `package` instead of execlease_hook/."""
+    global PACKAGE, MODULES, GRAPH
+    saved = PACKAGE, MODULES, GRAPH
+    try:
+        PACKAGE = package
+        MODULES = modules()
+        GRAPH = {name: sorted(set(imports(name, path))) for name, path in MODULES.items()}
+        yield
+    finally:
+        PACKAGE, MODULES, GRAPH = saved
+
+
+@pytest.mark.parametrize(
+    ('planted', 'rule', 'message'),
+    (
+        (
+            "import_module('execlease_hook.verify.pool')",
+            test_every_import_goes_to_its_own_layer_or_below,
+            r'core/term.py:\d+: core/ imports execlease_hook.verify.pool',
+        ),
+        (
+            "import_module(f'execlease_hook.verify.{name}')",
+            test_every_import_of_the_package_is_written_out,
+            r"core/term.py:\d+: import_module\(f'execlease_hook.verify.\{name\}'\)",
+        ),
+    ),
+    ids=('written-out', 'computed'),
+)
+def test_an_import_of_the_slow_stage_planted_in_core_is_found(tmp_path, planted, rule, message):
+    copy = tmp_path / 'execlease_hook'
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns('__pycache__', 'helper'))
+    term = copy / 'core' / 'term.py'
+    term.write_text(
+        term.read_text(encoding='utf-8') + f"\n\ndef _pool(name: str = 'pool') -> object:\n"
+        f'    from importlib import import_module\n\n    return {planted}\n',
+        encoding='utf-8',
+    )
+    with reading(copy):
+        with pytest.raises(AssertionError, match=message):
+            rule()
+
+
+def test_the_rules_catch_a_circle_and_a_layer_breach(tmp_path):
     """The checks above can fail: a planted upward import and circle are found."""
     fake = tmp_path / 'execlease_hook'
     (fake / 'core').mkdir(parents=True)
@@ -224,22 +386,14 @@ def test_the_rules_catch_a_circle_and_a_layer_breach(tmp_path, monkeypatch):
         (d / '__init__.py').write_text('"""x"""\n')
     (fake / 'core' / 'a.py').write_text('def f():\n    from execlease_hook.verify import b\n')
     (fake / 'verify' / 'b.py').write_text('from execlease_hook.core import a\n')
-    monkeypatch.setattr(__import__(__name__), 'PACKAGE', fake, raising=False)
-    global MODULES, GRAPH
-    saved = MODULES, GRAPH
-    try:
-        globals()['PACKAGE'] = fake
-        MODULES = modules()
-        GRAPH = {name: sorted(set(imports(name, path))) for name, path in MODULES.items()}
+    with reading(fake):
         with pytest.raises(
             AssertionError, match=r'core/a.py:2: core/ imports execlease_hook.verify.b'
         ):
             test_every_import_goes_to_its_own_layer_or_below()
         with pytest.raises(AssertionError, match='import circles'):
             test_no_import_circle()
-    finally:
-        globals()['PACKAGE'] = PACKAGE_REAL
-        MODULES, GRAPH = saved
 
 
-PACKAGE_REAL = PACKAGE
+if __name__ == '__main__':
+    print(diagram())  # the drawing for docs/architecture.md

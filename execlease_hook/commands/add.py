@@ -13,7 +13,7 @@ its hash is left for the first `execlease verify --update-coverage`, and the NOT
 code-to-action table is regenerated. A library or the model's own TLA+ tools are made ready as
 `verify` uses them (commands/add_library.py). Every refusal exits 2 and changes nothing.
 
-About 340 lines, kept whole: the kinds of item share the model loading, the refusals and
+It is kept whole: the kinds of item share the model loading, the refusals and
 the single write at the end (a finding's cfg, manifest.json, NOTES.md, only once every check
 passed); split, a refusal could come after a write.
 """
@@ -30,20 +30,16 @@ from execlease_hook.commands import add_library
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
-from execlease_hook.coverage import compare as coverage
-from execlease_hook.coverage import notes as coverage_notes
+from execlease_hook.coverage import compare
+from execlease_hook.coverage.notes import map_table
 from execlease_hook.fingerprint.tokens import tokens
-from execlease_hook.git import blobs
-from execlease_hook.git import repo as git
+from execlease_hook.git import blobs, repo
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.locate.entry import locate
-from execlease_hook.manifest import find as models
-from execlease_hook.manifest import notes_table as notes_map
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.manifest import write as manifest_write
+from execlease_hook.manifest import find, notes_table, read, write
 from execlease_hook.manifest.model import CoveredEntry, Finding, Manifest, Mutation, Region, Replace
+from execlease_hook.spec import record
 from execlease_hook.spec.action_map import closest
-from execlease_hook.spec.record import read
 
 if TYPE_CHECKING:
     import argparse
@@ -60,7 +56,7 @@ def _slug(text: str) -> str:
 
 
 def _one_model(root: Path, model: str | None) -> Path:
-    found = models.find_models(root, model)
+    found = find.find_models(root, model)
     if len(found) > 1:
         names = ', '.join(paths.rel(root, p.parent) for p in found)
         raise CannotRun(f'{len(found)} models ({names}); name one with --model DIR')
@@ -85,7 +81,7 @@ def _lines_of(text: str, needle: str) -> str:
 def _check_action(m: Manifest, action: str) -> None:
     """The action must be defined in the model (the spec or a module it EXTENDS or INSTANCEs),
     by the name TLC prints in a counterexample."""
-    view = read(m, WorktreeSource(m.root))
+    view = record.read(m, WorktreeSource(m.root))
     if view.definition(action) is None:
         raise CannotRun(
             f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in {m.spec} '
@@ -338,10 +334,10 @@ def _notes_table(m: Manifest) -> str | None:
         text = notes.read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError):
         return None
-    if not notes_map.has_markers(text):
+    if not notes_table.has_markers(text):
         return None
-    statuses = coverage.compare(m, blobs.WorktreeSource(m.root))
-    return notes_map.replace_table(text, coverage_notes.map_table(m, statuses), str(notes))
+    statuses = compare.compare(m, blobs.WorktreeSource(m.root))
+    return notes_table.replace_table(text, map_table(m, statuses), str(notes))
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
@@ -359,9 +355,9 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         raise CannotRun('--name names a library jar: give it with --library URL')
     if sum(kinds) != 1:
         raise CannotRun(USAGE)
-    root = git.repo_root()
+    root = repo.repo_root()
     path = _one_model(root, options.model)
-    m = manifest_read.load(path, root)
+    m = read.load(path, root)
     new_cfg = None
     if options.target is not None:
         new, said = add_entry(m, new_entry(m, options))
@@ -373,8 +369,8 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         new, said = add_library.add_tools(m, options, settings)
     else:
         new, said, new_cfg = add_finding(m, options)
-    text = manifest_write.dump(new)
-    manifest_read.parse(text, path, root)  # never write a manifest the loader rejects
+    text = write.dump(new)
+    read.parse(text, path, root)  # never write a manifest the loader rejects
     notes = _notes_table(new) if options.target is not None else None
     if new_cfg is not None:
         new_cfg[0].parent.mkdir(parents=True, exist_ok=True)

@@ -27,11 +27,10 @@ from typing import TYPE_CHECKING
 from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Library, Manifest, ToolsPin
 from execlease_hook.spec import scan, syntax
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc import libraries, library_modules, pin
+from execlease_hook.tlc import jar, libraries, library_modules, pin
 from execlease_hook.tlc.java import find_java
 
 if TYPE_CHECKING:
@@ -44,7 +43,7 @@ FRAGMENT = '#sha256='
 
 
 def _digest(text: str, what: str) -> str:
-    if not manifest_read.SHA256.match(text.lower()):
+    if not read.SHA256.match(text.lower()):
         raise CannotRun(
             f"{what} {text}: expected the jar's sha256, 64 hex digits (sha256sum FILE.jar)"
         )
@@ -61,10 +60,10 @@ def _downloaded_digest(url: str, what: str, settings: Settings) -> str:
         )
     with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
         try:
-            part = tools.download(url, Path(folder), libraries.bound(url, settings), settings)
-        except tools.DownloadFailed as e:
+            part = jar.download(url, Path(folder), libraries.bound(url, settings), settings)
+        except jar.DownloadFailed as e:
             raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
-        return tools.file_sha256(part)
+        return jar.file_sha256(part)
 
 
 def library_entry(
@@ -107,7 +106,7 @@ def library_entry(
                 f'{what} {value}: its {FRAGMENT} and --sha256 {sha256} differ; give one'
             )
         sha256 = pinned
-    if not manifest_read.JAR_URL.match(url):
+    if not read.JAR_URL.match(url):
         raise CannotRun(
             f'{what} {url}: not an http(s) URL of a jar; for a jar on this machine set '
             'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)'
@@ -163,16 +162,16 @@ def read_by_model(m: Manifest, libs: Libraries, settings: Settings) -> tuple[lis
         raise CannotRun(
             f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model checks'
         ) from None
-    jar = tools.present_jar(m.root, settings) or Path('tla2tools.jar')
+    tools_jar = jar.present_jar(m.root, settings) or Path('tla2tools.jar')
     folder = paths.rel(m.root, m.folder)
     read = library_modules.read_by(
         (m.spec, text),
         paths.modules_beside(m.root, spec),
         libs,
-        jar,
+        tools_jar,
         '' if folder == '.' else f'{folder}/',
     )
-    return read, jar
+    return read, tools_jar
 
 
 def unsupplied(read: list[Module], standard: frozenset[str]) -> dict[str, list[Module]]:
@@ -262,22 +261,22 @@ def add_tools(
             )
         url, sha256 = entry.url, entry.sha256
     least = options.min_tlc if options.min_tlc is not None else old.min_tlc
-    if least is not None and not manifest_read.TLC_VERSION.match(least):
+    if least is not None and not read.TLC_VERSION.match(least):
         raise CannotRun(
             f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)'
         )
     new = dataclasses.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
     java = find_java(settings)
     try:
-        default: tools.ToolJar | None = tools.resolve_jar(m.root, settings)
+        default: jar.ToolJar | None = jar.resolve_jar(m.root, settings)
     except CannotRun:
         if sha256 is None:
             raise
         default = None
-    jar = pin.jar_for(new, default, java, settings)
+    pinned = pin.jar_for(new, default, java, settings)
     said = []
     if options.tools is not None:
-        said.append(f'added tools {url}: sha256 {sha256}, {jar.tlc_version} ({jar.source})')
+        said.append(f'added tools {url}: sha256 {sha256}, {pinned.tlc_version} ({pinned.source})')
     if options.min_tlc is not None:
-        said.append(f"added tools.minTlc {least}: the model's jar is {jar.tlc_version}")
+        said.append(f"added tools.minTlc {least}: the model's jar is {pinned.tlc_version}")
     return new, said

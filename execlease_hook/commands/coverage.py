@@ -13,23 +13,18 @@ from execlease_hook.core import outcomes, paths, table, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import HELD
 from execlease_hook.core.settings import Settings
-from execlease_hook.coverage import compare as coverage
-from execlease_hook.coverage import items, watch
+from execlease_hook.coverage import compare, items, watch
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.coverage.notes import write_map
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.formats.report import Report
-from execlease_hook.git import blobs
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import find as models
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.git import blobs, repo
+from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.spec import action_map
-from execlease_hook.spec import modules as spec_modules
-from execlease_hook.spec import record as model_record
+from execlease_hook.spec import action_map, modules, record
 from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.spec.modules import Module
-from execlease_hook.verify import report as report_mod
+from execlease_hook.verify.report import entry_json
 
 if TYPE_CHECKING:
     import argparse
@@ -90,13 +85,13 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
     if not m.covers_code:
         return 'covers no code (no "coverage" in the manifest)', 0, [], []
     try:
-        view = model_record.read(m, source)
+        view = record.read(m, source)
     except CannotRun as e:
         return 'cannot be read', 2, [str(e)], []
     if m.coverage.model_hash is None:
         status, code, lines = 'never synced (no modelHash)', 1, []
     else:
-        compared = model_record.compare(view, source)
+        compared = record.compare(view, source)
         lines = list(compared.changes)
         status, code = (
             ('unchanged', 0)
@@ -104,7 +99,7 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
             else ('changed since the sync: run `execlease verify`, then --update-coverage', 1)
         )
         if compared.upgrade:
-            lines.extend((*compared.upgrade, model_record.UPGRADE_STEP))
+            lines.extend((*compared.upgrade, record.UPGRADE_STEP))
         if compared.unjudged:
             code = 1
             if not compared.changes:
@@ -130,19 +125,19 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
 
 
 def _run(options: argparse.Namespace, outputs: Any) -> int:
-    root = git.repo_root()
+    root = repo.repo_root()
     code = 0
-    report = Report('coverage', 0, git.head(root))
-    for path in models.find_models(root, options.model):
-        m = manifest_read.load(path, root)
+    report = Report('coverage', 0, repo.head(root))
+    for path in find.find_models(root, options.model):
+        m = read.load(path, root)
         source = blobs.WorktreeSource(root)
-        statuses = coverage.compare(m, source)
-        model_text, model_code, model_lines, modules = model_status(m, source)
+        statuses = compare.compare(m, source)
+        model_text, model_code, model_lines, read_modules = model_status(m, source)
         watched = watch.check_worktree(m, statuses)
         print(listing(m, statuses, model_text, quiet=options.quiet > 0))
         if options.quiet <= 0:
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
-        shown = module_lines(modules) if options.verbose > 0 else []
+        shown = module_lines(read_modules) if options.verbose > 0 else []
         for line in (
             *shown,
             *model_lines,
@@ -151,17 +146,17 @@ def _run(options: argparse.Namespace, outputs: Any) -> int:
         ):
             print(f'  {line}')
         watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
-        code = max(code, coverage.exit_code(statuses), model_code, watch_code)
+        code = max(code, compare.exit_code(statuses), model_code, watch_code)
         report.items.extend(items.entry_item(m, s) for s in statuses)
         report.details.setdefault('models', []).append(
             {
                 'manifest': paths.rel(root, m.path),
                 'model': paths.rel(root, m.folder),
-                'exit_code': max(coverage.exit_code(statuses), model_code, watch_code),
+                'exit_code': max(compare.exit_code(statuses), model_code, watch_code),
                 'actionMap': m.action_map,
                 'modelStatus': model_text,
-                'modules': spec_modules.listing(modules),
-                'coverage': [report_mod.entry_json(s) for s in statuses],
+                'modules': modules.listing(read_modules),
+                'coverage': [entry_json(s) for s in statuses],
             }
         )
         report.items.append(

@@ -7,7 +7,7 @@ configuration of both hooks. It never overwrites a file: whatever exists is left
 says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
 commands verbatim, never wrapped.
 
-About 420 lines, kept whole: each file init writes or suggests (manifest and its libraries,
+It is kept whole: each file init writes or suggests (manifest and its libraries,
 schema copy, NOTES.md, .gitignore, the hooks and their install types) follows the one rule of
 never overwriting and adds its line to the one report of what was done and what was left alone;
 split, a file could be written or suggested by rules that differ from the others'. Its command
@@ -29,11 +29,9 @@ from execlease_hook.commands import add_library, init_hooks
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import model as manifest_model
-from execlease_hook.manifest import notes_table as notes_map
-from execlease_hook.manifest import read as manifest_read
-from execlease_hook.manifest import write as manifest_write
+from execlease_hook.git import repo
+from execlease_hook.manifest import notes_table, read, write
+from execlease_hook.manifest.model import Check, Library, Manifest
 from execlease_hook.tlc import libraries, library_modules, missing
 
 if TYPE_CHECKING:
@@ -61,7 +59,7 @@ class ModelPlan:
     root: Path
     folder: Path  # absolute
     spec: str  # relative to the folder
-    checks: tuple[manifest_model.Check, ...]
+    checks: tuple[Check, ...]
 
     @property
     def rel_folder(self) -> str:
@@ -122,7 +120,7 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
                 f'no .cfg beside {os.path.relpath(spec_path)}: write one (INIT, NEXT, INVARIANT) '
                 'or name it with --cfg; each cfg becomes a check that must pass',
             )
-    checks: list[manifest_model.Check] = []
+    checks: list[Check] = []
     for path in paths:
         if path.suffix != '.cfg' or not path.is_file():
             raise CannotRun(f'--cfg {os.path.relpath(path)}: no such .cfg file')
@@ -145,9 +143,7 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
             if own.resolve() != spec_path.resolve() and own.is_file()
             else None
         )
-        checks.append(
-            manifest_model.Check(name=name, config=path.relative_to(folder).as_posix(), spec=module)
-        )
+        checks.append(Check(name=name, config=path.relative_to(folder).as_posix(), spec=module))
     return ModelPlan(root, folder, spec_path.relative_to(folder).as_posix(), tuple(checks))
 
 
@@ -163,14 +159,14 @@ def schema_ref(p: ModelPlan) -> str:
 
 
 def _ignored(root: Path, path: Path) -> bool:
-    return git._run(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
+    return repo.run_git(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
 
 
-def manifest_text(p: ModelPlan, libraries: tuple[manifest_model.Library, ...] = ()) -> str:
+def manifest_text(p: ModelPlan, libraries: tuple[Library, ...] = ()) -> str:
     """The new manifest, read back through the loader so that init never writes one it rejects."""
     path = p.folder / 'manifest.json'
-    text = manifest_write.dump(
-        manifest_model.Manifest(
+    text = write.dump(
+        Manifest(
             path=path,
             root=p.root,
             spec=p.spec,
@@ -179,7 +175,7 @@ def manifest_text(p: ModelPlan, libraries: tuple[manifest_model.Library, ...] = 
             libraries=libraries,
         )
     )
-    manifest_read.parse(text, path, p.root)
+    read.parse(text, path, p.root)
     return text
 
 
@@ -193,9 +189,9 @@ def notes_text(p: ModelPlan) -> str:
     ]
     for heading, hint in NOTES_SECTIONS:
         lines.extend((f'## {heading}', '', hint, ''))
-    lines.extend(('## Code-to-action map', '', notes_map.BEGIN))
-    table = notes_map.render([], p.rel_folder)
-    return '\n'.join(lines) + '\n' + table + notes_map.END + '\n'
+    lines.extend(('## Code-to-action map', '', notes_table.BEGIN))
+    table = notes_table.render([], p.rel_folder)
+    return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
 
 
 def hook_config(p: ModelPlan, hooks: init_hooks.HookPlan, whole_file: bool) -> str:
@@ -274,7 +270,7 @@ def _json_key(path: Path, key: str) -> object:
 
 
 def _ignores_tmp(root: Path) -> bool:
-    proc = git._run(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
+    proc = repo.run_git(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
     return proc.returncode == 0
 
 
@@ -292,7 +288,7 @@ def _add_ignore(root: Path) -> bool:
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    root = git.repo_root()
+    root = repo.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
     hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
     folder = p.rel_folder
@@ -325,15 +321,15 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
     else:
-        has = notes_map.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
+        has = notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
         report.append(
             f'left alone: {folder}/NOTES.md exists'
             + (
                 ''
                 if has
                 else (
-                    f'; it has no code-to-action markers: add the lines {notes_map.BEGIN} and '
-                    f'{notes_map.END} where the table belongs'
+                    f'; it has no code-to-action markers: add the lines {notes_table.BEGIN} and '
+                    f'{notes_table.END} where the table belongs'
                 )
             )
         )
@@ -377,18 +373,16 @@ def _model_option(p: ModelPlan) -> str:
     return '' if p.found_by_default else f' --model {p.rel_folder}'
 
 
-def _probe(p: ModelPlan) -> manifest_model.Manifest:
+def _probe(p: ModelPlan) -> Manifest:
     """The model as planned, for what reads its folder (the modules it imports)."""
-    return manifest_model.Manifest(
-        path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks
-    )
+    return Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
 
 
 def _libraries(
     p: ModelPlan, values: list[str], settings: Settings
-) -> list[tuple[manifest_model.Library, list[str]]]:
+) -> list[tuple[Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
-    readied: list[tuple[manifest_model.Library, list[str]]] = []
+    readied: list[tuple[Library, list[str]]] = []
     jars: list[libraries.LibraryJar] = []
     folders: list[libraries.LibraryFolder] = []
     for value in values:
@@ -407,7 +401,7 @@ def _libraries(
     ]
 
 
-def _unsupplied(p: ModelPlan, given: list[manifest_model.Library], settings: Settings) -> list[str]:
+def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
     probe = dataclasses.replace(_probe(p), libraries=tuple(given))

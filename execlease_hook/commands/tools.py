@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.settings import Settings
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import find
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.git import repo
+from execlease_hook.manifest import find, read
 from execlease_hook.tlc import jar, libraries, pin
 from execlease_hook.tlc.jar import ToolJar, resolve_jar
 
@@ -52,7 +51,7 @@ def models(
         return []
     lines = []
     for path in found:
-        m = manifest_read.load(path, root)
+        m = read.load(path, root)
         ready = libraries.of(m, settings)
         where = m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder
         if m.tools is None:
@@ -96,7 +95,7 @@ def cache_key(root: Path, model: str | None) -> str:
         found = []
     pins = {f'tools {digest}' for digest in jar.KNOWN_JARS}
     for path in found:
-        m = manifest_read.load(path, root)
+        m = read.load(path, root)
         if m.tools is not None and m.tools.sha256 is not None:
             pins.add(f'tools {m.tools.sha256}')
         pins.update(f'library {lib.sha256}' for lib in m.libraries if lib.sha256 is not None)
@@ -105,7 +104,7 @@ def cache_key(root: Path, model: str | None) -> str:
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
-    root = git.repo_root()
+    root = repo.repo_root()
     if options.cache_key:
         print(cache_key(root, options.model))
         return 0

@@ -13,7 +13,7 @@ from execlease_hook.core import outcomes, scratch, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
 from execlease_hook.verify import pipeline, shard
 from execlease_hook.verify.deep import Beyond
@@ -27,7 +27,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
 
 def _run(options: argparse.Namespace, outputs: Outputs, settings: Settings) -> int:
     mode = mode_of(options)
-    root = git.repo_root()
+    root = repo.repo_root()
     if options.rev or options.pushed:
         return verify(options.rev, mode, root, outputs, settings)
     return pipeline.run(mode, outputs, root, root, settings).code
@@ -95,12 +95,12 @@ def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | 
         what += f' -> {os.environ.get("PRE_COMMIT_REMOTE_NAME", "")} {remote}'.rstrip()
     if from_ref and to_ref:
         tip = resolve_rev(root, to_ref)
-        return git.rev_list(root, tip, '--not', resolve_rev(root, from_ref)), tip, what
+        return repo.rev_list(root, tip, '--not', resolve_rev(root, from_ref)), tip, what
     if local:
         # pre-commit exports no range when the first commit not on the remote is a root commit:
         # the whole history of the pushed branch is new.
         tip = resolve_rev(root, local)
-        return git.rev_list(root, tip), tip, what
+        return repo.rev_list(root, tip), tip, what
     return None
 
 
@@ -128,7 +128,7 @@ def verify(rev: str | None, mode: Mode, root: Path, outputs: Outputs, settings: 
     tmp = scratch.make('execlease-rev-')  # marked: a killed run's is swept by the next
     try:
         tree = tmp / 'tree'
-        git.checkout_tree(root, tip, tree)
+        repo.checkout_tree(root, tip, tree)
         print(
             term.wrap(
                 f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '

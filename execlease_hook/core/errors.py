@@ -16,9 +16,3 @@ class CannotRun(ExecleaseError):
 class CannotRunAny(CannotRun):
     """Could not run, for a reason no model owns (an option naming nothing): the whole run
     stops, where a model's own refusal is that model's exit 2 alone (verify/models.py)."""
-
-
-class DidNotHold(ExecleaseError):
-    """Ran, and something the suite promises did not hold. Exit 1."""
-
-    exit_code = 1

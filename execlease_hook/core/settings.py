@@ -14,8 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from execlease_hook.core.errors import CannotRun
 
@@ -87,44 +86,68 @@ def _text(name: str, text: str, default: str | None) -> str:
     return text
 
 
-def _env(name: str, default: Any, parse: Parse) -> Any:
-    """A field read from the variable `name` (unset or empty: `default`)."""
-    return field(default=default, metadata={'name': name, 'parse': parse})
+class Settings(NamedTuple):
+    """One field per variable (VARIABLES below says which; what each does:
+    docs/cli.md#environment-variables). A NamedTuple, not a dataclass: `dataclasses` (and
+    `inspect`) would be the only import of their weight before the guard's early exit.
+    """
 
-
-@dataclass(frozen=True)
-class Settings:
-    """One field per variable (what each does: docs/cli.md#environment-variables)."""
-
-    tla_jar: str | None = _env('EXECLEASE_TLA_JAR', None, _text)
-    tla_jar_unverified: bool = _env('EXECLEASE_TLA_JAR_UNVERIFIED', False, _switch)
-    tla_url: str | None = _env('EXECLEASE_TLA_URL', None, _text)
-    library_path: str | None = _env('EXECLEASE_LIBRARY_PATH', None, _text)
+    tla_jar: str | None = None
+    tla_jar_unverified: bool = False
+    tla_url: str | None = None
+    library_path: str | None = None
     # 64 MB: CommunityModules-deps.jar, all its dependencies, is a few MB.
-    library_max_mb: int = _env('EXECLEASE_LIBRARY_MAX_MB', 64, _count(1, 4096))
-    tla_offline: bool = _env('EXECLEASE_TLA_OFFLINE', False, _switch)
-    tla_connect_timeout: float = _env('EXECLEASE_TLA_CONNECT_TIMEOUT', 5.0, _seconds)
-    tla_read_timeout: float = _env('EXECLEASE_TLA_READ_TIMEOUT', 30.0, _seconds)
-    tla_retries: int = _env('EXECLEASE_TLA_RETRIES', 3, _count(1, 20))
-    tla_download_deadline: float = _env('EXECLEASE_TLA_DOWNLOAD_DEADLINE', 300.0, _seconds)
+    library_max_mb: int = 64
+    tla_offline: bool = False
+    tla_connect_timeout: float = 5.0
+    tla_read_timeout: float = 30.0
+    tla_retries: int = 3
+    tla_download_deadline: float = 300.0
     # The download deadline and a minute.
-    tla_lock_timeout: float = _env('EXECLEASE_TLA_LOCK_TIMEOUT', 360.0, _seconds)
-    java: str | None = _env('EXECLEASE_JAVA', None, _text)
-    tlc_timeout: float = _env('EXECLEASE_TLC_TIMEOUT', 600.0, _seconds)
-    tlc_workers: int = _env('EXECLEASE_TLC_WORKERS', 1, _count(1, 256))
-    jvm_tuning: bool = _env('EXECLEASE_JVM_TUNING', True, _switch)
-    jvm_spare: bool = _env('EXECLEASE_JVM_SPARE', True, _switch)
-    javac: str | None = _env('EXECLEASE_JAVAC', None, _text)
-    jvm_cds: bool = _env('EXECLEASE_JVM_CDS', True, _switch)
-    jvm_cache: str | None = _env('EXECLEASE_JVM_CACHE', None, _text)
-    progress_seconds: float = _env('EXECLEASE_PROGRESS_SECONDS', 10.0, _seconds)
+    tla_lock_timeout: float = 360.0
+    java: str | None = None
+    tlc_timeout: float = 600.0
+    tlc_workers: int = 1
+    jvm_tuning: bool = True
+    jvm_spare: bool = True
+    javac: str | None = None
+    jvm_cds: bool = True
+    jvm_cache: str | None = None
+    progress_seconds: float = 10.0
     # A covered file of 44 MB cost the guard 20 s and 3.6 GB of memory.
-    max_covered_mb: int = _env('EXECLEASE_MAX_COVERED_MB', 5, _count(1, 1024))
-    log: str | None = _env('EXECLEASE_LOG', None, _text)
+    max_covered_mb: int = 5
+    log: str | None = None
 
     @property
     def max_covered_bytes(self) -> int:
         return self.max_covered_mb * 1_000_000
+
+
+# Each field of Settings: (the field, its variable, how the variable's text is read).
+VARIABLES: tuple[tuple[str, str, Parse], ...] = (
+    ('tla_jar', 'EXECLEASE_TLA_JAR', _text),
+    ('tla_jar_unverified', 'EXECLEASE_TLA_JAR_UNVERIFIED', _switch),
+    ('tla_url', 'EXECLEASE_TLA_URL', _text),
+    ('library_path', 'EXECLEASE_LIBRARY_PATH', _text),
+    ('library_max_mb', 'EXECLEASE_LIBRARY_MAX_MB', _count(1, 4096)),
+    ('tla_offline', 'EXECLEASE_TLA_OFFLINE', _switch),
+    ('tla_connect_timeout', 'EXECLEASE_TLA_CONNECT_TIMEOUT', _seconds),
+    ('tla_read_timeout', 'EXECLEASE_TLA_READ_TIMEOUT', _seconds),
+    ('tla_retries', 'EXECLEASE_TLA_RETRIES', _count(1, 20)),
+    ('tla_download_deadline', 'EXECLEASE_TLA_DOWNLOAD_DEADLINE', _seconds),
+    ('tla_lock_timeout', 'EXECLEASE_TLA_LOCK_TIMEOUT', _seconds),
+    ('java', 'EXECLEASE_JAVA', _text),
+    ('tlc_timeout', 'EXECLEASE_TLC_TIMEOUT', _seconds),
+    ('tlc_workers', 'EXECLEASE_TLC_WORKERS', _count(1, 256)),
+    ('jvm_tuning', 'EXECLEASE_JVM_TUNING', _switch),
+    ('jvm_spare', 'EXECLEASE_JVM_SPARE', _switch),
+    ('javac', 'EXECLEASE_JAVAC', _text),
+    ('jvm_cds', 'EXECLEASE_JVM_CDS', _switch),
+    ('jvm_cache', 'EXECLEASE_JVM_CACHE', _text),
+    ('progress_seconds', 'EXECLEASE_PROGRESS_SECONDS', _seconds),
+    ('max_covered_mb', 'EXECLEASE_MAX_COVERED_MB', _count(1, 1024)),
+    ('log', 'EXECLEASE_LOG', _text),
+)
 
 
 def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
@@ -132,13 +155,13 @@ def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
     first variable holding a value that is not one."""
     environ = os.environ if environ is None else environ
     given = {}
-    for f in fields(Settings):
-        text = environ.get(f.metadata['name'], '')
+    for attribute, name, parse in VARIABLES:
+        text = environ.get(name, '')
         if text:
-            given[f.name] = f.metadata['parse'](f.metadata['name'], text, f.default)
+            given[attribute] = parse(name, text, Settings._field_defaults[attribute])
     return Settings(**given)
 
 
 def names() -> list[str]:
     """Every variable, as docs/cli.md's table lists them (tests/project/reference_test.py)."""
-    return [*(f.metadata['name'] for f in fields(Settings)), TRACE_DIR]
+    return [*(name for _, name, _ in VARIABLES), TRACE_DIR]

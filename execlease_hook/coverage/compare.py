@@ -26,13 +26,11 @@ if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually 
 else:
     Protocol = object
 
-STATUSES = ('unchanged', 'changed', 'never synced', 'missing', 'ambiguous')
-
 
 @dataclass(frozen=True)
 class EntryStatus:
     entry: CoveredEntry
-    status: str  # one of STATUSES
+    status: str  # 'unchanged', 'changed', 'never synced', 'missing' or 'ambiguous'
     current: str | None  # current fingerprint (None if not located)
     located: Located | None
     problem: str | None  # for missing / ambiguous: why

@@ -30,12 +30,12 @@ def model_folder(m: Manifest) -> str:
     return paths.rel(m.root, m.folder)
 
 
-def _in_model(m: Manifest, name: str) -> str:
+def in_model(m: Manifest, name: str) -> str:
     folder = model_folder(m)
     return name if folder == '.' else f'{folder}/{name}'
 
 
-def _spec_text(m: Manifest, name: str | None = None) -> str:
+def spec_text(m: Manifest, name: str | None = None) -> str:
     """The text of the spec, or of the module file `name` of the model folder."""
     try:
         return (m.folder / (name or m.spec)).read_text(encoding='utf-8', errors='replace')
@@ -43,7 +43,7 @@ def _spec_text(m: Manifest, name: str | None = None) -> str:
         return ''
 
 
-def _line_of(text: str, needle: str) -> int | None:
+def line_of(text: str, needle: str) -> int | None:
     at = text.find(needle)
     return None if at < 0 else text.count('\n', 0, at) + 1
 
@@ -61,7 +61,7 @@ def definition_line(m: Manifest, name: str) -> Location | None:
 def module_path(m: Manifest, key: str) -> str:
     """A module's path from the repository root, from its key in the model record (a model folder
     module by its file name, a library folder's already from the root: spec/modules.py)."""
-    return key if '/' in key else _in_model(m, key)
+    return key if '/' in key else in_model(m, key)
 
 
 def entry_location(s: EntryStatus) -> Location:
@@ -93,7 +93,7 @@ def model_item(m: Manifest, outcome: str, message: str) -> Item:
         outcome,
         rule,
         message,
-        (Location(_in_model(m, m.spec), None, None, 'spec'),),
+        (Location(in_model(m, m.spec), None, None, 'spec'),),
     )
 
 
@@ -105,7 +105,7 @@ def notes_item(m: Manifest, message: str) -> Item:
         DID_NOT_HOLD,
         'notes-map-stale',
         message,
-        (Location(_in_model(m, 'NOTES.md'), None, None, 'notes'),),
+        (Location(in_model(m, 'NOTES.md'), None, None, 'notes'),),
     )
 
 

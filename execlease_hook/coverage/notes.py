@@ -15,25 +15,27 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.manifest import notes_table
 from execlease_hook.manifest.model import Manifest
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
 
 
-def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.MapRow]:
+def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_table.MapRow]:
     """A row per covered entry of the manifest, in the manifest's order, at the line where the
     entry starts today; refuses when an entry was not located (or not compared at all)."""
     by_id = {s.entry.id: s for s in statuses}
-    rows: list[notes_map.MapRow] = []
+    rows: list[notes_table.MapRow] = []
     unlocated: list[str] = []
     for entry in m.coverage.entries:
         s = by_id.get(entry.id)
         if s is None or s.located is None:
             unlocated.append(entry.id)
         else:
-            rows.append(notes_map.MapRow(entry.action, entry.id, entry.path, s.located.start_line))
+            rows.append(
+                notes_table.MapRow(entry.action, entry.id, entry.path, s.located.start_line)
+            )
     if unlocated:
         raise CannotRun(
             f'{paths.rel(m.root, m.folder / "NOTES.md")}: not written: '
@@ -45,7 +47,7 @@ def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_map.Map
 
 def map_table(m: Manifest, statuses: Sequence[EntryStatus]) -> str:
     """The table between the markers as generated for the manifest and the located code."""
-    return notes_map.render(
+    return notes_table.render(
         map_rows(m, statuses),
         paths.rel(m.root, m.folder),
         [(a.action, a.reason) for a in m.coverage.abstract],
@@ -53,4 +55,4 @@ def map_table(m: Manifest, statuses: Sequence[EntryStatus]) -> str:
 
 
 def write_map(m: Manifest, statuses: Sequence[EntryStatus]) -> bool:
-    return notes_map.write_notes(m.folder / 'NOTES.md', map_table(m, statuses))
+    return notes_table.write_notes(m.folder / 'NOTES.md', map_table(m, statuses))

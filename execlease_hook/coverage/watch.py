@@ -18,8 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from execlease_hook.git import blobs
-from execlease_hook.git import repo as git
+from execlease_hook.git import blobs, repo
 from execlease_hook.locate.index import every_definition
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import language_for, parse
@@ -121,7 +120,7 @@ def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
         return WatchResult((), ())
 
     source = blobs.WorktreeSource(m.root)
-    return check(m, source, watched(m, git.tracked_files(m.root, untracked=True)), statuses)
+    return check(m, source, watched(m, repo.tracked_files(m.root, untracked=True)), statuses)
 
 
 def _is_text(content: bytes) -> bool:

@@ -30,7 +30,7 @@ _SIMPLE = {
 }
 
 
-def _escapes(
+def escapes(
     pattern: str, simple: str, octal: bool, others_as_is: bool = False
 ) -> Callable[[str], str]:
     compiled: list[re.Pattern[str]] = []  # compiled on first use: most runs meet few escapes
@@ -65,14 +65,14 @@ def _escapes(
 
 
 # Python: str literals; bytes literals have no \N, \u, \U.
-python_str = _escapes(
+python_str = escapes(
     r'\\(N\{[^}]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)',
     'abfnrtv\\\'"\n',
     octal=True,
 )
-python_bytes = _escapes(r'\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)', 'abfnrtv\\\'"\n', octal=True)
+python_bytes = escapes(r'\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)', 'abfnrtv\\\'"\n', octal=True)
 # JavaScript / TypeScript: any other escaped character stands for itself.
-_js = _escapes(
+_js = escapes(
     r'\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|0(?![0-9])|[0-7]{1,3}|.)',
     'bfnrtv0\\\'"`$\n',
     octal=True,
@@ -128,7 +128,7 @@ def go(text: str) -> bytes:
 
 # Rust: `\` at the end of a line skips the line break and the next line's leading whitespace.
 _RUST_CONTINUATION = re.compile(r'\\\n[ \t\n\r]*')
-_rust = _escapes(r'\\(u\{[0-9a-fA-F_]+\}|x[0-9a-fA-F]{2}|.)', 'nrt0\\\'"', octal=False)
+_rust = escapes(r'\\(u\{[0-9a-fA-F_]+\}|x[0-9a-fA-F]{2}|.)', 'nrt0\\\'"', octal=False)
 
 
 def rust(text: str) -> str:
@@ -138,7 +138,7 @@ def rust(text: str) -> str:
 
 
 # Java (string literals and text blocks; \uXXXX is read before lexing, \s is a space).
-_java = _escapes(r'\\(u+[0-9a-fA-F]{4}|[0-3][0-7]{2}|[0-7]{1,2}|.)', 'bstnfr\\\'"\n', octal=True)
+_java = escapes(r'\\(u+[0-9a-fA-F]{4}|[0-3][0-7]{2}|[0-7]{1,2}|.)', 'bstnfr\\\'"\n', octal=True)
 
 
 def java(text: str) -> str:

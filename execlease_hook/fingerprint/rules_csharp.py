@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-_escape = _escapes(
+_escape = escapes(
     r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{1,4}|.)', 'abfnrtv0\\\'"', octal=False
 )
 _HEX = re.compile(r'\\x([0-9a-fA-F]{1,4})')

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal
 from execlease_hook.fingerprint.ts2 import (
     Item,
@@ -30,7 +30,7 @@ from execlease_hook.fingerprint.ts2 import (
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-escaped = _escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)
+escaped = escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)
 _TEMPLATE = re.compile(r'\$([A-Za-z_][A-Za-z0-9_]*)')
 _BRACED = frozenset(
     {'if_expression', 'for_statement', 'while_statement', 'do_while_statement', 'when_entry'}

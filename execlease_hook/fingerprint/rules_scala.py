@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, pieces
 from execlease_hook.fingerprint.ts2 import (
     Item,
@@ -24,7 +24,7 @@ from execlease_hook.fingerprint.ts2 import (
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-escaped = _escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)
+escaped = escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint.literals import _escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, up, value
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-escaped = _escapes(
+escaped = escapes(
     r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False
 )  # `\\` newline: a continuation
 _HOLES = frozenset({'interpolated_expression'})

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint import ts1, ts2
+from execlease_hook.fingerprint import rule_modules, ts1, ts2
+from execlease_hook.locate.source import language_for
 
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Located
@@ -27,7 +28,9 @@ SCHEMES = ('ts1', 'ts2')
 
 def fingerprint(located: Located, scheme: str = SCHEME) -> str:
     if scheme == 'ts2':
-        return ts2.fingerprint(located)
+        language = language_for(located.path)
+        assert language is not None, located.path
+        return ts2.fingerprint(located, rule_modules.for_language(language))
     if scheme == 'ts1':
         return ts1.fingerprint(located)
     raise ValueError(f'unknown fingerprint scheme {scheme!r} (known: {", ".join(SCHEMES)})')

@@ -17,7 +17,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint import rule_modules, ts2
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import parse
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) -> list[Token]:
     """The tokens of `source` that overlap bytes [low, high) (the whole source by default)."""
     high = len(source) if high is None else high
-    rules = ts2.rules_for(language)
+    rules = rule_modules.for_language(language)
     handlers, drops = rules.HANDLERS, rules.DROPS
     literals = LANGUAGES[language].literals
     out: list[Token] = []

@@ -15,27 +15,22 @@ Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTE
 locate/languages.py; then `serialize(rules, nodes, start, end, source[start:end])` gives
 the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
 
-About 340 lines, kept whole: the walk, its building blocks and the context headers are the
+It is kept whole: the walk, its building blocks and the context headers are the
 scheme itself, used by every language; what differs per language is already apart (rules_*.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union, cast
 
 from execlease_hook.core.digest import opening_field, tagged_field
 from execlease_hook.fingerprint import ts1
 from execlease_hook.fingerprint.literals import encode
-from execlease_hook.locate.languages import LANGUAGES
-from execlease_hook.locate.source import language_for
 
 if TYPE_CHECKING:
-    from typing import Union, cast
-
     from tree_sitter import Node
 
     from execlease_hook.locate.definition import Located
@@ -56,19 +51,11 @@ Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
 Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
 
 
-def rules_for(language: str) -> ModuleType:
-    """The rules module the language's row (locate/languages.py) names, imported on first use."""
-    return importlib.import_module(f'execlease_hook.fingerprint.{LANGUAGES[language].rules}')
-
-
-def fingerprint(located: Located) -> str:
-    language = language_for(located.path)
-    assert language is not None, located.path
+def fingerprint(located: Located, rules: ModuleType) -> str:
+    """The entry's ts2 fingerprint under its language's rules (fingerprint/rule_modules.py)."""
     digest = hashlib.sha256()
     chunk = located.text.encode('utf-8')  # == source[start_byte:end_byte]
-    for part in serialize(
-        rules_for(language), located.nodes, located.start_byte, located.end_byte, chunk
-    ):
+    for part in serialize(rules, located.nodes, located.start_byte, located.end_byte, chunk):
         digest.update(part)
     return f'{SCHEME}:sha256:{digest.hexdigest()}'
 

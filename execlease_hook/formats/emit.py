@@ -9,7 +9,6 @@ by an earlier passing run is never read as this run's result (exit 2 is never a 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,7 @@ from execlease_hook.formats.report import Report
 def render(fmt: str, report: Report) -> str:
     if fmt not in WRITERS:
         raise ValueError(f'unknown format {fmt!r}')
-    return str(importlib.import_module(f'execlease_hook.formats.{WRITERS[fmt]}').render(report))
+    return str(WRITERS[fmt]().render(report))
 
 
 def unfinished(fmt: str, command: str, reason: str, code: int = 2) -> str:

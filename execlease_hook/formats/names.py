@@ -1,8 +1,17 @@
 """The one list of report formats: a name and the module of its writer in this folder
-(`render(report) -> str`). A new format is one module here and one line below. Imports nothing,
-so that the command line can offer the names without loading a writer."""
+(`render(report) -> str`). A new format is one module here and one line below. A writer is
+imported only when asked for, so that the command line can offer the names without loading one."""
 
 from __future__ import annotations
 
-WRITERS = {'json': 'json_report', 'sarif': 'sarif', 'github': 'github', 'junit': 'junit'}
+from collections.abc import Callable
+from importlib import import_module
+from types import ModuleType
+
+WRITERS: dict[str, Callable[[], ModuleType]] = {
+    'json': lambda: import_module('execlease_hook.formats.json_report'),
+    'sarif': lambda: import_module('execlease_hook.formats.sarif'),
+    'github': lambda: import_module('execlease_hook.formats.github'),
+    'junit': lambda: import_module('execlease_hook.formats.junit'),
+}
 FORMATS = ('text', *WRITERS)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
     from typing import Protocol
@@ -44,7 +44,7 @@ class _BlobSource:
         wanted = [p for p in dict.fromkeys(paths) if p not in self._cache]
         others = [o for o in dict.fromkeys(objects) if o not in self._objects]
         if wanted or others:
-            blobs = git.read_blobs(self.root, [*(self._spec(p) for p in wanted), *others])
+            blobs = repo.read_blobs(self.root, [*(self._spec(p) for p in wanted), *others])
             for p in wanted:
                 self._cache[p] = blobs[self._spec(p)]
             self._objects.update((o, blobs[o]) for o in others)

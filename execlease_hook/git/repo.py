@@ -1,6 +1,6 @@
 """What git knows: the repository root, HEAD, the staged set and blob contents.
 
-About 210 statements, kept whole: each function is one git command and the parsing of its
+It is kept whole: each function is one git command and the parsing of its
 output, over the one runner (`output`) that every child git of the package goes through; split,
 the commit path would import two modules to run the same few commands.
 
@@ -52,7 +52,7 @@ class StagedChange:
         return f'StagedChange({self.status!r}, {self.path!r}, {self.old_path!r})'
 
 
-def _run(
+def run_git(
     root: Path | None,
     *args: str,
     stdin: bytes | None = None,
@@ -73,7 +73,7 @@ def _run(
 def output(
     root: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
 ) -> bytes:
-    proc = _run(root, *args, stdin=stdin, env=env)
+    proc = run_git(root, *args, stdin=stdin, env=env)
     if proc.returncode != 0:
         raise CannotRun(
             f'`git {" ".join(args)}` failed in {root} (exit {proc.returncode}): '
@@ -92,7 +92,7 @@ def repo_root(cwd: Path | None = None) -> Path:
         and (here / '.git').exists()
     ):
         return here.resolve()
-    proc = _run(here, 'rev-parse', '--show-toplevel')
+    proc = run_git(here, 'rev-parse', '--show-toplevel')
     text = proc.stdout.decode(errors='replace').strip()
     if proc.returncode != 0 or not text:
         raise CannotRun(
@@ -103,7 +103,7 @@ def repo_root(cwd: Path | None = None) -> Path:
 
 
 def head(root: Path) -> str | None:
-    proc = _run(root, 'rev-parse', '--verify', '-q', 'HEAD^{commit}')
+    proc = run_git(root, 'rev-parse', '--verify', '-q', 'HEAD^{commit}')
     if proc.returncode != 0:
         return None  # unborn branch: the first commit
     return proc.stdout.decode().strip()
@@ -172,12 +172,12 @@ def show(root: Path, commit: str, path: str) -> bytes | None:
 
 
 def has_commit(root: Path, commit: str) -> bool:
-    return _run(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
+    return run_git(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
 
 
 def rev_parse(root: Path, rev: str) -> str | None:
     """The commit `rev` names; None when it names none."""
-    proc = _run(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')
+    proc = run_git(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 
@@ -297,17 +297,6 @@ def checkout_tree(root: Path, commit: str, dest: Path) -> None:
             index.unlink()
         except FileNotFoundError:
             pass
-
-
-def tree_files(root: Path, commit: str | None, folders: Sequence[str]) -> list[str]:
-    """The paths under `folders` in the index (commit None) or in a commit's tree, sorted."""
-    if commit is None:
-        out = output(root, 'ls-files', '-z', '--cached', '--', *folders)
-    else:
-        out = output(
-            root, 'ls-tree', '-r', '-z', '--name-only', '--full-tree', commit, '--', *folders
-        )
-    return sorted({os.fsdecode(p) for p in out.split(b'\0') if p})
 
 
 def tracked_files(root: Path, untracked: bool = False) -> list[str]:

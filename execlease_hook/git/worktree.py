@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 
 
 def worktree_ids(root: Path) -> dict[str, str]:
@@ -19,7 +19,7 @@ def worktree_ids(root: Path) -> dict[str, str]:
         return folder_ids(root)
     ids: dict[str, str] = {}
     unmerged: set[str] = set()
-    for record in git.output(root, 'ls-files', '-s', '-z').split(b'\0'):
+    for record in repo.output(root, 'ls-files', '-s', '-z').split(b'\0'):
         meta, _, name = record.partition(b'\t')
         fields = meta.split()
         if not name or len(fields) != 3:
@@ -29,7 +29,7 @@ def worktree_ids(root: Path) -> dict[str, str]:
             ids[path] = fields[1].decode()
         else:
             unmerged.add(path)
-    changed = git.output(
+    changed = repo.output(
         root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard'
     )
     like = next(iter(ids.values()), '0' * 40)
@@ -60,4 +60,4 @@ def file_id(path: Path, like: str) -> str:
         return 'folder'
     except OSError as e:
         return f'unreadable ({e.strerror})'
-    return git.blob_id(data, like)
+    return repo.blob_id(data, like)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.tokens import tokens
-from execlease_hook.locate import anchor as by_tokens
+from execlease_hook.locate import anchor
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.region import Places
 from execlease_hook.locate.source import language_for
@@ -90,12 +90,12 @@ def _guessed(e: CoveredEntry, staged: bytes, language: str) -> Fix | None:
         return None
     places, new = Places(staged, *now, language, tokens), tokens(language, staged, *now)
     anchors = {'from': e.region.start, 'to': e.region.end}
-    for key, anchor in anchors.items():
-        if len(places.find(anchor)) == 1:
+    for key, wanted in anchors.items():
+        if len(places.find(wanted)) == 1:
             continue
-        text = anchor.encode('utf-8')
-        mine = by_tokens.open_ended(tokens(language, text, 0, None))
-        matched, _, at = by_tokens.closest(mine, text, new, staged)
+        text = wanted.encode('utf-8')
+        mine = anchor.open_ended(tokens(language, text, 0, None))
+        matched, _, at = anchor.closest(mine, text, new, staged)
         if matched == 0:
             return None
         if key == 'from':
@@ -117,11 +117,13 @@ def _guessed(e: CoveredEntry, staged: bytes, language: str) -> Fix | None:
     return Fix(region, ())
 
 
-def _differs(key: str, anchor: str, language: str, new: list[Token], at: int, staged: bytes) -> str:
+def _differs(
+    key: str, anchor_text: str, language: str, new: list[Token], at: int, staged: bytes
+) -> str:
     """Which token of the anchor the staged code does not have at the anchor's synced place."""
-    text = anchor.encode('utf-8')
-    mine = by_tokens.open_ended(tokens(language, text, 0, None))
-    end, matched, fails = by_tokens.match(mine, text, new, staged, at)
+    text = anchor_text.encode('utf-8')
+    mine = anchor.open_ended(tokens(language, text, 0, None))
+    end, matched, fails = anchor.match(mine, text, new, staged, at)
     if end is not None or not mine:
         return ''
     line = _line(staged, new[at][1])

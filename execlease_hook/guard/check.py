@@ -15,19 +15,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
-from execlease_hook.coverage import compare as coverage
-from execlease_hook.coverage import watch
+from execlease_hook.coverage import compare, watch
 from execlease_hook.coverage.notes import map_table
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.guard.diff import changed_block, entry_diffs
 from execlease_hook.guard.missing import missing_block
 from execlease_hook.guard.snapshot import Snapshot
-from execlease_hook.manifest import model as manifest_model
-from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.manifest import model, notes_table
 from execlease_hook.manifest.model import CoveredEntry, Manifest, library_folders
-from execlease_hook.spec import action_map
-from execlease_hook.spec import modules as spec_modules
-from execlease_hook.spec import record as model_record
+from execlease_hook.spec import action_map, modules, record
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -98,7 +94,7 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
         watched = tuple(
-            watch.watched(m, git.tracked_files(m.root) if everything else sorted(touched))
+            watch.watched(m, repo.tracked_files(m.root) if everything else sorted(touched))
         )
     return Plan(entries, model, notes and (full_map or bool(entries)), notes and full_map, watched)
 
@@ -133,9 +129,9 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
     root = m.root
     notes_path = paths.rel(root, m.folder / 'NOTES.md')
 
-    model_paths = manifest_model.model_paths(m)
+    model_paths = model.model_paths(m)
     if p.model:  # the modules the spec reads, guessed from the working tree: one batch
-        model_paths = [*model_paths, *spec_modules.likely_paths(m)]
+        model_paths = [*model_paths, *modules.likely_paths(m)]
     source.prefetch(
         (
             *(e.path for e in p.entries),
@@ -144,7 +140,7 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
         )
     )
     found = Findings()
-    statuses = coverage.compare(m, source, p.entries)
+    statuses = compare.compare(m, source, p.entries)
     bad = [s for s in statuses if s.status != 'unchanged']
     if bad:
         diffs = entry_diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], snap)
@@ -182,8 +178,8 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
     """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
     folder = paths.rel(m.root, m.folder)
-    view = model_record.read(m, source)
-    compared = model_record.compare(view, source)
+    view = record.read(m, source)
+    compared = record.compare(view, source)
     if compared.changes:
         found.add(
             f'model {folder}: the spec or a config changed since the last verified sync\n'
@@ -196,7 +192,7 @@ def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Finding
         found.add(
             f'model {folder}: the model record does not hold every module the model reads\n'
             + ''.join(f'  {line}\n' for line in compared.upgrade)
-            + f'  {model_record.UPGRADE_STEP}',
+            + f'  {record.UPGRADE_STEP}',
             1,
         )
     mapped = action_map.check(m, view.model_index, view.actions())
@@ -216,7 +212,7 @@ def _check_watch(
     """Staged functions in watched paths that look like protocol code must be covered or ignored."""
     known = {s.entry.id for s in statuses}
     rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
-    result = watch.check(m, source, p.watched, [*statuses, *coverage.compare(m, source, rest)])
+    result = watch.check(m, source, p.watched, [*statuses, *compare.compare(m, source, rest)])
     for problem in result.problems:
         found.add(problem, 2)
     if result.uncovered:
@@ -244,21 +240,22 @@ def _stale_map(
     if text is None:
         return []
     notes_text = text.decode('utf-8', errors='replace')
-    if not notes_map.has_markers(notes_text):
+    if not notes_table.has_markers(notes_text):
         return []  # the model does not keep a generated table
-    table = notes_map.current_table(notes_text, notes_path)
+    table = notes_table.current_table(notes_text, notes_path)
     folder = paths.rel(m.root, m.folder)
     if p.full_map:
         known = {s.entry.id for s in statuses}
         rest = [e for e in m.coverage.entries if e.id not in known]
-        statuses = statuses + coverage.compare(m, source, rest)
-    rows = notes_map.table_rows(table)
+        statuses = statuses + compare.compare(m, source, rest)
+    rows = notes_table.table_rows(table)
     stale: list[str] = []
     for s in statuses:
         if s.located is None:
             continue
-        want = notes_map.render_row(
-            notes_map.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line), folder
+        want = notes_table.render_row(
+            notes_table.MapRow(s.entry.action, s.entry.id, s.entry.path, s.located.start_line),
+            folder,
         )
         have = rows.get(s.entry.id)
         if have is None:
@@ -275,7 +272,7 @@ def _stale_map(
     stale.extend(
         f'`{i}`: a row for an entry the manifest does not have' for i in sorted(set(rows) - ids)
     )
-    stale.extend(f'not generated: {line}' for line in notes_map.hand_lines(table, folder))
+    stale.extend(f'not generated: {line}' for line in notes_table.hand_lines(table, folder))
     if stale:
         return stale
     have_lines, want_lines = table.splitlines(), expected.splitlines()

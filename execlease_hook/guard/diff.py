@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.tokens import tokens
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.locate.entry import locate
 from execlease_hook.locate.source import language_for, parse_from
@@ -77,7 +77,7 @@ def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dic
             base = f'{e.path} @ {sync[:12]} (sync)'
         if content is None:
             if sync is not None and present is None:
-                present = git.has_commit(m.root, sync)
+                present = repo.has_commit(m.root, sync)
             out[e.id] = _no_diff(e, sync, present)
             continue
         now = snap.source.read(e.path) or b''

@@ -14,12 +14,12 @@ from __future__ import annotations
 from execlease_hook.core import paths
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.coverage import compare as coverage
+from execlease_hook.coverage import compare
 from execlease_hook.coverage.notes import map_table
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.git.blobs import IndexSource
 from execlease_hook.guard.check import Findings
-from execlease_hook.manifest import notes_table as notes_map
+from execlease_hook.manifest import notes_table
 from execlease_hook.manifest.model import Manifest
 
 
@@ -27,10 +27,10 @@ def _table(text: bytes | None, notes: str) -> str | None:
     if text is None:
         return None
     decoded = text.decode('utf-8', errors='replace')
-    if not notes_map.has_markers(decoded):
+    if not notes_table.has_markers(decoded):
         return None
     try:
-        return notes_map.current_table(decoded, notes)
+        return notes_table.current_table(decoded, notes)
     except CannotRun:
         return None
 
@@ -46,23 +46,23 @@ def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
         return None
     try:
         staged_text = staged.decode('utf-8')
-        table = map_table(m, coverage.compare(m, source))
-        new_staged = notes_map.replace_table(staged_text, table, notes)
-        staged_table = notes_map.current_table(staged_text, notes)
+        table = map_table(m, compare.compare(m, source))
+        new_staged = notes_table.replace_table(staged_text, table, notes)
+        staged_table = notes_table.current_table(staged_text, notes)
     except (UnicodeDecodeError, CannotRun):
         return None
-    head_table = _table(git.show(root, 'HEAD', notes), notes) if git.head(root) else None
-    lost = notes_map.hand_lines(staged_table, folder, head_table)
-    git.stage_blob(root, notes, git.write_blob_data(root, new_staged.encode('utf-8')))
+    head_table = _table(repo.show(root, 'HEAD', notes), notes) if repo.head(root) else None
+    lost = notes_table.hand_lines(staged_table, folder, head_table)
+    repo.stage_blob(root, notes, repo.write_blob_data(root, new_staged.encode('utf-8')))
     worktree = 'the index'
     path = m.folder / 'NOTES.md'
     try:
         text = path.read_text(encoding='utf-8')
-        new_text = notes_map.replace_table(text, table, notes)
+        new_text = notes_table.replace_table(text, table, notes)
         lost.extend(
             line
-            for line in notes_map.hand_lines(
-                notes_map.current_table(text, notes), folder, head_table
+            for line in notes_table.hand_lines(
+                notes_table.current_table(text, notes), folder, head_table
             )
             if line not in lost
         )

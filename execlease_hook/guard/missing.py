@@ -14,7 +14,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import rename_hint
 from execlease_hook.fingerprint.scheme import matches
 from execlease_hook.fingerprint.tokens import tokens
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.guard import anchor_fix
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.source import language_for
@@ -55,7 +55,7 @@ def _manifest_line(m: Manifest, entry: CoveredEntry, text: str | None = None) ->
 def missing_block(
     m: Manifest,
     s: EntryStatus,
-    staged: list[git.StagedChange],
+    staged: list[repo.StagedChange],
     source: IndexSource | CommitSource,
     manifest_text: str | None = None,
 ) -> tuple[str, bool]:
@@ -116,7 +116,7 @@ def missing_block(
 def _renamed(
     m: Manifest,
     e: CoveredEntry,
-    change: git.StagedChange | None,
+    change: repo.StagedChange | None,
     source: IndexSource | CommitSource,
 ) -> rename_hint.Renamed | None:
     """The function a covered function was renamed to, in its file or the file's rename target."""
@@ -129,10 +129,10 @@ def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
     """The entry's file as it was hashed: its synced blob, else the file at the sync commit."""
     synced = None
     if e.synced_blob is not None:
-        synced = git.read_blobs(m.root, [e.synced_blob]).get(e.synced_blob)
+        synced = repo.read_blobs(m.root, [e.synced_blob]).get(e.synced_blob)
     if synced is None and m.coverage.sync_commit is not None:
         spec = f'{m.coverage.sync_commit}:{e.path}'
-        synced = git.read_blobs(m.root, [spec]).get(spec)
+        synced = repo.read_blobs(m.root, [spec]).get(spec)
     return synced
 
 
@@ -164,9 +164,9 @@ def _anchors(
 
 def _find_moved(
     e: CoveredEntry,
-    staged: list[git.StagedChange],
+    staged: list[repo.StagedChange],
     source: IndexSource | CommitSource,
-    change: git.StagedChange | None,
+    change: repo.StagedChange | None,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
     candidates = [c.path for c in staged if c.status != 'D' and c.path != e.path]

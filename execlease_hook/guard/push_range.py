@@ -23,11 +23,8 @@ from pathlib import Path
 
 from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import blobs
-from execlease_hook.git import repo as git
-from execlease_hook.guard import check as guard_check
-from execlease_hook.guard import snapshot
-from execlease_hook.guard import stage as guard
+from execlease_hook.git import blobs, repo
+from execlease_hook.guard import check, snapshot, stage
 from execlease_hook.manifest import find
 
 RANGE_STEPS = (
@@ -42,7 +39,7 @@ RANGE_STEPS = (
 
 
 def resolve_rev(root: Path, rev: str) -> str:
-    commit = git.rev_parse(root, rev)
+    commit = repo.rev_parse(root, rev)
     if commit is None:
         raise CannotRun(f'{rev!r} names no commit in {root}; give a branch, tag or commit id')
     return commit
@@ -59,9 +56,9 @@ def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], st
         if not base or not tip_rev:
             raise CannotRun(f'--range {spec}: name both ends, e.g. origin/main..HEAD')
         tip = resolve_rev(root, tip_rev)
-        return git.rev_list(root, tip, '--not', resolve_rev(root, base)), tip
+        return repo.rev_list(root, tip, '--not', resolve_rev(root, base)), tip
     tip = resolve_rev(root, spec)
-    return git.rev_list(root, tip), tip
+    return repo.rev_list(root, tip), tip
 
 
 def guard_range(root: Path, spec: str, model: str | None, quiet: bool = False) -> int:
@@ -98,10 +95,10 @@ def judge_commits(
     steps = False
     modelled = False
     for commit, parent in commits:
-        changes = git.commit_changes(root, commit, parent)
-        touched = guard.touched_paths(root, changes, [])
-        manifests = git.model_manifests(root, commit, only)
-        data = git.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
+        changes = repo.commit_changes(root, commit, parent)
+        touched = stage.touched_paths(root, changes, [])
+        manifests = repo.model_manifests(root, commit, only)
+        data = repo.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
         if only is None:  # a manifest.json that is no execlease manifest is not a model
             manifests = [
                 (rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])
@@ -112,28 +109,28 @@ def judge_commits(
         at_tip = commit == tip
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
-            parsed = guard.plain_json(blob)
-            governed = guard.governed_paths(rel, parsed)
+            parsed = stage.plain_json(blob)
+            governed = stage.governed_paths(rel, parsed)
             if (
                 governed is not None
                 and governed.isdisjoint(touched)
                 and not at_tip
-                and not guard.model_modules(rel, parsed, touched)
+                and not stage.model_modules(rel, parsed, touched)
             ):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             loaded = snapshot.load_model(rel, root, source, blob, worktree=False)
             m = loaded.manifest
-            p = guard_check.plan(m, touched, False, notes=at_tip)
+            p = check.plan(m, touched, False, notes=at_tip)
             if at_tip:
                 p = dataclasses.replace(p, notes=True, full_map=True)
             if not (p.entries or p.model or p.notes):
                 continue
             snap = snapshot.Snapshot(source, changes, commit[:12], commit)
-            found = guard_check.check(m, p, snap, loaded.text)
+            found = check.check(m, p, snap, loaded.text)
             if found.blocks:
-                title = f'commit {commit[:12]} ("{git.subject(root, commit)}")'
-                print(term.wrap(guard_check.render(m, found, subject=title, steps=False)))
+                title = f'commit {commit[:12]} ("{repo.subject(root, commit)}")'
+                print(term.wrap(check.render(m, found, subject=title, steps=False)))
                 print()
             steps = steps or found.needs_steps
             code = max(code, found.code)

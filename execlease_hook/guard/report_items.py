@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core import outcomes
 from execlease_hook.core.outcomes import HELD
-from execlease_hook.coverage import compare as coverage
-from execlease_hook.coverage import items
+from execlease_hook.coverage import compare, items
 from execlease_hook.formats.report import Report
 
 if TYPE_CHECKING:
@@ -21,7 +20,7 @@ def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSour
     the NOTES.md table when they block."""
     assert isinstance(report, Report)  # guard/stage.py passes it untyped: it imports no typing
 
-    statuses = coverage.compare(m, source, p.entries)
+    statuses = compare.compare(m, source, p.entries)
     blocks = list(found.blocks)
     for s in statuses:
         block = next((b for b in blocks if b.startswith(f'{s.entry.id}: ')), None)

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import repo as git
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.git import repo
+from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Manifest
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ class Snapshot:
     """What is judged: the index (a commit being made) or one commit (a pushed range)."""
 
     source: IndexSource | CommitSource
-    changes: list[git.StagedChange]  # against HEAD, or against the commit's first parent
+    changes: list[repo.StagedChange]  # against HEAD, or against the commit's first parent
     label: str  # 'staged', or the commit's short id
     commit: str | None = None  # None: the index
 
@@ -61,4 +61,4 @@ def load_model(
             unstaged = (root / rel).read_bytes() != blob
         except OSError:
             unstaged = True
-    return StagedModel(manifest_read.parse(text, root / rel, root), source, unstaged, text)
+    return StagedModel(read.parse(text, root / rel, root), source, unstaged, text)

@@ -40,6 +40,20 @@ def names_this(parent: Node, field: str, name: Node) -> bool:
     )
 
 
+def named_function(name: Node, kinds: frozenset[str], *, body: bool = False) -> Node | None:
+    """The function `name` names: its parent when of a type in `kinds` with `name` in its `name`
+    field (and, with `body`, a `body` field: a declaration without one is no definition)."""
+    function = name.parent
+    if (
+        function is None
+        or function.type not in kinds
+        or not names_this(function, 'name', name)
+        or (body and function.child_by_field_name('body') is None)
+    ):
+        return None
+    return function
+
+
 def in_scopes(
     name: Node, node: Node, scopes: frozenset[str], anonymous: frozenset[str]
 ) -> Definition | None:

@@ -8,7 +8,6 @@ searched in well under a millisecond). The full walk is only for error messages.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
 from execlease_hook.locate.definition import Definition
@@ -17,7 +16,7 @@ from execlease_hook.locate.source import parse
 
 
 def _family(language: str) -> ModuleType:
-    return importlib.import_module(f'execlease_hook.locate.{LANGUAGES[language].family}')
+    return LANGUAGES[language].family()
 
 
 def find(language: str, source: bytes, qualname: str) -> list[Definition]:

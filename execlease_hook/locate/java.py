@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.locate.definition import Definition, in_scopes, names_this
+from execlease_hook.locate.definition import Definition, in_scopes, named_function
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -28,12 +28,7 @@ _ANONYMOUS = frozenset({'object_creation_expression', 'enum_constant'})
 
 
 def named_definition(name: Node) -> Definition | None:
-    function = name.parent
-    if (
-        function is None
-        or function.type not in _FUNCTIONS
-        or not names_this(function, 'name', name)
-        or function.child_by_field_name('body') is None
-    ):
+    function = named_function(name, _FUNCTIONS, body=True)
+    if function is None:
         return None
     return in_scopes(name, function, _SCOPES, _ANONYMOUS)

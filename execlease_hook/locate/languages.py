@@ -3,16 +3,19 @@
 A row holds every fact about a language that some module needs: its suffixes and grammar wheel
 (locate/source.py), the family module that names its definitions (locate/index.py), its
 string-literal node kinds and whether its names overload (locate/entry.py), its ts2 rules module
-(fingerprint/ts2.py) and its call expressions (coverage/watch.py).
+(fingerprint/rule_modules.py) and its call expressions (coverage/watch.py).
 
-Modules are named by string, never imported here: a grammar, a family and a rules module load on
-the first file of their language, so the guard pays only for the languages it meets; and the
-rules live in `fingerprint`, a layer above this one.
+Nothing is imported here: a grammar and a rules module are named by string (the rules live in
+`fingerprint`, a layer above this one), a family by a function that imports it; each loads on
+the first file of its language, so the guard pays only for the languages it meets.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
+from types import ModuleType
 
 
 @dataclass(frozen=True)
@@ -21,7 +24,7 @@ class Language:
     suffixes: tuple[str, ...]  # lower case, with the dot
     grammar: str  # the wheel's module (tree-sitter-go installs tree_sitter_go)
     pointer: str  # the wheel's function returning the language pointer
-    family: str  # the module of locate/ naming its definitions
+    family: Callable[[], ModuleType]  # imports the module of locate/ naming its definitions
     rules: str  # the module of fingerprint/ holding its ts2 rules
     # Literal node kinds whose pieces are separate nodes: an anchor inside one takes in the whole literal.
     literals: frozenset[str]
@@ -43,7 +46,7 @@ ROWS = (
         ('.py',),
         'tree_sitter_python',
         'language',
-        'python',
+        lambda: import_module('execlease_hook.locate.python'),
         'rules_python',
         frozenset({'string', 'concatenated_string'}),
         (('call', 'function'),),
@@ -53,7 +56,7 @@ ROWS = (
         ('.ts', '.mts', '.cts'),
         'tree_sitter_typescript',
         'language_typescript',
-        'ecmascript',
+        lambda: import_module('execlease_hook.locate.ecmascript'),
         'rules_ecmascript',
         _ECMASCRIPT_LITERALS,
         _ECMASCRIPT_CALLS,
@@ -63,7 +66,7 @@ ROWS = (
         ('.tsx',),
         'tree_sitter_typescript',
         'language_tsx',
-        'ecmascript',
+        lambda: import_module('execlease_hook.locate.ecmascript'),
         'rules_ecmascript',
         _ECMASCRIPT_LITERALS,
         _ECMASCRIPT_CALLS,
@@ -73,7 +76,7 @@ ROWS = (
         ('.js', '.mjs', '.cjs', '.jsx'),
         'tree_sitter_javascript',
         'language',
-        'ecmascript',
+        lambda: import_module('execlease_hook.locate.ecmascript'),
         'rules_ecmascript',
         _ECMASCRIPT_LITERALS,
         _ECMASCRIPT_CALLS,
@@ -83,7 +86,7 @@ ROWS = (
         ('.go',),
         'tree_sitter_go',
         'language',
-        'go',
+        lambda: import_module('execlease_hook.locate.go'),
         'rules_go',
         frozenset({'interpreted_string_literal', 'raw_string_literal', 'rune_literal'}),
         (('call_expression', 'function'),),
@@ -93,7 +96,7 @@ ROWS = (
         ('.java',),
         'tree_sitter_java',
         'language',
-        'java',
+        lambda: import_module('execlease_hook.locate.java'),
         'rules_java',
         frozenset({'string_literal', 'character_literal'}),
         (('method_invocation', 'name'), ('object_creation_expression', 'type')),
@@ -105,7 +108,7 @@ ROWS = (
         ('.rs',),
         'tree_sitter_rust',
         'language',
-        'rust',
+        lambda: import_module('execlease_hook.locate.rust'),
         'rules_rust',
         frozenset({'string_literal', 'raw_string_literal', 'char_literal'}),
         (('call_expression', 'function'), ('macro_invocation', 'macro')),
@@ -115,7 +118,7 @@ ROWS = (
         ('.c',),
         'tree_sitter_c',
         'language',
-        'cfamily',
+        lambda: import_module('execlease_hook.locate.cfamily'),
         'rules_c',
         frozenset({'string_literal', 'concatenated_string', 'char_literal'}),
         (('call_expression', 'function'),),
@@ -139,7 +142,7 @@ ROWS = (
         ),
         'tree_sitter_cpp',
         'language',
-        'cfamily',
+        lambda: import_module('execlease_hook.locate.cfamily'),
         'rules_cpp',
         frozenset({'string_literal', 'concatenated_string', 'raw_string_literal', 'char_literal'}),
         (('call_expression', 'function'), ('new_expression', 'type')),
@@ -150,7 +153,7 @@ ROWS = (
         ('.zig',),
         'tree_sitter_zig',
         'language',
-        'zig',
+        lambda: import_module('execlease_hook.locate.zig'),
         'rules_zig',
         frozenset({'string'}),
         (('call_expression', 'function'),),
@@ -160,7 +163,7 @@ ROWS = (
         ('.cs',),
         'tree_sitter_c_sharp',
         'language',
-        'csharp',
+        lambda: import_module('execlease_hook.locate.csharp'),
         'rules_csharp',
         frozenset(
             {
@@ -179,7 +182,7 @@ ROWS = (
         ('.kt', '.kts'),
         'tree_sitter_kotlin',
         'language',
-        'kotlin',
+        lambda: import_module('execlease_hook.locate.kotlin'),
         'rules_kotlin',
         frozenset({'string_literal', 'multiline_string_literal', 'character_literal'}),
         (('call_expression', ''),),
@@ -190,7 +193,7 @@ ROWS = (
         ('.scala', '.sc'),
         'tree_sitter_scala',
         'language',
-        'scala',
+        lambda: import_module('execlease_hook.locate.scala'),
         'rules_scala',
         frozenset({'string', 'interpolated_string_expression', 'character_literal'}),
         (('call_expression', 'function'), ('instance_expression', '')),
@@ -201,7 +204,7 @@ ROWS = (
         ('.swift',),
         'tree_sitter_swift',
         'language',
-        'swift',
+        lambda: import_module('execlease_hook.locate.swift'),
         'rules_swift',
         frozenset({'line_string_literal', 'multi_line_string_literal', 'raw_string_literal'}),
         (('call_expression', ''),),

@@ -7,22 +7,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+from execlease_hook.locate.definition import Definition, ancestors, named_function, text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 NAME_TYPES = frozenset({'identifier'})
-_SCOPES = frozenset({'function_definition', 'class_definition'})
+_FUNCTIONS = frozenset({'function_definition'})
+_SCOPES = _FUNCTIONS | {'class_definition'}
 
 
 def named_definition(name: Node) -> Definition | None:
-    function = name.parent
-    if (
-        function is None
-        or function.type != 'function_definition'
-        or not names_this(function, 'name', name)
-    ):
+    function = named_function(name, _FUNCTIONS)
+    if function is None:
         return None
     outer = function.parent
     node = outer if outer is not None and outer.type == 'decorated_definition' else function

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.locate import anchor as by_tokens
+from execlease_hook.locate import anchor
 
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token, Tokenizer
@@ -69,11 +69,11 @@ class Places:
             self._found = self.tokens(self.language, self.source, self.low, self.high)
         return self._found
 
-    def find(self, anchor: str) -> list[tuple[int, int]]:
+    def find(self, anchor_text: str) -> list[tuple[int, int]]:
         """(start byte, end byte) of each place of the anchor: its exact text when that occurs
         once, else each place of its tokens (or of its text, when its tokens are nowhere)."""
         source, low, high = self.source, self.low, self.high
-        needle = anchor.encode('utf-8')
+        needle = anchor_text.encode('utf-8')
         exact = []
         at = source.find(needle, low, high) if needle else -1
         while at != -1:
@@ -82,16 +82,14 @@ class Places:
         if len(exact) == 1 or self.tokens is None or not needle:
             return exact
 
-        mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+        mine = anchor.open_ended(self.tokens(self.language, needle, 0, None))
         if all(optional for *_, optional in mine):
             return exact  # a comment (`# region: begin`) is found by its text alone
         found: set[tuple[int, int]] = set()
         for near_low, near_high in self._near(mine, needle):
             near = self.tokens(self.language, source, near_low, near_high)
             found.update(
-                (a, b)
-                for a, b in by_tokens.find(mine, needle, near, source)
-                if a < high and b > low
+                (a, b) for a, b in anchor.find(mine, needle, near, source) if a < high and b > low
             )
         spans = sorted(
             s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found)
@@ -120,25 +118,25 @@ class Places:
             at = self.source.find(word, at + 1, self.high)
         return stretches
 
-    def once(self, anchor: str, key: str, prefix: str, where: str) -> tuple[int, int]:
+    def once(self, anchor_text: str, key: str, prefix: str, where: str) -> tuple[int, int]:
         source = self.source
-        needle = anchor.encode('utf-8')
+        needle = anchor_text.encode('utf-8')
         if not needle:
             raise CannotRun(
                 f'{prefix}: `{key}` is empty; give the text where the region starts/ends'
             )
-        found = self.find(anchor)
+        found = self.find(anchor_text)
         if not found and self.tokens is not None:
-            mine = by_tokens.open_ended(self.tokens(self.language, needle, 0, None))
+            mine = anchor.open_ended(self.tokens(self.language, needle, 0, None))
             raise CannotRun(
-                f'{prefix}: `{key}` {_show(anchor)} not found {where}'
+                f'{prefix}: `{key}` {_show(anchor_text)} not found {where}'
                 f'{self._differs(mine, needle)}; update the anchor to code that is there'
             )
         if len(found) == 1:
             return found[0]
         if not found:
             raise CannotRun(
-                f'{prefix}: `{key}` {_show(anchor)} not found {where}; '
+                f'{prefix}: `{key}` {_show(anchor_text)} not found {where}; '
                 f'update the anchor to text that is in the code',
             )
         lines = ', '.join(str(line) for line in sorted({_line(source, at) for at, _ in found}))
@@ -148,7 +146,7 @@ class Places:
             else ('make the anchor longer or narrow the search with `within`')
         )
         raise CannotRun(
-            f'{prefix}: `{key}` {_show(anchor)} occurs {len(found)} times {where}, on lines {lines}; '
+            f'{prefix}: `{key}` {_show(anchor_text)} occurs {len(found)} times {where}, on lines {lines}; '
             f'it must occur exactly once: {hint}',
         )
 
@@ -157,7 +155,7 @@ class Places:
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
         found = self.found()
-        matched, at, _ = by_tokens.closest(mine, needle, found, self.source)
+        matched, at, _ = anchor.closest(mine, needle, found, self.source)
         if matched == 0:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'
         wanted = _token(needle, mine[matched]) if matched < len(mine) else 'its end'
@@ -177,8 +175,8 @@ def _token(text: bytes, token: Token) -> str:
     return repr(text[token[1] : token[2]].decode('utf-8', errors='replace'))
 
 
-def _show(anchor: str) -> str:
-    return repr(anchor if len(anchor) <= 60 else anchor[:57] + '...')
+def _show(anchor_text: str) -> str:
+    return repr(anchor_text if len(anchor_text) <= 60 else anchor_text[:57] + '...')
 
 
 def _line(source: bytes, offset: int) -> int:

@@ -13,7 +13,7 @@ from execlease_hook.locate.definition import (
     ancestors,
     base_type,
     leading,
-    names_this,
+    named_function,
     text,
 )
 
@@ -21,16 +21,13 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 NAME_TYPES = frozenset({'identifier'})
+_FUNCTION = frozenset({'function_item'})
 _ATTRIBUTES = frozenset({'attribute_item'})
 
 
 def named_definition(name: Node) -> Definition | None:
-    function = name.parent
-    if (
-        function is None
-        or function.type != 'function_item'
-        or not names_this(function, 'name', name)
-    ):
+    function = named_function(name, _FUNCTION)
+    if function is None:
         return None
     parts = [text(name)]
     for scope in ancestors(function):

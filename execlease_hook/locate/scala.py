@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.locate.definition import Definition, ancestors, base_type, names_this, text
+from execlease_hook.locate.definition import Definition, ancestors, base_type, named_function, text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -28,16 +28,13 @@ _SCOPES = frozenset(
         'given_definition',
     }
 )
+_FUNCTION = frozenset({'function_definition'})
 _ANONYMOUS = frozenset({'instance_expression', 'lambda_expression'})
 
 
 def named_definition(name: Node) -> Definition | None:
-    function = name.parent
-    if (
-        function is None
-        or function.type != 'function_definition'
-        or not names_this(function, 'name', name)
-    ):
+    function = named_function(name, _FUNCTION)
+    if function is None:
         return None
     parts = [text(name)]
     for scope in ancestors(function):

@@ -17,6 +17,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import settings
@@ -24,8 +25,6 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     import tree_sitter
 
 # The trees of the files a run reads, by (language, bytes): parse_from reparses a new version of

@@ -9,29 +9,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
+from execlease_hook.locate.definition import Definition, ancestors, named_function, text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 NAME_TYPES = frozenset({'identifier'})
+_FUNCTION = frozenset({'function_declaration'})
 _CONTAINERS = frozenset(
     {'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'}
 )
 
 
 def named_definition(name: Node) -> Definition | None:
-    function = name.parent
-    if (
-        function is None
-        or function.type != 'function_declaration'
-        or not names_this(function, 'name', name)
-        or function.child_by_field_name('body') is None
-    ):
+    function = named_function(name, _FUNCTION, body=True)
+    if function is None:
         return None
     parts = [text(name)]
     for scope in ancestors(function):
-        if scope.type == 'function_declaration':
+        if scope.type in _FUNCTION:
             parts.append(text(scope.child_by_field_name('name')))
         elif scope.type in _CONTAINERS:
             holder = scope.parent

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.paths import outside_problem
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 
 NAME = 'manifest.json'
 NONE_FOUND = (
@@ -83,7 +83,7 @@ def _candidates(root: Path) -> list[str]:
     work tree's top, else a walk (dot folders and node_modules left out)."""
     if (root / '.git').exists():
         try:
-            return git.worktree_manifests(root)
+            return repo.worktree_manifests(root)
         except CannotRun:
             pass  # not a repository after all: walk it
     found = []

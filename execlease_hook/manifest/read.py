@@ -37,7 +37,7 @@ class _Reader(schema.Validator):
 
     def __init__(self, folder: Path, root: Path) -> None:
         self.bases = {_MODEL_PATH: folder, _REPO_PATH: root}
-        self.root = root
+        self.root, self._resolved_root = root, root.resolve()
         self._on_disk: dict[tuple[Path, str], str | None] = {}  # a path's disk checks, once
 
     def ref(self, target: str, value: object, where: str) -> None:
@@ -62,7 +62,7 @@ class _Reader(schema.Validator):
             resolved = (base / text).resolve()
         except (OSError, RuntimeError) as e:  # a symlink loop
             return f'{text!r} cannot be resolved ({e}); fix the symlinks on its way'
-        if not resolved.is_relative_to(self.root.resolve()):
+        if not resolved.is_relative_to(self._resolved_root):
             return (
                 f'{text!r} resolves to {resolved}, outside the '
                 f'repository {self.root} (a symlink pointing outside?)'

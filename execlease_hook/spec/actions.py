@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from execlease_hook.spec import syntax as tla_syntax
+from execlease_hook.spec import syntax
 from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _boxed_actions(index: SpecIndex, spec_name: str) -> list[str]:
         if unit is None or name in seen:
             continue
         seen.add(name)
-        for node in tla_syntax.walk(unit.node):
+        for node in syntax.walk(unit.node):
             if node.type == 'step_expr_or_stutter':
                 inner = next(iter(node.named_children), None)
                 boxed = _applied_name(inner) if inner is not None else None
@@ -125,7 +125,7 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
                 add(key, via)
             return
         # Inline: the operators it applies that change a variable.
-        for inner in tla_syntax.walk(node):
+        for inner in syntax.walk(node):
             applied = resolve(_applied_name(inner), scope)
             if applied is not None and applied not in via and changes(applied):
                 add(applied, via)
@@ -197,7 +197,7 @@ class _ChangesState:
         result = False
         unit = self.definitions.get(name)
         if unit is not None:
-            for node in tla_syntax.walk(unit.node):
+            for node in syntax.walk(unit.node):
                 if node.type in ('prime', 'unchanged'):
                     result = True
                     break

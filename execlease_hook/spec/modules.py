@@ -22,13 +22,12 @@ from typing import TYPE_CHECKING
 from execlease_hook.core import paths
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.manifest.model import library_folders
-from execlease_hook.spec import index as spec_index
-from execlease_hook.spec import syntax
+from execlease_hook.spec import index, syntax
 
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import Source
     from execlease_hook.manifest.model import Manifest
-    from execlease_hook.spec import index as spec_index
+    from execlease_hook.spec import index
 
 
 @dataclass(frozen=True)
@@ -198,9 +197,9 @@ def listing(modules: Iterable[Module]) -> list[dict[str, object]]:
 
 
 def merged_index(
-    indexes: Sequence[spec_index.SpecIndex],
-    by_module: Mapping[str, spec_index.SpecIndex] | None = None,
-) -> spec_index.SpecIndex:
+    indexes: Sequence[index.SpecIndex],
+    by_module: Mapping[str, index.SpecIndex] | None = None,
+) -> index.SpecIndex:
     """One index of a root module and the modules it reads, as TLC sees its
     definitions: the root's units, then every definition of the others that the root does not
     define itself (TLC refuses a redefinition, so the first one met is the only one). Each unit
@@ -226,10 +225,10 @@ def merged_index(
             if inner.definition and key not in seen:
                 seen.add(key)
                 units.append(replace(inner, key=key))
-    return spec_index.SpecIndex(first.name, first.module, tuple(units))
+    return index.SpecIndex(first.name, first.module, tuple(units))
 
 
-def _instanced(unit: spec_index.Unit) -> str | None:
+def _instanced(unit: index.Unit) -> str | None:
     """`M` for a unit `I == INSTANCE M ...` (parameterless), else None."""
     if unit.node.type != 'module_definition':
         return None

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.manifest.model import Manifest, ModelRecord, library_folders
-from execlease_hook.spec import index as spec_index
 from execlease_hook.spec import syntax
+from execlease_hook.spec.index import Unit, read_spec
 from execlease_hook.spec.modules import Module
 
 if TYPE_CHECKING:
@@ -51,8 +51,8 @@ def older_record(
     return True
 
 
-def _unit_at(module: Module, line: int) -> spec_index.Unit | None:
-    index = spec_index.read_spec(module.text, module.key)
+def _unit_at(module: Module, line: int) -> Unit | None:
+    index = read_spec(module.text, module.key)
     return next((u for u in index.units if u.start_line <= line <= u.end_line), None)
 
 
@@ -62,7 +62,7 @@ def _reading_units_changed(modules: Iterable[Module], recorded: ModelRecord) -> 
         before = recorded.files.get(module.key)
         if not isinstance(before, Mapping):
             continue
-        index = spec_index.read_spec(module.text, module.key)
+        index = read_spec(module.text, module.key)
         if set(before) - {u.key for u in index.units}:
             return True
         for _, row, _ in syntax.imports(module.text):

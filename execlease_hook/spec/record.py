@@ -33,10 +33,8 @@ from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.manifest.model import Manifest, ModelRecord, model_paths
-from execlease_hook.spec import actions as action_map
-from execlease_hook.spec import index as spec_index
-from execlease_hook.spec import mutation as spec_mutation
-from execlease_hook.spec.index import SpecIndex
+from execlease_hook.spec import actions, index, mutation
+from execlease_hook.spec.index import SpecIndex, Unit
 from execlease_hook.spec.modules import Module, closure, folder_prefix, merged_index
 from execlease_hook.spec.older_record import older_record
 
@@ -61,16 +59,16 @@ class ModelView:
         """The spec's definitions and those of every module it reads (a wrapper `MCLease.tla`
         that EXTENDS `Lease.tla` has Lease's actions; `etcd == INSTANCE etcdraft` adds
         etcdraft's as `etcd!BecomeLeader`), each unit naming its own module file."""
-        indexes = [self.index, *(spec_index.read_spec(mod.text, mod.key) for mod in self.modules)]
-        return merged_index(indexes, {index.module: index for index in indexes})
+        indexes = [self.index, *(index.read_spec(mod.text, mod.key) for mod in self.modules)]
+        return merged_index(indexes, {i.module: i for i in indexes})
 
     def actions(self) -> dict[str, Action]:
         # Every cfg TLC runs the spec with: checks, mutations and findings.
         index = self.model_index
-        relations = action_map.next_relations(index, (self.cfgs[c] for c in sorted(self.cfgs)))
-        return action_map.next_actions(index, relations)
+        relations = actions.next_relations(index, (self.cfgs[c] for c in sorted(self.cfgs)))
+        return actions.next_actions(index, relations)
 
-    def definition(self, name: str) -> spec_index.Unit | None:
+    def definition(self, name: str) -> Unit | None:
         """Where the model defines `name`: in the spec or a module it reads (`unit.file`)."""
         return self.model_index.definitions().get(name)
 
@@ -91,7 +89,7 @@ class ModelView:
                 continue
             index = self.index if edited == self.manifest.spec else None
             try:
-                spec_mutation.anchor(text, edited, mu, index, actions)
+                mutation.anchor(text, edited, mu, index, actions)
             except CannotRun as e:
                 problems.append(str(e))
         return problems
@@ -132,20 +130,20 @@ def read(m: Manifest, source: Source) -> ModelView:
             )
         contents[name] = content
     spec = contents.pop(m.spec)
-    index = spec_index.read_spec(spec, m.spec)
+    spec_units = index.read_spec(spec, m.spec)
     # The checks' own root modules (a wrapper MCLease.tla beside the spec) are roots too.
     roots = {m.spec: spec, **{name: contents.pop(name) for name in m.roots[1:]}}
     modules = tuple(closure(m, source, roots)[1:])
-    return ModelView(m, spec, index, contents, modules)
+    return ModelView(m, spec, spec_units, contents, modules)
 
 
 def record(view: ModelView) -> ModelRecord:
     files: dict[str, str | Mapping[str, str]] = {view.manifest.spec: view.index.digests()}
     for name, content in sorted(view.cfgs.items()):
-        files[name] = spec_index.cfg_digest(content)
+        files[name] = index.cfg_digest(content)
     for module in view.modules:
-        files[module.key] = spec_index.read_spec(module.text, module.key).digests()
-    return ModelRecord(spec_index.SCHEME, dict(sorted(files.items())))
+        files[module.key] = index.read_spec(module.text, module.key).digests()
+    return ModelRecord(index.SCHEME, dict(sorted(files.items())))
 
 
 @dataclass(frozen=True)
@@ -234,19 +232,19 @@ def compare(view: ModelView, source: Source) -> Comparison:
             else:
                 lines.append(f'{kind} {name} is no longer part of the model since the sync')
             continue
-        index = view.index if name == m.spec else spec_index.read_spec(modules[name].text, name)
+        units_of = view.index if name == m.spec else index.read_spec(modules[name].text, name)
         named = {key: a for key, a in actions.items() if (a.unit.file or m.spec) == name}
-        units = {u.key: u for u in index.units}
+        units = {u.key: u for u in units_of.units}
         for key, digest in now.items():
             unit = units[key]
             what = _what(key, unit.definition, named)
             if key not in before:
-                lines.append(f'{what} added ({index.where(unit)}) since the sync')
+                lines.append(f'{what} added ({units_of.where(unit)}) since the sync')
             elif before[key] != digest:
-                lines.append(f'{what} changed ({index.where(unit)}) since the sync')
+                lines.append(f'{what} changed ({units_of.where(unit)}) since the sync')
         for key in before:
             if key not in now:
-                definition = key.split('#')[0].split(' ')[0] not in spec_index.KEYWORDS
+                definition = key.split('#')[0].split(' ')[0] not in index.KEYWORDS
                 lines.append(f'{_what(key, definition, named)} removed from {name} since the sync')
     return Comparison(lines, upgrade, older and bool(new_reads))
 

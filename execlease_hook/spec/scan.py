@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.spec import syntax as tla_syntax
+from execlease_hook.spec import syntax
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -72,9 +72,9 @@ def scan_module(file: str, text: bytes) -> list[ForbiddenUse]:
         text.decode('utf-8', 'replace')
     ):
         return []  # the common case: no such name anywhere, not even in a comment
-    tree = tla_syntax.parse(text)
+    tree = syntax.parse(text)
     found: list[ForbiddenUse] = []
-    for node in tla_syntax.walk(tree.root_node):
+    for node in syntax.walk(tree.root_node):
         if node.type == 'identifier_ref':
             name = (node.text or b'').decode('utf-8', 'replace')
             if name in FORBIDDEN and not (name == 'TLCSet' and _register_set(node)):

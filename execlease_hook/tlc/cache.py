@@ -18,14 +18,14 @@ import json
 from pathlib import Path
 
 from execlease_hook.core.atomic import write_text_atomic
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.tlc.output import Verdict
 
 FORMAT = 1
 
 
 def results_folder(root: Path) -> Path:
-    return git.common_dir(root) / 'execlease' / 'cache'
+    return repo.common_dir(root) / 'execlease' / 'cache'
 
 
 class ResultCache:

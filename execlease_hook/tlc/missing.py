@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from execlease_hook.spec import syntax as tla_syntax
+from execlease_hook.spec import syntax
 from execlease_hook.tlc.output import Verdict
 
 _CANNOT_FIND = re.compile(r'Cannot find source file for module (\w+) imported in module (\w+)')
@@ -74,7 +74,7 @@ def imports(text: bytes, module: str) -> list[tuple[int, str, str]]:
 
     lines = text.decode('utf-8', 'replace').splitlines()
     found: list[tuple[int, str, str]] = []
-    for name, row, keyword in tla_syntax.imports(text):
+    for name, row, keyword in syntax.imports(text):
         if name == module and not (found and found[-1][0] == row + 1):
             found.append((row + 1, keyword, lines[row].strip() if row < len(lines) else ''))
     return found

@@ -5,7 +5,7 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc/run.py's; this module only reads what a run printed.
 
-About 480 lines, kept whole: the message framing, the counterexample reader and `classify`'s
+It is kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
 

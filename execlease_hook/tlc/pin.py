@@ -23,7 +23,7 @@ from execlease_hook.core import paths
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
-from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import jar
 from execlease_hook.tlc.jar import KNOWN_JARS, ToolJar, Tools
 from execlease_hook.tlc.java import Java
 
@@ -81,32 +81,32 @@ def _manifest(m: Manifest) -> str:
 
 def _known_copy(root: Path, sha256: str, settings: Settings) -> ToolJar | None:
     """The pinned jar where the default tools keep theirs: their cache, EXECLEASE_TLA_JAR, the offline jar."""
-    candidates: list[tuple[Path, str]] = [(tools.cache_dir(root) / tools.JAR_NAME, 'cache')]
+    candidates: list[tuple[Path, str]] = [(jar.cache_dir(root) / jar.JAR_NAME, 'cache')]
     explicit = settings.tla_jar
     if explicit:
         candidates.append((Path(explicit).expanduser(), 'EXECLEASE_TLA_JAR'))
-    offline = tools._offline_jar()
+    offline = jar.offline_jar()
     if offline is not None:
         candidates.append((offline, 'offline'))
     for path, source in candidates:
-        if tools.valid_copy(path, sha256):
+        if jar.valid_copy(path, sha256):
             return ToolJar(path.resolve(), sha256, source, True)
     return None
 
 
 def _own_cache(root: Path, sha256: str) -> Path:
-    return tools.cache_dir(root) / sha256
+    return jar.cache_dir(root) / sha256
 
 
 def _fetch(m: Manifest, pin: ToolsPin, folder: Path, settings: Settings) -> Path:
     assert pin.url is not None and pin.sha256 is not None
-    url, pinned, target = pin.url, pin.sha256, folder / tools.JAR_NAME
-    with tools.locked(folder, settings.tla_lock_timeout):
-        tools.fetch_pinned(
+    url, pinned, target = pin.url, pin.sha256, folder / jar.JAR_NAME
+    with jar.locked(folder, settings.tla_lock_timeout):
+        jar.fetch_pinned(
             url,
             pinned,
             target,
-            tools.Bound(MAX_PINNED_BYTES, '64 MB', tools.JAR_NAME),
+            jar.Bound(MAX_PINNED_BYTES, '64 MB', jar.JAR_NAME),
             refused=lambda digest: CannotRun(
                 f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
                 f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'
@@ -125,8 +125,8 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settin
     assert pin.sha256 is not None
     found = _known_copy(root, pin.sha256, settings)
     folder = _own_cache(root, pin.sha256)
-    if found is None and tools.valid_copy(folder / tools.JAR_NAME, pin.sha256):
-        found = ToolJar(folder / tools.JAR_NAME, pin.sha256, 'cache', True)
+    if found is None and jar.valid_copy(folder / jar.JAR_NAME, pin.sha256):
+        found = ToolJar(folder / jar.JAR_NAME, pin.sha256, 'cache', True)
     if found is None:
         if pin.url is None:
             raise CannotRun(
@@ -176,7 +176,7 @@ def default_tools(
     """The run's TLA+ tools (tlc/jar.resolve_jar) and, as `Tools`, what the run names: those, or
     the first model's own when every model pins its own jar and the default ones cannot be had."""
     try:
-        return (default := tools.resolve_jar(root, settings)), Tools(default, java, settings, root)
+        return (default := jar.resolve_jar(root, settings)), Tools(default, java, settings, root)
     except CannotRun:
         if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
             raise
@@ -204,7 +204,7 @@ def jar_for(
         else:
             chosen = _pinned(m, pin, java, root or m.root, settings)
     elif default is None:
-        raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + tools.how_to_get_tools())
+        raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + jar.how_to_get_tools())
     else:
         chosen = default
     if pin is not None and pin.min_tlc is not None:

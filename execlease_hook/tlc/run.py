@@ -56,7 +56,7 @@ class TlcJob:
     progress: Callable[[JobProgress, float], None] | None = field(default=None, compare=False)
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
     # path; none adds nothing to the argv or the key.
-    libraries: tla_libraries.Libraries = tla_libraries.NONE
+    libraries: tla_libraries.Libraries = tla_libraries.NO_LIBRARIES
 
     @property
     def config_name(self) -> str:
@@ -289,7 +289,7 @@ def _in_spare(
 def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
     """`on_line`: called with each line of TLC's output as it arrives (progress only; the
     verdict is read from the whole output once TLC has ended)."""
-    from execlease_hook.spec import scan as spec_scan
+    from execlease_hook.spec import scan
 
     # The last gate before TLC, whoever built the job: a spec that may leave TLC or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
@@ -297,9 +297,9 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
 
     read = read_by((Path(job.spec).name, job.spec_text), job.modules, job.libraries, job.jar)
     modules = [(mod.path, mod.text) for mod in read]
-    uses = spec_scan.scan_job_files(modules, ((job.config_name, job.config_text),))
+    uses = scan.scan_job_files(modules, ((job.config_name, job.config_text),))
     if uses:
-        return Verdict('error', 0.0, None, reason=spec_scan.refusal(uses))
+        return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
     from execlease_hook.core import scratch
     from execlease_hook.tlc.output import finished_exit_code

@@ -35,8 +35,7 @@ from pathlib import Path
 from typing import IO
 
 from execlease_hook.core import housekeeping, procs, scratch, settings
-from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc import spare_helper
+from execlease_hook.tlc import cds, spare_helper
 
 NO_JOB = 3  # the helper's exit when stdin closes before a job arrives
 MAX_JOBS = 24  # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
@@ -127,10 +126,10 @@ def enabled() -> bool:
 def sweep(jar: Path) -> None:
     """Remove what killed runs left in the archive folder: the work folders of their javacs,
     their spares' folders (after stopping the spare) and their class-data parts."""
-    folder = jvm_cds.archive_folder(jar)
+    folder = cds.archive_folder(jar)
     spare_helper.sweep(folder)
     scratch.sweep(folder / 'spares', 'jvm-')
-    jvm_cds.sweep(folder)
+    cds.sweep(folder)
 
 
 def expected_one_less(key: tuple[str, ...]) -> None:
@@ -230,7 +229,7 @@ def _spawn(
 def _spares_folder(jar: Path) -> Path:
     """Where waiting spares keep their folders: `spares` in the archive folder, so that the
     system's temp folder holds only the folders of running jobs."""
-    folder = jvm_cds.archive_folder(jar) / 'spares'
+    folder = cds.archive_folder(jar) / 'spares'
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from execlease_hook.core import housekeeping, procs, scratch, settings
-from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc.java import identity as java_identity
+from execlease_hook.tlc import cds
+from execlease_hook.tlc.java import java_identity
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
 MAIN = 'ExecleaseTlcSpare'
@@ -58,7 +58,7 @@ def helper_folder(java: Path, jar: Path) -> Path | None:
     h = hashlib.sha256(
         SOURCE.read_bytes() + b'\0' + identity[1].encode() + b'\0' + str(javac).encode()
     )
-    return jvm_cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
+    return cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
 
 
 def compile_helper(java: Path, jar: Path) -> Path | None:

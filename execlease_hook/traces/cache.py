@@ -20,7 +20,7 @@ from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.git import worktree
 from execlease_hook.manifest.model import Manifest, TraceJob
-from execlease_hook.tlc import libraries as tla_libraries
+from execlease_hook.tlc import libraries
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces.run import TraceRun
@@ -92,7 +92,7 @@ def cache_key(
         for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
             part(text)
     # Nothing when the model has no libraries.
-    for text in tla_libraries.of(m, t.settings, t.root).key_parts():
+    for text in libraries.of(m, t.settings, t.root).key_parts():
         part(text)
     return h.hexdigest()
 

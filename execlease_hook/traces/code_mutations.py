@@ -25,8 +25,7 @@ from execlease_hook.core import (
     scratch,  # marked: a killed run's is swept by the next
 )
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.git import repo as git
-from execlease_hook.git import worktree
+from execlease_hook.git import repo, worktree
 from execlease_hook.manifest.model import CodeMutation
 
 
@@ -65,10 +64,6 @@ def mutated_bytes(root: Path, mutation: CodeMutation) -> bytes:
     return mutated_text(mutation, text).encode('utf-8')
 
 
-def check_applies(root: Path, mutation: CodeMutation) -> None:
-    mutated_bytes(root, mutation)
-
-
 @dataclass(frozen=True)
 class Mutated:
     """The mutated copy of the repository at `root`, as it would be, read from the repository."""
@@ -90,7 +85,7 @@ class Mutated:
 
 
 def _with_mutation(ids: dict[str, str], mutation: CodeMutation, data: bytes) -> dict[str, str]:
-    ids[mutation.path] = git.blob_id(data, next(iter(ids.values()), '0' * 40))
+    ids[mutation.path] = repo.blob_id(data, next(iter(ids.values()), '0' * 40))
     return ids
 
 

@@ -243,5 +243,9 @@ def trace_log(trace: Trace, rule: FieldRule | None = None) -> tuple[str, tuple[s
     return '<<\n  ' + ',\n  '.join(texts) + '\n>>', tuple(unused)
 
 
-def module_text(traces: Sequence[Trace], rule: FieldRule | None = None) -> str:
-    return compile_traces(traces, rule).text
+def read_model(folder: Path, spec: str, config: str, name: str) -> tuple[bytes, bytes]:
+    """The trace spec's and its cfg's bytes; CannotRun (exit 2) naming what cannot be read."""
+    try:
+        return (folder / spec).read_bytes(), (folder / config).read_bytes()
+    except OSError as e:
+        raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None

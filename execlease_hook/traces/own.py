@@ -27,11 +27,11 @@ from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import FieldRule
-from execlease_hook.spec import cfg as tlc_config
+from execlease_hook.spec import cfg
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces.module import MODULE, Trace, trace_log
+from execlease_hook.traces.module import MODULE, Trace, read_model, trace_log
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
 LOG = 'ExecleaseTraceLog'
@@ -164,11 +164,7 @@ def tlc_jobs(
     """One TLC job per trace, and the fields left out of the traces; CannotRun (exit 2) when the
     spec needs what this TLC lacks or the cfg cannot run on it."""
     spec_path = folder / spec
-    try:
-        spec_text = spec_path.read_bytes()
-        config_text = (folder / config).read_bytes()
-    except OSError as e:
-        raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None
+    spec_text, config_text = read_model(folder, spec, config, name)
     log = overridden(config_text)
     found = missing(spec, spec_text, tlc_version, log)
     if found:
@@ -179,7 +175,7 @@ def tlc_jobs(
             f'through the environment; take the override route: add `CONSTANT TraceLog <- {LOG}` '
             f"to {config} (your log operator's name for TraceLog)"
         )
-    prepared = tlc_config.prepare(config_text, config, None, tlc_version, f'trace job {name}')
+    prepared = cfg.prepare(config_text, config, None, tlc_version, f'trace job {name}')
     if prepared.problem is not None:
         raise CannotRun(prepared.problem)
     modules = tuple(

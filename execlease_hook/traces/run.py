@@ -22,8 +22,7 @@ from typing import Any
 from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import TRACE_DIR
-from execlease_hook.tlc.libraries import NONE as NO_LIBRARIES
-from execlease_hook.tlc.libraries import Libraries
+from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.traces.module import (
@@ -31,6 +30,7 @@ from execlease_hook.traces.module import (
     Compiled,
     Trace,
     compile_traces,
+    read_model,
     read_trace,
 )
 
@@ -127,23 +127,19 @@ def tlc_job(
     (`compiled`, else the traces compiled with every field), with the model's libraries
     (tlc/libraries.py)."""
     spec_path = folder / spec
-    try:
-        spec_text = spec_path.read_bytes()
-        config_text = (folder / config).read_bytes()
-    except OSError as e:
-        raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None
-    from execlease_hook.spec import cfg as tlc_config
+    spec_text, config_text = read_model(folder, spec, config, name)
+    from execlease_hook.spec import cfg
 
     try:
-        said = tlc_config.check_deadlock(config_text, config)
-    except tlc_config.CfgProblem as e:
+        said = cfg.check_deadlock(config_text, config)
+    except cfg.CfgProblem as e:
         raise CannotRun(f'trace job {name}: {e}; fix the cfg') from None
     if said is False:
         raise CannotRun(
             f'trace job {name}: {config} says CHECK_DEADLOCK FALSE, but a trace is rejected '
             'by the deadlock at the line nothing matches; remove it from the trace cfg'
         )
-    config_text = tlc_config.without_check_deadlock(config_text)  # TLC 2.15 lacks the keyword
+    config_text = cfg.without_check_deadlock(config_text)  # TLC 2.15 lacks the keyword
     modules = tuple(
         (p.name, p.read_bytes())
         for p in sorted(spec_path.parent.glob('*.tla'))

@@ -30,14 +30,13 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.syntax import imports
-from execlease_hook.tlc import libraries as tla_libraries
+from execlease_hook.tlc import libraries
 from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces import code_mutations, own
-from execlease_hook.traces import report as trace_report
+from execlease_hook.traces import code_mutations, own, report
 from execlease_hook.traces import run as traces
 from execlease_hook.traces.cache import cache_key, cached_run, store
 from execlease_hook.traces.module import Trace, compile_traces
@@ -131,7 +130,7 @@ def collect(
                     t.jar.tlc_version,
                     job.timeout or tlc.DEFAULT_TIMEOUT,
                     workers,
-                    tla_libraries.of(m, t.settings, t.root),
+                    libraries.of(m, t.settings, t.root),
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -147,7 +146,7 @@ def collect(
                             t.jar.path,
                             job.timeout,
                             workers,
-                            tla_libraries.of(m, t.settings, t.root),
+                            libraries.of(m, t.settings, t.root),
                             compiled,
                         )
                     ],
@@ -243,34 +242,23 @@ def _shown(run: TraceRun) -> Verdict | None:
 def trace_job_result(
     m: Manifest, job: TraceJob, run: TraceRun, statuses: Sequence[EntryStatus]
 ) -> JobResult:
-    placeholder = placeholder_job('traces', job.name, job)
     v = run.verdict
-    unused = trace_report.unused_text(run.unused)
+    unused = report.unused_text(run.unused)
     if v.outcome == 'accepted':
-        return JobResult(
-            placeholder,
-            _shown(run),
-            run.cached,
-            HELD,
-            trace_report.accepted(job.name, run) + unused,
-        )
-    if v.outcome == 'rejected':
-        return JobResult(
-            placeholder,
-            _shown(run),
-            run.cached,
-            DID_NOT_HOLD,
-            trace_report.rejected(m, job, v, statuses, run.said) + unused,
-        )
+        outcome, message = HELD, report.accepted(job.name, run) + unused
+    elif v.outcome == 'rejected':
+        outcome, message = DID_NOT_HOLD, report.rejected(m, job, v, statuses, run.said) + unused
+    else:
+        outcome, message = COULD_NOT_RUN, f'trace job {job.name}: {v.reason}'
     return JobResult(
-        placeholder, _shown(run), run.cached, COULD_NOT_RUN, f'trace job {job.name}: {v.reason}'
+        placeholder_job('traces', job.name, job), _shown(run), run.cached, outcome, message
     )
 
 
 def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
     placeholder = placeholder_job('traces', 'action-coverage', m.traces[0])
-    missing = trace_report.unreached(m, counts)
-    exempted = trace_report.untraced_text(m)
+    missing = report.unreached(m, counts)
+    exempted = report.untraced_text(m)
     if missing:
         return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing) + exempted)
     every = 'every action' if not m.coverage.untraced else 'every action but the exempted'
@@ -280,7 +268,7 @@ def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
         False,
         HELD,
         f'{every} of the covered code is reached by the traces: '
-        + trace_report.counts_text(counts)
+        + report.counts_text(counts)
         + exempted,
     )
 
@@ -360,7 +348,7 @@ def mutation_result(
     shown = _shown(run)
     if run.verdict.outcome == 'rejected':
         return JobResult(
-            placeholder, shown, cached, HELD, trace_report.caught(mutation, job, run.verdict)
+            placeholder, shown, cached, HELD, report.caught(mutation, job, run.verdict)
         )
     if run.verdict.outcome == 'error' and run.tlc is None:
         # The mutated program broke its own trace command: caught, though not by the model.
@@ -385,5 +373,5 @@ def mutation_result(
         shown,
         cached,
         DID_NOT_HOLD,
-        trace_report.not_caught(mutation, [j.name for j, _ in runs]),
+        report.not_caught(mutation, [j.name for j, _ in runs]),
     )

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from execlease_hook.core.errors import CannotRun, CannotRunAny
-from execlease_hook.manifest import find
-from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.verify.result import Refused, refused
 
@@ -23,7 +22,7 @@ def load(tree: Path, model: str | None) -> list[Manifest | Refused]:
     loaded: list[Manifest | Refused] = []
     for path in find.find_models(tree, model):
         try:
-            loaded.append(manifest_read.load(path, tree))
+            loaded.append(read.load(path, tree))
         except CannotRun as e:
             loaded.append(refused(path, tree, e))
     return loaded

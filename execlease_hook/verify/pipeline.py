@@ -22,7 +22,7 @@ from execlease_hook.core import housekeeping, outcomes, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
-from execlease_hook.git import repo as git
+from execlease_hook.git import repo
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc import pin
 from execlease_hook.tlc import run as tlc
@@ -36,7 +36,7 @@ from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.result import ModelResult, Refused, results_json
 from execlease_hook.verify.shard import Selection
-from execlease_hook.verify.show import _print, _progress_of, print_model, print_refused
+from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of
 from execlease_hook.verify.suite import finish
 
 
@@ -75,7 +75,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
-        _print(
+        print_lines(
             term.wrap(
                 f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
                 f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
@@ -103,7 +103,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     try:
         works, stages = [], []
         for p, tm in ready:
-            progress = _progress_of(p.manifest, several, verbosity, live)
+            progress = progress_of(p.manifest, several, verbosity, live)
             stage = (
                 None
                 if beyond is not None
@@ -142,16 +142,16 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
             data['quick'] = mode.quick
             if mode.selection is not None:
                 data['shard'] = mode.selection.to_json()
-        head = git.head(root) if tree == root else None
+        head = repo.head(root) if tree == root else None
         outputs.finish(report_build.verify_report(results, data, code, head))
     for note in housekeeping.drain():  # what the JVM's caches could not save: same verdicts, slower
-        _print(term.wrap(f'note: {note}'))
+        print_lines(term.wrap(f'note: {note}'))
     if cache.problem:
-        _print(f'note: {cache.problem}')
+        print_lines(f'note: {cache.problem}')
     if t.jar.warning:
-        _print(t.jar.warning)
+        print_lines(t.jar.warning)
     line = beyond.verdict(code) if beyond is not None else term.wrap(_verdict(mode, code))
-    _print('', term.paint(line, 'green' if code == 0 else 'red'))
+    print_lines('', term.paint(line, 'green' if code == 0 else 'red'))
     return Ran(code, results)
 
 

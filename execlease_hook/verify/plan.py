@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.spec import scan as spec_scan
-from execlease_hook.tlc import libraries as tla_libraries
-from execlease_hook.tlc import library_modules
+from execlease_hook.spec import scan
+from execlease_hook.tlc import libraries, library_modules
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.run import TlcJob
 
@@ -38,7 +37,7 @@ class PlannedJob:
     translated: bool = False  # the cfg's CHECK_DEADLOCK given to TLC as its flag (spec/cfg.py)
 
 
-def _shown(m: Manifest, path: Path) -> str:
+def shown_path(m: Manifest, path: Path) -> str:
     return path.relative_to(m.root).as_posix() if path.is_relative_to(m.root) else str(path)
 
 
@@ -48,7 +47,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     spec_path = m.folder / m.spec
     spec_text = _read(spec_path, 'spec')
     # The jars fetched and verified, the folders read (exit 2 if not).
-    libraries = tla_libraries.of(m, t.settings, t.root)
+    model_libraries = libraries.of(m, t.settings, t.root)
     # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
     # text and the modules beside it (each inside the repository).
     roots: dict[str, tuple[bytes, tuple[tuple[str, bytes], ...]]] = {}
@@ -66,7 +65,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         owners.setdefault(f.config, f'finding {f.id}')
     # What TLC reads: each root and the modules it EXTENDS or INSTANCEs, from its folder, the
     # library folders and jars; a module no root imports (a library's SVG.tla) is never judged.
-    folder = _shown(m, m.folder)
+    folder = shown_path(m, m.folder)
     read: list[Module] = []
     for name, (text, beside) in roots.items():
         read += [
@@ -74,7 +73,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
             for module in library_modules.read_by(
                 (Path(name).name, text),
                 beside,
-                libraries,
+                model_libraries,
                 t.jar.path,
                 '' if folder == '.' else f'{folder}/',
             )
@@ -82,10 +81,13 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         ]
     if notes is not None:
         notes.extend(library_modules.shadowing(read, t.jar.path))
-    spec_scan.refuse(
+    scan.refuse(
         [(module.path, module.text) for module in read],
         [
-            (_shown(m, m.folder / c), cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')))
+            (
+                shown_path(m, m.folder / c),
+                cfgs.setdefault(c, _read(m.folder / c, f'config of {owner}')),
+            )
             for c, owner in owners.items()
         ],
     )
@@ -102,9 +104,9 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
-        from execlease_hook.spec import cfg as tlc_config
+        from execlease_hook.spec import cfg
 
-        given = tlc_config.prepare(
+        given = cfg.prepare(
             cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect
         )
         # A check of its own root module runs TLC on that module, beside the modules of its folder.
@@ -128,7 +130,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 timeout=t.settings.tlc_timeout if timeout is None else timeout,
                 workers=t.settings.tlc_workers,
                 expect=expect,
-                libraries=libraries,
+                libraries=model_libraries,
             ),
             given.problem,
             given.translated,
@@ -149,7 +151,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ]
     if quick:
         return planned
-    from execlease_hook.spec import mutation as spec_mutation
+    from execlease_hook.spec import mutation
 
     for mu in m.mutations:
         root = m.root_of(mu.config)
@@ -193,15 +195,13 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
             )
             continue
         try:
-            mutated = spec_mutation.apply(original, edited, mu)
+            mutated = mutation.apply(original, edited, mu)
         except CannotRun as e:
             planned.append(mutation_job(None, str(e)))
             continue
-        uses = spec_scan.scan_module(
-            f'{_shown(m, m.folder / edited)} (mutation {mu.name})', mutated
-        )
+        uses = scan.scan_module(f'{shown_path(m, m.folder / edited)} (mutation {mu.name})', mutated)
         if uses:
-            planned.append(mutation_job(None, f'mutation {mu.name}: ' + spec_scan.refusal(uses)))
+            planned.append(mutation_job(None, f'mutation {mu.name}: ' + scan.refusal(uses)))
             continue
         planned.append(mutation_job(mutated))
     for f in m.findings:

@@ -34,23 +34,13 @@ if TYPE_CHECKING:
     from execlease_hook.verify.plan import PlannedJob
 
 
-def _quiet(result: JobResult) -> None:
-    pass
-
-
-def _nothing() -> None:
-    pass
-
-
 @dataclass(frozen=True)
 class Task:
     """Work of the pool that is not a planned TLC job: a trace job or a code mutation."""
 
     job: TlcJob  # names it (kind, name): its key in the timings, its place in ties
     run: Callable[[], bool]  # does it, in a pool thread; True: the cache answered it all
-    done: Callable[[], None] = (
-        _nothing  # reports it, in the thread that called pool.run, as it ends
-    )
+    done: Callable[[], None]  # reports it, in the thread that called pool.run, as it ends
     cached: bool = False  # the cache answers it (known before it starts): it weighs 0
     expects: Sequence[TlcJob] = ()  # the TLC jobs it will start, for tlc/run.expect_jobs
 
@@ -60,7 +50,7 @@ class Work:
     manifest: Manifest
     planned: Sequence[PlannedJob]
     judge: Callable[[TlcJob, Verdict, bool], JobResult]
-    progress: Callable[[JobResult], None] = _quiet
+    progress: Callable[[JobResult], None]
     tasks: Sequence[Task] = ()
     first: Sequence[Callable[[], None]] = ()  # run one at a time, alone, before the pool starts
 

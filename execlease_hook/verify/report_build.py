@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 from execlease_hook.coverage.items import (
-    _in_model,
-    _line_of,
-    _spec_text,
     definition_line,
     entry_item,
     entry_location,
+    in_model,
+    line_of,
     model_folder,
     problem_items,
+    spec_text,
 )
 from execlease_hook.formats.report import Item, Location
 from execlease_hook.tlc.kinds import KINDS, VIOLATION
@@ -43,7 +43,7 @@ def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
     texts = (verdict.reason or '', *verdict.last_lines)
     for text in texts:
         for start, _, end, _, module in _TLC_LOCATION.findall(text):
-            loc = Location(_in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
+            loc = Location(in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
             if loc not in found:
                 found.append(loc)
     # A parse error: 'Encountered "<<" at line 13, column 10 ... In module Counter'.
@@ -53,7 +53,7 @@ def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
     )
     for text in texts:
         for line in _PARSE_AT.findall(text):
-            loc = Location(_in_model(m, f'{module}.tla'), int(line), int(line), 'spec')
+            loc = Location(in_model(m, f'{module}.tla'), int(line), int(line), 'spec')
             if loc not in found:
                 found.append(loc)
     return found
@@ -102,7 +102,7 @@ def counterexample(
             None
             if match is None
             else Location(
-                _in_model(m, f'{match.group(5)}.tla'),
+                in_model(m, f'{match.group(5)}.tla'),
                 int(match.group(1)),
                 int(match.group(3)),
                 'spec',
@@ -156,10 +156,10 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
     )
     if mutation is not None:
         edited = mutation.module or m.spec
-        line = _line_of(_spec_text(m, edited), mutation.replace.start)
+        line = line_of(spec_text(m, edited), mutation.replace.start)
         if line is not None:
             end = line + mutation.replace.start.count('\n')
-            locations.append(Location(_in_model(m, edited), line, end, 'spec'))
+            locations.append(Location(in_model(m, edited), line, end, 'spec'))
     if v is not None and v.outcome == 'error':
         locations.extend(tlc_locations(m, v))
     if v is not None and v.outcome == 'violated' and v.property:
@@ -173,7 +173,7 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
         if last is not None:
             action = report.action_name(last)
             locations.extend(entry_location(s) for s in statuses if s.entry.action == action)
-    locations.append(Location(_in_model(m, r.job.config), None, None, 'config'))
+    locations.append(Location(in_model(m, r.job.config), None, None, 'config'))
     unique = list(dict.fromkeys(locations))
     return Item(
         model_folder(m),

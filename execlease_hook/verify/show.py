@@ -12,14 +12,14 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
-from execlease_hook.verify.plan import _shown
+from execlease_hook.verify.plan import shown_path
 from execlease_hook.verify.result import ModelResult, Refused
 
 if TYPE_CHECKING:
     pass
 
 
-def _print(*lines: str) -> None:
+def print_lines(*lines: str) -> None:
     for line in lines:
         print(line, flush=True)
 
@@ -28,20 +28,20 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     from execlease_hook.core import term
 
     m = r.manifest
-    _print(
+    print_lines(
         '',
         f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:',
     )
     if m.tools is not None and r.tools is not None and verbosity >= 0:
         used = r.tools.jar
-        _print(
+        print_lines(
             term.wrap(
                 f"  TLA+ tools (the manifest's): {used.tlc_version}, sha256 {used.sha256[:16]}... ({used.source})"
                 + (f'; at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else '')
             )
         )
     if m.libraries and verbosity >= 0:
-        _print(
+        print_lines(
             term.wrap(
                 '  libraries: '
                 + ', '.join(
@@ -53,20 +53,20 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             )
         )
     if verbosity >= 0:
-        _print(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
+        print_lines(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
     if verbosity > 0:
-        _print(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
+        print_lines(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
         counts: dict[str, int] = {}
         for s in r.coverage:
             counts[s.status] = counts.get(s.status, 0) + 1
-        _print('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
+        print_lines('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     if verbosity >= 0:
         from execlease_hook.spec.action_map import MAP_RULES
 
-        _print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
+        print_lines(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
-    _print(
+    print_lines(
         *(
             term.wrap(f'  {j.message}')
             for j in r.jobs
@@ -75,20 +75,20 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     )
     if verbosity >= 0:
         printed = report.spec_output(r.jobs, report.PRINTED_KEPT if verbosity > 0 else 10)
-        _print(
+        print_lines(
             *(line if line.startswith('  > ') else term.wrap(line) for line in printed)
         )  # as printed
     shown: dict[str | None, str] = {}  # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
-            _print('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
+            print_lines('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
             abstract = {a.action: a.reason for a in r.manifest.coverage.abstract}
-            _print(*report.counterexample(j.verdict, r.coverage, abstract))
+            print_lines(*report.counterexample(j.verdict, r.coverage, abstract))
         elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'
             if j.verdict.reason in shown:
-                _print(
+                print_lines(
                     term.wrap(
                         f'{label} ({j.job.config}): could not run: the same error as '
                         f'{shown[j.verdict.reason]}'
@@ -96,23 +96,23 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
                 )
                 continue
             shown[j.verdict.reason] = label
-            _print('', f'{label} ({j.job.config}): could not run')
-            _print(*report.error_details(j.verdict))
+            print_lines('', f'{label} ({j.job.config}): could not run')
+            print_lines(*report.error_details(j.verdict))
     for note in r.notes:
-        _print(term.wrap(f'note: {note}'))
+        print_lines(term.wrap(f'note: {note}'))
     if r.moved:
-        _print('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')
-        _print(*(term.wrap(f'  {line}') for line in r.moved))
+        print_lines('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')
+        print_lines(*(term.wrap(f'  {line}') for line in r.moved))
     for f in r.failures:
-        _print(term.wrap(f'DID NOT HOLD: {f}'))
+        print_lines(term.wrap(f'DID NOT HOLD: {f}'))
     for p in r.problems:
-        _print(term.wrap(f'COULD NOT RUN: {p}'))
+        print_lines(term.wrap(f'COULD NOT RUN: {p}'))
 
 
 def print_refused(r: Refused) -> None:
     from execlease_hook.core import paths, term
 
-    _print(
+    print_lines(
         '', f'model {paths.rel(r.root, r.path.parent)}:', term.wrap(f'COULD NOT RUN: {r.message}')
     )
 
@@ -134,12 +134,12 @@ def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
-def _progress_of(
+def progress_of(
     m: Manifest, several: bool, verbosity: int, live: Any = None
 ) -> Callable[[JobResult], None]:
     """The progress line of one model's jobs; named by the model folder when the pool holds
     several models' jobs at once."""
     if verbosity < 0:
         return lambda r: None
-    prefix = f'{_shown(m, m.folder)}: ' if several else ''
+    prefix = f'{shown_path(m, m.folder)}: ' if several else ''
     return lambda r: _progress(r, prefix, live)

@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 
 
 def coverage_results(m: Manifest, r: ModelResult) -> None:
-    from execlease_hook.coverage import compare as coverage
+    from execlease_hook.coverage import compare
 
-    r.coverage = coverage.compare(m, WorktreeSource(m.root))
+    r.coverage = compare.compare(m, WorktreeSource(m.root))
     for s in r.coverage:
         if s.status in ('missing', 'ambiguous'):
             r.problems.append(
@@ -50,12 +50,10 @@ def coverage_results(m: Manifest, r: ModelResult) -> None:
 def map_results(m: Manifest, r: ModelResult) -> None:
     """Both directions of the map between the spec's actions and the covered entries, and the
     protocol code that the watch rules find outside them."""
-    from execlease_hook.spec import action_map
-    from execlease_hook.spec import modules as spec_modules
-    from execlease_hook.spec import record as model_record
+    from execlease_hook.spec import action_map, modules, record
 
-    view = model_record.read(m, WorktreeSource(m.root))
-    r.modules = spec_modules.listing(view.module_list())
+    view = record.read(m, WorktreeSource(m.root))
+    r.modules = modules.listing(view.module_list())
     mapped = action_map.check(m, view.model_index, view.actions())
     r.problems.extend(mapped.problems)
     r.failures.extend(mapped.gaps)
@@ -70,10 +68,10 @@ def _notes(m: Manifest, r: ModelResult) -> None:
     from execlease_hook.git.blobs import WorktreeSource
 
     if m.coverage.model_hash is not None:
-        from execlease_hook.spec import record as model_record
+        from execlease_hook.spec import record
 
         source = WorktreeSource(m.root)
-        compared = model_record.compare(model_record.read(m, source), source)
+        compared = record.compare(record.read(m, source), source)
         if compared.changes:
             r.notes.append(
                 'the model (spec or a cfg) changed since the last sync ('
@@ -109,10 +107,10 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     m, selection = p.manifest, p.selection
     r = ModelResult(m, tools=t)
     r.plan = p.plan
-    from execlease_hook.spec import cfg as tlc_config
+    from execlease_hook.spec import cfg
     from execlease_hook.verify import violations
 
-    translated = tlc_config.translation_note(
+    translated = cfg.translation_note(
         sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version
     )
     r.notes.extend([translated] if translated else [])

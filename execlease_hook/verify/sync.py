@@ -20,8 +20,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
-from execlease_hook.manifest import model as manifest_model
-from execlease_hook.manifest import write as manifest_write
+from execlease_hook.manifest import model, write
 from execlease_hook.tlc.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ COVERAGE_FAILURE = ('covered code changed', 'covered code never synced')
 
 def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     """Record the working tree's fingerprints and content, the model hash, HEAD and states."""
-    from execlease_hook.git import repo as git
+    from execlease_hook.git import repo
     from execlease_hook.git.blobs import WorktreeSource
 
     m = r.manifest
@@ -52,12 +51,12 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     if not m.covers_code:
         _record_states(r)  # a model of no code: no hashes, no map; only the states
         return
-    from execlease_hook.spec import record as model_record
+    from execlease_hook.spec import record
 
     source = WorktreeSource(m.root)
-    view = model_record.read(m, source)
-    model_hash = model_record.record(view)
-    compared = model_record.compare(view, source)  # per definition: a comment is no change
+    view = record.read(m, source)
+    model_hash = record.record(view)
+    compared = record.compare(view, source)  # per definition: a comment is no change
     model_changes = compared.changes
     model_moved = bool(model_changes)  # an older record's form alone is no change of the model
     code_moved = [
@@ -73,7 +72,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         )
         return
     covered = sorted({s.entry.path for s in r.coverage})
-    blobs = git.write_blobs(m.root, covered)
+    blobs = repo.write_blobs(m.root, covered)
     before_blobs: dict[str, str] = {}
     for e in m.coverage.entries:
         if e.synced_blob is not None:
@@ -106,7 +105,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
                 [*model_changes, *compared.upgrade] if m.coverage.model_hash is not None else []
             )
         r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
-    head = git.head(m.root)
+    head = repo.head(m.root)
     if head != m.coverage.sync_commit:
         r.moved.append(
             f'syncCommit: {m.coverage.sync_commit or "none"} -> {head or "none (no commit yet)"}'
@@ -121,7 +120,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     )
     if updated != m:
         try:
-            manifest_write.write(m.path, updated)
+            write.write(m.path, updated)
         except OSError as e:
             r.problems.append(
                 f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
@@ -141,7 +140,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     ]
 
 
-def _checked_states(r: ModelResult) -> list[manifest_model.Check]:
+def _checked_states(r: ModelResult) -> list[model.Check]:
     """The manifest's checks with the distinct-state counts this run's check jobs found (a check
     that did not run keeps its count); each count that moved is noted in r.moved."""
     m = r.manifest
@@ -166,7 +165,7 @@ def _record_states(r: ModelResult) -> None:
     checks = _checked_states(r)
     if tuple(checks) != m.checks:
         try:
-            manifest_write.write(m.path, dataclasses.replace(m, checks=tuple(checks)))
+            write.write(m.path, dataclasses.replace(m, checks=tuple(checks)))
         except OSError as e:
             r.problems.append(
                 f'{m.path}: not updating the states: cannot write it ({e.strerror or e}); '
@@ -177,15 +176,15 @@ def _record_states(r: ModelResult) -> None:
     r.notes = [n for n in r.notes if 'distinct states' not in n]
 
 
-def _write_map(m: manifest_model.Manifest, r: ModelResult) -> None:
+def _write_map(m: model.Manifest, r: ModelResult) -> None:
     """Regenerates the NOTES.md table when the model keeps one, so the next commit's map is current."""
-    from execlease_hook.coverage import notes as coverage_notes
-    from execlease_hook.manifest import notes_table as notes_map
+    from execlease_hook.coverage.notes import write_map
+    from execlease_hook.manifest import notes_table
 
     notes = m.folder / 'NOTES.md'
     try:
-        has_table = notes_map.has_markers(notes.read_text(encoding='utf-8'))
+        has_table = notes_table.has_markers(notes.read_text(encoding='utf-8'))
     except (OSError, UnicodeDecodeError):
         return
-    if has_table and coverage_notes.write_map(m, r.coverage):
+    if has_table and write_map(m, r.coverage):
         r.moved.append(f'{paths.rel(m.root, notes)}: code-to-action table rewritten')

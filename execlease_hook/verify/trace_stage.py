@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.tlc import libraries as tla_libraries
+from execlease_hook.tlc import libraries
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.cache import cache_key, cached_run
@@ -74,9 +74,9 @@ class Stage:
         m: Manifest,
         t: Tools,
         cache: ResultCache,
-        progress: Callable[[JobResult], None] = lambda r: None,
-        live: Any = None,
-        only: frozenset[tuple[str, str]] | None = None,
+        progress: Callable[[JobResult], None],
+        live: Any,
+        only: frozenset[tuple[str, str]] | None,
     ) -> None:
         self.m, self.t, self.cache, self.progress, self.live = m, t, cache, progress, live
         # `only` (--only): the trace jobs and code mutations named; no action coverage then.
@@ -105,7 +105,7 @@ class Stage:
             config_text=b'',
             java=t.java.path,
             jar=t.jar.path,
-            libraries=tla_libraries.of(m, t.settings, t.root),
+            libraries=libraries.of(m, t.settings, t.root),
         )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):
@@ -243,8 +243,8 @@ def of_model(
     t: Tools,
     quick: bool,
     cache: ResultCache,
-    progress: Callable[[JobResult], None] = lambda r: None,
-    live: Any = None,
+    progress: Callable[[JobResult], None],
+    live: Any,
 ) -> Stage | None:
     """The stage of a planned model (verify/plan.prepare), or None: trace jobs and code mutations run
     in shard 1 (where the coverage check runs), never with --quick; with --only, those it names."""

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from execlease_hook.spec import cfg as tlc_config
+from execlease_hook.spec import cfg
 from execlease_hook.tlc.output import Verdict, location_text, parse_location
 from execlease_hook.tlc.run import TlcJob
 
@@ -117,14 +117,12 @@ def got(verdict: Verdict) -> str:
 def name_temporal(job: TlcJob, verdict: Verdict, run: Callable[[TlcJob], Verdict]) -> Verdict:
     """A temporal violation TLC did not name, named by one TLC run per listed property; every
     property whose run fails is named ('P, Q'). As it was if the runs do not agree with it."""
-    listed = list(dict.fromkeys(tlc_config.names(job.config_text, tlc_config.PROPERTY_KEYWORDS)))
+    listed = list(dict.fromkeys(cfg.names(job.config_text, cfg.PROPERTY_KEYWORDS)))
     if len(listed) < 2:
         return verdict
     failing = []
     for name in listed:
-        alone = dataclasses.replace(
-            job, config_text=tlc_config.only_property(job.config_text, name)
-        )
+        alone = dataclasses.replace(job, config_text=cfg.only_property(job.config_text, name))
         sub = run(alone)
         if sub.outcome == 'error':
             return verdict
@@ -176,8 +174,8 @@ def deadlock_default_note(m: Manifest, jobs: Sequence[JobResult]) -> str | None:
         if (j.job.expect or '').lower() == 'deadlock':
             continue
         try:
-            said = tlc_config.check_deadlock((m.folder / j.job.config).read_bytes(), j.job.config)
-        except (OSError, tlc_config.CfgProblem):
+            said = cfg.check_deadlock((m.folder / j.job.config).read_bytes(), j.job.config)
+        except (OSError, cfg.CfgProblem):
             continue
         if said is None:
             names.append(f'{j.job.kind} {j.job.name} ({j.job.config})')

@@ -68,3 +68,7 @@ def test_a_bad_value_names_the_variable_and_what_to_give(variable, value, messag
     with pytest.raises(CannotRun) as caught:
         settings.from_environ({variable: value})
     assert str(caught.value).startswith(message)
+
+
+def test_every_field_has_its_variable():
+    assert [attribute for attribute, _, _ in settings.VARIABLES] == list(settings.Settings._fields)

@@ -585,13 +585,13 @@ def test_git_processes_per_commit(covered_repo, capsys, monkeypatch, rel, text, 
         text = json.dumps(data, indent=2) + '\n'
     stage(covered_repo, rel, text)
     calls: list[str] = []
-    real = git._run
+    real = git.run_git
 
     def counting(root, *args, stdin=None, env=None):
         calls.append(args[0])
         return real(root, *args, stdin=stdin, env=env)
 
-    monkeypatch.setattr(git, '_run', counting)
+    monkeypatch.setattr(git, 'run_git', counting)
     run_guard(capsys)
     assert calls == expected
 
@@ -607,13 +607,13 @@ def test_the_synced_blob_for_the_diff_comes_in_the_same_batch(covered_repo, caps
     covered_repo.commit('synced blobs')
     stage(covered_repo, 'app/lease.py', BODY_EDIT)
     calls: list[str] = []
-    real = git._run
+    real = git.run_git
 
     def counting(root, *args, stdin=None, env=None):
         calls.append(args[0] if args[0] != 'cat-file' else f'cat-file {stdin.decode().split()}')
         return real(root, *args, stdin=stdin, env=env)
 
-    monkeypatch.setattr(git, '_run', counting)
+    monkeypatch.setattr(git, 'run_git', counting)
     code, out = run_guard(capsys)
     assert code == 1 and f'--- app/lease.py (as synced, blob {blob[:12]})' in out
     assert len(calls) == 3 and blob in calls[2], calls
@@ -622,7 +622,8 @@ def test_the_synced_blob_for_the_diff_comes_in_the_same_batch(covered_repo, caps
 def test_nothing_concerned_imports_no_grammar_and_no_fingerprinting(covered_repo):
     # The early exit decides from git's staged list and the manifests' paths alone: loading the
     # grammars and the fingerprint rules would cost every commit more than the guard's own work
-    # (benchmarks/guard_latency.py).
+    # (benchmarks/guard_latency.py). Nor `dataclasses` (with `inspect`), which the settings read
+    # on every command do without (core/settings.py).
     import subprocess
     import sys
 
@@ -630,7 +631,8 @@ def test_nothing_concerned_imports_no_grammar_and_no_fingerprinting(covered_repo
     script = (
         'import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", "app/other.py"])\n'
         "print(code, *sorted(m for m in sys.modules if m.startswith(('tree_sitter', "
-        "'execlease_hook.fingerprint', 'execlease_hook.locate', 'execlease_hook.coverage'))))"
+        "'execlease_hook.fingerprint', 'execlease_hook.locate', 'execlease_hook.coverage')) "
+        "or m in ('dataclasses', 'inspect')))"
     )
     out = subprocess.run(
         (sys.executable, '-c', script),

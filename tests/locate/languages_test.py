@@ -5,7 +5,6 @@ other module keeps a table of languages."""
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 import tree_sitter
 
+from execlease_hook.fingerprint.rule_modules import RULES
 from execlease_hook.locate import source
 from execlease_hook.locate.languages import LANGUAGES, ROWS, SUFFIXES, Language
 
@@ -40,9 +40,9 @@ def test_names_and_suffixes_are_each_one_row():
 
 @pytest.mark.parametrize('row', ROWS, ids=[r.name for r in ROWS])
 def test_a_row_names_modules_that_exist(row):
-    family = importlib.import_module(f'execlease_hook.locate.{row.family}')
+    family = row.family()
     assert isinstance(family.NAME_TYPES, frozenset) and callable(family.named_definition)
-    rules = importlib.import_module(f'execlease_hook.fingerprint.{row.rules}')
+    rules = RULES[row.rules]()
     for name in ('HANDLERS', 'DROPS', 'ALIASES', 'SCOPES', 'CONTEXT', 'BODIES'):
         assert hasattr(rules, name), f'{row.rules} has no {name}'
 

