@@ -6,17 +6,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo
 from execlease_hook.manifest import find, read
 from execlease_hook.tlc import jar, libraries, pin
 from execlease_hook.tlc.jar import ToolJar, resolve_jar
-
-if TYPE_CHECKING:
-    pass
-from execlease_hook.core.errors import CannotRun
 from execlease_hook.tlc.java import Java, find_java
 
 

@@ -29,15 +29,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import requests
 import urllib3
 
 from execlease_hook.core import origin, term
-
-if TYPE_CHECKING:
-    import requests
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.java import HOW_TO_GET_JAVA, MIN_JAVA, Java, find_java, java_version

@@ -5,13 +5,9 @@ trace jobs, code mutations, the deep tier's runs)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import TlcJob
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)

@@ -4,16 +4,11 @@ violation is the named one)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.tlc.kinds import PASS, kind_of
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
-
-if TYPE_CHECKING:
-    pass
 
 
 def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:

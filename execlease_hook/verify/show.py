@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 from execlease_hook.manifest.model import Manifest
@@ -14,9 +14,6 @@ from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
 from execlease_hook.verify.plan import shown_path
 from execlease_hook.verify.result import ModelResult, Refused
-
-if TYPE_CHECKING:
-    pass
 
 
 def print_lines(*lines: str) -> None:

@@ -8,7 +8,7 @@ trace_stage.py), the deep tier in deep.py.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD
 from execlease_hook.git.blobs import WorktreeSource
@@ -18,9 +18,6 @@ from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.result import ModelResult
-
-if TYPE_CHECKING:
-    pass
 
 
 def coverage_results(m: Manifest, r: ModelResult) -> None:
