@@ -26,8 +26,8 @@ from pathlib import Path
 from execlease_hook.core import procs
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.tlc import jvm, modes
-from execlease_hook.tlc import libraries as tla_libraries
 from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
 from execlease_hook.tlc.progress import Follower, JobProgress, last
 
@@ -56,7 +56,7 @@ class TlcJob:
     progress: Callable[[JobProgress, float], None] | None = field(default=None, compare=False)
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
     # path; none adds nothing to the argv or the key.
-    libraries: tla_libraries.Libraries = tla_libraries.NO_LIBRARIES
+    libraries: Libraries = NO_LIBRARIES
 
     @property
     def config_name(self) -> str:
