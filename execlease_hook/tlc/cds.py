@@ -32,7 +32,7 @@ from pathlib import Path
 
 from execlease_hook.core import atomic, housekeeping, procs, settings
 from execlease_hook.tlc.jar import file_sha256
-from execlease_hook.tlc.java import identity as java_identity
+from execlease_hook.tlc.java import java_identity
 
 MIN_JAVA = 13  # the first Java with -XX:ArchiveClassesAtExit
 STALE_BUILD = 3600.0  # a .building file older than this was left by a killed run

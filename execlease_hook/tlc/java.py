@@ -9,7 +9,7 @@ each), and the variables the JVM reads its options from. An upgrade or reinstall
 files (new inodes), so it is probed again. A Java not laid out so (a wrapper script, another
 platform's layout) is probed every time. The probe keeps the whole text (version, vendor,
 build): it is also what keys the class-data archive (tlc/cds.py) and the warm-JVM helper
-(tlc/spare.py), through `identity`, so a run starts no second `java -version` for them.
+(tlc/spare.py), through `java_identity`, so a run starts no second `java -version` for them.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def java_version(java: Path) -> tuple[int, str] | None:
 _identities: dict[str, tuple[int, str] | None] = {}
 
 
-def identity(java: Path) -> tuple[int, str] | None:
+def java_identity(java: Path) -> tuple[int, str] | None:
     """(major version, the whole `java -version` text: version, vendor, build) of a Java, run at
     most once per process, and not at all after find_java probed that path."""
     key = str(java)

@@ -118,7 +118,7 @@ class Libraries:
         return out
 
 
-NONE = Libraries()
+NO_LIBRARIES = Libraries()
 # The process's snapshots of library folders, a registry by design: a folder read twice with the
 # same modules is the same snapshot (warm JVMs keyed by its path stay usable), and every one is
 # removed when the process exits, whichever run made it.
@@ -133,7 +133,7 @@ def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libra
     checked out alone, `verify --rev`, the repository's). Raises CannotRun (exit 2) naming the
     manifest, the entry and what to do."""
     if not m.libraries:
-        return NONE
+        return NO_LIBRARIES
     jars: list[LibraryJar] = []
     folders: list[LibraryFolder] = []
     for i, lib in enumerate(m.libraries):

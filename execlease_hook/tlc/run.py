@@ -56,7 +56,7 @@ class TlcJob:
     progress: Callable[[JobProgress, float], None] | None = field(default=None, compare=False)
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
     # path; none adds nothing to the argv or the key.
-    libraries: tla_libraries.Libraries = tla_libraries.NONE
+    libraries: tla_libraries.Libraries = tla_libraries.NO_LIBRARIES
 
     @property
     def config_name(self) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from execlease_hook.core import housekeeping, procs, scratch, settings
 from execlease_hook.tlc import cds
-from execlease_hook.tlc.java import identity as java_identity
+from execlease_hook.tlc.java import java_identity
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
 MAIN = 'ExecleaseTlcSpare'

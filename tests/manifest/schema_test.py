@@ -111,3 +111,47 @@ def test_every_node_with_a_message_uses_only_keywords_it_has():
                 walk(value, f'{pointer}/{i}')
 
     walk(schema.SCHEMA, '')
+
+
+# Each object of the schema and the model's value for it.
+VALUES = {
+    '': model.Manifest,
+    '/definitions/tools': model.ToolsPin,
+    '/definitions/library': model.Library,
+    '/definitions/check': model.Check,
+    '/definitions/check/properties/deep': model.Deep,
+    '/definitions/mutation': model.Mutation,
+    '/definitions/mutation/properties/replace': model.Replace,
+    '/definitions/finding': model.Finding,
+    '/definitions/coverage': model.Coverage,
+    '/definitions/coverage/properties/modelHash/oneOf/2': model.ModelRecord,
+    '/definitions/entry': model.CoveredEntry,
+    '/definitions/entry/properties/region': model.Region,
+    '/definitions/coverage/properties/abstract/items': model.AbstractAction,
+    '/definitions/coverage/properties/untraced/items': model.UntracedAction,
+    '/definitions/coverage/properties/watch/items': model.WatchRule,
+    '/definitions/coverage/properties/ignored/items': model.IgnoredCode,
+    '/definitions/traceJob': model.TraceJob,
+    '/definitions/traceJob/properties/fields': model.FieldRule,
+    '/definitions/codeMutation': model.CodeMutation,
+    '/definitions/codeMutation/properties/replace': model.Replace,
+}
+
+
+@pytest.mark.parametrize('pointer', VALUES)
+def test_each_key_of_the_schema_is_a_field_of_the_model(pointer):
+    """The reader and the writer take a key's field by its name (model.json_keys): a key the
+    schema allows and the model lacks, or a field the schema does not declare, fails here."""
+    node = schema.SCHEMA
+    for part in pointer.split('/')[1:]:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    declared = set(node['properties']) - {'version'}
+    known = set(model.json_keys(VALUES[pointer]))
+    assert sorted(declared - known) == []
+    assert sorted(known - declared) == ([] if pointer else ['coversCode', 'path', 'root'])
+
+
+def test_every_object_of_the_schema_has_its_value():
+    from tests.project.reference_test import tabled_objects
+
+    assert sorted(tabled_objects(schema.SCHEMA)) == sorted(VALUES)

@@ -125,7 +125,7 @@ def _installed_javas() -> list[Path]:
 def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_path):
     this_java = Path(shutil.which(str(java)) or java).resolve()
     others = [p for p in _installed_javas() if p.resolve() != this_java]
-    usable = [p for p in others if (java_mod.identity(p) or (0, ''))[0] >= jvm_cds.MIN_JAVA]
+    usable = [p for p in others if (java_mod.java_identity(p) or (0, ''))[0] >= jvm_cds.MIN_JAVA]
     if not usable:
         needs.missing("only one Java is installed here: pip install -e '.[java]' brings a second")
     other = usable[0]

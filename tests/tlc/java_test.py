@@ -81,11 +81,11 @@ def test_the_archive_key_reads_the_probe_find_java_made_or_read(tmp_path, clean_
     java, log = counted_home(tmp_path / 'home')
     memo = tmp_path / 'memo'
     first = find(clean_env, java, memo)
-    whole = java_mod.identity(java)
+    whole = java_mod.java_identity(java)
     assert runs(log) == 1 and whole is not None and whole[1].splitlines()[0] == first.version_text
     assert 'Runtime Environment' in whole[1]  # vendor and build, not only the version line
     find(clean_env, java, memo)  # a new run: the memo answers find_java and the archive's key
-    assert java_mod.identity(java) == whole and runs(log) == 1
+    assert java_mod.java_identity(java) == whole and runs(log) == 1
 
 
 def test_without_a_memo_folder_every_run_probes(tmp_path, clean_env):

@@ -215,7 +215,7 @@ def job(**changes) -> TlcJob:
 
 def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
     plain = job()
-    assert plain.libraries is libraries.NONE
+    assert plain.libraries is libraries.NO_LIBRARIES
     argv = plain.argv(Path('/f'))
     assert '-cp' in argv and argv[argv.index('-cp') + 1] == 'tla2tools.jar'
     assert not any(a.startswith('-DTLA-Library') for a in argv)
