@@ -129,6 +129,10 @@ def epilog(command: str | None) -> str:
     return '\n'.join(lines)
 
 
+def add_model_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+
+
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         '-q',
@@ -352,4 +356,4 @@ def add_add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         '--min-tlc', metavar='V', help='the lowest TLC version the specs need, e.g. 2.19'
     )
-    parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    add_model_argument(parser)

@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     guard = command('guard', 'fast stage: block a commit that touches covered code')
     guard.add_argument('--all', action='store_true', help='check every covered entry')
-    guard.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    args.add_model_argument(guard)
     guard.add_argument(
         '--range',
         metavar='A..B',
@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     args.add_deep_arguments(verify)
 
     coverage = command('coverage', 'list covered entries and their status')
-    coverage.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    args.add_model_argument(coverage)
     coverage.add_argument(
         '--write-map',
         action='store_true',
@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools = command(
         'tools', 'fetch and verify the pinned TLA+ tools and library jars; show the Java used'
     )
-    tools.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    args.add_model_argument(tools)
     tools.add_argument(
         '--cache-key',
         action='store_true',
@@ -207,7 +207,7 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
         action='store_true',
         help='the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
     )
-    parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    args.add_model_argument(parser)
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
     parser.add_argument(
         '--json',

@@ -103,27 +103,41 @@ _GO_SIMPLE = {
 }
 
 
-def go(text: str) -> bytes:
-    if '\\' not in text:
-        return text.encode('utf-8')
-    out = bytearray()
-    at = 0
-    for match in _GO.finditer(text):
-        out += text[at : match.start()].encode('utf-8')
-        at = match.end()
-        body = match.group(1)
-        if body in _GO_SIMPLE:
-            out += _GO_SIMPLE[body]
-        elif body[0] == 'x':
-            out.append(int(body[1:], 16))
-        elif body[0] in '01234567' and len(body) == 3:
-            out.append(int(body, 8) & 0xFF)
-        elif body[0] in 'uU':
-            out += chr(int(body[1:], 16)).encode('utf-8', 'surrogatepass')
-        else:
-            out += match.group(0).encode('utf-8')
-    out += text[at:].encode('utf-8')
-    return bytes(out)
+def byte_escapes(
+    pattern: re.Pattern[str], escape: Callable[[str], bytes | None]
+) -> Callable[[str], bytes]:
+    """A decoder of a literal's body to bytes: each match of `pattern` is an escape whose group 1
+    `escape` turns into bytes (None: not an escape, kept as written). Go's and Zig's rule."""
+
+    def decode(text: str) -> bytes:
+        if '\\' not in text:
+            return text.encode('utf-8')
+        out = bytearray()
+        at = 0
+        for match in pattern.finditer(text):
+            out += text[at : match.start()].encode('utf-8')
+            at = match.end()
+            found = escape(match.group(1))
+            out += match.group(0).encode('utf-8') if found is None else found
+        out += text[at:].encode('utf-8')
+        return bytes(out)
+
+    return decode
+
+
+def _go_escape(body: str) -> bytes | None:
+    if body in _GO_SIMPLE:
+        return _GO_SIMPLE[body]
+    if body[0] == 'x':
+        return bytes([int(body[1:], 16)])
+    if body[0] in '01234567' and len(body) == 3:
+        return bytes([int(body, 8) & 0xFF])
+    if body[0] in 'uU':
+        return chr(int(body[1:], 16)).encode('utf-8', 'surrogatepass')
+    return None
+
+
+go = byte_escapes(_GO, _go_escape)
 
 
 # Rust: `\` at the end of a line skips the line break and the next line's leading whitespace.

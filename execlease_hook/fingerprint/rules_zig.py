@@ -12,6 +12,7 @@ import re
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from execlease_hook.fingerprint import literals
 from execlease_hook.fingerprint.ts2 import Item, field, named, same, text, trailing_comma, up, value
 
 if TYPE_CHECKING:
@@ -21,25 +22,17 @@ _ESCAPE = re.compile(r'\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)', re.S)
 _SIMPLE = {'n': b'\n', 'r': b'\r', 't': b'\t', '\\': b'\\', "'": b"'", '"': b'"'}
 
 
-def decode(body: str) -> bytes:
-    if '\\' not in body:
-        return body.encode('utf-8')
-    out = bytearray()
-    at = 0
-    for match in _ESCAPE.finditer(body):
-        out += body[at : match.start()].encode('utf-8')
-        at = match.end()
-        escape = match.group(1)
-        if escape in _SIMPLE:
-            out += _SIMPLE[escape]
-        elif escape[0] == 'x':
-            out.append(int(escape[1:], 16))
-        elif escape[0] == 'u' and int(escape[2:-1], 16) < 0x110000:
-            out += chr(int(escape[2:-1], 16)).encode('utf-8', 'surrogatepass')
-        else:
-            out += match.group(0).encode('utf-8')  # not a Zig escape: kept as written
-    out += body[at:].encode('utf-8')
-    return bytes(out)
+def _escape(escape: str) -> bytes | None:
+    if escape in _SIMPLE:
+        return _SIMPLE[escape]
+    if escape[0] == 'x':
+        return bytes([int(escape[1:], 16)])
+    if escape[0] == 'u' and int(escape[2:-1], 16) < 0x110000:
+        return chr(int(escape[2:-1], 16)).encode('utf-8', 'surrogatepass')
+    return None  # not a Zig escape: kept as written
+
+
+decode = literals.byte_escapes(_ESCAPE, _escape)
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:

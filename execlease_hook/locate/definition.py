@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -54,19 +54,31 @@ def named_function(name: Node, kinds: frozenset[str], *, body: bool = False) -> 
     return function
 
 
+def qualified(name: Node, node: Node, scope_name: Callable[[Node], str | None]) -> str:
+    """`name` qualified by what `scope_name` says of each scope enclosing `node`, innermost last
+    (`Outer.Inner.name`); a scope it says None of does not qualify it."""
+    parts = [text(name)]
+    for scope in ancestors(node):
+        part = scope_name(scope)
+        if part is not None:
+            parts.append(part)
+    return '.'.join(reversed(parts))
+
+
 def in_scopes(
     name: Node, node: Node, scopes: frozenset[str], anonymous: frozenset[str]
 ) -> Definition | None:
     """`node` named `name` qualified by each enclosing scope of a type in `scopes`
     (`Outer.Inner.name`, each scope's `name` field); None inside a scope of a type in `anonymous`
     (nothing can address it there). Java's and C#'s rule."""
-    parts = [text(name)]
-    for scope in ancestors(node):
-        if scope.type in anonymous:
-            return None
-        if scope.type in scopes:
-            parts.append(text(scope.child_by_field_name('name')))
-    return Definition('.'.join(reversed(parts)), (node,))
+    if any(scope.type in anonymous for scope in ancestors(node)):
+        return None
+    return Definition(qualified(name, node, lambda s: field_text(s, scopes)), (node,))
+
+
+def field_text(scope: Node, kinds: frozenset[str]) -> str | None:
+    """The text of `scope`'s `name` field when it is of a type in `kinds`, else None."""
+    return text(scope.child_by_field_name('name')) if scope.type in kinds else None
 
 
 def leading(node: Node, kinds: frozenset[str]) -> tuple[Node, ...]:

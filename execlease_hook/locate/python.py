@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.locate.definition import Definition, ancestors, named_function, text
+from execlease_hook.locate.definition import Definition, field_text, named_function, qualified
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -23,8 +23,4 @@ def named_definition(name: Node) -> Definition | None:
         return None
     outer = function.parent
     node = outer if outer is not None and outer.type == 'decorated_definition' else function
-    parts = [text(name)]
-    for scope in ancestors(node):
-        if scope.type in _SCOPES:
-            parts.append(text(scope.child_by_field_name('name')))
-    return Definition('.'.join(reversed(parts)), (node,))
+    return Definition(qualified(name, node, lambda s: field_text(s, _SCOPES)), (node,))

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.locate.definition import (
     Definition,
-    ancestors,
     base_type,
+    field_text,
     leading,
     named_function,
-    text,
+    qualified,
 )
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 NAME_TYPES = frozenset({'identifier'})
 _FUNCTION = frozenset({'function_item'})
+_SCOPES = frozenset({'function_item', 'trait_item', 'mod_item'})
 _ATTRIBUTES = frozenset({'attribute_item'})
 
 
@@ -29,10 +30,10 @@ def named_definition(name: Node) -> Definition | None:
     function = named_function(name, _FUNCTION)
     if function is None:
         return None
-    parts = [text(name)]
-    for scope in ancestors(function):
-        if scope.type in ('function_item', 'trait_item', 'mod_item'):
-            parts.append(text(scope.child_by_field_name('name')))
-        elif scope.type == 'impl_item':
-            parts.append(base_type(scope.child_by_field_name('type')))
-    return Definition('.'.join(reversed(parts)), leading(function, _ATTRIBUTES))
+    return Definition(qualified(name, function, _scope_name), leading(function, _ATTRIBUTES))
+
+
+def _scope_name(scope: Node) -> str | None:
+    if scope.type == 'impl_item':
+        return base_type(scope.child_by_field_name('type'))
+    return field_text(scope, _SCOPES)

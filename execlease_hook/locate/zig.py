@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from execlease_hook.locate.definition import Definition, ancestors, named_function, text
+from execlease_hook.locate.definition import Definition, field_text, named_function, qualified, text
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -25,14 +25,15 @@ def named_definition(name: Node) -> Definition | None:
     function = named_function(name, _FUNCTION, body=True)
     if function is None:
         return None
-    parts = [text(name)]
-    for scope in ancestors(function):
-        if scope.type in _FUNCTION:
-            parts.append(text(scope.child_by_field_name('name')))
-        elif scope.type in _CONTAINERS:
-            holder = scope.parent
-            if holder is not None and holder.type == 'variable_declaration':
-                held = next((c for c in holder.named_children if c.type == 'identifier'), None)
-                if held is not None and held.end_byte <= scope.start_byte:
-                    parts.append(text(held))
-    return Definition('.'.join(reversed(parts)), (function,))
+    return Definition(qualified(name, function, _scope_name), (function,))
+
+
+def _scope_name(scope: Node) -> str | None:
+    if scope.type in _CONTAINERS:
+        holder = scope.parent
+        if holder is not None and holder.type == 'variable_declaration':
+            held = next((c for c in holder.named_children if c.type == 'identifier'), None)
+            if held is not None and held.end_byte <= scope.start_byte:
+                return text(held)
+        return None
+    return field_text(scope, _FUNCTION)

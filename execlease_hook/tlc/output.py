@@ -432,6 +432,23 @@ def classify(
             last_lines=tail,
         )
 
+    def violated(
+        kind: str, name: str | None, trace: tuple[TraceStep, ...], location: str | None = None
+    ) -> Verdict:
+        return Verdict(
+            'violated',
+            seconds,
+            exit_code,
+            states,
+            distinct,
+            depth,
+            kind=kind,
+            property=name,
+            location=location,
+            trace=trace,
+            last_lines=tail,
+        )
+
     violations = [m for m in messages if m.code in VIOLATION_CODES]
     if exit_code == EXIT_OK:
         # A pass is TLC saying so once, and a search that emptied its queue: TLCSet("exit", ...)
@@ -495,18 +512,7 @@ def classify(
             name = found.group(1) if found else None
         if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
             return error(f'TLC reported a {kind} violation without a trace')
-        return Verdict(
-            'violated',
-            seconds,
-            exit_code,
-            states,
-            distinct,
-            depth,
-            kind=kind,
-            property=name,
-            trace=trace,
-            last_lines=tail,
-        )
+        return violated(kind, name, trace)
     java_ended = (
         exit_code == 1
         and any(m.code == FINISHED for m in messages)
@@ -523,19 +529,8 @@ def classify(
             return error('TLC reported a failed Assert in words this execlease does not read')
         positions = [m for m in messages if m.code == NESTED_POSITIONS]
         where = _positions(positions[-1].text)[-1:] if positions else []
-        return Verdict(
-            'violated',
-            seconds,
-            exit_code,
-            states,
-            distinct,
-            depth,
-            kind='assert',
-            property=tla_string(found.group(1).strip()),
-            location=where[0] if where else None,
-            trace=parse_trace(messages),
-            last_lines=tail,
-        )
+        message = tla_string(found.group(1).strip())
+        return violated('assert', message, parse_trace(messages), where[0] if where else None)
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
     hint: str | None = None
     if out_of_memory:

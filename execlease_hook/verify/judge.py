@@ -14,21 +14,19 @@ from execlease_hook.tlc.run import TlcJob
 def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
     kind = kind_of(job.kind)
     label = f'{kind.name} {job.name}'
+
+    def result(outcome: str, message: str, show_trace: bool = False) -> JobResult:
+        return JobResult(job, verdict, cached, outcome, message, show_trace)
+
     if verdict.outcome == 'error':
-        return JobResult(
-            job,
-            verdict,
-            cached,
+        return result(
             COULD_NOT_RUN,
             f'{label} ({job.config}): TLC error: {verdict.reason}',
         )
     if kind.expects == PASS:
         if verdict.outcome == 'passed':
-            return JobResult(job, verdict, cached, HELD, f'{label} passed')
-        return JobResult(
-            job,
-            verdict,
-            cached,
+            return result(HELD, f'{label} passed')
+        return result(
             DID_NOT_HOLD,
             f'{label} ({job.config}) failed: {verdict.describe()}; a real bug or a modelling error: '
             'walk its counterexample (printed above) step by step against the cited code',
@@ -36,12 +34,9 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
         )
     assert job.expect is not None
     if verdict.outcome == 'passed':
-        return JobResult(job, verdict, cached, DID_NOT_HOLD, kind.no_longer.format(name=job.name))
+        return result(DID_NOT_HOLD, kind.no_longer.format(name=job.name))
     if verdict.kind == 'property' and verdict.property is None:
-        return JobResult(
-            job,
-            verdict,
-            cached,
+        return result(
             COULD_NOT_RUN,
             f'{label}: TLC reported a temporal property violation without naming it, and one TLC '
             f'run per PROPERTY entry of {job.config} did not single it out; give it a cfg whose '
@@ -51,11 +46,8 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
     from execlease_hook.verify import violations
 
     if violations.matches(job, verdict, job.expect):
-        return JobResult(job, verdict, cached, HELD, f'{label} {kind.still} on {job.expect}')
-    return JobResult(
-        job,
-        verdict,
-        cached,
+        return result(HELD, f'{label} {kind.still} on {job.expect}')
+    return result(
         DID_NOT_HOLD,
         WRONG_REASON.format(what=label, expected=job.expect, got=violations.got(verdict)),
         show_trace=True,
