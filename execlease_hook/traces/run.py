@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -170,15 +170,6 @@ class Rejection:
     event: dict[str, Any] | None  # that line as logged
     state: tuple[tuple[str, str], ...]  # the last matched state (the trace spec's variables)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            'trace': self.trace,
-            'line': self.line,
-            'kind': self.kind,
-            'event': self.event,
-            'state': [list(x) for x in self.state],
-        }
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Rejection:
         return cls(
@@ -199,13 +190,7 @@ class TraceVerdict:
     reason: str | None = None  # error: what went wrong
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            'outcome': self.outcome,
-            'traces': self.traces,
-            'lines': self.lines,
-            'rejection': None if self.rejection is None else self.rejection.to_json(),
-            'reason': self.reason,
-        }
+        return asdict(self)  # a rejection's state pairs are written as JSON lists
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TraceVerdict:
