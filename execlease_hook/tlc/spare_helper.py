@@ -37,6 +37,11 @@ _lock = threading.Lock()
 # be compiled), so that one javac runs per helper, whichever job thread asks first; the others
 # wait for its answer, and the process's exit waits for those still running.
 _helpers: dict[Path, concurrent.futures.Future[Path | None]] = {}
+# Process-wide on purpose: the threads starting a spare in the background (`in_background`).
+# They are daemons, so that Ctrl-C never waits for them; the process's normal exit joins them
+# after cancelling, or a thread frozen by the interpreter's shutdown between making a spare's
+# folder and removing it would leave the folder behind (seen with four runs at once, loaded).
+_background: set[threading.Thread] = set()
 
 
 def _javac(java: Path) -> Path | None:
@@ -175,19 +180,30 @@ def in_background(work: Callable[..., object], *args: object) -> None:
             work(*args)
         except KeyboardInterrupt:
             pass
+        finally:
+            with _lock:
+                _background.discard(thread)
 
-    threading.Thread(target=run, name='execlease-spare', daemon=True).start()
+    thread = threading.Thread(target=run, name='execlease-spare', daemon=True)
+    with _lock:
+        _background.add(thread)
+    thread.start()
 
 
 def _at_exit() -> None:
     """At the process's normal exit a javac still running gets EXIT_WAIT seconds to finish;
     then whatever still runs is stopped as by Ctrl-C (which also refuses any later start), and
-    the compile threads get a moment to remove their work folders."""
+    the compile threads and the threads starting a spare get a moment to remove their folders."""
     with _lock:
         compiles = list(_helpers.values())
     concurrent.futures.wait(compiles, EXIT_WAIT)
     procs.cancel_all()
     concurrent.futures.wait(compiles, EXIT_WAIT)
+    with _lock:
+        starting = list(_background)
+    deadline = time.monotonic() + EXIT_WAIT
+    for thread in starting:  # a spare being started stops itself once cancelled; let it finish
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 atexit.register(_at_exit)
