@@ -153,12 +153,14 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
     try:
         procs.append(stale := spawn(root, tmp, 'a'))
         if not stop_in_effect(conn, stale, tmp / 'a.log', 1):
+            conn.close()
             return None
         wait_for(
             conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns', "A's lease expired"
         )
         procs.append(restarted := spawn(root, tmp, 'b'))
         if not stop_in_effect(conn, restarted, tmp / 'b.log', 2):
+            conn.close()
             return None
         stale.send_signal(signal.SIGCONT)
         # A's stop outlasted its effect's delay: it writes its effect, then complete_step.
@@ -184,6 +186,9 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
                 proc.send_signal(signal.SIGCONT)
                 proc.kill()
                 proc.wait()
+            for stream in (proc.stdout, proc.stderr):  # a round given up never read them
+                if stream is not None:
+                    stream.close()
     for proc, (_, err) in zip(procs, outputs):
         assert proc.returncode == 0, err
     outcome = Outcome(p1_violations(conn), completions(conn), stale_completions)
