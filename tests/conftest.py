@@ -33,8 +33,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     tiers.mark(items)
     # Whole modules that start JVMs, pre-commit or worker processes run first, the quick ones
     # last: the workers then end together instead of one waiting on a long module picked up at
-    # the end. A module runs whole on one worker (`--dist loadfile`, pyproject.toml), in its
-    # order, so that its module-scoped fixtures are built once.
+    # the end (`--dist worksteal`, pyproject.toml, hands them out in this order).
     rank: dict[Path, int] = {}
     for item in items:
         path = Path(str(item.fspath))
