@@ -199,15 +199,20 @@ def median_ms(argv: Sequence[str], cwd: Path, runs: int, expect: int) -> float:
     return statistics.median(times) * 1000
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(doc: str, argv: Sequence[str] | None) -> argparse.Namespace:
+    """--runs and --execlease, the options of every benchmark that times the console script."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument('--runs', type=int, default=25)
     parser.add_argument(
         '--execlease',
         default=str(Path(sys.executable).parent / 'execlease'),
         help='the console script to time (default: beside this interpreter)',
     )
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(__doc__, argv)
     global PYCACHE
     with tempfile.TemporaryDirectory(prefix='guard-latency-') as tmp:
         root = Path(tmp) / 'repo'

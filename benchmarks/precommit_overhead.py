@@ -16,7 +16,6 @@ printed. Target: g/n <= 1.15. The load average is printed at the start and the e
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -56,14 +55,7 @@ def run_ms(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--runs', type=int, default=25)
-    parser.add_argument(
-        '--execlease',
-        default=str(Path(sys.executable).parent / 'execlease'),
-        help='the console script to time (default: beside this interpreter)',
-    )
-    args = parser.parse_args(argv)
+    args = guard_latency.parse_args(__doc__, argv)
     execlease = Path(args.execlease).absolute()
     print(f'load average at the start: {os.getloadavg()[0]:.2f}')
     with tempfile.TemporaryDirectory(prefix='precommit-overhead-') as tmp:

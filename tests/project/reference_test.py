@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI_PAGE = ROOT / 'docs' / 'cli.md'
@@ -117,20 +119,21 @@ def test_the_package_names_no_variable_the_settings_do_not_read():
     assert sorted(named - set(settings.names())) == []
 
 
+def schema_objects(node: object = None) -> Iterator[dict[str, Any]]:
+    """Every JSON object of the manifest's schema, the schema itself first."""
+    if node is None:
+        node = json.loads(SCHEMA.read_text(encoding='utf-8'))
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from schema_objects(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from schema_objects(value)
+
+
 def schema_keys() -> set[str]:
-    keys: set[str] = set()
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            keys.update(node.get('properties', {}))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(json.loads(SCHEMA.read_text(encoding='utf-8')))
-    return keys
+    return {key for node in schema_objects() for key in node.get('properties', {})}
 
 
 def test_the_manifest_reference_describes_every_schema_key():
@@ -336,18 +339,12 @@ def test_the_manifest_reference_links_only_keys_of_the_schema():
 def test_schema_descriptions_hold_no_links():
     """Editors show a description as plain text: a relative link in one reads badly there. (An
     `errorMessage` may name a page: the terminal shows it beside the repository.)"""
-    texts: list[str] = []
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            texts.extend(v for k, v in node.items() if k in ('title', 'description'))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(json.loads(SCHEMA.read_text(encoding='utf-8')))
+    texts = [
+        value
+        for node in schema_objects()
+        for key, value in node.items()
+        if key in ('title', 'description')
+    ]
     assert re.findall(r'\]\(|\bdocs/|\.md\b', '\n'.join(texts)) == [], (
         'put the link in LINKS of this file instead'
     )
