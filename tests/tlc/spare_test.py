@@ -6,7 +6,6 @@ spare that dies, hangs or times out costs only its job."""
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import os
 import shutil
 import signal
@@ -24,7 +23,7 @@ from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc import spare as jvm_spare
 from execlease_hook.tlc import spare_helper
 from tests import needs, wait
-from tests.tlc.run_test import VERDICTS, make_job
+from tests.tlc.run_test import VERDICTS, make_job, own_jvm_verdicts
 
 # Every test here starts a JVM (tests/tiers.py).
 pytestmark = pytest.mark.tlc
@@ -46,8 +45,9 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
 @pytest.fixture(scope='module')
 def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tlc_output.Verdict]]:
     """Paid once for the module: a JVM cache with the helper compiled and the jar's class-data
-    archive built, and every fixture kind's verdict in a JVM of its own (the verdicts a spare
-    must give). Each test copies the cache and only reads the verdicts."""
+    archive built; and every fixture kind's verdict in a JVM of its own, the verdicts a spare
+    must give (run_test.py's, run once for the test run). Each test copies the cache and only
+    reads the verdicts."""
     folder = tmp_path_factory.mktemp('warmed') / 'jvm-cache'
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
@@ -55,16 +55,12 @@ def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tl
             mp.delenv(name, raising=False)
         mp.setenv('EXECLEASE_JVM_SPARE', '0')
         _ready(_job('pass'))
-        first = tlc.run_job(
-            _kind(KINDS[0])
-        )  # builds the archive: alone, so no other job waits on it
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            rest = dict(zip(KINDS[1:], pool.map(lambda cfg: tlc.run_job(_kind(cfg)), KINDS[1:])))
+        tlc.run_job(_kind(KINDS[0]))  # builds the archive
     assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(
         p.name for p in folder.iterdir()
     )
     jvm_spare.discard_all()
-    return folder, {KINDS[0]: first, **rest}
+    return folder, own_jvm_verdicts(tmp_path_factory)
 
 
 @pytest.fixture
