@@ -46,8 +46,7 @@ from benchmarks import bare_suite
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.verify import plan
 
 HERE = Path(__file__).resolve().parent.parent
@@ -175,7 +174,7 @@ def verify(
 
 def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
     """Median seconds of a trivial spec's job through tlc.run_job, after three to warm up."""
-    job = tlc.TlcJob(
+    job = TlcJob(
         kind='mutation',
         name='trivial',
         spec='Trivial.tla',
@@ -191,7 +190,7 @@ def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
         times = []
         for _ in range(3 + runs):
             started = time.monotonic()
-            verdict = tlc.run_job(job)
+            verdict = run_job(job)
             times.append(time.monotonic() - started)
             if verdict.outcome != 'passed':
                 raise SystemExit(f'the trivial job did not pass: {verdict}')
@@ -269,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         root, model = fixture_repo(), FIXTURE_MODEL
     m = manifest_read.load(root / model / 'manifest.json', root)
     t = jar.Tools(
-        tools.resolve_jar(root, from_environ()), tools.find_java(from_environ()), from_environ()
+        jar.resolve_jar(root, from_environ()), jar.find_java(from_environ()), from_environ()
     )
     planned = plan.plan(m, False, t)
     print(

@@ -95,7 +95,7 @@ def in_memory(
 ) -> list[Module]:
     """The closure of one root module (file name, bytes) over modules already read, in TLC's
     order: each place is (its library label, or None for the root's own folder; the prefix its
-    paths are shown with; its modules by file name). What TLC reads for a job (tlc/run.py)."""
+    paths are shown with; its modules by file name). What TLC reads for a job (tlc/job.py)."""
     files = {
         f'{prefix}{name}': text for _, prefix, modules in places for name, text in modules.items()
     }

@@ -3,7 +3,7 @@
 TLC frames each message as `@!@!@STARTMSG code:severity @!@!@` ... `@!@!@ENDMSG code @!@!@`;
 the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-the-code-relies-on.
 The verdict is read from the messages and the exit code together; any disagreement is an error,
-never a pass. Running a job is tlc/run.py's; this module only reads what a run printed.
+never a pass. Running a job is tlc/job.py's; this module only reads what a run printed.
 
 It is kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.

@@ -28,9 +28,9 @@ from pathlib import Path
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import FieldRule
 from execlease_hook.spec import cfg
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.module import MODULE, Trace, read_model, trace_log
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace

@@ -22,9 +22,9 @@ from typing import Any
 from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import TRACE_DIR
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.traces.module import (
     MODULE,
     Compiled,

@@ -31,11 +31,10 @@ from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces import code_mutations, own, report
 from execlease_hook.traces import run as traces
 from execlease_hook.traces.cache import cache_key, cached_run, store
@@ -106,7 +105,7 @@ def collect(
                     job.command,
                     root,
                     Path(out),
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    job.timeout or DEFAULT_TIMEOUT,
                     f'trace job {job.name}',
                     {**os.environ, **dict(job.env)},
                 )
@@ -128,7 +127,7 @@ def collect(
                     t.java.path,
                     t.jar.path,
                     t.jar.tlc_version,
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    job.timeout or DEFAULT_TIMEOUT,
                     workers,
                     libraries.of(m, t.settings, t.root),
                 )
@@ -186,7 +185,7 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
         shown.phase = 'starting Java'
     found = collected.found
     if collected.line is None:
-        verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        verdict = run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
         judged = traces.judge(verdict, found)
     else:
         verdict, judged = _own(collected, collected.line, shown)
@@ -208,7 +207,7 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
     total = sum(len(t.lines) for t in found)
     verdict: Verdict | None = None
     for trace, job in zip(found, collected.tlc_jobs):
-        verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        verdict = run_job(job, None if shown is None else shown.feed)
         judged = own.judge(verdict, line, len(trace.lines))
         if judged.outcome == 'error':
             return verdict, TraceVerdict(

@@ -15,7 +15,7 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import scan
 from execlease_hook.tlc import libraries, library_modules
 from execlease_hook.tlc.jar import Tools
-from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.job import TlcJob
 
 if TYPE_CHECKING:
     from execlease_hook.spec.modules import Module

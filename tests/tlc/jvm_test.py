@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc import jvm
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import cds, jvm
+from execlease_hook.tlc.job import run_job
 from tests import needs
-from tests.tlc.run_test import make_job
+from tests.tlc.job_test import make_job
 
 
 @pytest.fixture(autouse=True)
@@ -41,8 +40,8 @@ def test_c1_only_gives_the_same_verdict(tmp_path):
 
     for cfg in ('invariant', 'action', 'pass'):
         job = replace(make_job(java, jar, cfg), kind='mutation')
-        v = tlc.run_job(job)
-        full = tlc.run_job(replace(job, kind='check'))
+        v = run_job(job)
+        full = run_job(replace(job, kind='check'))
         assert (v.outcome, v.kind, v.property, v.distinct) == (
             full.outcome,
             full.kind,
@@ -57,6 +56,6 @@ def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, cache):
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'pass')
     argv, plan = jvm.tuned(job.argv(tmp_path), 'mutation', jar)
-    assert argv == job.argv(tmp_path) and plan is jvm_cds.NO_ARCHIVE
-    assert tlc.run_job(job).outcome == 'passed'
+    assert argv == job.argv(tmp_path) and plan is cds.NO_ARCHIVE
+    assert run_job(job).outcome == 'passed'
     assert not cache.exists()

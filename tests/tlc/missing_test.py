@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.tlc import missing
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import TlcJob
 from tests import needs
 
 SPEC = b"""---- MODULE Inst ----
@@ -36,7 +35,7 @@ def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
         java=Path(needs.java()),
         jar=needs.tla_jar(),
     )
-    verdict = tlc.run_job(job)
+    verdict = run_job(job)
     assert verdict.outcome == 'error' and verdict.exit_code == 150
     assert verdict.reason is not None and verdict.reason.startswith(
         'module Nowhere cannot be found: Inst.tla:7 instantiates it (Inner == INSTANCE Nowhere WITH y <- x); '

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.tlc.progress import Follower, JobProgress, last
 from tests import needs
 
@@ -140,7 +140,7 @@ def test_the_follower_hands_on_whole_lines_as_the_file_grows(tmp_path):
 def test_lines_arrive_while_the_real_tlc_runs():
     """tlc.run_job feeds TLC's lines as they come (seconds before the end), and what they say
     agrees with the verdict read from the whole output."""
-    job = tlc.TlcJob(
+    job = TlcJob(
         kind='check',
         name='main',
         spec='Slow.tla',
@@ -157,7 +157,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
         arrived.append((time.monotonic(), line))
         progress.feed(line)
 
-    verdict = tlc.run_job(job, on_line)
+    verdict = run_job(job, on_line)
     ended = time.monotonic()
     assert verdict.outcome == 'passed' and verdict.distinct == 1401 * 1401
     assert progress.distinct == verdict.distinct and progress.phase == 'finishing'
@@ -170,7 +170,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
 
 @pytest.mark.tlc
 def test_a_timeout_still_stops_a_fed_job():
-    job = tlc.TlcJob(
+    job = TlcJob(
         kind='check',
         name='main',
         spec='Slow.tla',
@@ -181,5 +181,5 @@ def test_a_timeout_still_stops_a_fed_job():
         jar=needs.tla_jar(),
         timeout=0.5,
     )
-    verdict = tlc.run_job(job, lambda line: None)
+    verdict = run_job(job, lambda line: None)
     assert verdict.outcome == 'error' and 'timed out after 0.5 s' in (verdict.reason or '')

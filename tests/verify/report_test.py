@@ -136,7 +136,7 @@ def test_an_abstract_action_shows_its_reason():
 
 
 def test_summary_table_lists_every_column():
-    from execlease_hook.tlc.run import TlcJob
+    from execlease_hook.tlc.job import TlcJob
 
     job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8')
     rows = report.summary_table(
@@ -161,7 +161,7 @@ def test_summary_table_lists_every_column():
 def test_summary_table_fits_the_width_it_is_given():
     """At 80 columns (78 after the indent) the verdict column goes, then long names are clipped
     at their middle; with room (COLUMNS) every column is back."""
-    from execlease_hook.tlc.run import TlcJob
+    from execlease_hook.tlc.job import TlcJob
 
     long_name = 'finish-turn-ignores-steps-and-status-and-more'
     job = TlcJob('code-mutation', long_name, 'S.tla', b'', 'S.cfg', b'', expect='P8')
@@ -194,7 +194,7 @@ def test_summary_table_fits_the_width_it_is_given():
 
 
 def test_what_specs_printed_is_shown_once_per_output_naming_its_jobs():
-    from execlease_hook.tlc.run import TlcJob
+    from execlease_hook.tlc.job import TlcJob
 
     def job(name: str, printed: tuple[str, ...], total: int) -> result.JobResult:
         v = Verdict('passed', 1.0, 0, printed=printed, printed_total=total)

@@ -26,7 +26,7 @@ from pathlib import Path
 from execlease_hook.core import procs
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.tlc import jvm, modes
-from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.tlc import spare
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
 from execlease_hook.tlc.progress import Follower, JobProgress, last
@@ -113,8 +113,8 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     loads TLC's classes again; that costs more than the one JVM it saves."""
     keyed = [(_spare_key(j), j) for j in jobs]
     keys = Counter(key for key, _ in keyed)
-    jvm_spare.expect(keys.elements())
-    if not (keyed and jvm.enabled() and jvm_spare.enabled()):
+    spare.expect(keys.elements())
+    if not (keyed and jvm.enabled() and spare.enabled()):
         return
     first: dict[tuple[str, ...], TlcJob] = {}
     for key, j in keyed:
@@ -123,7 +123,7 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     if not first:
         return  # no warm JVM is wanted: the helper is not even compiled
     some = keyed[0][1]
-    jvm_spare.prepare(some.java, some.jar)
+    spare.prepare(some.java, some.jar)
     for key, j in first.items():  # a warm JVM for the first job of each such key, started now
         launch = _prepare(j)
         if launch.cds.building:
@@ -131,7 +131,7 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
                 None
             )  # the first job builds the class-data archive in a JVM of its own
             continue
-        jvm_spare.start_ahead(
+        spare.start_ahead(
             key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, _library_jars(j)
         )
 
@@ -143,7 +143,7 @@ def sweep(jar: Path) -> None:
     from execlease_hook.core import scratch
 
     scratch.sweep(Path(tempfile.gettempdir()), 'execlease-')
-    jvm_spare.sweep(jar)
+    spare.sweep(jar)
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
@@ -186,11 +186,11 @@ def _jvm_part(argv: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
 
 
-def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
+def _take_spare(job: TlcJob, launch: jvm.Launch) -> spare.Spare | None:
     if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
-        jvm_spare.expected_one_less(_spare_key(job))
+        spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
-    return jvm_spare.take(
+    return spare.take(
         _spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar, _library_jars(job)
     )
 
@@ -243,30 +243,30 @@ def _execute(
 
 
 def _in_spare(
-    job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callable[[str], None] | None
+    job: TlcJob, folder: Path, warm: spare.Spare, on_line: Callable[[str], None] | None
 ) -> _Run:
     """The job run by a warm JVM (tlc/spare.py), which writes TLC's output to folder/tlc.out.
     The spare is given back, or stopped, before this returns."""
     argv = job.argv(folder)
     tlc_args = (*argv[argv.index('tlc2.TLC') + 1 : -1], str(folder / Path(job.spec).name))
     out_path = folder / 'tlc.out'
-    ended: jvm_spare.Ended | None = None
-    log_start = os.path.getsize(spare.log.name)
+    ended: spare.Ended | None = None
+    log_start = os.path.getsize(warm.log.name)
 
     def job_ended(seconds: float) -> bool:
         nonlocal ended
-        ended = spare.wait_job(seconds)
+        ended = warm.wait_job(seconds)
         return ended is not None
 
     try:
         try:
-            spare.start_job(folder, tlc_args)
+            warm.start_job(folder, tlc_args)
         except OSError:
             pass  # it died while waiting: its end says so below
         if not procs.wait(job_ended, job.timeout, _follow(job, out_path, on_line)):
-            procs.stop(spare.proc)
+            procs.stop(warm.proc)
     except BaseException:
-        procs.stop(spare.proc)
+        procs.stop(warm.proc)
         raise
     finally:
         said = b''
@@ -274,12 +274,12 @@ def _in_spare(
             # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
             # what it wrote to stderr belongs to the job's output, as in a JVM of the job's own.
             try:
-                with open(spare.log.name, 'rb') as log:
+                with open(warm.log.name, 'rb') as log:
                     log.seek(log_start)
                     said = log.read()
             except OSError:
                 pass
-        jvm_spare.give_back(spare, None if procs.cancelled() else ended)
+        spare.give_back(warm, None if procs.cancelled() else ended)
     if procs.cancelled():
         raise KeyboardInterrupt
     output = (out_path.read_bytes() if out_path.exists() else b'') + said
@@ -316,7 +316,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     try:
         folder = fresh_folder()
     except OSError as e:
-        jvm_spare.expected_one_less(_spare_key(job))  # no spare waits for this job
+        spare.expected_one_less(_spare_key(job))  # no spare waits for this job
         where = e.filename or tempfile.gettempdir()
         return Verdict(
             'error',
@@ -328,10 +328,10 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             ),
         )
     launch = _prepare(job)
-    spare = _take_spare(job, launch)
+    warm = _take_spare(job, launch)
     try:
         try:
-            if spare is None:
+            if warm is None:
                 run = _execute(job, folder, on_line, launch)
                 told = None if run.timed_out else jvm.archive_lost(launch, run.output)
                 if told is not None:
@@ -347,8 +347,8 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                         run = _execute(job, folder, on_line, jvm.without_archive(job.kind))
             else:
                 launch.cds.finish(None)
-                run = _in_spare(job, folder, spare, on_line)
-                if spare.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
+                run = _in_spare(job, folder, warm, on_line)
+                if warm.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
                     # Out of memory in a JVM that ran other jobs before: confirmed (or not)
                     # in a JVM of the job's own, so that no verdict depends on what ran before.
                     scratch.empty(folder)
