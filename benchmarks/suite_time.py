@@ -183,24 +183,17 @@ def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
         config_text=b'INIT Init\nNEXT Next\n',
         java=t.java.path,
         jar=t.jar.path.resolve(),
+        settings=t.settings._replace(jvm_tuning=tuned),
     )
-    old = os.environ.get('EXECLEASE_JVM_TUNING')
-    os.environ['EXECLEASE_JVM_TUNING'] = '1' if tuned else '0'
-    try:
-        times = []
-        for _ in range(3 + runs):
-            started = time.monotonic()
-            verdict = run_job(job)
-            times.append(time.monotonic() - started)
-            if verdict.outcome != 'passed':
-                raise SystemExit(f'the trivial job did not pass: {verdict}')
-            time.sleep(0.5)  # a job's spare gets the time the previous job would have given it
-        return statistics.median(times[3:])
-    finally:
-        if old is None:
-            del os.environ['EXECLEASE_JVM_TUNING']
-        else:
-            os.environ['EXECLEASE_JVM_TUNING'] = old
+    times = []
+    for _ in range(3 + runs):
+        started = time.monotonic()
+        verdict = run_job(job)
+        times.append(time.monotonic() - started)
+        if verdict.outcome != 'passed':
+            raise SystemExit(f'the trivial job did not pass: {verdict}')
+        time.sleep(0.5)  # a job's spare gets the time the previous job would have given it
+    return statistics.median(times[3:])
 
 
 def load() -> str:

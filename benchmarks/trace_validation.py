@@ -80,6 +80,7 @@ def measure(events: int, java: Path, jar: Path) -> dict[str, float]:
             java,
             jar,
             timeout=3600,
+            settings=from_environ(),
         )
         converted = time.monotonic()
         verdict = run_job(job)

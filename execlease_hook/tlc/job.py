@@ -25,8 +25,8 @@ from pathlib import Path
 
 from execlease_hook.core import procs
 from execlease_hook.core.digest import length_prefixed
-from execlease_hook.tlc import jvm, modes
-from execlease_hook.tlc import spare
+from execlease_hook.core.settings import Settings
+from execlease_hook.tlc import jvm, modes, spare
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
 from execlease_hook.tlc.progress import Follower, JobProgress, last
@@ -57,6 +57,9 @@ class TlcJob:
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
     # path; none adds nothing to the argv or the key.
     libraries: Libraries = NO_LIBRARIES
+    # The run's settings (cli/main reads them): how the JVM is tuned, warm JVMs, the class-data
+    # archive and where it lives. Not part of the key: they change the time, never the verdict.
+    settings: Settings = field(kw_only=True, compare=False)
 
     @property
     def config_name(self) -> str:
@@ -114,7 +117,8 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     keyed = [(_spare_key(j), j) for j in jobs]
     keys = Counter(key for key, _ in keyed)
     spare.expect(keys.elements())
-    if not (keyed and jvm.enabled() and spare.enabled()):
+    some = keyed[0][1] if keyed else None
+    if some is None or not (some.settings.jvm_tuning and some.settings.jvm_spare):
         return
     first: dict[tuple[str, ...], TlcJob] = {}
     for key, j in keyed:
@@ -122,8 +126,7 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
             first.setdefault(key, j)
     if not first:
         return  # no warm JVM is wanted: the helper is not even compiled
-    some = keyed[0][1]
-    spare.prepare(some.java, some.jar)
+    spare.prepare(some.java, some.jar, some.settings)
     for key, j in first.items():  # a warm JVM for the first job of each such key, started now
         launch = _prepare(j)
         if launch.cds.building:
@@ -132,18 +135,18 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
             )  # the first job builds the class-data archive in a JVM of its own
             continue
         spare.start_ahead(
-            key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, _library_jars(j)
+            key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, j.settings, _library_jars(j)
         )
 
 
-def sweep(jar: Path) -> None:
+def sweep(jar: Path, settings: Settings) -> None:
     """What runs killed outright left (no `finally` of theirs ran): their job folders in the
     system's temp folder, after stopping the TLC JVMs still running in them, and their javac
     work folders and class-data parts beside the archive of this jar."""
     from execlease_hook.core import scratch
 
     scratch.sweep(Path(tempfile.gettempdir()), 'execlease-')
-    spare.sweep(jar)
+    spare.sweep(jar, settings)
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
@@ -158,7 +161,7 @@ def _library_jars(job: TlcJob) -> tuple[Path, ...]:
 def _prepare(job: TlcJob) -> jvm.Launch:
     """jvm.prepare, except that a job with library jars never builds the class-data archive of
     tla2tools.jar (it would record their class path); it uses one built without them."""
-    launch = jvm.prepare(job.kind, job.java, job.jar)
+    launch = jvm.prepare(job.kind, job.java, job.jar, job.settings)
     if job.libraries.jars and launch.cds.building:
         launch.cds.finish(None)
         return jvm.Launch(jvm.jit_flags(job.kind), jvm.PLAIN.cds)
@@ -190,9 +193,8 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> spare.Spare | None:
     if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
         spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
-    return spare.take(
-        _spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar, _library_jars(job)
-    )
+    argv = _jvm_part(launch.argv(job.argv(Path('.'))))
+    return spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
 
 
 def _follow(
@@ -344,7 +346,9 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                     else:
                         scratch.empty(folder)
                         _write_files(job, folder)
-                        run = _execute(job, folder, on_line, jvm.without_archive(job.kind))
+                        run = _execute(
+                            job, folder, on_line, jvm.without_archive(job.kind, job.settings)
+                        )
             else:
                 launch.cds.finish(None)
                 run = _in_spare(job, folder, warm, on_line)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries
@@ -130,6 +131,7 @@ def collect(
                     job.timeout or DEFAULT_TIMEOUT,
                     workers,
                     libraries.of(m, t.settings, t.root),
+                    t.settings,
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -147,6 +149,7 @@ def collect(
                             workers,
                             libraries.of(m, t.settings, t.root),
                             compiled,
+                            settings=t.settings,
                         )
                     ],
                     compiled.unused,
@@ -229,7 +232,13 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
     return TlcJob(
-        kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b''
+        kind=kind,
+        name=name,
+        spec=job.spec,
+        spec_text=b'',
+        config=job.config,
+        config_text=b'',
+        settings=Settings(),  # never run: it names the job in the report
     )
 
 

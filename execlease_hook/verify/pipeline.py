@@ -83,7 +83,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
         )
     cache = ResultCache(results_folder(root), enabled=mode.cache)
     # What a killed run left: its temporary folders, its JVM's half-made caches.
-    job.sweep(t.jar.path)
+    job.sweep(t.jar.path, t.settings)
     housekeeping.drain()  # this run's notes only
     several = len(manifests) > 1
 

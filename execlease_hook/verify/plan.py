@@ -131,6 +131,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 workers=t.settings.tlc_workers,
                 expect=expect,
                 libraries=model_libraries,
+                settings=t.settings,
             ),
             given.problem,
             given.translated,

@@ -106,6 +106,7 @@ class Stage:
             java=t.java.path,
             jar=t.jar.path,
             libraries=libraries.of(m, t.settings, t.root),
+            settings=t.settings,
         )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.spec import scan as spec_scan
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
@@ -101,6 +102,7 @@ def forgery_job(case: str) -> TlcJob:
         config_text=cfg.encode(),
         java=Path(needs.java()),
         jar=needs.tla_jar(),
+        settings=from_environ(),
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, output
 from execlease_hook.tlc import java as java_mod
 from execlease_hook.tlc.job import TlcJob, _execute, _Run, _write_files
@@ -43,9 +44,9 @@ def _run(job: TlcJob, folder: Path) -> _Run:
 
 
 def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tmp_path):
-    archive = cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     assert archive is not None and archive.parent == cache and not archive.exists()
-    building = cds.plan(java, jar)
+    building = cds.plan(java, jar, from_environ())
     assert any(f.startswith('-XX:ArchiveClassesAtExit=') for f in building.flags)
     building.finish(None)  # a run that never started leaves nothing behind
     assert list(cache.iterdir()) == []
@@ -57,7 +58,7 @@ def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tm
     assert archive.is_file() and cds.trusted(archive)
     assert sorted(p.name for p in cache.iterdir()) == [archive.name, archive.name + '.sha256']
 
-    using = cds.plan(java, jar)
+    using = cds.plan(java, jar, from_environ())
     assert using.flags[0] == f'-XX:SharedArchiveFile={archive}'
     second = _run(job, tmp_path / 'second')
     assert second.exit_code == 12
@@ -66,13 +67,13 @@ def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tm
 
 def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
     _run(make_job(java, jar, 'pass'), tmp_path / 'build')
-    archive = cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     assert archive is not None and cds.trusted(archive)
     os.chmod(archive, 0o644)
     with open(archive, 'r+b') as f:  # Java 17 aborts (SIGABRT) on an archive damaged like this
         f.seek(archive.stat().st_size // 2)
         f.write(b'\xff' * 4096)
-    plan = cds.plan(java, jar)
+    plan = cds.plan(java, jar, from_environ())
     assert not archive.exists()
     assert not any(f.startswith('-XX:SharedArchiveFile') for f in plan.flags)
     plan.finish(None)
@@ -85,26 +86,26 @@ def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
 
 def test_an_archive_without_its_recorded_sha256_is_not_trusted(cache, java, jar, tmp_path):
     _run(make_job(java, jar, 'pass'), tmp_path / 'build')
-    archive = cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     assert archive is not None
     (archive.parent / (archive.name + '.sha256')).unlink()
     assert not cds.trusted(archive) and not archive.exists()
 
 
 def test_another_java_or_jar_gets_its_own_archive(cache, java, jar, tmp_path, monkeypatch):
-    archive = cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     copy = tmp_path / 'tla2tools.jar'
     shutil.copyfile(jar, copy)
-    assert cds.archive_path(java, copy) not in (None, archive)
+    assert cds.archive_path(java, copy, from_environ()) not in (None, archive)
     # A Java update at the same path: the version text is part of the key.
     identity = java_mod._identities[str(java)]
     assert identity is not None
     major, text = identity
     monkeypatch.setitem(java_mod._identities, str(java), (major, text + ' (updated)'))
-    assert cds.archive_path(java, jar) not in (None, archive)
+    assert cds.archive_path(java, jar, from_environ()) not in (None, archive)
     # A Java too old for dynamic archives gets none.
     monkeypatch.setitem(java_mod._identities, str(java), (11, 'openjdk version "11.0.2"'))
-    assert cds.plan(java, jar) is cds.NO_ARCHIVE
+    assert cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
 
 
 def _installed_javas() -> list[Path]:
@@ -127,14 +128,17 @@ def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_pa
     other = usable[0]
     _run(make_job(java, jar, 'pass'), tmp_path / 'one')
     _run(make_job(other, jar, 'pass'), tmp_path / 'two')
-    mine, theirs = cds.archive_path(java, jar), cds.archive_path(other, jar)
+    mine, theirs = (
+        cds.archive_path(java, jar, from_environ()),
+        cds.archive_path(other, jar, from_environ()),
+    )
     assert mine != theirs and mine is not None and theirs is not None
     assert cds.trusted(mine) and cds.trusted(theirs)
     assert _run(make_job(other, jar, 'invariant'), tmp_path / 'three').exit_code == 12
 
 
 def test_a_killed_build_leaves_no_archive(cache, java, jar):
-    plan = cds.plan(java, jar)
+    plan = cds.plan(java, jar, from_environ())
     part = Path(
         next(f for f in plan.flags if f.startswith('-XX:ArchiveClassesAtExit=')).split('=', 1)[1]
     )
@@ -145,7 +149,7 @@ def test_a_killed_build_leaves_no_archive(cache, java, jar):
 
 def test_only_one_of_two_concurrent_jobs_builds(cache, java, jar):
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        plans = list(pool.map(lambda _: cds.plan(java, jar), range(4)))
+        plans = list(pool.map(lambda _: cds.plan(java, jar, from_environ()), range(4)))
     builders = [p for p in plans if any('ArchiveClassesAtExit' in f for f in p.flags)]
     assert len(builders) == 1
     assert all(p is cds.NO_ARCHIVE for p in plans if p not in builders)
@@ -154,30 +158,32 @@ def test_only_one_of_two_concurrent_jobs_builds(cache, java, jar):
 
 
 def test_a_stale_building_mark_is_ignored(cache, java, jar):
-    archive = cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     assert archive is not None
     cache.mkdir()
     mark = archive.with_name(archive.name + '.building')
     mark.write_text('')
-    assert cds.plan(java, jar) is cds.NO_ARCHIVE
+    assert cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
     old = mark.stat().st_mtime - cds.STALE_BUILD - 10
     os.utime(mark, (old, old))
-    plan = cds.plan(java, jar)
+    plan = cds.plan(java, jar, from_environ())
     assert any('ArchiveClassesAtExit' in f for f in plan.flags)
     plan.finish(None)
 
 
 def test_switched_off(cache, java, jar, monkeypatch):
     monkeypatch.setenv('EXECLEASE_JVM_CDS', '0')
-    assert cds.plan(java, jar) is cds.NO_ARCHIVE
+    assert cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
 
 
 def test_finishing_twice_leaves_a_later_build_alone(cache, java, jar):
-    first = cds.plan(java, jar)
+    first = cds.plan(java, jar, from_environ())
     first.finish(None)
-    second = cds.plan(java, jar)
+    second = cds.plan(java, jar, from_environ())
     assert second.building
     first.finish(None)
-    assert cds.plan(java, jar) is cds.NO_ARCHIVE  # the second build's mark still holds
+    assert (
+        cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
+    )  # the second build's mark still holds
     second.finish(None)
     assert list(cache.iterdir()) == []

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core import procs
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
 from tests import needs, wait
@@ -45,7 +46,7 @@ def make_job(java: Path, jar: Path, config: str, spec: str = 'Counter', **kw: ob
         modules=modules,
         java=java,
         jar=jar,
-        **kw,  # type: ignore[arg-type]
+        **{'settings': from_environ(), **kw},  # type: ignore[arg-type]
     )
 
 
@@ -252,6 +253,7 @@ def big_job(java: Path, jar: Path, timeout: float) -> TlcJob:
         java=java,
         jar=jar,
         timeout=timeout,
+        settings=from_environ(),
     )
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core import housekeeping, procs, scratch
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, jvm, spare, spare_helper
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
@@ -112,7 +113,7 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     cfg, spec, deadlock, outcome, kind, prop, distinct, _ = row
     monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')  # the job runs in the JVM that builds
     job = make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock)
-    cold = jvm.prepare(job.kind, job.java, job.jar).cds
+    cold = jvm.prepare(job.kind, job.java, job.jar, from_environ()).cds
     assert cold.building  # cold: the job will build the archive
     cold.finish(None)
     runs: list[tuple[str, ...]] = []
@@ -150,7 +151,7 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     assert _leftovers(env / 'jvm') == [] and not list((env / 'jvm').glob('*.jsa'))
     assert list((env / 'tmp').iterdir()) == []
     # No other job of this process tries again (each would cost its JVM's exit for nothing).
-    assert not jvm.prepare(job.kind, job.java, job.jar).cds.building
+    assert not jvm.prepare(job.kind, job.java, job.jar, from_environ()).cds.building
 
 
 @pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
@@ -158,7 +159,7 @@ def test_no_build_without_room_for_it(env, monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     (env / 'jvm').mkdir()
     monkeypatch.setattr(cds, 'MIN_FREE', cds.shutil.disk_usage(env / 'jvm').free + (1 << 40))
-    plan = cds.plan(java, jar)
+    plan = cds.plan(java, jar, from_environ())
     assert plan is cds.NO_ARCHIVE
     [said] = housekeeping.drain()
     assert said.startswith(f'the class-data archive was not built: {env / "jvm"} has ')
@@ -197,22 +198,21 @@ def test_a_killed_builds_part_and_mark_are_swept(env):
 # -- exit 1: TLC's refusal, or the JVM's ---------------------------------------------------------
 
 
-def _plain(job: TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdict:
-    monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
-    return run_job(job)
+def _plain(job: TlcJob) -> tlc_output.Verdict:
+    return run_job(replace(job, settings=job.settings._replace(jvm_tuning=False)))
 
 
 @pytest.mark.tlc
 def test_exit_1_is_tlc_rejecting_its_arguments_only_when_tlc_says_so(env, monkeypatch):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
-    refused = _plain(replace(job, mode=('-no-such-flag',)), monkeypatch)
+    refused = _plain(replace(job, mode=('-no-such-flag',)))
     assert refused.exit_code == 1 and (refused.reason or '').startswith(
         'TLC rejected its arguments: '
     )
     assert 'report it' in (refused.reason or '')
 
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx1k')  # the JVM itself refuses to start
-    unstarted = _plain(job, monkeypatch)
+    unstarted = _plain(job)
     assert unstarted.exit_code == 1 and 'rejected its arguments' not in (unstarted.reason or '')
     assert (unstarted.reason or '').startswith('Java exited 1 before TLC started; ')
     assert 'Too small maximum heap' in unstarted.last_lines
@@ -265,7 +265,7 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
 
 def _java_jar() -> tuple[Path, Path]:
     java = Path(needs.java())
-    if spare_helper._javac(java) is None:
+    if spare_helper._javac(java, from_environ()) is None:
         needs.missing(f'no javac beside {java}: the helper is never compiled there')
     return java, needs.tla_jar()
 
@@ -281,7 +281,7 @@ SLOW_JAVAC = textwrap.dedent("""\
 def _slow_javac(tmp_path: Path, delay: float) -> Path:
     """The real javac, started late, so that a stop lands while it runs (it execs javac: the same
     process, named by the same command line)."""
-    real = spare_helper._javac(Path(needs.java()))
+    real = spare_helper._javac(Path(needs.java()), from_environ())
     script = tmp_path / 'slow-javac'
     script.write_text(SLOW_JAVAC.format(python=sys.executable, javac=str(real), delay=delay))
     script.chmod(0o755)
@@ -304,8 +304,10 @@ def _wait_for_work(folder: Path) -> Path:
 def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     java, jar = _java_jar()
     with file_size_limit(4096):  # the helper's class (13 KB) cannot be written: javac fails
-        assert spare_helper.compile_helper(java, jar) is None
-        assert spare_helper.compile_helper(java, jar) is None  # not tried again in this process
+        assert spare_helper.compile_helper(java, jar, from_environ()) is None
+        assert (
+            spare_helper.compile_helper(java, jar, from_environ()) is None
+        )  # not tried again in this process
     [said] = housekeeping.drain()
     assert said.startswith(
         f'the warm-JVM helper could not be compiled into {env / "jvm"} (javac said: '
@@ -330,7 +332,9 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
     monkeypatch.setattr(spare_helper, '_compile', compile_once)
     found: list[Path | None] = []
     threads = [
-        threading.Thread(target=lambda: found.append(spare_helper.compile_helper(java, jar)))
+        threading.Thread(
+            target=lambda: found.append(spare_helper.compile_helper(java, jar, from_environ()))
+        )
         for _ in range(4)
     ]
     for t in threads:
@@ -345,13 +349,19 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
 @pytest.mark.tlc
 def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     java, jar = _java_jar()
-    found = spare_helper.helper_folder(java, jar)
+    found = spare_helper.helper_folder(java, jar, from_environ())
     assert found is not None
     target = found
     other = target.parent / 'other-run'
     other.mkdir(parents=True)
     subprocess.run(
-        (str(spare_helper._javac(java)), '-d', str(other), str(spare_helper.SOURCE)), check=True
+        (
+            str(spare_helper._javac(java, from_environ())),
+            '-d',
+            str(other),
+            str(spare_helper.SOURCE),
+        ),
+        check=True,
     )
 
     class PlacedMeanwhile(subprocess.Popen):
@@ -364,7 +374,7 @@ def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
             return said
 
     monkeypatch.setattr(subprocess, 'Popen', PlacedMeanwhile)
-    assert spare_helper.compile_helper(java, jar) == target
+    assert spare_helper.compile_helper(java, jar, from_environ()) == target
     assert sorted(p.name for p in target.parent.iterdir()) == [target.name]
 
 
@@ -381,7 +391,9 @@ def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_pat
     java, jar = _java_jar()
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
     found: list[Path | None] = []
-    worker = threading.Thread(target=lambda: found.append(spare_helper.compile_helper(java, jar)))
+    worker = threading.Thread(
+        target=lambda: found.append(spare_helper.compile_helper(java, jar, from_environ()))
+    )
     worker.start()
     work = _wait_for_work(env / 'jvm')
     _wait_for_process_naming(work)
@@ -400,8 +412,9 @@ CHILD = textwrap.dedent("""
     from pathlib import Path
     from execlease_hook.tlc import spare as jvm_spare
     from execlease_hook.tlc import spare_helper
+    from execlease_hook.core.settings import from_environ
     spare_helper.EXIT_WAIT = float(sys.argv[3])
-    jvm_spare.prepare(Path(sys.argv[1]), Path(sys.argv[2]))
+    jvm_spare.prepare(Path(sys.argv[1]), Path(sys.argv[2]), from_environ())
     folder = Path(sys.argv[4])
     while not (folder.exists() and any(p.name.startswith('.spare-') for p in folder.iterdir())):
         time.sleep(0.02)
@@ -474,7 +487,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     old.mkdir()
     new.mkdir()
     os.utime(old, (time.time() - spare_helper.COMPILE_TIMEOUT - 60,) * 2)
-    spare.sweep(jar)
+    spare.sweep(jar, from_environ())
     assert not work.exists() and not old.exists() and new.exists()
     # No process names the folder: none is left that could make it again (a javac names its
     # output folder on its command line).

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, jvm
 from execlease_hook.tlc.job import run_job
 from tests import needs
@@ -26,7 +27,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'invariant')
-    argv, plan = jvm.tuned(job.argv(tmp_path), kind, jar)
+    argv, plan = jvm.tuned(job.argv(tmp_path), kind, jar, from_environ())
     plan.finish(None)
     assert argv[0] == str(java)
     assert (jvm.C1_ONLY in argv) is c1
@@ -55,7 +56,7 @@ def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, cache):
     monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'pass')
-    argv, plan = jvm.tuned(job.argv(tmp_path), 'mutation', jar)
+    argv, plan = jvm.tuned(job.argv(tmp_path), 'mutation', jar, from_environ())
     assert argv == job.argv(tmp_path) and plan is cds.NO_ARCHIVE
     assert run_job(job).outcome == 'passed'
     assert not cache.exists()

@@ -207,6 +207,7 @@ def job(**changes) -> TlcJob:
             spec_text=b'spec',
             config='pass.cfg',
             config_text=b'cfg',
+            settings=from_environ(),
         ),
         **changes,
     )
@@ -283,8 +284,9 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
         jar=needs.tla_jar(),
         deadlock=True,
         libraries=libraries.of(m, from_environ()),
+        settings=from_environ(),
     )
-    if spare_helper.compile_helper(job.java, job.jar) is None:
+    if spare_helper.compile_helper(job.java, job.jar, from_environ()) is None:
         needs.missing('no javac beside java: no warm JVMs')
     served: list[tuple[str, ...]] = []
     take = spare.take

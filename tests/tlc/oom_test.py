@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from tests import needs
@@ -40,6 +41,7 @@ def job(java: Path, jar: Path, body: str) -> TlcJob:
         java=java,
         jar=jar,
         timeout=120,
+        settings=from_environ(),
     )
 
 

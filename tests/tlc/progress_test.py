@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.tlc.progress import Follower, JobProgress, last
 from tests import needs
@@ -149,6 +150,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
         config_text=(SLOW / 'Slow.cfg').read_bytes(),
         java=Path(needs.java()),
         jar=needs.tla_jar(),
+        settings=from_environ(),
     )
     progress = JobProgress('check main', time.monotonic())
     arrived: list[tuple[float, str]] = []
@@ -180,6 +182,7 @@ def test_a_timeout_still_stops_a_fed_job():
         java=Path(needs.java()),
         jar=needs.tla_jar(),
         timeout=0.5,
+        settings=from_environ(),
     )
     verdict = run_job(job, lambda line: None)
     assert verdict.outcome == 'error' and 'timed out after 0.5 s' in (verdict.reason or '')

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core import procs
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output, spare_helper
 from execlease_hook.tlc import spare as jvm_spare
 from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job
@@ -90,7 +91,7 @@ def _job(cfg: str) -> TlcJob:
 
 
 def _ready(job: TlcJob) -> Path:
-    folder = spare_helper.compile_helper(job.java, job.jar)
+    folder = spare_helper.compile_helper(job.java, job.jar, from_environ())
     assert folder is not None and (folder / 'ExecleaseTlcSpare.class').is_file()
     return folder
 
@@ -138,11 +139,7 @@ def _same(got: output.Verdict, want: output.Verdict, trace: bool = True) -> None
 
 
 def _plain(job: TlcJob) -> output.Verdict:
-    os.environ['EXECLEASE_JVM_SPARE'] = '0'
-    try:
-        return run_job(job)
-    finally:
-        del os.environ['EXECLEASE_JVM_SPARE']
+    return run_job(replace(job, settings=job.settings._replace(jvm_spare=False)))
 
 
 def _said_at_discard(monkeypatch) -> dict[int, str]:
@@ -247,6 +244,7 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
         java=_job('pass').java,
         jar=_job('pass').jar,
         timeout=3,
+        settings=from_environ(),
     )
     v = run_job(job)
     assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 3 s')
@@ -268,7 +266,9 @@ def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
         monkeypatch.setattr(spare_helper, '_helpers', {})
-        assert spare_helper.compile_helper(_job('pass').java, _job('pass').jar) is None
+        assert (
+            spare_helper.compile_helper(_job('pass').java, _job('pass').jar, from_environ()) is None
+        )
         for _ in range(3):
             assert run_job(_job('invariant')).property == 'XBelowTwo'
         assert started == [] and _idle() == []
@@ -389,7 +389,7 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
         check=True,
     ).stdout.strip()
     assert os.path.isdir(left)
-    jvm_spare.sweep(_job('pass').jar)
+    jvm_spare.sweep(_job('pass').jar, from_environ())
     assert not os.path.exists(left) and spare.folder.exists()  # a live run's spare is its own
     jvm_spare.discard_all()
     assert not spare.folder.exists() and spare.proc.poll() is not None

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from tests import needs
@@ -35,6 +36,7 @@ def job(java: Path, jar: Path, body: str) -> TlcJob:
         jar=jar,
         timeout=120,
         deadlock=False,
+        settings=from_environ(),
     )
 
 

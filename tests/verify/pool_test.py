@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.cli import main as cli
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.verify import schedule
@@ -181,6 +182,7 @@ def test_estimate_falls_back_to_states_and_a_jvm_start(git_repo, tmp_path):
         spec_text=b'',
         config='Grid.cfg',
         config_text=b'',
+        settings=from_environ(),
     )
     assert (
         schedule.estimate(m, job, None) == schedule.JVM_START + 20_000 / schedule.STATES_PER_SECOND

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
@@ -235,6 +236,7 @@ def _job(config: bytes = b'INIT Init\nNEXT Next\n') -> TlcJob:
         spec_text=(FIXTURES / 'Kinds.tla').read_bytes(),
         config='k.cfg',
         config_text=config,
+        settings=from_environ(),
     )
 
 

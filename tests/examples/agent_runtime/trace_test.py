@@ -206,6 +206,7 @@ def check(trace_dir: Path):
         Path(needs.java()),
         needs.tla_jar(),
         timeout=300,
+        settings=from_environ(),
     )
     return traces.judge(run_job(job), found)
 
