@@ -38,6 +38,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from execlease_hook.tlc.java import find_java
+
 sys.path.insert(
     0, str(Path(__file__).resolve().parent.parent)
 )  # run as a script: benchmarks.bare_suite
@@ -260,9 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         root, model = fixture_repo(), FIXTURE_MODEL
     m = manifest_read.load(root / model / 'manifest.json', root)
-    t = jar.Tools(
-        jar.resolve_jar(root, from_environ()), jar.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     planned = plan.plan(m, False, t)
     print(
         f'model {model}: {sum(p.problem is None for p in planned)} planned TLC jobs, {len(m.traces)} trace '

@@ -31,7 +31,8 @@ from examples.agent_runtime.lease import renew
 from examples.agent_runtime.steps import begin_step
 from examples.agent_runtime.trace_scenarios import Run, World
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc.jar import find_java, resolve_jar
+from execlease_hook.tlc.jar import resolve_jar
+from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.job import run_job
 from execlease_hook.traces import run as traces
 

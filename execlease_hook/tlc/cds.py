@@ -21,6 +21,7 @@ process tries to build it. Each of these says so once (housekeeping.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -102,10 +103,8 @@ def trusted(archive: Path) -> bool:
     except OSError:
         pass
     for path in (archive, _sidecar(archive)):
-        try:
+        with contextlib.suppress(OSError):
             path.unlink()
-        except OSError:
-            pass
     return False
 
 
@@ -215,10 +214,8 @@ def sweep(folder: Path) -> None:
                 continue
             pid = int(text) if text.isdigit() else None
         if pid is not None and pid != os.getpid() and not procs.alive(pid):
-            try:
+            with contextlib.suppress(OSError):
                 path.unlink()
-            except OSError:
-                pass
 
 
 def plan(java: Path, jar: Path, settings: Settings) -> Plan:
@@ -259,10 +256,8 @@ def plan(java: Path, jar: Path, settings: Settings) -> Plan:
             )
         finally:
             for path in (part, lock):
-                try:
+                with contextlib.suppress(OSError):
                     path.unlink()
-                except OSError:
-                    pass
 
     return Plan(
         (f'-XX:ArchiveClassesAtExit={part}', *QUIET), finish, building=True, archive=archive

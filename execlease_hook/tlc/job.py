@@ -5,10 +5,9 @@ applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its 
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc/output.py's job.
 
-One module, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
-tlc/spare.py) share its folder, its deadline and the reading of the verdict; a process's life
-(its group, Ctrl-C, the kill) is core/procs.py's, the JVM's flags are jvm.py's, the warm JVMs'
-pool is tlc/spare.py's, TLC's output is tlc/output.py's and, while it runs, tlc/progress.py's.
+A job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py) share its folder,
+its deadline and the reading of the verdict, so both are here; a process's life is
+core/procs.py's, the JVM's flags are tlc/jvm.py's.
 """
 
 from __future__ import annotations
@@ -23,12 +22,21 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from execlease_hook.core import procs
+from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.settings import Settings
-from execlease_hook.tlc import jvm, modes, spare
+from execlease_hook.spec import scan
+from execlease_hook.tlc import jvm, missing, modes, overrides, spare, spare_helper
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
-from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
+from execlease_hook.tlc.library_modules import read_by
+from execlease_hook.tlc.output import (
+    OUT_OF_MEMORY,
+    Verdict,
+    classify,
+    finished_exit_code,
+    last_lines,
+    with_printed,
+)
 from execlease_hook.tlc.progress import Follower, JobProgress, last
 
 DEFAULT_TIMEOUT = 600.0
@@ -126,25 +134,19 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
             first.setdefault(key, j)
     if not first:
         return  # no warm JVM is wanted: the helper is not even compiled
-    spare.prepare(some.java, some.jar, some.settings)
+    spare_helper.ready(some.java, some.jar, some.settings)  # compiled in the background
     for key, j in first.items():  # a warm JVM for the first job of each such key, started now
         launch = _prepare(j)
-        if launch.cds.building:
-            launch.cds.finish(
-                None
-            )  # the first job builds the class-data archive in a JVM of its own
+        if launch.cds.building:  # the first job builds the class-data archive in a JVM of its own
+            launch.cds.finish(None)
             continue
-        spare.start_ahead(
-            key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, j.settings, _library_jars(j)
-        )
+        spare.start_ahead(key, _jvm_part(j, launch), j.jar, j.settings, _library_jars(j))
 
 
 def sweep(jar: Path, settings: Settings) -> None:
     """What runs killed outright left (no `finally` of theirs ran): their job folders in the
     system's temp folder, after stopping the TLC JVMs still running in them, and their javac
     work folders and class-data parts beside the archive of this jar."""
-    from execlease_hook.core import scratch
-
     scratch.sweep(Path(tempfile.gettempdir()), 'execlease-')
     spare.sweep(jar, settings)
 
@@ -184,8 +186,9 @@ def _write_files(job: TlcJob, folder: Path) -> None:
     (folder / 'javatmp').mkdir()
 
 
-def _jvm_part(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """The java binary and its flags: what comes before the job's own tmpdir."""
+def _jvm_part(job: TlcJob, launch: jvm.Launch) -> tuple[str, ...]:
+    """The java binary and its flags, as the job's JVM runs them: before the job's own tmpdir."""
+    argv = launch.argv(job.argv(Path('.')))
     return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
 
 
@@ -193,7 +196,7 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> spare.Spare | None:
     if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
         spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
-    argv = _jvm_part(launch.argv(job.argv(Path('.'))))
+    argv = _jvm_part(job, launch)
     return spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
 
 
@@ -291,20 +294,14 @@ def _in_spare(
 def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
     """`on_line`: called with each line of TLC's output as it arrives (progress only; the
     verdict is read from the whole output once TLC has ended)."""
-    from execlease_hook.spec import scan
-
     # The last gate before TLC, whoever built the job: a spec that may leave TLC or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
-    from execlease_hook.tlc.library_modules import read_by
-
     read = read_by((Path(job.spec).name, job.spec_text), job.modules, job.libraries, job.jar)
     modules = [(mod.path, mod.text) for mod in read]
     uses = scan.scan_job_files(modules, ((job.config_name, job.config_text),))
     if uses:
         return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
-    from execlease_hook.core import scratch
-    from execlease_hook.tlc.output import finished_exit_code
 
     def fresh_folder() -> Path:
         made = scratch.make(f'execlease-{job.kind}-')
@@ -364,23 +361,23 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             )
         seconds = round(time.monotonic() - started, 3)
         if run.timed_out:
-            tail = last_lines(run.output)
             # What the search had covered at TLC's last progress report (about once a minute).
-            covered = last(run.output)
-            return with_printed(
-                Verdict(
-                    'error',
-                    seconds,
-                    None,
-                    reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
-                    'raise "timeout" on the manifest entry if the model needs longer',
-                    last_lines=tail,
-                    states=None if covered is None else covered.generated,
-                    distinct=None if covered is None else covered.distinct,
-                    depth=None if covered is None else covered.depth,
-                ),
-                run.output,
+            covered = last(run.output) or JobProgress()
+            reason = (
+                f'timed out after {job.timeout:g} s (TLC was stopped); '
+                'raise "timeout" on the manifest entry if the model needs longer'
             )
+            timed_out = Verdict(
+                'error',
+                seconds,
+                None,
+                covered.generated,
+                covered.distinct,
+                covered.depth,
+                reason=reason,
+                last_lines=last_lines(run.output),
+            )
+            return with_printed(timed_out, run.output)
         assert run.exit_code is not None
         if run.exit_code < 0:
             return Verdict(
@@ -391,16 +388,13 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                 'killer or a shutdown?); run again',
                 last_lines=last_lines(run.output),
             )
-        from execlease_hook.tlc import missing  # a module SANY cannot find, said clearly
-
         config_text = job.config_text.decode('utf-8', 'replace')
         verdict = (
             modes.classify_simulation(run.exit_code, run.output, seconds, config_text)
             if '-simulate' in job.mode
             else classify(run.exit_code, run.output, seconds, config_text)
         )
-        from execlease_hook.tlc import overrides  # a library override built for another TLC
-
+        # A module SANY cannot find, and a library override built for another TLC, said clearly.
         verdict = missing.explain(
             with_printed(verdict, run.output), run.output, modules, job.libraries.names()
         )

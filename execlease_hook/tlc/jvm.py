@@ -46,15 +46,6 @@ def prepare(kind: str, java: Path, jar: Path, settings: Settings) -> Launch:
     return Launch((*jit_flags(kind), *archive.flags), archive)
 
 
-def tuned(
-    argv: tuple[str, ...], kind: str, jar: Path, settings: Settings
-) -> tuple[tuple[str, ...], Plan]:
-    """`TlcJob.argv` with the JVM flags of this job inserted after the java binary, and the
-    class-data plan whose `finish` must be called with the JVM's exit code."""
-    launch = prepare(kind, Path(argv[0]), jar, settings)
-    return launch.argv(argv), launch.cds
-
-
 def without_archive(kind: str, settings: Settings) -> Launch:
     """The job's JVM as `prepare` makes it, but neither using nor building the archive."""
     return Launch(jit_flags(kind) if settings.jvm_tuning else (), cds.NO_ARCHIVE)

@@ -134,11 +134,6 @@ def expected_one_less(key: tuple[str, ...]) -> None:
             _expected[key] -= 1
 
 
-def prepare(java: Path, jar: Path, settings: Settings) -> None:
-    """Compile the helper in the background now, so that the first jobs find it ready."""
-    spare_helper.ready(java, jar, settings)
-
-
 def expect(keys: Iterable[tuple[str, ...]]) -> None:
     """The keys of the jobs about to run: no spare is started that no job will take."""
     global _expected
@@ -273,9 +268,7 @@ def take(
         if helper is None:
             return None
         waiting = _idle.setdefault(key, [])
-        while (
-            waiting and found is None
-        ):  # a dead spare, or one of another environment, is thrown away
+        while waiting and found is None:  # a dead one, or one of another environment, goes
             spare = waiting.pop(0)
             if spare.proc.poll() is None and spare.environ == dict(os.environ):
                 found = spare

@@ -13,6 +13,7 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.cache import FORMAT, results_folder
+from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.verify import plan
 from tests.conftest import GitRepo, git_env
@@ -52,7 +53,7 @@ def forged_pass(repo: GitRepo, manifest_path: Path) -> tuple[str, str]:
     m = manifest_read.load(manifest_path, repo.path)
     t = jar.Tools(
         jar.resolve_jar(repo.path, from_environ()),
-        jar.find_java(from_environ()),
+        find_java(from_environ()),
         from_environ(),
     )
     (planned,) = plan.plan(m, True, t)

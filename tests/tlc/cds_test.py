@@ -12,7 +12,7 @@ import pytest
 
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, output
-from execlease_hook.tlc import java as java_mod
+from execlease_hook.tlc.java import _identities, java_identity
 from execlease_hook.tlc.job import TlcJob, _execute, _Run, _write_files
 from tests import needs
 from tests.tlc.job_test import make_job
@@ -98,13 +98,13 @@ def test_another_java_or_jar_gets_its_own_archive(cache, java, jar, tmp_path, mo
     shutil.copyfile(jar, copy)
     assert cds.archive_path(java, copy, from_environ()) not in (None, archive)
     # A Java update at the same path: the version text is part of the key.
-    identity = java_mod._identities[str(java)]
+    identity = _identities[str(java)]
     assert identity is not None
     major, text = identity
-    monkeypatch.setitem(java_mod._identities, str(java), (major, text + ' (updated)'))
+    monkeypatch.setitem(_identities, str(java), (major, text + ' (updated)'))
     assert cds.archive_path(java, jar, from_environ()) not in (None, archive)
     # A Java too old for dynamic archives gets none.
-    monkeypatch.setitem(java_mod._identities, str(java), (11, 'openjdk version "11.0.2"'))
+    monkeypatch.setitem(_identities, str(java), (11, 'openjdk version "11.0.2"'))
     assert cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
 
 
@@ -122,7 +122,7 @@ def _installed_javas() -> list[Path]:
 def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_path):
     this_java = Path(shutil.which(str(java)) or java).resolve()
     others = [p for p in _installed_javas() if p.resolve() != this_java]
-    usable = [p for p in others if (java_mod.java_identity(p) or (0, ''))[0] >= cds.MIN_JAVA]
+    usable = [p for p in others if (java_identity(p) or (0, ''))[0] >= cds.MIN_JAVA]
     if not usable:
         needs.missing("only one Java is installed here: pip install -e '.[java]' brings a second")
     other = usable[0]

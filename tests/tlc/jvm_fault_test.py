@@ -25,8 +25,8 @@ import pytest
 from execlease_hook.core import housekeeping, procs, scratch
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, jvm, spare, spare_helper
-from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
+from execlease_hook.tlc.output import Verdict, classify, finished_exit_code
 from tests import needs
 from tests.tlc.job_test import ERROR_REASONS, VERDICTS, make_job
 
@@ -198,7 +198,7 @@ def test_a_killed_builds_part_and_mark_are_swept(env):
 # -- exit 1: TLC's refusal, or the JVM's ---------------------------------------------------------
 
 
-def _plain(job: TlcJob) -> tlc_output.Verdict:
+def _plain(job: TlcJob) -> Verdict:
     return run_job(replace(job, settings=job.settings._replace(jvm_tuning=False)))
 
 
@@ -231,13 +231,13 @@ def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, t
     )
     run = _execute(job, folder, launch=failing)
     assert run.exit_code == 1 and cds.dump_failed(run.output)
-    v = tlc_output.classify(1, run.output, 1.0, job.config_text.decode())
+    v = classify(1, run.output, 1.0, job.config_text.decode())
     assert (v.reason or '').startswith('TLC finished, then its Java exited 1')
     assert 'rejected its arguments' not in (v.reason or '')
     told = cds.without_dump_failure(run.output)
     assert b'shared archive' not in told and told.rstrip().endswith(b'@!@!@ENDMSG 2186 @!@!@')
-    assert tlc_output.finished_exit_code(told) == 12
-    assert tlc_output.classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
+    assert finished_exit_code(told) == 12
+    assert classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
 
 
 @pytest.mark.tlc
@@ -247,17 +247,15 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
     folder.mkdir()
     _write_files(job, folder)
     output = _execute(job, folder).output
-    assert tlc_output.finished_exit_code(output) == 0
+    assert finished_exit_code(output) == 0
     cut = output[: output.index(b'@!@!@STARTMSG 2186')]
-    assert tlc_output.finished_exit_code(cut) is None  # TLC did not say it finished
+    assert finished_exit_code(cut) is None  # TLC did not say it finished
     violation = (
         b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant TypeOK is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
     )
     deadlock = b'@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n'
-    assert tlc_output.finished_exit_code(violation + output) == 12
-    assert (
-        tlc_output.finished_exit_code(violation + deadlock + output) is None
-    )  # two kinds: unknown
+    assert finished_exit_code(violation + output) == 12
+    assert finished_exit_code(violation + deadlock + output) is None  # two kinds: unknown
 
 
 # -- the helper's compile -------------------------------------------------------------------------
@@ -410,11 +408,10 @@ def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_pat
 CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from execlease_hook.tlc import spare as jvm_spare
     from execlease_hook.tlc import spare_helper
     from execlease_hook.core.settings import from_environ
     spare_helper.EXIT_WAIT = float(sys.argv[3])
-    jvm_spare.prepare(Path(sys.argv[1]), Path(sys.argv[2]), from_environ())
+    spare_helper.ready(Path(sys.argv[1]), Path(sys.argv[2]), from_environ())
     folder = Path(sys.argv[4])
     while not (folder.exists() and any(p.name.startswith('.spare-') for p in folder.iterdir())):
         time.sleep(0.02)

@@ -20,6 +20,12 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / 'jvm-cache'
 
 
+def _tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...], cds.Plan]:
+    """`argv` as the job's JVM runs it, and the class-data plan to finish."""
+    launch = jvm.prepare(kind, Path(argv[0]), jar, from_environ())
+    return launch.argv(argv), launch.cds
+
+
 @pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
 @pytest.mark.parametrize(
     ('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False), ('traces', False)]
@@ -27,7 +33,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'invariant')
-    argv, plan = jvm.tuned(job.argv(tmp_path), kind, jar, from_environ())
+    argv, plan = _tuned(job.argv(tmp_path), kind, jar)
     plan.finish(None)
     assert argv[0] == str(java)
     assert (jvm.C1_ONLY in argv) is c1
@@ -56,7 +62,7 @@ def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, cache):
     monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'pass')
-    argv, plan = jvm.tuned(job.argv(tmp_path), 'mutation', jar, from_environ())
+    argv, plan = _tuned(job.argv(tmp_path), 'mutation', jar)
     assert argv == job.argv(tmp_path) and plan is cds.NO_ARCHIVE
     assert run_job(job).outcome == 'passed'
     assert not cache.exists()

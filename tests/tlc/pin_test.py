@@ -16,6 +16,7 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc import jar, pin
+from execlease_hook.tlc.java import Java, find_java
 from tests import libraries_support as support
 from tests import needs
 
@@ -50,8 +51,8 @@ def manifest(root: Path, tools_key: dict[str, str]) -> Manifest:
     return manifest_read.load(path, root)
 
 
-def java() -> jar.Java:
-    return jar.find_java(from_environ())
+def java() -> Java:
+    return find_java(from_environ())
 
 
 def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path, tools_in_repo):

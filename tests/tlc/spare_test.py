@@ -20,8 +20,7 @@ import pytest
 
 from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import output, spare_helper
-from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.tlc import output, spare, spare_helper
 from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job
 from tests import needs, wait
 from tests.tlc.job_test import VERDICTS, make_job
@@ -37,10 +36,10 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
     monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
         monkeypatch.delenv(name, raising=False)
-    jvm_spare.discard_all()
+    spare.discard_all()
     monkeypatch.setattr(spare_helper, '_helpers', {})
     yield tmp_path
-    jvm_spare.discard_all()
+    spare.discard_all()
 
 
 @pytest.fixture(scope='module')
@@ -61,7 +60,7 @@ def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ou
     assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(
         p.name for p in folder.iterdir()
     )
-    jvm_spare.discard_all()
+    spare.discard_all()
     return folder, {KINDS[0]: first, **rest}
 
 
@@ -107,8 +106,8 @@ def _warm() -> None:
     raise AssertionError('no spare was left waiting')
 
 
-def _idle() -> list[jvm_spare.Spare]:
-    return [s for waiting in jvm_spare._idle.values() for s in waiting]
+def _idle() -> list[spare.Spare]:
+    return [s for waiting in spare._idle.values() for s in waiting]
 
 
 # Every fixture verdict kind (tests/tlc/job_test.py); after these TLC returns having stopped every
@@ -145,16 +144,16 @@ def _plain(job: TlcJob) -> output.Verdict:
 def _said_at_discard(monkeypatch) -> dict[int, str]:
     """What each spare's JVM wrote to its log (why it retired), by pid, as it is discarded."""
     said: dict[int, str] = {}
-    discard = jvm_spare.Spare.discard
+    discard = spare.Spare.discard
 
-    def keep_log(self: jvm_spare.Spare) -> None:
+    def keep_log(self: spare.Spare) -> None:
         try:
             said[self.proc.pid] = (self.folder / 'jvm.log').read_text()
         except OSError:
             said[self.proc.pid] = ''
         discard(self)
 
-    monkeypatch.setattr(jvm_spare.Spare, 'discard', keep_log)
+    monkeypatch.setattr(spare.Spare, 'discard', keep_log)
     return said
 
 
@@ -164,8 +163,8 @@ def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch
     runs_on = set()
     for cfg in KINDS:
         _warm()
-        [spare] = _idle()
-        jobs = spare.jobs
+        [warm] = _idle()
+        jobs = warm.jobs
         # A liveness counterexample depends on the fingerprint function each TLC run draws at
         # random: tests/tlc/job_test.py leaves those traces out (None), and so does this test.
         _same(
@@ -173,15 +172,15 @@ def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch
             plain[cfg],
             trace=next(t for c, *_, t in VERDICTS if c == cfg) is not None,
         )
-        assert spare.jobs == jobs + 1
-        if spare in _idle():
-            assert spare.proc.poll() is None
+        assert warm.jobs == jobs + 1
+        if warm in _idle():
+            assert warm.proc.poll() is None
             runs_on.add(cfg)
             continue
-        spare.proc.wait(timeout=30)
-        wait.until(lambda: spare.proc.pid in said, "the retired JVM's log", timeout=30)
+        warm.proc.wait(timeout=30)
+        wait.until(lambda: warm.proc.pid in said, "the retired JVM's log", timeout=30)
         # Never silently: the JVM's log says which of the job's threads outlived it.
-        assert "retire: the job's thread" in said[spare.proc.pid], (cfg, said[spare.proc.pid])
+        assert "retire: the job's thread" in said[warm.proc.pid], (cfg, said[warm.proc.pid])
     assert runs_on == RUNS_ON
 
 
@@ -193,10 +192,10 @@ def test_tlc_static_state_is_new_for_every_job(env, plain):
     want_on, want = _plain(going_on), plain['invariant']
     assert want_on.distinct != want.distinct
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     _same(run_job(going_on), want_on)
     _same(run_job(job), want)
-    assert _idle() == [spare]
+    assert _idle() == [warm]
 
 
 def test_arguments_tlc_refuses_end_the_job_as_in_a_jvm_of_its_own(env):
@@ -204,22 +203,22 @@ def test_arguments_tlc_refuses_end_the_job_as_in_a_jvm_of_its_own(env):
     want = _plain(job)
     assert want.outcome == 'error' and want.exit_code == 1
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     _same(run_job(job), want)
-    assert _idle() == [spare]  # TLC said no and returned: nothing of the job is left
+    assert _idle() == [warm]  # TLC said no and returned: nothing of the job is left
 
 
 def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeypatch):
-    monkeypatch.setattr(jvm_spare, 'MAX_JOBS', 3)
+    monkeypatch.setattr(spare, 'MAX_JOBS', 3)
     _ready(_job('pass'))
     taken = []
-    take = jvm_spare.take
+    take = spare.take
 
     def recorded(*a):
         taken.append(take(*a))
         return taken[-1]
 
-    monkeypatch.setattr(jvm_spare, 'take', recorded)
+    monkeypatch.setattr(spare, 'take', recorded)
     for _ in range(9):
         assert run_job(_job('invariant')).property == 'XBelowTwo'
     runs = collections.Counter(s.proc.pid for s in taken if s is not None)
@@ -232,7 +231,7 @@ def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeyp
 
 def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     forever = b"---- MODULE Forever ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n"
     job = TlcJob(
         kind='mutation',
@@ -248,7 +247,7 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
     )
     v = run_job(job)
     assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 3 s')
-    assert spare.proc.poll() is not None and spare not in _idle()
+    assert warm.proc.poll() is not None and warm not in _idle()
     assert run_job(_job('invariant')).property == 'XBelowTwo'
 
 
@@ -256,13 +255,13 @@ def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
     for compiled in (env / 'jvm-cache').glob('spare-*'):  # the archive stays: it is not the point
         shutil.rmtree(compiled)
     started = []
-    spawn = jvm_spare._spawn
+    spawn = spare._spawn
 
     def recorded(*a):
         started.append(a)
         return spawn(*a)
 
-    monkeypatch.setattr(jvm_spare, '_spawn', recorded)  # no spare is started, none to wait for
+    monkeypatch.setattr(spare, '_spawn', recorded)  # no spare is started, none to wait for
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
         monkeypatch.setattr(spare_helper, '_helpers', {})
@@ -287,28 +286,28 @@ def test_a_changed_helper_source_compiles_again(env, monkeypatch, tmp_path):
 
 def test_a_spare_that_died_waiting_is_not_used(env):
     _warm()
-    [spare] = _idle()
-    os.killpg(spare.proc.pid, signal.SIGKILL)
-    spare.proc.wait()
+    [warm] = _idle()
+    os.killpg(warm.proc.pid, signal.SIGKILL)
+    warm.proc.wait()
     v = run_job(_job('action'))
     assert (v.outcome, v.property) == ('violated', 'NeverDecreases')
-    assert not spare.folder.exists()
+    assert not warm.folder.exists()
 
 
 def test_a_spare_killed_during_its_job_costs_that_job_only(env, monkeypatch):
     _warm()
     assert len(_idle()) == 1
-    start_job = jvm_spare.Spare.start_job
+    start_job = spare.Spare.start_job
 
-    def die_then_start(self: jvm_spare.Spare, folder: Path, args: tuple[str, ...]) -> None:
+    def die_then_start(self: spare.Spare, folder: Path, args: tuple[str, ...]) -> None:
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
         start_job(self, folder, args)
 
-    monkeypatch.setattr(jvm_spare.Spare, 'start_job', die_then_start)
+    monkeypatch.setattr(spare.Spare, 'start_job', die_then_start)
     v = run_job(_job('invariant'))
     assert v.outcome == 'error' and 'killed by signal 9' in (v.reason or '')
-    monkeypatch.setattr(jvm_spare.Spare, 'start_job', start_job)
+    monkeypatch.setattr(spare.Spare, 'start_job', start_job)
     assert run_job(_job('invariant')).property == 'XBelowTwo'
 
 
@@ -318,7 +317,7 @@ def test_the_helper_exits_when_no_job_comes(env):
     proc = subprocess.run(
         (
             str(job.java),
-            *jvm_spare.OPENS,
+            *spare.OPENS,
             '-cp',
             f'{job.jar}{os.pathsep}{helper}',
             spare_helper.MAIN,
@@ -328,13 +327,13 @@ def test_the_helper_exits_when_no_job_comes(env):
         capture_output=True,
         timeout=120,
     )
-    assert proc.returncode == jvm_spare.NO_JOB and proc.stdout == b'ready\n'
+    assert proc.returncode == spare.NO_JOB and proc.stdout == b'ready\n'
 
 
 def test_no_more_spares_than_expected_jobs(env):
     job = _job('pass')
     _warm()
-    jvm_spare.discard_all()
+    spare.discard_all()
     expect_jobs([job, job])
     run_job(job)  # one more job is expected: one spare
     assert len(_idle()) == 1
@@ -344,10 +343,10 @@ def test_no_more_spares_than_expected_jobs(env):
 
 def test_cancel_stops_waiting_spares(env):
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     procs.cancel_all()
     try:
-        assert spare.proc.poll() is not None and not spare.folder.exists()
+        assert warm.proc.poll() is not None and not warm.folder.exists()
         with pytest.raises(KeyboardInterrupt):
             run_job(_job('pass'))
     finally:
@@ -373,8 +372,8 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
     own_tmp.mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(own_tmp))
     _warm()
-    [spare] = _idle()
-    assert spare.folder.parent == env / 'jvm-cache' / 'spares'
+    [warm] = _idle()
+    assert warm.folder.parent == env / 'jvm-cache' / 'spares'
     assert [p.name for p in own_tmp.iterdir()] == []  # only running jobs have folders there
     # A spare's folder left by a run killed outright: marked by a process that is gone (stopping
     # what ran in such a folder is core/scratch.py's, tested in tests/core/scratch_test.py).
@@ -383,25 +382,25 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
         'print(scratch.make("jvm-", Path(sys.argv[1])))'
     )
     left = subprocess.run(
-        (sys.executable, '-c', child, str(spare.folder.parent)),
+        (sys.executable, '-c', child, str(warm.folder.parent)),
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
     assert os.path.isdir(left)
-    jvm_spare.sweep(_job('pass').jar, from_environ())
-    assert not os.path.exists(left) and spare.folder.exists()  # a live run's spare is its own
-    jvm_spare.discard_all()
-    assert not spare.folder.exists() and spare.proc.poll() is not None
+    spare.sweep(_job('pass').jar, from_environ())
+    assert not os.path.exists(left) and warm.folder.exists()  # a live run's spare is its own
+    spare.discard_all()
+    assert not warm.folder.exists() and warm.proc.poll() is not None
 
 
 def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # read by a JVM at its start only
     v = run_job(_job('invariant'))
     assert v.property == 'XBelowTwo'
-    assert not spare.folder.exists() and spare.proc.poll() is not None
+    assert not warm.folder.exists() and warm.proc.poll() is not None
 
 
 def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_its_own(
@@ -412,8 +411,8 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
 
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # the spares are started with it too
     _warm()
-    [spare] = _idle()
-    assert spare.jobs >= 1 or run_job(_job('pass')).outcome == 'passed'
+    [warm] = _idle()
+    assert warm.jobs >= 1 or run_job(_job('pass')).outcome == 'passed'
     own = []
     execute = _execute
 
@@ -426,25 +425,25 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
         huge_job(Path(needs.java()), needs.tla_jar(), SPECS['next-state']), kind='mutation'
     )
     v = run_job(job)
-    assert spare.jobs >= 2 and own == ['huge']  # ran in the spare, then again in a JVM of its own
+    assert warm.jobs >= 2 and own == ['huge']  # ran in the spare, then again in a JVM of its own
     assert v.outcome == 'error' and (v.reason or '').startswith('Java ran out of memory'), v
 
 
 def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     job = _job('invariant')
     _warm()  # the archive is built and the helper compiled
-    jvm_spare.discard_all()
+    spare.discard_all()
     expect_jobs([job] * 3)  # one spare started now, for the first of them
     wait.until(_idle, 'the spare started ahead')
     [ahead] = _idle()
     taken = []
-    take = jvm_spare.take
+    take = spare.take
 
     def recorded(*a):
         taken.append(take(*a))
         return taken[-1]
 
-    monkeypatch.setattr(jvm_spare, 'take', recorded)
+    monkeypatch.setattr(spare, 'take', recorded)
     for _ in range(3):
         assert run_job(job).property == 'XBelowTwo'
     assert taken == [ahead] * 3 and _idle() == []
@@ -461,4 +460,4 @@ def test_a_kind_with_one_job_gets_no_warm_jvm_and_compiles_nothing(cold_env, mon
     expect_jobs([check, mutation])
     assert run_job(check).outcome == 'passed'
     assert run_job(mutation).property == 'XBelowTwo'
-    assert compiled == [] and _idle() == [] and not jvm_spare._starting[_spare_key(check)]
+    assert compiled == [] and _idle() == [] and not spare._starting[_spare_key(check)]

@@ -14,6 +14,7 @@ from examples.agent_runtime.lease import claim, finish_turn, release, renew
 from examples.agent_runtime.schema import NOW
 from examples.agent_runtime.steps import begin_step, complete_step
 from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.job import run_job
 from execlease_hook.traces import run as traces
 from tests import needs
@@ -289,9 +290,7 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = jar.Tools(
-        jar.resolve_jar(root, from_environ()), jar.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert (
@@ -329,9 +328,7 @@ def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = jar.Tools(
-        jar.resolve_jar(root, from_environ()), jar.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert f'trace job scenarios rejects {rejected_at}' in ' '.join(result.message.split())
