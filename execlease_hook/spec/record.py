@@ -170,11 +170,6 @@ UPGRADE_STEP = (
 )
 
 
-def changes(view: ModelView, source: Source) -> list[str]:
-    """What changed since the recorded modelHash, one line each; [] when nothing did."""
-    return compare(view, source).changes
-
-
 def compare(view: ModelView, source: Source) -> Comparison:
     """What changed since the recorded modelHash, and what an older record cannot say."""
     m = view.manifest
