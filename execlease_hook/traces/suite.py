@@ -1,7 +1,7 @@
 """The `traces` and `codeMutations` jobs of `execlease verify`.
 
-Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces (or its
-files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
+Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces
+(or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
 rejection is exit 1 (the code did something the model does not allow); a broken command or an
 unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
 of the repository (code_mutations.py), and must be rejected by one of them.
