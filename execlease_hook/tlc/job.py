@@ -5,8 +5,8 @@ applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its 
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc/output.py's job.
 
-A job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py) share its folder,
-its deadline and the reading of the verdict, so both are here; a process's life is
+It is kept whole: a job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py)
+share its folder, its deadline and the reading of the verdict; a process's life is
 core/procs.py's, the JVM's flags are tlc/jvm.py's.
 """
 
