@@ -90,7 +90,7 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
         children = node.children
         if not children:
             text = clip(first, last)
-            out.append(tagged_field(b'"', _jsx_text(text) if kind == 'jsx_text' else text) + b')')
+            out.append(tagged_field(b'"', jsx_text(text) if kind == 'jsx_text' else text) + b')')
             continue
         verbatim = in_error or kind.endswith(_VERBATIM_ENDINGS) and kind != 'concatenated_string'
         todo: list[_Item] = [b')'] if not container else []
@@ -116,7 +116,9 @@ def _open(node: Node, kind: str) -> bytes:
     return opening_field(flag, kind)
 
 
-def _jsx_text(text: bytes) -> bytes:
+def jsx_text(text: bytes) -> bytes:
+    """JSX's own reading: lines trimmed (but not where they touch other children on the same
+    line), blank lines dropped, the rest joined by one space."""
     lines = text.replace(b'\r\n', b'\n').split(b'\n')
     if len(lines) == 1:
         return text
