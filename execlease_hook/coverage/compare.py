@@ -20,11 +20,7 @@ from execlease_hook.locate.entry import edge_variants, locate
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
-    from typing import Protocol
-
     from execlease_hook.locate.definition import Located
-else:
-    Protocol = object
 
 
 @dataclass(frozen=True)
@@ -91,9 +87,7 @@ def compare(
 ) -> list[EntryStatus]:
     """`entries` of the manifest (None: all); `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     chosen = list(manifest.coverage.entries if entries is None else entries)
-    prefetch = getattr(source, 'prefetch', None)
-    if prefetch is not None:
-        prefetch(e.path for e in chosen)
+    source.prefetch(e.path for e in chosen)
     return [entry_status(e, source, max_bytes) for e in chosen]
 
 

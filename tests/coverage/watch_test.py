@@ -74,6 +74,9 @@ class Memory:
     def __init__(self, files: dict[str, str]) -> None:
         self.files = files
 
+    def prefetch(self, paths: object) -> None:
+        pass
+
     def read(self, path: str) -> bytes | None:
         text = self.files.get(path)
         return None if text is None else text.encode()

@@ -410,6 +410,9 @@ class Formatted:
     def __init__(self, content: bytes) -> None:
         self.content = content
 
+    def prefetch(self, paths: object) -> None:
+        pass
+
     def read(self, path: str) -> bytes | None:
         return self.content
 
