@@ -11,25 +11,12 @@ from __future__ import annotations
 
 import re
 
-from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
 
 # C escapes; \x takes every hex digit that follows, octal up to three digits.
 _ESCAPE = re.compile(r'\\(x[0-9a-fA-F]+|[0-7]{1,3}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)', re.S)
-_SIMPLE = {
-    'a': 7,
-    'b': 8,
-    'f': 12,
-    'n': 10,
-    'r': 13,
-    't': 9,
-    'v': 11,
-    'e': 27,
-    '\\': 92,
-    "'": 39,
-    '"': 34,
-    '?': 63,
-}
+_SIMPLE = {k: ord(v) for k, v in literals.simple('abfnrtv\\\'"').items()} | {'e': 27, '?': 63}
 
 
 def decode(body: str, prefix: str) -> str:
@@ -74,53 +61,29 @@ def decode(body: str, prefix: str) -> str:
     return joined.encode('utf-8', 'surrogateescape').decode('utf-8', 'surrogateescape')
 
 
-def _split(raw: str, quote: str) -> tuple[str, str] | None:
+def _literal(node: Node) -> tuple[str, str] | None:
+    """(prefix, value) of a string, character or C++ raw string literal (`R"x(a)x"` is `"a"`,
+    `u8R"(a)"` is `u8"a"`); None when it is not whole."""
+    raw = ts2.text(node)
+    if node.type == 'raw_string_literal':
+        start, open_ = raw.find('"'), raw.find('(')
+        closing = ')' + raw[start + 1 : open_] + '"'
+        if start < 0 or open_ < start or not raw.endswith(closing):
+            return None
+        return raw[:start].rstrip('R'), raw[open_ + 1 : len(raw) - len(closing)]
+    quote = "'" if node.type == 'char_literal' else '"'
     at = raw.find(quote)
     if at < 0 or not raw.endswith(quote) or len(raw) < at + 2:
         return None
-    return raw[:at], raw[at + 1 : -1]
+    return raw[:at], decode(raw[at + 1 : -1], raw[:at])
 
 
-def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    found = _split(ts2.text(node), '"')
+def literal(node: Node, parent: Node | None) -> list[Item] | None:
+    found = _literal(node)
     if found is None:
         return None
-    prefix, body = found
-    return ts2.value(b'"' + prefix.encode(), [decode(body, prefix)])
-
-
-def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    found = _split(ts2.text(node), "'")
-    if found is None:
-        return None
-    prefix, body = found
-    return ts2.value(b"'" + prefix.encode(), [decode(body, prefix)])
-
-
-def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    """C++ `R"x(a)x"` is `"a"`, `u8R"(a)"` is `u8"a"`."""
-    raw = ts2.text(node)
-    quote, open_ = raw.find('"'), raw.find('(')
-    if quote < 0 or open_ < quote:
-        return None
-    prefix, delimiter = raw[:quote].rstrip('R'), raw[quote + 1 : open_]
-    closing = ')' + delimiter + '"'
-    if not raw.endswith(closing):
-        return None
-    return ts2.value(b'"' + prefix.encode(), [raw[open_ + 1 : len(raw) - len(closing)]])
-
-
-def _pieces(node: Node) -> tuple[str, list[str | list[Item]]] | None:
-    """A literal piece of a concatenation: (its prefix, its value)."""
-    raw = ts2.text(node)
-    if node.type == 'string_literal':
-        found = _split(raw, '"')
-        return None if found is None else (found[0], [decode(found[1], found[0])])
-    if node.type == 'raw_string_literal':
-        quote, open_ = raw.find('"'), raw.find('(')
-        closing = ')' + raw[quote + 1 : open_] + '"'
-        return raw[:quote].rstrip('R'), [raw[open_ + 1 : len(raw) - len(closing)]]
-    return None
+    quote = b"'" if node.type == 'char_literal' else b'"'
+    return ts2.value(quote + found[0].encode(), [found[1]])
 
 
 def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -129,12 +92,12 @@ def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
     prefix = ''
     parts: list[str | list[Item]] = []
     for child in ts2.named(node):
-        found = _pieces(child)
+        found = _literal(child) if child.type in ('string_literal', 'raw_string_literal') else None
         if found is None:
             parts.append([child])
             continue
         prefix = prefix or found[0]
-        parts.extend(found[1])
+        parts.append(found[1])
     return ts2.value(b'"' + prefix.encode(), parts)
 
 
@@ -227,8 +190,8 @@ DIRECTIVES = (
     'preproc_directive',
 )
 HANDLERS = {
-    'string_literal': string_literal,
-    'char_literal': char_literal,
+    'string_literal': literal,
+    'char_literal': literal,
     'concatenated_string': concatenated_string,
     'number_literal': number_literal,
     'parenthesized_expression': ts2.unwrap_unless_callee,

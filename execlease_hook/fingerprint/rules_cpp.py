@@ -33,7 +33,7 @@ def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | No
 
 HANDLERS = {
     **rules_c.HANDLERS,
-    'raw_string_literal': rules_c.raw_string_literal,
+    'raw_string_literal': rules_c.literal,
     'parenthesized_expression': parenthesized_expression,
 }
 DROPS = rules_c.DROPS

@@ -15,7 +15,7 @@ from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
 
 _ESCAPE = re.compile(r'\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)', re.S)
-_SIMPLE = {'n': b'\n', 'r': b'\r', 't': b'\t', '\\': b'\\', "'": b"'", '"': b'"'}
+_SIMPLE = {k: v.encode() for k, v in literals.simple('nrt\\\'"').items()}
 
 
 def _escape(escape: str) -> bytes | None:
