@@ -18,7 +18,6 @@ to hash; the helpers below the walk are the building blocks of the rules.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Union, cast
@@ -30,31 +29,16 @@ from execlease_hook.fingerprint.literals import encode
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from execlease_hook.locate.definition import Located
-
     Item = Union[bytes, Node, tuple[Node]]  # a hashed part, a node to walk, a node to hash verbatim
 else:
     Item = Node = object  # for annotations only (the rules import both)
 
-    def cast(kind: object, value: object) -> object:
-        return value
 
-
-SCHEME = 'ts2'
 # A handler gets the node and its parent (None when the walk does not know it: ask node.parent)
 # and returns what to hash instead, or None for the default.
 Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
 # A drop gets a token, its parent, the parent's children and the token's index in them.
 Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
-
-
-def fingerprint(located: Located, rules: ModuleType) -> str:
-    """The entry's ts2 fingerprint under its language's rules (fingerprint/rule_modules.py)."""
-    digest = hashlib.sha256()
-    chunk = located.text.encode('utf-8')  # == source[start_byte:end_byte]
-    for part in serialize(rules, located.nodes, located.start_byte, located.end_byte, chunk):
-        digest.update(part)
-    return f'{SCHEME}:sha256:{digest.hexdigest()}'
 
 
 def serialize(
