@@ -14,6 +14,9 @@ Reuse for another grammar: a module with HANDLERS, DROPS, SCOPES, CONTEXT, BODIE
 ALIASES, ATTACHED, AROUND, GAP_NOOPS, BESIDE), named by the language's row in
 locate/languages.py; then `serialize(rules, nodes, start, end, source[start:end])` gives the parts
 to hash; the helpers below the walk are the building blocks of the rules.
+
+It is kept whole: the walk, its building blocks and the context headers are the scheme itself,
+used by every language; what differs per language is apart (rules_*.py).
 """
 
 from __future__ import annotations
