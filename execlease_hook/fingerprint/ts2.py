@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Union, cast
 from execlease_hook.core.digest import opening_field, tagged_field
 from execlease_hook.fingerprint import ts1
 from execlease_hook.fingerprint.literals import encode
+from execlease_hook.locate.definition import leading
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -340,14 +341,8 @@ def context_items(rules: ModuleType, node: Node) -> list[Item]:
 def _header(rules: ModuleType, node: Node, path: Node | None) -> list[Item]:
     out: list[Item] = [marker(node, node.type)]
     attached: frozenset[str] = getattr(rules, 'ATTACHED', frozenset())
-    if attached:
-        before = []
-        sibling = node.prev_named_sibling
-        while sibling is not None and (sibling.type in attached or 'comment' in sibling.type):
-            if sibling.type in attached:
-                before.append(sibling)
-            sibling = sibling.prev_named_sibling
-        out.extend(reversed(before))
+    if attached:  # written just before the node (Rust's `#[cfg(test)]`)
+        out.extend(leading(node, attached)[:-1])
     # A node whose members stand beside the path without a field (a preprocessor block's other
     # declarations, a Zig struct's other members): only its own tokens and fields count.
     beside = node.type in getattr(rules, 'BESIDE', frozenset())
