@@ -10,7 +10,7 @@ JVM, no class-data archive, no JIT flags):
   stopping at the first that does not accept it, as verify does.
 The planned jobs' folders and the mutated copies are made by `prepare`, before the clock starts;
 `run` is what the clock times. A trace job's traces are collected by verify's own code
-(trace_suite.collect) and every verdict is judged by its rules (suite.judge, traces.judge,
+(trace_suite.collect) and every verdict is judged by its rules (suite.judge, validation.judge,
 trace_suite's trace_job_result, action_coverage_result and mutation_result), so that
 `differences` can hold them against verify's report (`verify --json FILE`) job by job.
 NOT_TIMED names what verify does that (a) does not.
@@ -35,10 +35,10 @@ from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc import jar
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
-from execlease_hook.traces import run as traces
 from execlease_hook.traces import suite as trace_suite
+from execlease_hook.traces import validation
 from execlease_hook.traces.code_mutations import mutated_copy
-from execlease_hook.traces.run import TraceRun
+from execlease_hook.traces.validation import TraceRun
 from execlease_hook.verify import judge, plan, violations
 
 KINDS = ('check', 'mutation', 'finding', 'traces', 'code-mutation')
@@ -130,9 +130,9 @@ def trace_run(m: Manifest, job: TraceJob, root: Path, t: jar.Tools) -> TraceRun:
     (tlc_job,) = collected.tlc_jobs
     verdict = bare_tlc(dataclasses.replace(tlc_job, jar=tlc_job.jar.resolve()))
     return TraceRun(
-        traces.judge(verdict, collected.found),
+        validation.judge(verdict, collected.found),
         verdict,
-        traces.action_counts(collected.found),
+        validation.action_counts(collected.found),
         round(collected.seconds + time.monotonic() - started, 3),
         said=collected.said,
         unused=collected.unused,

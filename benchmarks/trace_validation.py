@@ -33,7 +33,7 @@ from examples.agent_runtime.trace_scenarios import Run, World
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc import run as tlc
-from execlease_hook.traces import run as traces
+from execlease_hook.traces import validation
 
 HERE = Path(__file__).resolve().parent.parent
 MODEL = HERE / 'verification' / 'execution-lease'
@@ -70,8 +70,8 @@ def measure(events: int, java: Path, jar: Path) -> dict[str, float]:
         folder = Path(work)
         record(folder, events)
         started = time.monotonic()
-        found = traces.read_folder(folder / 'out', 'benchmark')
-        job = traces.tlc_job(
+        found = validation.read_folder(folder / 'out', 'benchmark')
+        job = validation.tlc_job(
             'benchmark',
             MODEL,
             'TraceExecutionLease.tla',
@@ -84,7 +84,7 @@ def measure(events: int, java: Path, jar: Path) -> dict[str, float]:
         converted = time.monotonic()
         verdict = tlc.run_job(job)
         done = time.monotonic()
-        judged = traces.judge(verdict, found)
+        judged = validation.judge(verdict, found)
         if judged.outcome != 'accepted':
             raise SystemExit(f'{events} events: the traces were not accepted: {judged}')
         return {

@@ -29,7 +29,7 @@ from execlease_hook.tlc import jvm, modes
 from execlease_hook.tlc import spare as jvm_spare
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
-from execlease_hook.tlc.progress import Follower, JobProgress, last
+from execlease_hook.tlc.progress import Follower, last
 
 DEFAULT_TIMEOUT = 600.0
 
@@ -50,10 +50,8 @@ class TlcJob:
     workers: int = 1
     expect: str | None = None  # for mutations / findings: the property that must be violated
     extra: Mapping[str, str] = field(default_factory=dict)
-    # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), and where its
-    # progress reports go while it runs (tlc/progress.py); the flags are part of the cache key.
+    # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), part of the key.
     mode: tuple[str, ...] = ()
-    progress: Callable[[JobProgress, float], None] | None = field(default=None, compare=False)
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
     # path; none adds nothing to the argv or the key.
     libraries: Libraries = NO_LIBRARIES
@@ -195,23 +193,9 @@ def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
     )
 
 
-def _follow(
-    job: TlcJob, out_path: Path, on_line: Callable[[str], None] | None
-) -> Callable[[], None] | None:
-    """The one follower of a job's output while it runs: each line to `on_line` (the live
-    progress line) and, with the deep tier's `job.progress`, each progress report to it."""
-    report = job.progress
-    if report is None:
-        return None if on_line is None else Follower(out_path, on_line)
-    seen, started = JobProgress(), time.monotonic()
-
-    def line(text: str) -> None:
-        if on_line is not None:
-            on_line(text)
-        if seen.feed(text):
-            report(seen, time.monotonic() - started)
-
-    return Follower(out_path, line)
+def _follow(out_path: Path, on_line: Callable[[str], None] | None) -> Follower | None:
+    """The one follower of a job's output while it runs: each line to `on_line`."""
+    return None if on_line is None else Follower(out_path, on_line)
 
 
 def _execute(
@@ -232,7 +216,7 @@ def _execute(
                 launch.argv(job.argv(folder)), cwd=folder, stdout=out, folder=folder
             ) as proc,
         ):
-            if procs.wait(procs.exited(proc), job.timeout, _follow(job, out_path, on_line)):
+            if procs.wait(procs.exited(proc), job.timeout, _follow(out_path, on_line)):
                 code = proc.returncode
             else:
                 timed_out = True
@@ -263,7 +247,7 @@ def _in_spare(
             spare.start_job(folder, tlc_args)
         except OSError:
             pass  # it died while waiting: its end says so below
-        if not procs.wait(job_ended, job.timeout, _follow(job, out_path, on_line)):
+        if not procs.wait(job_ended, job.timeout, _follow(out_path, on_line)):
             procs.stop(spare.proc)
     except BaseException:
         procs.stop(spare.proc)

@@ -1,7 +1,7 @@
 """The `traces` and `codeMutations` jobs of `execlease verify`.
 
-Each trace job (traces/run.py) runs in the repository: its command writes NDJSON traces (or its
-files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
+Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces
+(or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
 rejection is exit 1 (the code did something the model does not allow); a broken command or an
 unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
 of the repository (code_mutations.py), and must be rejected by one of them.
@@ -36,11 +36,10 @@ from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces import code_mutations, own, report
-from execlease_hook.traces import run as traces
+from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
 from execlease_hook.traces.module import Trace, compile_traces
-from execlease_hook.traces.run import TraceRun, TraceVerdict
+from execlease_hook.traces.validation import TraceRun, TraceVerdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -102,7 +101,7 @@ def collect(
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
             if job.command:
-                command = traces.run_command(
+                command = validation.run_command(
                     job.command,
                     root,
                     Path(out),
@@ -111,9 +110,9 @@ def collect(
                     {**os.environ, **dict(job.env)},
                 )
                 said = '\n'.join(command.output.strip().splitlines()[-3:])
-                found = traces.read_folder(Path(out), f'trace job {job.name}')
+                found = validation.read_folder(Path(out), f'trace job {job.name}')
             else:
-                found = traces.read_files(job.files, folder, f'trace job {job.name}')
+                found = validation.read_files(job.files, folder, f'trace job {job.name}')
             mine = own.is_own(
                 imports((folder / job.spec).read_bytes())
             )  # the project's own trace spec
@@ -136,7 +135,7 @@ def collect(
                 compiled = compile_traces(found, job.fields)
                 jobs, unused = (
                     [
-                        traces.tlc_job(
+                        validation.tlc_job(
                             job.name,
                             folder,
                             job.spec,
@@ -187,13 +186,13 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
     found = collected.found
     if collected.line is None:
         verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
-        judged = traces.judge(verdict, found)
+        judged = validation.judge(verdict, found)
     else:
         verdict, judged = _own(collected, collected.line, shown)
     run = TraceRun(
         judged,
         verdict,
-        traces.action_counts(found),
+        validation.action_counts(found),
         round(collected.seconds + time.monotonic() - started, 3),
         said=collected.said,
         unused=collected.unused,
@@ -220,7 +219,7 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
                 'rejected',
                 len(found),
                 total,
-                rejection=traces.Rejection(
+                rejection=validation.Rejection(
                     trace.name, judged.line, judged.kind, event, judged.state
                 ),
             )

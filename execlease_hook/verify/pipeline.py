@@ -91,15 +91,15 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     def planned(m: Manifest) -> tuple[Prepared, Tools]:
         tm = pin.tools_for(m, default, t.java, settings, root)  # the run's, or the manifest's own
         if beyond is not None:
-            return deep.plan(m, tm, beyond, several), tm
+            return deep.plan(m, tm, beyond), tm
         return prepare(m, tm, mode.quick, mode.selection), tm
 
     order = models.each(loaded, planned)
     ready = [x for x in order if not isinstance(x, Refused)]
     if beyond is not None and len(ready) == len(order):
         deep.require_jobs([p for p, _ in ready], root)
-    # Each running TLC job's live line, on stderr; --deep jobs print TLC's progress reports.
-    live = Live(settings.progress_seconds) if verbosity >= 0 and beyond is None else None
+    # Each running TLC job's live line, on stderr (a --deep job's too: its states, its rate).
+    live = Live(settings.progress_seconds) if verbosity >= 0 else None
     try:
         works, stages = [], []
         for p, tm in ready:

@@ -2,7 +2,7 @@
 models, real trace commands, real TLC.
 
 The overlap is asserted by the timestamps of the real runs (spies around tlc.run_job and
-traces.run_command that call the real ones), never by wall times.
+validation.run_command that call the real ones), never by wall times.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.tlc import output as tlc_output
 from execlease_hook.tlc import run as tlc
-from execlease_hook.traces import code_mutations
-from execlease_hook.traces import run as traces
+from execlease_hook.traces import code_mutations, validation
 from tests.conftest import GitRepo, git_env
 from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
 from tests.verify.pool_test import grid_model, most_at_once
@@ -35,7 +34,7 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
     """('tlc <kind> <name>', 'command <argv>' or 'copy command <argv>' (in a mutated copy), start,
     end) of every real TLC run and trace command."""
     seen: list[tuple[str, float, float]] = []
-    real_job, real_command = tlc.run_job, traces.run_command
+    real_job, real_command = tlc.run_job, validation.run_command
 
     def job(j: tlc.TlcJob, on_line=None) -> tlc_output.Verdict:
         start = time.monotonic()
@@ -44,7 +43,7 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
         finally:
             seen.append((f'tlc {j.kind} {j.name}', start, time.monotonic()))
 
-    def command(argv, root, *args, **kwargs) -> traces.CommandRun:
+    def command(argv, root, *args, **kwargs) -> validation.CommandRun:
         start = time.monotonic()
         where = '' if Path(root).resolve() == Path.cwd().resolve() else 'copy '
         try:
@@ -53,7 +52,7 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
             seen.append((f'{where}command {" ".join(argv)}', start, time.monotonic()))
 
     monkeypatch.setattr(tlc, 'run_job', job)
-    monkeypatch.setattr(traces, 'run_command', command)
+    monkeypatch.setattr(validation, 'run_command', command)
     return seen
 
 

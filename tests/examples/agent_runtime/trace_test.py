@@ -15,7 +15,7 @@ from examples.agent_runtime.schema import NOW
 from examples.agent_runtime.steps import begin_step, complete_step
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import run as tlc
-from execlease_hook.traces import run as traces
+from execlease_hook.traces import validation
 from tests import needs
 
 MODEL = Path(__file__).resolve().parents[3] / 'verification' / 'execution-lease'
@@ -187,7 +187,7 @@ def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
         complete_step(a, lease, key, 'ok')
     written = trace.export(db, tmp_path / 'out')
     assert sorted(p.name for p in written) == ['t1--0-x.ndjson', 't1--1-y.ndjson']
-    first = traces.read_folder(tmp_path / 'out', 'test')[0]
+    first = validation.read_folder(tmp_path / 'out', 'test')[0]
     assert [x['action'] for x in first.lines] == ['Claim', 'BeginStep', 'CompleteStep']
     assert all('turn' not in x and 'step' not in x for x in first.lines)
 
@@ -196,8 +196,8 @@ def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
 
 
 def check(trace_dir: Path):
-    found = traces.read_folder(trace_dir, 'test')
-    job = traces.tlc_job(
+    found = validation.read_folder(trace_dir, 'test')
+    job = validation.tlc_job(
         'fault-run',
         MODEL,
         'TraceExecutionLease.tla',
@@ -207,7 +207,7 @@ def check(trace_dir: Path):
         needs.tla_jar(),
         timeout=300,
     )
-    return traces.judge(tlc.run_job(job), found)
+    return validation.judge(tlc.run_job(job), found)
 
 
 @pytest.mark.e2e
@@ -228,7 +228,7 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
     verdict = check(tmp_path / 'traces')
     assert verdict.outcome == 'accepted', verdict
     assert verdict.traces >= 80
-    counts = traces.action_counts(traces.read_folder(tmp_path / 'traces', 'test'))
+    counts = validation.action_counts(validation.read_folder(tmp_path / 'traces', 'test'))
     assert counts.get('RestartClaim', 0) >= report.same_id_takeovers, counts
 
 
