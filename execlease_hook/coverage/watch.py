@@ -16,21 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from tree_sitter import Node
+
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.git import blobs, repo
+from execlease_hook.git.blobs import Source
 from execlease_hook.locate.index import every_definition
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import language_for, parse
 from execlease_hook.manifest import watch_paths
 from execlease_hook.manifest.model import Manifest, WatchRule
 from execlease_hook.spec.syntax import walk
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.git.blobs import Source
 
 _GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
 

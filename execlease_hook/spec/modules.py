@@ -17,16 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
-from execlease_hook.git.blobs import WorktreeSource
-from execlease_hook.manifest.model import library_folders
+from execlease_hook.git.blobs import Source, WorktreeSource
+from execlease_hook.manifest.model import Manifest, library_folders
 from execlease_hook.spec import index, syntax
-
-if TYPE_CHECKING:
-    from execlease_hook.git.blobs import Source
-    from execlease_hook.manifest.model import Manifest
 
 
 @dataclass(frozen=True)
