@@ -21,16 +21,14 @@ import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+
+from tree_sitter import Node
 
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
 from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec.cfg import token_matches
 from execlease_hook.spec.syntax import parse
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
 
 SCHEME = 'tla1'
 DEFINITIONS = frozenset({'operator_definition', 'function_definition', 'module_definition'})
@@ -179,7 +177,7 @@ def _last_token(node: Node) -> Node:
         node = children[-1]
 
 
-_Item = Union[bytes, tuple['Node', bool]]
+_Item = bytes | tuple[Node, bool]
 
 
 def tree_digest(node: Node, source: bytes) -> str:
