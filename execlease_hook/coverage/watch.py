@@ -88,10 +88,10 @@ def check(
             names = {name for name, _, _ in functions}
             for (ignored_path, function), n in ignored.items():
                 if ignored_path == path and function not in names:
+                    manifest = m.path.relative_to(m.root).as_posix()
                     problems.append(
-                        f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
-                        f'function {function!r}; '
-                        'fix the name or remove the item',
+                        f'{manifest}: coverage.ignored[{n}]: {path} defines no '
+                        f'function {function!r}; fix the name or remove the item'
                     )
         reported: set[tuple[str, int]] = set()
         for offset, what in _matches(rules, language, content):
@@ -114,7 +114,6 @@ def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
     """The watch rules against the working tree: tracked files and new ones git does not ignore."""
     if not m.coverage.watch:
         return WatchResult((), ())
-
     source = blobs.WorktreeSource(m.root)
     return check(m, source, watched(m, repo.tracked_files(m.root, untracked=True)), statuses)
 
