@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from execlease_hook.traces import run as traces
+from execlease_hook.traces import validation
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = ('-m', 'examples.agent_runtime.trace_run', '--turns', '200')
@@ -50,7 +50,7 @@ def one(beside: bool) -> dict[str, float]:
                 check=True,
             )
             figures: dict[str, float] = {'wall s': time.monotonic() - started}
-            counts = traces.action_counts(traces.read_folder(Path(out), 'fault run'))
+            counts = validation.action_counts(validation.read_folder(Path(out), 'fault run'))
     finally:
         if burner is not None:
             burner.kill()

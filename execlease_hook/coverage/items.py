@@ -5,17 +5,14 @@ to its root)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.formats.report import Item, Location
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.spec.modules import folder_prefix
 from execlease_hook.spec.record import in_worktree
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.manifest.model import Manifest
-
 
 ENTRY_RULES = {
     'unchanged': (HELD, 'covered-code-unchanged'),
@@ -31,8 +28,7 @@ def model_folder(m: Manifest) -> str:
 
 
 def in_model(m: Manifest, name: str) -> str:
-    folder = model_folder(m)
-    return name if folder == '.' else f'{folder}/{name}'
+    return folder_prefix(m) + name
 
 
 def spec_text(m: Manifest, name: str | None = None) -> str:

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from execlease_hook.git import repo
-
-if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
-    from typing import Protocol
-
-else:
-    Protocol = object
 
 
 class Source(Protocol):
     description: str
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Read these paths in one batch where the source can (a `git cat-file`)."""
 
     def read(self, path: str) -> bytes | None:
         """Content of `path` (relative to the repository root); None when absent."""

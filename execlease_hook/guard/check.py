@@ -15,15 +15,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
-from execlease_hook.coverage import compare, watch
-from execlease_hook.coverage.notes import map_table
+from execlease_hook.coverage import compare
 from execlease_hook.git import repo
 from execlease_hook.guard.diff import changed_block, entry_diffs
-from execlease_hook.guard.missing import missing_block
 from execlease_hook.guard.snapshot import Snapshot
-from execlease_hook.manifest import model, notes_table
+from execlease_hook.manifest import model
 from execlease_hook.manifest.model import CoveredEntry, Manifest, library_folders
-from execlease_hook.spec import action_map, modules, record
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -93,6 +90,8 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
+        from execlease_hook.coverage import watch  # lazy: see check()
+
         watched = tuple(
             watch.watched(m, repo.tracked_files(m.root) if everything else sorted(touched))
         )
@@ -124,13 +123,23 @@ def render(
     return '\n'.join(lines).rstrip('\n')
 
 
-def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None) -> Findings:
+def check(
+    m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None, max_bytes: int
+) -> Findings:
+    """`max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
     staged, source = snap.changes, snap.source
     root = m.root
     notes_path = paths.rel(root, m.folder / 'NOTES.md')
 
     model_paths = model.model_paths(m)
     if p.model:  # the modules the spec reads, guessed from the working tree: one batch
+        # Lazy, as are the imports of a missing entry's, a watch rule's and a NOTES.md table's
+        # checks below (and of the report and the map's repair in stage.py): parts most commits
+        # do not reach, whose classes are built on import (dataclasses). With them all at the
+        # top, a guard judging one changed covered file took 159 ms of CPU against 134 ms
+        # (benchmarks/guard_latency.py (c), 20 interleaved runs at load 30, the floor 31 ms).
+        from execlease_hook.spec import modules
+
         model_paths = [*model_paths, *modules.likely_paths(m)]
     source.prefetch(
         (
@@ -140,13 +149,18 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
         )
     )
     found = Findings()
-    statuses = compare.compare(m, source, p.entries)
+    statuses = compare.compare(m, source, p.entries, max_bytes)
     bad = [s for s in statuses if s.status != 'unchanged']
     if bad:
-        diffs = entry_diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], snap)
+        changed = [s for s in bad if s.status in ('changed', 'never synced')]
+        diffs = entry_diffs(m, changed, snap, max_bytes)
         for s in bad:
             if s.status in ('missing', 'ambiguous'):
-                text, moved_and_changed = missing_block(m, s, staged, source, manifest_text)
+                from execlease_hook.guard.missing import missing_block
+
+                text, moved_and_changed = missing_block(
+                    m, s, staged, source, manifest_text, max_bytes
+                )
                 found.add(text, 2, steps=moved_and_changed)
             else:
                 found.add(changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
@@ -155,10 +169,10 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
         _check_model(m, source, found)
 
     if p.watched:
-        _check_watch(m, p, statuses, source, found)
+        _check_watch(m, p, statuses, source, found, max_bytes)
 
     if p.notes:
-        stale = _stale_map(m, p, statuses, source, notes_path)
+        stale = _stale_map(m, p, statuses, source, notes_path, max_bytes)
         if stale:
             what = 'staged code' if snap.commit is None else f'code of commit {snap.label}'
             found.stale_map = [
@@ -177,6 +191,8 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
 
 def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
     """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
+    from execlease_hook.spec import action_map, record
+
     folder = paths.rel(m.root, m.folder)
     view = record.read(m, source)
     compared = record.compare(view, source)
@@ -208,11 +224,16 @@ def _check_watch(
     statuses: list[EntryStatus],
     source: IndexSource | CommitSource,
     found: Findings,
+    max_bytes: int,
 ) -> None:
     """Staged functions in watched paths that look like protocol code must be covered or ignored."""
+    from execlease_hook.coverage import watch
+
     known = {s.entry.id for s in statuses}
     rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
-    result = watch.check(m, source, p.watched, [*statuses, *compare.compare(m, source, rest)])
+    result = watch.check(
+        m, source, p.watched, [*statuses, *compare.compare(m, source, rest, max_bytes)]
+    )
     for problem in result.problems:
         found.add(problem, 2)
     if result.uncovered:
@@ -231,6 +252,7 @@ def _stale_map(
     statuses: list[EntryStatus],
     source: IndexSource | CommitSource,
     notes_path: str,
+    max_bytes: int,
 ) -> list[str]:
     """Lines saying how the staged table differs from the generated one; [] when it is current
     or the model keeps no table. Only the rows of the checked entries, unless the whole table is
@@ -239,6 +261,9 @@ def _stale_map(
     text = source.read(notes_path)
     if text is None:
         return []
+    from execlease_hook.coverage.notes import map_table
+    from execlease_hook.manifest import notes_table
+
     notes_text = text.decode('utf-8', errors='replace')
     if not notes_table.has_markers(notes_text):
         return []  # the model does not keep a generated table
@@ -247,7 +272,7 @@ def _stale_map(
     if p.full_map:
         known = {s.entry.id for s in statuses}
         rest = [e for e in m.coverage.entries if e.id not in known]
-        statuses = statuses + compare.compare(m, source, rest)
+        statuses = statuses + compare.compare(m, source, rest, max_bytes)
     rows = notes_table.table_rows(table)
     stale: list[str] = []
     for s in statuses:

@@ -20,7 +20,6 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
@@ -48,14 +47,12 @@ def require_language(path: str, what: str) -> str:
     return language
 
 
-def check_text(path: str, source: bytes, what: str) -> None:
-    """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
-    cost gigabytes of syntax tree (EXECLEASE_MAX_COVERED_MB)."""
-    # Not handed down yet: read where a covered file is located.
-    limit = settings.from_environ().max_covered_bytes
-    if len(source) > limit:
+def check_text(path: str, source: bytes, what: str, max_bytes: int) -> None:
+    """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; one over `max_bytes`
+    bytes (EXECLEASE_MAX_COVERED_MB) would cost gigabytes of syntax tree."""
+    if len(source) > max_bytes:
         raise CannotRun(
-            f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit for covered '
+            f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {max_bytes / 1e6:g} MB limit for covered '
             f'files (its syntax tree would take gigabytes); cover a smaller source file, or raise '
             'EXECLEASE_MAX_COVERED_MB (in MB) if this one really is source code'
         )
@@ -72,13 +69,19 @@ def check_text(path: str, source: bytes, what: str) -> None:
         ) from None
 
 
+def line_of(source: bytes, offset: int) -> int:
+    return source.count(b'\n', 0, offset) + 1
+
+
 def parse(language: str, source: bytes) -> tree_sitter.Tree:
-    key = (language, source)
-    tree = _trees.get(key)
-    if tree is None:
-        if len(_trees) >= _MAX_TREES:
-            del _trees[next(iter(_trees))]
-        tree = _trees[key] = _parser(language).parse(source)
+    tree = _trees.get((language, source))
+    return _kept(language, source, _parser(language).parse(source)) if tree is None else tree
+
+
+def _kept(language: str, source: bytes, tree: tree_sitter.Tree) -> tree_sitter.Tree:
+    if len(_trees) >= _MAX_TREES:
+        del _trees[next(iter(_trees))]
+    _trees[(language, source)] = tree
     return tree
 
 
@@ -88,10 +91,8 @@ def parse_from(language: str, source: bytes, base: bytes) -> tree_sitter.Tree:
     tree-sitter's incremental parse gives the tree a fresh parse would, and skips what the
     edit did not touch (the guard's diff against the synced blob reads a second version of
     every changed file)."""
-    key = (language, source)
-    tree = _trees.get(key)
     old = _trees.get((language, base))
-    if tree is not None or old is None:
+    if (language, source) in _trees or old is None:
         return parse(language, source)
     start = _common_prefix(base, source)
     tail = _common_prefix(base[start:][::-1], source[start:][::-1])
@@ -100,10 +101,7 @@ def parse_from(language: str, source: bytes, base: bytes) -> tree_sitter.Tree:
     edited.edit(
         start, old_end, new_end, _point(base, start), _point(base, old_end), _point(source, new_end)
     )
-    if len(_trees) >= _MAX_TREES:
-        del _trees[next(iter(_trees))]
-    tree = _trees[key] = _parser(language).parse(source, old_tree=edited)
-    return tree
+    return _kept(language, source, _parser(language).parse(source, old_tree=edited))
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:

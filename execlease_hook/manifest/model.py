@@ -104,7 +104,8 @@ class FieldRule:
 
 @dataclass(frozen=True)
 class TraceJob:
-    """Trace validation (traces/run.py): NDJSON traces of the real program against a trace spec."""
+    """Trace validation (traces/validation.py): NDJSON traces of the real program against a trace
+    spec."""
 
     name: str
     spec: str  # the trace spec, relative to the model folder

@@ -23,7 +23,7 @@ from execlease_hook.manifest.model import Manifest, TraceJob
 from execlease_hook.tlc import libraries
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.traces import code_mutations
-from execlease_hook.traces.run import TraceRun
+from execlease_hook.traces.validation import TraceRun
 
 if TYPE_CHECKING:
     from execlease_hook.tlc.jar import Tools

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.coverage.compare import code_for
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.record import in_worktree
-from execlease_hook.traces.run import LINE_VAR, TRACE_VAR, TraceVerdict
+from execlease_hook.traces.validation import LINE_VAR, TRACE_VAR, TraceVerdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.traces.run import TraceRun
+    from execlease_hook.traces.validation import TraceRun
 
 
 def counts_text(counts: Mapping[str, int]) -> str:

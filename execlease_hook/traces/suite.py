@@ -1,7 +1,7 @@
 """The `traces` and `codeMutations` jobs of `execlease verify`.
 
-Each trace job (traces/run.py) runs in the repository: its command writes NDJSON traces (or its
-files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
+Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces
+(or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
 rejection is exit 1 (the code did something the model does not allow); a broken command or an
 unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
 of the repository (code_mutations.py), and must be rejected by one of them.
@@ -28,19 +28,18 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
-from execlease_hook.traces import code_mutations, own, report
-from execlease_hook.traces import run as traces
+from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
 from execlease_hook.traces.module import Trace, compile_traces
-from execlease_hook.traces.run import TraceRun, TraceVerdict
+from execlease_hook.traces.validation import TraceRun, TraceVerdict
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -102,18 +101,18 @@ def collect(
     with scratch.folder(f'execlease-traces-{job.name}-') as out:
         try:
             if job.command:
-                command = traces.run_command(
+                command = validation.run_command(
                     job.command,
                     root,
                     Path(out),
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    job.timeout or DEFAULT_TIMEOUT,
                     f'trace job {job.name}',
                     {**os.environ, **dict(job.env)},
                 )
                 said = '\n'.join(command.output.strip().splitlines()[-3:])
-                found = traces.read_folder(Path(out), f'trace job {job.name}')
+                found = validation.read_folder(Path(out), f'trace job {job.name}')
             else:
-                found = traces.read_files(job.files, folder, f'trace job {job.name}')
+                found = validation.read_files(job.files, folder, f'trace job {job.name}')
             mine = own.is_own(
                 imports((folder / job.spec).read_bytes())
             )  # the project's own trace spec
@@ -128,15 +127,16 @@ def collect(
                     t.java.path,
                     t.jar.path,
                     t.jar.tlc_version,
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    job.timeout or DEFAULT_TIMEOUT,
                     workers,
                     libraries.of(m, t.settings, t.root),
+                    t.settings,
                 )
             else:
                 compiled = compile_traces(found, job.fields)
                 jobs, unused = (
                     [
-                        traces.tlc_job(
+                        validation.tlc_job(
                             job.name,
                             folder,
                             job.spec,
@@ -148,6 +148,7 @@ def collect(
                             workers,
                             libraries.of(m, t.settings, t.root),
                             compiled,
+                            settings=t.settings,
                         )
                     ],
                     compiled.unused,
@@ -186,14 +187,14 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
         shown.phase = 'starting Java'
     found = collected.found
     if collected.line is None:
-        verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
-        judged = traces.judge(verdict, found)
+        verdict = run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        judged = validation.judge(verdict, found)
     else:
         verdict, judged = _own(collected, collected.line, shown)
     run = TraceRun(
         judged,
         verdict,
-        traces.action_counts(found),
+        validation.action_counts(found),
         round(collected.seconds + time.monotonic() - started, 3),
         said=collected.said,
         unused=collected.unused,
@@ -208,7 +209,7 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
     total = sum(len(t.lines) for t in found)
     verdict: Verdict | None = None
     for trace, job in zip(found, collected.tlc_jobs):
-        verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        verdict = run_job(job, None if shown is None else shown.feed)
         judged = own.judge(verdict, line, len(trace.lines))
         if judged.outcome == 'error':
             return verdict, TraceVerdict(
@@ -220,7 +221,7 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
                 'rejected',
                 len(found),
                 total,
-                rejection=traces.Rejection(
+                rejection=validation.Rejection(
                     trace.name, judged.line, judged.kind, event, judged.state
                 ),
             )
@@ -230,7 +231,13 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
     return TlcJob(
-        kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b''
+        kind=kind,
+        name=name,
+        spec=job.spec,
+        spec_text=b'',
+        config=job.config,
+        config_text=b'',
+        settings=Settings(),  # never run: it names the job in the report
     )
 
 

@@ -2,7 +2,7 @@
 
 --deep runs each check that declares a `deep` block in manifest.json with those constants
 (spec/cfg_constants.py), `-workers` = the cores this process may use, TLC's `-fpmem`, a time budget
-and TLC's progress reports on stderr; one deep job at a time by default, since each takes every
+and its live progress line on stderr (verify/live.py, as plain verify's); one deep job at a time by default, since each takes every
 core. --simulate runs every check's cfg (with --deep: its deep constants) in TLC's random
 simulation, `-simulate num=TRACES -depth DEPTH -seed SEED`, one worker per job so that a seed
 gives the same behaviours again. Both report states per second.
@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import random
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +28,9 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import Check, Manifest
 from execlease_hook.spec import cfg_constants
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.progress import JobProgress
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.verify import judge as verify_judge
 from execlease_hook.verify import plan as verify_plan
 from execlease_hook.verify.plan import Prepared
@@ -131,26 +129,7 @@ def _bounds(c: Check) -> str:
     return ', '.join(f'{name} = {value}' for name, value in c.deep.constants)
 
 
-def _progress_line(m: Manifest, c: Check, several: bool) -> Callable[[JobProgress, float], None]:
-    where = (
-        f'{m.folder.relative_to(m.root).as_posix()}: '
-        if several and m.folder.is_relative_to(m.root)
-        else ''
-    )
-
-    def line(p: JobProgress, seconds: float) -> None:
-        rate = (p.distinct if p.distinct is not None else p.generated or 0) / max(seconds, 1e-9)
-        unit = 'distinct states/s' if p.distinct is not None else 'states/s'
-        print(
-            f'  {where}check {c.name}: {p.covered()} after {seconds:.0f} s ({rate:,.0f} {unit})',
-            file=sys.stderr,
-            flush=True,
-        )
-
-    return line
-
-
-def plan(m: Manifest, t: Any, beyond: Beyond, several: bool = False) -> Prepared:
+def plan(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
     planned, notes = [], []
     for i, (p, c) in enumerate(zip(verify_plan.plan(m, True, t), m.checks)):
@@ -188,7 +167,6 @@ def plan(m: Manifest, t: Any, beyond: Beyond, several: bool = False) -> Prepared
             mode=flags,
             workers=1 if beyond.simulate else beyond.workers,
             timeout=budget,
-            progress=_progress_line(m, c, several),
         )
         planned.append(dataclasses.replace(p, job=job))
     return Prepared(m, planned, [f'check:{p.job.name}' for p in planned], notes=notes)

@@ -24,8 +24,7 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.git import repo
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc import pin
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import job, pin
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
@@ -84,22 +83,22 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
         )
     cache = ResultCache(results_folder(root), enabled=mode.cache)
     # What a killed run left: its temporary folders, its JVM's half-made caches.
-    tlc.sweep(t.jar.path)
+    job.sweep(t.jar.path, t.settings)
     housekeeping.drain()  # this run's notes only
     several = len(manifests) > 1
 
     def planned(m: Manifest) -> tuple[Prepared, Tools]:
         tm = pin.tools_for(m, default, t.java, settings, root)  # the run's, or the manifest's own
         if beyond is not None:
-            return deep.plan(m, tm, beyond, several), tm
+            return deep.plan(m, tm, beyond), tm
         return prepare(m, tm, mode.quick, mode.selection), tm
 
     order = models.each(loaded, planned)
     ready = [x for x in order if not isinstance(x, Refused)]
     if beyond is not None and len(ready) == len(order):
         deep.require_jobs([p for p, _ in ready], root)
-    # Each running TLC job's live line, on stderr; --deep jobs print TLC's progress reports.
-    live = Live(settings.progress_seconds) if verbosity >= 0 and beyond is None else None
+    # Each running TLC job's live line, on stderr (a --deep job's too: its states, its rate).
+    live = Live(settings.progress_seconds) if verbosity >= 0 else None
     try:
         works, stages = [], []
         for p, tm in ready:

@@ -125,15 +125,15 @@ def test_alive():
 
 @pytest.mark.timeout(120)
 def test_a_trace_command_started_as_ctrl_c_lands_is_stopped(tmp_path, monkeypatch):
-    """As tlc/run_test.py's test for TLC, for a trace command (traces/run.py): it would have run
-    its 600 s to the end."""
-    from execlease_hook.traces import run as traces
+    """As tlc/job_test.py's test for TLC, for a trace command (traces/validation.py): it would
+    have run its 600 s to the end."""
+    from execlease_hook.traces import validation
 
     started: list[subprocess.Popen[bytes]] = []
     _started(started, monkeypatch)
     try:
         with pytest.raises(KeyboardInterrupt):
-            traces.run_command(('sleep', '600'), tmp_path, tmp_path, 900.0, 'trace job slow')
+            validation.run_command(('sleep', '600'), tmp_path, tmp_path, 900.0, 'trace job slow')
     finally:
         procs.reset_cancel()
     (proc,) = started

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.spec import cfg as tlc_config
 from tests import needs
 
@@ -148,17 +149,33 @@ def test_a_trace_job_checks_deadlock_whatever_its_cfg_says(tmp_path):
     """A trace is rejected by the deadlock at the line nothing matches: CHECK_DEADLOCK TRUE is
     blanked out (TLC 2.15 lacks it), FALSE is refused by name."""
     from execlease_hook.core.errors import CannotRun
-    from execlease_hook.traces import run as traces
+    from execlease_hook.traces import validation
     from execlease_hook.traces.module import Trace
 
     found = [Trace('t.ndjson', ({'action': 'Init'},))]
 
     (tmp_path / 'T.tla').write_text('---- MODULE T ----\n====\n')
     (tmp_path / 'T.cfg').write_text('INIT Init\nNEXT Next\nCHECK_DEADLOCK TRUE\n')
-    job = traces.tlc_job(
-        't', tmp_path, 'T.tla', 'T.cfg', found, Path('java'), Path('tla2tools.jar')
+    job = validation.tlc_job(
+        't',
+        tmp_path,
+        'T.tla',
+        'T.cfg',
+        found,
+        Path('java'),
+        Path('tla2tools.jar'),
+        settings=from_environ(),
     )
     assert job.deadlock and b'CHECK_DEADLOCK' not in job.config_text
     (tmp_path / 'T.cfg').write_text('INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n')
     with pytest.raises(CannotRun, match='trace job t: T.cfg says CHECK_DEADLOCK FALSE'):
-        traces.tlc_job('t', tmp_path, 'T.tla', 'T.cfg', found, Path('java'), Path('tla2tools.jar'))
+        validation.tlc_job(
+            't',
+            tmp_path,
+            'T.tla',
+            'T.cfg',
+            found,
+            Path('java'),
+            Path('tla2tools.jar'),
+            settings=from_environ(),
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -112,6 +113,7 @@ def test_a_budget_that_runs_out_is_exit_2_and_says_what_was_covered(
     # One TLC worker: a job that runs until its budget is out would otherwise keep every core
     # busy that long, and how many workers ran is not what this test is about.
     monkeypatch.setattr(deep, 'cores', lambda: 1)
+    monkeypatch.setenv('EXECLEASE_PROGRESS_SECONDS', '2')  # a live line every 2 s in a log
     grid_model(git_repo, 'grid', 3)
     data = json.loads((git_repo.path / 'verification/grid/manifest.json').read_text())
     data['checks'][0]['deep'] = {'constants': {'K': 2000}, 'timeout': 15}  # 8e9 states
@@ -125,11 +127,11 @@ def test_a_budget_that_runs_out_is_exit_2_and_says_what_was_covered(
         'check grid-grid (K = 2000): the time budget of 15 s ran out; TLC had covered '
     )
     assert 'distinct states found' in message and 'not a pass, the rest was not searched' in message
-    # TLC's progress report (about 3 s after the initial states; 15 s leaves a loaded machine's
-    # JVM start room) reached stderr while it ran.
-    assert (
-        'check grid-grid: ' in err and 'distinct states found' in err and 'distinct states/s' in err
-    )
+    # Its live line (verify/live.py, as plain verify's) showed TLC's progress report (about 3 s
+    # after the initial states; 15 s leaves a loaded machine's JVM start room) while it ran: the
+    # states, their rate and the queue, which only a progress report gives.
+    assert 'check grid-grid: ' in err and 'exploring' in err and 'on queue' in err
+    assert re.search(r'distinct states \([\d,]+/s\)', err), err
     # --budget outranks the deep block's timeout (out before TLC's first report or after it: the
     # budget is out either way).
     code, report = run(tmp_path, '--deep', '--budget', '1')

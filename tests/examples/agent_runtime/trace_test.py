@@ -14,8 +14,9 @@ from examples.agent_runtime.lease import claim, finish_turn, release, renew
 from examples.agent_runtime.schema import NOW
 from examples.agent_runtime.steps import begin_step, complete_step
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import run as tlc
-from execlease_hook.traces import run as traces
+from execlease_hook.tlc.java import find_java
+from execlease_hook.tlc.job import run_job
+from execlease_hook.traces import validation
 from tests import needs
 
 MODEL = Path(__file__).resolve().parents[3] / 'verification' / 'execution-lease'
@@ -187,7 +188,7 @@ def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
         complete_step(a, lease, key, 'ok')
     written = trace.export(db, tmp_path / 'out')
     assert sorted(p.name for p in written) == ['t1--0-x.ndjson', 't1--1-y.ndjson']
-    first = traces.read_folder(tmp_path / 'out', 'test')[0]
+    first = validation.read_folder(tmp_path / 'out', 'test')[0]
     assert [x['action'] for x in first.lines] == ['Claim', 'BeginStep', 'CompleteStep']
     assert all('turn' not in x and 'step' not in x for x in first.lines)
 
@@ -196,8 +197,8 @@ def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
 
 
 def check(trace_dir: Path):
-    found = traces.read_folder(trace_dir, 'test')
-    job = traces.tlc_job(
+    found = validation.read_folder(trace_dir, 'test')
+    job = validation.tlc_job(
         'fault-run',
         MODEL,
         'TraceExecutionLease.tla',
@@ -206,8 +207,9 @@ def check(trace_dir: Path):
         Path(needs.java()),
         needs.tla_jar(),
         timeout=300,
+        settings=from_environ(),
     )
-    return traces.judge(tlc.run_job(job), found)
+    return validation.judge(run_job(job), found)
 
 
 @pytest.mark.e2e
@@ -228,7 +230,7 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
     verdict = check(tmp_path / 'traces')
     assert verdict.outcome == 'accepted', verdict
     assert verdict.traces >= 80
-    counts = traces.action_counts(traces.read_folder(tmp_path / 'traces', 'test'))
+    counts = validation.action_counts(validation.read_folder(tmp_path / 'traces', 'test'))
     assert counts.get('RestartClaim', 0) >= report.same_id_takeovers, counts
 
 
@@ -281,16 +283,14 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
     # and two fences without their generation, which only a run id shared by a restarted
     # worker and a stopped one lets decide.
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.traces import suite as trace_suite
 
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = tools.Tools(
-        tools.resolve_jar(root, from_environ()), tools.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert (
@@ -321,16 +321,14 @@ def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
     offline_tlc,
 ):
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.traces import suite as trace_suite
 
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = tools.Tools(
-        tools.resolve_jar(root, from_environ()), tools.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert f'trace job scenarios rejects {rejected_at}' in ' '.join(result.message.split())
