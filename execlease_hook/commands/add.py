@@ -20,11 +20,11 @@ passed); split, a refusal could come after a write.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.commands import add_library
 from execlease_hook.core import atomic, paths, term
@@ -40,9 +40,6 @@ from execlease_hook.manifest import find, notes_table, read, write
 from execlease_hook.manifest.model import CoveredEntry, Finding, Manifest, Mutation, Region, Replace
 from execlease_hook.spec import record
 from execlease_hook.spec.action_map import closest
-
-if TYPE_CHECKING:
-    import argparse
 
 USAGE = (
     'give one of: PATH::QUALNAME --action A (a function), PATH --from TEXT --to TEXT '

@@ -16,6 +16,7 @@ is the only user of each part.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
@@ -23,7 +24,6 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.commands import add_library, init_hooks
 from execlease_hook.core import atomic, paths, term
@@ -33,9 +33,6 @@ from execlease_hook.git import repo
 from execlease_hook.manifest import notes_table, read, write
 from execlease_hook.manifest.model import Check, Library, Manifest
 from execlease_hook.tlc import libraries, library_modules, missing
-
-if TYPE_CHECKING:
-    import argparse
 
 NOTES_SECTIONS = (
     ('Assumptions', 'What the model takes for granted about the code, the database and the world.'),

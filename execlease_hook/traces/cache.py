@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.digest import length_prefixed
@@ -22,11 +21,9 @@ from execlease_hook.git import worktree
 from execlease_hook.manifest.model import Manifest, TraceJob
 from execlease_hook.tlc import libraries
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces.validation import TraceRun
-
-if TYPE_CHECKING:
-    from execlease_hook.tlc.jar import Tools
 
 FORMAT = 1
 

@@ -22,6 +22,7 @@ from typing import Any
 from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import TRACE_DIR
+from execlease_hook.spec import cfg
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
@@ -128,7 +129,6 @@ def tlc_job(
     (tlc/libraries.py)."""
     spec_path = folder / spec
     spec_text, config_text = read_model(folder, spec, config, name)
-    from execlease_hook.spec import cfg
 
     try:
         said = cfg.check_deadlock(config_text, config)

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from execlease_hook.core import term
 from execlease_hook.tlc.progress import JobProgress
 
 _CLEAR_LINE = '\r\033[K'
@@ -105,8 +106,6 @@ class Live:
             self.tick()
 
     def _width(self) -> int:
-        from execlease_hook.core import term
-
         return (
             term.width(self.stream) - 1
         )  # a line of exactly the width would wrap on some terminals
@@ -135,7 +134,5 @@ class Live:
         self.stream.flush()
 
     def _write_plain(self, job: JobProgress, now: float) -> None:
-        from execlease_hook.core import term
-
         self.stream.write(term.wrap('  ' + job.describe(now), term.width(self.stream)) + '\n')
         self.stream.flush()

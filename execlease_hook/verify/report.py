@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from execlease_hook.coverage.compare import code_for
+from execlease_hook.core import table
+from execlease_hook.coverage.compare import EntryStatus, code_for
 from execlease_hook.tlc.output import PRINTED_KEPT, TraceStep, Verdict
 from execlease_hook.tlc.result import JobResult
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
 
 
 def _verdict_cell(result: JobResult) -> str:
@@ -35,8 +33,6 @@ def _verdict_cell(result: JobResult) -> str:
 def summary_table(results: Sequence[JobResult], width: int | None = None) -> list[str]:
     """One row per job. Within `width` (the terminal's, less the indent): the verdict column is
     left out first (what a failed job got is in its DID NOT HOLD line), then names are clipped."""
-    from execlease_hook.core import table
-
     columns = (
         table.Column('kind'),
         table.Column('name', clip=table.keep_ends, least=12),

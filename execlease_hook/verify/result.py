@@ -6,16 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import outcomes, paths
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
 
 
 @dataclass

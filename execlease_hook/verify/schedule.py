@@ -22,14 +22,12 @@ import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.kinds import KINDS
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.run import TlcJob
+from execlease_hook.verify import shard
 
 FILE = 'timings.json'
 FORMAT = 1
@@ -109,7 +107,6 @@ def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
         last = timings.get(job_key(m, job))
         if last is not None:
             return last
-    from execlease_hook.verify import shard
 
     return JVM_START + shard.weight(m, job) / STATES_PER_SECOND
 

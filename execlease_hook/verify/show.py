@@ -7,8 +7,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from execlease_hook.core import paths, term
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
@@ -22,8 +24,6 @@ def print_lines(*lines: str) -> None:
 
 
 def print_model(r: ModelResult, verbosity: int = 0) -> None:
-    from execlease_hook.core import term
-
     m = r.manifest
     print_lines(
         '',
@@ -59,8 +59,6 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             counts[s.status] = counts.get(s.status, 0) + 1
         print_lines('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     if verbosity >= 0:
-        from execlease_hook.spec.action_map import MAP_RULES
-
         print_lines(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
     print_lines(
@@ -107,8 +105,6 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
 
 
 def print_refused(r: Refused) -> None:
-    from execlease_hook.core import paths, term
-
     print_lines(
         '', f'model {paths.rel(r.root, r.path.parent)}:', term.wrap(f'COULD NOT RUN: {r.message}')
     )
@@ -117,7 +113,6 @@ def print_refused(r: Refused) -> None:
 def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
     # Progress goes to stderr as each job ends (and, while jobs run, verify/live.py's live
     # lines, which `live` clears first), so a long run shows it is alive.
-    from execlease_hook.core import term
 
     seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
     cached = ', cached' if result.cached else ''

@@ -30,11 +30,15 @@ looked up twice); a code mutation's copy of the repository is made only on a mis
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc import libraries
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools
+from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.cache import cache_key, cached_run
@@ -53,14 +57,8 @@ from execlease_hook.traces.suite import (
     trace_job_result,
 )
 from execlease_hook.traces.validation import TraceRun
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.tlc.cache import ResultCache
-    from execlease_hook.tlc.jar import Tools
-    from execlease_hook.tlc.output import Verdict
-    from execlease_hook.verify.plan import Prepared
-    from execlease_hook.verify.pool import Task, Work
+from execlease_hook.verify.plan import Prepared
+from execlease_hook.verify.pool import Task, Work
 
 
 class Stage:
@@ -93,8 +91,6 @@ class Stage:
         self._collected: list[Collected | TraceRun | None] = [None] * len(self.jobs)
 
     def tasks(self) -> list[Task]:
-        from execlease_hook.verify.pool import Task
-
         m, t = self.m, self.t
         expected = TlcJob(
             kind='traces',
@@ -267,8 +263,6 @@ def work(
     progress: Callable[[JobResult], None],
 ) -> Work:
     """The model's pool.Work: its planned TLC jobs, and its stage's tasks."""
-    from execlease_hook.verify.pool import Work
-
     if stage is None:
         return Work(p.manifest, p.planned, judge, progress)
     tasks = stage.tasks()
