@@ -22,73 +22,30 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / 'execlease_hook'
 
-# Each layer and the layers it may import (besides its own). Top first.
-LAYERS: dict[str, frozenset[str]] = {}
-_BELOW = {
+# Each layer and the layers it imports directly, bottom first. A layer may import its own, those
+# and everything they may, except along NOT: locate/ reads the bytes it is given, never git, and
+# fingerprint/ hashes a located entry, never reading a manifest. LAYERS is the whole table.
+ARROWS: dict[str, tuple[str, ...]] = {
     'core': (),
     'git': ('core',),
-    'manifest': ('core', 'git'),
+    'manifest': ('git',),
     'formats': ('core',),
-    'spec': ('core', 'git', 'manifest'),
-    'locate': ('core', 'manifest'),
-    'fingerprint': ('core', 'locate'),
-    'tlc': ('core', 'git', 'manifest', 'spec'),
-    'coverage': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint'),
-    'traces': (
-        'core',
-        'git',
-        'manifest',
-        'formats',
-        'spec',
-        'locate',
-        'fingerprint',
-        'tlc',
-        'coverage',
-    ),
-    'guard': ('core', 'git', 'manifest', 'formats', 'spec', 'locate', 'fingerprint', 'coverage'),
-    'verify': (
-        'core',
-        'git',
-        'manifest',
-        'formats',
-        'spec',
-        'locate',
-        'fingerprint',
-        'tlc',
-        'coverage',
-        'traces',
-    ),
-    'commands': (
-        'core',
-        'git',
-        'manifest',
-        'formats',
-        'spec',
-        'locate',
-        'fingerprint',
-        'tlc',
-        'coverage',
-        'traces',
-        'guard',
-        'verify',
-    ),
-    'cli': (
-        'core',
-        'git',
-        'manifest',
-        'formats',
-        'spec',
-        'locate',
-        'fingerprint',
-        'tlc',
-        'coverage',
-        'traces',
-        'guard',
-        'verify',
-        'commands',
-    ),
+    'spec': ('manifest',),
+    'locate': ('manifest',),
+    'fingerprint': ('locate',),
+    'tlc': ('spec',),
+    'coverage': ('formats', 'spec', 'fingerprint'),
+    'traces': ('tlc', 'coverage'),
+    'guard': ('coverage',),
+    'verify': ('traces',),
+    'commands': ('guard', 'verify'),
+    'cli': ('commands',),
 }
-LAYERS = {layer: frozenset(below) for layer, below in _BELOW.items()}
+NOT = {'locate': {'git'}, 'fingerprint': {'manifest'}}
+LAYERS: dict[str, frozenset[str]] = {}
+for _layer, _targets in ARROWS.items():
+    _reach = {*_targets, *(b for t in _targets for b in LAYERS[t])}
+    LAYERS[_layer] = frozenset(_reach - NOT.get(_layer, set()))
 # The two files outside every layer: the package marker and `python -m execlease_hook`.
 TOP = {'execlease_hook', 'execlease_hook.__main__'}
 

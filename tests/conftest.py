@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.locate.entry import MAX_BYTES
 from tests import needs, shared, tiers
 
 # Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
@@ -233,7 +234,7 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
     path = root / rel
     m = manifest_read.load(path, root)
     source = blobs.WorktreeSource(root)
-    statuses = coverage.compare(m, source)
+    statuses = coverage.compare(m, source, None, MAX_BYTES)
     entries = tuple(replace(s.entry, hash=s.current) for s in statuses)
     m = replace(
         m,

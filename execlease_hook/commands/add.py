@@ -142,7 +142,7 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
     return entry
 
 
-def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
+def add_entry(m: Manifest, entry: CoveredEntry, max_bytes: int) -> tuple[Manifest, list[str]]:
     """Locates the entry (exit 2 as the guard would), then the new manifest and what to say."""
     try:
         content = (m.root / entry.path).read_bytes()
@@ -151,7 +151,7 @@ def add_entry(m: Manifest, entry: CoveredEntry) -> tuple[Manifest, list[str]]:
     except OSError as e:
         raise CannotRun(f'{entry.path}: cannot read it ({e.strerror})') from None
     try:
-        located = locate(entry, content, tokens)
+        located = locate(entry, content, tokens, max_bytes)
     except CannotRun as e:  # the guard's own message; here the fix is on the command line
         raise CannotRun(
             str(e)
@@ -323,7 +323,7 @@ def add_finding(
     return dataclasses.replace(m, findings=(*m.findings, finding)), said, new_cfg
 
 
-def _notes_table(m: Manifest) -> str | None:
+def _notes_table(m: Manifest, max_bytes: int) -> str | None:
     """The regenerated NOTES.md text, None when it keeps no table; refuses when an entry
     cannot be located (the table could not be written, so nothing is)."""
     notes = m.folder / 'NOTES.md'
@@ -333,7 +333,7 @@ def _notes_table(m: Manifest) -> str | None:
         return None
     if not notes_table.has_markers(text):
         return None
-    statuses = compare.compare(m, blobs.WorktreeSource(m.root))
+    statuses = compare.compare(m, blobs.WorktreeSource(m.root), None, max_bytes)
     return notes_table.replace_table(text, map_table(m, statuses), str(notes))
 
 
@@ -357,7 +357,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     m = read.load(path, root)
     new_cfg = None
     if options.target is not None:
-        new, said = add_entry(m, new_entry(m, options))
+        new, said = add_entry(m, new_entry(m, options), settings.max_covered_bytes)
     elif options.mutation is not None:
         new, said = add_mutation(m, options)
     elif options.library is not None:
@@ -368,7 +368,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         new, said, new_cfg = add_finding(m, options)
     text = write.dump(new)
     read.parse(text, path, root)  # never write a manifest the loader rejects
-    notes = _notes_table(new) if options.target is not None else None
+    notes = _notes_table(new, settings.max_covered_bytes) if options.target is not None else None
     if new_cfg is not None:
         new_cfg[0].parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text_atomic(*new_cfg)

@@ -118,17 +118,17 @@ def module_lines(modules: Sequence[Module]) -> list[str]:
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
     outputs = Outputs('coverage', options.format, options.output, None)
-    return outputs.run(lambda: _run(options, outputs))
+    return outputs.run(lambda: _run(options, outputs, settings.max_covered_bytes))
 
 
-def _run(options: argparse.Namespace, outputs: Any) -> int:
+def _run(options: argparse.Namespace, outputs: Any, max_bytes: int) -> int:
     root = repo.repo_root()
     code = 0
     report = Report('coverage', 0, repo.head(root))
     for path in find.find_models(root, options.model):
         m = read.load(path, root)
         source = blobs.WorktreeSource(root)
-        statuses = compare.compare(m, source)
+        statuses = compare.compare(m, source, None, max_bytes)
         model_text, model_code, model_lines, read_modules = model_status(m, source)
         watched = watch.check_worktree(m, statuses)
         print(listing(m, statuses, model_text, quiet=options.quiet > 0))

@@ -19,18 +19,20 @@ if TYPE_CHECKING:
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
     if options.format not in (None, 'text') or options.output:
-        return _reported(options)
-    return _judge(options, None)
+        return _reported(options, settings.max_covered_bytes)
+    return _judge(options, None, settings.max_covered_bytes)
 
 
-def _judge(options: argparse.Namespace, report: object) -> int:
+def _judge(options: argparse.Namespace, report: object, max_bytes: int) -> int:
     root = repo.repo_root()
     if options.range:
         # Lazy: --range loads all of guard/check.py at once, which the staged path loads
         # only when something is concerned (guard/stage.py says what that costs).
         from execlease_hook.guard import push_range
 
-        return push_range.guard_range(root, options.range, options.model, quiet=options.quiet > 0)
+        return push_range.guard_range(
+            root, options.range, options.model, max_bytes, options.quiet > 0
+        )
 
     return stage.judge_staged(
         root,
@@ -39,10 +41,11 @@ def _judge(options: argparse.Namespace, report: object) -> int:
         options.all,
         options.verbose > 0,
         report,
+        max_bytes,
     )
 
 
-def _reported(options: argparse.Namespace) -> int:
+def _reported(options: argparse.Namespace, max_bytes: int) -> int:
     # Lazy: the report and its writers, only with --format or --output. Measured as in
     # guard/stage.py: 284 ms as written, 496 ms with this and --range's import at the top.
     from execlease_hook.formats.emit import Outputs
@@ -53,7 +56,7 @@ def _reported(options: argparse.Namespace) -> int:
 
     def body() -> int:
         report.commit = repo.head(repo.repo_root())
-        report.exit_code = _judge(options, report)
+        report.exit_code = _judge(options, report, max_bytes)
         return report.exit_code
 
     code = outputs.run(body)

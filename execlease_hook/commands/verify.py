@@ -124,7 +124,7 @@ def verify(rev: str | None, mode: Mode, root: Path, outputs: Outputs, settings: 
             flush=True,
         )
         if commits:
-            range_code = judge_commits(root, commits, tip, mode.model)
+            range_code = judge_commits(root, commits, tip, mode.model, settings.max_covered_bytes)
     tmp = scratch.make('execlease-rev-')  # marked: a killed run's is swept by the next
     try:
         tree = tmp / 'tree'

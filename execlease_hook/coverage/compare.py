@@ -20,11 +20,7 @@ from execlease_hook.locate.entry import edge_variants, locate
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
-    from typing import Protocol
-
     from execlease_hook.locate.definition import Located
-else:
-    Protocol = object
 
 
 @dataclass(frozen=True)
@@ -50,14 +46,14 @@ def _failure_status(message: str) -> str:
     return 'ambiguous' if _AMBIGUOUS.search(message) else 'missing'
 
 
-def entry_status(entry: CoveredEntry, source: Source) -> EntryStatus:
+def entry_status(entry: CoveredEntry, source: Source, max_bytes: int) -> EntryStatus:
     content = source.read(entry.path)
     if content is None:
         return EntryStatus(
             entry, 'missing', None, None, f'{entry.path}: no such file in {source.description}'
         )
     try:
-        located = locate(entry, content, tokens)
+        located = locate(entry, content, tokens, max_bytes)
     except CannotRun as e:
         return EntryStatus(entry, _failure_status(str(e)), None, None, str(e))
     current = fingerprint(located)  # what a sync records (the current scheme)
@@ -86,13 +82,13 @@ def _same_at_edges(located: Located, content: bytes, recorded: str) -> Located |
 def compare(
     manifest: Manifest,
     source: Source,
-    entries: Iterable[CoveredEntry] | None = None,
+    entries: Iterable[CoveredEntry] | None,
+    max_bytes: int,
 ) -> list[EntryStatus]:
+    """`entries` of the manifest (None: all); `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     chosen = list(manifest.coverage.entries if entries is None else entries)
-    prefetch = getattr(source, 'prefetch', None)
-    if prefetch is not None:
-        prefetch(e.path for e in chosen)
-    return [entry_status(e, source) for e in chosen]
+    source.prefetch(e.path for e in chosen)
+    return [entry_status(e, source, max_bytes) for e in chosen]
 
 
 def exit_code(statuses: Sequence[EntryStatus]) -> int:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.formats.report import Item, Location
+from execlease_hook.spec.modules import folder_prefix
 from execlease_hook.spec.record import in_worktree
 
 if TYPE_CHECKING:
@@ -31,8 +32,7 @@ def model_folder(m: Manifest) -> str:
 
 
 def in_model(m: Manifest, name: str) -> str:
-    folder = model_folder(m)
-    return name if folder == '.' else f'{folder}/{name}'
+    return folder_prefix(m) + name
 
 
 def spec_text(m: Manifest, name: str | None = None) -> str:

@@ -17,12 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.scheme import matches
 from execlease_hook.locate.entry import find_functions
 from execlease_hook.locate.index import every_definition
-from execlease_hook.locate.source import language_for
+from execlease_hook.locate.source import check_text, language_for
 
 if TYPE_CHECKING:
     from execlease_hook.locate.definition import Definition
@@ -48,7 +47,7 @@ def _last(qualname: str) -> str:
     return qualname.rpartition('.')[2]
 
 
-def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition) -> bool:
+def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition, max_bytes: int) -> bool:
     """True when `d`, with its name (and any call of itself) written back to the entry's name,
     has the entry's recorded fingerprint."""
     if e.hash is None or e.function is None:
@@ -59,7 +58,7 @@ def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition) -> bo
         rb'(?<![\w$])' + re.escape(new.encode()) + rb'(?![\w$])', old.encode(), content[start:end]
     )
     try:
-        found = find_functions(path, content[:start] + body + content[end:], e.function)
+        found = find_functions(path, content[:start] + body + content[end:], e.function, max_bytes)
     except CannotRun:
         return False
     return len(found) == 1 and matches(found[0], e.hash)
@@ -71,34 +70,35 @@ def find(
     paths: Sequence[str],
     read: Callable[[str], bytes | None],
     synced: bytes | None,
+    max_bytes: int,
 ) -> Renamed | None:
     """`read(path) -> bytes | None` reads the judged content; `synced`: the entry's file as
-    synced, when known (it tells which names are new)."""
+    synced, when known (it tells which names are new); `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     if e.function is None:
         return None
     for path in paths:
         language = language_for(path)
         content = read(path)
-        # What the guard would not locate (binary, not UTF-8, over the size limit) it does not search.
-        if (
-            language is None
-            or content is None
-            or b'\0' in content
-            or len(content) > settings.from_environ().max_covered_bytes
-        ):
+        if language is None or content is None:
             continue
-        try:
-            content.decode('utf-8')
-        except UnicodeDecodeError:
+        try:  # what the guard would not locate (binary, not UTF-8, too large) it does not search
+            check_text(path, content, path, max_bytes)
+        except CannotRun:
             continue
-        found = _in_file(m, e, path, language, content, synced)
+        found = _in_file(m, e, path, language, content, synced, max_bytes)
         if found is not None:
             return found
     return None
 
 
 def _in_file(
-    m: Manifest, e: CoveredEntry, path: str, language: str, content: bytes, synced: bytes | None
+    m: Manifest,
+    e: CoveredEntry,
+    path: str,
+    language: str,
+    content: bytes,
+    synced: bytes | None,
+    max_bytes: int,
 ) -> Renamed | None:
     assert e.function is not None
     covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
@@ -127,7 +127,7 @@ def _in_file(
 
     # Each try parses the file again: the new functions first, then the closest names, a few.
     tried = list({id(d): d for d in (*new, *close, *candidates[:MAX_TRIES])}.values())[:MAX_TRIES]
-    same = [d for d in tried if _named_back(e, path, content, d)]
+    same = [d for d in tried if _named_back(e, path, content, d, max_bytes)]
     if len(same) == 1:
         return hit(same[0], True)
     if len(new) == 1:

@@ -73,9 +73,7 @@ def check(
         if s.located is not None:
             covered.setdefault(s.entry.path, []).append((s.located.start_byte, s.located.end_byte))
     ignored = {(i.path, i.function): n for n, i in enumerate(m.coverage.ignored)}
-    prefetch = getattr(source, 'prefetch', None)
-    if prefetch is not None:
-        prefetch(paths)
+    source.prefetch(paths)
     uncovered: list[Uncovered] = []
     problems: list[str] = []
     for path in paths:

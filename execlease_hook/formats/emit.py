@@ -26,7 +26,7 @@ def render(fmt: str, report: Report) -> str:
     return str(WRITERS[fmt]().render(report))
 
 
-def unfinished(fmt: str, command: str, reason: str, code: int = 2) -> str:
+def unfinished(fmt: str, command: str, reason: str, code: int) -> str:
     """What a report file holds while the run has not finished, and after an early exit: never
     a pass left by an earlier run."""
     return render(fmt, Report(command, code, None, error=reason))
@@ -55,18 +55,14 @@ class Outputs:
         """A report is asked for (a file, or a machine format on stdout): else none is built."""
         return bool(self.files) or self.stdout is not None
 
-    @property
-    def machine_stdout(self) -> bool:
-        return self.stdout is not None
-
     def human_text(self) -> contextlib.AbstractContextManager[object]:
         """Where the human text goes while the command runs: stderr when a machine format owns
         stdout, else stdout as it is."""
-        if self.machine_stdout:
+        if self.stdout is not None:
             return contextlib.redirect_stdout(sys.stderr)
         return contextlib.nullcontext()
 
-    def _write(self, fmt: str, path: Path, option: str, text: str) -> None:
+    def _write(self, path: Path, option: str, text: str) -> None:
         try:
             write_text_atomic(path, text)
         except OSError as e:
@@ -75,14 +71,12 @@ class Outputs:
                 'writable folder'
             ) from None
 
-    def start(self) -> None:
+    def fail(self, reason: str, code: int, stdout: bool = True) -> None:
+        """Write what stopped the run (or, before it starts, that it did not finish) where the
+        report goes; `stdout`: to a machine format owning stdout too."""
         for fmt, path, option in self.files:
-            self._write(fmt, path, option, unfinished(fmt, self.command, 'the run did not finish'))
-
-    def fail(self, reason: str, code: int) -> None:
-        for fmt, path, option in self.files:
-            self._write(fmt, path, option, unfinished(fmt, self.command, reason, code))
-        if self.stdout is not None:
+            self._write(path, option, unfinished(fmt, self.command, reason, code))
+        if stdout and self.stdout is not None:
             self.out.write(unfinished(self.stdout, self.command, reason, code))
             self.out.flush()
 
@@ -91,7 +85,7 @@ class Outputs:
         before `body` runs (never a pass left by an earlier run), the human text goes to stderr
         while a machine format owns stdout, and an early exit writes what stopped the run:
         CannotRun as exit 2, Ctrl-C or a handled signal as interrupted (130, 129, 143)."""
-        self.start()
+        self.fail('the run did not finish', 2, stdout=False)
         try:
             with self.human_text():
                 return body()
@@ -104,7 +98,7 @@ class Outputs:
 
     def finish(self, report: Report) -> None:
         for fmt, path, option in self.files:
-            self._write(fmt, path, option, render(fmt, report))
+            self._write(path, option, render(fmt, report))
         if self.stdout is not None:
             self.out.write(render(self.stdout, report))
             self.out.flush()

@@ -19,6 +19,9 @@ else:
 class Source(Protocol):
     description: str
 
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Read these paths in one batch where the source can (a `git cat-file`)."""
+
     def read(self, path: str) -> bytes | None:
         """Content of `path` (relative to the repository root); None when absent."""
 

@@ -233,16 +233,8 @@ def model_manifests(
 
 def worktree_manifests(root: Path) -> list[str]:
     """Every file named manifest.json that git tracks or would track (not ignored), sorted."""
-    out = output(
-        root, 'ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*manifest.json'
-    )
-    return sorted(
-        {
-            p
-            for p in (os.fsdecode(r) for r in out.split(b'\0') if r)
-            if p.rsplit('/', 1)[-1] == 'manifest.json'
-        }
-    )
+    found = tracked_files(root, True, '*manifest.json')
+    return sorted({p for p in found if p.rsplit('/', 1)[-1] == 'manifest.json'})
 
 
 def blob_id(data: bytes, like: str) -> str:
@@ -267,20 +259,26 @@ def write_blob_data(root: Path, data: bytes) -> str:
     return output(root, 'hash-object', '-w', '--stdin', stdin=data).decode().strip()
 
 
-def index_blob(root: Path, path: str) -> str | None:
-    """The blob id of `path` in the index (stage 0); None when it is not there."""
-    for record in output(root, 'ls-files', '-s', '-z', '--', path).split(b'\0'):
+def index_entries(root: Path, *args: str) -> list[tuple[str, str, str, str]]:
+    """(mode, blob id, stage, path) of every entry `git ls-files -s ARGS` lists."""
+    found = []
+    for record in output(root, 'ls-files', '-s', '-z', *args).split(b'\0'):
         meta, _, name = record.partition(b'\t')
         fields = meta.decode().split()
-        if name and os.fsdecode(name) == path and len(fields) == 3 and fields[2] == '0':
-            return fields[1]
-    return None
+        if name and len(fields) == 3:
+            found.append((fields[0], fields[1], fields[2], os.fsdecode(name)))
+    return found
+
+
+def index_blob(root: Path, path: str) -> str | None:
+    """The blob id of `path` in the index (stage 0); None when it is not there."""
+    entries = index_entries(root, '--', path)
+    return next((blob for _, blob, stage, p in entries if p == path and stage == '0'), None)
 
 
 def stage_blob(root: Path, path: str, blob: str) -> None:
     """Points the index entry of `path` at `blob`, keeping its mode."""
-    out = output(root, 'ls-files', '-s', '-z', '--', path)
-    mode = out.split(b' ', 1)[0].decode() if out else '100644'
+    mode = next((mode for mode, *_ in index_entries(root, '--', path)), '100644')
     output(root, 'update-index', '--cacheinfo', f'{mode},{blob},{path}')
 
 
@@ -293,19 +291,14 @@ def checkout_tree(root: Path, commit: str, dest: Path) -> None:
         output(root, 'read-tree', commit, env=env)
         output(root, 'checkout-index', '-a', '-f', f'--prefix={dest}{os.sep}', env=env)
     finally:
-        try:
-            index.unlink()
-        except FileNotFoundError:
-            pass
+        index.unlink(missing_ok=True)
 
 
-def tracked_files(root: Path, untracked: bool = False) -> list[str]:
-    """Every path in the index; with `untracked`, also the working tree's files git does not
-    ignore (a new file someone has not added yet is still code)."""
-    args = ['ls-files', '-z', '--cached'] + (
-        ['--others', '--exclude-standard'] if untracked else []
-    )
-    out = output(root, *args)
+def tracked_files(root: Path, untracked: bool = False, *pathspec: str) -> list[str]:
+    """Every path in the index (under `pathspec`); with `untracked`, also the working tree's
+    files git does not ignore (a new file someone has not added yet is still code)."""
+    others = ('--others', '--exclude-standard') if untracked else ()
+    out = output(root, 'ls-files', '-z', '--cached', *others, '--', *pathspec)
     return list(dict.fromkeys(os.fsdecode(p) for p in out.split(b'\0') if p))
 
 

@@ -19,14 +19,9 @@ def worktree_ids(root: Path) -> dict[str, str]:
         return folder_ids(root)
     ids: dict[str, str] = {}
     unmerged: set[str] = set()
-    for record in repo.output(root, 'ls-files', '-s', '-z').split(b'\0'):
-        meta, _, name = record.partition(b'\t')
-        fields = meta.split()
-        if not name or len(fields) != 3:
-            continue
-        path = os.fsdecode(name)
-        if fields[2] == b'0':
-            ids[path] = fields[1].decode()
+    for _, blob, stage, path in repo.index_entries(root):
+        if stage == '0':
+            ids[path] = blob
         else:
             unmerged.add(path)
     changed = repo.output(

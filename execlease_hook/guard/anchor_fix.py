@@ -35,19 +35,19 @@ class Fix:
     why: tuple[str, ...]  # per replaced anchor: where its tokens stop matching the code
 
 
-def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None) -> Fix | None:
+def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None, max_bytes: int) -> Fix | None:
     """The region with each anchor that is not found exactly once in `staged` replaced by the
     shortest token run at the synced region's place; None when there is no such place."""
     language = language_for(e.path)
     if language is None or e.region is None:
         return None
     if synced is None:
-        return _guessed(e, staged, language)
+        return _guessed(e, staged, language, max_bytes)
     try:
-        before = locate(e, synced, tokens)
+        before = locate(e, synced, tokens, max_bytes)
     except CannotRun:
         return None
-    now, then = _scope(e, staged), _scope(e, synced)
+    now, then = _scope(e, staged, max_bytes), _scope(e, synced, max_bytes)
     if now is None or then is None:
         return None
     old = tokens(language, synced, *then)
@@ -75,17 +75,17 @@ def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None) -> Fix | N
         return None
     region = Region(start, end)
     try:
-        locate(replace(e, region=region), staged, tokens)
+        locate(replace(e, region=region), staged, tokens, max_bytes)
     except CannotRun:
         return None
     return Fix(region, tuple(w for w in why if w))
 
 
-def _guessed(e: CoveredEntry, staged: bytes, language: str) -> Fix | None:
+def _guessed(e: CoveredEntry, staged: bytes, language: str, max_bytes: int) -> Fix | None:
     """Without a synced copy (an entry never synced): each anchor that fails replaced at the place
     where most of its tokens still match, if any do."""
     assert e.region is not None
-    now = _scope(e, staged)
+    now = _scope(e, staged, max_bytes)
     if now is None:
         return None
     places, new = Places(staged, *now, language, tokens), tokens(language, staged, *now)
@@ -111,7 +111,7 @@ def _guessed(e: CoveredEntry, staged: bytes, language: str) -> Fix | None:
     if region == e.region:
         return None
     try:
-        locate(replace(e, region=region), staged, tokens)
+        locate(replace(e, region=region), staged, tokens, max_bytes)
     except CannotRun:
         return None
     return Fix(region, ())
@@ -170,10 +170,10 @@ def manifest_edit(
     return out
 
 
-def _scope(e: CoveredEntry, source: bytes) -> tuple[int, int] | None:
+def _scope(e: CoveredEntry, source: bytes, max_bytes: int) -> tuple[int, int] | None:
     if e.within is None:
         return 0, len(source)
-    hits = find_functions(e.path, source, e.within)
+    hits = find_functions(e.path, source, e.within, max_bytes)
     return (hits[0].start_byte, hits[0].end_byte) if len(hits) == 1 else None
 
 

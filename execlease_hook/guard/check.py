@@ -124,7 +124,10 @@ def render(
     return '\n'.join(lines).rstrip('\n')
 
 
-def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None) -> Findings:
+def check(
+    m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None, max_bytes: int
+) -> Findings:
+    """`max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
     staged, source = snap.changes, snap.source
     root = m.root
     notes_path = paths.rel(root, m.folder / 'NOTES.md')
@@ -140,13 +143,16 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
         )
     )
     found = Findings()
-    statuses = compare.compare(m, source, p.entries)
+    statuses = compare.compare(m, source, p.entries, max_bytes)
     bad = [s for s in statuses if s.status != 'unchanged']
     if bad:
-        diffs = entry_diffs(m, [s for s in bad if s.status in ('changed', 'never synced')], snap)
+        changed = [s for s in bad if s.status in ('changed', 'never synced')]
+        diffs = entry_diffs(m, changed, snap, max_bytes)
         for s in bad:
             if s.status in ('missing', 'ambiguous'):
-                text, moved_and_changed = missing_block(m, s, staged, source, manifest_text)
+                text, moved_and_changed = missing_block(
+                    m, s, staged, source, manifest_text, max_bytes
+                )
                 found.add(text, 2, steps=moved_and_changed)
             else:
                 found.add(changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
@@ -155,10 +161,10 @@ def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None = None
         _check_model(m, source, found)
 
     if p.watched:
-        _check_watch(m, p, statuses, source, found)
+        _check_watch(m, p, statuses, source, found, max_bytes)
 
     if p.notes:
-        stale = _stale_map(m, p, statuses, source, notes_path)
+        stale = _stale_map(m, p, statuses, source, notes_path, max_bytes)
         if stale:
             what = 'staged code' if snap.commit is None else f'code of commit {snap.label}'
             found.stale_map = [
@@ -208,11 +214,14 @@ def _check_watch(
     statuses: list[EntryStatus],
     source: IndexSource | CommitSource,
     found: Findings,
+    max_bytes: int,
 ) -> None:
     """Staged functions in watched paths that look like protocol code must be covered or ignored."""
     known = {s.entry.id for s in statuses}
     rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
-    result = watch.check(m, source, p.watched, [*statuses, *compare.compare(m, source, rest)])
+    result = watch.check(
+        m, source, p.watched, [*statuses, *compare.compare(m, source, rest, max_bytes)]
+    )
     for problem in result.problems:
         found.add(problem, 2)
     if result.uncovered:
@@ -231,6 +240,7 @@ def _stale_map(
     statuses: list[EntryStatus],
     source: IndexSource | CommitSource,
     notes_path: str,
+    max_bytes: int,
 ) -> list[str]:
     """Lines saying how the staged table differs from the generated one; [] when it is current
     or the model keeps no table. Only the rows of the checked entries, unless the whole table is
@@ -247,7 +257,7 @@ def _stale_map(
     if p.full_map:
         known = {s.entry.id for s in statuses}
         rest = [e for e in m.coverage.entries if e.id not in known]
-        statuses = statuses + compare.compare(m, source, rest)
+        statuses = statuses + compare.compare(m, source, rest, max_bytes)
     rows = notes_table.table_rows(table)
     stale: list[str] = []
     for s in statuses:

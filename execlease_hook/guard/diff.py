@@ -51,7 +51,9 @@ def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
     return [hunk.sub(shift, line) if line.startswith('@@') else line for line in lines]
 
 
-def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dict[str, str]:
+def entry_diffs(
+    m: Manifest, statuses: list[EntryStatus], snap: Snapshot, max_bytes: int
+) -> dict[str, str]:
     """Per entry id: a short unified diff from the code as it was hashed to the judged code, or
     why there is none. The base is the entry's synced blob (written into the object database by
     the sync: exactly the hashed content), else, for manifests older than that, the file at
@@ -85,7 +87,7 @@ def entry_diffs(m: Manifest, statuses: list[EntryStatus], snap: Snapshot) -> dic
         if language is not None:
             parse_from(language, content, now)  # the staged tree, reparsed where they differ
         try:
-            before = locate(e, content, tokens)
+            before = locate(e, content, tokens, max_bytes)
         except CannotRun as err:
             out[e.id] = f'  (no diff: the entry cannot be located in the synced content: {err})'
             continue

@@ -35,7 +35,7 @@ def _table(text: bytes | None, notes: str) -> str | None:
         return None
 
 
-def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
+def fix(m: Manifest, source: IndexSource, found: Findings, max_bytes: int) -> str | None:
     """Rewrites the staged and the working tree's table; the message saying so. None when it
     cannot be fixed mechanically (an entry cannot be located, the markers are broken)."""
     root = m.root
@@ -46,7 +46,7 @@ def fix(m: Manifest, source: IndexSource, found: Findings) -> str | None:
         return None
     try:
         staged_text = staged.decode('utf-8')
-        table = map_table(m, compare.compare(m, source))
+        table = map_table(m, compare.compare(m, source, None, max_bytes))
         new_staged = notes_table.replace_table(staged_text, table, notes)
         staged_table = notes_table.current_table(staged_text, notes)
     except (UnicodeDecodeError, CannotRun):

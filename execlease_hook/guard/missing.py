@@ -57,7 +57,8 @@ def missing_block(
     s: EntryStatus,
     staged: list[repo.StagedChange],
     source: IndexSource | CommitSource,
-    manifest_text: str | None = None,
+    manifest_text: str | None,
+    max_bytes: int,
 ) -> tuple[str, bool]:
     """The block for an entry that cannot be located; True when it also moved and changed."""
     e = s.entry
@@ -69,7 +70,7 @@ def missing_block(
         lines.append(f'  {e.path} is renamed to {change.path} in this commit')
     else:
         lines.append(f'  {s.problem}')
-    moved = _find_moved(e, staged, source, change)
+    moved = _find_moved(e, staged, source, change, max_bytes)
     where = paths.rel(m.root, m.path)
     line = _manifest_line(m, e, manifest_text)
     at = f'{where}:{line}' if line else where
@@ -88,7 +89,7 @@ def missing_block(
             )
     renamed = None
     if not moved and e.function is not None and (change is None or change.status != 'D'):
-        renamed = _renamed(m, e, change, source)
+        renamed = _renamed(m, e, change, source, max_bytes)
     if renamed is not None:
         how = 'with the code it had at the sync' if renamed.unchanged else 'its code differs'
         lines.append(
@@ -97,7 +98,11 @@ def missing_block(
         )
         lines.extend(rename_hint.repair(m, e, renamed, at))
     elif not moved:
-        fix = _anchors(m, e, source, at, manifest_text, line) if e.region is not None else []
+        fix = (
+            _anchors(m, e, source, at, manifest_text, line, max_bytes)
+            if e.region is not None
+            else []
+        )
         lines.extend(
             fix
             or [
@@ -118,11 +123,12 @@ def _renamed(
     e: CoveredEntry,
     change: repo.StagedChange | None,
     source: IndexSource | CommitSource,
+    max_bytes: int,
 ) -> rename_hint.Renamed | None:
     """The function a covered function was renamed to, in its file or the file's rename target."""
     paths = [change.path] if change is not None and change.old_path == e.path else [e.path]
     source.prefetch(paths)
-    return rename_hint.find(m, e, paths, source.read, _synced(m, e))
+    return rename_hint.find(m, e, paths, source.read, _synced(m, e), max_bytes)
 
 
 def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
@@ -143,10 +149,13 @@ def _anchors(
     at: str,
     manifest_text: str | None,
     line: int | None,
+    max_bytes: int,
 ) -> list[str]:
     """A region's anchors to paste: those standing where the synced region stood."""
     staged = source.read(e.path)
-    fix = anchor_fix.replacement(e, staged, _synced(m, e)) if staged is not None else None
+    fix = (
+        anchor_fix.replacement(e, staged, _synced(m, e), max_bytes) if staged is not None else None
+    )
     if fix is None:
         return []
     if manifest_text is None:
@@ -167,6 +176,7 @@ def _find_moved(
     staged: list[repo.StagedChange],
     source: IndexSource | CommitSource,
     change: repo.StagedChange | None,
+    max_bytes: int,
 ) -> list[tuple[str, int, bool]]:
     """Where the entry's code reappears in another staged file: (path, line, unchanged?)."""
     candidates = [c.path for c in staged if c.status != 'D' and c.path != e.path]
@@ -181,9 +191,9 @@ def _find_moved(
             continue
         try:
             if e.function is not None:
-                hits = find_functions(path, content, e.function)
+                hits = find_functions(path, content, e.function, max_bytes)
             else:
-                hits = [locate(replace(e, path=path), content, tokens)]
+                hits = [locate(replace(e, path=path), content, tokens, max_bytes)]
         except CannotRun:
             continue
         found.extend((path, h.start_line, e.hash is not None and matches(h, e.hash)) for h in hits)

@@ -61,12 +61,12 @@ def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], st
     return repo.rev_list(root, tip), tip
 
 
-def guard_range(root: Path, spec: str, model: str | None, quiet: bool = False) -> int:
+def guard_range(root: Path, spec: str, model: str | None, max_bytes: int, quiet: bool) -> int:
     commits, tip = parse_range(root, spec)
     if not commits:
         print(f'execlease guard: no commits in {spec}: nothing to judge')
         return 0
-    code = judge_commits(root, commits, tip, model)
+    code = judge_commits(root, commits, tip, model, max_bytes)
     if code == 0 and not quiet:  # a pass says what was judged: silence reads as "did nothing"
         count = f'{len(commits)} commit' + ('s' if len(commits) != 1 else '')
         print(
@@ -87,9 +87,10 @@ def _model_filter(root: Path, model: str | None) -> str | None:
 
 
 def judge_commits(
-    root: Path, commits: list[tuple[str, str | None]], tip: str, model: str | None
+    root: Path, commits: list[tuple[str, str | None]], tip: str, model: str | None, max_bytes: int
 ) -> int:
-    """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2)."""
+    """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2).
+    `max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
     only = _model_filter(root, model)
     code = 0
     steps = False
@@ -127,7 +128,7 @@ def judge_commits(
             if not (p.entries or p.model or p.notes):
                 continue
             snap = snapshot.Snapshot(source, changes, commit[:12], commit)
-            found = check.check(m, p, snap, loaded.text)
+            found = check.check(m, p, snap, loaded.text, max_bytes)
             if found.blocks:
                 title = f'commit {commit[:12]} ("{repo.subject(root, commit)}")'
                 print(term.wrap(check.render(m, found, subject=title, steps=False)))

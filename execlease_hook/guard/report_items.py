@@ -15,12 +15,14 @@ if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
 
 
-def add(report: object, m: Manifest, p: Plan, found: Findings, source: IndexSource) -> None:
+def add(
+    report: object, m: Manifest, p: Plan, found: Findings, source: IndexSource, max_bytes: int
+) -> None:
     """One item per checked entry (its block as the message when it blocks), the model hash and
     the NOTES.md table when they block."""
     assert isinstance(report, Report)  # guard/stage.py passes it untyped: it imports no typing
 
-    statuses = compare.compare(m, source, p.entries)
+    statuses = compare.compare(m, source, p.entries, max_bytes)
     blocks = list(found.blocks)
     for s in statuses:
         block = next((b for b in blocks if b.startswith(f'{s.entry.id}: ')), None)

@@ -171,11 +171,17 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
 
 
 def judge_staged(
-    root: Path, files: list[str], model: str | None, every: bool, verbose: bool, report: object
+    root: Path,
+    files: list[str],
+    model: str | None,
+    every: bool,
+    verbose: bool,
+    report: object,
+    max_bytes: int,
 ) -> int:
     """The exit code of the staged changes (`files`: what pre-commit passed; `model`: --model;
     `every`: --all, every entry checked); `report`: a formats/report.Report to fill with what was
-    judged (--format), or None."""
+    judged (--format), or None; `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     staged = repo.staged_changes(root)
     touched = touched_paths(root, staged, files)
     models = staged_models(root, model, staged)
@@ -228,11 +234,12 @@ def judge_staged(
         p = check.plan(m, touched, every)
         if not (p.entries or p.model or p.notes or p.watched):
             continue
-        found = check.check(m, p, snapshot.Snapshot(source, staged, 'staged'), loaded.text)
+        snap = snapshot.Snapshot(source, staged, 'staged')
+        found = check.check(m, p, snap, loaded.text, max_bytes)
         if report is not None:
-            report_items.add(report, m, p, found, source)
+            report_items.add(report, m, p, found, source, max_bytes)
         if found.only_map:
-            fixed = map_fix.fix(m, source, found)
+            fixed = map_fix.fix(m, source, found, max_bytes)
             if fixed is not None:
                 print(fixed)
                 code = max(code, 1)

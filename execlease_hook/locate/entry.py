@@ -1,5 +1,8 @@
 """A covered entry located in a source file: a function by qualified name, or an anchored region
 widened to whole tokens. `Located` itself is locate/definition.py's.
+
+`max_bytes`: the largest covered file that is parsed (EXECLEASE_MAX_COVERED_MB, read by
+core/settings.py; its default here is that variable's).
 """
 
 from __future__ import annotations
@@ -7,13 +10,13 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.locate.definition import Located
 from execlease_hook.locate.index import every_definition, find
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.region import find_region
-from execlease_hook.locate.source import check_text, language_for, parse, require_language
+from execlease_hook.locate.source import check_text, parse, require_language
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -22,31 +25,24 @@ if TYPE_CHECKING:
     from execlease_hook.locate.definition import Definition
     from execlease_hook.manifest.model import CoveredEntry
 
+MAX_BYTES = Settings().max_covered_bytes
 
-def locate(entry: CoveredEntry, source: bytes, tokens: Tokenizer | None = None) -> Located:
+
+def locate(
+    entry: CoveredEntry, source: bytes, tokens: Tokenizer | None = None, max_bytes: int = MAX_BYTES
+) -> Located:
     """The entry in `source`; a region's anchors by their tokens too when `tokens` is given
     (fingerprint/tokens.py's: see locate/region.py)."""
     what = f'coverage entry {entry.id!r}'
     language = require_language(entry.path, what)
-    check_text(entry.path, source, what)
+    check_text(entry.path, source, what, max_bytes)
     if entry.function is not None:
-        return _located(
-            entry.id,
-            entry.path,
-            source,
-            _one_function(entry, source, language, entry.function, 'function'),
-        )
+        return _located(entry.id, entry.path, source, _one(entry, source, language, 'function'))
     if entry.region is None:
         raise CannotRun(f'{what} ({entry.path}): give either `function` or `region`')
-
     scope = None
     if entry.within is not None:
-        scope = _located(
-            entry.id,
-            entry.path,
-            source,
-            _one_function(entry, source, language, entry.within, 'within'),
-        )
+        scope = _located(entry.id, entry.path, source, _one(entry, source, language, 'within'))
     start, end = find_region(entry, source, scope, language, tokens)
     return _region(entry.id, entry.path, source, language, start, end)
 
@@ -134,25 +130,22 @@ def _token_at(root: tree_sitter.Node, at: int, literals: frozenset[str]) -> tree
     return found
 
 
-def find_functions(path: str, source: bytes, qualname: str) -> list[Located]:
-    language = language_for(path)
-    if (
-        language is None
-        or b'\0' in source
-        or len(source) > settings.from_environ().max_covered_bytes
-    ):
-        return []
+def find_functions(
+    path: str, source: bytes, qualname: str, max_bytes: int = MAX_BYTES
+) -> list[Located]:
+    """Every function named `qualname`; none in a file that cannot be located (check_text)."""
     try:
-        source.decode('utf-8')
-    except UnicodeDecodeError:
+        check_text(path, source, path, max_bytes)
+        language = require_language(path, path)
+    except CannotRun:
         return []
-
     return [_located('', path, source, d) for d in find(language, source, qualname)]
 
 
-def _one_function(
-    entry: CoveredEntry, source: bytes, language: str, qualname: str, key: str
-) -> Definition:
+def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Definition:
+    """The one definition the entry's `function` or `within` (`key`) names."""
+    qualname = entry.function if key == 'function' else entry.within
+    assert qualname is not None
     found = find(language, source, qualname)
     if len(found) == 1:
         return found[0]

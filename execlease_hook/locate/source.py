@@ -20,7 +20,6 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from execlease_hook.core import settings
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate.languages import LANGUAGES, SUFFIXES
 
@@ -48,14 +47,12 @@ def require_language(path: str, what: str) -> str:
     return language
 
 
-def check_text(path: str, source: bytes, what: str) -> None:
-    """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; a huge one would
-    cost gigabytes of syntax tree (EXECLEASE_MAX_COVERED_MB)."""
-    # Not handed down yet: read where a covered file is located.
-    limit = settings.from_environ().max_covered_bytes
-    if len(source) > limit:
+def check_text(path: str, source: bytes, what: str, max_bytes: int) -> None:
+    """Binary or non-UTF-8 sources cannot be located or fingerprinted reliably; one over `max_bytes`
+    bytes (EXECLEASE_MAX_COVERED_MB) would cost gigabytes of syntax tree."""
+    if len(source) > max_bytes:
         raise CannotRun(
-            f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {limit / 1e6:g} MB limit for covered '
+            f'{what}: {path} is {len(source) / 1e6:.1f} MB, over the {max_bytes / 1e6:g} MB limit for covered '
             f'files (its syntax tree would take gigabytes); cover a smaller source file, or raise '
             'EXECLEASE_MAX_COVERED_MB (in MB) if this one really is source code'
         )

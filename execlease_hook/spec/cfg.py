@@ -112,10 +112,6 @@ def _sections(source: bytes) -> tuple[Section, ...]:
     return tuple((keyword, tuple(rest)) for keyword, rest in found)
 
 
-def keywords(source: bytes) -> list[str]:
-    return [keyword.text for keyword, _ in sections(source)]
-
-
 def names(source: bytes, wanted: tuple[str, ...]) -> list[str]:
     """The names listed after the given keywords (e.g. PROPERTY/PROPERTIES), in order."""
     return [t.text for keyword, rest in sections(source) if keyword.text in wanted for t in rest]
@@ -170,13 +166,6 @@ def only_property(source: bytes, keep: str) -> bytes:
     return _blank(source, spans)
 
 
-def lacking(source: bytes, tlc_version: str) -> list[str]:
-    """The keywords of the cfg that this TLC does not know, CHECK_DEADLOCK aside (translated)."""
-    lacks = next((kws for version, kws in LACKS.items() if tlc_version.startswith(version)), ())
-    used = keywords(source)
-    return [k for k in lacks if k in used and k != 'CHECK_DEADLOCK']
-
-
 @dataclass(frozen=True)
 class Prepared:
     text: bytes  # the cfg TLC reads
@@ -203,7 +192,10 @@ def prepare(
         return Prepared(source, True, problem=f'{e}; fix the cfg')
     checked = deadlock if deadlock is not None else from_cfg if from_cfg is not None else True
     text = source if from_cfg is None else without_check_deadlock(source)
-    missing = lacking(source, tlc_version)
+    # The keywords of the cfg that this TLC does not know, CHECK_DEADLOCK aside (translated).
+    lacks = next((kws for version, kws in LACKS.items() if tlc_version.startswith(version)), ())
+    used = {keyword.text for keyword, _ in sections(source)}
+    missing = [k for k in lacks if k in used and k != 'CHECK_DEADLOCK']
     if missing:
         words = ' and '.join(missing)
         return Prepared(
@@ -231,11 +223,7 @@ def prepare(
     listed = names(text, PROPERTY_KEYWORDS)
     if expect is not None and expect in listed and len(set(listed)) > 1:
         text = only_property(text, expect)
-    translated = (
-        from_cfg is not None
-        and deadlock is None
-        and any(tlc_version.startswith(v) and 'CHECK_DEADLOCK' in kws for v, kws in LACKS.items())
-    )
+    translated = from_cfg is not None and deadlock is None and 'CHECK_DEADLOCK' in lacks
     return Prepared(text, checked, translated=translated)
 
 

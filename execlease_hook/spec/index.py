@@ -249,13 +249,3 @@ def cfg_digest(source: bytes) -> str:
     for token in cfg_tokens(source):
         digest.update(tagged_field(b't', token))
     return digest.hexdigest()
-
-
-def definition(source: bytes, name: str, spec: str) -> Unit | None:
-    """Where the spec `spec` (its bytes) defines `name` (an operator, function or module
-    definition, whatever its parameters), or None, also for a file that does not parse. The one
-    finder of a definition: the guard, `add`, the reports and trace validation agree on it."""
-    try:
-        return read_spec(source, spec).definitions().get(name)
-    except CannotRun:
-        return None

@@ -27,7 +27,6 @@ from execlease_hook.spec import index, syntax
 if TYPE_CHECKING:
     from execlease_hook.git.blobs import Source
     from execlease_hook.manifest.model import Manifest
-    from execlease_hook.spec import index
 
 
 @dataclass(frozen=True)
@@ -78,9 +77,7 @@ def closure(
     def read(paths: list[str]) -> Callable[[str], bytes | None]:
         if probed is not None:
             probed.extend(paths)
-        prefetch = getattr(source, 'prefetch', None)
-        if prefetch is not None:
-            prefetch(paths)
+        source.prefetch(paths)
         return source.read
 
     first = [

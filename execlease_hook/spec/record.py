@@ -115,11 +115,10 @@ def in_worktree(m: Manifest) -> ModelView | None:
         return None
 
 
-def read(m: Manifest, source: Source) -> ModelView:
+def _model_files(m: Manifest, source: Source) -> dict[str, bytes]:
+    """The spec and every cfg by its name in the manifest, in model_files order."""
     paths = dict(zip(m.model_files, model_paths(m)))
-    prefetch = getattr(source, 'prefetch', None)
-    if prefetch is not None:
-        prefetch(paths.values())
+    source.prefetch(paths.values())
     contents: dict[str, bytes] = {}
     for name, path in paths.items():
         content = source.read(path)
@@ -129,6 +128,11 @@ def read(m: Manifest, source: Source) -> ModelView:
                 'restore it or remove it from the manifest',
             )
         contents[name] = content
+    return contents
+
+
+def read(m: Manifest, source: Source) -> ModelView:
+    contents = _model_files(m, source)
     spec = contents.pop(m.spec)
     spec_units = index.read_spec(spec, m.spec)
     # The checks' own root modules (a wrapper MCLease.tla beside the spec) are roots too.
@@ -164,11 +168,6 @@ UPGRADE_STEP = (
     'then `execlease verify --update-coverage` once to record them (with --reason "..." if covered '
     'code changed and no model file did)'
 )
-
-
-def changes(view: ModelView, source: Source) -> list[str]:
-    """What changed since the recorded modelHash, one line each; [] when nothing did."""
-    return compare(view, source).changes
 
 
 def compare(view: ModelView, source: Source) -> Comparison:
@@ -264,16 +263,6 @@ def _what(key: str, definition: bool, actions: Mapping[str, object]) -> str:
 def model_hash(manifest: Manifest, source: Source) -> str:
     """sha256 over the spec and every cfg: name, NUL, length, NUL, bytes, in model_files order."""
     digest = hashlib.sha256()
-    prefetch = getattr(source, 'prefetch', None)
-    paths = model_paths(manifest)
-    if prefetch is not None:
-        prefetch(paths)
-    for name, path in zip(manifest.model_files, paths):
-        content = source.read(path)
-        if content is None:
-            raise CannotRun(
-                f'{manifest.path}: the model file {path} is missing from {source.description}; '
-                'restore it or remove it from the manifest',
-            )
+    for name, content in _model_files(manifest, source).items():
         digest.update(name.encode() + b'\0' + length_prefixed(content))
     return f'sha256:{digest.hexdigest()}'

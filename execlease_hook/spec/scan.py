@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.spec import syntax
+from execlease_hook.spec import cfg, syntax
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -89,16 +89,13 @@ def scan_module(file: str, text: bytes) -> list[ForbiddenUse]:
     return sorted(set(found), key=lambda u: (u.line, u.name))
 
 
-_CFG_COMMENT = re.compile(r'\(\*.*?\*\)|\\\*[^\n]*', re.S)
-
-
 def scan_cfg(file: str, text: bytes) -> list[ForbiddenUse]:
-    """A cfg can name an operator (`CONSTANT F <- IOExec`): any forbidden name in it counts."""
-    decoded = text.decode('utf-8', 'replace')
-    blanked = _CFG_COMMENT.sub(lambda m: re.sub(r'[^\n]', ' ', m.group()), decoded)
+    """A cfg can name an operator (`CONSTANT F <- IOExec`): any forbidden name in it counts,
+    comments left out (spec/cfg.tokens, the one cfg lexer)."""
     return [
-        ForbiddenUse(file, blanked.count('\n', 0, m.start()) + 1, m.group(1))
-        for m in _WORD.finditer(blanked)
+        ForbiddenUse(file, text.count(b'\n', 0, token.start) + 1, m.group(1))
+        for token in cfg.tokens(text)
+        for m in _WORD.finditer(token.text)
     ]
 
 

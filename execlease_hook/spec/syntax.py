@@ -10,13 +10,9 @@ from __future__ import annotations
 import ctypes
 import functools
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import tree_sitter
 import tree_sitter_tlaplus
-
-if TYPE_CHECKING:
-    import tree_sitter
 
 
 @functools.cache

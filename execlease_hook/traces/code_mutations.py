@@ -15,7 +15,6 @@ mutated bytes; in a copy that was made (`in_copy`), from the copy's files as the
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,16 +29,7 @@ from execlease_hook.manifest.model import CodeMutation
 
 
 def repository_files(root: Path) -> list[str]:
-    proc = subprocess.run(
-        ('git', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'),
-        cwd=root,
-        capture_output=True,
-    )
-    if proc.returncode != 0:
-        raise CannotRun(
-            f'{root}: git ls-files failed: {proc.stderr.decode(errors="replace").strip()}'
-        )
-    return sorted({p for p in proc.stdout.decode().split('\0') if p})
+    return sorted(repo.tracked_files(root, untracked=True))
 
 
 def mutated_text(mutation: CodeMutation, text: str) -> str:

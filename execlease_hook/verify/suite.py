@@ -23,8 +23,8 @@ from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.result import ModelResult
 
 
-def coverage_results(m: Manifest, r: ModelResult) -> None:
-    r.coverage = compare.compare(m, WorktreeSource(m.root))
+def coverage_results(m: Manifest, r: ModelResult, max_bytes: int) -> None:
+    r.coverage = compare.compare(m, WorktreeSource(m.root), None, max_bytes)
     for s in r.coverage:
         if s.status in ('missing', 'ambiguous'):
             r.problems.append(
@@ -110,7 +110,7 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:
-        coverage_results(m, r)
+        coverage_results(m, r, t.settings.max_covered_bytes)
     if stage is not None:  # its tasks ran in the pool, beside the TLC jobs
         r.jobs += stage.results(r.coverage)
         r.notes += stage.notes

@@ -7,6 +7,7 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.git import blobs
+from execlease_hook.locate.entry import MAX_BYTES
 from execlease_hook.manifest import read as manifest_read
 from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR, NOTES
 
@@ -107,7 +108,7 @@ def test_add_covered_code(model_repo, capsys, argv, entry, row):
     out = capsys.readouterr().out
     assert f'entry {entry["id"]}' in out and 'code-to-action table rewritten' in out
     m = manifest_read.load(model_repo.path / MANIFEST, model_repo.path)
-    (status,) = coverage.compare(m, blobs.WorktreeSource(model_repo.path))
+    (status,) = coverage.compare(m, blobs.WorktreeSource(model_repo.path), None, MAX_BYTES)
     assert status.status == 'never synced'
 
 

@@ -9,6 +9,7 @@ import pytest
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.git import blobs
+from execlease_hook.locate.entry import MAX_BYTES
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.spec import record
 from tests.conftest import LEASE_PY, MANIFEST, MODEL_DIR
@@ -21,7 +22,7 @@ def load(repo):
 
 
 def statuses(repo, source):
-    return {s.entry.id: s.status for s in coverage.compare(load(repo), source)}
+    return {s.entry.id: s.status for s in coverage.compare(load(repo), source, None, MAX_BYTES)}
 
 
 @pytest.mark.parametrize(
@@ -82,7 +83,9 @@ def test_sources_disagree_on_a_partially_staged_file(covered_repo):
 
 def test_missing_file_names_the_source(covered_repo):
     covered_repo.git('rm', '-q', '--cached', 'app/lease.py')
-    result = coverage.compare(load(covered_repo), blobs.IndexSource(covered_repo.path))
+    result = coverage.compare(
+        load(covered_repo), blobs.IndexSource(covered_repo.path), None, MAX_BYTES
+    )
     assert {s.status for s in result} == {'missing'}
     assert result[0].problem == 'app/lease.py: no such file in the index (staged)'
     assert result[0].current is None and result[0].located is None
@@ -92,7 +95,7 @@ def test_never_synced_and_where(covered_repo):
     m = load(covered_repo)
     entries = tuple(replace(e, hash=None) for e in m.coverage.entries)
     m = replace(m, coverage=replace(m.coverage, entries=entries))
-    result = coverage.compare(m, blobs.WorktreeSource(covered_repo.path))
+    result = coverage.compare(m, blobs.WorktreeSource(covered_repo.path), None, MAX_BYTES)
     assert [(s.status, s.where) for s in result] == [
         ('never synced', 'app/lease.py:4'),
         ('never synced', 'app/lease.py:18'),
@@ -103,7 +106,9 @@ def test_never_synced_and_where(covered_repo):
 
 def test_compare_subset_of_entries(covered_repo):
     m = load(covered_repo)
-    result = coverage.compare(m, blobs.WorktreeSource(covered_repo.path), m.coverage.entries[1:2])
+    result = coverage.compare(
+        m, blobs.WorktreeSource(covered_repo.path), m.coverage.entries[1:2], MAX_BYTES
+    )
     assert [s.entry.id for s in result] == ['renew']
 
 
@@ -188,7 +193,9 @@ def test_a_region_found_by_its_text_keeps_its_place_and_recorded_hash(path, sour
 
     entry = CoveredEntry(id='r', path=path, action='A', region=Region(start, end))
     by_text = locate(entry, source)  # exact text only: how every recorded region hash was made
-    status = coverage.entry_status(replace(entry, hash=fingerprint(by_text)), _Bytes(source))
+    status = coverage.entry_status(
+        replace(entry, hash=fingerprint(by_text)), _Bytes(source), MAX_BYTES
+    )
     assert status.status == 'unchanged' and status.current == fingerprint(by_text)
     assert status.located is not None
     assert (status.located.start_byte, status.located.end_byte) == (
@@ -215,7 +222,7 @@ def test_the_recorded_hash_of_this_repository_region_still_compares():
         )
         if blob.returncode != 0:
             missing(f'the synced blob {entry.synced_blob} of {entry.id!r} is not in this clone')
-        status = coverage.entry_status(entry, _Bytes(blob.stdout))
+        status = coverage.entry_status(entry, _Bytes(blob.stdout), MAX_BYTES)
         assert (status.status, status.current) == ('unchanged', entry.hash)
 
 
@@ -226,6 +233,9 @@ class _Bytes:
 
     def __init__(self, content: bytes) -> None:
         self.content = content
+
+    def prefetch(self, paths: object) -> None:
+        pass
 
     def read(self, path: str) -> bytes | None:
         return self.content

@@ -12,6 +12,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.coverage import notes
 from execlease_hook.git.blobs import WorktreeSource
+from execlease_hook.locate.entry import MAX_BYTES
 from execlease_hook.manifest import read as manifest_read
 from tests.conftest import LEASE_PY, MANIFEST
 
@@ -22,7 +23,7 @@ def lease(covered_repo):
     data['coverage']['abstract'] = [{'action': 'Expire', 'reason': 'time | passes'}]
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     m = manifest_read.load(covered_repo.path / MANIFEST, covered_repo.path)
-    return m, coverage.compare(m, WorktreeSource(covered_repo.path))
+    return m, coverage.compare(m, WorktreeSource(covered_repo.path), None, MAX_BYTES)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +59,7 @@ def test_a_reordered_manifest_reorders_the_rows(lease):
 def test_an_unlocated_entry_renders_nothing(lease, covered_repo):
     m, _ = lease
     covered_repo.write('app/lease.py', LEASE_PY.replace('def renew', 'def extend'))
-    statuses = coverage.compare(m, WorktreeSource(covered_repo.path))
+    statuses = coverage.compare(m, WorktreeSource(covered_repo.path), None, MAX_BYTES)
     with pytest.raises(
         CannotRun, match=r'verification/lease/NOTES.md: not written: renew cannot be located'
     ):

@@ -121,9 +121,9 @@ def test_a_file_of_thousands_of_functions_is_searched_in_bounded_work(
     compared: list[str] = []
     real = rename_hint._named_back
 
-    def counted(e, path, content, d):
+    def counted(e, path, content, d, max_bytes):
         compared.append(d.qualname)
-        return real(e, path, content, d)
+        return real(e, path, content, d, max_bytes)
 
     monkeypatch.setattr(rename_hint, '_named_back', counted)
     filler = ''.join(f'def filler_{i}(db, run_id, now):\n    return {i}\n\n\n' for i in range(3000))

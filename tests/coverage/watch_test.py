@@ -9,6 +9,7 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.coverage import compare as coverage
 from execlease_hook.coverage import watch
+from execlease_hook.locate.entry import MAX_BYTES
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import watch_paths
@@ -72,6 +73,9 @@ class Memory:
 
     def __init__(self, files: dict[str, str]) -> None:
         self.files = files
+
+    def prefetch(self, paths: object) -> None:
+        pass
 
     def read(self, path: str) -> bytes | None:
         text = self.files.get(path)
@@ -169,7 +173,7 @@ def make(
 
 def judge(m: manifest_model.Manifest, files: dict[str, str]) -> watch.WatchResult:
     source = Memory(files)
-    statuses = coverage.compare(m, source)
+    statuses = coverage.compare(m, source, None, MAX_BYTES)
     return watch.check(m, source, watch.watched(m, files), statuses)
 
 

@@ -26,7 +26,7 @@ import pytest
 from execlease_hook.coverage.compare import entry_status
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.fingerprint.tokens import tokens
-from execlease_hook.locate.entry import find_functions, locate
+from execlease_hook.locate.entry import MAX_BYTES, find_functions, locate
 from execlease_hook.manifest.model import CoveredEntry, Region
 from tests.needs import missing
 
@@ -397,7 +397,7 @@ def region_fingerprints(
         if recorded is None:
             found[start] = fingerprint(locate(entry, source, tokens), 'ts2')
             continue
-        status = entry_status(replace(entry, hash=recorded[start]), Formatted(source))
+        status = entry_status(replace(entry, hash=recorded[start]), Formatted(source), MAX_BYTES)
         found[start] = status.current or f'cannot locate: {status.problem}'
     return found
 
@@ -409,6 +409,9 @@ class Formatted:
 
     def __init__(self, content: bytes) -> None:
         self.content = content
+
+    def prefetch(self, paths: object) -> None:
+        pass
 
     def read(self, path: str) -> bytes | None:
         return self.content

@@ -13,6 +13,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.guard import anchor_fix
+from execlease_hook.locate.entry import MAX_BYTES
 from execlease_hook.manifest.model import CoveredEntry, Region
 from tests.conftest import sync_coverage
 from tests.fingerprint.formatter_test import _gofmt
@@ -159,8 +160,8 @@ def test_without_a_synced_copy_the_anchor_is_proposed_where_most_of_it_still_mat
     staged = LEASE_GO.replace(
         'if (err != nil) { return 0, err }', 'if (err != nil) { return 1, err }'
     ).encode()
-    fix = anchor_fix.replacement(entry, staged, None)
+    fix = anchor_fix.replacement(entry, staged, None, MAX_BYTES)
     assert fix is not None and fix.region == Region('if (err', TO)
     # the line gone: the best partial match is another `if err != nil`, after `to`: no proposal
     gone = LEASE_GO.replace('if (err != nil) { return 0, err }', '').encode()
-    assert anchor_fix.replacement(entry, gone, None) is None
+    assert anchor_fix.replacement(entry, gone, None, MAX_BYTES) is None

@@ -7,6 +7,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.guard import check as guard_check
+from execlease_hook.locate.entry import MAX_BYTES
 from tests.conftest import (
     LEASE_PY,
     LEASE_TLA,
@@ -502,7 +503,9 @@ def test_unstaged_manifest_edit_cannot_hide_a_staged_change(covered_repo, capsys
     from execlease_hook.manifest import read as manifest_read
 
     m = manifest_read.load(covered_repo.path / MANIFEST, covered_repo.path)
-    (status,) = coverage.compare(m, blobs.IndexSource(covered_repo.path), m.coverage.entries[:1])
+    (status,) = coverage.compare(
+        m, blobs.IndexSource(covered_repo.path), m.coverage.entries[:1], MAX_BYTES
+    )
     data['coverage']['entries'][0]['hash'] = status.current
     covered_repo.write(MANIFEST, json.dumps(data, indent=2) + '\n')
     code, out = run_guard(capsys, 'app/lease.py')

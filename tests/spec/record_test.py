@@ -16,7 +16,7 @@ SPEC = f'{MODEL_DIR}/Lease.tla'
 def changes(repo: GitRepo) -> list[str]:
     m = manifest_read.load(repo.path / MANIFEST, repo.path)
     source = blobs.WorktreeSource(repo.path)
-    return model_record.changes(model_record.read(m, source), source)
+    return model_record.compare(model_record.read(m, source), source).changes
 
 
 def test_the_sync_records_every_unit_and_cfg(covered_repo):
