@@ -17,7 +17,6 @@ is the only user of each part.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import re
@@ -156,6 +155,7 @@ def schema_ref(p: ModelPlan) -> str:
 
 
 def _ignored(root: Path, path: Path) -> bool:
+    """Whether git ignores `path` (absolute, or relative to `root`), tracked or not."""
     return repo.run_git(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
 
 
@@ -266,13 +266,8 @@ def _json_key(path: Path, key: str) -> object:
     return data.get(key) if isinstance(data, dict) else None
 
 
-def _ignores_tmp(root: Path) -> bool:
-    proc = repo.run_git(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
-    return proc.returncode == 0
-
-
 def _add_ignore(root: Path) -> bool:
-    if _ignores_tmp(root):
+    if _ignored(root, Path('.tmp/tla/tla2tools.jar')):  # relative: git -C root reads it there
         return False
     path = root / '.gitignore'
     try:
@@ -318,18 +313,13 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
     else:
-        has = notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
-        report.append(
-            f'left alone: {folder}/NOTES.md exists'
-            + (
-                ''
-                if has
-                else (
-                    f'; it has no code-to-action markers: add the lines {notes_table.BEGIN} and '
-                    f'{notes_table.END} where the table belongs'
-                )
+        alone = f'left alone: {folder}/NOTES.md exists'
+        if not notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace')):
+            alone += (
+                f'; it has no code-to-action markers: add the lines {notes_table.BEGIN} and '
+                f'{notes_table.END} where the table belongs'
             )
-        )
+        report.append(alone)
     report.append(
         'added .tmp/ to .gitignore'
         if _add_ignore(root)
@@ -370,9 +360,11 @@ def _model_option(p: ModelPlan) -> str:
     return '' if p.found_by_default else f' --model {p.rel_folder}'
 
 
-def _probe(p: ModelPlan) -> Manifest:
+def _probe(p: ModelPlan, given: tuple[Library, ...]) -> Manifest:
     """The model as planned, for what reads its folder (the modules it imports)."""
-    return Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+    return Manifest(
+        path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks, libraries=given
+    )
 
 
 def _libraries(
@@ -390,7 +382,7 @@ def _libraries(
         jars += libs.jars
         folders += libs.folders
         readied.append((lib, modules))
-    probe = dataclasses.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
+    probe = _probe(p, tuple(lib for lib, _ in readied))
     every = libraries.Libraries(tuple(jars), tuple(folders))
     return [
         (lib, add_library.supplies(probe, lib, modules, every, settings))
@@ -401,7 +393,7 @@ def _libraries(
 def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
-    probe = dataclasses.replace(_probe(p), libraries=tuple(given))
+    probe = _probe(p, tuple(given))
     read, jar = add_library.read_by_model(probe, libraries.of(probe, settings), settings)
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)

@@ -241,23 +241,20 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
     """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
     notes: list[str] = []
     planned = plan(m, quick, t, notes)
-    names = [f'{p.job.kind}:{p.job.name}' for p in planned]
-    if selection is not None:
-        jobs = [p.job for p in planned]
-        only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
-        planned = shard.select(m, planned, jobs, selection, not quick)
-        names = [f'{p.job.kind}:{p.job.name}' for p in planned]
-        if selection.sharded:
-            everything = plan(m, quick, t)
-            names = [
-                f'{p.job.kind}:{p.job.name}'
-                for p in shard.select(
-                    m,
-                    everything,
-                    [p.job for p in everything],
-                    shard.Selection(only=selection.only),
-                    not quick,
-                )
-            ]
-        return Prepared(m, planned, names, selection, notes, only)
-    return Prepared(m, planned, names, selection, notes)
+    if selection is None:
+        return Prepared(m, planned, names(planned), selection, notes)
+    jobs = [p.job for p in planned]
+    only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
+    planned = shard.select(m, planned, jobs, selection, not quick)
+    shown = names(planned)
+    if selection.sharded:  # the plan of every shard together: what `report merge` expects
+        everything = plan(m, quick, t)
+        every = [p.job for p in everything]
+        unsharded = shard.Selection(only=selection.only)
+        shown = names(shard.select(m, everything, every, unsharded, not quick))
+    return Prepared(m, planned, shown, selection, notes, only)
+
+
+def names(planned: list[PlannedJob]) -> list[str]:
+    """The plan's names, `kind:name` (the report's "plan")."""
+    return [f'{p.job.kind}:{p.job.name}' for p in planned]

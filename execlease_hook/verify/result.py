@@ -25,19 +25,15 @@ class ModelResult:
     problems: list[str] = field(default_factory=list)  # exit 2
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # --update-coverage
-    plan: list[str] = field(
-        default_factory=list
-    )  # 'kind:name' of every job planned (before --shard)
+    # 'kind:name' of every job planned (before --shard)
+    plan: list[str] = field(default_factory=list)
     tools: Tools | None = None  # the tools its jobs ran with (verify/suite.finish)
-    modules: list[dict[str, Any]] = field(
-        default_factory=list
-    )  # what the model reads (spec/modules.listing)
+    # what the model reads (spec/modules.listing)
+    modules: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
-        if self.problems:
-            return 2
-        return 1 if self.failures else 0
+        return 2 if self.problems else 1 if self.failures else 0
 
 
 @dataclass

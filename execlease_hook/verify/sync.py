@@ -115,16 +115,8 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head
         ),
     )
-    if updated != m:
-        try:
-            write.write(m.path, updated)
-        except OSError as e:
-            r.problems.append(
-                f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
-                f'{m.folder} writable and run again (nothing was changed)'
-            )
-            r.moved = []
-            return
+    if updated != m and not _written(r, updated, 'coverage'):
+        return
     _write_map(updated, r)
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
@@ -159,18 +151,25 @@ def _checked_states(r: ModelResult) -> list[model.Check]:
 
 def _record_states(r: ModelResult) -> None:
     m = r.manifest
-    checks = _checked_states(r)
-    if tuple(checks) != m.checks:
-        try:
-            write.write(m.path, dataclasses.replace(m, checks=tuple(checks)))
-        except OSError as e:
-            r.problems.append(
-                f'{m.path}: not updating the states: cannot write it ({e.strerror or e}); '
-                f'make {m.folder} writable and run again (nothing was changed)'
-            )
-            r.moved = []
-            return
+    checks = tuple(_checked_states(r))
+    if checks != m.checks and not _written(r, dataclasses.replace(m, checks=checks), 'the states'):
+        return
     r.notes = [n for n in r.notes if 'distinct states' not in n]
+
+
+def _written(r: ModelResult, updated: model.Manifest, what: str) -> bool:
+    """The manifest rewritten; else (False) the problem said, and nothing moved."""
+    m = r.manifest
+    try:
+        write.write(m.path, updated)
+    except OSError as e:
+        r.problems.append(
+            f'{m.path}: not updating {what}: cannot write it ({e.strerror or e}); make '
+            f'{m.folder} writable and run again (nothing was changed)'
+        )
+        r.moved = []
+        return False
+    return True
 
 
 def _write_map(m: model.Manifest, r: ModelResult) -> None:
