@@ -105,15 +105,11 @@ class Live:
         while not self._stop.wait(1.0 if self.terminal else min(1.0, self.every)):
             self.tick()
 
-    def _width(self) -> int:
-        return (
-            term.width(self.stream) - 1
-        )  # a line of exactly the width would wrap on some terminals
-
     def _draw(self) -> None:
         if not self.terminal or not self._jobs:
             return
-        now, width = self._clock(), self._width()
+        # A line of exactly the width would wrap on some terminals.
+        now, width = self._clock(), term.width(self.stream) - 1
         lines = ['  ' + job.describe(now) for job in self._jobs]
         self.stream.write('\n'.join(line[:width] for line in lines))
         self.stream.flush()

@@ -27,7 +27,7 @@ from execlease_hook.coverage.items import (
 from execlease_hook.formats.report import Item, Location, Report
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.kinds import KINDS, VIOLATION
-from execlease_hook.tlc.output import Verdict
+from execlease_hook.tlc.output import Verdict, parse_location
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
 from execlease_hook.verify.result import Refused
@@ -95,16 +95,11 @@ def counterexample(
     steps = []
     previous: dict[str, str] = {}
     for step in verdict.trace:
-        match = _TLC_LOCATION.search(step.location)
+        where = parse_location(step.location)
         spec = (
             None
-            if match is None
-            else Location(
-                in_model(m, f'{match.group(5)}.tla'),
-                int(match.group(1)),
-                int(match.group(3)),
-                'spec',
-            )
+            if where is None
+            else Location(in_model(m, f'{where[4]}.tla'), where[0], where[2], 'spec')
         )
         action = report.action_name(step)
         code = (

@@ -4,6 +4,7 @@ and verdict lines on stdout; a line per finished job on stderr."""
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -54,9 +55,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     if verbosity > 0:
         print_lines(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
-        counts: dict[str, int] = {}
-        for s in r.coverage:
-            counts[s.status] = counts.get(s.status, 0) + 1
+        counts = Counter(s.status for s in r.coverage)
         print_lines('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     if verbosity >= 0:
         print_lines(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
@@ -70,9 +69,8 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     )
     if verbosity >= 0:
         printed = report.spec_output(r.jobs, report.PRINTED_KEPT if verbosity > 0 else 10)
-        print_lines(
-            *(line if line.startswith('  > ') else term.wrap(line) for line in printed)
-        )  # as printed
+        # What TLC printed (its `> ` lines) as printed.
+        print_lines(*(line if line.startswith('  > ') else term.wrap(line) for line in printed))
     shown: dict[str | None, str] = {}  # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
