@@ -7,11 +7,10 @@ configuration of both hooks. It never overwrites a file: whatever exists is left
 says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
 commands verbatim, never wrapped.
 
-It is kept whole: each file init writes or suggests (manifest and its libraries,
-schema copy, NOTES.md, .gitignore, the hooks and their install types) follows the one rule of
-never overwriting and adds its line to the one report of what was done and what was left alone;
-split, a file could be written or suggested by rules that differ from the others'. Its command
-is the only user of each part.
+Every write is decided here, in `run`: each file init writes or suggests (manifest and its
+libraries, schema copy, NOTES.md, .gitignore, the hooks config) follows the one rule of never
+overwriting and adds its line to the one report of what was done and what was left alone. The
+hooks config's text, and what to paste into a config that exists, are init_hooks.py's.
 """
 
 from __future__ import annotations
@@ -19,12 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.commands import add_library, init_hooks
+from execlease_hook.commands.init_hooks import Verbatim
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
@@ -191,49 +190,6 @@ def notes_text(p: ModelPlan) -> str:
     return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
 
 
-def hook_config(p: ModelPlan, hooks: init_hooks.HookPlan, whole_file: bool) -> str:
-    """Both hooks (commands/init_hooks.py), alone or as a whole config file."""
-    text = init_hooks.hooks(hooks, None if p.found_by_default else p.rel_folder)
-    if not whole_file:
-        return text
-    return (
-        init_hooks.header(hooks) + 'minimum_pre_commit_version: 3.2.0\n'
-        f'{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text
-    )
-
-
-# Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
-# without conflicts runs pre-merge-commit) and pushes would go unguarded, without a word.
-HOOK_TYPES = ('pre-commit', 'pre-merge-commit', 'pre-push')
-INSTALL_TYPES_LINE = f'default_install_hook_types: [{", ".join(HOOK_TYPES)}]'
-
-
-def missing_hook_types(config: str) -> tuple[str, ...] | None:
-    """The hook types an existing config's top-level `default_install_hook_types` lacks (read as
-    text: the flow form `[a, b]` or one `- a` line each); None when it has no such key."""
-    lines = config.splitlines()
-    for i, line in enumerate(lines):
-        match = re.match(r'default_install_hook_types\s*:\s*(.*?)\s*(?:#.*)?$', line)
-        if match is None:
-            continue
-        value = match.group(1)
-        if value.startswith('['):
-            names = {n.strip().strip('\'"') for n in value.strip('[]').split(',')}
-        else:
-            names = set()
-            for item in lines[i + 1 :]:
-                found = re.match(r'\s*-\s*([\w-]+)', item)
-                if found is None:
-                    break
-                names.add(found.group(1).strip('\'"'))
-        return tuple(t for t in HOOK_TYPES if t not in names)
-    return None
-
-
-class Verbatim(str):
-    """A line printed as it is: YAML and commands a person pastes are never wrapped."""
-
-
 def _create(path: Path, text: str) -> bool:
     """Writes a new file; False (and nothing written) when one exists."""
     if path.exists() or path.is_symlink():
@@ -326,17 +282,21 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         else 'left alone: .gitignore already ignores .tmp/'
     )
     config = root / '.pre-commit-config.yaml'
-    if options.write_config and _create(config, hook_config(p, hooks, whole_file=True)):
+    hooked = None if p.found_by_default else p.rel_folder  # the --model the hooks pass
+    if options.write_config and _create(
+        config, init_hooks.config_text(hooks, hooked, whole_file=True)
+    ):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
     elif not config.exists():
         report.extend(
             ('no .pre-commit-config.yaml: write this one (or run again with --write-config):', '')
         )
         report.extend(
-            Verbatim(line) for line in hook_config(p, hooks, whole_file=True).splitlines()
+            Verbatim(line)
+            for line in init_hooks.config_text(hooks, hooked, whole_file=True).splitlines()
         )
     else:
-        report.extend(_existing_config(config, p, hooks))
+        report.extend(init_hooks.existing_config(config, hooks, hooked))
     if hooks.note is not None:
         report.extend(('', hooks.note))
     model = _model_option(p)
@@ -421,52 +381,4 @@ def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[
             Verbatim(f'  execlease add --library verification/tlaps{model}'),
             '',
         ]
-    return lines
-
-
-def _existing_config(config: Path, p: ModelPlan, hooks: init_hooks.HookPlan) -> list[str]:
-    """What to add to a .pre-commit-config.yaml that exists: the hooks, and the hook types a
-    plain `pre-commit install` must install when the file does not name them all."""
-    try:
-        text = config.read_text(encoding='utf-8')
-    except (OSError, UnicodeDecodeError) as e:
-        raise CannotRun(f'{config}: cannot read it ({e}); add the hooks yourself') from None
-    lines: list[str] = []
-    missing = missing_hook_types(text)
-    if missing is None:
-        lines.extend(
-            (
-                'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
-                '`pre-commit install` installs the hooks for commits, merges and pushes:',
-                '',
-                Verbatim(INSTALL_TYPES_LINE),
-                '',
-                'and these hooks under its `repos:`:',
-            )
-        )
-    elif missing:
-        lines.append(
-            'left alone: .pre-commit-config.yaml exists; its default_install_hook_types lacks '
-            f'{", ".join(missing)}: add {"it" if len(missing) == 1 else "them"} there, so that '
-            '`pre-commit install` installs the hooks for commits, merges and pushes; and add these '
-            'hooks under its `repos:`:'
-        )
-    else:
-        lines.append(
-            'left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:'
-        )
-    lines.append('')
-    lines.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=False).splitlines())
-    if missing == ():
-        lines.extend(('', 'then run `pre-commit install`'))
-    else:
-        lines.extend(
-            (
-                '',
-                'then run `pre-commit install`; or, leaving the file as it is, install each '
-                'hook type by name:',
-                '',
-                Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES)),
-            )
-        )
     return lines
