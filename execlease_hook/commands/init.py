@@ -7,10 +7,11 @@ configuration of both hooks. It never overwrites a file: whatever exists is left
 says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
 commands verbatim, never wrapped.
 
-Every write is decided here, in `run`: each file init writes or suggests (manifest and its
-libraries, schema copy, NOTES.md, .gitignore, the hooks config) follows the one rule of never
-overwriting and adds its line to the one report of what was done and what was left alone. The
-hooks config's text, and what to paste into a config that exists, are init_hooks.py's.
+It is kept whole: each file init writes or suggests (manifest and its libraries, schema copy,
+NOTES.md, .gitignore, the hooks config) follows the one rule of never overwriting and adds its
+line to the one report of what was done and what was left alone; split, a file could be written
+or suggested by rules that differ from the others'. The hooks config's text, and what to paste
+into a config that exists, are init_hooks.py's: text only, no write.
 """
 
 from __future__ import annotations
