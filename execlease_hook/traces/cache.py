@@ -37,12 +37,9 @@ def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
 def cache_key(
     m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None
 ) -> str:
-    """`copy`: the key of the job in the mutated copy `copy` says (its root is `root`), without
-    the copy: the same files, the mutated file's bytes in place of the file's.
-
-    A command's key covers everything it can read in the repository: the blob id of every file git
-    tracks or would track (git/worktree.worktree_ids, or the copy's), its argv and the variables the
-    job gives it. What it reads outside the repository, or in files git ignores, is not in it."""
+    """What the module's docstring says. `copy`: the key of the job in the mutated copy `copy`
+    says (its root is `root`), without the copy: the same files, the mutated file's bytes in place
+    of the file's."""
     folder = root / m.folder.relative_to(m.root)
     h = hashlib.sha256()
     read = Path.read_bytes if copy is None else copy.read

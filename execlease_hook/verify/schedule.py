@@ -28,6 +28,7 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.run import TlcJob
 from execlease_hook.verify import shard
+from execlease_hook.verify.plan import shown_path
 
 FILE = 'timings.json'
 FORMAT = 1
@@ -36,12 +37,7 @@ STATES_PER_SECOND = 10_000  # one TLC worker on the shipped model: 37,886 states
 
 
 def job_key(m: Manifest, job: TlcJob) -> str:
-    where = (
-        m.folder.relative_to(m.root).as_posix()
-        if m.folder.is_relative_to(m.root)
-        else str(m.folder)
-    )
-    return f'{where}::{job.kind}:{job.name}'
+    return f'{shown_path(m, m.folder)}::{job.kind}:{job.name}'
 
 
 class Timings:

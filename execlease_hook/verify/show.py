@@ -26,10 +26,7 @@ def print_lines(*lines: str) -> None:
 
 def print_model(r: ModelResult, verbosity: int = 0) -> None:
     m = r.manifest
-    print_lines(
-        '',
-        f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:',
-    )
+    print_lines('', f'model {shown_path(m, m.folder)}:')
     if m.tools is not None and r.tools is not None and verbosity >= 0:
         used = r.tools.jar
         print_lines(
