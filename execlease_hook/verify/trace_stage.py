@@ -89,7 +89,9 @@ class Stage:
         self._mutations: list[JobResult | None] = [None] * len(self.mutations)
         self._coverage: JobResult | None = None
         self.notes: list[str] = []  # exemptions from action coverage the traces now reach
-        self._first: list[Callable[[], None]] = []
+        # What must run before the pool starts anything, one at a time: the commands of the
+        # trace jobs the cache does not answer (filled by tasks()).
+        self.first: list[Callable[[], None]] = []
         self._collected: list[Collected | TraceRun | None] = [None] * len(self.jobs)
 
     def tasks(self) -> list[Task]:
@@ -119,7 +121,7 @@ class Stage:
                 )
             )
             if hit is None and job.command:
-                self._first.append(partial(self._command, i, job, key))
+                self.first.append(partial(self._command, i, job, key))
         ids = worktree.worktree_ids(m.root) if self.mutations else {}
         for k, mutation in enumerate(self.mutations):
             runs = cached_mutation(m, mutation, t, self.cache, ids)
@@ -136,11 +138,6 @@ class Stage:
                 )
             )
         return tasks
-
-    def first(self) -> list[Callable[[], None]]:
-        """What must run before the pool starts anything, one at a time: the commands of the trace
-        jobs the cache does not answer (called after tasks())."""
-        return list(self._first)
 
     def _command(self, i: int, job: TraceJob, key: str) -> None:
         shown = None if self.live is None else self.live.start(f'traces {job.name}')
@@ -251,5 +248,4 @@ def work(
     """The model's pool.Work: its planned TLC jobs, and its stage's tasks."""
     if stage is None:
         return Work(p.manifest, p.planned, judge, progress)
-    tasks = stage.tasks()
-    return Work(p.manifest, p.planned, judge, progress, tasks, stage.first())
+    return Work(p.manifest, p.planned, judge, progress, stage.tasks(), stage.first)
