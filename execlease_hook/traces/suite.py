@@ -28,16 +28,16 @@ from typing import Any
 from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.settings import Settings
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.jar import Tools
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
 from execlease_hook.traces.module import Trace, compile_traces
@@ -94,7 +94,7 @@ def collect(
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
-    timeout = job.timeout or tlc.DEFAULT_TIMEOUT
+    timeout = job.timeout or DEFAULT_TIMEOUT
     with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
@@ -123,12 +123,20 @@ def collect(
                     timeout,
                     workers,
                     libs,
+                    t.settings,
                 )
             else:
                 compiled = compile_traces(found, job.fields)
                 jobs = [
                     validation.tlc_job(
-                        *where, t.java.path, t.jar.path, timeout, workers, libs, compiled
+                        *where,
+                        t.java.path,
+                        t.jar.path,
+                        timeout,
+                        workers,
+                        libs,
+                        compiled,
+                        settings=t.settings,
                     )
                 ]
                 unused = compiled.unused
@@ -166,7 +174,7 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
         shown.phase = 'starting Java'
     found = collected.found
     if collected.line is None:
-        verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        verdict = run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
         judged = validation.judge(verdict, found)
     else:
         verdict, judged = _own(collected, collected.line, shown)
@@ -188,7 +196,7 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
     total = sum(len(t.lines) for t in found)
     verdict: Verdict | None = None
     for trace, job in zip(found, collected.tlc_jobs):
-        verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        verdict = run_job(job, None if shown is None else shown.feed)
         judged = own.judge(verdict, line, len(trace.lines))
         if judged.outcome == 'error':
             return verdict, TraceVerdict(
@@ -210,7 +218,13 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
     return TlcJob(
-        kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b''
+        kind=kind,
+        name=name,
+        spec=job.spec,
+        spec_text=b'',
+        config=job.config,
+        config_text=b'',
+        settings=Settings(),  # never run: it names the job in the report
     )
 
 

@@ -16,7 +16,7 @@ from execlease_hook.spec import cfg, mutation, scan
 from execlease_hook.spec.modules import Module
 from execlease_hook.tlc import libraries, library_modules
 from execlease_hook.tlc.jar import Tools
-from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.verify import shard
 
 
@@ -129,6 +129,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 workers=t.settings.tlc_workers,
                 expect=expect,
                 libraries=model_libraries,
+                settings=t.settings,
             ),
             given.problem,
             given.translated,

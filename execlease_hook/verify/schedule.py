@@ -25,8 +25,8 @@ from pathlib import Path
 
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.kinds import KINDS
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.verify import shard
 from execlease_hook.verify.plan import shown_path
 

@@ -17,8 +17,8 @@ from typing import TypeVar
 
 from execlease_hook.core.errors import CannotRun, CannotRunAny
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.kinds import KINDS
-from execlease_hook.tlc.run import TlcJob
 
 P = TypeVar('P')
 
