@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually 
 
 @dataclass(frozen=True)
 class EntryStatus:
+    """A covered entry against the code: located or not, and its fingerprint now."""
+
     entry: CoveredEntry
     status: str  # 'unchanged', 'changed', 'never synced', 'missing' or 'ambiguous'
     current: str | None  # current fingerprint (None if not located)
