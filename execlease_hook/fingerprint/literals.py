@@ -11,7 +11,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-_SIMPLE = {
+# The one-letter escapes of the supported languages; each takes those it defines (`simple`).
+SIMPLE = {
     'a': '\a',
     'b': '\b',
     'f': '\f',
@@ -30,11 +31,15 @@ _SIMPLE = {
 }
 
 
+def simple(letters: str) -> dict[str, str]:
+    return {k: v for k, v in SIMPLE.items() if k in letters}
+
+
 def escapes(
-    pattern: str, simple: str, octal: bool, others_as_is: bool = False
+    pattern: str, letters: str, octal: bool, others_as_is: bool = False
 ) -> Callable[[str], str]:
     compiled: list[re.Pattern[str]] = []  # compiled on first use: most runs meet few escapes
-    table = {k: v for k, v in _SIMPLE.items() if k in simple}
+    table = simple(letters)
 
     def replace(match: re.Match[str]) -> str:
         body = match.group(1)
@@ -89,18 +94,7 @@ def javascript(text: str) -> str:
 
 # Go: \x and octal escapes are single bytes, so Go values are bytes.
 _GO = re.compile(r'\\(U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{3}|.)', re.S)
-_GO_SIMPLE = {
-    'a': b'\a',
-    'b': b'\b',
-    'f': b'\f',
-    'n': b'\n',
-    'r': b'\r',
-    't': b'\t',
-    'v': b'\v',
-    '\\': b'\\',
-    "'": b"'",
-    '"': b'"',
-}
+_GO_SIMPLE = {k: v.encode() for k, v in simple('abfnrtv\\\'"').items()}
 
 
 def byte_escapes(
@@ -152,11 +146,7 @@ def rust(text: str) -> str:
 
 
 # Java (string literals and text blocks; \uXXXX is read before lexing, \s is a space).
-_java = escapes(r'\\(u+[0-9a-fA-F]{4}|[0-3][0-7]{2}|[0-7]{1,2}|.)', 'bstnfr\\\'"\n', octal=True)
-
-
-def java(text: str) -> str:
-    return _java(text)
+java = escapes(r'\\(u+[0-9a-fA-F]{4}|[0-3][0-7]{2}|[0-7]{1,2}|.)', 'bstnfr\\\'"\n', octal=True)
 
 
 def java_text_block(content: str) -> str:

@@ -10,40 +10,13 @@ hold does not count. A directive is read without the spaces clang-format puts ar
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint.ts2 import (
-    Item,
-    field,
-    marker,
-    named,
-    prev_token,
-    same,
-    text,
-    trailing_comma,
-    up,
-    value,
-)
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 # C escapes; \x takes every hex digit that follows, octal up to three digits.
 _ESCAPE = re.compile(r'\\(x[0-9a-fA-F]+|[0-7]{1,3}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)', re.S)
-_SIMPLE = {
-    'a': 7,
-    'b': 8,
-    'f': 12,
-    'n': 10,
-    'r': 13,
-    't': 9,
-    'v': 11,
-    'e': 27,
-    '\\': 92,
-    "'": 39,
-    '"': 34,
-    '?': 63,
-}
+_SIMPLE = {k: ord(v) for k, v in literals.simple('abfnrtv\\\'"').items()} | {'e': 27, '?': 63}
 
 
 def decode(body: str, prefix: str) -> str:
@@ -88,53 +61,29 @@ def decode(body: str, prefix: str) -> str:
     return joined.encode('utf-8', 'surrogateescape').decode('utf-8', 'surrogateescape')
 
 
-def _split(raw: str, quote: str) -> tuple[str, str] | None:
+def _literal(node: Node) -> tuple[str, str] | None:
+    """(prefix, value) of a string, character or C++ raw string literal (`R"x(a)x"` is `"a"`,
+    `u8R"(a)"` is `u8"a"`); None when it is not whole."""
+    raw = ts2.text(node)
+    if node.type == 'raw_string_literal':
+        start, open_ = raw.find('"'), raw.find('(')
+        closing = ')' + raw[start + 1 : open_] + '"'
+        if start < 0 or open_ < start or not raw.endswith(closing):
+            return None
+        return raw[:start].rstrip('R'), raw[open_ + 1 : len(raw) - len(closing)]
+    quote = "'" if node.type == 'char_literal' else '"'
     at = raw.find(quote)
     if at < 0 or not raw.endswith(quote) or len(raw) < at + 2:
         return None
-    return raw[:at], raw[at + 1 : -1]
+    return raw[:at], decode(raw[at + 1 : -1], raw[:at])
 
 
-def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    found = _split(text(node), '"')
+def literal(node: Node, parent: Node | None) -> list[Item] | None:
+    found = _literal(node)
     if found is None:
         return None
-    prefix, body = found
-    return value(b'"' + prefix.encode(), [decode(body, prefix)])
-
-
-def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    found = _split(text(node), "'")
-    if found is None:
-        return None
-    prefix, body = found
-    return value(b"'" + prefix.encode(), [decode(body, prefix)])
-
-
-def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    """C++ `R"x(a)x"` is `"a"`, `u8R"(a)"` is `u8"a"`."""
-    raw = text(node)
-    quote, open_ = raw.find('"'), raw.find('(')
-    if quote < 0 or open_ < quote:
-        return None
-    prefix, delimiter = raw[:quote].rstrip('R'), raw[quote + 1 : open_]
-    closing = ')' + delimiter + '"'
-    if not raw.endswith(closing):
-        return None
-    return value(b'"' + prefix.encode(), [raw[open_ + 1 : len(raw) - len(closing)]])
-
-
-def _pieces(node: Node) -> tuple[str, list[str | list[Item]]] | None:
-    """A literal piece of a concatenation: (its prefix, its value)."""
-    raw = text(node)
-    if node.type == 'string_literal':
-        found = _split(raw, '"')
-        return None if found is None else (found[0], [decode(found[1], found[0])])
-    if node.type == 'raw_string_literal':
-        quote, open_ = raw.find('"'), raw.find('(')
-        closing = ')' + raw[quote + 1 : open_] + '"'
-        return raw[:quote].rstrip('R'), [raw[open_ + 1 : len(raw) - len(closing)]]
-    return None
+    quote = b"'" if node.type == 'char_literal' else b'"'
+    return ts2.value(quote + found[0].encode(), [found[1]])
 
 
 def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -142,35 +91,20 @@ def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
     pieces (`"id=" PRId64`) is a hole hashed as code. The prefix of any piece is the whole's."""
     prefix = ''
     parts: list[str | list[Item]] = []
-    for child in named(node):
-        found = _pieces(child)
+    for child in ts2.named(node):
+        found = _literal(child) if child.type in ('string_literal', 'raw_string_literal') else None
         if found is None:
             parts.append([child])
             continue
         prefix = prefix or found[0]
-        parts.extend(found[1])
-    return value(b'"' + prefix.encode(), parts)
+        parts.append(found[1])
+    return ts2.value(b'"' + prefix.encode(), parts)
 
 
 def number_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """`0X1F` is `0x1f`, `10UL` is `10ul`, `1'000` is `1000`; a base is never converted (0x10 and
     16 can differ in type)."""
-    return [field(b'#', text(node).replace("'", '').lower().encode())]
-
-
-def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
-    """`(a)` is `a`, except `(f)(x)`: the parentheses stop a function-like macro named `f`."""
-    inner = named(node)
-    if len(inner) != 1:
-        return None
-    parent = up(node, parent)
-    if (
-        parent is not None
-        and parent.type == 'call_expression'
-        and same(parent.child_by_field_name('function'), node)
-    ):
-        return None
-    return [inner[0]]
+    return [ts2.field(b'#', ts2.text(node).replace("'", '').lower().encode())]
 
 
 # The statements whose body may be braced or not: clang-format's InsertBraces and RemoveBracesLLVM.
@@ -187,16 +121,8 @@ _BRACEABLE = frozenset(
 _NOT_ALONE = frozenset({'declaration', 'labeled_statement'})
 
 
-def compound_statement(node: Node, parent: Node | None) -> list[Item] | None:
-    """`if (a) { b(); }` is `if (a) b();`, also for `else` and loops; a block that declares
-    something is a scope and stays."""
-    parent = up(node, parent)
-    if parent is None or parent.type not in _BRACEABLE:
-        return None
-    inner = named(node)
-    if len(inner) != 1 or inner[0].type in _NOT_ALONE or inner[0].type.startswith('preproc'):
-        return None
-    return [inner[0]]
+def _alone(statement: Node) -> bool:
+    return statement.type not in _NOT_ALONE and not statement.type.startswith('preproc')
 
 
 _STATEMENT_LISTS = frozenset(
@@ -204,17 +130,20 @@ _STATEMENT_LISTS = frozenset(
 )
 
 
+_empty = ts2.nothing_in(_STATEMENT_LISTS)
+
+
 def expression_statement(node: Node, parent: Node | None) -> list[Item] | None:
     """An empty statement (`;;`) among statements means nothing; `if (a) ;` keeps its `;`."""
-    if named(node):
-        return None
-    parent = up(node, parent)
-    return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
+    return None if ts2.named(node) else _empty(node, parent)
 
 
 def directive(node: Node, parent: Node | None) -> list[Item] | None:
     """`#  define` and `# if` (clang-format's IndentPPDirectives) are `#define` and `#if`."""
-    return [marker(node, node.type), field(b'"', ''.join(text(node).split()).encode()) + b')']
+    return [
+        ts2.marker(node, node.type),
+        ts2.field(b'"', ''.join(ts2.text(node).split()).encode()) + b')',
+    ]
 
 
 _TOKEN = re.compile(
@@ -228,21 +157,21 @@ _TOKEN = re.compile(
 
 def preproc_arg(node: Node, parent: Node | None) -> list[Item] | None:
     """A macro body token by token: its spacing, line splices and comments never count."""
-    tokens = [m.group(0) for m in _TOKEN.finditer(text(node)) if m.group('skip') is None]
-    return [marker(node, node.type), field(b'"', '\0'.join(tokens).encode()) + b')']
+    tokens = [m.group(0) for m in _TOKEN.finditer(ts2.text(node)) if m.group('skip') is None]
+    return [ts2.marker(node, node.type), ts2.field(b'"', '\0'.join(tokens).encode()) + b')']
 
 
 def stray_semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """`void f() {};`: the `;` after a function body (clang-format's RemoveSemicolon)."""
     if parent.type not in _STATEMENT_LISTS or parent.type == 'compound_statement':
         return False
-    before = prev_token(siblings, index)
+    before = ts2.prev_token(siblings, index)
     return before is not None and before.type == 'function_definition'
 
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """`{1, 2,}` and `enum {A, B,}`; elsewhere (a macro's arguments) a comma before `)` counts."""
-    return parent.type in ('initializer_list', 'enumerator_list') and trailing_comma(
+    return parent.type in ('initializer_list', 'enumerator_list') and ts2.trailing_comma(
         token, parent, siblings, index
     )
 
@@ -261,12 +190,13 @@ DIRECTIVES = (
     'preproc_directive',
 )
 HANDLERS = {
-    'string_literal': string_literal,
-    'char_literal': char_literal,
+    'string_literal': literal,
+    'char_literal': literal,
     'concatenated_string': concatenated_string,
     'number_literal': number_literal,
-    'parenthesized_expression': parenthesized_expression,
-    'compound_statement': compound_statement,
+    'parenthesized_expression': ts2.unwrap_unless_callee,
+    # clang-format's InsertBraces and RemoveBracesLLVM
+    'compound_statement': ts2.unbraced(_BRACEABLE, _alone),
     'expression_statement': expression_statement,
     'preproc_arg': preproc_arg,
     **{kind: directive for kind in DIRECTIVES},
@@ -275,7 +205,6 @@ DROPS = {
     ',': comma,
     ';': stray_semicolon,
 }
-ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'function_definition'})
 PREPROCESSOR = frozenset(
     {'preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef'}

@@ -8,41 +8,35 @@ to its enclosing function.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.fingerprint import rules_c
-from execlease_hook.fingerprint.ts2 import Item, named, text, up
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import rules_c, ts2
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 
 def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """As in C, and the parentheses stay where C++ reads them: `decltype((x))` is a reference,
     `return (x);` returns one from a `decltype(auto)` function, `&(A::m)` is a plain pointer
     where `&A::m` points to a member."""
-    parent = up(node, parent)
+    parent = ts2.up(node, parent)
     if parent is not None:
         if parent.type in ('decltype', 'return_statement', 'co_return_statement'):
             return None
-        inner = named(node)
+        inner = ts2.named(node)
         if (
             parent.type == 'pointer_expression'
-            and text(parent.child_by_field_name('operator')) == '&'
+            and ts2.text(parent.child_by_field_name('operator')) == '&'
             and len(inner) == 1
             and inner[0].type == 'qualified_identifier'
         ):
             return None
-    return rules_c.parenthesized_expression(node, parent)
+    return ts2.unwrap_unless_callee(node, parent)
 
 
 HANDLERS = {
     **rules_c.HANDLERS,
-    'raw_string_literal': rules_c.raw_string_literal,
+    'raw_string_literal': rules_c.literal,
     'parenthesized_expression': parenthesized_expression,
 }
 DROPS = rules_c.DROPS
-ALIASES = rules_c.ALIASES
 SCOPES = frozenset({'function_definition', 'lambda_expression'})
 CONTEXT = rules_c.PREPROCESSOR | frozenset(
     {

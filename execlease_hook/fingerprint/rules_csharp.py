@@ -8,14 +8,11 @@ their holes as code and `{{` `}}` as braces; `"..."u8` is bytes.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
-from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 _escape = escapes(
     r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{1,4}|.)', 'abfnrtv0\\\'"', octal=False
@@ -31,36 +28,36 @@ def escaped(raw: str) -> str:
 
 
 def _raw_parts(node: Node, quotes: int, holes: frozenset[str]) -> list[str | list[Item]] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     indent = closing_indent(raw, '"' * quotes) if '\n' in raw else None
     found = pieces(node, raw.index('"') + quotes, quotes, holes, lambda s: s, indent=indent)
     return found
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     utf8 = raw.lower().endswith('u8')
     found = pieces(node, 1, 3 if utf8 else 1, frozenset(), escaped)
-    return None if found is None else value(b'b' if utf8 else b's', found)
+    return None if found is None else ts2.value(b'b' if utf8 else b's', found)
 
 
 def verbatim_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     utf8 = raw.lower().endswith('u8')
     body = raw[2 : len(raw) - (3 if utf8 else 1)]
-    return value(b'b' if utf8 else b's', [body.replace('""', '"')])
+    return ts2.value(b'b' if utf8 else b's', [body.replace('""', '"')])
 
 
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     quotes = len(raw) - len(raw.lstrip('"'))
     found = _raw_parts(node, quotes, frozenset())
-    return None if found is None else value(b's', found)
+    return None if found is None else ts2.value(b's', found)
 
 
 def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`$"a{x}"`, `$@"..."` (also `@$"..."`), `$\"\"\"...\"\"\"`: text by value, holes as code."""
-    raw = text(node)
+    raw = ts2.text(node)
     opening = len(raw) - len(raw.lstrip('$@'))
     quotes = len(raw[opening:]) - len(raw[opening:].lstrip('"'))
     if quotes >= 3:
@@ -78,18 +75,12 @@ def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item
         braces = False
     if found is None:
         return None
-    return value(b'i' if not braces else b'I', found)
+    return ts2.value(b'i' if not braces else b'I', found)
 
 
 def interpolation_format_clause(node: Node, parent: Node | None) -> list[Item] | None:
     """`{x:yyyy MM}`: the format text is a string (its spaces count)."""
-    return value(b'f', [text(node)[1:]])
-
-
-def empty_statement(node: Node, parent: Node | None) -> list[Item] | None:
-    """`;;` in a block: the second `;` is an empty statement, which means nothing there."""
-    holder = parent if parent is not None else node.parent
-    return [] if holder is not None and holder.type in _STATEMENT_LISTS else None
+    return ts2.value(b'f', [ts2.text(node)[1:]])
 
 
 HANDLERS = {
@@ -99,13 +90,12 @@ HANDLERS = {
     'interpolated_string_expression': interpolated_string_expression,
     'character_literal': character_literal(escaped),
     'interpolation_format_clause': interpolation_format_clause,
-    'parenthesized_expression': unwrap_single,
-    'empty_statement': empty_statement,
+    'parenthesized_expression': ts2.unwrap_single,
+    'empty_statement': ts2.nothing_in(_STATEMENT_LISTS),  # `;;` in a block
 }
 DROPS = {
-    ',': trailing_comma,
+    ',': ts2.trailing_comma,
 }
-ALIASES: dict[str, str] = {}
 SCOPES = frozenset(
     {
         'method_declaration',

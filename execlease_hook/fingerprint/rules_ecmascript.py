@@ -3,24 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import (
-    Item,
-    field,
-    leaf,
-    marker,
-    named,
-    text,
-    trailing_comma,
-    unwrap_single,
-    up,
-    value,
-)
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import literals, ts1, ts2
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 _KEY_OWNERS = frozenset(
     {
@@ -34,7 +19,6 @@ _KEY_OWNERS = frozenset(
         'property_signature',
     }
 )
-_IDENTIFIER = re.compile(r'[A-Za-z_$][A-Za-z0-9_$]*\Z')
 _DECLARATIONS = frozenset(
     {
         'lexical_declaration',
@@ -67,7 +51,7 @@ _SEPARATED_TYPES = frozenset({'object_type', 'interface_body'})
 
 def _content(node: Node) -> str:
     """The text between a string's quotes."""
-    raw = text(node)
+    raw = ts2.text(node)
     return raw[1:-1] if len(raw) >= 2 else ''
 
 
@@ -83,35 +67,35 @@ def _is_key(node: Node, parent: Node | None) -> bool:
 
 def _key(name: str) -> list[Item]:
     """`{'a': 1}`, `{"a": 1}` and `{a: 1}` name the same property."""
-    return leaf('property_identifier', literals.encode(name))
+    return ts2.leaf('property_identifier', literals.encode(name))
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
-    parent = up(node, parent)
+    parent = ts2.up(node, parent)
     if parent is not None and parent.type == 'jsx_attribute':
-        return value(b's', [_content(node)])  # JSX attribute strings have no escapes
+        return ts2.value(b's', [_content(node)])  # JSX attribute strings have no escapes
     decoded = literals.javascript(_content(node))
     if _is_key(node, parent):
         return _key(decoded)
-    return value(b's', [decoded])
+    return ts2.value(b's', [decoded])
 
 
 def number(node: Node, parent: Node | None) -> list[Item] | None:
-    if _is_key(node, up(node, parent)):
-        found = literals.javascript_number(text(node))
-        if found is not None and found.startswith('f') and found.endswith('.0'):
-            return _key(found[1:-2])  # `{1: a}` is `{'1': a}`
-    found = literals.javascript_number(text(node))
-    return None if found is None else [field(b'#', found.encode())]
+    found = literals.javascript_number(ts2.text(node))
+    if found is None:
+        return None
+    if found.startswith('f') and found.endswith('.0') and _is_key(node, ts2.up(node, parent)):
+        return _key(found[1:-2])  # `{1: a}` is `{'1': a}`
+    return [ts2.field(b'#', found.encode())]
 
 
 def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
-    return leaf('jsx_text', literals.encode(jsx_text_value(text(node))))
+    return ts2.leaf('jsx_text', literals.encode(jsx_text_value(ts2.text(node))))
 
 
 def template_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Text by value, `${ x }` as code. A tagged template's tag sees the raw text: kept as written."""
-    parent = up(node, parent)
+    parent = ts2.up(node, parent)
     tagged = (
         parent is not None
         and parent.type == 'call_expression'
@@ -130,82 +114,66 @@ def template_string(node: Node, parent: Node | None) -> list[Item] | None:
         if child.type == 'template_substitution':
             parts.append([c for c in child.children if c.type not in ('${', '}')])
         at = child.end_byte
-    return value(b'r' if tagged else b's', parts)
+    return ts2.value(b'r' if tagged else b's', parts)
 
 
 def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a < b)` is `a < b`; but `(a?.b).c` is not `a?.b.c` (the parentheses end the optional chain)."""
     if b'?.' in (node.text or b''):
-        parent = up(node, parent)
+        parent = ts2.up(node, parent)
         if parent is not None and parent.type in (
             'member_expression',
             'call_expression',
             'subscript_expression',
         ):
             return None
-    return unwrap_single(node)
+    return ts2.unwrap_single(node)
 
 
 def formal_parameters(node: Node, parent: Node | None) -> list[Item] | None:
     """`(x) => x` is `x => x`."""
-    parent = up(node, parent)
+    parent = ts2.up(node, parent)
     if parent is None or parent.type != 'arrow_function':
         return None
-    params = named(node)
+    params = ts2.named(node)
     if len(params) != 1:
         return None
     param = params[0]
     if param.type == 'required_parameter':  # TypeScript: a bare name, no type, default or modifier
-        inner = named(param)
+        inner = ts2.named(param)
         if len(inner) != 1 or param.child_count != 1:
             return None
         param = inner[0]
     return [param] if param.type == 'identifier' else None
 
 
-def statement_block(node: Node, parent: Node | None) -> list[Item] | None:
-    """`if (a) { b(); }` is `if (a) b();`; but `{ let x }` is a scope, so not `let x`."""
-    parent = up(node, parent)
-    if parent is None or parent.type not in _BODY_OWNERS:
-        return None
-    inner = named(node)
-    if len(inner) != 1 or inner[0].type in _DECLARATIONS:
-        return None
-    return [inner[0]]
-
-
 def arguments(node: Node, parent: Node | None) -> list[Item] | None:
     """`new Foo` is `new Foo()`."""
-    parent = up(node, parent)
-    if parent is not None and parent.type == 'new_expression' and not named(node):
+    parent = ts2.up(node, parent)
+    if parent is not None and parent.type == 'new_expression' and not ts2.named(node):
         return []
     return None
-
-
-def empty_statement(node: Node, parent: Node | None) -> list[Item] | None:
-    parent = up(node, parent)
-    return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
 
 
 def leading_operator(node: Node, parent: Node | None) -> list[Item] | None:
     """`type T = | A | B` is `type T = A | B`."""
     children = node.children
     if children and children[0].type in ('|', '&'):
-        return unwrap_single(node)
+        return ts2.unwrap_single(node)
     return None
 
 
 def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
     """Children as JSX builds them: text reduced by JSX's whitespace rules, `{" "}` and `{'a'}`
     read as text, adjacent texts joined (prettier moves spaces between those spellings)."""
-    out: list[Item] = [marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node, node.type)]
     run: list[str] = []
 
     def flush() -> None:
         if run:
             joined = ''.join(run)
             if joined:
-                out.extend(leaf('jsx_text', literals.encode(joined)))
+                out.extend(ts2.leaf('jsx_text', literals.encode(joined)))
             run.clear()
 
     for child in node.children:
@@ -213,10 +181,10 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
         if 'comment' in kind:
             continue
         if kind == 'jsx_text':
-            run.append(jsx_text_value(text(child)))
+            run.append(jsx_text_value(ts2.text(child)))
             continue
         if kind == 'jsx_expression':
-            inner = named(child)
+            inner = ts2.named(child)
             if not inner:
                 continue  # `{}` or `{/* comment */}`
             if len(inner) == 1 and inner[0].type == 'string':
@@ -231,15 +199,15 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
 
 def jsx_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`a={"x"}` is `a="x"`."""
-    parent = up(node, parent)
-    inner = named(node)
+    parent = ts2.up(node, parent)
+    inner = ts2.named(node)
     if (
         parent is not None
         and parent.type == 'jsx_attribute'
         and len(inner) == 1
         and inner[0].type == 'string'
     ):
-        return value(b's', [literals.javascript(_content(inner[0]))])
+        return ts2.value(b's', [literals.javascript(_content(inner[0]))])
     return None
 
 
@@ -247,21 +215,9 @@ _BLANKS = re.compile('[ \t]{2,}|\t')
 
 
 def jsx_text_value(raw: str) -> str:
-    """JSX: lines trimmed (but not where they touch other children on the same line), blank
-    lines dropped, the rest joined by one space. Runs of spaces and tabs inside a line read as
-    one space, as prettier rewrites them and as HTML renders them (`{"a  b"}` keeps its two)."""
-    lines = raw.split('\n')
-    if len(lines) == 1:
-        return _BLANKS.sub(' ', raw)
-    kept = []
-    for number_, line in enumerate(lines):
-        if number_ > 0:
-            line = line.lstrip(' \t')
-        if number_ < len(lines) - 1:
-            line = line.rstrip(' \t')
-        if line:
-            kept.append(line)
-    return _BLANKS.sub(' ', ' '.join(kept))
+    """JSX's reading of its text (ts1.jsx_text), and runs of spaces and tabs inside a line read
+    as one space, as prettier rewrites them and as HTML renders them (`{"a  b"}` keeps its two)."""
+    return _BLANKS.sub(' ', ts1.jsx_text(raw.encode('utf-8')).decode('utf-8'))
 
 
 def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
@@ -287,7 +243,7 @@ def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bo
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     if parent.type in _SEPARATED_TYPES:
         return True  # `{ a: A, b: B }` and `{ a: A; b: B }` are the same type
-    return trailing_comma(token, parent, siblings, index)
+    return ts2.trailing_comma(token, parent, siblings, index)
 
 
 HANDLERS = {
@@ -296,11 +252,12 @@ HANDLERS = {
     'jsx_text': jsx_text,
     'template_string': template_string,
     'parenthesized_expression': parenthesized_expression,
-    'parenthesized_type': unwrap_single,
+    'parenthesized_type': ts2.unwrap_single,
     'formal_parameters': formal_parameters,
-    'statement_block': statement_block,
+    # `if (a) { b(); }` is `if (a) b();`; but `{ let x }` is a scope, so not `let x`
+    'statement_block': ts2.unbraced(_BODY_OWNERS, lambda s: s.type not in _DECLARATIONS),
     'arguments': arguments,
-    'empty_statement': empty_statement,
+    'empty_statement': ts2.nothing_in(_STATEMENT_LISTS),
     'union_type': leading_operator,
     'intersection_type': leading_operator,
     'jsx_element': jsx_element,
@@ -311,7 +268,6 @@ DROPS = {
     ';': semicolon,
     ',': comma,
 }
-ALIASES: dict[str, str] = {}
 SCOPES = frozenset(
     {
         'function_declaration',

@@ -6,23 +6,8 @@ control flow.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import (
-    Item,
-    field,
-    marker,
-    named,
-    text,
-    trailing_comma,
-    unwrap_single,
-    up,
-    value,
-)
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 _HEADERS = frozenset(
     {'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'}
@@ -31,28 +16,28 @@ _SEQUENCES = frozenset({'slice_type', 'array_type', 'implicit_length_array_type'
 
 
 def interpreted_string(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
-    return value(b'b', [literals.go(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+    raw = ts2.text(node)
+    return ts2.value(b'b', [literals.go(raw[1:-1]).decode('utf-8', 'surrogateescape')])
 
 
 def raw_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Go drops carriage returns from raw strings."""
-    return value(b'b', [text(node)[1:-1].replace('\r', '')])
+    return ts2.value(b'b', [ts2.text(node)[1:-1].replace('\r', '')])
 
 
 def rune(node: Node, parent: Node | None) -> list[Item] | None:
-    decoded = literals.go(text(node)[1:-1].replace("\\'", "'"))
+    decoded = literals.go(ts2.text(node)[1:-1].replace("\\'", "'"))
     try:
         chars = decoded.decode('utf-8')
     except UnicodeDecodeError:
         chars = ''
     code = ord(chars) if len(chars) == 1 else decoded[0] if len(decoded) == 1 else None
-    return None if code is None else [field(b'#r', str(code).encode())]
+    return None if code is None else [ts2.field(b'#r', str(code).encode())]
 
 
 def number(node: Node, parent: Node | None) -> list[Item] | None:
-    found = literals.go_number(text(node), node.type)
-    return None if found is None else [field(b'#', found.encode())]
+    found = literals.go_number(ts2.text(node), node.type)
+    return None if found is None else [ts2.field(b'#', found.encode())]
 
 
 def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
@@ -61,7 +46,7 @@ def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bo
 
 
 def _squeezed(node: Node | None) -> str:
-    return ''.join(text(node).split())
+    return ''.join(ts2.text(node).split())
 
 
 def _literal_type(literal_value: Node) -> Node | None:
@@ -81,7 +66,7 @@ def _element_type(element: Node) -> Node | None:
     holder = element.parent
     is_key = False
     if holder is not None and holder.type == 'keyed_element':
-        is_key = named(holder)[0].start_byte == element.start_byte
+        is_key = ts2.named(holder)[0].start_byte == element.start_byte
         holder = holder.parent
     if holder is None or holder.type != 'literal_value':
         return None
@@ -97,7 +82,7 @@ def _element_type(element: Node) -> Node | None:
 
 def composite_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """`[]T{T{1}}` is `[]T{{1}}` (gofmt -s elides the element type)."""
-    parent = up(node, parent)
+    parent = ts2.up(node, parent)
     if parent is None or parent.type != 'literal_element':
         return None
     expected = _element_type(parent)
@@ -110,7 +95,7 @@ def composite_literal(node: Node, parent: Node | None) -> list[Item] | None:
 
 def unary_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`[]*T{&T{1}}` is `[]*T{{1}}`."""
-    parent = up(node, parent)
+    parent = ts2.up(node, parent)
     operand = node.child_by_field_name('operand')
     if (
         parent is None
@@ -119,7 +104,7 @@ def unary_expression(node: Node, parent: Node | None) -> list[Item] | None:
         or operand.type != 'composite_literal'
     ):
         return None
-    if text(node.child_by_field_name('operator')) != '&':
+    if ts2.text(node.child_by_field_name('operator')) != '&':
         return None
     expected = _element_type(parent)
     body = operand.child_by_field_name('body')
@@ -136,15 +121,19 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     if (
         end is None
         or end.type != 'call_expression'
-        or text(end.child_by_field_name('function')) != 'len'
+        or ts2.text(end.child_by_field_name('function')) != 'len'
     ):
         return None
     args = end.child_by_field_name('arguments')
-    if args is None or len(named(args)) != 1 or _squeezed(named(args)[0]) != _squeezed(operand):
+    if (
+        args is None
+        or len(ts2.named(args)) != 1
+        or _squeezed(ts2.named(args)[0]) != _squeezed(operand)
+    ):
         return None
     if node.child_by_field_name('capacity') is not None:
         return None
-    out: list[Item] = [marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node, node.type)]
     out.extend(
         c
         for c in node.children
@@ -159,15 +148,15 @@ def range_clause(node: Node, parent: Node | None) -> list[Item] | None:
     left = node.child_by_field_name('left')
     if left is None:
         return None
-    names = named(left)
+    names = ts2.named(left)
     kept = list(names)
-    while kept and text(kept[-1]) == '_':
+    while kept and ts2.text(kept[-1]) == '_':
         kept.pop()
     if len(kept) == len(names):
         return None
-    out: list[Item] = [marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node, node.type)]
     if kept:
-        out.append(marker(left, left.type))
+        out.append(ts2.marker(left, left.type))
         out.extend(c for c in left.children if c.end_byte <= kept[-1].end_byte)
         out.append(b')')
     for child in node.children:
@@ -184,7 +173,7 @@ HANDLERS = {
     'int_literal': number,
     'float_literal': number,
     'imaginary_literal': number,
-    'parenthesized_expression': unwrap_single,
+    'parenthesized_expression': ts2.unwrap_single,
     'composite_literal': composite_literal,
     'unary_expression': unary_expression,
     'slice_expression': slice_expression,
@@ -192,9 +181,8 @@ HANDLERS = {
 }
 DROPS = {
     ';': semicolon,
-    ',': trailing_comma,
+    ',': ts2.trailing_comma,
 }
-ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'function_declaration', 'method_declaration', 'func_literal'})
 CONTEXT: frozenset[str] = frozenset()
 BODIES: frozenset[str] = frozenset()

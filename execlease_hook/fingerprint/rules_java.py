@@ -6,13 +6,9 @@ Java declares methods only in classes; the enclosing class headers (modifiers, a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import Item, text, trailing_comma, unwrap_single, value
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint.pieces import character_literal
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 _STATEMENT_LISTS = frozenset({'block', 'class_body', 'program'})
 
@@ -20,21 +16,16 @@ _STATEMENT_LISTS = frozenset({'block', 'class_body', 'program'})
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """A text block is its value after Java strips incidental whitespace: re-indenting the block
     with its closing delimiter changes nothing."""
-    raw = text(node)
+    raw = ts2.text(node)
     if raw.startswith('"""') and raw.endswith('"""') and len(raw) >= 6:
         body = raw[3:-3]
         newline = body.find('\n')
         if newline < 0 or body[:newline].strip():
             return None
-        return value(b's', [literals.java_text_block(body[newline + 1 :])])
+        return ts2.value(b's', [literals.java_text_block(body[newline + 1 :])])
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
-        return value(b's', [literals.java(raw[1:-1])])
+        return ts2.value(b's', [literals.java(raw[1:-1])])
     return None
-
-
-def character_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
-    return value(b'c', [literals.java(raw[1:-1])]) if len(raw) >= 3 else None
 
 
 def empty_statement(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
@@ -44,14 +35,13 @@ def empty_statement(token: Node, parent: Node, siblings: list[Node], index: int)
 
 HANDLERS = {
     'string_literal': string_literal,
-    'character_literal': character_literal,
-    'parenthesized_expression': unwrap_single,
+    'character_literal': character_literal(literals.java),
+    'parenthesized_expression': ts2.unwrap_single,
 }
 DROPS = {
-    ',': trailing_comma,
+    ',': ts2.trailing_comma,
     ';': empty_statement,
 }
-ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'method_declaration', 'constructor_declaration', 'lambda_expression'})
 CONTEXT = frozenset(
     {

@@ -10,25 +10,11 @@ only returns a value is that value (`{ return x }` is `= x`); braces around one 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
+from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal
-from execlease_hook.fingerprint.ts2 import (
-    Item,
-    leaf,
-    named,
-    next_token,
-    open_marker,
-    text,
-    trailing_comma,
-    unwrap_single,
-    up,
-    value,
-)
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)
 _TEMPLATE = re.compile(r'\$([A-Za-z_][A-Za-z0-9_]*)')
@@ -50,7 +36,13 @@ _DECLARATIONS = frozenset(
 def _parts(node: Node, quotes: int, raw: bool) -> list[str | list[Item]] | None:
     """A string's text, escapes and holes. A template, `$name` in the text or `${name}`, is one
     hole holding the name either way; an escaped `\\$name` is text. In a raw (triple-quoted)
-    string the text is as written."""
+    string the text is as written.
+
+    Not fingerprint/pieces.py, for two reasons. The grammar splits a one-line string's `$name`
+    (and `\\u0041`) into plain `string_content` pieces, so templates are found in the joined text
+    and become holes there, which a reader of text alone (pieces' `text_of`) cannot give. And
+    this reading keeps a CRLF inside a string as written where pieces reads LF: changing it would
+    change the recorded fingerprint of a Kotlin string in a file with CRLF line ends."""
     data = node.text or b''
     base = node.start_byte
     at, end = base + quotes, node.end_byte - quotes
@@ -72,9 +64,11 @@ def _parts(node: Node, quotes: int, raw: bool) -> list[str | list[Item]] | None:
         chunk = data[child.start_byte - base : child.end_byte - base].decode('utf-8')
         if child.type == 'interpolation':
             flush()
-            inner = named(child)
-            simple = len(inner) == 1 and inner[0].type == 'identifier' and '`' not in text(inner[0])
-            out.append(_template(text(inner[0])) if simple else [child])
+            inner = ts2.named(child)
+            simple = (
+                len(inner) == 1 and inner[0].type == 'identifier' and '`' not in ts2.text(inner[0])
+            )
+            out.append(_template(ts2.text(inner[0])) if simple else [child])
         elif child.type == 'escape_sequence':
             flush()
             out.append(escaped(chunk))
@@ -99,7 +93,7 @@ def _templates(written: str, raw: bool) -> list[str | list[Item]]:
 
 
 def _template(name: str) -> list[Item]:
-    return leaf('template', name.encode('utf-8'))
+    return ts2.leaf('template', name.encode('utf-8'))
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -107,20 +101,20 @@ def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
         found = _parts(node, 1, False)
     except ValueError:  # an escape the language would reject: hashed as written
         return None
-    return None if found is None else value(b's', found)
+    return None if found is None else ts2.value(b's', found)
 
 
 def multiline_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """A raw string: no escapes; a `${'$'}` hole is a hole (it is code)."""
     found = _parts(node, 3, True)
-    return None if found is None else value(b's', found)
+    return None if found is None else ts2.value(b's', found)
 
 
 def function_body(node: Node, parent: Node | None) -> list[Item] | None:
     """`fun f(): T { return x }` is `fun f(): T = x` (ktlint's function-expression-body rule
     writes it so); a body of other statements, or a bare `return`, stays a block."""
-    inner = named(node)
-    owner = up(node, parent)
+    inner = ts2.named(node)
+    owner = ts2.up(node, parent)
     if (
         len(inner) != 1
         or owner is None
@@ -129,7 +123,7 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
         return None  # without a declared type, `{ return x }` returns Unit and `= x` returns x
     body = inner[0]
     if body.type == 'block':
-        statements = named(body)
+        statements = ts2.named(body)
         if len(statements) != 1 or statements[0].type != 'return_expression':
             return None
         returned = [c for c in statements[0].children if 'comment' not in c.type]
@@ -138,7 +132,7 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
         body = returned[1]
     elif not any(c.type == '=' for c in node.children):
         return None
-    return [open_marker('expression_body'), body, b')']
+    return [ts2.open_marker('expression_body'), body, b')']
 
 
 def _returns_a_type(function: Node) -> bool:
@@ -152,27 +146,10 @@ def _returns_a_type(function: Node) -> bool:
     return False
 
 
-def block(node: Node, parent: Node | None) -> list[Item] | None:
-    """`if (a) { g() }` is `if (a) g()`, also under `else`, loops and `when` branches (ktlint adds
-    such braces when it wraps a line); a block holding a declaration, or several statements, stays."""
-    parent = up(node, parent)
-    if parent is None or parent.type not in _BRACED:
-        return None
-    inner = named(node)
-    if len(inner) != 1 or inner[0].type in _DECLARATIONS or inner[0].type == 'label':
-        return None
-    return [inner[0]]
-
-
-def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
-    """Kotlin ends statements at line breaks; `;` is never needed to tell two apart in the tree."""
-    return True
-
-
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
-    if trailing_comma(token, parent, siblings, index):
+    if ts2.trailing_comma(token, parent, siblings, index):
         return True
-    after = next_token(siblings, index)
+    after = ts2.next_token(siblings, index)
     if after is None and parent.type == 'lambda_parameters':
         return True  # `{ a, -> }`: the arrow is the lambda's, after the parameters
     return after is not None and after.type == '->' and not after.is_named
@@ -182,15 +159,16 @@ HANDLERS = {
     'string_literal': string_literal,
     'multiline_string_literal': multiline_string_literal,
     'character_literal': character_literal(escaped),
-    'parenthesized_expression': unwrap_single,
+    'parenthesized_expression': ts2.unwrap_single,
     'function_body': function_body,
-    'block': block,
+    # `if (a) { g() }` is `if (a) g()`, also under `else`, loops and `when` branches (ktlint adds
+    # such braces when it wraps a line)
+    'block': ts2.unbraced(_BRACED, lambda s: s.type not in _DECLARATIONS and s.type != 'label'),
 }
 DROPS = {
-    ';': semicolon,
+    ';': ts2.always,  # Kotlin ends statements at line breaks: `;` never tells two apart
     ',': comma,
 }
-ALIASES: dict[str, str] = {}
 GAP_NOOPS = b';'  # the grammar keeps statement-ending `;` as a hidden token
 SCOPES = frozenset(
     {

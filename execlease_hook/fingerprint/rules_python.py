@@ -2,22 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import (
-    Item,
-    field,
-    named,
-    text,
-    trailing_comma,
-    unwrap_single,
-    up,
-    value,
-)
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 _ONE_ELEMENT_IS_A_TUPLE = frozenset(
     {'tuple', 'expression_list', 'pattern_list', 'tuple_pattern', 'subscript'}
@@ -29,7 +15,7 @@ def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
     children = node.children
     if len(children) < 2 or children[0].type != 'string_start' or children[-1].type != 'string_end':
         return None
-    start = text(children[0])
+    start = ts2.text(children[0])
     prefix = start.rstrip('\'"').lower()
     kind = b'b' if 'b' in prefix else b't' if 't' in prefix else b's'
     formatted = 'f' in prefix or 't' in prefix
@@ -58,13 +44,13 @@ def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
 def _hole(node: Node) -> list[Item]:
     """`{x!r:>8}`: the expression as code; `{x = }` prints its own text, so it is kept as written."""
     if any(c.type == '=' for c in node.children):
-        return [field(b'=', (node.text or b'').replace(b'\r\n', b'\n'))]
+        return [ts2.field(b'=', (node.text or b'').replace(b'\r\n', b'\n'))]
     out: list[Item] = []
     for child in node.children:
         if child.type in ('{', '}') or 'comment' in child.type:
             continue
         if child.type == 'type_conversion':
-            out.append(field(b'!', child.text or b''))
+            out.append(ts2.field(b'!', child.text or b''))
         elif child.type == 'format_specifier':
             out.append(b':')
             out.extend(_format_spec(child))
@@ -81,18 +67,22 @@ def _format_spec(node: Node) -> list[Item]:
     for child in node.children:
         if child.type != 'format_expression':
             continue
-        out.append(field(b'"', source[at - base : child.start_byte - base]))
+        out.append(ts2.field(b'"', source[at - base : child.start_byte - base]))
         out.append(b'{')
         out.extend(c for c in child.children if c.type not in ('{', '}'))
         out.append(b'}')
         at = child.end_byte
-    out.append(field(b'"', source[at - base :]))
+    out.append(ts2.field(b'"', source[at - base :]))
     return out
 
 
 def _is_docstring(node: Node, parent: Node | None) -> bool:
-    statement = up(node, parent)
-    if statement is None or statement.type != 'expression_statement' or len(named(statement)) != 1:
+    statement = ts2.up(node, parent)
+    if (
+        statement is None
+        or statement.type != 'expression_statement'
+        or len(ts2.named(statement)) != 1
+    ):
         return False
     body = statement.parent
     if body is None or (
@@ -104,7 +94,7 @@ def _is_docstring(node: Node, parent: Node | None) -> bool:
         )
     ):
         return False
-    first = named(body)
+    first = ts2.named(body)
     return bool(first) and first[0].start_byte == statement.start_byte
 
 
@@ -134,15 +124,15 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
         and all(isinstance(p, str) for p in parts)
         and _is_docstring(node, parent)
     ):
-        return value(b'd', [_docstring(''.join(p for p in parts if isinstance(p, str)))])
-    return value(kind, parts)
+        return ts2.value(b'd', [_docstring(''.join(p for p in parts if isinstance(p, str)))])
+    return ts2.value(kind, parts)
 
 
 def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Adjacent literals are one value (`'a' 'b'` is `'ab'`), as the compiler joins them."""
     kinds = set()
     parts: list[str | list[Item]] = []
-    for child in named(node):
+    for child in ts2.named(node):
         found = _string_parts(child) if child.type == 'string' else None
         if found is None:
             return None
@@ -150,19 +140,19 @@ def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
         parts.extend(found[1])
     if len(kinds) != 1:
         return None
-    return value(kinds.pop(), parts)
+    return ts2.value(kinds.pop(), parts)
 
 
 def number(node: Node, parent: Node | None) -> list[Item] | None:
-    found = literals.python_number(text(node))
-    return None if found is None else [field(b'#', found.encode())]
+    found = literals.python_number(ts2.text(node))
+    return None if found is None else [ts2.field(b'#', found.encode())]
 
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
-    if not trailing_comma(token, parent, siblings, index):
+    if not ts2.trailing_comma(token, parent, siblings, index):
         return False
     if parent.type in _ONE_ELEMENT_IS_A_TUPLE:
-        elements = named(parent)
+        elements = ts2.named(parent)
         if parent.type == 'subscript':
             elements = elements[1:]  # the subscripted value
         return len(elements) > 1  # `(a,)` and `x[a,]` are tuples; `(a)` and `x[a]` are not
@@ -177,8 +167,8 @@ def parenthesis(token: Node, parent: Node, siblings: list[Node], index: int) -> 
 
 def class_arguments(node: Node, parent: Node | None) -> list[Item] | None:
     """`class A():` is `class A:`."""
-    parent = up(node, parent)
-    if parent is not None and parent.type == 'class_definition' and not named(node):
+    parent = ts2.up(node, parent)
+    if parent is not None and parent.type == 'class_definition' and not ts2.named(node):
         return []
     return None
 
@@ -186,14 +176,14 @@ def class_arguments(node: Node, parent: Node | None) -> list[Item] | None:
 HANDLERS = {
     'string': string,
     'concatenated_string': concatenated_string,
-    'parenthesized_expression': unwrap_single,
+    'parenthesized_expression': ts2.unwrap_single,
     'integer': number,
     'float': number,
     'argument_list': class_arguments,
 }
 DROPS = {
     ',': comma,
-    ';': lambda token, parent, siblings, index: True,  # `a; b` is two statements, as on two lines
+    ';': ts2.always,  # `a; b` is two statements, as on two lines
     '(': parenthesis,
     ')': parenthesis,
 }

@@ -2,22 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import (
-    Item,
-    named,
-    open_marker,
-    text,
-    trailing_comma,
-    unwrap_single,
-    up,
-    value,
-)
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 _ONE_ELEMENT_IS_A_TUPLE = frozenset({'tuple_expression', 'tuple_type', 'tuple_pattern'})
 _STATEMENT_LISTS = frozenset({'block', 'source_file', 'declaration_list'})
@@ -30,39 +16,31 @@ def _prefix_kind(prefix: str) -> bytes:
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     quote = raw.find('"')
     if quote < 0 or not raw.endswith('"'):
         return None
-    return value(_prefix_kind(raw[:quote]), [literals.rust(raw[quote + 1 : -1])])
+    return ts2.value(_prefix_kind(raw[:quote]), [literals.rust(raw[quote + 1 : -1])])
 
 
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """`r"a"`, `r#"a"#` and `"a"` are one value; `r"\\n"` is not `"\\n"`."""
-    raw = text(node)
+    raw = ts2.text(node)
     quote = raw.find('"')
     hashes = raw[:quote].count('#')
     if quote < 0:
         return None
-    return value(_prefix_kind(raw[:quote].rstrip('#r')), [raw[quote + 1 : len(raw) - 1 - hashes]])
+    return ts2.value(
+        _prefix_kind(raw[:quote].rstrip('#r')), [raw[quote + 1 : len(raw) - 1 - hashes]]
+    )
 
 
 def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     quote = raw.find("'")
     if quote < 0 or not raw.endswith("'"):
         return None
-    return value(b'y' if raw[:quote] else b'h', [literals.rust(raw[quote + 1 : -1])])
-
-
-def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
-    """`(a)` is `a`, except `(a.f)()`, which calls the field `f` where `a.f()` calls the method."""
-    parent = up(node, parent)
-    if parent is not None and parent.type == 'call_expression':
-        function = parent.child_by_field_name('function')
-        if function is not None and function.start_byte == node.start_byte:
-            return None
-    return unwrap_single(node)
+    return ts2.value(b'y' if raw[:quote] else b'h', [literals.rust(raw[quote + 1 : -1])])
 
 
 def or_pattern(node: Node, parent: Node | None) -> list[Item] | None:
@@ -84,17 +62,17 @@ def field_initializer(node: Node, parent: Node | None) -> list[Item] | None:
         name is None
         or initial is None
         or initial.type != 'identifier'
-        or text(name) != text(initial)
+        or ts2.text(name) != ts2.text(initial)
     ):
         return None
     if any(c.type == 'attribute_item' for c in node.children):
         return None
-    return [open_marker('shorthand_field_initializer'), initial, b')']
+    return [ts2.open_marker('shorthand_field_initializer'), initial, b')']
 
 
 def block(node: Node, parent: Node | None) -> list[Item] | None:
     """`|x| { x + 1 }` is `|x| x + 1`, and `A => { x }` is `A => x` (rustfmt removes those braces)."""
-    parent = up(node, parent)
+    parent = ts2.up(node, parent)
     if parent is None or parent.type not in ('closure_expression', 'match_arm'):
         return None
     if (
@@ -102,7 +80,7 @@ def block(node: Node, parent: Node | None) -> list[Item] | None:
         != node
     ):
         return None
-    inner = named(node)
+    inner = ts2.named(node)
     if (
         len(inner) != 1
         or inner[0].type in _EXPRESSION_STATEMENTS
@@ -115,7 +93,7 @@ def block(node: Node, parent: Node | None) -> list[Item] | None:
 
 def expression_statement(node: Node, parent: Node | None) -> list[Item] | None:
     """`return x;` at the end of a block is `return x` (rustfmt adds the `;`)."""
-    inner = named(node)
+    inner = ts2.named(node)
     if len(inner) != 1 or inner[0].type not in _DIVERGING:
         return None
     sibling = node.next_named_sibling
@@ -124,18 +102,13 @@ def expression_statement(node: Node, parent: Node | None) -> list[Item] | None:
     return [inner[0]] if sibling is None else None
 
 
-def empty_statement(node: Node, parent: Node | None) -> list[Item] | None:
-    parent = up(node, parent)
-    return [] if parent is not None and parent.type in _STATEMENT_LISTS else None
-
-
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     if parent.type == 'match_arm':
         return True  # `A => {},` and `A => {}`
-    if not trailing_comma(token, parent, siblings, index):
+    if not ts2.trailing_comma(token, parent, siblings, index):
         return False
     if parent.type in _ONE_ELEMENT_IS_A_TUPLE:
-        return len(named(parent)) > 1  # `(a,)` is a tuple, `(a)` is not
+        return len(ts2.named(parent)) > 1  # `(a,)` is a tuple, `(a)` is not
     return True
 
 
@@ -143,18 +116,17 @@ HANDLERS = {
     'string_literal': string_literal,
     'raw_string_literal': raw_string_literal,
     'char_literal': char_literal,
-    'parenthesized_expression': parenthesized_expression,
+    'parenthesized_expression': ts2.unwrap_unless_callee,
     'or_pattern': or_pattern,
     'field_initializer': field_initializer,
     'block': block,
     'expression_statement': expression_statement,
-    'empty_statement': empty_statement,
+    'empty_statement': ts2.nothing_in(_STATEMENT_LISTS),
 }
 DROPS = {
     ',': comma,
     '|': pipe,
 }
-ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'function_item', 'closure_expression'})
 CONTEXT = frozenset(
     {

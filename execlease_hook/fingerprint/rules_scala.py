@@ -7,60 +7,43 @@ decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, pieces
-from execlease_hook.fingerprint.ts2 import (
-    Item,
-    named,
-    open_marker,
-    text,
-    trailing_comma,
-    unwrap_single,
-    value,
-)
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     if raw.startswith('"""') and raw.endswith('"""') and len(raw) >= 6:
-        return value(b's', [raw[3:-3]])
+        return ts2.value(b's', [raw[3:-3]])
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
         try:
-            return value(b's', [escaped(raw[1:-1])])
+            return ts2.value(b's', [escaped(raw[1:-1])])
         except ValueError:  # an escape the language would reject: hashed as written
             return None
     return None
 
 
 def interpolated_string(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     quotes = 3 if raw.startswith('"""') else 1
     found = pieces(node, quotes, quotes, frozenset({'interpolation'}), lambda s: s)
-    return None if found is None else value(b'i', found)
+    return None if found is None else ts2.value(b'i', found)
 
 
 def interpolation(node: Node, parent: Node | None) -> list[Item] | None:
     """`${x}` is `$x`: the hole holds the expression either way."""
-    inner = named(node)
+    inner = ts2.named(node)
     if len(inner) != 1:
         return None
     if inner[0].type == 'block':
-        statements = named(inner[0])
+        statements = ts2.named(inner[0])
         if len(statements) == 1:
-            return [open_marker('interpolation'), statements[0], b')']
-    return [open_marker('interpolation'), inner[0], b')']
-
-
-def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
-    """Scala ends statements at line breaks; `;` never tells two statements apart in the tree."""
-    return True
+            return [ts2.open_marker('interpolation'), statements[0], b')']
+    return [ts2.open_marker('interpolation'), inner[0], b')']
 
 
 HANDLERS = {
@@ -68,13 +51,12 @@ HANDLERS = {
     'interpolated_string': interpolated_string,
     'interpolation': interpolation,
     'character_literal': character_literal(escaped),
-    'parenthesized_expression': unwrap_single,
+    'parenthesized_expression': ts2.unwrap_single,
 }
 DROPS = {
-    ';': semicolon,
-    ',': trailing_comma,
+    ';': ts2.always,  # Scala ends statements at line breaks: `;` never tells two apart
+    ',': ts2.trailing_comma,
 }
-ALIASES: dict[str, str] = {}
 GAP_NOOPS = b';'
 SCOPES = frozenset({'function_definition', 'lambda_expression'})
 CONTEXT = frozenset(

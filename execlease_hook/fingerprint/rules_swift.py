@@ -7,14 +7,10 @@ the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
-from execlease_hook.fingerprint.ts2 import Item, named, open_marker, text, trailing_comma, up, value
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(
     r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False
@@ -25,15 +21,15 @@ _ESCAPES = frozenset({'str_escaped_char'})
 
 def line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     found = pieces(node, 1, 1, _HOLES, lambda s: s, _ESCAPES, escaped)
-    return None if found is None else value(b's', found)
+    return None if found is None else ts2.value(b's', found)
 
 
 def multi_line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     found = pieces(
         node, 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=closing_indent(raw, '"""')
     )
-    return None if found is None else value(b's', found)
+    return None if found is None else ts2.value(b's', found)
 
 
 def _continued(raw: str) -> str:
@@ -45,7 +41,7 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """`#"a\\n"#` is the text `a\\n`, whatever the number of `#`s (without interpolation)."""
     if any(c.type != 'raw_str_end_part' for c in node.named_children):
         return None
-    raw = text(node)
+    raw = ts2.text(node)
     hashes = len(raw) - len(raw.lstrip('#'))
     quotes = 3 if raw[hashes:].startswith('"""') else 1
     body = raw[hashes + quotes : len(raw) - hashes - quotes]
@@ -56,12 +52,12 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
             body = '\n'.join(
                 line[len(indent) :] if line.startswith(indent) else line for line in lines[:-1]
             )
-    return value(b's', [body])
+    return ts2.value(b's', [body])
 
 
 def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
     """A region whose anchors lie inside `#"..."#` covers the literal, whose only child this is."""
-    holder = up(node, parent)
+    holder = ts2.up(node, parent)
     if (
         holder is None
         or holder.type != 'raw_string_literal'
@@ -74,7 +70,7 @@ def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
 
 def tuple_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a)` is `a`; a labelled `(x: a)` and tuples of several elements stay."""
-    inner = named(node)
+    inner = ts2.named(node)
     if len(inner) != 1 or node.child_by_field_name('name') is not None:
         return None
     return [inner[0]]
@@ -98,7 +94,7 @@ def around(node: Node) -> list[Item]:
         sibling = sibling.prev_named_sibling
     if not found:
         return []
-    return [open_marker('directives'), *reversed(found), b')']
+    return [ts2.open_marker('directives'), *reversed(found), b')']
 
 
 HANDLERS = {
@@ -109,10 +105,9 @@ HANDLERS = {
     'tuple_expression': tuple_expression,
 }
 DROPS = {
-    ',': trailing_comma,
-    ';': lambda token, parent, siblings, index: True,
+    ',': ts2.trailing_comma,
+    ';': ts2.always,  # optional everywhere
 }
-ALIASES: dict[str, str] = {}
 GAP_NOOPS = b';'  # the grammar keeps statement-ending `;` as a hidden token
 SCOPES = frozenset(
     {

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint import literals
-from execlease_hook.fingerprint.ts2 import Item, field, named, same, text, trailing_comma, up, value
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint.ts2 import Item, Node
 
 _ESCAPE = re.compile(r'\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)', re.S)
-_SIMPLE = {'n': b'\n', 'r': b'\r', 't': b'\t', '\\': b'\\', "'": b"'", '"': b'"'}
+_SIMPLE = {k: v.encode() for k, v in literals.simple('nrt\\\'"').items()}
 
 
 def _escape(escape: str) -> bytes | None:
@@ -36,60 +32,47 @@ decode = literals.byte_escapes(_ESCAPE, _escape)
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
         return None
-    return value(b'b', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+    return ts2.value(b'b', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
 
 
 def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
     """`\\\\a` then `\\\\b` on the next line is `"a\\nb"`: each line after its `\\\\`, no escapes."""
     lines = [
-        line.lstrip(' \t').removesuffix('\r') for line in text(node).split('\n')
+        line.lstrip(' \t').removesuffix('\r') for line in ts2.text(node).split('\n')
     ]  # trailing spaces count
     if not all(line.startswith('\\\\') for line in lines):
         return None
-    return value(b'b', ['\n'.join(line[2:] for line in lines)])
+    return ts2.value(b'b', ['\n'.join(line[2:] for line in lines)])
 
 
 def character(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = text(node)
+    raw = ts2.text(node)
     if len(raw) < 3 or raw[0] != "'" or raw[-1] != "'":
         return None
-    return value(b'c', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+    return ts2.value(b'c', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
 
 
 def integer(node: Node, parent: Node | None) -> list[Item] | None:
-    digits = text(node).replace('_', '').lower()
+    digits = ts2.text(node).replace('_', '').lower()
     try:
         number = int(digits, 0) if digits[:2] in ('0x', '0o', '0b') else int(digits, 10)
     except ValueError:
         return None
-    return [field(b'#i', str(number).encode())]
+    return [ts2.field(b'#i', str(number).encode())]
 
 
 def float_(node: Node, parent: Node | None) -> list[Item] | None:
-    digits = text(node).replace('_', '').lower()
+    digits = ts2.text(node).replace('_', '').lower()
     if digits.startswith('0x'):
-        return [field(b'#x', digits.encode())]  # hex floats as written (lower case)
+        return [ts2.field(b'#x', digits.encode())]  # hex floats as written (lower case)
     try:
         exact = Fraction(digits)
     except ValueError:
         return None
-    return [field(b'#f', f'{exact.numerator}/{exact.denominator}'.encode())]
-
-
-def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
-    """`(a)` is `a`, except as a callee: `(a.f)()` calls a field, `a.f()` may be a method call."""
-    parent = up(node, parent)
-    if (
-        parent is not None
-        and parent.type == 'call_expression'
-        and same(parent.child_by_field_name('function'), node)
-    ):
-        return None
-    inner = named(node)
-    return [inner[0]] if len(inner) == 1 else None
+    return [ts2.field(b'#f', f'{exact.numerator}/{exact.denominator}'.encode())]
 
 
 HANDLERS = {
@@ -98,12 +81,11 @@ HANDLERS = {
     'character': character,
     'integer': integer,
     'float': float_,
-    'parenthesized_expression': parenthesized_expression,
+    'parenthesized_expression': ts2.unwrap_unless_callee,
 }
 DROPS = {
-    ',': trailing_comma,
+    ',': ts2.trailing_comma,
 }
-ALIASES: dict[str, str] = {}
 SCOPES = frozenset({'function_declaration'})
 _CONTAINERS = frozenset(
     {'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'}

@@ -14,6 +14,7 @@ per language family) hashes what the language means, so formatters never change 
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from execlease_hook.fingerprint import rule_modules, ts1, ts2
@@ -27,13 +28,17 @@ SCHEMES = ('ts1', 'ts2')
 
 
 def fingerprint(located: Located, scheme: str = SCHEME) -> str:
+    nodes, start, end = located.nodes, located.start_byte, located.end_byte
+    chunk = located.text.encode('utf-8')  # == source[start:end]
     if scheme == 'ts2':
         language = language_for(located.path)
         assert language is not None, located.path
-        return ts2.fingerprint(located, rule_modules.for_language(language))
-    if scheme == 'ts1':
-        return ts1.fingerprint(located)
-    raise ValueError(f'unknown fingerprint scheme {scheme!r} (known: {", ".join(SCHEMES)})')
+        parts = ts2.serialize(rule_modules.for_language(language), nodes, start, end, chunk)
+    elif scheme == 'ts1':
+        parts = ts1.serialize(nodes, start, end, chunk)
+    else:
+        raise ValueError(f'unknown fingerprint scheme {scheme!r} (known: {", ".join(SCHEMES)})')
+    return f'{scheme}:sha256:{hashlib.sha256(b"".join(parts)).hexdigest()}'
 
 
 def scheme_of(recorded: str) -> str:

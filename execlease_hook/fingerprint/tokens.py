@@ -41,23 +41,18 @@ def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) 
     ]
     while stack:
         node, parent, optional, kept = stack.pop()
-        kind = node.type
-        if (
-            'comment' in kind
-            or kind == 'line_continuation'
-            or node.end_byte <= low
-            or node.start_byte >= high
-        ):
+        kind, a, b = node.type, node.start_byte, node.end_byte
+        if 'comment' in kind or kind == 'line_continuation' or b <= low or a >= high:
             continue
         children = node.children
-        if kept is not None and (node.start_byte, node.end_byte, kind) not in kept:
+        if kept is not None and (a, b, kind) not in kept:
             if children:  # inside a node a handler rewrote: only what it kept counts
                 stack.extend((child, node, optional, kept) for child in reversed(children))
                 continue
             optional = True  # a token the rules left out: it means nothing there
-        if not node.is_error and node.end_byte > node.start_byte:
+        if not node.is_error and b > a:
             if kind in literals:
-                out.append((_parts(rules, node, source), node.start_byte, node.end_byte, optional))
+                out.append((_parts(rules, node, source), a, b, optional))
                 continue
             handler = handlers.get(kind)
             replaced = handler(node, parent) if handler is not None else None
@@ -66,25 +61,15 @@ def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) 
                 if not replaced:  # the node means nothing where it stands (`()` of `class K():`)
                     optional = True
                 elif not nodes:  # a canonical form: the node is one token
-                    out.append(
-                        (_parts(rules, node, source), node.start_byte, node.end_byte, optional)
-                    )
+                    out.append((_parts(rules, node, source), a, b, optional))
                     continue
-                elif (node.start_byte, node.end_byte, kind) not in nodes:
-                    stack.extend(
-                        (child, node, optional, frozenset(nodes)) for child in reversed(children)
-                    )
+                elif (a, b, kind) not in nodes:
+                    kept = frozenset(nodes)
+                    stack.extend((child, node, optional, kept) for child in reversed(children))
                     continue
         if not children:
-            if node.end_byte > node.start_byte:
-                out.append(
-                    (
-                        source[node.start_byte : node.end_byte],
-                        node.start_byte,
-                        node.end_byte,
-                        optional,
-                    )
-                )
+            if b > a:
+                out.append((source[a:b], a, b, optional))
             continue
         for index in range(len(children) - 1, -1, -1):
             child = children[index]

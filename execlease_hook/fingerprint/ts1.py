@@ -17,7 +17,6 @@ Nothing outside the entry (its position, its file, its indentation level) takes 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Union
 
@@ -26,11 +25,8 @@ from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from execlease_hook.locate.definition import Located
-
     _Item = Union[bytes, tuple[Node, bool]]
 
-SCHEME = 'ts1'
 _DROPPED = frozenset({'line_continuation'})
 _VERBATIM_ENDINGS = (
     'string',
@@ -46,15 +42,6 @@ _VERBATIM_ENDINGS = (
     'format_specifier',
     'interpolation',
 )
-
-
-def fingerprint(located: Located) -> str:
-    digest = hashlib.sha256()
-    for part in serialize(
-        located.nodes, located.start_byte, located.end_byte, located.text.encode('utf-8')
-    ):
-        digest.update(part)
-    return f'{SCHEME}:sha256:{digest.hexdigest()}'
 
 
 def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list[bytes]:
@@ -90,7 +77,7 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
         children = node.children
         if not children:
             text = clip(first, last)
-            out.append(tagged_field(b'"', _jsx_text(text) if kind == 'jsx_text' else text) + b')')
+            out.append(tagged_field(b'"', jsx_text(text) if kind == 'jsx_text' else text) + b')')
             continue
         verbatim = in_error or kind.endswith(_VERBATIM_ENDINGS) and kind != 'concatenated_string'
         todo: list[_Item] = [b')'] if not container else []
@@ -116,7 +103,9 @@ def _open(node: Node, kind: str) -> bytes:
     return opening_field(flag, kind)
 
 
-def _jsx_text(text: bytes) -> bytes:
+def jsx_text(text: bytes) -> bytes:
+    """JSX's own reading: lines trimmed (but not where they touch other children on the same
+    line), blank lines dropped, the rest joined by one space."""
     lines = text.replace(b'\r\n', b'\n').split(b'\n')
     if len(lines) == 1:
         return text

@@ -10,18 +10,17 @@ applied on top (execlease_hook/fingerprint/rules_*.py):
   context    the control flow (and class or impl headers) between a definition and its enclosing
              function: a definition moved under `if False:` changes, moved elsewhere does not.
 
-Reuse for another grammar: a module with HANDLERS, DROPS, ALIASES, SCOPES, CONTEXT, BODIES
-(and optionally ATTACHED, AROUND, GAP_NOOPS, BESIDE), named by the language's row in
-locate/languages.py; then `serialize(rules, nodes, start, end, source[start:end])` gives
-the parts to hash; `value`, `leaf`, `unwrap_single` and `trailing_comma` are the building blocks.
+Reuse for another grammar: a module with HANDLERS, DROPS, SCOPES, CONTEXT, BODIES (and optionally
+ALIASES, ATTACHED, AROUND, GAP_NOOPS, BESIDE), named by the language's row in
+locate/languages.py; then `serialize(rules, nodes, start, end, source[start:end])` gives the parts
+to hash; the helpers below the walk are the building blocks of the rules.
 
-It is kept whole: the walk, its building blocks and the context headers are the
-scheme itself, used by every language; what differs per language is already apart (rules_*.py).
+It is kept whole: the walk, its building blocks and the context headers are the scheme itself,
+used by every language; what differs per language is apart (rules_*.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Union, cast
@@ -29,35 +28,21 @@ from typing import TYPE_CHECKING, Union, cast
 from execlease_hook.core.digest import opening_field, tagged_field
 from execlease_hook.fingerprint import ts1
 from execlease_hook.fingerprint.literals import encode
+from execlease_hook.locate.definition import leading
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from execlease_hook.locate.definition import Located
-
     Item = Union[bytes, Node, tuple[Node]]  # a hashed part, a node to walk, a node to hash verbatim
 else:
-    Item = object  # for annotations only
-
-    def cast(kind: object, value: object) -> object:
-        return value
+    Item = Node = object  # for annotations only (the rules import both)
 
 
-SCHEME = 'ts2'
 # A handler gets the node and its parent (None when the walk does not know it: ask node.parent)
 # and returns what to hash instead, or None for the default.
 Handler = Callable[['Node', 'Node | None'], 'list[Item] | None']
 # A drop gets a token, its parent, the parent's children and the token's index in them.
 Drop = Callable[['Node', 'Node', 'list[Node]', int], bool]
-
-
-def fingerprint(located: Located, rules: ModuleType) -> str:
-    """The entry's ts2 fingerprint under its language's rules (fingerprint/rule_modules.py)."""
-    digest = hashlib.sha256()
-    chunk = located.text.encode('utf-8')  # == source[start_byte:end_byte]
-    for part in serialize(rules, located.nodes, located.start_byte, located.end_byte, chunk):
-        digest.update(part)
-    return f'{SCHEME}:sha256:{digest.hexdigest()}'
 
 
 def serialize(
@@ -96,7 +81,7 @@ def walk(
     asking tree-sitter, whose `parent` and sibling look-ups walk the tree."""
     handlers: dict[str, Handler] = rules.HANDLERS
     drops: dict[str, Drop] = rules.DROPS
-    aliases: dict[str, str] = rules.ALIASES
+    aliases: dict[str, str] = getattr(rules, 'ALIASES', {})
     noops: bytes = getattr(rules, 'GAP_NOOPS', b'')
     stack: list[Item | tuple[Node, Node]] = list(reversed(items))
     while stack:
@@ -130,7 +115,7 @@ def walk(
                     continue
         container = not inside and first <= lo and last >= hi
         if not container:
-            out.append(_marker(aliases.get(kind, kind), node))
+            out.append(open_marker(aliases.get(kind, kind), node.is_named, node.is_missing))
         children = node.children
         if not children:
             a = first if first > lo else lo
@@ -190,12 +175,8 @@ def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[byt
     return ts1.serialize((node,), first, last, chunk[first - base : last - base])
 
 
-def _marker(kind: str, node: Node) -> bytes:
-    return open_marker(kind, node.is_named, node.is_missing)
-
-
 def marker(node: Node, kind: str) -> bytes:
-    return _marker(kind, node)
+    return open_marker(kind, node.is_named, node.is_missing)
 
 
 def open_marker(kind: str, named: bool = True, missing: bool = False) -> bytes:
@@ -266,6 +247,11 @@ CLOSERS = frozenset({')', ']', '}', '>', '|'})
 OPENERS = frozenset({'(', '[', '{', '<', '|', ','})
 
 
+def always(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
+    """A drop for a token that never means anything (an optional `;`: each rule says why)."""
+    return True
+
+
 def trailing_comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """A comma right before a closing bracket, after an element: a no-op in every supported language."""
     after, before = next_token(siblings, index), prev_token(siblings, index)
@@ -276,6 +262,44 @@ def trailing_comma(token: Node, parent: Node, siblings: list[Node], index: int) 
         and before is not None
         and before.type not in OPENERS
     )
+
+
+def nothing_in(kinds: frozenset[str]) -> Handler:
+    """A node that means nothing among statements of `kinds` (an empty statement, `;;`)."""
+
+    def handler(node: Node, parent: Node | None) -> list[Item] | None:
+        holder = up(node, parent)
+        return [] if holder is not None and holder.type in kinds else None
+
+    return handler
+
+
+def unbraced(owners: frozenset[str], alone: Callable[[Node], bool]) -> Handler:
+    """A block of one statement that `alone` lets stand without braces, as the body of one of
+    `owners`, is that statement: `if (a) { b(); }` is `if (a) b();` (formatters add and remove
+    such braces); a block that declares something is a scope and stays."""
+
+    def handler(node: Node, parent: Node | None) -> list[Item] | None:
+        owner = up(node, parent)
+        inner = named(node)
+        if owner is None or owner.type not in owners or len(inner) != 1 or not alone(inner[0]):
+            return None
+        return [inner[0]]
+
+    return handler
+
+
+def unwrap_unless_callee(node: Node, parent: Node | None) -> list[Item] | None:
+    """`(a)` is `a`, except as the callee of a call: `(a.f)()` calls a field, `a.f()` a method
+    (Rust, Zig), and `(f)(x)` stops a function-like macro named `f` (C)."""
+    parent = up(node, parent)
+    if (
+        parent is not None
+        and parent.type == 'call_expression'
+        and same(parent.child_by_field_name('function'), node)
+    ):
+        return None
+    return unwrap_single(node)
 
 
 def same(a: Node | None, b: Node | None) -> bool:
@@ -317,14 +341,8 @@ def context_items(rules: ModuleType, node: Node) -> list[Item]:
 def _header(rules: ModuleType, node: Node, path: Node | None) -> list[Item]:
     out: list[Item] = [marker(node, node.type)]
     attached: frozenset[str] = getattr(rules, 'ATTACHED', frozenset())
-    if attached:
-        before = []
-        sibling = node.prev_named_sibling
-        while sibling is not None and (sibling.type in attached or 'comment' in sibling.type):
-            if sibling.type in attached:
-                before.append(sibling)
-            sibling = sibling.prev_named_sibling
-        out.extend(reversed(before))
+    if attached:  # written just before the node (Rust's `#[cfg(test)]`)
+        out.extend(leading(node, attached)[:-1])
     # A node whose members stand beside the path without a field (a preprocessor block's other
     # declarations, a Zig struct's other members): only its own tokens and fields count.
     beside = node.type in getattr(rules, 'BESIDE', frozenset())

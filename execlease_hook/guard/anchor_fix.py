@@ -19,7 +19,7 @@ from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.locate import anchor
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.region import Places
-from execlease_hook.locate.source import language_for
+from execlease_hook.locate.source import language_for, line_of
 from execlease_hook.manifest.model import CoveredEntry, Region
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ def _differs(
     end, matched, fails = anchor.match(mine, text, new, staged, at)
     if end is not None or not mine:
         return ''
-    line = _line(staged, new[at][1])
+    line = line_of(staged, new[at][1])
     if matched == 0:
         return (
             f'`{key}`: at its synced place (line {line}) the code starts with {_spelled(staged, new[at])}, '
@@ -135,17 +135,13 @@ def _differs(
     there = (
         'nothing'
         if fails is None
-        else f'{_spelled(staged, new[fails])} (line {_line(staged, new[fails][1])})'
+        else f'{_spelled(staged, new[fails])} (line {line_of(staged, new[fails][1])})'
     )
     wanted = _spelled(text, mine[matched]) if matched < len(mine) else 'its end'
     return (
         f'`{key}`: at its synced place (line {line}) its tokens match up to '
         f'{_spelled(text, mine[matched - 1])}; then the anchor says {wanted}, the code {there}'
     )
-
-
-def _line(source: bytes, offset: int) -> int:
-    return source.count(b'\n', 0, offset) + 1
 
 
 def _spelled(text: bytes, token: Token) -> str:

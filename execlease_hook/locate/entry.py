@@ -16,7 +16,7 @@ from execlease_hook.locate.definition import Located
 from execlease_hook.locate.index import every_definition, find
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.region import find_region
-from execlease_hook.locate.source import check_text, parse, require_language
+from execlease_hook.locate.source import check_text, line_of, parse, require_language
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -201,10 +201,6 @@ def _at(
         text=source[start:end].decode('utf-8'),
         nodes=nodes,
     )
-
-
-def line_of(source: bytes, offset: int) -> int:
-    return source.count(b'\n', 0, offset) + 1
 
 
 def _lines(source: bytes, start: int, end: int) -> str:

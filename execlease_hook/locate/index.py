@@ -8,15 +8,9 @@ searched in well under a millisecond). The full walk is only for error messages.
 
 from __future__ import annotations
 
-from types import ModuleType
-
 from execlease_hook.locate.definition import Definition
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import parse
-
-
-def _family(language: str) -> ModuleType:
-    return LANGUAGES[language].family()
 
 
 def find(language: str, source: bytes, qualname: str) -> list[Definition]:
@@ -24,7 +18,7 @@ def find(language: str, source: bytes, qualname: str) -> list[Definition]:
     last = qualname.rsplit('.', 1)[-1].encode('utf-8')
     if not last:
         return []
-    family = _family(language)
+    family = LANGUAGES[language].family()
     root = parse(language, source).root_node
     found = []
     start = source.find(last)
@@ -45,7 +39,7 @@ def find(language: str, source: bytes, qualname: str) -> list[Definition]:
 
 
 def every_definition(language: str, source: bytes) -> list[Definition]:
-    family = _family(language)
+    family = LANGUAGES[language].family()
     cursor = parse(language, source).walk()
     found = []
     while True:

@@ -13,7 +13,7 @@ the first file of its language, so the guard pays only for the languages it meet
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import import_module
 from types import ModuleType
 
@@ -25,7 +25,6 @@ class Language:
     name: str
     suffixes: tuple[str, ...]  # lower case, with the dot
     grammar: str  # the wheel's module (tree-sitter-go installs tree_sitter_go)
-    pointer: str  # the wheel's function returning the language pointer
     family: Callable[[], ModuleType]  # imports the module of locate/ naming its definitions
     rules: str  # the module of fingerprint/ holding its ts2 rules
     # Literal node kinds whose pieces are separate nodes: an anchor inside one takes in the whole literal.
@@ -33,61 +32,47 @@ class Language:
     # Call expressions: (node kind, field holding the callee; '' when the grammar names no field
     # and the callee is the call's first named child).
     calls: tuple[tuple[str, str], ...]
+    pointer: str = 'language'  # the wheel's function returning the language pointer
     overloads: bool = False  # one name may name overloads: an ambiguous name "is overloaded"
     # (call kind, field holding the object) where the callee field holds only the member's name.
     receivers: tuple[tuple[str, str], ...] = ()
 
 
-_ECMASCRIPT_LITERALS = frozenset({'string', 'template_string', 'regex'})
-_ECMASCRIPT_CALLS = (('call_expression', 'function'), ('new_expression', 'constructor'))
+_TYPESCRIPT = Language(
+    'typescript',
+    ('.ts', '.mts', '.cts'),
+    'tree_sitter_typescript',
+    lambda: import_module('execlease_hook.locate.ecmascript'),
+    'rules_ecmascript',
+    frozenset({'string', 'template_string', 'regex'}),
+    (('call_expression', 'function'), ('new_expression', 'constructor')),
+    pointer='language_typescript',
+)
 
-# Fields in order: name, suffixes, grammar, pointer, family, rules, literals, calls.
+# Fields in order: name, suffixes, grammar, family, rules, literals, calls.
 ROWS = (
     Language(
         'python',
         ('.py',),
         'tree_sitter_python',
-        'language',
         lambda: import_module('execlease_hook.locate.python'),
         'rules_python',
         frozenset({'string', 'concatenated_string'}),
         (('call', 'function'),),
     ),
-    Language(
-        'typescript',
-        ('.ts', '.mts', '.cts'),
-        'tree_sitter_typescript',
-        'language_typescript',
-        lambda: import_module('execlease_hook.locate.ecmascript'),
-        'rules_ecmascript',
-        _ECMASCRIPT_LITERALS,
-        _ECMASCRIPT_CALLS,
-    ),
-    Language(
-        'tsx',
-        ('.tsx',),
-        'tree_sitter_typescript',
-        'language_tsx',
-        lambda: import_module('execlease_hook.locate.ecmascript'),
-        'rules_ecmascript',
-        _ECMASCRIPT_LITERALS,
-        _ECMASCRIPT_CALLS,
-    ),
-    Language(
-        'javascript',
-        ('.js', '.mjs', '.cjs', '.jsx'),
-        'tree_sitter_javascript',
-        'language',
-        lambda: import_module('execlease_hook.locate.ecmascript'),
-        'rules_ecmascript',
-        _ECMASCRIPT_LITERALS,
-        _ECMASCRIPT_CALLS,
+    _TYPESCRIPT,
+    replace(_TYPESCRIPT, name='tsx', suffixes=('.tsx',), pointer='language_tsx'),
+    replace(
+        _TYPESCRIPT,
+        name='javascript',
+        suffixes=('.js', '.mjs', '.cjs', '.jsx'),
+        grammar='tree_sitter_javascript',
+        pointer='language',
     ),
     Language(
         'go',
         ('.go',),
         'tree_sitter_go',
-        'language',
         lambda: import_module('execlease_hook.locate.go'),
         'rules_go',
         frozenset({'interpreted_string_literal', 'raw_string_literal', 'rune_literal'}),
@@ -97,7 +82,6 @@ ROWS = (
         'java',
         ('.java',),
         'tree_sitter_java',
-        'language',
         lambda: import_module('execlease_hook.locate.java'),
         'rules_java',
         frozenset({'string_literal', 'character_literal'}),
@@ -109,7 +93,6 @@ ROWS = (
         'rust',
         ('.rs',),
         'tree_sitter_rust',
-        'language',
         lambda: import_module('execlease_hook.locate.rust'),
         'rules_rust',
         frozenset({'string_literal', 'raw_string_literal', 'char_literal'}),
@@ -119,7 +102,6 @@ ROWS = (
         'c',
         ('.c',),
         'tree_sitter_c',
-        'language',
         lambda: import_module('execlease_hook.locate.cfamily'),
         'rules_c',
         frozenset({'string_literal', 'concatenated_string', 'char_literal'}),
@@ -143,7 +125,6 @@ ROWS = (
             '.inl',
         ),
         'tree_sitter_cpp',
-        'language',
         lambda: import_module('execlease_hook.locate.cfamily'),
         'rules_cpp',
         frozenset({'string_literal', 'concatenated_string', 'raw_string_literal', 'char_literal'}),
@@ -154,7 +135,6 @@ ROWS = (
         'zig',
         ('.zig',),
         'tree_sitter_zig',
-        'language',
         lambda: import_module('execlease_hook.locate.zig'),
         'rules_zig',
         frozenset({'string'}),
@@ -164,7 +144,6 @@ ROWS = (
         'csharp',
         ('.cs',),
         'tree_sitter_c_sharp',
-        'language',
         lambda: import_module('execlease_hook.locate.csharp'),
         'rules_csharp',
         frozenset(
@@ -183,7 +162,6 @@ ROWS = (
         'kotlin',
         ('.kt', '.kts'),
         'tree_sitter_kotlin',
-        'language',
         lambda: import_module('execlease_hook.locate.kotlin'),
         'rules_kotlin',
         frozenset({'string_literal', 'multiline_string_literal', 'character_literal'}),
@@ -194,7 +172,6 @@ ROWS = (
         'scala',
         ('.scala', '.sc'),
         'tree_sitter_scala',
-        'language',
         lambda: import_module('execlease_hook.locate.scala'),
         'rules_scala',
         frozenset({'string', 'interpolated_string_expression', 'character_literal'}),
@@ -205,7 +182,6 @@ ROWS = (
         'swift',
         ('.swift',),
         'tree_sitter_swift',
-        'language',
         lambda: import_module('execlease_hook.locate.swift'),
         'rules_swift',
         frozenset({'line_string_literal', 'multi_line_string_literal', 'raw_string_literal'}),

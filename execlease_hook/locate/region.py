@@ -6,10 +6,12 @@ An anchor is where its exact text occurs once; otherwise where its tokens occur 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate import anchor
+from execlease_hook.locate.source import line_of
 
 if TYPE_CHECKING:
     from execlease_hook.locate.anchor import Token, Tokenizer
@@ -41,27 +43,24 @@ def find_region(
     to_start, end = places.once(entry.region.end, 'region.to', prefix, where)
     if to_start < start or end < from_end:
         raise CannotRun(
-            f'{prefix}: `region.to` {_show(entry.region.end)} (line {_line(source, to_start)}) comes before '
-            f'`region.from` {_show(entry.region.start)} (line {_line(source, start)}) {where}; '
+            f'{prefix}: `region.to` {_show(entry.region.end)} (line {line_of(source, to_start)}) comes before '
+            f'`region.from` {_show(entry.region.start)} (line {line_of(source, start)}) {where}; '
             f'swap or correct the anchors',
         )
     return start, end
 
 
+@dataclass
 class Places:
-    """Where anchors stand in one scope of a source, its tokens read once for all of them."""
+    """Where anchors stand in one scope (bytes [low, high)) of a source, its tokens read once
+    for all of them."""
 
-    def __init__(
-        self, source: bytes, low: int, high: int, language: str, tokens: Tokenizer | None
-    ) -> None:
-        self.source, self.low, self.high, self.language, self.tokens = (
-            source,
-            low,
-            high,
-            language,
-            tokens,
-        )
-        self._found: list[Token] | None = None
+    source: bytes
+    low: int
+    high: int
+    language: str
+    tokens: Tokenizer | None
+    _found: list[Token] | None = None
 
     def found(self) -> list[Token]:
         if self._found is None:
@@ -139,7 +138,7 @@ class Places:
                 f'{prefix}: `{key}` {_show(anchor_text)} not found {where}; '
                 f'update the anchor to text that is in the code',
             )
-        lines = ', '.join(str(line) for line in sorted({_line(source, at) for at, _ in found}))
+        lines = ', '.join(str(line) for line in sorted({line_of(source, at) for at, _ in found}))
         hint = (
             'make the anchor longer'
             if ' within ' in where
@@ -160,7 +159,7 @@ class Places:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'
         wanted = _token(needle, mine[matched]) if matched < len(mine) else 'its end'
         there = (
-            f'{_token(self.source, found[at])} on line {_line(self.source, found[at][1])}'
+            f'{_token(self.source, found[at])} on line {line_of(self.source, found[at][1])}'
             if at is not None
             else 'the end of the scope'
         )
@@ -177,7 +176,3 @@ def _token(text: bytes, token: Token) -> str:
 
 def _show(anchor_text: str) -> str:
     return repr(anchor_text if len(anchor_text) <= 60 else anchor_text[:57] + '...')
-
-
-def _line(source: bytes, offset: int) -> int:
-    return source.count(b'\n', 0, offset) + 1

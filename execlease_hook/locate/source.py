@@ -69,13 +69,19 @@ def check_text(path: str, source: bytes, what: str, max_bytes: int) -> None:
         ) from None
 
 
+def line_of(source: bytes, offset: int) -> int:
+    return source.count(b'\n', 0, offset) + 1
+
+
 def parse(language: str, source: bytes) -> tree_sitter.Tree:
-    key = (language, source)
-    tree = _trees.get(key)
-    if tree is None:
-        if len(_trees) >= _MAX_TREES:
-            del _trees[next(iter(_trees))]
-        tree = _trees[key] = _parser(language).parse(source)
+    tree = _trees.get((language, source))
+    return _kept(language, source, _parser(language).parse(source)) if tree is None else tree
+
+
+def _kept(language: str, source: bytes, tree: tree_sitter.Tree) -> tree_sitter.Tree:
+    if len(_trees) >= _MAX_TREES:
+        del _trees[next(iter(_trees))]
+    _trees[(language, source)] = tree
     return tree
 
 
@@ -85,10 +91,8 @@ def parse_from(language: str, source: bytes, base: bytes) -> tree_sitter.Tree:
     tree-sitter's incremental parse gives the tree a fresh parse would, and skips what the
     edit did not touch (the guard's diff against the synced blob reads a second version of
     every changed file)."""
-    key = (language, source)
-    tree = _trees.get(key)
     old = _trees.get((language, base))
-    if tree is not None or old is None:
+    if (language, source) in _trees or old is None:
         return parse(language, source)
     start = _common_prefix(base, source)
     tail = _common_prefix(base[start:][::-1], source[start:][::-1])
@@ -97,10 +101,7 @@ def parse_from(language: str, source: bytes, base: bytes) -> tree_sitter.Tree:
     edited.edit(
         start, old_end, new_end, _point(base, start), _point(base, old_end), _point(source, new_end)
     )
-    if len(_trees) >= _MAX_TREES:
-        del _trees[next(iter(_trees))]
-    tree = _trees[key] = _parser(language).parse(source, old_tree=edited)
-    return tree
+    return _kept(language, source, _parser(language).parse(source, old_tree=edited))
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:

@@ -74,7 +74,7 @@ class Libraries:
         return ('-DTLA-Library=' + os.pathsep.join(str(f.path) for f in self.folders),)
 
     def spare_key(self) -> tuple[str, ...]:
-        """What a warm JVM must share with a job to run it (tlc/run.py's _spare_key)."""
+        """What a warm JVM must share with a job to run it (tlc/job.py's _spare_key)."""
         return (*self.jvm_flags(), *(str(j.path) for j in self.jars))
 
     def key_parts(self) -> list[bytes]:

@@ -3,7 +3,7 @@ progress messages, the state counts and how fast they grow. The live progress li
 (verify/live.py) and the deep tier's progress reports (verify/deep.py) show it; the counts at
 a timeout and a simulation's states come from it too (`last`, on the whole output).
 
-`Follower` reads the job's output file as TLC writes it and hands on whole lines (tlc/run.py
+`Follower` reads the job's output file as TLC writes it and hands on whole lines (tlc/job.py
 ticks it while it waits), so this does not depend on how TLC is launched. TLC 2.15 prints its
 first progress message (code 2200; 2209 in simulation) about 3 s after the search starts, then
 one a minute; between two of them the phase and the elapsed time are what there is to show.

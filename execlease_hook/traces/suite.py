@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
 from execlease_hook.traces.module import Trace, compile_traces
@@ -105,7 +105,7 @@ def collect(
                     job.command,
                     root,
                     Path(out),
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    job.timeout or DEFAULT_TIMEOUT,
                     f'trace job {job.name}',
                     {**os.environ, **dict(job.env)},
                 )
@@ -127,9 +127,10 @@ def collect(
                     t.java.path,
                     t.jar.path,
                     t.jar.tlc_version,
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    job.timeout or DEFAULT_TIMEOUT,
                     workers,
                     libraries.of(m, t.settings, t.root),
+                    t.settings,
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -147,6 +148,7 @@ def collect(
                             workers,
                             libraries.of(m, t.settings, t.root),
                             compiled,
+                            settings=t.settings,
                         )
                     ],
                     compiled.unused,
@@ -185,7 +187,7 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
         shown.phase = 'starting Java'
     found = collected.found
     if collected.line is None:
-        verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        verdict = run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
         judged = validation.judge(verdict, found)
     else:
         verdict, judged = _own(collected, collected.line, shown)
@@ -207,7 +209,7 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
     total = sum(len(t.lines) for t in found)
     verdict: Verdict | None = None
     for trace, job in zip(found, collected.tlc_jobs):
-        verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        verdict = run_job(job, None if shown is None else shown.feed)
         judged = own.judge(verdict, line, len(trace.lines))
         if judged.outcome == 'error':
             return verdict, TraceVerdict(
@@ -229,7 +231,13 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
     return TlcJob(
-        kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b''
+        kind=kind,
+        name=name,
+        spec=job.spec,
+        spec_text=b'',
+        config=job.config,
+        config_text=b'',
+        settings=Settings(),  # never run: it names the job in the report
     )
 
 

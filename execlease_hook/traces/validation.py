@@ -21,10 +21,10 @@ from typing import Any
 
 from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.settings import TRACE_DIR
+from execlease_hook.core.settings import TRACE_DIR, Settings
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.traces.module import (
     MODULE,
     Compiled,
@@ -122,6 +122,8 @@ def tlc_job(
     workers: int = 1,
     libraries: Libraries = NO_LIBRARIES,
     compiled: Compiled | None = None,
+    *,
+    settings: Settings,
 ) -> TlcJob:
     """The TLC job of a trace spec: every module of the model folder plus the generated TraceData
     (`compiled`, else the traces compiled with every field), with the model's libraries
@@ -159,6 +161,7 @@ def tlc_job(
         timeout=timeout or DEFAULT_TIMEOUT,
         workers=workers,
         libraries=libraries,
+        settings=settings,
     )
 
 

@@ -28,9 +28,9 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import Check, Manifest
 from execlease_hook.spec import cfg_constants
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.verify import judge as verify_judge
 from execlease_hook.verify import plan as verify_plan
 from execlease_hook.verify.plan import Prepared

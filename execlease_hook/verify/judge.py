@@ -5,10 +5,10 @@ violation is the named one)."""
 from __future__ import annotations
 
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.kinds import PASS, kind_of
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 
 
 def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:

@@ -15,7 +15,7 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import scan
 from execlease_hook.tlc import libraries, library_modules
 from execlease_hook.tlc.jar import Tools
-from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc.job import TlcJob
 
 if TYPE_CHECKING:
     from execlease_hook.spec.modules import Module
@@ -131,6 +131,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 workers=t.settings.tlc_workers,
                 expect=expect,
                 libraries=model_libraries,
+                settings=t.settings,
             ),
             given.problem,
             given.translated,

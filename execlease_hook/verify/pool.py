@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from execlease_hook.core import procs
 from execlease_hook.core.outcomes import COULD_NOT_RUN
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.job import expect_jobs, run_job
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import schedule
 
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
     from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.tlc.jar import Tools
+    from execlease_hook.tlc.job import TlcJob
     from execlease_hook.tlc.output import Verdict
-    from execlease_hook.tlc.run import TlcJob
     from execlease_hook.verify.plan import PlannedJob
 
 
@@ -42,7 +42,7 @@ class Task:
     run: Callable[[], bool]  # does it, in a pool thread; True: the cache answered it all
     done: Callable[[], None]  # reports it, in the thread that called pool.run, as it ends
     cached: bool = False  # the cache answers it (known before it starts): it weighs 0
-    expects: Sequence[TlcJob] = ()  # the TLC jobs it will start, for tlc/run.expect_jobs
+    expects: Sequence[TlcJob] = ()  # the TLC jobs it will start, for tlc/job.expect_jobs
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def run(
             return verdict, True
         shown = None if live is None else live.start(f'{job.kind} {job.name}')
         try:
-            verdict = tlc.run_job(job, None if shown is None else shown.feed)
+            verdict = run_job(job, None if shown is None else shown.feed)
         finally:
             if shown is not None:
                 live.finish(shown)
@@ -129,7 +129,7 @@ def run(
             for alone in work.first:
                 alone()
         # Spare JVMs (tlc/spare.py) for the jobs the cache does not answer, and no more.
-        tlc.expect_jobs(
+        expect_jobs(
             [job for (_, _, job), c in zip(pending, cost) if c is None]
             + [j for _, k in tasks if not k.cached for j in k.expects]
         )

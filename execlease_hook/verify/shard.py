@@ -20,7 +20,7 @@ from execlease_hook.tlc.kinds import KINDS
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.run import TlcJob
+    from execlease_hook.tlc.job import TlcJob
 
 P = TypeVar('P')
 

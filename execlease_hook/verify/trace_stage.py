@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any
 from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc import libraries
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.cache import cache_key, cached_run
 from execlease_hook.traces.report import reached_exemptions
 from execlease_hook.traces.suite import (
@@ -106,6 +106,7 @@ class Stage:
             java=t.java.path,
             jar=t.jar.path,
             libraries=libraries.of(m, t.settings, t.root),
+            settings=t.settings,
         )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):

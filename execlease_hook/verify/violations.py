@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.spec import cfg
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict, location_text, parse_location
-from execlease_hook.tlc.run import TlcJob
 
 if TYPE_CHECKING:
     from execlease_hook.manifest.model import Manifest
