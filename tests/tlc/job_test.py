@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import pickle
 import stat
 import tempfile
 import threading
@@ -14,7 +15,7 @@ from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
-from tests import needs, wait
+from tests import needs, shared, wait
 
 # Every test here starts a JVM (tests/tiers.py).
 pytestmark = pytest.mark.tlc
@@ -109,13 +110,34 @@ ERROR_REASONS = {
 }
 
 
+def own_jvm_verdicts(factory: pytest.TempPathFactory) -> dict[str, output.Verdict]:
+    """Every fixture verdict, each in a JVM of its own (no warm JVM), two at a time: run once for
+    the test run (every xdist worker's, tests/shared.py) and read by this module's tests and by
+    tests/tlc/spare_test.py (a warm JVM must give the same)."""
+
+    def build(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv('EXECLEASE_JVM_CACHE', str(folder / 'jvm-cache'))
+            env.setenv('EXECLEASE_JVM_SPARE', '0')
+            for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JAVAC'):
+                env.delenv(name, raising=False)
+            java, jar = Path(needs.java()), needs.tla_jar()
+            jobs = {
+                cfg: make_job(java, jar, cfg, spec, deadlock=dl) for cfg, spec, dl, *_ in VERDICTS
+            }
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                futures = {cfg: pool.submit(run_job, job) for cfg, job in jobs.items()}
+                verdicts = {cfg: f.result() for cfg, f in futures.items()}
+        (folder / 'verdicts.pickle').write_bytes(pickle.dumps(verdicts))
+
+    folder = shared.folder(factory, 'own-jvm-verdicts', build)
+    return pickle.loads((folder / 'verdicts.pickle').read_bytes())
+
+
 @pytest.fixture(scope='module')
-def verdicts(java: Path, jar: Path) -> dict[str, output.Verdict]:
-    """Every fixture verdict, run once, two at a time (the tests below only read them)."""
-    jobs = {cfg: make_job(java, jar, cfg, spec, deadlock=dl) for cfg, spec, dl, *_ in VERDICTS}
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        futures = {cfg: pool.submit(run_job, job) for cfg, job in jobs.items()}
-        return {cfg: f.result() for cfg, f in futures.items()}
+def verdicts(java: Path, jar: Path, tmp_path_factory) -> dict[str, output.Verdict]:
+    """Every fixture verdict (the tests below only read them)."""
+    return own_jvm_verdicts(tmp_path_factory)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,6 @@ spare that dies, hangs or times out costs only its job."""
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import os
 import shutil
 import signal
@@ -23,7 +22,7 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output, spare, spare_helper
 from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job
 from tests import needs, wait
-from tests.tlc.job_test import VERDICTS, make_job
+from tests.tlc.job_test import VERDICTS, make_job, own_jvm_verdicts
 
 # Every test here starts a JVM (tests/tiers.py).
 pytestmark = pytest.mark.tlc
@@ -45,8 +44,9 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
 @pytest.fixture(scope='module')
 def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, output.Verdict]]:
     """Paid once for the module: a JVM cache with the helper compiled and the jar's class-data
-    archive built, and every fixture kind's verdict in a JVM of its own (the verdicts a spare
-    must give). Each test copies the cache and only reads the verdicts."""
+    archive built; and every fixture kind's verdict in a JVM of its own, the verdicts a spare
+    must give (job_test.py's, run once for the test run). Each test copies the cache and only
+    reads the verdicts."""
     folder = tmp_path_factory.mktemp('warmed') / 'jvm-cache'
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
@@ -54,14 +54,12 @@ def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ou
             mp.delenv(name, raising=False)
         mp.setenv('EXECLEASE_JVM_SPARE', '0')
         _ready(_job('pass'))
-        first = run_job(_kind(KINDS[0]))  # builds the archive: alone, so no other job waits on it
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            rest = dict(zip(KINDS[1:], pool.map(lambda cfg: run_job(_kind(cfg)), KINDS[1:])))
+        run_job(_kind(KINDS[0]))  # builds the archive
     assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(
         p.name for p in folder.iterdir()
     )
     spare.discard_all()
-    return folder, {KINDS[0]: first, **rest}
+    return folder, own_jvm_verdicts(tmp_path_factory)
 
 
 @pytest.fixture
