@@ -22,6 +22,8 @@ from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 @dataclass(frozen=True)
 class EntryStatus:
+    """A covered entry against the code: located or not, and its fingerprint now."""
+
     entry: CoveredEntry
     status: str  # 'unchanged', 'changed', 'never synced', 'missing' or 'ambiguous'
     current: str | None  # current fingerprint (None if not located)

@@ -30,8 +30,7 @@ def escaped(raw: str) -> str:
 def _raw_parts(node: Node, quotes: int, holes: frozenset[str]) -> list[str | list[Item]] | None:
     raw = ts2.text(node)
     indent = closing_indent(raw, '"' * quotes) if '\n' in raw else None
-    found = pieces(node, raw.index('"') + quotes, quotes, holes, lambda s: s, indent=indent)
-    return found
+    return pieces(node, raw.index('"') + quotes, quotes, holes, lambda s: s, indent=indent)
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:

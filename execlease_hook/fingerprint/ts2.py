@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Union, cast
 from execlease_hook.core.digest import opening_field, tagged_field
 from execlease_hook.fingerprint import ts1
 from execlease_hook.fingerprint.literals import encode
-from execlease_hook.locate.definition import leading
+from execlease_hook.locate import definition
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -128,13 +128,8 @@ def walk(
             child = children[index]
             child_start, child_end = child.start_byte, child.end_byte
             if child_end < at and child_end < hi and at > lo:
-                gap = _gap(
-                    chunk[
-                        (child_end if child_end > lo else lo) - base : (at if at < hi else hi)
-                        - base
-                    ],
-                    noops,
-                )
+                low, high = child_end if child_end > lo else lo, at if at < hi else hi
+                gap = _gap(chunk[low - base : high - base], noops)
                 if gap:
                     todo.append(gap)
             drop = drops.get(child.type)
@@ -149,9 +144,8 @@ def walk(
             if child_start < at:
                 at = child_start
         if at > first and at > lo and first < hi:
-            gap = _gap(
-                chunk[(first if first > lo else lo) - base : (at if at < hi else hi) - base], noops
-            )
+            low, high = first if first > lo else lo, at if at < hi else hi
+            gap = _gap(chunk[low - base : high - base], noops)
             if gap:
                 todo.append(gap)
         stack.extend(todo)
@@ -313,9 +307,7 @@ def same(a: Node | None, b: Node | None) -> bool:
 
 
 def text(node: Node | None) -> str:
-    if node is None or node.text is None:
-        return ''
-    return node.text.decode('utf-8').replace('\r\n', '\n')
+    return definition.text(node).replace('\r\n', '\n')
 
 
 # Context ---------------------------------------------------------------------------------------
@@ -342,7 +334,7 @@ def _header(rules: ModuleType, node: Node, path: Node | None) -> list[Item]:
     out: list[Item] = [marker(node, node.type)]
     attached: frozenset[str] = getattr(rules, 'ATTACHED', frozenset())
     if attached:  # written just before the node (Rust's `#[cfg(test)]`)
-        out.extend(leading(node, attached)[:-1])
+        out.extend(definition.leading(node, attached)[:-1])
     # A node whose members stand beside the path without a field (a preprocessor block's other
     # declarations, a Zig struct's other members): only its own tokens and fields count.
     beside = node.type in getattr(rules, 'BESIDE', frozenset())

@@ -30,13 +30,9 @@ def find_region(
     `tokens` an anchor is found by its exact text only."""
     assert entry.region is not None
     low, high = (scope.start_byte, scope.end_byte) if scope is not None else (0, len(source))
-    where = (
-        f'in {entry.path}'
-        if scope is None
-        else (
-            f'in {entry.path} within {entry.within!r} (lines {scope.start_line}-{scope.end_line})'
-        )
-    )
+    where = f'in {entry.path}'
+    if scope is not None:
+        where += f' within {entry.within!r} (lines {scope.start_line}-{scope.end_line})'
     prefix = f'coverage entry {entry.id!r}'
     places = Places(source, low, high, language, tokens)
     start, from_end = places.once(entry.region.start, 'region.from', prefix, where)
@@ -139,11 +135,9 @@ class Places:
                 f'update the anchor to text that is in the code',
             )
         lines = ', '.join(str(line) for line in sorted({line_of(source, at) for at, _ in found}))
-        hint = (
-            'make the anchor longer'
-            if ' within ' in where
-            else ('make the anchor longer or narrow the search with `within`')
-        )
+        hint = 'make the anchor longer'
+        if ' within ' not in where:
+            hint += ' or narrow the search with `within`'
         raise CannotRun(
             f'{prefix}: `{key}` {_show(anchor_text)} occurs {len(found)} times {where}, on lines {lines}; '
             f'it must occur exactly once: {hint}',

@@ -52,11 +52,7 @@ class Plan:
     archive: Path | None = None  # the archive this plan builds (building only)
 
 
-def _nothing(code: int | None) -> None:
-    return None
-
-
-NO_ARCHIVE = Plan((), _nothing)
+NO_ARCHIVE = Plan((), lambda code: None)
 
 # Archives whose build failed to write in this process: not tried again until the next run.
 _unwritable: set[str] = set()
@@ -229,7 +225,7 @@ def plan(java: Path, jar: Path, settings: Settings) -> Plan:
     if archive is None:
         return NO_ARCHIVE
     if trusted(archive):
-        return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), _nothing)
+        return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), NO_ARCHIVE.finish)
     if str(archive) in _unwritable or not _room(archive.parent):
         return NO_ARCHIVE
     lock = _claim_build(archive)

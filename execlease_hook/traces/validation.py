@@ -14,6 +14,7 @@ import glob
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import TRACE_DIR, Settings
+from execlease_hook.spec import cfg
 from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import Verdict
@@ -130,7 +132,6 @@ def tlc_job(
     (tlc/libraries.py)."""
     spec_path = folder / spec
     spec_text, config_text = read_model(folder, spec, config, name)
-    from execlease_hook.spec import cfg
 
     try:
         said = cfg.check_deadlock(config_text, config)
@@ -211,33 +212,27 @@ class TraceVerdict:
 
 def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
     total = sum(len(t.lines) for t in traces)
+
+    def error(reason: str | None) -> TraceVerdict:
+        return TraceVerdict('error', len(traces), total, reason=reason)
+
     if verdict.outcome == 'passed':
         return TraceVerdict('accepted', len(traces), total)
     if verdict.outcome == 'error':
-        return TraceVerdict('error', len(traces), total, reason=verdict.reason)
+        return error(verdict.reason)
     if not verdict.trace or not verdict.trace[-1].variables:
-        return TraceVerdict(
-            'error',
-            len(traces),
-            total,
-            reason=f'TLC reported {verdict.describe()} without a state to read',
-        )
+        return error(f'TLC reported {verdict.describe()} without a state to read')
     state = verdict.trace[-1].variables
     values = dict(state)
     try:
         index, line = int(values[TRACE_VAR]), int(values[LINE_VAR])
     except (KeyError, ValueError):
-        return TraceVerdict(
-            'error',
-            len(traces),
-            total,
-            reason=f'the trace spec must have variables {TRACE_VAR} (the trace) and {LINE_VAR} '
-            f'(its next line); TLC reported {verdict.describe()}',
+        return error(
+            f'the trace spec must have variables {TRACE_VAR} (the trace) and {LINE_VAR} '
+            f'(its next line); TLC reported {verdict.describe()}'
         )
     if not 1 <= index <= len(traces):
-        return TraceVerdict(
-            'error', len(traces), total, reason=f'TLC named trace {index} of {len(traces)}'
-        )
+        return error(f'TLC named trace {index} of {len(traces)}')
     if verdict.kind == 'deadlock':
         kind = 'no step of the model matches it'
     else:
@@ -253,13 +248,8 @@ def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
 
 def action_counts(traces: Sequence[Trace]) -> dict[str, int]:
     """Lines per logged action (the `action` field), over every trace."""
-    counts: dict[str, int] = {}
-    for trace in traces:
-        for line in trace.lines:
-            action = line.get('action')
-            if isinstance(action, str):
-                counts[action] = counts.get(action, 0) + 1
-    return counts
+    actions = (line.get('action') for trace in traces for line in trace.lines)
+    return dict(Counter(a for a in actions if isinstance(a, str)))
 
 
 @dataclass(frozen=True)

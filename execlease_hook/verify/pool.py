@@ -17,21 +17,18 @@ import concurrent.futures
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import procs
 from execlease_hook.core.outcomes import COULD_NOT_RUN
-from execlease_hook.tlc.job import expect_jobs, run_job
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools, file_sha256
+from execlease_hook.tlc.job import TlcJob, expect_jobs, run_job
+from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import schedule
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.cache import ResultCache
-    from execlease_hook.tlc.jar import Tools
-    from execlease_hook.tlc.job import TlcJob
-    from execlease_hook.tlc.output import Verdict
-    from execlease_hook.verify.plan import PlannedJob
+from execlease_hook.verify import schedule, violations
+from execlease_hook.verify.plan import PlannedJob
 
 
 @dataclass(frozen=True)
@@ -64,8 +61,6 @@ def run(
     live: Any = None,
 ) -> list[list[JobResult]]:
     """`live`: a verify/live.Live that shows each running TLC job, or None."""
-    from execlease_hook.tlc.jar import file_sha256
-    from execlease_hook.verify import violations
 
     def _key(job: TlcJob) -> str:
         # The job's own jar: a model may pin its own TLA+ tools (tlc/pin.py).

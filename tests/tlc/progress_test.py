@@ -93,22 +93,14 @@ Progress(-1) at 2026-12-01 19:41:38: 2408 states generated, -1 distinct states f
 
 
 @pytest.mark.parametrize(
-    ('output', 'counts', 'covered'),
-    [
-        (
-            CHECKING,
-            (13, 295_530, 113_664, 50_963),
-            '113,664 distinct states found, 295,530 generated, 50,963 left on the queue, depth 13',
-        ),
-        (SIMULATION, (None, 2408, None, None), '2,408 states generated'),
-    ],
+    ('output', 'counts'),
+    [(CHECKING, (13, 295_530, 113_664, 50_963)), (SIMULATION, (None, 2408, None, None))],
     ids=['model-checking', 'simulation'],
 )
-def test_the_last_progress_report(output, counts, covered):
+def test_the_last_progress_report(output, counts):
     found = last(output)
     assert found is not None
     assert (found.depth, found.generated, found.distinct, found.queue) == counts
-    assert found.covered() == covered
 
 
 def test_no_progress_report_yet():
