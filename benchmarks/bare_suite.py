@@ -32,9 +32,8 @@ from typing import Any
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
-from execlease_hook.tlc import jar
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import jar, output
+from execlease_hook.tlc.job import TlcJob, _write_files
 from execlease_hook.traces import suite as trace_suite
 from execlease_hook.traces import validation
 from execlease_hook.traces.code_mutations import mutated_copy
@@ -56,9 +55,7 @@ class Done:
     kind: str  # one of KINDS ('traces' also for the action coverage)
     name: str
     outcome: str  # HELD | DID_NOT_HOLD | COULD_NOT_RUN
-    verdict: (
-        tlc_output.Verdict | None
-    )  # the TLC verdict verify shows for it (None: TLC did not run)
+    verdict: output.Verdict | None  # the TLC verdict verify shows for it (None: TLC did not run)
     seconds: float
 
 
@@ -85,12 +82,12 @@ class Timed:
         }
 
 
-def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc_output.Verdict:
+def bare_tlc(job: TlcJob, folder: Path | None = None) -> output.Verdict:
     """One bare TLC run of `job` in `folder` (holding its files), or in a folder of its own."""
     own = folder is None
     if folder is None:
         folder = Path(tempfile.mkdtemp(prefix='execlease-bare-'))
-        tlc._write_files(job, folder)
+        _write_files(job, folder)
     started = time.monotonic()
     try:
         with open(folder / 'tlc.out', 'wb') as out:
@@ -103,14 +100,14 @@ def bare_tlc(job: tlc.TlcJob, folder: Path | None = None) -> tlc_output.Verdict:
                 timeout=job.timeout,
             )
         seconds = round(time.monotonic() - started, 3)
-        return tlc_output.classify(
+        return output.classify(
             proc.returncode,
             (folder / 'tlc.out').read_bytes(),
             seconds,
             job.config_text.decode('utf-8', 'replace'),
         )
     except subprocess.TimeoutExpired:
-        return tlc_output.Verdict(
+        return output.Verdict(
             'error', time.monotonic() - started, None, reason=f'timed out after {job.timeout:g} s'
         )
     finally:
@@ -151,7 +148,7 @@ def prepare(m: Manifest, t: jar.Tools) -> Iterator[Prepared]:
                 continue
             folder = Path(tempfile.mkdtemp(prefix='execlease-bare-'))
             stack.callback(shutil.rmtree, folder, True)
-            tlc._write_files(p.job, folder)
+            _write_files(p.job, folder)
             planned.append((p, folder))
         copies: list[tuple[CodeMutation, Path | str]] = []
         for mutation in m.code_mutations:

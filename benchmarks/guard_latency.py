@@ -159,6 +159,7 @@ def build(root: Path) -> None:
 def sync(root: Path, path: Path) -> None:
     from dataclasses import replace
 
+    from execlease_hook.core.settings import Settings
     from execlease_hook.coverage import compare as coverage
     from execlease_hook.git import blobs
     from execlease_hook.git import repo as egit
@@ -168,7 +169,7 @@ def sync(root: Path, path: Path) -> None:
 
     m = manifest_read.load(path, root)
     source = blobs.WorktreeSource(root)
-    statuses = coverage.compare(m, source)
+    statuses = coverage.compare(m, source, None, Settings().max_covered_bytes)
     assert all(s.current for s in statuses), [s.problem for s in statuses]
     m = replace(
         m,

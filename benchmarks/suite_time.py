@@ -38,6 +38,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from execlease_hook.tlc.java import find_java
+
 sys.path.insert(
     0, str(Path(__file__).resolve().parent.parent)
 )  # run as a script: benchmarks.bare_suite
@@ -46,8 +48,7 @@ from benchmarks import bare_suite
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.verify import plan
 
 HERE = Path(__file__).resolve().parent.parent
@@ -175,7 +176,7 @@ def verify(
 
 def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
     """Median seconds of a trivial spec's job through tlc.run_job, after three to warm up."""
-    job = tlc.TlcJob(
+    job = TlcJob(
         kind='mutation',
         name='trivial',
         spec='Trivial.tla',
@@ -184,24 +185,17 @@ def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
         config_text=b'INIT Init\nNEXT Next\n',
         java=t.java.path,
         jar=t.jar.path.resolve(),
+        settings=t.settings._replace(jvm_tuning=tuned),
     )
-    old = os.environ.get('EXECLEASE_JVM_TUNING')
-    os.environ['EXECLEASE_JVM_TUNING'] = '1' if tuned else '0'
-    try:
-        times = []
-        for _ in range(3 + runs):
-            started = time.monotonic()
-            verdict = tlc.run_job(job)
-            times.append(time.monotonic() - started)
-            if verdict.outcome != 'passed':
-                raise SystemExit(f'the trivial job did not pass: {verdict}')
-            time.sleep(0.5)  # a job's spare gets the time the previous job would have given it
-        return statistics.median(times[3:])
-    finally:
-        if old is None:
-            del os.environ['EXECLEASE_JVM_TUNING']
-        else:
-            os.environ['EXECLEASE_JVM_TUNING'] = old
+    times = []
+    for _ in range(3 + runs):
+        started = time.monotonic()
+        verdict = run_job(job)
+        times.append(time.monotonic() - started)
+        if verdict.outcome != 'passed':
+            raise SystemExit(f'the trivial job did not pass: {verdict}')
+        time.sleep(0.5)  # a job's spare gets the time the previous job would have given it
+    return statistics.median(times[3:])
 
 
 def load() -> str:
@@ -268,9 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         root, model = fixture_repo(), FIXTURE_MODEL
     m = manifest_read.load(root / model / 'manifest.json', root)
-    t = jar.Tools(
-        tools.resolve_jar(root, from_environ()), tools.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     planned = plan.plan(m, False, t)
     print(
         f'model {model}: {sum(p.problem is None for p in planned)} planned TLC jobs, {len(m.traces)} trace '

@@ -31,8 +31,9 @@ from examples.agent_runtime.lease import renew
 from examples.agent_runtime.steps import begin_step
 from examples.agent_runtime.trace_scenarios import Run, World
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.jar import resolve_jar
+from execlease_hook.tlc.java import find_java
+from execlease_hook.tlc.job import run_job
 from execlease_hook.traces import validation
 
 HERE = Path(__file__).resolve().parent.parent
@@ -80,9 +81,10 @@ def measure(events: int, java: Path, jar: Path) -> dict[str, float]:
             java,
             jar,
             timeout=3600,
+            settings=from_environ(),
         )
         converted = time.monotonic()
-        verdict = tlc.run_job(job)
+        verdict = run_job(job)
         done = time.monotonic()
         judged = validation.judge(verdict, found)
         if judged.outcome != 'accepted':
@@ -137,8 +139,8 @@ def main() -> int:
     parser.add_argument('--turns', type=int, default=150, help='turns per overhead round')
     options = parser.parse_args()
     root = HERE
-    jar = tools.resolve_jar(root, from_environ())
-    java = tools.find_java(from_environ())
+    jar = resolve_jar(root, from_environ())
+    java = find_java(from_environ())
     rows = []
     for size in options.sizes:
         samples = [measure(size, java.path, jar.path) for _ in range(options.runs)]

@@ -233,7 +233,7 @@ def test_every_import_of_the_package_is_written_out():
 
 def test_a_module_states_no_line_count_and_names_no_missing_module():
     # A module's length in its docstring is stale at the next edit; a module it names by path
-    # (`tlc/run.py`) that no longer exists sends the reader nowhere.
+    # (`tlc/job.py`) that no longer exists sends the reader nowhere.
     layers = '|'.join(LAYERS)
     wrong = []
     for name, path in MODULES.items():

@@ -319,23 +319,27 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @tiers.uses('tlc')
 @pytest.fixture(scope='session')
 def jvm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One JVM cache (EXECLEASE_JVM_CACHE) per test session, and per xdist worker: the warm-JVM
-    helper is compiled once and the class-data archive of `tools_jar` built once, not once per
-    test repository. The tests of that cache itself (tests/tlc/cds_test.py, spare_test.py,
-    jvm_fault_test.py) give each test its own."""
-    return tmp_path_factory.mktemp('jvm-cache')
+    """One JVM cache (EXECLEASE_JVM_CACHE) for the test run, every xdist worker's (shared.py):
+    the warm-JVM helper is compiled once and the class-data archive of `tools_jar` built once,
+    not once per test repository or worker (the cache is made for runs at once: they share what
+    is built and race only for who builds it). The tests of that cache itself
+    (tests/tlc/cds_test.py, spare_test.py, jvm_fault_test.py) give each test its own."""
+    return shared.folder(tmp_path_factory, 'jvm-cache', lambda folder: None)
 
 
 @tiers.uses('tlc')
 @pytest.fixture(scope='session')
 def tools_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One copy of the offline tla2tools.jar per session and xdist worker (EXECLEASE_TLA_JAR):
-    a class-data archive is keyed by its jar's path, so with a copy in every test repository's
-    `.tmp/tla` each of them built one of its own (about 1.5 s of CPU each, measured). The tests
-    of that cache and of where the tools come from use `tools_in_repo`."""
-    folder = tmp_path_factory.mktemp('tools')
-    shutil.copy2(needs.tla_jar(), folder / 'tla2tools.jar')
-    return folder / 'tla2tools.jar'
+    """One copy of the offline tla2tools.jar for the test run, every xdist worker's
+    (EXECLEASE_TLA_JAR): a class-data archive is keyed by its jar's path, so with a copy in
+    every test repository's `.tmp/tla` (or every worker's) each of them built one of its own
+    (about 1.5 s of CPU each, measured). The tests of that cache and of where the tools come
+    from use `tools_in_repo`."""
+
+    def build(folder: Path) -> None:
+        shutil.copy2(needs.tla_jar(), folder / 'tla2tools.jar')
+
+    return shared.folder(tmp_path_factory, 'tools', build) / 'tla2tools.jar'
 
 
 @tiers.uses('tlc')

@@ -1,7 +1,8 @@
 """What `--help` shows beyond the options: an example and the exit codes of every command, and
 the arguments of the adoption commands (`init`, `add`) and of the output (-q/-v).
 
-Light on purpose: cli/main.py builds every subparser on each run, the guard's included.
+Light on purpose: cli/main.py imports it on each run, the guard's included (and adds only the
+chosen command's arguments).
 """
 
 from __future__ import annotations

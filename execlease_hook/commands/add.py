@@ -10,23 +10,24 @@
 
 Covered code is located first, by the guard's own rules (the same function, the same errors);
 its hash is left for the first `execlease verify --update-coverage`, and the NOTES.md
-code-to-action table is regenerated. A library or the model's own TLA+ tools are made ready as
-`verify` uses them (commands/add_library.py). Every refusal exits 2 and changes nothing.
+code-to-action table is regenerated. A mutation or finding is checked against the spec and its
+cfg (commands/add_spec.py); a library or the model's own TLA+ tools are made ready as `verify`
+uses them (commands/add_library.py). Every refusal exits 2 and changes nothing.
 
-It is kept whole: the kinds of item share the model loading, the refusals and
-the single write at the end (a finding's cfg, manifest.json, NOTES.md, only once every check
-passed); split, a refusal could come after a write.
+Every kind of item goes through `run` here: the model loading, the refusals and the single write
+at the end (a finding's cfg, manifest.json, NOTES.md, only once every check passed), so that no
+refusal comes after a write; the modules beside it check and build an item, and write nothing.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from execlease_hook.commands import add_library
+from execlease_hook.commands import add_library, add_spec
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
@@ -37,12 +38,9 @@ from execlease_hook.git import blobs, repo
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.locate.entry import locate
 from execlease_hook.manifest import find, notes_table, read, write
-from execlease_hook.manifest.model import CoveredEntry, Finding, Manifest, Mutation, Region, Replace
+from execlease_hook.manifest.model import CoveredEntry, Manifest, Region
 from execlease_hook.spec import record
 from execlease_hook.spec.action_map import closest
-
-if TYPE_CHECKING:
-    import argparse
 
 USAGE = (
     'give one of: PATH::QUALNAME --action A (a function), PATH --from TEXT --to TEXT '
@@ -68,14 +66,6 @@ def _repo_path(root: Path, path: str, what: str) -> str:
     if rel == '..' or rel.startswith('../'):
         raise CannotRun(f'{what} {path}: outside the repository {root}')
     return rel
-
-
-def _lines_of(text: str, needle: str) -> str:
-    lines, at = [], text.find(needle)
-    while at != -1:
-        lines.append(str(text.count('\n', 0, at) + 1))
-        at = text.find(needle, at + 1)
-    return ', '.join(dict.fromkeys(lines))
 
 
 def _check_action(m: Manifest, action: str) -> None:
@@ -189,143 +179,6 @@ def add_entry(m: Manifest, entry: CoveredEntry, max_bytes: int) -> tuple[Manifes
     return new, said
 
 
-def _config(m: Manifest, cfg: str) -> str:
-    """A cfg named on the command line (from here, or from the model folder) -> folder-relative."""
-    for candidate in (Path(os.path.abspath(cfg)), m.folder / cfg):
-        if candidate.is_file() and candidate.resolve().is_relative_to(m.folder.resolve()):
-            return paths.rel(m.folder, candidate)
-    raise CannotRun(
-        f'--cfg {cfg}: no such .cfg inside the model folder {paths.rel(m.root, m.folder)}'
-    )
-
-
-def _check_property(m: Manifest, config: str, prop: str) -> None:
-    if prop.lower() in ('deadlock', 'assert') or prop.startswith('assert:'):
-        return
-    spec = (m.folder / m.spec).read_text(encoding='utf-8', errors='replace')
-    if re.search(rf'\b(?:ASSUME|ASSUMPTION|AXIOM)\s+{re.escape(prop)}\s*==', spec):
-        return  # a named assumption
-    text = (m.folder / config).read_text(encoding='utf-8', errors='replace')
-    text = re.sub(r'\\\*[^\n]*|\(\*.*?\*\)', '', text, flags=re.DOTALL)  # TLA+ comments
-    if not re.search(rf'(?<![\w!]){re.escape(prop)}(?![\w!])', text):
-        raise CannotRun(
-            f'--property {prop}: {config} does not check it; add it under INVARIANT or PROPERTY '
-            'there, or name the cfg that checks it with --cfg',
-        )
-
-
-def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, list[str]]:
-    name: str = options.mutation
-    if options.property is None or options.start is None or options.to is None:
-        raise CannotRun(
-            f'--mutation {name}: give --property P --from TEXT --to TEXT '
-            '(the spec text to replace, exactly once, and what replaces it)'
-        )
-    if any(mu.name == name for mu in m.mutations):
-        raise CannotRun(f'mutation {name!r} exists already; choose another name')
-    spec = m.folder / m.spec
-    text = spec.read_text(encoding='utf-8')
-    count = text.count(options.start)
-    if count != 1:
-        where = (
-            'does not occur'
-            if count == 0
-            else (f'occurs {count} times (lines {_lines_of(text, options.start)}); make it longer')
-        )
-        raise CannotRun(f'--from `{options.start}` {where} in {m.spec}: it must occur exactly once')
-    if options.start == options.to:
-        raise CannotRun('--from and --to are the same text: nothing would be mutated')
-    config = _config(m, options.cfg) if options.cfg else m.checks[0].config
-    _check_property(m, config, options.property)
-    mutation = Mutation(
-        name=name,
-        config=config,
-        violates=options.property,
-        replace=Replace(start=options.start, to=options.to),
-    )
-    line = _lines_of(text, options.start)
-    return dataclasses.replace(m, mutations=(*m.mutations, mutation)), [
-        f'added mutation {name}: {m.spec}:{line} `{options.start}` -> `{options.to}`, with '
-        f'{config}; `execlease verify` must see it fail on {options.property}',
-    ]
-
-
-def set_constants(text: str, settings: list[str], where: str) -> str:
-    """The cfg text with each CONST=VALUE of `settings` assigned instead of its value there."""
-    for setting in settings:
-        name, sep, value = setting.partition('=')
-        name, value = name.strip(), value.strip()
-        if not sep or not name or not value:
-            raise CannotRun(f'--set {setting!r}: give CONST=VALUE')
-        pattern = re.compile(
-            rf'^(?P<lead>[ \t]*(?:CONSTANTS?[ \t]+)?){re.escape(name)}[ \t]*(?:=|<-)[ \t]*(?P<value>.*)$',
-            re.MULTILINE,
-        )
-        found = list(pattern.finditer(text))
-        if len(found) != 1:
-            what = 'is not assigned' if not found else f'is assigned {len(found)} times'
-            raise CannotRun(
-                f'--set {setting}: {name} {what} in {where}; assign it there once '
-                '(one `NAME = value` line), or copy the cfg yourself and give --cfg'
-            )
-        old = found[0].group('value')
-        if any(old.count(a) != old.count(b) for a, b in ('{}', '()', '<>', '[]')):
-            raise CannotRun(
-                f'--set {setting}: the value of {name} in {where} spans several lines; '
-                'copy the cfg yourself, edit it and give --cfg'
-            )
-        text = text[: found[0].start('value')] + value + text[found[0].end('value') :]
-    return text
-
-
-def add_finding(
-    m: Manifest, options: argparse.Namespace
-) -> tuple[Manifest, list[str], tuple[Path, str] | None]:
-    """The new manifest, what to say, and the derived cfg to write first (path, text), if any."""
-    name: str = options.finding
-    if options.property is None:
-        raise CannotRun(f'--finding {name}: give --property P, the property it must still violate')
-    if (options.cfg is None) == (options.from_check is None):
-        raise CannotRun(
-            f'--finding {name}: give --cfg FILE, or --from-check CHECK --set CONST=VALUE'
-        )
-    if any(f.id == name for f in m.findings):
-        raise CannotRun(f'finding {name!r} exists already; choose another name')
-    new_cfg = None
-    if options.cfg is not None:
-        config = _config(m, options.cfg)
-        _check_property(m, config, options.property)
-    else:
-        check = next((c for c in m.checks if c.name == options.from_check), None)
-        if check is None:
-            names = ', '.join(c.name for c in m.checks)
-            raise CannotRun(f'--from-check {options.from_check}: no such check (checks: {names})')
-        if not options.set:
-            raise CannotRun(
-                '--from-check: give the constants that make the finding with --set CONST=VALUE'
-            )
-        config = f'findings/{name}.cfg'
-        target = m.folder / config
-        if target.exists():
-            raise CannotRun(
-                f'{paths.rel(m.root, target)} exists; left alone: give it with --cfg instead'
-            )
-        _check_property(m, check.config, options.property)
-        source = (m.folder / check.config).read_text(encoding='utf-8')
-        new_cfg = (target, set_constants(source, list(options.set), check.config))
-    finding = Finding(
-        id=name, config=config, violates=options.property, summary=options.summary or ''
-    )
-    said = [f'added finding {name}: {config} must still violate {options.property}']
-    if new_cfg is not None:
-        said.insert(
-            0,
-            f"wrote {paths.rel(m.root, new_cfg[0])}: {options.from_check}'s config with "
-            + ', '.join(options.set),
-        )
-    return dataclasses.replace(m, findings=(*m.findings, finding)), said, new_cfg
-
-
 def _notes_table(m: Manifest, max_bytes: int) -> str | None:
     """The regenerated NOTES.md text, None when it keeps no table; refuses when an entry
     cannot be located (the table could not be written, so nothing is)."""
@@ -362,13 +215,13 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     if options.target is not None:
         new, said = add_entry(m, new_entry(m, options), settings.max_covered_bytes)
     elif options.mutation is not None:
-        new, said = add_mutation(m, options)
+        new, said = add_spec.add_mutation(m, options)
     elif options.library is not None:
         new, said = add_library.add_library(m, options, settings)
     elif pins:
         new, said = add_library.add_tools(m, options, settings)
     else:
-        new, said, new_cfg = add_finding(m, options)
+        new, said, new_cfg = add_spec.add_finding(m, options)
     text = write.dump(new)
     read.parse(text, path, root)  # never write a manifest the loader rejects
     notes = _notes_table(new, settings.max_covered_bytes) if options.target is not None else None

@@ -18,11 +18,11 @@ uses is noticed at once.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
@@ -30,14 +30,10 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.manifest import read
 from execlease_hook.manifest.model import Library, Manifest, ToolsPin
 from execlease_hook.spec import scan, syntax
+from execlease_hook.spec.modules import Module
 from execlease_hook.tlc import jar, libraries, library_modules, pin
 from execlease_hook.tlc.java import find_java
-
-if TYPE_CHECKING:
-    import argparse
-
-    from execlease_hook.spec.modules import Module
-    from execlease_hook.tlc.libraries import Libraries
+from execlease_hook.tlc.libraries import Libraries
 
 FRAGMENT = '#sha256='
 

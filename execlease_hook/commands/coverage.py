@@ -6,8 +6,9 @@ was never synced; 2: an entry cannot be located (missing or ambiguous), or --wri
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import outcomes, paths, table, term
 from execlease_hook.core.errors import CannotRun
@@ -25,10 +26,6 @@ from execlease_hook.spec import action_map, modules, record
 from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.spec.modules import Module
 from execlease_hook.verify.report import entry_json
-
-if TYPE_CHECKING:
-    import argparse
-
 
 STATUS_COLOUR = {
     'unchanged': 'green',

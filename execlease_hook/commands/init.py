@@ -7,25 +7,24 @@ configuration of both hooks. It never overwrites a file: whatever exists is left
 says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
 commands verbatim, never wrapped.
 
-It is kept whole: each file init writes or suggests (manifest and its libraries,
-schema copy, NOTES.md, .gitignore, the hooks and their install types) follows the one rule of
-never overwriting and adds its line to the one report of what was done and what was left alone;
-split, a file could be written or suggested by rules that differ from the others'. Its command
-is the only user of each part.
+It is kept whole: each file init writes or suggests (manifest and its libraries, schema copy,
+NOTES.md, .gitignore, the hooks config) follows the one rule of never overwriting and adds its
+line to the one report of what was done and what was left alone; split, a file could be written
+or suggested by rules that differ from the others'. The hooks config's text, and what to paste
+into a config that exists, are init_hooks.py's: text only, no write.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import argparse
 import json
 import os
-import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.commands import add_library, init_hooks
+from execlease_hook.commands.init_hooks import Verbatim
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
@@ -33,9 +32,6 @@ from execlease_hook.git import repo
 from execlease_hook.manifest import notes_table, read, write
 from execlease_hook.manifest.model import Check, Library, Manifest
 from execlease_hook.tlc import libraries, library_modules, missing
-
-if TYPE_CHECKING:
-    import argparse
 
 NOTES_SECTIONS = (
     ('Assumptions', 'What the model takes for granted about the code, the database and the world.'),
@@ -159,6 +155,7 @@ def schema_ref(p: ModelPlan) -> str:
 
 
 def _ignored(root: Path, path: Path) -> bool:
+    """Whether git ignores `path` (absolute, or relative to `root`), tracked or not."""
     return repo.run_git(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
 
 
@@ -194,49 +191,6 @@ def notes_text(p: ModelPlan) -> str:
     return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
 
 
-def hook_config(p: ModelPlan, hooks: init_hooks.HookPlan, whole_file: bool) -> str:
-    """Both hooks (commands/init_hooks.py), alone or as a whole config file."""
-    text = init_hooks.hooks(hooks, None if p.found_by_default else p.rel_folder)
-    if not whole_file:
-        return text
-    return (
-        init_hooks.header(hooks) + 'minimum_pre_commit_version: 3.2.0\n'
-        f'{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text
-    )
-
-
-# Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
-# without conflicts runs pre-merge-commit) and pushes would go unguarded, without a word.
-HOOK_TYPES = ('pre-commit', 'pre-merge-commit', 'pre-push')
-INSTALL_TYPES_LINE = f'default_install_hook_types: [{", ".join(HOOK_TYPES)}]'
-
-
-def missing_hook_types(config: str) -> tuple[str, ...] | None:
-    """The hook types an existing config's top-level `default_install_hook_types` lacks (read as
-    text: the flow form `[a, b]` or one `- a` line each); None when it has no such key."""
-    lines = config.splitlines()
-    for i, line in enumerate(lines):
-        match = re.match(r'default_install_hook_types\s*:\s*(.*?)\s*(?:#.*)?$', line)
-        if match is None:
-            continue
-        value = match.group(1)
-        if value.startswith('['):
-            names = {n.strip().strip('\'"') for n in value.strip('[]').split(',')}
-        else:
-            names = set()
-            for item in lines[i + 1 :]:
-                found = re.match(r'\s*-\s*([\w-]+)', item)
-                if found is None:
-                    break
-                names.add(found.group(1).strip('\'"'))
-        return tuple(t for t in HOOK_TYPES if t not in names)
-    return None
-
-
-class Verbatim(str):
-    """A line printed as it is: YAML and commands a person pastes are never wrapped."""
-
-
 def _create(path: Path, text: str) -> bool:
     """Writes a new file; False (and nothing written) when one exists."""
     if path.exists() or path.is_symlink():
@@ -269,13 +223,8 @@ def _json_key(path: Path, key: str) -> object:
     return data.get(key) if isinstance(data, dict) else None
 
 
-def _ignores_tmp(root: Path) -> bool:
-    proc = repo.run_git(root, 'check-ignore', '-q', '--no-index', '.tmp/tla/tla2tools.jar')
-    return proc.returncode == 0
-
-
 def _add_ignore(root: Path) -> bool:
-    if _ignores_tmp(root):
+    if _ignored(root, Path('.tmp/tla/tla2tools.jar')):  # relative: git -C root reads it there
         return False
     path = root / '.gitignore'
     try:
@@ -321,35 +270,34 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
     else:
-        has = notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace'))
-        report.append(
-            f'left alone: {folder}/NOTES.md exists'
-            + (
-                ''
-                if has
-                else (
-                    f'; it has no code-to-action markers: add the lines {notes_table.BEGIN} and '
-                    f'{notes_table.END} where the table belongs'
-                )
+        alone = f'left alone: {folder}/NOTES.md exists'
+        if not notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace')):
+            alone += (
+                f'; it has no code-to-action markers: add the lines {notes_table.BEGIN} and '
+                f'{notes_table.END} where the table belongs'
             )
-        )
+        report.append(alone)
     report.append(
         'added .tmp/ to .gitignore'
         if _add_ignore(root)
         else 'left alone: .gitignore already ignores .tmp/'
     )
     config = root / '.pre-commit-config.yaml'
-    if options.write_config and _create(config, hook_config(p, hooks, whole_file=True)):
+    hooked = None if p.found_by_default else p.rel_folder  # the --model the hooks pass
+    if options.write_config and _create(
+        config, init_hooks.config_text(hooks, hooked, whole_file=True)
+    ):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
     elif not config.exists():
         report.extend(
             ('no .pre-commit-config.yaml: write this one (or run again with --write-config):', '')
         )
         report.extend(
-            Verbatim(line) for line in hook_config(p, hooks, whole_file=True).splitlines()
+            Verbatim(line)
+            for line in init_hooks.config_text(hooks, hooked, whole_file=True).splitlines()
         )
     else:
-        report.extend(_existing_config(config, p, hooks))
+        report.extend(init_hooks.existing_config(config, hooks, hooked))
     if hooks.note is not None:
         report.extend(('', hooks.note))
     model = _model_option(p)
@@ -373,9 +321,11 @@ def _model_option(p: ModelPlan) -> str:
     return '' if p.found_by_default else f' --model {p.rel_folder}'
 
 
-def _probe(p: ModelPlan) -> Manifest:
+def _probe(p: ModelPlan, given: tuple[Library, ...]) -> Manifest:
     """The model as planned, for what reads its folder (the modules it imports)."""
-    return Manifest(path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks)
+    return Manifest(
+        path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks, libraries=given
+    )
 
 
 def _libraries(
@@ -393,7 +343,7 @@ def _libraries(
         jars += libs.jars
         folders += libs.folders
         readied.append((lib, modules))
-    probe = dataclasses.replace(_probe(p), libraries=tuple(lib for lib, _ in readied))
+    probe = _probe(p, tuple(lib for lib, _ in readied))
     every = libraries.Libraries(tuple(jars), tuple(folders))
     return [
         (lib, add_library.supplies(probe, lib, modules, every, settings))
@@ -404,7 +354,7 @@ def _libraries(
 def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
-    probe = dataclasses.replace(_probe(p), libraries=tuple(given))
+    probe = _probe(p, tuple(given))
     read, jar = add_library.read_by_model(probe, libraries.of(probe, settings), settings)
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)
@@ -432,52 +382,4 @@ def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[
             Verbatim(f'  execlease add --library verification/tlaps{model}'),
             '',
         ]
-    return lines
-
-
-def _existing_config(config: Path, p: ModelPlan, hooks: init_hooks.HookPlan) -> list[str]:
-    """What to add to a .pre-commit-config.yaml that exists: the hooks, and the hook types a
-    plain `pre-commit install` must install when the file does not name them all."""
-    try:
-        text = config.read_text(encoding='utf-8')
-    except (OSError, UnicodeDecodeError) as e:
-        raise CannotRun(f'{config}: cannot read it ({e}); add the hooks yourself') from None
-    lines: list[str] = []
-    missing = missing_hook_types(text)
-    if missing is None:
-        lines.extend(
-            (
-                'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
-                '`pre-commit install` installs the hooks for commits, merges and pushes:',
-                '',
-                Verbatim(INSTALL_TYPES_LINE),
-                '',
-                'and these hooks under its `repos:`:',
-            )
-        )
-    elif missing:
-        lines.append(
-            'left alone: .pre-commit-config.yaml exists; its default_install_hook_types lacks '
-            f'{", ".join(missing)}: add {"it" if len(missing) == 1 else "them"} there, so that '
-            '`pre-commit install` installs the hooks for commits, merges and pushes; and add these '
-            'hooks under its `repos:`:'
-        )
-    else:
-        lines.append(
-            'left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:'
-        )
-    lines.append('')
-    lines.extend(Verbatim(line) for line in hook_config(p, hooks, whole_file=False).splitlines())
-    if missing == ():
-        lines.extend(('', 'then run `pre-commit install`'))
-    else:
-        lines.extend(
-            (
-                '',
-                'then run `pre-commit install`; or, leaving the file as it is, install each '
-                'hook type by name:',
-                '',
-                Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES)),
-            )
-        )
     return lines

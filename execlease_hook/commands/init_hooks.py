@@ -1,4 +1,4 @@
-"""The hooks `execlease init` writes or prints: the ones execlease publishes in its
+"""The hooks `execlease init` writes or prints, and the config that holds them: the ones execlease publishes in its
 `.pre-commit-hooks.yaml` (`language: python`: pre-commit builds their environment from
 execlease's repository at a pinned `rev`, so a commit from any git client runs them, with or
 without a virtual environment on PATH), or, with `--hooks system`, `repo: local` hooks that run
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from execlease_hook.core import origin
 from execlease_hook.core.errors import CannotRun
@@ -139,3 +140,94 @@ def header(p: HookPlan) -> str:
         '# execlease: the guard on every commit, the TLC suite on push and by hand\n'
         f'# (`pre-commit run --hook-stage manual {VERIFY_ID}`).\n' + how
     )
+
+
+def config_text(p: HookPlan, model: str | None, whole_file: bool) -> str:
+    """Both hooks (`model`: the --model they pass, None for the default), alone or as a whole
+    config file."""
+    text = hooks(p, model)
+    if not whole_file:
+        return text
+    return (
+        header(p) + f'minimum_pre_commit_version: 3.2.0\n{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text
+    )
+
+
+# Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
+# without conflicts runs pre-merge-commit) and pushes would go unguarded, without a word.
+HOOK_TYPES = ('pre-commit', 'pre-merge-commit', 'pre-push')
+INSTALL_TYPES_LINE = f'default_install_hook_types: [{", ".join(HOOK_TYPES)}]'
+
+
+def missing_hook_types(config: str) -> tuple[str, ...] | None:
+    """The hook types an existing config's top-level `default_install_hook_types` lacks (read as
+    text: the flow form `[a, b]` or one `- a` line each); None when it has no such key."""
+    lines = config.splitlines()
+    for i, line in enumerate(lines):
+        match = re.match(r'default_install_hook_types\s*:\s*(.*?)\s*(?:#.*)?$', line)
+        if match is None:
+            continue
+        value = match.group(1)
+        if value.startswith('['):
+            names = {n.strip().strip('\'"') for n in value.strip('[]').split(',')}
+        else:
+            names = set()
+            for item in lines[i + 1 :]:
+                found = re.match(r'\s*-\s*([\w-]+)', item)
+                if found is None:
+                    break
+                names.add(found.group(1).strip('\'"'))
+        return tuple(t for t in HOOK_TYPES if t not in names)
+    return None
+
+
+class Verbatim(str):
+    """A line printed as it is: YAML and commands a person pastes are never wrapped."""
+
+
+def existing_config(config: Path, p: HookPlan, model: str | None) -> list[str]:
+    """What to add to a .pre-commit-config.yaml that exists: the hooks, and the hook types a
+    plain `pre-commit install` must install when the file does not name them all."""
+    try:
+        text = config.read_text(encoding='utf-8')
+    except (OSError, UnicodeDecodeError) as e:
+        raise CannotRun(f'{config}: cannot read it ({e}); add the hooks yourself') from None
+    lines: list[str] = []
+    missing = missing_hook_types(text)
+    if missing is None:
+        lines.extend(
+            (
+                'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
+                '`pre-commit install` installs the hooks for commits, merges and pushes:',
+                '',
+                Verbatim(INSTALL_TYPES_LINE),
+                '',
+                'and these hooks under its `repos:`:',
+            )
+        )
+    elif missing:
+        lines.append(
+            'left alone: .pre-commit-config.yaml exists; its default_install_hook_types lacks '
+            f'{", ".join(missing)}: add {"it" if len(missing) == 1 else "them"} there, so that '
+            '`pre-commit install` installs the hooks for commits, merges and pushes; and add these '
+            'hooks under its `repos:`:'
+        )
+    else:
+        lines.append(
+            'left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:'
+        )
+    lines.append('')
+    lines.extend(Verbatim(line) for line in config_text(p, model, whole_file=False).splitlines())
+    if missing == ():
+        lines.extend(('', 'then run `pre-commit install`'))
+    else:
+        lines.extend(
+            (
+                '',
+                'then run `pre-commit install`; or, leaving the file as it is, install each '
+                'hook type by name:',
+                '',
+                Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES)),
+            )
+        )
+    return lines

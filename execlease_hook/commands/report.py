@@ -21,6 +21,9 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
 
+# What each shard's report lists of a model, merged.
+LISTS = ('jobs', 'coverage', 'did_not_hold', 'could_not_run', 'notes', 'moved')
+
 
 def _read(path: str) -> dict[str, Any]:
     try:
@@ -97,12 +100,7 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
                     'manifest': model['manifest'],
                     'model': model.get('model'),
                     'plan': model.get('plan', []),
-                    'jobs': [],
-                    'coverage': [],
-                    'did_not_hold': [],
-                    'could_not_run': [],
-                    'notes': [],
-                    'moved': [],
+                    **{key: [] for key in LISTS},
                 },
             )
             if model.get('plan', []) != merged['plan']:
@@ -110,7 +108,7 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
                     f'{model["manifest"]}: the shards planned different jobs; merge the '
                     'shards of one run (same commit, same options)'
                 )
-            for key in ('jobs', 'coverage', 'did_not_hold', 'could_not_run', 'notes', 'moved'):
+            for key in LISTS:
                 merged[key].extend(
                     x for x in model.get(key, []) if x not in merged[key] or key == 'jobs'
                 )

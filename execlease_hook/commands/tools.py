@@ -16,11 +16,6 @@ from execlease_hook.tlc.jar import ToolJar, resolve_jar
 from execlease_hook.tlc.java import Java, find_java
 
 
-def tlc_version(jar: ToolJar, java: Java) -> str:
-    """The version TLC itself prints (its banner), e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
-    return pin.banner(jar.path, java)
-
-
 def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
     lines = [
         f'TLA+ tools: {jar.path}',
@@ -39,14 +34,8 @@ def models(
 ) -> list[str]:
     """A line per model (its TLA+ tools when its manifest names them) and per library it uses;
     none when the repository has no model yet."""
-    try:
-        found = find.find_models(root, model)
-    except CannotRun:
-        if model is not None:
-            raise
-        return []
     lines = []
-    for path in found:
+    for path in _found(root, model):
         m = read.load(path, root)
         ready = libraries.of(m, settings)
         where = m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder
@@ -77,20 +66,23 @@ def models(
     return lines
 
 
+def _found(root: Path, model: str | None) -> list[Path]:
+    """The models' manifests; none when the repository has no model yet (--model: that one)."""
+    try:
+        return find.find_models(root, model)
+    except CannotRun:
+        if model is not None:
+            raise
+        return []
+
+
 def cache_key(root: Path, model: str | None) -> str:
     """`execlease-tla-` and 16 hex of every jar `.tmp/tla/` would hold: the default tools this
     execlease pins, and each model's own tools and library jars, by sha256, wherever the model
     lives. It moves when a pin moves and only then: a sync, which rewrites the manifests'
     fingerprints, keeps it, so a CI cache keyed by it is downloaded again only for a new pin."""
-
-    try:
-        found = find.find_models(root, model)
-    except CannotRun:
-        if model is not None:
-            raise
-        found = []
     pins = {f'tools {digest}' for digest in jar.KNOWN_JARS}
-    for path in found:
+    for path in _found(root, model):
         m = read.load(path, root)
         if m.tools is not None and m.tools.sha256 is not None:
             pins.add(f'tools {m.tools.sha256}')
@@ -111,7 +103,8 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         jar, missing = None, e
     quiet = options.quiet > 0  # -q: found and verified is the exit code
     if jar is not None:
-        described = describe(jar, java, tlc_version(jar, java))
+        # The version TLC itself prints, e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'.
+        described = describe(jar, java, pin.banner(jar.path, java))
         for line in () if quiet else described:
             print(line)
     lines = models(root, options.model, jar, java, settings)

@@ -125,8 +125,7 @@ def verify(rev: str | None, mode: Mode, root: Path, outputs: Outputs, settings: 
         )
         if commits:
             range_code = judge_commits(root, commits, tip, mode.model, settings.max_covered_bytes)
-    tmp = scratch.make('execlease-rev-')  # marked: a killed run's is swept by the next
-    try:
+    with scratch.folder('execlease-rev-') as tmp:  # marked: a killed run's is swept by the next
         tree = tmp / 'tree'
         repo.checkout_tree(root, tip, tree)
         print(
@@ -140,6 +139,4 @@ def verify(rev: str | None, mode: Mode, root: Path, outputs: Outputs, settings: 
             rel = os.path.relpath(os.path.abspath(mode.model), root)
             mode = dataclasses.replace(mode, model=str(tree / rel))
         tip_code = pipeline.run(mode, outputs, tree, root, settings).code
-    finally:
-        scratch.remove(tmp)
     return outcomes.worst((range_code, tip_code))

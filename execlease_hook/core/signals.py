@@ -23,14 +23,6 @@ class Terminated(KeyboardInterrupt):
         super().__init__(signum)
         self.signum = signum
 
-    @property
-    def name(self) -> str:
-        return signal.Signals(self.signum).name
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signum
-
 
 def _raise(signum: int, frame: FrameType | None) -> None:
     # Once is enough: a second signal during the cleanup must not interrupt the cleanup itself.
@@ -57,5 +49,5 @@ def install() -> Callable[[], None]:
 def interrupted(e: KeyboardInterrupt) -> tuple[str, int]:
     """What to say and which exit code, for Ctrl-C or a handled signal."""
     if isinstance(e, Terminated):
-        return f'terminated ({e.name})', e.exit_code
+        return f'terminated ({signal.Signals(e.signum).name})', 128 + e.signum
     return 'interrupted (Ctrl-C)', 130

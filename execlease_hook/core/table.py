@@ -46,13 +46,10 @@ def layout(
     kept = list(range(len(columns)))
     table = [[c.title for c in columns], *[list(row) for row in rows]]
 
-    def natural(i: int) -> int:
-        return max(len(row[i]) for row in table)
-
     def total(widths: dict[int, int]) -> int:
         return sum(widths.values()) + gap * (len(widths) - 1)
 
-    widths = {i: natural(i) for i in kept}
+    widths = {i: max(len(row[i]) for row in table) for i in kept}
     for i in [i for i in kept if columns[i].optional]:
         if total(widths) <= width:
             break

@@ -33,11 +33,6 @@ def width(stream: TextIO | None = None) -> int:
     return DEFAULT_WIDTH
 
 
-def _verbatim_starts(line: str) -> bool:
-    """A unified diff inside a message starts with its '--- ' header (indented)."""
-    return line.lstrip(' ').startswith('--- ') and line.startswith('  ')
-
-
 def _hang(body: str) -> int:
     marker = _MARKER.match(body)
     return len(marker.group(1)) if marker and len(marker.group(1)) <= 16 else 2
@@ -51,8 +46,8 @@ def _paragraphs(lines: list[str]) -> list[tuple[bool, list[str]]]:
     for line in lines:
         if in_diff and not line.startswith('  '):
             in_diff = False
-        if not in_diff and _verbatim_starts(line):
-            in_diff = True
+        if not in_diff and line.startswith('  ') and line.lstrip(' ').startswith('--- '):
+            in_diff = True  # a unified diff inside a message: from its indented '--- ' header
         if in_diff:
             out.append((True, [line]))
             continue

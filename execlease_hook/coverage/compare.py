@@ -10,21 +10,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.scheme import SCHEME, fingerprint, matches, scheme_of
 from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.git.blobs import Source
+from execlease_hook.locate.definition import Located
 from execlease_hook.locate.entry import edge_variants, locate
 from execlease_hook.manifest.model import CoveredEntry, Manifest
-
-if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
-    from execlease_hook.locate.definition import Located
 
 
 @dataclass(frozen=True)
 class EntryStatus:
+    """A covered entry against the code: located or not, and its fingerprint now."""
+
     entry: CoveredEntry
     status: str  # 'unchanged', 'changed', 'never synced', 'missing' or 'ambiguous'
     current: str | None  # current fingerprint (None if not located)

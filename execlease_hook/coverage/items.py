@@ -5,18 +5,14 @@ to its root)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.formats.report import Item, Location
+from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec.modules import folder_prefix
 from execlease_hook.spec.record import in_worktree
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.manifest.model import Manifest
-
 
 ENTRY_RULES = {
     'unchanged': (HELD, 'covered-code-unchanged'),

@@ -11,15 +11,12 @@ rewritten table would be stale again at the next commit.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest import notes_table
 from execlease_hook.manifest.model import Manifest
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
 
 
 def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_table.MapRow]:

@@ -15,18 +15,14 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.scheme import matches
+from execlease_hook.locate.definition import Definition
 from execlease_hook.locate.entry import find_functions
 from execlease_hook.locate.index import every_definition
 from execlease_hook.locate.source import check_text, language_for
-
-if TYPE_CHECKING:
-    from execlease_hook.locate.definition import Definition
-    from execlease_hook.manifest.model import CoveredEntry, Manifest
-
+from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 MAX_TRIES = 8  # candidates whose code is compared with the synced fingerprint (a parse each)
 

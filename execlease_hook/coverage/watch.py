@@ -16,20 +16,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from tree_sitter import Node
+
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.git import blobs, repo
+from execlease_hook.git.blobs import Source
 from execlease_hook.locate.index import every_definition
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import language_for, parse
 from execlease_hook.manifest import watch_paths
 from execlease_hook.manifest.model import Manifest, WatchRule
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.git.blobs import Source
+from execlease_hook.spec.syntax import walk
 
 _GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
 
@@ -90,10 +88,10 @@ def check(
             names = {name for name, _, _ in functions}
             for (ignored_path, function), n in ignored.items():
                 if ignored_path == path and function not in names:
+                    manifest = m.path.relative_to(m.root).as_posix()
                     problems.append(
-                        f'{m.path.relative_to(m.root).as_posix()}: coverage.ignored[{n}]: {path} defines no '
-                        f'function {function!r}; '
-                        'fix the name or remove the item',
+                        f'{manifest}: coverage.ignored[{n}]: {path} defines no '
+                        f'function {function!r}; fix the name or remove the item'
                     )
         reported: set[tuple[str, int]] = set()
         for offset, what in _matches(rules, language, content):
@@ -116,7 +114,6 @@ def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
     """The watch rules against the working tree: tracked files and new ones git does not ignore."""
     if not m.coverage.watch:
         return WatchResult((), ())
-
     source = blobs.WorktreeSource(m.root)
     return check(m, source, watched(m, repo.tracked_files(m.root, untracked=True)), statuses)
 
@@ -183,14 +180,10 @@ _BLANK = bytes(b if b in b'\r\n' else 0x20 for b in range(256))
 def _without_comments(root: Node, content: bytes) -> bytes:
     """The file with every comment blanked (newlines kept), so that offsets stay the same."""
     text = bytearray(content)
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in walk(root):
         if 'comment' in node.type:
             start, end = node.start_byte, node.end_byte
             text[start:end] = content[start:end].translate(_BLANK)
-            continue
-        stack.extend(node.children)
     return bytes(text)
 
 
@@ -200,25 +193,20 @@ def _calls(root: Node, language: str) -> list[tuple[int, str]]:
     kinds: Mapping[str, str] = dict(row.calls)
     receivers: Mapping[str, str] = dict(row.receivers)
     found = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
+    for node in walk(root):
         field = kinds.get(node.type)
-        if field is not None:
-            callee = (
-                node.child_by_field_name(field) if field else next(iter(node.named_children), None)
-            )
-            if callee is not None and callee.text is not None:
-                name = callee.text.decode('utf-8')
-                receiver = receivers.get(node.type)
-                if (
-                    receiver is not None
-                ):  # Java's object.name(...): the callee field holds only `name`
-                    target = node.child_by_field_name(receiver)
-                    if target is not None and target.text is not None:
-                        name = f'{target.text.decode("utf-8")}.{name}'
-                found.append((node.start_byte, _GENERICS.sub('', ''.join(name.split()))))
-        stack.extend(node.children)
+        if field is None:
+            continue
+        callee = node.child_by_field_name(field) if field else next(iter(node.named_children), None)
+        if callee is None or callee.text is None:
+            continue
+        name = callee.text.decode('utf-8')
+        receiver = receivers.get(node.type)
+        if receiver is not None:  # Java's object.name(...): the callee field holds only `name`
+            target = node.child_by_field_name(receiver)
+            if target is not None and target.text is not None:
+                name = f'{target.text.decode("utf-8")}.{name}'
+        found.append((node.start_byte, _GENERICS.sub('', ''.join(name.split()))))
     return found
 
 

@@ -48,14 +48,9 @@ class Item:
     seconds: float | None = None
 
     def to_json(self) -> dict[str, Any]:
+        keys = ('model', 'kind', 'name', 'outcome', 'rule', 'message', 'seconds')
         return {
-            'model': self.model,
-            'kind': self.kind,
-            'name': self.name,
-            'outcome': self.outcome,
-            'rule': self.rule,
-            'message': self.message,
-            'seconds': self.seconds,
+            **{key: getattr(self, key) for key in keys},
             'locations': [loc.to_json() for loc in self.locations],
         }
 

@@ -76,11 +76,7 @@ def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 'name': 'TLA+ tools',
                 'version': t['tlc_version'],
-                'properties': {
-                    'sha256': t['sha256'],
-                    'source': t['source'],
-                    'verified': t['verified'],
-                },
+                'properties': {k: t[k] for k in ('sha256', 'source', 'verified')},
             },
         )
     for m in details.get('models', []):

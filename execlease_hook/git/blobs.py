@@ -5,15 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from execlease_hook.git import repo
-
-if TYPE_CHECKING:  # locate imports tree-sitter: only when an entry is actually located
-    from typing import Protocol
-
-else:
-    Protocol = object
 
 
 class Source(Protocol):

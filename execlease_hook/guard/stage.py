@@ -213,7 +213,7 @@ def judge_staged(
     # benchmarks/guard_latency.py (b), CPU time, 25 interleaved runs at load 15: 284 ms as
     # written, 494 ms with these at the top (`python -c pass`: 108 ms).
     from execlease_hook.git import blobs
-    from execlease_hook.guard import check, map_fix, report_items, snapshot
+    from execlease_hook.guard import check, snapshot
 
     code = 0
     for rel, governed, watched in wanted:
@@ -237,8 +237,12 @@ def judge_staged(
         snap = snapshot.Snapshot(source, staged, 'staged')
         found = check.check(m, p, snap, loaded.text, max_bytes)
         if report is not None:
+            from execlease_hook.guard import report_items  # lazy: see check.check
+
             report_items.add(report, m, p, found, source, max_bytes)
         if found.only_map:
+            from execlease_hook.guard import map_fix  # lazy: see check.check
+
             fixed = map_fix.fix(m, source, found, max_bytes)
             if fixed is not None:
                 print(fixed)

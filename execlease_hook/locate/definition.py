@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Definition:
+    """A named definition in a file, with the nodes that make it up."""
+
     qualname: str
     nodes: tuple[Node, ...]  # in source order: decorators / attributes first, then the definition
 
@@ -113,6 +115,8 @@ def base_type(node: Node | None) -> str:
 
 @dataclass(frozen=True)
 class Located:
+    """Where a covered entry is in its file now."""
+
     entry_id: str
     path: str
     start_line: int  # 1-based, inclusive

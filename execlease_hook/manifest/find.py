@@ -35,7 +35,6 @@ def is_manifest(data: bytes | None) -> bool:
     """The bytes of an execlease manifest, as far as can be told without validating them."""
     if data is None or b'"spec"' not in data and b'manifest.schema.json' not in data:
         return False
-
     try:
         parsed = json.loads(data)
     except (ValueError, RecursionError):

@@ -121,11 +121,7 @@ _BUILD: dict[str, Callable[[Any], Any]] = {
         model.Coverage,
         d,
         model_hash=_model_hash,
-        entries=_each(
-            lambda e: _record(
-                model.CoveredEntry, e, region=lambda r: model.Region(start=r['from'], end=r['to'])
-            )
-        ),
+        entries=_each(lambda e: _record(model.CoveredEntry, e, region=_plain(model.Region))),
         abstract=_each(_plain(model.AbstractAction)),
         untraced=_each(_plain(model.UntracedAction)),
         watch=_each(_plain(model.WatchRule)),

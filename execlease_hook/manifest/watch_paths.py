@@ -14,10 +14,6 @@ import re
 
 @functools.cache  # a model's few globs, asked for every touched path
 def glob_pattern(glob: str) -> re.Pattern[str]:
-    return re.compile(_translate(glob))
-
-
-def _translate(glob: str) -> str:
     parts = glob.strip('/').split('/')
     out: list[str] = []
     for i, part in enumerate(parts):
@@ -45,7 +41,7 @@ def _translate(glob: str) -> str:
                 piece += re.escape(c)
             j += 1
         out.append(piece + ('' if last else '/'))
-    return ''.join(out) + r'\Z'
+    return re.compile(''.join(out) + r'\Z')
 
 
 def matches(globs: list[str] | tuple[str, ...], path: str) -> bool:

@@ -13,15 +13,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from execlease_hook.manifest.model import EVERY_ACTION, NO_COVERAGE, NO_ENTRY_YET
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.spec.actions import Action
-    from execlease_hook.spec.index import SpecIndex
-
+from execlease_hook.manifest.model import EVERY_ACTION, NO_COVERAGE, NO_ENTRY_YET, Manifest
+from execlease_hook.spec.actions import Action
+from execlease_hook.spec.index import SpecIndex
 
 # What each rule of Manifest.action_map means, as reports say it.
 MAP_RULES = {

@@ -13,14 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+
+from tree_sitter import Node
 
 from execlease_hook.spec import syntax
 from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
 
 _SPLITS = frozenset({'disj_list', 'disj_item', 'parentheses'})
 _QUANTIFIED = frozenset({'bounded_quantification', 'unbounded_quantification'})

@@ -16,29 +16,18 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+# TLC reads these keywords of a config alike in the singular and the plural.
+SYNONYMS = {
+    'CONSTANT': 'CONSTANTS',
+    'INVARIANT': 'INVARIANTS',
+    'PROPERTY': 'PROPERTIES',
+    'CONSTRAINT': 'CONSTRAINTS',
+    'ACTION_CONSTRAINT': 'ACTION_CONSTRAINTS',
+}
 # Every keyword of a TLC cfg; singular and plural alike.
 KEYWORDS = frozenset(
-    {
-        'CONSTANT',
-        'CONSTANTS',
-        'INIT',
-        'NEXT',
-        'SPECIFICATION',
-        'INVARIANT',
-        'INVARIANTS',
-        'PROPERTY',
-        'PROPERTIES',
-        'SYMMETRY',
-        'CONSTRAINT',
-        'CONSTRAINTS',
-        'ACTION_CONSTRAINT',
-        'ACTION_CONSTRAINTS',
-        'VIEW',
-        'CHECK_DEADLOCK',
-        'POSTCONDITION',
-        'ALIAS',
-        'TYPE_CONSTRAINT',
-    }
+    {*SYNONYMS, *SYNONYMS.values(), 'INIT', 'NEXT', 'SPECIFICATION', 'SYMMETRY', 'VIEW'}
+    | {'CHECK_DEADLOCK', 'POSTCONDITION', 'ALIAS', 'TYPE_CONSTRAINT'}
 )
 PROPERTY_KEYWORDS = ('PROPERTY', 'PROPERTIES')
 # What a TLC version's cfg reader does not know (tlc/jar.KNOWN_JARS names the versions; TLC 2.15

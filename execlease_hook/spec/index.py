@@ -21,16 +21,14 @@ import functools
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+
+from tree_sitter import Node
 
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
 from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.spec.cfg import token_matches
+from execlease_hook.spec.cfg import SYNONYMS, token_matches
 from execlease_hook.spec.syntax import parse
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
 
 SCHEME = 'tla1'
 DEFINITIONS = frozenset({'operator_definition', 'function_definition', 'module_definition'})
@@ -179,7 +177,7 @@ def _last_token(node: Node) -> Node:
         node = children[-1]
 
 
-_Item = Union[bytes, tuple['Node', bool]]
+_Item = bytes | tuple[Node, bool]
 
 
 def tree_digest(node: Node, source: bytes) -> str:
@@ -223,23 +221,13 @@ def tree_digest(node: Node, source: bytes) -> str:
     return hashlib.sha256(b''.join(out)).hexdigest()
 
 
-# TLC reads these keywords of a config alike in the singular and the plural.
-_CFG_SYNONYMS = {
-    'CONSTANT': 'CONSTANTS',
-    'INVARIANT': 'INVARIANTS',
-    'PROPERTY': 'PROPERTIES',
-    'CONSTRAINT': 'CONSTRAINTS',
-    'ACTION_CONSTRAINT': 'ACTION_CONSTRAINTS',
-}
-
-
 def cfg_tokens(source: bytes) -> list[bytes]:
     """A config's tokens in order, comments (`\\*` to the end of the line, nested `(* *)`) left out
     (spec/cfg.token_matches reads them), singular keywords read as their plurals."""
     tokens: list[bytes] = []
     for match in token_matches(source):
         token = match.group(0)
-        word = _CFG_SYNONYMS.get(token.decode('utf-8', 'replace'))
+        word = SYNONYMS.get(token.decode('utf-8', 'replace'))
         tokens.append(word.encode('ascii') if word is not None else token)
     return tokens
 

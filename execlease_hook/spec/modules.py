@@ -17,16 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
-from execlease_hook.git.blobs import WorktreeSource
-from execlease_hook.manifest.model import library_folders
+from execlease_hook.git.blobs import Source, WorktreeSource
+from execlease_hook.manifest.model import Manifest, library_folders
 from execlease_hook.spec import index, syntax
-
-if TYPE_CHECKING:
-    from execlease_hook.git.blobs import Source
-    from execlease_hook.manifest.model import Manifest
 
 
 @dataclass(frozen=True)
@@ -58,14 +53,6 @@ def folder_prefix(m: Manifest) -> str:
     return '' if folder == '.' else f'{folder}/'
 
 
-def candidates(m: Manifest, name: str) -> list[tuple[str, str, str | None]]:
-    """Where TLC looks for module `name`, in its order: (key, path, library folder)."""
-    prefix = folder_prefix(m)
-    found: list[tuple[str, str, str | None]] = [(f'{name}.tla', f'{prefix}{name}.tla', None)]
-    found += [(f'{f}/{name}.tla', f'{f}/{name}.tla', f) for f in library_folders(m)]
-    return found
-
-
 def closure(
     m: Manifest, source: Source, roots: Mapping[str, bytes], probed: list[str] | None = None
 ) -> list[Module]:
@@ -73,6 +60,12 @@ def closure(
     module they read, breadth first, each once: roots first, then in the order they are met.
     `probed`, when given, receives every path looked at, found or not."""
     prefix = folder_prefix(m)
+    folders = library_folders(m)
+
+    def where(name: str) -> list[tuple[str, str, str | None]]:
+        """Where TLC looks for module `name`, in its order: (key, path, library folder)."""
+        own: list[tuple[str, str, str | None]] = [(f'{name}.tla', f'{prefix}{name}.tla', None)]
+        return own + [(f'{f}/{name}.tla', f'{f}/{name}.tla', f) for f in folders]
 
     def read(paths: list[str]) -> Callable[[str], bytes | None]:
         if probed is not None:
@@ -84,7 +77,7 @@ def closure(
         Module(key.rsplit('/', 1)[-1].removesuffix('.tla'), key, prefix + key, text)
         for key, text in roots.items()
     ]
-    return _walk(first, lambda name: candidates(m, name), read)
+    return _walk(first, where, read)
 
 
 def in_memory(
@@ -92,7 +85,7 @@ def in_memory(
 ) -> list[Module]:
     """The closure of one root module (file name, bytes) over modules already read, in TLC's
     order: each place is (its library label, or None for the root's own folder; the prefix its
-    paths are shown with; its modules by file name). What TLC reads for a job (tlc/run.py)."""
+    paths are shown with; its modules by file name). What TLC reads for a job (tlc/job.py)."""
     files = {
         f'{prefix}{name}': text for _, prefix, modules in places for name, text in modules.items()
     }

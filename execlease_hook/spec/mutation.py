@@ -6,14 +6,10 @@ Naming it lets a message say which action lost its anchor, and where the text we
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.spec.index import read_spec
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Mutation
-    from execlease_hook.spec.index import SpecIndex
+from execlease_hook.manifest.model import Mutation
+from execlease_hook.spec.index import SpecIndex, read_spec
 
 
 def anchor(

@@ -5,16 +5,13 @@ INSTANCE unchanged since the sync, and a recorded library module no root reads a
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
+from execlease_hook.git.blobs import Source
 from execlease_hook.manifest.model import Manifest, ModelRecord, library_folders
 from execlease_hook.spec import syntax
 from execlease_hook.spec.index import Unit, read_spec
 from execlease_hook.spec.modules import Module
-
-if TYPE_CHECKING:
-    from execlease_hook.git.blobs import Source
 
 
 def older_record(

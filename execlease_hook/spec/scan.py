@@ -18,13 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import tree_sitter
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec import cfg, syntax
-
-if TYPE_CHECKING:
-    import tree_sitter
 
 FORBIDDEN: dict[str, str] = {
     'IOExec': 'runs a program',

@@ -1,8 +1,8 @@
-"""The TLA+ syntax tree (tree-sitter-tlaplus), one parser per process, loaded on first use.
+"""The TLA+ syntax tree (tree-sitter-tlaplus), one parser per process, built on first use.
 
-Shared by everything that reads a spec as syntax rather than text: the scan for operators a
-spec under verification may not use (spec/scan.py) and any per-definition reading of a spec.
-The grammar is imported only when a spec is parsed, so the fast stage pays nothing for it.
+Shared by everything that reads a spec as syntax rather than text. The fast stage imports it
+only once a model is concerned (guard/stage.py decides that first), so its early exit pays
+nothing for the grammar.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ process tries to build it. Each of these says so once (housekeeping.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -30,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import atomic, housekeeping, procs, settings
+from execlease_hook.core import atomic, housekeeping, procs
+from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.jar import file_sha256
 from execlease_hook.tlc.java import java_identity
 
@@ -50,23 +52,18 @@ class Plan:
     archive: Path | None = None  # the archive this plan builds (building only)
 
 
-def _nothing(code: int | None) -> None:
-    return None
-
-
-NO_ARCHIVE = Plan((), _nothing)
+NO_ARCHIVE = Plan((), lambda code: None)
 
 # Archives whose build failed to write in this process: not tried again until the next run.
 _unwritable: set[str] = set()
 
 
-def archive_folder(jar: Path) -> Path:
-    """Beside the jar in execlease's own jar cache (`.tmp/tla/`, tlc/jar.cache_dir) when writable;
-    else (a jar named by EXECLEASE_TLA_JAR, a read-only cache) the user's cache."""
-    # Not handed down yet: read where the JVM is launched.
-    env = settings.from_environ().jvm_cache
-    if env:
-        return Path(env)
+def archive_folder(jar: Path, settings: Settings) -> Path:
+    """EXECLEASE_JVM_CACHE; else beside the jar in execlease's own jar cache (`.tmp/tla/`,
+    tlc/jar.cache_dir) when writable; else (a jar named by EXECLEASE_TLA_JAR, a read-only cache)
+    the user's cache."""
+    if settings.jvm_cache:
+        return Path(settings.jvm_cache)
     beside = jar.resolve().parent
     if beside.name == 'tla' and beside.parent.name == '.tmp' and os.access(beside, os.W_OK):
         return beside / 'jvm'
@@ -74,7 +71,7 @@ def archive_folder(jar: Path) -> Path:
     return Path(base) / 'execlease' / 'jvm'
 
 
-def archive_path(java: Path, jar: Path) -> Path | None:
+def archive_path(java: Path, jar: Path, settings: Settings) -> Path | None:
     """Where the archive for this Java and jar lives, or None when this Java cannot build one."""
     identity = java_identity(java)
     if identity is None or identity[0] < MIN_JAVA:
@@ -84,7 +81,7 @@ def archive_path(java: Path, jar: Path) -> Path | None:
     java_file = Path(shutil.which(str(java)) or java).resolve()
     for part in ('execlease-cds-1', str(jar), file_sha256(jar), str(java_file), identity[1]):
         h.update(part.encode() + b'\0')
-    return archive_folder(jar) / f'tla2tools-{h.hexdigest()[:32]}.jsa'
+    return archive_folder(jar, settings) / f'tla2tools-{h.hexdigest()[:32]}.jsa'
 
 
 def _sidecar(archive: Path) -> Path:
@@ -102,10 +99,8 @@ def trusted(archive: Path) -> bool:
     except OSError:
         pass
     for path in (archive, _sidecar(archive)):
-        try:
+        with contextlib.suppress(OSError):
             path.unlink()
-        except OSError:
-            pass
     return False
 
 
@@ -215,25 +210,22 @@ def sweep(folder: Path) -> None:
                 continue
             pid = int(text) if text.isdigit() else None
         if pid is not None and pid != os.getpid() and not procs.alive(pid):
-            try:
+            with contextlib.suppress(OSError):
                 path.unlink()
-            except OSError:
-                pass
 
 
-def plan(java: Path, jar: Path) -> Plan:
+def plan(java: Path, jar: Path, settings: Settings) -> Plan:
     """The class-data flags for one TLC run: use the archive, build it, or neither."""
-    # Not handed down yet: read where the JVM is launched.
-    if not settings.from_environ().jvm_cds:
+    if not settings.jvm_cds:
         return NO_ARCHIVE
     try:
-        archive = archive_path(java, jar)
+        archive = archive_path(java, jar, settings)
     except OSError:  # no such jar: TLC's own run says so
         archive = None
     if archive is None:
         return NO_ARCHIVE
     if trusted(archive):
-        return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), _nothing)
+        return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), NO_ARCHIVE.finish)
     if str(archive) in _unwritable or not _room(archive.parent):
         return NO_ARCHIVE
     lock = _claim_build(archive)
@@ -260,10 +252,8 @@ def plan(java: Path, jar: Path) -> Plan:
             )
         finally:
             for path in (part, lock):
-                try:
+                with contextlib.suppress(OSError):
                     path.unlink()
-                except OSError:
-                    pass
 
     return Plan(
         (f'-XX:ArchiveClassesAtExit={part}', *QUIET), finish, building=True, archive=archive

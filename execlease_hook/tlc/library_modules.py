@@ -13,14 +13,10 @@ import functools
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.spec.modules import in_memory
-
-if TYPE_CHECKING:
-    from execlease_hook.spec.modules import Module
-    from execlease_hook.tlc.libraries import Libraries
+from execlease_hook.spec.modules import Module, in_memory
+from execlease_hook.tlc.libraries import Libraries
 
 STANDARD_FOLDER = 'tla2sany/StandardModules/'
 

@@ -19,9 +19,8 @@ ACTION_PROPERTY = 2112
 DEADLOCK = 2114
 ASSUMPTION = 2104
 ASSERT_FAILED = 2132  # "The first argument of Assert evaluated to FALSE; the second argument was:"
-NESTED_POSITIONS = (
-    2103  # "The error occurred when TLC was evaluating the nested expressions at ..."
-)
+# "The error occurred when TLC was evaluating the nested expressions at ..."
+NESTED_POSITIONS = 2103
 STATS = 2199
 DEPTH = 2194
 TRACE_STATE = 2217
@@ -36,9 +35,8 @@ VIOLATION_CODES = {
     ASSUMPTION: 'assumption',
 }
 SEVERITY_ERROR = 1
-BAD_ARGUMENTS = (
-    1102  # "Error: ... Usage: java tlc2.TLC [-option] inputfile": TLC refused its arguments
-)
+# "Error: ... Usage: java tlc2.TLC [-option] inputfile": TLC refused its arguments.
+BAD_ARGUMENTS = 1102
 
 # The run's phases and progress.
 STARTING = 2262

@@ -3,7 +3,7 @@
 TLC frames each message as `@!@!@STARTMSG code:severity @!@!@` ... `@!@!@ENDMSG code @!@!@`;
 the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-the-code-relies-on.
 The verdict is read from the messages and the exit code together; any disagreement is an error,
-never a pass. Running a job is tlc/run.py's; this module only reads what a run printed.
+never a pass. Running a job is tlc/job.py's; this module only reads what a run printed.
 
 It is kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
@@ -99,13 +99,11 @@ class Verdict:
     states: int | None = None
     distinct: int | None = None
     depth: int | None = None
-    kind: str | None = (
-        None  # violated: 'invariant' | 'property' | 'deadlock' | 'assumption' | 'assert'
-    )
-    property: str | None = (
-        None  # violated: the property's name as TLC names it (None: TLC did not say);
-    )
-    # an assumption's name or expression (verify/violations.refine), an Assert's message
+    # violated: 'invariant' | 'property' | 'deadlock' | 'assumption' | 'assert'
+    kind: str | None = None
+    # violated: the property's name as TLC names it (None: TLC did not say); an assumption's
+    # name or expression (verify/violations.refine), an Assert's message
+    property: str | None = None
     location: str | None = None  # assumption, assert: 'line 5, col 8 to line 5, col 12 of module M'
     trace: tuple[TraceStep, ...] = ()
     reason: str | None = None  # error: what went wrong
@@ -120,33 +118,21 @@ class Verdict:
     def from_json(cls, data: Mapping[str, Any]) -> Verdict:
         trace = tuple(
             TraceStep(
-                number=int(s['number']),
-                action=str(s['action']),
-                location=str(s['location']),
-                variables=tuple((str(n), str(v)) for n, v in s['variables']),
-                back_to=None if s['back_to'] is None else int(s['back_to']),
+                int(s['number']),
+                str(s['action']),
+                str(s['location']),
+                tuple((str(n), str(v)) for n, v in s['variables']),
+                None if s['back_to'] is None else int(s['back_to']),
             )
             for s in data['trace']
         )
-        fields = {
-            k: data[k]
-            for k in (
-                'outcome',
-                'seconds',
-                'exit_code',
-                'states',
-                'distinct',
-                'depth',
-                'kind',
-                'property',
-                'reason',
-            )
-        }
-        fields['location'] = data.get('location')  # absent in results cached before it was read
+        plain = 'outcome seconds exit_code states distinct depth kind property reason'.split()
+        fields = {k: data[k] for k in plain}
         if fields['outcome'] not in ('passed', 'violated', 'error'):
             raise ValueError(f'bad outcome {fields["outcome"]!r}')
         return cls(
             **fields,
+            location=data.get('location'),  # absent in results cached before it was read
             trace=trace,
             last_lines=tuple(str(x) for x in data['last_lines']),
             printed=tuple(str(x) for x in data.get('printed', ())),  # absent in older results
@@ -381,13 +367,15 @@ def tla_string(value: str) -> str:
     return value
 
 
+def _read_by_people(line: str) -> bool:
+    """Not a -tool marker, nor module-loading noise."""
+    return '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
+
+
 def last_lines(output: bytes, count: int = 25) -> tuple[str, ...]:
-    """The end of TLC's output as a person reads it: no -tool markers, no module-loading noise."""
-    return tuple(
-        line
-        for line in output.decode('utf-8', 'replace').splitlines()
-        if '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
-    )[-count:]
+    """The end of TLC's output as a person reads it."""
+    lines = output.decode('utf-8', 'replace').splitlines()
+    return tuple(filter(_read_by_people, lines))[-count:]
 
 
 def classify(
@@ -513,11 +501,12 @@ def classify(
         if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
             return error(f'TLC reported a {kind} violation without a trace')
         return violated(kind, name, trace)
+    # TLC's end, then the JVM's exit 1.
     java_ended = (
         exit_code == 1
         and any(m.code == FINISHED for m in messages)
         and not any(m.code == BAD_ARGUMENTS for m in messages)
-    )  # TLC's end, then the JVM's exit 1
+    )
     if violations and not java_ended:
         return error(f'TLC exit code {exit_code} with a violation message')
     asserts = [m for m in messages if m.code == ASSERT_FAILED]
@@ -604,11 +593,6 @@ def _sany_lines(lines: list[str]) -> list[str]:
             inside = True
         elif 'SANY finished' in line:
             break
-        elif (
-            inside
-            and line.strip()
-            and '@!@!@' not in line
-            and not line.startswith(('Parsing file', 'Semantic processing'))
-        ):
+        elif inside and line.strip() and _read_by_people(line):
             said.append(line.strip())
     return said[:12]

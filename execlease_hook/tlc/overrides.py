@@ -38,9 +38,7 @@ _APPLIED = re.compile(
 _LOADED = re.compile(
     r'The exception was a java\.lang\.(' + '|'.join(_LINKAGE) + r')\s*:?\s*([^\n]*)'
 )
-_CLASS_NAME = re.compile(
-    r'[A-Za-z_$][\w$]*(/[A-Za-z_$][\w$]*)+'
-)  # a missing class, as the JVM names it
+_CLASS_NAME = re.compile(r'[A-Za-z_$][\w$]*(/[A-Za-z_$][\w$]*)+')  # a missing class, by the JVM
 _VERSION = re.compile(r'TLC2 Version (\S+)')
 ADVICE = (
     'this is not an error of the spec: use a release of the library built for this TLC, or '

@@ -17,18 +17,15 @@ import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
+from execlease_hook.manifest.model import Manifest, ToolsPin
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.jar import KNOWN_JARS, ToolJar, Tools
 from execlease_hook.tlc.java import Java
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest, ToolsPin
 
 # A tla2tools.jar is a few MB; a pinned one of any release stays far below this.
 MAX_PINNED_BYTES = 64 << 20
@@ -94,10 +91,6 @@ def _known_copy(root: Path, sha256: str, settings: Settings) -> ToolJar | None:
     return None
 
 
-def _own_cache(root: Path, sha256: str) -> Path:
-    return jar.cache_dir(root) / sha256
-
-
 def _fetch(m: Manifest, pin: ToolsPin, folder: Path, settings: Settings) -> Path:
     assert pin.url is not None and pin.sha256 is not None
     url, pinned, target = pin.url, pin.sha256, folder / jar.JAR_NAME
@@ -124,7 +117,7 @@ def _fetch(m: Manifest, pin: ToolsPin, folder: Path, settings: Settings) -> Path
 def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settings) -> ToolJar:
     assert pin.sha256 is not None
     found = _known_copy(root, pin.sha256, settings)
-    folder = _own_cache(root, pin.sha256)
+    folder = jar.cache_dir(root) / pin.sha256  # its own cache folder
     if found is None and jar.valid_copy(folder / jar.JAR_NAME, pin.sha256):
         found = ToolJar(folder / jar.JAR_NAME, pin.sha256, 'cache', True)
     if found is None:

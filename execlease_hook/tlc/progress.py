@@ -1,9 +1,9 @@
 """TLC's output lines, as they arrive, -> what a running job is doing: its phase and, from TLC's
 progress messages, the state counts and how fast they grow. The live progress line
-(verify/live.py) and the deep tier's progress reports (verify/deep.py) show it; the counts at
-a timeout and a simulation's states come from it too (`last`, on the whole output).
+(verify/live.py) shows it, for the deep tier too; the counts at a timeout and a simulation's
+states come from it too (`last`, on the whole output).
 
-`Follower` reads the job's output file as TLC writes it and hands on whole lines (tlc/run.py
+`Follower` reads the job's output file as TLC writes it and hands on whole lines (tlc/job.py
 ticks it while it waits), so this does not depend on how TLC is launched. TLC 2.15 prints its
 first progress message (code 2200; 2209 in simulation) about 3 s after the search starts, then
 one a minute; between two of them the phase and the elapsed time are what there is to show.
@@ -92,15 +92,6 @@ class JobProgress:
         if self.queue is not None and self.phase == 'exploring':
             parts.append(f'{self.queue:,} on queue')
         return ', '.join(parts)
-
-    def covered(self) -> str:
-        """What the last progress report says was covered, in words."""
-        if self.distinct is None:
-            return f'{self.generated or 0:,} states generated'
-        return (
-            f'{self.distinct:,} distinct states found, {self.generated or 0:,} generated, '
-            f'{self.queue or 0:,} left on the queue, depth {self.depth}'
-        )
 
 
 def last(output: bytes) -> JobProgress | None:

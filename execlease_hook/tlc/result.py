@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import TlcJob
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from execlease_hook.core import housekeeping, procs, scratch, settings
+from execlease_hook.core import housekeeping, procs, scratch
+from execlease_hook.core.settings import Settings
 from execlease_hook.tlc import cds, spare_helper
 
 NO_JOB = 3  # the helper's exit when stdin closes before a job arrives
@@ -62,9 +63,8 @@ class Spare:
     # The environment it was started with: a JVM reads JAVA_TOOL_OPTIONS and the like at its
     # start, so a spare serves only a job that would have started its JVM in the same one.
     environ: dict[str, str]
-    started: tuple[
-        tuple[str, ...], Path, Path, tuple[Path, ...]
-    ]  # how to start another like it: JVM argv, jar, helper, library jars
+    # How to start another like it: JVM argv, jar, helper, library jars, settings.
+    started: tuple[tuple[str, ...], Path, Path, tuple[Path, ...], Settings]
     jobs: int = 0  # jobs handed to it so far
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
@@ -118,15 +118,10 @@ _expected: Counter[tuple[str, ...]] | None = None  # jobs still to come (None: n
 _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of any job
 
 
-def enabled() -> bool:
-    # Not handed down yet: read where the JVM is launched.
-    return settings.from_environ().jvm_spare
-
-
-def sweep(jar: Path) -> None:
+def sweep(jar: Path, settings: Settings) -> None:
     """Remove what killed runs left in the archive folder: the work folders of their javacs,
     their spares' folders (after stopping the spare) and their class-data parts."""
-    folder = cds.archive_folder(jar)
+    folder = cds.archive_folder(jar, settings)
     spare_helper.sweep(folder)
     scratch.sweep(folder / 'spares', 'jvm-')
     cds.sweep(folder)
@@ -139,11 +134,6 @@ def expected_one_less(key: tuple[str, ...]) -> None:
             _expected[key] -= 1
 
 
-def prepare(java: Path, jar: Path) -> None:
-    """Compile the helper in the background now, so that the first jobs find it ready."""
-    spare_helper.ready(java, jar)
-
-
 def expect(keys: Iterable[tuple[str, ...]]) -> None:
     """The keys of the jobs about to run: no spare is started that no job will take."""
     global _expected
@@ -154,7 +144,11 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
 
 
 def start_ahead(
-    key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()
+    key: tuple[str, ...],
+    jvm_argv: tuple[str, ...],
+    jar: Path,
+    settings: Settings,
+    libraries: tuple[Path, ...] = (),
 ) -> None:
     """Start a spare for the first job of this key now, in the background (compiling the helper
     first if need be), unless one waits already or no job of this key is expected."""
@@ -163,7 +157,7 @@ def start_ahead(
 
     def work() -> None:
         try:
-            helper = spare_helper.compile_helper(Path(jvm_argv[0]), jar)
+            helper = spare_helper.compile_helper(Path(jvm_argv[0]), jar, settings)
             with _lock:
                 if (
                     helper is None
@@ -172,7 +166,7 @@ def start_ahead(
                     and _expected[key] <= 0
                 ):
                     return
-            _keep(_spawn(key, jvm_argv, jar, helper, libraries))
+            _keep(_spawn(key, jvm_argv, jar, helper, libraries, settings))
         finally:
             with _lock:
                 _starting[key] -= 1
@@ -185,18 +179,19 @@ def _spawn(
     jvm_argv: tuple[str, ...],
     jar: Path,
     helper: Path,
-    libraries: tuple[Path, ...] = (),
+    libraries: tuple[Path, ...],
+    settings: Settings,
 ) -> Spare | None:
     """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path). The
     jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
     flags applies; each job's classes come from a loader of its own (parent: the platform's)
     over the jar and the model's library jars (`libraries`, part of the key)."""
     try:
-        folder = scratch.make('jvm-', _spares_folder(jar))
+        folder = scratch.make('jvm-', _spares_folder(jar, settings))
     except OSError as e:
         housekeeping.note(
             f'warm JVMs could not be started: cannot make their folder in '
-            f'{_spares_folder(jar)} ({e.strerror or e}); TLC jobs ran in JVMs of '
+            f'{_spares_folder(jar, settings)} ({e.strerror or e}); TLC jobs ran in JVMs of '
             'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0'
         )
         return None
@@ -223,13 +218,14 @@ def _spawn(
         log.close()
         scratch.remove(folder)
         raise
-    return Spare(key, folder, proc, log, dict(os.environ), (jvm_argv, jar, helper, libraries))
+    started = (jvm_argv, jar, helper, libraries, settings)
+    return Spare(key, folder, proc, log, dict(os.environ), started)
 
 
-def _spares_folder(jar: Path) -> Path:
+def _spares_folder(jar: Path, settings: Settings) -> Path:
     """Where waiting spares keep their folders: `spares` in the archive folder, so that the
     system's temp folder holds only the folders of running jobs."""
-    folder = cds.archive_folder(jar) / 'spares'
+    folder = cds.archive_folder(jar, settings) / 'spares'
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -248,29 +244,31 @@ def _keep(fresh: Spare | None) -> None:
 
 
 def take(
-    key: tuple[str, ...], jvm_argv: tuple[str, ...], jar: Path, libraries: tuple[Path, ...] = ()
+    key: tuple[str, ...],
+    jvm_argv: tuple[str, ...],
+    jar: Path,
+    settings: Settings,
+    libraries: tuple[Path, ...] = (),
 ) -> Spare | None:
     """A waiting spare for a job of this key (same Java, JIT flags and jar), or None (the caller
     starts a JVM of its own). When none waits, or the one taken is at its last job, another is
     started for the next job of this key, with `jvm_argv` (the java binary and its flags, as the
     job would run them). The caller gives the spare back (`give_back`) when the job has ended."""
-    if not enabled():
+    if not settings.jvm_spare:
         return None
     with _lock:
         if _expected is not None:
             _expected[key] -= 1
             if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
                 return None  # none waits, none is coming, and no later job would take one
-    helper = spare_helper.ready(Path(jvm_argv[0]), jar)
+    helper = spare_helper.ready(Path(jvm_argv[0]), jar, settings)
     found: Spare | None = None
     unfit: list[Spare] = []
     with _lock:
         if helper is None:
             return None
         waiting = _idle.setdefault(key, [])
-        while (
-            waiting and found is None
-        ):  # a dead spare, or one of another environment, is thrown away
+        while waiting and found is None:  # a dead one, or one of another environment, goes
             spare = waiting.pop(0)
             if spare.proc.poll() is None and spare.environ == dict(os.environ):
                 found = spare
@@ -283,7 +281,7 @@ def take(
     for spare in unfit:
         spare.discard()
     if start:
-        _keep(_spawn(key, jvm_argv, jar, helper, libraries))
+        _keep(_spawn(key, jvm_argv, jar, helper, libraries, settings))
     return found
 
 
@@ -301,7 +299,7 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
         return
     # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
     threading.Thread(target=spare.discard).start()
-    if ended is not None and ended.retired and wanted > 0 and enabled():
+    if ended is not None and ended.retired and wanted > 0:
         _keep(_spawn(spare.key, *spare.started))
 
 

@@ -21,7 +21,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from execlease_hook.core import housekeeping, procs, scratch, settings
+from execlease_hook.core import housekeeping, procs, scratch
+from execlease_hook.core.settings import Settings
 from execlease_hook.tlc import cds
 from execlease_hook.tlc.java import java_identity
 
@@ -44,33 +45,31 @@ _helpers: dict[Path, concurrent.futures.Future[Path | None]] = {}
 _background: set[threading.Thread] = set()
 
 
-def _javac(java: Path) -> Path | None:
-    # Not handed down yet: read where the JVM is launched.
-    explicit = settings.from_environ().javac
-    if explicit:
-        return Path(explicit)
+def _javac(java: Path, settings: Settings) -> Path | None:
+    if settings.javac:
+        return Path(settings.javac)
     real = Path(shutil.which(str(java)) or java).resolve()
     candidate = real.parent / ('javac.exe' if real.suffix == '.exe' else 'javac')
     return candidate if candidate.is_file() else None
 
 
-def helper_folder(java: Path, jar: Path) -> Path | None:
+def helper_folder(java: Path, jar: Path, settings: Settings) -> Path | None:
     """Where the compiled helper for this Java lives (compiled or not yet), or None: no javac."""
     identity = java_identity(java)
-    javac = _javac(java)
+    javac = _javac(java, settings)
     if identity is None or javac is None:
         return None
     h = hashlib.sha256(
         SOURCE.read_bytes() + b'\0' + identity[1].encode() + b'\0' + str(javac).encode()
     )
-    return cds.archive_folder(jar) / f'spare-{h.hexdigest()[:32]}'
+    return cds.archive_folder(jar, settings) / f'spare-{h.hexdigest()[:32]}'
 
 
-def compile_helper(java: Path, jar: Path) -> Path | None:
+def compile_helper(java: Path, jar: Path, settings: Settings) -> Path | None:
     """The folder holding the compiled helper, compiling it now if needed; None if it cannot be.
     One javac per helper in this process: another caller waits for its answer, and a failed
     compile is not tried again (an interrupted one is)."""
-    target, javac = helper_folder(java, jar), _javac(java)
+    target, javac = helper_folder(java, jar, settings), _javac(java, settings)
     if target is None or javac is None:
         return None
     with _lock:
@@ -159,15 +158,15 @@ def sweep(folder: Path) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
-def ready(java: Path, jar: Path) -> Path | None:
+def ready(java: Path, jar: Path, settings: Settings) -> Path | None:
     """The compiled helper if ready; otherwise compiles it in the background and says None."""
-    target = helper_folder(java, jar)
+    target = helper_folder(java, jar, settings)
     if target is None:
         return None  # no javac: nothing to compile
     with _lock:
         answer = _helpers.get(target)
     if answer is None:
-        in_background(compile_helper, java, jar)
+        in_background(compile_helper, java, jar, settings)
     return answer.result() if answer is not None and answer.done() else None
 
 

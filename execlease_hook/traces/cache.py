@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.digest import length_prefixed
@@ -22,11 +21,9 @@ from execlease_hook.git import worktree
 from execlease_hook.manifest.model import Manifest, TraceJob
 from execlease_hook.tlc import libraries
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces.validation import TraceRun
-
-if TYPE_CHECKING:
-    from execlease_hook.tlc.jar import Tools
 
 FORMAT = 1
 
@@ -40,12 +37,9 @@ def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
 def cache_key(
     m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None
 ) -> str:
-    """`copy`: the key of the job in the mutated copy `copy` says (its root is `root`), without
-    the copy: the same files, the mutated file's bytes in place of the file's.
-
-    A command's key covers everything it can read in the repository: the blob id of every file git
-    tracks or would track (git/worktree.worktree_ids, or the copy's), its argv and the variables the
-    job gives it. What it reads outside the repository, or in files git ignores, is not in it."""
+    """What the module's docstring says. `copy`: the key of the job in the mutated copy `copy`
+    says (its root is `root`), without the copy: the same files, the mutated file's bytes in place
+    of the file's."""
     folder = root / m.folder.relative_to(m.root)
     h = hashlib.sha256()
     read = Path.read_bytes if copy is None else copy.read

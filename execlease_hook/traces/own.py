@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import FieldRule
 from execlease_hook.spec import cfg
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.module import MODULE, Trace, read_model, trace_log
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
@@ -160,6 +161,7 @@ def tlc_jobs(
     timeout: float,
     workers: int,
     libraries: Libraries,
+    settings: Settings,
 ) -> tuple[list[TlcJob], tuple[str, ...]]:
     """One TLC job per trace, and the fields left out of the traces; CannotRun (exit 2) when the
     spec needs what this TLC lacks or the cfg cannot run on it."""
@@ -203,6 +205,7 @@ def tlc_jobs(
                 timeout=timeout,
                 workers=workers,
                 libraries=libraries,
+                settings=settings,
             )
         )
     return jobs, tuple(unused)

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from execlease_hook.coverage.compare import code_for
+from execlease_hook.coverage.compare import EntryStatus, code_for
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.record import in_worktree
-from execlease_hook.traces.validation import LINE_VAR, TRACE_VAR, TraceVerdict
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.traces.validation import TraceRun
+from execlease_hook.traces.validation import LINE_VAR, TRACE_VAR, TraceRun, TraceVerdict
 
 
 def counts_text(counts: Mapping[str, int]) -> str:

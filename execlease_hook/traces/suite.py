@@ -1,17 +1,17 @@
 """The `traces` and `codeMutations` jobs of `execlease verify`.
 
 Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces
-(or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a pass; a
-rejection is exit 1 (the code did something the model does not allow); a broken command or an
-unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated copy
-of the repository (code_mutations.py), and must be rejected by one of them.
+(or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a
+pass; a rejection is exit 1 (the code did something the model does not allow); a broken command
+or an unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated
+copy of the repository (code_mutations.py), and must be rejected by one of them.
 
 Results are cached in the suite's cache folder (traces/cache.py says by what key). A code
 mutation's key is computed without its copy (code_mutations.Mutated): the copy is made only when
 a trace job must run in it. `--no-cache` runs every command again.
 
-They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs: verify/trace_stage.py
-makes them its tasks.
+They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs:
+verify/trace_stage.py makes them its tasks.
 """
 
 from __future__ import annotations
@@ -23,27 +23,25 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.core.settings import Settings
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.spec.syntax import imports
 from execlease_hook.tlc import libraries
-from execlease_hook.tlc import run as tlc
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
 from execlease_hook.traces.module import Trace, compile_traces
 from execlease_hook.traces.validation import TraceRun, TraceVerdict
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.tlc.jar import Tools
 
 
 @dataclass(frozen=True)
@@ -96,16 +94,15 @@ def collect(
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
     said = ''
-    # Marked: a killed run's is swept by the next.
-
-    with scratch.folder(f'execlease-traces-{job.name}-') as out:
+    timeout = job.timeout or DEFAULT_TIMEOUT
+    with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
                 command = validation.run_command(
                     job.command,
                     root,
                     Path(out),
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    timeout,
                     f'trace job {job.name}',
                     {**os.environ, **dict(job.env)},
                 )
@@ -113,44 +110,36 @@ def collect(
                 found = validation.read_folder(Path(out), f'trace job {job.name}')
             else:
                 found = validation.read_files(job.files, folder, f'trace job {job.name}')
-            mine = own.is_own(
-                imports((folder / job.spec).read_bytes())
-            )  # the project's own trace spec
+            mine = own.is_own(imports((folder / job.spec).read_bytes()))  # a project's own spec
+            where = (job.name, folder, job.spec, job.config, found)
+            libs = libraries.of(m, t.settings, t.root)
             if mine:
                 jobs, unused = own.tlc_jobs(
-                    job.name,
-                    folder,
-                    job.spec,
-                    job.config,
-                    found,
+                    *where,
                     job.fields,
                     t.java.path,
                     t.jar.path,
                     t.jar.tlc_version,
-                    job.timeout or tlc.DEFAULT_TIMEOUT,
+                    timeout,
                     workers,
-                    libraries.of(m, t.settings, t.root),
+                    libs,
+                    t.settings,
                 )
             else:
                 compiled = compile_traces(found, job.fields)
-                jobs, unused = (
-                    [
-                        validation.tlc_job(
-                            job.name,
-                            folder,
-                            job.spec,
-                            job.config,
-                            found,
-                            t.java.path,
-                            t.jar.path,
-                            job.timeout,
-                            workers,
-                            libraries.of(m, t.settings, t.root),
-                            compiled,
-                        )
-                    ],
-                    compiled.unused,
-                )
+                jobs = [
+                    validation.tlc_job(
+                        *where,
+                        t.java.path,
+                        t.jar.path,
+                        timeout,
+                        workers,
+                        libs,
+                        compiled,
+                        settings=t.settings,
+                    )
+                ]
+                unused = compiled.unused
         except CannotRun as e:
             return TraceRun(
                 TraceVerdict('error', 0, 0, reason=str(e)),
@@ -185,7 +174,7 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
         shown.phase = 'starting Java'
     found = collected.found
     if collected.line is None:
-        verdict = tlc.run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        verdict = run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
         judged = validation.judge(verdict, found)
     else:
         verdict, judged = _own(collected, collected.line, shown)
@@ -207,7 +196,7 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
     total = sum(len(t.lines) for t in found)
     verdict: Verdict | None = None
     for trace, job in zip(found, collected.tlc_jobs):
-        verdict = tlc.run_job(job, None if shown is None else shown.feed)
+        verdict = run_job(job, None if shown is None else shown.feed)
         judged = own.judge(verdict, line, len(trace.lines))
         if judged.outcome == 'error':
             return verdict, TraceVerdict(
@@ -229,7 +218,13 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
     return TlcJob(
-        kind=kind, name=name, spec=job.spec, spec_text=b'', config=job.config, config_text=b''
+        kind=kind,
+        name=name,
+        spec=job.spec,
+        spec_text=b'',
+        config=job.config,
+        config_text=b'',
+        settings=Settings(),  # never run: it names the job in the report
     )
 
 
@@ -343,34 +338,21 @@ def mutation_result(
     mutation: CodeMutation, placeholder: TlcJob, runs: Sequence[tuple[TraceJob, TraceRun]]
 ) -> JobResult:
     job, run = runs[-1]
-    cached = all(r.cached for _, r in runs)
-    shown = _shown(run)
-    if run.verdict.outcome == 'rejected':
-        return JobResult(
-            placeholder, shown, cached, HELD, report.caught(mutation, job, run.verdict)
-        )
-    if run.verdict.outcome == 'error' and run.tlc is None:
+    v = run.verdict
+    if v.outcome == 'rejected':
+        outcome, message = HELD, report.caught(mutation, job, v)
+    elif v.outcome == 'error' and run.tlc is None:
         # The mutated program broke its own trace command: caught, though not by the model.
-        return JobResult(
-            placeholder,
-            shown,
-            cached,
+        outcome, message = (
             HELD,
-            f'code mutation {mutation.name} is caught by the trace command of {job.name} '
-            f'(it fails on the mutated code): {run.verdict.reason}',
+            (
+                f'code mutation {mutation.name} is caught by the trace command of {job.name} '
+                f'(it fails on the mutated code): {v.reason}'
+            ),
         )
-    if run.verdict.outcome == 'error':
-        return JobResult(
-            placeholder,
-            shown,
-            cached,
-            COULD_NOT_RUN,
-            f'code mutation {mutation.name}: trace job {job.name}: {run.verdict.reason}',
-        )
-    return JobResult(
-        placeholder,
-        shown,
-        cached,
-        DID_NOT_HOLD,
-        report.not_caught(mutation, [j.name for j, _ in runs]),
-    )
+    elif v.outcome == 'error':
+        outcome = COULD_NOT_RUN
+        message = f'code mutation {mutation.name}: trace job {job.name}: {v.reason}'
+    else:
+        outcome, message = DID_NOT_HOLD, report.not_caught(mutation, [j.name for j, _ in runs])
+    return JobResult(placeholder, _shown(run), all(r.cached for _, r in runs), outcome, message)

@@ -14,6 +14,7 @@ import glob
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,10 +22,11 @@ from typing import Any
 
 from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.settings import TRACE_DIR
+from execlease_hook.core.settings import TRACE_DIR, Settings
+from execlease_hook.spec import cfg
+from execlease_hook.tlc.job import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import DEFAULT_TIMEOUT, TlcJob
 from execlease_hook.traces.module import (
     MODULE,
     Compiled,
@@ -122,13 +124,14 @@ def tlc_job(
     workers: int = 1,
     libraries: Libraries = NO_LIBRARIES,
     compiled: Compiled | None = None,
+    *,
+    settings: Settings,
 ) -> TlcJob:
     """The TLC job of a trace spec: every module of the model folder plus the generated TraceData
     (`compiled`, else the traces compiled with every field), with the model's libraries
     (tlc/libraries.py)."""
     spec_path = folder / spec
     spec_text, config_text = read_model(folder, spec, config, name)
-    from execlease_hook.spec import cfg
 
     try:
         said = cfg.check_deadlock(config_text, config)
@@ -159,6 +162,7 @@ def tlc_job(
         timeout=timeout or DEFAULT_TIMEOUT,
         workers=workers,
         libraries=libraries,
+        settings=settings,
     )
 
 
@@ -208,33 +212,27 @@ class TraceVerdict:
 
 def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
     total = sum(len(t.lines) for t in traces)
+
+    def error(reason: str | None) -> TraceVerdict:
+        return TraceVerdict('error', len(traces), total, reason=reason)
+
     if verdict.outcome == 'passed':
         return TraceVerdict('accepted', len(traces), total)
     if verdict.outcome == 'error':
-        return TraceVerdict('error', len(traces), total, reason=verdict.reason)
+        return error(verdict.reason)
     if not verdict.trace or not verdict.trace[-1].variables:
-        return TraceVerdict(
-            'error',
-            len(traces),
-            total,
-            reason=f'TLC reported {verdict.describe()} without a state to read',
-        )
+        return error(f'TLC reported {verdict.describe()} without a state to read')
     state = verdict.trace[-1].variables
     values = dict(state)
     try:
         index, line = int(values[TRACE_VAR]), int(values[LINE_VAR])
     except (KeyError, ValueError):
-        return TraceVerdict(
-            'error',
-            len(traces),
-            total,
-            reason=f'the trace spec must have variables {TRACE_VAR} (the trace) and {LINE_VAR} '
-            f'(its next line); TLC reported {verdict.describe()}',
+        return error(
+            f'the trace spec must have variables {TRACE_VAR} (the trace) and {LINE_VAR} '
+            f'(its next line); TLC reported {verdict.describe()}'
         )
     if not 1 <= index <= len(traces):
-        return TraceVerdict(
-            'error', len(traces), total, reason=f'TLC named trace {index} of {len(traces)}'
-        )
+        return error(f'TLC named trace {index} of {len(traces)}')
     if verdict.kind == 'deadlock':
         kind = 'no step of the model matches it'
     else:
@@ -250,13 +248,8 @@ def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
 
 def action_counts(traces: Sequence[Trace]) -> dict[str, int]:
     """Lines per logged action (the `action` field), over every trace."""
-    counts: dict[str, int] = {}
-    for trace in traces:
-        for line in trace.lines:
-            action = line.get('action')
-            if isinstance(action, str):
-                counts[action] = counts.get(action, 0) + 1
-    return counts
+    actions = (line.get('action') for trace in traces for line in trace.lines)
+    return dict(Counter(a for a in actions if isinstance(a, str)))
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,11 @@ from typing import Any
 from execlease_hook.core import outcomes
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
-from execlease_hook.manifest.model import Check, Manifest
+from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import cfg_constants
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.verify import judge as verify_judge
 from execlease_hook.verify import plan as verify_plan
 from execlease_hook.verify.plan import Prepared
@@ -124,11 +124,6 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def _bounds(c: Check) -> str:
-    assert c.deep is not None
-    return ', '.join(f'{name} = {value}' for name, value in c.deep.constants)
-
-
 def plan(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
     planned, notes = [], []
@@ -169,7 +164,7 @@ def plan(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
             timeout=budget,
         )
         planned.append(dataclasses.replace(p, job=job))
-    return Prepared(m, planned, [f'check:{p.job.name}' for p in planned], notes=notes)
+    return Prepared(m, planned, verify_plan.names(planned), notes=notes)
 
 
 def require_jobs(prepared: list[Prepared], root: Path) -> None:
@@ -186,8 +181,9 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
     checks = {c.name: c for c in m.checks}
 
     def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
-        c = checks[job.name]
-        label = f'check {job.name}' + (f' ({_bounds(c)})' if beyond.deep else '')
+        deep = checks[job.name].deep
+        bounds = ', '.join(f'{name} = {value}' for name, value in deep.constants) if deep else ''
+        label = f'check {job.name}' + (f' ({bounds})' if beyond.deep else '')
         rate = _rate(verdict)
         if (
             verdict.outcome == 'error'

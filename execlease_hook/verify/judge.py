@@ -5,10 +5,11 @@ violation is the named one)."""
 from __future__ import annotations
 
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.kinds import PASS, kind_of
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
+from execlease_hook.verify import violations
 
 
 def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
@@ -43,7 +44,6 @@ def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
             f'only PROPERTY is {job.expect}',
             show_trace=True,
         )
-    from execlease_hook.verify import violations
 
     if violations.matches(job, verdict, job.expect):
         return result(HELD, f'{label} {kind.still} on {job.expect}')

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from execlease_hook.core import term
 from execlease_hook.tlc.progress import JobProgress
 
 _CLEAR_LINE = '\r\033[K'
@@ -104,17 +105,11 @@ class Live:
         while not self._stop.wait(1.0 if self.terminal else min(1.0, self.every)):
             self.tick()
 
-    def _width(self) -> int:
-        from execlease_hook.core import term
-
-        return (
-            term.width(self.stream) - 1
-        )  # a line of exactly the width would wrap on some terminals
-
     def _draw(self) -> None:
         if not self.terminal or not self._jobs:
             return
-        now, width = self._clock(), self._width()
+        # A line of exactly the width would wrap on some terminals.
+        now, width = self._clock(), term.width(self.stream) - 1
         lines = ['  ' + job.describe(now) for job in self._jobs]
         self.stream.write('\n'.join(line[:width] for line in lines))
         self.stream.flush()
@@ -135,7 +130,5 @@ class Live:
         self.stream.flush()
 
     def _write_plain(self, job: JobProgress, now: float) -> None:
-        from execlease_hook.core import term
-
         self.stream.write(term.wrap('  ' + job.describe(now), term.width(self.stream)) + '\n')
         self.stream.flush()

@@ -24,8 +24,7 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.git import repo
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc import pin
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import job, pin
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
@@ -84,7 +83,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
         )
     cache = ResultCache(results_folder(root), enabled=mode.cache)
     # What a killed run left: its temporary folders, its JVM's half-made caches.
-    tlc.sweep(t.jar.path)
+    job.sweep(t.jar.path, t.settings)
     housekeeping.drain()  # this run's notes only
     several = len(manifests) > 1
 

@@ -7,18 +7,17 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.spec import scan
+from execlease_hook.spec import cfg, mutation, scan
+from execlease_hook.spec.modules import Module
 from execlease_hook.tlc import libraries, library_modules
 from execlease_hook.tlc.jar import Tools
-from execlease_hook.tlc.run import TlcJob
-
-if TYPE_CHECKING:
-    from execlease_hook.spec.modules import Module
+from execlease_hook.tlc.job import TlcJob
+from execlease_hook.verify import shard
 
 
 def _read(path: Path, what: str) -> bytes:
@@ -104,7 +103,6 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ) -> PlannedJob:
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
-        from execlease_hook.spec import cfg
 
         given = cfg.prepare(
             cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect
@@ -131,6 +129,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 workers=t.settings.tlc_workers,
                 expect=expect,
                 libraries=model_libraries,
+                settings=t.settings,
             ),
             given.problem,
             given.translated,
@@ -151,7 +150,6 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ]
     if quick:
         return planned
-    from execlease_hook.spec import mutation
 
     for mu in m.mutations:
         root = m.root_of(mu.config)
@@ -244,25 +242,20 @@ def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepar
     """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
     notes: list[str] = []
     planned = plan(m, quick, t, notes)
-    names = [f'{p.job.kind}:{p.job.name}' for p in planned]
-    if selection is not None:
-        from execlease_hook.verify import shard
+    if selection is None:
+        return Prepared(m, planned, names(planned), selection, notes)
+    jobs = [p.job for p in planned]
+    only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
+    planned = shard.select(m, planned, jobs, selection, not quick)
+    shown = names(planned)
+    if selection.sharded:  # the plan of every shard together: what `report merge` expects
+        everything = plan(m, quick, t)
+        every = [p.job for p in everything]
+        unsharded = shard.Selection(only=selection.only)
+        shown = names(shard.select(m, everything, every, unsharded, not quick))
+    return Prepared(m, planned, shown, selection, notes, only)
 
-        jobs = [p.job for p in planned]
-        only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
-        planned = shard.select(m, planned, jobs, selection, not quick)
-        names = [f'{p.job.kind}:{p.job.name}' for p in planned]
-        if selection.sharded:
-            everything = plan(m, quick, t)
-            names = [
-                f'{p.job.kind}:{p.job.name}'
-                for p in shard.select(
-                    m,
-                    everything,
-                    [p.job for p in everything],
-                    shard.Selection(only=selection.only),
-                    not quick,
-                )
-            ]
-        return Prepared(m, planned, names, selection, notes, only)
-    return Prepared(m, planned, names, selection, notes)
+
+def names(planned: list[PlannedJob]) -> list[str]:
+    """The plan's names, `kind:name` (the report's "plan")."""
+    return [f'{p.job.kind}:{p.job.name}' for p in planned]

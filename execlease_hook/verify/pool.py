@@ -17,21 +17,18 @@ import concurrent.futures
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import procs
 from execlease_hook.core.outcomes import COULD_NOT_RUN
-from execlease_hook.tlc import run as tlc
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools, file_sha256
+from execlease_hook.tlc.job import TlcJob, expect_jobs, run_job
+from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import schedule
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.cache import ResultCache
-    from execlease_hook.tlc.jar import Tools
-    from execlease_hook.tlc.output import Verdict
-    from execlease_hook.tlc.run import TlcJob
-    from execlease_hook.verify.plan import PlannedJob
+from execlease_hook.verify import schedule, violations
+from execlease_hook.verify.plan import PlannedJob
 
 
 @dataclass(frozen=True)
@@ -42,7 +39,7 @@ class Task:
     run: Callable[[], bool]  # does it, in a pool thread; True: the cache answered it all
     done: Callable[[], None]  # reports it, in the thread that called pool.run, as it ends
     cached: bool = False  # the cache answers it (known before it starts): it weighs 0
-    expects: Sequence[TlcJob] = ()  # the TLC jobs it will start, for tlc/run.expect_jobs
+    expects: Sequence[TlcJob] = ()  # the TLC jobs it will start, for tlc/job.expect_jobs
 
 
 @dataclass(frozen=True)
@@ -64,8 +61,6 @@ def run(
     live: Any = None,
 ) -> list[list[JobResult]]:
     """`live`: a verify/live.Live that shows each running TLC job, or None."""
-    from execlease_hook.tlc.jar import file_sha256
-    from execlease_hook.verify import violations
 
     def _key(job: TlcJob) -> str:
         # The job's own jar: a model may pin its own TLA+ tools (tlc/pin.py).
@@ -92,7 +87,7 @@ def run(
             return verdict, True
         shown = None if live is None else live.start(f'{job.kind} {job.name}')
         try:
-            verdict = tlc.run_job(job, None if shown is None else shown.feed)
+            verdict = run_job(job, None if shown is None else shown.feed)
         finally:
             if shown is not None:
                 live.finish(shown)
@@ -129,7 +124,7 @@ def run(
             for alone in work.first:
                 alone()
         # Spare JVMs (tlc/spare.py) for the jobs the cache does not answer, and no more.
-        tlc.expect_jobs(
+        expect_jobs(
             [job for (_, _, job), c in zip(pending, cost) if c is None]
             + [j for _, k in tasks if not k.cached for j in k.expects]
         )

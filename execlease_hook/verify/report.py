@@ -7,16 +7,13 @@ working tree), and only the variables that changed in that step.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from execlease_hook.coverage.compare import code_for
-from execlease_hook.tlc.output import PRINTED_KEPT, TraceStep, Verdict
+from execlease_hook.core import table
+from execlease_hook.coverage.compare import EntryStatus, code_for
+from execlease_hook.tlc.output import PRINTED_KEPT, TraceStep, Verdict, parse_location
 from execlease_hook.tlc.result import JobResult
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
 
 
 def _verdict_cell(result: JobResult) -> str:
@@ -35,8 +32,6 @@ def _verdict_cell(result: JobResult) -> str:
 def summary_table(results: Sequence[JobResult], width: int | None = None) -> list[str]:
     """One row per job. Within `width` (the terminal's, less the indent): the verdict column is
     left out first (what a failed job got is in its DID NOT HOLD line), then names are clipped."""
-    from execlease_hook.core import table
-
     columns = (
         table.Column('kind'),
         table.Column('name', clip=table.keep_ends, least=12),
@@ -72,15 +67,12 @@ def action_name(step: TraceStep) -> str:
     return step.action.split('(', 1)[0].strip()
 
 
-_LOCATION = re.compile(r'^line (\d+), col \d+ to line (\d+), col \d+ of module (\S+)$')
-
-
 def spec_line(step: TraceStep) -> str | None:
     """'line 79, col 1 to line 90, col 30 of module M' -> 'M.tla:79-90': where TLC took the step."""
-    match = _LOCATION.match(step.location)
-    if match is None:
+    where = parse_location(step.location)
+    if where is None:
         return None
-    start, end, module = match.groups()
+    start, _, end, _, module = where
     return f'{module}.tla:{start}' + ('' if start == end else f'-{end}')
 
 

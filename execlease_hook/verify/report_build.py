@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.coverage.items import (
     definition_line,
     entry_item,
@@ -23,14 +24,13 @@ from execlease_hook.coverage.items import (
     problem_items,
     spec_text,
 )
-from execlease_hook.formats.report import Item, Location
+from execlease_hook.formats.report import Item, Location, Report
+from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.kinds import KINDS, VIOLATION
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.output import Verdict
-    from execlease_hook.tlc.result import JobResult
+from execlease_hook.tlc.output import Verdict, parse_location
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.verify import report
+from execlease_hook.verify.result import Refused
 
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
 _PARSE_AT = re.compile(r'at line (\d+), column \d+')
@@ -92,21 +92,14 @@ def counterexample(
     m: Manifest, verdict: Verdict, statuses: Sequence[EntryStatus]
 ) -> list[dict[str, Any]]:
     """Each step with where the spec defines it and the covered code that implements it."""
-    from execlease_hook.verify import report
-
     steps = []
     previous: dict[str, str] = {}
     for step in verdict.trace:
-        match = _TLC_LOCATION.search(step.location)
+        where = parse_location(step.location)
         spec = (
             None
-            if match is None
-            else Location(
-                in_model(m, f'{match.group(5)}.tla'),
-                int(match.group(1)),
-                int(match.group(3)),
-                'spec',
-            )
+            if where is None
+            else Location(in_model(m, f'{where[4]}.tla'), where[0], where[2], 'spec')
         )
         action = report.action_name(step)
         code = (
@@ -167,8 +160,6 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
         if where is not None:
             locations.append(where)
     if v is not None and v.trace and r.outcome != HELD:
-        from execlease_hook.verify import report
-
         last = next((s for s in reversed(v.trace) if s.action not in ('Stuttering',)), None)
         if last is not None:
             action = report.action_name(last)
@@ -192,9 +183,6 @@ def verify_report(
 ) -> Any:
     """The suite's ModelResults and its JSON fields -> a Report: manifest paths made relative to
     the repository, each job with its structured TLC error and located counterexample."""
-    from execlease_hook.formats.report import Report
-    from execlease_hook.verify.result import Refused
-
     items: list[Item] = []
     for r, model in zip(results, details.get('models', [])):
         if isinstance(r, Refused):

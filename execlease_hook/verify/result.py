@@ -6,16 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from execlease_hook.core import outcomes, paths
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
 
 
 @dataclass
@@ -27,19 +25,15 @@ class ModelResult:
     problems: list[str] = field(default_factory=list)  # exit 2
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # --update-coverage
-    plan: list[str] = field(
-        default_factory=list
-    )  # 'kind:name' of every job planned (before --shard)
+    # 'kind:name' of every job planned (before --shard)
+    plan: list[str] = field(default_factory=list)
     tools: Tools | None = None  # the tools its jobs ran with (verify/suite.finish)
-    modules: list[dict[str, Any]] = field(
-        default_factory=list
-    )  # what the model reads (spec/modules.listing)
+    # what the model reads (spec/modules.listing)
+    modules: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
-        if self.problems:
-            return 2
-        return 1 if self.failures else 0
+        return 2 if self.problems else 1 if self.failures else 0
 
 
 @dataclass

@@ -22,14 +22,13 @@ import json
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.kinds import KINDS
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.run import TlcJob
+from execlease_hook.verify import shard
+from execlease_hook.verify.plan import shown_path
 
 FILE = 'timings.json'
 FORMAT = 1
@@ -38,12 +37,7 @@ STATES_PER_SECOND = 10_000  # one TLC worker on the shipped model: 37,886 states
 
 
 def job_key(m: Manifest, job: TlcJob) -> str:
-    where = (
-        m.folder.relative_to(m.root).as_posix()
-        if m.folder.is_relative_to(m.root)
-        else str(m.folder)
-    )
-    return f'{where}::{job.kind}:{job.name}'
+    return f'{shown_path(m, m.folder)}::{job.kind}:{job.name}'
 
 
 class Timings:
@@ -109,7 +103,6 @@ def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
         last = timings.get(job_key(m, job))
         if last is not None:
             return last
-    from execlease_hook.verify import shard
 
     return JVM_START + shard.weight(m, job) / STATES_PER_SECOND
 

@@ -13,14 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from execlease_hook.core.errors import CannotRun, CannotRunAny
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.kinds import KINDS
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.run import TlcJob
 
 P = TypeVar('P')
 

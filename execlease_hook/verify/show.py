@@ -4,11 +4,14 @@ and verdict lines on stdout; a line per finished job on stderr."""
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from execlease_hook.core import paths, term
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
@@ -22,13 +25,8 @@ def print_lines(*lines: str) -> None:
 
 
 def print_model(r: ModelResult, verbosity: int = 0) -> None:
-    from execlease_hook.core import term
-
     m = r.manifest
-    print_lines(
-        '',
-        f'model {m.folder.relative_to(m.root) if m.folder.is_relative_to(m.root) else m.folder}:',
-    )
+    print_lines('', f'model {shown_path(m, m.folder)}:')
     if m.tools is not None and r.tools is not None and verbosity >= 0:
         used = r.tools.jar
         print_lines(
@@ -54,13 +52,9 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     if verbosity > 0:
         print_lines(*(term.wrap(f'  {j.message}') for j in r.jobs if j.outcome == HELD))
     if r.coverage:
-        counts: dict[str, int] = {}
-        for s in r.coverage:
-            counts[s.status] = counts.get(s.status, 0) + 1
+        counts = Counter(s.status for s in r.coverage)
         print_lines('  coverage: ' + ', '.join(f'{n} {k}' for k, n in sorted(counts.items())))
     if verbosity >= 0:
-        from execlease_hook.spec.action_map import MAP_RULES
-
         print_lines(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
     print_lines(
@@ -72,9 +66,8 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     )
     if verbosity >= 0:
         printed = report.spec_output(r.jobs, report.PRINTED_KEPT if verbosity > 0 else 10)
-        print_lines(
-            *(line if line.startswith('  > ') else term.wrap(line) for line in printed)
-        )  # as printed
+        # What TLC printed (its `> ` lines) as printed.
+        print_lines(*(line if line.startswith('  > ') else term.wrap(line) for line in printed))
     shown: dict[str | None, str] = {}  # error reason -> the job whose details were printed
     for j in r.jobs:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
@@ -107,8 +100,6 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
 
 
 def print_refused(r: Refused) -> None:
-    from execlease_hook.core import paths, term
-
     print_lines(
         '', f'model {paths.rel(r.root, r.path.parent)}:', term.wrap(f'COULD NOT RUN: {r.message}')
     )
@@ -117,7 +108,6 @@ def print_refused(r: Refused) -> None:
 def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
     # Progress goes to stderr as each job ends (and, while jobs run, verify/live.py's live
     # lines, which `live` clears first), so a long run shows it is alive.
-    from execlease_hook.core import term
 
     seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
     cached = ', cached' if result.cached else ''

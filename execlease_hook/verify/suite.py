@@ -11,18 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD
+from execlease_hook.coverage import compare, watch
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.spec import action_map, cfg, modules, record
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
+from execlease_hook.verify import violations
 from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.result import ModelResult
 
 
 def coverage_results(m: Manifest, r: ModelResult, max_bytes: int) -> None:
-    from execlease_hook.coverage import compare
-
     r.coverage = compare.compare(m, WorktreeSource(m.root), None, max_bytes)
     for s in r.coverage:
         if s.status in ('missing', 'ambiguous'):
@@ -47,14 +48,11 @@ def coverage_results(m: Manifest, r: ModelResult, max_bytes: int) -> None:
 def map_results(m: Manifest, r: ModelResult) -> None:
     """Both directions of the map between the spec's actions and the covered entries, and the
     protocol code that the watch rules find outside them."""
-    from execlease_hook.spec import action_map, modules, record
-
     view = record.read(m, WorktreeSource(m.root))
     r.modules = modules.listing(view.module_list())
     mapped = action_map.check(m, view.model_index, view.actions())
     r.problems.extend(mapped.problems)
     r.failures.extend(mapped.gaps)
-    from execlease_hook.coverage import watch
 
     watched = watch.check_worktree(m, r.coverage)
     r.problems.extend(watched.problems)
@@ -62,11 +60,7 @@ def map_results(m: Manifest, r: ModelResult) -> None:
 
 
 def _notes(m: Manifest, r: ModelResult) -> None:
-    from execlease_hook.git.blobs import WorktreeSource
-
     if m.coverage.model_hash is not None:
-        from execlease_hook.spec import record
-
         source = WorktreeSource(m.root)
         compared = record.compare(record.read(m, source), source)
         if compared.changes:
@@ -104,8 +98,6 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     m, selection = p.manifest, p.selection
     r = ModelResult(m, tools=t)
     r.plan = p.plan
-    from execlease_hook.spec import cfg
-    from execlease_hook.verify import violations
 
     translated = cfg.translation_note(
         sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version

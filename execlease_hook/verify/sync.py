@@ -17,14 +17,15 @@ did, the claim rests on a judgement nobody wrote down: the sync refuses (exit 1)
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
-from execlease_hook.manifest import model, write
+from execlease_hook.coverage.notes import write_map
+from execlease_hook.git import repo
+from execlease_hook.git.blobs import WorktreeSource
+from execlease_hook.manifest import model, notes_table, write
+from execlease_hook.spec import record
 from execlease_hook.tlc.kinds import KINDS
-
-if TYPE_CHECKING:
-    from execlease_hook.verify.result import ModelResult
+from execlease_hook.verify.result import ModelResult
 
 # The failures a sync resolves: covered code changed since the last sync, or never synced.
 COVERAGE_FAILURE = ('covered code changed', 'covered code never synced')
@@ -32,9 +33,6 @@ COVERAGE_FAILURE = ('covered code changed', 'covered code never synced')
 
 def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     """Record the working tree's fingerprints and content, the model hash, HEAD and states."""
-    from execlease_hook.git import repo
-    from execlease_hook.git.blobs import WorktreeSource
-
     m = r.manifest
     if reason is not None and not reason.strip():
         r.problems.append('--reason: give the reason in words (it is recorded in manifest.json)')
@@ -51,7 +49,6 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     if not m.covers_code:
         _record_states(r)  # a model of no code: no hashes, no map; only the states
         return
-    from execlease_hook.spec import record
 
     source = WorktreeSource(m.root)
     view = record.read(m, source)
@@ -118,16 +115,8 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head
         ),
     )
-    if updated != m:
-        try:
-            write.write(m.path, updated)
-        except OSError as e:
-            r.problems.append(
-                f'{m.path}: not updating coverage: cannot write it ({e.strerror or e}); make '
-                f'{m.folder} writable and run again (nothing was changed)'
-            )
-            r.moved = []
-            return
+    if updated != m and not _written(r, updated, 'coverage'):
+        return
     _write_map(updated, r)
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
@@ -162,25 +151,29 @@ def _checked_states(r: ModelResult) -> list[model.Check]:
 
 def _record_states(r: ModelResult) -> None:
     m = r.manifest
-    checks = _checked_states(r)
-    if tuple(checks) != m.checks:
-        try:
-            write.write(m.path, dataclasses.replace(m, checks=tuple(checks)))
-        except OSError as e:
-            r.problems.append(
-                f'{m.path}: not updating the states: cannot write it ({e.strerror or e}); '
-                f'make {m.folder} writable and run again (nothing was changed)'
-            )
-            r.moved = []
-            return
+    checks = tuple(_checked_states(r))
+    if checks != m.checks and not _written(r, dataclasses.replace(m, checks=checks), 'the states'):
+        return
     r.notes = [n for n in r.notes if 'distinct states' not in n]
+
+
+def _written(r: ModelResult, updated: model.Manifest, what: str) -> bool:
+    """The manifest rewritten; else (False) the problem said, and nothing moved."""
+    m = r.manifest
+    try:
+        write.write(m.path, updated)
+    except OSError as e:
+        r.problems.append(
+            f'{m.path}: not updating {what}: cannot write it ({e.strerror or e}); make '
+            f'{m.folder} writable and run again (nothing was changed)'
+        )
+        r.moved = []
+        return False
+    return True
 
 
 def _write_map(m: model.Manifest, r: ModelResult) -> None:
     """Regenerates the NOTES.md table when the model keeps one, so the next commit's map is current."""
-    from execlease_hook.coverage.notes import write_map
-    from execlease_hook.manifest import notes_table
-
     notes = m.folder / 'NOTES.md'
     try:
         has_table = notes_table.has_markers(notes.read_text(encoding='utf-8'))

@@ -29,14 +29,20 @@ looked up twice); a code mutation's copy of the repository is made only on a mis
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import Any
 
+from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.git import worktree
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
 from execlease_hook.tlc import libraries
+from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.jar import Tools
+from execlease_hook.tlc.job import TlcJob
+from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.traces.cache import cache_key, cached_run
 from execlease_hook.traces.report import reached_exemptions
 from execlease_hook.traces.suite import (
@@ -53,14 +59,8 @@ from execlease_hook.traces.suite import (
     trace_job_result,
 )
 from execlease_hook.traces.validation import TraceRun
-
-if TYPE_CHECKING:
-    from execlease_hook.coverage.compare import EntryStatus
-    from execlease_hook.tlc.cache import ResultCache
-    from execlease_hook.tlc.jar import Tools
-    from execlease_hook.tlc.output import Verdict
-    from execlease_hook.verify.plan import Prepared
-    from execlease_hook.verify.pool import Task, Work
+from execlease_hook.verify.plan import Prepared
+from execlease_hook.verify.pool import Task, Work
 
 
 class Stage:
@@ -89,12 +89,12 @@ class Stage:
         self._mutations: list[JobResult | None] = [None] * len(self.mutations)
         self._coverage: JobResult | None = None
         self.notes: list[str] = []  # exemptions from action coverage the traces now reach
-        self._first: list[Callable[[], None]] = []
+        # What must run before the pool starts anything, one at a time: the commands of the
+        # trace jobs the cache does not answer (filled by tasks()).
+        self.first: list[Callable[[], None]] = []
         self._collected: list[Collected | TraceRun | None] = [None] * len(self.jobs)
 
     def tasks(self) -> list[Task]:
-        from execlease_hook.verify.pool import Task
-
         m, t = self.m, self.t
         expected = TlcJob(
             kind='traces',
@@ -106,6 +106,7 @@ class Stage:
             java=t.java.path,
             jar=t.jar.path,
             libraries=libraries.of(m, t.settings, t.root),
+            settings=t.settings,
         )
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):
@@ -114,14 +115,14 @@ class Stage:
             tasks.append(
                 Task(
                     placeholder_job('traces', job.name, job),
-                    self._trace_task(i, job, hit),
-                    self._trace_done(i, job),
+                    partial(self._run_trace, i, job, hit),
+                    partial(self._trace_done, i, job),
                     hit is not None,
                     (expected,),
                 )
             )
             if hit is None and job.command:
-                self._first.append(self._command(i, job, key))
+                self.first.append(partial(self._command, i, job, key))
         ids = worktree.worktree_ids(m.root) if self.mutations else {}
         for k, mutation in enumerate(self.mutations):
             runs = cached_mutation(m, mutation, t, self.cache, ids)
@@ -131,98 +132,77 @@ class Stage:
             tasks.append(
                 Task(
                     placeholder,
-                    self._mutation_task(k, mutation, placeholder, runs, ids),
-                    self._mutation_done(k),
+                    partial(self._run_mutation, k, mutation, placeholder, runs, ids),
+                    partial(self._mutation_done, k),
                     runs is not None,
                     (expected,),
                 )
             )
         return tasks
 
-    def first(self) -> list[Callable[[], None]]:
-        """What must run before the pool starts anything, one at a time: the commands of the trace
-        jobs the cache does not answer (called after tasks())."""
-        return list(self._first)
+    def _command(self, i: int, job: TraceJob, key: str) -> None:
+        shown = None if self.live is None else self.live.start(f'traces {job.name}')
+        try:
+            self._collected[i] = collect(self.m, job, self.m.root, self.t, key, 1, shown)
+        finally:
+            if shown is not None:
+                self.live.finish(shown)
 
-    def _command(self, i: int, job: TraceJob, key: str) -> Callable[[], None]:
-        def command() -> None:
+    def _run_trace(self, i: int, job: TraceJob, hit: TraceRun | None) -> bool:
+        collected = self._collected[i]
+        if hit is not None or isinstance(collected, TraceRun):
+            done = hit or collected
+        elif collected is None:  # a job of trace files, read in the pool
+            done = run_trace_job(self.m, job, self.m.root, self.t, self.cache, live=self.live)
+        else:
             shown = None if self.live is None else self.live.start(f'traces {job.name}')
             try:
-                self._collected[i] = collect(self.m, job, self.m.root, self.t, key, 1, shown)
+                done = check(collected, self.cache, shown)
             finally:
                 if shown is not None:
                     self.live.finish(shown)
+        assert isinstance(done, TraceRun)
+        self._runs[i] = done
+        return done.cached
 
-        return command
+    def _trace_done(self, i: int, job: TraceJob) -> None:
+        run = self._runs[i]
+        assert run is not None
+        # The words of a rejection name covered code (the coverage statuses): in results().
+        self.progress(trace_job_result(self.m, job, run, ()))
+        runs = [r for r in self._runs if r is not None]
+        if (
+            self.only is None
+            and len(runs) == len(self._runs)
+            and all(r.verdict.outcome == 'accepted' for r in runs)
+        ):
+            counts: Counter[str] = Counter()
+            for r in runs:
+                counts.update(r.counts)
+            self._coverage = action_coverage_result(self.m, dict(counts))
+            self.notes = reached_exemptions(self.m, dict(counts))
+            self.progress(self._coverage)
 
-    def _trace_task(self, i: int, job: TraceJob, hit: TraceRun | None) -> Callable[[], bool]:
-        def run() -> bool:
-            collected = self._collected[i]
-            if hit is not None or isinstance(collected, TraceRun):
-                done = hit or collected
-            elif collected is None:  # a job of trace files, read in the pool
-                done = run_trace_job(self.m, job, self.m.root, self.t, self.cache, live=self.live)
-            else:
-                shown = None if self.live is None else self.live.start(f'traces {job.name}')
-                try:
-                    done = check(collected, self.cache, shown)
-                finally:
-                    if shown is not None:
-                        self.live.finish(shown)
-            assert isinstance(done, TraceRun)
-            self._runs[i] = done
-            return done.cached
-
-        return run
-
-    def _trace_done(self, i: int, job: TraceJob) -> Callable[[], None]:
-        def done() -> None:
-            run = self._runs[i]
-            assert run is not None
-            # The words of a rejection name covered code (the coverage statuses): in results().
-            self.progress(trace_job_result(self.m, job, run, ()))
-            runs = [r for r in self._runs if r is not None]
-            if (
-                self.only is None
-                and len(runs) == len(self._runs)
-                and all(r.verdict.outcome == 'accepted' for r in runs)
-            ):
-                counts: dict[str, int] = {}
-                for r in runs:
-                    for action, n in r.counts.items():
-                        counts[action] = counts.get(action, 0) + n
-                self._coverage = action_coverage_result(self.m, counts)
-                self.notes = reached_exemptions(self.m, counts)
-                self.progress(self._coverage)
-
-        return done
-
-    def _mutation_task(
+    def _run_mutation(
         self,
         k: int,
         mutation: CodeMutation,
         placeholder: TlcJob,
         runs: list[tuple[TraceJob, TraceRun]] | None,
         ids: Mapping[str, str],
-    ) -> Callable[[], bool]:
-        def run() -> bool:
-            result = (
-                mutation_result(mutation, placeholder, runs)
-                if runs is not None
-                else code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids)
-            )
-            self._mutations[k] = result
-            return result.cached
+    ) -> bool:
+        result = (
+            mutation_result(mutation, placeholder, runs)
+            if runs is not None
+            else code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids)
+        )
+        self._mutations[k] = result
+        return result.cached
 
-        return run
-
-    def _mutation_done(self, k: int) -> Callable[[], None]:
-        def done() -> None:
-            result = self._mutations[k]
-            assert result is not None
-            self.progress(result)
-
-        return done
+    def _mutation_done(self, k: int) -> None:
+        result = self._mutations[k]
+        assert result is not None
+        self.progress(result)
 
     def results(self, statuses: Sequence[EntryStatus]) -> list[JobResult]:
         """Once the pool has run every task."""
@@ -267,9 +247,6 @@ def work(
     progress: Callable[[JobResult], None],
 ) -> Work:
     """The model's pool.Work: its planned TLC jobs, and its stage's tasks."""
-    from execlease_hook.verify.pool import Work
-
     if stage is None:
         return Work(p.manifest, p.planned, judge, progress)
-    tasks = stage.tasks()
-    return Work(p.manifest, p.planned, judge, progress, tasks, stage.first())
+    return Work(p.manifest, p.planned, judge, progress, stage.tasks(), stage.first)

@@ -22,15 +22,12 @@ import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import cfg
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict, location_text, parse_location
-from execlease_hook.tlc.run import TlcJob
-
-if TYPE_CHECKING:
-    from execlease_hook.manifest.model import Manifest
-    from execlease_hook.tlc.result import JobResult
+from execlease_hook.tlc.result import JobResult
 
 _ASSUME_NAME = re.compile(r'\b(?:ASSUME|ASSUMPTION|AXIOM)\s+(\w+)\s*==\s*$')
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import jar
 from tests import needs, wait
 from tests.conftest import git_env
 
@@ -40,7 +40,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # Announces a jar's size, then sends one byte every 0.2 s: every read succeeds well
             # within any read timeout, and the whole would take days.
             self.send_response(200)
-            self.send_header('Content-Length', str(tools.MAX_JAR_BYTES))
+            self.send_header('Content-Length', str(jar.MAX_JAR_BYTES))
             self.end_headers()
             while not self.server.stop.wait(0.2):
                 self.wfile.write(b'x')

@@ -12,8 +12,8 @@ import pytest
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
-from execlease_hook.tlc import jar as tools
 from execlease_hook.tlc.cache import FORMAT, results_folder
+from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.verify import plan
 from tests.conftest import GitRepo, git_env
@@ -52,8 +52,8 @@ def forged_pass(repo: GitRepo, manifest_path: Path) -> tuple[str, str]:
     """The cache entry that would make the failing check read PASSED: (key, JSON text)."""
     m = manifest_read.load(manifest_path, repo.path)
     t = jar.Tools(
-        tools.resolve_jar(repo.path, from_environ()),
-        tools.find_java(from_environ()),
+        jar.resolve_jar(repo.path, from_environ()),
+        find_java(from_environ()),
         from_environ(),
     )
     (planned,) = plan.plan(m, True, t)

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.spec import scan as spec_scan
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output
+from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
 from tests import needs
 from tests.conftest import GitRepo, git_env
 
@@ -90,9 +91,9 @@ def spec_text(name: str, body: str) -> bytes:
     return f'---- MODULE {name} ----\nEXTENDS Naturals, TLC\nVARIABLES x, s\n{body}====\n'.encode()
 
 
-def forgery_job(case: str) -> tlc.TlcJob:
+def forgery_job(case: str) -> TlcJob:
     body, cfg, _, _ = FORGERIES[case]
-    return tlc.TlcJob(
+    return TlcJob(
         kind='mutation',
         name=case,
         spec='Forged.tla',
@@ -101,16 +102,17 @@ def forgery_job(case: str) -> tlc.TlcJob:
         config_text=cfg.encode(),
         java=Path(needs.java()),
         jar=needs.tla_jar(),
+        settings=from_environ(),
     )
 
 
-def raw_tlc(job: tlc.TlcJob, folder: Path) -> tlc_output.Verdict:
+def raw_tlc(job: TlcJob, folder: Path) -> output.Verdict:
     """TLC's real output for the job, classified, without the spec scan in front."""
     folder.mkdir()
-    tlc._write_files(job, folder)
-    run = tlc._execute(job, folder)
+    _write_files(job, folder)
+    run = _execute(job, folder)
     assert run.exit_code is not None
-    return tlc_output.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
+    return output.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
 
 
 @pytest.mark.tlc
@@ -131,7 +133,7 @@ def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
 @pytest.mark.parametrize('case', [c for c in FORGERIES if 'print' in c])
 def test_a_spec_that_prints_a_forgery_runs_and_gets_tlcs_verdict(tmp_path, case):
     # Behind the scan too: printing is allowed, what it prints is shown apart and never read.
-    v = tlc.run_job(forgery_job(case))
+    v = run_job(forgery_job(case))
     _, _, forged, real = FORGERIES[case]
     assert (v.outcome, v.property) == real != forged, v
     assert v.printed_total >= 1 and v.printed[0].startswith('"@!@!@STARTMSG 2'), v.printed
@@ -141,7 +143,7 @@ def test_a_spec_that_prints_a_forgery_runs_and_gets_tlcs_verdict(tmp_path, case)
 
 @pytest.mark.parametrize('case', [c for c in FORGERIES if 'tlcset' in c])
 def test_run_job_refuses_the_spec_before_tlc_runs(tmp_path, case):
-    v = tlc.run_job(forgery_job(case))
+    v = run_job(forgery_job(case))
     assert v.outcome == 'error' and v.exit_code is None
     assert 'Forged.tla:5: TLCSet' in (v.reason or '')
     assert 'may not run programs, write files, ask on the console or stop the search' in (
@@ -156,7 +158,7 @@ def test_forged_violations_cannot_be_counted_twice():
         b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant P8 is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
         b'@!@!@STARTMSG 2217:4 @!@!@\n1: <Initial predicate>\n/\\ x = 0\n\n@!@!@ENDMSG 2217 @!@!@\n'
     )
-    v = tlc_output.classify(12, out, 1.0)
+    v = output.classify(12, out, 1.0)
     assert v.outcome == 'error' and 'reported 2 violations' in (v.reason or '')
 
 
@@ -180,7 +182,7 @@ def test_forged_violations_cannot_be_counted_twice():
     ],
 )
 def test_markers_inside_strings_are_not_tlcs(prefix, outside):
-    assert tlc_output._outside_strings(prefix) is outside
+    assert output._outside_strings(prefix) is outside
 
 
 # --- the scan, table-driven on the syntax tree ------------------------------------------------

@@ -19,7 +19,7 @@ from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
-from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc.java import find_java
 from tests import needs
 from tests.conftest import GitRepo, offline_settings
 from tests.traces.suite_test import (
@@ -84,8 +84,8 @@ def compared(
     try:
         m = manifest_read.load(path, repo.path)
         t = jar.Tools(
-            tools.resolve_jar(repo.path, from_environ()),
-            tools.find_java(from_environ()),
+            jar.resolve_jar(repo.path, from_environ()),
+            find_java(from_environ()),
             from_environ(),
         )
         with bare_suite.prepare(m, t) as p:

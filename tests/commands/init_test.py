@@ -148,7 +148,7 @@ def test_an_existing_gitignore_and_config_keep_their_lines(spec_repo, capsys):
     assert spec_repo.read('.pre-commit-config.yaml') == 'repos: []\n'
     out = capsys.readouterr().out
     assert 'and these hooks under its `repos:`' in out
-    assert '\n' + init_cmd.INSTALL_TYPES_LINE + '\n' in out
+    assert '\n' + init_hooks.INSTALL_TYPES_LINE + '\n' in out
 
 
 def test_without_write_config_the_config_is_printed(spec_repo, capsys):
@@ -194,9 +194,12 @@ def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
     as they are, the block pasted into a file is exactly the config --write-config writes."""
     out = run_init(spec_repo, '--spec', 'verification/lock/Lock.tla')
     printed = block_after(out, 'no .pre-commit-config.yaml: write this one')
-    plan = init_cmd.plan_model(spec_repo.path, 'verification/lock/Lock.tla', [], None)
+    # verification/lock is found by default: the hooks pass no --model.
+    assert init_cmd.plan_model(
+        spec_repo.path, 'verification/lock/Lock.tla', [], None
+    ).found_by_default
     # run_init's execlease is this editable clone: the system hooks (with the note after them).
-    assert printed == init_cmd.hook_config(plan, init_hooks.HookPlan(None, None), whole_file=True)
+    assert printed == init_hooks.config_text(init_hooks.HookPlan(None, None), None, whole_file=True)
     assert any(len(line) > 80 - 2 for line in printed.splitlines())  # where the wrap used to cut
     spec_repo.write('.pre-commit-config.yaml', printed)
     proc = subprocess.run(
@@ -228,7 +231,7 @@ def test_an_existing_config_is_told_every_hook_type_and_then_installs_them(
     assert spec_repo.read('.pre-commit-config.yaml') == existing  # never edited
     lines = out.splitlines()
     if missing is None:
-        at = lines.index(init_cmd.INSTALL_TYPES_LINE)  # a line of its own, between blank lines
+        at = lines.index(init_hooks.INSTALL_TYPES_LINE)  # a line of its own, between blank lines
         assert lines[at - 1] == lines[at + 1] == ''
     else:
         assert f'its default_install_hook_types lacks {missing}' in out.replace('\n  ', ' ')
@@ -239,7 +242,7 @@ def test_an_existing_config_is_told_every_hook_type_and_then_installs_them(
         in lines
     )
     # What the user writes, following the words: the hook types line, the hooks under repos.
-    spec_repo.write('.pre-commit-config.yaml', init_cmd.INSTALL_TYPES_LINE + '\nrepos:\n' + hooks)
+    spec_repo.write('.pre-commit-config.yaml', init_hooks.INSTALL_TYPES_LINE + '\nrepos:\n' + hooks)
     env = {**git_env(), 'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit-home')}
     proc = subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'install'),
@@ -249,29 +252,8 @@ def test_an_existing_config_is_told_every_hook_type_and_then_installs_them(
         text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for hook_type in init_cmd.HOOK_TYPES:
+    for hook_type in init_hooks.HOOK_TYPES:
         assert (spec_repo.path / '.git' / 'hooks' / hook_type).is_file(), hook_type
-
-
-@pytest.mark.parametrize(
-    ('config', 'missing'),
-    (
-        ('repos: []\n', None),
-        ('default_install_hook_types: [pre-commit, pre-merge-commit, pre-push]\nrepos: []\n', ()),
-        ("default_install_hook_types: ['pre-commit', pre-push]  # ours\n", ('pre-merge-commit',)),
-        (
-            'default_install_hook_types:\n- pre-push\n- pre-commit\nrepos: []\n',
-            ('pre-merge-commit',),
-        ),
-        (
-            'repos:\n-   repo: local\n    default_install_hook_types: [pre-push]\n',
-            None,
-        ),  # not top level
-    ),
-    ids=('none', 'all', 'flow', 'block', 'nested'),
-)
-def test_missing_hook_types(config, missing):
-    assert init_cmd.missing_hook_types(config) == missing
 
 
 def test_cfg_and_a_folder_outside_verification(git_repo, capsys):

@@ -125,7 +125,7 @@ def test_alive():
 
 @pytest.mark.timeout(120)
 def test_a_trace_command_started_as_ctrl_c_lands_is_stopped(tmp_path, monkeypatch):
-    """As tlc/run_test.py's test for TLC, for a trace command (traces/validation.py): it would
+    """As tlc/job_test.py's test for TLC, for a trace command (traces/validation.py): it would
     have run its 600 s to the end."""
     from execlease_hook.traces import validation
 

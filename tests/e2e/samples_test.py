@@ -31,7 +31,7 @@ if str(ROOT) not in sys.path:  # run as a script: `--write`
     sys.path.insert(0, str(ROOT))
 
 from tests import needs  # noqa: E402 (after sys.path above, for the script)
-from tests.conftest import GitRepo, git_env  # noqa: E402
+from tests.conftest import GitRepo, git_env, offline_settings  # noqa: E402
 
 MODEL = 'verification/execution-lease'
 MANIFEST = f'{MODEL}/manifest.json'
@@ -86,6 +86,12 @@ def edit_manifest(repo: GitRepo, change: Callable[[dict], None]) -> None:
     repo.write(MANIFEST, json.dumps(data, indent=2, ensure_ascii=False) + '\n')
 
 
+# The session's tools jar and JVM cache (`offline_settings`), while `outputs` runs the recipes:
+# in a copy of their own each would compile the warm-JVM helper and dump an archive again. Empty
+# when run as a script (`--write`): each copy makes its own.
+SESSION: dict[str, str] = {}
+
+
 def execlease(repo: GitRepo, *args: str, code: int) -> str:
     """The console script's stdout, at 80 columns, offline TLC (as the `offline_tlc` fixture
     sets it: nothing EXECLEASE_* from outside); its exit code must be `code`."""
@@ -95,6 +101,7 @@ def execlease(repo: GitRepo, *args: str, code: int) -> str:
             'COLUMNS': '80',
             'EXECLEASE_TLA_OFFLINE': '1',
             'EXECLEASE_JAVA': needs.java(),
+            **SESSION,
         }
     )
     proc = subprocess.run(
@@ -349,14 +356,19 @@ def unmarked(text: str) -> list[int]:
 
 
 @pytest.fixture(scope='module')
-def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str | BaseException]:
+def outputs(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> dict[str, str | BaseException]:
     """Every recipe's block, made once for the module (one shipped copy, the recipes side by
     side). The children get `offline_tlc`'s settings from `execlease` above: that fixture is
     per test."""
     needs.java()
     needs.tla_jar()
     base = shipped(tmp_path_factory.mktemp('shipped'))
-    return produce(base, tmp_path_factory.mktemp('samples'))
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in offline_settings(jvm_cache, tools_jar).items():
+            mp.setitem(SESSION, name, value)
+        return produce(base, tmp_path_factory.mktemp('samples'))
 
 
 @pytest.mark.timeout(110)

@@ -26,7 +26,7 @@ from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.locate.entry import find_functions
 from execlease_hook.locate.index import every_definition
 from execlease_hook.locate.source import language_for
-from tests import needs
+from tests import needs, shared
 from tests.fingerprint.formatter_test import region_fingerprints, verbatim
 
 ROOT = Path(__file__).parents[2]
@@ -193,6 +193,67 @@ def fingerprints(
     return found | region_fingerprints(name, source, REGIONS.get(name, ()), recorded)
 
 
+Written = list[tuple[str, str | None, Path]]  # (file, the entry its edit changes or None, copy)
+
+
+def _copies(folder: Path, files: tuple[str, ...]) -> list[tuple[str, str | None, Path, str]]:
+    """The files of a row and one copy per semantic edit, where they go under `folder`:
+    (file, the entry its edit changes or None, path, text)."""
+    copies = []
+    for name in files:
+        original = CORPUS[name].read_text()
+        texts: list[tuple[str | None, str]] = [(None, original)]
+        for edited, old, new in EDITS[name]:
+            assert original.count(old) == 1, f'{name}: edit {old!r} must occur once'
+            texts.append((edited, original.replace(old, new)))
+        for number, (entry, text) in enumerate(texts):
+            copies.append((name, entry, folder / str(number) / name, text))
+    return copies
+
+
+def _write_copies(folder: Path, options: str, files: tuple[str, ...]) -> Written:
+    """The row's copies written, under the row's .editorconfig."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / '.editorconfig').write_text('root = true\n\n' + EDITORCONFIGS[options])
+    copies = _copies(folder, files)
+    for _, _, path, text in copies:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    return [(name, entry, path) for name, entry, path, _ in copies]
+
+
+def _format(folder: Path, tool: Callable[[], tuple[list[str], dict[str, str]]], written: Written):
+    command, env_extra = tool()
+    env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')} | env_extra
+    targets = [str(p.relative_to(folder)) for _, _, p in written]
+    proc = subprocess.run(
+        (*command, *targets), capture_output=True, text=True, env=env, cwd=folder, timeout=600
+    )
+    # ktlint exits 1 when something is left that it cannot correct (a file name, a long line):
+    # the formatting it did is what is judged here
+    assert proc.returncode in (0, 1), f'{command} failed:\n{proc.stdout}\n{proc.stderr}'
+    assert 'Exception' not in proc.stderr, proc.stderr
+
+
+@pytest.fixture(scope='module')
+def ktlint_formatted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Written]:
+    """Every ktlint row's copies, formatted by one ktlint run for the test run (every xdist
+    worker's, tests/shared.py): each row in a folder of its own under its own .editorconfig
+    (`root = true`; ktlint reads the one nearest each file). One JVM start instead of one per
+    row and worker: ktlint's start is most of its cost."""
+    rows = {options: files for options, files, tool in FORMATTERS if tool is _ktlint}
+
+    def build(folder: Path) -> None:
+        written = [w for o, files in rows.items() for w in _write_copies(folder / o, o, files)]
+        _format(folder, _ktlint, written)
+
+    folder = shared.folder(tmp_path_factory, 'ktlint-formatted', build)
+    return {
+        o: [(name, entry, path) for name, entry, path, _ in _copies(folder / o, files)]
+        for o, files in rows.items()
+    }
+
+
 # ktlint runs on Java: its rows start a JVM, the tier `tlc` (tests/tiers.py).
 @pytest.mark.parametrize(
     ('files', 'tool'),
@@ -202,30 +263,12 @@ def fingerprints(
     ],
 )
 def test_formatting_moves_no_fingerprint_and_every_edit_still_does(tmp_path, request, files, tool):
-    command, env_extra = tool()
     options = request.node.callspec.id
-    (tmp_path / '.editorconfig').write_text('root = true\n\n' + EDITORCONFIGS[options])
-    written: list[tuple[str, str | None, Path]] = []
-    for name in files:
-        original = CORPUS[name].read_text()
-        copies: list[tuple[str | None, str]] = [(None, original)]
-        for edited, old, new in EDITS[name]:
-            assert original.count(old) == 1, f'{name}: edit {old!r} must occur once'
-            copies.append((edited, original.replace(old, new)))
-        for number, (entry, text) in enumerate(copies):
-            path = tmp_path / str(number) / name
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(text)
-            written.append((name, entry, path))
-    env = {k: v for k, v in os.environ.items() if not k.startswith('GIT_')} | env_extra
-    targets = [str(p.relative_to(tmp_path)) for _, _, p in written]
-    proc = subprocess.run(
-        (*command, *targets), capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600
-    )
-    # ktlint exits 1 when something is left that it cannot correct (a file name, a long line):
-    # the formatting it did is what is judged here
-    assert proc.returncode in (0, 1), f'{command} failed:\n{proc.stdout}\n{proc.stderr}'
-    assert 'Exception' not in proc.stderr, proc.stderr
+    if tool is _ktlint:
+        written = request.getfixturevalue('ktlint_formatted')[options]
+    else:
+        written = _write_copies(tmp_path, options, files)
+        _format(tmp_path, tool, written)
 
     for name in files:
         before = fingerprints(name, CORPUS[name].read_bytes())

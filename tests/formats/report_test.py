@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from execlease_hook.cli import main as cli
-from tests.conftest import GitRepo, git_env
+from tests.conftest import GitRepo, git_env, offline_settings
 from tests.verify.suite_test import CAUGHT, EXECLEASE, F1, F2, MAIN, MODEL, NOT_CAUGHT, write_model
 
 SARIF_SCHEMA = json.loads(
@@ -35,9 +35,14 @@ def validate_report(data):
     jsonschema.Draft7Validator(REPORT_SCHEMA).validate(data)
 
 
-def run(repo_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run(
+    repo_path: Path, *args: str, settings: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The console script in `repo_path`; `settings`: EXECLEASE_* for the child (a module
+    fixture's `offline_settings`; a test with `offline_tlc` has them in its environment)."""
     env = git_env()
     env['EXECLEASE_TLA_OFFLINE'] = '1'
+    env.update(settings or {})
     return subprocess.run(
         (str(EXECLEASE), *args), cwd=repo_path, env=env, capture_output=True, text=True, timeout=600
     )
@@ -66,9 +71,12 @@ def failing_model(tmp_path_factory) -> GitRepo:
 
 
 @pytest.fixture(scope='module')
-def reports(failing_model) -> dict[str, subprocess.CompletedProcess[str]]:
+def reports(
+    failing_model: GitRepo, jvm_cache: Path, tools_jar: Path
+) -> dict[str, subprocess.CompletedProcess[str]]:
+    settings = offline_settings(jvm_cache, tools_jar)
     return {
-        fmt: run(failing_model.path, 'verify', '--format', fmt)
+        fmt: run(failing_model.path, 'verify', '--format', fmt, settings=settings)
         for fmt in ('json', 'sarif', 'github', 'junit')
     }
 

@@ -622,20 +622,46 @@ def test_the_synced_blob_for_the_diff_comes_in_the_same_batch(covered_repo, caps
     assert len(calls) == 3 and blob in calls[2], calls
 
 
-def test_nothing_concerned_imports_no_grammar_and_no_fingerprinting(covered_repo):
-    # The early exit decides from git's staged list and the manifests' paths alone: loading the
-    # grammars and the fingerprint rules would cost every commit more than the guard's own work
-    # (benchmarks/guard_latency.py). Nor `dataclasses` (with `inspect`), which the settings read
-    # on every command do without (core/settings.py).
+@pytest.mark.parametrize(
+    ('rel', 'text', 'code', 'unused'),
+    (
+        # The early exit decides from git's staged list and the manifests' paths alone: loading
+        # the grammars and the fingerprint rules would cost every commit more than the guard's
+        # own work (benchmarks/guard_latency.py). Nor `dataclasses` (with `inspect`), which the
+        # settings read on every command do without (core/settings.py).
+        pytest.param(
+            'app/other.py',
+            'def unrelated():\n    return 2\n',
+            0,
+            ('tree_sitter', 'execlease_hook.fingerprint', 'execlease_hook.locate')
+            + ('execlease_hook.coverage', 'dataclasses', 'inspect'),
+            id='nothing-concerned',
+        ),
+        # A changed covered file loads no part of the checks it does not reach: the model's
+        # (spec/, the TLA+ grammar), a watch rule's, a missing entry's, the report's, the repair
+        # of the map (guard/check.py says what they cost).
+        pytest.param(
+            'app/lease.py',
+            BODY_EDIT,
+            1,
+            ('execlease_hook.spec', 'tree_sitter_tlaplus', 'execlease_hook.coverage.watch')
+            + ('execlease_hook.guard.missing', 'execlease_hook.formats.report')
+            + ('execlease_hook.guard.map_fix',),
+            id='covered-code-changed',
+        ),
+    ),
+)
+def test_the_guard_imports_only_the_checks_the_commit_reaches(
+    covered_repo, rel, text, code, unused
+):
     import subprocess
     import sys
 
-    stage(covered_repo, 'app/other.py', 'def unrelated():\n    return 2\n')
+    stage(covered_repo, rel, text)
     script = (
-        'import sys\nfrom execlease_hook.cli import main as cli\ncode = cli.main(["guard", "app/other.py"])\n'
-        "print(code, *sorted(m for m in sys.modules if m.startswith(('tree_sitter', "
-        "'execlease_hook.fingerprint', 'execlease_hook.locate', 'execlease_hook.coverage')) "
-        "or m in ('dataclasses', 'inspect')))"
+        'import sys\nfrom execlease_hook.cli import main as cli\n'
+        f'code = cli.main(["guard", {rel!r}])\n'
+        f'print(code, *sorted(m for m in sys.modules if m.startswith({unused!r})))'
     )
     out = subprocess.run(
         (sys.executable, '-c', script),
@@ -644,7 +670,7 @@ def test_nothing_concerned_imports_no_grammar_and_no_fingerprinting(covered_repo
         check=True,
         cwd=covered_repo.path,
     ).stdout
-    assert out.splitlines()[-1].split() == ['0']
+    assert out.splitlines()[-1].split() == [str(code)]
 
 
 # --- staged truth: the models are the index's, never the working tree's ----------------------

@@ -341,7 +341,7 @@ def inline_code(text: str) -> str:
 
 @pytest.mark.parametrize('path', markdown_files())
 def test_paths_in_inline_code_exist(path):
-    """`tests/tlc/run_test.py` in a page is a path a reader opens: it must exist, as a link must."""
+    """`tests/tlc/job_test.py` in a page is a path a reader opens: it must exist, as a link must."""
     missing = []
     for mention, _ in _PATH.findall(inline_code((ROOT / path).read_text(encoding='utf-8'))):
         mention = mention.rstrip('.')

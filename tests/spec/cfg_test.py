@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.spec import cfg as tlc_config
 from tests import needs
 
@@ -156,11 +157,25 @@ def test_a_trace_job_checks_deadlock_whatever_its_cfg_says(tmp_path):
     (tmp_path / 'T.tla').write_text('---- MODULE T ----\n====\n')
     (tmp_path / 'T.cfg').write_text('INIT Init\nNEXT Next\nCHECK_DEADLOCK TRUE\n')
     job = validation.tlc_job(
-        't', tmp_path, 'T.tla', 'T.cfg', found, Path('java'), Path('tla2tools.jar')
+        't',
+        tmp_path,
+        'T.tla',
+        'T.cfg',
+        found,
+        Path('java'),
+        Path('tla2tools.jar'),
+        settings=from_environ(),
     )
     assert job.deadlock and b'CHECK_DEADLOCK' not in job.config_text
     (tmp_path / 'T.cfg').write_text('INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n')
     with pytest.raises(CannotRun, match='trace job t: T.cfg says CHECK_DEADLOCK FALSE'):
         validation.tlc_job(
-            't', tmp_path, 'T.tla', 'T.cfg', found, Path('java'), Path('tla2tools.jar')
+            't',
+            tmp_path,
+            'T.tla',
+            'T.cfg',
+            found,
+            Path('java'),
+            Path('tla2tools.jar'),
+            settings=from_environ(),
         )

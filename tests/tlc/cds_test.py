@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc import java as java_mod
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import cds, output
+from execlease_hook.tlc.java import _identities, java_identity
+from execlease_hook.tlc.job import TlcJob, _execute, _Run, _write_files
 from tests import needs
-from tests.tlc.run_test import make_job
+from tests.tlc.job_test import make_job
 
 
 @pytest.fixture
@@ -37,16 +37,16 @@ def jar() -> Path:
     return needs.tla_jar()
 
 
-def _run(job: tlc.TlcJob, folder: Path) -> tlc._Run:
+def _run(job: TlcJob, folder: Path) -> _Run:
     folder.mkdir()
-    tlc._write_files(job, folder)
-    return tlc._execute(job, folder)
+    _write_files(job, folder)
+    return _execute(job, folder)
 
 
 def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tmp_path):
-    archive = jvm_cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     assert archive is not None and archive.parent == cache and not archive.exists()
-    building = jvm_cds.plan(java, jar)
+    building = cds.plan(java, jar, from_environ())
     assert any(f.startswith('-XX:ArchiveClassesAtExit=') for f in building.flags)
     building.finish(None)  # a run that never started leaves nothing behind
     assert list(cache.iterdir()) == []
@@ -55,28 +55,25 @@ def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tm
     first = _run(job, tmp_path / 'first')
     assert first.exit_code == 12
     assert b'[cds' not in first.output and b'warning' not in first.output.lower()
-    assert archive.is_file() and jvm_cds.trusted(archive)
+    assert archive.is_file() and cds.trusted(archive)
     assert sorted(p.name for p in cache.iterdir()) == [archive.name, archive.name + '.sha256']
 
-    using = jvm_cds.plan(java, jar)
+    using = cds.plan(java, jar, from_environ())
     assert using.flags[0] == f'-XX:SharedArchiveFile={archive}'
     second = _run(job, tmp_path / 'second')
     assert second.exit_code == 12
-    assert (
-        tlc_output.classify(12, second.output, 1.0, job.config_text.decode()).property
-        == 'XBelowTwo'
-    )
+    assert output.classify(12, second.output, 1.0, job.config_text.decode()).property == 'XBelowTwo'
 
 
 def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
     _run(make_job(java, jar, 'pass'), tmp_path / 'build')
-    archive = jvm_cds.archive_path(java, jar)
-    assert archive is not None and jvm_cds.trusted(archive)
+    archive = cds.archive_path(java, jar, from_environ())
+    assert archive is not None and cds.trusted(archive)
     os.chmod(archive, 0o644)
     with open(archive, 'r+b') as f:  # Java 17 aborts (SIGABRT) on an archive damaged like this
         f.seek(archive.stat().st_size // 2)
         f.write(b'\xff' * 4096)
-    plan = jvm_cds.plan(java, jar)
+    plan = cds.plan(java, jar, from_environ())
     assert not archive.exists()
     assert not any(f.startswith('-XX:SharedArchiveFile') for f in plan.flags)
     plan.finish(None)
@@ -84,31 +81,31 @@ def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
     job = make_job(java, jar, 'action')
     run = _run(job, tmp_path / 'after')
     assert run.exit_code == 13
-    assert jvm_cds.trusted(archive)
+    assert cds.trusted(archive)
 
 
 def test_an_archive_without_its_recorded_sha256_is_not_trusted(cache, java, jar, tmp_path):
     _run(make_job(java, jar, 'pass'), tmp_path / 'build')
-    archive = jvm_cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     assert archive is not None
     (archive.parent / (archive.name + '.sha256')).unlink()
-    assert not jvm_cds.trusted(archive) and not archive.exists()
+    assert not cds.trusted(archive) and not archive.exists()
 
 
 def test_another_java_or_jar_gets_its_own_archive(cache, java, jar, tmp_path, monkeypatch):
-    archive = jvm_cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     copy = tmp_path / 'tla2tools.jar'
     shutil.copyfile(jar, copy)
-    assert jvm_cds.archive_path(java, copy) not in (None, archive)
+    assert cds.archive_path(java, copy, from_environ()) not in (None, archive)
     # A Java update at the same path: the version text is part of the key.
-    identity = java_mod._identities[str(java)]
+    identity = _identities[str(java)]
     assert identity is not None
     major, text = identity
-    monkeypatch.setitem(java_mod._identities, str(java), (major, text + ' (updated)'))
-    assert jvm_cds.archive_path(java, jar) not in (None, archive)
+    monkeypatch.setitem(_identities, str(java), (major, text + ' (updated)'))
+    assert cds.archive_path(java, jar, from_environ()) not in (None, archive)
     # A Java too old for dynamic archives gets none.
-    monkeypatch.setitem(java_mod._identities, str(java), (11, 'openjdk version "11.0.2"'))
-    assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE
+    monkeypatch.setitem(_identities, str(java), (11, 'openjdk version "11.0.2"'))
+    assert cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
 
 
 def _installed_javas() -> list[Path]:
@@ -125,20 +122,23 @@ def _installed_javas() -> list[Path]:
 def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_path):
     this_java = Path(shutil.which(str(java)) or java).resolve()
     others = [p for p in _installed_javas() if p.resolve() != this_java]
-    usable = [p for p in others if (java_mod.java_identity(p) or (0, ''))[0] >= jvm_cds.MIN_JAVA]
+    usable = [p for p in others if (java_identity(p) or (0, ''))[0] >= cds.MIN_JAVA]
     if not usable:
         needs.missing("only one Java is installed here: pip install -e '.[java]' brings a second")
     other = usable[0]
     _run(make_job(java, jar, 'pass'), tmp_path / 'one')
     _run(make_job(other, jar, 'pass'), tmp_path / 'two')
-    mine, theirs = jvm_cds.archive_path(java, jar), jvm_cds.archive_path(other, jar)
+    mine, theirs = (
+        cds.archive_path(java, jar, from_environ()),
+        cds.archive_path(other, jar, from_environ()),
+    )
     assert mine != theirs and mine is not None and theirs is not None
-    assert jvm_cds.trusted(mine) and jvm_cds.trusted(theirs)
+    assert cds.trusted(mine) and cds.trusted(theirs)
     assert _run(make_job(other, jar, 'invariant'), tmp_path / 'three').exit_code == 12
 
 
 def test_a_killed_build_leaves_no_archive(cache, java, jar):
-    plan = jvm_cds.plan(java, jar)
+    plan = cds.plan(java, jar, from_environ())
     part = Path(
         next(f for f in plan.flags if f.startswith('-XX:ArchiveClassesAtExit=')).split('=', 1)[1]
     )
@@ -149,39 +149,41 @@ def test_a_killed_build_leaves_no_archive(cache, java, jar):
 
 def test_only_one_of_two_concurrent_jobs_builds(cache, java, jar):
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        plans = list(pool.map(lambda _: jvm_cds.plan(java, jar), range(4)))
+        plans = list(pool.map(lambda _: cds.plan(java, jar, from_environ()), range(4)))
     builders = [p for p in plans if any('ArchiveClassesAtExit' in f for f in p.flags)]
     assert len(builders) == 1
-    assert all(p is jvm_cds.NO_ARCHIVE for p in plans if p not in builders)
+    assert all(p is cds.NO_ARCHIVE for p in plans if p not in builders)
     builders[0].finish(None)
     assert list(cache.iterdir()) == []
 
 
 def test_a_stale_building_mark_is_ignored(cache, java, jar):
-    archive = jvm_cds.archive_path(java, jar)
+    archive = cds.archive_path(java, jar, from_environ())
     assert archive is not None
     cache.mkdir()
     mark = archive.with_name(archive.name + '.building')
     mark.write_text('')
-    assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE
-    old = mark.stat().st_mtime - jvm_cds.STALE_BUILD - 10
+    assert cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
+    old = mark.stat().st_mtime - cds.STALE_BUILD - 10
     os.utime(mark, (old, old))
-    plan = jvm_cds.plan(java, jar)
+    plan = cds.plan(java, jar, from_environ())
     assert any('ArchiveClassesAtExit' in f for f in plan.flags)
     plan.finish(None)
 
 
 def test_switched_off(cache, java, jar, monkeypatch):
     monkeypatch.setenv('EXECLEASE_JVM_CDS', '0')
-    assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE
+    assert cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
 
 
 def test_finishing_twice_leaves_a_later_build_alone(cache, java, jar):
-    first = jvm_cds.plan(java, jar)
+    first = cds.plan(java, jar, from_environ())
     first.finish(None)
-    second = jvm_cds.plan(java, jar)
+    second = cds.plan(java, jar, from_environ())
     assert second.building
     first.finish(None)
-    assert jvm_cds.plan(java, jar) is jvm_cds.NO_ARCHIVE  # the second build's mark still holds
+    assert (
+        cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
+    )  # the second build's mark still holds
     second.finish(None)
     assert list(cache.iterdir()) == []

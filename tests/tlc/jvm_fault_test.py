@@ -23,13 +23,12 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core import housekeeping, procs, scratch
-from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc import jvm, spare_helper
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
-from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import cds, jvm, spare, spare_helper
+from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
+from execlease_hook.tlc.output import Verdict, classify, finished_exit_code
 from tests import needs
-from tests.tlc.run_test import ERROR_REASONS, VERDICTS, make_job
+from tests.tlc.job_test import ERROR_REASONS, VERDICTS, make_job
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,12 +46,12 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         monkeypatch.delenv(name, raising=False)
     (tmp_path / 'tmp').mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path / 'tmp'))
-    monkeypatch.setattr(jvm_cds, '_unwritable', set())
+    monkeypatch.setattr(cds, '_unwritable', set())
     monkeypatch.setattr(spare_helper, '_helpers', {})
-    jvm_spare.discard_all()
+    spare.discard_all()
     housekeeping.drain()
     yield tmp_path
-    jvm_spare.discard_all()
+    spare.discard_all()
     housekeeping.drain()
 
 
@@ -114,20 +113,20 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     cfg, spec, deadlock, outcome, kind, prop, distinct, _ = row
     monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')  # the job runs in the JVM that builds
     job = make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock)
-    cold = jvm.prepare(job.kind, job.java, job.jar).cds
+    cold = jvm.prepare(job.kind, job.java, job.jar, from_environ()).cds
     assert cold.building  # cold: the job will build the archive
     cold.finish(None)
     runs: list[tuple[str, ...]] = []
-    execute = tlc._execute
+    execute = _execute
 
     def counted(*a, **k):
         run = execute(*a, **k)
         runs.append(tuple(str(f) for f in (a[3] if len(a) > 3 else k['launch']).flags))
         return run
 
-    monkeypatch.setattr(tlc, '_execute', counted)
+    monkeypatch.setattr('execlease_hook.tlc.job._execute', counted)
     with file_size_limit(1 << 20):  # TLC's output fits; the archive (5 MB and more) does not
-        v = tlc.run_job(job)
+        v = run_job(job)
     assert (v.outcome, v.kind, v.property, v.distinct, v.exit_code) == (
         outcome,
         kind,
@@ -152,18 +151,16 @@ def test_a_build_the_jvm_cannot_write_keeps_tlcs_verdict(env, monkeypatch, row):
     assert _leftovers(env / 'jvm') == [] and not list((env / 'jvm').glob('*.jsa'))
     assert list((env / 'tmp').iterdir()) == []
     # No other job of this process tries again (each would cost its JVM's exit for nothing).
-    assert not jvm.prepare(job.kind, job.java, job.jar).cds.building
+    assert not jvm.prepare(job.kind, job.java, job.jar, from_environ()).cds.building
 
 
 @pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
 def test_no_build_without_room_for_it(env, monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     (env / 'jvm').mkdir()
-    monkeypatch.setattr(
-        jvm_cds, 'MIN_FREE', jvm_cds.shutil.disk_usage(env / 'jvm').free + (1 << 40)
-    )
-    plan = jvm_cds.plan(java, jar)
-    assert plan is jvm_cds.NO_ARCHIVE
+    monkeypatch.setattr(cds, 'MIN_FREE', cds.shutil.disk_usage(env / 'jvm').free + (1 << 40))
+    plan = cds.plan(java, jar, from_environ())
+    assert plan is cds.NO_ARCHIVE
     [said] = housekeeping.drain()
     assert said.startswith(f'the class-data archive was not built: {env / "jvm"} has ')
     assert 'Free disk space there, or set EXECLEASE_JVM_CDS=0' in said
@@ -189,7 +186,7 @@ def test_a_killed_builds_part_and_mark_are_swept(env):
                 if name.endswith('.building')
                 else 'x'
             )
-        jvm_cds.sweep(folder)
+        cds.sweep(folder)
         assert sorted(p.name for p in folder.iterdir()) == sorted(
             n for n, kept in names.items() if kept
         )
@@ -201,22 +198,21 @@ def test_a_killed_builds_part_and_mark_are_swept(env):
 # -- exit 1: TLC's refusal, or the JVM's ---------------------------------------------------------
 
 
-def _plain(job: tlc.TlcJob, monkeypatch: pytest.MonkeyPatch) -> tlc_output.Verdict:
-    monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
-    return tlc.run_job(job)
+def _plain(job: TlcJob) -> Verdict:
+    return run_job(replace(job, settings=job.settings._replace(jvm_tuning=False)))
 
 
 @pytest.mark.tlc
 def test_exit_1_is_tlc_rejecting_its_arguments_only_when_tlc_says_so(env, monkeypatch):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
-    refused = _plain(replace(job, mode=('-no-such-flag',)), monkeypatch)
+    refused = _plain(replace(job, mode=('-no-such-flag',)))
     assert refused.exit_code == 1 and (refused.reason or '').startswith(
         'TLC rejected its arguments: '
     )
     assert 'report it' in (refused.reason or '')
 
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx1k')  # the JVM itself refuses to start
-    unstarted = _plain(job, monkeypatch)
+    unstarted = _plain(job)
     assert unstarted.exit_code == 1 and 'rejected its arguments' not in (unstarted.reason or '')
     assert (unstarted.reason or '').startswith('Java exited 1 before TLC started; ')
     assert 'Too small maximum heap' in unstarted.last_lines
@@ -227,21 +223,21 @@ def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, t
     job = make_job(Path(needs.java()), needs.tla_jar(), 'invariant')
     folder = tmp_path / 'run'
     folder.mkdir()
-    tlc._write_files(job, folder)
+    _write_files(job, folder)
     # A JVM told to write its archive where no folder is: it fails on its way out, after TLC.
     failing = jvm.Launch(
-        (f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}', *jvm_cds.QUIET),
-        jvm_cds.NO_ARCHIVE,
+        (f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}', *cds.QUIET),
+        cds.NO_ARCHIVE,
     )
-    run = tlc._execute(job, folder, launch=failing)
-    assert run.exit_code == 1 and jvm_cds.dump_failed(run.output)
-    v = tlc_output.classify(1, run.output, 1.0, job.config_text.decode())
+    run = _execute(job, folder, launch=failing)
+    assert run.exit_code == 1 and cds.dump_failed(run.output)
+    v = classify(1, run.output, 1.0, job.config_text.decode())
     assert (v.reason or '').startswith('TLC finished, then its Java exited 1')
     assert 'rejected its arguments' not in (v.reason or '')
-    told = jvm_cds.without_dump_failure(run.output)
+    told = cds.without_dump_failure(run.output)
     assert b'shared archive' not in told and told.rstrip().endswith(b'@!@!@ENDMSG 2186 @!@!@')
-    assert tlc_output.finished_exit_code(told) == 12
-    assert tlc_output.classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
+    assert finished_exit_code(told) == 12
+    assert classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
 
 
 @pytest.mark.tlc
@@ -249,19 +245,17 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     folder = tmp_path / 'run'
     folder.mkdir()
-    tlc._write_files(job, folder)
-    output = tlc._execute(job, folder).output
-    assert tlc_output.finished_exit_code(output) == 0
+    _write_files(job, folder)
+    output = _execute(job, folder).output
+    assert finished_exit_code(output) == 0
     cut = output[: output.index(b'@!@!@STARTMSG 2186')]
-    assert tlc_output.finished_exit_code(cut) is None  # TLC did not say it finished
+    assert finished_exit_code(cut) is None  # TLC did not say it finished
     violation = (
         b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant TypeOK is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
     )
     deadlock = b'@!@!@STARTMSG 2114:1 @!@!@\nDeadlock reached.\n@!@!@ENDMSG 2114 @!@!@\n'
-    assert tlc_output.finished_exit_code(violation + output) == 12
-    assert (
-        tlc_output.finished_exit_code(violation + deadlock + output) is None
-    )  # two kinds: unknown
+    assert finished_exit_code(violation + output) == 12
+    assert finished_exit_code(violation + deadlock + output) is None  # two kinds: unknown
 
 
 # -- the helper's compile -------------------------------------------------------------------------
@@ -269,7 +263,7 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
 
 def _java_jar() -> tuple[Path, Path]:
     java = Path(needs.java())
-    if spare_helper._javac(java) is None:
+    if spare_helper._javac(java, from_environ()) is None:
         needs.missing(f'no javac beside {java}: the helper is never compiled there')
     return java, needs.tla_jar()
 
@@ -285,7 +279,7 @@ SLOW_JAVAC = textwrap.dedent("""\
 def _slow_javac(tmp_path: Path, delay: float) -> Path:
     """The real javac, started late, so that a stop lands while it runs (it execs javac: the same
     process, named by the same command line)."""
-    real = spare_helper._javac(Path(needs.java()))
+    real = spare_helper._javac(Path(needs.java()), from_environ())
     script = tmp_path / 'slow-javac'
     script.write_text(SLOW_JAVAC.format(python=sys.executable, javac=str(real), delay=delay))
     script.chmod(0o755)
@@ -308,8 +302,10 @@ def _wait_for_work(folder: Path) -> Path:
 def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     java, jar = _java_jar()
     with file_size_limit(4096):  # the helper's class (13 KB) cannot be written: javac fails
-        assert spare_helper.compile_helper(java, jar) is None
-        assert spare_helper.compile_helper(java, jar) is None  # not tried again in this process
+        assert spare_helper.compile_helper(java, jar, from_environ()) is None
+        assert (
+            spare_helper.compile_helper(java, jar, from_environ()) is None
+        )  # not tried again in this process
     [said] = housekeeping.drain()
     assert said.startswith(
         f'the warm-JVM helper could not be compiled into {env / "jvm"} (javac said: '
@@ -317,8 +313,8 @@ def test_a_compile_the_disk_cannot_hold_leaves_one_note_and_nothing_else(env):
     assert 'EXECLEASE_JVM_SPARE=0' in said
     assert sorted(p.name for p in (env / 'jvm').iterdir()) == []
     # Each job then runs in a JVM of its own, with its verdict.
-    assert tlc.run_job(make_job(java, jar, 'invariant')).property == 'XBelowTwo'
-    assert not any(jvm_spare._idle.values())
+    assert run_job(make_job(java, jar, 'invariant')).property == 'XBelowTwo'
+    assert not any(spare._idle.values())
 
 
 @pytest.mark.tlc
@@ -334,7 +330,9 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
     monkeypatch.setattr(spare_helper, '_compile', compile_once)
     found: list[Path | None] = []
     threads = [
-        threading.Thread(target=lambda: found.append(spare_helper.compile_helper(java, jar)))
+        threading.Thread(
+            target=lambda: found.append(spare_helper.compile_helper(java, jar, from_environ()))
+        )
         for _ in range(4)
     ]
     for t in threads:
@@ -349,13 +347,19 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
 @pytest.mark.tlc
 def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     java, jar = _java_jar()
-    found = spare_helper.helper_folder(java, jar)
+    found = spare_helper.helper_folder(java, jar, from_environ())
     assert found is not None
     target = found
     other = target.parent / 'other-run'
     other.mkdir(parents=True)
     subprocess.run(
-        (str(spare_helper._javac(java)), '-d', str(other), str(spare_helper.SOURCE)), check=True
+        (
+            str(spare_helper._javac(java, from_environ())),
+            '-d',
+            str(other),
+            str(spare_helper.SOURCE),
+        ),
+        check=True,
     )
 
     class PlacedMeanwhile(subprocess.Popen):
@@ -368,7 +372,7 @@ def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
             return said
 
     monkeypatch.setattr(subprocess, 'Popen', PlacedMeanwhile)
-    assert spare_helper.compile_helper(java, jar) == target
+    assert spare_helper.compile_helper(java, jar, from_environ()) == target
     assert sorted(p.name for p in target.parent.iterdir()) == [target.name]
 
 
@@ -385,7 +389,9 @@ def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_pat
     java, jar = _java_jar()
     monkeypatch.setenv('EXECLEASE_JAVAC', str(_slow_javac(tmp_path, 30)))
     found: list[Path | None] = []
-    worker = threading.Thread(target=lambda: found.append(spare_helper.compile_helper(java, jar)))
+    worker = threading.Thread(
+        target=lambda: found.append(spare_helper.compile_helper(java, jar, from_environ()))
+    )
     worker.start()
     work = _wait_for_work(env / 'jvm')
     _wait_for_process_naming(work)
@@ -402,10 +408,10 @@ def test_ctrl_c_during_the_compile_stops_javac_and_removes_its_work(env, tmp_pat
 CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from execlease_hook.tlc import spare as jvm_spare
     from execlease_hook.tlc import spare_helper
+    from execlease_hook.core.settings import from_environ
     spare_helper.EXIT_WAIT = float(sys.argv[3])
-    jvm_spare.prepare(Path(sys.argv[1]), Path(sys.argv[2]))
+    spare_helper.ready(Path(sys.argv[1]), Path(sys.argv[2]), from_environ())
     folder = Path(sys.argv[4])
     while not (folder.exists() and any(p.name.startswith('.spare-') for p in folder.iterdir())):
         time.sleep(0.02)
@@ -478,7 +484,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     old.mkdir()
     new.mkdir()
     os.utime(old, (time.time() - spare_helper.COMPILE_TIMEOUT - 60,) * 2)
-    jvm_spare.sweep(jar)
+    spare.sweep(jar, from_environ())
     assert not work.exists() and not old.exists() and new.exists()
     # No process names the folder: none is left that could make it again (a javac names its
     # output folder on its command line).
@@ -492,7 +498,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
 def test_a_job_whose_files_cannot_be_written_is_an_error_naming_the_folder(env):
     job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
     with file_size_limit(64):  # the spec (1 KB) cannot be copied into the job's folder
-        v = tlc.run_job(job)
+        v = run_job(job)
     assert v.outcome == 'error' and v.exit_code is None
     assert (v.reason or '').startswith(f"could not write the job's files in {env / 'tmp'}")
     assert 'free disk space in' in (v.reason or '') and 'TMPDIR' in (v.reason or '')

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import cds as jvm_cds
-from execlease_hook.tlc import jvm
-from execlease_hook.tlc import run as tlc
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import cds, jvm
+from execlease_hook.tlc.job import run_job
 from tests import needs
-from tests.tlc.run_test import make_job
+from tests.tlc.job_test import make_job
 
 
 @pytest.fixture(autouse=True)
@@ -20,6 +20,12 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / 'jvm-cache'
 
 
+def _tuned(argv: tuple[str, ...], kind: str, jar: Path) -> tuple[tuple[str, ...], cds.Plan]:
+    """`argv` as the job's JVM runs it, and the class-data plan to finish."""
+    launch = jvm.prepare(kind, Path(argv[0]), jar, from_environ())
+    return launch.argv(argv), launch.cds
+
+
 @pytest.mark.tlc  # the real Java: the first test of a process to read it probes it (a JVM)
 @pytest.mark.parametrize(
     ('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False), ('traces', False)]
@@ -27,7 +33,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'invariant')
-    argv, plan = jvm.tuned(job.argv(tmp_path), kind, jar)
+    argv, plan = _tuned(job.argv(tmp_path), kind, jar)
     plan.finish(None)
     assert argv[0] == str(java)
     assert (jvm.C1_ONLY in argv) is c1
@@ -41,8 +47,8 @@ def test_c1_only_gives_the_same_verdict(tmp_path):
 
     for cfg in ('invariant', 'action', 'pass'):
         job = replace(make_job(java, jar, cfg), kind='mutation')
-        v = tlc.run_job(job)
-        full = tlc.run_job(replace(job, kind='check'))
+        v = run_job(job)
+        full = run_job(replace(job, kind='check'))
         assert (v.outcome, v.kind, v.property, v.distinct) == (
             full.outcome,
             full.kind,
@@ -56,7 +62,7 @@ def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, cache):
     monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
     java, jar = Path(needs.java()), needs.tla_jar()
     job = make_job(java, jar, 'pass')
-    argv, plan = jvm.tuned(job.argv(tmp_path), 'mutation', jar)
-    assert argv == job.argv(tmp_path) and plan is jvm_cds.NO_ARCHIVE
-    assert tlc.run_job(job).outcome == 'passed'
+    argv, plan = _tuned(job.argv(tmp_path), 'mutation', jar)
+    assert argv == job.argv(tmp_path) and plan is cds.NO_ARCHIVE
+    assert run_job(job).outcome == 'passed'
     assert not cache.exists()

@@ -14,9 +14,8 @@ import pytest
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.tlc import libraries, spare_helper
-from execlease_hook.tlc import run as tlc
-from execlease_hook.tlc.run import TlcJob
+from execlease_hook.tlc import jvm, libraries, spare_helper
+from execlease_hook.tlc.job import TlcJob, _spare_key, run_job
 from tests import libraries_support as support
 from tests import needs
 
@@ -208,6 +207,7 @@ def job(**changes) -> TlcJob:
             spec_text=b'spec',
             config='pass.cfg',
             config_text=b'cfg',
+            settings=from_environ(),
         ),
         **changes,
     )
@@ -219,7 +219,7 @@ def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
     argv = plain.argv(Path('/f'))
     assert '-cp' in argv and argv[argv.index('-cp') + 1] == 'tla2tools.jar'
     assert not any(a.startswith('-DTLA-Library') for a in argv)
-    assert tlc._spare_key(plain) == (str(plain.java), *tlc.jvm.jit_flags('check'), 'tla2tools.jar')
+    assert _spare_key(plain) == (str(plain.java), *jvm.jit_flags('check'), 'tla2tools.jar')
 
 
 def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
@@ -251,21 +251,21 @@ def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
     }
     assert len(keys) == 5
     spare_keys = {
-        tlc._spare_key(job()),
-        tlc._spare_key(with_both),
-        tlc._spare_key(job(libraries=libraries.Libraries((jar,), ()))),
+        _spare_key(job()),
+        _spare_key(with_both),
+        _spare_key(job(libraries=libraries.Libraries((jar,), ()))),
     }
     assert len(spare_keys) == 3
 
 
 @pytest.mark.tlc
 def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path, env, lib_jar):
-    from execlease_hook.tlc import spare as jvm_spare
+    from execlease_hook.tlc import spare
 
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
     env.setattr(spare_helper, '_helpers', {})
-    jvm_spare.discard_all()
+    spare.discard_all()
     m = manifest(
         tmp_path / 'repo',
         [
@@ -284,11 +284,12 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
         jar=needs.tla_jar(),
         deadlock=True,
         libraries=libraries.of(m, from_environ()),
+        settings=from_environ(),
     )
-    if spare_helper.compile_helper(job.java, job.jar) is None:
+    if spare_helper.compile_helper(job.java, job.jar, from_environ()) is None:
         needs.missing('no javac beside java: no warm JVMs')
     served: list[tuple[str, ...]] = []
-    take = jvm_spare.take
+    take = spare.take
 
     def recording_take(key, *args, **kwargs):
         found = take(key, *args, **kwargs)
@@ -296,21 +297,19 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
             served.append(key)
         return found
 
-    env.setattr(jvm_spare, 'take', recording_take)
+    env.setattr(spare, 'take', recording_take)
     try:
-        own = tlc.run_job(
-            job
-        )  # builds no class-data archive (library jars): runs in a JVM of its own
+        own = run_job(job)  # builds no class-data archive (library jars): runs in a JVM of its own
         assert (own.outcome, own.distinct) == ('passed', 8), own
         assert not list((tmp_path / 'jvm-cache').glob('*.jsa')), (
             'a job with library jars built the archive'
         )
         for _ in range(4):
-            verdict = tlc.run_job(job)
+            verdict = run_job(job)
             assert (verdict.outcome, verdict.distinct) == ('passed', 8), verdict
             if served:
                 break
-        assert served == [tlc._spare_key(job)]
+        assert served == [_spare_key(job)]
         assert str(lib_jar.resolve()) in served[0]
     finally:
-        jvm_spare.discard_all()
+        spare.discard_all()

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import missing
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import TlcJob
 from tests import needs
 
 SPEC = b"""---- MODULE Inst ----
@@ -35,8 +35,9 @@ def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
         config_text=b'INIT Init\nNEXT Next\n',
         java=Path(needs.java()),
         jar=needs.tla_jar(),
+        settings=from_environ(),
     )
-    verdict = tlc.run_job(job)
+    verdict = run_job(job)
     assert verdict.outcome == 'error' and verdict.exit_code == 150
     assert verdict.reason is not None and verdict.reason.startswith(
         'module Nowhere cannot be found: Inst.tla:7 instantiates it (Inner == INSTANCE Nowhere WITH y <- x); '
@@ -54,6 +55,7 @@ def test_an_importer_whose_text_is_not_at_hand_is_named():
         spec_text=b'---- MODULE Spec ----\n====\n',
         config='Spec.cfg',
         config_text=b'',
+        settings=from_environ(),
     )
     said = b'Cannot find source file for module Json imported in module SequencesExt.\n'
     verdict = missing.explain(
@@ -74,6 +76,7 @@ def test_other_verdicts_are_left_as_they_are():
         spec_text=b'',
         config='Spec.cfg',
         config_text=b'',
+        settings=from_environ(),
     )
     said = b'Cannot find source file for module Json imported in module Spec.\n'
     for verdict in (

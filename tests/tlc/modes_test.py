@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from execlease_hook.tlc import modes as tlc_modes
+from execlease_hook.tlc import modes
 
 SIMULATION = b"""@!@!@STARTMSG 2209:0 @!@!@
 Progress(-1) at 2026-12-01 19:41:38: 2408 states generated, -1 distinct states found, -1 states left on queue.
@@ -14,10 +14,10 @@ Finished in 7932ms at (2026-12-01 19:41:38)
 
 
 def test_a_simulation_pass_needs_its_end_and_a_count():
-    assert tlc_modes.classify_simulation(0, SIMULATION, 8.0).outcome == 'passed'
-    assert tlc_modes.classify_simulation(0, SIMULATION, 8.0).states == 2408
+    assert modes.classify_simulation(0, SIMULATION, 8.0).outcome == 'passed'
+    assert modes.classify_simulation(0, SIMULATION, 8.0).states == 2408
     cut = SIMULATION.split(b'@!@!@STARTMSG 2186')[0]
-    verdict = tlc_modes.classify_simulation(0, cut, 8.0)
+    verdict = modes.classify_simulation(0, cut, 8.0)
     assert verdict.outcome == 'error' and 'without its simulation progress and "Finished"' in (
         verdict.reason or ''
     )

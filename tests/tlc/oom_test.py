@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import output
+from execlease_hook.tlc.job import TlcJob, run_job
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -28,9 +29,9 @@ SPECS = {
 }
 
 
-def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
+def job(java: Path, jar: Path, body: str) -> TlcJob:
     spec = f'---- MODULE Huge ----\nEXTENDS Naturals\nVARIABLE x\n{body}====\n'
-    return tlc.TlcJob(
+    return TlcJob(
         kind='check',
         name='huge',
         spec='Huge.tla',
@@ -40,6 +41,7 @@ def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
         java=java,
         jar=jar,
         timeout=120,
+        settings=from_environ(),
     )
 
 
@@ -47,13 +49,13 @@ def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
 def test_tlc_out_of_memory_is_an_error_that_says_to_give_java_more(monkeypatch, phase):
     java, jar = Path(needs.java()), needs.tla_jar()
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # inherited by the java that run_job starts
-    v = tlc.run_job(job(java, jar, SPECS[phase]))
+    v = run_job(job(java, jar, SPECS[phase]))
     assert v.outcome == 'error', v
     assert (v.kind, v.property) == (None, None)
     reason = v.reason or ''
     assert reason.startswith(f'Java ran out of memory (TLC exit code {v.exit_code})'), reason
-    assert reason.endswith('; ' + tlc_output.OUT_OF_MEMORY_HINT), reason
-    assert 'JAVA_TOOL_OPTIONS=-Xmx' in tlc_output.OUT_OF_MEMORY_HINT
+    assert reason.endswith('; ' + output.OUT_OF_MEMORY_HINT), reason
+    assert 'JAVA_TOOL_OPTIONS=-Xmx' in output.OUT_OF_MEMORY_HINT
     assert 'fix the expression' not in reason
     assert any('Java heap space' in line for line in v.last_lines), v.last_lines
 
@@ -63,5 +65,5 @@ def test_the_same_spec_with_enough_memory_is_not_out_of_memory(monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')
     body = SPECS['initial-states'].replace('2000000', '2000')
-    v = tlc.run_job(job(java, jar, body))
+    v = run_job(job(java, jar, body))
     assert (v.outcome, v.distinct) == ('passed', 1), v

@@ -6,7 +6,7 @@ What a real TLC prints for each outcome, and the verdict read from it, is in tlc
 from __future__ import annotations
 
 from execlease_hook.spec import cfg
-from execlease_hook.tlc import output as tlc_output
+from execlease_hook.tlc import output
 
 
 def test_nested_messages_are_parsed():
@@ -14,14 +14,14 @@ def test_nested_messages_are_parsed():
         b'Exception: @!@!@STARTMSG 1000:1 @!@!@\nouter : @!@!@STARTMSG 5006:0 @!@!@\ninner\n'
         b'@!@!@ENDMSG 5006 @!@!@\n@!@!@ENDMSG 1000 @!@!@\n'
     )
-    messages = tlc_output.parse_messages(out)
+    messages = output.parse_messages(out)
     assert [(m.code, m.text) for m in messages] == [(5006, 'inner\n'), (1000, 'outer : inner\n')]
 
 
 def test_multiline_values():
     text = '/\\ x = [a |-> 1,\n     b |-> 2]\n/\\ y = 0\n'
-    assert tlc_output.parse_state(text) == (('x', '[a |-> 1,\n     b |-> 2]'), ('y', '0'))
-    assert tlc_output.parse_state('x = 3\n') == (('x', '3'),)
+    assert output.parse_state(text) == (('x', '[a |-> 1,\n     b |-> 2]'), ('y', '0'))
+    assert output.parse_state('x = 3\n') == (('x', '3'),)
 
 
 def test_cfg_names_skip_comments():
@@ -45,25 +45,26 @@ def test_what_the_spec_printed_is_read_outside_every_message_once_sany_has_finis
         + _frame(2199, '1 states generated')
         + '0  TRUE'
     ).encode()
-    printed, total = tlc_output.spec_printed(out)
+    printed, total = output.spec_printed(out)
     assert printed == ('"before"', '<<1, "@!@!@STARTMSG 2110:1 @!@!@">>', '0  TRUE') and total == 3
 
 
 def test_what_a_spec_printed_is_kept_to_its_first_lines_and_counted():
     out = (_frame(2219, 'SANY finished.') + ''.join(f'{i}\n' for i in range(100))).encode()
-    printed, total = tlc_output.spec_printed(out)
-    assert printed == tuple(str(i) for i in range(tlc_output.PRINTED_KEPT)) and total == 100
-    assert tlc_output.spec_printed(
-        _frame(2220, 'Starting SANY...').encode() + b'no SANY end\n'
-    ) == ((), 0)
+    printed, total = output.spec_printed(out)
+    assert printed == tuple(str(i) for i in range(output.PRINTED_KEPT)) and total == 100
+    assert output.spec_printed(_frame(2220, 'Starting SANY...').encode() + b'no SANY end\n') == (
+        (),
+        0,
+    )
 
 
 def test_a_verdict_keeps_what_was_printed_through_the_cache():
-    v = tlc_output.with_printed(
-        tlc_output.Verdict('passed', 1.0, 0), (_frame(2219, 'x') + '"hi"\n').encode()
+    v = output.with_printed(
+        output.Verdict('passed', 1.0, 0), (_frame(2219, 'x') + '"hi"\n').encode()
     )
     assert v.printed == ('"hi"',) and v.printed_total == 1
-    assert tlc_output.Verdict.from_json(v.to_json()) == v
+    assert output.Verdict.from_json(v.to_json()) == v
     older = v.to_json()
     del older['printed'], older['printed_total']  # a result cached before specs could print
-    assert tlc_output.Verdict.from_json(older).printed == ()
+    assert output.Verdict.from_json(older).printed == ()

@@ -15,8 +15,8 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
-from execlease_hook.tlc import jar as tools
-from execlease_hook.tlc import pin
+from execlease_hook.tlc import jar, pin
+from execlease_hook.tlc.java import Java, find_java
 from tests import libraries_support as support
 from tests import needs
 
@@ -51,12 +51,12 @@ def manifest(root: Path, tools_key: dict[str, str]) -> Manifest:
     return manifest_read.load(path, root)
 
 
-def java() -> tools.Java:
-    return tools.find_java(from_environ())
+def java() -> Java:
+    return find_java(from_environ())
 
 
 def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path, tools_in_repo):
-    offline = tools.file_sha256(needs.tla_jar())
+    offline = jar.file_sha256(needs.tla_jar())
     found = pin.jar_for(manifest(tmp_path, {'sha256': offline}), None, java(), from_environ())
     assert (found.sha256, found.source, found.tlc_version) == (
         offline,
@@ -66,7 +66,7 @@ def test_a_pin_of_a_jar_on_this_machine_needs_no_url(tmp_path, tools_in_repo):
 
 
 def test_the_default_tools_serve_a_pin_of_their_own_sha256(tmp_path):
-    default = tools.resolve_jar(tmp_path, from_environ())
+    default = jar.resolve_jar(tmp_path, from_environ())
     assert (
         pin.jar_for(manifest(tmp_path, {'sha256': default.sha256}), default, java(), from_environ())
         is default
@@ -78,7 +78,7 @@ def test_a_pinned_jar_is_downloaded_once_and_its_version_asked_once(
 ):
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
     digest = support.sha256(other_jar)
-    assert digest not in tools.KNOWN_JARS
+    assert digest not in jar.KNOWN_JARS
     for srv in support.serve({'tools/tla2tools.jar': other_jar.read_bytes()}):
         m = manifest(tmp_path, {'url': support.url(srv, 'tools/tla2tools.jar'), 'sha256': digest})
         first = pin.jar_for(m, None, java(), from_environ())
@@ -104,7 +104,7 @@ def test_a_jar_of_another_sha256_is_refused_naming_both_and_the_rolling_tag_advi
     tmp_path, other_jar, monkeypatch
 ):
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
-    pinned = tools.file_sha256(needs.tla_jar())[
+    pinned = jar.file_sha256(needs.tla_jar())[
         ::-1
     ]  # what the manifest pinned before upstream moved
     for srv in support.serve({'v1.8.0/tla2tools.jar': other_jar.read_bytes()}):
@@ -141,7 +141,7 @@ def test_offline_a_pinned_jar_not_here_is_exit_2_saying_how_to_get_it(tmp_path, 
 
 
 def test_min_tlc_refuses_older_tools_and_accepts_its_own(tmp_path):
-    default = tools.resolve_jar(tmp_path, from_environ())
+    default = jar.resolve_jar(tmp_path, from_environ())
     assert (
         pin.jar_for(manifest(tmp_path, {'minTlc': '2.15'}), default, java(), from_environ())
         is default

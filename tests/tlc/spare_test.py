@@ -6,7 +6,6 @@ spare that dies, hangs or times out costs only its job."""
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import os
 import shutil
 import signal
@@ -19,12 +18,11 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core import procs
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
-from execlease_hook.tlc import spare as jvm_spare
-from execlease_hook.tlc import spare_helper
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import output, spare, spare_helper
+from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job
 from tests import needs, wait
-from tests.tlc.run_test import VERDICTS, make_job
+from tests.tlc.job_test import VERDICTS, make_job, own_jvm_verdicts
 
 # Every test here starts a JVM (tests/tiers.py).
 pytestmark = pytest.mark.tlc
@@ -37,17 +35,18 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
     monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
         monkeypatch.delenv(name, raising=False)
-    jvm_spare.discard_all()
+    spare.discard_all()
     monkeypatch.setattr(spare_helper, '_helpers', {})
     yield tmp_path
-    jvm_spare.discard_all()
+    spare.discard_all()
 
 
 @pytest.fixture(scope='module')
-def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tlc_output.Verdict]]:
+def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, output.Verdict]]:
     """Paid once for the module: a JVM cache with the helper compiled and the jar's class-data
-    archive built, and every fixture kind's verdict in a JVM of its own (the verdicts a spare
-    must give). Each test copies the cache and only reads the verdicts."""
+    archive built; and every fixture kind's verdict in a JVM of its own, the verdicts a spare
+    must give (job_test.py's, run once for the test run). Each test copies the cache and only
+    reads the verdicts."""
     folder = tmp_path_factory.mktemp('warmed') / 'jvm-cache'
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
@@ -55,16 +54,12 @@ def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, tl
             mp.delenv(name, raising=False)
         mp.setenv('EXECLEASE_JVM_SPARE', '0')
         _ready(_job('pass'))
-        first = tlc.run_job(
-            _kind(KINDS[0])
-        )  # builds the archive: alone, so no other job waits on it
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            rest = dict(zip(KINDS[1:], pool.map(lambda cfg: tlc.run_job(_kind(cfg)), KINDS[1:])))
+        run_job(_kind(KINDS[0]))  # builds the archive
     assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(
         p.name for p in folder.iterdir()
     )
-    jvm_spare.discard_all()
-    return folder, {KINDS[0]: first, **rest}
+    spare.discard_all()
+    return folder, own_jvm_verdicts(tmp_path_factory)
 
 
 @pytest.fixture
@@ -81,19 +76,19 @@ def cold_env(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def plain(warmed) -> dict[str, tlc_output.Verdict]:
+def plain(warmed) -> dict[str, output.Verdict]:
     return warmed[1]
 
 
-def _job(cfg: str) -> tlc.TlcJob:
+def _job(cfg: str) -> TlcJob:
     return replace(
         make_job(Path(needs.java()), needs.tla_jar(), cfg, deadlock=(cfg == 'deadlock')),
         kind='mutation',
     )
 
 
-def _ready(job: tlc.TlcJob) -> Path:
-    folder = spare_helper.compile_helper(job.java, job.jar)
+def _ready(job: TlcJob) -> Path:
+    folder = spare_helper.compile_helper(job.java, job.jar, from_environ())
     assert folder is not None and (folder / 'ExecleaseTlcSpare.class').is_file()
     return folder
 
@@ -103,31 +98,31 @@ def _warm() -> None:
     its own), the next finds the helper compiled, and from then on a spare is left waiting."""
     _ready(_job('pass'))
     for _ in range(4):
-        tlc.run_job(_job('pass'))
+        run_job(_job('pass'))
         if _idle():
             return
     raise AssertionError('no spare was left waiting')
 
 
-def _idle() -> list[jvm_spare.Spare]:
-    return [s for waiting in jvm_spare._idle.values() for s in waiting]
+def _idle() -> list[spare.Spare]:
+    return [s for waiting in spare._idle.values() for s in waiting]
 
 
-# Every fixture verdict kind (tests/tlc/run_test.py); after these TLC returns having stopped every
+# Every fixture verdict kind (tests/tlc/job_test.py); after these TLC returns having stopped every
 # thread it started, so the JVM runs on. After the others (an initial state or an assumption
 # that fails, an evaluation error, a temporal property) TLC leaves threads waiting: the JVM ends.
 KINDS = [cfg for cfg, *_ in VERDICTS]
 RUNS_ON = {'pass', 'invariant', 'action', 'deadlock', 'config', 'configsyntax', 'Broken'}
 
 
-def _kind(cfg: str) -> tlc.TlcJob:
+def _kind(cfg: str) -> TlcJob:
     spec, deadlock = next((spec, dl) for c, spec, dl, *_ in VERDICTS if c == cfg)
     return replace(
         make_job(Path(needs.java()), needs.tla_jar(), cfg, spec, deadlock=deadlock), kind='mutation'
     )
 
 
-def _same(got: tlc_output.Verdict, want: tlc_output.Verdict, trace: bool = True) -> None:
+def _same(got: output.Verdict, want: output.Verdict, trace: bool = True) -> None:
     assert (got.outcome, got.kind, got.property, got.distinct, got.exit_code, got.reason) == (
         want.outcome,
         want.kind,
@@ -140,27 +135,23 @@ def _same(got: tlc_output.Verdict, want: tlc_output.Verdict, trace: bool = True)
         assert [s.action for s in got.trace] == [s.action for s in want.trace]
 
 
-def _plain(job: tlc.TlcJob) -> tlc_output.Verdict:
-    os.environ['EXECLEASE_JVM_SPARE'] = '0'
-    try:
-        return tlc.run_job(job)
-    finally:
-        del os.environ['EXECLEASE_JVM_SPARE']
+def _plain(job: TlcJob) -> output.Verdict:
+    return run_job(replace(job, settings=job.settings._replace(jvm_spare=False)))
 
 
 def _said_at_discard(monkeypatch) -> dict[int, str]:
     """What each spare's JVM wrote to its log (why it retired), by pid, as it is discarded."""
     said: dict[int, str] = {}
-    discard = jvm_spare.Spare.discard
+    discard = spare.Spare.discard
 
-    def keep_log(self: jvm_spare.Spare) -> None:
+    def keep_log(self: spare.Spare) -> None:
         try:
             said[self.proc.pid] = (self.folder / 'jvm.log').read_text()
         except OSError:
             said[self.proc.pid] = ''
         discard(self)
 
-    monkeypatch.setattr(jvm_spare.Spare, 'discard', keep_log)
+    monkeypatch.setattr(spare.Spare, 'discard', keep_log)
     return said
 
 
@@ -170,24 +161,24 @@ def test_one_warm_jvm_runs_job_after_job_with_the_same_verdicts(env, monkeypatch
     runs_on = set()
     for cfg in KINDS:
         _warm()
-        [spare] = _idle()
-        jobs = spare.jobs
+        [warm] = _idle()
+        jobs = warm.jobs
         # A liveness counterexample depends on the fingerprint function each TLC run draws at
-        # random: tests/tlc/run_test.py leaves those traces out (None), and so does this test.
+        # random: tests/tlc/job_test.py leaves those traces out (None), and so does this test.
         _same(
-            tlc.run_job(_kind(cfg)),
+            run_job(_kind(cfg)),
             plain[cfg],
             trace=next(t for c, *_, t in VERDICTS if c == cfg) is not None,
         )
-        assert spare.jobs == jobs + 1
-        if spare in _idle():
-            assert spare.proc.poll() is None
+        assert warm.jobs == jobs + 1
+        if warm in _idle():
+            assert warm.proc.poll() is None
             runs_on.add(cfg)
             continue
-        spare.proc.wait(timeout=30)
-        wait.until(lambda: spare.proc.pid in said, "the retired JVM's log", timeout=30)
+        warm.proc.wait(timeout=30)
+        wait.until(lambda: warm.proc.pid in said, "the retired JVM's log", timeout=30)
         # Never silently: the JVM's log says which of the job's threads outlived it.
-        assert "retire: the job's thread" in said[spare.proc.pid], (cfg, said[spare.proc.pid])
+        assert "retire: the job's thread" in said[warm.proc.pid], (cfg, said[warm.proc.pid])
     assert runs_on == RUNS_ON
 
 
@@ -199,10 +190,10 @@ def test_tlc_static_state_is_new_for_every_job(env, plain):
     want_on, want = _plain(going_on), plain['invariant']
     assert want_on.distinct != want.distinct
     _warm()
-    [spare] = _idle()
-    _same(tlc.run_job(going_on), want_on)
-    _same(tlc.run_job(job), want)
-    assert _idle() == [spare]
+    [warm] = _idle()
+    _same(run_job(going_on), want_on)
+    _same(run_job(job), want)
+    assert _idle() == [warm]
 
 
 def test_arguments_tlc_refuses_end_the_job_as_in_a_jvm_of_its_own(env):
@@ -210,24 +201,24 @@ def test_arguments_tlc_refuses_end_the_job_as_in_a_jvm_of_its_own(env):
     want = _plain(job)
     assert want.outcome == 'error' and want.exit_code == 1
     _warm()
-    [spare] = _idle()
-    _same(tlc.run_job(job), want)
-    assert _idle() == [spare]  # TLC said no and returned: nothing of the job is left
+    [warm] = _idle()
+    _same(run_job(job), want)
+    assert _idle() == [warm]  # TLC said no and returned: nothing of the job is left
 
 
 def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeypatch):
-    monkeypatch.setattr(jvm_spare, 'MAX_JOBS', 3)
+    monkeypatch.setattr(spare, 'MAX_JOBS', 3)
     _ready(_job('pass'))
     taken = []
-    take = jvm_spare.take
+    take = spare.take
 
     def recorded(*a):
         taken.append(take(*a))
         return taken[-1]
 
-    monkeypatch.setattr(jvm_spare, 'take', recorded)
+    monkeypatch.setattr(spare, 'take', recorded)
     for _ in range(9):
-        assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+        assert run_job(_job('invariant')).property == 'XBelowTwo'
     runs = collections.Counter(s.proc.pid for s in taken if s is not None)
     assert max(runs.values()) <= 3 and len(runs) >= 2
     # After the first JVM's start, no job waited for a JVM of its own: each spare's successor
@@ -238,9 +229,9 @@ def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeyp
 
 def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     forever = b"---- MODULE Forever ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n"
-    job = tlc.TlcJob(
+    job = TlcJob(
         kind='mutation',
         name='forever',
         spec='Forever.tla',
@@ -250,30 +241,33 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
         java=_job('pass').java,
         jar=_job('pass').jar,
         timeout=3,
+        settings=from_environ(),
     )
-    v = tlc.run_job(job)
+    v = run_job(job)
     assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 3 s')
-    assert spare.proc.poll() is not None and spare not in _idle()
-    assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+    assert warm.proc.poll() is not None and warm not in _idle()
+    assert run_job(_job('invariant')).property == 'XBelowTwo'
 
 
 def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
     for compiled in (env / 'jvm-cache').glob('spare-*'):  # the archive stays: it is not the point
         shutil.rmtree(compiled)
     started = []
-    spawn = jvm_spare._spawn
+    spawn = spare._spawn
 
     def recorded(*a):
         started.append(a)
         return spawn(*a)
 
-    monkeypatch.setattr(jvm_spare, '_spawn', recorded)  # no spare is started, none to wait for
+    monkeypatch.setattr(spare, '_spawn', recorded)  # no spare is started, none to wait for
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
         monkeypatch.setattr(spare_helper, '_helpers', {})
-        assert spare_helper.compile_helper(_job('pass').java, _job('pass').jar) is None
+        assert (
+            spare_helper.compile_helper(_job('pass').java, _job('pass').jar, from_environ()) is None
+        )
         for _ in range(3):
-            assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+            assert run_job(_job('invariant')).property == 'XBelowTwo'
         assert started == [] and _idle() == []
     assert not list((env / 'jvm-cache').glob('spare-*'))
 
@@ -290,29 +284,29 @@ def test_a_changed_helper_source_compiles_again(env, monkeypatch, tmp_path):
 
 def test_a_spare_that_died_waiting_is_not_used(env):
     _warm()
-    [spare] = _idle()
-    os.killpg(spare.proc.pid, signal.SIGKILL)
-    spare.proc.wait()
-    v = tlc.run_job(_job('action'))
+    [warm] = _idle()
+    os.killpg(warm.proc.pid, signal.SIGKILL)
+    warm.proc.wait()
+    v = run_job(_job('action'))
     assert (v.outcome, v.property) == ('violated', 'NeverDecreases')
-    assert not spare.folder.exists()
+    assert not warm.folder.exists()
 
 
 def test_a_spare_killed_during_its_job_costs_that_job_only(env, monkeypatch):
     _warm()
     assert len(_idle()) == 1
-    start_job = jvm_spare.Spare.start_job
+    start_job = spare.Spare.start_job
 
-    def die_then_start(self: jvm_spare.Spare, folder: Path, args: tuple[str, ...]) -> None:
+    def die_then_start(self: spare.Spare, folder: Path, args: tuple[str, ...]) -> None:
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
         start_job(self, folder, args)
 
-    monkeypatch.setattr(jvm_spare.Spare, 'start_job', die_then_start)
-    v = tlc.run_job(_job('invariant'))
+    monkeypatch.setattr(spare.Spare, 'start_job', die_then_start)
+    v = run_job(_job('invariant'))
     assert v.outcome == 'error' and 'killed by signal 9' in (v.reason or '')
-    monkeypatch.setattr(jvm_spare.Spare, 'start_job', start_job)
-    assert tlc.run_job(_job('invariant')).property == 'XBelowTwo'
+    monkeypatch.setattr(spare.Spare, 'start_job', start_job)
+    assert run_job(_job('invariant')).property == 'XBelowTwo'
 
 
 def test_the_helper_exits_when_no_job_comes(env):
@@ -321,7 +315,7 @@ def test_the_helper_exits_when_no_job_comes(env):
     proc = subprocess.run(
         (
             str(job.java),
-            *jvm_spare.OPENS,
+            *spare.OPENS,
             '-cp',
             f'{job.jar}{os.pathsep}{helper}',
             spare_helper.MAIN,
@@ -331,35 +325,35 @@ def test_the_helper_exits_when_no_job_comes(env):
         capture_output=True,
         timeout=120,
     )
-    assert proc.returncode == jvm_spare.NO_JOB and proc.stdout == b'ready\n'
+    assert proc.returncode == spare.NO_JOB and proc.stdout == b'ready\n'
 
 
 def test_no_more_spares_than_expected_jobs(env):
     job = _job('pass')
     _warm()
-    jvm_spare.discard_all()
-    tlc.expect_jobs([job, job])
-    tlc.run_job(job)  # one more job is expected: one spare
+    spare.discard_all()
+    expect_jobs([job, job])
+    run_job(job)  # one more job is expected: one spare
     assert len(_idle()) == 1
-    tlc.run_job(job)  # the last: it takes the spare, none is started
+    run_job(job)  # the last: it takes the spare, none is started
     assert _idle() == []
 
 
 def test_cancel_stops_waiting_spares(env):
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     procs.cancel_all()
     try:
-        assert spare.proc.poll() is not None and not spare.folder.exists()
+        assert warm.proc.poll() is not None and not warm.folder.exists()
         with pytest.raises(KeyboardInterrupt):
-            tlc.run_job(_job('pass'))
+            run_job(_job('pass'))
     finally:
         procs.reset_cancel()
 
 
 def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(cold_env):
     job = _job('pass')
-    tlc.expect_jobs([job] * 4)
+    expect_jobs([job] * 4)
     wait.until(
         lambda: any(f.done() for f in spare_helper._helpers.values()),
         'the plan to compile the helper',
@@ -367,7 +361,7 @@ def test_the_plan_compiles_the_helper_and_leaves_no_spare_behind(cold_env):
     )
     assert [f.result() for f in spare_helper._helpers.values()] != [None]
     for _ in range(4):  # the first builds the class-data archive; the others use spares
-        assert tlc.run_job(job).outcome == 'passed'
+        assert run_job(job).outcome == 'passed'
     assert _idle() == []
 
 
@@ -376,8 +370,8 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
     own_tmp.mkdir()
     monkeypatch.setattr(tempfile, 'tempdir', str(own_tmp))
     _warm()
-    [spare] = _idle()
-    assert spare.folder.parent == env / 'jvm-cache' / 'spares'
+    [warm] = _idle()
+    assert warm.folder.parent == env / 'jvm-cache' / 'spares'
     assert [p.name for p in own_tmp.iterdir()] == []  # only running jobs have folders there
     # A spare's folder left by a run killed outright: marked by a process that is gone (stopping
     # what ran in such a folder is core/scratch.py's, tested in tests/core/scratch_test.py).
@@ -386,25 +380,25 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
         'print(scratch.make("jvm-", Path(sys.argv[1])))'
     )
     left = subprocess.run(
-        (sys.executable, '-c', child, str(spare.folder.parent)),
+        (sys.executable, '-c', child, str(warm.folder.parent)),
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
     assert os.path.isdir(left)
-    jvm_spare.sweep(_job('pass').jar)
-    assert not os.path.exists(left) and spare.folder.exists()  # a live run's spare is its own
-    jvm_spare.discard_all()
-    assert not spare.folder.exists() and spare.proc.poll() is not None
+    spare.sweep(_job('pass').jar, from_environ())
+    assert not os.path.exists(left) and warm.folder.exists()  # a live run's spare is its own
+    spare.discard_all()
+    assert not warm.folder.exists() and warm.proc.poll() is not None
 
 
 def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
     _warm()
-    [spare] = _idle()
+    [warm] = _idle()
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # read by a JVM at its start only
-    v = tlc.run_job(_job('invariant'))
+    v = run_job(_job('invariant'))
     assert v.property == 'XBelowTwo'
-    assert not spare.folder.exists() and spare.proc.poll() is not None
+    assert not warm.folder.exists() and warm.proc.poll() is not None
 
 
 def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_its_own(
@@ -415,41 +409,41 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
 
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # the spares are started with it too
     _warm()
-    [spare] = _idle()
-    assert spare.jobs >= 1 or tlc.run_job(_job('pass')).outcome == 'passed'
+    [warm] = _idle()
+    assert warm.jobs >= 1 or run_job(_job('pass')).outcome == 'passed'
     own = []
-    execute = tlc._execute
+    execute = _execute
 
     def recorded(*a, **k):
         own.append(a[0].name)
         return execute(*a, **k)
 
-    monkeypatch.setattr(tlc, '_execute', recorded)
+    monkeypatch.setattr('execlease_hook.tlc.job._execute', recorded)
     job = replace(
         huge_job(Path(needs.java()), needs.tla_jar(), SPECS['next-state']), kind='mutation'
     )
-    v = tlc.run_job(job)
-    assert spare.jobs >= 2 and own == ['huge']  # ran in the spare, then again in a JVM of its own
+    v = run_job(job)
+    assert warm.jobs >= 2 and own == ['huge']  # ran in the spare, then again in a JVM of its own
     assert v.outcome == 'error' and (v.reason or '').startswith('Java ran out of memory'), v
 
 
 def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     job = _job('invariant')
     _warm()  # the archive is built and the helper compiled
-    jvm_spare.discard_all()
-    tlc.expect_jobs([job] * 3)  # one spare started now, for the first of them
+    spare.discard_all()
+    expect_jobs([job] * 3)  # one spare started now, for the first of them
     wait.until(_idle, 'the spare started ahead')
     [ahead] = _idle()
     taken = []
-    take = jvm_spare.take
+    take = spare.take
 
     def recorded(*a):
         taken.append(take(*a))
         return taken[-1]
 
-    monkeypatch.setattr(jvm_spare, 'take', recorded)
+    monkeypatch.setattr(spare, 'take', recorded)
     for _ in range(3):
-        assert tlc.run_job(job).property == 'XBelowTwo'
+        assert run_job(job).property == 'XBelowTwo'
     assert taken == [ahead] * 3 and _idle() == []
 
 
@@ -458,10 +452,10 @@ def test_a_kind_with_one_job_gets_no_warm_jvm_and_compiles_nothing(cold_env, mon
     a kind of JVM with one job that costs more than the JVM it saves, so the job runs in a JVM of
     its own, and a plan that wants no warm JVM compiles no helper."""
     check, mutation = replace(_job('pass'), kind='check'), _job('invariant')
-    assert tlc._spare_key(check) != tlc._spare_key(mutation)  # C1 only for the mutation
+    assert _spare_key(check) != _spare_key(mutation)  # C1 only for the mutation
     compiled = []
     monkeypatch.setattr(spare_helper, 'compile_helper', lambda *a: compiled.append(a))
-    tlc.expect_jobs([check, mutation])
-    assert tlc.run_job(check).outcome == 'passed'
-    assert tlc.run_job(mutation).property == 'XBelowTwo'
-    assert compiled == [] and _idle() == [] and not jvm_spare._starting[tlc._spare_key(check)]
+    expect_jobs([check, mutation])
+    assert run_job(check).outcome == 'passed'
+    assert run_job(mutation).property == 'XBelowTwo'
+    assert compiled == [] and _idle() == [] and not spare._starting[_spare_key(check)]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import output
+from execlease_hook.tlc.job import TlcJob, run_job
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -22,9 +23,9 @@ SPECS = {
 }
 
 
-def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
+def job(java: Path, jar: Path, body: str) -> TlcJob:
     spec = f'---- MODULE Deep ----\nEXTENDS Naturals\nVARIABLE x\n{DEEP}{body}====\n'
-    return tlc.TlcJob(
+    return TlcJob(
         kind='check',
         name='deep',
         spec='Deep.tla',
@@ -35,6 +36,7 @@ def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
         jar=jar,
         timeout=120,
         deadlock=False,
+        settings=from_environ(),
     )
 
 
@@ -42,13 +44,13 @@ def job(java: Path, jar: Path, body: str) -> tlc.TlcJob:
 def test_a_stack_overflow_is_its_own_error_with_its_own_advice(monkeypatch, phase):
     java, jar = Path(needs.java()), needs.tla_jar()
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xss512k')
-    v = tlc.run_job(job(java, jar, SPECS[phase]))
+    v = run_job(job(java, jar, SPECS[phase]))
     assert v.outcome == 'error', v
     reason = v.reason or ''
     assert reason.startswith(
         f'Java ran out of stack (StackOverflowError, TLC exit code {v.exit_code})'
     ), reason
-    assert reason.endswith('; ' + tlc_output.STACK_OVERFLOW_HINT), reason
+    assert reason.endswith('; ' + output.STACK_OVERFLOW_HINT), reason
     assert 'fix the expression' not in reason and 'cfg syntax' not in reason
     assert 'out of memory' not in reason
     from execlease_hook.manifest.model import Check, Manifest
@@ -61,6 +63,6 @@ def test_a_stack_overflow_is_its_own_error_with_its_own_advice(monkeypatch, phas
 def test_with_the_stack_the_advice_names_it_passes(monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xss64m')
-    assert '-Xss64m' in tlc_output.STACK_OVERFLOW_HINT
-    v = tlc.run_job(job(java, jar, SPECS['next-state']))
+    assert '-Xss64m' in output.STACK_OVERFLOW_HINT
+    v = run_job(job(java, jar, SPECS['next-state']))
     assert (v.outcome, v.distinct) == ('passed', 2), v

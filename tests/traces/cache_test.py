@@ -16,6 +16,7 @@ from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import CodeMutation, Manifest, Replace
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.java import find_java
 from execlease_hook.traces import cache as trace_cache
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces import suite as trace_suite
@@ -64,7 +65,7 @@ def model(repo: GitRepo, job: dict[str, Any] = JOB) -> Manifest:
 
 def run(m: Manifest, cache: ResultCache) -> trace_suite.TraceRun:
     t = jar.Tools(
-        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+        jar.resolve_jar(m.root, from_environ()), find_java(from_environ()), from_environ()
     )
     return trace_suite.run_trace_job(m, m.traces[0], m.root, t, cache)
 
@@ -104,7 +105,7 @@ def test_an_edit_to_what_the_command_reads_runs_the_job_again(
 def test_a_new_file_a_deleted_file_and_the_variables_change_the_key(git_repo: GitRepo):
     m = model(git_repo)
     t = jar.Tools(
-        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+        jar.resolve_jar(m.root, from_environ()), find_java(from_environ()), from_environ()
     )
     job = m.traces[0]
     key = trace_cache.cache_key(m, job, m.root, t)
@@ -148,7 +149,7 @@ def test_the_variables_reach_the_command_and_an_env_change_runs_it_again(
 def test_a_code_mutation_key_follows_the_files_of_its_copy(git_repo: GitRepo):
     m = model(git_repo)
     t = jar.Tools(
-        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+        jar.resolve_jar(m.root, from_environ()), find_java(from_environ()), from_environ()
     )
     helper = CodeMutation('helper', 'tools/shape.py', Replace('x += 1', 'x += 2'))
     before = trace_cache.cache_key(

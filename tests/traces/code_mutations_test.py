@@ -6,6 +6,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest.model import CodeMutation, Replace
 from execlease_hook.tlc import jar
+from execlease_hook.tlc.java import find_java
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces.code_mutations import mutated_copy, repository_files
 from tests.conftest import GitRepo
@@ -47,7 +48,7 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     computed in the real mutated copy: ignored files left out, untracked ones in, the mutated
     file's bytes (CRLF line ends read as text, as the copy writes them)."""
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc.jar import resolve_jar
     from execlease_hook.traces import cache as trace_cache
     from tests.traces.suite_test import APP, UNBOUNDED, write_model
 
@@ -60,8 +61,8 @@ def test_the_key_without_the_copy_is_the_key_in_the_copy(git_repo: GitRepo, monk
     git_repo.add('.gitignore', 'verification')
     m = manifest_read.load(path, git_repo.path)
     t = jar.Tools(
-        tools.resolve_jar(git_repo.path, from_environ()),
-        tools.find_java(from_environ()),
+        resolve_jar(git_repo.path, from_environ()),
+        find_java(from_environ()),
         from_environ(),
     )
     (job,) = m.traces
@@ -83,7 +84,6 @@ def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.manifest.model import CodeMutation, Replace
     from execlease_hook.tlc import jar
-    from execlease_hook.tlc import jar as tools
     from execlease_hook.traces import cache as trace_cache
     from tests.traces.suite_test import APP, write_model
 
@@ -92,8 +92,8 @@ def test_a_mutation_outside_the_covered_folders_has_a_key_of_its_own(
     git_repo.write('lib/util.py', 'def f():\n    return 1\n')
     m = manifest_read.load(path, git_repo.path)
     t = jar.Tools(
-        tools.resolve_jar(git_repo.path, from_environ()),
-        tools.find_java(from_environ()),
+        jar.resolve_jar(git_repo.path, from_environ()),
+        find_java(from_environ()),
         from_environ(),
     )
     (job,) = m.traces

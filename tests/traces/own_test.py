@@ -18,6 +18,7 @@ from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.cache import ResultCache
+from execlease_hook.tlc.java import find_java
 from execlease_hook.traces import suite as trace_suite
 from tests.conftest import GitRepo
 
@@ -62,7 +63,7 @@ def project(repo: GitRepo, job: dict[str, Any] = JOB, spec: str | None = None) -
 
 def run(m: Manifest) -> trace_suite.TraceRun:
     t = jar.Tools(
-        jar.resolve_jar(m.root, from_environ()), jar.find_java(from_environ()), from_environ()
+        jar.resolve_jar(m.root, from_environ()), find_java(from_environ()), from_environ()
     )
     return trace_suite.run_trace_job(
         m, m.traces[0], m.root, t, ResultCache(m.root / 'c', enabled=False)

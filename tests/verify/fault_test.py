@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from execlease_hook.tlc import cds as jvm_cds
+from execlease_hook.tlc import cds
 from tests import needs, wait
 from tests.conftest import GitRepo, git_env
 
@@ -153,7 +153,7 @@ def _assert_caches_whole(repo: GitRepo) -> None:
     """The archive is there and trusted, the helper compiled: the runs' housekeeping was done."""
     jvm = repo.path / '.tmp' / 'tla' / 'jvm'
     archives = list(jvm.glob('tla2tools-*.jsa'))
-    assert len(archives) == 1 and jvm_cds.trusted(archives[0])
+    assert len(archives) == 1 and cds.trusted(archives[0])
     helpers = [p for p in jvm.glob('spare-*') if (p / 'ExecleaseTlcSpare.class').is_file()]
     assert len(helpers) == 1
 
@@ -373,7 +373,7 @@ def test_a_run_killed_during_the_helper_compile_is_cleaned_by_the_next(
     # The killed build's mark was swept, so this run built the archive (its own slow javac was
     # still sleeping when it ended: stopped, its folder removed, as checked above).
     [archive] = jvm.glob('tla2tools-*.jsa')
-    assert jvm_cds.trusted(archive)
+    assert cds.trusted(archive)
 
 
 def test_a_run_terminated_during_the_helper_compile_leaves_nothing(repo: GitRepo, tmp_path: Path):

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import output
+from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.verify import schedule
 from tests.conftest import GitRepo
 
@@ -63,17 +64,17 @@ def grid_model(
 @pytest.fixture
 def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
     """(job name, start, end) of every real TLC run, in the order they ended."""
-    real = tlc.run_job
+    real = run_job
     seen: list[tuple[str, float, float]] = []
 
-    def timed(job: tlc.TlcJob, on_line=None) -> tlc_output.Verdict:
+    def timed(job: TlcJob, on_line=None) -> output.Verdict:
         start = time.monotonic()
         try:
             return real(job, on_line)
         finally:
             seen.append((job.name, start, time.monotonic()))
 
-    monkeypatch.setattr(tlc, 'run_job', timed)
+    monkeypatch.setattr('execlease_hook.verify.pool.run_job', timed)
     return seen
 
 
@@ -174,13 +175,14 @@ def test_estimate_falls_back_to_states_and_a_jvm_start(git_repo, tmp_path):
 
     grid_model(git_repo, 'm', 10, states=20_000)
     m = manifest_read.load(git_repo.path / 'verification/m/manifest.json', git_repo.path)
-    job = tlc.TlcJob(
+    job = TlcJob(
         kind='check',
         name='m-grid',
         spec='Grid.tla',
         spec_text=b'',
         config='Grid.cfg',
         config_text=b'',
+        settings=from_environ(),
     )
     assert (
         schedule.estimate(m, job, None) == schedule.JVM_START + 20_000 / schedule.STATES_PER_SECOND

@@ -4,6 +4,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.core import outcomes
+from execlease_hook.core.settings import from_environ
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import CoveredEntry, Region
 from execlease_hook.tlc import result
@@ -136,9 +137,9 @@ def test_an_abstract_action_shows_its_reason():
 
 
 def test_summary_table_lists_every_column():
-    from execlease_hook.tlc.run import TlcJob
+    from execlease_hook.tlc.job import TlcJob
 
-    job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8')
+    job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8', settings=from_environ())
     rows = report.summary_table(
         [
             result.JobResult(
@@ -161,10 +162,12 @@ def test_summary_table_lists_every_column():
 def test_summary_table_fits_the_width_it_is_given():
     """At 80 columns (78 after the indent) the verdict column goes, then long names are clipped
     at their middle; with room (COLUMNS) every column is back."""
-    from execlease_hook.tlc.run import TlcJob
+    from execlease_hook.tlc.job import TlcJob
 
     long_name = 'finish-turn-ignores-steps-and-status-and-more'
-    job = TlcJob('code-mutation', long_name, 'S.tla', b'', 'S.cfg', b'', expect='P8')
+    job = TlcJob(
+        'code-mutation', long_name, 'S.tla', b'', 'S.cfg', b'', expect='P8', settings=from_environ()
+    )
     results = [
         result.JobResult(
             job,
@@ -194,12 +197,16 @@ def test_summary_table_fits_the_width_it_is_given():
 
 
 def test_what_specs_printed_is_shown_once_per_output_naming_its_jobs():
-    from execlease_hook.tlc.run import TlcJob
+    from execlease_hook.tlc.job import TlcJob
 
     def job(name: str, printed: tuple[str, ...], total: int) -> result.JobResult:
         v = Verdict('passed', 1.0, 0, printed=printed, printed_total=total)
         return result.JobResult(
-            TlcJob('mutation', name, 'S.tla', b'', 'S.cfg', b''), v, False, outcomes.HELD, 'ok'
+            TlcJob('mutation', name, 'S.tla', b'', 'S.cfg', b'', settings=from_environ()),
+            v,
+            False,
+            outcomes.HELD,
+            'ok',
         )
 
     many = tuple(f'<<{i}>>' for i in range(40))
@@ -209,7 +216,7 @@ def test_what_specs_printed_is_shown_once_per_output_naming_its_jobs():
             job('b', ('"x"',), 1),
             job('c', many, 55),
             result.JobResult(
-                TlcJob('check', 'quiet', 'S.tla', b'', 'S.cfg', b''),
+                TlcJob('check', 'quiet', 'S.tla', b'', 'S.cfg', b'', settings=from_environ()),
                 None,
                 False,
                 outcomes.COULD_NOT_RUN,

@@ -87,7 +87,9 @@ def verdict(data):
     )
 
 
-@pytest.mark.tlc
+# The runs take the session's tools jar and JVM cache from `offline_tlc` (in their environment):
+# in a repository of their own they would compile the warm-JVM helper and dump an archive again.
+@pytest.mark.usefixtures('offline_tlc')
 @pytest.mark.parametrize('count', (2, 3))
 def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
     whole = tmp_path / 'whole.json'
@@ -120,7 +122,7 @@ def test_sharded_merges_to_the_unsharded_verdict(model, tmp_path, count):
     assert all(line.startswith(('DID NOT HOLD', ' ')) for line in lines[:-1]), lines
 
 
-@pytest.mark.tlc
+@pytest.mark.usefixtures('offline_tlc')
 def test_only_runs_the_named_jobs(model, tmp_path):
     out = tmp_path / 'only.json'
     proc = run(model.path, 'verify', '--only', 'caught', 'F1', '--json', str(out))
@@ -135,7 +137,7 @@ def test_only_runs_the_named_jobs(model, tmp_path):
     assert proc.returncode == 2 and '--only nope: no such job' in proc.stderr
 
 
-@pytest.mark.tlc
+@pytest.mark.usefixtures('offline_tlc')
 def test_merge_refuses_what_is_not_one_run(model, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(model.path)
     parts = []

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.tlc import jar as tools
+from execlease_hook.tlc import jar
 from execlease_hook.verify import pipeline, result
 from tests import needs, verify_support, wait
 from tests.conftest import GitRepo, git_env, use_offline
@@ -349,7 +349,7 @@ def test_two_runs_at_once_on_an_empty_cache(git_repo, tools_in_repo):
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], outs
     folder = git_repo.path / '.tmp/tla'
-    assert tools.file_sha256(folder / 'tla2tools.jar') in tools.KNOWN_JARS
+    assert jar.file_sha256(folder / 'tla2tools.jar') in jar.KNOWN_JARS
     results = git_repo.path / '.git/execlease/cache'
     assert not list(folder.glob('*.part')) and not list(results.glob('.*.tmp'))
     assert len(list(results.glob('*.json'))) == 3
@@ -487,7 +487,7 @@ def test_quick_runs_checks_only_and_json(git_repo, tmp_path):
     assert cli.main(['verify', '--quick', '--json', str(out)]) == 0
     data = json.loads(out.read_text())
     assert data['exit_code'] == 0 and data['result'] == 'PASSED' and data['quick'] is True
-    assert data['tools']['sha256'] in tools.KNOWN_JARS and data['tools']['verified'] is True
+    assert data['tools']['sha256'] in jar.KNOWN_JARS and data['tools']['verified'] is True
     assert data['java']['major'] >= 11
     (model,) = data['models']
     assert [(j['kind'], j['name'], j['outcome']) for j in model['jobs']] == [
@@ -592,7 +592,7 @@ def test_unverified_jar_is_stated_loudly(git_repo, capsys, monkeypatch, tmp_path
 def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     import signal
 
-    from tests.tlc.run_test import BIG_SPEC
+    from tests.tlc.job_test import BIG_SPEC
 
     write_model(git_repo, entries=())
     git_repo.write(f'{MODEL}/Big.tla', BIG_SPEC)

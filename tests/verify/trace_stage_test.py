@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.cli import main as cli
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc import output
+from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.traces import code_mutations, validation
 from tests.conftest import GitRepo, git_env
 from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
@@ -34,9 +34,9 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
     """('tlc <kind> <name>', 'command <argv>' or 'copy command <argv>' (in a mutated copy), start,
     end) of every real TLC run and trace command."""
     seen: list[tuple[str, float, float]] = []
-    real_job, real_command = tlc.run_job, validation.run_command
+    real_job, real_command = run_job, validation.run_command
 
-    def job(j: tlc.TlcJob, on_line=None) -> tlc_output.Verdict:
+    def job(j: TlcJob, on_line=None) -> output.Verdict:
         start = time.monotonic()
         try:
             return real_job(j, on_line)
@@ -51,7 +51,8 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
         finally:
             seen.append((f'{where}command {" ".join(argv)}', start, time.monotonic()))
 
-    monkeypatch.setattr(tlc, 'run_job', job)
+    monkeypatch.setattr('execlease_hook.verify.pool.run_job', job)
+    monkeypatch.setattr('execlease_hook.traces.suite.run_job', job)
     monkeypatch.setattr(validation, 'run_command', command)
     return seen
 

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from execlease_hook.tlc import output as tlc_output
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import output
+from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.tlc.run import TlcJob
 from execlease_hook.verify import violations
 from tests import needs
 from tests.conftest import git_env, offline_settings
@@ -235,6 +236,7 @@ def _job(config: bytes = b'INIT Init\nNEXT Next\n') -> TlcJob:
         spec_text=(FIXTURES / 'Kinds.tla').read_bytes(),
         config='k.cfg',
         config_text=config,
+        settings=from_environ(),
     )
 
 
@@ -315,6 +317,6 @@ def test_temporal_properties_are_named_by_one_run_each():
 
 
 def test_assert_messages_are_read_as_tla_values():
-    assert tlc_output.tla_string('"x reached \\"seven\\""') == 'x reached "seven"'
-    assert tlc_output.tla_string('<<"no", 1>>') == '<<"no", 1>>'
-    assert tlc_output.tla_string('"a" \\o "b"') == '"a" \\o "b"'
+    assert output.tla_string('"x reached \\"seven\\""') == 'x reached "seven"'
+    assert output.tla_string('<<"no", 1>>') == '<<"no", 1>>'
+    assert output.tla_string('"a" \\o "b"') == '"a" \\o "b"'

@@ -14,7 +14,8 @@ from examples.agent_runtime.lease import claim, finish_turn, release, renew
 from examples.agent_runtime.schema import NOW
 from examples.agent_runtime.steps import begin_step, complete_step
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import run as tlc
+from execlease_hook.tlc.java import find_java
+from execlease_hook.tlc.job import run_job
 from execlease_hook.traces import validation
 from tests import needs
 
@@ -206,8 +207,9 @@ def check(trace_dir: Path):
         Path(needs.java()),
         needs.tla_jar(),
         timeout=300,
+        settings=from_environ(),
     )
-    return validation.judge(tlc.run_job(job), found)
+    return validation.judge(run_job(job), found)
 
 
 @pytest.mark.e2e
@@ -281,16 +283,14 @@ def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, 
     # and two fences without their generation, which only a run id shared by a restarted
     # worker and a stopped one lets decide.
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.traces import suite as trace_suite
 
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = tools.Tools(
-        tools.resolve_jar(root, from_environ()), tools.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert (
@@ -321,16 +321,14 @@ def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
     offline_tlc,
 ):
     from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar as tools
+    from execlease_hook.tlc import jar
     from execlease_hook.tlc.cache import ResultCache
     from execlease_hook.traces import suite as trace_suite
 
     root = MODEL.parents[1]
     m = manifest_read.load(MODEL / 'manifest.json', root)
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = tools.Tools(
-        tools.resolve_jar(root, from_environ()), tools.find_java(from_environ()), from_environ()
-    )
+    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
     result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
     assert result.outcome == 'held', result.message
     assert f'trace job scenarios rejects {rejected_at}' in ' '.join(result.message.split())

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import pickle
 import stat
 import tempfile
 import threading
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.core import procs
-from execlease_hook.tlc import output as tlc_output
-from execlease_hook.tlc import run as tlc
-from tests import needs, wait
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import output
+from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
+from tests import needs, shared, wait
 
 # Every test here starts a JVM (tests/tiers.py).
 pytestmark = pytest.mark.tlc
@@ -31,11 +33,11 @@ def jar() -> Path:
     return needs.tla_jar()
 
 
-def make_job(java: Path, jar: Path, config: str, spec: str = 'Counter', **kw: object) -> tlc.TlcJob:
+def make_job(java: Path, jar: Path, config: str, spec: str = 'Counter', **kw: object) -> TlcJob:
     modules = tuple(
         (p.name, p.read_bytes()) for p in sorted(FIXTURES.glob('*.tla')) if p.name != f'{spec}.tla'
     )
-    return tlc.TlcJob(
+    return TlcJob(
         kind='check',
         name=config,
         spec=f'{spec}.tla',
@@ -45,7 +47,7 @@ def make_job(java: Path, jar: Path, config: str, spec: str = 'Counter', **kw: ob
         modules=modules,
         java=java,
         jar=jar,
-        **kw,  # type: ignore[arg-type]
+        **{'settings': from_environ(), **kw},  # type: ignore[arg-type]
     )
 
 
@@ -108,13 +110,34 @@ ERROR_REASONS = {
 }
 
 
+def own_jvm_verdicts(factory: pytest.TempPathFactory) -> dict[str, output.Verdict]:
+    """Every fixture verdict, each in a JVM of its own (no warm JVM), two at a time: run once for
+    the test run (every xdist worker's, tests/shared.py) and read by this module's tests and by
+    tests/tlc/spare_test.py (a warm JVM must give the same)."""
+
+    def build(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv('EXECLEASE_JVM_CACHE', str(folder / 'jvm-cache'))
+            env.setenv('EXECLEASE_JVM_SPARE', '0')
+            for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JAVAC'):
+                env.delenv(name, raising=False)
+            java, jar = Path(needs.java()), needs.tla_jar()
+            jobs = {
+                cfg: make_job(java, jar, cfg, spec, deadlock=dl) for cfg, spec, dl, *_ in VERDICTS
+            }
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                futures = {cfg: pool.submit(run_job, job) for cfg, job in jobs.items()}
+                verdicts = {cfg: f.result() for cfg, f in futures.items()}
+        (folder / 'verdicts.pickle').write_bytes(pickle.dumps(verdicts))
+
+    folder = shared.folder(factory, 'own-jvm-verdicts', build)
+    return pickle.loads((folder / 'verdicts.pickle').read_bytes())
+
+
 @pytest.fixture(scope='module')
-def verdicts(java: Path, jar: Path) -> dict[str, tlc_output.Verdict]:
-    """Every fixture verdict, run once, two at a time (the tests below only read them)."""
-    jobs = {cfg: make_job(java, jar, cfg, spec, deadlock=dl) for cfg, spec, dl, *_ in VERDICTS}
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        futures = {cfg: pool.submit(tlc.run_job, job) for cfg, job in jobs.items()}
-        return {cfg: f.result() for cfg, f in futures.items()}
+def verdicts(java: Path, jar: Path, tmp_path_factory) -> dict[str, output.Verdict]:
+    """Every fixture verdict (the tests below only read them)."""
+    return own_jvm_verdicts(tmp_path_factory)
 
 
 @pytest.mark.parametrize(
@@ -130,9 +153,7 @@ def test_verdict(verdicts, cfg, outcome, kind, prop, distinct, actions):
         assert [s.action for s in v.trace] == actions
     if outcome == 'error':
         assert ERROR_REASONS[cfg] in (v.reason or '')
-        assert (v.reason or '').endswith(
-            '; ' + tlc_output.ERROR_HINTS[v.exit_code]
-        )  # says what to do
+        assert (v.reason or '').endswith('; ' + output.ERROR_HINTS[v.exit_code])  # says what to do
         assert v.last_lines and not any('@!@!@' in line for line in v.last_lines)
     if outcome == 'passed':
         assert v.depth == 5 and v.states == 15 and v.seconds > 0
@@ -187,9 +208,9 @@ def test_disagreement_between_exit_code_and_messages_is_an_error(
     job = make_job(java, jar, real, deadlock=(real == 'deadlock'))
     folder = tmp_path / 'run'
     folder.mkdir()
-    tlc._write_files(job, folder)
-    run = tlc._execute(job, folder)
-    v = tlc_output.classify(claimed, run.output, 1.0, job.config_text.decode())
+    _write_files(job, folder)
+    run = _execute(job, folder)
+    v = output.classify(claimed, run.output, 1.0, job.config_text.decode())
     assert v.outcome == 'error'
     assert reason in (v.reason or '')
 
@@ -243,8 +264,8 @@ Next == \\/ a' = (a + 1) % 1000 /\\ UNCHANGED <<b, c>>
 """
 
 
-def big_job(java: Path, jar: Path, timeout: float) -> tlc.TlcJob:
-    return tlc.TlcJob(
+def big_job(java: Path, jar: Path, timeout: float) -> TlcJob:
+    return TlcJob(
         kind='check',
         name='big',
         spec='Big.tla',
@@ -254,6 +275,7 @@ def big_job(java: Path, jar: Path, timeout: float) -> tlc.TlcJob:
         java=java,
         jar=jar,
         timeout=timeout,
+        settings=from_environ(),
     )
 
 
@@ -266,7 +288,7 @@ def own_tmp(tmp_path, monkeypatch):
 
 
 def test_timeout_kills_tlc_and_cleans_up(java, jar, own_tmp):
-    v = tlc.run_job(big_job(java, jar, timeout=2))
+    v = run_job(big_job(java, jar, timeout=2))
     assert v.outcome == 'error' and 'timed out after 2 s' in (v.reason or '')
     assert _leftovers(own_tmp) == []
 
@@ -276,7 +298,7 @@ def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
 
     def target() -> None:
         try:
-            tlc.run_job(big_job(java, jar, timeout=120))
+            run_job(big_job(java, jar, timeout=120))
         except BaseException as e:  # noqa: B036 - the thread reports what it saw
             errors.append(e)
 
@@ -319,7 +341,7 @@ def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatc
     )
     try:
         with pytest.raises(KeyboardInterrupt):
-            tlc.run_job(big_job(java, jar, timeout=3600))
+            run_job(big_job(java, jar, timeout=3600))
     finally:
         procs.reset_cancel()
     (proc,) = started
@@ -330,10 +352,8 @@ def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatc
 
 def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
     # As when a person or the OOM killer kills the java process from another shell.
-    box: list[tlc_output.Verdict] = []
-    thread = threading.Thread(
-        target=lambda: box.append(tlc.run_job(big_job(java, jar, timeout=120)))
-    )
+    box: list[output.Verdict] = []
+    thread = threading.Thread(target=lambda: box.append(run_job(big_job(java, jar, timeout=120))))
     thread.start()
     deadline = time.monotonic() + 30
     # Kill only once TLC has really started (its output says so): on a loaded machine the JVM
@@ -363,7 +383,7 @@ def test_a_tlc_that_dies_is_an_error(jar, own_tmp, tmp_path):
         '#!/bin/sh\necho "@!@!@STARTMSG 2262:0 @!@!@"\necho "TLC2 Version 2.15"\nkill -9 $$\n'
     )
     dying.chmod(dying.stat().st_mode | stat.S_IEXEC)
-    v = tlc.run_job(make_job(dying, jar, 'pass'))
+    v = run_job(make_job(dying, jar, 'pass'))
     assert v.outcome == 'error' and (v.reason or '').startswith('TLC was killed by signal 9 (')
     assert (v.reason or '').endswith('; run again')
     assert v.last_lines == ('TLC2 Version 2.15',)  # what TLC said, without the -tool markers
@@ -371,10 +391,10 @@ def test_a_tlc_that_dies_is_an_error(jar, own_tmp, tmp_path):
 
 
 def test_missing_java_is_an_error(jar, tmp_path):
-    v = tlc.run_job(make_job(tmp_path / 'no-java', jar, 'pass'))
+    v = run_job(make_job(tmp_path / 'no-java', jar, 'pass'))
     assert v.outcome == 'error' and 'could not start Java' in (v.reason or '')
 
 
 def test_verdict_json_round_trip(verdicts):
     for v in verdicts.values():
-        assert tlc_output.Verdict.from_json(v.to_json()) == v
+        assert output.Verdict.from_json(v.to_json()) == v

@@ -5,10 +5,9 @@ applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its 
 modules into the temp folder and deletes them, so shared folders break concurrent runs.
 Reading the verdict from what TLC printed is tlc/output.py's job.
 
-One module, kept whole: a job's two ways to run (a JVM started for it, or a warm one of
-tlc/spare.py) share its folder, its deadline and the reading of the verdict; a process's life
-(its group, Ctrl-C, the kill) is core/procs.py's, the JVM's flags are jvm.py's, the warm JVMs'
-pool is tlc/spare.py's, TLC's output is tlc/output.py's and, while it runs, tlc/progress.py's.
+It is kept whole: a job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py)
+share its folder, its deadline and the reading of the verdict; a process's life is
+core/procs.py's, the JVM's flags are tlc/jvm.py's.
 """
 
 from __future__ import annotations
@@ -23,13 +22,22 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from execlease_hook.core import procs
+from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
-from execlease_hook.tlc import jvm, modes
-from execlease_hook.tlc import spare as jvm_spare
+from execlease_hook.core.settings import Settings
+from execlease_hook.spec import scan
+from execlease_hook.tlc import jvm, missing, modes, overrides, spare, spare_helper
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
-from execlease_hook.tlc.output import OUT_OF_MEMORY, Verdict, classify, last_lines, with_printed
-from execlease_hook.tlc.progress import Follower, last
+from execlease_hook.tlc.library_modules import read_by
+from execlease_hook.tlc.output import (
+    OUT_OF_MEMORY,
+    Verdict,
+    classify,
+    finished_exit_code,
+    last_lines,
+    with_printed,
+)
+from execlease_hook.tlc.progress import Follower, JobProgress, last
 
 DEFAULT_TIMEOUT = 600.0
 
@@ -55,6 +63,9 @@ class TlcJob:
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
     # path; none adds nothing to the argv or the key.
     libraries: Libraries = NO_LIBRARIES
+    # The run's settings (cli/main reads them): how the JVM is tuned, warm JVMs, the class-data
+    # archive and where it lives. Not part of the key: they change the time, never the verdict.
+    settings: Settings = field(kw_only=True, compare=False)
 
     @property
     def config_name(self) -> str:
@@ -111,8 +122,9 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     loads TLC's classes again; that costs more than the one JVM it saves."""
     keyed = [(_spare_key(j), j) for j in jobs]
     keys = Counter(key for key, _ in keyed)
-    jvm_spare.expect(keys.elements())
-    if not (keyed and jvm.enabled() and jvm_spare.enabled()):
+    spare.expect(keys.elements())
+    some = keyed[0][1] if keyed else None
+    if some is None or not (some.settings.jvm_tuning and some.settings.jvm_spare):
         return
     first: dict[tuple[str, ...], TlcJob] = {}
     for key, j in keyed:
@@ -120,28 +132,21 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
             first.setdefault(key, j)
     if not first:
         return  # no warm JVM is wanted: the helper is not even compiled
-    some = keyed[0][1]
-    jvm_spare.prepare(some.java, some.jar)
+    spare_helper.ready(some.java, some.jar, some.settings)  # compiled in the background
     for key, j in first.items():  # a warm JVM for the first job of each such key, started now
         launch = _prepare(j)
-        if launch.cds.building:
-            launch.cds.finish(
-                None
-            )  # the first job builds the class-data archive in a JVM of its own
+        if launch.cds.building:  # the first job builds the class-data archive in a JVM of its own
+            launch.cds.finish(None)
             continue
-        jvm_spare.start_ahead(
-            key, _jvm_part(launch.argv(j.argv(Path('.')))), j.jar, _library_jars(j)
-        )
+        spare.start_ahead(key, _jvm_part(j, launch), j.jar, j.settings, _library_jars(j))
 
 
-def sweep(jar: Path) -> None:
+def sweep(jar: Path, settings: Settings) -> None:
     """What runs killed outright left (no `finally` of theirs ran): their job folders in the
     system's temp folder, after stopping the TLC JVMs still running in them, and their javac
     work folders and class-data parts beside the archive of this jar."""
-    from execlease_hook.core import scratch
-
     scratch.sweep(Path(tempfile.gettempdir()), 'execlease-')
-    jvm_spare.sweep(jar)
+    spare.sweep(jar, settings)
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
@@ -156,7 +161,7 @@ def _library_jars(job: TlcJob) -> tuple[Path, ...]:
 def _prepare(job: TlcJob) -> jvm.Launch:
     """jvm.prepare, except that a job with library jars never builds the class-data archive of
     tla2tools.jar (it would record their class path); it uses one built without them."""
-    launch = jvm.prepare(job.kind, job.java, job.jar)
+    launch = jvm.prepare(job.kind, job.java, job.jar, job.settings)
     if job.libraries.jars and launch.cds.building:
         launch.cds.finish(None)
         return jvm.Launch(jvm.jit_flags(job.kind), jvm.PLAIN.cds)
@@ -179,18 +184,18 @@ def _write_files(job: TlcJob, folder: Path) -> None:
     (folder / 'javatmp').mkdir()
 
 
-def _jvm_part(argv: tuple[str, ...]) -> tuple[str, ...]:
-    """The java binary and its flags: what comes before the job's own tmpdir."""
+def _jvm_part(job: TlcJob, launch: jvm.Launch) -> tuple[str, ...]:
+    """The java binary and its flags, as the job's JVM runs them: before the job's own tmpdir."""
+    argv = launch.argv(job.argv(Path('.')))
     return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
 
 
-def _take_spare(job: TlcJob, launch: jvm.Launch) -> jvm_spare.Spare | None:
+def _take_spare(job: TlcJob, launch: jvm.Launch) -> spare.Spare | None:
     if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
-        jvm_spare.expected_one_less(_spare_key(job))
+        spare.expected_one_less(_spare_key(job))
         return None  # a building run's flags are its own; the switch off means plain JVMs
-    return jvm_spare.take(
-        _spare_key(job), _jvm_part(launch.argv(job.argv(Path('.')))), job.jar, _library_jars(job)
-    )
+    argv = _jvm_part(job, launch)
+    return spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
 
 
 def _follow(out_path: Path, on_line: Callable[[str], None] | None) -> Follower | None:
@@ -227,30 +232,30 @@ def _execute(
 
 
 def _in_spare(
-    job: TlcJob, folder: Path, spare: jvm_spare.Spare, on_line: Callable[[str], None] | None
+    job: TlcJob, folder: Path, warm: spare.Spare, on_line: Callable[[str], None] | None
 ) -> _Run:
     """The job run by a warm JVM (tlc/spare.py), which writes TLC's output to folder/tlc.out.
     The spare is given back, or stopped, before this returns."""
     argv = job.argv(folder)
     tlc_args = (*argv[argv.index('tlc2.TLC') + 1 : -1], str(folder / Path(job.spec).name))
     out_path = folder / 'tlc.out'
-    ended: jvm_spare.Ended | None = None
-    log_start = os.path.getsize(spare.log.name)
+    ended: spare.Ended | None = None
+    log_start = os.path.getsize(warm.log.name)
 
     def job_ended(seconds: float) -> bool:
         nonlocal ended
-        ended = spare.wait_job(seconds)
+        ended = warm.wait_job(seconds)
         return ended is not None
 
     try:
         try:
-            spare.start_job(folder, tlc_args)
+            warm.start_job(folder, tlc_args)
         except OSError:
             pass  # it died while waiting: its end says so below
         if not procs.wait(job_ended, job.timeout, _follow(out_path, on_line)):
-            procs.stop(spare.proc)
+            procs.stop(warm.proc)
     except BaseException:
-        procs.stop(spare.proc)
+        procs.stop(warm.proc)
         raise
     finally:
         said = b''
@@ -258,12 +263,12 @@ def _in_spare(
             # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
             # what it wrote to stderr belongs to the job's output, as in a JVM of the job's own.
             try:
-                with open(spare.log.name, 'rb') as log:
+                with open(warm.log.name, 'rb') as log:
                     log.seek(log_start)
                     said = log.read()
             except OSError:
                 pass
-        jvm_spare.give_back(spare, None if procs.cancelled() else ended)
+        spare.give_back(warm, None if procs.cancelled() else ended)
     if procs.cancelled():
         raise KeyboardInterrupt
     output = (out_path.read_bytes() if out_path.exists() else b'') + said
@@ -273,20 +278,14 @@ def _in_spare(
 def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
     """`on_line`: called with each line of TLC's output as it arrives (progress only; the
     verdict is read from the whole output once TLC has ended)."""
-    from execlease_hook.spec import scan
-
     # The last gate before TLC, whoever built the job: a spec that may leave TLC or stop the search
     # never runs (the suite refuses it earlier, naming the file and line).
-    from execlease_hook.tlc.library_modules import read_by
-
     read = read_by((Path(job.spec).name, job.spec_text), job.modules, job.libraries, job.jar)
     modules = [(mod.path, mod.text) for mod in read]
     uses = scan.scan_job_files(modules, ((job.config_name, job.config_text),))
     if uses:
         return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
-    from execlease_hook.core import scratch
-    from execlease_hook.tlc.output import finished_exit_code
 
     def fresh_folder() -> Path:
         made = scratch.make(f'execlease-{job.kind}-')
@@ -300,7 +299,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     try:
         folder = fresh_folder()
     except OSError as e:
-        jvm_spare.expected_one_less(_spare_key(job))  # no spare waits for this job
+        spare.expected_one_less(_spare_key(job))  # no spare waits for this job
         where = e.filename or tempfile.gettempdir()
         return Verdict(
             'error',
@@ -312,10 +311,10 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             ),
         )
     launch = _prepare(job)
-    spare = _take_spare(job, launch)
+    warm = _take_spare(job, launch)
     try:
         try:
-            if spare is None:
+            if warm is None:
                 run = _execute(job, folder, on_line, launch)
                 told = None if run.timed_out else jvm.archive_lost(launch, run.output)
                 if told is not None:
@@ -328,11 +327,13 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                     else:
                         scratch.empty(folder)
                         _write_files(job, folder)
-                        run = _execute(job, folder, on_line, jvm.without_archive(job.kind))
+                        run = _execute(
+                            job, folder, on_line, jvm.without_archive(job.kind, job.settings)
+                        )
             else:
                 launch.cds.finish(None)
-                run = _in_spare(job, folder, spare, on_line)
-                if spare.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
+                run = _in_spare(job, folder, warm, on_line)
+                if warm.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
                     # Out of memory in a JVM that ran other jobs before: confirmed (or not)
                     # in a JVM of the job's own, so that no verdict depends on what ran before.
                     scratch.empty(folder)
@@ -344,23 +345,23 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             )
         seconds = round(time.monotonic() - started, 3)
         if run.timed_out:
-            tail = last_lines(run.output)
             # What the search had covered at TLC's last progress report (about once a minute).
-            covered = last(run.output)
-            return with_printed(
-                Verdict(
-                    'error',
-                    seconds,
-                    None,
-                    reason=f'timed out after {job.timeout:g} s (TLC was stopped); '
-                    'raise "timeout" on the manifest entry if the model needs longer',
-                    last_lines=tail,
-                    states=None if covered is None else covered.generated,
-                    distinct=None if covered is None else covered.distinct,
-                    depth=None if covered is None else covered.depth,
-                ),
-                run.output,
+            covered = last(run.output) or JobProgress()
+            reason = (
+                f'timed out after {job.timeout:g} s (TLC was stopped); '
+                'raise "timeout" on the manifest entry if the model needs longer'
             )
+            timed_out = Verdict(
+                'error',
+                seconds,
+                None,
+                covered.generated,
+                covered.distinct,
+                covered.depth,
+                reason=reason,
+                last_lines=last_lines(run.output),
+            )
+            return with_printed(timed_out, run.output)
         assert run.exit_code is not None
         if run.exit_code < 0:
             return Verdict(
@@ -371,16 +372,13 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                 'killer or a shutdown?); run again',
                 last_lines=last_lines(run.output),
             )
-        from execlease_hook.tlc import missing  # a module SANY cannot find, said clearly
-
         config_text = job.config_text.decode('utf-8', 'replace')
         verdict = (
             modes.classify_simulation(run.exit_code, run.output, seconds, config_text)
             if '-simulate' in job.mode
             else classify(run.exit_code, run.output, seconds, config_text)
         )
-        from execlease_hook.tlc import overrides  # a library override built for another TLC
-
+        # A module SANY cannot find, and a library override built for another TLC, said clearly.
         verdict = missing.explain(
             with_printed(verdict, run.output), run.output, modules, job.libraries.names()
         )
