@@ -97,16 +97,13 @@ def _template(name: str) -> list[Item]:
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    """`"..."` with its escapes read; a raw `\"\"\"...\"\"\"` has none, and its `${'$'}` is a hole
+    (it is code)."""
+    raw = node.type == 'multiline_string_literal'
     try:
-        found = _parts(node, 1, False)
+        found = _parts(node, 3 if raw else 1, raw)
     except ValueError:  # an escape the language would reject: hashed as written
         return None
-    return None if found is None else ts2.value(b's', found)
-
-
-def multiline_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    """A raw string: no escapes; a `${'$'}` hole is a hole (it is code)."""
-    found = _parts(node, 3, True)
     return None if found is None else ts2.value(b's', found)
 
 
@@ -157,7 +154,7 @@ def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
 
 HANDLERS = {
     'string_literal': string_literal,
-    'multiline_string_literal': multiline_string_literal,
+    'multiline_string_literal': string_literal,
     'character_literal': character_literal(escaped),
     'parenthesized_expression': ts2.unwrap_single,
     'function_body': function_body,

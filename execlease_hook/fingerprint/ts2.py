@@ -224,17 +224,11 @@ def unwrap_single(node: Node, parent: Node | None = None) -> list[Item] | None:
 
 
 def next_token(siblings: list[Node], index: int) -> Node | None:
-    for sibling in siblings[index + 1 :]:
-        if 'comment' not in sibling.type:
-            return sibling
-    return None
+    return next((s for s in siblings[index + 1 :] if 'comment' not in s.type), None)
 
 
 def prev_token(siblings: list[Node], index: int) -> Node | None:
-    for sibling in reversed(siblings[:index]):
-        if 'comment' not in sibling.type:
-            return sibling
-    return None
+    return next((s for s in reversed(siblings[:index]) if 'comment' not in s.type), None)
 
 
 CLOSERS = frozenset({')', ']', '}', '>', '|'})

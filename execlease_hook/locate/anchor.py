@@ -42,7 +42,14 @@ def find(
         end = match(anchor, text, found, source, at)[0]
         if end is not None:
             spans.append((found[at][1], found[end][2]))
-    return [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
+    return outermost(spans)
+
+
+def outermost(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans not inside another one, in order: a match lying inside another is its place."""
+    return sorted(
+        s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)
+    )
 
 
 def closest(

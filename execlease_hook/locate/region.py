@@ -86,9 +86,7 @@ class Places:
             found.update(
                 (a, b) for a, b in anchor.find(mine, needle, near, source) if a < high and b > low
             )
-        spans = sorted(
-            s for s in found if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in found)
-        )
+        spans = anchor.outermost(list(found))
         # Text found more than once that is no tokens (inside strings: `UPDATE lease`) stays ambiguous.
         return spans or exact
 
