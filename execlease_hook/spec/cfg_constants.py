@@ -11,25 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from execlease_hook.spec.cfg import KEYWORDS, token_matches
+from execlease_hook.spec.cfg import KEYWORDS, tokens
 
 
-def _tokens(text: str) -> list[tuple[str, str, int, int]]:
-    """(kind, text, start, end) of every token, comments and space left out: the one cfg lexer
-    (spec/cfg.py), its byte offsets turned into offsets in `text`."""
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    """(text, start, end) of every token, comments and space left out: the one cfg lexer
+    (spec/cfg.tokens), its byte offsets turned into offsets in `text`."""
     data = text.encode('utf-8')
     out = []
-    for m in token_matches(data):
-        tok = m.group(0).decode('utf-8', 'replace')
-        start = len(data[: m.start()].decode('utf-8', 'replace'))
-        kind = 'word' if tok[0].isalnum() or tok[0] == '_' else 'other'
-        out.append((kind, tok, start, start + len(tok)))
+    for token in tokens(data):
+        start = len(data[: token.start].decode('utf-8', 'replace'))
+        out.append((token.text, start, start + len(token.text)))
     return out
 
 
 def assignments(text: str) -> dict[str, tuple[int, int]]:
     """Each constant the CONSTANT sections assign -> the span of its `= value` (or `<- Op`)."""
-    tokens = _tokens(text)
+    lexed = _tokens(text)
     found: dict[str, tuple[int, int]] = {}
     in_constants = False
     depth = 0
@@ -42,17 +40,17 @@ def assignments(text: str) -> dict[str, tuple[int, int]]:
             found.setdefault(current[0], (current[1], last_end))
             current = None
 
-    for i, (kind, tok, start, end) in enumerate(tokens):
-        if depth == 0 and kind == 'word' and tok in KEYWORDS:
+    for i, (tok, _, end) in enumerate(lexed):
+        if depth == 0 and tok in KEYWORDS:
             close()
             in_constants = tok in ('CONSTANT', 'CONSTANTS')
             continue
         if not in_constants:
             continue
-        following = tokens[i + 1][1] if i + 1 < len(tokens) else ''
-        if depth == 0 and kind == 'word' and following in ('=', '<-'):
+        following = lexed[i + 1][0] if i + 1 < len(lexed) else ''
+        if depth == 0 and (tok[0].isalnum() or tok[0] == '_') and following in ('=', '<-'):
             close()
-            current = (tok, tokens[i + 1][2])
+            current = (tok, lexed[i + 1][1])
             continue
         if tok in ('{', '(', '[', '<'):  # `<<` of a tuple is two `<` tokens
             depth += 1
