@@ -33,7 +33,7 @@ from pathlib import Path
 import requests
 import urllib3
 
-from execlease_hook.core import origin, term
+from execlease_hook.core import atomic, origin, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.java import Java
@@ -73,6 +73,7 @@ PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e8
 MAX_JAR_BYTES = max(k.size for k in KNOWN_JARS.values())
 
 JAR_NAME = 'tla2tools.jar'
+JAR_MODE = 0o644  # not mkstemp's 0600: the jar is no secret, others may share the cache
 
 
 def how_to_get_tools() -> str:
@@ -383,7 +384,7 @@ def fetch_pinned(
         digest = file_sha256(part)
         if digest != sha256:
             raise refused(digest)
-        _place(part, target)
+        atomic.place(part, target, JAR_MODE)
     except BaseException:
         part.unlink(missing_ok=True)
         raise
@@ -412,20 +413,9 @@ def _download(url: str, folder: Path, settings: Settings) -> Path:
 
 def _install(source: Path, folder: Path) -> Path:
     """Copy into the cache through a temp file + rename: nobody sees a partial jar."""
-    fd, name = tempfile.mkstemp(prefix='copy-', suffix='.part', dir=folder)
-    os.close(fd)
-    part = Path(name)
-    try:
+    target = folder / JAR_NAME
+    with atomic.replacing(target, JAR_MODE, suffix='.part') as part:
         shutil.copyfile(source, part)
-        return _place(part, folder / JAR_NAME)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-
-
-def _place(part: Path, target: Path) -> Path:
-    os.chmod(part, 0o644)  # mkstemp made it 0600; the jar is no secret, others may share the cache
-    os.replace(part, target)
     return target
 
 
@@ -511,7 +501,8 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
                     )
                 problems.append(str(e))
             else:
-                placed = _place(part, folder / JAR_NAME)
+                placed = folder / JAR_NAME
+                atomic.place(part, placed, JAR_MODE)
                 return ToolJar(
                     placed, file_sha256(placed), 'mirror' if mirror else 'download', True
                 )

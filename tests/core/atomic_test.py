@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from execlease_hook.core.atomic import write_text_atomic
+from execlease_hook.core.atomic import replacing, write_text_atomic
 
 
 def test_new_file_gets_the_usual_mode(tmp_path):
@@ -61,3 +61,25 @@ def test_readers_never_see_a_partial_file(tmp_path):
     done.set()
     reader.join()
     assert seen <= set(big)
+
+
+def test_a_filled_temp_file_is_placed_with_the_mode_given(tmp_path):
+    path = tmp_path / 'tool.jar'
+    with replacing(path, 0o644, suffix='.part') as part:
+        assert part.parent == tmp_path and part.name.endswith('.part')
+        assert not path.exists()  # nobody sees the file before the block ends
+        part.write_bytes(b'PK\x03\x04')
+    assert path.read_bytes() == b'PK\x03\x04'
+    assert path.stat().st_mode & 0o777 == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ['tool.jar']
+
+
+def test_a_block_that_raises_places_nothing_and_leaves_no_temp_file(tmp_path):
+    path = tmp_path / 'tool.jar'
+    path.write_bytes(b'old')
+    with pytest.raises(ValueError, match='refused'):
+        with replacing(path) as part:
+            part.write_bytes(b'half')
+            raise ValueError('refused')
+    assert path.read_bytes() == b'old'
+    assert [p.name for p in tmp_path.iterdir()] == ['tool.jar']
