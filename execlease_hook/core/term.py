@@ -96,7 +96,11 @@ def colour_enabled(stream: TextIO | None = None) -> bool:
     """On a terminal only, and never with NO_COLOR set (to anything but empty) or TERM=dumb."""
     if os.environ.get('NO_COLOR') or os.environ.get('TERM') == 'dumb':
         return False
-    stream = sys.stdout if stream is None else stream
+    return is_terminal(sys.stdout if stream is None else stream)
+
+
+def is_terminal(stream: TextIO) -> bool:
+    """False too for a stream without isatty, or closed."""
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):

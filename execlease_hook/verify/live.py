@@ -25,13 +25,6 @@ _CLEAR_LINE = '\r\033[K'
 _UP = '\033[A'
 
 
-def on_a_terminal(stream: TextIO) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
 class Live:
     def __init__(
         self,
@@ -45,7 +38,7 @@ class Live:
         `clock` and `ticking`: a test drives the time and the ticks itself (`tick`) instead
         of a thread that ticks every second."""
         self.stream = sys.stderr if stream is None else stream
-        self.terminal = on_a_terminal(self.stream) if terminal is None else terminal
+        self.terminal = term.is_terminal(self.stream) if terminal is None else terminal
         self.every = every
         self._jobs: list[JobProgress] = []
         # id(job) -> when its last plain line went out, and the phase and count that line showed
