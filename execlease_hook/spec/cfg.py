@@ -38,6 +38,7 @@ HAS_THEM = (
     'a newer TLC (the pinned TLA+ tools, TLC 2.19; `execlease tools` says which TLC is in use)'
 )
 
+_BLANK = bytes(b if b == 0x0A else 0x20 for b in range(256))  # every byte but newline -> space
 _TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|<-|[A-Za-z0-9_]+|\S')
 
 
@@ -72,6 +73,15 @@ def token_matches(source: bytes) -> Iterator[re.Match[bytes]]:
             assert match is not None  # \S matches any non-space byte
             yield match
             at = match.end()
+
+
+def without_comments(source: bytes) -> bytes:
+    """`source` with its comments blanked, newlines kept (so lines and offsets stay): a cfg or a
+    TLA+ module alike, whose comments are the same, read by the same lexer (token_matches)."""
+    out = bytearray(source.translate(_BLANK))
+    for match in token_matches(source):
+        out[match.start() : match.end()] = match.group(0)
+    return bytes(out)
 
 
 def tokens(source: bytes) -> Iterator[Token]:

@@ -37,7 +37,6 @@ from execlease_hook.traces.module import MODULE, Trace, read_model, trace_log
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
 LOG = 'ExecleaseTraceLog'
 ROOT = 'ExecleaseTraceRoot'  # the generated root: EXTENDS the project's trace module and DATA
-_COMMENTS = re.compile(r'\(\*.*?\*\)|\\\*[^\n]*', re.DOTALL)
 _OVERRIDE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*<-\s*' + LOG + r'\b')
 NEEDS = (  # what a trace spec may use that TLC 2.15 lacks: pattern, what it is, what has it
     (
@@ -63,7 +62,7 @@ def is_own(imports: Sequence[tuple[str, int, str]]) -> bool:
 
 def overridden(config_text: bytes) -> str | None:
     """The spec's log operator the cfg replaces with ExecleaseTraceLog, or None."""
-    found = _OVERRIDE.search(_COMMENTS.sub(' ', config_text.decode('utf-8', 'replace')))
+    found = _OVERRIDE.search(cfg.without_comments(config_text).decode('utf-8', 'replace'))
     return None if found is None else found.group(1)
 
 
@@ -73,9 +72,7 @@ def missing(spec: str, spec_text: bytes, tlc_version: str, log: str | None) -> l
     if not tlc_version.startswith('TLC 2.15'):  # e.g. 'TLC 2.15 (rev d5b5a7f)'
         return []
     version = tlc_version.split(' (')[0]
-    text = _COMMENTS.sub(
-        lambda m: re.sub(r'[^\n]', ' ', m.group(0)), spec_text.decode('utf-8', 'replace')
-    )
+    text = cfg.without_comments(spec_text).decode('utf-8', 'replace')
     found = []
     for i, (pattern, what, has) in enumerate(NEEDS):
         if log is not None and i < READS_LOG:

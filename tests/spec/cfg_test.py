@@ -179,3 +179,11 @@ def test_a_trace_job_checks_deadlock_whatever_its_cfg_says(tmp_path):
             Path('tla2tools.jar'),
             settings=from_environ(),
         )
+
+
+def test_comments_are_blanked_and_lines_kept_strings_and_tokens_left_alone():
+    source = b'A (* x (* nested *) y *) B \\* to the end\n"(* kept *)" C\n'
+    blanked = tlc_config.without_comments(source)
+    assert len(blanked) == len(source)
+    assert blanked.split() == [b'A', b'B', b'"(*', b'kept', b'*)"', b'C']
+    assert blanked.count(b'\n') == 2 and blanked.index(b'\n') == source.index(b'\n')
