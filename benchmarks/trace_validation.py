@@ -82,6 +82,7 @@ def measure(events: int, java: Path, jar: Path) -> dict[str, float]:
             jar,
             timeout=3600,
             settings=from_environ(),
+            root=HERE,
         )
         converted = time.monotonic()
         verdict = run_job(job)

@@ -11,6 +11,7 @@ then says exactly what git says. Kept free of heavy imports: the guard calls it 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Container
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
@@ -151,20 +152,37 @@ def outside_problem(root: Path, path: Path) -> str | None:
 
 
 def modules_beside(root: Path, spec: Path) -> tuple[tuple[str, bytes], ...]:
-    """The other .tla files in the spec's folder (TLC may read any of them), each checked to be
-    inside the repository: (name, bytes), sorted by name. Raises CannotRun naming the file."""
+    """The other .tla files in the spec's folder (TLC may read any of them): tla_modules."""
+    return tla_modules(
+        root,
+        spec.parent,
+        lambda module, e: (
+            f'{module}: cannot read this module beside the spec: {e.strerror}; '
+            'restore it or remove it'
+        ),
+        skip=(spec.name,),
+    )
+
+
+def tla_modules(
+    root: Path,
+    folder: Path,
+    unreadable: Callable[[Path, OSError], str],
+    where: str = '',
+    skip: Container[str] = (),
+) -> tuple[tuple[str, bytes], ...]:
+    """The .tla files directly in `folder` but those in `skip`, each checked to be inside the
+    repository: (name, bytes), sorted by name. Raises CannotRun: `where` then the file's
+    outside_problem, or `unreadable(file, error)`."""
     found = []
-    for module in sorted(spec.parent.glob('*.tla')):
-        if module.name == spec.name:
+    for module in sorted(folder.glob('*.tla')):
+        if module.name in skip:
             continue
         problem = outside_problem(root, module)
         if problem is not None:
-            raise CannotRun(problem)
+            raise CannotRun(where + problem)
         try:
             found.append((module.name, module.read_bytes()))
         except OSError as e:
-            raise CannotRun(
-                f'{module}: cannot read this module beside the spec: {e.strerror}; '
-                'restore it or remove it'
-            ) from None
+            raise CannotRun(unreadable(module, e)) from None
     return tuple(found)

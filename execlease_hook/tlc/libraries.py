@@ -158,17 +158,12 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
             f'{where}: {folder} is not a folder; create it, or fix "folder" (a path from '
             'the repository root)'
         )
-    modules: list[tuple[str, bytes]] = []
-    for module in sorted(folder.glob('*.tla')):
-        problem = paths.outside_problem(root, module)
-        if problem is not None:
-            raise CannotRun(f'{where}: {problem}')
-        try:
-            modules.append((module.name, module.read_bytes()))
-        except OSError as e:
-            raise CannotRun(
-                f'{where}: cannot read {module}: {e.strerror}; restore it or remove it'
-            ) from None
+    modules = paths.tla_modules(
+        root,
+        folder,
+        lambda module, e: f'{where}: cannot read {module}: {e.strerror}; restore it or remove it',
+        f'{where}: ',
+    )
     if not modules:
         raise CannotRun(
             f'{where}: {folder} holds no .tla module; TLC reads only the modules directly '
@@ -177,10 +172,10 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
     h = hashlib.sha256()
     for name, data in modules:
         h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
-    return LibraryFolder(text, _snapshot(str(folder), h.hexdigest(), modules), tuple(modules))
+    return LibraryFolder(text, _snapshot(str(folder), h.hexdigest(), modules), modules)
 
 
-def _snapshot(folder: str, digest: str, modules: list[tuple[str, bytes]]) -> Path:
+def _snapshot(folder: str, digest: str, modules: tuple[tuple[str, bytes], ...]) -> Path:
     with _lock:
         known = _snapshots.get((folder, digest))
         if known is not None and known.is_dir():

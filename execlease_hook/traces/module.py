@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import FieldRule
 
@@ -249,3 +250,17 @@ def read_model(folder: Path, spec: str, config: str, name: str) -> tuple[bytes, 
         return (folder / spec).read_bytes(), (folder / config).read_bytes()
     except OSError as e:
         raise CannotRun(f'trace job {name}: cannot read {e.filename}: {e.strerror}') from None
+
+
+def read_modules(
+    root: Path, folder: Path, name: str, skip: Sequence[str]
+) -> tuple[tuple[str, bytes], ...]:
+    """The modules of the trace spec's folder but `skip` (paths.tla_modules: each inside the
+    repository `root`); CannotRun (exit 2) naming what cannot be read."""
+    return paths.tla_modules(
+        root,
+        folder,
+        lambda module, e: f'trace job {name}: cannot read {module}: {e.strerror}',
+        f'trace job {name}: ',
+        skip,
+    )

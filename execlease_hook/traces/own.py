@@ -32,7 +32,7 @@ from execlease_hook.spec import cfg
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.traces.module import MODULE, Trace, read_model, trace_log
+from execlease_hook.traces.module import MODULE, Trace, read_model, read_modules, trace_log
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
 LOG = 'ExecleaseTraceLog'
@@ -159,9 +159,12 @@ def tlc_jobs(
     workers: int,
     libraries: Libraries,
     settings: Settings,
+    *,
+    root: Path,
 ) -> tuple[list[TlcJob], tuple[str, ...]]:
     """One TLC job per trace, and the fields left out of the traces; CannotRun (exit 2) when the
-    spec needs what this TLC lacks or the cfg cannot run on it."""
+    spec needs what this TLC lacks or the cfg cannot run on it. `root`: the repository `folder`
+    is in, that the modules it holds must not lead out of."""
     spec_path = folder / spec
     spec_text, config_text = read_model(folder, spec, config, name)
     log = overridden(config_text)
@@ -177,11 +180,7 @@ def tlc_jobs(
     prepared = cfg.prepare(config_text, config, None, tlc_version, f'trace job {name}')
     if prepared.problem is not None:
         raise CannotRun(prepared.problem)
-    modules = tuple(
-        (p.name, p.read_bytes())
-        for p in sorted(spec_path.parent.glob('*.tla'))
-        if p.name not in (f'{ROOT}.tla', f'{DATA}.tla')
-    )
+    modules = read_modules(root, spec_path.parent, name, (f'{ROOT}.tla', f'{DATA}.tla'))
     jobs: list[TlcJob] = []
     unused: list[str] = []
     for trace in traces:

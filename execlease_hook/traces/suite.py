@@ -124,6 +124,7 @@ def collect(
                     workers,
                     libs,
                     t.settings,
+                    root=root,
                 )
             else:
                 compiled = compile_traces(found, job.fields)
@@ -137,6 +138,7 @@ def collect(
                         libs,
                         compiled,
                         settings=t.settings,
+                        root=root,
                     )
                 ]
                 unused = compiled.unused

@@ -33,6 +33,7 @@ from execlease_hook.traces.module import (
     Trace,
     compile_traces,
     read_model,
+    read_modules,
     read_trace,
 )
 
@@ -126,10 +127,11 @@ def tlc_job(
     compiled: Compiled | None = None,
     *,
     settings: Settings,
+    root: Path,
 ) -> TlcJob:
-    """The TLC job of a trace spec: every module of the model folder plus the generated TraceData
-    (`compiled`, else the traces compiled with every field), with the model's libraries
-    (tlc/libraries.py)."""
+    """The TLC job of a trace spec: every module of the model folder (inside the repository
+    `root`) plus the generated TraceData (`compiled`, else the traces compiled with every field),
+    with the model's libraries (tlc/libraries.py)."""
     spec_path = folder / spec
     spec_text, config_text = read_model(folder, spec, config, name)
 
@@ -143,11 +145,9 @@ def tlc_job(
             'by the deadlock at the line nothing matches; remove it from the trace cfg'
         )
     config_text = cfg.without_check_deadlock(config_text)  # TLC 2.15 lacks the keyword
-    modules = tuple(
-        (p.name, p.read_bytes())
-        for p in sorted(spec_path.parent.glob('*.tla'))
-        if p.name not in (spec_path.name, f'{MODULE}.tla')
-    ) + ((f'{MODULE}.tla', (compiled or compile_traces(traces)).text.encode()),)
+    modules = read_modules(root, spec_path.parent, name, (spec_path.name, f'{MODULE}.tla')) + (
+        (f'{MODULE}.tla', (compiled or compile_traces(traces)).text.encode()),
+    )
     return TlcJob(
         kind='traces',
         name=name,

@@ -165,6 +165,7 @@ def test_a_trace_job_checks_deadlock_whatever_its_cfg_says(tmp_path):
         Path('java'),
         Path('tla2tools.jar'),
         settings=from_environ(),
+        root=tmp_path,
     )
     assert job.deadlock and b'CHECK_DEADLOCK' not in job.config_text
     (tmp_path / 'T.cfg').write_text('INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n')
@@ -178,6 +179,7 @@ def test_a_trace_job_checks_deadlock_whatever_its_cfg_says(tmp_path):
             Path('java'),
             Path('tla2tools.jar'),
             settings=from_environ(),
+            root=tmp_path,
         )
 
 

@@ -165,3 +165,28 @@ def test_module_shares_lines_and_leaves_out_report_fields():
 def test_no_traces():
     with pytest.raises(BadTrace, match='no traces to check'):
         compile_traces([])
+
+
+def test_the_trace_folder_s_modules_are_read_inside_the_repository_only(tmp_path):
+    from execlease_hook.core.errors import CannotRun
+    from execlease_hook.traces.module import read_modules
+
+    repo, elsewhere = tmp_path / 'repo', tmp_path / 'elsewhere'
+    folder = repo / 'verification' / 'queue'
+    folder.mkdir(parents=True)
+    elsewhere.mkdir()
+    for name in ('Trace.tla', 'Queue.tla', 'TraceData.tla'):
+        (folder / name).write_text(f'---- MODULE {name[:-4]} ----\n====\n')
+    assert read_modules(repo, folder, 'q', ('Trace.tla', 'TraceData.tla')) == (
+        ('Queue.tla', b'---- MODULE Queue ----\n====\n'),
+    )
+    (elsewhere / 'Secret.tla').write_text('---- MODULE Secret ----\n====\n')
+    (folder / 'Secret.tla').symlink_to(elsewhere / 'Secret.tla')
+    with pytest.raises(
+        CannotRun, match=r'^trace job q: .*Secret.tla resolves to .*outside the rep'
+    ):
+        read_modules(repo, folder, 'q', ())
+    (folder / 'Secret.tla').unlink()
+    (folder / 'Secret.tla').mkdir()  # a folder named like a module: it cannot be read
+    with pytest.raises(CannotRun, match=r'^trace job q: cannot read .*Secret.tla: Is a directory$'):
+        read_modules(repo, folder, 'q', ())

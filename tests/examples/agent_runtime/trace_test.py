@@ -208,6 +208,7 @@ def check(trace_dir: Path):
         needs.tla_jar(),
         timeout=300,
         settings=from_environ(),
+        root=MODEL.parents[1],
     )
     return validation.judge(run_job(job), found)
 
