@@ -21,6 +21,7 @@ from pathlib import Path
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Finding, Manifest, Mutation, Replace
+from execlease_hook.spec import cfg_constants
 
 
 def _lines_of(text: str, needle: str) -> str:
@@ -93,31 +94,30 @@ def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, li
 
 
 def set_constants(text: str, settings: list[str], where: str) -> str:
-    """The cfg text with each CONST=VALUE of `settings` assigned instead of its value there."""
+    """The cfg text with each CONST=VALUE of `settings` assigned instead of its value there
+    (cfg_constants.override, the one replacer), each refused unless assigned once on one line."""
+    spans = cfg_constants.assignments(text)
+    given: dict[str, str] = {}
     for setting in settings:
         name, sep, value = setting.partition('=')
         name, value = name.strip(), value.strip()
         if not sep or not name or not value:
             raise CannotRun(f'--set {setting!r}: give CONST=VALUE')
-        pattern = re.compile(
-            rf'^(?P<lead>[ \t]*(?:CONSTANTS?[ \t]+)?){re.escape(name)}[ \t]*(?:=|<-)[ \t]*(?P<value>.*)$',
-            re.MULTILINE,
-        )
-        found = list(pattern.finditer(text))
+        found = spans.get(name, [])
         if len(found) != 1:
             what = 'is not assigned' if not found else f'is assigned {len(found)} times'
             raise CannotRun(
                 f'--set {setting}: {name} {what} in {where}; assign it there once '
                 '(one `NAME = value` line), or copy the cfg yourself and give --cfg'
             )
-        old = found[0].group('value')
-        if any(old.count(a) != old.count(b) for a, b in ('{}', '()', '<>', '[]')):
+        old = text[found[0][0] : found[0][1]]
+        if '\n' in old:
             raise CannotRun(
                 f'--set {setting}: the value of {name} in {where} spans several lines; '
                 'copy the cfg yourself, edit it and give --cfg'
             )
-        text = text[: found[0].start('value')] + value + text[found[0].end('value') :]
-    return text
+        given[name] = f'<- {value}' if old.startswith('<-') else value
+    return cfg_constants.override(text, list(given.items()))
 
 
 def add_finding(

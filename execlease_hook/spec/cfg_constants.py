@@ -25,10 +25,11 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def assignments(text: str) -> dict[str, tuple[int, int]]:
-    """Each constant the CONSTANT sections assign -> the span of its `= value` (or `<- Op`)."""
+def assignments(text: str) -> dict[str, list[tuple[int, int]]]:
+    """Each constant the CONSTANT sections assign -> the spans of its `= value` (or `<- Op`),
+    in order (a constant assigned twice has two)."""
     lexed = _tokens(text)
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, list[tuple[int, int]]] = {}
     in_constants = False
     depth = 0
     current: tuple[str, int] | None = None  # (name, start of its operator)
@@ -37,7 +38,7 @@ def assignments(text: str) -> dict[str, tuple[int, int]]:
     def close() -> None:
         nonlocal current
         if current is not None:
-            found.setdefault(current[0], (current[1], last_end))
+            found.setdefault(current[0], []).append((current[1], last_end))
             current = None
 
     for i, (tok, _, end) in enumerate(lexed):
@@ -62,7 +63,8 @@ def assignments(text: str) -> dict[str, tuple[int, int]]:
 
 
 def override(text: str, constants: Sequence[tuple[str, str]]) -> str:
-    """`text` with the given constants' values replaced; ValueError naming what the cfg lacks."""
+    """`text` with the given constants' values replaced (a constant assigned twice: its first
+    assignment); ValueError naming what the cfg lacks."""
     spans = assignments(text)
     missing = [name for name, _ in constants if name not in spans]
     if missing:
@@ -70,7 +72,7 @@ def override(text: str, constants: Sequence[tuple[str, str]]) -> str:
         raise ValueError(
             f'the cfg assigns no constant {", ".join(missing)} (it assigns: {assigned})'
         )
-    edits = sorted(((spans[name], value) for name, value in constants), reverse=True)
+    edits = sorted(((spans[name][0], value) for name, value in constants), reverse=True)
     for (start, end), value in edits:
         replacement = value if value.lstrip().startswith('<-') else f'= {value}'
         if start > 0 and not text[start - 1].isspace():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from execlease_hook.cli import main as cli
@@ -230,3 +232,28 @@ def test_add_finding_refusals(model_repo, capsys, argv, message):
     assert message in capsys.readouterr().err
     assert files(model_repo) == before
     assert not (model_repo.path / MODEL_DIR / 'findings').exists()
+
+
+@pytest.mark.parametrize(
+    ('cfg', 'setting', 'result'),
+    (
+        (
+            'CONSTANTS\n  A = 1\n  B <- Op \\* why\n',
+            'B=Other',
+            'CONSTANTS\n  A = 1\n  B <- Other \\* why\n',
+        ),
+        ('CONSTANT A = 1\nCONSTANT A = 2\n', 'A=3', 'A is assigned 2 times in W.cfg'),
+        ('CONSTANTS\n  S = {a,\n b}\n', 'S={c}', 'the value of S in W.cfg spans several lines'),
+        ('(* CONSTANT A = 1 *)\nCONSTANT B = 2\n', 'A=3', 'A is not assigned in W.cfg'),
+    ),
+    ids=('substitution-and-comment-kept', 'twice', 'several-lines', 'only-in-a-comment'),
+)
+def test_set_constants_replaces_a_value_assigned_once_on_one_line(cfg, setting, result):
+    from execlease_hook.commands.add_spec import set_constants
+    from execlease_hook.core.errors import CannotRun
+
+    if '\n' in result:
+        assert set_constants(cfg, [setting], 'W.cfg') == result
+        return
+    with pytest.raises(CannotRun, match=f'^--set {re.escape(setting)}: {result}'):
+        set_constants(cfg, [setting], 'W.cfg')

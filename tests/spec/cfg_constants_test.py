@@ -30,7 +30,7 @@ def test_values_are_replaced_in_place():
 
 def test_every_assignment_is_found_with_its_whole_value():
     spans = cfg_constants.assignments(SHIPPED)
-    assert {name: SHIPPED[a:b] for name, (a, b) in spans.items()} == {
+    assert {name: SHIPPED[a:b] for name, [(a, b)] in spans.items()} == {
         'Runs': '= {r1, r2, r3}',
         'None': '= None',
         'MaxGen': '= 3',
@@ -69,3 +69,9 @@ def test_every_cfg_keyword_ends_a_constant_section_and_offsets_are_characters():
         cfg_constants.override(text, [('N', '4')])
         == '\\* Größe\nCONSTANT N = 4\nTYPE_CONSTRAINT Bound\n'
     )
+
+
+def test_a_constant_assigned_twice_has_both_spans_and_the_first_is_replaced():
+    text = 'CONSTANT X = 1\nCONSTANT X = 2\n'
+    assert cfg_constants.assignments(text)['X'] == [(11, 14), (26, 29)]
+    assert cfg_constants.override(text, [('X', '3')]) == 'CONSTANT X = 3\nCONSTANT X = 2\n'
