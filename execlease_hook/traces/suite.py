@@ -20,7 +20,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -278,18 +278,10 @@ def cached_mutation(
 ) -> list[tuple[TraceJob, TraceRun]] | None:
     """The runs of the mutation's trace jobs, if the cache holds every one it needs; else None."""
     try:
-        copy = code_mutations.mutated(m.root, mutation, ids)
+        planned = code_mutations.mutated(m.root, mutation, ids)
     except CannotRun:
         return None
-    runs: list[tuple[TraceJob, TraceRun]] = []
-    for job in mutation_jobs(m, mutation):
-        run = cached_run(cache, cache_key(m, job, m.root, t, copy))
-        if run is None:
-            return None
-        runs.append((job, run))
-        if run.verdict.outcome != 'accepted':
-            break
-    return runs
+    return _mutation_runs(m, mutation, t, cache, planned, lambda job: None)
 
 
 def code_mutation_result(
@@ -308,32 +300,54 @@ def code_mutation_result(
         planned = code_mutations.mutated(m.root, mutation, ids)
     except CannotRun as e:
         return JobResult(placeholder, None, False, COULD_NOT_RUN, str(e))
-    runs: list[tuple[TraceJob, TraceRun]] = []
     with contextlib.ExitStack() as stack:
         copy: code_mutations.Mutated | None = None
-        for job in jobs:
-            run = cached_run(cache, cache_key(m, job, m.root, t, planned))
-            if run is None:
-                if copy is None:
-                    folder = stack.enter_context(
-                        code_mutations.mutated_copy(m.root, mutation, planned.files)
-                    )
-                    # The key of what was copied: the working tree may have changed meanwhile.
-                    copy = code_mutations.in_copy(folder, planned)
-                run = run_trace_job(
-                    m,
-                    job,
-                    copy.root,
-                    t,
-                    cache,
-                    live=live,
-                    label=f'code-mutation {mutation.name} ({job.name})',
-                    copy=copy,
+
+        def run_in_copy(job: TraceJob) -> TraceRun:
+            nonlocal copy
+            if copy is None:
+                folder = stack.enter_context(
+                    code_mutations.mutated_copy(m.root, mutation, planned.files)
                 )
-            runs.append((job, run))
-            if run.verdict.outcome != 'accepted':
-                break
+                # The key of what was copied: the working tree may have changed meanwhile.
+                copy = code_mutations.in_copy(folder, planned)
+            return run_trace_job(
+                m,
+                job,
+                copy.root,
+                t,
+                cache,
+                live=live,
+                label=f'code-mutation {mutation.name} ({job.name})',
+                copy=copy,
+            )
+
+        runs = _mutation_runs(m, mutation, t, cache, planned, run_in_copy)
+    assert runs is not None  # run_in_copy always gives a run
     return mutation_result(mutation, placeholder, runs)
+
+
+def _mutation_runs(
+    m: Manifest,
+    mutation: CodeMutation,
+    t: Tools,
+    cache: ResultCache,
+    planned: code_mutations.Mutated,
+    missing: Callable[[TraceJob], TraceRun | None],
+) -> list[tuple[TraceJob, TraceRun]] | None:
+    """The runs of the mutation's trace jobs up to the first one not accepted, each from the
+    cache, else from `missing(job)`; None once that gives none."""
+    runs: list[tuple[TraceJob, TraceRun]] = []
+    for job in mutation_jobs(m, mutation):
+        run = cached_run(cache, cache_key(m, job, m.root, t, planned))
+        if run is None:
+            run = missing(job)
+            if run is None:
+                return None
+        runs.append((job, run))
+        if run.verdict.outcome != 'accepted':
+            break
+    return runs
 
 
 def mutation_result(
