@@ -22,6 +22,7 @@ from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Finding, Manifest, Mutation, Replace
 from execlease_hook.spec import cfg_constants
+from execlease_hook.spec.cfg import without_comments
 
 
 def _lines_of(text: str, needle: str) -> str:
@@ -48,8 +49,7 @@ def _check_property(m: Manifest, config: str, prop: str) -> None:
     spec = (m.folder / m.spec).read_text(encoding='utf-8', errors='replace')
     if re.search(rf'\b(?:ASSUME|ASSUMPTION|AXIOM)\s+{re.escape(prop)}\s*==', spec):
         return  # a named assumption
-    text = (m.folder / config).read_text(encoding='utf-8', errors='replace')
-    text = re.sub(r'\\\*[^\n]*|\(\*.*?\*\)', '', text, flags=re.DOTALL)  # TLA+ comments
+    text = without_comments((m.folder / config).read_bytes()).decode('utf-8', 'replace')
     if not re.search(rf'(?<![\w!]){re.escape(prop)}(?![\w!])', text):
         raise CannotRun(
             f'--property {prop}: {config} does not check it; add it under INVARIANT or PROPERTY '

@@ -257,3 +257,11 @@ def test_set_constants_replaces_a_value_assigned_once_on_one_line(cfg, setting, 
         return
     with pytest.raises(CannotRun, match=f'^--set {re.escape(setting)}: {result}'):
         set_constants(cfg, [setting], 'W.cfg')
+
+
+def test_a_property_named_only_in_comments_is_not_checked(model_repo, capsys):
+    """The cfg is read as TLC reads it: nested comments and line comments say nothing."""
+    model_repo.write(f'{MODEL_DIR}/C.cfg', CFG + '(* a note (* nested *) Typo *)\n\\* Typo\n')
+    argv = ['--mutation', 'm', '--property', 'Typo', '--from', 'gen < MaxGen', '--to', 'TRUE']
+    assert cli.main(['add', *argv, '--cfg', 'C.cfg']) == 2
+    assert '--property Typo: C.cfg does not check it' in capsys.readouterr().err
