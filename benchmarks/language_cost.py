@@ -43,8 +43,9 @@ FILES = {
 SCRIPT = """\
 import sys
 from pathlib import Path
-from execlease_hook.fingerprint import fingerprint
-from execlease_hook.locate import find_functions, language_for
+from execlease_hook.fingerprint.scheme import fingerprint
+from execlease_hook.locate.entry import find_functions
+from execlease_hook.locate.source import language_for
 from execlease_hook.locate.index import every_definition
 path = sys.argv[1]
 source = Path(path).read_bytes()
