@@ -99,7 +99,8 @@ def test_the_ticker_thread_writes_the_plain_lines_on_its_own():
     wait.until(out.getvalue, 'the ticker thread to write a plain line')
     live.finish(job)
     live.close()
-    assert re.fullmatch(r'  check main: \d s, starting Java\n', out.getvalue()), out.getvalue()
+    # a busy machine may let the ticker write again before finish: every line is the plain one
+    assert re.fullmatch(r'(  check main: \d+ s, starting Java\n)+', out.getvalue()), out.getvalue()
 
 
 def test_on_a_terminal_the_lines_are_redrawn_in_place_and_erased_at_the_end(monkeypatch):
