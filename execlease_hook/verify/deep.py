@@ -31,8 +31,7 @@ from execlease_hook.spec import cfg_constants
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import judge as verify_judge
-from execlease_hook.verify import plan as verify_plan
+from execlease_hook.verify import judge, plan
 from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.result import ModelResult
 
@@ -124,10 +123,10 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def plan(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
+def prepare(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
     planned, notes = [], []
-    for i, (p, c) in enumerate(zip(verify_plan.plan(m, True, t), m.checks)):
+    for i, (p, c) in enumerate(zip(plan.plan(m, True, t), m.checks)):
         config_text = p.job.config_text
         budget = beyond.budget if beyond.budget is not None else DEFAULT_BUDGET
         if beyond.deep:
@@ -164,7 +163,7 @@ def plan(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
             timeout=budget,
         )
         planned.append(dataclasses.replace(p, job=job))
-    return Prepared(m, planned, verify_plan.names(planned), notes=notes)
+    return Prepared(m, planned, plan.names(planned), notes=notes)
 
 
 def require_jobs(prepared: list[Prepared], root: Path) -> None:
@@ -180,7 +179,7 @@ def require_jobs(prepared: list[Prepared], root: Path) -> None:
 def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], JobResult]:
     checks = {c.name: c for c in m.checks}
 
-    def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
+    def judged(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
         deep = checks[job.name].deep
         bounds = ', '.join(f'{name} = {value}' for name, value in deep.constants) if deep else ''
         label = f'check {job.name}' + (f' ({bounds})' if beyond.deep else '')
@@ -213,7 +212,7 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
                     'the bounds'
                 ),
             )
-        result = verify_judge.judge(job, verdict, cached)
+        result = judge.judge(job, verdict, cached)
         if verdict.outcome != 'passed':
             return dataclasses.replace(
                 result, message=result.message.replace(f'check {job.name}', label, 1)
@@ -232,7 +231,7 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
             )
         return JobResult(job, verdict, cached, HELD, f'{label} passed: {what}')
 
-    return judge
+    return judged
 
 
 def _rate(v: Verdict) -> str:

@@ -90,7 +90,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     def planned(m: Manifest) -> tuple[Prepared, Tools]:
         tm = pin.tools_for(m, default, t.java, settings, root)  # the run's, or the manifest's own
         if beyond is not None:
-            return deep.plan(m, tm, beyond), tm
+            return deep.prepare(m, tm, beyond), tm
         return prepare(m, tm, mode.quick, mode.selection), tm
 
     order = models.each(loaded, planned)
