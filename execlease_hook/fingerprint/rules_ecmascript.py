@@ -1,4 +1,6 @@
-"""ts2 rules for JavaScript, TypeScript and TSX (what prettier may change, and what it may not)."""
+"""ts2 rules for JavaScript, TypeScript and TSX (what prettier may change, and what it may not).
+
+It is kept whole: the three grammars share their node kinds, so one table serves them all."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """The guard's checks, once it knows that something a model governs is staged.
 
+It is kept whole: it is the order of the checks of one commit, and each block it writes is
+built elsewhere (below).
+
 Imported only then (see stage.py): this module and what it pulls in (manifest, coverage,
 tree-sitter) are the cost of a commit that touches covered code.
 

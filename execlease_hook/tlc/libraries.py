@@ -1,5 +1,8 @@
 """The TLA+ libraries a manifest names (`libraries`, docs/libraries.md), made ready for TLC.
 
+It is kept whole: where a jar or folder comes from, its check and its place on the class path
+are one order that every TLC job of a model depends on.
+
 A jar (`url` + `sha256`) goes on TLC's class path, after tla2tools.jar: TLC finds the modules
 inside it (and a library's Java overrides of its operators). It comes, in order, from
 EXECLEASE_LIBRARY_PATH (jars, or folders holding them, for a machine that cannot download), a

@@ -1,5 +1,8 @@
 """Warm JVMs for TLC jobs (docs/architecture.md#the-jvm-of-a-tlc-job).
 
+It is kept whole: a spare's start, hand-over and end are one lifecycle (compiling its helper
+is spare_helper.py's).
+
 A spare is a JVM started before it is needed, with a job's JVM flags, running
 `helper/ExecleaseTlcSpare.java`: it warms up (one trivial TLC run of its own), then runs jobs one
 at a time, each in a class loader of its own over the jar, so TLC's static state is new for every

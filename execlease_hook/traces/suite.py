@@ -1,5 +1,8 @@
 """The `traces` and `codeMutations` jobs of `execlease verify`.
 
+It is kept whole: a code mutation's verdict is the trace jobs' run in a mutated copy, through
+the same cache, so both kinds share one loop.
+
 Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces
 (or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a
 pass; a rejection is exit 1 (the code did something the model does not allow); a broken command
