@@ -233,6 +233,29 @@ def test_a_failing_code_mutation_blocks_update_coverage(git_repo: GitRepo, capsy
     assert 'code mutation harmless is not caught' in capsys.readouterr().out
 
 
+def test_a_model_module_linked_absolutely_is_read_in_the_mutated_copy(
+    git_repo: GitRepo, capsys, tmp_path
+):
+    """A model module that is an absolute symbolic link into the repository (specs/ shared by
+    the model folders): the trace job in the mutated copy reads the copy's file, and rejects the
+    mutation; a link out of the repository is refused, in the repository as in a copy."""
+    write_model(git_repo, [APP], [UNBOUNDED])
+    lib = git_repo.path / MODEL / 'CounterLib.tla'
+    git_repo.write('specs/CounterLib.tla', lib.read_text())
+    lib.unlink()
+    lib.symlink_to(git_repo.path / 'specs/CounterLib.tla')
+    assert cli.main(['verify', '-v', '--only', 'code-mutation:unbounded']) == 0
+    out = capsys.readouterr().out
+    assert 'code mutation unbounded (app/counter_app.py) is caught: trace job app rejects' in out
+    assert 'outside the repository' not in out
+    lib.unlink()
+    lib.symlink_to(shutil.copy(git_repo.path / 'specs/CounterLib.tla', tmp_path))
+    assert cli.main(['verify', '--only', 'app']) == 2
+    assert f'resolves to {tmp_path / "CounterLib.tla"}, outside the repository' in ' '.join(
+        capsys.readouterr().out.split()
+    )
+
+
 def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     path = write_model(git_repo, [APP], [UNBOUNDED])
