@@ -143,14 +143,7 @@ def mutated_copy(
                 shutil.copy2(source, target, follow_symlinks=False)
             else:
                 target.symlink_to(copy / inside)
-        path = copy / mutation.path
-        try:
-            text = path.read_text(encoding='utf-8')
-        except (OSError, UnicodeDecodeError) as e:
-            raise CannotRun(
-                f'code mutation {mutation.name}: cannot read {mutation.path}: {e}'
-            ) from None
-        path.write_text(mutated_text(mutation, text), encoding='utf-8')
+        (copy / mutation.path).write_bytes(mutated_bytes(copy, mutation))
         yield copy
     finally:
         scratch.remove(folder)
