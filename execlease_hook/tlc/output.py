@@ -399,6 +399,8 @@ def classify(
         if m.code == DEPTH and (found := _DEPTH.match(m.text)):
             depth = number(found.group(1))
 
+    counted = (seconds, exit_code, states, distinct, depth)
+
     def error(reason: str) -> Verdict:
         details = [
             m.text.strip()
@@ -409,33 +411,12 @@ def classify(
             reason += ' (Java ran out of memory)'
         if details:
             reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
-        return Verdict(
-            'error',
-            seconds,
-            exit_code,
-            states,
-            distinct,
-            depth,
-            reason=reason,
-            last_lines=tail,
-        )
+        return Verdict('error', *counted, reason=reason, last_lines=tail)
 
     def violated(
         kind: str, name: str | None, trace: tuple[TraceStep, ...], location: str | None = None
     ) -> Verdict:
-        return Verdict(
-            'violated',
-            seconds,
-            exit_code,
-            states,
-            distinct,
-            depth,
-            kind=kind,
-            property=name,
-            location=location,
-            trace=trace,
-            last_lines=tail,
-        )
+        return Verdict('violated', *counted, kind, name, location, trace, last_lines=tail)
 
     violations = [m for m in messages if m.code in VIOLATION_CODES]
     if exit_code == EXIT_OK:
@@ -461,7 +442,7 @@ def classify(
                 f'TLC stopped with {left if left is not None else "an unknown number of"} states '
                 'left on its queue: the search did not complete, so this is not a pass'
             )
-        return Verdict('passed', seconds, exit_code, states, distinct, depth)
+        return Verdict('passed', *counted)
     if exit_code in EXIT_VIOLATION:
         kind = EXIT_VIOLATION[exit_code]
         kinds = {VIOLATION_CODES[m.code] for m in violations}
