@@ -114,36 +114,24 @@ def collect(
             else:
                 found = validation.read_files(job.files, folder, f'trace job {job.name}')
             mine = own.is_own(imports((folder / job.spec).read_bytes()))  # a project's own spec
-            where = (job.name, folder, job.spec, job.config, found)
-            libs = libraries.of(m, t.settings, t.root)
+            base = validation.base_job(
+                job.name,
+                job.spec,
+                job.config,
+                t.java.path,
+                t.jar.path,
+                timeout,
+                workers,
+                libraries.of(m, t.settings, t.root),
+                settings=t.settings,
+            )
             if mine:
                 jobs, unused = own.tlc_jobs(
-                    *where,
-                    job.fields,
-                    t.java.path,
-                    t.jar.path,
-                    t.jar.tlc_version,
-                    timeout,
-                    workers,
-                    libs,
-                    t.settings,
-                    root=root,
+                    base, folder, found, job.fields, t.jar.tlc_version, root=root
                 )
             else:
                 compiled = compile_traces(found, job.fields)
-                jobs = [
-                    validation.tlc_job(
-                        *where,
-                        t.java.path,
-                        t.jar.path,
-                        timeout,
-                        workers,
-                        libs,
-                        compiled,
-                        settings=t.settings,
-                        root=root,
-                    )
-                ]
+                jobs = [validation.tlc_job(base, folder, found, compiled, root=root)]
                 unused = compiled.unused
         except CannotRun as e:
             return TraceRun(
