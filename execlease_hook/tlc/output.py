@@ -139,18 +139,20 @@ class Verdict:
             printed_total=int(data.get('printed_total', 0)),
         )
 
+    def violation(self) -> str:
+        """What was violated: 'deadlock', 'invariant TypeOK', 'property (TLC does not name it)'"""
+        if self.kind == 'deadlock':
+            return 'deadlock'
+        return f'{self.kind} {self.property or "(TLC does not name it)"}'
+
     def describe(self) -> str:
         if self.outcome == 'passed':
             return 'passed'
-        if self.outcome == 'violated':
+        if self.outcome == 'violated' and self.kind == 'assert':
             what = self.property or '(TLC does not name it)'
-            if self.kind == 'deadlock':
-                return 'violated: deadlock'
-            if self.kind == 'assert':
-                return f'violated: assert {what!r}' + (
-                    f' at {self.location}' if self.location else ''
-                )
-            return f'violated: {self.kind} {what}'
+            return f'violated: assert {what!r}' + (f' at {self.location}' if self.location else '')
+        if self.outcome == 'violated':
+            return f'violated: {self.violation()}'
         return f'error: {self.reason}'
 
 

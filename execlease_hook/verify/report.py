@@ -86,13 +86,7 @@ def counterexample(
     abstract: Mapping[str, str] | None = None,
 ) -> list[str]:
     """`abstract`: the manifest's abstract actions and why no code implements them."""
-    lines: list[str] = []
-    what = (
-        'deadlock'
-        if verdict.kind == 'deadlock'
-        else f'{verdict.kind} {verdict.property or "(TLC does not name it)"}'
-    )
-    lines.append(f'  counterexample ({what}), {len(verdict.trace)} steps:')
+    lines = [f'  counterexample ({verdict.violation()}), {len(verdict.trace)} steps:']
     previous: dict[str, str] = {}
     for step in verdict.trace:
         if step.action == 'Stuttering':
