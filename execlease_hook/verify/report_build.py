@@ -93,8 +93,7 @@ def counterexample(
 ) -> list[dict[str, Any]]:
     """Each step with where the spec defines it and the covered code that implements it."""
     steps = []
-    previous: dict[str, str] = {}
-    for step in verdict.trace:
+    for step, changed in report.changes(verdict.trace):
         where = parse_location(step.location)
         spec = (
             None
@@ -111,7 +110,6 @@ def counterexample(
             if step.action not in ('Initial predicate', 'Stuttering')
             else []
         )
-        current = dict(step.variables)
         steps.append(
             {
                 'number': step.number,
@@ -119,11 +117,9 @@ def counterexample(
                 'backTo': step.back_to,
                 'spec': None if spec is None else spec.to_json(),
                 'code': code,
-                'changed': {n: v for n, v in step.variables if previous.get(n) != v},
+                'changed': dict(changed),
             }
         )
-        if current:
-            previous = current
     return steps
 
 
