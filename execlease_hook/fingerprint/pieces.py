@@ -3,8 +3,8 @@
 Used by the ts2 rules of the languages whose grammars split a string into content, escape and
 interpolation nodes with the delimiters around them (C#, Kotlin, Scala, Swift). Text is read from
 the source bytes between the delimiters, whether or not a node covers it, so no space inside a
-string is ever collapsed as the whitespace between tokens is. `character_literal` makes the handler of a `'x'` literal from a language's
-escape reader (C#, Java, Kotlin, Scala).
+string is ever collapsed as the whitespace between tokens is. `character_literal` makes the
+handler of a `'x'` literal from a language's escape reader (C#, Java, Kotlin, Scala).
 """
 
 from __future__ import annotations
