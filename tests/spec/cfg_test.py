@@ -172,3 +172,9 @@ def test_comments_are_blanked_and_lines_kept_strings_and_tokens_left_alone():
     assert len(blanked) == len(source)
     assert blanked.split() == [b'A', b'B', b'"(*', b'kept', b'*)"', b'C']
     assert blanked.count(b'\n') == 2 and blanked.index(b'\n') == source.index(b'\n')
+
+
+def test_a_crlf_comment_is_blanked_to_its_line_ends():
+    source = b'A \\* to the end\r\n(* one\r\ntwo *) B\r\n'
+    blanked = tlc_config.without_comments(source)
+    assert blanked == b'A' + b' ' * 14 + b'\r\n' + b' ' * 6 + b'\r\n' + b' ' * 7 + b'B\r\n'
