@@ -43,7 +43,7 @@ from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
-from execlease_hook.traces.module import Trace, compile_traces
+from execlease_hook.traces.module import BadTrace, Trace, compile_traces
 from execlease_hook.traces.validation import TraceRun, TraceVerdict
 
 
@@ -98,6 +98,7 @@ def collect(
     started = time.monotonic()
     said = ''
     timeout = job.timeout or DEFAULT_TIMEOUT
+    found: list[Trace] | None = None
     with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
@@ -138,6 +139,8 @@ def collect(
                 TraceVerdict('error', 0, 0, reason=str(e)),
                 None,
                 seconds=round(time.monotonic() - started, 3),
+                # Its run, or what it wrote (no trace, or one that does not convert).
+                command_failed=bool(job.command) and (found is None or isinstance(e, BadTrace)),
             )
         except OSError as e:
             return TraceRun(
@@ -348,8 +351,9 @@ def mutation_result(
     v = run.verdict
     if v.outcome == 'rejected':
         outcome, message = HELD, report.caught(mutation, job, v)
-    elif v.outcome == 'error' and run.tlc is None:
-        # The mutated program broke its own trace command: caught, though not by the model.
+    elif v.outcome == 'error' and run.command_failed:
+        # The mutated program broke its own trace command: caught, though not by the model. A
+        # refusal of the model's files in the copy is no catch: it could not run.
         outcome, message = (
             HELD,
             (

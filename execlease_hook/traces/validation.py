@@ -272,12 +272,15 @@ class TraceRun:
     """One trace job, run in one copy of the repository."""
 
     verdict: TraceVerdict
-    tlc: Verdict | None  # None: TLC did not run (the command failed)
+    tlc: Verdict | None  # None: TLC did not run (the command failed, or the job was refused)
     counts: dict[str, int] = field(default_factory=dict)  # lines per logged action
     seconds: float = 0.0  # command + conversion + TLC
     cached: bool = False
     said: str = ''  # the last lines the command printed (a seed to replay)
     unused: tuple[str, ...] = ()  # fields left out of TLA+: 'trace:line field f: why'
+    # An error of the command's own (it failed, or wrote no usable trace), not of the model's
+    # files: what catches a code mutation. Never cached, as no error is.
+    command_failed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {

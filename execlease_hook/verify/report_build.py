@@ -39,24 +39,20 @@ _PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
 
 def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
     """Where SANY or TLC points, from its message and last lines: module M -> M.tla of the model."""
-    found: list[Location] = []
     texts = (verdict.reason or '', *verdict.last_lines)
-    for text in texts:
-        for start, _, end, _, module in _TLC_LOCATION.findall(text):
-            loc = Location(in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
-            if loc not in found:
-                found.append(loc)
+    found = [
+        Location(in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
+        for text in texts
+        for start, _, end, _, module in _TLC_LOCATION.findall(text)
+    ]
     # A parse error: 'Encountered "<<" at line 13, column 10 ... In module Counter'.
     module = next(
         (match.group(1) for text in texts for match in [_PARSE_MODULE.search(text)] if match),
         Path(m.spec).stem,
     )
-    for text in texts:
-        for line in _PARSE_AT.findall(text):
-            loc = Location(in_model(m, f'{module}.tla'), int(line), int(line), 'spec')
-            if loc not in found:
-                found.append(loc)
-    return found
+    parse = in_model(m, f'{module}.tla')
+    found += [Location(parse, int(n), int(n), 'spec') for t in texts for n in _PARSE_AT.findall(t)]
+    return list(dict.fromkeys(found))
 
 
 def tlc_error(m: Manifest, verdict: Verdict) -> dict[str, Any]:

@@ -256,6 +256,24 @@ def test_a_model_module_linked_absolutely_is_read_in_the_mutated_copy(
     )
 
 
+def test_a_failing_command_catches_a_code_mutation_a_refused_model_file_does_not(
+    git_repo: GitRepo, capsys
+):
+    """The mutated program breaks its own trace command: caught, by the command. The copy lacks
+    a file of the model (git ignores the trace cfg, so it is not copied): the trace job is
+    refused there, and that is no catch but a job that could not run."""
+    crashes = {**UNBOUNDED, 'name': 'crashes', 'replace': {'from': 'return 1 - y', 'to': '1 // 0'}}
+    write_model(git_repo, [APP], [crashes, UNBOUNDED])
+    assert cli.main(['verify', '-v', '--only', 'code-mutation:crashes']) == 0
+    out = ' '.join(capsys.readouterr().out.split())
+    assert 'code mutation crashes is caught by the trace command of app' in out
+    git_repo.write('.gitignore', f'{MODEL}/TraceCounter.cfg\n')
+    assert cli.main(['verify', '-v', '--only', 'code-mutation:unbounded']) == 2
+    out = ' '.join(capsys.readouterr().out.split())
+    assert 'code mutation unbounded: trace job app: trace job app: cannot read' in out
+    assert 'caught' not in out
+
+
 def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     path = write_model(git_repo, [APP], [UNBOUNDED])
