@@ -58,14 +58,20 @@ def run(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProc
 
 
 @pytest.mark.timeout(1800)
-def test_the_readme_steps_from_any_git_client(tmp_path, readme_install, hook_repo, offline_tlc):
+def test_the_readme_steps_from_any_git_client(
+    tmp_path, readme_install, hook_repo, pre_commit_home, offline_tlc
+):
     from tests import needs
 
     java = Path(needs.java())
     base = {k: v for k, v in git_env().items() if k not in ('COLUMNS', 'VIRTUAL_ENV')}
     base.update(
         {
-            'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit-home'),
+            # The session's pre-commit store: the guard's environment for `hook_repo`, named as
+            # init names it, is built there once for every test that commits through it
+            # (guard_test.hook_config). A new user's own store, built by their first commit, is
+            # the walkthrough's (walkthrough_test.py).
+            'PRE_COMMIT_HOME': str(pre_commit_home),
             'HOME': str(tmp_path / 'home'),
             'PRE_COMMIT_COLOR': 'never',
         }

@@ -31,9 +31,15 @@ def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
 
 
 def hook_config(hook_repo: tuple[Path, str]) -> str:
-    """A .pre-commit-config.yaml using the hook repository's `execlease-guard`."""
+    """A .pre-commit-config.yaml using the hook repository's `execlease-guard`, named by its
+    file URL as `execlease init` names it (the URL it was installed from): pre-commit keeps one
+    clone and one environment per spelling of a repository in its store, and the tests sharing
+    `pre_commit_home` (the README's adoption steps among them) then build that environment once."""
     path, rev = hook_repo
-    return f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
+    return (
+        f'repos:\n-   repo: {path.as_uri()}\n    rev: {rev}\n    hooks:\n'
+        '    -   id: execlease-guard\n'
+    )
 
 
 def install_hooks(repo: GitRepo, home: Path) -> None:

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from tests.conftest import LEASE_TLA, GitRepo, sync_coverage
-from tests.e2e.guard_test import run
+from tests.e2e.guard_test import hook_config, run
 
 MODEL_DIR = 'verification/lease'
 MANIFEST = f'{MODEL_DIR}/manifest.json'
@@ -187,13 +187,7 @@ def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
         )
         + '\n',
     )
-    hook_path, rev = hook_repo
-    git_repo.write(
-        '.pre-commit-config.yaml',
-        (
-            f'repos:\n-   repo: {hook_path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
-        ),
-    )
+    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
     git_repo.add('.')
     git_repo.commit('covered code in every language')
     sync_coverage(git_repo.path)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import HERE, GitRepo
-from tests.e2e.guard_test import run
+from tests.e2e.guard_test import hook_config, run
 
 MODEL = 'verification/execution-lease'
 SPEC = f'{MODEL}/ExecutionLease.tla'
@@ -48,11 +48,7 @@ def shipped(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Pat
             git_repo.path / folder,
             ignore=shutil.ignore_patterns('__pycache__', '.tmp'),
         )
-    path, rev = hook_repo
-    git_repo.write(
-        '.pre-commit-config.yaml',
-        (f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'),
-    )
+    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
     git_repo.add('.')
     git_repo.commit('the shipped model and its code')
     pre_commit = (sys.executable, '-m', 'pre_commit')

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LEASE_PY, GitRepo, sync_coverage
-from tests.e2e.guard_test import run
+from tests.e2e.guard_test import hook_config, run
 
 LOCK = 'verification/lock'
 OTHER = 'verification/other'
@@ -98,11 +98,7 @@ def build(repo: GitRepo) -> None:
 @pytest.fixture
 def consumer(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
     build(git_repo)
-    path, rev = hook_repo
-    git_repo.write(
-        '.pre-commit-config.yaml',
-        (f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'),
-    )
+    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
     git_repo.add('.pre-commit-config.yaml')
     git_repo.commit('use the execlease hook')
     code, out = run(git_repo, pre_commit_home, sys.executable, '-m', 'pre_commit', 'install')

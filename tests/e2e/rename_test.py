@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GitRepo, git_env
+from tests.e2e.guard_test import hook_config
 
 LOCK_PY = """\
 def acquire(db, owner, now):
@@ -58,7 +59,6 @@ def execlease(repo: GitRepo, home: Path, *argv: str) -> str:
 def test_a_renamed_function_is_repaired_by_what_the_blocked_commit_names(
     git_repo, hook_repo, pre_commit_home, offline_tlc
 ):
-    path, rev = hook_repo
     git_repo.write('app/lock.py', LOCK_PY)
     git_repo.write('verification/lock/Lock.tla', SPEC)
     git_repo.write('verification/lock/Lock.cfg', CFG)
@@ -66,10 +66,7 @@ def test_a_renamed_function_is_repaired_by_what_the_blocked_commit_names(
     execlease(git_repo, pre_commit_home, 'add', 'app/lock.py::acquire', '--action', 'Acquire')
     execlease(git_repo, pre_commit_home, 'add', 'app/lock.py::release', '--action', 'Release')
     execlease(git_repo, pre_commit_home, 'verify', '--update-coverage')
-    git_repo.write(
-        '.pre-commit-config.yaml',
-        (f'repos:\n-   repo: {path}\n    rev: {rev}\n    hooks:\n    -   id: execlease-guard\n'),
-    )
+    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
     for step in (('install',), ('install-hooks',)):
         code, out = run(git_repo, pre_commit_home, sys.executable, '-m', 'pre_commit', *step)
         assert code == 0, out

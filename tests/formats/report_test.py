@@ -16,7 +16,17 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from tests.conftest import GitRepo, git_env, offline_settings
-from tests.verify.suite_test import CAUGHT, EXECLEASE, F1, F2, MAIN, MODEL, NOT_CAUGHT, write_model
+from tests.verify.suite_test import (
+    CAUGHT,
+    EXECLEASE,
+    F1,
+    F2,
+    MAIN,
+    MODEL,
+    NOT_CAUGHT,
+    shared_results,
+    write_model,
+)
 
 SARIF_SCHEMA = json.loads(
     (Path(__file__).parents[1] / 'data' / 'sarif-schema-2.1.0.json').read_text()
@@ -67,6 +77,7 @@ def failing_model(tmp_path_factory) -> GitRepo:
     )
     repo.add('.')
     repo.commit('model')
+    shared_results(tmp_path_factory, repo)  # what these tests read is the report, not TLC's run
     return repo
 
 

@@ -15,7 +15,16 @@ from execlease_hook.manifest import model as manifest_model
 from execlease_hook.verify import shard
 from tests.conftest import GitRepo
 from tests.formats.report_test import run, validate_report
-from tests.verify.suite_test import CAUGHT, F1, F2, MAIN, NOT_CAUGHT, WRONG, write_model
+from tests.verify.suite_test import (
+    CAUGHT,
+    F1,
+    F2,
+    MAIN,
+    NOT_CAUGHT,
+    WRONG,
+    shared_results,
+    write_model,
+)
 
 BAD = {'name': 'bad', 'config': 'invariant.cfg'}
 
@@ -71,6 +80,7 @@ def model(tmp_path_factory) -> GitRepo:
     write_model(repo, checks=(MAIN, BAD), mutations=(CAUGHT, NOT_CAUGHT, WRONG), findings=(F1, F2))
     repo.add('.')
     repo.commit('model')
+    shared_results(tmp_path_factory, repo)  # what these tests read is how verdicts merge
     return repo
 
 

@@ -13,7 +13,7 @@ import pytest
 from execlease_hook.cli import main as cli
 from execlease_hook.tlc import jar
 from execlease_hook.verify import pipeline, result
-from tests import needs, verify_support, wait
+from tests import needs, shared, verify_support, wait
 from tests.conftest import GitRepo, git_env, use_offline
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
@@ -113,6 +113,18 @@ def sync(repo: GitRepo) -> None:
     assert cli.main(['verify', '--update-coverage']) == 0
     repo.add('.')
     repo.commit('sync')
+
+
+def shared_results(factory: pytest.TempPathFactory, repo: GitRepo) -> None:
+    """The repository's TLC result cache (.git/execlease/cache) made a folder the run's tests of
+    the Counter model share, every xdist worker's (tests/shared.py): an entry is keyed by the
+    job's content alone (tlc/cache.py), so a job another of them has run is read, not run again.
+    For the tests of what verify does with the verdicts through the console script (exit codes,
+    report formats, shards); the tests of running TLC and of the cache itself keep their own."""
+    folder = shared.folder(factory, 'counter-results', lambda _: None)
+    link = repo.path / '.git' / 'execlease' / 'cache'
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(folder, target_is_directory=True)
 
 
 def console(
@@ -246,8 +258,11 @@ def test_mutation_runs_on_a_copy(everything):
     ],
     ids=['all-hold', 'mutation-not-caught', 'finding-fixed', 'bad-anchor-and-not-caught'],
 )
-def test_exit_codes_through_the_console_script(git_repo, mutations, findings, code, last):
+def test_exit_codes_through_the_console_script(
+    git_repo, tmp_path_factory, mutations, findings, code, last
+):
     write_model(git_repo, mutations=mutations, findings=findings)
+    shared_results(tmp_path_factory, git_repo)
     sync_ok = code == 0
     git_repo.add('.')
     git_repo.commit('model')
