@@ -72,18 +72,16 @@ def measure(events: int, java: Path, jar: Path) -> dict[str, float]:
         record(folder, events)
         started = time.monotonic()
         found = validation.read_folder(folder / 'out', 'benchmark')
-        job = validation.tlc_job(
+        base = validation.base_job(
             'benchmark',
-            MODEL,
             'TraceExecutionLease.tla',
             'TraceExecutionLease.cfg',
-            found,
             java,
             jar,
             timeout=3600,
             settings=from_environ(),
-            root=HERE,
         )
+        job = validation.tlc_job(base, MODEL, found, root=HERE)
         converted = time.monotonic()
         verdict = run_job(job)
         done = time.monotonic()

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 def length_prefixed(data: bytes, tag: bytes = b'', sep: bytes = b'\0') -> bytes:
@@ -22,6 +26,13 @@ def opening_field(flag: bytes, kind: str) -> bytes:
     """The field that opens a node of `kind` in a tree digest; `flag` says how it was parsed
     (named, anonymous, missing, an error)."""
     return tagged_field(b'(' + flag, kind.encode('utf-8'))
+
+
+def node_opening(node: Node) -> bytes:
+    """The opening field of `node`, flagged missing, error, named or anonymous (ts1 and the spec
+    index; ts2 never flags an error, it hashes one verbatim)."""
+    flag = b'!' if node.is_missing else b'E' if node.is_error else b'n' if node.is_named else b'a'
+    return opening_field(flag, node.type)
 
 
 def tagged_gap(text: bytes, verbatim: bool) -> bytes:

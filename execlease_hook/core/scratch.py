@@ -141,7 +141,7 @@ def sweep(parent: Path, prefix: str) -> list[Path]:
             except OSError:
                 continue  # its maker holds it: alive
             listed = os.read(fd, 1 << 16).split()
-            _stop([int(p) for p in listed if p.isdigit()], entry.path)
+            stop([int(p) for p in listed if p.isdigit()], entry.path)
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(Path(entry.path))
         finally:
@@ -159,7 +159,8 @@ def _runs_in(pid: int, folder: str) -> bool:
         return False
 
 
-def _stop(pids: list[int], folder: str) -> None:
+def stop(pids: list[int], folder: str) -> None:
+    """Kill each of `pids` whose command line names `folder`, and wait until each is gone."""
     stopping = [p for p in pids if _runs_in(p, folder)]
     for pid in stopping:
         try:

@@ -7,9 +7,13 @@ variables. A bad value is exit 2 naming the variable and what to give: `float('n
 `EXECLEASE_TLC_TIMEOUT=nan` silently meant "no timeout" (a manifest's seconds have the same
 bounds in its schema: tests/manifest/schema_test.py). docs/cli.md's table of variables names
 each one (tests/project/reference_test.py).
-"""
 
-from __future__ import annotations
+Without `from __future__ import annotations`, unlike the other modules: every command builds
+`Settings`, and typing.NamedTuple turns each field's annotation, when it is a string, into a
+ForwardRef that compiles it. Importing this module cost 15.6 M instructions more than typing,
+math and os with it, 4.0 M without (callgrind, `python -c 'import execlease_hook.core.settings'`):
+11.6 M saved on every commit, an eighth of `python -c pass` (88 M).
+"""
 
 import math
 import os

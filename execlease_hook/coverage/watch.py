@@ -27,6 +27,7 @@ from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import language_for, parse
 from execlease_hook.manifest import watch_paths
 from execlease_hook.manifest.model import Manifest, WatchRule
+from execlease_hook.spec.cfg import BLANK
 from execlease_hook.spec.syntax import walk
 
 _GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
@@ -173,17 +174,13 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
     return sorted(found)
 
 
-# Every byte to a space but the line ends: a comment's bytes blanked in one call (bytes.translate).
-_BLANK = bytes(b if b in b'\r\n' else 0x20 for b in range(256))
-
-
 def _without_comments(root: Node, content: bytes) -> bytes:
     """The file with every comment blanked (newlines kept), so that offsets stay the same."""
     text = bytearray(content)
     for node in walk(root):
         if 'comment' in node.type:
             start, end = node.start_byte, node.end_byte
-            text[start:end] = content[start:end].translate(_BLANK)
+            text[start:end] = content[start:end].translate(BLANK)
     return bytes(text)
 
 

@@ -1,11 +1,10 @@
 """A string literal's value, piece by piece: text, escapes, and interpolation holes as code.
 
 Used by the ts2 rules of the languages whose grammars split a string into content, escape and
-interpolation nodes with the delimiters around them (C#, Scala, Swift; Kotlin's strings are read
-apart, rules_kotlin._parts says why). Text is read from the source bytes between the delimiters,
-whether or not a node covers it, so no space inside a string is ever collapsed as the whitespace
-between tokens is. `character_literal` makes the handler of a `'x'` literal from a language's
-escape reader (C#, Java, Kotlin, Scala).
+interpolation nodes with the delimiters around them (C#, Kotlin, Scala, Swift). Text is read from
+the source bytes between the delimiters, whether or not a node covers it, so no space inside a
+string is ever collapsed as the whitespace between tokens is. `character_literal` makes the
+handler of a `'x'` literal from a language's escape reader (C#, Java, Kotlin, Scala).
 """
 
 from __future__ import annotations
@@ -26,14 +25,17 @@ def pieces(
     opening: int,
     closing: int,
     holes: frozenset[str],
-    text_of: Callable[[str], str],
+    text_of: Callable[[str], str | list[str | list[Item]]],
     escapes: frozenset[str] = frozenset(),
     escape_of: Callable[[str], str] | None = None,
     indent: str | None = None,
+    hole_of: Callable[[Node], list[Item]] = lambda hole: [hole],
 ) -> list[str | list[Item]] | None:
     """The value of `node` without its first `opening` and last `closing` bytes: the source text
-    read by `text_of`, escape nodes by `escape_of` (default `text_of`), hole nodes kept as code,
-    unnamed children (delimiters) left out.
+    read by `text_of` (into parts, where templates in the text are holes: Kotlin's), escape nodes
+    by `escape_of` (default `text_of`), hole nodes by `hole_of` (default kept as code), unnamed
+    children (delimiters) left out. CRLF is read as LF, as every supported compiler reads it, so
+    a checkout with CRLF line ends fingerprints as one with LF.
 
     `indent`: a multi-line literal's closing-line indentation (Swift's and C#'s): it is removed
     from the start of every line, with the line break after the opening delimiter and the one
@@ -45,6 +47,9 @@ def pieces(
     out: list[str | list[Item]] = []
     pending: list[bytes] = []  # adjacent raw text, read as one (a grammar may split `\\u0041`)
     continued = False  # the last escape was a `\\` line continuation
+
+    def add(read: str | list[str | list[Item]]) -> None:
+        out.extend(read if isinstance(read, list) else [read])
 
     def flush(last: bool = False) -> None:
         nonlocal continued
@@ -62,7 +67,7 @@ def pieces(
             if last and value.endswith('\n'):
                 value = value[:-1]
         continued = False
-        out.append(text_of(value))
+        add(text_of(value))
 
     escape = escape_of or text_of
     try:
@@ -78,10 +83,10 @@ def pieces(
                 pass  # a hole's delimiter (Swift's `\\(` and `)`): the hole marks its place
             elif child.type in holes:
                 flush()
-                out.append([child])
+                out.append(hole_of(child))
             elif child.type in escapes:
                 flush()
-                out.append(escape(chunk.decode('utf-8')))
+                add(escape(chunk.decode('utf-8')))
                 continued = chunk.endswith(b'\n')
             else:
                 pending.append(chunk)

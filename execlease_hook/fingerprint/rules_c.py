@@ -107,8 +107,9 @@ def number_literal(node: Node, parent: Node | None) -> list[Item] | None:
     return [ts2.field(b'#', ts2.text(node).replace("'", '').lower().encode())]
 
 
-# The statements whose body may be braced or not: clang-format's InsertBraces and RemoveBracesLLVM.
-_BRACEABLE = frozenset(
+# The statements whose body may be braced or not: clang-format's InsertBraces and RemoveBracesLLVM
+# (C++'s context too: rules_cpp).
+BRACEABLE = frozenset(
     {
         'if_statement',
         'else_clause',
@@ -196,7 +197,7 @@ HANDLERS = {
     'number_literal': number_literal,
     'parenthesized_expression': ts2.unwrap_unless_callee,
     # clang-format's InsertBraces and RemoveBracesLLVM
-    'compound_statement': ts2.unbraced(_BRACEABLE, _alone),
+    'compound_statement': ts2.unbraced(BRACEABLE, _alone),
     'expression_statement': expression_statement,
     'preproc_arg': preproc_arg,
     **{kind: directive for kind in DIRECTIVES},

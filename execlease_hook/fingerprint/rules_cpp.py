@@ -38,25 +38,23 @@ HANDLERS = {
 }
 DROPS = rules_c.DROPS
 SCOPES = frozenset({'function_definition', 'lambda_expression'})
-CONTEXT = rules_c.PREPROCESSOR | frozenset(
-    {
-        'namespace_definition',
-        'class_specifier',
-        'struct_specifier',
-        'union_specifier',
-        'template_declaration',
-        'linkage_specification',
-        'if_statement',
-        'else_clause',
-        'while_statement',
-        'for_statement',
-        'do_statement',
-        'for_range_loop',
-        'switch_statement',
-        'case_statement',
-        'try_statement',
-        'catch_clause',
-    }
+CONTEXT = (
+    rules_c.PREPROCESSOR
+    | rules_c.BRACEABLE
+    | frozenset(
+        {
+            'namespace_definition',
+            'class_specifier',
+            'struct_specifier',
+            'union_specifier',
+            'template_declaration',
+            'linkage_specification',
+            'switch_statement',
+            'case_statement',
+            'try_statement',
+            'catch_clause',
+        }
+    )
 )
 # A branch written without braces (`else return x;`) is a body too: what it holds is not context.
 BODIES = frozenset(

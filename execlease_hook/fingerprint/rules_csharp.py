@@ -13,6 +13,7 @@ from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate import csharp
 
 _escape = escapes(
     r'\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{1,4}|.)', 'abfnrtv0\\\'"', octal=False
@@ -108,34 +109,31 @@ SCOPES = frozenset(
         'conversion_operator_declaration',
     }
 )
-CONTEXT = frozenset(
-    {
-        'class_declaration',
-        'struct_declaration',
-        'interface_declaration',
-        'record_declaration',
-        'record_struct_declaration',
-        'namespace_declaration',
-        'property_declaration',
-        'event_declaration',
-        'if_statement',
-        'switch_statement',
-        'switch_section',
-        'while_statement',
-        'do_statement',
-        'for_statement',
-        'foreach_statement',
-        'try_statement',
-        'catch_clause',
-        'finally_clause',
-        'using_statement',
-        'lock_statement',
-        'checked_statement',
-        'unsafe_statement',
-        'fixed_statement',
-        'preproc_if',
-        'preproc_elif',
-        'preproc_else',
-    }
+CONTEXT = (
+    csharp.TYPES
+    | csharp.PROPERTIES
+    | frozenset(
+        {
+            'namespace_declaration',
+            'if_statement',
+            'switch_statement',
+            'switch_section',
+            'while_statement',
+            'do_statement',
+            'for_statement',
+            'foreach_statement',
+            'try_statement',
+            'catch_clause',
+            'finally_clause',
+            'using_statement',
+            'lock_statement',
+            'checked_statement',
+            'unsafe_statement',
+            'fixed_statement',
+            'preproc_if',
+            'preproc_elif',
+            'preproc_else',
+        }
+    )
 )
 BODIES = frozenset({'declaration_list', 'block', 'accessor_list', 'switch_body'})

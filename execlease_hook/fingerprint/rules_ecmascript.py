@@ -282,22 +282,15 @@ SCOPES = frozenset(
         'class_static_block',
     }
 )
-CONTEXT = frozenset(
+CONTEXT = _BODY_OWNERS | frozenset(
     {
-        'if_statement',
-        'else_clause',
         'try_statement',
         'catch_clause',
         'finally_clause',
-        'for_statement',
-        'for_in_statement',
-        'while_statement',
-        'do_statement',
         'switch_statement',
         'switch_case',
         'switch_default',
         'labeled_statement',
-        'with_statement',
         'class_declaration',
         'abstract_class_declaration',
         'class',

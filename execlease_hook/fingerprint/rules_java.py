@@ -9,6 +9,7 @@ from __future__ import annotations
 from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.pieces import character_literal
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate import java
 
 _STATEMENT_LISTS = frozenset({'block', 'class_body', 'program'})
 
@@ -43,13 +44,5 @@ DROPS = {
     ';': empty_statement,
 }
 SCOPES = frozenset({'method_declaration', 'constructor_declaration', 'lambda_expression'})
-CONTEXT = frozenset(
-    {
-        'class_declaration',
-        'interface_declaration',
-        'enum_declaration',
-        'record_declaration',
-        'annotation_type_declaration',
-    }
-)
+CONTEXT = java.TYPES
 BODIES = frozenset({'class_body', 'interface_body', 'enum_body', 'annotation_type_body'})

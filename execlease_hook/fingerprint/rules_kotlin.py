@@ -13,10 +13,12 @@ import re
 
 from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal
+from execlease_hook.fingerprint.pieces import character_literal, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)
+_INTERPOLATION = frozenset({'interpolation'})
+_ESCAPE = frozenset({'escape_sequence'})
 _TEMPLATE = re.compile(r'\$([A-Za-z_][A-Za-z0-9_]*)')
 _BRACED = frozenset(
     {'if_expression', 'for_statement', 'while_statement', 'do_while_statement', 'when_entry'}
@@ -33,55 +35,18 @@ _DECLARATIONS = frozenset(
 )
 
 
-def _parts(node: Node, quotes: int, raw: bool) -> list[str | list[Item]] | None:
-    """A string's text, escapes and holes. A template, `$name` in the text or `${name}`, is one
-    hole holding the name either way; an escaped `\\$name` is text. In a raw (triple-quoted)
-    string the text is as written.
-
-    Not fingerprint/pieces.py, for two reasons. The grammar splits a one-line string's `$name`
-    (and `\\u0041`) into plain `string_content` pieces, so templates are found in the joined text
-    and become holes there, which a reader of text alone (pieces' `text_of`) cannot give. And
-    this reading keeps a CRLF inside a string as written where pieces reads LF: changing it would
-    change the recorded fingerprint of a Kotlin string in a file with CRLF line ends."""
-    data = node.text or b''
-    base = node.start_byte
-    at, end = base + quotes, node.end_byte - quotes
-    out: list[str | list[Item]] = []
-    content: list[str] = []
-
-    def flush() -> None:
-        if content:
-            out.extend(_templates(''.join(content), raw))
-            content.clear()
-
-    for child in node.children:
-        if child.end_byte <= at or child.start_byte >= end:
-            continue
-        if child.is_error or child.is_missing:
-            return None
-        if child.start_byte > at:
-            content.append(data[at - base : child.start_byte - base].decode('utf-8'))
-        chunk = data[child.start_byte - base : child.end_byte - base].decode('utf-8')
-        if child.type == 'interpolation':
-            flush()
-            inner = ts2.named(child)
-            simple = (
-                len(inner) == 1 and inner[0].type == 'identifier' and '`' not in ts2.text(inner[0])
-            )
-            out.append(_template(ts2.text(inner[0])) if simple else [child])
-        elif child.type == 'escape_sequence':
-            flush()
-            out.append(escaped(chunk))
-        elif child.is_named:
-            content.append(chunk)
-        at = child.end_byte
-    if at < end:
-        content.append(data[at - base : end - base].decode('utf-8'))
-    flush()
-    return out
+def _hole(interpolation: Node) -> list[Item]:
+    """`${name}` is the hole `$name` is; any other expression stays code."""
+    inner = ts2.named(interpolation)
+    if len(inner) == 1 and inner[0].type == 'identifier' and '`' not in ts2.text(inner[0]):
+        return _template(ts2.text(inner[0]))
+    return [interpolation]
 
 
 def _templates(written: str, raw: bool) -> list[str | list[Item]]:
+    """The grammar splits a one-line string's `$name` (and `\\u0041`) into plain
+    `string_content` pieces, so templates are found in the joined text and become holes there;
+    an escaped `\\$name` is text. In a raw (triple-quoted) string the text is as written."""
     out: list[str | list[Item]] = []
     at = 0
     for match in _TEMPLATE.finditer(written):
@@ -100,10 +65,17 @@ def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     """`"..."` with its escapes read; a raw `\"\"\"...\"\"\"` has none, and its `${'$'}` is a hole
     (it is code)."""
     raw = node.type == 'multiline_string_literal'
-    try:
-        found = _parts(node, 3 if raw else 1, raw)
-    except ValueError:  # an escape the language would reject: hashed as written
-        return None
+    quotes = 3 if raw else 1
+    found = pieces(
+        node,
+        quotes,
+        quotes,
+        _INTERPOLATION,
+        lambda written: _templates(written, raw),
+        _ESCAPE,
+        escaped,
+        hole_of=_hole,
+    )
     return None if found is None else ts2.value(b's', found)
 
 

@@ -31,11 +31,20 @@ def _escape(escape: str) -> bytes | None:
 decode = literals.byte_escapes(_ESCAPE, _escape)
 
 
-def string(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = ts2.text(node)
-    if len(raw) < 2 or raw[0] != '"' or raw[-1] != '"':
-        return None
-    return ts2.value(b'b', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+def _quoted(quote: str, shortest: int, tag: bytes) -> ts2.Handler:
+    """The handler of a `"..."` string or a `'x'` character: its escapes decoded."""
+
+    def handler(node: Node, parent: Node | None) -> list[Item] | None:
+        raw = ts2.text(node)
+        if len(raw) < shortest or raw[0] != quote or raw[-1] != quote:
+            return None
+        return ts2.value(tag, [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+
+    return handler
+
+
+string = _quoted('"', 2, b'b')
+character = _quoted("'", 3, b'c')
 
 
 def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -46,13 +55,6 @@ def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
     if not all(line.startswith('\\\\') for line in lines):
         return None
     return ts2.value(b'b', ['\n'.join(line[2:] for line in lines)])
-
-
-def character(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = ts2.text(node)
-    if len(raw) < 3 or raw[0] != "'" or raw[-1] != "'":
-        return None
-    return ts2.value(b'c', [decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
 
 
 def integer(node: Node, parent: Node | None) -> list[Item] | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Union
 
-from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
+from execlease_hook.core.digest import node_opening, tagged_field, tagged_gap
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -73,7 +73,7 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
         in_error = in_error or node.is_error
         container = first <= start and last >= end and (first < start or last > end)
         if not container:
-            out.append(_open(node, kind))
+            out.append(node_opening(node))
         children = node.children
         if not children:
             text = clip(first, last)
@@ -96,11 +96,6 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
                 todo.append(gap)
         stack.extend(todo)
     return out
-
-
-def _open(node: Node, kind: str) -> bytes:
-    flag = b'!' if node.is_missing else b'E' if node.is_error else b'n' if node.is_named else b'a'
-    return opening_field(flag, kind)
 
 
 def jsx_text(text: bytes) -> bytes:

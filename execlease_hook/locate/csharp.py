@@ -21,8 +21,8 @@ NAME_TYPES = frozenset({'identifier'}) | _ACCESSORS
 _FUNCTIONS = frozenset(
     {'method_declaration', 'constructor_declaration', 'local_function_statement'}
 )
-_PROPERTIES = frozenset({'property_declaration', 'event_declaration'})
-_TYPES = frozenset(
+PROPERTIES = frozenset({'property_declaration', 'event_declaration'})
+TYPES = frozenset(
     {
         'class_declaration',
         'struct_declaration',
@@ -31,7 +31,7 @@ _TYPES = frozenset(
         'record_struct_declaration',
     }
 )
-_SCOPES = _FUNCTIONS | _PROPERTIES | _TYPES | frozenset({'accessor_declaration'})
+_SCOPES = _FUNCTIONS | PROPERTIES | TYPES | frozenset({'accessor_declaration'})
 _ANONYMOUS = frozenset(
     {'anonymous_object_creation_expression', 'lambda_expression', 'anonymous_method_expression'}
 )
@@ -50,9 +50,9 @@ def named_definition(name: Node) -> Definition | None:
             name.type not in _ACCESSORS
             or owner.child_by_field_name('body') is None
             or holder is None
-            or holder.type not in _PROPERTIES
+            or holder.type not in PROPERTIES
         ):
             return None  # an indexer's accessors have no name to address them by
-    elif owner.type not in _PROPERTIES:
+    elif owner.type not in PROPERTIES:
         return None
     return in_scopes(name, owner, _SCOPES, _ANONYMOUS)

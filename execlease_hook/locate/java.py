@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 NAME_TYPES = frozenset({'identifier'})
 _FUNCTIONS = frozenset({'method_declaration', 'constructor_declaration'})
-_SCOPES = _FUNCTIONS | frozenset(
+TYPES = frozenset(
     {
         'class_declaration',
         'interface_declaration',
@@ -24,6 +24,7 @@ _SCOPES = _FUNCTIONS | frozenset(
         'annotation_type_declaration',
     }
 )
+_SCOPES = _FUNCTIONS | TYPES
 _ANONYMOUS = frozenset({'object_creation_expression', 'enum_constant'})
 
 

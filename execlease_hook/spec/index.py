@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
-from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
+from execlease_hook.core.digest import node_opening, tagged_field, tagged_gap
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec.cfg import SYNONYMS, token_matches
 from execlease_hook.spec.syntax import parse
@@ -195,16 +195,7 @@ def tree_digest(node: Node, source: bytes) -> str:
         if 'comment' in kind and current.id != node.id:
             continue
         verbatim = verbatim or current.is_error or kind in _VERBATIM
-        flag = (
-            b'!'
-            if current.is_missing
-            else b'E'
-            if current.is_error
-            else b'n'
-            if current.is_named
-            else b'a'
-        )
-        out.append(opening_field(flag, kind))
+        out.append(node_opening(current))
         children = current.children
         if not children:
             out.append(tagged_field(b'"', source[current.start_byte : current.end_byte]) + b')')

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import atomic, housekeeping, procs
+from execlease_hook.core import atomic, housekeeping, procs, scratch
 from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.jar import file_sha256
 from execlease_hook.tlc.java import java_identity
@@ -193,13 +193,19 @@ def sweep(folder: Path) -> None:
     """Remove what killed runs left in the archive folder: a build's `.part` (named by its
     process) and a `.building` mark whose process is gone. A folder shared with another pid
     namespace may name a live process as gone: removing its part or mark costs at most that
-    build or a second one at once, never a verdict."""
+    build or a second one at once, never a verdict.
+
+    The building JVM of such a run is stopped first: it writes its part at its exit, so one
+    still running would leave a part after this sweep. The killed run's job folder lists it for
+    the sweep of the system's temp folder, unless the kill landed between the JVM's start and
+    that record; so it is found here by the part its command line names."""
     try:
         entries = list(folder.iterdir())
     except OSError:
         return
     for path in entries:
         pid: int | None = None
+        archive = path.name.partition('.jsa')[0] + '.jsa'
         if path.name.endswith('.part') and path.name.startswith('tla2tools-'):
             fields = path.name.split('.')
             pid = int(fields[-3]) if len(fields) >= 4 and fields[-3].isdigit() else None
@@ -210,8 +216,13 @@ def sweep(folder: Path) -> None:
                 continue
             pid = int(text) if text.isdigit() else None
         if pid is not None and pid != os.getpid() and not procs.alive(pid):
+            parts = f'-XX:ArchiveClassesAtExit={folder / archive}.{pid}.'
+            scratch.stop(procs.naming(parts), parts)
             with contextlib.suppress(OSError):
                 path.unlink()
+            for part in folder.glob(f'{archive}.{pid}.*.part'):  # written by the JVM just stopped
+                with contextlib.suppress(OSError):
+                    part.unlink()
 
 
 def plan(java: Path, jar: Path, settings: Settings) -> Plan:

@@ -15,7 +15,8 @@ A folder of .tla modules in the repository goes on TLC's library path (the syste
 `TLA-Library`, which TLC 2.15 and 2.19 read: searched after the spec's own folder, before the
 standard modules and the class path). TLC reads a snapshot of the folder's modules, taken once
 per process: the bytes the result cache's key covers and the spec scan read are the bytes TLC
-parses, even if the folder is edited while a run is under way.
+parses, even if the folder is edited while a run is under way. A snapshot is a core/scratch.py
+folder: removed at exit, and a killed run's by the next run's sweep (tlc/job.sweep).
 """
 
 from __future__ import annotations
@@ -23,13 +24,11 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import shutil
-import tempfile
 import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from execlease_hook.core import paths
+from execlease_hook.core import paths, scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import Library, Manifest
@@ -184,7 +183,7 @@ def _snapshot(folder: str, digest: str, modules: tuple[tuple[str, bytes], ...]) 
         if known is not None and known.is_dir():
             return known
     try:
-        target = Path(tempfile.mkdtemp(prefix='execlease-lib-'))
+        target = scratch.make('execlease-lib-')
         for name, data in modules:
             (target / name).write_bytes(data)
     except OSError as e:
@@ -202,7 +201,7 @@ def _remove_snapshots() -> None:
         folders = list(_snapshots.values())
         _snapshots.clear()
     for folder in folders:
-        shutil.rmtree(folder, ignore_errors=True)
+        scratch.remove(folder)
 
 
 atexit.register(_remove_snapshots)

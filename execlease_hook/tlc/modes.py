@@ -22,29 +22,17 @@ def classify_simulation(
 ) -> Verdict:
     """A simulation's verdict: a violation is read as in model checking; exit 0 is a pass of the
     behaviours drawn (`states`: the states generated), with TLC's end message and a count."""
+    found = last(output)
     if exit_code != EXIT_OK:
         verdict = classify(exit_code, output, seconds, config_text)
-        found = last(output)
         if found is not None and verdict.states is None:
             verdict = dataclasses.replace(verdict, states=found.generated)
         return verdict
     messages = parse_messages(output)
-    tail = last_lines(output)
     if any(m.code in VIOLATION_CODES for m in messages):
-        return Verdict(
-            'error',
-            seconds,
-            exit_code,
-            reason='TLC exited 0 but reported a violation',
-            last_lines=tail,
-        )
-    found = last(output)
-    if found is None or not any(m.code == FINISHED for m in messages):
-        return Verdict(
-            'error',
-            seconds,
-            exit_code,
-            reason='TLC exited 0 without its simulation progress and "Finished" messages',
-            last_lines=tail,
-        )
-    return Verdict('passed', seconds, exit_code, states=found.generated)
+        reason = 'TLC exited 0 but reported a violation'
+    elif found is None or not any(m.code == FINISHED for m in messages):
+        reason = 'TLC exited 0 without its simulation progress and "Finished" messages'
+    else:
+        return Verdict('passed', seconds, exit_code, states=found.generated)
+    return Verdict('error', seconds, exit_code, reason=reason, last_lines=last_lines(output))

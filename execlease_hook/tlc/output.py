@@ -139,18 +139,20 @@ class Verdict:
             printed_total=int(data.get('printed_total', 0)),
         )
 
+    def violation(self) -> str:
+        """What was violated: 'deadlock', 'invariant TypeOK', 'property (TLC does not name it)'"""
+        if self.kind == 'deadlock':
+            return 'deadlock'
+        return f'{self.kind} {self.property or "(TLC does not name it)"}'
+
     def describe(self) -> str:
         if self.outcome == 'passed':
             return 'passed'
-        if self.outcome == 'violated':
+        if self.outcome == 'violated' and self.kind == 'assert':
             what = self.property or '(TLC does not name it)'
-            if self.kind == 'deadlock':
-                return 'violated: deadlock'
-            if self.kind == 'assert':
-                return f'violated: assert {what!r}' + (
-                    f' at {self.location}' if self.location else ''
-                )
-            return f'violated: {self.kind} {what}'
+            return f'violated: assert {what!r}' + (f' at {self.location}' if self.location else '')
+        if self.outcome == 'violated':
+            return f'violated: {self.violation()}'
         return f'error: {self.reason}'
 
 
@@ -399,6 +401,8 @@ def classify(
         if m.code == DEPTH and (found := _DEPTH.match(m.text)):
             depth = number(found.group(1))
 
+    counted = (seconds, exit_code, states, distinct, depth)
+
     def error(reason: str) -> Verdict:
         details = [
             m.text.strip()
@@ -409,33 +413,12 @@ def classify(
             reason += ' (Java ran out of memory)'
         if details:
             reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
-        return Verdict(
-            'error',
-            seconds,
-            exit_code,
-            states,
-            distinct,
-            depth,
-            reason=reason,
-            last_lines=tail,
-        )
+        return Verdict('error', *counted, reason=reason, last_lines=tail)
 
     def violated(
         kind: str, name: str | None, trace: tuple[TraceStep, ...], location: str | None = None
     ) -> Verdict:
-        return Verdict(
-            'violated',
-            seconds,
-            exit_code,
-            states,
-            distinct,
-            depth,
-            kind=kind,
-            property=name,
-            location=location,
-            trace=trace,
-            last_lines=tail,
-        )
+        return Verdict('violated', *counted, kind, name, location, trace, last_lines=tail)
 
     violations = [m for m in messages if m.code in VIOLATION_CODES]
     if exit_code == EXIT_OK:
@@ -461,7 +444,7 @@ def classify(
                 f'TLC stopped with {left if left is not None else "an unknown number of"} states '
                 'left on its queue: the search did not complete, so this is not a pass'
             )
-        return Verdict('passed', seconds, exit_code, states, distinct, depth)
+        return Verdict('passed', *counted)
     if exit_code in EXIT_VIOLATION:
         kind = EXIT_VIOLATION[exit_code]
         kinds = {VIOLATION_CODES[m.code] for m in violations}

@@ -18,6 +18,12 @@ from the suite's plan), and one more is started ahead when a spare takes its las
 The helper is compiled at first use (tlc/spare_helper.py); until it is, or when it cannot be,
 every job runs in a JVM of its own started for it. `EXECLEASE_JVM_SPARE=0` switches spares off.
 
+A process that runs one `verify` after another in itself (a test session) may keep warm JVMs from
+one run to the next (`keep_between_runs`): a spare whose run has no more jobs of its key then
+waits for the next run instead of ending, so that run starts no JVM and runs no warm-up for that
+key; and a key seen in an earlier run gets a spare for the next even when its run has one job.
+The command line never asks for it: its process ends its spares when it ends.
+
 A spare's process, the line protocol with its helper, and the pool of waiting spares keyed by
 the jobs expected are one mechanism, whose rules (one job at a time, only of its key and
 environment, none waiting that no job will take) span all three. A spare lives core/procs.py's
@@ -31,6 +37,7 @@ import os
 import queue
 import subprocess
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -43,6 +50,7 @@ from execlease_hook.tlc import cds, spare_helper
 
 NO_JOB = 3  # the helper's exit when stdin closes before a job arrives
 MAX_JOBS = 24  # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
+KEPT = 3  # spares kept waiting between runs (`keep_between_runs`); the least recently used ends
 # TLC's fingerprint set is an RMI object: the helper unexports each job's from RMI's table.
 OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
 
@@ -69,6 +77,9 @@ class Spare:
     # How to start another like it: JVM argv, jar, helper, library jars, settings.
     started: tuple[tuple[str, ...], Path, Path, tuple[Path, ...], Settings]
     jobs: int = 0  # jobs handed to it so far
+    # time.monotonic() at its start or when its last job ended: the least recently used kept
+    # spare ends first
+    used: float = field(default_factory=time.monotonic)
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
@@ -119,6 +130,30 @@ _lock = threading.Lock()
 _idle: dict[tuple[str, ...], list[Spare]] = {}  # waiting spares, by key
 _expected: Counter[tuple[str, ...]] | None = None  # jobs still to come (None: no plan given)
 _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of any job
+# Environment variables left out when matching a kept spare to a job; None: none is kept between
+# runs (the command line's way: its process ends with its run).
+_kept: frozenset[str] | None = None
+_seen: Counter[tuple[str, ...]] = Counter()  # jobs taken by key while spares are kept
+
+
+def keep_between_runs(unread: Iterable[str] = ()) -> None:
+    """From now on, a spare that runs on after its run's last job of its key waits for a later
+    run in this process (one per key, KEPT at most), instead of ending: for a process that runs
+    one `verify` after another in itself, each of which would otherwise start and warm its JVMs
+    again. `unread`: environment variables that change between those runs and that no JVM reads
+    (a test runner's own), left out when a spare's environment is matched to a job's."""
+    global _kept
+    with _lock:
+        _kept = frozenset(unread)
+
+
+def _fits(spare: Spare) -> bool:
+    """The spare still runs, in the environment a job of this process would start its JVM in."""
+    if spare.proc.poll() is not None:
+        return False
+    unread = _kept or frozenset()
+    mine = {k: v for k, v in os.environ.items() if k not in unread}
+    return {k: v for k, v in spare.environ.items() if k not in unread} == mine
 
 
 def sweep(jar: Path, settings: Settings) -> None:
@@ -141,8 +176,9 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
     """The keys of the jobs about to run: no spare is started that no job will take."""
     global _expected
     with _lock:
-        if _expected is None:
-            _expected = Counter()
+        # Jobs no plan announced (a refinement's extra runs) took one from their key's count;
+        # what a run left below zero must not hide the next run's jobs.
+        _expected = Counter() if _expected is None else +_expected
         _expected.update(keys)
 
 
@@ -238,12 +274,15 @@ def _keep(fresh: Spare | None) -> None:
     exit: discard_all has run or is about to, and would not see it), it is stopped instead."""
     if fresh is None:
         return
+    old: list[Spare] = []
     with _lock:
         late = procs.cancelled()
         if not late:
             _idle.setdefault(fresh.key, []).append(fresh)
-    if late:
-        fresh.discard()
+            if _kept is not None:
+                old = _beyond_kept()
+    for spare in [fresh] if late else old:
+        spare.discard()
 
 
 def take(
@@ -260,9 +299,13 @@ def take(
     if not settings.jvm_spare:
         return None
     with _lock:
+        # Spares kept between runs: a key an earlier run had is worth one for the next run.
+        later = _kept is not None and _seen[key] > 0
+        if _kept is not None:
+            _seen[key] += 1
         if _expected is not None:
             _expected[key] -= 1
-            if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
+            if _expected[key] <= 0 and not _idle.get(key) and not _starting[key] and not later:
                 return None  # none waits, none is coming, and no later job would take one
     helper = spare_helper.ready(Path(jvm_argv[0]), jar, settings)
     found: Spare | None = None
@@ -273,11 +316,11 @@ def take(
         waiting = _idle.setdefault(key, [])
         while waiting and found is None:  # a dead one, or one of another environment, goes
             spare = waiting.pop(0)
-            if spare.proc.poll() is None and spare.environ == dict(os.environ):
+            if _fits(spare):
                 found = spare
             else:
                 unfit.append(spare)
-        more = _expected is None or _expected[key] > 0
+        more = _expected is None or _expected[key] > 0 or later
         start = more and (
             found is None and not _starting[key] or found is not None and found.last_job
         )
@@ -292,18 +335,43 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
     """A spare whose job has ended: it waits for the next job of its key if it runs on and one is
     still expected; otherwise it is stopped, and if it retired with jobs of its key still expected,
     another is started now. `ended` None: the job did not end by itself (timeout, Ctrl-C)."""
+    spare.used = time.monotonic()
+    old: list[Spare] = []
     with _lock:
         waiting = _idle.setdefault(spare.key, [])
         wanted = (_expected[spare.key] if _expected is not None else 1) - len(waiting)
         runs_on = ended is not None and not ended.retired and spare.proc.poll() is None
-        if runs_on and wanted > 0:
+        kept = runs_on and wanted <= 0 and not waiting and _kept is not None
+        if runs_on and wanted > 0 or kept:
             waiting.append(spare)
-    if runs_on and wanted > 0:
+        if kept:
+            old = _beyond_kept()
+    for gone in old:
+        gone.discard()
+    if runs_on and wanted > 0 or kept:
         return
     # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
     threading.Thread(target=spare.discard).start()
     if ended is not None and ended.retired and wanted > 0:
         _keep(_spawn(spare.key, *spare.started))
+
+
+def _beyond_kept() -> list[Spare]:
+    """Under _lock: the waiting spares no job of the plan will take, past the KEPT most recently
+    used, taken out of the pool (the caller discards them)."""
+    unplanned = sorted(
+        (
+            s
+            for waiting in _idle.values()
+            for s in waiting
+            if not _expected or _expected[s.key] <= 0
+        ),
+        key=lambda s: s.used,
+    )
+    old = unplanned[: max(0, len(unplanned) - KEPT)]
+    for spare in old:
+        _idle[spare.key].remove(spare)
+    return old
 
 
 def discard_all() -> None:

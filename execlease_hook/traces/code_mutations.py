@@ -10,10 +10,17 @@ cache (traces/suite.cache_key) answers a mutation that ran before without copyin
 Its `ids` are what the cache key reads of the copy: the blob id of every file, from git's index
 where the working tree's file matches it (git/worktree.worktree_ids), the mutated file's from its
 mutated bytes; in a copy that was made (`in_copy`), from the copy's files as they are.
+
+A symbolic link is copied as a link. An absolute one into the repository (a model module linked
+as /path/to/repo/specs/Foo.tla) is pointed at the copy's file instead, so that the job reads the
+copy, as it reads the repository; its id stays that of the repository's link, as git stores it.
+An absolute link elsewhere, or a relative one, is copied as it is: a job in the copy refuses a
+module that resolves outside it, as it refuses it in the repository.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
@@ -87,11 +94,29 @@ def mutated(root: Path, mutation: CodeMutation, ids: Mapping[str, str] | None = 
     return Mutated(root, mutation, frozenset(known), data, _with_mutation(known, mutation, data))
 
 
+def _into(root: Path, link: Path) -> Path | None:
+    """Where in `root` the absolute symbolic link `link` points, relative to it; None for a
+    relative link, a link elsewhere or a file that is no link."""
+    if not link.is_symlink():
+        return None
+    target = Path(os.readlink(link))
+    for base in (root, root.resolve()):
+        if target.is_absolute() and target.is_relative_to(base):
+            return target.relative_to(base)
+    return None
+
+
 def in_copy(folder: Path, planned: Mutated) -> Mutated:
     """The copy made at `folder` from `planned`, its ids read from its files as they are (the
-    working tree may have changed since `planned` was read)."""
+    working tree may have changed since `planned` was read); a link mutated_copy pointed into the
+    copy, from the repository's link."""
     like = next(iter(planned.ids.values()), '0' * 40)
-    ids = {rel: worktree.file_id(folder / rel, like) for rel in planned.files}
+    ids = {
+        rel: worktree.file_id(
+            planned.root / rel if _into(folder, folder / rel) else folder / rel, like
+        )
+        for rel in planned.files
+    }
     data = (folder / planned.mutation.path).read_bytes()
     return Mutated(
         folder, planned.mutation, planned.files, data, _with_mutation(ids, planned.mutation, data)
@@ -113,15 +138,12 @@ def mutated_copy(
                 continue  # deleted in the working tree, not yet in the index
             target = copy / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target, follow_symlinks=False)
-        path = copy / mutation.path
-        try:
-            text = path.read_text(encoding='utf-8')
-        except (OSError, UnicodeDecodeError) as e:
-            raise CannotRun(
-                f'code mutation {mutation.name}: cannot read {mutation.path}: {e}'
-            ) from None
-        path.write_text(mutated_text(mutation, text), encoding='utf-8')
+            inside = _into(root, source)
+            if inside is None:
+                shutil.copy2(source, target, follow_symlinks=False)
+            else:
+                target.symlink_to(copy / inside)
+        (copy / mutation.path).write_bytes(mutated_bytes(copy, mutation))
         yield copy
     finally:
         scratch.remove(folder)

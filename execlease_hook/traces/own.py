@@ -20,17 +20,16 @@ environment needs a TLC process of its own per trace (a warm JVM's environment i
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.settings import Settings
 from execlease_hook.manifest.model import FieldRule
 from execlease_hook.spec import cfg
 from execlease_hook.tlc.job import TlcJob
-from execlease_hook.tlc.libraries import Libraries
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.traces.module import MODULE, Trace, read_model, read_modules, trace_log
 
@@ -146,25 +145,18 @@ def judge(verdict: Verdict, line_var: str, length: int) -> Judged:
 
 
 def tlc_jobs(
-    name: str,
+    base: TlcJob,
     folder: Path,
-    spec: str,
-    config: str,
     traces: Sequence[Trace],
     rule: FieldRule | None,
-    java: Path,
-    jar: Path,
     tlc_version: str,
-    timeout: float,
-    workers: int,
-    libraries: Libraries,
-    settings: Settings,
     *,
     root: Path,
 ) -> tuple[list[TlcJob], tuple[str, ...]]:
     """One TLC job per trace, and the fields left out of the traces; CannotRun (exit 2) when the
     spec needs what this TLC lacks or the cfg cannot run on it. `root`: the repository `folder`
-    is in, that the modules it holds must not lead out of."""
+    is in, that the modules it holds must not lead out of. `base`: validation.base_job."""
+    name, spec, config = base.name, base.spec, base.config
     spec_path = folder / spec
     spec_text, config_text = read_model(folder, spec, config, name)
     log = overridden(config_text)
@@ -187,21 +179,13 @@ def tlc_jobs(
         text, left_out = trace_log(trace, rule)
         unused += left_out
         jobs.append(
-            TlcJob(
-                kind='traces',
-                name=name,
+            dataclasses.replace(
+                base,
                 spec=f'{ROOT}.tla',
                 spec_text=root_module(spec_path.stem).encode(),
-                config=config,
                 config_text=prepared.text,
                 modules=modules + ((f'{DATA}.tla', data_module(text).encode()),),
-                java=java,
-                jar=jar,
                 deadlock=prepared.deadlock,
-                timeout=timeout,
-                workers=workers,
-                libraries=libraries,
-                settings=settings,
             )
         )
     return jobs, tuple(unused)

@@ -43,7 +43,7 @@ from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
-from execlease_hook.traces.module import Trace, compile_traces
+from execlease_hook.traces.module import BadTrace, Trace, compile_traces
 from execlease_hook.traces.validation import TraceRun, TraceVerdict
 
 
@@ -98,6 +98,7 @@ def collect(
     started = time.monotonic()
     said = ''
     timeout = job.timeout or DEFAULT_TIMEOUT
+    found: list[Trace] | None = None
     with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
@@ -114,42 +115,32 @@ def collect(
             else:
                 found = validation.read_files(job.files, folder, f'trace job {job.name}')
             mine = own.is_own(imports((folder / job.spec).read_bytes()))  # a project's own spec
-            where = (job.name, folder, job.spec, job.config, found)
-            libs = libraries.of(m, t.settings, t.root)
+            base = validation.base_job(
+                job.name,
+                job.spec,
+                job.config,
+                t.java.path,
+                t.jar.path,
+                timeout,
+                workers,
+                libraries.of(m, t.settings, t.root),
+                settings=t.settings,
+            )
             if mine:
                 jobs, unused = own.tlc_jobs(
-                    *where,
-                    job.fields,
-                    t.java.path,
-                    t.jar.path,
-                    t.jar.tlc_version,
-                    timeout,
-                    workers,
-                    libs,
-                    t.settings,
-                    root=root,
+                    base, folder, found, job.fields, t.jar.tlc_version, root=root
                 )
             else:
                 compiled = compile_traces(found, job.fields)
-                jobs = [
-                    validation.tlc_job(
-                        *where,
-                        t.java.path,
-                        t.jar.path,
-                        timeout,
-                        workers,
-                        libs,
-                        compiled,
-                        settings=t.settings,
-                        root=root,
-                    )
-                ]
+                jobs = [validation.tlc_job(base, folder, found, compiled, root=root)]
                 unused = compiled.unused
         except CannotRun as e:
             return TraceRun(
                 TraceVerdict('error', 0, 0, reason=str(e)),
                 None,
                 seconds=round(time.monotonic() - started, 3),
+                # Its run, or what it wrote (no trace, or one that does not convert).
+                command_failed=bool(job.command) and (found is None or isinstance(e, BadTrace)),
             )
         except OSError as e:
             return TraceRun(
@@ -360,8 +351,9 @@ def mutation_result(
     v = run.verdict
     if v.outcome == 'rejected':
         outcome, message = HELD, report.caught(mutation, job, v)
-    elif v.outcome == 'error' and run.tlc is None:
-        # The mutated program broke its own trace command: caught, though not by the model.
+    elif v.outcome == 'error' and run.command_failed:
+        # The mutated program broke its own trace command: caught, though not by the model. A
+        # refusal of the model's files in the copy is no catch: it could not run.
         outcome, message = (
             HELD,
             (

@@ -10,6 +10,7 @@ TLC stops at the first one it finds; its counterexample is the longest matched p
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 import sys
@@ -113,28 +114,50 @@ def read_files(patterns: Sequence[str], folder: Path, what: str) -> list[Trace]:
     return traces
 
 
-def tlc_job(
+def base_job(
     name: str,
-    folder: Path,
     spec: str,
     config: str,
-    traces: Sequence[Trace],
     java: Path,
     jar: Path,
     timeout: float | None = None,
     workers: int = 1,
     libraries: Libraries = NO_LIBRARIES,
-    compiled: Compiled | None = None,
     *,
     settings: Settings,
+) -> TlcJob:
+    """What every TLC job of the trace job `name` shares, before its modules are read (tlc_job,
+    own.tlc_jobs): its Java, jar, bounds and libraries (tlc/libraries.py)."""
+    return TlcJob(
+        kind='traces',
+        name=name,
+        spec=spec,
+        spec_text=b'',
+        config=config,
+        config_text=b'',
+        java=java,
+        jar=jar,
+        timeout=timeout or DEFAULT_TIMEOUT,
+        workers=workers,
+        libraries=libraries,
+        settings=settings,
+    )
+
+
+def tlc_job(
+    base: TlcJob,
+    folder: Path,
+    traces: Sequence[Trace],
+    compiled: Compiled | None = None,
+    *,
     root: Path,
 ) -> TlcJob:
-    """The TLC job of a trace spec: every module of the model folder (inside the repository
-    `root`) plus the generated TraceData (`compiled`, else the traces compiled with every field),
-    with the model's libraries (tlc/libraries.py)."""
-    spec_path = folder / spec
-    spec_text, config_text = read_model(folder, spec, config, name)
-
+    """The TLC job of a trace spec (`base`: base_job): every module of the model folder (inside
+    the repository `root`) plus the generated TraceData (`compiled`, else the traces compiled
+    with every field)."""
+    name, config = base.name, base.config
+    spec_path = folder / base.spec
+    spec_text, config_text = read_model(folder, base.spec, config, name)
     try:
         said = cfg.check_deadlock(config_text, config)
     except cfg.CfgProblem as e:
@@ -148,21 +171,13 @@ def tlc_job(
     modules = read_modules(root, spec_path.parent, name, (spec_path.name, f'{MODULE}.tla')) + (
         (f'{MODULE}.tla', (compiled or compile_traces(traces)).text.encode()),
     )
-    return TlcJob(
-        kind='traces',
-        name=name,
+    return dataclasses.replace(
+        base,
         spec=spec_path.name,
         spec_text=spec_text,
-        config=config,
         config_text=config_text,
         modules=modules,
-        java=java,
-        jar=jar,
         deadlock=True,
-        timeout=timeout or DEFAULT_TIMEOUT,
-        workers=workers,
-        libraries=libraries,
-        settings=settings,
     )
 
 
@@ -257,12 +272,15 @@ class TraceRun:
     """One trace job, run in one copy of the repository."""
 
     verdict: TraceVerdict
-    tlc: Verdict | None  # None: TLC did not run (the command failed)
+    tlc: Verdict | None  # None: TLC did not run (the command failed, or the job was refused)
     counts: dict[str, int] = field(default_factory=dict)  # lines per logged action
     seconds: float = 0.0  # command + conversion + TLC
     cached: bool = False
     said: str = ''  # the last lines the command printed (a seed to replay)
     unused: tuple[str, ...] = ()  # fields left out of TLA+: 'trace:line field f: why'
+    # An error of the command's own (it failed, or wrote no usable trace), not of the model's
+    # files: what catches a code mutation. Never cached, as no error is.
+    command_failed: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -157,51 +157,46 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
         text, beside = roots[root]
         original = text if edited == Path(root).name else dict(beside).get(edited)
 
-        def mutation_job(mutated: bytes | None, problem: str | None = None) -> PlannedJob:
-            planned_job = job(
-                'mutation',
-                mu.name,
-                mu.config,
-                text,
-                mu.deadlock,
-                mu.timeout,
-                mu.violates,
-                _own(m, root),
-            )
-            if problem is not None or mutated is None:
-                return dataclasses.replace(planned_job, problem=problem)
-            tlc_job = planned_job.job
-            if edited == Path(root).name:
-                tlc_job = dataclasses.replace(tlc_job, spec_text=mutated)
-            else:  # a module the root reads: its mutated copy beside the root
-                tlc_job = dataclasses.replace(
-                    tlc_job,
-                    modules=tuple(
-                        (name, mutated if name == edited else content) for name, content in beside
-                    ),
-                )
-            return dataclasses.replace(planned_job, job=tlc_job)
-
+        problem, mutated = None, None
         if original is None:
-            planned.append(
-                mutation_job(
-                    None,
-                    f'mutation {mu.name}: module {edited} is not beside '
-                    f'{root} in {folder}; name in "module" a module of the '
-                    'model folder that the root module reads',
-                )
+            problem = (
+                f'mutation {mu.name}: module {edited} is not beside {root} in {folder}; name in '
+                '"module" a module of the model folder that the root module reads'
             )
+        else:
+            try:
+                mutated = mutation.apply(original, edited, mu)
+            except CannotRun as e:
+                problem = str(e)
+            else:
+                where = f'{shown_path(m, m.folder / edited)} (mutation {mu.name})'
+                uses = scan.scan_module(where, mutated)
+                if uses:
+                    problem = f'mutation {mu.name}: ' + scan.refusal(uses)
+        planned_job = job(
+            'mutation',
+            mu.name,
+            mu.config,
+            text,
+            mu.deadlock,
+            mu.timeout,
+            mu.violates,
+            _own(m, root),
+        )
+        if problem is not None or mutated is None:
+            planned.append(dataclasses.replace(planned_job, problem=problem))
             continue
-        try:
-            mutated = mutation.apply(original, edited, mu)
-        except CannotRun as e:
-            planned.append(mutation_job(None, str(e)))
-            continue
-        uses = scan.scan_module(f'{shown_path(m, m.folder / edited)} (mutation {mu.name})', mutated)
-        if uses:
-            planned.append(mutation_job(None, f'mutation {mu.name}: ' + scan.refusal(uses)))
-            continue
-        planned.append(mutation_job(mutated))
+        tlc_job = planned_job.job
+        if edited == Path(root).name:
+            tlc_job = dataclasses.replace(tlc_job, spec_text=mutated)
+        else:  # a module the root reads: its mutated copy beside the root
+            tlc_job = dataclasses.replace(
+                tlc_job,
+                modules=tuple(
+                    (name, mutated if name == edited else content) for name, content in beside
+                ),
+            )
+        planned.append(dataclasses.replace(planned_job, job=tlc_job))
     for f in m.findings:
         root = m.root_of(f.config)
         planned.append(

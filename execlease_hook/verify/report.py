@@ -7,7 +7,7 @@ working tree), and only the variables that changed in that step.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from execlease_hook.core import table
@@ -76,6 +76,15 @@ def spec_line(step: TraceStep) -> str | None:
     return f'{module}.tla:{start}' + ('' if start == end else f'-{end}')
 
 
+def changes(trace: Sequence[TraceStep]) -> Iterator[tuple[TraceStep, list[tuple[str, str]]]]:
+    """Each step and the variables it changed (a step without variables, such as a loop back,
+    leaves the state compared against as it was)."""
+    previous: dict[str, str] = {}
+    for step in trace:
+        yield step, [(n, v) for n, v in step.variables if previous.get(n) != v]
+        previous = dict(step.variables) or previous
+
+
 def _indent_value(value: str, pad: str) -> str:
     return value.replace('\n', '\n' + pad)
 
@@ -86,15 +95,8 @@ def counterexample(
     abstract: Mapping[str, str] | None = None,
 ) -> list[str]:
     """`abstract`: the manifest's abstract actions and why no code implements them."""
-    lines: list[str] = []
-    what = (
-        'deadlock'
-        if verdict.kind == 'deadlock'
-        else f'{verdict.kind} {verdict.property or "(TLC does not name it)"}'
-    )
-    lines.append(f'  counterexample ({what}), {len(verdict.trace)} steps:')
-    previous: dict[str, str] = {}
-    for step in verdict.trace:
+    lines = [f'  counterexample ({verdict.violation()}), {len(verdict.trace)} steps:']
+    for step, changed in changes(verdict.trace):
         if step.action == 'Stuttering':
             lines.append(f'  {step.number}. Stuttering: from here on nothing changes forever')
             continue
@@ -118,15 +120,11 @@ def counterexample(
                     if reason
                     else '       code: (no covered entry names this action)'
                 )
-        current = dict(step.variables)
-        changed = [(n, v) for n, v in step.variables if previous.get(n) != v]
         for name, value in changed:
             label = f'       {name} = '
             lines.append(label + _indent_value(value, ' ' * len(label)))
         if step.variables and not changed:
             lines.append('       (no variable changed)')
-        if current:
-            previous = current
     return lines
 
 

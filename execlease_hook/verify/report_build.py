@@ -39,24 +39,20 @@ _PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
 
 def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
     """Where SANY or TLC points, from its message and last lines: module M -> M.tla of the model."""
-    found: list[Location] = []
     texts = (verdict.reason or '', *verdict.last_lines)
-    for text in texts:
-        for start, _, end, _, module in _TLC_LOCATION.findall(text):
-            loc = Location(in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
-            if loc not in found:
-                found.append(loc)
+    found = [
+        Location(in_model(m, f'{module}.tla'), int(start), int(end), 'spec')
+        for text in texts
+        for start, _, end, _, module in _TLC_LOCATION.findall(text)
+    ]
     # A parse error: 'Encountered "<<" at line 13, column 10 ... In module Counter'.
     module = next(
         (match.group(1) for text in texts for match in [_PARSE_MODULE.search(text)] if match),
         Path(m.spec).stem,
     )
-    for text in texts:
-        for line in _PARSE_AT.findall(text):
-            loc = Location(in_model(m, f'{module}.tla'), int(line), int(line), 'spec')
-            if loc not in found:
-                found.append(loc)
-    return found
+    parse = in_model(m, f'{module}.tla')
+    found += [Location(parse, int(n), int(n), 'spec') for t in texts for n in _PARSE_AT.findall(t)]
+    return list(dict.fromkeys(found))
 
 
 def tlc_error(m: Manifest, verdict: Verdict) -> dict[str, Any]:
@@ -93,8 +89,7 @@ def counterexample(
 ) -> list[dict[str, Any]]:
     """Each step with where the spec defines it and the covered code that implements it."""
     steps = []
-    previous: dict[str, str] = {}
-    for step in verdict.trace:
+    for step, changed in report.changes(verdict.trace):
         where = parse_location(step.location)
         spec = (
             None
@@ -111,7 +106,6 @@ def counterexample(
             if step.action not in ('Initial predicate', 'Stuttering')
             else []
         )
-        current = dict(step.variables)
         steps.append(
             {
                 'number': step.number,
@@ -119,11 +113,9 @@ def counterexample(
                 'backTo': step.back_to,
                 'spec': None if spec is None else spec.to_json(),
                 'code': code,
-                'changed': {n: v for n, v in step.variables if previous.get(n) != v},
+                'changed': dict(changed),
             }
         )
-        if current:
-            previous = current
     return steps
 
 

@@ -58,7 +58,7 @@ from execlease_hook.traces.suite import (
     run_trace_job,
     trace_job_result,
 )
-from execlease_hook.traces.validation import TraceRun
+from execlease_hook.traces.validation import TraceRun, base_job
 from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.pool import Task, Work
 
@@ -96,16 +96,15 @@ class Stage:
 
     def tasks(self) -> list[Task]:
         m, t = self.m, self.t
-        expected = TlcJob(
-            kind='traces',
-            name='',
-            spec='',
-            spec_text=b'',
-            config='',
-            config_text=b'',
-            java=t.java.path,
-            jar=t.jar.path,
-            libraries=libraries.of(m, t.settings, t.root),
+        expected = base_job(
+            '',
+            '',
+            '',
+            t.java.path,
+            t.jar.path,
+            None,
+            1,
+            libraries.of(m, t.settings, t.root),
             settings=t.settings,
         )
         tasks: list[Task] = []

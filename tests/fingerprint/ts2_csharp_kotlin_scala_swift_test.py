@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.fingerprint.scheme import fingerprint
+from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.locate.entry import find_functions, locate
 from execlease_hook.locate.index import every_definition
 from execlease_hook.manifest.model import CoveredEntry, Region
@@ -77,6 +78,7 @@ EQUAL = (
     ('kt-template-braces', 'K.kt', kt('g("${a} and ${b}.")'), kt('g("$a and $b.")')),
     ('kt-raw-template-braces', 'K.kt', kt('g("""${a}\\n""")'), kt('g("""$a\\n""")')),
     ('kt-escaped-dollar', 'K.kt', kt('g("\\$a")'), kt('g("\\u0024a")')),
+    ('kt-raw-crlf', 'K.kt', kt('g("""a\r\n  b""")'), kt('g("""a\n  b""")')),
     ('kt-raw-vs-plain', 'K.kt', kt('g("""a "b" c""")'), kt('g("a \\"b\\" c")')),
     ('kt-char', 'K.kt', kt("g('\\u0041')"), kt("g('A')")),
     ('kt-parens', 'K.kt', kt('g((a + b))'), kt('g(a + b)')),
@@ -248,6 +250,24 @@ def test_same_meaning_same_fingerprint(path, one, other, qualname):
 )
 def test_near_miss_changes_the_fingerprint(path, one, other):
     assert fp(path, one) != fp(path, other)
+
+
+def test_a_kotlin_crlf_checkout_fingerprints_as_the_lf_checkout(git_repo, tmp_path):
+    """The same commit cloned with core.autocrlf (CRLF in the working tree) and as committed (LF):
+    a line break inside a raw string reads as LF, as in every other language."""
+    source = kt('g("""\n            lease\n            """)')
+    git_repo.write('K.kt', source)
+    git_repo.add('K.kt')
+    git_repo.commit()
+    crlf = tmp_path / 'crlf'
+    git_repo.git('clone', '-q', '-c', 'core.autocrlf=true', str(git_repo.path), str(crlf))
+    checked_out = {where: WorktreeSource(where).read('K.kt') for where in (git_repo.path, crlf)}
+    assert checked_out[git_repo.path] == source.encode()
+    assert checked_out[crlf] == source.replace('\n', '\r\n').encode()
+    (lf_entry,), (crlf_entry,) = (
+        find_functions('K.kt', data or b'', 'K.m') for data in checked_out.values()
+    )
+    assert fingerprint(crlf_entry, 'ts2') == fingerprint(lf_entry, 'ts2')
 
 
 CONTEXT = (

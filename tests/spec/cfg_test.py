@@ -156,31 +156,14 @@ def test_a_trace_job_checks_deadlock_whatever_its_cfg_says(tmp_path):
 
     (tmp_path / 'T.tla').write_text('---- MODULE T ----\n====\n')
     (tmp_path / 'T.cfg').write_text('INIT Init\nNEXT Next\nCHECK_DEADLOCK TRUE\n')
-    job = validation.tlc_job(
-        't',
-        tmp_path,
-        'T.tla',
-        'T.cfg',
-        found,
-        Path('java'),
-        Path('tla2tools.jar'),
-        settings=from_environ(),
-        root=tmp_path,
+    base = validation.base_job(
+        't', 'T.tla', 'T.cfg', Path('java'), Path('tla2tools.jar'), settings=from_environ()
     )
+    job = validation.tlc_job(base, tmp_path, found, root=tmp_path)
     assert job.deadlock and b'CHECK_DEADLOCK' not in job.config_text
     (tmp_path / 'T.cfg').write_text('INIT Init\nNEXT Next\nCHECK_DEADLOCK FALSE\n')
     with pytest.raises(CannotRun, match='trace job t: T.cfg says CHECK_DEADLOCK FALSE'):
-        validation.tlc_job(
-            't',
-            tmp_path,
-            'T.tla',
-            'T.cfg',
-            found,
-            Path('java'),
-            Path('tla2tools.jar'),
-            settings=from_environ(),
-            root=tmp_path,
-        )
+        validation.tlc_job(base, tmp_path, found, root=tmp_path)
 
 
 def test_comments_are_blanked_and_lines_kept_strings_and_tokens_left_alone():
@@ -189,3 +172,9 @@ def test_comments_are_blanked_and_lines_kept_strings_and_tokens_left_alone():
     assert len(blanked) == len(source)
     assert blanked.split() == [b'A', b'B', b'"(*', b'kept', b'*)"', b'C']
     assert blanked.count(b'\n') == 2 and blanked.index(b'\n') == source.index(b'\n')
+
+
+def test_a_crlf_comment_is_blanked_to_its_line_ends():
+    source = b'A \\* to the end\r\n(* one\r\ntwo *) B\r\n'
+    blanked = tlc_config.without_comments(source)
+    assert blanked == b'A' + b' ' * 14 + b'\r\n' + b' ' * 6 + b'\r\n' + b' ' * 7 + b'B\r\n'

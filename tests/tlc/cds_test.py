@@ -6,6 +6,9 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +17,10 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, output
 from execlease_hook.tlc.java import _identities, java_identity
 from execlease_hook.tlc.job import TlcJob, _execute, _Run, _write_files
-from tests import needs
+from tests import needs, wait
 from tests.tlc.job_test import make_job
+
+TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 
 
 @pytest.fixture
@@ -186,4 +191,63 @@ def test_finishing_twice_leaves_a_later_build_alone(cache, java, jar):
         cds.plan(java, jar, from_environ()) is cds.NO_ARCHIVE
     )  # the second build's mark still holds
     second.finish(None)
+    assert list(cache.iterdir()) == []
+
+
+# A run that claims the archive's build and starts its JVM, held before it runs: a shell stopped
+# by itself before it execs java, its command line already java's. It prints the shell's pid.
+HELD_BUILD = """
+import subprocess, sys
+from pathlib import Path
+from execlease_hook.core.settings import from_environ
+from execlease_hook.tlc import cds
+java, jar, spec = sys.argv[1:4]
+plan = cds.plan(Path(java), Path(jar), from_environ())
+assert plan.building, plan
+tlc = (java, *plan.flags, '-cp', jar, 'tlc2.TLC', '-config', 'pass.cfg', 'Counter.tla')
+held = subprocess.Popen(
+    ('sh', '-c', 'kill -STOP $$; exec "$@"', 'sh', *tlc),
+    cwd=spec, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+)
+print(held.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def _state(pid: int) -> str:
+    """The process's state letter (T: stopped, Z: ended, not yet reaped), '' once it is gone."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rpartition(')')[2].split()[0]
+    except OSError:
+        return ''
+
+
+@pytest.mark.skipif(not Path('/proc').is_dir(), reason='reads /proc (Linux)')
+def test_a_build_jvm_the_killed_run_had_not_recorded_is_stopped_by_the_sweep(
+    cache, java, jar, tmp_path
+):
+    """A run killed between starting the JVM that builds the archive and recording that JVM in
+    its job folder: the JVM ran on, and wrote its part at its exit, after the next run's sweep.
+    The JVM is held here, so that the kill lands in that window every time."""
+    spec = tmp_path / 'spec'
+    spec.mkdir()
+    for name in ('Counter.tla', 'CounterLib.tla', 'pass.cfg'):
+        shutil.copyfile(TLC_FIXTURES / name, spec / name)
+    with subprocess.Popen(
+        (sys.executable, '-c', HELD_BUILD, str(java), str(jar), str(spec)),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    ) as run:
+        assert run.stdout is not None
+        held = int(run.stdout.readline())
+        wait.until(lambda: _state(held) == 'T', 'the build JVM to be held before it starts')
+        run.kill()  # no finally, no atexit
+    archive = cds.archive_path(java, jar, from_environ())
+    assert archive is not None
+    assert [p.name for p in cache.iterdir()] == [f'{archive.name}.building']  # the kill left it
+    cds.sweep(cache)
+    if _state(held) == 'T':  # not stopped by the sweep: it builds now, as after a real kill
+        os.kill(held, signal.SIGCONT)
+    wait.until(lambda: _state(held) in ('', 'Z'), 'the build JVM to end')
     assert list(cache.iterdir()) == []

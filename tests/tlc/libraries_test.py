@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jvm, libraries, spare_helper
-from execlease_hook.tlc.job import TlcJob, _spare_key, run_job
+from execlease_hook.tlc.job import TlcJob, _spare_key, run_job, sweep
 from tests import libraries_support as support
 from tests import needs
 
@@ -265,6 +270,7 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
     env.setattr(spare_helper, '_helpers', {})
+    env.setattr(spare, '_kept', None)  # the pool as the command line runs it
     spare.discard_all()
     m = manifest(
         tmp_path / 'repo',
@@ -313,3 +319,50 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
         assert str(lib_jar.resolve()) in served[0]
     finally:
         spare.discard_all()
+
+
+# A run that snapshots the library folder of the manifest argv[1] (repository argv[2]), says
+# where, and waits to be killed.
+SNAPSHOTTER = """
+import sys, time
+from pathlib import Path
+from execlease_hook.core.settings import from_environ
+from execlease_hook.manifest import read
+from execlease_hook.tlc import libraries
+(folder,) = libraries.of(read.load(Path(sys.argv[1]), Path(sys.argv[2])), from_environ()).folders
+print(folder.path, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(scratch.fcntl is None, reason='no flock: folders are never swept here')
+def test_a_killed_runs_snapshot_goes_with_the_next_runs_sweep(tmp_path, env):
+    """A snapshot outlives a run killed with SIGKILL (no atexit ran); the next run's sweep of
+    dead runs' leftovers removes it, and never a live run's."""
+    temp = tmp_path / 'temp'
+    temp.mkdir()
+    env.setattr(tempfile, 'tempdir', str(temp))  # the sweep's, and the child's (TMPDIR)
+    env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
+    path = support.write_repo(tmp_path / 'repo', [{'folder': support.LIB}])
+    run = subprocess.Popen(
+        (sys.executable, '-c', SNAPSHOTTER, str(path), str(tmp_path / 'repo')),
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, 'TMPDIR': str(temp)},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert run.stdout is not None
+        snapshot = Path(run.stdout.readline().strip())
+        run.stdout.close()
+        assert snapshot.parent == temp and (snapshot / 'Steps.tla').read_text() == support.STEPS_TLA
+        sweep(needs.tla_jar(), from_environ())
+        assert snapshot.is_dir()  # its run lives
+        run.send_signal(signal.SIGKILL)
+        assert run.wait(timeout=30) == -signal.SIGKILL
+        assert snapshot.is_dir()  # nothing of the killed run removed it
+        sweep(needs.tla_jar(), from_environ())
+        assert not snapshot.exists()
+    finally:
+        run.kill()
+        run.wait()

@@ -21,3 +21,12 @@ def test_a_simulation_pass_needs_its_end_and_a_count():
     assert verdict.outcome == 'error' and 'without its simulation progress and "Finished"' in (
         verdict.reason or ''
     )
+
+
+def test_a_simulation_that_exits_0_with_a_violation_is_an_error():
+    violated = (
+        b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant TypeOK is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
+    )
+    verdict = modes.classify_simulation(0, violated + SIMULATION, 8.0)
+    assert (verdict.outcome, verdict.reason) == ('error', 'TLC exited 0 but reported a violation')
+    assert verdict.last_lines and verdict.last_lines[-1].startswith('Finished in')

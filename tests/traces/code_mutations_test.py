@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from execlease_hook.core.errors import CannotRun
@@ -28,6 +30,29 @@ def test_copy_is_mutated_working_tree_is_not(git_repo: GitRepo):
     assert not copy.exists()
     assert git_repo.read('app/a.py') == 'def f():\n    return 1\n'
     assert repository_files(git_repo.path) == ['.gitignore', 'app/a.py', 'notes.txt']
+
+
+def test_a_link_into_the_repository_points_into_the_copy(git_repo: GitRepo, tmp_path):
+    """An absolute symbolic link into the repository is pointed at the copy's file (the mutated
+    bytes, when it links the mutated file); a relative link and a link elsewhere are copied as
+    they are; the ids of the copy are those of the repository, links as git stores them."""
+    root = git_repo.path
+    git_repo.write('app/a.py', 'def f():\n    return 1\n')
+    git_repo.write('specs/Foo.tla', '---- MODULE Foo ----\n====\n')
+    (tmp_path / 'Elsewhere.tla').write_text('elsewhere')
+    (root / 'model').mkdir()
+    (root / 'model/Foo.tla').symlink_to(root / 'specs/Foo.tla')
+    (root / 'model/a.py').symlink_to(root / 'app/a.py')
+    (root / 'model/Near.tla').symlink_to('../specs/Foo.tla')
+    (root / 'model/Elsewhere.tla').symlink_to(tmp_path / 'Elsewhere.tla')
+    git_repo.add('.')
+    planned = code_mutations.mutated(root, mutation('return 1'))
+    with mutated_copy(root, mutation('return 1'), planned.files) as copy:
+        assert (copy / 'model/Foo.tla').readlink() == copy / 'specs/Foo.tla'
+        assert (copy / 'model/a.py').read_text() == 'def f():\n    return 2\n'
+        assert (copy / 'model/Near.tla').readlink() == Path('../specs/Foo.tla')
+        assert (copy / 'model/Elsewhere.tla').readlink() == tmp_path / 'Elsewhere.tla'
+        assert code_mutations.in_copy(copy, planned).ids == planned.ids
 
 
 @pytest.mark.parametrize(

@@ -233,6 +233,47 @@ def test_a_failing_code_mutation_blocks_update_coverage(git_repo: GitRepo, capsy
     assert 'code mutation harmless is not caught' in capsys.readouterr().out
 
 
+def test_a_model_module_linked_absolutely_is_read_in_the_mutated_copy(
+    git_repo: GitRepo, capsys, tmp_path
+):
+    """A model module that is an absolute symbolic link into the repository (specs/ shared by
+    the model folders): the trace job in the mutated copy reads the copy's file, and rejects the
+    mutation; a link out of the repository is refused, in the repository as in a copy."""
+    write_model(git_repo, [APP], [UNBOUNDED])
+    lib = git_repo.path / MODEL / 'CounterLib.tla'
+    git_repo.write('specs/CounterLib.tla', lib.read_text())
+    lib.unlink()
+    lib.symlink_to(git_repo.path / 'specs/CounterLib.tla')
+    assert cli.main(['verify', '-v', '--only', 'code-mutation:unbounded']) == 0
+    out = capsys.readouterr().out
+    assert 'code mutation unbounded (app/counter_app.py) is caught: trace job app rejects' in out
+    assert 'outside the repository' not in out
+    lib.unlink()
+    lib.symlink_to(shutil.copy(git_repo.path / 'specs/CounterLib.tla', tmp_path))
+    assert cli.main(['verify', '--only', 'app']) == 2
+    assert f'resolves to {tmp_path / "CounterLib.tla"}, outside the repository' in ' '.join(
+        capsys.readouterr().out.split()
+    )
+
+
+def test_a_failing_command_catches_a_code_mutation_a_refused_model_file_does_not(
+    git_repo: GitRepo, capsys
+):
+    """The mutated program breaks its own trace command: caught, by the command. The copy lacks
+    a file of the model (git ignores the trace cfg, so it is not copied): the trace job is
+    refused there, and that is no catch but a job that could not run."""
+    crashes = {**UNBOUNDED, 'name': 'crashes', 'replace': {'from': 'return 1 - y', 'to': '1 // 0'}}
+    write_model(git_repo, [APP], [crashes, UNBOUNDED])
+    assert cli.main(['verify', '-v', '--only', 'code-mutation:crashes']) == 0
+    out = ' '.join(capsys.readouterr().out.split())
+    assert 'code mutation crashes is caught by the trace command of app' in out
+    git_repo.write('.gitignore', f'{MODEL}/TraceCounter.cfg\n')
+    assert cli.main(['verify', '-v', '--only', 'code-mutation:unbounded']) == 2
+    out = ' '.join(capsys.readouterr().out.split())
+    assert 'code mutation unbounded: trace job app: trace job app: cannot read' in out
+    assert 'caught' not in out
+
+
 def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     path = write_model(git_repo, [APP], [UNBOUNDED])

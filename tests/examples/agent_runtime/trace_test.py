@@ -198,18 +198,16 @@ def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
 
 def check(trace_dir: Path):
     found = validation.read_folder(trace_dir, 'test')
-    job = validation.tlc_job(
+    base = validation.base_job(
         'fault-run',
-        MODEL,
         'TraceExecutionLease.tla',
         'TraceExecutionLease.cfg',
-        found,
         Path(needs.java()),
         needs.tla_jar(),
         timeout=300,
         settings=from_environ(),
-        root=MODEL.parents[1],
     )
+    job = validation.tlc_job(base, MODEL, found, root=MODEL.parents[1])
     return validation.judge(run_job(job), found)
 
 
