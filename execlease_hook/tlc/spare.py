@@ -21,8 +21,7 @@ every job runs in a JVM of its own started for it. `EXECLEASE_JVM_SPARE=0` switc
 A process that runs one `verify` after another in itself (a test session) may keep warm JVMs from
 one run to the next (`keep_between_runs`): a spare whose run has no more jobs of its key then
 waits for the next run instead of ending, so that run starts no JVM and runs no warm-up for that
-key; and a key seen in an earlier run gets a spare for the next even when its run has one job.
-The command line never asks for it: its process ends its spares when it ends.
+key. The command line never asks for it: its process ends its spares when it ends.
 
 A spare's process, the line protocol with its helper, and the pool of waiting spares keyed by
 the jobs expected are one mechanism, whose rules (one job at a time, only of its key and
@@ -77,9 +76,7 @@ class Spare:
     # How to start another like it: JVM argv, jar, helper, library jars, settings.
     started: tuple[tuple[str, ...], Path, Path, tuple[Path, ...], Settings]
     jobs: int = 0  # jobs handed to it so far
-    # time.monotonic() at its start or when its last job ended: the least recently used kept
-    # spare ends first
-    used: float = field(default_factory=time.monotonic)
+    given_back: float = 0.0  # time.monotonic() when its last job ended: the oldest kept one ends
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
@@ -133,7 +130,6 @@ _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of
 # Environment variables left out when matching a kept spare to a job; None: none is kept between
 # runs (the command line's way: its process ends with its run).
 _kept: frozenset[str] | None = None
-_seen: Counter[tuple[str, ...]] = Counter()  # jobs taken by key while spares are kept
 
 
 def keep_between_runs(unread: Iterable[str] = ()) -> None:
@@ -274,15 +270,12 @@ def _keep(fresh: Spare | None) -> None:
     exit: discard_all has run or is about to, and would not see it), it is stopped instead."""
     if fresh is None:
         return
-    old: list[Spare] = []
     with _lock:
         late = procs.cancelled()
         if not late:
             _idle.setdefault(fresh.key, []).append(fresh)
-            if _kept is not None:
-                old = _beyond_kept()
-    for spare in [fresh] if late else old:
-        spare.discard()
+    if late:
+        fresh.discard()
 
 
 def take(
@@ -299,13 +292,9 @@ def take(
     if not settings.jvm_spare:
         return None
     with _lock:
-        # Spares kept between runs: a key an earlier run had is worth one for the next run.
-        later = _kept is not None and _seen[key] > 0
-        if _kept is not None:
-            _seen[key] += 1
         if _expected is not None:
             _expected[key] -= 1
-            if _expected[key] <= 0 and not _idle.get(key) and not _starting[key] and not later:
+            if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
                 return None  # none waits, none is coming, and no later job would take one
     helper = spare_helper.ready(Path(jvm_argv[0]), jar, settings)
     found: Spare | None = None
@@ -320,7 +309,7 @@ def take(
                 found = spare
             else:
                 unfit.append(spare)
-        more = _expected is None or _expected[key] > 0 or later
+        more = _expected is None or _expected[key] > 0
         start = more and (
             found is None and not _starting[key] or found is not None and found.last_job
         )
@@ -335,7 +324,7 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
     """A spare whose job has ended: it waits for the next job of its key if it runs on and one is
     still expected; otherwise it is stopped, and if it retired with jobs of its key still expected,
     another is started now. `ended` None: the job did not end by itself (timeout, Ctrl-C)."""
-    spare.used = time.monotonic()
+    spare.given_back = time.monotonic()
     old: list[Spare] = []
     with _lock:
         waiting = _idle.setdefault(spare.key, [])
@@ -366,7 +355,7 @@ def _beyond_kept() -> list[Spare]:
             for s in waiting
             if not _expected or _expected[s.key] <= 0
         ),
-        key=lambda s: s.used,
+        key=lambda s: s.given_back,
     )
     old = unplanned[: max(0, len(unplanned) - KEPT)]
     for spare in old:
