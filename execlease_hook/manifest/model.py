@@ -25,12 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from execlease_hook.manifest.sections import (
-        AbstractAction as AbstractAction,
-    )
-    from execlease_hook.manifest.sections import (
-        CodeMutation as CodeMutation,
-    )
+    from execlease_hook.manifest.sections import AbstractAction as AbstractAction
+    from execlease_hook.manifest.sections import CodeMutation as CodeMutation
     from execlease_hook.manifest.sections import Deep as Deep
     from execlease_hook.manifest.sections import FieldRule as FieldRule
     from execlease_hook.manifest.sections import Finding as Finding
