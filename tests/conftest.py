@@ -321,11 +321,13 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def warm_jvms_kept() -> None:
     """One warm JVM pool for the session (tlc/spare.py's keep_between_runs): each in-process
     `verify` of a worker finds the JVMs the last one warmed, instead of starting and warming its
-    own (a JVM start and a warm-up TLC run each). The variables the tests set that no JVM reads
-    (pytest's, the git identity) do not part a spare from a job. The worker's exit ends the
-    spares, as a command-line run's does. A test that asserts nothing is left after its run
-    discards them first (spare.discard_all); the tests of the pool itself switch this off."""
-    spare.keep_between_runs(('PYTEST_CURRENT_TEST', *AUTHOR))
+    own (a JVM start and a warm-up TLC run each). The variables the tests set or strip that no
+    JVM reads (pytest's, the terminal's width, git's) do not part a spare from a job. The
+    worker's exit ends the spares, as a command-line run's does. A test that asserts nothing is
+    left after its run discards them first (spare.discard_all); the tests of the pool itself
+    switch this off."""
+    gits = (name for name in os.environ if name.startswith('GIT_'))
+    spare.keep_between_runs(('PYTEST_CURRENT_TEST', 'COLUMNS', *AUTHOR, *gits))
 
 
 @tiers.uses('tlc')

@@ -174,29 +174,6 @@ def alive(pid: int) -> bool:
     return True
 
 
-def naming(text: str) -> list[int]:
-    """The processes of this user but this one whose command line names `text`, read from /proc
-    (none without it): a child that a run killed outright had started but not yet recorded
-    (core/scratch.py's `started`) is found by a path it was given."""
-    found: list[int] = []
-    try:
-        entries = list(os.scandir('/proc'))
-    except OSError:
-        return found
-    for entry in entries:
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if entry.stat().st_uid != os.getuid():
-                continue
-            with open(os.path.join(entry.path, 'cmdline'), 'rb') as f:
-                if text.encode() in f.read():
-                    found.append(int(entry.name))
-        except OSError:
-            continue  # gone meanwhile, or not ours to read
-    return found
-
-
 def cancelled() -> bool:
     return _cancelled.is_set()
 

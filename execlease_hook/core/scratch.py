@@ -13,7 +13,9 @@ made by something else) is never touched. The mark also lists the processes star
 the folder (`started`): a child outlives a parent killed outright (javac, a TLC JVM in a session
 of its own) and would write into the folder again after the sweep (javac recreates its output
 folder), so `sweep` stops those first, each only if its command line still names the folder
-(read from /proc: a pid reused by something else is left alone; without /proc none is stopped).
+(read from /proc: a pid reused by something else is left alone; without /proc none is stopped),
+and any other process whose command line names it: one started by a process killed before it
+could record it.
 
 Without `flock` (Windows), folders are made, listed and removed all the same; `sweep` removes
 none.
@@ -140,8 +142,9 @@ def sweep(parent: Path, prefix: str) -> list[Path]:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 continue  # its maker holds it: alive
-            listed = os.read(fd, 1 << 16).split()
-            stop([int(p) for p in listed if p.isdigit()], entry.path)
+            listed = {int(p) for p in os.read(fd, 1 << 16).split() if p.isdigit()}
+            # and those its maker started but had not recorded yet when it was killed
+            stop(sorted(listed | set(naming(entry.path))), entry.path)
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(Path(entry.path))
         finally:
@@ -157,6 +160,29 @@ def _runs_in(pid: int, folder: str) -> bool:
             return folder.encode() in f.read()
     except OSError:
         return False
+
+
+def naming(text: str) -> list[int]:
+    """The processes of this user but this one whose command line names `text`, read from /proc
+    (none without it): a child that a process killed outright had started but not yet recorded
+    (`started`) is found by a path it was given."""
+    found: list[int] = []
+    try:
+        entries = list(os.scandir('/proc'))
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if entry.stat().st_uid != os.getuid():
+                continue
+            with open(os.path.join(entry.path, 'cmdline'), 'rb') as f:
+                if text.encode() in f.read():
+                    found.append(int(entry.name))
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    return found
 
 
 def stop(pids: list[int], folder: str) -> None:

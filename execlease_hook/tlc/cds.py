@@ -217,7 +217,7 @@ def sweep(folder: Path) -> None:
             pid = int(text) if text.isdigit() else None
         if pid is not None and pid != os.getpid() and not procs.alive(pid):
             parts = f'-XX:ArchiveClassesAtExit={folder / archive}.{pid}.'
-            scratch.stop(procs.naming(parts), parts)
+            scratch.stop(scratch.naming(parts), parts)
             with contextlib.suppress(OSError):
                 path.unlink()
             for part in folder.glob(f'{archive}.{pid}.*.part'):  # written by the JVM just stopped

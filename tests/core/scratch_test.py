@@ -31,7 +31,8 @@ MAKER = textwrap.dedent("""
     folder = scratch.make('execlease-test-', Path(sys.argv[1]))
     child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', str(folder)],
                              start_new_session=True)
-    scratch.started(folder, child.pid)
+    if sys.argv[3] == 'record':
+        scratch.started(folder, child.pid)
     print(folder, child.pid, flush=True)
     if sys.argv[2] == 'wait':
         time.sleep(120)
@@ -39,9 +40,11 @@ MAKER = textwrap.dedent("""
 """)
 
 
-def _maker(parent: Path, then: str) -> tuple[subprocess.Popen[str], Path, int]:
+def _maker(
+    parent: Path, then: str, record: str = 'record'
+) -> tuple[subprocess.Popen[str], Path, int]:
     proc = subprocess.Popen(
-        (sys.executable, '-c', MAKER, str(parent), then),
+        (sys.executable, '-c', MAKER, str(parent), then, record),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
@@ -104,6 +107,21 @@ def test_a_live_makers_folder_is_kept_and_a_gone_ones_swept_with_its_child(tmp_p
                 pass
         live.kill()
         live.wait()
+
+
+def test_a_child_its_maker_had_not_recorded_is_stopped_by_its_command_line(tmp_path):
+    """A maker killed between starting a child and recording it (a TLC JVM, say): the child is
+    found by the folder its command line names, and stopped before the folder goes."""
+    gone, folder, child = _maker(tmp_path, 'exit', 'unrecorded')
+    try:
+        assert gone.wait(timeout=30) == 0 and _running(child)
+        assert scratch.sweep(tmp_path, 'execlease-') == [folder]
+        assert not folder.exists() and not _running(child)
+    finally:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def test_a_recorded_pid_now_of_another_process_is_not_stopped(tmp_path):

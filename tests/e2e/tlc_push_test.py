@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MANIFEST, MODEL_DIR, GitRepo, git_env, sync_coverage
+from tests.verify.suite_test import shared_results
 
 COUNTER_PY = """\
 def increment(count, limit):
@@ -75,9 +76,15 @@ def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
 
 @pytest.fixture
 def pushing(
-    git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path, tmp_path: Path
+    git_repo: GitRepo,
+    hook_repo: tuple[Path, str],
+    pre_commit_home: Path,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> GitRepo:
-    """A consumer with the model synced, the three hook types installed and a bare remote `origin`."""
+    """A consumer with the model synced, the three hook types installed and a bare remote `origin`;
+    its TLC results shared with the other consumers' (suite_test.shared_results): the pushes of
+    the tests using it judge the same model before each breaks it its own way."""
     git_repo.write('app/counter.py', COUNTER_PY)
     git_repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
     git_repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
@@ -116,7 +123,7 @@ def pushing(
         '.pre-commit-config.yaml',
         (
             'repos:\n'
-            f'-   repo: {path}\n'
+            f'-   repo: {path.as_uri()}\n'  # as init names it (guard_test.hook_config)
             f'    rev: {rev}\n'
             '    hooks:\n'
             '    -   id: execlease-guard\n'
@@ -141,6 +148,7 @@ def pushing(
     assert code == 0, out
     code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install-hooks')
     assert code == 0, out
+    shared_results(tmp_path_factory, git_repo)
     remote = tmp_path / 'remote.git'
     git_repo.git('init', '-q', '--bare', '-b', 'main', str(remote))
     git_repo.git('remote', 'add', 'origin', str(remote))

@@ -116,15 +116,19 @@ def sync(repo: GitRepo) -> None:
 
 
 def shared_results(factory: pytest.TempPathFactory, repo: GitRepo) -> None:
-    """The repository's TLC result cache (.git/execlease/cache) made a folder the run's tests of
-    the Counter model share, every xdist worker's (tests/shared.py): an entry is keyed by the
-    job's content alone (tlc/cache.py), so a job another of them has run is read, not run again.
-    For the tests of what verify does with the verdicts through the console script (exit codes,
-    report formats, shards); the tests of running TLC and of the cache itself keep their own."""
-    folder = shared.folder(factory, 'counter-results', lambda _: None)
+    """The repository's TLC result cache (.git/execlease/cache) made a folder the run's tests
+    share, every xdist worker's (tests/shared.py): an entry is keyed by the job's content alone
+    (tlc/cache.py), so a job another of them has run is read, not run again. For the tests of
+    what verify does with the verdicts through the console script or a hook (exit codes, report
+    formats, shards, what a push judges); the tests of running TLC and of the cache itself keep
+    their own."""
+    folder = shared.folder(factory, 'tlc-results', lambda _: None)
     link = repo.path / '.git' / 'execlease' / 'cache'
     link.parent.mkdir(parents=True, exist_ok=True)
-    link.symlink_to(folder, target_is_directory=True)
+    try:
+        link.symlink_to(folder, target_is_directory=True)
+    except OSError:  # no symbolic links here (Windows without the right): a cache of its own
+        pass
 
 
 def console(
