@@ -12,7 +12,6 @@ from typing import Any
 
 from execlease_hook.core import outcomes, paths, table, term
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.core.outcomes import HELD
 from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare, items, watch
 from execlease_hook.coverage.compare import EntryStatus
@@ -143,13 +142,14 @@ def _run(options: argparse.Namespace, outputs: Any, max_bytes: int) -> int:
         ):
             print(f'  {line}')
         watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
-        code = max(code, compare.exit_code(statuses), model_code, watch_code)
+        exit_code = outcomes.worst((compare.exit_code(statuses), model_code, watch_code))
+        code = outcomes.worst((code, exit_code))
         report.items.extend(items.entry_item(m, s) for s in statuses)
         report.details.setdefault('models', []).append(
             {
                 'manifest': paths.rel(root, m.path),
                 'model': paths.rel(root, m.folder),
-                'exit_code': max(compare.exit_code(statuses), model_code, watch_code),
+                'exit_code': exit_code,
                 'actionMap': m.action_map,
                 'modelStatus': model_text,
                 'modules': modules.listing(read_modules),
@@ -159,11 +159,7 @@ def _run(options: argparse.Namespace, outputs: Any, max_bytes: int) -> int:
         report.items.append(
             items.model_item(
                 m,
-                HELD
-                if model_code == 0
-                else outcomes.DID_NOT_HOLD
-                if model_code == 1
-                else outcomes.COULD_NOT_RUN,
+                next(k for k, v in outcomes.CODES.items() if v == model_code),
                 '\n'.join((f'model {model_text}', *model_lines)),
             )
         )

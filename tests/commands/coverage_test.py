@@ -116,6 +116,11 @@ def test_model_change_exits_1(covered_repo, capsys):
     code, out = run_coverage(capsys)
     assert code == 1
     assert 'model changed since the sync' in out
+    report = covered_repo.path.parent / 'report.json'
+    assert run_coverage(capsys, '--format', 'json', '--output', str(report))[0] == 1
+    data = json.loads(report.read_text())
+    assert [m['exit_code'] for m in data['models']] == [1]
+    assert [i['outcome'] for i in data['items'] if i['kind'] == 'model'] == ['did not hold']
 
 
 def test_working_tree_not_index(covered_repo, capsys):

@@ -274,6 +274,8 @@ def test_coverage_formats(covered_repo, capsys, fmt):
         validate_report(data)
         (model,) = data['models']
         assert [e['status'] for e in model['coverage']] == ['changed', 'unchanged', 'unchanged']
+        assert model['exit_code'] == 1  # the code moved, the model did not
+        assert [i['outcome'] for i in data['items'] if i['kind'] == 'model'] == ['held']
     elif fmt == 'sarif':
         data = json.loads(out)
         validate_sarif(data)
