@@ -42,7 +42,8 @@ def grid_model(
     repo: GitRepo, name: str, k: int, states: int | None = None, spec: str = SPEC
 ) -> None:
     folder = f'verification/{name}'
-    repo.write(f'{folder}/Grid.tla', spec)
+    # The model's name in a comment: each model's job is its own (identical jobs run once).
+    repo.write(f'{folder}/Grid.tla', spec.replace('EXTENDS', f'\\* {name}\nEXTENDS', 1))
     repo.write(f'{folder}/Grid.cfg', f'CONSTANT K = {k}\nINIT Init\nNEXT Next\nINVARIANT TypeOK\n')
     check: dict[str, object] = {'name': f'{name}-grid', 'config': 'Grid.cfg'}
     if states is not None:
