@@ -9,8 +9,8 @@ exit codes are what one model alone would give (a task keeps its own result, tra
 A job or task the cache answers weighs nothing in the order; a job that cannot run (a bad
 anchor) is not started at all. Jobs with the same cache key (two findings on one cfg, a finding
 and the check it reproduces) start TLC once in a run, in one pool slot, and each is judged by its
-own entry; so does a job `violations.refine` asks for twice. Ctrl-C stops every TLC process group and trace command at once
-(core/procs.py), whichever model it belongs to.
+own entry; so does a job `violations.refine` asks for twice. Ctrl-C stops every TLC process
+group and trace command at once (core/procs.py), whichever model it belongs to.
 """
 
 from __future__ import annotations
