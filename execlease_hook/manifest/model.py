@@ -2,8 +2,13 @@
 that name in snake case (schemas/manifest.schema.json declares the keys; manifest/read.py reads
 them, manifest/write.py writes).
 
-It is kept whole: it is the one declaration of the file's objects, which
-tests/manifest/schema_test.py holds equal to the schema's, key for key, as one set.
+It is, with manifest/sections.py, the one declaration of the file's objects, which
+tests/manifest/schema_test.py holds equal to the schema's, key for key, as one set. The classes
+of the parts a manifest may leave out are declared there and named here (`model.Mutation`),
+loaded when first named: a frozen dataclass costs about 4 M instructions to build (six functions
+compiled), and a commit that changes covered code reads a manifest of checks and coverage
+entries (benchmarks/guard_latency.py, case c: 399 M instructions with all nineteen classes
+here, 352 M with thirteen there; `python -c pass` is 88 M; callgrind).
 
 Each class has a docstring, as have the other dataclasses the guard builds: for a class without
 one, dataclasses writes one from inspect.signature, which took the guard judging one covered
@@ -17,6 +22,22 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from execlease_hook.manifest.sections import AbstractAction as AbstractAction
+    from execlease_hook.manifest.sections import CodeMutation as CodeMutation
+    from execlease_hook.manifest.sections import Deep as Deep
+    from execlease_hook.manifest.sections import FieldRule as FieldRule
+    from execlease_hook.manifest.sections import Finding as Finding
+    from execlease_hook.manifest.sections import IgnoredCode as IgnoredCode
+    from execlease_hook.manifest.sections import Library as Library
+    from execlease_hook.manifest.sections import Mutation as Mutation
+    from execlease_hook.manifest.sections import Replace as Replace
+    from execlease_hook.manifest.sections import ToolsPin as ToolsPin
+    from execlease_hook.manifest.sections import TraceJob as TraceJob
+    from execlease_hook.manifest.sections import UntracedAction as UntracedAction
+    from execlease_hook.manifest.sections import WatchRule as WatchRule
 
 VERSION = 1  # the schema's "version" (tests/manifest/schema_test.py)
 
@@ -55,23 +76,6 @@ class CoveredEntry:
 
 
 @dataclass(frozen=True)
-class Replace:
-    """A mutation's edit: the text `start` (JSON "from"), once, becomes `to`."""
-
-    start: str = field(metadata={'key': 'from'})
-    to: str
-
-
-@dataclass(frozen=True)
-class Deep:
-    """A check's larger bounds for `verify --deep` (verify/deep.py): constants the cfg assigns, as cfg text."""
-
-    constants: tuple[tuple[str, str], ...]  # (name, value), in the manifest's order
-    timeout: float | None = None  # the time budget, seconds (default: --budget)
-    states: int | None = None  # distinct states of the last full deep run, recorded by hand
-
-
-@dataclass(frozen=True)
 class Check:
     """A TLC run that must pass: a cfg of the spec (or of its own root module)."""
 
@@ -85,148 +89,12 @@ class Check:
 
 
 @dataclass(frozen=True)
-class Mutation:
-    """A break of the spec that TLC must catch: the named property must be violated."""
-
-    name: str
-    config: str
-    replace: Replace
-    violates: str
-    timeout: float | None = None
-    within: str | None = None  # the operator the mutation edits: its anchor must be inside it
-    deadlock: bool | None = None  # as on a check
-    module: str | None = None  # the module file it edits (Lease.tla); None: the manifest's spec
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A known violation kept as a regression: its cfg must fail with the named property."""
-
-    id: str
-    config: str
-    violates: str
-    summary: str = ''
-    deadlock: bool | None = None  # as on a check
-    timeout: float | None = None
-
-
-@dataclass(frozen=True)
-class FieldRule:
-    """Which top-level fields of a trace line reach TLA+: `keep` only these, or `drop` these."""
-
-    keep: tuple[str, ...] | None = None
-    drop: tuple[str, ...] = ()
-
-    def passes(self, name: str) -> bool:
-        return name not in self.drop if self.keep is None else name in self.keep
-
-
-@dataclass(frozen=True)
-class TraceJob:
-    """Trace validation (traces/validation.py): NDJSON traces of the real program against a trace
-    spec."""
-
-    name: str
-    spec: str  # the trace spec, relative to the model folder
-    config: str
-    files: tuple[str, ...] = ()  # glob patterns of NDJSON traces, relative to the model folder
-    command: tuple[str, ...] = ()  # or: argv run from the repository root, writing the traces
-    timeout: float | None = None  # seconds, for the command and for TLC each
-    env: tuple[tuple[str, str], ...] = ()  # variables set for the command: (name, value), in order
-    fields: FieldRule | None = None  # which fields of a line reach TLA+ (default: all)
-    line: str = 'l'  # a project's own trace spec: its variable of the next line
-
-
-@dataclass(frozen=True)
-class CodeMutation:
-    """A break of the covered code (a copy of the repository) that the trace jobs must reject."""
-
-    name: str
-    path: str  # the source file, relative to the repository root
-    replace: Replace
-    traces: tuple[str, ...] = ()  # the trace jobs that must reject it (default: every one)
-
-
-@dataclass(frozen=True)
-class Library:
-    """A TLA+ library the model's modules EXTEND or INSTANCE (docs/libraries.md): a jar, fetched
-    from `url` and trusted by its pinned `sha256`, on TLC's class path; or a `folder` of .tla
-    modules in the repository (relative to the repository root) on TLC's library path."""
-
-    url: str | None = None  # a jar: where it is downloaded from
-    sha256: str | None = None  # a jar: 64 hex, checked on every use
-    name: str | None = None  # a jar: how reports name it (default: the url's file name)
-    folder: str | None = None  # a folder: POSIX, relative to the repository root
-
-    @property
-    def label(self) -> str:
-        """How messages and reports name the library."""
-        if self.folder is not None:
-            return self.folder
-        if self.name is not None:
-            return self.name
-        return (self.url or '').rstrip('/').rsplit('/', 1)[-1] or (self.url or '')
-
-
-@dataclass(frozen=True)
-class ToolsPin:
-    """The TLA+ tools a model runs with (docs/how-to/tla-tools.md#a-models-own-tla-tools): its own
-    jar, trusted by its pinned `sha256` and fetched from `url` when it is not on this machine,
-    and the lowest TLC version its specs need (`min_tlc`); either may be given alone."""
-
-    url: str | None = None
-    sha256: str | None = None
-    min_tlc: str | None = None  # 'MAJOR.MINOR', e.g. '2.19', compared with the jar's TLC
-
-
-@dataclass(frozen=True)
 class ModelRecord:
     """coverage.modelHash per definition: for the spec, a fingerprint per top-level unit (see
     spec/index.py); for each cfg, one fingerprint of its meaning. Keys relative to the model folder."""
 
     scheme: str  # 'tla1'
     files: Mapping[str, str | Mapping[str, str]]  # cfg -> hex; spec -> {unit key -> hex}
-
-
-@dataclass(frozen=True)
-class AbstractAction:
-    """An action declared to have no code, and why."""
-
-    action: str  # an action of the next-state relation that no code implements
-    reason: str
-
-
-@dataclass(frozen=True)
-class UntracedAction:
-    """A covered action exempted from trace action coverage: no trace reaches it yet."""
-
-    action: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class WatchRule:
-    """What protocol code looks like: every function in `paths` that matches must be covered."""
-
-    paths: tuple[str, ...]  # globs relative to the repository root (`**` spans folders)
-    strings: str | None = (
-        None  # a regular expression searched in a function's text, comments left out
-    )
-    calls: tuple[
-        str, ...
-    ] = ()  # callee names: `release` matches `release(...)` and `lease.release(...)`
-    what: str | None = (
-        None  # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
-    )
-
-
-@dataclass(frozen=True)
-class IgnoredCode:
-    """A function a watch rule matches that is not protocol code, and why."""
-
-    path: str
-    function: str  # qualified name, as in a coverage entry
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -319,3 +187,17 @@ def model_paths(manifest: Manifest) -> list[str]:
     folder = manifest.folder.relative_to(manifest.root).as_posix()
     prefix = '' if folder == '.' else f'{folder}/'
     return [prefix + name for name in manifest.model_files]
+
+
+def __getattr__(name: str) -> type:
+    """A class of manifest/sections.py, by its name here (`model.Mutation`), loaded when first
+    named (see the top). Any other name is missing without loading it: `from model import X`
+    asks for `__path__` first."""
+    if name[:1].isupper():
+        from execlease_hook.manifest import sections
+
+        found = vars(sections).get(name)
+        if isinstance(found, type) and found.__module__ == sections.__name__:
+            globals()[name] = found
+            return found
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

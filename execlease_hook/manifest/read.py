@@ -84,8 +84,10 @@ def _record(cls: Callable[..., T], d: dict[str, Any], **convert: Callable[[Any],
     return cls(**fields)
 
 
-def _plain(cls: Callable[..., T]) -> Callable[[dict[str, Any]], T]:
-    return lambda d: _record(cls, d)
+def _plain(cls: Callable[[], Callable[..., T]]) -> Callable[[dict[str, Any]], T]:
+    """`_record` of the class `cls` gives, named when a value needs it: the classes of the parts
+    a manifest may leave out load when first named (manifest/model.py)."""
+    return lambda d: _record(cls(), d)
 
 
 def _each(make: Callable[[Any], T]) -> Callable[[list[Any]], tuple[T, ...]]:
@@ -105,27 +107,32 @@ def _model_hash(value: str | dict[str, Any] | None) -> str | model.ModelRecord |
 
 _BUILD: dict[str, Callable[[Any], Any]] = {
     'checks': _each(lambda d: _record(model.Check, d, deep=_deep)),
-    'mutations': _each(lambda d: _record(model.Mutation, d, replace=_plain(model.Replace))),
-    'findings': _each(_plain(model.Finding)),
+    'mutations': _each(lambda d: _record(model.Mutation, d, replace=_plain(lambda: model.Replace))),
+    'findings': _each(_plain(lambda: model.Finding)),
     'traces': _each(
         lambda d: _record(
-            model.TraceJob, d, env=lambda env: tuple(env.items()), fields=_plain(model.FieldRule)
+            model.TraceJob,
+            d,
+            env=lambda env: tuple(env.items()),
+            fields=_plain(lambda: model.FieldRule),
         )
     ),
     'code_mutations': _each(
-        lambda d: _record(model.CodeMutation, d, replace=_plain(model.Replace))
+        lambda d: _record(model.CodeMutation, d, replace=_plain(lambda: model.Replace))
     ),
-    'tools': _plain(model.ToolsPin),
-    'libraries': _each(_plain(model.Library)),
+    'tools': _plain(lambda: model.ToolsPin),
+    'libraries': _each(_plain(lambda: model.Library)),
     'coverage': lambda d: _record(
         model.Coverage,
         d,
         model_hash=_model_hash,
-        entries=_each(lambda e: _record(model.CoveredEntry, e, region=_plain(model.Region))),
-        abstract=_each(_plain(model.AbstractAction)),
-        untraced=_each(_plain(model.UntracedAction)),
-        watch=_each(_plain(model.WatchRule)),
-        ignored=_each(_plain(model.IgnoredCode)),
+        entries=_each(
+            lambda e: _record(model.CoveredEntry, e, region=_plain(lambda: model.Region))
+        ),
+        abstract=_each(_plain(lambda: model.AbstractAction)),
+        untraced=_each(_plain(lambda: model.UntracedAction)),
+        watch=_each(_plain(lambda: model.WatchRule)),
+        ignored=_each(_plain(lambda: model.IgnoredCode)),
     ),
 }
 
