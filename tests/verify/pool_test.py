@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.tlc.progress import JobProgress
-from execlease_hook.verify import schedule
+from execlease_hook.verify import pool, schedule
 from execlease_hook.verify.live import Live
 from tests.conftest import GitRepo
 
@@ -221,7 +222,7 @@ def _add(repo: GitRepo, name: str, **entries: list[dict[str, object]]) -> None:
     repo.write(f'verification/{name}/manifest.json', json.dumps(manifest, indent=2) + '\n')
 
 
-def _jobs(report: Path) -> dict[tuple[str, str], dict[str, object]]:
+def _jobs(report: Path) -> dict[tuple[str, str], dict[str, Any]]:
     data = json.loads(report.read_text())
     return {(j['kind'], j['name']): j for m in data['models'] for j in m['jobs']}
 
@@ -295,3 +296,35 @@ def test_findings_that_differ_only_in_what_they_name_run_tlc_once(
     assert jobs[('finding', 'a-typeok')]['outcome'] == 'did not hold'
     assert 'a-typeok fails for the wrong reason: expected TypeOK, got Small' in out
     assert 'b-typeok fails for the wrong reason: expected TypeOK, got Small' in out
+
+
+def test_a_temporal_property_is_named_by_one_run_each_for_every_job_of_a_key(
+    git_repo, spans, monkeypatch, tmp_path, capsys
+):
+    # Two checks of one job fail on a temporal property of several: TLC does not name it, so
+    # each property is run alone (violations.refine); those runs, too, start once in the run.
+    keys: list[str] = []
+    spied = pool.run_job
+
+    def keyed(job: TlcJob, on_line=None) -> output.Verdict:
+        keys.append(job.cache_key('jar', 0))
+        return spied(job, on_line)
+
+    monkeypatch.setattr('execlease_hook.verify.pool.run_job', keyed)
+    kinds = Path(__file__).parents[1] / 'fixtures' / 'kinds'
+    for name in ('Kinds.tla', 'beyond.cfg'):
+        git_repo.write(f'verification/kinds/{name}', (kinds / name).read_text())
+    manifest = {
+        'version': 1,
+        'spec': 'Kinds.tla',
+        'checks': [{'name': n, 'config': 'beyond.cfg'} for n in ('first', 'second')],
+    }
+    git_repo.write('verification/kinds/manifest.json', json.dumps(manifest, indent=2) + '\n')
+    report = tmp_path / 'r.json'
+    assert cli.main(['verify', '--jobs', '2', '--no-cache', '--json', str(report)]) == 1
+    capsys.readouterr()
+    assert len(keys) > 1 and len(set(keys)) == len(keys)  # the check, then a run per property
+    jobs = _jobs(report)
+    for name in ('first', 'second'):
+        assert jobs[('check', name)]['outcome'] == 'did not hold'
+        assert jobs[('check', name)]['verdict']['property'] == 'Beyond'
