@@ -75,31 +75,33 @@ def run(
     # The jobs to start, one per cache key, each with every planned job that key answers.
     pending: list[list[tuple[int, int, TlcJob]]] = []  # [(work, job index, job)] per key
     cost: list[float | None] = []  # 0 for a job the cache answers
-    by_key: dict[str, int] = {}
+    # The deadline is no part of the cache key (a later run reads an entry whatever its own
+    # deadline): two jobs that differ only in theirs run apart here, each judged by its own.
+    by_key: dict[tuple[str, float], int] = {}
     for w, work in enumerate(works):
         for i, p in enumerate(work.planned):
             if p.problem is not None:
                 results[w][i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
                 continue
             key = _key(p.job)
-            if key in by_key:
-                pending[by_key[key]].append((w, i, p.job))
+            if (key, p.job.timeout) in by_key:
+                pending[by_key[key, p.job.timeout]].append((w, i, p.job))
                 continue
-            by_key[key] = len(pending)
+            by_key[key, p.job.timeout] = len(pending)
             pending.append([(w, i, p.job)])
             cost.append(0.0 if cache.get(key) is not None else None)
     tasks = [(w, task) for w, work in enumerate(works) for task in work.tasks]
     # A key's one run in this run, whoever asked first (with --no-cache too): the others wait.
-    once: dict[str, concurrent.futures.Future[tuple[Verdict, bool]]] = {}
+    once: dict[tuple[str, float], concurrent.futures.Future[tuple[Verdict, bool]]] = {}
     once_lock = threading.Lock()
 
     def run_one(job: TlcJob) -> tuple[Verdict, bool]:
         key = _key(job)
         with once_lock:
-            first = key not in once
+            first = (key, job.timeout) not in once
             if first:
-                once[key] = concurrent.futures.Future()
-            ran = once[key]
+                once[key, job.timeout] = concurrent.futures.Future()
+            ran = once[key, job.timeout]
         if not first:
             return ran.result()
         try:

@@ -255,6 +255,24 @@ def test_a_check_and_a_finding_of_one_job_run_tlc_once(
     }
 
 
+def test_jobs_that_differ_only_in_their_timeout_run_apart(git_repo, spans, shown, tmp_path):
+    # The deadline is no part of the cache key, but a job must not be judged by another's: the
+    # finding with its own timeout runs TLC on its own, and each is judged by its own entry.
+    grid_model(git_repo, 'm', 4)
+    _add(
+        git_repo,
+        'm',
+        findings=[{'id': 'gone', 'config': 'Grid.cfg', 'violates': 'TypeOK', 'timeout': 500}],
+    )
+    report = tmp_path / 'r.json'
+    assert cli.main(['verify', '--jobs', '2', '--no-cache', '--json', str(report)]) == 1
+    assert sorted(name for name, _, _ in spans) == ['gone', 'm-grid']
+    assert sorted(shown) == ['check m-grid', 'finding gone']
+    jobs = _jobs(report)
+    assert jobs[('check', 'm-grid')]['outcome'] == 'held'
+    assert jobs[('finding', 'gone')]['outcome'] == 'did not hold'
+
+
 def test_findings_that_differ_only_in_what_they_name_run_tlc_once(
     git_repo, spans, shown, tmp_path, capsys
 ):
