@@ -7,13 +7,16 @@ Each model brings its planned jobs, how to judge a verdict, where its progress g
 tasks and what must run alone before them (`first`: trace commands, trace_stage.py); the answer is each model's results in its plan's order, so the per-model report and
 exit codes are what one model alone would give (a task keeps its own result, traces/suite.py).
 A job or task the cache answers weighs nothing in the order; a job that cannot run (a bad
-anchor) is not started at all. Ctrl-C stops every TLC process group and trace command at once
-(core/procs.py), whichever model it belongs to.
+anchor) is not started at all. Jobs with the same cache key (two findings on one cfg, a finding
+and the check it reproduces) start TLC once in a run, in one pool slot, and each is judged by its
+own entry; so does a job `violations.refine` asks for twice. Ctrl-C stops every TLC process
+group and trace command at once (core/procs.py), whichever model it belongs to.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,19 +72,47 @@ def run(
         )
 
     results: list[dict[int, JobResult]] = [{} for _ in works]
-    pending: list[tuple[int, int, TlcJob]] = []  # (work, job index, job)
+    # The jobs to start, one per cache key, each with every planned job that key answers.
+    pending: list[list[tuple[int, int, TlcJob]]] = []  # [(work, job index, job)] per key
     cost: list[float | None] = []  # 0 for a job the cache answers
+    # The deadline is no part of the cache key (a later run reads an entry whatever its own
+    # deadline): two jobs that differ only in theirs run apart here, each judged by its own.
+    by_key: dict[tuple[str, float], int] = {}
     for w, work in enumerate(works):
         for i, p in enumerate(work.planned):
             if p.problem is not None:
                 results[w][i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
                 continue
-            pending.append((w, i, p.job))
-            cost.append(0.0 if cache.get(_key(p.job)) is not None else None)
+            key = _key(p.job)
+            if (key, p.job.timeout) in by_key:
+                pending[by_key[key, p.job.timeout]].append((w, i, p.job))
+                continue
+            by_key[key, p.job.timeout] = len(pending)
+            pending.append([(w, i, p.job)])
+            cost.append(0.0 if cache.get(key) is not None else None)
     tasks = [(w, task) for w, work in enumerate(works) for task in work.tasks]
+    # A key's one run in this run, whoever asked first (with --no-cache too): the others wait.
+    once: dict[tuple[str, float], concurrent.futures.Future[tuple[Verdict, bool]]] = {}
+    once_lock = threading.Lock()
 
-    def run_one(w: int, job: TlcJob, timed: bool = True) -> tuple[Verdict, bool]:
+    def run_one(job: TlcJob) -> tuple[Verdict, bool]:
         key = _key(job)
+        with once_lock:
+            first = (key, job.timeout) not in once
+            if first:
+                once[key, job.timeout] = concurrent.futures.Future()
+            ran = once[key, job.timeout]
+        if not first:
+            return ran.result()
+        try:
+            outcome = _run(job, key)
+        except BaseException as e:
+            ran.set_exception(e)
+            raise
+        ran.set_result(outcome)
+        return outcome
+
+    def _run(job: TlcJob, key: str) -> tuple[Verdict, bool]:
         verdict = cache.get(key)
         if verdict is not None:
             return verdict, True
@@ -92,15 +123,18 @@ def run(
             if shown is not None:
                 live.finish(shown)
         cache.put(key, verdict)
-        if timings is not None and timed:
-            timings.record(schedule.job_key(works[w].manifest, job), verdict.seconds)
         return verdict, False
 
-    def one(w: int, job: TlcJob) -> JobResult:
-        verdict, cached = run_one(w, job)
-        # The names TLC leaves out: an assumption's, a temporal property's (more TLC runs, here).
-        refined = violations.refine(job, verdict, lambda sub: run_one(w, sub, False)[0])
-        return works[w].judge(job, refined, cached)
+    def one(same: list[tuple[int, int, TlcJob]]) -> list[JobResult]:
+        verdict, cached = run_one(same[0][2])
+        judged = []
+        for w, _, job in same:
+            if timings is not None and not cached:
+                timings.record(schedule.job_key(works[w].manifest, job), verdict.seconds)
+            # The names TLC leaves out: an assumption's, a temporal property's (more TLC runs, here).
+            refined = violations.refine(job, verdict, lambda sub: run_one(sub)[0])
+            judged.append(works[w].judge(job, refined, cached))
+        return judged
 
     def one_task(w: int, task: Task) -> None:
         started = time.monotonic()
@@ -109,7 +143,7 @@ def run(
                 schedule.job_key(works[w].manifest, task.job), time.monotonic() - started
             )
 
-    everything = [(works[w].manifest, job) for w, _, job in pending] + [
+    everything = [(works[same[0][0]].manifest, same[0][2]) for same in pending] + [
         (works[w].manifest, k.job) for w, k in tasks
     ]
     order = schedule.longest_first(
@@ -125,22 +159,22 @@ def run(
                 alone()
         # Spare JVMs (tlc/spare.py) for the jobs the cache does not answer, and no more.
         expect_jobs(
-            [job for (_, _, job), c in zip(pending, cost) if c is None]
+            [same[0][2] for same, c in zip(pending, cost) if c is None]
             + [j for _, k in tasks if not k.cached for j in k.expects]
         )
         # The executor starts work in the order it is submitted: longest first.
         futures: dict[concurrent.futures.Future[Any], int] = {}
         for n in order:
             if n < len(pending):
-                futures[pool.submit(one, pending[n][0], pending[n][2])] = n
+                futures[pool.submit(one, pending[n])] = n
             else:
                 futures[pool.submit(one_task, *tasks[n - len(pending)])] = n
         for future in concurrent.futures.as_completed(futures):
             n = futures[future]
             if n < len(pending):
-                w, i, _ = pending[n]
-                results[w][i] = future.result()
-                works[w].progress(results[w][i])
+                for (w, i, _), result in zip(pending[n], future.result()):
+                    results[w][i] = result
+                    works[w].progress(result)
             else:
                 future.result()
                 tasks[n - len(pending)][1].done()

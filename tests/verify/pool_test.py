@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,9 @@ from execlease_hook.cli import main as cli
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
-from execlease_hook.verify import schedule
+from execlease_hook.tlc.progress import JobProgress
+from execlease_hook.verify import pool, schedule
+from execlease_hook.verify.live import Live
 from tests.conftest import GitRepo
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
@@ -40,7 +43,8 @@ def grid_model(
     repo: GitRepo, name: str, k: int, states: int | None = None, spec: str = SPEC
 ) -> None:
     folder = f'verification/{name}'
-    repo.write(f'{folder}/Grid.tla', spec)
+    # The model's name in a comment: each model's job is its own (identical jobs run once).
+    repo.write(f'{folder}/Grid.tla', spec.replace('EXTENDS', f'\\* {name}\nEXTENDS', 1))
     repo.write(f'{folder}/Grid.cfg', f'CONSTANT K = {k}\nINIT Init\nNEXT Next\nINVARIANT TypeOK\n')
     check: dict[str, object] = {'name': f'{name}-grid', 'config': 'Grid.cfg'}
     if states is not None:
@@ -195,3 +199,150 @@ def test_estimate_falls_back_to_states_and_a_jvm_start(git_repo, tmp_path):
         '{"format": 1, "seconds": {"verification/m::check:m-grid": "x"}}'
     )
     assert schedule.estimate(m, job, schedule.Timings(tmp_path)) == schedule.JVM_START + 2.0
+
+
+@pytest.fixture
+def shown(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The label of every job the live display showed as running."""
+    real = Live.start
+    seen: list[str] = []
+
+    def start(self: Live, label: str) -> JobProgress:
+        seen.append(label)
+        return real(self, label)
+
+    monkeypatch.setattr(Live, 'start', start)
+    return seen
+
+
+def _add(repo: GitRepo, name: str, **entries: list[dict[str, object]]) -> None:
+    path = repo.path / f'verification/{name}/manifest.json'
+    manifest = json.loads(path.read_text())
+    manifest.update(entries)
+    repo.write(f'verification/{name}/manifest.json', json.dumps(manifest, indent=2) + '\n')
+
+
+def _jobs(report: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    data = json.loads(report.read_text())
+    return {(j['kind'], j['name']): j for m in data['models'] for j in m['jobs']}
+
+
+@pytest.mark.parametrize('cache', [[], ['--no-cache']], ids=['cache', 'no-cache'])
+def test_a_check_and_a_finding_of_one_job_run_tlc_once(
+    git_repo, spans, shown, tmp_path, capsys, cache
+):
+    # The finding makes the check's very job (same spec, cfg, flags): one TLC run judges both,
+    # each by its own entry: the check holds, the finding no longer reproduces.
+    grid_model(git_repo, 'm', 4)
+    _add(git_repo, 'm', findings=[{'id': 'gone', 'config': 'Grid.cfg', 'violates': 'TypeOK'}])
+    report = tmp_path / 'r.json'
+    assert cli.main(['verify', '--jobs', '2', '--json', str(report), *cache]) == 1
+    out, err = capsys.readouterr()
+    assert [name for name, _, _ in spans] == ['m-grid']
+    assert shown == ['check m-grid']
+    jobs = _jobs(report)
+    assert jobs[('check', 'm-grid')]['outcome'] == 'held'
+    assert jobs[('finding', 'gone')]['outcome'] == 'did not hold'
+    assert 'gone no longer reproduces' in out
+    for job in jobs.values():  # both report the one run: its seconds, not from the cache
+        assert job['cached'] is False
+        assert job['verdict'] == jobs[('check', 'm-grid')]['verdict']
+    # Each entry's time is recorded for the next run's order.
+    timings = json.loads((git_repo.path / '.git/execlease/timings.json').read_text())
+    assert set(timings['seconds']) == {
+        'verification/m::check:m-grid',
+        'verification/m::finding:gone',
+    }
+
+
+def test_jobs_that_differ_only_in_their_timeout_run_apart(git_repo, spans, shown, tmp_path):
+    # The deadline is no part of the cache key, but a job must not be judged by another's: the
+    # finding with its own timeout runs TLC on its own, and each is judged by its own entry.
+    grid_model(git_repo, 'm', 4)
+    _add(
+        git_repo,
+        'm',
+        findings=[{'id': 'gone', 'config': 'Grid.cfg', 'violates': 'TypeOK', 'timeout': 500}],
+    )
+    report = tmp_path / 'r.json'
+    assert cli.main(['verify', '--jobs', '2', '--no-cache', '--json', str(report)]) == 1
+    assert sorted(name for name, _, _ in spans) == ['gone', 'm-grid']
+    assert sorted(shown) == ['check m-grid', 'finding gone']
+    jobs = _jobs(report)
+    assert jobs[('check', 'm-grid')]['outcome'] == 'held'
+    assert jobs[('finding', 'gone')]['outcome'] == 'did not hold'
+
+
+def test_findings_that_differ_only_in_what_they_name_run_tlc_once(
+    git_repo, spans, shown, tmp_path, capsys
+):
+    # Three findings on one cfg, each naming its own property: one held, one for the wrong
+    # reason, one by the invariant's expression; in two models of the same spec and cfg.
+    for name in ('a', 'b'):
+        grid_model(git_repo, name, 4)
+        git_repo.write(
+            f'verification/{name}/Small.cfg',
+            'CONSTANT K = 4\nINIT Init\nNEXT Next\nINVARIANT TypeOK\nINVARIANT Small\n',
+        )
+        git_repo.write(
+            f'verification/{name}/Grid.tla',
+            SPEC.replace('====', 'Small == a < 2\n===='),
+        )
+        _add(
+            git_repo,
+            name,
+            checks=[],
+            findings=[
+                {'id': f'{name}-small', 'config': 'Small.cfg', 'violates': 'Small'},
+                {'id': f'{name}-typeok', 'config': 'Small.cfg', 'violates': 'TypeOK'},
+            ],
+        )
+    report = tmp_path / 'r.json'
+    assert cli.main(['verify', '--jobs', '2', '--no-cache', '--json', str(report)]) == 1
+    out, err = capsys.readouterr()
+    assert len(spans) == 1
+    assert len(shown) == 1
+    jobs = _jobs(report)
+    assert sorted(jobs) == [
+        ('finding', 'a-small'),
+        ('finding', 'a-typeok'),
+        ('finding', 'b-small'),
+        ('finding', 'b-typeok'),
+    ]
+    assert jobs[('finding', 'a-small')]['outcome'] == 'held'
+    assert jobs[('finding', 'b-small')]['outcome'] == 'held'
+    assert jobs[('finding', 'a-typeok')]['outcome'] == 'did not hold'
+    assert 'a-typeok fails for the wrong reason: expected TypeOK, got Small' in out
+    assert 'b-typeok fails for the wrong reason: expected TypeOK, got Small' in out
+
+
+def test_a_temporal_property_is_named_by_one_run_each_for_every_job_of_a_key(
+    git_repo, spans, monkeypatch, tmp_path, capsys
+):
+    # Two checks of one job fail on a temporal property of several: TLC does not name it, so
+    # each property is run alone (violations.refine); those runs, too, start once in the run.
+    keys: list[str] = []
+    spied = pool.run_job
+
+    def keyed(job: TlcJob, on_line=None) -> output.Verdict:
+        keys.append(job.cache_key('jar', 0))
+        return spied(job, on_line)
+
+    monkeypatch.setattr('execlease_hook.verify.pool.run_job', keyed)
+    kinds = Path(__file__).parents[1] / 'fixtures' / 'kinds'
+    for name in ('Kinds.tla', 'beyond.cfg'):
+        git_repo.write(f'verification/kinds/{name}', (kinds / name).read_text())
+    manifest = {
+        'version': 1,
+        'spec': 'Kinds.tla',
+        'checks': [{'name': n, 'config': 'beyond.cfg'} for n in ('first', 'second')],
+    }
+    git_repo.write('verification/kinds/manifest.json', json.dumps(manifest, indent=2) + '\n')
+    report = tmp_path / 'r.json'
+    assert cli.main(['verify', '--jobs', '2', '--no-cache', '--json', str(report)]) == 1
+    capsys.readouterr()
+    assert len(keys) > 1 and len(set(keys)) == len(keys)  # the check, then a run per property
+    jobs = _jobs(report)
+    for name in ('first', 'second'):
+        assert jobs[('check', name)]['outcome'] == 'did not hold'
+        assert jobs[('check', name)]['verdict']['property'] == 'Beyond'

@@ -620,7 +620,7 @@ def test_ctrl_c_stops_tlc_and_leaves_no_temp_folders(git_repo, tmp_path):
     data['spec'] = 'Big.tla'
     data['checks'] = [
         {'name': 'big-1', 'config': 'Big.cfg'},
-        {'name': 'big-2', 'config': 'Big.cfg', 'deadlock': True},
+        {'name': 'big-2', 'config': 'Big.cfg', 'deadlock': False},  # not big-1's job
     ]
     (git_repo.path / MODEL / 'manifest.json').write_text(json.dumps(data))
     temp = tmp_path / 'temp'
