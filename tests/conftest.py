@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.locate.entry import MAX_BYTES
-from execlease_hook.tlc import spare
 from tests import needs, shared, tiers
 
 # Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
@@ -315,19 +314,6 @@ def readme_install(hook_repo: tuple[Path, str], tmp_path_factory: pytest.TempPat
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """pre-commit's store, shared by the workers: pre-commit locks it while it installs."""
     return shared.folder(tmp_path_factory, 'pre-commit-home', lambda folder: None)
-
-
-@pytest.fixture(scope='session', autouse=True)
-def warm_jvms_kept() -> None:
-    """One warm JVM pool for the session (tlc/spare.py's keep_between_runs): each in-process
-    `verify` of a worker finds the JVMs the last one warmed, instead of starting and warming its
-    own (a JVM start and a warm-up TLC run each). The variables the tests set or strip that no
-    JVM reads (pytest's, the terminal's width, git's) do not part a spare from a job. The
-    worker's exit ends the spares, as a command-line run's does. A test that asserts nothing is
-    left after its run discards them first (spare.discard_all); the tests of the pool itself
-    switch this off."""
-    gits = (name for name in os.environ if name.startswith('GIT_'))
-    spare.keep_between_runs(('PYTEST_CURRENT_TEST', 'COLUMNS', *AUTHOR, *gits))
 
 
 @tiers.uses('tlc')

@@ -18,11 +18,6 @@ from the suite's plan), and one more is started ahead when a spare takes its las
 The helper is compiled at first use (tlc/spare_helper.py); until it is, or when it cannot be,
 every job runs in a JVM of its own started for it. `EXECLEASE_JVM_SPARE=0` switches spares off.
 
-A process that runs one `verify` after another in itself (a test session) may keep warm JVMs from
-one run to the next (`keep_between_runs`): a spare whose run has no more jobs of its key then
-waits for the next run instead of ending, so that run starts no JVM and runs no warm-up for that
-key. The command line never asks for it: its process ends its spares when it ends.
-
 A spare's process, the line protocol with its helper, and the pool of waiting spares keyed by
 the jobs expected are one mechanism, whose rules (one job at a time, only of its key and
 environment, none waiting that no job will take) span all three. A spare lives core/procs.py's
@@ -36,7 +31,6 @@ import os
 import queue
 import subprocess
 import threading
-import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -49,7 +43,6 @@ from execlease_hook.tlc import cds, spare_helper
 
 NO_JOB = 3  # the helper's exit when stdin closes before a job arrives
 MAX_JOBS = 24  # jobs per JVM, then it ends (passed to the helper): bounds what loaders may leave
-KEPT = 3  # spares kept waiting between runs (`keep_between_runs`); the least recently used ends
 # TLC's fingerprint set is an RMI object: the helper unexports each job's from RMI's table.
 OPENS = ('--add-opens', 'java.rmi/sun.rmi.transport=ALL-UNNAMED')
 
@@ -76,7 +69,6 @@ class Spare:
     # How to start another like it: JVM argv, jar, helper, library jars, settings.
     started: tuple[tuple[str, ...], Path, Path, tuple[Path, ...], Settings]
     jobs: int = 0  # jobs handed to it so far
-    given_back: float = 0.0  # time.monotonic() when its last job ended: the oldest kept one ends
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
     def __post_init__(self) -> None:
@@ -127,29 +119,6 @@ _lock = threading.Lock()
 _idle: dict[tuple[str, ...], list[Spare]] = {}  # waiting spares, by key
 _expected: Counter[tuple[str, ...]] | None = None  # jobs still to come (None: no plan given)
 _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of any job
-# Environment variables left out when matching a kept spare to a job; None: none is kept between
-# runs (the command line's way: its process ends with its run).
-_kept: frozenset[str] | None = None
-
-
-def keep_between_runs(unread: Iterable[str] = ()) -> None:
-    """From now on, a spare that runs on after its run's last job of its key waits for a later
-    run in this process (one per key, KEPT at most), instead of ending: for a process that runs
-    one `verify` after another in itself, each of which would otherwise start and warm its JVMs
-    again. `unread`: environment variables that change between those runs and that no JVM reads
-    (a test runner's own), left out when a spare's environment is matched to a job's."""
-    global _kept
-    with _lock:
-        _kept = frozenset(unread)
-
-
-def _fits(spare: Spare) -> bool:
-    """The spare still runs, in the environment a job of this process would start its JVM in."""
-    if spare.proc.poll() is not None:
-        return False
-    unread = _kept or frozenset()
-    mine = {k: v for k, v in os.environ.items() if k not in unread}
-    return {k: v for k, v in spare.environ.items() if k not in unread} == mine
 
 
 def sweep(jar: Path, settings: Settings) -> None:
@@ -172,9 +141,8 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
     """The keys of the jobs about to run: no spare is started that no job will take."""
     global _expected
     with _lock:
-        # Jobs no plan announced (a refinement's extra runs) took one from their key's count;
-        # what a run left below zero must not hide the next run's jobs.
-        _expected = Counter() if _expected is None else +_expected
+        if _expected is None:
+            _expected = Counter()
         _expected.update(keys)
 
 
@@ -305,7 +273,7 @@ def take(
         waiting = _idle.setdefault(key, [])
         while waiting and found is None:  # a dead one, or one of another environment, goes
             spare = waiting.pop(0)
-            if _fits(spare):
+            if spare.proc.poll() is None and spare.environ == dict(os.environ):
                 found = spare
             else:
                 unfit.append(spare)
@@ -324,43 +292,18 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
     """A spare whose job has ended: it waits for the next job of its key if it runs on and one is
     still expected; otherwise it is stopped, and if it retired with jobs of its key still expected,
     another is started now. `ended` None: the job did not end by itself (timeout, Ctrl-C)."""
-    spare.given_back = time.monotonic()
-    old: list[Spare] = []
     with _lock:
         waiting = _idle.setdefault(spare.key, [])
         wanted = (_expected[spare.key] if _expected is not None else 1) - len(waiting)
         runs_on = ended is not None and not ended.retired and spare.proc.poll() is None
-        kept = runs_on and wanted <= 0 and not waiting and _kept is not None
-        if runs_on and wanted > 0 or kept:
+        if runs_on and wanted > 0:
             waiting.append(spare)
-        if kept:
-            old = _beyond_kept()
-    for gone in old:
-        gone.discard()
-    if runs_on and wanted > 0 or kept:
+    if runs_on and wanted > 0:
         return
     # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
     threading.Thread(target=spare.discard).start()
     if ended is not None and ended.retired and wanted > 0:
         _keep(_spawn(spare.key, *spare.started))
-
-
-def _beyond_kept() -> list[Spare]:
-    """Under _lock: the waiting spares no job of the plan will take, past the KEPT most recently
-    used, taken out of the pool (the caller discards them)."""
-    unplanned = sorted(
-        (
-            s
-            for waiting in _idle.values()
-            for s in waiting
-            if not _expected or _expected[s.key] <= 0
-        ),
-        key=lambda s: s.given_back,
-    )
-    old = unplanned[: max(0, len(unplanned) - KEPT)]
-    for spare in old:
-        _idle[spare.key].remove(spare)
-    return old
 
 
 def discard_all() -> None:

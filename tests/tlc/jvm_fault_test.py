@@ -48,7 +48,6 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path / 'tmp'))
     monkeypatch.setattr(cds, '_unwritable', set())
     monkeypatch.setattr(spare_helper, '_helpers', {})
-    monkeypatch.setattr(spare, '_kept', None)  # the pool as the command line runs it
     spare.discard_all()
     housekeeping.drain()
     yield tmp_path

@@ -270,7 +270,6 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path,
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
     env.setattr(spare_helper, '_helpers', {})
-    env.setattr(spare, '_kept', None)  # the pool as the command line runs it
     spare.discard_all()
     m = manifest(
         tmp_path / 'repo',

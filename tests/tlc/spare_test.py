@@ -36,9 +36,6 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
     for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JVM_SPARE', 'EXECLEASE_JAVAC'):
         monkeypatch.delenv(name, raising=False)
     spare.discard_all()
-    # The pool as the command line runs it: nothing kept from one run to the next (conftest.py's
-    # session keeps warm JVMs; the keeping itself is tested below, with the pool as here).
-    monkeypatch.setattr(spare, '_kept', None)
     monkeypatch.setattr(spare_helper, '_helpers', {})
     yield tmp_path
     spare.discard_all()
@@ -461,43 +458,3 @@ def test_a_kind_with_one_job_gets_no_warm_jvm_and_compiles_nothing(cold_env, mon
     assert run_job(check).outcome == 'passed'
     assert run_job(mutation).property == 'XBelowTwo'
     assert compiled == [] and _idle() == [] and not spare._starting[_spare_key(check)]
-
-
-def test_kept_between_runs_a_warm_jvm_serves_the_next_run_which_starts_none(
-    env, monkeypatch, plain
-):
-    """keep_between_runs (a test session's in-process runs, one after another): the spare a run
-    leaves after its last job of a kind waits for the next run's, so that run starts no JVM,
-    even for a kind with one job; at most KEPT wait, the least recently used goes first; one of
-    another environment is stopped, not used (a variable named unread does not count)."""
-    spare.keep_between_runs(('PYTEST_CURRENT_TEST', 'UNREAD'))
-    mutation, check = _job('invariant'), replace(_job('pass'), kind='check')
-    expect_jobs([mutation, mutation])
-    wait.until(_idle, 'the spare started ahead')
-    for _ in range(2):
-        _same(run_job(mutation), plain['invariant'])
-    [kept] = _idle()  # the command line's pool stops it here: no job of its plan is left
-    assert kept.proc.poll() is None and kept.jobs == 2
-    spawned = []
-    spawn = spare._spawn
-
-    def recorded(*a):
-        spawned.append(a[0])
-        return spawn(*a)
-
-    monkeypatch.setattr(spare, '_spawn', recorded)
-    monkeypatch.setenv('UNREAD', 'another test')
-    expect_jobs([mutation])  # the next run: a kind with one job, which a plan gives no spare
-    _same(run_job(mutation), plain['invariant'])
-    assert (kept.jobs, _idle(), spawned) == (3, [kept], [])
-    monkeypatch.setattr(spare, 'KEPT', 1)
-    expect_jobs([check, check])
-    for _ in range(2):
-        assert run_job(check).outcome == 'passed'
-    [kept_check] = _idle()  # the mutations' spare, used less recently, was stopped
-    assert kept_check.key == _spare_key(check) and spawned
-    assert kept.proc.poll() is not None and not kept.folder.exists()
-    monkeypatch.setenv('EXECLEASE_SOMETHING', 'else')  # another environment: a JVM reads it
-    expect_jobs([check])
-    assert run_job(check).outcome == 'passed'
-    assert _idle() == [] and kept_check.proc.poll() is not None
