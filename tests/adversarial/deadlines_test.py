@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -293,7 +294,9 @@ def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code
                 'spec': 'Endless.tla',
                 'checks': [
                     {'name': 'one', 'config': 'Endless.cfg'},
-                    {'name': 'two', 'config': 'Endless.cfg', 'deadlock': True},
+                    # Two distinct jobs (a run starts one TLC per distinct job): deadlock
+                    # checking is on by default, so the second switches it off.
+                    {'name': 'two', 'config': 'Endless.cfg', 'deadlock': False},
                 ],
                 'coverage': {'entries': []},
             }
@@ -319,6 +322,9 @@ def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code
     finally:
         if proc.poll() is None:
             proc.kill()
+            proc.communicate()  # reaped and its pipes closed, not left to another test's warning
+            for pid in tlc_processes(str(temp)):  # its TLC JVMs, each in a group of its own
+                os.kill(pid, signal.SIGKILL)
     assert proc.returncode == code, stdout + stderr
     assert f'execlease verify: terminated ({name})' in stderr
     assert tlc_processes(str(temp)) == []
