@@ -6,6 +6,9 @@ the repository root that writes them into the folder named by EXECLEASE_TRACE_DI
 go to one TLC process (the trace spec picks one in Init), run with deadlock checking: a line no
 step of the model can match leaves TLC without a successor, and that deadlock is the rejection.
 TLC stops at the first one it finds; its counterexample is the longest matched prefix.
+
+It is kept whole: the traces read, the TLC job made of them and the verdict read back from TLC
+are one contract (a rejection names the trace and line the job was built from).
 """
 
 from __future__ import annotations

@@ -102,9 +102,7 @@ class Stage:
             '',
             t.java.path,
             t.jar.path,
-            None,
-            1,
-            libraries.of(m, t.settings, t.root),
+            libraries=libraries.of(m, t.settings, t.root),
             settings=t.settings,
         )
         tasks: list[Task] = []
