@@ -1,6 +1,7 @@
 """End to end, every language at once: a scratch repository with covered code in each supported
 language (a function and a region each), guarded by the real pre-commit hook. For each language, a
-formatting-only edit commits and a one-token semantic edit is blocked, naming both entries.
+formatting-only edit commits and a one-token semantic edit is blocked, naming both entries; the
+edits of every language go in the same two commits.
 
 One row per language in ROWS: adding a language is adding a row.
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -156,11 +159,31 @@ ROWS = (
 )
 
 
-@pytest.fixture
-def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
+@dataclass(frozen=True)
+class Judged:
+    """What the guard said on the two commits of `judged`, every language's edits in each."""
+
+    formatting: tuple[int, str]
+    semantic: tuple[int, str]
+    staged: list[str]  # what the blocked commit left staged
+
+
+@pytest.fixture(scope='module')
+def judged(
+    tmp_path_factory: pytest.TempPathFactory, hook_repo: tuple[Path, str], pre_commit_home: Path
+) -> Judged:
+    """Every language's covered code in one repository guarded by the real hook, and two commits
+    through it: every formatting edit at once (which must commit), then every semantic edit at
+    once (which must be blocked). Each language's test reads its own verdicts from the two
+    outputs: the guard judges each entry on its own, so the edits of the other languages change
+    nothing of what it says on one, and the repository and its hooks are built once, not once
+    per language."""
+    repo = GitRepo(tmp_path_factory.mktemp('every-language') / 'repo')
+    repo.path.mkdir()
+    repo.git('init', '-q', '-b', 'main')
     entries: list[dict[str, object]] = []
     for name, path, source, function, (start, end), _, _ in ROWS:
-        git_repo.write(path, source)
+        repo.write(path, source)
         entries.append(
             {'id': f'{name}-function', 'path': path, 'function': function, 'action': 'Claim'}
         )
@@ -172,9 +195,9 @@ def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
                 'action': 'Claim',
             }
         )
-    git_repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA)
-    git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
-    git_repo.write(
+    repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA)
+    repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
+    repo.write(
         MANIFEST,
         json.dumps(
             {
@@ -187,17 +210,30 @@ def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
         )
         + '\n',
     )
-    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
-    git_repo.add('.')
-    git_repo.commit('covered code in every language')
-    sync_coverage(git_repo.path)
-    git_repo.add(MANIFEST)
-    git_repo.commit('sync coverage')
+    repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
+    repo.add('.')
+    repo.commit('covered code in every language')
+    sync_coverage(repo.path)
+    repo.add(MANIFEST)
+    repo.commit('sync coverage')
     pre_commit = (sys.executable, '-m', 'pre_commit')
     for command in ('install', 'install-hooks'):
-        code, out = run(git_repo, pre_commit_home, *pre_commit, command)
+        code, out = run(repo, pre_commit_home, *pre_commit, command)
         assert code == 0, out
-    return git_repo
+
+    paths = [row[1] for row in ROWS]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv('COLUMNS', '1000')  # `wide_terminal`'s, which is per test
+        for _, path, source, _, _, _, formatting in ROWS:
+            repo.write(path, source.replace(*formatting))
+        repo.add(*paths)
+        formatted = run(repo, pre_commit_home, 'git', 'commit', '-m', 'reformat every language')
+        for _, path, source, _, _, semantic, formatting in ROWS:
+            repo.write(path, source.replace(*formatting).replace(*semantic))
+        repo.add(*paths)
+        changed = run(repo, pre_commit_home, 'git', 'commit', '-m', 'change every language')
+    staged = repo.git('diff', '--cached', '--name-only').split()
+    return Judged(formatted, changed, staged)
 
 
 @pytest.mark.timeout(900)
@@ -207,20 +243,15 @@ def every_language(git_repo: GitRepo, hook_repo, pre_commit_home) -> GitRepo:
     ids=[r[0] for r in ROWS],
 )
 def test_formatting_commits_and_a_semantic_edit_is_blocked(
-    every_language, pre_commit_home, name, path, source, semantic, formatting
+    judged, name, path, source, semantic, formatting
 ):
-    repo = every_language
     for old, _ in (semantic, formatting):
         assert source.count(old) == 1, f'{name}: {old!r} must occur once'
-    repo.write(path, source.replace(*formatting))
-    repo.add(path)
-    code, out = run(repo, pre_commit_home, 'git', 'commit', '-m', f'reformat {path}')
+    code, out = judged.formatting
     assert code == 0, out
     assert re.search(r'execlease guard\.+Passed', out), out
 
-    repo.write(path, source.replace(*formatting).replace(*semantic))
-    repo.add(path)
-    code, out = run(repo, pre_commit_home, 'git', 'commit', '-m', f'change {path}')
+    code, out = judged.semantic
     assert code == 1, out
     for kind in ('function', 'region'):
         assert f'{name}-{kind}: {path}:' in out and 'covered code changed' in out, out
@@ -229,4 +260,6 @@ def test_formatting_commits_and_a_semantic_edit_is_blocked(
     assert 'What to do (`execlease help covered-code` says more):' in out
     assert f'code-to-action map of {MODEL_DIR}/NOTES.md' in out
     assert 'README' not in out and 'WHERE' not in out.split('What to do')[1]
-    assert repo.git('diff', '--cached', '--name-only').strip() == path  # nothing committed
+    # Nothing committed: every language's edit is still staged, this one's among them.
+    assert path in judged.staged
+    assert sorted(judged.staged) == sorted(row[1] for row in ROWS)
