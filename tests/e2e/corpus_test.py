@@ -15,6 +15,7 @@ assumption, Assert) are in tests/verify/violations_test.py.
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests import needs
+from tests import needs, shared
 from tests.conftest import git_env, offline_settings
 
 CORPUS = Path(__file__).parents[1] / 'fixtures' / 'corpus'
@@ -126,33 +127,46 @@ def _manifest(
 def report(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> tuple[int, dict[str, Any], str]:
+    """One `execlease verify` of the corpus for the test run, every xdist worker's
+    (tests/shared.py): the tests only read its report, and a module split between the workers
+    ran every model twice, its largest for about 12 CPU-s each time."""
     needs.java()
     needs.tla_jar()
-    repo = tmp_path_factory.mktemp('corpus') / 'repo'
-    for model, (source, files, spec, cfg, result, states, violates) in EXPECTED.items():
-        folder = repo / 'verification' / model
-        folder.mkdir(parents=True)
-        for name in files:
-            shutil.copyfile(CORPUS / source / name, folder / name)
-        (folder / 'manifest.json').write_text(
-            json.dumps(_manifest(spec, cfg, result, states, violates), indent=2) + '\n'
+
+    def build(folder: Path) -> None:
+        repo = folder / 'repo'
+        for model, (source, files, spec, cfg, result, states, violates) in EXPECTED.items():
+            target = repo / 'verification' / model
+            target.mkdir(parents=True)
+            for name in files:
+                shutil.copyfile(CORPUS / source / name, target / name)
+            (target / 'manifest.json').write_text(
+                json.dumps(_manifest(spec, cfg, result, states, violates), indent=2) + '\n'
+            )
+        env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
+        env.update(offline_settings(jvm_cache, tools_jar), COLUMNS='1000')
+        subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=env, check=True)
+        proc = subprocess.run(
+            (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(repo / 'report.json')),
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
         )
-    env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
-    env.update(offline_settings(jvm_cache, tools_jar), COLUMNS='1000')
-    subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=env, check=True)
-    proc = subprocess.run(
-        (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(repo / 'report.json')),
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    return (
-        proc.returncode,
-        json.loads((repo / 'report.json').read_text()),
-        proc.stdout + proc.stderr,
-    )
+        (folder / 'run.pickle').write_bytes(
+            pickle.dumps(
+                (
+                    proc.returncode,
+                    json.loads((repo / 'report.json').read_text()),
+                    proc.stdout + proc.stderr,
+                )
+            )
+        )
+
+    folder = shared.folder(tmp_path_factory, 'corpus-report', build)
+    code, data, output = pickle.loads((folder / 'run.pickle').read_bytes())
+    return code, data, output
 
 
 def test_every_published_result_holds(report):
