@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.java import find_java
-from tests import needs
+from tests import needs, shared
 from tests.conftest import GitRepo, offline_settings
 from tests.traces.suite_test import (
     APP,
@@ -59,9 +60,23 @@ EXPECTED = {
 def compared(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> dict[str, Any]:
+    """Made once for the test run, every xdist worker's (tests/shared.py): a module split
+    between the workers ran both runs twice."""
     needs.java()
     needs.tla_jar()
-    repo = GitRepo(tmp_path_factory.mktemp('bare'))
+
+    def build(folder: Path) -> None:
+        made = _compare(folder / 'repo', jvm_cache, tools_jar)
+        (folder / 'compared.pickle').write_bytes(pickle.dumps(made))
+
+    folder = shared.folder(tmp_path_factory, 'bare-suite-compared', build)
+    made: dict[str, Any] = pickle.loads((folder / 'compared.pickle').read_bytes())
+    return made
+
+
+def _compare(root: Path, jvm_cache: Path, tools_jar: Path) -> dict[str, Any]:
+    root.mkdir()
+    repo = GitRepo(root)
     repo.git('init', '-q', '-b', 'main')
     path = write_model(repo, [APP, REJECTED, BROKEN], [UNBOUNDED, CRASH, HARMLESS, GONE])
     shutil.copyfile(TLC_FIXTURES / 'action.cfg', path.parent / 'action.cfg')
