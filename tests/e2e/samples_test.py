@@ -15,6 +15,7 @@ After a change of what the tool prints or of the code and spec lines it cites,
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import shutil
 import subprocess
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # run as a script: `--write`
     sys.path.insert(0, str(ROOT))
 
-from tests import needs  # noqa: E402 (after sys.path above, for the script)
+from tests import needs, shared  # noqa: E402 (after sys.path above, for the script)
 from tests.conftest import GitRepo, git_env, offline_settings  # noqa: E402
 
 MODEL = 'verification/execution-lease'
@@ -359,16 +360,24 @@ def unmarked(text: str) -> list[int]:
 def outputs(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> dict[str, str | BaseException]:
-    """Every recipe's block, made once for the module (one shipped copy, the recipes side by
-    side). The children get `offline_tlc`'s settings from `execlease` above: that fixture is
-    per test."""
+    """Every recipe's block, made once for the test run, every xdist worker's (tests/shared.py:
+    a module split between the workers made them twice), from one shipped copy, the recipes
+    side by side. The children get `offline_tlc`'s settings from `execlease` above: that fixture
+    is per test."""
     needs.java()
     needs.tla_jar()
-    base = shipped(tmp_path_factory.mktemp('shipped'))
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in offline_settings(jvm_cache, tools_jar).items():
-            mp.setitem(SESSION, name, value)
-        return produce(base, tmp_path_factory.mktemp('samples'))
+
+    def build(folder: Path) -> None:
+        base = shipped(folder / 'shipped')
+        with pytest.MonkeyPatch.context() as mp:
+            for name, value in offline_settings(jvm_cache, tools_jar).items():
+                mp.setitem(SESSION, name, value)
+            made = produce(base, folder / 'samples')
+        (folder / 'outputs.pickle').write_bytes(pickle.dumps(made))
+
+    folder = shared.folder(tmp_path_factory, 'samples-outputs', build)
+    made: dict[str, str | BaseException] = pickle.loads((folder / 'outputs.pickle').read_bytes())
+    return made
 
 
 @pytest.mark.timeout(110)
