@@ -9,6 +9,7 @@ One row per language in ROWS: adding a language is adding a row.
 from __future__ import annotations
 
 import json
+import pickle
 import re
 import sys
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import shared
 from tests.conftest import LEASE_TLA, GitRepo, sync_coverage
 from tests.e2e.guard_test import hook_config, run
 
@@ -176,10 +178,21 @@ def judged(
     through it: every formatting edit at once (which must commit), then every semantic edit at
     once (which must be blocked). Each language's test reads its own verdicts from the two
     outputs: the guard judges each entry on its own, so the edits of the other languages change
-    nothing of what it says on one, and the repository and its hooks are built once, not once
-    per language."""
-    repo = GitRepo(tmp_path_factory.mktemp('every-language') / 'repo')
-    repo.path.mkdir()
+    nothing of what it says on one, and the repository and its hooks are built once for the test
+    run (every xdist worker's, tests/shared.py), not once per language."""
+
+    def build(folder: Path) -> None:
+        made = _judge(folder / 'repo', hook_repo, pre_commit_home)
+        (folder / 'judged.pickle').write_bytes(pickle.dumps(made))
+
+    folder = shared.folder(tmp_path_factory, 'every-language', build)
+    made: Judged = pickle.loads((folder / 'judged.pickle').read_bytes())
+    return made
+
+
+def _judge(root: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> Judged:
+    root.mkdir()
+    repo = GitRepo(root)
     repo.git('init', '-q', '-b', 'main')
     entries: list[dict[str, object]] = []
     for name, path, source, function, (start, end), _, _ in ROWS:
