@@ -17,6 +17,7 @@ import pytest
 from execlease_hook.cli import main as cli
 from tests.conftest import GitRepo
 from tests.e2e.guard_test import hook_config, install_hooks, run
+from tests.verify.suite_test import shared_results
 
 LEASE_TLA = r"""---- MODULE Lease ----
 EXTENDS Naturals
@@ -80,8 +81,16 @@ def said(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-def wrapped(git_repo: GitRepo, offline_tlc: None, capsys: pytest.CaptureFixture[str]) -> GitRepo:
-    """The scratch repository, initialised on the wrapper, its two actions covered and synced."""
+def wrapped(
+    git_repo: GitRepo,
+    offline_tlc: None,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> GitRepo:
+    """The scratch repository, initialised on the wrapper, its two actions covered and synced;
+    its TLC results shared with the run's other tests (suite_test.shared_results): every test
+    using it syncs the same model before it does its own part, which is not running TLC."""
+    shared_results(tmp_path_factory, git_repo)
     git_repo.write('tla/Lease.tla', LEASE_TLA)
     git_repo.write('tla/MCLease.tla', MC_TLA)
     git_repo.write('tla/MCLease.cfg', MC_CFG)
