@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import LEASE_PY, GitRepo, sync_coverage
 from tests.e2e.guard_test import hook_config, run
+from tests.verify.suite_test import shared_results
 
 LOCK = 'verification/lock'
 OTHER = 'verification/other'
@@ -96,8 +97,17 @@ def build(repo: GitRepo) -> None:
 
 
 @pytest.fixture
-def consumer(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
+def consumer(
+    git_repo: GitRepo,
+    hook_repo: tuple[Path, str],
+    pre_commit_home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> GitRepo:
+    """The two models, synced and committed, with the guard's hook installed; their TLC results
+    shared with the run's other tests (suite_test.shared_results): the tests that sync run the
+    same check, and what they test is the record of the modules, not running TLC."""
     build(git_repo)
+    shared_results(tmp_path_factory, git_repo)
     git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
     git_repo.add('.pre-commit-config.yaml')
     git_repo.commit('use the execlease hook')
