@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import MANIFEST, sync_coverage
 from tests.e2e import tlc_push_test
 from tests.e2e.tlc_push_test import COUNTER_PY, HOOK_TLC, remote_head, run
+from tests.verify.suite_test import shared_results
 
 # The fixture (a consumer with the three hook types installed and a bare remote), shared.
 pushing = tlc_push_test.pushing
@@ -132,7 +133,7 @@ def test_a_merge_runs_the_guard(pushing, pre_commit_home):
 
 @pytest.mark.timeout(900)
 def test_a_new_repository_makes_its_first_commit_through_the_hooks(
-    git_repo, hook_repo, pre_commit_home, tmp_path
+    git_repo, hook_repo, pre_commit_home, tmp_path, tmp_path_factory
 ):
     import json
     import sys
@@ -189,6 +190,9 @@ def test_a_new_repository_makes_its_first_commit_through_the_hooks(
         'pre-push',
     )
     assert code == 0, out
+    # The model of `pushing`, whose TLC results this repository reads (`shared_results`): what
+    # is tested here is the first commit and push, not running TLC.
+    shared_results(tmp_path_factory, git_repo)
     git_repo.add('.')
     code, out = run(git_repo, pre_commit_home, 'git', 'commit', '-m', 'first')
     assert code == 1, out  # never synced
