@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests import shared
 from tests.conftest import LEASE_PY, MANIFEST, NOTES, GitRepo, git_env, sync_coverage
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
@@ -47,6 +50,27 @@ def install_hooks(repo: GitRepo, home: Path) -> None:
     for command in ('install', 'install-hooks'):
         code, out = run(repo, home, *pre_commit, command)
         assert code == 0, out
+
+
+def installed_copy(
+    factory: pytest.TempPathFactory, name: str, build: Callable[[GitRepo], None], repo: GitRepo
+) -> None:
+    """`repo` made a copy of the repository `build` makes in a new git repository (its files,
+    commits and installed hooks), which is built once for the test run, every xdist worker's
+    (tests/shared.py): the tests of a module then commit through the same real pre-commit each
+    from its own copy, instead of each building it and running `pre-commit install` and
+    `install-hooks` again. pre-commit's hook scripts find the config from the working tree, so
+    they run as they are from any copy."""
+
+    def make(folder: Path) -> None:
+        template = GitRepo(folder / 'repo')
+        template.path.mkdir()
+        template.git('init', '-q', '-b', 'main')
+        build(template)
+
+    template = shared.folder(factory, name, make) / 'repo'
+    shutil.rmtree(repo.path / '.git')
+    shutil.copytree(template, repo.path, symlinks=True, dirs_exist_ok=True)
 
 
 @pytest.fixture

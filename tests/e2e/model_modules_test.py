@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LEASE_PY, GitRepo, sync_coverage
-from tests.e2e.guard_test import hook_config, run
+from tests.e2e.guard_test import hook_config, installed_copy, run
 from tests.verify.suite_test import shared_results
 
 LOCK = 'verification/lock'
@@ -103,16 +103,21 @@ def consumer(
     pre_commit_home: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> GitRepo:
-    """The two models, synced and committed, with the guard's hook installed; their TLC results
-    shared with the run's other tests (suite_test.shared_results): the tests that sync run the
-    same check, and what they test is the record of the modules, not running TLC."""
-    build(git_repo)
+    """The two models, synced and committed, with the guard's hook installed (a copy of the
+    repository built for the test run, guard_test.installed_copy); their TLC results shared with
+    the run's other tests (suite_test.shared_results): the tests that sync run the same check,
+    and what they test is the record of the modules, not running TLC."""
+
+    def make(repo: GitRepo) -> None:
+        build(repo)
+        repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
+        repo.add('.pre-commit-config.yaml')
+        repo.commit('use the execlease hook')
+        code, out = run(repo, pre_commit_home, sys.executable, '-m', 'pre_commit', 'install')
+        assert code == 0, out
+
+    installed_copy(tmp_path_factory, 'model-modules-consumer', make, git_repo)
     shared_results(tmp_path_factory, git_repo)
-    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
-    git_repo.add('.pre-commit-config.yaml')
-    git_repo.commit('use the execlease hook')
-    code, out = run(git_repo, pre_commit_home, sys.executable, '-m', 'pre_commit', 'install')
-    assert code == 0, out
     return git_repo
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GitRepo, sync_coverage
-from tests.e2e.guard_test import hook_config, install_hooks, run
+from tests.e2e.guard_test import hook_config, install_hooks, installed_copy, run
 
 MODEL = 'tla'
 MANIFEST = f'{MODEL}/manifest.json'
@@ -148,39 +148,49 @@ LOG_MOVED = LOG_GO.replace('package raft\n', 'package raft\n\n// The log of one 
 
 
 @pytest.fixture
-def go_repo(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
-    """The Go repository, synced (its table written) and committed, with the hook installed."""
-    git_repo.write('go.mod', 'module example.com/raft\n\ngo 1.22\n')
-    git_repo.write('raft.go', RAFT_GO)
-    git_repo.write('log.go', LOG_GO)
-    git_repo.write(f'{MODEL}/etcdraft.tla', SPEC)
-    git_repo.write(f'{MODEL}/etcdraft.cfg', 'SPECIFICATION Spec\n')
-    git_repo.write(
-        MANIFEST,
-        json.dumps(
-            {
-                'version': 1,
-                'spec': 'etcdraft.tla',
-                'checks': [{'name': 'main', 'config': 'etcdraft.cfg'}],
-                'coverage': {
-                    'syncCommit': None,
-                    'modelHash': None,
-                    'entries': ENTRIES,
-                    'abstract': ABSTRACT,
+def go_repo(
+    git_repo: GitRepo,
+    hook_repo: tuple[Path, str],
+    pre_commit_home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> GitRepo:
+    """The Go repository, synced (its table written) and committed, with the hook installed: a
+    copy of the one built for the test run (guard_test.installed_copy)."""
+
+    def build(repo: GitRepo) -> None:
+        repo.write('go.mod', 'module example.com/raft\n\ngo 1.22\n')
+        repo.write('raft.go', RAFT_GO)
+        repo.write('log.go', LOG_GO)
+        repo.write(f'{MODEL}/etcdraft.tla', SPEC)
+        repo.write(f'{MODEL}/etcdraft.cfg', 'SPECIFICATION Spec\n')
+        repo.write(
+            MANIFEST,
+            json.dumps(
+                {
+                    'version': 1,
+                    'spec': 'etcdraft.tla',
+                    'checks': [{'name': 'main', 'config': 'etcdraft.cfg'}],
+                    'coverage': {
+                        'syncCommit': None,
+                        'modelHash': None,
+                        'entries': ENTRIES,
+                        'abstract': ABSTRACT,
+                    },
                 },
-            },
-            indent=2,
+                indent=2,
+            )
+            + '\n',
         )
-        + '\n',
-    )
-    git_repo.write(NOTES, NOTES_MD)
-    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
-    git_repo.add('.')
-    git_repo.commit('raft and its model')
-    sync_coverage(git_repo.path, MANIFEST)
-    git_repo.add(MANIFEST, NOTES)
-    git_repo.commit('sync coverage')
-    install_hooks(git_repo, pre_commit_home)
+        repo.write(NOTES, NOTES_MD)
+        repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
+        repo.add('.')
+        repo.commit('raft and its model')
+        sync_coverage(repo.path, MANIFEST)
+        repo.add(MANIFEST, NOTES)
+        repo.commit('sync coverage')
+        install_hooks(repo, pre_commit_home)
+
+    installed_copy(tmp_path_factory, 'notes-map-go-repo', build, git_repo)
     return git_repo
 
 
