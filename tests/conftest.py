@@ -253,18 +253,23 @@ def sync_coverage(root: Path, rel: str = MANIFEST) -> None:
 @pytest.fixture
 def covered_repo(git_repo: GitRepo) -> GitRepo:
     """git_repo with app/lease.py covered by verification/lease/manifest.json, synced and committed."""
-    git_repo.write('app/lease.py', LEASE_PY)
-    git_repo.write('app/other.py', 'def unrelated():\n    return 1\n')
-    git_repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA)
-    git_repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
-    git_repo.write(MANIFEST, manifest_json())
-    git_repo.write(NOTES, NOTES_MD)
-    git_repo.add('.')
-    git_repo.commit('code and model')
-    sync_coverage(git_repo.path)
-    git_repo.add(MANIFEST, NOTES)
-    git_repo.commit('sync coverage')
+    cover(git_repo)
     return git_repo
+
+
+def cover(repo: GitRepo) -> None:
+    """`covered_repo`'s files and commits, in `repo` (a new git repository)."""
+    repo.write('app/lease.py', LEASE_PY)
+    repo.write('app/other.py', 'def unrelated():\n    return 1\n')
+    repo.write(f'{MODEL_DIR}/Lease.tla', LEASE_TLA)
+    repo.write(f'{MODEL_DIR}/Lease.cfg', 'INIT Init\nNEXT Next\n')
+    repo.write(MANIFEST, manifest_json())
+    repo.write(NOTES, NOTES_MD)
+    repo.add('.')
+    repo.commit('code and model')
+    sync_coverage(repo.path)
+    repo.add(MANIFEST, NOTES)
+    repo.commit('sync coverage')
 
 
 # The execlease hook repository for the end-to-end tests through the real pre-commit, shared by

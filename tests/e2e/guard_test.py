@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests import shared
-from tests.conftest import LEASE_PY, MANIFEST, NOTES, GitRepo, git_env, sync_coverage
+from tests.conftest import LEASE_PY, MANIFEST, NOTES, GitRepo, cover, git_env, sync_coverage
 
 BODY_EDIT = LEASE_PY.replace('return cur.rowcount == 1', 'return cur.rowcount >= 1')
 
@@ -74,12 +74,24 @@ def installed_copy(
 
 
 @pytest.fixture
-def consumer(covered_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
-    covered_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
-    covered_repo.add('.pre-commit-config.yaml')
-    covered_repo.commit('use the execlease hook')
-    install_hooks(covered_repo, pre_commit_home)
-    return covered_repo
+def consumer(
+    git_repo: GitRepo,
+    hook_repo: tuple[Path, str],
+    pre_commit_home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> GitRepo:
+    """`covered_repo` using the guard's hook, installed: a copy of the one built for the test
+    run (`installed_copy`)."""
+
+    def build(repo: GitRepo) -> None:
+        cover(repo)
+        repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
+        repo.add('.pre-commit-config.yaml')
+        repo.commit('use the execlease hook')
+        install_hooks(repo, pre_commit_home)
+
+    installed_copy(tmp_path_factory, 'guard-consumer', build, git_repo)
+    return git_repo
 
 
 @pytest.mark.timeout(900)
