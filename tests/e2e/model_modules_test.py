@@ -15,7 +15,6 @@ import pytest
 
 from tests.conftest import LEASE_PY, GitRepo, sync_coverage
 from tests.e2e.guard_test import hook_config, installed_copy, run
-from tests.verify.suite_test import shared_results
 
 LOCK = 'verification/lock'
 OTHER = 'verification/other'
@@ -103,10 +102,8 @@ def consumer(
     pre_commit_home: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> GitRepo:
-    """The two models, synced and committed, with the guard's hook installed (a copy of the
-    repository built for the test run, guard_test.installed_copy); their TLC results shared with
-    the run's other tests (suite_test.shared_results): the tests that sync run the same check,
-    and what they test is the record of the modules, not running TLC."""
+    """The two models, synced and committed, with the guard's hook installed: a copy of the
+    repository built for the test run (guard_test.installed_copy)."""
 
     def make(repo: GitRepo) -> None:
         build(repo)
@@ -117,7 +114,6 @@ def consumer(
         assert code == 0, out
 
     installed_copy(tmp_path_factory, 'model-modules-consumer', make, git_repo)
-    shared_results(tmp_path_factory, git_repo)
     return git_repo
 
 
