@@ -119,9 +119,9 @@ def shared_results(factory: pytest.TempPathFactory, repo: GitRepo) -> None:
     """The repository's TLC result cache (.git/execlease/cache) made a folder the run's tests
     share, every xdist worker's (tests/shared.py): an entry is keyed by the job's content alone
     (tlc/cache.py), so a job another of them has run is read, not run again. For the tests of
-    what verify does with the verdicts through the console script or a hook (exit codes, report
-    formats, shards, what a push judges); the tests of running TLC and of the cache itself keep
-    their own."""
+    what verify does with the verdicts, in process, through the console script or a hook (exit
+    codes, report formats, shards, what a push judges, coverage and --update-coverage, notes);
+    the tests of running TLC and of the cache itself keep their own."""
     folder = shared.folder(factory, 'tlc-results', lambda _: None)
     link = repo.path / '.git' / 'execlease' / 'cache'
     link.parent.mkdir(parents=True, exist_ok=True)
