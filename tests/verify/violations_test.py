@@ -20,7 +20,7 @@ from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.verify import violations
-from tests import needs
+from tests import needs, shared
 from tests.conftest import git_env, offline_settings
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'kinds'
@@ -100,18 +100,24 @@ def _verify(
     return proc.returncode, report, proc.stdout + proc.stderr, folder
 
 
+# Each of the two runs is made once for the test run (tests/shared.py `value`), not once on
+# every worker that runs one of the tests reading it: they read its report, output and folder.
 @pytest.fixture(scope='module')
 def held(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(
-        tmp_path_factory.mktemp('held'),
-        offline_settings(jvm_cache, tools_jar),
-        'repo',
-        HOLDS,
-        '--update-coverage',
+    return shared.value(
+        tmp_path_factory,
+        'violations-held',
+        lambda: _verify(
+            tmp_path_factory.mktemp('held'),
+            offline_settings(jvm_cache, tools_jar),
+            'repo',
+            HOLDS,
+            '--update-coverage',
+        ),
     )
 
 
@@ -121,8 +127,12 @@ def failed(
 ) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(
-        tmp_path_factory.mktemp('failed'), offline_settings(jvm_cache, tools_jar), 'repo', FAILS
+    return shared.value(
+        tmp_path_factory,
+        'violations-failed',
+        lambda: _verify(
+            tmp_path_factory.mktemp('failed'), offline_settings(jvm_cache, tools_jar), 'repo', FAILS
+        ),
     )
 
 
