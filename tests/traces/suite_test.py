@@ -3,6 +3,7 @@ fixture and a counter program that records its trace (tests/fixtures/traces/), r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.verify import pipeline, result
-from tests import verify_support
+from tests import shared, verify_support
 from tests.conftest import GitRepo, use_offline
 from tests.verify.suite_test import shared_results
 
@@ -109,15 +110,23 @@ def write_model(
 def everything(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> result.ModelResult:
-    repo = GitRepo(tmp_path_factory.mktemp('traces'))
-    repo.git('init', '-q', '-b', 'main')
-    write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
-    with pytest.MonkeyPatch.context() as env:
-        use_offline(env, jvm_cache, tools_jar)
-        ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
-    assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()  # untouched
-    (model,) = ran.models
-    return model
+    """One run of every trace job and code mutation, made once for the test run (tests/shared.py
+    `value`), not once on every worker that runs one of the tests below: they read its jobs and
+    failures. Its coverage (the code's tree-sitter nodes, which do not pickle) is left out."""
+
+    def run() -> result.ModelResult:
+        repo = GitRepo(tmp_path_factory.mktemp('traces'))
+        repo.git('init', '-q', '-b', 'main')
+        write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
+        with pytest.MonkeyPatch.context() as env:
+            use_offline(env, jvm_cache, tools_jar)
+            ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
+        # The code mutations leave the code untouched.
+        assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()
+        (model,) = ran.models
+        return dataclasses.replace(model, coverage=[])
+
+    return shared.value(tmp_path_factory, 'traces-everything', run)
 
 
 @pytest.fixture
