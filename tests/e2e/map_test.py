@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import HERE, GitRepo
-from tests.e2e.guard_test import hook_config, run
+from tests.e2e.guard_test import hook_config, install_hooks, installed_copy, run
 
 MODEL = 'verification/execution-lease'
 SPEC = f'{MODEL}/ExecutionLease.tla'
@@ -41,20 +40,28 @@ def force_release(conn: sqlite3.Connection, turn_id: str) -> None:
 
 
 @pytest.fixture
-def shipped(git_repo: GitRepo, hook_repo: tuple[Path, str], pre_commit_home: Path) -> GitRepo:
-    for folder in ('examples/agent_runtime', MODEL):
-        shutil.copytree(
-            HERE / folder,
-            git_repo.path / folder,
-            ignore=shutil.ignore_patterns('__pycache__', '.tmp'),
-        )
-    git_repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
-    git_repo.add('.')
-    git_repo.commit('the shipped model and its code')
-    pre_commit = (sys.executable, '-m', 'pre_commit')
-    for command in ('install', 'install-hooks'):
-        code, out = run(git_repo, pre_commit_home, *pre_commit, command)
-        assert code == 0, out
+def shipped(
+    git_repo: GitRepo,
+    hook_repo: tuple[Path, str],
+    pre_commit_home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> GitRepo:
+    """The shipped model and its code, committed, using the guard's hook, installed: a copy of
+    the one built for the test run (guard_test.installed_copy)."""
+
+    def build(repo: GitRepo) -> None:
+        for folder in ('examples/agent_runtime', MODEL):
+            shutil.copytree(
+                HERE / folder,
+                repo.path / folder,
+                ignore=shutil.ignore_patterns('__pycache__', '.tmp'),
+            )
+        repo.write('.pre-commit-config.yaml', hook_config(hook_repo))
+        repo.add('.')
+        repo.commit('the shipped model and its code')
+        install_hooks(repo, pre_commit_home)
+
+    installed_copy(tmp_path_factory, 'map-shipped', build, git_repo)
     return git_repo
 
 
