@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import shutil
 import subprocess
 import sys
@@ -65,17 +64,14 @@ def compared(
     needs.java()
     needs.tla_jar()
 
-    def build(folder: Path) -> None:
-        made = _compare(folder / 'repo', jvm_cache, tools_jar)
-        (folder / 'compared.pickle').write_bytes(pickle.dumps(made))
-
-    folder = shared.folder(tmp_path_factory, 'bare-suite-compared', build)
-    made: dict[str, Any] = pickle.loads((folder / 'compared.pickle').read_bytes())
-    return made
+    return shared.value(
+        tmp_path_factory,
+        'bare-suite-compared',
+        lambda: _compare(tmp_path_factory.mktemp('bare'), jvm_cache, tools_jar),
+    )
 
 
 def _compare(root: Path, jvm_cache: Path, tools_jar: Path) -> dict[str, Any]:
-    root.mkdir()
     repo = GitRepo(root)
     repo.git('init', '-q', '-b', 'main')
     path = write_model(repo, [APP, REJECTED, BROKEN], [UNBOUNDED, CRASH, HARMLESS, GONE])

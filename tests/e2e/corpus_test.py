@@ -15,7 +15,6 @@ assumption, Assert) are in tests/verify/violations_test.py.
 from __future__ import annotations
 
 import json
-import pickle
 import shutil
 import subprocess
 import sys
@@ -133,8 +132,8 @@ def report(
     needs.java()
     needs.tla_jar()
 
-    def build(folder: Path) -> None:
-        repo = folder / 'repo'
+    def run() -> tuple[int, dict[str, Any], str]:
+        repo = tmp_path_factory.mktemp('corpus') / 'repo'
         for model, (source, files, spec, cfg, result, states, violates) in EXPECTED.items():
             target = repo / 'verification' / model
             target.mkdir(parents=True)
@@ -154,19 +153,13 @@ def report(
             text=True,
             timeout=1200,
         )
-        (folder / 'run.pickle').write_bytes(
-            pickle.dumps(
-                (
-                    proc.returncode,
-                    json.loads((repo / 'report.json').read_text()),
-                    proc.stdout + proc.stderr,
-                )
-            )
+        return (
+            proc.returncode,
+            json.loads((repo / 'report.json').read_text()),
+            proc.stdout + proc.stderr,
         )
 
-    folder = shared.folder(tmp_path_factory, 'corpus-report', build)
-    code, data, output = pickle.loads((folder / 'run.pickle').read_bytes())
-    return code, data, output
+    return shared.value(tmp_path_factory, 'corpus-report', run)
 
 
 def test_every_published_result_holds(report):

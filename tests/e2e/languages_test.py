@@ -9,7 +9,6 @@ One row per language in ROWS: adding a language is adding a row.
 from __future__ import annotations
 
 import json
-import pickle
 import re
 import sys
 from dataclasses import dataclass
@@ -180,18 +179,14 @@ def judged(
     outputs: the guard judges each entry on its own, so the edits of the other languages change
     nothing of what it says on one, and the repository and its hooks are built once for the test
     run (every xdist worker's, tests/shared.py), not once per language."""
-
-    def build(folder: Path) -> None:
-        made = _judge(folder / 'repo', hook_repo, pre_commit_home)
-        (folder / 'judged.pickle').write_bytes(pickle.dumps(made))
-
-    folder = shared.folder(tmp_path_factory, 'every-language', build)
-    made: Judged = pickle.loads((folder / 'judged.pickle').read_bytes())
-    return made
+    return shared.value(
+        tmp_path_factory,
+        'every-language',
+        lambda: _judge(tmp_path_factory.mktemp('every-language'), hook_repo, pre_commit_home),
+    )
 
 
 def _judge(root: Path, hook_repo: tuple[Path, str], pre_commit_home: Path) -> Judged:
-    root.mkdir()
     repo = GitRepo(root)
     repo.git('init', '-q', '-b', 'main')
     entries: list[dict[str, object]] = []

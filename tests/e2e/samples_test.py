@@ -15,7 +15,6 @@ After a change of what the tool prints or of the code and spec lines it cites,
 from __future__ import annotations
 
 import json
-import pickle
 import re
 import shutil
 import subprocess
@@ -367,17 +366,14 @@ def outputs(
     needs.java()
     needs.tla_jar()
 
-    def build(folder: Path) -> None:
-        base = shipped(folder / 'shipped')
+    def make() -> dict[str, str | BaseException]:
+        base = shipped(tmp_path_factory.mktemp('shipped'))
         with pytest.MonkeyPatch.context() as mp:
             for name, value in offline_settings(jvm_cache, tools_jar).items():
                 mp.setitem(SESSION, name, value)
-            made = produce(base, folder / 'samples')
-        (folder / 'outputs.pickle').write_bytes(pickle.dumps(made))
+            return produce(base, tmp_path_factory.mktemp('samples'))
 
-    folder = shared.folder(tmp_path_factory, 'samples-outputs', build)
-    made: dict[str, str | BaseException] = pickle.loads((folder / 'outputs.pickle').read_bytes())
-    return made
+    return shared.value(tmp_path_factory, 'samples-outputs', make)
 
 
 @pytest.mark.timeout(110)
