@@ -134,6 +134,13 @@ def own_jvm_verdicts(factory: pytest.TempPathFactory) -> dict[str, output.Verdic
     return pickle.loads((folder / 'verdicts.pickle').read_bytes())
 
 
+def own_jvm_cache(factory: pytest.TempPathFactory) -> Path:
+    """The JVM cache `own_jvm_verdicts` ran with: the class-data archive of the jar they ran
+    (needs.tla_jar) built there once, for a test whose point is not that archive."""
+    own_jvm_verdicts(factory)
+    return shared.folder(factory, 'own-jvm-verdicts', lambda folder: None) / 'jvm-cache'
+
+
 @pytest.fixture(scope='module')
 def verdicts(java: Path, jar: Path, tmp_path_factory) -> dict[str, output.Verdict]:
     """Every fixture verdict (the tests below only read them)."""
