@@ -357,6 +357,7 @@ def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
     subprocess.run(
         (
             str(spare_helper._javac(java, from_environ())),
+            *spare_helper.JAVAC_JVM,
             '-d',
             str(other),
             str(spare_helper.SOURCE),
