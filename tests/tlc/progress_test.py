@@ -148,14 +148,18 @@ def test_lines_arrive_while_the_real_tlc_runs():
         config_text=(SLOW / 'Slow.cfg').read_bytes().replace(b'N = 1400', f'N = {n}'.encode()),
         java=Path(needs.java()),
         jar=needs.tla_jar(),
-        settings=from_environ(),
+        # A JVM of the job's own, and no warm JVM started beside it for a next job: the one
+        # process this job starts is TLC's.
+        settings=from_environ()._replace(jvm_spare=False),
     )
     progress = JobProgress('check main', time.monotonic())
     arrived: list[tuple[bool, str]] = []  # (TLC's JVM still running when it came, the line)
     others = set(procs._live)  # what ran before this job (a warm JVM of another test) is not it
+    started: set[int] = set()
 
     def on_line(line: str) -> None:
         ours = [proc for pid, proc in list(procs._live.items()) if pid not in others]
+        started.update(proc.pid for proc in ours)
         arrived.append((any(proc.poll() is None for proc in ours), line))
         progress.feed(line)
 
@@ -163,6 +167,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
     assert verdict.outcome == 'passed' and verdict.distinct == (n + 1) * (n + 1)
     assert progress.distinct == verdict.distinct and progress.phase == 'finishing'
     assert any(line.startswith('@!@!@STARTMSG 2200:') for _, line in arrived)
+    assert len(started) == 1, started  # TLC's JVM, and no other process
     assert arrived[0][0], 'the first line came only once TLC had ended'
     assert [line for _, line in arrived][-1] == '@!@!@ENDMSG 2186 @!@!@'
 
