@@ -1,7 +1,8 @@
 """What `--help` shows beyond the options: an example and the exit codes of every command, and
 the arguments of the adoption commands (`init`, `add`) and of the output (-q/-v).
 
-Light on purpose: cli/main.py imports it on each run, the guard's included.
+Light on purpose: cli/main.py imports it on each run, the guard's included (and adds only the
+chosen command's arguments).
 
 It is kept whole: each command's help and arguments are read by the one reference test of
 docs/cli.md, and a command's example, exit codes and options change together.
