@@ -94,14 +94,16 @@ class _Help(argparse.RawDescriptionHelpFormatter):
 
 
 class _Command(argparse.ArgumentParser):
-    """A command's parser, which adds its arguments and its epilog when it parses (`complete`
-    adds them without parsing): the commit hook runs `execlease guard`, and building every
+    """A command's parser, which adds its arguments when it parses (`complete` adds them without
+    parsing) and its epilog when it prints its help: the commit hook runs `execlease guard`, and building every
     command's cost it 9.2 M instructions more than building its own, 194 M against 185 M for
     the whole `execlease guard` with nothing concerned (callgrind, every process; `python -c
     pass`: 88 M). Under `pre-commit run` (692 M with a no-op hook) that is 1.3 points of
-    benchmarks/precommit_overhead.py's g/n, which wall time under load does not resolve."""
+    benchmarks/precommit_overhead.py's g/n, which wall time under load does not resolve. The
+    epilog (examples and exit codes, wrapped by textwrap) would cost the guard 4.9 M more."""
 
     arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    command: str = ''
 
     def complete(self) -> _Command:
         arguments, self.arguments = self.arguments, None
@@ -114,6 +116,11 @@ class _Command(argparse.ArgumentParser):
     ) -> tuple[argparse.Namespace, list[str]]:
         self.complete()
         return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = args.epilog(self.command)
+        return super().format_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,16 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     def command(name: str, text: str, arguments: Callable[[argparse.ArgumentParser], None]) -> None:
         def complete(p: argparse.ArgumentParser) -> None:
-            p.epilog = args.epilog(name)
             args.add_output_arguments(p)
             arguments(p)
 
-        sub.add_parser(
-            name,
-            help=text,
-            description=text,
-            formatter_class=_Help,
-        ).arguments = complete
+        p = sub.add_parser(name, help=text, description=text, formatter_class=_Help)
+        p.arguments, p.command = complete, name
 
     command('guard', 'fast stage: block a commit that touches covered code', _guard_arguments)
     command(
