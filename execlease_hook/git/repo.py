@@ -11,6 +11,7 @@ git points GIT_INDEX_FILE at a temporary index, and that index is what is being 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 
 # subprocess costs the commit path's early exit about 6 ms of CPU (benchmarks/guard_latency.py,
@@ -202,57 +203,32 @@ def model_manifests(
     Which of them are execlease manifests is the manifest layer's question (manifest/find.py):
     verification/<name>/manifest.json always is; another by its content."""
     if commit is None:
-        return index_manifests(root, only)[0]
-    if only is not None:
+        out = output(root, 'ls-files', '-s', '-z', '--', only or '*manifest.json')
+    elif only is not None:
         out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', only)
     else:  # ls-tree takes no wildcards: the whole tree, filtered here
         out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
     found: list[tuple[str, str]] = []
-    for meta, path in _records(out):
-        fields = meta.split()
-        if _is_manifest(path, only) and fields[1] == 'blob':
+    for record in out.split(b'\0'):
+        if not record:
+            continue
+        meta, _, raw = record.partition(b'\t')
+        path = os.fsdecode(raw)
+        if path != only and (only or path.rsplit('/', 1)[-1] != 'manifest.json'):
+            continue
+        fields = meta.decode().split()
+        if commit is None:
+            if fields[2] != '0':
+                parts = path.split('/')
+                if only or (len(parts) == 3 and parts[0] == 'verification'):
+                    raise CannotRun(
+                        f'{path} is unmerged in the index; resolve the conflict and `git add` it'
+                    )
+                continue  # maybe not a model at all; git refuses the commit anyway
+            found.append((path, fields[1]))
+        elif fields[1] == 'blob':
             found.append((path, fields[2]))
     return found
-
-
-def index_manifests(root: Path, only: str | None = None) -> tuple[list[tuple[str, str]], set[str]]:
-    """model_manifests of the index, and the paths among them whose working-tree file git finds
-    unchanged from the index entry (`ls-files -t -m`: by its stat data, else by its content; a
-    regular file, not a link), in the same one process: the guard reads those from the working
-    tree, without hashing them or starting a `git cat-file`."""
-    out = output(root, 'ls-files', '-s', '-t', '-c', '-m', '-z', '--', only or '*manifest.json')
-    found: list[tuple[str, str]] = []
-    tags: dict[str, set[str]] = {}
-    for meta, path in _records(out):
-        if not _is_manifest(path, only):
-            continue
-        tag, mode, blob, stage = meta.split()
-        tags.setdefault(path, set()).add(tag if mode in ('100644', '100755') else 'link')
-        if tag == 'C':
-            continue  # the same entry again: its working-tree file differs or is gone
-        if stage != '0':
-            parts = path.split('/')
-            if only or (len(parts) == 3 and parts[0] == 'verification'):
-                raise CannotRun(
-                    f'{path} is unmerged in the index; resolve the conflict and `git add` it'
-                )
-            continue  # maybe not a model at all; git refuses the commit anyway
-        found.append((path, blob))
-    return found, {path for path, seen in tags.items() if seen == {'H'}}
-
-
-def _records(out: bytes) -> list[tuple[str, str]]:
-    """(metadata, path) of each NUL-terminated `ls-files -s` / `ls-tree` record."""
-    found = []
-    for record in out.split(b'\0'):
-        if record:
-            meta, _, raw = record.partition(b'\t')
-            found.append((meta.decode(), os.fsdecode(raw)))
-    return found
-
-
-def _is_manifest(path: str, only: str | None) -> bool:
-    return path == only if only else path.rsplit('/', 1)[-1] == 'manifest.json'
 
 
 def worktree_manifests(root: Path) -> list[str]:
@@ -263,10 +239,6 @@ def worktree_manifests(root: Path) -> list[str]:
 
 def blob_id(data: bytes, like: str) -> str:
     """The id git gives `data` as a blob, in the object format of the id `like` (SHA-1 or SHA-256)."""
-    # Lazy: the guard's early exit hashes nothing (index_manifests), and hashlib's import
-    # (OpenSSL's libcrypto) cost it 11.4 M instructions of callgrind (`python -c pass`: 88 M).
-    import hashlib
-
     h = hashlib.sha256() if len(like) == 64 else hashlib.sha1()
     h.update(b'blob %d\0' % len(data))
     h.update(data)

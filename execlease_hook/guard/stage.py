@@ -126,9 +126,8 @@ def _object_id(value: str) -> bool:
 
 def staged_models(
     root: Path, model: str | None, staged: list[repo.StagedChange]
-) -> tuple[list[tuple[str, str]], set[str]]:
-    """(path, blob id) of each manifest the commit records: the index's, or the one --model names;
-    and those git finds unchanged in the working tree (repo.index_manifests)."""
+) -> list[tuple[str, str]]:
+    """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
     if model is not None:
         folder = Path(os.path.abspath(model))
         manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
@@ -140,8 +139,8 @@ def staged_models(
                 f'--model {model}: {rel} is not in the index ({state}); `git add` it: '
                 'the guard judges what the commit records'
             )
-        return [(rel, blob)], set()
-    return repo.index_manifests(root)  # every manifest.json: judge_staged keeps the models
+        return [(rel, blob)]
+    return repo.model_manifests(root)  # every manifest.json: judge_staged keeps the models
 
 
 def _no_model(root: Path, staged: list[repo.StagedChange]) -> CannotRun:
@@ -153,22 +152,16 @@ def _no_model(root: Path, staged: list[repo.StagedChange]) -> CannotRun:
     )
 
 
-def read_manifests(
-    root: Path, models: list[tuple[str, str]], unchanged: set[str]
-) -> dict[str, bytes | None]:
-    """Each staged manifest's bytes: the working tree's file when git finds it unchanged from the
-    index (`unchanged`), else read from the index in one batch. A file with a carriage return is
-    read from the index too: git's line-ending conversion finds it unchanged while its bytes
-    differ from the blob's."""
+def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
+    """Each staged manifest's bytes: the working tree's file when it is byte for byte the staged
+    blob (checked by its git blob id, no process), else read from the index in one batch."""
     data: dict[str, bytes | None] = {}
-    for rel, _ in models:
-        if rel not in unchanged:
-            continue
+    for rel, blob in models:
         try:
             local = (root / rel).read_bytes()
         except OSError:
             continue
-        if b'\r' not in local:
+        if repo.blob_id(local, blob) == blob:
             data[rel] = local
     rest = [rel for rel, _ in models if rel not in data]
     if rest:
@@ -191,12 +184,12 @@ def judge_staged(
     judged (--format), or None; `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     staged = repo.staged_changes(root)
     touched = touched_paths(root, staged, files)
-    models, unchanged = staged_models(root, model, staged)
+    models = staged_models(root, model, staged)
     for rel, _ in models:
         outside = paths.outside_problem(root, root / rel)  # a manifest linked from elsewhere
         if outside:
             raise CannotRun(outside)
-    data = read_manifests(root, models, unchanged)
+    data = read_manifests(root, models)
     if model is None:  # a manifest.json that is no execlease manifest is not a model
         models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
         if not models:

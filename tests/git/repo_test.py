@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -203,28 +202,6 @@ def test_model_manifests_from_the_index_and_a_commit(git_repo):
     assert git.blob_id(b'{}\n', blob) == blob
     assert git.index_blob(git_repo.path, 'verification/a/manifest.json') == blob
     assert git.index_blob(git_repo.path, 'verification/b/manifest.json') is None
-
-
-def test_index_manifests_names_those_unchanged_in_the_working_tree(git_repo):
-    names = ('same', 'edited', 'touched', 'deleted', 'linked')
-    for name in names[:-1]:
-        git_repo.write(f'verification/{name}/manifest.json', '{}\n')
-    (git_repo.path / 'verification' / 'linked').mkdir()
-    (git_repo.path / 'verification' / 'linked' / 'manifest.json').symlink_to(
-        '../same/manifest.json'
-    )
-    git_repo.add('.')
-    git_repo.commit('models')
-    git_repo.write('verification/edited/manifest.json', '{"spec": "A.tla"}\n')
-    (git_repo.path / 'verification' / 'deleted' / 'manifest.json').unlink()
-    touched = git_repo.path / 'verification' / 'touched' / 'manifest.json'
-    os.utime(touched, ns=(touched.stat().st_mtime_ns + 5_000_000_000,) * 2)  # content the same
-    found, unchanged = git.index_manifests(git_repo.path)
-    # Every index entry, as model_manifests lists them; read locally only where git finds the
-    # working tree's regular file equal to the entry (a link's bytes are its target's name).
-    assert found == git.model_manifests(git_repo.path)
-    assert [path for path, _ in found] == sorted(f'verification/{n}/manifest.json' for n in names)
-    assert unchanged == {'verification/same/manifest.json', 'verification/touched/manifest.json'}
 
 
 def test_checkout_tree_touches_neither_index_nor_working_tree(git_repo, tmp_path):

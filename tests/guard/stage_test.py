@@ -760,23 +760,3 @@ def test_untracked_model_is_not_part_of_the_commit(covered_repo, capsys):
         f'{OTHER_MANIFEST} is not in the index (exists only in the working tree); `git add` it'
         in out
     )
-
-
-def test_manifest_read_from_the_index_when_git_converts_its_line_endings(covered_repo, capsys):
-    # git finds a CRLF checkout (core.autocrlf) unchanged from the LF blob the commit records:
-    # the guard reads the manifest from the working tree only when its bytes are the blob's.
-    from execlease_hook.git import repo
-    from execlease_hook.guard import stage as guard_stage
-
-    covered_repo.git('config', 'core.autocrlf', 'true')
-    (covered_repo.path / MANIFEST).unlink()
-    covered_repo.git('checkout', '--', MANIFEST)
-    assert b'\r\n' in (covered_repo.path / MANIFEST).read_bytes()
-    found, unchanged = repo.index_manifests(covered_repo.path)
-    assert MANIFEST in unchanged
-    data = guard_stage.read_manifests(covered_repo.path, found, unchanged)
-    assert data[MANIFEST] == repo.read_blobs(covered_repo.path, [f':{MANIFEST}'])[f':{MANIFEST}']
-    stage(covered_repo, 'app/lease.py', BODY_EDIT)
-    code, out = run_guard(capsys)
-    assert code == 1
-    assert 'claim-lease: app/lease.py:4  (model action Claim): covered code changed' in out
