@@ -11,9 +11,11 @@ same way, named.
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -21,6 +23,8 @@ try:
     import fcntl
 except ImportError:  # Windows: no flock; each worker builds its own
     fcntl = None  # type: ignore[assignment]
+
+T = TypeVar('T')
 
 
 def folder(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
@@ -42,3 +46,16 @@ def folder(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], N
                 raise
             done.touch()
     return target
+
+
+def value(factory: pytest.TempPathFactory, name: str, compute: Callable[[], T]) -> T:
+    """What `compute()` returns, computed once for the test run and read back (pickled) by every
+    other worker that asks: for a module fixture that runs TLC. `--dist worksteal` hands a
+    module's tests to both workers, and a module fixture is built on each worker that runs one
+    of them: the same verify run, twice. What `compute` leaves on disk (a repository it ran in)
+    stays where it made it, one copy that the tests of every worker read."""
+
+    def build(folder: Path) -> None:
+        (folder / 'value.pickle').write_bytes(pickle.dumps(compute()))
+
+    return pickle.loads((folder(factory, name, build) / 'value.pickle').read_bytes())

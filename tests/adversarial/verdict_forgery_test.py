@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,8 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.spec import scan as spec_scan
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
-from tests import needs
-from tests.conftest import GitRepo, git_env
+from tests import needs, shared
+from tests.conftest import GitRepo, git_env, use_offline
 
 EXECLEASE = Path(sys.executable).parent / 'execlease'
 
@@ -91,7 +92,7 @@ def spec_text(name: str, body: str) -> bytes:
     return f'---- MODULE {name} ----\nEXTENDS Naturals, TLC\nVARIABLES x, s\n{body}====\n'.encode()
 
 
-def forgery_job(case: str) -> TlcJob:
+def forgery_job(case: str, jar: Path | None = None) -> TlcJob:
     body, cfg, _, _ = FORGERIES[case]
     return TlcJob(
         kind='mutation',
@@ -101,7 +102,7 @@ def forgery_job(case: str) -> TlcJob:
         config='Forged.cfg',
         config_text=cfg.encode(),
         java=Path(needs.java()),
-        jar=needs.tla_jar(),
+        jar=jar or needs.tla_jar(),
         settings=from_environ(),
     )
 
@@ -115,11 +116,31 @@ def raw_tlc(job: TlcJob, folder: Path) -> output.Verdict:
     return output.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
 
 
+@pytest.fixture
+def raw_verdict(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> Callable[[str], output.Verdict]:
+    """`raw_tlc` of a forgery's job, run once for the test run (tests/shared.py `value`) on the
+    session's tools and JVM cache: the classifier's test below judges it, and the test behind
+    the scan compares `run_job`'s verdict on the same job with it."""
+
+    def run(case: str) -> output.Verdict:
+        with pytest.MonkeyPatch.context() as env:
+            needs.clear_settings(env)
+            use_offline(env, jvm_cache, tools_jar)
+            job = forgery_job(case, tools_jar)
+        return raw_tlc(job, tmp_path_factory.mktemp('forgery') / 'run')
+
+    def verdict(case: str) -> output.Verdict:
+        return shared.value(tmp_path_factory, f'forgery-raw-{case}', lambda: run(case))
+
+    return verdict
+
+
 @pytest.mark.tlc
 @pytest.mark.parametrize('case', list(FORGERIES), ids=list(FORGERIES))
-def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
-    job = forgery_job(case)
-    v = raw_tlc(job, tmp_path / 'run')
+def test_classifier_reads_tlc_not_the_spec(raw_verdict, case):
+    v = raw_verdict(case)
     _, _, forged, real = FORGERIES[case]
     assert (v.outcome, v.property) != forged, v
     assert (v.outcome, v.property) == real, v
@@ -130,14 +151,15 @@ def test_classifier_reads_tlc_not_the_spec(tmp_path, case):
 
 
 @pytest.mark.tlc
+@pytest.mark.usefixtures('offline_tlc')
 @pytest.mark.parametrize('case', [c for c in FORGERIES if 'print' in c])
-def test_a_spec_that_prints_a_forgery_runs_and_gets_tlcs_verdict(tmp_path, case):
+def test_a_spec_that_prints_a_forgery_runs_and_gets_tlcs_verdict(raw_verdict, tools_jar, case):
     # Behind the scan too: printing is allowed, what it prints is shown apart and never read.
-    v = run_job(forgery_job(case))
+    v = run_job(forgery_job(case, tools_jar))
     _, _, forged, real = FORGERIES[case]
     assert (v.outcome, v.property) == real != forged, v
     assert v.printed_total >= 1 and v.printed[0].startswith('"@!@!@STARTMSG 2'), v.printed
-    bare = raw_tlc(forgery_job(case), tmp_path / 'raw')
+    bare = raw_verdict(case)
     assert (v.outcome, v.property, v.distinct) == (bare.outcome, bare.property, bare.distinct)
 
 
@@ -317,7 +339,8 @@ def test_a_mutation_that_prints_a_forged_verdict_is_judged_by_tlcs(git_repo):
         },
     }
     model(git_repo, COUNTER, [forged])
-    proc = verify(git_repo, '--no-cache')
+    # The mutation alone: the model's check, which prints nothing, would only run a JVM more.
+    proc = verify(git_repo, '--no-cache', '--only', 'mutation:forged')
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert 'still fails on P8' not in proc.stdout
     assert (

@@ -3,6 +3,7 @@ fixture and a counter program that records its trace (tests/fixtures/traces/), r
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -12,8 +13,9 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.verify import pipeline, result
-from tests import verify_support
+from tests import shared, verify_support
 from tests.conftest import GitRepo, use_offline
+from tests.verify.suite_test import shared_results
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'traces'
@@ -108,15 +110,33 @@ def write_model(
 def everything(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> result.ModelResult:
-    repo = GitRepo(tmp_path_factory.mktemp('traces'))
-    repo.git('init', '-q', '-b', 'main')
-    write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
-    with pytest.MonkeyPatch.context() as env:
-        use_offline(env, jvm_cache, tools_jar)
-        ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
-    assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()  # untouched
-    (model,) = ran.models
-    return model
+    """One run of every trace job and code mutation, made once for the test run (tests/shared.py
+    `value`), not once on every worker that runs one of the tests below: they read its jobs and
+    failures. Its coverage (the code's tree-sitter nodes, which do not pickle) is left out."""
+
+    def run() -> result.ModelResult:
+        repo = GitRepo(tmp_path_factory.mktemp('traces'))
+        repo.git('init', '-q', '-b', 'main')
+        write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
+        with pytest.MonkeyPatch.context() as env:
+            use_offline(env, jvm_cache, tools_jar)
+            ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
+        # The code mutations leave the code untouched.
+        assert repo.read('app/counter_app.py') == (FIXTURES / 'counter_app.py').read_text()
+        (model,) = ran.models
+        return dataclasses.replace(model, coverage=[])
+
+    return shared.value(tmp_path_factory, 'traces-everything', run)
+
+
+@pytest.fixture
+def shared_verdicts(tmp_path_factory: pytest.TempPathFactory, git_repo: GitRepo) -> None:
+    """For the tests of what verify does with the verdicts (the jobs --quick and --only pick, a
+    sync that a failing code mutation blocks, what trace lines leave out, action coverage): a
+    job's verdict comes from the run's shared results (suite_test.shared_results) once a test
+    has run that job. The tests of running trace jobs (their cache, a mutated copy, a command
+    that fails) keep their own."""
+    shared_results(tmp_path_factory, git_repo)
 
 
 EXPECTED = [
@@ -215,6 +235,7 @@ def test_verify_runs_traces_caches_them_and_reports_action_coverage(
     ]
 
 
+@pytest.mark.usefixtures('shared_verdicts')
 def test_quick_skips_trace_jobs(git_repo: GitRepo, capsys, monkeypatch):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     write_model(git_repo, [BROKEN], [])
@@ -222,6 +243,7 @@ def test_quick_skips_trace_jobs(git_repo: GitRepo, capsys, monkeypatch):
     assert 'broken' not in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures('shared_verdicts')
 def test_a_failing_code_mutation_blocks_update_coverage(git_repo: GitRepo, capsys, monkeypatch):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     path = write_model(git_repo, [APP], [HARMLESS])
@@ -274,6 +296,7 @@ def test_a_failing_command_catches_a_code_mutation_a_refused_model_file_does_not
     assert 'caught' not in out
 
 
+@pytest.mark.usefixtures('shared_verdicts')
 def test_only_names_trace_jobs_and_code_mutations(git_repo: GitRepo, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv('EXECLEASE_TLA_OFFLINE', '1')
     path = write_model(git_repo, [APP], [UNBOUNDED])
@@ -340,6 +363,7 @@ MESSY = [  # as a program's logger writes them: timestamps, empty objects, nulls
 ]
 
 
+@pytest.mark.usefixtures('shared_verdicts')
 def test_logs_as_programs_write_them_are_accepted_and_what_was_left_out_is_named(
     git_repo: GitRepo, capsys, monkeypatch
 ):
@@ -376,6 +400,7 @@ def test_logs_as_programs_write_them_are_accepted_and_what_was_left_out_is_named
     assert 'no TLA+ form' not in out
 
 
+@pytest.mark.usefixtures('shared_verdicts')
 def test_adoption_one_action_at_a_time(git_repo: GitRepo, capsys, monkeypatch):
     """Traces that reach Inc only: action coverage fails on Flip until Flip is exempted with a
     reason; the reason is shown with the verdict; once a trace reaches Flip, a note says the

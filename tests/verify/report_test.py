@@ -10,12 +10,15 @@ from execlease_hook.manifest.model import CoveredEntry, Region
 from execlease_hook.tlc import result
 from execlease_hook.tlc.output import TraceStep, Verdict
 from execlease_hook.verify import report
-from tests.verify.suite_test import WRONG, write_model
+from tests.verify.suite_test import WRONG, shared_results, write_model
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 
-def test_a_failing_check_prints_its_trace_against_the_code(git_repo, capsys):
+# The two tests below judge how a verdict's trace is printed against the code: the verdicts come
+# from the run's shared results (suite_test.shared_results) once a test has run their jobs.
+def test_a_failing_check_prints_its_trace_against_the_code(git_repo, capsys, tmp_path_factory):
+    shared_results(tmp_path_factory, git_repo)
     write_model(git_repo, checks=({'name': 'bad', 'config': 'invariant.cfg'},))
     assert cli.main(['verify', '--quick']) == 1
     out = capsys.readouterr().out
@@ -38,7 +41,10 @@ check bad (invariant.cfg):
     assert 'DID NOT HOLD: check bad (invariant.cfg) failed: violated: invariant XBelowTwo' in out
 
 
-def test_a_mutation_failing_for_the_wrong_reason_prints_its_trace(git_repo, capsys):
+def test_a_mutation_failing_for_the_wrong_reason_prints_its_trace(
+    git_repo, capsys, tmp_path_factory
+):
+    shared_results(tmp_path_factory, git_repo)
     write_model(git_repo, mutations=(WRONG,), entries=())
     assert cli.main(['verify']) == 1
     out = capsys.readouterr().out

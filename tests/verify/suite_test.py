@@ -119,9 +119,9 @@ def shared_results(factory: pytest.TempPathFactory, repo: GitRepo) -> None:
     """The repository's TLC result cache (.git/execlease/cache) made a folder the run's tests
     share, every xdist worker's (tests/shared.py): an entry is keyed by the job's content alone
     (tlc/cache.py), so a job another of them has run is read, not run again. For the tests of
-    what verify does with the verdicts through the console script or a hook (exit codes, report
-    formats, shards, what a push judges); the tests of running TLC and of the cache itself keep
-    their own."""
+    what verify does with the verdicts, in process, through the console script or a hook (exit
+    codes, report formats, shards, what a push judges, coverage and --update-coverage, notes);
+    the tests of running TLC and of the cache itself keep their own."""
     folder = shared.folder(factory, 'tlc-results', lambda _: None)
     link = repo.path / '.git' / 'execlease' / 'cache'
     link.parent.mkdir(parents=True, exist_ok=True)
@@ -377,8 +377,9 @@ def test_two_runs_at_once_on_an_empty_cache(git_repo, tools_in_repo):
 # --- coverage and --update-coverage --------------------------------------------------------------
 
 
-def test_update_coverage_refuses_on_a_failing_model(git_repo, capsys):
+def test_update_coverage_refuses_on_a_failing_model(git_repo, tmp_path_factory, capsys):
     path = write_model(git_repo, mutations=(CAUGHT, NOT_CAUGHT))
+    shared_results(tmp_path_factory, git_repo)  # what --update-coverage does with the verdicts
     git_repo.add('.')
     git_repo.commit('model')
     before = path.read_bytes()
@@ -388,8 +389,9 @@ def test_update_coverage_refuses_on_a_failing_model(git_repo, capsys):
     assert path.read_bytes() == before
 
 
-def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
+def test_update_coverage_rewrites_only_what_it_should(git_repo, tmp_path_factory, capsys):
     path = write_model(git_repo, mutations=(CAUGHT,), findings=(F1,))
+    shared_results(tmp_path_factory, git_repo)  # what --update-coverage does with the verdicts
     git_repo.add('.')
     head = git_repo.commit('model')
     before = json.loads(path.read_text())
@@ -469,8 +471,9 @@ def test_update_coverage_rewrites_only_what_it_should(git_repo, capsys):
     ],
     ids=['changed', 'comment-only', 'function-gone'],
 )
-def test_coverage_in_the_suite(git_repo, capsys, edit, code, message):
+def test_coverage_in_the_suite(git_repo, tmp_path_factory, capsys, edit, code, message):
     write_model(git_repo)
+    shared_results(tmp_path_factory, git_repo)  # what is judged here is the code, not TLC's run
     sync(git_repo)
     capsys.readouterr()
     git_repo.write('app/counter.py', edit(COUNTER_PY))
@@ -481,8 +484,9 @@ def test_coverage_in_the_suite(git_repo, capsys, edit, code, message):
         assert 'update the anchors' in out
 
 
-def test_update_coverage_refuses_when_an_anchor_is_gone(git_repo, capsys):
+def test_update_coverage_refuses_when_an_anchor_is_gone(git_repo, tmp_path_factory, capsys):
     path = write_model(git_repo)
+    shared_results(tmp_path_factory, git_repo)  # what is judged here is the code, not TLC's run
     sync(git_repo)
     git_repo.write('app/counter.py', COUNTER_PY.replace('def flip', 'def flop'))
     before = path.read_bytes()
@@ -490,8 +494,10 @@ def test_update_coverage_refuses_when_an_anchor_is_gone(git_repo, capsys):
     assert path.read_bytes() == before
 
 
-def test_states_drift_is_a_note_not_a_failure(git_repo, capsys):
+def test_states_drift_is_a_note_not_a_failure(git_repo, tmp_path_factory, capsys):
     write_model(git_repo, checks=({**MAIN, 'states': 7},), entries=())
+    # The recorded states are no part of the job: its verdict is main's, shared (see above).
+    shared_results(tmp_path_factory, git_repo)
     assert cli.main(['verify', '--quick']) == 0
     out = capsys.readouterr().out
     assert (
@@ -500,8 +506,9 @@ def test_states_drift_is_a_note_not_a_failure(git_repo, capsys):
     )
 
 
-def test_quick_runs_checks_only_and_json(git_repo, tmp_path):
+def test_quick_runs_checks_only_and_json(git_repo, tmp_path, tmp_path_factory):
     write_model(git_repo, mutations=(CAUGHT,), findings=(F1,), entries=())
+    shared_results(tmp_path_factory, git_repo)  # what --quick leaves out and the JSON it writes
     out = tmp_path / 'out.json'
     assert cli.main(['verify', '--quick', '--json', str(out)]) == 0
     data = json.loads(out.read_text())
@@ -523,10 +530,13 @@ def _strings(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else []
 
 
-def test_a_json_report_names_every_path_relative_to_the_repository(git_repo, tools_in_repo, capsys):
+def test_a_json_report_names_every_path_relative_to_the_repository(
+    git_repo, tools_in_repo, tmp_path_factory, capsys
+):
     """A report is meant to be shared: the jar is named relative to the repository, a Java outside
     it by its name alone, and no path of the checkout (or anything absolute) appears in it."""
     write_model(git_repo, entries=())
+    shared_results(tmp_path_factory, git_repo)  # the paths in the report, not TLC's run
     assert cli.main(['verify', '--quick', '--format', 'json']) == 0
     text = capsys.readouterr().out
     data = json.loads(text)
@@ -539,9 +549,10 @@ def test_a_json_report_names_every_path_relative_to_the_repository(git_repo, too
 
 
 def test_json_never_keeps_an_earlier_pass_after_a_run_that_could_not_run(
-    git_repo, tmp_path, capsys
+    git_repo, tmp_path, tmp_path_factory, capsys
 ):
     path = write_model(git_repo, entries=())
+    shared_results(tmp_path_factory, git_repo)  # the report a refused model leaves, not TLC's run
     out = tmp_path / 'out.json'
     assert cli.main(['verify', '--quick', '--json', str(out)]) == 0
     assert json.loads(out.read_text())['exit_code'] == 0

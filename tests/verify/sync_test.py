@@ -9,7 +9,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from tests.conftest import GitRepo
-from tests.verify.suite_test import CAUGHT, COUNTER_PY, MODEL, write_model
+from tests.verify.suite_test import CAUGHT, COUNTER_PY, MODEL, shared_results, write_model
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 MANIFEST = f'{MODEL}/manifest.json'
@@ -26,6 +26,14 @@ def guard(capsys, *args: str) -> tuple[int, str]:
     code = cli.main(['guard', *args])
     captured = capsys.readouterr()
     return code, captured.out + captured.err
+
+
+@pytest.fixture(autouse=True)
+def results(tmp_path_factory: pytest.TempPathFactory, git_repo: GitRepo) -> None:
+    """What these tests judge is how a sync writes coverage from the verdicts, not how TLC runs:
+    each job's verdict comes from the run's shared results once a test has run that job (the
+    same model's check and mutation, run by every test here)."""
+    shared_results(tmp_path_factory, git_repo)
 
 
 def entries(repo: GitRepo) -> dict[str, dict[str, str]]:

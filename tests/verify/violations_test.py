@@ -20,8 +20,9 @@ from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.verify import violations
-from tests import needs
-from tests.conftest import git_env, offline_settings
+from tests import needs, shared
+from tests.conftest import GitRepo, git_env, offline_settings
+from tests.verify.suite_test import shared_results
 
 FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'kinds'
 EXECLEASE = Path(sys.executable).parent / 'execlease'
@@ -79,15 +80,20 @@ FAILS: dict[str, Any] = {
 
 
 def _verify(
-    tmp_path: Path, settings: dict[str, str], name: str, data: dict[str, Any], *args: str
+    factory: pytest.TempPathFactory,
+    settings: dict[str, str],
+    name: str,
+    data: dict[str, Any],
+    *args: str,
 ) -> tuple[int, dict[str, Any], str, Path]:
-    repo = tmp_path / name
+    repo = factory.mktemp(name) / 'repo'
     folder = repo / 'verification' / 'kinds'
     shutil.copytree(FIXTURES, folder)
     (folder / 'manifest.json').write_text(json.dumps(data, indent=2) + '\n')
     env = {k: v for k, v in git_env().items() if not k.startswith('EXECLEASE_')}
     env.update(settings, COLUMNS='1000')
     subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=env, check=True)
+    shared_results(factory, GitRepo(repo))
     proc = subprocess.run(
         (str(EXECLEASE), 'verify', '--jobs', '2', '--json', str(repo / 'report.json'), *args),
         cwd=repo,
@@ -100,29 +106,43 @@ def _verify(
     return proc.returncode, report, proc.stdout + proc.stderr, folder
 
 
+# Each of the two runs is made once for the test run (tests/shared.py `value`), not once on
+# every worker that runs one of the tests reading it: they read its report, output and folder.
+# What they judge is how verify names and matches TLC's verdicts, so both read and write the
+# run's shared results (suite_test.shared_results): the failing run comes after the holding one
+# and reads the verdicts of the jobs the two have in common (deadlock.cfg, beyond.cfg, seven.cfg).
 @pytest.fixture(scope='module')
 def held(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(
-        tmp_path_factory.mktemp('held'),
-        offline_settings(jvm_cache, tools_jar),
-        'repo',
-        HOLDS,
-        '--update-coverage',
+    return shared.value(
+        tmp_path_factory,
+        'violations-held',
+        lambda: _verify(
+            tmp_path_factory,
+            offline_settings(jvm_cache, tools_jar),
+            'held',
+            HOLDS,
+            '--update-coverage',
+        ),
     )
 
 
 @pytest.fixture(scope='module')
 def failed(
-    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+    tmp_path_factory: pytest.TempPathFactory,
+    jvm_cache: Path,
+    tools_jar: Path,
+    held: tuple[int, dict[str, Any], str, Path],
 ) -> tuple[int, dict[str, Any], str, Path]:
     needs.java()
     needs.tla_jar()
-    return _verify(
-        tmp_path_factory.mktemp('failed'), offline_settings(jvm_cache, tools_jar), 'repo', FAILS
+    return shared.value(
+        tmp_path_factory,
+        'violations-failed',
+        lambda: _verify(tmp_path_factory, offline_settings(jvm_cache, tools_jar), 'failed', FAILS),
     )
 
 
