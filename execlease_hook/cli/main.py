@@ -94,13 +94,14 @@ class _Help(argparse.RawDescriptionHelpFormatter):
 
 
 class _Command(argparse.ArgumentParser):
-    """A command's parser, which adds its arguments when it parses (`complete` adds them without
-    parsing) and its epilog when it prints its help: the commit hook runs `execlease guard`, and building every
-    command's cost it 9.2 M instructions more than building its own, 194 M against 185 M for
-    the whole `execlease guard` with nothing concerned (callgrind, every process; `python -c
-    pass`: 88 M). Under `pre-commit run` (692 M with a no-op hook) that is 1.3 points of
-    benchmarks/precommit_overhead.py's g/n, which wall time under load does not resolve. The
-    epilog (examples and exit codes, wrapped by textwrap) would cost the guard 4.9 M more."""
+    """A command's parser, which adds its arguments when it parses (`complete` adds them
+    without parsing) and its epilog when it prints its help. The commit hook runs `execlease
+    guard`: building every command's arguments cost it 9.2 M instructions more than building
+    its own, 194 M against 185 M for the whole `execlease guard` with nothing concerned
+    (callgrind, every process; `python -c pass`: 88 M), 1.3 points of
+    benchmarks/precommit_overhead.py's g/n (`pre-commit run` with a no-op hook: 692 M), which
+    wall time under load does not resolve. The epilog (examples and exit codes, wrapped by
+    textwrap) would cost it 4.9 M more."""
 
     arguments: Callable[[argparse.ArgumentParser], None] | None = None
     command: str = ''
