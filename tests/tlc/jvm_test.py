@@ -10,7 +10,7 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, jvm
 from execlease_hook.tlc.job import run_job
 from tests import needs
-from tests.tlc.job_test import make_job, own_jvm_verdicts
+from tests.tlc.job_test import make_job, own_jvm_cache, own_jvm_verdicts
 
 
 @pytest.fixture(autouse=True)
@@ -41,12 +41,14 @@ def test_short_jobs_run_with_c1_only(tmp_path, kind, c1):
 
 
 @pytest.mark.tlc
-def test_c1_only_gives_the_same_verdict(tmp_path, tmp_path_factory):
+def test_c1_only_gives_the_same_verdict(tmp_path, tmp_path_factory, monkeypatch):
     java, jar = Path(needs.java()), needs.tla_jar()
     from dataclasses import replace
 
     # The same jobs as checks (full JIT), each in a JVM of its own: run once for the test run.
     checks = own_jvm_verdicts(tmp_path_factory)
+    # Their JVM cache: its archive is built, so no job here pays for building one.
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(own_jvm_cache(tmp_path_factory)))
     for cfg in ('invariant', 'action', 'pass'):
         job = replace(make_job(java, jar, cfg), kind='mutation')
         v = run_job(job)

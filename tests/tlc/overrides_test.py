@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.cli import main as cli
+from execlease_hook.tlc import spare_helper
 from tests import libraries_support as support
 from tests import needs
 from tests.conftest import GitRepo
@@ -61,7 +62,15 @@ def override_jar(folder: Path, kind: str) -> Path:
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text(text)
     subprocess.run(
-        (str(javac), '-cp', needs.tla_jar(), '-d', str(classes), *(str(src / r) for r in sources)),
+        (
+            str(javac),
+            *spare_helper.JAVAC_JVM,  # a few small files: C2 and GC threads would not pay
+            '-cp',
+            needs.tla_jar(),
+            '-d',
+            str(classes),
+            *(str(src / r) for r in sources),
+        ),
         check=True,
         capture_output=True,
     )
