@@ -200,8 +200,11 @@ def median_ms(argv: Sequence[str], cwd: Path, runs: int, expect: int) -> float:
     return statistics.median(times) * 1000
 
 
-def parse_args(doc: str, argv: Sequence[str] | None) -> argparse.Namespace:
-    """--runs and --execlease, the options of every benchmark that times the console script."""
+def parse_args(
+    doc: str, argv: Sequence[str] | None, instructions: bool = False
+) -> argparse.Namespace:
+    """--runs and --execlease, the options of every benchmark that times the console script
+    (and --instructions where it can count instead)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument('--runs', type=int, default=25)
     parser.add_argument(
@@ -209,6 +212,13 @@ def parse_args(doc: str, argv: Sequence[str] | None) -> argparse.Namespace:
         default=str(Path(sys.executable).parent / 'execlease'),
         help='the console script to time (default: beside this interpreter)',
     )
+    if instructions:
+        parser.add_argument(
+            '--instructions',
+            action='store_true',
+            help="count each run's instructions, every process's, with valgrind's callgrind "
+            'instead of timing it: a figure the load of the machine does not move',
+        )
     return parser.parse_args(argv)
 
 

@@ -75,28 +75,116 @@ def _version() -> str:
 SIGNALLED = ('verify', 'tools')
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Help(argparse.RawDescriptionHelpFormatter):
+    """argparse's help, as wide as term.width() says, like every other output of execlease
+    (COLUMNS, else the terminal, else 80). argparse's own width comes from shutil, whose import
+    (zlib, bz2 and lzma with it) cost `execlease guard` with nothing concerned 6.9 M of its
+    178 M instructions (callgrind, `python -c pass`: 88 M): every add_argument builds a
+    formatter."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = term.width() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class _Command(argparse.ArgumentParser):
+    """A command's parser, which adds its arguments when it parses (`complete` adds them
+    without parsing) and its epilog when it prints its help. The commit hook runs `execlease
+    guard`: building every command's arguments cost it 9.2 M instructions more than building
+    its own, 194 M against 185 M for the whole `execlease guard` with nothing concerned
+    (callgrind, every process; `python -c pass`: 88 M), 1.3 points of
+    benchmarks/precommit_overhead.py's g/n (`pre-commit run` with a no-op hook: 692 M), which
+    wall time under load does not resolve. The epilog (examples and exit codes, wrapped by
+    textwrap) would cost it 4.9 M more."""
+
+    arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    command: str = ''
+
+    def complete(self) -> _Command:
+        arguments, self.arguments = self.arguments, None
+        if arguments is not None:
+            arguments(self)
+        return self
+
+    def parse_known_args(  # type: ignore[override]  # one signature for the three overloads
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self.complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = args.epilog(self.command)
+        return super().format_help()
+
+
+def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with `chosen`, the command the command line starts with, only
+    that command's parser: the others' are reached only through the top level's help or its
+    error for an unknown command, which a command line that starts with a command never prints
+    (usage names the command COMMAND). The other seven cost `execlease guard` with nothing
+    concerned 5.2 M instructions of callgrind (`python -c pass`: 88 M) and argparse's gettext
+    four file lookups each."""
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
         epilog=args.epilog(None),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Help,
     )
     parser.add_argument('--version', action=_Version)
-    sub = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+    sub = parser.add_subparsers(
+        dest='command', required=True, metavar='COMMAND', parser_class=_Command
+    )
 
-    def command(name: str, text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(
-            name,
-            help=text,
-            description=text,
-            epilog=args.epilog(name),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        args.add_output_arguments(p)
-        return p
+    def command(name: str, text: str, arguments: Callable[[argparse.ArgumentParser], None]) -> None:
+        if chosen not in (None, name):
+            return
 
-    guard = command('guard', 'fast stage: block a commit that touches covered code')
+        def complete(p: argparse.ArgumentParser) -> None:
+            args.add_output_arguments(p)
+            arguments(p)
+
+        p = sub.add_parser(name, help=text, description=text, formatter_class=_Help)
+        p.arguments, p.command = complete, name
+
+    command('guard', 'fast stage: block a commit that touches covered code', _guard_arguments)
+    command(
+        'verify',
+        'slow stage: run every check, mutation, finding and the coverage check',
+        add_verify_arguments,
+    )
+    command('coverage', 'list covered entries and their status', _coverage_arguments)
+    command(
+        'tools',
+        'fetch and verify the pinned TLA+ tools and library jars; show the Java used',
+        _tools_arguments,
+    )
+    command(
+        'report',
+        'combine the JSON reports of a sharded run into one verdict',
+        args.add_report_arguments,
+    )
+    command(
+        'init',
+        'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
+        args.add_init_arguments,
+    )
+    command(
+        'add',
+        'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
+        args.add_add_arguments,
+    )
+    command('help', "print a topic of execlease's documentation", args.add_help_arguments)
+    return parser
+
+
+def _guard_arguments(guard: argparse.ArgumentParser) -> None:
     guard.add_argument('--all', action='store_true', help='check every covered entry')
     args.add_model_argument(guard)
     guard.add_argument(
@@ -108,17 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     _renamed_hook_argument(guard)
     args.add_format_arguments(guard)
 
-    verify = command(
-        'verify',
-        'slow stage: run every check, mutation, finding and the coverage check',
-    )
-    add_verify_arguments(verify)
-    _renamed_hook_argument(verify)
-    args.add_format_arguments(verify)
-    args.add_shard_arguments(verify)
-    args.add_deep_arguments(verify)
 
-    coverage = command('coverage', 'list covered entries and their status')
+def _coverage_arguments(coverage: argparse.ArgumentParser) -> None:
     args.add_model_argument(coverage)
     coverage.add_argument(
         '--write-map',
@@ -127,9 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     args.add_format_arguments(coverage)
 
-    tools = command(
-        'tools', 'fetch and verify the pinned TLA+ tools and library jars; show the Java used'
-    )
+
+def _tools_arguments(tools: argparse.ArgumentParser) -> None:
     args.add_model_argument(tools)
     tools.add_argument(
         '--cache-key',
@@ -137,26 +215,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a key of every pinned jar (the tools', every model's libraries) for a CI "
         'cache of .tmp/tla; fetch nothing',
     )
-    args.add_report_arguments(
-        command(
-            'report',
-            'combine the JSON reports of a sharded run into one verdict',
-        )
-    )
-    args.add_init_arguments(
-        command(
-            'init',
-            'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
-        )
-    )
-    args.add_add_arguments(
-        command(
-            'add',
-            'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
-        )
-    )
-    args.add_help_arguments(command('help', "print a topic of execlease's documentation"))
-    return parser
 
 
 def _renamed_hook_argument(parser: argparse.ArgumentParser) -> None:
@@ -215,6 +273,10 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
         help='also write the results as JSON (= --format json --output FILE)',
     )
     parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
+    _renamed_hook_argument(parser)
+    args.add_format_arguments(parser)
+    args.add_shard_arguments(parser)
+    args.add_deep_arguments(parser)
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
@@ -225,7 +287,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
-    options = build_parser().parse_args(args)
+    options = build_parser(args[0] if args and args[0] in COMMANDS else None).parse_args(args)
     options.argv = args  # for a bug's log (core/crash.py)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.
