@@ -1,7 +1,7 @@
 """What `--help` shows beyond the options: an example and the exit codes of every command, and
 the arguments of the adoption commands (`init`, `add`) and of the output (-q/-v).
 
-Light on purpose: cli/main.py imports it on each run, the guard's included (and adds only the
+Light on purpose: cli/parser.py imports it on each run, the guard's included (and adds only the
 chosen command's arguments).
 
 It is kept whole: each command's help and arguments are read by the one reference test of

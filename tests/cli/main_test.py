@@ -77,25 +77,6 @@ def test_bad_arguments_exit_2(argv):
     assert e.value.code == 2
 
 
-@pytest.mark.parametrize(
-    'argv',
-    (
-        ['guard'],
-        ['guard', 'a.py', 'b/c.py'],
-        ['guard', '--all', '-v', '--model', 'verification/x', '--format', 'json', '-o', 'r.json'],
-        ['guard', '--range', 'HEAD~2..HEAD', '-q'],
-        ['verify', '--quick', '--jobs', '2', '--shard', '1/2'],
-        ['add', 'app/x.py::f', '--action', 'A'],
-        ['help', 'covered-code'],
-    ),
-)
-def test_the_chosen_command_alone_parses_as_every_command_does(argv):
-    # main builds only the parser of the command the line starts with.
-    assert cli.build_parser(argv[0]).parse_args(argv) == cli.build_parser().parse_args(argv)
-    sub = next(a for a in cli.build_parser(argv[0])._actions if a.dest == 'command')
-    assert list(sub.choices or ()) == [argv[0]]
-
-
 @pytest.mark.parametrize('package', ('execlease', 'execlease_hook'))
 def test_python_dash_m_runs_the_cli(package):
     proc = subprocess.run(

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from execlease_hook.cli import main as cli
+from execlease_hook.cli import parser
 
 GUIDE = Path(__file__).resolve().parents[2] / 'docs' / 'how-to' / 'ci.md'
 
@@ -42,7 +43,7 @@ def test_recipe_commands_parse(name):
     for line in found:
         line = line.replace('${{ matrix.shard }}', '1').replace('$CI_NODE_INDEX', '1')
         line = line.replace('$CI_NODE_TOTAL', '2')
-        options = cli.build_parser().parse_args(shlex.split(line)[1:])
+        options = parser.build_parser().parse_args(shlex.split(line)[1:])
         assert options.command in cli.COMMANDS
 
 

@@ -79,7 +79,7 @@ def _section(name: str, parser) -> list[str]:
 def generated() -> str:
     import argparse
 
-    from execlease_hook.cli import main as cli
+    from execlease_hook.cli import parser as cli
 
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
