@@ -1,5 +1,6 @@
-"""The command line's parser: every command's arguments, built only for the command chosen and
-added only when it parses (cli/main.py dispatches what it parsed)."""
+"""The command line's parser: every command's arguments, built only for the command a command
+line starts with (all of them for the top level's help), and `--version` (cli/main.py
+dispatches what it parsed)."""
 
 from __future__ import annotations
 
@@ -72,29 +73,11 @@ class _Help(argparse.RawDescriptionHelpFormatter):
 
 
 class _Command(argparse.ArgumentParser):
-    """A command's parser, which adds its arguments when it parses (`complete` adds them
-    without parsing) and its epilog when it prints its help. The commit hook runs `execlease
-    guard`: building every command's arguments cost it 9.2 M instructions more than building
-    its own, 194 M against 185 M for the whole `execlease guard` with nothing concerned
-    (callgrind, every process; `python -c pass`: 88 M), 1.3 points of
-    benchmarks/precommit_overhead.py's g/n (`pre-commit run` with a no-op hook: 692 M), which
-    wall time under load does not resolve. The epilog (examples and exit codes, wrapped by
-    textwrap) would cost it 4.9 M more."""
+    """A command's parser, which adds its epilog (examples and exit codes, wrapped by textwrap)
+    only when it prints its help: built with the parser, it would cost `execlease guard` with
+    nothing concerned 4.9 M instructions of callgrind (`python -c pass`: 88 M)."""
 
-    arguments: Callable[[argparse.ArgumentParser], None] | None = None
     command: str = ''
-
-    def complete(self) -> _Command:
-        arguments, self.arguments = self.arguments, None
-        if arguments is not None:
-            arguments(self)
-        return self
-
-    def parse_known_args(  # type: ignore[override]  # one signature for the three overloads
-        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-    ) -> tuple[argparse.Namespace, list[str]]:
-        self.complete()
-        return super().parse_known_args(args, namespace)
 
     def format_help(self) -> str:
         if self.epilog is None:
@@ -106,9 +89,11 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with `chosen`, the command the command line starts with, only
     that command's parser: the others' are reached only through the top level's help or its
     error for an unknown command, which a command line that starts with a command never prints
-    (usage names the command COMMAND). The other seven cost `execlease guard` with nothing
-    concerned 5.2 M instructions of callgrind (`python -c pass`: 88 M) and argparse's gettext
-    four file lookups each."""
+    (usage names the command COMMAND). The commit hook runs `execlease guard`: the other seven
+    parsers and their arguments cost it 14.4 M instructions of callgrind (`python -c pass`:
+    88 M; the whole guard with nothing concerned: 185 M with them), 2 points of
+    benchmarks/precommit_overhead.py's g/n, which wall time under load does not resolve, and
+    argparse's gettext four file lookups each."""
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
@@ -124,12 +109,10 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         if chosen not in (None, name):
             return
 
-        def complete(p: argparse.ArgumentParser) -> None:
-            args.add_output_arguments(p)
-            arguments(p)
-
         p = sub.add_parser(name, help=text, description=text, formatter_class=_Help)
-        p.arguments, p.command = complete, name
+        p.command = name
+        args.add_output_arguments(p)
+        arguments(p)
 
     command('guard', 'fast stage: block a commit that touches covered code', _guard_arguments)
     command(

@@ -85,7 +85,7 @@ def generated() -> str:
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     lines = [BEGIN, '']
     for name, command in sub.choices.items():
-        lines += _section(name, command.complete())
+        lines += _section(name, command)
     lines.append(END)
     return '\n'.join(lines)
 
