@@ -41,10 +41,6 @@ class EntryStatus:
 _AMBIGUOUS = re.compile(r'is defined more than once|is overloaded|occurs \d+ times')
 
 
-def _failure_status(message: str) -> str:
-    return 'ambiguous' if _AMBIGUOUS.search(message) else 'missing'
-
-
 def entry_status(entry: CoveredEntry, source: Source, max_bytes: int) -> EntryStatus:
     content = source.read(entry.path)
     if content is None:
@@ -54,7 +50,8 @@ def entry_status(entry: CoveredEntry, source: Source, max_bytes: int) -> EntrySt
     try:
         located = locate(entry, content, tokens, max_bytes)
     except CannotRun as e:
-        return EntryStatus(entry, _failure_status(str(e)), None, None, str(e))
+        status = 'ambiguous' if _AMBIGUOUS.search(str(e)) else 'missing'
+        return EntryStatus(entry, status, None, None, str(e))
     current = fingerprint(located)  # what a sync records (the current scheme)
     if entry.hash is None:
         status = 'never synced'
@@ -65,17 +62,13 @@ def entry_status(entry: CoveredEntry, source: Source, max_bytes: int) -> EntrySt
         status = 'unchanged'
     else:
         status = 'changed'
-        if entry.region is not None:
-            other = _same_at_edges(located, content, entry.hash)
-            if other is not None:
-                located, current, status = other, entry.hash, 'unchanged'
+        # A region taken with or without the optional tokens at its edges (locate/entry.py's
+        # edge_variants) that has the recorded fingerprint is unchanged.
+        variants = edge_variants(located, content, tokens) if entry.region is not None else ()
+        other = next((v for v in variants if matches(v, entry.hash)), None)
+        if other is not None:
+            located, current, status = other, entry.hash, 'unchanged'
     return EntryStatus(entry, status, current, located, None)
-
-
-def _same_at_edges(located: Located, content: bytes, recorded: str) -> Located | None:
-    """The region taken with or without the optional tokens at its edges, when that has the
-    recorded fingerprint (locate/entry.py's edge_variants)."""
-    return next((v for v in edge_variants(located, content, tokens) if matches(v, recorded)), None)
 
 
 def compare(

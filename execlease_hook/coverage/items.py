@@ -82,54 +82,28 @@ def entry_item(m: Manifest, s: EntryStatus, message: str | None = None) -> Item:
 
 def model_item(m: Manifest, outcome: str, message: str) -> Item:
     rule = 'model-unchanged' if outcome == HELD else 'model-changed'
-    return Item(
-        model_folder(m),
-        'model',
-        'modelHash',
-        outcome,
-        rule,
-        message,
-        (Location(in_model(m, m.spec), None, None, 'spec'),),
-    )
+    where = (Location(in_model(m, m.spec), role='spec'),)
+    return Item(model_folder(m), 'model', 'modelHash', outcome, rule, message, where)
 
 
 def notes_item(m: Manifest, message: str) -> Item:
-    return Item(
-        model_folder(m),
-        'notes',
-        'code-to-action',
-        DID_NOT_HOLD,
-        'notes-map-stale',
-        message,
-        (Location(in_model(m, 'NOTES.md'), None, None, 'notes'),),
-    )
+    where = (Location(in_model(m, 'NOTES.md'), role='notes'),)
+    rule = 'notes-map-stale'
+    return Item(model_folder(m), 'notes', 'code-to-action', DID_NOT_HOLD, rule, message, where)
 
 
 def uncovered_item(m: Manifest, path: str, line: int, message: str) -> Item:
-    return Item(
-        model_folder(m),
-        'watch',
-        f'{path}:{line}',
-        DID_NOT_HOLD,
-        'uncovered-protocol-code',
-        message,
-        (Location(path, line, line, 'code'),),
-    )
+    rule = 'uncovered-protocol-code'
+    where = (Location(path, line, line, 'code'),)
+    return Item(model_folder(m), 'watch', f'{path}:{line}', DID_NOT_HOLD, rule, message, where)
 
 
 def problem_items(m: Manifest, problems: Iterable[str], known: Iterable[str]) -> list[Item]:
     """Could-not-run messages that no job or entry stands for (e.g. --update-coverage refused)."""
-    seen = set(known)
+    seen, folder = set(known), model_folder(m)
+    where = (Location(paths.rel(m.root, m.path), role='manifest'),)
     return [
-        Item(
-            model_folder(m),
-            'model',
-            'run',
-            COULD_NOT_RUN,
-            'run-unfinished',
-            p,
-            (Location(paths.rel(m.root, m.path), None, None, 'manifest'),),
-        )
+        Item(folder, 'model', 'run', COULD_NOT_RUN, 'run-unfinished', p, where)
         for p in problems
         if p not in seen
     ]

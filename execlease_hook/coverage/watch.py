@@ -100,10 +100,10 @@ def check(
                 continue
             if functions is None:
                 functions = _functions(language, content)
-            around = _innermost(functions, offset)
-            if around is None:
+            around = [f for f in functions if f[1] <= offset < f[2]]
+            if not around:
                 continue  # module level: not judged
-            name, start, _ = around
+            name, start, _ = min(around, key=lambda f: f[2] - f[1])  # the innermost
             if (path, name) in ignored or (name, start) in reported:
                 continue
             reported.add((name, start))
@@ -137,13 +137,6 @@ def _functions(language: str, content: bytes) -> list[tuple[str, int, int]]:
     ]
 
 
-def _innermost(
-    functions: Sequence[tuple[str, int, int]], offset: int
-) -> tuple[str, int, int] | None:
-    around = [f for f in functions if f[1] <= offset < f[2]]
-    return min(around, key=lambda f: f[2] - f[1]) if around else None
-
-
 def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[tuple[int, str]]:
     """(byte offset, what it does) for every match of every rule, in file order."""
     root = parse(language, content).root_node
@@ -167,7 +160,10 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
                 found.append((offset, (rule.what or 'matches "{0}"').format(*groups, callee='')))
         if rule.calls:
             for offset, callee in _calls(root, language):
-                if any(_callee_is(callee, name) for name in rule.calls):
+                if any(
+                    callee == n or callee.endswith(('.' + n, '::' + n, '->' + n))
+                    for n in rule.calls
+                ):
                     found.append(
                         (offset, (rule.what or 'calls {callee}').format(callee, callee=callee))
                     )
@@ -205,7 +201,3 @@ def _calls(root: Node, language: str) -> list[tuple[int, str]]:
                 name = f'{target.text.decode("utf-8")}.{name}'
         found.append((node.start_byte, _GENERICS.sub('', ''.join(name.split()))))
     return found
-
-
-def _callee_is(callee: str, name: str) -> bool:
-    return callee == name or any(callee.endswith(sep + name) for sep in ('.', '::', '->'))

@@ -9,18 +9,17 @@ and the rules that tie one part of the manifest to another.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import os
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import model, schema, watch_paths
-
-T = TypeVar('T')
 
 # What a pinned jar and a TLC version look like, shared with the commands that write them
 # (commands/add_library.py).
@@ -70,71 +69,43 @@ class _Reader(schema.Validator):
         return paths.case_problem(base, text) or paths.submodule_problem(self.root, base, text)
 
 
-def _record(cls: Callable[..., T], d: dict[str, Any], **convert: Callable[[Any], Any]) -> T:
-    """A record from a checked JSON object: each key as its field (model.json_keys), arrays as
-    tuples, seconds as floats, `convert` by field."""
-    convert = {'timeout': float, **convert}
-    names = model.json_keys(cls)
+@functools.cache
+def _types(cls: type) -> dict[str, str]:
+    return {f.name: str(f.type) for f in dataclasses.fields(cls)}
+
+
+@functools.cache
+def _named_class(cls: type, name: str) -> Any:
+    """The class of the manifest's that field `name` of `cls` holds, as its type first names it
+    (`region: Region | None`, `abstract: tuple[AbstractAction, ...]`), or None. Asked only for a
+    key the manifest has: the classes of the parts it may leave out load when first named
+    (manifest/model.py)."""
+    word = re.search(r'[A-Z]\w*', _types(cls)[name])
+    found = getattr(model, word[0], None) if word else None
+    return found if dataclasses.is_dataclass(found) else None
+
+
+def _record(cls: type, d: dict[str, Any]) -> Any:
+    """A record from a checked JSON object, each key as its field (model.json_keys), by the
+    field's type: an object, or an array of them, as the class the type names; an object into a
+    tuple as (key, cfg text) pairs (env, a deep run's constants: JSON true/false are TLA+'s
+    TRUE/FALSE, a whole number is cfg text as written); other arrays as tuples; seconds as floats."""
+    names, types = model.json_keys(cls), _types(cls)
     fields: dict[str, Any] = {}
     for key, value in d.items():
         name = names[key]
-        if name in convert:
-            value = convert[name](value)
+        items = value if isinstance(value, list) else [value]
+        inner = _named_class(cls, name) if items and isinstance(items[0], dict) else None
+        if inner is not None:
+            built = [_record(inner, item) for item in items]
+            value = built if isinstance(value, list) else built[0]
+        elif isinstance(value, dict) and types[name].startswith('tuple'):
+            text = {True: 'TRUE', False: 'FALSE'}
+            value = [(k, text[v] if isinstance(v, bool) else str(v)) for k, v in value.items()]
+        elif isinstance(value, int) and types[name].startswith('float'):
+            value = float(value)
         fields[name] = tuple(value) if isinstance(value, list) else value
     return cls(**fields)
-
-
-def _plain(cls: Callable[[], Callable[..., T]]) -> Callable[[dict[str, Any]], T]:
-    """`_record` of the class `cls` gives, named when a value needs it: the classes of the parts
-    a manifest may leave out load when first named (manifest/model.py)."""
-    return lambda d: _record(cls(), d)
-
-
-def _each(make: Callable[[Any], T]) -> Callable[[list[Any]], tuple[T, ...]]:
-    return lambda items: tuple(make(item) for item in items)
-
-
-def _deep(d: dict[str, Any]) -> model.Deep:
-    # JSON true/false are TLA+'s TRUE/FALSE; a whole number is cfg text as written.
-    text = {True: 'TRUE', False: 'FALSE'}
-    constants = {k: text[v] if isinstance(v, bool) else str(v) for k, v in d['constants'].items()}
-    return _record(model.Deep, d, constants=lambda _: tuple(constants.items()))
-
-
-def _model_hash(value: str | dict[str, Any] | None) -> str | model.ModelRecord | None:
-    return model.ModelRecord(value['scheme'], value['files']) if isinstance(value, dict) else value
-
-
-_BUILD: dict[str, Callable[[Any], Any]] = {
-    'checks': _each(lambda d: _record(model.Check, d, deep=_deep)),
-    'mutations': _each(lambda d: _record(model.Mutation, d, replace=_plain(lambda: model.Replace))),
-    'findings': _each(_plain(lambda: model.Finding)),
-    'traces': _each(
-        lambda d: _record(
-            model.TraceJob,
-            d,
-            env=lambda env: tuple(env.items()),
-            fields=_plain(lambda: model.FieldRule),
-        )
-    ),
-    'code_mutations': _each(
-        lambda d: _record(model.CodeMutation, d, replace=_plain(lambda: model.Replace))
-    ),
-    'tools': _plain(lambda: model.ToolsPin),
-    'libraries': _each(_plain(lambda: model.Library)),
-    'coverage': lambda d: _record(
-        model.Coverage,
-        d,
-        model_hash=_model_hash,
-        entries=_each(
-            lambda e: _record(model.CoveredEntry, e, region=_plain(lambda: model.Region))
-        ),
-        abstract=_each(_plain(lambda: model.AbstractAction)),
-        untraced=_each(_plain(lambda: model.UntracedAction)),
-        watch=_each(_plain(lambda: model.WatchRule)),
-        ignored=_each(_plain(lambda: model.IgnoredCode)),
-    ),
-}
 
 
 def _unique(m: model.Manifest) -> list[tuple[str, tuple[Any, ...], str]]:
@@ -268,7 +239,7 @@ def parse(text: str, path: Path, root: Path) -> model.Manifest:
         raise CannotRun(f'{path}: {e.where}: {e.problem}') from None
     fields = {k: v for k, v in raw.items() if k != 'version'}
     fields.update(path=path, root=root, coversCode='coverage' in raw)
-    m = _record(model.Manifest, fields, **_BUILD)
+    m: model.Manifest = _record(model.Manifest, fields)
     problem = _problem(m)
     if problem is not None:
         raise CannotRun(f'{path}: {problem[0]}: {problem[1]}')

@@ -21,25 +21,16 @@ from typing import Any
 PATH = Path(__file__).resolve().parents[1] / 'schemas' / 'manifest.schema.json'
 SCHEMA: dict[str, Any] = json.loads(PATH.read_text(encoding='utf-8'))
 
-# The Python types json.loads gives each JSON type (exactly: JSON's true is no number, though
-# Python's True is an int).
-_TYPES: dict[str, tuple[type, ...]] = {
-    'object': (dict,),
-    'array': (list,),
-    'string': (str,),
-    'boolean': (bool,),
-    'integer': (int,),
-    'number': (int, float),
-    'null': (type(None),),
-}
-_NAMES = {
-    'object': 'an object',
-    'array': 'an array',
-    'string': 'a string',
-    'boolean': 'true or false',
-    'integer': 'a whole number',
-    'number': 'a number',
-    'null': 'null',
+# Each JSON type: the Python types json.loads gives it (exactly: JSON's true is no number, though
+# Python's True is an int), and how a message names it.
+_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    'object': ((dict,), 'an object'),
+    'array': ((list,), 'an array'),
+    'string': ((str,), 'a string'),
+    'boolean': ((bool,), 'true or false'),
+    'integer': ((int,), 'a whole number'),
+    'number': ((int, float), 'a number'),
+    'null': ((type(None),), 'null'),
 }
 
 
@@ -64,10 +55,6 @@ def _kind(value: object) -> str:
         type(None): 'null',
     }
     return names.get(type(value), type(value).__name__)
-
-
-def _is(value: object, name: str) -> bool:
-    return type(value) in _TYPES[name]
 
 
 def _join(where: str, key: str | int) -> str:
@@ -107,11 +94,9 @@ class Validator:
         for part in node.get('allOf', ()):
             self.check(part, value, where)
         types = node.get('type')
-        if types is not None:
-            fits = _is(value, types) if type(types) is str else any(_is(value, t) for t in types)
-            if not fits:
-                types = [types] if type(types) is str else types
-                self._fail(node, 'type', value, where, self._expected(node, types, value))
+        if types is not None and not _is_any(value, types):
+            types = [types] if type(types) is str else types
+            self._fail(node, 'type', value, where, self._expected(node, types, value))
         if 'const' in node and not _same(value, node['const']):
             self._fail(node, 'const', value, where, f'expected {node["const"]!r}, got {value!r}')
         if 'enum' in node and not any(_same(value, a) for a in node['enum']):
@@ -155,7 +140,7 @@ class Validator:
     def _expected(self, node: dict[str, Any], types: list[str], value: object) -> str:
         if types == ['integer'] and 'minimum' in node:
             return f'expected a whole number >= {node["minimum"]}, got {value!r}'
-        names = [_NAMES[t] for t in types]
+        names = [_TYPES[t][1] for t in types]
         said = names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' or ' + names[-1]
         return f'expected {said}, got {_kind(value)}'
 
@@ -244,7 +229,7 @@ class Validator:
 
 def _is_any(value: object, types: str | list[str] | None) -> bool:
     names = [types] if isinstance(types, str) else types or []
-    return any(_is(value, t) for t in names)
+    return any(type(value) in _TYPES[t][0] for t in names)
 
 
 def _same(value: object, allowed: object) -> bool:

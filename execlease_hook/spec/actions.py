@@ -11,8 +11,8 @@ UNCHANGED in their body, or in an operator they apply).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from tree_sitter import Node
 
@@ -21,7 +21,6 @@ from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
 
 _SPLITS = frozenset({'disj_list', 'disj_item', 'parentheses'})
 _QUANTIFIED = frozenset({'bounded_quantification', 'unbounded_quantification'})
-_OR = frozenset({'lor'})
 
 
 @dataclass(frozen=True)
@@ -78,8 +77,22 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
     action BecomeLeader, as a counterexample names it. Inside an operator reached through an
     instance, a name is first that instance's (`etcd!Tick` for `Tick` in etcd's Next)."""
     definitions = index.definitions()
-    changes = _ChangesState(definitions)
     out: dict[str, Action] = {}
+    known: dict[str, bool] = {}
+
+    def changes(name: str) -> bool:
+        """Whether an operator's body (or one it applies) primes a variable or says UNCHANGED."""
+        if name not in known:
+            known[name] = False  # a cycle does not change state by itself
+            unit = definitions.get(name)
+            known[name] = unit is not None and any(
+                node.type in ('prime', 'unchanged')
+                or (applied := _applied_name(node)) not in (None, name)
+                and applied in definitions
+                and changes(applied)
+                for node in syntax.walk(unit.node)
+            )
+        return known[name]
 
     def resolve(name: str | None, scope: str) -> str | None:
         if name is None:
@@ -97,7 +110,7 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
         kind = node.type
         if kind in _SPLITS:
             for child in node.named_children:
-                if child.type not in ('bullet_disj',) and 'comment' not in child.type:
+                if child.type != 'bullet_disj' and 'comment' not in child.type:
                     walk(child, via, scope)
             return
         if kind in _QUANTIFIED and _is_exists(node):
@@ -105,7 +118,7 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
             if expression is not None:
                 walk(expression, via, scope)
             return
-        if kind == 'bound_infix_op' and _symbol(node) in _OR:
+        if kind == 'bound_infix_op' and _symbol(node) == 'lor':
             for side in ('lhs', 'rhs'):
                 operand = node.child_by_field_name(side)
                 if operand is not None:
@@ -142,14 +155,14 @@ def _scope(key: str) -> str:
 
 def _splits(body: Node) -> bool:
     kind = body.type
-    if kind in ('disj_list',):
+    if kind == 'disj_list':
         return True
     if kind == 'parentheses':
         inner = next((c for c in body.named_children if 'comment' not in c.type), None)
         return inner is not None and _splits(inner)
     if kind in _QUANTIFIED:
         return _is_exists(body)
-    return kind == 'bound_infix_op' and _symbol(body) in _OR
+    return kind == 'bound_infix_op' and _symbol(body) == 'lor'
 
 
 def _is_exists(node: Node) -> bool:
@@ -178,34 +191,3 @@ def _applied_name(node: Node) -> str | None:
         if name is not None and name.text is not None:
             return name.text.decode('utf-8')
     return None
-
-
-@dataclass
-class _ChangesState:
-    """Whether an operator's body (or one it applies) primes a variable or says UNCHANGED."""
-
-    definitions: Mapping[str, Unit]
-    known: dict[str, bool] = field(default_factory=dict)
-
-    def __call__(self, name: str) -> bool:
-        if name in self.known:
-            return self.known[name]
-        self.known[name] = False  # a cycle does not change state by itself
-        result = False
-        unit = self.definitions.get(name)
-        if unit is not None:
-            for node in syntax.walk(unit.node):
-                if node.type in ('prime', 'unchanged'):
-                    result = True
-                    break
-                applied = _applied_name(node)
-                if (
-                    applied is not None
-                    and applied != name
-                    and applied in self.definitions
-                    and self(applied)
-                ):
-                    result = True
-                    break
-        self.known[name] = result
-        return result

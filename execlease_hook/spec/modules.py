@@ -15,6 +15,7 @@ in one batch (one `git cat-file` for the index or a commit).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -147,10 +148,8 @@ def likely_paths(m: Manifest) -> list[str]:
     except OSError:
         return []
     probed: list[str] = []
-    try:
+    with contextlib.suppress(OSError):  # a guess only: the closure on the real source decides
         closure(m, WorktreeSource(m.root), {m.spec: text}, probed)
-    except OSError:  # a guess only: the closure on the real source decides
-        return probed
     return probed
 
 
