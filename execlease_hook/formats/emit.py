@@ -26,12 +26,6 @@ def render(fmt: str, report: Report) -> str:
     return str(WRITERS[fmt]().render(report))
 
 
-def unfinished(fmt: str, command: str, reason: str, code: int) -> str:
-    """What a report file holds while the run has not finished, and after an early exit: never
-    a pass left by an earlier run."""
-    return render(fmt, Report(command, code, None, error=reason))
-
-
 class Outputs:
     def __init__(
         self, command: str, fmt: str | None, output: str | None, json_file: str | None
@@ -73,12 +67,9 @@ class Outputs:
 
     def fail(self, reason: str, code: int, stdout: bool = True) -> None:
         """Write what stopped the run (or, before it starts, that it did not finish) where the
-        report goes; `stdout`: to a machine format owning stdout too."""
-        for fmt, path, option in self.files:
-            self._write(path, option, unfinished(fmt, self.command, reason, code))
-        if stdout and self.stdout is not None:
-            self.out.write(unfinished(self.stdout, self.command, reason, code))
-            self.out.flush()
+        report goes, never a pass left by an earlier run; `stdout`: to a machine format owning
+        stdout too."""
+        self.finish(Report(self.command, code, None, error=reason), stdout)
 
     def run(self, body: Callable[[], int]) -> int:
         """The one report-on-failure wrapper of every command with reports: the file is written
@@ -96,9 +87,9 @@ class Outputs:
             self.fail(*signals.interrupted(e))
             raise
 
-    def finish(self, report: Report) -> None:
+    def finish(self, report: Report, stdout: bool = True) -> None:
         for fmt, path, option in self.files:
             self._write(path, option, render(fmt, report))
-        if self.stdout is not None:
+        if stdout and self.stdout is not None:
             self.out.write(render(self.stdout, report))
             self.out.flush()

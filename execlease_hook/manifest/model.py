@@ -169,12 +169,8 @@ class Manifest:
     @property
     def model_files(self) -> list[str]:
         """Every root module and cfg the manifest names, relative to the folder, sorted, unique."""
-        names = {self.spec}
-        names.update(self.roots)
-        names.update(c.config for c in self.checks)
-        names.update(m.config for m in self.mutations)
-        names.update(f.config for f in self.findings)
-        return sorted(names)
+        configs = {c.config for c in self.checks} | {m.config for m in self.mutations}
+        return sorted({*self.roots, *configs, *(f.config for f in self.findings)})
 
 
 def library_folders(manifest: Manifest) -> list[str]:

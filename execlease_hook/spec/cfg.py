@@ -196,28 +196,22 @@ def prepare(
     missing = [k for k in lacks if k in used and k != 'CHECK_DEADLOCK']
     if missing:
         words = ' and '.join(missing)
-        return Prepared(
-            text,
-            checked,
-            problem=(
-                f'{label} ({config}): the cfg uses {words}, which {tlc_version} does not know (it stops '
-                f'with "expecting a keyword"); run it with {HAS_THEM}, or take {words} out of the cfg'
-            ),
+        problem = (
+            f'{label} ({config}): the cfg uses {words}, which {tlc_version} does not know (it stops '
+            f'with "expecting a keyword"); run it with {HAS_THEM}, or take {words} out of the cfg'
         )
+        return Prepared(text, checked, problem=problem)
     if expect is not None and expect.lower() == 'deadlock' and not checked:
         why = (
             '"deadlock": false on the entry'
             if deadlock is not None
             else 'CHECK_DEADLOCK FALSE in the cfg'
         )
-        return Prepared(
-            text,
-            checked,
-            problem=(
-                f'{label} ({config}) must fail on a deadlock, but {why} turns deadlock checking off; '
-                'remove it (or set "deadlock": true on the entry)'
-            ),
+        problem = (
+            f'{label} ({config}) must fail on a deadlock, but {why} turns deadlock checking off; '
+            'remove it (or set "deadlock": true on the entry)'
         )
+        return Prepared(text, checked, problem=problem)
     listed = names(text, PROPERTY_KEYWORDS)
     if expect is not None and expect in listed and len(set(listed)) > 1:
         text = only_property(text, expect)

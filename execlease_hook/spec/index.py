@@ -76,12 +76,8 @@ class SpecIndex:
         return {u.key: u.digest for u in self.units}
 
     def where(self, unit: Unit) -> str:
-        lines = (
-            str(unit.start_line)
-            if unit.start_line == unit.end_line
-            else f'{unit.start_line}-{unit.end_line}'
-        )
-        return f'{unit.file or self.name}:{lines}'
+        end = '' if unit.start_line == unit.end_line else f'-{unit.end_line}'
+        return f'{unit.file or self.name}:{unit.start_line}{end}'
 
 
 def read_spec(source: bytes, name: str) -> SpecIndex:

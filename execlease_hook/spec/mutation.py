@@ -9,7 +9,7 @@ from collections.abc import Collection
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest.model import Mutation
-from execlease_hook.spec.index import SpecIndex, read_spec
+from execlease_hook.spec.index import SpecIndex, Unit, read_spec
 
 
 def anchor(
@@ -43,7 +43,7 @@ def anchor(
             'name the operator the mutation edits',
         )
     what = f'{"action" if mu.within in actions else "operator"} {mu.within} ({index.where(unit)})'
-    hits = _all(spec, needle, *_span(spec, unit.start_byte, unit.end_byte))
+    hits = _hits(spec, needle, unit)
     if len(hits) == 1:
         return hits[0]
     if hits:
@@ -51,11 +51,7 @@ def anchor(
             f'mutation {mu.name}: replace.from matches {len(hits)} times within {what}; '
             'make the "from" text longer so that it picks one place',
         )
-    elsewhere = [
-        u
-        for u in definitions.values()
-        if _all(spec, needle, *_span(spec, u.start_byte, u.end_byte))
-    ]
+    elsewhere = [u for u in definitions.values() if _hits(spec, needle, u)]
     moved = (
         ' (it is now in ' + ', '.join(f'{u.key} ({index.where(u)})' for u in elsewhere) + ')'
         if elsewhere
@@ -74,15 +70,13 @@ def apply(spec: bytes, spec_name: str, mu: Mutation, index: SpecIndex | None = N
     return spec[:at] + mu.replace.to.encode('utf-8') + spec[at + len(needle) :]
 
 
-def _all(spec: bytes, needle: bytes, low: int, high: int) -> list[int]:
+def _hits(spec: bytes, needle: bytes, unit: Unit) -> list[int]:
+    """Every offset of `needle` in the unit's definition, to the end of its last line."""
+    newline = spec.find(b'\n', unit.end_byte)
+    high = len(spec) if newline < 0 else newline
     found = []
-    at = spec.find(needle, low, high)
+    at = spec.find(needle, unit.start_byte, high)
     while at != -1:
         found.append(at)
         at = spec.find(needle, at + 1, high)
     return found
-
-
-def _span(spec: bytes, start: int, end: int) -> tuple[int, int]:
-    newline = spec.find(b'\n', end)
-    return start, len(spec) if newline < 0 else newline
