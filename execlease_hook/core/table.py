@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 DOTS = '...'
+GAP = '  '  # between columns
 
 
 def keep_end(text: str, width: int) -> str:
@@ -39,7 +40,7 @@ class Column:
 
 
 def layout(
-    columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int, gap: int = 2
+    columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
 ) -> tuple[list[Column], list[list[str]]]:
     """(the columns kept, every row with its cells clipped) so that the table fits `width` if
     it can; the header row is first."""
@@ -47,7 +48,7 @@ def layout(
     table = [[c.title for c in columns], *[list(row) for row in rows]]
 
     def total(widths: dict[int, int]) -> int:
-        return sum(widths.values()) + gap * (len(widths) - 1)
+        return sum(widths.values()) + len(GAP) * (len(widths) - 1)
 
     widths = {i: max(len(row[i]) for row in table) for i in kept}
     for i in [i for i in kept if columns[i].optional]:
@@ -80,7 +81,6 @@ def layout(
 def render(
     columns: Sequence[Column],
     rows: Sequence[Sequence[str]],
-    gap: int = 2,
     paint: Callable[[int, int, str], str] | None = None,
 ) -> list[str]:
     """Rows (header first) as lines, padded to their columns, no trailing blanks. `paint(row,
@@ -93,5 +93,5 @@ def render(
         ]
         if paint is not None:
             cells = [paint(r, i, cell) for i, cell in enumerate(cells)]
-        lines.append((' ' * gap).join(cells).rstrip())
+        lines.append(GAP.join(cells).rstrip())
     return lines
