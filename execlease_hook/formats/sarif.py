@@ -71,30 +71,17 @@ def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
     runs = [details['tools']] if isinstance(details.get('tools'), dict) else []
     runs += [m['tools'] for m in details.get('models', []) if isinstance(m.get('tools'), dict)]
     for t in runs:
-        found.setdefault(
-            ('tools', t['sha256']),
-            {
-                'name': 'TLA+ tools',
-                'version': t['tlc_version'],
-                'properties': {k: t[k] for k in ('sha256', 'source', 'verified')},
-            },
-        )
-    for m in details.get('models', []):
-        for lib in m.get('libraries', []):
-            if 'folder' in lib:
-                found.setdefault(
-                    ('folder', lib['folder']),
-                    {'name': lib['folder'], 'properties': {'library': 'folder'}},
-                )
-            else:
-                found.setdefault(
-                    ('jar', lib['sha256']),
-                    {
-                        'name': lib['name'],
-                        'downloadUri': lib['url'],
-                        'properties': {'library': 'jar', 'sha256': lib['sha256']},
-                    },
-                )
+        properties = {k: t[k] for k in ('sha256', 'source', 'verified')}
+        tools = {'name': 'TLA+ tools', 'version': t['tlc_version'], 'properties': properties}
+        found.setdefault(('tools', t['sha256']), tools)
+    for lib in (lib for m in details.get('models', []) for lib in m.get('libraries', [])):
+        if 'folder' in lib:
+            folder = {'name': lib['folder'], 'properties': {'library': 'folder'}}
+            found.setdefault(('folder', lib['folder']), folder)
+        else:
+            properties = {'library': 'jar', 'sha256': lib['sha256']}
+            jar = {'name': lib['name'], 'downloadUri': lib['url'], 'properties': properties}
+            found.setdefault(('jar', lib['sha256']), jar)
     return list(found.values())
 
 

@@ -103,10 +103,7 @@ def repo_root(cwd: Path | None = None) -> Path:
 
 
 def head(root: Path) -> str | None:
-    proc = run_git(root, 'rev-parse', '--verify', '-q', 'HEAD^{commit}')
-    if proc.returncode != 0:
-        return None  # unborn branch: the first commit
-    return proc.stdout.decode().strip()
+    return rev_parse(root, 'HEAD')  # None: an unborn branch, the first commit
 
 
 def staged_changes(root: Path) -> list[StagedChange]:
