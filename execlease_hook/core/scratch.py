@@ -154,7 +154,7 @@ def sweep(parent: Path, prefix: str) -> list[Path]:
 
 def _runs_in(pid: int, folder: str) -> bool:
     """The process `pid` exists and its command line names `folder` (so it is the child that
-    was recorded, not another process that got its pid since)."""
+    was recorded, not another process that got its pid since); False when it cannot be read."""
     try:
         with open(f'/proc/{pid}/cmdline', 'rb') as f:
             return folder.encode() in f.read()
@@ -175,13 +175,10 @@ def naming(text: str) -> list[int]:
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            if entry.stat().st_uid != os.getuid():
-                continue
-            with open(os.path.join(entry.path, 'cmdline'), 'rb') as f:
-                if text.encode() in f.read():
-                    found.append(int(entry.name))
+            if entry.stat().st_uid == os.getuid() and _runs_in(int(entry.name), text):
+                found.append(int(entry.name))
         except OSError:
-            continue  # gone meanwhile, or not ours to read
+            continue  # gone meanwhile
     return found
 
 

@@ -185,18 +185,16 @@ def listing(modules: Iterable[Module]) -> list[dict[str, object]]:
     ]
 
 
-def merged_index(
-    indexes: Sequence[index.SpecIndex],
-    by_module: Mapping[str, index.SpecIndex] | None = None,
-) -> index.SpecIndex:
+def merged_index(indexes: Sequence[index.SpecIndex]) -> index.SpecIndex:
     """One index of a root module and the modules it reads, as TLC sees its
     definitions: the root's units, then every definition of the others that the root does not
     define itself (TLC refuses a redefinition, so the first one met is the only one). Each unit
-    keeps its own file, so `where` names the module that defines it. With `by_module` (the
-    indexes by module name), a named instance `I == INSTANCE M` adds M's definitions as `I!Op`,
-    as the model refers to them. For the map and messages, never for the model record (its
-    digests are per module)."""
+    keeps its own file, so `where` names the module that defines it. A named instance
+    `I == INSTANCE M` of a module M among them adds M's definitions as `I!Op`, as the model
+    refers to them. For the map and messages, never for the model record (its digests are per
+    module)."""
     first, *others = indexes
+    by_module = {i.module: i for i in indexes}
     units = list(first.units)
     seen = {u.key for u in units if u.definition}
     for other in others:
@@ -205,8 +203,8 @@ def merged_index(
                 seen.add(unit.key)
                 units.append(unit)
     for unit in list(units):
-        instanced = _instanced(unit) if by_module is not None and unit.definition else None
-        target = None if instanced is None or by_module is None else by_module.get(instanced)
+        instanced = _instanced(unit) if unit.definition else None
+        target = None if instanced is None else by_module.get(instanced)
         if target is None:
             continue
         for inner in target.units:

@@ -56,7 +56,7 @@ class ModelView:
         that EXTENDS `Lease.tla` has Lease's actions; `etcd == INSTANCE etcdraft` adds
         etcdraft's as `etcd!BecomeLeader`), each unit naming its own module file."""
         indexes = [self.index, *(index.read_spec(mod.text, mod.key) for mod in self.modules)]
-        return merged_index(indexes, {i.module: i for i in indexes})
+        return merged_index(indexes)
 
     def actions(self) -> dict[str, Action]:
         # Every cfg TLC runs the spec with: checks, mutations and findings.

@@ -132,7 +132,7 @@ def test_merged_index_names_a_named_instances_definitions_through_it():
         'MC.tla',
     )
     raft = read_spec(b'---- MODULE raft ----\nCONSTANT S\nTick == S\n====\n', 'raft.tla')
-    index = merged_index([wrapper, raft], {'MC': wrapper, 'raft': raft})
+    index = merged_index([wrapper, raft])
     definitions = index.definitions()
     assert sorted(definitions) == ['P', 'Tick', 'raft', 'raft!Tick']  # none through P(x)
     assert index.where(definitions['raft!Tick']) == 'raft.tla:3'
