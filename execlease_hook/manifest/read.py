@@ -109,10 +109,11 @@ def _record(cls: type, d: dict[str, Any]) -> Any:
     return cls(**fields)
 
 
-def _unique(m: model.Manifest) -> list[tuple[str, tuple[Any, ...], str]]:
-    """Each list whose items are named, and by what."""
+def _problem(m: model.Manifest) -> tuple[str, str] | None:
+    """The first rule of one part against another that `m` breaks: (JSON path, what to do)."""
     c = m.coverage
-    return [
+    # Each list whose items are named, and by what.
+    named: list[tuple[str, tuple[Any, ...], str]] = [
         ('checks', m.checks, 'name'),
         ('mutations', m.mutations, 'name'),
         ('findings', m.findings, 'id'),
@@ -122,11 +123,7 @@ def _unique(m: model.Manifest) -> list[tuple[str, tuple[Any, ...], str]]:
         ('coverage.abstract', c.abstract, 'action'),
         ('coverage.untraced', c.untraced, 'action'),
     ]
-
-
-def _problem(m: model.Manifest) -> tuple[str, str] | None:
-    """The first rule of one part against another that `m` breaks: (JSON path, what to do)."""
-    for where, items, key in _unique(m):
+    for where, items, key in named:
         seen: dict[str, int] = {}
         for i, item in enumerate(items):
             name = getattr(item, key)

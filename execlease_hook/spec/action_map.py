@@ -66,9 +66,7 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
                 f'{at}: action {a.action} is declared abstract, but covered by '
                 f'{", ".join(covered[a.action])}; remove one of the two',
             )
-    for name, action in actions.items():
-        if m.action_map != EVERY_ACTION:
-            break
+    for name, action in actions.items() if m.action_map == EVERY_ACTION else ():
         if name in abstract or any(op in covered for op in (*action.via[1:], name)):
             continue
         found.gaps.append(

@@ -206,7 +206,7 @@ def compare(view: ModelView, source: Source) -> Comparison:
             else:
                 lines.append(f'config {name} changed its meaning since the sync')
             continue
-        kind = _kind(m, name)
+        kind = 'spec' if name == m.spec else 'library module' if '/' in name else 'module'
         if before is None:
             module = modules[name]
             if older:
@@ -242,12 +242,6 @@ def compare(view: ModelView, source: Source) -> Comparison:
                 definition = key.split('#')[0].split(' ')[0] not in index.KEYWORDS
                 lines.append(f'{_what(key, definition, named)} removed from {name} since the sync')
     return Comparison(lines, upgrade, older and bool(new_reads))
-
-
-def _kind(m: Manifest, key: str) -> str:
-    if key == m.spec:
-        return 'spec'
-    return 'library module' if '/' in key else 'module'
 
 
 def _what(key: str, definition: bool, actions: Mapping[str, object]) -> str:
