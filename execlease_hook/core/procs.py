@@ -16,6 +16,7 @@ warm JVMs' folders) adds its own cleanup with `on_cancel`. `reset_cancel` opens 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -76,10 +77,8 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
     """Kill the process's whole group, reap the process, and unregister it. Once it was reaped
     its id may be another's: nothing is killed then."""
     if proc.returncode is None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # gone already
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass  # gone already
         proc.wait()
     forget(proc)
 
@@ -94,10 +93,8 @@ def close(proc: subprocess.Popen[bytes]) -> None:
     """Close the pipes to and from a process that has ended."""
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
-            try:
+            with contextlib.suppress(OSError):  # what was left to write has nowhere to go
                 stream.close()
-            except OSError:
-                pass  # what was left to write to it has nowhere to go
 
 
 @contextmanager
@@ -192,10 +189,9 @@ def cancel_all() -> None:
         procs = list(_live.values())
         hooks = list(_hooks)
     for proc in procs:
-        try:
+        # Gone already: its owner reaps it and unregisters it.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass  # its owner reaps it and unregisters it
     for hook in hooks:
         hook()
 

@@ -23,6 +23,7 @@ none.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -88,10 +89,9 @@ def started(folder: Path, pid: int) -> None:
     with _lock:
         fd = _held.get(str(folder))
         if fd is not None:
-            try:
+            # A full disk: the folder is still removed, the child only not stopped.
+            with contextlib.suppress(OSError):
                 os.write(fd, f'{pid}\n'.encode())
-            except OSError:
-                pass  # a full disk: the folder is still removed, the child only not stopped
 
 
 def empty(folder: Path) -> None:
@@ -186,10 +186,8 @@ def stop(pids: list[int], folder: str) -> None:
     """Kill each of `pids` whose command line names `folder`, and wait until each is gone."""
     stopping = [p for p in pids if _runs_in(p, folder)]
     for pid in stopping:
-        try:
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
     deadline = time.monotonic() + 5.0
     while stopping and time.monotonic() < deadline:
         # Gone once its command line is (a zombie's is empty): it writes nothing more.

@@ -6,6 +6,7 @@ Kept free of heavy imports: the guard imports it on every commit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -24,11 +25,9 @@ def width(stream: TextIO | None = None) -> int:
     if text.isdigit() and int(text) > 0:
         return max(MIN_WIDTH, int(text))
     stream = sys.stdout if stream is None else stream
-    try:
+    with contextlib.suppress(AttributeError, ValueError, OSError):
         if stream.isatty():
             return max(MIN_WIDTH, os.get_terminal_size(stream.fileno()).columns)
-    except (AttributeError, ValueError, OSError):
-        pass
     return DEFAULT_WIDTH
 
 
@@ -128,14 +127,12 @@ class QuietPipe:
 
     def _gone(self) -> None:
         self.reader_gone = True
-        try:
+        with contextlib.suppress(OSError, AttributeError, ValueError):
             devnull = os.open(os.devnull, os.O_WRONLY)
             try:
                 os.dup2(devnull, self.stream.fileno())
             finally:
                 os.close(devnull)
-        except (OSError, AttributeError, ValueError):
-            pass
 
     def write(self, text: str) -> int:
         if not self.reader_gone:

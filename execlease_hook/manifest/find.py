@@ -10,6 +10,7 @@ instead (git.model_manifests, then `is_model`), and a pushed commit's from its t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -81,10 +82,8 @@ def _candidates(root: Path) -> list[str]:
     """Every manifest.json under root, from the repository root: git's files when root is a
     work tree's top, else a walk (dot folders and node_modules left out)."""
     if (root / '.git').exists():
-        try:
+        with contextlib.suppress(CannotRun):  # not a repository after all: walk it
             return repo.worktree_manifests(root)
-        except CannotRun:
-            pass  # not a repository after all: walk it
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith('.') and d != 'node_modules')
