@@ -33,9 +33,8 @@ class StagedChange:
     __slots__ = ('status', 'path', 'old_path')
 
     def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
-        self.status = (
-            status  # one letter: A added, M modified, D deleted, R renamed, C copied, T, U
-        )
+        # One letter: A added, M modified, D deleted, R renamed, C copied, T, U.
+        self.status = status
         self.path = path  # the path in the index (for D: the deleted path)
         self.old_path = old_path  # R and C: where it came from
 

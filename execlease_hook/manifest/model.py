@@ -137,9 +137,8 @@ class Manifest:
     # Where editors find the JSON Schema; kept as written.
     schema: str | None = field(default=None, metadata={'key': '$schema'})
     tools: ToolsPin | None = None  # None: the default TLA+ tools (tlc/jar.py)
-    libraries: tuple[
-        Library, ...
-    ] = ()  # in TLC's search order: jars on the class path, folders on the library path
+    # In TLC's search order: jars on the class path, folders on the library path.
+    libraries: tuple[Library, ...] = ()
 
     @property
     def folder(self) -> Path:

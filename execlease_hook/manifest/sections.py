@@ -143,15 +143,12 @@ class WatchRule:
     """What protocol code looks like: every function in `paths` that matches must be covered."""
 
     paths: tuple[str, ...]  # globs relative to the repository root (`**` spans folders)
-    strings: str | None = (
-        None  # a regular expression searched in a function's text, comments left out
-    )
-    calls: tuple[
-        str, ...
-    ] = ()  # callee names: `release` matches `release(...)` and `lease.release(...)`
-    what: str | None = (
-        None  # the message's verb phrase: "writes {2}" ({0} the match, {1}... its groups)
-    )
+    # A regular expression searched in a function's text, comments left out.
+    strings: str | None = None
+    # Callee names: `release` matches `release(...)` and `lease.release(...)`.
+    calls: tuple[str, ...] = ()
+    # The message's verb phrase: "writes {2}" ({0} the match, {1}... its groups).
+    what: str | None = None
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,8 @@ _KEYWORDS = {
     'module': 'MODULE',
     'ERROR': 'syntax error',
 }
-KEYWORDS = frozenset(
-    {*(k.split(' ')[0] for k in _KEYWORDS.values()), 'PlusCal'}
-)  # keys of non-definitions
+# The keys of the units that are not definitions.
+KEYWORDS = frozenset({*(k.split(' ')[0] for k in _KEYWORDS.values()), 'PlusCal'})
 _LAYOUT = frozenset({'header_line', 'MODULE', 'double_line', 'single_line'})
 _VERBATIM = frozenset({'string'})
 
