@@ -21,10 +21,12 @@ class Source(Protocol):
 
 
 class _BlobSource:
-    """Reads through `git cat-file --batch`, all prefetched paths in one call; `objects` (a
-    blob id, `COMMIT:path`) may join that call too, read later with read_objects."""
+    """Reads through `git cat-file --batch`, all prefetched paths in one call (a path asked for
+    as `prefix` and the path); `objects` (a blob id, `COMMIT:path`) may join that call too, read
+    later with read_objects."""
 
     description = ''
+    prefix = ''
 
     def __init__(
         self, root: Path, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()
@@ -34,16 +36,13 @@ class _BlobSource:
         self._objects: dict[str, bytes | None] = {}
         self.prefetch(paths_hint, objects)
 
-    def _spec(self, path: str) -> str:
-        raise NotImplementedError
-
     def prefetch(self, paths: Iterable[str], objects: Iterable[str] = ()) -> None:
         wanted = [p for p in dict.fromkeys(paths) if p not in self._cache]
         others = [o for o in dict.fromkeys(objects) if o not in self._objects]
         if wanted or others:
-            blobs = repo.read_blobs(self.root, [*(self._spec(p) for p in wanted), *others])
+            blobs = repo.read_blobs(self.root, [*(self.prefix + p for p in wanted), *others])
             for p in wanted:
-                self._cache[p] = blobs[self._spec(p)]
+                self._cache[p] = blobs[self.prefix + p]
             self._objects.update((o, blobs[o]) for o in others)
 
     def read(self, path: str) -> bytes | None:
@@ -60,9 +59,7 @@ class IndexSource(_BlobSource):
     """What is staged: the content the next commit records (never the working tree)."""
 
     description = 'the index (staged)'
-
-    def _spec(self, path: str) -> str:
-        return f':{path}'
+    prefix = ':'
 
 
 class CommitSource(_BlobSource):
@@ -71,10 +68,8 @@ class CommitSource(_BlobSource):
     ) -> None:
         self.commit = commit
         self.description = f'commit {commit[:12]}'
+        self.prefix = f'{commit}:'
         super().__init__(root, paths_hint, objects)
-
-    def _spec(self, path: str) -> str:
-        return f'{self.commit}:{path}'
 
 
 class WorktreeSource:
