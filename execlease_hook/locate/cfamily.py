@@ -13,12 +13,7 @@ A `template <...>` header belongs to the function. Overloads share a name and so
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, ancestors, names_this, text
 
 # Conversion operators (`operator bool()`) have no name token of their own: cover them with a region.
 NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name'})

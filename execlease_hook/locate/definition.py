@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import tree_sitter
     from tree_sitter import Node
+else:
+    Node = object  # for annotations only (the language modules import it from here)
 
 
 @dataclass(frozen=True)
@@ -124,4 +125,4 @@ class Located:
     start_byte: int
     end_byte: int
     text: str  # the source slice, for diffs
-    nodes: tuple[tree_sitter.Node, ...] = field(compare=False, hash=False, repr=False)
+    nodes: tuple[Node, ...] = field(compare=False, hash=False, repr=False)

@@ -11,12 +11,7 @@ Annotations are part of the declaration they precede.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, ancestors, names_this, text
 
 NAME_TYPES = frozenset({'identifier', 'constructor', 'get', 'set'})
 _TYPES = frozenset({'class_declaration', 'object_declaration'})

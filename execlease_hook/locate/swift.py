@@ -10,12 +10,7 @@ the declaration.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, ancestors, names_this, text
 
 NAME_TYPES = frozenset({'simple_identifier', 'init', 'deinit', 'get', 'set'})
 _ACCESSORS = {
