@@ -10,14 +10,8 @@ handler of a `'x'` literal from a language's escape reader (C#, Java, Kotlin, Sc
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint.ts2 import text, value
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
-    from execlease_hook.fingerprint.ts2 import Handler, Item
+from execlease_hook.fingerprint.ts2 import Handler, Item, Node, text, value
 
 
 def pieces(
