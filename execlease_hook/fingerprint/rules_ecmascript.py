@@ -149,14 +149,6 @@ def formal_parameters(node: Node, parent: Node | None) -> list[Item] | None:
     return [param] if param.type == 'identifier' else None
 
 
-def arguments(node: Node, parent: Node | None) -> list[Item] | None:
-    """`new Foo` is `new Foo()`."""
-    parent = ts2.up(node, parent)
-    if parent is not None and parent.type == 'new_expression' and not ts2.named(node):
-        return []
-    return None
-
-
 def leading_operator(node: Node, parent: Node | None) -> list[Item] | None:
     """`type T = | A | B` is `type T = A | B`."""
     children = node.children
@@ -168,7 +160,7 @@ def leading_operator(node: Node, parent: Node | None) -> list[Item] | None:
 def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
     """Children as JSX builds them: text reduced by JSX's whitespace rules, `{" "}` and `{'a'}`
     read as text, adjacent texts joined (prettier moves spaces between those spellings)."""
-    out: list[Item] = [ts2.marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node)]
     run: list[str] = []
 
     def flush() -> None:
@@ -258,7 +250,7 @@ HANDLERS = {
     'formal_parameters': formal_parameters,
     # `if (a) { b(); }` is `if (a) b();`; but `{ let x }` is a scope, so not `let x`
     'statement_block': ts2.unbraced(_BODY_OWNERS, lambda s: s.type not in _DECLARATIONS),
-    'arguments': arguments,
+    'arguments': ts2.nothing_in(frozenset({'new_expression'})),  # `new Foo` is `new Foo()`
     'empty_statement': ts2.nothing_in(_STATEMENT_LISTS),
     'union_type': leading_operator,
     'intersection_type': leading_operator,

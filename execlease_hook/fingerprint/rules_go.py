@@ -133,7 +133,7 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
         return None
     if node.child_by_field_name('capacity') is not None:
         return None
-    out: list[Item] = [ts2.marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node)]
     out.extend(
         c
         for c in node.children
@@ -154,9 +154,9 @@ def range_clause(node: Node, parent: Node | None) -> list[Item] | None:
         kept.pop()
     if len(kept) == len(names):
         return None
-    out: list[Item] = [ts2.marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node)]
     if kept:
-        out.append(ts2.marker(left, left.type))
+        out.append(ts2.marker(left))
         out.extend(c for c in left.children if c.end_byte <= kept[-1].end_byte)
         out.append(b')')
     for child in node.children:

@@ -165,21 +165,13 @@ def parenthesis(token: Node, parent: Node, siblings: list[Node], index: int) -> 
     return parent.type in ('import_from_statement', 'with_clause', 'tuple', 'tuple_pattern')
 
 
-def class_arguments(node: Node, parent: Node | None) -> list[Item] | None:
-    """`class A():` is `class A:`."""
-    parent = ts2.up(node, parent)
-    if parent is not None and parent.type == 'class_definition' and not ts2.named(node):
-        return []
-    return None
-
-
 HANDLERS = {
     'string': string,
     'concatenated_string': concatenated_string,
     'parenthesized_expression': ts2.unwrap_single,
     'integer': number,
     'float': number,
-    'argument_list': class_arguments,
+    'argument_list': ts2.nothing_in(frozenset({'class_definition'})),  # `class A():` is `class A:`
 }
 DROPS = {
     ',': comma,
