@@ -20,16 +20,13 @@ _ESCAPES = frozenset({'str_escaped_char'})
 
 
 def line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    found = pieces(node, 1, 1, _HOLES, lambda s: s, _ESCAPES, escaped)
-    return None if found is None else ts2.value(b's', found)
+    return pieces(node, b's', 1, 1, _HOLES, escapes=_ESCAPES, escape_of=escaped)
 
 
 def multi_line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = ts2.text(node)
-    found = pieces(
-        node, 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=closing_indent(raw, '"""')
-    )
-    return None if found is None else ts2.value(b's', found)
+    indent = closing_indent(raw, '"""')
+    return pieces(node, b's', 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=indent)
 
 
 def _continued(raw: str) -> str:
