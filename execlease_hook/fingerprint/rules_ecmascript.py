@@ -8,6 +8,7 @@ import re
 
 from execlease_hook.fingerprint import literals, ts1, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.definition import same
 
 _KEY_OWNERS = frozenset(
     {
@@ -63,7 +64,7 @@ def _is_key(node: Node, parent: Node | None) -> bool:
     for name in ('key', 'name', 'property'):
         child = parent.child_by_field_name(name)
         if child is not None:
-            return child.start_byte == node.start_byte and child.end_byte == node.end_byte
+            return same(child, node)
     return False
 
 

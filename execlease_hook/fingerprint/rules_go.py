@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.definition import same
 
 _HEADERS = frozenset(
     {'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'}
@@ -119,11 +120,7 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     if node.child_by_field_name('capacity') is not None:
         return None
     out: list[Item] = [ts2.marker(node)]
-    out.extend(
-        c
-        for c in node.children
-        if not (c.start_byte == end.start_byte and c.end_byte == end.end_byte)
-    )
+    out.extend(c for c in node.children if not same(c, end))
     out.append(b')')
     return out
 

@@ -281,20 +281,10 @@ def unwrap_unless_callee(node: Node, parent: Node | None) -> list[Item] | None:
     if (
         parent is not None
         and parent.type == 'call_expression'
-        and same(parent.child_by_field_name('function'), node)
+        and definition.same(parent.child_by_field_name('function'), node)
     ):
         return None
     return unwrap_single(node)
-
-
-def same(a: Node | None, b: Node | None) -> bool:
-    return (
-        a is not None
-        and b is not None
-        and a.start_byte == b.start_byte
-        and a.end_byte == b.end_byte
-        and a.type == b.type
-    )
 
 
 def text(node: Node | None) -> str:
@@ -330,7 +320,7 @@ def _header(rules: ModuleType, node: Node, path: Node | None) -> list[Item]:
     # declarations, a Zig struct's other members): only its own tokens and fields count.
     beside = node.type in getattr(rules, 'BESIDE', frozenset())
     for index, c in enumerate(node.children):
-        if same(c, path):
+        if definition.same(c, path):
             out.append(b'@')
         elif 'comment' in c.type:
             continue

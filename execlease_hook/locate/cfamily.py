@@ -13,7 +13,7 @@ A `template <...>` header belongs to the function. Overloads share a name and so
 
 from __future__ import annotations
 
-from execlease_hook.locate.definition import Definition, Node, ancestors, names_this, text
+from execlease_hook.locate.definition import Definition, Node, ancestors, names_this, same, text
 
 # Conversion operators (`operator bool()`) have no name token of their own: cover them with a region.
 NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name'})
@@ -96,13 +96,10 @@ def _qualified(name: Node) -> tuple[Node, list[str]]:
 def _holds(wrapper: Node, child: Node) -> bool:
     if wrapper.type == 'parenthesized_declarator':
         return True
-    declarator = wrapper.child_by_field_name('declarator')
-    if declarator is None:  # `T &f()`: C++'s reference_declarator has no field
-        return any(
-            c.start_byte == child.start_byte and c.end_byte == child.end_byte
-            for c in wrapper.named_children
-        )
-    return declarator.start_byte == child.start_byte and declarator.end_byte == child.end_byte
+    # `T &f()`: C++'s reference_declarator has no field
+    if wrapper.child_by_field_name('declarator') is None:
+        return any(same(c, child) for c in wrapper.named_children)
+    return names_this(wrapper, 'declarator', child)
 
 
 def _lambda(name: Node) -> tuple[Node, list[str]] | None:

@@ -33,14 +33,20 @@ def ancestors(node: Node) -> Iterator[Node]:
         parent = parent.parent
 
 
+def same(a: Node | None, b: Node | None) -> bool:
+    """`a` and `b` are one node (of one kind, at one place), each of them read from its parent."""
+    return (
+        a is not None
+        and b is not None
+        and a.start_byte == b.start_byte
+        and a.end_byte == b.end_byte
+        and a.type == b.type
+    )
+
+
 def names_this(parent: Node, field: str, name: Node) -> bool:
     """True when `name` is `parent`'s child in `field`."""
-    child = parent.child_by_field_name(field)
-    return (
-        child is not None
-        and child.start_byte == name.start_byte
-        and child.end_byte == name.end_byte
-    )
+    return same(parent.child_by_field_name(field), name)
 
 
 def named_function(name: Node, kinds: frozenset[str], *, body: bool = False) -> Node | None:
