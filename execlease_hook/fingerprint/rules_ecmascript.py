@@ -8,7 +8,7 @@ import re
 
 from execlease_hook.fingerprint import literals, ts1, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
-from execlease_hook.locate.definition import same
+from execlease_hook.locate.definition import is_a, same
 
 _KEY_OWNERS = frozenset(
     {
@@ -75,7 +75,7 @@ def _key(name: str) -> list[Item]:
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
     parent = ts2.up(node, parent)
-    if parent is not None and parent.type == 'jsx_attribute':
+    if is_a(parent, 'jsx_attribute'):
         return ts2.value(b's', [_content(node)])  # JSX attribute strings have no escapes
     decoded = literals.javascript(_content(node))
     if _is_key(node, parent):
@@ -99,11 +99,7 @@ def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
 def template_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Text by value, `${ x }` as code. A tagged template's tag sees the raw text: kept as written."""
     parent = ts2.up(node, parent)
-    tagged = (
-        parent is not None
-        and parent.type == 'call_expression'
-        and parent.child_by_field_name('arguments') == node
-    )
+    tagged = is_a(parent, 'call_expression') and parent.child_by_field_name('arguments') == node
     parts: list[str | list[Item]] = []
     source = node.text or b''
     base = node.start_byte
@@ -122,21 +118,15 @@ def template_string(node: Node, parent: Node | None) -> list[Item] | None:
 
 def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a < b)` is `a < b`; but `(a?.b).c` is not `a?.b.c` (the parentheses end the optional chain)."""
-    if b'?.' in (node.text or b''):
-        parent = ts2.up(node, parent)
-        if parent is not None and parent.type in (
-            'member_expression',
-            'call_expression',
-            'subscript_expression',
-        ):
-            return None
+    chain = ('member_expression', 'call_expression', 'subscript_expression')
+    if b'?.' in (node.text or b'') and is_a(ts2.up(node, parent), *chain):
+        return None
     return ts2.unwrap_single(node)
 
 
 def formal_parameters(node: Node, parent: Node | None) -> list[Item] | None:
     """`(x) => x` is `x => x`."""
-    parent = ts2.up(node, parent)
-    if parent is None or parent.type != 'arrow_function':
+    if not is_a(ts2.up(node, parent), 'arrow_function'):
         return None
     params = ts2.named(node)
     if len(params) != 1:
@@ -194,14 +184,8 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
 
 def jsx_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`a={"x"}` is `a="x"`."""
-    parent = ts2.up(node, parent)
     inner = ts2.named(node)
-    if (
-        parent is not None
-        and parent.type == 'jsx_attribute'
-        and len(inner) == 1
-        and inner[0].type == 'string'
-    ):
+    if is_a(ts2.up(node, parent), 'jsx_attribute') and len(inner) == 1 and is_a(inner[0], 'string'):
         return ts2.value(b's', [literals.javascript(_content(inner[0]))])
     return None
 
@@ -226,11 +210,7 @@ def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bo
         'empty_statement',
     ):
         holder = parent.parent
-        if (
-            holder is not None
-            and holder.type == 'for_statement'
-            and holder.child_by_field_name('body') != parent
-        ):
+        if is_a(holder, 'for_statement') and holder.child_by_field_name('body') != parent:
             return False
     return True
 

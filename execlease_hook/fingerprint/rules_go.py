@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
-from execlease_hook.locate.definition import same
+from execlease_hook.locate.definition import is_a, same
 
 _HEADERS = frozenset(
     {'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'}
@@ -55,10 +55,10 @@ def _element_type(element: Node) -> Node | None:
     of the literal's type as written on it or as elided (gofmt -s) on an outer literal's."""
     holder = element.parent
     is_key = False
-    if holder is not None and holder.type == 'keyed_element':
+    if is_a(holder, 'keyed_element'):
         is_key = ts2.named(holder)[0].start_byte == element.start_byte
         holder = holder.parent
-    literal = holder.parent if holder is not None and holder.type == 'literal_value' else None
+    literal = holder.parent if is_a(holder, 'literal_value') else None
     if literal is None:
         return None
     if literal.type == 'composite_literal':
@@ -77,9 +77,7 @@ def _element_type(element: Node) -> Node | None:
 def _elided(element: Node | None, literal: Node | None, pointer: str) -> list[Item] | None:
     """The body of the composite `literal` written as `element`, when the element has its type
     anyway (gofmt -s elides it): `pointer` is `*` for a `&T{...}` element of a `[]*T`."""
-    if element is None or element.type != 'literal_element':
-        return None
-    if literal is None or literal.type != 'composite_literal':
+    if not is_a(element, 'literal_element') or not is_a(literal, 'composite_literal'):
         return None
     expected = _element_type(element)
     body = literal.child_by_field_name('body')
@@ -104,11 +102,7 @@ def unary_expression(node: Node, parent: Node | None) -> list[Item] | None:
 def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`s[a:len(s)]` is `s[a:]` (gofmt -s)."""
     operand, end = node.child_by_field_name('operand'), node.child_by_field_name('end')
-    if (
-        end is None
-        or end.type != 'call_expression'
-        or ts2.text(end.child_by_field_name('function')) != 'len'
-    ):
+    if not is_a(end, 'call_expression') or ts2.text(end.child_by_field_name('function')) != 'len':
         return None
     args = end.child_by_field_name('arguments')
     if (

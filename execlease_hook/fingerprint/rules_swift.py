@@ -11,6 +11,7 @@ from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.definition import is_a
 
 escaped = escapes(
     r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False
@@ -55,12 +56,7 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
 def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
     """A region whose anchors lie inside `#"..."#` covers the literal, whose only child this is."""
     holder = ts2.up(node, parent)
-    if (
-        holder is None
-        or holder.type != 'raw_string_literal'
-        or holder.start_byte != node.start_byte
-        or holder.end_byte != node.end_byte
-    ):
+    if not is_a(holder, 'raw_string_literal') or holder.byte_range != node.byte_range:
         return None
     return raw_string_literal(holder, None)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -42,6 +42,11 @@ def same(a: Node | None, b: Node | None) -> bool:
         and a.end_byte == b.end_byte
         and a.type == b.type
     )
+
+
+def is_a(node: Node | None, *kinds: str) -> TypeGuard[Node]:
+    """`node` is there and of one of `kinds`."""
+    return node is not None and node.type in kinds
 
 
 def names_this(parent: Node, field: str, name: Node) -> bool:
