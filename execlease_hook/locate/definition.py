@@ -35,13 +35,7 @@ def ancestors(node: Node) -> Iterator[Node]:
 
 def same(a: Node | None, b: Node | None) -> bool:
     """`a` and `b` are one node (of one kind, at one place), each of them read from its parent."""
-    return (
-        a is not None
-        and b is not None
-        and a.start_byte == b.start_byte
-        and a.end_byte == b.end_byte
-        and a.type == b.type
-    )
+    return a is not None and b is not None and a.byte_range == b.byte_range and a.type == b.type
 
 
 def is_a(node: Node | None, *kinds: str) -> TypeGuard[Node]:
