@@ -29,6 +29,7 @@ _WRAPPERS = frozenset(
     }
 )
 _CLASSES = frozenset({'class_specifier', 'struct_specifier', 'union_specifier'})
+_QUALIFIED = ('qualified_identifier', 'template_function')
 
 
 def named_definition(name: Node) -> Definition | None:
@@ -134,20 +135,12 @@ def _declared_name(function: Node) -> str | None:
                 (c for c in declarator.named_children if c.type != 'attribute_declaration'), None
             )
         declarator = inner
-    if declarator is None:
-        return None
-    parts = []
-    while declarator is not None and declarator.type == 'qualified_identifier':
-        scope = declarator.child_by_field_name('scope')
-        if scope is not None:
-            parts.append(_base(scope))
-        declarator = declarator.child_by_field_name('name')
-    if declarator is not None and declarator.type == 'template_function':
+    # down `A::B::name` and `name<T>` (_qualified climbs back up them)
+    while declarator is not None and declarator.type in _QUALIFIED:
         declarator = declarator.child_by_field_name('name')
     if declarator is None:
         return None
-    parts.append(_key(declarator))
-    return '.'.join(parts)
+    return '.'.join([*_qualified(declarator)[1], _key(declarator)])
 
 
 def _namespace(namespace: Node) -> list[str]:
