@@ -186,9 +186,8 @@ def javascript_number(text: str) -> str | None:
         low = text.lower()
         if low[:2] in ('0x', '0o', '0b'):
             return f'f{float(int(low, 0))!r}'
-        if (
-            len(text) > 1 and text[0] == '0' and text.isdigit()
-        ):  # legacy octal (or decimal with 8/9)
+        # legacy octal (or decimal with 8/9)
+        if len(text) > 1 and text[0] == '0' and text.isdigit():
             return f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
         return f'f{float(text)!r}'
     except ValueError:

@@ -40,9 +40,8 @@ def decode(body: str, prefix: str) -> str:
         elif escape[0] in '01234567':
             code = int(escape, 8)
         elif escape[0] in 'uU' and len(escape) > 1:
-            point = int(
-                escape[1:], 16
-            )  # a surrogate or beyond Unicode is not a character: as written
+            # a surrogate or beyond Unicode is not a character: as written
+            point = int(escape[1:], 16)
             out.append(
                 chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match.group(0)
             )

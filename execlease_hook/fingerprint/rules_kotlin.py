@@ -98,13 +98,9 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
 
 def _returns_a_type(function: Node) -> bool:
     """`fun f(): T`: a `:` after the parameters."""
-    seen_parameters = False
-    for child in function.children:
-        if child.type == 'function_value_parameters':
-            seen_parameters = True
-        elif seen_parameters and child.type == ':':
-            return True
-    return False
+    kinds = [c.type for c in function.children]
+    parameters = 'function_value_parameters'
+    return parameters in kinds and ':' in kinds[kinds.index(parameters) :]
 
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:

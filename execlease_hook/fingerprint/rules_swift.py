@@ -13,9 +13,8 @@ from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a
 
-escaped = escapes(
-    r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False
-)  # `\\` newline: a continuation
+# `\\` newline: a continuation
+escaped = escapes(r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False)
 _HOLES = frozenset({'interpolated_expression'})
 _ESCAPES = frozenset({'str_escaped_char'})
 

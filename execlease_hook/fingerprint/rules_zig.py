@@ -34,9 +34,8 @@ character = _quoted("'", 3, b'c')
 
 def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
     """`\\\\a` then `\\\\b` on the next line is `"a\\nb"`: each line after its `\\\\`, no escapes."""
-    lines = [
-        line.lstrip(' \t').removesuffix('\r') for line in ts2.text(node).split('\n')
-    ]  # trailing spaces count
+    # trailing spaces count
+    lines = [line.lstrip(' \t').removesuffix('\r') for line in ts2.text(node).split('\n')]
     if not all(line.startswith('\\\\') for line in lines):
         return None
     return ts2.value(b'b', ['\n'.join(line[2:] for line in lines)])

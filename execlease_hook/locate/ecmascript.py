@@ -31,9 +31,8 @@ _NAMED_SCOPES = frozenset(
     }
 )
 _FIELDS = frozenset({'public_field_definition', 'field_definition'})
-_NAMELESS = frozenset(
-    {'object', 'class'}
-)  # addressable only through the variable or key holding them
+# addressable only through the variable or key holding them
+_NAMELESS = frozenset({'object', 'class'})
 _WRAPPERS = frozenset(
     {'as_expression', 'satisfies_expression', 'parenthesized_expression', 'non_null_expression'}
 )
