@@ -17,8 +17,8 @@ TTL = 30.0  # long enough never to expire by itself during a test; expiry is for
 
 
 @pytest.fixture
-def conn(tmp_path: Path):
-    conn = schema.connect(str(tmp_path / 'runtime.db'))
+def conn(scratch: Path):
+    conn = schema.connect(str(scratch / 'runtime.db'))
     schema.create(conn)
     schema.add_turns(conn, ['t1', 't2'])
     yield conn
@@ -456,12 +456,12 @@ def test_failed_transaction_rolls_back(conn):
 
 
 @pytest.fixture
-def worker_files(tmp_path: Path) -> dict[str, Path]:
+def worker_files(scratch: Path) -> dict[str, Path]:
     files = {
-        'db': tmp_path / 'w.db',
-        'plan': tmp_path / 'plan.json',
-        'policy': tmp_path / 'policy.json',
-        'effects': tmp_path / 'effects.log',
+        'db': scratch / 'w.db',
+        'plan': scratch / 'plan.json',
+        'policy': scratch / 'policy.json',
+        'effects': scratch / 'effects.log',
     }
     files['plan'].write_text(
         json.dumps(
