@@ -18,12 +18,22 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo
 from execlease_hook.manifest import find, watch_paths
+
+if TYPE_CHECKING:
+    from execlease_hook.git.blobs import IndexSource
+    from execlease_hook.guard.check import Findings, Plan
+    from execlease_hook.manifest.model import Manifest
+
+# What `--format` adds to its report for a judged model (commands/guard.py).
+Judged = Callable[['Manifest', 'Plan', 'Findings', 'IndexSource'], None]
 
 
 def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str]) -> set[str]:
@@ -176,12 +186,12 @@ def judge_staged(
     model: str | None,
     every: bool,
     verbose: bool,
-    report: object,
+    judged: Judged | None,
     max_bytes: int,
 ) -> int:
     """The exit code of the staged changes (`files`: what pre-commit passed; `model`: --model;
-    `every`: --all, every entry checked); `report`: a formats/report.Report to fill with what was
-    judged (--format), or None; `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
+    `every`: --all, every entry checked); `judged`: told of each judged model, for --format;
+    `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     staged = repo.staged_changes(root)
     touched = touched_paths(root, staged, files)
     models = staged_models(root, model, staged)
@@ -236,10 +246,8 @@ def judge_staged(
             continue
         snap = snapshot.Snapshot(source, staged, 'staged')
         found = check.check(m, p, snap, loaded.text, max_bytes)
-        if report is not None:
-            from execlease_hook.guard import report_items  # lazy: see check.check
-
-            report_items.add(report, m, p, found, source, max_bytes)
+        if judged is not None:
+            judged(m, p, found, source)
         if found.only_map:
             from execlease_hook.guard import map_fix  # lazy: see check.check
 
