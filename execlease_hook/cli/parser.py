@@ -230,8 +230,12 @@ def _flag(parser: argparse.ArgumentParser, name: str, text: str) -> None:
     parser.add_argument(name, action='store_true', help=text)
 
 
+def _option(parser: argparse.ArgumentParser, name: str, metavar: str, text: str) -> None:
+    parser.add_argument(name, metavar=metavar, help=text)
+
+
 def _model(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--model', metavar='DIR', help='the model folder (holds manifest.json)')
+    _option(parser, '--model', 'DIR', 'the model folder (holds manifest.json)')
 
 
 def _renamed_hook(parser: argparse.ArgumentParser) -> None:
@@ -255,10 +259,11 @@ def _format(parser: argparse.ArgumentParser) -> None:
 def _guard(parser: argparse.ArgumentParser) -> None:
     _flag(parser, '--all', 'check every covered entry')
     _model(parser)
-    parser.add_argument(
+    _option(
+        parser,
         '--range',
-        metavar='A..B',
-        help='judge every commit in A..B (or reachable from one REV) against its own manifest',
+        'A..B',
+        'judge every commit in A..B (or reachable from one REV) against its own manifest',
     )
     parser.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
     _renamed_hook(parser)
@@ -312,14 +317,13 @@ def _verify(parser: argparse.ArgumentParser) -> None:
         '--update-coverage',
         'after a full passing run, record the current hashes and HEAD as the sync point',
     )
-    parser.add_argument(
+    _option(
+        parser,
         '--reason',
-        metavar='TEXT',
-        help='with --update-coverage: why covered code moved while the model did not (recorded)',
+        'TEXT',
+        'with --update-coverage: why covered code moved while the model did not (recorded)',
     )
-    parser.add_argument(
-        '--rev', metavar='REV', help='verify the tree of commit REV, checked out alone'
-    )
+    _option(parser, '--rev', 'REV', 'verify the tree of commit REV, checked out alone')
     _flag(
         parser,
         '--pushed',
@@ -327,18 +331,17 @@ def _verify(parser: argparse.ArgumentParser) -> None:
     )
     _model(parser)
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
-    parser.add_argument(
-        '--json',
-        metavar='FILE',
-        help='also write the results as JSON (= --format json --output FILE)',
+    _option(
+        parser, '--json', 'FILE', 'also write the results as JSON (= --format json --output FILE)'
     )
     _flag(parser, '--no-cache', 'run every TLC job afresh')
     _renamed_hook(parser)
     _format(parser)
-    parser.add_argument(
+    _option(
+        parser,
         '--shard',
-        metavar='K/N',
-        help='run the K-th of N shares of the jobs (balanced by recorded states; '
+        'K/N',
+        'run the K-th of N shares of the jobs (balanced by recorded states; '
         'coverage in shard 1); combine with `execlease report merge`',
     )
     parser.add_argument(
@@ -398,9 +401,7 @@ def _report(parser: argparse.ArgumentParser) -> None:
 
 
 def _init(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        '--spec', metavar='FILE.tla', help='the spec (default: the only .tla in --model DIR)'
-    )
+    _option(parser, '--spec', 'FILE.tla', 'the spec (default: the only .tla in --model DIR)')
     parser.add_argument(
         '--cfg',
         metavar='FILE.cfg',
@@ -409,9 +410,7 @@ def _init(parser: argparse.ArgumentParser) -> None:
         help='a config that must pass, one check each (repeatable; default: '
         'every .cfg beside the spec)',
     )
-    parser.add_argument(
-        '--model', metavar='DIR', help='the model folder (default: the folder of --spec)'
-    )
+    _option(parser, '--model', 'DIR', 'the model folder (default: the folder of --spec)')
     parser.add_argument(
         '--library',
         metavar='DIR|URL',
@@ -431,13 +430,14 @@ def _init(parser: argparse.ArgumentParser) -> None:
         help="python: execlease's published hooks, built by pre-commit (default "
         'for an install from git); system: run the execlease on PATH',
     )
-    parser.add_argument(
+    _option(
+        parser,
         '--hooks-repo',
-        metavar='URL',
-        help='with --hooks-rev: the git URL of execlease the hooks come from '
+        'URL',
+        'with --hooks-rev: the git URL of execlease the hooks come from '
         '(default: where this execlease was installed from)',
     )
-    parser.add_argument('--hooks-rev', metavar='REV', help='the tag or commit of --hooks-repo')
+    _option(parser, '--hooks-rev', 'REV', 'the tag or commit of --hooks-repo')
 
 
 def _help(parser: argparse.ArgumentParser) -> None:
@@ -466,28 +466,24 @@ def _add(parser: argparse.ArgumentParser) -> None:
         help='region start (once, as written or by its tokens), or the spec text a mutation replaces '
         '(exact, once)',
     )
-    parser.add_argument('--to', metavar='TEXT', help='region end, or the mutated text')
-    parser.add_argument(
-        '--within', metavar='QUALNAME', help='look for the region inside this function'
+    _option(parser, '--to', 'TEXT', 'region end, or the mutated text')
+    _option(parser, '--within', 'QUALNAME', 'look for the region inside this function')
+    _option(parser, '--mutation', 'NAME', 'add a mutation of the spec')
+    _option(parser, '--finding', 'NAME', 'add a known finding (a cfg that must fail)')
+    _option(
+        parser, '--property', 'P', 'the invariant or property the mutation or finding must violate'
     )
-    parser.add_argument('--mutation', metavar='NAME', help='add a mutation of the spec')
-    parser.add_argument(
-        '--finding', metavar='NAME', help='add a known finding (a cfg that must fail)'
-    )
-    parser.add_argument(
-        '--property',
-        metavar='P',
-        help='the invariant or property the mutation or finding must violate',
-    )
-    parser.add_argument(
+    _option(
+        parser,
         '--cfg',
-        metavar='FILE.cfg',
-        help="the mutation's or finding's config (mutation default: the first check's)",
+        'FILE.cfg',
+        "the mutation's or finding's config (mutation default: the first check's)",
     )
-    parser.add_argument(
+    _option(
+        parser,
         '--from-check',
-        metavar='CHECK',
-        help="a finding: copy this check's config to findings/NAME.cfg ...",
+        'CHECK',
+        "a finding: copy this check's config to findings/NAME.cfg ...",
     )
     parser.add_argument(
         '--set',
@@ -496,22 +492,17 @@ def _add(parser: argparse.ArgumentParser) -> None:
         default=[],
         help='... with these constants changed (repeatable)',
     )
-    parser.add_argument('--summary', metavar='TEXT', help="a finding's one-line summary")
-    parser.add_argument(
+    _option(parser, '--summary', 'TEXT', "a finding's one-line summary")
+    _option(
+        parser,
         '--library',
-        metavar='DIR|URL',
-        help='add a TLA+ library: a folder of .tla modules in the repository, or a jar URL',
+        'DIR|URL',
+        'add a TLA+ library: a folder of .tla modules in the repository, or a jar URL',
     )
-    parser.add_argument(
-        '--sha256', metavar='HEX', help="--library URL, --tools URL: the jar's pinned sha256"
-    )
-    parser.add_argument('--name', metavar='NAME', help='--library URL: how reports name the jar')
-    parser.add_argument(
-        '--tools', metavar='URL', help="pin the model's own tla2tools.jar (with --sha256)"
-    )
-    parser.add_argument(
-        '--min-tlc', metavar='V', help='the lowest TLC version the specs need, e.g. 2.19'
-    )
+    _option(parser, '--sha256', 'HEX', "--library URL, --tools URL: the jar's pinned sha256")
+    _option(parser, '--name', 'NAME', '--library URL: how reports name the jar')
+    _option(parser, '--tools', 'URL', "pin the model's own tla2tools.jar (with --sha256)")
+    _option(parser, '--min-tlc', 'V', 'the lowest TLC version the specs need, e.g. 2.19')
     _model(parser)
 
 
