@@ -165,15 +165,13 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-class _Help(argparse.RawDescriptionHelpFormatter):
+def _formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's help, as wide as term.width() says, like every other output of execlease
     (COLUMNS, else the terminal, else 80). argparse's own width comes from shutil, whose import
     (zlib, bz2 and lzma with it) cost `execlease guard` with nothing concerned 6.9 M of its
     178 M instructions (callgrind, `python -c pass`: 88 M): every add_argument builds a
     formatter."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24) -> None:
-        super().__init__(prog, indent_increment, max_help_position, term.width() - 2)
+    return argparse.RawDescriptionHelpFormatter(prog, width=term.width() - 2)
 
 
 class _Command(argparse.ArgumentParser):
@@ -202,7 +200,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
         epilog=TOP_EPILOG,
-        formatter_class=_Help,
+        formatter_class=_formatter,
     )
     parser.add_argument('--version', action=_Version)
     sub = parser.add_subparsers(
@@ -210,7 +208,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     )
     for name, text, arguments in ARGUMENTS:
         if chosen in (None, name):
-            p = sub.add_parser(name, help=text, description=text, formatter_class=_Help)
+            p = sub.add_parser(name, help=text, description=text, formatter_class=_formatter)
             p.command = name
             p.add_argument(
                 '-q',
