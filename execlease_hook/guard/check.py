@@ -112,17 +112,15 @@ def render(
     where = paths.rel(m.root, m.path)
     lines = [f'execlease guard: {where}: {subject} is blocked', '']
     if unstaged_manifest:
-        lines.extend(
-            (
-                f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
-                f'      what this commit records. If those changes are the sync, `git add {where}`.',
-                '',
-            )
+        lines += (
+            f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
+            f'      what this commit records. If those changes are the sync, `git add {where}`.',
+            '',
         )
     for block in found.blocks:
-        lines.extend((block, ''))
+        lines += (block, '')
     if found.needs_steps and steps:
-        lines.extend(step.format(notes=notes) for step in STEPS)
+        lines += (step.format(notes=notes) for step in STEPS)
     return '\n'.join(lines).rstrip('\n')
 
 
