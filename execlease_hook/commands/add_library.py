@@ -1,11 +1,7 @@
 """What `execlease add --library` and `--tools` (and `init --library`) put in a manifest: a TLA+
 library (docs/libraries.md) or the model's own TLA+ tools (docs/how-to/tla-tools.md), each made
-ready exactly as `verify` will use it before anything is written.
-
-  execlease add --library DIR                                   a folder of .tla modules
-  execlease add --library URL --sha256 HEX [--name NAME]        a jar (or URL#sha256=HEX)
-  execlease add --tools URL --sha256 HEX [--min-tlc V]          the model's own tla2tools.jar
-  execlease add --min-tlc V                                     the lowest TLC its specs need
+ready exactly as `verify` will use it before anything is written (commands/add.py lists the
+command lines; a jar URL may carry its sha256 as URL#sha256=HEX).
 
 A jar is fetched (or found on EXECLEASE_LIBRARY_PATH, or in the cache) and its sha256 checked; it
 must hold .tla modules at its root, where TLC looks. A folder must be in the repository and hold

@@ -1,8 +1,6 @@
 """What `execlease add --mutation` and `--finding` put in a manifest, checked against the spec and
-its cfg before anything is written (commands/add.py writes, once every check passed).
-
-  execlease add --mutation NAME --property P --from TEXT --to TEXT [--cfg FILE]
-  execlease add --finding NAME --property P (--cfg FILE | --from-check CHECK --set C=V ...)
+its cfg before anything is written (commands/add.py writes, once every check passed, and lists
+the command lines).
 
 A mutation replaces text that occurs exactly once in the spec and must make TLC fail on the named
 property; a finding is a cfg (given, or a check's with some constants set) on which the property

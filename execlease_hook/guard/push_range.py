@@ -83,9 +83,7 @@ def judge_commits(
     """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2).
     `max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
     only = None if model is None else stage.model_manifest(root, model)
-    code = 0
-    steps = False
-    modelled = False
+    code, steps, modelled = 0, False, False
     for commit, parent in commits:
         changes = repo.commit_changes(root, commit, parent)
         touched = stage.touched_paths(root, changes, [])
