@@ -105,27 +105,16 @@ def epilog(command: str) -> str:
     # compiled) cost `execlease guard` with nothing concerned 4.7 M instructions (callgrind;
     # `python -c pass`: 88 M).
     import textwrap
+    from functools import partial
 
+    wrap = partial(textwrap.wrap, width=78, initial_indent='  ', break_on_hyphens=False)
     lines = ['example' + ('s' if len(EXAMPLES[command]) > 1 else '') + ':']
     for example in EXAMPLES[command]:
-        lines += textwrap.wrap(
-            example,
-            78,
-            initial_indent='  ',
-            subsequent_indent='      ',
-            break_on_hyphens=False,
-            break_long_words=False,
-        )
+        lines += wrap(example, subsequent_indent='      ', break_long_words=False)
     lines += ('', 'exit codes:')
     for code, text in enumerate(EXITS[command]):
         if text is not None:
-            lines += textwrap.wrap(
-                f'{code}  {text}',
-                78,
-                initial_indent='  ',
-                subsequent_indent='     ',
-                break_on_hyphens=False,
-            )
+            lines += wrap(f'{code}  {text}', subsequent_indent='     ')
     if command not in ('init', 'add', 'help'):
         lines.append('  exit 2 is never a pass')
     return '\n'.join(lines)
