@@ -6,6 +6,10 @@ it parsed).
 Light on purpose: cli/main.py imports it on each run, the guard's included. Each command's help
 and arguments are read by the one reference test of docs/cli.md, and a command's example, exit
 codes and options change together.
+
+It is kept whole though long: most of it is text (the help, the examples, the exit codes) and
+the one table of every command's arguments. Split by command, it would be files that every run
+imports together, and the seam between the table and the parser that reads it was arbitrary.
 """
 
 from __future__ import annotations
