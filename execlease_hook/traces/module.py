@@ -43,41 +43,11 @@ METADATA = ('seq', 'where')  # read by the report, not passed to TLC
 _IDENT = re.compile(r'[A-Za-z][A-Za-z0-9_]*\Z')
 TLC_INTS = range(-(2**31), 2**31)  # TLC's integers: a larger one is an overflow error
 # Words a record field cannot be called in TLA+ (the reserved words that look like names).
-_RESERVED = {
-    'ASSUME',
-    'ASSUMPTION',
-    'AXIOM',
-    'CASE',
-    'CHOOSE',
-    'CONSTANT',
-    'CONSTANTS',
-    'DOMAIN',
-    'ELSE',
-    'ENABLED',
-    'EXCEPT',
-    'EXTENDS',
-    'IF',
-    'IN',
-    'INSTANCE',
-    'LET',
-    'LOCAL',
-    'MODULE',
-    'OTHER',
-    'SF_',
-    'SUBSET',
-    'THEN',
-    'THEOREM',
-    'UNCHANGED',
-    'UNION',
-    'VARIABLE',
-    'VARIABLES',
-    'WF_',
-    'WITH',
-    'TRUE',
-    'FALSE',
-    'BOOLEAN',
-    'STRING',
-}
+_RESERVED = frozenset(
+    'ASSUME ASSUMPTION AXIOM CASE CHOOSE CONSTANT CONSTANTS DOMAIN ELSE ENABLED EXCEPT EXTENDS IF IN'
+    ' INSTANCE LET LOCAL MODULE OTHER SF_ SUBSET THEN THEOREM UNCHANGED UNION VARIABLE VARIABLES'
+    ' WF_ WITH TRUE FALSE BOOLEAN STRING'.split()
+)
 
 
 @dataclass(frozen=True)
@@ -158,7 +128,7 @@ def tla_value(value: Any, where: str) -> str:
         for key, item in value.items():
             if item is None:
                 continue
-            if not _IDENT.match(key) or key.upper() == key and key in _RESERVED:
+            if not _IDENT.match(key) or key in _RESERVED:
                 raise Unusable(
                     f'{where}: field {key!r} is not a TLA+ record field name; '
                     'use letters, digits and _ (starting with a letter)'
@@ -186,7 +156,7 @@ def _line(
     fields = []
     for key, value in list(record.items()):
         try:
-            if not _IDENT.match(key) or key.upper() == key and key in _RESERVED:
+            if not _IDENT.match(key) or key in _RESERVED:
                 raise Unusable(
                     f'{key!r} is not a TLA+ record field name (letters, digits and _, '
                     'starting with a letter)'
