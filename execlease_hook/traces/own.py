@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.errors import CannotRun
@@ -32,22 +31,16 @@ from execlease_hook.spec import cfg
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.traces.module import MODULE, Trace, read_model, read_modules, trace_log
+from execlease_hook.traces.validation import Rejection, TraceVerdict
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
 LOG = 'ExecleaseTraceLog'
 ROOT = 'ExecleaseTraceRoot'  # the generated root: EXTENDS the project's trace module and DATA
 _OVERRIDE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*<-\s*' + LOG + r'\b')
+_COMMUNITY = 'TLC 2.19 with the CommunityModules jar'
 NEEDS = (  # what a trace spec may use that TLC 2.15 lacks: pattern, what it is, what has it
-    (
-        r'\bndJsonDeserialize\b|\bJsonDeserialize\b',
-        'ndJsonDeserialize (module Json) reads the log file',
-        'TLC 2.19 with the CommunityModules jar',
-    ),
-    (
-        r'\bIOEnv\b',
-        'IOEnv (module IOUtils) reads the environment',
-        'TLC 2.19 with the CommunityModules jar',
-    ),
+    (r'\b(nd)?JsonDeserialize\b', 'ndJsonDeserialize (module Json) reads the log file', _COMMUNITY),
+    (r'\bIOEnv\b', 'IOEnv (module IOUtils) reads the environment', _COMMUNITY),
     (r'TLCGet\(\s*"config"\s*\)', 'TLCGet("config")', 'TLC 2.19'),
     (r'TLCGet\(\s*"queue"\s*\)', 'TLCGet("queue")', 'TLC 2.19'),
 )
@@ -109,30 +102,24 @@ def root_module(spec: str) -> str:
     return f'---- MODULE {ROOT} ----\nEXTENDS {spec}, {DATA}\n====\n'
 
 
-@dataclass(frozen=True)
-class Judged:
-    outcome: str  # 'accepted' | 'rejected' | 'error'
-    line: int = 0  # rejected: the first line not matched
-    kind: str = ''  # rejected: why
-    state: tuple[tuple[str, str], ...] = ()
-    reason: str | None = None
-
-
-def judge(verdict: Verdict, line_var: str, length: int) -> Judged:
-    """One trace's TLC verdict: passing accepts it; a violation rejects the line the line
-    variable names in the last state TLC shows (the next line no step matched)."""
+def judge(verdict: Verdict, line_var: str, trace: Trace, traces: int, lines: int) -> TraceVerdict:
+    """One trace's TLC verdict (`traces` and `lines`: the job's counts): passing accepts it; a
+    violation rejects the line the line variable names in the last state TLC shows (the next line
+    no step matched)."""
     if verdict.outcome == 'passed':
-        return Judged('accepted')
+        return TraceVerdict('accepted', traces, lines)
     if verdict.outcome == 'error':
-        return Judged('error', reason=verdict.reason)
+        return TraceVerdict('error', traces, lines, reason=f'{trace.name}: {verdict.reason}')
     states = [s for s in verdict.trace if s.variables]
     values = dict(states[-1].variables) if states else {}
     try:
-        line = int(values[line_var])
+        line = min(int(values[line_var]), len(trace.lines) + 1)
     except (KeyError, ValueError):
-        return Judged(
+        return TraceVerdict(
             'error',
-            reason=f'the trace spec has no variable {line_var} holding the next '
+            traces,
+            lines,
+            reason=f'{trace.name}: the trace spec has no variable {line_var} holding the next '
             f'line (say which under the job\'s "line"); TLC reported '
             f'{verdict.describe()}',
         )
@@ -141,7 +128,9 @@ def judge(verdict: Verdict, line_var: str, length: int) -> Judged:
         if verdict.kind == 'deadlock'
         else f'{verdict.kind} {verdict.property or "(unnamed)"} is violated at it'
     )
-    return Judged('rejected', min(line, length + 1), kind, states[-1].variables)
+    event = trace.lines[line - 1] if line <= len(trace.lines) else None
+    rejection = Rejection(trace.name, line, kind, event, states[-1].variables)
+    return TraceVerdict('rejected', traces, lines, rejection=rejection)
 
 
 def tlc_jobs(

@@ -193,21 +193,9 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
     verdict: Verdict | None = None
     for trace, job in zip(found, collected.tlc_jobs):
         verdict = run_job(job, None if shown is None else shown.feed)
-        judged = own.judge(verdict, line, len(trace.lines))
-        if judged.outcome == 'error':
-            return verdict, TraceVerdict(
-                'error', len(found), total, reason=f'{trace.name}: {judged.reason}'
-            )
-        if judged.outcome == 'rejected':
-            event = trace.lines[judged.line - 1] if judged.line <= len(trace.lines) else None
-            return verdict, TraceVerdict(
-                'rejected',
-                len(found),
-                total,
-                rejection=validation.Rejection(
-                    trace.name, judged.line, judged.kind, event, judged.state
-                ),
-            )
+        judged = own.judge(verdict, line, trace, len(found), total)
+        if judged.outcome != 'accepted':
+            return verdict, judged
     assert verdict is not None
     return verdict, TraceVerdict('accepted', len(found), total)
 

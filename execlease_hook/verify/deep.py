@@ -126,6 +126,16 @@ def cores() -> int:
 def prepare(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
     planned, notes = [], []
+    flags: tuple[str, ...] = ('-fpmem', f'{beyond.fpmem:g}')
+    if beyond.simulate:
+        flags = (
+            '-simulate',
+            f'num={beyond.traces}',
+            '-depth',
+            str(beyond.depth),
+            '-seed',
+            str(beyond.seed),
+        )
     for i, (p, c) in enumerate(zip(plan.plan(m, True, t), m.checks)):
         config_text = p.job.config_text
         budget = beyond.budget if beyond.budget is not None else DEFAULT_BUDGET
@@ -144,17 +154,6 @@ def prepare(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
                 ) from None
             if beyond.budget is None and c.deep.timeout is not None:
                 budget = c.deep.timeout
-        if beyond.simulate:
-            flags: tuple[str, ...] = (
-                '-simulate',
-                f'num={beyond.traces}',
-                '-depth',
-                str(beyond.depth),
-                '-seed',
-                str(beyond.seed),
-            )
-        else:
-            flags = ('-fpmem', f'{beyond.fpmem:g}')
         job = dataclasses.replace(
             p.job,
             config_text=config_text,

@@ -109,7 +109,9 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 else trace_stage.of_model(p, tm, mode.quick, cache, progress, live)
             )
             rule = judge if beyond is None else deep.judge_for(beyond, p.manifest)
-            works.append(trace_stage.work(p, stage, rule, progress))
+            # Its planned TLC jobs, and its stage's tasks (tasks() fills in stage.first).
+            tasks, first = ((), ()) if stage is None else (stage.tasks(), stage.first)
+            works.append(pool.Work(p.manifest, p.planned, rule, progress, tasks, first))
             stages.append(stage)
         # A deep job's wall time says nothing of the shipped bounds' order: not recorded.
         timings = None if beyond is not None else schedule.Timings(results_folder(root).parent)

@@ -105,22 +105,6 @@ def print_refused(r: Refused) -> None:
     )
 
 
-def _progress(result: JobResult, model: str = '', live: Any = None) -> None:
-    # Progress goes to stderr as each job ends (and, while jobs run, verify/live.py's live
-    # lines, which `live` clears first), so a long run shows it is alive.
-
-    seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
-    cached = ', cached' if result.cached else ''
-    line = term.wrap(
-        f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
-        term.width(sys.stderr),
-    )
-    if live is not None:
-        live.print(line)
-    else:
-        print(line, file=sys.stderr, flush=True)
-
-
 def progress_of(
     m: Manifest, several: bool, verbosity: int, live: Any = None
 ) -> Callable[[JobResult], None]:
@@ -128,5 +112,20 @@ def progress_of(
     several models' jobs at once."""
     if verbosity < 0:
         return lambda r: None
-    prefix = f'{shown_path(m, m.folder)}: ' if several else ''
-    return lambda r: _progress(r, prefix, live)
+    model = f'{shown_path(m, m.folder)}: ' if several else ''
+
+    def progress(result: JobResult) -> None:
+        # Progress goes to stderr as each job ends (and, while jobs run, verify/live.py's live
+        # lines, which `live` clears first), so a long run shows it is alive.
+        seconds = '-' if result.verdict is None else f'{result.verdict.seconds:.1f} s'
+        cached = ', cached' if result.cached else ''
+        line = term.wrap(
+            f'  {model}{result.job.kind} {result.job.name}: {result.outcome} ({seconds}{cached})',
+            term.width(sys.stderr),
+        )
+        if live is not None:
+            live.print(line)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    return progress

@@ -41,7 +41,6 @@ from execlease_hook.tlc import libraries
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.job import TlcJob
-from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.traces.cache import cache_key, cached_run
 from execlease_hook.traces.report import reached_exemptions
@@ -60,7 +59,7 @@ from execlease_hook.traces.suite import (
 )
 from execlease_hook.traces.validation import TraceRun, base_job
 from execlease_hook.verify.plan import Prepared
-from execlease_hook.verify.pool import Task, Work
+from execlease_hook.verify.pool import Task
 
 
 class Stage:
@@ -235,15 +234,3 @@ def of_model(
         return None
     stage = Stage(m, t, cache, progress, live, p.only)
     return stage if stage.jobs or stage.mutations else None
-
-
-def work(
-    p: Prepared,
-    stage: Stage | None,
-    judge: Callable[[TlcJob, Verdict, bool], JobResult],
-    progress: Callable[[JobResult], None],
-) -> Work:
-    """The model's pool.Work: its planned TLC jobs, and its stage's tasks."""
-    if stage is None:
-        return Work(p.manifest, p.planned, judge, progress)
-    return Work(p.manifest, p.planned, judge, progress, stage.tasks(), stage.first)
