@@ -31,7 +31,7 @@ from execlease_hook.spec import cfg_constants
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import judge, plan
+from execlease_hook.verify import plan, violations
 from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.result import ModelResult
 
@@ -211,7 +211,7 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
                     'the bounds'
                 ),
             )
-        result = judge.judge(job, verdict, cached)
+        result = violations.judge(job, verdict, cached)
         if verdict.outcome != 'passed':
             return dataclasses.replace(
                 result, message=result.message.replace(f'check {job.name}', label, 1)

@@ -30,13 +30,13 @@ from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import deep, models, pool, report_build, schedule, sync, trace_stage
-from execlease_hook.verify.judge import judge
 from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.result import ModelResult, Refused, results_json
 from execlease_hook.verify.shard import Selection
 from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of
 from execlease_hook.verify.suite import finish
+from execlease_hook.verify.violations import judge
 
 
 @dataclass(frozen=True)
