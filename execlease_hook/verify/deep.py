@@ -182,7 +182,12 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
         deep = checks[job.name].deep
         bounds = ', '.join(f'{name} = {value}' for name, value in deep.constants) if deep else ''
         label = f'check {job.name}' + (f' ({bounds})' if beyond.deep else '')
-        rate = _rate(verdict)
+        per_second = max(verdict.seconds, 1e-9)
+        rate = (
+            f'{(verdict.states or 0) / per_second:,.0f} states/s'
+            if verdict.distinct is None
+            else f'{verdict.distinct / per_second:,.0f} distinct states/s'
+        )
         if (
             verdict.outcome == 'error'
             and verdict.exit_code is None
@@ -231,13 +236,6 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
         return JobResult(job, verdict, cached, HELD, f'{label} passed: {what}')
 
     return judged
-
-
-def _rate(v: Verdict) -> str:
-    seconds = max(v.seconds, 1e-9)
-    if v.distinct is not None:
-        return f'{v.distinct / seconds:,.0f} distinct states/s'
-    return f'{(v.states or 0) / seconds:,.0f} states/s'
 
 
 def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:

@@ -85,10 +85,6 @@ def changes(trace: Sequence[TraceStep]) -> Iterator[tuple[TraceStep, list[tuple[
         previous = dict(step.variables) or previous
 
 
-def _indent_value(value: str, pad: str) -> str:
-    return value.replace('\n', '\n' + pad)
-
-
 def counterexample(
     verdict: Verdict,
     statuses: Sequence[EntryStatus],
@@ -122,7 +118,7 @@ def counterexample(
                 )
         for name, value in changed:
             label = f'       {name} = '
-            lines.append(label + _indent_value(value, ' ' * len(label)))
+            lines.append(label + value.replace('\n', '\n' + ' ' * len(label)))
         if step.variables and not changed:
             lines.append('       (no variable changed)')
     return lines
