@@ -34,7 +34,7 @@ from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.result import ModelResult, Refused, results_json
 from execlease_hook.verify.shard import Selection
-from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of
+from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of, say
 from execlease_hook.verify.suite import finish
 from execlease_hook.verify.violations import judge
 
@@ -74,12 +74,10 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
-        print_lines(
-            term.wrap(
-                f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
-                f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
-                + ('' if beyond is None else f'; {beyond.words()}')
-            )
+        say(
+            f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+            f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
+            + ('' if beyond is None else f'; {beyond.words()}')
         )
     cache = ResultCache(results_folder(root), enabled=mode.cache)
     # What a killed run left: its temporary folders, its JVM's half-made caches.
@@ -145,8 +143,8 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 data['shard'] = mode.selection.to_json()
         head = repo.head(root) if tree == root else None
         outputs.finish(report_build.verify_report(results, data, code, head))
-    for note in housekeeping.drain():  # what the JVM's caches could not save: same verdicts, slower
-        print_lines(term.wrap(f'note: {note}'))
+    # What the JVM's caches could not save: same verdicts, slower.
+    say(*(f'note: {note}' for note in housekeeping.drain()))
     if cache.problem:
         print_lines(f'note: {cache.problem}')
     if t.jar.warning:
