@@ -240,15 +240,8 @@ def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
     if missing:
         return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing) + exempted)
     every = 'every action' if not m.coverage.untraced else 'every action but the exempted'
-    return JobResult(
-        placeholder,
-        None,
-        False,
-        HELD,
-        f'{every} of the covered code is reached by the traces: '
-        + report.counts_text(counts)
-        + exempted,
-    )
+    reached = f'{every} of the covered code is reached by the traces: {report.counts_text(counts)}'
+    return JobResult(placeholder, None, False, HELD, reached + exempted)
 
 
 def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
@@ -342,12 +335,10 @@ def mutation_result(
     elif v.outcome == 'error' and run.command_failed:
         # The mutated program broke its own trace command: caught, though not by the model. A
         # refusal of the model's files in the copy is no catch: it could not run.
-        outcome, message = (
-            HELD,
-            (
-                f'code mutation {mutation.name} is caught by the trace command of {job.name} '
-                f'(it fails on the mutated code): {v.reason}'
-            ),
+        outcome = HELD
+        message = (
+            f'code mutation {mutation.name} is caught by the trace command of {job.name} '
+            f'(it fails on the mutated code): {v.reason}'
         )
     elif v.outcome == 'error':
         outcome = COULD_NOT_RUN

@@ -208,9 +208,8 @@ def deadlock_default_note(m: Manifest, jobs: Sequence[JobResult]) -> str | None:
             or j.verdict.kind != 'deadlock'
             or key not in entries
             or entries[key] is not None
+            or (j.job.expect or '').lower() == 'deadlock'
         ):
-            continue
-        if (j.job.expect or '').lower() == 'deadlock':
             continue
         try:
             said = cfg.check_deadlock((m.folder / j.job.config).read_bytes(), j.job.config)
