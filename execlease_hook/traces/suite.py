@@ -67,7 +67,6 @@ def run_trace_job(
     root: Path,
     t: Tools,
     cache: ResultCache,
-    workers: int = 1,
     live: Any = None,
     label: str | None = None,
     copy: code_mutations.Mutated | None = None,
@@ -80,7 +79,7 @@ def run_trace_job(
         return hit
     shown = None if live is None else live.start(label or f'traces {job.name}')
     try:
-        collected = collect(m, job, root, t, key, workers, shown)
+        collected = collect(m, job, root, t, key, shown)
         return collected if isinstance(collected, TraceRun) else check(collected, cache, shown)
     finally:
         if shown is not None:
@@ -88,7 +87,7 @@ def run_trace_job(
 
 
 def collect(
-    m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1, shown: Any = None
+    m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, shown: Any = None
 ) -> Collected | TraceRun:
     """The traces of a trace job and their TLC job; a TraceRun if that failed (exit 2).
     `key`: its cache_key. `shown`: its verify/live.py line, or None."""
@@ -122,7 +121,6 @@ def collect(
                 t.java.path,
                 t.jar.path,
                 timeout,
-                workers,
                 libraries.of(m, t.settings, t.root),
                 settings=t.settings,
             )

@@ -119,7 +119,6 @@ def base_job(
     java: Path,
     jar: Path,
     timeout: float | None = None,
-    workers: int = 1,
     libraries: Libraries = NO_LIBRARIES,
     *,
     settings: Settings,
@@ -136,7 +135,6 @@ def base_job(
         java=java,
         jar=jar,
         timeout=timeout or DEFAULT_TIMEOUT,
-        workers=workers,
         libraries=libraries,
         settings=settings,
     )

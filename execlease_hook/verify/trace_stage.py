@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -62,24 +63,23 @@ from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.pool import Task
 
 
+@dataclass(eq=False)  # a stage is itself, compared by identity
 class Stage:
     """One model's trace jobs, its action coverage and its code mutations, as tasks of the shared
     pool (pool.py): `tasks()` before the pool runs, `results(statuses)` after, in plan order
     (every trace job, the action coverage, every code mutation). `progress` gets each result
     as it ends."""
 
-    def __init__(
-        self,
-        m: Manifest,
-        t: Tools,
-        cache: ResultCache,
-        progress: Callable[[JobResult], None],
-        live: Any,
-        only: frozenset[tuple[str, str]] | None,
-    ) -> None:
-        self.m, self.t, self.cache, self.progress, self.live = m, t, cache, progress, live
-        # `only` (--only): the trace jobs and code mutations named; no action coverage then.
-        self.only = only
+    m: Manifest
+    t: Tools
+    cache: ResultCache
+    progress: Callable[[JobResult], None]
+    live: Any
+    # --only: the trace jobs and code mutations named; no action coverage then.
+    only: frozenset[tuple[str, str]] | None
+
+    def __post_init__(self) -> None:
+        m, only = self.m, self.only
         self.jobs = tuple(j for j in m.traces if only is None or ('traces', j.name) in only)
         self.mutations = tuple(
             c for c in m.code_mutations if only is None or ('code-mutation', c.name) in only
@@ -139,7 +139,7 @@ class Stage:
     def _command(self, i: int, job: TraceJob, key: str) -> None:
         shown = None if self.live is None else self.live.start(f'traces {job.name}')
         try:
-            self._collected[i] = collect(self.m, job, self.m.root, self.t, key, 1, shown)
+            self._collected[i] = collect(self.m, job, self.m.root, self.t, key, shown)
         finally:
             if shown is not None:
                 self.live.finish(shown)
