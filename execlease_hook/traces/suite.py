@@ -95,24 +95,20 @@ def collect(
         shown.phase = 'running its trace command' if job.command else 'reading its traces'
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
-    said = ''
+    said, what = '', f'trace job {job.name}'
     timeout = job.timeout or DEFAULT_TIMEOUT
     found: list[Trace] | None = None
     with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
+                environment = {**os.environ, **dict(job.env)}
                 command = validation.run_command(
-                    job.command,
-                    root,
-                    Path(out),
-                    timeout,
-                    f'trace job {job.name}',
-                    {**os.environ, **dict(job.env)},
+                    job.command, root, Path(out), timeout, what, environment
                 )
                 said = '\n'.join(command.output.strip().splitlines()[-3:])
-                found = validation.read_folder(Path(out), f'trace job {job.name}')
+                found = validation.read_folder(Path(out), what)
             else:
-                found = validation.read_files(job.files, folder, f'trace job {job.name}')
+                found = validation.read_files(job.files, folder, what)
             mine = own.is_own(imports((folder / job.spec).read_bytes()))  # a project's own spec
             base = validation.base_job(
                 job.name,
@@ -141,15 +137,8 @@ def collect(
                 command_failed=bool(job.command) and (found is None or isinstance(e, BadTrace)),
             )
         except OSError as e:
-            return TraceRun(
-                TraceVerdict(
-                    'error',
-                    0,
-                    0,
-                    reason=f'trace job {job.name}: cannot read {e.filename}: {e.strerror}',
-                ),
-                None,
-            )
+            reason = f'{what}: cannot read {e.filename}: {e.strerror}'
+            return TraceRun(TraceVerdict('error', 0, 0, reason=reason), None)
     return Collected(
         key,
         found,
