@@ -122,10 +122,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 print_refused(x)
                 continue
             (p, tm), stage, ran = next(done)
-            if beyond is not None:
-                r = deep.result(p, ran, tm)
-            else:
-                r = _finish(p, ran, tm, stage, mode)
+            r = deep.result(p, ran, tm) if beyond is not None else _finish(p, ran, tm, stage, mode)
             results.append(r)
             # A deep job's own line (its states per second) is shown as -v shows a held job.
             print_model(r, verbosity + 1 if beyond is not None and verbosity >= 0 else verbosity)
