@@ -2,7 +2,7 @@
 tree checked out alone (--rev, --pushed: commands/verify.py picks the tree), the checks beyond
 their shipped bounds (--deep, --simulate: deep.py) and the tests. What differs is a `Mode`.
 
-Every run: the models (models.py: a refused one is its own exit 2), the TLA+ tools and Java, the
+Every run: the models (result.load: a refused one is its own exit 2), the TLA+ tools and Java, the
 sweep of what a killed run left, every model's jobs in one pool (pool.py), each model's result
 and text in the order the models were found, the report, the JVM's housekeeping notes, the
 verdict line. Exit 0: every check passed, every mutation still fails on its named property,
@@ -29,10 +29,10 @@ from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import deep, models, pool, report_build, schedule, sync, trace_stage
+from execlease_hook.verify import deep, pool, report_build, schedule, sync, trace_stage
 from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
-from execlease_hook.verify.result import ModelResult, Refused, results_json
+from execlease_hook.verify.result import ModelResult, Refused, each, load, results_json
 from execlease_hook.verify.shard import Selection
 from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of, say
 from execlease_hook.verify.suite import finish
@@ -67,7 +67,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     beyond, verbosity = mode.beyond, mode.verbosity
     # One model's problem stays its own: a manifest refused here, or its tools or its plan below,
     # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
-    loaded = models.load(tree, mode.model)
+    loaded = load(tree, mode.model)
     manifests = [m for m in loaded if isinstance(m, Manifest)]
     java = find_java(settings, results_folder(root).parent)
     default, t = pin.default_tools(root, manifests, java, settings)
@@ -91,7 +91,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
             return deep.prepare(m, tm, beyond), tm
         return prepare(m, tm, mode.quick, mode.selection), tm
 
-    order = models.each(loaded, planned)
+    order = each(loaded, planned)
     ready = [x for x in order if not isinstance(x, Refused)]
     if beyond is not None and len(ready) == len(order):
         deep.require_jobs([p for p, _ in ready], root)
