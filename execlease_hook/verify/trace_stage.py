@@ -226,11 +226,7 @@ def of_model(
     in shard 1 (where the coverage check runs), never with --quick; with --only, those it names."""
     m = p.manifest
     selection = p.selection
-    if (
-        quick
-        or not (m.traces or m.code_mutations)
-        or (selection is not None and selection.index != 1)
-    ):
+    if quick or (selection is not None and selection.index != 1):
         return None
     stage = Stage(m, t, cache, progress, live, p.only)
     return stage if stage.jobs or stage.mutations else None
