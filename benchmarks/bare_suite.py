@@ -38,7 +38,7 @@ from execlease_hook.traces import suite as trace_suite
 from execlease_hook.traces import validation
 from execlease_hook.traces.code_mutations import mutated_copy
 from execlease_hook.traces.validation import TraceRun
-from execlease_hook.verify import judge, plan, violations
+from execlease_hook.verify import plan, violations
 
 KINDS = ('check', 'mutation', 'finding', 'traces', 'code-mutation')
 NOT_TIMED = (
@@ -174,7 +174,7 @@ def run(p: Prepared) -> Timed:
             Done(
                 job.kind,
                 job.name,
-                judge.judge(job, verdict, False).outcome,
+                violations.judge(job, verdict, False).outcome,
                 verdict,
                 time.monotonic() - began,
             )

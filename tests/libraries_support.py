@@ -242,7 +242,9 @@ def serve(files: dict[str, bytes]) -> Iterator[Server]:
     srv = Server(('127.0.0.1', 0), Handler)
     srv.files = files
     srv.requests = []
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    # shutdown() returns once serve_forever sees it, at its next poll: half a second by default,
+    # the teardown of every test that serves
+    thread = threading.Thread(target=srv.serve_forever, kwargs={'poll_interval': 0.01}, daemon=True)
     thread.start()
     try:
         yield srv

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -121,6 +122,16 @@ def connect(path: str) -> sqlite3.Connection:
     conn.execute('PRAGMA fullfsync = ON')
     conn.execute('PRAGMA foreign_keys = ON')
     return conn
+
+
+def scratch_folder() -> str | None:
+    """Where a throwaway database goes (a fault run, the traced scenarios, their tests): on
+    memory-backed storage where there is one, else None (the system's temporary folder). Every
+    commit syncs (synchronous = FULL above), which on a disk busy with other work costs
+    milliseconds each and the run's wall time with them; such runs are about process faults,
+    not power loss."""
+    shm = '/dev/shm'
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
 
 
 @contextmanager

@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from examples.agent_runtime import schema
 from examples.agent_runtime.fault_harness import FaultSettings
 from examples.agent_runtime.fault_harness import run_faults
 
@@ -39,11 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=seed, turns=options.turns, workers=options.workers, deadline_s=options.deadline,
         mutation=options.mutation, trace_dir=Path(out),
     )
-    # The database on memory-backed storage where there is one: every commit syncs
-    # (synchronous = FULL), and this run is about process faults, not power loss.
-    shm = '/dev/shm'
-    fast = shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
-    with tempfile.TemporaryDirectory(prefix='trace-run-', dir=fast) as work:
+    with tempfile.TemporaryDirectory(prefix='trace-run-', dir=schema.scratch_folder()) as work:
         try:
             report = run_faults(settings, Path(work))
         except TimeoutError as e:

@@ -30,6 +30,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from examples.agent_runtime import schema
 from examples.agent_runtime import trace
 from examples.agent_runtime.effects import append_effect
 from examples.agent_runtime.lease import finish_turn
@@ -252,7 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not out:
         print(f'trace_scenarios: give --out or set {OUT_ENV}', file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix='trace-scenarios-') as work:
+    scratch = schema.scratch_folder()
+    with tempfile.TemporaryDirectory(prefix='trace-scenarios-', dir=scratch) as work:
         world = World(Path(work))
         scenarios(world)
         written = trace.export(world.db, Path(out))

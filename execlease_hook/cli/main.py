@@ -59,12 +59,6 @@ def _renamed_hook_note(old: str) -> None:
         print(line, file=sys.stderr)
 
 
-def run(options: argparse.Namespace, settings: Settings) -> int:
-    module = COMMANDS[options.command]()
-    code: int = module.run(options, settings)
-    return code
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     options = parser.build_parser(args[0] if args and args[0] in COMMANDS else None).parse_args(
@@ -91,7 +85,8 @@ def _main(options: argparse.Namespace) -> int:
         if old_hook is not None:
             _renamed_hook_note(old_hook)
         settings = from_environ()  # the one read of every EXECLEASE_* variable
-        return run(options, settings)
+        code: int = COMMANDS[options.command]().run(options, settings)
+        return code
     except ExecleaseError as e:
         print(
             term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr

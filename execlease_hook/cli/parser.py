@@ -1,36 +1,150 @@
 """The command line's parser: every command's arguments, built only for the command a command
-line starts with (all of them for the top level's help), and `--version` (cli/main.py
-dispatches what it parsed)."""
+line starts with (all of them for the top level's help), what `--help` shows beyond the options
+(an example and the exit codes of every command), and `--version` (cli/main.py dispatches what
+it parsed).
+
+Light on purpose: cli/main.py imports it on each run, the guard's included. Each command's help
+and arguments are read by the one reference test of docs/cli.md, and a command's example, exit
+codes and options change together.
+
+It is kept whole though long: most of it is text (the help, the examples, the exit codes) and
+the one table of every command's arguments. Split by command, it would be files that every run
+imports together, and the seam between the table and the parser that reads it was arbitrary.
+"""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
 
-from execlease_hook.cli import args
-from execlease_hook.core import term
+from execlease_hook.commands.help import TOPICS
+from execlease_hook.core import settings, term
+from execlease_hook.formats.names import FORMATS
+
+EXITS = {
+    'guard': (
+        'nothing covered changed (or nothing a model governs is staged)',
+        'covered code, the model or the NOTES.md map changed: the commit is blocked',
+        'could not run: not a git repository, no or bad manifest, an entry missing, '
+        'ambiguous, deleted or renamed',
+    ),
+    'verify': (
+        'all held',
+        'something did not hold (named)',
+        'could not run (no Java, tools not verified, TLC error, anchor gone)',
+    ),
+    'coverage': (
+        'every entry unchanged',
+        'something changed or was never synced',
+        'an entry cannot be located',
+    ),
+    'tools': ('tools and Java found and verified', None, 'not found or not verified'),
+    'report': (
+        'every shard held',
+        'something did not hold in a shard',
+        'could not merge (a shard missing or twice, different commits), or a shard could not run',
+    ),
+    'init': (
+        'scaffolded (or everything was already there)',
+        None,
+        'could not: no git repository, no spec or cfg, a path outside the repository, a '
+        'library that cannot be had (no such folder, a jar not fetched or of another sha256)',
+    ),
+    'help': ('printed', None, None),
+    'add': (
+        'added, and the NOTES.md map regenerated',
+        None,
+        'not added: the code or anchor is not found exactly once, a duplicate id, a library '
+        'or TLA+ tools jar that cannot be had or is not the pinned one, a bad argument; nothing '
+        'was changed',
+    ),
+}
+EXAMPLES = {
+    'guard': (
+        'execlease guard            # what pre-commit runs on every commit',
+        'execlease guard --all      # every entry against the index',
+    ),
+    'verify': (
+        'execlease verify --quick',
+        'execlease verify --update-coverage   # after the model matches the code',
+    ),
+    'coverage': ('execlease coverage --write-map',),
+    'tools': ('execlease tools',),
+    'report': (
+        'execlease verify --shard 1/2 --json s1.json   # on one machine',
+        'execlease verify --shard 2/2 --json s2.json   # on another',
+        'execlease report merge s1.json s2.json --format junit',
+    ),
+    'help': ('execlease help covered-code   # what to do when a commit is blocked',),
+    'init': (
+        'execlease init --spec verification/lock/Lock.tla --write-config',
+        'execlease init --spec specs/raft/Raft.tla --library specs/lib',
+    ),
+    'add': (
+        'execlease add app/lock.py::acquire --action Acquire',
+        "execlease add app/jobs.py --from '# claim: begin' --to '# claim: end' "
+        '--within run --action Claim',
+        "execlease add --mutation no-guard --property Mutex --from 'owner = {} /\\' "
+        "--to 'TRUE /\\'",
+        'execlease add --finding F1 --property Mutex --from-check main --set N=3',
+        'execlease add --library verification/lib',
+        'execlease add --library https://example.com/CommunityModules-deps.jar --sha256 HEX',
+        'execlease add --min-tlc 2.19',
+    ),
+}
+TOP_EPILOG = """\
+examples:
+  execlease init --spec verification/lock/Lock.tla
+  execlease verify
+  execlease COMMAND --help   # its exit codes
+
+exit codes: 0 all held, 1 something did not hold (named),
+            2 could not run (never a pass), 3 a bug in execlease (its
+            traceback in the log file the message names)"""
 
 
-def _jobs(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError('must be 1 or more')
-    return value
+def epilog(command: str) -> str:
+    """A command's text after the options: examples, then exit codes (2 is never a pass)."""
+    # Lazy: only a command's --help wraps its text. textwrap's import (its regular expressions
+    # compiled) cost `execlease guard` with nothing concerned 4.7 M instructions (callgrind;
+    # `python -c pass`: 88 M).
+    import textwrap
+    from functools import partial
+
+    wrap = partial(textwrap.wrap, width=78, initial_indent='  ', break_on_hyphens=False)
+    lines = ['example' + ('s' if len(EXAMPLES[command]) > 1 else '') + ':']
+    for example in EXAMPLES[command]:
+        lines += wrap(example, subsequent_indent='      ', break_long_words=False)
+    lines += ('', 'exit codes:')
+    for code, text in enumerate(EXITS[command]):
+        if text is not None:
+            lines += wrap(f'{code}  {text}', subsequent_indent='     ')
+    if command not in ('init', 'add', 'help'):
+        lines.append('  exit 2 is never a pass')
+    return '\n'.join(lines)
+
+
+def version() -> str:
+    # Lazy, as in cli/main.py's note of a renamed hook and its log of a bug: what only --version,
+    # an old hook id or a bug needs (the installed metadata, traceback) would cost every commit,
+    # which runs `execlease guard`. Measured as in guard/stage.py: 284 ms as written, 410 ms with
+    # these three at the top.
+    from execlease_hook.core import origin
+
+    return origin.describe(origin.installed())
 
 
 class _Version(argparse.Action):
     """`--version`, reading the installed version only when asked (argparse's own action
     takes the string when the parser is built, on every command)."""
 
-    def __init__(
-        self,
-        option_strings: Sequence[str],
-        dest: str = argparse.SUPPRESS,
-        default: str = argparse.SUPPRESS,
-        help: str = "show program's version number and exit",
-    ) -> None:
+    def __init__(self, option_strings: Sequence[str], dest: str) -> None:
         super().__init__(
-            option_strings=option_strings, dest=dest, default=default, nargs=0, help=help
+            option_strings,
+            dest,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="show program's version number and exit",
         )
 
     def __call__(
@@ -44,32 +158,13 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def version() -> str:
-    # Lazy, as in cli/main.py's note of a renamed hook and its log of a bug: what only --version,
-    # an old hook id or a bug needs (the installed metadata, traceback) would cost every commit,
-    # which runs `execlease guard`. Measured as in guard/stage.py: 284 ms as written, 410 ms with
-    # these three at the top.
-    from execlease_hook.core import origin
-
-    return origin.describe(origin.installed())
-
-
-class _Help(argparse.RawDescriptionHelpFormatter):
+def _formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's help, as wide as term.width() says, like every other output of execlease
     (COLUMNS, else the terminal, else 80). argparse's own width comes from shutil, whose import
     (zlib, bz2 and lzma with it) cost `execlease guard` with nothing concerned 6.9 M of its
     178 M instructions (callgrind, `python -c pass`: 88 M): every add_argument builds a
     formatter."""
-
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-    ) -> None:
-        width = term.width() - 2 if width is None else width
-        super().__init__(prog, indent_increment, max_help_position, width)
+    return argparse.RawDescriptionHelpFormatter(prog, width=term.width() - 2)
 
 
 class _Command(argparse.ArgumentParser):
@@ -81,7 +176,7 @@ class _Command(argparse.ArgumentParser):
 
     def format_help(self) -> str:
         if self.epilog is None:
-            self.epilog = args.epilog(self.command)
+            self.epilog = epilog(self.command)
         return super().format_help()
 
 
@@ -97,122 +192,331 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='execlease',
         description='Keep a TLA+ model and the code it describes in lockstep.',
-        epilog=args.epilog(None),
-        formatter_class=_Help,
+        epilog=TOP_EPILOG,
+        formatter_class=_formatter,
     )
     parser.add_argument('--version', action=_Version)
     sub = parser.add_subparsers(
         dest='command', required=True, metavar='COMMAND', parser_class=_Command
     )
-
-    def command(name: str, text: str, arguments: Callable[[argparse.ArgumentParser], None]) -> None:
-        if chosen not in (None, name):
-            return
-
-        p = sub.add_parser(name, help=text, description=text, formatter_class=_Help)
-        p.command = name
-        args.add_output_arguments(p)
-        arguments(p)
-
-    command('guard', 'fast stage: block a commit that touches covered code', _guard_arguments)
-    command(
-        'verify',
-        'slow stage: run every check, mutation, finding and the coverage check',
-        add_verify_arguments,
-    )
-    command('coverage', 'list covered entries and their status', _coverage_arguments)
-    command(
-        'tools',
-        'fetch and verify the pinned TLA+ tools and library jars; show the Java used',
-        _tools_arguments,
-    )
-    command(
-        'report',
-        'combine the JSON reports of a sharded run into one verdict',
-        args.add_report_arguments,
-    )
-    command(
-        'init',
-        'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
-        args.add_init_arguments,
-    )
-    command(
-        'add',
-        'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
-        args.add_add_arguments,
-    )
-    command('help', "print a topic of execlease's documentation", args.add_help_arguments)
+    for name, text, arguments in ARGUMENTS:
+        if chosen in (None, name):
+            p = sub.add_parser(name, help=text, description=text, formatter_class=_formatter)
+            p.command = name
+            p.add_argument(
+                '-q',
+                '--quiet',
+                action='count',
+                default=0,
+                help='less output: only what did not hold and the verdict',
+            )
+            p.add_argument(
+                '-v', '--verbose', action='count', default=0, help='more output: what held too'
+            )
+            arguments(p)
     return parser
 
 
-def _guard_arguments(guard: argparse.ArgumentParser) -> None:
-    guard.add_argument('--all', action='store_true', help='check every covered entry')
-    args.add_model_argument(guard)
-    guard.add_argument(
-        '--range',
-        metavar='A..B',
-        help='judge every commit in A..B (or reachable from one REV) against its own manifest',
-    )
-    guard.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
-    renamed_hook_argument(guard)
-    args.add_format_arguments(guard)
+def _flag(parser: argparse.ArgumentParser, name: str, text: str) -> None:
+    parser.add_argument(name, action='store_true', help=text)
 
 
-def _coverage_arguments(coverage: argparse.ArgumentParser) -> None:
-    args.add_model_argument(coverage)
-    coverage.add_argument(
-        '--write-map',
-        action='store_true',
-        help="regenerate NOTES.md's code-to-action table between its markers",
-    )
-    args.add_format_arguments(coverage)
+def _option(parser: argparse.ArgumentParser, name: str, metavar: str, text: str) -> None:
+    parser.add_argument(name, metavar=metavar, help=text)
 
 
-def _tools_arguments(tools: argparse.ArgumentParser) -> None:
-    args.add_model_argument(tools)
-    tools.add_argument(
-        '--cache-key',
-        action='store_true',
-        help="print a key of every pinned jar (the tools', every model's libraries) for a CI "
-        'cache of .tmp/tla; fetch nothing',
-    )
+def _model(parser: argparse.ArgumentParser) -> None:
+    _option(parser, '--model', 'DIR', 'the model folder (holds manifest.json)')
 
 
-def renamed_hook_argument(parser: argparse.ArgumentParser) -> None:
+def _renamed_hook(parser: argparse.ArgumentParser) -> None:
     """The old hook ids' entries name themselves, for the note of what to change (not in --help:
     only the published hooks pass it)."""
     parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
 
 
-def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--quick', action='store_true', help='checks and coverage only')
+def _format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        '--format',
+        choices=FORMATS,
+        default=None,
+        help='report format on stdout (the human text then goes to stderr); default: text',
+    )
+    parser.add_argument(
+        '--output', '-o', metavar='FILE', help='write the --format report to FILE instead of stdout'
+    )
+
+
+def _guard(parser: argparse.ArgumentParser) -> None:
+    _flag(parser, '--all', 'check every covered entry')
+    _model(parser)
+    _option(
+        parser,
+        '--range',
+        'A..B',
+        'judge every commit in A..B (or reachable from one REV) against its own manifest',
+    )
+    parser.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
+    _renamed_hook(parser)
+    _format(parser)
+
+
+def _coverage(parser: argparse.ArgumentParser) -> None:
+    _model(parser)
+    _flag(parser, '--write-map', "regenerate NOTES.md's code-to-action table between its markers")
+    _format(parser)
+
+
+def _tools(parser: argparse.ArgumentParser) -> None:
+    _model(parser)
+    _flag(
+        parser,
+        '--cache-key',
+        "print a key of every pinned jar (the tools', every model's libraries) for a CI "
+        'cache of .tmp/tla; fetch nothing',
+    )
+
+
+def _jobs(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError('must be 1 or more')
+    return value
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f'expected a whole number >= 1, got {text!r}')
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected seconds, got {text!r}') from None
+    problem = settings.seconds_problem(value)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f'{text}: {problem}')
+    return value
+
+
+def _verify(parser: argparse.ArgumentParser) -> None:
+    _flag(parser, '--quick', 'checks and coverage only')
+    _flag(
+        parser,
         '--update-coverage',
-        action='store_true',
-        help='after a full passing run, record the current hashes and HEAD as the sync point',
+        'after a full passing run, record the current hashes and HEAD as the sync point',
     )
-    parser.add_argument(
+    _option(
+        parser,
         '--reason',
-        metavar='TEXT',
-        help='with --update-coverage: why covered code moved while the model did not (recorded)',
+        'TEXT',
+        'with --update-coverage: why covered code moved while the model did not (recorded)',
     )
-    parser.add_argument(
-        '--rev', metavar='REV', help='verify the tree of commit REV, checked out alone'
-    )
-    parser.add_argument(
+    _option(parser, '--rev', 'REV', 'verify the tree of commit REV, checked out alone')
+    _flag(
+        parser,
         '--pushed',
-        action='store_true',
-        help='the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
+        'the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
     )
-    args.add_model_argument(parser)
+    _model(parser)
     parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
-    parser.add_argument(
-        '--json',
-        metavar='FILE',
-        help='also write the results as JSON (= --format json --output FILE)',
+    _option(
+        parser, '--json', 'FILE', 'also write the results as JSON (= --format json --output FILE)'
     )
-    parser.add_argument('--no-cache', action='store_true', help='run every TLC job afresh')
-    renamed_hook_argument(parser)
-    args.add_format_arguments(parser)
-    args.add_shard_arguments(parser)
-    args.add_deep_arguments(parser)
+    _flag(parser, '--no-cache', 'run every TLC job afresh')
+    _renamed_hook(parser)
+    _format(parser)
+    _option(
+        parser,
+        '--shard',
+        'K/N',
+        'run the K-th of N shares of the jobs (balanced by recorded states; '
+        'coverage in shard 1); combine with `execlease report merge`',
+    )
+    parser.add_argument(
+        '--only',
+        metavar='NAME',
+        nargs='+',
+        help='run only the jobs with these names, trace jobs and code mutations too; '
+        'KIND:NAME when two share one, e.g. code-mutation:NAME (no coverage check)',
+    )
+    _flag(
+        parser, '--deep', "the checks at their manifest's deep bounds, every core, -fpmem, a budget"
+    )
+    _flag(
+        parser,
+        '--simulate',
+        "TLC's random simulation of every check (with --deep: at the deep bounds)",
+    )
+    parser.add_argument(
+        '--depth', type=_positive, metavar='N', help='--simulate: behaviours up to N steps (100)'
+    )
+    parser.add_argument(
+        '--traces', type=_positive, metavar='N', help='--simulate: N behaviours (10000)'
+    )
+    parser.add_argument(
+        '--seed',
+        type=_positive,
+        metavar='S',
+        help='--simulate: the seed (default: a new one, printed)',
+    )
+    parser.add_argument(
+        '--budget',
+        type=_seconds,
+        metavar='SECONDS',
+        help='--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)',
+    )
+    parser.add_argument(
+        '--fpmem',
+        type=float,
+        metavar='F',
+        help="--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)",
+    )
+
+
+def _report(parser: argparse.ArgumentParser) -> None:
+    # Both optional to argparse, so that a bare `execlease report` says what to run (commands/report.py)
+    # rather than argparse's "the following arguments are required: action".
+    parser.add_argument(
+        'action', nargs='?', choices=('merge',), help='merge: combine shard JSON reports'
+    )
+    parser.add_argument(
+        'reports',
+        nargs='*',
+        metavar='REPORT.json',
+        help='the JSON reports of every shard of one run',
+    )
+    _format(parser)
+
+
+def _init(parser: argparse.ArgumentParser) -> None:
+    _option(parser, '--spec', 'FILE.tla', 'the spec (default: the only .tla in --model DIR)')
+    parser.add_argument(
+        '--cfg',
+        metavar='FILE.cfg',
+        action='append',
+        default=[],
+        help='a config that must pass, one check each (repeatable; default: '
+        'every .cfg beside the spec)',
+    )
+    _option(parser, '--model', 'DIR', 'the model folder (default: the folder of --spec)')
+    parser.add_argument(
+        '--library',
+        metavar='DIR|URL',
+        action='append',
+        default=[],
+        help='a TLA+ library the spec needs: a folder of .tla modules in the repository, '
+        'or a jar URL#sha256=HEX (repeatable)',
+    )
+    _flag(
+        parser,
+        '--write-config',
+        'write .pre-commit-config.yaml if there is none (else print the lines to add)',
+    )
+    parser.add_argument(
+        '--hooks',
+        choices=('python', 'system'),
+        help="python: execlease's published hooks, built by pre-commit (default "
+        'for an install from git); system: run the execlease on PATH',
+    )
+    _option(
+        parser,
+        '--hooks-repo',
+        'URL',
+        'with --hooks-rev: the git URL of execlease the hooks come from '
+        '(default: where this execlease was installed from)',
+    )
+    _option(parser, '--hooks-rev', 'REV', 'the tag or commit of --hooks-repo')
+
+
+def _help(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        'topic',
+        nargs='?',
+        choices=tuple(TOPICS),
+        metavar='TOPIC',
+        help=f'one of: {", ".join(TOPICS)} (none: list them)',
+    )
+
+
+def _add(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        'target',
+        nargs='?',
+        metavar='PATH[::QUALNAME]',
+        help='covered code: a function (PATH::QUALNAME) or, with --from/--to, a region',
+    )
+    parser.add_argument('--action', help='the model action this code implements')
+    parser.add_argument('--id', help='the entry id (default: from the name or the anchor)')
+    parser.add_argument(
+        '--from',
+        dest='start',
+        metavar='TEXT',
+        help='region start (once, as written or by its tokens), or the spec text a mutation replaces '
+        '(exact, once)',
+    )
+    _option(parser, '--to', 'TEXT', 'region end, or the mutated text')
+    _option(parser, '--within', 'QUALNAME', 'look for the region inside this function')
+    _option(parser, '--mutation', 'NAME', 'add a mutation of the spec')
+    _option(parser, '--finding', 'NAME', 'add a known finding (a cfg that must fail)')
+    _option(
+        parser, '--property', 'P', 'the invariant or property the mutation or finding must violate'
+    )
+    _option(
+        parser,
+        '--cfg',
+        'FILE.cfg',
+        "the mutation's or finding's config (mutation default: the first check's)",
+    )
+    _option(
+        parser,
+        '--from-check',
+        'CHECK',
+        "a finding: copy this check's config to findings/NAME.cfg ...",
+    )
+    parser.add_argument(
+        '--set',
+        metavar='CONST=VALUE',
+        action='append',
+        default=[],
+        help='... with these constants changed (repeatable)',
+    )
+    _option(parser, '--summary', 'TEXT', "a finding's one-line summary")
+    _option(
+        parser,
+        '--library',
+        'DIR|URL',
+        'add a TLA+ library: a folder of .tla modules in the repository, or a jar URL',
+    )
+    _option(parser, '--sha256', 'HEX', "--library URL, --tools URL: the jar's pinned sha256")
+    _option(parser, '--name', 'NAME', '--library URL: how reports name the jar')
+    _option(parser, '--tools', 'URL', "pin the model's own tla2tools.jar (with --sha256)")
+    _option(parser, '--min-tlc', 'V', 'the lowest TLC version the specs need, e.g. 2.19')
+    _model(parser)
+
+
+# Each command: its name, its one line of help, its arguments (in the order --help lists them).
+ARGUMENTS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None]], ...] = (
+    ('guard', 'fast stage: block a commit that touches covered code', _guard),
+    ('verify', 'slow stage: run every check, mutation, finding and the coverage check', _verify),
+    ('coverage', 'list covered entries and their status', _coverage),
+    (
+        'tools',
+        'fetch and verify the pinned TLA+ tools and library jars; show the Java used',
+        _tools,
+    ),
+    ('report', 'combine the JSON reports of a sharded run into one verdict', _report),
+    (
+        'init',
+        'scaffold a model folder for an existing spec: manifest.json, NOTES.md, hooks',
+        _init,
+    ),
+    (
+        'add',
+        'cover code, or add a mutation, a finding, a library or the TLA+ tools to use',
+        _add,
+    ),
+    ('help', "print a topic of execlease's documentation", _help),
+)

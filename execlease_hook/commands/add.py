@@ -151,20 +151,13 @@ def add_entry(m: Manifest, entry: CoveredEntry, max_bytes: int) -> tuple[Manifes
             .replace('in the manifest', 'on the command line')
             .replace('update the anchor', 'give an anchor')
         ) from None
-    what = (
-        f'function {entry.function}'
-        if entry.function
-        else (f'region `{entry.region.start}` .. `{entry.region.end}`' if entry.region else '')
-    )
+    what = f'function {entry.function}' if entry.function else ''
+    if entry.region and not entry.function:
+        what = f'region `{entry.region.start}` .. `{entry.region.end}`'
     if entry.within:
         what += f' within {entry.within}'
-    new = dataclasses.replace(
-        m,
-        covers_code=True,
-        coverage=dataclasses.replace(  # now it covers code
-            m.coverage, entries=(*m.coverage.entries, entry)
-        ),
-    )
+    coverage = dataclasses.replace(m.coverage, entries=(*m.coverage.entries, entry))
+    new = dataclasses.replace(m, covers_code=True, coverage=coverage)  # now it covers code
     said = [
         f'added entry {entry.id}: {entry.path}:{located.start_line}-{located.end_line}, '
         f'{what}, action {entry.action} (its hash is recorded by the next '
@@ -195,18 +188,12 @@ def _notes_table(m: Manifest, max_bytes: int) -> str | None:
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
     pins = options.tools is not None or options.min_tlc is not None
-    kinds = [
-        options.target is not None,
-        options.mutation is not None,
-        options.finding is not None,
-        options.library is not None,
-        pins,
-    ]
+    kinds = (options.target, options.mutation, options.finding, options.library)
     if options.sha256 is not None and options.library is None and options.tools is None:
         raise CannotRun('--sha256 pins a jar: give it with --library URL or --tools URL')
     if options.name is not None and options.library is None:
         raise CannotRun('--name names a library jar: give it with --library URL')
-    if sum(kinds) != 1:
+    if sum(kind is not None for kind in kinds) + pins != 1:
         raise CannotRun(USAGE)
     root = repo.repo_root()
     path = _one_model(root, options.model)
@@ -235,19 +222,17 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         else line
         for line in said
     ]
+    folder = paths.rel(root, m.folder)
     if notes is not None:
         changed = notes != (m.folder / 'NOTES.md').read_text(encoding='utf-8')
         if changed:
             atomic.write_text_atomic(m.folder / 'NOTES.md', notes)
         said.append(
-            f'{paths.rel(root, m.folder)}/NOTES.md: code-to-action table '
+            f'{folder}/NOTES.md: code-to-action table '
             + ('rewritten' if changed else 'already current')
         )
     elif options.target is not None:
-        said.append(
-            f'{paths.rel(root, m.folder)}/NOTES.md keeps no code-to-action table (no markers): '
-            'not written'
-        )
+        said.append(f'{folder}/NOTES.md keeps no code-to-action table (no markers): not written')
     if (
         new_cfg is not None
         or (options.mutation and new.model_files != m.model_files)

@@ -1,11 +1,7 @@
 """What `execlease add --library` and `--tools` (and `init --library`) put in a manifest: a TLA+
 library (docs/libraries.md) or the model's own TLA+ tools (docs/how-to/tla-tools.md), each made
-ready exactly as `verify` will use it before anything is written.
-
-  execlease add --library DIR                                   a folder of .tla modules
-  execlease add --library URL --sha256 HEX [--name NAME]        a jar (or URL#sha256=HEX)
-  execlease add --tools URL --sha256 HEX [--min-tlc V]          the model's own tla2tools.jar
-  execlease add --min-tlc V                                     the lowest TLC its specs need
+ready exactly as `verify` will use it before anything is written (commands/add.py lists the
+command lines; a jar URL may carry its sha256 as URL#sha256=HEX).
 
 A jar is fetched (or found on EXECLEASE_LIBRARY_PATH, or in the cache) and its sha256 checked; it
 must hold .tla modules at its root, where TLC looks. A folder must be in the repository and hold
@@ -127,18 +123,14 @@ def library_entry(
     return Library(url=url, sha256=_digest(sha256, '--sha256'), name=name)
 
 
-def jar_modules(path: Path) -> list[str]:
-    """The modules a library jar offers TLC: the .tla files at its root."""
-    return [name.removesuffix('.tla') for name in library_modules.jar_modules(path)]
-
-
 def ready(root: Path, lib: Library, settings: Settings) -> tuple[list[str], Libraries]:
     """The library made ready as `verify` makes it (a jar fetched and verified, a folder read):
     (the modules it supplies, itself ready). Raises CannotRun."""
     libs = libraries.one(root, lib, f'--library {lib.label}', settings, 'the sha256 given is')
     if libs.folders:
         return [Path(name).stem for name, _ in libs.modules()], libs
-    modules = jar_modules(libs.jars[0].path)
+    # The modules a library jar offers TLC: the .tla files at its root.
+    modules = [name.removesuffix('.tla') for name in library_modules.jar_modules(libs.jars[0].path)]
     if not modules:
         raise CannotRun(
             f'{lib.url}: the jar holds no .tla module at its root, where TLC looks for '
@@ -160,14 +152,9 @@ def read_by_model(m: Manifest, libs: Libraries, settings: Settings) -> tuple[lis
         ) from None
     tools_jar = jar.present_jar(m.root, settings) or Path('tla2tools.jar')
     folder = paths.rel(m.root, m.folder)
-    read = library_modules.read_by(
-        (m.spec, text),
-        paths.modules_beside(m.root, spec),
-        libs,
-        tools_jar,
-        '' if folder == '.' else f'{folder}/',
-    )
-    return read, tools_jar
+    prefix = '' if folder == '.' else f'{folder}/'
+    beside = paths.modules_beside(m.root, spec)
+    return library_modules.read_by((m.spec, text), beside, libs, tools_jar, prefix), tools_jar
 
 
 def unsupplied(read: list[Module], standard: frozenset[str]) -> dict[str, list[Module]]:
@@ -191,19 +178,17 @@ def supplies(
     read, jar = read_by_model(m, libs, settings)
     scan.refuse([(mod.path, mod.text) for mod in read if mod.library is not None])
     used = sorted({mod.name for mod in read if mod.library == lib.label})
-    listed = ', '.join(modules[:12]) + (
-        f' and {len(modules) - 12} more' if len(modules) > 12 else ''
+    more = f' and {len(modules) - 12} more' if len(modules) > 12 else ''
+    said = (
+        f'{len(modules)} module{"" if len(modules) == 1 else "s"} ({", ".join(modules[:12])}{more})'
     )
-    said = f'{len(modules)} module{"" if len(modules) == 1 else "s"} ({listed})'
-    if used:
-        lines = [f'{said}; the model imports {", ".join(used)}']
-    else:
-        lines = [
-            f'{said}; no module of {paths.rel(m.root, m.folder)} imports any of them yet (a '
-            'module that EXTENDS one of them will find it)'
-        ]
-    mine = [mod for mod in read if mod.library == lib.label]
-    lines += library_modules.shadowing(mine, jar)
+    lines = [
+        f'{said}; the model imports {", ".join(used)}'
+        if used
+        else f'{said}; no module of {paths.rel(m.root, m.folder)} imports any of them yet (a '
+        'module that EXTENDS one of them will find it)'
+    ]
+    lines += library_modules.shadowing([mod for mod in read if mod.library == lib.label], jar)
     for name, readers in sorted(unsupplied(read, library_modules.standard_modules(jar)).items()):
         own = [r for r in readers if r.library == lib.label]
         if own:

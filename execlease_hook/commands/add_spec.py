@@ -1,8 +1,6 @@
 """What `execlease add --mutation` and `--finding` put in a manifest, checked against the spec and
-its cfg before anything is written (commands/add.py writes, once every check passed).
-
-  execlease add --mutation NAME --property P --from TEXT --to TEXT [--cfg FILE]
-  execlease add --finding NAME --property P (--cfg FILE | --from-check CHECK --set C=V ...)
+its cfg before anything is written (commands/add.py writes, once every check passed, and lists
+the command lines).
 
 A mutation replaces text that occurs exactly once in the spec and must make TLC fail on the named
 property; a finding is a cfg (given, or a check's with some constants set) on which the property
@@ -70,22 +68,15 @@ def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, li
     text = spec.read_text(encoding='utf-8')
     count = text.count(options.start)
     if count != 1:
-        where = (
-            'does not occur'
-            if count == 0
-            else (f'occurs {count} times (lines {_lines_of(text, options.start)}); make it longer')
-        )
+        where = f'occurs {count} times (lines {_lines_of(text, options.start)}); make it longer'
+        where = where if count else 'does not occur'
         raise CannotRun(f'--from `{options.start}` {where} in {m.spec}: it must occur exactly once')
     if options.start == options.to:
         raise CannotRun('--from and --to are the same text: nothing would be mutated')
     config = _config(m, options.cfg) if options.cfg else m.checks[0].config
     _check_property(m, config, options.property)
-    mutation = Mutation(
-        name=name,
-        config=config,
-        violates=options.property,
-        replace=Replace(start=options.start, to=options.to),
-    )
+    replace = Replace(start=options.start, to=options.to)
+    mutation = Mutation(name=name, config=config, violates=options.property, replace=replace)
     line = _lines_of(text, options.start)
     return dataclasses.replace(m, mutations=(*m.mutations, mutation)), [
         f'added mutation {name}: {m.spec}:{line} `{options.start}` -> `{options.to}`, with '
@@ -155,14 +146,11 @@ def add_finding(
         _check_property(m, check.config, options.property)
         source = (m.folder / check.config).read_text(encoding='utf-8')
         new_cfg = (target, set_constants(source, list(options.set), check.config))
-    finding = Finding(
-        id=name, config=config, violates=options.property, summary=options.summary or ''
-    )
+    summary = options.summary or ''
+    finding = Finding(id=name, config=config, violates=options.property, summary=summary)
     said = [f'added finding {name}: {config} must still violate {options.property}']
     if new_cfg is not None:
-        said.insert(
-            0,
-            f"wrote {paths.rel(m.root, new_cfg[0])}: {options.from_check}'s config with "
-            + ', '.join(options.set),
-        )
+        settings = ', '.join(options.set)
+        wrote = f"wrote {paths.rel(m.root, new_cfg[0])}: {options.from_check}'s config with "
+        said.insert(0, wrote + settings)
     return dataclasses.replace(m, findings=(*m.findings, finding)), said, new_cfg

@@ -134,12 +134,8 @@ def _run(options: argparse.Namespace, outputs: Any, max_bytes: int) -> int:
         if options.quiet <= 0:
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
         shown = module_lines(read_modules) if options.verbose > 0 else []
-        for line in (
-            *shown,
-            *model_lines,
-            *watched.problems,
-            *(u.message() for u in watched.uncovered),
-        ):
+        uncovered = [u.message() for u in watched.uncovered]
+        for line in (*shown, *model_lines, *watched.problems, *uncovered):
             print(f'  {line}')
         watch_code = 2 if watched.problems else 1 if watched.uncovered else 0
         exit_code = outcomes.worst((compare.exit_code(statuses), model_code, watch_code))
@@ -156,23 +152,17 @@ def _run(options: argparse.Namespace, outputs: Any, max_bytes: int) -> int:
                 'coverage': [entry_json(s) for s in statuses],
             }
         )
-        report.items.append(
-            items.model_item(
-                m,
-                next(k for k, v in outcomes.CODES.items() if v == model_code),
-                '\n'.join((f'model {model_text}', *model_lines)),
-            )
-        )
+        outcome = next(k for k, v in outcomes.CODES.items() if v == model_code)
+        said = '\n'.join((f'model {model_text}', *model_lines))
+        report.items.append(items.model_item(m, outcome, said))
         report.items.extend(items.problem_items(m, watched.problems, []))
         report.items.extend(
             items.uncovered_item(m, u.path, u.line, u.message()) for u in watched.uncovered
         )
         if options.write_map:
             notes = paths.rel(root, m.folder / 'NOTES.md')
-            changed = write_map(m, statuses)
-            print(
-                f'{notes}: code-to-action table ' + ('rewritten' if changed else 'already current')
-            )
+            done = 'rewritten' if write_map(m, statuses) else 'already current'
+            print(f'{notes}: code-to-action table {done}')
     report.exit_code = code
     outputs.finish(report)
     return code

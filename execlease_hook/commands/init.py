@@ -17,6 +17,7 @@ into a config that exists, are init_hooks.py's: text only, no write.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shlex
@@ -148,9 +149,8 @@ def schema_ref(p: ModelPlan) -> str:
     and offline. The shipped schema itself when git tracks it beside the model (this repository,
     a vendored execlease); otherwise a copy of it beside manifest.json (an install in a venv has
     a path that differs from machine to machine, so it cannot be committed)."""
-    shipped = SHIPPED_SCHEMA
-    if shipped.is_relative_to(p.root.resolve()) and not _ignored(p.root, shipped):
-        return paths.rel(p.folder.resolve(), shipped)
+    if SHIPPED_SCHEMA.is_relative_to(p.root.resolve()) and not _ignored(p.root, SHIPPED_SCHEMA):
+        return paths.rel(p.folder.resolve(), SHIPPED_SCHEMA)
     return SCHEMA_COPY
 
 
@@ -161,34 +161,23 @@ def _ignored(root: Path, path: Path) -> bool:
 
 def manifest_text(p: ModelPlan, libraries: tuple[Library, ...] = ()) -> str:
     """The new manifest, read back through the loader so that init never writes one it rejects."""
-    path = p.folder / 'manifest.json'
-    text = write.dump(
-        Manifest(
-            path=path,
-            root=p.root,
-            spec=p.spec,
-            checks=p.checks,
-            schema=schema_ref(p),
-            libraries=libraries,
-        )
-    )
-    read.parse(text, path, p.root)
+    m = dataclasses.replace(_probe(p, libraries), schema=schema_ref(p))
+    text = write.dump(m)
+    read.parse(text, m.path, p.root)
     return text
 
 
 def notes_text(p: ModelPlan) -> str:
-    title = Path(p.spec).stem
     lines = [
-        f'# {title}: model notes',
+        f'# {Path(p.spec).stem}: model notes',
         '',
         f'What `{p.spec}` describes, which code implements it, and the promise TLC checks.',
         '',
     ]
     for heading, hint in NOTES_SECTIONS:
         lines.extend((f'## {heading}', '', hint, ''))
-    lines.extend(('## Code-to-action map', '', notes_table.BEGIN))
-    table = notes_table.render([], p.rel_folder)
-    return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
+    lines += ('## Code-to-action map', '', notes_table.BEGIN)
+    return '\n'.join(lines) + '\n' + notes_table.render([], p.rel_folder) + notes_table.END + '\n'
 
 
 def _create(path: Path, text: str) -> bool:
@@ -204,14 +193,13 @@ def _copy_schema(p: ModelPlan) -> str | None:
     upgrade (it is execlease's file, not the user's); None when the manifest names no copy."""
     if _json_key(p.folder / 'manifest.json', '$schema') != SCHEMA_COPY:
         return None
-    path, shipped = p.folder / SCHEMA_COPY, SHIPPED_SCHEMA.read_text(encoding='utf-8')
-    rel = f'{p.rel_folder}/{SCHEMA_COPY}'
+    path, rel = p.folder / SCHEMA_COPY, f'{p.rel_folder}/{SCHEMA_COPY}'
     if path.exists() and _json_key(path, 'title') != _json_key(SHIPPED_SCHEMA, 'title'):
         return f"left alone: {rel} exists and is not execlease's manifest schema"
     if path.exists() and path.read_bytes() == SHIPPED_SCHEMA.read_bytes():
         return f"left alone: {rel} is already this execlease's manifest schema"
     verb = 'updated' if path.exists() else 'created'
-    atomic.write_text_atomic(path, shipped)
+    atomic.write_text_atomic(path, SHIPPED_SCHEMA.read_text(encoding='utf-8'))
     return f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors'
 
 
@@ -240,27 +228,26 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     root = repo.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
     hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
-    folder = p.rel_folder
-    report: list[str] = []
-    m_rel = f'{folder}/manifest.json'
+    folder, model = p.rel_folder, _model_option(p)
     exists = (p.folder / 'manifest.json').exists()
     libraries = () if exists else _libraries(p, list(options.library), settings)
     text = manifest_text(p, tuple(lib for lib, _ in libraries))
+    report: list[str] = []
     if _create(p.folder / 'manifest.json', text):
         checks = ', '.join(f'{c.name} ({c.config})' for c in p.checks)
-        report.append(f'created {m_rel}: spec {p.spec}, checks {checks}, no covered code yet')
+        report.append(
+            f'created {folder}/manifest.json: spec {p.spec}, checks {checks}, no covered code yet'
+        )
         for lib, said in libraries:
-            report.extend(
-                (f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:]))
-            )
-        report.extend(_unsupplied(p, [lib for lib, _ in libraries], settings))
+            report += (f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:]))
+        report += _unsupplied(p, [lib for lib, _ in libraries], settings)
     else:
         report.append(
-            f'left alone: {m_rel} exists'
+            f'left alone: {folder}/manifest.json exists'
             + ('; add each library to it with:' if options.library else '')
         )
-        report.extend(
-            Verbatim(f'  execlease add --library {shlex.quote(value)}{_model_option(p)}')
+        report += (
+            Verbatim(f'  execlease add --library {shlex.quote(value)}{model}')
             for value in options.library
         )
     copied = _copy_schema(p)
@@ -269,47 +256,39 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     notes = p.folder / 'NOTES.md'
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
+    elif notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace')):
+        report.append(f'left alone: {folder}/NOTES.md exists')
     else:
-        alone = f'left alone: {folder}/NOTES.md exists'
-        if not notes_table.has_markers(notes.read_text(encoding='utf-8', errors='replace')):
-            alone += (
-                f'; it has no code-to-action markers: add the lines {notes_table.BEGIN} and '
-                f'{notes_table.END} where the table belongs'
-            )
-        report.append(alone)
+        report.append(
+            f'left alone: {folder}/NOTES.md exists; it has no code-to-action markers: add the '
+            f'lines {notes_table.BEGIN} and {notes_table.END} where the table belongs'
+        )
     report.append(
         'added .tmp/ to .gitignore'
         if _add_ignore(root)
         else 'left alone: .gitignore already ignores .tmp/'
     )
     config = root / '.pre-commit-config.yaml'
-    hooked = None if p.found_by_default else p.rel_folder  # the --model the hooks pass
-    if options.write_config and _create(
-        config, init_hooks.config_text(hooks, hooked, whole_file=True)
-    ):
+    hooked = None if p.found_by_default else folder  # the --model the hooks pass
+    whole = init_hooks.config_text(hooks, hooked, whole_file=True)
+    if options.write_config and _create(config, whole):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
     elif not config.exists():
-        report.extend(
-            ('no .pre-commit-config.yaml: write this one (or run again with --write-config):', '')
-        )
-        report.extend(
-            Verbatim(line)
-            for line in init_hooks.config_text(hooks, hooked, whole_file=True).splitlines()
-        )
-    else:
-        report.extend(init_hooks.existing_config(config, hooks, hooked))
-    if hooks.note is not None:
-        report.extend(('', hooks.note))
-    model = _model_option(p)
-    report.extend(
-        (
+        report += (
+            'no .pre-commit-config.yaml: write this one (or run again with --write-config):',
             '',
-            'next: cover the code that implements each action, then record the first sync:',
-            Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
-            Verbatim(f'  execlease verify --update-coverage{model}'),
         )
+        report += (Verbatim(line) for line in whole.splitlines())
+    else:
+        report += init_hooks.existing_config(config, hooks, hooked)
+    if hooks.note is not None:
+        report += ('', hooks.note)
+    report += (
+        '',
+        'next: cover the code that implements each action, then record the first sync:',
+        Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
+        Verbatim(f'  execlease verify --update-coverage{model}'),
     )
-
     if options.quiet:  # -q: nothing did not hold; the exit code says it was done
         return 0
     for line in report:
@@ -332,22 +311,20 @@ def _libraries(
     p: ModelPlan, values: list[str], settings: Settings
 ) -> list[tuple[Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
-    readied: list[tuple[Library, list[str]]] = []
-    jars: list[libraries.LibraryJar] = []
-    folders: list[libraries.LibraryFolder] = []
+    readied: list[tuple[Library, list[str], libraries.Libraries]] = []
     for value in values:
         lib = add_library.library_entry(p.root, value, settings=settings)
-        if any(lib == old for old, _ in readied):
+        if any(lib == old for old, _, _ in readied):
             raise CannotRun(f'--library {value}: given twice; name each library once')
-        modules, libs = add_library.ready(p.root, lib, settings)
-        jars += libs.jars
-        folders += libs.folders
-        readied.append((lib, modules))
-    probe = _probe(p, tuple(lib for lib, _ in readied))
-    every = libraries.Libraries(tuple(jars), tuple(folders))
+        readied.append((lib, *add_library.ready(p.root, lib, settings)))
+    probe = _probe(p, tuple(lib for lib, _, _ in readied))
+    every = libraries.Libraries(
+        tuple(j for *_, libs in readied for j in libs.jars),
+        tuple(f for *_, libs in readied for f in libs.folders),
+    )
     return [
         (lib, add_library.supplies(probe, lib, modules, every, settings))
-        for lib, modules in readied
+        for lib, modules, _ in readied
     ]
 
 

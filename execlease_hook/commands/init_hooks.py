@@ -89,33 +89,30 @@ def hooks(p: HookPlan, model: str | None) -> str:
     """The entry of `repos:` (its lines, each ending in a newline)."""
     if p.system:
         option = '' if model is None else f' --model {model}'
-        return (
-            '-   repo: local\n'
-            '    hooks:\n'
-            f'    -   id: {GUARD_ID}\n'
-            '        name: execlease guard\n'
-            f'        entry: execlease guard{option}\n'
-            '        language: system\n'
-            '        stages: [pre-commit, pre-merge-commit]\n'
-            '        always_run: true\n'
-            '        require_serial: true\n'
-            f'    -   id: {VERIFY_ID}\n'
-            '        name: execlease verify\n'
-            f'        entry: execlease verify --pushed{option}\n'
-            '        language: system\n'
-            '        stages: [manual, pre-push]\n'
-            '        pass_filenames: false\n'
-            '        always_run: true\n'
-            '        require_serial: true\n'
-        )
+        return f"""\
+-   repo: local
+    hooks:
+    -   id: {GUARD_ID}
+        name: execlease guard
+        entry: execlease guard{option}
+        language: system
+        stages: [pre-commit, pre-merge-commit]
+        always_run: true
+        require_serial: true
+    -   id: {VERIFY_ID}
+        name: execlease verify
+        entry: execlease verify --pushed{option}
+        language: system
+        stages: [manual, pre-push]
+        pass_filenames: false
+        always_run: true
+        require_serial: true
+"""
     assert p.repo is not None and p.rev is not None
     args = '' if model is None else f'        args: [--model, {_scalar(model)}]\n'
     version = f'  # execlease {p.version}' if p.version else ''
-    extras = (
-        ''
-        if not p.extras
-        else f'        additional_dependencies: [{", ".join(_scalar(e) for e in p.extras)}]\n'
-    )
+    extras = ', '.join(_scalar(e) for e in p.extras)
+    extras = f'        additional_dependencies: [{extras}]\n' if extras else ''
     return (
         f'-   repo: {_scalar(p.repo)}\n'
         f'    rev: {_scalar(p.rev)}{version}\n'
@@ -148,9 +145,7 @@ def config_text(p: HookPlan, model: str | None, whole_file: bool) -> str:
     text = hooks(p, model)
     if not whole_file:
         return text
-    return (
-        header(p) + f'minimum_pre_commit_version: 3.2.0\n{INSTALL_TYPES_LINE}\n' + 'repos:\n' + text
-    )
+    return f'{header(p)}minimum_pre_commit_version: 3.2.0\n{INSTALL_TYPES_LINE}\nrepos:\n{text}'
 
 
 # Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge
@@ -192,42 +187,34 @@ def existing_config(config: Path, p: HookPlan, model: str | None) -> list[str]:
         text = config.read_text(encoding='utf-8')
     except (OSError, UnicodeDecodeError) as e:
         raise CannotRun(f'{config}: cannot read it ({e}); add the hooks yourself') from None
-    lines: list[str] = []
     missing = missing_hook_types(text)
     if missing is None:
-        lines.extend(
-            (
-                'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
-                '`pre-commit install` installs the hooks for commits, merges and pushes:',
-                '',
-                Verbatim(INSTALL_TYPES_LINE),
-                '',
-                'and these hooks under its `repos:`:',
-            )
-        )
+        lines = [
+            'left alone: .pre-commit-config.yaml exists; add this line at its top level, so that '
+            '`pre-commit install` installs the hooks for commits, merges and pushes:',
+            '',
+            Verbatim(INSTALL_TYPES_LINE),
+            '',
+            'and these hooks under its `repos:`:',
+        ]
     elif missing:
-        lines.append(
+        lines = [
             'left alone: .pre-commit-config.yaml exists; its default_install_hook_types lacks '
             f'{", ".join(missing)}: add {"it" if len(missing) == 1 else "them"} there, so that '
             '`pre-commit install` installs the hooks for commits, merges and pushes; and add these '
             'hooks under its `repos:`:'
-        )
+        ]
     else:
-        lines.append(
-            'left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:'
-        )
+        lines = ['left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:']
     lines.append('')
-    lines.extend(Verbatim(line) for line in config_text(p, model, whole_file=False).splitlines())
+    lines += (Verbatim(line) for line in hooks(p, model).splitlines())
     if missing == ():
-        lines.extend(('', 'then run `pre-commit install`'))
-    else:
-        lines.extend(
-            (
-                '',
-                'then run `pre-commit install`; or, leaving the file as it is, install each '
-                'hook type by name:',
-                '',
-                Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES)),
-            )
-        )
-    return lines
+        return [*lines, '', 'then run `pre-commit install`']
+    return [
+        *lines,
+        '',
+        'then run `pre-commit install`; or, leaving the file as it is, install each hook type by '
+        'name:',
+        '',
+        Verbatim('pre-commit install ' + ' '.join(f'--hook-type {h}' for h in HOOK_TYPES)),
+    ]

@@ -52,19 +52,12 @@ def _same(reports: list[tuple[str, dict[str, Any]]], what: str, get: Any) -> Any
 
 
 def _item(data: dict[str, Any]) -> Item:
-    return Item(
-        data['model'],
-        data['kind'],
-        data['name'],
-        data['outcome'],
-        data['rule'],
-        data['message'],
-        tuple(
-            Location(loc['path'], loc['startLine'], loc['endLine'], loc['role'])
-            for loc in data['locations']
-        ),
-        data['seconds'],
+    where = tuple(
+        Location(loc['path'], loc['startLine'], loc['endLine'], loc['role'])
+        for loc in data['locations']
     )
+    fields = ('model', 'kind', 'name', 'outcome', 'rule', 'message', 'seconds')
+    return Item(**{key: data[key] for key in fields}, locations=where)
 
 
 def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
@@ -135,22 +128,12 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
         merged['exit_code'] = 2 if merged['could_not_run'] else 1 if merged['did_not_hold'] else 0
     code = worst(m['exit_code'] for m in models.values())
     first = reports[0][1]
-    details = {
-        'exit_code': code,
-        'result': RESULT_TEXT[code],
-        'quick': first.get('quick', False),
-        'tools': first.get('tools'),
-        'java': first.get('java'),
-        'shard': {
-            'index': 1,
-            'count': 1,
-            'only': (first.get('shard') or {}).get('only', []),
-            'merged': count,
-        },
-        'models': list(models.values()),
-    }
-    if details['tools'] is None:
-        del details['tools'], details['java']
+    only = (first.get('shard') or {}).get('only', [])
+    details = {'exit_code': code, 'result': RESULT_TEXT[code], 'quick': first.get('quick', False)}
+    if first.get('tools') is not None:
+        details.update(tools=first['tools'], java=first.get('java'))
+    details['shard'] = {'index': 1, 'count': 1, 'only': only, 'merged': count}
+    details['models'] = list(models.values())
     plan_order = {(m['model'], p): i for m in models.values() for i, p in enumerate(m['plan'])}
     items.sort(
         key=lambda i: (

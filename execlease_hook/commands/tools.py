@@ -17,16 +17,14 @@ from execlease_hook.tlc.java import Java, find_java
 
 
 def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
-    lines = [
+    return [
+        *([jar.warning] if jar.warning else []),
         f'TLA+ tools: {jar.path}',
         f'  source:  {jar.source}',
         f'  sha256:  {jar.sha256}' + ('' if jar.verified else '  (UNVERIFIED)'),
         f'  TLC:     {banner or jar.tlc_version}',
         f'Java:      {java.path} (Java {java.major}: {java.version_text})',
     ]
-    if jar.warning:
-        lines.insert(0, jar.warning)
-    return lines
 
 
 def models(
@@ -39,21 +37,18 @@ def models(
         m = read.load(path, root)
         ready = libraries.of(m, settings)
         where = m.folder.relative_to(root).as_posix() if m.folder.is_relative_to(root) else m.folder
+        none = '' if m.libraries else ', no libraries'
         if m.tools is None:
             if default is None:
                 pin.jar_for(m, None, java, settings)  # raises: this model has no tools at all
-            lines.append(
-                f'model {where}: TLA+ tools above' + ('' if m.libraries else ', no libraries')
-            )
+            lines.append(f'model {where}: TLA+ tools above{none}')
         else:
             own = pin.jar_for(m, default, java, settings)
             least = f', at least TLC {m.tools.min_tlc}' if m.tools.min_tlc else ''
-            same = (
-                ' (the ones above)' if own.sha256 == (default.sha256 if default else None) else ''
-            )
+            same = ' (the ones above)' if default and own.sha256 == default.sha256 else ''
             lines.append(
                 f'model {where}: TLA+ tools {own.path}{same}  ({own.tlc_version}, sha256 '
-                f'{own.sha256}, {own.source}{least})' + ('' if m.libraries else ', no libraries')
+                f'{own.sha256}, {own.source}{least}){none}'
             )
         lines += [
             f'  library {j.name}: {j.path}  (sha256 {j.sha256}, {j.source})' for j in ready.jars
@@ -113,11 +108,8 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     if quiet:
         return 0
     if jar is None:
-        print(
-            'TLA+ tools: none by default ('
-            + str(missing).split(':', 1)[0]
-            + '); each model below names its own'
-        )
+        why = str(missing).split(':', 1)[0]
+        print(f'TLA+ tools: none by default ({why}); each model below names its own')
     for line in lines:
         print(line)
     return 0

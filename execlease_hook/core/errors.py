@@ -15,4 +15,4 @@ class CannotRun(ExecleaseError):
 
 class CannotRunAny(CannotRun):
     """Could not run, for a reason no model owns (an option naming nothing): the whole run
-    stops, where a model's own refusal is that model's exit 2 alone (verify/models.py)."""
+    stops, where a model's own refusal is that model's exit 2 alone (verify/result.load)."""

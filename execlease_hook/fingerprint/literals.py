@@ -38,7 +38,6 @@ def simple(letters: str) -> dict[str, str]:
 def escapes(
     pattern: str, letters: str, octal: bool, others_as_is: bool = False
 ) -> Callable[[str], str]:
-    compiled: list[re.Pattern[str]] = []  # compiled on first use: most runs meet few escapes
     table = simple(letters)
 
     def replace(match: re.Match[str]) -> str:
@@ -60,11 +59,8 @@ def escapes(
         return body if others_as_is else match.group(0)
 
     def decode(text: str) -> str:
-        if '\\' not in text:
-            return text
-        if not compiled:
-            compiled.append(re.compile(pattern, re.S))
-        return compiled[0].sub(replace, text)
+        # `re` compiles the pattern on first use (its cache): most runs meet few escapes
+        return re.sub(pattern, replace, text, flags=re.S) if '\\' in text else text
 
     return decode
 
@@ -92,23 +88,30 @@ def javascript(text: str) -> str:
     return _join_surrogates(_js(_JS_LINE_CONTINUATION.sub('', text)))
 
 
-# Go: \x and octal escapes are single bytes, so Go values are bytes.
-_GO = re.compile(r'\\(U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{3}|.)', re.S)
-_GO_SIMPLE = {k: v.encode() for k, v in simple('abfnrtv\\\'"').items()}
+def byte_escapes(pattern: str, letters: str) -> Callable[[str], bytes]:
+    """A decoder of a literal's body to bytes (Go's and Zig's rule): each match of `pattern` is an
+    escape, its group 1 one of `letters`, `x` and two hex digits (one byte), three octal digits
+    (one byte), or `u`/`U` and a code point (its UTF-8); any other is kept as written."""
+    table = {k: v.encode() for k, v in simple(letters).items()}
 
-
-def byte_escapes(
-    pattern: re.Pattern[str], escape: Callable[[str], bytes | None]
-) -> Callable[[str], bytes]:
-    """A decoder of a literal's body to bytes: each match of `pattern` is an escape whose group 1
-    `escape` turns into bytes (None: not an escape, kept as written). Go's and Zig's rule."""
+    def escape(body: str) -> bytes | None:
+        if body in table:
+            return table[body]
+        if body[0] == 'x':
+            return bytes([int(body[1:], 16)])
+        if body[0] in '01234567' and len(body) == 3:
+            return bytes([int(body, 8) & 0xFF])
+        if body[0] in 'uU':
+            point = int(body[1:].strip('{}'), 16)  # Zig's `u{...}`, Go's `u` and `U`
+            return chr(point).encode('utf-8', 'surrogatepass') if point < 0x110000 else None
+        return None
 
     def decode(text: str) -> bytes:
         if '\\' not in text:
             return text.encode('utf-8')
         out = bytearray()
         at = 0
-        for match in pattern.finditer(text):
+        for match in re.finditer(pattern, text, re.S):
             out += text[at : match.start()].encode('utf-8')
             at = match.end()
             found = escape(match.group(1))
@@ -119,19 +122,8 @@ def byte_escapes(
     return decode
 
 
-def _go_escape(body: str) -> bytes | None:
-    if body in _GO_SIMPLE:
-        return _GO_SIMPLE[body]
-    if body[0] == 'x':
-        return bytes([int(body[1:], 16)])
-    if body[0] in '01234567' and len(body) == 3:
-        return bytes([int(body, 8) & 0xFF])
-    if body[0] in 'uU':
-        return chr(int(body[1:], 16)).encode('utf-8', 'surrogatepass')
-    return None
-
-
-go = byte_escapes(_GO, _go_escape)
+# Go: \x and octal escapes are single bytes, so Go values are bytes.
+go = byte_escapes(r'\\(U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{3}|.)', 'abfnrtv\\\'"')
 
 
 # Rust: `\` at the end of a line skips the line break and the next line's leading whitespace.
@@ -194,9 +186,8 @@ def javascript_number(text: str) -> str | None:
         low = text.lower()
         if low[:2] in ('0x', '0o', '0b'):
             return f'f{float(int(low, 0))!r}'
-        if (
-            len(text) > 1 and text[0] == '0' and text.isdigit()
-        ):  # legacy octal (or decimal with 8/9)
+        # legacy octal (or decimal with 8/9)
+        if len(text) > 1 and text[0] == '0' and text.isdigit():
             return f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
         return f'f{float(text)!r}'
     except ValueError:

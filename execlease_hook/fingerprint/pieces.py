@@ -10,32 +10,28 @@ handler of a `'x'` literal from a language's escape reader (C#, Java, Kotlin, Sc
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint.ts2 import text, value
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
-    from execlease_hook.fingerprint.ts2 import Handler, Item
+from execlease_hook.fingerprint.ts2 import Handler, Item, Node, text, value
 
 
 def pieces(
     node: Node,
+    kind: bytes,
     opening: int,
     closing: int,
-    holes: frozenset[str],
-    text_of: Callable[[str], str | list[str | list[Item]]],
+    holes: frozenset[str] = frozenset(),
+    text_of: Callable[[str], str | list[str | list[Item]]] = lambda text: text,
     escapes: frozenset[str] = frozenset(),
     escape_of: Callable[[str], str] | None = None,
     indent: str | None = None,
     hole_of: Callable[[Node], list[Item]] = lambda hole: [hole],
-) -> list[str | list[Item]] | None:
-    """The value of `node` without its first `opening` and last `closing` bytes: the source text
-    read by `text_of` (into parts, where templates in the text are holes: Kotlin's), escape nodes
-    by `escape_of` (default `text_of`), hole nodes by `hole_of` (default kept as code), unnamed
-    children (delimiters) left out. CRLF is read as LF, as every supported compiler reads it, so
-    a checkout with CRLF line ends fingerprints as one with LF.
+) -> list[Item] | None:
+    """The value (ts2.value, of `kind`) of `node` without its first `opening` and last `closing`
+    bytes: the source text read by `text_of` (as is by default; into parts, where templates in the
+    text are holes: Kotlin's), escape nodes by `escape_of` (default `text_of`), hole nodes by
+    `hole_of` (default kept as code), unnamed children (delimiters) left out. CRLF is read as LF,
+    as every supported compiler reads it, so a checkout with CRLF line ends fingerprints as one
+    with LF.
 
     `indent`: a multi-line literal's closing-line indentation (Swift's and C#'s): it is removed
     from the start of every line, with the line break after the opening delimiter and the one
@@ -96,7 +92,7 @@ def pieces(
         flush(last=True)
     except ValueError:  # an escape the language would reject: hash the literal as written
         return None
-    return out
+    return value(kind, out)
 
 
 def closing_indent(raw: str, closing: str) -> str | None:

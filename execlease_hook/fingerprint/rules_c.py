@@ -40,9 +40,8 @@ def decode(body: str, prefix: str) -> str:
         elif escape[0] in '01234567':
             code = int(escape, 8)
         elif escape[0] in 'uU' and len(escape) > 1:
-            point = int(
-                escape[1:], 16
-            )  # a surrogate or beyond Unicode is not a character: as written
+            # a surrogate or beyond Unicode is not a character: as written
+            point = int(escape[1:], 16)
             out.append(
                 chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match.group(0)
             )
@@ -131,18 +130,10 @@ _STATEMENT_LISTS = frozenset(
 )
 
 
-_empty = ts2.nothing_in(_STATEMENT_LISTS)
-
-
-def expression_statement(node: Node, parent: Node | None) -> list[Item] | None:
-    """An empty statement (`;;`) among statements means nothing; `if (a) ;` keeps its `;`."""
-    return None if ts2.named(node) else _empty(node, parent)
-
-
 def directive(node: Node, parent: Node | None) -> list[Item] | None:
     """`#  define` and `# if` (clang-format's IndentPPDirectives) are `#define` and `#if`."""
     return [
-        ts2.marker(node, node.type),
+        ts2.marker(node),
         ts2.field(b'"', ''.join(ts2.text(node).split()).encode()) + b')',
     ]
 
@@ -159,7 +150,7 @@ _TOKEN = re.compile(
 def preproc_arg(node: Node, parent: Node | None) -> list[Item] | None:
     """A macro body token by token: its spacing, line splices and comments never count."""
     tokens = [m.group(0) for m in _TOKEN.finditer(ts2.text(node)) if m.group('skip') is None]
-    return [ts2.marker(node, node.type), ts2.field(b'"', '\0'.join(tokens).encode()) + b')']
+    return [ts2.marker(node), ts2.field(b'"', '\0'.join(tokens).encode()) + b')']
 
 
 def stray_semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
@@ -198,7 +189,8 @@ HANDLERS = {
     'parenthesized_expression': ts2.unwrap_unless_callee,
     # clang-format's InsertBraces and RemoveBracesLLVM
     'compound_statement': ts2.unbraced(BRACEABLE, _alone),
-    'expression_statement': expression_statement,
+    # An empty statement (`;;`) among statements means nothing; `if (a) ;` keeps its `;`.
+    'expression_statement': ts2.nothing_in(_STATEMENT_LISTS),
     'preproc_arg': preproc_arg,
     **{kind: directive for kind in DIRECTIVES},
 }

@@ -28,17 +28,16 @@ def escaped(raw: str) -> str:
     return _escape(_HEX.sub(lambda m: '\\u' + m.group(1).rjust(4, '0'), raw))
 
 
-def _raw_parts(node: Node, quotes: int, holes: frozenset[str]) -> list[str | list[Item]] | None:
+def _raw(node: Node, kind: bytes, quotes: int, holes: frozenset[str]) -> list[Item] | None:
     raw = ts2.text(node)
     indent = closing_indent(raw, '"' * quotes) if '\n' in raw else None
-    return pieces(node, raw.index('"') + quotes, quotes, holes, lambda s: s, indent=indent)
+    return pieces(node, kind, raw.index('"') + quotes, quotes, holes, indent=indent)
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = ts2.text(node)
     utf8 = raw.lower().endswith('u8')
-    found = pieces(node, 1, 3 if utf8 else 1, frozenset(), escaped)
-    return None if found is None else ts2.value(b'b' if utf8 else b's', found)
+    return pieces(node, b'b' if utf8 else b's', 1, 3 if utf8 else 1, text_of=escaped)
 
 
 def verbatim_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -51,8 +50,7 @@ def verbatim_string_literal(node: Node, parent: Node | None) -> list[Item] | Non
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = ts2.text(node)
     quotes = len(raw) - len(raw.lstrip('"'))
-    found = _raw_parts(node, quotes, frozenset())
-    return None if found is None else ts2.value(b's', found)
+    return _raw(node, b's', quotes, frozenset())
 
 
 def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item] | None:
@@ -61,21 +59,14 @@ def interpolated_string_expression(node: Node, parent: Node | None) -> list[Item
     opening = len(raw) - len(raw.lstrip('$@'))
     quotes = len(raw[opening:]) - len(raw[opening:].lstrip('"'))
     if quotes >= 3:
-        dollars = raw[:opening].count('$')
-        found = _raw_parts(node, quotes, _HOLES)
-        braces = dollars > 1
-    else:
-        verbatim = '@' in raw[:opening]
+        return _raw(node, b'I' if raw[:opening].count('$') > 1 else b'i', quotes, _HOLES)
+    verbatim = '@' in raw[:opening]
 
-        def read(s: str) -> str:
-            s = s.replace('{{', '{').replace('}}', '}')
-            return s.replace('""', '"') if verbatim else escaped(s)
+    def read(s: str) -> str:
+        s = s.replace('{{', '{').replace('}}', '}')
+        return s.replace('""', '"') if verbatim else escaped(s)
 
-        found = pieces(node, opening + 1, 1, _HOLES, read, frozenset({'escape_sequence'}), escaped)
-        braces = False
-    if found is None:
-        return None
-    return ts2.value(b'i' if not braces else b'I', found)
+    return pieces(node, b'i', opening + 1, 1, _HOLES, read, frozenset({'escape_sequence'}), escaped)
 
 
 def interpolation_format_clause(node: Node, parent: Node | None) -> list[Item] | None:

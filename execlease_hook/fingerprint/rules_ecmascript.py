@@ -8,6 +8,7 @@ import re
 
 from execlease_hook.fingerprint import literals, ts1, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.definition import is_a, same
 
 _KEY_OWNERS = frozenset(
     {
@@ -63,7 +64,7 @@ def _is_key(node: Node, parent: Node | None) -> bool:
     for name in ('key', 'name', 'property'):
         child = parent.child_by_field_name(name)
         if child is not None:
-            return child.start_byte == node.start_byte and child.end_byte == node.end_byte
+            return same(child, node)
     return False
 
 
@@ -74,7 +75,7 @@ def _key(name: str) -> list[Item]:
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
     parent = ts2.up(node, parent)
-    if parent is not None and parent.type == 'jsx_attribute':
+    if is_a(parent, 'jsx_attribute'):
         return ts2.value(b's', [_content(node)])  # JSX attribute strings have no escapes
     decoded = literals.javascript(_content(node))
     if _is_key(node, parent):
@@ -98,11 +99,7 @@ def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
 def template_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Text by value, `${ x }` as code. A tagged template's tag sees the raw text: kept as written."""
     parent = ts2.up(node, parent)
-    tagged = (
-        parent is not None
-        and parent.type == 'call_expression'
-        and parent.child_by_field_name('arguments') == node
-    )
+    tagged = is_a(parent, 'call_expression') and parent.child_by_field_name('arguments') == node
     parts: list[str | list[Item]] = []
     source = node.text or b''
     base = node.start_byte
@@ -121,21 +118,15 @@ def template_string(node: Node, parent: Node | None) -> list[Item] | None:
 
 def parenthesized_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a < b)` is `a < b`; but `(a?.b).c` is not `a?.b.c` (the parentheses end the optional chain)."""
-    if b'?.' in (node.text or b''):
-        parent = ts2.up(node, parent)
-        if parent is not None and parent.type in (
-            'member_expression',
-            'call_expression',
-            'subscript_expression',
-        ):
-            return None
+    chain = ('member_expression', 'call_expression', 'subscript_expression')
+    if b'?.' in (node.text or b'') and is_a(ts2.up(node, parent), *chain):
+        return None
     return ts2.unwrap_single(node)
 
 
 def formal_parameters(node: Node, parent: Node | None) -> list[Item] | None:
     """`(x) => x` is `x => x`."""
-    parent = ts2.up(node, parent)
-    if parent is None or parent.type != 'arrow_function':
+    if not is_a(ts2.up(node, parent), 'arrow_function'):
         return None
     params = ts2.named(node)
     if len(params) != 1:
@@ -149,14 +140,6 @@ def formal_parameters(node: Node, parent: Node | None) -> list[Item] | None:
     return [param] if param.type == 'identifier' else None
 
 
-def arguments(node: Node, parent: Node | None) -> list[Item] | None:
-    """`new Foo` is `new Foo()`."""
-    parent = ts2.up(node, parent)
-    if parent is not None and parent.type == 'new_expression' and not ts2.named(node):
-        return []
-    return None
-
-
 def leading_operator(node: Node, parent: Node | None) -> list[Item] | None:
     """`type T = | A | B` is `type T = A | B`."""
     children = node.children
@@ -168,7 +151,7 @@ def leading_operator(node: Node, parent: Node | None) -> list[Item] | None:
 def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
     """Children as JSX builds them: text reduced by JSX's whitespace rules, `{" "}` and `{'a'}`
     read as text, adjacent texts joined (prettier moves spaces between those spellings)."""
-    out: list[Item] = [ts2.marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node)]
     run: list[str] = []
 
     def flush() -> None:
@@ -201,14 +184,8 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
 
 def jsx_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`a={"x"}` is `a="x"`."""
-    parent = ts2.up(node, parent)
     inner = ts2.named(node)
-    if (
-        parent is not None
-        and parent.type == 'jsx_attribute'
-        and len(inner) == 1
-        and inner[0].type == 'string'
-    ):
+    if is_a(ts2.up(node, parent), 'jsx_attribute') and len(inner) == 1 and is_a(inner[0], 'string'):
         return ts2.value(b's', [literals.javascript(_content(inner[0]))])
     return None
 
@@ -233,11 +210,7 @@ def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bo
         'empty_statement',
     ):
         holder = parent.parent
-        if (
-            holder is not None
-            and holder.type == 'for_statement'
-            and holder.child_by_field_name('body') != parent
-        ):
+        if is_a(holder, 'for_statement') and holder.child_by_field_name('body') != parent:
             return False
     return True
 
@@ -258,7 +231,7 @@ HANDLERS = {
     'formal_parameters': formal_parameters,
     # `if (a) { b(); }` is `if (a) b();`; but `{ let x }` is a scope, so not `let x`
     'statement_block': ts2.unbraced(_BODY_OWNERS, lambda s: s.type not in _DECLARATIONS),
-    'arguments': arguments,
+    'arguments': ts2.nothing_in(frozenset({'new_expression'})),  # `new Foo` is `new Foo()`
     'empty_statement': ts2.nothing_in(_STATEMENT_LISTS),
     'union_type': leading_operator,
     'intersection_type': leading_operator,

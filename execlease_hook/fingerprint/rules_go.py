@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.definition import is_a, same
 
 _HEADERS = frozenset(
     {'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'}
@@ -49,28 +50,21 @@ def _squeezed(node: Node | None) -> str:
     return ''.join(ts2.text(node).split())
 
 
-def _literal_type(literal_value: Node) -> Node | None:
-    """The type a `{...}` builds: written on its composite literal, or elided (gofmt -s)."""
-    parent = literal_value.parent
-    if parent is None:
-        return None
-    if parent.type == 'composite_literal':
-        return parent.child_by_field_name('type')
-    if parent.type == 'literal_element':
-        return _element_type(parent)
-    return None
-
-
 def _element_type(element: Node) -> Node | None:
-    """The type an element of a composite literal has: a slice's, array's or map's element or key."""
+    """The type an element of a composite literal has: a slice's, array's or map's element or key,
+    of the literal's type as written on it or as elided (gofmt -s) on an outer literal's."""
     holder = element.parent
     is_key = False
-    if holder is not None and holder.type == 'keyed_element':
+    if is_a(holder, 'keyed_element'):
         is_key = ts2.named(holder)[0].start_byte == element.start_byte
         holder = holder.parent
-    if holder is None or holder.type != 'literal_value':
+    literal = holder.parent if is_a(holder, 'literal_value') else None
+    if literal is None:
         return None
-    kind = _literal_type(holder)
+    if literal.type == 'composite_literal':
+        kind = literal.child_by_field_name('type')
+    else:
+        kind = _element_type(literal) if literal.type == 'literal_element' else None
     if kind is None:
         return None
     if kind.type in _SEQUENCES:
@@ -80,49 +74,35 @@ def _element_type(element: Node) -> Node | None:
     return None
 
 
-def composite_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    """`[]T{T{1}}` is `[]T{{1}}` (gofmt -s elides the element type)."""
-    parent = ts2.up(node, parent)
-    if parent is None or parent.type != 'literal_element':
+def _elided(element: Node | None, literal: Node | None, pointer: str) -> list[Item] | None:
+    """The body of the composite `literal` written as `element`, when the element has its type
+    anyway (gofmt -s elides it): `pointer` is `*` for a `&T{...}` element of a `[]*T`."""
+    if not is_a(element, 'literal_element') or not is_a(literal, 'composite_literal'):
         return None
-    expected = _element_type(parent)
-    written = node.child_by_field_name('type')
-    body = node.child_by_field_name('body')
-    if expected is None or body is None or _squeezed(expected) != _squeezed(written):
+    expected = _element_type(element)
+    body = literal.child_by_field_name('body')
+    written = _squeezed(literal.child_by_field_name('type'))
+    if expected is None or body is None or _squeezed(expected) != pointer + written:
         return None
     return [body]
+
+
+def composite_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    """`[]T{T{1}}` is `[]T{{1}}`."""
+    return _elided(ts2.up(node, parent), node, '')
 
 
 def unary_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`[]*T{&T{1}}` is `[]*T{{1}}`."""
-    parent = ts2.up(node, parent)
-    operand = node.child_by_field_name('operand')
-    if (
-        parent is None
-        or parent.type != 'literal_element'
-        or operand is None
-        or operand.type != 'composite_literal'
-    ):
-        return None
     if ts2.text(node.child_by_field_name('operator')) != '&':
         return None
-    expected = _element_type(parent)
-    body = operand.child_by_field_name('body')
-    if expected is None or expected.type != 'pointer_type' or body is None:
-        return None
-    if _squeezed(expected)[1:] != _squeezed(operand.child_by_field_name('type')):
-        return None
-    return [body]
+    return _elided(ts2.up(node, parent), node.child_by_field_name('operand'), '*')
 
 
 def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`s[a:len(s)]` is `s[a:]` (gofmt -s)."""
     operand, end = node.child_by_field_name('operand'), node.child_by_field_name('end')
-    if (
-        end is None
-        or end.type != 'call_expression'
-        or ts2.text(end.child_by_field_name('function')) != 'len'
-    ):
+    if not is_a(end, 'call_expression') or ts2.text(end.child_by_field_name('function')) != 'len':
         return None
     args = end.child_by_field_name('arguments')
     if (
@@ -133,12 +113,8 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
         return None
     if node.child_by_field_name('capacity') is not None:
         return None
-    out: list[Item] = [ts2.marker(node, node.type)]
-    out.extend(
-        c
-        for c in node.children
-        if not (c.start_byte == end.start_byte and c.end_byte == end.end_byte)
-    )
+    out: list[Item] = [ts2.marker(node)]
+    out.extend(c for c in node.children if not same(c, end))
     out.append(b')')
     return out
 
@@ -154,9 +130,9 @@ def range_clause(node: Node, parent: Node | None) -> list[Item] | None:
         kept.pop()
     if len(kept) == len(names):
         return None
-    out: list[Item] = [ts2.marker(node, node.type)]
+    out: list[Item] = [ts2.marker(node)]
     if kept:
-        out.append(ts2.marker(left, left.type))
+        out.append(ts2.marker(left))
         out.extend(c for c in left.children if c.end_byte <= kept[-1].end_byte)
         out.append(b')')
     for child in node.children:

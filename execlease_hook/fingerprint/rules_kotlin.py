@@ -10,6 +10,7 @@ only returns a value is that value (`{ return x }` is `= x`); braces around one 
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
@@ -66,17 +67,8 @@ def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     (it is code)."""
     raw = node.type == 'multiline_string_literal'
     quotes = 3 if raw else 1
-    found = pieces(
-        node,
-        quotes,
-        quotes,
-        _INTERPOLATION,
-        lambda written: _templates(written, raw),
-        _ESCAPE,
-        escaped,
-        hole_of=_hole,
-    )
-    return None if found is None else ts2.value(b's', found)
+    read = partial(_templates, raw=raw)
+    return pieces(node, b's', quotes, quotes, _INTERPOLATION, read, _ESCAPE, escaped, hole_of=_hole)
 
 
 def function_body(node: Node, parent: Node | None) -> list[Item] | None:
@@ -106,13 +98,9 @@ def function_body(node: Node, parent: Node | None) -> list[Item] | None:
 
 def _returns_a_type(function: Node) -> bool:
     """`fun f(): T`: a `:` after the parameters."""
-    seen_parameters = False
-    for child in function.children:
-        if child.type == 'function_value_parameters':
-            seen_parameters = True
-        elif seen_parameters and child.type == ':':
-            return True
-    return False
+    kinds = [c.type for c in function.children]
+    parameters = 'function_value_parameters'
+    return parameters in kinds and ':' in kinds[kinds.index(parameters) :]
 
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:

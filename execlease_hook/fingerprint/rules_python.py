@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.definition import is_a
 
 _ONE_ELEMENT_IS_A_TUPLE = frozenset(
     {'tuple', 'expression_list', 'pattern_list', 'tuple_pattern', 'subscript'}
@@ -78,20 +79,11 @@ def _format_spec(node: Node) -> list[Item]:
 
 def _is_docstring(node: Node, parent: Node | None) -> bool:
     statement = ts2.up(node, parent)
-    if (
-        statement is None
-        or statement.type != 'expression_statement'
-        or len(ts2.named(statement)) != 1
-    ):
+    if not is_a(statement, 'expression_statement') or len(ts2.named(statement)) != 1:
         return False
     body = statement.parent
-    if body is None or (
-        body.type != 'module'
-        and not (
-            body.type == 'block'
-            and body.parent is not None
-            and body.parent.type in ('function_definition', 'class_definition')
-        )
+    if not is_a(body, 'module') and not (
+        is_a(body, 'block') and is_a(body.parent, 'function_definition', 'class_definition')
     ):
         return False
     first = ts2.named(body)
@@ -165,21 +157,13 @@ def parenthesis(token: Node, parent: Node, siblings: list[Node], index: int) -> 
     return parent.type in ('import_from_statement', 'with_clause', 'tuple', 'tuple_pattern')
 
 
-def class_arguments(node: Node, parent: Node | None) -> list[Item] | None:
-    """`class A():` is `class A:`."""
-    parent = ts2.up(node, parent)
-    if parent is not None and parent.type == 'class_definition' and not ts2.named(node):
-        return []
-    return None
-
-
 HANDLERS = {
     'string': string,
     'concatenated_string': concatenated_string,
     'parenthesized_expression': ts2.unwrap_single,
     'integer': number,
     'float': number,
-    'argument_list': class_arguments,
+    'argument_list': ts2.nothing_in(frozenset({'class_definition'})),  # `class A():` is `class A:`
 }
 DROPS = {
     ',': comma,

@@ -15,12 +15,16 @@ def _prefix_kind(prefix: str) -> bytes:
     return b'b' if 'b' in prefix else b'c' if 'c' in prefix else b's'
 
 
-def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+def quoted(node: Node, parent: Node | None) -> list[Item] | None:
+    """A string (`b"..."` bytes, `c"..."` a C string) or a character (`b'a'` a byte), its escapes
+    read."""
     raw = ts2.text(node)
-    quote = raw.find('"')
-    if quote < 0 or not raw.endswith('"'):
+    mark = "'" if node.type == 'char_literal' else '"'
+    quote = raw.find(mark)
+    if quote < 0 or not raw.endswith(mark):
         return None
-    return ts2.value(_prefix_kind(raw[:quote]), [literals.rust(raw[quote + 1 : -1])])
+    kind = (b'y' if raw[:quote] else b'h') if mark == "'" else _prefix_kind(raw[:quote])
+    return ts2.value(kind, [literals.rust(raw[quote + 1 : -1])])
 
 
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -33,14 +37,6 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     return ts2.value(
         _prefix_kind(raw[:quote].rstrip('#r')), [raw[quote + 1 : len(raw) - 1 - hashes]]
     )
-
-
-def char_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = ts2.text(node)
-    quote = raw.find("'")
-    if quote < 0 or not raw.endswith("'"):
-        return None
-    return ts2.value(b'y' if raw[:quote] else b'h', [literals.rust(raw[quote + 1 : -1])])
 
 
 def or_pattern(node: Node, parent: Node | None) -> list[Item] | None:
@@ -113,9 +109,9 @@ def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
 
 
 HANDLERS = {
-    'string_literal': string_literal,
+    'string_literal': quoted,
     'raw_string_literal': raw_string_literal,
-    'char_literal': char_literal,
+    'char_literal': quoted,
     'parenthesized_expression': ts2.unwrap_unless_callee,
     'or_pattern': or_pattern,
     'field_initializer': field_initializer,

@@ -30,8 +30,7 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
 def interpolated_string(node: Node, parent: Node | None) -> list[Item] | None:
     raw = ts2.text(node)
     quotes = 3 if raw.startswith('"""') else 1
-    found = pieces(node, quotes, quotes, frozenset({'interpolation'}), lambda s: s)
-    return None if found is None else ts2.value(b'i', found)
+    return pieces(node, b'i', quotes, quotes, frozenset({'interpolation'}))
 
 
 def interpolation(node: Node, parent: Node | None) -> list[Item] | None:

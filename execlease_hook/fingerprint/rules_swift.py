@@ -11,25 +11,22 @@ from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import closing_indent, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.definition import is_a
 
-escaped = escapes(
-    r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False
-)  # `\\` newline: a continuation
+# `\\` newline: a continuation
+escaped = escapes(r'\\(u\{[0-9a-fA-F]+\}|.)', '0\\tnr"\'\n', octal=False)
 _HOLES = frozenset({'interpolated_expression'})
 _ESCAPES = frozenset({'str_escaped_char'})
 
 
 def line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    found = pieces(node, 1, 1, _HOLES, lambda s: s, _ESCAPES, escaped)
-    return None if found is None else ts2.value(b's', found)
+    return pieces(node, b's', 1, 1, _HOLES, escapes=_ESCAPES, escape_of=escaped)
 
 
 def multi_line_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     raw = ts2.text(node)
-    found = pieces(
-        node, 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=closing_indent(raw, '"""')
-    )
-    return None if found is None else ts2.value(b's', found)
+    indent = closing_indent(raw, '"""')
+    return pieces(node, b's', 3, 3, _HOLES, _continued, _ESCAPES, escaped, indent=indent)
 
 
 def _continued(raw: str) -> str:
@@ -58,12 +55,7 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
 def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
     """A region whose anchors lie inside `#"..."#` covers the literal, whose only child this is."""
     holder = ts2.up(node, parent)
-    if (
-        holder is None
-        or holder.type != 'raw_string_literal'
-        or holder.start_byte != node.start_byte
-        or holder.end_byte != node.end_byte
-    ):
+    if not is_a(holder, 'raw_string_literal') or holder.byte_range != node.byte_range:
         return None
     return raw_string_literal(holder, None)
 

@@ -8,27 +8,12 @@ a float keeps its exact decimal value (`1.5e3` is `1500.0`). A trailing comma on
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 
 from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
 
-_ESCAPE = re.compile(r'\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)', re.S)
-_SIMPLE = {k: v.encode() for k, v in literals.simple('nrt\\\'"').items()}
-
-
-def _escape(escape: str) -> bytes | None:
-    if escape in _SIMPLE:
-        return _SIMPLE[escape]
-    if escape[0] == 'x':
-        return bytes([int(escape[1:], 16)])
-    if escape[0] == 'u' and int(escape[2:-1], 16) < 0x110000:
-        return chr(int(escape[2:-1], 16)).encode('utf-8', 'surrogatepass')
-    return None  # not a Zig escape: kept as written
-
-
-decode = literals.byte_escapes(_ESCAPE, _escape)
+decode = literals.byte_escapes(r'\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)', 'nrt\\\'"')
 
 
 def _quoted(quote: str, shortest: int, tag: bytes) -> ts2.Handler:
@@ -49,9 +34,8 @@ character = _quoted("'", 3, b'c')
 
 def multiline_string(node: Node, parent: Node | None) -> list[Item] | None:
     """`\\\\a` then `\\\\b` on the next line is `"a\\nb"`: each line after its `\\\\`, no escapes."""
-    lines = [
-        line.lstrip(' \t').removesuffix('\r') for line in ts2.text(node).split('\n')
-    ]  # trailing spaces count
+    # trailing spaces count
+    lines = [line.lstrip(' \t').removesuffix('\r') for line in ts2.text(node).split('\n')]
     if not all(line.startswith('\\\\') for line in lines):
         return None
     return ts2.value(b'b', ['\n'.join(line[2:] for line in lines)])

@@ -15,22 +15,19 @@ Comments are no tokens.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING
 
-from execlease_hook.fingerprint import rule_modules, ts2
+from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint.scheme import rules_for
+from execlease_hook.fingerprint.ts2 import Node
+from execlease_hook.locate.anchor import Token
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import parse
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
-    from execlease_hook.locate.anchor import Token
 
 
 def tokens(language: str, source: bytes, low: int = 0, high: int | None = None) -> list[Token]:
     """The tokens of `source` that overlap bytes [low, high) (the whole source by default)."""
     high = len(source) if high is None else high
-    rules = rule_modules.for_language(language)
+    rules = rules_for(language)
     handlers, drops = rules.HANDLERS, rules.DROPS
     literals = LANGUAGES[language].literals
     out: list[Token] = []

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
     _Item = Union[bytes, tuple[Node, bool]]
 
-_DROPPED = frozenset({'line_continuation'})
 _VERBATIM_ENDINGS = (
     'string',
     'string_literal',
@@ -65,7 +64,7 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
             continue
         node, in_error = item
         kind = node.type
-        if 'comment' in kind or kind in _DROPPED:
+        if 'comment' in kind or kind == 'line_continuation':
             continue
         first, last = node.start_byte, node.end_byte
         if (first >= end or last <= start) and not (first == last and start <= first <= end):

@@ -169,8 +169,8 @@ def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[byt
     return ts1.serialize((node,), first, last, chunk[first - base : last - base])
 
 
-def marker(node: Node, kind: str) -> bytes:
-    return open_marker(kind, node.is_named, node.is_missing)
+def marker(node: Node) -> bytes:
+    return open_marker(node.type, node.is_named, node.is_missing)
 
 
 def open_marker(kind: str, named: bool = True, missing: bool = False) -> bytes:
@@ -231,10 +231,6 @@ def prev_token(siblings: list[Node], index: int) -> Node | None:
     return next((s for s in reversed(siblings[:index]) if 'comment' not in s.type), None)
 
 
-CLOSERS = frozenset({')', ']', '}', '>', '|'})
-OPENERS = frozenset({'(', '[', '{', '<', '|', ','})
-
-
 def always(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
     """A drop for a token that never means anything (an optional `;`: each rule says why)."""
     return True
@@ -245,19 +241,20 @@ def trailing_comma(token: Node, parent: Node, siblings: list[Node], index: int) 
     after, before = next_token(siblings, index), prev_token(siblings, index)
     return (
         after is not None
-        and after.type in CLOSERS
+        and after.type in (')', ']', '}', '>', '|')
         and not after.is_named
         and before is not None
-        and before.type not in OPENERS
+        and before.type not in ('(', '[', '{', '<', '|', ',')
     )
 
 
 def nothing_in(kinds: frozenset[str]) -> Handler:
-    """A node that means nothing among statements of `kinds` (an empty statement, `;;`)."""
+    """A node with nothing named inside that means nothing in one of `kinds`: an empty statement
+    among statements (`;;`), an empty argument list where one may be left out (`class A():`)."""
 
     def handler(node: Node, parent: Node | None) -> list[Item] | None:
         holder = up(node, parent)
-        return [] if holder is not None and holder.type in kinds else None
+        return [] if holder is not None and holder.type in kinds and not named(node) else None
 
     return handler
 
@@ -284,20 +281,10 @@ def unwrap_unless_callee(node: Node, parent: Node | None) -> list[Item] | None:
     if (
         parent is not None
         and parent.type == 'call_expression'
-        and same(parent.child_by_field_name('function'), node)
+        and definition.same(parent.child_by_field_name('function'), node)
     ):
         return None
     return unwrap_single(node)
-
-
-def same(a: Node | None, b: Node | None) -> bool:
-    return (
-        a is not None
-        and b is not None
-        and a.start_byte == b.start_byte
-        and a.end_byte == b.end_byte
-        and a.type == b.type
-    )
 
 
 def text(node: Node | None) -> str:
@@ -325,7 +312,7 @@ def context_items(rules: ModuleType, node: Node) -> list[Item]:
 
 
 def _header(rules: ModuleType, node: Node, path: Node | None) -> list[Item]:
-    out: list[Item] = [marker(node, node.type)]
+    out: list[Item] = [marker(node)]
     attached: frozenset[str] = getattr(rules, 'ATTACHED', frozenset())
     if attached:  # written just before the node (Rust's `#[cfg(test)]`)
         out.extend(definition.leading(node, attached)[:-1])
@@ -333,7 +320,7 @@ def _header(rules: ModuleType, node: Node, path: Node | None) -> list[Item]:
     # declarations, a Zig struct's other members): only its own tokens and fields count.
     beside = node.type in getattr(rules, 'BESIDE', frozenset())
     for index, c in enumerate(node.children):
-        if same(c, path):
+        if definition.same(c, path):
             out.append(b'@')
         elif 'comment' in c.type:
             continue

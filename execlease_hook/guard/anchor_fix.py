@@ -50,8 +50,7 @@ def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None, max_bytes:
     now, then = _scope(e, staged, max_bytes), _scope(e, synced, max_bytes)
     if now is None or then is None:
         return None
-    old = tokens(language, synced, *then)
-    new = tokens(language, staged, *now)
+    old, new = tokens(language, synced, *then), tokens(language, staged, *now)
     first = next((i for i, t in enumerate(old) if t[2] > before.start_byte), None)
     last = next((i for i in range(len(old) - 1, -1, -1) if old[i][1] < before.end_byte), None)
     if first is None or last is None or not new:
@@ -98,12 +97,9 @@ def _guessed(e: CoveredEntry, staged: bytes, language: str, max_bytes: int) -> F
         matched, _, at = anchor.closest(mine, text, new, staged)
         if matched == 0:
             return None
-        if key == 'from':
-            found = _shortest(places, new, at, len(new) - 1, staged, forward=True)
-        else:
-            found = _shortest(
-                places, new, min(len(new) - 1, at + len(mine) - 1), 0, staged, forward=False
-            )
+        forward = key == 'from'
+        start = at if forward else min(len(new) - 1, at + len(mine) - 1)
+        found = _shortest(places, new, start, len(new) - 1 if forward else 0, staged, forward)
         if found is None:
             return None
         anchors[key] = found
@@ -126,12 +122,10 @@ def _differs(
     end, matched, fails = anchor.match(mine, text, new, staged, at)
     if end is not None or not mine:
         return ''
-    line = line_of(staged, new[at][1])
+    place = f'`{key}`: at its synced place (line {line_of(staged, new[at][1])})'
     if matched == 0:
-        return (
-            f'`{key}`: at its synced place (line {line}) the code starts with {_spelled(staged, new[at])}, '
-            f'not {_spelled(text, mine[0])}'
-        )
+        code, anchor_starts = _spelled(staged, new[at]), _spelled(text, mine[0])
+        return f'{place} the code starts with {code}, not {anchor_starts}'
     there = (
         'nothing'
         if fails is None
@@ -139,8 +133,8 @@ def _differs(
     )
     wanted = _spelled(text, mine[matched]) if matched < len(mine) else 'its end'
     return (
-        f'`{key}`: at its synced place (line {line}) its tokens match up to '
-        f'{_spelled(text, mine[matched - 1])}; then the anchor says {wanted}, the code {there}'
+        f'{place} its tokens match up to {_spelled(text, mine[matched - 1])}; then the anchor '
+        f'says {wanted}, the code {there}'
     )
 
 
@@ -177,10 +171,9 @@ def _moved(old: list[Token], new: list[Token], index: int, end: bool) -> int | N
     """The index in `new` of the token at `index` in `old`: the same token where the two agree,
     else the edge of what replaced it (its first token for a region's start, its last for its end)."""
     keys_old, keys_new = [t[0] for t in old], [t[0] for t in new]
-    head = 0
+    head = tail = 0
     while head < min(len(old), len(new)) and keys_old[head] == keys_new[head]:
         head += 1
-    tail = 0
     while tail < min(len(old), len(new)) - head and keys_old[-1 - tail] == keys_new[-1 - tail]:
         tail += 1
     if index < head:
@@ -192,7 +185,6 @@ def _moved(old: list[Token], new: list[Token], index: int, end: bool) -> int | N
         return None
     if len(middle_old) > _ALIGNED or len(middle_new) > _ALIGNED:
         return head if not end else len(new) - tail - 1
-
     at = index - head
     matcher = difflib.SequenceMatcher(None, middle_old, middle_new, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -231,7 +223,4 @@ def _key_line(text: str | None, after: int | None, key: str) -> int | None:
     if text is None or after is None:
         return None
     lines = text.splitlines()
-    for number in range(after, len(lines) + 1):
-        if f'"{key}"' in lines[number - 1]:
-            return number
-    return None
+    return next((n for n in range(after, len(lines) + 1) if f'"{key}"' in lines[n - 1]), None)

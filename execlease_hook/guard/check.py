@@ -112,17 +112,15 @@ def render(
     where = paths.rel(m.root, m.path)
     lines = [f'execlease guard: {where}: {subject} is blocked', '']
     if unstaged_manifest:
-        lines.extend(
-            (
-                f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
-                f'      what this commit records. If those changes are the sync, `git add {where}`.',
-                '',
-            )
+        lines += (
+            f'note: {where} has changes that are not staged; the guard judges the staged one, which is',
+            f'      what this commit records. If those changes are the sync, `git add {where}`.',
+            '',
         )
     for block in found.blocks:
-        lines.extend((block, ''))
+        lines += (block, '')
     if found.needs_steps and steps:
-        lines.extend(step.format(notes=notes) for step in STEPS)
+        lines += (step.format(notes=notes) for step in STEPS)
     return '\n'.join(lines).rstrip('\n')
 
 
@@ -131,10 +129,8 @@ def check(
 ) -> Findings:
     """`max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
     staged, source = snap.changes, snap.source
-    root = m.root
-    notes_path = paths.rel(root, m.folder / 'NOTES.md')
-
-    model_paths = model.model_paths(m)
+    notes_path = paths.rel(m.root, m.folder / 'NOTES.md')
+    model_paths: list[str] = []
     if p.model:  # the modules the spec reads, guessed from the working tree: one batch
         # Lazy, as are the imports of a missing entry's, a watch rule's and a NOTES.md table's
         # checks below (and of the report and the map's repair in stage.py): parts most commits
@@ -143,37 +139,26 @@ def check(
         # (benchmarks/guard_latency.py (c), 20 interleaved runs at load 30, the floor 31 ms).
         from execlease_hook.spec import modules
 
-        model_paths = [*model_paths, *modules.likely_paths(m)]
-    source.prefetch(
-        (
-            *(e.path for e in p.entries),
-            *(model_paths if p.model else ()),
-            *((notes_path,) if p.notes else ()),
-        )
-    )
+        model_paths = [*model.model_paths(m), *modules.likely_paths(m)]
+    notes = (notes_path,) if p.notes else ()
+    source.prefetch((*(e.path for e in p.entries), *model_paths, *notes))
     found = Findings()
     statuses = compare.compare(m, source, p.entries, max_bytes)
     bad = [s for s in statuses if s.status != 'unchanged']
-    if bad:
-        changed = [s for s in bad if s.status in ('changed', 'never synced')]
-        diffs = entry_diffs(m, changed, snap, max_bytes)
-        for s in bad:
-            if s.status in ('missing', 'ambiguous'):
-                from execlease_hook.guard.missing import missing_block
+    changed = [s for s in bad if s.status in ('changed', 'never synced')]
+    diffs = entry_diffs(m, changed, snap, max_bytes)  # {} for none
+    for s in bad:
+        if s.status in ('missing', 'ambiguous'):
+            from execlease_hook.guard.missing import missing_block
 
-                text, moved_and_changed = missing_block(
-                    m, s, staged, source, manifest_text, max_bytes
-                )
-                found.add(text, 2, steps=moved_and_changed)
-            else:
-                found.add(changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
-
+            text, moved_and_changed = missing_block(m, s, staged, source, manifest_text, max_bytes)
+            found.add(text, 2, steps=moved_and_changed)
+        else:
+            found.add(changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
     if p.model:
         _check_model(m, source, found)
-
     if p.watched:
         _check_watch(m, p, statuses, source, found, max_bytes)
-
     if p.notes:
         stale = _stale_map(m, p, statuses, source, notes_path, max_bytes)
         if stale:
@@ -182,13 +167,8 @@ def check(
                 f'{notes_path}: the code-to-action table is stale against the {what}',
                 *(f'  {line}' for line in stale),
             ]
-            found.add(
-                '\n'.join(found.stale_map)
-                + '\n  run `execlease coverage --write-map`, then `git add '
-                + notes_path
-                + '`',
-                1,
-            )
+            write = f'  run `execlease coverage --write-map`, then `git add {notes_path}`'
+            found.add('\n'.join((*found.stale_map, write)), 1)
     return found
 
 

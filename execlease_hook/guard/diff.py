@@ -24,13 +24,8 @@ DIFF_LINES = 40
 
 
 def changed_block(s: EntryStatus, diff: str) -> str:
-    e = s.entry
-    what = (
-        'covered code changed'
-        if s.status == 'changed'
-        else 'covered code never synced (no hash recorded yet)'
-    )
-    head = f'{e.id}: {s.where}  (model action {e.action}): {what}'
+    what = 'changed' if s.status == 'changed' else 'never synced (no hash recorded yet)'
+    head = f'{s.entry.id}: {s.where}  (model action {s.entry.action}): covered code {what}'
     return head + ('\n' + diff if diff else '')
 
 
@@ -60,7 +55,6 @@ def entry_diffs(
     coverage.syncCommit."""
     if not statuses:
         return {}
-
     sync = m.coverage.sync_commit
     source = snap.source
     blobs = source.read_objects([s.entry.synced_blob for s in statuses if s.entry.synced_blob])
@@ -91,20 +85,10 @@ def entry_diffs(
         except CannotRun as err:
             out[e.id] = f'  (no diff: the entry cannot be located in the synced content: {err})'
             continue
-        lines = _shift_hunks(
-            list(
-                difflib.unified_diff(
-                    (_indent(content, before.start_byte) + before.text).splitlines(),
-                    (_indent(now, located.start_byte) + located.text).splitlines(),
-                    base,
-                    f'{e.path} ({snap.label})',
-                    n=2,
-                    lineterm='',
-                )
-            ),
-            before.start_line,
-            located.start_line,
-        )
+        old = (_indent(content, before.start_byte) + before.text).splitlines()
+        new = (_indent(now, located.start_byte) + located.text).splitlines()
+        diff = difflib.unified_diff(old, new, base, f'{e.path} ({snap.label})', n=2, lineterm='')
+        lines = _shift_hunks(list(diff), before.start_line, located.start_line)
         if not lines:
             lines = [
                 '(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)'

@@ -39,8 +39,7 @@ def fix(m: Manifest, source: IndexSource, found: Findings, max_bytes: int) -> st
     """Rewrites the staged and the working tree's table; the message saying so. None when it
     cannot be fixed mechanically (an entry cannot be located, the markers are broken)."""
     root = m.root
-    folder = paths.rel(root, m.folder)
-    notes = paths.rel(root, m.folder / 'NOTES.md')
+    folder, notes = paths.rel(root, m.folder), paths.rel(root, m.folder / 'NOTES.md')
     staged = source.read(notes)
     if staged is None:
         return None
@@ -54,30 +53,22 @@ def fix(m: Manifest, source: IndexSource, found: Findings, max_bytes: int) -> st
     head_table = _table(repo.show(root, 'HEAD', notes), notes) if repo.head(root) else None
     lost = notes_table.hand_lines(staged_table, folder, head_table)
     repo.stage_blob(root, notes, repo.write_blob_data(root, new_staged.encode('utf-8')))
-    worktree = 'the index'
     path = m.folder / 'NOTES.md'
     try:
         text = path.read_text(encoding='utf-8')
         new_text = notes_table.replace_table(text, table, notes)
-        lost.extend(
-            line
-            for line in notes_table.hand_lines(
-                notes_table.current_table(text, notes), folder, head_table
-            )
-            if line not in lost
-        )
+        here = notes_table.hand_lines(notes_table.current_table(text, notes), folder, head_table)
+        lost += (line for line in here if line not in lost)
         if new_text != text:
             write_text_atomic(path, new_text)
         worktree = 'the working tree and the index'
     except (OSError, UnicodeDecodeError, CannotRun) as e:
         worktree = f'the index (not the working tree: {e})'
     lines = [
-        (
-            f'execlease guard: {notes}: the code-to-action table was out of date (nothing covered '
-            f'changed); rewritten in {worktree}:'
-        )
+        f'execlease guard: {notes}: the code-to-action table was out of date (nothing covered '
+        f'changed); rewritten in {worktree}:',
+        *found.stale_map[1:],
     ]
-    lines.extend(found.stale_map[1:])
     if lost:
         lines.append(
             f'warning: lines edited inside the generated table of {notes} were overwritten (the '

@@ -21,21 +21,16 @@ from execlease_hook.locate.source import language_for
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 if TYPE_CHECKING:
-    from execlease_hook.coverage import rename_hint
     from execlease_hook.coverage.compare import EntryStatus
     from execlease_hook.git.blobs import CommitSource, IndexSource
 
 
-def _manifest_line(m: Manifest, entry: CoveredEntry, text: str | None = None) -> int | None:
-    """The line of the entry's "path" in manifest.json (the stable dump: one key per line), in
-    the judged manifest's text when given.
+def _manifest_line(entry: CoveredEntry, text: str | None) -> int | None:
+    """The line of the entry's "path" in manifest.json's text (the stable dump: one key per line).
 
     Values are compared decoded, so a hand-written "\\u00fc" matches the path "ü"."""
     if text is None:
-        try:
-            text = m.path.read_text(encoding='utf-8')
-        except (OSError, UnicodeDecodeError):
-            return None
+        return None
     lines = text.splitlines()
     key_value = re.compile(r'"(id|path)"\s*:\s*("(?:[^"\\]|\\.)*")')
     seen_id = False
@@ -72,24 +67,27 @@ def missing_block(
         lines.append(f'  {s.problem}')
     moved = _find_moved(e, staged, source, change, max_bytes)
     where = paths.rel(m.root, m.path)
-    line = _manifest_line(m, e, manifest_text)
+    if manifest_text is None:  # the judged manifest's text, else the working tree's
+        try:
+            manifest_text = m.path.read_text(encoding='utf-8')
+        except (OSError, UnicodeDecodeError):
+            pass
+    line = _manifest_line(e, manifest_text)
     at = f'{where}:{line}' if line else where
     for path, start, same in moved:
-        if same:
-            lines.append(f'  it moved unchanged to {path}:{start} (same fingerprint)')
-            lines.append(
-                f'  {at}: change "path": "{e.path}" to "path": "{path}", then '
-                '`execlease coverage --write-map`'
-            )
-        else:
-            lines.append(f'  found at {path}:{start}, but changed: covered code changed')
-            lines.append(
-                f'  {at}: change "path": "{e.path}" to "path": "{path}", then follow the '
-                'steps below'
-            )
+        lines += (
+            f'  it moved unchanged to {path}:{start} (same fingerprint)'
+            if same
+            else f'  found at {path}:{start}, but changed: covered code changed',
+            f'  {at}: change "path": "{e.path}" to "path": "{path}", then '
+            + ('`execlease coverage --write-map`' if same else 'follow the steps below'),
+        )
     renamed = None
     if not moved and e.function is not None and (change is None or change.status != 'D'):
-        renamed = _renamed(m, e, change, source, max_bytes)
+        # The function a covered function was renamed to, in its file or its rename target.
+        files = [change.path] if change is not None and change.old_path == e.path else [e.path]
+        source.prefetch(files)
+        renamed = rename_hint.find(m, e, files, source.read, _synced(m, e), max_bytes)
     if renamed is not None:
         how = 'with the code it had at the sync' if renamed.unchanged else 'its code differs'
         lines.append(
@@ -98,37 +96,15 @@ def missing_block(
         )
         lines.extend(rename_hint.repair(m, e, renamed, at))
     elif not moved:
-        fix = (
-            _anchors(m, e, source, at, manifest_text, line, max_bytes)
-            if e.region is not None
-            else []
-        )
-        lines.extend(
-            fix
-            or [
-                (
-                    f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
-                    '`execlease coverage` shows where each entry is'
-                ),
-            ]
-        )
+        fix = _anchors(m, e, source, at, manifest_text, line, max_bytes) if e.region else []
+        lines += fix or [
+            f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
+            '`execlease coverage` shows where each entry is'
+        ]
     changed = any(not same for _, _, same in moved) or (
         renamed is not None and not renamed.unchanged
     )
     return '\n'.join(lines), changed
-
-
-def _renamed(
-    m: Manifest,
-    e: CoveredEntry,
-    change: repo.StagedChange | None,
-    source: IndexSource | CommitSource,
-    max_bytes: int,
-) -> rename_hint.Renamed | None:
-    """The function a covered function was renamed to, in its file or the file's rename target."""
-    paths = [change.path] if change is not None and change.old_path == e.path else [e.path]
-    source.prefetch(paths)
-    return rename_hint.find(m, e, paths, source.read, _synced(m, e), max_bytes)
 
 
 def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
@@ -158,11 +134,6 @@ def _anchors(
     )
     if fix is None:
         return []
-    if manifest_text is None:
-        try:
-            manifest_text = m.path.read_text(encoding='utf-8')
-        except (OSError, UnicodeDecodeError):
-            manifest_text = None
     intro = '  the anchors that stand where the synced region stood (then compared with its recorded hash):'
     return [
         *(f'  {why}' for why in fix.why),

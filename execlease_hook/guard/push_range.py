@@ -18,10 +18,9 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
-from execlease_hook.core import paths, term
+from execlease_hook.core import term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import blobs, repo
 from execlease_hook.guard import check, snapshot, stage
@@ -78,23 +77,13 @@ def guard_range(root: Path, spec: str, model: str | None, max_bytes: int, quiet:
     return code
 
 
-def _model_filter(root: Path, model: str | None) -> str | None:
-    if model is None:
-        return None
-    folder = Path(os.path.abspath(model))
-    manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
-    return paths.rel(root, manifest)
-
-
 def judge_commits(
     root: Path, commits: list[tuple[str, str | None]], tip: str, model: str | None, max_bytes: int
 ) -> int:
     """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2).
     `max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
-    only = _model_filter(root, model)
-    code = 0
-    steps = False
-    modelled = False
+    only = None if model is None else stage.model_manifest(root, model)
+    code, steps, modelled = 0, False, False
     for commit, parent in commits:
         changes = repo.commit_changes(root, commit, parent)
         touched = stage.touched_paths(root, changes, [])

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What is judged: the index (a commit being made) or one commit (a pushed range)."""
-
     source: IndexSource | CommitSource
     changes: list[repo.StagedChange]  # against HEAD, or against the commit's first parent
     label: str  # 'staged', or the commit's short id
@@ -28,10 +26,7 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class StagedModel:
-    """A model as the judged commit records it: its manifest, read with the covered blobs."""
-
     manifest: Manifest
-    source: IndexSource | CommitSource
     unstaged_manifest: bool  # the working tree's manifest.json differs from the staged one
     text: str  # the manifest's text, as judged
 
@@ -41,9 +36,7 @@ def load_model(
 ) -> StagedModel:
     """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
     compare it with the working tree's file, for the note about unstaged changes."""
-    if blob is None:
-        blob = source.read(rel)
-    where = 'staged' if worktree else source.description
+    blob = source.read(rel) if blob is None else blob
     if blob is None:
         raise CannotRun(
             f'{rel}: not in {source.description}; `git add` it (the guard judges what '
@@ -52,13 +45,12 @@ def load_model(
     try:
         text = blob.decode('utf-8')
     except UnicodeDecodeError as e:
+        where = 'staged' if worktree else source.description
         raise CannotRun(
             f'{root / rel} ({where}): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it'
         ) from None
-    unstaged = False
-    if worktree:
-        try:
-            unstaged = (root / rel).read_bytes() != blob
-        except OSError:
-            unstaged = True
-    return StagedModel(read.parse(text, root / rel, root), source, unstaged, text)
+    try:
+        unstaged = worktree and (root / rel).read_bytes() != blob
+    except OSError:
+        unstaged = True
+    return StagedModel(read.parse(text, root / rel, root), unstaged, text)

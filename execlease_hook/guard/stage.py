@@ -18,12 +18,22 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import repo
 from execlease_hook.manifest import find, watch_paths
+
+if TYPE_CHECKING:
+    from execlease_hook.git.blobs import IndexSource
+    from execlease_hook.guard.check import Findings, Plan
+    from execlease_hook.manifest.model import Manifest
+
+# What `--format` adds to its report for a judged model (commands/guard.py).
+Judged = Callable[['Manifest', 'Plan', 'Findings', 'IndexSource'], None]
 
 
 def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str]) -> set[str]:
@@ -45,21 +55,18 @@ def plain_json(data: bytes | None) -> dict | None:
     return parsed if isinstance(parsed, dict) else None
 
 
+CONFIGS = ('checks', 'mutations', 'findings')  # the manifest's lists of items with a cfg
+
+
 def governed_paths(rel: str, parsed: dict | None) -> set[str] | None:
     """Every path a model governs (manifest, NOTES.md, spec, cfgs, covered files), read from the
     manifest's bytes without validating; None when they cannot be read this way (the full load
     will say why)."""
-    folder = Path(rel).parent.as_posix()
-    prefix = '' if folder == '.' else f'{folder}/'
     if parsed is None:
         return None
     try:
         names = [parsed['spec']]
-        names.extend(
-            item['config']
-            for key in ('checks', 'mutations', 'findings')
-            for item in parsed.get(key, ())
-        )
+        names += (item['config'] for key in CONFIGS for item in parsed.get(key, ()))
         covered = [entry['path'] for entry in parsed.get('coverage', {}).get('entries', ())]
     except (KeyError, TypeError, AttributeError):
         return None
@@ -67,15 +74,14 @@ def governed_paths(rel: str, parsed: dict | None) -> set[str] | None:
         isinstance(p, str) and paths.spelling_problem(p) is None for p in (*names, *covered)
     ):
         return None  # the full load names the field (a path git would spell differently)
+    folder = Path(rel).parent.as_posix()
+    prefix = '' if folder == '.' else f'{folder}/'
     return {rel, prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
 
 
 def watched_paths(parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched paths where the model's `coverage.watch` rules look for uncovered protocol code."""
-    if parsed is None:
-        return set()
-
-    globs = watch_paths.raw_globs(parsed)
+    globs = watch_paths.raw_globs(parsed)  # [] for None
     return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
 
 
@@ -124,17 +130,15 @@ def _object_id(value: str) -> bool:
     return len(value) in (40, 64) and all(c in '0123456789abcdef' for c in value)
 
 
-def staged_models(
-    root: Path, model: str | None, staged: list[repo.StagedChange]
-) -> list[tuple[str, str]]:
+def staged_models(root: Path, model: str | None) -> list[tuple[str, str]]:
     """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
     if model is not None:
-        folder = Path(os.path.abspath(model))
-        manifest = folder if folder.suffix == '.json' else folder / 'manifest.json'
-        rel = paths.rel(root, manifest)
+        rel = model_manifest(root, model)
         blob = repo.index_blob(root, rel)
         if blob is None:
-            state = 'exists only in the working tree' if manifest.is_file() else 'does not exist'
+            state = (
+                'exists only in the working tree' if (root / rel).is_file() else 'does not exist'
+            )
             raise CannotRun(
                 f'--model {model}: {rel} is not in the index ({state}); `git add` it: '
                 'the guard judges what the commit records'
@@ -143,13 +147,10 @@ def staged_models(
     return repo.model_manifests(root)  # every manifest.json: judge_staged keeps the models
 
 
-def _no_model(root: Path, staged: list[repo.StagedChange]) -> CannotRun:
-    deleted = [c.path for c in staged if c.status == 'D' and c.path.rsplit('/', 1)[-1] == find.NAME]
-    gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
-    return CannotRun(
-        f'no model found in the index{gone}: {find.NONE_FOUND} under {root}, staged, '
-        'or name one with --model DIR'
-    )
+def model_manifest(root: Path, model: str) -> str:
+    """The manifest --model names (a folder, or its manifest.json), relative to the root."""
+    folder = Path(os.path.abspath(model))
+    return paths.rel(root, folder if folder.suffix == '.json' else folder / 'manifest.json')
 
 
 def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
@@ -176,15 +177,15 @@ def judge_staged(
     model: str | None,
     every: bool,
     verbose: bool,
-    report: object,
+    judged: Judged | None,
     max_bytes: int,
 ) -> int:
     """The exit code of the staged changes (`files`: what pre-commit passed; `model`: --model;
-    `every`: --all, every entry checked); `report`: a formats/report.Report to fill with what was
-    judged (--format), or None; `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
+    `every`: --all, every entry checked); `judged`: told of each judged model, for --format;
+    `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     staged = repo.staged_changes(root)
     touched = touched_paths(root, staged, files)
-    models = staged_models(root, model, staged)
+    models = staged_models(root, model)
     for rel, _ in models:
         outside = paths.outside_problem(root, root / rel)  # a manifest linked from elsewhere
         if outside:
@@ -193,7 +194,12 @@ def judge_staged(
     if model is None:  # a manifest.json that is no execlease manifest is not a model
         models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
         if not models:
-            raise _no_model(root, staged)
+            deleted = [c.path for c in staged if c.status == 'D' and Path(c.path).name == find.NAME]
+            gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
+            raise CannotRun(
+                f'no model found in the index{gone}: {find.NONE_FOUND} under {root}, staged, '
+                'or name one with --model DIR'
+            )
     wanted = []
     parsed = {rel: plain_json(data[rel]) for rel, _ in models}
     for rel, _ in models:
@@ -236,10 +242,8 @@ def judge_staged(
             continue
         snap = snapshot.Snapshot(source, staged, 'staged')
         found = check.check(m, p, snap, loaded.text, max_bytes)
-        if report is not None:
-            from execlease_hook.guard import report_items  # lazy: see check.check
-
-            report_items.add(report, m, p, found, source, max_bytes)
+        if judged is not None:
+            judged(m, p, found, source)
         if found.only_map:
             from execlease_hook.guard import map_fix  # lazy: see check.check
 

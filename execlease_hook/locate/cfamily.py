@@ -13,12 +13,7 @@ A `template <...>` header belongs to the function. Overloads share a name and so
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, ancestors, names_this, same, text
 
 # Conversion operators (`operator bool()`) have no name token of their own: cover them with a region.
 NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name'})
@@ -34,6 +29,7 @@ _WRAPPERS = frozenset(
     }
 )
 _CLASSES = frozenset({'class_specifier', 'struct_specifier', 'union_specifier'})
+_QUALIFIED = ('qualified_identifier', 'template_function')
 
 
 def named_definition(name: Node) -> Definition | None:
@@ -101,13 +97,10 @@ def _qualified(name: Node) -> tuple[Node, list[str]]:
 def _holds(wrapper: Node, child: Node) -> bool:
     if wrapper.type == 'parenthesized_declarator':
         return True
-    declarator = wrapper.child_by_field_name('declarator')
-    if declarator is None:  # `T &f()`: C++'s reference_declarator has no field
-        return any(
-            c.start_byte == child.start_byte and c.end_byte == child.end_byte
-            for c in wrapper.named_children
-        )
-    return declarator.start_byte == child.start_byte and declarator.end_byte == child.end_byte
+    # `T &f()`: C++'s reference_declarator has no field
+    if wrapper.child_by_field_name('declarator') is None:
+        return any(same(c, child) for c in wrapper.named_children)
+    return names_this(wrapper, 'declarator', child)
 
 
 def _lambda(name: Node) -> tuple[Node, list[str]] | None:
@@ -142,20 +135,12 @@ def _declared_name(function: Node) -> str | None:
                 (c for c in declarator.named_children if c.type != 'attribute_declaration'), None
             )
         declarator = inner
-    if declarator is None:
-        return None
-    parts = []
-    while declarator is not None and declarator.type == 'qualified_identifier':
-        scope = declarator.child_by_field_name('scope')
-        if scope is not None:
-            parts.append(_base(scope))
-        declarator = declarator.child_by_field_name('name')
-    if declarator is not None and declarator.type == 'template_function':
+    # down `A::B::name` and `name<T>` (_qualified climbs back up them)
+    while declarator is not None and declarator.type in _QUALIFIED:
         declarator = declarator.child_by_field_name('name')
     if declarator is None:
         return None
-    parts.append(_key(declarator))
-    return '.'.join(parts)
+    return '.'.join([*_qualified(declarator)[1], _key(declarator)])
 
 
 def _namespace(namespace: Node) -> list[str]:

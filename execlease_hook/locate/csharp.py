@@ -9,12 +9,7 @@ a name and so are ambiguous. Attributes (`[Obsolete]`) belong to the member they
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, in_scopes, names_this
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, in_scopes, names_this
 
 _ACCESSORS = frozenset({'get', 'set', 'init', 'add', 'remove'})
 NAME_TYPES = frozenset({'identifier'}) | _ACCESSORS

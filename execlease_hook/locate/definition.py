@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 if TYPE_CHECKING:
-    import tree_sitter
     from tree_sitter import Node
+else:
+    Node = object  # for annotations only (the language modules import it from here)
 
 
 @dataclass(frozen=True)
@@ -32,14 +33,19 @@ def ancestors(node: Node) -> Iterator[Node]:
         parent = parent.parent
 
 
+def same(a: Node | None, b: Node | None) -> bool:
+    """`a` and `b` are one node (of one kind, at one place), each of them read from its parent."""
+    return a is not None and b is not None and a.byte_range == b.byte_range and a.type == b.type
+
+
+def is_a(node: Node | None, *kinds: str) -> TypeGuard[Node]:
+    """`node` is there and of one of `kinds`."""
+    return node is not None and node.type in kinds
+
+
 def names_this(parent: Node, field: str, name: Node) -> bool:
     """True when `name` is `parent`'s child in `field`."""
-    child = parent.child_by_field_name(field)
-    return (
-        child is not None
-        and child.start_byte == name.start_byte
-        and child.end_byte == name.end_byte
-    )
+    return same(parent.child_by_field_name(field), name)
 
 
 def named_function(name: Node, kinds: frozenset[str], *, body: bool = False) -> Node | None:
@@ -124,4 +130,4 @@ class Located:
     start_byte: int
     end_byte: int
     text: str  # the source slice, for diffs
-    nodes: tuple[tree_sitter.Node, ...] = field(compare=False, hash=False, repr=False)
+    nodes: tuple[Node, ...] = field(compare=False, hash=False, repr=False)

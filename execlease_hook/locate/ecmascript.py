@@ -11,12 +11,7 @@ name share `Class.name` and are therefore ambiguous.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, ancestors, leading, names_this, text
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, ancestors, leading, names_this, text
 
 NAME_TYPES = frozenset(
     {'identifier', 'property_identifier', 'private_property_identifier', 'string_fragment'}
@@ -36,9 +31,8 @@ _NAMED_SCOPES = frozenset(
     }
 )
 _FIELDS = frozenset({'public_field_definition', 'field_definition'})
-_NAMELESS = frozenset(
-    {'object', 'class'}
-)  # addressable only through the variable or key holding them
+# addressable only through the variable or key holding them
+_NAMELESS = frozenset({'object', 'class'})
 _WRAPPERS = frozenset(
     {'as_expression', 'satisfies_expression', 'parenthesized_expression', 'non_null_expression'}
 )

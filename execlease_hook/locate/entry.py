@@ -12,17 +12,14 @@ from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
-from execlease_hook.locate.definition import Located
+from execlease_hook.locate.anchor import Tokenizer
+from execlease_hook.locate.definition import Definition, Located, Node
 from execlease_hook.locate.index import every_definition, find
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.region import find_region
 from execlease_hook.locate.source import check_text, line_of, parse, require_language
 
 if TYPE_CHECKING:
-    import tree_sitter
-
-    from execlease_hook.locate.anchor import Tokenizer
-    from execlease_hook.locate.definition import Definition
     from execlease_hook.manifest.model import CoveredEntry
 
 MAX_BYTES = Settings().max_covered_bytes
@@ -51,7 +48,14 @@ def _region(
     entry_id: str, path: str, source: bytes, language: str, start: int, end: int
 ) -> Located:
     root = parse(language, source).root_node
-    start, end = whole_tokens(root, start, end, LANGUAGES[language].literals)
+    # Widened so that no token (or string literal, of the row's `literals`) is cut: an anchor that
+    # ends inside `rows` covers all of `rows`, so an edit to the part of a token beyond the anchor
+    # is still seen.
+    if end > start:
+        literals = LANGUAGES[language].literals
+        first, last = _token_at(root, start, literals), _token_at(root, end - 1, literals)
+        start = min(start, first.start_byte) if first is not None else start
+        end = max(end, last.end_byte) if last is not None else end
     covering = root.descendant_for_byte_range(start, end)
     if covering is None or covering.start_byte > start or covering.end_byte < end:
         covering = root  # the fingerprint must see every byte of the region
@@ -100,29 +104,13 @@ def edge_variants(located: Located, source: bytes, tokens: Tokenizer) -> list[Lo
 _EDGE = 4096  # bytes read either side of a region for the tokens at its edges
 
 
-def whole_tokens(
-    root: tree_sitter.Node, start: int, end: int, literals: frozenset[str]
-) -> tuple[int, int]:
-    """[start, end) widened so that no token (or string literal, of the node kinds `literals`)
-    is cut: an anchor that ends inside `rows` covers all of `rows`, so an edit to the part of a
-    token beyond the anchor is still seen."""
-    if end > start:
-        first = _token_at(root, start, literals)
-        last = _token_at(root, end - 1, literals)
-        if first is not None:
-            start = min(start, first.start_byte)
-        if last is not None:
-            end = max(end, last.end_byte)
-    return start, end
-
-
-def _token_at(root: tree_sitter.Node, at: int, literals: frozenset[str]) -> tree_sitter.Node | None:
+def _token_at(root: Node, at: int, literals: frozenset[str]) -> Node | None:
     """The token holding byte `at` (the outermost literal around it, if any); None in whitespace."""
     node = root.descendant_for_byte_range(at, at + 1)
     if node is None:
         return None
     found = node if node.child_count == 0 else None
-    parent: tree_sitter.Node | None = node
+    parent: Node | None = node
     while parent is not None:
         if parent.type in literals:
             found = parent
@@ -189,7 +177,7 @@ def _at(
     source: bytes,
     start: int,
     end: int,
-    nodes: tuple[tree_sitter.Node, ...],
+    nodes: tuple[Node, ...],
 ) -> Located:
     return Located(
         entry_id=entry_id,

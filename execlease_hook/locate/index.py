@@ -25,12 +25,7 @@ def find(language: str, source: bytes, qualname: str) -> list[Definition]:
     while start != -1:
         end = start + len(last)
         node = root.descendant_for_byte_range(start, end)
-        if (
-            node is not None
-            and node.type in family.NAME_TYPES
-            and node.start_byte == start
-            and node.end_byte == end
-        ):
+        if node is not None and node.type in family.NAME_TYPES and node.byte_range == (start, end):
             definition = family.named_definition(node)
             if definition is not None and definition.qualname == qualname:
                 found.append(definition)

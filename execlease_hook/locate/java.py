@@ -6,12 +6,7 @@ anonymous classes are not addressable. Overloads share a name and so are ambiguo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, in_scopes, named_function
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, in_scopes, named_function
 
 NAME_TYPES = frozenset({'identifier'})
 _FUNCTIONS = frozenset({'method_declaration', 'constructor_declaration'})

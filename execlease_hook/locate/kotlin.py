@@ -11,12 +11,7 @@ Annotations are part of the declaration they precede.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, ancestors, is_a, names_this, text
 
 NAME_TYPES = frozenset({'identifier', 'constructor', 'get', 'set'})
 _TYPES = frozenset({'class_declaration', 'object_declaration'})
@@ -72,11 +67,7 @@ def _receiver(function: Node) -> str:
     """`List` for `fun <T> List<T>.second()`: the type written before the name's `.`."""
     previous = None
     for child in function.children:
-        if (
-            child.type == '.'
-            and previous is not None
-            and previous.type in ('user_type', 'nullable_type')
-        ):
+        if child.type == '.' and is_a(previous, 'user_type', 'nullable_type'):
             return _type_name(previous)
         if child.type == 'identifier':
             return ''

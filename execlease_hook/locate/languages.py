@@ -3,7 +3,7 @@
 A row holds every fact about a language that some module needs: its suffixes and grammar wheel
 (locate/source.py), the family module that names its definitions (locate/index.py), its
 string-literal node kinds and whether its names overload (locate/entry.py), its ts2 rules module
-(fingerprint/rule_modules.py) and its call expressions (coverage/watch.py).
+(fingerprint/scheme.py) and its call expressions (coverage/watch.py).
 
 Nothing is imported here: a grammar and a rules module are named by string (the rules live in
 `fingerprint`, a layer above this one), a family by a function that imports it; each loads on

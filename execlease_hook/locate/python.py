@@ -5,12 +5,7 @@ A decorated function is its `decorated_definition`, so decorators are part of it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, field_text, named_function, qualified
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, field_text, named_function, qualified
 
 NAME_TYPES = frozenset({'identifier'})
 _FUNCTIONS = frozenset({'function_definition'})

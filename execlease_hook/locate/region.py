@@ -7,15 +7,16 @@ An anchor is where its exact text occurs once; otherwise where its tokens occur 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.locate import anchor
+from execlease_hook.locate.anchor import Token, Tokenizer
+from execlease_hook.locate.definition import Located
 from execlease_hook.locate.source import line_of
 
 if TYPE_CHECKING:
-    from execlease_hook.locate.anchor import Token, Tokenizer
-    from execlease_hook.locate.definition import Located
     from execlease_hook.manifest.model import CoveredEntry
 
 
@@ -56,13 +57,11 @@ class Places:
     high: int
     language: str
     tokens: Tokenizer | None
-    _found: list[Token] | None = None
 
+    @cached_property
     def found(self) -> list[Token]:
-        if self._found is None:
-            assert self.tokens is not None
-            self._found = self.tokens(self.language, self.source, self.low, self.high)
-        return self._found
+        assert self.tokens is not None
+        return self.tokens(self.language, self.source, self.low, self.high)
 
     def find(self, anchor_text: str) -> list[tuple[int, int]]:
         """(start byte, end byte) of each place of the anchor: its exact text when that occurs
@@ -145,7 +144,7 @@ class Places:
         """Which token of the anchor the code no longer has, where the anchor matches best."""
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
-        found = self.found()
+        found = self.found
         matched, at, _ = anchor.closest(mine, needle, found, self.source)
         if matched == 0:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'

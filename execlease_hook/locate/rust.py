@@ -6,19 +6,15 @@ Attributes written directly above a function (`#[inline]`) belong to it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from execlease_hook.locate.definition import (
     Definition,
+    Node,
     base_type,
     field_text,
     leading,
     named_function,
     qualified,
 )
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
 
 NAME_TYPES = frozenset({'identifier'})
 _FUNCTION = frozenset({'function_item'})

@@ -10,12 +10,7 @@ the declaration.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from execlease_hook.locate.definition import Definition, ancestors, names_this, text
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
+from execlease_hook.locate.definition import Definition, Node, ancestors, is_a, names_this, text
 
 NAME_TYPES = frozenset({'simple_identifier', 'init', 'deinit', 'get', 'set'})
 _ACCESSORS = {
@@ -40,23 +35,18 @@ def named_definition(name: Node) -> Definition | None:
         parts = [name.type]
     elif kind == 'pattern' and name.type == 'simple_identifier':
         declaration = owner.parent
-        if (
-            declaration is None
-            or declaration.type != 'property_declaration'
-            or declaration.child_by_field_name('computed_value') is None
-        ):
+        if not is_a(declaration, 'property_declaration'):
+            return None
+        if declaration.child_by_field_name('computed_value') is None:
             return None
         owner, parts = declaration, [text(name)]
     elif name.type in _ACCESSORS and kind == _ACCESSORS[name.type][1]:
         accessor = owner.parent
         computed = accessor.parent if accessor is not None else None
         declaration = computed.parent if computed is not None else None
-        if (
-            accessor is None
-            or accessor.type != _ACCESSORS[name.type][0]
-            or declaration is None
-            or declaration.type != 'property_declaration'
-        ):
+        if not is_a(accessor, _ACCESSORS[name.type][0]):
+            return None
+        if not is_a(declaration, 'property_declaration'):
             return None
         pattern = declaration.child_by_field_name('name')
         bound = pattern.child_by_field_name('bound_identifier') if pattern is not None else None

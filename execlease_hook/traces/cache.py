@@ -28,12 +28,6 @@ from execlease_hook.traces.validation import TraceRun
 FORMAT = 1
 
 
-def _files_of(folder: Path, copy: code_mutations.Mutated | None) -> list[Path]:
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.iterdir() if (p.is_file() if copy is None else copy.holds(p)))
-
-
 def cache_key(
     m: Manifest, job: TraceJob, root: Path, t: Tools, copy: code_mutations.Mutated | None = None
 ) -> str:
@@ -57,7 +51,12 @@ def cache_key(
         '\0'.join(job.command).encode(),
     ):
         part(text)
-    inputs = [p for p in _files_of(folder, copy) if p.suffix in ('.tla', '.cfg')]
+    held = Path.is_file if copy is None else copy.holds
+    inputs = sorted(
+        p
+        for p in (folder.iterdir() if folder.is_dir() else ())
+        if p.suffix in ('.tla', '.cfg') and held(p)
+    )
     if not job.command:
         for pattern in job.files:
             inputs += sorted(p for p in folder.glob(pattern) if copy is None or copy.holds(p))

@@ -39,17 +39,6 @@ def repository_files(root: Path) -> list[str]:
     return sorted(repo.tracked_files(root, untracked=True))
 
 
-def mutated_text(mutation: CodeMutation, text: str) -> str:
-    count = text.count(mutation.replace.start)
-    if count != 1:
-        found = 'does not match' if count == 0 else f'matches {count} times'
-        raise CannotRun(
-            f'code mutation {mutation.name}: replace.from {found} in {mutation.path} (it must match '
-            'exactly once); update the mutation\'s "from" text in manifest.json to the current code'
-        )
-    return text.replace(mutation.replace.start, mutation.replace.to)
-
-
 def mutated_bytes(root: Path, mutation: CodeMutation) -> bytes:
     """The mutated file's bytes, as the copy holds them (read as text, written as UTF-8)."""
     try:
@@ -58,7 +47,14 @@ def mutated_bytes(root: Path, mutation: CodeMutation) -> bytes:
         raise CannotRun(
             f'code mutation {mutation.name}: cannot read {mutation.path}: {e}'
         ) from None
-    return mutated_text(mutation, text).encode('utf-8')
+    count = text.count(mutation.replace.start)
+    if count != 1:
+        found = 'does not match' if count == 0 else f'matches {count} times'
+        raise CannotRun(
+            f'code mutation {mutation.name}: replace.from {found} in {mutation.path} (it must match '
+            'exactly once); update the mutation\'s "from" text in manifest.json to the current code'
+        )
+    return text.replace(mutation.replace.start, mutation.replace.to).encode('utf-8')
 
 
 @dataclass(frozen=True)

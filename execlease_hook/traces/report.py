@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from execlease_hook.coverage.compare import EntryStatus, code_for
 from execlease_hook.manifest.model import CodeMutation, Manifest, TraceJob
@@ -58,10 +57,6 @@ def _spec_location(m: Manifest, action: str) -> str:
     return f'{unit.file or m.spec}:{unit.start_line}-{unit.end_line}'
 
 
-def _event_text(event: Mapping[str, Any] | None) -> str:
-    return 'none (past the last line)' if event is None else json.dumps(event)
-
-
 def rejected(
     m: Manifest,
     job: TraceJob,
@@ -76,7 +71,7 @@ def rejected(
     lines = [
         f'trace job {job.name}: the code did something the model does not allow: '
         f'trace {r.trace} is rejected at line {r.line}: {r.kind}',
-        f'    event: {_event_text(r.event)}',
+        f'    event: {"none (past the last line)" if r.event is None else json.dumps(r.event)}',
         f'    emitted by: {event.get("where", "(the line has no where)")}',
         f'    model action: {action} (spec: {_spec_location(m, action)})',
     ]

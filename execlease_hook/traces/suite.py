@@ -67,7 +67,6 @@ def run_trace_job(
     root: Path,
     t: Tools,
     cache: ResultCache,
-    workers: int = 1,
     live: Any = None,
     label: str | None = None,
     copy: code_mutations.Mutated | None = None,
@@ -80,7 +79,7 @@ def run_trace_job(
         return hit
     shown = None if live is None else live.start(label or f'traces {job.name}')
     try:
-        collected = collect(m, job, root, t, key, workers, shown)
+        collected = collect(m, job, root, t, key, shown)
         return collected if isinstance(collected, TraceRun) else check(collected, cache, shown)
     finally:
         if shown is not None:
@@ -88,7 +87,7 @@ def run_trace_job(
 
 
 def collect(
-    m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, workers: int = 1, shown: Any = None
+    m: Manifest, job: TraceJob, root: Path, t: Tools, key: str, shown: Any = None
 ) -> Collected | TraceRun:
     """The traces of a trace job and their TLC job; a TraceRun if that failed (exit 2).
     `key`: its cache_key. `shown`: its verify/live.py line, or None."""
@@ -96,24 +95,20 @@ def collect(
         shown.phase = 'running its trace command' if job.command else 'reading its traces'
     folder = root / m.folder.relative_to(m.root)
     started = time.monotonic()
-    said = ''
+    said, what = '', f'trace job {job.name}'
     timeout = job.timeout or DEFAULT_TIMEOUT
     found: list[Trace] | None = None
     with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
+                environment = {**os.environ, **dict(job.env)}
                 command = validation.run_command(
-                    job.command,
-                    root,
-                    Path(out),
-                    timeout,
-                    f'trace job {job.name}',
-                    {**os.environ, **dict(job.env)},
+                    job.command, root, Path(out), timeout, what, environment
                 )
                 said = '\n'.join(command.output.strip().splitlines()[-3:])
-                found = validation.read_folder(Path(out), f'trace job {job.name}')
+                found = validation.read_folder(Path(out), what)
             else:
-                found = validation.read_files(job.files, folder, f'trace job {job.name}')
+                found = validation.read_files(job.files, folder, what)
             mine = own.is_own(imports((folder / job.spec).read_bytes()))  # a project's own spec
             base = validation.base_job(
                 job.name,
@@ -122,7 +117,6 @@ def collect(
                 t.java.path,
                 t.jar.path,
                 timeout,
-                workers,
                 libraries.of(m, t.settings, t.root),
                 settings=t.settings,
             )
@@ -143,15 +137,8 @@ def collect(
                 command_failed=bool(job.command) and (found is None or isinstance(e, BadTrace)),
             )
         except OSError as e:
-            return TraceRun(
-                TraceVerdict(
-                    'error',
-                    0,
-                    0,
-                    reason=f'trace job {job.name}: cannot read {e.filename}: {e.strerror}',
-                ),
-                None,
-            )
+            reason = f'{what}: cannot read {e.filename}: {e.strerror}'
+            return TraceRun(TraceVerdict('error', 0, 0, reason=reason), None)
     return Collected(
         key,
         found,
@@ -193,21 +180,9 @@ def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVer
     verdict: Verdict | None = None
     for trace, job in zip(found, collected.tlc_jobs):
         verdict = run_job(job, None if shown is None else shown.feed)
-        judged = own.judge(verdict, line, len(trace.lines))
-        if judged.outcome == 'error':
-            return verdict, TraceVerdict(
-                'error', len(found), total, reason=f'{trace.name}: {judged.reason}'
-            )
-        if judged.outcome == 'rejected':
-            event = trace.lines[judged.line - 1] if judged.line <= len(trace.lines) else None
-            return verdict, TraceVerdict(
-                'rejected',
-                len(found),
-                total,
-                rejection=validation.Rejection(
-                    trace.name, judged.line, judged.kind, event, judged.state
-                ),
-            )
+        judged = own.judge(verdict, line, trace, len(found), total)
+        if judged.outcome != 'accepted':
+            return verdict, judged
     assert verdict is not None
     return verdict, TraceVerdict('accepted', len(found), total)
 
@@ -252,15 +227,8 @@ def action_coverage_result(m: Manifest, counts: dict[str, int]) -> JobResult:
     if missing:
         return JobResult(placeholder, None, False, DID_NOT_HOLD, '; '.join(missing) + exempted)
     every = 'every action' if not m.coverage.untraced else 'every action but the exempted'
-    return JobResult(
-        placeholder,
-        None,
-        False,
-        HELD,
-        f'{every} of the covered code is reached by the traces: '
-        + report.counts_text(counts)
-        + exempted,
-    )
+    reached = f'{every} of the covered code is reached by the traces: {report.counts_text(counts)}'
+    return JobResult(placeholder, None, False, HELD, reached + exempted)
 
 
 def mutation_jobs(m: Manifest, mutation: CodeMutation) -> list[TraceJob]:
@@ -354,12 +322,10 @@ def mutation_result(
     elif v.outcome == 'error' and run.command_failed:
         # The mutated program broke its own trace command: caught, though not by the model. A
         # refusal of the model's files in the copy is no catch: it could not run.
-        outcome, message = (
-            HELD,
-            (
-                f'code mutation {mutation.name} is caught by the trace command of {job.name} '
-                f'(it fails on the mutated code): {v.reason}'
-            ),
+        outcome = HELD
+        message = (
+            f'code mutation {mutation.name} is caught by the trace command of {job.name} '
+            f'(it fails on the mutated code): {v.reason}'
         )
     elif v.outcome == 'error':
         outcome = COULD_NOT_RUN

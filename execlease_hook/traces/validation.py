@@ -52,12 +52,6 @@ class CommandRun:
     output: str  # stdout and stderr, interleaved
 
 
-def command_argv(argv: Sequence[str]) -> tuple[str, ...]:
-    # `python` in a manifest means the Python that runs execlease (its venv, its packages).
-    first = sys.executable if argv[0] in ('python', 'python3') else argv[0]
-    return (first, *argv[1:])
-
-
 def run_command(
     argv: Sequence[str],
     root: Path,
@@ -70,7 +64,8 @@ def run_command(
     The command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the
     shared pool, verify/pool.py, where trace commands run beside TLC) stops it with every process it
     started (a fault-injection run's workers)."""
-    full = command_argv(argv)
+    # `python` in a manifest means the Python that runs execlease (its venv, its packages).
+    full = (sys.executable if argv[0] in ('python', 'python3') else argv[0], *argv[1:])
     environment = {**(env if env is not None else os.environ), TRACE_DIR: str(out_dir)}
     started = time.monotonic()
     try:
@@ -124,7 +119,6 @@ def base_job(
     java: Path,
     jar: Path,
     timeout: float | None = None,
-    workers: int = 1,
     libraries: Libraries = NO_LIBRARIES,
     *,
     settings: Settings,
@@ -141,7 +135,6 @@ def base_job(
         java=java,
         jar=jar,
         timeout=timeout or DEFAULT_TIMEOUT,
-        workers=workers,
         libraries=libraries,
         settings=settings,
     )

@@ -31,7 +31,7 @@ from execlease_hook.spec import cfg_constants
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import judge, plan
+from execlease_hook.verify import plan, violations
 from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.result import ModelResult
 
@@ -126,6 +126,16 @@ def cores() -> int:
 def prepare(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
     """The model's deep or simulation jobs, and notes on the checks it leaves out."""
     planned, notes = [], []
+    flags: tuple[str, ...] = ('-fpmem', f'{beyond.fpmem:g}')
+    if beyond.simulate:
+        flags = (
+            '-simulate',
+            f'num={beyond.traces}',
+            '-depth',
+            str(beyond.depth),
+            '-seed',
+            str(beyond.seed),
+        )
     for i, (p, c) in enumerate(zip(plan.plan(m, True, t), m.checks)):
         config_text = p.job.config_text
         budget = beyond.budget if beyond.budget is not None else DEFAULT_BUDGET
@@ -144,17 +154,6 @@ def prepare(m: Manifest, t: Any, beyond: Beyond) -> Prepared:
                 ) from None
             if beyond.budget is None and c.deep.timeout is not None:
                 budget = c.deep.timeout
-        if beyond.simulate:
-            flags: tuple[str, ...] = (
-                '-simulate',
-                f'num={beyond.traces}',
-                '-depth',
-                str(beyond.depth),
-                '-seed',
-                str(beyond.seed),
-            )
-        else:
-            flags = ('-fpmem', f'{beyond.fpmem:g}')
         job = dataclasses.replace(
             p.job,
             config_text=config_text,
@@ -183,7 +182,12 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
         deep = checks[job.name].deep
         bounds = ', '.join(f'{name} = {value}' for name, value in deep.constants) if deep else ''
         label = f'check {job.name}' + (f' ({bounds})' if beyond.deep else '')
-        rate = _rate(verdict)
+        per_second = max(verdict.seconds, 1e-9)
+        rate = (
+            f'{(verdict.states or 0) / per_second:,.0f} states/s'
+            if verdict.distinct is None
+            else f'{verdict.distinct / per_second:,.0f} distinct states/s'
+        )
         if (
             verdict.outcome == 'error'
             and verdict.exit_code is None
@@ -212,7 +216,7 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
                     'the bounds'
                 ),
             )
-        result = judge.judge(job, verdict, cached)
+        result = violations.judge(job, verdict, cached)
         if verdict.outcome != 'passed':
             return dataclasses.replace(
                 result, message=result.message.replace(f'check {job.name}', label, 1)
@@ -232,13 +236,6 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
         return JobResult(job, verdict, cached, HELD, f'{label} passed: {what}')
 
     return judged
-
-
-def _rate(v: Verdict) -> str:
-    seconds = max(v.seconds, 1e-9)
-    if v.distinct is not None:
-        return f'{v.distinct / seconds:,.0f} distinct states/s'
-    return f'{(v.states or 0) / seconds:,.0f} states/s'
 
 
 def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:

@@ -2,7 +2,7 @@
 tree checked out alone (--rev, --pushed: commands/verify.py picks the tree), the checks beyond
 their shipped bounds (--deep, --simulate: deep.py) and the tests. What differs is a `Mode`.
 
-Every run: the models (models.py: a refused one is its own exit 2), the TLA+ tools and Java, the
+Every run: the models (result.load: a refused one is its own exit 2), the TLA+ tools and Java, the
 sweep of what a killed run left, every model's jobs in one pool (pool.py), each model's result
 and text in the order the models were found, the report, the JVM's housekeeping notes, the
 verdict line. Exit 0: every check passed, every mutation still fails on its named property,
@@ -29,14 +29,14 @@ from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import deep, models, pool, report_build, schedule, sync, trace_stage
-from execlease_hook.verify.judge import judge
+from execlease_hook.verify import deep, pool, report_build, schedule, sync, trace_stage
 from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
-from execlease_hook.verify.result import ModelResult, Refused, results_json
+from execlease_hook.verify.result import ModelResult, Refused, each, load, results_json
 from execlease_hook.verify.shard import Selection
-from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of
+from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of, say
 from execlease_hook.verify.suite import finish
+from execlease_hook.verify.violations import judge
 
 
 @dataclass(frozen=True)
@@ -67,19 +67,17 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     beyond, verbosity = mode.beyond, mode.verbosity
     # One model's problem stays its own: a manifest refused here, or its tools or its plan below,
     # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
-    loaded = models.load(tree, mode.model)
+    loaded = load(tree, mode.model)
     manifests = [m for m in loaded if isinstance(m, Manifest)]
     java = find_java(settings, results_folder(root).parent)
     default, t = pin.default_tools(root, manifests, java, settings)
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)
     if verbosity >= 0:
-        print_lines(
-            term.wrap(
-                f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
-                f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
-                + ('' if beyond is None else f'; {beyond.words()}')
-            )
+        say(
+            f'TLA+ tools: {t.jar.tlc_version}, sha256 {t.jar.sha256[:16]}... '
+            f'({t.jar.source}); Java {t.java.major} ({t.java.path})'
+            + ('' if beyond is None else f'; {beyond.words()}')
         )
     cache = ResultCache(results_folder(root), enabled=mode.cache)
     # What a killed run left: its temporary folders, its JVM's half-made caches.
@@ -93,7 +91,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
             return deep.prepare(m, tm, beyond), tm
         return prepare(m, tm, mode.quick, mode.selection), tm
 
-    order = models.each(loaded, planned)
+    order = each(loaded, planned)
     ready = [x for x in order if not isinstance(x, Refused)]
     if beyond is not None and len(ready) == len(order):
         deep.require_jobs([p for p, _ in ready], root)
@@ -109,7 +107,9 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 else trace_stage.of_model(p, tm, mode.quick, cache, progress, live)
             )
             rule = judge if beyond is None else deep.judge_for(beyond, p.manifest)
-            works.append(trace_stage.work(p, stage, rule, progress))
+            # Its planned TLC jobs, and its stage's tasks (tasks() fills in stage.first).
+            tasks, first = ((), ()) if stage is None else (stage.tasks(), stage.first)
+            works.append(pool.Work(p.manifest, p.planned, rule, progress, tasks, first))
             stages.append(stage)
         # A deep job's wall time says nothing of the shipped bounds' order: not recorded.
         timings = None if beyond is not None else schedule.Timings(results_folder(root).parent)
@@ -122,10 +122,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 print_refused(x)
                 continue
             (p, tm), stage, ran = next(done)
-            if beyond is not None:
-                r = deep.result(p, ran, tm)
-            else:
-                r = _finish(p, ran, tm, stage, mode)
+            r = deep.result(p, ran, tm) if beyond is not None else _finish(p, ran, tm, stage, mode)
             results.append(r)
             # A deep job's own line (its states per second) is shown as -v shows a held job.
             print_model(r, verbosity + 1 if beyond is not None and verbosity >= 0 else verbosity)
@@ -143,8 +140,8 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 data['shard'] = mode.selection.to_json()
         head = repo.head(root) if tree == root else None
         outputs.finish(report_build.verify_report(results, data, code, head))
-    for note in housekeeping.drain():  # what the JVM's caches could not save: same verdicts, slower
-        print_lines(term.wrap(f'note: {note}'))
+    # What the JVM's caches could not save: same verdicts, slower.
+    say(*(f'note: {note}' for note in housekeeping.drain()))
     if cache.problem:
         print_lines(f'note: {cache.problem}')
     if t.jar.warning:

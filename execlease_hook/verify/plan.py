@@ -11,7 +11,8 @@ from typing import Any
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.manifest.model import Manifest
+from execlease_hook.manifest.model import Check, Manifest
+from execlease_hook.manifest.sections import Finding, Mutation
 from execlease_hook.spec import cfg, mutation, scan
 from execlease_hook.spec.modules import Module
 from execlease_hook.tlc import libraries, library_modules
@@ -43,8 +44,7 @@ def shown_path(m: Manifest, path: Path) -> str:
 def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> list[PlannedJob]:
     """Every job of the model (checks only when `quick`); `notes`, when given, receives what the
     run should say about the modules TLC reads (a library module shadowing a standard one)."""
-    spec_path = m.folder / m.spec
-    spec_text = _read(spec_path, 'spec')
+    spec_text = _read(m.folder / m.spec, 'spec')
     # The jars fetched and verified, the folders read (exit 2 if not).
     model_libraries = libraries.of(m, t.settings, t.root)
     # Each root module TLC is run on (the spec, and a check's own: a wrapper MCLease.tla): its
@@ -92,40 +92,29 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     )
 
     def job(
-        kind: str,
-        name: str,
-        config: str,
-        text: bytes,
-        deadlock: bool | None,
-        timeout: float | None,
-        expect: str | None,
-        root: str | None = None,
+        kind: str, name: str, entry: Check | Mutation | Finding, expect: str | None, root: str
     ) -> PlannedJob:
+        """The job of a check, mutation or finding (`entry`: its config, deadlock and timeout),
+        TLC run on the root module `root` beside the modules of its folder."""
+        config = entry.config
         if config not in cfgs:
             cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
-
         given = cfg.prepare(
-            cfgs[config], config, deadlock, t.jar.tlc_version, f'{kind} {name}', expect
-        )
-        # A check of its own root module runs TLC on that module, beside the modules of its folder.
-        spec, modules = (
-            (spec_path.name, roots[m.spec][1])
-            if root is None
-            else (Path(root).name, roots[root][1])
+            cfgs[config], config, entry.deadlock, t.jar.tlc_version, f'{kind} {name}', expect
         )
         return PlannedJob(
             TlcJob(
                 kind=kind,
                 name=name,
-                spec=spec,
-                spec_text=text,
+                spec=Path(root).name,
+                spec_text=roots[root][0],
                 config=config,
                 config_text=given.text,
-                modules=modules,
+                modules=roots[root][1],
                 java=t.java.path,
                 jar=t.jar.path,
                 deadlock=given.deadlock,
-                timeout=t.settings.tlc_timeout if timeout is None else timeout,
+                timeout=t.settings.tlc_timeout if entry.timeout is None else entry.timeout,
                 workers=t.settings.tlc_workers,
                 expect=expect,
                 libraries=model_libraries,
@@ -135,28 +124,14 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
             given.translated,
         )
 
-    planned = [
-        job(
-            'check',
-            c.name,
-            c.config,
-            roots[c.spec or m.spec][0],
-            c.deadlock,
-            c.timeout,
-            None,
-            _own(m, c.spec or m.spec),
-        )
-        for c in m.checks
-    ]
+    planned = [job('check', c.name, c, None, c.spec or m.spec) for c in m.checks]
     if quick:
         return planned
-
     for mu in m.mutations:
         root = m.root_of(mu.config)
         edited = mu.module or m.spec
         text, beside = roots[root]
         original = text if edited == Path(root).name else dict(beside).get(edited)
-
         problem, mutated = None, None
         if original is None:
             problem = (
@@ -173,16 +148,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 uses = scan.scan_module(where, mutated)
                 if uses:
                     problem = f'mutation {mu.name}: ' + scan.refusal(uses)
-        planned_job = job(
-            'mutation',
-            mu.name,
-            mu.config,
-            text,
-            mu.deadlock,
-            mu.timeout,
-            mu.violates,
-            _own(m, root),
-        )
+        planned_job = job('mutation', mu.name, mu, mu.violates, root)
         if problem is not None or mutated is None:
             planned.append(dataclasses.replace(planned_job, problem=problem))
             continue
@@ -197,26 +163,8 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
                 ),
             )
         planned.append(dataclasses.replace(planned_job, job=tlc_job))
-    for f in m.findings:
-        root = m.root_of(f.config)
-        planned.append(
-            job(
-                'finding',
-                f.id,
-                f.config,
-                roots[root][0],
-                f.deadlock,
-                f.timeout,
-                f.violates,
-                _own(m, root),
-            )
-        )
+    planned += [job('finding', f.id, f, f.violates, m.root_of(f.config)) for f in m.findings]
     return planned
-
-
-def _own(m: Manifest, root: str) -> str | None:
-    """A root module other than the spec (a check's own), or None for the spec."""
-    return None if root == m.spec else root
 
 
 @dataclass
@@ -228,9 +176,8 @@ class Prepared:
     plan: list[str]
     selection: Any = None
     notes: list[str] = field(default_factory=list)  # about the modules TLC reads
-    only: frozenset[tuple[str, str]] | None = (
-        None  # with --only: the (kind, name) of every job named
-    )
+    # With --only: the (kind, name) of every job named.
+    only: frozenset[tuple[str, str]] | None = None
 
 
 def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:

@@ -105,25 +105,21 @@ def run(
         if not first:
             return ran.result()
         try:
-            outcome = _run(job, key)
+            verdict = cache.get(key)
+            cached = verdict is not None
+            if verdict is None:
+                shown = None if live is None else live.start(f'{job.kind} {job.name}')
+                try:
+                    verdict = run_job(job, None if shown is None else shown.feed)
+                finally:
+                    if shown is not None:
+                        live.finish(shown)
+                cache.put(key, verdict)
         except BaseException as e:
             ran.set_exception(e)
             raise
-        ran.set_result(outcome)
-        return outcome
-
-    def _run(job: TlcJob, key: str) -> tuple[Verdict, bool]:
-        verdict = cache.get(key)
-        if verdict is not None:
-            return verdict, True
-        shown = None if live is None else live.start(f'{job.kind} {job.name}')
-        try:
-            verdict = run_job(job, None if shown is None else shown.feed)
-        finally:
-            if shown is not None:
-                live.finish(shown)
-        cache.put(key, verdict)
-        return verdict, False
+        ran.set_result((verdict, cached))
+        return verdict, cached
 
     def one(same: list[tuple[int, int, TlcJob]]) -> list[JobResult]:
         verdict, cached = run_one(same[0][2])

@@ -85,10 +85,6 @@ def changes(trace: Sequence[TraceStep]) -> Iterator[tuple[TraceStep, list[tuple[
         previous = dict(step.variables) or previous
 
 
-def _indent_value(value: str, pad: str) -> str:
-    return value.replace('\n', '\n' + pad)
-
-
 def counterexample(
     verdict: Verdict,
     statuses: Sequence[EntryStatus],
@@ -100,19 +96,16 @@ def counterexample(
         if step.action == 'Stuttering':
             lines.append(f'  {step.number}. Stuttering: from here on nothing changes forever')
             continue
-        if step.back_to is not None:
-            lines.append(
-                f'  {step.number}. {step.action}: back to state {step.back_to} (the behaviour loops)'
-            )
-        else:
-            lines.append(f'  {step.number}. {step.action}')
+        loops = (
+            '' if step.back_to is None else f': back to state {step.back_to} (the behaviour loops)'
+        )
+        lines.append(f'  {step.number}. {step.action}{loops}')
         where = spec_line(step)
         if where is not None:
             lines.append(f'       spec: {where}')
         if step.action != 'Initial predicate':
             cited = code_for(action_name(step), statuses)
-            for c in cited:
-                lines.append(f'       code: {c}')
+            lines += [f'       code: {c}' for c in cited]
             reason = (abstract or {}).get(action_name(step))
             if not cited and step.back_to is None:
                 lines.append(
@@ -122,7 +115,7 @@ def counterexample(
                 )
         for name, value in changed:
             label = f'       {name} = '
-            lines.append(label + _indent_value(value, ' ' * len(label)))
+            lines.append(label + value.replace('\n', '\n' + ' ' * len(label)))
         if step.variables and not changed:
             lines.append('       (no variable changed)')
     return lines

@@ -35,6 +35,17 @@ from execlease_hook.verify.result import Refused
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
 _PARSE_AT = re.compile(r'at line (\d+), column \d+')
 _PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
+# A TLC error's category by the words of its reason. First: a stack overflow's reason quotes what
+# TLC was doing, which may name SANY or a parse (the words of the categories below).
+_CATEGORIES = (
+    ('stack', ('stackoverflowerror',)),
+    ('parse', ('parse error', 'semantic error', 'sany')),
+    ('timeout', ('timed out',)),
+    ('memory', ('memory', 'heap space')),
+    ('killed', ('killed by signal',)),
+    ('java', ('could not start java',)),
+    ('refused', ('refuse',)),
+)
 
 
 def tlc_locations(m: Manifest, verdict: Verdict) -> list[Location]:
@@ -59,22 +70,7 @@ def tlc_error(m: Manifest, verdict: Verdict) -> dict[str, Any]:
     reason = verdict.reason or ''
     lowered = reason.lower()
     category = next(
-        (
-            name
-            for name, words in (
-                # First: a stack overflow's reason quotes what TLC was doing, which may name
-                # SANY or a parse (the words of the categories below).
-                ('stack', ('stackoverflowerror',)),
-                ('parse', ('parse error', 'semantic error', 'sany')),
-                ('timeout', ('timed out',)),
-                ('memory', ('memory', 'heap space')),
-                ('killed', ('killed by signal',)),
-                ('java', ('could not start java',)),
-                ('refused', ('refuse',)),
-            )
-            if any(w in lowered for w in words)
-        ),
-        'tlc',
+        (name for name, words in _CATEGORIES if any(w in lowered for w in words)), 'tlc'
     )
     return {
         'category': category,

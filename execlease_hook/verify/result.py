@@ -1,19 +1,28 @@
 """One model's result in a run: its jobs, coverage, what did not hold (exit 1), what could not
-run (exit 2), notes; and the run's exit code and JSON details over every model."""
+run (exit 2), notes; and the run's exit code and JSON details over every model.
+
+The models of a run are each on their own (`load`, `each`): a manifest that is refused (it cannot
+be read, its tools cannot be had, its plan is refused: a library, an operator the spec may not
+use, a module nothing supplies) becomes that model's `Refused`, exit 2 named by its manifest, and
+the run goes on with the others."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from execlease_hook.core import outcomes, paths
+from execlease_hook.core.errors import CannotRun, CannotRunAny
 from execlease_hook.coverage.compare import EntryStatus
+from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import report
+
+T = TypeVar('T')
 
 
 @dataclass
@@ -56,6 +65,34 @@ def refused(path: Path, root: Path, reason: object) -> Refused:
     where = paths.rel(root, path)
     text = str(reason).replace(str(path), where).removeprefix(f'{where}: ')
     return Refused(path, root, f'{where}: not run: {text}')
+
+
+def load(tree: Path, model: str | None) -> list[Manifest | Refused]:
+    """Every model under `tree` (or the one `--model` names), in the order they were found."""
+    loaded: list[Manifest | Refused] = []
+    for path in find.find_models(tree, model):
+        try:
+            loaded.append(read.load(path, tree))
+        except CannotRun as e:
+            loaded.append(refused(path, tree, e))
+    return loaded
+
+
+def each(loaded: list[Manifest | Refused], step: Callable[[Manifest], T]) -> list[T | Refused]:
+    """`step` of every loaded model, or its refusal: the one it had, or what `step` refused
+    (CannotRunAny, which no model owns, stops the run)."""
+    out: list[T | Refused] = []
+    for m in loaded:
+        if isinstance(m, Refused):
+            out.append(m)
+            continue
+        try:
+            out.append(step(m))
+        except CannotRunAny:
+            raise
+        except CannotRun as e:
+            out.append(refused(m.path, m.root, e))
+    return out
 
 
 def _libraries_json(m: Manifest) -> dict[str, Any]:

@@ -46,11 +46,9 @@ class Timings:
 
     def __init__(self, folder: Path | None) -> None:
         self.path = None if folder is None else folder / FILE
-        self._seconds: dict[str, float] = {}
+        self._seconds = {} if self.path is None else _read(self.path)
         self._new: dict[str, float] = {}
         self._lock = threading.Lock()
-        if self.path is not None:
-            self._seconds = _read(self.path)
 
     def get(self, key: str) -> float | None:
         return self._seconds.get(key)
@@ -103,7 +101,6 @@ def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
         last = timings.get(job_key(m, job))
         if last is not None:
             return last
-
     return JVM_START + shard.weight(m, job) / STATES_PER_SECOND
 
 

@@ -1,6 +1,6 @@
 """A model's result gathered once its pool work is done (`finish`: coverage, trace results, the
 map both ways, notes), in a run of `execlease verify` (pipeline.py). Each other part has a module
-of its own: planning in plan.py, judging a verdict in judge.py, the result in result.py, the one
+of its own: planning in plan.py, judging a verdict in violations.py, the result in result.py, the one
 pool of every model's jobs in pool.py (longest first, schedule.py), the human text in show.py and
 report.py, a sync in sync.py, trace validation in traces/suite.py (as pool tasks:
 trace_stage.py), the deep tier in deep.py.

@@ -56,9 +56,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     compared = record.compare(view, source)  # per definition: a comment is no change
     model_changes = compared.changes
     model_moved = bool(model_changes)  # an older record's form alone is no change of the model
-    code_moved = [
-        s for s in r.coverage if s.status == 'changed'
-    ]  # not a new entry, not a new scheme
+    code_moved = [s for s in r.coverage if s.status == 'changed']  # not a new entry nor scheme
     if code_moved and not model_moved and reason is None:
         names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
         r.failures.append(

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -41,7 +42,6 @@ from execlease_hook.tlc import libraries
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.job import TlcJob
-from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.traces.cache import cache_key, cached_run
 from execlease_hook.traces.report import reached_exemptions
@@ -60,27 +60,26 @@ from execlease_hook.traces.suite import (
 )
 from execlease_hook.traces.validation import TraceRun, base_job
 from execlease_hook.verify.plan import Prepared
-from execlease_hook.verify.pool import Task, Work
+from execlease_hook.verify.pool import Task
 
 
+@dataclass(eq=False)  # a stage is itself, compared by identity
 class Stage:
     """One model's trace jobs, its action coverage and its code mutations, as tasks of the shared
     pool (pool.py): `tasks()` before the pool runs, `results(statuses)` after, in plan order
     (every trace job, the action coverage, every code mutation). `progress` gets each result
     as it ends."""
 
-    def __init__(
-        self,
-        m: Manifest,
-        t: Tools,
-        cache: ResultCache,
-        progress: Callable[[JobResult], None],
-        live: Any,
-        only: frozenset[tuple[str, str]] | None,
-    ) -> None:
-        self.m, self.t, self.cache, self.progress, self.live = m, t, cache, progress, live
-        # `only` (--only): the trace jobs and code mutations named; no action coverage then.
-        self.only = only
+    m: Manifest
+    t: Tools
+    cache: ResultCache
+    progress: Callable[[JobResult], None]
+    live: Any
+    # --only: the trace jobs and code mutations named; no action coverage then.
+    only: frozenset[tuple[str, str]] | None
+
+    def __post_init__(self) -> None:
+        m, only = self.m, self.only
         self.jobs = tuple(j for j in m.traces if only is None or ('traces', j.name) in only)
         self.mutations = tuple(
             c for c in m.code_mutations if only is None or ('code-mutation', c.name) in only
@@ -140,7 +139,7 @@ class Stage:
     def _command(self, i: int, job: TraceJob, key: str) -> None:
         shown = None if self.live is None else self.live.start(f'traces {job.name}')
         try:
-            self._collected[i] = collect(self.m, job, self.m.root, self.t, key, 1, shown)
+            self._collected[i] = collect(self.m, job, self.m.root, self.t, key, shown)
         finally:
             if shown is not None:
                 self.live.finish(shown)
@@ -227,23 +226,7 @@ def of_model(
     in shard 1 (where the coverage check runs), never with --quick; with --only, those it names."""
     m = p.manifest
     selection = p.selection
-    if (
-        quick
-        or not (m.traces or m.code_mutations)
-        or (selection is not None and selection.index != 1)
-    ):
+    if quick or (selection is not None and selection.index != 1):
         return None
     stage = Stage(m, t, cache, progress, live, p.only)
     return stage if stage.jobs or stage.mutations else None
-
-
-def work(
-    p: Prepared,
-    stage: Stage | None,
-    judge: Callable[[TlcJob, Verdict, bool], JobResult],
-    progress: Callable[[JobResult], None],
-) -> Work:
-    """The model's pool.Work: its planned TLC jobs, and its stage's tasks."""
-    if stage is None:
-        return Work(p.manifest, p.planned, judge, progress)
-    return Work(p.manifest, p.planned, judge, progress, stage.tasks(), stage.first)

@@ -1,4 +1,6 @@
-"""What a violation is called, and whether it is the one a mutation or finding names.
+"""What a violation is called, whether it is the one a mutation or finding names, and a TLC
+verdict judged against what its job expects (`judge`): a check must pass, a mutation must still
+fail on its named property, a finding must still reproduce.
 
 A manifest's `violates` names one kind of outcome (docs/manifest.md#what-violates-names):
 
@@ -23,9 +25,11 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import cfg
 from execlease_hook.tlc.job import TlcJob
+from execlease_hook.tlc.kinds import PASS, kind_of
 from execlease_hook.tlc.output import Verdict, location_text, parse_location
 from execlease_hook.tlc.result import JobResult
 
@@ -141,6 +145,44 @@ def refine(job: TlcJob, verdict: Verdict, run: Callable[[TlcJob], Verdict]) -> V
     return verdict
 
 
+def judge(job: TlcJob, verdict: Verdict, cached: bool) -> JobResult:
+    kind = kind_of(job.kind)
+    label = f'{kind.name} {job.name}'
+
+    def result(outcome: str, message: str, show_trace: bool = False) -> JobResult:
+        return JobResult(job, verdict, cached, outcome, message, show_trace)
+
+    if verdict.outcome == 'error':
+        return result(COULD_NOT_RUN, f'{label} ({job.config}): TLC error: {verdict.reason}')
+    if kind.expects == PASS:
+        if verdict.outcome == 'passed':
+            return result(HELD, f'{label} passed')
+        return result(
+            DID_NOT_HOLD,
+            f'{label} ({job.config}) failed: {verdict.describe()}; a real bug or a modelling error: '
+            'walk its counterexample (printed above) step by step against the cited code',
+            show_trace=True,
+        )
+    assert job.expect is not None
+    if verdict.outcome == 'passed':
+        return result(DID_NOT_HOLD, kind.no_longer.format(name=job.name))
+    if verdict.kind == 'property' and verdict.property is None:
+        return result(
+            COULD_NOT_RUN,
+            f'{label}: TLC reported a temporal property violation without naming it, and one TLC '
+            f'run per PROPERTY entry of {job.config} did not single it out; give it a cfg whose '
+            f'only PROPERTY is {job.expect}',
+            show_trace=True,
+        )
+    if matches(job, verdict, job.expect):
+        return result(HELD, f'{label} {kind.still} on {job.expect}')
+    return result(
+        DID_NOT_HOLD,
+        f'{label} fails for the wrong reason: expected {job.expect}, got {got(verdict)}',
+        show_trace=True,
+    )
+
+
 MIGRATION = (
     'deadlock checking follows TLC now: on, unless the cfg says CHECK_DEADLOCK FALSE or the manifest '
     'entry "deadlock": false (an earlier execlease ran every job with -deadlock, so this model had no deadlock '
@@ -166,9 +208,8 @@ def deadlock_default_note(m: Manifest, jobs: Sequence[JobResult]) -> str | None:
             or j.verdict.kind != 'deadlock'
             or key not in entries
             or entries[key] is not None
+            or (j.job.expect or '').lower() == 'deadlock'
         ):
-            continue
-        if (j.job.expect or '').lower() == 'deadlock':
             continue
         try:
             said = cfg.check_deadlock((m.folder / j.job.config).read_bytes(), j.job.config)

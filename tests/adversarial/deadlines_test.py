@@ -65,7 +65,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 def server() -> Iterator[Server]:
     srv = Server(('127.0.0.1', 0), Handler)
     srv.stop = threading.Event()
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    # shutdown() returns at serve_forever's next poll (half a second by default)
+    threading.Thread(target=srv.serve_forever, kwargs={'poll_interval': 0.01}, daemon=True).start()
     yield srv
     srv.stop.set()
     srv.shutdown()
@@ -137,17 +138,17 @@ def test_a_stalled_lock_holder_is_not_waited_for_forever(git_repo):
     needs.tla_jar()
     holder = hold_lock(git_repo.path / '.tmp/tla')
     try:
-        proc = execlease(
+        proc = execlease(  # the holder never lets go: any wait is reached, a short one soonest
             git_repo.path,
             'tools',
-            env={'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '2'},
+            env={'EXECLEASE_TLA_OFFLINE': '1', 'EXECLEASE_TLA_LOCK_TIMEOUT': '0.5'},
         )
     finally:
         holder.kill()
         holder.wait()
     assert proc.returncode == 2
     assert (
-        f'another execlease (pid {holder.pid}) has held the TLA+ tools lock for more than 2 s'
+        f'another execlease (pid {holder.pid}) has held the TLA+ tools lock for more than 0.5 s'
         in proc.stderr
     )
 

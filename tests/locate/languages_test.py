@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import tree_sitter
 
-from execlease_hook.fingerprint.rule_modules import RULES
+from execlease_hook.fingerprint.scheme import RULES
 from execlease_hook.locate import source
 from execlease_hook.locate.languages import LANGUAGES, ROWS, SUFFIXES, Language
 

@@ -1,7 +1,7 @@
 """The reference pages against the code they describe.
 
 - docs/cli.md: between its markers, the page generated here from the argument parser (every
-  option of every command) and from cli/args.py (each command's examples and exit codes); after
+  option of every command) and from cli/parser.py (each command's examples and exit codes); after
   a change to the command line, `python tests/project/reference_test.py --write` regenerates it.
 - docs/cli.md's table of environment variables names every variable of core/settings.py (the one
   module that reads them) and nothing else; the package names no other EXECLEASE_*.
@@ -52,7 +52,7 @@ def _option(action) -> str:
 def _section(name: str, parser) -> list[str]:
     import argparse
 
-    from execlease_hook.cli import args as cli_args
+    from execlease_hook.cli import parser as cli_args
 
     lines = [f'### `execlease {name}`', '', parser.description or '', '']
     lines += ['| option | what it does |', '|---|---|']

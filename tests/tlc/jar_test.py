@@ -94,7 +94,8 @@ def server(jar_bytes: bytes) -> Iterator[Server]:
     srv.jar = jar_bytes
     srv.requests = []
     srv.stall = threading.Event()
-    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    # shutdown() returns at serve_forever's next poll (half a second by default)
+    thread = threading.Thread(target=srv.serve_forever, kwargs={'poll_interval': 0.01}, daemon=True)
     thread.start()
     yield srv
     srv.stall.set()
@@ -164,22 +165,25 @@ def test_no_source_at_all_says_how_to_get_the_tools(tmp_path, clean_env, monkeyp
 
 @pytest.mark.tlc
 @pytest.mark.parametrize(
-    ('path', 'code', 'message'),
+    ('path', 'code', 'message', 'read_timeout'),
     [
-        ('/good', 0, 'source:  mirror'),
-        ('/truncated', 2, 'truncated download from'),
+        ('/good', 0, 'source:  mirror', '1'),
+        ('/truncated', 2, 'truncated download from', '1'),
         (
             '/wrong-hash',
             2,
             'expected the pinned 936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88',
+            '1',
         ),
-        ('/missing', 2, 'HTTP 404'),
-        ('/stall', 2, 'Read timed out'),
+        ('/missing', 2, 'HTTP 404', '1'),
+        # waited for once per try: a stall is all the server does, and any read times out on it
+        ('/stall', 2, 'Read timed out', '0.2'),
     ],
     ids=['good', 'truncated', 'wrong-hash', '404', 'stalled'],
 )
-def test_mirror_download(git_repo, clean_env, server, capsys, path, code, message):
+def test_mirror_download(git_repo, clean_env, server, capsys, path, code, message, read_timeout):
     clean_env.setenv('EXECLEASE_TLA_URL', url(server, path))
+    clean_env.setenv('EXECLEASE_TLA_READ_TIMEOUT', read_timeout)
     assert cli.main(['tools']) == code
     out = capsys.readouterr()
     assert message in out.out + out.err

@@ -87,7 +87,7 @@ def test_deep_without_any_deep_block_exits_2(git_repo, tmp_path, capsys):
 def test_a_deep_constant_the_cfg_does_not_assign_exits_2_naming_it(git_repo, capsys):
     write_model(git_repo, checks=({**MAIN, 'deep': {'constants': {'M': 4}}},), entries=())
     assert cli.main(['verify', '--deep']) == 2
-    out = capsys.readouterr().out  # the model's own refusal (verify/models.py)
+    out = capsys.readouterr().out  # the model's own refusal (verify/result.py)
     assert (
         'checks[0].deep.constants: pass.cfg: the cfg assigns no constant M (it assigns: N)' in out
     )

@@ -192,7 +192,7 @@ def test_the_spec_scan_reads_the_library_folder(model, tmp_path, capsys):
         )
     )
     assert cli.main(['verify', '--quick']) == 2
-    out = capsys.readouterr().out  # the model's own refusal (verify/models.py)
+    out = capsys.readouterr().out  # the model's own refusal (verify/result.py)
     assert 'verification/lib/Steps.tla:5: TLCSet' in out
 
 

@@ -1,7 +1,7 @@
 """Finding F8, in a real run: the audit judges a completion by the generation complete_step writes.
 
 The behaviour F8 is about, with real worker processes: process A (run id `w`) begins the step
-(`always`) and is SIGSTOPped in its effect (which takes a while) until its lease has expired;
+(`always`) and is SIGSTOPped in its effect (which takes a while), and its lease expires;
 process B, restarted with run id `w`, claims the turn (generation 2), re-runs the step and is
 SIGSTOPped in its effect in turn, its lease still live (a long ttl). A is SIGCONTed, finishes
 its effect and calls complete_step while B's lease is live and B's re-run row is `started`:
@@ -14,9 +14,13 @@ and the audit (P1) sees it. Without that write too (complete_step as it was), th
 B's generation and names `w`, the live owner: the audit sees nothing. That is what F8 said;
 the second case shows it, so the first shows the write is what closes it.
 
-A stop lands inside an effect unless the effect was quicker than one poll (5 ms of up to 1 s):
-a round in which a process got past its effect before its stop is not the behaviour, and is
-run again (at most three rounds).
+A stop lands inside an effect unless the effect was quicker than one poll (5 ms of up to
+0.5 s): a round in which a process got past its effect before its stop is not the behaviour,
+and is run again (at most three rounds).
+
+A's lease expires as in the model's Expire: time passes, by the test moving its expiry into
+the past while A is stopped (tests/examples/agent_runtime/runtime_test.py does the same), not by
+waiting seconds for the database's clock to reach it.
 """
 
 from __future__ import annotations
@@ -41,9 +45,10 @@ from tests.examples.agent_runtime.restart_test import copy_with, wait_for
 pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-# Long enough that B, stopped in its effect, keeps a live lease while A completes.
+# Long enough that B, stopped in its effect, keeps a live lease while A completes: B's last
+# renewal is at most TTL / 3 before its stop, and A's effect has at most EFFECT_DELAY left.
 TTL = 3.0
-EFFECT_DELAY = 1.0
+EFFECT_DELAY = 0.5
 PLAN = {'turns': {'t1': ['search']}}
 POLICIES = {'search': 'always'}
 ROUNDS = 3
@@ -126,9 +131,8 @@ def stop_in_effect(
     conn: sqlite3.Connection, proc: subprocess.Popen[str], log: Path, generation: int
 ) -> bool:
     """SIGSTOP proc once its generation's row is started; False if it had done its effect, or if
-    the restarted worker (generation 2) never began: A's stop can land while A's heartbeat
-    thread holds the database's write lock in a renewal, and then B waits on that lock until it
-    gives up. Either way the round is given up and another one run."""
+    the restarted worker (generation 2) did not begin it within the wait. Either way the round
+    is given up and another one run."""
     try:
         wait_for(
             conn,
@@ -142,6 +146,21 @@ def stop_in_effect(
         return False
     proc.send_signal(signal.SIGSTOP)
     return not read_effect_log(log)
+
+
+def expire(conn: sqlite3.Connection) -> bool:
+    """Time passes while A is stopped: its lease reaches its expiry (a write at no model action's
+    site, as the clock would). False if the write lock stays held: A's stop landed while its
+    heartbeat thread held it in a renewal, and nothing writes until A resumes; the round is
+    given up and another one run."""
+    conn.execute('PRAGMA busy_timeout = 5000')
+    try:
+        conn.execute(f'UPDATE agent_turns SET lease_expires_at = {schema.NOW} - 1')
+    except sqlite3.OperationalError:  # database is locked
+        return False
+    finally:
+        conn.execute(f'PRAGMA busy_timeout = {int(schema.BUSY_TIMEOUT_S * 1000)}')
+    return True
 
 
 def setup(tmp: Path) -> sqlite3.Connection:
@@ -160,12 +179,9 @@ def run_stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome | None:
     procs: list[subprocess.Popen[str]] = []
     try:
         procs.append(stale := spawn(root, tmp, 'a'))
-        if not stop_in_effect(conn, stale, tmp / 'a.log', 1):
+        if not stop_in_effect(conn, stale, tmp / 'a.log', 1) or not expire(conn):
             conn.close()
             return None
-        wait_for(
-            conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns', "A's lease expired"
-        )
         procs.append(restarted := spawn(root, tmp, 'b'))
         if not stop_in_effect(conn, restarted, tmp / 'b.log', 2):
             conn.close()
@@ -213,8 +229,8 @@ def stale_completion(root: Path, tmp: Path, lands: bool) -> Outcome:
 
 
 @pytest.mark.timeout(120)
-def test_the_shipped_complete_step_refuses_the_stale_completion(tmp_path: Path) -> None:
-    outcome = stale_completion(REPO_ROOT, tmp_path, lands=False)
+def test_the_shipped_complete_step_refuses_the_stale_completion(scratch: Path) -> None:
+    outcome = stale_completion(REPO_ROOT, scratch, lands=False)
     assert outcome.stale_completions == 0
     assert outcome.p1 == []
     assert outcome.completions == [(2, 1)], outcome  # B's, live
@@ -222,19 +238,21 @@ def test_the_shipped_complete_step_refuses_the_stale_completion(tmp_path: Path) 
 
 @pytest.mark.timeout(120)
 def test_without_its_generation_checks_the_audit_sees_the_written_generation(
-    tmp_path: Path,
+    tmp_path: Path, scratch: Path
 ) -> None:
     root = copy_with(tmp_path, [FENCE_GENERATION, ROW_GENERATION])
-    outcome = stale_completion(root, tmp_path, lands=True)
+    outcome = stale_completion(root, scratch, lands=True)
     assert outcome.stale_completions == 1
     assert outcome.completions[0] == (1, 0), outcome  # A's generation, not the live one's
     assert outcome.p1, outcome
 
 
 @pytest.mark.timeout(120)
-def test_without_the_write_too_the_audit_misses_it_as_finding_f8_said(tmp_path: Path) -> None:
+def test_without_the_write_too_the_audit_misses_it_as_finding_f8_said(
+    tmp_path: Path, scratch: Path
+) -> None:
     root = copy_with(tmp_path, [FENCE_GENERATION, ROW_GENERATION, WRITES_GENERATION])
-    outcome = stale_completion(root, tmp_path, lands=True)
+    outcome = stale_completion(root, scratch, lands=True)
     assert outcome.stale_completions == 1
     assert outcome.completions[0] == (2, 1), outcome  # the row's generation: B's
     assert outcome.p1 == [], outcome

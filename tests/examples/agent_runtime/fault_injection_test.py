@@ -38,7 +38,7 @@ def fault_seed() -> int:
 
 
 def rounds_until_caught(
-    tmp_path: Path,
+    scratch: Path,
     mutation: str,
     rounds: int,
     caught: Callable[[FaultReport], bool],
@@ -49,7 +49,7 @@ def rounds_until_caught(
     for round_seed in range(seed, seed + rounds):
         report = run_faults(
             FaultSettings(seed=round_seed, turns=TURNS, deadline_s=DEADLINE_S, mutation=mutation),
-            tmp_path / str(round_seed),
+            scratch / str(round_seed),
         )
         print(report.summary())
         assert report.worker_errors == []
@@ -60,12 +60,12 @@ def rounds_until_caught(
 
 @pytest.mark.e2e
 @pytest.mark.timeout(DEADLINE_S + 60)
-def test_faults_keep_p8_and_p1(tmp_path: Path):
+def test_faults_keep_p8_and_p1(scratch: Path):
     # One of the slowest tests, on purpose: 150 turns of real worker processes under random
     # kills, stops and policy flips, enough that each fault kind asserted below happens.
     seed = fault_seed()
     print(f'fault-injection seed {seed} (replay: AGENT_RUNTIME_FAULT_SEED={seed})')
-    report = run_faults(FaultSettings(seed=seed, turns=TURNS, deadline_s=DEADLINE_S), tmp_path)
+    report = run_faults(FaultSettings(seed=seed, turns=TURNS, deadline_s=DEADLINE_S), scratch)
     print(report.summary())
     assert report.worker_errors == []
     assert report.open_left == 0
@@ -80,24 +80,24 @@ def test_faults_keep_p8_and_p1(tmp_path: Path):
 
 @pytest.mark.e2e
 @pytest.mark.timeout(3 * DEADLINE_S + 60)
-def test_faults_catch_a_begin_step_without_the_never_rule(tmp_path: Path):
+def test_faults_catch_a_begin_step_without_the_never_rule(scratch: Path):
     # The same harness against a broken begin_step (a started row is always run again,
     # monkeypatched inside the worker processes): P8 must see a double effect. A round
     # catches it only if a fault lands while a `never` step is started (5 or 6 rounds in
     # 6, measured), so up to three rounds, seeds seed, seed + 1, seed + 2.
-    report = rounds_until_caught(tmp_path, 'rerun-started-never', 3, lambda r: bool(r.p8))
+    report = rounds_until_caught(scratch, 'rerun-started-never', 3, lambda r: bool(r.p8))
     assert report.p8, 'three rounds with a broken begin_step and P8 saw nothing'
 
 
 @pytest.mark.e2e
 @pytest.mark.timeout(4 * DEADLINE_S + 60)
-def test_faults_catch_an_unfenced_complete_step(tmp_path: Path):
+def test_faults_catch_an_unfenced_complete_step(scratch: Path):
     # The same harness against a complete_step without its fence and its generation
     # check (monkeypatched inside the worker processes): a deposed worker's completion
     # lands, and P1 (the audit trigger's was_live_owner) must see it. A round catches it
     # when a worker stopped between begin_step and complete_step resumes before anybody
     # took its turn over (most rounds, measured), so up to four rounds.
-    report = rounds_until_caught(tmp_path, 'unfenced-complete', 4, lambda r: bool(r.p1))
+    report = rounds_until_caught(scratch, 'unfenced-complete', 4, lambda r: bool(r.p1))
     assert report.p1, 'four rounds with an unfenced complete_step and P1 saw nothing'
 
 
@@ -157,8 +157,8 @@ def test_read_effect_log_refuses_a_torn_line(tmp_path: Path):
 
 
 @pytest.fixture
-def conn(tmp_path: Path):
-    conn = schema.connect(str(tmp_path / 'runtime.db'))
+def conn(scratch: Path):
+    conn = schema.connect(str(scratch / 'runtime.db'))
     schema.create(conn)
     schema.add_turns(conn, ['t1'])
     conn.execute(

@@ -167,8 +167,8 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
     return outcome
 
 
-def test_the_generation_fences_a_stopped_process_whose_run_id_was_reused(tmp_path: Path) -> None:
-    outcome = run_restart(REPO_ROOT, tmp_path)
+def test_the_generation_fences_a_stopped_process_whose_run_id_was_reused(scratch: Path) -> None:
+    outcome = run_restart(REPO_ROOT, scratch)
     # The stale process claimed once, lost its lease at its first begin_step and could
     # not release the restarted process's lease; it wrote nothing.
     assert outcome.stale == {
@@ -236,9 +236,10 @@ FENCES = [
 )
 def test_dropping_the_generation_from_a_fence_is_caught(
     tmp_path: Path,
+    scratch: Path,
     edits: list[tuple[str, str, str, str]],
     caught: Callable[[Outcome], bool],
 ) -> None:
     root = copy_with(tmp_path, edits)
-    outcome = run_restart(root, tmp_path)
+    outcome = run_restart(root, scratch)
     assert caught(outcome), outcome

@@ -3,7 +3,6 @@ from __future__ import annotations
 import ast
 import json
 import sqlite3
-import threading
 from pathlib import Path
 
 import pytest
@@ -12,13 +11,14 @@ from examples.agent_runtime import schema, worker
 from examples.agent_runtime.lease import Lease, LeaseLost, claim, finish_turn, release, renew
 from examples.agent_runtime.schema import NOW
 from examples.agent_runtime.steps import begin_step, complete_step, most_restrictive
+from tests import wait
 
 TTL = 30.0  # long enough never to expire by itself during a test; expiry is forced
 
 
 @pytest.fixture
-def conn(tmp_path: Path):
-    conn = schema.connect(str(tmp_path / 'runtime.db'))
+def conn(scratch: Path):
+    conn = schema.connect(str(scratch / 'runtime.db'))
     schema.create(conn)
     schema.add_turns(conn, ['t1', 't2'])
     yield conn
@@ -456,12 +456,12 @@ def test_failed_transaction_rolls_back(conn):
 
 
 @pytest.fixture
-def worker_files(tmp_path: Path) -> dict[str, Path]:
+def worker_files(scratch: Path) -> dict[str, Path]:
     files = {
-        'db': tmp_path / 'w.db',
-        'plan': tmp_path / 'plan.json',
-        'policy': tmp_path / 'policy.json',
-        'effects': tmp_path / 'effects.log',
+        'db': scratch / 'w.db',
+        'plan': scratch / 'plan.json',
+        'policy': scratch / 'policy.json',
+        'effects': scratch / 'effects.log',
     }
     files['plan'].write_text(
         json.dumps(
@@ -596,16 +596,30 @@ def test_run_turn_deposed_mid_turn(worker_files):
 
 
 def test_heartbeat_renews_then_notices_takeover(worker_files):
+    # A real heartbeat on the database's clock: it renews every ttl / 3, so a thread run late by
+    # up to two thirds of the ttl still renews in time (a loaded machine delays threads).
+    ttl = 1.0
     conn = _init(worker_files)
-    lease = claimed(conn, 'a', 'w1', 0.3)
-    heartbeat = worker.Heartbeat(str(worker_files['db']), lease, 0.3)
+    lease = claimed(conn, 'a', 'w1', ttl)
+    (first_expiry,) = conn.execute(
+        "SELECT lease_expires_at FROM agent_turns WHERE id = 'a'"
+    ).fetchone()
+    heartbeat = worker.Heartbeat(str(worker_files['db']), lease, ttl)
     heartbeat.start()
     try:
-        threading.Event().wait(0.6)  # two ttls: alive only because it renews
+        # past the claim's own expiry, alive only because it renews
+        wait.until(
+            lambda: schema.db_now(conn) > first_expiry or heartbeat.lost.is_set(),
+            'the database clock to pass the first expiry',
+            poll=0.05,
+        )
         assert not heartbeat.lost.is_set()
-        assert renew(conn, lease, 0.3)
+        assert conn.execute(
+            f"SELECT lease_expires_at > {NOW} FROM agent_turns WHERE id = 'a'"
+        ).fetchone()[0]
+        assert renew(conn, lease, ttl)
         expire(conn, 'a')
-        assert heartbeat.lost.wait(2.0)
+        assert heartbeat.lost.wait(30)  # within ttl / 3; the bound is for a hang
     finally:
         heartbeat.stop()
     assert claim(conn, 'a', 'w2', 5.0) == Lease('a', 'w2', 2)

@@ -24,9 +24,9 @@ TTL = 30.0
 
 
 @pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def db(scratch: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(trace, 'ACTIVE', None)
-    path = str(tmp_path / 'runtime.db')
+    path = str(scratch / 'runtime.db')
     conn = schema.connect(path)
     schema.create(conn)
     trace.install(conn)
@@ -213,13 +213,13 @@ def check(trace_dir: Path):
 
 @pytest.mark.e2e
 @pytest.mark.timeout(300)
-def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
+def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path, scratch: Path):
     # One of the slowest tests, on purpose: 80 turns of real worker processes under faults, then
     # one TLC run that validates every trace of them; each fault kind asserted below must occur.
     seed = 20260101
     report = run_faults(
         FaultSettings(seed=seed, turns=80, deadline_s=150, trace_dir=tmp_path / 'traces'),
-        tmp_path / 'work',
+        scratch,
     )
     print(report.summary())
     assert report.worker_errors == [] and report.violations == []
@@ -235,7 +235,7 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path):
 
 @pytest.mark.e2e
 @pytest.mark.timeout(600)
-def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
+def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path, scratch: Path):
     # One of the slowest tests, on purpose: a fault run and its trace validation, as above, for
     # up to three seeds, until one shows the break.
     # complete_step without its fence (fault_harness.MUTANT_WORKER): a deposed worker's
@@ -251,7 +251,7 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path):
                 mutation='unfenced-complete',
                 trace_dir=out / 'traces',
             ),
-            out / 'work',
+            scratch / str(seed),
         )
         print(report.summary())
         verdict = check(out / 'traces')

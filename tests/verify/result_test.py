@@ -1,4 +1,4 @@
-"""One model's problem stays its own (verify/models.py), through `execlease verify` on the real
+"""One model's problem stays its own (verify/result.py), through `execlease verify` on the real
 TLC: models laid out as a repository of several specs (each folder its spec, cfg and manifest)
 where one model's spec runs a program and another's manifest is not JSON. Each refused model is
 exit 2 named by its manifest; every other model runs, before and after it, and the JSON report
@@ -14,7 +14,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.core.errors import CannotRun
-from execlease_hook.verify import models
+from execlease_hook.verify import result
 from execlease_hook.verify.result import Refused
 from tests.conftest import GitRepo
 
@@ -98,21 +98,21 @@ def test_a_refused_model_is_its_own_exit_2(specs, capsys, mode):
 
 
 def test_load_keeps_the_order_and_names_the_manifest(specs):
-    loaded = models.load(specs.path, None)
+    loaded = result.load(specs.path, None)
     assert [m.path.parent.name for m in loaded] == ['alpha', 'beta', 'delta', 'gamma']
     assert isinstance(loaded[2], Refused) and loaded[2].message.startswith(DELTA)
     assert [isinstance(m, Refused) for m in loaded] == [False, False, True, False]
 
 
 def test_each_refuses_one_model_and_keeps_the_others(specs):
-    loaded = models.load(specs.path, None)
+    loaded = result.load(specs.path, None)
 
     def step(m):
         if m.spec == 'Beta.tla':
             raise CannotRun(f'{m.path}: refused for the test')
         return m.spec
 
-    done = models.each(loaded, step)
+    done = result.each(loaded, step)
     assert done[0] == 'Alpha.tla' and done[3] == 'Gamma.tla'
     assert isinstance(done[1], Refused)
     assert done[1].message == 'verification/beta/manifest.json: not run: refused for the test'
