@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests import needs
+import pytest
+
+from tests import needs, shared
 
 LIMITS_TLA = """\
 ---- MODULE Limits ----
@@ -130,6 +132,16 @@ def build_jar(folder: Path, modules: dict[str, str], name: str = 'Limits.jar') -
     target = folder / name
     subprocess.run((jar_tool(), 'cf', str(target), *sorted(modules)), cwd=src, check=True)
     return target
+
+
+def limits_jar(factory: pytest.TempPathFactory) -> Path:
+    """The Limits jar the tests of libraries read (and never write), built once for the test run,
+    every module's and every xdist worker's (tests/shared.py): `jar` is a JVM of its own."""
+
+    def build(folder: Path) -> None:
+        build_jar(folder, {'Limits.tla': LIMITS_TLA})
+
+    return shared.folder(factory, 'limits-jar', build) / 'Limits.jar'
 
 
 def sha256(path: Path) -> str:

@@ -70,7 +70,7 @@ def server(lib_jar: Path) -> Iterator[support.Server]:
 
 @pytest.fixture(scope='module')
 def lib_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return support.build_jar(tmp_path_factory.mktemp('jar'), {'Limits.tla': support.LIMITS_TLA})
+    return support.limits_jar(tmp_path_factory)
 
 
 def scratch(repo: GitRepo, server: support.Server, lib_jar: Path) -> None:

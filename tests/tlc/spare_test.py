@@ -21,7 +21,7 @@ from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output, spare, spare_helper
 from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job
-from tests import needs, wait
+from tests import needs, shared, wait
 from tests.tlc.job_test import VERDICTS, make_job, own_jvm_verdicts
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -43,22 +43,25 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
 
 @pytest.fixture(scope='module')
 def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, output.Verdict]]:
-    """Paid once for the module: a JVM cache with the helper compiled and the jar's class-data
-    archive built; and every fixture kind's verdict in a JVM of its own, the verdicts a spare
-    must give (job_test.py's, run once for the test run). Each test copies the cache and only
-    reads the verdicts."""
-    folder = tmp_path_factory.mktemp('warmed') / 'jvm-cache'
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
-        for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JAVAC'):
-            mp.delenv(name, raising=False)
-        mp.setenv('EXECLEASE_JVM_SPARE', '0')
-        _ready(_job('pass'))
-        run_job(_kind(KINDS[0]))  # builds the archive
+    """Paid once for the test run (every xdist worker's, tests/shared.py): a JVM cache with the
+    helper compiled and the jar's class-data archive built; and every fixture kind's verdict in a
+    JVM of its own, the verdicts a spare must give (job_test.py's). Each test copies the cache
+    and only reads the verdicts."""
+
+    def build(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
+            for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JAVAC'):
+                mp.delenv(name, raising=False)
+            mp.setenv('EXECLEASE_JVM_SPARE', '0')
+            _ready(_job('pass'))
+            run_job(_kind(KINDS[0]))  # builds the archive
+        spare.discard_all()
+
+    folder = shared.folder(tmp_path_factory, 'spare-warmed-jvm-cache', build)
     assert list(folder.glob('*.jsa')) and list(folder.glob('spare-*')), sorted(
         p.name for p in folder.iterdir()
     )
-    spare.discard_all()
     return folder, own_jvm_verdicts(tmp_path_factory)
 
 

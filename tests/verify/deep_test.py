@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from execlease_hook.cli import main as cli
+from execlease_hook.core import procs
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import write as manifest_write
+from execlease_hook.tlc import messages
+from execlease_hook.tlc.progress import Follower
 from execlease_hook.verify import deep
 from tests.manifest.read_test import mutate, write_manifest
 from tests.verify.pool_test import grid_model
@@ -107,35 +113,67 @@ def test_a_deep_violation_is_exit_1_with_its_trace(git_repo, tmp_path, capsys):
     assert jobs(data)['small']['counterexample'] is not None
 
 
+def _budget_out_at_the_first_progress_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job's wait (core/procs.wait) ends as a budget that ran out as soon as TLC's first
+    progress report has reached the job's live line: the rest of the job is what a real budget
+    does then (TLC stopped, the counts read back from its output, the verdict, the message).
+    TLC prints that report 3 s after its search starts, whatever the model, then once a minute:
+    a fixed budget is a guess of the machine's speed, paid in CPU for as long as it runs (a busy
+    TLC worker) and too short on a loaded machine."""
+    reported = threading.Event()
+
+    class Watched(Follower):
+        def __init__(self, path: Path, on_line: Callable[[str], None]) -> None:
+            def seen(line: str) -> None:
+                on_line(line)
+                if line.startswith(f'@!@!@ENDMSG {messages.PROGRESS} '):
+                    reported.set()
+
+            super().__init__(path, seen)
+
+    wait = procs.wait
+
+    def out_at_the_report(
+        ended: Callable[[float], bool], timeout: float, tick: Callable[[], None] | None = None
+    ) -> bool:
+        return wait(lambda s: ended(s) or reported.is_set(), timeout, tick) and not (
+            reported.is_set()
+        )
+
+    monkeypatch.setattr('execlease_hook.tlc.job.Follower', Watched)
+    monkeypatch.setattr(procs, 'wait', out_at_the_report)
+
+
 def test_a_budget_that_runs_out_is_exit_2_and_says_what_was_covered(
     git_repo, tmp_path, capsys, monkeypatch
 ):
     # One TLC worker: a job that runs until its budget is out would otherwise keep every core
     # busy that long, and how many workers ran is not what this test is about.
     monkeypatch.setattr(deep, 'cores', lambda: 1)
-    monkeypatch.setenv('EXECLEASE_PROGRESS_SECONDS', '2')  # a live line every 2 s in a log
+    monkeypatch.setenv('EXECLEASE_PROGRESS_SECONDS', '1')  # a live line every second in a log
     grid_model(git_repo, 'grid', 3)
     data = json.loads((git_repo.path / 'verification/grid/manifest.json').read_text())
-    # 8e9 states: never done in the budget. The budget is the test's CPU (the one TLC worker is
-    # busy all along): 10 s is the JVM's start and TLC's parse (about 2 s alone), its first
-    # progress report (about 3 s after the initial states), and as much again for a loaded machine.
-    data['checks'][0]['deep'] = {'constants': {'K': 2000}, 'timeout': 10}
+    # 8e9 states: never done in the budget, which runs out at TLC's first progress report (the
+    # budget's number is what the message names; a real budget running out is the second run's).
+    data['checks'][0]['deep'] = {'constants': {'K': 2000}, 'timeout': 120}
     (git_repo.path / 'verification/grid/manifest.json').write_text(json.dumps(data))
-    code, report = run(tmp_path, '--deep')
+    with monkeypatch.context() as first:
+        _budget_out_at_the_first_progress_report(first)
+        code, report = run(tmp_path, '--deep')
     out, err = capsys.readouterr()
     assert code == 2, out + err
     assert 'PASSED' not in out
     message = report['models'][0]['could_not_run'][0]
     assert message.startswith(
-        'check grid-grid (K = 2000): the time budget of 10 s ran out; TLC had covered '
+        'check grid-grid (K = 2000): the time budget of 120 s ran out; TLC had covered '
     )
     assert 'distinct states found' in message and 'not a pass, the rest was not searched' in message
     # Its live line (verify/live.py, as plain verify's) showed TLC's progress report while it ran:
     # the states, their rate and the queue, which only a progress report gives.
     assert 'check grid-grid: ' in err and 'exploring' in err and 'on queue' in err
     assert re.search(r'distinct states \([\d,]+/s\)', err), err
-    # --budget outranks the deep block's timeout (out before TLC's first report or after it: the
-    # budget is out either way).
+    # --budget outranks the deep block's timeout, and runs out by itself: before TLC's first
+    # report (about 3 s after its search starts).
     code, report = run(tmp_path, '--deep', '--budget', '1')
     assert code == 2 and 'the time budget of 1 s ran out' in report['models'][0]['could_not_run'][0]
     capsys.readouterr()

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from tests import libraries_support as support
+from tests import shared
 from tests.conftest import GitRepo
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
@@ -20,7 +22,7 @@ pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 @pytest.fixture(scope='module')
 def lib_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return support.build_jar(tmp_path_factory.mktemp('jar'), {'Limits.tla': support.LIMITS_TLA})
+    return support.limits_jar(tmp_path_factory)
 
 
 def libs(jar: Path) -> list[dict[str, str]]:
@@ -52,14 +54,17 @@ def jobs(data: dict) -> dict[tuple[str, str], dict]:
     return {(j['kind'], j['name']): j for m in data['models'] for j in m['jobs']}
 
 
-# TLC run by hand, by everything it read: the same job on the same bytes runs once per module.
-_BARE: dict[tuple[object, ...], tuple[int, int | None]] = {}
-
-
 def bare(
-    repo: GitRepo, tmp_path: Path, jar: Path, spec_text: str, cfg: str, deadlock: bool = True
+    repo: GitRepo,
+    factory: pytest.TempPathFactory,
+    jar: Path,
+    spec_text: str,
+    cfg: str,
+    deadlock: bool = True,
 ) -> tuple[int, int | None]:
-    """The job run by hand in a folder of its own: the spec (as given), the cfg, the library folder."""
+    """The job run by hand in a folder of its own: the spec (as given), the cfg, the library
+    folder. Run once for the test run by everything it read (tests/shared.py): the same job on
+    the same bytes, asked by another test or another xdist worker, is read back."""
     library = repo.path / support.LIB
     key = (
         spec_text,
@@ -68,18 +73,20 @@ def bare(
         support.sha256(jar),
         tuple(sorted((p.name, p.read_bytes()) for p in library.rglob('*.tla'))),
     )
-    if key not in _BARE:
-        folder = tmp_path / f'bare-{abs(hash((spec_text, cfg)))}'
-        folder.mkdir()
+
+    def run_by_hand() -> tuple[int, int | None]:
+        folder = factory.mktemp('bare')
         (folder / 'LCounter.tla').write_text(spec_text)
         (folder / 'job.cfg').write_text(cfg)
-        _BARE[key] = support.bare_tlc(folder, 'LCounter.tla', 'job.cfg', [jar], library, deadlock)
-    return _BARE[key]
+        return support.bare_tlc(folder, 'LCounter.tla', 'job.cfg', [jar], library, deadlock)
+
+    name = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+    return shared.value(factory, f'bare-tlc-{name}', run_by_hand)
 
 
 @pytest.mark.parametrize('spares', ('1', '0'), ids=('warm-jvms', 'own-jvms'))
 def test_every_job_kind_runs_with_the_libraries_as_bare_tlc_does(
-    model, lib_jar, tmp_path, capsys, monkeypatch, spares
+    model, lib_jar, tmp_path, tmp_path_factory, capsys, monkeypatch, spares
 ):
     monkeypatch.setenv(
         'EXECLEASE_JVM_SPARE', spares
@@ -98,17 +105,17 @@ def test_every_job_kind_runs_with_the_libraries_as_bare_tlc_does(
     }
     # The verdicts and counts of TLC run by hand with the jar on its class path.
     assert (
-        bare(model, tmp_path, lib_jar, support.SPEC_TLA, support.PASS_CFG)
+        bare(model, tmp_path_factory, lib_jar, support.SPEC_TLA, support.PASS_CFG)
         == (0, found['check', 'main']['verdict']['distinct'])
         == (0, 8)
     )
     mutated = support.SPEC_TLA.replace('Inc == x < N /\\', 'Inc == x <= N /\\')
-    assert bare(model, tmp_path, lib_jar, mutated, support.PASS_CFG) == (
+    assert bare(model, tmp_path_factory, lib_jar, mutated, support.PASS_CFG) == (
         12,
         found['mutation', 'unbounded']['verdict']['distinct'],
     )
     assert found['mutation', 'unbounded']['verdict']['property'] == 'TypeOK'
-    assert bare(model, tmp_path, lib_jar, support.SPEC_TLA, support.FINDING_CFG) == (
+    assert bare(model, tmp_path_factory, lib_jar, support.SPEC_TLA, support.FINDING_CFG) == (
         12,
         found['finding', 'F1']['verdict']['distinct'],
     )
@@ -130,13 +137,15 @@ def test_every_job_kind_runs_with_the_libraries_as_bare_tlc_does(
     ]
 
 
-def test_deep_and_simulate_run_with_the_libraries(model, lib_jar, tmp_path, capsys):
+def test_deep_and_simulate_run_with_the_libraries(
+    model, lib_jar, tmp_path, tmp_path_factory, capsys
+):
     code, data = run(tmp_path, '--deep')
     out = capsys.readouterr().out
     assert code == 0, out
     deep_cfg = support.PASS_CFG.replace('N = 3', 'N = 4')
     assert (
-        bare(model, tmp_path, lib_jar, support.SPEC_TLA, deep_cfg)
+        bare(model, tmp_path_factory, lib_jar, support.SPEC_TLA, deep_cfg)
         == (0, jobs(data)['check', 'main']['verdict']['distinct'])
         == (0, 10)
     )

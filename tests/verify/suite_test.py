@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -154,17 +155,27 @@ def console(
 def everything_run(
     tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
 ) -> verify_support.Verified:
-    repo = GitRepo(tmp_path_factory.mktemp('everything'))
-    repo.git('init', '-q', '-b', 'main')
-    write_model(
-        repo,
-        checks=(MAIN, {'name': 'bad', 'config': 'invariant.cfg'}),
-        mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED),
-        findings=(F1, F2),
-    )
-    with pytest.MonkeyPatch.context() as env:
-        use_offline(env, jvm_cache, tools_jar)
-        return verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
+    """Made once for the test run (tests/shared.py `value`), not once on every worker that runs
+    one of the tests below: they read its output, jobs and failures. Its coverage (the code's
+    tree-sitter nodes, which do not pickle) is left out."""
+
+    def run() -> verify_support.Verified:
+        repo = GitRepo(tmp_path_factory.mktemp('everything'))
+        repo.git('init', '-q', '-b', 'main')
+        write_model(
+            repo,
+            checks=(MAIN, {'name': 'bad', 'config': 'invariant.cfg'}),
+            mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED),
+            findings=(F1, F2),
+        )
+        with pytest.MonkeyPatch.context() as env:
+            use_offline(env, jvm_cache, tools_jar)
+            ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
+        return dataclasses.replace(
+            ran, models=[dataclasses.replace(m, coverage=[]) for m in ran.models]
+        )
+
+    return shared.value(tmp_path_factory, 'verify-everything', run)
 
 
 @pytest.fixture(scope='module')
