@@ -286,30 +286,28 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     if uses:
         return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
-
-    def fresh_folder() -> Path:
-        made = scratch.make(f'execlease-{job.kind}-')
-        try:
-            _write_files(job, made)
-        except BaseException:
-            scratch.remove(made)
-            raise
-        return made
-
     try:
-        folder = fresh_folder()
+        folder = scratch.make(f'execlease-{job.kind}-')
+        try:
+            _write_files(job, folder)
+        except BaseException:
+            scratch.remove(folder)
+            raise
     except OSError as e:
         spare.expected_one_less(_spare_key(job))  # no spare waits for this job
-        where = e.filename or tempfile.gettempdir()
-        return Verdict(
-            'error',
-            0.0,
-            None,
-            reason=(
-                f"could not write the job's files in {where} ({e.strerror or e}); free disk space in "
-                f'{tempfile.gettempdir()}, or point TMPDIR at a folder with room'
-            ),
+        reason = (
+            f"could not write the job's files in {e.filename or tempfile.gettempdir()} "
+            f'({e.strerror or e}); free disk space in {tempfile.gettempdir()}, or point TMPDIR at '
+            'a folder with room'
         )
+        return Verdict('error', 0.0, reason=reason)
+
+    def again(launch: jvm.Launch) -> _Run:
+        """The job run afresh in its folder, in a JVM started as `launch` says."""
+        scratch.empty(folder)
+        _write_files(job, folder)
+        return _execute(job, folder, on_line, launch)
+
     launch = _prepare(job)
     warm = _take_spare(job, launch)
     try:
@@ -322,56 +320,41 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                     # whole and, when it says how TLC ended, is the verdict; when it does
                     # not, the job runs again in a JVM that saves nothing.
                     code = finished_exit_code(told)
-                    if code is not None:
-                        run = _Run(code, told, False)
-                    else:
-                        scratch.empty(folder)
-                        _write_files(job, folder)
-                        run = _execute(
-                            job, folder, on_line, jvm.without_archive(job.kind, job.settings)
-                        )
+                    run = (
+                        _Run(code, told, False)
+                        if code is not None
+                        else again(jvm.without_archive(job.kind, job.settings))
+                    )
             else:
                 launch.cds.finish(None)
                 run = _in_spare(job, folder, warm, on_line)
                 if warm.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
                     # Out of memory in a JVM that ran other jobs before: confirmed (or not)
                     # in a JVM of the job's own, so that no verdict depends on what ran before.
-                    scratch.empty(folder)
-                    _write_files(job, folder)
-                    run = _execute(job, folder, on_line, _prepare(job))
+                    run = again(_prepare(job))
         except OSError as e:
             return Verdict(
                 'error', time.monotonic() - started, None, reason=f'could not start Java: {e}'
             )
         seconds = round(time.monotonic() - started, 3)
+        tail = last_lines(run.output)
         if run.timed_out:
             # What the search had covered at TLC's last progress report (about once a minute).
             covered = last(run.output) or JobProgress()
+            counts = (covered.generated, covered.distinct, covered.depth)
             reason = (
                 f'timed out after {job.timeout:g} s (TLC was stopped); '
                 'raise "timeout" on the manifest entry if the model needs longer'
             )
-            timed_out = Verdict(
-                'error',
-                seconds,
-                None,
-                covered.generated,
-                covered.distinct,
-                covered.depth,
-                reason=reason,
-                last_lines=last_lines(run.output),
-            )
+            timed_out = Verdict('error', seconds, None, *counts, reason=reason, last_lines=tail)
             return with_printed(timed_out, run.output)
         assert run.exit_code is not None
         if run.exit_code < 0:
-            return Verdict(
-                'error',
-                seconds,
-                run.exit_code,
-                reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
-                'killer or a shutdown?); run again',
-                last_lines=last_lines(run.output),
+            reason = (
+                f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
+                'killer or a shutdown?); run again'
             )
+            return Verdict('error', seconds, run.exit_code, reason=reason, last_lines=tail)
         config_text = job.config_text.decode('utf-8', 'replace')
         verdict = (
             modes.classify_simulation(run.exit_code, run.output, seconds, config_text)

@@ -262,59 +262,50 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
 
 
 def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> LibraryJar:
-    assert lib.url is not None and lib.sha256 is not None
+    url, pinned = lib.url, lib.sha256
+    assert url is not None and pinned is not None
     offered = _from_library_path(lib, where, pin, settings.library_path)
     if offered is not None:
-        return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
+        return LibraryJar(lib.label, url, pinned, offered, PATH_ENV)
     folder = cache_dir(root)
-    cached = folder / f'{lib.sha256}.jar'
-    if jar.valid_copy(
-        cached, lib.sha256
-    ):  # a valid cached jar needs no lock: only verified files are placed
-        return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
+    cached = folder / f'{pinned}.jar'
+    if jar.valid_copy(cached, pinned):  # no lock needed: only verified files are placed
+        return LibraryJar(lib.label, url, pinned, cached, 'cache')
     if settings.tla_offline:
         raise CannotRun(
             f'{where}: the jar is not in the cache {folder} and downloads are off '
-            f'(EXECLEASE_TLA_OFFLINE=1); set {PATH_ENV} to a folder holding {file_name(lib.url)} '
-            f'(sha256 {lib.sha256}), or allow the download of {lib.url}'
+            f'(EXECLEASE_TLA_OFFLINE=1); set {PATH_ENV} to a folder holding {file_name(url)} '
+            f'(sha256 {pinned}), or allow the download of {url}'
         )
     try:
-        with jar.locked(folder, settings.tla_lock_timeout):
-            return _fetch(lib, folder, cached, where, pin, settings)
+        fetched = jar.fetch_pinned(
+            url,
+            pinned,
+            cached,
+            bound(url, settings),
+            # The download was never kept: it is renamed into the cache only once its sha256 is
+            # the pinned one.
+            refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
+            failed=lambda e: CannotRun(
+                f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
+                f'to a folder holding {file_name(url)} (sha256 {pinned})'
+            ),
+            settings=settings,
+        )
     except jar.CacheUnwritable as e:
         raise CannotRun(
             f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
-            f'{PATH_ENV} to a folder holding {file_name(lib.url)}'
+            f'{PATH_ENV} to a folder holding {file_name(url)}'
         ) from e
     except OSError as e:
         raise CannotRun(
             f'{where}: cannot write the library cache {folder}: {e.strerror or e}; make it '
             f'writable, free some disk space, or set {PATH_ENV}'
         ) from e
+    return LibraryJar(lib.label, url, pinned, cached, 'download' if fetched else 'cache')
 
 
 def bound(url: str, settings: Settings) -> jar.Bound:
     """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
     limit = settings.library_max_mb
     return jar.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
-
-
-def _fetch(
-    lib: Library, folder: Path, cached: Path, where: str, pin: str, settings: Settings
-) -> LibraryJar:
-    assert lib.url is not None and lib.sha256 is not None
-    url, pinned = lib.url, lib.sha256
-    fetched = jar.fetch_pinned(
-        url,
-        pinned,
-        cached,
-        bound(url, settings),
-        # The download was never kept: it is renamed into the cache only once its sha256 is the pinned one.
-        refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
-        failed=lambda e: CannotRun(
-            f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
-            f'to a folder holding {file_name(url)} (sha256 {pinned})'
-        ),
-        settings=settings,
-    )
-    return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download' if fetched else 'cache')

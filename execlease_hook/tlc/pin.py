@@ -91,29 +91,6 @@ def _known_copy(root: Path, sha256: str, settings: Settings) -> ToolJar | None:
     return None
 
 
-def _fetch(m: Manifest, pin: ToolsPin, folder: Path, settings: Settings) -> Path:
-    assert pin.url is not None and pin.sha256 is not None
-    url, pinned, target = pin.url, pin.sha256, folder / jar.JAR_NAME
-    with jar.locked(folder, settings.tla_lock_timeout):
-        jar.fetch_pinned(
-            url,
-            pinned,
-            target,
-            jar.Bound(MAX_PINNED_BYTES, '64 MB', jar.JAR_NAME),
-            refused=lambda digest: CannotRun(
-                f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
-                f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'
-            ),
-            failed=lambda e: CannotRun(
-                f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again when the '
-                'URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-                'with that sha256'
-            ),
-            settings=settings,
-        )
-    return target
-
-
 def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settings) -> ToolJar:
     assert pin.sha256 is not None
     found = _known_copy(root, pin.sha256, settings)
@@ -133,8 +110,25 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settin
                 'and downloads are disabled (EXECLEASE_TLA_OFFLINE=1); allow the download of '
                 f'{pin.url}, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
             )
+        url, pinned, target = pin.url, pin.sha256, folder / jar.JAR_NAME
         try:
-            found = ToolJar(_fetch(m, pin, folder, settings), pin.sha256, 'download', True)
+            jar.fetch_pinned(
+                url,
+                pinned,
+                target,
+                jar.Bound(MAX_PINNED_BYTES, '64 MB', jar.JAR_NAME),
+                refused=lambda digest: CannotRun(
+                    f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
+                    f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'
+                ),
+                failed=lambda e: CannotRun(
+                    f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again when '
+                    'the URL answers, or put the jar in place: '
+                    'EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
+                ),
+                settings=settings,
+            )
+            found = ToolJar(target, pinned, 'download', True)
         except OSError as e:
             raise CannotRun(
                 f'{_manifest(m)}: cannot write the TLA+ tools cache {folder}: '

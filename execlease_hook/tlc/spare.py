@@ -189,12 +189,16 @@ def _spawn(
     jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
     flags applies; each job's classes come from a loader of its own (parent: the platform's)
     over the jar and the model's library jars (`libraries`, part of the key)."""
+    # Waiting spares keep their folders in the archive folder, so that the system's temp folder
+    # holds only the folders of running jobs.
+    spares = cds.archive_folder(jar, settings) / 'spares'
     try:
-        folder = scratch.make('jvm-', _spares_folder(jar, settings))
+        spares.mkdir(parents=True, exist_ok=True)
+        folder = scratch.make('jvm-', spares)
     except OSError as e:
         housekeeping.note(
             f'warm JVMs could not be started: cannot make their folder in '
-            f'{_spares_folder(jar, settings)} ({e.strerror or e}); TLC jobs ran in JVMs of '
+            f'{spares} ({e.strerror or e}); TLC jobs ran in JVMs of '
             'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0'
         )
         return None
@@ -223,14 +227,6 @@ def _spawn(
         raise
     started = (jvm_argv, jar, helper, libraries, settings)
     return Spare(key, folder, proc, log, dict(os.environ), started)
-
-
-def _spares_folder(jar: Path, settings: Settings) -> Path:
-    """Where waiting spares keep their folders: `spares` in the archive folder, so that the
-    system's temp folder holds only the folders of running jobs."""
-    folder = cds.archive_folder(jar, settings) / 'spares'
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _keep(fresh: Spare | None) -> None:
