@@ -46,12 +46,6 @@ class ResultCache:
         known = self._known.get(key)
         if known is not None:
             return known
-        verdict = self._read(key)
-        if verdict is not None:
-            self._known[key] = verdict
-        return verdict
-
-    def _read(self, key: str) -> Verdict | None:
         try:
             data = json.loads(self._path(key).read_text(encoding='utf-8'))
             if data.get('format') != FORMAT or data.get('key') != key:
@@ -59,7 +53,10 @@ class ResultCache:
             verdict = Verdict.from_json(data['verdict'])
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None  # absent or corrupt: run the job again and rewrite the entry
-        return verdict if verdict.outcome != 'error' else None
+        if verdict.outcome == 'error':
+            return None
+        self._known[key] = verdict
+        return verdict
 
     def put(self, key: str, verdict: Verdict) -> None:
         if verdict.outcome == 'error' or self.problem is not None:

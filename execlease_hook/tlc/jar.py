@@ -17,6 +17,7 @@ verified and placed by the same rules.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -158,12 +159,10 @@ def locked(folder: Path, wait: float) -> Iterator[None]:
                     ) from None
                 time.sleep(0.1)
         try:
-            try:
+            with contextlib.suppress(OSError):  # the pid only helps the message above
                 lock.truncate(0)
                 lock.write(str(os.getpid()).encode())
                 lock.flush()
-            except OSError:
-                pass  # the pid only helps the message above
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)

@@ -14,6 +14,7 @@ build): it is also what keys the class-data archive (tlc/cds.py) and the warm-JV
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -173,9 +174,7 @@ def _probe(java: Path, memo_folder: Path | None) -> tuple[int, str] | None:
         entries.pop(key, None)
         entries[key] = list(version)
         entries = dict(list(entries.items())[-_KEPT_PROBES:])
-        try:
+        with contextlib.suppress(OSError):  # a memo not written only costs the next run a probe
             memo_folder.mkdir(parents=True, exist_ok=True)
             write_text_atomic(file, json.dumps(entries))
-        except OSError:
-            pass  # a memo that cannot be written only costs the next run a probe
     return version

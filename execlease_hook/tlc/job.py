@@ -12,13 +12,14 @@ core/procs.py's, the JVM's flags are tlc/jvm.py's.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,13 +27,14 @@ from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.settings import Settings
 from execlease_hook.spec import scan
-from execlease_hook.tlc import jvm, missing, modes, overrides, spare, spare_helper
+from execlease_hook.tlc import jvm, missing, overrides, spare, spare_helper
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.library_modules import read_by
 from execlease_hook.tlc.output import (
     OUT_OF_MEMORY,
     Verdict,
     classify,
+    classify_simulation,
     finished_exit_code,
     last_lines,
     with_printed,
@@ -57,7 +59,6 @@ class TlcJob:
     timeout: float = DEFAULT_TIMEOUT
     workers: int = 1
     expect: str | None = None  # for mutations / findings: the property that must be violated
-    extra: Mapping[str, str] = field(default_factory=dict)
     # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), part of the key.
     mode: tuple[str, ...] = ()
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
@@ -248,10 +249,8 @@ def _in_spare(
         return ended is not None
 
     try:
-        try:
+        with contextlib.suppress(OSError):  # it died while waiting: its end says so below
             warm.start_job(folder, tlc_args)
-        except OSError:
-            pass  # it died while waiting: its end says so below
         if not procs.wait(job_ended, job.timeout, _follow(out_path, on_line)):
             procs.stop(warm.proc)
     except BaseException:
@@ -262,12 +261,9 @@ def _in_spare(
         if ended is not None and ended.jvm_ended:
             # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
             # what it wrote to stderr belongs to the job's output, as in a JVM of the job's own.
-            try:
-                with open(warm.log.name, 'rb') as log:
-                    log.seek(log_start)
-                    said = log.read()
-            except OSError:
-                pass
+            with contextlib.suppress(OSError), open(warm.log.name, 'rb') as log:
+                log.seek(log_start)
+                said = log.read()
         spare.give_back(warm, None if procs.cancelled() else ended)
     if procs.cancelled():
         raise KeyboardInterrupt
@@ -357,7 +353,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             return Verdict('error', seconds, run.exit_code, reason=reason, last_lines=tail)
         config_text = job.config_text.decode('utf-8', 'replace')
         verdict = (
-            modes.classify_simulation(run.exit_code, run.output, seconds, config_text)
+            classify_simulation(run.exit_code, run.output, seconds, config_text)
             if '-simulate' in job.mode
             else classify(run.exit_code, run.output, seconds, config_text)
         )

@@ -62,10 +62,6 @@ class Libraries:
     jars: tuple[LibraryJar, ...] = ()
     folders: tuple[LibraryFolder, ...] = ()
 
-    @property
-    def empty(self) -> bool:
-        return not self.jars and not self.folders
-
     def class_path(self, tools_jar: Path) -> str:
         """TLC's -cp: the TLA+ tools first, then each jar in the manifest's order."""
         return os.pathsep.join((str(tools_jar), *(str(j.path) for j in self.jars)))
@@ -82,7 +78,7 @@ class Libraries:
     def key_parts(self) -> list[bytes]:
         """For a result cache key: each jar's sha256 and each folder's name and modules' bytes,
         in the order TLC searches them. Nothing at all when there are no libraries."""
-        if self.empty:
+        if not self.jars and not self.folders:
             return []
         parts = [b'libraries-1']
         for j in self.jars:
@@ -101,14 +97,13 @@ class Libraries:
         return [*(j.name for j in self.jars), *(f.folder for f in self.folders)]
 
     def to_json(self) -> list[dict[str, object]]:
-        out: list[dict[str, object]] = [
-            {'kind': 'jar', **asdict(j), 'path': str(j.path)} for j in self.jars
-        ]
-        for f in self.folders:
-            out.append(
+        return [
+            *({'kind': 'jar', **asdict(j), 'path': str(j.path)} for j in self.jars),
+            *(
                 {'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]}
-            )
-        return out
+                for f in self.folders
+            ),
+        ]
 
 
 NO_LIBRARIES = Libraries()
@@ -127,14 +122,13 @@ def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libra
     manifest, the entry and what to do."""
     if not m.libraries:
         return NO_LIBRARIES
-    jars: list[LibraryJar] = []
-    folders: list[LibraryFolder] = []
-    for i, lib in enumerate(m.libraries):
-        where = f'{m.path}: libraries[{i}] ({lib.label})'
-        ready = one(m.root, lib, where, settings, cache_root=cache_root)
-        jars += ready.jars
-        folders += ready.folders
-    return Libraries(tuple(jars), tuple(folders))
+    ready = [
+        one(m.root, lib, f'{m.path}: libraries[{i}] ({lib.label})', settings, cache_root=cache_root)
+        for i, lib in enumerate(m.libraries)
+    ]
+    return Libraries(
+        tuple(j for r in ready for j in r.jars), tuple(f for r in ready for f in r.folders)
+    )
 
 
 def one(

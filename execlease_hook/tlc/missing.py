@@ -20,40 +20,13 @@ PARSE_ERROR = 150
 
 # Module names only, to say where a module comes from (none of their text is in this repository).
 COMMUNITY_MODULES = frozenset(
-    {
-        'BagsExt',
-        'Bitwise',
-        'Combinatorics',
-        'CSV',
-        'DifferentialEquations',
-        'DyadicRationals',
-        'FiniteSetsExt',
-        'Folds',
-        'Functions',
-        'Graphs',
-        'GraphViz',
-        'HTML',
-        'IOUtils',
-        'Json',
-        'Relation',
-        'SequencesExt',
-        'ShiViz',
-        'Statistics',
-        'SVG',
-        'UndirectedGraphs',
-        'VectorClocks',
-    }
+    'BagsExt Bitwise Combinatorics CSV DifferentialEquations DyadicRationals FiniteSetsExt Folds '
+    'Functions Graphs GraphViz HTML IOUtils Json Relation SequencesExt ShiViz Statistics SVG '
+    'UndirectedGraphs VectorClocks'.split()
 )
 TLAPS_MODULES = frozenset(
-    {
-        'TLAPS',
-        'NaturalsInduction',
-        'WellFoundedInduction',
-        'SequenceTheorems',
-        'FiniteSetTheorems',
-        'FunctionTheorems',
-        'BagsTheorems',
-    }
+    'TLAPS NaturalsInduction WellFoundedInduction SequenceTheorems FiniteSetTheorems '
+    'FunctionTheorems BagsTheorems'.split()
 )
 COMMUNITY_URL = 'https://github.com/tlaplus/CommunityModules/releases/download/<release>/CommunityModules-deps.jar'
 COMMUNITY_ENTRY = (

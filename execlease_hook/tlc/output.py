@@ -5,6 +5,11 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc/job.py's; this module only reads what a run printed.
 
+A random simulation (the deep tier's `--simulate`, verify/deep.py) that finds nothing exits 0
+with a last progress report (2209; -1 for the counts it does not keep) and 2186 ("Finished in
+..."), never with model checking's "No error has been found": the number of behaviours it drew
+is all it covered (`classify_simulation`).
+
 It is kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
@@ -40,6 +45,7 @@ from execlease_hook.tlc.messages import (
     VIOLATION_CODES,
     number,
 )
+from execlease_hook.tlc.progress import last
 
 # TLC exit codes (same in 2.15 and 2.19).
 EXIT_OK = 0
@@ -388,7 +394,7 @@ def classify(
 
     counted = (seconds, exit_code, states, distinct, depth)
 
-    def error(reason: str) -> Verdict:
+    def error(reason: str, hint: str | None = None) -> Verdict:
         details = [
             m.text.strip()
             for m in messages
@@ -398,12 +404,9 @@ def classify(
             reason += ' (Java ran out of memory)'
         if details:
             reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
+        if hint:
+            reason = f'{reason.rstrip(".")}; {hint}'
         return Verdict('error', *counted, reason=reason, last_lines=tail)
-
-    def violated(
-        kind: str, name: str | None, trace: tuple[TraceStep, ...], location: str | None = None
-    ) -> Verdict:
-        return Verdict('violated', *counted, kind, name, location, trace, last_lines=tail)
 
     violations = [m for m in messages if m.code in VIOLATION_CODES]
     if exit_code == EXIT_OK:
@@ -458,7 +461,7 @@ def classify(
             name = 'deadlock'
         if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
             return error(f'TLC reported a {kind} violation without a trace')
-        return violated(kind, name, trace)
+        return Verdict('violated', *counted, kind, name, None, trace, last_lines=tail)
     # TLC's end, then the JVM's exit 1.
     java_ended = (
         exit_code == 1
@@ -474,14 +477,16 @@ def classify(
         found = _ASSERT.match(asserts[0].text)
         if found is None:
             return error('TLC reported a failed Assert in words this execlease does not read')
-        positions = [m for m in messages if m.code == NESTED_POSITIONS]
-        where = _positions(positions[-1].text)[-1:] if positions else []
+        nested = [_positions(m.text) for m in messages if m.code == NESTED_POSITIONS]
+        where = nested[-1][-1] if nested and nested[-1] else None
         message = tla_string(found.group(1).strip())
-        return violated('assert', message, parse_trace(messages), where[0] if where else None)
+        trace = parse_trace(messages)
+        return Verdict('violated', *counted, 'assert', message, where, trace, last_lines=tail)
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
-    hint: str | None = None
+    hint = ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
     if out_of_memory:
         reason = f'Java ran out of memory (TLC exit code {exit_code})'
+        hint = OUT_OF_MEMORY_HINT
     elif stack_overflow:
         reason = f'Java ran out of stack (StackOverflowError, TLC exit code {exit_code})'
         hint = STACK_OVERFLOW_HINT
@@ -489,13 +494,28 @@ def classify(
         reason += ': ' + ' '.join(_sany_lines(output))[:800]
     elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):
         reason, hint = _java_exit_one(messages)
-    verdict = error(reason)
-    hint = hint or (
-        OUT_OF_MEMORY_HINT
-        if out_of_memory
-        else ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
-    )
-    return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
+    return error(reason, hint)
+
+
+def classify_simulation(
+    exit_code: int, output: bytes, seconds: float, config_text: str = ''
+) -> Verdict:
+    """A simulation's verdict: a violation is read as in model checking; exit 0 is a pass of the
+    behaviours drawn (`states`: the states generated), with TLC's end message and a count."""
+    found = last(output)
+    if exit_code != EXIT_OK:
+        verdict = classify(exit_code, output, seconds, config_text)
+        if found is not None and verdict.states is None:
+            verdict = dataclasses.replace(verdict, states=found.generated)
+        return verdict
+    messages = parse_messages(output)
+    if any(m.code in VIOLATION_CODES for m in messages):
+        reason = 'TLC exited 0 but reported a violation'
+    elif found is None or not any(m.code == FINISHED for m in messages):
+        reason = 'TLC exited 0 without its simulation progress and "Finished" messages'
+    else:
+        return Verdict('passed', seconds, exit_code, states=found.generated)
+    return Verdict('error', seconds, exit_code, reason=reason, last_lines=last_lines(output))
 
 
 def _java_exit_one(messages: list[Message]) -> tuple[str, str]:

@@ -13,6 +13,7 @@ know is what the jar's TLC prints (`banner`), kept beside it in the cache.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 from collections.abc import Sequence
@@ -142,18 +143,13 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settin
 def _version(jar: Path, folder: Path, java: Java) -> str:
     """The version of a jar execlease does not know, asked of its TLC once and kept in the cache."""
     kept = folder / 'version'
-    try:
-        text = kept.read_text(encoding='utf-8').strip()
-        if text:
+    with contextlib.suppress(OSError):
+        if text := kept.read_text(encoding='utf-8').strip():
             return text
-    except OSError:
-        pass
     words = version_words(banner(jar, java))
-    try:
+    with contextlib.suppress(OSError):  # asked again next time: the same answer
         folder.mkdir(parents=True, exist_ok=True)
         write_text_atomic(kept, words + '\n')
-    except OSError:
-        pass  # asked again next time: the same answer
     return words
 
 
@@ -167,14 +163,7 @@ def default_tools(
     except CannotRun:
         if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
             raise
-    return None, tools_for(manifests[0], None, java, settings, root)
-
-
-def tools_for(
-    m: Manifest, default: ToolJar | None, java: Java, settings: Settings, root: Path | None = None
-) -> Tools:
-    """The model's `Tools`: its jar (`jar_for`) with the run's Java."""
-    return Tools(jar_for(m, default, java, settings, root), java, settings, root)
+    return None, Tools(jar_for(manifests[0], None, java, settings, root), java, settings, root)
 
 
 def jar_for(
