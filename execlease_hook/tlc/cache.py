@@ -37,9 +37,6 @@ class ResultCache:
         # (to order the jobs, then to run them), and an entry, once valid, stays valid for its key.
         self._known: dict[str, Verdict] = {}
 
-    def _path(self, key: str) -> Path:
-        return self.folder / f'{key}.json'
-
     def get(self, key: str) -> Verdict | None:
         if not self.enabled:
             return None
@@ -47,7 +44,7 @@ class ResultCache:
         if known is not None:
             return known
         try:
-            data = json.loads(self._path(key).read_text(encoding='utf-8'))
+            data = json.loads((self.folder / f'{key}.json').read_text(encoding='utf-8'))
             if data.get('format') != FORMAT or data.get('key') != key:
                 return None
             verdict = Verdict.from_json(data['verdict'])
@@ -65,7 +62,7 @@ class ResultCache:
         text = json.dumps({'format': FORMAT, 'key': key, 'verdict': verdict.to_json()})
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(self._path(key), text)
+            write_text_atomic(self.folder / f'{key}.json', text)
         except OSError as e:
             self.problem = (
                 f'results were not cached: cannot write {e.filename or self.folder} ({e.strerror or e}); '

@@ -27,7 +27,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -41,8 +40,6 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.java import Java
 
 PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'
-
-
 PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
 
 
@@ -124,7 +121,7 @@ class CacheUnwritable(Exception):
     """The cache folder (or its lock) cannot be created or opened for writing."""
 
 
-@contextmanager
+@contextlib.contextmanager
 def locked(folder: Path, wait: float) -> Iterator[None]:
     """The cache lock, waited for at most `wait` seconds (EXECLEASE_TLA_LOCK_TIMEOUT). A holder that died
     released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a

@@ -168,14 +168,11 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
     h = hashlib.sha256()
     for name, data in modules:
         h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
-    return LibraryFolder(text, _snapshot(str(folder), h.hexdigest(), modules), modules)
-
-
-def _snapshot(folder: str, digest: str, modules: tuple[tuple[str, bytes], ...]) -> Path:
+    snapshot = (str(folder), h.hexdigest())
     with _lock:
-        known = _snapshots.get((folder, digest))
-        if known is not None and known.is_dir():
-            return known
+        known = _snapshots.get(snapshot)
+    if known is not None and known.is_dir():
+        return LibraryFolder(text, known, modules)
     try:
         target = scratch.make('execlease-lib-')
         for name, data in modules:
@@ -186,8 +183,8 @@ def _snapshot(folder: str, digest: str, modules: tuple[tuple[str, bytes], ...]) 
             f'{e.strerror or e}; free some disk space or set TMPDIR'
         ) from None
     with _lock:
-        _snapshots[(folder, digest)] = target
-    return target
+        _snapshots[snapshot] = target
+    return LibraryFolder(text, target, modules)
 
 
 def _remove_snapshots() -> None:
@@ -231,9 +228,7 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
         return None
     assert lib.url is not None and lib.sha256 is not None
     name = file_name(lib.url)
-    for entry in text.split(os.pathsep):
-        if not entry:
-            continue
+    for entry in filter(None, text.split(os.pathsep)):
         place = Path(entry).expanduser()
         if place.is_dir():
             candidates = [place / name, place / f'{lib.sha256}.jar']
@@ -244,9 +239,7 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
                 f'{PATH_ENV}={text}: {entry} is no file or folder; name jars, or folders '
                 'holding them, separated by ' + repr(os.pathsep)
             )
-        for candidate in candidates:
-            if not candidate.is_file():
-                continue
+        for candidate in filter(Path.is_file, candidates):
             digest = jar.file_sha256(candidate)
             if digest == lib.sha256:
                 return candidate.resolve()

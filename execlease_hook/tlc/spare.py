@@ -1,8 +1,5 @@
 """Warm JVMs for TLC jobs (docs/architecture.md#the-jvm-of-a-tlc-job).
 
-It is kept whole: a spare's start, hand-over and end are one lifecycle (compiling its helper
-is spare_helper.py's).
-
 A spare is a JVM started before it is needed, with a job's JVM flags, running
 `helper/ExecleaseTlcSpare.java`: it warms up (one trivial TLC run of its own), then runs jobs one
 at a time, each in a class loader of its own over the jar, so TLC's static state is new for every
@@ -18,11 +15,11 @@ from the suite's plan), and one more is started ahead when a spare takes its las
 The helper is compiled at first use (tlc/spare_helper.py); until it is, or when it cannot be,
 every job runs in a JVM of its own started for it. `EXECLEASE_JVM_SPARE=0` switches spares off.
 
-A spare's process, the line protocol with its helper, and the pool of waiting spares keyed by
-the jobs expected are one mechanism, whose rules (one job at a time, only of its key and
-environment, none waiting that no job will take) span all three. A spare lives core/procs.py's
-one life: its own group, registered from its start to its discard, so Ctrl-C stops it; what is
-left for `discard_all` is the pool's bookkeeping and the folders.
+It is kept whole: a spare's process, the line protocol with its helper, and the pool of waiting
+spares keyed by the jobs expected are one mechanism, whose rules (one job at a time, only of its
+key and environment, none waiting that no job will take) span all three. A spare lives
+core/procs.py's one life: its own group, registered from its start to its discard, so Ctrl-C
+stops it; what is left for `discard_all` is the pool's bookkeeping and the folders.
 """
 
 from __future__ import annotations
