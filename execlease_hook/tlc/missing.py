@@ -80,9 +80,8 @@ def explain(
     """The verdict of a run where SANY could not find a module, with the reason said clearly;
     any other verdict as it is. `files`: the job's modules as (name, bytes), the spec first;
     `libraries`: the names of the model's libraries."""
-    if verdict.outcome != 'error' or verdict.exit_code != PARSE_ERROR:
-        return verdict
-    found = missing(output)
+    parse_error = verdict.outcome == 'error' and verdict.exit_code == PARSE_ERROR
+    found = missing(output) if parse_error else None
     if found is None:
         return verdict
     module, importer = found

@@ -174,15 +174,13 @@ def jar_for(
     refused (exit 2) when it is older than the manifest's minTlc. `root`: the repository whose
     cache holds the jars (default the model's; for a commit checked out alone, the repository's)."""
     pin = m.tools
-    if pin is not None and pin.sha256 is not None:
-        if default is not None and default.sha256 == pin.sha256:
-            chosen = default
-        else:
-            chosen = _pinned(m, pin, java, root or m.root, settings)
+    own = pin is not None and pin.sha256 is not None
+    if pin is not None and own and (default is None or default.sha256 != pin.sha256):
+        chosen = _pinned(m, pin, java, root or m.root, settings)
     elif default is None:
         raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + jar.how_to_get_tools())
     else:
-        chosen = default
+        chosen = default  # the run's, also when they are the ones the manifest pins
     if pin is not None and pin.min_tlc is not None:
         least = tuple(int(p) for p in pin.min_tlc.split('.'))
         have = version_of(chosen.tlc_version)

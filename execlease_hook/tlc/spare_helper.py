@@ -146,23 +146,15 @@ def sweep(folder: Path) -> None:
     maker is gone, after stopping its javac; an unmarked one, from an execlease before the marks,
     once older than any compile."""
     scratch.sweep(folder, '.spare-')
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            old = (
-                entry.name.startswith('.spare-')
-                and entry.is_dir()
+    for entry in folder.glob('.spare-*'):  # none when the folder cannot be read
+        with contextlib.suppress(OSError):
+            if (
+                entry.is_dir()
                 and not entry.is_symlink()
                 and not (entry / scratch.MARK).exists()
                 and time.time() - entry.stat().st_mtime > COMPILE_TIMEOUT
-            )
-        except OSError:
-            continue
-        if old:
-            shutil.rmtree(entry, ignore_errors=True)
+            ):
+                shutil.rmtree(entry, ignore_errors=True)
 
 
 def ready(java: Path, jar: Path, settings: Settings) -> Path | None:
