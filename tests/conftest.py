@@ -12,9 +12,11 @@ from execlease_hook.locate.entry import MAX_BYTES
 from tests import needs, shared, tiers
 
 # Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
-# failure (tests/skips.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py).
+# failure (tests/skips.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py);
+# `-n auto` starts one worker more than the cores (workers.py).
 from tests.skips import pytest_configure, pytest_runtest_makereport  # noqa: F401
 from tests.tiers import fast_tier_tripwire  # noqa: F401
+from tests.workers import pytest_xdist_auto_num_workers  # noqa: F401
 
 AUTHOR = {
     'GIT_AUTHOR_NAME': 'Test Author',
