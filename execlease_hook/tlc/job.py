@@ -351,12 +351,9 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                 'killer or a shutdown?); run again'
             )
             return Verdict('error', seconds, run.exit_code, reason=reason, last_lines=tail)
+        judge = classify_simulation if '-simulate' in job.mode else classify
         config_text = job.config_text.decode('utf-8', 'replace')
-        verdict = (
-            classify_simulation(run.exit_code, run.output, seconds, config_text)
-            if '-simulate' in job.mode
-            else classify(run.exit_code, run.output, seconds, config_text)
-        )
+        verdict = judge(run.exit_code, run.output, seconds, config_text)
         # A module SANY cannot find, and a library override built for another TLC, said clearly.
         verdict = missing.explain(
             with_printed(verdict, run.output), run.output, modules, job.libraries.names()
