@@ -37,29 +37,23 @@ class ResultCache:
         # (to order the jobs, then to run them), and an entry, once valid, stays valid for its key.
         self._known: dict[str, Verdict] = {}
 
-    def _path(self, key: str) -> Path:
-        return self.folder / f'{key}.json'
-
     def get(self, key: str) -> Verdict | None:
         if not self.enabled:
             return None
         known = self._known.get(key)
         if known is not None:
             return known
-        verdict = self._read(key)
-        if verdict is not None:
-            self._known[key] = verdict
-        return verdict
-
-    def _read(self, key: str) -> Verdict | None:
         try:
-            data = json.loads(self._path(key).read_text(encoding='utf-8'))
+            data = json.loads((self.folder / f'{key}.json').read_text(encoding='utf-8'))
             if data.get('format') != FORMAT or data.get('key') != key:
                 return None
             verdict = Verdict.from_json(data['verdict'])
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None  # absent or corrupt: run the job again and rewrite the entry
-        return verdict if verdict.outcome != 'error' else None
+        if verdict.outcome == 'error':
+            return None
+        self._known[key] = verdict
+        return verdict
 
     def put(self, key: str, verdict: Verdict) -> None:
         if verdict.outcome == 'error' or self.problem is not None:
@@ -68,7 +62,7 @@ class ResultCache:
         text = json.dumps({'format': FORMAT, 'key': key, 'verdict': verdict.to_json()})
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(self._path(key), text)
+            write_text_atomic(self.folder / f'{key}.json', text)
         except OSError as e:
             self.problem = (
                 f'results were not cached: cannot write {e.filename or self.folder} ({e.strerror or e}); '

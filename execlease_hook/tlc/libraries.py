@@ -62,10 +62,6 @@ class Libraries:
     jars: tuple[LibraryJar, ...] = ()
     folders: tuple[LibraryFolder, ...] = ()
 
-    @property
-    def empty(self) -> bool:
-        return not self.jars and not self.folders
-
     def class_path(self, tools_jar: Path) -> str:
         """TLC's -cp: the TLA+ tools first, then each jar in the manifest's order."""
         return os.pathsep.join((str(tools_jar), *(str(j.path) for j in self.jars)))
@@ -82,7 +78,7 @@ class Libraries:
     def key_parts(self) -> list[bytes]:
         """For a result cache key: each jar's sha256 and each folder's name and modules' bytes,
         in the order TLC searches them. Nothing at all when there are no libraries."""
-        if self.empty:
+        if not self.jars and not self.folders:
             return []
         parts = [b'libraries-1']
         for j in self.jars:
@@ -101,14 +97,13 @@ class Libraries:
         return [*(j.name for j in self.jars), *(f.folder for f in self.folders)]
 
     def to_json(self) -> list[dict[str, object]]:
-        out: list[dict[str, object]] = [
-            {'kind': 'jar', **asdict(j), 'path': str(j.path)} for j in self.jars
-        ]
-        for f in self.folders:
-            out.append(
+        return [
+            *({'kind': 'jar', **asdict(j), 'path': str(j.path)} for j in self.jars),
+            *(
                 {'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]}
-            )
-        return out
+                for f in self.folders
+            ),
+        ]
 
 
 NO_LIBRARIES = Libraries()
@@ -127,14 +122,13 @@ def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libra
     manifest, the entry and what to do."""
     if not m.libraries:
         return NO_LIBRARIES
-    jars: list[LibraryJar] = []
-    folders: list[LibraryFolder] = []
-    for i, lib in enumerate(m.libraries):
-        where = f'{m.path}: libraries[{i}] ({lib.label})'
-        ready = one(m.root, lib, where, settings, cache_root=cache_root)
-        jars += ready.jars
-        folders += ready.folders
-    return Libraries(tuple(jars), tuple(folders))
+    ready = [
+        one(m.root, lib, f'{m.path}: libraries[{i}] ({lib.label})', settings, cache_root=cache_root)
+        for i, lib in enumerate(m.libraries)
+    ]
+    return Libraries(
+        tuple(j for r in ready for j in r.jars), tuple(f for r in ready for f in r.folders)
+    )
 
 
 def one(
@@ -174,14 +168,11 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
     h = hashlib.sha256()
     for name, data in modules:
         h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
-    return LibraryFolder(text, _snapshot(str(folder), h.hexdigest(), modules), modules)
-
-
-def _snapshot(folder: str, digest: str, modules: tuple[tuple[str, bytes], ...]) -> Path:
+    snapshot = (str(folder), h.hexdigest())
     with _lock:
-        known = _snapshots.get((folder, digest))
-        if known is not None and known.is_dir():
-            return known
+        known = _snapshots.get(snapshot)
+    if known is not None and known.is_dir():
+        return LibraryFolder(text, known, modules)
     try:
         target = scratch.make('execlease-lib-')
         for name, data in modules:
@@ -192,8 +183,8 @@ def _snapshot(folder: str, digest: str, modules: tuple[tuple[str, bytes], ...]) 
             f'{e.strerror or e}; free some disk space or set TMPDIR'
         ) from None
     with _lock:
-        _snapshots[(folder, digest)] = target
-    return target
+        _snapshots[snapshot] = target
+    return LibraryFolder(text, target, modules)
 
 
 def _remove_snapshots() -> None:
@@ -237,9 +228,7 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
         return None
     assert lib.url is not None and lib.sha256 is not None
     name = file_name(lib.url)
-    for entry in text.split(os.pathsep):
-        if not entry:
-            continue
+    for entry in filter(None, text.split(os.pathsep)):
         place = Path(entry).expanduser()
         if place.is_dir():
             candidates = [place / name, place / f'{lib.sha256}.jar']
@@ -250,9 +239,7 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
                 f'{PATH_ENV}={text}: {entry} is no file or folder; name jars, or folders '
                 'holding them, separated by ' + repr(os.pathsep)
             )
-        for candidate in candidates:
-            if not candidate.is_file():
-                continue
+        for candidate in filter(Path.is_file, candidates):
             digest = jar.file_sha256(candidate)
             if digest == lib.sha256:
                 return candidate.resolve()
@@ -262,59 +249,50 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
 
 
 def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> LibraryJar:
-    assert lib.url is not None and lib.sha256 is not None
+    url, pinned = lib.url, lib.sha256
+    assert url is not None and pinned is not None
     offered = _from_library_path(lib, where, pin, settings.library_path)
     if offered is not None:
-        return LibraryJar(lib.label, lib.url, lib.sha256, offered, PATH_ENV)
+        return LibraryJar(lib.label, url, pinned, offered, PATH_ENV)
     folder = cache_dir(root)
-    cached = folder / f'{lib.sha256}.jar'
-    if jar.valid_copy(
-        cached, lib.sha256
-    ):  # a valid cached jar needs no lock: only verified files are placed
-        return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'cache')
+    cached = folder / f'{pinned}.jar'
+    if jar.valid_copy(cached, pinned):  # no lock needed: only verified files are placed
+        return LibraryJar(lib.label, url, pinned, cached, 'cache')
     if settings.tla_offline:
         raise CannotRun(
             f'{where}: the jar is not in the cache {folder} and downloads are off '
-            f'(EXECLEASE_TLA_OFFLINE=1); set {PATH_ENV} to a folder holding {file_name(lib.url)} '
-            f'(sha256 {lib.sha256}), or allow the download of {lib.url}'
+            f'(EXECLEASE_TLA_OFFLINE=1); set {PATH_ENV} to a folder holding {file_name(url)} '
+            f'(sha256 {pinned}), or allow the download of {url}'
         )
     try:
-        with jar.locked(folder, settings.tla_lock_timeout):
-            return _fetch(lib, folder, cached, where, pin, settings)
+        fetched = jar.fetch_pinned(
+            url,
+            pinned,
+            cached,
+            bound(url, settings),
+            # The download was never kept: it is renamed into the cache only once its sha256 is
+            # the pinned one.
+            refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
+            failed=lambda e: CannotRun(
+                f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
+                f'to a folder holding {file_name(url)} (sha256 {pinned})'
+            ),
+            settings=settings,
+        )
     except jar.CacheUnwritable as e:
         raise CannotRun(
             f'{where}: cannot write the library cache {e}; make {folder} writable, or set '
-            f'{PATH_ENV} to a folder holding {file_name(lib.url)}'
+            f'{PATH_ENV} to a folder holding {file_name(url)}'
         ) from e
     except OSError as e:
         raise CannotRun(
             f'{where}: cannot write the library cache {folder}: {e.strerror or e}; make it '
             f'writable, free some disk space, or set {PATH_ENV}'
         ) from e
+    return LibraryJar(lib.label, url, pinned, cached, 'download' if fetched else 'cache')
 
 
 def bound(url: str, settings: Settings) -> jar.Bound:
     """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
     limit = settings.library_max_mb
     return jar.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
-
-
-def _fetch(
-    lib: Library, folder: Path, cached: Path, where: str, pin: str, settings: Settings
-) -> LibraryJar:
-    assert lib.url is not None and lib.sha256 is not None
-    url, pinned = lib.url, lib.sha256
-    fetched = jar.fetch_pinned(
-        url,
-        pinned,
-        cached,
-        bound(url, settings),
-        # The download was never kept: it is renamed into the cache only once its sha256 is the pinned one.
-        refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
-        failed=lambda e: CannotRun(
-            f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '
-            f'to a folder holding {file_name(url)} (sha256 {pinned})'
-        ),
-        settings=settings,
-    )
-    return LibraryJar(lib.label, lib.url, lib.sha256, cached, 'download' if fetched else 'cache')

@@ -1,5 +1,5 @@
 """TLC's `-tool` message codes, in one place: what a code means for a verdict (tlc/output.py),
-for a running job's phase (tlc/progress.py) and for the deep tier's runs (tlc/modes.py); and the
+for a running job's phase (tlc/progress.py) and for the deep tier's runs (tlc/output.py); and the
 one reader of the text of a progress message. A new code is one constant here, and a row in
 VIOLATION_CODES or PHASES where it says something.
 
@@ -91,9 +91,5 @@ def progress_counts(text: str) -> tuple[int | None, int, int | None, int | None]
     match = _PROGRESS.search(text)
     if match is None:
         return None
-    return (
-        _count(match.group(1)),
-        _count(match.group(2)) or 0,
-        _count(match.group(3)),
-        _count(match.group(4)),
-    )
+    depth, generated, distinct, queue = (_count(count) for count in match.groups())
+    return depth, generated or 0, distinct, queue

@@ -20,40 +20,13 @@ PARSE_ERROR = 150
 
 # Module names only, to say where a module comes from (none of their text is in this repository).
 COMMUNITY_MODULES = frozenset(
-    {
-        'BagsExt',
-        'Bitwise',
-        'Combinatorics',
-        'CSV',
-        'DifferentialEquations',
-        'DyadicRationals',
-        'FiniteSetsExt',
-        'Folds',
-        'Functions',
-        'Graphs',
-        'GraphViz',
-        'HTML',
-        'IOUtils',
-        'Json',
-        'Relation',
-        'SequencesExt',
-        'ShiViz',
-        'Statistics',
-        'SVG',
-        'UndirectedGraphs',
-        'VectorClocks',
-    }
+    'BagsExt Bitwise Combinatorics CSV DifferentialEquations DyadicRationals FiniteSetsExt Folds '
+    'Functions Graphs GraphViz HTML IOUtils Json Relation SequencesExt ShiViz Statistics SVG '
+    'UndirectedGraphs VectorClocks'.split()
 )
 TLAPS_MODULES = frozenset(
-    {
-        'TLAPS',
-        'NaturalsInduction',
-        'WellFoundedInduction',
-        'SequenceTheorems',
-        'FiniteSetTheorems',
-        'FunctionTheorems',
-        'BagsTheorems',
-    }
+    'TLAPS NaturalsInduction WellFoundedInduction SequenceTheorems FiniteSetTheorems '
+    'FunctionTheorems BagsTheorems'.split()
 )
 COMMUNITY_URL = 'https://github.com/tlaplus/CommunityModules/releases/download/<release>/CommunityModules-deps.jar'
 COMMUNITY_ENTRY = (
@@ -107,9 +80,8 @@ def explain(
     """The verdict of a run where SANY could not find a module, with the reason said clearly;
     any other verdict as it is. `files`: the job's modules as (name, bytes), the spec first;
     `libraries`: the names of the model's libraries."""
-    if verdict.outcome != 'error' or verdict.exit_code != PARSE_ERROR:
-        return verdict
-    found = missing(output)
+    parse_error = verdict.outcome == 'error' and verdict.exit_code == PARSE_ERROR
+    found = missing(output) if parse_error else None
     if found is None:
         return verdict
     module, importer = found

@@ -5,6 +5,11 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc/job.py's; this module only reads what a run printed.
 
+A random simulation (the deep tier's `--simulate`, verify/deep.py) that finds nothing exits 0
+with a last progress report (2209; -1 for the counts it does not keep) and 2186 ("Finished in
+..."), never with model checking's "No error has been found": the number of behaviours it drew
+is all it covered (`classify_simulation`).
+
 It is kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
@@ -40,6 +45,7 @@ from execlease_hook.tlc.messages import (
     VIOLATION_CODES,
     number,
 )
+from execlease_hook.tlc.progress import last
 
 # TLC exit codes (same in 2.15 and 2.19).
 EXIT_OK = 0
@@ -216,23 +222,18 @@ def spec_printed(output: bytes) -> tuple[tuple[str, ...], int]:
     depth = 0
     started = False
     pos = 0
-    for match in _markers(output):
+    for match in [*_markers(output), None]:  # None: the text after the last marker
         if depth == 0 and started:
-            lines += [
-                line
-                for line in output[pos : match.start()].decode('utf-8', 'replace').splitlines()
-                if line.strip()
-            ]
+            text = output[pos : None if match is None else match.start()]
+            lines += [line for line in text.decode('utf-8', 'replace').splitlines() if line.strip()]
+        if match is None:
+            break
         if match.group(1) is not None:
             depth += 1
         else:
             depth = max(0, depth - 1)
             started = started or int(match.group(3)) == PARSED
         pos = match.end()
-    if depth == 0 and started:
-        lines += [
-            line for line in output[pos:].decode('utf-8', 'replace').splitlines() if line.strip()
-        ]
     return tuple(lines[:PRINTED_KEPT]), len(lines)
 
 
@@ -273,38 +274,24 @@ def parse_state(text: str) -> tuple[tuple[str, str], ...]:
 
 def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
     steps: list[TraceStep] = []
+
+    def place(text: str) -> int:
+        """The number TLC gives a step, else its place in the trace."""
+        return int(text.split(':', 1)[0]) if text[:1].isdigit() else len(steps) + 1
+
     for m in messages:
         if m.code == TRACE_STATE:
             head, _, rest = m.text.partition('\n')
-            match = _STEP_HEAD.match(head.strip())
-            if match is None:
-                number = int(head.split(':', 1)[0]) if head[:1].isdigit() else len(steps) + 1
-                steps.append(TraceStep(number, head.strip(), '', parse_state(rest)))
-                continue
-            steps.append(
-                TraceStep(
-                    int(match.group(1)),
-                    match.group(2),
-                    match.group(3) or '',
-                    parse_state(rest),
-                )
-            )
+            if match := _STEP_HEAD.match(head.strip()):
+                step = TraceStep(int(match[1]), match[2], match[3] or '', parse_state(rest))
+            else:
+                step = TraceStep(place(head), head.strip(), '', parse_state(rest))
+            steps.append(step)
         elif m.code == STUTTERING:
-            number = int(m.text.split(':', 1)[0]) if m.text[:1].isdigit() else len(steps) + 1
-            steps.append(TraceStep(number, 'Stuttering'))
-        elif m.code == BACK_TO_STATE:
-            match = _BACK.match(m.text.strip())
-            if match is not None:
-                # The loop back: TLC names the action that returns to state N.
-                steps.append(
-                    TraceStep(
-                        len(steps) + 1,
-                        match.group(2),
-                        match.group(3) or '',
-                        (),
-                        back_to=int(match.group(1)),
-                    )
-                )
+            steps.append(TraceStep(place(m.text), 'Stuttering'))
+        elif m.code == BACK_TO_STATE and (match := _BACK.match(m.text.strip())):
+            # The loop back: TLC names the action that returns to state N.
+            steps.append(TraceStep(len(steps) + 1, match[2], match[3] or '', (), int(match[1])))
     return tuple(steps)
 
 
@@ -316,8 +303,13 @@ _STATS = re.compile(
 )
 _DEPTH = re.compile(r'\s*The depth of the complete state graph search is ' + _NUMBER)
 _INVARIANT_NAME = re.compile(r'\s*Invariant (\S+) is violated')
-_ACTION_NAME = re.compile(r'\s*Action property (\S+) is violated')
-_ASSUMPTION = re.compile(r'\s*Assumption (.*?) is false')
+# The violations whose message names what was violated, and how.
+_NAMED = {
+    INVARIANT: _INVARIANT_NAME,
+    INVARIANT_INITIAL: _INVARIANT_NAME,
+    ACTION_PROPERTY: re.compile(r'\s*Action property (\S+) is violated'),
+    ASSUMPTION: re.compile(r'\s*Assumption (.*?) is false'),
+}
 _ASSERT = re.compile(
     r'\s*The first argument of Assert evaluated to FALSE; the second argument was:\s*\n(.*)', re.S
 )
@@ -389,7 +381,6 @@ def classify(
     messages = parse_messages(output)
     out_of_memory = any(sign in output for sign in OUT_OF_MEMORY)
     stack_overflow = STACK_OVERFLOW in output and not out_of_memory
-    text_lines = output.decode('utf-8', 'replace').splitlines()
     tail = last_lines(output)
     states = distinct = depth = left = None
     stats = [m for m in messages if m.code == STATS]
@@ -403,7 +394,7 @@ def classify(
 
     counted = (seconds, exit_code, states, distinct, depth)
 
-    def error(reason: str) -> Verdict:
+    def error(reason: str, hint: str | None = None) -> Verdict:
         details = [
             m.text.strip()
             for m in messages
@@ -413,12 +404,9 @@ def classify(
             reason += ' (Java ran out of memory)'
         if details:
             reason += ': ' + ' | '.join(' '.join(d.split()) for d in details)[:800]
+        if hint:
+            reason = f'{reason.rstrip(".")}; {hint}'
         return Verdict('error', *counted, reason=reason, last_lines=tail)
-
-    def violated(
-        kind: str, name: str | None, trace: tuple[TraceStep, ...], location: str | None = None
-    ) -> Verdict:
-        return Verdict('violated', *counted, kind, name, location, trace, last_lines=tail)
 
     violations = [m for m in messages if m.code in VIOLATION_CODES]
     if exit_code == EXIT_OK:
@@ -458,32 +446,22 @@ def classify(
             # not TLC's, so none can be trusted to name the property.
             return error(f'TLC reported {len(violations)} violations where it stops at the first')
         first = violations[0]
-        name: str | None = None
+        named = _NAMED.get(first.code)
+        found = named.match(first.text) if named else None
+        name = found.group(1) if found else None
         trace = parse_trace(messages)
-        if first.code in (INVARIANT, INVARIANT_INITIAL):
-            found = _INVARIANT_NAME.match(first.text)
-            name = found.group(1) if found else None
-            if first.code == INVARIANT_INITIAL:
-                trace = (
-                    TraceStep(
-                        1, 'Initial predicate', '', parse_state(first.text.partition('\n')[2])
-                    ),
-                )
-        elif first.code == ACTION_PROPERTY:
-            found = _ACTION_NAME.match(first.text)
-            name = found.group(1) if found else None
+        if first.code == INVARIANT_INITIAL:
+            state = parse_state(first.text.partition('\n')[2])
+            trace = (TraceStep(1, 'Initial predicate', '', state),)
         elif first.code == TEMPORAL:
             # TLC does not name the temporal property; when the cfg lists one, it is that one.
             listed = cfg.names(config_text.encode('utf-8'), cfg.PROPERTY_KEYWORDS)
             name = listed[0] if len(listed) == 1 else None
         elif first.code == DEADLOCK:
             name = 'deadlock'
-        elif first.code == ASSUMPTION:
-            found = _ASSUMPTION.match(first.text)
-            name = found.group(1) if found else None
         if first.code not in (ASSUMPTION, INVARIANT_INITIAL) and not trace:
             return error(f'TLC reported a {kind} violation without a trace')
-        return violated(kind, name, trace)
+        return Verdict('violated', *counted, kind, name, None, trace, last_lines=tail)
     # TLC's end, then the JVM's exit 1.
     java_ended = (
         exit_code == 1
@@ -499,28 +477,45 @@ def classify(
         found = _ASSERT.match(asserts[0].text)
         if found is None:
             return error('TLC reported a failed Assert in words this execlease does not read')
-        positions = [m for m in messages if m.code == NESTED_POSITIONS]
-        where = _positions(positions[-1].text)[-1:] if positions else []
+        nested = [_positions(m.text) for m in messages if m.code == NESTED_POSITIONS]
+        where = nested[-1][-1] if nested and nested[-1] else None
         message = tla_string(found.group(1).strip())
-        return violated('assert', message, parse_trace(messages), where[0] if where else None)
+        trace = parse_trace(messages)
+        return Verdict('violated', *counted, 'assert', message, where, trace, last_lines=tail)
     reason = EXIT_ERRORS.get(exit_code, f'TLC crashed (exit code {exit_code})')
-    hint: str | None = None
+    hint = ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
     if out_of_memory:
         reason = f'Java ran out of memory (TLC exit code {exit_code})'
+        hint = OUT_OF_MEMORY_HINT
     elif stack_overflow:
         reason = f'Java ran out of stack (StackOverflowError, TLC exit code {exit_code})'
         hint = STACK_OVERFLOW_HINT
     elif exit_code == 150:
-        reason += ': ' + ' '.join(_sany_lines(text_lines))[:800]
+        reason += ': ' + ' '.join(_sany_lines(output))[:800]
     elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):
         reason, hint = _java_exit_one(messages)
-    verdict = error(reason)
-    hint = hint or (
-        OUT_OF_MEMORY_HINT
-        if out_of_memory
-        else ERROR_HINTS.get(exit_code, 'read the last lines of its output below, then run again')
-    )
-    return dataclasses.replace(verdict, reason=f'{(verdict.reason or reason).rstrip(".")}; {hint}')
+    return error(reason, hint)
+
+
+def classify_simulation(
+    exit_code: int, output: bytes, seconds: float, config_text: str = ''
+) -> Verdict:
+    """A simulation's verdict: a violation is read as in model checking; exit 0 is a pass of the
+    behaviours drawn (`states`: the states generated), with TLC's end message and a count."""
+    found = last(output)
+    if exit_code != EXIT_OK:
+        verdict = classify(exit_code, output, seconds, config_text)
+        if found is not None and verdict.states is None:
+            verdict = dataclasses.replace(verdict, states=found.generated)
+        return verdict
+    messages = parse_messages(output)
+    if any(m.code in VIOLATION_CODES for m in messages):
+        reason = 'TLC exited 0 but reported a violation'
+    elif found is None or not any(m.code == FINISHED for m in messages):
+        reason = 'TLC exited 0 without its simulation progress and "Finished" messages'
+    else:
+        return Verdict('passed', seconds, exit_code, states=found.generated)
+    return Verdict('error', seconds, exit_code, reason=reason, last_lines=last_lines(output))
 
 
 def _java_exit_one(messages: list[Message]) -> tuple[str, str]:
@@ -567,11 +562,11 @@ def finished_exit_code(output: bytes) -> int | None:
     return None
 
 
-def _sany_lines(lines: list[str]) -> list[str]:
+def _sany_lines(output: bytes) -> list[str]:
     """What SANY said between 'Starting SANY...' and 'SANY finished.' (the parse/semantic errors)."""
     said: list[str] = []
     inside = False
-    for line in lines:
+    for line in output.decode('utf-8', 'replace').splitlines():
         if 'Starting SANY' in line:
             inside = True
         elif 'SANY finished' in line:

@@ -19,16 +19,9 @@ from collections.abc import Sequence
 
 from execlease_hook.tlc.output import Verdict
 
-_LINKAGE = (
-    'UnsupportedClassVersionError',
-    'NoClassDefFoundError',
-    'NoSuchMethodError',
-    'NoSuchFieldError',
-    'AbstractMethodError',
-    'IncompatibleClassChangeError',
-    'ClassFormatError',
-    'LinkageError',
-    'VerifyError',
+_LINKAGE = tuple(
+    'UnsupportedClassVersionError NoClassDefFoundError NoSuchMethodError NoSuchFieldError '
+    'AbstractMethodError IncompatibleClassChangeError ClassFormatError LinkageError VerifyError'.split()
 )
 _APPLIED = re.compile(
     r'Attempted to apply the operator overridden by the Java method\s+(.+?),\s*'
@@ -56,29 +49,24 @@ def explain(verdict: Verdict, output: bytes, jars: Sequence[str]) -> Verdict:
     tlc = f'TLC {version.group(1)}' if version else 'the TLC in use'
     on = f'library jars on the class path: {", ".join(jars)}'
     applied = _APPLIED.search(text)
-    if applied is not None:
-        method = ' '.join(applied.group(1).split())
-        error = applied.group(2).strip()
-        if _CLASS_NAME.fullmatch(error) or any(name in error for name in _LINKAGE):
-            missing = (
-                f'needs {error}, which {tlc} does not have'
-                if _CLASS_NAME.fullmatch(error)
-                else f'failed: {error}'
-            )
-            return dataclasses.replace(
-                verdict,
-                reason=(
-                    f"a library's Java override cannot run in {tlc}: {method} {missing} (it was built "
-                    f'for another TLC; {on}); {ADVICE}'
-                ),
-            )
     loaded = _LOADED.search(text)
-    if loaded is not None:
-        return dataclasses.replace(
-            verdict,
-            reason=(
-                f"a library's Java override cannot be loaded by {tlc} on this Java: "
-                f'{loaded.group(1)}: {loaded.group(2).strip()} ({on}); {ADVICE}'
-            ),
+    error = applied.group(2).strip() if applied else ''
+    if applied and (_CLASS_NAME.fullmatch(error) or any(name in error for name in _LINKAGE)):
+        method = ' '.join(applied.group(1).split())
+        missing = (
+            f'needs {error}, which {tlc} does not have'
+            if _CLASS_NAME.fullmatch(error)
+            else f'failed: {error}'
         )
-    return verdict
+        reason = (
+            f"a library's Java override cannot run in {tlc}: {method} {missing} (it was built "
+            f'for another TLC; {on})'
+        )
+    elif loaded:
+        reason = (
+            f"a library's Java override cannot be loaded by {tlc} on this Java: "
+            f'{loaded.group(1)}: {loaded.group(2).strip()} ({on})'
+        )
+    else:
+        return verdict
+    return dataclasses.replace(verdict, reason=f'{reason}; {ADVICE}')

@@ -13,6 +13,7 @@ know is what the jar's TLC prints (`banner`), kept beside it in the cache.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 from collections.abc import Sequence
@@ -91,29 +92,6 @@ def _known_copy(root: Path, sha256: str, settings: Settings) -> ToolJar | None:
     return None
 
 
-def _fetch(m: Manifest, pin: ToolsPin, folder: Path, settings: Settings) -> Path:
-    assert pin.url is not None and pin.sha256 is not None
-    url, pinned, target = pin.url, pin.sha256, folder / jar.JAR_NAME
-    with jar.locked(folder, settings.tla_lock_timeout):
-        jar.fetch_pinned(
-            url,
-            pinned,
-            target,
-            jar.Bound(MAX_PINNED_BYTES, '64 MB', jar.JAR_NAME),
-            refused=lambda digest: CannotRun(
-                f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
-                f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'
-            ),
-            failed=lambda e: CannotRun(
-                f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again when the '
-                'URL answers, or put the jar in place: EXECLEASE_TLA_JAR=/path/to/tla2tools.jar '
-                'with that sha256'
-            ),
-            settings=settings,
-        )
-    return target
-
-
 def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settings) -> ToolJar:
     assert pin.sha256 is not None
     found = _known_copy(root, pin.sha256, settings)
@@ -133,8 +111,25 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settin
                 'and downloads are disabled (EXECLEASE_TLA_OFFLINE=1); allow the download of '
                 f'{pin.url}, or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
             )
+        url, pinned, target = pin.url, pin.sha256, folder / jar.JAR_NAME
         try:
-            found = ToolJar(_fetch(m, pin, folder, settings), pin.sha256, 'download', True)
+            jar.fetch_pinned(
+                url,
+                pinned,
+                target,
+                jar.Bound(MAX_PINNED_BYTES, '64 MB', jar.JAR_NAME),
+                refused=lambda digest: CannotRun(
+                    f'{_manifest(m)}: tools.url {url} served a jar with sha256 {digest}, but '
+                    f'tools.sha256 pins {pinned}; nothing was kept. {ROLLING_ADVICE}'
+                ),
+                failed=lambda e: CannotRun(
+                    f'{_manifest(m)}: tools.url: {e}; nothing was kept in {folder}. Run again when '
+                    'the URL answers, or put the jar in place: '
+                    'EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
+                ),
+                settings=settings,
+            )
+            found = ToolJar(target, pinned, 'download', True)
         except OSError as e:
             raise CannotRun(
                 f'{_manifest(m)}: cannot write the TLA+ tools cache {folder}: '
@@ -148,18 +143,13 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settin
 def _version(jar: Path, folder: Path, java: Java) -> str:
     """The version of a jar execlease does not know, asked of its TLC once and kept in the cache."""
     kept = folder / 'version'
-    try:
-        text = kept.read_text(encoding='utf-8').strip()
-        if text:
+    with contextlib.suppress(OSError):
+        if text := kept.read_text(encoding='utf-8').strip():
             return text
-    except OSError:
-        pass
     words = version_words(banner(jar, java))
-    try:
+    with contextlib.suppress(OSError):  # asked again next time: the same answer
         folder.mkdir(parents=True, exist_ok=True)
         write_text_atomic(kept, words + '\n')
-    except OSError:
-        pass  # asked again next time: the same answer
     return words
 
 
@@ -173,14 +163,7 @@ def default_tools(
     except CannotRun:
         if not manifests or any(m.tools is None or m.tools.sha256 is None for m in manifests):
             raise
-    return None, tools_for(manifests[0], None, java, settings, root)
-
-
-def tools_for(
-    m: Manifest, default: ToolJar | None, java: Java, settings: Settings, root: Path | None = None
-) -> Tools:
-    """The model's `Tools`: its jar (`jar_for`) with the run's Java."""
-    return Tools(jar_for(m, default, java, settings, root), java, settings, root)
+    return None, Tools(jar_for(manifests[0], None, java, settings, root), java, settings, root)
 
 
 def jar_for(
@@ -191,15 +174,13 @@ def jar_for(
     refused (exit 2) when it is older than the manifest's minTlc. `root`: the repository whose
     cache holds the jars (default the model's; for a commit checked out alone, the repository's)."""
     pin = m.tools
-    if pin is not None and pin.sha256 is not None:
-        if default is not None and default.sha256 == pin.sha256:
-            chosen = default
-        else:
-            chosen = _pinned(m, pin, java, root or m.root, settings)
+    own = pin is not None and pin.sha256 is not None
+    if pin is not None and own and (default is None or default.sha256 != pin.sha256):
+        chosen = _pinned(m, pin, java, root or m.root, settings)
     elif default is None:
         raise CannotRun(f'{_manifest(m)}: no verified TLA+ tools: ' + jar.how_to_get_tools())
     else:
-        chosen = default
+        chosen = default  # the run's, also when they are the ones the manifest pins
     if pin is not None and pin.min_tlc is not None:
         least = tuple(int(p) for p in pin.min_tlc.split('.'))
         have = version_of(chosen.tlc_version)

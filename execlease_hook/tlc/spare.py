@@ -1,8 +1,5 @@
 """Warm JVMs for TLC jobs (docs/architecture.md#the-jvm-of-a-tlc-job).
 
-It is kept whole: a spare's start, hand-over and end are one lifecycle (compiling its helper
-is spare_helper.py's).
-
 A spare is a JVM started before it is needed, with a job's JVM flags, running
 `helper/ExecleaseTlcSpare.java`: it warms up (one trivial TLC run of its own), then runs jobs one
 at a time, each in a class loader of its own over the jar, so TLC's static state is new for every
@@ -18,11 +15,11 @@ from the suite's plan), and one more is started ahead when a spare takes its las
 The helper is compiled at first use (tlc/spare_helper.py); until it is, or when it cannot be,
 every job runs in a JVM of its own started for it. `EXECLEASE_JVM_SPARE=0` switches spares off.
 
-A spare's process, the line protocol with its helper, and the pool of waiting spares keyed by
-the jobs expected are one mechanism, whose rules (one job at a time, only of its key and
-environment, none waiting that no job will take) span all three. A spare lives core/procs.py's
-one life: its own group, registered from its start to its discard, so Ctrl-C stops it; what is
-left for `discard_all` is the pool's bookkeeping and the folders.
+It is kept whole: a spare's process, the line protocol with its helper, and the pool of waiting
+spares keyed by the jobs expected are one mechanism, whose rules (one job at a time, only of its
+key and environment, none waiting that no job will take) span all three. A spare lives
+core/procs.py's one life: its own group, registered from its start to its discard, so Ctrl-C
+stops it; what is left for `discard_all` is the pool's bookkeeping and the folders.
 """
 
 from __future__ import annotations
@@ -189,12 +186,16 @@ def _spawn(
     jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
     flags applies; each job's classes come from a loader of its own (parent: the platform's)
     over the jar and the model's library jars (`libraries`, part of the key)."""
+    # Waiting spares keep their folders in the archive folder, so that the system's temp folder
+    # holds only the folders of running jobs.
+    spares = cds.archive_folder(jar, settings) / 'spares'
     try:
-        folder = scratch.make('jvm-', _spares_folder(jar, settings))
+        spares.mkdir(parents=True, exist_ok=True)
+        folder = scratch.make('jvm-', spares)
     except OSError as e:
         housekeeping.note(
             f'warm JVMs could not be started: cannot make their folder in '
-            f'{_spares_folder(jar, settings)} ({e.strerror or e}); TLC jobs ran in JVMs of '
+            f'{spares} ({e.strerror or e}); TLC jobs ran in JVMs of '
             'their own, a little slower. Free disk space there, or set EXECLEASE_JVM_SPARE=0'
         )
         return None
@@ -223,14 +224,6 @@ def _spawn(
         raise
     started = (jvm_argv, jar, helper, libraries, settings)
     return Spare(key, folder, proc, log, dict(os.environ), started)
-
-
-def _spares_folder(jar: Path, settings: Settings) -> Path:
-    """Where waiting spares keep their folders: `spares` in the archive folder, so that the
-    system's temp folder holds only the folders of running jobs."""
-    folder = cds.archive_folder(jar, settings) / 'spares'
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def _keep(fresh: Spare | None) -> None:

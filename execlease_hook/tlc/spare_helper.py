@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
+import contextlib
 import hashlib
 import os
 import shutil
@@ -128,10 +129,10 @@ def _compile(javac: Path, target: Path) -> Path | None:
             first = next((line for line in lines if line), f'exit code {code}')
             _compile_failure(target, f'javac said: {first}')
             return None
-        try:
-            os.replace(classes, target)  # whole folder or nothing: a reader never sees a part
-        except OSError:
-            pass  # another run placed it first: a race lost, its copy is the same
+        # Whole folder or nothing: a reader never sees a part. An OSError: another run placed it
+        # first, a race lost; its copy is the same.
+        with contextlib.suppress(OSError):
+            os.replace(classes, target)
         return target if (target / f'{MAIN}.class').is_file() else None
     except OSError as e:
         _compile_failure(target, f'javac could not run: {e.strerror or e}')
@@ -145,23 +146,15 @@ def sweep(folder: Path) -> None:
     maker is gone, after stopping its javac; an unmarked one, from an execlease before the marks,
     once older than any compile."""
     scratch.sweep(folder, '.spare-')
-    try:
-        entries = list(folder.iterdir())
-    except OSError:
-        return
-    for entry in entries:
-        try:
-            old = (
-                entry.name.startswith('.spare-')
-                and entry.is_dir()
+    for entry in folder.glob('.spare-*'):  # none when the folder cannot be read
+        with contextlib.suppress(OSError):
+            if (
+                entry.is_dir()
                 and not entry.is_symlink()
                 and not (entry / scratch.MARK).exists()
                 and time.time() - entry.stat().st_mtime > COMPILE_TIMEOUT
-            )
-        except OSError:
-            continue
-        if old:
-            shutil.rmtree(entry, ignore_errors=True)
+            ):
+                shutil.rmtree(entry, ignore_errors=True)
 
 
 def ready(java: Path, jar: Path, settings: Settings) -> Path | None:
@@ -182,9 +175,8 @@ def in_background(work: Callable[..., object], *args: object) -> None:
 
     def run() -> None:
         try:
-            work(*args)
-        except KeyboardInterrupt:
-            pass
+            with contextlib.suppress(KeyboardInterrupt):
+                work(*args)
         finally:
             with _lock:
                 _background.discard(thread)

@@ -86,7 +86,8 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     several = len(manifests) > 1
 
     def planned(m: Manifest) -> tuple[Prepared, Tools]:
-        tm = pin.tools_for(m, default, t.java, settings, root)  # the run's, or the manifest's own
+        # The run's jar, or the manifest's own, with the run's Java.
+        tm = Tools(pin.jar_for(m, default, t.java, settings, root), t.java, settings, root)
         if beyond is not None:
             return deep.prepare(m, tm, beyond), tm
         return prepare(m, tm, mode.quick, mode.selection), tm
