@@ -225,6 +225,11 @@ def _option(parser: argparse.ArgumentParser, name: str, metavar: str, text: str)
     parser.add_argument(name, metavar=metavar, help=text)
 
 
+def _repeated(parser: argparse.ArgumentParser, name: str, metavar: str, text: str) -> None:
+    """An option given once per value, read as the list of them (empty when not given)."""
+    parser.add_argument(name, metavar=metavar, action='append', default=[], help=text)
+
+
 def _model(parser: argparse.ArgumentParser) -> None:
     _option(parser, '--model', 'DIR', 'the model folder (holds manifest.json)')
 
@@ -393,21 +398,18 @@ def _report(parser: argparse.ArgumentParser) -> None:
 
 def _init(parser: argparse.ArgumentParser) -> None:
     _option(parser, '--spec', 'FILE.tla', 'the spec (default: the only .tla in --model DIR)')
-    parser.add_argument(
+    _repeated(
+        parser,
         '--cfg',
-        metavar='FILE.cfg',
-        action='append',
-        default=[],
-        help='a config that must pass, one check each (repeatable; default: '
-        'every .cfg beside the spec)',
+        'FILE.cfg',
+        'a config that must pass, one check each (repeatable; default: every .cfg beside the spec)',
     )
     _option(parser, '--model', 'DIR', 'the model folder (default: the folder of --spec)')
-    parser.add_argument(
+    _repeated(
+        parser,
         '--library',
-        metavar='DIR|URL',
-        action='append',
-        default=[],
-        help='a TLA+ library the spec needs: a folder of .tla modules in the repository, '
+        'DIR|URL',
+        'a TLA+ library the spec needs: a folder of .tla modules in the repository, '
         'or a jar URL#sha256=HEX (repeatable)',
     )
     _flag(
@@ -476,13 +478,7 @@ def _add(parser: argparse.ArgumentParser) -> None:
         'CHECK',
         "a finding: copy this check's config to findings/NAME.cfg ...",
     )
-    parser.add_argument(
-        '--set',
-        metavar='CONST=VALUE',
-        action='append',
-        default=[],
-        help='... with these constants changed (repeatable)',
-    )
+    _repeated(parser, '--set', 'CONST=VALUE', '... with these constants changed (repeatable)')
     _option(parser, '--summary', 'TEXT', "a finding's one-line summary")
     _option(
         parser,
