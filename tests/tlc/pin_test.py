@@ -131,6 +131,22 @@ def test_a_truncated_download_keeps_nothing(tmp_path, other_jar, monkeypatch):
     assert [p.name for p in (tmp_path / '.tmp' / 'tla' / digest).iterdir()] == ['lock']
 
 
+def test_a_pinned_jars_cache_that_cannot_be_made_is_exit_2_naming_it(
+    tmp_path, other_jar, monkeypatch
+):
+    # Running as root, permissions do not stop writes: a file where the folder should be does.
+    monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
+    digest = support.sha256(other_jar)
+    (tmp_path / '.tmp').mkdir()
+    (tmp_path / '.tmp' / 'tla').write_text('not a folder')
+    m = manifest(tmp_path, {'url': 'http://127.0.0.1:9/tla2tools.jar', 'sha256': digest})
+    with pytest.raises(CannotRun) as e:
+        pin.jar_for(m, None, java(), from_environ())
+    text = str(e.value)
+    assert text.startswith('verification/m/manifest.json: cannot write the TLA+ tools cache ')
+    assert f'{tmp_path / ".tmp" / "tla" / digest}' in text and 'EXECLEASE_TLA_JAR' in text
+
+
 def test_offline_a_pinned_jar_not_here_is_exit_2_saying_how_to_get_it(tmp_path, other_jar):
     digest = support.sha256(other_jar)
     m = manifest(tmp_path, {'url': 'http://127.0.0.1:9/tla2tools.jar', 'sha256': digest})
