@@ -21,7 +21,7 @@ MANIFEST = f'{support.MODEL}/manifest.json'
 
 @pytest.fixture(scope='module')
 def lib_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return support.build_jar(tmp_path_factory.mktemp('jar'), {'Limits.tla': support.LIMITS_TLA})
+    return support.limits_jar(tmp_path_factory)
 
 
 @pytest.fixture
