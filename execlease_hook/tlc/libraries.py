@@ -35,7 +35,6 @@ from execlease_hook.manifest.model import Library, Manifest
 from execlease_hook.tlc import jar
 
 PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
-MAX_MB_ENV = 'EXECLEASE_LIBRARY_MAX_MB'
 
 
 @dataclass(frozen=True)
@@ -295,4 +294,4 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
 def bound(url: str, settings: Settings) -> jar.Bound:
     """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
     limit = settings.library_max_mb
-    return jar.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
+    return jar.Bound(limit << 20, f'EXECLEASE_LIBRARY_MAX_MB={limit} allows', file_name(url))
