@@ -2,17 +2,13 @@
 
 The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cached copy in
 <repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
-source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned sha256 on every
-use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
-found by tlc/java.py.
+source (the `bundled-tlc` extra's jar), and is checked against the pinned sha256 on every use.
+Java is found by tlc/java.py. The jars a manifest pins (its libraries, tlc/libraries.py; its own
+TLA+ tools, tlc/pin.py) are fetched by `fetch_pinned` by the same rules.
 
-It is kept whole: the four sources, the lock, the streamed download with its
-deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
-whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
-under it; only verified files are renamed into place). Split, that order would span modules.
-The jars a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py) are
-fetched by `fetch_pinned`: the same `download`, under the same kind of lock (`locked`),
-verified and placed by the same rules.
+It is kept whole because its safety rests on an order that would otherwise span modules: a valid
+cached jar needs no lock; every temp file is written under the lock (`locked`: two first runs
+never download twice nor see a partial file); only verified files are renamed into place.
 """
 
 from __future__ import annotations

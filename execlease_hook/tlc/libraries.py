@@ -25,7 +25,7 @@ import atexit
 import hashlib
 import os
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core import paths, scratch
@@ -94,15 +94,6 @@ class Libraries:
 
     def names(self) -> list[str]:
         return [*(j.name for j in self.jars), *(f.folder for f in self.folders)]
-
-    def to_json(self) -> list[dict[str, object]]:
-        return [
-            *({'kind': 'jar', **asdict(j), 'path': str(j.path)} for j in self.jars),
-            *(
-                {'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]}
-                for f in self.folders
-            ),
-        ]
 
 
 NO_LIBRARIES = Libraries()

@@ -122,24 +122,22 @@ class Verdict:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Verdict:
-        trace = tuple(
-            TraceStep(
-                int(s['number']),
-                str(s['action']),
-                str(s['location']),
-                tuple((str(n), str(v)) for n, v in s['variables']),
-                None if s['back_to'] is None else int(s['back_to']),
-            )
-            for s in data['trace']
-        )
         plain = 'outcome seconds exit_code states distinct depth kind property reason'.split()
-        fields = {k: data[k] for k in plain}
-        if fields['outcome'] not in ('passed', 'violated', 'error'):
-            raise ValueError(f'bad outcome {fields["outcome"]!r}')
+        if data['outcome'] not in ('passed', 'violated', 'error'):
+            raise ValueError(f'bad outcome {data["outcome"]!r}')
         return cls(
-            **fields,
+            **{k: data[k] for k in plain},
             location=data.get('location'),  # absent in results cached before it was read
-            trace=trace,
+            trace=tuple(
+                TraceStep(
+                    int(s['number']),
+                    str(s['action']),
+                    str(s['location']),
+                    tuple((str(n), str(v)) for n, v in s['variables']),
+                    None if s['back_to'] is None else int(s['back_to']),
+                )
+                for s in data['trace']
+            ),
             last_lines=tuple(str(x) for x in data['last_lines']),
             printed=tuple(str(x) for x in data.get('printed', ())),  # absent in older results
             printed_total=int(data.get('printed_total', 0)),
