@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -134,26 +135,23 @@ class Stage:
             )
         return tasks
 
+    def _showing(self, label: str) -> AbstractContextManager[Any]:
+        return nullcontext() if self.live is None else self.live.showing(label)
+
     def _command(self, i: int, job: TraceJob, key: str) -> None:
-        shown = None if self.live is None else self.live.start(f'traces {job.name}')
-        try:
+        with self._showing(f'traces {job.name}') as shown:
             self._collected[i] = collect(self.m, job, self.m.root, self.t, key, shown)
-        finally:
-            if shown is not None:
-                self.live.finish(shown)
 
     def _run_trace(self, i: int, job: TraceJob, hit: TraceRun | None, key: str) -> bool:
         done = hit or self._collected[i]  # a job of trace files: None, its traces read here
         if not isinstance(done, TraceRun):
-            shown = None if self.live is None else self.live.start(f'traces {job.name}')
-            try:
+            with self._showing(f'traces {job.name}') as shown:
                 collected = done or collect(self.m, job, self.m.root, self.t, key, shown)
-                if not isinstance(collected, TraceRun):
-                    collected = check(collected, self.cache, shown)
-                done = collected
-            finally:
-                if shown is not None:
-                    self.live.finish(shown)
+                done = (
+                    collected
+                    if isinstance(collected, TraceRun)
+                    else check(collected, self.cache, shown)
+                )
         self._runs[i] = done
         return done.cached
 
