@@ -41,15 +41,31 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
     spare.discard_all()
 
 
+def compiled_helper(factory: pytest.TempPathFactory) -> Path:
+    """A JVM cache holding only the compiled warm-JVM helper, compiled once for the test run
+    (every xdist worker's, tests/shared.py): copied by the tests whose point is not the compile
+    (here and tests/tlc/libraries_test.py), so that each starts no javac of its own."""
+
+    def build(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
+            mp.delenv('EXECLEASE_JAVAC', raising=False)
+            _ready(_job('pass'))
+
+    return shared.folder(factory, 'spare-helper-jvm-cache', build)
+
+
 @pytest.fixture(scope='module')
 def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, output.Verdict]]:
     """Paid once for the test run (every xdist worker's, tests/shared.py): a JVM cache with the
     helper compiled and the jar's class-data archive built; and every fixture kind's verdict in a
     JVM of its own, the verdicts a spare must give (job_test.py's). Each test copies the cache
-    and only reads the verdicts. The archive is a copy of the one job_test.py's verdicts built
-    (the same Java and jar: the same archive), not a JVM run for it again."""
+    and only reads the verdicts. The helper is `compiled_helper`'s; the archive is a copy of the
+    one job_test.py's verdicts built (the same Java and jar: the same archive), not a JVM run for
+    it again."""
 
     def build(folder: Path) -> None:
+        shutil.copytree(compiled_helper(tmp_path_factory), folder, dirs_exist_ok=True)
         built = own_jvm_cache(tmp_path_factory)
         for archive in built.glob('*.jsa'):
             for made in (archive, archive.with_name(archive.name + '.sha256')):
