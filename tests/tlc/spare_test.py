@@ -67,8 +67,8 @@ def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ou
     def build(folder: Path) -> None:
         shutil.copytree(compiled_helper(tmp_path_factory), folder, dirs_exist_ok=True)
         built = own_jvm_cache(tmp_path_factory)
-        for archive in built.glob('*.jsa'):
-            for made in (archive, archive.with_name(archive.name + '.sha256')):
+        for jsa in built.glob('*.jsa'):
+            for made in (jsa, jsa.with_name(jsa.name + '.sha256')):
                 shutil.copy2(made, folder / made.name)
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
