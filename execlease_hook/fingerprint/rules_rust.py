@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from execlease_hook.fingerprint import literals, ts2
+import re
+
+from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
+
+# `\` at the end of a line skips the line break and the next line's leading whitespace.
+_CONTINUATION = re.compile(r'\\\n[ \t\n\r]*')
+_escaped = escapes(r'\\(u\{[0-9a-fA-F_]+\}|x[0-9a-fA-F]{2}|.)', 'nrt0\\\'"', octal=False)
 
 _ONE_ELEMENT_IS_A_TUPLE = frozenset({'tuple_expression', 'tuple_type', 'tuple_pattern'})
 _STATEMENT_LISTS = frozenset({'block', 'source_file', 'declaration_list'})
@@ -24,7 +31,7 @@ def quoted(node: Node, parent: Node | None) -> list[Item] | None:
     if quote < 0 or not raw.endswith(mark):
         return None
     kind = (b'y' if raw[:quote] else b'h') if mark == "'" else _prefix_kind(raw[:quote])
-    return ts2.value(kind, [literals.rust(raw[quote + 1 : -1])])
+    return ts2.value(kind, [_escaped(_CONTINUATION.sub('', raw[quote + 1 : -1]))])
 
 
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:

@@ -214,7 +214,6 @@ def up(node: Node, parent: Node | None) -> Node | None:
 
 
 def named(node: Node) -> list[Node]:
-    """Named children that are not comments."""
     return [c for c in node.named_children if 'comment' not in c.type]
 
 

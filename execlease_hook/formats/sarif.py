@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from execlease_hook.core.outcomes import HELD
-from execlease_hook.formats.report import Item, Location, Report, tool_version
+from execlease_hook.formats.report import Location, Report, tool_version
 
 SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
 RULES = {
@@ -40,28 +40,6 @@ def _location(loc: Location) -> dict[str, Any]:
             region['endLine'] = loc.end_line
         physical['region'] = region
     return {'physicalLocation': physical, 'message': {'text': loc.role}}
-
-
-def _result(item: Item) -> dict[str, Any]:
-    result: dict[str, Any] = {
-        'ruleId': item.rule,
-        'level': 'error',
-        'kind': 'fail',
-        'message': {'text': item.message},
-        'properties': {
-            'model': item.model,
-            'jobKind': item.kind,
-            'name': item.name,
-            'outcome': item.outcome,
-        },
-    }
-    if item.locations:
-        result['locations'] = [_location(item.locations[0])]
-        if len(item.locations) > 1:
-            result['relatedLocations'] = [
-                {'id': i, **_location(loc)} for i, loc in enumerate(item.locations[1:], 1)
-            ]
-    return result
 
 
 def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
@@ -101,6 +79,23 @@ def document(report: Report) -> dict[str, Any]:
                 'descriptor': {'id': 'run-unfinished'},
             },
         ]
+    results = []
+    for item in failed:
+        properties = {'model': item.model, 'jobKind': item.kind, 'name': item.name}
+        result: dict[str, Any] = {
+            'ruleId': item.rule,
+            'level': 'error',
+            'kind': 'fail',
+            'message': {'text': item.message},
+            'properties': {**properties, 'outcome': item.outcome},
+        }
+        if item.locations:
+            result['locations'] = [_location(item.locations[0])]
+        if len(item.locations) > 1:
+            result['relatedLocations'] = [
+                {'id': i, **_location(loc)} for i, loc in enumerate(item.locations[1:], 1)
+            ]
+        results.append(result)
     return {
         '$schema': SCHEMA,
         'version': '2.1.0',
@@ -122,7 +117,7 @@ def document(report: Report) -> dict[str, Any]:
                     ),
                 },
                 'invocations': [invocation],
-                'results': [_result(item) for item in failed],
+                'results': results,
                 'properties': {'command': report.command, 'commit': report.commit},
             }
         ],

@@ -50,7 +50,8 @@ def fix(m: Manifest, source: IndexSource, found: Findings, max_bytes: int) -> st
         staged_table = notes_table.current_table(staged_text, notes)
     except (UnicodeDecodeError, CannotRun):
         return None
-    head_table = _table(repo.show(root, 'HEAD', notes), notes) if repo.head(root) else None
+    at_head = repo.read_blobs(root, [f'HEAD:{notes}'])[f'HEAD:{notes}'] if repo.head(root) else None
+    head_table = _table(at_head, notes)
     lost = notes_table.hand_lines(staged_table, folder, head_table)
     repo.stage_blob(root, notes, repo.write_blob_data(root, new_staged.encode('utf-8')))
     path = m.folder / 'NOTES.md'

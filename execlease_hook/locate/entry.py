@@ -34,12 +34,10 @@ def locate(
     language = require_language(entry.path, what)
     check_text(entry.path, source, what, max_bytes)
     if entry.function is not None:
-        return _located(entry.id, entry.path, source, _one(entry, source, language, 'function'))
+        return _one(entry, source, language, 'function')
     if entry.region is None:
         raise CannotRun(f'{what} ({entry.path}): give either `function` or `region`')
-    scope = None
-    if entry.within is not None:
-        scope = _located(entry.id, entry.path, source, _one(entry, source, language, 'within'))
+    scope = _one(entry, source, language, 'within') if entry.within is not None else None
     start, end = find_region(entry, source, scope, language, tokens)
     return _region(entry.id, entry.path, source, language, start, end)
 
@@ -130,11 +128,11 @@ def find_functions(
     return [_located('', path, source, d) for d in find(language, source, qualname)]
 
 
-def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Definition:
+def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Located:
     """The one definition the entry's `function` or `within` (`key`) names."""
     qualname = entry.function if key == 'function' else entry.within
     assert qualname is not None
-    found = find(language, source, qualname)
+    found = [_located(entry.id, entry.path, source, d) for d in find(language, source, qualname)]
     if len(found) == 1:
         return found[0]
     where = f'coverage entry {entry.id!r} ({entry.path}): `{key}` {qualname!r}'
@@ -142,7 +140,10 @@ def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Definit
         raise CannotRun(
             f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest'
         )
-    lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
+    lines = ', '.join(
+        str(f.start_line) if f.start_line == f.end_line else f'{f.start_line}-{f.end_line}'
+        for f in found
+    )
     reason = 'is overloaded' if LANGUAGES[language].overloads else 'is defined more than once'
     raise CannotRun(
         f'{where} {reason} (lines {lines}); the name must pick one definition: '
@@ -189,8 +190,3 @@ def _at(
         text=source[start:end].decode('utf-8'),
         nodes=nodes,
     )
-
-
-def _lines(source: bytes, start: int, end: int) -> str:
-    first, last = line_of(source, start), line_of(source, max(start, end - 1))
-    return str(first) if first == last else f'{first}-{last}'

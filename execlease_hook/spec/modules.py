@@ -156,17 +156,13 @@ def likely_paths(m: Manifest) -> list[str]:
 def _nested_modules(text: bytes) -> set[str]:
     """Modules defined inside this file (`---- MODULE Inner ----` within it): an INSTANCE of
     one reads no file."""
-    root = syntax.parse(text).root_node
-    top = next((c for c in root.children if c.type == 'module'), None)
-    if top is None:
-        return set()
-    out = set()
-    for child in top.children:
-        if child.type == 'module':
-            name = child.child_by_field_name('name')
-            if name is not None and name.text:
-                out.add(name.text.decode('utf-8', 'replace'))
-    return out
+    top = next((c for c in syntax.parse(text).root_node.children if c.type == 'module'), None)
+    inner = (
+        [c.child_by_field_name('name') for c in top.children if c.type == 'module'] if top else []
+    )
+    return {
+        name.text.decode('utf-8', 'replace') for name in inner if name is not None and name.text
+    }
 
 
 def listing(modules: Iterable[Module]) -> list[dict[str, object]]:

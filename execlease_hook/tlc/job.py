@@ -27,7 +27,7 @@ from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.settings import Settings
 from execlease_hook.spec import scan
-from execlease_hook.tlc import jvm, missing, overrides, spare, spare_helper
+from execlease_hook.tlc import cds, jvm, missing, overrides, spare, spare_helper
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.library_modules import read_by
 from execlease_hook.tlc.output import (
@@ -191,19 +191,6 @@ def _jvm_part(job: TlcJob, launch: jvm.Launch) -> tuple[str, ...]:
     return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
 
 
-def _take_spare(job: TlcJob, launch: jvm.Launch) -> spare.Spare | None:
-    if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
-        spare.expected_one_less(_spare_key(job))
-        return None  # a building run's flags are its own; the switch off means plain JVMs
-    argv = _jvm_part(job, launch)
-    return spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
-
-
-def _follow(out_path: Path, on_line: Callable[[str], None] | None) -> Follower | None:
-    """The one follower of a job's output while it runs: each line to `on_line`."""
-    return None if on_line is None else Follower(out_path, on_line)
-
-
 def _execute(
     job: TlcJob,
     folder: Path,
@@ -222,7 +209,8 @@ def _execute(
                 launch.argv(job.argv(folder)), cwd=folder, stdout=out, folder=folder
             ) as proc,
         ):
-            if procs.wait(procs.exited(proc), job.timeout, _follow(out_path, on_line)):
+            follow = None if on_line is None else Follower(out_path, on_line)
+            if procs.wait(procs.exited(proc), job.timeout, follow):
                 code = proc.returncode
             else:
                 timed_out = True
@@ -251,7 +239,8 @@ def _in_spare(
     try:
         with contextlib.suppress(OSError):  # it died while waiting: its end says so below
             warm.start_job(folder, tlc_args)
-        if not procs.wait(job_ended, job.timeout, _follow(out_path, on_line)):
+        follow = None if on_line is None else Follower(out_path, on_line)
+        if not procs.wait(job_ended, job.timeout, follow):
             procs.stop(warm.proc)
     except BaseException:
         procs.stop(warm.proc)
@@ -305,12 +294,18 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         return _execute(job, folder, on_line, launch)
 
     launch = _prepare(job)
-    warm = _take_spare(job, launch)
+    warm = None
+    if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
+        # A building run's flags are its own; the switch off means plain JVMs.
+        spare.expected_one_less(_spare_key(job))
+    else:
+        argv = _jvm_part(job, launch)
+        warm = spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
     try:
         try:
             if warm is None:
                 run = _execute(job, folder, on_line, launch)
-                told = None if run.timed_out else jvm.archive_lost(launch, run.output)
+                told = None if run.timed_out else cds.lost(launch.cds, run.output)
                 if told is not None:
                     # The JVM's housekeeping failed after TLC had ended: TLC's output is
                     # whole and, when it says how TLC ended, is the verdict; when it does

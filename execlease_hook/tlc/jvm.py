@@ -49,13 +49,3 @@ def prepare(kind: str, java: Path, jar: Path, settings: Settings) -> Launch:
 def without_archive(kind: str, settings: Settings) -> Launch:
     """The job's JVM as `prepare` makes it, but neither using nor building the archive."""
     return Launch(jit_flags(kind) if settings.jvm_tuning else (), cds.NO_ARCHIVE)
-
-
-def archive_lost(launch: Launch, output: bytes) -> bytes | None:
-    """When this job's JVM was building the class-data archive and could not write it (so it
-    ended with its own exit 1, TLC's exit code lost): what TLC itself printed, after recording
-    the failure (no more builds of it in this process, one note). Else None."""
-    if not launch.cds.building or not cds.dump_failed(output):
-        return None
-    cds.unwritable(launch.cds, output)
-    return cds.without_dump_failure(output)

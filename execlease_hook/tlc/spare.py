@@ -77,10 +77,6 @@ class Spare:
             self.lines.put(raw.decode('utf-8', 'replace').strip())
         self.lines.put(None)
 
-    @property
-    def last_job(self) -> bool:
-        return self.jobs + 1 >= MAX_JOBS
-
     def start_job(self, folder: Path, tlc_args: tuple[str, ...]) -> None:
         """Hand the spare a job whose files are in `folder`; raises OSError if it is gone."""
         assert self.proc.stdin is not None
@@ -272,7 +268,7 @@ def take(
                 unfit.append(spare)
         more = _expected is None or _expected[key] > 0
         start = more and (
-            found is None and not _starting[key] or found is not None and found.last_job
+            found is None and not _starting[key] or found is not None and found.jobs + 1 >= MAX_JOBS
         )
     for spare in unfit:
         spare.discard()

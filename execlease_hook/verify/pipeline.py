@@ -28,7 +28,6 @@ from execlease_hook.tlc import job, pin
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
-from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import deep, pool, report_build, schedule, sync, trace_stage
 from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
@@ -83,7 +82,6 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     # What a killed run left: its temporary folders, its JVM's half-made caches.
     job.sweep(t.jar.path, t.settings)
     housekeeping.drain()  # this run's notes only
-    several = len(manifests) > 1
 
     def planned(m: Manifest) -> tuple[Prepared, Tools]:
         # The run's jar, or the manifest's own, with the run's Java.
@@ -101,7 +99,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     try:
         works, stages = [], []
         for p, tm in ready:
-            progress = progress_of(p.manifest, several, verbosity, live)
+            progress = progress_of(p.manifest, len(manifests) > 1, verbosity, live)
             stage = (
                 None
                 if beyond is not None
@@ -123,7 +121,17 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 print_refused(x)
                 continue
             (p, tm), stage, ran = next(done)
-            r = deep.result(p, ran, tm) if beyond is not None else _finish(p, ran, tm, stage, mode)
+            if beyond is not None:
+                r = deep.result(p, ran, tm)
+            else:
+                # The model's result, and its sync with --update-coverage; what stops either is
+                # this model's problem (exit 2), beside the jobs it ran.
+                try:
+                    r = finish(p, ran, tm, stage)
+                    if mode.update_coverage:
+                        sync.update_coverage(r, mode.reason)
+                except CannotRun as e:
+                    r = ModelResult(p.manifest, jobs=list(ran), problems=[str(e)], tools=tm)
             results.append(r)
             # A deep job's own line (its states per second) is shown as -v shows a held job.
             print_model(r, verbosity + 1 if beyond is not None and verbosity >= 0 else verbosity)
@@ -147,33 +155,20 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
         print_lines(f'note: {cache.problem}')
     if t.jar.warning:
         print_lines(t.jar.warning)
-    line = beyond.verdict(code) if beyond is not None else term.wrap(_verdict(mode, code))
+    if beyond is not None:
+        line = beyond.verdict(code)
+    else:
+        line = outcomes.RESULT_TEXT[code]
+        selection = mode.selection
+        if mode.quick and code == 0:
+            line += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
+        if selection is not None and code == 0:
+            line += (
+                f" (--shard {selection.index}/{selection.count}: this shard's jobs only; "
+                '`execlease report merge` gives the verdict)'
+                if selection.sharded
+                else ' (--only: the named jobs only, no coverage check)'
+            )
+        line = term.wrap(line)
     print_lines('', term.paint(line, 'green' if code == 0 else 'red'))
     return Ran(code, results)
-
-
-def _finish(p: Prepared, ran: list[JobResult], t: Tools, stage: object, mode: Mode) -> ModelResult:
-    """The model's result, and its sync with --update-coverage; what stops either is this
-    model's problem (exit 2), beside the jobs it ran."""
-    try:
-        r = finish(p, ran, t, stage)
-        if mode.update_coverage:
-            sync.update_coverage(r, mode.reason)
-    except CannotRun as e:
-        r = ModelResult(p.manifest, jobs=list(ran), problems=[str(e)], tools=t)
-    return r
-
-
-def _verdict(mode: Mode, code: int) -> str:
-    result = outcomes.RESULT_TEXT[code]
-    if mode.quick and code == 0:
-        result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
-    selection = mode.selection
-    if selection is not None and code == 0:
-        result += (
-            f" (--shard {selection.index}/{selection.count}: this shard's jobs only; "
-            '`execlease report merge` gives the verdict)'
-            if selection.sharded
-            else ' (--only: the named jobs only, no coverage check)'
-        )
-    return result

@@ -17,16 +17,14 @@ from execlease_hook.tlc.result import JobResult
 
 
 def _verdict_cell(result: JobResult) -> str:
-    if result.verdict is None:
-        return 'not run'
     v = result.verdict
-    if v.outcome == 'violated':
-        if v.kind == 'deadlock':
-            return 'violated deadlock'
-        return f'violated {v.property or "(unnamed " + str(v.kind) + ")"}'
-    if v.outcome == 'error':
-        return 'error'
-    return 'passed'
+    if v is None:
+        return 'not run'
+    if v.outcome != 'violated':
+        return v.outcome  # 'passed' or 'error'
+    if v.kind == 'deadlock':
+        return 'violated deadlock'
+    return f'violated {v.property or "(unnamed " + str(v.kind) + ")"}'
 
 
 def summary_table(results: Sequence[JobResult], width: int | None = None) -> list[str]:
@@ -67,15 +65,6 @@ def action_name(step: TraceStep) -> str:
     return step.action.split('(', 1)[0].strip()
 
 
-def spec_line(step: TraceStep) -> str | None:
-    """'line 79, col 1 to line 90, col 30 of module M' -> 'M.tla:79-90': where TLC took the step."""
-    where = parse_location(step.location)
-    if where is None:
-        return None
-    start, _, end, _, module = where
-    return f'{module}.tla:{start}' + ('' if start == end else f'-{end}')
-
-
 def changes(trace: Sequence[TraceStep]) -> Iterator[tuple[TraceStep, list[tuple[str, str]]]]:
     """Each step and the variables it changed (a step without variables, such as a loop back,
     leaves the state compared against as it was)."""
@@ -100,9 +89,11 @@ def counterexample(
             '' if step.back_to is None else f': back to state {step.back_to} (the behaviour loops)'
         )
         lines.append(f'  {step.number}. {step.action}{loops}')
-        where = spec_line(step)
+        # 'line 79, col 1 to line 90, col 30 of module M' -> 'M.tla:79-90': where TLC took the step.
+        where = parse_location(step.location)
         if where is not None:
-            lines.append(f'       spec: {where}')
+            start, _, end, _, module = where
+            lines.append(f'       spec: {module}.tla:{start}' + ('' if start == end else f'-{end}'))
         if step.action != 'Initial predicate':
             cited = code_for(action_name(step), statuses)
             lines += [f'       code: {c}' for c in cited]

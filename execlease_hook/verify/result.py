@@ -95,34 +95,6 @@ def each(loaded: list[Manifest | Refused], step: Callable[[Manifest], T]) -> lis
     return out
 
 
-def _libraries_json(m: Manifest) -> dict[str, Any]:
-    """The model's libraries as the manifest pins them (nothing when it has none)."""
-    if not m.libraries:
-        return {}
-    return {
-        'libraries': [
-            {'folder': lib.folder}
-            if lib.folder is not None
-            else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256}
-            for lib in m.libraries
-        ]
-    }
-
-
-def _tools_json(root: Path, r: ModelResult) -> dict[str, Any]:
-    """The model's own TLA+ tools, when its manifest names them (nothing otherwise: the run's)."""
-    pin, t = r.manifest.tools, r.tools
-    if pin is None or t is None:
-        return {}
-    return {
-        'tools': {
-            **_jar_json(root, t),
-            **({'url': pin.url} if pin.url else {}),
-            **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
-        }
-    }
-
-
 def _jar_json(root: Path, t: Tools) -> dict[str, Any]:
     return {
         'jar': paths.in_report(root, t.jar.path),
@@ -133,18 +105,41 @@ def _jar_json(root: Path, t: Tools) -> dict[str, Any]:
     }
 
 
-def _refused_json(r: Refused) -> dict[str, Any]:
-    return {
-        'manifest': str(r.path),
-        'exit_code': 2,
-        'refused': True,
-        'jobs': [],
-        'coverage': [],
-        'did_not_hold': [],
-        'could_not_run': [r.message],
-        'notes': [],
-        'moved': [],
-    }
+def _model_json(root: Path, r: ModelResult | Refused) -> dict[str, Any]:
+    if isinstance(r, Refused):
+        return {
+            'manifest': str(r.path),
+            'exit_code': 2,
+            'refused': True,
+            'jobs': [],
+            'coverage': [],
+            'did_not_hold': [],
+            'could_not_run': [r.message],
+            'notes': [],
+            'moved': [],
+        }
+    m, pin = r.manifest, r.manifest.tools
+    data: dict[str, Any] = {'manifest': str(m.path)}
+    if pin is not None and r.tools is not None:  # its own TLA+ tools (nothing: the run's)
+        data['tools'] = {
+            **_jar_json(root, r.tools),
+            **({'url': pin.url} if pin.url else {}),
+            **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
+        }
+    if m.libraries:  # as the manifest pins them
+        data['libraries'] = [
+            {'folder': lib.folder}
+            if lib.folder is not None
+            else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256}
+            for lib in m.libraries
+        ]
+    data.update(exit_code=r.exit_code, actionMap=m.action_map)
+    data['jobs'] = [report.result_json(j) for j in r.jobs]
+    data['coverage'] = [report.entry_json(s) for s in r.coverage]
+    if r.modules:
+        data['modules'] = r.modules
+    data.update(did_not_hold=r.failures, could_not_run=r.problems, notes=r.notes, moved=r.moved)
+    return data
 
 
 def results_json(
@@ -162,23 +157,5 @@ def results_json(
             'major': t.java.major,
             'version': t.java.version_text,
         },
-        'models': [
-            _refused_json(r)
-            if isinstance(r, Refused)
-            else {
-                'manifest': str(r.manifest.path),
-                **_tools_json(root, r),
-                **_libraries_json(r.manifest),
-                'exit_code': r.exit_code,
-                'actionMap': r.manifest.action_map,
-                'jobs': [report.result_json(j) for j in r.jobs],
-                'coverage': [report.entry_json(s) for s in r.coverage],
-                **({'modules': r.modules} if r.modules else {}),
-                'did_not_hold': r.failures,
-                'could_not_run': r.problems,
-                'notes': r.notes,
-                'moved': r.moved,
-            }
-            for r in results
-        ],
+        'models': [_model_json(root, r) for r in results],
     }
