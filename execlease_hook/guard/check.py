@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.core import paths
 from execlease_hook.coverage import compare
 from execlease_hook.git import repo
-from execlease_hook.guard.diff import changed_block, entry_diffs
+from execlease_hook.guard.diff import entry_diffs
 from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.manifest import model
 from execlease_hook.manifest.model import CoveredEntry, Manifest, library_folders
@@ -86,10 +86,8 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
     if not model:  # a staged module the model may read (spec/modules.py) is the model too
-        folders = [folder, *library_folders(m)] if folder != '.' else library_folders(m)
-        model = any(paths.module_in_folder(f, path) for f in folders for path in touched) or (
-            folder == '.' and any(p.endswith('.tla') and '/' not in p for p in touched)
-        )
+        folders = [folder, *library_folders(m)]
+        model = any(paths.module_in_folder(f, path) for f in folders for path in touched)
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
@@ -154,11 +152,54 @@ def check(
             text, moved_and_changed = missing_block(m, s, staged, source, manifest_text, max_bytes)
             found.add(text, 2, steps=moved_and_changed)
         else:
-            found.add(changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
-    if p.model:
-        _check_model(m, source, found)
-    if p.watched:
-        _check_watch(m, p, statuses, source, found, max_bytes)
+            what = 'changed' if s.status == 'changed' else 'never synced (no hash recorded yet)'
+            diff = diffs.get(s.entry.id)
+            text = f'{s.entry.id}: {s.where}  (model action {s.entry.action}): covered code {what}'
+            found.add(text + ('\n' + diff if diff else ''), 1, steps=True)
+    if p.model:  # the staged spec and cfgs against coverage.modelHash, and the action map
+        from execlease_hook.spec import action_map, record
+
+        folder = paths.rel(m.root, m.folder)
+        view = record.read(m, source)
+        compared = record.compare(view, source)
+        if compared.changes:
+            found.add(
+                f'model {folder}: the spec or a config changed since the last verified sync\n'
+                + ''.join(f'  {line}\n' for line in compared.changes)
+                + '  the model changed without a verified sync: run `execlease verify`, '
+                'then `execlease verify --update-coverage`',
+                1,
+            )
+        if compared.unjudged:
+            found.add(
+                f'model {folder}: the model record does not hold every module the model reads\n'
+                + ''.join(f'  {line}\n' for line in compared.upgrade)
+                + f'  {record.UPGRADE_STEP}',
+                1,
+            )
+        mapped = action_map.check(m, view.model_index, view.actions())
+        for problem in (*mapped.problems, *view.mutation_problems()):
+            found.add(problem, 2)
+        for gap in mapped.gaps:
+            found.add(gap, 1)
+    if p.watched:  # staged functions in watched paths that look like protocol code
+        from execlease_hook.coverage import watch
+
+        known = {s.entry.id for s in statuses}
+        rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
+        result = watch.check(
+            m, source, p.watched, [*statuses, *compare.compare(m, source, rest, max_bytes)]
+        )
+        for problem in result.problems:
+            found.add(problem, 2)
+        if result.uncovered:
+            where = paths.rel(m.root, m.path)
+            found.add(
+                '\n'.join(u.message() for u in result.uncovered)
+                + f'\n  cover: add an entry to coverage.entries of {where} (path, function, action) and model it;'
+                + '\n  or ignore: add {"path": ..., "function": ..., "reason": ...} to coverage.ignored',
+                1,
+            )
     if p.notes:
         stale = _stale_map(m, p, statuses, source, notes_path, max_bytes)
         if stale:
@@ -170,63 +211,6 @@ def check(
             write = f'  run `execlease coverage --write-map`, then `git add {notes_path}`'
             found.add('\n'.join((*found.stale_map, write)), 1)
     return found
-
-
-def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
-    """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
-    from execlease_hook.spec import action_map, record
-
-    folder = paths.rel(m.root, m.folder)
-    view = record.read(m, source)
-    compared = record.compare(view, source)
-    if compared.changes:
-        found.add(
-            f'model {folder}: the spec or a config changed since the last verified sync\n'
-            + ''.join(f'  {line}\n' for line in compared.changes)
-            + '  the model changed without a verified sync: run `execlease verify`, '
-            'then `execlease verify --update-coverage`',
-            1,
-        )
-    if compared.unjudged:
-        found.add(
-            f'model {folder}: the model record does not hold every module the model reads\n'
-            + ''.join(f'  {line}\n' for line in compared.upgrade)
-            + f'  {record.UPGRADE_STEP}',
-            1,
-        )
-    mapped = action_map.check(m, view.model_index, view.actions())
-    for problem in (*mapped.problems, *view.mutation_problems()):
-        found.add(problem, 2)
-    for gap in mapped.gaps:
-        found.add(gap, 1)
-
-
-def _check_watch(
-    m: Manifest,
-    p: Plan,
-    statuses: list[EntryStatus],
-    source: IndexSource | CommitSource,
-    found: Findings,
-    max_bytes: int,
-) -> None:
-    """Staged functions in watched paths that look like protocol code must be covered or ignored."""
-    from execlease_hook.coverage import watch
-
-    known = {s.entry.id for s in statuses}
-    rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
-    result = watch.check(
-        m, source, p.watched, [*statuses, *compare.compare(m, source, rest, max_bytes)]
-    )
-    for problem in result.problems:
-        found.add(problem, 2)
-    if result.uncovered:
-        where = paths.rel(m.root, m.path)
-        found.add(
-            '\n'.join(u.message() for u in result.uncovered)
-            + f'\n  cover: add an entry to coverage.entries of {where} (path, function, action) and model it;'
-            + '\n  or ignore: add {"path": ..., "function": ..., "reason": ...} to coverage.ignored',
-            1,
-        )
 
 
 def _stale_map(

@@ -23,12 +23,6 @@ if TYPE_CHECKING:
 DIFF_LINES = 40
 
 
-def changed_block(s: EntryStatus, diff: str) -> str:
-    what = 'changed' if s.status == 'changed' else 'never synced (no hash recorded yet)'
-    head = f'{s.entry.id}: {s.where}  (model action {s.entry.action}): covered code {what}'
-    return head + ('\n' + diff if diff else '')
-
-
 def _indent(content: bytes, start_byte: int) -> str:
     """What precedes the entry on its first line (a method's indentation), for a readable diff."""
     line_start = content.rfind(b'\n', 0, start_byte) + 1

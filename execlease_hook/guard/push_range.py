@@ -44,24 +44,18 @@ def resolve_rev(root: Path, rev: str) -> str:
     return commit
 
 
-def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], str]:
-    """The commits of `A..B` (or all of a single REV), oldest first, and the tip."""
+def guard_range(root: Path, spec: str, model: str | None, max_bytes: int, quiet: bool) -> int:
+    """Every commit of `A..B` (or all of a single REV), oldest first, judged."""
     if '...' in spec:
         raise CannotRun(
             f'--range {spec}: give A..B (the commits in B that are not in A) or one REV'
         )
-    if '..' in spec:
-        base, _, tip_rev = spec.partition('..')
-        if not base or not tip_rev:
-            raise CannotRun(f'--range {spec}: name both ends, e.g. origin/main..HEAD')
-        tip = resolve_rev(root, tip_rev)
-        return repo.rev_list(root, tip, '--not', resolve_rev(root, base)), tip
-    tip = resolve_rev(root, spec)
-    return repo.rev_list(root, tip), tip
-
-
-def guard_range(root: Path, spec: str, model: str | None, max_bytes: int, quiet: bool) -> int:
-    commits, tip = parse_range(root, spec)
+    base, dots, tip_rev = spec.partition('..')
+    if dots and (not base or not tip_rev):
+        raise CannotRun(f'--range {spec}: name both ends, e.g. origin/main..HEAD')
+    tip = resolve_rev(root, tip_rev if dots else spec)
+    not_in = ('--not', resolve_rev(root, base)) if dots else ()
+    commits = repo.rev_list(root, tip, *not_in)
     if not commits:
         print(f'execlease guard: no commits in {spec}: nothing to judge')
         return 0

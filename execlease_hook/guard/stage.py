@@ -89,8 +89,7 @@ def model_modules(rel: str, parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched .tla modules the model may read besides its spec: those directly in its folder
     and in its library folders (`libraries`, read from the manifest without validating). Whether
     the model reads one is the checks' question (spec/modules.py); this costs a look at paths."""
-    folder = Path(rel).parent.as_posix()
-    folders = [] if folder == '.' else [folder]
+    folders = [Path(rel).parent.as_posix()]
     found = parsed.get('libraries') if parsed is not None else None
     if isinstance(found, list):
         folders += [
@@ -98,12 +97,7 @@ def model_modules(rel: str, parsed: dict | None, touched: set[str]) -> set[str]:
             for lib in found
             if isinstance(lib, dict) and isinstance(lib.get('folder'), str)
         ]
-    return {
-        path
-        for path in touched
-        if any(paths.module_in_folder(f, path) for f in folders)
-        or (folder == '.' and path.endswith('.tla') and '/' not in path)
-    }
+    return {path for path in touched if any(paths.module_in_folder(f, path) for f in folders)}
 
 
 def diff_bases(parsed: dict | None, touched: set[str]) -> list[str]:
