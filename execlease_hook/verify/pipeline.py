@@ -100,11 +100,16 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
         works, stages = [], []
         for p, tm in ready:
             progress = progress_of(p.manifest, len(manifests) > 1, verbosity, live)
-            stage = (
-                None
-                if beyond is not None
-                else trace_stage.of_model(p, tm, mode.quick, cache, progress, live)
-            )
+            # Its trace jobs and code mutations (with --only, those it names): in shard 1, where
+            # the coverage check runs, never with --quick nor beyond the shipped bounds.
+            stage = None
+            if (
+                beyond is None
+                and not mode.quick
+                and (p.selection is None or p.selection.index == 1)
+            ):
+                stage = trace_stage.Stage(p.manifest, tm, cache, progress, live, p.only)
+                stage = stage if stage.jobs or stage.mutations else None
             rule = judge if beyond is None else deep.judge_for(beyond, p.manifest)
             # Its planned TLC jobs, and its stage's tasks (tasks() fills in stage.first).
             tasks, first = ((), ()) if stage is None else (stage.tasks(), stage.first)

@@ -148,7 +148,7 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
         if where is not None:
             locations.append(where)
     if v is not None and v.trace and r.outcome != HELD:
-        last = next((s for s in reversed(v.trace) if s.action not in ('Stuttering',)), None)
+        last = next((s for s in reversed(v.trace) if s.action != 'Stuttering'), None)
         if last is not None:
             action = report.action_name(last)
             locations.extend(entry_location(s) for s in statuses if s.entry.action == action)
@@ -191,7 +191,7 @@ def verify_report(
         m = r.manifest
         model['manifest'] = paths.rel(m.root, m.path)
         model['model'] = model_folder(m)
-        model['plan'] = list(getattr(r, 'plan', []))
+        model['plan'] = list(r.plan)
         for job, data in zip(r.jobs, model.get('jobs', [])):
             v = job.verdict
             data['rule'] = _job_rule(job)

@@ -96,15 +96,11 @@ def finish(p: Prepared, ran: list[JobResult], t: Tools, stage: Any = None) -> Mo
     """The model's result once its pool work is done (`ran`: its TLC jobs, in plan order;
     `stage`: its trace_stage.Stage, whose tasks ran in the pool): coverage, trace jobs, the map, notes."""
     m, selection = p.manifest, p.selection
-    r = ModelResult(m, tools=t)
-    r.plan = p.plan
-
     translated = cfg.translation_note(
         sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version
     )
-    r.notes.extend([translated] if translated else [])
-    r.notes.extend(p.notes)
-    r.jobs = ran
+    notes = [translated] if translated else []
+    r = ModelResult(m, jobs=ran, notes=[*notes, *p.notes], plan=p.plan, tools=t)
     if (migration := violations.deadlock_default_note(m, r.jobs)) is not None:
         r.notes.append(migration)
     # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.

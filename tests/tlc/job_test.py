@@ -7,14 +7,16 @@ import stat
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import output
-from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
+from execlease_hook.tlc import cds, output
+from execlease_hook.tlc.job import TlcJob, _execute, _write_files, prepare, run_job
+from execlease_hook.tlc.kinds import C1_ONLY
 from tests import needs, shared, wait
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -405,3 +407,57 @@ def test_missing_java_is_an_error(jar, tmp_path):
 def test_verdict_json_round_trip(verdicts):
     for v in verdicts.values():
         assert output.Verdict.from_json(v.to_json()) == v
+
+
+# -- the job's JVM: JIT flags by job size, and the switch that runs TLC exactly as TlcJob.argv says
+
+
+@pytest.fixture
+def jvm_cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
+    monkeypatch.delenv('EXECLEASE_JVM_TUNING', raising=False)
+    return tmp_path / 'jvm-cache'
+
+
+def _tuned(job: TlcJob, folder: Path) -> tuple[tuple[str, ...], cds.Plan]:
+    """The job's argv as its JVM runs it, and the class-data plan to finish."""
+    launch = prepare(job)
+    return launch.argv(job.argv(folder)), launch.cds
+
+
+@pytest.mark.parametrize(
+    ('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False), ('traces', False)]
+)
+def test_short_jobs_run_with_c1_only(tmp_path, jvm_cache, java, jar, kind, c1):
+    job = replace(make_job(java, jar, 'invariant'), kind=kind)
+    argv, plan = _tuned(job, tmp_path)
+    plan.finish(None)
+    assert argv[0] == str(java)
+    assert (C1_ONLY in argv) is c1
+    assert argv[-len(job.argv(tmp_path)) + 1 :] == job.argv(tmp_path)[1:]
+
+
+def test_c1_only_gives_the_same_verdict(jvm_cache, java, jar, tmp_path_factory, monkeypatch):
+    # The same jobs as checks (full JIT), each in a JVM of its own: run once for the test run.
+    checks = own_jvm_verdicts(tmp_path_factory)
+    # Their JVM cache: its archive is built, so no job here pays for building one.
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(own_jvm_cache(tmp_path_factory)))
+    for cfg in ('invariant', 'action', 'pass'):
+        job = replace(make_job(java, jar, cfg), kind='mutation')
+        v = run_job(job)
+        full = checks[cfg]
+        assert (v.outcome, v.kind, v.property, v.distinct) == (
+            full.outcome,
+            full.kind,
+            full.property,
+            full.distinct,
+        )
+
+
+def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, jvm_cache, java, jar):
+    monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
+    job = make_job(java, jar, 'pass')
+    argv, plan = _tuned(replace(job, kind='mutation'), tmp_path)
+    assert argv == job.argv(tmp_path) and plan is cds.NO_ARCHIVE
+    assert run_job(job).outcome == 'passed'
+    assert not jvm_cache.exists()

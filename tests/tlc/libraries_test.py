@@ -19,8 +19,9 @@ from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.tlc import jvm, libraries, spare_helper
+from execlease_hook.tlc import libraries, spare_helper
 from execlease_hook.tlc.job import TlcJob, _spare_key, run_job, sweep
+from execlease_hook.tlc.kinds import jit_flags
 from tests import libraries_support as support
 from tests import needs
 
@@ -224,7 +225,7 @@ def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
     argv = plain.argv(Path('/f'))
     assert '-cp' in argv and argv[argv.index('-cp') + 1] == 'tla2tools.jar'
     assert not any(a.startswith('-DTLA-Library') for a in argv)
-    assert _spare_key(plain) == (str(plain.java), *jvm.jit_flags('check'), 'tla2tools.jar')
+    assert _spare_key(plain) == (str(plain.java), *jit_flags('check'), 'tla2tools.jar')
 
 
 def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
