@@ -1,4 +1,6 @@
-"""The guard's checks, once it knows that something a model governs is staged.
+"""The guard's checks, once it knows that something a model governs is staged, on what it judges:
+the index (a commit being made) or one commit (a pushed range), and each model as that snapshot
+records it (its manifest, read with the covered blobs).
 
 It is kept whole: it is the order of the checks of one commit, and each block it writes is
 built elsewhere (below).
@@ -15,14 +17,15 @@ push_range.py's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import compare
 from execlease_hook.git import repo
 from execlease_hook.guard.diff import entry_diffs
-from execlease_hook.guard.snapshot import Snapshot
-from execlease_hook.manifest import model
+from execlease_hook.manifest import model, read
 from execlease_hook.manifest.model import CoveredEntry, Manifest, library_folders
 
 if TYPE_CHECKING:
@@ -71,6 +74,50 @@ class Findings:
         self.blocks.append(text)
         self.code = max(self.code, code)
         self.needs_steps = self.needs_steps or steps
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the guard judges: the index or one commit."""
+
+    source: IndexSource | CommitSource
+    changes: list[repo.StagedChange]  # against HEAD, or against the commit's first parent
+    label: str  # 'staged', or the commit's short id
+    commit: str | None = None  # None: the index
+
+
+@dataclass(frozen=True)
+class StagedModel:
+    """A model as a snapshot records it."""
+
+    manifest: Manifest
+    unstaged_manifest: bool  # the working tree's manifest.json differs from the staged one
+    text: str  # the manifest's text, as judged
+
+
+def load_model(
+    rel: str, root: Path, source: IndexSource | CommitSource, blob: bytes | None, worktree: bool
+) -> StagedModel:
+    """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
+    compare it with the working tree's file, for the note about unstaged changes."""
+    blob = source.read(rel) if blob is None else blob
+    if blob is None:
+        raise CannotRun(
+            f'{rel}: not in {source.description}; `git add` it (the guard judges what '
+            'the commit records, never the working tree)'
+        )
+    try:
+        text = blob.decode('utf-8')
+    except UnicodeDecodeError as e:
+        where = 'staged' if worktree else source.description
+        raise CannotRun(
+            f'{root / rel} ({where}): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it'
+        ) from None
+    try:
+        unstaged = worktree and (root / rel).read_bytes() != blob
+    except OSError:
+        unstaged = True
+    return StagedModel(read.parse(text, root / rel, root), unstaged, text)
 
 
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
@@ -144,7 +191,7 @@ def check(
     statuses = compare.compare(m, source, p.entries, max_bytes)
     bad = [s for s in statuses if s.status != 'unchanged']
     changed = [s for s in bad if s.status in ('changed', 'never synced')]
-    diffs = entry_diffs(m, changed, snap, max_bytes)  # {} for none
+    diffs = entry_diffs(m, changed, source, snap.label, max_bytes)  # {} for none
     for s in bad:
         if s.status in ('missing', 'ambiguous'):
             from execlease_hook.guard.missing import missing_block

@@ -23,7 +23,7 @@ from pathlib import Path
 from execlease_hook.core import term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import blobs, repo
-from execlease_hook.guard import check, snapshot, stage
+from execlease_hook.guard import check, stage
 from execlease_hook.manifest import find
 
 RANGE_STEPS = (
@@ -103,14 +103,14 @@ def judge_commits(
             ):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
-            loaded = snapshot.load_model(rel, root, source, blob, worktree=False)
+            loaded = check.load_model(rel, root, source, blob, worktree=False)
             m = loaded.manifest
             p = check.plan(m, touched, False, notes=at_tip)
             if at_tip:
                 p = dataclasses.replace(p, notes=True, full_map=True)
             if not (p.entries or p.model or p.notes):
                 continue
-            snap = snapshot.Snapshot(source, changes, commit[:12], commit)
+            snap = check.Snapshot(source, changes, commit[:12], commit)
             found = check.check(m, p, snap, loaded.text, max_bytes)
             if found.blocks:
                 title = f'commit {commit[:12]} ("{repo.subject(root, commit)}")'

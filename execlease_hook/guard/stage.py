@@ -213,7 +213,7 @@ def judge_staged(
     # benchmarks/guard_latency.py (b), CPU time, 25 interleaved runs at load 15: 284 ms as
     # written, 494 ms with these at the top (`python -c pass`: 108 ms).
     from execlease_hook.git import blobs
-    from execlease_hook.guard import check, snapshot
+    from execlease_hook.guard import check
 
     code = 0
     for rel, governed, watched in wanted:
@@ -226,7 +226,7 @@ def judge_staged(
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
         source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(parsed[rel], touched))
-        loaded = snapshot.load_model(rel, root, source, data[rel], worktree=True)
+        loaded = check.load_model(rel, root, source, data[rel], worktree=True)
         m = loaded.manifest
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:
@@ -234,7 +234,7 @@ def judge_staged(
         p = check.plan(m, touched, every)
         if not (p.entries or p.model or p.notes or p.watched):
             continue
-        snap = snapshot.Snapshot(source, staged, 'staged')
+        snap = check.Snapshot(source, staged, 'staged')
         found = check.check(m, p, snap, loaded.text, max_bytes)
         if judged is not None:
             judged(m, p, found, source)
