@@ -48,9 +48,9 @@ def entry_diffs(
     max_bytes: int,
 ) -> dict[str, str]:
     """Per entry id: a short unified diff from the code as it was hashed to the judged code (in
-    `source`, named `label`), or why there is none. The base is the entry's synced blob (written into the object database by
-    the sync: exactly the hashed content), else, for manifests older than that, the file at
-    coverage.syncCommit."""
+    `source`, named `label`), or why there is none. The base is the entry's synced blob (written
+    into the object database by the sync: exactly the hashed content), else, for manifests older
+    than that, the file at coverage.syncCommit."""
     if not statuses:
         return {}
     sync = m.coverage.sync_commit
