@@ -146,12 +146,9 @@ class Stage:
         done = hit or self._collected[i]  # a job of trace files: None, its traces read here
         if not isinstance(done, TraceRun):
             with self._showing(f'traces {job.name}') as shown:
-                collected = done or collect(self.m, job, self.m.root, self.t, key, shown)
-                done = (
-                    collected
-                    if isinstance(collected, TraceRun)
-                    else check(collected, self.cache, shown)
-                )
+                done = done or collect(self.m, job, self.m.root, self.t, key, shown)
+                if not isinstance(done, TraceRun):
+                    done = check(done, self.cache, shown)
         self._runs[i] = done
         return done.cached
 
