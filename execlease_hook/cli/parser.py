@@ -235,7 +235,6 @@ def _format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         '--format',
         choices=FORMATS,
-        default=None,
         help='report format on stdout (the human text then goes to stderr); default: text',
     )
     parser.add_argument(

@@ -33,7 +33,7 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare
 from execlease_hook.coverage.notes import map_table
 from execlease_hook.fingerprint.tokens import tokens
-from execlease_hook.git import blobs, repo
+from execlease_hook.git import repo
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.locate.entry import locate
 from execlease_hook.manifest import find, notes_table, read, write
@@ -164,7 +164,7 @@ def _notes_table(m: Manifest, max_bytes: int) -> str | None:
         return None
     if not notes_table.has_markers(text):
         return None
-    statuses = compare.compare(m, blobs.WorktreeSource(m.root), None, max_bytes)
+    statuses = compare.compare(m, WorktreeSource(m.root), None, max_bytes)
     return notes_table.replace_table(text, map_table(m, statuses), str(notes))
 
 

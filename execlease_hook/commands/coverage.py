@@ -23,7 +23,7 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import action_map, modules, record
 from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.spec.modules import Module
-from execlease_hook.verify.report import entry_json
+from execlease_hook.verify.result import entry_json
 
 STATUS_COLOUR = {
     'unchanged': 'green',

@@ -161,13 +161,8 @@ def notes_text(p: Manifest) -> str:
     for heading, hint in NOTES_SECTIONS:
         lines.extend((f'## {heading}', '', hint, ''))
     lines += ('## Code-to-action map', '', notes_table.BEGIN)
-    return (
-        '\n'.join(lines)
-        + '\n'
-        + notes_table.render([], paths.rel(p.root, p.folder))
-        + notes_table.END
-        + '\n'
-    )
+    table = notes_table.render([], paths.rel(p.root, p.folder))
+    return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
 
 
 def _create(path: Path, text: str) -> bool:
@@ -178,19 +173,19 @@ def _create(path: Path, text: str) -> bool:
     return True
 
 
-def _copy_schema(p: Manifest) -> str | None:
+def _copy_schema(p: Manifest) -> list[str]:
     """The copy of the shipped schema that the manifest's "$schema" names, kept current after an
-    upgrade (it is execlease's file, not the user's); None when the manifest names no copy."""
+    upgrade (it is execlease's file, not the user's); nothing when the manifest names no copy."""
     if _json_key(p.folder / 'manifest.json', '$schema') != SCHEMA_COPY:
-        return None
+        return []
     path, rel = p.folder / SCHEMA_COPY, f'{paths.rel(p.root, p.folder)}/{SCHEMA_COPY}'
     if path.exists() and _json_key(path, 'title') != _json_key(SHIPPED_SCHEMA, 'title'):
-        return f"left alone: {rel} exists and is not execlease's manifest schema"
+        return [f"left alone: {rel} exists and is not execlease's manifest schema"]
     if path.exists() and path.read_bytes() == SHIPPED_SCHEMA.read_bytes():
-        return f"left alone: {rel} is already this execlease's manifest schema"
+        return [f"left alone: {rel} is already this execlease's manifest schema"]
     verb = 'updated' if path.exists() else 'created'
     atomic.write_text_atomic(path, SHIPPED_SCHEMA.read_text(encoding='utf-8'))
-    return f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors'
+    return [f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors']
 
 
 def _json_key(path: Path, key: str) -> object:
@@ -243,9 +238,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
             Verbatim(f'  execlease add --library {shlex.quote(value)}{model}')
             for value in options.library
         )
-    copied = _copy_schema(p)
-    if copied is not None:
-        report.append(copied)
+    report += _copy_schema(p)
     notes = p.folder / 'NOTES.md'
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')

@@ -73,7 +73,6 @@ def _decode(text: str) -> str:
 
 
 def _content(node: Node) -> str:
-    """The text between a string's quotes."""
     raw = ts2.text(node)
     return raw[1:-1] if len(raw) >= 2 else ''
 

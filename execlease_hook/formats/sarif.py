@@ -63,7 +63,7 @@ def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
     return list(found.values())
 
 
-def document(report: Report) -> dict[str, Any]:
+def render(report: Report) -> str:
     failed = [item for item in report.items if item.outcome != HELD]
     used = sorted({item.rule for item in failed} | ({'run-unfinished'} if report.error else set()))
     invocation: dict[str, Any] = {
@@ -96,7 +96,7 @@ def document(report: Report) -> dict[str, Any]:
                 {'id': i, **_location(loc)} for i, loc in enumerate(item.locations[1:], 1)
             ]
         results.append(result)
-    return {
+    document = {
         '$schema': SCHEMA,
         'version': '2.1.0',
         'runs': [
@@ -122,7 +122,4 @@ def document(report: Report) -> dict[str, Any]:
             }
         ],
     }
-
-
-def render(report: Report) -> str:
-    return json.dumps(document(report), indent=2, ensure_ascii=False) + '\n'
+    return json.dumps(document, indent=2, ensure_ascii=False) + '\n'

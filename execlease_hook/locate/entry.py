@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.locate.anchor import Tokenizer
-from execlease_hook.locate.definition import Definition, Located, Node
+from execlease_hook.locate.definition import Located, Node
 from execlease_hook.locate.index import every_definition, find
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.region import find_region
@@ -57,7 +57,7 @@ def _region(
     covering = root.descendant_for_byte_range(start, end)
     if covering is None or covering.start_byte > start or covering.end_byte < end:
         covering = root  # the fingerprint must see every byte of the region
-    return _at(entry_id, path, source, start, end, (covering,))
+    return _located(entry_id, path, source, (covering,), (start, end))
 
 
 def edge_variants(located: Located, source: bytes, tokens: Tokenizer) -> list[Located]:
@@ -125,14 +125,17 @@ def find_functions(
         language = require_language(path, path)
     except CannotRun:
         return []
-    return [_located('', path, source, d) for d in find(language, source, qualname)]
+    return [_located('', path, source, d.nodes, None) for d in find(language, source, qualname)]
 
 
 def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Located:
     """The one definition the entry's `function` or `within` (`key`) names."""
     qualname = entry.function if key == 'function' else entry.within
     assert qualname is not None
-    found = [_located(entry.id, entry.path, source, d) for d in find(language, source, qualname)]
+    found = [
+        _located(entry.id, entry.path, source, d.nodes, None)
+        for d in find(language, source, qualname)
+    ]
     if len(found) == 1:
         return found[0]
     where = f'coverage entry {entry.id!r} ({entry.path}): `{key}` {qualname!r}'
@@ -152,8 +155,7 @@ def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Located
 
 
 def _similar(language: str, source: bytes, qualname: str) -> str:
-    definitions = every_definition(language, source)
-    by_name = {d.qualname: d for d in definitions}
+    by_name = {d.qualname: d for d in every_definition(language, source)}
     # `Peer.callRPC` for `LogCabin.Server.Peer.callRPC`: a name missing its outer scopes
     close = [name for name in sorted(by_name) if name.endswith('.' + qualname)][:5]
     close = close or difflib.get_close_matches(qualname, list(by_name), n=5, cutoff=0.5)
@@ -167,19 +169,11 @@ def _similar(language: str, source: bytes, qualname: str) -> str:
     return f' (did you mean: {shown})'
 
 
-def _located(entry_id: str, path: str, source: bytes, definition: Definition) -> Located:
-    nodes = definition.nodes
-    return _at(entry_id, path, source, nodes[0].start_byte, nodes[-1].end_byte, nodes)
-
-
-def _at(
-    entry_id: str,
-    path: str,
-    source: bytes,
-    start: int,
-    end: int,
-    nodes: tuple[Node, ...],
+def _located(
+    entry_id: str, path: str, source: bytes, nodes: tuple[Node, ...], span: tuple[int, int] | None
 ) -> Located:
+    """`nodes` located; `span` (start byte, end byte) when the entry is not all of them."""
+    start, end = span or (nodes[0].start_byte, nodes[-1].end_byte)
     return Located(
         entry_id=entry_id,
         path=path,

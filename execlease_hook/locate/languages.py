@@ -20,8 +20,6 @@ from types import ModuleType
 
 @dataclass(frozen=True)
 class Language:
-    """A language the guard reads: its files, its grammar, where its rules are."""
-
     name: str
     suffixes: tuple[str, ...]  # lower case, with the dot
     grammar: str  # the wheel's module (tree-sitter-go installs tree_sitter_go)

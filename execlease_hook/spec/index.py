@@ -117,9 +117,7 @@ def read_spec(source: bytes, name: str) -> SpecIndex:
                 file=name,
             )
         )
-    name_node = module.child_by_field_name('name')
-    module_name = name_node.text.decode('utf-8') if name_node is not None and name_node.text else ''
-    return SpecIndex(name, module_name, tuple(units))
+    return SpecIndex(name, _text(module.child_by_field_name('name')), tuple(units))
 
 
 def _unit_nodes(module: Node, root: Node) -> Iterator[Node]:

@@ -77,13 +77,10 @@ def run_trace_job(
     hit = cached_run(cache, key)
     if hit is not None:
         return hit
-    shown = None if live is None else live.start(label or f'traces {job.name}')
-    try:
+    label = label or f'traces {job.name}'
+    with contextlib.nullcontext() if live is None else live.showing(label) as shown:
         collected = collect(m, job, root, t, key, shown)
         return collected if isinstance(collected, TraceRun) else check(collected, cache, shown)
-    finally:
-        if shown is not None:
-            live.finish(shown)
 
 
 def collect(

@@ -20,7 +20,6 @@ from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import report
 
 T = TypeVar('T')
 
@@ -36,7 +35,7 @@ class ModelResult:
     moved: list[str] = field(default_factory=list)  # --update-coverage
     # 'kind:name' of every job planned (before --shard)
     plan: list[str] = field(default_factory=list)
-    tools: Tools | None = None  # the tools its jobs ran with (verify/suite.finish)
+    tools: Tools | None = None  # the tools its jobs ran with (verify/pipeline.finish)
     # what the model reads (spec/modules.listing)
     modules: list[dict[str, Any]] = field(default_factory=list)
 
@@ -95,6 +94,32 @@ def each(loaded: list[Manifest | Refused], step: Callable[[Manifest], T]) -> lis
     return out
 
 
+def result_json(result: JobResult) -> dict[str, Any]:
+    return {
+        'kind': result.job.kind,
+        'name': result.job.name,
+        'config': result.job.config,
+        'expect': result.job.expect,
+        'outcome': result.outcome,
+        'message': result.message,
+        'cached': result.cached,
+        'verdict': None if result.verdict is None else result.verdict.to_json(),
+    }
+
+
+def entry_json(status: EntryStatus) -> dict[str, Any]:
+    return {
+        'id': status.entry.id,
+        'path': status.entry.path,
+        'line': None if status.located is None else status.located.start_line,
+        'action': status.entry.action,
+        'status': status.status,
+        'recorded': status.entry.hash,
+        'current': status.current,
+        'problem': status.problem,
+    }
+
+
 def _jar_json(root: Path, t: Tools) -> dict[str, Any]:
     return {
         'jar': paths.in_report(root, t.jar.path),
@@ -134,8 +159,8 @@ def _model_json(root: Path, r: ModelResult | Refused) -> dict[str, Any]:
             for lib in m.libraries
         ]
     data.update(exit_code=r.exit_code, actionMap=m.action_map)
-    data['jobs'] = [report.result_json(j) for j in r.jobs]
-    data['coverage'] = [report.entry_json(s) for s in r.coverage]
+    data['jobs'] = [result_json(j) for j in r.jobs]
+    data['coverage'] = [entry_json(s) for s in r.coverage]
     if r.modules:
         data['modules'] = r.modules
     data.update(did_not_hold=r.failures, could_not_run=r.problems, notes=r.notes, moved=r.moved)

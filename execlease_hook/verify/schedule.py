@@ -44,9 +44,9 @@ class Timings:
     """The last wall time of each job. A missing, corrupt or unwritable file costs the order
     only: the estimate falls back to the recorded states."""
 
-    def __init__(self, folder: Path | None) -> None:
-        self.path = None if folder is None else folder / FILE
-        self._seconds = {} if self.path is None else _read(self.path)
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / FILE
+        self._seconds = _read(self.path)
         self._new: dict[str, float] = {}
         self._lock = threading.Lock()
 
@@ -58,7 +58,7 @@ class Timings:
             self._new[key] = round(float(seconds), 3)
 
     def save(self) -> None:
-        if self.path is None or not self._new:
+        if not self._new:
             return
         with self._lock:
             merged = {**_read(self.path), **self._new}  # another run may have written meanwhile

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -265,9 +266,14 @@ def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
 
 
 @pytest.mark.tlc
-def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path, env, lib_jar):
+def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(
+    tmp_path, tmp_path_factory, env, lib_jar
+):
     from execlease_hook.tlc import spare
+    from tests.tlc.spare_test import compiled_helper
 
+    # The helper compiled already (its compile is spare_test.py's); no archive, as asserted below.
+    shutil.copytree(compiled_helper(tmp_path_factory), tmp_path / 'jvm-cache')
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
     env.setattr(spare_helper, '_helpers', {})
