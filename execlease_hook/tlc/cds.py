@@ -14,7 +14,7 @@ gone: a killed run left it).
 The archive only saves time, so it never costs a verdict. A build is not tried where less than
 MIN_FREE is free (the archive is 5-15 MB; a cache must not take the last of a disk). A build
 whose JVM could not write the archive all the same (a file-size limit, a quota, a disk filled
-meanwhile) ends TLC's finished run with the JVM's own exit 1 (`lost`): tlc.py then judges
+meanwhile) ends TLC's finished run with the JVM's own exit 1 (`lost`): tlc/job.py then judges
 the run by TLC's output, or runs the job again without the archive; no later job of this
 process tries to build it. Each of these says so once (housekeeping.py).
 """

@@ -356,10 +356,10 @@ def _read_by_people(line: str) -> bool:
     return '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
 
 
-def last_lines(output: bytes, count: int = 25) -> tuple[str, ...]:
-    """The end of TLC's output as a person reads it."""
+def last_lines(output: bytes) -> tuple[str, ...]:
+    """The end of TLC's output as a person reads it: its last 25 lines."""
     lines = output.decode('utf-8', 'replace').splitlines()
-    return tuple(filter(_read_by_people, lines))[-count:]
+    return tuple(filter(_read_by_people, lines))[-25:]
 
 
 def classify(
