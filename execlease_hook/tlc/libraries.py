@@ -70,10 +70,6 @@ class Libraries:
             return ()
         return ('-DTLA-Library=' + os.pathsep.join(str(f.path) for f in self.folders),)
 
-    def spare_key(self) -> tuple[str, ...]:
-        """What a warm JVM must share with a job to run it (tlc/job.py's _spare_key)."""
-        return (*self.jvm_flags(), *(str(j.path) for j in self.jars))
-
     def key_parts(self) -> list[bytes]:
         """For a result cache key: each jar's sha256 and each folder's name and modules' bytes,
         in the order TLC searches them. Nothing at all when there are no libraries."""

@@ -285,9 +285,9 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
         waiting = _idle.setdefault(spare.key, [])
         wanted = (_expected[spare.key] if _expected is not None else 1) - len(waiting)
         runs_on = ended is not None and not ended.retired and spare.proc.poll() is None
-        if runs_on and wanted > 0:
+        if kept := runs_on and wanted > 0:
             waiting.append(spare)
-    if runs_on and wanted > 0:
+    if kept:
         return
     # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
     threading.Thread(target=spare.discard).start()
