@@ -32,6 +32,17 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     'number': ((int, float), 'a number'),
     'null': ((type(None),), 'null'),
 }
+# How a message names the type of the value it got ("got an array"); _TYPES' names say what is
+# expected.
+_KINDS = {
+    dict: 'an object',
+    list: 'an array',
+    str: 'a string',
+    bool: 'true/false',
+    int: 'a number',
+    float: 'a number',
+    type(None): 'null',
+}
 
 
 class Invalid(Exception):
@@ -41,20 +52,6 @@ class Invalid(Exception):
         super().__init__(f'{where}: {problem}')
         self.where = where
         self.problem = problem
-
-
-def _kind(value: object) -> str:
-    """How a message names a JSON value's type ("got an array")."""
-    names = {
-        dict: 'an object',
-        list: 'an array',
-        str: 'a string',
-        bool: 'true/false',
-        int: 'a number',
-        float: 'a number',
-        type(None): 'null',
-    }
-    return names.get(type(value), type(value).__name__)
 
 
 def _join(where: str, key: str | int) -> str:
@@ -166,7 +163,7 @@ class Validator:
             return f'expected a whole number >= {node["minimum"]}, got {value!r}'
         names = [_TYPES[t][1] for t in types]
         said = names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' or ' + names[-1]
-        return f'expected {said}, got {_kind(value)}'
+        return f'expected {said}, got {_KINDS.get(type(value), type(value).__name__)}'
 
     def _keys(self, node: dict[str, Any], value: dict[str, Any], where: str) -> None:
         props: dict[str, Any] = node.get('properties', {})
