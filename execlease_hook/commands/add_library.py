@@ -24,9 +24,9 @@ from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.manifest import read
-from execlease_hook.manifest.model import Library, Manifest, ToolsPin
+from execlease_hook.manifest.model import Library, Manifest, ToolsPin, folder_prefix
 from execlease_hook.spec import scan, syntax
-from execlease_hook.spec.modules import Module, folder_prefix
+from execlease_hook.spec.modules import Module
 from execlease_hook.tlc import jar, libraries, library_modules, pin
 from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.libraries import Libraries

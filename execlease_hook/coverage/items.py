@@ -10,8 +10,7 @@ from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.formats.report import Item, Location
-from execlease_hook.manifest.model import Manifest
-from execlease_hook.spec.modules import folder_prefix
+from execlease_hook.manifest.model import Manifest, folder_prefix
 from execlease_hook.spec.record import in_worktree
 
 ENTRY_RULES = {

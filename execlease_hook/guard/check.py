@@ -26,7 +26,7 @@ from execlease_hook.coverage import compare
 from execlease_hook.git import repo
 from execlease_hook.guard.diff import entry_diffs
 from execlease_hook.manifest import model, read
-from execlease_hook.manifest.model import CoveredEntry, Manifest, library_folders
+from execlease_hook.manifest.model import CoveredEntry, Manifest, folder_prefix, library_folders
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -123,8 +123,7 @@ def load_model(
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
     if not m.covers_code:  # a model of no code (no "coverage"): nothing for the guard to judge
         return Plan((), False, False, False, ())
-    folder = paths.rel(m.root, m.folder)
-    prefix = '' if folder == '.' else f'{folder}/'
+    folder, prefix = paths.rel(m.root, m.folder), folder_prefix(m)
     everything = check_all or paths.rel(m.root, m.path) in touched
     entries = (
         m.coverage.entries

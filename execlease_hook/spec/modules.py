@@ -19,9 +19,8 @@ import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from execlease_hook.core import paths
 from execlease_hook.git.blobs import Source, WorktreeSource
-from execlease_hook.manifest.model import Manifest, library_folders
+from execlease_hook.manifest.model import Manifest, folder_prefix, library_folders
 from execlease_hook.spec import index, syntax
 
 
@@ -47,11 +46,6 @@ class Module:
             return 'root module'
         where = f', library folder {self.library}' if self.library is not None else ''
         return f'{self.keyword} in {self.reader}:{self.line}{where}'
-
-
-def folder_prefix(m: Manifest) -> str:
-    folder = paths.rel(m.root, m.folder)
-    return '' if folder == '.' else f'{folder}/'
 
 
 def closure(
