@@ -12,6 +12,12 @@ just before `begin_step`, after the check of its heartbeat, so A claims, waits i
 read, is stopped there, and calls `begin_step` with its stale lease once it is resumed
 and the test writes the policy.
 
+A's lease expires as in the model's Expire: time passes, by the test moving its expiry into
+the past while A is stopped, not by waiting for the database's clock to reach it. So the
+leases can be long (TTL): B's must stay live until B has finished, and with a lease of half a
+second a heartbeat held up for a third of a second on a busy machine let it expire, and A
+claimed the turn again once B's lease had lapsed.
+
 The broken variants are applied to a copy of `examples/` in a temporary folder, never
 the working tree.
 """
@@ -40,7 +46,7 @@ from tests import wait
 pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-TTL = 0.5
+TTL = 3.0
 PLAN = {'turns': {'t1': ['send_email', 'search', 'post_comment']}}
 POLICIES = {'send_email': 'never', 'search': 'always', 'post_comment': 'never'}
 
@@ -99,6 +105,16 @@ def open_when_read(fifo: Path, proc: subprocess.Popen[str], timeout: float = 20.
             time.sleep(0.005)
 
 
+def stop_and_expire(conn: sqlite3.Connection, proc: subprocess.Popen[str]) -> None:
+    """Stops `proc` and moves its lease's expiry into the past (a write at no model action's
+    site, as the clock would). The write lock is taken first, so the stop cannot land while
+    proc's heartbeat holds it in a renewal: nothing else could write until proc resumed."""
+    conn.execute('BEGIN IMMEDIATE')
+    proc.send_signal(signal.SIGSTOP)
+    conn.execute(f'UPDATE agent_turns SET lease_expires_at = {schema.NOW} - 1')
+    conn.execute('COMMIT')
+
+
 class Outcome(NamedTuple):
     stale: dict[str, int]  # the stopped process's own counts (worker.run_worker)
     restarted: dict[str, int]
@@ -126,13 +142,10 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
         stale = spawn(root, files, files.fifo, 0.0)
         procs.append(stale)
         gate = open_when_read(files.fifo, stale)
-        stale.send_signal(signal.SIGSTOP)
+        stop_and_expire(conn, stale)
         assert conn.execute(
             "SELECT lease_owner = 'w' AND lease_generation = 1 FROM agent_turns"
         ).fetchone()[0]
-        wait_for(
-            conn, f'SELECT lease_expires_at <= {schema.NOW} FROM agent_turns', 'its lease expired'
-        )
         # Slow effects keep the restarted process's lease live while the old one resumes.
         restarted = spawn(root, files, files.policy, 1.0)
         procs.append(restarted)
