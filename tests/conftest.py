@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +59,19 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     sees a wide terminal (COLUMNS, which children such as pre-commit's hooks inherit). The tests
     of wrapping itself (term_test.py) set their own width."""
     monkeypatch.setenv('COLUMNS', '1000')
+
+
+@pytest.fixture(autouse=True)
+def no_warm_jvm_outlives_its_test() -> Iterator[None]:
+    """After each test, the warm JVMs still waiting are stopped and the plan of jobs to come is
+    forgotten (tlc/spare.py's process-wide state), as a verify process's exit does. A run in this
+    process keeps both when it ends: a later test's job then found jobs still "expected" and
+    started a warm JVM for one that never came, a JVM and its warm-up (about 1 CPU-s) each time,
+    and no test takes another's (a spare serves only the environment it was started in)."""
+    yield
+    spare = sys.modules.get('execlease_hook.tlc.spare')
+    if spare is not None:
+        spare.discard_all()
 
 
 def git_env() -> dict[str, str]:
@@ -388,6 +403,15 @@ def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Pat
     needs.tla_jar()
     needs.clear_settings(monkeypatch)
     use_offline(monkeypatch, jvm_cache, tools_jar)
+
+
+@pytest.fixture
+def one_tlc_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test that runs one TLC job outside a verify run (run_job, a trace job): no plan of
+    the jobs to come is given there (verify's pool gives one), so a warm JVM would be started
+    beside the job for a next one that never comes, a JVM and its warm-up (about 1 CPU-s) for
+    nothing: EXECLEASE_JVM_SPARE=0. The job runs in a JVM of its own, as it did."""
+    monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')
 
 
 @pytest.fixture

@@ -9,15 +9,11 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from execlease_hook.cli import parser
 from execlease_hook.core import signals, term
 from execlease_hook.core.errors import ExecleaseError
-from execlease_hook.core.settings import from_environ
-
-if TYPE_CHECKING:
-    from execlease_hook.core.settings import Settings
+from execlease_hook.core.settings import Settings, from_environ
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
@@ -68,18 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.
     stdout, sys.stdout = sys.stdout, term.QuietPipe(sys.stdout)
-    try:
-        return _main(options)
-    finally:
-        sys.stdout.flush()
-        sys.stdout = stdout
-
-
-def _main(options: argparse.Namespace) -> int:
-    restore = None
+    restore = signals.install() if options.command in SIGNALLED else None
     settings: Settings | None = None
-    if options.command in SIGNALLED:
-        restore = signals.install()
     try:
         old_hook = getattr(options, 'renamed_hook', None)  # guard and verify only
         if old_hook is not None:
@@ -104,6 +90,8 @@ def _main(options: argparse.Namespace) -> int:
     finally:
         if restore is not None:
             restore()
+        sys.stdout.flush()
+        sys.stdout = stdout
 
 
 def _crashed(options: argparse.Namespace, error: Exception, named_log: str | None) -> int:

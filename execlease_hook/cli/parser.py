@@ -15,7 +15,7 @@ imports together, and the seam between the table and the parser that reads it wa
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from execlease_hook.commands.help import TOPICS
 from execlease_hook.core import settings, term
@@ -103,27 +103,6 @@ exit codes: 0 all held, 1 something did not hold (named),
             traceback in the log file the message names)"""
 
 
-def epilog(command: str) -> str:
-    """A command's text after the options: examples, then exit codes (2 is never a pass)."""
-    # Lazy: only a command's --help wraps its text. textwrap's import (its regular expressions
-    # compiled) cost `execlease guard` with nothing concerned 4.7 M instructions (callgrind;
-    # `python -c pass`: 88 M).
-    import textwrap
-    from functools import partial
-
-    wrap = partial(textwrap.wrap, width=78, initial_indent='  ', break_on_hyphens=False)
-    lines = ['example' + ('s' if len(EXAMPLES[command]) > 1 else '') + ':']
-    for example in EXAMPLES[command]:
-        lines += wrap(example, subsequent_indent='      ', break_long_words=False)
-    lines += ('', 'exit codes:')
-    for code, text in enumerate(EXITS[command]):
-        if text is not None:
-            lines += wrap(f'{code}  {text}', subsequent_indent='     ')
-    if command not in ('init', 'add', 'help'):
-        lines.append('  exit 2 is never a pass')
-    return '\n'.join(lines)
-
-
 def version() -> str:
     # Lazy, as in cli/main.py's note of a renamed hook and its log of a bug: what only --version,
     # an old hook id or a bug needs (the installed metadata, traceback) would cost every commit,
@@ -137,15 +116,6 @@ def version() -> str:
 class _Version(argparse.Action):
     """`--version`, reading the installed version only when asked (argparse's own action
     takes the string when the parser is built, on every command)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str) -> None:
-        super().__init__(
-            option_strings,
-            dest,
-            default=argparse.SUPPRESS,
-            nargs=0,
-            help="show program's version number and exit",
-        )
 
     def __call__(
         self,
@@ -168,15 +138,30 @@ def _formatter(prog: str) -> argparse.HelpFormatter:
 
 
 class _Command(argparse.ArgumentParser):
-    """A command's parser, which adds its epilog (examples and exit codes, wrapped by textwrap)
-    only when it prints its help: built with the parser, it would cost `execlease guard` with
-    nothing concerned 4.9 M instructions of callgrind (`python -c pass`: 88 M)."""
+    """A command's parser, which adds its epilog (examples, then exit codes, wrapped by
+    textwrap) only when it prints its help: built with the parser, it would cost `execlease
+    guard` with nothing concerned 4.9 M instructions of callgrind (`python -c pass`: 88 M), 4.7 M
+    of them textwrap's import (its regular expressions compiled)."""
 
     command: str = ''
 
     def format_help(self) -> str:
         if self.epilog is None:
-            self.epilog = epilog(self.command)
+            import textwrap
+            from functools import partial
+
+            wrap = partial(textwrap.wrap, width=78, initial_indent='  ', break_on_hyphens=False)
+            examples = EXAMPLES[self.command]
+            lines = ['example' + ('s' if len(examples) > 1 else '') + ':']
+            for example in examples:
+                lines += wrap(example, subsequent_indent='      ', break_long_words=False)
+            lines += ('', 'exit codes:')
+            for code, text in enumerate(EXITS[self.command]):
+                if text is not None:
+                    lines += wrap(f'{code}  {text}', subsequent_indent='     ')
+            if self.command not in ('init', 'add', 'help'):
+                lines.append('  exit 2 is never a pass')
+            self.epilog = '\n'.join(lines)
         return super().format_help()
 
 
@@ -195,7 +180,13 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         epilog=TOP_EPILOG,
         formatter_class=_formatter,
     )
-    parser.add_argument('--version', action=_Version)
+    parser.add_argument(
+        '--version',
+        action=_Version,
+        nargs=0,
+        default=argparse.SUPPRESS,
+        help="show program's version number and exit",
+    )
     sub = parser.add_subparsers(
         dest='command', required=True, metavar='COMMAND', parser_class=_Command
     )
@@ -244,7 +235,6 @@ def _format(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         '--format',
         choices=FORMATS,
-        default=None,
         help='report format on stdout (the human text then goes to stderr); default: text',
     )
     parser.add_argument(

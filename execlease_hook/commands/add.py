@@ -25,7 +25,6 @@ import argparse
 import dataclasses
 import os
 import re
-from pathlib import Path
 
 from execlease_hook.commands import add_library, add_spec
 from execlease_hook.core import atomic, paths, term
@@ -34,7 +33,7 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.coverage import compare
 from execlease_hook.coverage.notes import map_table
 from execlease_hook.fingerprint.tokens import tokens
-from execlease_hook.git import blobs, repo
+from execlease_hook.git import repo
 from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.locate.entry import locate
 from execlease_hook.manifest import find, notes_table, read, write
@@ -51,33 +50,6 @@ USAGE = (
 
 def _slug(text: str) -> str:
     return re.sub(r'[^a-z0-9]+', '-', text.lower()).strip('-')[:40].strip('-')
-
-
-def _one_model(root: Path, model: str | None) -> Path:
-    found = find.find_models(root, model)
-    if len(found) > 1:
-        names = ', '.join(paths.rel(root, p.parent) for p in found)
-        raise CannotRun(f'{len(found)} models ({names}); name one with --model DIR')
-    return found[0]
-
-
-def _repo_path(root: Path, path: str, what: str) -> str:
-    rel = paths.rel(root, os.path.abspath(path))
-    if rel == '..' or rel.startswith('../'):
-        raise CannotRun(f'{what} {path}: outside the repository {root}')
-    return rel
-
-
-def _check_action(m: Manifest, action: str) -> None:
-    """The action must be defined in the model (the spec or a module it EXTENDS or INSTANCEs),
-    by the name TLC prints in a counterexample."""
-    view = record.read(m, WorktreeSource(m.root))
-    if view.definition(action) is None:
-        raise CannotRun(
-            f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in {m.spec} '
-            f'nor a module it EXTENDS or INSTANCEs{closest(view.model_index, action)}; give the '
-            'action as TLC names it in a counterexample',
-        )
 
 
 def _default_id(m: Manifest, function: str | None, region: Region | None) -> str:
@@ -115,7 +87,9 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
                 'TEXT for a region (exact text, once in the file)'
             )
         region = Region(start=options.start, end=options.to)
-    rel = _repo_path(m.root, path, 'PATH')
+    rel = paths.rel(m.root, os.path.abspath(path))
+    if rel == '..' or rel.startswith('../'):
+        raise CannotRun(f'PATH {path}: outside the repository {m.root}')
     entry = CoveredEntry(
         id=options.id or _default_id(m, function, region),
         path=rel,
@@ -131,7 +105,15 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
             )
         if (e.path, e.function, e.region, e.within) == (rel, function, region, options.within):
             raise CannotRun(f'{target} is covered already, by entry {e.id!r}')
-    _check_action(m, entry.action)
+    # Defined in the model (the spec or a module it EXTENDS or INSTANCEs), by the name TLC
+    # prints in a counterexample.
+    view, action = record.read(m, WorktreeSource(m.root)), entry.action
+    if view.definition(action) is None:
+        raise CannotRun(
+            f'--action {action}: no definition `{action} ==` or `{action}(...) ==` in {m.spec} '
+            f'nor a module it EXTENDS or INSTANCEs{closest(view.model_index, action)}; give the '
+            'action as TLC names it in a counterexample',
+        )
     return entry
 
 
@@ -182,7 +164,7 @@ def _notes_table(m: Manifest, max_bytes: int) -> str | None:
         return None
     if not notes_table.has_markers(text):
         return None
-    statuses = compare.compare(m, blobs.WorktreeSource(m.root), None, max_bytes)
+    statuses = compare.compare(m, WorktreeSource(m.root), None, max_bytes)
     return notes_table.replace_table(text, map_table(m, statuses), str(notes))
 
 
@@ -196,7 +178,11 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     if sum(kind is not None for kind in kinds) + pins != 1:
         raise CannotRun(USAGE)
     root = repo.repo_root()
-    path = _one_model(root, options.model)
+    found = find.find_models(root, options.model)
+    if len(found) > 1:
+        names = ', '.join(paths.rel(root, p.parent) for p in found)
+        raise CannotRun(f'{len(found)} models ({names}); name one with --model DIR')
+    path = found[0]
     m = read.load(path, root)
     new_cfg = None
     if options.target is not None:

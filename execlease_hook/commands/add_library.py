@@ -24,7 +24,7 @@ from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.manifest import read
-from execlease_hook.manifest.model import Library, Manifest, ToolsPin
+from execlease_hook.manifest.model import Library, Manifest, ToolsPin, folder_prefix
 from execlease_hook.spec import scan, syntax
 from execlease_hook.spec.modules import Module
 from execlease_hook.tlc import jar, libraries, library_modules, pin
@@ -40,22 +40,6 @@ def _digest(text: str, what: str) -> str:
             f"{what} {text}: expected the jar's sha256, 64 hex digits (sha256sum FILE.jar)"
         )
     return text.lower()
-
-
-def _downloaded_digest(url: str, what: str, settings: Settings) -> str:
-    """The sha256 of what `url` serves now: downloaded to a temp folder, digested, deleted."""
-    if settings.tla_offline:
-        raise CannotRun(
-            f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
-            '(sha256sum FILE.jar); downloads are off (EXECLEASE_TLA_OFFLINE=1), so it '
-            'cannot be shown here'
-        )
-    with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
-        try:
-            part = jar.download(url, Path(folder), libraries.bound(url, settings), settings)
-        except jar.DownloadFailed as e:
-            raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
-        return jar.file_sha256(part)
 
 
 def library_entry(
@@ -113,8 +97,20 @@ def library_entry(
             ),
             file=sys.stderr,
         )
+    if sha256 is None and settings.tla_offline:
+        raise CannotRun(
+            f'{what} {url}: give --sha256 HEX, the sha256 of the jar you checked '
+            '(sha256sum FILE.jar); downloads are off (EXECLEASE_TLA_OFFLINE=1), so it '
+            'cannot be shown here'
+        )
     if sha256 is None:
-        digest = _downloaded_digest(url, what, settings)
+        # What the url serves now: downloaded to a temp folder, digested, deleted.
+        with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
+            try:
+                part = jar.download(url, Path(folder), libraries.bound(url, settings), settings)
+            except jar.DownloadFailed as e:
+                raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
+            digest = jar.file_sha256(part)
         raise CannotRun(
             f"{what} {url}: give the jar's sha256. What the url serves now has sha256 {digest}; "
             'compare it with the digest its publisher gives (a release page, a signed checksum '
@@ -151,10 +147,9 @@ def read_by_model(m: Manifest, libs: Libraries, settings: Settings) -> tuple[lis
             f'{spec}: cannot read the spec ({e.strerror or e}); give the spec the model checks'
         ) from None
     tools_jar = jar.present_jar(m.root, settings) or Path('tla2tools.jar')
-    folder = paths.rel(m.root, m.folder)
-    prefix = '' if folder == '.' else f'{folder}/'
     beside = paths.modules_beside(m.root, spec)
-    return library_modules.read_by((m.spec, text), beside, libs, tools_jar, prefix), tools_jar
+    read = library_modules.read_by((m.spec, text), beside, libs, tools_jar, folder_prefix(m))
+    return read, tools_jar
 
 
 def unsupplied(read: list[Module], standard: frozenset[str]) -> dict[str, list[Module]]:

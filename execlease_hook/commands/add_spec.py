@@ -150,7 +150,6 @@ def add_finding(
     finding = Finding(id=name, config=config, violates=options.property, summary=summary)
     said = [f'added finding {name}: {config} must still violate {options.property}']
     if new_cfg is not None:
-        settings = ', '.join(options.set)
         wrote = f"wrote {paths.rel(m.root, new_cfg[0])}: {options.from_check}'s config with "
-        said.insert(0, wrote + settings)
+        said.insert(0, wrote + ', '.join(options.set))
     return dataclasses.replace(m, findings=(*m.findings, finding)), said, new_cfg

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import Any
 
 from execlease_hook.core import outcomes, paths, table, term
 from execlease_hook.core.errors import CannotRun
@@ -24,7 +23,7 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import action_map, modules, record
 from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.spec.modules import Module
-from execlease_hook.verify.report import entry_json
+from execlease_hook.verify.result import entry_json
 
 STATUS_COLOUR = {
     'unchanged': 'green',
@@ -35,16 +34,10 @@ STATUS_COLOUR = {
 }
 
 
-def listing(
-    m: Manifest,
-    statuses: Sequence[EntryStatus],
-    model_status: str,
-    quiet: bool = False,
-    width: int | None = None,
-) -> str:
-    """Within `width` (the terminal's by default) the current hash is left out first (a person
-    does not compare hashes by eye; `--format json` has it), then cells are clipped: a path
-    keeps its file name and line."""
+def listing(m: Manifest, statuses: Sequence[EntryStatus], model_status: str, quiet: bool) -> str:
+    """Within the terminal's width the current hash is left out first (a person does not
+    compare hashes by eye; `--format json` has it), then cells are clipped: a path keeps its
+    file name and line."""
     columns = (
         table.Column('id', clip=table.keep_ends, least=10),
         table.Column('where', clip=table.keep_end, least=16),
@@ -53,7 +46,7 @@ def listing(
         table.Column('current', optional=True),
     )
     rows = [(s.entry.id, s.where, s.entry.action, s.status, s.current or '-') for s in statuses]
-    kept, cells = table.layout(columns, rows, (term.width() if width is None else width) - 2)
+    kept, cells = table.layout(columns, rows, term.width() - 2)
 
     def paint(row: int, column: int, cell: str) -> str:
         if row == 0 or column != 3:
@@ -110,17 +103,12 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
     return status, code, lines, view.module_list()
 
 
-def module_lines(modules: Sequence[Module]) -> list[str]:
-    """What the model is made of, for `coverage -v`: each module and what reads it."""
-    return ['model modules:', *(f'  {mod.key} ({mod.via()})' for mod in modules)] if modules else []
-
-
 def run(options: argparse.Namespace, settings: Settings) -> int:
     outputs = Outputs('coverage', options.format, options.output, None)
     return outputs.run(lambda: _run(options, outputs, settings.max_covered_bytes))
 
 
-def _run(options: argparse.Namespace, outputs: Any, max_bytes: int) -> int:
+def _run(options: argparse.Namespace, outputs: Outputs, max_bytes: int) -> int:
     root = repo.repo_root()
     code = 0
     report = Report('coverage', 0, repo.head(root))
@@ -133,7 +121,10 @@ def _run(options: argparse.Namespace, outputs: Any, max_bytes: int) -> int:
         print(listing(m, statuses, model_text, quiet=options.quiet > 0))
         if options.quiet <= 0:
             print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
-        shown = module_lines(read_modules) if options.verbose > 0 else []
+        # -v: what the model is made of, each module and what reads it.
+        shown = [f'  {mod.key} ({mod.via()})' for mod in read_modules if options.verbose > 0]
+        if shown:
+            shown.insert(0, 'model modules:')
         uncovered = [u.message() for u in watched.uncovered]
         for line in (*shown, *model_lines, *watched.problems, *uncovered):
             print(f'  {line}')

@@ -8,13 +8,10 @@ execlease's documentation it copies, so the two cannot drift apart.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from execlease_hook.core.settings import Settings
-
-if TYPE_CHECKING:
-    import argparse
 
 FOLDER = Path(__file__).resolve().parents[1] / 'topics'
 # Each topic and where its text comes from in execlease's documentation.

@@ -21,7 +21,6 @@ import dataclasses
 import json
 import os
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.commands import add_library, init_hooks
@@ -49,23 +48,6 @@ NOTES_SECTIONS = (
 IGNORE_LINES = '# execlease: the pinned TLA+ tools (TLC results are cached inside .git)\n.tmp/\n'
 SHIPPED_SCHEMA = Path(__file__).resolve().parents[1] / 'schemas' / 'manifest.schema.json'
 SCHEMA_COPY = 'manifest.schema.json'  # beside manifest.json, when the shipped one is not in git
-
-
-@dataclass(frozen=True)
-class ModelPlan:
-    root: Path
-    folder: Path  # absolute
-    spec: str  # relative to the folder
-    checks: tuple[Check, ...]
-
-    @property
-    def rel_folder(self) -> str:
-        return paths.rel(self.root, self.folder)
-
-    @property
-    def found_by_default(self) -> bool:
-        """`verification/<name>/` is where the hooks look without --model."""
-        return self.folder.parent == self.root / 'verification'
 
 
 def _inside(root: Path, path: Path, what: str) -> Path:
@@ -103,7 +85,8 @@ def _spec(folder: Path | None, spec: str | None, root: Path) -> tuple[Path, Path
     return folder, specs[0]
 
 
-def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None) -> ModelPlan:
+def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None) -> Manifest:
+    """The model to scaffold: its spec and a check per cfg, no library or covered code yet."""
     folder = _inside(root, Path(model), '--model') if model is not None else None
     if folder is not None and not folder.is_dir():
         raise CannotRun(f'--model {model}: no such folder; create it with the spec inside')
@@ -141,10 +124,11 @@ def plan_model(root: Path, spec: str | None, cfgs: list[str], model: str | None)
             else None
         )
         checks.append(Check(name=name, config=path.relative_to(folder).as_posix(), spec=module))
-    return ModelPlan(root, folder, spec_path.relative_to(folder).as_posix(), tuple(checks))
+    spec_name = spec_path.relative_to(folder).as_posix()
+    return Manifest(path=folder / 'manifest.json', root=root, spec=spec_name, checks=tuple(checks))
 
 
-def schema_ref(p: ModelPlan) -> str:
+def schema_ref(p: Manifest) -> str:
     """What "$schema" names: a path relative to the manifest, so that it resolves in every clone
     and offline. The shipped schema itself when git tracks it beside the model (this repository,
     a vendored execlease); otherwise a copy of it beside manifest.json (an install in a venv has
@@ -159,15 +143,15 @@ def _ignored(root: Path, path: Path) -> bool:
     return repo.run_git(root, 'check-ignore', '-q', '--no-index', str(path)).returncode == 0
 
 
-def manifest_text(p: ModelPlan, libraries: tuple[Library, ...] = ()) -> str:
+def manifest_text(p: Manifest, libraries: tuple[Library, ...] = ()) -> str:
     """The new manifest, read back through the loader so that init never writes one it rejects."""
-    m = dataclasses.replace(_probe(p, libraries), schema=schema_ref(p))
+    m = dataclasses.replace(p, libraries=libraries, schema=schema_ref(p))
     text = write.dump(m)
     read.parse(text, m.path, p.root)
     return text
 
 
-def notes_text(p: ModelPlan) -> str:
+def notes_text(p: Manifest) -> str:
     lines = [
         f'# {Path(p.spec).stem}: model notes',
         '',
@@ -177,7 +161,8 @@ def notes_text(p: ModelPlan) -> str:
     for heading, hint in NOTES_SECTIONS:
         lines.extend((f'## {heading}', '', hint, ''))
     lines += ('## Code-to-action map', '', notes_table.BEGIN)
-    return '\n'.join(lines) + '\n' + notes_table.render([], p.rel_folder) + notes_table.END + '\n'
+    table = notes_table.render([], paths.rel(p.root, p.folder))
+    return '\n'.join(lines) + '\n' + table + notes_table.END + '\n'
 
 
 def _create(path: Path, text: str) -> bool:
@@ -188,19 +173,19 @@ def _create(path: Path, text: str) -> bool:
     return True
 
 
-def _copy_schema(p: ModelPlan) -> str | None:
+def _copy_schema(p: Manifest) -> list[str]:
     """The copy of the shipped schema that the manifest's "$schema" names, kept current after an
-    upgrade (it is execlease's file, not the user's); None when the manifest names no copy."""
+    upgrade (it is execlease's file, not the user's); nothing when the manifest names no copy."""
     if _json_key(p.folder / 'manifest.json', '$schema') != SCHEMA_COPY:
-        return None
-    path, rel = p.folder / SCHEMA_COPY, f'{p.rel_folder}/{SCHEMA_COPY}'
+        return []
+    path, rel = p.folder / SCHEMA_COPY, f'{paths.rel(p.root, p.folder)}/{SCHEMA_COPY}'
     if path.exists() and _json_key(path, 'title') != _json_key(SHIPPED_SCHEMA, 'title'):
-        return f"left alone: {rel} exists and is not execlease's manifest schema"
+        return [f"left alone: {rel} exists and is not execlease's manifest schema"]
     if path.exists() and path.read_bytes() == SHIPPED_SCHEMA.read_bytes():
-        return f"left alone: {rel} is already this execlease's manifest schema"
+        return [f"left alone: {rel} is already this execlease's manifest schema"]
     verb = 'updated' if path.exists() else 'created'
     atomic.write_text_atomic(path, SHIPPED_SCHEMA.read_text(encoding='utf-8'))
-    return f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors'
+    return [f'{verb} {rel}: the JSON Schema that "$schema" in manifest.json names, for editors']
 
 
 def _json_key(path: Path, key: str) -> object:
@@ -228,7 +213,10 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     root = repo.repo_root()
     p = plan_model(root, options.spec, list(options.cfg), options.model)
     hooks = init_hooks.plan(options.hooks, options.hooks_repo, options.hooks_rev)
-    folder, model = p.rel_folder, _model_option(p)
+    folder = paths.rel(root, p.folder)
+    # The --model the hooks pass: none where they look without it, `verification/<name>/`.
+    hooked = None if p.folder.parent == root / 'verification' else folder
+    model = '' if hooked is None else f' --model {hooked}'
     exists = (p.folder / 'manifest.json').exists()
     libraries = () if exists else _libraries(p, list(options.library), settings)
     text = manifest_text(p, tuple(lib for lib, _ in libraries))
@@ -240,7 +228,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         )
         for lib, said in libraries:
             report += (f'  library {lib.label}: {said[0]}', *(f'  {line}' for line in said[1:]))
-        report += _unsupplied(p, [lib for lib, _ in libraries], settings)
+        report += _unsupplied(p, [lib for lib, _ in libraries], model, settings)
     else:
         report.append(
             f'left alone: {folder}/manifest.json exists'
@@ -250,9 +238,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
             Verbatim(f'  execlease add --library {shlex.quote(value)}{model}')
             for value in options.library
         )
-    copied = _copy_schema(p)
-    if copied is not None:
-        report.append(copied)
+    report += _copy_schema(p)
     notes = p.folder / 'NOTES.md'
     if _create(notes, notes_text(p)):
         report.append(f'created {folder}/NOTES.md: its sections and the code-to-action markers')
@@ -269,8 +255,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         else 'left alone: .gitignore already ignores .tmp/'
     )
     config = root / '.pre-commit-config.yaml'
-    hooked = None if p.found_by_default else folder  # the --model the hooks pass
-    whole = init_hooks.config_text(hooks, hooked, whole_file=True)
+    whole = init_hooks.config_text(hooks, hooked)
     if options.write_config and _create(config, whole):
         report.append('created .pre-commit-config.yaml: both hooks; run `pre-commit install`')
     elif not config.exists():
@@ -296,19 +281,8 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _model_option(p: ModelPlan) -> str:
-    return '' if p.found_by_default else f' --model {p.rel_folder}'
-
-
-def _probe(p: ModelPlan, given: tuple[Library, ...]) -> Manifest:
-    """The model as planned, for what reads its folder (the modules it imports)."""
-    return Manifest(
-        path=p.folder / 'manifest.json', root=p.root, spec=p.spec, checks=p.checks, libraries=given
-    )
-
-
 def _libraries(
-    p: ModelPlan, values: list[str], settings: Settings
+    p: Manifest, values: list[str], settings: Settings
 ) -> list[tuple[Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
     readied: list[tuple[Library, list[str], libraries.Libraries]] = []
@@ -317,7 +291,7 @@ def _libraries(
         if any(lib == old for old, _, _ in readied):
             raise CannotRun(f'--library {value}: given twice; name each library once')
         readied.append((lib, *add_library.ready(p.root, lib, settings)))
-    probe = _probe(p, tuple(lib for lib, _, _ in readied))
+    probe = dataclasses.replace(p, libraries=tuple(lib for lib, _, _ in readied))
     every = libraries.Libraries(
         tuple(j for *_, libs in readied for j in libs.jars),
         tuple(f for *_, libs in readied for f in libs.folders),
@@ -328,16 +302,15 @@ def _libraries(
     ]
 
 
-def _unsupplied(p: ModelPlan, given: list[Library], settings: Settings) -> list[str]:
+def _unsupplied(p: Manifest, given: list[Library], model: str, settings: Settings) -> list[str]:
     """What to run for the CommunityModules and TLAPS modules the model reads that neither its
     folder nor a --library supplies (any other missing module `verify` names when TLC asks)."""
-    probe = _probe(p, tuple(given))
+    probe = dataclasses.replace(p, libraries=tuple(given))
     read, jar = add_library.read_by_model(probe, libraries.of(probe, settings), settings)
     wanted = set(add_library.unsupplied(read, library_modules.standard_modules(jar)))
     community = sorted(wanted & missing.COMMUNITY_MODULES)
     tlaps = sorted(wanted & missing.TLAPS_MODULES)
     lines: list[str] = []
-    model = _model_option(p)
     if community and not any(lib.url is not None for lib in given):
         lines += [
             f'the spec needs {", ".join(community)}, from CommunityModules: add the jar of a '

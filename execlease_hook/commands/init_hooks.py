@@ -36,10 +36,6 @@ class HookPlan:
     extras: tuple[str, ...] = ()  # the verify hook's additional_dependencies
     note: str | None = None  # why the hooks are `system` ones when nobody asked
 
-    @property
-    def system(self) -> bool:
-        return self.repo is None
-
 
 def plan(kind: str | None, repo: str | None, rev: str | None) -> HookPlan:
     """The hooks for `--hooks KIND` (None: python when the origin is known, else system)."""
@@ -87,7 +83,7 @@ def _scalar(text: str) -> str:
 
 def hooks(p: HookPlan, model: str | None) -> str:
     """The entry of `repos:` (its lines, each ending in a newline)."""
-    if p.system:
+    if p.repo is None:
         option = '' if model is None else f' --model {model}'
         return f"""\
 -   repo: local
@@ -124,28 +120,21 @@ def hooks(p: HookPlan, model: str | None) -> str:
     )
 
 
-def header(p: HookPlan) -> str:
-    """The comment at the top of a config init writes whole."""
+def config_text(p: HookPlan, model: str | None) -> str:
+    """A whole config file of both hooks (`model`: the --model they pass, None for the
+    default)."""
     how = (
         '# The execlease of your environment runs them (language: system): keep it on PATH\n'
         '# for every git client.\n'
-        if p.system
+        if p.repo is None
         else "# pre-commit builds them from execlease's repository at `rev`, so every git client\n"
         '# runs them; `pre-commit autoupdate` moves `rev` to a newer tag.\n'
     )
     return (
         '# execlease: the guard on every commit, the TLC suite on push and by hand\n'
-        f'# (`pre-commit run --hook-stage manual {VERIFY_ID}`).\n' + how
+        f'# (`pre-commit run --hook-stage manual {VERIFY_ID}`).\n{how}'
+        f'minimum_pre_commit_version: 3.2.0\n{INSTALL_TYPES_LINE}\nrepos:\n{hooks(p, model)}'
     )
-
-
-def config_text(p: HookPlan, model: str | None, whole_file: bool) -> str:
-    """Both hooks (`model`: the --model they pass, None for the default), alone or as a whole
-    config file."""
-    text = hooks(p, model)
-    if not whole_file:
-        return text
-    return f'{header(p)}minimum_pre_commit_version: 3.2.0\n{INSTALL_TYPES_LINE}\nrepos:\n{text}'
 
 
 # Without it a plain `pre-commit install` installs the pre-commit hook only: merges (a merge

@@ -61,23 +61,21 @@ def _item(data: dict[str, Any]) -> Item:
 
 
 def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
-    unfinished = [(name, d) for name, d in reports if 'error' in d]
-    if unfinished:
-        name, d = unfinished[0]
-        return Report(
-            'verify', 2, d.get('commit'), error=f'{name}: the shard did not finish: {d["error"]}'
-        )
+    for name, d in reports:
+        if 'error' in d:
+            error = f'{name}: the shard did not finish: {d["error"]}'
+            return Report('verify', 2, d.get('commit'), error=error)
     commit = _same(reports, 'the commit verified', lambda d: d.get('commit'))
     _same(reports, 'the TLA+ tools', lambda d: (d.get('tools') or {}).get('sha256'))
     _same(reports, '--quick', lambda d: d.get('quick'))
-    shards = [(name, d.get('shard') or {'index': 1, 'count': 1, 'only': []}) for name, d in reports]
     count = _same(reports, 'the number of shards', lambda d: (d.get('shard') or {}).get('count', 1))
     _same(reports, '--only', lambda d: (d.get('shard') or {}).get('only', []))
     seen: dict[int, str] = {}
-    for name, s in shards:
-        if s['index'] in seen:
-            raise CannotRun(f'{name} and {seen[s["index"]]} are both shard {s["index"]}/{count}')
-        seen[s['index']] = name
+    for name, d in reports:
+        index = (d.get('shard') or {'index': 1})['index']
+        if index in seen:
+            raise CannotRun(f'{name} and {seen[index]} are both shard {index}/{count}')
+        seen[index] = name
     missing = sorted(set(range(1, count + 1)) - set(seen))
     if missing:
         raise CannotRun(
@@ -119,12 +117,8 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
                 f"{manifest}: the shards' jobs do not add up to the plan ({', '.join(lost)}); "
                 'merge the shards of one run'
             )
-        position = {n: i for i, n in enumerate(names)}
-        merged['jobs'].sort(
-            key=lambda j: order.get(
-                f'{j["kind"]}:{j["name"]}', len(order) + position[f'{j["kind"]}:{j["name"]}']
-            )
-        )
+        # Stable: the jobs outside the plan keep their order, after the planned ones.
+        merged['jobs'].sort(key=lambda j: order.get(f'{j["kind"]}:{j["name"]}', len(order)))
         merged['exit_code'] = 2 if merged['could_not_run'] else 1 if merged['did_not_hold'] else 0
     code = worst(m['exit_code'] for m in models.values())
     first = reports[0][1]

@@ -16,17 +16,6 @@ from execlease_hook.tlc.jar import ToolJar, resolve_jar
 from execlease_hook.tlc.java import Java, find_java
 
 
-def describe(jar: ToolJar, java: Java, banner: str | None = None) -> list[str]:
-    return [
-        *([jar.warning] if jar.warning else []),
-        f'TLA+ tools: {jar.path}',
-        f'  source:  {jar.source}',
-        f'  sha256:  {jar.sha256}' + ('' if jar.verified else '  (UNVERIFIED)'),
-        f'  TLC:     {banner or jar.tlc_version}',
-        f'Java:      {java.path} (Java {java.major}: {java.version_text})',
-    ]
-
-
 def models(
     root: Path, model: str | None, default: ToolJar | None, java: Java, settings: Settings
 ) -> list[str]:
@@ -99,7 +88,15 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     quiet = options.quiet > 0  # -q: found and verified is the exit code
     if jar is not None:
         # The version TLC itself prints, e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'.
-        described = describe(jar, java, pin.banner(jar.path, java))
+        banner = pin.banner(jar.path, java)
+        described = [
+            *([jar.warning] if jar.warning else []),
+            f'TLA+ tools: {jar.path}',
+            f'  source:  {jar.source}',
+            f'  sha256:  {jar.sha256}' + ('' if jar.verified else '  (UNVERIFIED)'),
+            f'  TLC:     {banner or jar.tlc_version}',
+            f'Java:      {java.path} (Java {java.major}: {java.version_text})',
+        ]
         for line in () if quiet else described:
             print(line)
     lines = models(root, options.model, jar, java, settings)

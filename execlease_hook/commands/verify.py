@@ -25,14 +25,6 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     return outputs.run(lambda: _run(options, outputs, settings))
 
 
-def _run(options: argparse.Namespace, outputs: Outputs, settings: Settings) -> int:
-    mode = mode_of(options)
-    root = repo.repo_root()
-    if options.rev or options.pushed:
-        return verify(options.rev, mode, root, outputs, settings)
-    return pipeline.run(mode, outputs, root, root, settings).code
-
-
 def mode_of(options: argparse.Namespace) -> Mode:
     """The run the options ask for, or CannotRun naming the options that do not go together."""
     if options.update_coverage and options.quick:
@@ -104,16 +96,17 @@ def pushed_range(root: Path) -> tuple[list[tuple[str, str | None]], str, str] | 
     return None
 
 
-def verify(rev: str | None, mode: Mode, root: Path, outputs: Outputs, settings: Settings) -> int:
-    """`execlease verify --rev REV` / `--pushed` (`rev` None)."""
+def _run(options: argparse.Namespace, outputs: Outputs, settings: Settings) -> int:
+    mode = mode_of(options)
+    root = repo.repo_root()
     range_code = 0
-    if rev:
-        tip, label = resolve_rev(root, rev), rev
+    # --pushed outside a push (the manual stage) and neither --rev nor --pushed: the working tree.
+    pushed = pushed_range(root) if options.pushed and not options.rev else None
+    if options.rev:
+        tip, label = resolve_rev(root, options.rev), options.rev
+    elif pushed is None:
+        return pipeline.run(mode, outputs, root, root, settings).code
     else:
-        pushed = pushed_range(root)
-        if pushed is None:
-            # The manual stage: the working tree.
-            return pipeline.run(mode, outputs, root, root, settings).code
         commits, tip, label = pushed
         print(
             term.wrap(

@@ -18,14 +18,6 @@ from execlease_hook.core import atomic
 EXIT_BUG = 3
 
 
-def log_path(named: str | None) -> Path:
-    """`named` (EXECLEASE_LOG), else execlease.log in the user's cache (`$XDG_CACHE_HOME/execlease`)."""
-    if named:
-        return Path(named)
-    base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
-    return Path(base) / 'execlease' / 'execlease.log'
-
-
 def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
     return '\n'.join(
         (
@@ -44,9 +36,13 @@ def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
 
 
 def write_log(text: str, named: str | None) -> Path | None:
-    """The report written (atomically, replacing the last one) to `log_path(named)`; None when
-    it cannot be."""
-    path = log_path(named)
+    """The report written (atomically, replacing the last one) to `named` (EXECLEASE_LOG), else
+    execlease.log in the user's cache (`$XDG_CACHE_HOME/execlease`); None when it cannot be."""
+    if named:
+        path = Path(named)
+    else:
+        base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
+        path = Path(base) / 'execlease' / 'execlease.log'
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text_atomic(path, text)

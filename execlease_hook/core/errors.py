@@ -10,8 +10,6 @@ class ExecleaseError(Exception):
 class CannotRun(ExecleaseError):
     """Could not run: bad input, missing tools, TLC error. Exit 2, never a pass."""
 
-    exit_code = 2
-
 
 class CannotRunAny(CannotRun):
     """Could not run, for a reason no model owns (an option naming nothing): the whole run

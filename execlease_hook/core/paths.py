@@ -34,12 +34,11 @@ def in_report(root: Path | str, path: Path | str) -> str:
 
 
 def module_in_folder(folder: str, path: str) -> bool:
-    """`path` is a .tla module directly in `folder` (both from the repository root): one TLC
-    finds on a library path, which it does not search below."""
-    if not path.startswith(f'{folder}/'):
-        return False
-    rest = path[len(folder) + 1 :]
-    return rest.endswith('.tla') and '/' not in rest
+    """`path` is a .tla module directly in `folder` (both from the repository root, '.' for the
+    root itself): one TLC finds on a library path, which it does not search below."""
+    prefix = '' if folder == '.' else f'{folder}/'
+    rest = path[len(prefix) :]
+    return path.startswith(prefix) and rest.endswith('.tla') and '/' not in rest
 
 
 def spelling_problem(text: str) -> str | None:

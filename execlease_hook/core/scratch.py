@@ -51,11 +51,22 @@ def make(prefix: str, parent: Path | None = None) -> Path:
     """A new folder (in `parent`, else the system's temp folder), marked as this process's until
     `remove`; raises OSError as tempfile.mkdtemp does."""
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    if fcntl is None:
+        return folder
     try:
-        _mark(folder)
+        part = folder / f'{MARK}.new'
+        fd = os.open(part, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a file nobody else has opened yet
+            os.replace(part, folder / MARK)
+        except BaseException:
+            os.close(fd)
+            raise
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+    with _lock:
+        _held[str(folder)] = fd
     return folder
 
 
@@ -67,21 +78,6 @@ def folder(prefix: str, parent: Path | None = None) -> Iterator[Path]:
         yield made
     finally:
         remove(made)
-
-
-def _mark(folder: Path) -> None:
-    if fcntl is None:
-        return
-    part = folder / f'{MARK}.new'
-    fd = os.open(part, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_APPEND, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a file nobody else has opened yet
-        os.replace(part, folder / MARK)
-    except BaseException:
-        os.close(fd)
-        raise
-    with _lock:
-        _held[str(folder)] = fd
 
 
 def started(folder: Path, pid: int) -> None:

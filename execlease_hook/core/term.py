@@ -95,13 +95,6 @@ def wrap(text: str, columns: int | None = None) -> str:
     return '\n'.join(out)
 
 
-def colour_enabled(stream: TextIO | None = None) -> bool:
-    """On a terminal only, and never with NO_COLOR set (to anything but empty) or TERM=dumb."""
-    if os.environ.get('NO_COLOR') or os.environ.get('TERM') == 'dumb':
-        return False
-    return is_terminal(sys.stdout if stream is None else stream)
-
-
 def is_terminal(stream: TextIO) -> bool:
     """False too for a stream without isatty, or closed."""
     try:
@@ -111,7 +104,11 @@ def is_terminal(stream: TextIO) -> bool:
 
 
 def paint(text: str, colour: str, stream: TextIO | None = None) -> str:
-    if not colour_enabled(stream):
+    """Coloured on a terminal only, and never with NO_COLOR set (to anything but empty) or
+    TERM=dumb."""
+    if os.environ.get('NO_COLOR') or os.environ.get('TERM') == 'dumb':
+        return text
+    if not is_terminal(sys.stdout if stream is None else stream):
         return text
     return f'\033[{_COLOURS[colour]}m{text}\033[0m'
 

@@ -10,8 +10,7 @@ from execlease_hook.core import paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.formats.report import Item, Location
-from execlease_hook.manifest.model import Manifest
-from execlease_hook.spec.modules import folder_prefix
+from execlease_hook.manifest.model import Manifest, folder_prefix
 from execlease_hook.spec.record import in_worktree
 
 ENTRY_RULES = {
@@ -51,13 +50,11 @@ def definition_line(m: Manifest, name: str) -> Location | None:
     unit = None if view is None else view.definition(name)
     if unit is None:
         return None
-    return Location(module_path(m, unit.file or m.spec), unit.start_line, unit.start_line, 'spec')
-
-
-def module_path(m: Manifest, key: str) -> str:
-    """A module's path from the repository root, from its key in the model record (a model folder
-    module by its file name, a library folder's already from the root: spec/modules.py)."""
-    return key if '/' in key else in_model(m, key)
+    # Its key in the model record: a model folder module by its file name, a library folder's
+    # already from the repository root (spec/modules.py).
+    key = unit.file or m.spec
+    path = key if '/' in key else in_model(m, key)
+    return Location(path, unit.start_line, unit.start_line, 'spec')
 
 
 def entry_location(s: EntryStatus) -> Location:

@@ -19,9 +19,10 @@ from execlease_hook.manifest import notes_table
 from execlease_hook.manifest.model import Manifest
 
 
-def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_table.MapRow]:
-    """A row per covered entry of the manifest, in the manifest's order, at the line where the
-    entry starts today; refuses when an entry was not located (or not compared at all)."""
+def map_table(m: Manifest, statuses: Sequence[EntryStatus]) -> str:
+    """The table between the markers as generated for the manifest and the located code: a row
+    per covered entry of the manifest, in the manifest's order, at the line where the entry
+    starts today; refuses when an entry was not located (or not compared at all)."""
     by_id = {s.entry.id: s for s in statuses}
     rows: list[notes_table.MapRow] = []
     unlocated: list[str] = []
@@ -39,15 +40,8 @@ def map_rows(m: Manifest, statuses: Sequence[EntryStatus]) -> list[notes_table.M
             + ', '.join(unlocated)
             + ' cannot be located (see above); fix the anchors first',
         )
-    return rows
-
-
-def map_table(m: Manifest, statuses: Sequence[EntryStatus]) -> str:
-    """The table between the markers as generated for the manifest and the located code."""
     return notes_table.render(
-        map_rows(m, statuses),
-        paths.rel(m.root, m.folder),
-        [(a.action, a.reason) for a in m.coverage.abstract],
+        rows, paths.rel(m.root, m.folder), [(a.action, a.reason) for a in m.coverage.abstract]
     )
 
 

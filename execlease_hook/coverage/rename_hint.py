@@ -39,17 +39,13 @@ def _scope(qualname: str) -> str:
     return qualname.rpartition('.')[0]
 
 
-def _last(qualname: str) -> str:
-    return qualname.rpartition('.')[2]
-
-
 def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition, max_bytes: int) -> bool:
     """True when `d`, with its name (and any call of itself) written back to the entry's name,
     has the entry's recorded fingerprint."""
     if e.hash is None or e.function is None:
         return False
     start, end = d.nodes[0].start_byte, d.nodes[-1].end_byte
-    new, old = _last(d.qualname), _last(e.function)
+    new, old = d.qualname.rpartition('.')[2], e.function.rpartition('.')[2]
     body = re.sub(
         rb'(?<![\w$])' + re.escape(new.encode()) + rb'(?![\w$])', old.encode(), content[start:end]
     )
@@ -72,6 +68,7 @@ def find(
     synced, when known (it tells which names are new); `max_bytes`: EXECLEASE_MAX_COVERED_MB."""
     if e.function is None:
         return None
+    covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
     for path in paths:
         language = language_for(path)
         content = read(path)
@@ -81,55 +78,36 @@ def find(
             check_text(path, content, path, max_bytes)
         except CannotRun:
             continue
-        found = _in_file(m, e, path, language, content, synced, max_bytes)
+        candidates = [
+            d
+            for d in every_definition(language, content)
+            if d.qualname != e.function
+            and _scope(d.qualname) == _scope(e.function)
+            and (path, d.qualname) not in covered
+        ]
+        before: set[str] | None = None
+        if (
+            synced is not None
+            and b'\0' not in synced
+            and len(synced) <= len(content) * 4 + 1_000_000
+        ):
+            try:
+                before = {d.qualname for d in every_definition(language, synced)}
+            except (ValueError, UnicodeDecodeError):
+                before = None
+        new = [d for d in candidates if before is not None and d.qualname not in before]
+        by_name = {d.qualname: d for d in candidates}
+        close = [
+            by_name[n]
+            for n in difflib.get_close_matches(e.function, list(by_name), n=MAX_TRIES, cutoff=0.6)
+        ]
+        # Each try parses the file again: the new functions first, then the closest names, a few.
+        tried = list({id(d): d for d in (*new, *close, *candidates[:MAX_TRIES])}.values())
+        same = [d for d in tried[:MAX_TRIES] if _named_back(e, path, content, d, max_bytes)]
+        found = same[0] if len(same) == 1 else new[0] if len(new) == 1 else next(iter(close), None)
         if found is not None:
-            return found
-    return None
-
-
-def _in_file(
-    m: Manifest,
-    e: CoveredEntry,
-    path: str,
-    language: str,
-    content: bytes,
-    synced: bytes | None,
-    max_bytes: int,
-) -> Renamed | None:
-    assert e.function is not None
-    covered = {(c.path, c.function) for c in m.coverage.entries if c.function is not None}
-    candidates = [
-        d
-        for d in every_definition(language, content)
-        if d.qualname != e.function
-        and _scope(d.qualname) == _scope(e.function)
-        and (path, d.qualname) not in covered
-    ]
-    before: set[str] | None = None
-    if synced is not None and b'\0' not in synced and len(synced) <= len(content) * 4 + 1_000_000:
-        try:
-            before = {d.qualname for d in every_definition(language, synced)}
-        except (ValueError, UnicodeDecodeError):
-            before = None
-    new = [d for d in candidates if before is not None and d.qualname not in before]
-    by_name = {d.qualname: d for d in candidates}
-    close = [
-        by_name[n]
-        for n in difflib.get_close_matches(e.function, list(by_name), n=MAX_TRIES, cutoff=0.6)
-    ]
-
-    def hit(d: Definition, unchanged: bool) -> Renamed:
-        return Renamed(path, d.qualname, d.nodes[0].start_point.row + 1, unchanged)
-
-    # Each try parses the file again: the new functions first, then the closest names, a few.
-    tried = list({id(d): d for d in (*new, *close, *candidates[:MAX_TRIES])}.values())[:MAX_TRIES]
-    same = [d for d in tried if _named_back(e, path, content, d, max_bytes)]
-    if len(same) == 1:
-        return hit(same[0], True)
-    if len(new) == 1:
-        return hit(new[0], False)
-    if close:
-        return hit(close[0], False)
+            line = found.nodes[0].start_point.row + 1
+            return Renamed(path, found.qualname, line, unchanged=len(same) == 1)
     return None
 
 

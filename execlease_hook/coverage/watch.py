@@ -79,7 +79,11 @@ def check(
         rules = [r for r in m.coverage.watch if watch_paths.matches(r.paths, path)]
         language = language_for(path)
         content = source.read(path)
-        if not rules or language is None or content is None or not _is_text(content):
+        if not rules or language is None or content is None or b'\0' in content:
+            continue
+        try:
+            content.decode('utf-8')  # a file that is not text is not judged
+        except UnicodeDecodeError:
             continue
         # The file's functions are read only when needed (an `ignored` item names this file, or
         # a match lies outside the covered entries): most watched files need neither.
@@ -117,16 +121,6 @@ def check_worktree(m: Manifest, statuses: Sequence[EntryStatus]) -> WatchResult:
         return WatchResult((), ())
     source = blobs.WorktreeSource(m.root)
     return check(m, source, watched(m, repo.tracked_files(m.root, untracked=True)), statuses)
-
-
-def _is_text(content: bytes) -> bool:
-    if b'\0' in content:
-        return False
-    try:
-        content.decode('utf-8')
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _functions(language: str, content: bytes) -> list[tuple[str, int, int]]:

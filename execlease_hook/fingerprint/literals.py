@@ -1,4 +1,4 @@
-"""Literal values as each language reads them: escapes decoded, numbers by value.
+"""The building blocks of the languages' escape decoders (each language's own are in its rules).
 
 Every decoder takes the literal's source text between its delimiters (CRLF already read as LF)
 and returns the value the compiler builds from it. An escape a language does not define is kept
@@ -65,29 +65,6 @@ def escapes(
     return decode
 
 
-# Python: str literals; bytes literals have no \N, \u, \U.
-python_str = escapes(
-    r'\\(N\{[^}]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)',
-    'abfnrtv\\\'"\n',
-    octal=True,
-)
-python_bytes = escapes(r'\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)', 'abfnrtv\\\'"\n', octal=True)
-# JavaScript / TypeScript: any other escaped character stands for itself.
-_js = escapes(
-    r'\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|0(?![0-9])|[0-7]{1,3}|.)',
-    'bfnrtv0\\\'"`$\n',
-    octal=True,
-    others_as_is=True,
-)
-_JS_LINE_CONTINUATION = re.compile('\\\\(\u2028|\u2029)')
-
-
-def javascript(text: str) -> str:
-    if '\\' not in text:
-        return text
-    return _join_surrogates(_js(_JS_LINE_CONTINUATION.sub('', text)))
-
-
 def byte_escapes(pattern: str, letters: str) -> Callable[[str], bytes]:
     """A decoder of a literal's body to bytes (Go's and Zig's rule): each match of `pattern` is an
     escape, its group 1 one of `letters`, `x` and two hex digits (one byte), three octal digits
@@ -122,85 +99,5 @@ def byte_escapes(pattern: str, letters: str) -> Callable[[str], bytes]:
     return decode
 
 
-# Go: \x and octal escapes are single bytes, so Go values are bytes.
-go = byte_escapes(r'\\(U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{3}|.)', 'abfnrtv\\\'"')
-
-
-# Rust: `\` at the end of a line skips the line break and the next line's leading whitespace.
-_RUST_CONTINUATION = re.compile(r'\\\n[ \t\n\r]*')
-_rust = escapes(r'\\(u\{[0-9a-fA-F_]+\}|x[0-9a-fA-F]{2}|.)', 'nrt0\\\'"', octal=False)
-
-
-def rust(text: str) -> str:
-    if '\\' not in text:
-        return text
-    return _rust(_RUST_CONTINUATION.sub('', text))
-
-
-# Java (string literals and text blocks; \uXXXX is read before lexing, \s is a space).
-java = escapes(r'\\(u+[0-9a-fA-F]{4}|[0-3][0-7]{2}|[0-7]{1,2}|.)', 'bstnfr\\\'"\n', octal=True)
-
-
-def java_text_block(content: str) -> str:
-    """A text block's value: the content after the opening line, incidental whitespace stripped
-    (the common indentation of the non-blank lines and of the closing line), trailing spaces
-    removed from every line, then escapes read."""
-    lines = content.split('\n')
-    significant = [line for line in lines[:-1] if line.strip(' \t\f')] + [lines[-1]]
-    indent = min(len(line) - len(line.lstrip(' \t\f')) for line in significant)
-    stripped = [line[indent:].rstrip(' \t\f') if line.strip(' \t\f') else '' for line in lines]
-    return java('\n'.join(stripped))
-
-
-def _join_surrogates(value: str) -> str:
-    """JavaScript strings are UTF-16: `\\uD83D\\uDE00` is the same string as the emoji."""
-    if not any('\ud800' <= c <= '\udfff' for c in value):
-        return value
-    return value.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass')
-
-
 def encode(value: str) -> bytes:
     return value.encode('utf-8', 'surrogatepass')
-
-
-# Numbers --------------------------------------------------------------------------------------
-
-
-def python_number(text: str) -> str | None:
-    text = text.replace('_', '')
-    try:
-        if text[-1] in 'jJ':
-            return repr(complex(0, float(text[:-1])))
-        if text[:2].lower() in ('0x', '0o', '0b') or not any(c in text for c in '.eE'):
-            return f'i{int(text, 0)}'
-        return f'f{float(text)!r}'
-    except ValueError:
-        return None
-
-
-def javascript_number(text: str) -> str | None:
-    text = text.replace('_', '')
-    try:
-        if text.endswith('n'):
-            return f'n{int(text[:-1], 0)}'
-        low = text.lower()
-        if low[:2] in ('0x', '0o', '0b'):
-            return f'f{float(int(low, 0))!r}'
-        # legacy octal (or decimal with 8/9)
-        if len(text) > 1 and text[0] == '0' and text.isdigit():
-            return f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
-        return f'f{float(text)!r}'
-    except ValueError:
-        return None
-
-
-def go_number(text: str, kind: str) -> str | None:
-    text = text.replace('_', '')
-    if kind == 'int_literal':
-        try:
-            if len(text) > 1 and text[0] == '0' and text[1].isdigit():
-                return f'i{int(text, 8)}'
-            return f'i{int(text, 0)}'
-        except ValueError:
-            return None
-    return f'{kind[0]}{text.lower()}'

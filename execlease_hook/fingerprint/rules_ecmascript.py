@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import re
 
-from execlease_hook.fingerprint import literals, ts1, ts2
+from execlease_hook.fingerprint import ts1, ts2
+from execlease_hook.fingerprint.literals import encode, escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a, same
 
+# Any other escaped character stands for itself.
+_escaped = escapes(
+    r'\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|0(?![0-9])|[0-7]{1,3}|.)',
+    'bfnrtv0\\\'"`$\n',
+    octal=True,
+    others_as_is=True,
+)
+_LINE_CONTINUATION = re.compile('\\\\(\u2028|\u2029)')
 _KEY_OWNERS = frozenset(
     {
         'pair',
@@ -52,8 +61,18 @@ _STATEMENT_LISTS = frozenset(
 _SEPARATED_TYPES = frozenset({'object_type', 'interface_body'})
 
 
+def _decode(text: str) -> str:
+    """A string's value; JavaScript strings are UTF-16: `\\uD83D\\uDE00` is the same string as
+    the emoji."""
+    if '\\' not in text:
+        return text
+    value = _escaped(_LINE_CONTINUATION.sub('', text))
+    if not any('\ud800' <= c <= '\udfff' for c in value):
+        return value
+    return value.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass')
+
+
 def _content(node: Node) -> str:
-    """The text between a string's quotes."""
     raw = ts2.text(node)
     return raw[1:-1] if len(raw) >= 2 else ''
 
@@ -70,22 +89,33 @@ def _is_key(node: Node, parent: Node | None) -> bool:
 
 def _key(name: str) -> list[Item]:
     """`{'a': 1}`, `{"a": 1}` and `{a: 1}` name the same property."""
-    return ts2.leaf('property_identifier', literals.encode(name))
+    return ts2.leaf('property_identifier', encode(name))
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
     parent = ts2.up(node, parent)
     if is_a(parent, 'jsx_attribute'):
         return ts2.value(b's', [_content(node)])  # JSX attribute strings have no escapes
-    decoded = literals.javascript(_content(node))
+    decoded = _decode(_content(node))
     if _is_key(node, parent):
         return _key(decoded)
     return ts2.value(b's', [decoded])
 
 
 def number(node: Node, parent: Node | None) -> list[Item] | None:
-    found = literals.javascript_number(ts2.text(node))
-    if found is None:
+    text = ts2.text(node).replace('_', '')
+    try:
+        if text.endswith('n'):
+            found = f'n{int(text[:-1], 0)}'
+        elif text[:2].lower() in ('0x', '0o', '0b'):
+            found = f'f{float(int(text.lower(), 0))!r}'
+        elif (
+            len(text) > 1 and text[0] == '0' and text.isdigit()
+        ):  # legacy octal (or decimal with 8/9)
+            found = f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
+        else:
+            found = f'f{float(text)!r}'
+    except ValueError:
         return None
     if found.startswith('f') and found.endswith('.0') and _is_key(node, ts2.up(node, parent)):
         return _key(found[1:-2])  # `{1: a}` is `{'1': a}`
@@ -93,7 +123,7 @@ def number(node: Node, parent: Node | None) -> list[Item] | None:
 
 
 def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
-    return ts2.leaf('jsx_text', literals.encode(jsx_text_value(ts2.text(node))))
+    return ts2.leaf('jsx_text', encode(jsx_text_value(ts2.text(node))))
 
 
 def template_string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -109,7 +139,7 @@ def template_string(node: Node, parent: Node | None) -> list[Item] | None:
             continue
         piece = source[at - base : child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
         if piece:
-            parts.append(piece if tagged else literals.javascript(piece))
+            parts.append(piece if tagged else _decode(piece))
         if child.type == 'template_substitution':
             parts.append([c for c in child.children if c.type not in ('${', '}')])
         at = child.end_byte
@@ -158,7 +188,7 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
         if run:
             joined = ''.join(run)
             if joined:
-                out.extend(ts2.leaf('jsx_text', literals.encode(joined)))
+                out.extend(ts2.leaf('jsx_text', encode(joined)))
             run.clear()
 
     for child in node.children:
@@ -173,7 +203,7 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
             if not inner:
                 continue  # `{}` or `{/* comment */}`
             if len(inner) == 1 and inner[0].type == 'string':
-                run.append(literals.javascript(_content(inner[0])))
+                run.append(_decode(_content(inner[0])))
                 continue
         flush()
         out.append(child)
@@ -186,7 +216,7 @@ def jsx_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`a={"x"}` is `a="x"`."""
     inner = ts2.named(node)
     if is_a(ts2.up(node, parent), 'jsx_attribute') and len(inner) == 1 and is_a(inner[0], 'string'):
-        return ts2.value(b's', [literals.javascript(_content(inner[0]))])
+        return ts2.value(b's', [_decode(_content(inner[0]))])
     return None
 
 

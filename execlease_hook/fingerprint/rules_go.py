@@ -6,10 +6,15 @@ control flow.
 
 from __future__ import annotations
 
-from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint.literals import byte_escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a, same
 
+# \x and octal escapes are single bytes, so Go values are bytes.
+_decode = byte_escapes(
+    r'\\(U[0-9a-fA-F]{8}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[0-7]{3}|.)', 'abfnrtv\\\'"'
+)
 _HEADERS = frozenset(
     {'for_clause', 'if_statement', 'expression_switch_statement', 'type_switch_statement'}
 )
@@ -18,7 +23,7 @@ _SEQUENCES = frozenset({'slice_type', 'array_type', 'implicit_length_array_type'
 
 def interpreted_string(node: Node, parent: Node | None) -> list[Item] | None:
     raw = ts2.text(node)
-    return ts2.value(b'b', [literals.go(raw[1:-1]).decode('utf-8', 'surrogateescape')])
+    return ts2.value(b'b', [_decode(raw[1:-1]).decode('utf-8', 'surrogateescape')])
 
 
 def raw_string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -27,7 +32,7 @@ def raw_string(node: Node, parent: Node | None) -> list[Item] | None:
 
 
 def rune(node: Node, parent: Node | None) -> list[Item] | None:
-    decoded = literals.go(ts2.text(node)[1:-1].replace("\\'", "'"))
+    decoded = _decode(ts2.text(node)[1:-1].replace("\\'", "'"))
     try:
         chars = decoded.decode('utf-8')
     except UnicodeDecodeError:
@@ -37,8 +42,16 @@ def rune(node: Node, parent: Node | None) -> list[Item] | None:
 
 
 def number(node: Node, parent: Node | None) -> list[Item] | None:
-    found = literals.go_number(ts2.text(node), node.type)
-    return None if found is None else [ts2.field(b'#', found.encode())]
+    text = ts2.text(node).replace('_', '')
+    if node.type != 'int_literal':
+        found = f'{node.type[0]}{text.lower()}'
+    else:
+        try:
+            octal = len(text) > 1 and text[0] == '0' and text[1].isdigit()
+            found = f'i{int(text, 8 if octal else 0)}'
+        except ValueError:
+            return None
+    return [ts2.field(b'#', found.encode())]
 
 
 def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
@@ -105,18 +118,12 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
     if not is_a(end, 'call_expression') or ts2.text(end.child_by_field_name('function')) != 'len':
         return None
     args = end.child_by_field_name('arguments')
-    if (
-        args is None
-        or len(ts2.named(args)) != 1
-        or _squeezed(ts2.named(args)[0]) != _squeezed(operand)
-    ):
+    inner = ts2.named(args) if args is not None else []
+    if len(inner) != 1 or _squeezed(inner[0]) != _squeezed(operand):
         return None
     if node.child_by_field_name('capacity') is not None:
         return None
-    out: list[Item] = [ts2.marker(node)]
-    out.extend(c for c in node.children if not same(c, end))
-    out.append(b')')
-    return out
+    return [ts2.marker(node), *(c for c in node.children if not same(c, end)), b')']
 
 
 def range_clause(node: Node, parent: Node | None) -> list[Item] | None:

@@ -6,26 +6,34 @@ Java declares methods only in classes; the enclosing class headers (modifiers, a
 
 from __future__ import annotations
 
-from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.pieces import character_literal
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate import java
 
+# String literals and text blocks; \uXXXX is read before lexing, \s is a space.
+_escaped = escapes(r'\\(u+[0-9a-fA-F]{4}|[0-3][0-7]{2}|[0-7]{1,2}|.)', 'bstnfr\\\'"\n', octal=True)
 _STATEMENT_LISTS = frozenset({'block', 'class_body', 'program'})
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    """A text block is its value after Java strips incidental whitespace: re-indenting the block
-    with its closing delimiter changes nothing."""
+    """A text block is its value after Java strips incidental whitespace (the common indentation
+    of the non-blank lines and of the closing line, trailing spaces of every line), then reads its
+    escapes: re-indenting the block with its closing delimiter changes nothing."""
     raw = ts2.text(node)
     if raw.startswith('"""') and raw.endswith('"""') and len(raw) >= 6:
         body = raw[3:-3]
         newline = body.find('\n')
         if newline < 0 or body[:newline].strip():
             return None
-        return ts2.value(b's', [literals.java_text_block(body[newline + 1 :])])
+        lines = body[newline + 1 :].split('\n')
+        significant = [line for line in lines[:-1] if line.strip(' \t\f')] + [lines[-1]]
+        indent = min(len(line) - len(line.lstrip(' \t\f')) for line in significant)
+        stripped = [line[indent:].rstrip(' \t\f') if line.strip(' \t\f') else '' for line in lines]
+        return ts2.value(b's', [_escaped('\n'.join(stripped))])
     if raw.startswith('"') and raw.endswith('"') and len(raw) >= 2:
-        return ts2.value(b's', [literals.java(raw[1:-1])])
+        return ts2.value(b's', [_escaped(raw[1:-1])])
     return None
 
 
@@ -36,7 +44,7 @@ def empty_statement(token: Node, parent: Node, siblings: list[Node], index: int)
 
 HANDLERS = {
     'string_literal': string_literal,
-    'character_literal': character_literal(literals.java),
+    'character_literal': character_literal(_escaped),
     'parenthesized_expression': ts2.unwrap_single,
 }
 DROPS = {

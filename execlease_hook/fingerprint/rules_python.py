@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from execlease_hook.fingerprint import literals, ts2
+from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a
 
+# str literals; bytes literals have no \N, \u, \U.
+_str = escapes(
+    r'\\(N\{[^}]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[0-7]{1,3}|.)',
+    'abfnrtv\\\'"\n',
+    octal=True,
+)
+_bytes = escapes(r'\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)', 'abfnrtv\\\'"\n', octal=True)
 _ONE_ELEMENT_IS_A_TUPLE = frozenset(
     {'tuple', 'expression_list', 'pattern_list', 'tuple_pattern', 'subscript'}
 )
@@ -21,9 +29,7 @@ def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
     kind = b'b' if 'b' in prefix else b't' if 't' in prefix else b's'
     formatted = 'f' in prefix or 't' in prefix
     raw = 'r' in prefix
-    decode = (
-        (lambda s: s) if raw else literals.python_bytes if kind == b'b' else literals.python_str
-    )
+    decode = (lambda s: s) if raw else _bytes if kind == b'b' else _str
     parts: list[str | list[Item]] = []
     source = node.text or b''
     base = node.start_byte
@@ -136,8 +142,17 @@ def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
 
 
 def number(node: Node, parent: Node | None) -> list[Item] | None:
-    found = literals.python_number(ts2.text(node))
-    return None if found is None else [ts2.field(b'#', found.encode())]
+    text = ts2.text(node).replace('_', '')
+    try:
+        if text[-1] in 'jJ':
+            found = repr(complex(0, float(text[:-1])))
+        elif text[:2].lower() in ('0x', '0o', '0b') or not any(c in text for c in '.eE'):
+            found = f'i{int(text, 0)}'
+        else:
+            found = f'f{float(text)!r}'
+    except ValueError:
+        return None
+    return [ts2.field(b'#', found.encode())]
 
 
 def comma(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from execlease_hook.fingerprint import literals, ts2
+import re
+
+from execlease_hook.fingerprint import ts2
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
+
+# `\` at the end of a line skips the line break and the next line's leading whitespace.
+_CONTINUATION = re.compile(r'\\\n[ \t\n\r]*')
+_escaped = escapes(r'\\(u\{[0-9a-fA-F_]+\}|x[0-9a-fA-F]{2}|.)', 'nrt0\\\'"', octal=False)
 
 _ONE_ELEMENT_IS_A_TUPLE = frozenset({'tuple_expression', 'tuple_type', 'tuple_pattern'})
 _STATEMENT_LISTS = frozenset({'block', 'source_file', 'declaration_list'})
@@ -24,7 +31,7 @@ def quoted(node: Node, parent: Node | None) -> list[Item] | None:
     if quote < 0 or not raw.endswith(mark):
         return None
     kind = (b'y' if raw[:quote] else b'h') if mark == "'" else _prefix_kind(raw[:quote])
-    return ts2.value(kind, [literals.rust(raw[quote + 1 : -1])])
+    return ts2.value(kind, [_escaped(_CONTINUATION.sub('', raw[quote + 1 : -1]))])
 
 
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -54,12 +61,9 @@ def pipe(token: Node, parent: Node, siblings: list[Node], index: int) -> bool:
 def field_initializer(node: Node, parent: Node | None) -> list[Item] | None:
     """`Foo { x: x }` is `Foo { x }` (rustfmt's use_field_init_shorthand)."""
     name, initial = node.child_by_field_name('field'), node.child_by_field_name('value')
-    if (
-        name is None
-        or initial is None
-        or initial.type != 'identifier'
-        or ts2.text(name) != ts2.text(initial)
-    ):
+    if name is None or initial is None or initial.type != 'identifier':
+        return None
+    if ts2.text(name) != ts2.text(initial):
         return None
     if any(c.type == 'attribute_item' for c in node.children):
         return None
@@ -71,10 +75,8 @@ def block(node: Node, parent: Node | None) -> list[Item] | None:
     parent = ts2.up(node, parent)
     if parent is None or parent.type not in ('closure_expression', 'match_arm'):
         return None
-    if (
-        parent.child_by_field_name('body' if parent.type == 'closure_expression' else 'value')
-        != node
-    ):
+    field = 'body' if parent.type == 'closure_expression' else 'value'
+    if parent.child_by_field_name(field) != node:
         return None
     inner = ts2.named(node)
     if (

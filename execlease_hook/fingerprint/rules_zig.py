@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from execlease_hook.fingerprint import literals, ts2
 from execlease_hook.fingerprint.ts2 import Item, Node
+from execlease_hook.locate.zig import CONTAINERS
 
 decode = literals.byte_escapes(r'\\(x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)', 'nrt\\\'"')
 
@@ -73,10 +74,7 @@ DROPS = {
     ',': ts2.trailing_comma,
 }
 SCOPES = frozenset({'function_declaration'})
-_CONTAINERS = frozenset(
-    {'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'}
-)
-CONTEXT = _CONTAINERS | frozenset(
+CONTEXT = CONTAINERS | frozenset(
     {
         'variable_declaration',
         'if_statement',
@@ -87,4 +85,4 @@ CONTEXT = _CONTAINERS | frozenset(
     }
 )
 BODIES = frozenset({'block', 'block_expression', 'expression_statement'})  # `else return x;` too
-BESIDE = _CONTAINERS
+BESIDE = CONTAINERS

@@ -1,16 +1,8 @@
 """Fingerprints of located entries: `<scheme>:sha256:<hex>` over the entry's syntax tree.
 
-API (guard, coverage and suite depend on it):
-  SCHEME                          the scheme syncs record (ts2)
-  SCHEMES                         every scheme a manifest may hold
-  fingerprint(located, scheme)    the entry's fingerprint in `scheme` (default: SCHEME)
-  matches(located, recorded)      the entry still has the recorded fingerprint, compared in the
-                                  recorded hash's own scheme (so a ts1 hash keeps working)
-  scheme_of(recorded)             'ts1' for 'ts1:sha256:...'
-  rules_for(language)             the ts2 rules module of a language (also fingerprint/tokens.py's)
-
 ts1 (fingerprint/ts1.py) hashes every token's text; ts2 (fingerprint/ts2.py and one rules module
-per language family) hashes what the language means, so formatters never change it.
+per language family) hashes what the language means, so formatters never change it. Syncs record
+SCHEME; `matches` compares in the recorded hash's own scheme, so a ts1 hash keeps working.
 """
 
 from __future__ import annotations

@@ -37,7 +37,6 @@ _VERBATIM_ENDINGS = (
     'character_literal',
     'regex',
     'regex_pattern',
-    'template_string',
     'format_specifier',
     'interpolation',
 )

@@ -197,9 +197,7 @@ def value(kind: bytes, parts: Sequence[str | list[Item]]) -> list[Item]:
         if text:
             out.append(field(b'"', encode(''.join(text))))
             text = []
-        out.append(b'{')
-        out.extend(part)
-        out.append(b'}')
+        out += [b'{', *part, b'}']
     if text or len(out) == 1:
         out.append(field(b'"', encode(''.join(text))))
     out.append(b')')
@@ -214,7 +212,6 @@ def up(node: Node, parent: Node | None) -> Node | None:
 
 
 def named(node: Node) -> list[Node]:
-    """Named children that are not comments."""
     return [c for c in node.named_children if 'comment' not in c.type]
 
 

@@ -20,12 +20,6 @@ from execlease_hook.formats.names import WRITERS
 from execlease_hook.formats.report import Report
 
 
-def render(fmt: str, report: Report) -> str:
-    if fmt not in WRITERS:
-        raise ValueError(f'unknown format {fmt!r}')
-    return str(WRITERS[fmt]().render(report))
-
-
 class Outputs:
     def __init__(
         self, command: str, fmt: str | None, output: str | None, json_file: str | None
@@ -56,15 +50,6 @@ class Outputs:
             return contextlib.redirect_stdout(sys.stderr)
         return contextlib.nullcontext()
 
-    def _write(self, path: Path, option: str, text: str) -> None:
-        try:
-            write_text_atomic(path, text)
-        except OSError as e:
-            raise CannotRun(
-                f'{option} {path}: cannot write it ({e.strerror or e}); name a file in a '
-                'writable folder'
-            ) from None
-
     def fail(self, reason: str, code: int, stdout: bool = True) -> None:
         """Write what stopped the run (or, before it starts, that it did not finish) where the
         report goes, never a pass left by an earlier run; `stdout`: to a machine format owning
@@ -89,7 +74,13 @@ class Outputs:
 
     def finish(self, report: Report, stdout: bool = True) -> None:
         for fmt, path, option in self.files:
-            self._write(path, option, render(fmt, report))
+            try:
+                write_text_atomic(path, str(WRITERS[fmt]().render(report)))
+            except OSError as e:
+                raise CannotRun(
+                    f'{option} {path}: cannot write it ({e.strerror or e}); name a file in a '
+                    'writable folder'
+                ) from None
         if stdout and self.stdout is not None:
-            self.out.write(render(self.stdout, report))
+            self.out.write(str(WRITERS[self.stdout]().render(report)))
             self.out.flush()

@@ -9,27 +9,6 @@ from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD, HELD
 from execlease_hook.formats.report import Item, Report
 
 
-def _case(suite: ET.Element, item: Item) -> None:
-    case = ET.SubElement(
-        suite,
-        'testcase',
-        classname=f'{item.model}.{item.kind}',
-        name=item.name,
-        time=f'{item.seconds or 0:.3f}',
-    )
-    if item.outcome == HELD:
-        return
-    tag = 'failure' if item.outcome == DID_NOT_HOLD else 'error'
-    where = '\n'.join(
-        f'{loc.role}: {loc.path}' + (f':{loc.start_line}' if loc.start_line else '')
-        for loc in item.locations
-    )
-    node = ET.SubElement(
-        case, tag, message=item.message.splitlines()[0] if item.message else '', type=item.rule
-    )
-    node.text = item.message + ('\n' + where if where else '')
-
-
 def render(report: Report) -> str:
     root = ET.Element('testsuites', name=f'execlease {report.command}')
     by_model: dict[str, list[Item]] = {}
@@ -47,14 +26,27 @@ def render(report: Report) -> str:
             'errors': sum(i.outcome == COULD_NOT_RUN for i in items),
         }
         seconds = sum(i.seconds or 0 for i in items)
-        attrs = {
-            'name': f'execlease {report.command} {model}',
-            'time': f'{seconds:.3f}',
-            **{k: str(v) for k, v in counts.items()},
-        }
+        name = f'execlease {report.command} {model}'
+        attrs = {'name': name, 'time': f'{seconds:.3f}', **{k: str(v) for k, v in counts.items()}}
         suite = ET.SubElement(root, 'testsuite', attrs)
         for item in items:
-            _case(suite, item)
+            case = ET.SubElement(
+                suite,
+                'testcase',
+                classname=f'{item.model}.{item.kind}',
+                name=item.name,
+                time=f'{item.seconds or 0:.3f}',
+            )
+            if item.outcome == HELD:
+                continue
+            tag = 'failure' if item.outcome == DID_NOT_HOLD else 'error'
+            where = '\n'.join(
+                f'{loc.role}: {loc.path}' + (f':{loc.start_line}' if loc.start_line else '')
+                for loc in item.locations
+            )
+            first = item.message.splitlines()[0] if item.message else ''
+            node = ET.SubElement(case, tag, message=first, type=item.rule)
+            node.text = item.message + ('\n' + where if where else '')
         for k, v in counts.items():
             totals[k] += v
     root.attrib.update({k: str(v) for k, v in totals.items()})

@@ -9,7 +9,7 @@ from importlib import import_module
 from types import ModuleType
 
 WRITERS: dict[str, Callable[[], ModuleType]] = {
-    'json': lambda: import_module('execlease_hook.formats.json_report'),
+    'json': lambda: import_module('execlease_hook.formats.report'),  # the Report's own JSON
     'sarif': lambda: import_module('execlease_hook.formats.sarif'),
     'github': lambda: import_module('execlease_hook.formats.github'),
     'junit': lambda: import_module('execlease_hook.formats.junit'),

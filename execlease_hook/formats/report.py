@@ -10,6 +10,7 @@ Outcomes are the suite's: 'held', 'did not hold' (exit 1), 'could not run' (exit
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,24 @@ class Report:
     @property
     def result(self) -> str:
         return RESULT_TEXT.get(self.exit_code, f'exit {self.exit_code}')
+
+
+def render(report: Report) -> str:
+    """`--format json`: the report as one JSON document (schemas/report.schema.json)."""
+    data: dict[str, Any] = {
+        'schemaVersion': SCHEMA_VERSION,
+        'tool': {'name': 'execlease', 'version': tool_version()},
+        'command': report.command,
+        'commit': report.commit,
+        'exit_code': report.exit_code,
+        'result': report.result,
+    }
+    if report.error is not None:
+        data['error'] = report.error
+    data.update(report.details)
+    data.setdefault('models', [])
+    data['items'] = [item.to_json() for item in report.items]
+    return json.dumps(data, indent=2, ensure_ascii=False) + '\n'
 
 
 def tool_version() -> str:

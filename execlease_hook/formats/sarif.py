@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from execlease_hook.core.outcomes import HELD
-from execlease_hook.formats.report import Item, Location, Report, tool_version
+from execlease_hook.formats.report import Location, Report, tool_version
 
 SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json'
 RULES = {
@@ -42,28 +42,6 @@ def _location(loc: Location) -> dict[str, Any]:
     return {'physicalLocation': physical, 'message': {'text': loc.role}}
 
 
-def _result(item: Item) -> dict[str, Any]:
-    result: dict[str, Any] = {
-        'ruleId': item.rule,
-        'level': 'error',
-        'kind': 'fail',
-        'message': {'text': item.message},
-        'properties': {
-            'model': item.model,
-            'jobKind': item.kind,
-            'name': item.name,
-            'outcome': item.outcome,
-        },
-    }
-    if item.locations:
-        result['locations'] = [_location(item.locations[0])]
-        if len(item.locations) > 1:
-            result['relatedLocations'] = [
-                {'id': i, **_location(loc)} for i, loc in enumerate(item.locations[1:], 1)
-            ]
-    return result
-
-
 def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
     """What ran besides execlease, as SARIF tool components: the TLA+ tools (the run's and any a
     model's manifest names) and the models' libraries, each with its pinned sha256."""
@@ -85,7 +63,7 @@ def _extensions(details: dict[str, Any]) -> list[dict[str, Any]]:
     return list(found.values())
 
 
-def document(report: Report) -> dict[str, Any]:
+def render(report: Report) -> str:
     failed = [item for item in report.items if item.outcome != HELD]
     used = sorted({item.rule for item in failed} | ({'run-unfinished'} if report.error else set()))
     invocation: dict[str, Any] = {
@@ -101,7 +79,24 @@ def document(report: Report) -> dict[str, Any]:
                 'descriptor': {'id': 'run-unfinished'},
             },
         ]
-    return {
+    results = []
+    for item in failed:
+        properties = {'model': item.model, 'jobKind': item.kind, 'name': item.name}
+        result: dict[str, Any] = {
+            'ruleId': item.rule,
+            'level': 'error',
+            'kind': 'fail',
+            'message': {'text': item.message},
+            'properties': {**properties, 'outcome': item.outcome},
+        }
+        if item.locations:
+            result['locations'] = [_location(item.locations[0])]
+        if len(item.locations) > 1:
+            result['relatedLocations'] = [
+                {'id': i, **_location(loc)} for i, loc in enumerate(item.locations[1:], 1)
+            ]
+        results.append(result)
+    document = {
         '$schema': SCHEMA,
         'version': '2.1.0',
         'runs': [
@@ -122,12 +117,9 @@ def document(report: Report) -> dict[str, Any]:
                     ),
                 },
                 'invocations': [invocation],
-                'results': [_result(item) for item in failed],
+                'results': results,
                 'properties': {'command': report.command, 'commit': report.commit},
             }
         ],
     }
-
-
-def render(report: Report) -> str:
-    return json.dumps(document(report), indent=2, ensure_ascii=False) + '\n'
+    return json.dumps(document, indent=2, ensure_ascii=False) + '\n'

@@ -63,13 +63,10 @@ class IndexSource(_BlobSource):
 
 
 class CommitSource(_BlobSource):
-    def __init__(
-        self, root: Path, commit: str, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()
-    ) -> None:
-        self.commit = commit
+    def __init__(self, root: Path, commit: str, paths_hint: Iterable[str] = ()) -> None:
         self.description = f'commit {commit[:12]}'
         self.prefix = f'{commit}:'
-        super().__init__(root, paths_hint, objects)
+        super().__init__(root, paths_hint)
 
 
 class WorktreeSource:

@@ -161,12 +161,6 @@ def read_blobs(root: Path, specs: Sequence[str]) -> dict[str, bytes | None]:
     return result
 
 
-def show(root: Path, commit: str, path: str) -> bytes | None:
-    """Content of `path` at `commit`; None when either is absent (a shallow clone lacks old commits)."""
-    spec = f'{commit}:{path}'
-    return read_blobs(root, [spec])[spec]
-
-
 def has_commit(root: Path, commit: str) -> bool:
     return run_git(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
 
@@ -225,12 +219,6 @@ def model_manifests(
         elif fields[1] == 'blob':
             found.append((path, fields[2]))
     return found
-
-
-def worktree_manifests(root: Path) -> list[str]:
-    """Every file named manifest.json that git tracks or would track (not ignored), sorted."""
-    found = tracked_files(root, True, '*manifest.json')
-    return sorted({p for p in found if p.rsplit('/', 1)[-1] == 'manifest.json'})
 
 
 def blob_id(data: bytes, like: str) -> str:

@@ -15,9 +15,13 @@ def worktree_ids(root: Path) -> dict[str, str]:
     `git ls-files -s`), else hashed from the file (`file_id`). What a program run in the
     repository can read of it, without reading the files that did not change. A folder that is
     not a git work tree (a commit's tree checked out alone, `verify --rev`): every file in it."""
-    if not (root / '.git').exists() and 'GIT_DIR' not in os.environ:
-        return folder_ids(root)
     ids: dict[str, str] = {}
+    if not (root / '.git').exists() and 'GIT_DIR' not in os.environ:
+        for folder, dirs, files in os.walk(root):  # links not followed
+            here = Path(folder)
+            for name in (*files, *(d for d in dirs if (here / d).is_symlink())):
+                ids[(here / name).relative_to(root).as_posix()] = file_id(here / name, '0' * 40)
+        return ids
     unmerged: set[str] = set()
     for _, blob, stage, path in repo.index_entries(root):
         if stage == '0':
@@ -30,17 +34,6 @@ def worktree_ids(root: Path) -> dict[str, str]:
     like = next(iter(ids.values()), '0' * 40)
     for path in {os.fsdecode(p) for p in changed.split(b'\0') if p} | unmerged:
         ids[path] = file_id(root / path, like)
-    return ids
-
-
-def folder_ids(root: Path, like: str = '0' * 40) -> dict[str, str]:
-    """Every file under `root` (links not followed), path -> the blob id of what it holds."""
-    ids: dict[str, str] = {}
-    for folder, dirs, files in os.walk(root):
-        here = Path(folder)
-        for name in (*files, *(d for d in dirs if (here / d).is_symlink())):
-            path = here / name
-            ids[path.relative_to(root).as_posix()] = file_id(path, like)
     return ids
 
 

@@ -148,10 +148,14 @@ def manifest_edit(
     """The lines that say which anchors to change to what, in the manifest's own spelling."""
     assert e.region is not None
     out = []
+    text = (manifest_text or '').splitlines() if line is not None else []
     for key, old, new in (('from', e.region.start, region.start), ('to', e.region.end, region.end)):
         if old == new:
             continue
-        where = _key_line(manifest_text, line, key)
+        # The line of `"key":` in the manifest's text, the first one from the entry's line on.
+        where = next(
+            (n for n in range(line or 1, len(text) + 1) if f'"{key}"' in text[n - 1]), None
+        )
         place = f'{at.split(":")[0]}:{where}' if where else at
         out.append(
             f'  {place}: change "{key}": {json.dumps(old, ensure_ascii=False)} '
@@ -216,11 +220,3 @@ def _shortest(
         if places.find(text) == [(first[1], last[2])]:
             return text
     return None
-
-
-def _key_line(text: str | None, after: int | None, key: str) -> int | None:
-    """The line of `"key":` in the manifest's text, the first one from line `after` on."""
-    if text is None or after is None:
-        return None
-    lines = text.splitlines()
-    return next((n for n in range(after, len(lines) + 1) if f'"{key}"' in lines[n - 1]), None)

@@ -1,4 +1,6 @@
-"""The guard's checks, once it knows that something a model governs is staged.
+"""The guard's checks, once it knows that something a model governs is staged, on what it judges:
+the index (a commit being made) or one commit (a pushed range), and each model as that snapshot
+records it (its manifest, read with the covered blobs).
 
 It is kept whole: it is the order of the checks of one commit, and each block it writes is
 built elsewhere (below).
@@ -15,15 +17,16 @@ push_range.py's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from execlease_hook.core import paths
+from execlease_hook.core.errors import CannotRun
 from execlease_hook.coverage import compare
 from execlease_hook.git import repo
-from execlease_hook.guard.diff import changed_block, entry_diffs
-from execlease_hook.guard.snapshot import Snapshot
-from execlease_hook.manifest import model
-from execlease_hook.manifest.model import CoveredEntry, Manifest, library_folders
+from execlease_hook.guard.diff import entry_diffs
+from execlease_hook.manifest import model, read
+from execlease_hook.manifest.model import CoveredEntry, Manifest, folder_prefix, library_folders
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
@@ -73,11 +76,54 @@ class Findings:
         self.needs_steps = self.needs_steps or steps
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """What the guard judges: the index or one commit."""
+
+    source: IndexSource | CommitSource
+    changes: list[repo.StagedChange]  # against HEAD, or against the commit's first parent
+    label: str  # 'staged', or the commit's short id
+    commit: str | None = None  # None: the index
+
+
+@dataclass(frozen=True)
+class StagedModel:
+    """A model as a snapshot records it."""
+
+    manifest: Manifest
+    unstaged_manifest: bool  # the working tree's manifest.json differs from the staged one
+    text: str  # the manifest's text, as judged
+
+
+def load_model(
+    rel: str, root: Path, source: IndexSource | CommitSource, blob: bytes | None, worktree: bool
+) -> StagedModel:
+    """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
+    compare it with the working tree's file, for the note about unstaged changes."""
+    blob = source.read(rel) if blob is None else blob
+    if blob is None:
+        raise CannotRun(
+            f'{rel}: not in {source.description}; `git add` it (the guard judges what '
+            'the commit records, never the working tree)'
+        )
+    try:
+        text = blob.decode('utf-8')
+    except UnicodeDecodeError as e:
+        where = 'staged' if worktree else source.description
+        raise CannotRun(
+            f'{root / rel} ({where}): not UTF-8 (byte {e.start}); save it as UTF-8 and `git add` it'
+        ) from None
+    try:
+        unstaged = worktree and (root / rel).read_bytes() != blob
+    except OSError:
+        unstaged = True
+    return StagedModel(read.parse(text, root / rel, root), unstaged, text)
+
+
 def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
     if not m.covers_code:  # a model of no code (no "coverage"): nothing for the guard to judge
         return Plan((), False, False, False, ())
-    folder = paths.rel(m.root, m.folder)
-    prefix = '' if folder == '.' else f'{folder}/'
+    folder, prefix = paths.rel(m.root, m.folder), folder_prefix(m)
     everything = check_all or paths.rel(m.root, m.path) in touched
     entries = (
         m.coverage.entries
@@ -86,10 +132,8 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
     )
     model = everything or any(prefix + name in touched for name in m.model_files)
     if not model:  # a staged module the model may read (spec/modules.py) is the model too
-        folders = [folder, *library_folders(m)] if folder != '.' else library_folders(m)
-        model = any(paths.module_in_folder(f, path) for f in folders for path in touched) or (
-            folder == '.' and any(p.endswith('.tla') and '/' not in p for p in touched)
-        )
+        folders = [folder, *library_folders(m)]
+        model = any(paths.module_in_folder(f, path) for f in folders for path in touched)
     full_map = everything or f'{prefix}NOTES.md' in touched
     watched: tuple[str, ...] = ()
     if m.coverage.watch:
@@ -146,7 +190,7 @@ def check(
     statuses = compare.compare(m, source, p.entries, max_bytes)
     bad = [s for s in statuses if s.status != 'unchanged']
     changed = [s for s in bad if s.status in ('changed', 'never synced')]
-    diffs = entry_diffs(m, changed, snap, max_bytes)  # {} for none
+    diffs = entry_diffs(m, changed, source, snap.label, max_bytes)  # {} for none
     for s in bad:
         if s.status in ('missing', 'ambiguous'):
             from execlease_hook.guard.missing import missing_block
@@ -154,11 +198,54 @@ def check(
             text, moved_and_changed = missing_block(m, s, staged, source, manifest_text, max_bytes)
             found.add(text, 2, steps=moved_and_changed)
         else:
-            found.add(changed_block(s, diffs.get(s.entry.id, '')), 1, steps=True)
-    if p.model:
-        _check_model(m, source, found)
-    if p.watched:
-        _check_watch(m, p, statuses, source, found, max_bytes)
+            what = 'changed' if s.status == 'changed' else 'never synced (no hash recorded yet)'
+            diff = diffs.get(s.entry.id)
+            text = f'{s.entry.id}: {s.where}  (model action {s.entry.action}): covered code {what}'
+            found.add(text + ('\n' + diff if diff else ''), 1, steps=True)
+    if p.model:  # the staged spec and cfgs against coverage.modelHash, and the action map
+        from execlease_hook.spec import action_map, record
+
+        folder = paths.rel(m.root, m.folder)
+        view = record.read(m, source)
+        compared = record.compare(view, source)
+        if compared.changes:
+            found.add(
+                f'model {folder}: the spec or a config changed since the last verified sync\n'
+                + ''.join(f'  {line}\n' for line in compared.changes)
+                + '  the model changed without a verified sync: run `execlease verify`, '
+                'then `execlease verify --update-coverage`',
+                1,
+            )
+        if compared.unjudged:
+            found.add(
+                f'model {folder}: the model record does not hold every module the model reads\n'
+                + ''.join(f'  {line}\n' for line in compared.upgrade)
+                + f'  {record.UPGRADE_STEP}',
+                1,
+            )
+        mapped = action_map.check(m, view.model_index, view.actions())
+        for problem in (*mapped.problems, *view.mutation_problems()):
+            found.add(problem, 2)
+        for gap in mapped.gaps:
+            found.add(gap, 1)
+    if p.watched:  # staged functions in watched paths that look like protocol code
+        from execlease_hook.coverage import watch
+
+        known = {s.entry.id for s in statuses}
+        rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
+        result = watch.check(
+            m, source, p.watched, [*statuses, *compare.compare(m, source, rest, max_bytes)]
+        )
+        for problem in result.problems:
+            found.add(problem, 2)
+        if result.uncovered:
+            where = paths.rel(m.root, m.path)
+            found.add(
+                '\n'.join(u.message() for u in result.uncovered)
+                + f'\n  cover: add an entry to coverage.entries of {where} (path, function, action) and model it;'
+                + '\n  or ignore: add {"path": ..., "function": ..., "reason": ...} to coverage.ignored',
+                1,
+            )
     if p.notes:
         stale = _stale_map(m, p, statuses, source, notes_path, max_bytes)
         if stale:
@@ -170,63 +257,6 @@ def check(
             write = f'  run `execlease coverage --write-map`, then `git add {notes_path}`'
             found.add('\n'.join((*found.stale_map, write)), 1)
     return found
-
-
-def _check_model(m: Manifest, source: IndexSource | CommitSource, found: Findings) -> None:
-    """The staged spec and cfgs against coverage.modelHash, and the map between actions and entries."""
-    from execlease_hook.spec import action_map, record
-
-    folder = paths.rel(m.root, m.folder)
-    view = record.read(m, source)
-    compared = record.compare(view, source)
-    if compared.changes:
-        found.add(
-            f'model {folder}: the spec or a config changed since the last verified sync\n'
-            + ''.join(f'  {line}\n' for line in compared.changes)
-            + '  the model changed without a verified sync: run `execlease verify`, '
-            'then `execlease verify --update-coverage`',
-            1,
-        )
-    if compared.unjudged:
-        found.add(
-            f'model {folder}: the model record does not hold every module the model reads\n'
-            + ''.join(f'  {line}\n' for line in compared.upgrade)
-            + f'  {record.UPGRADE_STEP}',
-            1,
-        )
-    mapped = action_map.check(m, view.model_index, view.actions())
-    for problem in (*mapped.problems, *view.mutation_problems()):
-        found.add(problem, 2)
-    for gap in mapped.gaps:
-        found.add(gap, 1)
-
-
-def _check_watch(
-    m: Manifest,
-    p: Plan,
-    statuses: list[EntryStatus],
-    source: IndexSource | CommitSource,
-    found: Findings,
-    max_bytes: int,
-) -> None:
-    """Staged functions in watched paths that look like protocol code must be covered or ignored."""
-    from execlease_hook.coverage import watch
-
-    known = {s.entry.id for s in statuses}
-    rest = [e for e in m.coverage.entries if e.path in p.watched and e.id not in known]
-    result = watch.check(
-        m, source, p.watched, [*statuses, *compare.compare(m, source, rest, max_bytes)]
-    )
-    for problem in result.problems:
-        found.add(problem, 2)
-    if result.uncovered:
-        where = paths.rel(m.root, m.path)
-        found.add(
-            '\n'.join(u.message() for u in result.uncovered)
-            + f'\n  cover: add an entry to coverage.entries of {where} (path, function, action) and model it;'
-            + '\n  or ignore: add {"path": ..., "function": ..., "reason": ...} to coverage.ignored',
-            1,
-        )
 
 
 def _stale_map(

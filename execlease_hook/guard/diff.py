@@ -11,22 +11,16 @@ from typing import TYPE_CHECKING
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.tokens import tokens
 from execlease_hook.git import repo
-from execlease_hook.guard.snapshot import Snapshot
 from execlease_hook.locate.entry import locate
 from execlease_hook.locate.source import language_for, parse_from
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 
 if TYPE_CHECKING:
     from execlease_hook.coverage.compare import EntryStatus
+    from execlease_hook.git.blobs import CommitSource, IndexSource
 
 
 DIFF_LINES = 40
-
-
-def changed_block(s: EntryStatus, diff: str) -> str:
-    what = 'changed' if s.status == 'changed' else 'never synced (no hash recorded yet)'
-    head = f'{s.entry.id}: {s.where}  (model action {s.entry.action}): covered code {what}'
-    return head + ('\n' + diff if diff else '')
 
 
 def _indent(content: bytes, start_byte: int) -> str:
@@ -47,16 +41,19 @@ def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
 
 
 def entry_diffs(
-    m: Manifest, statuses: list[EntryStatus], snap: Snapshot, max_bytes: int
+    m: Manifest,
+    statuses: list[EntryStatus],
+    source: IndexSource | CommitSource,
+    label: str,
+    max_bytes: int,
 ) -> dict[str, str]:
-    """Per entry id: a short unified diff from the code as it was hashed to the judged code, or
-    why there is none. The base is the entry's synced blob (written into the object database by
-    the sync: exactly the hashed content), else, for manifests older than that, the file at
-    coverage.syncCommit."""
+    """Per entry id: a short unified diff from the code as it was hashed to the judged code (in
+    `source`, named `label`), or why there is none. The base is the entry's synced blob (written
+    into the object database by the sync: exactly the hashed content), else, for manifests older
+    than that, the file at coverage.syncCommit."""
     if not statuses:
         return {}
     sync = m.coverage.sync_commit
-    source = snap.source
     blobs = source.read_objects([s.entry.synced_blob for s in statuses if s.entry.synced_blob])
     old_files: dict[str, bytes | None] = {}
     if sync is not None and any(blobs.get(s.entry.synced_blob or '') is None for s in statuses):
@@ -76,7 +73,7 @@ def entry_diffs(
                 present = repo.has_commit(m.root, sync)
             out[e.id] = _no_diff(e, sync, present)
             continue
-        now = snap.source.read(e.path) or b''
+        now = source.read(e.path) or b''
         language = language_for(e.path)
         if language is not None:
             parse_from(language, content, now)  # the staged tree, reparsed where they differ
@@ -87,7 +84,7 @@ def entry_diffs(
             continue
         old = (_indent(content, before.start_byte) + before.text).splitlines()
         new = (_indent(now, located.start_byte) + located.text).splitlines()
-        diff = difflib.unified_diff(old, new, base, f'{e.path} ({snap.label})', n=2, lineterm='')
+        diff = difflib.unified_diff(old, new, base, f'{e.path} ({label})', n=2, lineterm='')
         lines = _shift_hunks(list(diff), before.start_line, located.start_line)
         if not lines:
             lines = [

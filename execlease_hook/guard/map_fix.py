@@ -11,6 +11,8 @@ table follows manifest.json and the code); the message then quotes them, so that
 
 from __future__ import annotations
 
+import contextlib
+
 from execlease_hook.core import paths
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
@@ -21,18 +23,6 @@ from execlease_hook.git.blobs import IndexSource
 from execlease_hook.guard.check import Findings
 from execlease_hook.manifest import notes_table
 from execlease_hook.manifest.model import Manifest
-
-
-def _table(text: bytes | None, notes: str) -> str | None:
-    if text is None:
-        return None
-    decoded = text.decode('utf-8', errors='replace')
-    if not notes_table.has_markers(decoded):
-        return None
-    try:
-        return notes_table.current_table(decoded, notes)
-    except CannotRun:
-        return None
 
 
 def fix(m: Manifest, source: IndexSource, found: Findings, max_bytes: int) -> str | None:
@@ -50,7 +40,11 @@ def fix(m: Manifest, source: IndexSource, found: Findings, max_bytes: int) -> st
         staged_table = notes_table.current_table(staged_text, notes)
     except (UnicodeDecodeError, CannotRun):
         return None
-    head_table = _table(repo.show(root, 'HEAD', notes), notes) if repo.head(root) else None
+    at_head = repo.read_blobs(root, [f'HEAD:{notes}'])[f'HEAD:{notes}'] if repo.head(root) else None
+    head_text, head_table = (at_head or b'').decode('utf-8', errors='replace'), None
+    if notes_table.has_markers(head_text):
+        with contextlib.suppress(CannotRun):  # markers broken at HEAD: no table there
+            head_table = notes_table.current_table(head_text, notes)
     lost = notes_table.hand_lines(staged_table, folder, head_table)
     repo.stage_blob(root, notes, repo.write_blob_data(root, new_staged.encode('utf-8')))
     path = m.folder / 'NOTES.md'

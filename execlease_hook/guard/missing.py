@@ -96,11 +96,23 @@ def missing_block(
         )
         lines.extend(rename_hint.repair(m, e, renamed, at))
     elif not moved:
-        fix = _anchors(m, e, source, at, manifest_text, line, max_bytes) if e.region else []
-        lines += fix or [
-            f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
-            '`execlease coverage` shows where each entry is'
-        ]
+        # A region's anchors to paste: those standing where the synced region stood.
+        code = source.read(e.path) if e.region else None
+        fix = (
+            anchor_fix.replacement(e, code, _synced(m, e), max_bytes) if code is not None else None
+        )
+        if fix is not None:
+            lines += (
+                *(f'  {why}' for why in fix.why),
+                '  the anchors that stand where the synced region stood '
+                '(then compared with its recorded hash):',
+                *anchor_fix.manifest_edit(e, fix.region, at, manifest_text, line),
+            )
+        else:
+            lines.append(
+                f'  update the entry in {at} (path, function or anchors) so it matches exactly once; '
+                '`execlease coverage` shows where each entry is'
+            )
     changed = any(not same for _, _, same in moved) or (
         renamed is not None and not renamed.unchanged
     )
@@ -116,30 +128,6 @@ def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
         spec = f'{m.coverage.sync_commit}:{e.path}'
         synced = repo.read_blobs(m.root, [spec]).get(spec)
     return synced
-
-
-def _anchors(
-    m: Manifest,
-    e: CoveredEntry,
-    source: IndexSource | CommitSource,
-    at: str,
-    manifest_text: str | None,
-    line: int | None,
-    max_bytes: int,
-) -> list[str]:
-    """A region's anchors to paste: those standing where the synced region stood."""
-    staged = source.read(e.path)
-    fix = (
-        anchor_fix.replacement(e, staged, _synced(m, e), max_bytes) if staged is not None else None
-    )
-    if fix is None:
-        return []
-    intro = '  the anchors that stand where the synced region stood (then compared with its recorded hash):'
-    return [
-        *(f'  {why}' for why in fix.why),
-        intro,
-        *anchor_fix.manifest_edit(e, fix.region, at, manifest_text, line),
-    ]
 
 
 def _find_moved(

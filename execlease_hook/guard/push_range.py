@@ -23,7 +23,7 @@ from pathlib import Path
 from execlease_hook.core import term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import blobs, repo
-from execlease_hook.guard import check, snapshot, stage
+from execlease_hook.guard import check, stage
 from execlease_hook.manifest import find
 
 RANGE_STEPS = (
@@ -44,24 +44,18 @@ def resolve_rev(root: Path, rev: str) -> str:
     return commit
 
 
-def parse_range(root: Path, spec: str) -> tuple[list[tuple[str, str | None]], str]:
-    """The commits of `A..B` (or all of a single REV), oldest first, and the tip."""
+def guard_range(root: Path, spec: str, model: str | None, max_bytes: int, quiet: bool) -> int:
+    """Every commit of `A..B` (or all of a single REV), oldest first, judged."""
     if '...' in spec:
         raise CannotRun(
             f'--range {spec}: give A..B (the commits in B that are not in A) or one REV'
         )
-    if '..' in spec:
-        base, _, tip_rev = spec.partition('..')
-        if not base or not tip_rev:
-            raise CannotRun(f'--range {spec}: name both ends, e.g. origin/main..HEAD')
-        tip = resolve_rev(root, tip_rev)
-        return repo.rev_list(root, tip, '--not', resolve_rev(root, base)), tip
-    tip = resolve_rev(root, spec)
-    return repo.rev_list(root, tip), tip
-
-
-def guard_range(root: Path, spec: str, model: str | None, max_bytes: int, quiet: bool) -> int:
-    commits, tip = parse_range(root, spec)
+    base, dots, tip_rev = spec.partition('..')
+    if dots and (not base or not tip_rev):
+        raise CannotRun(f'--range {spec}: name both ends, e.g. origin/main..HEAD')
+    tip = resolve_rev(root, tip_rev if dots else spec)
+    not_in = ('--not', resolve_rev(root, base)) if dots else ()
+    commits = repo.rev_list(root, tip, *not_in)
     if not commits:
         print(f'execlease guard: no commits in {spec}: nothing to judge')
         return 0
@@ -109,14 +103,14 @@ def judge_commits(
             ):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
-            loaded = snapshot.load_model(rel, root, source, blob, worktree=False)
+            loaded = check.load_model(rel, root, source, blob, worktree=False)
             m = loaded.manifest
             p = check.plan(m, touched, False, notes=at_tip)
             if at_tip:
                 p = dataclasses.replace(p, notes=True, full_map=True)
             if not (p.entries or p.model or p.notes):
                 continue
-            snap = snapshot.Snapshot(source, changes, commit[:12], commit)
+            snap = check.Snapshot(source, changes, commit[:12], commit)
             found = check.check(m, p, snap, loaded.text, max_bytes)
             if found.blocks:
                 title = f'commit {commit[:12]} ("{repo.subject(root, commit)}")'

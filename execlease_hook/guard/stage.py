@@ -89,8 +89,7 @@ def model_modules(rel: str, parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched .tla modules the model may read besides its spec: those directly in its folder
     and in its library folders (`libraries`, read from the manifest without validating). Whether
     the model reads one is the checks' question (spec/modules.py); this costs a look at paths."""
-    folder = Path(rel).parent.as_posix()
-    folders = [] if folder == '.' else [folder]
+    folders = [Path(rel).parent.as_posix()]
     found = parsed.get('libraries') if parsed is not None else None
     if isinstance(found, list):
         folders += [
@@ -98,12 +97,7 @@ def model_modules(rel: str, parsed: dict | None, touched: set[str]) -> set[str]:
             for lib in found
             if isinstance(lib, dict) and isinstance(lib.get('folder'), str)
         ]
-    return {
-        path
-        for path in touched
-        if any(paths.module_in_folder(f, path) for f in folders)
-        or (folder == '.' and path.endswith('.tla') and '/' not in path)
-    }
+    return {path for path in touched if any(paths.module_in_folder(f, path) for f in folders)}
 
 
 def diff_bases(parsed: dict | None, touched: set[str]) -> list[str]:
@@ -219,7 +213,7 @@ def judge_staged(
     # benchmarks/guard_latency.py (b), CPU time, 25 interleaved runs at load 15: 284 ms as
     # written, 494 ms with these at the top (`python -c pass`: 108 ms).
     from execlease_hook.git import blobs
-    from execlease_hook.guard import check, snapshot
+    from execlease_hook.guard import check
 
     code = 0
     for rel, governed, watched in wanted:
@@ -232,7 +226,7 @@ def judge_staged(
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
         source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(parsed[rel], touched))
-        loaded = snapshot.load_model(rel, root, source, data[rel], worktree=True)
+        loaded = check.load_model(rel, root, source, data[rel], worktree=True)
         m = loaded.manifest
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:
@@ -240,7 +234,7 @@ def judge_staged(
         p = check.plan(m, touched, every)
         if not (p.entries or p.model or p.notes or p.watched):
             continue
-        snap = snapshot.Snapshot(source, staged, 'staged')
+        snap = check.Snapshot(source, staged, 'staged')
         found = check.check(m, p, snap, loaded.text, max_bytes)
         if judged is not None:
             judged(m, p, found, source)

@@ -13,7 +13,15 @@ A `template <...>` header belongs to the function. Overloads share a name and so
 
 from __future__ import annotations
 
-from execlease_hook.locate.definition import Definition, Node, ancestors, names_this, same, text
+from execlease_hook.locate.definition import (
+    Definition,
+    Node,
+    ancestors,
+    is_a,
+    names_this,
+    same,
+    text,
+)
 
 # Conversion operators (`operator bool()`) have no name token of their own: cover them with a region.
 NAME_TYPES = frozenset({'identifier', 'field_identifier', 'destructor_name', 'operator_name'})
@@ -54,7 +62,7 @@ def named_definition(name: Node) -> Definition | None:
         elif scope.type == 'lambda_expression':
             return None  # a lambda inside a lambda: cover the outer one, or use a region
     top = node
-    while top.parent is not None and top.parent.type == 'template_declaration':
+    while is_a(top.parent, 'template_declaration'):
         top = top.parent
     return Definition('.'.join(reversed(parts)), (top,))
 
@@ -63,18 +71,12 @@ def _function(name: Node) -> tuple[Node, list[str]] | None:
     """(the function_definition, the scopes written in its declarator: `A::B::f` gives A, B)."""
     node, scopes = _qualified(name)
     parent = node.parent
-    if parent is None:
-        return None
-    if parent.type != 'function_declarator' or not names_this(parent, 'declarator', node):
+    if not is_a(parent, 'function_declarator') or not names_this(parent, 'declarator', node):
         return None
     node, parent = parent, parent.parent
     while parent is not None and parent.type in _WRAPPERS and _holds(parent, node):
         node, parent = parent, parent.parent
-    if (
-        parent is None
-        or parent.type != 'function_definition'
-        or not names_this(parent, 'declarator', node)
-    ):
+    if not is_a(parent, 'function_definition') or not names_this(parent, 'declarator', node):
         return None
     return parent, scopes
 
@@ -107,20 +109,16 @@ def _lambda(name: Node) -> tuple[Node, list[str]] | None:
     """`auto f = [...](...) {...};` (the declaration, or its declarator when it declares several)
     and a field `std::function<...> f = [...] {...};`."""
     parent = name.parent
-    if parent is None:
-        return None
-    if parent.type == 'init_declarator' and names_this(parent, 'declarator', name):
-        value = parent.child_by_field_name('value')
-        if value is None or value.type != 'lambda_expression':
+    if is_a(parent, 'init_declarator') and names_this(parent, 'declarator', name):
+        if not is_a(parent.child_by_field_name('value'), 'lambda_expression'):
             return None
         declaration = parent.parent
-        if declaration is not None and declaration.type == 'declaration':
+        if is_a(declaration, 'declaration'):
             declarators = declaration.children_by_field_name('declarator')
             return (declaration if len(declarators) == 1 else parent), []
         return parent, []
-    if parent.type == 'field_declaration' and names_this(parent, 'declarator', name):
-        value = parent.child_by_field_name('default_value')
-        if value is not None and value.type == 'lambda_expression':
+    if is_a(parent, 'field_declaration') and names_this(parent, 'declarator', name):
+        if is_a(parent.child_by_field_name('default_value'), 'lambda_expression'):
             return parent, []
     return None
 

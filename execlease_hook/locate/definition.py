@@ -14,8 +14,6 @@ else:
 
 @dataclass(frozen=True)
 class Definition:
-    """A named definition in a file, with the nodes that make it up."""
-
     qualname: str
     nodes: tuple[Node, ...]  # in source order: decorators / attributes first, then the definition
 
@@ -39,12 +37,10 @@ def same(a: Node | None, b: Node | None) -> bool:
 
 
 def is_a(node: Node | None, *kinds: str) -> TypeGuard[Node]:
-    """`node` is there and of one of `kinds`."""
     return node is not None and node.type in kinds
 
 
 def names_this(parent: Node, field: str, name: Node) -> bool:
-    """True when `name` is `parent`'s child in `field`."""
     return same(parent.child_by_field_name(field), name)
 
 
@@ -85,7 +81,6 @@ def in_scopes(
 
 
 def field_text(scope: Node, kinds: frozenset[str]) -> str | None:
-    """The text of `scope`'s `name` field when it is of a type in `kinds`, else None."""
     return text(scope.child_by_field_name('name')) if scope.type in kinds else None
 
 

@@ -78,12 +78,8 @@ def _definition_node(name: Node) -> tuple[Node, tuple[Node, ...]] | None:
     if kind in _FIELDS and _name(owner) == name and _holds_function(owner):
         return owner, leading(owner, _DECORATORS)
     if kind in ('variable_declarator', 'pair') and _name(owner) == name and _holds_function(owner):
-        declaration = owner.parent
-        if (
-            kind == 'variable_declarator'
-            and declaration is not None
-            and declaration.named_child_count == 1
-        ):
+        declaration = owner.parent if kind == 'variable_declarator' else None
+        if declaration is not None and declaration.named_child_count == 1:
             return owner, (declaration,)
         return owner, (owner,)
     return None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.locate.anchor import Tokenizer
-from execlease_hook.locate.definition import Definition, Located, Node
+from execlease_hook.locate.definition import Located, Node
 from execlease_hook.locate.index import every_definition, find
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.region import find_region
@@ -34,12 +34,10 @@ def locate(
     language = require_language(entry.path, what)
     check_text(entry.path, source, what, max_bytes)
     if entry.function is not None:
-        return _located(entry.id, entry.path, source, _one(entry, source, language, 'function'))
+        return _one(entry, source, language, 'function')
     if entry.region is None:
         raise CannotRun(f'{what} ({entry.path}): give either `function` or `region`')
-    scope = None
-    if entry.within is not None:
-        scope = _located(entry.id, entry.path, source, _one(entry, source, language, 'within'))
+    scope = _one(entry, source, language, 'within') if entry.within is not None else None
     start, end = find_region(entry, source, scope, language, tokens)
     return _region(entry.id, entry.path, source, language, start, end)
 
@@ -59,7 +57,7 @@ def _region(
     covering = root.descendant_for_byte_range(start, end)
     if covering is None or covering.start_byte > start or covering.end_byte < end:
         covering = root  # the fingerprint must see every byte of the region
-    return _at(entry_id, path, source, start, end, (covering,))
+    return _located(entry_id, path, source, (covering,), (start, end))
 
 
 def edge_variants(located: Located, source: bytes, tokens: Tokenizer) -> list[Located]:
@@ -127,14 +125,17 @@ def find_functions(
         language = require_language(path, path)
     except CannotRun:
         return []
-    return [_located('', path, source, d) for d in find(language, source, qualname)]
+    return [_located('', path, source, d.nodes, None) for d in find(language, source, qualname)]
 
 
-def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Definition:
+def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Located:
     """The one definition the entry's `function` or `within` (`key`) names."""
     qualname = entry.function if key == 'function' else entry.within
     assert qualname is not None
-    found = find(language, source, qualname)
+    found = [
+        _located(entry.id, entry.path, source, d.nodes, None)
+        for d in find(language, source, qualname)
+    ]
     if len(found) == 1:
         return found[0]
     where = f'coverage entry {entry.id!r} ({entry.path}): `{key}` {qualname!r}'
@@ -142,7 +143,10 @@ def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Definit
         raise CannotRun(
             f'{where} not found{_similar(language, source, qualname)}; fix `{key}` in the manifest'
         )
-    lines = ', '.join(_lines(source, d.nodes[0].start_byte, d.nodes[-1].end_byte) for d in found)
+    lines = ', '.join(
+        str(f.start_line) if f.start_line == f.end_line else f'{f.start_line}-{f.end_line}'
+        for f in found
+    )
     reason = 'is overloaded' if LANGUAGES[language].overloads else 'is defined more than once'
     raise CannotRun(
         f'{where} {reason} (lines {lines}); the name must pick one definition: '
@@ -151,8 +155,7 @@ def _one(entry: CoveredEntry, source: bytes, language: str, key: str) -> Definit
 
 
 def _similar(language: str, source: bytes, qualname: str) -> str:
-    definitions = every_definition(language, source)
-    by_name = {d.qualname: d for d in definitions}
+    by_name = {d.qualname: d for d in every_definition(language, source)}
     # `Peer.callRPC` for `LogCabin.Server.Peer.callRPC`: a name missing its outer scopes
     close = [name for name in sorted(by_name) if name.endswith('.' + qualname)][:5]
     close = close or difflib.get_close_matches(qualname, list(by_name), n=5, cutoff=0.5)
@@ -166,19 +169,11 @@ def _similar(language: str, source: bytes, qualname: str) -> str:
     return f' (did you mean: {shown})'
 
 
-def _located(entry_id: str, path: str, source: bytes, definition: Definition) -> Located:
-    nodes = definition.nodes
-    return _at(entry_id, path, source, nodes[0].start_byte, nodes[-1].end_byte, nodes)
-
-
-def _at(
-    entry_id: str,
-    path: str,
-    source: bytes,
-    start: int,
-    end: int,
-    nodes: tuple[Node, ...],
+def _located(
+    entry_id: str, path: str, source: bytes, nodes: tuple[Node, ...], span: tuple[int, int] | None
 ) -> Located:
+    """`nodes` located; `span` (start byte, end byte) when the entry is not all of them."""
+    start, end = span or (nodes[0].start_byte, nodes[-1].end_byte)
     return Located(
         entry_id=entry_id,
         path=path,
@@ -189,8 +184,3 @@ def _at(
         text=source[start:end].decode('utf-8'),
         nodes=nodes,
     )
-
-
-def _lines(source: bytes, start: int, end: int) -> str:
-    first, last = line_of(source, start), line_of(source, max(start, end - 1))
-    return str(first) if first == last else f'{first}-{last}'

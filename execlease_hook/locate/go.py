@@ -15,9 +15,7 @@ def named_definition(name: Node) -> Definition | None:
         return Definition(text(name), (function,))
     if function.type == 'method_declaration':
         receiver = function.child_by_field_name('receiver')
-        parameter = (
-            receiver.named_children[0] if receiver is not None and receiver.named_children else None
-        )
-        owner = base_type(parameter.child_by_field_name('type')) if parameter is not None else ''
+        parameters = receiver.named_children[:1] if receiver is not None else []
+        owner = base_type(parameters[0].child_by_field_name('type')) if parameters else ''
         return Definition(f'{owner}.{text(name)}', (function,))
     return None

@@ -33,16 +33,10 @@ def named_definition(name: Node) -> Definition | None:
         parts = ['constructor']
     elif owner.type in ('getter', 'setter') and name.type in ('get', 'set') and _has_body(owner):
         declaration = owner.parent
-        if declaration is None or declaration.type != 'property_declaration':
+        if not is_a(declaration, 'property_declaration'):
             return None
-        variable = next(
-            (c for c in declaration.named_children if c.type == 'variable_declaration'), None
-        )
-        names = (
-            [c for c in variable.named_children if c.type == 'identifier']
-            if variable is not None
-            else []
-        )
+        variables = [c for c in declaration.named_children if c.type == 'variable_declaration']
+        names = [c for v in variables[:1] for c in v.named_children if c.type == 'identifier']
         if not names:
             return None
         parts = [name.type, text(names[0])]

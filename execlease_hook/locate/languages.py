@@ -20,8 +20,6 @@ from types import ModuleType
 
 @dataclass(frozen=True)
 class Language:
-    """A language the guard reads: its files, its grammar, where its rules are."""
-
     name: str
     suffixes: tuple[str, ...]  # lower case, with the dot
     grammar: str  # the wheel's module (tree-sitter-go installs tree_sitter_go)
@@ -31,7 +29,7 @@ class Language:
     literals: frozenset[str]
     # Call expressions: (node kind, field holding the callee; '' when the grammar names no field
     # and the callee is the call's first named child).
-    calls: tuple[tuple[str, str], ...]
+    calls: tuple[tuple[str, str], ...] = (('call_expression', 'function'),)
     pointer: str = 'language'  # the wheel's function returning the language pointer
     overloads: bool = False  # one name may name overloads: an ambiguous name "is overloaded"
     # (call kind, field holding the object) where the callee field holds only the member's name.
@@ -49,7 +47,8 @@ _TYPESCRIPT = Language(
     pointer='language_typescript',
 )
 
-# Fields in order: name, suffixes, grammar, family, rules, literals, calls.
+# Fields in order: name, suffixes, grammar, family, rules, literals, calls (a call_expression's
+# `function` when left out).
 ROWS = (
     Language(
         'python',
@@ -76,7 +75,6 @@ ROWS = (
         lambda: import_module('execlease_hook.locate.go'),
         'rules_go',
         frozenset({'interpreted_string_literal', 'raw_string_literal', 'rune_literal'}),
-        (('call_expression', 'function'),),
     ),
     Language(
         'java',
@@ -105,7 +103,6 @@ ROWS = (
         lambda: import_module('execlease_hook.locate.cfamily'),
         'rules_c',
         frozenset({'string_literal', 'concatenated_string', 'char_literal'}),
-        (('call_expression', 'function'),),
     ),
     # C++ reads `.h` too: its grammar parses C headers, the C grammar cannot parse C++ ones.
     Language(
@@ -138,7 +135,6 @@ ROWS = (
         lambda: import_module('execlease_hook.locate.zig'),
         'rules_zig',
         frozenset({'string'}),
-        (('call_expression', 'function'),),
     ),
     Language(
         'csharp',

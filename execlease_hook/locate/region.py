@@ -7,7 +7,6 @@ An anchor is where its exact text occurs once; otherwise where its tokens occur 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
@@ -49,19 +48,13 @@ def find_region(
 
 @dataclass
 class Places:
-    """Where anchors stand in one scope (bytes [low, high)) of a source, its tokens read once
-    for all of them."""
+    """Where anchors stand in one scope (bytes [low, high)) of a source."""
 
     source: bytes
     low: int
     high: int
     language: str
     tokens: Tokenizer | None
-
-    @cached_property
-    def found(self) -> list[Token]:
-        assert self.tokens is not None
-        return self.tokens(self.language, self.source, self.low, self.high)
 
     def find(self, anchor_text: str) -> list[tuple[int, int]]:
         """(start byte, end byte) of each place of the anchor: its exact text when that occurs
@@ -144,7 +137,8 @@ class Places:
         """Which token of the anchor the code no longer has, where the anchor matches best."""
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
-        found = self.found
+        assert self.tokens is not None
+        found = self.tokens(self.language, self.source, self.low, self.high)
         matched, at, _ = anchor.closest(mine, needle, found, self.source)
         if matched == 0:
             return f' (no token of the code is its first, {_token(needle, mine[0])})'

@@ -53,12 +53,8 @@ def named_definition(name: Node) -> Definition | None:
 def _extended(extension: Node) -> str:
     """The type an `extension (s: T)` adds methods to: `T`'s base name."""
     parameters = extension.child_by_field_name('parameters')
-    first = (
-        next((c for c in parameters.named_children if c.type == 'parameter'), None)
-        if parameters
-        else None
-    )
-    kind = first.child_by_field_name('type') if first is not None else None
+    first = [c for c in parameters.named_children if c.type == 'parameter'] if parameters else []
+    kind = first[0].child_by_field_name('type') if first else None
     while kind is not None and kind.type == 'generic_type':
         kind = kind.child_by_field_name('type')
     return base_type(kind) if kind is not None else ''

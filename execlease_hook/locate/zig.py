@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 NAME_TYPES = frozenset({'identifier'})
 _FUNCTION = frozenset({'function_declaration'})
-_CONTAINERS = frozenset(
+CONTAINERS = frozenset(
     {'struct_declaration', 'enum_declaration', 'union_declaration', 'opaque_declaration'}
 )
 
@@ -29,7 +29,7 @@ def named_definition(name: Node) -> Definition | None:
 
 
 def _scope_name(scope: Node) -> str | None:
-    if scope.type in _CONTAINERS:
+    if scope.type in CONTAINERS:
         holder = scope.parent
         if holder is not None and holder.type == 'variable_declaration':
             held = next((c for c in holder.named_children if c.type == 'identifier'), None)

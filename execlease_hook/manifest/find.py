@@ -83,7 +83,8 @@ def _candidates(root: Path) -> list[str]:
     work tree's top, else a walk (dot folders and node_modules left out)."""
     if (root / '.git').exists():
         with contextlib.suppress(CannotRun):  # not a repository after all: walk it
-            return repo.worktree_manifests(root)
+            tracked = repo.tracked_files(root, True, f'*{NAME}')
+            return sorted({p for p in tracked if p.rsplit('/', 1)[-1] == NAME})
     found = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith('.') and d != 'node_modules')

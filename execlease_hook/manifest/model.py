@@ -177,11 +177,16 @@ def library_folders(manifest: Manifest) -> list[str]:
     return [lib.folder for lib in manifest.libraries if lib.folder is not None]
 
 
+def folder_prefix(manifest: Manifest) -> str:
+    """What a name in the model folder starts with, relative to the repository root (POSIX):
+    '' for a model at the root, else the folder and a slash."""
+    folder = manifest.folder.relative_to(manifest.root).as_posix()
+    return '' if folder == '.' else f'{folder}/'
+
+
 def model_paths(manifest: Manifest) -> list[str]:
     """The spec and every cfg, relative to the repository root (POSIX)."""
-    folder = manifest.folder.relative_to(manifest.root).as_posix()
-    prefix = '' if folder == '.' else f'{folder}/'
-    return [prefix + name for name in manifest.model_files]
+    return [folder_prefix(manifest) + name for name in manifest.model_files]
 
 
 def __getattr__(name: str) -> type:

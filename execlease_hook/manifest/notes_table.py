@@ -97,26 +97,17 @@ def table_rows(table: str) -> dict[str, str]:
     return rows
 
 
-_ENTRY_ROW = re.compile(
-    r'\| `(?P<action>[^`]*)` \| `(?P<id>[^`]*)` \| \[(?P<path>[^\]]*):(?P<line>[0-9]+)\]\('
-)
-_ABSTRACT_ROW = re.compile(r'\| `(?P<action>[^`]*)` \| abstract \| (?P<cell>.*) \|')
-
-
 def generated(line: str, notes_folder: str) -> bool:
     """Whether `render` writes lines like this one, for some manifest and code: a header line, an
     entry's row or an abstract action's row, exactly as rendered. A stale line number or a row
     of an entry since removed is generated; a note typed inside the table is not."""
     if line in HEADER:
         return True
-    row = _ENTRY_ROW.match(line)
+    row = re.match(r'\| `([^`]*)` \| `([^`]*)` \| \[([^\]]*):([0-9]+)\]\(', line)
     if row is not None:
-        found = MapRow(row['action'], row['id'], row['path'], int(row['line']))
-        return render_row(found, notes_folder) == line
-    row = _ABSTRACT_ROW.fullmatch(line)
-    return (
-        row is not None and render_abstract(row['action'], row['cell'].replace('\\|', '|')) == line
-    )
+        return render_row(MapRow(row[1], row[2], row[3], int(row[4])), notes_folder) == line
+    row = re.fullmatch(r'\| `([^`]*)` \| abstract \| (.*) \|', line)
+    return row is not None and render_abstract(row[1], row[2].replace('\\|', '|')) == line
 
 
 def hand_lines(table: str, notes_folder: str, before: str | None = None) -> list[str]:

@@ -145,11 +145,6 @@ def _problem(m: model.Manifest) -> tuple[str, str] | None:
                     f'{where}[{i}].replace',
                     '"from" and "to" are the same text: nothing is mutated',
                 )
-    return _coverage_problem(m) or _trace_problem(m) or _library_problem(m)
-
-
-def _coverage_problem(m: model.Manifest) -> tuple[str, str] | None:
-    c = m.coverage
     for i, rule in enumerate(c.watch):
         groups = re.compile(rule.strings).groups if rule.strings is not None else 1
         try:
@@ -182,10 +177,6 @@ def _coverage_problem(m: model.Manifest) -> tuple[str, str] | None:
                 f'{item.action!r} is the action of no covered entry, so trace action '
                 f'coverage never asks for it (covered: {", ".join(covered) or "none"})',
             )
-    return None
-
-
-def _trace_problem(m: model.Manifest) -> tuple[str, str] | None:
     known = {j.name for j in m.traces}
     for i, mutation in enumerate(m.code_mutations):
         for j, name in enumerate(mutation.traces):
@@ -199,11 +190,7 @@ def _trace_problem(m: model.Manifest) -> tuple[str, str] | None:
                 f'codeMutations[{i}]',
                 'a code mutation needs a trace job to reject it; add one under "traces"',
             )
-    return None
-
-
-def _library_problem(m: model.Manifest) -> tuple[str, str] | None:
-    seen: dict[tuple[str, str], int] = {}
+    libs: dict[tuple[str, str], int] = {}
     for i, lib in enumerate(m.libraries):
         if lib.folder is not None and (m.root / lib.folder).resolve() == m.folder.resolve():
             return (
@@ -211,14 +198,14 @@ def _library_problem(m: model.Manifest) -> tuple[str, str] | None:
                 f'{lib.folder!r} is the model folder itself, whose modules TLC finds '
                 'without a library entry; remove the entry',
             )
-        for what, key in (('folder', lib.folder), ('jar', lib.sha256), ('url', lib.url)):
-            if key is None:
+        for what, value in (('folder', lib.folder), ('jar', lib.sha256), ('url', lib.url)):
+            if value is None:
                 continue
-            if (what, key) in seen:
+            if (what, value) in libs:
                 return f'libraries[{i}]', (
-                    f'the same {what} as libraries[{seen[(what, key)]}]; list each library once'
+                    f'the same {what} as libraries[{libs[(what, value)]}]; list each library once'
                 )
-            seen[(what, key)] = i
+            libs[(what, value)] = i
     return None
 
 

@@ -32,6 +32,17 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     'number': ((int, float), 'a number'),
     'null': ((type(None),), 'null'),
 }
+# How a message names the type of the value it got ("got an array"); _TYPES' names say what is
+# expected.
+_KINDS = {
+    dict: 'an object',
+    list: 'an array',
+    str: 'a string',
+    bool: 'true/false',
+    int: 'a number',
+    float: 'a number',
+    type(None): 'null',
+}
 
 
 class Invalid(Exception):
@@ -41,20 +52,6 @@ class Invalid(Exception):
         super().__init__(f'{where}: {problem}')
         self.where = where
         self.problem = problem
-
-
-def _kind(value: object) -> str:
-    """How a message names a JSON value's type ("got an array")."""
-    names = {
-        dict: 'an object',
-        list: 'an array',
-        str: 'a string',
-        bool: 'true/false',
-        int: 'a number',
-        float: 'a number',
-        type(None): 'null',
-    }
-    return names.get(type(value), type(value).__name__)
 
 
 def _join(where: str, key: str | int) -> str:
@@ -110,13 +107,37 @@ class Validator:
         if 'anyOf' in node and not any(self.matches(b, value) for b in node['anyOf']):
             self._fail(node, 'anyOf', value, where, 'matches none of the allowed forms')
         if isinstance(value, str):
-            self._string(node, value, where)
+            if len(value) < node.get('minLength', 0):
+                self._fail(node, 'minLength', value, where, 'must not be empty')
+            if 'pattern' in node and not pattern(node).search(value):
+                text = f'{value!r} does not match {node["pattern"]}'
+                self._fail(node, 'pattern', value, where, text)
+            if node.get('format') == 'regex':
+                try:
+                    re.compile(value)
+                except re.error as e:
+                    self._fail(node, 'format', value, where, f'not a regular expression: {e}')
         elif isinstance(value, dict):
             self._members(node, value, where)
         elif isinstance(value, list):
-            self._array(node, value, where)
+            if len(value) < node.get('minItems', 0):
+                self._fail(node, 'minItems', value, where, 'must not be empty')
+            items: dict[str, Any] = node.get('items', {})
+            for i, item in enumerate(value if items else ()):
+                self.check(items, item, _join(where, i))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            self._number(node, value, where)
+            low, above = node.get('minimum'), node.get('exclusiveMinimum')
+            high = node.get('maximum')
+            # NaN passes no comparison: a NaN timeout would mean no timeout at all.
+            if not (
+                (low is None or value >= low)
+                and (above is None or value > above)
+                and (high is None or value <= high)
+            ):
+                text = f'{value!r} is out of range'
+                if node.get('type') == 'integer':
+                    text = self._expected(node, ['integer'], value)
+                self._fail(node, 'minimum', value, where, text)
 
     def ref(self, target: str, value: object, where: str) -> None:
         self.check(resolve({'$ref': target}), value, where)
@@ -142,31 +163,7 @@ class Validator:
             return f'expected a whole number >= {node["minimum"]}, got {value!r}'
         names = [_TYPES[t][1] for t in types]
         said = names[0] if len(names) == 1 else ', '.join(names[:-1]) + ' or ' + names[-1]
-        return f'expected {said}, got {_kind(value)}'
-
-    def _string(self, node: dict[str, Any], value: str, where: str) -> None:
-        if len(value) < node.get('minLength', 0):
-            self._fail(node, 'minLength', value, where, 'must not be empty')
-        if 'pattern' in node and not pattern(node).search(value):
-            self._fail(node, 'pattern', value, where, f'{value!r} does not match {node["pattern"]}')
-        if node.get('format') == 'regex':
-            try:
-                re.compile(value)
-            except re.error as e:
-                self._fail(node, 'format', value, where, f'not a regular expression: {e}')
-
-    def _number(self, node: dict[str, Any], value: float, where: str) -> None:
-        low, above, high = node.get('minimum'), node.get('exclusiveMinimum'), node.get('maximum')
-        # NaN passes no comparison: a NaN timeout would mean no timeout at all.
-        if not (
-            (low is None or value >= low)
-            and (above is None or value > above)
-            and (high is None or value <= high)
-        ):
-            text = f'{value!r} is out of range'
-            if node.get('type') == 'integer':
-                text = self._expected(node, ['integer'], value)
-            self._fail(node, 'minimum', value, where, text)
+        return f'expected {said}, got {_KINDS.get(type(value), type(value).__name__)}'
 
     def _keys(self, node: dict[str, Any], value: dict[str, Any], where: str) -> None:
         props: dict[str, Any] = node.get('properties', {})
@@ -206,13 +203,6 @@ class Validator:
             sub = props.get(key, extra)
             if isinstance(sub, dict):
                 self.check(sub, item, _join(where, key))
-
-    def _array(self, node: dict[str, Any], value: list[Any], where: str) -> None:
-        if len(value) < node.get('minItems', 0):
-            self._fail(node, 'minItems', value, where, 'must not be empty')
-        items: dict[str, Any] = node.get('items', {})
-        for i, item in enumerate(value if items else ()):
-            self.check(items, item, _join(where, i))
 
     def _one_of(self, node: dict[str, Any], value: object, where: str) -> None:
         branches: list[dict[str, Any]] = node['oneOf']

@@ -59,14 +59,8 @@ def _json(value: object, node: dict[str, Any]) -> object:
     return out
 
 
-def to_json(m: model.Manifest) -> dict[str, object]:
-    found = _json(m, schema.SCHEMA)
-    assert isinstance(found, dict)
-    return found
-
-
 def dump(m: model.Manifest) -> str:
-    return json.dumps(to_json(m), indent=2, ensure_ascii=False) + '\n'
+    return json.dumps(_json(m, schema.SCHEMA), indent=2, ensure_ascii=False) + '\n'
 
 
 def write(path: Path, m: model.Manifest) -> None:

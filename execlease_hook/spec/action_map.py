@@ -38,16 +38,15 @@ def check(m: Manifest, index: SpecIndex, actions: Mapping[str, Action]) -> MapCh
     found = MapCheck()
     definitions = index.definitions()
     where = m.path.relative_to(m.root).as_posix() if m.path.is_relative_to(m.root) else str(m.path)
+    covered: dict[str, list[str]] = {}
     for i, e in enumerate(m.coverage.entries):
+        covered.setdefault(e.action, []).append(e.id)
         if e.action not in definitions:
             found.problems.append(
                 f'{where}: coverage.entries[{i}] ({e.id}): action {e.action!r} is not defined in '
                 f'{index.name}{closest(index, e.action)}; name an operator the spec or a '
                 'module it EXTENDS or INSTANCEs defines',
             )
-    covered: dict[str, list[str]] = {}
-    for e in m.coverage.entries:
-        covered.setdefault(e.action, []).append(e.id)
     abstract = {a.action for a in m.coverage.abstract}
     for i, a in enumerate(m.coverage.abstract):
         at = f'{where}: coverage.abstract[{i}]'

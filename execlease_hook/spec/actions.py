@@ -19,7 +19,6 @@ from tree_sitter import Node
 from execlease_hook.spec import syntax
 from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
 
-_SPLITS = frozenset({'disj_list', 'disj_item', 'parentheses'})
 _QUANTIFIED = frozenset({'bounded_quantification', 'unbounded_quantification'})
 
 
@@ -107,22 +106,10 @@ def next_actions(index: SpecIndex, relations: Iterable[str]) -> dict[str, Action
             out[name] = Action(name, definitions[key], via)
 
     def walk(node: Node, via: tuple[str, ...], scope: str) -> None:
-        kind = node.type
-        if kind in _SPLITS:
-            for child in node.named_children:
-                if child.type != 'bullet_disj' and 'comment' not in child.type:
-                    walk(child, via, scope)
-            return
-        if kind in _QUANTIFIED and _is_exists(node):
-            expression = node.child_by_field_name('expression')
-            if expression is not None:
-                walk(expression, via, scope)
-            return
-        if kind == 'bound_infix_op' and _symbol(node) == 'lor':
-            for side in ('lhs', 'rhs'):
-                operand = node.child_by_field_name(side)
-                if operand is not None:
-                    walk(operand, via, scope)
+        parts = _parts(node)
+        if parts is not None:
+            for part in parts:
+                walk(part, via, scope)
             return
         key = resolve(_applied_name(node), scope)
         if key is not None:
@@ -153,26 +140,30 @@ def _scope(key: str) -> str:
     return key[: key.rindex('!') + 1] if '!' in key else ''
 
 
+def _parts(node: Node) -> list[Node] | None:
+    """What the next-state relation splits into at `node`: the disjuncts of a disjunction, the
+    body of an `\\E`, what parentheses hold; None where it does not split."""
+    if node.type in ('disj_list', 'disj_item', 'parentheses'):
+        return [
+            c for c in node.named_children if c.type != 'bullet_disj' and 'comment' not in c.type
+        ]
+    if node.type in _QUANTIFIED:
+        fields, tag, wanted = ['expression'], 'quantifier', 'exists'
+    elif node.type == 'bound_infix_op':
+        fields, tag, wanted = ['lhs', 'rhs'], 'symbol', 'lor'
+    else:
+        return None
+    found = node.child_by_field_name(tag)
+    if found is None or found.type != wanted:
+        return None
+    return [c for c in map(node.child_by_field_name, fields) if c is not None]
+
+
 def _splits(body: Node) -> bool:
-    kind = body.type
-    if kind == 'disj_list':
-        return True
-    if kind == 'parentheses':
-        inner = next((c for c in body.named_children if 'comment' not in c.type), None)
-        return inner is not None and _splits(inner)
-    if kind in _QUANTIFIED:
-        return _is_exists(body)
-    return kind == 'bound_infix_op' and _symbol(body) == 'lor'
-
-
-def _is_exists(node: Node) -> bool:
-    quantifier = node.child_by_field_name('quantifier')
-    return quantifier is not None and quantifier.type == 'exists'
-
-
-def _symbol(node: Node) -> str | None:
-    symbol = node.child_by_field_name('symbol')
-    return symbol.type if symbol is not None else None
+    parts = _parts(body)
+    if parts and body.type == 'parentheses':
+        return _splits(parts[0])
+    return parts is not None and body.type not in ('disj_item', 'parentheses')
 
 
 def _applied_name(node: Node) -> str | None:

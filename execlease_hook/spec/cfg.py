@@ -94,15 +94,11 @@ def tokens(source: bytes) -> Iterator[Token]:
 Section = tuple[Token, tuple[Token, ...]]
 
 
-def sections(source: bytes) -> tuple[Section, ...]:
-    """Each keyword with the tokens that follow it up to the next keyword."""
-    return _sections(bytes(source))
-
-
 # A run prepares each cfg for several jobs (every mutation of one cfg), each reading its sections
 # four times: they are read once per cfg's bytes per process (tokens are frozen, sections tuples).
 @functools.lru_cache(maxsize=64)
-def _sections(source: bytes) -> tuple[Section, ...]:
+def sections(source: bytes) -> tuple[Section, ...]:
+    """Each keyword with the tokens that follow it up to the next keyword."""
     found: list[tuple[Token, list[Token]]] = []
     for token in tokens(source):
         if token.text in KEYWORDS:

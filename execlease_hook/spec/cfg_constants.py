@@ -14,21 +14,15 @@ from collections.abc import Sequence
 from execlease_hook.spec.cfg import KEYWORDS, tokens
 
 
-def _tokens(text: str) -> list[tuple[str, int, int]]:
-    """(text, start, end) of every token, comments and space left out: the one cfg lexer
-    (spec/cfg.tokens), its byte offsets turned into offsets in `text`."""
-    data = text.encode('utf-8')
-    out = []
-    for token in tokens(data):
-        start = len(data[: token.start].decode('utf-8', 'replace'))
-        out.append((token.text, start, start + len(token.text)))
-    return out
-
-
 def assignments(text: str) -> dict[str, list[tuple[int, int]]]:
     """Each constant the CONSTANT sections assign -> the spans of its `= value` (or `<- Op`),
     in order (a constant assigned twice has two)."""
-    lexed = _tokens(text)
+    # (text, start, end) of every token by the one cfg lexer, its byte offsets made str offsets.
+    data = text.encode('utf-8')
+    lexed = []
+    for token in tokens(data):
+        start = len(data[: token.start].decode('utf-8', 'replace'))
+        lexed.append((token.text, start, start + len(token.text)))
     found: dict[str, list[tuple[int, int]]] = {}
     in_constants = False
     depth = 0

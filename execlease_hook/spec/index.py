@@ -79,16 +79,12 @@ class SpecIndex:
         return f'{unit.file or self.name}:{unit.start_line}{end}'
 
 
-def read_spec(source: bytes, name: str) -> SpecIndex:
-    """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
-    return _read_spec(bytes(source), name)
-
-
 # A run reads one spec many times (each mutation's `within`, the map, the model record): the
 # index of the same bytes under the same name is built once per process. SpecIndex is frozen and
 # holds only its own parse tree, so sharing it is safe; at most a few specs are kept.
 @functools.lru_cache(maxsize=8)
-def _read_spec(source: bytes, name: str) -> SpecIndex:
+def read_spec(source: bytes, name: str) -> SpecIndex:
+    """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
     try:
         source.decode('utf-8')
     except UnicodeDecodeError as e:
@@ -121,9 +117,7 @@ def _read_spec(source: bytes, name: str) -> SpecIndex:
                 file=name,
             )
         )
-    name_node = module.child_by_field_name('name')
-    module_name = name_node.text.decode('utf-8') if name_node is not None and name_node.text else ''
-    return SpecIndex(name, module_name, tuple(units))
+    return SpecIndex(name, _text(module.child_by_field_name('name')), tuple(units))
 
 
 def _unit_nodes(module: Node, root: Node) -> Iterator[Node]:

@@ -19,9 +19,8 @@ import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from execlease_hook.core import paths
 from execlease_hook.git.blobs import Source, WorktreeSource
-from execlease_hook.manifest.model import Manifest, library_folders
+from execlease_hook.manifest.model import Manifest, folder_prefix, library_folders
 from execlease_hook.spec import index, syntax
 
 
@@ -47,11 +46,6 @@ class Module:
             return 'root module'
         where = f', library folder {self.library}' if self.library is not None else ''
         return f'{self.keyword} in {self.reader}:{self.line}{where}'
-
-
-def folder_prefix(m: Manifest) -> str:
-    folder = paths.rel(m.root, m.folder)
-    return '' if folder == '.' else f'{folder}/'
 
 
 def closure(
@@ -156,17 +150,13 @@ def likely_paths(m: Manifest) -> list[str]:
 def _nested_modules(text: bytes) -> set[str]:
     """Modules defined inside this file (`---- MODULE Inner ----` within it): an INSTANCE of
     one reads no file."""
-    root = syntax.parse(text).root_node
-    top = next((c for c in root.children if c.type == 'module'), None)
-    if top is None:
-        return set()
-    out = set()
-    for child in top.children:
-        if child.type == 'module':
-            name = child.child_by_field_name('name')
-            if name is not None and name.text:
-                out.add(name.text.decode('utf-8', 'replace'))
-    return out
+    top = next((c for c in syntax.parse(text).root_node.children if c.type == 'module'), None)
+    inner = (
+        [c.child_by_field_name('name') for c in top.children if c.type == 'module'] if top else []
+    )
+    return {
+        name.text.decode('utf-8', 'replace') for name in inner if name is not None and name.text
+    }
 
 
 def listing(modules: Iterable[Module]) -> list[dict[str, object]]:

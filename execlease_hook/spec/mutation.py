@@ -63,9 +63,9 @@ def anchor(
     )
 
 
-def apply(spec: bytes, spec_name: str, mu: Mutation, index: SpecIndex | None = None) -> bytes:
+def apply(spec: bytes, spec_name: str, mu: Mutation) -> bytes:
     """The spec with the mutation's one replacement made."""
-    at = anchor(spec, spec_name, mu, index)
+    at = anchor(spec, spec_name, mu)
     needle = mu.replace.start.encode('utf-8')
     return spec[:at] + mu.replace.to.encode('utf-8') + spec[at + len(needle) :]
 

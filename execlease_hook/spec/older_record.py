@@ -43,9 +43,7 @@ def older_record(
     for key in dropped:
         if not any(paths.module_in_folder(f, key) for f in folders) or source.read(key) is None:
             return False
-    if dropped and _reading_units_changed(modules.values(), recorded):
-        return False
-    return True
+    return not (dropped and _reading_units_changed(modules.values(), recorded))
 
 
 def _unit_at(module: Module, line: int) -> Unit | None:

@@ -31,11 +31,11 @@ from functools import cached_property
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git.blobs import Source, WorktreeSource
-from execlease_hook.manifest.model import Manifest, ModelRecord, model_paths
+from execlease_hook.manifest.model import Manifest, ModelRecord, folder_prefix, model_paths
 from execlease_hook.spec import actions, index, mutation
 from execlease_hook.spec.actions import Action
 from execlease_hook.spec.index import SpecIndex, Unit
-from execlease_hook.spec.modules import Module, closure, folder_prefix, merged_index
+from execlease_hook.spec.modules import Module, closure, merged_index
 from execlease_hook.spec.older_record import older_record
 
 

@@ -113,12 +113,10 @@ def scan_job_files(
     modules: Iterable[tuple[str, bytes]],
     cfgs: Iterable[tuple[str, bytes]] = (),
 ) -> list[ForbiddenUse]:
-    found: list[ForbiddenUse] = []
-    for name, text in modules:
-        found += scan_module(name, text)
-    for name, text in cfgs:
-        found += scan_cfg(name, text)
-    return found
+    return [
+        *(use for name, text in modules for use in scan_module(name, text)),
+        *(use for name, text in cfgs for use in scan_cfg(name, text)),
+    ]
 
 
 def refuse(modules: Iterable[tuple[str, bytes]], cfgs: Iterable[tuple[str, bytes]] = ()) -> None:

@@ -14,7 +14,7 @@ gone: a killed run left it).
 The archive only saves time, so it never costs a verdict. A build is not tried where less than
 MIN_FREE is free (the archive is 5-15 MB; a cache must not take the last of a disk). A build
 whose JVM could not write the archive all the same (a file-size limit, a quota, a disk filled
-meanwhile) ends TLC's finished run with the JVM's own exit 1 (`dump_failed`): tlc.py then judges
+meanwhile) ends TLC's finished run with the JVM's own exit 1 (`lost`): tlc/job.py then judges
 the run by TLC's output, or runs the job again without the archive; no later job of this
 process tries to build it. Each of these says so once (housekeeping.py).
 """
@@ -144,42 +144,27 @@ def _room(folder: Path) -> bool:
 _DUMP_FAILED = b'An error has occurred while processing the shared archive file.'
 
 
-def _dump_block(output: bytes) -> int:
-    """Where the JVM's archive failure block starts in `output`, or -1."""
+def lost(plan: Plan, output: bytes) -> bytes | None:
+    """When `plan` built the archive and its JVM could not write it (it then exits 1, whatever
+    TLC's own exit code was: TLC had already ended, the JVM writes the archive on its way out):
+    what TLC itself printed, `output` up to the JVM's block, once the failure is recorded (no
+    more builds of it in this process, one note naming the folder and what the JVM said). Else
+    None."""
     at = output.find(_DUMP_FAILED)
     while at > 0 and output[at - 1 : at] != b'\n':
         at = output.find(_DUMP_FAILED, at + 1)
-    return at
-
-
-def dump_failed(output: bytes) -> bool:
-    """The JVM said it could not write the class-data archive: it then exits 1, whatever TLC's
-    own exit code was (TLC had already ended: the JVM writes the archive on its way out)."""
-    return _dump_block(output) >= 0
-
-
-def without_dump_failure(output: bytes) -> bytes:
-    """`output` up to the JVM's archive failure block: what TLC itself printed."""
-    at = _dump_block(output)
-    return output if at < 0 else output[:at]
-
-
-def unwritable(plan: Plan, said: bytes) -> None:
-    """A build of `plan` whose JVM could not write the archive: no more builds of it in this
-    process, and one note naming the folder and what the JVM said."""
-    if plan.archive is None:
-        return
-    _unwritable.add(str(plan.archive))
-    words = ' '.join(
-        line.strip()
-        for line in said[_dump_block(said) :].decode('utf-8', 'replace').splitlines()[1:2]
-    )
-    housekeeping.note(
-        f'the class-data archive could not be written to {plan.archive.parent} (the JVM said: '
-        f"{words or 'nothing more'}); the verdict is TLC's own, and later jobs ran without "
-        'the archive, a little slower. Free disk space there (or lift the file-size limit), '
-        'or set EXECLEASE_JVM_CDS=0'
-    )
+    if not plan.building or at < 0:
+        return None
+    if plan.archive is not None:
+        _unwritable.add(str(plan.archive))
+        said = output[at:].decode('utf-8', 'replace').splitlines()[1:2]
+        housekeeping.note(
+            f'the class-data archive could not be written to {plan.archive.parent} (the JVM said: '
+            f"{' '.join(line.strip() for line in said) or 'nothing more'}); the verdict is TLC's "
+            'own, and later jobs ran without the archive, a little slower. Free disk space there '
+            '(or lift the file-size limit), or set EXECLEASE_JVM_CDS=0'
+        )
+    return output[:at]
 
 
 def sweep(folder: Path) -> None:

@@ -2,17 +2,13 @@
 
 The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cached copy in
 <repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
-source (the `bundled-tlc` extra's jar). Every jar is checked against the pinned sha256 on every
-use; a file lock keeps two first runs from downloading twice or seeing a partial file. Java is
-found by tlc/java.py.
+source (the `bundled-tlc` extra's jar), and is checked against the pinned sha256 on every use.
+Java is found by tlc/java.py. The jars a manifest pins (its libraries, tlc/libraries.py; its own
+TLA+ tools, tlc/pin.py) are fetched by `fetch_pinned` by the same rules.
 
-It is kept whole: the four sources, the lock, the streamed download with its
-deadline and size bound, and the cache's temp-file-and-rename placement are one procedure
-whose safety rests on their order (a valid cached jar needs no lock; every temp file is written
-under it; only verified files are renamed into place). Split, that order would span modules.
-The jars a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py) are
-fetched by `fetch_pinned`: the same `download`, under the same kind of lock (`locked`),
-verified and placed by the same rules.
+It is kept whole because its safety rests on an order that would otherwise span modules: a valid
+cached jar needs no lock; every temp file is written under the lock (`locked`: two first runs
+never download twice nor see a partial file); only verified files are renamed into place.
 """
 
 from __future__ import annotations
@@ -32,7 +28,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import requests
-import urllib3
+from requests.exceptions import ChunkedEncodingError, RequestException
+from urllib3.exceptions import DecodeError, HTTPError, ProtocolError, ReadTimeoutError
 
 from execlease_hook.core import atomic, origin, term
 from execlease_hook.core.errors import CannotRun
@@ -211,9 +208,6 @@ class Bound:
     what: str  # the file's name in the progress line
 
 
-TOOLS_BOUND = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
-
-
 def _fetch_once(url: str, target: Path, deadline: float, bound: Bound, settings: Settings) -> None:
     connect, read = settings.tla_connect_timeout, settings.tla_read_timeout
     left = deadline - time.monotonic()
@@ -254,15 +248,11 @@ def _fetch_once(url: str, target: Path, deadline: float, bound: Bound, settings:
                 sys.stderr.write('\n')
             if total is not None and done != total:
                 raise DownloadFailed(f'truncated download from {url}: {done} of {total} bytes')
-    except requests.exceptions.ChunkedEncodingError as e:
+    except (ChunkedEncodingError, ProtocolError, DecodeError) as e:  # before RequestException
         raise DownloadFailed(f'truncated download from {url}: {e}') from e
-    except requests.RequestException as e:
-        raise DownloadFailed(f'download of {url} failed: {e}') from e
-    except urllib3.exceptions.ReadTimeoutError as e:
+    except ReadTimeoutError as e:  # before HTTPError, its base
         raise DownloadFailed(f'download of {url} failed: Read timed out ({e})') from e
-    except (urllib3.exceptions.ProtocolError, urllib3.exceptions.DecodeError) as e:
-        raise DownloadFailed(f'truncated download from {url}: {e}') from e
-    except urllib3.exceptions.HTTPError as e:
+    except (RequestException, HTTPError) as e:
         raise DownloadFailed(f'download of {url} failed: {e}') from e
 
 
@@ -434,7 +424,8 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
         if mirror or not settings.tla_offline:
             url = mirror or PINNED_URL
             try:
-                part = download(url, folder, TOOLS_BOUND, settings)
+                tools = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
+                part = download(url, folder, tools, settings)
             except DownloadFailed as e:
                 if mirror:  # the user asked for this mirror: say so rather than fall back quietly
                     raise CannotRun(

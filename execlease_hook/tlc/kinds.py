@@ -4,7 +4,7 @@ matches kind strings.
 
 A kind says how its TLC verdict is judged (`expects`), what the JVM is tuned for (`short`: it
 ends at its first counterexample, so C2's compile on a second core costs more than it earns:
-C1 only, tlc/jvm.py), where it starts among jobs of equal cost (`order`, verify/schedule.py),
+C1 only, `jit_flags`), where it starts among jobs of equal cost (`order`, verify/schedule.py),
 whether it counts the model's states for the manifest (`records_states`), whether its message
 is shown when it held (`summary`), and its report rule ids (verify/report_build.py).
 """
@@ -65,6 +65,15 @@ KINDS = {
         Kind('code-mutation', TRACES),
     )
 }
+
+
+C1_ONLY = '-XX:TieredStopAtLevel=1'
+
+
+def jit_flags(kind: str) -> tuple[str, ...]:
+    """The JIT flags of a job's JVM (a check or a trace job explores everything: the full JIT)."""
+    known = KINDS.get(kind)
+    return (C1_ONLY,) if known is not None and known.short else ()
 
 
 def kind_of(name: str) -> Kind:

@@ -25,7 +25,7 @@ import atexit
 import hashlib
 import os
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core import paths, scratch
@@ -35,7 +35,6 @@ from execlease_hook.manifest.model import Library, Manifest
 from execlease_hook.tlc import jar
 
 PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
-MAX_MB_ENV = 'EXECLEASE_LIBRARY_MAX_MB'
 
 
 @dataclass(frozen=True)
@@ -71,10 +70,6 @@ class Libraries:
             return ()
         return ('-DTLA-Library=' + os.pathsep.join(str(f.path) for f in self.folders),)
 
-    def spare_key(self) -> tuple[str, ...]:
-        """What a warm JVM must share with a job to run it (tlc/job.py's _spare_key)."""
-        return (*self.jvm_flags(), *(str(j.path) for j in self.jars))
-
     def key_parts(self) -> list[bytes]:
         """For a result cache key: each jar's sha256 and each folder's name and modules' bytes,
         in the order TLC searches them. Nothing at all when there are no libraries."""
@@ -95,15 +90,6 @@ class Libraries:
 
     def names(self) -> list[str]:
         return [*(j.name for j in self.jars), *(f.folder for f in self.folders)]
-
-    def to_json(self) -> list[dict[str, object]]:
-        return [
-            *({'kind': 'jar', **asdict(j), 'path': str(j.path)} for j in self.jars),
-            *(
-                {'kind': 'folder', 'folder': f.folder, 'modules': [name for name, _ in f.modules]}
-                for f in self.folders
-            ),
-        ]
 
 
 NO_LIBRARIES = Libraries()
@@ -295,4 +281,4 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
 def bound(url: str, settings: Settings) -> jar.Bound:
     """How large a library jar from `url` may be (EXECLEASE_LIBRARY_MAX_MB)."""
     limit = settings.library_max_mb
-    return jar.Bound(limit << 20, f'{MAX_MB_ENV}={limit} allows', file_name(url))
+    return jar.Bound(limit << 20, f'EXECLEASE_LIBRARY_MAX_MB={limit} allows', file_name(url))

@@ -59,11 +59,7 @@ PHASES = {
     PROGRESS: 'exploring',
     NO_ERROR: 'finishing',
     STATS: 'finishing',
-    INVARIANT: 'printing a counterexample',
-    INVARIANT_INITIAL: 'printing a counterexample',
-    ACTION_PROPERTY: 'printing a counterexample',
-    DEADLOCK: 'printing a counterexample',
-    TEMPORAL: 'printing a counterexample',
+    **dict.fromkeys(VIOLATION_CODES, 'printing a counterexample'),
     ASSUMPTION: 'assumption false',
 }
 
@@ -80,16 +76,11 @@ def number(text: str) -> int:
     return int(text.replace(',', ''))
 
 
-def _count(text: str) -> int | None:
-    value = number(text)
-    return None if value < 0 else value
-
-
 def progress_counts(text: str) -> tuple[int | None, int, int | None, int | None] | None:
     """(depth, generated, distinct, queue) of a progress message's text (None: a count TLC does
     not keep), or None when the text is not one."""
     match = _PROGRESS.search(text)
     if match is None:
         return None
-    depth, generated, distinct, queue = (_count(count) for count in match.groups())
+    depth, generated, distinct, queue = (n if n >= 0 else None for n in map(number, match.groups()))
     return depth, generated or 0, distinct, queue

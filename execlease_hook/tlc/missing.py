@@ -34,17 +34,10 @@ COMMUNITY_ENTRY = (
 )
 
 
-def missing(output: bytes) -> tuple[str, str] | None:
-    """(the module SANY cannot find, the module that imports it), or None."""
-    found = _CANNOT_FIND.search(output.decode('utf-8', 'replace'))
-    return None if found is None else (found.group(1), found.group(2))
-
-
 def imports(text: bytes, module: str) -> list[tuple[int, str, str]]:
     """Where `text` EXTENDS or INSTANCEs `module`: (line, 'EXTENDS' | 'INSTANCE', the line's text)."""
     if module.encode() not in text:
         return []
-
     lines = text.decode('utf-8', 'replace').splitlines()
     found: list[tuple[int, str, str]] = []
     for name, row, keyword in syntax.imports(text):
@@ -80,11 +73,13 @@ def explain(
     """The verdict of a run where SANY could not find a module, with the reason said clearly;
     any other verdict as it is. `files`: the job's modules as (name, bytes), the spec first;
     `libraries`: the names of the model's libraries."""
-    parse_error = verdict.outcome == 'error' and verdict.exit_code == PARSE_ERROR
-    found = missing(output) if parse_error else None
+    if verdict.outcome != 'error' or verdict.exit_code != PARSE_ERROR:
+        return verdict
+    # The module SANY cannot find, and the module that imports it.
+    found = _CANNOT_FIND.search(output.decode('utf-8', 'replace'))
     if found is None:
         return verdict
-    module, importer = found
+    module, importer = found.groups()
     places = [
         f'{name}:{line} {"extends" if keyword == "EXTENDS" else "instantiates"} it ({said})'
         for name, text in files

@@ -122,24 +122,22 @@ class Verdict:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Verdict:
-        trace = tuple(
-            TraceStep(
-                int(s['number']),
-                str(s['action']),
-                str(s['location']),
-                tuple((str(n), str(v)) for n, v in s['variables']),
-                None if s['back_to'] is None else int(s['back_to']),
-            )
-            for s in data['trace']
-        )
         plain = 'outcome seconds exit_code states distinct depth kind property reason'.split()
-        fields = {k: data[k] for k in plain}
-        if fields['outcome'] not in ('passed', 'violated', 'error'):
-            raise ValueError(f'bad outcome {fields["outcome"]!r}')
+        if data['outcome'] not in ('passed', 'violated', 'error'):
+            raise ValueError(f'bad outcome {data["outcome"]!r}')
         return cls(
-            **fields,
+            **{k: data[k] for k in plain},
             location=data.get('location'),  # absent in results cached before it was read
-            trace=trace,
+            trace=tuple(
+                TraceStep(
+                    int(s['number']),
+                    str(s['action']),
+                    str(s['location']),
+                    tuple((str(n), str(v)) for n, v in s['variables']),
+                    None if s['back_to'] is None else int(s['back_to']),
+                )
+                for s in data['trace']
+            ),
             last_lines=tuple(str(x) for x in data['last_lines']),
             printed=tuple(str(x) for x in data.get('printed', ())),  # absent in older results
             printed_total=int(data.get('printed_total', 0)),
@@ -327,14 +325,6 @@ def location_text(line: int, col: int, end_line: int, end_col: int, module: str)
     return f'line {line}, col {col} to line {end_line}, col {end_col} of module {module}'
 
 
-def _positions(text: str) -> list[str]:
-    """Every source position in a message, in TLC's usual words (whatever words it used)."""
-    return [
-        location_text(int(a), int(b), int(c), int(d), e)
-        for a, b, c, d, e in _POSITION.findall(text)
-    ]
-
-
 def parse_location(text: str) -> tuple[int, int, int, int, str] | None:
     found = _POSITION.search(text)
     if found is None:
@@ -366,10 +356,10 @@ def _read_by_people(line: str) -> bool:
     return '@!@!@' not in line and not line.startswith(('Parsing file', 'Semantic processing'))
 
 
-def last_lines(output: bytes, count: int = 25) -> tuple[str, ...]:
-    """The end of TLC's output as a person reads it."""
+def last_lines(output: bytes) -> tuple[str, ...]:
+    """The end of TLC's output as a person reads it: its last 25 lines."""
     lines = output.decode('utf-8', 'replace').splitlines()
-    return tuple(filter(_read_by_people, lines))[-count:]
+    return tuple(filter(_read_by_people, lines))[-25:]
 
 
 def classify(
@@ -477,8 +467,12 @@ def classify(
         found = _ASSERT.match(asserts[0].text)
         if found is None:
             return error('TLC reported a failed Assert in words this execlease does not read')
-        nested = [_positions(m.text) for m in messages if m.code == NESTED_POSITIONS]
-        where = nested[-1][-1] if nested and nested[-1] else None
+        # The innermost position TLC names, in its usual words (whatever words it used).
+        nested = [_POSITION.findall(m.text) for m in messages if m.code == NESTED_POSITIONS]
+        where = None
+        if nested and nested[-1]:
+            a, b, c, d, module = nested[-1][-1]
+            where = location_text(int(a), int(b), int(c), int(d), module)
         message = tla_string(found.group(1).strip())
         trace = parse_trace(messages)
         return Verdict('violated', *counted, 'assert', message, where, trace, last_lines=tail)
@@ -490,10 +484,35 @@ def classify(
     elif stack_overflow:
         reason = f'Java ran out of stack (StackOverflowError, TLC exit code {exit_code})'
         hint = STACK_OVERFLOW_HINT
-    elif exit_code == 150:
-        reason += ': ' + ' '.join(_sany_lines(output))[:800]
+    elif exit_code == 150:  # what SANY said between 'Starting SANY...' and 'SANY finished.'
+        said: list[str] = []
+        inside = False
+        for line in output.decode('utf-8', 'replace').splitlines():
+            if 'Starting SANY' in line:
+                inside = True
+            elif 'SANY finished' in line:
+                break
+            elif inside and line.strip() and _read_by_people(line):
+                said.append(line.strip())
+        reason += ': ' + ' '.join(said[:12])[:800]
+    elif java_ended:  # the JVM's exit 1, not TLC's: it failed on its way out, after TLC
+        reason, hint = (
+            "TLC finished, then its Java exited 1 (its lines below say why), so TLC's own "
+            'exit code was lost',
+            'fix what the Java lines below name (a full disk, a file-size '
+            'limit, a Java option), then run again',
+        )
+    elif exit_code == 1 and not messages:  # nor is this one: a JVM that could not start
+        reason, hint = (
+            'Java exited 1 before TLC started',
+            "read Java's lines below: a Java option "
+            '(JAVA_TOOL_OPTIONS) or the Java itself (EXECLEASE_JAVA, JAVA_HOME); fix it, then run again',
+        )
     elif exit_code == 1 and not any(m.code == BAD_ARGUMENTS for m in messages):
-        reason, hint = _java_exit_one(messages)
+        reason, hint = (
+            "TLC's Java exited 1 before TLC finished, without TLC saying why",
+            'read the last lines of its output below, then run again',
+        )
     return error(reason, hint)
 
 
@@ -518,33 +537,11 @@ def classify_simulation(
     return Verdict('error', seconds, exit_code, reason=reason, last_lines=last_lines(output))
 
 
-def _java_exit_one(messages: list[Message]) -> tuple[str, str]:
-    """Exit 1 without TLC's own refusal of its arguments: the JVM's exit, not TLC's (a JVM that
-    could not start, or one that failed on its way out after TLC had finished)."""
-    if any(m.code == FINISHED for m in messages):
-        return (
-            "TLC finished, then its Java exited 1 (its lines below say why), so TLC's own "
-            'exit code was lost',
-            'fix what the Java lines below name (a full disk, a file-size '
-            'limit, a Java option), then run again',
-        )
-    if not messages:
-        return (
-            'Java exited 1 before TLC started',
-            "read Java's lines below: a Java option "
-            '(JAVA_TOOL_OPTIONS) or the Java itself (EXECLEASE_JAVA, JAVA_HOME); fix it, then run again',
-        )
-    return (
-        "TLC's Java exited 1 before TLC finished, without TLC saying why",
-        'read the last lines of its output below, then run again',
-    )
-
-
 def finished_exit_code(output: bytes) -> int | None:
     """The exit code TLC gives the end its messages report, when they report one and TLC said it
     finished: 0 for no error, a violation's code by its kind, 75 for a failed Assert; None for
     anything else. For a run whose exit code the JVM replaced with its own on its way out (it
-    could not write its class-data archive, jvm_cds.dump_failed): `classify` then checks the
+    could not write its class-data archive, tlc/cds.lost): `classify` then checks the
     messages against that code as it checks any run's."""
     messages = parse_messages(output)
     if not any(m.code == FINISHED for m in messages):
@@ -560,17 +557,3 @@ def finished_exit_code(output: bytes) -> int | None:
     if any(m.code == NO_ERROR for m in messages):
         return EXIT_OK
     return None
-
-
-def _sany_lines(output: bytes) -> list[str]:
-    """What SANY said between 'Starting SANY...' and 'SANY finished.' (the parse/semantic errors)."""
-    said: list[str] = []
-    inside = False
-    for line in output.decode('utf-8', 'replace').splitlines():
-        if 'Starting SANY' in line:
-            inside = True
-        elif 'SANY finished' in line:
-            break
-        elif inside and line.strip() and _read_by_people(line):
-            said.append(line.strip())
-    return said[:12]

@@ -77,25 +77,21 @@ def _manifest(m: Manifest) -> str:
     return paths.in_report(m.root, m.path)
 
 
-def _known_copy(root: Path, sha256: str, settings: Settings) -> ToolJar | None:
-    """The pinned jar where the default tools keep theirs: their cache, EXECLEASE_TLA_JAR, the offline jar."""
-    candidates: list[tuple[Path, str]] = [(jar.cache_dir(root) / jar.JAR_NAME, 'cache')]
-    explicit = settings.tla_jar
-    if explicit:
-        candidates.append((Path(explicit).expanduser(), 'EXECLEASE_TLA_JAR'))
-    offline = jar.offline_jar()
-    if offline is not None:
-        candidates.append((offline, 'offline'))
-    for path, source in candidates:
-        if jar.valid_copy(path, sha256):
-            return ToolJar(path.resolve(), sha256, source, True)
-    return None
-
-
 def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settings) -> ToolJar:
     assert pin.sha256 is not None
-    found = _known_copy(root, pin.sha256, settings)
-    folder = jar.cache_dir(root) / pin.sha256  # its own cache folder
+    # Where the default tools keep theirs (their cache, EXECLEASE_TLA_JAR, the offline jar), else
+    # its own cache folder.
+    places = [
+        (jar.cache_dir(root) / jar.JAR_NAME, 'cache'),
+        (Path(settings.tla_jar).expanduser() if settings.tla_jar else None, 'EXECLEASE_TLA_JAR'),
+        (jar.offline_jar(), 'offline'),
+    ]
+    found = None
+    for path, source in places:
+        if path is not None and jar.valid_copy(path, pin.sha256):
+            found = ToolJar(path.resolve(), pin.sha256, source, True)
+            break
+    folder = jar.cache_dir(root) / pin.sha256
     if found is None and jar.valid_copy(folder / jar.JAR_NAME, pin.sha256):
         found = ToolJar(folder / jar.JAR_NAME, pin.sha256, 'cache', True)
     if found is None:

@@ -77,10 +77,6 @@ class Spare:
             self.lines.put(raw.decode('utf-8', 'replace').strip())
         self.lines.put(None)
 
-    @property
-    def last_job(self) -> bool:
-        return self.jobs + 1 >= MAX_JOBS
-
     def start_job(self, folder: Path, tlc_args: tuple[str, ...]) -> None:
         """Hand the spare a job whose files are in `folder`; raises OSError if it is gone."""
         assert self.proc.stdin is not None
@@ -272,7 +268,7 @@ def take(
                 unfit.append(spare)
         more = _expected is None or _expected[key] > 0
         start = more and (
-            found is None and not _starting[key] or found is not None and found.last_job
+            found is None and not _starting[key] or found is not None and found.jobs + 1 >= MAX_JOBS
         )
     for spare in unfit:
         spare.discard()
@@ -289,9 +285,9 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
         waiting = _idle.setdefault(spare.key, [])
         wanted = (_expected[spare.key] if _expected is not None else 1) - len(waiting)
         runs_on = ended is not None and not ended.retired and spare.proc.poll() is None
-        if runs_on and wanted > 0:
+        if kept := runs_on and wanted > 0:
             waiting.append(spare)
-    if runs_on and wanted > 0:
+    if kept:
         return
     # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
     threading.Thread(target=spare.discard).start()

@@ -26,7 +26,7 @@ from execlease_hook.core import housekeeping, procs, scratch
 from execlease_hook.core.settings import Settings
 from execlease_hook.tlc import cds
 from execlease_hook.tlc.java import java_identity
-from execlease_hook.tlc.jvm import C1_ONLY
+from execlease_hook.tlc.kinds import C1_ONLY
 
 SOURCE = Path(__file__).with_name('helper') / 'ExecleaseTlcSpare.java'
 MAIN = 'ExecleaseTlcSpare'

@@ -35,10 +35,6 @@ from execlease_hook.git import repo, worktree
 from execlease_hook.manifest.model import CodeMutation
 
 
-def repository_files(root: Path) -> list[str]:
-    return sorted(repo.tracked_files(root, untracked=True))
-
-
 def mutated_bytes(root: Path, mutation: CodeMutation) -> bytes:
     """The mutated file's bytes, as the copy holds them (read as text, written as UTF-8)."""
     try:
@@ -63,7 +59,7 @@ class Mutated:
 
     root: Path
     mutation: CodeMutation
-    files: frozenset[str]  # repository_files(root)
+    files: frozenset[str]  # the files git lists (git/worktree.worktree_ids)
     data: bytes  # the mutated file's bytes
     ids: Mapping[str, str]  # file -> the blob id of what the copy holds there
 
@@ -124,11 +120,11 @@ def mutated_copy(
     root: Path, mutation: CodeMutation, files: Collection[str] | None = None
 ) -> Iterator[Path]:
     """A temporary copy of the repository with the mutation applied; removed afterwards.
-    `files`: repository_files(root), when known."""
+    `files`: the files git lists (tracked, and untracked ones it does not ignore), when known."""
     folder = scratch.make(f'execlease-code-mutation-{mutation.name}-')
     try:
         copy = folder / root.name
-        for rel in sorted(repository_files(root) if files is None else files):
+        for rel in sorted(repo.tracked_files(root, untracked=True) if files is None else files):
             source = root / rel
             if not source.exists() and not source.is_symlink():
                 continue  # deleted in the working tree, not yet in the index

@@ -30,7 +30,7 @@ from execlease_hook.manifest.model import FieldRule
 from execlease_hook.spec import cfg
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
-from execlease_hook.traces.module import MODULE, Trace, read_model, read_modules, trace_log
+from execlease_hook.traces.module import Trace, read_model, read_modules, trace_log
 from execlease_hook.traces.validation import Rejection, TraceVerdict
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
@@ -45,11 +45,6 @@ NEEDS = (  # what a trace spec may use that TLC 2.15 lacks: pattern, what it is,
     (r'TLCGet\(\s*"queue"\s*\)', 'TLCGet("queue")', 'TLC 2.19'),
 )
 READS_LOG = 2  # the first NEEDS read the log: the override route replaces them
-
-
-def is_own(imports: Sequence[tuple[str, int, str]]) -> bool:
-    """A trace spec of the project's own (spec/syntax.imports of it): it does not EXTEND TraceData."""
-    return all(name != MODULE for name, _, _ in imports)
 
 
 def overridden(config_text: bytes) -> str | None:

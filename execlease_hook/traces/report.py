@@ -48,15 +48,6 @@ def unused_text(unused: Sequence[str]) -> str:
     )
 
 
-def _spec_location(m: Manifest, action: str) -> str:
-    """Where the model defines the action: the spec or a module it EXTENDS or INSTANCEs."""
-    view = in_worktree(m)
-    unit = None if view is None else view.definition(action)
-    if unit is None:
-        return '(not defined in the spec nor a module it reads)'
-    return f'{unit.file or m.spec}:{unit.start_line}-{unit.end_line}'
-
-
 def rejected(
     m: Manifest,
     job: TraceJob,
@@ -68,12 +59,20 @@ def rejected(
     r = v.rejection
     event = r.event or {}
     action = str(event.get('action', '?'))
+    # Where the model defines the action: the spec or a module it EXTENDS or INSTANCEs.
+    view = in_worktree(m)
+    unit = None if view is None else view.definition(action)
+    spec = (
+        '(not defined in the spec nor a module it reads)'
+        if unit is None
+        else f'{unit.file or m.spec}:{unit.start_line}-{unit.end_line}'
+    )
     lines = [
         f'trace job {job.name}: the code did something the model does not allow: '
         f'trace {r.trace} is rejected at line {r.line}: {r.kind}',
         f'    event: {"none (past the last line)" if r.event is None else json.dumps(r.event)}',
         f'    emitted by: {event.get("where", "(the line has no where)")}',
-        f'    model action: {action} (spec: {_spec_location(m, action)})',
+        f'    model action: {action} (spec: {spec})',
     ]
     lines += [f'    code: {c}' for c in code_for(action, statuses)]
     matched = (

@@ -43,7 +43,7 @@ from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.traces import code_mutations, own, report, validation
 from execlease_hook.traces.cache import cache_key, cached_run, store
-from execlease_hook.traces.module import BadTrace, Trace, compile_traces
+from execlease_hook.traces.module import MODULE, BadTrace, Trace, compile_traces
 from execlease_hook.traces.validation import TraceRun, TraceVerdict
 
 
@@ -77,13 +77,10 @@ def run_trace_job(
     hit = cached_run(cache, key)
     if hit is not None:
         return hit
-    shown = None if live is None else live.start(label or f'traces {job.name}')
-    try:
+    label = label or f'traces {job.name}'
+    with contextlib.nullcontext() if live is None else live.showing(label) as shown:
         collected = collect(m, job, root, t, key, shown)
         return collected if isinstance(collected, TraceRun) else check(collected, cache, shown)
-    finally:
-        if shown is not None:
-            live.finish(shown)
 
 
 def collect(
@@ -102,14 +99,15 @@ def collect(
         try:
             if job.command:
                 environment = {**os.environ, **dict(job.env)}
-                command = validation.run_command(
+                output = validation.run_command(
                     job.command, root, Path(out), timeout, what, environment
                 )
-                said = '\n'.join(command.output.strip().splitlines()[-3:])
+                said = '\n'.join(output.strip().splitlines()[-3:])
                 found = validation.read_folder(Path(out), what)
             else:
                 found = validation.read_files(job.files, folder, what)
-            mine = own.is_own(imports((folder / job.spec).read_bytes()))  # a project's own spec
+            # A project's own trace spec (traces/own.py): it does not EXTEND TraceData.
+            mine = all(name != MODULE for name, _, _ in imports((folder / job.spec).read_bytes()))
             base = validation.base_job(
                 job.name,
                 job.spec,
@@ -155,12 +153,19 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
     started = time.monotonic()
     if shown is not None:
         shown.phase = 'starting Java'
-    found = collected.found
+    found, feed = collected.found, None if shown is None else shown.feed
     if collected.line is None:
-        verdict = run_job(collected.tlc_jobs[0], None if shown is None else shown.feed)
+        verdict = run_job(collected.tlc_jobs[0], feed)
         judged = validation.judge(verdict, found)
-    else:
-        verdict, judged = _own(collected, collected.line, shown)
+    else:  # a project's own trace spec, one TLC run per trace, up to the first not accepted
+        total = sum(len(t.lines) for t in found)
+        for trace, job in zip(found, collected.tlc_jobs):
+            verdict = run_job(job, feed)
+            judged = own.judge(verdict, collected.line, trace, len(found), total)
+            if judged.outcome != 'accepted':
+                break
+        else:
+            judged = TraceVerdict('accepted', len(found), total)
     run = TraceRun(
         judged,
         verdict,
@@ -171,20 +176,6 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
     )
     store(cache, collected.key, run)
     return run
-
-
-def _own(collected: Collected, line: str, shown: Any) -> tuple[Verdict, TraceVerdict]:
-    """A project's own trace spec, one TLC run per trace, up to the first not accepted."""
-    found = collected.found
-    total = sum(len(t.lines) for t in found)
-    verdict: Verdict | None = None
-    for trace, job in zip(found, collected.tlc_jobs):
-        verdict = run_job(job, None if shown is None else shown.feed)
-        judged = own.judge(verdict, line, trace, len(found), total)
-        if judged.outcome != 'accepted':
-            return verdict, judged
-    assert verdict is not None
-    return verdict, TraceVerdict('accepted', len(found), total)
 
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:

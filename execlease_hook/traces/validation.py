@@ -17,7 +17,6 @@ import dataclasses
 import glob
 import os
 import sys
-import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -45,13 +44,6 @@ TRACE_VAR = 't'  # the trace spec's variables: the trace index and the next line
 LINE_VAR = 'l'
 
 
-@dataclass(frozen=True)
-class CommandRun:
-    argv: tuple[str, ...]
-    seconds: float
-    output: str  # stdout and stderr, interleaved
-
-
 def run_command(
     argv: Sequence[str],
     root: Path,
@@ -59,32 +51,31 @@ def run_command(
     timeout: float,
     what: str,
     env: Mapping[str, str] | None = None,
-) -> CommandRun:
-    """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails.
-    The command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the
-    shared pool, verify/pool.py, where trace commands run beside TLC) stops it with every process it
-    started (a fault-injection run's workers)."""
+) -> str:
+    """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails;
+    else what it printed (stdout and stderr, interleaved). The command runs in a process group of
+    its own: a timeout or cancel_all (Ctrl-C, from the shared pool, verify/pool.py, where trace
+    commands run beside TLC) stops it with every process it started (a fault-injection run's
+    workers)."""
     # `python` in a manifest means the Python that runs execlease (its venv, its packages).
     full = (sys.executable if argv[0] in ('python', 'python3') else argv[0], *argv[1:])
     environment = {**(env if env is not None else os.environ), TRACE_DIR: str(out_dir)}
-    started = time.monotonic()
     try:
         code, stdout = procs.run(full, timeout, cwd=root, env=environment)
     except OSError as e:
         raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
+    output = stdout.decode('utf-8', 'replace')
     if code is None:
         raise CannotRun(
             f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
-            f'(raise "timeout" on the entry if it needs longer)'
-            f'{_tail(stdout.decode("utf-8", "replace")[-1500:])}'
+            f'(raise "timeout" on the entry if it needs longer){_tail(output[-1500:])}'
         )
-    output = stdout.decode('utf-8', 'replace')
     if code != 0:
         raise CannotRun(
             f'{what}: the command {" ".join(argv)} exited {code}; '
             f'fix it so that it writes its traces and exits 0{_tail(output[-1500:])}'
         )
-    return CommandRun(full, round(time.monotonic() - started, 3), output)
+    return output
 
 
 def _tail(text: str) -> str:
@@ -185,16 +176,6 @@ class Rejection:
     event: dict[str, Any] | None  # that line as logged
     state: tuple[tuple[str, str], ...]  # the last matched state (the trace spec's variables)
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Rejection:
-        return cls(
-            str(data['trace']),
-            int(data['line']),
-            str(data['kind']),
-            data['event'],
-            tuple((str(n), str(v)) for n, v in data['state']),
-        )
-
 
 @dataclass(frozen=True)
 class TraceVerdict:
@@ -216,7 +197,15 @@ class TraceVerdict:
             str(data['outcome']),
             int(data['traces']),
             int(data['lines']),
-            None if rejection is None else Rejection.from_json(rejection),
+            None
+            if rejection is None
+            else Rejection(
+                str(rejection['trace']),
+                int(rejection['line']),
+                str(rejection['kind']),
+                rejection['event'],
+                tuple((str(n), str(v)) for n, v in rejection['state']),
+            ),
             data['reason'],
         )
 

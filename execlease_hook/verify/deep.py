@@ -95,17 +95,11 @@ class Beyond:
         return cores() if self.simulate else 1
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            'deep': self.deep,
-            'simulate': self.simulate,
-            'fpmem': self.fpmem,
-            'workers': 1 if self.simulate else self.workers,  # per TLC job
-            **(
-                {'traces': self.traces, 'depth': self.depth, 'seed': self.seed}
-                if self.simulate
-                else {}
-            ),
-        }
+        data = {'deep': self.deep, 'simulate': self.simulate, 'fpmem': self.fpmem}
+        data['workers'] = 1 if self.simulate else self.workers  # per TLC job
+        if self.simulate:
+            data.update(traces=self.traces, depth=self.depth, seed=self.seed)
+        return data
 
     def verdict(self, code: int) -> str:
         result = outcomes.RESULT_TEXT[code]
@@ -238,9 +232,11 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
     return judged
 
 
-def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:
-    found = []
-    for j in jobs:
+def result(p: Prepared, ran: list[JobResult], t: Any) -> ModelResult:
+    """The model's result: its jobs alone (coverage, the map and trace jobs are plain verify's)."""
+    m = p.manifest
+    r = ModelResult(m, jobs=ran, notes=list(p.notes), tools=t, plan=p.plan)
+    for j in ran:
         c = next(c for c in m.checks if c.name == j.job.name)
         v = j.verdict
         if (
@@ -251,17 +247,10 @@ def notes(m: Manifest, jobs: list[JobResult]) -> list[str]:
             and '-simulate' not in j.job.mode
             and v.distinct != c.deep.states
         ):
-            found.append(
+            r.notes.append(
                 f'check {c.name} (deep): {v.distinct:,} distinct states, {c.deep.states:,} '
                 "recorded in its deep block: the model's meaning changed?"
             )
-    return found
-
-
-def result(p: Prepared, ran: list[JobResult], t: Any) -> ModelResult:
-    """The model's result: its jobs alone (coverage, the map and trace jobs are plain verify's)."""
-    m = p.manifest
-    r = ModelResult(m, jobs=ran, notes=[*p.notes, *notes(m, ran)], tools=t, plan=p.plan)
     r.failures = [j.message for j in ran if j.outcome == DID_NOT_HOLD]
     r.problems = [j.message for j in ran if j.outcome == COULD_NOT_RUN]
     return r

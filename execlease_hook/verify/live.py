@@ -15,7 +15,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TextIO
 
 from execlease_hook.core import term
@@ -69,6 +70,15 @@ class Live:
             if last is not None and last[1:] != (job.phase, job.distinct):
                 self._write_plain(job, self._clock())  # its last counts, in the log too
             self._draw()
+
+    @contextmanager
+    def showing(self, label: str) -> Iterator[JobProgress]:
+        """A job's line while the block runs it, finished however the block ends."""
+        job = self.start(label)
+        try:
+            yield job
+        finally:
+            self.finish(job)
 
     def print(self, line: str) -> None:
         with self._lock:

@@ -4,8 +4,8 @@ their shipped bounds (--deep, --simulate: deep.py) and the tests. What differs i
 
 Every run: the models (result.load: a refused one is its own exit 2), the TLA+ tools and Java, the
 sweep of what a killed run left, every model's jobs in one pool (pool.py), each model's result
-and text in the order the models were found, the report, the JVM's housekeeping notes, the
-verdict line. Exit 0: every check passed, every mutation still fails on its named property,
+(`finish`: coverage, trace results, the map both ways, notes) and text in the order the models
+were found, the report, the JVM's housekeeping notes, the verdict line. Exit 0: every check passed, every mutation still fails on its named property,
 every known finding still reproduces, no covered entry changed. Exit 1: one of those did not
 hold. Exit 2: something could not run; every exit-1 failure is still printed, and 2 is never a
 pass.
@@ -20,14 +20,19 @@ from pathlib import Path
 
 from execlease_hook.core import housekeeping, outcomes, term
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.outcomes import COULD_NOT_RUN, DID_NOT_HOLD
 from execlease_hook.core.settings import Settings
+from execlease_hook.coverage import compare, watch
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.git import repo
+from execlease_hook.git.blobs import WorktreeSource
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.spec import action_map, cfg, modules, record
 from execlease_hook.tlc import job, pin
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
+from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import deep, pool, report_build, schedule, sync, trace_stage
 from execlease_hook.verify.live import Live
@@ -35,8 +40,7 @@ from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.result import ModelResult, Refused, each, load, results_json
 from execlease_hook.verify.shard import Selection
 from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of, say
-from execlease_hook.verify.suite import finish
-from execlease_hook.verify.violations import judge
+from execlease_hook.verify.violations import deadlock_default_note, judge
 
 
 @dataclass(frozen=True)
@@ -83,7 +87,6 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     # What a killed run left: its temporary folders, its JVM's half-made caches.
     job.sweep(t.jar.path, t.settings)
     housekeeping.drain()  # this run's notes only
-    several = len(manifests) > 1
 
     def planned(m: Manifest) -> tuple[Prepared, Tools]:
         # The run's jar, or the manifest's own, with the run's Java.
@@ -101,12 +104,17 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     try:
         works, stages = [], []
         for p, tm in ready:
-            progress = progress_of(p.manifest, several, verbosity, live)
-            stage = (
-                None
-                if beyond is not None
-                else trace_stage.of_model(p, tm, mode.quick, cache, progress, live)
-            )
+            progress = progress_of(p.manifest, len(manifests) > 1, verbosity, live)
+            # Its trace jobs and code mutations (with --only, those it names): in shard 1, where
+            # the coverage check runs, never with --quick nor beyond the shipped bounds.
+            stage = None
+            if (
+                beyond is None
+                and not mode.quick
+                and (p.selection is None or p.selection.index == 1)
+            ):
+                stage = trace_stage.Stage(p.manifest, tm, cache, progress, live, p.only)
+                stage = stage if stage.jobs or stage.mutations else None
             rule = judge if beyond is None else deep.judge_for(beyond, p.manifest)
             # Its planned TLC jobs, and its stage's tasks (tasks() fills in stage.first).
             tasks, first = ((), ()) if stage is None else (stage.tasks(), stage.first)
@@ -123,7 +131,17 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
                 print_refused(x)
                 continue
             (p, tm), stage, ran = next(done)
-            r = deep.result(p, ran, tm) if beyond is not None else _finish(p, ran, tm, stage, mode)
+            if beyond is not None:
+                r = deep.result(p, ran, tm)
+            else:
+                # The model's result, and its sync with --update-coverage; what stops either is
+                # this model's problem (exit 2), beside the jobs it ran.
+                try:
+                    r = finish(p, ran, tm, stage)
+                    if mode.update_coverage:
+                        sync.update_coverage(r, mode.reason)
+                except CannotRun as e:
+                    r = ModelResult(p.manifest, jobs=list(ran), problems=[str(e)], tools=tm)
             results.append(r)
             # A deep job's own line (its states per second) is shown as -v shows a held job.
             print_model(r, verbosity + 1 if beyond is not None and verbosity >= 0 else verbosity)
@@ -147,33 +165,120 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
         print_lines(f'note: {cache.problem}')
     if t.jar.warning:
         print_lines(t.jar.warning)
-    line = beyond.verdict(code) if beyond is not None else term.wrap(_verdict(mode, code))
+    if beyond is not None:
+        line = beyond.verdict(code)
+    else:
+        line = outcomes.RESULT_TEXT[code]
+        selection = mode.selection
+        if mode.quick and code == 0:
+            line += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
+        if selection is not None and code == 0:
+            line += (
+                f" (--shard {selection.index}/{selection.count}: this shard's jobs only; "
+                '`execlease report merge` gives the verdict)'
+                if selection.sharded
+                else ' (--only: the named jobs only, no coverage check)'
+            )
+        line = term.wrap(line)
     print_lines('', term.paint(line, 'green' if code == 0 else 'red'))
     return Ran(code, results)
 
 
-def _finish(p: Prepared, ran: list[JobResult], t: Tools, stage: object, mode: Mode) -> ModelResult:
-    """The model's result, and its sync with --update-coverage; what stops either is this
-    model's problem (exit 2), beside the jobs it ran."""
-    try:
-        r = finish(p, ran, t, stage)
-        if mode.update_coverage:
-            sync.update_coverage(r, mode.reason)
-    except CannotRun as e:
-        r = ModelResult(p.manifest, jobs=list(ran), problems=[str(e)], tools=t)
+def coverage_results(m: Manifest, r: ModelResult, max_bytes: int) -> None:
+    r.coverage = compare.compare(m, WorktreeSource(m.root), None, max_bytes)
+    for s in r.coverage:
+        if s.status in ('missing', 'ambiguous'):
+            r.problems.append(
+                f'coverage entry {s.entry.id} ({s.entry.action}) at {s.entry.path}: {s.problem}; '
+                'update the anchors in manifest.json',
+            )
+        elif s.status == 'changed':
+            r.failures.append(
+                f'covered code changed: entry {s.entry.id} at {s.where}, action {s.entry.action}; '
+                're-read the action, make the model match the code, run execlease verify, then '
+                'execlease verify --update-coverage',
+            )
+        elif s.status == 'never synced':
+            r.failures.append(
+                f'covered code never synced: entry {s.entry.id} at {s.where}, action {s.entry.action}: '
+                'no hash recorded yet; once the model describes it, run execlease verify '
+                '--update-coverage',
+            )
+
+
+def map_results(m: Manifest, r: ModelResult) -> None:
+    """Both directions of the map between the spec's actions and the covered entries, and the
+    protocol code that the watch rules find outside them."""
+    view = record.read(m, WorktreeSource(m.root))
+    r.modules = modules.listing(view.module_list())
+    mapped = action_map.check(m, view.model_index, view.actions())
+    r.problems.extend(mapped.problems)
+    r.failures.extend(mapped.gaps)
+
+    watched = watch.check_worktree(m, r.coverage)
+    r.problems.extend(watched.problems)
+    r.failures.extend(u.message() for u in watched.uncovered)
+
+
+def _notes(m: Manifest, r: ModelResult) -> None:
+    if m.coverage.model_hash is not None:
+        source = WorktreeSource(m.root)
+        compared = record.compare(record.read(m, source), source)
+        if compared.changes:
+            r.notes.append(
+                'the model (spec or a cfg) changed since the last sync ('
+                + '; '.join(compared.changes)
+                + '); once everything holds, '
+                'run execlease verify --update-coverage to record it',
+            )
+        if compared.upgrade:
+            r.notes.append(
+                'the model record an older execlease wrote differs from the modules '
+                'the model reads (' + '; '.join(compared.upgrade) + '); once '
+                'everything holds, run execlease verify --update-coverage to record them'
+            )
+    recorded = {c.name: c.states for c in m.checks}
+    for j in r.jobs:
+        if (
+            not KINDS[j.job.kind].records_states
+            or j.verdict is None
+            or j.verdict.outcome != 'passed'
+        ):
+            continue
+        before = recorded.get(j.job.name)
+        if before is not None and j.verdict.distinct != before:
+            r.notes.append(
+                f'check {j.job.name}: {j.verdict.distinct:,} distinct states, {before:,} recorded at '
+                "the last sync: the model's meaning changed?",
+            )
+
+
+def finish(
+    p: Prepared, ran: list[JobResult], t: Tools, stage: trace_stage.Stage | None = None
+) -> ModelResult:
+    """The model's result once its pool work is done (`ran`: its TLC jobs, in plan order;
+    `stage`: its trace stage, whose tasks ran in the pool): coverage, trace jobs, the map, notes."""
+    m, selection = p.manifest, p.selection
+    translated = cfg.translation_note(
+        sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version
+    )
+    notes = [translated] if translated else []
+    r = ModelResult(m, jobs=ran, notes=[*notes, *p.notes], plan=p.plan, tools=t)
+    if (migration := deadlock_default_note(m, r.jobs)) is not None:
+        r.notes.append(migration)
+    # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
+    runs_coverage = selection is None or selection.runs_coverage
+    if runs_coverage:
+        coverage_results(m, r, t.settings.max_covered_bytes)
+    if stage is not None:  # its tasks ran in the pool, beside the TLC jobs
+        r.jobs += stage.results(r.coverage)
+        r.notes += stage.notes
+    for j in r.jobs:
+        if j.outcome == DID_NOT_HOLD:
+            r.failures.append(j.message)
+        elif j.outcome == COULD_NOT_RUN:
+            r.problems.append(j.message)
+    if runs_coverage and m.covers_code:  # a model of no code has no map to check
+        map_results(m, r)
+    _notes(m, r)
     return r
-
-
-def _verdict(mode: Mode, code: int) -> str:
-    result = outcomes.RESULT_TEXT[code]
-    if mode.quick and code == 0:
-        result += ' (--quick: checks and coverage only; mutations, findings, trace jobs and code mutations were not run)'
-    selection = mode.selection
-    if selection is not None and code == 0:
-        result += (
-            f" (--shard {selection.index}/{selection.count}: this shard's jobs only; "
-            '`execlease report merge` gives the verdict)'
-            if selection.sharded
-            else ' (--only: the named jobs only, no coverage check)'
-        )
-    return result

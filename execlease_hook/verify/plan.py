@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun
@@ -174,27 +173,26 @@ class Prepared:
     manifest: Manifest
     planned: list[PlannedJob]
     plan: list[str]
-    selection: Any = None
+    selection: shard.Selection | None = None
     notes: list[str] = field(default_factory=list)  # about the modules TLC reads
     # With --only: the (kind, name) of every job named.
     only: frozenset[tuple[str, str]] | None = None
 
 
-def prepare(m: Manifest, t: Tools, quick: bool, selection: Any = None) -> Prepared:
-    """`selection`: a shard.Selection (--shard K/N, --only NAME...), or None for every job."""
+def prepare(
+    m: Manifest, t: Tools, quick: bool, selection: shard.Selection | None = None
+) -> Prepared:
     notes: list[str] = []
-    planned = plan(m, quick, t, notes)
+    every = plan(m, quick, t, notes)
     if selection is None:
-        return Prepared(m, planned, names(planned), selection, notes)
-    jobs = [p.job for p in planned]
+        return Prepared(m, every, names(every), selection, notes)
+    jobs = [p.job for p in every]
     only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
-    planned = shard.select(m, planned, jobs, selection, not quick)
+    planned = shard.select(m, every, jobs, selection, not quick)
     shown = names(planned)
     if selection.sharded:  # the plan of every shard together: what `report merge` expects
-        everything = plan(m, quick, t)
-        every = [p.job for p in everything]
         unsharded = shard.Selection(only=selection.only)
-        shown = names(shard.select(m, everything, every, unsharded, not quick))
+        shown = names(shard.select(m, every, jobs, unsharded, not quick))
     return Prepared(m, planned, shown, selection, notes, only)
 
 

@@ -19,6 +19,7 @@ import concurrent.futures
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,12 +109,9 @@ def run(
             verdict = cache.get(key)
             cached = verdict is not None
             if verdict is None:
-                shown = None if live is None else live.start(f'{job.kind} {job.name}')
-                try:
+                label = f'{job.kind} {job.name}'
+                with nullcontext() if live is None else live.showing(label) as shown:
                     verdict = run_job(job, None if shown is None else shown.feed)
-                finally:
-                    if shown is not None:
-                        live.finish(shown)
                 cache.put(key, verdict)
         except BaseException as e:
             ran.set_exception(e)

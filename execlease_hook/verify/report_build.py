@@ -29,7 +29,7 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.kinds import KINDS, VIOLATION
 from execlease_hook.tlc.output import Verdict, parse_location
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import report
+from execlease_hook.verify import show
 from execlease_hook.verify.result import Refused
 
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
@@ -85,14 +85,14 @@ def counterexample(
 ) -> list[dict[str, Any]]:
     """Each step with where the spec defines it and the covered code that implements it."""
     steps = []
-    for step, changed in report.changes(verdict.trace):
+    for step, changed in show.changes(verdict.trace):
         where = parse_location(step.location)
         spec = (
             None
             if where is None
             else Location(in_model(m, f'{where[4]}.tla'), where[0], where[2], 'spec')
         )
-        action = report.action_name(step)
+        action = show.action_name(step)
         code = (
             [
                 {'entry': s.entry.id, **entry_location(s).to_json()}
@@ -148,9 +148,9 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
         if where is not None:
             locations.append(where)
     if v is not None and v.trace and r.outcome != HELD:
-        last = next((s for s in reversed(v.trace) if s.action not in ('Stuttering',)), None)
+        last = next((s for s in reversed(v.trace) if s.action != 'Stuttering'), None)
         if last is not None:
-            action = report.action_name(last)
+            action = show.action_name(last)
             locations.extend(entry_location(s) for s in statuses if s.entry.action == action)
     locations.append(Location(in_model(m, r.job.config), None, None, 'config'))
     unique = list(dict.fromkeys(locations))
@@ -191,7 +191,7 @@ def verify_report(
         m = r.manifest
         model['manifest'] = paths.rel(m.root, m.path)
         model['model'] = model_folder(m)
-        model['plan'] = list(getattr(r, 'plan', []))
+        model['plan'] = list(r.plan)
         for job, data in zip(r.jobs, model.get('jobs', [])):
             v = job.verdict
             data['rule'] = _job_rule(job)

@@ -20,7 +20,6 @@ from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import report
 
 T = TypeVar('T')
 
@@ -36,7 +35,7 @@ class ModelResult:
     moved: list[str] = field(default_factory=list)  # --update-coverage
     # 'kind:name' of every job planned (before --shard)
     plan: list[str] = field(default_factory=list)
-    tools: Tools | None = None  # the tools its jobs ran with (verify/suite.finish)
+    tools: Tools | None = None  # the tools its jobs ran with (verify/pipeline.finish)
     # what the model reads (spec/modules.listing)
     modules: list[dict[str, Any]] = field(default_factory=list)
 
@@ -95,31 +94,29 @@ def each(loaded: list[Manifest | Refused], step: Callable[[Manifest], T]) -> lis
     return out
 
 
-def _libraries_json(m: Manifest) -> dict[str, Any]:
-    """The model's libraries as the manifest pins them (nothing when it has none)."""
-    if not m.libraries:
-        return {}
+def result_json(result: JobResult) -> dict[str, Any]:
     return {
-        'libraries': [
-            {'folder': lib.folder}
-            if lib.folder is not None
-            else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256}
-            for lib in m.libraries
-        ]
+        'kind': result.job.kind,
+        'name': result.job.name,
+        'config': result.job.config,
+        'expect': result.job.expect,
+        'outcome': result.outcome,
+        'message': result.message,
+        'cached': result.cached,
+        'verdict': None if result.verdict is None else result.verdict.to_json(),
     }
 
 
-def _tools_json(root: Path, r: ModelResult) -> dict[str, Any]:
-    """The model's own TLA+ tools, when its manifest names them (nothing otherwise: the run's)."""
-    pin, t = r.manifest.tools, r.tools
-    if pin is None or t is None:
-        return {}
+def entry_json(status: EntryStatus) -> dict[str, Any]:
     return {
-        'tools': {
-            **_jar_json(root, t),
-            **({'url': pin.url} if pin.url else {}),
-            **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
-        }
+        'id': status.entry.id,
+        'path': status.entry.path,
+        'line': None if status.located is None else status.located.start_line,
+        'action': status.entry.action,
+        'status': status.status,
+        'recorded': status.entry.hash,
+        'current': status.current,
+        'problem': status.problem,
     }
 
 
@@ -133,18 +130,41 @@ def _jar_json(root: Path, t: Tools) -> dict[str, Any]:
     }
 
 
-def _refused_json(r: Refused) -> dict[str, Any]:
-    return {
-        'manifest': str(r.path),
-        'exit_code': 2,
-        'refused': True,
-        'jobs': [],
-        'coverage': [],
-        'did_not_hold': [],
-        'could_not_run': [r.message],
-        'notes': [],
-        'moved': [],
-    }
+def _model_json(root: Path, r: ModelResult | Refused) -> dict[str, Any]:
+    if isinstance(r, Refused):
+        return {
+            'manifest': str(r.path),
+            'exit_code': 2,
+            'refused': True,
+            'jobs': [],
+            'coverage': [],
+            'did_not_hold': [],
+            'could_not_run': [r.message],
+            'notes': [],
+            'moved': [],
+        }
+    m, pin = r.manifest, r.manifest.tools
+    data: dict[str, Any] = {'manifest': str(m.path)}
+    if pin is not None and r.tools is not None:  # its own TLA+ tools (nothing: the run's)
+        data['tools'] = {
+            **_jar_json(root, r.tools),
+            **({'url': pin.url} if pin.url else {}),
+            **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
+        }
+    if m.libraries:  # as the manifest pins them
+        data['libraries'] = [
+            {'folder': lib.folder}
+            if lib.folder is not None
+            else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256}
+            for lib in m.libraries
+        ]
+    data.update(exit_code=r.exit_code, actionMap=m.action_map)
+    data['jobs'] = [result_json(j) for j in r.jobs]
+    data['coverage'] = [entry_json(s) for s in r.coverage]
+    if r.modules:
+        data['modules'] = r.modules
+    data.update(did_not_hold=r.failures, could_not_run=r.problems, notes=r.notes, moved=r.moved)
+    return data
 
 
 def results_json(
@@ -162,23 +182,5 @@ def results_json(
             'major': t.java.major,
             'version': t.java.version_text,
         },
-        'models': [
-            _refused_json(r)
-            if isinstance(r, Refused)
-            else {
-                'manifest': str(r.manifest.path),
-                **_tools_json(root, r),
-                **_libraries_json(r.manifest),
-                'exit_code': r.exit_code,
-                'actionMap': r.manifest.action_map,
-                'jobs': [report.result_json(j) for j in r.jobs],
-                'coverage': [report.entry_json(s) for s in r.coverage],
-                **({'modules': r.modules} if r.modules else {}),
-                'did_not_hold': r.failures,
-                'could_not_run': r.problems,
-                'notes': r.notes,
-                'moved': r.moved,
-            }
-            for r in results
-        ],
+        'models': [_model_json(root, r) for r in results],
     }

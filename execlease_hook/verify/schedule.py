@@ -44,9 +44,9 @@ class Timings:
     """The last wall time of each job. A missing, corrupt or unwritable file costs the order
     only: the estimate falls back to the recorded states."""
 
-    def __init__(self, folder: Path | None) -> None:
-        self.path = None if folder is None else folder / FILE
-        self._seconds = {} if self.path is None else _read(self.path)
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / FILE
+        self._seconds = _read(self.path)
         self._new: dict[str, float] = {}
         self._lock = threading.Lock()
 
@@ -58,7 +58,7 @@ class Timings:
             self._new[key] = round(float(seconds), 3)
 
     def save(self) -> None:
-        if self.path is None or not self._new:
+        if not self._new:
             return
         with self._lock:
             merged = {**_read(self.path), **self._new}  # another run may have written meanwhile
@@ -115,9 +115,7 @@ def longest_first(
     for i, (m, j) in enumerate(jobs):
         given = known[i] if i < len(known) else None
         costs.append(given if given is not None else estimate(m, j, timings))
-    return sorted(range(len(jobs)), key=lambda i: (-costs[i], _order(jobs[i][1].kind), i))
-
-
-def _order(kind: str) -> int:
-    known = KINDS.get(kind)
-    return known.order if known is not None else max(k.order for k in KINDS.values()) + 1
+    # A kind of no row of tlc/kinds.py comes after every known kind.
+    order = {name: kind.order for name, kind in KINDS.items()}
+    last = max(order.values()) + 1
+    return sorted(range(len(jobs)), key=lambda i: (-costs[i], order.get(jobs[i][1].kind, last), i))

@@ -1,22 +1,160 @@
 """The human text of `execlease verify`: each model's job table, counterexamples, errors, notes
-and verdict lines on stdout; a line per finished job on stderr."""
+and verdict lines on stdout; a line per finished job on stderr.
+
+A counterexample is printed step by step: the action as TLC names it, the covered code that
+implements it (path:line of every manifest entry whose `action` matches, located afresh in the
+working tree), and only the variables that changed in that step.
+"""
 
 from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from execlease_hook.core import paths, term
+from execlease_hook.core import paths, table, term
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
+from execlease_hook.coverage.compare import EntryStatus, code_for
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.tlc.kinds import KINDS
+from execlease_hook.tlc.output import PRINTED_KEPT, TraceStep, Verdict, parse_location
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import report
 from execlease_hook.verify.plan import shown_path
 from execlease_hook.verify.result import ModelResult, Refused
+
+
+def _verdict_cell(result: JobResult) -> str:
+    v = result.verdict
+    if v is None:
+        return 'not run'
+    if v.outcome != 'violated':
+        return v.outcome  # 'passed' or 'error'
+    if v.kind == 'deadlock':
+        return 'violated deadlock'
+    return f'violated {v.property or "(unnamed " + str(v.kind) + ")"}'
+
+
+def summary_table(results: Sequence[JobResult], width: int | None = None) -> list[str]:
+    """One row per job. Within `width` (the terminal's, less the indent): the verdict column is
+    left out first (what a failed job got is in its DID NOT HOLD line), then names are clipped."""
+    columns = (
+        table.Column('kind'),
+        table.Column('name', clip=table.keep_ends, least=12),
+        table.Column('verdict', clip=table.keep_start, least=12, optional=True),
+        table.Column('result'),
+        table.Column('distinct', right=True),
+        table.Column('seconds', right=True),
+        table.Column('cached', right=True),
+    )
+    rows = []
+    for r in results:
+        v = r.verdict
+        rows.append(
+            (
+                r.job.kind,
+                r.job.name,
+                _verdict_cell(r),
+                r.outcome,
+                '-' if v is None or v.distinct is None else f'{v.distinct:,}',
+                '-' if v is None else f'{v.seconds:.1f}',
+                'yes' if r.cached else 'no',
+            )
+        )
+    kept, cells = table.layout(columns, rows, width if width is not None else 10**6)
+    lines = table.render(kept, cells)
+    if len(kept) < len(columns):
+        lines.append("(no verdict column: cut to the terminal's width; COLUMNS=N widens it)")
+    return lines
+
+
+def action_name(step: TraceStep) -> str:
+    """TLC may print an action with its parameters (`Claim(w)`); the manifest names `Claim`."""
+    return step.action.split('(', 1)[0].strip()
+
+
+def changes(trace: Sequence[TraceStep]) -> Iterator[tuple[TraceStep, list[tuple[str, str]]]]:
+    """Each step and the variables it changed (a step without variables, such as a loop back,
+    leaves the state compared against as it was)."""
+    previous: dict[str, str] = {}
+    for step in trace:
+        yield step, [(n, v) for n, v in step.variables if previous.get(n) != v]
+        previous = dict(step.variables) or previous
+
+
+def counterexample(
+    verdict: Verdict,
+    statuses: Sequence[EntryStatus],
+    abstract: Mapping[str, str] | None = None,
+) -> list[str]:
+    """`abstract`: the manifest's abstract actions and why no code implements them."""
+    lines = [f'  counterexample ({verdict.violation()}), {len(verdict.trace)} steps:']
+    for step, changed in changes(verdict.trace):
+        if step.action == 'Stuttering':
+            lines.append(f'  {step.number}. Stuttering: from here on nothing changes forever')
+            continue
+        loops = (
+            '' if step.back_to is None else f': back to state {step.back_to} (the behaviour loops)'
+        )
+        lines.append(f'  {step.number}. {step.action}{loops}')
+        # 'line 79, col 1 to line 90, col 30 of module M' -> 'M.tla:79-90': where TLC took the step.
+        where = parse_location(step.location)
+        if where is not None:
+            start, _, end, _, module = where
+            lines.append(f'       spec: {module}.tla:{start}' + ('' if start == end else f'-{end}'))
+        if step.action != 'Initial predicate':
+            cited = code_for(action_name(step), statuses)
+            lines += [f'       code: {c}' for c in cited]
+            reason = (abstract or {}).get(action_name(step))
+            if not cited and step.back_to is None:
+                lines.append(
+                    f'       code: (abstract: {reason})'
+                    if reason
+                    else '       code: (no covered entry names this action)'
+                )
+        for name, value in changed:
+            label = f'       {name} = '
+            lines.append(label + value.replace('\n', '\n' + ' ' * len(label)))
+        if step.variables and not changed:
+            lines.append('       (no variable changed)')
+    return lines
+
+
+def spec_output(jobs: Sequence[JobResult], shown: int) -> list[str]:
+    """What the spec printed (Print, PrintT), apart from the verdicts: once per distinct output,
+    naming the jobs that printed it, each line as TLC wrote it (`shown` of them at most)."""
+    groups: dict[tuple[str, ...], list[JobResult]] = {}
+    for j in jobs:
+        if j.verdict is not None and j.verdict.printed_total:
+            groups.setdefault(j.verdict.printed, []).append(j)
+    lines: list[str] = []
+    for printed, group in groups.items():
+        total = max(j.verdict.printed_total for j in group if j.verdict is not None)
+        names = ', '.join(f'{j.job.kind} {j.job.name}' for j in group[:3])
+        if len(group) > 3:
+            names += f' and {len(group) - 3} more jobs'
+        head = (
+            f'printed by the spec ({names}; {total} line{"" if total == 1 else "s"}, '
+            "its Print/PrintT output, not TLC's: no verdict is read from it):"
+        )
+        lines += ['', head]
+        lines += [f'  > {line}' for line in printed[:shown]]
+        if total > min(shown, len(printed)):
+            more = total - min(shown, len(printed))
+            lines.append(
+                f'  > ... {more} more line{"" if more == 1 else "s"}'
+                + (f' (-v shows the first {PRINTED_KEPT})' if shown < len(printed) else '')
+            )
+    return lines
+
+
+def error_details(verdict: Verdict) -> list[str]:
+    lines = [f'  {verdict.reason}']
+    if verdict.last_lines:
+        lines.append('  last lines of TLC output:')
+        lines += [f'    | {line}' for line in verdict.last_lines[-15:]]
+    return lines
 
 
 def print_lines(*lines: str) -> None:
@@ -49,7 +187,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
             )
         )
     if verbosity >= 0:
-        print_lines(*('  ' + line for line in report.summary_table(r.jobs, term.width() - 2)))
+        print_lines(*('  ' + line for line in summary_table(r.jobs, term.width() - 2)))
     if verbosity > 0:
         say(*(f'  {j.message}' for j in r.jobs if j.outcome == HELD))
     if r.coverage:
@@ -60,7 +198,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
     # What the accepted traces exercised (lines per action): the trace jobs' own summary.
     say(*(f'  {j.message}' for j in r.jobs if KINDS[j.job.kind].summary and j.outcome == HELD))
     if verbosity >= 0:
-        printed = report.spec_output(r.jobs, report.PRINTED_KEPT if verbosity > 0 else 10)
+        printed = spec_output(r.jobs, PRINTED_KEPT if verbosity > 0 else 10)
         # What TLC printed (its `> ` lines) as printed.
         print_lines(*(line if line.startswith('  > ') else term.wrap(line) for line in printed))
     shown: dict[str | None, str] = {}  # error reason -> the job whose details were printed
@@ -68,7 +206,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
         if j.show_trace and j.verdict is not None and j.verdict.trace:
             print_lines('', f'{j.job.kind} {j.job.name} ({j.job.config}):')
             abstract = {a.action: a.reason for a in r.manifest.coverage.abstract}
-            print_lines(*report.counterexample(j.verdict, r.coverage, abstract))
+            print_lines(*counterexample(j.verdict, r.coverage, abstract))
         elif j.outcome == COULD_NOT_RUN and j.verdict is not None and j.verdict.outcome == 'error':
             # A parse error in the spec fails every job the same way: show its details once.
             label = f'{j.job.kind} {j.job.name}'
@@ -80,7 +218,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
                 continue
             shown[j.verdict.reason] = label
             print_lines('', f'{label} ({j.job.config}): could not run')
-            print_lines(*report.error_details(j.verdict))
+            print_lines(*error_details(j.verdict))
     say(*(f'note: {note}' for note in r.notes))
     if r.moved:
         print_lines('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')

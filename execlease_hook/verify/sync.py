@@ -46,8 +46,10 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             'the suite checks (named above), must hold first (nothing was changed)',
         )
         return
-    if not m.covers_code:
-        _record_states(r)  # a model of no code: no hashes, no map; only the states
+    if not m.covers_code:  # a model of no code: no hashes, no map; only the states
+        checks = _checked_states(r)
+        if checks == m.checks or _written(r, dataclasses.replace(m, checks=checks), 'the states'):
+            r.notes = [n for n in r.notes if 'distinct states' not in n]
         return
 
     source = WorktreeSource(m.root)
@@ -68,10 +70,10 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         return
     covered = sorted({s.entry.path for s in r.coverage})
     blobs = repo.write_blobs(m.root, covered)
-    before_blobs: dict[str, str] = {}
-    for e in m.coverage.entries:
-        if e.synced_blob is not None:
-            before_blobs.setdefault(e.path, e.synced_blob)
+    # Each file's synced blob as its first entry recorded it.
+    before_blobs = {
+        e.path: e.synced_blob for e in reversed(m.coverage.entries) if e.synced_blob is not None
+    }
     entries = []
     for s in r.coverage:
         e = s.entry
@@ -108,14 +110,21 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     checks = _checked_states(r)
     updated = dataclasses.replace(
         m,
-        checks=tuple(checks),
+        checks=checks,
         coverage=dataclasses.replace(
             m.coverage, entries=tuple(entries), model_hash=model_hash, sync_commit=head
         ),
     )
     if updated != m and not _written(r, updated, 'coverage'):
         return
-    _write_map(updated, r)
+    # The NOTES.md table regenerated when the model keeps one, so the next commit's map is current.
+    notes = m.folder / 'NOTES.md'
+    try:
+        has_table = notes_table.has_markers(notes.read_text(encoding='utf-8'))
+    except (OSError, UnicodeDecodeError):
+        has_table = False
+    if has_table and write_map(updated, r.coverage):
+        r.moved.append(f'{paths.rel(m.root, notes)}: code-to-action table rewritten')
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
     r.notes = [
@@ -127,7 +136,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     ]
 
 
-def _checked_states(r: ModelResult) -> list[model.Check]:
+def _checked_states(r: ModelResult) -> tuple[model.Check, ...]:
     """The manifest's checks with the distinct-state counts this run's check jobs found (a check
     that did not run keeps its count); each count that moved is noted in r.moved."""
     m = r.manifest
@@ -144,15 +153,7 @@ def _checked_states(r: ModelResult) -> list[model.Check]:
                 f'check {c.name} states: {c.states if c.states is not None else "none"} -> {states}'
             )
         checks.append(dataclasses.replace(c, states=states))
-    return checks
-
-
-def _record_states(r: ModelResult) -> None:
-    m = r.manifest
-    checks = tuple(_checked_states(r))
-    if checks != m.checks and not _written(r, dataclasses.replace(m, checks=checks), 'the states'):
-        return
-    r.notes = [n for n in r.notes if 'distinct states' not in n]
+    return tuple(checks)
 
 
 def _written(r: ModelResult, updated: model.Manifest, what: str) -> bool:
@@ -168,14 +169,3 @@ def _written(r: ModelResult, updated: model.Manifest, what: str) -> bool:
         r.moved = []
         return False
     return True
-
-
-def _write_map(m: model.Manifest, r: ModelResult) -> None:
-    """Regenerates the NOTES.md table when the model keeps one, so the next commit's map is current."""
-    notes = m.folder / 'NOTES.md'
-    try:
-        has_table = notes_table.has_markers(notes.read_text(encoding='utf-8'))
-    except (OSError, UnicodeDecodeError):
-        return
-    if has_table and write_map(m, r.coverage):
-        r.moved.append(f'{paths.rel(m.root, notes)}: code-to-action table rewritten')

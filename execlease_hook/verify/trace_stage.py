@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -55,11 +56,9 @@ from execlease_hook.traces.suite import (
     mutation_jobs,
     mutation_result,
     placeholder_job,
-    run_trace_job,
     trace_job_result,
 )
 from execlease_hook.traces.validation import TraceRun, base_job
-from execlease_hook.verify.plan import Prepared
 from execlease_hook.verify.pool import Task
 
 
@@ -111,7 +110,7 @@ class Stage:
             tasks.append(
                 Task(
                     placeholder_job('traces', job.name, job),
-                    partial(self._run_trace, i, job, hit),
+                    partial(self._run_trace, i, job, hit, key),
                     partial(self._trace_done, i, job),
                     hit is not None,
                     (expected,),
@@ -136,28 +135,20 @@ class Stage:
             )
         return tasks
 
-    def _command(self, i: int, job: TraceJob, key: str) -> None:
-        shown = None if self.live is None else self.live.start(f'traces {job.name}')
-        try:
-            self._collected[i] = collect(self.m, job, self.m.root, self.t, key, shown)
-        finally:
-            if shown is not None:
-                self.live.finish(shown)
+    def _showing(self, label: str) -> AbstractContextManager[Any]:
+        return nullcontext() if self.live is None else self.live.showing(label)
 
-    def _run_trace(self, i: int, job: TraceJob, hit: TraceRun | None) -> bool:
-        collected = self._collected[i]
-        if hit is not None or isinstance(collected, TraceRun):
-            done = hit or collected
-        elif collected is None:  # a job of trace files, read in the pool
-            done = run_trace_job(self.m, job, self.m.root, self.t, self.cache, live=self.live)
-        else:
-            shown = None if self.live is None else self.live.start(f'traces {job.name}')
-            try:
-                done = check(collected, self.cache, shown)
-            finally:
-                if shown is not None:
-                    self.live.finish(shown)
-        assert isinstance(done, TraceRun)
+    def _command(self, i: int, job: TraceJob, key: str) -> None:
+        with self._showing(f'traces {job.name}') as shown:
+            self._collected[i] = collect(self.m, job, self.m.root, self.t, key, shown)
+
+    def _run_trace(self, i: int, job: TraceJob, hit: TraceRun | None, key: str) -> bool:
+        done = hit or self._collected[i]  # a job of trace files: None, its traces read here
+        if not isinstance(done, TraceRun):
+            with self._showing(f'traces {job.name}') as shown:
+                done = done or collect(self.m, job, self.m.root, self.t, key, shown)
+                if not isinstance(done, TraceRun):
+                    done = check(done, self.cache, shown)
         self._runs[i] = done
         return done.cached
 
@@ -212,21 +203,3 @@ class Stage:
             assert result is not None, f'code mutation {mutation.name} did not run'
             results.append(result)
         return results
-
-
-def of_model(
-    p: Prepared,
-    t: Tools,
-    quick: bool,
-    cache: ResultCache,
-    progress: Callable[[JobResult], None],
-    live: Any,
-) -> Stage | None:
-    """The stage of a planned model (verify/plan.prepare), or None: trace jobs and code mutations run
-    in shard 1 (where the coverage check runs), never with --quick; with --only, those it names."""
-    m = p.manifest
-    selection = p.selection
-    if quick or (selection is not None and selection.index != 1):
-        return None
-    stage = Stage(m, t, cache, progress, live, p.only)
-    return stage if stage.jobs or stage.mutations else None

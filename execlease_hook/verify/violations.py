@@ -36,17 +36,15 @@ from execlease_hook.tlc.result import JobResult
 _ASSUME_NAME = re.compile(r'\b(?:ASSUME|ASSUMPTION|AXIOM)\s+(\w+)\s*==\s*$')
 
 
-def _module_text(job: TlcJob, module: str) -> str | None:
-    for name, text in ((Path(job.spec).name, job.spec_text), *job.modules):
-        if Path(name).stem == module:
-            return text.decode('utf-8', 'replace')
-    return None
-
-
-def _span(text: str, line: int, col: int, end_line: int, end_col: int) -> tuple[str, str] | None:
-    """(the text before the span on its first line, the span) for TLC's 1-based, inclusive
-    positions; None when the positions are not in the text."""
-    lines = text.splitlines()
+def _span(job: TlcJob, where: tuple[int, int, int, int, str] | None) -> tuple[str, str] | None:
+    """(the text before the span on its first line, the span) of TLC's location `where` (1-based,
+    inclusive positions, parse_location) in the job's modules; None when it is not in them."""
+    if where is None:
+        return None
+    line, col, end_line, end_col, module = where
+    texts = ((Path(job.spec).name, job.spec_text), *job.modules)
+    text = next((t for name, t in texts if Path(name).stem == module), None)
+    lines = [] if text is None else text.decode('utf-8', 'replace').splitlines()
     if not (1 <= line <= end_line <= len(lines)):
         return None
     if line == end_line:
@@ -59,32 +57,21 @@ def assumption(job: TlcJob, verdict: Verdict) -> Verdict:
     """An assumption's verdict with `property` its name (a named ASSUME) or its expression, and
     `location` TLC's text; as it was when the location is not in the job's modules."""
     where = parse_location(verdict.property or '')
-    if where is None:
-        return verdict
-    line, col, end_line, end_col, module = where
-    text = _module_text(job, module)
-    found = None if text is None else _span(text, line, col, end_line, end_col)
-    if found is None:
+    found = _span(job, where)
+    if found is None or where is None:
         return verdict
     before, expression = found
     named = _ASSUME_NAME.search(before)
     return dataclasses.replace(
         verdict,
         property=named.group(1) if named else ' '.join(expression.split()),
-        location=location_text(line, col, end_line, end_col, module),
+        location=location_text(*where),
     )
 
 
 def _same_place(a: str, b: str | None) -> bool:
     left, right = parse_location(a), parse_location(b or '')
     return left is not None and left == right
-
-
-def _expression(job: TlcJob, verdict: Verdict) -> str | None:
-    where = parse_location(verdict.location or '')
-    text = None if where is None else _module_text(job, where[4])
-    found = None if text is None or where is None else _span(text, *where[:4])
-    return None if found is None else ' '.join(found[1].split())
 
 
 def matches(job: TlcJob, verdict: Verdict, expected: str) -> bool:
@@ -95,12 +82,12 @@ def matches(job: TlcJob, verdict: Verdict, expected: str) -> bool:
             return False
         wanted = expected.partition(':')[2].strip()
         return not wanted or wanted == verdict.property or _same_place(wanted, verdict.location)
-    if verdict.kind == 'assumption':
-        spaced = ' '.join(expected.split())
+    if verdict.kind == 'assumption':  # its name, its place, or its expression (spaces aside)
+        found = _span(job, parse_location(verdict.location or ''))
         return (
             expected == verdict.property
             or _same_place(expected, verdict.location)
-            or spaced == _expression(job, verdict)
+            or (found is not None and ' '.join(expected.split()) == ' '.join(found[1].split()))
         )
     return verdict.property is not None and expected in verdict.property.split(', ')
 

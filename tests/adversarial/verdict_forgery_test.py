@@ -151,7 +151,7 @@ def test_classifier_reads_tlc_not_the_spec(raw_verdict, case):
 
 
 @pytest.mark.tlc
-@pytest.mark.usefixtures('offline_tlc')
+@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
 @pytest.mark.parametrize('case', [c for c in FORGERIES if 'print' in c])
 def test_a_spec_that_prints_a_forgery_runs_and_gets_tlcs_verdict(raw_verdict, tools_jar, case):
     # Behind the scan too: printing is allowed, what it prints is shown apart and never read.
@@ -258,11 +258,14 @@ def test_scan_survives_a_spec_the_grammar_cannot_read():
 
 
 def test_scan_survives_deep_nesting():
+    # Five times as deep as Python's recursion limit: a recursive walk of the tree fails there.
+    # No deeper: tree-sitter's parse of it grows with the square of the depth (3 s at 20,000).
+    depth = 5 * sys.getrecursionlimit()
     text = (
         b'---- MODULE M ----\nA == '
-        + b'(' * 20000
+        + b'(' * depth
         + b'1'
-        + b')' * 20000
+        + b')' * depth
         + b'\nB == IOExec(1)\n====\n'
     )
     assert [(u.line, u.name) for u in spec_scan.scan_module('M.tla', text)] == [(3, 'IOExec')]

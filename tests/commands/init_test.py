@@ -11,6 +11,7 @@ from execlease_hook.commands import init as init_cmd
 from execlease_hook.commands import init_hooks
 from execlease_hook.manifest import notes_table as notes_map
 from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest.model import Manifest
 from tests.conftest import HERE as ROOT
 from tests.conftest import git_env
 
@@ -116,9 +117,8 @@ def test_the_manifest_names_a_schema_copy_that_validates_it(spec_repo, capsys):
 def test_inside_the_execlease_repository_it_names_the_shipped_schema():
     """Where git tracks the shipped schema (this repository), "$schema" names it directly."""
     root = init_cmd.SHIPPED_SCHEMA.parents[2]
-    p = init_cmd.ModelPlan(
-        root, root / 'verification' / 'execution-lease', 'ExecutionLease.tla', ()
-    )
+    folder = root / 'verification' / 'execution-lease'
+    p = Manifest(path=folder / 'manifest.json', root=root, spec='ExecutionLease.tla')
     assert init_cmd.schema_ref(p) == '../../execlease_hook/schemas/manifest.schema.json'
     assert (p.folder / init_cmd.schema_ref(p)).resolve() == init_cmd.SHIPPED_SCHEMA
 
@@ -195,11 +195,10 @@ def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
     out = run_init(spec_repo, '--spec', 'verification/lock/Lock.tla')
     printed = block_after(out, 'no .pre-commit-config.yaml: write this one')
     # verification/lock is found by default: the hooks pass no --model.
-    assert init_cmd.plan_model(
-        spec_repo.path, 'verification/lock/Lock.tla', [], None
-    ).found_by_default
+    planned = init_cmd.plan_model(spec_repo.path, 'verification/lock/Lock.tla', [], None)
+    assert planned.folder.parent == spec_repo.path / 'verification'
     # run_init's execlease is this editable clone: the system hooks (with the note after them).
-    assert printed == init_hooks.config_text(init_hooks.HookPlan(None, None), None, whole_file=True)
+    assert printed == init_hooks.config_text(init_hooks.HookPlan(None, None), None)
     assert any(len(line) > 80 - 2 for line in printed.splitlines())  # where the wrap used to cut
     spec_repo.write('.pre-commit-config.yaml', printed)
     proc = subprocess.run(

@@ -118,10 +118,15 @@ def test_show_missing_commit_is_none(git_repo):
     git_repo.write('a.py', 'a\n')
     git_repo.add('a.py')
     sha = git_repo.commit()
-    assert git.show(git_repo.path, sha, 'a.py') == b'a\n'
-    assert git.show(git_repo.path, '1' * 40, 'a.py') is None
+    assert _at(git_repo.path, sha, 'a.py') == b'a\n'
+    assert _at(git_repo.path, '1' * 40, 'a.py') is None
     assert git.has_commit(git_repo.path, sha)
     assert not git.has_commit(git_repo.path, '1' * 40)
+
+
+def _at(root, commit, path):
+    """What git.read_blobs reads of `path` at `commit`."""
+    return git.read_blobs(root, [f'{commit}:{path}'])[f'{commit}:{path}']
 
 
 def test_show_in_shallow_clone_lacks_old_commit(git_repo, tmp_path):
@@ -133,8 +138,8 @@ def test_show_in_shallow_clone_lacks_old_commit(git_repo, tmp_path):
     git_repo.commit('new')
     clone = tmp_path / 'shallow'
     git_repo.git('clone', '-q', '--depth', '1', f'file://{git_repo.path}', str(clone))
-    assert git.show(clone, old, 'a.py') is None
-    assert git.show(clone, 'HEAD', 'a.py') == b'new\n'
+    assert _at(clone, old, 'a.py') is None
+    assert _at(clone, 'HEAD', 'a.py') == b'new\n'
 
 
 def test_temporary_index_is_respected(git_repo, monkeypatch, tmp_path):

@@ -7,14 +7,16 @@ import stat
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import output
-from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
+from execlease_hook.tlc import cds, output
+from execlease_hook.tlc.job import TlcJob, _execute, _Run, prepare, run_job
+from execlease_hook.tlc.kinds import C1_ONLY
 from tests import needs, shared, wait
 
 # Every test here starts a JVM (tests/tiers.py).
@@ -110,17 +112,25 @@ ERROR_REASONS = {
 }
 
 
-def own_jvm_verdicts(factory: pytest.TempPathFactory) -> dict[str, output.Verdict]:
-    """Every fixture verdict, each in a JVM of its own (no warm JVM), two at a time: run once for
-    the test run (every xdist worker's, tests/shared.py) and read by this module's tests and by
-    tests/tlc/spare_test.py (a warm JVM must give the same)."""
+def _own_jvm_runs(factory: pytest.TempPathFactory) -> Path:
+    """Every fixture job, each in a JVM of its own (no warm JVM), two at a time: run once for
+    the test run (every xdist worker's, tests/shared.py). Its folder holds their verdicts and
+    TLC's output of each (what the job's one JVM printed)."""
 
     def build(folder: Path) -> None:
+        outputs: dict[str, bytes] = {}
+
+        def recorded(job: TlcJob, *args: object, **kwargs: object) -> _Run:
+            run = _execute(job, *args, **kwargs)  # type: ignore[arg-type]
+            outputs[job.name] = run.output
+            return run
+
         with pytest.MonkeyPatch.context() as env:
             env.setenv('EXECLEASE_JVM_CACHE', str(folder / 'jvm-cache'))
             env.setenv('EXECLEASE_JVM_SPARE', '0')
             for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JAVAC'):
                 env.delenv(name, raising=False)
+            env.setattr('execlease_hook.tlc.job._execute', recorded)
             java, jar = Path(needs.java()), needs.tla_jar()
             jobs = {
                 cfg: make_job(java, jar, cfg, spec, deadlock=dl) for cfg, spec, dl, *_ in VERDICTS
@@ -128,17 +138,28 @@ def own_jvm_verdicts(factory: pytest.TempPathFactory) -> dict[str, output.Verdic
             with concurrent.futures.ThreadPoolExecutor(2) as pool:
                 futures = {cfg: pool.submit(run_job, job) for cfg, job in jobs.items()}
                 verdicts = {cfg: f.result() for cfg, f in futures.items()}
+        assert set(outputs) == set(verdicts), sorted(outputs)
         (folder / 'verdicts.pickle').write_bytes(pickle.dumps(verdicts))
+        (folder / 'outputs.pickle').write_bytes(pickle.dumps(outputs))
 
-    folder = shared.folder(factory, 'own-jvm-verdicts', build)
-    return pickle.loads((folder / 'verdicts.pickle').read_bytes())
+    return shared.folder(factory, 'own-jvm-verdicts', build)
+
+
+def own_jvm_verdicts(factory: pytest.TempPathFactory) -> dict[str, output.Verdict]:
+    """Every fixture verdict (`_own_jvm_runs`), read by this module's tests and by
+    tests/tlc/spare_test.py (a warm JVM must give the same)."""
+    return pickle.loads((_own_jvm_runs(factory) / 'verdicts.pickle').read_bytes())
+
+
+def own_jvm_outputs(factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """TLC's output of every fixture job (`_own_jvm_runs`), by its cfg's name."""
+    return pickle.loads((_own_jvm_runs(factory) / 'outputs.pickle').read_bytes())
 
 
 def own_jvm_cache(factory: pytest.TempPathFactory) -> Path:
     """The JVM cache `own_jvm_verdicts` ran with: the class-data archive of the jar they ran
     (needs.tla_jar) built there once, for a test whose point is not that archive."""
-    own_jvm_verdicts(factory)
-    return shared.folder(factory, 'own-jvm-verdicts', lambda folder: None) / 'jvm-cache'
+    return _own_jvm_runs(factory) / 'jvm-cache'
 
 
 @pytest.fixture(scope='module')
@@ -209,15 +230,14 @@ def test_liveness_trace_ends_in_a_loop_or_stuttering(verdicts):
     ids=['pass-as-12', 'invariant-as-0', 'invariant-as-13', 'deadlock-as-12', 'config-as-0'],
 )
 def test_disagreement_between_exit_code_and_messages_is_an_error(
-    java, jar, tmp_path, real, claimed, reason
+    java, jar, tmp_path_factory, real, claimed, reason
 ):
     # Real TLC output, classified under a different exit code: the verdict must be an error.
+    # The output is that of the fixture job's own run (`own_jvm_outputs`), not of another JVM.
     job = make_job(java, jar, real, deadlock=(real == 'deadlock'))
-    folder = tmp_path / 'run'
-    folder.mkdir()
-    _write_files(job, folder)
-    run = _execute(job, folder)
-    v = output.classify(claimed, run.output, 1.0, job.config_text.decode())
+    v = output.classify(
+        claimed, own_jvm_outputs(tmp_path_factory)[real], 1.0, job.config_text.decode()
+    )
     assert v.outcome == 'error'
     assert reason in (v.reason or '')
 
@@ -405,3 +425,57 @@ def test_missing_java_is_an_error(jar, tmp_path):
 def test_verdict_json_round_trip(verdicts):
     for v in verdicts.values():
         assert output.Verdict.from_json(v.to_json()) == v
+
+
+# -- the job's JVM: JIT flags by job size, and the switch that runs TLC exactly as TlcJob.argv says
+
+
+@pytest.fixture
+def jvm_cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
+    monkeypatch.delenv('EXECLEASE_JVM_TUNING', raising=False)
+    return tmp_path / 'jvm-cache'
+
+
+def _tuned(job: TlcJob, folder: Path) -> tuple[tuple[str, ...], cds.Plan]:
+    """The job's argv as its JVM runs it, and the class-data plan to finish."""
+    launch = prepare(job)
+    return launch.argv(job.argv(folder)), launch.cds
+
+
+@pytest.mark.parametrize(
+    ('kind', 'c1'), [('mutation', True), ('finding', True), ('check', False), ('traces', False)]
+)
+def test_short_jobs_run_with_c1_only(tmp_path, jvm_cache, java, jar, kind, c1):
+    job = replace(make_job(java, jar, 'invariant'), kind=kind)
+    argv, plan = _tuned(job, tmp_path)
+    plan.finish(None)
+    assert argv[0] == str(java)
+    assert (C1_ONLY in argv) is c1
+    assert argv[-len(job.argv(tmp_path)) + 1 :] == job.argv(tmp_path)[1:]
+
+
+def test_c1_only_gives_the_same_verdict(jvm_cache, java, jar, tmp_path_factory, monkeypatch):
+    # The same jobs as checks (full JIT), each in a JVM of its own: run once for the test run.
+    checks = own_jvm_verdicts(tmp_path_factory)
+    # Their JVM cache: its archive is built, so no job here pays for building one.
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(own_jvm_cache(tmp_path_factory)))
+    for cfg in ('invariant', 'action', 'pass'):
+        job = replace(make_job(java, jar, cfg), kind='mutation')
+        v = run_job(job)
+        full = checks[cfg]
+        assert (v.outcome, v.kind, v.property, v.distinct) == (
+            full.outcome,
+            full.kind,
+            full.property,
+            full.distinct,
+        )
+
+
+def test_switched_off_runs_the_plain_argv(tmp_path, monkeypatch, jvm_cache, java, jar):
+    monkeypatch.setenv('EXECLEASE_JVM_TUNING', '0')
+    job = make_job(java, jar, 'pass')
+    argv, plan = _tuned(replace(job, kind='mutation'), tmp_path)
+    assert argv == job.argv(tmp_path) and plan is cds.NO_ARCHIVE
+    assert run_job(job).outcome == 'passed'
+    assert not jvm_cache.exists()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,8 +20,9 @@ from execlease_hook.core import scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
-from execlease_hook.tlc import jvm, libraries, spare_helper
+from execlease_hook.tlc import libraries, spare_helper
 from execlease_hook.tlc.job import TlcJob, _spare_key, run_job, sweep
+from execlease_hook.tlc.kinds import jit_flags
 from tests import libraries_support as support
 from tests import needs
 
@@ -224,7 +226,7 @@ def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
     argv = plain.argv(Path('/f'))
     assert '-cp' in argv and argv[argv.index('-cp') + 1] == 'tla2tools.jar'
     assert not any(a.startswith('-DTLA-Library') for a in argv)
-    assert _spare_key(plain) == (str(plain.java), *jvm.jit_flags('check'), 'tla2tools.jar')
+    assert _spare_key(plain) == (str(plain.java), *jit_flags('check'), 'tla2tools.jar')
 
 
 def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
@@ -264,9 +266,14 @@ def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
 
 
 @pytest.mark.tlc
-def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(tmp_path, env, lib_jar):
+def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(
+    tmp_path, tmp_path_factory, env, lib_jar
+):
     from execlease_hook.tlc import spare
+    from tests.tlc.spare_test import compiled_helper
 
+    # The helper compiled already (its compile is spare_test.py's); no archive, as asserted below.
+    shutil.copytree(compiled_helper(tmp_path_factory), tmp_path / 'jvm-cache')
     env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm-cache'))
     env.setenv('EXECLEASE_LIBRARY_PATH', str(lib_jar.parent))
     env.setattr(spare_helper, '_helpers', {})

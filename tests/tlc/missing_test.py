@@ -25,6 +25,7 @@ Inner == INSTANCE Nowhere WITH y <- x
 
 
 @pytest.mark.tlc
+@pytest.mark.usefixtures('one_tlc_job')
 def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
     job = TlcJob(
         kind='check',

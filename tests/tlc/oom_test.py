@@ -17,7 +17,8 @@ from execlease_hook.tlc.job import TlcJob, run_job
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
-pytestmark = pytest.mark.tlc
+# One job a test, outside a verify run (conftest.one_tlc_job).
+pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('one_tlc_job')]
 
 # A single state too big for a 24 MB heap: a function of two million integers.
 HUGE = '[i \\in 1..2000000 |-> i]'

@@ -18,20 +18,26 @@ from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc import jar, pin
 from execlease_hook.tlc.java import Java, find_java
 from tests import libraries_support as support
-from tests import needs
+from tests import needs, shared
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 
 @pytest.fixture(scope='module')
 def other_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """TLC 2.15 with one more file in it: a jar execlease does not know, as a team's own build is."""
-    folder = tmp_path_factory.mktemp('other')
-    target = folder / 'tla2tools.jar'
-    shutil.copyfile(needs.tla_jar(), target)
-    (folder / 'BUILT-BY.txt').write_text('a team that pins its own TLA+ tools\n')
-    subprocess.run((support.jar_tool(), 'uf', str(target), 'BUILT-BY.txt'), cwd=folder, check=True)
-    return target
+    """TLC 2.15 with one more file in it: a jar execlease does not know, as a team's own build is.
+    Built once for the test run (this module's and verify/tools_test.py's, every xdist worker's:
+    tests/shared.py), `jar` being a JVM of its own; the tests only read it."""
+
+    def build(folder: Path) -> None:
+        target = folder / 'tla2tools.jar'
+        shutil.copyfile(needs.tla_jar(), target)
+        (folder / 'BUILT-BY.txt').write_text('a team that pins its own TLA+ tools\n')
+        subprocess.run(
+            (support.jar_tool(), 'uf', str(target), 'BUILT-BY.txt'), cwd=folder, check=True
+        )
+
+    return shared.folder(tmp_path_factory, 'other-tools-jar', build) / 'tla2tools.jar'
 
 
 def manifest(root: Path, tools_key: dict[str, str]) -> Manifest:

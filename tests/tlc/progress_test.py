@@ -131,6 +131,7 @@ def test_the_follower_hands_on_whole_lines_as_the_file_grows(tmp_path):
 
 
 @pytest.mark.tlc
+@pytest.mark.usefixtures('one_tlc_job')
 def test_lines_arrive_while_the_real_tlc_runs():
     """tlc.run_job feeds TLC's lines as they come (while its JVM still runs, not all at the end),
     and what they say agrees with the verdict read from the whole output."""
@@ -173,6 +174,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
 
 
 @pytest.mark.tlc
+@pytest.mark.usefixtures('one_tlc_job')
 def test_a_timeout_still_stops_a_fed_job():
     job = TlcJob(
         kind='check',

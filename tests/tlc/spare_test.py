@@ -19,10 +19,10 @@ import pytest
 
 from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
-from execlease_hook.tlc import output, spare, spare_helper
+from execlease_hook.tlc import cds, output, spare, spare_helper
 from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job
 from tests import needs, shared, wait
-from tests.tlc.job_test import VERDICTS, make_job, own_jvm_verdicts
+from tests.tlc.job_test import VERDICTS, make_job, own_jvm_cache, own_jvm_verdicts
 
 # Every test here starts a JVM (tests/tiers.py).
 pytestmark = pytest.mark.tlc
@@ -41,21 +41,45 @@ def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path |
     spare.discard_all()
 
 
+def compiled_helper(factory: pytest.TempPathFactory) -> Path:
+    """A JVM cache holding only the compiled warm-JVM helper, compiled once for the test run
+    (every xdist worker's, tests/shared.py): copied by the tests whose point is not the compile
+    (here and tests/tlc/libraries_test.py), so that each starts no javac of its own."""
+
+    def build(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
+            mp.delenv('EXECLEASE_JAVAC', raising=False)
+            _ready(_job('pass'))
+
+    return shared.folder(factory, 'spare-helper-jvm-cache', build)
+
+
 @pytest.fixture(scope='module')
 def warmed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, output.Verdict]]:
     """Paid once for the test run (every xdist worker's, tests/shared.py): a JVM cache with the
     helper compiled and the jar's class-data archive built; and every fixture kind's verdict in a
     JVM of its own, the verdicts a spare must give (job_test.py's). Each test copies the cache
-    and only reads the verdicts."""
+    and only reads the verdicts. The helper is `compiled_helper`'s; the archive is a copy of the
+    one job_test.py's verdicts built (the same Java and jar: the same archive), not a JVM run for
+    it again."""
 
     def build(folder: Path) -> None:
+        shutil.copytree(compiled_helper(tmp_path_factory), folder, dirs_exist_ok=True)
+        built = own_jvm_cache(tmp_path_factory)
+        for jsa in built.glob('*.jsa'):
+            for made in (jsa, jsa.with_name(jsa.name + '.sha256')):
+                shutil.copy2(made, folder / made.name)
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv('EXECLEASE_JVM_CACHE', str(folder))
             for name in ('EXECLEASE_JVM_TUNING', 'EXECLEASE_JAVAC'):
                 mp.delenv(name, raising=False)
             mp.setenv('EXECLEASE_JVM_SPARE', '0')
             _ready(_job('pass'))
-            run_job(_kind(KINDS[0]))  # builds the archive
+            archive = cds.archive_path(Path(needs.java()), needs.tla_jar(), from_environ())
+            assert archive is not None and cds.trusted(archive), sorted(
+                p.name for p in built.iterdir()
+            )
         spare.discard_all()
 
     folder = shared.folder(tmp_path_factory, 'spare-warmed-jvm-cache', build)

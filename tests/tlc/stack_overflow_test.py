@@ -14,7 +14,8 @@ from execlease_hook.tlc.job import TlcJob, run_job
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
-pytestmark = pytest.mark.tlc
+# One job a test, outside a verify run (conftest.one_tlc_job).
+pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('one_tlc_job')]
 
 DEEP = 'RECURSIVE Walk(_)\nWalk(n) == IF n = 0 THEN 0 ELSE 1 + Walk(n - 1)\n'
 SPECS = {

@@ -10,7 +10,7 @@ from execlease_hook.manifest.model import CodeMutation, Replace
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.java import find_java
 from execlease_hook.traces import code_mutations
-from execlease_hook.traces.code_mutations import mutated_copy, repository_files
+from execlease_hook.traces.code_mutations import mutated_copy
 from tests.conftest import GitRepo
 
 
@@ -27,9 +27,10 @@ def test_copy_is_mutated_working_tree_is_not(git_repo: GitRepo):
     with mutated_copy(git_repo.path, mutation('return 1')) as copy:
         assert (copy / 'app/a.py').read_text() == 'def f():\n    return 2\n'
         assert (copy / 'notes.txt').exists() and not (copy / 'ignored').exists()
+        held = sorted(p.relative_to(copy).as_posix() for p in copy.rglob('*') if p.is_file())
+        assert held == ['.gitignore', 'app/a.py', 'notes.txt']
     assert not copy.exists()
     assert git_repo.read('app/a.py') == 'def f():\n    return 1\n'
-    assert repository_files(git_repo.path) == ['.gitignore', 'app/a.py', 'notes.txt']
 
 
 def test_a_link_into_the_repository_points_into_the_copy(git_repo: GitRepo, tmp_path):

@@ -44,6 +44,22 @@ def model(git_repo: GitRepo, lib_jar: Path, monkeypatch: pytest.MonkeyPatch) -> 
     return git_repo
 
 
+def share_results(repo: GitRepo, factory: pytest.TempPathFactory) -> None:
+    """The repository's TLC result cache made one folder these tests share (every xdist worker's,
+    tests/shared.py), and only they: an entry is keyed by the job's content, libraries included,
+    so the jobs of the same model and libraries run by one test are read by another. Every job
+    kind's run writes its results there (with --no-cache too), which the cache's test then finds
+    on its first run: what it asserts (every job cached on the second run, none after a library
+    changed) holds whether that first run ran them or read them."""
+    folder = shared.folder(factory, 'libraries-results', lambda _: None)
+    link = repo.path / '.git' / 'execlease' / 'cache'
+    link.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        link.symlink_to(folder, target_is_directory=True)
+    except OSError:  # no symbolic links here (Windows without the right): a cache of its own
+        pass
+
+
 def run(tmp_path: Path, *args: str) -> tuple[int, dict]:
     report = tmp_path / 'report.json'
     code = cli.main(['verify', *args, '--json', str(report)])
@@ -91,6 +107,7 @@ def test_every_job_kind_runs_with_the_libraries_as_bare_tlc_does(
     monkeypatch.setenv(
         'EXECLEASE_JVM_SPARE', spares
     )  # warm JVMs of a library key: tests/tlc/libraries_test.py
+    share_results(model, tmp_path_factory)  # read by the cache's test below
     code, data = run(tmp_path, '--no-cache')
     out = capsys.readouterr().out
     assert code == 0, out
@@ -160,7 +177,10 @@ def cached(data: dict) -> dict[tuple[str, str], bool]:
     return {k: j['cached'] for k, j in jobs(data).items() if k != ('traces', 'action-coverage')}
 
 
-def test_no_cached_result_survives_a_library_change(model, lib_jar, tmp_path, monkeypatch, capsys):
+def test_no_cached_result_survives_a_library_change(
+    model, lib_jar, tmp_path, tmp_path_factory, monkeypatch, capsys
+):
+    share_results(model, tmp_path_factory)  # the first run reads what the runs above wrote
     assert run(tmp_path)[0] == 0
     code, data = run(tmp_path)
     assert code == 0 and all(cached(data).values()), cached(data)

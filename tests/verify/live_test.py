@@ -91,6 +91,19 @@ def test_not_a_terminal_a_job_that_moved_on_since_its_last_line_gets_one_more_as
     ), lines
 
 
+def test_showing_finishes_the_job_however_the_block_ends():
+    """A job that ends in an exception (Ctrl-C, a bug) leaves no live line behind."""
+    out, clock = io.StringIO(), Clock()
+    live = Live(0.5, out, terminal=False, clock=clock, ticking=False)
+    with pytest.raises(KeyboardInterrupt), live.showing('check main') as job:
+        job.feed('@!@!@STARTMSG 2189:0 @!@!@')
+        ticks(live, clock, 0.5)
+        raise KeyboardInterrupt
+    ticks(live, clock, 2.0)  # none after the end: the job was finished
+    live.close()
+    assert out.getvalue() == '  check main: 0 s, computing initial states\n'
+
+
 def test_the_ticker_thread_writes_the_plain_lines_on_its_own():
     """The thread a real run has (ticking=True): polled with a deadline, never slept on."""
     out = io.StringIO()

@@ -365,6 +365,9 @@ def test_two_runs_at_once_on_an_empty_cache(git_repo, tools_in_repo):
     write_model(git_repo, mutations=(CAUGHT,), findings=(F1,), entries=())
     env = git_env()
     env['EXECLEASE_TLA_OFFLINE'] = '1'
+    # No class-data archive: one built for this repository's jar would be read by no other run
+    # (runs building one at once: verify/fault_test.py).
+    env['EXECLEASE_JVM_CDS'] = '0'
     procs = [
         subprocess.Popen(
             (str(EXECLEASE), 'verify', '--jobs', '1'),
@@ -623,6 +626,8 @@ def test_unverified_jar_is_stated_loudly(git_repo, capsys, monkeypatch, tmp_path
     jar.write_bytes(needs.tla_jar().read_bytes() + b'\0')  # still a valid zip, other hash
     monkeypatch.setenv('EXECLEASE_TLA_JAR', str(jar))
     monkeypatch.setenv('EXECLEASE_TLA_JAR_UNVERIFIED', '1')
+    # No class-data archive: one built for this jar of the test's own would be read by no other run.
+    monkeypatch.setenv('EXECLEASE_JVM_CDS', '0')
     write_model(git_repo, entries=())
     assert cli.main(['verify', '--quick']) == 0
     captured = capsys.readouterr()

@@ -43,7 +43,7 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
         finally:
             seen.append((f'tlc {j.kind} {j.name}', start, time.monotonic()))
 
-    def command(argv, root, *args, **kwargs) -> validation.CommandRun:
+    def command(argv, root, *args, **kwargs) -> str:
         start = time.monotonic()
         where = '' if Path(root).resolve() == Path.cwd().resolve() else 'copy '
         try:

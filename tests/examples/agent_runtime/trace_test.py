@@ -276,7 +276,9 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path, scratch
         'complete-step-ignores-generation',
     ],
 )
-def test_shipped_code_mutation_is_caught_at_its_line(name: str, tmp_path: Path, offline_tlc):
+def test_shipped_code_mutation_is_caught_at_its_line(
+    name: str, tmp_path: Path, offline_tlc, one_tlc_job
+):
     # The three breaks the fault harness let through in every seeded round: a release without
     # its fence, a renew without its expiry check, a replay decision ignoring the policy now;
     # and two fences without their generation, which only a run id shared by a restarted
@@ -318,6 +320,7 @@ def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
     rejected_at: str,
     tmp_path: Path,
     offline_tlc,
+    one_tlc_job,
 ):
     from execlease_hook.manifest import read as manifest_read
     from execlease_hook.tlc import jar

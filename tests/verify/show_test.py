@@ -9,7 +9,7 @@ from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest.model import CoveredEntry, Region
 from execlease_hook.tlc import result
 from execlease_hook.tlc.output import TraceStep, Verdict
-from execlease_hook.verify import report
+from execlease_hook.verify import show
 from tests.verify.suite_test import WRONG, shared_results, write_model
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
@@ -101,7 +101,7 @@ def test_loops_stuttering_parameters_and_unlocated_code():
             'x',
         ),
     ]
-    assert report.counterexample(verdict, statuses) == [
+    assert show.counterexample(verdict, statuses) == [
         '  counterexample (property Live), 5 steps:',
         '  1. Initial predicate',
         '       a = 0',
@@ -134,7 +134,7 @@ def test_an_abstract_action_shows_its_reason():
             TraceStep(2, 'Expire', 'line 5, col 1 to line 6, col 9 of module M', (('a', '1'),)),
         ),
     )
-    lines = report.counterexample(verdict, [], {'Expire': 'time passing'})
+    lines = show.counterexample(verdict, [], {'Expire': 'time passing'})
     assert lines[-3:] == [
         '       spec: M.tla:5-6',
         '       code: (abstract: time passing)',
@@ -146,7 +146,7 @@ def test_summary_table_lists_every_column():
     from execlease_hook.tlc.job import TlcJob
 
     job = TlcJob('mutation', 'm1', 'S.tla', b'', 'S.cfg', b'', expect='P8', settings=from_environ())
-    rows = report.summary_table(
+    rows = show.summary_table(
         [
             result.JobResult(
                 job,
@@ -192,13 +192,13 @@ def test_summary_table_fits_the_width_it_is_given():
             'ok',
         )
     ]
-    lines = report.summary_table(results, 78)
+    lines = show.summary_table(results, 78)
     assert max(map(len, lines)) <= 78
     assert lines[0].split() == ['kind', 'name', 'result', 'distinct', 'seconds', 'cached']
     assert lines[1].startswith('code-mutation  finish-turn-') and '...' in lines[1]
     assert lines[1].endswith('held      85,142      9.2      no')
     assert lines[-1].startswith('(no verdict column')
-    wide = report.summary_table(results, 200)
+    wide = show.summary_table(results, 200)
     assert 'violated ClaimRespectsLiveOwner' in wide[1] and long_name in wide[1] and len(wide) == 2
 
 
@@ -216,7 +216,7 @@ def test_what_specs_printed_is_shown_once_per_output_naming_its_jobs():
         )
 
     many = tuple(f'<<{i}>>' for i in range(40))
-    lines = report.spec_output(
+    lines = show.spec_output(
         [
             job('a', ('"x"',), 1),
             job('b', ('"x"',), 1),
@@ -236,4 +236,4 @@ def test_what_specs_printed_is_shown_once_per_output_naming_its_jobs():
     assert lines[4].startswith('printed by the spec (mutation c; 55 lines,')
     assert lines[5:15] == [f'  > <<{i}>>' for i in range(10)]
     assert lines[15:] == ['  > ... 45 more lines (-v shows the first 40)']
-    assert report.spec_output([job('d', many, 55)], shown=40)[-1] == '  > ... 15 more lines'
+    assert show.spec_output([job('d', many, 55)], shown=40)[-1] == '  > ... 15 more lines'
