@@ -10,13 +10,6 @@ import sys
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / 'README.md'
-# pip's byte-compilation of what it installs, off in the installs the tests make (this venv,
-# pre-commit's hook environments, the isolated environment of a wheel build): a file that does
-# not compile only makes pip warn, so it asserts nothing, and Python compiles each module it
-# imports the first time anyway. It was about 1 CPU-s of each install (measured), 7 or more a
-# run. (`PIP_NO_COMPILE=1` turns it on: pip reads a `--no-` option's variable as the value of
-# the option it negates.)
-PIP = {'PIP_COMPILE': '0'}
 
 
 def install_line() -> str:
@@ -43,9 +36,7 @@ def readme_install(repo: Path, folder: Path) -> Path:
     bin_dir = venv / 'bin'
     env = {k: v for k, v in os.environ.items() if not k.startswith(('GIT_', 'VIRTUAL_ENV'))}
     env.update(
-        PIP,
-        PATH=os.pathsep.join((str(bin_dir), env.get('PATH', ''))),
-        EXECLEASE_GIT=repo.as_uri(),
+        PATH=os.pathsep.join((str(bin_dir), env.get('PATH', ''))), EXECLEASE_GIT=repo.as_uri()
     )
     proc = subprocess.run(
         ('bash', '-c', f'set -e\n{install_line()}\n'),

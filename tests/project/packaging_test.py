@@ -158,9 +158,8 @@ def test_try_repo_installs_and_runs_the_fast_hook(covered_repo, tmp_path):
     # first commit does. try-repo snapshots the working tree as a new commit, so no store shared
     # with the other end-to-end tests could hold that environment already.
     from tests.conftest import git_env
-    from tests.e2e.install import PIP
 
-    env = {**git_env(), **PIP}
+    env = git_env()
     env['PRE_COMMIT_HOME'] = str(tmp_path / 'pre-commit-home')
     env['PRE_COMMIT_COLOR'] = 'never'
     # Every hook of the commit stage: the guard, and the guard under its old id (one environment).
