@@ -16,6 +16,7 @@ from execlease_hook.cli import main as cli
 from tests import libraries_support as support
 from tests import shared
 from tests.conftest import GitRepo
+from tests.verify.suite_test import shared_results
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
@@ -51,13 +52,7 @@ def share_results(repo: GitRepo, factory: pytest.TempPathFactory) -> None:
     kind's run writes its results there (with --no-cache too), which the cache's test then finds
     on its first run: what it asserts (every job cached on the second run, none after a library
     changed) holds whether that first run ran them or read them."""
-    folder = shared.folder(factory, 'libraries-results', lambda _: None)
-    link = repo.path / '.git' / 'execlease' / 'cache'
-    link.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        link.symlink_to(folder, target_is_directory=True)
-    except OSError:  # no symbolic links here (Windows without the right): a cache of its own
-        pass
+    shared_results(factory, repo, 'libraries-results')
 
 
 def run(tmp_path: Path, *args: str) -> tuple[int, dict]:

@@ -116,14 +116,17 @@ def sync(repo: GitRepo) -> None:
     repo.commit('sync')
 
 
-def shared_results(factory: pytest.TempPathFactory, repo: GitRepo) -> None:
+def shared_results(
+    factory: pytest.TempPathFactory, repo: GitRepo, name: str = 'tlc-results'
+) -> None:
     """The repository's TLC result cache (.git/execlease/cache) made a folder the run's tests
     share, every xdist worker's (tests/shared.py): an entry is keyed by the job's content alone
     (tlc/cache.py), so a job another of them has run is read, not run again. For the tests of
     what verify does with the verdicts, in process, through the console script or a hook (exit
     codes, report formats, shards, what a push judges, coverage and --update-coverage, notes);
-    the tests of running TLC and of the cache itself keep their own."""
-    folder = shared.folder(factory, 'tlc-results', lambda _: None)
+    the tests of running TLC and of the cache itself keep their own, or share one `name`d
+    apart (tests/verify/libraries_test.py)."""
+    folder = shared.folder(factory, name, lambda _: None)
     link = repo.path / '.git' / 'execlease' / 'cache'
     link.parent.mkdir(parents=True, exist_ok=True)
     try:
