@@ -5,10 +5,10 @@ their shipped bounds (--deep, --simulate: deep.py) and the tests. What differs i
 Every run: the models (result.load: a refused one is its own exit 2), the TLA+ tools and Java, the
 sweep of what a killed run left, every model's jobs in one pool (pool.py), each model's result
 (`finish`: coverage, trace results, the map both ways, notes) and text in the order the models
-were found, the report, the JVM's housekeeping notes, the verdict line. Exit 0: every check passed, every mutation still fails on its named property,
-every known finding still reproduces, no covered entry changed. Exit 1: one of those did not
-hold. Exit 2: something could not run; every exit-1 failure is still printed, and 2 is never a
-pass.
+were found, the report, the JVM's housekeeping notes, the verdict line. Exit 0: every check
+passed, every mutation still fails on its named property, every known finding still reproduces,
+no covered entry changed. Exit 1: one of those did not hold. Exit 2: something could not run;
+every exit-1 failure is still printed, and 2 is never a pass.
 """
 
 from __future__ import annotations
