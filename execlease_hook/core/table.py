@@ -68,13 +68,10 @@ def layout(
             break
         widest = max(flexible, key=lambda i: widths[i])
         widths[widest] -= 1
-    clipped = []
-    for row in table:
-        cells = []
-        for i in kept:
-            clip = columns[i].clip
-            cells.append(clip(row[i], widths[i]) if clip is not None else row[i])
-        clipped.append(cells)
+    clipped = [
+        [clip(row[i], widths[i]) if (clip := columns[i].clip) else row[i] for i in kept]
+        for row in table
+    ]
     return [columns[i] for i in kept], clipped
 
 

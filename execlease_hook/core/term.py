@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 DEFAULT_WIDTH = 80  # when the output is not a terminal and COLUMNS is not set
@@ -122,29 +123,26 @@ class QuietPipe:
         self.stream = stream
         self.reader_gone = False
 
-    def _gone(self) -> None:
-        self.reader_gone = True
-        with contextlib.suppress(OSError, AttributeError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(devnull, self.stream.fileno())
-            finally:
-                os.close(devnull)
+    def _unless_gone(self, call: Callable[[], object]) -> None:
+        if self.reader_gone:
+            return
+        try:
+            call()
+        except BrokenPipeError:
+            self.reader_gone = True
+            with contextlib.suppress(OSError, AttributeError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(devnull, self.stream.fileno())
+                finally:
+                    os.close(devnull)
 
     def write(self, text: str) -> int:
-        if not self.reader_gone:
-            try:
-                return self.stream.write(text)
-            except BrokenPipeError:
-                self._gone()
+        self._unless_gone(lambda: self.stream.write(text))
         return len(text)
 
     def flush(self) -> None:
-        if not self.reader_gone:
-            try:
-                self.stream.flush()
-            except BrokenPipeError:
-                self._gone()
+        self._unless_gone(self.stream.flush)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.stream, name)

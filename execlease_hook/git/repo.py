@@ -174,11 +174,8 @@ def rev_parse(root: Path, rev: str) -> str | None:
 def rev_list(root: Path, *revs: str) -> list[tuple[str, str | None]]:
     """(commit, first parent or None) of every commit `git rev-list REVS` names, oldest first."""
     out = output(root, 'rev-list', '--reverse', '--topo-order', '--parents', *revs, '--')
-    result: list[tuple[str, str | None]] = []
-    for line in out.decode().splitlines():
-        ids = line.split()
-        result.append((ids[0], ids[1] if len(ids) > 1 else None))
-    return result
+    lines = [line.split() for line in out.decode().splitlines()]
+    return [(ids[0], ids[1] if len(ids) > 1 else None) for ids in lines]
 
 
 def subject(root: Path, commit: str) -> str:

@@ -32,12 +32,11 @@ def _indent(content: bytes, start_byte: int) -> str:
 def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
     """difflib numbers lines from 1 within the entry; show the file's line numbers instead."""
 
-    def shift(match: re.Match[str]) -> str:
-        a, b, c, d = match.group(1), match.group(2) or '', match.group(3), match.group(4) or ''
-        return f'@@ -{int(a) + old_first - 1}{b} +{int(c) + new_first - 1}{d} @@'
+    def shift(h: re.Match[str]) -> str:
+        old, new = int(h[1]) + old_first - 1, int(h[3]) + new_first - 1
+        return f'@@ -{old}{h[2] or ""} +{new}{h[4] or ""} @@'
 
-    hunk = re.compile(r'^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@')
-    return [hunk.sub(shift, line) if line.startswith('@@') else line for line in lines]
+    return [re.sub(r'^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@', shift, line) for line in lines]
 
 
 def entry_diffs(

@@ -121,13 +121,10 @@ def missing_block(
 
 def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
     """The entry's file as it was hashed: its synced blob, else the file at the sync commit."""
-    synced = None
-    if e.synced_blob is not None:
-        synced = repo.read_blobs(m.root, [e.synced_blob]).get(e.synced_blob)
-    if synced is None and m.coverage.sync_commit is not None:
-        spec = f'{m.coverage.sync_commit}:{e.path}'
-        synced = repo.read_blobs(m.root, [spec]).get(spec)
-    return synced
+    sync = m.coverage.sync_commit
+    specs = [s for s in (e.synced_blob, sync and f'{sync}:{e.path}') if s]
+    found = repo.read_blobs(m.root, specs)
+    return next((found[s] for s in specs if found[s] is not None), None)
 
 
 def _find_moved(

@@ -1,17 +1,14 @@
 """The fast stage on what is staged: on every `git commit` (and on `git merge`, through the
-pre-merge-commit hook). commands/guard.py chooses it (or `--range`, push_range.py).
+pre-merge-commit hook); `--range` is push_range.py's. Until a covered file, a model file, the
+manifest or NOTES.md is part of the commit, it costs one `git diff --cached`, one `git ls-files`
+and one JSON read per model; only then does it import check.py
+(docs/architecture.md#the-fast-stage-guard).
 
-Speed is a feature (docs/architecture.md#the-fast-stage-guard): until it knows that a covered
-file, a model file, the manifest or NOTES.md is part of the commit, the guard costs one `git diff
---cached`, one `git ls-files` and one JSON read per model. Only then does it import check.py
-(manifest validation, coverage, tree-sitter for the staged suffixes).
-
-Everything it judges is what the commit records: the staged set comes from `git diff --cached`,
-never from FILES alone (pre-commit does not pass deleted files to a hook, and a deleted or
-renamed covered file must block); the models are the manifests in the index, never the working
-tree's files, and a manifest deleted in the commit is a model that no longer exists. FILES
-matter only when nothing is staged (`pre-commit run --all-files`): then the entries for those
-paths are checked against the index. `--range` judges commits already made (push_range.py).
+It judges what the commit records: the staged set comes from `git diff --cached`, never from
+FILES alone (pre-commit does not pass deleted files to a hook, and a deleted or renamed covered
+file must block), and the models are the manifests in the index. FILES matter only when nothing
+is staged (`pre-commit run --all-files`): then the entries for those paths are checked against
+the index.
 """
 
 from __future__ import annotations
@@ -44,8 +41,7 @@ def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str])
 
 
 def plain_json(data: bytes | None) -> dict | None:
-    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object.
-    Parsed once by the caller and handed to the helpers below, which read it in turn."""
+    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object."""
     if data is None:
         return None
     try:
@@ -226,8 +222,7 @@ def judge_staged(
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
         source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(parsed[rel], touched))
-        loaded = check.load_model(rel, root, source, data[rel], worktree=True)
-        m = loaded.manifest
+        m, text, unstaged = check.load_model(rel, root, source, data[rel], worktree=True)
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:
             raise CannotRun(f'{rel}: ' + '; '.join(inside))
@@ -235,7 +230,7 @@ def judge_staged(
         if not (p.entries or p.model or p.notes or p.watched):
             continue
         snap = check.Snapshot(source, staged, 'staged')
-        found = check.check(m, p, snap, loaded.text, max_bytes)
+        found = check.check(m, p, snap, text, max_bytes)
         if judged is not None:
             judged(m, p, found, source)
         if found.only_map:
@@ -247,7 +242,7 @@ def judge_staged(
                 code = max(code, 1)
                 continue
         if found.blocks:
-            print(term.wrap(check.render(m, found, loaded.unstaged_manifest)))
+            print(term.wrap(check.render(m, found, unstaged)))
         elif verbose:
             print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
         code = max(code, found.code)
