@@ -155,9 +155,7 @@ def render(
     return '\n'.join(lines).rstrip('\n')
 
 
-def check(
-    m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None, max_bytes: int
-) -> Findings:
+def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str, max_bytes: int) -> Findings:
     """`max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
     staged, source = snap.changes, snap.source
     notes_path = paths.rel(m.root, m.folder / 'NOTES.md')

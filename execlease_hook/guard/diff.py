@@ -50,8 +50,6 @@ def entry_diffs(
     `source`, named `label`), or why there is none. The base is the entry's synced blob (written
     into the object database by the sync: exactly the hashed content), else, for manifests older
     than that, the file at coverage.syncCommit."""
-    if not statuses:
-        return {}
     sync = m.coverage.sync_commit
     blobs = source.read_objects([s.entry.synced_blob for s in statuses if s.entry.synced_blob])
     old_files: dict[str, bytes | None] = {}
@@ -85,10 +83,9 @@ def entry_diffs(
         new = (_indent(now, located.start_byte) + located.text).splitlines()
         diff = difflib.unified_diff(old, new, base, f'{e.path} ({label})', n=2, lineterm='')
         lines = _shift_hunks(list(diff), before.start_line, located.start_line)
-        if not lines:
-            lines = [
-                '(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)'
-            ]
+        lines = lines or [
+            '(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)'
+        ]
         if len(lines) > DIFF_LINES:
             lines = lines[:DIFF_LINES] + [f'... {len(lines) - DIFF_LINES} more diff lines']
         out[e.id] = '\n'.join(f'  {line}' for line in lines)
