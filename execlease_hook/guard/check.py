@@ -112,11 +112,7 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
         return Plan((), False, False, False, ())
     folder, prefix = paths.rel(m.root, m.folder), folder_prefix(m)
     everything = check_all or paths.rel(m.root, m.path) in touched
-    entries = (
-        m.coverage.entries
-        if everything
-        else tuple(e for e in m.coverage.entries if e.path in touched)
-    )
+    entries = tuple(e for e in m.coverage.entries if everything or e.path in touched)
     model = everything or any(prefix + name in touched for name in m.model_files)
     if not model:  # a staged module the model may read (spec/modules.py) is the model too
         folders = [folder, *library_folders(m)]

@@ -155,9 +155,8 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
         if repo.blob_id(local, blob) == blob:
             data[rel] = local
     rest = [rel for rel, _ in models if rel not in data]
-    if rest:
-        blobs = repo.read_blobs(root, [f':{rel}' for rel in rest])
-        data.update({rel: blobs[f':{rel}'] for rel in rest})
+    blobs = repo.read_blobs(root, [f':{rel}' for rel in rest])  # no process for none
+    data.update({rel: blobs[f':{rel}'] for rel in rest})
     return data
 
 
