@@ -107,7 +107,7 @@ def load_model(
     return read.parse(text, root / rel, root), text, unstaged
 
 
-def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
+def plan(m: Manifest, touched: set[str], check_all: bool) -> Plan:
     if not m.covers_code:  # a model of no code (no "coverage"): nothing for the guard to judge
         return Plan((), False, False, False, ())
     folder, prefix = paths.rel(m.root, m.folder), folder_prefix(m)
@@ -125,7 +125,7 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
         watched = tuple(
             watch.watched(m, repo.tracked_files(m.root) if everything else sorted(touched))
         )
-    return Plan(entries, model, notes and (full_map or bool(entries)), notes and full_map, watched)
+    return Plan(entries, model, full_map or bool(entries), full_map, watched)
 
 
 def render(

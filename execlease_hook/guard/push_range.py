@@ -97,9 +97,7 @@ def judge_commits(
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
             m, text, _ = check.load_model(rel, root, source, blob, worktree=False)
-            p = check.plan(m, touched, False, notes=at_tip)
-            if at_tip:
-                p = dataclasses.replace(p, notes=True, full_map=True)
+            p = dataclasses.replace(check.plan(m, touched, False), notes=at_tip, full_map=at_tip)
             if not (p.entries or p.model or p.notes):
                 continue
             snap = check.Snapshot(source, changes, commit[:12], commit)
