@@ -43,10 +43,8 @@ def _paragraphs(lines: list[str]) -> list[tuple[bool, list[str]]]:
     out: list[tuple[bool, list[str]]] = []
     in_diff = False
     for line in lines:
-        if in_diff and not line.startswith('  '):
-            in_diff = False
-        if not in_diff and line.startswith('  ') and line.lstrip(' ').startswith('--- '):
-            in_diff = True  # a unified diff inside a message: from its indented '--- ' header
+        # A unified diff inside a message: from its indented '--- ' header on, while indented.
+        in_diff = line.startswith('  ') and (in_diff or line.lstrip(' ').startswith('--- '))
         if in_diff:
             out.append((True, [line]))
             continue

@@ -193,16 +193,14 @@ def judge_staged(
     parsed = {rel: plain_json(data[rel]) for rel, _ in models}
     for rel, _ in models:
         governed = governed_paths(rel, parsed[rel])
-        # What the checks read beyond the governed paths: protocol code under watch rules, and
-        # the staged modules of the model's folder and library folders (the model record
-        # covers those the model reads).
+        # What the checks read beyond the governed paths: watched code, the model's modules.
         watched = watched_paths(parsed[rel], touched) | model_modules(rel, parsed[rel], touched)
         if every or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, governed, watched))
     if not wanted:
         if verbose:
             print('execlease guard: nothing a model governs is part of this commit')
-        return 0  # nothing any model governs is part of this commit
+        return 0
     # Lazy: what judging loads (manifest validation, coverage, tree-sitter, the fingerprint
     # rules) would make every commit that concerns nothing pay for it. Measured as
     # benchmarks/guard_latency.py (b), CPU time, 25 interleaved runs at load 15: 284 ms as
