@@ -150,10 +150,6 @@ def read_blobs(root: Path, specs: Sequence[str]) -> dict[str, bytes | None]:
     return result
 
 
-def has_commit(root: Path, commit: str) -> bool:
-    return run_git(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
-
-
 def rev_parse(root: Path, rev: str) -> str | None:
     """The commit `rev` names; None when it names none."""
     proc = run_git(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')

@@ -67,7 +67,7 @@ def entry_diffs(
             base = f'{e.path} @ {sync[:12]} (sync)'
         if content is None:
             if sync is not None and present is None:
-                present = repo.has_commit(m.root, sync)
+                present = repo.rev_parse(m.root, sync) is not None
             out[e.id] = _no_diff(e, sync, present)
             continue
         now = source.read(e.path) or b''
