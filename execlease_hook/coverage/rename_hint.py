@@ -11,6 +11,7 @@ Else: the only one that the synced code did not define, or else the closest name
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 from collections.abc import Callable, Sequence
@@ -86,15 +87,9 @@ def find(
             and (path, d.qualname) not in covered
         ]
         before: set[str] | None = None
-        if (
-            synced is not None
-            and b'\0' not in synced
-            and len(synced) <= len(content) * 4 + 1_000_000
-        ):
-            try:
+        if synced is not None and b'\0' not in synced and len(synced) <= len(content) * 4 + 10**6:
+            with contextlib.suppress(ValueError, UnicodeDecodeError):
                 before = {d.qualname for d in every_definition(language, synced)}
-            except (ValueError, UnicodeDecodeError):
-                before = None
         new = [d for d in candidates if before is not None and d.qualname not in before]
         by_name = {d.qualname: d for d in candidates}
         close = [

@@ -24,9 +24,9 @@ from execlease_hook.manifest import model, schema, watch_paths
 # What a pinned jar and a TLC version look like, shared with the commands that write them
 # (commands/add_library.py).
 _TOOLS = schema.SCHEMA['definitions']['tools']['properties']
-SHA256 = schema.pattern(_TOOLS['sha256'])
-JAR_URL = schema.pattern(_TOOLS['url'])
-TLC_VERSION = schema.pattern(_TOOLS['minTlc'])
+SHA256 = schema.pattern(_TOOLS['sha256']['pattern'])
+JAR_URL = schema.pattern(_TOOLS['url']['pattern'])
+TLC_VERSION = schema.pattern(_TOOLS['minTlc']['pattern'])
 _MODEL_PATH, _REPO_PATH = '#/definitions/modelPath', '#/definitions/repoPath'
 
 
@@ -232,8 +232,8 @@ def parse(text: str, path: Path, root: Path) -> model.Manifest:
 
 
 def load(path: Path, root: Path) -> model.Manifest:
-    path = Path(os.path.abspath(path))
-    outside = paths.outside_problem(Path(os.path.abspath(root)), path)
+    path, root = Path(os.path.abspath(path)), Path(os.path.abspath(root))
+    outside = paths.outside_problem(root, path)
     if outside is not None and path.exists():
         raise CannotRun(outside)
     try:
@@ -246,4 +246,4 @@ def load(path: Path, root: Path) -> model.Manifest:
         text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         raise CannotRun(f'{path}: not UTF-8 (byte {e.start}); save it as UTF-8') from None
-    return parse(text, path, Path(os.path.abspath(root)))
+    return parse(text, path, root)

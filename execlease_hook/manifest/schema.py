@@ -60,14 +60,10 @@ def _join(where: str, key: str | int) -> str:
     return key if where == '$' else f'{where}.{key}'
 
 
-def pattern(node: dict[str, Any]) -> re.Pattern[str]:
+@functools.cache
+def pattern(text: str) -> re.Pattern[str]:
     """A node's `pattern`, compiled: an ECMA `$` at the end matches only at the end (Python's
     would also match before a final line break)."""
-    return _compiled(node['pattern'])
-
-
-@functools.cache
-def _compiled(text: str) -> re.Pattern[str]:
     return re.compile(text[:-1] + r'\Z' if text.endswith('$') else text)
 
 
@@ -109,7 +105,7 @@ class Validator:
         if isinstance(value, str):
             if len(value) < node.get('minLength', 0):
                 self._fail(node, 'minLength', value, where, 'must not be empty')
-            if 'pattern' in node and not pattern(node).search(value):
+            if 'pattern' in node and not pattern(node['pattern']).search(value):
                 text = f'{value!r} does not match {node["pattern"]}'
                 self._fail(node, 'pattern', value, where, text)
             if node.get('format') == 'regex':

@@ -131,7 +131,7 @@ def check_deadlock(source: bytes, config: str) -> bool | None:
     return rest[0].text == 'TRUE'
 
 
-def _blank(source: bytes, spans: list[tuple[int, int]]) -> bytes:
+def blank(source: bytes, spans: list[tuple[int, int]]) -> bytes:
     """The source with the spans replaced by spaces (newlines kept: TLC's line numbers stay)."""
     out = bytearray(source)
     for start, end in spans:
@@ -145,7 +145,7 @@ def without_check_deadlock(source: bytes) -> bytes:
         for keyword, rest in sections(source)
         if keyword.text == 'CHECK_DEADLOCK'
     ]
-    return _blank(source, spans)
+    return blank(source, spans)
 
 
 def only_property(source: bytes, keep: str) -> bytes:
@@ -157,7 +157,7 @@ def only_property(source: bytes, keep: str) -> bytes:
             spans += [(t.start, t.end) for t in rest if t.text != keep]
             if all(t.text != keep for t in rest):
                 spans.append((keyword.start, keyword.end))
-    return _blank(source, spans)
+    return blank(source, spans)
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ _KEYWORDS = {
 KEYWORDS = frozenset({*(k.split(' ')[0] for k in _KEYWORDS.values()), 'PlusCal'})
 _LAYOUT = frozenset({'header_line', 'MODULE', 'double_line', 'single_line'})
 _VERBATIM = frozenset({'string'})
+_SYNONYMS = {word.encode(): plural.encode() for word, plural in SYNONYMS.items()}
 
 
 @dataclass(frozen=True)
@@ -204,12 +205,7 @@ def tree_digest(node: Node, source: bytes) -> str:
 def cfg_tokens(source: bytes) -> list[bytes]:
     """A config's tokens in order, comments (`\\*` to the end of the line, nested `(* *)`) left out
     (spec/cfg.token_matches reads them), singular keywords read as their plurals."""
-    tokens: list[bytes] = []
-    for match in token_matches(source):
-        token = match.group(0)
-        word = SYNONYMS.get(token.decode('utf-8', 'replace'))
-        tokens.append(word.encode('ascii') if word is not None else token)
-    return tokens
+    return [_SYNONYMS.get(match.group(0), match.group(0)) for match in token_matches(source)]
 
 
 def cfg_digest(source: bytes) -> str:

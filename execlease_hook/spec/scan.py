@@ -24,16 +24,11 @@ import tree_sitter
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec import cfg, syntax
 
+_RUNS = ('IOExec', 'IOExecTemplate', 'IOEnvExec', 'IOEnvExecTemplate')
+_WRITES = ('IOSerialize', 'Serialize', 'JsonSerialize', 'ndJsonSerialize', 'CSVWrite')
 FORBIDDEN: dict[str, str] = {
-    'IOExec': 'runs a program',
-    'IOExecTemplate': 'runs a program',
-    'IOEnvExec': 'runs a program',
-    'IOEnvExecTemplate': 'runs a program',
-    'IOSerialize': 'writes a file',
-    'Serialize': 'writes a file',
-    'JsonSerialize': 'writes a file',
-    'ndJsonSerialize': 'writes a file',
-    'CSVWrite': 'writes a file',
+    **dict.fromkeys(_RUNS, 'runs a program'),
+    **dict.fromkeys(_WRITES, 'writes a file'),
     'PickSuccessor': 'asks on the console and can stop the search',
     'TLCSet': 'with a non-numeric first argument ("exit", "pause") ends or stops the search',
 }
