@@ -1,12 +1,8 @@
 """A covered function that is gone under its name: which function it was renamed to, and the exact
-manifest edit and command that repair the entry (the guard prints them in its blocked-commit
-message).
-
-The candidate is looked for in the entry's file, or in its rename target when the file is
-renamed in the same commit, among the functions of the same scope (`LeaseStore.renew` ->
-`LeaseStore.*`) that no other entry covers. First choice: the one whose code, with its new name
-written back to the old one, has the recorded fingerprint (renamed, nothing else changed).
-Else: the only one that the synced code did not define, or else the closest name.
+manifest edit and command that repair the entry, which the guard prints (docs/architecture.md,
+covered code against the manifest). The candidates: the functions of the same scope
+(`LeaseStore.renew` -> `LeaseStore.*`) that no other entry covers, in the entry's file or its
+rename target when the file is renamed in the same commit.
 """
 
 from __future__ import annotations

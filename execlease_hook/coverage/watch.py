@@ -1,14 +1,7 @@
-"""Protocol code nobody covered: the `coverage.watch` rules of a model.
-
-A rule names paths (globs) and what protocol code looks like there: `strings`, a regular
-expression searched in the text of each function with its comments left out (SQL in string
-literals, say), or `calls`, callee names (`release` matches `release(...)`, `lease.release(...)`
-and `Lease::release(...)`; `db.execute` matches `db.execute(...)` and `self.db.execute(...)`).
-Every match must lie inside a covered entry (a covered function, a function inside one, or an
-anchored region), or inside a function listed in `coverage.ignored` with a reason; otherwise the
-innermost function around it is reported. Functions are found with the same per-language
-definitions as covered code (locate), so they are named as an entry would name them. Code at
-module level (outside any function) is not judged.
+"""Protocol code nobody covered: the `coverage.watch` rules of a model (docs/architecture.md,
+covered code against the manifest; manifest/sections.WatchRule, what a rule holds). A match must
+lie inside a covered entry or an `ignored` function; otherwise the innermost function around it
+is reported, named as an entry would name it. Code at module level is not judged.
 """
 
 from __future__ import annotations

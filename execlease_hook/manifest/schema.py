@@ -32,17 +32,9 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     'number': ((int, float), 'a number'),
     'null': ((type(None),), 'null'),
 }
-# How a message names the type of the value it got ("got an array"); _TYPES' names say what is
-# expected.
-_KINDS = {
-    dict: 'an object',
-    list: 'an array',
-    str: 'a string',
-    bool: 'true/false',
-    int: 'a number',
-    float: 'a number',
-    type(None): 'null',
-}
+# How a message names the type of the value it got ("got an array"): as _TYPES names what is
+# expected, but an int is "a number" (number's name, the last one given it) and a bool "true/false".
+_KINDS = {t: name for types, name in _TYPES.values() for t in types} | {bool: 'true/false'}
 
 
 class Invalid(Exception):

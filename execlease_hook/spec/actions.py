@@ -1,12 +1,10 @@
-"""The actions of a model's next-state relation, by the names TLC gives them (spec/action_map.py
-checks them against the covered code, both ways).
+"""The actions of a model's next-state relation, by the names TLC gives them in traces
+(docs/architecture.md, the model side; spec/action_map.py checks them against the covered code).
 
-The actions are found the way TLC splits the next-state relation into the actions its traces
-name: from `Next` (the cfg's NEXT, or the `[][A]_v` of its SPECIFICATION) through disjunctions,
-`\\E`, parentheses and the operators whose bodies are themselves such splits; an operator applied
-there whose body is anything else (a conjunction) is an action. A disjunct written inline (a
-conjunction, LET, IF) contributes the operators it applies that change a variable (a prime or
-UNCHANGED in their body, or in an operator they apply).
+Next splits through disjunctions, `\\E`, parentheses and the operators whose bodies are such
+splits; an operator applied there whose body is anything else (a conjunction) is an action. A
+disjunct written inline (a conjunction, LET, IF) contributes the operators it applies that change
+a variable (a prime or UNCHANGED in their body, or in an operator they apply).
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""A cfg as TLC is given it: deadlock checking decided, keywords this TLC lacks refused, one
-temporal property kept when a job must name the one that fails.
-
-Deadlock checking follows TLC's rules: the manifest entry's `deadlock` if it has one, else the
-cfg's `CHECK_DEADLOCK`, else on (TLC's default). `CHECK_DEADLOCK` itself never reaches TLC: it is
-blanked out of the copy TLC reads and becomes the `-deadlock` flag or its absence, so TLC 2.15,
-which does not know the keyword, and TLC 2.19, which does, run the same search. `ALIAS` and
-`POSTCONDITION` cannot be translated: on a TLC that lacks them the job is refused, naming the
-keyword and the TLC that has it.
+"""A cfg as TLC is given it (docs/architecture.md, the slow stage): deadlock checking decided as
+TLC decides it, `CHECK_DEADLOCK` turned into the `-deadlock` flag or its absence (so TLC 2.15,
+which lacks the keyword, and TLC 2.19 run the same search), keywords this TLC lacks refused, one
+temporal property kept when a job must name the one that fails; and the one cfg lexer.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
-"""A TLA+ spec read as a syntax tree (tree-sitter-tlaplus), and a TLC config read as tokens.
+"""A TLA+ spec read as a syntax tree (tree-sitter-tlaplus) into its top-level units, and a TLC
+config read as tokens (docs/architecture.md, the model side).
 
-A spec is indexed into its top-level units: every definition by name (operators, functions,
-`I == INSTANCE M`, `LOCAL` ones), and every other unit by its keyword (`EXTENDS`, `CONSTANTS`,
-`VARIABLES`, `ASSUME`, `INSTANCE`, `RECURSIVE`, `THEOREM`, a nested `MODULE`, a PlusCal
-algorithm), numbered from the second one on (`ASSUME#2`). Each unit has its lines and a
-fingerprint of its syntax tree: node kinds with open and close markers, and the text of every
-token. Comments and the whitespace between tokens are left out, so rewording a comment or
-re-wrapping a line does not change it; the layout of a bulleted `/\\` or `\\/` list is part of
-the tree (the grammar reads its indentation), so changing what a bullet belongs to does. Text
-outside the module (before its header, after `====`) is not read by TLC and not indexed.
-Inside a syntax error every byte is hashed verbatim.
-
-A config's meaning is its token sequence without comments, with singular and plural keywords
-(`INVARIANT`/`INVARIANTS`, `CONSTANT`/`CONSTANTS`, ...) read alike.
+A unit is a definition by its name (`LOCAL` ones too), or any other unit by its keyword
+(`EXTENDS`, `ASSUME`, a nested `MODULE`, a PlusCal algorithm, ...), numbered from the second one
+on (`ASSUME#2`). Its fingerprint leaves comments and the whitespace between tokens out, so
+rewording a comment or re-wrapping a line does not change it; the layout of a bulleted `/\\` or
+`\\/` list is part of the tree (the grammar reads its indentation), so changing what a bullet
+belongs to does. Text outside the module (before its header, after `====`) is not read by TLC
+and not indexed.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The modules a model reads: the EXTENDS and INSTANCE closure of its root modules.
-
-TLC reads a module named `M` from `M.tla` in the root module's own folder, else from each
-folder of its library path in order, else from its own standard modules (and jars on its class
-path). So the model is the root modules (the spec, and any root module a check names) and, from
-them, transitively, every module they EXTEND or INSTANCE that the model folder or a library
-folder of the manifest holds; a module of those folders that nothing reads is no part of it (a
-draft beside the spec, a library module no root imports). A module found nowhere is TLC's own or
-a jar's: it is not the repository's to record (tlc/missing.py explains the ones TLC cannot find).
-Each level of the closure is read in one batch (one `git cat-file` for the index or a commit).
+"""The modules a model reads: the EXTENDS and INSTANCE closure of its root modules, found where
+TLC looks (docs/architecture.md, the model side): `M.tla` in the root module's own folder, else in
+each library folder in order, else TLC's own or a jar's, which is not the repository's to record
+(tlc/missing.py explains the ones TLC cannot find). A module of those folders that nothing reads
+(a draft beside the spec) is no part of the model. Each level is read in one batch.
 """
 
 from __future__ import annotations
