@@ -1,13 +1,9 @@
-"""manifest.json against its JSON Schema (schemas/manifest.schema.json): the one declaration of
-what a manifest may hold, read by editors, by the generated docs/manifest.md and, here, by the
-loader. This is the subset of draft 7 the file uses, checked in the order a reader of the file
-meets the problems, stopping at the first one, which it names by its JSON path.
-
-Each problem is said the way the loader has always said it ("missing key 'spec'", "expected a
-string, got a number"), or by the node's `errorMessage` (as ajv-errors spells it: a string for
-any problem of that node, or an object by keyword), where `${0}` stands for the value and
-`${0#}` for its key. The `jsonschema` package checks the same file in the tests
-(tests/project/schemas_test.py), so the subset reads as the standard does.
+"""manifest.json against its JSON Schema (schemas/manifest.schema.json), the one declaration of
+what a manifest may hold (docs/architecture.md, the manifest): the subset of draft 7 the file
+uses, checked in the order a reader of the file meets the problems, stopping at the first one,
+named by its JSON path and said in the loader's words ("missing key 'spec'") or by the node's
+`errorMessage` (as ajv-errors spells it: a string, or an object by keyword; `${0}` stands for the
+value, `${0#}` for its key). The `jsonschema` package checks the same file in the tests.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ class Token:
 
 def token_matches(source: bytes) -> Iterator[re.Match[bytes]]:
     """The cfg's tokens as regex matches over its bytes; comments (`\\*` to the end of the line,
-    nested `(* *)`) left out. The one cfg lexer: tokens here and spec/index.cfg_tokens read it."""
+    nested `(* *)`) left out. The one cfg lexer: tokens here and spec/index.cfg_digest read it."""
     at, end = 0, len(source)
     while at < end:
         if source[at : at + 1].isspace():

@@ -197,14 +197,10 @@ def tree_digest(node: Node, source: bytes) -> str:
     return hashlib.sha256(b''.join(out)).hexdigest()
 
 
-def cfg_tokens(source: bytes) -> list[bytes]:
-    """A config's tokens in order, comments (`\\*` to the end of the line, nested `(* *)`) left out
-    (spec/cfg.token_matches reads them), singular keywords read as their plurals."""
-    return [_SYNONYMS.get(match.group(0), match.group(0)) for match in token_matches(source)]
-
-
 def cfg_digest(source: bytes) -> str:
+    """sha256 over a config's tokens, comments left out (spec/cfg.token_matches), singular keywords
+    read as their plurals."""
     digest = hashlib.sha256()
-    for token in cfg_tokens(source):
-        digest.update(tagged_field(b't', token))
+    for match in token_matches(source):
+        digest.update(tagged_field(b't', _SYNONYMS.get(match.group(0), match.group(0))))
     return digest.hexdigest()
