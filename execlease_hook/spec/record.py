@@ -12,10 +12,8 @@ unchanged while the bytes are, and the next `execlease verify --update-coverage`
 per-definition form. (The TLC result cache keys on exact bytes; that is a different question.)
 
 A record an older execlease wrote holds the spec, the cfgs and every module of the library
-folders, whether read or not, and no other module of the model folder. What differs only because
-of that is told apart from a change (`Comparison.upgrade`, judged by spec/older_record.py): a
-module it lacks, read through an EXTENDS or INSTANCE unchanged since the sync, cannot be judged
-and asks for one verified sync; a recorded library module no root reads is dropped by that sync.
+folders, whether read or not, and no other module of the model folder: what differs only because
+of that is told apart from a change (`Comparison.upgrade`; spec/older_record.py judges it).
 """
 
 from __future__ import annotations
@@ -49,9 +47,8 @@ class ModelView:
 
     @cached_property
     def model_index(self) -> SpecIndex:
-        """The spec's definitions and those of every module it reads (a wrapper `MCLease.tla`
-        that EXTENDS `Lease.tla` has Lease's actions; `etcd == INSTANCE etcdraft` adds
-        etcdraft's as `etcd!BecomeLeader`), each unit naming its own module file."""
+        """The spec's definitions and those of every module it reads (modules.merged_index): a
+        wrapper `MCLease.tla` that EXTENDS `Lease.tla` has Lease's actions."""
         indexes = [self.index, *(index.read_spec(mod.text, mod.key) for mod in self.modules)]
         return merged_index(indexes)
 
