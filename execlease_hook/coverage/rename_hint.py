@@ -32,10 +32,6 @@ class Renamed:
     unchanged: bool  # its code is the synced code, but for the name
 
 
-def _scope(qualname: str) -> str:
-    return qualname.rpartition('.')[0]
-
-
 def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition, max_bytes: int) -> bool:
     """True when `d`, with its name (and any call of itself) written back to the entry's name,
     has the entry's recorded fingerprint."""
@@ -79,7 +75,7 @@ def find(
             d
             for d in every_definition(language, content)
             if d.qualname != e.function
-            and _scope(d.qualname) == _scope(e.function)
+            and d.qualname.rpartition('.')[0] == e.function.rpartition('.')[0]  # the same scope
             and (path, d.qualname) not in covered
         ]
         before: set[str] | None = None
