@@ -86,13 +86,10 @@ def tokens(source: bytes) -> Iterator[Token]:
         yield Token(match.group(0).decode('utf-8', 'replace'), match.start(), match.end())
 
 
-Section = tuple[Token, tuple[Token, ...]]
-
-
 # A run prepares each cfg for several jobs (every mutation of one cfg), each reading its sections
 # four times: they are read once per cfg's bytes per process (tokens are frozen, sections tuples).
 @functools.lru_cache(maxsize=64)
-def sections(source: bytes) -> tuple[Section, ...]:
+def sections(source: bytes) -> tuple[tuple[Token, tuple[Token, ...]], ...]:
     """Each keyword with the tokens that follow it up to the next keyword."""
     found: list[tuple[Token, list[Token]]] = []
     for token in tokens(source):

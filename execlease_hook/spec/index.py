@@ -162,14 +162,11 @@ def _last_token(node: Node) -> Node:
         node = children[-1]
 
 
-_Item = bytes | tuple[Node, bool]
-
-
 def tree_digest(node: Node, source: bytes) -> str:
     """sha256 over the node's syntax tree: kinds, token text, nothing of comments or layout."""
     # The fields are gathered and hashed at once; each kind's opening field is encoded once.
     out: list[bytes] = []
-    stack: list[_Item] = [(node, False)]
+    stack: list[bytes | tuple[Node, bool]] = [(node, False)]
     while stack:
         item = stack.pop()
         if isinstance(item, bytes):

@@ -87,13 +87,8 @@ class ModelView:
     def module_list(self) -> list[Module]:
         """The modules of the model, the spec first."""
         m = self.manifest
-        spec = Module(
-            self.index.module or m.spec.removesuffix('.tla'),
-            m.spec,
-            folder_prefix(m) + m.spec,
-            self.spec,
-        )
-        return [spec, *self.modules]
+        name = self.index.module or m.spec.removesuffix('.tla')
+        return [Module(name, m.spec, folder_prefix(m) + m.spec, self.spec), *self.modules]
 
 
 def in_worktree(m: Manifest) -> ModelView | None:
