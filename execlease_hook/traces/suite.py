@@ -137,15 +137,8 @@ def collect(
         except OSError as e:
             reason = f'{what}: cannot read {e.filename}: {e.strerror}'
             return TraceRun(TraceVerdict('error', 0, 0, reason=reason), None)
-    return Collected(
-        key,
-        found,
-        tuple(jobs),
-        said,
-        time.monotonic() - started,
-        unused,
-        job.line if mine else None,
-    )
+    line = job.line if mine else None
+    return Collected(key, found, tuple(jobs), said, time.monotonic() - started, unused, line)
 
 
 def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
@@ -179,15 +172,8 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
 
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
-    return TlcJob(
-        kind=kind,
-        name=name,
-        spec=job.spec,
-        spec_text=b'',
-        config=job.config,
-        config_text=b'',
-        settings=Settings(),  # never run: it names the job in the report
-    )
+    # Never run: it names the job in the report.
+    return TlcJob(kind, name, job.spec, b'', job.config, b'', settings=Settings())
 
 
 def _shown(run: TraceRun) -> Verdict | None:
@@ -264,16 +250,8 @@ def code_mutation_result(
                 )
                 # The key of what was copied: the working tree may have changed meanwhile.
                 copy = code_mutations.in_copy(folder, planned)
-            return run_trace_job(
-                m,
-                job,
-                copy.root,
-                t,
-                cache,
-                live=live,
-                label=f'code-mutation {mutation.name} ({job.name})',
-                copy=copy,
-            )
+            label = f'code-mutation {mutation.name} ({job.name})'
+            return run_trace_job(m, job, copy.root, t, cache, live, label, copy)
 
         runs = _mutation_runs(m, mutation, t, cache, planned, run_in_copy)
     assert runs is not None  # run_in_copy always gives a run

@@ -199,17 +199,12 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
                     f'TLC had covered {verdict.distinct:,} distinct states found, {verdict.states:,} '
                     f'generated, depth {verdict.depth}, at its last progress report'
                 )
-            return JobResult(
-                job,
-                verdict,
-                cached,
-                COULD_NOT_RUN,
-                (
-                    f'{label}: the time budget of {job.timeout:g} s ran out; {covered}: not a pass, the rest '
-                    'was not searched; raise the budget (--budget, or "timeout" in the deep block) or lower '
-                    'the bounds'
-                ),
+            message = (
+                f'{label}: the time budget of {job.timeout:g} s ran out; {covered}: not a pass, the rest '
+                'was not searched; raise the budget (--budget, or "timeout" in the deep block) or lower '
+                'the bounds'
             )
+            return JobResult(job, verdict, cached, COULD_NOT_RUN, message)
         result = violations.judge(job, verdict, cached)
         if verdict.outcome != 'passed':
             return dataclasses.replace(

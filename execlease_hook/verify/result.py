@@ -33,8 +33,7 @@ class ModelResult:
     problems: list[str] = field(default_factory=list)  # exit 2
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # --update-coverage
-    # 'kind:name' of every job planned (before --shard)
-    plan: list[str] = field(default_factory=list)
+    plan: list[str] = field(default_factory=list)  # 'kind:name' of every job (before --shard)
     tools: Tools | None = None  # the tools its jobs ran with (verify/pipeline.finish)
     # what the model reads (spec/modules.listing)
     modules: list[dict[str, Any]] = field(default_factory=list)
@@ -46,9 +45,7 @@ class ModelResult:
 
 @dataclass
 class Refused:
-    """A model none of whose jobs ran: its manifest, its tools or its plan (a library, an
-    operator the spec may not use, a module nothing supplies) was refused. It is exit 2 for
-    that model alone, named by its manifest; the run goes on with the others."""
+    """A model none of whose jobs ran: its manifest, its tools or its plan was refused."""
 
     path: Path  # its manifest.json
     root: Path  # the repository (or the commit's tree) it was found in

@@ -64,10 +64,7 @@ from execlease_hook.verify.pool import Task
 
 @dataclass(eq=False)  # a stage is itself, compared by identity
 class Stage:
-    """One model's trace jobs, its action coverage and its code mutations, as tasks of the shared
-    pool (pool.py): `tasks()` before the pool runs, `results(statuses)` after, in plan order
-    (every trace job, the action coverage, every code mutation). `progress` gets each result
-    as it ends."""
+    """The module's tasks of one model: `tasks()` before the pool runs, `results(statuses)` after."""
 
     m: Manifest
     t: Tools
@@ -94,15 +91,8 @@ class Stage:
 
     def tasks(self) -> list[Task]:
         m, t = self.m, self.t
-        expected = base_job(
-            '',
-            '',
-            '',
-            t.java.path,
-            t.jar.path,
-            libraries=libraries.of(m, t.settings, t.root),
-            settings=t.settings,
-        )
+        libs = libraries.of(m, t.settings, t.root)
+        spare = base_job('', '', '', t.java.path, t.jar.path, libraries=libs, settings=t.settings)
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):
             key = cache_key(m, job, m.root, t)
@@ -113,7 +103,7 @@ class Stage:
                     partial(self._run_trace, i, job, hit, key),
                     partial(self._trace_done, i, job),
                     hit is not None,
-                    (expected,),
+                    (spare,),
                 )
             )
             if hit is None and job.command:
@@ -130,7 +120,7 @@ class Stage:
                     partial(self._run_mutation, k, mutation, placeholder, runs, ids),
                     partial(self._mutation_done, k),
                     runs is not None,
-                    (expected,),
+                    (spare,),
                 )
             )
         return tasks
