@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -98,9 +97,8 @@ def collect(
     with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
-                environment = {**os.environ, **dict(job.env)}
                 output = validation.run_command(
-                    job.command, root, Path(out), timeout, what, environment
+                    job.command, root, Path(out), timeout, what, job.env
                 )
                 said = '\n'.join(output.strip().splitlines()[-3:])
                 found = validation.read_folder(Path(out), what)

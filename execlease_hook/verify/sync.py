@@ -1,13 +1,8 @@
 """`execlease verify --update-coverage [--reason TEXT]`: record that the model describes the code.
 
-Only after the whole suite passed (every job held, nothing could not run: whatever the suite
-runs, it must all have held) does the sync rewrite manifest.json, atomically:
-- each entry's `hash`, and `syncedBlob`: the covered file's content as it was hashed, written
-  into git's object database, so that a later blocked commit shows exactly the change since
-  the hashed code, in any clone, before or after the sync is committed;
-- `coverage.modelHash`, `coverage.syncCommit` (HEAD, or null before the first commit) and each
-  check's `states`;
-- the NOTES.md code-to-action table, when the model keeps one.
+Only after the whole suite passed (whatever it runs, it must all have held) does the sync
+rewrite manifest.json, atomically: what docs/architecture.md lists, and why `syncedBlob` is
+written into git's object database (a later blocked commit shows the change since the hashed code).
 
 A sync is a claim that the model describes the code. When covered code moved and no model file
 did, the claim rests on a judgement nobody wrote down: the sync refuses (exit 1) unless given
