@@ -3,18 +3,11 @@
 It is kept whole: a code mutation's verdict is the trace jobs' run in a mutated copy, through
 the same cache, so both kinds share one loop.
 
-Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces
-(or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a
-pass; a rejection is exit 1 (the code did something the model does not allow); a broken command
-or an unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated
-copy of the repository (code_mutations.py), and must be rejected by one of them.
-
-Results are cached in the suite's cache folder (traces/cache.py says by what key). A code
-mutation's key is computed without its copy (code_mutations.Mutated): the copy is made only when
-a trace job must run in it. `--no-cache` runs every command again.
-
-They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs:
-verify/trace_stage.py makes them its tasks.
+How they run, in the shared pool beside the TLC jobs (verify/trace_stage.py makes them its
+tasks), is drawn in docs/architecture.md#trace-validation-traces. A trace job accepted is a pass;
+a rejection is exit 1 (the code did something the model does not allow); a broken command or an
+unreadable trace is exit 2. A code mutation must be rejected by one of the trace jobs it names.
+Results are cached (traces/cache.py says by what key); `--no-cache` runs every command again.
 """
 
 from __future__ import annotations

@@ -213,8 +213,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
                 )
                 continue
             shown[j.verdict.reason] = label
-            print_lines('', f'{label} ({j.job.config}): could not run')
-            print_lines(*error_details(j.verdict))
+            print_lines('', f'{label} ({j.job.config}): could not run', *error_details(j.verdict))
     say(*(f'note: {note}' for note in r.notes))
     if r.moved:
         print_lines('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')

@@ -77,9 +77,8 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
             scheme = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
             r.moved.append(f'entry {e.id} ({s.where}): {e.hash or "none"} -> {s.current}{scheme}')
-        why = e.sync_reason
-        if s.status == 'changed':
-            why = reason  # the reason explains this code; a sync with a model change needs none
+        # The reason explains this code; a sync with a model change needs none.
+        why = reason if s.status == 'changed' else e.sync_reason
         if why != e.sync_reason and why is not None:
             r.moved.append(f'entry {e.id}: syncReason "{why}"')
         entries.append(
