@@ -148,7 +148,6 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
             action = show.action_name(last)
             locations.extend(entry_location(s) for s in statuses if s.entry.action == action)
     locations.append(Location(in_model(m, r.job.config), None, None, 'config'))
-    unique = list(dict.fromkeys(locations))
     return Item(
         model_folder(m),
         r.job.kind,
@@ -156,7 +155,7 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
         r.outcome,
         _job_rule(r),
         r.message,
-        tuple(unique),
+        tuple(dict.fromkeys(locations)),
         None if v is None else v.seconds,
     )
 

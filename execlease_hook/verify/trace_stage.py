@@ -1,12 +1,10 @@
 """A model's trace jobs and code mutations as work of the shared pool of `execlease verify`.
 
-One task per trace job and one per code mutation (traces/suite.py runs them), scheduled with the
-TLC jobs, longest first by their last wall times (schedule.Timings; a task the cache answers
-weighs 0), so that the cores stay busy to the end instead of idling while a model's trace jobs
-run one at a time after the pool has drained. What the report shows is what running them stage
-after stage showed: every trace job, then the action coverage (judged once the model's last
-trace job is done, and only when every one was accepted), then every code mutation, each in
-plan order; `progress` gets each as it ends.
+One task per trace job and one per code mutation (traces/suite.py runs them), ordered with the
+TLC jobs (schedule.py), so that the cores stay busy to the end. What the report shows is what
+running them stage after stage showed: every trace job, then the action coverage (judged once
+the model's last trace job is done, and only when every one was accepted), then every code
+mutation, each in plan order; `progress` gets each as it ends.
 
 The commands of the trace jobs run first, one at a time, before the pool starts anything
 (pool.Work.first); their TLC runs are then tasks like the others. Why alone: a fault-injection

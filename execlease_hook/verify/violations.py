@@ -87,9 +87,8 @@ def got(verdict: Verdict) -> str:
     if verdict.kind == 'deadlock':
         return 'deadlock'
     if verdict.kind == 'assert':
-        return f'assert: {verdict.property}' + (
-            f' (at {verdict.location})' if verdict.location else ''
-        )
+        at = f' (at {verdict.location})' if verdict.location else ''
+        return f'assert: {verdict.property}{at}'
     return f'{verdict.property} ({verdict.kind})'
 
 
