@@ -272,12 +272,7 @@ class TraceRun:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceRun:
-        return cls(
-            TraceVerdict.from_json(data['verdict']),
-            None if data['tlc'] is None else Verdict.from_json(data['tlc']),
-            {str(k): int(v) for k, v in data['counts'].items()},
-            float(data['seconds']),
-            True,
-            str(data['said']),
-            tuple(str(u) for u in data.get('unused', ())),
-        )
+        verdict = TraceVerdict.from_json(data['verdict'])
+        tlc = None if data['tlc'] is None else Verdict.from_json(data['tlc'])
+        unused = tuple(data.get('unused', ()))  # absent in runs cached before it was kept
+        return cls(verdict, tlc, data['counts'], data['seconds'], True, data['said'], unused)

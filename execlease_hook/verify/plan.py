@@ -95,9 +95,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ) -> PlannedJob:
         """The job of a check, mutation or finding (`entry`: its config, deadlock and timeout),
         TLC run on the root module `root` beside the modules of its folder."""
-        config = entry.config
-        if config not in cfgs:
-            cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
+        config = entry.config  # read above, with every cfg the scan judged
         given = cfg.prepare(
             cfgs[config], config, entry.deadlock, t.jar.tlc_version, f'{kind} {name}', expect
         )
