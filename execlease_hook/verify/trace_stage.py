@@ -145,12 +145,9 @@ class Stage:
         assert run is not None
         # The words of a rejection name covered code (the coverage statuses): in results().
         self.progress(trace_job_result(self.m, job, run, ()))
-        runs = [r for r in self._runs if r is not None]
-        if (
-            self.only is None
-            and len(runs) == len(self._runs)
-            and all(r.verdict.outcome == 'accepted' for r in runs)
-        ):
+        # Once every trace job has run, and only when every one was accepted.
+        runs = [r for r in self._runs if r is not None and r.verdict.outcome == 'accepted']
+        if self.only is None and len(runs) == len(self._runs):
             counts: Counter[str] = Counter()
             for r in runs:
                 counts.update(r.counts)
