@@ -104,8 +104,11 @@ class Library:
     @property
     def label(self) -> str:
         """How messages and reports name the library."""
-        url = self.url or ''
-        return self.folder or self.name or url.rstrip('/').rsplit('/', 1)[-1] or url
+        if self.folder is not None:
+            return self.folder
+        if self.name is not None:
+            return self.name
+        return (self.url or '').rstrip('/').rsplit('/', 1)[-1] or (self.url or '')
 
 
 @dataclass(frozen=True)
