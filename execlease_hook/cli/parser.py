@@ -345,18 +345,12 @@ def _verify(parser: argparse.ArgumentParser) -> None:
         '--simulate',
         "TLC's random simulation of every check (with --deep: at the deep bounds)",
     )
-    parser.add_argument(
-        '--depth', type=_positive, metavar='N', help='--simulate: behaviours up to N steps (100)'
-    )
-    parser.add_argument(
-        '--traces', type=_positive, metavar='N', help='--simulate: N behaviours (10000)'
-    )
-    parser.add_argument(
-        '--seed',
-        type=_positive,
-        metavar='S',
-        help='--simulate: the seed (default: a new one, printed)',
-    )
+    for name, metavar, text in (
+        ('--depth', 'N', '--simulate: behaviours up to N steps (100)'),
+        ('--traces', 'N', '--simulate: N behaviours (10000)'),
+        ('--seed', 'S', '--simulate: the seed (default: a new one, printed)'),
+    ):
+        parser.add_argument(name, type=_positive, metavar=metavar, help=text)
     parser.add_argument(
         '--budget',
         type=_seconds,

@@ -1,22 +1,13 @@
-"""`execlease add`: one new manifest item, checked before anything is written.
-
-  execlease add PATH::QUALNAME --action ACTION [--id ID]                 a covered function
-  execlease add PATH --from TEXT --to TEXT [--within QUALNAME] --action ACTION [--id ID]
-                                                                          a covered region
-  execlease add --mutation NAME --property P --from TEXT --to TEXT [--cfg FILE]
-  execlease add --finding NAME --property P (--cfg FILE | --from-check CHECK --set C=V ...)
-  execlease add --library DIR | --library URL --sha256 HEX [--name NAME]
-  execlease add --tools URL --sha256 HEX [--min-tlc V] | --min-tlc V
+"""`execlease add`: one new manifest item, checked before anything is written (USAGE below, and
+`execlease add --help`, list the command lines).
 
 Covered code is located first, by the guard's own rules (the same function, the same errors);
 its hash is left for the first `execlease verify --update-coverage`, and the NOTES.md
 code-to-action table is regenerated. A mutation or finding is checked against the spec and its
 cfg (commands/add_spec.py); a library or the model's own TLA+ tools are made ready as `verify`
-uses them (commands/add_library.py). Every refusal exits 2 and changes nothing.
-
-Every kind of item goes through `run` here: the model loading, the refusals and the single write
-at the end (a finding's cfg, manifest.json, NOTES.md, only once every check passed), so that no
-refusal comes after a write; the modules beside it check and build an item, and write nothing.
+uses them (commands/add_library.py); those modules check and build an item, and write nothing.
+`run` here writes once, at the end (a finding's cfg, manifest.json, NOTES.md), after every check
+passed, so that no refusal comes after a write: every refusal exits 2 and changes nothing.
 """
 
 from __future__ import annotations
@@ -219,17 +210,10 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         )
     elif options.target is not None:
         said.append(f'{folder}/NOTES.md keeps no code-to-action table (no markers): not written')
-    if (
-        new_cfg is not None
-        or (options.mutation and new.model_files != m.model_files)
-        or options.finding
-        or options.library is not None
-        or pins
-    ):
+    if options.target is None and (options.mutation is None or new.model_files != m.model_files):
         said.append(
             'the model changed: run `execlease verify`, then `execlease verify --update-coverage`'
         )
-
     if options.quiet:  # -q: nothing did not hold; the exit code says it was added
         return 0
     for line in said:

@@ -81,18 +81,15 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
         status, code, lines = 'never synced (no modelHash)', 1, []
     else:
         compared = record.compare(view, source)
+        rerun = ': run `execlease verify`, then --update-coverage'
+        status, code = 'unchanged', 0
+        if compared.changes:
+            status, code = f'changed since the sync{rerun}', 1
+        elif compared.unjudged:
+            status, code = f'not fully recorded (an older record){rerun}', 1
         lines = list(compared.changes)
-        status, code = (
-            ('unchanged', 0)
-            if not lines
-            else ('changed since the sync: run `execlease verify`, then --update-coverage', 1)
-        )
         if compared.upgrade:
             lines.extend((*compared.upgrade, record.UPGRADE_STEP))
-        if compared.unjudged:
-            code = 1
-            if not compared.changes:
-                status = 'not fully recorded (an older record): run `execlease verify`, then --update-coverage'
     mapped = action_map.check(m, view.model_index, view.actions())
     problems = [*mapped.problems, *view.mutation_problems()]
     lines.extend((*problems, *mapped.gaps))

@@ -35,16 +35,12 @@ def mode_of(options: argparse.Namespace) -> Mode:
     if deep or simulate:
         if commit:
             raise CannotRun('--deep and --simulate run on the working tree; drop --rev/--pushed')
-        for name, given in (
-            ('--quick', options.quick),
-            ('--update-coverage', options.update_coverage),
-            ('--shard', options.shard),
-            ('--only', options.only),
-        ):
-            if given:
+        for name in ('quick', 'update_coverage', 'shard', 'only'):
+            if getattr(options, name):
                 raise CannotRun(
                     f'{"--simulate" if simulate else "--deep"} runs the checks beyond their '
-                    f'shipped bounds only; drop {name} (plain `execlease verify` runs the rest)'
+                    f'shipped bounds only; drop --{name.replace("_", "-")} (plain `execlease '
+                    'verify` runs the rest)'
                 )
         values = (getattr(options, n) for n in ('depth', 'traces', 'seed', 'budget', 'fpmem'))
         beyond = Beyond.of(bool(deep), bool(simulate), *values)
