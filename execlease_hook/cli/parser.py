@@ -1,15 +1,12 @@
 """The command line's parser: every command's arguments, built only for the command a command
 line starts with (all of them for the top level's help), what `--help` shows beyond the options
 (an example and the exit codes of every command), and `--version` (cli/main.py dispatches what
-it parsed).
-
-Light on purpose: cli/main.py imports it on each run, the guard's included. Each command's help
-and arguments are read by the one reference test of docs/cli.md, and a command's example, exit
-codes and options change together.
+it parsed). Light on purpose: cli/main.py imports it on each run, the guard's included.
 
 It is kept whole though long: most of it is text (the help, the examples, the exit codes) and
-the one table of every command's arguments. Split by command, it would be files that every run
-imports together, and the seam between the table and the parser that reads it was arbitrary.
+the one table of every command's arguments, which change together and which the one reference
+test of docs/cli.md reads. Split by command, it would be files that every run imports together,
+and the seam between the table and the parser that reads it was arbitrary.
 """
 
 from __future__ import annotations
@@ -217,7 +214,6 @@ def _option(parser: argparse.ArgumentParser, name: str, metavar: str, text: str)
 
 
 def _repeated(parser: argparse.ArgumentParser, name: str, metavar: str, text: str) -> None:
-    """An option given once per value, read as the list of them (empty when not given)."""
     parser.add_argument(name, metavar=metavar, action='append', default=[], help=text)
 
 

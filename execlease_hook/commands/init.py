@@ -1,11 +1,7 @@
-"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--library DIR|URL ...] [--write-config] [--hooks python|system]`.
-
-Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
-covered code yet; each --library made ready as `verify` will use it), NOTES.md (its sections
-and the code-to-action markers), `.tmp/` in the repository's .gitignore, and the pre-commit
-configuration of both hooks. It never overwrites a file: whatever exists is left alone, and it
-says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
-commands verbatim, never wrapped.
+"""`execlease init`: scaffolds a model folder for a spec that already exists (what it writes:
+docs/architecture.md#the-other-commands-coverage-init-add-tools-report), never overwriting a file:
+whatever exists is left alone, and it says so. What it cannot write (a config of the user's) it
+prints as the text to paste: YAML and commands verbatim, never wrapped.
 
 It is kept whole: each file init writes or suggests (manifest and its libraries, schema copy,
 NOTES.md, .gitignore, the hooks config) follows the one rule of never overwriting and adds its
@@ -274,9 +270,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
         Verbatim(f'  execlease verify --update-coverage{model}'),
     )
-    if options.quiet:  # -q: nothing did not hold; the exit code says it was done
-        return 0
-    for line in report:
+    for line in () if options.quiet else report:  # -q: the exit code says it was done
         print(line if isinstance(line, Verbatim) else term.wrap(line))
     return 0
 
