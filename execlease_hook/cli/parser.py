@@ -114,13 +114,7 @@ class _Version(argparse.Action):
     """`--version`, reading the installed version only when asked (argparse's own action
     takes the string when the parser is built, on every command)."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
         print(version())
         parser.exit()
 

@@ -43,13 +43,8 @@ def _slug(text: str) -> str:
     return re.sub(r'[^a-z0-9]+', '-', text.lower()).strip('-')[:40].strip('-')
 
 
-def _default_id(m: Manifest, function: str | None, region: Region | None) -> str:
+def _default_id(m: Manifest, candidates: list[str]) -> str:
     taken = {e.id for e in m.coverage.entries}
-    if function is not None:
-        candidates = [_slug(function.rsplit('.', 1)[-1]), _slug(function)]
-    else:
-        assert region is not None
-        candidates = [_slug(region.start) or 'region']
     for candidate in candidates:
         if candidate and candidate not in taken:
             return candidate
@@ -70,6 +65,7 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
             )
         if not function:
             raise CannotRun(f'{target}: give the qualified name after "::" (Class.method)')
+        names = [_slug(function.rsplit('.', 1)[-1]), _slug(function)]
     else:
         path = target
         if options.start is None or options.to is None:
@@ -78,11 +74,12 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
                 'TEXT for a region (exact text, once in the file)'
             )
         region = Region(start=options.start, end=options.to)
+        names = [_slug(options.start) or 'region']
     rel = paths.rel(m.root, os.path.abspath(path))
     if rel == '..' or rel.startswith('../'):
         raise CannotRun(f'PATH {path}: outside the repository {m.root}')
     entry = CoveredEntry(
-        id=options.id or _default_id(m, function, region),
+        id=options.id or _default_id(m, names),
         path=rel,
         action=options.action,
         function=function,
@@ -124,11 +121,9 @@ def add_entry(m: Manifest, entry: CoveredEntry, max_bytes: int) -> tuple[Manifes
             .replace('in the manifest', 'on the command line')
             .replace('update the anchor', 'give an anchor')
         ) from None
-    what = f'function {entry.function}' if entry.function else ''
-    if entry.region and not entry.function:
-        what = f'region `{entry.region.start}` .. `{entry.region.end}`'
-    if entry.within:
-        what += f' within {entry.within}'
+    region = entry.region  # a region or a function, never both (new_entry)
+    what = f'region `{region.start}` .. `{region.end}`' if region else f'function {entry.function}'
+    what += f' within {entry.within}' if entry.within else ''
     coverage = dataclasses.replace(m.coverage, entries=(*m.coverage.entries, entry))
     new = dataclasses.replace(m, covers_code=True, coverage=coverage)  # now it covers code
     said = [
