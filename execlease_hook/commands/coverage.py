@@ -21,7 +21,6 @@ from execlease_hook.git import blobs, repo
 from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import action_map, modules, record
-from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.spec.modules import Module
 from execlease_hook.verify.result import entry_json
 
@@ -117,7 +116,7 @@ def _run(options: argparse.Namespace, outputs: Outputs, max_bytes: int) -> int:
         watched = watch.check_worktree(m, statuses)
         print(listing(m, statuses, model_text, quiet=options.quiet > 0))
         if options.quiet <= 0:
-            print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
+            print(term.wrap(f'  action map: {action_map.MAP_RULES[m.action_map]}'))
         # -v: what the model is made of, each module and what reads it.
         shown = [f'  {mod.key} ({mod.via()})' for mod in read_modules if options.verbose > 0]
         if shown:

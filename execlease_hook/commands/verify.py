@@ -17,7 +17,6 @@ from execlease_hook.git import repo
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
 from execlease_hook.verify import pipeline, shard
 from execlease_hook.verify.deep import Beyond
-from execlease_hook.verify.pipeline import Mode
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
@@ -25,7 +24,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     return outputs.run(lambda: _run(options, outputs, settings))
 
 
-def mode_of(options: argparse.Namespace) -> Mode:
+def mode_of(options: argparse.Namespace) -> pipeline.Mode:
     """The run the options ask for, or CannotRun naming the options that do not go together."""
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
@@ -59,7 +58,7 @@ def mode_of(options: argparse.Namespace) -> Mode:
             raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
         index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
         selection = shard.Selection(index, count, tuple(options.only or ()))
-    return Mode(
+    return pipeline.Mode(
         model=options.model,
         quick=bool(options.quick),
         selection=selection,
