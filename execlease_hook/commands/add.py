@@ -43,14 +43,6 @@ def _slug(text: str) -> str:
     return re.sub(r'[^a-z0-9]+', '-', text.lower()).strip('-')[:40].strip('-')
 
 
-def _default_id(m: Manifest, candidates: list[str]) -> str:
-    taken = {e.id for e in m.coverage.entries}
-    for candidate in candidates:
-        if candidate and candidate not in taken:
-            return candidate
-    raise CannotRun(f'entry id {candidates[-1]!r} is taken; choose one with --id')
-
-
 def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
     target: str = options.target
     if options.action is None:
@@ -78,8 +70,12 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
     rel = paths.rel(m.root, os.path.abspath(path))
     if rel == '..' or rel.startswith('../'):
         raise CannotRun(f'PATH {path}: outside the repository {m.root}')
+    taken = {e.id for e in m.coverage.entries}
+    free = [name for name in names if name and name not in taken]
+    if not (options.id or free):
+        raise CannotRun(f'entry id {names[-1]!r} is taken; choose one with --id')
     entry = CoveredEntry(
-        id=options.id or _default_id(m, names),
+        id=options.id or free[0],
         path=rel,
         action=options.action,
         function=function,

@@ -61,8 +61,7 @@ def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, li
         )
     if any(mu.name == name for mu in m.mutations):
         raise CannotRun(f'mutation {name!r} exists already; choose another name')
-    spec = m.folder / m.spec
-    text = spec.read_text(encoding='utf-8')
+    text = (m.folder / m.spec).read_text(encoding='utf-8')
     count = text.count(options.start)
     if count != 1:
         where = f'occurs {count} times (lines {_lines_of(text, options.start)}); make it longer'
