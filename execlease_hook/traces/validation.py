@@ -50,16 +50,16 @@ def run_command(
     out_dir: Path,
     timeout: float,
     what: str,
-    env: Mapping[str, str] | None = None,
+    env: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails;
-    else what it printed (stdout and stderr, interleaved). The command runs in a process group of
-    its own: a timeout or cancel_all (Ctrl-C, from the shared pool, verify/pool.py, where trace
-    commands run beside TLC) stops it with every process it started (a fault-injection run's
-    workers)."""
+    """Run the trace command from `root`, with the variables `env` set; it writes NDJSON files
+    into out_dir. Exit 2 if it fails; else what it printed (stdout and stderr, interleaved). The
+    command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the shared
+    pool, verify/pool.py, where trace commands run beside TLC) stops it with every process it
+    started (a fault-injection run's workers)."""
     # `python` in a manifest means the Python that runs execlease (its venv, its packages).
     full = (sys.executable if argv[0] in ('python', 'python3') else argv[0], *argv[1:])
-    environment = {**(env if env is not None else os.environ), TRACE_DIR: str(out_dir)}
+    environment = {**os.environ, **dict(env), TRACE_DIR: str(out_dir)}
     try:
         code, stdout = procs.run(full, timeout, cwd=root, env=environment)
     except OSError as e:
@@ -177,6 +177,10 @@ class Rejection:
     state: tuple[tuple[str, str], ...]  # the last matched state (the trace spec's variables)
 
 
+VERDICT_PLAIN = ('outcome', 'traces', 'lines', 'reason')  # read back from JSON as written
+REJECTION_PLAIN = ('trace', 'line', 'kind', 'event')
+
+
 @dataclass(frozen=True)
 class TraceVerdict:
     outcome: str  # 'accepted' | 'rejected' | 'error'
@@ -193,21 +197,10 @@ class TraceVerdict:
         if data['outcome'] not in ('accepted', 'rejected', 'error'):
             raise ValueError(f'bad outcome {data["outcome"]!r}')
         rejection = data['rejection']
-        return cls(
-            str(data['outcome']),
-            int(data['traces']),
-            int(data['lines']),
-            None
-            if rejection is None
-            else Rejection(
-                str(rejection['trace']),
-                int(rejection['line']),
-                str(rejection['kind']),
-                rejection['event'],
-                tuple((str(n), str(v)) for n, v in rejection['state']),
-            ),
-            data['reason'],
-        )
+        if rejection is not None:
+            state = tuple((str(n), str(v)) for n, v in rejection['state'])
+            rejection = Rejection(**{k: rejection[k] for k in REJECTION_PLAIN}, state=state)
+        return cls(**{k: data[k] for k in VERDICT_PLAIN}, rejection=rejection)
 
 
 def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
@@ -279,12 +272,7 @@ class TraceRun:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceRun:
-        return cls(
-            TraceVerdict.from_json(data['verdict']),
-            None if data['tlc'] is None else Verdict.from_json(data['tlc']),
-            {str(k): int(v) for k, v in data['counts'].items()},
-            float(data['seconds']),
-            True,
-            str(data['said']),
-            tuple(str(u) for u in data.get('unused', ())),
-        )
+        verdict = TraceVerdict.from_json(data['verdict'])
+        tlc = None if data['tlc'] is None else Verdict.from_json(data['tlc'])
+        unused = tuple(data.get('unused', ()))  # absent in runs cached before it was kept
+        return cls(verdict, tlc, data['counts'], data['seconds'], True, data['said'], unused)
