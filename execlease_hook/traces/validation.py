@@ -177,10 +177,6 @@ class Rejection:
     state: tuple[tuple[str, str], ...]  # the last matched state (the trace spec's variables)
 
 
-VERDICT_PLAIN = ('outcome', 'traces', 'lines', 'reason')  # read back from JSON as written
-REJECTION_PLAIN = ('trace', 'line', 'kind', 'event')
-
-
 @dataclass(frozen=True)
 class TraceVerdict:
     outcome: str  # 'accepted' | 'rejected' | 'error'
@@ -197,10 +193,21 @@ class TraceVerdict:
         if data['outcome'] not in ('accepted', 'rejected', 'error'):
             raise ValueError(f'bad outcome {data["outcome"]!r}')
         rejection = data['rejection']
-        if rejection is not None:
-            state = tuple((str(n), str(v)) for n, v in rejection['state'])
-            rejection = Rejection(**{k: rejection[k] for k in REJECTION_PLAIN}, state=state)
-        return cls(**{k: data[k] for k in VERDICT_PLAIN}, rejection=rejection)
+        return cls(
+            str(data['outcome']),
+            int(data['traces']),
+            int(data['lines']),
+            None
+            if rejection is None
+            else Rejection(
+                str(rejection['trace']),
+                int(rejection['line']),
+                str(rejection['kind']),
+                rejection['event'],
+                tuple((str(n), str(v)) for n, v in rejection['state']),
+            ),
+            data['reason'],
+        )
 
 
 def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
@@ -272,7 +279,14 @@ class TraceRun:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceRun:
-        verdict = TraceVerdict.from_json(data['verdict'])
-        tlc = None if data['tlc'] is None else Verdict.from_json(data['tlc'])
-        unused = tuple(data.get('unused', ()))  # absent in runs cached before it was kept
-        return cls(verdict, tlc, data['counts'], data['seconds'], True, data['said'], unused)
+        # Each field made what it must be: an entry that is not (edited by hand, or by a disk
+        # fault) fails here, where the cache reads it as corrupt, not later in the report.
+        return cls(
+            TraceVerdict.from_json(data['verdict']),
+            None if data['tlc'] is None else Verdict.from_json(data['tlc']),
+            {str(k): int(v) for k, v in data['counts'].items()},
+            float(data['seconds']),
+            True,
+            str(data['said']),
+            tuple(str(u) for u in data.get('unused', ())),  # absent in runs cached before
+        )
