@@ -257,13 +257,6 @@ def _tools(parser: _Command) -> None:
     )
 
 
-def _jobs(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError('must be 1 or more')
-    return value
-
-
 def _positive(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f'expected a whole number >= 1, got {text!r}')
@@ -298,7 +291,9 @@ def _verify(parser: _Command) -> None:
         'the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
     )
     _model(parser)
-    parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
+    parser.add_argument(
+        '--jobs', type=_positive, metavar='N', help='TLC jobs at once (default: CPUs)'
+    )
     parser.option(
         '--json', 'FILE', 'also write the results as JSON (= --format json --output FILE)'
     )
