@@ -18,7 +18,6 @@ def render(report: Report) -> str:
         by_model.setdefault('execlease', []).append(
             Item('execlease', 'run', report.command, COULD_NOT_RUN, 'run-unfinished', report.error)
         )
-    totals = {'tests': 0, 'failures': 0, 'errors': 0}
     for model, items in by_model.items():
         counts = {
             'tests': len(items),
@@ -47,8 +46,7 @@ def render(report: Report) -> str:
             first = item.message.splitlines()[0] if item.message else ''
             node = ET.SubElement(case, tag, message=first, type=item.rule)
             node.text = item.message + ('\n' + where if where else '')
-        for k, v in counts.items():
-            totals[k] += v
-    root.attrib.update({k: str(v) for k, v in totals.items()})
+    for key in ('tests', 'failures', 'errors'):  # the totals of every suite
+        root.set(key, str(sum(int(suite.get(key, 0)) for suite in root)))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding='unicode') + '\n'

@@ -201,9 +201,6 @@ def _instanced(unit: index.Unit) -> str | None:
     if any(c.type == 'identifier' for c in unit.node.named_children[1:]):
         return None  # I(x) == INSTANCE M: its operators need the parameter, not resolved here
     instance = next((c for c in unit.node.named_children if c.type == 'instance'), None)
-    name = (
-        None
-        if instance is None
-        else next((c for c in instance.named_children if c.type == 'identifier_ref'), None)
-    )
+    refs = () if instance is None else instance.named_children
+    name = next((c for c in refs if c.type == 'identifier_ref'), None)
     return None if name is None or name.text is None else name.text.decode('utf-8')
