@@ -70,14 +70,7 @@ def replacement(e: CoveredEntry, staged: bytes, synced: bytes | None, max_bytes:
         moved = _moved(old, new, index, False) if index is not None else None
         if moved is not None:
             why.append(_differs('to', e.region.end, language, new, moved, staged))
-    if (start, end) == (e.region.start, e.region.end):
-        return None
-    region = Region(start, end)
-    try:
-        locate(replace(e, region=region), staged, tokens, max_bytes)
-    except CannotRun:
-        return None
-    return Fix(region, tuple(w for w in why if w))
+    return _checked(e, Region(start, end), tuple(w for w in why if w), staged, max_bytes)
 
 
 def _guessed(e: CoveredEntry, staged: bytes, language: str, max_bytes: int) -> Fix | None:
@@ -103,14 +96,20 @@ def _guessed(e: CoveredEntry, staged: bytes, language: str, max_bytes: int) -> F
         if found is None:
             return None
         anchors[key] = found
-    region = Region(anchors['from'], anchors['to'])
+    return _checked(e, Region(anchors['from'], anchors['to']), (), staged, max_bytes)
+
+
+def _checked(
+    e: CoveredEntry, region: Region, why: tuple[str, ...], staged: bytes, max_bytes: int
+) -> Fix | None:
+    """The fix when its region is not the entry's and the locator finds it in `staged`."""
     if region == e.region:
         return None
     try:
         locate(replace(e, region=region), staged, tokens, max_bytes)
     except CannotRun:
         return None
-    return Fix(region, ())
+    return Fix(region, why)
 
 
 def _differs(
