@@ -108,11 +108,8 @@ def repair(m: Manifest, e: CoveredEntry, r: Renamed, at: str) -> list[str]:
     if not r.unchanged:
         lines.append('  then follow the steps below: the code changed too')
         return lines
-    model = (
-        ''
-        if m.folder.parent == m.root / 'verification'
-        else f' --model {m.folder.relative_to(m.root).as_posix()}'
-    )
+    folder = m.folder.relative_to(m.root).as_posix()
+    model = '' if m.folder.parent == m.root / 'verification' else f' --model {folder}'
     reason = f'renamed {e.function} to {r.function}; the code is the same'
     lines.append(
         f"  then `execlease verify --update-coverage{model} --reason '{reason}'` (a name is "

@@ -52,11 +52,8 @@ def anchor(
             'make the "from" text longer so that it picks one place',
         )
     elsewhere = [u for u in definitions.values() if _hits(spec, needle, u)]
-    moved = (
-        ' (it is now in ' + ', '.join(f'{u.key} ({index.where(u)})' for u in elsewhere) + ')'
-        if elsewhere
-        else ''
-    )
+    moved = ', '.join(f'{u.key} ({index.where(u)})' for u in elsewhere)
+    moved = f' (it is now in {moved})' if moved else ''
     raise CannotRun(
         f'mutation {mu.name}: replace.from no longer matches within {what}{moved}; '
         'update the mutation\'s "from" text (or its `within`) in manifest.json to the current spec',
