@@ -72,12 +72,9 @@ def render(report: Report) -> str:
         'exitCodeDescription': report.result,
     }
     if report.error is not None:
+        notice = {'level': 'error', 'message': {'text': report.error}}
         invocation['toolExecutionNotifications'] = [
-            {
-                'level': 'error',
-                'message': {'text': report.error},
-                'descriptor': {'id': 'run-unfinished'},
-            },
+            {**notice, 'descriptor': {'id': 'run-unfinished'}}
         ]
     results = []
     for item in failed:

@@ -79,8 +79,5 @@ def closest(index: SpecIndex, name: str) -> str:
         by_lower[c]
         for c in difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.6)
     ]
-    if not close:
-        return ''
-    return (
-        ' (did you mean: ' + ', '.join(f'{c} ({index.where(definitions[c])})' for c in close) + ')'
-    )
+    shown = ', '.join(f'{c} ({index.where(definitions[c])})' for c in close)
+    return f' (did you mean: {shown})' if close else ''
