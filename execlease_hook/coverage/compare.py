@@ -95,12 +95,9 @@ def code_for(action: str, statuses: Sequence[EntryStatus]) -> list[str]:
     for s in statuses:
         if s.entry.action != action:
             continue
-        if s.located is not None:
-            where = f'{s.entry.path}:{s.located.start_line}'
-            if s.located.end_line != s.located.start_line:
-                where += f'-{s.located.end_line}'
-        else:
-            where = f'{s.entry.path} (not found: update the anchors)'
+        where = s.where if s.located else f'{s.entry.path} (not found: update the anchors)'
+        if s.located is not None and s.located.end_line != s.located.start_line:
+            where += f'-{s.located.end_line}'
         if s.entry.function:
             name = s.entry.function
         else:
