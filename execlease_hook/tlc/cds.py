@@ -1,15 +1,8 @@
 """The class-data archive of tla2tools.jar (docs/architecture.md#the-jvm-of-a-tlc-job).
 
-A dynamic AppCDS archive is built by the first TLC job that finds none (`-XX:ArchiveClassesAtExit`
-on that job's own run: no extra run, a second or two more at its exit, once) and used by every
-later job (`-XX:SharedArchiveFile`). It lives beside the jar in execlease's jar cache, else in
-the user cache, named by a key over the jar's path and sha256 and the Java's path and whole
-`java -version` text (version, vendor, build), so a new jar or a new Java builds its own. The
-archive is trusted only if its sha256 matches the one recorded when it was built: Java 17 given
-a corrupt archive aborts (SIGABRT) instead of running without it, so a mismatch deletes it and
-the job runs without an archive and builds a new one. Only one job builds at a time (an
-exclusive `.building` file naming its process, ignored once it is an hour old or that process is
-gone: a killed run left it).
+A dynamic AppCDS archive, built by the first TLC job that finds none on that job's own run and
+used by every later job; trusted only while its sha256 is the one recorded when it was built. One
+job builds at a time (an exclusive `.building` file naming its process).
 
 The archive only saves time, so it never costs a verdict. A build is not tried where less than
 MIN_FREE is free (the archive is 5-15 MB; a cache must not take the last of a disk). A build
@@ -111,12 +104,10 @@ def _claim_build(archive: Path) -> Path | None:
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
     except OSError:
         return None  # another job is building it, or the folder is not writable: run without
-    try:
-        os.write(fd, str(os.getpid()).encode())  # whose it is, for `sweep` after a kill
-    except OSError:
-        pass  # a full disk: the empty mark still works, and goes stale after STALE_BUILD
-    finally:
-        os.close(fd)
+    # Whose it is, for `sweep` after a kill; on a full disk the empty mark still works, and goes
+    # stale after STALE_BUILD.
+    with contextlib.suppress(OSError), os.fdopen(fd, 'wb') as mark:
+        mark.write(str(os.getpid()).encode())
     return lock
 
 

@@ -1,10 +1,6 @@
-"""Pinned TLA+ tools and Java (why an offline jar: docs/architecture.md#decisions-and-their-reasons).
-
-The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cached copy in
-<repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
-source (the `bundled-tlc` extra's jar), and is checked against the pinned sha256 on every use.
-Java is found by tlc/java.py. The jars a manifest pins (its libraries, tlc/libraries.py; its own
-TLA+ tools, tlc/pin.py) are fetched by `fetch_pinned` by the same rules.
+"""Pinned TLA+ tools (where from, in order: docs/architecture.md#tlc-facts-the-code-relies-on; why
+an offline jar: docs/architecture.md#decisions-and-their-reasons). The jars a manifest pins
+(tlc/libraries.py, tlc/pin.py) are fetched by `fetch_pinned` by the same rules.
 
 It is kept whole because its safety rests on an order that would otherwise span modules: a valid
 cached jar needs no lock; every temp file is written under the lock (`locked`: two first runs
@@ -123,7 +119,7 @@ def locked(folder: Path, wait: float) -> Iterator[None]:
     """The cache lock, waited for at most `wait` seconds (EXECLEASE_TLA_LOCK_TIMEOUT). A holder that died
     released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a
     mirror) is given up on, naming its pid, rather than waited for forever. Also the lock of
-    the library jars' cache (tlc/libraries.py)."""
+    the library jars' cache (tlc/libraries.py). Removes the temp files of killed runs."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock_file = open(folder / 'lock', 'a+b')
@@ -157,6 +153,9 @@ def locked(folder: Path, wait: float) -> Iterator[None]:
                 lock.truncate(0)
                 lock.write(str(os.getpid()).encode())
                 lock.flush()
+            # Every temp file is written under this lock: one seen now was left by a killed run.
+            for stale in folder.glob('*.part'):
+                stale.unlink(missing_ok=True)
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
@@ -321,15 +320,12 @@ def fetch_pinned(
     settings: Settings,
 ) -> bool:
     """The jar of `sha256` at `target`, downloaded from `url` unless it is there already (then
-    False), under the lock of target's folder (`locked`, which raises CacheUnwritable). A temp
-    file seen here was left by a run killed mid-download, a file of another sha256 at `target`
-    is removed, and a download is renamed into place only once its sha256 is checked:
+    False), under the lock of target's folder (`locked`, which raises CacheUnwritable). A file
+    of another sha256 at `target` is removed, and a download is renamed into place only once its sha256 is checked:
     `refused(digest)` is raised otherwise, `failed(error)` when the download fails. For the jars
     a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py)."""
     folder = target.parent
     with locked(folder, settings.tla_lock_timeout):
-        for stale in folder.glob('*.part'):
-            stale.unlink(missing_ok=True)
         if valid_copy(target, sha256):
             return False  # another run placed it while this one waited for the lock
         if target.exists():
@@ -405,15 +401,11 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
     if ready is not None:
         return ready
     with locked(folder, settings.tla_lock_timeout):
-        # Every temp file is written under this lock, so one seen here was left by a run that
-        # was killed mid-download or mid-copy.
-        for stale in folder.glob('*.part'):
-            stale.unlink(missing_ok=True)
         cached = folder / JAR_NAME
+        if (ready := _valid_cached(folder)) is not None:
+            return ready  # another run placed it while this one waited for the lock
         if cached.is_file():
             digest = file_sha256(cached)
-            if digest in KNOWN_JARS:
-                return ToolJar(cached, digest, 'cache', True)
             print(
                 f'execlease: removing {cached}: sha256 {digest} is not a pinned jar',
                 file=sys.stderr,

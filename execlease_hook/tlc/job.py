@@ -1,9 +1,7 @@
 """One isolated TLC job -> Verdict (docs/architecture.md#tlc-facts-the-code-relies-on).
 
-Each job runs in a fresh folder holding copies of the modules and the cfg (a mutation is
-applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its standard
-modules into the temp folder and deletes them, so shared folders break concurrent runs.
-Reading the verdict from what TLC printed is tlc/output.py's job.
+Each job runs in a fresh folder of its own; reading the verdict from what TLC printed is
+tlc/output.py's job.
 
 It is kept whole: a job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py)
 share its folder, its deadline and the reading of the verdict; a process's life is

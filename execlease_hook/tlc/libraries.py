@@ -3,20 +3,11 @@
 It is kept whole: where a jar or folder comes from, its check and its place on the class path
 are one order that every TLC job of a model depends on.
 
-A jar (`url` + `sha256`) goes on TLC's class path, after tla2tools.jar: TLC finds the modules
-inside it (and a library's Java overrides of its operators). It comes, in order, from
-EXECLEASE_LIBRARY_PATH (jars, or folders holding them, for a machine that cannot download), a
-cached copy in <repo>/.tmp/tla/lib/<sha256>.jar, or a download of its url by tlc/jar.py's
-`download` (retries, a total deadline, a size bound, under the cache's lock; only a file of the
-pinned sha256 is renamed into place). Wherever it comes from, its sha256 is checked when a run
-first uses it; a jar of another sha256 is refused, naming both digests.
-
-A folder of .tla modules in the repository goes on TLC's library path (the system property
-`TLA-Library`, which TLC 2.15 and 2.19 read: searched after the spec's own folder, before the
-standard modules and the class path). TLC reads a snapshot of the folder's modules, taken once
-per process: the bytes the result cache's key covers and the spec scan read are the bytes TLC
-parses, even if the folder is edited while a run is under way. A snapshot is a core/scratch.py
-folder: removed at exit, and a killed run's by the next run's sweep (tlc/job.sweep).
+A jar (`url` + `sha256`) goes on TLC's class path after tla2tools.jar, from where
+docs/libraries.md#where-a-jar-comes-from says; its sha256 is checked when a run first uses it. A
+folder of .tla modules goes on TLC's library path (`-DTLA-Library=`) as a snapshot of its modules
+taken once per process: the bytes the result cache's key covers and the spec scan read are the
+bytes TLC parses, even if the folder is edited while a run is under way.
 """
 
 from __future__ import annotations

@@ -5,11 +5,6 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc/job.py's; this module only reads what a run printed.
 
-A random simulation (the deep tier's `--simulate`, verify/deep.py) that finds nothing exits 0
-with a last progress report (2209; -1 for the counts it does not keep) and 2186 ("Finished in
-..."), never with model checking's "No error has been found": the number of behaviours it drew
-is all it covered (`classify_simulation`).
-
 It is kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
@@ -49,6 +44,7 @@ from execlease_hook.tlc.progress import last
 
 # TLC exit codes (same in 2.15 and 2.19).
 EXIT_OK = 0
+EXIT_EVALUATION = 75
 EXIT_VIOLATION = {10: 'assumption', 11: 'deadlock', 12: 'invariant', 13: 'property'}
 EXIT_ERRORS = {
     1: 'TLC rejected its arguments',
@@ -57,6 +53,7 @@ EXIT_ERRORS = {
     151: 'configuration error',
     255: 'configuration syntax error or out of memory',
 }
+PRINTED_KEPT = 40  # lines of what the spec printed kept in a verdict
 # What to do next, per TLC exit code: every message that blocks says what to do.
 ERROR_HINTS = {
     1: "a bug in execlease's TLC arguments or an unknown jar: report it with the lines below",
@@ -208,9 +205,6 @@ def parse_messages(output: bytes) -> list[Message]:
     return messages
 
 
-PRINTED_KEPT = 40
-
-
 def spec_printed(output: bytes) -> tuple[tuple[str, ...], int]:
     """What the spec printed, and how many lines: the non-blank text outside every TLC message
     once SANY has finished (before, the lines outside messages are SANY's). A spec's Print and
@@ -240,34 +234,18 @@ def with_printed(verdict: Verdict, output: bytes) -> Verdict:
     return dataclasses.replace(verdict, printed=kept, printed_total=total) if total else verdict
 
 
-_STEP_HEAD = re.compile(
-    r'^(\d+): <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>\s*$'
-)
-_BACK = re.compile(
-    r'^(\d+): Back to state: <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>'
-)
+_STEP_AT = r'<(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>'
+_STEP_HEAD = re.compile(r'^(\d+): ' + _STEP_AT + r'\s*$')
+_BACK = re.compile(r'^(\d+): Back to state: ' + _STEP_AT)
 
 
 def parse_state(text: str) -> tuple[tuple[str, str], ...]:
     """'/\\ x = 1\\n/\\ y = <<1, 2>>' -> (('x', '1'), ('y', '<<1, 2>>')); values may span lines."""
-    lines = text.strip('\n').splitlines()
-    if not lines:
-        return ()
-    if not lines[0].startswith('/\\ '):
-        lines = ['/\\ ' + lines[0], *lines[1:]]
-    chunks: list[list[str]] = []
-    for line in lines:
-        if line.startswith('/\\ '):
-            chunks.append([line[3:]])
-        elif chunks:
-            chunks[-1].append(line)
-    result = []
-    for chunk in chunks:
-        joined = '\n'.join(chunk).rstrip()
-        name, sep, value = joined.partition(' = ')
-        if sep:
-            result.append((name.strip(), value))
-    return tuple(result)
+    text = '\n'.join(text.strip('\n').splitlines())
+    if not text.startswith('/\\ '):
+        text = '/\\ ' + text
+    pairs = (chunk.rstrip().partition(' = ') for chunk in ('\n' + text).split('\n/\\ ')[1:])
+    return tuple((name.strip(), value) for name, sep, value in pairs if sep)
 
 
 def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
@@ -316,9 +294,6 @@ _POSITION = re.compile(
     r'[Ll]ine (\d+), col(?:umn)? (\d+) to line (\d+), col(?:umn)? (\d+) (?:in|of module) (\w+)'
 )
 _COMPLETED = re.compile(r'\s*Model checking completed\. No error has been found\.')
-
-
-EXIT_EVALUATION = 75
 
 
 def location_text(line: int, col: int, end_line: int, end_col: int, module: str) -> str:
@@ -519,8 +494,10 @@ def classify(
 def classify_simulation(
     exit_code: int, output: bytes, seconds: float, config_text: str = ''
 ) -> Verdict:
-    """A simulation's verdict: a violation is read as in model checking; exit 0 is a pass of the
-    behaviours drawn (`states`: the states generated), with TLC's end message and a count."""
+    """A simulation's verdict (the deep tier's `--simulate`): a violation is read as in model
+    checking; exit 0 is a pass of the behaviours drawn (`states`: the states generated), with a
+    last progress report (2209) and TLC's end message (2186), never model checking's "No error
+    has been found"."""
     found = last(output)
     if exit_code != EXIT_OK:
         verdict = classify(exit_code, output, seconds, config_text)
@@ -547,11 +524,8 @@ def finished_exit_code(output: bytes) -> int | None:
     if not any(m.code == FINISHED for m in messages):
         return None
     kinds = {VIOLATION_CODES[m.code] for m in messages if m.code in VIOLATION_CODES}
-    if len(kinds) == 1:
-        [kind] = kinds
-        return next(code for code, k in EXIT_VIOLATION.items() if k == kind)
-    if kinds:
-        return None
+    if kinds:  # the code of its one kind (two kinds: no end TLC reports)
+        return next((code for code, kind in EXIT_VIOLATION.items() if {kind} == kinds), None)
     if any(m.code == ASSERT_FAILED for m in messages):
         return EXIT_EVALUATION
     if any(m.code == NO_ERROR for m in messages):
