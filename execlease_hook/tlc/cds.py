@@ -94,23 +94,6 @@ def trusted(archive: Path) -> bool:
     return False
 
 
-def _claim_build(archive: Path) -> Path | None:
-    lock = archive.with_name(archive.name + '.building')
-    try:
-        archive.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            if time.time() - lock.stat().st_mtime > STALE_BUILD:
-                lock.unlink()
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except OSError:
-        return None  # another job is building it, or the folder is not writable: run without
-    # Whose it is, for `sweep` after a kill; on a full disk the empty mark still works, and goes
-    # stale after STALE_BUILD.
-    with contextlib.suppress(OSError), os.fdopen(fd, 'wb') as mark:
-        mark.write(str(os.getpid()).encode())
-    return lock
-
-
 def _room(folder: Path) -> bool:
     """MIN_FREE is free in `folder` (made if need be); else says so once and returns False."""
     try:
@@ -208,9 +191,18 @@ def plan(java: Path, jar: Path, settings: Settings) -> Plan:
         return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), NO_ARCHIVE.finish)
     if str(archive) in _unwritable or not _room(archive.parent):
         return NO_ARCHIVE
-    lock = _claim_build(archive)
-    if lock is None:
-        return NO_ARCHIVE
+    lock = archive.with_name(archive.name + '.building')
+    try:  # _room made the folder
+        with contextlib.suppress(FileNotFoundError):
+            if time.time() - lock.stat().st_mtime > STALE_BUILD:
+                lock.unlink()
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except OSError:
+        return NO_ARCHIVE  # another job is building it, or the folder is not writable: run without
+    # Whose it is, for `sweep` after a kill; on a full disk the empty mark still works, and goes
+    # stale after STALE_BUILD.
+    with contextlib.suppress(OSError), os.fdopen(fd, 'wb') as mark:
+        mark.write(str(os.getpid()).encode())
     part = archive.with_name(f'{archive.name}.{os.getpid()}.{time.monotonic_ns()}.part')
 
     finished = threading.Event()

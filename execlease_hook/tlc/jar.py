@@ -321,9 +321,9 @@ def fetch_pinned(
 ) -> bool:
     """The jar of `sha256` at `target`, downloaded from `url` unless it is there already (then
     False), under the lock of target's folder (`locked`, which raises CacheUnwritable). A file
-    of another sha256 at `target` is removed, and a download is renamed into place only once its sha256 is checked:
-    `refused(digest)` is raised otherwise, `failed(error)` when the download fails. For the jars
-    a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py)."""
+    of another sha256 at `target` is removed, and a download is renamed into place only once its
+    sha256 is checked: `refused(digest)` is raised otherwise, `failed(error)` when the download
+    fails."""
     folder = target.parent
     with locked(folder, settings.tla_lock_timeout):
         if valid_copy(target, sha256):

@@ -25,7 +25,7 @@ from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.settings import Settings
 from execlease_hook.spec import scan
-from execlease_hook.tlc import cds, missing, overrides, spare, spare_helper
+from execlease_hook.tlc import cds, missing, spare, spare_helper
 from execlease_hook.tlc.kinds import jit_flags
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.library_modules import read_by
@@ -95,8 +95,7 @@ class TlcJob:
         )
 
     def cache_key(self, jar_sha256: str, java_major: int) -> str:
-        h = hashlib.sha256()
-        parts: list[bytes] = [
+        parts = [
             b'execlease-tlc-2',
             jar_sha256.encode(),
             str(java_major).encode(),
@@ -105,13 +104,10 @@ class TlcJob:
             self.config_name.encode(),
             self.config_text,
             '\0'.join(self.tlc_flags()).encode(),
+            *(part for name, text in sorted(self.modules) for part in (name.encode(), text)),
+            *self.libraries.key_parts(),
         ]
-        for name, text in sorted(self.modules):
-            parts += [name.encode(), text]
-        parts += self.libraries.key_parts()
-        for part in parts:
-            h.update(length_prefixed(part))
-        return h.hexdigest()
+        return hashlib.sha256(b''.join(map(length_prefixed, parts))).hexdigest()
 
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
@@ -374,7 +370,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         verdict = missing.explain(
             with_printed(verdict, run.output), run.output, modules, job.libraries.names()
         )
-        return overrides.explain(verdict, run.output, [j.name for j in job.libraries.jars])
+        return missing.explain_override(verdict, run.output, [j.name for j in job.libraries.jars])
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
         scratch.remove(folder)

@@ -160,28 +160,23 @@ class Verdict:
 _MARKER = re.compile(rb'@!@!@STARTMSG (\d+):(\d+) @!@!@\n?|@!@!@ENDMSG (\d+) @!@!@\n?')
 
 
-def _outside_strings(prefix: bytes) -> bool:
-    """True unless `prefix` (a line up to a marker) ends inside a TLA+ string literal.
+def _markers(output: bytes) -> Iterator[re.Match[bytes]]:
+    """TLC's markers, not those inside a TLA+ string literal on the marker's line.
 
     TLC prints every value a spec computes in TLA+ syntax, strings quoted with `\\"`, `\\n` and
     `\\\\` escaped, so a string never spans lines; a marker inside one is the spec's text, not
     TLC's framing (a state variable holding "@!@!@STARTMSG 2110:1 @!@!@..." must not read as a
     violation message)."""
-    inside = escaped = False
-    for byte in prefix:
-        if escaped:
-            escaped = False
-        elif inside and byte == 0x5C:  # backslash
-            escaped = True
-        elif byte == 0x22:  # double quote
-            inside = not inside
-    return not inside
-
-
-def _markers(output: bytes) -> Iterator[re.Match[bytes]]:
     for match in _MARKER.finditer(output):
-        line_start = output.rfind(b'\n', 0, match.start()) + 1
-        if _outside_strings(output[line_start : match.start()]):
+        inside = escaped = False
+        for byte in output[output.rfind(b'\n', 0, match.start()) + 1 : match.start()]:
+            if escaped:
+                escaped = False
+            elif inside and byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # double quote
+                inside = not inside
+        if not inside:
             yield match
 
 
