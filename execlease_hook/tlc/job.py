@@ -113,9 +113,8 @@ class TlcJob:
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     """The jobs a run is about to start: warm JVMs are kept for these and no more, and one for
     the first job of each kind of JVM that has two jobs or more is started now, in the background
-    (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own: a
-    warm JVM would run its warm-up first, and then the job in a class loader of its own, which
-    loads TLC's classes again; that costs more than the one JVM it saves."""
+    (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own
+    (docs/architecture.md#the-jvm-of-a-tlc-job says why)."""
     keyed = [(_spare_key(j), j) for j in jobs]
     keys = Counter(key for key, _ in keyed)
     spare.expect(keys.elements())

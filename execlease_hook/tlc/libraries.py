@@ -197,18 +197,16 @@ def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> Cann
     )
 
 
-def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> Path | None:
-    """The jar EXECLEASE_LIBRARY_PATH offers for this entry: a jar named there, or in a folder
-    named there (`text`), the url's file name or <sha256>.jar, whose sha256 is the pinned one. A
-    file of the url's name with another sha256 is refused, naming both."""
-    if not text:
-        return None
-    assert lib.url is not None and lib.sha256 is not None
-    name = file_name(lib.url)
-    for entry in filter(None, text.split(os.pathsep)):
+def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> LibraryJar:
+    url, pinned, text = lib.url, lib.sha256, settings.library_path
+    assert url is not None and pinned is not None
+    # The jar EXECLEASE_LIBRARY_PATH offers first: a jar named there, or in a folder named there,
+    # the url's file name or <sha256>.jar, whose sha256 is the pinned one. A file of the url's
+    # name with another sha256 is refused, naming both.
+    for entry in filter(None, (text or '').split(os.pathsep)):
         place = Path(entry).expanduser()
         if place.is_dir():
-            candidates = [place / name, place / f'{lib.sha256}.jar']
+            candidates = [place / file_name(url), place / f'{pinned}.jar']
         elif place.is_file():
             candidates = [place]
         else:
@@ -218,19 +216,10 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
             )
         for candidate in filter(Path.is_file, candidates):
             digest = jar.file_sha256(candidate)
-            if digest == lib.sha256:
-                return candidate.resolve()
-            if candidate.name == name:
-                raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, lib.sha256, pin)
-    return None
-
-
-def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> LibraryJar:
-    url, pinned = lib.url, lib.sha256
-    assert url is not None and pinned is not None
-    offered = _from_library_path(lib, where, pin, settings.library_path)
-    if offered is not None:
-        return LibraryJar(lib.label, url, pinned, offered, PATH_ENV)
+            if digest == pinned:
+                return LibraryJar(lib.label, url, pinned, candidate.resolve(), PATH_ENV)
+            if candidate.name == file_name(url):
+                raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, pinned, pin)
     folder = cache_dir(root)
     cached = folder / f'{pinned}.jar'
     if jar.valid_copy(cached, pinned):  # no lock needed: only verified files are placed

@@ -303,22 +303,18 @@ def parse_location(text: str) -> tuple[int, int, int, int, str] | None:
     return int(a), int(b), int(c), int(d), module
 
 
+# One TLA+ string value as TLC prints it: quoted, `\"`, `\n`, `\t` and `\\` escaped, on one line.
+_TLA_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*\\?)"')
+_ESCAPED = re.compile(r'\\(.)')
+
+
 def tla_string(value: str) -> str:
     """'"x reached three"' -> 'x reached three' (TLC prints a string value quoted and escaped);
-    any other value is kept as TLC printed it."""
-    if len(value) >= 2 and value[0] == value[-1] == '"' and '\n' not in value:
-        body, out, i = value[1:-1], [], 0
-        while i < len(body):
-            if body[i] == '\\' and i + 1 < len(body):
-                out.append({'n': '\n', 't': '\t'}.get(body[i + 1], body[i + 1]))
-                i += 2
-            elif body[i] == '"':
-                return value  # two strings and an operator between them: not one string
-            else:
-                out.append(body[i])
-                i += 1
-        return ''.join(out)
-    return value
+    any other value (two strings and an operator between them, say) is kept as TLC printed it."""
+    found = _TLA_STRING.fullmatch(value)
+    if found is None:
+        return value
+    return _ESCAPED.sub(lambda m: {'n': '\n', 't': '\t'}.get(m[1], m[1]), found[1])
 
 
 def _read_by_people(line: str) -> bool:

@@ -1,13 +1,10 @@
 """TLC's output lines, as they arrive, -> what a running job is doing: its phase and, from TLC's
-progress messages, the state counts and how fast they grow. The live progress line
-(verify/live.py) shows it, for the deep tier too; the counts at a timeout and a simulation's
-states come from it too (`last`, on the whole output).
+progress messages, the state counts and how fast they grow (for the live line, verify/live.py;
+`last` reads the counts at a timeout and a simulation's states from the whole output).
 
-`Follower` reads the job's output file as TLC writes it and hands on whole lines (tlc/job.py
-ticks it while it waits), so this does not depend on how TLC is launched. TLC 2.15 prints its
-first progress message (code 2200; 2209 in simulation) about 3 s after the search starts, then
-one a minute; between two of them the phase and the elapsed time are what there is to show.
-Nothing here decides a verdict: that is tlc/output.py's job, on the whole output.
+`Follower` hands on whole lines of the job's output file as TLC writes it, however TLC was
+launched. TLC 2.15 prints its first progress message (code 2200; 2209 in simulation) about 3 s
+after the search starts, then one a minute. Nothing here decides a verdict (tlc/output.py).
 """
 
 from __future__ import annotations
