@@ -156,25 +156,24 @@ def sweep(folder: Path) -> None:
     except OSError:
         return
     for path in entries:
-        pid: int | None = None
+        text = ''  # the process the file names
         archive = path.name.partition('.jsa')[0] + '.jsa'
         if path.name.endswith('.part') and path.name.startswith('tla2tools-'):
             fields = path.name.split('.')
-            pid = int(fields[-3]) if len(fields) >= 4 and fields[-3].isdigit() else None
+            text = fields[-3] if len(fields) >= 4 else ''
         elif path.name.endswith('.jsa.building'):
             try:
                 text = path.read_text(encoding='utf-8').strip()
             except OSError:
                 continue
-            pid = int(text) if text.isdigit() else None
+        pid = int(text) if text.isdigit() else None
         if pid is not None and pid != os.getpid() and not procs.alive(pid):
             parts = f'-XX:ArchiveClassesAtExit={folder / archive}.{pid}.'
             scratch.stop(scratch.naming(parts), parts)
-            with contextlib.suppress(OSError):
-                path.unlink()
-            for part in folder.glob(f'{archive}.{pid}.*.part'):  # written by the JVM just stopped
+            # It, and the parts the JVM just stopped wrote.
+            for stale in (path, *folder.glob(f'{archive}.{pid}.*.part')):
                 with contextlib.suppress(OSError):
-                    part.unlink()
+                    stale.unlink()
 
 
 def plan(java: Path, jar: Path, settings: Settings) -> Plan:

@@ -256,13 +256,8 @@ def _chunks(response: requests.Response) -> Iterator[bytes]:
     where iter_content waits to fill its chunk, so the deadline is checked between arrivals."""
     raw = response.raw
     if not hasattr(raw, 'read1'):  # pragma: no cover - urllib3 < 2: small chunks instead
-        yield from response.iter_content(1 << 10)
-        return
-    while True:
-        chunk = raw.read1(1 << 16, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
+        return response.iter_content(1 << 10)
+    return iter(lambda: raw.read1(1 << 16, decode_content=True), b'')
 
 
 def download(url: str, folder: Path, bound: Bound, settings: Settings) -> Path:

@@ -13,7 +13,6 @@ bytes TLC parses, even if the folder is edited while a run is under way.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
 import threading
 from dataclasses import dataclass
@@ -84,11 +83,11 @@ class Libraries:
 
 
 NO_LIBRARIES = Libraries()
-# The process's snapshots of library folders, a registry by design: a folder read twice with the
-# same modules is the same snapshot (warm JVMs keyed by its path stay usable), and every one is
-# removed when the process exits, whichever run made it.
+# The process's snapshots of library folders by (folder, its modules), a registry by design: a
+# folder read twice with the same modules is the same snapshot (warm JVMs keyed by its path stay
+# usable), and every one is removed when the process exits, whichever run made it.
 _lock = threading.Lock()
-_snapshots: dict[tuple[str, str], Path] = {}  # (folder, digest of its modules) -> snapshot
+_snapshots: dict[tuple[str, tuple[tuple[str, bytes], ...]], Path] = {}
 
 
 def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libraries:
@@ -142,10 +141,7 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
             f'{where}: {folder} holds no .tla module; TLC reads only the modules directly '
             'in the folder, not in its subfolders'
         )
-    h = hashlib.sha256()
-    for name, data in modules:
-        h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
-    snapshot = (str(folder), h.hexdigest())
+    snapshot = (str(folder), modules)
     with _lock:
         known = _snapshots.get(snapshot)
     if known is not None and known.is_dir():
@@ -236,8 +232,6 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
             pinned,
             cached,
             bound(url, settings),
-            # The download was never kept: it is renamed into the cache only once its sha256 is
-            # the pinned one.
             refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
             failed=lambda e: CannotRun(
                 f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '

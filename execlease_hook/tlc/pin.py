@@ -119,8 +119,6 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settin
             )
             found = ToolJar(target, pinned, 'download', True)
         except jar.CacheUnwritable as e:
-            # Its folder or lock cannot be made (a file in its way, a read-only disk): an exit 2
-            # that names it, not a traceback.
             raise CannotRun(
                 f'{_manifest(m)}: cannot write the TLA+ tools cache {e}; make {folder} writable, '
                 'or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'
