@@ -37,8 +37,7 @@ class ResultCache:
     def get(self, key: str) -> Verdict | None:
         if not self.enabled:
             return None
-        known = self._known.get(key)
-        if known is not None:
+        if (known := self._known.get(key)) is not None:
             return known
         try:
             data = json.loads((self.folder / f'{key}.json').read_text(encoding='utf-8'))

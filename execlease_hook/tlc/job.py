@@ -285,8 +285,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     # never runs (the suite refuses it earlier, naming the file and line).
     read = read_by((Path(job.spec).name, job.spec_text), job.modules, job.libraries, job.jar)
     modules = [(mod.path, mod.text) for mod in read]
-    uses = scan.scan_job_files(modules, ((job.config_name, job.config_text),))
-    if uses:
+    if uses := scan.scan_job_files(modules, ((job.config_name, job.config_text),)):
         return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
     try:

@@ -72,7 +72,6 @@ def jit_flags(kind: str) -> tuple[str, ...]:
 
 
 def kind_of(name: str) -> Kind:
-    found = KINDS.get(name)
-    if found is None:
+    if (found := KINDS.get(name)) is None:
         raise ValueError(f'unknown job kind {name!r} (known: {", ".join(KINDS)})')
     return found

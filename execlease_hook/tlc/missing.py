@@ -86,8 +86,7 @@ def explain(
     if verdict.outcome != 'error' or verdict.exit_code != PARSE_ERROR:
         return verdict
     # The module SANY cannot find, and the module that imports it.
-    found = _CANNOT_FIND.search(output.decode('utf-8', 'replace'))
-    if found is None:
+    if (found := _CANNOT_FIND.search(output.decode('utf-8', 'replace'))) is None:
         return verdict
     module, importer = found.groups()
     places = [

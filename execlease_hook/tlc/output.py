@@ -296,8 +296,7 @@ def location_text(line: int, col: int, end_line: int, end_col: int, module: str)
 
 
 def parse_location(text: str) -> tuple[int, int, int, int, str] | None:
-    found = _POSITION.search(text)
-    if found is None:
+    if (found := _POSITION.search(text)) is None:
         return None
     a, b, c, d, module = found.groups()
     return int(a), int(b), int(c), int(d), module
@@ -430,8 +429,7 @@ def classify(
     if exit_code == EXIT_EVALUATION and asserts and not out_of_memory and not stack_overflow:
         if len(asserts) != 1:
             return error(f'TLC reported {len(asserts)} failed Asserts where it stops at the first')
-        found = _ASSERT.match(asserts[0].text)
-        if found is None:
+        if (found := _ASSERT.match(asserts[0].text)) is None:
             return error('TLC reported a failed Assert in words this execlease does not read')
         # The innermost position TLC names, in its usual words (whatever words it used).
         nested = [_POSITION.findall(m.text) for m in messages if m.code == NESTED_POSITIONS]

@@ -54,8 +54,7 @@ def banner(jar: Path, java: Java) -> str:
 
 def version_words(line: str) -> str:
     """'TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)' -> 'TLC 2.19 (rev 5a47802)'."""
-    found = _BANNER.search(line)
-    if found is None:
+    if (found := _BANNER.search(line)) is None:
         return line
     return f'TLC {found.group(1)}' + (f' (rev {found.group(2)})' if found.group(2) else '')
 

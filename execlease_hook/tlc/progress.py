@@ -49,8 +49,7 @@ class JobProgress:
         """`now`: when the line arrived (time.monotonic()). The rate is measured here, between
         two counts: TLC's own "ds/min" over its first, 3-second interval is not a rate. True
         when the line was a progress report."""
-        start = _START.match(line)
-        if start is not None:
+        if (start := _START.match(line)) is not None:
             self._message = int(start.group(1))
             self.phase = PHASES.get(self._message, self.phase)
             return False
@@ -58,8 +57,7 @@ class JobProgress:
             self._message = None
             return False
         if self._message in (PROGRESS, SIMULATION_PROGRESS):
-            counts = progress_counts(line)
-            if counts is None:
+            if (counts := progress_counts(line)) is None:
                 return False
             self.depth, self.generated, self.distinct, self.queue = counts
             self._count(time.monotonic() if now is None else now)
