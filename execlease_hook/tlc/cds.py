@@ -70,11 +70,10 @@ def archive_path(java: Path, jar: Path, settings: Settings) -> Path | None:
     if identity is None or identity[0] < MIN_JAVA:
         return None
     jar = jar.resolve()
-    h = hashlib.sha256()
     java_file = Path(shutil.which(str(java)) or java).resolve()
-    for part in ('execlease-cds-1', str(jar), file_sha256(jar), str(java_file), identity[1]):
-        h.update(part.encode() + b'\0')
-    return archive_folder(jar, settings) / f'tla2tools-{h.hexdigest()[:32]}.jsa'
+    parts = ('execlease-cds-1', str(jar), file_sha256(jar), str(java_file), identity[1])
+    digest = hashlib.sha256(b''.join(part.encode() + b'\0' for part in parts)).hexdigest()
+    return archive_folder(jar, settings) / f'tla2tools-{digest[:32]}.jsa'
 
 
 def _sidecar(archive: Path) -> Path:

@@ -323,8 +323,7 @@ def _read_by_people(line: str) -> bool:
 
 def last_lines(output: bytes) -> tuple[str, ...]:
     """The end of TLC's output as a person reads it: its last 25 lines."""
-    lines = output.decode('utf-8', 'replace').splitlines()
-    return tuple(filter(_read_by_people, lines))[-25:]
+    return tuple(filter(_read_by_people, output.decode('utf-8', 'replace').splitlines()))[-25:]
 
 
 def classify(
