@@ -169,7 +169,7 @@ def sweep(folder: Path) -> None:
         if pid is not None and pid != os.getpid() and not procs.alive(pid):
             parts = f'-XX:ArchiveClassesAtExit={folder / archive}.{pid}.'
             scratch.stop(scratch.naming(parts), parts)
-            # It, and the parts the JVM just stopped wrote.
+            # The file, and the parts the JVM just stopped had written.
             for stale in (path, *folder.glob(f'{archive}.{pid}.*.part')):
                 with contextlib.suppress(OSError):
                     stale.unlink()
