@@ -92,10 +92,9 @@ _snapshots: dict[tuple[str, tuple[tuple[str, bytes], ...]], Path] = {}
 
 def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libraries:
     """The manifest's libraries, ready for TLC, read now: a folder edited since the last call is
-    a new snapshot (the same modules, the same snapshot: warm JVMs keyed by it stay usable).
-    `cache_root`: the repository whose cache holds the jars (default the model's; for a commit
-    checked out alone, `verify --rev`, the repository's). Raises CannotRun (exit 2) naming the
-    manifest, the entry and what to do."""
+    a new snapshot. `cache_root`: the repository whose cache holds the jars (default the model's;
+    for a commit checked out alone, `verify --rev`, the repository's). Raises CannotRun (exit 2)
+    naming the manifest, the entry and what to do."""
     if not m.libraries:
         return NO_LIBRARIES
     ready = [
