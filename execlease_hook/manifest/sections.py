@@ -103,7 +103,6 @@ class Library:
 
     @property
     def label(self) -> str:
-        """How messages and reports name the library."""
         if self.folder is not None:
             return self.folder
         if self.name is not None:

@@ -152,7 +152,6 @@ def _nested_modules(text: bytes) -> set[str]:
 
 
 def listing(modules: Iterable[Module]) -> list[dict[str, object]]:
-    """The modules as a JSON report lists them."""
     return [
         {
             'module': mod.name,

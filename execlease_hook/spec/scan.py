@@ -84,7 +84,6 @@ def scan_cfg(file: str, text: bytes) -> list[ForbiddenUse]:
 
 
 def refusal(uses: list[ForbiddenUse]) -> str:
-    """One message naming every use and what to do."""
     shown = '; '.join(str(u) for u in uses[:10])
     more = f' (and {len(uses) - 10} more)' if len(uses) > 10 else ''
     return (
