@@ -86,7 +86,7 @@ def judge_commits(
         at_tip = commit == tip
         for rel, _ in manifests:
             blob = data[f'{commit}:{rel}']
-            parsed = stage.plain_json(blob)
+            parsed = find.plain_json(blob)
             governed = stage.governed_paths(rel, parsed)
             if (
                 governed is not None

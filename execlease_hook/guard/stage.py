@@ -13,7 +13,6 @@ the index.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -38,17 +37,6 @@ def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str])
     if staged:
         return {c.path for c in staged} | {c.old_path for c in staged if c.old_path}
     return {paths.rel(root, os.path.abspath(f)) for f in files}
-
-
-def plain_json(data: bytes | None) -> dict | None:
-    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object."""
-    if data is None:
-        return None
-    try:
-        parsed = json.loads(data)
-    except (ValueError, RecursionError):  # the full load says why
-        return None
-    return parsed if isinstance(parsed, dict) else None
 
 
 CONFIGS = ('checks', 'mutations', 'findings')  # the manifest's lists of items with a cfg
@@ -190,7 +178,7 @@ def judge_staged(
                 'or name one with --model DIR'
             )
     wanted = []
-    parsed = {rel: plain_json(data[rel]) for rel, _ in models}
+    parsed = {rel: find.plain_json(data[rel]) for rel, _ in models}
     for rel, _ in models:
         governed = governed_paths(rel, parsed[rel])
         # What the checks read beyond the governed paths: watched code, the model's modules.

@@ -36,16 +36,25 @@ def is_manifest(data: bytes | None) -> bool:
     """The bytes of an execlease manifest, as far as can be told without validating them."""
     if data is None or b'"spec"' not in data and b'manifest.schema.json' not in data:
         return False
-    try:
-        parsed = json.loads(data)
-    except (ValueError, RecursionError):
-        return False
-    if not isinstance(parsed, dict):
+    parsed = plain_json(data)
+    if parsed is None:
         return False
     schema, spec = parsed.get('$schema'), parsed.get('spec')
     if isinstance(schema, str) and schema.endswith('manifest.schema.json'):
         return True
     return 'version' in parsed and isinstance(spec, str) and spec.endswith('.tla')
+
+
+def plain_json(data: bytes | None) -> dict | None:
+    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object
+    (the full load says why)."""
+    if data is None:
+        return None
+    try:
+        parsed = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 def is_model(rel: str, data: bytes | None) -> bool:
