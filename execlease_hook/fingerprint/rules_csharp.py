@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
+from execlease_hook.fingerprint.literals import character_literal, closing_indent, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate import csharp
 

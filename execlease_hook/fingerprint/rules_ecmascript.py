@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from execlease_hook.fingerprint import ts1, ts2
-from execlease_hook.fingerprint.literals import encode, escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a, same
 
@@ -89,7 +89,7 @@ def _is_key(node: Node, parent: Node | None) -> bool:
 
 def _key(name: str) -> list[Item]:
     """`{'a': 1}`, `{"a": 1}` and `{a: 1}` name the same property."""
-    return ts2.leaf('property_identifier', encode(name))
+    return ts2.leaf('property_identifier', ts2.encode(name))
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -123,7 +123,7 @@ def number(node: Node, parent: Node | None) -> list[Item] | None:
 
 
 def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
-    return ts2.leaf('jsx_text', encode(jsx_text_value(ts2.text(node))))
+    return ts2.leaf('jsx_text', ts2.encode(jsx_text_value(ts2.text(node))))
 
 
 def template_string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -188,7 +188,7 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
         if run:
             joined = ''.join(run)
             if joined:
-                out.extend(ts2.leaf('jsx_text', encode(joined)))
+                out.extend(ts2.leaf('jsx_text', ts2.encode(joined)))
             run.clear()
 
     for child in node.children:

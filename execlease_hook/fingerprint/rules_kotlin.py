@@ -13,8 +13,7 @@ import re
 from functools import partial
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal, pieces
+from execlease_hook.fingerprint.literals import character_literal, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)

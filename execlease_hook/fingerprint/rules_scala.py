@@ -8,8 +8,7 @@ decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional e
 from __future__ import annotations
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal, pieces
+from execlease_hook.fingerprint.literals import character_literal, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)

@@ -8,8 +8,7 @@ the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)
 from __future__ import annotations
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import closing_indent, pieces
+from execlease_hook.fingerprint.literals import closing_indent, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a
 
