@@ -8,6 +8,7 @@ core/settings.py; its default here is that variable's).
 from __future__ import annotations
 
 import difflib
+from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from execlease_hook.core.errors import CannotRun
@@ -74,23 +75,14 @@ def edge_variants(located: Located, source: bytes, tokens: Tokenizer) -> list[Lo
     if not inside:
         return []
     first, last = near.index(inside[0]), near.index(inside[-1])
-    starts, ends = {start}, {end}
-    at = first
-    while at > 0 and near[at - 1][3]:  # optional tokens just before the region
-        at -= 1
-        starts.add(near[at][1])
-    at = first
-    while at < last and near[at][3]:  # and at its start
-        at += 1
-        starts.add(near[at][1])
-    at = last
-    while at + 1 < len(near) and near[at + 1][3]:
-        at += 1
-        ends.add(near[at][2])
-    at = last
-    while at > first and near[at][3]:
-        at -= 1
-        ends.add(near[at][2])
+
+    def run(indices: range) -> list[int]:  # the optional tokens from the first index on
+        return list(takewhile(lambda i: near[i][3], indices))
+
+    starts = {start} | {near[i][1] for i in run(range(first - 1, -1, -1))}  # just before it
+    starts |= {near[i + 1][1] for i in run(range(first, last))}  # and at its start
+    ends = {end} | {near[i][2] for i in run(range(last + 1, len(near)))}
+    ends |= {near[i - 1][2] for i in run(range(last, first, -1))}
     return [
         _region(located.entry_id, located.path, source, language, a, b)
         for a in sorted(starts)
