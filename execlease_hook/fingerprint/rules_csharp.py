@@ -1,8 +1,5 @@
-"""ts2 rules for C# (what csharpier and `dotnet format` may change, and what they may not).
-
-Strings by value: regular (escapes read), verbatim `@"..."` (`""` read as `"`), raw `\"\"\"...\"\"\"`
-(a multi-line one after C# strips the closing line's indentation), interpolated ones with
-their holes as code and `{{` `}}` as braces; `"..."u8` is bytes.
+"""ts2 rules for C# (what csharpier and `dotnet format` may change, and what they may not):
+strings by value, each kind as C# reads it (docs/fingerprints.md lists them).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""ts2 rules for Scala (what scalafmt may change, and what it may not).
-
-Strings by value: `"..."` with its escapes read, `\"\"\"...\"\"\"` as written (Scala reads no escapes
-there); an interpolated string by its interpolator and its text as written (the interpolator
-decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional everywhere.
+"""ts2 rules for Scala (what scalafmt may change, and what it may not). `\"\"\"...\"\"\"` is read as
+written (Scala reads no escapes there); an interpolated string is its interpolator and its text as
+written: the interpolator decides what escapes mean.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""ts2 rules for Swift (what swift-format may change, and what it may not).
-
-Strings by value: escapes read (`\\u{41}` is `A`), a multi-line `\"\"\"` literal after Swift strips
-the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)` as code.
-`;` is optional everywhere; `(a)` that only groups is `a`.
+"""ts2 rules for Swift (what swift-format may change, and what it may not): strings by value,
+`;` optional everywhere, `(a)` that only groups is `a` (docs/fingerprints.md lists them).
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """C and C++: a function's definition (never its prototype), by the name a reader of the code
-would write, with dots for `::`.
-
-C: `f`, `static` functions alike. C++: `ns.f` inside `namespace ns` (`namespace a::b` is `a.b`;
-an anonymous namespace adds nothing); `ns.Class.method` for a method defined in its class or out
-of line (`int Class::method(...) {}` inside `namespace ns`, or `ns::Class::method` at the top, are
-the same name); `Box.take` for `Box<T>::take`; constructors `Class.Class`, destructors
-`Class.~Class`, operators `Class.operator==` (written without spaces; a conversion operator is
-covered with a region); a lambda assigned to a name (`auto f = [](...) {}`,
-a field holding one) by that name; `outer.Local.method` for a class inside a function.
-A `template <...>` header belongs to the function. Overloads share a name and so are ambiguous.
+would write, with dots for `::`; the shapes are listed in docs/how-to/cover-code.md (locating
+covered code).
 """
 
 from __future__ import annotations
