@@ -189,9 +189,11 @@ def cancel_all() -> None:
         procs = list(_live.values())
         hooks = list(_hooks)
     for proc in procs:
-        # Gone already: its owner reaps it and unregisters it.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        # Reaped already (its owner unregisters it next): its id may be another's by now, as in
+        # `stop`. Gone but not reaped: its id is still its own, and the kill finds nothing.
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
     for hook in hooks:
         hook()
 

@@ -42,6 +42,7 @@ class Java:
 
 
 _VERSION = re.compile(r'version "([^"]+)"')
+_PICKED_UP = re.compile(r'(NOTE: )?Picked up \w+: ')
 
 
 def java_version(java: Path) -> tuple[int, str] | None:
@@ -55,7 +56,13 @@ def java_version(java: Path) -> tuple[int, str] | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    text = (result.stderr or result.stdout).strip()
+    # A JVM first says which option variables it picked up ("Picked up JAVA_TOOL_OPTIONS: ...",
+    # "NOTE: Picked up JDK_JAVA_OPTIONS: ..."): that is the environment, not the Java. Kept, it
+    # stood where `execlease tools` and the report show the version, and it keyed the class-data
+    # archive and the warm-JVM helper by the options of the process that happened to probe
+    # first (the JVM checks an archive against its own flags as it maps it).
+    said = (result.stderr or result.stdout).splitlines()
+    text = '\n'.join(line for line in said if not _PICKED_UP.match(line)).strip()
     # The major version: 1.8 -> 8, 17.0.15 -> 17.
     found = _VERSION.search(text)
     parts = found.group(1).split('.') if found else ['']
@@ -130,7 +137,7 @@ def identity_key(java: Path) -> str | None:
     home = resolved.parent.parent
     if resolved.parent.name != 'bin':
         return None
-    parts: list[str] = ['execlease-java-probe-2', str(resolved)]
+    parts: list[str] = ['execlease-java-probe-3', str(resolved)]
     for file in (
         resolved,
         home / 'lib' / 'modules',

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import types
 
@@ -62,6 +63,28 @@ def test_stopping_a_group_kills_its_children_and_one_that_is_gone_is_no_error():
     with proc.stdout:
         assert proc.stdout.read() == b''  # the pipe is closed: the sleeping child is gone too
     procs.stop(proc)
+
+
+def test_cancel_all_leaves_alone_the_id_of_a_group_it_has_reaped():
+    """A process that ended and was reaped, but is not yet unregistered (its owner does that
+    next): its id may be another process's by then, a group leader of its own, which Ctrl-C
+    must not kill. The reuse is played by giving the reaped process the id of a live one; that
+    one is then ended by a signal of the test's own, and the signal it died of says whose came
+    first (a kill is pending from the moment it is sent)."""
+    done = procs.start(('true',), stdout=subprocess.DEVNULL)
+    done.wait(10)
+    other = subprocess.Popen(('sleep', '60'), start_new_session=True)
+    own, done.pid = done.pid, other.pid  # as when the ids wrapped around since it was reaped
+    try:
+        procs.cancel_all()
+        other.terminate()
+        assert other.wait(10) == -signal.SIGTERM
+    finally:
+        procs.reset_cancel()
+        done.pid = own  # the key it was registered under
+        procs.forget(done)
+        other.kill()
+        other.wait()
 
 
 def test_a_group_started_as_cancel_all_lands_is_killed_and_the_caller_stopped(monkeypatch):

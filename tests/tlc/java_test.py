@@ -184,3 +184,20 @@ def test_the_real_java_is_the_same_through_the_memo(tmp_path, clean_env):
     kept = find(clean_env, real, memo)
     again = find(clean_env, real, memo)
     assert plain == kept == again
+
+
+def test_the_option_variables_a_java_picked_up_are_not_its_identity(tmp_path, clean_env):
+    """A JVM says first which option variables it picked up: the version shown, the probe kept
+    and the identity that keys the class-data archive and the warm-JVM helper are the Java's
+    alone, the same under any options."""
+    real = Path(needs.java())
+    plain = find(clean_env, real, None)
+    clean_env.setenv('JAVA_TOOL_OPTIONS', '-Xmx64m')
+    clean_env.setenv('_JAVA_OPTIONS', '-Xss2m')
+    picked = find(clean_env, real, None)
+    kept = find(clean_env, real, tmp_path / 'memo')
+    again = find(clean_env, real, tmp_path / 'memo')
+    assert plain == picked == kept == again and 'version' in plain.version_text
+    identity = java_identity(real)
+    assert identity is not None and 'Picked up' not in identity[1]
+    assert identity[1].splitlines()[0].startswith(plain.version_text)
