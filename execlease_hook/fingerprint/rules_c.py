@@ -3,8 +3,7 @@
 
 Preprocessor conditionals are control flow: a definition under `#if 0`, `#ifdef X` or in an
 `#else` has that directive, its condition and the branch as context; what the other branches
-hold does not count. A directive is read without the spaces clang-format puts around its `#`
-(`#  define` is `#define`), a macro body token by token.
+hold does not count.
 """
 
 from __future__ import annotations
