@@ -185,11 +185,9 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
     run: list[str] = []
 
     def flush() -> None:
-        if run:
-            joined = ''.join(run)
-            if joined:
-                out.extend(ts2.leaf('jsx_text', ts2.encode(joined)))
-            run.clear()
+        if joined := ''.join(run):
+            out.extend(ts2.leaf('jsx_text', ts2.encode(joined)))
+        run.clear()
 
     for child in node.children:
         kind = child.type
