@@ -52,6 +52,10 @@ def _maker(
     assert proc.stdout is not None
     folder, pid = proc.stdout.readline().split()
     proc.stdout.close()  # it says no more: left open, the pipe warns when collected
+    # Popen returns once the child's exec has begun, and its command line reads empty until the
+    # kernel has set up the new program (a few ms, longer on a loaded machine): a sweep started
+    # before then would not see the child name the folder.
+    wait.until(lambda: _running(int(pid)), f'the child {pid} to have started')
     return proc, Path(folder), int(pid)
 
 
