@@ -148,10 +148,10 @@ def pieces(
         value = b''.join(pending).decode('utf-8').replace('\r\n', '\n')
         pending.clear()
         if indent is not None:
-            if continued and value.startswith(indent):
-                value = value[len(indent) :]  # the line after a `\\` continuation
+            if continued:
+                value = value.removeprefix(indent)  # the line after a `\\` continuation
             if not out and value.startswith('\n'):
-                value = value[1 + len(indent) :] if value[1:].startswith(indent) else value[1:]
+                value = value[1:].removeprefix(indent)
             if indent:
                 value = value.replace('\n' + indent, '\n')
             if last and value.endswith('\n'):

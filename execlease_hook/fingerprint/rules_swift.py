@@ -41,10 +41,7 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     if quotes == 3:
         indent = closing_indent(raw[: len(raw) - hashes], '"""')
         if indent is not None and body.startswith('\n'):
-            lines = body[1:].split('\n')
-            body = '\n'.join(
-                line[len(indent) :] if line.startswith(indent) else line for line in lines[:-1]
-            )
+            body = '\n'.join(line.removeprefix(indent) for line in body[1:].split('\n')[:-1])
     return ts2.value(b's', [body])
 
 
