@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.locate.anchor import Tokenizer
-from execlease_hook.locate.definition import Definition, Located, Node
+from execlease_hook.locate.definition import Definition, Located, Node, ancestors
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.region import find_region
 from execlease_hook.locate.source import check_text, line_of, parse, require_language
@@ -103,13 +103,8 @@ def _token_at(root: Node, at: int, literals: frozenset[str]) -> Node | None:
     node = root.descendant_for_byte_range(at, at + 1)
     if node is None:
         return None
-    found = node if node.child_count == 0 else None
-    parent: Node | None = node
-    while parent is not None:
-        if parent.type in literals:
-            found = parent
-        parent = parent.parent
-    return found
+    around = [n for n in (node, *ancestors(node)) if n.type in literals]
+    return around[-1] if around else node if node.child_count == 0 else None
 
 
 def find_functions(
