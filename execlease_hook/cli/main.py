@@ -57,9 +57,8 @@ def _renamed_hook_note(old: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
-    options = parser.build_parser(args[0] if args and args[0] in COMMANDS else None).parse_args(
-        args
-    )
+    chosen = args[0] if args and args[0] in COMMANDS else None  # only its parser is built
+    options = parser.build_parser(chosen).parse_args(args)
     options.argv = args  # for a bug's log (core/crash.py)
     # A closed stdout (`execlease guard | head -1`) must not turn into a traceback and exit 2:
     # the command finishes and keeps its own exit code.

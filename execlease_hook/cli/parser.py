@@ -1,15 +1,12 @@
 """The command line's parser: every command's arguments, built only for the command a command
 line starts with (all of them for the top level's help), what `--help` shows beyond the options
 (an example and the exit codes of every command), and `--version` (cli/main.py dispatches what
-it parsed).
-
-Light on purpose: cli/main.py imports it on each run, the guard's included. Each command's help
-and arguments are read by the one reference test of docs/cli.md, and a command's example, exit
-codes and options change together.
+it parsed). Light on purpose: cli/main.py imports it on each run, the guard's included.
 
 It is kept whole though long: most of it is text (the help, the examples, the exit codes) and
-the one table of every command's arguments. Split by command, it would be files that every run
-imports together, and the seam between the table and the parser that reads it was arbitrary.
+the one table of every command's arguments, which change together and which the one reference
+test of docs/cli.md reads. Split by command, it would be files that every run imports together,
+and the seam between the table and the parser that reads it was arbitrary.
 """
 
 from __future__ import annotations
@@ -117,13 +114,7 @@ class _Version(argparse.Action):
     """`--version`, reading the installed version only when asked (argparse's own action
     takes the string when the parser is built, on every command)."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
         print(version())
         parser.exit()
 
@@ -163,6 +154,15 @@ class _Command(argparse.ArgumentParser):
                 lines.append('  exit 2 is never a pass')
             self.epilog = '\n'.join(lines)
         return super().format_help()
+
+    def flag(self, name: str, text: str) -> None:
+        self.add_argument(name, action='store_true', help=text)
+
+    def option(self, name: str, metavar: str, text: str) -> None:
+        self.add_argument(name, metavar=metavar, help=text)
+
+    def repeated(self, name: str, metavar: str, text: str) -> None:
+        self.add_argument(name, metavar=metavar, action='append', default=[], help=text)
 
 
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
@@ -208,30 +208,17 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _flag(parser: argparse.ArgumentParser, name: str, text: str) -> None:
-    parser.add_argument(name, action='store_true', help=text)
+def _model(parser: _Command) -> None:
+    parser.option('--model', 'DIR', 'the model folder (holds manifest.json)')
 
 
-def _option(parser: argparse.ArgumentParser, name: str, metavar: str, text: str) -> None:
-    parser.add_argument(name, metavar=metavar, help=text)
-
-
-def _repeated(parser: argparse.ArgumentParser, name: str, metavar: str, text: str) -> None:
-    """An option given once per value, read as the list of them (empty when not given)."""
-    parser.add_argument(name, metavar=metavar, action='append', default=[], help=text)
-
-
-def _model(parser: argparse.ArgumentParser) -> None:
-    _option(parser, '--model', 'DIR', 'the model folder (holds manifest.json)')
-
-
-def _renamed_hook(parser: argparse.ArgumentParser) -> None:
+def _renamed_hook(parser: _Command) -> None:
     """The old hook ids' entries name themselves, for the note of what to change (not in --help:
     only the published hooks pass it)."""
     parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
 
 
-def _format(parser: argparse.ArgumentParser) -> None:
+def _format(parser: _Command) -> None:
     parser.add_argument(
         '--format',
         choices=FORMATS,
@@ -242,11 +229,10 @@ def _format(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _guard(parser: argparse.ArgumentParser) -> None:
-    _flag(parser, '--all', 'check every covered entry')
+def _guard(parser: _Command) -> None:
+    parser.flag('--all', 'check every covered entry')
     _model(parser)
-    _option(
-        parser,
+    parser.option(
         '--range',
         'A..B',
         'judge every commit in A..B (or reachable from one REV) against its own manifest',
@@ -256,27 +242,19 @@ def _guard(parser: argparse.ArgumentParser) -> None:
     _format(parser)
 
 
-def _coverage(parser: argparse.ArgumentParser) -> None:
+def _coverage(parser: _Command) -> None:
     _model(parser)
-    _flag(parser, '--write-map', "regenerate NOTES.md's code-to-action table between its markers")
+    parser.flag('--write-map', "regenerate NOTES.md's code-to-action table between its markers")
     _format(parser)
 
 
-def _tools(parser: argparse.ArgumentParser) -> None:
+def _tools(parser: _Command) -> None:
     _model(parser)
-    _flag(
-        parser,
+    parser.flag(
         '--cache-key',
         "print a key of every pinned jar (the tools', every model's libraries) for a CI "
         'cache of .tmp/tla; fetch nothing',
     )
-
-
-def _jobs(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError('must be 1 or more')
-    return value
 
 
 def _positive(text: str) -> int:
@@ -296,35 +274,33 @@ def _seconds(text: str) -> float:
     return value
 
 
-def _verify(parser: argparse.ArgumentParser) -> None:
-    _flag(parser, '--quick', 'checks and coverage only')
-    _flag(
-        parser,
+def _verify(parser: _Command) -> None:
+    parser.flag('--quick', 'checks and coverage only')
+    parser.flag(
         '--update-coverage',
         'after a full passing run, record the current hashes and HEAD as the sync point',
     )
-    _option(
-        parser,
+    parser.option(
         '--reason',
         'TEXT',
         'with --update-coverage: why covered code moved while the model did not (recorded)',
     )
-    _option(parser, '--rev', 'REV', 'verify the tree of commit REV, checked out alone')
-    _flag(
-        parser,
+    parser.option('--rev', 'REV', 'verify the tree of commit REV, checked out alone')
+    parser.flag(
         '--pushed',
         'the pre-push hook: judge the pushed commits and verify the pushed tip (else the working tree)',
     )
     _model(parser)
-    parser.add_argument('--jobs', type=_jobs, metavar='N', help='TLC jobs at once (default: CPUs)')
-    _option(
-        parser, '--json', 'FILE', 'also write the results as JSON (= --format json --output FILE)'
+    parser.add_argument(
+        '--jobs', type=_positive, metavar='N', help='TLC jobs at once (default: CPUs)'
     )
-    _flag(parser, '--no-cache', 'run every TLC job afresh')
+    parser.option(
+        '--json', 'FILE', 'also write the results as JSON (= --format json --output FILE)'
+    )
+    parser.flag('--no-cache', 'run every TLC job afresh')
     _renamed_hook(parser)
     _format(parser)
-    _option(
-        parser,
+    parser.option(
         '--shard',
         'K/N',
         'run the K-th of N shares of the jobs (balanced by recorded states; '
@@ -337,26 +313,18 @@ def _verify(parser: argparse.ArgumentParser) -> None:
         help='run only the jobs with these names, trace jobs and code mutations too; '
         'KIND:NAME when two share one, e.g. code-mutation:NAME (no coverage check)',
     )
-    _flag(
-        parser, '--deep', "the checks at their manifest's deep bounds, every core, -fpmem, a budget"
+    parser.flag(
+        '--deep', "the checks at their manifest's deep bounds, every core, -fpmem, a budget"
     )
-    _flag(
-        parser,
-        '--simulate',
-        "TLC's random simulation of every check (with --deep: at the deep bounds)",
+    parser.flag(
+        '--simulate', "TLC's random simulation of every check (with --deep: at the deep bounds)"
     )
-    parser.add_argument(
-        '--depth', type=_positive, metavar='N', help='--simulate: behaviours up to N steps (100)'
-    )
-    parser.add_argument(
-        '--traces', type=_positive, metavar='N', help='--simulate: N behaviours (10000)'
-    )
-    parser.add_argument(
-        '--seed',
-        type=_positive,
-        metavar='S',
-        help='--simulate: the seed (default: a new one, printed)',
-    )
+    for name, metavar, text in (
+        ('--depth', 'N', '--simulate: behaviours up to N steps (100)'),
+        ('--traces', 'N', '--simulate: N behaviours (10000)'),
+        ('--seed', 'S', '--simulate: the seed (default: a new one, printed)'),
+    ):
+        parser.add_argument(name, type=_positive, metavar=metavar, help=text)
     parser.add_argument(
         '--budget',
         type=_seconds,
@@ -371,7 +339,7 @@ def _verify(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _report(parser: argparse.ArgumentParser) -> None:
+def _report(parser: _Command) -> None:
     # Both optional to argparse, so that a bare `execlease report` says what to run (commands/report.py)
     # rather than argparse's "the following arguments are required: action".
     parser.add_argument(
@@ -386,24 +354,21 @@ def _report(parser: argparse.ArgumentParser) -> None:
     _format(parser)
 
 
-def _init(parser: argparse.ArgumentParser) -> None:
-    _option(parser, '--spec', 'FILE.tla', 'the spec (default: the only .tla in --model DIR)')
-    _repeated(
-        parser,
+def _init(parser: _Command) -> None:
+    parser.option('--spec', 'FILE.tla', 'the spec (default: the only .tla in --model DIR)')
+    parser.repeated(
         '--cfg',
         'FILE.cfg',
         'a config that must pass, one check each (repeatable; default: every .cfg beside the spec)',
     )
-    _option(parser, '--model', 'DIR', 'the model folder (default: the folder of --spec)')
-    _repeated(
-        parser,
+    parser.option('--model', 'DIR', 'the model folder (default: the folder of --spec)')
+    parser.repeated(
         '--library',
         'DIR|URL',
         'a TLA+ library the spec needs: a folder of .tla modules in the repository, '
         'or a jar URL#sha256=HEX (repeatable)',
     )
-    _flag(
-        parser,
+    parser.flag(
         '--write-config',
         'write .pre-commit-config.yaml if there is none (else print the lines to add)',
     )
@@ -413,17 +378,16 @@ def _init(parser: argparse.ArgumentParser) -> None:
         help="python: execlease's published hooks, built by pre-commit (default "
         'for an install from git); system: run the execlease on PATH',
     )
-    _option(
-        parser,
+    parser.option(
         '--hooks-repo',
         'URL',
         'with --hooks-rev: the git URL of execlease the hooks come from '
         '(default: where this execlease was installed from)',
     )
-    _option(parser, '--hooks-rev', 'REV', 'the tag or commit of --hooks-repo')
+    parser.option('--hooks-rev', 'REV', 'the tag or commit of --hooks-repo')
 
 
-def _help(parser: argparse.ArgumentParser) -> None:
+def _help(parser: _Command) -> None:
     parser.add_argument(
         'topic',
         nargs='?',
@@ -433,7 +397,7 @@ def _help(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add(parser: argparse.ArgumentParser) -> None:
+def _add(parser: _Command) -> None:
     parser.add_argument(
         'target',
         nargs='?',
@@ -449,42 +413,37 @@ def _add(parser: argparse.ArgumentParser) -> None:
         help='region start (once, as written or by its tokens), or the spec text a mutation replaces '
         '(exact, once)',
     )
-    _option(parser, '--to', 'TEXT', 'region end, or the mutated text')
-    _option(parser, '--within', 'QUALNAME', 'look for the region inside this function')
-    _option(parser, '--mutation', 'NAME', 'add a mutation of the spec')
-    _option(parser, '--finding', 'NAME', 'add a known finding (a cfg that must fail)')
-    _option(
-        parser, '--property', 'P', 'the invariant or property the mutation or finding must violate'
+    parser.option('--to', 'TEXT', 'region end, or the mutated text')
+    parser.option('--within', 'QUALNAME', 'look for the region inside this function')
+    parser.option('--mutation', 'NAME', 'add a mutation of the spec')
+    parser.option('--finding', 'NAME', 'add a known finding (a cfg that must fail)')
+    parser.option(
+        '--property', 'P', 'the invariant or property the mutation or finding must violate'
     )
-    _option(
-        parser,
+    parser.option(
         '--cfg',
         'FILE.cfg',
         "the mutation's or finding's config (mutation default: the first check's)",
     )
-    _option(
-        parser,
-        '--from-check',
-        'CHECK',
-        "a finding: copy this check's config to findings/NAME.cfg ...",
+    parser.option(
+        '--from-check', 'CHECK', "a finding: copy this check's config to findings/NAME.cfg ..."
     )
-    _repeated(parser, '--set', 'CONST=VALUE', '... with these constants changed (repeatable)')
-    _option(parser, '--summary', 'TEXT', "a finding's one-line summary")
-    _option(
-        parser,
+    parser.repeated('--set', 'CONST=VALUE', '... with these constants changed (repeatable)')
+    parser.option('--summary', 'TEXT', "a finding's one-line summary")
+    parser.option(
         '--library',
         'DIR|URL',
         'add a TLA+ library: a folder of .tla modules in the repository, or a jar URL',
     )
-    _option(parser, '--sha256', 'HEX', "--library URL, --tools URL: the jar's pinned sha256")
-    _option(parser, '--name', 'NAME', '--library URL: how reports name the jar')
-    _option(parser, '--tools', 'URL', "pin the model's own tla2tools.jar (with --sha256)")
-    _option(parser, '--min-tlc', 'V', 'the lowest TLC version the specs need, e.g. 2.19')
+    parser.option('--sha256', 'HEX', "--library URL, --tools URL: the jar's pinned sha256")
+    parser.option('--name', 'NAME', '--library URL: how reports name the jar')
+    parser.option('--tools', 'URL', "pin the model's own tla2tools.jar (with --sha256)")
+    parser.option('--min-tlc', 'V', 'the lowest TLC version the specs need, e.g. 2.19')
     _model(parser)
 
 
 # Each command: its name, its one line of help, its arguments (in the order --help lists them).
-ARGUMENTS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None]], ...] = (
+ARGUMENTS: tuple[tuple[str, str, Callable[[_Command], None]], ...] = (
     ('guard', 'fast stage: block a commit that touches covered code', _guard),
     ('verify', 'slow stage: run every check, mutation, finding and the coverage check', _verify),
     ('coverage', 'list covered entries and their status', _coverage),

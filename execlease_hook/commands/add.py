@@ -1,22 +1,13 @@
-"""`execlease add`: one new manifest item, checked before anything is written.
-
-  execlease add PATH::QUALNAME --action ACTION [--id ID]                 a covered function
-  execlease add PATH --from TEXT --to TEXT [--within QUALNAME] --action ACTION [--id ID]
-                                                                          a covered region
-  execlease add --mutation NAME --property P --from TEXT --to TEXT [--cfg FILE]
-  execlease add --finding NAME --property P (--cfg FILE | --from-check CHECK --set C=V ...)
-  execlease add --library DIR | --library URL --sha256 HEX [--name NAME]
-  execlease add --tools URL --sha256 HEX [--min-tlc V] | --min-tlc V
+"""`execlease add`: one new manifest item, checked before anything is written (USAGE below, and
+`execlease add --help`, list the command lines).
 
 Covered code is located first, by the guard's own rules (the same function, the same errors);
 its hash is left for the first `execlease verify --update-coverage`, and the NOTES.md
 code-to-action table is regenerated. A mutation or finding is checked against the spec and its
 cfg (commands/add_spec.py); a library or the model's own TLA+ tools are made ready as `verify`
-uses them (commands/add_library.py). Every refusal exits 2 and changes nothing.
-
-Every kind of item goes through `run` here: the model loading, the refusals and the single write
-at the end (a finding's cfg, manifest.json, NOTES.md, only once every check passed), so that no
-refusal comes after a write; the modules beside it check and build an item, and write nothing.
+uses them (commands/add_library.py); those modules check and build an item, and write nothing.
+`run` here writes once, at the end (a finding's cfg, manifest.json, NOTES.md), after every check
+passed, so that no refusal comes after a write: every refusal exits 2 and changes nothing.
 """
 
 from __future__ import annotations
@@ -52,19 +43,6 @@ def _slug(text: str) -> str:
     return re.sub(r'[^a-z0-9]+', '-', text.lower()).strip('-')[:40].strip('-')
 
 
-def _default_id(m: Manifest, function: str | None, region: Region | None) -> str:
-    taken = {e.id for e in m.coverage.entries}
-    if function is not None:
-        candidates = [_slug(function.rsplit('.', 1)[-1]), _slug(function)]
-    else:
-        assert region is not None
-        candidates = [_slug(region.start) or 'region']
-    for candidate in candidates:
-        if candidate and candidate not in taken:
-            return candidate
-    raise CannotRun(f'entry id {candidates[-1]!r} is taken; choose one with --id')
-
-
 def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
     target: str = options.target
     if options.action is None:
@@ -79,6 +57,7 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
             )
         if not function:
             raise CannotRun(f'{target}: give the qualified name after "::" (Class.method)')
+        names = [_slug(function.rsplit('.', 1)[-1]), _slug(function)]
     else:
         path = target
         if options.start is None or options.to is None:
@@ -87,11 +66,16 @@ def new_entry(m: Manifest, options: argparse.Namespace) -> CoveredEntry:
                 'TEXT for a region (exact text, once in the file)'
             )
         region = Region(start=options.start, end=options.to)
+        names = [_slug(options.start) or 'region']
     rel = paths.rel(m.root, os.path.abspath(path))
     if rel == '..' or rel.startswith('../'):
         raise CannotRun(f'PATH {path}: outside the repository {m.root}')
+    taken = {e.id for e in m.coverage.entries}
+    free = [name for name in names if name and name not in taken]
+    if not (options.id or free):
+        raise CannotRun(f'entry id {names[-1]!r} is taken; choose one with --id')
     entry = CoveredEntry(
-        id=options.id or _default_id(m, function, region),
+        id=options.id or free[0],
         path=rel,
         action=options.action,
         function=function,
@@ -133,11 +117,9 @@ def add_entry(m: Manifest, entry: CoveredEntry, max_bytes: int) -> tuple[Manifes
             .replace('in the manifest', 'on the command line')
             .replace('update the anchor', 'give an anchor')
         ) from None
-    what = f'function {entry.function}' if entry.function else ''
-    if entry.region and not entry.function:
-        what = f'region `{entry.region.start}` .. `{entry.region.end}`'
-    if entry.within:
-        what += f' within {entry.within}'
+    region = entry.region  # a region or a function, never both (new_entry)
+    what = f'region `{region.start}` .. `{region.end}`' if region else f'function {entry.function}'
+    what += f' within {entry.within}' if entry.within else ''
     coverage = dataclasses.replace(m.coverage, entries=(*m.coverage.entries, entry))
     new = dataclasses.replace(m, covers_code=True, coverage=coverage)  # now it covers code
     said = [
@@ -219,19 +201,10 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         )
     elif options.target is not None:
         said.append(f'{folder}/NOTES.md keeps no code-to-action table (no markers): not written')
-    if (
-        new_cfg is not None
-        or (options.mutation and new.model_files != m.model_files)
-        or options.finding
-        or options.library is not None
-        or pins
-    ):
+    if options.target is None and (options.mutation is None or new.model_files != m.model_files):
         said.append(
             'the model changed: run `execlease verify`, then `execlease verify --update-coverage`'
         )
-
-    if options.quiet:  # -q: nothing did not hold; the exit code says it was added
-        return 0
-    for line in said:
+    for line in () if options.quiet else said:  # -q: the exit code says it was added
         print(term.wrap(line))
     return 0

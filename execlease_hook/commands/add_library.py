@@ -1,11 +1,7 @@
 """What `execlease add --library` and `--tools` (and `init --library`) put in a manifest: a TLA+
 library (docs/libraries.md) or the model's own TLA+ tools (docs/how-to/tla-tools.md), each made
-ready exactly as `verify` will use it before anything is written (commands/add.py lists the
-command lines; a jar URL may carry its sha256 as URL#sha256=HEX).
-
-A jar is fetched (or found on EXECLEASE_LIBRARY_PATH, or in the cache) and its sha256 checked; it
-must hold .tla modules at its root, where TLC looks. A folder must be in the repository and hold
-.tla modules the spec scan accepts. A jar URL given without a sha256 is downloaded once, only to
+ready exactly as `verify` will use it before anything is written (a jar fetched and its sha256
+checked, a folder read and scanned). A jar URL given without a sha256 is downloaded once, only to
 say its digest: execlease never pins a digest it was not given, since only the person who checked
 the jar against its publisher's digest can say it is the one to trust. What the library supplies
 is said against what the model's modules import, so a library that supplies nothing the model

@@ -24,11 +24,8 @@ from execlease_hook.spec.cfg import without_comments
 
 
 def _lines_of(text: str, needle: str) -> str:
-    lines, at = [], text.find(needle)
-    while at != -1:
-        lines.append(str(text.count('\n', 0, at) + 1))
-        at = text.find(needle, at + 1)
-    return ', '.join(dict.fromkeys(lines))
+    starts = re.finditer(f'(?={re.escape(needle)})', text)  # overlapping ones too
+    return ', '.join(dict.fromkeys(str(text.count('\n', 0, s.start()) + 1) for s in starts))
 
 
 def _config(m: Manifest, cfg: str) -> str:
@@ -64,8 +61,7 @@ def add_mutation(m: Manifest, options: argparse.Namespace) -> tuple[Manifest, li
         )
     if any(mu.name == name for mu in m.mutations):
         raise CannotRun(f'mutation {name!r} exists already; choose another name')
-    spec = m.folder / m.spec
-    text = spec.read_text(encoding='utf-8')
+    text = (m.folder / m.spec).read_text(encoding='utf-8')
     count = text.count(options.start)
     if count != 1:
         where = f'occurs {count} times (lines {_lines_of(text, options.start)}); make it longer'

@@ -21,7 +21,6 @@ from execlease_hook.git import blobs, repo
 from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.spec import action_map, modules, record
-from execlease_hook.spec.action_map import MAP_RULES
 from execlease_hook.spec.modules import Module
 from execlease_hook.verify.result import entry_json
 
@@ -81,18 +80,15 @@ def model_status(m: Manifest, source: blobs.Source) -> tuple[str, int, list[str]
         status, code, lines = 'never synced (no modelHash)', 1, []
     else:
         compared = record.compare(view, source)
+        rerun = ': run `execlease verify`, then --update-coverage'
+        status, code = 'unchanged', 0
+        if compared.changes:
+            status, code = f'changed since the sync{rerun}', 1
+        elif compared.unjudged:
+            status, code = f'not fully recorded (an older record){rerun}', 1
         lines = list(compared.changes)
-        status, code = (
-            ('unchanged', 0)
-            if not lines
-            else ('changed since the sync: run `execlease verify`, then --update-coverage', 1)
-        )
         if compared.upgrade:
             lines.extend((*compared.upgrade, record.UPGRADE_STEP))
-        if compared.unjudged:
-            code = 1
-            if not compared.changes:
-                status = 'not fully recorded (an older record): run `execlease verify`, then --update-coverage'
     mapped = action_map.check(m, view.model_index, view.actions())
     problems = [*mapped.problems, *view.mutation_problems()]
     lines.extend((*problems, *mapped.gaps))
@@ -120,7 +116,7 @@ def _run(options: argparse.Namespace, outputs: Outputs, max_bytes: int) -> int:
         watched = watch.check_worktree(m, statuses)
         print(listing(m, statuses, model_text, quiet=options.quiet > 0))
         if options.quiet <= 0:
-            print(term.wrap(f'  action map: {MAP_RULES[m.action_map]}'))
+            print(term.wrap(f'  action map: {action_map.MAP_RULES[m.action_map]}'))
         # -v: what the model is made of, each module and what reads it.
         shown = [f'  {mod.key} ({mod.via()})' for mod in read_modules if options.verbose > 0]
         if shown:

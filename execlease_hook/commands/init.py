@@ -1,11 +1,7 @@
-"""`execlease init [--spec FILE.tla] [--cfg FILE.cfg ...] [--model DIR] [--library DIR|URL ...] [--write-config] [--hooks python|system]`.
-
-Scaffolds a model folder for a spec that already exists: manifest.json (one check per cfg, no
-covered code yet; each --library made ready as `verify` will use it), NOTES.md (its sections
-and the code-to-action markers), `.tmp/` in the repository's .gitignore, and the pre-commit
-configuration of both hooks. It never overwrites a file: whatever exists is left alone, and it
-says so. What it cannot write (a config of the user's) it prints as the text to paste: YAML and
-commands verbatim, never wrapped.
+"""`execlease init`: scaffolds a model folder for a spec that already exists (what it writes:
+docs/architecture.md#the-other-commands-coverage-init-add-tools-report), never overwriting a file:
+whatever exists is left alone, and it says so. What it cannot write (a config of the user's) it
+prints as the text to paste: YAML and commands verbatim, never wrapped.
 
 It is kept whole: each file init writes or suggests (manifest and its libraries, schema copy,
 NOTES.md, .gitignore, the hooks config) follows the one rule of never overwriting and adds its
@@ -24,7 +20,6 @@ import shlex
 from pathlib import Path
 
 from execlease_hook.commands import add_library, init_hooks
-from execlease_hook.commands.init_hooks import Verbatim
 from execlease_hook.core import atomic, paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
@@ -235,7 +230,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
             + ('; add each library to it with:' if options.library else '')
         )
         report += (
-            Verbatim(f'  execlease add --library {shlex.quote(value)}{model}')
+            init_hooks.Verbatim(f'  execlease add --library {shlex.quote(value)}{model}')
             for value in options.library
         )
     report += _copy_schema(p)
@@ -263,7 +258,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
             'no .pre-commit-config.yaml: write this one (or run again with --write-config):',
             '',
         )
-        report += (Verbatim(line) for line in whole.splitlines())
+        report += (init_hooks.Verbatim(line) for line in whole.splitlines())
     else:
         report += init_hooks.existing_config(config, hooks, hooked)
     if hooks.note is not None:
@@ -271,13 +266,11 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     report += (
         '',
         'next: cover the code that implements each action, then record the first sync:',
-        Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
-        Verbatim(f'  execlease verify --update-coverage{model}'),
+        init_hooks.Verbatim(f'  execlease add PATH::FUNCTION --action ACTION{model}'),
+        init_hooks.Verbatim(f'  execlease verify --update-coverage{model}'),
     )
-    if options.quiet:  # -q: nothing did not hold; the exit code says it was done
-        return 0
-    for line in report:
-        print(line if isinstance(line, Verbatim) else term.wrap(line))
+    for line in () if options.quiet else report:  # -q: the exit code says it was done
+        print(line if isinstance(line, init_hooks.Verbatim) else term.wrap(line))
     return 0
 
 
@@ -319,7 +312,7 @@ def _unsupplied(p: Manifest, given: list[Library], model: str, settings: Setting
             'load its Java overrides); the command shows its sha256, to compare with the '
             "release's before you pin it with --sha256 (docs/libraries.md):",
             '',
-            Verbatim(
+            init_hooks.Verbatim(
                 f'  execlease add --library {missing.COMMUNITY_URL} --name CommunityModules{model}'
             ),
             '',
@@ -329,7 +322,7 @@ def _unsupplied(p: Manifest, given: list[Library], model: str, settings: Setting
             f'the spec needs {", ".join(tlaps)}, from the TLA+ Proof System: copy the .tla files '
             'of its library folder into a folder of the repository, then (docs/libraries.md):',
             '',
-            Verbatim(f'  execlease add --library verification/tlaps{model}'),
+            init_hooks.Verbatim(f'  execlease add --library verification/tlaps{model}'),
             '',
         ]
     return lines

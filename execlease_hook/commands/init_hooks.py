@@ -1,13 +1,10 @@
-"""The hooks `execlease init` writes or prints, and the config that holds them: the ones execlease publishes in its
-`.pre-commit-hooks.yaml` (`language: python`: pre-commit builds their environment from
-execlease's repository at a pinned `rev`, so a commit from any git client runs them, with or
-without a virtual environment on PATH), or, with `--hooks system`, `repo: local` hooks that run
-the execlease of the project's own environment.
-
-The repository and commit of the published hooks are where this execlease was installed from
-(`core/origin.py`): the hooks and the command line are one version. An install pip recorded no
-git origin for (a folder, a wheel, an editable clone) gets the `system` hooks with a note, unless
-`--hooks-repo` and `--hooks-rev` name the repository.
+"""The hooks `execlease init` writes or prints, and the config that holds them; which hooks, and
+why the published ones by default, is in
+docs/architecture.md#the-other-commands-coverage-init-add-tools-report. The published hooks come
+from the repository and commit this execlease was installed from (`core/origin.py`), so that the
+hooks and the command line are one version; an install pip recorded no git origin for (a folder,
+a wheel, an editable clone) gets `language: system` hooks with a note, unless `--hooks-repo` and
+`--hooks-rev` name the repository.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
     _same(reports, 'the TLA+ tools', lambda d: (d.get('tools') or {}).get('sha256'))
     _same(reports, '--quick', lambda d: d.get('quick'))
     count = _same(reports, 'the number of shards', lambda d: (d.get('shard') or {}).get('count', 1))
-    _same(reports, '--only', lambda d: (d.get('shard') or {}).get('only', []))
+    only = _same(reports, '--only', lambda d: (d.get('shard') or {}).get('only', []))
     seen: dict[int, str] = {}
     for name, d in reports:
         index = (d.get('shard') or {'index': 1})['index']
@@ -122,7 +122,6 @@ def merge(reports: list[tuple[str, dict[str, Any]]]) -> Report:
         merged['exit_code'] = 2 if merged['could_not_run'] else 1 if merged['did_not_hold'] else 0
     code = worst(m['exit_code'] for m in models.values())
     first = reports[0][1]
-    only = (first.get('shard') or {}).get('only', [])
     details = {'exit_code': code, 'result': RESULT_TEXT[code], 'quick': first.get('quick', False)}
     if first.get('tools') is not None:
         details.update(tools=first['tools'], java=first.get('java'))

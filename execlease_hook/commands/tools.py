@@ -12,12 +12,11 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.git import repo
 from execlease_hook.manifest import find, read
 from execlease_hook.tlc import jar, libraries, pin
-from execlease_hook.tlc.jar import ToolJar, resolve_jar
 from execlease_hook.tlc.java import Java, find_java
 
 
 def models(
-    root: Path, model: str | None, default: ToolJar | None, java: Java, settings: Settings
+    root: Path, model: str | None, default: jar.ToolJar | None, java: Java, settings: Settings
 ) -> list[str]:
     """A line per model (its TLA+ tools when its manifest names them) and per library it uses;
     none when the repository has no model yet."""
@@ -82,29 +81,29 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
         return 0
     java = find_java(settings)
     try:
-        jar: ToolJar | None = resolve_jar(root, settings)
+        default: jar.ToolJar | None = jar.resolve_jar(root, settings)
     except CannotRun as e:
-        jar, missing = None, e
+        default, missing = None, e
     quiet = options.quiet > 0  # -q: found and verified is the exit code
-    if jar is not None:
+    if default is not None:
         # The version TLC itself prints, e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'.
-        banner = pin.banner(jar.path, java)
+        banner = pin.banner(default.path, java)
         described = [
-            *([jar.warning] if jar.warning else []),
-            f'TLA+ tools: {jar.path}',
-            f'  source:  {jar.source}',
-            f'  sha256:  {jar.sha256}' + ('' if jar.verified else '  (UNVERIFIED)'),
-            f'  TLC:     {banner or jar.tlc_version}',
+            *([default.warning] if default.warning else []),
+            f'TLA+ tools: {default.path}',
+            f'  source:  {default.source}',
+            f'  sha256:  {default.sha256}' + ('' if default.verified else '  (UNVERIFIED)'),
+            f'  TLC:     {banner or default.tlc_version}',
             f'Java:      {java.path} (Java {java.major}: {java.version_text})',
         ]
         for line in () if quiet else described:
             print(line)
-    lines = models(root, options.model, jar, java, settings)
-    if jar is None and not lines:
+    lines = models(root, options.model, default, java, settings)
+    if default is None and not lines:
         raise missing  # no default tools, and no model whose own would do
     if quiet:
         return 0
-    if jar is None:
+    if default is None:
         why = str(missing).split(':', 1)[0]
         print(f'TLA+ tools: none by default ({why}); each model below names its own')
     for line in lines:

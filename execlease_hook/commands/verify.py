@@ -17,7 +17,6 @@ from execlease_hook.git import repo
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
 from execlease_hook.verify import pipeline, shard
 from execlease_hook.verify.deep import Beyond
-from execlease_hook.verify.pipeline import Mode
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
@@ -25,7 +24,7 @@ def run(options: argparse.Namespace, settings: Settings) -> int:
     return outputs.run(lambda: _run(options, outputs, settings))
 
 
-def mode_of(options: argparse.Namespace) -> Mode:
+def mode_of(options: argparse.Namespace) -> pipeline.Mode:
     """The run the options ask for, or CannotRun naming the options that do not go together."""
     if options.update_coverage and options.quick:
         raise CannotRun('--update-coverage runs the full suite; drop --quick')
@@ -35,16 +34,12 @@ def mode_of(options: argparse.Namespace) -> Mode:
     if deep or simulate:
         if commit:
             raise CannotRun('--deep and --simulate run on the working tree; drop --rev/--pushed')
-        for name, given in (
-            ('--quick', options.quick),
-            ('--update-coverage', options.update_coverage),
-            ('--shard', options.shard),
-            ('--only', options.only),
-        ):
-            if given:
+        for name in ('quick', 'update_coverage', 'shard', 'only'):
+            if getattr(options, name):
                 raise CannotRun(
                     f'{"--simulate" if simulate else "--deep"} runs the checks beyond their '
-                    f'shipped bounds only; drop {name} (plain `execlease verify` runs the rest)'
+                    f'shipped bounds only; drop --{name.replace("_", "-")} (plain `execlease '
+                    'verify` runs the rest)'
                 )
         values = (getattr(options, n) for n in ('depth', 'traces', 'seed', 'budget', 'fpmem'))
         beyond = Beyond.of(bool(deep), bool(simulate), *values)
@@ -63,7 +58,7 @@ def mode_of(options: argparse.Namespace) -> Mode:
             raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
         index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
         selection = shard.Selection(index, count, tuple(options.only or ()))
-    return Mode(
+    return pipeline.Mode(
         model=options.model,
         quick=bool(options.quick),
         selection=selection,

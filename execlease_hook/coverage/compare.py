@@ -1,8 +1,6 @@
 """Did covered code change? Every entry of a manifest resolved against one source of file
-contents (the index, the working tree or a commit) and compared with its recorded hash.
-
-Both stages ask this here: the guard (index) and the suite / `execlease coverage` (working tree).
-Exit mapping: any 'missing'/'ambiguous' -> 2, else any 'changed'/'never synced' -> 1, else 0.
+contents (the index, the working tree or a commit) and compared with its recorded hash, for both
+stages (docs/architecture.md, covered code against the manifest).
 """
 
 from __future__ import annotations

@@ -30,10 +30,10 @@ def in_model(m: Manifest, name: str) -> str:
     return folder_prefix(m) + name
 
 
-def spec_text(m: Manifest, name: str | None = None) -> str:
-    """The text of the spec, or of the module file `name` of the model folder."""
+def spec_text(m: Manifest, name: str) -> str:
+    """The text of the module file `name` of the model folder; '' when it cannot be read."""
     try:
-        return (m.folder / (name or m.spec)).read_text(encoding='utf-8', errors='replace')
+        return (m.folder / name).read_text(encoding='utf-8', errors='replace')
     except OSError:
         return ''
 

@@ -1,16 +1,13 @@
 """A covered function that is gone under its name: which function it was renamed to, and the exact
-manifest edit and command that repair the entry (the guard prints them in its blocked-commit
-message).
-
-The candidate is looked for in the entry's file, or in its rename target when the file is
-renamed in the same commit, among the functions of the same scope (`LeaseStore.renew` ->
-`LeaseStore.*`) that no other entry covers. First choice: the one whose code, with its new name
-written back to the old one, has the recorded fingerprint (renamed, nothing else changed).
-Else: the only one that the synced code did not define, or else the closest name.
+manifest edit and command that repair the entry, which the guard prints (docs/architecture.md,
+covered code against the manifest). The candidates: the functions of the same scope
+(`LeaseStore.renew` -> `LeaseStore.*`) that no other entry covers, in the entry's file or its
+rename target when the file is renamed in the same commit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import re
 from collections.abc import Callable, Sequence
@@ -32,10 +29,6 @@ class Renamed:
     function: str  # the new qualified name
     line: int
     unchanged: bool  # its code is the synced code, but for the name
-
-
-def _scope(qualname: str) -> str:
-    return qualname.rpartition('.')[0]
 
 
 def _named_back(e: CoveredEntry, path: str, content: bytes, d: Definition, max_bytes: int) -> bool:
@@ -81,19 +74,13 @@ def find(
             d
             for d in every_definition(language, content)
             if d.qualname != e.function
-            and _scope(d.qualname) == _scope(e.function)
+            and d.qualname.rpartition('.')[0] == e.function.rpartition('.')[0]  # the same scope
             and (path, d.qualname) not in covered
         ]
         before: set[str] | None = None
-        if (
-            synced is not None
-            and b'\0' not in synced
-            and len(synced) <= len(content) * 4 + 1_000_000
-        ):
-            try:
+        if synced is not None and b'\0' not in synced and len(synced) <= len(content) * 4 + 10**6:
+            with contextlib.suppress(ValueError, UnicodeDecodeError):
                 before = {d.qualname for d in every_definition(language, synced)}
-            except (ValueError, UnicodeDecodeError):
-                before = None
         new = [d for d in candidates if before is not None and d.qualname not in before]
         by_name = {d.qualname: d for d in candidates}
         close = [

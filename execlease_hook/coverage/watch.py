@@ -1,14 +1,7 @@
-"""Protocol code nobody covered: the `coverage.watch` rules of a model.
-
-A rule names paths (globs) and what protocol code looks like there: `strings`, a regular
-expression searched in the text of each function with its comments left out (SQL in string
-literals, say), or `calls`, callee names (`release` matches `release(...)`, `lease.release(...)`
-and `Lease::release(...)`; `db.execute` matches `db.execute(...)` and `self.db.execute(...)`).
-Every match must lie inside a covered entry (a covered function, a function inside one, or an
-anchored region), or inside a function listed in `coverage.ignored` with a reason; otherwise the
-innermost function around it is reported. Functions are found with the same per-language
-definitions as covered code (locate), so they are named as an entry would name them. Code at
-module level (outside any function) is not judged.
+"""Protocol code nobody covered: the `coverage.watch` rules of a model (docs/architecture.md,
+covered code against the manifest; manifest/sections.WatchRule, what a rule holds). A match must
+lie inside a covered entry or an `ignored` function; otherwise the innermost function around it
+is reported, named as an entry would name it. Code at module level is not judged.
 """
 
 from __future__ import annotations
@@ -27,7 +20,7 @@ from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import language_for, parse
 from execlease_hook.manifest import watch_paths
 from execlease_hook.manifest.model import Manifest, WatchRule
-from execlease_hook.spec.cfg import BLANK
+from execlease_hook.spec.cfg import blank
 from execlease_hook.spec.syntax import walk
 
 _GENERICS = re.compile(r'::<[^()]*>|<[^()]*>$')
@@ -138,8 +131,9 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
     text = None
     for rule in rules:
         if rule.strings is not None:
-            if text is None:
-                text = _without_comments(root, content)
+            if text is None:  # every comment blanked, so that offsets stay the same
+                comments = [(n.start_byte, n.end_byte) for n in walk(root) if 'comment' in n.type]
+                text = blank(content, comments)
             decoded = text.decode('utf-8')
             ascii_only = len(decoded) == len(text)
             for match in re.finditer(rule.strings, decoded):
@@ -162,16 +156,6 @@ def _matches(rules: Sequence[WatchRule], language: str, content: bytes) -> list[
                         (offset, (rule.what or 'calls {callee}').format(callee, callee=callee))
                     )
     return sorted(found)
-
-
-def _without_comments(root: Node, content: bytes) -> bytes:
-    """The file with every comment blanked (newlines kept), so that offsets stay the same."""
-    text = bytearray(content)
-    for node in walk(root):
-        if 'comment' in node.type:
-            start, end = node.start_byte, node.end_byte
-            text[start:end] = content[start:end].translate(BLANK)
-    return bytes(text)
 
 
 def _calls(root: Node, language: str) -> list[tuple[int, str]]:

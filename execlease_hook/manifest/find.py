@@ -57,9 +57,7 @@ def find_models(root: Path, model: str | None) -> list[Path]:
     """manifest.json paths: the one under --model DIR, else every model in the repository, in
     path order."""
     if model is not None:
-        folder = Path(model)
-        if not folder.is_absolute():
-            folder = Path.cwd() / folder
+        folder = Path.cwd() / model  # an absolute DIR stays itself
         manifest = folder if folder.suffix == '.json' else folder / NAME
         if not manifest.is_file():
             raise CannotRun(f'--model {model}: no manifest.json at {manifest}')

@@ -1,10 +1,7 @@
 """manifest.json -> the data model (manifest/model.py), every error naming the file, the JSON
-path of the field (`coverage.entries[3].region.from`) and what to do.
-
-What each value may be is declared once, in the JSON Schema (schemas/manifest.schema.json, read
-by manifest/schema.py), which editors and docs/manifest.md read too. Here are only what a schema
-cannot say: a path as git spells it and where it leads on disk, names unique within a list,
-and the rules that tie one part of the manifest to another.
+path of the field (`coverage.entries[3].region.from`) and what to do. What each value may be is
+the JSON Schema's to say (manifest/schema.py); here is only what a schema cannot say: a path as
+git spells it and where it leads on disk, names unique within a list, the rules across parts.
 """
 
 from __future__ import annotations
@@ -24,9 +21,9 @@ from execlease_hook.manifest import model, schema, watch_paths
 # What a pinned jar and a TLC version look like, shared with the commands that write them
 # (commands/add_library.py).
 _TOOLS = schema.SCHEMA['definitions']['tools']['properties']
-SHA256 = schema.pattern(_TOOLS['sha256'])
-JAR_URL = schema.pattern(_TOOLS['url'])
-TLC_VERSION = schema.pattern(_TOOLS['minTlc'])
+SHA256 = schema.pattern(_TOOLS['sha256']['pattern'])
+JAR_URL = schema.pattern(_TOOLS['url']['pattern'])
+TLC_VERSION = schema.pattern(_TOOLS['minTlc']['pattern'])
 _MODEL_PATH, _REPO_PATH = '#/definitions/modelPath', '#/definitions/repoPath'
 
 
@@ -190,7 +187,7 @@ def _problem(m: model.Manifest) -> tuple[str, str] | None:
                 f'codeMutations[{i}]',
                 'a code mutation needs a trace job to reject it; add one under "traces"',
             )
-    libs: dict[tuple[str, str], int] = {}
+    libs: dict[tuple[str, str | None], int] = {}
     for i, lib in enumerate(m.libraries):
         if lib.folder is not None and (m.root / lib.folder).resolve() == m.folder.resolve():
             return (
@@ -199,13 +196,12 @@ def _problem(m: model.Manifest) -> tuple[str, str] | None:
                 'without a library entry; remove the entry',
             )
         for what, value in (('folder', lib.folder), ('jar', lib.sha256), ('url', lib.url)):
-            if value is None:
-                continue
-            if (what, value) in libs:
-                return f'libraries[{i}]', (
-                    f'the same {what} as libraries[{libs[(what, value)]}]; list each library once'
+            first = libs.setdefault((what, value), i)
+            if value is not None and first != i:
+                return (
+                    f'libraries[{i}]',
+                    f'the same {what} as libraries[{first}]; list each library once',
                 )
-            libs[(what, value)] = i
     return None
 
 
@@ -232,8 +228,8 @@ def parse(text: str, path: Path, root: Path) -> model.Manifest:
 
 
 def load(path: Path, root: Path) -> model.Manifest:
-    path = Path(os.path.abspath(path))
-    outside = paths.outside_problem(Path(os.path.abspath(root)), path)
+    path, root = Path(os.path.abspath(path)), Path(os.path.abspath(root))
+    outside = paths.outside_problem(root, path)
     if outside is not None and path.exists():
         raise CannotRun(outside)
     try:
@@ -246,4 +242,4 @@ def load(path: Path, root: Path) -> model.Manifest:
         text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         raise CannotRun(f'{path}: not UTF-8 (byte {e.start}); save it as UTF-8') from None
-    return parse(text, path, Path(os.path.abspath(root)))
+    return parse(text, path, root)

@@ -1,13 +1,9 @@
-"""manifest.json against its JSON Schema (schemas/manifest.schema.json): the one declaration of
-what a manifest may hold, read by editors, by the generated docs/manifest.md and, here, by the
-loader. This is the subset of draft 7 the file uses, checked in the order a reader of the file
-meets the problems, stopping at the first one, which it names by its JSON path.
-
-Each problem is said the way the loader has always said it ("missing key 'spec'", "expected a
-string, got a number"), or by the node's `errorMessage` (as ajv-errors spells it: a string for
-any problem of that node, or an object by keyword), where `${0}` stands for the value and
-`${0#}` for its key. The `jsonschema` package checks the same file in the tests
-(tests/project/schemas_test.py), so the subset reads as the standard does.
+"""manifest.json against its JSON Schema (schemas/manifest.schema.json), the one declaration of
+what a manifest may hold (docs/architecture.md, the manifest): the subset of draft 7 the file
+uses, checked in the order a reader of the file meets the problems, stopping at the first one,
+named by its JSON path and said in the loader's words ("missing key 'spec'") or by the node's
+`errorMessage` (as ajv-errors spells it: a string, or an object by keyword; `${0}` stands for the
+value, `${0#}` for its key). The `jsonschema` package checks the same file in the tests.
 """
 
 from __future__ import annotations
@@ -32,17 +28,9 @@ _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     'number': ((int, float), 'a number'),
     'null': ((type(None),), 'null'),
 }
-# How a message names the type of the value it got ("got an array"); _TYPES' names say what is
-# expected.
-_KINDS = {
-    dict: 'an object',
-    list: 'an array',
-    str: 'a string',
-    bool: 'true/false',
-    int: 'a number',
-    float: 'a number',
-    type(None): 'null',
-}
+# How a message names the type of the value it got ("got an array"): as _TYPES names what is
+# expected, but an int is "a number" (number's name, the last one given it) and a bool "true/false".
+_KINDS = {t: name for types, name in _TYPES.values() for t in types} | {bool: 'true/false'}
 
 
 class Invalid(Exception):
@@ -60,14 +48,10 @@ def _join(where: str, key: str | int) -> str:
     return key if where == '$' else f'{where}.{key}'
 
 
-def pattern(node: dict[str, Any]) -> re.Pattern[str]:
+@functools.cache
+def pattern(text: str) -> re.Pattern[str]:
     """A node's `pattern`, compiled: an ECMA `$` at the end matches only at the end (Python's
     would also match before a final line break)."""
-    return _compiled(node['pattern'])
-
-
-@functools.cache
-def _compiled(text: str) -> re.Pattern[str]:
     return re.compile(text[:-1] + r'\Z' if text.endswith('$') else text)
 
 
@@ -109,7 +93,7 @@ class Validator:
         if isinstance(value, str):
             if len(value) < node.get('minLength', 0):
                 self._fail(node, 'minLength', value, where, 'must not be empty')
-            if 'pattern' in node and not pattern(node).search(value):
+            if 'pattern' in node and not pattern(node['pattern']).search(value):
                 text = f'{value!r} does not match {node["pattern"]}'
                 self._fail(node, 'pattern', value, where, text)
             if node.get('format') == 'regex':

@@ -31,11 +31,8 @@ def glob_pattern(glob: str) -> re.Pattern[str]:
             elif c == '[' and ']' in part[j + 1 :]:
                 end = part.index(']', j + 1)
                 body = part[j + 1 : end]
-                piece += (
-                    '['
-                    + ('^' + re.escape(body[1:]) if body.startswith('!') else re.escape(body))
-                    + ']'
-                )
+                negated = '^' if body.startswith('!') else ''
+                piece += f'[{negated}{re.escape(body.removeprefix("!"))}]'
                 j = end
             else:
                 piece += re.escape(c)

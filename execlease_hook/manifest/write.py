@@ -21,13 +21,11 @@ ALWAYS = frozenset(('checks', 'mutations', 'findings', 'syncCommit', 'modelHash'
 
 @functools.cache
 def _defaults(cls: type) -> dict[str, object]:
-    found: dict[str, object] = {}
-    for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING:
-            found[f.name] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            found[f.name] = f.default_factory()
-    return found
+    return {
+        f.name: f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+        for f in dataclasses.fields(cls)
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+    }
 
 
 def _json(value: object, node: dict[str, Any]) -> object:

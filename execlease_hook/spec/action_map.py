@@ -1,11 +1,7 @@
-"""The map between the spec's actions and the covered code, checked both ways (the actions
-themselves are found by spec/actions.py).
-
-Spec to code: every action the next-state relation uses has a covered entry, or is declared in
-`coverage.abstract` with a reason (time passing, a crash, a deploy: no code implements it); from
-the model's first covered entry on (`Manifest.action_map`, and `MAP_RULES` for its words).
-Code to spec: every entry's `action` (and every abstract one) names an operator the model
-defines: the spec or a module it EXTENDS or INSTANCEs (`ModelView.model_index`).
+"""The map between the spec's actions (spec/actions.py) and the covered code, checked both ways
+(docs/architecture.md, the model side): every action has a covered entry or a `coverage.abstract`
+reason, from the model's first covered entry on (`Manifest.action_map`); every entry's `action`
+names an operator the model defines (`ModelView.model_index`).
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
-"""The actions of a model's next-state relation, by the names TLC gives them (spec/action_map.py
-checks them against the covered code, both ways).
+"""The actions of a model's next-state relation, by the names TLC gives them in traces
+(docs/architecture.md, the model side; spec/action_map.py checks them against the covered code).
 
-The actions are found the way TLC splits the next-state relation into the actions its traces
-name: from `Next` (the cfg's NEXT, or the `[][A]_v` of its SPECIFICATION) through disjunctions,
-`\\E`, parentheses and the operators whose bodies are themselves such splits; an operator applied
-there whose body is anything else (a conjunction) is an action. A disjunct written inline (a
-conjunction, LET, IF) contributes the operators it applies that change a variable (a prime or
-UNCHANGED in their body, or in an operator they apply).
+Next splits through disjunctions, `\\E`, parentheses and the operators whose bodies are such
+splits; an operator applied there whose body is anything else (a conjunction) is an action. A
+disjunct written inline (a conjunction, LET, IF) contributes the operators it applies that change
+a variable (a prime or UNCHANGED in their body, or in an operator they apply).
 """
 
 from __future__ import annotations
@@ -16,8 +14,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from execlease_hook.spec import syntax
-from execlease_hook.spec.index import SpecIndex, Unit, cfg_tokens
+from execlease_hook.spec import cfg, syntax
+from execlease_hook.spec.index import SpecIndex, Unit
 
 _QUANTIFIED = frozenset({'bounded_quantification', 'unbounded_quantification'})
 
@@ -33,12 +31,11 @@ def next_relations(index: SpecIndex, cfgs: Iterable[bytes]) -> list[str]:
     """The names of the next-state relations the cfgs name (NEXT, or through SPECIFICATION)."""
     names: list[str] = []
     for text in cfgs:
-        tokens = cfg_tokens(text)
-        for keyword, value in zip(tokens, tokens[1:]):
-            if keyword == b'NEXT':
-                names.append(value.decode('utf-8', 'replace'))
-            elif keyword == b'SPECIFICATION':
-                names.extend(_boxed_actions(index, value.decode('utf-8', 'replace')))
+        for keyword, rest in cfg.sections(text):
+            if rest and keyword.text == 'NEXT':
+                names.append(rest[0].text)
+            elif rest and keyword.text == 'SPECIFICATION':
+                names.extend(_boxed_actions(index, rest[0].text))
     if not names and 'Next' in index.definitions():
         names.append('Next')
     return list(dict.fromkeys(names))

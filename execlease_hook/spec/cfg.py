@@ -1,12 +1,7 @@
-"""A cfg as TLC is given it: deadlock checking decided, keywords this TLC lacks refused, one
-temporal property kept when a job must name the one that fails.
-
-Deadlock checking follows TLC's rules: the manifest entry's `deadlock` if it has one, else the
-cfg's `CHECK_DEADLOCK`, else on (TLC's default). `CHECK_DEADLOCK` itself never reaches TLC: it is
-blanked out of the copy TLC reads and becomes the `-deadlock` flag or its absence, so TLC 2.15,
-which does not know the keyword, and TLC 2.19, which does, run the same search. `ALIAS` and
-`POSTCONDITION` cannot be translated: on a TLC that lacks them the job is refused, naming the
-keyword and the TLC that has it.
+"""A cfg as TLC is given it (docs/architecture.md, the slow stage): deadlock checking decided as
+TLC decides it, `CHECK_DEADLOCK` turned into the `-deadlock` flag or its absence (so TLC 2.15,
+which lacks the keyword, and TLC 2.19 run the same search), keywords this TLC lacks refused, one
+temporal property kept when a job must name the one that fails; and the one cfg lexer.
 """
 
 from __future__ import annotations
@@ -52,7 +47,7 @@ class Token:
 
 def token_matches(source: bytes) -> Iterator[re.Match[bytes]]:
     """The cfg's tokens as regex matches over its bytes; comments (`\\*` to the end of the line,
-    nested `(* *)`) left out. The one cfg lexer: tokens here and spec/index.cfg_tokens read it."""
+    nested `(* *)`) left out. The one cfg lexer: tokens here and spec/index.cfg_digest read it."""
     at, end = 0, len(source)
     while at < end:
         if source[at : at + 1].isspace():
@@ -91,13 +86,10 @@ def tokens(source: bytes) -> Iterator[Token]:
         yield Token(match.group(0).decode('utf-8', 'replace'), match.start(), match.end())
 
 
-Section = tuple[Token, tuple[Token, ...]]
-
-
 # A run prepares each cfg for several jobs (every mutation of one cfg), each reading its sections
 # four times: they are read once per cfg's bytes per process (tokens are frozen, sections tuples).
 @functools.lru_cache(maxsize=64)
-def sections(source: bytes) -> tuple[Section, ...]:
+def sections(source: bytes) -> tuple[tuple[Token, tuple[Token, ...]], ...]:
     """Each keyword with the tokens that follow it up to the next keyword."""
     found: list[tuple[Token, list[Token]]] = []
     for token in tokens(source):
@@ -131,7 +123,7 @@ def check_deadlock(source: bytes, config: str) -> bool | None:
     return rest[0].text == 'TRUE'
 
 
-def _blank(source: bytes, spans: list[tuple[int, int]]) -> bytes:
+def blank(source: bytes, spans: list[tuple[int, int]]) -> bytes:
     """The source with the spans replaced by spaces (newlines kept: TLC's line numbers stay)."""
     out = bytearray(source)
     for start, end in spans:
@@ -145,7 +137,7 @@ def without_check_deadlock(source: bytes) -> bytes:
         for keyword, rest in sections(source)
         if keyword.text == 'CHECK_DEADLOCK'
     ]
-    return _blank(source, spans)
+    return blank(source, spans)
 
 
 def only_property(source: bytes, keep: str) -> bytes:
@@ -157,7 +149,7 @@ def only_property(source: bytes, keep: str) -> bytes:
             spans += [(t.start, t.end) for t in rest if t.text != keep]
             if all(t.text != keep for t in rest):
                 spans.append((keyword.start, keyword.end))
-    return _blank(source, spans)
+    return blank(source, spans)
 
 
 @dataclass(frozen=True)

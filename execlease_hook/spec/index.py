@@ -1,18 +1,13 @@
-"""A TLA+ spec read as a syntax tree (tree-sitter-tlaplus), and a TLC config read as tokens.
+"""A TLA+ spec read as a syntax tree (tree-sitter-tlaplus) into its top-level units, and a TLC
+config read as tokens (docs/architecture.md, the model side).
 
-A spec is indexed into its top-level units: every definition by name (operators, functions,
-`I == INSTANCE M`, `LOCAL` ones), and every other unit by its keyword (`EXTENDS`, `CONSTANTS`,
-`VARIABLES`, `ASSUME`, `INSTANCE`, `RECURSIVE`, `THEOREM`, a nested `MODULE`, a PlusCal
-algorithm), numbered from the second one on (`ASSUME#2`). Each unit has its lines and a
-fingerprint of its syntax tree: node kinds with open and close markers, and the text of every
-token. Comments and the whitespace between tokens are left out, so rewording a comment or
-re-wrapping a line does not change it; the layout of a bulleted `/\\` or `\\/` list is part of
-the tree (the grammar reads its indentation), so changing what a bullet belongs to does. Text
-outside the module (before its header, after `====`) is not read by TLC and not indexed.
-Inside a syntax error every byte is hashed verbatim.
-
-A config's meaning is its token sequence without comments, with singular and plural keywords
-(`INVARIANT`/`INVARIANTS`, `CONSTANT`/`CONSTANTS`, ...) read alike.
+A unit is a definition by its name (`LOCAL` ones too), or any other unit by its keyword
+(`EXTENDS`, `ASSUME`, a nested `MODULE`, a PlusCal algorithm, ...), numbered from the second one
+on (`ASSUME#2`). Its fingerprint leaves comments and the whitespace between tokens out, so
+rewording a comment or re-wrapping a line does not change it; the layout of a bulleted `/\\` or
+`\\/` list is part of the tree (the grammar reads its indentation), so changing what a bullet
+belongs to does. Text outside the module (before its header, after `====`) is not read by TLC
+and not indexed.
 """
 
 from __future__ import annotations
@@ -47,6 +42,7 @@ _KEYWORDS = {
 KEYWORDS = frozenset({*(k.split(' ')[0] for k in _KEYWORDS.values()), 'PlusCal'})
 _LAYOUT = frozenset({'header_line', 'MODULE', 'double_line', 'single_line'})
 _VERBATIM = frozenset({'string'})
+_SYNONYMS = {word.encode(): plural.encode() for word, plural in SYNONYMS.items()}
 
 
 @dataclass(frozen=True)
@@ -166,14 +162,11 @@ def _last_token(node: Node) -> Node:
         node = children[-1]
 
 
-_Item = bytes | tuple[Node, bool]
-
-
 def tree_digest(node: Node, source: bytes) -> str:
     """sha256 over the node's syntax tree: kinds, token text, nothing of comments or layout."""
     # The fields are gathered and hashed at once; each kind's opening field is encoded once.
     out: list[bytes] = []
-    stack: list[_Item] = [(node, False)]
+    stack: list[bytes | tuple[Node, bool]] = [(node, False)]
     while stack:
         item = stack.pop()
         if isinstance(item, bytes):
@@ -201,19 +194,10 @@ def tree_digest(node: Node, source: bytes) -> str:
     return hashlib.sha256(b''.join(out)).hexdigest()
 
 
-def cfg_tokens(source: bytes) -> list[bytes]:
-    """A config's tokens in order, comments (`\\*` to the end of the line, nested `(* *)`) left out
-    (spec/cfg.token_matches reads them), singular keywords read as their plurals."""
-    tokens: list[bytes] = []
-    for match in token_matches(source):
-        token = match.group(0)
-        word = SYNONYMS.get(token.decode('utf-8', 'replace'))
-        tokens.append(word.encode('ascii') if word is not None else token)
-    return tokens
-
-
 def cfg_digest(source: bytes) -> str:
+    """sha256 over a config's tokens, comments left out (spec/cfg.token_matches), singular keywords
+    read as their plurals."""
     digest = hashlib.sha256()
-    for token in cfg_tokens(source):
-        digest.update(tagged_field(b't', token))
+    for match in token_matches(source):
+        digest.update(tagged_field(b't', _SYNONYMS.get(match.group(0), match.group(0))))
     return digest.hexdigest()

@@ -1,16 +1,8 @@
-"""The modules a model reads: the EXTENDS and INSTANCE closure of its root modules.
-
-TLC reads a module named `M` from `M.tla` in the root module's own folder, else from each
-folder of its library path in order, else from its own standard modules (and jars on its class
-path). So the model is the root modules (the spec, and any root module a check names) and, from
-them, transitively, every module they EXTEND or INSTANCE that the model folder or a library
-folder of the manifest holds; a module of those folders that nothing reads is no part of it (a
-draft beside the spec, a library module no root imports). A module found nowhere is TLC's own or
-a jar's: it is not the repository's to record (tlc/missing.py explains the ones TLC cannot find).
-
-One function answers the question for every reader: the model record (spec/record.py), the guard
-and `coverage` through it, the library scans and `init`/`add`. Each level of the closure is read
-in one batch (one `git cat-file` for the index or a commit).
+"""The modules a model reads: the EXTENDS and INSTANCE closure of its root modules, found where
+TLC looks (docs/architecture.md, the model side): `M.tla` in the root module's own folder, else in
+each library folder in order, else TLC's own or a jar's, which is not the repository's to record
+(tlc/missing.py explains the ones TLC cannot find). A module of those folders that nothing reads
+(a draft beside the spec) is no part of the model. Each level is read in one batch.
 """
 
 from __future__ import annotations
@@ -176,32 +168,29 @@ def listing(modules: Iterable[Module]) -> list[dict[str, object]]:
 
 
 def merged_index(indexes: Sequence[index.SpecIndex]) -> index.SpecIndex:
-    """One index of a root module and the modules it reads, as TLC sees its
-    definitions: the root's units, then every definition of the others that the root does not
-    define itself (TLC refuses a redefinition, so the first one met is the only one). Each unit
-    keeps its own file, so `where` names the module that defines it. A named instance
-    `I == INSTANCE M` of a module M among them adds M's definitions as `I!Op`, as the model
-    refers to them. For the map and messages, never for the model record (its digests are per
-    module)."""
+    """One index of a root module and the modules it reads, as TLC sees its definitions: the
+    root's units, then every definition of the others that the root does not define itself (TLC
+    refuses a redefinition, so the first one met is the only one), each unit keeping its own file;
+    a named instance `I == INSTANCE M` adds M's definitions as `I!Op`. For the map and messages,
+    never for the model record (its digests are per module)."""
     first, *others = indexes
     by_module = {i.module: i for i in indexes}
     units = list(first.units)
     seen = {u.key for u in units if u.definition}
+
+    def add(found: Iterable[index.Unit], prefix: str = '') -> None:
+        for unit in found:
+            if unit.definition and prefix + unit.key not in seen:
+                seen.add(prefix + unit.key)
+                units.append(replace(unit, key=prefix + unit.key) if prefix else unit)
+
     for other in others:
-        for unit in other.units:
-            if unit.definition and unit.key not in seen:
-                seen.add(unit.key)
-                units.append(unit)
+        add(other.units)
     for unit in list(units):
         instanced = _instanced(unit) if unit.definition else None
         target = None if instanced is None else by_module.get(instanced)
-        if target is None:
-            continue
-        for inner in target.units:
-            key = f'{unit.key}!{inner.key}'
-            if inner.definition and key not in seen:
-                seen.add(key)
-                units.append(replace(inner, key=key))
+        if target is not None:
+            add(target.units, f'{unit.key}!')
     return index.SpecIndex(first.name, first.module, tuple(units))
 
 

@@ -1,6 +1,6 @@
 """What only a model record an older execlease wrote explains (spec/record.py says what that
-record held): a module the model reads that the record lacks, read through an EXTENDS or
-INSTANCE unchanged since the sync, and a recorded library module no root reads any more."""
+record held): a module the model reads that the record lacks, which cannot be judged and asks for
+one verified sync, and a recorded library module no root reads any more, which that sync drops."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ def older_record(
     dropped: list[str],
     source: Source,
 ) -> bool:
-    """The record is of the older form, and the difference in its modules comes from that alone:
-    every module the model reads and the record lacks is read through an EXTENDS or INSTANCE
-    unchanged since the sync, and every recorded module no longer read is a library folder's
-    module that is still there, while no reading unit of the model changed."""
+    """Whether the difference in the record's modules comes from its older form alone: every module
+    the record lacks is read through an EXTENDS or INSTANCE unchanged since the sync, every
+    recorded module no longer read is a library folder's module still there, and no reading unit
+    of the model changed."""
     if not new_reads and not dropped:
         return False
     folders = library_folders(m)

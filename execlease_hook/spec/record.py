@@ -1,24 +1,19 @@
 """coverage.modelHash as a record per definition, and what changed against it.
 
 The record holds the fingerprint of every top-level unit (spec/index.py) of every module the
-model reads (spec/modules.py: the spec and, transitively, each module it EXTENDS or INSTANCEs
-that the model folder or a library folder holds) and, for each cfg, the fingerprint of its
-meaning. A comment or layout edit changes none of them; any other edit is named, with its
-module and line: `action Claim changed (ExecutionLease.tla:79-90) since the sync`. A module of
-the model folder is keyed by its file name (`LockLib.tla`), as the spec is; a library folder's
-by its path from the repository root (`verification/lib/Ops.tla`). A module of those folders
-that nothing reads is not recorded, and its edits are no change of the model.
+model reads (spec/modules.py) and, for each cfg, the fingerprint of its meaning. A comment or
+layout edit changes none of them; any other edit is named, with its module and line: `action
+Claim changed (ExecutionLease.tla:79-90) since the sync`. A module of the model folder is keyed
+by its file name (`LockLib.tla`), as the spec is; a library folder's by its path from the
+repository root (`verification/lib/Ops.tla`); a module nothing reads is no part of the model.
 
 An older manifest's "sha256:<hex>" (one hash of the bytes) is still read: the model counts as
 unchanged while the bytes are, and the next `execlease verify --update-coverage` records the
 per-definition form. (The TLC result cache keys on exact bytes; that is a different question.)
 
 A record an older execlease wrote holds the spec, the cfgs and every module of the library
-folders, whether read or not, and no other module of the model folder. Against it, what differs
-only because of that is told apart from a change (`Comparison.upgrade`): a module the model
-reads that the record lacks, although the EXTENDS or INSTANCE that reads it is unchanged since
-the sync, cannot be judged (an edit of it since the sync cannot be named) and asks for one
-verified sync; a recorded library module no root reads any more is dropped by that sync.
+folders, whether read or not, and no other module of the model folder: what differs only because
+of that is told apart from a change (`Comparison.upgrade`; spec/older_record.py judges it).
 """
 
 from __future__ import annotations
@@ -52,9 +47,8 @@ class ModelView:
 
     @cached_property
     def model_index(self) -> SpecIndex:
-        """The spec's definitions and those of every module it reads (a wrapper `MCLease.tla`
-        that EXTENDS `Lease.tla` has Lease's actions; `etcd == INSTANCE etcdraft` adds
-        etcdraft's as `etcd!BecomeLeader`), each unit naming its own module file."""
+        """The spec's definitions and those of every module it reads (modules.merged_index): a
+        wrapper `MCLease.tla` that EXTENDS `Lease.tla` has Lease's actions."""
         indexes = [self.index, *(index.read_spec(mod.text, mod.key) for mod in self.modules)]
         return merged_index(indexes)
 
@@ -93,13 +87,8 @@ class ModelView:
     def module_list(self) -> list[Module]:
         """The modules of the model, the spec first."""
         m = self.manifest
-        spec = Module(
-            self.index.module or m.spec.removesuffix('.tla'),
-            m.spec,
-            folder_prefix(m) + m.spec,
-            self.spec,
-        )
-        return [spec, *self.modules]
+        name = self.index.module or m.spec.removesuffix('.tla')
+        return [Module(name, m.spec, folder_prefix(m) + m.spec, self.spec), *self.modules]
 
 
 def in_worktree(m: Manifest) -> ModelView | None:
@@ -153,10 +142,6 @@ class Comparison:
     changes: list[str]  # what changed in the model since the sync, one line each
     upgrade: list[str] = field(default_factory=list)  # what only an older record's form explains
     unjudged: bool = False  # a module the model reads is not in that older record: one sync
-
-    @property
-    def blocks(self) -> bool:
-        return bool(self.changes) or self.unjudged
 
 
 UPGRADE_STEP = (

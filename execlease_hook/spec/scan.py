@@ -1,16 +1,7 @@
-"""Operators a spec under verification may not use, found on its syntax tree.
-
-TLC's verdict is read from its framed `-tool` messages and its exit code (tlc/output.py), which a
-spec cannot write: what a spec prints (Print, PrintT) is a TLA+ value, strings quoted, so it never
-reads as TLC's framing, and it is shown to the user apart, as the spec's output. What a spec must
-not do is act outside TLC: run a program or write a file (the IOUtils, CSV and Json operators),
-ask on the console (PickSuccessor) or stop the search early (TLCSet("exit", ...),
-TLCSet("pause", ...)), which would end a search that then reads as complete. So every module TLC
-reads for a job (the spec after any mutation and, transitively, each module it EXTENDS or
-INSTANCEs from its folder, a library folder or a jar: tlc/library_modules.py) and its cfg are
-scanned before TLC runs, and a use stops the run with the file and line. A module TLC does not
-read (a library's module no model imports) is not judged. TLCSet on a numbered register
-(TLCSet(1, v)) neither stops TLC nor leaves it and stays allowed.
+"""Operators a spec under verification may not use, found on its syntax tree: running a program,
+writing a file, asking on the console or stopping the search would end a search that then reads
+as complete (docs/reliability.md, "What is trusted", 2, says which and where they are looked for).
+TLCSet on a numbered register (TLCSet(1, v)) neither stops TLC nor leaves it and stays allowed.
 """
 
 from __future__ import annotations
@@ -24,16 +15,11 @@ import tree_sitter
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.spec import cfg, syntax
 
+_RUNS = ('IOExec', 'IOExecTemplate', 'IOEnvExec', 'IOEnvExecTemplate')
+_WRITES = ('IOSerialize', 'Serialize', 'JsonSerialize', 'ndJsonSerialize', 'CSVWrite')
 FORBIDDEN: dict[str, str] = {
-    'IOExec': 'runs a program',
-    'IOExecTemplate': 'runs a program',
-    'IOEnvExec': 'runs a program',
-    'IOEnvExecTemplate': 'runs a program',
-    'IOSerialize': 'writes a file',
-    'Serialize': 'writes a file',
-    'JsonSerialize': 'writes a file',
-    'ndJsonSerialize': 'writes a file',
-    'CSVWrite': 'writes a file',
+    **dict.fromkeys(_RUNS, 'runs a program'),
+    **dict.fromkeys(_WRITES, 'writes a file'),
     'PickSuccessor': 'asks on the console and can stop the search',
     'TLCSet': 'with a non-numeric first argument ("exit", "pause") ends or stops the search',
 }

@@ -1,8 +1,6 @@
-"""The TLA+ syntax tree (tree-sitter-tlaplus), one parser per process, built on first use.
-
-Shared by everything that reads a spec as syntax rather than text. The fast stage imports it
-only once a model is concerned (guard/stage.py decides that first), so its early exit pays
-nothing for the grammar.
+"""The TLA+ syntax tree (tree-sitter-tlaplus), one parser per process, built on first use, for
+every reader of a spec as syntax. The fast stage imports it only once a model is concerned
+(guard/stage.py decides that first), so its early exit pays nothing for the grammar.
 """
 
 from __future__ import annotations

@@ -224,10 +224,7 @@ def read_modules(
 ) -> tuple[tuple[str, bytes], ...]:
     """The modules of the trace spec's folder but `skip` (paths.tla_modules: each inside the
     repository `root`); CannotRun (exit 2) naming what cannot be read."""
+    what = f'trace job {name}: '
     return paths.tla_modules(
-        root,
-        folder,
-        lambda module, e: f'trace job {name}: cannot read {module}: {e.strerror}',
-        f'trace job {name}: ',
-        skip,
+        root, folder, lambda module, e: f'{what}cannot read {module}: {e.strerror}', what, skip
     )

@@ -71,21 +71,6 @@ def missing(spec: str, spec_text: bytes, tlc_version: str, log: str | None) -> l
     return found
 
 
-def refusal(name: str, config: str, found: Sequence[str], log: str | None) -> CannotRun:
-    route = (
-        ''
-        if log is not None
-        else f'; or take the override route: add one line to {config}, `CONSTANT TraceLog <- {LOG}` '
-        "(your log operator's name for TraceLog), and execlease gives the spec each trace "
-        'compiled into TLA+'
-    )
-    return CannotRun(
-        f'trace job {name}: the trace spec needs what this TLC lacks: '
-        + '; '.join(found)
-        + f'; run a TLC that has it{route}'
-    )
-
-
 def judge(verdict: Verdict, line_var: str, trace: Trace, traces: int, lines: int) -> TraceVerdict:
     """One trace's TLC verdict (`traces` and `lines`: the job's counts): passing accepts it; a
     violation rejects the line the line variable names in the last state TLC shows (the next line
@@ -99,14 +84,11 @@ def judge(verdict: Verdict, line_var: str, trace: Trace, traces: int, lines: int
     try:
         line = min(int(values[line_var]), len(trace.lines) + 1)
     except (KeyError, ValueError):
-        return TraceVerdict(
-            'error',
-            traces,
-            lines,
-            reason=f'{trace.name}: the trace spec has no variable {line_var} holding the next '
-            f'line (say which under the job\'s "line"); TLC reported '
-            f'{verdict.describe()}',
+        reason = (
+            f'{trace.name}: the trace spec has no variable {line_var} holding the next line (say '
+            f'which under the job\'s "line"); TLC reported {verdict.describe()}'
         )
+        return TraceVerdict('error', traces, lines, reason=reason)
     kind = (
         'no step of the model matches it'
         if verdict.kind == 'deadlock'
@@ -135,7 +117,18 @@ def tlc_jobs(
     log = overridden(config_text)
     found = missing(spec, spec_text, tlc_version, log)
     if found:
-        raise refusal(name, config, found, log)
+        route = (
+            ''
+            if log is not None
+            else f'; or take the override route: add one line to {config}, `CONSTANT TraceLog <- {LOG}` '
+            "(your log operator's name for TraceLog), and execlease gives the spec each trace "
+            'compiled into TLA+'
+        )
+        raise CannotRun(
+            f'trace job {name}: the trace spec needs what this TLC lacks: '
+            + '; '.join(found)
+            + f'; run a TLC that has it{route}'
+        )
     if log is None:
         raise CannotRun(
             f'trace job {name}: {spec} reads its own log, and execlease does not pass it a file '

@@ -49,11 +49,7 @@ def unused_text(unused: Sequence[str]) -> str:
 
 
 def rejected(
-    m: Manifest,
-    job: TraceJob,
-    v: TraceVerdict,
-    statuses: Sequence[EntryStatus],
-    said: str = '',
+    m: Manifest, job: TraceJob, v: TraceVerdict, statuses: Sequence[EntryStatus], said: str = ''
 ) -> str:
     assert v.rejection is not None
     r = v.rejection

@@ -3,25 +3,17 @@
 It is kept whole: a code mutation's verdict is the trace jobs' run in a mutated copy, through
 the same cache, so both kinds share one loop.
 
-Each trace job (traces/validation.py) runs in the repository: its command writes NDJSON traces
-(or its files are read), they are compiled into TLA+ and checked in one TLC run. Accepted is a
-pass; a rejection is exit 1 (the code did something the model does not allow); a broken command
-or an unreadable trace is exit 2. Each code mutation runs the trace jobs it names in a mutated
-copy of the repository (code_mutations.py), and must be rejected by one of them.
-
-Results are cached in the suite's cache folder (traces/cache.py says by what key). A code
-mutation's key is computed without its copy (code_mutations.Mutated): the copy is made only when
-a trace job must run in it. `--no-cache` runs every command again.
-
-They run in the shared pool of `execlease verify` (verify/pool.py), beside the TLC jobs:
-verify/trace_stage.py makes them its tasks.
+How they run, in the shared pool beside the TLC jobs (verify/trace_stage.py makes them its
+tasks), is drawn in docs/architecture.md#trace-validation-traces. A trace job accepted is a pass;
+a rejection is exit 1 (the code did something the model does not allow); a broken command or an
+unreadable trace is exit 2. A code mutation must be rejected by one of the trace jobs it names.
+Results are cached (traces/cache.py says by what key); `--no-cache` runs every command again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -98,9 +90,8 @@ def collect(
     with scratch.folder(f'execlease-traces-{job.name}-') as out:  # a killed run's: swept
         try:
             if job.command:
-                environment = {**os.environ, **dict(job.env)}
                 output = validation.run_command(
-                    job.command, root, Path(out), timeout, what, environment
+                    job.command, root, Path(out), timeout, what, job.env
                 )
                 said = '\n'.join(output.strip().splitlines()[-3:])
                 found = validation.read_folder(Path(out), what)
@@ -137,15 +128,8 @@ def collect(
         except OSError as e:
             reason = f'{what}: cannot read {e.filename}: {e.strerror}'
             return TraceRun(TraceVerdict('error', 0, 0, reason=reason), None)
-    return Collected(
-        key,
-        found,
-        tuple(jobs),
-        said,
-        time.monotonic() - started,
-        unused,
-        job.line if mine else None,
-    )
+    line = job.line if mine else None
+    return Collected(key, found, tuple(jobs), said, time.monotonic() - started, unused, line)
 
 
 def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceRun:
@@ -179,15 +163,8 @@ def check(collected: Collected, cache: ResultCache, shown: Any = None) -> TraceR
 
 
 def placeholder_job(kind: str, name: str, job: TraceJob) -> TlcJob:
-    return TlcJob(
-        kind=kind,
-        name=name,
-        spec=job.spec,
-        spec_text=b'',
-        config=job.config,
-        config_text=b'',
-        settings=Settings(),  # never run: it names the job in the report
-    )
+    # Never run: it names the job in the report.
+    return TlcJob(kind, name, job.spec, b'', job.config, b'', settings=Settings())
 
 
 def _shown(run: TraceRun) -> Verdict | None:
@@ -264,16 +241,8 @@ def code_mutation_result(
                 )
                 # The key of what was copied: the working tree may have changed meanwhile.
                 copy = code_mutations.in_copy(folder, planned)
-            return run_trace_job(
-                m,
-                job,
-                copy.root,
-                t,
-                cache,
-                live=live,
-                label=f'code-mutation {mutation.name} ({job.name})',
-                copy=copy,
-            )
+            label = f'code-mutation {mutation.name} ({job.name})'
+            return run_trace_job(m, job, copy.root, t, cache, live, label, copy)
 
         runs = _mutation_runs(m, mutation, t, cache, planned, run_in_copy)
     assert runs is not None  # run_in_copy always gives a run

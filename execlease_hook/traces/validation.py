@@ -50,16 +50,16 @@ def run_command(
     out_dir: Path,
     timeout: float,
     what: str,
-    env: Mapping[str, str] | None = None,
+    env: Sequence[tuple[str, str]] = (),
 ) -> str:
-    """Run the trace command from `root`; it writes NDJSON files into out_dir. Exit 2 if it fails;
-    else what it printed (stdout and stderr, interleaved). The command runs in a process group of
-    its own: a timeout or cancel_all (Ctrl-C, from the shared pool, verify/pool.py, where trace
-    commands run beside TLC) stops it with every process it started (a fault-injection run's
-    workers)."""
+    """Run the trace command from `root`, with the variables `env` set; it writes NDJSON files
+    into out_dir. Exit 2 if it fails; else what it printed (stdout and stderr, interleaved). The
+    command runs in a process group of its own: a timeout or cancel_all (Ctrl-C, from the shared
+    pool, verify/pool.py, where trace commands run beside TLC) stops it with every process it
+    started (a fault-injection run's workers)."""
     # `python` in a manifest means the Python that runs execlease (its venv, its packages).
     full = (sys.executable if argv[0] in ('python', 'python3') else argv[0], *argv[1:])
-    environment = {**(env if env is not None else os.environ), TRACE_DIR: str(out_dir)}
+    environment = {**os.environ, **dict(env), TRACE_DIR: str(out_dir)}
     try:
         code, stdout = procs.run(full, timeout, cwd=root, env=environment)
     except OSError as e:
@@ -279,6 +279,8 @@ class TraceRun:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TraceRun:
+        # Each field made what it must be: an entry that is not (edited by hand, or by a disk
+        # fault) fails here, where the cache reads it as corrupt, not later in the report.
         return cls(
             TraceVerdict.from_json(data['verdict']),
             None if data['tlc'] is None else Verdict.from_json(data['tlc']),
@@ -286,5 +288,5 @@ class TraceRun:
             float(data['seconds']),
             True,
             str(data['said']),
-            tuple(str(u) for u in data.get('unused', ())),
+            tuple(str(u) for u in data.get('unused', ())),  # absent in runs cached before
         )

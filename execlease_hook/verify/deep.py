@@ -73,16 +73,11 @@ class Beyond:
             raise CannotRun(
                 f'--fpmem {fpmem:g}: give the fraction of the heap for fingerprints, between 0 and 1'
             )
-        return cls(
-            deep=deep,
-            simulate=simulate,
-            depth=DEFAULT_DEPTH if depth is None else depth,
-            traces=DEFAULT_TRACES if traces is None else traces,
-            seed=random.SystemRandom().randrange(1, 2**31) if seed is None else seed,
-            budget=budget,
-            fpmem=DEFAULT_FPMEM if fpmem is None else fpmem,
-            workers=cores(),
-        )
+        seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
+        # An option not given keeps its field's default.
+        options: dict[str, Any] = {'depth': depth, 'traces': traces, 'fpmem': fpmem}
+        options = {name: value for name, value in options.items() if value is not None}
+        return cls(deep, simulate, seed=seed, budget=budget, workers=cores(), **options)
 
     def words(self) -> str:
         if self.simulate:
@@ -199,17 +194,12 @@ def judge_for(beyond: Beyond, m: Manifest) -> Callable[[TlcJob, Verdict, bool], 
                     f'TLC had covered {verdict.distinct:,} distinct states found, {verdict.states:,} '
                     f'generated, depth {verdict.depth}, at its last progress report'
                 )
-            return JobResult(
-                job,
-                verdict,
-                cached,
-                COULD_NOT_RUN,
-                (
-                    f'{label}: the time budget of {job.timeout:g} s ran out; {covered}: not a pass, the rest '
-                    'was not searched; raise the budget (--budget, or "timeout" in the deep block) or lower '
-                    'the bounds'
-                ),
+            message = (
+                f'{label}: the time budget of {job.timeout:g} s ran out; {covered}: not a pass, the rest '
+                'was not searched; raise the budget (--budget, or "timeout" in the deep block) or lower '
+                'the bounds'
             )
+            return JobResult(job, verdict, cached, COULD_NOT_RUN, message)
         result = violations.judge(job, verdict, cached)
         if verdict.outcome != 'passed':
             return dataclasses.replace(

@@ -273,11 +273,8 @@ def finish(
     if stage is not None:  # its tasks ran in the pool, beside the TLC jobs
         r.jobs += stage.results(r.coverage)
         r.notes += stage.notes
-    for j in r.jobs:
-        if j.outcome == DID_NOT_HOLD:
-            r.failures.append(j.message)
-        elif j.outcome == COULD_NOT_RUN:
-            r.problems.append(j.message)
+    r.failures += [j.message for j in r.jobs if j.outcome == DID_NOT_HOLD]
+    r.problems += [j.message for j in r.jobs if j.outcome == COULD_NOT_RUN]
     if runs_coverage and m.covers_code:  # a model of no code has no map to check
         map_results(m, r)
     _notes(m, r)

@@ -95,9 +95,7 @@ def plan(m: Manifest, quick: bool, t: Tools, notes: list[str] | None = None) -> 
     ) -> PlannedJob:
         """The job of a check, mutation or finding (`entry`: its config, deadlock and timeout),
         TLC run on the root module `root` beside the modules of its folder."""
-        config = entry.config
-        if config not in cfgs:
-            cfgs[config] = _read(m.folder / config, f'config of {kind} {name}')
+        config = entry.config  # read above, with every cfg the scan judged
         given = cfg.prepare(
             cfgs[config], config, entry.deadlock, t.jar.tlc_version, f'{kind} {name}', expect
         )
@@ -186,14 +184,15 @@ def prepare(
     every = plan(m, quick, t, notes)
     if selection is None:
         return Prepared(m, every, names(every), selection, notes)
-    jobs = [p.job for p in every]
-    only = shard.chosen(m, jobs, selection.only, not quick) if selection.only else None
-    planned = shard.select(m, every, jobs, selection, not quick)
-    shown = names(planned)
-    if selection.sharded:  # the plan of every shard together: what `report merge` expects
-        unsharded = shard.Selection(only=selection.only)
-        shown = names(shard.select(m, every, jobs, unsharded, not quick))
-    return Prepared(m, planned, shown, selection, notes, only)
+    only = None
+    if selection.only:
+        only = shard.chosen(m, [p.job for p in every], selection.only, not quick)
+        every = [p for p in every if (p.job.kind, p.job.name) in only]
+    planned = every
+    if selection.sharded:  # the plan stays every shard's together: what `report merge` expects
+        shards = shard.assign(m, [p.job for p in every], selection.count)
+        planned = [p for p, k in zip(every, shards) if k == selection.index - 1]
+    return Prepared(m, planned, names(every), selection, notes, only)
 
 
 def names(planned: list[PlannedJob]) -> list[str]:

@@ -1,16 +1,11 @@
-"""One pool of work across every model of a run: `--jobs N` is N at once, for one model or
-fifty, started longest first (schedule.py). The work is each model's planned TLC jobs
-(verify/plan.py) and its tasks: its trace jobs and code mutations (verify/trace_stage.Stage), which run
-their commands and TLC beside the TLC jobs, so that the cores stay busy to the end.
+"""One pool of work across every model of a run, started longest first (schedule.py): each
+model's planned TLC jobs and its tasks (its trace jobs and code mutations, trace_stage.py), each
+model's results given back in its plan's order; docs/architecture.md says why and how at length.
 
-Each model brings its planned jobs, how to judge a verdict, where its progress goes, its
-tasks and what must run alone before them (`first`: trace commands, trace_stage.py); the answer is each model's results in its plan's order, so the per-model report and
-exit codes are what one model alone would give (a task keeps its own result, traces/suite.py).
 A job or task the cache answers weighs nothing in the order; a job that cannot run (a bad
 anchor) is not started at all. Jobs with the same cache key (two findings on one cfg, a finding
 and the check it reproduces) start TLC once in a run, in one pool slot, and each is judged by its
-own entry; so does a job `violations.refine` asks for twice. Ctrl-C stops every TLC process
-group and trace command at once (core/procs.py), whichever model it belongs to.
+own entry; so does a job `violations.refine` asks for twice.
 """
 
 from __future__ import annotations

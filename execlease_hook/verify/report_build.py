@@ -32,6 +32,7 @@ from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import show
 from execlease_hook.verify.result import Refused
 
+_NO_CODE = ('Initial predicate', 'Stuttering')  # steps that no covered code implements
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
 _PARSE_AT = re.compile(r'at line (\d+), column \d+')
 _PARSE_MODULE = re.compile(r'(?:In module|in file|from file) (\w+)')
@@ -87,27 +88,21 @@ def counterexample(
     steps = []
     for step, changed in show.changes(verdict.trace):
         where = parse_location(step.location)
-        spec = (
-            None
-            if where is None
-            else Location(in_model(m, f'{where[4]}.tla'), where[0], where[2], 'spec')
-        )
-        action = show.action_name(step)
-        code = (
-            [
-                {'entry': s.entry.id, **entry_location(s).to_json()}
-                for s in statuses
-                if s.entry.action == action
-            ]
-            if step.action not in ('Initial predicate', 'Stuttering')
-            else []
-        )
+        spec = None
+        if where is not None:
+            spec = Location(in_model(m, f'{where[4]}.tla'), where[0], where[2], 'spec').to_json()
+        action = None if step.action in _NO_CODE else show.action_name(step)
+        code = [
+            {'entry': s.entry.id, **entry_location(s).to_json()}
+            for s in statuses
+            if s.entry.action == action
+        ]
         steps.append(
             {
                 'number': step.number,
                 'action': step.action,
                 'backTo': step.back_to,
-                'spec': None if spec is None else spec.to_json(),
+                'spec': spec,
                 'code': code,
                 'changed': dict(changed),
             }
@@ -153,7 +148,6 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
             action = show.action_name(last)
             locations.extend(entry_location(s) for s in statuses if s.entry.action == action)
     locations.append(Location(in_model(m, r.job.config), None, None, 'config'))
-    unique = list(dict.fromkeys(locations))
     return Item(
         model_folder(m),
         r.job.kind,
@@ -161,7 +155,7 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
         r.outcome,
         _job_rule(r),
         r.message,
-        tuple(unique),
+        tuple(dict.fromkeys(locations)),
         None if v is None else v.seconds,
     )
 

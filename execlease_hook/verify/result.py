@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,8 +34,7 @@ class ModelResult:
     problems: list[str] = field(default_factory=list)  # exit 2
     notes: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)  # --update-coverage
-    # 'kind:name' of every job planned (before --shard)
-    plan: list[str] = field(default_factory=list)
+    plan: list[str] = field(default_factory=list)  # 'kind:name' of every job (before --shard)
     tools: Tools | None = None  # the tools its jobs ran with (verify/pipeline.finish)
     # what the model reads (spec/modules.listing)
     modules: list[dict[str, Any]] = field(default_factory=list)
@@ -46,9 +46,7 @@ class ModelResult:
 
 @dataclass
 class Refused:
-    """A model none of whose jobs ran: its manifest, its tools or its plan (a library, an
-    operator the spec may not use, a module nothing supplies) was refused. It is exit 2 for
-    that model alone, named by its manifest; the run goes on with the others."""
+    """A model none of whose jobs ran: its manifest, its tools or its plan was refused."""
 
     path: Path  # its manifest.json
     root: Path  # the repository (or the commit's tree) it was found in
@@ -59,39 +57,32 @@ class Refused:
         return 2
 
 
-def refused(path: Path, root: Path, reason: object) -> Refused:
-    """The refusal of the model at `path`: `reason`'s message, after the manifest's path."""
-    where = paths.rel(root, path)
-    text = str(reason).replace(str(path), where).removeprefix(f'{where}: ')
-    return Refused(path, root, f'{where}: not run: {text}')
+def _or_refused(path: Path, root: Path, step: Callable[[], T]) -> T | Refused:
+    """`step()`, or the refusal of the model at `path`: what it raised, after the manifest's path
+    (CannotRunAny, which no model owns, stops the run)."""
+    try:
+        return step()
+    except CannotRunAny:
+        raise
+    except CannotRun as e:
+        where = paths.rel(root, path)
+        text = str(e).replace(str(path), where).removeprefix(f'{where}: ')
+        return Refused(path, root, f'{where}: not run: {text}')
 
 
 def load(tree: Path, model: str | None) -> list[Manifest | Refused]:
     """Every model under `tree` (or the one `--model` names), in the order they were found."""
-    loaded: list[Manifest | Refused] = []
-    for path in find.find_models(tree, model):
-        try:
-            loaded.append(read.load(path, tree))
-        except CannotRun as e:
-            loaded.append(refused(path, tree, e))
-    return loaded
+    return [
+        _or_refused(p, tree, partial(read.load, p, tree)) for p in find.find_models(tree, model)
+    ]
 
 
 def each(loaded: list[Manifest | Refused], step: Callable[[Manifest], T]) -> list[T | Refused]:
-    """`step` of every loaded model, or its refusal: the one it had, or what `step` refused
-    (CannotRunAny, which no model owns, stops the run)."""
-    out: list[T | Refused] = []
-    for m in loaded:
-        if isinstance(m, Refused):
-            out.append(m)
-            continue
-        try:
-            out.append(step(m))
-        except CannotRunAny:
-            raise
-        except CannotRun as e:
-            out.append(refused(m.path, m.root, e))
-    return out
+    """`step` of every loaded model, or its refusal: the one it had, or what `step` refused."""
+    return [
+        m if isinstance(m, Refused) else _or_refused(m.path, m.root, partial(step, m))
+        for m in loaded
+    ]
 
 
 def result_json(result: JobResult) -> dict[str, Any]:

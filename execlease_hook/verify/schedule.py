@@ -46,12 +46,9 @@ class Timings:
 
     def __init__(self, folder: Path) -> None:
         self.path = folder / FILE
-        self._seconds = _read(self.path)
+        self.seconds = _read(self.path)
         self._new: dict[str, float] = {}
         self._lock = threading.Lock()
-
-    def get(self, key: str) -> float | None:
-        return self._seconds.get(key)
 
     def record(self, key: str, seconds: float) -> None:
         with self._lock:
@@ -62,7 +59,7 @@ class Timings:
             return
         with self._lock:
             merged = {**_read(self.path), **self._new}  # another run may have written meanwhile
-            self._seconds.update(self._new)
+            self.seconds.update(self._new)
             self._new = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,24 +94,19 @@ def _read(path: Path) -> dict[str, float]:
 
 def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
     """Seconds the job is expected to take (see the module's docstring)."""
-    if timings is not None:
-        last = timings.get(job_key(m, job))
-        if last is not None:
-            return last
-    return JVM_START + shard.weight(m, job) / STATES_PER_SECOND
+    last = None if timings is None else timings.seconds.get(job_key(m, job))
+    return last if last is not None else JVM_START + shard.weight(m, job) / STATES_PER_SECOND
 
 
 def longest_first(
-    jobs: Sequence[tuple[Manifest, TlcJob]],
-    timings: Timings | None,
-    known: Sequence[float | None] = (),
+    jobs: Sequence[tuple[Manifest, TlcJob]], timings: Timings | None, known: Sequence[float | None]
 ) -> list[int]:
     """Indices into `jobs`, longest estimate first (`known[i]`, when not None, is job i's cost:
     0 for a job the result cache answers)."""
-    costs: list[float] = []
-    for i, (m, j) in enumerate(jobs):
-        given = known[i] if i < len(known) else None
-        costs.append(given if given is not None else estimate(m, j, timings))
+    costs = [
+        estimate(m, j, timings) if given is None else given
+        for (m, j), given in zip(jobs, known, strict=True)
+    ]
     # A kind of no row of tlc/kinds.py comes after every known kind.
     order = {name: kind.order for name, kind in KINDS.items()}
     last = max(order.values()) + 1

@@ -13,14 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from execlease_hook.core.errors import CannotRun, CannotRunAny
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.kinds import KINDS
-
-P = TypeVar('P')
 
 
 @dataclass(frozen=True)
@@ -104,17 +101,3 @@ def chosen(
             f'(jobs: {", ".join(names)}; KIND:NAME picks one of two of the same name)'
         )
     return frozenset(found)
-
-
-def select(
-    m: Manifest, planned: Sequence[P], jobs: Sequence[TlcJob], sel: Selection, traced: bool = True
-) -> list[P]:
-    """The planned jobs this run takes (`jobs[i]` is the TlcJob of `planned[i]`)."""
-    indices = list(range(len(planned)))
-    if sel.only:
-        named = chosen(m, jobs, sel.only, traced)
-        indices = [i for i in indices if (jobs[i].kind, jobs[i].name) in named]
-    if sel.sharded:
-        shards = assign(m, [jobs[i] for i in indices], sel.count)
-        indices = [i for i, k in zip(indices, shards) if k == sel.index - 1]
-    return [planned[i] for i in indices]

@@ -48,20 +48,18 @@ def summary_table(results: Sequence[JobResult], width: int | None = None) -> lis
         table.Column('seconds', right=True),
         table.Column('cached', right=True),
     )
-    rows = []
-    for r in results:
-        v = r.verdict
-        rows.append(
-            (
-                r.job.kind,
-                r.job.name,
-                _verdict_cell(r),
-                r.outcome,
-                '-' if v is None or v.distinct is None else f'{v.distinct:,}',
-                '-' if v is None else f'{v.seconds:.1f}',
-                'yes' if r.cached else 'no',
-            )
+    rows = [
+        (
+            r.job.kind,
+            r.job.name,
+            _verdict_cell(r),
+            r.outcome,
+            '-' if r.verdict is None or r.verdict.distinct is None else f'{r.verdict.distinct:,}',
+            '-' if r.verdict is None else f'{r.verdict.seconds:.1f}',
+            'yes' if r.cached else 'no',
         )
+        for r in results
+    ]
     kept, cells = table.layout(columns, rows, width if width is not None else 10**6)
     lines = table.render(kept, cells)
     if len(kept) < len(columns):
@@ -84,9 +82,7 @@ def changes(trace: Sequence[TraceStep]) -> Iterator[tuple[TraceStep, list[tuple[
 
 
 def counterexample(
-    verdict: Verdict,
-    statuses: Sequence[EntryStatus],
-    abstract: Mapping[str, str] | None = None,
+    verdict: Verdict, statuses: Sequence[EntryStatus], abstract: Mapping[str, str] | None = None
 ) -> list[str]:
     """`abstract`: the manifest's abstract actions and why no code implements them."""
     lines = [f'  counterexample ({verdict.violation()}), {len(verdict.trace)} steps:']
@@ -217,8 +213,7 @@ def print_model(r: ModelResult, verbosity: int = 0) -> None:
                 )
                 continue
             shown[j.verdict.reason] = label
-            print_lines('', f'{label} ({j.job.config}): could not run')
-            print_lines(*error_details(j.verdict))
+            print_lines('', f'{label} ({j.job.config}): could not run', *error_details(j.verdict))
     say(*(f'note: {note}' for note in r.notes))
     if r.moved:
         print_lines('', f'coverage updated in {m.path.relative_to(m.root).as_posix()}:')

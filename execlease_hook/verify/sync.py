@@ -1,13 +1,8 @@
 """`execlease verify --update-coverage [--reason TEXT]`: record that the model describes the code.
 
-Only after the whole suite passed (every job held, nothing could not run: whatever the suite
-runs, it must all have held) does the sync rewrite manifest.json, atomically:
-- each entry's `hash`, and `syncedBlob`: the covered file's content as it was hashed, written
-  into git's object database, so that a later blocked commit shows exactly the change since
-  the hashed code, in any clone, before or after the sync is committed;
-- `coverage.modelHash`, `coverage.syncCommit` (HEAD, or null before the first commit) and each
-  check's `states`;
-- the NOTES.md code-to-action table, when the model keeps one.
+Only after the whole suite passed (whatever it runs, it must all have held) does the sync
+rewrite manifest.json, atomically: what docs/architecture.md lists, and why `syncedBlob` is
+written into git's object database (a later blocked commit shows the change since the hashed code).
 
 A sync is a claim that the model describes the code. When covered code moved and no model file
 did, the claim rests on a judgement nobody wrote down: the sync refuses (exit 1) unless given
@@ -29,6 +24,8 @@ from execlease_hook.verify.result import ModelResult
 
 # The failures a sync resolves: covered code changed since the last sync, or never synced.
 COVERAGE_FAILURE = ('covered code changed', 'covered code never synced')
+# The notes a sync makes stale: the states, the model and the record it rewrote.
+RECORDED_NOTES = ('distinct states', 'since the last sync', 'older execlease wrote')
 
 
 def update_coverage(r: ModelResult, reason: str | None = None) -> None:
@@ -56,10 +53,9 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
     view = record.read(m, source)
     model_hash = record.record(view)
     compared = record.compare(view, source)  # per definition: a comment is no change
-    model_changes = compared.changes
-    model_moved = bool(model_changes)  # an older record's form alone is no change of the model
     code_moved = [s for s in r.coverage if s.status == 'changed']  # not a new entry nor scheme
-    if code_moved and not model_moved and reason is None:
+    # An older record's form alone (compared.upgrade) is no change of the model.
+    if code_moved and not compared.changes and reason is None:
         names = ', '.join(f'{s.entry.id} ({s.where}, action {s.entry.action})' for s in code_moved)
         r.failures.append(
             f'{paths.rel(m.root, m.path)}: not updating coverage: covered code changed since the last sync '
@@ -81,9 +77,8 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             # An entry unchanged under an older scheme (ts1) is re-recorded in the current one.
             scheme = ' (same code, new fingerprint scheme)' if s.status == 'unchanged' else ''
             r.moved.append(f'entry {e.id} ({s.where}): {e.hash or "none"} -> {s.current}{scheme}')
-        why = e.sync_reason
-        if s.status == 'changed':
-            why = reason  # the reason explains this code; a sync with a model change needs none
+        # The reason explains this code; a sync with a model change needs none.
+        why = reason if s.status == 'changed' else e.sync_reason
         if why != e.sync_reason and why is not None:
             r.moved.append(f'entry {e.id}: syncReason "{why}"')
         entries.append(
@@ -99,7 +94,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
             changed = ['recorded per definition from now on (was one sha256 of the bytes)']
         else:
             changed = (
-                [*model_changes, *compared.upgrade] if m.coverage.model_hash is not None else []
+                [*compared.changes, *compared.upgrade] if m.coverage.model_hash is not None else []
             )
         r.moved.append('modelHash: ' + ('; '.join(changed) or 'recorded'))
     head = repo.head(m.root)
@@ -127,13 +122,7 @@ def update_coverage(r: ModelResult, reason: str | None = None) -> None:
         r.moved.append(f'{paths.rel(m.root, notes)}: code-to-action table rewritten')
     # The coverage failures were what --update-coverage was asked to record.
     r.failures = [f for f in r.failures if not f.startswith(COVERAGE_FAILURE)]
-    r.notes = [
-        n
-        for n in r.notes
-        if 'distinct states' not in n
-        and 'since the last sync' not in n
-        and 'older execlease wrote' not in n
-    ]
+    r.notes = [n for n in r.notes if not any(words in n for words in RECORDED_NOTES)]
 
 
 def _checked_states(r: ModelResult) -> tuple[model.Check, ...]:

@@ -1,12 +1,10 @@
 """A model's trace jobs and code mutations as work of the shared pool of `execlease verify`.
 
-One task per trace job and one per code mutation (traces/suite.py runs them), scheduled with the
-TLC jobs, longest first by their last wall times (schedule.Timings; a task the cache answers
-weighs 0), so that the cores stay busy to the end instead of idling while a model's trace jobs
-run one at a time after the pool has drained. What the report shows is what running them stage
-after stage showed: every trace job, then the action coverage (judged once the model's last
-trace job is done, and only when every one was accepted), then every code mutation, each in
-plan order; `progress` gets each as it ends.
+One task per trace job and one per code mutation (traces/suite.py runs them), ordered with the
+TLC jobs (schedule.py), so that the cores stay busy to the end. What the report shows is what
+running them stage after stage showed: every trace job, then the action coverage (judged once
+the model's last trace job is done, and only when every one was accepted), then every code
+mutation, each in plan order; `progress` gets each as it ends.
 
 The commands of the trace jobs run first, one at a time, before the pool starts anything
 (pool.Work.first); their TLC runs are then tasks like the others. Why alone: a fault-injection
@@ -64,10 +62,7 @@ from execlease_hook.verify.pool import Task
 
 @dataclass(eq=False)  # a stage is itself, compared by identity
 class Stage:
-    """One model's trace jobs, its action coverage and its code mutations, as tasks of the shared
-    pool (pool.py): `tasks()` before the pool runs, `results(statuses)` after, in plan order
-    (every trace job, the action coverage, every code mutation). `progress` gets each result
-    as it ends."""
+    """The module's tasks of one model: `tasks()` before the pool runs, `results(statuses)` after."""
 
     m: Manifest
     t: Tools
@@ -94,15 +89,8 @@ class Stage:
 
     def tasks(self) -> list[Task]:
         m, t = self.m, self.t
-        expected = base_job(
-            '',
-            '',
-            '',
-            t.java.path,
-            t.jar.path,
-            libraries=libraries.of(m, t.settings, t.root),
-            settings=t.settings,
-        )
+        libs = libraries.of(m, t.settings, t.root)
+        spare = base_job('', '', '', t.java.path, t.jar.path, libraries=libs, settings=t.settings)
         tasks: list[Task] = []
         for i, job in enumerate(self.jobs):
             key = cache_key(m, job, m.root, t)
@@ -113,7 +101,7 @@ class Stage:
                     partial(self._run_trace, i, job, hit, key),
                     partial(self._trace_done, i, job),
                     hit is not None,
-                    (expected,),
+                    (spare,),
                 )
             )
             if hit is None and job.command:
@@ -130,7 +118,7 @@ class Stage:
                     partial(self._run_mutation, k, mutation, placeholder, runs, ids),
                     partial(self._mutation_done, k),
                     runs is not None,
-                    (expected,),
+                    (spare,),
                 )
             )
         return tasks
@@ -157,12 +145,9 @@ class Stage:
         assert run is not None
         # The words of a rejection name covered code (the coverage statuses): in results().
         self.progress(trace_job_result(self.m, job, run, ()))
-        runs = [r for r in self._runs if r is not None]
-        if (
-            self.only is None
-            and len(runs) == len(self._runs)
-            and all(r.verdict.outcome == 'accepted' for r in runs)
-        ):
+        # Once every trace job has run, and only when every one was accepted.
+        runs = [r for r in self._runs if r is not None and r.verdict.outcome == 'accepted']
+        if self.only is None and len(runs) == len(self._runs):
             counts: Counter[str] = Counter()
             for r in runs:
                 counts.update(r.counts)

@@ -2,17 +2,8 @@
 verdict judged against what its job expects (`judge`): a check must pass, a mutation must still
 fail on its named property, a finding must still reproduce.
 
-A manifest's `violates` names one kind of outcome (docs/manifest.md#what-violates-names):
-
-- an invariant, an action property or a temporal property: its name (`TypeOK`, `Termination`);
-- an assumption: the name of a named `ASSUME Name == ...`, the expression as the spec writes it
-  (spaces aside), or TLC's location text;
-- `deadlock`;
-- a failed `Assert`: `assert` (any), `assert: <message>` (the second argument, a string as
-  written, without its quotes) or `assert: <location>` (`line 6, col 12 to line 6, col 43 of
-  module M`).
-
-TLC names an invariant and an action property; it does not name an assumption (only its
+A manifest's `violates` names one kind of outcome, each listed in
+docs/manifest.md#what-violates-names. TLC names an invariant and an action property; it does not name an assumption (only its
 location) nor a temporal property. `refine` reads the assumption's name and expression from the
 spec, and names a temporal property, when the cfg lists several, by running TLC again once per
 property (each run alone says whether that property fails; the runs are cached like any job).
@@ -96,9 +87,8 @@ def got(verdict: Verdict) -> str:
     if verdict.kind == 'deadlock':
         return 'deadlock'
     if verdict.kind == 'assert':
-        return f'assert: {verdict.property}' + (
-            f' (at {verdict.location})' if verdict.location else ''
-        )
+        at = f' (at {verdict.location})' if verdict.location else ''
+        return f'assert: {verdict.property}{at}'
     return f'{verdict.property} ({verdict.kind})'
 
 

@@ -77,6 +77,14 @@ def test_bad_arguments_exit_2(argv):
     assert e.value.code == 2
 
 
+@pytest.mark.parametrize('value', ('0', 'abc', '-1', '1.5'))
+def test_a_bad_job_count_is_named_with_what_is_expected(value, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(['verify', '--jobs', value])
+    err = capsys.readouterr().err
+    assert f"argument --jobs: expected a whole number >= 1, got '{value}'" in err, err
+
+
 @pytest.mark.parametrize('package', ('execlease', 'execlease_hook'))
 def test_python_dash_m_runs_the_cli(package):
     proc = subprocess.run(

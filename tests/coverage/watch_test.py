@@ -13,6 +13,8 @@ from execlease_hook.locate.entry import MAX_BYTES
 from execlease_hook.manifest import model as manifest_model
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest import watch_paths
+from execlease_hook.spec.cfg import blank
+from execlease_hook.spec.syntax import walk
 from tests.conftest import LEASE_PY, MANIFEST, NOTES, GitRepo, sync_coverage
 
 WRITES = r'\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(lease|steps)\b'
@@ -65,7 +67,9 @@ def test_comments_are_blanked_byte_for_byte(language, source, expected):
     # Every byte of a comment (each byte of a multi-byte character too) a space, line ends kept.
     from execlease_hook.locate.source import parse
 
-    assert watch._without_comments(parse(language, source).root_node, source) == expected
+    root = parse(language, source).root_node
+    comments = [(n.start_byte, n.end_byte) for n in walk(root) if 'comment' in n.type]
+    assert blank(source, comments) == expected
 
 
 class Memory:
