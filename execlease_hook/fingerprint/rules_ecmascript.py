@@ -109,9 +109,8 @@ def number(node: Node, parent: Node | None) -> list[Item] | None:
             found = f'n{int(text[:-1], 0)}'
         elif text[:2].lower() in ('0x', '0o', '0b'):
             found = f'f{float(int(text.lower(), 0))!r}'
-        elif (
-            len(text) > 1 and text[0] == '0' and text.isdigit()
-        ):  # legacy octal (or decimal with 8/9)
+        # legacy octal (or decimal with 8/9)
+        elif len(text) > 1 and text[0] == '0' and text.isdigit():
             found = f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
         else:
             found = f'f{float(text)!r}'
