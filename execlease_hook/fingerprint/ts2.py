@@ -269,12 +269,9 @@ def unwrap_unless_callee(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a)` is `a`, except as the callee of a call: `(a.f)()` calls a field, `a.f()` a method
     (Rust, Zig), and `(f)(x)` stops a function-like macro named `f` (C)."""
     parent = up(node, parent)
-    if (
-        parent is not None
-        and parent.type == 'call_expression'
-        and definition.same(parent.child_by_field_name('function'), node)
-    ):
-        return None
+    if definition.is_a(parent, 'call_expression'):
+        if definition.same(parent.child_by_field_name('function'), node):
+            return None
     return unwrap_single(node)
 
 
