@@ -27,6 +27,4 @@ RESULT_TEXT = {
 def worst(codes: Iterable[int]) -> int:
     """The exit code of several: 2 (could not run) beats 1 (did not hold), which beats 0."""
     found = set(codes)
-    if 2 in found:
-        return 2
-    return max(found, default=0)
+    return 2 if 2 in found else max(found, default=0)

@@ -109,11 +109,11 @@ def touched(governed: set[str], staged: set[str]) -> bool:
     """Whether a commit touching `staged` concerns a model governing `governed`: a path, any
     folder above it (a submodule bump, a folder turned into a file) or a case variant of either."""
     folded = {p.casefold() for p in staged}
-    for path in governed:
-        parts = path.casefold().split('/')
-        if any('/'.join(parts[:i]) in folded for i in range(1, len(parts) + 1)):
-            return True
-    return False
+    return any(
+        '/'.join(parts[:i]) in folded
+        for parts in (path.casefold().split('/') for path in governed)
+        for i in range(1, len(parts) + 1)
+    )
 
 
 def above_covered(covered: dict[str, str], staged: set[str]) -> list[str]:
@@ -122,15 +122,14 @@ def above_covered(covered: dict[str, str], staged: set[str]) -> list[str]:
     found = []
     for entry, path in covered.items():
         parts = path.split('/')
-        for i in range(1, len(parts)):
-            folder = '/'.join(parts[:i])
-            if folder in staged:
-                found.append(
-                    f'entry {entry}: {path} is inside {folder}, which this commit stages as a '
-                    'submodule, a file or a symlink; execlease cannot read covered code there. '
-                    'Keep the covered code in this repository, or remove the entry'
-                )
-                break
+        folders = ('/'.join(parts[:i]) for i in range(1, len(parts)))
+        folder = next((f for f in folders if f in staged), None)
+        if folder is not None:
+            found.append(
+                f'entry {entry}: {path} is inside {folder}, which this commit stages as a '
+                'submodule, a file or a symlink; execlease cannot read covered code there. '
+                'Keep the covered code in this repository, or remove the entry'
+            )
     return found
 
 

@@ -91,7 +91,7 @@ def _text(name: str, text: str, default: str | None) -> str:
 
 
 class Settings(NamedTuple):
-    """One field per variable (VARIABLES below says which; what each does:
+    """One field per variable (`variable` says which; what each does:
     docs/cli.md#environment-variables). A NamedTuple, not a dataclass: `dataclasses` (and
     `inspect`) would be the only import of their weight before the guard's early exit.
     """
@@ -127,45 +127,35 @@ class Settings(NamedTuple):
         return self.max_covered_mb * 1_000_000
 
 
-# Each field of Settings: (the field, its variable, how the variable's text is read).
-VARIABLES: tuple[tuple[str, str, Parse], ...] = (
-    ('tla_jar', 'EXECLEASE_TLA_JAR', _text),
-    ('tla_jar_unverified', 'EXECLEASE_TLA_JAR_UNVERIFIED', _switch),
-    ('tla_url', 'EXECLEASE_TLA_URL', _text),
-    ('library_path', 'EXECLEASE_LIBRARY_PATH', _text),
-    ('library_max_mb', 'EXECLEASE_LIBRARY_MAX_MB', _count(1, 4096)),
-    ('tla_offline', 'EXECLEASE_TLA_OFFLINE', _switch),
-    ('tla_connect_timeout', 'EXECLEASE_TLA_CONNECT_TIMEOUT', _seconds),
-    ('tla_read_timeout', 'EXECLEASE_TLA_READ_TIMEOUT', _seconds),
-    ('tla_retries', 'EXECLEASE_TLA_RETRIES', _count(1, 20)),
-    ('tla_download_deadline', 'EXECLEASE_TLA_DOWNLOAD_DEADLINE', _seconds),
-    ('tla_lock_timeout', 'EXECLEASE_TLA_LOCK_TIMEOUT', _seconds),
-    ('java', 'EXECLEASE_JAVA', _text),
-    ('tlc_timeout', 'EXECLEASE_TLC_TIMEOUT', _seconds),
-    ('tlc_workers', 'EXECLEASE_TLC_WORKERS', _count(1, 256)),
-    ('jvm_tuning', 'EXECLEASE_JVM_TUNING', _switch),
-    ('jvm_spare', 'EXECLEASE_JVM_SPARE', _switch),
-    ('javac', 'EXECLEASE_JAVAC', _text),
-    ('jvm_cds', 'EXECLEASE_JVM_CDS', _switch),
-    ('jvm_cache', 'EXECLEASE_JVM_CACHE', _text),
-    ('progress_seconds', 'EXECLEASE_PROGRESS_SECONDS', _seconds),
-    ('max_covered_mb', 'EXECLEASE_MAX_COVERED_MB', _count(1, 1024)),
-    ('log', 'EXECLEASE_LOG', _text),
-)
+# How a field's variable is read: by its default's type (the text as it is for the rest), but the
+# whole numbers, each with its bounds.
+BY_TYPE: dict[type, Parse] = {bool: _switch, float: _seconds}
+COUNTS: dict[str, Parse] = {
+    'library_max_mb': _count(1, 4096),
+    'tla_retries': _count(1, 20),
+    'tlc_workers': _count(1, 256),
+    'max_covered_mb': _count(1, 1024),
+}
+
+
+def variable(field: str) -> str:
+    """The variable of a field of Settings: `tlc_timeout` is EXECLEASE_TLC_TIMEOUT."""
+    return 'EXECLEASE_' + field.upper()
 
 
 def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings `environ` (default: this process's) gives; CannotRun (exit 2) names the
     first variable holding a value that is not one."""
     environ = os.environ if environ is None else environ
-    given = {}
-    for attribute, name, parse in VARIABLES:
-        text = environ.get(name, '')
+    given: dict[str, Any] = {}
+    for field, default in Settings._field_defaults.items():
+        text = environ.get(variable(field), '')
         if text:
-            given[attribute] = parse(name, text, Settings._field_defaults[attribute])
+            parse = COUNTS.get(field) or BY_TYPE.get(type(default), _text)
+            given[field] = parse(variable(field), text, default)
     return Settings(**given)
 
 
 def names() -> list[str]:
     """Every variable, as docs/cli.md's table lists them (tests/project/reference_test.py)."""
-    return [*(name for _, name, _ in VARIABLES), TRACE_DIR]
+    return [*map(variable, Settings._fields), TRACE_DIR]

@@ -44,38 +44,33 @@ def layout(
 ) -> tuple[list[Column], list[list[str]]]:
     """(the columns kept, every row with its cells clipped) so that the table fits `width` if
     it can; the header row is first."""
-    kept = list(range(len(columns)))
     table = [[c.title for c in columns], *[list(row) for row in rows]]
+    # The kept columns' widths, in the columns' order.
+    widths = {i: max(len(row[i]) for row in table) for i in range(len(columns))}
 
-    def total(widths: dict[int, int]) -> int:
+    def total() -> int:
         return sum(widths.values()) + len(GAP) * (len(widths) - 1)
 
-    widths = {i: max(len(row[i]) for row in table) for i in kept}
-    for i in [i for i in kept if columns[i].optional]:
-        if total(widths) <= width:
+    for i in [i for i in widths if columns[i].optional]:
+        if total() <= width:
             break
-        kept.remove(i)
         del widths[i]
     # Clip the widest flexible column a step at a time, so that the room is shared.
-    while total(widths) > width:
+    while total() > width:
         flexible = [
             i
-            for i in kept
+            for i in widths
             if columns[i].clip is not None
             and widths[i] > max(columns[i].least, len(columns[i].title))
         ]
         if not flexible:
             break
-        widest = max(flexible, key=lambda i: widths[i])
-        widths[widest] -= 1
-    clipped = []
-    for row in table:
-        cells = []
-        for i in kept:
-            clip = columns[i].clip
-            cells.append(clip(row[i], widths[i]) if clip is not None else row[i])
-        clipped.append(cells)
-    return [columns[i] for i in kept], clipped
+        widths[max(flexible, key=lambda i: widths[i])] -= 1
+    clipped = [
+        [clip(row[i], w) if (clip := columns[i].clip) else row[i] for i, w in widths.items()]
+        for row in table
+    ]
+    return [columns[i] for i in widths], clipped
 
 
 def render(

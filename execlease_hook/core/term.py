@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 DEFAULT_WIDTH = 80  # when the output is not a terminal and COLUMNS is not set
@@ -42,10 +43,8 @@ def _paragraphs(lines: list[str]) -> list[tuple[bool, list[str]]]:
     out: list[tuple[bool, list[str]]] = []
     in_diff = False
     for line in lines:
-        if in_diff and not line.startswith('  '):
-            in_diff = False
-        if not in_diff and line.startswith('  ') and line.lstrip(' ').startswith('--- '):
-            in_diff = True  # a unified diff inside a message: from its indented '--- ' header
+        # A unified diff inside a message: from its indented '--- ' header on, while indented.
+        in_diff = line.startswith('  ') and (in_diff or line.lstrip(' ').startswith('--- '))
         if in_diff:
             out.append((True, [line]))
             continue
@@ -122,29 +121,26 @@ class QuietPipe:
         self.stream = stream
         self.reader_gone = False
 
-    def _gone(self) -> None:
-        self.reader_gone = True
-        with contextlib.suppress(OSError, AttributeError, ValueError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            try:
-                os.dup2(devnull, self.stream.fileno())
-            finally:
-                os.close(devnull)
+    def _unless_gone(self, call: Callable[[], object]) -> None:
+        if self.reader_gone:
+            return
+        try:
+            call()
+        except BrokenPipeError:
+            self.reader_gone = True
+            with contextlib.suppress(OSError, AttributeError, ValueError):
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                try:
+                    os.dup2(devnull, self.stream.fileno())
+                finally:
+                    os.close(devnull)
 
     def write(self, text: str) -> int:
-        if not self.reader_gone:
-            try:
-                return self.stream.write(text)
-            except BrokenPipeError:
-                self._gone()
+        self._unless_gone(lambda: self.stream.write(text))
         return len(text)
 
     def flush(self) -> None:
-        if not self.reader_gone:
-            try:
-                self.stream.flush()
-            except BrokenPipeError:
-                self._gone()
+        self._unless_gone(self.stream.flush)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.stream, name)

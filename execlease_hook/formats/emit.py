@@ -51,16 +51,13 @@ class Outputs:
         return contextlib.nullcontext()
 
     def fail(self, reason: str, code: int, stdout: bool = True) -> None:
-        """Write what stopped the run (or, before it starts, that it did not finish) where the
-        report goes, never a pass left by an earlier run; `stdout`: to a machine format owning
-        stdout too."""
+        """Write what stopped the run where the report goes; `stdout`: to a machine format
+        owning stdout too."""
         self.finish(Report(self.command, code, None, error=reason), stdout)
 
     def run(self, body: Callable[[], int]) -> int:
-        """The one report-on-failure wrapper of every command with reports: the file is written
-        before `body` runs (never a pass left by an earlier run), the human text goes to stderr
-        while a machine format owns stdout, and an early exit writes what stopped the run:
-        CannotRun as exit 2, Ctrl-C or a handled signal as interrupted (130, 129, 143)."""
+        """The one report-on-failure wrapper of every command with reports (see above): an
+        early exit writes CannotRun as exit 2, Ctrl-C or a signal as interrupted (130, 129, 143)."""
         self.fail('the run did not finish', 2, stdout=False)
         try:
             with self.human_text():

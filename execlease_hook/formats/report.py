@@ -3,9 +3,7 @@
 Every command turns its results into one `Report` (what was judged, where, with what outcome);
 the writers below render it. The JSON document also carries each command's own details
 (jobs with verdicts and counterexamples, coverage entries) and follows the JSON Schema shipped
-as execlease_hook/schemas/report.schema.json (`schemaVersion` 1).
-
-Outcomes are the suite's: 'held', 'did not hold' (exit 1), 'could not run' (exit 2, never a pass).
+as execlease_hook/schemas/report.schema.json (`schemaVersion` 1). Outcomes are core/outcomes.py's.
 """
 
 from __future__ import annotations

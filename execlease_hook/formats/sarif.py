@@ -96,30 +96,17 @@ def render(report: Report) -> str:
                 {'id': i, **_location(loc)} for i, loc in enumerate(item.locations[1:], 1)
             ]
         results.append(result)
-    document = {
-        '$schema': SCHEMA,
-        'version': '2.1.0',
-        'runs': [
-            {
-                'tool': {
-                    'driver': {
-                        'name': 'execlease',
-                        'version': tool_version(),
-                        'rules': [
-                            {'id': rule, 'shortDescription': {'text': RULES.get(rule, rule)}}
-                            for rule in used
-                        ],
-                    },
-                    **(
-                        {'extensions': extensions}
-                        if (extensions := _extensions(report.details))
-                        else {}
-                    ),
-                },
-                'invocations': [invocation],
-                'results': results,
-                'properties': {'command': report.command, 'commit': report.commit},
-            }
-        ],
+    rules = [{'id': rule, 'shortDescription': {'text': RULES.get(rule, rule)}} for rule in used]
+    tool: dict[str, Any] = {
+        'driver': {'name': 'execlease', 'version': tool_version(), 'rules': rules}
     }
+    if extensions := _extensions(report.details):
+        tool['extensions'] = extensions
+    run = {
+        'tool': tool,
+        'invocations': [invocation],
+        'results': results,
+        'properties': {'command': report.command, 'commit': report.commit},
+    }
+    document = {'$schema': SCHEMA, 'version': '2.1.0', 'runs': [run]}
     return json.dumps(document, indent=2, ensure_ascii=False) + '\n'

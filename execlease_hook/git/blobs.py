@@ -32,27 +32,23 @@ class _BlobSource:
         self, root: Path, paths_hint: Iterable[str] = (), objects: Iterable[str] = ()
     ) -> None:
         self.root = root
-        self._cache: dict[str, bytes | None] = {}
-        self._objects: dict[str, bytes | None] = {}
+        self._blobs: dict[str, bytes | None] = {}  # by the name git reads it by
         self.prefetch(paths_hint, objects)
 
     def prefetch(self, paths: Iterable[str], objects: Iterable[str] = ()) -> None:
-        wanted = [p for p in dict.fromkeys(paths) if p not in self._cache]
-        others = [o for o in dict.fromkeys(objects) if o not in self._objects]
-        if wanted or others:
-            blobs = repo.read_blobs(self.root, [*(self.prefix + p for p in wanted), *others])
-            for p in wanted:
-                self._cache[p] = blobs[self.prefix + p]
-            self._objects.update((o, blobs[o]) for o in others)
+        specs = dict.fromkeys((*(self.prefix + p for p in paths), *objects))
+        wanted = [s for s in specs if s not in self._blobs]
+        if wanted:
+            self._blobs.update(repo.read_blobs(self.root, wanted))
 
     def read(self, path: str) -> bytes | None:
         self.prefetch((path,))
-        return self._cache[path]
+        return self._blobs[self.prefix + path]
 
     def read_objects(self, specs: Sequence[str]) -> dict[str, bytes | None]:
         """Each object by git's name for it (None when absent), in one batch for those not read yet."""
         self.prefetch((), specs)
-        return {spec: self._objects[spec] for spec in specs}
+        return {spec: self._blobs[spec] for spec in specs}
 
 
 class IndexSource(_BlobSource):

@@ -85,11 +85,7 @@ def repo_root(cwd: Path | None = None) -> Path:
     here = Path.cwd() if cwd is None else cwd
     # Fast path (the hook runs from the top level): a `.git` here, and no variable that moves
     # the repository elsewhere, means `here` is the root; saves one git process per commit.
-    if (
-        'GIT_DIR' not in os.environ
-        and 'GIT_WORK_TREE' not in os.environ
-        and (here / '.git').exists()
-    ):
+    if os.environ.keys().isdisjoint(('GIT_DIR', 'GIT_WORK_TREE')) and (here / '.git').exists():
         return here.resolve()
     proc = run_git(here, 'rev-parse', '--show-toplevel')
     text = proc.stdout.decode(errors='replace').strip()
@@ -120,28 +116,21 @@ def commit_changes(root: Path, commit: str, parent: str | None) -> list[StagedCh
 
 
 def _name_status(out: bytes) -> list[StagedChange]:
-    fields = out.split(b'\0')
-    if fields and fields[-1] == b'':
-        fields.pop()
+    fields = iter(out.split(b'\0')[:-1])  # every field ends with a NUL
     changes: list[StagedChange] = []
-    i = 0
-    while i < len(fields):
-        status = fields[i].decode()[:1]
-        if status in ('R', 'C'):
-            old, new = fields[i + 1], fields[i + 2]
-            changes.append(StagedChange(status, os.fsdecode(new), os.fsdecode(old)))
-            i += 3
+    for field in fields:
+        status, path = field.decode()[:1], os.fsdecode(next(fields))
+        if status in ('R', 'C'):  # the old path, then the new one
+            changes.append(StagedChange(status, os.fsdecode(next(fields)), path))
         else:
-            changes.append(StagedChange(status, os.fsdecode(fields[i + 1])))
-            i += 2
+            changes.append(StagedChange(status, path))
     return changes
 
 
 def read_blobs(root: Path, specs: Sequence[str]) -> dict[str, bytes | None]:
     """Reads every spec (`:path` for the index, `COMMIT:path`) with one `git cat-file --batch`."""
-    result: dict[str, bytes | None] = {}
+    result: dict[str, bytes | None] = {s: None for s in specs if '\n' in s}  # not for --batch
     wanted = [s for s in dict.fromkeys(specs) if '\n' not in s]
-    result.update({s: None for s in specs if '\n' in s})  # cannot be asked through --batch
     if not wanted:
         return result
     stdin = b''.join(os.fsencode(s) + b'\n' for s in wanted)
@@ -161,10 +150,6 @@ def read_blobs(root: Path, specs: Sequence[str]) -> dict[str, bytes | None]:
     return result
 
 
-def has_commit(root: Path, commit: str) -> bool:
-    return run_git(root, 'cat-file', '-e', f'{commit}^{{commit}}').returncode == 0
-
-
 def rev_parse(root: Path, rev: str) -> str | None:
     """The commit `rev` names; None when it names none."""
     proc = run_git(root, 'rev-parse', '--verify', '-q', '--end-of-options', f'{rev}^{{commit}}')
@@ -174,11 +159,8 @@ def rev_parse(root: Path, rev: str) -> str | None:
 def rev_list(root: Path, *revs: str) -> list[tuple[str, str | None]]:
     """(commit, first parent or None) of every commit `git rev-list REVS` names, oldest first."""
     out = output(root, 'rev-list', '--reverse', '--topo-order', '--parents', *revs, '--')
-    result: list[tuple[str, str | None]] = []
-    for line in out.decode().splitlines():
-        ids = line.split()
-        result.append((ids[0], ids[1] if len(ids) > 1 else None))
-    return result
+    lines = [line.split() for line in out.decode().splitlines()]
+    return [(ids[0], ids[1] if len(ids) > 1 else None) for ids in lines]
 
 
 def subject(root: Path, commit: str) -> str:

@@ -15,19 +15,15 @@ def worktree_ids(root: Path) -> dict[str, str]:
     `git ls-files -s`), else hashed from the file (`file_id`). What a program run in the
     repository can read of it, without reading the files that did not change. A folder that is
     not a git work tree (a commit's tree checked out alone, `verify --rev`): every file in it."""
-    ids: dict[str, str] = {}
     if not (root / '.git').exists() and 'GIT_DIR' not in os.environ:
-        for folder, dirs, files in os.walk(root):  # links not followed
-            here = Path(folder)
-            for name in (*files, *(d for d in dirs if (here / d).is_symlink())):
-                ids[(here / name).relative_to(root).as_posix()] = file_id(here / name, '0' * 40)
-        return ids
-    unmerged: set[str] = set()
-    for _, blob, stage, path in repo.index_entries(root):
-        if stage == '0':
-            ids[path] = blob
-        else:
-            unmerged.add(path)
+        return {
+            (Path(here) / name).relative_to(root).as_posix(): file_id(Path(here) / name, '0' * 40)
+            for here, dirs, files in os.walk(root)  # links not followed
+            for name in (*files, *(d for d in dirs if (Path(here) / d).is_symlink()))
+        }
+    entries = repo.index_entries(root)
+    ids = {path: blob for _, blob, stage, path in entries if stage == '0'}
+    unmerged = {path for _, _, stage, path in entries if stage != '0'}
     changed = repo.output(
         root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard'
     )

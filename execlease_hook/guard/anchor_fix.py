@@ -143,12 +143,12 @@ def _spelled(text: bytes, token: Token) -> str:
 
 
 def manifest_edit(
-    e: CoveredEntry, region: Region, at: str, manifest_text: str | None, line: int | None
+    e: CoveredEntry, region: Region, at: str, manifest_text: str, line: int | None
 ) -> list[str]:
     """The lines that say which anchors to change to what, in the manifest's own spelling."""
     assert e.region is not None
     out = []
-    text = (manifest_text or '').splitlines() if line is not None else []
+    text = manifest_text.splitlines() if line is not None else []
     for key, old, new in (('from', e.region.start, region.start), ('to', e.region.end, region.end)):
         if old == new:
             continue

@@ -2,16 +2,11 @@
 the index (a commit being made) or one commit (a pushed range), and each model as that snapshot
 records it (its manifest, read with the covered blobs).
 
-It is kept whole: it is the order of the checks of one commit, and each block it writes is
-built elsewhere (below).
-
-Imported only then (see stage.py): this module and what it pulls in (manifest, coverage,
-tree-sitter) are the cost of a commit that touches covered code.
-
-Each block of a blocked commit is written where its check has the facts it names: a changed
-entry's diff in diff.py, a missing entry's move or rename in missing.py. Reading the NOTES.md
-table is manifest/notes_table.py's, repairing it map_fix.py's, judging pushed commits
-push_range.py's.
+Kept whole, though long: it is the order of the checks of one commit. Each block it writes is
+built where its check has the facts it names: a changed entry's diff in diff.py, a missing entry's
+move or rename in missing.py; repairing the NOTES.md table is map_fix.py's, judging pushed commits
+push_range.py's. Imported only once something is concerned (see stage.py): this module and what
+it pulls in (manifest, coverage, tree-sitter) are the cost of such a commit.
 """
 
 from __future__ import annotations
@@ -86,20 +81,12 @@ class Snapshot:
     commit: str | None = None  # None: the index
 
 
-@dataclass(frozen=True)
-class StagedModel:
-    """A model as a snapshot records it."""
-
-    manifest: Manifest
-    unstaged_manifest: bool  # the working tree's manifest.json differs from the staged one
-    text: str  # the manifest's text, as judged
-
-
 def load_model(
     rel: str, root: Path, source: IndexSource | CommitSource, blob: bytes | None, worktree: bool
-) -> StagedModel:
-    """The manifest at `rel` as `source` records it (`blob`, when already read). `worktree`:
-    compare it with the working tree's file, for the note about unstaged changes."""
+) -> tuple[Manifest, str, bool]:
+    """The manifest at `rel` as `source` records it (`blob`, when already read), its text, and
+    whether the working tree's file differs (`worktree`: compared, for the note about unstaged
+    changes)."""
     blob = source.read(rel) if blob is None else blob
     if blob is None:
         raise CannotRun(
@@ -117,19 +104,15 @@ def load_model(
         unstaged = worktree and (root / rel).read_bytes() != blob
     except OSError:
         unstaged = True
-    return StagedModel(read.parse(text, root / rel, root), unstaged, text)
+    return read.parse(text, root / rel, root), text, unstaged
 
 
-def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) -> Plan:
+def plan(m: Manifest, touched: set[str], check_all: bool) -> Plan:
     if not m.covers_code:  # a model of no code (no "coverage"): nothing for the guard to judge
         return Plan((), False, False, False, ())
     folder, prefix = paths.rel(m.root, m.folder), folder_prefix(m)
     everything = check_all or paths.rel(m.root, m.path) in touched
-    entries = (
-        m.coverage.entries
-        if everything
-        else tuple(e for e in m.coverage.entries if e.path in touched)
-    )
+    entries = tuple(e for e in m.coverage.entries if everything or e.path in touched)
     model = everything or any(prefix + name in touched for name in m.model_files)
     if not model:  # a staged module the model may read (spec/modules.py) is the model too
         folders = [folder, *library_folders(m)]
@@ -142,7 +125,7 @@ def plan(m: Manifest, touched: set[str], check_all: bool, notes: bool = True) ->
         watched = tuple(
             watch.watched(m, repo.tracked_files(m.root) if everything else sorted(touched))
         )
-    return Plan(entries, model, notes and (full_map or bool(entries)), notes and full_map, watched)
+    return Plan(entries, model, full_map or bool(entries), full_map, watched)
 
 
 def render(
@@ -168,9 +151,7 @@ def render(
     return '\n'.join(lines).rstrip('\n')
 
 
-def check(
-    m: Manifest, p: Plan, snap: Snapshot, manifest_text: str | None, max_bytes: int
-) -> Findings:
+def check(m: Manifest, p: Plan, snap: Snapshot, manifest_text: str, max_bytes: int) -> Findings:
     """`max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
     staged, source = snap.changes, snap.source
     notes_path = paths.rel(m.root, m.folder / 'NOTES.md')

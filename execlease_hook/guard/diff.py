@@ -32,12 +32,11 @@ def _indent(content: bytes, start_byte: int) -> str:
 def _shift_hunks(lines: list[str], old_first: int, new_first: int) -> list[str]:
     """difflib numbers lines from 1 within the entry; show the file's line numbers instead."""
 
-    def shift(match: re.Match[str]) -> str:
-        a, b, c, d = match.group(1), match.group(2) or '', match.group(3), match.group(4) or ''
-        return f'@@ -{int(a) + old_first - 1}{b} +{int(c) + new_first - 1}{d} @@'
+    def shift(h: re.Match[str]) -> str:
+        old, new = int(h[1]) + old_first - 1, int(h[3]) + new_first - 1
+        return f'@@ -{old}{h[2] or ""} +{new}{h[4] or ""} @@'
 
-    hunk = re.compile(r'^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@')
-    return [hunk.sub(shift, line) if line.startswith('@@') else line for line in lines]
+    return [re.sub(r'^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@', shift, line) for line in lines]
 
 
 def entry_diffs(
@@ -51,8 +50,6 @@ def entry_diffs(
     `source`, named `label`), or why there is none. The base is the entry's synced blob (written
     into the object database by the sync: exactly the hashed content), else, for manifests older
     than that, the file at coverage.syncCommit."""
-    if not statuses:
-        return {}
     sync = m.coverage.sync_commit
     blobs = source.read_objects([s.entry.synced_blob for s in statuses if s.entry.synced_blob])
     old_files: dict[str, bytes | None] = {}
@@ -70,7 +67,7 @@ def entry_diffs(
             base = f'{e.path} @ {sync[:12]} (sync)'
         if content is None:
             if sync is not None and present is None:
-                present = repo.has_commit(m.root, sync)
+                present = repo.rev_parse(m.root, sync) is not None
             out[e.id] = _no_diff(e, sync, present)
             continue
         now = source.read(e.path) or b''
@@ -86,10 +83,9 @@ def entry_diffs(
         new = (_indent(now, located.start_byte) + located.text).splitlines()
         diff = difflib.unified_diff(old, new, base, f'{e.path} ({label})', n=2, lineterm='')
         lines = _shift_hunks(list(diff), before.start_line, located.start_line)
-        if not lines:
-            lines = [
-                '(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)'
-            ]
+        lines = lines or [
+            '(the text is the same; the syntax tree differs, e.g. the scheme or grammar changed)'
+        ]
         if len(lines) > DIFF_LINES:
             lines = lines[:DIFF_LINES] + [f'... {len(lines) - DIFF_LINES} more diff lines']
         out[e.id] = '\n'.join(f'  {line}' for line in lines)

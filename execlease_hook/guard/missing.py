@@ -25,12 +25,10 @@ if TYPE_CHECKING:
     from execlease_hook.git.blobs import CommitSource, IndexSource
 
 
-def _manifest_line(entry: CoveredEntry, text: str | None) -> int | None:
+def _manifest_line(entry: CoveredEntry, text: str) -> int | None:
     """The line of the entry's "path" in manifest.json's text (the stable dump: one key per line).
 
     Values are compared decoded, so a hand-written "\\u00fc" matches the path "ü"."""
-    if text is None:
-        return None
     lines = text.splitlines()
     key_value = re.compile(r'"(id|path)"\s*:\s*("(?:[^"\\]|\\.)*")')
     seen_id = False
@@ -52,7 +50,7 @@ def missing_block(
     s: EntryStatus,
     staged: list[repo.StagedChange],
     source: IndexSource | CommitSource,
-    manifest_text: str | None,
+    manifest_text: str,
     max_bytes: int,
 ) -> tuple[str, bool]:
     """The block for an entry that cannot be located; True when it also moved and changed."""
@@ -67,11 +65,6 @@ def missing_block(
         lines.append(f'  {s.problem}')
     moved = _find_moved(e, staged, source, change, max_bytes)
     where = paths.rel(m.root, m.path)
-    if manifest_text is None:  # the judged manifest's text, else the working tree's
-        try:
-            manifest_text = m.path.read_text(encoding='utf-8')
-        except (OSError, UnicodeDecodeError):
-            pass
     line = _manifest_line(e, manifest_text)
     at = f'{where}:{line}' if line else where
     for path, start, same in moved:
@@ -121,13 +114,10 @@ def missing_block(
 
 def _synced(m: Manifest, e: CoveredEntry) -> bytes | None:
     """The entry's file as it was hashed: its synced blob, else the file at the sync commit."""
-    synced = None
-    if e.synced_blob is not None:
-        synced = repo.read_blobs(m.root, [e.synced_blob]).get(e.synced_blob)
-    if synced is None and m.coverage.sync_commit is not None:
-        spec = f'{m.coverage.sync_commit}:{e.path}'
-        synced = repo.read_blobs(m.root, [spec]).get(spec)
-    return synced
+    sync = m.coverage.sync_commit
+    specs = [s for s in (e.synced_blob, sync and f'{sync}:{e.path}') if s]
+    found = repo.read_blobs(m.root, specs)
+    return next((found[s] for s in specs if found[s] is not None), None)
 
 
 def _find_moved(

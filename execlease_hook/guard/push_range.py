@@ -1,18 +1,11 @@
 """What a push carries, judged commit by commit and at its tip: never the working tree.
 
-- `execlease guard --range A..B` checks every commit in A..B (or every commit reachable from a
-  single REV) with the guard's rules against that commit's own manifest: the changes are the
-  commit's against its first parent, the models and contents are those of its tree. No TLC.
-  The NOTES.md table is judged at the tip only: it is documentation a later commit may fix.
-- `execlease verify --rev REV` runs the whole suite on the tree of REV, written into a
-  temporary folder through a temporary index (the working tree, the index and HEAD are not
-  touched, no hook runs), with the repository's TLA+ tools and result cache, so an unchanged
-  model costs nothing.
-- `execlease verify --pushed` (the execlease-verify hook) does both for what pre-commit says is
-  being pushed on pre-push: PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF (for a new branch, pre-commit
-  starts the range where the remote's known refs end), or, when the whole history is new,
-  everything reachable from PRE_COMMIT_LOCAL_BRANCH. Without them (the manual stage) it verifies
-  the working tree, as `execlease verify` does.
+`execlease guard --range A..B` checks every commit in A..B (or every commit reachable from a
+single REV) with the guard's rules against that commit's own manifest: the changes are the
+commit's against its first parent, the models and contents are those of its tree. No TLC. The
+NOTES.md table is judged at the tip only: it is documentation a later commit may fix.
+`execlease verify --pushed` judges the pushed commits here too, then verifies the pushed tip as
+`--rev` does (docs/architecture.md, the slow stage: "What a push carries").
 """
 
 from __future__ import annotations
@@ -103,15 +96,12 @@ def judge_commits(
             ):
                 continue
             source = blobs.CommitSource(root, commit, sorted(governed or ()))
-            loaded = check.load_model(rel, root, source, blob, worktree=False)
-            m = loaded.manifest
-            p = check.plan(m, touched, False, notes=at_tip)
-            if at_tip:
-                p = dataclasses.replace(p, notes=True, full_map=True)
+            m, text, _ = check.load_model(rel, root, source, blob, worktree=False)
+            p = dataclasses.replace(check.plan(m, touched, False), notes=at_tip, full_map=at_tip)
             if not (p.entries or p.model or p.notes):
                 continue
             snap = check.Snapshot(source, changes, commit[:12], commit)
-            found = check.check(m, p, snap, loaded.text, max_bytes)
+            found = check.check(m, p, snap, text, max_bytes)
             if found.blocks:
                 title = f'commit {commit[:12]} ("{repo.subject(root, commit)}")'
                 print(term.wrap(check.render(m, found, subject=title, steps=False)))

@@ -1,17 +1,14 @@
 """The fast stage on what is staged: on every `git commit` (and on `git merge`, through the
-pre-merge-commit hook). commands/guard.py chooses it (or `--range`, push_range.py).
+pre-merge-commit hook); `--range` is push_range.py's. Until a covered file, a model file, the
+manifest or NOTES.md is part of the commit, it costs one `git diff --cached`, one `git ls-files`
+and one JSON read per model; only then does it import check.py
+(docs/architecture.md#the-fast-stage-guard).
 
-Speed is a feature (docs/architecture.md#the-fast-stage-guard): until it knows that a covered
-file, a model file, the manifest or NOTES.md is part of the commit, the guard costs one `git diff
---cached`, one `git ls-files` and one JSON read per model. Only then does it import check.py
-(manifest validation, coverage, tree-sitter for the staged suffixes).
-
-Everything it judges is what the commit records: the staged set comes from `git diff --cached`,
-never from FILES alone (pre-commit does not pass deleted files to a hook, and a deleted or
-renamed covered file must block); the models are the manifests in the index, never the working
-tree's files, and a manifest deleted in the commit is a model that no longer exists. FILES
-matter only when nothing is staged (`pre-commit run --all-files`): then the entries for those
-paths are checked against the index. `--range` judges commits already made (push_range.py).
+It judges what the commit records: the staged set comes from `git diff --cached`, never from
+FILES alone (pre-commit does not pass deleted files to a hook, and a deleted or renamed covered
+file must block), and the models are the manifests in the index. FILES matter only when nothing
+is staged (`pre-commit run --all-files`): then the entries for those paths are checked against
+the index.
 """
 
 from __future__ import annotations
@@ -44,8 +41,7 @@ def touched_paths(root: Path, staged: list[repo.StagedChange], files: list[str])
 
 
 def plain_json(data: bytes | None) -> dict | None:
-    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object.
-    Parsed once by the caller and handed to the helpers below, which read it in turn."""
+    """A manifest's bytes as plain JSON, not validated; None when they are not a JSON object."""
     if data is None:
         return None
     try:
@@ -159,9 +155,8 @@ def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes
         if repo.blob_id(local, blob) == blob:
             data[rel] = local
     rest = [rel for rel, _ in models if rel not in data]
-    if rest:
-        blobs = repo.read_blobs(root, [f':{rel}' for rel in rest])
-        data.update({rel: blobs[f':{rel}'] for rel in rest})
+    blobs = repo.read_blobs(root, [f':{rel}' for rel in rest])  # no process for none
+    data.update({rel: blobs[f':{rel}'] for rel in rest})
     return data
 
 
@@ -198,16 +193,14 @@ def judge_staged(
     parsed = {rel: plain_json(data[rel]) for rel, _ in models}
     for rel, _ in models:
         governed = governed_paths(rel, parsed[rel])
-        # What the checks read beyond the governed paths: protocol code under watch rules, and
-        # the staged modules of the model's folder and library folders (the model record
-        # covers those the model reads).
+        # What the checks read beyond the governed paths: watched code, the model's modules.
         watched = watched_paths(parsed[rel], touched) | model_modules(rel, parsed[rel], touched)
         if every or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, governed, watched))
     if not wanted:
         if verbose:
             print('execlease guard: nothing a model governs is part of this commit')
-        return 0  # nothing any model governs is part of this commit
+        return 0
     # Lazy: what judging loads (manifest validation, coverage, tree-sitter, the fingerprint
     # rules) would make every commit that concerns nothing pay for it. Measured as
     # benchmarks/guard_latency.py (b), CPU time, 25 interleaved runs at load 15: 284 ms as
@@ -226,8 +219,7 @@ def judge_staged(
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
         source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(parsed[rel], touched))
-        loaded = check.load_model(rel, root, source, data[rel], worktree=True)
-        m = loaded.manifest
+        m, text, unstaged = check.load_model(rel, root, source, data[rel], worktree=True)
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:
             raise CannotRun(f'{rel}: ' + '; '.join(inside))
@@ -235,7 +227,7 @@ def judge_staged(
         if not (p.entries or p.model or p.notes or p.watched):
             continue
         snap = check.Snapshot(source, staged, 'staged')
-        found = check.check(m, p, snap, loaded.text, max_bytes)
+        found = check.check(m, p, snap, text, max_bytes)
         if judged is not None:
             judged(m, p, found, source)
         if found.only_map:
@@ -247,7 +239,7 @@ def judge_staged(
                 code = max(code, 1)
                 continue
         if found.blocks:
-            print(term.wrap(check.render(m, found, loaded.unstaged_manifest)))
+            print(term.wrap(check.render(m, found, unstaged)))
         elif verbose:
             print(f'execlease guard: {rel}: {len(p.entries)} staged entries unchanged')
         code = max(code, found.code)

@@ -71,4 +71,7 @@ def test_a_bad_value_names_the_variable_and_what_to_give(variable, value, messag
 
 
 def test_every_field_has_its_variable():
-    assert [attribute for attribute, _, _ in settings.VARIABLES] == list(settings.Settings._fields)
+    for field, default in settings.Settings._field_defaults.items():
+        given = {bool: '0' if default else '1', float: '2.5', int: '2'}.get(type(default), 'x')
+        read = getattr(settings.from_environ({settings.variable(field): given}), field)
+        assert read != default, field

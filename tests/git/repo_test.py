@@ -120,8 +120,8 @@ def test_show_missing_commit_is_none(git_repo):
     sha = git_repo.commit()
     assert _at(git_repo.path, sha, 'a.py') == b'a\n'
     assert _at(git_repo.path, '1' * 40, 'a.py') is None
-    assert git.has_commit(git_repo.path, sha)
-    assert not git.has_commit(git_repo.path, '1' * 40)
+    assert git.rev_parse(git_repo.path, sha) == sha
+    assert git.rev_parse(git_repo.path, '1' * 40) is None
 
 
 def _at(root, commit, path):
