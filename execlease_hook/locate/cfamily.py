@@ -12,6 +12,7 @@ from execlease_hook.locate.definition import (
     is_a,
     names_this,
     same,
+    squeezed,
     text,
 )
 
@@ -37,7 +38,7 @@ def named_definition(name: Node) -> Definition | None:
     if found is None:
         return None
     node, scopes = found
-    parts = [_key(name), *reversed(scopes)]
+    parts = [squeezed(name), *reversed(scopes)]
     for scope in ancestors(node):
         if scope.type == 'namespace_definition':
             parts.extend(reversed(_namespace(scope)))
@@ -130,7 +131,7 @@ def _declared_name(function: Node) -> str | None:
         declarator = declarator.child_by_field_name('name')
     if declarator is None:
         return None
-    return '.'.join([*_qualified(declarator)[1], _key(declarator)])
+    return '.'.join([*_qualified(declarator)[1], squeezed(declarator)])
 
 
 def _namespace(namespace: Node) -> list[str]:
@@ -148,8 +149,3 @@ def _base(scope: Node) -> str:
     if scope.type == 'template_type':
         return text(scope.child_by_field_name('name'))
     return text(scope)
-
-
-def _key(name: Node) -> str:
-    """A name as written, without spaces: `operator ==` is `operator==`, `~ Lease` is `~Lease`."""
-    return ''.join(text(name).split())

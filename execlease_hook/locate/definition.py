@@ -24,6 +24,11 @@ def text(node: Node | None) -> str:
     return node.text.decode('utf-8')
 
 
+def squeezed(node: Node | None) -> str:
+    """Its text without whitespace: `operator ==` is `operator==`, `[] T` is `[]T`."""
+    return ''.join(text(node).split())
+
+
 def ancestors(node: Node) -> Iterator[Node]:
     parent = node.parent
     while parent is not None:
