@@ -163,10 +163,7 @@ def judge_staged(
     staged = repo.staged_changes(root)
     touched = touched_paths(root, staged, files)
     models = staged_models(root, model)
-    for rel, _ in models:
-        outside = paths.outside_problem(root, root / rel)  # a manifest linked from elsewhere
-        if outside:
-            raise CannotRun(outside)
+    find.inside(root, [root / rel for rel, _ in models])  # a manifest linked from elsewhere
     data = read_manifests(root, models)
     if model is None:  # a manifest.json that is no execlease manifest is not a model
         models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]

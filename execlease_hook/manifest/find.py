@@ -70,7 +70,7 @@ def find_models(root: Path, model: str | None) -> list[Path]:
         manifest = folder if folder.suffix == '.json' else folder / NAME
         if not manifest.is_file():
             raise CannotRun(f'--model {model}: no manifest.json at {manifest}')
-        return _inside(root, [manifest])
+        return inside(root, [manifest])
     found = []
     for rel in _candidates(root):
         path = root / rel
@@ -82,7 +82,7 @@ def find_models(root: Path, model: str | None) -> list[Path]:
             found.append(path)
     if not found:
         raise CannotRun(f'no model found: {NONE_FOUND} under {root}, or name one with --model DIR')
-    return _inside(root, found)
+    return inside(root, found)
 
 
 def _candidates(root: Path) -> list[str]:
@@ -100,7 +100,7 @@ def _candidates(root: Path) -> list[str]:
     return sorted(found)
 
 
-def _inside(root: Path, manifests: list[Path]) -> list[Path]:
+def inside(root: Path, manifests: list[Path]) -> list[Path]:
     """A manifest that is a symlink to a file outside the repository would judge it by rules
     nobody committed: refused, naming it."""
     for manifest in manifests:
