@@ -212,12 +212,6 @@ def _model(parser: _Command) -> None:
     parser.option('--model', 'DIR', 'the model folder (holds manifest.json)')
 
 
-def _renamed_hook(parser: _Command) -> None:
-    """The old hook ids' entries name themselves, for the note of what to change (not in --help:
-    only the published hooks pass it)."""
-    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
-
-
 def _format(parser: _Command) -> None:
     parser.add_argument(
         '--format',
@@ -238,7 +232,9 @@ def _guard(parser: _Command) -> None:
         'judge every commit in A..B (or reachable from one REV) against its own manifest',
     )
     parser.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
-    _renamed_hook(parser)
+    # The old hook ids' entries name themselves, for the note of what to change (not in --help:
+    # only the published hooks pass it); verify's too.
+    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
     _format(parser)
 
 
@@ -298,7 +294,7 @@ def _verify(parser: _Command) -> None:
         '--json', 'FILE', 'also write the results as JSON (= --format json --output FILE)'
     )
     parser.flag('--no-cache', 'run every TLC job afresh')
-    _renamed_hook(parser)
+    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
     _format(parser)
     parser.option(
         '--shard',
@@ -319,24 +315,19 @@ def _verify(parser: _Command) -> None:
     parser.flag(
         '--simulate', "TLC's random simulation of every check (with --deep: at the deep bounds)"
     )
-    for name, metavar, text in (
-        ('--depth', 'N', '--simulate: behaviours up to N steps (100)'),
-        ('--traces', 'N', '--simulate: N behaviours (10000)'),
-        ('--seed', 'S', '--simulate: the seed (default: a new one, printed)'),
+    for name, kind, metavar, text in (
+        ('--depth', _positive, 'N', '--simulate: behaviours up to N steps (100)'),
+        ('--traces', _positive, 'N', '--simulate: N behaviours (10000)'),
+        ('--seed', _positive, 'S', '--simulate: the seed (default: a new one, printed)'),
+        (
+            '--budget',
+            _seconds,
+            'SECONDS',
+            '--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)',
+        ),
+        ('--fpmem', float, 'F', "--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)"),
     ):
-        parser.add_argument(name, type=_positive, metavar=metavar, help=text)
-    parser.add_argument(
-        '--budget',
-        type=_seconds,
-        metavar='SECONDS',
-        help='--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)',
-    )
-    parser.add_argument(
-        '--fpmem',
-        type=float,
-        metavar='F',
-        help="--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)",
-    )
+        parser.add_argument(name, type=kind, metavar=metavar, help=text)
 
 
 def _report(parser: _Command) -> None:
