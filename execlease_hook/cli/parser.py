@@ -194,16 +194,11 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         if chosen in (None, name):
             p = sub.add_parser(name, help=text, description=text, formatter_class=_formatter)
             p.command = name
-            p.add_argument(
-                '-q',
-                '--quiet',
-                action='count',
-                default=0,
-                help='less output: only what did not hold and the verdict',
-            )
-            p.add_argument(
-                '-v', '--verbose', action='count', default=0, help='more output: what held too'
-            )
+            for short, option, said in (
+                ('-q', '--quiet', 'less output: only what did not hold and the verdict'),
+                ('-v', '--verbose', 'more output: what held too'),
+            ):
+                p.add_argument(short, option, action='count', default=0, help=said)
             arguments(p)
     return parser
 
