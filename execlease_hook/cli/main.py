@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from importlib import import_module
 from types import ModuleType
 
@@ -18,14 +19,8 @@ from execlease_hook.core.settings import Settings, from_environ
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
 COMMANDS: dict[str, Callable[[], ModuleType]] = {
-    'guard': lambda: import_module('execlease_hook.commands.guard'),
-    'verify': lambda: import_module('execlease_hook.commands.verify'),
-    'coverage': lambda: import_module('execlease_hook.commands.coverage'),
-    'tools': lambda: import_module('execlease_hook.commands.tools'),
-    'init': lambda: import_module('execlease_hook.commands.init'),
-    'add': lambda: import_module('execlease_hook.commands.add'),
-    'report': lambda: import_module('execlease_hook.commands.report'),
-    'help': lambda: import_module('execlease_hook.commands.help'),
+    name: partial(import_module, f'execlease_hook.commands.{name}')
+    for name in ('guard', 'verify', 'coverage', 'tools', 'init', 'add', 'report', 'help')
 }
 
 
