@@ -207,6 +207,12 @@ def _model(parser: _Command) -> None:
     parser.option('--model', 'DIR', 'the model folder (holds manifest.json)')
 
 
+def _renamed_hook(parser: _Command) -> None:
+    """The old hook ids' entries name themselves, for the note of what to change (not in --help:
+    only the published hooks pass it)."""
+    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
+
+
 def _format(parser: _Command) -> None:
     parser.add_argument(
         '--format',
@@ -227,9 +233,7 @@ def _guard(parser: _Command) -> None:
         'judge every commit in A..B (or reachable from one REV) against its own manifest',
     )
     parser.add_argument('files', nargs='*', metavar='FILES', help='files as pre-commit passes them')
-    # The old hook ids' entries name themselves, for the note of what to change (not in --help:
-    # only the published hooks pass it); verify's too.
-    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
+    _renamed_hook(parser)
     _format(parser)
 
 
@@ -289,7 +293,7 @@ def _verify(parser: _Command) -> None:
         '--json', 'FILE', 'also write the results as JSON (= --format json --output FILE)'
     )
     parser.flag('--no-cache', 'run every TLC job afresh')
-    parser.add_argument('--renamed-hook', metavar='OLD_ID', help=argparse.SUPPRESS)
+    _renamed_hook(parser)
     _format(parser)
     parser.option(
         '--shard',
