@@ -147,7 +147,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
     for field, default in Settings._field_defaults.items():
         text = environ.get(variable(field), '')
         if text:
-            parse = COUNTS.get(field) or BY_TYPE.get(type(default), lambda _, text, __: text)
+            parse = COUNTS.get(field) or BY_TYPE.get(type(default), lambda _, value, __: value)
             given[field] = parse(variable(field), text, default)
     return Settings(**given)
 
