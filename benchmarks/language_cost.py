@@ -46,7 +46,7 @@ from pathlib import Path
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.locate.entry import find_functions
 from execlease_hook.locate.source import language_for
-from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.entry import every_definition
 path = sys.argv[1]
 source = Path(path).read_bytes()
 for definition in every_definition(language_for(path), source):

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.fingerprint.scheme import matches
 from execlease_hook.locate.definition import Definition
-from execlease_hook.locate.entry import find_functions
-from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.entry import every_definition, find_functions
 from execlease_hook.locate.source import check_text, language_for
 from execlease_hook.manifest.model import CoveredEntry, Manifest
 

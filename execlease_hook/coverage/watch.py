@@ -15,7 +15,7 @@ from tree_sitter import Node
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.git import blobs, repo
 from execlease_hook.git.blobs import Source
-from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.entry import every_definition
 from execlease_hook.locate.languages import LANGUAGES
 from execlease_hook.locate.source import language_for, parse
 from execlease_hook.manifest import watch_paths

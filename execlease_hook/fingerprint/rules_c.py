@@ -3,8 +3,7 @@
 
 Preprocessor conditionals are control flow: a definition under `#if 0`, `#ifdef X` or in an
 `#else` has that directive, its condition and the branch as context; what the other branches
-hold does not count. A directive is read without the spaces clang-format puts around its `#`
-(`#  define` is `#define`), a macro body token by token.
+hold does not count.
 """
 
 from __future__ import annotations
@@ -26,34 +25,25 @@ def decode(body: str, prefix: str) -> str:
     wide = prefix in ('L', 'u', 'U')
     if '\\' not in body:
         return body
-    out: list[str] = []
-    at = 0
-    for match in _ESCAPE.finditer(body):
-        out.append(body[at : match.start()])
-        at = match.end()
+
+    def replace(match: re.Match[str]) -> str:
         escape = match.group(1)
-        code: int | None = None
-        if escape in _SIMPLE:
-            code = _SIMPLE[escape]
-        elif escape[0] == 'x':
+        code = _SIMPLE.get(escape)
+        if escape[0] == 'x':
             code = int(escape[1:], 16)
         elif escape[0] in '01234567':
             code = int(escape, 8)
         elif escape[0] in 'uU' and len(escape) > 1:
             # a surrogate or beyond Unicode is not a character: as written
             point = int(escape[1:], 16)
-            out.append(
-                chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match.group(0)
-            )
-            continue
+            return chr(point) if point < 0x110000 and not 0xD800 <= point < 0xE000 else match[0]
         if code is None:
-            out.append(match.group(0))  # not a C escape: kept as written
-        elif wide or code < 0x80:
-            out.append(chr(code) if code < 0x110000 else match.group(0))
-        else:
-            out.append(bytes([code & 0xFF]).decode('utf-8', 'surrogateescape'))
-    out.append(body[at:])
-    joined = ''.join(out)
+            return match[0]  # not a C escape: kept as written
+        if wide or code < 0x80:
+            return chr(code) if code < 0x110000 else match[0]
+        return bytes([code & 0xFF]).decode('utf-8', 'surrogateescape')
+
+    joined = _ESCAPE.sub(replace, body)
     if wide:
         return joined
     # Join escaped bytes with the characters around them: "\xc3\xa9" is the UTF-8 of "é".

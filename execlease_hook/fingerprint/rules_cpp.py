@@ -1,9 +1,6 @@
-"""ts2 rules for C++: C's (rules_c.py), raw strings, and the places where C++ gives
-parentheses a meaning.
-
-Context of a definition: the namespaces, classes (with their bases), `template <...>` headers,
-`extern "C"` blocks and preprocessor conditionals around it, and for a lambda the control flow up
-to its enclosing function.
+"""ts2 rules for C++: C's (rules_c.py), raw strings, the places where C++ gives parentheses a
+meaning, and the context of a definition: namespaces, classes, templates, `extern "C"` blocks and,
+for a lambda, the control flow up to its enclosing function.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""ts2 rules for C# (what csharpier and `dotnet format` may change, and what they may not).
-
-Strings by value: regular (escapes read), verbatim `@"..."` (`""` read as `"`), raw `\"\"\"...\"\"\"`
-(a multi-line one after C# strips the closing line's indentation), interpolated ones with
-their holes as code and `{{` `}}` as braces; `"..."u8` is bytes.
+"""ts2 rules for C# (what csharpier and `dotnet format` may change, and what they may not):
+strings by value, each kind as C# reads it (docs/fingerprints.md lists them).
 """
 
 from __future__ import annotations
@@ -10,8 +7,7 @@ from __future__ import annotations
 import re
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal, closing_indent, pieces
+from execlease_hook.fingerprint.literals import character_literal, closing_indent, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate import csharp
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from execlease_hook.fingerprint import ts1, ts2
-from execlease_hook.fingerprint.literals import encode, escapes
+from execlease_hook.fingerprint.literals import escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a, same
 
@@ -89,7 +89,7 @@ def _is_key(node: Node, parent: Node | None) -> bool:
 
 def _key(name: str) -> list[Item]:
     """`{'a': 1}`, `{"a": 1}` and `{a: 1}` name the same property."""
-    return ts2.leaf('property_identifier', encode(name))
+    return ts2.leaf('property_identifier', ts2.encode(name))
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -109,9 +109,8 @@ def number(node: Node, parent: Node | None) -> list[Item] | None:
             found = f'n{int(text[:-1], 0)}'
         elif text[:2].lower() in ('0x', '0o', '0b'):
             found = f'f{float(int(text.lower(), 0))!r}'
-        elif (
-            len(text) > 1 and text[0] == '0' and text.isdigit()
-        ):  # legacy octal (or decimal with 8/9)
+        # legacy octal (or decimal with 8/9)
+        elif len(text) > 1 and text[0] == '0' and text.isdigit():
             found = f'f{float(int(text, 8) if set(text) <= set("01234567") else int(text))!r}'
         else:
             found = f'f{float(text)!r}'
@@ -123,7 +122,7 @@ def number(node: Node, parent: Node | None) -> list[Item] | None:
 
 
 def jsx_text(node: Node, parent: Node | None) -> list[Item] | None:
-    return ts2.leaf('jsx_text', encode(jsx_text_value(ts2.text(node))))
+    return ts2.leaf('jsx_text', ts2.encode(jsx_text_value(ts2.text(node))))
 
 
 def template_string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -185,11 +184,9 @@ def jsx_element(node: Node, parent: Node | None) -> list[Item] | None:
     run: list[str] = []
 
     def flush() -> None:
-        if run:
-            joined = ''.join(run)
-            if joined:
-                out.extend(ts2.leaf('jsx_text', encode(joined)))
-            run.clear()
+        if joined := ''.join(run):
+            out.extend(ts2.leaf('jsx_text', ts2.encode(joined)))
+        run.clear()
 
     for child in node.children:
         kind = child.type

@@ -9,7 +9,7 @@ from __future__ import annotations
 from execlease_hook.fingerprint import ts2
 from execlease_hook.fingerprint.literals import byte_escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
-from execlease_hook.locate.definition import is_a, same
+from execlease_hook.locate.definition import is_a, same, squeezed
 
 # \x and octal escapes are single bytes, so Go values are bytes.
 _decode = byte_escapes(
@@ -59,10 +59,6 @@ def semicolon(token: Node, parent: Node, siblings: list[Node], index: int) -> bo
     return parent.type not in _HEADERS
 
 
-def _squeezed(node: Node | None) -> str:
-    return ''.join(ts2.text(node).split())
-
-
 def _element_type(element: Node) -> Node | None:
     """The type an element of a composite literal has: a slice's, array's or map's element or key,
     of the literal's type as written on it or as elided (gofmt -s) on an outer literal's."""
@@ -94,8 +90,8 @@ def _elided(element: Node | None, literal: Node | None, pointer: str) -> list[It
         return None
     expected = _element_type(element)
     body = literal.child_by_field_name('body')
-    written = _squeezed(literal.child_by_field_name('type'))
-    if expected is None or body is None or _squeezed(expected) != pointer + written:
+    written = squeezed(literal.child_by_field_name('type'))
+    if expected is None or body is None or squeezed(expected) != pointer + written:
         return None
     return [body]
 
@@ -119,7 +115,7 @@ def slice_expression(node: Node, parent: Node | None) -> list[Item] | None:
         return None
     args = end.child_by_field_name('arguments')
     inner = ts2.named(args) if args is not None else []
-    if len(inner) != 1 or _squeezed(inner[0]) != _squeezed(operand):
+    if len(inner) != 1 or squeezed(inner[0]) != squeezed(operand):
         return None
     if node.child_by_field_name('capacity') is not None:
         return None

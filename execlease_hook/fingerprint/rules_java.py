@@ -7,8 +7,7 @@ Java declares methods only in classes; the enclosing class headers (modifiers, a
 from __future__ import annotations
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal
+from execlease_hook.fingerprint.literals import character_literal, escapes
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate import java
 

@@ -1,10 +1,6 @@
-"""ts2 rules for Kotlin (what ktlint and ktfmt may change, and what they may not).
-
-Kotlin's `;` is optional everywhere, and trailing commas are allowed before `)`, `]`, `>` and
-`->` (lambda parameters, `when` conditions): none of them counts. `"${name}"` is `"$name"`
-(ktlint's string-template rule writes it so; `"\\$name"` is text), and a body that
-only returns a value is that value (`{ return x }` is `= x`); braces around one statement under
-`if`, `else`, loops and `when` branches do not count.
+"""ts2 rules for Kotlin (what ktlint and ktfmt may change, and what they may not): each rule says
+its reason, docs/fingerprints.md lists them all. `"${name}"` is `"$name"` because ktlint's
+string-template rule writes it so.
 """
 
 from __future__ import annotations
@@ -13,8 +9,7 @@ import re
 from functools import partial
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal, pieces
+from execlease_hook.fingerprint.literals import character_literal, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(r'\\(u[0-9a-fA-F]{4}|.)', 'tbnr\'"\\$', octal=False)

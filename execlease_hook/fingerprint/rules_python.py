@@ -74,10 +74,8 @@ def _format_spec(node: Node) -> list[Item]:
     for child in node.children:
         if child.type != 'format_expression':
             continue
-        out.append(ts2.field(b'"', source[at - base : child.start_byte - base]))
-        out.append(b'{')
-        out.extend(c for c in child.children if c.type not in ('{', '}'))
-        out.append(b'}')
+        text = ts2.field(b'"', source[at - base : child.start_byte - base])
+        out += [text, b'{', *(c for c in child.children if c.type not in ('{', '}')), b'}']
         at = child.end_byte
     out.append(ts2.field(b'"', source[at - base :]))
     return out
@@ -104,11 +102,7 @@ def _docstring(doc: str) -> str:
     rest = [line for line in lines[1:] if line.strip()]
     indent = min((len(line) - len(line.lstrip()) for line in rest), default=0)
     cleaned = [lines[0].strip()] + [line[indent:].rstrip() for line in lines[1:]]
-    while cleaned and not cleaned[0]:
-        cleaned.pop(0)
-    while cleaned and not cleaned[-1]:
-        cleaned.pop()
-    return '\n'.join(cleaned)
+    return '\n'.join(cleaned).strip('\n')  # blank lines at either end are empty strings
 
 
 def string(node: Node, parent: Node | None) -> list[Item] | None:
@@ -128,17 +122,11 @@ def string(node: Node, parent: Node | None) -> list[Item] | None:
 
 def concatenated_string(node: Node, parent: Node | None) -> list[Item] | None:
     """Adjacent literals are one value (`'a' 'b'` is `'ab'`), as the compiler joins them."""
-    kinds = set()
-    parts: list[str | list[Item]] = []
-    for child in ts2.named(node):
-        found = _string_parts(child) if child.type == 'string' else None
-        if found is None:
-            return None
-        kinds.add(found[0])
-        parts.extend(found[1])
-    if len(kinds) != 1:
+    found = [_string_parts(c) if c.type == 'string' else None for c in ts2.named(node)]
+    kinds = {literal[0] for literal in found if literal is not None}
+    if None in found or len(kinds) != 1:
         return None
-    return ts2.value(kinds.pop(), parts)
+    return ts2.value(kinds.pop(), [part for literal in found if literal for part in literal[1]])
 
 
 def number(node: Node, parent: Node | None) -> list[Item] | None:

@@ -1,15 +1,12 @@
-"""ts2 rules for Scala (what scalafmt may change, and what it may not).
-
-Strings by value: `"..."` with its escapes read, `\"\"\"...\"\"\"` as written (Scala reads no escapes
-there); an interpolated string by its interpolator and its text as written (the interpolator
-decides what escapes mean), its holes as code, `${x}` as `$x`. `;` is optional everywhere.
+"""ts2 rules for Scala (what scalafmt may change, and what it may not). `\"\"\"...\"\"\"` is read as
+written (Scala reads no escapes there); an interpolated string is its interpolator and its text as
+written: the interpolator decides what escapes mean.
 """
 
 from __future__ import annotations
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import character_literal, pieces
+from execlease_hook.fingerprint.literals import character_literal, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 
 escaped = escapes(r'\\(u+[0-9a-fA-F]{4}|.)', 'btnfr\'"\\', octal=False)

@@ -1,15 +1,11 @@
-"""ts2 rules for Swift (what swift-format may change, and what it may not).
-
-Strings by value: escapes read (`\\u{41}` is `A`), a multi-line `\"\"\"` literal after Swift strips
-the closing line's indentation, raw `#"..."#` by its text, interpolations `\\(x)` as code.
-`;` is optional everywhere; `(a)` that only groups is `a`.
+"""ts2 rules for Swift (what swift-format may change, and what it may not): strings by value,
+`;` optional everywhere, `(a)` that only groups is `a` (docs/fingerprints.md lists them).
 """
 
 from __future__ import annotations
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
-from execlease_hook.fingerprint.pieces import closing_indent, pieces
+from execlease_hook.fingerprint.literals import closing_indent, escapes, pieces
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a
 
@@ -45,10 +41,7 @@ def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
     if quotes == 3:
         indent = closing_indent(raw[: len(raw) - hashes], '"""')
         if indent is not None and body.startswith('\n'):
-            lines = body[1:].split('\n')
-            body = '\n'.join(
-                line[len(indent) :] if line.startswith(indent) else line for line in lines[:-1]
-            )
+            body = '\n'.join(line.removeprefix(indent) for line in body[1:].split('\n')[:-1])
     return ts2.value(b's', [body])
 
 

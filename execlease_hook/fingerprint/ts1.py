@@ -102,12 +102,6 @@ def jsx_text(text: bytes) -> bytes:
     lines = text.replace(b'\r\n', b'\n').split(b'\n')
     if len(lines) == 1:
         return text
-    kept = []
-    for number, line in enumerate(lines):
-        if number > 0:
-            line = line.lstrip(b' \t')
-        if number < len(lines) - 1:
-            line = line.rstrip(b' \t')
-        if line:
-            kept.append(line)
-    return b' '.join(kept)
+    middle = [line.strip(b' \t') for line in lines[1:-1]]
+    kept = [lines[0].rstrip(b' \t'), *middle, lines[-1].lstrip(b' \t')]
+    return b' '.join(line for line in kept if line)

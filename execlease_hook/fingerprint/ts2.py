@@ -2,18 +2,9 @@
 
 The walk is ts1's (every node's kind with open and close markers, every token, comments and the
 whitespace between tokens left out, syntax errors hashed verbatim) with each language's rules
-applied on top (execlease_hook/fingerprint/rules_*.py):
-  handlers   a node hashed differently: a string by its decoded value, a parenthesis that only
-             groups by what it holds, a no-op spelling by its canonical form
-  drops      a token that means nothing where it stands (a trailing comma, an optional `;`)
-  aliases    two node kinds that mean the same (`(a, b)` and `a, b` in Python)
-  context    the control flow (and class or impl headers) between a definition and its enclosing
-             function: a definition moved under `if False:` changes, moved elsewhere does not.
-
-Reuse for another grammar: a module with HANDLERS, DROPS, SCOPES, CONTEXT, BODIES (and optionally
-ALIASES, ATTACHED, AROUND, GAP_NOOPS, BESIDE), named by the language's row in
-locate/languages.py; then `serialize(rules, nodes, start, end, source[start:end])` gives the parts
-to hash; the helpers below the walk are the building blocks of the rules.
+applied on top: a rules_*.py module named by the language's row in locate/languages.py, shaped as
+docs/architecture.md (locating and fingerprinting code) says; the helpers below the walk are the
+building blocks of the rules.
 
 It is kept whole: the walk, its building blocks and the context headers are the scheme itself,
 used by every language; what differs per language is apart (rules_*.py).
@@ -27,7 +18,6 @@ from typing import TYPE_CHECKING, Union, cast
 
 from execlease_hook.core.digest import opening_field, tagged_field
 from execlease_hook.fingerprint import ts1
-from execlease_hook.fingerprint.literals import encode
 from execlease_hook.locate import definition
 
 if TYPE_CHECKING:
@@ -180,6 +170,10 @@ def open_marker(kind: str, named: bool = True, missing: bool = False) -> bytes:
 field = tagged_field  # the rule modules spell it `ts2.field`
 
 
+def encode(value: str) -> bytes:
+    return value.encode('utf-8', 'surrogatepass')
+
+
 def leaf(kind: str, text: bytes) -> list[Item]:
     """The parts a named leaf of `kind` with `text` hashes to (for canonical forms)."""
     return [open_marker(kind), field(b'"', text) + b')']
@@ -275,12 +269,9 @@ def unwrap_unless_callee(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a)` is `a`, except as the callee of a call: `(a.f)()` calls a field, `a.f()` a method
     (Rust, Zig), and `(f)(x)` stops a function-like macro named `f` (C)."""
     parent = up(node, parent)
-    if (
-        parent is not None
-        and parent.type == 'call_expression'
-        and definition.same(parent.child_by_field_name('function'), node)
-    ):
-        return None
+    if definition.is_a(parent, 'call_expression'):
+        if definition.same(parent.child_by_field_name('function'), node):
+            return None
     return unwrap_single(node)
 
 

@@ -1,14 +1,6 @@
 """C and C++: a function's definition (never its prototype), by the name a reader of the code
-would write, with dots for `::`.
-
-C: `f`, `static` functions alike. C++: `ns.f` inside `namespace ns` (`namespace a::b` is `a.b`;
-an anonymous namespace adds nothing); `ns.Class.method` for a method defined in its class or out
-of line (`int Class::method(...) {}` inside `namespace ns`, or `ns::Class::method` at the top, are
-the same name); `Box.take` for `Box<T>::take`; constructors `Class.Class`, destructors
-`Class.~Class`, operators `Class.operator==` (written without spaces; a conversion operator is
-covered with a region); a lambda assigned to a name (`auto f = [](...) {}`,
-a field holding one) by that name; `outer.Local.method` for a class inside a function.
-A `template <...>` header belongs to the function. Overloads share a name and so are ambiguous.
+would write, with dots for `::`; the shapes are listed in docs/how-to/cover-code.md (locating
+covered code).
 """
 
 from __future__ import annotations
@@ -20,6 +12,7 @@ from execlease_hook.locate.definition import (
     is_a,
     names_this,
     same,
+    squeezed,
     text,
 )
 
@@ -45,7 +38,7 @@ def named_definition(name: Node) -> Definition | None:
     if found is None:
         return None
     node, scopes = found
-    parts = [_key(name), *reversed(scopes)]
+    parts = [squeezed(name), *reversed(scopes)]
     for scope in ancestors(node):
         if scope.type == 'namespace_definition':
             parts.extend(reversed(_namespace(scope)))
@@ -138,7 +131,7 @@ def _declared_name(function: Node) -> str | None:
         declarator = declarator.child_by_field_name('name')
     if declarator is None:
         return None
-    return '.'.join([*_qualified(declarator)[1], _key(declarator)])
+    return '.'.join([*_qualified(declarator)[1], squeezed(declarator)])
 
 
 def _namespace(namespace: Node) -> list[str]:
@@ -156,8 +149,3 @@ def _base(scope: Node) -> str:
     if scope.type == 'template_type':
         return text(scope.child_by_field_name('name'))
     return text(scope)
-
-
-def _key(name: Node) -> str:
-    """A name as written, without spaces: `operator ==` is `operator==`, `~ Lease` is `~Lease`."""
-    return ''.join(text(name).split())

@@ -1,10 +1,6 @@
-"""C#: `Class.Method`, `Outer.Inner.Method`, constructors as `Class.Class`, local functions as
-`Class.Method.Local`, properties as `Class.Property` and their accessors as
-`Class.Property.get` (also `set`, `init`, and an event's `add`, `remove`).
-
-Namespaces are not part of the name (as Java's packages are not). Methods without a body
-(abstract, interface, `extern`, `partial` declarations) are not definitions; overloads share
-a name and so are ambiguous. Attributes (`[Obsolete]`) belong to the member they precede.
+"""C#: methods, constructors, local functions, properties and their accessors by the shapes
+docs/how-to/cover-code.md (locating covered code) lists; namespaces are not part of the name (as
+Java's packages are not).
 """
 
 from __future__ import annotations

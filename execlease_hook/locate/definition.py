@@ -24,6 +24,11 @@ def text(node: Node | None) -> str:
     return node.text.decode('utf-8')
 
 
+def squeezed(node: Node | None) -> str:
+    """Its text without whitespace: `operator ==` is `operator==`, `[] T` is `[]T`."""
+    return ''.join(text(node).split())
+
+
 def ancestors(node: Node) -> Iterator[Node]:
     parent = node.parent
     while parent is not None:
@@ -61,12 +66,8 @@ def named_function(name: Node, kinds: frozenset[str], *, body: bool = False) -> 
 def qualified(name: Node, node: Node, scope_name: Callable[[Node], str | None]) -> str:
     """`name` qualified by what `scope_name` says of each scope enclosing `node`, innermost last
     (`Outer.Inner.name`); a scope it says None of does not qualify it."""
-    parts = [text(name)]
-    for scope in ancestors(node):
-        part = scope_name(scope)
-        if part is not None:
-            parts.append(part)
-    return '.'.join(reversed(parts))
+    scopes = [part for part in map(scope_name, ancestors(node)) if part is not None]
+    return '.'.join([*reversed(scopes), text(name)])
 
 
 def in_scopes(

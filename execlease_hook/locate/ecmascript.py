@@ -1,11 +1,5 @@
-"""TypeScript, TSX and JavaScript.
-
-Shapes: `f` (function and generator declarations, exported or not; `const`/`let`/`var f =`
-an arrow function or function expression), `Class.method` (methods, getters, setters,
-static and `#private` members, fields holding functions), `obj.method` (methods and
-function-valued properties of an object literal assigned to a variable, `obj.inner.f` when
-nested), `outer.inner` (functions declared inside functions), `Namespace.f`.
-Overload signatures have no body and are not definitions. A getter and a setter of the same
+"""TypeScript, TSX and JavaScript: functions, methods and function-valued properties by the
+shapes docs/how-to/cover-code.md (locating covered code) lists; a getter and a setter of the same
 name share `Class.name` and are therefore ambiguous.
 """
 

@@ -25,6 +25,4 @@ _ANONYMOUS = frozenset({'object_creation_expression', 'enum_constant'})
 
 def named_definition(name: Node) -> Definition | None:
     function = named_function(name, _FUNCTIONS, body=True)
-    if function is None:
-        return None
-    return in_scopes(name, function, _SCOPES, _ANONYMOUS)
+    return None if function is None else in_scopes(name, function, _SCOPES, _ANONYMOUS)

@@ -1,12 +1,5 @@
-"""Kotlin: top-level `fun f`, `Class.method`, `Object.method`, `Outer.Inner.method`, extension
-functions `Receiver.fn` (`fun <T> List<T>.second()` is `List.second`), companion objects as
-`Class.Companion.fn` (or `Class.Name.fn` for `companion object Name`), local functions
-`outer.inner`, secondary constructors `Class.constructor`, property accessors `Class.prop.get`
-and `Class.prop.set`.
-
-Functions without a body (abstract, interface declarations) are not definitions; overloads
-share a name and so are ambiguous; functions of anonymous objects are not addressable.
-Annotations are part of the declaration they precede.
+"""Kotlin: functions, constructors and property accessors by the shapes docs/how-to/cover-code.md
+(locating covered code) lists; functions of anonymous objects are not addressable.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every supported language, one row each: no other module lists languages.
 
 A row holds every fact about a language that some module needs: its suffixes and grammar wheel
-(locate/source.py), the family module that names its definitions (locate/index.py), its
+(locate/source.py), the family module that names its definitions (locate/entry.py), its
 string-literal node kinds and whether its names overload (locate/entry.py), its ts2 rules module
 (fingerprint/scheme.py) and its call expressions (coverage/watch.py).
 

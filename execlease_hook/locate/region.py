@@ -104,27 +104,22 @@ class Places:
         return stretches
 
     def once(self, anchor_text: str, key: str, prefix: str, where: str) -> tuple[int, int]:
-        source = self.source
         needle = anchor_text.encode('utf-8')
         if not needle:
             raise CannotRun(
                 f'{prefix}: `{key}` is empty; give the text where the region starts/ends'
             )
         found = self.find(anchor_text)
-        if not found and self.tokens is not None:
-            mine = anchor.open_ended(self.tokens(self.language, needle, 0, None))
-            raise CannotRun(
-                f'{prefix}: `{key}` {_show(anchor_text)} not found {where}'
-                f'{self._differs(mine, needle)}; update the anchor to code that is there'
-            )
         if len(found) == 1:
             return found[0]
         if not found:
-            raise CannotRun(
-                f'{prefix}: `{key}` {_show(anchor_text)} not found {where}; '
-                f'update the anchor to text that is in the code',
-            )
-        lines = ', '.join(str(line) for line in sorted({line_of(source, at) for at, _ in found}))
+            hint = '; update the anchor to text that is in the code'
+            if self.tokens is not None:
+                hint = f'{self._differs(needle)}; update the anchor to code that is there'
+            raise CannotRun(f'{prefix}: `{key}` {_show(anchor_text)} not found {where}{hint}')
+        lines = ', '.join(
+            str(line) for line in sorted({line_of(self.source, at) for at, _ in found})
+        )
         hint = 'make the anchor longer'
         if ' within ' not in where:
             hint += ' or narrow the search with `within`'
@@ -133,11 +128,12 @@ class Places:
             f'it must occur exactly once: {hint}',
         )
 
-    def _differs(self, mine: list[Token], needle: bytes) -> str:
+    def _differs(self, needle: bytes) -> str:
         """Which token of the anchor the code no longer has, where the anchor matches best."""
+        assert self.tokens is not None
+        mine = anchor.open_ended(self.tokens(self.language, needle, 0, None))
         if not any(not optional for *_, optional in mine):
             return ' (it holds no code, only a comment: that is found by its exact text)'
-        assert self.tokens is not None
         found = self.tokens(self.language, self.source, self.low, self.high)
         matched, at, _ = anchor.closest(mine, needle, found, self.source)
         if matched == 0:

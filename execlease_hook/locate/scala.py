@@ -1,11 +1,5 @@
-"""Scala: `Object.method`, `Class.method`, `Trait.method`, `Outer.Inner.method`, top-level `def f`
-(Scala 3), nested `outer.inner`, auxiliary constructors `Class.this`, extension methods
-`Type.method` (`extension (s: String) def shout` is `String.shout`), `given` instances'
-methods `Given.method` when the given is named.
-
-Declarations without a body (`def f: Int` in a trait) are not definitions; overloads share a
-name and so are ambiguous; methods of anonymous classes (`new T { ... }`) are not addressable.
-Annotations and modifiers are part of the definition.
+"""Scala: methods, functions and auxiliary constructors by the shapes docs/how-to/cover-code.md
+(locating covered code) lists; methods of anonymous classes (`new T { ... }`) are not addressable.
 """
 
 from __future__ import annotations

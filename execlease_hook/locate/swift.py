@@ -1,11 +1,5 @@
-"""Swift: top-level `func f`, `Type.method` in a `class`, `struct`, `enum`, `actor`, `protocol`
-extension or `extension Type` (`extension Outer.Inner` gives `Outer.Inner.method`), nested
-functions `outer.inner`, initialisers `Type.init`, `Type.deinit`, computed properties
-`Type.prop` and their accessors `Type.prop.get` / `Type.prop.set`.
-
-Protocol requirements have no body and are not definitions; overloads (and several `init`s)
-share a name and so are ambiguous. Attributes (`@discardableResult`) and modifiers are part of
-the declaration.
+"""Swift: functions, initialisers and computed properties by the shapes docs/how-to/cover-code.md
+(locating covered code) lists; protocol requirements have no body and are not definitions.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Zig: `f` for a `fn` in the file (a file is a struct), `Type.f` for a `fn` in a struct, enum,
-union or opaque assigned to `Type` (`Outer.Inner.f` when nested), `Generic.f` for a `fn` in the
-struct a type function returns (`fn Generic(comptime T: type) type { return struct {...}; }`),
-`outer.Local.f` for a struct declared inside a function. `extern fn` prototypes have no body and
-are not definitions; `test` blocks are covered with a region.
+"""Zig: a `fn` by the shapes docs/how-to/cover-code.md (locating covered code) lists (a file is a
+struct); `extern fn` prototypes have no body and are not definitions.
 """
 
 from __future__ import annotations

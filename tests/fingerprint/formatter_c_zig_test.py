@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.fingerprint.scheme import fingerprint
-from execlease_hook.locate.entry import find_functions
-from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.entry import every_definition, find_functions
 from execlease_hook.locate.source import language_for
 from tests.fingerprint.formatter_test import region_fingerprints, verbatim
 from tests.needs import missing

@@ -9,8 +9,7 @@ import pytest
 
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.git.blobs import WorktreeSource
-from execlease_hook.locate.entry import find_functions, locate
-from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.entry import every_definition, find_functions, locate
 from execlease_hook.manifest.model import CoveredEntry, Region
 
 REAL = Path(__file__).parents[1] / 'fixtures' / 'real'

@@ -21,8 +21,7 @@ import pytest
 from execlease_hook.core.settings import Settings
 from execlease_hook.fingerprint.scheme import fingerprint
 from execlease_hook.git.blobs import WorktreeSource
-from execlease_hook.locate.entry import find_functions
-from execlease_hook.locate.index import every_definition
+from execlease_hook.locate.entry import every_definition, find_functions
 from execlease_hook.locate.source import language_for
 from execlease_hook.manifest.read import load
 from execlease_hook.spec.record import model_hash
