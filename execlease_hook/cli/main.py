@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from importlib import import_module
 from types import ModuleType
 
@@ -18,14 +19,8 @@ from execlease_hook.core.settings import Settings, from_environ
 # Each subcommand lives in its own module and is imported only when chosen, so that the
 # fast stage (`guard`) pays for nothing it does not use (docs/architecture.md#decisions-and-their-reasons).
 COMMANDS: dict[str, Callable[[], ModuleType]] = {
-    'guard': lambda: import_module('execlease_hook.commands.guard'),
-    'verify': lambda: import_module('execlease_hook.commands.verify'),
-    'coverage': lambda: import_module('execlease_hook.commands.coverage'),
-    'tools': lambda: import_module('execlease_hook.commands.tools'),
-    'init': lambda: import_module('execlease_hook.commands.init'),
-    'add': lambda: import_module('execlease_hook.commands.add'),
-    'report': lambda: import_module('execlease_hook.commands.report'),
-    'help': lambda: import_module('execlease_hook.commands.help'),
+    name: partial(import_module, f'execlease_hook.commands.{name}')
+    for name in ('guard', 'verify', 'coverage', 'tools', 'init', 'add', 'report', 'help')
 }
 
 
@@ -38,21 +33,12 @@ def _renamed_hook_note(old: str) -> None:
     from execlease_hook.commands import init_hooks
 
     new = init_hooks.RENAMED.get(old, old)
-    width = term.width(sys.stderr)
-    for line in (
-        term.wrap(
-            f'execlease: the hook id {old} is renamed {new}, after the command it runs; '
-            'the old id goes in the next release. In .pre-commit-config.yaml, replace',
-            width,
-        ),
-        f'  id: {old}',
-        'with',
-        f'  id: {new}',
-        term.wrap(
-            f"(and SKIP={old} with SKIP={new}); execlease's docs/upgrading.md says more.", width
-        ),
-    ):
-        print(line, file=sys.stderr)
+    term.to_stderr(
+        f'execlease: the hook id {old} is renamed {new}, after the command it runs; '
+        'the old id goes in the next release. In .pre-commit-config.yaml, replace'
+    )
+    print(f'  id: {old}', 'with', f'  id: {new}', sep='\n', file=sys.stderr)
+    term.to_stderr(f"(and SKIP={old} with SKIP={new}); execlease's docs/upgrading.md says more.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,9 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = COMMANDS[options.command]().run(options, settings)
         return code
     except ExecleaseError as e:
-        print(
-            term.wrap(f'execlease {options.command}: {e}', term.width(sys.stderr)), file=sys.stderr
-        )
+        term.to_stderr(f'execlease {options.command}: {e}')
         return e.exit_code
     except KeyboardInterrupt as e:
         # Ctrl-C (130), or SIGTERM / SIGHUP turned into the same path by signals.py (128 + N).
@@ -107,13 +91,9 @@ def _crashed(options: argparse.Namespace, error: Exception, named_log: str | Non
         where = 'the traceback above (the log file could not be written)'
     else:
         where = f'the traceback and the versions are in {log}'
-    print(
-        term.wrap(
-            f'execlease {options.command}: an unexpected error, a bug in execlease '
-            f'({what}); {where}: please report it with the command you ran',
-            term.width(sys.stderr),
-        ),
-        file=sys.stderr,
+    term.to_stderr(
+        f'execlease {options.command}: an unexpected error, a bug in execlease '
+        f'({what}); {where}: please report it with the command you ran'
     )
     return crash.EXIT_BUG
 

@@ -194,16 +194,11 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         if chosen in (None, name):
             p = sub.add_parser(name, help=text, description=text, formatter_class=_formatter)
             p.command = name
-            p.add_argument(
-                '-q',
-                '--quiet',
-                action='count',
-                default=0,
-                help='less output: only what did not hold and the verdict',
-            )
-            p.add_argument(
-                '-v', '--verbose', action='count', default=0, help='more output: what held too'
-            )
+            for short, option, said in (
+                ('-q', '--quiet', 'less output: only what did not hold and the verdict'),
+                ('-v', '--verbose', 'more output: what held too'),
+            ):
+                p.add_argument(short, option, action='count', default=0, help=said)
             arguments(p)
     return parser
 
@@ -319,24 +314,19 @@ def _verify(parser: _Command) -> None:
     parser.flag(
         '--simulate', "TLC's random simulation of every check (with --deep: at the deep bounds)"
     )
-    for name, metavar, text in (
-        ('--depth', 'N', '--simulate: behaviours up to N steps (100)'),
-        ('--traces', 'N', '--simulate: N behaviours (10000)'),
-        ('--seed', 'S', '--simulate: the seed (default: a new one, printed)'),
+    for name, kind, metavar, text in (
+        ('--depth', _positive, 'N', '--simulate: behaviours up to N steps (100)'),
+        ('--traces', _positive, 'N', '--simulate: N behaviours (10000)'),
+        ('--seed', _positive, 'S', '--simulate: the seed (default: a new one, printed)'),
+        (
+            '--budget',
+            _seconds,
+            'SECONDS',
+            '--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)',
+        ),
+        ('--fpmem', float, 'F', "--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)"),
     ):
-        parser.add_argument(name, type=_positive, metavar=metavar, help=text)
-    parser.add_argument(
-        '--budget',
-        type=_seconds,
-        metavar='SECONDS',
-        help='--deep/--simulate: stop each job after SECONDS (exit 2, saying what it covered)',
-    )
-    parser.add_argument(
-        '--fpmem',
-        type=float,
-        metavar='F',
-        help="--deep: TLC's -fpmem, the heap fraction for fingerprints (0.5)",
-    )
+        parser.add_argument(name, type=kind, metavar=metavar, help=text)
 
 
 def _report(parser: _Command) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 import tempfile
 from pathlib import Path
 
@@ -84,14 +83,10 @@ def library_entry(
             'EXECLEASE_LIBRARY_PATH and pin its download URL (docs/libraries.md)'
         )
     if url.startswith('http:'):
-        print(
-            term.wrap(
-                f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
-                'way can read and answer for; a jar of another sha256 is refused, so the '
-                'download would fail rather than mislead, but prefer the https: URL',
-                term.width(sys.stderr),
-            ),
-            file=sys.stderr,
+        term.to_stderr(
+            f'execlease: warning: {what} {url}: a plain http: URL, which anyone on the '
+            'way can read and answer for; a jar of another sha256 is refused, so the '
+            'download would fail rather than mislead, but prefer the https: URL'
         )
     if sha256 is None and settings.tla_offline:
         raise CannotRun(

@@ -192,8 +192,7 @@ def existing_config(config: Path, p: HookPlan, model: str | None) -> list[str]:
         ]
     else:
         lines = ['left alone: .pre-commit-config.yaml exists; add these hooks under its `repos:`:']
-    lines.append('')
-    lines += (Verbatim(line) for line in hooks(p, model).splitlines())
+    lines += ('', *map(Verbatim, hooks(p, model).splitlines()))
     if missing == ():
         return [*lines, '', 'then run `pre-commit install`']
     return [

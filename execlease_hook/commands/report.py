@@ -155,14 +155,11 @@ def summary(report: Report) -> list[str]:
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
     if options.action is None or not options.reports:
+        first = 'merge: name the JSON report of every shard'
+        first = first if options.action else 'name what to do: merge, the only action'
         raise CannotRun(
-            (
-                'merge: name the JSON report of every shard'
-                if options.action
-                else 'name what to do: merge, the only action'
-            )
-            + ', as in `execlease report merge s1.json '
-            's2.json` (each from `execlease verify --shard K/N --json FILE`)'
+            f'{first}, as in `execlease report merge s1.json s2.json` (each from '
+            '`execlease verify --shard K/N --json FILE`)'
         )
     outputs = Outputs('verify', options.format, options.output, None)
     report = merge([(path, _read(path)) for path in options.reports])

@@ -19,20 +19,17 @@ EXIT_BUG = 3
 
 
 def report(argv: Sequence[str], traceback_text: str, version: str) -> str:
-    return '\n'.join(
-        (
-            '# execlease: an unexpected error',
-            '',
-            f'command: execlease {shlex.join(argv)}',
-            f'version: {version}',
-            f'python: {sys.version.split()[0]} ({sys.executable})',
-            f'platform: {platform.platform()}',
-            f'cwd: {os.getcwd()}',
-            '',
-            traceback_text.rstrip(),
-            '',
-        )
-    )
+    return f"""\
+# execlease: an unexpected error
+
+command: execlease {shlex.join(argv)}
+version: {version}
+python: {sys.version.split()[0]} ({sys.executable})
+platform: {platform.platform()}
+cwd: {os.getcwd()}
+
+{traceback_text.rstrip()}
+"""
 
 
 def write_log(text: str, named: str | None) -> Path | None:

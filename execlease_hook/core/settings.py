@@ -86,10 +86,6 @@ def _switch(name: str, text: str, default: bool) -> bool:
     raise CannotRun(f'{name}={text!r}: give 1 (on) or 0 (off)')
 
 
-def _text(name: str, text: str, default: str | None) -> str:
-    return text
-
-
 class Settings(NamedTuple):
     """One field per variable (`variable` says which; what each does:
     docs/cli.md#environment-variables). A NamedTuple, not a dataclass: `dataclasses` (and
@@ -151,7 +147,7 @@ def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
     for field, default in Settings._field_defaults.items():
         text = environ.get(variable(field), '')
         if text:
-            parse = COUNTS.get(field) or BY_TYPE.get(type(default), _text)
+            parse = COUNTS.get(field) or BY_TYPE.get(type(default), lambda _, value, __: value)
             given[field] = parse(variable(field), text, default)
     return Settings(**given)
 

@@ -94,6 +94,10 @@ def wrap(text: str, columns: int | None = None) -> str:
     return '\n'.join(out)
 
 
+def to_stderr(text: str) -> None:
+    print(wrap(text, width(sys.stderr)), file=sys.stderr)
+
+
 def is_terminal(stream: TextIO) -> bool:
     """False too for a stream without isatty, or closed."""
     try:

@@ -441,13 +441,9 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
             with atomic.replacing(cached, JAR_MODE, suffix='.part') as part:
                 shutil.copyfile(offline, part)
             # Say why the pinned v1.7.4 is not the one in use: the offline jar is TLC 2.15.
-            print(
-                term.wrap(
-                    'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
-                    + '; '.join(problems),
-                    term.width(sys.stderr),
-                ),
-                file=sys.stderr,
+            term.to_stderr(
+                'execlease: using the offline TLA+ tools (TLC 2.15, bundled-tlc extra): '
+                + '; '.join(problems)
             )
             return ToolJar(cached, digest, 'offline', True)
         raise CannotRun(
