@@ -4,12 +4,9 @@ Inside git's own folder, where no commit can put a file: a cache in the working 
 committed, and a clone would then read planted "passed" entries for checks it never ran. It is
 shared by every worktree of the repository (they share the common dir).
 
-Keyed by TlcJob.cache_key: jar sha256, Java major, the exact bytes of every module (spec after
-mutation) and of the cfg, and the TLC flags. One JSON file per key, written through a temp
-file + rename, so two runs at once never read a partial entry; a corrupt entry is ignored
-(and rewritten by the run that follows). Errors are never cached: a timeout may not recur.
-A cache that cannot be written (read-only, full disk) only costs speed: the run goes on and
-says so once.
+One JSON file per TlcJob.cache_key, written atomically; a corrupt entry is ignored (and
+rewritten by the run that follows). Errors are never cached: a timeout may not recur. A cache
+that cannot be written (read-only, full disk) only costs speed: the run goes on and says so once.
 """
 
 from __future__ import annotations
@@ -40,8 +37,7 @@ class ResultCache:
     def get(self, key: str) -> Verdict | None:
         if not self.enabled:
             return None
-        known = self._known.get(key)
-        if known is not None:
+        if (known := self._known.get(key)) is not None:
             return known
         try:
             data = json.loads((self.folder / f'{key}.json').read_text(encoding='utf-8'))

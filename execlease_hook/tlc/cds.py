@@ -1,15 +1,8 @@
 """The class-data archive of tla2tools.jar (docs/architecture.md#the-jvm-of-a-tlc-job).
 
-A dynamic AppCDS archive is built by the first TLC job that finds none (`-XX:ArchiveClassesAtExit`
-on that job's own run: no extra run, a second or two more at its exit, once) and used by every
-later job (`-XX:SharedArchiveFile`). It lives beside the jar in execlease's jar cache, else in
-the user cache, named by a key over the jar's path and sha256 and the Java's path and whole
-`java -version` text (version, vendor, build), so a new jar or a new Java builds its own. The
-archive is trusted only if its sha256 matches the one recorded when it was built: Java 17 given
-a corrupt archive aborts (SIGABRT) instead of running without it, so a mismatch deletes it and
-the job runs without an archive and builds a new one. Only one job builds at a time (an
-exclusive `.building` file naming its process, ignored once it is an hour old or that process is
-gone: a killed run left it).
+A dynamic AppCDS archive, built by the first TLC job that finds none on that job's own run and
+used by every later job; trusted only while its sha256 is the one recorded when it was built. One
+job builds at a time (an exclusive `.building` file naming its process).
 
 The archive only saves time, so it never costs a verdict. A build is not tried where less than
 MIN_FREE is free (the archive is 5-15 MB; a cache must not take the last of a disk). A build
@@ -77,11 +70,10 @@ def archive_path(java: Path, jar: Path, settings: Settings) -> Path | None:
     if identity is None or identity[0] < MIN_JAVA:
         return None
     jar = jar.resolve()
-    h = hashlib.sha256()
     java_file = Path(shutil.which(str(java)) or java).resolve()
-    for part in ('execlease-cds-1', str(jar), file_sha256(jar), str(java_file), identity[1]):
-        h.update(part.encode() + b'\0')
-    return archive_folder(jar, settings) / f'tla2tools-{h.hexdigest()[:32]}.jsa'
+    parts = ('execlease-cds-1', str(jar), file_sha256(jar), str(java_file), identity[1])
+    digest = hashlib.sha256(b''.join(part.encode() + b'\0' for part in parts)).hexdigest()
+    return archive_folder(jar, settings) / f'tla2tools-{digest[:32]}.jsa'
 
 
 def _sidecar(archive: Path) -> Path:
@@ -99,25 +91,6 @@ def trusted(archive: Path) -> bool:
         with contextlib.suppress(OSError):
             path.unlink()
     return False
-
-
-def _claim_build(archive: Path) -> Path | None:
-    lock = archive.with_name(archive.name + '.building')
-    try:
-        archive.parent.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(FileNotFoundError):
-            if time.time() - lock.stat().st_mtime > STALE_BUILD:
-                lock.unlink()
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except OSError:
-        return None  # another job is building it, or the folder is not writable: run without
-    try:
-        os.write(fd, str(os.getpid()).encode())  # whose it is, for `sweep` after a kill
-    except OSError:
-        pass  # a full disk: the empty mark still works, and goes stale after STALE_BUILD
-    finally:
-        os.close(fd)
-    return lock
 
 
 def _room(folder: Path) -> bool:
@@ -182,25 +155,24 @@ def sweep(folder: Path) -> None:
     except OSError:
         return
     for path in entries:
-        pid: int | None = None
+        text = ''  # the process the file names
         archive = path.name.partition('.jsa')[0] + '.jsa'
         if path.name.endswith('.part') and path.name.startswith('tla2tools-'):
             fields = path.name.split('.')
-            pid = int(fields[-3]) if len(fields) >= 4 and fields[-3].isdigit() else None
+            text = fields[-3] if len(fields) >= 4 else ''
         elif path.name.endswith('.jsa.building'):
             try:
                 text = path.read_text(encoding='utf-8').strip()
             except OSError:
                 continue
-            pid = int(text) if text.isdigit() else None
+        pid = int(text) if text.isdigit() else None
         if pid is not None and pid != os.getpid() and not procs.alive(pid):
             parts = f'-XX:ArchiveClassesAtExit={folder / archive}.{pid}.'
             scratch.stop(scratch.naming(parts), parts)
-            with contextlib.suppress(OSError):
-                path.unlink()
-            for part in folder.glob(f'{archive}.{pid}.*.part'):  # written by the JVM just stopped
+            # The file, and the parts the JVM just stopped had written.
+            for stale in (path, *folder.glob(f'{archive}.{pid}.*.part')):
                 with contextlib.suppress(OSError):
-                    part.unlink()
+                    stale.unlink()
 
 
 def plan(java: Path, jar: Path, settings: Settings) -> Plan:
@@ -217,9 +189,18 @@ def plan(java: Path, jar: Path, settings: Settings) -> Plan:
         return Plan((f'-XX:SharedArchiveFile={archive}', *QUIET), NO_ARCHIVE.finish)
     if str(archive) in _unwritable or not _room(archive.parent):
         return NO_ARCHIVE
-    lock = _claim_build(archive)
-    if lock is None:
-        return NO_ARCHIVE
+    lock = archive.with_name(archive.name + '.building')
+    try:  # _room made the folder
+        with contextlib.suppress(FileNotFoundError):
+            if time.time() - lock.stat().st_mtime > STALE_BUILD:
+                lock.unlink()
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except OSError:
+        return NO_ARCHIVE  # another job is building it, or the folder is not writable: run without
+    # Whose it is, for `sweep` after a kill; on a full disk the empty mark still works, and goes
+    # stale after STALE_BUILD.
+    with contextlib.suppress(OSError), os.fdopen(fd, 'wb') as mark:
+        mark.write(str(os.getpid()).encode())
     part = archive.with_name(f'{archive.name}.{os.getpid()}.{time.monotonic_ns()}.part')
 
     finished = threading.Event()

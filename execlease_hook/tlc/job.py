@@ -1,9 +1,7 @@
 """One isolated TLC job -> Verdict (docs/architecture.md#tlc-facts-the-code-relies-on).
 
-Each job runs in a fresh folder holding copies of the modules and the cfg (a mutation is
-applied to the copy), with its own -metadir and java.io.tmpdir: TLC unpacks its standard
-modules into the temp folder and deletes them, so shared folders break concurrent runs.
-Reading the verdict from what TLC printed is tlc/output.py's job.
+Each job runs in a fresh folder of its own; reading the verdict from what TLC printed is
+tlc/output.py's job.
 
 It is kept whole: a job's two ways to run (a JVM started for it, or a warm one of tlc/spare.py)
 share its folder, its deadline and the reading of the verdict; a process's life is
@@ -27,7 +25,7 @@ from execlease_hook.core import procs, scratch
 from execlease_hook.core.digest import length_prefixed
 from execlease_hook.core.settings import Settings
 from execlease_hook.spec import scan
-from execlease_hook.tlc import cds, missing, overrides, spare, spare_helper
+from execlease_hook.tlc import cds, missing, spare, spare_helper
 from execlease_hook.tlc.kinds import jit_flags
 from execlease_hook.tlc.libraries import NO_LIBRARIES, Libraries
 from execlease_hook.tlc.library_modules import read_by
@@ -97,8 +95,7 @@ class TlcJob:
         )
 
     def cache_key(self, jar_sha256: str, java_major: int) -> str:
-        h = hashlib.sha256()
-        parts: list[bytes] = [
+        parts = [
             b'execlease-tlc-2',
             jar_sha256.encode(),
             str(java_major).encode(),
@@ -107,21 +104,17 @@ class TlcJob:
             self.config_name.encode(),
             self.config_text,
             '\0'.join(self.tlc_flags()).encode(),
+            *(part for name, text in sorted(self.modules) for part in (name.encode(), text)),
+            *self.libraries.key_parts(),
         ]
-        for name, text in sorted(self.modules):
-            parts += [name.encode(), text]
-        parts += self.libraries.key_parts()
-        for part in parts:
-            h.update(length_prefixed(part))
-        return h.hexdigest()
+        return hashlib.sha256(b''.join(map(length_prefixed, parts))).hexdigest()
 
 
 def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     """The jobs a run is about to start: warm JVMs are kept for these and no more, and one for
     the first job of each kind of JVM that has two jobs or more is started now, in the background
-    (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own: a
-    warm JVM would run its warm-up first, and then the job in a class loader of its own, which
-    loads TLC's classes again; that costs more than the one JVM it saves."""
+    (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own
+    (docs/architecture.md#the-jvm-of-a-tlc-job says why)."""
     keyed = [(_spare_key(j), j) for j in jobs]
     keys = Counter(key for key, _ in keyed)
     spare.expect(keys.elements())
@@ -292,8 +285,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
     # never runs (the suite refuses it earlier, naming the file and line).
     read = read_by((Path(job.spec).name, job.spec_text), job.modules, job.libraries, job.jar)
     modules = [(mod.path, mod.text) for mod in read]
-    uses = scan.scan_job_files(modules, ((job.config_name, job.config_text),))
-    if uses:
+    if uses := scan.scan_job_files(modules, ((job.config_name, job.config_text),)):
         return Verdict('error', 0.0, None, reason=scan.refusal(uses))
     started = time.monotonic()
     try:
@@ -376,7 +368,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         verdict = missing.explain(
             with_printed(verdict, run.output), run.output, modules, job.libraries.names()
         )
-        return overrides.explain(verdict, run.output, [j.name for j in job.libraries.jars])
+        return missing.explain_override(verdict, run.output, [j.name for j in job.libraries.jars])
     finally:
         launch.cds.finish(None)  # a no-op once _execute has called it
         scratch.remove(folder)

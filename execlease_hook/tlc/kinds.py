@@ -1,12 +1,7 @@
 """Every kind of job `execlease verify` runs, one row each: the one place a job kind is
 described. A new kind is one row here (and the module that plans and runs it); nothing else
-matches kind strings.
-
-A kind says how its TLC verdict is judged (`expects`), what the JVM is tuned for (`short`: it
-ends at its first counterexample, so C2's compile on a second core costs more than it earns:
-C1 only, `jit_flags`), where it starts among jobs of equal cost (`order`, verify/schedule.py),
-whether it counts the model's states for the manifest (`records_states`), whether its message
-is shown when it held (`summary`), and its report rule ids (verify/report_build.py).
+matches kind strings. A short kind ends at its first counterexample, so C2's compile on a second
+core costs more than it earns: its JVM runs C1 only (`jit_flags`).
 """
 
 from __future__ import annotations
@@ -23,8 +18,8 @@ class Kind:
     name: str  # TlcJob.kind: the first word of a job's label (`check main`)
     expects: str  # PASS, VIOLATION or TRACES
     short: bool = False  # ends at its first counterexample: C1 only
-    order: int = 3  # among jobs of equal cost, lower starts first
-    records_states: bool = False
+    order: int = 3  # among jobs of equal cost, lower starts first (verify/schedule.py)
+    records_states: bool = False  # counts the model's states for the manifest
     anchored: bool = False  # runs the spec changed at an anchor (the report points at it)
     summary: bool = False  # its message is worth showing when it held (what the traces exercised)
     failed_rule: str = 'job-failed'  # did not hold: TLC found an error, or (VIOLATION) passed
@@ -77,7 +72,6 @@ def jit_flags(kind: str) -> tuple[str, ...]:
 
 
 def kind_of(name: str) -> Kind:
-    found = KINDS.get(name)
-    if found is None:
+    if (found := KINDS.get(name)) is None:
         raise ValueError(f'unknown job kind {name!r} (known: {", ".join(KINDS)})')
     return found

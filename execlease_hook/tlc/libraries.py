@@ -3,26 +3,16 @@
 It is kept whole: where a jar or folder comes from, its check and its place on the class path
 are one order that every TLC job of a model depends on.
 
-A jar (`url` + `sha256`) goes on TLC's class path, after tla2tools.jar: TLC finds the modules
-inside it (and a library's Java overrides of its operators). It comes, in order, from
-EXECLEASE_LIBRARY_PATH (jars, or folders holding them, for a machine that cannot download), a
-cached copy in <repo>/.tmp/tla/lib/<sha256>.jar, or a download of its url by tlc/jar.py's
-`download` (retries, a total deadline, a size bound, under the cache's lock; only a file of the
-pinned sha256 is renamed into place). Wherever it comes from, its sha256 is checked when a run
-first uses it; a jar of another sha256 is refused, naming both digests.
-
-A folder of .tla modules in the repository goes on TLC's library path (the system property
-`TLA-Library`, which TLC 2.15 and 2.19 read: searched after the spec's own folder, before the
-standard modules and the class path). TLC reads a snapshot of the folder's modules, taken once
-per process: the bytes the result cache's key covers and the spec scan read are the bytes TLC
-parses, even if the folder is edited while a run is under way. A snapshot is a core/scratch.py
-folder: removed at exit, and a killed run's by the next run's sweep (tlc/job.sweep).
+A jar (`url` + `sha256`) goes on TLC's class path after tla2tools.jar, from where
+docs/libraries.md#where-a-jar-comes-from says; its sha256 is checked when a run first uses it. A
+folder of .tla modules goes on TLC's library path (`-DTLA-Library=`) as a snapshot of its modules
+taken once per process: the bytes the result cache's key covers and the spec scan read are the
+bytes TLC parses, even if the folder is edited while a run is under way.
 """
 
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
 import threading
 from dataclasses import dataclass
@@ -93,19 +83,18 @@ class Libraries:
 
 
 NO_LIBRARIES = Libraries()
-# The process's snapshots of library folders, a registry by design: a folder read twice with the
-# same modules is the same snapshot (warm JVMs keyed by its path stay usable), and every one is
-# removed when the process exits, whichever run made it.
+# The process's snapshots of library folders by (folder, its modules), a registry by design: a
+# folder read twice with the same modules is the same snapshot (warm JVMs keyed by its path stay
+# usable), and every one is removed when the process exits, whichever run made it.
 _lock = threading.Lock()
-_snapshots: dict[tuple[str, str], Path] = {}  # (folder, digest of its modules) -> snapshot
+_snapshots: dict[tuple[str, tuple[tuple[str, bytes], ...]], Path] = {}
 
 
 def of(m: Manifest, settings: Settings, cache_root: Path | None = None) -> Libraries:
     """The manifest's libraries, ready for TLC, read now: a folder edited since the last call is
-    a new snapshot (the same modules, the same snapshot: warm JVMs keyed by it stay usable).
-    `cache_root`: the repository whose cache holds the jars (default the model's; for a commit
-    checked out alone, `verify --rev`, the repository's). Raises CannotRun (exit 2) naming the
-    manifest, the entry and what to do."""
+    a new snapshot. `cache_root`: the repository whose cache holds the jars (default the model's;
+    for a commit checked out alone, `verify --rev`, the repository's). Raises CannotRun (exit 2)
+    naming the manifest, the entry and what to do."""
     if not m.libraries:
         return NO_LIBRARIES
     ready = [
@@ -151,10 +140,7 @@ def _folder(root: Path, text: str, where: str) -> LibraryFolder:
             f'{where}: {folder} holds no .tla module; TLC reads only the modules directly '
             'in the folder, not in its subfolders'
         )
-    h = hashlib.sha256()
-    for name, data in modules:
-        h.update(name.encode() + b'\0' + str(len(data)).encode() + b'\0' + data)
-    snapshot = (str(folder), h.hexdigest())
+    snapshot = (str(folder), modules)
     with _lock:
         known = _snapshots.get(snapshot)
     if known is not None and known.is_dir():
@@ -206,18 +192,16 @@ def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> Cann
     )
 
 
-def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> Path | None:
-    """The jar EXECLEASE_LIBRARY_PATH offers for this entry: a jar named there, or in a folder
-    named there (`text`), the url's file name or <sha256>.jar, whose sha256 is the pinned one. A
-    file of the url's name with another sha256 is refused, naming both."""
-    if not text:
-        return None
-    assert lib.url is not None and lib.sha256 is not None
-    name = file_name(lib.url)
-    for entry in filter(None, text.split(os.pathsep)):
+def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> LibraryJar:
+    url, pinned, text = lib.url, lib.sha256, settings.library_path
+    assert url is not None and pinned is not None
+    # The jar EXECLEASE_LIBRARY_PATH offers first: a jar named there, or in a folder named there,
+    # the url's file name or <sha256>.jar, whose sha256 is the pinned one. A file of the url's
+    # name with another sha256 is refused, naming both.
+    for entry in filter(None, (text or '').split(os.pathsep)):
         place = Path(entry).expanduser()
         if place.is_dir():
-            candidates = [place / name, place / f'{lib.sha256}.jar']
+            candidates = [place / file_name(url), place / f'{pinned}.jar']
         elif place.is_file():
             candidates = [place]
         else:
@@ -227,19 +211,10 @@ def _from_library_path(lib: Library, where: str, pin: str, text: str | None) -> 
             )
         for candidate in filter(Path.is_file, candidates):
             digest = jar.file_sha256(candidate)
-            if digest == lib.sha256:
-                return candidate.resolve()
-            if candidate.name == name:
-                raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, lib.sha256, pin)
-    return None
-
-
-def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> LibraryJar:
-    url, pinned = lib.url, lib.sha256
-    assert url is not None and pinned is not None
-    offered = _from_library_path(lib, where, pin, settings.library_path)
-    if offered is not None:
-        return LibraryJar(lib.label, url, pinned, offered, PATH_ENV)
+            if digest == pinned:
+                return LibraryJar(lib.label, url, pinned, candidate.resolve(), PATH_ENV)
+            if candidate.name == file_name(url):
+                raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, pinned, pin)
     folder = cache_dir(root)
     cached = folder / f'{pinned}.jar'
     if jar.valid_copy(cached, pinned):  # no lock needed: only verified files are placed
@@ -256,8 +231,6 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
             pinned,
             cached,
             bound(url, settings),
-            # The download was never kept: it is renamed into the cache only once its sha256 is
-            # the pinned one.
             refused=lambda digest: _mismatch(where, f'the download of {url}', digest, pinned, pin),
             failed=lambda e: CannotRun(
                 f'{where}: {e}; nothing was kept. Check the url, or set {PATH_ENV} '

@@ -79,8 +79,7 @@ def number(text: str) -> int:
 def progress_counts(text: str) -> tuple[int | None, int, int | None, int | None] | None:
     """(depth, generated, distinct, queue) of a progress message's text (None: a count TLC does
     not keep), or None when the text is not one."""
-    match = _PROGRESS.search(text)
-    if match is None:
+    if (match := _PROGRESS.search(text)) is None:
         return None
     depth, generated, distinct, queue = (n if n >= 0 else None for n in map(number, match.groups()))
     return depth, generated or 0, distinct, queue

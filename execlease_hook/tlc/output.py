@@ -5,11 +5,6 @@ the codes and exit codes read here are listed in docs/architecture.md#tlc-facts-
 The verdict is read from the messages and the exit code together; any disagreement is an error,
 never a pass. Running a job is tlc/job.py's; this module only reads what a run printed.
 
-A random simulation (the deep tier's `--simulate`, verify/deep.py) that finds nothing exits 0
-with a last progress report (2209; -1 for the counts it does not keep) and 2186 ("Finished in
-..."), never with model checking's "No error has been found": the number of behaviours it drew
-is all it covered (`classify_simulation`).
-
 It is kept whole: the message framing, the counterexample reader and `classify`'s
 rules read one output for one answer, and each rule of `classify` leans on the other two.
 """
@@ -49,6 +44,7 @@ from execlease_hook.tlc.progress import last
 
 # TLC exit codes (same in 2.15 and 2.19).
 EXIT_OK = 0
+EXIT_EVALUATION = 75
 EXIT_VIOLATION = {10: 'assumption', 11: 'deadlock', 12: 'invariant', 13: 'property'}
 EXIT_ERRORS = {
     1: 'TLC rejected its arguments',
@@ -57,6 +53,7 @@ EXIT_ERRORS = {
     151: 'configuration error',
     255: 'configuration syntax error or out of memory',
 }
+PRINTED_KEPT = 40  # lines of what the spec printed kept in a verdict
 # What to do next, per TLC exit code: every message that blocks says what to do.
 ERROR_HINTS = {
     1: "a bug in execlease's TLC arguments or an unknown jar: report it with the lines below",
@@ -163,28 +160,23 @@ class Verdict:
 _MARKER = re.compile(rb'@!@!@STARTMSG (\d+):(\d+) @!@!@\n?|@!@!@ENDMSG (\d+) @!@!@\n?')
 
 
-def _outside_strings(prefix: bytes) -> bool:
-    """True unless `prefix` (a line up to a marker) ends inside a TLA+ string literal.
+def _markers(output: bytes) -> Iterator[re.Match[bytes]]:
+    """TLC's markers, not those inside a TLA+ string literal on the marker's line.
 
     TLC prints every value a spec computes in TLA+ syntax, strings quoted with `\\"`, `\\n` and
     `\\\\` escaped, so a string never spans lines; a marker inside one is the spec's text, not
     TLC's framing (a state variable holding "@!@!@STARTMSG 2110:1 @!@!@..." must not read as a
     violation message)."""
-    inside = escaped = False
-    for byte in prefix:
-        if escaped:
-            escaped = False
-        elif inside and byte == 0x5C:  # backslash
-            escaped = True
-        elif byte == 0x22:  # double quote
-            inside = not inside
-    return not inside
-
-
-def _markers(output: bytes) -> Iterator[re.Match[bytes]]:
     for match in _MARKER.finditer(output):
-        line_start = output.rfind(b'\n', 0, match.start()) + 1
-        if _outside_strings(output[line_start : match.start()]):
+        inside = escaped = False
+        for byte in output[output.rfind(b'\n', 0, match.start()) + 1 : match.start()]:
+            if escaped:
+                escaped = False
+            elif inside and byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # double quote
+                inside = not inside
+        if not inside:
             yield match
 
 
@@ -206,9 +198,6 @@ def parse_messages(output: bytes) -> list[Message]:
             if stack:
                 stack[-1][2].append(raw)
     return messages
-
-
-PRINTED_KEPT = 40
 
 
 def spec_printed(output: bytes) -> tuple[tuple[str, ...], int]:
@@ -240,34 +229,18 @@ def with_printed(verdict: Verdict, output: bytes) -> Verdict:
     return dataclasses.replace(verdict, printed=kept, printed_total=total) if total else verdict
 
 
-_STEP_HEAD = re.compile(
-    r'^(\d+): <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>\s*$'
-)
-_BACK = re.compile(
-    r'^(\d+): Back to state: <(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>'
-)
+_STEP_AT = r'<(.*?)(?: (line \d+, col \d+ to line \d+, col \d+ of module \S+))?>'
+_STEP_HEAD = re.compile(r'^(\d+): ' + _STEP_AT + r'\s*$')
+_BACK = re.compile(r'^(\d+): Back to state: ' + _STEP_AT)
 
 
 def parse_state(text: str) -> tuple[tuple[str, str], ...]:
     """'/\\ x = 1\\n/\\ y = <<1, 2>>' -> (('x', '1'), ('y', '<<1, 2>>')); values may span lines."""
-    lines = text.strip('\n').splitlines()
-    if not lines:
-        return ()
-    if not lines[0].startswith('/\\ '):
-        lines = ['/\\ ' + lines[0], *lines[1:]]
-    chunks: list[list[str]] = []
-    for line in lines:
-        if line.startswith('/\\ '):
-            chunks.append([line[3:]])
-        elif chunks:
-            chunks[-1].append(line)
-    result = []
-    for chunk in chunks:
-        joined = '\n'.join(chunk).rstrip()
-        name, sep, value = joined.partition(' = ')
-        if sep:
-            result.append((name.strip(), value))
-    return tuple(result)
+    text = '\n'.join(text.strip('\n').splitlines())
+    if not text.startswith('/\\ '):
+        text = '/\\ ' + text
+    pairs = (chunk.rstrip().partition(' = ') for chunk in ('\n' + text).split('\n/\\ ')[1:])
+    return tuple((name.strip(), value) for name, sep, value in pairs if sep)
 
 
 def parse_trace(messages: list[Message]) -> tuple[TraceStep, ...]:
@@ -318,37 +291,29 @@ _POSITION = re.compile(
 _COMPLETED = re.compile(r'\s*Model checking completed\. No error has been found\.')
 
 
-EXIT_EVALUATION = 75
-
-
 def location_text(line: int, col: int, end_line: int, end_col: int, module: str) -> str:
     return f'line {line}, col {col} to line {end_line}, col {end_col} of module {module}'
 
 
 def parse_location(text: str) -> tuple[int, int, int, int, str] | None:
-    found = _POSITION.search(text)
-    if found is None:
+    if (found := _POSITION.search(text)) is None:
         return None
     a, b, c, d, module = found.groups()
     return int(a), int(b), int(c), int(d), module
 
 
+# One TLA+ string value as TLC prints it: quoted, `\"`, `\n`, `\t` and `\\` escaped, on one line.
+_TLA_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*\\?)"')
+_ESCAPED = re.compile(r'\\(.)')
+
+
 def tla_string(value: str) -> str:
     """'"x reached three"' -> 'x reached three' (TLC prints a string value quoted and escaped);
-    any other value is kept as TLC printed it."""
-    if len(value) >= 2 and value[0] == value[-1] == '"' and '\n' not in value:
-        body, out, i = value[1:-1], [], 0
-        while i < len(body):
-            if body[i] == '\\' and i + 1 < len(body):
-                out.append({'n': '\n', 't': '\t'}.get(body[i + 1], body[i + 1]))
-                i += 2
-            elif body[i] == '"':
-                return value  # two strings and an operator between them: not one string
-            else:
-                out.append(body[i])
-                i += 1
-        return ''.join(out)
-    return value
+    any other value (two strings and an operator between them, say) is kept as TLC printed it."""
+    found = _TLA_STRING.fullmatch(value)
+    if found is None:
+        return value
+    return _ESCAPED.sub(lambda m: {'n': '\n', 't': '\t'}.get(m[1], m[1]), found[1])
 
 
 def _read_by_people(line: str) -> bool:
@@ -358,8 +323,7 @@ def _read_by_people(line: str) -> bool:
 
 def last_lines(output: bytes) -> tuple[str, ...]:
     """The end of TLC's output as a person reads it: its last 25 lines."""
-    lines = output.decode('utf-8', 'replace').splitlines()
-    return tuple(filter(_read_by_people, lines))[-25:]
+    return tuple(filter(_read_by_people, output.decode('utf-8', 'replace').splitlines()))[-25:]
 
 
 def classify(
@@ -464,8 +428,7 @@ def classify(
     if exit_code == EXIT_EVALUATION and asserts and not out_of_memory and not stack_overflow:
         if len(asserts) != 1:
             return error(f'TLC reported {len(asserts)} failed Asserts where it stops at the first')
-        found = _ASSERT.match(asserts[0].text)
-        if found is None:
+        if (found := _ASSERT.match(asserts[0].text)) is None:
             return error('TLC reported a failed Assert in words this execlease does not read')
         # The innermost position TLC names, in its usual words (whatever words it used).
         nested = [_POSITION.findall(m.text) for m in messages if m.code == NESTED_POSITIONS]
@@ -519,8 +482,10 @@ def classify(
 def classify_simulation(
     exit_code: int, output: bytes, seconds: float, config_text: str = ''
 ) -> Verdict:
-    """A simulation's verdict: a violation is read as in model checking; exit 0 is a pass of the
-    behaviours drawn (`states`: the states generated), with TLC's end message and a count."""
+    """A simulation's verdict (the deep tier's `--simulate`): a violation is read as in model
+    checking; exit 0 is a pass of the behaviours drawn (`states`: the states generated), with a
+    last progress report (2209) and TLC's end message (2186), never model checking's "No error
+    has been found"."""
     found = last(output)
     if exit_code != EXIT_OK:
         verdict = classify(exit_code, output, seconds, config_text)
@@ -547,11 +512,8 @@ def finished_exit_code(output: bytes) -> int | None:
     if not any(m.code == FINISHED for m in messages):
         return None
     kinds = {VIOLATION_CODES[m.code] for m in messages if m.code in VIOLATION_CODES}
-    if len(kinds) == 1:
-        [kind] = kinds
-        return next(code for code, k in EXIT_VIOLATION.items() if k == kind)
-    if kinds:
-        return None
+    if kinds:  # the code of its one kind (two kinds: no end TLC reports)
+        return next((code for code, kind in EXIT_VIOLATION.items() if {kind} == kinds), None)
     if any(m.code == ASSERT_FAILED for m in messages):
         return EXIT_EVALUATION
     if any(m.code == NO_ERROR for m in messages):

@@ -1,14 +1,7 @@
 """A model's own TLA+ tools: the manifest's `"tools"` (docs/how-to/tla-tools.md#a-models-own-tla-tools).
 
-A manifest may pin its own tla2tools.jar (`sha256`, fetched from `url` when it is not on this
-machine) and the lowest TLC version its specs need (`minTlc`). A pinned jar is looked for, in
-order: the default tools' cache (<repo>/.tmp/tla/tla2tools.jar), EXECLEASE_TLA_JAR and the
-offline jar, when one of them has that sha256; its own cache folder, <repo>/.tmp/tla/<sha256>/;
-a download of `url` (not with EXECLEASE_TLA_OFFLINE=1), made like the default tools' (tlc/jar.py:
-retries, deadline, size bound, lock, temp file renamed into place once its sha256 is checked).
-A jar of another sha256 is refused naming both digests: the URL of a rolling release (the TLA+
-tools' v1.8.0 tag) serves a new jar under the same name. The version of a jar execlease does not
-know is what the jar's TLC prints (`banner`), kept beside it in the cache.
+A manifest may pin its own tla2tools.jar (`sha256`, fetched from `url` by tlc/jar.py's rules when
+it is not on this machine) and the lowest TLC version its specs need (`minTlc`).
 """
 
 from __future__ import annotations
@@ -47,7 +40,6 @@ def banner(jar: Path, java: Java) -> str:
             capture_output=True,
             text=True,
             timeout=120,
-            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CannotRun(f'could not run TLC from {jar} with {java.path}: {e}') from e
@@ -62,8 +54,7 @@ def banner(jar: Path, java: Java) -> str:
 
 def version_words(line: str) -> str:
     """'TLC2 Version 2.19 of 08 August 2024 (rev: 5a47802)' -> 'TLC 2.19 (rev 5a47802)'."""
-    found = _BANNER.search(line)
-    if found is None:
+    if (found := _BANNER.search(line)) is None:
         return line
     return f'TLC {found.group(1)}' + (f' (rev {found.group(2)})' if found.group(2) else '')
 
@@ -127,8 +118,6 @@ def _pinned(m: Manifest, pin: ToolsPin, java: Java, root: Path, settings: Settin
             )
             found = ToolJar(target, pinned, 'download', True)
         except jar.CacheUnwritable as e:
-            # Its folder or lock cannot be made (a file in its way, a read-only disk): an exit 2
-            # that names it, not a traceback.
             raise CannotRun(
                 f'{_manifest(m)}: cannot write the TLA+ tools cache {e}; make {folder} writable, '
                 'or set EXECLEASE_TLA_JAR=/path/to/tla2tools.jar with that sha256'

@@ -1,13 +1,10 @@
 """TLC's output lines, as they arrive, -> what a running job is doing: its phase and, from TLC's
-progress messages, the state counts and how fast they grow. The live progress line
-(verify/live.py) shows it, for the deep tier too; the counts at a timeout and a simulation's
-states come from it too (`last`, on the whole output).
+progress messages, the state counts and how fast they grow (for the live line, verify/live.py;
+`last` reads the counts at a timeout and a simulation's states from the whole output).
 
-`Follower` reads the job's output file as TLC writes it and hands on whole lines (tlc/job.py
-ticks it while it waits), so this does not depend on how TLC is launched. TLC 2.15 prints its
-first progress message (code 2200; 2209 in simulation) about 3 s after the search starts, then
-one a minute; between two of them the phase and the elapsed time are what there is to show.
-Nothing here decides a verdict: that is tlc/output.py's job, on the whole output.
+`Follower` hands on whole lines of the job's output file as TLC writes it, however TLC was
+launched. TLC 2.15 prints its first progress message (code 2200; 2209 in simulation) about 3 s
+after the search starts, then one a minute. Nothing here decides a verdict (tlc/output.py).
 """
 
 from __future__ import annotations
@@ -52,8 +49,7 @@ class JobProgress:
         """`now`: when the line arrived (time.monotonic()). The rate is measured here, between
         two counts: TLC's own "ds/min" over its first, 3-second interval is not a rate. True
         when the line was a progress report."""
-        start = _START.match(line)
-        if start is not None:
+        if (start := _START.match(line)) is not None:
             self._message = int(start.group(1))
             self.phase = PHASES.get(self._message, self.phase)
             return False
@@ -61,8 +57,7 @@ class JobProgress:
             self._message = None
             return False
         if self._message in (PROGRESS, SIMULATION_PROGRESS):
-            counts = progress_counts(line)
-            if counts is None:
+            if (counts := progress_counts(line)) is None:
                 return False
             self.depth, self.generated, self.distinct, self.queue = counts
             self._count(time.monotonic() if now is None else now)

@@ -1,19 +1,8 @@
 """Warm JVMs for TLC jobs (docs/architecture.md#the-jvm-of-a-tlc-job).
 
 A spare is a JVM started before it is needed, with a job's JVM flags, running
-`helper/ExecleaseTlcSpare.java`: it warms up (one trivial TLC run of its own), then runs jobs one
-at a time, each in a class loader of its own over the jar, so TLC's static state is new for every
-job while the JVM and the JIT's work on the JDK stay warm. Each job keeps its own folder, its own
-`java.io.tmpdir`, output file, exit code and timeout; a job that hangs is stopped by killing its
-JVM, which runs nothing else meanwhile. After each job the helper removes what the job left in
-the JVM's registries (its MBeans and exported RMI objects) and ends the JVM instead when it cannot
-(a thread of the job still alive, a throwable TLC did not catch, MAX_JOBS jobs, a heap half full):
-"retire". A spare serves only jobs of its key (same Java, JIT flags, jar) and of the environment
-it was started in; at most one waits per key while jobs of that key are still expected (`expect`,
-from the suite's plan), and one more is started ahead when a spare takes its last job.
-
-The helper is compiled at first use (tlc/spare_helper.py); until it is, or when it cannot be,
-every job runs in a JVM of its own started for it. `EXECLEASE_JVM_SPARE=0` switches spares off.
+`helper/ExecleaseTlcSpare.java` (compiled at first use, tlc/spare_helper.py): it runs jobs one at
+a time, each in a class loader of its own over the jar, until it must "retire".
 
 It is kept whole: a spare's process, the line protocol with its helper, and the pool of waiting
 spares keyed by the jobs expected are one mechanism, whose rules (one job at a time, only of its
@@ -86,7 +75,6 @@ class Spare:
         self.proc.stdin.flush()
 
     def wait_job(self, timeout: float) -> Ended | None:
-        """The job's end, or None if it has not ended within `timeout` seconds."""
         while True:
             try:
                 line = self.lines.get(timeout=timeout)

@@ -1,9 +1,7 @@
 """The warm JVMs' helper (`helper/ExecleaseTlcSpare.java`, tlc/spare.py), compiled with javac.
 
-It is compiled at first use with the `javac` beside the Java into the archive folder
-(tlc/cds.archive_folder), named by a hash of its source and the Java's identity; with no javac,
-or if it does not compile, every job runs in a JVM of its own started for it (with one note
-when a javac was there and failed: a full disk, say). One javac per helper runs in a process;
+Compiled at first use (docs/architecture.md#the-jvm-of-a-tlc-job); when a javac was there and
+failed (a full disk, say), one note says so. One javac per helper runs in a process;
 its work folder (`.spare-<hash>.<random>`, core/scratch.py) is removed on every path: compiled,
 failed, a race lost to another run, Ctrl-C, and the process's exit, which gives a javac still
 running EXIT_WAIT seconds to finish, then stops it; a killed run's is swept by the next (`sweep`).

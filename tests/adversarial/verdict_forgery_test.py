@@ -204,7 +204,10 @@ def test_forged_violations_cannot_be_counted_twice():
     ],
 )
 def test_markers_inside_strings_are_not_tlcs(prefix, outside):
-    assert output._outside_strings(prefix) is outside
+    framed = (
+        prefix + b'@!@!@STARTMSG 2110:1 @!@!@\nInvariant P is violated.\n@!@!@ENDMSG 2110 @!@!@\n'
+    )
+    assert bool(output.parse_messages(framed)) is outside
 
 
 # --- the scan, table-driven on the syntax tree ------------------------------------------------
