@@ -31,7 +31,7 @@ from execlease_hook.spec import cfg
 from execlease_hook.tlc.job import TlcJob
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.traces.module import Trace, read_model, read_modules, trace_log
-from execlease_hook.traces.validation import Rejection, TraceVerdict
+from execlease_hook.traces.validation import TraceVerdict, rejection
 
 DATA = 'ExecleaseTraceData'  # the generated module: ExecleaseTraceLog, one trace
 LOG = 'ExecleaseTraceLog'
@@ -89,14 +89,8 @@ def judge(verdict: Verdict, line_var: str, trace: Trace, traces: int, lines: int
             f'which under the job\'s "line"); TLC reported {verdict.describe()}'
         )
         return TraceVerdict('error', traces, lines, reason=reason)
-    kind = (
-        'no step of the model matches it'
-        if verdict.kind == 'deadlock'
-        else f'{verdict.kind} {verdict.property or "(unnamed)"} is violated at it'
-    )
-    event = trace.lines[line - 1] if line <= len(trace.lines) else None
-    rejection = Rejection(trace.name, line, kind, event, states[-1].variables)
-    return TraceVerdict('rejected', traces, lines, rejection=rejection)
+    rejected = rejection(verdict, trace, line, states[-1].variables, 'at')
+    return TraceVerdict('rejected', traces, lines, rejection=rejected)
 
 
 def tlc_jobs(

@@ -42,6 +42,7 @@ from execlease_hook.traces.module import (
 
 TRACE_VAR = 't'  # the trace spec's variables: the trace index and the next line
 LINE_VAR = 'l'
+State = tuple[tuple[str, str], ...]  # a TLC state: its variables' names and values
 
 
 def run_command(
@@ -65,22 +66,18 @@ def run_command(
     except OSError as e:
         raise CannotRun(f'{what}: cannot run {full[0]}: {e.strerror or e}') from None
     output = stdout.decode('utf-8', 'replace')
+    tail = ''.join(f'\n    | {line}' for line in output[-1500:].strip().splitlines()[-12:])
     if code is None:
         raise CannotRun(
             f'{what}: the command {" ".join(argv)} did not finish in {timeout:g} s '
-            f'(raise "timeout" on the entry if it needs longer){_tail(output[-1500:])}'
+            f'(raise "timeout" on the entry if it needs longer){tail}'
         )
     if code != 0:
         raise CannotRun(
             f'{what}: the command {" ".join(argv)} exited {code}; '
-            f'fix it so that it writes its traces and exits 0{_tail(output[-1500:])}'
+            f'fix it so that it writes its traces and exits 0{tail}'
         )
     return output
-
-
-def _tail(text: str) -> str:
-    lines = text.strip().splitlines()[-12:]
-    return ''.join(f'\n    | {line}' for line in lines)
 
 
 def read_folder(folder: Path, what: str) -> list[Trace]:
@@ -174,7 +171,7 @@ class Rejection:
     line: int  # 1-based: the first line no step of the model could match
     kind: str  # why: no step matches it, or an invariant broken after it
     event: dict[str, Any] | None  # that line as logged
-    state: tuple[tuple[str, str], ...]  # the last matched state (the trace spec's variables)
+    state: State  # the last matched state (the trace spec's variables)
 
 
 @dataclass(frozen=True)
@@ -233,17 +230,21 @@ def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
         )
     if not 1 <= index <= len(traces):
         return error(f'TLC named trace {index} of {len(traces)}')
-    if verdict.kind == 'deadlock':
-        kind = 'no step of the model matches it'
-    else:
-        # An invariant broken in the state after line - 1: that line led there.
-        kind = f'{verdict.kind} {verdict.property or "(unnamed)"} is violated after it'
-        line -= 1
-    trace = traces[index - 1]
-    event = trace.lines[line - 1] if 1 <= line <= len(trace.lines) else None
-    return TraceVerdict(
-        'rejected', len(traces), total, rejection=Rejection(trace.name, line, kind, event, state)
+    # An invariant broken in the state after line - 1: that line led there.
+    line -= verdict.kind != 'deadlock'
+    found = rejection(verdict, traces[index - 1], line, state, 'after')
+    return TraceVerdict('rejected', len(traces), total, rejection=found)
+
+
+def rejection(verdict: Verdict, trace: Trace, line: int, state: State, when: str) -> Rejection:
+    """`trace` rejected at `line` (1-based) by TLC's `verdict`, a violation `when` the line."""
+    kind = (
+        'no step of the model matches it'
+        if verdict.kind == 'deadlock'
+        else f'{verdict.kind} {verdict.property or "(unnamed)"} is violated {when} it'
     )
+    event = trace.lines[line - 1] if 1 <= line <= len(trace.lines) else None
+    return Rejection(trace.name, line, kind, event, state)
 
 
 def action_counts(traces: Sequence[Trace]) -> dict[str, int]:

@@ -85,19 +85,6 @@ def each(loaded: list[Manifest | Refused], step: Callable[[Manifest], T]) -> lis
     ]
 
 
-def result_json(result: JobResult) -> dict[str, Any]:
-    return {
-        'kind': result.job.kind,
-        'name': result.job.name,
-        'config': result.job.config,
-        'expect': result.job.expect,
-        'outcome': result.outcome,
-        'message': result.message,
-        'cached': result.cached,
-        'verdict': None if result.verdict is None else result.verdict.to_json(),
-    }
-
-
 def entry_json(status: EntryStatus) -> dict[str, Any]:
     return {
         'id': status.entry.id,
@@ -150,7 +137,19 @@ def _model_json(root: Path, r: ModelResult | Refused) -> dict[str, Any]:
             for lib in m.libraries
         ]
     data.update(exit_code=r.exit_code, actionMap=m.action_map)
-    data['jobs'] = [result_json(j) for j in r.jobs]
+    data['jobs'] = [
+        {
+            'kind': j.job.kind,
+            'name': j.job.name,
+            'config': j.job.config,
+            'expect': j.job.expect,
+            'outcome': j.outcome,
+            'message': j.message,
+            'cached': j.cached,
+            'verdict': None if j.verdict is None else j.verdict.to_json(),
+        }
+        for j in r.jobs
+    ]
     data['coverage'] = [entry_json(s) for s in r.coverage]
     if r.modules:
         data['modules'] = r.modules
