@@ -230,8 +230,8 @@ def judge(verdict: Verdict, traces: Sequence[Trace]) -> TraceVerdict:
         )
     if not 1 <= index <= len(traces):
         return error(f'TLC named trace {index} of {len(traces)}')
-    # An invariant broken in the state after line - 1: that line led there.
-    line -= verdict.kind != 'deadlock'
+    if verdict.kind != 'deadlock':  # an invariant broken after line - 1: that line led there
+        line -= 1
     found = rejection(verdict, traces[index - 1], line, state, 'after')
     return TraceVerdict('rejected', len(traces), total, rejection=found)
 
