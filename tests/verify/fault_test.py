@@ -342,9 +342,9 @@ def _slow_javac(tmp_path: Path) -> Path:
 
 def _start_and_wait_for_compile(repo: GitRepo, env: dict[str, str]) -> subprocess.Popen[bytes]:
     jvm = repo.path / '.tmp' / 'tla' / 'jvm'
-    run = subprocess.Popen(
-        VERIFY, cwd=repo.path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    # What it says goes to a file beside its temp folder, for the message of a test it fails.
+    with open(Path(env['TMPDIR']).with_name('run.err'), 'wb') as said:
+        run = subprocess.Popen(VERIFY, cwd=repo.path, env=env, stdout=said, stderr=said)
     started = _javac_started(Path(env['EXECLEASE_JAVAC']))
 
     def compiling() -> bool:
@@ -378,8 +378,11 @@ def test_a_run_killed_during_the_helper_compile_is_cleaned_by_the_next(
 
 def test_a_run_terminated_during_the_helper_compile_leaves_nothing(repo: GitRepo, tmp_path: Path):
     tmp = tmp_path / 'tmp'
-    env = _env(tmp, EXECLEASE_JAVAC=str(_slow_javac(tmp_path)))
+    log = tmp_path / 'execlease.log'  # where an exit 3, a bug of execlease's, writes its report
+    env = _env(tmp, EXECLEASE_JAVAC=str(_slow_javac(tmp_path)), EXECLEASE_LOG=str(log))
     stopped = _start_and_wait_for_compile(repo, env)
     stopped.send_signal(signal.SIGTERM)
-    assert stopped.wait(timeout=60) == 128 + signal.SIGTERM
+    code = stopped.wait(timeout=60)
+    said = (tmp_path / 'run.err').read_text(errors='replace')
+    assert code == 128 + signal.SIGTERM, said + (log.read_text() if log.exists() else '')
     _assert_clean(repo, tmp)
