@@ -35,7 +35,10 @@ def raises(exc):
     ),
     ids=('ok', 'did-not-hold', 'cannot-run', 'ctrl-c', 'bug'),
 )
-def test_errors_become_exit_codes_in_one_place(monkeypatch, capsys, behaviour, code, message):
+def test_errors_become_exit_codes_in_one_place(
+    monkeypatch, capsys, tmp_path, behaviour, code, message
+):
+    monkeypatch.setenv('EXECLEASE_LOG', str(tmp_path / 'execlease.log'))  # not the user's own
     fake_command(monkeypatch, behaviour)
     assert cli.main(['tools']) == code
     assert message in capsys.readouterr().err
