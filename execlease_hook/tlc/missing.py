@@ -110,7 +110,8 @@ def explain(
 
 _LINKAGE = tuple(
     'UnsupportedClassVersionError NoClassDefFoundError NoSuchMethodError NoSuchFieldError '
-    'AbstractMethodError IncompatibleClassChangeError ClassFormatError LinkageError VerifyError'.split()
+    'AbstractMethodError IncompatibleClassChangeError ClassFormatError LinkageError '
+    'VerifyError'.split()
 )
 _APPLIED = re.compile(
     r'Attempted to apply the operator overridden by the Java method\s+(.+?),\s*'

@@ -62,7 +62,8 @@ from execlease_hook.verify.pool import Task
 
 @dataclass(eq=False)  # a stage is itself, compared by identity
 class Stage:
-    """The module's tasks of one model: `tasks()` before the pool runs, `results(statuses)` after."""
+    """The module's tasks of one model: `tasks()` before the pool runs, `results(statuses)`
+    after."""
 
     m: Manifest
     t: Tools

@@ -3,10 +3,11 @@ verdict judged against what its job expects (`judge`): a check must pass, a muta
 fail on its named property, a finding must still reproduce.
 
 A manifest's `violates` names one kind of outcome, each listed in
-docs/manifest.md#what-violates-names. TLC names an invariant and an action property; it does not name an assumption (only its
-location) nor a temporal property. `refine` reads the assumption's name and expression from the
-spec, and names a temporal property, when the cfg lists several, by running TLC again once per
-property (each run alone says whether that property fails; the runs are cached like any job).
+docs/manifest.md#what-violates-names. TLC names an invariant and an action property; it does not
+name an assumption (only its location) nor a temporal property. `refine` reads the assumption's name
+and expression from the spec, and names a temporal property, when the cfg lists several, by running
+TLC again once per property (each run alone says whether that property fails; the runs are cached
+like any job).
 """
 
 from __future__ import annotations
