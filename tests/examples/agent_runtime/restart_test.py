@@ -47,6 +47,7 @@ pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 TTL = 3.0
+RESTARTED_EFFECT = 4.0  # seconds per effect: three of them, while the stale process resumes
 PLAN = {'turns': {'t1': ['send_email', 'search', 'post_comment']}}
 POLICIES = {'send_email': 'never', 'search': 'always', 'post_comment': 'never'}
 
@@ -146,8 +147,10 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
         assert conn.execute(
             "SELECT lease_owner = 'w' AND lease_generation = 1 FROM agent_turns"
         ).fetchone()[0]
-        # Slow effects keep the restarted process's lease live while the old one resumes.
-        restarted = spawn(root, files, files.policy, 1.0)
+        # Slow effects keep the restarted process's lease live while the old one resumes: it
+        # cannot end its turn before the stale one has tried its begin_step. With effects of a
+        # second, a loaded machine once resumed the stale process more than three seconds late.
+        restarted = spawn(root, files, files.policy, RESTARTED_EFFECT)
         procs.append(restarted)
         wait_for(
             conn,
