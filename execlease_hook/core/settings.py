@@ -145,10 +145,10 @@ def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
     environ = os.environ if environ is None else environ
     given: dict[str, Any] = {}
     for field, default in Settings._field_defaults.items():
-        text = environ.get(variable(field), '')
-        if text:
+        name = variable(field)
+        if text := environ.get(name, ''):
             parse = COUNTS.get(field) or BY_TYPE.get(type(default), lambda _, value, __: value)
-            given[field] = parse(variable(field), text, default)
+            given[field] = parse(name, text, default)
     return Settings(**given)
 
 
