@@ -4,6 +4,7 @@ import argparse
 import json
 import os
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -136,7 +137,16 @@ def run_worker(config: WorkerConfig, plan: dict[str, list[str]]) -> dict[str, in
             finally:
                 heartbeat.stop()
             counts[outcome] += 1
-            counts['released'] += release(conn, lease)
+            released = release(conn, lease)
+            counts['released'] += released
+            # One line per turn given up, on stderr: what a supervisor (or a test holding
+            # another process back until this one is through) reads while the worker goes on.
+            print(
+                f'turn {lease.turn_id} generation {lease.generation}: {outcome}, lease '
+                + ('released' if released else "not released (no longer this run's)"),
+                file=sys.stderr,
+                flush=True,
+            )
     finally:
         conn.close()
 

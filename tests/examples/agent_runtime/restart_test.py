@@ -7,10 +7,12 @@ two leases apart. Every transaction A tries after it resumes (its begin_step, it
 heartbeat's renew, its release) must be refused, and the audit must show no write by a
 run that was not the live owner of the current generation (P1).
 
-A is held at a known point with a FIFO as its policy file: `run_turn` reads the policy
-just before `begin_step`, after the check of its heartbeat, so A claims, waits in that
-read, is stopped there, and calls `begin_step` with its stale lease once it is resumed
-and the test writes the policy.
+Both processes are held at known points with a FIFO as their policy file: `run_turn`
+reads the policy just before `begin_step`, after the check of its heartbeat. A claims, waits
+in that read, is stopped there, and calls `begin_step` with its stale lease once it is
+resumed and the test writes the policy. B claims and waits in the same read, its heartbeat
+keeping its lease live, until A has given up the turn (a worker says so on stderr, one line
+per turn): so B cannot end the turn before A has tried to write, however late A resumes.
 
 A's lease expires as in the model's Expire: time passes, by the test moving its expiry into
 the past while A is stopped, not by waiting for the database's clock to reach it. So the
@@ -47,7 +49,6 @@ pytestmark = pytest.mark.e2e
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 TTL = 3.0
-RESTARTED_EFFECT = 4.0  # seconds per effect: three of them, while the stale process resumes
 PLAN = {'turns': {'t1': ['send_email', 'search', 'post_comment']}}
 POLICIES = {'send_email': 'never', 'search': 'always', 'post_comment': 'never'}
 
@@ -55,38 +56,39 @@ POLICIES = {'send_email': 'never', 'search': 'always', 'post_comment': 'never'}
 class Files(NamedTuple):
     db: Path
     plan: Path
-    policy: Path
-    fifo: Path
+    stale_fifo: Path
+    restarted_fifo: Path
     effects: Path
 
 
-def spawn(root: Path, files: Files, policy: Path, effect_delay: float) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        (
-            sys.executable,
-            '-m',
-            'examples.agent_runtime.worker',
-            '--db',
-            str(files.db),
-            '--plan',
-            str(files.plan),
-            '--run-id',
-            'w',
-            '--ttl',
-            str(TTL),
-            '--effect-log',
-            str(files.effects),
-            '--policy-file',
-            str(policy),
-            '--effect-delay',
-            str(effect_delay),
-        ),
-        cwd=root,
-        env={**os.environ, 'PYTHONPATH': str(root)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def spawn(root: Path, files: Files, policy: Path, stderr: Path) -> subprocess.Popen[str]:
+    with open(stderr, 'wb') as err:
+        return subprocess.Popen(
+            (
+                sys.executable,
+                '-m',
+                'examples.agent_runtime.worker',
+                '--db',
+                str(files.db),
+                '--plan',
+                str(files.plan),
+                '--run-id',
+                'w',
+                '--ttl',
+                str(TTL),
+                '--effect-log',
+                str(files.effects),
+                '--policy-file',
+                str(policy),
+                '--effect-delay',
+                '0',
+            ),
+            cwd=root,
+            env={**os.environ, 'PYTHONPATH': str(root)},
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
 
 
 def wait_for(conn: sqlite3.Connection, sql: str, what: str, timeout: float = 20.0) -> None:
@@ -94,16 +96,24 @@ def wait_for(conn: sqlite3.Connection, sql: str, what: str, timeout: float = 20.
     wait.until(lambda: conn.execute(sql).fetchone()[0], what, timeout=timeout, poll=0.005)
 
 
-def open_when_read(fifo: Path, proc: subprocess.Popen[str], timeout: float = 20.0) -> int:
+def open_when_read(fifo: Path, proc: subprocess.Popen[str], who: str) -> int:
     """The FIFO's write end, once proc has opened it to read: proc then waits in that read."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + 20.0
     while True:
         try:
             return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
         except OSError as e:  # ENXIO: nobody has it open for reading yet
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f'the first process never read its policy: {e}') from e
+                raise AssertionError(f'the {who} process never read its policy: {e}') from e
             time.sleep(0.005)
+
+
+def let_read(fifo: Path, gate: int, tmp: Path) -> None:
+    """Lets the process waiting on `gate` read its policy; its later reads find a plain file."""
+    shutil.copy(tmp / 'policy.json', tmp / 'policy.next')
+    os.replace(tmp / 'policy.next', fifo)
+    os.write(gate, json.dumps(POLICIES).encode())
+    os.close(gate)
 
 
 def stop_and_expire(conn: sqlite3.Connection, proc: subprocess.Popen[str]) -> None:
@@ -128,42 +138,39 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
     files = Files(
         tmp / 'w.db',
         tmp / 'plan.json',
-        tmp / 'policy.json',
-        tmp / 'policy.fifo',
+        tmp / 'stale.fifo',
+        tmp / 'restarted.fifo',
         tmp / 'effects.log',
     )
     files.plan.write_text(json.dumps(PLAN))
-    files.policy.write_text(json.dumps(POLICIES))
-    os.mkfifo(files.fifo)
+    (tmp / 'policy.json').write_text(json.dumps(POLICIES))
+    os.mkfifo(files.stale_fifo)
+    os.mkfifo(files.restarted_fifo)
     conn = schema.connect(str(files.db))
     schema.create(conn)
     schema.add_turns(conn, sorted(PLAN['turns']))
+    errs = (tmp / 'stale.err', tmp / 'restarted.err')
     procs: list[subprocess.Popen[str]] = []
     try:
-        stale = spawn(root, files, files.fifo, 0.0)
+        stale = spawn(root, files, files.stale_fifo, errs[0])
         procs.append(stale)
-        gate = open_when_read(files.fifo, stale)
+        stale_gate = open_when_read(files.stale_fifo, stale, 'stale')
         stop_and_expire(conn, stale)
         assert conn.execute(
             "SELECT lease_owner = 'w' AND lease_generation = 1 FROM agent_turns"
         ).fetchone()[0]
-        # Slow effects keep the restarted process's lease live while the old one resumes: it
-        # cannot end its turn before the stale one has tried its begin_step. With effects of a
-        # second, a loaded machine once resumed the stale process more than three seconds late.
-        restarted = spawn(root, files, files.policy, RESTARTED_EFFECT)
+        restarted = spawn(root, files, files.restarted_fifo, errs[1])
         procs.append(restarted)
-        wait_for(
-            conn,
-            'SELECT lease_generation = 2 FROM agent_turns',
-            'the restarted process, same run id, claimed generation 2',
-            timeout=30,
-        )
+        restarted_gate = open_when_read(files.restarted_fifo, restarted, 'restarted')
+        assert conn.execute('SELECT lease_generation = 2 FROM agent_turns').fetchone()[0]
         stale.send_signal(signal.SIGCONT)
-        # Its later reads (if a broken fence lets it go on) find a plain file.
-        shutil.copy(files.policy, tmp / 'policy.next')
-        os.replace(tmp / 'policy.next', files.fifo)
-        os.write(gate, json.dumps(POLICIES).encode())
-        os.close(gate)
+        let_read(files.stale_fifo, stale_gate, tmp)
+        wait.until(
+            lambda: 'turn t1 generation 1: ' in errs[0].read_text(),
+            'the stale process, resumed, gave up its turn',
+            timeout=60,
+        )
+        let_read(files.restarted_fifo, restarted_gate, tmp)
         outputs = [proc.communicate(timeout=60) for proc in procs]
     finally:
         for proc in procs:
@@ -171,8 +178,8 @@ def run_restart(root: Path, tmp: Path) -> Outcome:
                 proc.send_signal(signal.SIGCONT)
                 proc.kill()
                 proc.wait()
-    for proc, (out, err) in zip(procs, outputs):
-        assert proc.returncode == 0, err
+    for proc, err in zip(procs, errs):
+        assert proc.returncode == 0, err.read_text()
     counts = [json.loads(out) for out, _ in outputs]
     effects = read_effect_log(files.effects)
     generations = {int(r[0]) for r in conn.execute('SELECT generation FROM step_write_audit')}
