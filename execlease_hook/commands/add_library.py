@@ -233,14 +233,9 @@ def add_tools(
             f'--min-tlc {least}: give a TLC version as TLC prints it, MAJOR.MINOR (e.g. 2.19)'
         )
     new = dataclasses.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
-    java = find_java(settings)
-    try:
-        default: jar.ToolJar | None = jar.resolve_jar(m.root, settings)
-    except CannotRun:
-        if sha256 is None:
-            raise
-        default = None
-    pinned = pin.jar_for(new, default, java, settings)
+    # The default tools, else (a model pinning its own jar) the model's own, as `verify` has them.
+    default, t = pin.default_tools(m.root, [new], find_java(settings), settings)
+    pinned = t.jar if default is None else pin.jar_for(new, default, t.java, settings)
     said = []
     if options.tools is not None:
         said.append(f'added tools {url}: sha256 {sha256}, {pinned.tlc_version} ({pinned.source})')
