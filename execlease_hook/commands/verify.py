@@ -9,7 +9,7 @@ import dataclasses
 import os
 from pathlib import Path
 
-from execlease_hook.core import outcomes, scratch, term
+from execlease_hook.core import outcomes, scratch
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
@@ -17,6 +17,7 @@ from execlease_hook.git import repo
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
 from execlease_hook.verify import pipeline, shard
 from execlease_hook.verify.deep import Beyond
+from execlease_hook.verify.show import say
 
 
 def run(options: argparse.Namespace, settings: Settings) -> int:
@@ -103,25 +104,19 @@ def _run(options: argparse.Namespace, outputs: Outputs, settings: Settings) -> i
         return pipeline.run(mode, outputs, root, root, settings).code
     else:
         commits, tip, label = pushed
-        print(
-            term.wrap(
-                f'execlease: judging the push of {label}: {len(commits)} new commit'
-                f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
-                f'the whole suite on {tip[:12]} checked out alone'
-            ),
-            flush=True,
+        say(
+            f'execlease: judging the push of {label}: {len(commits)} new commit'
+            f'{"" if len(commits) == 1 else "s"} (each against its own manifest), then '
+            f'the whole suite on {tip[:12]} checked out alone'
         )
         if commits:
             range_code = judge_commits(root, commits, tip, mode.model, settings.max_covered_bytes)
     with scratch.folder('execlease-rev-') as tmp:  # marked: a killed run's is swept by the next
         tree = tmp / 'tree'
         repo.checkout_tree(root, tip, tree)
-        print(
-            term.wrap(
-                f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '
-                f'in {tree} (not the working tree)'
-            ),
-            flush=True,
+        say(
+            f'execlease verify: commit {tip[:12]} ({label}), its tree checked out alone '
+            f'in {tree} (not the working tree)'
         )
         if mode.model is not None:
             rel = os.path.relpath(os.path.abspath(mode.model), root)
