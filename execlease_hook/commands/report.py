@@ -20,9 +20,7 @@ from execlease_hook.core.outcomes import RESULT_TEXT, worst
 from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.formats.report import SCHEMA_VERSION, Item, Location, Report
-
-# What each shard's report lists of a model, merged.
-LISTS = ('jobs', 'coverage', 'did_not_hold', 'could_not_run', 'notes', 'moved')
+from execlease_hook.verify.report_build import LISTS
 
 
 def _read(path: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import plan, violations
 from execlease_hook.verify.plan import Prepared
-from execlease_hook.verify.result import ModelResult
+from execlease_hook.verify.result import ModelResult, states_moved
 
 DEFAULT_BUDGET = 3600.0  # seconds per job, when neither --budget nor deep.timeout says
 DEFAULT_FPMEM = 0.5  # of the heap, for TLC's set of fingerprints (TLC's own default: 0.25)
@@ -226,21 +226,8 @@ def result(p: Prepared, ran: list[JobResult], t: Any) -> ModelResult:
     """The model's result: its jobs alone (coverage, the map and trace jobs are plain verify's)."""
     m = p.manifest
     r = ModelResult(m, jobs=ran, notes=list(p.notes), tools=t, plan=p.plan)
-    for j in ran:
-        c = next(c for c in m.checks if c.name == j.job.name)
-        v = j.verdict
-        if (
-            c.deep is not None
-            and c.deep.states is not None
-            and v is not None
-            and v.outcome == 'passed'
-            and '-simulate' not in j.job.mode
-            and v.distinct != c.deep.states
-        ):
-            r.notes.append(
-                f'check {c.name} (deep): {v.distinct:,} distinct states, {c.deep.states:,} '
-                "recorded in its deep block: the model's meaning changed?"
-            )
+    deep = {c.name: c.deep.states for c in m.checks if c.deep is not None}
+    r.notes += states_moved([j for j in ran if '-simulate' not in j.job.mode], deep, deep=True)
     r.failures = [j.message for j in ran if j.outcome == DID_NOT_HOLD]
     r.problems = [j.message for j in ran if j.outcome == COULD_NOT_RUN]
     return r

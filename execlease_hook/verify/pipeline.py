@@ -32,12 +32,11 @@ from execlease_hook.tlc import job, pin
 from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
-from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import deep, pool, report_build, schedule, sync, trace_stage
+from execlease_hook.verify import deep, pool, report_build, result, schedule, sync, trace_stage
 from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
-from execlease_hook.verify.result import ModelResult, Refused, each, load, results_json
+from execlease_hook.verify.result import ModelResult, Refused, each, load
 from execlease_hook.verify.shard import Selection
 from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of, say
 from execlease_hook.verify.violations import deadlock_default_note, judge
@@ -150,7 +149,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
             live.close()
     code = outcomes.worst(r.exit_code for r in results)
     if outputs.wanted:  # --json, --format: the report (its JSON, the counterexamples located)
-        data = results_json(results, t, code, root)
+        data = report_build.results_json(results, t, code, root)
         if beyond is not None:
             data['mode'] = beyond.to_json()
         else:
@@ -237,20 +236,7 @@ def _notes(m: Manifest, r: ModelResult) -> None:
                 'the model reads (' + '; '.join(compared.upgrade) + '); once '
                 'everything holds, run execlease verify --update-coverage to record them'
             )
-    recorded = {c.name: c.states for c in m.checks}
-    for j in r.jobs:
-        if (
-            not KINDS[j.job.kind].records_states
-            or j.verdict is None
-            or j.verdict.outcome != 'passed'
-        ):
-            continue
-        before = recorded.get(j.job.name)
-        if before is not None and j.verdict.distinct != before:
-            r.notes.append(
-                f'check {j.job.name}: {j.verdict.distinct:,} distinct states, {before:,} recorded at '
-                "the last sync: the model's meaning changed?",
-            )
+    r.notes += result.states_moved(r.jobs, {c.name: c.states for c in m.checks}, deep=False)
 
 
 def finish(
@@ -262,10 +248,8 @@ def finish(
     translated = cfg.translation_note(
         sorted({q.job.config for q in p.planned if q.translated}), t.jar.tlc_version
     )
-    notes = [translated] if translated else []
-    r = ModelResult(m, jobs=ran, notes=[*notes, *p.notes], plan=p.plan, tools=t)
-    if (migration := deadlock_default_note(m, r.jobs)) is not None:
-        r.notes.append(migration)
+    notes = [translated, *p.notes, deadlock_default_note(m, ran)]
+    r = ModelResult(m, jobs=ran, notes=[n for n in notes if n], plan=p.plan, tools=t)
     # The coverage check, and the trace jobs that need it, run once: in shard 1, not with --only.
     runs_coverage = selection is None or selection.runs_coverage
     if runs_coverage:

@@ -1,4 +1,6 @@
-"""Results of verify, guard and coverage -> `Report` items with locations in code and spec.
+"""Results of verify, guard and coverage -> `Report` items with locations in code and spec; the
+JSON details of a verify run (`results_json`: every model, each job with its rule, its TLC error
+and its located counterexample).
 
 Job kinds are handled generically: any kind the suite runs becomes an item; checks, mutations
 and findings get rules of their own, any other kind 'job-failed'.
@@ -11,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from execlease_hook.core import paths
+from execlease_hook.core import outcomes, paths
 from execlease_hook.core.outcomes import COULD_NOT_RUN, HELD
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.coverage.items import (
@@ -26,12 +28,15 @@ from execlease_hook.coverage.items import (
 )
 from execlease_hook.formats.report import Item, Location, Report
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.kinds import KINDS, VIOLATION
 from execlease_hook.tlc.output import Verdict, parse_location
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import show
-from execlease_hook.verify.result import Refused
+from execlease_hook.verify.result import ModelResult, Refused, entry_json
 
+# What a model's JSON lists, in its order (`execlease report merge` joins each over the shards).
+LISTS = ('jobs', 'coverage', 'did_not_hold', 'could_not_run', 'notes', 'moved')
 _NO_CODE = ('Initial predicate', 'Stuttering')  # steps that no covered code implements
 _TLC_LOCATION = re.compile(r'line (\d+), col (\d+) to line (\d+), col (\d+) of module (\w+)')
 _PARSE_AT = re.compile(r'at line (\d+), column \d+')
@@ -160,39 +165,111 @@ def job_item(m: Manifest, r: JobResult, statuses: Sequence[EntryStatus]) -> Item
     )
 
 
+def _jar_json(root: Path, t: Tools) -> dict[str, Any]:
+    return {
+        'jar': paths.in_report(root, t.jar.path),
+        'sha256': t.jar.sha256,
+        'source': t.jar.source,
+        'verified': t.jar.verified,
+        'tlc_version': t.jar.tlc_version,
+    }
+
+
+def _model_json(root: Path, r: ModelResult | Refused) -> dict[str, Any]:
+    """A model's JSON: its manifest and folder relative to the repository it was found in, each
+    job with its rule, its structured TLC error and its located counterexample."""
+    if isinstance(r, Refused):
+        return {
+            'manifest': paths.rel(r.root, r.path),
+            'exit_code': 2,
+            'refused': True,
+            **{key: [] for key in LISTS},
+            'could_not_run': [r.message],
+            'model': paths.rel(r.root, r.path.parent),
+        }
+    m, pin = r.manifest, r.manifest.tools
+    data: dict[str, Any] = {'manifest': paths.rel(m.root, m.path)}
+    if pin is not None and r.tools is not None:  # its own TLA+ tools (nothing: the run's)
+        data['tools'] = {
+            **_jar_json(root, r.tools),
+            **({'url': pin.url} if pin.url else {}),
+            **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
+        }
+    if m.libraries:  # as the manifest pins them
+        data['libraries'] = [
+            {'folder': lib.folder}
+            if lib.folder is not None
+            else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256}
+            for lib in m.libraries
+        ]
+    data.update(exit_code=r.exit_code, actionMap=m.action_map)
+    data['jobs'] = [
+        {
+            'kind': j.job.kind,
+            'name': j.job.name,
+            'config': j.job.config,
+            'expect': j.job.expect,
+            'outcome': j.outcome,
+            'message': j.message,
+            'cached': j.cached,
+            'verdict': None if v is None else v.to_json(),
+            'rule': _job_rule(j),
+            'error': tlc_error(m, v) if v is not None and v.outcome == 'error' else None,
+            'counterexample': counterexample(m, v, r.coverage)
+            if v is not None and v.trace
+            else None,
+        }
+        for j in r.jobs
+        for v in [j.verdict]
+    ]
+    data['coverage'] = [entry_json(s) for s in r.coverage]
+    if r.modules:
+        data['modules'] = r.modules
+    data.update(did_not_hold=r.failures, could_not_run=r.problems, notes=r.notes, moved=r.moved)
+    data.update(model=model_folder(m), plan=list(r.plan))
+    return data
+
+
+def results_json(
+    results: Sequence[ModelResult | Refused], t: Tools, code: int, root: Path
+) -> dict[str, Any]:
+    """The run's details for its reports, every model in the run's order, a refused one too;
+    `root`: the repository, which the jar's and Java's paths are named relative to
+    (core/paths.in_report)."""
+    return {
+        'exit_code': code,
+        'result': outcomes.RESULT_TEXT[code],
+        'tools': _jar_json(root, t),
+        'java': {
+            'path': paths.in_report(root, t.java.path),
+            'major': t.java.major,
+            'version': t.java.version_text,
+        },
+        'models': [_model_json(root, r) for r in results],
+    }
+
+
 def verify_report(
-    results: Sequence[Any], details: dict[str, Any], code: int, commit: str | None
-) -> Any:
-    """The suite's ModelResults and its JSON fields -> a Report: manifest paths made relative to
-    the repository, each job with its structured TLC error and located counterexample."""
+    results: Sequence[ModelResult | Refused], details: dict[str, Any], code: int, commit: str | None
+) -> Report:
+    """The suite's results -> a Report of an item per job, per covered entry and per problem
+    (`details`: results_json's, with what the run was asked)."""
     items: list[Item] = []
-    for r, model in zip(results, details.get('models', [])):
+    for r in results:
         if isinstance(r, Refused):
-            where = paths.rel(r.root, r.path)
-            model['manifest'], model['model'] = where, paths.rel(r.root, r.path.parent)
             items.append(
                 Item(
-                    model['model'],
+                    paths.rel(r.root, r.path.parent),
                     'model',
                     'manifest',
                     COULD_NOT_RUN,
                     'model-refused',
                     r.message,
-                    (Location(where, None, None, 'manifest'),),
+                    (Location(paths.rel(r.root, r.path), None, None, 'manifest'),),
                 )
             )
             continue
         m = r.manifest
-        model['manifest'] = paths.rel(m.root, m.path)
-        model['model'] = model_folder(m)
-        model['plan'] = list(r.plan)
-        for job, data in zip(r.jobs, model.get('jobs', [])):
-            v = job.verdict
-            data['rule'] = _job_rule(job)
-            data['error'] = tlc_error(m, v) if v is not None and v.outcome == 'error' else None
-            data['counterexample'] = (
-                counterexample(m, v, r.coverage) if v is not None and v.trace else None
-            )
         items.extend(job_item(m, job, r.coverage) for job in r.jobs)
         items.extend(entry_item(m, s) for s in r.coverage)
         known = [j.message for j in r.jobs] + [s.problem or '' for s in r.coverage]

@@ -1,5 +1,6 @@
 """One model's result in a run: its jobs, coverage, what did not hold (exit 1), what could not
-run (exit 2), notes; and the run's exit code and JSON details over every model.
+run (exit 2), notes; and an entry's JSON (the run's JSON details are
+report_build.results_json's).
 
 The models of a run are each on their own (`load`, `each`): a manifest that is refused (it cannot
 be read, its tools cannot be had, its plan is refused: a library, an operator the spec may not
@@ -14,12 +15,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from execlease_hook.core import outcomes, paths
+from execlease_hook.core import paths
 from execlease_hook.core.errors import CannotRun, CannotRunAny
 from execlease_hook.coverage.compare import EntryStatus
 from execlease_hook.manifest import find, read
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.jar import Tools
+from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.result import JobResult
 
 T = TypeVar('T')
@@ -55,6 +57,24 @@ class Refused:
     @property
     def exit_code(self) -> int:
         return 2
+
+
+def states_moved(
+    jobs: Sequence[JobResult], recorded: dict[str, int | None], deep: bool
+) -> list[str]:
+    """A note per check job that passed with a distinct-state count other than the one
+    `recorded` for it at the last sync (`deep`: in its deep block)."""
+    label, where = (' (deep)', 'in its deep block') if deep else ('', 'at the last sync')
+    return [
+        f'check {j.job.name}{label}: {j.verdict.distinct:,} distinct states, {before:,} '
+        f"recorded {where}: the model's meaning changed?"
+        for j in jobs
+        if KINDS[j.job.kind].records_states
+        and j.verdict is not None
+        and j.verdict.outcome == 'passed'
+        and (before := recorded.get(j.job.name)) is not None
+        and j.verdict.distinct != before
+    ]
 
 
 def _or_refused(path: Path, root: Path, step: Callable[[], T]) -> T | Refused:
@@ -95,82 +115,4 @@ def entry_json(status: EntryStatus) -> dict[str, Any]:
         'recorded': status.entry.hash,
         'current': status.current,
         'problem': status.problem,
-    }
-
-
-def _jar_json(root: Path, t: Tools) -> dict[str, Any]:
-    return {
-        'jar': paths.in_report(root, t.jar.path),
-        'sha256': t.jar.sha256,
-        'source': t.jar.source,
-        'verified': t.jar.verified,
-        'tlc_version': t.jar.tlc_version,
-    }
-
-
-def _model_json(root: Path, r: ModelResult | Refused) -> dict[str, Any]:
-    if isinstance(r, Refused):
-        return {
-            'manifest': str(r.path),
-            'exit_code': 2,
-            'refused': True,
-            'jobs': [],
-            'coverage': [],
-            'did_not_hold': [],
-            'could_not_run': [r.message],
-            'notes': [],
-            'moved': [],
-        }
-    m, pin = r.manifest, r.manifest.tools
-    data: dict[str, Any] = {'manifest': str(m.path)}
-    if pin is not None and r.tools is not None:  # its own TLA+ tools (nothing: the run's)
-        data['tools'] = {
-            **_jar_json(root, r.tools),
-            **({'url': pin.url} if pin.url else {}),
-            **({'minTlc': pin.min_tlc} if pin.min_tlc else {}),
-        }
-    if m.libraries:  # as the manifest pins them
-        data['libraries'] = [
-            {'folder': lib.folder}
-            if lib.folder is not None
-            else {'name': lib.label, 'url': lib.url, 'sha256': lib.sha256}
-            for lib in m.libraries
-        ]
-    data.update(exit_code=r.exit_code, actionMap=m.action_map)
-    data['jobs'] = [
-        {
-            'kind': j.job.kind,
-            'name': j.job.name,
-            'config': j.job.config,
-            'expect': j.job.expect,
-            'outcome': j.outcome,
-            'message': j.message,
-            'cached': j.cached,
-            'verdict': None if j.verdict is None else j.verdict.to_json(),
-        }
-        for j in r.jobs
-    ]
-    data['coverage'] = [entry_json(s) for s in r.coverage]
-    if r.modules:
-        data['modules'] = r.modules
-    data.update(did_not_hold=r.failures, could_not_run=r.problems, notes=r.notes, moved=r.moved)
-    return data
-
-
-def results_json(
-    results: Sequence[ModelResult | Refused], t: Tools, code: int, root: Path
-) -> dict[str, Any]:
-    """The run's details for its reports, every model in the run's order, a refused one too;
-    `root`: the repository, which the jar's and Java's paths are named relative to
-    (core/paths.in_report)."""
-    return {
-        'exit_code': code,
-        'result': outcomes.RESULT_TEXT[code],
-        'tools': _jar_json(root, t),
-        'java': {
-            'path': paths.in_report(root, t.java.path),
-            'major': t.java.major,
-            'version': t.java.version_text,
-        },
-        'models': [_model_json(root, r) for r in results],
     }
