@@ -16,7 +16,7 @@ from execlease_hook.formats.emit import Outputs
 from execlease_hook.git import repo
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
 from execlease_hook.verify import pipeline, shard
-from execlease_hook.verify.deep import Beyond
+from execlease_hook.verify.deep import SIMULATE_OPTIONS, Beyond
 from execlease_hook.verify.show import say
 
 
@@ -42,11 +42,10 @@ def mode_of(options: argparse.Namespace) -> pipeline.Mode:
                     f'shipped bounds only; drop --{name.replace("_", "-")} (plain `execlease '
                     'verify` runs the rest)'
                 )
-        values = (getattr(options, n) for n in ('depth', 'traces', 'seed', 'budget', 'fpmem'))
-        beyond = Beyond.of(bool(deep), bool(simulate), *values)
-    for name in () if beyond else ('depth', 'traces', 'seed', 'budget', 'fpmem'):
+        beyond = Beyond.of(options)
+    for name in () if beyond else (*SIMULATE_OPTIONS, 'budget', 'fpmem'):
         if getattr(options, name) is not None:
-            owner = '--simulate' if name in ('depth', 'traces', 'seed') else '--deep and --simulate'
+            owner = '--simulate' if name in SIMULATE_OPTIONS else '--deep and --simulate'
             raise CannotRun(f'--{name} is an option of {owner}; add it or drop --{name}')
     if commit and options.update_coverage:
         raise CannotRun(

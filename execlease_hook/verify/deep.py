@@ -39,6 +39,7 @@ DEFAULT_BUDGET = 3600.0  # seconds per job, when neither --budget nor deep.timeo
 DEFAULT_FPMEM = 0.5  # of the heap, for TLC's set of fingerprints (TLC's own default: 0.25)
 DEFAULT_DEPTH = 100  # TLC's default simulation depth
 DEFAULT_TRACES = 10_000
+SIMULATE_OPTIONS = ('depth', 'traces', 'seed')  # the options of --simulate alone
 
 
 @dataclass(frozen=True)
@@ -55,29 +56,23 @@ class Beyond:
     workers: int = 1
 
     @classmethod
-    def of(
-        cls,
-        deep: bool,
-        simulate: bool,
-        depth: int | None = None,
-        traces: int | None = None,
-        seed: int | None = None,
-        budget: float | None = None,
-        fpmem: float | None = None,
-    ) -> Beyond:
-        """From the options as given (None: not given); a seed not given is a new one."""
-        for name, given in (('depth', depth), ('traces', traces), ('seed', seed)):
-            if given is not None and not simulate:
+    def of(cls, options: Any) -> Beyond:
+        """From `execlease verify`'s options (argparse's: None, not given); a seed not given is a
+        new one."""
+        for name in SIMULATE_OPTIONS:
+            if getattr(options, name) is not None and not options.simulate:
                 raise CannotRun(f'--{name} is an option of --simulate; add --simulate or drop it')
+        fpmem, seed = options.fpmem, options.seed
         if fpmem is not None and not 0 < fpmem < 1:
             raise CannotRun(
                 f'--fpmem {fpmem:g}: give the fraction of the heap for fingerprints, between 0 and 1'
             )
         seed = random.SystemRandom().randrange(1, 2**31) if seed is None else seed
         # An option not given keeps its field's default.
-        options: dict[str, Any] = {'depth': depth, 'traces': traces, 'fpmem': fpmem}
-        options = {name: value for name, value in options.items() if value is not None}
-        return cls(deep, simulate, seed=seed, budget=budget, workers=cores(), **options)
+        given = {name: getattr(options, name) for name in ('depth', 'traces', 'fpmem')}
+        given = {name: value for name, value in given.items() if value is not None}
+        deep, simulate = bool(options.deep), bool(options.simulate)
+        return cls(deep, simulate, seed=seed, budget=options.budget, workers=cores(), **given)
 
     def words(self) -> str:
         if self.simulate:
