@@ -35,8 +35,8 @@ class Task:
     """Work of the pool that is not a planned TLC job: a trace job or a code mutation."""
 
     job: TlcJob  # names it (kind, name): its key in the timings, its place in ties
-    run: Callable[[], bool]  # does it, in a pool thread; True: the cache answered it all
-    done: Callable[[], None]  # reports it, in the thread that called pool.run, as it ends
+    run: Callable[[], Any]  # does it, in a pool thread: what ran (`cached`: the cache answered)
+    done: Callable[[Any], None]  # reports what `run` gave, in the thread that called pool.run
     cached: bool = False  # the cache answers it (known before it starts): it weighs 0
     expects: Sequence[TlcJob] = ()  # the TLC jobs it will start, for tlc/job.expect_jobs
 
@@ -125,12 +125,14 @@ def run(
             judged.append(works[w].judge(job, refined, cached))
         return judged
 
-    def one_task(w: int, task: Task) -> None:
+    def one_task(w: int, task: Task) -> Any:
         started = time.monotonic()
-        if not task.run() and timings is not None:
+        ran = task.run()
+        if not ran.cached and timings is not None:
             timings.record(
                 schedule.job_key(works[w].manifest, task.job), time.monotonic() - started
             )
+        return ran
 
     everything = [(works[same[0][0]].manifest, same[0][2]) for same in pending] + [
         (works[w].manifest, k.job) for w, k in tasks
@@ -165,8 +167,7 @@ def run(
                     results[w][i] = result
                     works[w].progress(result)
             else:
-                future.result()
-                tasks[n - len(pending)][1].done()
+                tasks[n - len(pending)][1].done(future.result())
     except BaseException:
         # Ctrl-C (or a bug): stop every TLC process group and trace command; each removes its folders.
         procs.cancel_all()

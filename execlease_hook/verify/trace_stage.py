@@ -100,7 +100,7 @@ class Stage:
                 Task(
                     placeholder_job('traces', job.name, job),
                     partial(self._run_trace, i, job, hit, key),
-                    partial(self._trace_done, i, job),
+                    partial(self._trace_done, job),
                     hit is not None,
                     (spare,),
                 )
@@ -117,7 +117,7 @@ class Stage:
                 Task(
                     placeholder,
                     partial(self._run_mutation, k, mutation, placeholder, runs, ids),
-                    partial(self._mutation_done, k),
+                    self.progress,
                     runs is not None,
                     (spare,),
                 )
@@ -131,7 +131,7 @@ class Stage:
         with self._showing(f'traces {job.name}') as shown:
             self._collected[i] = collect(self.m, job, self.m.root, self.t, key, shown)
 
-    def _run_trace(self, i: int, job: TraceJob, hit: TraceRun | None, key: str) -> bool:
+    def _run_trace(self, i: int, job: TraceJob, hit: TraceRun | None, key: str) -> TraceRun:
         done = hit or self._collected[i]  # a job of trace files: None, its traces read here
         if not isinstance(done, TraceRun):
             with self._showing(f'traces {job.name}') as shown:
@@ -139,11 +139,9 @@ class Stage:
                 if not isinstance(done, TraceRun):
                     done = check(done, self.cache, shown)
         self._runs[i] = done
-        return done.cached
+        return done
 
-    def _trace_done(self, i: int, job: TraceJob) -> None:
-        run = self._runs[i]
-        assert run is not None
+    def _trace_done(self, job: TraceJob, run: TraceRun) -> None:
         # The words of a rejection name covered code (the coverage statuses): in results().
         self.progress(trace_job_result(self.m, job, run, ()))
         # Once every trace job has run, and only when every one was accepted.
@@ -163,19 +161,14 @@ class Stage:
         placeholder: TlcJob,
         runs: list[tuple[TraceJob, TraceRun]] | None,
         ids: Mapping[str, str],
-    ) -> bool:
+    ) -> JobResult:
         result = (
             mutation_result(mutation, placeholder, runs)
             if runs is not None
             else code_mutation_result(self.m, mutation, self.t, self.cache, self.live, ids)
         )
         self._mutations[k] = result
-        return result.cached
-
-    def _mutation_done(self, k: int) -> None:
-        result = self._mutations[k]
-        assert result is not None
-        self.progress(result)
+        return result
 
     def results(self, statuses: Sequence[EntryStatus]) -> list[JobResult]:
         """Once the pool has run every task."""
