@@ -18,7 +18,7 @@ class Kind:
     name: str  # TlcJob.kind: the first word of a job's label (`check main`)
     expects: str  # PASS, VIOLATION or TRACES
     short: bool = False  # ends at its first counterexample: C1 only
-    order: int = 3  # among jobs of equal cost, lower starts first (verify/schedule.py)
+    order: int = 3  # among jobs of equal cost, lower starts first (verify/pool.py)
     records_states: bool = False  # counts the model's states for the manifest
     anchored: bool = False  # runs the spec changed at an anchor (the report points at it)
     summary: bool = False  # its message is worth showing when it held (what the traces exercised)

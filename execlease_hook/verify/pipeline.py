@@ -33,7 +33,7 @@ from execlease_hook.tlc.cache import ResultCache, results_folder
 from execlease_hook.tlc.jar import Tools
 from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import deep, pool, report_build, result, schedule, sync, trace_stage
+from execlease_hook.verify import deep, pool, report_build, result, sync, trace_stage
 from execlease_hook.verify.live import Live
 from execlease_hook.verify.plan import Prepared, prepare
 from execlease_hook.verify.result import ModelResult, Refused, each, load
@@ -120,7 +120,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
             works.append(pool.Work(p.manifest, p.planned, rule, progress, tasks, first))
             stages.append(stage)
         # A deep job's wall time says nothing of the shipped bounds' order: not recorded.
-        timings = None if beyond is not None else schedule.Timings(results_folder(root).parent)
+        timings = None if beyond is not None else pool.Timings(results_folder(root).parent)
         at_once = mode.jobs or (beyond.at_once() if beyond else os.cpu_count() or 1)
         done = iter(zip(ready, stages, pool.run(works, t, cache, at_once, timings, live)))
         results: list[ModelResult | Refused] = []

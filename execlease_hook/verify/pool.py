@@ -1,4 +1,4 @@
-"""One pool of work across every model of a run, started longest first (schedule.py): each
+"""One pool of work across every model of a run, started longest first (below): each
 model's planned TLC jobs and its tasks (its trace jobs and code mutations, trace_stage.py), each
 model's results given back in its plan's order; docs/architecture.md says why and how at length.
 
@@ -6,28 +6,129 @@ A job or task the cache answers weighs nothing in the order; a job that cannot r
 anchor) is not started at all. Jobs with the same cache key (two findings on one cfg, a finding
 and the check it reproduces) start TLC once in a run, in one pool slot, and each is judged by its
 own entry; so does a job `violations.refine` asks for twice.
+
+Longest job first: on a machine with few cores the makespan is decided by the big checks:
+started last, they run alone at the end while the other cores idle. So every job gets an estimate of its seconds, and
+the pool starts the longest first. The estimate is, in this order:
+
+1. the job's wall time at its last run in this repository (<git common dir>/execlease/timings.json,
+   beside the result cache, written after every run; keyed by model folder, kind and name);
+2. else its recorded states: a check's `states` in manifest.json, a mutation or finding those
+   of the check with the same cfg, else the largest count recorded (shard.weight), at
+   STATES_PER_SECOND after a JVM start of JVM_START seconds. A trace job or a code mutation
+   (a pool task, trace_stage.py; kind `traces` or `code-mutation`) with no last time weighs
+   as the largest count recorded: work of unknown length starts early.
+
+Ties keep checks before findings before mutations, then the plan's order. The order changes
+only when jobs start, never a verdict.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import threading
 import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from execlease_hook.core import procs
+from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.outcomes import COULD_NOT_RUN
 from execlease_hook.manifest.model import Manifest
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.jar import Tools, file_sha256
 from execlease_hook.tlc.job import TlcJob, expect_jobs, run_job
+from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import schedule, violations
-from execlease_hook.verify.plan import PlannedJob
+from execlease_hook.verify import shard, violations
+from execlease_hook.verify.plan import PlannedJob, shown_path
+
+FILE = 'timings.json'
+FORMAT = 1
+JVM_START = 1.0  # seconds a TLC job costs before its first state (measured: 0.7-1.2 s)
+STATES_PER_SECOND = 10_000  # one TLC worker on the shipped model: 37,886 states in 3-6 s
+
+
+def job_key(m: Manifest, job: TlcJob) -> str:
+    return f'{shown_path(m, m.folder)}::{job.kind}:{job.name}'
+
+
+class Timings:
+    """The last wall time of each job. A missing, corrupt or unwritable file costs the order
+    only: the estimate falls back to the recorded states."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / FILE
+        self.seconds = _read(self.path)
+        self._new: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def record(self, key: str, seconds: float) -> None:
+        with self._lock:
+            self._new[key] = round(float(seconds), 3)
+
+    def save(self) -> None:
+        if not self._new:
+            return
+        with self._lock:
+            merged = {**_read(self.path), **self._new}  # another run may have written meanwhile
+            self.seconds.update(self._new)
+            self._new = {}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(
+                self.path,
+                json.dumps({'format': FORMAT, 'seconds': merged}, indent=0, sort_keys=True) + '\n',
+            )
+        except OSError:
+            pass  # the result cache says once that its folder cannot be written
+
+
+def _read(path: Path) -> dict[str, float]:
+    try:
+        data = json.loads(path.read_text(encoding='utf-8'))
+    except (OSError, ValueError):
+        return {}
+    if (
+        not isinstance(data, dict)
+        or data.get('format') != FORMAT
+        or not isinstance(data.get('seconds'), dict)
+    ):
+        return {}
+    return {
+        k: float(v)
+        for k, v in data['seconds'].items()
+        if isinstance(k, str)
+        and isinstance(v, (int, float))
+        and not isinstance(v, bool)
+        and 0 <= v < 1e7
+    }
+
+
+def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
+    """Seconds the job is expected to take (see the module's docstring)."""
+    last = None if timings is None else timings.seconds.get(job_key(m, job))
+    return last if last is not None else JVM_START + shard.weight(m, job) / STATES_PER_SECOND
+
+
+def longest_first(
+    jobs: Sequence[tuple[Manifest, TlcJob]], timings: Timings | None, known: Sequence[float | None]
+) -> list[int]:
+    """Indices into `jobs`, longest estimate first (`known[i]`, when not None, is job i's cost:
+    0 for a job the result cache answers)."""
+    costs = [
+        estimate(m, j, timings) if given is None else given
+        for (m, j), given in zip(jobs, known, strict=True)
+    ]
+    # A kind of no row of tlc/kinds.py comes after every known kind.
+    order = {name: kind.order for name, kind in KINDS.items()}
+    last = max(order.values()) + 1
+    return sorted(range(len(jobs)), key=lambda i: (-costs[i], order.get(jobs[i][1].kind, last), i))
 
 
 @dataclass(frozen=True)
@@ -56,7 +157,7 @@ def run(
     t: Tools,
     cache: ResultCache,
     jobs: int,
-    timings: schedule.Timings | None = None,
+    timings: Timings | None = None,
     live: Any = None,
 ) -> list[list[JobResult]]:
     """`live`: a verify/live.Live that shows each running TLC job, or None."""
@@ -119,7 +220,7 @@ def run(
         judged = []
         for w, _, job in same:
             if timings is not None and not cached:
-                timings.record(schedule.job_key(works[w].manifest, job), verdict.seconds)
+                timings.record(job_key(works[w].manifest, job), verdict.seconds)
             # The names TLC leaves out: an assumption's, a temporal property's (more TLC runs, here).
             refined = violations.refine(job, verdict, lambda sub: run_one(sub)[0])
             judged.append(works[w].judge(job, refined, cached))
@@ -129,17 +230,13 @@ def run(
         started = time.monotonic()
         ran = task.run()
         if not ran.cached and timings is not None:
-            timings.record(
-                schedule.job_key(works[w].manifest, task.job), time.monotonic() - started
-            )
+            timings.record(job_key(works[w].manifest, task.job), time.monotonic() - started)
         return ran
 
     everything = [(works[same[0][0]].manifest, same[0][2]) for same in pending] + [
         (works[w].manifest, k.job) for w, k in tasks
     ]
-    order = schedule.longest_first(
-        everything, timings, cost + [0.0 if k.cached else None for _, k in tasks]
-    )
+    order = longest_first(everything, timings, cost + [0.0 if k.cached else None for _, k in tasks])
     procs.reset_cancel()
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix='tlc')
     try:

@@ -1,7 +1,7 @@
 """A model's trace jobs and code mutations as work of the shared pool of `execlease verify`.
 
 One task per trace job and one per code mutation (traces/suite.py runs them), ordered with the
-TLC jobs (schedule.py), so that the cores stay busy to the end. What the report shows is what
+TLC jobs (pool.py), so that the cores stay busy to the end. What the report shows is what
 running them stage after stage showed: every trace job, then the action coverage (judged once
 the model's last trace job is done, and only when every one was accepted), then every code
 mutation, each in plan order; `progress` gets each as it ends.

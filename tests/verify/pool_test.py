@@ -1,4 +1,4 @@
-"""One pool across every model (pool.py), longest first (schedule.py): real models, real TLC.
+"""One pool across every model, longest first (pool.py): real models, real TLC.
 
 The overlap is asserted by the timestamps of the real TLC runs (a spy around tlc.run_job that
 calls the real one), never by wall times; the wall time against the sum is printed (-s).
@@ -18,7 +18,7 @@ from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.tlc.progress import JobProgress
-from execlease_hook.verify import pool, schedule
+from execlease_hook.verify import pool
 from execlease_hook.verify.live import Live
 from tests.conftest import GitRepo
 
@@ -191,17 +191,15 @@ def test_estimate_falls_back_to_states_and_a_jvm_start(git_repo, tmp_path):
         config_text=b'',
         settings=from_environ(),
     )
-    assert (
-        schedule.estimate(m, job, None) == schedule.JVM_START + 20_000 / schedule.STATES_PER_SECOND
-    )
-    timings = schedule.Timings(tmp_path)
-    timings.record(schedule.job_key(m, job), 3.25)
+    assert pool.estimate(m, job, None) == pool.JVM_START + 20_000 / pool.STATES_PER_SECOND
+    timings = pool.Timings(tmp_path)
+    timings.record(pool.job_key(m, job), 3.25)
     timings.save()
-    assert schedule.estimate(m, job, schedule.Timings(tmp_path)) == 3.25
-    (tmp_path / schedule.FILE).write_text(
+    assert pool.estimate(m, job, pool.Timings(tmp_path)) == 3.25
+    (tmp_path / pool.FILE).write_text(
         '{"format": 1, "seconds": {"verification/m::check:m-grid": "x"}}'
     )
-    assert schedule.estimate(m, job, schedule.Timings(tmp_path)) == schedule.JVM_START + 2.0
+    assert pool.estimate(m, job, pool.Timings(tmp_path)) == pool.JVM_START + 2.0
 
 
 @pytest.fixture
