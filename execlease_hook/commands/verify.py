@@ -15,7 +15,7 @@ from execlease_hook.core.settings import Settings
 from execlease_hook.formats.emit import Outputs
 from execlease_hook.git import repo
 from execlease_hook.guard.push_range import judge_commits, resolve_rev
-from execlease_hook.verify import pipeline, shard
+from execlease_hook.verify import pipeline, plan
 from execlease_hook.verify.deep import SIMULATE_OPTIONS, Beyond
 from execlease_hook.verify.show import say
 
@@ -56,8 +56,8 @@ def mode_of(options: argparse.Namespace) -> pipeline.Mode:
     if options.shard or options.only:
         if options.update_coverage:
             raise CannotRun('--update-coverage runs the full suite; drop --shard and --only')
-        index, count = shard.parse_shard(options.shard) if options.shard else (1, 1)
-        selection = shard.Selection(index, count, tuple(options.only or ()))
+        index, count = plan.parse_shard(options.shard) if options.shard else (1, 1)
+        selection = plan.Selection(index, count, tuple(options.only or ()))
     return pipeline.Mode(
         model=options.model,
         quick=bool(options.quick),

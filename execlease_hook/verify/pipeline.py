@@ -35,9 +35,8 @@ from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.result import JobResult
 from execlease_hook.verify import deep, pool, report_build, result, sync, trace_stage
 from execlease_hook.verify.live import Live
-from execlease_hook.verify.plan import Prepared, prepare
+from execlease_hook.verify.plan import Prepared, Selection, prepare
 from execlease_hook.verify.result import ModelResult, Refused, each, load
-from execlease_hook.verify.shard import Selection
 from execlease_hook.verify.show import print_lines, print_model, print_refused, progress_of, say
 from execlease_hook.verify.violations import deadlock_default_note, judge
 

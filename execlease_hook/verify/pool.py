@@ -14,7 +14,7 @@ the pool starts the longest first. The estimate is, in this order:
 1. the job's wall time at its last run in this repository (<git common dir>/execlease/timings.json,
    beside the result cache, written after every run; keyed by model folder, kind and name);
 2. else its recorded states: a check's `states` in manifest.json, a mutation or finding those
-   of the check with the same cfg, else the largest count recorded (shard.weight), at
+   of the check with the same cfg, else the largest count recorded (plan.weight), at
    STATES_PER_SECOND after a JVM start of JVM_START seconds. A trace job or a code mutation
    (a pool task, trace_stage.py; kind `traces` or `code-mutation`) with no last time weighs
    as the largest count recorded: work of unknown length starts early.
@@ -45,8 +45,8 @@ from execlease_hook.tlc.job import TlcJob, expect_jobs, run_job
 from execlease_hook.tlc.kinds import KINDS
 from execlease_hook.tlc.output import Verdict
 from execlease_hook.tlc.result import JobResult
-from execlease_hook.verify import shard, violations
-from execlease_hook.verify.plan import PlannedJob, shown_path
+from execlease_hook.verify import violations
+from execlease_hook.verify.plan import PlannedJob, shown_path, weight
 
 FILE = 'timings.json'
 FORMAT = 1
@@ -113,7 +113,7 @@ def _read(path: Path) -> dict[str, float]:
 def estimate(m: Manifest, job: TlcJob, timings: Timings | None) -> float:
     """Seconds the job is expected to take (see the module's docstring)."""
     last = None if timings is None else timings.seconds.get(job_key(m, job))
-    return last if last is not None else JVM_START + shard.weight(m, job) / STATES_PER_SECOND
+    return last if last is not None else JVM_START + weight(m, job) / STATES_PER_SECOND
 
 
 def longest_first(
