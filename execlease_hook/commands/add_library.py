@@ -110,12 +110,12 @@ def library_entry(
     return Library(url=url, sha256=_digest(sha256, '--sha256'), name=name)
 
 
-def ready(root: Path, lib: Library, settings: Settings) -> tuple[list[str], Libraries]:
+def ready(root: Path, lib: Library, settings: Settings) -> list[str]:
     """The library made ready as `verify` makes it (a jar fetched and verified, a folder read):
-    (the modules it supplies, itself ready). Raises CannotRun."""
+    the modules it supplies. Raises CannotRun."""
     libs = libraries.one(root, lib, f'--library {lib.label}', settings, 'the sha256 given is')
     if libs.folders:
-        return [Path(name).stem for name, _ in libs.modules()], libs
+        return [Path(name).stem for name, _ in libs.modules()]
     # The modules a library jar offers TLC: the .tla files at its root.
     modules = [name.removesuffix('.tla') for name in library_modules.jar_modules(libs.jars[0].path)]
     if not modules:
@@ -123,7 +123,7 @@ def ready(root: Path, lib: Library, settings: Settings) -> tuple[list[str], Libr
             f'{lib.url}: the jar holds no .tla module at its root, where TLC looks for '
             'modules; is it the library jar (CommunityModules-deps.jar, not a sources jar)?'
         )
-    return modules, libs
+    return modules
 
 
 def read_by_model(m: Manifest, libs: Libraries, settings: Settings) -> tuple[list[Module], Path]:
@@ -203,7 +203,7 @@ def add_library(
             'without a library entry'
         )
 
-    modules, _ = ready(m.root, lib, settings)
+    modules = ready(m.root, lib, settings)
     new = dataclasses.replace(m, libraries=(*m.libraries, lib))
     said = supplies(new, lib, modules, libraries.of(new, settings), settings)
     kind = 'folder' if lib.folder is not None else f'jar, sha256 {lib.sha256}'

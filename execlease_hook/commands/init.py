@@ -278,20 +278,17 @@ def _libraries(
     p: Manifest, values: list[str], settings: Settings
 ) -> list[tuple[Library, list[str]]]:
     """Each --library made ready as `verify` makes it, with what it supplies to the spec."""
-    readied: list[tuple[Library, list[str], libraries.Libraries]] = []
+    readied: list[tuple[Library, list[str]]] = []
     for value in values:
         lib = add_library.library_entry(p.root, value, settings=settings)
-        if any(lib == old for old, _, _ in readied):
+        if any(lib == old for old, _ in readied):
             raise CannotRun(f'--library {value}: given twice; name each library once')
-        readied.append((lib, *add_library.ready(p.root, lib, settings)))
-    probe = dataclasses.replace(p, libraries=tuple(lib for lib, _, _ in readied))
-    every = libraries.Libraries(
-        tuple(j for *_, libs in readied for j in libs.jars),
-        tuple(f for *_, libs in readied for f in libs.folders),
-    )
+        readied.append((lib, add_library.ready(p.root, lib, settings)))
+    probe = dataclasses.replace(p, libraries=tuple(lib for lib, _ in readied))
+    every = libraries.of(probe, settings)
     return [
         (lib, add_library.supplies(probe, lib, modules, every, settings))
-        for lib, modules, _ in readied
+        for lib, modules in readied
     ]
 
 
