@@ -169,24 +169,18 @@ def run(
         )
 
     results: list[dict[int, JobResult]] = [{} for _ in works]
-    # The jobs to start, one per cache key, each with every planned job that key answers.
-    pending: list[list[tuple[int, int, TlcJob]]] = []  # [(work, job index, job)] per key
-    cost: list[float | None] = []  # 0 for a job the cache answers
-    # The deadline is no part of the cache key (a later run reads an entry whatever its own
+    # The jobs to start, one per cache key, each with every planned job that key answers. The
+    # deadline is no part of the cache key (a later run reads an entry whatever its own
     # deadline): two jobs that differ only in theirs run apart here, each judged by its own.
-    by_key: dict[tuple[str, float], int] = {}
+    by_key: dict[tuple[str, float], list[tuple[int, int, TlcJob]]] = {}
     for w, work in enumerate(works):
         for i, p in enumerate(work.planned):
             if p.problem is not None:
                 results[w][i] = JobResult(p.job, None, False, COULD_NOT_RUN, p.problem)
-                continue
-            key = _key(p.job)
-            if (key, p.job.timeout) in by_key:
-                pending[by_key[key, p.job.timeout]].append((w, i, p.job))
-                continue
-            by_key[key, p.job.timeout] = len(pending)
-            pending.append([(w, i, p.job)])
-            cost.append(0.0 if cache.get(key) is not None else None)
+            else:
+                by_key.setdefault((_key(p.job), p.job.timeout), []).append((w, i, p.job))
+    pending = list(by_key.values())  # [(work, job index, job)] per key
+    cost = [0.0 if cache.get(key) is not None else None for key, _ in by_key]  # 0: cached
     tasks = [(w, task) for w, work in enumerate(works) for task in work.tasks]
     # A key's one run in this run, whoever asked first (with --no-cache too): the others wait.
     once: dict[tuple[str, float], concurrent.futures.Future[tuple[Verdict, bool]]] = {}
