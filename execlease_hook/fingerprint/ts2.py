@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Union, cast
 
-from execlease_hook.core.digest import opening_field, tagged_field
+from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 from execlease_hook.fingerprint import ts1
 from execlease_hook.locate import definition
 
@@ -43,9 +43,7 @@ def serialize(
     out: list[bytes] = []
     context = context_items(rules, nodes[0])
     if context:
-        root = nodes[0]
-        while root.parent is not None:
-            root = root.parent
+        root = [nodes[0], *definition.ancestors(nodes[0])][-1]
         # The root node starts at its first token: pad so that offsets index the source.
         source = b' ' * root.start_byte + (root.text or b'')
         out.append(b'@context(')
@@ -147,11 +145,9 @@ def _gap(text: bytes, noops: bytes = b'') -> bytes:
     tokens made only of the rules' GAP_NOOPS characters (Kotlin's and Swift's hidden `;`)."""
     if b'\\' in text:
         text = text.replace(b'\\\r\n', b' ').replace(b'\\\n', b' ')
-    words = text.split()
     if noops:
-        words = [w for w in words if w.strip(noops)]
-    text = b' '.join(words)
-    return field(b'g', text) if text else b''
+        text = b' '.join(w for w in text.split() if w.strip(noops))
+    return tagged_gap(text, verbatim=False)
 
 
 def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[bytes]:
