@@ -23,7 +23,7 @@ from execlease_hook.locate import definition
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    Item = Union[bytes, Node, tuple[Node]]  # a hashed part, a node to walk, a node to hash verbatim
+    Item = Union[bytes, Node]  # a hashed part, a node to walk
 else:
     Item = Node = object  # for annotations only (the rules import both)
 
@@ -78,9 +78,6 @@ def walk(
             out.append(item)
             continue
         if type(item) is tuple:
-            if len(item) == 1:
-                out.extend(_verbatim(item[0], lo, hi, chunk, base))
-                continue
             node, parent = item
         else:
             node, parent = cast('Node', item), None
@@ -90,8 +87,9 @@ def walk(
         first, last = node.start_byte, node.end_byte
         if (first >= hi or last <= lo) and not (first == last and lo <= first <= hi):
             continue
-        if node.is_error:
-            out.extend(_verbatim(node, lo, hi, chunk, base))
+        if node.is_error:  # hashed as ts1 hashes it
+            a, b = max(lo, first), min(hi, last)
+            out.extend(ts1.serialize((node,), a, b, chunk[a - base : b - base]))
             continue
         inside = first >= lo and last <= hi
         if inside:
@@ -148,11 +146,6 @@ def _gap(text: bytes, noops: bytes = b'') -> bytes:
     if noops:
         text = b' '.join(w for w in text.split() if w.strip(noops))
     return tagged_gap(text, verbatim=False)
-
-
-def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[bytes]:
-    first, last = max(lo, node.start_byte), min(hi, node.end_byte)
-    return ts1.serialize((node,), first, last, chunk[first - base : last - base])
 
 
 def marker(node: Node) -> bytes:
