@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from execlease_hook.fingerprint.ts2 import Handler, Item, Node, text, value
 
@@ -187,6 +187,17 @@ def pieces(
     except ValueError:  # an escape the language would reject: hash the literal as written
         return None
     return value(kind, out)
+
+
+def split_at(node: Node, at: int, kinds: frozenset[str]) -> Iterator[tuple[bytes, Node | None]]:
+    """The source of `node` from byte `at` on, cut at its children of `kinds` (a hole, a closing
+    delimiter): each stretch with the child that ends it, then the rest with None."""
+    source, base = node.text or b'', node.start_byte
+    for child in node.children:
+        if child.type in kinds and child.start_byte >= at:
+            yield source[at - base : child.start_byte - base], child
+            at = child.end_byte
+    yield source[at - base :], None
 
 
 def closing_indent(raw: str, closing: str) -> str | None:

@@ -31,16 +31,13 @@ def _raw(node: Node, kind: bytes, quotes: int, holes: frozenset[str]) -> list[It
 
 
 def string_literal(node: Node, parent: Node | None) -> list[Item] | None:
+    """`"a"` with its escapes read, verbatim `@"a"` with `""` read as `"`; `u8` after either
+    makes it bytes."""
     raw = ts2.text(node)
-    utf8 = raw.lower().endswith('u8')
-    return pieces(node, b'b' if utf8 else b's', 1, 3 if utf8 else 1, text_of=escaped)
-
-
-def verbatim_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
-    raw = ts2.text(node)
-    utf8 = raw.lower().endswith('u8')
-    body = raw[2 : len(raw) - (3 if utf8 else 1)]
-    return ts2.value(b'b' if utf8 else b's', [body.replace('""', '"')])
+    kind, closing = (b'b', 3) if raw.lower().endswith('u8') else (b's', 1)
+    if node.type == 'verbatim_string_literal':
+        return ts2.value(kind, [raw[2 : len(raw) - closing].replace('""', '"')])
+    return pieces(node, kind, 1, closing, text_of=escaped)
 
 
 def raw_string_literal(node: Node, parent: Node | None) -> list[Item] | None:
@@ -72,7 +69,7 @@ def interpolation_format_clause(node: Node, parent: Node | None) -> list[Item] |
 
 HANDLERS = {
     'string_literal': string_literal,
-    'verbatim_string_literal': verbatim_string_literal,
+    'verbatim_string_literal': string_literal,
     'raw_string_literal': raw_string_literal,
     'interpolated_string_expression': interpolated_string_expression,
     'character_literal': character_literal(escaped),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from execlease_hook.fingerprint import ts1, ts2
-from execlease_hook.fingerprint.literals import escapes
+from execlease_hook.fingerprint.literals import escapes, split_at
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a, same
 
@@ -59,6 +59,7 @@ _STATEMENT_LISTS = frozenset(
     {'program', 'statement_block', 'class_body', 'switch_case', 'switch_default'}
 )
 _SEPARATED_TYPES = frozenset({'object_type', 'interface_body'})
+_TEMPLATE_STOPS = frozenset({'template_substitution', '`'})
 
 
 def _decode(text: str) -> str:
@@ -130,18 +131,12 @@ def template_string(node: Node, parent: Node | None) -> list[Item] | None:
     parent = ts2.up(node, parent)
     tagged = is_a(parent, 'call_expression') and parent.child_by_field_name('arguments') == node
     parts: list[str | list[Item]] = []
-    source = node.text or b''
-    base = node.start_byte
-    at = node.start_byte + 1
-    for child in node.children[1:]:
-        if child.type not in ('template_substitution', '`'):
-            continue
-        piece = source[at - base : child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
-        if piece:
-            parts.append(piece if tagged else _decode(piece))
-        if child.type == 'template_substitution':
+    for piece, child in split_at(node, node.start_byte + 1, _TEMPLATE_STOPS):  # after '`'
+        text = piece.decode('utf-8').replace('\r\n', '\n')
+        if text:
+            parts.append(text if tagged else _decode(text))
+        if is_a(child, 'template_substitution'):
             parts.append([c for c in child.children if c.type not in ('${', '}')])
-        at = child.end_byte
     return ts2.value(b'r' if tagged else b's', parts)
 
 

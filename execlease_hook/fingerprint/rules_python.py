@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from execlease_hook.fingerprint import ts2
-from execlease_hook.fingerprint.literals import escapes
+from execlease_hook.fingerprint.literals import escapes, split_at
 from execlease_hook.fingerprint.ts2 import Item, Node
 from execlease_hook.locate.definition import is_a
 
@@ -14,6 +14,8 @@ _str = escapes(
     octal=True,
 )
 _bytes = escapes(r'\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)', 'abfnrtv\\\'"\n', octal=True)
+_STRING_STOPS = frozenset({'interpolation', 'string_end'})
+_FORMAT_EXPRESSION = frozenset({'format_expression'})
 _ONE_ELEMENT_IS_A_TUPLE = frozenset(
     {'tuple', 'expression_list', 'pattern_list', 'tuple_pattern', 'subscript'}
 )
@@ -31,20 +33,14 @@ def _string_parts(node: Node) -> tuple[bytes, list[str | list[Item]]] | None:
     raw = 'r' in prefix
     decode = (lambda s: s) if raw else _bytes if kind == b'b' else _str
     parts: list[str | list[Item]] = []
-    source = node.text or b''
-    base = node.start_byte
-    at = children[0].end_byte
-    for child in children[1:]:
-        if child.type not in ('interpolation', 'string_end'):
-            continue
-        piece = source[at - base : child.start_byte - base].decode('utf-8').replace('\r\n', '\n')
+    for piece, child in split_at(node, children[0].end_byte, _STRING_STOPS):
+        text = piece.decode('utf-8').replace('\r\n', '\n')
         if formatted:
-            piece = piece.replace('{{', '{').replace('}}', '}')
-        if piece:
-            parts.append(decode(piece))
-        if child.type == 'interpolation':
+            text = text.replace('{{', '{').replace('}}', '}')
+        if text:
+            parts.append(decode(text))
+        if is_a(child, 'interpolation'):
             parts.append(_hole(child))
-        at = child.end_byte
     return kind, parts
 
 
@@ -68,16 +64,10 @@ def _hole(node: Node) -> list[Item]:
 
 def _format_spec(node: Node) -> list[Item]:
     out: list[Item] = []
-    source = node.text or b''
-    base = node.start_byte
-    at = node.start_byte + 1  # after ':'
-    for child in node.children:
-        if child.type != 'format_expression':
-            continue
-        text = ts2.field(b'"', source[at - base : child.start_byte - base])
-        out += [text, b'{', *(c for c in child.children if c.type not in ('{', '}')), b'}']
-        at = child.end_byte
-    out.append(ts2.field(b'"', source[at - base :]))
+    for text, child in split_at(node, node.start_byte + 1, _FORMAT_EXPRESSION):  # after ':'
+        out.append(ts2.field(b'"', text))
+        if child is not None:
+            out += [b'{', *(c for c in child.children if c.type not in ('{', '}')), b'}']
     return out
 
 

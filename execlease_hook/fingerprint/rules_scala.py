@@ -33,13 +33,9 @@ def interpolated_string(node: Node, parent: Node | None) -> list[Item] | None:
 def interpolation(node: Node, parent: Node | None) -> list[Item] | None:
     """`${x}` is `$x`: the hole holds the expression either way."""
     inner = ts2.named(node)
-    if len(inner) != 1:
-        return None
-    if inner[0].type == 'block':
-        statements = ts2.named(inner[0])
-        if len(statements) == 1:
-            return [ts2.open_marker('interpolation'), statements[0], b')']
-    return [ts2.open_marker('interpolation'), inner[0], b')']
+    if len(inner) == 1 and inner[0].type == 'block' and len(ts2.named(inner[0])) == 1:
+        inner = ts2.named(inner[0])
+    return [ts2.open_marker('interpolation'), inner[0], b')'] if len(inner) == 1 else None
 
 
 HANDLERS = {

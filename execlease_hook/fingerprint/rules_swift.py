@@ -55,10 +55,7 @@ def raw_str_end_part(node: Node, parent: Node | None) -> list[Item] | None:
 
 def tuple_expression(node: Node, parent: Node | None) -> list[Item] | None:
     """`(a)` is `a`; a labelled `(x: a)` and tuples of several elements stay."""
-    inner = ts2.named(node)
-    if len(inner) != 1 or node.child_by_field_name('name') is not None:
-        return None
-    return [inner[0]]
+    return None if node.child_by_field_name('name') is not None else ts2.unwrap_single(node)
 
 
 def around(node: Node) -> list[Item]:

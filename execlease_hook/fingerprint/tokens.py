@@ -95,17 +95,8 @@ def _word(key: bytes) -> bool:
 
 
 def _nodes(items: list[ts2.Item]) -> set[tuple[int, int, str]]:
-    """The nodes among a handler's items, at any depth (a hole of a literal is a list)."""
-    found: set[tuple[int, int, str]] = set()
-    stack: list[object] = list(items)
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-        elif not isinstance(item, (bytes, str)):
-            node: Node = item  # type: ignore[assignment]
-            found.add((node.start_byte, node.end_byte, node.type))
-    return found
+    """The nodes among a handler's items."""
+    return {(n.start_byte, n.end_byte, n.type) for n in items if not isinstance(n, bytes)}
 
 
 def _parts(rules: ModuleType, node: Node, source: bytes) -> bytes:

@@ -59,7 +59,8 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
     while stack:
         item = stack.pop()
         if isinstance(item, bytes):
-            out.append(item)
+            if item:  # an empty gap (children that touch) hashes nothing
+                out.append(item)
             continue
         node, in_error = item
         kind = node.type
@@ -81,17 +82,9 @@ def serialize(nodes: Sequence[Node], start: int, end: int, chunk: bytes) -> list
         todo: list[_Item] = [b')'] if not container else []
         at = last
         for child in reversed(children):  # stack order: last child first
-            child_end = child.end_byte
-            if child_end < at:
-                gap = tagged_gap(clip(child_end, at), verbatim)
-                if gap:
-                    todo.append(gap)
-            todo.append((child, in_error))
+            todo += [tagged_gap(clip(child.end_byte, at), verbatim), (child, in_error)]
             at = min(at, child.start_byte)
-        if at > first:
-            gap = tagged_gap(clip(first, at), verbatim)
-            if gap:
-                todo.append(gap)
+        todo.append(tagged_gap(clip(first, at), verbatim))
         stack.extend(todo)
     return out
 

@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Union, cast
 
-from execlease_hook.core.digest import opening_field, tagged_field
+from execlease_hook.core.digest import opening_field, tagged_field, tagged_gap
 from execlease_hook.fingerprint import ts1
 from execlease_hook.locate import definition
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    Item = Union[bytes, Node, tuple[Node]]  # a hashed part, a node to walk, a node to hash verbatim
+    Item = Union[bytes, Node]  # a hashed part, a node to walk
 else:
     Item = Node = object  # for annotations only (the rules import both)
 
@@ -43,9 +43,7 @@ def serialize(
     out: list[bytes] = []
     context = context_items(rules, nodes[0])
     if context:
-        root = nodes[0]
-        while root.parent is not None:
-            root = root.parent
+        root = [nodes[0], *definition.ancestors(nodes[0])][-1]
         # The root node starts at its first token: pad so that offsets index the source.
         source = b' ' * root.start_byte + (root.text or b'')
         out.append(b'@context(')
@@ -80,9 +78,6 @@ def walk(
             out.append(item)
             continue
         if type(item) is tuple:
-            if len(item) == 1:
-                out.extend(_verbatim(item[0], lo, hi, chunk, base))
-                continue
             node, parent = item
         else:
             node, parent = cast('Node', item), None
@@ -92,8 +87,9 @@ def walk(
         first, last = node.start_byte, node.end_byte
         if (first >= hi or last <= lo) and not (first == last and lo <= first <= hi):
             continue
-        if node.is_error:
-            out.extend(_verbatim(node, lo, hi, chunk, base))
+        if node.is_error:  # hashed as ts1 hashes it
+            a, b = max(lo, first), min(hi, last)
+            out.extend(ts1.serialize((node,), a, b, chunk[a - base : b - base]))
             continue
         inside = first >= lo and last <= hi
         if inside:
@@ -147,16 +143,9 @@ def _gap(text: bytes, noops: bytes = b'') -> bytes:
     tokens made only of the rules' GAP_NOOPS characters (Kotlin's and Swift's hidden `;`)."""
     if b'\\' in text:
         text = text.replace(b'\\\r\n', b' ').replace(b'\\\n', b' ')
-    words = text.split()
     if noops:
-        words = [w for w in words if w.strip(noops)]
-    text = b' '.join(words)
-    return field(b'g', text) if text else b''
-
-
-def _verbatim(node: Node, lo: int, hi: int, chunk: bytes, base: int) -> list[bytes]:
-    first, last = max(lo, node.start_byte), min(hi, node.end_byte)
-    return ts1.serialize((node,), first, last, chunk[first - base : last - base])
+        text = b' '.join(w for w in text.split() if w.strip(noops))
+    return tagged_gap(text, verbatim=False)
 
 
 def marker(node: Node) -> bytes:

@@ -63,7 +63,7 @@ def check_text(path: str, source: bytes, what: str, max_bytes: int) -> None:
     try:
         source.decode('utf-8')
     except UnicodeDecodeError as e:
-        line = source.count(b'\n', 0, e.start) + 1
+        line = line_of(source, e.start)
         raise CannotRun(
             f'{what}: {path} is not valid UTF-8 (first bad byte on line {line}); save it as UTF-8',
         ) from None

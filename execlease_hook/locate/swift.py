@@ -19,14 +19,12 @@ def named_definition(name: Node) -> Definition | None:
     if owner is None:
         return None
     kind = owner.type
-    if kind == 'function_declaration' and names_this(owner, 'name', name):
+    if (kind == 'function_declaration' and names_this(owner, 'name', name)) or (
+        kind in ('init_declaration', 'deinit_declaration') and name.type in ('init', 'deinit')
+    ):
         if owner.child_by_field_name('body') is None:
             return None
-        parts = [text(name)]
-    elif kind in ('init_declaration', 'deinit_declaration') and name.type in ('init', 'deinit'):
-        if owner.child_by_field_name('body') is None:
-            return None
-        parts = [name.type]
+        parts = [text(name)]  # `init` and `deinit` are their own names
     elif kind == 'pattern' and name.type == 'simple_identifier':
         declaration = owner.parent
         if not is_a(declaration, 'property_declaration'):
