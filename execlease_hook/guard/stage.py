@@ -63,12 +63,6 @@ def governed_paths(rel: str, parsed: dict | None) -> set[str] | None:
     return {rel, prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
 
 
-def watched_paths(parsed: dict | None, touched: set[str]) -> set[str]:
-    """The touched paths where the model's `coverage.watch` rules look for uncovered protocol code."""
-    globs = watch_paths.raw_globs(parsed)  # [] for None
-    return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
-
-
 def model_modules(rel: str, parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched .tla modules the model may read besides its spec: those directly in its folder
     and in its library folders (`libraries`, read from the manifest without validating). Whether
@@ -178,8 +172,11 @@ def judge_staged(
     parsed = {rel: find.plain_json(data[rel]) for rel, _ in models}
     for rel, _ in models:
         governed = governed_paths(rel, parsed[rel])
-        # What the checks read beyond the governed paths: watched code, the model's modules.
-        watched = watched_paths(parsed[rel], touched) | model_modules(rel, parsed[rel], touched)
+        # What the checks read beyond the governed paths: where the model's `coverage.watch`
+        # rules look for uncovered protocol code, and the model's modules.
+        globs = watch_paths.raw_globs(parsed[rel])  # [] for None
+        watched = {p for p in touched if watch_paths.matches(globs, p)}
+        watched |= model_modules(rel, parsed[rel], touched)
         if every or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, governed, watched))
     if not wanted:
