@@ -75,17 +75,15 @@ def judge_commits(
         changes = repo.commit_changes(root, commit, parent)
         touched = stage.touched_paths(root, changes, [])
         manifests = repo.model_manifests(root, commit, only)
-        data = repo.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
+        data = repo.read_blobs(root, [blob_id for _, blob_id in manifests])
         if only is None:  # a manifest.json that is no execlease manifest is not a model
-            manifests = [
-                (rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])
-            ]
+            manifests = [(rel, b) for rel, b in manifests if find.is_model(rel, data[b])]
         if not manifests:
             continue
         modelled = True
         at_tip = commit == tip
-        for rel, _ in manifests:
-            blob = data[f'{commit}:{rel}']
+        for rel, blob_id in manifests:
+            blob = data[blob_id]
             parsed = find.plain_json(blob)
             governed = stage.governed_paths(rel, parsed)
             if (
