@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from execlease_hook.core import term
+from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import blobs, repo
 from execlease_hook.guard import check, stage
@@ -69,7 +69,7 @@ def judge_commits(
 ) -> int:
     """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2).
     `max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
-    only = None if model is None else stage.model_manifest(root, model)
+    only = None if model is None else paths.rel(root, find.named(model))
     code, steps, modelled = 0, False, False
     for commit, parent in commits:
         changes = repo.commit_changes(root, commit, parent)

@@ -105,7 +105,7 @@ def _object_id(value: str) -> bool:
 def staged_models(root: Path, model: str | None) -> list[tuple[str, str]]:
     """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
     if model is not None:
-        rel = model_manifest(root, model)
+        rel = paths.rel(root, find.named(model))
         blob = repo.index_blob(root, rel)
         if blob is None:
             state = (
@@ -117,12 +117,6 @@ def staged_models(root: Path, model: str | None) -> list[tuple[str, str]]:
             )
         return [(rel, blob)]
     return repo.model_manifests(root)  # every manifest.json: judge_staged keeps the models
-
-
-def model_manifest(root: Path, model: str) -> str:
-    """The manifest --model names (a folder, or its manifest.json), relative to the root."""
-    folder = Path(os.path.abspath(model))
-    return paths.rel(root, folder if folder.suffix == '.json' else folder / 'manifest.json')
 
 
 def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
