@@ -30,13 +30,13 @@ TRACE_DIR = 'EXECLEASE_TRACE_DIR'
 Parse = Callable[[str, str, Any], Any]  # (variable, its text, the default) -> the value
 
 
-def seconds_problem(value: float, maximum: float = MAX_SECONDS) -> str | None:
+def seconds_problem(value: float) -> str | None:
     if not math.isfinite(value):
         return 'is not a finite number'
     if value <= 0:
         return 'must be more than 0 seconds'
-    if value > maximum:
-        return f'is more than {maximum:g} seconds'
+    if value > MAX_SECONDS:
+        return f'is more than {MAX_SECONDS:g} seconds'
     return None
 
 

@@ -19,14 +19,13 @@ def render(report: Report) -> str:
             Item('execlease', 'run', report.command, COULD_NOT_RUN, 'run-unfinished', report.error)
         )
     for model, items in by_model.items():
-        counts = {
-            'tests': len(items),
-            'failures': sum(i.outcome == DID_NOT_HOLD for i in items),
-            'errors': sum(i.outcome == COULD_NOT_RUN for i in items),
+        attrs = {
+            'name': f'execlease {report.command} {model}',
+            'time': f'{sum(i.seconds or 0 for i in items):.3f}',
+            'tests': str(len(items)),
+            'failures': str(sum(i.outcome == DID_NOT_HOLD for i in items)),
+            'errors': str(sum(i.outcome == COULD_NOT_RUN for i in items)),
         }
-        seconds = sum(i.seconds or 0 for i in items)
-        name = f'execlease {report.command} {model}'
-        attrs = {'name': name, 'time': f'{seconds:.3f}', **{k: str(v) for k, v in counts.items()}}
         suite = ET.SubElement(root, 'testsuite', attrs)
         for item in items:
             case = ET.SubElement(

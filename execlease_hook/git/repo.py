@@ -174,32 +174,25 @@ def model_manifests(
     index (commit None) or in a commit's tree: what the commit records, never the working tree.
     Which of them are execlease manifests is the manifest layer's question (manifest/find.py):
     verification/<name>/manifest.json always is; another by its content."""
-    if commit is None:
-        out = output(root, 'ls-files', '-s', '-z', '--', only or '*manifest.json')
-    elif only is not None:
-        out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit, '--', only)
-    else:  # ls-tree takes no wildcards: the whole tree, filtered here
-        out = output(root, 'ls-tree', '-r', '-z', '--full-tree', commit)
+    if commit is None:  # (mode, blob id, stage, path)
+        listed = listing(root, 'ls-files', '-s', '--', only or '*manifest.json')
+    else:  # (mode, type, object id, path); ls-tree takes no wildcards: the whole tree, filtered
+        pathspec = ('--', only) if only is not None else ()
+        listed = listing(root, 'ls-tree', '-r', '--full-tree', commit, *pathspec)
     found: list[tuple[str, str]] = []
-    for record in out.split(b'\0'):
-        if not record:
-            continue
-        meta, _, raw = record.partition(b'\t')
-        path = os.fsdecode(raw)
+    for _, second, third, path in listed:
         if path != only and (only or path.rsplit('/', 1)[-1] != 'manifest.json'):
             continue
-        fields = meta.decode().split()
-        if commit is None:
-            if fields[2] != '0':
-                parts = path.split('/')
-                if only or (len(parts) == 3 and parts[0] == 'verification'):
-                    raise CannotRun(
-                        f'{path} is unmerged in the index; resolve the conflict and `git add` it'
-                    )
-                continue  # maybe not a model at all; git refuses the commit anyway
-            found.append((path, fields[1]))
-        elif fields[1] == 'blob':
-            found.append((path, fields[2]))
+        if commit is not None:
+            if second == 'blob':
+                found.append((path, third))
+        elif third == '0':
+            found.append((path, second))
+        elif only or (len(parts := path.split('/')) == 3 and parts[0] == 'verification'):
+            raise CannotRun(
+                f'{path} is unmerged in the index; resolve the conflict and `git add` it'
+            )
+        # else: maybe not a model at all; git refuses the commit anyway
     return found
 
 
@@ -225,10 +218,11 @@ def write_blob_data(root: Path, data: bytes) -> str:
     return output(root, 'hash-object', '-w', '--stdin', stdin=data).decode().strip()
 
 
-def index_entries(root: Path, *args: str) -> list[tuple[str, str, str, str]]:
-    """(mode, blob id, stage, path) of every entry `git ls-files -s ARGS` lists."""
+def listing(root: Path, *args: str) -> list[tuple[str, str, str, str]]:
+    """The three fields and the path of every entry `git ARGS -z` lists: `ls-files -s`, (mode,
+    blob id, stage, path); `ls-tree`, (mode, type, object id, path)."""
     found = []
-    for record in output(root, 'ls-files', '-s', '-z', *args).split(b'\0'):
+    for record in output(root, *args[:1], '-z', *args[1:]).split(b'\0'):
         meta, _, name = record.partition(b'\t')
         fields = meta.decode().split()
         if name and len(fields) == 3:
@@ -238,13 +232,13 @@ def index_entries(root: Path, *args: str) -> list[tuple[str, str, str, str]]:
 
 def index_blob(root: Path, path: str) -> str | None:
     """The blob id of `path` in the index (stage 0); None when it is not there."""
-    entries = index_entries(root, '--', path)
+    entries = listing(root, 'ls-files', '-s', '--', path)
     return next((blob for _, blob, stage, p in entries if p == path and stage == '0'), None)
 
 
 def stage_blob(root: Path, path: str, blob: str) -> None:
     """Points the index entry of `path` at `blob`, keeping its mode."""
-    mode = next((mode for mode, *_ in index_entries(root, '--', path)), '100644')
+    mode = next((mode for mode, *_ in listing(root, 'ls-files', '-s', '--', path)), '100644')
     output(root, 'update-index', '--cacheinfo', f'{mode},{blob},{path}')
 
 

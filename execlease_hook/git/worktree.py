@@ -21,7 +21,7 @@ def worktree_ids(root: Path) -> dict[str, str]:
             for here, dirs, files in os.walk(root)  # links not followed
             for name in (*files, *(d for d in dirs if (Path(here) / d).is_symlink()))
         }
-    entries = repo.index_entries(root)
+    entries = repo.listing(root, 'ls-files', '-s')
     ids = {path: blob for _, blob, stage, path in entries if stage == '0'}
     unmerged = {path for _, _, stage, path in entries if stage != '0'}
     changed = repo.output(

@@ -29,10 +29,9 @@ def _manifest_line(entry: CoveredEntry, text: str) -> int | None:
     """The line of the entry's "path" in manifest.json's text (the stable dump: one key per line).
 
     Values are compared decoded, so a hand-written "\\u00fc" matches the path "ü"."""
-    lines = text.splitlines()
     key_value = re.compile(r'"(id|path)"\s*:\s*("(?:[^"\\]|\\.)*")')
     seen_id = False
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(text.splitlines(), 1):
         for key, raw in key_value.findall(line):
             try:
                 value = json.loads(raw)

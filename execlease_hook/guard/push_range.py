@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from execlease_hook.core import term
+from execlease_hook.core import paths, term
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.git import blobs, repo
 from execlease_hook.guard import check, stage
@@ -69,23 +69,21 @@ def judge_commits(
 ) -> int:
     """Each commit against its own manifest; prints what blocks; the exit code (0, 1 or 2).
     `max_bytes`: the largest covered file located (EXECLEASE_MAX_COVERED_MB)."""
-    only = None if model is None else stage.model_manifest(root, model)
+    only = None if model is None else paths.rel(root, find.named(model))
     code, steps, modelled = 0, False, False
     for commit, parent in commits:
         changes = repo.commit_changes(root, commit, parent)
         touched = stage.touched_paths(root, changes, [])
         manifests = repo.model_manifests(root, commit, only)
-        data = repo.read_blobs(root, [f'{commit}:{rel}' for rel, _ in manifests])
+        data = repo.read_blobs(root, [blob_id for _, blob_id in manifests])
         if only is None:  # a manifest.json that is no execlease manifest is not a model
-            manifests = [
-                (rel, b) for rel, b in manifests if find.is_model(rel, data[f'{commit}:{rel}'])
-            ]
+            manifests = [(rel, b) for rel, b in manifests if find.is_model(rel, data[b])]
         if not manifests:
             continue
         modelled = True
         at_tip = commit == tip
-        for rel, _ in manifests:
-            blob = data[f'{commit}:{rel}']
+        for rel, blob_id in manifests:
+            blob = data[blob_id]
             parsed = find.plain_json(blob)
             governed = stage.governed_paths(rel, parsed)
             if (

@@ -63,12 +63,6 @@ def governed_paths(rel: str, parsed: dict | None) -> set[str] | None:
     return {rel, prefix + 'NOTES.md', *(prefix + n for n in names), *covered}
 
 
-def watched_paths(parsed: dict | None, touched: set[str]) -> set[str]:
-    """The touched paths where the model's `coverage.watch` rules look for uncovered protocol code."""
-    globs = watch_paths.raw_globs(parsed)  # [] for None
-    return {path for path in touched if watch_paths.matches(globs, path)} if globs else set()
-
-
 def model_modules(rel: str, parsed: dict | None, touched: set[str]) -> set[str]:
     """The touched .tla modules the model may read besides its spec: those directly in its folder
     and in its library folders (`libraries`, read from the manifest without validating). Whether
@@ -111,7 +105,7 @@ def _object_id(value: str) -> bool:
 def staged_models(root: Path, model: str | None) -> list[tuple[str, str]]:
     """(path, blob id) of each manifest the commit records: the index's, or the one --model names."""
     if model is not None:
-        rel = model_manifest(root, model)
+        rel = paths.rel(root, find.named(model))
         blob = repo.index_blob(root, rel)
         if blob is None:
             state = (
@@ -125,27 +119,20 @@ def staged_models(root: Path, model: str | None) -> list[tuple[str, str]]:
     return repo.model_manifests(root)  # every manifest.json: judge_staged keeps the models
 
 
-def model_manifest(root: Path, model: str) -> str:
-    """The manifest --model names (a folder, or its manifest.json), relative to the root."""
-    folder = Path(os.path.abspath(model))
-    return paths.rel(root, folder if folder.suffix == '.json' else folder / 'manifest.json')
-
-
 def read_manifests(root: Path, models: list[tuple[str, str]]) -> dict[str, bytes | None]:
-    """Each staged manifest's bytes: the working tree's file when it is byte for byte the staged
-    blob (checked by its git blob id, no process), else read from the index in one batch."""
-    data: dict[str, bytes | None] = {}
+    """Each staged manifest's bytes, in the order of `models`: the working tree's file when it is
+    byte for byte the staged blob (checked by its git blob id, no process), else read from the
+    index in one batch (no process for none)."""
+    local: dict[str, bytes] = {}
     for rel, blob in models:
         try:
-            local = (root / rel).read_bytes()
+            data = (root / rel).read_bytes()
         except OSError:
             continue
-        if repo.blob_id(local, blob) == blob:
-            data[rel] = local
-    rest = [rel for rel, _ in models if rel not in data]
-    blobs = repo.read_blobs(root, [f':{rel}' for rel in rest])  # no process for none
-    data.update({rel: blobs[f':{rel}'] for rel in rest})
-    return data
+        if repo.blob_id(data, blob) == blob:
+            local[rel] = data
+    rest = repo.read_blobs(root, [f':{rel}' for rel, _ in models if rel not in local])
+    return {rel: local[rel] if rel in local else rest[f':{rel}'] for rel, _ in models}
 
 
 def judge_staged(
@@ -166,8 +153,8 @@ def judge_staged(
     find.inside(root, [root / rel for rel, _ in models])  # a manifest linked from elsewhere
     data = read_manifests(root, models)
     if model is None:  # a manifest.json that is no execlease manifest is not a model
-        models = [(rel, blob) for rel, blob in models if find.is_model(rel, data[rel])]
-        if not models:
+        data = {rel: blob for rel, blob in data.items() if find.is_model(rel, blob)}
+        if not data:
             deleted = [c.path for c in staged if c.status == 'D' and Path(c.path).name == find.NAME]
             gone = f' ({", ".join(deleted)} deleted in this commit)' if deleted else ''
             raise CannotRun(
@@ -175,13 +162,16 @@ def judge_staged(
                 'or name one with --model DIR'
             )
     wanted = []
-    parsed = {rel: find.plain_json(data[rel]) for rel, _ in models}
-    for rel, _ in models:
-        governed = governed_paths(rel, parsed[rel])
-        # What the checks read beyond the governed paths: watched code, the model's modules.
-        watched = watched_paths(parsed[rel], touched) | model_modules(rel, parsed[rel], touched)
+    for rel, blob in data.items():
+        parsed = find.plain_json(blob)
+        governed = governed_paths(rel, parsed)
+        # What the checks read beyond the governed paths: where the model's `coverage.watch`
+        # rules look for uncovered protocol code, and the model's modules.
+        globs = watch_paths.raw_globs(parsed)  # [] for None
+        watched = {p for p in touched if watch_paths.matches(globs, p)}
+        watched |= model_modules(rel, parsed, touched)
         if every or governed is None or paths.touched(governed, touched) or watched:
-            wanted.append((rel, governed, watched))
+            wanted.append((rel, parsed, governed, watched))
     if not wanted:
         if verbose:
             print('execlease guard: nothing a model governs is part of this commit')
@@ -194,7 +184,7 @@ def judge_staged(
     from execlease_hook.guard import check
 
     code = 0
-    for rel, governed, watched in wanted:
+    for rel, parsed, governed, watched in wanted:
         # What the checks will read, so that one `git cat-file --batch` fetches it all: every
         # governed file when all entries are checked, else the touched ones and NOTES.md (its
         # table rows follow the entries).
@@ -203,7 +193,7 @@ def judge_staged(
         else:
             hint = (governed & touched) | {(Path(rel).parent / 'NOTES.md').as_posix()}
         # What a change's diff reads (the synced code of the touched entries) joins that batch.
-        source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(parsed[rel], touched))
+        source = blobs.IndexSource(root, sorted(hint | watched), diff_bases(parsed, touched))
         m, text, unstaged = check.load_model(rel, root, source, data[rel], worktree=True)
         inside = paths.above_covered({e.id: e.path for e in m.coverage.entries}, touched)
         if inside:

@@ -62,12 +62,17 @@ def is_model(rel: str, data: bytes | None) -> bool:
     return in_legacy_place(rel) or is_manifest(data)
 
 
+def named(model: str) -> Path:
+    """The manifest `--model DIR` names: DIR/manifest.json, or DIR itself when it is a .json file."""
+    folder = Path.cwd() / model  # an absolute DIR stays itself
+    return folder if folder.suffix == '.json' else folder / NAME
+
+
 def find_models(root: Path, model: str | None) -> list[Path]:
     """manifest.json paths: the one under --model DIR, else every model in the repository, in
     path order."""
     if model is not None:
-        folder = Path.cwd() / model  # an absolute DIR stays itself
-        manifest = folder if folder.suffix == '.json' else folder / NAME
+        manifest = named(model)
         if not manifest.is_file():
             raise CannotRun(f'--model {model}: no manifest.json at {manifest}')
         return inside(root, [manifest])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core.atomic import write_text_atomic
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.errors import CannotRun, utf8
 
 BEGIN = '<!-- code-to-action:begin -->'
 END = '<!-- code-to-action:end -->'
@@ -133,13 +133,7 @@ def write_notes(path: Path, table: str) -> bool:
         ) from None
     except OSError as e:
         raise CannotRun(f'{path}: cannot read: {e.strerror}') from None
-    try:
-        text = data.decode('utf-8')
-    except UnicodeDecodeError as e:
-        line = data.count(b'\n', 0, e.start) + 1
-        raise CannotRun(
-            f'{path}: not UTF-8 (first bad byte on line {line}); save it as UTF-8'
-        ) from None
+    text = utf8(data, os.fspath(path))
     new = replace_table(text, table, os.fspath(path))
     if new == text:
         return False

@@ -21,7 +21,7 @@ from tree_sitter import Node
 
 # The spec's parts are encoded exactly as covered code is under ts1 (length-prefixed fields).
 from execlease_hook.core.digest import node_opening, tagged_field, tagged_gap
-from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.errors import CannotRun, utf8
 from execlease_hook.spec.cfg import SYNONYMS, token_matches
 from execlease_hook.spec.syntax import parse
 
@@ -81,13 +81,7 @@ class SpecIndex:
 @functools.lru_cache(maxsize=8)
 def read_spec(source: bytes, name: str) -> SpecIndex:
     """The spec's units; CannotRun when the bytes are not UTF-8 or hold no module."""
-    try:
-        source.decode('utf-8')
-    except UnicodeDecodeError as e:
-        line = source.count(b'\n', 0, e.start) + 1
-        raise CannotRun(
-            f'{name}: not UTF-8 (first bad byte on line {line}); save it as UTF-8'
-        ) from None
+    utf8(source, name)
     root = parse(source).root_node
     module = next((c for c in root.children if c.type == 'module'), None)
     if module is None:

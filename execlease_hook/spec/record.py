@@ -216,12 +216,10 @@ def compare(view: ModelView, source: Source) -> Comparison:
         named = {key: a for key, a in actions.items() if (a.unit.file or m.spec) == name}
         units = {u.key: u for u in units_of.units}
         for key, digest in now.items():
-            unit = units[key]
-            what = _what(key, unit.definition, named)
-            if key not in before:
-                lines.append(f'{what} added ({units_of.where(unit)}) since the sync')
-            elif before[key] != digest:
-                lines.append(f'{what} changed ({units_of.where(unit)}) since the sync')
+            if before.get(key) != digest:
+                unit, change = units[key], 'changed' if key in before else 'added'
+                what = _what(key, unit.definition, named)
+                lines.append(f'{what} {change} ({units_of.where(unit)}) since the sync')
         for key in before:
             if key not in now:
                 definition = key.split('#')[0].split(' ')[0] not in index.KEYWORDS

@@ -38,19 +38,18 @@ def cache_key(
     h = hashlib.sha256()
     read = Path.read_bytes if copy is None else copy.read
 
-    def part(data: bytes) -> None:
-        h.update(length_prefixed(data))
+    def part(*texts: bytes) -> None:
+        for text in texts:
+            h.update(length_prefixed(text))
 
-    prefix = b'execlease-traces-2' if job.command else b'execlease-traces-1'
-    for text in (
-        prefix,
+    part(
+        b'execlease-traces-2' if job.command else b'execlease-traces-1',
         t.jar.sha256.encode(),
         str(t.java.major).encode(),
         job.spec.encode(),
         job.config.encode(),
         '\0'.join(job.command).encode(),
-    ):
-        part(text)
+    )
     held = Path.is_file if copy is None else copy.holds
     inputs = sorted(
         p
@@ -61,32 +60,25 @@ def cache_key(
         for pattern in job.files:
             inputs += sorted(p for p in folder.glob(pattern) if copy is None or copy.holds(p))
     for path in inputs:
-        part(str(path.relative_to(root)).encode())
-        part(read(path))
+        part(str(path.relative_to(root)).encode(), read(path))
     if job.line != 'l':  # how a project's own trace spec names a rejected line
         part(f'line {job.line}'.encode())
     if job.fields is not None:  # what of each line reaches TLA+
         part(repr((job.fields.keep, job.fields.drop)).encode())
     if job.command:
-        for name, value in sorted(job.env):
-            part(f'env {name}={value}'.encode())
+        part(*(f'env {name}={value}'.encode() for name, value in sorted(job.env)))
         ids = worktree.worktree_ids(root) if copy is None else copy.ids
         # The manifest's own file is left out: what of it a job runs by is in the key above, and
         # `verify --update-coverage` rewrites it (the synced hashes) without changing the job.
         manifest = m.path.relative_to(m.root).as_posix()
         for rel, blob in sorted(ids.items()):
-            if rel == manifest:
-                continue
-            part(rel.encode())
-            part(blob.encode())
+            if rel != manifest:
+                part(rel.encode(), blob.encode())
     if copy is not None:
         # The mutated file, wherever it is: a mutation outside the covered folders must never
         # be answered by the result of the unmutated code.
-        for text in (b'code-mutation', copy.mutation.path.encode(), copy.data):
-            part(text)
-    # Nothing when the model has no libraries.
-    for text in libraries.of(m, t.settings, t.root).key_parts():
-        part(text)
+        part(b'code-mutation', copy.mutation.path.encode(), copy.data)
+    part(*libraries.of(m, t.settings, t.root).key_parts())  # nothing when the model has none
     return h.hexdigest()
 
 

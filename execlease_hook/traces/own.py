@@ -61,9 +61,7 @@ def missing(spec: str, spec_text: bytes, tlc_version: str, log: str | None) -> l
     version = tlc_version.split(' (')[0]
     text = cfg.without_comments(spec_text).decode('utf-8', 'replace')
     found = []
-    for i, (pattern, what, has) in enumerate(NEEDS):
-        if log is not None and i < READS_LOG:
-            continue
+    for pattern, what, has in NEEDS[0 if log is None else READS_LOG :]:
         hit = re.search(pattern, text)
         if hit is not None:
             line = text.count('\n', 0, hit.start()) + 1
