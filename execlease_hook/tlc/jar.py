@@ -17,7 +17,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -264,13 +264,12 @@ def download(
     target: Path,
     bound: Bound,
     settings: Settings,
-    accepted: Collection[str],
-    refused: Callable[[str], CannotRun],
+    refusal: Callable[[str], CannotRun | None],
 ) -> str:
     """Stream `url` to a temp file beside `target` (the caller holds its folder's lock, `locked`),
-    with retries, the total deadline and the size bound, and rename it onto `target` once its
-    sha256 is one `accepted`: that sha256. Otherwise nothing is kept, and DownloadFailed is raised,
-    or `refused(digest)`."""
+    with retries, the total deadline and the size bound, and rename it onto `target` once
+    `refusal(its sha256)` is None: that sha256. Otherwise nothing is kept, and DownloadFailed is
+    raised, or the refusal."""
     attempts = settings.tla_retries
     deadline = time.monotonic() + settings.tla_download_deadline
     with atomic.replacing(target, JAR_MODE, suffix='.part') as part:
@@ -291,8 +290,8 @@ def download(
                 if final or attempt == attempts - 1:
                     raise
                 time.sleep(min(0.5 * 2**attempt, max(0.0, deadline - time.monotonic())))
-        if (digest := file_sha256(part)) not in accepted:
-            raise refused(digest)
+        if (refused := refusal(digest := file_sha256(part))) is not None:
+            raise refused
     return digest
 
 
@@ -326,7 +325,9 @@ def fetch_pinned(
             print(f'execlease: removing {target}: its sha256 is not {sha256}', file=sys.stderr)
             target.unlink()
         try:
-            download(url, target, bound, settings, (sha256,), refused)
+            download(
+                url, target, bound, settings, lambda got: None if got == sha256 else refused(got)
+            )
         except DownloadFailed as e:
             raise failed(e) from None
         return True
@@ -408,11 +409,14 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
                     cached,
                     tools,
                     settings,
-                    KNOWN_JARS,
-                    lambda digest: CannotRun(
-                        f'downloaded {url} has sha256 {digest}, expected the pinned '
-                        f'{PINNED_SHA256}; nothing was kept. Check the URL (EXECLEASE_TLA_URL) '
-                        'or ' + how_to_get_tools()
+                    lambda digest: (
+                        None
+                        if digest in KNOWN_JARS
+                        else CannotRun(
+                            f'downloaded {url} has sha256 {digest}, expected the pinned '
+                            f'{PINNED_SHA256}; nothing was kept. Check the URL (EXECLEASE_TLA_URL) '
+                            'or ' + how_to_get_tools()
+                        )
                     ),
                 )
             except DownloadFailed as e:
