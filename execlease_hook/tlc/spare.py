@@ -102,15 +102,6 @@ _expected: Counter[tuple[str, ...]] | None = None  # jobs still to come (None: n
 _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of any job
 
 
-def sweep(jar: Path, settings: Settings) -> None:
-    """Remove what killed runs left in the archive folder: the work folders of their javacs,
-    their spares' folders (after stopping the spare) and their class-data parts."""
-    folder = cds.archive_folder(jar, settings)
-    spare_helper.sweep(folder)
-    scratch.sweep(folder / 'spares', 'jvm-')
-    cds.sweep(folder)
-
-
 def expected_one_less(key: tuple[str, ...]) -> None:
     """A job of this key runs without a spare (its own JVM): one fewer to keep ready."""
     with _lock:
