@@ -128,12 +128,12 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     if not first:
         return  # no warm JVM is wanted: the helper is not even compiled
     spare_helper.ready(some.java, some.jar, some.settings)  # compiled in the background
-    for key, j in first.items():  # a warm JVM for the first job of each such key, started now
+    for j in first.values():  # a warm JVM for the first job of each such key, started now
         launch = prepare(j)
         if launch.cds.building:  # the first job builds the class-data archive in a JVM of its own
             launch.cds.finish(None)
             continue
-        spare.start_ahead(key, _jvm_part(j, launch), j.jar, j.settings, _library_jars(j))
+        spare.start_ahead(_jvm(j, launch))
 
 
 def sweep(jar: Path, settings: Settings) -> None:
@@ -150,12 +150,8 @@ def sweep(jar: Path, settings: Settings) -> None:
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
     """Jobs that can use each other's spares: same Java, same JIT flags, same jar, same libraries."""
-    jars = map(str, _library_jars(job))
+    jars = (str(j.path) for j in job.libraries.jars)
     return (str(job.java), *jit_flags(job.kind), str(job.jar), *job.libraries.jvm_flags(), *jars)
-
-
-def _library_jars(job: TlcJob) -> tuple[Path, ...]:
-    return tuple(j.path for j in job.libraries.jars)
 
 
 @dataclass(frozen=True)
@@ -202,10 +198,13 @@ def _write_files(job: TlcJob, folder: Path) -> None:
     (folder / 'javatmp').mkdir()
 
 
-def _jvm_part(job: TlcJob, launch: Launch) -> tuple[str, ...]:
-    """The java binary and its flags, as the job's JVM runs them: before the job's own tmpdir."""
+def _jvm(job: TlcJob, launch: Launch) -> spare.Jvm:
+    """How a spare for the job starts: the java binary and its flags, as the job's JVM runs them
+    (before the job's own tmpdir)."""
     argv = launch.argv(job.argv(Path('.')))
-    return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
+    flags = tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
+    jars = tuple(j.path for j in job.libraries.jars)
+    return spare.Jvm(_spare_key(job), flags, job.jar, jars, job.settings)
 
 
 def _execute(
@@ -308,8 +307,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         # A building run's flags are its own; the switch off means plain JVMs.
         spare.expected_one_less(_spare_key(job))
     else:
-        argv = _jvm_part(job, launch)
-        warm = spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
+        warm = spare.take(_jvm(job, launch))
     try:
         try:
             if warm is None:

@@ -303,10 +303,10 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(
     served: list[tuple[str, ...]] = []
     take = spare.take
 
-    def recording_take(key, *args, **kwargs):
-        found = take(key, *args, **kwargs)
+    def recording_take(jvm):
+        found = take(jvm)
         if found is not None:
-            served.append(key)
+            served.append(jvm.key)
         return found
 
     env.setattr(spare, 'take', recording_take)
