@@ -174,10 +174,6 @@ def file_name(url: str) -> str:
     return url.rstrip('/').rsplit('/', 1)[-1].partition('?')[0] or 'library.jar'
 
 
-def cache_dir(root: Path) -> Path:
-    return jar.cache_dir(root) / 'lib'
-
-
 def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> CannotRun:
     trust = (
         'put its sha256 in the manifest'
@@ -215,7 +211,7 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
                 return LibraryJar(lib.label, url, pinned, candidate.resolve(), PATH_ENV)
             if candidate.name == file_name(url):
                 raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, pinned, pin)
-    folder = cache_dir(root)
+    folder = jar.cache_dir(root) / 'lib'
     cached = folder / f'{pinned}.jar'
     if jar.valid_copy(cached, pinned):  # no lock needed: only verified files are placed
         return LibraryJar(lib.label, url, pinned, cached, 'cache')
