@@ -16,7 +16,6 @@ import itertools
 import os
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,20 +114,16 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     the first job of each kind of JVM that has two jobs or more is started now, in the background
     (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own
     (docs/architecture.md#the-jvm-of-a-tlc-job says why)."""
-    keyed = [(_spare_key(j), j) for j in jobs]
-    keys = Counter(key for key, _ in keyed)
-    spare.expect(keys.elements())
-    some = keyed[0][1] if keyed else None
-    if some is None or not (some.settings.jvm_tuning and some.settings.jvm_spare):
-        return
-    first: dict[tuple[str, ...], TlcJob] = {}
-    for key, j in keyed:
-        if keys[key] >= 2:
-            first.setdefault(key, j)
-    if not first:
+    by_key: dict[tuple[str, ...], list[TlcJob]] = {}
+    for j in jobs:
+        by_key.setdefault(_spare_key(j), []).append(j)
+    spare.expect(key for key, group in by_key.items() for _ in group)
+    first = [group[0] for group in by_key.values() if len(group) >= 2]
+    if not first or not (first[0].settings.jvm_tuning and first[0].settings.jvm_spare):
         return  # no warm JVM is wanted: the helper is not even compiled
+    some = next(iter(by_key.values()))[0]  # the run's first job
     spare_helper.ready(some.java, some.jar, some.settings)  # compiled in the background
-    for j in first.values():  # a warm JVM for the first job of each such key, started now
+    for j in first:  # a warm JVM for the first job of each such key, started now
         launch = prepare(j)
         if launch.cds.building:  # the first job builds the class-data archive in a JVM of its own
             launch.cds.finish(None)
