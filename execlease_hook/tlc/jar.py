@@ -317,8 +317,7 @@ def fetch_pinned(
     of another sha256 at `target` is removed, and a download is renamed into place only once its
     sha256 is checked: `refused(digest)` is raised otherwise, `failed(error)` when the download
     fails."""
-    folder = target.parent
-    with locked(folder, settings.tla_lock_timeout):
+    with locked(target.parent, settings.tla_lock_timeout):
         if valid_copy(target, sha256):
             return False  # another run placed it while this one waited for the lock
         if target.exists():
@@ -403,22 +402,18 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
         if mirror or not settings.tla_offline:
             url = mirror or PINNED_URL
             tools = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
-            try:
-                digest = download(
-                    url,
-                    cached,
-                    tools,
-                    settings,
-                    lambda digest: (
-                        None
-                        if digest in KNOWN_JARS
-                        else CannotRun(
-                            f'downloaded {url} has sha256 {digest}, expected the pinned '
-                            f'{PINNED_SHA256}; nothing was kept. Check the URL (EXECLEASE_TLA_URL) '
-                            'or ' + how_to_get_tools()
-                        )
-                    ),
+
+            def refusal(digest: str) -> CannotRun | None:
+                if digest in KNOWN_JARS:
+                    return None
+                return CannotRun(
+                    f'downloaded {url} has sha256 {digest}, expected the pinned '
+                    f'{PINNED_SHA256}; nothing was kept. Check the URL (EXECLEASE_TLA_URL) '
+                    'or ' + how_to_get_tools()
                 )
+
+            try:
+                digest = download(url, cached, tools, settings, refusal)
             except DownloadFailed as e:
                 if mirror:  # the user asked for this mirror: say so rather than fall back quietly
                     raise CannotRun(
