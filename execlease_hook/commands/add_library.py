@@ -234,12 +234,7 @@ def add_tools(
         )
     new = dataclasses.replace(m, tools=ToolsPin(url=url, sha256=sha256, min_tlc=least))
     java = find_java(settings)
-    try:
-        default: jar.ToolJar | None = jar.resolve_jar(m.root, settings)
-    except CannotRun:
-        if sha256 is None:
-            raise
-        default = None
+    default, _ = pin.default_tools(m.root, [new], java, settings)  # None: the model's own only
     pinned = pin.jar_for(new, default, java, settings)
     said = []
     if options.tools is not None:
