@@ -231,9 +231,7 @@ def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
 
 
 def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
-    jar = libraries.LibraryJar(
-        'Limits', 'https://x/Limits.jar', 'a' * 64, tmp_path / 'a.jar', 'cache'
-    )
+    jar = libraries.LibraryJar('Limits', 'a' * 64, tmp_path / 'a.jar', 'cache')
     folder = libraries.LibraryFolder(
         'verification/lib', tmp_path / 'snap', (('Steps.tla', b'one'),)
     )
