@@ -98,10 +98,10 @@ def library_entry(
         # What the url serves now: downloaded to a temp folder, digested, deleted.
         with tempfile.TemporaryDirectory(prefix='execlease-digest-') as folder:
             try:
-                part = jar.download(url, Path(folder), libraries.bound(url, settings), settings)
+                target, bound = Path(folder) / 'served.jar', libraries.bound(url, settings)
+                digest = jar.download(url, target, bound, settings, lambda digest: None)
             except jar.DownloadFailed as e:
                 raise CannotRun(f'{what} {url}: {e}; check the url, or give --sha256 HEX') from None
-            digest = jar.file_sha256(part)
         raise CannotRun(
             f"{what} {url}: give the jar's sha256. What the url serves now has sha256 {digest}; "
             'compare it with the digest its publisher gives (a release page, a signed checksum '

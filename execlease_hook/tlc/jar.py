@@ -16,7 +16,6 @@ import importlib.util
 import os
 import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -260,16 +259,20 @@ def _chunks(response: requests.Response) -> Iterator[bytes]:
     return iter(lambda: raw.read1(1 << 16, decode_content=True), b'')
 
 
-def download(url: str, folder: Path, bound: Bound, settings: Settings) -> Path:
-    """Stream `url` to a temp file in `folder` (the caller holds its lock, `locked`), with
-    retries, the total deadline and the size bound; return it unverified: the caller checks its
-    sha256, then renames it into place or deletes it. Raises DownloadFailed."""
+def download(
+    url: str,
+    target: Path,
+    bound: Bound,
+    settings: Settings,
+    refusal: Callable[[str], CannotRun | None],
+) -> str:
+    """Stream `url` to a temp file beside `target` (the caller holds its folder's lock, `locked`),
+    with retries, the total deadline and the size bound, and rename it onto `target` once
+    `refusal(its sha256)` is None: that sha256. Otherwise nothing is kept, and DownloadFailed is
+    raised, or the refusal."""
     attempts = settings.tla_retries
     deadline = time.monotonic() + settings.tla_download_deadline
-    fd, name = tempfile.mkstemp(prefix='download-', suffix='.part', dir=folder)
-    os.close(fd)
-    part = Path(name)
-    try:
+    with atomic.replacing(target, JAR_MODE, suffix='.part') as part:
         for attempt in range(attempts):
             try:
                 _fetch_once(url, part, deadline, bound, settings)
@@ -287,10 +290,9 @@ def download(url: str, folder: Path, bound: Bound, settings: Settings) -> Path:
                 if final or attempt == attempts - 1:
                     raise
                 time.sleep(min(0.5 * 2**attempt, max(0.0, deadline - time.monotonic())))
-        return part
-    except BaseException:
-        part.unlink(missing_ok=True)
-        raise
+        if (refused := refusal(digest := file_sha256(part))) is not None:
+            raise refused
+    return digest
 
 
 def valid_copy(path: Path, sha256: str) -> bool:
@@ -315,25 +317,18 @@ def fetch_pinned(
     of another sha256 at `target` is removed, and a download is renamed into place only once its
     sha256 is checked: `refused(digest)` is raised otherwise, `failed(error)` when the download
     fails."""
-    folder = target.parent
-    with locked(folder, settings.tla_lock_timeout):
+    with locked(target.parent, settings.tla_lock_timeout):
         if valid_copy(target, sha256):
             return False  # another run placed it while this one waited for the lock
         if target.exists():
             print(f'execlease: removing {target}: its sha256 is not {sha256}', file=sys.stderr)
             target.unlink()
         try:
-            part = download(url, folder, bound, settings)
+            download(
+                url, target, bound, settings, lambda got: None if got == sha256 else refused(got)
+            )
         except DownloadFailed as e:
             raise failed(e) from None
-        try:
-            digest = file_sha256(part)
-            if digest != sha256:
-                raise refused(digest)
-            atomic.place(part, target, JAR_MODE)
-        except BaseException:
-            part.unlink(missing_ok=True)
-            raise
         return True
 
 
@@ -406,9 +401,19 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
         mirror = settings.tla_url
         if mirror or not settings.tla_offline:
             url = mirror or PINNED_URL
+            tools = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
+
+            def refusal(digest: str) -> CannotRun | None:
+                if digest in KNOWN_JARS:
+                    return None
+                return CannotRun(
+                    f'downloaded {url} has sha256 {digest}, expected the pinned '
+                    f'{PINNED_SHA256}; nothing was kept. Check the URL (EXECLEASE_TLA_URL) '
+                    'or ' + how_to_get_tools()
+                )
+
             try:
-                tools = Bound(MAX_JAR_BYTES, 'any pinned jar', JAR_NAME)
-                part = download(url, folder, tools, settings)
+                digest = download(url, cached, tools, settings, refusal)
             except DownloadFailed as e:
                 if mirror:  # the user asked for this mirror: say so rather than fall back quietly
                     raise CannotRun(
@@ -416,18 +421,6 @@ def _resolve_in(folder: Path, settings: Settings) -> ToolJar:
                     )
                 problems.append(str(e))
             else:
-                try:
-                    digest = file_sha256(part)
-                    if digest not in KNOWN_JARS:
-                        raise CannotRun(
-                            f'downloaded {url} has sha256 {digest}, expected the pinned '
-                            f'{PINNED_SHA256}; nothing was kept. Check the URL (EXECLEASE_TLA_URL) '
-                            'or ' + how_to_get_tools()
-                        )
-                    atomic.place(part, cached, JAR_MODE)
-                except BaseException:
-                    part.unlink(missing_ok=True)
-                    raise
                 return ToolJar(cached, digest, 'mirror' if mirror else 'download', True)
         else:
             problems.append('downloads disabled (EXECLEASE_TLA_OFFLINE=1)')

@@ -17,12 +17,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from execlease_hook.core import origin
+from execlease_hook.core import origin, procs
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
@@ -44,26 +43,21 @@ _PICKED_UP = re.compile(r'(NOTE: )?Picked up \w+: ')
 def java_version(java: Path) -> tuple[int, str] | None:
     """(major version, the whole `java -version` text), or None when it does not run."""
     try:
-        result = subprocess.run(
-            (str(java), '-version'),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        code, out = procs.run((str(java), '-version'), 60)  # None: it ran past the timeout
+    except OSError:
         return None
     # A JVM first says which option variables it picked up ("Picked up JAVA_TOOL_OPTIONS: ...",
     # "NOTE: Picked up JDK_JAVA_OPTIONS: ..."): that is the environment, not the Java. Kept, it
     # stood where `execlease tools` and the report show the version, and it keyed the class-data
     # archive and the warm-JVM helper by the options of the process that happened to probe
     # first (the JVM checks an archive against its own flags as it maps it).
-    said = (result.stderr or result.stdout).splitlines()
+    said = out.decode('utf-8', 'replace').splitlines()
     text = '\n'.join(line for line in said if not _PICKED_UP.match(line)).strip()
     # The major version: 1.8 -> 8, 17.0.15 -> 17.
     found = _VERSION.search(text)
     parts = found.group(1).split('.') if found else ['']
     major = re.match(r'\d+', parts[1] if parts[0] == '1' and len(parts) > 1 else parts[0])
-    return None if result.returncode != 0 or major is None else (int(major.group()), text)
+    return None if code != 0 or major is None else (int(major.group()), text)
 
 
 # (major, whole `java -version` text) by the path a caller named, once per process: what

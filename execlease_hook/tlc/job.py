@@ -16,7 +16,6 @@ import itertools
 import os
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,43 +114,39 @@ def expect_jobs(jobs: Iterable[TlcJob]) -> None:
     the first job of each kind of JVM that has two jobs or more is started now, in the background
     (compiling the helper first if it is not yet). A kind's only job runs in a JVM of its own
     (docs/architecture.md#the-jvm-of-a-tlc-job says why)."""
-    keyed = [(_spare_key(j), j) for j in jobs]
-    keys = Counter(key for key, _ in keyed)
-    spare.expect(keys.elements())
-    some = keyed[0][1] if keyed else None
-    if some is None or not (some.settings.jvm_tuning and some.settings.jvm_spare):
-        return
-    first: dict[tuple[str, ...], TlcJob] = {}
-    for key, j in keyed:
-        if keys[key] >= 2:
-            first.setdefault(key, j)
-    if not first:
+    by_key: dict[tuple[str, ...], list[TlcJob]] = {}
+    for j in jobs:
+        by_key.setdefault(_spare_key(j), []).append(j)
+    spare.expect(key for key, group in by_key.items() for _ in group)
+    first = [group[0] for group in by_key.values() if len(group) >= 2]
+    if not first or not (first[0].settings.jvm_tuning and first[0].settings.jvm_spare):
         return  # no warm JVM is wanted: the helper is not even compiled
+    some = next(iter(by_key.values()))[0]  # the run's first job
     spare_helper.ready(some.java, some.jar, some.settings)  # compiled in the background
-    for key, j in first.items():  # a warm JVM for the first job of each such key, started now
+    for j in first:  # a warm JVM for the first job of each such key, started now
         launch = prepare(j)
         if launch.cds.building:  # the first job builds the class-data archive in a JVM of its own
             launch.cds.finish(None)
             continue
-        spare.start_ahead(key, _jvm_part(j, launch), j.jar, j.settings, _library_jars(j))
+        spare.start_ahead(_jvm(j, launch))
 
 
 def sweep(jar: Path, settings: Settings) -> None:
     """What runs killed outright left (no `finally` of theirs ran): their job folders in the
-    system's temp folder, after stopping the TLC JVMs still running in them, and their javac
-    work folders and class-data parts beside the archive of this jar."""
+    system's temp folder, after stopping the TLC JVMs still running in them; and in the archive
+    folder of this jar, the work folders of their javacs, their spares' folders (after stopping
+    the spare) and their class-data parts."""
     scratch.sweep(Path(tempfile.gettempdir()), 'execlease-')
-    spare.sweep(jar, settings)
+    folder = cds.archive_folder(jar, settings)
+    spare_helper.sweep(folder)
+    scratch.sweep(folder / 'spares', 'jvm-')
+    cds.sweep(folder)
 
 
 def _spare_key(job: TlcJob) -> tuple[str, ...]:
     """Jobs that can use each other's spares: same Java, same JIT flags, same jar, same libraries."""
-    jars = map(str, _library_jars(job))
+    jars = (str(j.path) for j in job.libraries.jars)
     return (str(job.java), *jit_flags(job.kind), str(job.jar), *job.libraries.jvm_flags(), *jars)
-
-
-def _library_jars(job: TlcJob) -> tuple[Path, ...]:
-    return tuple(j.path for j in job.libraries.jars)
 
 
 @dataclass(frozen=True)
@@ -169,29 +164,24 @@ class Launch:
 PLAIN = Launch((), cds.NO_ARCHIVE)
 
 
-def prepare(job: TlcJob) -> Launch:
-    """The flags of the job's JVM: C1 only for a short job, and the class-data plan. A job with
-    library jars never builds the class-data archive of tla2tools.jar (it would record their
-    class path); it uses one built without them."""
+def prepare(job: TlcJob, archive_too: bool = True) -> Launch:
+    """The flags of the job's JVM: C1 only for a short job, and the class-data plan (none with
+    `archive_too` False: neither using nor building the archive). A job with library jars never
+    builds the class-data archive of tla2tools.jar (it would record their class path); it uses
+    one built without them."""
     if not job.settings.jvm_tuning:
         return PLAIN
-    archive = cds.plan(job.java, job.jar, job.settings)
+    archive = cds.plan(job.java, job.jar, job.settings) if archive_too else cds.NO_ARCHIVE
     if job.libraries.jars and archive.building:
         archive.finish(None)
         archive = cds.NO_ARCHIVE
     return Launch((*jit_flags(job.kind), *archive.flags), archive)
 
 
-def without_archive(job: TlcJob) -> Launch:
-    """The job's JVM as `prepare` makes it, but neither using nor building the archive."""
-    return Launch(jit_flags(job.kind) if job.settings.jvm_tuning else (), cds.NO_ARCHIVE)
-
-
 @dataclass
 class _Run:
-    exit_code: int | None
+    exit_code: int | None  # None: the job ran past its timeout and was stopped
     output: bytes
-    timed_out: bool
 
 
 def _write_files(job: TlcJob, folder: Path) -> None:
@@ -203,23 +193,20 @@ def _write_files(job: TlcJob, folder: Path) -> None:
     (folder / 'javatmp').mkdir()
 
 
-def _jvm_part(job: TlcJob, launch: Launch) -> tuple[str, ...]:
-    """The java binary and its flags, as the job's JVM runs them: before the job's own tmpdir."""
+def _jvm(job: TlcJob, launch: Launch) -> spare.Jvm:
+    """How a spare for the job starts: the java binary and its flags, as the job's JVM runs them
+    (before the job's own tmpdir)."""
     argv = launch.argv(job.argv(Path('.')))
-    return tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
+    flags = tuple(itertools.takewhile(lambda a: not a.startswith('-Djava.io.tmpdir='), argv))
+    jars = tuple(j.path for j in job.libraries.jars)
+    return spare.Jvm(_spare_key(job), flags, job.jar, jars, job.settings)
 
 
 def _execute(
-    job: TlcJob,
-    folder: Path,
-    on_line: Callable[[str], None] | None = None,
-    launch: Launch | None = None,
+    job: TlcJob, folder: Path, on_line: Callable[[str], None] | None, launch: Launch
 ) -> _Run:
-    if launch is None:
-        launch = prepare(job)
     out_path = folder / 'tlc.out'
     code: int | None = None
-    timed_out = False
     try:
         with (
             open(out_path, 'wb') as out,
@@ -231,11 +218,10 @@ def _execute(
             if procs.wait(procs.exited(proc), job.timeout, follow):
                 code = proc.returncode
             else:
-                timed_out = True
                 procs.stop(proc)
     finally:
         launch.cds.finish(code)
-    return _Run(code, out_path.read_bytes(), timed_out)
+    return _Run(code, out_path.read_bytes())
 
 
 def _in_spare(
@@ -275,7 +261,7 @@ def _in_spare(
     if procs.cancelled():
         raise KeyboardInterrupt
     output = (out_path.read_bytes() if out_path.exists() else b'') + said
-    return _Run(None if ended is None else ended.code, output, ended is None)
+    return _Run(None if ended is None else ended.code, output)
 
 
 def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdict:
@@ -316,21 +302,18 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
         # A building run's flags are its own; the switch off means plain JVMs.
         spare.expected_one_less(_spare_key(job))
     else:
-        argv = _jvm_part(job, launch)
-        warm = spare.take(_spare_key(job), argv, job.jar, job.settings, _library_jars(job))
+        warm = spare.take(_jvm(job, launch))
     try:
         try:
             if warm is None:
                 run = _execute(job, folder, on_line, launch)
-                told = None if run.timed_out else cds.lost(launch.cds, run.output)
+                told = None if run.exit_code is None else cds.lost(launch.cds, run.output)
                 if told is not None:
                     # The JVM's housekeeping failed after TLC had ended: TLC's output is
                     # whole and, when it says how TLC ended, is the verdict; when it does
                     # not, the job runs again in a JVM that saves nothing.
                     code = finished_exit_code(told)
-                    run = (
-                        _Run(code, told, False) if code is not None else again(without_archive(job))
-                    )
+                    run = _Run(code, told) if code is not None else again(prepare(job, False))
             else:
                 launch.cds.finish(None)
                 run = _in_spare(job, folder, warm, on_line)
@@ -344,7 +327,7 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             )
         seconds = round(time.monotonic() - started, 3)
         tail = last_lines(run.output)
-        if run.timed_out:
+        if run.exit_code is None:
             # What the search had covered at TLC's last progress report (about once a minute).
             covered = last(run.output) or JobProgress()
             counts = (covered.generated, covered.distinct, covered.depth)
@@ -354,7 +337,6 @@ def run_job(job: TlcJob, on_line: Callable[[str], None] | None = None) -> Verdic
             )
             timed_out = Verdict('error', seconds, None, *counts, reason=reason, last_lines=tail)
             return with_printed(timed_out, run.output)
-        assert run.exit_code is not None
         if run.exit_code < 0:
             reason = (
                 f'TLC was killed by signal {-run.exit_code} (by a person, the out-of-memory '

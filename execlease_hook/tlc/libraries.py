@@ -30,7 +30,6 @@ PATH_ENV = 'EXECLEASE_LIBRARY_PATH'
 @dataclass(frozen=True)
 class LibraryJar:
     name: str  # as reports show it (the entry's "name", else the url's file name)
-    url: str
     sha256: str
     path: Path  # the verified file TLC's class path names
     source: str  # 'EXECLEASE_LIBRARY_PATH' | 'cache' | 'download'
@@ -174,10 +173,6 @@ def file_name(url: str) -> str:
     return url.rstrip('/').rsplit('/', 1)[-1].partition('?')[0] or 'library.jar'
 
 
-def cache_dir(root: Path) -> Path:
-    return jar.cache_dir(root) / 'lib'
-
-
 def _mismatch(where: str, file: str, digest: str, pinned: str, pin: str) -> CannotRun:
     trust = (
         'put its sha256 in the manifest'
@@ -212,13 +207,13 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
         for candidate in filter(Path.is_file, candidates):
             digest = jar.file_sha256(candidate)
             if digest == pinned:
-                return LibraryJar(lib.label, url, pinned, candidate.resolve(), PATH_ENV)
+                return LibraryJar(lib.label, pinned, candidate.resolve(), PATH_ENV)
             if candidate.name == file_name(url):
                 raise _mismatch(where, f'{candidate} (from {PATH_ENV})', digest, pinned, pin)
-    folder = cache_dir(root)
+    folder = jar.cache_dir(root) / 'lib'
     cached = folder / f'{pinned}.jar'
     if jar.valid_copy(cached, pinned):  # no lock needed: only verified files are placed
-        return LibraryJar(lib.label, url, pinned, cached, 'cache')
+        return LibraryJar(lib.label, pinned, cached, 'cache')
     if settings.tla_offline:
         raise CannotRun(
             f'{where}: the jar is not in the cache {folder} and downloads are off '
@@ -248,7 +243,7 @@ def _jar(root: Path, lib: Library, where: str, pin: str, settings: Settings) -> 
             f'{where}: cannot write the library cache {folder}: {e.strerror or e}; make it '
             f'writable, free some disk space, or set {PATH_ENV}'
         ) from e
-    return LibraryJar(lib.label, url, pinned, cached, 'download' if fetched else 'cache')
+    return LibraryJar(lib.label, pinned, cached, 'download' if fetched else 'cache')
 
 
 def bound(url: str, settings: Settings) -> jar.Bound:

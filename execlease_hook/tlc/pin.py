@@ -12,7 +12,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from execlease_hook.core import paths
+from execlease_hook.core import paths, procs
 from execlease_hook.core.atomic import write_text_atomic
 from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import Settings
@@ -34,21 +34,19 @@ _VERSION = re.compile(r'TLC (\d+)\.(\d+)')
 
 def banner(jar: Path, java: Java) -> str:
     """The version line TLC itself prints, e.g. 'TLC2 Version 2.15 of ... (rev: d5b5a7f)'."""
+    argv = (str(java.path), '-cp', str(jar), 'tlc2.TLC', '-version')
     try:
-        result = subprocess.run(
-            (str(java.path), '-cp', str(jar), 'tlc2.TLC', '-version'),
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        code, out = procs.run(argv, 120)
+        if code is None:
+            raise subprocess.TimeoutExpired(argv, 120)  # said as subprocess.run says it
     except (OSError, subprocess.TimeoutExpired) as e:
         raise CannotRun(f'could not run TLC from {jar} with {java.path}: {e}') from e
-    for line in (result.stdout + result.stderr).splitlines():
+    said = out.decode('utf-8', 'replace')
+    for line in said.splitlines():
         if line.startswith('TLC2 Version'):
             return line.strip()
     raise CannotRun(
-        f'{jar} did not print a TLC version with {java.path}; output: '
-        + (result.stdout + result.stderr).strip()[-500:]
+        f'{jar} did not print a TLC version with {java.path}; output: ' + said.strip()[-500:]
     )
 
 

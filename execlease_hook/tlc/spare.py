@@ -43,17 +43,28 @@ class Ended:
     jvm_ended: bool = False
 
 
+@dataclass(frozen=True)
+class Jvm:
+    """How the spares of one key are started (`_spawn`): the job's java and JVM flags, as the job
+    would run them (no tmpdir, no class path), the jar, the model's library jars, the settings."""
+
+    key: tuple[str, ...]  # jobs of one key can use each other's spares (tlc/job._spare_key)
+    argv: tuple[str, ...]
+    jar: Path
+    libraries: tuple[Path, ...]
+    settings: Settings
+
+
 @dataclass
 class Spare:
-    key: tuple[str, ...]
+    jvm: Jvm  # how it was started: another like it is started the same way
+    helper: Path
     folder: Path  # its own: cwd, warm-up run, jvm.log
     proc: subprocess.Popen[bytes]
     log: IO[bytes]  # the JVM's own stderr
     # The environment it was started with: a JVM reads JAVA_TOOL_OPTIONS and the like at its
     # start, so a spare serves only a job that would have started its JVM in the same one.
     environ: dict[str, str]
-    # How to start another like it: JVM argv, jar, helper, library jars, settings.
-    started: tuple[tuple[str, ...], Path, Path, tuple[Path, ...], Settings]
     jobs: int = 0  # jobs handed to it so far
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
@@ -102,15 +113,6 @@ _expected: Counter[tuple[str, ...]] | None = None  # jobs still to come (None: n
 _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of any job
 
 
-def sweep(jar: Path, settings: Settings) -> None:
-    """Remove what killed runs left in the archive folder: the work folders of their javacs,
-    their spares' folders (after stopping the spare) and their class-data parts."""
-    folder = cds.archive_folder(jar, settings)
-    spare_helper.sweep(folder)
-    scratch.sweep(folder / 'spares', 'jvm-')
-    cds.sweep(folder)
-
-
 def expected_one_less(key: tuple[str, ...]) -> None:
     """A job of this key runs without a spare (its own JVM): one fewer to keep ready."""
     with _lock:
@@ -127,21 +129,16 @@ def expect(keys: Iterable[tuple[str, ...]]) -> None:
         _expected.update(keys)
 
 
-def start_ahead(
-    key: tuple[str, ...],
-    jvm_argv: tuple[str, ...],
-    jar: Path,
-    settings: Settings,
-    libraries: tuple[Path, ...] = (),
-) -> None:
-    """Start a spare for the first job of this key now, in the background (compiling the helper
+def start_ahead(jvm: Jvm) -> None:
+    """Start a spare for the first job of its key now, in the background (compiling the helper
     first if need be), unless one waits already or no job of this key is expected."""
+    key = jvm.key
     with _lock:
         _starting[key] += 1
 
     def work() -> None:
         try:
-            helper = spare_helper.compile_helper(Path(jvm_argv[0]), jar, settings)
+            helper = spare_helper.compile_helper(Path(jvm.argv[0]), jvm.jar, jvm.settings)
             with _lock:
                 if (
                     helper is None
@@ -150,7 +147,7 @@ def start_ahead(
                     and _expected[key] <= 0
                 ):
                     return
-            _keep(_spawn(key, jvm_argv, jar, helper, libraries, settings))
+            _keep(_spawn(jvm, helper))
         finally:
             with _lock:
                 _starting[key] -= 1
@@ -158,21 +155,14 @@ def start_ahead(
     spare_helper.in_background(work)
 
 
-def _spawn(
-    key: tuple[str, ...],
-    jvm_argv: tuple[str, ...],
-    jar: Path,
-    helper: Path,
-    libraries: tuple[Path, ...],
-    settings: Settings,
-) -> Spare | None:
-    """Start a spare: `jvm_argv` is the job's java and JVM flags (no tmpdir, no class path). The
-    jar is on its class path too, as in a job's own JVM, so that the class-data archive of the
-    flags applies; each job's classes come from a loader of its own (parent: the platform's)
-    over the jar and the model's library jars (`libraries`, part of the key)."""
+def _spawn(jvm: Jvm, helper: Path) -> Spare | None:
+    """Start a spare as `jvm` says. The jar is on its class path too, as in a job's own JVM, so
+    that the class-data archive of the flags applies; each job's classes come from a loader of
+    its own (parent: the platform's) over the jar and the model's library jars (part of the key)."""
     # Waiting spares keep their folders in the archive folder, so that the system's temp folder
     # holds only the folders of running jobs.
-    spares = cds.archive_folder(jar, settings) / 'spares'
+    jar = jvm.jar
+    spares = cds.archive_folder(jar, jvm.settings) / 'spares'
     try:
         spares.mkdir(parents=True, exist_ok=True)
         folder = scratch.make('jvm-', spares)
@@ -184,13 +174,13 @@ def _spawn(
         )
         return None
     argv = (
-        *jvm_argv,
+        *jvm.argv,
         *OPENS,
         f'-Djava.io.tmpdir={folder / "javatmp"}',
         '-cp',
         f'{jar}{os.pathsep}{helper}',
         spare_helper.MAIN,
-        os.pathsep.join(map(str, (jar, *libraries))),
+        os.pathsep.join(map(str, (jar, *jvm.libraries))),
         str(folder / 'warmup'),
         str(MAX_JOBS),
     )
@@ -206,8 +196,7 @@ def _spawn(
         log.close()
         scratch.remove(folder)
         raise
-    started = (jvm_argv, jar, helper, libraries, settings)
-    return Spare(key, folder, proc, log, dict(os.environ), started)
+    return Spare(jvm, helper, folder, proc, log, dict(os.environ))
 
 
 def _keep(fresh: Spare | None) -> None:
@@ -218,30 +207,25 @@ def _keep(fresh: Spare | None) -> None:
     with _lock:
         late = procs.cancelled()
         if not late:
-            _idle.setdefault(fresh.key, []).append(fresh)
+            _idle.setdefault(fresh.jvm.key, []).append(fresh)
     if late:
         fresh.discard()
 
 
-def take(
-    key: tuple[str, ...],
-    jvm_argv: tuple[str, ...],
-    jar: Path,
-    settings: Settings,
-    libraries: tuple[Path, ...] = (),
-) -> Spare | None:
-    """A waiting spare for a job of this key (same Java, JIT flags and jar), or None (the caller
+def take(jvm: Jvm) -> Spare | None:
+    """A waiting spare for a job of its key (same Java, JIT flags and jar), or None (the caller
     starts a JVM of its own). When none waits, or the one taken is at its last job, another is
-    started for the next job of this key, with `jvm_argv` (the java binary and its flags, as the
-    job would run them). The caller gives the spare back (`give_back`) when the job has ended."""
-    if not settings.jvm_spare:
+    started for the next job of this key, as `jvm` says. The caller gives the spare back
+    (`give_back`) when the job has ended."""
+    key = jvm.key
+    if not jvm.settings.jvm_spare:
         return None
     with _lock:
         if _expected is not None:
             _expected[key] -= 1
             if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
                 return None  # none waits, none is coming, and no later job would take one
-    helper = spare_helper.ready(Path(jvm_argv[0]), jar, settings)
+    helper = spare_helper.ready(Path(jvm.argv[0]), jvm.jar, jvm.settings)
     found: Spare | None = None
     unfit: list[Spare] = []
     with _lock:
@@ -261,7 +245,7 @@ def take(
     for spare in unfit:
         spare.discard()
     if start:
-        _keep(_spawn(key, jvm_argv, jar, helper, libraries, settings))
+        _keep(_spawn(jvm, helper))
     return found
 
 
@@ -269,9 +253,10 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
     """A spare whose job has ended: it waits for the next job of its key if it runs on and one is
     still expected; otherwise it is stopped, and if it retired with jobs of its key still expected,
     another is started now. `ended` None: the job did not end by itself (timeout, Ctrl-C)."""
+    key = spare.jvm.key
     with _lock:
-        waiting = _idle.setdefault(spare.key, [])
-        wanted = (_expected[spare.key] if _expected is not None else 1) - len(waiting)
+        waiting = _idle.setdefault(key, [])
+        wanted = (_expected[key] if _expected is not None else 1) - len(waiting)
         runs_on = ended is not None and not ended.retired and spare.proc.poll() is None
         if kept := runs_on and wanted > 0:
             waiting.append(spare)
@@ -280,7 +265,7 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
     # Not a daemon: the process's exit waits for it (a kill and a wait), or its folder would stay.
     threading.Thread(target=spare.discard).start()
     if ended is not None and ended.retired and wanted > 0:
-        _keep(_spawn(spare.key, *spare.started))
+        _keep(_spawn(spare.jvm, spare.helper))
 
 
 def discard_all() -> None:

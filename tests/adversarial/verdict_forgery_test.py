@@ -17,7 +17,7 @@ import pytest
 from execlease_hook.core.settings import from_environ
 from execlease_hook.spec import scan as spec_scan
 from execlease_hook.tlc import output
-from execlease_hook.tlc.job import TlcJob, _execute, _write_files, run_job
+from execlease_hook.tlc.job import TlcJob, _execute, _write_files, prepare, run_job
 from tests import needs, shared
 from tests.conftest import GitRepo, git_env, use_offline
 
@@ -111,7 +111,7 @@ def raw_tlc(job: TlcJob, folder: Path) -> output.Verdict:
     """TLC's real output for the job, classified, without the spec scan in front."""
     folder.mkdir()
     _write_files(job, folder)
-    run = _execute(job, folder)
+    run = _execute(job, folder, None, prepare(job))
     assert run.exit_code is not None
     return output.classify(run.exit_code, run.output, 1.0, job.config_text.decode())
 

@@ -16,7 +16,7 @@ import pytest
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, output
 from execlease_hook.tlc.java import _identities, java_identity
-from execlease_hook.tlc.job import TlcJob, _execute, _Run, _write_files
+from execlease_hook.tlc.job import TlcJob, _execute, _Run, _write_files, prepare
 from tests import needs, wait
 from tests.tlc.job_test import make_job, own_jvm_cache
 
@@ -60,7 +60,7 @@ def jar() -> Path:
 def _run(job: TlcJob, folder: Path) -> _Run:
     folder.mkdir()
     _write_files(job, folder)
-    return _execute(job, folder)
+    return _execute(job, folder, None, prepare(job))
 
 
 def test_first_run_builds_the_archive_and_later_runs_use_it(cache, java, jar, tmp_path):

@@ -32,7 +32,7 @@ from execlease_hook.tlc.job import (
     _write_files,
     prepare,
     run_job,
-    without_archive,
+    sweep,
 )
 from execlease_hook.tlc.kinds import C1_ONLY
 from execlease_hook.tlc.output import Verdict, classify, finished_exit_code
@@ -240,7 +240,7 @@ def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, t
         (f'-XX:ArchiveClassesAtExit={tmp_path / "no-such-folder" / "a.jsa"}', *cds.QUIET),
         cds.NO_ARCHIVE,
     )
-    run = _execute(job, folder, launch=failing)
+    run = _execute(job, folder, None, failing)
     assert run.exit_code == 1
     v = classify(1, run.output, 1.0, job.config_text.decode())
     assert (v.reason or '').startswith('TLC finished, then its Java exited 1')
@@ -263,7 +263,7 @@ def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_p
     _write_files(job, folder)
     # TLC's own output is what is read here: a JVM that builds no class-data archive on its way out
     # (a cold cache's first job would, for nothing this test reads).
-    output = _execute(job, folder, launch=without_archive(job)).output
+    output = _execute(job, folder, None, prepare(job, False)).output
     assert finished_exit_code(output) == 0
     cut = output[: output.index(b'@!@!@STARTMSG 2186')]
     assert finished_exit_code(cut) is None  # TLC did not say it finished
@@ -504,7 +504,7 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     old.mkdir()
     new.mkdir()
     os.utime(old, (time.time() - spare_helper.COMPILE_TIMEOUT - 60,) * 2)
-    spare.sweep(jar, from_environ())
+    sweep(jar, from_environ())
     assert not work.exists() and not old.exists() and new.exists()
     # No process names the folder: none is left that could make it again (a javac names its
     # output folder on its command line).

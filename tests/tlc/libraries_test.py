@@ -21,6 +21,7 @@ from execlease_hook.core.errors import CannotRun
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import libraries, spare_helper
+from execlease_hook.tlc.jar import cache_dir
 from execlease_hook.tlc.job import TlcJob, _spare_key, run_job, sweep
 from execlease_hook.tlc.kinds import jit_flags
 from tests import libraries_support as support
@@ -51,7 +52,7 @@ def manifest(root: Path, libs: list[dict[str, str]]):
 
 
 def cache_files(root: Path) -> list[str]:
-    folder = libraries.cache_dir(root)
+    folder = cache_dir(root) / 'lib'
     return sorted(p.name for p in folder.iterdir() if p.name != 'lock') if folder.exists() else []
 
 
@@ -64,7 +65,7 @@ def test_a_jar_is_downloaded_once_then_taken_from_the_cache(tmp_path, env, serve
     first = libraries.of(m, from_environ())
     (jar,) = first.jars
     assert (jar.name, jar.source, jar.sha256) == ('Limits', 'download', digest)
-    assert jar.path == libraries.cache_dir(tmp_path) / f'{digest}.jar'
+    assert jar.path == cache_dir(tmp_path) / 'lib' / f'{digest}.jar'
     assert jar.path.read_bytes() == lib_jar.read_bytes()
     assert cache_files(tmp_path) == [f'{digest}.jar']
     (again,) = libraries.of(m, from_environ()).jars
@@ -230,9 +231,7 @@ def test_no_libraries_add_nothing_to_the_argv_and_the_keys():
 
 
 def test_libraries_reach_the_argv_the_cache_key_and_the_warm_jvm_key(tmp_path):
-    jar = libraries.LibraryJar(
-        'Limits', 'https://x/Limits.jar', 'a' * 64, tmp_path / 'a.jar', 'cache'
-    )
+    jar = libraries.LibraryJar('Limits', 'a' * 64, tmp_path / 'a.jar', 'cache')
     folder = libraries.LibraryFolder(
         'verification/lib', tmp_path / 'snap', (('Steps.tla', b'one'),)
     )
@@ -303,10 +302,10 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(
     served: list[tuple[str, ...]] = []
     take = spare.take
 
-    def recording_take(key, *args, **kwargs):
-        found = take(key, *args, **kwargs)
+    def recording_take(jvm):
+        found = take(jvm)
         if found is not None:
-            served.append(key)
+            served.append(jvm.key)
         return found
 
     env.setattr(spare, 'take', recording_take)

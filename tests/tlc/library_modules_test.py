@@ -59,7 +59,7 @@ def test_what_tlc_reads_in_its_order(jar):
         ),
     )
     libs = Libraries(
-        (LibraryJar('Extra', 'https://example.invalid/Extra.jar', '0' * 64, jar, 'cache'),),
+        (LibraryJar('Extra', '0' * 64, jar, 'cache'),),
         (folder,),
     )
     beside = [

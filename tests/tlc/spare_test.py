@@ -20,7 +20,7 @@ import pytest
 from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, output, spare, spare_helper
-from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job
+from execlease_hook.tlc.job import TlcJob, _execute, _spare_key, expect_jobs, run_job, sweep
 from tests import needs, shared, wait
 from tests.tlc.job_test import VERDICTS, make_job, own_jvm_cache, own_jvm_verdicts
 
@@ -412,7 +412,7 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
         check=True,
     ).stdout.strip()
     assert os.path.isdir(left)
-    spare.sweep(_job('pass').jar, from_environ())
+    sweep(_job('pass').jar, from_environ())
     assert not os.path.exists(left) and warm.folder.exists()  # a live run's spare is its own
     spare.discard_all()
     assert not warm.folder.exists() and warm.proc.poll() is not None
