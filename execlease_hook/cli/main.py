@@ -68,13 +68,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except Exception as e:
         # A bug, not an expected failure: exit 3, never 1 ("did not hold"), 2 ("could not run")
-        # or 0; the traceback goes to a log file the message names (core/crash.py).
-        return _crashed(options, e, settings.log if settings else None)
+        # or 0; the traceback goes to a log file the message names (core/crash.py). A bug met
+        # while the run was being stopped (in the cleanup of Ctrl-C, SIGTERM, SIGHUP) is logged
+        # the same way, but the exit code stays the stop's: whoever stopped the run reads 130
+        # or 128 + N as they asked for it, and the log still tells the bug.
+        code = _crashed(options, e, settings.log if settings else None)
+        stop = _stopped(e)
+        if stop is None:
+            return code
+        what, code = signals.interrupted(stop)
+        print(f'execlease {options.command}: {what}', file=sys.stderr)
+        return code
     finally:
         if restore is not None:
             restore()
         sys.stdout.flush()
         sys.stdout = stdout
+
+
+def _stopped(error: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or handled signal whose handling `error` was raised in, if any."""
+    seen: BaseException | None = error.__context__
+    while seen is not None and not isinstance(seen, KeyboardInterrupt):
+        seen = seen.__context__
+    return seen
 
 
 def _crashed(options: argparse.Namespace, error: Exception, named_log: str | None) -> int:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import types
@@ -9,6 +10,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from execlease_hook.core.errors import CannotRun
+from execlease_hook.core.signals import Terminated
 
 
 def fake_command(monkeypatch, behaviour):
@@ -61,6 +63,36 @@ def test_a_bug_is_exit_3_with_its_traceback_in_the_log_the_message_names(
     text = log.read_text()
     assert 'command: execlease tools -v' in text and 'version: execlease ' in text
     assert 'Traceback (most recent call last)' in text and 'ZeroDivisionError: boom' in text
+
+
+@pytest.mark.parametrize(
+    ('stop', 'code', 'said'),
+    (
+        (KeyboardInterrupt(), 130, 'execlease tools: interrupted (Ctrl-C)'),
+        (Terminated(signal.SIGTERM), 143, 'execlease tools: terminated (SIGTERM)'),
+    ),
+    ids=('ctrl-c', 'sigterm'),
+)
+def test_a_bug_in_the_cleanup_of_a_stop_keeps_the_stops_exit_code_and_is_logged(
+    monkeypatch, capsys, tmp_path, stop, code, said
+):
+    log = tmp_path / 'execlease.log'
+    monkeypatch.setenv('EXECLEASE_LOG', str(log))
+
+    def run(options: object, settings: object) -> int:
+        try:
+            raise stop
+        finally:
+            raise OSError('a folder the cleanup removes is gone')
+
+    fake_command(monkeypatch, run)
+    assert cli.main(['tools']) == code
+    err = capsys.readouterr().err
+    assert 'an unexpected error, a bug in execlease (OSError: a folder the cleanup' in err
+    assert err.rstrip().endswith(said)
+    text = log.read_text()
+    assert 'OSError: a folder the cleanup removes is gone' in text
+    assert type(stop).__name__ in text  # the stop it was raised in, in the traceback
 
 
 def test_a_bug_without_a_writable_log_shows_its_traceback(monkeypatch, capsys, tmp_path):
