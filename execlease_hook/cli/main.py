@@ -5,6 +5,7 @@ command's module, and turn every exception into an exit code (1 did not hold, 2 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -13,7 +14,7 @@ from types import ModuleType
 
 from execlease_hook.cli import parser
 from execlease_hook.core import signals, term
-from execlease_hook.core.errors import ExecleaseError
+from execlease_hook.core.errors import CannotRun, ExecleaseError
 from execlease_hook.core.settings import Settings, from_environ
 
 # Each subcommand lives in its own module and is imported only when chosen, so that the
@@ -56,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if old_hook is not None:
             _renamed_hook_note(old_hook)
         settings = from_environ()  # the one read of every EXECLEASE_* variable
+        _current_folder()
         code: int = COMMANDS[options.command]().run(options, settings)
         return code
     except ExecleaseError as e:
@@ -84,6 +86,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             restore()
         sys.stdout.flush()
         sys.stdout = stdout
+
+
+def _current_folder() -> None:
+    """Every command starts from the current folder (the repository, relative paths): one that
+    was removed or replaced since the shell entered it is an exit 2 that says so, not a bug."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise CannotRun(
+            'the current folder no longer exists (it was removed or replaced after the shell '
+            'entered it): cd into the repository again'
+        ) from None
 
 
 def _stopped(error: BaseException) -> KeyboardInterrupt | None:

@@ -26,10 +26,17 @@ command: execlease {shlex.join(argv)}
 version: {version}
 python: {sys.version.split()[0]} ({sys.executable})
 platform: {platform.platform()}
-cwd: {os.getcwd()}
+cwd: {_current_folder()}
 
 {traceback_text.rstrip()}
 """
+
+
+def _current_folder() -> str:
+    try:
+        return os.getcwd()
+    except OSError as e:  # removed while the command ran: the report is still written
+        return f'(unreadable: {e.strerror})'
 
 
 def write_log(text: str, named: str | None) -> Path | None:

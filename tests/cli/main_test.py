@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -93,6 +94,43 @@ def test_a_bug_in_the_cleanup_of_a_stop_keeps_the_stops_exit_code_and_is_logged(
     text = log.read_text()
     assert 'OSError: a folder the cleanup removes is gone' in text
     assert type(stop).__name__ in text  # the stop it was raised in, in the traceback
+
+
+@pytest.mark.parametrize('command', ('verify', 'guard', 'coverage'))
+def test_a_removed_current_folder_is_exit_2_that_says_so(tmp_path, command):
+    # The shell entered the folder; something removed it; then the command ran there.
+    gone = tmp_path / 'gone'
+    gone.mkdir()
+    script = 'cd "$1" && rmdir "$1" && exec "$2" -m execlease_hook "$3"'
+    proc = subprocess.run(
+        ('bash', '-c', script, 'bash', str(gone), sys.executable, command),
+        capture_output=True,
+        text=True,
+        env={**os.environ, 'EXECLEASE_LOG': str(tmp_path / 'execlease.log')},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        f'execlease {command}: the current folder no longer exists (it was removed or replaced '
+        'after the shell entered it): cd into the repository again\n'
+    )
+    assert not (tmp_path / 'execlease.log').exists()
+
+
+def test_a_bug_after_the_current_folder_was_removed_is_still_logged(monkeypatch, capsys, tmp_path):
+    log = tmp_path / 'execlease.log'
+    monkeypatch.setenv('EXECLEASE_LOG', str(log))
+    gone = tmp_path / 'gone'
+    gone.mkdir()
+    monkeypatch.chdir(gone)  # and back to the test's own folder afterwards
+
+    def run(options: object, settings: object) -> int:
+        gone.rmdir()
+        raise ZeroDivisionError('boom')
+
+    fake_command(monkeypatch, run)
+    assert cli.main(['tools']) == 3
+    assert 'ZeroDivisionError: boom' in capsys.readouterr().err
+    assert 'cwd: (unreadable: No such file or directory)' in log.read_text()
 
 
 def test_a_bug_without_a_writable_log_shows_its_traceback(monkeypatch, capsys, tmp_path):
