@@ -168,7 +168,7 @@ def judge_staged(
         # What the checks read beyond the governed paths: where the model's `coverage.watch`
         # rules look for uncovered protocol code, and the model's modules.
         globs = watch_paths.raw_globs(parsed)  # [] for None
-        watched = {p for p in touched if watch_paths.matches(globs, p)}
+        watched = {p for p in touched if watch_paths.matches(globs, p)} if globs else set()
         watched |= model_modules(rel, parsed, touched)
         if every or governed is None or paths.touched(governed, touched) or watched:
             wanted.append((rel, parsed, governed, watched))

@@ -8,8 +8,8 @@ and the check it reproduces) start TLC once in a run, in one pool slot, and each
 own entry; so does a job `violations.refine` asks for twice.
 
 Longest job first: on a machine with few cores the makespan is decided by the big checks:
-started last, they run alone at the end while the other cores idle. So every job gets an estimate of its seconds, and
-the pool starts the longest first. The estimate is, in this order:
+started last, they run alone at the end while the other cores idle. So every job gets an
+estimate of its seconds, and the pool starts the longest first. The estimate is, in this order:
 
 1. the job's wall time at its last run in this repository (<git common dir>/execlease/timings.json,
    beside the result cache, written after every run; keyed by model folder, kind and name);
