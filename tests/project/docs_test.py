@@ -182,7 +182,7 @@ def test_relative_links_resolve(path):
 
 def mentioned_text(path: str) -> str:
     """What a reader takes for a reference: markdown prose, Python comments and docstrings, the
-    comments of other files."""
+    comments of other files (`//` in Java, `#` elsewhere)."""
     text = (ROOT / path).read_text(encoding='utf-8')
     if path.endswith('.md'):
         return prose(text)
@@ -196,7 +196,8 @@ def mentioned_text(path: str) -> str:
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 parts.append(ast.get_docstring(node) or '')
         return '\n'.join(parts)
-    return '\n'.join(line[line.index('#') :] for line in text.splitlines() if '#' in line)
+    mark = '//' if path.endswith('.java') else '#'
+    return '\n'.join(line[line.index(mark) :] for line in text.splitlines() if mark in line)
 
 
 def path_problems(path: str) -> list[str]:
@@ -225,7 +226,8 @@ def test_ci_runs_the_readme_quick_start_verbatim():
 
 
 @pytest.mark.parametrize(
-    'path', [p for p in text_files() if p.endswith(('.md', '.py', '.toml', '.yaml', '/run'))]
+    'path',
+    [p for p in text_files() if p.endswith(('.md', '.py', '.java', '.toml', '.yaml', '/run'))],
 )
 def test_named_repository_paths_exist(path):
     assert path_problems(path) == []

@@ -1,4 +1,4 @@
-// A warm JVM for TLC jobs (execlease_hook/jvm_spare.py): started before its first job, it runs
+// A warm JVM for TLC jobs (execlease_hook/tlc/spare.py): started before its first job, it runs
 // jobs one at a time, each in a class loader of its own over tla2tools.jar, so TLC's static state
 // (TLCGlobals, the UniqueString table, ToolIO, ...) is new for every job while the JVM, the JDK's
 // classes and the JIT's work on them stay warm. Compiled at first use with the JDK's javac into
