@@ -103,12 +103,17 @@ def empty(folder: Path) -> None:
 
 def remove(folder: Path) -> None:
     """Remove a folder `make` made, then let go of its mark (in that order: until it is gone, no
-    sweeper may take it for a dead run's)."""
+    sweeper may take it for a dead run's). A folder still there after the removal (a process not
+    yet stopped wrote into it meanwhile, after its mark had gone) gets a mark again, unlocked: a
+    later sweep removes it, where a folder without one would be kept for ever."""
     shutil.rmtree(folder, ignore_errors=True)
     with _lock:
         fd = _held.pop(str(folder), None)
     if fd is not None:
         os.close(fd)
+        if os.path.isdir(folder):
+            with contextlib.suppress(OSError):
+                os.close(os.open(folder / MARK, os.O_CREAT | os.O_WRONLY, 0o644))
 
 
 def sweep(parent: Path, prefix: str) -> list[Path]:

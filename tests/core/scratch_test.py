@@ -78,6 +78,27 @@ def test_a_folder_is_marked_while_it_exists_and_removed_whole(tmp_path):
     assert list(tmp_path.iterdir()) == [] and str(folder) not in scratch._held
 
 
+def test_a_folder_written_into_while_it_is_removed_is_marked_for_the_next_sweep(
+    tmp_path, monkeypatch
+):
+    """A process not yet stopped (a trace command's child) adds a file after the removal has
+    taken the mark: the folder stays, and must not stay unmarked, which no sweep would touch."""
+    folder = scratch.make('execlease-x-', tmp_path)
+    rmtree = scratch.shutil.rmtree
+
+    def racing(path, ignore_errors=False):  # the real removal, then the late write
+        rmtree(path, ignore_errors=ignore_errors)
+        Path(path).mkdir(exist_ok=True)
+        (Path(path) / 'late.ndjson').write_text('{}')
+
+    monkeypatch.setattr(scratch.shutil, 'rmtree', racing)
+    scratch.remove(folder)
+    monkeypatch.undo()
+    assert sorted(p.name for p in folder.iterdir()) == [scratch.MARK, 'late.ndjson']
+    assert str(folder) not in scratch._held
+    assert scratch.sweep(tmp_path, 'execlease-') == [folder] and not folder.exists()
+
+
 def test_the_context_removes_it_on_an_exception(tmp_path):
     with pytest.raises(RuntimeError):
         with scratch.folder('execlease-x-', tmp_path):
