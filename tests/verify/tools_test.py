@@ -55,9 +55,10 @@ def repo(
 ) -> GitRepo:
     """Downloads allowed (for the pinned jar), the default tools already in the cache. The TLC
     result cache is one folder these tests share (suite_test.shared_results, named apart): the
-    plain model's job on the default jar is both tests' own, run once for both; what is asserted
-    of the cache (the job pinned to the default jar is not answered by the other jar's result,
-    the plain model's is answered) is of entries only the first test writes, on its first run."""
+    plain model's job on the default jar is both tests' own, run once for both. What is asserted
+    of the cache holds whichever runs first: the job pinned to the default jar, whose entry only
+    the first test's second run writes, is not answered by the other jar's, which only its first
+    run writes; the plain model's is answered, whoever wrote it."""
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
     monkeypatch.setenv('EXECLEASE_TLA_URL', 'http://127.0.0.1:9/unused')
     (git_repo.path / '.tmp' / 'tla').mkdir(parents=True)
