@@ -5,10 +5,16 @@ from __future__ import annotations
 from execlease_hook.cli import main as cli
 
 
-def test_verify_rev_judges_the_commit_not_the_working_tree(git_repo, capsys, offline_tlc):
-    from tests.verify.suite_test import CAUGHT, COUNTER_PY, MODEL, write_model
+def test_verify_rev_judges_the_commit_not_the_working_tree(
+    git_repo, capsys, offline_tlc, tmp_path_factory
+):
+    from tests.verify.suite_test import CAUGHT, COUNTER_PY, MODEL, shared_results, write_model
 
     write_model(git_repo, mutations=(CAUGHT,))
+    # The repository's result cache is the run's shared one (suite_test.shared_results): what is
+    # judged here is which tree a commit's run reads, and that it reads the repository's cache;
+    # the check and the mutation are those of the suite's and the syncs' tests, run once for all.
+    shared_results(tmp_path_factory, git_repo)
     assert cli.main(['verify', '--update-coverage']) == 0
     git_repo.add('.')
     good = git_repo.commit('synced')

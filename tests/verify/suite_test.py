@@ -160,7 +160,12 @@ def everything_run(
 ) -> verify_support.Verified:
     """Made once for the test run (tests/shared.py `value`), not once on every worker that runs
     one of the tests below: they read its output, jobs and failures. Its coverage (the code's
-    tree-sitter nodes, which do not pickle) is left out."""
+    tree-sitter nodes, which do not pickle) is left out. What they judge is what verify does with
+    each job's verdict (outcome, message, the order and the worst verdict), so the run reads and
+    writes the run's shared results (`shared_results`): its jobs (main, bad, the mutations, F1,
+    F2) are those of the formats' and the shards' model (tests/formats/report_test.py,
+    tests/verify/plan_test.py) and of the exit-code and coverage tests below, and whichever of
+    them comes first runs each job once for all of them; a verdict read back is the one TLC gave."""
 
     def run() -> verify_support.Verified:
         repo = GitRepo(tmp_path_factory.mktemp('everything'))
@@ -171,9 +176,10 @@ def everything_run(
             mutations=(CAUGHT, NOT_CAUGHT, WRONG, MISSING, DUPLICATED),
             findings=(F1, F2),
         )
+        shared_results(tmp_path_factory, repo)
         with pytest.MonkeyPatch.context() as env:
             use_offline(env, jvm_cache, tools_jar)
-            ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2, cache=False))
+            ran = verify_support.verify(repo.path, pipeline.Mode(jobs=2))
         return dataclasses.replace(
             ran, models=[dataclasses.replace(m, coverage=[]) for m in ran.models]
         )

@@ -16,6 +16,7 @@ from tests import libraries_support as support
 from tests import needs
 from tests.conftest import GitRepo
 from tests.tlc.pin_test import other_jar  # noqa: F401 - the fixture: TLC 2.15 with one more file
+from tests.verify.suite_test import shared_results
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
@@ -49,12 +50,20 @@ def run(tmp_path: Path) -> tuple[int, dict]:
 
 
 @pytest.fixture
-def repo(git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    """Downloads allowed (for the pinned jar), the default tools already in the cache."""
+def repo(
+    git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> GitRepo:
+    """Downloads allowed (for the pinned jar), the default tools already in the cache. The TLC
+    result cache is one folder these tests share (suite_test.shared_results, named apart): the
+    plain model's job on the default jar is both tests' own, run once for both. What is asserted
+    of the cache holds whichever runs first: the job pinned to the default jar, whose entry only
+    the first test's second run writes, is not answered by the other jar's, which only its first
+    run writes; the plain model's is answered, whoever wrote it."""
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
     monkeypatch.setenv('EXECLEASE_TLA_URL', 'http://127.0.0.1:9/unused')
     (git_repo.path / '.tmp' / 'tla').mkdir(parents=True)
     shutil.copyfile(needs.tla_jar(), git_repo.path / '.tmp' / 'tla' / 'tla2tools.jar')
+    shared_results(tmp_path_factory, git_repo, 'tools-results')
     return git_repo
 
 
