@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -283,18 +284,22 @@ def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
     stopped: list[int] = []
 
     def two_lines_drawn_while_stopped() -> bool:
+        if len(_drawn(b''.join(chunks).decode(errors='replace'))) >= 2:
+            return True
+        assert proc.poll() is None, 'the run ended before two live lines were drawn'
         for pid in _tlc_jvms(proc.pid):
             if pid not in stopped:
-                os.kill(pid, signal.SIGSTOP)
-                stopped.append(pid)
-        assert proc.poll() is None, 'the run ended before two live lines were drawn'
-        return stopped != [] and len(_drawn(b''.join(chunks).decode(errors='replace'))) >= 2
+                with contextlib.suppress(ProcessLookupError):  # it has just ended
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+        return False
 
     try:
         wait.until(two_lines_drawn_while_stopped, 'two live lines of the check, its JVM stopped')
     finally:
         for pid in stopped:
-            os.kill(pid, signal.SIGCONT)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
     stdout = proc.communicate(timeout=600)[0].decode()
     reader.join(timeout=60)
     os.close(leader)
