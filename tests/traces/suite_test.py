@@ -112,11 +112,15 @@ def everything(
 ) -> result.ModelResult:
     """One run of every trace job and code mutation, made once for the test run (tests/shared.py
     `value`), not once on every worker that runs one of the tests below: they read its jobs and
-    failures. Its coverage (the code's tree-sitter nodes, which do not pickle) is left out."""
+    failures. Its coverage (the code's tree-sitter nodes, which do not pickle) is left out.
+    It runs every job (no cache read) and writes their results where the tests of what verify
+    does with the verdicts read them (`shared_verdicts`): the check, the trace job app and the
+    code mutations unbounded and harmless there are these, in a repository of the same files."""
 
     def run() -> result.ModelResult:
         repo = GitRepo(tmp_path_factory.mktemp('traces'))
         repo.git('init', '-q', '-b', 'main')
+        shared_results(tmp_path_factory, repo)
         write_model(repo, [APP, REJECTED, COPIED, BROKEN, SILENT], [UNBOUNDED, HARMLESS, GONE])
         with pytest.MonkeyPatch.context() as env:
             use_offline(env, jvm_cache, tools_jar)

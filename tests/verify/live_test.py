@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import pty
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -219,8 +221,46 @@ def test_quiet_shows_no_progress(quick_repo, child_env):
     assert 'check main: ' not in proc.stdout + proc.stderr
 
 
+def _tlc_jvms(parent: int) -> list[int]:
+    """The processes under `parent` (its children, theirs, ...) that run TLC: a job's JVM."""
+    children: dict[int, list[int]] = {}
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / 'stat').read_text().rsplit(') ', 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], list(children.get(parent, ()))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, ())
+        try:
+            if b'tlc2.TLC' in Path(f'/proc/{pid}/cmdline').read_bytes().split(bytes(1)):
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _drawn(text: str) -> list[str]:
+    """The live lines of check main drawn on the terminal, each piece between two redraws."""
+    return [
+        piece
+        for piece in re.split(r'\r\033\[K|\033\[A|\r?\n', text)
+        if piece.startswith('  check main: ')
+    ]
+
+
 @pytest.mark.tlc
 def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
+    # The line is redrawn every second while the job runs. The job's JVM is stopped (SIGSTOP) as
+    # soon as it starts and let go once two lines of it have been drawn: the check runs for as
+    # long as the test needs it to, whatever the machine's speed, without the CPU a model that
+    # lasts seconds of TLC costs (N = 1400: 2 million states, 15 CPU-s). Its size is one that TLC
+    # checks in a moment, but the JVM's start alone outlasts the test's 0.02 s polls of it.
+    cfg = slow_repo.path / 'verification' / 'slow' / 'Slow.cfg'
+    cfg.write_text(cfg.read_text().replace('N = 1400', 'N = 200'))
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
         (sys.executable, '-m', 'execlease_hook', 'verify', '--no-cache', '--quick'),
@@ -241,17 +281,32 @@ def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
 
     reader = threading.Thread(target=read_terminal)
     reader.start()
+    stopped: list[int] = []
+
+    def two_lines_drawn_while_stopped() -> bool:
+        if len(_drawn(b''.join(chunks).decode(errors='replace'))) >= 2:
+            return True
+        assert proc.poll() is None, 'the run ended before two live lines were drawn'
+        for pid in _tlc_jvms(proc.pid):
+            if pid not in stopped:
+                with contextlib.suppress(ProcessLookupError):  # it has just ended
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+        return False
+
+    try:
+        wait.until(two_lines_drawn_while_stopped, 'two live lines of the check, its JVM stopped')
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
     stdout = proc.communicate(timeout=600)[0].decode()
     reader.join(timeout=60)
     os.close(leader)
     err = b''.join(chunks)
     text = err.decode()
     assert ERASE + '  check main: ' in text
-    drawn = [
-        piece
-        for piece in re.split(r'\r\033\[K|\033\[A|\r?\n', text)
-        if piece.startswith('  check main: ')
-    ]
+    drawn = _drawn(text)
     assert len(drawn) >= 2 and all(len(piece) <= 59 for piece in drawn)
     assert re.search(r'check +main +passed', stdout) and ERASE not in stdout  # the table, once
     assert all(len(line) <= 60 for line in stdout.splitlines())

@@ -7,12 +7,17 @@ validation.run_command that call the real ones), never by wall times.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +25,8 @@ from execlease_hook.cli import main as cli
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.traces import code_mutations, validation
-from tests.conftest import GitRepo, git_env
+from tests import needs, shared
+from tests.conftest import AUTHOR, GitRepo, git_env, use_offline
 from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
 from tests.verify.pool_test import grid_model, most_at_once
 
@@ -29,10 +35,9 @@ pytestmark = pytest.mark.usefixtures('offline_tlc')
 EXECLEASE = Path(__file__).resolve().parents[2] / '.venv' / 'bin' / 'execlease'
 
 
-@pytest.fixture
-def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
+def spy(env: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
     """('tlc <kind> <name>', 'command <argv>' or 'copy command <argv>' (in a mutated copy), start,
-    end) of every real TLC run and trace command."""
+    end) of every real TLC run and trace command, for as long as `env` lasts."""
     seen: list[tuple[str, float, float]] = []
     real_job, real_command = run_job, validation.run_command
 
@@ -51,10 +56,16 @@ def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
         finally:
             seen.append((f'{where}command {" ".join(argv)}', start, time.monotonic()))
 
-    monkeypatch.setattr('execlease_hook.verify.pool.run_job', job)
-    monkeypatch.setattr('execlease_hook.traces.suite.run_job', job)
-    monkeypatch.setattr(validation, 'run_command', command)
+    env.setattr('execlease_hook.verify.pool.run_job', job)
+    env.setattr('execlease_hook.traces.suite.run_job', job)
+    env.setattr(validation, 'run_command', command)
     return seen
+
+
+@pytest.fixture
+def spans(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, float, float]]:
+    """`spy`'s spans, of the test's runs."""
+    return spy(monkeypatch)
 
 
 def overlaps(a: tuple[str, float, float], b: tuple[str, float, float]) -> bool:
@@ -117,14 +128,77 @@ def test_trace_jobs_and_code_mutations_run_beside_the_tlc_jobs(git_repo, spans, 
     print(f'\n{len(spans)} runs, sum of TLC runs {total:.1f} s')
 
 
-def test_one_job_at_a_time_longest_first_by_the_last_timings(git_repo, spans, tmp_path, capsys):
+@dataclass(frozen=True)
+class FirstRun:
+    """The first run of the two models (k = 4) that the two tests below go on from."""
+
+    repo: Path  # the repository it ran in, its results and timings in .git/execlease
+    spans: list[tuple[str, float, float]]  # `spy`'s, of that run
+    report: dict[str, Any]  # its JSON report
+    code: int
+
+
+@pytest.fixture(scope='module')
+def one_at_a_time(
+    tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path
+) -> FirstRun:
+    """`verify --jobs 1 --no-cache` of the two models (a small grid, 64 states: nothing has to
+    overlap it), made once for the test run (tests/shared.py), not once for each test below: one
+    job at a time, every job run (none read from a cache) and its result and timing written.
+    Each test goes on in a copy of its repository (`start_from`)."""
+
+    def run() -> FirstRun:
+        with pytest.MonkeyPatch.context() as env:
+            for name in list(os.environ):
+                if name.startswith('GIT_'):
+                    env.delenv(name)
+            for name, value in AUTHOR.items():
+                env.setenv(name, value)
+            needs.clear_settings(env)
+            use_offline(env, jvm_cache, tools_jar)
+            repo = GitRepo(tmp_path_factory.mktemp('one-at-a-time') / 'repo')
+            repo.path.mkdir()
+            repo.git('init', '-q', '-b', 'main')
+            two_models(repo, 4)
+            env.chdir(repo.path)
+            seen = spy(env)
+            report = repo.path.parent / 'report.json'
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli.main(['verify', '--jobs', '1', '--no-cache', '--json', str(report)])
+        return FirstRun(repo.path, seen, json.loads(report.read_text()), code)
+
+    return shared.value(tmp_path_factory, 'trace-stage-one-at-a-time', run)
+
+
+def start_from(first: FirstRun, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    """A copy of the first run's repository, results and timings included (they are in its git
+    folder, keyed by the jobs' content, not by where the repository is), the test in it."""
+    path = tmp_path / 'repo'
+    shutil.copytree(first.repo, path, symlinks=True)
+    for name in list(os.environ):
+        if name.startswith('GIT_'):
+            monkeypatch.delenv(name)
+    for name, value in AUTHOR.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(path)
+    return GitRepo(path.resolve())
+
+
+def test_one_job_at_a_time_longest_first_by_the_last_timings(
+    one_at_a_time, spans, tmp_path, monkeypatch, capsys
+):
     # One job at a time: nothing has to overlap the grid check, so a small grid (64 states) does;
-    # the order below comes from the timings written, whatever the grid's length.
-    two_models(git_repo, 4)
+    # the order below comes from the timings written, whatever the grid's length. The first run
+    # (`one_at_a_time`) is shared with the test below; the second, after the edit of its
+    # timings, is this test's own.
+    first = one_at_a_time
+    assert first.code == 1
+    assert most_at_once(first.spans) == 1
     report = tmp_path / 'report.json'
-    assert cli.main(['verify', '--jobs', '1', '--no-cache', '--json', str(report)]) == 1
-    assert most_at_once(spans) == 1
+    report.write_text(json.dumps(first.report))
     assert counter_jobs(report) == EXPECTED
+    git_repo = start_from(first, tmp_path, monkeypatch)
     timings = json.loads((git_repo.path / '.git/execlease/timings.json').read_text())['seconds']
     for key in ('traces:app', 'code-mutation:unbounded', 'code-mutation:harmless'):
         assert timings[f'{MODEL}::{key}'] > 0
@@ -142,12 +216,17 @@ def test_one_job_at_a_time_longest_first_by_the_last_timings(git_repo, spans, tm
     capsys.readouterr()
 
 
-def test_cache_hits_make_no_copy_and_run_nothing(git_repo, spans, monkeypatch, tmp_path, capsys):
-    write_model(git_repo, [APP], [UNBOUNDED, HARMLESS])
-    report = tmp_path / 'report.json'
-    assert cli.main(['verify', '--json', str(report)]) == 1
-    first = counter_jobs(report)
+def test_cache_hits_make_no_copy_and_run_nothing(
+    one_at_a_time, spans, monkeypatch, tmp_path, capsys
+):
+    # From the repository of a first run that wrote every job's result (`one_at_a_time`, shared
+    # with the test above: --no-cache reads none and writes each): a copy of it, results included.
+    first_report = tmp_path / 'first.json'
+    first_report.write_text(json.dumps(one_at_a_time.report))
+    first = counter_jobs(first_report)
     assert first == EXPECTED
+    git_repo = start_from(one_at_a_time, tmp_path, monkeypatch)
+    report = tmp_path / 'report.json'
     copies: list[str] = []
     real = code_mutations.mutated_copy
 
