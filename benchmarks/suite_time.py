@@ -48,7 +48,7 @@ from benchmarks import bare_suite
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.tlc import jar
-from execlease_hook.tlc.job import TlcJob, run_job
+from execlease_hook.tlc.job import TlcJob, expect_jobs, run_job
 from execlease_hook.verify import plan
 
 HERE = Path(__file__).resolve().parent.parent
@@ -188,6 +188,7 @@ def trivial(t: jar.Tools, tuned: bool, runs: int) -> float:
         settings=t.settings._replace(jvm_tuning=tuned),
     )
     times = []
+    expect_jobs([job] * (3 + runs))  # as verify's pool says what is to come: warm JVMs for them
     for _ in range(3 + runs):
         started = time.monotonic()
         verdict = run_job(job)

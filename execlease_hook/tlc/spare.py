@@ -109,7 +109,9 @@ class Spare:
 # what every thread sees can keep one spare per key waiting and none that no job will take.
 _lock = threading.Lock()
 _idle: dict[tuple[str, ...], list[Spare]] = {}  # waiting spares, by key
-_expected: Counter[tuple[str, ...]] | None = None  # jobs still to come (None: no plan given)
+# Jobs still to come, by key. None: no plan given (a job run on its own, outside verify's pool):
+# no job is known to follow it, so no spare is started or kept for one.
+_expected: Counter[tuple[str, ...]] | None = None
 _starting: Counter[tuple[str, ...]] = Counter()  # spares being started ahead of any job
 
 
@@ -216,15 +218,17 @@ def take(jvm: Jvm) -> Spare | None:
     """A waiting spare for a job of its key (same Java, JIT flags and jar), or None (the caller
     starts a JVM of its own). When none waits, or the one taken is at its last job, another is
     started for the next job of this key, as `jvm` says. The caller gives the spare back
-    (`give_back`) when the job has ended."""
+    (`give_back`) when the job has ended. Without a plan (`expect`), None: no later job is known
+    that would take a spare."""
     key = jvm.key
     if not jvm.settings.jvm_spare:
         return None
     with _lock:
-        if _expected is not None:
-            _expected[key] -= 1
-            if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
-                return None  # none waits, none is coming, and no later job would take one
+        if _expected is None:
+            return None
+        _expected[key] -= 1
+        if _expected[key] <= 0 and not _idle.get(key) and not _starting[key]:
+            return None  # none waits, none is coming, and no later job would take one
     helper = spare_helper.ready(Path(jvm.argv[0]), jvm.jar, jvm.settings)
     found: Spare | None = None
     unfit: list[Spare] = []
@@ -238,7 +242,7 @@ def take(jvm: Jvm) -> Spare | None:
                 found = spare
             else:
                 unfit.append(spare)
-        more = _expected is None or _expected[key] > 0
+        more = _expected is not None and _expected[key] > 0  # None: Ctrl-C forgot the plan
         start = more and (
             found is None and not _starting[key] or found is not None and found.jobs + 1 >= MAX_JOBS
         )
@@ -256,7 +260,7 @@ def give_back(spare: Spare, ended: Ended | None) -> None:
     key = spare.jvm.key
     with _lock:
         waiting = _idle.setdefault(key, [])
-        wanted = (_expected[key] if _expected is not None else 1) - len(waiting)
+        wanted = (_expected[key] if _expected is not None else 0) - len(waiting)
         runs_on = ended is not None and not ended.retired and spare.proc.poll() is None
         if kept := runs_on and wanted > 0:
             waiting.append(spare)

@@ -309,6 +309,7 @@ def test_a_warm_jvm_runs_jobs_with_the_libraries_as_a_jvm_of_their_own(
         return found
 
     env.setattr(spare, 'take', recording_take)
+    spare.expect([_spare_key(job)] * 5)  # a plan of the five jobs below, none started ahead
     try:
         own = run_job(job)  # builds no class-data archive (library jars): runs in a JVM of its own
         assert (own.outcome, own.distinct) == ('passed', 8), own

@@ -123,11 +123,18 @@ def _ready(job: TlcJob) -> Path:
 def _warm() -> None:
     """A spare waiting, started by a plan of two jobs (job.expect_jobs starts one at once: the
     `env` fixture's cache has the helper compiled and the class-data archive built), then the plan
-    forgotten, as in a process that gave none: no job runs in a JVM of its own to get there."""
+    grown to many jobs of its kind, as in a long run: spares are kept and started for every job
+    the test runs. No job runs in a JVM of its own to get there."""
     _ready(_job('pass'))
     expect_jobs([_job('pass')] * 2)  # when one waits already, its start ahead ends at once
     wait.until(lambda: _idle() and not any(spare._starting.values()), 'the spare started ahead')
-    spare._expected = None
+    _plan(_job('pass'), 100)
+
+
+def _plan(job: TlcJob, jobs: int) -> None:
+    """A plan of `jobs` more jobs of this one's kind of JVM (as verify's pool gives), and no spare
+    started for it ahead: without a plan, a job gets no spare and starts none."""
+    spare.expect([_spare_key(job)] * jobs)
 
 
 def _idle() -> list[spare.Spare]:
@@ -243,6 +250,7 @@ def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeyp
         return taken[-1]
 
     monkeypatch.setattr(spare, 'take', recorded)
+    _plan(_job('invariant'), 5)
     for _ in range(5):  # at least two JVMs of two jobs, whether the first job takes one or not
         assert run_job(_job('invariant')).property == 'XBelowTwo'
     runs = collections.Counter(s.proc.pid for s in taken if s is not None)
@@ -471,6 +479,23 @@ def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     for _ in range(3):
         assert run_job(job).property == 'XBelowTwo'
     assert taken == [ahead] * 3 and _idle() == []
+
+
+def test_a_job_run_without_a_plan_starts_no_warm_jvm(env, monkeypatch):
+    """Every job of verify runs under its pool's plan (tlc/job.expect_jobs). A job run on its own,
+    with none, has no job known to follow it: it runs in a JVM of its own and starts no spare for
+    a next job that may never come (a JVM and its warm-up, about 1 CPU-s, for nothing)."""
+    started = []
+    spawn = spare._spawn
+
+    def recorded(*a):
+        started.append(a)
+        return spawn(*a)
+
+    monkeypatch.setattr(spare, '_spawn', recorded)
+    for _ in range(2):
+        assert run_job(_job('invariant')).property == 'XBelowTwo'
+    assert started == [] and _idle() == []
 
 
 def test_a_kind_with_one_job_gets_no_warm_jvm_and_compiles_nothing(env, monkeypatch):
