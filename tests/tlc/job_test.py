@@ -3,6 +3,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import pickle
+import shutil
 import stat
 import tempfile
 import threading
@@ -455,11 +456,21 @@ def test_short_jobs_run_with_c1_only(tmp_path, jvm_cache, java, jar, kind, c1):
     assert argv[-len(job.argv(tmp_path)) + 1 :] == job.argv(tmp_path)[1:]
 
 
-def test_c1_only_gives_the_same_verdict(jvm_cache, java, jar, tmp_path_factory, monkeypatch):
+def test_c1_only_gives_the_same_verdict(jvm_cache, java, jar, tmp_path_factory):
+    from tests.tlc.spare_test import compiled_helper  # that module imports this one
+
     # The same jobs as checks (full JIT), each in a JVM of its own: run once for the test run.
     checks = own_jvm_verdicts(tmp_path_factory)
-    # Their JVM cache: its archive is built, so no job here pays for building one.
-    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(own_jvm_cache(tmp_path_factory)))
+    # A JVM cache of the test's own (`jvm_cache`) holding a copy of their archive and of the
+    # warm-JVM helper compiled once for the test run: no job here pays for building the archive,
+    # nor for a javac (the helper's compile is not what is judged here; the jobs after the first
+    # run in a warm JVM, C1 only as in a JVM of their own).
+    built = own_jvm_cache(tmp_path_factory)
+    shutil.copytree(compiled_helper(tmp_path_factory), jvm_cache)
+    for jsa in built.glob('*.jsa'):
+        for made in (jsa, jsa.with_name(jsa.name + '.sha256')):
+            shutil.copy2(made, jvm_cache / made.name)
+    assert list(jvm_cache.glob('*.jsa')) and list(jvm_cache.glob('spare-*'))
     for cfg in ('invariant', 'action', 'pass'):
         job = replace(make_job(java, jar, cfg), kind='mutation')
         v = run_job(job)

@@ -356,8 +356,9 @@ def test_the_helper_exits_when_no_job_comes(env):
 
 def test_no_more_spares_than_expected_jobs(env):
     job = _job('pass')
-    _warm()
-    spare.discard_all()
+    # The helper is compiled and the archive built (`env`'s copy): no spare needs starting to
+    # get there, only one killed again at once (it was, before the plan below).
+    _ready(job)
     expect_jobs([job, job])
     run_job(job)  # one more job is expected: one spare
     assert len(_idle()) == 1
@@ -455,8 +456,10 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
 
 def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     job = _job('invariant')
-    _warm()  # the archive is built and the helper compiled
-    spare.discard_all()
+    # The archive is built and the helper compiled (`env`'s copy; `_ready` reads it into this
+    # process): no spare is started and discarded to get there.
+    _ready(job)
+    assert _idle() == []
     expect_jobs([job] * 3)  # one spare started now, for the first of them
     wait.until(_idle, 'the spare started ahead')
     [ahead] = _idle()
