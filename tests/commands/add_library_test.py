@@ -37,9 +37,7 @@ def sources_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def server(
-    git_repo: GitRepo, lib_jar: Path, sources_jar: Path, monkeypatch: pytest.MonkeyPatch
-):
+def server(git_repo: GitRepo, lib_jar: Path, sources_jar: Path, monkeypatch: pytest.MonkeyPatch):
     """Downloads on, from 127.0.0.1 only: the library jar, one holding its module in a subfolder
     (a sources jar), and the offline TLA+ tools; the default tools already in the cache."""
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
