@@ -358,9 +358,10 @@ def test_the_helper_exits_when_no_job_comes(env):
 
 def test_no_more_spares_than_expected_jobs(env):
     job = _job('pass')
-    # The helper is compiled and the archive built (`env`'s copy): no spare needs starting to
-    # get there, only one killed again at once (it was, before the plan below).
+    # The helper is compiled and the archive built (`env`'s copy; `_ready` reads the helper into
+    # this process): no spare is started and discarded again before the plan below.
     _ready(job)
+    assert _idle() == []
     expect_jobs([job, job])
     run_job(job)  # one more job is expected: one spare
     assert len(_idle()) == 1
