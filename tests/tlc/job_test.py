@@ -16,7 +16,7 @@ import pytest
 from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, output
-from execlease_hook.tlc.job import TlcJob, _execute, _Run, prepare, run_job
+from execlease_hook.tlc.job import TlcJob, _execute, _Run, expect_jobs, prepare, run_job
 from execlease_hook.tlc.kinds import C1_ONLY
 from tests import needs, shared, wait
 
@@ -315,18 +315,43 @@ def own_tmp(tmp_path, monkeypatch):
     return folder
 
 
-def test_timeout_kills_tlc_and_cleans_up(java, jar, own_tmp):
-    v = run_job(big_job(java, jar, timeout=1))  # it never ends: a second of it is enough
+@pytest.fixture
+def archived(tmp_path, monkeypatch, tmp_path_factory) -> Path:
+    """A JVM cache of the test's own holding a copy of the class-data archive the fixture jobs
+    built (`own_jvm_cache`): the big job's JVM starts with it, as on a repository's second run.
+    Without it the JVM built one in the user's cache (~/.cache/execlease/jvm), which the kill or
+    the timeout these tests are about then threw away, on every run."""
+    folder = tmp_path / 'jvm-cache'
+    folder.mkdir()
+    for jsa in own_jvm_cache(tmp_path_factory).glob('*.jsa'):
+        for made in (jsa, jsa.with_name(jsa.name + '.sha256')):
+            shutil.copy2(made, folder / made.name)
+    assert list(folder.glob('*.jsa'))
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(folder))
+    return folder
+
+
+def only(job: TlcJob) -> TlcJob:
+    """`job`, planned as the only one to come (as verify plans its jobs, job.expect_jobs): it
+    runs in a JVM of its own as without a plan, but no warm JVM is started beside it for a next
+    job that never comes (a JVM and its warm-up, about 1 CPU-s, for nothing)."""
+    expect_jobs([job])
+    return job
+
+
+def test_timeout_kills_tlc_and_cleans_up(java, jar, own_tmp, archived):
+    v = run_job(only(big_job(java, jar, timeout=1)))  # it never ends: a second of it is enough
     assert v.outcome == 'error' and 'timed out after 1 s' in (v.reason or '')
     assert _leftovers(own_tmp) == []
 
 
-def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
+def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp, archived):
     errors: list[BaseException] = []
+    job = only(big_job(java, jar, timeout=120))
 
     def target() -> None:
         try:
-            run_job(big_job(java, jar, timeout=120))
+            run_job(job)
         except BaseException as e:  # noqa: B036 - the thread reports what it saw
             errors.append(e)
 
@@ -378,10 +403,11 @@ def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatc
     assert _leftovers(own_tmp) == []
 
 
-def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
+def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp, archived):
     # As when a person or the OOM killer kills the java process from another shell.
     box: list[output.Verdict] = []
-    thread = threading.Thread(target=lambda: box.append(run_job(big_job(java, jar, timeout=120))))
+    job = only(big_job(java, jar, timeout=120))
+    thread = threading.Thread(target=lambda: box.append(run_job(job)))
     thread.start()
     deadline = time.monotonic() + 30
     # Kill only once TLC has really started (its output says so): on a loaded machine the JVM
