@@ -35,28 +35,13 @@ Inner == INSTANCE Nowhere WITH y <- x
 """
 
 
-@pytest.fixture
-def archived(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory) -> Path:
-    """A JVM cache of the test's own holding a copy of the class-data archive built once for the
-    test run (tests/tlc/job_test.py's `own_jvm_cache`): the job's JVM starts with it, as on a
-    repository's second run. Without it the job built one in the user's cache
-    (~/.cache/execlease/jvm) whenever none was there, and a parse error in a building JVM is run
-    again (tlc/job.py): two JVMs for one verdict."""
-    from tests.tlc.job_test import own_jvm_cache
-
-    folder = tmp_path / 'jvm-cache'
-    folder.mkdir()
-    for jsa in own_jvm_cache(tmp_path_factory).glob('*.jsa'):
-        for made in (jsa, jsa.with_name(jsa.name + '.sha256')):
-            shutil.copy2(made, folder / made.name)
-    assert list(folder.glob('*.jsa'))
-    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(folder))
-    return folder
-
-
 @pytest.mark.tlc
-@pytest.mark.usefixtures('one_tlc_job', 'archived')
-def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
+# The run's JVM cache and tools (conftest's `offline_tlc`), as the tests below: the job's JVM
+# starts with the class-data archive built there once for the test run. With neither it built one
+# in the user's cache (~/.cache/execlease/jvm) whenever none was there, and a building JVM's parse
+# error is run again (tlc/job.py): two JVMs for one verdict.
+@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path, tools_jar):
     job = TlcJob(
         kind='check',
         name='main',
@@ -65,7 +50,7 @@ def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
         config='Inst.cfg',
         config_text=b'INIT Init\nNEXT Next\n',
         java=Path(needs.java()),
-        jar=needs.tla_jar(),
+        jar=tools_jar,
         settings=from_environ(),
     )
     verdict = run_job(job)
