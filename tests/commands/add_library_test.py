@@ -12,7 +12,7 @@ import pytest
 
 from execlease_hook.cli import main as cli
 from tests import libraries_support as support
-from tests import needs
+from tests import needs, shared
 from tests.conftest import GitRepo
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
@@ -24,20 +24,29 @@ def lib_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return support.limits_jar(tmp_path_factory)
 
 
+@pytest.fixture(scope='module')
+def sources_jar(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A jar holding the library's module in a subfolder (a sources jar), built once for the
+    test run (every xdist worker's, tests/shared.py; `jar` is a JVM of its own): the servers
+    below only read its bytes."""
+
+    def build(folder: Path) -> None:
+        support.build_jar(folder, {'src/Limits.tla': support.LIMITS_TLA}, 'Sources.jar')
+
+    return shared.folder(tmp_path_factory, 'add-library-sources-jar', build) / 'Sources.jar'
+
+
 @pytest.fixture
-def server(git_repo: GitRepo, lib_jar: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def server(git_repo: GitRepo, lib_jar: Path, sources_jar: Path, monkeypatch: pytest.MonkeyPatch):
     """Downloads on, from 127.0.0.1 only: the library jar, one holding its module in a subfolder
     (a sources jar), and the offline TLA+ tools; the default tools already in the cache."""
     monkeypatch.delenv('EXECLEASE_TLA_OFFLINE')
     monkeypatch.setenv('EXECLEASE_TLA_URL', 'http://127.0.0.1:9/unused')
     (git_repo.path / '.tmp' / 'tla').mkdir(parents=True)
     shutil.copyfile(needs.tla_jar(), git_repo.path / '.tmp' / 'tla' / 'tla2tools.jar')
-    nested = support.build_jar(
-        tmp_path / 'nested', {'src/Limits.tla': support.LIMITS_TLA}, 'Sources.jar'
-    )
     files = {
         'dl/Limits.jar': lib_jar.read_bytes(),
-        'dl/Sources.jar': nested.read_bytes(),
+        'dl/Sources.jar': sources_jar.read_bytes(),
         'dl/tla2tools.jar': Path(needs.tla_jar()).read_bytes(),
     }
     yield from support.serve(files)
@@ -172,12 +181,12 @@ def test_the_sha256_may_be_a_url_fragment_as_pip_pins_urls(repo, server, lib_jar
     ),
 )
 def test_a_refusal_is_exit_2_naming_the_option_and_nothing_is_written(
-    repo, server, lib_jar, tmp_path, capsys, argv, message
+    repo, server, lib_jar, sources_jar, capsys, argv, message
 ):
     (repo.path / 'outside').mkdir()
     argv = [support.url(server, a) if a.startswith('dl/') else a for a in argv]
     if 'SOURCES' in argv:
-        argv[argv.index('SOURCES')] = support.sha256(tmp_path / 'nested' / 'Sources.jar')
+        argv[argv.index('SOURCES')] = support.sha256(sources_jar)  # what the server serves
     message = message.replace('{digest}', support.sha256(lib_jar))
     before = repo.read(MANIFEST)
     code, out = add(capsys, *argv)

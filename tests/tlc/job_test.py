@@ -3,6 +3,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import pickle
+import shutil
 import stat
 import tempfile
 import threading
@@ -15,7 +16,7 @@ import pytest
 from execlease_hook.core import procs
 from execlease_hook.core.settings import from_environ
 from execlease_hook.tlc import cds, output
-from execlease_hook.tlc.job import TlcJob, _execute, _Run, prepare, run_job
+from execlease_hook.tlc.job import TlcJob, _execute, _Run, expect_jobs, prepare, run_job
 from execlease_hook.tlc.kinds import C1_ONLY
 from tests import needs, shared, wait
 
@@ -314,18 +315,43 @@ def own_tmp(tmp_path, monkeypatch):
     return folder
 
 
-def test_timeout_kills_tlc_and_cleans_up(java, jar, own_tmp):
-    v = run_job(big_job(java, jar, timeout=1))  # it never ends: a second of it is enough
+@pytest.fixture
+def archived(tmp_path, monkeypatch, tmp_path_factory) -> Path:
+    """A JVM cache of the test's own holding a copy of the class-data archive the fixture jobs
+    built (`own_jvm_cache`): the big job's JVM starts with it, as on a repository's second run.
+    Without it the JVM built one in the user's cache (~/.cache/execlease/jvm), which the kill or
+    the timeout these tests are about then threw away, on every run."""
+    folder = tmp_path / 'jvm-cache'
+    folder.mkdir()
+    for jsa in own_jvm_cache(tmp_path_factory).glob('*.jsa'):
+        for made in (jsa, jsa.with_name(jsa.name + '.sha256')):
+            shutil.copy2(made, folder / made.name)
+    assert list(folder.glob('*.jsa'))
+    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(folder))
+    return folder
+
+
+def only(job: TlcJob) -> TlcJob:
+    """`job`, planned as the only one to come (as verify plans its jobs, job.expect_jobs): it
+    runs in a JVM of its own as without a plan, but no warm JVM is started beside it for a next
+    job that never comes (a JVM and its warm-up, about 1 CPU-s, for nothing)."""
+    expect_jobs([job])
+    return job
+
+
+def test_timeout_kills_tlc_and_cleans_up(java, jar, own_tmp, archived):
+    v = run_job(only(big_job(java, jar, timeout=1)))  # it never ends: a second of it is enough
     assert v.outcome == 'error' and 'timed out after 1 s' in (v.reason or '')
     assert _leftovers(own_tmp) == []
 
 
-def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp):
+def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp, archived):
     errors: list[BaseException] = []
+    job = only(big_job(java, jar, timeout=120))
 
     def target() -> None:
         try:
-            run_job(big_job(java, jar, timeout=120))
+            run_job(job)
         except BaseException as e:  # noqa: B036 - the thread reports what it saw
             errors.append(e)
 
@@ -377,10 +403,11 @@ def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatc
     assert _leftovers(own_tmp) == []
 
 
-def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp):
+def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp, archived):
     # As when a person or the OOM killer kills the java process from another shell.
     box: list[output.Verdict] = []
-    thread = threading.Thread(target=lambda: box.append(run_job(big_job(java, jar, timeout=120))))
+    job = only(big_job(java, jar, timeout=120))
+    thread = threading.Thread(target=lambda: box.append(run_job(job)))
     thread.start()
     deadline = time.monotonic() + 30
     # Kill only once TLC has really started (its output says so): on a loaded machine the JVM
@@ -455,11 +482,21 @@ def test_short_jobs_run_with_c1_only(tmp_path, jvm_cache, java, jar, kind, c1):
     assert argv[-len(job.argv(tmp_path)) + 1 :] == job.argv(tmp_path)[1:]
 
 
-def test_c1_only_gives_the_same_verdict(jvm_cache, java, jar, tmp_path_factory, monkeypatch):
+def test_c1_only_gives_the_same_verdict(jvm_cache, java, jar, tmp_path_factory):
+    from tests.tlc.spare_test import compiled_helper  # that module imports this one
+
     # The same jobs as checks (full JIT), each in a JVM of its own: run once for the test run.
     checks = own_jvm_verdicts(tmp_path_factory)
-    # Their JVM cache: its archive is built, so no job here pays for building one.
-    monkeypatch.setenv('EXECLEASE_JVM_CACHE', str(own_jvm_cache(tmp_path_factory)))
+    # A JVM cache of the test's own (`jvm_cache`) holding a copy of their archive and of the
+    # warm-JVM helper compiled once for the test run: no job here pays for building the archive,
+    # nor for a javac (the helper's compile is not what is judged here; the jobs after the first
+    # run in a warm JVM, C1 only as in a JVM of their own).
+    built = own_jvm_cache(tmp_path_factory)
+    shutil.copytree(compiled_helper(tmp_path_factory), jvm_cache)
+    for jsa in built.glob('*.jsa'):
+        for made in (jsa, jsa.with_name(jsa.name + '.sha256')):
+            shutil.copy2(made, jvm_cache / made.name)
+    assert list(jvm_cache.glob('*.jsa')) and list(jvm_cache.glob('spare-*'))
     for cfg in ('invariant', 'action', 'pass'):
         job = replace(make_job(java, jar, cfg), kind='mutation')
         v = run_job(job)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -367,23 +368,20 @@ def test_callers_racing_for_the_helper_share_one_javac(env, monkeypatch):
 
 
 @pytest.mark.tlc
-def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch):
+def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch, tmp_path_factory):
+    from tests.tlc.spare_test import compiled_helper  # that module imports job_test as this does
+
     java, jar = _java_jar()
     found = spare_helper.helper_folder(java, jar, from_environ())
     assert found is not None
     target = found
     other = target.parent / 'other-run'
-    other.mkdir(parents=True)
-    subprocess.run(
-        (
-            str(spare_helper._javac(java, from_environ())),
-            *spare_helper.JAVAC_JVM,
-            '-d',
-            str(other),
-            str(spare_helper.SOURCE),
-        ),
-        check=True,
-    )
+    # The other run's compiled helper: the one compiled once for the test run, copied (a javac
+    # of the other run's own would compile the same class; this test's own javac is the race).
+    [compiled] = compiled_helper(tmp_path_factory).glob('spare-*')
+    assert compiled.name == target.name
+    shutil.copytree(compiled, other)
+    assert (other / f'{spare_helper.MAIN}.class').is_file()
 
     class PlacedMeanwhile(subprocess.Popen):
         """The real javac; as it ends, another run places its helper first."""

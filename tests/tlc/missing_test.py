@@ -9,6 +9,7 @@ when TLC loads it (a class file for a newer Java); a sound override runs as TLC 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from execlease_hook.tlc import missing, spare_helper
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.tlc.output import Verdict
 from tests import libraries_support as support
-from tests import needs
+from tests import needs, shared
 from tests.conftest import GitRepo
 
 SPEC = b"""---- MODULE Inst ----
@@ -35,8 +36,12 @@ Inner == INSTANCE Nowhere WITH y <- x
 
 
 @pytest.mark.tlc
-@pytest.mark.usefixtures('one_tlc_job')
-def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
+# The run's JVM cache and tools (conftest's `offline_tlc`), as the tests below: the job's JVM
+# starts with the class-data archive built there once for the test run. With neither it built one
+# in the user's cache (~/.cache/execlease/jvm) whenever none was there, and a building JVM's parse
+# error is run again (tlc/job.py): two JVMs for one verdict.
+@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path, tools_jar):
     job = TlcJob(
         kind='check',
         name='main',
@@ -45,7 +50,7 @@ def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path):
         config='Inst.cfg',
         config_text=b'INIT Init\nNEXT Next\n',
         java=Path(needs.java()),
-        jar=needs.tla_jar(),
+        jar=tools_jar,
         settings=from_environ(),
     )
     verdict = run_job(job)
@@ -126,9 +131,9 @@ public class TLCOverrides implements ITLCOverrides {
 """
 
 
-def override_jar(folder: Path, kind: str) -> Path:
-    """MyOps.tla and its Java override: sound; needing a class this TLC lacks (compiled against a
-    stand-in, left out of the jar); or a class file of a Java newer than any here."""
+def _compiled(folder: Path, kind: str) -> Path:
+    """The classes of MyOps's Java override: sound, or needing a class this TLC lacks (compiled
+    against a stand-in, left out)."""
     javac = Path(needs.java()).resolve().parent / 'javac'
     if not javac.is_file():
         needs.missing('no JDK `javac` beside java')
@@ -157,16 +162,46 @@ def override_jar(folder: Path, kind: str) -> Path:
     )
     for stale in (classes / 'tlc2' / 'value').rglob('*.class'):
         stale.unlink()  # the stand-in is not shipped: TLC 2.15 has no such class
-    if kind == 'newer-java':
-        cls = classes / 'ops' / 'MyOps.class'
-        data = bytearray(cls.read_bytes())
-        data[6:8] = (70).to_bytes(2, 'big')  # class file version 70: a Java newer than any here
-        cls.write_bytes(bytes(data))
+    return classes
+
+
+def _packed(classes: Path, jar: Path) -> Path:
     (classes / 'MyOps.tla').write_text(OPS_TLA)
-    jar = folder / 'MyOps.jar'
     files = sorted(p.relative_to(classes).as_posix() for p in classes.rglob('*') if p.is_file())
     subprocess.run((support.jar_tool(), 'cf', str(jar), *files), cwd=classes, check=True)
     return jar
+
+
+OVERRIDE_KINDS = ('sound', 'missing-class', 'newer-java')
+
+
+def override_jars(factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """MyOps.tla and its Java override, by kind: sound; needing a class this TLC lacks; or a class
+    file of a Java newer than any here (the sound classes, their version raised: one javac for
+    both). Built once for the test run (every xdist worker's, tests/shared.py); each test copies
+    its jar."""
+
+    def build(folder: Path) -> None:
+        sound = _compiled(folder / 'sound', 'sound')
+        missing_class = _compiled(folder / 'missing-class', 'missing-class')
+        newer = folder / 'newer-java' / 'classes'
+        shutil.copytree(sound, newer)
+        cls = newer / 'ops' / 'MyOps.class'
+        data = bytearray(cls.read_bytes())
+        data[6:8] = (70).to_bytes(2, 'big')  # class file version 70: a Java newer than any here
+        cls.write_bytes(bytes(data))
+        for kind, classes in (('sound', sound), ('missing-class', missing_class)):
+            _packed(classes, folder / kind / 'MyOps.jar')
+        _packed(newer, folder / 'newer-java' / 'MyOps.jar')
+
+    root = shared.folder(factory, 'missing-override-jars', build)
+    return {kind: root / kind / 'MyOps.jar' for kind in OVERRIDE_KINDS}
+
+
+def override_jar(folder: Path, kind: str, factory: pytest.TempPathFactory) -> Path:
+    """A copy of `override_jars`'s jar of this kind in `folder`, the test's own."""
+    folder.mkdir(parents=True)
+    return Path(shutil.copy2(override_jars(factory)[kind], folder / 'MyOps.jar'))
 
 
 @pytest.mark.usefixtures('offline_tlc')
@@ -188,9 +223,9 @@ def override_jar(folder: Path, kind: str) -> Path:
     ),
 )
 def test_an_override_built_for_another_tlc_is_not_a_spec_error(
-    git_repo: GitRepo, tmp_path, monkeypatch, kind, said
+    git_repo: GitRepo, tmp_path, tmp_path_factory, monkeypatch, kind, said
 ):
-    jar = override_jar(tmp_path / 'jar', kind)
+    jar = override_jar(tmp_path / 'jar', kind, tmp_path_factory)
     monkeypatch.setenv('EXECLEASE_LIBRARY_PATH', str(jar))
     git_repo.write('verification/s/S.tla', SPEC_TLA)
     git_repo.write('verification/s/S.cfg', 'INIT Init\nNEXT Next\nINVARIANT Inv\n')
