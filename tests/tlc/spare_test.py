@@ -120,29 +120,24 @@ def _ready(job: TlcJob) -> Path:
     return folder
 
 
-def _warm() -> None:
+def _warm(jobs: int = 100) -> None:
     """A spare waiting, started by a plan of two jobs (job.expect_jobs starts one at once: the
-    `env` fixture's cache has the helper compiled and the class-data archive built), then the plan
-    grown to many jobs of its kind, as in a long run: spares are kept and started for every job
-    the test runs. No job runs in a JVM of its own to get there."""
+    `env` fixture's cache has the helper compiled and the class-data archive built), then a plan
+    of `jobs` jobs of its kind, as verify's pool gives: by default a long run's, so that spares are
+    kept and started for every job the test runs; the number of jobs the test runs next, so that
+    none is started beside the last for a job that never comes (a JVM and its warm-up, about
+    1 CPU-s, for nothing). No job runs in a JVM of its own to get there."""
     _ready(_job('pass'))
     expect_jobs([_job('pass')] * 2)  # when one waits already, its start ahead ends at once
     wait.until(lambda: _idle() and not any(spare._starting.values()), 'the spare started ahead')
-    _plan(_job('pass'), 100)
+    assert spare._expected is not None
+    spare._expected[_spare_key(_job('pass'))] = jobs
 
 
 def _plan(job: TlcJob, jobs: int) -> None:
     """A plan of `jobs` more jobs of this one's kind of JVM (as verify's pool gives), and no spare
     started for it ahead: without a plan, a job gets no spare and starts none."""
     spare.expect([_spare_key(job)] * jobs)
-
-
-def _last(job: TlcJob) -> TlcJob:
-    """`job`, planned as the last one to come (as verify plans its jobs, job.expect_jobs): the
-    waiting spare it finds, or not, is judged as without a plan, but no spare is started beside
-    it for a next job that never comes (a JVM and its warm-up, about 1 CPU-s, for nothing)."""
-    expect_jobs([job])
-    return job
 
 
 def _idle() -> list[spare.Spare]:
@@ -270,7 +265,7 @@ def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeyp
 
 
 def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
-    _warm()
+    _warm(jobs=2)
     [warm] = _idle()
     forever = b"---- MODULE Forever ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n====\n"
     job = TlcJob(
@@ -288,7 +283,7 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
     v = run_job(job)
     assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 1 s')
     assert warm.proc.poll() is not None and warm not in _idle()
-    assert run_job(_last(_job('invariant'))).property == 'XBelowTwo'
+    assert run_job(_job('invariant')).property == 'XBelowTwo'
 
 
 def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
@@ -327,11 +322,11 @@ def test_a_changed_helper_source_compiles_again(env, monkeypatch, tmp_path):
 
 
 def test_a_spare_that_died_waiting_is_not_used(env):
-    _warm()
+    _warm(jobs=1)
     [warm] = _idle()
     os.killpg(warm.proc.pid, signal.SIGKILL)
     warm.proc.wait()
-    v = run_job(_last(_job('action')))
+    v = run_job(_job('action'))
     assert (v.outcome, v.property) == ('violated', 'NeverDecreases')
     assert not warm.folder.exists()
 
@@ -439,10 +434,10 @@ def test_waiting_spares_live_outside_the_temp_folder_and_a_dead_runs_are_swept(e
 
 
 def test_a_spare_of_another_environment_is_not_used(env, monkeypatch):
-    _warm()
+    _warm(jobs=1)
     [warm] = _idle()
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # read by a JVM at its start only
-    v = run_job(_last(_job('invariant')))
+    v = run_job(_job('invariant'))
     assert v.property == 'XBelowTwo'
     assert not warm.folder.exists() and warm.proc.poll() is not None
 
