@@ -125,6 +125,15 @@ class GitRepo:
         return self.git('rev-parse', 'HEAD').strip()
 
 
+def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's environment as `git_env` gives a child's: no GIT_* variable, fixed identity."""
+    for name in list(os.environ):
+        if name.startswith('GIT_'):
+            monkeypatch.delenv(name)
+    for name, value in AUTHOR.items():
+        monkeypatch.setenv(name, value)
+
+
 @pytest.fixture
 def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     """A fresh git repository (branch main, no commits) in tmp_path; the test runs inside it.
@@ -132,11 +141,7 @@ def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     GIT_* variables are stripped from this process too, so in-process code that calls git
     (execlease_hook.git) sees only this repository.
     """
-    for name in list(os.environ):
-        if name.startswith('GIT_'):
-            monkeypatch.delenv(name)
-    for name, value in AUTHOR.items():
-        monkeypatch.setenv(name, value)
+    git_identity(monkeypatch)
     path = tmp_path / 'repo'
     path.mkdir()
     repo = GitRepo(path.resolve())

@@ -26,7 +26,7 @@ from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.traces import code_mutations, validation
 from tests import needs, shared
-from tests.conftest import AUTHOR, GitRepo, git_env, use_offline
+from tests.conftest import GitRepo, git_env, git_identity, use_offline
 from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
 from tests.verify.pool_test import grid_model, most_at_once
 
@@ -149,11 +149,7 @@ def one_at_a_time(
 
     def run() -> FirstRun:
         with pytest.MonkeyPatch.context() as env:
-            for name in list(os.environ):
-                if name.startswith('GIT_'):
-                    env.delenv(name)
-            for name, value in AUTHOR.items():
-                env.setenv(name, value)
+            git_identity(env)
             needs.clear_settings(env)
             use_offline(env, jvm_cache, tools_jar)
             repo = GitRepo(tmp_path_factory.mktemp('one-at-a-time') / 'repo')
@@ -176,11 +172,7 @@ def start_from(first: FirstRun, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     folder, keyed by the jobs' content, not by where the repository is), the test in it."""
     path = tmp_path / 'repo'
     shutil.copytree(first.repo, path, symlinks=True)
-    for name in list(os.environ):
-        if name.startswith('GIT_'):
-            monkeypatch.delenv(name)
-    for name, value in AUTHOR.items():
-        monkeypatch.setenv(name, value)
+    git_identity(monkeypatch)
     monkeypatch.chdir(path)
     return GitRepo(path.resolve())
 
