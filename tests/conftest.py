@@ -16,9 +16,10 @@ from tests import needs, shared, tiers
 # Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
 # failure (tests/skips.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py);
 # `-n auto` starts one worker more than the cores (workers.py). Compiled modules are kept for the
-# run outside the checkout where the machine keeps none, set up on import, before any worker
-# starts (bytecode.py).
+# run outside the checkout where the machine keeps none, and the run's JVMs compile with C1 only,
+# both set up on import, before any worker starts (bytecode.py, jit.py).
 from tests.bytecode import FOLDER as BYTECODE_FOLDER  # noqa: F401
+from tests.jit import OPTIONS as JIT_OPTIONS  # noqa: F401
 from tests.skips import pytest_configure, pytest_runtest_makereport  # noqa: F401
 from tests.tiers import fast_tier_tripwire  # noqa: F401
 from tests.workers import pytest_xdist_auto_num_workers  # noqa: F401
