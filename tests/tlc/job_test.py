@@ -7,7 +7,6 @@ import shutil
 import stat
 import tempfile
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -409,13 +408,13 @@ def test_real_tlc_killed_from_outside_is_an_error(java, jar, own_tmp, archived):
     job = only(big_job(java, jar, timeout=120))
     thread = threading.Thread(target=lambda: box.append(run_job(job)))
     thread.start()
-    deadline = time.monotonic() + 30
     # Kill only once TLC has really started (its output says so): on a loaded machine the JVM
     # can take seconds to print anything, and a fixed sleep made this test flaky.
-    while time.monotonic() < deadline and not any(
-        b'Starting...' in out.read_bytes() for out in own_tmp.rglob('tlc.out')
-    ):
-        time.sleep(0.05)
+    wait.until(
+        lambda: any(b'Starting...' in out.read_bytes() for out in own_tmp.rglob('tlc.out')),
+        'TLC to start',
+        timeout=30,
+    )
     # The job's own JVM: the registry also holds the warm JVMs earlier tests left waiting.
     (pid,) = [p for p in procs._live if str(own_tmp).encode() in _command_line(p)]
     os.kill(pid, 9)

@@ -38,7 +38,7 @@ from execlease_hook.tlc.job import (
 )
 from execlease_hook.tlc.kinds import C1_ONLY
 from execlease_hook.tlc.output import Verdict, classify, finished_exit_code
-from tests import needs
+from tests import needs, wait
 from tests.tlc.job_test import ERROR_REASONS, VERDICTS, make_job
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -306,15 +306,12 @@ def _slow_javac(tmp_path: Path, delay: float) -> Path:
 
 
 def _wait_for_work(folder: Path) -> Path:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        found = (
+    def found() -> list[Path]:
+        return (
             [p for p in folder.iterdir() if p.name.startswith('.spare-')] if folder.exists() else []
         )
-        if found:
-            return found[0]
-        time.sleep(0.02)
-    raise AssertionError('no compile started')
+
+    return wait.until(found, 'a compile to start', timeout=60)[0]
 
 
 @pytest.mark.tlc
@@ -399,10 +396,7 @@ def test_a_race_lost_to_another_run_removes_its_work(env, monkeypatch, tmp_path_
 
 def _wait_for_process_naming(folder: Path) -> None:
     """The work folder is made before javac starts: on a loaded machine the process comes later."""
-    deadline = time.monotonic() + 60
-    while not _processes_naming(folder):
-        assert time.monotonic() < deadline, f'no process names {folder}'
-        time.sleep(0.02)
+    wait.until(lambda: _processes_naming(folder), f'a process naming {folder}', timeout=60)
 
 
 @pytest.mark.tlc  # it probes the Java whose javac it stops (java -version)
@@ -491,10 +485,12 @@ def test_a_process_killed_during_the_compile_is_swept_by_the_next(env, tmp_path,
     work = _wait_for_work(env / 'jvm')
     # Killed once its javac runs and is recorded in the folder's mark (on a loaded machine the
     # folder comes well before the javac): the case the sweep is for.
-    deadline = time.monotonic() + 60
-    while not (work / scratch.MARK).is_file() or not (work / scratch.MARK).read_text().strip():
-        assert time.monotonic() < deadline, 'the compile never recorded its javac'
-        time.sleep(0.02)
+    mark = work / scratch.MARK
+    wait.until(
+        lambda: mark.is_file() and mark.read_text().strip(),
+        'the compile to record its javac',
+        timeout=60,
+    )
     child.send_signal(signal.SIGKILL)
     assert _ended(child, 30) == -signal.SIGKILL
     # Its javac may run on and write there (on a loaded machine it may also have ended already):

@@ -25,7 +25,7 @@ from execlease_hook.cli import main as cli
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.traces import code_mutations, validation
-from tests import needs, shared
+from tests import needs, shared, wait
 from tests.conftest import GitRepo, git_env, git_identity, use_offline
 from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
 from tests.verify.pool_test import grid_model, most_at_once
@@ -283,19 +283,14 @@ def test_ctrl_c_stops_a_running_trace_command_and_what_it_started(git_repo, tmp_
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 90
-    while not (pids.exists() and ' ' in pids.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    wait.until(lambda: pids.exists() and ' ' in pids.read_text(), 'the trace command to start')
     command, child = (int(p) for p in pids.read_text().split())
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, out + err
     assert 'interrupted' in err
     for pid in (command, child):
-        deadline = time.monotonic() + 10
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _alive(pid), f'process {pid} still runs'
+        wait.until(lambda: not _alive(pid), f'process {pid} to end', timeout=10)
 
 
 def _alive(pid: int) -> bool:
