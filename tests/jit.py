@@ -3,9 +3,9 @@
 A check or a trace job runs in a JVM with the full JIT (`tlc/kinds.jit_flags`): on a model that
 runs for minutes, C2's code pays for its compiling. The test run's models are small, and C2's
 compiler threads spend CPU that the other worker on a two-core machine would have used. Measured
-on four TLC-heavy modules (tests/verify/suite_test.py, traces/suite_test.py,
-verify/libraries_test.py, examples/agent_runtime/trace_test.py; 92 tests, `-n auto`, nothing
-beside them, interleaved): 138.5 and 136.2 CPU-s and 71.2 and 73.8 s without this, 106.9 and
+on four TLC-heavy modules (tests/verify/suite_test.py, tests/traces/suite_test.py,
+tests/verify/libraries_test.py, tests/examples/agent_runtime/trace_test.py; 92 tests, `-n auto`,
+nothing beside them, interleaved): 138.5 and 136.2 CPU-s and 71.2 and 73.8 s without this, 106.9 and
 104.3 CPU-s and 58.5 and 54.6 s with it. A verdict does not depend on the JIT: TLC explores the
 same states either way.
 
