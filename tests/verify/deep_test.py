@@ -36,7 +36,15 @@ def jobs(data: dict) -> dict[str, dict]:
     return {j['name']: j for m in data['models'] for j in m['jobs']}
 
 
-def test_deep_runs_the_check_at_its_deep_bounds_on_every_core(git_repo, tmp_path, capsys):
+def test_deep_runs_the_check_at_its_deep_bounds_on_every_core(
+    git_repo, tmp_path, tmp_path_factory, capsys
+):
+    # The run's shared results (suite_test.shared_results): the deep job at N = 5 is this test's
+    # alone, so it runs here; the plain run after it is check main at its shipped bounds, which
+    # the tests of suite_test run, read from their entry. It reads 8 only if the cfg TLC is given
+    # is the shipped one (an entry is keyed by the cfg's text); a deep run that left N = 5 in it,
+    # or wrote its verdict under the plain job's key, reads or runs 12.
+    shared_results(tmp_path_factory, git_repo)
     # Counter: x in 0..N, y in 0..1, so N = 3 has 8 distinct states and N = 5 has 12.
     write_model(
         git_repo, checks=({**MAIN, 'deep': {'constants': {'N': 5}, 'states': 12}},), entries=()
