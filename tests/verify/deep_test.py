@@ -18,9 +18,10 @@ from execlease_hook.manifest import write as manifest_write
 from execlease_hook.tlc import messages
 from execlease_hook.tlc.progress import Follower
 from execlease_hook.verify import deep
+from tests.conftest import GitRepo
 from tests.manifest.read_test import mutate, write_manifest
 from tests.verify.pool_test import grid_model
-from tests.verify.suite_test import MAIN, MODEL, write_model
+from tests.verify.suite_test import MAIN, MODEL, shared_results, write_model
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
@@ -35,7 +36,15 @@ def jobs(data: dict) -> dict[str, dict]:
     return {j['name']: j for m in data['models'] for j in m['jobs']}
 
 
-def test_deep_runs_the_check_at_its_deep_bounds_on_every_core(git_repo, tmp_path, capsys):
+def test_deep_runs_the_check_at_its_deep_bounds_on_every_core(
+    git_repo, tmp_path, tmp_path_factory, capsys
+):
+    # The run's shared results (suite_test.shared_results): the deep job at N = 5 is this test's
+    # alone, so it runs here; the plain run after it is check main at its shipped bounds, which
+    # the tests of suite_test run, read from their entry. It reads 8 only if the cfg TLC is given
+    # is the shipped one (an entry is keyed by the cfg's text); a deep run that left N = 5 in it,
+    # or wrote its verdict under the plain job's key, reads or runs 12.
+    shared_results(tmp_path_factory, git_repo)
     # Counter: x in 0..N, y in 0..1, so N = 3 has 8 distinct states and N = 5 has 12.
     write_model(
         git_repo, checks=({**MAIN, 'deep': {'constants': {'N': 5}, 'states': 12}},), entries=()
@@ -55,7 +64,17 @@ def test_deep_runs_the_check_at_its_deep_bounds_on_every_core(git_repo, tmp_path
     capsys.readouterr()
 
 
-def test_deep_states_other_than_recorded_is_a_note(git_repo, tmp_path, capsys):
+def share_deep_n4(repo: GitRepo, factory: pytest.TempPathFactory) -> None:
+    """The result cache of the two tests below, one folder for the test run (tests/shared.py,
+    apart from the other tests'): both run check main at its deep bound N = 4, the same TLC job
+    (an entry is keyed by the job's content, its deep constants and workers included), and what
+    they judge is what verify makes of its verdict (a note, a check left out), not TLC's run. The
+    job runs once in the test run, whichever asks first; the other reads its verdict."""
+    shared_results(factory, repo, 'deep-n4-results')
+
+
+def test_deep_states_other_than_recorded_is_a_note(git_repo, tmp_path, tmp_path_factory, capsys):
+    share_deep_n4(git_repo, tmp_path_factory)
     write_model(
         git_repo, checks=({**MAIN, 'deep': {'constants': {'N': '4'}, 'states': 12}},), entries=()
     )
@@ -65,7 +84,10 @@ def test_deep_states_other_than_recorded_is_a_note(git_repo, tmp_path, capsys):
     assert 'note: check main (deep): 10 distinct states, 12 recorded in its deep block' in out
 
 
-def test_a_check_without_a_deep_block_is_left_out_and_said(git_repo, tmp_path, capsys):
+def test_a_check_without_a_deep_block_is_left_out_and_said(
+    git_repo, tmp_path, tmp_path_factory, capsys
+):
+    share_deep_n4(git_repo, tmp_path_factory)
     write_model(
         git_repo,
         checks=({**MAIN, 'deep': {'constants': {'N': 4}}}, {'name': 'other', 'config': 'pass.cfg'}),
