@@ -18,7 +18,9 @@ from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
 # One job a test, outside a verify run (conftest.one_tlc_job).
-pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('one_tlc_job')]
+# offline_tlc: the run's JVM cache and tools jar, whose class-data archive every TLC test shares
+# (not one built for this module's own jar in the user's ~/.cache).
+pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')]
 
 # A single state too big for a 24 MB heap: a function of two million integers.
 HUGE = '[i \\in 1..2000000 |-> i]'
@@ -47,8 +49,8 @@ def job(java: Path, jar: Path, body: str) -> TlcJob:
 
 
 @pytest.mark.parametrize('phase', list(SPECS), ids=list(SPECS))
-def test_tlc_out_of_memory_is_an_error_that_says_to_give_java_more(monkeypatch, phase):
-    java, jar = Path(needs.java()), needs.tla_jar()
+def test_tlc_out_of_memory_is_an_error_that_says_to_give_java_more(monkeypatch, phase, tools_jar):
+    java, jar = Path(needs.java()), tools_jar
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # inherited by the java that run_job starts
     v = run_job(job(java, jar, SPECS[phase]))
     assert v.outcome == 'error', v
@@ -61,9 +63,9 @@ def test_tlc_out_of_memory_is_an_error_that_says_to_give_java_more(monkeypatch, 
     assert any('Java heap space' in line for line in v.last_lines), v.last_lines
 
 
-def test_the_same_spec_with_enough_memory_is_not_out_of_memory(monkeypatch):
+def test_the_same_spec_with_enough_memory_is_not_out_of_memory(monkeypatch, tools_jar):
     # The control: what ran out above is the heap, not the spec (a smaller function fits).
-    java, jar = Path(needs.java()), needs.tla_jar()
+    java, jar = Path(needs.java()), tools_jar
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')
     body = SPECS['initial-states'].replace('2000000', '2000')
     v = run_job(job(java, jar, body))

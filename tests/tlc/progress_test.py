@@ -131,8 +131,8 @@ def test_the_follower_hands_on_whole_lines_as_the_file_grows(tmp_path):
 
 
 @pytest.mark.tlc
-@pytest.mark.usefixtures('one_tlc_job')
-def test_lines_arrive_while_the_real_tlc_runs():
+@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+def test_lines_arrive_while_the_real_tlc_runs(tools_jar):
     """tlc.run_job feeds TLC's lines as they come (while its JVM still runs, not all at the end),
     and what they say agrees with the verdict read from the whole output."""
     # TLC 2.15 prints its progress message (2200) 3 s after the search starts, then once a minute,
@@ -148,7 +148,7 @@ def test_lines_arrive_while_the_real_tlc_runs():
         config='Slow.cfg',
         config_text=(SLOW / 'Slow.cfg').read_bytes().replace(b'N = 1400', f'N = {n}'.encode()),
         java=Path(needs.java()),
-        jar=needs.tla_jar(),
+        jar=tools_jar,
         # A JVM of the job's own, and no warm JVM started beside it for a next job: the one
         # process this job starts is TLC's.
         settings=from_environ()._replace(jvm_spare=False),
@@ -174,8 +174,8 @@ def test_lines_arrive_while_the_real_tlc_runs():
 
 
 @pytest.mark.tlc
-@pytest.mark.usefixtures('one_tlc_job')
-def test_a_timeout_still_stops_a_fed_job():
+@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+def test_a_timeout_still_stops_a_fed_job(tools_jar):
     job = TlcJob(
         kind='check',
         name='main',
@@ -184,7 +184,7 @@ def test_a_timeout_still_stops_a_fed_job():
         config='Slow.cfg',
         config_text=(SLOW / 'Slow.cfg').read_bytes(),
         java=Path(needs.java()),
-        jar=needs.tla_jar(),
+        jar=tools_jar,
         timeout=0.5,
         settings=from_environ(),
     )

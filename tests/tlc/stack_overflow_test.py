@@ -15,7 +15,9 @@ from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
 # One job a test, outside a verify run (conftest.one_tlc_job).
-pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('one_tlc_job')]
+# offline_tlc: the run's JVM cache and tools jar, whose class-data archive every TLC test shares
+# (not one built for this module's own jar in the user's ~/.cache).
+pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')]
 
 DEEP = 'RECURSIVE Walk(_)\nWalk(n) == IF n = 0 THEN 0 ELSE 1 + Walk(n - 1)\n'
 SPECS = {
@@ -42,8 +44,8 @@ def job(java: Path, jar: Path, body: str) -> TlcJob:
 
 
 @pytest.mark.parametrize('phase', list(SPECS), ids=list(SPECS))
-def test_a_stack_overflow_is_its_own_error_with_its_own_advice(monkeypatch, phase):
-    java, jar = Path(needs.java()), needs.tla_jar()
+def test_a_stack_overflow_is_its_own_error_with_its_own_advice(monkeypatch, phase, tools_jar):
+    java, jar = Path(needs.java()), tools_jar
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xss512k')
     v = run_job(job(java, jar, SPECS[phase]))
     assert v.outcome == 'error', v
@@ -61,8 +63,8 @@ def test_a_stack_overflow_is_its_own_error_with_its_own_advice(monkeypatch, phas
     assert tlc_error(m, v)['category'] == 'stack'  # the JSON report's own category
 
 
-def test_with_the_stack_the_advice_names_it_passes(monkeypatch):
-    java, jar = Path(needs.java()), needs.tla_jar()
+def test_with_the_stack_the_advice_names_it_passes(monkeypatch, tools_jar):
+    java, jar = Path(needs.java()), tools_jar
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xss64m')
     assert '-Xss64m' in output.STACK_OVERFLOW_HINT
     v = run_job(job(java, jar, SPECS['next-state']))
