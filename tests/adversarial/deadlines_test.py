@@ -315,9 +315,11 @@ def test_a_signal_stops_every_tlc_and_cleans_up(git_repo, tmp_path, signum, code
         text=True,
     )
     try:
-        wait.until(lambda: len(tlc_processes(str(temp))) >= 2, 'both TLC processes to start')
-        # TLC makes its -metadir's dated folder as it starts: both are running TLC.
+        # TLC makes its -metadir's dated folder as it starts: both are running TLC. Waited for
+        # first: a glob of one folder, where a look for the processes reads every process's
+        # command line in /proc, 50 times a second while the JVMs start (CPU the run shares).
         wait.until(lambda: len(list(temp.glob('*/meta/*'))) >= 2, 'both TLC runs to start checking')
+        wait.until(lambda: len(tlc_processes(str(temp))) >= 2, 'both TLC processes to start')
         proc.send_signal(signum)
         stdout, stderr = proc.communicate(timeout=60)
     finally:

@@ -238,8 +238,13 @@ def test_a_tlc_parse_error_is_structured(offline_tlc, git_repo, tmp_path):
     ]
 
 
-def test_json_synonym_and_a_second_format_in_one_run(offline_tlc, git_repo, tmp_path, capsys):
+def test_json_synonym_and_a_second_format_in_one_run(
+    offline_tlc, git_repo, tmp_path, capsys, tmp_path_factory
+):
     write_model(git_repo, entries=())
+    # What this test reads is the report of a pass, not TLC's run: the check `main` is the
+    # failing model's (`reports`), read from the run's shared results once that ran.
+    shared_results(tmp_path_factory, git_repo)
     as_json, as_junit = tmp_path / 'r.json', tmp_path / 'r.xml'
     assert (
         cli.main(

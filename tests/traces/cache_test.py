@@ -6,6 +6,7 @@ one: it imports a helper module and reads a data file. Real git, real TLC."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,9 @@ from execlease_hook.tlc.java import find_java
 from execlease_hook.traces import cache as trace_cache
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces import suite as trace_suite
-from tests.conftest import GitRepo
-from tests.traces.suite_test import write_model
+from tests import needs, shared
+from tests.conftest import GitRepo, git_identity, use_offline
+from tests.traces.suite_test import MODEL, write_model
 
 pytestmark = pytest.mark.usefixtures('offline_tlc')
 
@@ -70,6 +72,40 @@ def run(m: Manifest, cache: ResultCache) -> trace_suite.TraceRun:
     return trace_suite.run_trace_job(m, m.traces[0], m.root, t, cache)
 
 
+@pytest.fixture(scope='module')
+def first_run(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_jar: Path) -> Path:
+    """The model's repository (`repo`) and its result cache (`cache`) after the job's first run,
+    which ran TLC (accepted, not from the cache): made once for the test run (tests/shared.py),
+    not once in every test below; each test edits a copy of them (`from_first_run`). Every
+    test's first run was the same job in the same files: the edit after it is what each tests."""
+
+    def build(folder: Path) -> None:
+        with pytest.MonkeyPatch.context() as env:
+            git_identity(env)
+            needs.clear_settings(env)
+            use_offline(env, jvm_cache, tools_jar)
+            (folder / 'repo').mkdir()
+            repo = GitRepo((folder / 'repo').resolve())
+            repo.git('init', '-q', '-b', 'main')
+            env.chdir(repo.path)
+            first = run(model(repo), ResultCache(folder / 'cache'))
+            assert (first.verdict.outcome, first.cached) == ('accepted', False)
+
+    return shared.folder(tmp_path_factory, 'trace-cache-first-run', build)
+
+
+def from_first_run(
+    first_run: Path, repo: GitRepo, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> Manifest:
+    """`first_run`'s repository copied over `repo` (a fresh one, the test's working directory:
+    it is again) and its cache to `cache`."""
+    shutil.rmtree(repo.path)
+    shutil.copytree(first_run / 'repo', repo.path, symlinks=True)
+    monkeypatch.chdir(repo.path)
+    shutil.copytree(first_run / 'cache', cache)
+    return manifest_read.load(repo.path / MODEL / 'manifest.json', repo.path)
+
+
 @pytest.mark.parametrize(
     ('path', 'edit', 'outcome'),
     [
@@ -88,12 +124,17 @@ def run(m: Manifest, cache: ResultCache) -> trace_suite.TraceRun:
     ids=['its-own-script', 'a-module-it-imports', 'a-data-file-it-reads'],
 )
 def test_an_edit_to_what_the_command_reads_runs_the_job_again(
-    git_repo: GitRepo, tmp_path: Path, path, edit, outcome
+    first_run: Path,
+    git_repo: GitRepo,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    path,
+    edit,
+    outcome,
 ):
-    m = model(git_repo)
+    # the first run (TLC ran: accepted, not cached) is `first_run`'s, in a copy of its files
+    m = from_first_run(first_run, git_repo, tmp_path / 'cache', monkeypatch)
     cache = ResultCache(tmp_path / 'cache')
-    first = run(m, cache)
-    assert (first.verdict.outcome, first.cached) == ('accepted', False)
     assert run(m, cache).cached  # nothing changed: answered by the cache
     git_repo.write(path, edit(git_repo.read(path)))  # in the working tree only, not staged
     again = run(m, cache)
