@@ -36,7 +36,7 @@ def snapshot(repo):
 
 
 @pytest.mark.e2e
-def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
+def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys, tmp_path):
     assert cli.main(['init', '--spec', 'verification/lock/Lock.tla', '--write-config']) == 0
     out = capsys.readouterr().out
     m = manifest_read.load(spec_repo.path / 'verification/lock/manifest.json', spec_repo.path)
@@ -74,7 +74,8 @@ def test_scaffolds_a_model_that_every_command_accepts(spec_repo, capsys):
     proc = subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
         cwd=spec_repo.path,
-        env=git_env(),
+        # Any pre-commit command makes its store first: a folder of the test's, not the user's.
+        env={**git_env(), 'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit')},
         capture_output=True,
         text=True,
     )
@@ -204,7 +205,8 @@ def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
     proc = subprocess.run(
         (sys.executable, '-m', 'pre_commit', 'validate-config', '.pre-commit-config.yaml'),
         cwd=spec_repo.path,
-        env=git_env(),
+        # Any pre-commit command makes its store first: a folder of the test's, not the user's.
+        env={**git_env(), 'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit')},
         capture_output=True,
         text=True,
     )
