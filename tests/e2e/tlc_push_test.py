@@ -204,7 +204,8 @@ def pushed(
     test run, every xdist worker's (tests/shared.py: a consumer and its bare remote, pushed to,
     in a folder of the run): they are the same commands on the same commit in every case, each
     about 0.9 CPU-s of pre-commit and execlease. Each case then breaks the model in its own
-    copy, its remote a copy of its own too."""
+    copy, its remote a copy of its own too; so do the tests of push_test.py that start from
+    main pushed."""
 
     def build(folder: Path) -> None:
         repo = GitRepo(folder / 'repo')
