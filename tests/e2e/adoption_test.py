@@ -69,8 +69,8 @@ def test_the_readme_steps_from_any_git_client(
         {
             # The session's pre-commit store: the guard's environment for `hook_repo`, named as
             # init names it, is built there once for every test that commits through it
-            # (guard_test.hook_config). A new user's own store, built by their first commit, is
-            # the walkthrough's (walkthrough_test.py).
+            # (guard_test.hook_config), and the walkthrough's (walkthrough_test.py). An environment
+            # built from nothing by a consumer's first commit is packaging_test.py's try-repo test.
             'PRE_COMMIT_HOME': str(pre_commit_home),
             'HOME': str(tmp_path / 'home'),
             'PRE_COMMIT_COLOR': 'never',

@@ -15,8 +15,10 @@ from tests.e2e import tlc_push_test
 from tests.e2e.tlc_push_test import COUNTER_PY, HOOK_TLC, remote_head, run
 from tests.verify.suite_test import shared_results
 
-# The fixture (a consumer with the three hook types installed and a bare remote), shared.
+# The fixtures (a consumer with the three hook types installed and a bare remote; the same
+# after its first push), shared.
 pushing = tlc_push_test.pushing
+pushed = tlc_push_test.pushed
 
 WEAK = COUNTER_PY.replace('if count < limit:', 'if count <= limit:')
 HOOK_GUARD = 'execlease guard'
@@ -34,13 +36,17 @@ def remote_branches(repo) -> list[str]:
 
 
 @pytest.mark.timeout(900)
-def test_push_judges_the_pushed_commits_not_the_staged_fix(pushing, pre_commit_home):
-    code, out = run(pushing, pre_commit_home, 'git', 'push', '-q', '-u', 'origin', 'main')
+def test_push_judges_the_pushed_commits_not_the_staged_fix(pushed, pre_commit_home):
+    # The consumer's first push, while the model holds (tlc_push_test.pushed: made once for
+    # the run's tests that start with it, each of them in a copy of its own).
+    pushing = pushed.repo
+    code, out = pushed.push
     assert code == 0, out
     assert (
         f'{HOOK_TLC}' in out and 'Passed' in out
     )  # pre-commit shows a hook's output only on failure
-    pushed = remote_head(pushing)
+    assert remote_head(pushing) == pushing.head() == pushed.tip
+    tip = remote_head(pushing)
 
     bad = bypass(pushing, WEAK, 'weaken increment')
     sync_coverage(pushing.path)
@@ -54,7 +60,7 @@ def test_push_judges_the_pushed_commits_not_the_staged_fix(pushing, pre_commit_h
     assert (
         'covered code changed: entry increment at app/counter.py:1, action Inc' in out
     )  # the tip's suite
-    assert remote_head(pushing) == pushed
+    assert remote_head(pushing) == tip
 
     # Committing the sync afterwards leaves the unsynced commit in the history: still refused.
     code, out = run(pushing, pre_commit_home, 'git', 'commit', '-q', '-m', 'sync')
@@ -66,7 +72,7 @@ def test_push_judges_the_pushed_commits_not_the_staged_fix(pushing, pre_commit_h
     assert 'covered code changed: entry' not in out  # the tip itself is whole
 
     # Folded into one commit, the push goes through.
-    pushing.git('reset', '-q', '--soft', pushed)
+    pushing.git('reset', '-q', '--soft', tip)
     code, out = run(
         pushing, pre_commit_home, 'git', 'commit', '-q', '-m', 'weaken increment, synced'
     )
@@ -77,8 +83,10 @@ def test_push_judges_the_pushed_commits_not_the_staged_fix(pushing, pre_commit_h
 
 
 @pytest.mark.timeout(900)
-def test_a_branch_other_than_the_current_one_is_judged_on_that_branch(pushing, pre_commit_home):
-    assert run(pushing, pre_commit_home, 'git', 'push', '-q', 'origin', 'main')[0] == 0
+def test_a_branch_other_than_the_current_one_is_judged_on_that_branch(pushed, pre_commit_home):
+    pushing = pushed.repo  # main pushed first, while the model holds
+    assert pushed.push[0] == 0
+    assert remote_head(pushing) == pushing.head()
     pushing.git('checkout', '-q', '-b', 'bad')
     bad = bypass(pushing, WEAK, 'weaken increment')
     pushing.git('checkout', '-q', 'main')

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests import shared
 from tests.conftest import MANIFEST, MODEL_DIR, GitRepo, git_env, sync_coverage
 from tests.e2e.guard_test import installed_copy
 from tests.verify.suite_test import shared_results
@@ -121,18 +125,9 @@ def hooks_config(hook_repo: tuple[Path, str]) -> str:
     )
 
 
-@pytest.fixture
-def pushing(
-    git_repo: GitRepo,
-    hook_repo: tuple[Path, str],
-    pre_commit_home: Path,
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> GitRepo:
-    """A consumer with the model synced, the three hook types installed and a bare remote `origin`
-    (a copy of the consumer built for the test run, guard_test.installed_copy); its TLC results
-    shared with the other consumers' (suite_test.shared_results): the pushes of the tests using
-    it judge the same model before each breaks it its own way."""
+def consumer(hook_repo: tuple[Path, str], pre_commit_home: Path) -> Callable[[GitRepo], None]:
+    """What makes `pushing`'s consumer in a new git repository: the model synced, its hooks
+    installed."""
 
     def build(repo: GitRepo) -> None:
         write_counter_model(repo)
@@ -157,7 +152,22 @@ def pushing(
         code, out = run(repo, pre_commit_home, *PRE_COMMIT, 'install-hooks')
         assert code == 0, out
 
-    installed_copy(tmp_path_factory, 'pushing', build, git_repo)
+    return build
+
+
+@pytest.fixture
+def pushing(
+    git_repo: GitRepo,
+    hook_repo: tuple[Path, str],
+    pre_commit_home: Path,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> GitRepo:
+    """A consumer with the model synced, the three hook types installed and a bare remote `origin`
+    (a copy of the consumer built for the test run, guard_test.installed_copy); its TLC results
+    shared with the other consumers' (suite_test.shared_results): the pushes of the tests using
+    it judge the same model before each breaks it its own way."""
+    installed_copy(tmp_path_factory, 'pushing', consumer(hook_repo, pre_commit_home), git_repo)
     shared_results(tmp_path_factory, git_repo)
     remote = tmp_path / 'remote.git'
     git_repo.git('init', '-q', '--bare', '-b', 'main', str(remote))
@@ -169,18 +179,77 @@ def remote_head(repo: GitRepo) -> str:
     return repo.git('ls-remote', 'origin', 'refs/heads/main').split('\t')[0]
 
 
+@dataclass(frozen=True)
+class Pushed:
+    """`pushing`'s consumer after its first push and a manual run of the verify hook, both on
+    the model as it holds: a copy of its own (and of its remote) for the test, and what the
+    push and the run said."""
+
+    repo: GitRepo
+    push: tuple[int, str]
+    manual: tuple[int, str]
+    tip: str
+    remote_tip: str
+
+
+@pytest.fixture
+def pushed(
+    git_repo: GitRepo,
+    hook_repo: tuple[Path, str],
+    pre_commit_home: Path,
+    tmp_path: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Pushed:
+    """The push and the manual run every case of the test below starts with, made once for the
+    test run, every xdist worker's (tests/shared.py: a consumer and its bare remote, pushed to,
+    in a folder of the run): they are the same commands on the same commit in every case, each
+    about 0.9 CPU-s of pre-commit and execlease. Each case then breaks the model in its own
+    copy, its remote a copy of its own too; so do the tests of push_test.py that start from
+    main pushed."""
+
+    def build(folder: Path) -> None:
+        repo = GitRepo(folder / 'repo')
+        repo.path.mkdir()
+        repo.git('init', '-q', '-b', 'main')
+        installed_copy(tmp_path_factory, 'pushing', consumer(hook_repo, pre_commit_home), repo)
+        shared_results(tmp_path_factory, repo)
+        repo.git('init', '-q', '--bare', '-b', 'main', str(folder / 'remote.git'))
+        repo.git('remote', 'add', 'origin', str(folder / 'remote.git'))
+        push = run(repo, pre_commit_home, 'git', 'push', '-u', 'origin', 'main')
+        said = {'push': push, 'tip': repo.head(), 'remote_tip': remote_head(repo)}
+        said['manual'] = run(
+            repo, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify'
+        )
+        (folder / 'said.json').write_text(json.dumps(said))
+
+    folder = shared.folder(tmp_path_factory, 'pushed', build)
+    said = json.loads((folder / 'said.json').read_text())
+    shutil.rmtree(git_repo.path / '.git')
+    shutil.copytree(folder / 'repo', git_repo.path, symlinks=True, dirs_exist_ok=True)
+    remote = tmp_path / 'remote.git'
+    shutil.copytree(folder / 'remote.git', remote, symlinks=True)
+    git_repo.git('remote', 'set-url', 'origin', str(remote))
+    return Pushed(
+        git_repo,
+        (said['push'][0], said['push'][1]),
+        (said['manual'][0], said['manual'][1]),
+        said['tip'],
+        said['remote_tip'],
+    )
+
+
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize('break_', list(BREAKS), ids=list(BREAKS))
 def test_push_passes_while_the_model_holds_and_is_rejected_once_it_breaks(
-    pushing, pre_commit_home, break_
+    pushed, pre_commit_home, break_
 ):
-    code, out = run(pushing, pre_commit_home, 'git', 'push', '-u', 'origin', 'main')
+    pushing = pushed.repo
+    code, out = pushed.push
     assert code == 0, out
     assert f'{HOOK_TLC}' in out and 'Passed' in out, out
-    assert remote_head(pushing) == pushing.head()
-    code, out = run(
-        pushing, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify'
-    )
+    assert pushed.remote_tip == pushed.tip
+    assert remote_head(pushing) == pushing.head() == pushed.tip  # the copies are the pushed state
+    code, out = pushed.manual
     assert code == 0, out
     assert HOOK_TLC in out and 'Passed' in out
 
