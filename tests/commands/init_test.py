@@ -190,7 +190,7 @@ def run_init(repo, *argv: str) -> str:
 
 
 @pytest.mark.e2e
-def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo):
+def test_the_printed_config_is_the_yaml_to_paste_never_wrapped(spec_repo, tmp_path):
     """At 80 columns the YAML's comment lines are longer than the prose is wrapped to: printed
     as they are, the block pasted into a file is exactly the config --write-config writes."""
     out = run_init(spec_repo, '--spec', 'verification/lock/Lock.tla')
