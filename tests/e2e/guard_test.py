@@ -54,13 +54,14 @@ def install_hooks(repo: GitRepo, home: Path) -> None:
 
 def installed_copy(
     factory: pytest.TempPathFactory, name: str, build: Callable[[GitRepo], None], repo: GitRepo
-) -> None:
+) -> Path:
     """`repo` made a copy of the repository `build` makes in a new git repository (its files,
     commits and installed hooks), which is built once for the test run, every xdist worker's
     (tests/shared.py): the tests of a module then commit through the same real pre-commit each
     from its own copy, instead of each building it and running `pre-commit install` and
     `install-hooks` again. pre-commit's hook scripts find the config from the working tree, so
-    they run as they are from any copy."""
+    they run as they are from any copy. Returns the built repository: what `build` kept beside
+    it (its parent folder) is there to read."""
 
     def make(folder: Path) -> None:
         template = GitRepo(folder / 'repo')
@@ -71,6 +72,7 @@ def installed_copy(
     template = shared.folder(factory, name, make) / 'repo'
     shutil.rmtree(repo.path / '.git')
     shutil.copytree(template, repo.path, symlinks=True, dirs_exist_ok=True)
+    return template
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from tests import shared
 from tests.conftest import MANIFEST, MODEL_DIR, GitRepo, git_env, sync_coverage
 from tests.e2e.guard_test import installed_copy
 from tests.verify.suite_test import shared_results
@@ -207,25 +206,20 @@ def pushed(
     copy, its remote a copy of its own too; so do the tests of push_test.py that start from
     main pushed."""
 
-    def build(folder: Path) -> None:
-        repo = GitRepo(folder / 'repo')
-        repo.path.mkdir()
-        repo.git('init', '-q', '-b', 'main')
+    def build(repo: GitRepo) -> None:  # its remote and what was said kept beside it
         installed_copy(tmp_path_factory, 'pushing', consumer(hook_repo, pre_commit_home), repo)
         shared_results(tmp_path_factory, repo)
-        repo.git('init', '-q', '--bare', '-b', 'main', str(folder / 'remote.git'))
-        repo.git('remote', 'add', 'origin', str(folder / 'remote.git'))
+        repo.git('init', '-q', '--bare', '-b', 'main', str(repo.path.parent / 'remote.git'))
+        repo.git('remote', 'add', 'origin', str(repo.path.parent / 'remote.git'))
         push = run(repo, pre_commit_home, 'git', 'push', '-u', 'origin', 'main')
         said = {'push': push, 'tip': repo.head(), 'remote_tip': remote_head(repo)}
         said['manual'] = run(
             repo, pre_commit_home, *PRE_COMMIT, 'run', '--hook-stage', 'manual', 'execlease-verify'
         )
-        (folder / 'said.json').write_text(json.dumps(said))
+        (repo.path.parent / 'said.json').write_text(json.dumps(said))
 
-    folder = shared.folder(tmp_path_factory, 'pushed', build)
+    folder = installed_copy(tmp_path_factory, 'pushed', build, git_repo).parent
     said = json.loads((folder / 'said.json').read_text())
-    shutil.rmtree(git_repo.path / '.git')
-    shutil.copytree(folder / 'repo', git_repo.path, symlinks=True, dirs_exist_ok=True)
     remote = tmp_path / 'remote.git'
     shutil.copytree(folder / 'remote.git', remote, symlinks=True)
     git_repo.git('remote', 'set-url', 'origin', str(remote))
