@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -274,7 +275,20 @@ def test_an_archive_that_cannot_be_written_still_passes_judged_by_tlc(
     _assert_clean(repo, tmp)
     assert not list((repo.path / '.tmp' / 'tla' / 'jvm').glob('*.jsa'))
     # Without the limit the next run builds the archive: nothing of the failed build was kept.
-    _passed(_verify(repo, env, '--no-cache'))
+    # One JVM is all a build needs: the finding's cfg gains a comment, so its job is a new one
+    # and runs (the first JVM of the run, so the one that builds); the check's and the
+    # mutation's verdicts, those the limited run judged by TLC, are read from the cache (three
+    # JVMs with --no-cache, the same build).
+    cfg = repo.path / 'verification' / 'counter' / 'invariant.cfg'
+    cfg.write_text(cfg.read_text() + '\\* the run after the limited one\n')
+    after = _verify(repo, env)
+    _passed(after)
+    cached = re.findall(r'^  (check|mutation|finding) +(\S+) .* (yes|no)$', after.stdout, re.M)
+    assert sorted(cached) == [
+        ('check', 'main', 'yes'),
+        ('finding', 'F1', 'no'),
+        ('mutation', 'no-bound', 'yes'),
+    ], after.stdout
     assert len(list((repo.path / '.tmp' / 'tla' / 'jvm').glob('*.jsa'))) == 1
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from execlease_hook.verify.live import Live
-from tests import wait
+from tests import shared, wait
 from tests.conftest import git_env, offline_settings
 
 SLOW = Path(__file__).parents[1] / 'fixtures' / 'progress'
@@ -136,18 +137,38 @@ def test_on_a_terminal_the_lines_are_redrawn_in_place_and_erased_at_the_end(monk
     assert text.endswith(ERASE)  # nothing left on the screen
 
 
-@pytest.fixture
-def slow_repo(git_repo):
-    git_repo.write('verification/slow/Slow.tla', (SLOW / 'Slow.tla').read_text())
-    git_repo.write('verification/slow/Slow.cfg', (SLOW / 'Slow.cfg').read_text())
+def _init_slow(folder: Path) -> None:
+    """The Slow model and what `execlease init --spec` writes beside it, in a repository of its
+    own: the template slow_repo copies."""
+    repo = folder / 'repo'
+    (repo / 'verification' / 'slow').mkdir(parents=True)
+    subprocess.run(('git', 'init', '-q', '-b', 'main'), cwd=repo, env=git_env(), check=True)
+    for name in ('Slow.tla', 'Slow.cfg'):
+        shutil.copyfile(SLOW / name, repo / 'verification' / 'slow' / name)
     proc = subprocess.run(
         (sys.executable, '-m', 'execlease_hook', 'init', '--spec', 'verification/slow/Slow.tla'),
-        cwd=git_repo.path,
+        cwd=repo,
         env=git_env(),
         capture_output=True,
         text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.fixture
+def slow_repo(git_repo, tmp_path_factory):
+    """A repository of the test's own holding the Slow model as `execlease init --spec` set it
+    up: init is run once for the test run (tests/shared.py, every xdist worker's) and what it
+    wrote (the model folder, .gitignore; nothing in .git) is copied into the test's repository,
+    which each test may change."""
+    template = shared.folder(tmp_path_factory, 'live-slow-repo', _init_slow) / 'repo'
+    for entry in template.iterdir():
+        if entry.name == '.git':
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, git_repo.path / entry.name)
+        else:
+            shutil.copyfile(entry, git_repo.path / entry.name)
     return git_repo
 
 
@@ -287,6 +308,8 @@ def test_a_terminal_gets_one_live_line_per_running_job(slow_repo, child_env):
         if len(_drawn(b''.join(chunks).decode(errors='replace'))) >= 2:
             return True
         assert proc.poll() is None, 'the run ended before two live lines were drawn'
+        if stopped:  # --quick runs one job, and its JVM is held: none other starts until it
+            return False  # is let go, so /proc is not walked again at every poll (0.2 CPU-s)
         for pid in _tlc_jvms(proc.pid):
             if pid not in stopped:
                 with contextlib.suppress(ProcessLookupError):  # it has just ended
