@@ -14,10 +14,17 @@ from examples.agent_runtime.lease import claim, finish_turn, release, renew
 from examples.agent_runtime.schema import NOW
 from examples.agent_runtime.steps import begin_step, complete_step
 from execlease_hook.core.settings import from_environ
+from execlease_hook.manifest import read as manifest_read
+from execlease_hook.manifest.model import Manifest
+from execlease_hook.tlc import jar
+from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.java import find_java
 from execlease_hook.tlc.job import run_job
+from execlease_hook.tlc.result import JobResult
+from execlease_hook.traces import suite as trace_suite
 from execlease_hook.traces import validation
 from tests import needs
+from tests.conftest import use_offline
 
 MODEL = Path(__file__).resolve().parents[3] / 'verification' / 'execution-lease'
 TTL = 30.0
@@ -265,6 +272,31 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path, scratch
 # ---- the shipped code mutations (all of them run in `execlease verify`) -----------------
 
 
+@pytest.fixture(scope='module')
+def shipped(jvm_cache: Path, tools_jar: Path) -> tuple[Manifest, jar.Tools]:
+    """The shipped model's manifest and the tools its code mutations run with, read once for the
+    module (each xdist worker's) instead of once per test: finding the Java runs `java -version`,
+    a JVM start, every time (the ten tests, 0.5 CPU-s). Read in the environment the tests have
+    (offline_tlc, one_tlc_job), whose settings each test checks are the ones the tools carry."""
+    root = MODEL.parents[1]
+    with pytest.MonkeyPatch.context() as env:
+        needs.clear_settings(env)
+        use_offline(env, jvm_cache, tools_jar)
+        env.setenv('EXECLEASE_JVM_SPARE', '0')  # as one_tlc_job
+        settings = from_environ()
+        t = jar.Tools(jar.resolve_jar(root, settings), find_java(settings), settings)
+    return manifest_read.load(MODEL / 'manifest.json', root), t
+
+
+def mutation_result(name: str, shipped: tuple[Manifest, jar.Tools], cache: Path) -> JobResult:
+    """The code mutation `name` of the shipped model run as `execlease verify` runs it, with no
+    cache read: its trace jobs in a mutated copy of this repository, real TLC."""
+    m, t = shipped
+    assert t.settings == from_environ()  # the tools of this test's environment
+    (mutation,) = [c for c in m.code_mutations if c.name == name]
+    return trace_suite.code_mutation_result(m, mutation, t, ResultCache(cache, enabled=False))
+
+
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     'name',
@@ -277,22 +309,14 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path, scratch
     ],
 )
 def test_shipped_code_mutation_is_caught_at_its_line(
-    name: str, tmp_path: Path, offline_tlc, one_tlc_job
+    name: str, tmp_path: Path, offline_tlc, one_tlc_job, shipped
 ):
     # The three breaks the fault harness let through in every seeded round: a release without
     # its fence, a renew without its expiry check, a replay decision ignoring the policy now;
     # and two fences without their generation, which only a run id shared by a restarted
     # worker and a stopped one lets decide.
-    from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar
-    from execlease_hook.tlc.cache import ResultCache
-    from execlease_hook.traces import suite as trace_suite
-
-    root = MODEL.parents[1]
-    m = manifest_read.load(MODEL / 'manifest.json', root)
-    (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
-    result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
+    result = mutation_result(name, shipped, tmp_path)
+    (mutation,) = [c for c in shipped[0].code_mutations if c.name == name]
     assert result.outcome == 'held', result.message
     assert (
         f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s'
@@ -321,16 +345,8 @@ def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
     tmp_path: Path,
     offline_tlc,
     one_tlc_job,
+    shipped,
 ):
-    from execlease_hook.manifest import read as manifest_read
-    from execlease_hook.tlc import jar
-    from execlease_hook.tlc.cache import ResultCache
-    from execlease_hook.traces import suite as trace_suite
-
-    root = MODEL.parents[1]
-    m = manifest_read.load(MODEL / 'manifest.json', root)
-    (mutation,) = [c for c in m.code_mutations if c.name == name]
-    t = jar.Tools(jar.resolve_jar(root, from_environ()), find_java(from_environ()), from_environ())
-    result = trace_suite.code_mutation_result(m, mutation, t, ResultCache(tmp_path, enabled=False))
+    result = mutation_result(name, shipped, tmp_path)
     assert result.outcome == 'held', result.message
     assert f'trace job scenarios rejects {rejected_at}' in ' '.join(result.message.split())
