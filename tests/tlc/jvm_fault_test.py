@@ -39,7 +39,7 @@ from execlease_hook.tlc.job import (
 from execlease_hook.tlc.kinds import C1_ONLY
 from execlease_hook.tlc.output import Verdict, classify, finished_exit_code
 from tests import needs, wait
-from tests.tlc.job_test import ERROR_REASONS, VERDICTS, make_job
+from tests.tlc.job_test import ERROR_REASONS, VERDICTS, make_job, own_jvm_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -257,15 +257,12 @@ def test_exit_1_after_tlc_finished_says_so_and_tlcs_own_code_is_read_back(env, t
     assert classify(12, told, 1.0, job.config_text.decode()).property == 'XBelowTwo'
 
 
-@pytest.mark.tlc
-def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_path):
-    job = make_job(Path(needs.java()), needs.tla_jar(), 'pass')
-    folder = tmp_path / 'run'
-    folder.mkdir()
-    _write_files(job, folder)
-    # TLC's own output is what is read here: a JVM that builds no class-data archive on its way out
-    # (a cold cache's first job would, for nothing this test reads).
-    output = _execute(job, folder, None, prepare(job, False)).output
+@pytest.mark.tlc  # the fixture jobs' runs, when no test of the run has asked for them yet
+def test_no_exit_code_is_read_back_from_an_unfinished_or_mixed_output(env, tmp_path_factory):
+    # TLC's own output of the passing fixture job: that of its run in a JVM of its own, run once
+    # for the test run (job_test.own_jvm_outputs, which job_test's own tests read), not of a JVM
+    # started again here for the same job.
+    output = own_jvm_outputs(tmp_path_factory)['pass']
     assert finished_exit_code(output) == 0
     cut = output[: output.index(b'@!@!@STARTMSG 2186')]
     assert finished_exit_code(cut) is None  # TLC did not say it finished
