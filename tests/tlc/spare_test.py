@@ -461,7 +461,9 @@ def test_out_of_memory_in_a_jvm_that_ran_jobs_before_is_confirmed_in_a_jvm_of_it
     from tests.tlc.oom_test import job as huge_job
 
     monkeypatch.setenv('JAVA_TOOL_OPTIONS', '-Xmx24m')  # the spares are started with it too
-    _warm()
+    # The plan: the two jobs run in the spare below, so that none is started, as the huge job
+    # ends the spare, for a third job that never comes (a JVM and its warm-up, about 1 CPU-s).
+    _warm(jobs=2)
     [warm] = _idle()
     assert warm.jobs >= 1 or run_job(_job('pass')).outcome == 'passed'
     own = []
