@@ -289,11 +289,11 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
         config_text=b'INIT Init\nNEXT Next\n',
         java=_job('pass').java,
         jar=_job('pass').jar,
-        timeout=1,  # it never ends: each second more is a second of a busy JVM, nothing shown
+        timeout=0.5,  # it never ends: each second more is a second of a busy JVM, nothing shown
         settings=from_environ(),
     )
     v = run_job(job)
-    assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 1 s')
+    assert v.outcome == 'error' and (v.reason or '').startswith('timed out after 0.5 s')
     assert warm.proc.poll() is not None and warm not in _idle()
     assert run_job(_job('invariant')).property == 'XBelowTwo'
 
