@@ -309,17 +309,29 @@ def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
         return spawn(*a)
 
     monkeypatch.setattr(spare, '_spawn', recorded)  # no spare is started, none to wait for
+    helpers = []
+    ready = spare_helper.ready
+
+    def asked(*a):
+        helpers.append(ready(*a))
+        return helpers[-1]
+
+    monkeypatch.setattr(spare_helper, 'ready', asked)
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
         monkeypatch.setattr(spare_helper, '_helpers', {})
         assert (
             spare_helper.compile_helper(_job('pass').java, _job('pass').jar, from_environ()) is None
         )
-        # Two jobs: a spare would be started as the first job starts, for the second to take;
-        # a third job would only take the same path again, with a JVM more.
+        helpers.clear()
+        # Two jobs, planned as verify's pool plans them (without a plan no job would start or
+        # take a spare, javac or not): a spare would be started as the first job starts, for the
+        # second to take; a third job would only take the same path again, with a JVM more.
+        _plan(_job('invariant'), 2)
         for _ in range(2):
             assert run_job(_job('invariant')).property == 'XBelowTwo'
         assert started == [] and _idle() == []
+        assert helpers and not any(helpers)  # the first job asked for the helper: there is none
     assert not list((env / 'jvm-cache').glob('spare-*'))
 
 
