@@ -175,6 +175,24 @@ def _plain(job: TlcJob) -> output.Verdict:
     return run_job(replace(job, settings=job.settings._replace(jvm_spare=False)))
 
 
+def _recorded(monkeypatch, owner: object, name: str, answers: bool = True) -> list:
+    """`owner.name` replaced by a wrapper that calls it and records, in the list returned, each
+    call's answer (`answers`) or its arguments (before the call: a call that raises is seen)."""
+    seen: list = []
+    real = getattr(owner, name)
+
+    def recorded(*a):
+        if not answers:
+            seen.append(a)
+        answer = real(*a)
+        if answers:
+            seen.append(answer)
+        return answer
+
+    monkeypatch.setattr(owner, name, recorded)
+    return seen
+
+
 def _said_at_discard(monkeypatch) -> dict[int, str]:
     """What each spare's JVM wrote to its log (why it retired), by pid, as it is discarded."""
     said: dict[int, str] = {}
@@ -250,14 +268,7 @@ def test_arguments_tlc_refuses_end_the_job_as_in_a_jvm_of_its_own(env):
 def test_a_jvm_ends_after_its_last_job_and_the_next_is_ready_before(env, monkeypatch):
     monkeypatch.setattr(spare, 'MAX_JOBS', 2)
     _ready(_job('pass'))
-    taken = []
-    take = spare.take
-
-    def recorded(*a):
-        taken.append(take(*a))
-        return taken[-1]
-
-    monkeypatch.setattr(spare, 'take', recorded)
+    taken = _recorded(monkeypatch, spare, 'take')
     said = _said_at_discard(monkeypatch)
     # Four jobs: the first in a JVM of its own (no spare waits before the plan: it starts one),
     # two in that spare, which ends after its second, the last in the spare started during that
@@ -306,22 +317,9 @@ def test_a_job_that_times_out_in_a_spare_costs_that_job_and_that_jvm(env):
 def test_no_javac_or_a_failing_one_means_a_jvm_per_job(env, monkeypatch):
     for compiled in (env / 'jvm-cache').glob('spare-*'):  # the archive stays: it is not the point
         shutil.rmtree(compiled)
-    started = []
-    spawn = spare._spawn
-
-    def recorded(*a):
-        started.append(a)
-        return spawn(*a)
-
-    monkeypatch.setattr(spare, '_spawn', recorded)  # no spare is started, none to wait for
-    helpers = []
-    ready = spare_helper.ready
-
-    def asked(*a):
-        helpers.append(ready(*a))
-        return helpers[-1]
-
-    monkeypatch.setattr(spare_helper, 'ready', asked)
+    # No spare is started, none to wait for; the helper each job asks for.
+    started = _recorded(monkeypatch, spare, '_spawn', answers=False)
+    helpers = _recorded(monkeypatch, spare_helper, 'ready')
     for javac in (str(env / 'no-such-javac'), '/bin/false'):
         monkeypatch.setenv('EXECLEASE_JAVAC', javac)
         monkeypatch.setattr(spare_helper, '_helpers', {})
@@ -508,14 +506,7 @@ def test_the_first_job_of_a_plan_finds_a_warm_jvm(env, monkeypatch):
     expect_jobs([job] * 3)  # one spare started now, for the first of them
     wait.until(_idle, 'the spare started ahead')
     [ahead] = _idle()
-    taken = []
-    take = spare.take
-
-    def recorded(*a):
-        taken.append(take(*a))
-        return taken[-1]
-
-    monkeypatch.setattr(spare, 'take', recorded)
+    taken = _recorded(monkeypatch, spare, 'take')
     for _ in range(3):
         assert run_job(job).property == 'XBelowTwo'
     assert taken == [ahead] * 3 and _idle() == []
@@ -525,14 +516,7 @@ def test_a_job_run_without_a_plan_starts_no_warm_jvm(env, monkeypatch):
     """Every job of verify runs under its pool's plan (tlc/job.expect_jobs). A job run on its own,
     with none, has no job known to follow it: it runs in a JVM of its own and starts no spare for
     a next job that may never come (a JVM and its warm-up, about 1 CPU-s, for nothing)."""
-    started = []
-    spawn = spare._spawn
-
-    def recorded(*a):
-        started.append(a)
-        return spawn(*a)
-
-    monkeypatch.setattr(spare, '_spawn', recorded)
+    started = _recorded(monkeypatch, spare, '_spawn', answers=False)
     assert run_job(_job('invariant')).property == 'XBelowTwo'
     # No spare started, none waiting and none being started in the background (a start ahead is
     # counted before its thread runs): a second job like it would find none and take the same
