@@ -415,15 +415,6 @@ def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Pat
 
 
 @pytest.fixture
-def one_tlc_job(monkeypatch: pytest.MonkeyPatch) -> None:
-    """For a test that runs one TLC job outside a verify run (run_job, a trace job): no plan of
-    the jobs to come is given there (verify's pool gives one), so a warm JVM would be started
-    beside the job for a next one that never comes, a JVM and its warm-up (about 1 CPU-s) for
-    nothing: EXECLEASE_JVM_SPARE=0. The job runs in a JVM of its own, as it did."""
-    monkeypatch.setenv('EXECLEASE_JVM_SPARE', '0')
-
-
-@pytest.fixture
 def tools_in_repo(offline_tlc: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """The tools found as on a user's machine: copied from the offline source into the
     repository's `.tmp/tla` (no EXECLEASE_TLA_JAR)."""

@@ -151,7 +151,7 @@ def test_classifier_reads_tlc_not_the_spec(raw_verdict, case):
 
 
 @pytest.mark.tlc
-@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+@pytest.mark.usefixtures('offline_tlc')
 @pytest.mark.parametrize('case', [c for c in FORGERIES if 'print' in c])
 def test_a_spec_that_prints_a_forgery_runs_and_gets_tlcs_verdict(raw_verdict, tools_jar, case):
     # Behind the scan too: printing is allowed, what it prints is shown apart and never read.

@@ -40,7 +40,7 @@ Inner == INSTANCE Nowhere WITH y <- x
 # starts with the class-data archive built there once for the test run. With neither it built one
 # in the user's cache (~/.cache/execlease/jvm) whenever none was there, and a building JVM's parse
 # error is run again (tlc/job.py): two JVMs for one verdict.
-@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+@pytest.mark.usefixtures('offline_tlc')
 def test_an_instance_of_a_missing_module_with_real_tlc(tmp_path, tools_jar):
     job = TlcJob(
         kind='check',

@@ -17,10 +17,10 @@ from execlease_hook.tlc.job import TlcJob, run_job
 from tests import needs
 
 # Every test here starts a JVM (tests/tiers.py).
-# One job a test, outside a verify run (conftest.one_tlc_job).
+# One job a test, outside a verify run: with no plan of jobs to come, in a JVM of its own.
 # offline_tlc: the run's JVM cache and tools jar, whose class-data archive every TLC test shares
 # (not one built for this module's own jar in the user's ~/.cache).
-pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')]
+pytestmark = [pytest.mark.tlc, pytest.mark.usefixtures('offline_tlc')]
 
 # A single state too big for a 24 MB heap: a function of two million integers.
 HUGE = '[i \\in 1..2000000 |-> i]'

@@ -131,7 +131,7 @@ def test_the_follower_hands_on_whole_lines_as_the_file_grows(tmp_path):
 
 
 @pytest.mark.tlc
-@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+@pytest.mark.usefixtures('offline_tlc')
 def test_lines_arrive_while_the_real_tlc_runs(tools_jar):
     """tlc.run_job feeds TLC's lines as they come (while its JVM still runs, not all at the end),
     and what they say agrees with the verdict read from the whole output."""
@@ -174,7 +174,7 @@ def test_lines_arrive_while_the_real_tlc_runs(tools_jar):
 
 
 @pytest.mark.tlc
-@pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')
+@pytest.mark.usefixtures('offline_tlc')
 def test_a_timeout_still_stops_a_fed_job(tools_jar):
     job = TlcJob(
         kind='check',

@@ -22,7 +22,7 @@ from execlease_hook.tlc.java import find_java
 from execlease_hook.traces import suite as trace_suite
 from tests.conftest import GitRepo
 
-pytestmark = pytest.mark.usefixtures('offline_tlc', 'one_tlc_job')  # one trace job a test, or none
+pytestmark = pytest.mark.usefixtures('offline_tlc')
 
 OWN = Path(__file__).parents[1] / 'fixtures' / 'traces' / 'own'
 JOB = {

@@ -277,12 +277,11 @@ def shipped(jvm_cache: Path, tools_jar: Path) -> tuple[Manifest, jar.Tools]:
     """The shipped model's manifest and the tools its code mutations run with, read once for the
     module (each xdist worker's) instead of once per test: finding the Java runs `java -version`,
     a JVM start, every time (the ten tests, 0.5 CPU-s). Read in the environment the tests have
-    (offline_tlc, one_tlc_job), whose settings each test checks are the ones the tools carry."""
+    (offline_tlc), whose settings each test checks are the ones the tools carry."""
     root = MODEL.parents[1]
     with pytest.MonkeyPatch.context() as env:
         needs.clear_settings(env)
         use_offline(env, jvm_cache, tools_jar)
-        env.setenv('EXECLEASE_JVM_SPARE', '0')  # as one_tlc_job
         settings = from_environ()
         t = jar.Tools(jar.resolve_jar(root, settings), find_java(settings), settings)
     return manifest_read.load(MODEL / 'manifest.json', root), t
@@ -309,7 +308,7 @@ def mutation_result(name: str, shipped: tuple[Manifest, jar.Tools], cache: Path)
     ],
 )
 def test_shipped_code_mutation_is_caught_at_its_line(
-    name: str, tmp_path: Path, offline_tlc, one_tlc_job, shipped
+    name: str, tmp_path: Path, offline_tlc, shipped
 ):
     # The three breaks the fault harness let through in every seeded round: a release without
     # its fence, a renew without its expiry check, a replay decision ignoring the policy now;
@@ -344,7 +343,6 @@ def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
     rejected_at: str,
     tmp_path: Path,
     offline_tlc,
-    one_tlc_job,
     shipped,
 ):
     result = mutation_result(name, shipped, tmp_path)
