@@ -398,8 +398,10 @@ def offline_settings(jvm_cache: Path, tools_jar: Path) -> dict[str, str]:
 
 
 def use_offline(env: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Path) -> None:
-    """`offline_settings` in this process's environment, for as long as `env` lasts (a test's
+    """`offline_settings` in this process's environment, and no other EXECLEASE_* setting of
+    the outside but CI's own (needs.clear_settings), for as long as `env` lasts (a test's
     `monkeypatch`, or a module fixture's `pytest.MonkeyPatch.context()`)."""
+    needs.clear_settings(env)
     for name, value in offline_settings(jvm_cache, tools_jar).items():
         env.setenv(name, value)
 
@@ -410,7 +412,6 @@ def offline_tlc(monkeypatch: pytest.MonkeyPatch, jvm_cache: Path, tools_jar: Pat
     """Real Java and the offline TLA+ tools; no EXECLEASE_* setting leaks in from outside."""
     needs.java()
     needs.tla_jar()
-    needs.clear_settings(monkeypatch)
     use_offline(monkeypatch, jvm_cache, tools_jar)
 
 

@@ -126,7 +126,6 @@ def raw_verdict(
 
     def run(case: str) -> output.Verdict:
         with pytest.MonkeyPatch.context() as env:
-            needs.clear_settings(env)
             use_offline(env, jvm_cache, tools_jar)
             job = forgery_job(case, tools_jar)
         return raw_tlc(job, tmp_path_factory.mktemp('forgery') / 'run')

@@ -21,7 +21,7 @@ from execlease_hook.tlc.java import find_java
 from execlease_hook.traces import cache as trace_cache
 from execlease_hook.traces import code_mutations
 from execlease_hook.traces import suite as trace_suite
-from tests import needs, shared
+from tests import shared
 from tests.conftest import GitRepo, git_identity, use_offline
 from tests.traces.suite_test import MODEL, write_model
 
@@ -82,7 +82,6 @@ def first_run(tmp_path_factory: pytest.TempPathFactory, jvm_cache: Path, tools_j
     def build(folder: Path) -> None:
         with pytest.MonkeyPatch.context() as env:
             git_identity(env)
-            needs.clear_settings(env)
             use_offline(env, jvm_cache, tools_jar)
             (folder / 'repo').mkdir()
             repo = GitRepo((folder / 'repo').resolve())

@@ -25,7 +25,7 @@ from execlease_hook.cli import main as cli
 from execlease_hook.tlc import output
 from execlease_hook.tlc.job import TlcJob, run_job
 from execlease_hook.traces import code_mutations, validation
-from tests import needs, shared, wait
+from tests import shared, wait
 from tests.conftest import GitRepo, git_env, git_identity, use_offline
 from tests.traces.suite_test import APP, HARMLESS, MODEL, UNBOUNDED, write_model
 from tests.verify.pool_test import grid_model, most_at_once
@@ -150,7 +150,6 @@ def one_at_a_time(
     def run() -> FirstRun:
         with pytest.MonkeyPatch.context() as env:
             git_identity(env)
-            needs.clear_settings(env)
             use_offline(env, jvm_cache, tools_jar)
             repo = GitRepo(tmp_path_factory.mktemp('one-at-a-time') / 'repo')
             repo.path.mkdir()

@@ -280,7 +280,6 @@ def shipped(jvm_cache: Path, tools_jar: Path) -> tuple[Manifest, jar.Tools]:
     (offline_tlc), whose settings each test checks are the ones the tools carry."""
     root = MODEL.parents[1]
     with pytest.MonkeyPatch.context() as env:
-        needs.clear_settings(env)
         use_offline(env, jvm_cache, tools_jar)
         settings = from_environ()
         t = jar.Tools(jar.resolve_jar(root, settings), find_java(settings), settings)
