@@ -203,14 +203,17 @@ def test_export_one_file_per_turn_and_step(db: str, tmp_path: Path):
 # ---- real worker processes, real TLC --------------------------------------------------
 
 
-def check(trace_dir: Path):
+def check(trace_dir: Path, tools_jar: Path):
+    """The traces of a fault run judged by TLC, in the environment `offline_tlc` gives: the
+    test run's JVM cache, not the user's (~/.cache/execlease, where a run of the suite from a
+    new checkout would leave an archive of its jar each time), and no EXECLEASE_* of the outside."""
     found = validation.read_folder(trace_dir, 'test')
     base = validation.base_job(
         'fault-run',
         'TraceExecutionLease.tla',
         'TraceExecutionLease.cfg',
         Path(needs.java()),
-        needs.tla_jar(),
+        tools_jar,
         timeout=300,
         settings=from_environ(),
     )
@@ -220,7 +223,9 @@ def check(trace_dir: Path):
 
 @pytest.mark.e2e
 @pytest.mark.timeout(300)
-def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path, scratch: Path):
+def test_fault_run_traces_are_behaviours_of_the_model(
+    tmp_path: Path, scratch: Path, offline_tlc: None, tools_jar: Path
+):
     # One of the slowest tests, on purpose: 80 turns of real worker processes under faults, then
     # one TLC run that validates every trace of them; each fault kind asserted below must occur.
     seed = 20260101
@@ -233,7 +238,7 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path, scratch: P
     assert report.kills and report.takeovers and report.stale_resumptions and report.policy_flips
     # a worker restarted under a stopped one's run id took its turn over before it resumed
     assert report.restarts and report.same_id_takeovers, report.summary()
-    verdict = check(tmp_path / 'traces')
+    verdict = check(tmp_path / 'traces', tools_jar)
     assert verdict.outcome == 'accepted', verdict
     assert verdict.traces >= 80
     counts = validation.action_counts(validation.read_folder(tmp_path / 'traces', 'test'))
@@ -242,7 +247,9 @@ def test_fault_run_traces_are_behaviours_of_the_model(tmp_path: Path, scratch: P
 
 @pytest.mark.e2e
 @pytest.mark.timeout(600)
-def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path, scratch: Path):
+def test_fault_run_of_a_broken_complete_step_is_rejected(
+    tmp_path: Path, scratch: Path, offline_tlc: None, tools_jar: Path
+):
     # One of the slowest tests, on purpose: a fault run and its trace validation, as above, for
     # up to three seeds, until one shows the break.
     # complete_step without its fence (fault_harness.MUTANT_WORKER): a deposed worker's
@@ -261,7 +268,7 @@ def test_fault_run_of_a_broken_complete_step_is_rejected(tmp_path: Path, scratch
             scratch / str(seed),
         )
         print(report.summary())
-        verdict = check(out / 'traces')
+        verdict = check(out / 'traces', tools_jar)
         if verdict.outcome == 'rejected':
             break
     assert verdict.outcome == 'rejected', verdict
