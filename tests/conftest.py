@@ -14,7 +14,8 @@ from execlease_hook.locate.entry import MAX_BYTES
 from tests import needs, shared, tiers
 
 # Hooks and an autouse fixture of every test, kept in modules of their own: a skip in CI is a
-# failure (tests/skips.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py);
+# failure (tests/skips.py), and so is a run that touched the user's execlease cache
+# (user_cache.py); a test of the fast tier starts no JVM, pre-commit or worker (tiers.py);
 # `-n auto` starts one worker more than the cores (workers.py). Compiled modules are kept for the
 # run outside the checkout where the machine keeps none, and the run's JVMs compile with C1 only,
 # both set up on import, before any worker starts (bytecode.py, jit.py).
@@ -22,6 +23,7 @@ from tests.bytecode import FOLDER as BYTECODE_FOLDER  # noqa: F401
 from tests.jit import OPTIONS as JIT_OPTIONS  # noqa: F401
 from tests.skips import pytest_configure, pytest_runtest_makereport  # noqa: F401
 from tests.tiers import fast_tier_tripwire  # noqa: F401
+from tests.user_cache import pytest_sessionfinish, pytest_sessionstart  # noqa: F401
 from tests.workers import pytest_xdist_auto_num_workers  # noqa: F401
 
 AUTHOR = {

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from execlease_hook.core import atomic
+from execlease_hook.core import atomic, settings
 
 EXIT_BUG = 3
 
@@ -45,8 +45,7 @@ def write_log(text: str, named: str | None) -> Path | None:
     if named:
         path = Path(named)
     else:
-        base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
-        path = Path(base) / 'execlease' / 'execlease.log'
+        path = settings.user_cache() / 'execlease.log'
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic.write_text_atomic(path, text)

@@ -18,6 +18,7 @@ math and os with it, 4.0 M without (callgrind, `python -c 'import execlease_hook
 import math
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from execlease_hook.core.errors import CannotRun
@@ -150,6 +151,13 @@ def from_environ(environ: Mapping[str, str] | None = None) -> Settings:
             parse = COUNTS.get(field) or BY_TYPE.get(type(default), lambda _, value, __: value)
             given[field] = parse(name, text, default)
     return Settings(**given)
+
+
+def user_cache() -> Path:
+    """The user's execlease cache (`$XDG_CACHE_HOME/execlease`, else `~/.cache/execlease`), where
+    EXECLEASE_LOG and EXECLEASE_JVM_CACHE point when unset: the log of a bug, and the JVM cache
+    of a jar outside a repository's `.tmp/tla`."""
+    return Path(os.environ.get('XDG_CACHE_HOME') or Path.home() / '.cache') / 'execlease'
 
 
 def names() -> list[str]:

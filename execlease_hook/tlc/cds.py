@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execlease_hook.core import atomic, housekeeping, procs, scratch
-from execlease_hook.core.settings import Settings
+from execlease_hook.core.settings import Settings, user_cache
 from execlease_hook.tlc.jar import file_sha256
 from execlease_hook.tlc.java import java_identity
 
@@ -60,8 +60,7 @@ def archive_folder(jar: Path, settings: Settings) -> Path:
     beside = jar.resolve().parent
     if beside.name == 'tla' and beside.parent.name == '.tmp' and os.access(beside, os.W_OK):
         return beside / 'jvm'
-    base = os.environ.get('XDG_CACHE_HOME') or str(Path.home() / '.cache')
-    return Path(base) / 'execlease' / 'jvm'
+    return user_cache() / 'jvm'
 
 
 def archive_path(java: Path, jar: Path, settings: Settings) -> Path | None:

@@ -75,3 +75,15 @@ def test_every_field_has_its_variable():
         given = {bool: '0' if default else '1', float: '2.5', int: '2'}.get(type(default), 'x')
         read = getattr(settings.from_environ({settings.variable(field): given}), field)
         assert read != default, field
+
+
+def test_the_users_cache_is_under_xdg_cache_home_else_home(monkeypatch, tmp_path):
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
+    assert settings.user_cache() == tmp_path / 'cache' / 'execlease'
+    for unset in ('', None):  # an empty variable is no folder
+        if unset is None:
+            monkeypatch.delenv('XDG_CACHE_HOME')
+        else:
+            monkeypatch.setenv('XDG_CACHE_HOME', unset)
+        monkeypatch.setenv('HOME', str(tmp_path / 'home'))
+        assert settings.user_cache() == tmp_path / 'home' / '.cache' / 'execlease'
