@@ -61,7 +61,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shown = differs[:10] + [f'... and {len(differs) - 10} more'] * (len(differs) > 10)
     reporter = session.config.pluginmanager.get_plugin('terminalreporter')
     if reporter is not None:
-        reporter.ensure_newline()
+        reporter.write('\n')  # after the progress dots, which end no line
         reporter.write_line(
             f"the run made or changed what is in the user's execlease cache ({folder}), in CI "
             f'({needs.REQUIRE_ALL}=1), where no test may: '

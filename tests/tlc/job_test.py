@@ -372,7 +372,7 @@ def test_cancel_stops_running_jobs_and_cleans_up(java, jar, own_tmp, archived):
 
 
 @pytest.mark.timeout(300)
-def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, monkeypatch):
+def test_ctrl_c_while_tlc_starts_stops_it_at_once(java, jar, own_tmp, archived, monkeypatch):
     """Ctrl-C lands after the pool thread looked at `cancelled` and before TLC is in the registry
     (a loaded machine widens that window): the start itself stops it. Before, this TLC ran on,
     unseen by cancel_all, until its job's timeout (here 3600 s: the test's own timeout fails it)."""
