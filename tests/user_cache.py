@@ -5,7 +5,8 @@ That folder (`core/settings.user_cache`, `~/.cache/execlease`) is where execleas
 cache of a jar outside a repository's `.tmp/tla` and the log of a bug. A test that runs TLC
 without `offline_tlc` (which gives the run's own JVM cache) reads and writes it instead: it
 depends on what an earlier run left there, and each new checkout leaves a class-data archive of
-its own jar (9.6 MB) there, never removed. Two fault-run tests did so unseen for several rounds.
+its own jar (9.6 MB) there, never removed. Three tests did so unseen for a long time: two
+fault-run tests of the example, and a test of Ctrl-C at a TLC job's start that this check found.
 
 The folder is read as the session starts and again as it ends, in the process that started the
 run (the xdist controller: it sees every worker's work); whatever was made, changed or removed

@@ -6,7 +6,8 @@ variables. A bad value is exit 2 naming the variable and what to give: `float('n
 `float('inf')` parse, and a NaN timeout compares false with everything, so an unchecked
 `EXECLEASE_TLC_TIMEOUT=nan` silently meant "no timeout" (a manifest's seconds have the same
 bounds in its schema: tests/manifest/schema_test.py). docs/cli.md's table of variables names
-each one (tests/project/reference_test.py).
+each one (tests/project/reference_test.py). Where two of them point when unset, the user's
+execlease cache, is said here too (`user_cache`), for tlc/cds.py and core/crash.py alike.
 
 Without `from __future__ import annotations`, unlike the other modules: every command builds
 `Settings`, and typing.NamedTuple turns each field's annotation, when it is a string, into a
