@@ -96,8 +96,12 @@ def _java_candidates(settings: Settings) -> Iterator[tuple[str, Path]]:
 
 
 def find_java(settings: Settings, memo_folder: Path | None = None) -> Java:
-    """`memo_folder`: where probes are kept between runs (see above); None: probe every time.
+    """`memo_folder`: where probes are kept between runs (see above), the repository's; None:
+    probe every time. With EXECLEASE_JVM_CACHE set they are kept there instead, beside the
+    class-data archive, so the repositories that share that folder share what each Java is.
     A command asks once and hands the Java down."""
+    if memo_folder is not None and settings.jvm_cache:
+        memo_folder = Path(settings.jvm_cache)
     seen: list[str] = []
     for where, path in _java_candidates(settings):
         version = _probe(path, memo_folder)

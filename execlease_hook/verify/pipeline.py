@@ -71,10 +71,7 @@ def run(mode: Mode, outputs: Outputs, tree: Path, root: Path, settings: Settings
     # is exit 2 for that model, named by its manifest, and every other model runs and is reported.
     loaded = load(tree, mode.model)
     manifests = [m for m in loaded if isinstance(m, Manifest)]
-    # The probe memo lives with the JVM cache when EXECLEASE_JVM_CACHE names one (the repositories
-    # that share it share what each Java is), else beside the repository's result cache.
-    memo = Path(settings.jvm_cache) if settings.jvm_cache else results_folder(root).parent
-    java = find_java(settings, memo)
+    java = find_java(settings, results_folder(root).parent)
     default, t = pin.default_tools(root, manifests, java, settings)
     if t.jar.warning:
         print(t.jar.warning, file=sys.stderr, flush=True)

@@ -96,6 +96,20 @@ def test_the_archive_key_reads_the_probe_find_java_made_or_read(tmp_path, clean_
     assert java_identity(java) == whole and runs(log) == 1
 
 
+def test_with_a_jvm_cache_the_memo_is_kept_there_and_shared(tmp_path, clean_env):
+    """EXECLEASE_JVM_CACHE set: the probes are kept in it, not in the repository's folder, so a
+    second repository sharing it reads them; without a memo folder every run still probes."""
+    java, log = counted_home(tmp_path / 'home')
+    clean_env.setenv('EXECLEASE_JVM_CACHE', str(tmp_path / 'jvm'))
+    first = find(clean_env, java, tmp_path / 'repo-a')
+    assert runs(log) == 1 and (tmp_path / 'jvm' / PROBES_FILE).is_file()
+    assert find(clean_env, java, tmp_path / 'repo-b') == first
+    assert runs(log) == 1
+    assert not (tmp_path / 'repo-a').exists() and not (tmp_path / 'repo-b').exists()
+    find(clean_env, java, None)
+    assert runs(log) == 2
+
+
 def test_without_a_memo_folder_every_run_probes(tmp_path, clean_env):
     java, log = counted_home(tmp_path / 'home')
     find(clean_env, java, None)

@@ -16,6 +16,7 @@ from examples.agent_runtime.steps import begin_step, complete_step
 from execlease_hook.core.settings import from_environ
 from execlease_hook.manifest import read as manifest_read
 from execlease_hook.manifest.model import Manifest
+from execlease_hook.manifest.sections import CodeMutation
 from execlease_hook.tlc import jar
 from execlease_hook.tlc.cache import ResultCache
 from execlease_hook.tlc.java import find_java
@@ -293,13 +294,17 @@ def shipped(jvm_cache: Path, tools_jar: Path) -> tuple[Manifest, jar.Tools]:
     return manifest_read.load(MODEL / 'manifest.json', root), t
 
 
-def mutation_result(name: str, shipped: tuple[Manifest, jar.Tools], cache: Path) -> JobResult:
-    """The code mutation `name` of the shipped model run as `execlease verify` runs it, with no
-    cache read: its trace jobs in a mutated copy of this repository, real TLC."""
+def mutation_result(
+    name: str, shipped: tuple[Manifest, jar.Tools], cache: Path
+) -> tuple[CodeMutation, JobResult]:
+    """The code mutation `name` of the shipped model, and its result run as `execlease verify`
+    runs it, with no cache read: its trace jobs in a mutated copy of this repository, real TLC."""
     m, t = shipped
     assert t.settings == from_environ()  # the tools of this test's environment
     (mutation,) = [c for c in m.code_mutations if c.name == name]
-    return trace_suite.code_mutation_result(m, mutation, t, ResultCache(cache, enabled=False))
+    return mutation, trace_suite.code_mutation_result(
+        m, mutation, t, ResultCache(cache, enabled=False)
+    )
 
 
 @pytest.mark.timeout(300)
@@ -320,8 +325,7 @@ def test_shipped_code_mutation_is_caught_at_its_line(
     # its fence, a renew without its expiry check, a replay decision ignoring the policy now;
     # and two fences without their generation, which only a run id shared by a restarted
     # worker and a stopped one lets decide.
-    result = mutation_result(name, shipped, tmp_path)
-    (mutation,) = [c for c in shipped[0].code_mutations if c.name == name]
+    mutation, result = mutation_result(name, shipped, tmp_path)
     assert result.outcome == 'held', result.message
     assert (
         f'code mutation {name} ({mutation.path}) is caught: trace job scenarios rejects s'
@@ -351,6 +355,6 @@ def test_a_break_of_what_follows_a_decision_is_caught_at_its_line(
     offline_tlc,
     shipped,
 ):
-    result = mutation_result(name, shipped, tmp_path)
+    _, result = mutation_result(name, shipped, tmp_path)
     assert result.outcome == 'held', result.message
     assert f'trace job scenarios rejects {rejected_at}' in ' '.join(result.message.split())
